@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# The whole test suite: lint, format, types, tests (doctests included), benchmarks at a small size.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+echo "== ruff check"; ruff check .
+echo "== ruff format --check"; ruff format --check .
+echo "== mypy"; mypy
+echo "== benchmarks (small)"
+for bench in benchmarks/bench_*.py; do
+  [ -e "$bench" ] || continue
+  echo "-- $bench"; python "$bench" --small
+done
+echo "== pytest"
+python -m pytest -n "${TEST_WORKERS:-2}" -q

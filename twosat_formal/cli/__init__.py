@@ -1,0 +1,11 @@
+"""Command-line interface: ``twosat-formal COMMAND``. Run with ``--help`` for the list.
+
+Each ``*_cmd`` module registers its commands on the shared Typer :data:`app`.
+"""
+
+from __future__ import annotations
+
+from twosat_formal.cli import list_cmd  # noqa: F401  (registers commands)
+from twosat_formal.cli.app import app, main
+
+__all__ = ["app", "main"]

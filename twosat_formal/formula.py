@@ -1,0 +1,526 @@
+"""The formula model: immutable literals, clauses and CNF formulas.
+
+Inside, a literal is a non-zero int in the DIMACS convention (``v`` or ``-v`` for
+variable ``v >= 1``); outside, variables have names from the formula's name table
+(``x1``, ``x2``, ... unless told otherwise). A :class:`Formula` keeps its clauses in
+order, duplicates included, as two read-only numpy arrays (a flat literal array and
+clause offsets), so that million-clause formulas stay cheap; :attr:`Formula.clauses`
+materialises :class:`Clause` tuples on demand.
+
+Examples
+--------
+>>> f = Formula.from_named([["a", "~b"], ["b"]])
+>>> f.num_vars, f.num_clauses, f.is_2cnf
+(2, 2, True)
+>>> f.clauses
+(Clause(1, -2), Clause(2))
+>>> f.literal_name(-2)
+'~b'
+>>> f.evaluate({"a": True, "b": True})
+True
+>>> f.evaluate([False, True])
+False
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from functools import cached_property
+from itertools import chain
+from typing import Any, Union
+
+import numpy as np
+import numpy.typing as npt
+
+from twosat_formal.errors import ConfigError, NotTwoCNFError
+
+__all__ = [
+    "KEYWORDS",
+    "NAME_PATTERN",
+    "Assignment",
+    "Clause",
+    "Formula",
+    "Literal",
+    "default_name",
+    "is_valid_name",
+]
+
+#: A variable name: an identifier that the DSL can print and read back.
+NAME_PATTERN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+#: Words of the DSL that cannot be variable names.
+KEYWORDS = frozenset({"not", "or", "and", "vars"})
+
+#: An assignment: ``{var_or_name: bool}`` or a sequence of bools indexed by ``var - 1``.
+Assignment = Union[Mapping[int, bool], Mapping[str, bool], Sequence[bool]]
+
+
+def default_name(var: int) -> str:
+    """The name variable ``var`` gets when nobody names it.
+
+    >>> default_name(7)
+    'x7'
+    """
+    return f"x{var}"
+
+
+def is_valid_name(name: str) -> bool:
+    """Whether ``name`` may name a variable (an identifier that is not a DSL keyword).
+
+    >>> is_valid_name("door_3"), is_valid_name("not"), is_valid_name("3x")
+    (True, False, False)
+    """
+    return bool(NAME_PATTERN.match(name)) and name not in KEYWORDS
+
+
+class Literal(int):
+    """A literal: a non-zero int, ``v`` for the variable ``v`` and ``-v`` for its negation.
+
+    >>> lit = Literal(-3)
+    >>> lit.var, lit.positive, -lit
+    (3, False, Literal(3))
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, value: int) -> Literal:
+        if value == 0:
+            raise ConfigError("a literal cannot be 0", parameter="literal", valid="non-zero int")
+        return super().__new__(cls, value)
+
+    @classmethod
+    def of(cls, var: int, positive: bool = True) -> Literal:
+        """The literal of ``var`` with the given polarity."""
+        return cls(var if positive else -var)
+
+    @property
+    def var(self) -> int:
+        """The variable of this literal (always >= 1)."""
+        return abs(int(self))
+
+    @property
+    def positive(self) -> bool:
+        """True for ``v``, False for ``-v``."""
+        return int(self) > 0
+
+    def __neg__(self) -> Literal:
+        return Literal(-int(self))
+
+    def __repr__(self) -> str:
+        return f"Literal({int(self)})"
+
+
+class Clause(tuple[int, ...]):
+    """A disjunction of literals, in the order given (duplicates kept).
+
+    >>> c = Clause((-1, 2))
+    >>> c.width, c.variables, c.is_tautology
+    (2, (1, 2), False)
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, literals: Iterable[int] = ()) -> Clause:
+        lits = tuple(int(lit) for lit in literals)
+        if 0 in lits:
+            raise ConfigError("a clause cannot contain the literal 0", parameter="literal")
+        return super().__new__(cls, lits)
+
+    @property
+    def width(self) -> int:
+        """Number of literals."""
+        return len(self)
+
+    @property
+    def variables(self) -> tuple[int, ...]:
+        """The variables of the literals, in order (repeats kept)."""
+        return tuple(abs(lit) for lit in self)
+
+    @property
+    def is_tautology(self) -> bool:
+        """Whether the clause holds a literal and its negation."""
+        lits = set(self)
+        return any(-lit in lits for lit in lits)
+
+    def __repr__(self) -> str:
+        return f"Clause({', '.join(str(lit) for lit in self)})"
+
+
+IntArray = npt.NDArray[np.int64]
+
+
+class Formula:
+    """An immutable CNF formula over variables ``1..num_vars`` with a name table.
+
+    Parameters
+    ----------
+    clauses:
+        Clauses as iterables of non-zero ints (DIMACS literals).
+    num_vars:
+        Number of variables; defaults to the largest variable used (or the number
+        of names). Variables that occur in no clause are allowed.
+    names:
+        One name per variable (index ``v - 1``), or ``None`` for ``x1, x2, ...``.
+
+    Notes
+    -----
+    A clause may have any width (0 is the empty clause). 2-SAT-only operations
+    call :meth:`require_2cnf`, which refuses clauses of width 0 or above 2.
+    """
+
+    __slots__ = ("__dict__", "_lits", "_names", "_offsets", "num_vars")
+
+    _lits: IntArray
+    _offsets: IntArray
+    _names: tuple[str, ...] | None
+    num_vars: int
+
+    def __init__(
+        self,
+        clauses: Iterable[Iterable[int]] = (),
+        num_vars: int | None = None,
+        names: Sequence[str] | None = None,
+    ) -> None:
+        rows = [tuple(int(lit) for lit in clause) for clause in clauses]
+        lengths = np.fromiter((len(r) for r in rows), dtype=np.int64, count=len(rows))
+        offsets = np.zeros(len(rows) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        lits = np.fromiter(chain.from_iterable(rows), dtype=np.int64, count=int(offsets[-1]))
+        self._setup(lits, offsets, num_vars, names)
+
+    # -- construction -----------------------------------------------------------------
+
+    @classmethod
+    def from_arrays(
+        cls,
+        lits: npt.ArrayLike,
+        offsets: npt.ArrayLike,
+        num_vars: int | None = None,
+        names: Sequence[str] | None = None,
+    ) -> Formula:
+        """Build from a flat literal array and ``num_clauses + 1`` clause offsets.
+
+        >>> Formula.from_arrays([1, -2, 2], [0, 2, 3]).clauses
+        (Clause(1, -2), Clause(2))
+        """
+        self = cls.__new__(cls)
+        self._setup(np.asarray(lits, dtype=np.int64), np.asarray(offsets, dtype=np.int64),
+                    num_vars, names)
+        return self
+
+    @classmethod
+    def from_pairs(
+        cls, pairs: npt.ArrayLike, num_vars: int | None = None, names: Sequence[str] | None = None
+    ) -> Formula:
+        """Build a formula of two-literal clauses from an ``(m, 2)`` int array.
+
+        >>> Formula.from_pairs([[1, 2], [-1, -2]]).num_clauses
+        2
+        """
+        arr = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+        offsets = np.arange(0, 2 * len(arr) + 1, 2, dtype=np.int64)
+        return cls.from_arrays(arr.reshape(-1), offsets, num_vars, names)
+
+    @classmethod
+    def from_named(
+        cls, clauses: Iterable[Iterable[str]], variables: Iterable[str] = ()
+    ) -> Formula:
+        """Build from clauses of named literals (``"a"``, ``"~a"``, ``"-a"``, ``"!a"``).
+
+        Variables are numbered in order of first appearance, ``variables`` first.
+
+        >>> f = Formula.from_named([["~b", "a"]], variables=["a"])
+        >>> f.names, f.clauses
+        (('a', 'b'), (Clause(-2, 1),))
+        """
+        index: dict[str, int] = {}
+
+        def var_of(name: str) -> int:
+            if name not in index:
+                index[name] = len(index) + 1
+            return index[name]
+
+        for name in variables:
+            var_of(name)
+        rows: list[list[int]] = []
+        for clause in clauses:
+            row = []
+            for text in clause:
+                negative = text[:1] in ("~", "-", "!", "¬")
+                name = text[1:] if negative else text
+                row.append(-var_of(name) if negative else var_of(name))
+            rows.append(row)
+        return cls(rows, num_vars=len(index), names=list(index))
+
+    def _setup(
+        self,
+        lits: IntArray,
+        offsets: IntArray,
+        num_vars: int | None,
+        names: Sequence[str] | None,
+    ) -> None:
+        if lits.ndim != 1 or offsets.ndim != 1 or len(offsets) < 1:
+            raise ConfigError("literals and offsets must be flat arrays", parameter="arrays")
+        if offsets[0] != 0 or offsets[-1] != len(lits) or np.any(np.diff(offsets) < 0):
+            raise ConfigError("clause offsets must rise from 0 to the number of literals",
+                              parameter="offsets")
+        if len(lits) and not np.all(lits):
+            raise ConfigError("a clause cannot contain the literal 0", parameter="literal")
+        used = int(np.abs(lits).max()) if len(lits) else 0
+        if num_vars is None:
+            num_vars = max(used, len(names) if names is not None else 0)
+        if num_vars < used:
+            raise ConfigError(
+                f"literal {used} is beyond the {num_vars} declared variables",
+                parameter="num_vars", valid=f">= {used}",
+            )
+        if names is not None:
+            names = tuple(str(n) for n in names)
+            if len(names) != num_vars:
+                raise ConfigError(
+                    f"{len(names)} names given for {num_vars} variables", parameter="names"
+                )
+            bad = [n for n in names if not is_valid_name(n)]
+            if bad:
+                raise ConfigError(
+                    f"invalid variable name {bad[0]!r}", parameter="names",
+                    valid="an identifier [A-Za-z_][A-Za-z0-9_]* that is not not/or/and/vars",
+                )
+            if len(set(names)) != len(names):
+                seen: set[str] = set()
+                dup = next(n for n in names if n in seen or seen.add(n))  # type: ignore[func-returns-value]
+                raise ConfigError(f"variable name {dup!r} is used twice", parameter="names")
+            if all(n == default_name(i) for i, n in enumerate(names, 1)):
+                names = None
+        lits = np.ascontiguousarray(lits, dtype=np.int64)
+        offsets = np.ascontiguousarray(offsets, dtype=np.int64)
+        lits.flags.writeable = False
+        offsets.flags.writeable = False
+        object.__setattr__(self, "_lits", lits)
+        object.__setattr__(self, "_offsets", offsets)
+        object.__setattr__(self, "num_vars", int(num_vars))
+        object.__setattr__(self, "_names", names)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("Formula is immutable")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError("Formula is immutable")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Formula.from_arrays, (self._lits, self._offsets, self.num_vars, self._names))
+
+    # -- views --------------------------------------------------------------------------
+
+    @property
+    def num_clauses(self) -> int:
+        """Number of clauses (duplicates counted)."""
+        return len(self._offsets) - 1
+
+    def __len__(self) -> int:
+        return self.num_clauses
+
+    @property
+    def literals(self) -> IntArray:
+        """All literals of all clauses, flat and read-only (see :attr:`offsets`)."""
+        return self._lits
+
+    @property
+    def offsets(self) -> IntArray:
+        """Clause ``i`` is ``literals[offsets[i]:offsets[i + 1]]``."""
+        return self._offsets
+
+    @cached_property
+    def widths(self) -> IntArray:
+        """The number of literals of each clause."""
+        w = np.diff(self._offsets)
+        w.flags.writeable = False
+        return w
+
+    @cached_property
+    def clauses(self) -> tuple[Clause, ...]:
+        """The clauses as :class:`Clause` tuples, in order."""
+        flat = self._lits.tolist()
+        bounds = self._offsets.tolist()
+        new = tuple.__new__
+        return tuple(new(Clause, flat[a:b]) for a, b in zip(bounds, bounds[1:], strict=False))
+
+    def clause(self, index: int) -> Clause:
+        """Clause number ``index`` (0-based)."""
+        if not -self.num_clauses <= index < self.num_clauses:
+            raise IndexError(f"clause index {index} out of range for {self.num_clauses} clauses")
+        index %= self.num_clauses
+        return Clause(self._lits[self._offsets[index]:self._offsets[index + 1]].tolist())
+
+    def __iter__(self) -> Any:
+        return iter(self.clauses)
+
+    @cached_property
+    def clause_of_literal(self) -> IntArray:
+        """For each entry of :attr:`literals`, the index of its clause."""
+        ids = np.repeat(np.arange(self.num_clauses, dtype=np.int64), self.widths)
+        ids.flags.writeable = False
+        return ids
+
+    @cached_property
+    def is_2cnf(self) -> bool:
+        """Whether every clause has one or two literals (an empty formula is 2-CNF)."""
+        return bool(np.all((self.widths >= 1) & (self.widths <= 2)))
+
+    def require_2cnf(self, operation: str = "this operation") -> None:
+        """Raise :class:`NotTwoCNFError` naming the first clause that is not 2-CNF."""
+        bad = np.flatnonzero((self.widths < 1) | (self.widths > 2))
+        if len(bad):
+            i = int(bad[0])
+            raise NotTwoCNFError(
+                f"{operation} needs a 2-CNF, but clause {i + 1} has {int(self.widths[i])} "
+                "literals", clause_index=i,
+            )
+
+    def pairs(self) -> IntArray:
+        """The clauses as an ``(m, 2)`` array; a unit clause ``(a)`` becomes ``(a, a)``.
+
+        >>> Formula([[1, -2], [3]]).pairs().tolist()
+        [[1, -2], [3, 3]]
+        """
+        self.require_2cnf("pairs()")
+        if np.all(self.widths == 2):
+            return self._lits.reshape(-1, 2)
+        first = self._lits[self._offsets[:-1]]
+        second = self._lits[self._offsets[1:] - 1]
+        return np.stack([first, second], axis=1)
+
+    @cached_property
+    def used_variables(self) -> frozenset[int]:
+        """Variables that occur in some clause."""
+        return frozenset(np.unique(np.abs(self._lits)).tolist())
+
+    # -- names --------------------------------------------------------------------------
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """One name per variable, index ``v - 1``."""
+        if self._names is not None:
+            return self._names
+        return tuple(default_name(v) for v in range(1, self.num_vars + 1))
+
+    @property
+    def has_default_names(self) -> bool:
+        """Whether every variable ``v`` is called ``x<v>``."""
+        return self._names is None
+
+    def name(self, var: int) -> str:
+        """The name of variable ``var``."""
+        if not 1 <= var <= self.num_vars:
+            raise ConfigError(f"variable {var} is not in 1..{self.num_vars}", parameter="var")
+        return self._names[var - 1] if self._names is not None else default_name(var)
+
+    def literal_name(self, lit: int) -> str:
+        """A literal as the DSL writes it: ``a`` or ``~a``."""
+        return ("~" if lit < 0 else "") + self.name(abs(lit))
+
+    @cached_property
+    def _index(self) -> dict[str, int]:
+        return {n: v for v, n in enumerate(self.names, 1)}
+
+    def var(self, name: str) -> int:
+        """The variable called ``name``."""
+        try:
+            return self._index[name]
+        except KeyError:
+            raise ConfigError(f"no variable is called {name!r}", parameter="name") from None
+
+    # -- semantics ----------------------------------------------------------------------
+
+    def _truth_table(self, assignment: Assignment) -> npt.NDArray[np.int8]:
+        """Per variable: 1 true, 0 false, -1 unassigned (index ``v``; slot 0 unused)."""
+        table = np.full(self.num_vars + 1, -1, dtype=np.int8)
+        if isinstance(assignment, Mapping):
+            for key, value in assignment.items():
+                var = self.var(key) if isinstance(key, str) else int(key)
+                if not 1 <= var <= self.num_vars:
+                    raise ConfigError(f"variable {var} is not in 1..{self.num_vars}",
+                                      parameter="assignment")
+                table[var] = 1 if value else 0
+        else:
+            values = list(assignment)
+            if len(values) > self.num_vars:
+                raise ConfigError(
+                    f"{len(values)} values for {self.num_vars} variables", parameter="assignment"
+                )
+            table[1 : len(values) + 1] = [1 if v else 0 for v in values]
+        return table
+
+    def satisfied_mask(self, assignment: Assignment) -> npt.NDArray[np.bool_]:
+        """Per clause, whether some literal is true (unassigned variables make nothing true)."""
+        table = self._truth_table(assignment)
+        values = table[np.abs(self._lits)]
+        true_lit = np.where(self._lits > 0, values == 1, values == 0)
+        counts = np.bincount(self.clause_of_literal, weights=true_lit, minlength=self.num_clauses)
+        return counts > 0
+
+    def falsified_clauses(self, assignment: Assignment) -> list[int]:
+        """Indices of clauses with no true literal under ``assignment``."""
+        return np.flatnonzero(~self.satisfied_mask(assignment)).tolist()
+
+    def evaluate(self, assignment: Assignment) -> bool:
+        """Whether every clause has a literal made true by ``assignment``."""
+        return bool(np.all(self.satisfied_mask(assignment)))
+
+    # -- building new formulas -----------------------------------------------------------
+
+    def with_clauses(self, clauses: Iterable[Iterable[int]]) -> Formula:
+        """A formula over the same variables and names with other clauses."""
+        return Formula(clauses, num_vars=self.num_vars, names=self._names)
+
+    def with_names(self, names: Sequence[str] | None) -> Formula:
+        """The same clauses under another name table (``None``: default names)."""
+        return Formula.from_arrays(self._lits, self._offsets, self.num_vars, names)
+
+    def select(self, indices: Sequence[int] | npt.ArrayLike) -> Formula:
+        """The clauses at ``indices``, in that order (a permutation, subset or repeat).
+
+        >>> Formula([[1], [2], [3]]).select([2, 0]).clauses
+        (Clause(3), Clause(1))
+        """
+        idx = np.asarray(indices, dtype=np.int64).reshape(-1)
+        if len(idx) and (idx.min() < 0 or idx.max() >= self.num_clauses):
+            raise ConfigError("clause index out of range", parameter="indices",
+                              valid=f"0..{self.num_clauses - 1}")
+        starts, ends = self._offsets[idx], self._offsets[idx + 1]
+        lengths = ends - starts
+        offsets = np.zeros(len(idx) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        gather = np.repeat(starts - offsets[:-1], lengths) + np.arange(offsets[-1])
+        return Formula.from_arrays(self._lits[gather], offsets, self.num_vars, self._names)
+
+    # -- comparison and display -----------------------------------------------------------
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Formula):
+            return NotImplemented
+        return (
+            self.num_vars == other.num_vars
+            and self._names == other._names
+            and np.array_equal(self._offsets, other._offsets)
+            and np.array_equal(self._lits, other._lits)
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.num_vars, self._names, self._offsets.tobytes(), self._lits.tobytes()))
+
+    def same_clauses(self, other: Formula) -> bool:
+        """Equal clause lists and variable count, whatever the names."""
+        return (
+            self.num_vars == other.num_vars
+            and np.array_equal(self._offsets, other._offsets)
+            and np.array_equal(self._lits, other._lits)
+        )
+
+    def __repr__(self) -> str:
+        shown = " & ".join(
+            "(" + " | ".join(self.literal_name(lit) for lit in c) + ")"
+            for c in self.clauses[:6]
+        )
+        more = " & ..." if self.num_clauses > 6 else ""
+        return f"<Formula {self.num_vars} vars, {self.num_clauses} clauses: {shown}{more}>"

@@ -1,0 +1,75 @@
+"""One small registry class; each kind of plug-in keeps one instance of it.
+
+Examples
+--------
+>>> shapes: Registry[int] = Registry("shape")
+>>> @shapes.register("square")
+... def square() -> int:
+...     return 4
+>>> shapes.get("square")()
+4
+>>> shapes.names()
+['square']
+>>> shapes.get("circle")
+Traceback (most recent call last):
+...
+twosat_formal.errors.UnknownNameError: unknown shape 'circle'; choose one of: square
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Generic, TypeVar
+
+from twosat_formal.errors import TwoSatFormalError, UnknownNameError
+
+__all__ = ["Registry"]
+
+T = TypeVar("T")
+
+
+class Registry(Generic[T]):
+    """A name → plug-in table for one kind of plug-in (family, operator, template...)."""
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        self._items: dict[str, T] = {}
+
+    def register(self, name: str) -> Callable[[T], T]:
+        """Decorator that registers its target under ``name`` and returns it unchanged."""
+
+        def decorate(item: T) -> T:
+            self.add(name, item)
+            return item
+
+        return decorate
+
+    def add(self, name: str, item: T) -> None:
+        """Register ``item`` under ``name``; a name may be registered once."""
+        if name in self._items:
+            raise TwoSatFormalError(f"{self.kind} {name!r} is registered twice")
+        self._items[name] = item
+
+    def get(self, name: str) -> T:
+        """The plug-in registered as ``name``; :class:`UnknownNameError` otherwise."""
+        try:
+            return self._items[name]
+        except KeyError:
+            raise UnknownNameError(self.kind, name, self.names()) from None
+
+    def names(self) -> list[str]:
+        """Registered names, in registration order."""
+        return list(self._items)
+
+    def items(self) -> list[tuple[str, T]]:
+        """``(name, plug-in)`` pairs, in registration order."""
+        return list(self._items.items())
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._items
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)

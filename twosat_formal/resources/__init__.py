@@ -1,0 +1,33 @@
+"""Files shipped with the package: grammars and data.
+
+The grammars live in the top-level ``grammar/`` folder of a checkout and are copied to
+``twosat_formal/grammar/`` inside the wheel; :func:`grammar_text` finds either.
+
+>>> "start" in grammar_text("formula.lark") or True
+True
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib import resources
+from pathlib import Path
+
+__all__ = ["data_text", "grammar_text"]
+
+_PACKAGE = Path(__file__).resolve().parents[1]
+
+
+@cache
+def grammar_text(name: str) -> str:
+    """The text of grammar file ``name`` (e.g. ``"dimacs.lark"``)."""
+    packaged = resources.files("twosat_formal").joinpath("grammar", name)
+    if packaged.is_file():
+        return packaged.read_text(encoding="utf-8")
+    return (_PACKAGE.parent / "grammar" / name).read_text(encoding="utf-8")
+
+
+@cache
+def data_text(name: str) -> str:
+    """The text of data file ``name`` shipped in ``twosat_formal/data/``."""
+    return resources.files("twosat_formal").joinpath("data", name).read_text(encoding="utf-8")
