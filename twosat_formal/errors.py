@@ -76,8 +76,10 @@ class ParseError(TwoSatFormalError, ValueError):
         return ":".join([*where, " " + self.message]) if where else self.message
 
     def __reduce__(self) -> tuple[object, ...]:  # picklable across worker processes
-        return (_rebuild_parse_error, (type(self), self.message, self.line, self.column,
-                                       self.source, self.context))
+        return (
+            _rebuild_parse_error,
+            (type(self), self.message, self.line, self.column, self.source, self.context),
+        )
 
 
 def _rebuild_parse_error(

@@ -27,8 +27,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from functools import cached_property
-from itertools import chain
-from typing import Any, Union
+from itertools import chain, pairwise
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -52,7 +52,7 @@ NAME_PATTERN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 KEYWORDS = frozenset({"not", "or", "and", "vars"})
 
 #: An assignment: ``{var_or_name: bool}`` or a sequence of bools indexed by ``var - 1``.
-Assignment = Union[Mapping[int, bool], Mapping[str, bool], Sequence[bool]]
+Assignment = Mapping[int, bool] | Mapping[str, bool] | Sequence[bool]
 
 
 def default_name(var: int) -> str:
@@ -204,8 +204,9 @@ class Formula:
         (Clause(1, -2), Clause(2))
         """
         self = cls.__new__(cls)
-        self._setup(np.asarray(lits, dtype=np.int64), np.asarray(offsets, dtype=np.int64),
-                    num_vars, names)
+        self._setup(
+            np.asarray(lits, dtype=np.int64), np.asarray(offsets, dtype=np.int64), num_vars, names
+        )
         return self
 
     @classmethod
@@ -222,9 +223,7 @@ class Formula:
         return cls.from_arrays(arr.reshape(-1), offsets, num_vars, names)
 
     @classmethod
-    def from_named(
-        cls, clauses: Iterable[Iterable[str]], variables: Iterable[str] = ()
-    ) -> Formula:
+    def from_named(cls, clauses: Iterable[Iterable[str]], variables: Iterable[str] = ()) -> Formula:
         """Build from clauses of named literals (``"a"``, ``"~a"``, ``"-a"``, ``"!a"``).
 
         Variables are numbered in order of first appearance, ``variables`` first.
@@ -262,8 +261,9 @@ class Formula:
         if lits.ndim != 1 or offsets.ndim != 1 or len(offsets) < 1:
             raise ConfigError("literals and offsets must be flat arrays", parameter="arrays")
         if offsets[0] != 0 or offsets[-1] != len(lits) or np.any(np.diff(offsets) < 0):
-            raise ConfigError("clause offsets must rise from 0 to the number of literals",
-                              parameter="offsets")
+            raise ConfigError(
+                "clause offsets must rise from 0 to the number of literals", parameter="offsets"
+            )
         if len(lits) and not np.all(lits):
             raise ConfigError("a clause cannot contain the literal 0", parameter="literal")
         used = int(np.abs(lits).max()) if len(lits) else 0
@@ -272,7 +272,8 @@ class Formula:
         if num_vars < used:
             raise ConfigError(
                 f"literal {used} is beyond the {num_vars} declared variables",
-                parameter="num_vars", valid=f">= {used}",
+                parameter="num_vars",
+                valid=f">= {used}",
             )
         if names is not None:
             names = tuple(str(n) for n in names)
@@ -283,7 +284,8 @@ class Formula:
             bad = [n for n in names if not is_valid_name(n)]
             if bad:
                 raise ConfigError(
-                    f"invalid variable name {bad[0]!r}", parameter="names",
+                    f"invalid variable name {bad[0]!r}",
+                    parameter="names",
                     valid="an identifier [A-Za-z_][A-Za-z0-9_]* that is not not/or/and/vars",
                 )
             if len(set(names)) != len(names):
@@ -343,14 +345,14 @@ class Formula:
         flat = self._lits.tolist()
         bounds = self._offsets.tolist()
         new = tuple.__new__
-        return tuple(new(Clause, flat[a:b]) for a, b in zip(bounds, bounds[1:], strict=False))
+        return tuple(new(Clause, flat[a:b]) for a, b in pairwise(bounds))
 
     def clause(self, index: int) -> Clause:
         """Clause number ``index`` (0-based)."""
         if not -self.num_clauses <= index < self.num_clauses:
             raise IndexError(f"clause index {index} out of range for {self.num_clauses} clauses")
         index %= self.num_clauses
-        return Clause(self._lits[self._offsets[index]:self._offsets[index + 1]].tolist())
+        return Clause(self._lits[self._offsets[index] : self._offsets[index + 1]].tolist())
 
     def __iter__(self) -> Any:
         return iter(self.clauses)
@@ -373,8 +375,8 @@ class Formula:
         if len(bad):
             i = int(bad[0])
             raise NotTwoCNFError(
-                f"{operation} needs a 2-CNF, but clause {i + 1} has {int(self.widths[i])} "
-                "literals", clause_index=i,
+                f"{operation} needs a 2-CNF, but clause {i + 1} has {int(self.widths[i])} literals",
+                clause_index=i,
             )
 
     def pairs(self) -> IntArray:
@@ -439,8 +441,9 @@ class Formula:
             for key, value in assignment.items():
                 var = self.var(key) if isinstance(key, str) else int(key)
                 if not 1 <= var <= self.num_vars:
-                    raise ConfigError(f"variable {var} is not in 1..{self.num_vars}",
-                                      parameter="assignment")
+                    raise ConfigError(
+                        f"variable {var} is not in 1..{self.num_vars}", parameter="assignment"
+                    )
                 table[var] = 1 if value else 0
         else:
             values = list(assignment)
@@ -485,8 +488,9 @@ class Formula:
         """
         idx = np.asarray(indices, dtype=np.int64).reshape(-1)
         if len(idx) and (idx.min() < 0 or idx.max() >= self.num_clauses):
-            raise ConfigError("clause index out of range", parameter="indices",
-                              valid=f"0..{self.num_clauses - 1}")
+            raise ConfigError(
+                "clause index out of range", parameter="indices", valid=f"0..{self.num_clauses - 1}"
+            )
         starts, ends = self._offsets[idx], self._offsets[idx + 1]
         lengths = ends - starts
         offsets = np.zeros(len(idx) + 1, dtype=np.int64)
@@ -519,8 +523,7 @@ class Formula:
 
     def __repr__(self) -> str:
         shown = " & ".join(
-            "(" + " | ".join(self.literal_name(lit) for lit in c) + ")"
-            for c in self.clauses[:6]
+            "(" + " | ".join(self.literal_name(lit) for lit in c) + ")" for c in self.clauses[:6]
         )
         more = " & ..." if self.num_clauses > 6 else ""
         return f"<Formula {self.num_vars} vars, {self.num_clauses} clauses: {shown}{more}>"

@@ -30,6 +30,7 @@ app = typer.Typer(
 def _root() -> None:
     """Certified diagnostic 2-SAT benchmarks for LLM reasoners."""
 
+
 #: Console for results (stdout) and for messages, progress and errors (stderr).
 out_console = Console(highlight=False, soft_wrap=True)
 err_console = Console(stderr=True, highlight=False, soft_wrap=True)
