@@ -5,7 +5,10 @@ Each ``*_cmd`` module registers its commands on the shared Typer :data:`app`.
 
 from __future__ import annotations
 
+import twosat_formal.cli.eval_cmd  # noqa: F401  (registers commands)
+from twosat_formal.cli import generate_cmd  # noqa: F401  (registers commands)
 from twosat_formal.cli import list_cmd  # noqa: F401  (registers commands)
+from twosat_formal.cli import verbalize_cmd  # noqa: F401  (registers commands)
 from twosat_formal.cli.app import app, main
 
 __all__ = ["app", "main"]

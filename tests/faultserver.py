@@ -1,0 +1,414 @@
+"""A loopback OpenAI-compatible HTTP server that injects faults, for tests and benchmarks.
+
+The server speaks real HTTP/1.1 (keep-alive, ``Content-Length`` bodies) on
+``127.0.0.1`` at a free port, from an asyncio loop in a daemon thread. It serves
+``POST /v1/chat/completions`` and ``POST /v1/completions`` and answers each request
+according to a fault plan:
+
+==============  ===========================================================================
+fault           what the client sees
+==============  ===========================================================================
+``ok``          a well-formed reply, ``finish_reason: "stop"``
+``429``         HTTP 429 with a ``Retry-After`` header
+``500``         HTTP 500 with an OpenAI-style error body
+``503``         HTTP 503
+``slow``        a well-formed reply after ``slow_s`` seconds
+``drop``        the connection closes before any reply
+``malformed``   HTTP 200 whose body is not JSON
+``length``      the first half of the answer with ``finish_reason: "length"``
+==============  ===========================================================================
+
+A plan is a sequence (fault of the ``i``-th request by arrival, ``ok`` beyond its
+end) or a function ``plan(prompt, attempt) -> fault`` where ``attempt`` counts the
+requests the server has seen for that prompt (0 first), which makes a plan
+independent of scheduling. ``latency_s`` is added to every reply. The server is
+bounded: after ``max_requests`` requests or ``lifetime_s`` seconds it stops by
+itself.
+
+Examples
+--------
+>>> import httpx
+>>> with FaultServer(plan=["429"], answer=lambda prompt: "The answer is: No") as server:
+...     first = httpx.post(server.url + "/completions", json={"prompt": "Hi"})
+...     second = httpx.post(server.url + "/completions", json={"prompt": "Hi"})
+>>> first.status_code, first.headers["retry-after"], second.json()["choices"][0]["text"]
+(429, '0', 'The answer is: No')
+>>> [entry.fault for entry in server.log]
+['429', 'ok']
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import multiprocessing
+import threading
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any
+
+__all__ = ["FAULTS", "FaultServer", "LoggedRequest", "SpawnedServer", "spawn_fault_server"]
+
+#: Every fault the server can inject.
+FAULTS = ("ok", "429", "500", "503", "slow", "drop", "malformed", "length")
+
+Plan = Sequence[str] | Callable[[str, int], str]
+Answer = Callable[[str], str] | Mapping[str, str]
+
+_REASONS = {
+    200: "OK",
+    400: "Bad Request",
+    404: "Not Found",
+    429: "Too Many Requests",
+    500: "Internal Server Error",
+    503: "Service Unavailable",
+}
+
+
+@dataclass(frozen=True)
+class LoggedRequest:
+    """One request the server saw: path, prompt, the fault it got, its auth header."""
+
+    index: int
+    path: str
+    prompt: str
+    fault: str
+    authorization: str | None
+
+
+def _prompt_of(path: str, body: Mapping[str, Any]) -> str:
+    if path.endswith("/chat/completions"):
+        messages = body.get("messages") or []
+        return "".join(str(m.get("content", "")) for m in messages if isinstance(m, dict))
+    return str(body.get("prompt", ""))
+
+
+class FaultServer:
+    """The fault-injecting server; use it as a context manager or ``start``/``stop``.
+
+    Parameters
+    ----------
+    plan:
+        A sequence of faults by arrival order, or ``plan(prompt, attempt) -> fault``.
+    answer:
+        The answer text for a prompt: a function, or a mapping (prompts it lacks get
+        ``default_answer``).
+    latency_s:
+        Seconds added to every reply.
+    slow_s:
+        Seconds a ``slow`` reply waits.
+    retry_after:
+        The ``Retry-After`` header of a ``429`` (seconds, as text).
+    max_requests, lifetime_s:
+        Bounds after which the server stops by itself.
+    """
+
+    def __init__(
+        self,
+        *,
+        plan: Plan = (),
+        answer: Answer | None = None,
+        default_answer: str = "The answer is: Yes",
+        latency_s: float = 0.0,
+        slow_s: float = 1.0,
+        retry_after: str = "0",
+        max_requests: int = 100_000,
+        lifetime_s: float = 300.0,
+    ) -> None:
+        self.plan = plan
+        self.answer = answer
+        self.default_answer = default_answer
+        self.latency_s = latency_s
+        self.slow_s = slow_s
+        self.retry_after = retry_after
+        self.max_requests = max_requests
+        self.lifetime_s = lifetime_s
+        self.log: list[LoggedRequest] = []
+        self.port = 0
+        self._lock = threading.Lock()
+        self._attempts: Counter[str] = Counter()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._server: asyncio.base_events.Server | None = None
+        self._connections: set[asyncio.Task[None]] = set()
+        self._stopped = threading.Event()
+
+    # -- life cycle -------------------------------------------------------------------------
+
+    @property
+    def url(self) -> str:
+        """The API root to give a client: ``http://127.0.0.1:PORT/v1``."""
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def start(self) -> FaultServer:
+        """Bind a free port and serve from a daemon thread."""
+        loop = asyncio.new_event_loop()
+        self._loop = loop
+        self._thread = threading.Thread(target=loop.run_forever, name="faultserver", daemon=True)
+        self._thread.start()
+        future = asyncio.run_coroutine_threadsafe(self._open(), loop)
+        self.port = future.result(timeout=10)
+        return self
+
+    async def _open(self) -> int:
+        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0, backlog=1024)
+        assert self._loop is not None
+        self._loop.call_later(self.lifetime_s, self._shutdown)
+        return int(self._server.sockets[0].getsockname()[1])
+
+    def _shutdown(self) -> None:
+        """Close the listener and every connection (runs on the server's loop)."""
+        if self._server is not None:
+            self._server.close()
+        for task in list(self._connections):
+            task.cancel()
+        self._stopped.set()
+
+    def stop(self) -> None:
+        """Stop serving and end the thread (idempotent)."""
+        loop, thread = self._loop, self._thread
+        if loop is None or thread is None:
+            return
+        if not loop.is_closed():
+            with contextlib.suppress(RuntimeError):
+                asyncio.run_coroutine_threadsafe(self._close(), loop).result(timeout=10)
+                loop.call_soon_threadsafe(loop.stop)
+        thread.join(timeout=10)
+        if not thread.is_alive() and not loop.is_closed():
+            loop.close()
+        self._loop = self._thread = None
+
+    async def _close(self) -> None:
+        self._shutdown()
+        if self._server is not None:
+            await self._server.wait_closed()
+        tasks = list(self._connections)
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    def __enter__(self) -> FaultServer:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    # -- bookkeeping -------------------------------------------------------------------------
+
+    def faults(self) -> Counter[str]:
+        """How many requests got each fault so far."""
+        with self._lock:
+            return Counter(entry.fault for entry in self.log)
+
+    def prompts(self) -> list[str]:
+        """The prompt of every request so far, in arrival order."""
+        with self._lock:
+            return [entry.prompt for entry in self.log]
+
+    def _choose(self, prompt: str, path: str, authorization: str | None) -> LoggedRequest:
+        with self._lock:
+            index = len(self.log)
+            attempt = self._attempts[prompt]
+            self._attempts[prompt] += 1
+            if callable(self.plan):
+                fault = self.plan(prompt, attempt)
+            else:
+                fault = self.plan[index] if index < len(self.plan) else "ok"
+            if fault not in FAULTS:
+                raise ValueError(f"unknown fault {fault!r}")
+            entry = LoggedRequest(index, path, prompt, fault, authorization)
+            self.log.append(entry)
+            return entry
+
+    def _answer_for(self, prompt: str) -> str:
+        if self.answer is None:
+            return self.default_answer
+        if callable(self.answer):
+            return self.answer(prompt)
+        return self.answer.get(prompt, self.default_answer)
+
+    # -- HTTP ----------------------------------------------------------------------------------
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        self._connections.add(task)
+        try:
+            while not self._stopped.is_set():
+                request = await _read_request(reader)
+                if request is None:
+                    break
+                method, path, headers, body = request
+                keep = await self._respond(writer, method, path, headers, body)
+                if not keep:
+                    break
+        except (asyncio.IncompleteReadError, ConnectionError, asyncio.CancelledError):
+            pass
+        finally:
+            self._connections.discard(task)
+            writer.close()
+            with contextlib.suppress(Exception):
+                await writer.wait_closed()
+
+    async def _respond(
+        self,
+        writer: asyncio.StreamWriter,
+        method: str,
+        path: str,
+        headers: Mapping[str, str],
+        body: bytes,
+    ) -> bool:
+        """Answer one request; ``False`` when the connection must close."""
+        if method != "POST" or not (
+            path.endswith("/chat/completions") or path.endswith("/completions")
+        ):
+            await _write(writer, 404, {"error": {"message": f"no route {method} {path}"}})
+            return True
+        try:
+            payload = json.loads(body or b"{}")
+        except ValueError:
+            await _write(writer, 400, {"error": {"message": "body is not JSON"}})
+            return True
+        if len(self.log) >= self.max_requests:
+            self._shutdown()
+            return False
+        prompt = _prompt_of(path, payload)
+        entry = self._choose(prompt, path, headers.get("authorization"))
+        if self.latency_s:
+            await asyncio.sleep(self.latency_s)
+        fault = entry.fault
+        if fault == "drop":
+            return False
+        if fault == "429":
+            error = {"error": {"message": "rate limited", "type": "rate_limit"}}
+            await _write(writer, 429, error, {"Retry-After": self.retry_after})
+            return True
+        if fault in ("500", "503"):
+            await _write(writer, int(fault), {"error": {"message": "server error"}})
+            return True
+        if fault == "malformed":
+            await _write_raw(writer, 200, b'{"choices": [{"message": ')
+            return True
+        if fault == "slow":
+            await asyncio.sleep(self.slow_s)
+        text = self._answer_for(prompt)
+        finish = "stop"
+        if fault == "length":
+            text, finish = text[: len(text) // 2], "length"
+        await _write(writer, 200, _reply(path, payload, text, finish, prompt))
+        return True
+
+
+def _reply(
+    path: str, payload: Mapping[str, Any], text: str, finish: str, prompt: str
+) -> dict[str, Any]:
+    choice: dict[str, Any] = {"index": 0, "finish_reason": finish}
+    if path.endswith("/chat/completions"):
+        choice["message"] = {"role": "assistant", "content": text}
+        kind = "chat.completion"
+    else:
+        choice["text"] = text
+        kind = "text_completion"
+    usage = {"prompt_tokens": len(prompt.split()), "completion_tokens": len(text.split())}
+    usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
+    return {
+        "id": "fault-0",
+        "object": kind,
+        "model": payload.get("model", "fault"),
+        "choices": [choice],
+        "usage": usage,
+    }
+
+
+async def _read_request(
+    reader: asyncio.StreamReader,
+) -> tuple[str, str, dict[str, str], bytes] | None:
+    try:
+        head = await reader.readuntil(b"\r\n\r\n")
+    except asyncio.IncompleteReadError:
+        return None
+    lines = head.decode("latin-1").split("\r\n")
+    method, path, _ = [*lines[0].split(" ", 2), "", ""][:3]
+    headers: dict[str, str] = {}
+    for line in lines[1:]:
+        if ":" in line:
+            name, _, value = line.partition(":")
+            headers[name.strip().lower()] = value.strip()
+    length = int(headers.get("content-length", "0") or 0)
+    body = await reader.readexactly(length) if length else b""
+    return method, path, headers, body
+
+
+async def _write(
+    writer: asyncio.StreamWriter,
+    status: int,
+    payload: Mapping[str, Any],
+    extra: Mapping[str, str] | None = None,
+) -> None:
+    await _write_raw(writer, status, json.dumps(payload).encode(), extra)
+
+
+async def _write_raw(
+    writer: asyncio.StreamWriter,
+    status: int,
+    body: bytes,
+    extra: Mapping[str, str] | None = None,
+) -> None:
+    head = [f"HTTP/1.1 {status} {_REASONS.get(status, 'Status')}"]
+    head.append("Content-Type: application/json")
+    head.append(f"Content-Length: {len(body)}")
+    head.extend(f"{k}: {v}" for k, v in (extra or {}).items())
+    writer.write(("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + body)
+    await writer.drain()
+
+
+# -- a server in its own process (benchmarks: no GIL shared with the client) ------------------
+
+
+def _child(conn: Any, options: dict[str, Any]) -> None:
+    server = FaultServer(**options).start()
+    conn.send(server.port)
+    conn.recv()  # any message, or the parent's end closing, stops the server
+    server.stop()
+
+
+class SpawnedServer:
+    """A :class:`FaultServer` running in a child process; ``url`` and ``stop()``."""
+
+    def __init__(self, **options: Any) -> None:
+        context = multiprocessing.get_context("spawn")
+        self._conn, child_conn = context.Pipe()
+        self._process = context.Process(target=_child, args=(child_conn, options), daemon=True)
+        self._process.start()
+        if not self._conn.poll(30):
+            self._process.kill()
+            raise RuntimeError("the fault server process did not start")
+        self.port = int(self._conn.recv())
+
+    @property
+    def url(self) -> str:
+        """The API root: ``http://127.0.0.1:PORT/v1``."""
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def stop(self) -> None:
+        """Stop the server and reap the process."""
+        with contextlib.suppress(OSError, EOFError):
+            self._conn.send("stop")
+        self._process.join(timeout=10)
+        if self._process.is_alive():
+            self._process.kill()
+            self._process.join()
+
+
+def spawn_fault_server(**options: Any) -> SpawnedServer:
+    """Start a :class:`FaultServer` with ``options`` in a child process.
+
+    Options must be picklable (a sequence plan, a mapping answer, numbers).
+    """
+    return SpawnedServer(**options)

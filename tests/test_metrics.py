@@ -1,0 +1,325 @@
+"""Metrics on hand-computed fixtures, and their invariants on random rows."""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections import defaultdict
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from twosat_formal.errors import ConfigError, RecordError
+from twosat_formal.report.metrics import (
+    METRICS,
+    aggregate,
+    decision_consistency,
+    failure_breakdown,
+    flip_rate,
+    join_instances,
+    mean_ci,
+    per_formula,
+    summarize,
+    verbalization_flip_rate,
+)
+
+# Two-sided 95% Student-t quantiles from a printed t table (df = 1..5).
+T_TABLE = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571}
+
+
+def row(
+    instance: str,
+    label: str,
+    decision: str | None,
+    *,
+    witness: bool | None = None,
+    template: str = "logic",
+    model: str = "m",
+    sample: int = 0,
+    truncated: bool = False,
+    failure: str | None = None,
+    base_id: str | None = None,
+) -> dict[str, Any]:
+    correct = decision == label and not truncated
+    if label == "SAT" and witness is None:
+        witness = False
+    if failure is None:
+        if truncated:
+            failure = "truncated"
+        elif decision is None:
+            failure = "no-answer"
+        elif not correct:
+            failure = "wrong-decision"
+        elif label == "SAT" and not witness:
+            failure = "invalid-witness"
+        else:
+            failure = "correct"
+    return {
+        "instance_id": instance,
+        "prompt_id": f"{instance}-{template}",
+        "template": template,
+        "model": model,
+        "sample": sample,
+        "label": label,
+        "decision": decision,
+        "decision_correct": correct,
+        "witness_valid": witness if label == "SAT" else None,
+        "failure": failure,
+        "finish_reason": "length" if truncated else "stop",
+        "truncated": truncated,
+        "base_id": base_id,
+    }
+
+
+# Formula "s1" (SAT): 3 verbalizations; "s2" (SAT): 1; "u1" (UNSAT): 2.
+FIXTURE = [
+    row("s1", "SAT", "SAT", witness=True, template="logic"),
+    row("s1", "SAT", "SAT", witness=False, template="team"),
+    row("s1", "SAT", "UNSAT", template="room"),
+    row("s2", "SAT", "SAT", witness=True),
+    row("u1", "UNSAT", "SAT", template="logic"),
+    row("u1", "UNSAT", None, template="team", truncated=True),
+]
+
+
+def test_per_formula_then_across_formulas() -> None:
+    assert per_formula(FIXTURE, "accuracy") == {"s1": 2 / 3, "s2": 1.0, "u1": 0.0}
+    estimate = aggregate(FIXTURE, "accuracy")
+    # Per formula first: (2/3 + 1 + 0) / 3, not the pooled 3/6.
+    assert estimate.mean == pytest.approx(5 / 9)
+    assert (estimate.n, estimate.n_obs) == (3, 6)
+
+
+def test_accuracy_split_by_label() -> None:
+    assert aggregate(FIXTURE, "accuracy_sat").mean == pytest.approx((2 / 3 + 1) / 2)
+    assert aggregate(FIXTURE, "accuracy_unsat").mean == 0.0
+    assert aggregate(FIXTURE, "accuracy_unsat").n == 1
+
+
+def test_witness_only_on_sat_and_needs_valid_assignment() -> None:
+    assert per_formula(FIXTURE, "witness") == {"s1": 1 / 3, "s2": 1.0}
+    assert METRICS["witness"](FIXTURE[4]) is None
+
+
+def test_sat_prediction_rate_on_unsat() -> None:
+    assert per_formula(FIXTURE, "sat_prediction") == {"u1": 0.5}
+    assert METRICS["sat_prediction"](FIXTURE[0]) is None
+
+
+def test_truncation_rate() -> None:
+    assert per_formula(FIXTURE, "truncation") == {"s1": 0.0, "s2": 0.0, "u1": 0.5}
+    assert METRICS["truncation"]({"finish_reason": "length"}) == 1.0
+
+
+def test_success_is_decision_on_unsat_and_witness_on_sat() -> None:
+    assert per_formula(FIXTURE, "success") == {"s1": 1 / 3, "s2": 1.0, "u1": 0.0}
+
+
+def test_failure_breakdown() -> None:
+    assert failure_breakdown(FIXTURE) == {
+        "correct": 2,
+        "invalid-witness": 1,
+        "truncated": 1,
+        "wrong-decision": 2,
+    }
+
+
+def test_summarize_has_every_metric() -> None:
+    summary = summarize(FIXTURE)
+    assert set(summary["metrics"]) == set(METRICS)
+    assert summary["rows"] == 6 and summary["formulas"] == 3
+    assert sum(summary["failures"].values()) == 6
+
+
+def test_t_interval_by_hand() -> None:
+    values = [0.5, 1.0, 0.0, 0.5]
+    estimate = mean_ci(values)
+    half = T_TABLE[3] * statistics.stdev(values) / 2.0
+    assert estimate.mean == 0.5
+    assert estimate.low == pytest.approx(0.5 - half, abs=1e-3)
+    assert estimate.high == pytest.approx(0.5 + half, abs=1e-3)
+    assert estimate.n == 4 and estimate.method == "t"
+
+
+def test_interval_edge_cases() -> None:
+    assert mean_ci([]).mean is None and mean_ci([]).n == 0
+    single = mean_ci([0.3])
+    assert single.mean == 0.3 and single.low is None and single.high is None
+    flat = mean_ci([1.0, 1.0, 1.0])
+    assert flat.low == flat.high == 1.0
+    with pytest.raises(ConfigError):
+        mean_ci([1.0, 2.0], method="jackknife")
+    with pytest.raises(ConfigError):
+        mean_ci([1.0, 2.0], confidence=1.5)
+    with pytest.raises(ConfigError):
+        aggregate(FIXTURE, "nonsense")
+
+
+def test_bootstrap_is_seeded() -> None:
+    values = [0.0, 0.13, 0.21, 0.37, 0.52, 0.58, 0.71, 0.83, 0.97, 1.0]
+    a = mean_ci(values, method="bootstrap", seed=7, n_boot=100)
+    b = mean_ci(values, method="bootstrap", seed=7, n_boot=100)
+    c = mean_ci(values, method="bootstrap", seed=8, n_boot=100)
+    assert a == b
+    assert (a.low, a.high) != (c.low, c.high)
+    assert min(values) <= a.low <= a.mean <= a.high <= max(values)  # type: ignore[operator]
+    # With 2000 resamples the percentile interval is close to the t interval.
+    t = mean_ci(values)
+    boot = mean_ci(values, method="bootstrap", seed=1)
+    assert boot.low == pytest.approx(t.low, abs=0.06)
+    assert boot.high == pytest.approx(t.high, abs=0.06)
+
+
+def test_flip_rate_keeps_unchanged_pairs_in_denominator() -> None:
+    rows = [
+        row("b", "UNSAT", "UNSAT", template="logic"),
+        row("b", "UNSAT", "SAT", template="team"),
+        row("b", "UNSAT", "UNSAT", template="room"),
+        row("v", "UNSAT", "SAT", template="logic", base_id="b"),  # broken
+        row("v", "UNSAT", "UNSAT", template="team", base_id="b"),  # fixed
+        row("v", "UNSAT", "UNSAT", template="room", base_id="b"),  # unchanged
+        row("w", "UNSAT", "UNSAT", template="logic", base_id="missing"),  # no base
+    ]
+    result = flip_rate(rows)
+    assert (result.pairs, result.broken, result.fixed, result.flips) == (3, 1, 1, 2)
+    assert result.rate == pytest.approx(2 / 3)
+    assert flip_rate(rows[:3]).rate is None
+
+
+def test_flip_rate_pairs_same_model_and_sample_only() -> None:
+    rows = [
+        row("b", "UNSAT", "UNSAT", model="m1"),
+        row("v", "UNSAT", "SAT", model="m2", base_id="b"),
+        row("v", "UNSAT", "SAT", model="m1", sample=1, base_id="b"),
+    ]
+    assert flip_rate(rows).pairs == 0
+
+
+def test_verbalization_flip_rate() -> None:
+    rows = [
+        row("a", "UNSAT", "UNSAT", template="logic"),
+        row("a", "UNSAT", "SAT", template="team"),
+        row("a", "UNSAT", "UNSAT", template="door"),
+        row("c", "UNSAT", "SAT", template="logic"),
+        row("c", "UNSAT", "UNSAT", template="team"),
+    ]
+    result = verbalization_flip_rate(rows)
+    assert (result.pairs, result.broken, result.fixed) == (3, 1, 1)
+
+
+def test_decision_consistency_by_hand() -> None:
+    rows = [
+        row("a", "SAT", "SAT", template="logic", witness=True),
+        row("a", "SAT", "SAT", template="team", witness=True),
+        row("a", "SAT", "UNSAT", template="room"),
+        row("b", "UNSAT", "UNSAT", template="logic"),
+        row("b", "UNSAT", "UNSAT", template="team"),
+    ]
+    estimate = decision_consistency(rows)
+    assert estimate.mean == pytest.approx((2 / 3 + 1.0) / 2)
+    assert estimate.n == 2 and estimate.n_obs == 5
+
+
+def test_join_instances_adds_metadata_and_design() -> None:
+    instances = [
+        {"id": "s1", "family": "backbone", "num_clauses": 21, "num_vars": 9, "params": {"a": 1}},
+        {"id": "s2", "family": "backbone", "num_clauses": 20, "base_id": "s1", "transforms": [{}]},
+        {"id": "u1", "family": "implication-cycle", "num_clauses": 5},
+    ]
+    design = {"s1": {"instance_id": "s1", "clauses": 20, "arm": "base", "label": "IGNORED"}}
+    joined = join_instances(FIXTURE, instances, design=design)
+    assert len(joined) == len(FIXTURE)
+    first = joined[0]
+    assert first["family"] == "backbone" and first["num_clauses"] == 21
+    assert first["clauses"] == 20 and first["arm"] == "base"
+    assert first["label"] == "SAT"  # a row's own columns win over the design
+    assert joined[3]["base_id"] == "s1" and joined[3]["transforms"] == [{}]
+    with pytest.raises(RecordError):
+        join_instances(FIXTURE, instances[:1])
+    assert len(join_instances(FIXTURE, instances[:1], strict=False)) == 3
+
+
+# -- properties --------------------------------------------------------------------------
+
+random_rows = st.lists(
+    st.builds(
+        row,
+        st.sampled_from(["f1", "f2", "f3", "f4"]),
+        st.sampled_from(["SAT", "UNSAT"]),
+        st.sampled_from(["SAT", "UNSAT", None]),
+        witness=st.booleans(),
+        template=st.sampled_from(["logic", "team", "room"]),
+        model=st.sampled_from(["m1", "m2"]),
+        truncated=st.booleans(),
+    ),
+    max_size=40,
+)
+
+
+@given(random_rows, st.sampled_from(sorted(METRICS)))
+def test_aggregate_is_mean_of_formula_means(rows: list[dict[str, Any]], name: str) -> None:
+    fn = METRICS[name]
+    by_formula: dict[str, list[float]] = defaultdict(list)
+    for r in rows:
+        value = fn(r)
+        if value is not None:
+            by_formula[r["instance_id"]].append(value)
+    means = [sum(v) / len(v) for v in by_formula.values()]
+    estimate = aggregate(rows, name)
+    assert estimate.n == len(means)
+    if means:
+        assert estimate.mean == pytest.approx(sum(means) / len(means))
+        assert 0.0 <= estimate.mean <= 1.0  # type: ignore[operator]
+    else:
+        assert estimate.mean is None
+
+
+@given(st.lists(st.floats(0, 1), min_size=2, max_size=6), st.floats(0.1, 10))
+def test_t_interval_matches_the_table_and_scales(values: list[float], scale: float) -> None:
+    estimate = mean_ci(values)
+    assert estimate.low is not None and estimate.high is not None
+    assert estimate.low <= estimate.mean <= estimate.high  # type: ignore[operator]
+    sd = statistics.stdev(values)
+    if sd > 1e-9:
+        t = (estimate.high - estimate.low) / 2 / (sd / math.sqrt(len(values)))
+        assert t == pytest.approx(T_TABLE[len(values) - 1], abs=1e-3)
+        scaled = mean_ci([v * scale for v in values])
+        assert scaled.high - scaled.low == pytest.approx(  # type: ignore[operator]
+            scale * (estimate.high - estimate.low), rel=1e-6
+        )
+
+
+@given(random_rows)
+def test_flip_counts_match_brute_force(rows: list[dict[str, Any]]) -> None:
+    # Turn f2..f4 into variants of f1 (same label so pairs are meaningful).
+    variants = [dict(r, base_id="f1") if r["instance_id"] != "f1" else r for r in rows]
+    result = flip_rate(variants)
+    success = METRICS["success"]
+    pairs = broken = fixed = 0
+    for v in variants:
+        if v["instance_id"] == "f1":
+            continue
+        # The base row the implementation pairs with: last f1 row with the same keys.
+        matches = [
+            b
+            for b in variants
+            if b["instance_id"] == "f1"
+            and (b["model"], b["template"], b["sample"]) == (v["model"], v["template"], v["sample"])
+        ]
+        if not matches:
+            continue
+        before, after = success(matches[-1]), success(v)
+        assert before is not None and after is not None
+        pairs += 1
+        broken += before > after
+        fixed += after > before
+    assert (result.pairs, result.broken, result.fixed) == (pairs, broken, fixed)
+    assert result.rate is None or 0.0 <= result.rate <= 1.0
+
+
+@given(random_rows)
+def test_failure_breakdown_counts_every_row(rows: list[dict[str, Any]]) -> None:
+    assert sum(failure_breakdown(rows).values()) == len(rows)
+    assert 0.0 <= (decision_consistency(rows).mean or 1.0) <= 1.0

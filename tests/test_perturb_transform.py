@@ -1,0 +1,163 @@
+"""The Transform record: JSON round trip, rebuilding, and shape checks."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from twosat_formal.errors import ConfigError, RecordError
+from twosat_formal.formula import Formula
+from twosat_formal.perturb import OPERATORS, Proof, Transform
+
+BASE = Formula([[1, 2], [-1, 3], [2, -3], [3]])
+
+OPERATOR_CALLS = [
+    ("reorder", {}),
+    ("reorder", {"order": "reversed"}),
+    ("rename", {"names": "fresh", "flip": 0.5}),
+    ("flip", {"fraction": 0.7}),
+    ("filler", {"count": 3, "placement": "interleave"}),
+    ("duplicate", {"copies": 3, "layout": "interleaved", "permute": True}),
+    ("bridge-move", {"clause": 3}),
+]
+
+
+@settings(max_examples=40)
+@given(st.sampled_from(OPERATOR_CALLS), st.integers(0, 2**40))
+def test_json_round_trip_and_rebuild(call: tuple[str, dict[str, object]], seed: int) -> None:
+    name, params = call
+    new, t = OPERATORS.get(name).apply(BASE, seed=seed, **params)
+    text = json.dumps(t.to_json())
+    back = Transform.from_json(json.loads(text))
+    assert back == t
+    assert back.proof == t.proof
+    assert back.rebuild(BASE) == new
+    assert json.dumps(back.to_json()) == text
+
+
+def test_json_layout() -> None:
+    _, t = OPERATORS.get("filler").apply(BASE, seed=1, count=1)
+    obj = t.to_json()
+    assert list(obj) == [
+        "operator",
+        "params",
+        "seed",
+        "relation",
+        "literal_map",
+        "clause_permutation",
+        "added_clauses",
+        "fresh_vars",
+        "witness",
+        "num_vars",
+        "names",
+        "proof",
+    ]
+    assert obj["literal_map"] == [[1, 2, 3]]
+    assert obj["fresh_vars"] == [4, 5]
+    assert obj["proof"]["method"] == "z3:conservative-extension+witness"
+    assert obj["proof"]["result"] == "proved"
+    assert "proof" not in t.to_json(with_proof=False)
+
+
+def test_proof_is_not_part_of_equality() -> None:
+    _, t = OPERATORS.get("reorder").apply(BASE, seed=1)
+    assert t == t.with_proof(Proof("other", "proved", 9.0))
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda o: o.pop("witness"), "lacks the field 'witness'"),
+        (lambda o: o.update(seed="1"), "'seed' must be an int"),
+        (lambda o: o.update(num_vars=True), "'num_vars' must be an int"),
+        (lambda o: o.update(params=[1]), "'params' must be a JSON object"),
+        (lambda o: o.update(literal_map=[[1, "2", 3]]), "'literal_map' must be a list of ints"),
+        (lambda o: o.update(literal_map=5), "'literal_map' must be a list of lists"),
+        (lambda o: o.update(clause_permutation=[0.5]), "must be a list of ints"),
+        (lambda o: o.update(names=[1, 2, 3]), "'names' must be null or a list"),
+        (lambda o: o.update(relation="similar"), "unknown relation 'similar'"),
+        (lambda o: o.update(operator=3), "operator and relation must be strings"),
+        (lambda o: o.update(proof={"method": "m"}), "proof lacks the field 'result'"),
+        (lambda o: o.update(proof={"method": "m", "result": "r", "seconds": "1"}), "a number"),
+    ],
+)
+def test_from_json_rejects_malformed_transforms(change: object, message: str) -> None:
+    _, t = OPERATORS.get("reorder").apply(BASE, seed=1)
+    obj = t.to_json()
+    change(obj)  # type: ignore[operator]
+    with pytest.raises(RecordError, match=message):
+        Transform.from_json(obj)
+
+
+def test_from_json_needs_an_object() -> None:
+    with pytest.raises(RecordError, match="must be a JSON object"):
+        Transform.from_json([])  # type: ignore[arg-type]
+
+
+def make(**changes: object) -> Transform:
+    fields: dict[str, object] = {
+        "operator": "reorder",
+        "params": {},
+        "seed": 0,
+        "relation": "equivalent",
+        "literal_map": ((1, 2, 3),),
+        "clause_permutation": (0, 1, 2, 3),
+        "num_vars": 3,
+    }
+    fields.update(changes)
+    return Transform(**fields)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"literal_map": ((1, 2),)}, "2 entries for 3 base variables"),
+        ({"literal_map": ((1, 2, 4),)}, "outside 1..3"),
+        ({"literal_map": ()}, "at least one literal map"),
+        ({"clause_permutation": (0, 1, 2)}, "not a permutation of the 4 source"),
+        ({"clause_permutation": (0, 1, 2, 2)}, "not a permutation"),
+        ({"added_clauses": ((1, 9),), "clause_permutation": (0, 1, 2, 3, 4)}, "added_clauses"),
+        ({"fresh_vars": (4,)}, "fresh_vars names a variable"),
+        ({"witness": (-7,)}, "witness names a variable"),
+        ({"names": ("a", "b")}, "2 names for 3 variables"),
+        ({"num_vars": -1}, "cannot be negative"),
+    ],
+)
+def test_check_shape(changes: dict[str, object], message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        make(**changes).rebuild(BASE)
+
+
+def test_rebuild_applies_maps_added_clauses_and_permutation() -> None:
+    t = make(
+        operator="filler",
+        relation="conservative-extension",
+        literal_map=((-2, 1, 3),),
+        added_clauses=((4, -5),),
+        clause_permutation=(4, 0, 1, 2, 3),
+        fresh_vars=(4, 5),
+        witness=(4, 5),
+        num_vars=5,
+        names=("a", "b", "c", "d", "e"),
+    )
+    new = t.rebuild(BASE)
+    assert [list(c) for c in new.clauses] == [[4, -5], [-2, 1], [2, 3], [1, -3], [3]]
+    assert new.names == ("a", "b", "c", "d", "e")
+
+
+def test_image_of_clause() -> None:
+    _, t = OPERATORS.get("duplicate").apply(BASE, seed=3, layout="interleaved")
+    images = {t.image_of_clause(i, c) for c in range(2) for i in range(4)}
+    assert images == set(range(8))
+    with pytest.raises(ConfigError, match="not in the result"):
+        t.image_of_clause(4)
+    with pytest.raises(ConfigError, match="not in the result"):
+        t.image_of_clause(0, copy=2)
+
+
+def test_params_must_be_json() -> None:
+    with pytest.raises(ConfigError, match="JSON values"):
+        make(params={"x": object()})

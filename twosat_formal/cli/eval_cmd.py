@@ -1,0 +1,168 @@
+"""``twosat-formal eval`` and ``twosat-formal results``: run models, export the store."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from twosat_formal.cli.app import app, err_console, out_console
+from twosat_formal.errors import ConfigError
+from twosat_formal.evaluate import EvalSummary, RetryPolicy, evaluate, load_items
+from twosat_formal.export import export_results, format_of
+from twosat_formal.models import spec_forms
+from twosat_formal.models.base import SamplingParams
+from twosat_formal.store import RunStore
+
+__all__ = ["eval_command", "results_command"]
+
+_MODEL_HELP = "Model spec, repeatable: " + ", ".join(spec_forms()) + ". See docs/evaluation.md."
+
+
+def _print_summary(summary: EvalSummary, store: Path, as_json: bool) -> None:
+    if as_json:
+        out_console.print(json.dumps(summary.to_dict(), sort_keys=True), markup=False)
+        return
+    accuracy = "-" if summary.accuracy is None else f"{summary.accuracy:.1%}"
+    failures = ", ".join(f"{k} {v}" for k, v in sorted(summary.failures.items())) or "none"
+    lines = [
+        f"requests   {summary.planned} planned, {summary.skipped} already stored, "
+        f"{summary.done} done now, {summary.remaining} left",
+        f"accuracy   {accuracy} of the {summary.done} done now",
+        f"failures   {failures}",
+        f"retries    {summary.retries}",
+        f"store      {store}",
+    ]
+    if summary.interrupted:
+        lines.append("interrupted: run the same command again to finish")
+    for line in lines:
+        out_console.print(line, markup=False)
+
+
+@app.command("eval")
+def eval_command(
+    prompts: Annotated[
+        Path, typer.Argument(help="Prompt records (JSON Lines), as written by `prompts`.")
+    ],
+    model: Annotated[list[str], typer.Option("--model", "-m", metavar="SPEC", help=_MODEL_HELP)],
+    store: Annotated[
+        Path, typer.Option("--store", help="The SQLite run store (created when missing).")
+    ] = Path("runs.sqlite"),
+    dataset: Annotated[
+        Path | None,
+        typer.Option(
+            "--dataset",
+            help="Instances (JSON Lines) the prompts verbalize: formulas, labels and metadata "
+            "for reports. Without it, formulas are read back from the prompts and solved.",
+        ),
+    ] = None,
+    concurrency: Annotated[
+        int, typer.Option("--concurrency", min=1, help="Requests in flight at most.")
+    ] = 8,
+    max_tokens: Annotated[
+        int, typer.Option("--max-tokens", min=1, help="Token budget of each answer.")
+    ] = 4096,
+    samples: Annotated[
+        int, typer.Option("--samples", min=1, help="Samples per prompt and model.")
+    ] = 1,
+    limit: Annotated[
+        int | None, typer.Option("--limit", min=0, help="Use only the first N prompts.")
+    ] = None,
+    base_url: Annotated[
+        str | None,
+        typer.Option("--base-url", help="API root of openai/ models (default: $OPENAI_BASE_URL)."),
+    ] = None,
+    api_key_env: Annotated[
+        str | None,
+        typer.Option(
+            "--api-key-env",
+            help="Environment variable that holds the API key (default: OPENAI_API_KEY). "
+            "The key itself is never stored or printed.",
+        ),
+    ] = None,
+    mode: Annotated[
+        str,
+        typer.Option(
+            "--mode",
+            metavar="chat|completion",
+            help="Request dialect of openai/ and llamacpp/ models.",
+        ),
+    ] = "chat",
+    temperature: Annotated[
+        float | None, typer.Option("--temperature", help="Sampling temperature.")
+    ] = None,
+    top_p: Annotated[float | None, typer.Option("--top-p", help="Nucleus sampling mass.")] = None,
+    seed: Annotated[
+        int | None,
+        typer.Option("--seed", help="Sampling seed (sample k is sent with seed + k)."),
+    ] = None,
+    max_attempts: Annotated[
+        int,
+        typer.Option("--max-attempts", min=1, help="Attempts per request on 429, 5xx, time-outs."),
+    ] = 6,
+    retry_errors: Annotated[
+        bool,
+        typer.Option("--retry-errors", help="Ask again the requests stored with failure `error`."),
+    ] = False,
+    progress: Annotated[
+        bool, typer.Option("--progress/--no-progress", help="Show a progress bar on stderr.")
+    ] = True,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the summary as one JSON object.")
+    ] = False,
+) -> None:
+    """Ask models every prompt, score the answers and keep them in the run store.
+
+    Stored requests are skipped, so a run that was stopped resumes where it was.
+    """
+    if mode not in ("chat", "completion"):
+        raise ConfigError(f"unknown mode {mode!r}", parameter="mode", valid="chat or completion")
+    items = load_items(prompts, dataset=dataset, limit=limit)
+    params = SamplingParams(max_tokens=max_tokens, temperature=temperature, top_p=top_p, seed=seed)
+    info = {"prompts_file": str(prompts), "dataset": str(dataset) if dataset else None}
+    with RunStore(store) as run_store:
+        summary = evaluate(
+            model,
+            items,
+            run_store,
+            base_url=base_url,
+            api_key_env=api_key_env,
+            mode=mode,
+            params=params,
+            samples=samples,
+            concurrency=concurrency,
+            retry=RetryPolicy(max_attempts=max_attempts),
+            retry_errors=retry_errors,
+            progress=progress,
+            console=err_console,
+            run_info=info,
+        )
+    _print_summary(summary, store, as_json)
+    if summary.interrupted:
+        raise SystemExit(130)
+
+
+@app.command("results")
+def results_command(
+    store: Annotated[Path, typer.Argument(help="The SQLite run store of `eval`.")],
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            "-o",
+            help="Write to FILE.jsonl, FILE.csv or FILE.parquet (default: JSON Lines on stdout).",
+        ),
+    ] = None,
+) -> None:
+    """Export one row per sample: ids, model, label, decision, failure kind, response."""
+    if out is not None:
+        format_of(out)  # refuse an unknown suffix before reading anything
+    with RunStore(store, readonly=True) as run_store:
+        if out is None:
+            count = export_results(run_store, stream=out_console.file)
+        else:
+            count = export_results(run_store, out)
+    where = "stdout" if out is None else str(out)
+    err_console.print(f"{count} rows written to {where}", markup=False)

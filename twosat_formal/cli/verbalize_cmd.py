@@ -1,0 +1,168 @@
+"""``twosat-formal verbalize``, ``backparse`` and ``templates``: the template verbalizers.
+
+``verbalize INPUT --template NAME|all [--seed S] [--out FILE.jsonl]``
+    A formula file (DIMACS or DSL; ``-`` for stdin) prints its prompt, or writes prompt
+    records with ``--out``. A dataset (a ``.jsonl`` file, or a file whose first
+    character is ``{``) writes one prompt record per instance and template, to stdout
+    or ``--out``. Every prompt carries its round-trip proof.
+``backparse TEXT_FILE [--template NAME] [--to dsl|dimacs]``
+    Reads a verbalization or a full prompt back into a formula.
+``templates [--json]``
+    Lists the schemes with an example each.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from enum import Enum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from twosat_formal.cli.app import app, err_console
+from twosat_formal.instance import read_instances
+from twosat_formal.io import read_formula, write_dimacs, write_dsl
+from twosat_formal.prompts import PromptRecord, formula_id, write_prompts
+from twosat_formal.verbalize import TEMPLATES, backparse, prompt_record
+
+__all__ = ["backparse_command", "templates_command", "verbalize_command"]
+
+
+class OutputFormat(str, Enum):
+    """Formats ``backparse --to`` writes."""
+
+    dsl = "dsl"
+    dimacs = "dimacs"
+
+
+def _templates(choice: str) -> list[str]:
+    if choice == "all":
+        return TEMPLATES.names()
+    TEMPLATES.get(choice)  # UnknownNameError lists the choices
+    return [choice]
+
+
+def _is_dataset(path: str) -> bool:
+    if path == "-":
+        return False
+    if path.endswith(".jsonl"):
+        return True
+    with open(path, encoding="utf-8") as stream:
+        head = stream.read(4096).lstrip()
+    return head.startswith("{")
+
+
+def _dataset_records(path: str, templates: list[str], seed: int) -> Iterator[PromptRecord]:
+    for instance in read_instances(path):
+        for name in templates:
+            yield prompt_record(instance.formula, name, instance_id=instance.id, seed=seed)
+
+
+@app.command("verbalize")
+def verbalize_command(
+    input_path: Annotated[
+        str,
+        typer.Argument(
+            metavar="INPUT",
+            help="Formula file (DIMACS or DSL, - for stdin) or dataset of instances (.jsonl).",
+        ),
+    ],
+    template: Annotated[
+        str,
+        typer.Option(
+            "--template", "-t", help="Scheme name (see `twosat-formal templates`) or 'all'."
+        ),
+    ],
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the entity mapping.")] = 0,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", help="Write prompt records (JSON Lines) to this file."),
+    ] = None,
+) -> None:
+    """Turn a formula or a dataset into evaluation prompts, each with its round-trip proof."""
+    names = _templates(template)
+    if _is_dataset(input_path):
+        records = _dataset_records(input_path, names, seed)
+        written = write_prompts(records, out if out is not None else sys.stdout)
+        if out is not None:
+            err_console.print(f"wrote {written} prompts to {out}", markup=False)
+        return
+    formula = read_formula(input_path)
+    instance = formula_id(formula)
+    records_list = [prompt_record(formula, n, instance_id=instance, seed=seed) for n in names]
+    if out is not None:
+        written = write_prompts(records_list, out)
+        err_console.print(f"wrote {written} prompts to {out}", markup=False)
+        return
+    for i, record in enumerate(records_list):
+        if len(records_list) > 1:
+            typer.echo(("\n" if i else "") + f"# template: {record.template}")
+        typer.echo(record.text)
+
+
+@app.command("backparse")
+def backparse_command(
+    text_file: Annotated[
+        str,
+        typer.Argument(
+            metavar="TEXT_FILE", help="A verbalization or a full prompt (- for stdin)."
+        ),
+    ],
+    template: Annotated[
+        str | None,
+        typer.Option(
+            "--template", "-t", help="Scheme to read with; detected from the preamble if omitted."
+        ),
+    ] = None,
+    to: Annotated[
+        OutputFormat, typer.Option("--to", help="Output format of the formula.")
+    ] = OutputFormat.dsl,
+) -> None:
+    """Read a template verbalization back into a formula (variables named after entities)."""
+    if text_file == "-":
+        text, source = sys.stdin.read(), "<stdin>"
+    else:
+        text, source = Path(text_file).read_text(encoding="utf-8"), text_file
+    parsed = backparse(text, template, source=source)
+    if to is OutputFormat.dimacs:
+        output = write_dimacs(parsed.formula, provenance={"template": parsed.template})
+    else:
+        output = write_dsl(parsed.formula)
+    typer.echo(output, nl=not output.endswith("\n"))
+
+
+@app.command("templates")
+def templates_command(
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the schemes and their examples as JSON.")
+    ] = False,
+) -> None:
+    """List the template schemes (App. G.1, Table 2) with an example each."""
+    rows = [
+        {
+            "name": name,
+            "true_value": scheme.true_value,
+            "false_value": scheme.false_value,
+            "naming": scheme.naming,
+            "preamble": scheme.preamble,
+            "question": scheme.question,
+            "example": scheme.example(),
+        }
+        for name, scheme in TEMPLATES.items()
+    ]
+    if as_json:
+        typer.echo(json.dumps(rows, indent=2, ensure_ascii=False))
+        return
+    for row in rows:
+        typer.echo(
+            f"{row['name']}  (true: {row['true_value']}, false: {row['false_value']}; "
+            f"entities: {row['naming']})"
+        )
+        typer.echo(f"  {row['preamble']}")
+        for line in str(row["example"]).splitlines():
+            typer.echo(f"  {line}")
+        typer.echo(f"  {row['question']}")
+        typer.echo("")

@@ -1,0 +1,1 @@
+"""The paper's experiment protocols as declarative specs, and the runner."""

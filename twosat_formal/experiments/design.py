@@ -1,0 +1,294 @@
+"""Expand an experiment spec into conditions: which formula, which perturbation, which arm.
+
+A :class:`Condition` is one formula of one setting: a family, a clause target, the
+generator parameters, the formula's seed, and an optional chain of perturbations applied
+to that base formula. Its design fields (``arm``, ``knob``, ``level``, ``shuffled``...)
+are written to ``design.jsonl`` and read by the report to build comparisons.
+
+Seeds follow the generators' named grids: formula ``i`` of the setting named
+``family/clauses=C`` (``.../knob=level`` in a sweep) has seed
+``derive_seed(derive_seed(spec.seed, name), i)``, so the ``table1`` experiment draws the
+same instances as ``twosat-formal generate --grid table1``.
+
+How each kind expands (``clauses`` in a design record names the setting's base size):
+
+``grid``
+    every family at each clause count, arm ``base``.
+``sweep``
+    each listed knob over the cell's grid (``paper-7``), other knobs at ``knob_level``;
+    ``knob`` and ``level`` are set.
+``fillers``
+    per level of the cell's grid (all knobs at that level): ``core`` (``|C| = core``),
+    ``filler`` (the same core plus ``filler`` clauses over fresh variables, by the
+    ``filler`` operator) and ``total`` (``|C| = total``).
+``order``
+    ``construction`` (the generator's order) and ``shuffled`` (the ``reorder``
+    operator on it).
+``duplication``
+    ``single`` (``|C| = clauses``), ``grouped`` and ``interleaved`` (the ``duplicate``
+    operator with ``copies``), ``distinct`` (``|C| = distinct``); with ``shuffle``, each
+    again with its clauses shuffled.
+
+Examples
+--------
+>>> from twosat_formal.experiments.spec import load_spec
+>>> conditions = expand(load_spec("order").with_formulas(1))
+>>> [(c.family, c.clauses, c.arm) for c in conditions[:2]]
+[('implication-cycle', 20, 'construction'), ('implication-cycle', 20, 'shuffled')]
+>>> conditions[1].steps
+(('reorder', (('order', 'shuffled'),)),)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from twosat_formal.errors import ConfigError
+from twosat_formal.experiments.spec import ExperimentSpec
+from twosat_formal.generators import FAMILIES, derive_seed
+from twosat_formal.generators.knobs import KNOB_GRIDS
+
+__all__ = ["Condition", "Step", "difficulty_knobs", "expand"]
+
+#: One perturbation step: an operator name and its parameters as sorted pairs.
+Step = tuple[str, tuple[tuple[str, Any], ...]]
+
+#: Knobs that are interventions of their own (§5.2), never set to the knob level.
+_NOT_DIFFICULTY = frozenset({"filler_share"})
+
+
+@dataclass(frozen=True)
+class Condition:
+    """One formula of one setting, possibly perturbed, with its design fields."""
+
+    experiment: str
+    family: str
+    clauses: int
+    replicate: int
+    seed: int
+    params: tuple[tuple[str, Any], ...]
+    setting: int
+    steps: tuple[Step, ...] = ()
+    arm: str = "base"
+    arm_label: str = ""
+    knob: str | None = None
+    level: float | None = None
+    shuffled: bool = False
+    design_clauses: int | None = None
+
+    @property
+    def base_key(self) -> tuple[str, int, tuple[tuple[str, Any], ...], int]:
+        """What identifies the base formula: family, clause target, params and seed."""
+        return (self.family, self.clauses, self.params, self.seed)
+
+    @property
+    def perturb_seed(self) -> int:
+        """The seed of the perturbation chain (derived from the formula's seed and arm)."""
+        return derive_seed(self.seed, "perturb", self.arm, int(self.shuffled))
+
+    def design_record(self, instance_id: str) -> dict[str, Any]:
+        """The ``design.jsonl`` record of the instance this condition produced.
+
+        >>> c = Condition("order", "backbone", 50, 0, 7, (), 0, arm="construction")
+        >>> c.design_record("x")["arm"], c.design_record("x")["clauses"]
+        ('construction', 50)
+        """
+        return {
+            "instance_id": instance_id,
+            "experiment": self.experiment,
+            "family": self.family,
+            "clauses": self.design_clauses if self.design_clauses is not None else self.clauses,
+            "replicate": self.replicate,
+            "setting": self.setting,
+            "knob": self.knob,
+            "level": self.level,
+            "arm": self.arm,
+            "arm_label": self.arm_label or self.arm,
+            "shuffled": self.shuffled,
+            "seed": self.seed,
+            "steps": [[name, dict(params)] for name, params in self.steps],
+        }
+
+
+def difficulty_knobs(family: str) -> list[str]:
+    """The family's difficulty knobs (every knob but ``filler_share``).
+
+    >>> difficulty_knobs("backbone")
+    ['beta', 'mono_density', 'pi']
+    """
+    return [p.name for p in FAMILIES.get(family).knobs() if p.name not in _NOT_DIFFICULTY]
+
+
+def _step(name: str, **params: Any) -> Step:
+    return (name, tuple(sorted(params.items())))
+
+
+def _fmt(value: float) -> str:
+    return f"{value:.4g}"
+
+
+def _ints(cell: Mapping[str, Any], key: str) -> list[int]:
+    value = cell.get(key)
+    values = value if isinstance(value, list) else [value]
+    if not values or not all(isinstance(v, int) and not isinstance(v, bool) and v > 0
+                             for v in values):
+        raise ConfigError(
+            f"cell of {cell.get('family')!r}: {key!r} must be a positive integer or a list of them",
+            parameter=key,
+            valid="positive integers",
+        )
+    return [int(v) for v in values]
+
+
+def _levels(cell: Mapping[str, Any]) -> tuple[float, ...]:
+    if "levels" in cell:
+        levels = cell["levels"]
+        if not isinstance(levels, list) or not levels or not all(
+            isinstance(v, int | float) and not isinstance(v, bool) and 0 <= v <= 1 for v in levels
+        ):
+            raise ConfigError("'levels' must be a list of numbers in [0, 1]", parameter="levels")
+        return tuple(float(v) for v in levels)
+    grid = cell.get("grid", "paper-3")
+    if grid not in KNOB_GRIDS:
+        raise ConfigError(
+            f"unknown knob grid {grid!r}", parameter="grid", valid=", ".join(KNOB_GRIDS)
+        )
+    return KNOB_GRIDS[grid]
+
+
+class _Builder:
+    def __init__(self, spec: ExperimentSpec) -> None:
+        self.spec = spec
+        self.out: list[Condition] = []
+        self.setting = 0
+
+    def knobs(self, family: str, level: float, **override: float) -> tuple[tuple[str, Any], ...]:
+        values: dict[str, Any] = dict.fromkeys(difficulty_knobs(family), level)
+        for key, value in override.items():
+            if key not in values:
+                raise ConfigError(
+                    f"{family} has no difficulty knob {key!r}",
+                    parameter="knobs",
+                    valid=", ".join(difficulty_knobs(family)),
+                )
+            values[key] = value
+        return tuple(sorted(values.items()))
+
+    def formulas(
+        self,
+        family: str,
+        clauses: int,
+        params: tuple[tuple[str, Any], ...],
+        name: str,
+        variants: Sequence[dict[str, Any]],
+        **fields: Any,
+    ) -> None:
+        """Add the setting's formulas, each with every variant (arm) of it."""
+        cell_seed = derive_seed(self.spec.seed, name)
+        for replicate in range(self.spec.formulas):
+            seed = derive_seed(cell_seed, replicate)
+            for variant in variants:
+                merged = {**fields, **variant}
+                self.out.append(
+                    Condition(
+                        experiment=self.spec.name,
+                        family=family,
+                        clauses=merged.pop("clauses", clauses),
+                        replicate=replicate,
+                        seed=merged.pop("seed", seed),
+                        params=params,
+                        setting=self.setting,
+                        **merged,
+                    )
+                )
+        self.setting += 1
+
+
+def _check_family(cell: Mapping[str, Any]) -> str:
+    family = str(cell["family"])
+    FAMILIES.get(family)  # UnknownNameError for a family nobody registered
+    return family
+
+
+def expand(spec: ExperimentSpec) -> list[Condition]:
+    """Every condition of ``spec``, in a stable order (see the module docstring).
+
+    >>> from twosat_formal.experiments.spec import load_spec
+    >>> len(expand(load_spec("table1").with_formulas(2)))
+    44
+    """
+    b = _Builder(spec)
+    level0 = spec.knob_level
+    for cell in spec.cells:
+        family = _check_family(cell)
+        if spec.kind == "grid":
+            for clauses in _ints(cell, "clauses"):
+                b.formulas(family, clauses, b.knobs(family, level0),
+                           f"{family}/clauses={clauses}", [{}])
+        elif spec.kind == "sweep":
+            knobs = cell.get("knobs") or difficulty_knobs(family)
+            for clauses in _ints(cell, "clauses"):
+                for knob in knobs:
+                    for level in _levels(cell):
+                        params = b.knobs(family, level0, **{knob: level})
+                        name = f"{family}/clauses={clauses}/{knob}={_fmt(level)}"
+                        b.formulas(family, clauses, params, name, [{}], knob=knob, level=level)
+        elif spec.kind == "fillers":
+            core, total = _ints(cell, "core")[0], _ints(cell, "total")[0]
+            filler = _ints(cell, "filler")[0]
+            for level in _levels(cell):
+                params = b.knobs(family, level)
+                suffix = f"/level={_fmt(level)}"
+                b.formulas(
+                    family, core, params, f"{family}/clauses={core}{suffix}",
+                    [
+                        {"arm": "core", "arm_label": f"|C|={core}"},
+                        {"arm": "filler", "arm_label": f"|C|={core}, r={filler}",
+                         "steps": (_step("filler", count=filler, over="fresh"),)},
+                    ],
+                    level=level,
+                )
+                b.formulas(
+                    family, total, params, f"{family}/clauses={total}{suffix}",
+                    [{"arm": "total", "arm_label": f"|C|={total}"}],
+                    level=level, design_clauses=core,
+                )
+        elif spec.kind == "order":
+            for clauses in _ints(cell, "clauses"):
+                b.formulas(
+                    family, clauses, b.knobs(family, level0), f"{family}/clauses={clauses}",
+                    [
+                        {"arm": "construction"},
+                        {"arm": "shuffled", "shuffled": True,
+                         "steps": (_step("reorder", order="shuffled"),)},
+                    ],
+                )
+        else:  # duplication
+            base = _ints(cell, "clauses")[0]
+            distinct = _ints(cell, "distinct")[0]
+            copies = _ints(cell, "copies")[0] if "copies" in cell else 2
+            layouts = cell.get("layouts", ["grouped", "interleaved"])
+            shuffle = bool(cell.get("shuffle", True))
+            params = b.knobs(family, level0)
+
+            def arms(
+                entries: list[tuple[str, str, tuple[Step, ...]]],
+            ) -> list[dict[str, Any]]:
+                out = []
+                for arm, label, steps in entries:
+                    out.append({"arm": arm, "arm_label": label, "steps": steps})
+                    if shuffle:
+                        out.append({"arm": arm, "arm_label": label, "shuffled": True,
+                                    "steps": (*steps, _step("reorder", order="shuffled"))})
+                return out
+
+            entries: list[tuple[str, str, tuple[Step, ...]]] = [(("single", str(base), ()))]
+            for layout in layouts:
+                entries.append((str(layout), f"{base}x{copies} {layout}",
+                                (_step("duplicate", copies=copies, layout=layout),)))
+            b.formulas(family, base, params, f"{family}/clauses={base}", arms(entries))
+            b.formulas(family, distinct, params, f"{family}/clauses={distinct}",
+                       arms([("distinct", str(distinct), ())]), design_clauses=base)
+    return b.out

@@ -1,0 +1,385 @@
+"""Run an experiment: generate → perturb → verbalize → certify → evaluate → report.
+
+:func:`run_experiment` writes into one folder:
+
+==================  ================================================================
+``dataset.jsonl``   every instance (bases and their perturbed variants)
+``design.jsonl``    the condition of each instance (experiment, arm, knob, level...)
+``prompts.jsonl``   every prompt (one per instance and template), round trip proven
+``results.sqlite``  the run store (resumable: a re-run skips what is stored)
+``results.jsonl``   the store exported, one row per sample
+``manifest.json``   versions, git revision, seeds, spec, models, sampling, digests
+``report.md``       the report (and ``report.html``, ``report.json``, ``figures/``)
+==================  ================================================================
+
+Everything but the model answers is deterministic: the same spec and seed give the
+same bytes in ``dataset.jsonl``, ``design.jsonl`` and ``prompts.jsonl``, so a re-run
+finds its requests in the store and only asks what is missing. Certification is
+skipped on a re-run whose dataset and prompt files have the digests that a previous
+run certified.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from twosat_formal.errors import CertificateError, ConfigError
+from twosat_formal.evaluate import EvalItem, EvalSummary, evaluate
+from twosat_formal.experiments.design import Condition, expand
+from twosat_formal.experiments.manifest import (
+    environment,
+    file_digest,
+    read_manifest,
+    write_manifest,
+)
+from twosat_formal.experiments.spec import ExperimentSpec, load_spec
+from twosat_formal.export import export_results
+from twosat_formal.generators import derive_seed, generate
+from twosat_formal.instance import Instance, write_instances
+from twosat_formal.models.base import SamplingParams
+from twosat_formal.prompts import PromptRecord, write_prompts
+from twosat_formal.report import build_report
+from twosat_formal.report.load import (
+    DATASET_FILE,
+    DESIGN_FILE,
+    MANIFEST_FILE,
+    STORE_FILE,
+)
+from twosat_formal.store import RunStore
+from twosat_formal.verbalize import check_roundtrip, prompt_record
+
+__all__ = ["PROMPTS_FILE", "RESULTS_FILE", "ExperimentResult", "build_dataset", "run_experiment"]
+
+#: File names inside an experiment folder (see also :mod:`twosat_formal.report.load`).
+PROMPTS_FILE = "prompts.jsonl"
+RESULTS_FILE = "results.jsonl"
+
+#: A callback that reports progress: ``(stage, detail)``.
+Reporter = Callable[[str, str], None]
+
+
+@dataclass
+class ExperimentResult:
+    """What a run produced: the folder, counts, certification, evaluation and report."""
+
+    name: str
+    out_dir: Path
+    instances: int
+    prompts: int
+    certified: dict[str, Any]
+    evaluation: EvalSummary
+    report: Path | None
+    manifest: dict[str, Any] = field(default_factory=dict)
+    seconds: dict[str, float] = field(default_factory=dict)
+
+
+def _quiet(stage: str, detail: str) -> None:
+    """Default reporter: say nothing."""
+
+
+def _derive_instance(base: Instance, condition: Condition) -> Instance:
+    """The perturbed variant of ``base`` that ``condition`` asks for, label re-checked."""
+    from twosat_formal.instance import instance_id
+    from twosat_formal.perturb import apply_chain
+    from twosat_formal.solve import solve
+
+    seed = condition.perturb_seed
+    steps = [(name, dict(params)) for name, params in condition.steps]
+    bridge = base.structure.get("bridge", {}).get("index") if base.family == "mono-bridge" else None
+    formula, chain = apply_chain(base.formula, steps, seed=seed, bridge=bridge)
+    result = solve(formula)
+    if result.status != base.label:
+        raise CertificateError(
+            f"perturbing {base.id} with {[s[0] for s in steps]} changed its label "
+            f"from {base.label} to {result.status}"
+        )
+    request = {"base_id": base.id, "steps": [[name, params] for name, params in steps]}
+    new_id = instance_id(base.family, request, seed)
+    return Instance(
+        id=new_id,
+        family=base.family,
+        params=dict(base.params),
+        seed=seed,
+        formula=formula,
+        label=result.status,
+        certificate=result.to_json(formula),
+        structure={},
+        provenance={**base.provenance, "base_id": base.id, "perturb_seed": seed},
+        base_id=base.id,
+        transforms=tuple(chain.to_json()),
+    )
+
+
+def build_dataset(
+    conditions: Sequence[Condition], *, report: Reporter = _quiet
+) -> tuple[list[Instance], list[dict[str, Any]]]:
+    """Generate every base formula once and every perturbed variant of it.
+
+    Returns the instances (bases first, in order of first use, then variants right
+    after their base) and one design record per condition.
+
+    >>> from twosat_formal.experiments.spec import load_spec
+    >>> from twosat_formal.experiments.design import expand
+    >>> spec = load_spec("order").with_formulas(1)
+    >>> instances, design = build_dataset(expand(spec)[:2])
+    >>> [i.base_id is None for i in instances], [d["arm"] for d in design]
+    ([True, False], ['construction', 'shuffled'])
+    """
+    bases: dict[tuple[Any, ...], Instance] = {}
+    instances: dict[str, Instance] = {}
+    design: list[dict[str, Any]] = []
+    for number, condition in enumerate(conditions, start=1):
+        base = bases.get(condition.base_key)
+        if base is None:
+            base = generate(
+                condition.family,
+                clauses=condition.clauses,
+                seed=condition.seed,
+                **dict(condition.params),
+            )
+            bases[condition.base_key] = base
+        instance = _derive_instance(base, condition) if condition.steps else base
+        instances.setdefault(instance.id, instance)
+        design.append(condition.design_record(instance.id))
+        if number % 50 == 0:
+            report("generate", f"{number}/{len(conditions)} formulas")
+    return list(instances.values()), design
+
+
+def _prompts(
+    instances: Sequence[Instance],
+    templates: Sequence[str],
+    seed: int,
+    *,
+    report: Reporter = _quiet,
+) -> list[PromptRecord]:
+    records = []
+    for number, instance in enumerate(instances, start=1):
+        for template in templates:
+            verbal_seed = derive_seed(seed, "verbalize", instance.id) % (2**31)
+            records.append(
+                prompt_record(instance.formula, template, instance_id=instance.id, seed=verbal_seed)
+            )
+        if number % 25 == 0:
+            report("verbalize", f"{number}/{len(instances)} instances")
+    return records
+
+
+def _certify(
+    dataset: Path, prompts: Sequence[PromptRecord], instances: Sequence[Instance], jobs: int
+) -> dict[str, Any]:
+    """Re-check every instance (``certify``) and every prompt's round trip."""
+    from twosat_formal.certify import certify_file
+
+    started = time.perf_counter()
+    outcome = certify_file(dataset, jobs=jobs)
+    ok = bool(getattr(outcome, "ok", False))
+    if not ok:
+        failures = getattr(outcome, "failures", None)
+        raise CertificateError(f"certify failed on {dataset}: {failures}")
+    formulas = {inst.id: inst.formula for inst in instances}
+    for record in prompts:
+        check_roundtrip(record, formulas[record.instance_id])
+    summary = outcome.to_json() if hasattr(outcome, "to_json") else {"ok": ok}
+    return {
+        "ok": True,
+        "instances": len(instances),
+        "prompts": len(prompts),
+        "seconds": round(time.perf_counter() - started, 3),
+        "certify": summary,
+    }
+
+
+def _design_text(design: Sequence[dict[str, Any]]) -> str:
+    seen: set[str] = set()
+    lines = []
+    for record in design:
+        if record["instance_id"] in seen:
+            continue
+        seen.add(record["instance_id"])
+        lines.append(json.dumps(record, sort_keys=True, ensure_ascii=False))
+    return "\n".join(lines) + "\n"
+
+
+def run_experiment(
+    name: str | ExperimentSpec,
+    models: Sequence[str],
+    *,
+    out_dir: str | Path,
+    formulas: int | None = None,
+    templates: Sequence[str] | None = None,
+    seed: int | None = None,
+    samples: int = 1,
+    max_tokens: int | None = None,
+    temperature: float | None = None,
+    top_p: float | None = None,
+    concurrency: int = 8,
+    jobs: int = 1,
+    certify: bool = True,
+    make_report: bool = True,
+    base_url: str | None = None,
+    api_key_env: str | None = None,
+    mode: str = "chat",
+    progress: bool = False,
+    report: Reporter = _quiet,
+) -> ExperimentResult:
+    """Run experiment ``name`` (a shipped spec, a spec file, or a spec) on ``models``.
+
+    Parameters
+    ----------
+    name:
+        ``table1``, ``sweep``, ``fillers``, ``order``, ``duplication``,
+        ``verbalization``, a path to a spec file, or an :class:`ExperimentSpec`.
+    models:
+        Model specs (``ref/oracle``, ``openai/<id>``...); at least one.
+    out_dir:
+        The experiment folder (created; reused on a re-run).
+    formulas:
+        Formulas per setting instead of the spec's.
+    templates:
+        Verbalization templates instead of the spec's.
+    seed:
+        The experiment seed instead of the spec's.
+    samples, max_tokens, temperature, top_p:
+        Sampling: samples per prompt and model, and the request parameters
+        (``max_tokens`` defaults to the spec's).
+    concurrency:
+        Requests in flight.
+    jobs:
+        Worker processes of ``certify``.
+    certify:
+        Re-check every instance and prompt before asking any model (the default).
+    make_report:
+        Write the report into ``out_dir``.
+    base_url, api_key_env, mode:
+        For ``openai/`` models (see :func:`twosat_formal.models.load_model`).
+    progress:
+        Show the evaluation progress bar on stderr.
+    report:
+        ``(stage, detail)`` callback for progress messages.
+
+    Returns
+    -------
+    ExperimentResult
+
+    Raises
+    ------
+    ConfigError, UnknownNameError
+        For a bad spec, parameter, template or model spec.
+    CertificateError, ProofError, SolverDisagreementError
+        If any instance or prompt fails certification (nothing is evaluated then).
+    """
+    spec = name if isinstance(name, ExperimentSpec) else load_spec(name)
+    if formulas is not None:
+        spec = spec.with_formulas(formulas)
+    if templates is not None:
+        spec = spec.with_templates(tuple(templates))
+    if seed is not None:
+        spec = replace(spec, seed=seed)
+    if not models:
+        raise ConfigError("give at least one model", parameter="models", valid="a model spec")
+    folder = Path(out_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    seconds: dict[str, float] = {}
+
+    def timed(stage: str, started: float) -> None:
+        seconds[stage] = round(time.perf_counter() - started, 3)
+        report(stage, f"done in {seconds[stage]:.1f} s")
+
+    started = time.perf_counter()
+    conditions = expand(spec)
+    report("generate", f"{len(conditions)} formulas ({spec.name})")
+    instances, design = build_dataset(conditions, report=report)
+    dataset_path = folder / DATASET_FILE
+    write_instances(instances, dataset_path)
+    (folder / DESIGN_FILE).write_text(_design_text(design), encoding="utf-8")
+    timed("generate", started)
+
+    started = time.perf_counter()
+    prompts = _prompts(instances, spec.templates, spec.seed, report=report)
+    prompts_path = folder / PROMPTS_FILE
+    write_prompts(prompts, prompts_path)
+    timed("verbalize", started)
+
+    digests = {DATASET_FILE: file_digest(dataset_path), PROMPTS_FILE: file_digest(prompts_path)}
+    previous = read_manifest(folder / MANIFEST_FILE) or {}
+    certified: dict[str, Any] = {"ok": False, "skipped": True}
+    if certify:
+        prior = previous.get("certified") or {}
+        if prior.get("ok") and previous.get("digests") == digests:
+            certified = {**prior, "reused": True}
+            report("certify", "unchanged files, certified by a previous run")
+        else:
+            started = time.perf_counter()
+            certified = _certify(dataset_path, prompts, instances, jobs)
+            timed("certify", started)
+
+    params = SamplingParams(
+        max_tokens=int(max_tokens if max_tokens is not None
+                       else spec.sampling.get("max_tokens", SamplingParams().max_tokens)),
+        temperature=temperature if temperature is not None else spec.sampling.get("temperature"),
+        top_p=top_p if top_p is not None else spec.sampling.get("top_p"),
+        seed=spec.sampling.get("seed"),
+    )
+    manifest: dict[str, Any] = {
+        "experiment": spec.name,
+        "created": datetime.now(UTC).isoformat(timespec="seconds"),
+        **environment(),
+        "spec": spec.to_json(),
+        "seed": spec.seed,
+        "formulas": spec.formulas,
+        "templates": list(spec.templates),
+        "models": list(models),
+        "sampling": {**json.loads(params.key()), "samples": samples},
+        "counts": {"conditions": len(conditions), "instances": len(instances),
+                   "prompts": len(prompts), "requests": len(prompts) * len(models) * samples},
+        "digests": digests,
+        "certified": certified,
+        "files": {"dataset": DATASET_FILE, "design": DESIGN_FILE, "prompts": PROMPTS_FILE,
+                  "store": STORE_FILE, "results": RESULTS_FILE},
+    }
+    write_manifest(folder / MANIFEST_FILE, manifest)
+
+    started = time.perf_counter()
+    formulas_by_id = {inst.id: inst for inst in instances}
+    items = [
+        EvalItem(record, formulas_by_id[record.instance_id].formula,
+                 formulas_by_id[record.instance_id].label,
+                 formulas_by_id[record.instance_id].to_record())
+        for record in prompts
+    ]
+    report("evaluate", f"{len(items)} prompts x {len(models)} models x {samples} samples")
+    with RunStore(folder / STORE_FILE) as store:
+        summary = evaluate(
+            list(models), items, store, base_url=base_url, api_key_env=api_key_env, mode=mode,
+            params=params, samples=samples, concurrency=concurrency, progress=progress,
+            run_info={"experiment": spec.name},
+        )
+        export_results(store, folder / RESULTS_FILE)
+    timed("evaluate", started)
+    manifest["evaluation"] = summary.to_dict()
+    manifest["seconds"] = dict(seconds)
+    write_manifest(folder / MANIFEST_FILE, manifest)
+
+    report_path = None
+    if make_report:
+        started = time.perf_counter()
+        report_path = build_report(folder, folder)
+        timed("report", started)
+    return ExperimentResult(
+        name=spec.name,
+        out_dir=folder,
+        instances=len(instances),
+        prompts=len(prompts),
+        certified=certified,
+        evaluation=summary,
+        report=report_path,
+        manifest=manifest,
+        seconds=seconds,
+    )

@@ -1,0 +1,236 @@
+"""Experiment specs: declarative JSON files shipped in ``twosat_formal/experiments/specs``.
+
+A spec names the protocol of one of the paper's experiments. Its fields:
+
+``name``, ``title``, ``paper``, ``description``
+    What it is and which part of the paper it reproduces.
+``kind``
+    How its cells expand into conditions (see :mod:`twosat_formal.experiments.design`):
+    ``grid``, ``sweep``, ``fillers``, ``order`` or ``duplication``.
+``formulas``
+    Formulas per setting (the paper uses 10).
+``seed``
+    The experiment's seed; each formula's seed is derived from it.
+``knob_level``
+    The value of every difficulty knob that the setting does not vary (0.5). Filler
+    knobs (``filler_share``) keep their family default: fillers are studied apart.
+``templates``
+    The verbalization templates; every formula is verbalized with each of them.
+``sampling``
+    Default sampling parameters (``max_tokens``...).
+``cells``
+    The settings, in the form the ``kind`` reads.
+
+Examples
+--------
+>>> sorted(spec_names())
+['duplication', 'fillers', 'order', 'sweep', 'table1', 'verbalization']
+>>> spec = load_spec("table1")
+>>> spec.kind, spec.formulas, len(spec.templates)
+('grid', 10, 6)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field, replace
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from twosat_formal.errors import ConfigError, RecordError, UnknownNameError
+
+__all__ = ["KINDS", "ExperimentSpec", "load_spec", "parse_spec", "spec_names"]
+
+#: The kinds of experiment a spec can describe.
+KINDS = ("grid", "sweep", "fillers", "order", "duplication")
+
+_REQUIRED: dict[str, type | tuple[type, ...]] = {
+    "name": str,
+    "title": str,
+    "kind": str,
+    "formulas": int,
+    "templates": list,
+    "cells": list,
+}
+
+
+@dataclass(frozen=True)
+class ExperimentSpec:
+    """A parsed experiment spec (see the module docstring for the fields)."""
+
+    name: str
+    title: str
+    kind: str
+    formulas: int
+    templates: tuple[str, ...]
+    cells: tuple[dict[str, Any], ...]
+    paper: str = ""
+    description: str = ""
+    seed: int = 0
+    knob_level: float = 0.5
+    sampling: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        """The spec as a JSON object (what a manifest records).
+
+        >>> load_spec("order").to_json()["kind"]
+        'order'
+        """
+        return {
+            "name": self.name,
+            "title": self.title,
+            "paper": self.paper,
+            "description": self.description,
+            "kind": self.kind,
+            "formulas": self.formulas,
+            "seed": self.seed,
+            "knob_level": self.knob_level,
+            "templates": list(self.templates),
+            "sampling": dict(self.sampling),
+            "cells": [dict(c) for c in self.cells],
+        }
+
+    def with_formulas(self, formulas: int) -> ExperimentSpec:
+        """This spec with another number of formulas per setting.
+
+        >>> load_spec("table1").with_formulas(2).formulas
+        2
+        """
+        if isinstance(formulas, bool) or not isinstance(formulas, int) or formulas < 1:
+            raise ConfigError(
+                f"formulas must be a positive integer, got {formulas!r}",
+                parameter="formulas",
+                valid=">= 1",
+            )
+        return replace(self, formulas=formulas)
+
+    def with_templates(self, templates: list[str] | tuple[str, ...]) -> ExperimentSpec:
+        """This spec with other verbalization templates.
+
+        >>> load_spec("table1").with_templates(["logic"]).templates
+        ('logic',)
+        """
+        if not templates:
+            raise ConfigError("at least one template is needed", parameter="templates")
+        return replace(self, templates=tuple(templates))
+
+
+    def with_max_clauses(self, max_clauses: int) -> ExperimentSpec:
+        """This spec without the clause counts above ``max_clauses`` (grid-like cells).
+
+        Cells left without a clause count are dropped.
+
+        >>> small = load_spec("table1").with_max_clauses(10)
+        >>> [(c["family"], c["clauses"]) for c in small.cells]
+        [('implication-cycle', [5, 10]), ('equivalence-core', [10]), ('mono-bridge', [10])]
+        """
+        cells = []
+        for cell in self.cells:
+            sizes = cell.get("clauses")
+            if isinstance(sizes, list):
+                kept = [c for c in sizes if isinstance(c, int) and c <= max_clauses]
+                if kept:
+                    cells.append({**cell, "clauses": kept})
+            elif isinstance(sizes, int) and sizes <= max_clauses:
+                cells.append(dict(cell))
+        if not cells:
+            raise ConfigError(
+                f"no setting of {self.name} has at most {max_clauses} clauses",
+                parameter="max_clauses",
+            )
+        return replace(self, cells=tuple(cells))
+
+
+def _specs_dir() -> Path:
+    return Path(str(resources.files("twosat_formal.experiments") / "specs"))
+
+
+def spec_names() -> list[str]:
+    """Names of the specs shipped with the package, sorted.
+
+    >>> "sweep" in spec_names()
+    True
+    """
+    return sorted(p.stem for p in _specs_dir().glob("*.json"))
+
+
+def parse_spec(data: object, *, source: str | None = None) -> ExperimentSpec:
+    """Check a spec's JSON object and build the :class:`ExperimentSpec`.
+
+    Raises :class:`RecordError` naming the field that is missing or malformed.
+
+    >>> parse_spec({"name": "x", "title": "X", "kind": "grid", "formulas": 1,
+    ...             "templates": ["logic"], "cells": [{"family": "backbone",
+    ...             "clauses": [20]}]}).cells[0]["family"]
+    'backbone'
+    >>> parse_spec({"name": "x"})
+    Traceback (most recent call last):
+    ...
+    twosat_formal.errors.RecordError: missing field 'title'
+    """
+
+    def bad(message: str) -> RecordError:
+        return RecordError(message, source=source)
+
+    if not isinstance(data, dict):
+        raise bad("a spec is a JSON object")
+    for key, kind in _REQUIRED.items():
+        if key not in data:
+            raise bad(f"missing field {key!r}")
+        if not isinstance(data[key], kind) or isinstance(data[key], bool):
+            raise bad(f"field {key!r} has the wrong type {type(data[key]).__name__}")
+    if data["kind"] not in KINDS:
+        raise bad(f"field 'kind' is {data['kind']!r}; expected one of {', '.join(KINDS)}")
+    if data["formulas"] < 1:
+        raise bad("field 'formulas' must be >= 1")
+    if not data["templates"] or not all(isinstance(t, str) for t in data["templates"]):
+        raise bad("field 'templates' must be a non-empty list of template names")
+    cells = data["cells"]
+    if not cells or not all(isinstance(c, dict) and isinstance(c.get("family"), str) for c in cells):
+        raise bad("field 'cells' must be a non-empty list of objects with a 'family'")
+    level = data.get("knob_level", 0.5)
+    if isinstance(level, bool) or not isinstance(level, int | float) or not 0.0 <= level <= 1.0:
+        raise bad("field 'knob_level' must be a number in [0, 1]")
+    seed = data.get("seed", 0)
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise bad("field 'seed' must be an integer")
+    sampling = data.get("sampling", {})
+    if not isinstance(sampling, dict):
+        raise bad("field 'sampling' must be an object")
+    return ExperimentSpec(
+        name=data["name"],
+        title=data["title"],
+        kind=data["kind"],
+        formulas=data["formulas"],
+        templates=tuple(data["templates"]),
+        cells=tuple(dict(c) for c in cells),
+        paper=str(data.get("paper", "")),
+        description=str(data.get("description", "")),
+        seed=seed,
+        knob_level=float(level),
+        sampling=dict(sampling),
+    )
+
+
+def load_spec(name_or_path: str | os.PathLike[str]) -> ExperimentSpec:
+    """A shipped spec by name (``table1``...), or a spec file by path.
+
+    >>> load_spec("nope")
+    Traceback (most recent call last):
+    ...
+    twosat_formal.errors.UnknownNameError: unknown experiment 'nope'; choose one of: \
+duplication, fillers, order, sweep, table1, verbalization
+    """
+    text_name = os.fspath(name_or_path)
+    path = Path(text_name)
+    if not path.suffix:
+        if text_name not in spec_names():
+            raise UnknownNameError("experiment", text_name, spec_names())
+        path = _specs_dir() / f"{text_name}.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise RecordError(f"invalid JSON ({exc.msg})", line=exc.lineno, source=str(path)) from None
+    return parse_spec(data, source=str(path))

@@ -1,0 +1,193 @@
+"""Export a run store: one row per sample, as JSON Lines, CSV or Parquet.
+
+The columns are :data:`~twosat_formal.store.EXPORT_COLUMNS`, in that order:
+``instance_id, prompt_id, template, model, sample, label, decision,
+decision_correct, witness_valid, failure, finish_reason, truncated, prompt_tokens,
+completion_tokens, latency_s, response``. ``decision`` is ``SAT``, ``UNSAT`` or null;
+``witness_valid`` is null on UNSAT instances.
+
+The format follows the file's suffix: ``.jsonl`` (nulls as ``null``), ``.csv`` (nulls
+as empty cells, booleans as ``true``/``false``) or ``.parquet`` (typed columns; needs
+``pyarrow``). A file is written beside its target and renamed into place, so a
+reader never sees half an export.
+
+Examples
+--------
+>>> import io
+>>> rows = [{"instance_id": "i1", "sample": 0, "truncated": False, "decision": None}]
+>>> buffer = io.StringIO()
+>>> write_csv(rows, buffer)
+1
+>>> print(buffer.getvalue().splitlines()[1][:40])
+i1,,,,0,,,,,,,false,,,,
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+from collections.abc import Iterable, Iterator, Mapping
+from itertools import islice
+from pathlib import Path
+from typing import IO, Any
+
+from twosat_formal.errors import ConfigError, EvaluationError
+from twosat_formal.store import EXPORT_COLUMNS, RunStore
+
+__all__ = [
+    "FORMATS",
+    "export_results",
+    "format_of",
+    "write_csv",
+    "write_jsonl",
+    "write_parquet",
+]
+
+#: File suffix → format name.
+FORMATS: dict[str, str] = {".jsonl": "jsonl", ".csv": "csv", ".parquet": "parquet"}
+
+_BATCH = 10_000
+
+
+def format_of(path: str | os.PathLike[str]) -> str:
+    """The export format of ``path``, from its suffix.
+
+    >>> format_of("runs.CSV"), format_of("out/r.parquet")
+    ('csv', 'parquet')
+    >>> format_of("r.xlsx")
+    Traceback (most recent call last):
+    ...
+    twosat_formal.errors.ConfigError: cannot export to 'r.xlsx': use .jsonl, .csv or .parquet
+    """
+    suffix = Path(path).suffix.lower()
+    try:
+        return FORMATS[suffix]
+    except KeyError:
+        raise ConfigError(
+            f"cannot export to {str(path)!r}: use .jsonl, .csv or .parquet",
+            parameter="out",
+            valid=".jsonl, .csv, .parquet",
+        ) from None
+
+
+def _ordered(row: Mapping[str, Any]) -> dict[str, Any]:
+    return {column: row.get(column) for column in EXPORT_COLUMNS}
+
+
+def write_jsonl(rows: Iterable[Mapping[str, Any]], stream: IO[str]) -> int:
+    """Write rows as JSON Lines (export columns, in order); return how many.
+
+    >>> import io
+    >>> buffer = io.StringIO()
+    >>> write_jsonl([{"model": "ref/coin", "decision": None}], buffer)
+    1
+    >>> json.loads(buffer.getvalue())["decision"] is None
+    True
+    """
+    count = 0
+    for row in rows:
+        stream.write(json.dumps(_ordered(row), ensure_ascii=False) + "\n")
+        count += 1
+    return count
+
+
+def _cell(value: Any) -> Any:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return value
+
+
+def write_csv(rows: Iterable[Mapping[str, Any]], stream: IO[str]) -> int:
+    """Write rows as CSV with a header line; return how many rows."""
+    writer = csv.writer(stream, lineterminator="\n")
+    writer.writerow(EXPORT_COLUMNS)
+    count = 0
+    for row in rows:
+        writer.writerow([_cell(value) for value in _ordered(row).values()])
+        count += 1
+    return count
+
+
+def _pyarrow() -> Any:
+    try:
+        import pyarrow
+        import pyarrow.parquet
+    except ImportError:
+        raise EvaluationError(
+            "Parquet export needs pyarrow: pip install pyarrow "
+            "(or export to .jsonl or .csv instead)"
+        ) from None
+    return pyarrow
+
+
+def _schema(pa: Any) -> Any:
+    types = {
+        "sample": pa.int64(),
+        "decision_correct": pa.bool_(),
+        "witness_valid": pa.bool_(),
+        "truncated": pa.bool_(),
+        "prompt_tokens": pa.int64(),
+        "completion_tokens": pa.int64(),
+        "latency_s": pa.float64(),
+    }
+    return pa.schema([(c, types.get(c, pa.string())) for c in EXPORT_COLUMNS])
+
+
+def write_parquet(rows: Iterable[Mapping[str, Any]], path: str | os.PathLike[str]) -> int:
+    """Write rows to a Parquet file with typed, nullable columns; return how many.
+
+    Raises :class:`~twosat_formal.errors.EvaluationError` when pyarrow is missing.
+
+    >>> import tempfile, pyarrow.parquet as pq
+    >>> path = Path(tempfile.mkdtemp()) / "r.parquet"
+    >>> write_parquet([{"model": "ref/coin", "sample": 2, "witness_valid": None}], path)
+    1
+    >>> pq.read_table(path).column("sample").to_pylist()
+    [2]
+    """
+    pa = _pyarrow()
+    schema = _schema(pa)
+    count = 0
+    iterator: Iterator[Mapping[str, Any]] = iter(rows)
+    with pa.parquet.ParquetWriter(str(path), schema) as writer:
+        while batch := [_ordered(row) for row in islice(iterator, _BATCH)]:
+            writer.write_table(pa.Table.from_pylist(batch, schema=schema))
+            count += len(batch)
+    return count
+
+
+def export_results(
+    store: RunStore, out: str | os.PathLike[str] | None = None, *, stream: IO[str] | None = None
+) -> int:
+    """Write every sample of ``store`` to ``out`` (format by suffix) or, with no
+    ``out``, as JSON Lines to ``stream``; return the number of rows.
+
+    Examples
+    --------
+    >>> import io, tempfile
+    >>> with RunStore(Path(tempfile.mkdtemp()) / "runs.sqlite") as store:
+    ...     export_results(store, stream=io.StringIO())
+    0
+    """
+    rows = store.export_rows()
+    if out is None:
+        if stream is None:
+            raise ConfigError("give a file or a stream to export to", parameter="out")
+        return write_jsonl(rows, stream)
+    target = Path(out)
+    kind = format_of(target)
+    partial = target.with_name(target.name + ".partial")
+    try:
+        if kind == "parquet":
+            count = write_parquet(rows, partial)
+        else:
+            with open(partial, "w", encoding="utf-8", newline="") as handle:
+                count = write_jsonl(rows, handle) if kind == "jsonl" else write_csv(rows, handle)
+        os.replace(partial, target)
+    finally:
+        if partial.exists():
+            partial.unlink()
+    return count

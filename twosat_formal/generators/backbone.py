@@ -1,0 +1,311 @@
+"""``backbone``: SAT with a planted backbone and a monotone remainder (§3.3, App. D).
+
+The variables ``V`` split into a backbone ``B`` with planted values ``b`` and a free part
+``F = V ∖ B``. Each ``x ∈ B`` gets a fresh auxiliary ``a_x`` and the pair
+``(x ∨ a_x), (x ∨ ¬a_x)`` when ``b(x) = 1``, else ``(¬x ∨ a_x), (¬x ∨ ¬a_x)`` (equivalent to
+the unit it emulates); then ``m_mono`` monotone clauses over pairs of distinct variables
+of ``F``, all ``(y ∨ z)`` for orientation ``+`` or all ``(¬y ∨ ¬z)`` for ``−``. The
+clause count is ``2|B| + m_mono`` and the backbone of the result is exactly ``b``.
+
+Knobs: ``beta = |B|/n``, ``mono_density = 2 m_mono / |F|²`` and ``pi``, the probability
+of the positive orientation (0: always ``−``, 1: always ``+``, 0.5: a fair coin, as in
+Figure 1 of the paper).
+
+Examples
+--------
+>>> import random
+>>> formula, structure = backbone(random.Random(0), 20)
+>>> formula.num_clauses, len(structure["backbone"]), len(structure["free"])
+(20, 6, 6)
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Mapping
+from typing import Any
+
+from twosat_formal.errors import ConfigError
+from twosat_formal.formula import Formula
+from twosat_formal.generators.fillers import (
+    arrange,
+    matched_fresh_count,
+    planted_fillers,
+    relabel,
+    sample_pairs,
+)
+from twosat_formal.generators.knobs import (
+    ParamSpec,
+    ParamValue,
+    round_half_up,
+    share_count,
+    validate_params,
+)
+
+__all__ = ["DEFAULT_CLAUSES", "FAMILY", "PARAMS", "backbone", "resolve"]
+
+FAMILY = "backbone"
+#: Clause count used when neither a target nor the structural sizes are given.
+DEFAULT_CLAUSES = 20
+#: The smallest formula: one backbone variable (two clauses).
+MIN_CLAUSES = 2
+
+PARAMS: tuple[ParamSpec, ...] = (
+    ParamSpec("beta", "knob", 0.5, "backbone fraction |B|/n", drives="B"),
+    ParamSpec(
+        "mono_density",
+        "knob",
+        0.5,
+        "density 2*m_mono/|F|^2 of the monotone part (fixes |F| for the clause budget)",
+        drives="m_mono",
+    ),
+    ParamSpec(
+        "pi",
+        "knob",
+        0.5,
+        "probability that the monotone part is positive (0: negative, 1: positive)",
+        drives="orientation",
+    ),
+    ParamSpec(
+        "filler_share",
+        "knob",
+        0.0,
+        "share of filler clauses over fresh variables: r = round(filler_share*N)",
+        drives="r",
+    ),
+    ParamSpec("n", "int", None, "variables |B|+|F| (auxiliaries not counted)", low=1),
+    ParamSpec("B", "int", None, "backbone size |B|", low=0),
+    ParamSpec("m_mono", "int", None, "monotone clauses over F", low=0),
+    ParamSpec("r", "int", None, "filler clauses over fresh variables", low=0),
+    ParamSpec(
+        "orientation",
+        "choice",
+        None,
+        "sign of the monotone part (else drawn with pi)",
+        choices=("+", "-"),
+    ),
+    ParamSpec("shuffle", "bool", False, "shuffle all clauses (else backbone, monotone, fillers)"),
+)
+
+
+def _knob_sizes(core: int, beta: float, density: float) -> tuple[int, int, int]:
+    """``(|B|, |F|, m_mono)`` with ``2|B| + m_mono = core`` (±1) following the knobs.
+
+    Solves ``|B| = beta·n`` and ``m_mono = density·|F|²/2`` for the clause budget: with
+    ``a = 2·beta/(1 − beta)``, ``|F| = (−a + sqrt(a² + 2·density·core)) / density`` and
+    ``|B| = a·|F|/2``; ``m_mono`` takes the rest of the budget exactly.
+    """
+    if beta == 0.0 and density == 0.0:
+        raise ConfigError(
+            "beta = 0 and mono_density = 0 leave no clause at all",
+            parameter="mono_density",
+            valid="(0, 1] when beta is 0",
+        )
+    if beta == 1.0 or density == 0.0:
+        return core // 2, 0, 0
+    a = 2.0 * beta / (1.0 - beta)
+    free_real = (-a + math.sqrt(a * a + 2.0 * density * core)) / density
+    size_b = min(core // 2, round_half_up(a * free_real / 2.0))
+    mono = core - 2 * size_b
+    size_f = round_half_up(free_real)
+    if mono > 0 and size_f < 2:
+        size_f = 2
+    if mono == 0:
+        size_f = 0
+    return size_b, size_f, mono
+
+
+def resolve(clauses: int | None, params: Mapping[str, object]) -> dict[str, ParamValue]:
+    """Validate a request and derive ``n``, ``B``, ``m_mono`` and ``r`` from the knobs.
+
+    The clause count is ``2B + m_mono + r``; the knob path meets the target exactly
+    (within ±1 when the monotone part is empty and the target is odd).
+
+    Examples
+    --------
+    >>> p = resolve(20, {})
+    >>> p["n"], p["B"], p["m_mono"]
+    (12, 6, 8)
+    >>> p = resolve(None, {"n": 10, "beta": 0.2, "mono_density": 0.5})
+    >>> p["B"], p["m_mono"]
+    (2, 16)
+    """
+    values, given = validate_params(FAMILY, PARAMS, params)
+    if clauses is not None and clauses < MIN_CLAUSES:
+        raise ConfigError(
+            f"backbone needs at least {MIN_CLAUSES} clauses, got {clauses}",
+            parameter="clauses",
+            valid=f">= {MIN_CLAUSES}",
+        )
+    used = set(given)
+    beta = float(values["beta"])  # type: ignore[arg-type]
+    density = float(values["mono_density"])  # type: ignore[arg-type]
+    share = float(values["filler_share"])  # type: ignore[arg-type]
+    n, size_b, mono, r = (_opt(values[key]) for key in ("n", "B", "m_mono", "r"))
+    if clauses is None and n is not None and size_b is None and mono is None:
+        # The paper's direct mapping from n: |B| = beta*n, m_mono = density*|F|^2/2.
+        size_b = round_half_up(beta * n)
+        mono = round_half_up(density * (n - size_b) ** 2 / 2.0)
+        used.update({"beta", "mono_density"})
+    if clauses is None and size_b is not None and mono is not None:
+        core = 2 * size_b + mono
+        if r is None:
+            if share >= 1.0:
+                raise ConfigError(
+                    "filler_share must be below 1 without a clause target",
+                    parameter="filler_share",
+                    valid="a number in [0, 1)",
+                )
+            r = round_half_up(share * core / (1.0 - share))
+            used.add("filler_share")
+    else:
+        target = clauses if clauses is not None else DEFAULT_CLAUSES
+        if r is None:
+            if size_b is not None and mono is not None:
+                r = max(0, target - 2 * size_b - mono) if "filler_share" in given else 0
+            else:
+                r = share_count(share, target, target - MIN_CLAUSES)
+                used.add("filler_share")
+        elif r > target - 1:
+            raise ConfigError(
+                f"r={r} fillers leave no room for a core in {target} clauses",
+                parameter="r",
+                valid=f"0..{target - 1} for {target} clauses",
+            )
+        core = target - r
+        if size_b is not None and mono is not None:
+            if abs(2 * size_b + mono - core) > 1:
+                raise ConfigError(
+                    f"B={size_b} and m_mono={mono} make {2 * size_b + mono} core clauses,"
+                    f" not {core} (±1)",
+                    parameter="clauses",
+                    valid=f"{2 * size_b + mono + r - 1}..{2 * size_b + mono + r + 1}",
+                )
+        elif size_b is not None:
+            mono = core - 2 * size_b
+            if mono < 0:
+                raise ConfigError(
+                    f"B={size_b} needs {2 * size_b} clauses, only {core} are left",
+                    parameter="B",
+                    valid=f"0..{core // 2} for {core} core clauses",
+                )
+        elif mono is not None:
+            if mono > core:
+                raise ConfigError(
+                    f"m_mono={mono} exceeds the {core} core clauses",
+                    parameter="m_mono",
+                    valid=f"0..{core}",
+                )
+            size_b = (core - mono) // 2
+        elif n is not None:
+            size_b = min(core // 2, round_half_up(beta * n))
+            mono = core - 2 * size_b
+            used.add("beta")
+        else:
+            size_b, size_f, mono = _knob_sizes(core, beta, density)
+            n = size_b + size_f
+            used.update({"beta", "mono_density"})
+    assert size_b is not None and mono is not None
+    if n is None:
+        n = size_b + _free_size(mono, size_b, beta, density, used)
+    min_free = 2 if mono > 0 else 0
+    if n < size_b + min_free:
+        raise ConfigError(
+            f"n={n} variables leave fewer than {min_free} free ones for {mono} monotone clauses",
+            parameter="n",
+            valid=f">= {size_b + min_free}",
+        )
+    orientation = values["orientation"]
+    if orientation is None:
+        used.add("pi")
+    return {
+        "clauses": clauses,
+        "beta": values["beta"] if "beta" in used else None,
+        "mono_density": values["mono_density"] if "mono_density" in used else None,
+        "pi": values["pi"] if "pi" in used else None,
+        "filler_share": values["filler_share"] if "filler_share" in used else None,
+        "n": n,
+        "B": size_b,
+        "m_mono": mono,
+        "r": r,
+        "orientation": orientation,
+        "shuffle": values["shuffle"],
+    }
+
+
+def _free_size(mono: int, size_b: int, beta: float, density: float, used: set[str]) -> int:
+    """``|F|`` when ``B`` and ``m_mono`` are fixed: from the density, else from beta."""
+    if mono == 0:
+        return 0
+    if density > 0.0:
+        used.add("mono_density")
+        return max(2, round_half_up(math.sqrt(2.0 * mono / density)))
+    if 0.0 < beta < 1.0 and size_b > 0:
+        used.add("beta")
+        return max(2, round_half_up(size_b * (1.0 - beta) / beta))
+    return 2
+
+
+def _opt(value: ParamValue) -> int | None:
+    return None if value is None else int(value)
+
+
+def backbone(
+    rng: random.Random, clauses: int | None = None, **params: Any
+) -> tuple[Formula, dict[str, Any]]:
+    """Draw a backbone formula (App. D of the paper).
+
+    Returns
+    -------
+    formula, structure:
+        ``structure`` holds ``backbone`` (``{name: planted value}``), ``auxiliaries``
+        (``{x: a_x}``), ``free`` (names of ``F``), ``orientation`` (``"+"``/``"-"``),
+        ``backbone_clauses``, ``mono_clauses``, ``filler_clauses`` and ``filler_vars``.
+
+    Examples
+    --------
+    >>> f, s = backbone(random.Random(2), B=2, m_mono=0, n=2)
+    >>> f.num_clauses, f.num_vars, sorted(s["auxiliaries"]) == sorted(s["backbone"])
+    (4, 4, True)
+    """
+    p = resolve(clauses, params)
+    n, size_b, mono, r = (int(p[key]) for key in ("n", "B", "m_mono", "r"))  # type: ignore[arg-type]
+    backbone_vars = list(range(1, size_b + 1))
+    free = list(range(size_b + 1, n + 1))
+    values = {x: rng.random() < 0.5 for x in backbone_vars}
+    core: list[tuple[int, ...]] = []
+    for x in backbone_vars:
+        lit, aux = (x if values[x] else -x), n + x
+        core.extend([(lit, aux), (lit, -aux)])
+    orientation = p["orientation"]
+    if orientation is None:
+        orientation = "+" if rng.random() < float(p["pi"]) else "-"  # type: ignore[arg-type]
+    sign = 1 if orientation == "+" else -1
+    core.extend((sign * y, sign * z) for y, z in sample_pairs(rng, free, mono))
+    total_vars = n + size_b
+    num_fresh = matched_fresh_count(r, total_vars, len(core))
+    fresh = range(total_vars + 1, total_vars + num_fresh + 1)
+    body = [*core, *planted_fillers(rng, r, fresh)]
+    order = list(range(len(body)))
+    if p["shuffle"]:
+        rng.shuffle(order)
+    renamed, perm = relabel(rng, body, total_vars + num_fresh)
+    final, position = arrange(renamed, order)
+    formula = Formula(final, num_vars=total_vars + num_fresh)
+
+    def name(var: int) -> str:
+        return formula.name(perm[var - 1])
+
+    nb = 2 * size_b
+    structure: dict[str, Any] = {
+        "backbone": {name(x): values[x] for x in backbone_vars},
+        "auxiliaries": {name(x): name(n + x) for x in backbone_vars},
+        "free": [name(y) for y in free],
+        "orientation": orientation,
+        "backbone_clauses": [position[i] for i in range(nb)],
+        "mono_clauses": [position[i] for i in range(nb, len(core))],
+        "filler_clauses": [position[i] for i in range(len(core), len(body))],
+        "filler_vars": [name(v) for v in fresh],
+    }
+    return formula, structure

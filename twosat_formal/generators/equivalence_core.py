@@ -1,0 +1,258 @@
+"""``equivalence-core``: SAT with exactly ``2^f`` models (§3.2, App. C, Algorithm 2).
+
+``f`` of the ``n`` variables are free; every other (bound) variable ``y`` gets a parent
+``p(y)`` among the free ones and a sign, and the two clauses of ``y ↔ τ(y)``:
+``(¬y ∨ p), (¬p ∨ y)`` for ``τ(y) = p`` and ``(¬y ∨ ¬p), (p ∨ y)`` for ``τ(y) = ¬p``.
+The core has ``2(n − f)`` clauses and exactly ``2^f`` models. Parents are drawn so
+that every free variable is some parent while ``f <= n − f``. Optional filler clauses
+over fresh variables (§5.2, at the core's variable density) come after the definitions
+(``definitions=early``) or before them (``late``); ``shuffle`` permutes all clauses.
+
+Examples
+--------
+>>> import random
+>>> formula, structure = equivalence_core(random.Random(0), 10)
+>>> formula.num_clauses, structure["f"], structure["core_model_count"]
+(10, 3, 8)
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import Any
+
+from twosat_formal.errors import ConfigError
+from twosat_formal.formula import Formula
+from twosat_formal.generators.fillers import arrange, matched_fresh_count, planted_fillers, relabel
+from twosat_formal.generators.knobs import (
+    ParamSpec,
+    ParamValue,
+    round_half_up,
+    share_count,
+    validate_params,
+)
+
+__all__ = ["DEFAULT_CLAUSES", "FAMILY", "PARAMS", "equivalence_core", "resolve"]
+
+FAMILY = "equivalence-core"
+#: Clause count used when neither a target nor the structural sizes are given.
+DEFAULT_CLAUSES = 20
+#: The smallest core: one bound variable, two clauses.
+MIN_CLAUSES = 2
+
+PARAMS: tuple[ParamSpec, ...] = (
+    ParamSpec(
+        "free_ratio",
+        "knob",
+        0.5,
+        "free-to-bound ratio f/(n-f): f = max(1, round(free_ratio*(n-f)))",
+        drives="f",
+    ),
+    ParamSpec(
+        "filler_share",
+        "knob",
+        0.0,
+        "share of filler clauses over fresh variables: r = round(filler_share*N)",
+        drives="r",
+    ),
+    ParamSpec("n", "int", None, "core variables (free and bound)", low=1),
+    ParamSpec("f", "int", None, "free variables, 0..n (>= 1 when some variable is bound)", low=0),
+    ParamSpec("r", "int", None, "filler clauses over fresh variables", low=0),
+    ParamSpec(
+        "definitions",
+        "choice",
+        "early",
+        "definitions before (early) or after (late) the fillers",
+        choices=("early", "late"),
+    ),
+    ParamSpec("shuffle", "bool", False, "shuffle all clauses (else construction order)"),
+)
+
+
+def resolve(clauses: int | None, params: Mapping[str, object]) -> dict[str, ParamValue]:
+    """Validate a request and derive ``n``, ``f`` and ``r`` from the knobs.
+
+    The clause count is ``2(n − f) + r``; an odd target is met within ±1 by the core
+    alone, exactly when fillers absorb the parity.
+
+    Examples
+    --------
+    >>> p = resolve(20, {})
+    >>> p["n"], p["f"], p["r"]
+    (15, 5, 0)
+    >>> p = resolve(15, {"filler_share": 0.4})
+    >>> p["n"] - p["f"], p["r"]
+    (4, 7)
+    """
+    values, given = validate_params(FAMILY, PARAMS, params)
+    if clauses is not None and clauses < MIN_CLAUSES:
+        raise ConfigError(
+            f"equivalence-core needs at least {MIN_CLAUSES} clauses, got {clauses}",
+            parameter="clauses",
+            valid=f">= {MIN_CLAUSES}",
+        )
+    used = set(given)
+    ratio = float(values["free_ratio"])  # type: ignore[arg-type]
+    share = float(values["filler_share"])  # type: ignore[arg-type]
+    n, f, r = _opt(values["n"]), _opt(values["f"]), _opt(values["r"])
+    if n is not None and f is not None and f > n:
+        raise ConfigError(f"f={f} exceeds n={n}", parameter="f", valid=f"0..{n}")
+    if n is not None and f is not None:
+        bound = n - f
+        if r is None and clauses is not None and "filler_share" in given:
+            r = max(0, clauses - 2 * bound)
+        elif r is None:
+            r = 0 if clauses is not None else None
+        total = 2 * bound + (r if r is not None else 0)
+        if clauses is not None and abs(total - clauses) > 1:
+            raise ConfigError(
+                f"n={n}, f={f}, r={r} make {total} clauses, not {clauses} (±1)",
+                parameter="clauses",
+                valid=f"{total - 1}..{total + 1} for these n, f, r",
+            )
+    elif clauses is None and (n is not None or f is not None):
+        # One size given and no target: the ratio f/(n-f) fixes the other.
+        if n is not None:
+            f = min(n, max(1, round_half_up(ratio * n / (1.0 + ratio))))
+        else:
+            assert f is not None
+            if ratio == 0.0:
+                raise ConfigError(
+                    "free_ratio must be above 0 to derive n from f alone",
+                    parameter="free_ratio",
+                    valid="a number in (0, 1]",
+                )
+            n = f + max(1, round_half_up(f / ratio))
+        used.add("free_ratio")
+        bound = n - f
+    else:
+        target = clauses if clauses is not None else DEFAULT_CLAUSES
+        if r is None:
+            r = share_count(share, target, target - MIN_CLAUSES)
+            used.add("filler_share")
+            bound = (target - r) // 2
+            if r > 0:
+                r = target - 2 * bound
+        else:
+            if r > target - MIN_CLAUSES:
+                raise ConfigError(
+                    f"r={r} fillers leave no room for a definition in {target} clauses",
+                    parameter="r",
+                    valid=f"0..{target - MIN_CLAUSES} for {target} clauses",
+                )
+            bound = (target - r) // 2
+        if n is not None:
+            f = n - bound
+            if f < 1:
+                raise ConfigError(
+                    f"n={n} leaves no free variable for {bound} bound ones",
+                    parameter="n",
+                    valid=f">= {bound + 1} for {target} clauses",
+                )
+        elif f is not None:
+            n = f + bound
+        else:
+            f = max(1, round_half_up(ratio * bound))
+            n = f + bound
+            used.add("free_ratio")
+    assert n is not None and f is not None
+    if r is None:
+        if share >= 1.0:
+            raise ConfigError(
+                "filler_share must be below 1 without a clause target",
+                parameter="filler_share",
+                valid="a number in [0, 1)",
+            )
+        r = round_half_up(share * 2 * (n - f) / (1.0 - share))
+        used.add("filler_share")
+    if n - f > 0 and f == 0:
+        raise ConfigError(
+            f"{n} variables with none free leave the bound ones without a parent",
+            parameter="f",
+            valid=f"1..{n}",
+        )
+    return {
+        "clauses": clauses,
+        "free_ratio": values["free_ratio"] if "free_ratio" in used else None,
+        "filler_share": values["filler_share"] if "filler_share" in used else None,
+        "n": n,
+        "f": f,
+        "r": r,
+        "definitions": values["definitions"],
+        "shuffle": values["shuffle"],
+    }
+
+
+def _opt(value: ParamValue) -> int | None:
+    return None if value is None else int(value)
+
+
+def equivalence_core(
+    rng: random.Random, clauses: int | None = None, **params: Any
+) -> tuple[Formula, dict[str, Any]]:
+    """Draw an equivalence-core formula (Algorithm 2 of the paper).
+
+    Returns
+    -------
+    formula, structure:
+        ``structure`` holds ``free`` (names), ``bound`` (``{y: {"parent", "sign"}}``),
+        ``definition_clauses`` (the two clause indices of each bound variable),
+        ``filler_clauses``, ``filler_vars`` and ``core_model_count`` (``2^f``).
+
+    Examples
+    --------
+    >>> f, s = equivalence_core(random.Random(1), n=3, f=1)
+    >>> f.num_clauses, s["free"] == [next(iter(s["bound"].values()))["parent"]]
+    (4, True)
+    """
+    p = resolve(clauses, params)
+    n, f, r = int(p["n"]), int(p["f"]), int(p["r"])  # type: ignore[arg-type]
+    free = list(range(1, f + 1))
+    bound = list(range(f + 1, n + 1))
+    parents = free[:] if f <= len(bound) else []
+    rng.shuffle(parents)
+    while len(parents) < len(bound):
+        parents.append(rng.choice(free))
+    defs: list[tuple[int, ...]] = []
+    signs: list[bool] = []
+    for y, parent in zip(bound, parents, strict=True):
+        positive = rng.random() < 0.5
+        signs.append(positive)
+        if positive:
+            defs.extend([(-y, parent), (-parent, y)])
+        else:
+            defs.extend([(-y, -parent), (parent, y)])
+    num_fresh = matched_fresh_count(r, n, len(defs))
+    fresh = range(n + 1, n + num_fresh + 1)
+    fillers = planted_fillers(rng, r, fresh)
+    if p["definitions"] == "early":
+        body, def_at, fill_at = [*defs, *fillers], 0, len(defs)
+    else:
+        body, def_at, fill_at = [*fillers, *defs], len(fillers), 0
+    order = list(range(len(body)))
+    if p["shuffle"]:
+        rng.shuffle(order)
+    renamed, perm = relabel(rng, body, n + num_fresh)
+    final, position = arrange(renamed, order)
+    formula = Formula(final, num_vars=n + num_fresh)
+
+    def name(var: int) -> str:
+        return formula.name(perm[var - 1])
+
+    structure: dict[str, Any] = {
+        "n": n,
+        "f": f,
+        "free": [name(v) for v in free],
+        "bound": {
+            name(y): {"parent": name(parent), "sign": "+" if positive else "-"}
+            for y, parent, positive in zip(bound, parents, signs, strict=True)
+        },
+        "definition_clauses": [
+            [position[def_at + 2 * i], position[def_at + 2 * i + 1]] for i in range(len(bound))
+        ],
+        "filler_clauses": [position[fill_at + j] for j in range(len(fillers))],
+        "filler_vars": [name(v) for v in fresh],
+        "core_model_count": 2**f,
+    }
+    return formula, structure

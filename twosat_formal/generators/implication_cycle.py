@@ -1,0 +1,245 @@
+"""``implication-cycle``: UNSAT cores from one contradiction cycle (§3.1, App. B, Algorithm 1).
+
+Distinct variables ``v1..vL`` get literals ``ℓi ∈ {vi, ¬vi}``; the core is the cycle
+
+* forward: ``ℓ1 → ℓ2 → … → ℓk → ¬ℓ1`` (``k`` clauses),
+* backward: ``¬ℓ1 → ℓk+1 → … → ℓL → ℓ1`` (``L − k + 1`` clauses),
+
+one clause ``(¬ℓ ∨ ℓ')`` per implication ``ℓ → ℓ'``: ``L + 1`` clauses, UNSAT. At the
+extremes one side collapses to a single implication: ``k = 1`` gives the forward clause
+``(¬ℓ1 ∨ ¬ℓ1)`` (``ℓ1 → ¬ℓ1``), ``k = L`` the backward clause ``(ℓ1 ∨ ℓ1)``
+(``¬ℓ1 → ℓ1``). ``r`` filler clauses over all ``n >= L`` variables follow (Algorithm 1,
+line 14; satisfiable on their own, never tautologies); the variables outside the core
+occur only in fillers. ``shuffle`` permutes all clauses (core interleaved with fillers).
+
+Examples
+--------
+>>> import random
+>>> formula, structure = implication_cycle(random.Random(0), L=3, k=1, r=0)
+>>> formula.num_clauses, structure["k"], len(structure["cycle"])
+(4, 1, 4)
+>>> structure["cycle"][1] == "~" + structure["cycle"][0] or structure["cycle"][0][1:] == structure["cycle"][1]
+True
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from itertools import pairwise
+from typing import Any
+
+from twosat_formal.errors import ConfigError
+from twosat_formal.formula import Formula
+from twosat_formal.generators.fillers import arrange, planted_fillers, relabel
+from twosat_formal.generators.knobs import (
+    ParamSpec,
+    ParamValue,
+    knob_to_int,
+    round_half_up,
+    share_count,
+    validate_params,
+)
+
+__all__ = ["DEFAULT_CLAUSES", "FAMILY", "PARAMS", "implication_cycle", "resolve"]
+
+FAMILY = "implication-cycle"
+#: Clause count used when neither a target nor the structural sizes are given.
+DEFAULT_CLAUSES = 20
+#: The smallest core: L = 2 literals, 3 clauses.
+MIN_CLAUSES = 3
+
+PARAMS: tuple[ParamSpec, ...] = (
+    ParamSpec(
+        "split",
+        "knob",
+        0.5,
+        "twist position k/L: k = 1 + round(split*(L-1)); 0 gives k=1, 1 gives k=L",
+        drives="k",
+    ),
+    ParamSpec(
+        "filler_share",
+        "knob",
+        0.0,
+        "share of filler clauses: r = round(filler_share*N), at most N-3",
+        drives="r",
+    ),
+    ParamSpec(
+        "core_ratio",
+        "knob",
+        0.5,
+        "core variables L/n: n = L + round((1-core_ratio)*2r); 1 gives n=L",
+        drives="n",
+    ),
+    ParamSpec("L", "int", None, "literals on the contradiction cycle (core has L+1 clauses)", low=2),
+    ParamSpec("k", "int", None, "twist position, 1..L (forward part has k clauses)", low=1),
+    ParamSpec("r", "int", None, "filler clauses", low=0),
+    ParamSpec("n", "int", None, "variables, L..L+2r (the non-core ones occur in fillers)", low=2),
+    ParamSpec("shuffle", "bool", False, "shuffle all clauses (else core in cycle order, then fillers)"),
+)
+
+
+def _check_total(clauses: int | None, total: int, what: str) -> None:
+    if clauses is not None and abs(total - clauses) > 1:
+        raise ConfigError(
+            f"{what} make {total} clauses, not {clauses} (±1)",
+            parameter="clauses",
+            valid=f"{total - 1}..{total + 1} for {what}",
+        )
+
+
+def resolve(clauses: int | None, params: Mapping[str, object]) -> dict[str, ParamValue]:
+    """Validate a request and derive every structural parameter from the knobs.
+
+    The clause count is ``L + 1 + r``. Structural parameters given directly win over
+    their knobs; a knob is recorded when it was given or used, ``None`` otherwise.
+
+    Examples
+    --------
+    >>> p = resolve(20, {})
+    >>> p["L"], p["k"], p["r"], p["n"]
+    (19, 10, 0, 19)
+    >>> resolve(10, {"filler_share": 0.5})["r"]
+    5
+    """
+    values, given = validate_params(FAMILY, PARAMS, params)
+    if clauses is not None and clauses < MIN_CLAUSES:
+        raise ConfigError(
+            f"implication-cycle needs at least {MIN_CLAUSES} clauses, got {clauses}",
+            parameter="clauses",
+            valid=f">= {MIN_CLAUSES}",
+        )
+    used = set(given)
+    size_L, r = _opt_int(values["L"]), _opt_int(values["r"])
+    share = float(values["filler_share"])  # type: ignore[arg-type]
+    if size_L is not None and r is not None:
+        _check_total(clauses, size_L + 1 + r, f"L={size_L} and r={r}")
+    elif size_L is not None:
+        if clauses is not None:
+            r = clauses - 1 - size_L
+            if r < 0:
+                raise ConfigError(
+                    f"L={size_L} needs at least {size_L + 1} clauses, got {clauses}",
+                    parameter="L",
+                    valid=f"2..{clauses - 1} for {clauses} clauses",
+                )
+        else:
+            if share >= 1.0:
+                raise ConfigError(
+                    "filler_share must be below 1 when L is set without a clause target",
+                    parameter="filler_share",
+                    valid="a number in [0, 1)",
+                )
+            r = round_half_up(share * (size_L + 1) / (1.0 - share))
+            used.add("filler_share")
+    else:
+        target = clauses if clauses is not None else DEFAULT_CLAUSES
+        if r is None:
+            r = share_count(share, target, target - MIN_CLAUSES)
+            used.add("filler_share")
+        elif r > target - MIN_CLAUSES:
+            raise ConfigError(
+                f"r={r} fillers leave no room for a core of at least 3 clauses in {target}",
+                parameter="r",
+                valid=f"0..{target - MIN_CLAUSES} for {target} clauses",
+            )
+        size_L = target - 1 - r
+    k = _opt_int(values["k"])
+    if k is None:
+        k = knob_to_int(float(values["split"]), 1, size_L)  # type: ignore[arg-type]
+        used.add("split")
+    elif k > size_L:
+        raise ConfigError(f"k={k} exceeds L={size_L}", parameter="k", valid=f"1..{size_L}")
+    n = _opt_int(values["n"])
+    if n is None:
+        n = size_L + round_half_up((1.0 - float(values["core_ratio"])) * 2 * r)  # type: ignore[arg-type]
+        used.add("core_ratio")
+    elif not size_L <= n <= size_L + 2 * r:
+        raise ConfigError(
+            f"n={n} variables do not fit L={size_L} core literals and r={r} fillers",
+            parameter="n",
+            valid=f"{size_L}..{size_L + 2 * r} (L..L+2r)",
+        )
+    return {
+        "clauses": clauses,
+        "split": values["split"] if "split" in used else None,
+        "filler_share": values["filler_share"] if "filler_share" in used else None,
+        "core_ratio": values["core_ratio"] if "core_ratio" in used else None,
+        "L": size_L,
+        "k": k,
+        "r": r,
+        "n": n,
+        "shuffle": values["shuffle"],
+    }
+
+
+def _opt_int(value: ParamValue) -> int | None:
+    return None if value is None else int(value)
+
+
+def implication_cycle(
+    rng: random.Random, clauses: int | None = None, **params: Any
+) -> tuple[Formula, dict[str, Any]]:
+    """Draw an implication-cycle formula (Algorithm 1 of the paper).
+
+    Parameters
+    ----------
+    rng:
+        The random source (the only one used).
+    clauses:
+        Target clause count ``N = L + 1 + r`` (met exactly), or ``None``.
+    **params:
+        Knobs and structural parameters of :data:`PARAMS`.
+
+    Returns
+    -------
+    formula, structure:
+        ``structure`` names the core: ``cycle`` (the ``L + 1`` literals of the
+        contradiction cycle, ``ℓ1`` first and ``¬ℓ1`` on it), ``core_clauses`` (indices in
+        cycle order), ``forward_clauses``, ``backward_clauses``, ``twist_clause``,
+        ``trigger_clause`` (the clause closing the cycle), ``filler_clauses``,
+        ``extra_vars``.
+
+    Examples
+    --------
+    >>> f, s = implication_cycle(random.Random(7), 6, split=1.0)
+    >>> f.num_clauses, s["k"], s["L"], len(s["backward_clauses"])
+    (6, 5, 5, 1)
+    """
+    p = resolve(clauses, params)
+    size_L, k, r, n = int(p["L"]), int(p["k"]), int(p["r"]), int(p["n"])  # type: ignore[arg-type]
+    lits = [v if rng.random() < 0.5 else -v for v in range(1, size_L + 1)]
+    core: list[tuple[int, ...]] = [(-a, b) for a, b in pairwise(lits[:k])]
+    core.append((-lits[k - 1], -lits[0]))  # twist: ℓk → ¬ℓ1
+    backward = [-lits[0], *lits[k:], lits[0]]  # ¬ℓ1 → ℓk+1 → … → ℓL → ℓ1
+    core.extend((-a, b) for a, b in pairwise(backward))
+    fillers = planted_fillers(rng, r, range(1, n + 1), cover=range(size_L + 1, n + 1))
+    body: list[tuple[int, ...]] = [*core, *fillers]
+    order = list(range(len(body)))
+    if p["shuffle"]:
+        rng.shuffle(order)
+    renamed, perm = relabel(rng, body, n)
+    final, position = arrange(renamed, order)
+    formula = Formula(final, num_vars=n)
+
+    def name(role_lit: int) -> str:
+        new = perm[abs(role_lit) - 1]
+        return formula.literal_name(new if role_lit > 0 else -new)
+
+    walk = [*lits[:k], -lits[0], *lits[k:]]
+    core_idx = [position[i] for i in range(len(core))]
+    structure: dict[str, Any] = {
+        "L": size_L,
+        "k": k,
+        "pivot": name(lits[0]),
+        "core_literals": [name(lit) for lit in lits],
+        "cycle": [name(lit) for lit in walk],
+        "core_clauses": core_idx,
+        "forward_clauses": core_idx[:k],
+        "backward_clauses": core_idx[k:],
+        "twist_clause": core_idx[k - 1],
+        "trigger_clause": core_idx[-1],
+        "filler_clauses": [position[i] for i in range(len(core), len(body))],
+        "extra_vars": [formula.name(perm[v - 1]) for v in range(size_L + 1, n + 1)],
+    }
+    return formula, structure

@@ -1,0 +1,316 @@
+"""Generator parameters: difficulty knobs in [0, 1], structural parameters, named grids.
+
+Every family declares its parameters as :class:`ParamSpec` records. A *knob* is a
+difficulty parameter in ``[0, 1]`` that a family maps to a *structural* parameter (an
+int such as the twist position ``k``); the structural parameter can also be set
+directly, and then it wins over its knob. :func:`validate_params` checks a request
+against the specs (unknown key, wrong type, out of range: :class:`ConfigError` naming
+the parameter and its valid range) and coerces text values as the CLI passes them.
+
+Examples
+--------
+>>> spec = ParamSpec("split", "knob", 0.5, "twist position")
+>>> spec.coerce("1/3")
+0.3333333333333333
+>>> knob_to_int(0.5, 1, 10)
+6
+>>> knob_grid("paper-3")
+(0.2, 0.5, 0.8)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Literal
+
+from twosat_formal.errors import ConfigError
+
+__all__ = [
+    "KNOB_GRIDS",
+    "ParamKind",
+    "ParamSpec",
+    "ParamValue",
+    "knob_grid",
+    "knob_to_int",
+    "parse_settings",
+    "round_half_up",
+    "share_count",
+    "validate_params",
+]
+
+#: The value of one generator parameter.
+ParamValue = float | int | bool | str | None
+#: What kind of value a parameter takes.
+ParamKind = Literal["knob", "int", "bool", "choice", "text"]
+
+#: Named knob grids of the paper (§4 and §5.1): the centres of the thirds of [0, 1],
+#: and the same plus the bounds of the thirds.
+KNOB_GRIDS: dict[str, tuple[float, ...]] = {
+    "paper-3": (0.2, 0.5, 0.8),
+    "paper-7": (0.0, 0.2, 1 / 3, 0.5, 2 / 3, 0.8, 1.0),
+}
+
+_TRUE = frozenset({"1", "true", "yes", "on"})
+_FALSE = frozenset({"0", "false", "no", "off"})
+
+
+@dataclass(frozen=True)
+class ParamSpec:
+    """One parameter of a generator family.
+
+    Parameters
+    ----------
+    name:
+        The key used in ``generate(family, **params)`` and ``--set KEY=VALUE``.
+    kind:
+        ``"knob"`` (float in [0, 1]), ``"int"`` (in ``[low, high]``), ``"bool"``,
+        ``"choice"`` (one of ``choices``) or ``"text"`` (any string, e.g. a path).
+    default:
+        The value used when the parameter is not given; ``None`` for a structural
+        parameter means "derived from the knobs and the clause target".
+    meaning:
+        One line for ``twosat-formal families``.
+    low, high:
+        Bounds of an ``"int"`` parameter (``None``: unbounded).
+    choices:
+        The values of a ``"choice"`` parameter.
+    drives:
+        For a knob, the structural parameter it sets.
+
+    Examples
+    --------
+    >>> ParamSpec("k", "int", None, "twist", low=1).valid()
+    'an integer >= 1'
+    >>> ParamSpec("shuffle", "bool", False, "order").coerce("yes")
+    True
+    """
+
+    name: str
+    kind: ParamKind
+    default: ParamValue
+    meaning: str
+    low: int | None = None
+    high: int | None = None
+    choices: tuple[str, ...] = ()
+    drives: str | None = None
+
+    def valid(self) -> str:
+        """A description of the valid values, for error messages and listings."""
+        if self.kind == "knob":
+            return "a number in [0, 1]"
+        if self.kind == "bool":
+            return "true or false"
+        if self.kind == "choice":
+            return "one of " + ", ".join(self.choices)
+        if self.kind == "text":
+            return "a string"
+        if self.low is not None and self.high is not None:
+            return f"an integer in [{self.low}, {self.high}]"
+        if self.low is not None:
+            return f"an integer >= {self.low}"
+        if self.high is not None:
+            return f"an integer <= {self.high}"
+        return "an integer"
+
+    def to_json(self) -> dict[str, ParamValue]:
+        """The spec as a JSON object (for ``families --json``).
+
+        >>> ParamSpec("r", "int", None, "fillers", low=0).to_json()["valid"]
+        'an integer >= 0'
+        """
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "default": self.default,
+            "valid": self.valid(),
+            "meaning": self.meaning,
+            "drives": self.drives,
+        }
+
+    def _error(self, value: object) -> ConfigError:
+        return ConfigError(
+            f"parameter {self.name!r} got {value!r}; expected {self.valid()}",
+            parameter=self.name,
+            valid=self.valid(),
+        )
+
+    def coerce(self, value: object) -> ParamValue:
+        """Check ``value`` (a Python value or CLI text) and return it in canonical form."""
+        if value is None:
+            return None
+        if self.kind == "knob":
+            return self._coerce_knob(value)
+        if self.kind == "int":
+            return self._coerce_int(value)
+        if self.kind == "bool":
+            if isinstance(value, bool):
+                return value
+            if isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
+                return value.strip().lower() in _TRUE
+            raise self._error(value)
+        if self.kind == "choice":
+            if isinstance(value, str) and value in self.choices:
+                return value
+            raise self._error(value)
+        if isinstance(value, str):
+            return value
+        raise self._error(value)
+
+    def _coerce_knob(self, value: object) -> float:
+        if isinstance(value, bool):
+            raise self._error(value)
+        if isinstance(value, str):
+            try:
+                number = float(Fraction(value.strip()))
+            except (ValueError, ZeroDivisionError):
+                raise self._error(value) from None
+        elif isinstance(value, int | float):
+            number = float(value)
+        else:
+            raise self._error(value)
+        if not (math.isfinite(number) and 0.0 <= number <= 1.0):
+            raise self._error(value)
+        return number
+
+    def _coerce_int(self, value: object) -> int:
+        if isinstance(value, bool):
+            raise self._error(value)
+        if isinstance(value, str):
+            try:
+                number = int(value.strip())
+            except ValueError:
+                raise self._error(value) from None
+        elif isinstance(value, int):
+            number = value
+        elif isinstance(value, float) and value.is_integer():
+            number = int(value)
+        else:
+            raise self._error(value)
+        if (self.low is not None and number < self.low) or (
+            self.high is not None and number > self.high
+        ):
+            raise self._error(value)
+        return number
+
+
+def validate_params(
+    family: str, specs: Sequence[ParamSpec], params: Mapping[str, object]
+) -> tuple[dict[str, ParamValue], frozenset[str]]:
+    """Check ``params`` against ``specs``; fill defaults; say which keys were given.
+
+    A value of ``None`` counts as "not given".
+
+    Returns
+    -------
+    values, given:
+        Every parameter of ``specs`` (given value or default), and the names of the
+        parameters that were given with a value.
+
+    Raises
+    ------
+    ConfigError
+        For an unknown key (``valid`` lists the known ones) or a bad value.
+
+    Examples
+    --------
+    >>> specs = [ParamSpec("split", "knob", 0.5, "twist"), ParamSpec("k", "int", None, "k")]
+    >>> values, given = validate_params("demo", specs, {"k": "3"})
+    >>> values, sorted(given)
+    ({'split': 0.5, 'k': 3}, ['k'])
+    """
+    by_name = {spec.name: spec for spec in specs}
+    for key in params:
+        if key not in by_name:
+            known = ", ".join(by_name)
+            raise ConfigError(
+                f"family {family!r} has no parameter {key!r}; its parameters are: {known}",
+                parameter=key,
+                valid=known,
+            )
+    values: dict[str, ParamValue] = {}
+    given: set[str] = set()
+    for spec in specs:
+        value = spec.coerce(params.get(spec.name))
+        if value is None:
+            values[spec.name] = spec.default
+        else:
+            values[spec.name] = value
+            given.add(spec.name)
+    return values, frozenset(given)
+
+
+def round_half_up(x: float) -> int:
+    """Round to the nearest integer, halves upwards (monotone, unlike ``round``).
+
+    >>> round_half_up(2.5), round_half_up(3.5), round_half_up(0.49)
+    (3, 4, 0)
+    """
+    return math.floor(x + 0.5 + 1e-9)
+
+
+def knob_to_int(knob: float, low: int, high: int) -> int:
+    """Map a knob in [0, 1] onto ``low..high``: 0 → ``low``, 1 → ``high``, monotone.
+
+    >>> [knob_to_int(t, 1, 5) for t in (0.0, 0.2, 0.5, 0.8, 1.0)]
+    [1, 2, 3, 4, 5]
+    """
+    if high < low:
+        raise ConfigError(f"empty range {low}..{high}", parameter="range", valid="low <= high")
+    return low + round_half_up(knob * (high - low))
+
+
+def share_count(knob: float, total: int, most: int) -> int:
+    """The number of items that make up share ``knob`` of ``total``, capped at ``most``.
+
+    >>> share_count(0.5, 20, 17), share_count(1.0, 20, 17), share_count(0.0, 20, 17)
+    (10, 17, 0)
+    """
+    return max(0, min(most, round_half_up(knob * total)))
+
+
+def knob_grid(name: str) -> tuple[float, ...]:
+    """The knob values of a named grid (``paper-3`` or ``paper-7``).
+
+    >>> len(knob_grid("paper-7"))
+    7
+    """
+    try:
+        return KNOB_GRIDS[name]
+    except KeyError:
+        raise ConfigError(
+            f"unknown knob grid {name!r}",
+            parameter="grid",
+            valid="one of " + ", ".join(KNOB_GRIDS),
+        ) from None
+
+
+def parse_settings(items: Sequence[str]) -> dict[str, str]:
+    """Turn ``KEY=VALUE`` strings (``--set`` on the command line) into a dict.
+
+    Raises
+    ------
+    ConfigError
+        For an item without ``=`` or with an empty key, or a key given twice.
+
+    Examples
+    --------
+    >>> parse_settings(["split=0.2", "base_file=a=b.cnf"])
+    {'split': '0.2', 'base_file': 'a=b.cnf'}
+    """
+    settings: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise ConfigError(
+                f"expected KEY=VALUE, got {item!r}", parameter="set", valid="KEY=VALUE"
+            )
+        if key in settings:
+            raise ConfigError(
+                f"parameter {key!r} is set twice", parameter=key, valid="one value per key"
+            )
+        settings[key] = value.strip()
+    return settings

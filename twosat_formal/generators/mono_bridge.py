@@ -1,0 +1,295 @@
+"""``mono-bridge``: two monotone halves and one moving bridge (§3.4, App. E).
+
+Disjoint variable sets ``P`` and ``N``; ``m₊`` positive clauses ``(p ∨ p')`` over pairs of
+distinct variables of ``P``, ``m₋`` negative clauses ``(¬q ∨ ¬q')`` over ``N``, and one
+bridge ``(¬p* ∨ q*)`` with ``p* ∈ P``, ``q* ∈ N`` inserted as the ``s``-th clause (1-based).
+The count is ``m₊ + m₋ + 1``; the formula is SAT (all of ``P`` true, ``q*`` true, the rest
+of ``N`` false). The monotone clauses come positive part first, then negative part
+(``shuffle``: in random order); fillers (over fresh variables) follow them.
+
+Knobs (the paper's parametrisation): the overall variable density
+``(|P| + |N|) / (2|C|)``, the positive part ratio ``m₊/|C|`` and the relative bridge
+position ``s = 1 + round(bridge_position·(|C| − 1))``, i.e. the 0-based bridge index
+ranges over ``[0, |C| − 1]``.
+
+Examples
+--------
+>>> import random
+>>> formula, structure = mono_bridge(random.Random(0), 10)
+>>> formula.num_clauses, structure["bridge"]["position"]
+(10, 6)
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import Any
+
+from twosat_formal.errors import ConfigError
+from twosat_formal.formula import Formula
+from twosat_formal.generators.fillers import (
+    arrange,
+    matched_fresh_count,
+    planted_fillers,
+    relabel,
+    sample_pairs,
+)
+from twosat_formal.generators.knobs import (
+    ParamSpec,
+    ParamValue,
+    knob_to_int,
+    round_half_up,
+    share_count,
+    validate_params,
+)
+
+__all__ = ["DEFAULT_CLAUSES", "FAMILY", "PARAMS", "mono_bridge", "resolve"]
+
+FAMILY = "mono-bridge"
+#: Clause count used when neither a target nor the structural sizes are given.
+DEFAULT_CLAUSES = 20
+#: The smallest formula: the bridge alone.
+MIN_CLAUSES = 1
+
+PARAMS: tuple[ParamSpec, ...] = (
+    ParamSpec(
+        "var_density",
+        "knob",
+        0.5,
+        "overall variable density (|P|+|N|)/(2|C|)",
+        drives="n_pos",
+    ),
+    ParamSpec("pos_ratio", "knob", 0.5, "positive part ratio m+/|C|", drives="m_pos"),
+    ParamSpec(
+        "bridge_position",
+        "knob",
+        0.5,
+        "relative bridge position: s = 1 + round(bridge_position*(|C|-1))",
+        drives="s",
+    ),
+    ParamSpec(
+        "filler_share",
+        "knob",
+        0.0,
+        "share of filler clauses over fresh variables: r = round(filler_share*N)",
+        drives="r",
+    ),
+    ParamSpec("n_pos", "int", None, "|P|, variables of the positive part", low=1),
+    ParamSpec("n_neg", "int", None, "|N|, variables of the negative part", low=1),
+    ParamSpec("m_pos", "int", None, "positive clauses m+", low=0),
+    ParamSpec("m_neg", "int", None, "negative clauses m-", low=0),
+    ParamSpec("s", "int", None, "1-based position of the bridge among all clauses", low=1),
+    ParamSpec("r", "int", None, "filler clauses over fresh variables", low=0),
+    ParamSpec("shuffle", "bool", False, "shuffle the non-bridge clauses (bridge stays at s)"),
+)
+
+
+def _var_range(m: int) -> tuple[int, int]:
+    """Fewest and most variables a monotone part of ``m`` clauses (+ the bridge end) uses."""
+    return (2 if m > 0 else 1), 2 * m + 1
+
+
+def resolve(clauses: int | None, params: Mapping[str, object]) -> dict[str, ParamValue]:
+    """Validate a request and derive the sizes and the bridge position from the knobs.
+
+    Examples
+    --------
+    >>> p = resolve(20, {})
+    >>> p["m_pos"], p["m_neg"], p["n_pos"] + p["n_neg"], p["s"]
+    (10, 9, 20, 11)
+    >>> resolve(20, {"bridge_position": 1.0})["s"]
+    20
+    """
+    values, given = validate_params(FAMILY, PARAMS, params)
+    if clauses is not None and clauses < MIN_CLAUSES:
+        raise ConfigError(
+            f"mono-bridge needs at least {MIN_CLAUSES} clause, got {clauses}",
+            parameter="clauses",
+            valid=f">= {MIN_CLAUSES}",
+        )
+    used = set(given)
+    share = float(values["filler_share"])  # type: ignore[arg-type]
+    m_pos, m_neg, r = (_opt(values[key]) for key in ("m_pos", "m_neg", "r"))
+    if clauses is None and m_pos is not None and m_neg is not None:
+        core = m_pos + m_neg + 1
+        if r is None:
+            if share >= 1.0:
+                raise ConfigError(
+                    "filler_share must be below 1 without a clause target",
+                    parameter="filler_share",
+                    valid="a number in [0, 1)",
+                )
+            r = round_half_up(share * core / (1.0 - share))
+            used.add("filler_share")
+        target = core + r
+    else:
+        target = clauses if clauses is not None else DEFAULT_CLAUSES
+        if r is None:
+            if m_pos is not None and m_neg is not None:
+                r = max(0, target - m_pos - m_neg - 1) if "filler_share" in given else 0
+            else:
+                r = share_count(share, target, target - MIN_CLAUSES)
+                used.add("filler_share")
+        elif r > target - MIN_CLAUSES:
+            raise ConfigError(
+                f"r={r} fillers leave no room for the bridge in {target} clauses",
+                parameter="r",
+                valid=f"0..{target - 1} for {target} clauses",
+            )
+        mono = target - r - 1
+        if m_pos is not None and m_neg is not None:
+            if abs(m_pos + m_neg - mono) > 1:
+                raise ConfigError(
+                    f"m_pos={m_pos} and m_neg={m_neg} make {m_pos + m_neg + 1 + r} clauses,"
+                    f" not {target} (±1)",
+                    parameter="clauses",
+                    valid=f"{m_pos + m_neg + r}..{m_pos + m_neg + r + 2}",
+                )
+            target = m_pos + m_neg + 1 + r
+        elif m_pos is not None or m_neg is not None:
+            known = m_pos if m_pos is not None else m_neg
+            assert known is not None
+            if known > mono:
+                name = "m_pos" if m_pos is not None else "m_neg"
+                raise ConfigError(
+                    f"{name}={known} exceeds the {mono} monotone clauses",
+                    parameter=name,
+                    valid=f"0..{mono}",
+                )
+            if m_pos is not None:
+                m_neg = mono - m_pos
+            else:
+                m_pos = mono - known
+        else:
+            m_pos = share_count(float(values["pos_ratio"]), target, mono)  # type: ignore[arg-type]
+            m_neg = mono - m_pos
+            used.add("pos_ratio")
+    assert m_pos is not None and m_neg is not None
+    core = m_pos + m_neg + 1
+    n_pos, n_neg = _opt(values["n_pos"]), _opt(values["n_neg"])
+    lo_p, hi_p = _var_range(m_pos)
+    lo_n, hi_n = _var_range(m_neg)
+    if n_pos is None or n_neg is None:
+        density = float(values["var_density"])  # type: ignore[arg-type]
+        if n_pos is None and n_neg is None:
+            total = max(lo_p + lo_n, min(hi_p + hi_n, round_half_up(density * 2 * core)))
+            n_pos = min(hi_p, max(lo_p, round_half_up(total * (2 * m_pos + 1) / (2 * core))))
+            n_neg = min(hi_n, max(lo_n, total - n_pos))
+            n_pos = total - n_neg
+        elif n_pos is None:
+            assert n_neg is not None
+            total = round_half_up(density * 2 * core)
+            n_pos = min(hi_p, max(lo_p, total - n_neg))
+        else:
+            total = round_half_up(density * 2 * core)
+            n_neg = min(hi_n, max(lo_n, total - n_pos))
+        used.add("var_density")
+    for name, size, lo, hi in (("n_pos", n_pos, lo_p, hi_p), ("n_neg", n_neg, lo_n, hi_n)):
+        if not lo <= size <= hi:
+            raise ConfigError(
+                f"{name}={size} does not fit its part",
+                parameter=name,
+                valid=f"{lo}..{hi} (each variable in some clause, clauses over 2 variables)",
+            )
+    s = _opt(values["s"])
+    if s is None:
+        s = knob_to_int(float(values["bridge_position"]), 1, target)  # type: ignore[arg-type]
+        used.add("bridge_position")
+    elif s > target:
+        raise ConfigError(
+            f"bridge position s={s} is beyond the {target} clauses", parameter="s", valid=f"1..{target}"
+        )
+    return {
+        "clauses": clauses,
+        "var_density": values["var_density"] if "var_density" in used else None,
+        "pos_ratio": values["pos_ratio"] if "pos_ratio" in used else None,
+        "bridge_position": values["bridge_position"] if "bridge_position" in used else None,
+        "filler_share": values["filler_share"] if "filler_share" in used else None,
+        "n_pos": n_pos,
+        "n_neg": n_neg,
+        "m_pos": m_pos,
+        "m_neg": m_neg,
+        "s": s,
+        "r": r,
+        "shuffle": values["shuffle"],
+    }
+
+
+def _opt(value: ParamValue) -> int | None:
+    return None if value is None else int(value)
+
+
+def mono_bridge(
+    rng: random.Random, clauses: int | None = None, **params: Any
+) -> tuple[Formula, dict[str, Any]]:
+    """Draw a mono-bridge formula (App. E of the paper).
+
+    Returns
+    -------
+    formula, structure:
+        ``structure`` holds ``positive`` and ``negative`` (names of ``P`` and ``N``),
+        ``bridge`` (``index`` 0-based, ``position`` = s, ``p_star``, ``q_star``),
+        ``positive_clauses``, ``negative_clauses``, ``filler_clauses``, ``filler_vars``
+        and ``trigger_clause`` (the bridge).
+
+    Examples
+    --------
+    >>> f, s = mono_bridge(random.Random(3), m_pos=2, m_neg=2, s=1)
+    >>> f.num_clauses, s["bridge"]["index"], s["bridge"]["position"]
+    (5, 0, 1)
+    """
+    p = resolve(clauses, params)
+    n_pos, n_neg, m_pos, m_neg, s, r = (
+        int(p[key])  # type: ignore[arg-type]
+        for key in ("n_pos", "n_neg", "m_pos", "m_neg", "s", "r")
+    )
+    pos_vars = list(range(1, n_pos + 1))
+    neg_vars = list(range(n_pos + 1, n_pos + n_neg + 1))
+    p_star, q_star = rng.choice(pos_vars), rng.choice(neg_vars)
+    cover_pos = [v for v in pos_vars if v != p_star]
+    cover_neg = [v for v in neg_vars if v != q_star]
+    positive = [(a, b) for a, b in _pairs(rng, pos_vars, m_pos, cover_pos)]
+    negative = [(-a, -b) for a, b in _pairs(rng, neg_vars, m_neg, cover_neg)]
+    n_core = n_pos + n_neg
+    num_fresh = matched_fresh_count(r, n_core, m_pos + m_neg + 1)
+    fresh = range(n_core + 1, n_core + num_fresh + 1)
+    body: list[tuple[int, ...]] = [*positive, *negative, *planted_fillers(rng, r, fresh)]
+    order = list(range(len(body)))
+    if p["shuffle"]:
+        rng.shuffle(order)
+    bridge_role = len(body)
+    order.insert(s - 1, bridge_role)
+    body.append((-p_star, q_star))
+    renamed, perm = relabel(rng, body, n_core + num_fresh)
+    final, position = arrange(renamed, order)
+    formula = Formula(final, num_vars=n_core + num_fresh)
+
+    def name(var: int) -> str:
+        return formula.name(perm[var - 1])
+
+    structure: dict[str, Any] = {
+        "positive": [name(v) for v in pos_vars],
+        "negative": [name(v) for v in neg_vars],
+        "bridge": {
+            "index": s - 1,
+            "position": s,
+            "p_star": name(p_star),
+            "q_star": name(q_star),
+        },
+        "positive_clauses": [position[i] for i in range(m_pos)],
+        "negative_clauses": [position[i] for i in range(m_pos, m_pos + m_neg)],
+        "filler_clauses": [position[i] for i in range(m_pos + m_neg, bridge_role)],
+        "filler_vars": [name(v) for v in fresh],
+        "trigger_clause": s - 1,
+    }
+    return formula, structure
+
+
+def _pairs(
+    rng: random.Random, variables: list[int], count: int, cover: list[int]
+) -> list[tuple[int, int]]:
+    """Monotone pairs; the bridge end already occurs, so only the others must be covered."""
+    if count == 0:
+        return []
+    return sample_pairs(rng, variables, count, cover=cover)

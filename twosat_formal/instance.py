@@ -1,0 +1,275 @@
+"""Instances: a formula with its label, certificate, structure and provenance.
+
+An :class:`Instance` is what generators emit and what every later stage reads. On disk
+it is one JSON Lines record (:meth:`Instance.to_record`) whose ``dimacs`` field holds the
+formula with ``c var`` name lines and a provenance header. Ids are stable: the sha256 of
+the canonical JSON of family, params and seed (:func:`instance_id`).
+
+Examples
+--------
+>>> from twosat_formal.formula import Formula
+>>> inst = Instance(
+...     id=instance_id("demo", {"n": 1}, 0), family="demo", params={"n": 1}, seed=0,
+...     formula=Formula([[1], [-1]]), label="UNSAT",
+...     certificate={"status": "UNSAT", "cycle": ["x1", "~x1"]}, structure={},
+...     provenance={"tool": "twosat-formal"},
+... )
+>>> inst.id
+'demo-59cbe0ee0c92ec22'
+>>> record = inst.to_record()
+>>> record["schema_version"], record["num_clauses"], record["label"]
+(1, 2, 'UNSAT')
+>>> Instance.from_record(record) == inst
+True
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io as _io
+import json
+import sys
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from twosat_formal.errors import ParseError, RecordError
+from twosat_formal.formula import Formula
+
+__all__ = [
+    "LABELS",
+    "SCHEMA_VERSION",
+    "Instance",
+    "canonical_json",
+    "instance_id",
+    "read_instances",
+    "write_instances",
+]
+
+#: Version of the JSON Lines instance record; readers refuse any other.
+SCHEMA_VERSION = 1
+#: The two labels an instance can carry.
+LABELS = ("SAT", "UNSAT")
+
+_REQUIRED: dict[str, type | tuple[type, ...]] = {
+    "schema_version": int,
+    "id": str,
+    "family": str,
+    "params": dict,
+    "seed": int,
+    "dimacs": str,
+    "num_vars": int,
+    "num_clauses": int,
+    "label": str,
+    "certificate": dict,
+    "structure": dict,
+}
+
+
+def canonical_json(obj: object) -> str:
+    """JSON with sorted keys and no spaces: the same bytes for equal data, anywhere.
+
+    >>> canonical_json({"b": 1, "a": [True, None]})
+    '{"a":[true,null],"b":1}'
+    """
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False)
+
+
+def instance_id(family: str, params: Mapping[str, object], seed: int) -> str:
+    """The stable id of an instance: the family and a sha256 of its canonical request.
+
+    >>> instance_id("backbone", {"beta": 0.5}, 3) == instance_id("backbone", {"beta": 0.5}, 3)
+    True
+    >>> instance_id("backbone", {"beta": 0.5}, 3) != instance_id("backbone", {"beta": 0.5}, 4)
+    True
+    """
+    text = canonical_json({"family": family, "params": dict(params), "seed": seed})
+    return f"{family}-{hashlib.sha256(text.encode('utf-8')).hexdigest()[:16]}"
+
+
+@dataclass(frozen=True)
+class Instance:
+    """A labelled formula with its certificate, structure and provenance.
+
+    Parameters
+    ----------
+    id:
+        Stable id (see :func:`instance_id`).
+    family:
+        The generator family (or the family of the base for derived instances).
+    params:
+        Knobs and the structural parameters they produced, the clause target and the
+        achieved clause count.
+    seed:
+        The seed the formula was drawn with.
+    formula:
+        The formula.
+    label:
+        ``"SAT"`` or ``"UNSAT"``, as computed by the solver.
+    certificate:
+        The solver's certificate, as ``solve --json`` writes it.
+    structure:
+        What the family knows about the formula (core clauses, backbone, bridge...).
+    provenance:
+        Tool version, generator, params and seed.
+    base_id:
+        For a derived instance, the id of the instance it was derived from.
+    transforms:
+        The transforms applied to the base, in order.
+    """
+
+    id: str
+    family: str
+    params: dict[str, Any]
+    seed: int
+    formula: Formula
+    label: str
+    certificate: dict[str, Any]
+    structure: dict[str, Any]
+    provenance: dict[str, Any]
+    base_id: str | None = None
+    transforms: tuple[dict[str, Any], ...] = field(default=())
+
+    def dimacs_header(self) -> dict[str, object]:
+        """The provenance lines written at the top of :attr:`dimacs`."""
+        return {"id": self.id, "family": self.family, "seed": self.seed, "params": self.params}
+
+    @property
+    def dimacs(self) -> str:
+        """The formula in DIMACS, with name lines and the provenance header."""
+        from twosat_formal.io import write_dimacs
+
+        return write_dimacs(self.formula, provenance=self.dimacs_header())
+
+    def to_record(self) -> dict[str, Any]:
+        """The JSON Lines record (a plain dict of JSON values)."""
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "id": self.id,
+            "family": self.family,
+            "params": self.params,
+            "seed": self.seed,
+            "dimacs": self.dimacs,
+            "num_vars": self.formula.num_vars,
+            "num_clauses": self.formula.num_clauses,
+            "label": self.label,
+            "certificate": self.certificate,
+            "structure": self.structure,
+            "base_id": self.base_id,
+            "transforms": list(self.transforms),
+            "provenance": self.provenance,
+        }
+
+    def to_json(self) -> str:
+        """The record as one line of JSON (no trailing newline).
+
+        Field order is fixed, so equal instances give equal bytes.
+        """
+        return json.dumps(self.to_record(), ensure_ascii=False, allow_nan=False)
+
+    @classmethod
+    def from_record(
+        cls, record: Mapping[str, Any], *, line: int | None = None, source: str | None = None
+    ) -> Instance:
+        """Rebuild an instance from its record; :class:`RecordError` if it is malformed.
+
+        The formula comes from the ``dimacs`` field and must agree with ``num_vars``
+        and ``num_clauses``.
+        """
+        from twosat_formal.io import parse_dimacs
+
+        def bad(message: str) -> RecordError:
+            return RecordError(message, line=line, source=source)
+
+        if not isinstance(record, Mapping):
+            raise bad(f"an instance record is a JSON object, not {type(record).__name__}")
+        for key, kind in _REQUIRED.items():
+            if key not in record:
+                raise bad(f"missing field {key!r}")
+            value = record[key]
+            if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+                raise bad(f"field {key!r} has the wrong type {type(value).__name__}")
+        if record["schema_version"] != SCHEMA_VERSION:
+            raise bad(
+                f"schema_version {record['schema_version']} is not supported"
+                f" (this version reads {SCHEMA_VERSION})"
+            )
+        if record["label"] not in LABELS:
+            raise bad(f"label {record['label']!r} is not SAT or UNSAT")
+        try:
+            formula = parse_dimacs(record["dimacs"], source=source)
+        except ParseError as exc:
+            raise bad(f"field 'dimacs': {exc}") from None
+        if (formula.num_vars, formula.num_clauses) != (record["num_vars"], record["num_clauses"]):
+            raise bad(
+                f"dimacs has {formula.num_vars} variables and {formula.num_clauses} clauses,"
+                f" the record says {record['num_vars']} and {record['num_clauses']}"
+            )
+        base_id = record.get("base_id")
+        transforms = record.get("transforms", [])
+        provenance = record.get("provenance", {})
+        if base_id is not None and not isinstance(base_id, str):
+            raise bad("field 'base_id' must be a string or null")
+        if not isinstance(transforms, list) or not all(isinstance(t, dict) for t in transforms):
+            raise bad("field 'transforms' must be a list of objects")
+        if not isinstance(provenance, dict):
+            raise bad("field 'provenance' must be an object")
+        return cls(
+            id=record["id"],
+            family=record["family"],
+            params=dict(record["params"]),
+            seed=record["seed"],
+            formula=formula,
+            label=record["label"],
+            certificate=dict(record["certificate"]),
+            structure=dict(record["structure"]),
+            provenance=dict(provenance),
+            base_id=base_id,
+            transforms=tuple(transforms),
+        )
+
+
+def read_instances(path: str | Path) -> Iterator[Instance]:
+    """Read instances from a JSON Lines file (``"-"`` is stdin), lazily; blank lines skipped.
+
+    Raises
+    ------
+    RecordError
+        With the line number for bad JSON or a malformed record.
+    """
+    source = "<stdin>" if str(path) == "-" else str(path)
+    handle: TextIO = sys.stdin if str(path) == "-" else open(path, encoding="utf-8")  # noqa: SIM115
+    try:
+        for number, text in enumerate(handle, 1):
+            if not text.strip():
+                continue
+            try:
+                record = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise RecordError(f"not JSON: {exc.msg}", line=number, source=source) from None
+            yield Instance.from_record(record, line=number, source=source)
+    finally:
+        if handle is not sys.stdin:
+            handle.close()
+
+
+def write_instances(instances: Iterable[Instance], path_or_stream: str | Path | TextIO) -> int:
+    """Write instances as JSON Lines to a path (``"-"``: stdout) or an open text stream.
+
+    Returns the number of records written.
+
+    >>> buffer = _io.StringIO()
+    >>> write_instances([], buffer)
+    0
+    """
+    if isinstance(path_or_stream, str | Path):
+        if str(path_or_stream) == "-":
+            return write_instances(instances, sys.stdout)
+        with open(path_or_stream, "w", encoding="utf-8", newline="\n") as handle:
+            return write_instances(instances, handle)
+    count = 0
+    for instance in instances:
+        path_or_stream.write(instance.to_json() + "\n")
+        count += 1
+    return count

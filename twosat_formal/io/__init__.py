@@ -1,0 +1,32 @@
+"""Reading and writing formulas: DIMACS CNF and the human-readable DSL.
+
+Both formats have a Lark grammar of record in ``grammar/``; large DIMACS files go
+through a fast numpy scanner that accepts the same language. Every malformed input
+raises :class:`~twosat_formal.errors.ParseError` with its line, column and source.
+
+>>> f = parse_formula("rain -> wet\\nrain")
+>>> print(write_dimacs(f).split("\\n", 1)[1], end="")
+c var 1 rain
+c var 2 wet
+p cnf 2 2
+-1 2 0
+1 0
+>>> parse_formula(write_dimacs(f)) == f and parse_dsl(write_dsl(f)) == f
+True
+"""
+
+from twosat_formal.io.detect import detect_format, parse_formula, read_formula
+from twosat_formal.io.dimacs import parse_dimacs, write_dimacs
+from twosat_formal.io.dsl import parse_dsl, write_dsl
+from twosat_formal.io.scanner import scan_dimacs
+
+__all__ = [
+    "detect_format",
+    "parse_dimacs",
+    "parse_dsl",
+    "parse_formula",
+    "read_formula",
+    "scan_dimacs",
+    "write_dimacs",
+    "write_dsl",
+]

@@ -1,0 +1,159 @@
+"""Reading a formula from text or from a file, whatever its format.
+
+:func:`detect_format` tells DIMACS from the DSL, :func:`parse_formula` parses text and
+:func:`read_formula` reads a file (``"-"`` is standard input). Every problem, from a
+missing file to a misplaced token, is a :class:`~twosat_formal.errors.ParseError` that
+names the file, and the line and column where the text has them.
+
+>>> detect_format("c a comment\\np cnf 2 1\\n1 -2 0\\n"), detect_format("a | ~b")
+('dimacs', 'dsl')
+>>> parse_formula("p cnf 2 1\\n1 -2 0\\n") == parse_formula("x1 | ~x2")
+True
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from pathlib import Path
+from typing import Literal
+
+from twosat_formal.errors import ConfigError, ParseError
+from twosat_formal.formula import Formula
+from twosat_formal.io._parsing import BLANKS, decode
+from twosat_formal.io.dimacs import parse_dimacs
+from twosat_formal.io.dsl import parse_dsl
+from twosat_formal.io.scanner import scan_dimacs
+
+__all__ = ["FORMATS", "SCANNER_THRESHOLD", "detect_format", "parse_formula", "read_formula"]
+
+Format = Literal["dimacs", "dsl"]
+#: The formats :func:`parse_formula` and :func:`read_formula` accept.
+FORMATS: tuple[Format, ...] = ("dimacs", "dsl")
+#: DIMACS input longer than this many characters (or bytes) goes through the fast scanner.
+SCANNER_THRESHOLD = 1 << 15
+
+_DIMACS_COMMENT = re.compile(rf"c(?:[{BLANKS}].*)?\Z", re.DOTALL)
+_DIMACS_START = re.compile(rf"p[{BLANKS}]+cnf(?![A-Za-z0-9_])|[-0-9%]")
+
+
+def detect_format(text: str) -> Format:
+    """``"dimacs"`` if the text looks like DIMACS, else ``"dsl"``.
+
+    The first line that is not blank, not a ``#`` comment and not a DIMACS comment
+    (``c`` alone or followed by a blank) decides: a ``p cnf`` header, a number or the
+    ``%`` trailer mean DIMACS. No DSL line can start that way.
+
+    Examples
+    --------
+    >>> detect_format("p cnf 0 0"), detect_format("1 -2 0"), detect_format("c | d")
+    ('dimacs', 'dimacs', 'dsl')
+    >>> detect_format("")
+    'dsl'
+    """
+    start = 0
+    while start <= len(text):
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end
+        line = text[start:end].strip(BLANKS)
+        start = end + 1
+        if not line or line.startswith("#") or _DIMACS_COMMENT.match(line):
+            continue
+        return "dimacs" if _DIMACS_START.match(line) else "dsl"
+    return "dsl"
+
+
+def _chosen(format: str | None) -> Format | None:
+    if format is None or format in FORMATS:
+        return format  # type: ignore[return-value]
+    raise ConfigError(
+        f"unknown formula format {format!r}", parameter="format", valid=" or ".join(FORMATS)
+    )
+
+
+def parse_formula(text: str, *, format: str | None = None, source: str | None = None) -> Formula:
+    """Parse ``text`` as DIMACS or DSL (detected when ``format`` is ``None``).
+
+    Parameters
+    ----------
+    text:
+        The formula text; empty text is the empty DSL formula.
+    format:
+        ``"dimacs"``, ``"dsl"`` or ``None`` to detect it with :func:`detect_format`.
+    source:
+        A file name for error messages.
+
+    Raises
+    ------
+    ParseError
+        On malformed text; :class:`~twosat_formal.errors.ConfigError` on an unknown format.
+
+    Examples
+    --------
+    >>> parse_formula("a & ~a").num_clauses
+    2
+    >>> parse_formula("a | b", format="dimacs")
+    Traceback (most recent call last):
+    ...
+    twosat_formal.errors.ParseError: 1:1: expected "p cnf <vars> <clauses>", found 'a'
+    """
+    chosen = _chosen(format) or detect_format(text)
+    if chosen == "dsl":
+        return parse_dsl(text, source=source)
+    if len(text) > SCANNER_THRESHOLD:
+        return scan_dimacs(text, source=source)
+    return parse_dimacs(text, source=source)
+
+
+def read_formula(path: str | os.PathLike[str], *, format: str | None = None) -> Formula:
+    """Read a formula file (``"-"`` reads standard input), DIMACS or DSL.
+
+    An empty file (no bytes at all), binary data, a directory or a missing file is a
+    :class:`ParseError` naming the file, like any malformed text.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     file = pathlib.Path(tmp, "f.cnf")
+    ...     _ = file.write_text("p cnf 2 1\\n1 2 0\\n")
+    ...     read_formula(file).clauses
+    (Clause(1, 2),)
+    >>> read_formula("/nonexistent/f.cnf")
+    Traceback (most recent call last):
+    ...
+    twosat_formal.errors.ParseError: /nonexistent/f.cnf: no such file
+    """
+    chosen = _chosen(format)
+    if str(path) == "-":
+        source = "<stdin>"
+        data = sys.stdin.buffer.read()
+    else:
+        source = os.fspath(path)
+        data = _read_bytes(Path(path), source)
+    if not data:
+        raise ParseError(
+            'the file is empty: expected DIMACS ("p cnf <vars> <clauses>") or DSL clauses',
+            source=source,
+        )
+    text = decode(data, source=source)
+    chosen = chosen or detect_format(text)
+    if chosen == "dsl":
+        return parse_dsl(text, source=source)
+    if len(data) > SCANNER_THRESHOLD:
+        return scan_dimacs(data, source=source)
+    return parse_dimacs(text, source=source)
+
+
+def _read_bytes(path: Path, source: str) -> bytes:
+    try:
+        return path.read_bytes()
+    except IsADirectoryError:
+        raise ParseError("is a directory, not a file", source=source) from None
+    except FileNotFoundError:
+        raise ParseError("no such file", source=source) from None
+    except PermissionError:
+        raise ParseError("permission denied", source=source) from None
+    except OSError as exc:
+        raise ParseError(f"cannot be read ({exc.strerror or exc})", source=source) from None

@@ -1,0 +1,367 @@
+"""DIMACS CNF: the Lark reader of record (``grammar/dimacs.lark``) and the writer.
+
+The dialect (documented in ``docs/dsl.md``): comment lines start with ``c`` and may
+appear anywhere; the header ``p cnf <vars> <clauses>`` is required and checked (a
+literal beyond ``<vars>``, or a clause count other than ``<clauses>``, is an error that
+names both numbers); a clause ends at ``0``, not at a newline; the SATLIB trailer (``%``
+then ``0``) is accepted. Variable ``i`` is named ``x<i>`` unless a comment line
+``c var <i> <name>`` names it. :func:`write_dimacs` writes those lines for the names
+that are not the default, after a provenance header, so DSL -> DIMACS -> DSL keeps names.
+
+:func:`assemble` holds the checks that need the whole file; the fast scanner
+(:mod:`twosat_formal.io.scanner`) shares it, so both readers agree by construction on
+everything past the tokens.
+
+Examples
+--------
+>>> f = parse_dimacs("c var 1 rain\\np cnf 2 2\\n1 -2 0\\n2 0\\n")
+>>> f.names, f.clauses
+(('rain', 'x2'), (Clause(1, -2), Clause(2)))
+>>> print(write_dimacs(f, provenance={"seed": 7}), end="")  # doctest: +ELLIPSIS
+c twosat-formal ...
+c seed: 7
+c var 1 rain
+p cnf 2 2
+1 -2 0
+2 0
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+from lark import Token, Tree
+from lark.exceptions import LarkError
+
+from twosat_formal.errors import ConfigError, ParseError
+from twosat_formal.formula import Formula, default_name, is_valid_name
+from twosat_formal.io._parsing import BLANKS, check_text, context_line, lark_parser, translate
+from twosat_formal.provenance import tool_version
+
+__all__ = [
+    "DESCRIBE",
+    "MAX_VARIABLES",
+    "DimacsParts",
+    "assemble",
+    "parse_dimacs",
+    "write_dimacs",
+]
+
+#: The most variables a header may declare; more is refused as an absurd number.
+MAX_VARIABLES = 10_000_000
+#: Literals whose size does not fit are stored as this (always beyond the header).
+_CLAMP = 1 << 62
+
+#: How error messages name the grammar's terminals.
+DESCRIBE: dict[str, str] = {
+    "HEADER": '"p cnf <vars> <clauses>"',
+    "LITERAL": "a literal",
+    "ZERO": "0",
+    "PERCENT": 'the "%" trailer',
+    "$END": "the end of the input",
+}
+
+_BL = "[ \\t\\f\\r\\v]"
+#: A header line that the grammar accepted; the two groups are its numbers.
+_HEADER = re.compile(rf"{_BL}*p{_BL}+cnf{_BL}+([0-9]+){_BL}+([0-9]+){_BL}*")
+#: A comment line that names a variable: ``c var <i> <name>`` (exactly four words).
+DECLARATION = re.compile(rf"c{_BL}+var{_BL}+(\S+){_BL}+(\S+){_BL}*")
+#: Comment lines that may be declarations, as the grammar's COMMENT terminal finds them.
+_DECLARATION_LINE = re.compile(rf"^{_BL}*(c{_BL}+var{_BL}[^\n]*)", re.MULTILINE)
+#: Provenance keys: one word, so that every provenance line reads back unambiguously.
+_KEY = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*\Z")
+
+Position = tuple[int, int]
+IntArray = npt.NDArray[np.int64]
+
+
+@dataclass(frozen=True)
+class DimacsParts:
+    """What a DIMACS reader found, before the checks that need the whole file.
+
+    Positions are 1-based ``(line, column)`` pairs; the callables are asked only when
+    an error is reported, so a reader can compute them lazily.
+    """
+
+    num_vars: int
+    num_clauses: int
+    header_at: Position
+    literals: IntArray
+    offsets: IntArray
+    declarations: Sequence[tuple[Position, str]]
+    literal_at: Callable[[int], Position]
+    literal_text: Callable[[int], str]
+    clause_at: Callable[[int], Position]
+    context: Callable[[int], str]
+
+
+def assemble(parts: DimacsParts, *, source: str | None = None) -> Formula:
+    """Check ``parts`` against the header and the naming rules, and build the Formula.
+
+    Of all the violations the first one in the text is reported: an absurd header, a
+    literal beyond the header's variables, a clause count other than the header's (at
+    the first extra clause, or at the header when clauses are missing), or a malformed
+    ``c var`` line.
+    """
+    found: list[tuple[Position, str]] = []
+    n, m = parts.num_vars, parts.num_clauses
+    if n > MAX_VARIABLES:
+        found.append(
+            (parts.header_at, f"the header's {n} variables exceed the limit of {MAX_VARIABLES}")
+        )
+    lits = parts.literals
+    beyond = np.flatnonzero(np.abs(lits) > n) if len(lits) else np.empty(0, np.int64)
+    if len(beyond):
+        k = int(beyond[0])
+        value = int(parts.literal_text(k))
+        found.append(
+            (parts.literal_at(k), f"literal {value} is beyond the header's {n} variables")
+        )
+    count = len(parts.offsets) - 1
+    if count != m:
+        where = parts.clause_at(m) if count > m else parts.header_at
+        found.append((where, f"clause count {count} differs from the header's {m}"))
+    names, problem = _names(parts.declarations, n)
+    if problem is not None:
+        found.append(problem)
+    if found:
+        (line, column), message = min(found, key=lambda item: item[0])
+        raise ParseError(
+            message, line=line, column=column, source=source, context=parts.context(line)
+        )
+    return Formula.from_arrays(lits, parts.offsets, n, names)
+
+
+def _names(
+    declarations: Sequence[tuple[Position, str]], num_vars: int
+) -> tuple[list[str] | None, tuple[Position, str] | None]:
+    """The name table from ``c var`` lines, or the first problem with them."""
+    parsed: list[tuple[Position, int | None, str, re.Match[str]]] = []
+    for at, comment in declarations:
+        match = DECLARATION.fullmatch(comment)
+        if match is None:
+            continue
+        number = match[1]
+        var = int(number) if number.isascii() and number.isdigit() else None
+        parsed.append((at, var, match[2], match))
+    if not parsed:
+        return None, None
+    declared = {var for _, var, _, _ in parsed if var is not None and 1 <= var <= num_vars}
+    by_var: dict[int, str] = {}
+    by_name: dict[str, int] = {}
+    for (line, column), var, name, match in parsed:
+        at_number = (line, column + match.start(1))
+        at_name = (line, column + match.start(2))
+        if var is None:
+            return None, (at_number, f'expected a variable number in "c var", found {match[1]!r}')
+        if not 1 <= var <= num_vars:
+            return None, (
+                at_number,
+                f'variable {var} in "c var" is beyond the header\'s {num_vars} variables'
+                if var
+                else 'variable numbers in "c var" start at 1',
+            )
+        if var in by_var:
+            return None, (at_number, f"variable {var} is named twice ({by_var[var]!r}, {name!r})")
+        if not is_valid_name(name):
+            return None, (
+                at_name,
+                f"invalid variable name {name!r}: expected an identifier "
+                "[A-Za-z_][A-Za-z0-9_]* that is not not/or/and/vars",
+            )
+        if name in by_name:
+            return None, (at_name, f"name {name!r} already names variable {by_name[name]}")
+        clash = _default_var(name)
+        if clash is not None and clash != var and clash <= num_vars and clash not in declared:
+            return None, (at_name, f"name {name!r} is already the default name of variable {clash}")
+        by_var[var] = name
+        by_name[name] = var
+    return [by_var.get(v, default_name(v)) for v in range(1, num_vars + 1)], None
+
+
+def _default_var(name: str) -> int | None:
+    """The variable whose default name is ``name`` (``x7`` -> 7), if any."""
+    digits = name[1:]
+    if name[:1] == "x" and digits.isascii() and digits.isdigit() and digits[0] != "0":
+        return int(digits)
+    return None
+
+
+def declarations_in(text: str) -> list[tuple[Position, str]]:
+    """The comment lines of ``text`` that may name a variable, with their positions.
+
+    >>> declarations_in("c var 1 a\\np cnf 1 0\\n  c var 2 b")
+    [((1, 1), 'c var 1 a'), ((3, 3), 'c var 2 b')]
+    """
+    found: list[tuple[Position, str]] = []
+    line, last = 1, 0
+    for match in _DECLARATION_LINE.finditer(text):
+        start = match.start(1)
+        line += text.count("\n", last, start)
+        last = start
+        column = start - (text.rfind("\n", 0, start) + 1) + 1
+        found.append(((line, column), match[1]))
+    return found
+
+
+def header_numbers(header: str) -> tuple[int, int]:
+    """The two numbers of a header line the grammar accepted.
+
+    >>> header_numbers("  p cnf 7 12 ")
+    (7, 12)
+    """
+    match = _HEADER.fullmatch(header)
+    if match is None:  # pragma: no cover - the grammar only lets well-formed headers through
+        raise ValueError(f"not a header line: {header!r}")
+    return int(match[1]), int(match[2])
+
+
+def clamp(value: int) -> int:
+    """``value`` if it fits the literal arrays, else a stand-in that is beyond any header.
+
+    >>> clamp(-10**30) == -(1 << 62)
+    True
+    """
+    return value if -_CLAMP < value < _CLAMP else (_CLAMP if value > 0 else -_CLAMP)
+
+
+def parse_dimacs(text: str, *, source: str | None = None) -> Formula:
+    """Parse DIMACS CNF ``text`` with the Lark grammar ``grammar/dimacs.lark``.
+
+    Parameters
+    ----------
+    text:
+        The DIMACS text.
+    source:
+        A file name for error messages (``"<stdin>"``, a path...).
+
+    Returns
+    -------
+    Formula
+        The clauses in file order (duplicates kept), ``<vars>`` variables, names from
+        ``c var`` lines.
+
+    Raises
+    ------
+    ParseError
+        With ``line``, ``column``, ``source`` and ``context``, saying what was expected.
+
+    Examples
+    --------
+    >>> parse_dimacs("p cnf 3 2\\n1 -3\\n  0 2 0\\n%\\n0\\n").clauses
+    (Clause(1, -3), Clause(2))
+    >>> parse_dimacs("p cnf 2 1\\n1 3 0\\n")
+    Traceback (most recent call last):
+    ...
+    twosat_formal.errors.ParseError: 2:3: literal 3 is beyond the header's 2 variables
+    """
+    check_text(text, source=source)
+    try:
+        tree = lark_parser("dimacs.lark").parse(text)
+    except LarkError as exc:
+        raise translate(exc, text, source=source, describe=DESCRIBE) from None
+    header = tree.children[0]
+    assert isinstance(header, Token)
+    num_vars, num_clauses = header_numbers(str(header))
+    indent = len(header) - len(header.lstrip(BLANKS))
+    header_at = (header.line or 1, (header.column or 1) + indent)
+
+    tokens: list[Token] = []
+    firsts: list[Token] = []
+    values: list[int] = []
+    ends: list[int] = [0]
+    for child in tree.children[1:]:
+        if not isinstance(child, Tree) or child.data != "clause":
+            continue
+        clause = [tok for tok in child.children if isinstance(tok, Token)]
+        firsts.append(clause[0])
+        for tok in clause[:-1]:
+            tokens.append(tok)
+            values.append(clamp(int(tok)))
+        ends.append(len(values))
+
+    def at(tok: Token) -> Position:
+        return (tok.line or 1, tok.column or 1)
+
+    parts = DimacsParts(
+        num_vars=num_vars,
+        num_clauses=num_clauses,
+        header_at=header_at,
+        literals=np.array(values, dtype=np.int64),
+        offsets=np.array(ends, dtype=np.int64),
+        declarations=declarations_in(text),
+        literal_at=lambda k: at(tokens[k]),
+        literal_text=lambda k: str(tokens[k]),
+        clause_at=lambda i: at(firsts[i]),
+        context=lambda line: context_line(text, line),
+    )
+    return assemble(parts, source=source)
+
+
+def write_dimacs(formula: Formula, *, provenance: Mapping[str, object] | None = None) -> str:
+    """The formula as DIMACS text, with a provenance header and its variable names.
+
+    The output is deterministic: ``c twosat-formal <version>``, one ``c <key>: <json>``
+    line per provenance item (keys sorted), one ``c var <i> <name>`` line per variable
+    whose name is not ``x<i>``, the ``p cnf`` header, then one clause per line.
+
+    Parameters
+    ----------
+    formula:
+        Any formula (clauses of any width, the empty clause included).
+    provenance:
+        Items to record; keys are single words (``[A-Za-z0-9_][A-Za-z0-9_.-]*``) and
+        values must be JSON-serialisable.
+
+    Examples
+    --------
+    >>> f = Formula.from_named([["a", "~b"]])
+    >>> write_dimacs(f).splitlines()[1:]
+    ['c var 1 a', 'c var 2 b', 'p cnf 2 1', '1 -2 0']
+    """
+    lines = [f"c twosat-formal {tool_version()}"]
+    for key in sorted(provenance or {}):
+        if not isinstance(key, str) or not _KEY.match(key):
+            raise ConfigError(
+                f"provenance key {key!r} is not a single word",
+                parameter="provenance",
+                valid="keys matching [A-Za-z0-9_][A-Za-z0-9_.-]*",
+            )
+        try:
+            value = json.dumps(provenance[key], sort_keys=True, ensure_ascii=True)  # type: ignore[index]
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(
+                f"provenance value of {key!r} is not JSON-serialisable: {exc}",
+                parameter="provenance",
+            ) from None
+        lines.append(f"c {key}: {value}")
+    if not formula.has_default_names:
+        lines.extend(
+            f"c var {v} {name}"
+            for v, name in enumerate(formula.names, 1)
+            if name != default_name(v)
+        )
+    lines.append(f"p cnf {formula.num_vars} {formula.num_clauses}")
+    head = "\n".join(lines) + "\n"
+    return head + _clause_lines(formula)
+
+
+def _clause_lines(formula: Formula) -> str:
+    """One ``lit lit ... 0`` line per clause."""
+    if formula.num_clauses == 0:
+        return ""
+    widths = formula.widths
+    if np.all(widths > 0):
+        # Every 0 is then a terminator preceded by a literal: " 0 " marks each line end.
+        tokens = np.insert(formula.literals, formula.offsets[1:], 0)
+        return " ".join(map(str, tokens.tolist())).replace(" 0 ", " 0\n") + "\n"
+    return "".join(_clause_line(clause) for clause in formula.clauses)
+
+
+def _clause_line(clause: Iterable[int]) -> str:
+    return " ".join([*map(str, clause), "0"]) + "\n"

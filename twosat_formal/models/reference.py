@@ -1,0 +1,523 @@
+"""Reference reasoners: models that read the prompt text and answer without a network.
+
+They see exactly what a language model sees, the prompt text, and recover the
+formula from it with the back-parser (:func:`twosat_formal.verbalize.backparse`), so
+a run with them exercises the whole pipeline: verbalization, prompt, answer
+extraction, witness check and store. They answer in the format the evaluation
+prompt asks for (paper, App. G.2): a few lines of reasoning, then, for "Yes", the
+assignment as JSON that maps every entity of the prompt to the scheme's true or
+false value word, and last the line ``The answer is: Yes`` or ``The answer is: No``.
+
+``ref/oracle``
+    Exact: solves the formula (:func:`twosat_formal.solve.solve`) and writes out the
+    model, or the contradiction cycle as a chain of implications.
+``ref/sat-biased``
+    Always "Yes", with every entity set to the true value.
+``ref/coin``
+    A fair coin for the decision and one per entity for the assignment, drawn from
+    :class:`random.Random` seeded with the SHA-256 of the prompt text and the sample
+    index: the same prompt and sample give the same answer in every process.
+``ref/bounded?budget=N``
+    The resource-bounded procedure of :func:`bounded_search`: clause-by-clause
+    propagation in text order where every literal inspection costs one step. With
+    enough steps it is exact on 2-CNF; with a fixed budget its accuracy falls as
+    formulas get more clauses or longer implication chains.
+
+Every response has finish reason ``stop``; its token counts are the numbers of
+whitespace-separated words of the prompt and of the answer, and its latency is the
+time the reasoner took. A prompt the back-parser cannot read raises
+:class:`~twosat_formal.errors.EvaluationError`.
+
+Examples
+--------
+>>> from twosat_formal.formula import Formula
+>>> run = bounded_search(Formula.from_named([["a", "b"], ["~a", "b"], ["~b", "a"]]), 100)
+>>> run.status, run.assignment, run.steps
+('SAT', (True, True), 16)
+>>> bounded_search(Formula.from_named([["a", "b"], ["~a", "b"], ["~b", "a"]]), 5).status
+'EXHAUSTED'
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from types import TracebackType
+from typing import ClassVar, Literal, Self
+
+from twosat_formal.errors import ConfigError, EvaluationError, ParseError
+from twosat_formal.formula import Formula
+from twosat_formal.models.base import Response, SamplingParams
+
+__all__ = [
+    "DEFAULT_BUDGET",
+    "REFERENCE_MODELS",
+    "BoundedModel",
+    "BoundedRun",
+    "CoinModel",
+    "OracleModel",
+    "ReadPrompt",
+    "ReferenceModel",
+    "SatBiasedModel",
+    "bounded_search",
+    "coin_rng",
+    "read_prompt",
+    "render_answer",
+]
+
+#: Steps of ``ref/bounded`` when the spec gives no ``budget``.
+DEFAULT_BUDGET = 1000
+
+Status = Literal["SAT", "UNSAT", "EXHAUSTED"]
+
+
+@dataclass(frozen=True)
+class ReadPrompt:
+    """What a reference reasoner recovers from a prompt text.
+
+    ``formula`` has variable ``v`` for ``entities[v - 1]``; ``phrase(lit)`` says a
+    literal in the scheme's words (``room 3 is dark``).
+    """
+
+    template: str
+    formula: Formula
+    entities: tuple[str, ...]
+    true_value: str
+    false_value: str
+    phrase: Callable[[int], str]
+
+    def witness(self, values: Sequence[bool | None]) -> dict[str, str]:
+        """The JSON object for an assignment (``None`` entries get the true value)."""
+        return {
+            entity: self.false_value if values[i] is False else self.true_value
+            for i, entity in enumerate(self.entities)
+        }
+
+
+def read_prompt(prompt: str) -> ReadPrompt:
+    """Back-parse ``prompt`` (a template verbalization or a full evaluation prompt).
+
+    Raises :class:`~twosat_formal.errors.EvaluationError` when the text is not one.
+
+    Examples
+    --------
+    >>> text = ("A building has lighting rules:\\nroom 1 is lit or room 2 is dark (or both).\\n"
+    ...         "\\nCan all the lighting rules be satisfied simultaneously?")
+    >>> read = read_prompt(text)
+    >>> read.template, read.entities, read.phrase(-2)
+    ('room', ('room 1', 'room 2'), 'room 2 is dark')
+    """
+    from twosat_formal.verbalize import TEMPLATES, backparse
+
+    try:
+        parsed = backparse(prompt)
+    except ParseError as err:
+        raise EvaluationError(
+            f"reference reasoners read template verbalizations only; this prompt is not one: {err}"
+        ) from None
+    scheme = TEMPLATES.get(parsed.template)
+    entities = tuple(parsed.entities)
+
+    def phrase(lit: int) -> str:
+        return scheme.literal(entities[abs(lit) - 1], lit > 0)
+
+    return ReadPrompt(
+        template=parsed.template,
+        formula=parsed.formula,
+        entities=entities,
+        true_value=scheme.true_value,
+        false_value=scheme.false_value,
+        phrase=phrase,
+    )
+
+
+def render_answer(reasoning: Sequence[str], witness: dict[str, str] | None) -> str:
+    """The answer text: reasoning, the JSON assignment (for "Yes") and the answer line.
+
+    ``witness=None`` answers "No".
+
+    Examples
+    --------
+    >>> print(render_answer(["A guess."], {"A": "true"}))
+    A guess.
+    <BLANKLINE>
+    {
+      "A": "true"
+    }
+    <BLANKLINE>
+    The answer is: Yes
+    >>> render_answer(["Stuck."], None).splitlines()[-1]
+    'The answer is: No'
+    """
+    parts = ["\n".join(reasoning)]
+    if witness is not None:
+        parts.append(json.dumps(witness, indent=2, ensure_ascii=False))
+    parts.append("The answer is: " + ("Yes" if witness is not None else "No"))
+    return "\n\n".join(parts)
+
+
+def coin_rng(prompt: str, sample: int) -> random.Random:
+    """The generator of ``ref/coin`` for one prompt and sample index (SHA-256 seeded).
+
+    Examples
+    --------
+    >>> coin_rng("p", 0).random() == coin_rng("p", 0).random() != coin_rng("p", 1).random()
+    True
+    """
+    digest = hashlib.sha256(f"ref/coin\x00{sample}\x00{prompt}".encode()).digest()
+    return random.Random(int.from_bytes(digest, "big"))
+
+
+class _OutOfBudget(Exception):
+    """Raised inside :func:`bounded_search` when the step budget is spent."""
+
+
+@dataclass(frozen=True)
+class BoundedRun:
+    """The outcome of :func:`bounded_search`.
+
+    Attributes
+    ----------
+    status:
+        ``"SAT"`` (every clause satisfied), ``"UNSAT"`` (a contradiction was
+        derived) or ``"EXHAUSTED"`` (the budget ran out first).
+    assignment:
+        Value of variable ``v`` at index ``v - 1``: complete for ``SAT``, the partial
+        assignment reached (``None`` = unassigned) for ``EXHAUSTED``, all ``None`` for
+        ``UNSAT``.
+    steps:
+        Literal inspections spent (at most the budget).
+    events:
+        What happened, in order, as ``(kind, literal, clause)`` triples for the
+        reasoning text: ``("decide", lit, -1)``, ``("consistent", lit, forced)``,
+        ``("conflict", lit, clause)``, ``("refuted", var, clause)``,
+        ``("unit-conflict", 0, clause)``, ``("exhausted", 0, -1)``; clause indices
+        are 0-based positions in text order.
+    """
+
+    status: Status
+    assignment: tuple[bool | None, ...]
+    steps: int
+    events: tuple[tuple[str, int, int], ...]
+
+
+def bounded_search(formula: Formula, budget: int) -> BoundedRun:
+    """Decide ``formula`` by propagation in text order, spending at most ``budget`` steps.
+
+    The procedure (Even, Itai and Shamir's propagation algorithm for 2-SAT, run
+    clause by clause in the order the statements appear):
+
+    1. **Inspection.** Looking up the value of one literal of one clause under the
+       current partial assignment costs one step; when the budget is spent, the
+       search stops at once (status ``EXHAUSTED``).
+    2. **Propagation pass.** Scan the clauses in text order. In each clause, inspect
+       the literals left to right and stop at the first true one (the clause is
+       satisfied). If every literal is false, that is a conflict. If exactly one is
+       unassigned and the others are false, make it true. Passes repeat until a
+       whole pass assigns nothing (so a fixpoint costs one more full pass).
+    3. **Start.** Propagate once from the empty assignment (this reads the unit
+       clauses); a conflict there proves the formula unsatisfiable.
+    4. **Decisions.** For each variable still unassigned, in numbering order (the
+       order of first appearance in the text), suppose it true and propagate; on a
+       conflict, undo everything this decision implied and suppose it false
+       instead. If both values lead to a conflict, the formula is unsatisfiable
+       (status ``UNSAT``); otherwise keep the values and go on.
+    5. **End.** When every variable has a value, every clause is satisfied
+       (status ``SAT``).
+
+    On 2-CNF formulas the answer is exact when the budget suffices: a kept
+    propagation leaves every clause it touched satisfied, so a variable refuted both
+    ways refutes the whole formula. "No" is therefore only ever said after a
+    contradiction was derived. On clauses of three or more literals the procedure
+    can report a spurious contradiction. The cost grows with the number of clauses
+    (every pass reads them all) and with implication chains whose clauses come in an
+    order the passes do not follow (one pass per link).
+
+    Parameters
+    ----------
+    formula:
+        The clauses, in text order.
+    budget:
+        The number of literal inspections allowed (``>= 0``).
+
+    Examples
+    --------
+    >>> from twosat_formal.formula import Formula
+    >>> bounded_search(Formula.from_named([["a"], ["~a"]]), 10).status
+    'UNSAT'
+    >>> run = bounded_search(Formula.from_named([["a", "b"], ["~a", "b"]]), 5)
+    >>> run.status, run.assignment, run.steps
+    ('EXHAUSTED', (True, None), 5)
+    """
+    if budget < 0:
+        raise ConfigError(f"budget must be >= 0, got {budget}", parameter="budget", valid=">= 0")
+    clauses = [tuple(int(lit) for lit in clause) for clause in formula.clauses]
+    value: list[bool | None] = [None] * (formula.num_vars + 1)
+    events: list[tuple[str, int, int]] = []
+    spent = 0
+
+    def propagate(trail: list[int]) -> int | None:
+        """Passes until a fixpoint; returns the index of a conflicting clause."""
+        nonlocal spent
+        while True:
+            changed = False
+            for index, clause in enumerate(clauses):
+                free = 0
+                free_lit = 0
+                satisfied = False
+                for lit in clause:
+                    if spent >= budget:
+                        raise _OutOfBudget
+                    spent += 1
+                    current = value[abs(lit)]
+                    if current is None:
+                        free += 1
+                        free_lit = lit
+                    elif current == (lit > 0):
+                        satisfied = True
+                        break
+                if satisfied:
+                    continue
+                if free == 0:
+                    return index
+                if free == 1:
+                    value[abs(free_lit)] = free_lit > 0
+                    trail.append(abs(free_lit))
+                    changed = True
+            if not changed:
+                return None
+
+    def finish(status: Status) -> BoundedRun:
+        values = tuple(value[1:]) if status != "UNSAT" else (None,) * formula.num_vars
+        return BoundedRun(status, values, spent, tuple(events))
+
+    try:
+        conflict = propagate([])
+        if conflict is not None:
+            events.append(("unit-conflict", 0, conflict))
+            return finish("UNSAT")
+        for var in range(1, formula.num_vars + 1):
+            if value[var] is not None:
+                continue
+            refuted = -1
+            for lit in (var, -var):
+                events.append(("decide", lit, -1))
+                value[var] = lit > 0
+                trail = [var]
+                conflict = propagate(trail)
+                if conflict is None:
+                    events.append(("consistent", lit, len(trail) - 1))
+                    break
+                events.append(("conflict", lit, conflict))
+                for implied in trail:
+                    value[implied] = None
+                refuted = conflict
+            else:
+                events.append(("refuted", var, refuted))
+                return finish("UNSAT")
+    except _OutOfBudget:
+        events.append(("exhausted", 0, -1))
+        return finish("EXHAUSTED")
+    return finish("SAT")
+
+
+class ReferenceModel:
+    """Base of the reference reasoners: prompt in, App. G.2-style answer out.
+
+    Subclasses implement :meth:`answer`. ``endpoint`` is ``"local"``.
+    """
+
+    name: ClassVar[str] = ""
+    endpoint = "local"
+
+    def __init__(self, *, spec: str | None = None) -> None:
+        self.spec = spec if spec is not None else f"ref/{self.name}"
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(spec={self.spec!r})"
+
+    def answer(self, read: ReadPrompt, prompt: str, sample: int) -> str:
+        """The answer text to a prompt already back-parsed as ``read``."""
+        raise NotImplementedError
+
+    def respond(self, prompt: str, sample: int = 0) -> Response:
+        """Answer ``prompt`` synchronously (what :meth:`generate` awaits)."""
+        started = time.perf_counter()
+        text = self.answer(read_prompt(prompt), prompt, sample)
+        return Response(
+            text=text,
+            finish_reason="stop",
+            prompt_tokens=len(prompt.split()),
+            completion_tokens=len(text.split()),
+            latency_s=time.perf_counter() - started,
+        )
+
+    async def generate(self, prompt: str, params: SamplingParams, sample: int = 0) -> Response:
+        """Answer ``prompt``; ``params`` are ignored, ``sample`` only seeds ``ref/coin``."""
+        response = self.respond(prompt, sample)
+        await asyncio.sleep(0)  # let other requests in flight make progress
+        return response
+
+    async def aclose(self) -> None:
+        """Nothing to release."""
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+
+class OracleModel(ReferenceModel):
+    """``ref/oracle``: solves the formula and answers exactly, with its certificate.
+
+    Examples
+    --------
+    >>> text = ("Consider these logical relationships:\\nEither A is true or B is true "
+    ...         "(or both).\\nEither A is false or B is true (or both).\\nEither A is true "
+    ...         "or B is false (or both).\\nEither A is false or B is false (or both).\\n\\n"
+    ...         "Can you assign truth values to all statements without creating a "
+    ...         "contradiction?")
+    >>> print(OracleModel().respond(text).text.splitlines()[-1])
+    The answer is: No
+    """
+
+    name = "oracle"
+
+    def answer(self, read: ReadPrompt, prompt: str, sample: int) -> str:
+        from twosat_formal.solve import solve
+
+        result = solve(read.formula)
+        size = (
+            f"There are {read.formula.num_clauses} statements about {len(read.entities)} entities."
+        )
+        if result.is_sat:
+            assert result.model is not None
+            return render_answer(
+                [size, "Solving them gives an assignment that satisfies every statement."],
+                read.witness(result.model),
+            )
+        reasoning = [size]
+        if result.cycle:
+            walk = [*result.cycle, result.cycle[0]]
+            reasoning.append(
+                "Following the statements as implications: "
+                + " → ".join(read.phrase(lit) for lit in walk)
+                + "."
+            )
+            reasoning.append(
+                "This chain leads from a claim to its opposite and back, so no assignment works."
+            )
+        else:
+            reasoning.append("The statements contradict each other, so no assignment works.")
+        return render_answer(reasoning, None)
+
+
+class SatBiasedModel(ReferenceModel):
+    """``ref/sat-biased``: always "Yes", with every entity set to the true value.
+
+    Examples
+    --------
+    >>> text = ("A facility has door coupling rules:\\ndoor 1 is closed.\\n\\n"
+    ...         "Is there a configuration of doors that satisfies all the rules?")
+    >>> print(SatBiasedModel().respond(text).text)
+    Setting every entity to "open" should satisfy the rules.
+    <BLANKLINE>
+    {
+      "door 1": "open"
+    }
+    <BLANKLINE>
+    The answer is: Yes
+    """
+
+    name = "sat-biased"
+
+    def answer(self, read: ReadPrompt, prompt: str, sample: int) -> str:
+        return render_answer(
+            [f'Setting every entity to "{read.true_value}" should satisfy the rules.'],
+            read.witness([True] * len(read.entities)),
+        )
+
+
+class CoinModel(ReferenceModel):
+    """``ref/coin``: a seeded coin for the decision and for each entity's value.
+
+    The generator is :func:`coin_rng` of the prompt text and the sample index.
+    """
+
+    name = "coin"
+
+    def answer(self, read: ReadPrompt, prompt: str, sample: int) -> str:
+        rng = coin_rng(prompt, sample)
+        if rng.random() < 0.5:
+            return render_answer(["I flip a coin: heads, the rules cannot all hold."], None)
+        values = [rng.random() < 0.5 for _ in read.entities]
+        return render_answer(
+            ["I flip a coin: tails, the rules can hold; one more coin per entity."],
+            read.witness(values),
+        )
+
+
+class BoundedModel(ReferenceModel):
+    """``ref/bounded?budget=N``: :func:`bounded_search` with a budget of N steps.
+
+    When the budget runs out it guesses "Yes" with the partial assignment it
+    reached, completed by giving every unassigned entity the true value; it says
+    "No" only when it derived a contradiction.
+    """
+
+    name = "bounded"
+
+    def __init__(self, *, budget: int = DEFAULT_BUDGET, spec: str | None = None) -> None:
+        if budget < 1:
+            raise ConfigError(
+                f"budget must be >= 1, got {budget}", parameter="budget", valid=">= 1"
+            )
+        super().__init__(spec=spec if spec is not None else f"ref/bounded?budget={budget}")
+        self.budget = budget
+
+    def answer(self, read: ReadPrompt, prompt: str, sample: int) -> str:
+        run = bounded_search(read.formula, self.budget)
+        lines = [
+            f"I check the {read.formula.num_clauses} statements in order, one claim at a time, "
+            f"with a budget of {self.budget} checks."
+        ]
+        for kind, lit, clause in run.events:
+            if kind == "decide":
+                lines.append(f"Suppose {read.phrase(lit)}.")
+            elif kind == "consistent":
+                lines.append(f"That forces {clause} more values without a contradiction.")
+            elif kind == "conflict":
+                lines.append(f"That makes statement {clause + 1} impossible.")
+            elif kind == "refuted":
+                lines.append(
+                    f"Both values of {read.entities[lit - 1]} lead to a contradiction, "
+                    "so the rules cannot all hold."
+                )
+            elif kind == "unit-conflict":
+                lines.append(f"The statements force each other until statement {clause + 1} fails.")
+            elif kind == "exhausted":
+                lines.append(
+                    f"I ran out of checks after {run.steps}; I guess the rules can hold, "
+                    f'giving "{read.true_value}" to every entity not decided yet.'
+                )
+        if run.status == "SAT":
+            lines.append(f"All {run.steps} checks done: every statement is satisfied.")
+        witness = None if run.status == "UNSAT" else read.witness(run.assignment)
+        return render_answer(lines, witness)
+
+
+#: The reference reasoners without options, by name (``bounded`` takes a budget).
+REFERENCE_MODELS: dict[str, type[ReferenceModel]] = {
+    cls.name: cls for cls in (OracleModel, SatBiasedModel, CoinModel, BoundedModel)
+}

@@ -1,0 +1,151 @@
+"""Perturbing instances and formula files: derived records with their transform chains.
+
+A derived instance keeps its base's family, params, seed and label, gets a fresh id
+(:func:`derived_id`), a new certificate from the solver, ``base_id`` = the id of the
+*root* instance (the one with no transforms) and ``transforms`` = the root's chain
+followed by the new steps, so every derived record replays from its root.
+
+Its ``structure`` is ``{"base": <the root's structure>}`` (indices and names there
+refer to the root), plus ``bridge`` / ``trigger_clause`` followed to their positions
+in the derived formula when the root has them.
+
+Examples
+--------
+>>> from twosat_formal.formula import Formula
+>>> base = Formula([[1, 2], [-1, 2]])
+>>> doc = perturb_document(base, ["reorder"], seed=1, source="f.cnf")
+>>> sorted(doc)
+['base_dimacs', 'dimacs', 'num_clauses', 'num_vars', 'schema_version', 'source', 'transforms']
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from typing import Any
+
+from twosat_formal.errors import ConfigError, ProofError
+from twosat_formal.formula import Formula
+from twosat_formal.instance import SCHEMA_VERSION, Instance, canonical_json
+from twosat_formal.perturb.chain import Chain, StepSpec, apply_chain
+from twosat_formal.perturb.transform import Transform
+from twosat_formal.provenance import tool_version
+
+__all__ = ["bridge_index", "derived_id", "perturb_document", "perturb_instance"]
+
+
+def derived_id(root_id: str, transforms: Sequence[Transform]) -> str:
+    """The id of a derived instance: the root id and a sha256 of its transforms.
+
+    >>> derived_id("backbone-1", []) == derived_id("backbone-1", [])
+    True
+    """
+    text = canonical_json(
+        {"base_id": root_id, "transforms": [t.to_json(with_proof=False) for t in transforms]}
+    )
+    return f"{root_id}~{hashlib.sha256(text.encode('utf-8')).hexdigest()[:12]}"
+
+
+def bridge_index(structure: dict[str, Any]) -> int | None:
+    """The 0-based bridge index a mono-bridge structure records (``None`` if none).
+
+    >>> bridge_index({"bridge": {"index": 4}}), bridge_index({})
+    (4, None)
+    """
+    bridge = structure.get("bridge")
+    if isinstance(bridge, dict) and isinstance(bridge.get("index"), int):
+        return int(bridge["index"])
+    return None
+
+
+def _root_parts(instance: Instance) -> tuple[str, Chain, dict[str, Any]]:
+    """The root id, the chain already applied to the root, and the root's structure."""
+    if instance.base_id is None:
+        return instance.id, Chain(), dict(instance.structure)
+    previous = Chain.from_json(list(instance.transforms))
+    root_structure = instance.structure.get("base", {})
+    return instance.base_id, previous, dict(root_structure)
+
+
+def perturb_instance(instance: Instance, steps: Sequence[StepSpec], *, seed: int = 0) -> Instance:
+    """Apply a chain of operators to an instance; the derived instance, re-labelled.
+
+    The bridge of a mono-bridge instance is the default clause of ``bridge-move``.
+
+    Raises
+    ------
+    ProofError
+        If a step cannot be proven, or the solver gives the derived formula another
+        label (which a proven chain rules out).
+
+    Examples
+    --------
+    >>> from twosat_formal.generators import generate
+    >>> inst = generate("mono-bridge", clauses=10, seed=0)
+    >>> moved = perturb_instance(inst, [("bridge-move", {"position": 9})], seed=3)
+    >>> moved.base_id == inst.id, moved.label, moved.structure["bridge"]["index"]
+    (True, 'SAT', 9)
+    """
+    from twosat_formal.solve import solve
+
+    root_id, previous, root_structure = _root_parts(instance)
+    root_bridge = bridge_index(root_structure)
+    bridge = previous.track_clause(root_bridge) if root_bridge is not None else None
+    formula, chain = apply_chain(instance.formula, steps, seed=seed, bridge=bridge)
+    result = solve(formula)
+    if result.status != instance.label:
+        raise ProofError(
+            f"the perturbed formula is {result.status}, its base {instance.id} is {instance.label}"
+        )
+    transforms = previous.steps + chain.steps
+    full = Chain(transforms)
+    structure: dict[str, Any] = {"base": root_structure}
+    if root_bridge is not None:
+        index = full.track_clause(root_bridge)
+        structure["bridge"] = {"index": index, "position": index + 1}
+    trigger = root_structure.get("trigger_clause")
+    if isinstance(trigger, int) and not isinstance(trigger, bool):
+        structure["trigger_clause"] = full.track_clause(trigger)
+    provenance = dict(instance.provenance)
+    provenance["perturb"] = {
+        "tool_version": tool_version(),
+        "operators": [t.operator for t in transforms],
+        "seed": seed,
+    }
+    return Instance(
+        id=derived_id(root_id, transforms),
+        family=instance.family,
+        params=dict(instance.params),
+        seed=instance.seed,
+        formula=formula,
+        label=result.status,
+        certificate=result.to_json(formula),
+        structure=structure,
+        provenance=provenance,
+        base_id=root_id,
+        transforms=tuple(t.to_json() for t in transforms),
+    )
+
+
+def perturb_document(
+    formula: Formula, steps: Sequence[StepSpec], *, seed: int = 0, source: str | None = None
+) -> dict[str, Any]:
+    """Apply a chain to a formula; a JSON document with both formulas and the chain.
+
+    The document holds ``base_dimacs`` and ``dimacs`` (with names), the result's
+    variable and clause counts, and ``transforms``, so it can be re-checked alone.
+    """
+    from twosat_formal.io import write_dimacs
+
+    if not steps:
+        raise ConfigError("give at least one operator", parameter="op")
+    result, chain = apply_chain(formula, steps, seed=seed)
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "source": source,
+        "base_dimacs": write_dimacs(formula),
+        "dimacs": write_dimacs(result),
+        "num_vars": result.num_vars,
+        "num_clauses": result.num_clauses,
+        "transforms": chain.to_json(),
+    }

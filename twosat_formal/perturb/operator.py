@@ -1,0 +1,334 @@
+"""The operator interface: parameters, validation, and the apply-then-prove step.
+
+An :class:`Operator` bundles a name, the relation it guarantees, its parameters
+(:class:`Param`) and a *planner*: a function that, given the base formula, a seeded
+``random.Random`` and the resolved parameters, returns a :class:`Plan` (maps,
+permutation, added clauses, fresh variables, witness, names). :meth:`Operator.apply`
+turns the plan into a :class:`~twosat_formal.perturb.transform.Transform`, builds the
+result with :meth:`Transform.rebuild` (the one construction path, so a stored
+transform always reproduces its result) and proves the relation with Z3.
+
+Examples
+--------
+>>> from twosat_formal.formula import Formula
+>>> op = Operator(
+...     name="identity", relation="equivalent", summary="Change nothing.",
+...     params=(), planner=lambda f, rng, p: Plan.keep(f),
+... )
+>>> new, t = op.apply(Formula([[1, 2]]), seed=3)
+>>> new == Formula([[1, 2]]), t.proof.result
+(True, 'proved')
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from twosat_formal.errors import ConfigError
+from twosat_formal.formula import Formula, default_name, is_valid_name
+from twosat_formal.perturb.proofs import prove
+from twosat_formal.perturb.transform import JsonValue, Transform
+from twosat_formal.registry import Registry
+
+__all__ = [
+    "OPERATORS",
+    "PREFIXES",
+    "Operator",
+    "Param",
+    "Plan",
+    "fresh_names",
+    "interleave",
+    "names_or_none",
+]
+
+_KINDS = ("int", "float", "str", "bool", "choice", "ints", "strs")
+
+
+@dataclass(frozen=True)
+class Param:
+    """One operator parameter: name, kind, default, help text and valid range.
+
+    ``kind`` is one of ``int``, ``float``, ``str``, ``bool``, ``choice`` (one of
+    ``choices``), ``ints`` (a list of ints) or ``strs`` (a list of names). Lists may
+    also be given as comma-separated text. ``None`` is accepted when the default is
+    ``None``.
+
+    >>> Param("count", "int", 3, "how many", minimum=0).coerce("5")
+    5
+    >>> Param("vars", "strs", None, "names").coerce("a, b")
+    ['a', 'b']
+    """
+
+    name: str
+    kind: str
+    default: JsonValue
+    help: str
+    choices: tuple[str, ...] = ()
+    minimum: float | None = None
+    maximum: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in _KINDS:
+            raise ConfigError(f"unknown parameter kind {self.kind!r}", valid=", ".join(_KINDS))
+
+    @property
+    def type_text(self) -> str:
+        """The kind as shown to users (``choice`` lists its choices)."""
+        if self.kind == "choice":
+            return "|".join(self.choices)
+        return {"ints": "int list", "strs": "name list"}.get(self.kind, self.kind)
+
+    def _bad(self, value: object) -> ConfigError:
+        valid = self.type_text
+        if self.minimum is not None or self.maximum is not None:
+            lo = "" if self.minimum is None else f"{self.minimum:g} <= "
+            hi = "" if self.maximum is None else f" <= {self.maximum:g}"
+            valid = f"{lo}{self.kind}{hi}"
+        return ConfigError(
+            f"invalid value {value!r} for parameter {self.name!r}", parameter=self.name, valid=valid
+        )
+
+    def coerce(self, value: object) -> JsonValue:
+        """``value`` converted to this parameter's kind; :class:`ConfigError` if invalid."""
+        if value is None or (isinstance(value, str) and value.lower() in ("none", "null")):
+            if self.default is None:
+                return None
+            raise self._bad(value)
+        kind = self.kind
+        if kind in ("ints", "strs"):
+            items = value.split(",") if isinstance(value, str) else value
+            if not isinstance(items, list | tuple):
+                raise self._bad(value)
+            one = Param(self.name, "int" if kind == "ints" else "str", 0, self.help)
+            return [one.coerce(item.strip() if isinstance(item, str) else item) for item in items]
+        result: JsonValue
+        if kind == "bool":
+            if isinstance(value, bool):
+                result = value
+            elif isinstance(value, str) and value.lower() in (
+                "true",
+                "yes",
+                "1",
+                "false",
+                "no",
+                "0",
+            ):
+                result = value.lower() in ("true", "yes", "1")
+            else:
+                raise self._bad(value)
+        elif kind == "int":
+            if isinstance(value, bool):
+                raise self._bad(value)
+            try:
+                result = int(value) if isinstance(value, int | str) else None
+            except ValueError:
+                result = None
+            if result is None:
+                raise self._bad(value)
+        elif kind == "float":
+            if isinstance(value, bool) or not isinstance(value, int | float | str):
+                raise self._bad(value)
+            try:
+                result = float(value)
+            except ValueError:
+                raise self._bad(value) from None
+        else:
+            if not isinstance(value, str):
+                raise self._bad(value)
+            result = value
+            if kind == "choice" and value not in self.choices:
+                raise self._bad(value)
+        if isinstance(result, int | float) and not isinstance(result, bool):
+            if self.minimum is not None and result < self.minimum:
+                raise self._bad(value)
+            if self.maximum is not None and result > self.maximum:
+                raise self._bad(value)
+        return result
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What an operator decided to do; see :class:`Transform` for each field.
+
+    >>> from twosat_formal.formula import Formula
+    >>> Plan.keep(Formula([[1], [2]])).clause_permutation
+    (0, 1)
+    """
+
+    literal_map: tuple[tuple[int, ...], ...]
+    clause_permutation: tuple[int, ...]
+    num_vars: int
+    names: tuple[str, ...] | None
+    added_clauses: tuple[tuple[int, ...], ...] = ()
+    fresh_vars: tuple[int, ...] = ()
+    witness: tuple[int, ...] = ()
+    relation: str | None = None
+
+    @classmethod
+    def keep(cls, formula: Formula, permutation: Sequence[int] | None = None) -> Plan:
+        """Same variables and names; clauses in ``permutation`` order (default: as is)."""
+        perm = tuple(range(formula.num_clauses)) if permutation is None else tuple(permutation)
+        return cls(
+            literal_map=(tuple(range(1, formula.num_vars + 1)),),
+            clause_permutation=perm,
+            num_vars=formula.num_vars,
+            names=None if formula.has_default_names else formula.names,
+        )
+
+
+Planner = Callable[[Formula, random.Random, Mapping[str, Any]], Plan]
+
+
+@dataclass(frozen=True)
+class Operator:
+    """A named perturbation with its parameters and the relation it guarantees."""
+
+    name: str
+    relation: str
+    summary: str
+    params: tuple[Param, ...]
+    planner: Planner
+
+    def param(self, name: str) -> Param:
+        """The parameter called ``name``."""
+        for p in self.params:
+            if p.name == name:
+                return p
+        raise ConfigError(
+            f"operator {self.name!r} has no parameter {name!r}",
+            parameter=name,
+            valid=", ".join(p.name for p in self.params) or "no parameters",
+        )
+
+    def resolve(self, params: Mapping[str, object]) -> dict[str, JsonValue]:
+        """The parameters with defaults filled in, each checked and converted.
+
+        >>> from twosat_formal.perturb import OPERATORS
+        >>> OPERATORS.get("reorder").resolve({"order": "reversed"})
+        {'order': 'reversed', 'permutation': None}
+        """
+        resolved = {p.name: p.default for p in self.params}
+        for key, value in params.items():
+            resolved[key] = self.param(key).coerce(value)
+        return resolved
+
+    def apply(
+        self, formula: Formula, *, seed: int = 0, **params: object
+    ) -> tuple[Formula, Transform]:
+        """Apply this operator to ``formula`` and prove the relation with Z3.
+
+        Parameters
+        ----------
+        formula:
+            The base formula.
+        seed:
+            Seed of the ``random.Random`` that draws every random choice.
+        **params:
+            The operator's parameters (see :attr:`params`); missing ones take defaults.
+
+        Returns
+        -------
+        (Formula, Transform)
+            The result and the transform, its proof recorded.
+
+        Raises
+        ------
+        ConfigError
+            For an unknown parameter or a value outside its range.
+        ProofError
+            If the relation cannot be proven (never expected for a correct operator,
+            except for ``filler`` over existing variables of a satisfiable base).
+        """
+        if not isinstance(seed, int) or isinstance(seed, bool):
+            raise ConfigError(f"seed must be an int, not {seed!r}", parameter="seed")
+        resolved = self.resolve(params)
+        plan = self.planner(formula, random.Random(seed), resolved)
+        transform = Transform(
+            operator=self.name,
+            params=resolved,
+            seed=seed,
+            relation=plan.relation or self.relation,
+            literal_map=plan.literal_map,
+            clause_permutation=plan.clause_permutation,
+            num_vars=plan.num_vars,
+            added_clauses=plan.added_clauses,
+            fresh_vars=plan.fresh_vars,
+            witness=plan.witness,
+            names=plan.names,
+        )
+        result = transform.rebuild(formula)
+        return result, transform.with_proof(prove(formula, result, transform))
+
+
+#: Every perturbation operator, by name.
+OPERATORS: Registry[Operator] = Registry("operator")
+
+
+def interleave(lengths: Sequence[int], rng: random.Random) -> list[tuple[int, int]]:
+    """A uniformly random merge of sequences that keeps each one's internal order.
+
+    Returns ``(sequence, index)`` pairs in merged order.
+
+    >>> merged = interleave([2, 3], random.Random(0))
+    >>> sorted(merged) == [(0, 0), (0, 1), (1, 0), (1, 1), (1, 2)]
+    True
+    >>> [i for s, i in merged if s == 1]
+    [0, 1, 2]
+    """
+    tags = [k for k, n in enumerate(lengths) for _ in range(n)]
+    rng.shuffle(tags)
+    seen = [0] * len(lengths)
+    merged = []
+    for k in tags:
+        merged.append((k, seen[k]))
+        seen[k] += 1
+    return merged
+
+
+#: Prefixes tried, in order, for fresh variable names when none is given.
+PREFIXES = ("v", "y", "z", "w", "u", "t", "r", "s", "q", "p")
+
+
+def fresh_names(
+    taken: set[str], count: int, prefix: str | None, candidates: Sequence[str] = PREFIXES
+) -> tuple[str, ...]:
+    """``count`` names ``<prefix>1, <prefix>2, ...`` that avoid ``taken``.
+
+    With ``prefix=None`` the first of ``candidates`` whose names are all free is used.
+
+    >>> fresh_names({"v1"}, 2, None)
+    ('y1', 'y2')
+    >>> fresh_names({"v1"}, 1, "v")
+    Traceback (most recent call last):
+    ...
+    twosat_formal.errors.ConfigError: names with prefix 'v' clash with the formula's names
+    """
+    tried = (prefix,) if prefix is not None else tuple(candidates)
+    for p in tried:
+        names = tuple(f"{p}{i}" for i in range(1, count + 1))
+        if not all(is_valid_name(n) for n in names):
+            raise ConfigError(
+                f"prefix {p!r} does not make valid variable names",
+                parameter="prefix",
+                valid="an identifier",
+            )
+        if taken.isdisjoint(names):
+            return names
+    raise ConfigError(
+        f"names with prefix {tried[0]!r} clash with the formula's names",
+        parameter="prefix",
+        valid="a prefix whose names the formula does not use",
+    )
+
+
+def names_or_none(names: Sequence[str]) -> tuple[str, ...] | None:
+    """``None`` when ``names`` are the defaults ``x1, x2, ...`` (as :class:`Formula` stores them).
+
+    >>> names_or_none(("x1", "x2")), names_or_none(("a",))
+    (None, ('a',))
+    """
+    names = tuple(names)
+    return None if all(n == default_name(i) for i, n in enumerate(names, 1)) else names

@@ -1,0 +1,386 @@
+"""Z3 proofs that a transform keeps the relation it claims between base and result.
+
+Every proof is quantifier-free: it reduces to a few ``A ∧ ¬B`` queries that must come
+back ``unsat``. A query that comes back ``sat`` yields a counterexample (an
+assignment, by variable name of the result); one that comes back ``unknown`` is a
+failure too. Both raise :class:`~twosat_formal.errors.ProofError`.
+
+Write ``σ(base)`` for the base with each variable ``v`` replaced by the literal
+``literal_map[v - 1]`` of the result. The relations and their proofs:
+
+``equivalent`` (reorder, bridge-move)
+    The map is the identity and ``base ⇔ result``: both ``base ∧ ¬result`` and
+    ``result ∧ ¬base`` are unsat.
+``equivalent-under-map`` (rename, flip)
+    The map is a bijection between the variables (polarity flips allowed) and
+    ``σ(base) ⇔ result``.
+``conservative-extension`` (filler over fresh variables)
+    The map is injective, the fresh variables are exactly the others, and the
+    witness assigns each fresh variable once. ``result ∧ ¬σ(base)`` is unsat (every
+    model of the result restricts to a model of the base) and
+    ``σ(base) ∧ witness ∧ ¬result`` is unsat (every model of the base extends, by the
+    witness, to a model of the result). So the models of the result, restricted to
+    the shared variables, are exactly the models of the base.
+``label-preserving-monotone`` (filler over existing variables)
+    ``result ∧ ¬σ(base)`` is unsat (the result only adds constraints) and ``σ(base)``
+    is unsat, so the result is unsat too.
+``equisatisfiable-copy-product`` (duplicate)
+    The maps have pairwise disjoint images that cover the result's variables, no
+    clause is added, and each copy (the result's clauses whose source lies in that
+    copy) uses only its own variables and is equivalent to ``σ_i(base)``. The result
+    is the conjunction of variable-disjoint copies of the base, so it is SAT iff the
+    base is (and has ``M^d`` models when the base has ``M``).
+
+One Z3 context and solver serve a whole process; every query runs inside
+``push``/``pop``.
+
+Examples
+--------
+>>> from twosat_formal.formula import Formula
+>>> from twosat_formal.perturb.transform import Transform
+>>> base = Formula([[1, 2], [-1, 2]])
+>>> t = Transform("reorder", {}, 0, "equivalent", ((1, 2),), (1, 0), 2)
+>>> prove(base, t.rebuild(base), t).method
+'z3:equivalence'
+>>> bad = Formula([[1, 2], [1, -2]])
+>>> prove(base, bad, t)  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+twosat_formal.errors.ProofError: reorder: base and result are not equivalent: ...
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+import z3
+
+from twosat_formal.errors import ConfigError, ProofError
+from twosat_formal.formula import Formula
+from twosat_formal.perturb.transform import Proof, Transform
+
+__all__ = ["TIMEOUT_MS", "Z3Session", "prove", "session"]
+
+#: Time limit of one Z3 query; a query that runs out comes back ``unknown`` (a failure).
+TIMEOUT_MS = 300_000
+
+Clauses = Sequence[Sequence[int]]
+
+
+class Z3Session:
+    """A Z3 context and solver, with Boolean variables ``v1, v2, ...`` made on demand.
+
+    Clauses are built through Z3's C API (``Z3_mk_or``/``Z3_mk_and``), which is many
+    times faster than the Python operators for the thousands of clauses a dataset
+    holds. Every query runs between ``push`` and ``pop``.
+
+    >>> s = Z3Session()
+    >>> s.entails([[1], [-1, 2]], [[2]]) is None
+    True
+    >>> s.entails([[1, 2]], [[2]])
+    {1: True, 2: False}
+    """
+
+    def __init__(self, timeout_ms: int = TIMEOUT_MS) -> None:
+        self.ctx = z3.Context()
+        self.solver = z3.Solver(ctx=self.ctx)
+        self.solver.set("timeout", timeout_ms)
+        self._keep: list[z3.BoolRef] = []
+        self._pos: list[Any] = [None]
+        self._neg: list[Any] = [None]
+        self._vars: list[z3.BoolRef] = []
+        #: Total seconds spent in this session's queries (building and checking).
+        self.seconds = 0.0
+
+    # -- building ---------------------------------------------------------------------
+
+    def _grow(self, var: int) -> None:
+        while len(self._pos) <= var:
+            v = z3.Bool(f"v{len(self._pos)}", ctx=self.ctx)
+            nv = z3.Not(v)
+            self._keep.extend((v, nv))
+            self._vars.append(v)
+            self._pos.append(v.as_ast())
+            self._neg.append(nv.as_ast())
+
+    def _lit(self, lit: int) -> z3.Ast:
+        return self._pos[lit] if lit > 0 else self._neg[-lit]
+
+    def _mk(self, make: Callable[..., z3.Ast], asts: Sequence[z3.Ast]) -> z3.BoolRef:
+        arr = (z3.Ast * len(asts))(*asts)
+        return z3.BoolRef(make(self.ctx.ref(), len(asts), arr), self.ctx)
+
+    def clauses(self, clauses: Clauses) -> list[z3.BoolRef]:
+        """Each clause as a Z3 disjunction (the empty clause is ``false``)."""
+        top = max((abs(lit) for c in clauses for lit in c), default=0)
+        self._grow(top)
+        lit = self._lit
+        return [self._mk(z3.Z3_mk_or, [lit(x) for x in c]) for c in clauses]
+
+    def negation(self, clauses: Clauses) -> z3.BoolRef:
+        """The negation of a CNF: some clause has every literal false."""
+        top = max((abs(lit) for c in clauses for lit in c), default=0)
+        self._grow(top)
+        lit = self._lit
+        falsified = [self._mk(z3.Z3_mk_and, [lit(-x) for x in c]) for c in clauses]
+        return self._mk(z3.Z3_mk_or, [f.as_ast() for f in falsified])
+
+    # -- queries ----------------------------------------------------------------------
+
+    def satisfiable(
+        self, assertions: Iterable[z3.BoolRef], show: Iterable[int] = ()
+    ) -> dict[int, bool] | None:
+        """``None`` if the assertions are unsat, else a model on the ``show`` variables.
+
+        Raises :class:`ProofError` when Z3 answers ``unknown``.
+        """
+        start = time.perf_counter()
+        solver = self.solver
+        solver.push()
+        try:
+            for a in assertions:
+                solver.add(a)
+            answer = solver.check()
+            if answer == z3.unsat:
+                return None
+            if answer != z3.sat:
+                raise ProofError(f"Z3 answered unknown ({solver.reason_unknown()})")
+            model = solver.model()
+            shown = sorted(set(show))
+            self._grow(max(shown, default=0))
+            return {
+                v: bool(z3.is_true(model.eval(self._vars[v - 1], model_completion=True)))
+                for v in shown
+            }
+        finally:
+            solver.pop()
+            self.seconds += time.perf_counter() - start
+
+    def entails(
+        self, premise: Clauses, conclusion: Clauses, units: Sequence[int] = ()
+    ) -> dict[int, bool] | None:
+        """``None`` if ``premise ∧ units`` entails ``conclusion``, else a counterexample."""
+        variables = {abs(lit) for part in (premise, conclusion) for c in part for lit in c}
+        variables.update(abs(u) for u in units)
+        return self.satisfiable(
+            [
+                *self.clauses(premise),
+                *self.clauses([[u] for u in units]),
+                self.negation(conclusion),
+            ],
+            variables,
+        )
+
+    def model_of(self, clauses: Clauses) -> dict[int, bool] | None:
+        """``None`` if the clauses are unsat, else a model of them."""
+        return self.satisfiable(self.clauses(clauses), {abs(lit) for c in clauses for lit in c})
+
+
+_SESSION: tuple[int, Z3Session] | None = None
+
+
+def session() -> Z3Session:
+    """The Z3 session of this process (a fresh one in a forked worker)."""
+    global _SESSION
+    if _SESSION is None or _SESSION[0] != os.getpid():
+        _SESSION = (os.getpid(), Z3Session())
+    return _SESSION[1]
+
+
+# -- helpers ---------------------------------------------------------------------------------
+
+
+def _mapped(base: Formula, lmap: Sequence[int]) -> list[tuple[int, ...]]:
+    """The base's clauses with each variable replaced by its literal in ``lmap``."""
+    return [tuple(lmap[lit - 1] if lit > 0 else -lmap[-lit - 1] for lit in c) for c in base.clauses]
+
+
+def _named(formula: Formula, model: dict[int, bool]) -> dict[str, bool]:
+    return {formula.name(v): value for v, value in model.items() if 1 <= v <= formula.num_vars}
+
+
+class _Context:
+    def __init__(self, base: Formula, result: Formula, transform: Transform) -> None:
+        self.base = base
+        self.result = result
+        self.t = transform
+        self.z3 = session()
+        self.result_clauses = [tuple(c) for c in result.clauses]
+
+    def fail(self, message: str, model: dict[int, bool] | None = None) -> ProofError:
+        counterexample = _named(self.result, model) if model is not None else None
+        return ProofError(f"{self.t.operator}: {message}", counterexample=counterexample)
+
+    def entails(
+        self, premise: Clauses, conclusion: Clauses, message: str, units: Sequence[int] = ()
+    ) -> None:
+        model = self.z3.entails(premise, conclusion, units)
+        if model is not None:
+            raise self.fail(message, model)
+
+    def equivalent(self, left: Clauses, right: Clauses, message: str, sides: str) -> None:
+        first, second = sides.split("/")
+        self.entails(left, right, f"{message}: a model of the {first} falsifies the {second}")
+        self.entails(right, left, f"{message}: a model of the {second} falsifies the {first}")
+
+    def injective(self, lmap: Sequence[int], what: str) -> set[int]:
+        image = [abs(lit) for lit in lmap]
+        if len(set(image)) != len(image):
+            raise self.fail(f"{what} sends two base variables to the same variable")
+        return set(image)
+
+    def no_fresh_parts(self) -> None:
+        if self.t.fresh_vars or self.t.witness or self.t.added_clauses:
+            raise self.fail(f"relation {self.t.relation!r} allows no fresh variables or clauses")
+
+
+def _equivalent(c: _Context) -> str:
+    n = c.base.num_vars
+    if c.t.literal_map != (tuple(range(1, n + 1)),) or c.result.num_vars != n:
+        raise c.fail("an equivalence must keep every variable (identity literal map)")
+    c.no_fresh_parts()
+    base_clauses = [tuple(cl) for cl in c.base.clauses]
+    c.equivalent(
+        base_clauses, c.result_clauses, "base and result are not equivalent", "base/result"
+    )
+    return "z3:equivalence"
+
+
+def _equivalent_under_map(c: _Context) -> str:
+    if c.t.copies != 1:
+        raise c.fail("a renaming has exactly one literal map")
+    lmap = c.t.literal_map[0]
+    image = c.injective(lmap, "the literal map")
+    if image != set(range(1, c.result.num_vars + 1)):
+        raise c.fail("the literal map is not onto the result's variables")
+    c.no_fresh_parts()
+    c.equivalent(
+        _mapped(c.base, lmap),
+        c.result_clauses,
+        "the result is not the base under the literal map",
+        "mapped base/result",
+    )
+    return "z3:equivalence-under-map"
+
+
+def _conservative_extension(c: _Context) -> str:
+    if c.t.copies != 1:
+        raise c.fail("an extension has exactly one literal map")
+    lmap = c.t.literal_map[0]
+    image = c.injective(lmap, "the literal map")
+    fresh = set(range(1, c.result.num_vars + 1)) - image
+    if set(c.t.fresh_vars) != fresh or len(c.t.fresh_vars) != len(fresh):
+        raise c.fail("the recorded fresh variables are not the variables outside the map")
+    if sorted(abs(w) for w in c.t.witness) != sorted(fresh):
+        raise c.fail("the witness must give each fresh variable exactly one value")
+    mapped = _mapped(c.base, lmap)
+    c.entails(c.result_clauses, mapped, "the result does not entail the base")
+    c.entails(
+        mapped,
+        c.result_clauses,
+        "the witness does not extend every model of the base to a model of the result",
+        units=c.t.witness,
+    )
+    return "z3:conservative-extension+witness"
+
+
+def _monotone(c: _Context) -> str:
+    if c.t.copies != 1:
+        raise c.fail("a monotone extension has exactly one literal map")
+    lmap = c.t.literal_map[0]
+    c.injective(lmap, "the literal map")
+    mapped = _mapped(c.base, lmap)
+    c.entails(c.result_clauses, mapped, "the result does not contain the base's constraints")
+    model = c.z3.model_of(mapped)
+    if model is not None:
+        raise c.fail("the base is satisfiable, so adding clauses may change its label", model)
+    return "z3:monotonicity+base-unsat"
+
+
+def _copy_product(c: _Context) -> str:
+    t = c.t
+    if t.added_clauses or t.fresh_vars or t.witness:
+        raise c.fail("a copy product adds no clauses and no fresh variables")
+    images: list[set[int]] = []
+    for k, lmap in enumerate(t.literal_map):
+        image = c.injective(lmap, f"literal map {k}")
+        if any(image & other for other in images):
+            raise c.fail(f"copy {k} shares variables with an earlier copy")
+        images.append(image)
+    if set().union(*images) != set(range(1, c.result.num_vars + 1)):
+        raise c.fail("the copies do not cover the result's variables")
+    m = c.base.num_clauses
+    if c.result.num_clauses != m * t.copies or len(t.clause_permutation) != c.result.num_clauses:
+        raise c.fail("the result does not have one clause per clause of each copy")
+    parts: list[list[tuple[int, ...]]] = [[] for _ in range(t.copies)]
+    for position, source in enumerate(t.clause_permutation):
+        parts[source // m].append(c.result_clauses[position])
+    for k, (part, lmap, image) in enumerate(zip(parts, t.literal_map, images, strict=True)):
+        if any(abs(lit) not in image for cl in part for lit in cl):
+            raise c.fail(f"copy {k} uses variables of another copy")
+        c.equivalent(
+            _mapped(c.base, lmap),
+            part,
+            f"copy {k} is not the base under its literal map",
+            "mapped base/copy",
+        )
+    return "z3:copy-product"
+
+
+_PROVERS: dict[str, Callable[[_Context], str]] = {
+    "equivalent": _equivalent,
+    "equivalent-under-map": _equivalent_under_map,
+    "conservative-extension": _conservative_extension,
+    "label-preserving-monotone": _monotone,
+    "equisatisfiable-copy-product": _copy_product,
+}
+
+
+def prove(base: Formula, transformed: Formula, transform: Transform) -> Proof:
+    """Prove that ``transformed`` stands in ``transform.relation`` to ``base``.
+
+    Parameters
+    ----------
+    base:
+        The formula the transform was applied to.
+    transformed:
+        The formula it produced.
+    transform:
+        The record of the step; its maps, fresh variables and witness are used as
+        the proof's certificate.
+
+    Returns
+    -------
+    Proof
+        ``result == "proved"`` and the seconds the proof took.
+
+    Raises
+    ------
+    ProofError
+        If the relation does not hold (with a counterexample when Z3 found one),
+        if Z3 answers ``unknown``, or if the transform does not fit the formulas.
+
+    Examples
+    --------
+    >>> from twosat_formal.perturb.transform import Transform
+    >>> base = Formula([[1, -2]])
+    >>> t = Transform("flip", {}, 0, "equivalent-under-map", ((-1, 2),), (0,), 2)
+    >>> prove(base, Formula([[-1, -2]]), t).result
+    'proved'
+    """
+    start = time.perf_counter()
+    try:
+        transform.check_shape(base)
+    except ConfigError as exc:
+        raise ProofError(f"{transform.operator}: {exc}") from None
+    if transformed.num_vars != transform.num_vars:
+        raise ProofError(
+            f"{transform.operator}: the result has {transformed.num_vars} variables, "
+            f"the transform records {transform.num_vars}"
+        )
+    prover = _PROVERS[transform.relation]
+    method = prover(_Context(base, transformed, transform))
+    return Proof(method, "proved", time.perf_counter() - start)

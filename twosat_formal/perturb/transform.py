@@ -1,0 +1,330 @@
+"""The :class:`Transform` record: what one perturbation did, and the proof that it is sound.
+
+A transform describes its result completely in terms of its base formula:
+
+* ``literal_map`` holds one map per *copy* of the base in the result (one map for
+  every operator except ``duplicate``); entry ``v - 1`` of a map is the literal of
+  the result that base variable ``v`` becomes (``-w`` when its polarity is flipped);
+* the *sources* are the base clauses mapped through each copy's map, copy after
+  copy, followed by ``added_clauses`` (already written over the result's variables);
+* ``clause_permutation[i]`` is the source that becomes clause ``i`` of the result;
+* ``fresh_vars`` are the result's variables that no base variable maps to, and
+  ``witness`` (literals over them) is a model of the fresh part when the relation
+  needs one;
+* ``num_vars`` and ``names`` give the result's variable count and name table.
+
+:meth:`Transform.rebuild` applies exactly this description to the base, so a stored
+transform reproduces its result without re-running the operator.
+
+Examples
+--------
+>>> from twosat_formal.formula import Formula
+>>> base = Formula([[1, -2], [2]])
+>>> t = Transform(
+...     operator="flip", params={"variables": ["x2"]}, seed=0,
+...     relation="equivalent-under-map", literal_map=((1, -2),),
+...     clause_permutation=(0, 1), num_vars=2,
+... )
+>>> t.rebuild(base).clauses
+(Clause(1, 2), Clause(-2))
+>>> Transform.from_json(t.to_json()) == t
+True
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from twosat_formal.errors import ConfigError, RecordError
+from twosat_formal.formula import Formula
+
+__all__ = ["RELATIONS", "JsonValue", "Proof", "Transform", "canonical_params"]
+
+#: A value that JSON can hold (the type of operator parameters).
+JsonValue = Any
+
+#: The relations a transform can guarantee between its base and its result.
+RELATIONS = (
+    "equivalent",
+    "equivalent-under-map",
+    "conservative-extension",
+    "label-preserving-monotone",
+    "equisatisfiable-copy-product",
+)
+
+_FIELDS = (
+    "operator",
+    "params",
+    "seed",
+    "relation",
+    "literal_map",
+    "clause_permutation",
+    "added_clauses",
+    "fresh_vars",
+    "witness",
+    "num_vars",
+    "names",
+)
+
+
+def canonical_params(params: Mapping[str, JsonValue]) -> dict[str, JsonValue]:
+    """Parameters as plain JSON values with sorted keys (tuples become lists).
+
+    >>> canonical_params({"b": (1, 2), "a": None})
+    {'a': None, 'b': [1, 2]}
+    """
+    try:
+        result: dict[str, JsonValue] = json.loads(json.dumps(dict(params), sort_keys=True))
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"operator parameters must be JSON values: {exc}") from None
+    return result
+
+
+@dataclass(frozen=True)
+class Proof:
+    """The outcome of proving a transform's relation.
+
+    ``method`` names the proof (``"z3:equivalence"``...), ``result`` is ``"proved"``
+    for every proof that is recorded (a failed proof raises instead), and ``seconds``
+    is the time the proof took, Z3 calls included.
+
+    >>> Proof("z3:equivalence", "proved", 0.25).to_json()
+    {'method': 'z3:equivalence', 'result': 'proved', 'seconds': 0.25}
+    """
+
+    method: str
+    result: str
+    seconds: float
+
+    def to_json(self) -> dict[str, JsonValue]:
+        """The proof as a JSON object."""
+        return {"method": self.method, "result": self.result, "seconds": self.seconds}
+
+    @classmethod
+    def from_json(cls, obj: Mapping[str, JsonValue]) -> Proof:
+        """Read a proof written by :meth:`to_json` (:class:`RecordError` if malformed)."""
+        if not isinstance(obj, Mapping):
+            raise RecordError("a proof must be a JSON object")
+        try:
+            method, result, seconds = obj["method"], obj["result"], obj["seconds"]
+        except KeyError as exc:
+            raise RecordError(f"a proof lacks the field {exc.args[0]!r}") from None
+        if not isinstance(method, str) or not isinstance(result, str):
+            raise RecordError("a proof's method and result must be strings")
+        if not isinstance(seconds, int | float) or isinstance(seconds, bool):
+            raise RecordError("a proof's seconds must be a number")
+        return cls(method, result, float(seconds))
+
+
+def _int_tuple(value: Any, what: str) -> tuple[int, ...]:
+    if not isinstance(value, list | tuple) or any(
+        not isinstance(x, int | np.integer) or isinstance(x, bool) for x in value
+    ):
+        raise RecordError(f"transform field {what!r} must be a list of ints")
+    return tuple(int(x) for x in value)
+
+
+@dataclass(frozen=True)
+class Transform:
+    """One perturbation step: operator, parameters, seed, and what it did to the clauses.
+
+    See the module docstring for the meaning of each field. ``params`` holds the
+    operator's parameters with defaults filled in (choices drawn from ``seed`` are
+    not parameters: they show in the map, the permutation and the added clauses).
+    """
+
+    operator: str
+    params: Mapping[str, JsonValue]
+    seed: int
+    relation: str
+    literal_map: tuple[tuple[int, ...], ...]
+    clause_permutation: tuple[int, ...]
+    num_vars: int
+    added_clauses: tuple[tuple[int, ...], ...] = ()
+    fresh_vars: tuple[int, ...] = ()
+    witness: tuple[int, ...] = ()
+    names: tuple[str, ...] | None = None
+    proof: Proof | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.relation not in RELATIONS:
+            raise ConfigError(
+                f"unknown relation {self.relation!r}",
+                parameter="relation",
+                valid=", ".join(RELATIONS),
+            )
+        object.__setattr__(self, "params", canonical_params(self.params))
+
+    # -- derived views -------------------------------------------------------------------
+
+    @property
+    def copies(self) -> int:
+        """How many copies of the base the result holds (1 unless ``duplicate``)."""
+        return len(self.literal_map)
+
+    def with_proof(self, proof: Proof) -> Transform:
+        """This transform with ``proof`` recorded."""
+        return replace(self, proof=proof)
+
+    def image_of_clause(self, index: int, copy: int = 0) -> int:
+        """The position in the result of base clause ``index`` (in copy ``copy``).
+
+        >>> t = Transform("reorder", {}, 0, "equivalent", ((1,),), (2, 0, 1), 1)
+        >>> t.image_of_clause(0)
+        1
+        """
+        per_copy = (len(self.clause_permutation) - len(self.added_clauses)) // self.copies
+        if not 0 <= index < per_copy or not 0 <= copy < self.copies:
+            raise ConfigError(
+                f"clause {index} of copy {copy} is not in the result", parameter="index"
+            )
+        source = copy * per_copy + index
+        try:
+            return self.clause_permutation.index(source)
+        except ValueError:
+            raise ConfigError(
+                f"clause {index} of copy {copy} is not in the result", parameter="index"
+            ) from None
+
+    # -- rebuilding ----------------------------------------------------------------------
+
+    def check_shape(self, base: Formula) -> None:
+        """Raise :class:`ConfigError` unless this transform fits ``base``.
+
+        Checks that every map covers the base's variables with literals of the
+        result, that the permutation is a permutation of all the sources, and that
+        added clauses, fresh variables and witness stay within the result's variables.
+        """
+        if self.num_vars < 0:
+            raise ConfigError("a transform's num_vars cannot be negative", parameter="num_vars")
+        if self.copies < 1:
+            raise ConfigError("a transform needs at least one literal map", parameter="literal_map")
+        for k, lmap in enumerate(self.literal_map):
+            if len(lmap) != base.num_vars:
+                raise ConfigError(
+                    f"literal map {k} has {len(lmap)} entries for {base.num_vars} base variables",
+                    parameter="literal_map",
+                )
+            if any(lit == 0 or abs(lit) > self.num_vars for lit in lmap):
+                raise ConfigError(
+                    f"literal map {k} names a variable outside 1..{self.num_vars}",
+                    parameter="literal_map",
+                )
+        sources = self.copies * base.num_clauses + len(self.added_clauses)
+        perm = self.clause_permutation
+        if len(perm) != sources or sorted(perm) != list(range(sources)):
+            raise ConfigError(
+                f"the clause permutation is not a permutation of the {sources} source clauses",
+                parameter="clause_permutation",
+            )
+        for lits, what in (
+            ([lit for c in self.added_clauses for lit in c], "added_clauses"),
+            (list(self.fresh_vars), "fresh_vars"),
+            (list(self.witness), "witness"),
+        ):
+            if any(lit == 0 or abs(lit) > self.num_vars for lit in lits):
+                raise ConfigError(
+                    f"{what} names a variable outside 1..{self.num_vars}", parameter=what
+                )
+        if self.names is not None and len(self.names) != self.num_vars:
+            raise ConfigError(
+                f"{len(self.names)} names for {self.num_vars} variables", parameter="names"
+            )
+
+    def rebuild(self, base: Formula) -> Formula:
+        """The result of this transform on ``base``, from the recorded fields alone."""
+        self.check_shape(base)
+        lits_parts: list[np.ndarray] = []
+        width_parts: list[np.ndarray] = []
+        base_lits = base.literals
+        base_widths = np.diff(base.offsets)
+        for lmap in self.literal_map:
+            table = np.zeros(base.num_vars + 1, dtype=np.int64)
+            table[1:] = lmap
+            lits_parts.append(np.sign(base_lits) * table[np.abs(base_lits)])
+            width_parts.append(base_widths)
+        if self.added_clauses:
+            lits_parts.append(
+                np.fromiter((lit for c in self.added_clauses for lit in c), dtype=np.int64)
+            )
+            width_parts.append(np.array([len(c) for c in self.added_clauses], dtype=np.int64))
+        lits = np.concatenate(lits_parts) if lits_parts else np.zeros(0, dtype=np.int64)
+        widths = np.concatenate(width_parts) if width_parts else np.zeros(0, dtype=np.int64)
+        offsets = np.zeros(len(widths) + 1, dtype=np.int64)
+        np.cumsum(widths, out=offsets[1:])
+        sources = Formula.from_arrays(lits, offsets, self.num_vars, self.names)
+        return sources.select(np.asarray(self.clause_permutation, dtype=np.int64))
+
+    # -- JSON ------------------------------------------------------------------------------
+
+    def to_json(self, *, with_proof: bool = True) -> dict[str, JsonValue]:
+        """The transform as a JSON object (see ``docs/certificates.md``)."""
+        obj: dict[str, JsonValue] = {
+            "operator": self.operator,
+            "params": canonical_params(self.params),
+            "seed": self.seed,
+            "relation": self.relation,
+            "literal_map": [list(m) for m in self.literal_map],
+            "clause_permutation": list(self.clause_permutation),
+            "added_clauses": [list(c) for c in self.added_clauses],
+            "fresh_vars": list(self.fresh_vars),
+            "witness": list(self.witness),
+            "num_vars": self.num_vars,
+            "names": list(self.names) if self.names is not None else None,
+        }
+        if with_proof:
+            obj["proof"] = self.proof.to_json() if self.proof is not None else None
+        return obj
+
+    @classmethod
+    def from_json(cls, obj: Mapping[str, JsonValue]) -> Transform:
+        """Read a transform written by :meth:`to_json` (:class:`RecordError` if malformed)."""
+        if not isinstance(obj, Mapping):
+            raise RecordError("a transform must be a JSON object")
+        missing = [name for name in _FIELDS if name not in obj]
+        if missing:
+            raise RecordError(f"a transform lacks the field {missing[0]!r}")
+        operator, relation, seed, num_vars = (
+            obj["operator"],
+            obj["relation"],
+            obj["seed"],
+            obj["num_vars"],
+        )
+        if not isinstance(operator, str) or not isinstance(relation, str):
+            raise RecordError("a transform's operator and relation must be strings")
+        for value, what in ((seed, "seed"), (num_vars, "num_vars")):
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise RecordError(f"transform field {what!r} must be an int")
+        if not isinstance(obj["params"], Mapping):
+            raise RecordError("transform field 'params' must be a JSON object")
+        for what in ("literal_map", "added_clauses"):
+            if not isinstance(obj[what], list | tuple):
+                raise RecordError(f"transform field {what!r} must be a list of lists")
+        names = obj["names"]
+        if names is not None and (
+            not isinstance(names, list | tuple) or not all(isinstance(n, str) for n in names)
+        ):
+            raise RecordError("transform field 'names' must be null or a list of strings")
+        proof = obj.get("proof")
+        try:
+            return cls(
+                operator=operator,
+                params=dict(obj["params"]),
+                seed=seed,
+                relation=relation,
+                literal_map=tuple(_int_tuple(m, "literal_map") for m in obj["literal_map"]),
+                clause_permutation=_int_tuple(obj["clause_permutation"], "clause_permutation"),
+                added_clauses=tuple(_int_tuple(c, "added_clauses") for c in obj["added_clauses"]),
+                fresh_vars=_int_tuple(obj["fresh_vars"], "fresh_vars"),
+                witness=_int_tuple(obj["witness"], "witness"),
+                num_vars=num_vars,
+                names=tuple(names) if names is not None else None,
+                proof=Proof.from_json(proof) if proof is not None else None,
+            )
+        except ConfigError as exc:
+            raise RecordError(str(exc)) from None

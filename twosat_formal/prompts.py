@@ -1,0 +1,379 @@
+"""The evaluation prompt of App. G.2 and the prompt record (JSON Lines).
+
+Two variants wrap a verbalized formula into the text a model receives:
+
+* :func:`template_prompt` for the template verbalizers: the scheme's true/false values
+  and an example JSON over the first three entities (values alternating true, false,
+  true);
+* :func:`story_prompt` for the story verbalizer: the entity list with each entity's
+  true/false descriptions.
+
+Both reproduce the paper's text character for character, line breaks included.
+A :class:`PromptRecord` is one prompt on disk: its stable id (SHA-256 over the
+instance id, the template and the seed), the full text, the entity ↔ variable map,
+the value words, the seed and the round-trip proof.
+
+Examples
+--------
+>>> text = template_prompt("Consider these logical relationships:", "true", "false", ["A", "B"])
+>>> print(text)  # doctest: +NORMALIZE_WHITESPACE
+Consider these logical relationships:
+<BLANKLINE>
+Think step by step.
+<BLANKLINE>
+If a valid assignment exists, provide it as JSON
+using "true" or "false" as values.
+Example format:
+{
+  "A": "true",
+  "B": "false"
+}
+<BLANKLINE>
+End your response with exactly one of:
+- "The answer is: Yes" (if a valid assignment exists)
+- "The answer is: No" (if no valid assignment exists)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from twosat_formal.errors import RecordError
+from twosat_formal.formula import Formula
+
+__all__ = [
+    "ANSWER_INSTRUCTIONS",
+    "SCHEMA_VERSION",
+    "PromptRecord",
+    "formula_id",
+    "prompt_id",
+    "read_prompts",
+    "story_prompt",
+    "template_prompt",
+    "write_prompts",
+]
+
+#: Version of the prompt record layout; :meth:`PromptRecord.from_record` refuses others.
+SCHEMA_VERSION = 1
+
+#: The closing lines shared by both prompt variants (App. G.2).
+ANSWER_INSTRUCTIONS = (
+    "End your response with exactly one of:\n"
+    '- "The answer is: Yes" (if a valid assignment exists)\n'
+    '- "The answer is: No" (if no valid assignment exists)'
+)
+
+
+def template_prompt(
+    verbalization: str, true_value: str, false_value: str, entities: Sequence[str]
+) -> str:
+    """The App. G.2 evaluation prompt for a template verbalization.
+
+    Parameters
+    ----------
+    verbalization:
+        The verbalized formula (preamble, sentences, blank line, final question).
+    true_value, false_value:
+        The scheme's value words (Table 2).
+    entities:
+        Entities in the order the example should show them; the first three are used
+        (fewer when there are fewer), with the values true, false, true.
+
+    Examples
+    --------
+    >>> lines = template_prompt("V", "lit", "dark", ["room 2", "room 1", "room 3", "room 4"])
+    >>> print("\\n".join(lines.splitlines()[7:12]))
+    {
+      "room 2": "lit",
+      "room 1": "dark",
+      "room 3": "lit"
+    }
+    """
+    values = (true_value, false_value, true_value)
+    example = ",\n".join(
+        f'  "{entity}": "{value}"' for entity, value in zip(entities[:3], values, strict=False)
+    )
+    return (
+        f"{verbalization}\n\n"
+        "Think step by step.\n\n"
+        "If a valid assignment exists, provide it as JSON\n"
+        f'using "{true_value}" or "{false_value}" as values.\n'
+        "Example format:\n"
+        "{\n" + (example + "\n" if example else "") + "}\n\n" + ANSWER_INSTRUCTIONS
+    )
+
+
+def story_prompt(story: str, entities: Iterable[tuple[str, str, str]]) -> str:
+    """The App. G.2 evaluation prompt for a story verbalization.
+
+    Parameters
+    ----------
+    story:
+        The augmented story text.
+    entities:
+        ``(entity_name, true_description, false_description)`` triples, in the order
+        the prompt should list them.
+
+    Examples
+    --------
+    >>> text = story_prompt("Once upon a time.", [("the butler", "lied", "told the truth")])
+    >>> print("\\n".join(text.splitlines()[7:14]))
+    Entities and their possible values:
+      - "the butler": "lied" or "told the truth"
+    <BLANKLINE>
+    Example JSON format:
+    {
+      "entity_name": "value"
+    }
+    """
+    listed = "".join(f'  - "{name}": "{true}" or "{false}"\n' for name, true, false in entities)
+    return (
+        f"{story}\n\n"
+        "Think step by step.\n\n"
+        "If a valid assignment exists, provide it as JSON\n"
+        "with one of the allowed values for each entity.\n\n"
+        "Entities and their possible values:\n"
+        f"{listed}\n"
+        "Example JSON format:\n"
+        "{\n"
+        '  "entity_name": "value"\n'
+        "}\n\n" + ANSWER_INSTRUCTIONS
+    )
+
+
+def prompt_id(instance_id: str, template: str, seed: int) -> str:
+    """The stable id of a prompt: SHA-256 (hex) over ``(instance_id, template, seed)``.
+
+    >>> a, b = prompt_id("er-1", "logic", 0), prompt_id("er-1", "door", 0)
+    >>> a == prompt_id("er-1", "logic", 0) != b
+    True
+    >>> len(prompt_id("er-1", "logic", 0))
+    64
+    """
+    key = json.dumps([instance_id, template, int(seed)], ensure_ascii=False)
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()
+
+
+def formula_id(formula: Formula) -> str:
+    """A content id for a formula that has no instance id (names and clauses hashed).
+
+    >>> a = formula_id(Formula.from_named([["a", "~b"]]))
+    >>> a == formula_id(Formula.from_named([["a", "~b"]])), a.startswith("formula-")
+    (True, True)
+    >>> a == formula_id(Formula.from_named([["~b", "a"]]))
+    False
+    """
+    key = json.dumps(
+        {
+            "names": list(formula.names),
+            "lits": formula.literals.tolist(),
+            "offsets": formula.offsets.tolist(),
+        },
+        separators=(",", ":"),
+    )
+    return "formula-" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class PromptRecord:
+    """One evaluation prompt as stored in a JSON Lines file.
+
+    Attributes
+    ----------
+    id:
+        :func:`prompt_id` of ``(instance_id, template, seed)``.
+    instance_id:
+        The instance the prompt verbalizes.
+    template:
+        The verbalization scheme.
+    text:
+        The full prompt a model receives.
+    entities:
+        Entity → variable name of the instance's formula, in variable order.
+    true_value, false_value:
+        The value words the answer JSON uses.
+    seed:
+        The seed of the entity mapping.
+    roundtrip:
+        The round-trip proof (a JSON object), or ``None`` when none was made.
+
+    Examples
+    --------
+    >>> rec = PromptRecord.create("i1", "logic", "TEXT", {"A": "x1"}, "true", "false", 0)
+    >>> PromptRecord.from_record(rec.to_record()) == rec
+    True
+    """
+
+    id: str
+    instance_id: str
+    template: str
+    text: str
+    entities: dict[str, str]
+    true_value: str
+    false_value: str
+    seed: int
+    roundtrip: dict[str, Any] | None = field(default=None)
+
+    @classmethod
+    def create(
+        cls,
+        instance_id: str,
+        template: str,
+        text: str,
+        entities: Mapping[str, str],
+        true_value: str,
+        false_value: str,
+        seed: int,
+        roundtrip: Mapping[str, Any] | None = None,
+    ) -> PromptRecord:
+        """A record with its id computed by :func:`prompt_id`."""
+        return cls(
+            id=prompt_id(instance_id, template, seed),
+            instance_id=instance_id,
+            template=template,
+            text=text,
+            entities=dict(entities),
+            true_value=true_value,
+            false_value=false_value,
+            seed=int(seed),
+            roundtrip=dict(roundtrip) if roundtrip is not None else None,
+        )
+
+    def to_record(self) -> dict[str, Any]:
+        """The JSON object of this record (field order fixed)."""
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "id": self.id,
+            "instance_id": self.instance_id,
+            "template": self.template,
+            "text": self.text,
+            "entities": dict(self.entities),
+            "true_value": self.true_value,
+            "false_value": self.false_value,
+            "seed": self.seed,
+            "roundtrip": dict(self.roundtrip) if self.roundtrip is not None else None,
+        }
+
+    @classmethod
+    def from_record(
+        cls, record: object, *, line: int | None = None, source: str | None = None
+    ) -> PromptRecord:
+        """Read a record written by :meth:`to_record`; :class:`RecordError` if malformed.
+
+        The id must be the :func:`prompt_id` of the record's instance id, template and seed.
+        """
+
+        def bad(message: str) -> RecordError:
+            return RecordError(message, line=line, source=source)
+
+        if not isinstance(record, Mapping):
+            raise bad("a prompt record must be a JSON object")
+        version = record.get("schema_version")
+        if version != SCHEMA_VERSION:
+            raise bad(f"unsupported schema_version {version!r} (expected {SCHEMA_VERSION})")
+        values: dict[str, Any] = {}
+        for key in ("id", "instance_id", "template", "text", "true_value", "false_value"):
+            value = record.get(key)
+            if not isinstance(value, str):
+                raise bad(f"field {key!r} must be a string")
+            values[key] = value
+        seed = record.get("seed")
+        if not isinstance(seed, int) or isinstance(seed, bool):
+            raise bad("field 'seed' must be an integer")
+        entities = record.get("entities")
+        if not isinstance(entities, Mapping) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in entities.items()
+        ):
+            raise bad("field 'entities' must map entity strings to variable names")
+        if len(set(entities.values())) != len(entities):
+            raise bad("field 'entities' maps two entities to the same variable")
+        roundtrip = record.get("roundtrip")
+        if roundtrip is not None and not isinstance(roundtrip, Mapping):
+            raise bad("field 'roundtrip' must be an object or null")
+        expected = prompt_id(values["instance_id"], values["template"], seed)
+        if values["id"] != expected:
+            raise bad(
+                f"id {values['id']!r} is not the hash of (instance_id, template, seed); "
+                f"expected {expected!r}"
+            )
+        return cls(
+            seed=seed,
+            entities=dict(entities),
+            roundtrip=dict(roundtrip) if roundtrip is not None else None,
+            **values,
+        )
+
+
+#: Characters that some readers take for line breaks; escaped inside JSON strings.
+_LINE_BREAKS = {0x85: "\\u0085", 0x2028: "\\u2028", 0x2029: "\\u2029"}
+
+
+def read_prompts(path: str | Path) -> Iterator[PromptRecord]:
+    """The records of a JSON Lines prompt file (``"-"``: stdin), lazily; blank lines skipped.
+
+    Raises
+    ------
+    RecordError
+        On the first line that is not valid JSON or not a valid record.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> rec = PromptRecord.create("i1", "door", "T", {"door 1": "a"}, "open", "closed", 3)
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = os.path.join(tmp, "p.jsonl")
+    ...     write_prompts([rec, rec], path)
+    ...     [r == rec for r in read_prompts(path)]
+    2
+    [True, True]
+    """
+    if str(path) == "-":
+        yield from _read_stream(sys.stdin, "<stdin>")
+        return
+    with open(path, encoding="utf-8") as stream:
+        yield from _read_stream(stream, str(path))
+
+
+def _read_stream(stream: IO[str], source: str) -> Iterator[PromptRecord]:
+    for number, raw in enumerate(stream, 1):
+        if not raw.strip():
+            continue
+        try:
+            obj = json.loads(raw)
+        except json.JSONDecodeError as err:
+            raise RecordError(f"invalid JSON: {err.msg}", line=number, source=source) from None
+        yield PromptRecord.from_record(obj, line=number, source=source)
+
+
+def write_prompts(records: Iterable[PromptRecord], path_or_stream: str | Path | IO[str]) -> int:
+    """Write records as JSON Lines to a path (``"-"``: stdout) or a text stream.
+
+    UTF-8, one object per line, ``\\n`` line ends; returns how many were written.
+
+    Non-ASCII text is written as is, except U+0085, U+2028 and U+2029, which are
+    escaped so that every reader sees one record per line.
+
+    >>> import io
+    >>> buf = io.StringIO()
+    >>> write_prompts([PromptRecord.create("i", "logic", "T", {}, "true", "false", 0)], buf)
+    1
+    >>> buf.getvalue().startswith('{"schema_version": 1, "id": ')
+    True
+    """
+    if isinstance(path_or_stream, str | Path):
+        if str(path_or_stream) == "-":
+            return write_prompts(records, sys.stdout)
+        with open(path_or_stream, "w", encoding="utf-8", newline="\n") as stream:
+            return write_prompts(records, stream)
+    count = 0
+    for record in records:
+        line = json.dumps(record.to_record(), ensure_ascii=False)
+        path_or_stream.write(line.translate(_LINE_BREAKS) + "\n")
+        count += 1
+    return count

@@ -1,0 +1,134 @@
+"""Read what a report needs: result rows, instance metadata, design and manifest.
+
+A report reads either a run store (an SQLite file written by ``twosat-formal eval``)
+or an experiment folder written by :func:`twosat_formal.experiments.run_experiment`
+or ``twosat-formal bench``, which holds:
+
+* ``results.sqlite``: the run store (results, prompts, instance records);
+* ``dataset.jsonl``: the instance records (used when the store holds none);
+* ``design.jsonl``: one record per instance with its experimental condition
+  (``experiment``, ``clauses``, ``replicate``, ``knob``, ``level``, ``arm``,
+  ``arm_label``, ``shuffled``);
+* ``manifest.json``: versions, seeds, spec, models and sampling parameters.
+
+Examples
+--------
+>>> import tempfile, pathlib
+>>> folder = pathlib.Path(tempfile.mkdtemp())
+>>> _ = (folder / "design.jsonl").write_text('{"instance_id": "a", "arm": "base"}\\n')
+>>> read_design(folder / "design.jsonl")
+{'a': {'instance_id': 'a', 'arm': 'base'}}
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from twosat_formal.errors import RecordError
+from twosat_formal.report.metrics import join_instances
+from twosat_formal.store import RunStore
+
+__all__ = [
+    "DATASET_FILE",
+    "DESIGN_FILE",
+    "MANIFEST_FILE",
+    "STORE_FILE",
+    "ReportData",
+    "load_report_data",
+    "read_design",
+    "read_jsonl",
+]
+
+#: File names inside an experiment folder.
+STORE_FILE = "results.sqlite"
+DATASET_FILE = "dataset.jsonl"
+DESIGN_FILE = "design.jsonl"
+MANIFEST_FILE = "manifest.json"
+
+
+@dataclass
+class ReportData:
+    """Joined rows ready for :func:`~twosat_formal.report.sections.compute_content`."""
+
+    source: Path
+    rows: list[dict[str, Any]]
+    manifest: dict[str, Any] | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    """Every JSON object of a JSON Lines file (blank lines skipped).
+
+    Raises :class:`RecordError` with the line number on a line that is not a JSON
+    object.
+    """
+    records = []
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise RecordError(
+                    f"invalid JSON ({exc.msg})", line=number, source=str(path)
+                ) from None
+            if not isinstance(record, dict):
+                raise RecordError("a record must be a JSON object", line=number, source=str(path))
+            records.append(record)
+    return records
+
+
+def read_design(path: Path) -> dict[str, dict[str, Any]]:
+    """Design records by instance id."""
+    design = {}
+    for number, record in enumerate(read_jsonl(path), start=1):
+        if "instance_id" not in record:
+            raise RecordError("design record without instance_id", line=number, source=str(path))
+        design[str(record["instance_id"])] = record
+    return design
+
+
+def load_report_data(store_or_dir: str | os.PathLike[str]) -> ReportData:
+    """Load the rows of a run store, or of an experiment folder, joined with metadata.
+
+    Rows whose instance is unknown (a prompt stored without its instance) are left
+    out and counted in ``notes``.
+    """
+    source = Path(store_or_dir)
+    manifest = None
+    design = None
+    dataset: list[dict[str, Any]] = []
+    if source.is_dir():
+        store_path = source / STORE_FILE
+        if not store_path.is_file():
+            raise FileNotFoundError(2, "No such file or directory", str(store_path))
+        if (source / MANIFEST_FILE).is_file():
+            try:
+                manifest = json.loads((source / MANIFEST_FILE).read_text(encoding="utf-8"))
+            except json.JSONDecodeError as exc:
+                raise RecordError(
+                    f"invalid manifest ({exc.msg})", source=str(source / MANIFEST_FILE)
+                ) from None
+        if (source / DESIGN_FILE).is_file():
+            design = read_design(source / DESIGN_FILE)
+        if (source / DATASET_FILE).is_file():
+            dataset = read_jsonl(source / DATASET_FILE)
+    else:
+        store_path = source
+    with RunStore(store_path, readonly=True) as store:
+        rows = list(store.export_rows())
+        instances = {str(r.get("id")): r for r in store.instances()}
+    for record in dataset:
+        instances.setdefault(str(record.get("id")), record)
+    joined = join_instances(rows, instances, design=design, strict=False)
+    notes = []
+    if len(joined) < len(rows):
+        notes.append(
+            f"{len(rows) - len(joined)} result rows name no known instance and are left out"
+        )
+    return ReportData(source, joined, manifest, notes)

@@ -1,0 +1,551 @@
+"""Metrics over result rows: accuracies, witness validity, bias, truncation, robustness.
+
+A *row* is one scored sample, a mapping with the export columns (``instance_id``,
+``prompt_id``, ``template``, ``model``, ``sample``, ``label``, ``decision``,
+``decision_correct``, ``witness_valid``, ``failure``, ``finish_reason``, ``truncated``,
+...), usually joined with the metadata of its instance (:func:`join_instances` adds
+``family``, ``num_clauses``, ``params``, ``base_id``).
+
+Aggregation follows the paper: a formula's verbalizations and samples are repeated
+measurements of that formula, so a metric is first averaged per formula
+(:func:`per_formula`) and then across formulas (:func:`mean_ci`), with a 95%
+confidence interval whose ``n`` is the number of formulas.
+
+A *metric* is a function from a row to ``1.0`` / ``0.0``, or ``None`` where it does
+not apply (witness validity on an UNSAT instance, for instance); :data:`METRICS`
+names them:
+
+========================  =================================================  =========
+name                      value                                              rows
+========================  =================================================  =========
+``accuracy``              the SAT/UNSAT decision is right                    all
+``accuracy_sat``          the decision is right                              SAT
+``accuracy_unsat``        the decision is right                              UNSAT
+``witness``               the assignment given satisfies every clause        SAT
+``success``               right decision, and a valid witness on SAT         all
+``sat_prediction``        the model said SAT                                 UNSAT
+``truncation``            the answer was cut by the token limit              all
+========================  =================================================  =========
+
+Missing answers, unparsable output and truncation count as incorrect, as in the paper.
+
+Examples
+--------
+>>> rows = [
+...     {"instance_id": "a", "model": "m", "template": "logic", "sample": 0,
+...      "label": "SAT", "decision": "SAT", "decision_correct": True,
+...      "witness_valid": True, "failure": "correct", "truncated": False},
+...     {"instance_id": "a", "model": "m", "template": "team", "sample": 0,
+...      "label": "SAT", "decision": "SAT", "decision_correct": True,
+...      "witness_valid": False, "failure": "invalid-witness", "truncated": False},
+...     {"instance_id": "b", "model": "m", "template": "logic", "sample": 0,
+...      "label": "UNSAT", "decision": "SAT", "decision_correct": False,
+...      "witness_valid": None, "failure": "wrong-decision", "truncated": False},
+... ]
+>>> per_formula(rows, METRICS["witness"])
+{'a': 0.5}
+>>> aggregate(rows, "accuracy").mean
+0.5
+>>> failure_breakdown(rows)
+{'correct': 1, 'invalid-witness': 1, 'wrong-decision': 1}
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import Counter, defaultdict
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from scipy import stats as _scipy_stats
+
+from twosat_formal.errors import ConfigError, RecordError
+
+__all__ = [
+    "METRICS",
+    "Estimate",
+    "FlipRate",
+    "Metric",
+    "Row",
+    "aggregate",
+    "decision_consistency",
+    "failure_breakdown",
+    "flip_rate",
+    "group_rows",
+    "join_instances",
+    "mean_ci",
+    "metric_value",
+    "per_formula",
+    "summarize",
+    "verbalization_flip_rate",
+]
+
+#: One scored sample: the export columns, optionally joined with instance metadata.
+Row = Mapping[str, Any]
+#: A metric: ``1.0``/``0.0`` for a row it applies to, ``None`` otherwise.
+Metric = Callable[[Row], float | None]
+
+_CI_METHODS = ("t", "bootstrap")
+
+
+def _flag(value: object) -> float:
+    return 1.0 if value is True or value == 1 else 0.0
+
+
+def _is(row: Row, label: str) -> bool:
+    return str(row.get("label", "")).upper() == label
+
+
+def _accuracy(row: Row) -> float | None:
+    return _flag(row.get("decision_correct"))
+
+
+def _accuracy_sat(row: Row) -> float | None:
+    return _flag(row.get("decision_correct")) if _is(row, "SAT") else None
+
+
+def _accuracy_unsat(row: Row) -> float | None:
+    return _flag(row.get("decision_correct")) if _is(row, "UNSAT") else None
+
+
+def _witness(row: Row) -> float | None:
+    if not _is(row, "SAT"):
+        return None
+    return _flag(row.get("decision_correct")) * _flag(row.get("witness_valid"))
+
+
+def _success(row: Row) -> float | None:
+    if _is(row, "SAT"):
+        return _witness(row)
+    return _flag(row.get("decision_correct"))
+
+
+def _sat_prediction(row: Row) -> float | None:
+    if not _is(row, "UNSAT"):
+        return None
+    return 1.0 if row.get("decision") == "SAT" else 0.0
+
+
+def _truncation(row: Row) -> float | None:
+    return (
+        _flag(row.get("truncated"))
+        if "truncated" in row
+        else _flag(row.get("finish_reason") == "length")
+    )
+
+
+#: The named metrics (see the module docstring for what each one measures).
+METRICS: dict[str, Metric] = {
+    "accuracy": _accuracy,
+    "accuracy_sat": _accuracy_sat,
+    "accuracy_unsat": _accuracy_unsat,
+    "witness": _witness,
+    "success": _success,
+    "sat_prediction": _sat_prediction,
+    "truncation": _truncation,
+}
+
+
+def metric_value(metric: str | Metric) -> Metric:
+    """The metric function for a name of :data:`METRICS`, or ``metric`` itself.
+
+    >>> metric_value("witness")({"label": "UNSAT"}) is None
+    True
+    >>> metric_value("nope")
+    Traceback (most recent call last):
+    ...
+    twosat_formal.errors.ConfigError: unknown metric 'nope'
+    """
+    if callable(metric):
+        return metric
+    try:
+        return METRICS[metric]
+    except KeyError:
+        raise ConfigError(
+            f"unknown metric {metric!r}", parameter="metric", valid=", ".join(METRICS)
+        ) from None
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A mean across formulas with its confidence interval.
+
+    ``n`` is the number of formulas (the unit of the interval) and ``n_obs`` the
+    number of rows behind them; ``low``/``high`` are ``None`` when fewer than two
+    formulas leave the interval undefined, and ``mean`` is ``None`` when no row
+    applies.
+    """
+
+    mean: float | None
+    low: float | None
+    high: float | None
+    n: int
+    n_obs: int = 0
+    method: str = "t"
+    confidence: float = 0.95
+
+    def to_json(self) -> dict[str, Any]:
+        """The estimate as a JSON-ready dict.
+
+        >>> Estimate(0.5, 0.25, 0.75, n=4).to_json()["n"]
+        4
+        """
+        return {
+            "mean": self.mean,
+            "low": self.low,
+            "high": self.high,
+            "n": self.n,
+            "n_obs": self.n_obs,
+            "method": self.method,
+            "confidence": self.confidence,
+        }
+
+
+def mean_ci(
+    values: Sequence[float],
+    *,
+    confidence: float = 0.95,
+    method: str = "t",
+    n_boot: int = 2000,
+    seed: int = 0,
+    n_obs: int | None = None,
+) -> Estimate:
+    """Mean of ``values`` with a confidence interval.
+
+    ``method="t"`` is the Student-t interval ``mean ± t(1-α/2, n-1) · s/√n``;
+    ``method="bootstrap"`` is the percentile bootstrap over ``n_boot`` resamples drawn
+    with ``random.Random(seed)`` (same seed, same interval).
+
+    >>> e = mean_ci([1.0, 2.0, 3.0, 4.0, 5.0])
+    >>> round(e.low, 4), e.mean, round(e.high, 4)
+    (1.0368, 3.0, 4.9632)
+    >>> mean_ci([1.0]).low is None
+    True
+    """
+    if method not in _CI_METHODS:
+        raise ConfigError(
+            f"unknown interval method {method!r}", parameter="method", valid=", ".join(_CI_METHODS)
+        )
+    if not 0.0 < confidence < 1.0:
+        raise ConfigError(
+            f"confidence {confidence} out of range", parameter="confidence", valid="(0, 1)"
+        )
+    data = [float(v) for v in values]
+    n = len(data)
+    observed = n if n_obs is None else n_obs
+    if n == 0:
+        return Estimate(None, None, None, 0, observed, method, confidence)
+    mean = math.fsum(data) / n
+    if n < 2:
+        return Estimate(mean, None, None, n, observed, method, confidence)
+    if method == "t":
+        var = math.fsum((v - mean) ** 2 for v in data) / (n - 1)
+        half = float(_scipy_stats.t.ppf(0.5 + confidence / 2.0, n - 1)) * math.sqrt(var / n)
+        low, high = mean - half, mean + half
+    else:
+        if n_boot < 1:
+            raise ConfigError(f"n_boot {n_boot} must be positive", parameter="n_boot", valid=">= 1")
+        rng = random.Random(seed)
+        means = sorted(math.fsum(rng.choices(data, k=n)) / n for _ in range(n_boot))
+        alpha = (1.0 - confidence) / 2.0
+        low = _quantile(means, alpha)
+        high = _quantile(means, 1.0 - alpha)
+    return Estimate(mean, low, high, n, observed, method, confidence)
+
+
+def _quantile(sorted_values: Sequence[float], q: float) -> float:
+    """Linear-interpolation quantile (numpy's default) of sorted values."""
+    pos = q * (len(sorted_values) - 1)
+    lo = math.floor(pos)
+    hi = min(lo + 1, len(sorted_values) - 1)
+    return sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * (pos - lo)
+
+
+def per_formula(
+    rows: Iterable[Row], metric: str | Metric, *, key: str | Sequence[str] = "instance_id"
+) -> dict[Hashable, float]:
+    """The metric averaged over each formula's rows (verbalizations and samples).
+
+    ``key`` names the column that identifies a formula, or several columns whose
+    values together identify a unit (``("model", "instance_id")`` pools models while
+    keeping each model's answers to a formula one unit). Formulas on which the metric
+    applies to no row are left out; keys keep the order in which formulas first
+    appear (a tuple of values when ``key`` names several columns).
+
+    >>> rows = [{"instance_id": "a", "decision_correct": True},
+    ...         {"instance_id": "a", "decision_correct": False},
+    ...         {"instance_id": "b", "decision_correct": True}]
+    >>> per_formula(rows, "accuracy")
+    {'a': 0.5, 'b': 1.0}
+    """
+    fn = metric_value(metric)
+    sums: dict[Hashable, list[float]] = {}
+    for row in rows:
+        value = fn(row)
+        if value is None:
+            continue
+        unit = row.get(key) if isinstance(key, str) else tuple(row.get(k) for k in key)
+        sums.setdefault(unit, []).append(value)
+    return {k: math.fsum(v) / len(v) for k, v in sums.items()}
+
+
+def aggregate(
+    rows: Iterable[Row],
+    metric: str | Metric,
+    *,
+    key: str | Sequence[str] = "instance_id",
+    method: str = "t",
+    confidence: float = 0.95,
+    n_boot: int = 2000,
+    seed: int = 0,
+) -> Estimate:
+    """Average per formula, then across formulas, with a confidence interval.
+
+    >>> rows = [{"instance_id": i, "decision_correct": c}
+    ...         for i, c in [("a", True), ("a", True), ("b", False), ("b", True)]]
+    >>> e = aggregate(rows, "accuracy")
+    >>> e.mean, e.n, e.n_obs
+    (0.75, 2, 4)
+    """
+    fn = metric_value(metric)
+    materialized = list(rows)
+    values = per_formula(materialized, fn, key=key)
+    n_obs = sum(1 for row in materialized if fn(row) is not None)
+    return mean_ci(
+        list(values.values()),
+        confidence=confidence,
+        method=method,
+        n_boot=n_boot,
+        seed=seed,
+        n_obs=n_obs,
+    )
+
+
+def group_rows(rows: Iterable[Row], keys: Sequence[str]) -> dict[tuple[Hashable, ...], list[Row]]:
+    """Rows grouped by the values of ``keys`` (missing keys group as ``None``).
+
+    >>> groups = group_rows([{"m": 1, "x": 0}, {"m": 2}, {"m": 1}], ["m"])
+    >>> {k: len(v) for k, v in groups.items()}
+    {(1,): 2, (2,): 1}
+    """
+    groups: dict[tuple[Hashable, ...], list[Row]] = defaultdict(list)
+    for row in rows:
+        groups[tuple(row.get(k) for k in keys)].append(row)
+    return dict(groups)
+
+
+def failure_breakdown(rows: Iterable[Row]) -> dict[str, int]:
+    """How many rows fall in each failure kind, sorted by kind.
+
+    >>> failure_breakdown([{"failure": "truncated"}, {"failure": "correct"}, {}])
+    {'correct': 1, 'truncated': 1, 'unknown': 1}
+    """
+    counts = Counter(str(row.get("failure") or "unknown") for row in rows)
+    return dict(sorted(counts.items()))
+
+
+@dataclass(frozen=True)
+class FlipRate:
+    """Pairs of (reference, variant) answers whose correctness changed.
+
+    ``broken`` counts pairs that went from correct to incorrect, ``fixed`` the other
+    direction; unchanged pairs stay in the denominator ``pairs``.
+    """
+
+    pairs: int
+    broken: int
+    fixed: int
+
+    @property
+    def flips(self) -> int:
+        """Pairs whose correctness changed, in either direction."""
+        return self.broken + self.fixed
+
+    @property
+    def rate(self) -> float | None:
+        """``flips / pairs``, or ``None`` without pairs.
+
+        >>> FlipRate(pairs=4, broken=1, fixed=1).rate
+        0.5
+        """
+        return self.flips / self.pairs if self.pairs else None
+
+    def to_json(self) -> dict[str, Any]:
+        """The flip rate as a JSON-ready dict.
+
+        >>> FlipRate(2, 1, 0).to_json()["flips"]
+        1
+        """
+        return {
+            "pairs": self.pairs,
+            "broken": self.broken,
+            "fixed": self.fixed,
+            "flips": self.flips,
+            "rate": self.rate,
+        }
+
+
+def _count_flips(pairs: Iterable[tuple[Row, Row]], fn: Metric) -> FlipRate:
+    total = broken = fixed = 0
+    for reference, variant in pairs:
+        before, after = fn(reference), fn(variant)
+        if before is None or after is None:
+            continue
+        total += 1
+        if before > after:
+            broken += 1
+        elif after > before:
+            fixed += 1
+    return FlipRate(total, broken, fixed)
+
+
+def flip_rate(rows: Iterable[Row], *, metric: str | Metric = "success") -> FlipRate:
+    """Flip rate between base instances and their perturbed variants.
+
+    A variant row (one whose ``base_id`` names another instance) is paired with the
+    base instance's row of the same model, template and sample; the rate is the
+    share of pairs whose correctness differs.
+
+    >>> base = {"instance_id": "b", "model": "m", "template": "logic", "sample": 0,
+    ...         "label": "UNSAT", "decision_correct": True}
+    >>> variant = dict(base, instance_id="v", base_id="b", decision_correct=False)
+    >>> flip_rate([base, variant]).to_json()
+    {'pairs': 1, 'broken': 1, 'fixed': 0, 'flips': 1, 'rate': 1.0}
+    """
+    fn = metric_value(metric)
+    materialized = list(rows)
+    index = {
+        (row["instance_id"], row.get("model"), row.get("template"), row.get("sample")): row
+        for row in materialized
+    }
+    pairs = []
+    for row in materialized:
+        base_id = row.get("base_id")
+        if not base_id or base_id == row["instance_id"]:
+            continue
+        reference = index.get((base_id, row.get("model"), row.get("template"), row.get("sample")))
+        if reference is not None:
+            pairs.append((reference, row))
+    return _count_flips(pairs, fn)
+
+
+def verbalization_flip_rate(
+    rows: Iterable[Row], *, reference: str = "logic", metric: str | Metric = "success"
+) -> FlipRate:
+    """Flip rate between a formula's ``reference`` verbalization and each other one.
+
+    Each row of another template is paired with the row of the same instance, model
+    and sample under the ``reference`` template.
+
+    >>> a = {"instance_id": "i", "model": "m", "template": "logic", "sample": 0,
+    ...      "label": "UNSAT", "decision_correct": False}
+    >>> b = dict(a, template="team", decision_correct=True)
+    >>> verbalization_flip_rate([a, b]).fixed
+    1
+    """
+    fn = metric_value(metric)
+    materialized = list(rows)
+    index = {
+        (row["instance_id"], row.get("model"), row.get("sample")): row
+        for row in materialized
+        if row.get("template") == reference
+    }
+    pairs = []
+    for row in materialized:
+        if row.get("template") == reference:
+            continue
+        base = index.get((row["instance_id"], row.get("model"), row.get("sample")))
+        if base is not None:
+            pairs.append((base, row))
+    return _count_flips(pairs, fn)
+
+
+def decision_consistency(rows: Iterable[Row], *, method: str = "t", seed: int = 0) -> Estimate:
+    """How consistently a model decides the same formula across its verbalizations.
+
+    For each (model, formula), the share of its rows that give the most common
+    decision (a missing decision counts as a decision of its own); averaged across
+    (model, formula) pairs with a confidence interval.
+
+    >>> rows = [{"instance_id": "a", "model": "m", "decision": d}
+    ...         for d in ["SAT", "SAT", "UNSAT", None]]
+    >>> decision_consistency(rows).mean
+    0.5
+    """
+    groups = group_rows(rows, ["model", "instance_id"])
+    shares = []
+    for members in groups.values():
+        counts = Counter(str(row.get("decision")) for row in members)
+        shares.append(max(counts.values()) / len(members))
+    return mean_ci(shares, method=method, seed=seed, n_obs=sum(len(m) for m in groups.values()))
+
+
+def summarize(rows: Iterable[Row], *, method: str = "t", seed: int = 0) -> dict[str, Any]:
+    """Every metric of :data:`METRICS`, the failure breakdown and the row count.
+
+    >>> summary = summarize([{"instance_id": "a", "label": "UNSAT", "decision": "UNSAT",
+    ...                       "decision_correct": True, "failure": "correct"}])
+    >>> summary["rows"], summary["metrics"]["accuracy_unsat"].mean
+    (1, 1.0)
+    """
+    materialized = list(rows)
+    return {
+        "rows": len(materialized),
+        "formulas": len({row.get("instance_id") for row in materialized}),
+        "metrics": {
+            name: aggregate(materialized, fn, method=method, seed=seed)
+            for name, fn in METRICS.items()
+        },
+        "failures": failure_breakdown(materialized),
+    }
+
+
+def join_instances(
+    rows: Iterable[Row],
+    instances: Mapping[str, Mapping[str, Any]] | Iterable[Mapping[str, Any]],
+    *,
+    design: Mapping[str, Mapping[str, Any]] | None = None,
+    strict: bool = True,
+) -> list[dict[str, Any]]:
+    """Rows joined with their instance's metadata (and experiment design, if given).
+
+    ``instances`` maps instance ids to instance records (or is an iterable of records
+    with an ``id``). Each joined row gains ``family``, ``num_clauses``, ``num_vars``,
+    ``params``, ``base_id`` and ``transforms``; a ``design`` record for the instance
+    adds its fields (``experiment``, ``clauses``, ``knob``, ``level``, ``arm``,
+    ``replicate``...) without overwriting the row's own columns. A row whose instance
+    is unknown raises :class:`RecordError` when ``strict``, and is dropped otherwise.
+
+    >>> joined = join_instances(
+    ...     [{"instance_id": "a", "decision_correct": True}],
+    ...     [{"id": "a", "family": "backbone", "num_clauses": 20, "params": {}}])
+    >>> joined[0]["family"], joined[0]["num_clauses"], joined[0]["base_id"]
+    ('backbone', 20, None)
+    """
+    if isinstance(instances, Mapping):
+        table: Mapping[str, Mapping[str, Any]] = instances
+    else:
+        table = {str(record["id"]): record for record in instances}
+    joined: list[dict[str, Any]] = []
+    for number, row in enumerate(rows, start=1):
+        instance_id = str(row.get("instance_id"))
+        record = table.get(instance_id)
+        if record is None:
+            if strict:
+                raise RecordError(f"result row for unknown instance {instance_id!r}", line=number)
+            continue
+        out = dict(row)
+        out.setdefault("label", record.get("label"))
+        out["family"] = record.get("family")
+        out["num_clauses"] = record.get("num_clauses")
+        out["num_vars"] = record.get("num_vars")
+        out["params"] = dict(record.get("params") or {})
+        out["base_id"] = record.get("base_id")
+        out["transforms"] = list(record.get("transforms") or [])
+        if design is not None and instance_id in design:
+            for field, value in design[instance_id].items():
+                out.setdefault(field, value)
+        joined.append(out)
+    return joined

@@ -1,0 +1,586 @@
+"""Render a report as Markdown (``report.md``) and HTML (``report.html``).
+
+The report is first laid out as a list of blocks (headings, paragraphs, tables and
+images, :func:`layout`), then written in both formats from that one layout, so both
+files always hold the same sections:
+
+1. Summary (per model: accuracies, witness validity, SAT bias, truncation, robustness)
+2. Table 1 (rows generator × |C|, columns model × {Sat., Wit.}; best in bold, second
+   in italics)
+3. Truncation (App. I) and SAT-prediction bias on UNSAT instances (App. J)
+4. Friedman p-values across knob levels, Benjamini–Hochberg within each generator
+   (App. K)
+5. Clause order, fillers and duplication tests (§5.2–5.4)
+6. Verbalization templates (§5.5)
+7. Failure kinds
+8. Figures
+
+Every p-value is shown with its test and ``n``. The HTML file embeds the figures as
+data URIs, so it can be sent alone; the Markdown file links them.
+
+Examples
+--------
+>>> from twosat_formal.report.sections import compute_content
+>>> blocks = layout(compute_content([]), [])
+>>> [b.text for b in blocks if isinstance(b, Heading) and b.level == 2][:3]
+['Summary', 'Table 1: decision accuracy and witness validity', 'Truncation (App. I)']
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from twosat_formal.report.metrics import Estimate, FlipRate
+from twosat_formal.report.plots import Figure
+from twosat_formal.report.sections import ReportContent
+from twosat_formal.report.stats import TestResult
+
+__all__ = [
+    "SECTIONS",
+    "Block",
+    "Heading",
+    "Image",
+    "Paragraph",
+    "Table",
+    "format_p",
+    "format_pct",
+    "layout",
+    "render_html",
+    "render_markdown",
+    "write_report",
+]
+
+#: Titles of the second-level sections, in order; every report has all of them.
+SECTIONS = (
+    "Summary",
+    "Table 1: decision accuracy and witness validity",
+    "Truncation (App. I)",
+    "SAT-prediction bias on UNSAT instances (App. J)",
+    "Friedman tests across knob levels (App. K)",
+    "Clause order: construction vs shuffled (§5.3)",
+    "Filler clauses (§5.2)",
+    "Duplicated clauses (§5.4)",
+    "Verbalization templates (§5.5)",
+    "Failure kinds",
+    "Robustness",
+    "Figures",
+    "Provenance",
+)
+
+_NO_DATA = "No data for this section in this run."
+
+
+@dataclass(frozen=True)
+class Heading:
+    """A heading of ``level`` 1–3."""
+
+    text: str
+    level: int = 2
+
+
+@dataclass(frozen=True)
+class Paragraph:
+    """A paragraph of plain text."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Table:
+    """A table; each cell is ``(text, style)`` with style ``""``, ``"b"`` or ``"i"``."""
+
+    headers: list[str]
+    rows: list[list[tuple[str, str]]]
+    header_rows: list[list[str]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Image:
+    """A figure: its path relative to the report folder, title and caption."""
+
+    path: Path
+    title: str
+    caption: str
+
+
+Block = Heading | Paragraph | Table | Image
+
+
+def format_pct(value: float | None, digits: int = 1) -> str:
+    """A share as a percentage, ``—`` when undefined.
+
+    >>> format_pct(0.8333), format_pct(None)
+    ('83.3', '—')
+    """
+    if value is None or math.isnan(value):
+        return "—"
+    return f"{100.0 * value:.{digits}f}"
+
+
+def format_p(value: float | None) -> str:
+    """A p-value in the paper's style (``3.363e-03``), ``—`` when undefined.
+
+    >>> format_p(0.003363), format_p(float("nan"))
+    ('3.363e-03', '—')
+    """
+    if value is None or math.isnan(value):
+        return "—"
+    return f"{value:.3e}"
+
+
+def _ci(estimate: Estimate) -> str:
+    if estimate.mean is None:
+        return "—"
+    if estimate.low is None or estimate.high is None:
+        return f"{format_pct(estimate.mean)} (n={estimate.n})"
+    return (
+        f"{format_pct(estimate.mean)} [{format_pct(max(0.0, estimate.low))}, "
+        f"{format_pct(min(1.0, estimate.high))}] (n={estimate.n})"
+    )
+
+
+def _flip(flips: FlipRate) -> str:
+    if not flips.pairs:
+        return "—"
+    return f"{format_pct(flips.rate)} ({flips.flips}/{flips.pairs})"
+
+
+def _ranked(values: Sequence[float | None]) -> list[str]:
+    """Styles for a row of values: best in bold, second best in italics (ties share).
+
+    Rows with fewer than two values get no styling.
+
+    >>> _ranked([0.5, 1.0, None, 0.75, 1.0])
+    ['', 'b', '', 'i', 'b']
+    """
+    present = [round(v, 9) for v in values if v is not None]
+    if len(present) < 2:
+        return [""] * len(values)
+    distinct = sorted(set(present), reverse=True)
+    styles = []
+    for value in values:
+        if value is None:
+            styles.append("")
+        elif round(value, 9) == distinct[0]:
+            styles.append("b")
+        elif len(distinct) > 1 and round(value, 9) == distinct[1]:
+            styles.append("i")
+        else:
+            styles.append("")
+    return styles
+
+
+def _summary(content: ReportContent) -> list[Block]:
+    notes: list[Block] = [Paragraph(f"Note: {note}.") for note in content.notes]
+    if not content.summaries:
+        return [Paragraph(_NO_DATA), *notes]
+    headers = [
+        "model",
+        "rows",
+        "Sat. (all)",
+        "Sat. (SAT)",
+        "Sat. (UNSAT)",
+        "Wit. (SAT)",
+        "SAT pred. on UNSAT",
+        "truncated",
+        "consistency",
+        "flip rate (perturbed)",
+        "flip rate (templates)",
+    ]
+    rows = [
+        [
+            (s.model, ""),
+            (str(s.rows), ""),
+            (_ci(s.accuracy), ""),
+            (_ci(s.accuracy_sat), ""),
+            (_ci(s.accuracy_unsat), ""),
+            (_ci(s.witness), ""),
+            (_ci(s.sat_prediction), ""),
+            (_ci(s.truncation), ""),
+            (_ci(s.consistency), ""),
+            (_flip(s.flips), ""),
+            (_flip(s.verbal_flips), ""),
+        ]
+        for s in content.summaries
+    ]
+    return [
+        Paragraph(
+            f"{content.rows} scored samples over {len(content.families)} generator families, "
+            f"{len(content.models)} models and {len(content.templates)} templates. Percentages "
+            "are averaged per formula first, then across formulas, with 95% t-based "
+            "confidence intervals; n is the number of formulas. Truncated and unparsable "
+            "answers count as incorrect."
+        ),
+        Table(headers, rows),
+        *notes,
+    ]
+
+
+def _table1(content: ReportContent) -> list[Block]:
+    if not content.table1:
+        return [Paragraph(_NO_DATA)]
+    models = content.models
+    headers = ["generator", "|C|"] + [f"{m} {part}" for m in models for part in ("Sat.", "Wit.")]
+    rows = []
+    for row in content.table1:
+        sats = [row.cells[m].sat.mean if m in row.cells else None for m in models]
+        wit_estimates = [row.cells[m].wit if m in row.cells else None for m in models]
+        wits = [e.mean if e is not None else None for e in wit_estimates]
+        sat_styles, wit_styles = _ranked(sats), _ranked(wits)
+        cells: list[tuple[str, str]] = [(row.family, ""), (str(row.clauses), "")]
+        for i in range(len(models)):
+            cells.append((format_pct(sats[i]), sat_styles[i]))
+            cells.append((format_pct(wits[i]), wit_styles[i]))
+        rows.append(cells)
+    counts = sorted({c.sat.n for r in content.table1 for c in r.cells.values()})
+    return [
+        Paragraph(
+            "Satisfiability decision accuracy (Sat., %) and witness validity (Wit., %, SAT "
+            f"instances only). Formulas per cell: {', '.join(map(str, counts))}; each formula "
+            "averages its verbalizations and samples. Best in bold, second in italics."
+        ),
+        Table(headers, rows),
+    ]
+
+
+def _truncation(content: ReportContent) -> list[Block]:
+    if not content.summaries:
+        return [Paragraph(_NO_DATA)]
+    max_tokens = _max_tokens(content.manifest)
+    rows = [
+        [
+            (s.model, ""),
+            (max_tokens, ""),
+            (f"{s.truncated}/{s.rows}", ""),
+            (format_pct(s.truncated / s.rows if s.rows else None), ""),
+        ]
+        for s in content.summaries
+    ]
+    return [Table(["model", "max tokens", "truncated / samples", "truncation rate (%)"], rows)]
+
+
+def _max_tokens(manifest: dict[str, Any] | None) -> str:
+    sampling = (manifest or {}).get("sampling") or {}
+    value = sampling.get("max_tokens") if isinstance(sampling, dict) else None
+    return "—" if value is None else str(value)
+
+
+def _sat_bias(content: ReportContent) -> list[Block]:
+    if not content.sat_bias_by_family:
+        return [Paragraph("No UNSAT instances in this run.")]
+    models = content.models
+    rows = []
+    for family, by_model in content.sat_bias_by_family.items():
+        rows.append(
+            [(family, "")] + [(_ci(by_model[m]) if m in by_model else "—", "") for m in models]
+        )
+    overall = [("all UNSAT", "")] + [(_ci(s.sat_prediction), "") for s in content.summaries]
+    rows.append(overall)
+    return [
+        Paragraph("Share of samples on UNSAT instances where the model answered SAT (%)."),
+        Table(["generator", *models], rows),
+    ]
+
+
+def _tests(results: Sequence[TestResult], *, empty: str = _NO_DATA) -> list[Block]:
+    if not results:
+        return [Paragraph(empty)]
+    rows = [
+        [
+            (r.label, ""),
+            (r.test, ""),
+            (str(r.n), ""),
+            ("—" if math.isnan(r.statistic) else f"{r.statistic:.4g}", ""),
+            ("—" if r.df is None or math.isnan(r.df) else f"{r.df:.4g}", ""),
+            (format_p(r.p_value), "b" if r.defined and r.p_value < 0.05 else ""),
+            (format_p(r.p_adjusted), ""),
+            (r.note, ""),
+        ]
+        for r in results
+    ]
+    return [Table(["comparison", "test", "n", "statistic", "df", "p", "p (BH)", "note"], rows)]
+
+
+def _friedman(content: ReportContent) -> list[Block]:
+    intro = Paragraph(
+        "Friedman's test for repeated measurements across knob levels; blocks are "
+        "(model, formula replicate), values per-formula success; n is the number of "
+        "complete blocks. Benjamini–Hochberg correction within each generator."
+    )
+    return [intro, *_tests(content.friedman, empty="No knob sweep in this run.")]
+
+
+def _order(content: ReportContent) -> list[Block]:
+    return [
+        Paragraph(
+            "Paired t-tests over (model, formula) units: the same formula in its "
+            "construction order and shuffled."
+        ),
+        *_tests(content.order_tests, empty="No clause-order comparison in this run."),
+    ]
+
+
+def _fillers(content: ReportContent) -> list[Block]:
+    return [
+        Paragraph(
+            "Paired t-tests: core plus filler clauses against the same core alone "
+            "(fixed core) and against a larger core (matched total clauses)."
+        ),
+        *_tests(content.filler_tests, empty="No filler comparison in this run."),
+    ]
+
+
+def _duplication(content: ReportContent) -> list[Block]:
+    return [
+        Paragraph(
+            "Independent t-tests between layouts and paired t-tests between each "
+            "layout and its shuffled version."
+        ),
+        *_tests(content.duplication_tests, empty="No duplication comparison in this run."),
+    ]
+
+
+def _templates(content: ReportContent) -> list[Block]:
+    if not content.template_table or not content.templates:
+        return [Paragraph(_NO_DATA)]
+    rows = []
+    for model, by_template in content.template_table.items():
+        values = [by_template[t].mean if t in by_template else None for t in content.templates]
+        styles = _ranked(values)
+        rows.append(
+            [(model, "")] + [(format_pct(v), s) for v, s in zip(values, styles, strict=True)]
+        )
+    return [
+        Paragraph("Success (%) per template: the decision on UNSAT, a valid witness on SAT."),
+        Table(["model", *content.templates], rows),
+    ]
+
+
+def _failures(content: ReportContent) -> list[Block]:
+    if not content.summaries:
+        return [Paragraph(_NO_DATA)]
+    kinds = content.failure_kinds
+    rows = [
+        [(s.model, "")] + [(str(s.failures.get(k, 0)), "") for k in kinds] + [(str(s.rows), "")]
+        for s in content.summaries
+    ]
+    return [
+        Paragraph("Samples per failure kind; every kind but `correct` counts as incorrect."),
+        Table(["model", *kinds, "total"], rows),
+    ]
+
+
+def _robustness(content: ReportContent) -> list[Block]:
+    if not content.summaries:
+        return [Paragraph(_NO_DATA)]
+    rows = [
+        [
+            (s.model, ""),
+            (_flip(s.flips), ""),
+            (str(s.flips.broken), ""),
+            (str(s.flips.fixed), ""),
+            (_flip(s.verbal_flips), ""),
+            (_ci(s.consistency), ""),
+        ]
+        for s in content.summaries
+    ]
+    return [
+        Paragraph(
+            "Flip rate: share of (base, variant) pairs of the same model, template and "
+            "sample whose correctness changed, in either direction (unchanged pairs stay in "
+            "the denominator); for templates, each verbalization against the `logic` one. "
+            "Consistency: share of a formula's answers that give its most common decision."
+        ),
+        Table(
+            [
+                "model",
+                "flip rate (perturbed)",
+                "broken",
+                "fixed",
+                "flip rate (templates)",
+                "decision consistency (%)",
+            ],
+            rows,
+        ),
+    ]
+
+
+def _figures(figures: Sequence[Figure]) -> list[Block]:
+    if not figures:
+        return [Paragraph("No figures for this run.")]
+    return [Image(f.path, f.title, f.caption) for f in figures]
+
+
+def _provenance(content: ReportContent) -> list[Block]:
+    manifest = content.manifest
+    if not manifest:
+        return [Paragraph("No manifest found next to the results.")]
+    rows = []
+    for key in (
+        "experiment",
+        "tool_version",
+        "git_revision",
+        "created",
+        "seed",
+        "formulas",
+        "models",
+        "sampling",
+        "solver_versions",
+    ):
+        if key in manifest:
+            rows.append([(key, ""), (_compact(manifest[key]), "")])
+    return [Table(["field", "value"], rows)]
+
+
+def _compact(value: Any) -> str:
+    if isinstance(value, dict):
+        return ", ".join(f"{k}={_compact(v)}" for k, v in value.items())
+    if isinstance(value, list | tuple):
+        return ", ".join(_compact(v) for v in value)
+    return "—" if value is None else str(value)
+
+
+def layout(content: ReportContent, figures: Sequence[Figure]) -> list[Block]:
+    """The report as a list of blocks, every section of :data:`SECTIONS` included."""
+    parts = [
+        _summary(content),
+        _table1(content),
+        _truncation(content),
+        _sat_bias(content),
+        _friedman(content),
+        _order(content),
+        _fillers(content),
+        _duplication(content),
+        _templates(content),
+        _failures(content),
+        _robustness(content),
+        _figures(figures),
+        _provenance(content),
+    ]
+    blocks: list[Block] = [Heading(content.title, 1)]
+    for title, body in zip(SECTIONS, parts, strict=True):
+        blocks.append(Heading(title, 2))
+        blocks.extend(body)
+    return blocks
+
+
+def _md_cell(text: str, style: str) -> str:
+    text = text.replace("|", "\\|")
+    if not text or style == "":
+        return text
+    return f"**{text}**" if style == "b" else f"*{text}*"
+
+
+def render_markdown(blocks: Sequence[Block]) -> str:
+    """The blocks as GitHub-flavoured Markdown.
+
+    >>> print(render_markdown([Heading("R", 1), Table(["a"], [[("1", "b")]])]).strip())
+    # R
+    <BLANKLINE>
+    | a |
+    |---|
+    | **1** |
+    """
+    out: list[str] = []
+    for block in blocks:
+        if isinstance(block, Heading):
+            out += ["#" * block.level + " " + block.text, ""]
+        elif isinstance(block, Paragraph):
+            out += [block.text, ""]
+        elif isinstance(block, Table):
+            out.append("| " + " | ".join(h.replace("|", "\\|") for h in block.headers) + " |")
+            out.append("|" + "|".join("---" for _ in block.headers) + "|")
+            for row in block.rows:
+                out.append("| " + " | ".join(_md_cell(t, s) for t, s in row) + " |")
+            out.append("")
+        else:
+            out += [
+                f"![{block.title}]({block.path.as_posix()})",
+                "",
+                f"*{block.title}.* {block.caption}",
+                "",
+            ]
+    return "\n".join(out)
+
+
+_CSS = (
+    "body{font-family:system-ui,sans-serif;max-width:1200px;margin:2em auto;padding:0 1em;}"
+    "table{border-collapse:collapse;margin:1em 0;font-size:0.85em;}"
+    "th,td{border:1px solid #ccc;padding:3px 6px;text-align:right;}"
+    "th{background:#f3f3f3;}td:first-child,th:first-child{text-align:left;}"
+    "figure{margin:1.5em 0;}img{max-width:100%;}figcaption{font-size:0.9em;color:#333;}"
+)
+
+
+def render_html(blocks: Sequence[Block], base: Path | None = None) -> str:
+    """The blocks as one self-contained HTML page (figures read from ``base``, inlined).
+
+    >>> page = render_html([Heading("R", 1), Paragraph("a < b")])
+    >>> "<h1>R</h1>" in page, "a &lt; b" in page
+    (True, True)
+    """
+    title = next((b.text for b in blocks if isinstance(b, Heading)), "report")
+    out = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>",
+    ]
+    for block in blocks:
+        if isinstance(block, Heading):
+            out.append(f"<h{block.level}>{html.escape(block.text)}</h{block.level}>")
+        elif isinstance(block, Paragraph):
+            out.append(f"<p>{html.escape(block.text)}</p>")
+        elif isinstance(block, Table):
+            out.append("<table><thead><tr>")
+            out.extend(f"<th>{html.escape(h)}</th>" for h in block.headers)
+            out.append("</tr></thead><tbody>")
+            for row in block.rows:
+                cells = []
+                for text, style in row:
+                    body = html.escape(text)
+                    if style == "b":
+                        body = f"<strong>{body}</strong>"
+                    elif style == "i":
+                        body = f"<em>{body}</em>"
+                    cells.append(f"<td>{body}</td>")
+                out.append("<tr>" + "".join(cells) + "</tr>")
+            out.append("</tbody></table>")
+        else:
+            src = block.path.as_posix()
+            if base is not None and (base / block.path).is_file():
+                data = base64.b64encode((base / block.path).read_bytes()).decode("ascii")
+                src = f"data:image/png;base64,{data}"
+            out.append(
+                f'<figure><img src="{html.escape(src)}" alt="{html.escape(block.title)}">'
+                f"<figcaption><strong>{html.escape(block.title)}.</strong> "
+                f"{html.escape(block.caption)}</figcaption></figure>"
+            )
+    out.append("</body></html>")
+    return "\n".join(out) + "\n"
+
+
+def write_report(
+    content: ReportContent, figures: Sequence[Figure], out_dir: Path
+) -> tuple[Path, Path]:
+    """Write ``report.md`` and ``report.html`` into ``out_dir``; returns both paths.
+
+    >>> import tempfile, pathlib
+    >>> from twosat_formal.report.sections import compute_content
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     md, page = write_report(compute_content([]), [], pathlib.Path(tmp))
+    ...     md.name, page.name, "## Failure kinds" in md.read_text()
+    ('report.md', 'report.html', True)
+    """
+    out_dir.mkdir(parents=True, exist_ok=True)
+    blocks = layout(content, figures)
+    md = out_dir / "report.md"
+    page = out_dir / "report.html"
+    md.write_text(render_markdown(blocks), encoding="utf-8")
+    page.write_text(render_html(blocks, out_dir), encoding="utf-8")
+    return md, page

@@ -1,0 +1,593 @@
+"""The content of a report, computed from joined result rows.
+
+:func:`compute_content` turns rows (export columns joined with instance metadata and,
+for experiment runs, the design record of each instance) into a
+:class:`ReportContent`: the Table 1-style grid, per-model summaries, truncation and
+SAT-bias tables, failure kinds, robustness, significance tests and the series the
+figures draw. Nothing here draws or formats; :mod:`twosat_formal.report.plots` and
+:mod:`twosat_formal.report.render` do.
+
+Design fields a row may carry (written by :mod:`twosat_formal.experiments`):
+``experiment``, ``clauses`` (the target clause count), ``replicate`` (formula index
+inside its setting), ``knob`` and ``level`` (sweeps), ``arm`` and ``arm_label`` (the
+condition of a comparison: ``construction``/``shuffled``, ``filler``/``core``/
+``total``, ``single``/``grouped``/``interleaved``/``distinct``) and ``shuffled``.
+
+Figures and tests use the paper's per-sample success: the right decision on UNSAT
+instances, and a valid witness on SAT instances.
+
+Examples
+--------
+>>> rows = [{"instance_id": f"i{j}", "model": "ref/oracle", "template": "logic",
+...          "sample": 0, "family": "backbone", "num_clauses": 20, "label": "SAT",
+...          "decision": "SAT", "decision_correct": True, "witness_valid": True,
+...          "failure": "correct", "truncated": False} for j in range(3)]
+>>> content = compute_content(rows)
+>>> content.table1[0].family, content.table1[0].clauses
+('backbone', 20)
+>>> content.table1[0].cells["ref/oracle"].sat.mean
+1.0
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from twosat_formal.errors import ConfigError
+from twosat_formal.report.metrics import (
+    Estimate,
+    FlipRate,
+    Row,
+    aggregate,
+    decision_consistency,
+    failure_breakdown,
+    flip_rate,
+    group_rows,
+    per_formula,
+    verbalization_flip_rate,
+)
+from twosat_formal.report.stats import (
+    TestResult,
+    adjust_within_families,
+    friedman_from_table,
+    independent_t,
+    paired_t,
+)
+
+__all__ = [
+    "FAMILY_ORDER",
+    "Bars",
+    "Cell",
+    "Curves",
+    "ModelSummary",
+    "ReportContent",
+    "Table1Row",
+    "compute_content",
+]
+
+#: The paper's order of generator families (others follow alphabetically).
+FAMILY_ORDER = ("implication-cycle", "equivalence-core", "backbone", "mono-bridge", "symmetry")
+
+#: Series name → points ``(x, estimate)`` in increasing x.
+Curves = dict[str, list[tuple[float, Estimate]]]
+#: Group → bar name → estimate.
+Bars = dict[str, dict[str, Estimate]]
+
+_UNIT = ("model", "instance_id")
+_DUPLICATION_ARMS = ("single", "grouped", "interleaved", "distinct")
+_FILLER_ARMS = ("filler", "core", "total")
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One Table 1 cell: decision accuracy and (SAT only) witness validity."""
+
+    sat: Estimate
+    wit: Estimate | None
+
+
+@dataclass(frozen=True)
+class Table1Row:
+    """One row of the Table 1-style grid: a family at a clause count."""
+
+    family: str
+    clauses: int
+    label: str
+    cells: dict[str, Cell]
+
+
+@dataclass(frozen=True)
+class ModelSummary:
+    """A model's headline numbers over every row of the run."""
+
+    model: str
+    rows: int
+    accuracy: Estimate
+    accuracy_sat: Estimate
+    accuracy_unsat: Estimate
+    witness: Estimate
+    sat_prediction: Estimate
+    truncation: Estimate
+    truncated: int
+    failures: dict[str, int]
+    flips: FlipRate
+    verbal_flips: FlipRate
+    consistency: Estimate
+
+
+@dataclass
+class ReportContent:
+    """Everything a report shows, computed once from the rows."""
+
+    title: str
+    rows: int
+    models: list[str]
+    families: list[str]
+    templates: list[str]
+    summaries: list[ModelSummary]
+    table1: list[Table1Row]
+    sat_bias_by_family: dict[str, dict[str, Estimate]]
+    failure_kinds: list[str]
+    template_table: dict[str, dict[str, Estimate]]
+    friedman: list[TestResult]
+    order_tests: list[TestResult]
+    filler_tests: list[TestResult]
+    duplication_tests: list[TestResult]
+    size_curves: dict[str, Curves]
+    template_curves: dict[str, Curves]
+    knob_curves: dict[str, dict[str, Curves]]
+    order_bars: Bars
+    filler_bars: Bars
+    duplication_bars: Bars
+    manifest: dict[str, Any] | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+def _family_key(name: str) -> tuple[int, str]:
+    return (FAMILY_ORDER.index(name), "") if name in FAMILY_ORDER else (len(FAMILY_ORDER), name)
+
+
+def _first_seen(values: Iterable[Any]) -> list[Any]:
+    seen: dict[Any, None] = {}
+    for value in values:
+        if value is not None:
+            seen.setdefault(value, None)
+    return list(seen)
+
+
+def _clauses(row: Row) -> int:
+    value = row.get("clauses")
+    if value is None:
+        value = row.get("num_clauses")
+    if value is None:
+        raise ConfigError(
+            f"row of instance {row.get('instance_id')!r} has no clause count",
+            parameter="num_clauses",
+        )
+    return int(value)
+
+
+def _is_plain(row: Row) -> bool:
+    """A row of the plain grid: no swept knob and no comparison arm."""
+    return row.get("knob") is None and row.get("arm") in (None, "base")
+
+
+def _label_of(rows: Sequence[Row]) -> str:
+    labels = {str(row.get("label")) for row in rows}
+    return labels.pop() if len(labels) == 1 else "mixed"
+
+
+def _table1(
+    rows: Sequence[Row], models: Sequence[str], *, method: str, seed: int
+) -> list[Table1Row]:
+    groups = group_rows([r for r in rows if _is_plain(r)], ["family"])
+    out = []
+    for (family,) in sorted(groups, key=lambda k: _family_key(str(k[0]))):
+        by_size: dict[int, list[Row]] = {}
+        for row in groups[(family,)]:
+            by_size.setdefault(_clauses(row), []).append(row)
+        for clauses in sorted(by_size):
+            members = by_size[clauses]
+            cells = {}
+            for model in models:
+                mine = [r for r in members if r.get("model") == model]
+                if not mine:
+                    continue
+                sat = aggregate(mine, "accuracy", method=method, seed=seed)
+                wit = aggregate(mine, "witness", method=method, seed=seed)
+                cells[model] = Cell(sat, wit if wit.n else None)
+            out.append(Table1Row(str(family), clauses, _label_of(members), cells))
+    return out
+
+
+def _summary(model: str, rows: Sequence[Row], *, method: str, seed: int) -> ModelSummary:
+    def est(metric: str) -> Estimate:
+        return aggregate(rows, metric, method=method, seed=seed)
+
+    return ModelSummary(
+        model=model,
+        rows=len(rows),
+        accuracy=est("accuracy"),
+        accuracy_sat=est("accuracy_sat"),
+        accuracy_unsat=est("accuracy_unsat"),
+        witness=est("witness"),
+        sat_prediction=est("sat_prediction"),
+        truncation=est("truncation"),
+        truncated=sum(1 for r in rows if r.get("truncated") or r.get("finish_reason") == "length"),
+        failures=failure_breakdown(rows),
+        flips=flip_rate(rows),
+        verbal_flips=verbalization_flip_rate(rows, reference=_reference_template(rows)),
+        consistency=decision_consistency(rows, method=method, seed=seed),
+    )
+
+
+def _reference_template(rows: Sequence[Row]) -> str:
+    templates = _first_seen(r.get("template") for r in rows)
+    return "logic" if "logic" in templates or not templates else str(templates[0])
+
+
+def _curve(
+    rows: Sequence[Row], x_of: str, *, method: str, seed: int, key: Sequence[str] = _UNIT
+) -> list[tuple[float, Estimate]]:
+    points: dict[float, list[Row]] = {}
+    for row in rows:
+        x = _clauses(row) if x_of == "clauses" else row.get(x_of)
+        if x is None:
+            continue
+        points.setdefault(float(x), []).append(row)
+    return [
+        (x, aggregate(points[x], "success", key=key, method=method, seed=seed))
+        for x in sorted(points)
+    ]
+
+
+def _size_curves(rows: Sequence[Row], *, method: str, seed: int) -> dict[str, Curves]:
+    plain = [r for r in rows if _is_plain(r)]
+    out: dict[str, Curves] = {}
+    for (family,), members in sorted(
+        group_rows(plain, ["family"]).items(), key=lambda kv: _family_key(str(kv[0][0]))
+    ):
+        curves = {
+            str(model): _curve(mine, "clauses", method=method, seed=seed)
+            for (model,), mine in group_rows(members, ["model"]).items()
+        }
+        out[str(family)] = curves
+    return out
+
+
+def _template_curves(rows: Sequence[Row], *, method: str, seed: int) -> dict[str, Curves]:
+    plain = [r for r in rows if _is_plain(r)]
+    out: dict[str, Curves] = {}
+    for (family,), members in sorted(
+        group_rows(plain, ["family"]).items(), key=lambda kv: _family_key(str(kv[0][0]))
+    ):
+        out[str(family)] = {
+            str(template): _curve(mine, "clauses", method=method, seed=seed)
+            for (template,), mine in group_rows(members, ["template"]).items()
+        }
+    return out
+
+
+def _knob_curves(rows: Sequence[Row], *, method: str, seed: int) -> dict[str, dict[str, Curves]]:
+    swept = [r for r in rows if r.get("knob") is not None and r.get("level") is not None]
+    out: dict[str, dict[str, Curves]] = {}
+    groups = group_rows(swept, ["family", "knob"])
+    for family, knob in sorted(groups, key=lambda k: (_family_key(str(k[0])), str(k[1]))):
+        members = groups[(family, knob)]
+        for clauses in sorted({_clauses(r) for r in members}):
+            at_size = [r for r in members if _clauses(r) == clauses]
+            panel = out.setdefault(f"{family} |C|={clauses}", {})
+            panel[str(knob)] = {
+                str(model): _curve(mine, "level", method=method, seed=seed)
+                for (model,), mine in group_rows(at_size, ["model"]).items()
+            }
+    return out
+
+
+def _unit_values(rows: Sequence[Row], fields: Sequence[str]) -> dict[Hashable, float]:
+    """Per-formula success, keyed by the values of ``fields`` (a formula's identity)."""
+    return per_formula(rows, "success", key=[*fields, "instance_id"])
+
+
+def _drop_instance(values: dict[Hashable, float]) -> dict[tuple[Any, ...], float]:
+    out: dict[tuple[Any, ...], float] = {}
+    for key, value in values.items():
+        assert isinstance(key, tuple)
+        out[key[:-1]] = value
+    return out
+
+
+def _friedman_tests(rows: Sequence[Row]) -> list[TestResult]:
+    swept = [r for r in rows if r.get("knob") is not None and r.get("level") is not None]
+    results: list[TestResult] = []
+    groups = group_rows(swept, ["family", "knob"])
+    for family, knob in sorted(groups, key=lambda k: (_family_key(str(k[0])), str(k[1]))):
+        members = groups[(family, knob)]
+        sizes = sorted({_clauses(r) for r in members})
+        scopes: list[tuple[str, list[Row]]] = [
+            (str(c), [r for r in members if _clauses(r) == c]) for c in sizes
+        ]
+        if len(sizes) > 1:
+            scopes.append(("overall", list(members)))
+        for scope, scoped in scopes:
+            values = _drop_instance(
+                _unit_values(scoped, ["model", "clauses", "replicate", "level"])
+            )
+            table: dict[tuple[Hashable, Hashable], float] = {
+                (key[:-1], float(key[-1])): v for key, v in values.items()
+            }
+            label = f"{family} · {knob} · |C|={scope}"
+            levels = len({key[-1] for key in values})
+            try:
+                result = friedman_from_table(table, label=label, family=str(family))
+            except ConfigError:
+                result = TestResult(
+                    "Friedman",
+                    len({key[:-1] for key in values}),
+                    float("nan"),
+                    float("nan"),
+                    None,
+                    label,
+                    str(family),
+                    note=f"too few levels or blocks ({levels} levels)",
+                )
+            results.append(result)
+    return adjust_within_families(results)
+
+
+def _paired(
+    rows: Sequence[Row],
+    arm_a: str,
+    arm_b: str,
+    *,
+    shuffled_a: bool | None,
+    shuffled_b: bool | None,
+    label: str,
+    family: str,
+) -> TestResult | None:
+    fields = ["model", "clauses", "level", "replicate"]
+
+    def side(arm: str, shuffled: bool | None) -> dict[tuple[Any, ...], float]:
+        chosen = [
+            r
+            for r in rows
+            if r.get("arm") == arm and (shuffled is None or bool(r.get("shuffled")) == shuffled)
+        ]
+        return _drop_instance(_unit_values(chosen, fields))
+
+    a, b = side(arm_a, shuffled_a), side(arm_b, shuffled_b)
+    keys = [k for k in a if k in b]
+    if not keys:
+        return None
+    try:
+        return paired_t([a[k] for k in keys], [b[k] for k in keys], label=label, family=family)
+    except ConfigError as exc:
+        return TestResult(
+            "paired t-test",
+            len(keys),
+            float("nan"),
+            float("nan"),
+            None,
+            label,
+            family,
+            note=str(exc),
+        )
+
+
+def _independent(
+    rows: Sequence[Row], arm_a: str, arm_b: str, *, label: str, family: str
+) -> TestResult | None:
+    fields = ["model", "clauses", "level", "replicate"]
+
+    def side(arm: str) -> list[float]:
+        chosen = [r for r in rows if r.get("arm") == arm and not r.get("shuffled")]
+        return list(_unit_values(chosen, fields).values())
+
+    a, b = side(arm_a), side(arm_b)
+    if not a or not b:
+        return None
+    try:
+        return independent_t(a, b, label=label, family=family)
+    except ConfigError as exc:
+        return TestResult(
+            "independent t-test (Student)",
+            len(a) + len(b),
+            float("nan"),
+            float("nan"),
+            None,
+            label,
+            family,
+            note=str(exc),
+        )
+
+
+def _by_family(rows: Sequence[Row], experiment: str) -> list[tuple[str, list[Row]]]:
+    chosen = [r for r in rows if r.get("experiment") == experiment]
+    groups = group_rows(chosen, ["family"])
+    return [(str(k[0]), groups[k]) for k in sorted(groups, key=lambda k: _family_key(str(k[0])))]
+
+
+def _order(rows: Sequence[Row], *, method: str, seed: int) -> tuple[list[TestResult], Bars]:
+    tests: list[TestResult] = []
+    bars: Bars = {}
+    for family, members in _by_family(rows, "order"):
+        result = _paired(
+            members,
+            "construction",
+            "shuffled",
+            shuffled_a=None,
+            shuffled_b=None,
+            label=f"{family}: construction vs shuffled",
+            family="order",
+        )
+        if result is not None:
+            tests.append(result)
+        bars[family] = {
+            arm: aggregate(
+                [r for r in members if r.get("arm") == arm],
+                "success",
+                key=_UNIT,
+                method=method,
+                seed=seed,
+            )
+            for arm in ("construction", "shuffled")
+        }
+    return adjust_within_families(tests), bars
+
+
+def _arm_names(rows: Sequence[Row], arms: Sequence[str]) -> dict[str, str]:
+    names: dict[str, str] = {}
+    for row in rows:
+        arm = row.get("arm")
+        if arm in arms:
+            names.setdefault(str(arm), str(row.get("arm_label") or arm))
+    return {arm: names[arm] for arm in arms if arm in names}
+
+
+def _fillers(rows: Sequence[Row], *, method: str, seed: int) -> tuple[list[TestResult], Bars]:
+    tests: list[TestResult] = []
+    bars: Bars = {}
+    for family, members in _by_family(rows, "fillers"):
+        names = _arm_names(members, _FILLER_ARMS)
+        for other in ("core", "total"):
+            if "filler" in names and other in names:
+                result = _paired(
+                    members,
+                    "filler",
+                    other,
+                    shuffled_a=None,
+                    shuffled_b=None,
+                    label=f"{family}: {names['filler']} vs {names[other]}",
+                    family="fillers",
+                )
+                if result is not None:
+                    tests.append(result)
+        bars[family] = {
+            label: aggregate(
+                [r for r in members if r.get("arm") == arm],
+                "success",
+                key=_UNIT,
+                method=method,
+                seed=seed,
+            )
+            for arm, label in names.items()
+        }
+    return adjust_within_families(tests), bars
+
+
+def _duplication(rows: Sequence[Row], *, method: str, seed: int) -> tuple[list[TestResult], Bars]:
+    tests: list[TestResult] = []
+    bars: Bars = {}
+    for family, members in _by_family(rows, "duplication"):
+        names = _arm_names(members, _DUPLICATION_ARMS)
+        pairs = [("single", other) for other in ("grouped", "interleaved", "distinct")]
+        pairs += [(copy, "distinct") for copy in ("grouped", "interleaved")]
+        for a, b in pairs:
+            if a in names and b in names:
+                result = _independent(
+                    members,
+                    a,
+                    b,
+                    label=f"{family}: {names[a]} vs {names[b]}",
+                    family="duplication",
+                )
+                if result is not None:
+                    tests.append(result)
+        for arm, label in names.items():
+            result = _paired(
+                members,
+                arm,
+                arm,
+                shuffled_a=False,
+                shuffled_b=True,
+                label=f"{family}: {label} vs {label} shuffled",
+                family="duplication",
+            )
+            if result is not None:
+                tests.append(result)
+        group: dict[str, Estimate] = {}
+        for arm, label in names.items():
+            for shuffled in (False, True):
+                chosen = [
+                    r
+                    for r in members
+                    if r.get("arm") == arm and bool(r.get("shuffled")) == shuffled
+                ]
+                if chosen:
+                    name = f"{label} shuffled" if shuffled else label
+                    group[name] = aggregate(chosen, "success", key=_UNIT, method=method, seed=seed)
+        bars[family] = group
+    return adjust_within_families(tests), bars
+
+
+def compute_content(
+    rows: Iterable[Row],
+    *,
+    title: str = "twosat-formal report",
+    manifest: dict[str, Any] | None = None,
+    method: str = "t",
+    seed: int = 0,
+) -> ReportContent:
+    """Compute every table, test and figure series of a report from joined rows.
+
+    ``method`` is the confidence-interval method (``"t"`` or ``"bootstrap"``, drawn
+    with ``seed``).
+
+    >>> compute_content([]).rows
+    0
+    """
+    data = list(rows)
+    models = [str(m) for m in _first_seen(r.get("model") for r in data)]
+    families = sorted({str(r.get("family")) for r in data if r.get("family")}, key=_family_key)
+    templates = [str(t) for t in _first_seen(r.get("template") for r in data)]
+    by_model = group_rows(data, ["model"])
+    summaries = [_summary(m, by_model[(m,)], method=method, seed=seed) for m in models]
+
+    sat_bias: dict[str, dict[str, Estimate]] = {}
+    for (family, model), members in group_rows(data, ["family", "model"]).items():
+        estimate = aggregate(members, "sat_prediction", method=method, seed=seed)
+        if estimate.n:
+            sat_bias.setdefault(str(family), {})[str(model)] = estimate
+    sat_bias = {f: sat_bias[f] for f in sorted(sat_bias, key=_family_key)}
+
+    template_table: dict[str, dict[str, Estimate]] = {}
+    for model in models:
+        mine = by_model[(model,)]
+        template_table[model] = {
+            template: aggregate(
+                [r for r in mine if r.get("template") == template],
+                "success",
+                method=method,
+                seed=seed,
+            )
+            for template in templates
+        }
+
+    order_tests, order_bars = _order(data, method=method, seed=seed)
+    filler_tests, filler_bars = _fillers(data, method=method, seed=seed)
+    duplication_tests, duplication_bars = _duplication(data, method=method, seed=seed)
+    return ReportContent(
+        title=title,
+        rows=len(data),
+        models=models,
+        families=families,
+        templates=templates,
+        summaries=summaries,
+        table1=_table1(data, models, method=method, seed=seed),
+        sat_bias_by_family=sat_bias,
+        failure_kinds=sorted({k for s in summaries for k in s.failures}),
+        template_table=template_table,
+        friedman=_friedman_tests(data),
+        order_tests=order_tests,
+        filler_tests=filler_tests,
+        duplication_tests=duplication_tests,
+        size_curves=_size_curves(data, method=method, seed=seed),
+        template_curves=_template_curves(data, method=method, seed=seed),
+        knob_curves=_knob_curves(data, method=method, seed=seed),
+        order_bars=order_bars,
+        filler_bars=filler_bars,
+        duplication_bars=duplication_bars,
+        manifest=manifest,
+    )

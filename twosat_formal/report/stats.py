@@ -1,0 +1,317 @@
+"""Significance tests of the paper: Friedman with Benjamini–Hochberg, paired and independent t.
+
+Every test returns a :class:`TestResult` that carries the test's name, the number of
+observations ``n`` it used (blocks for Friedman, pairs for the paired t-test, both
+group sizes for the independent one), the statistic, its degrees of freedom and the
+p-value. A test on data without any variation (every block tied, every difference
+zero) has no defined statistic: it comes back with ``nan`` and a ``note``, and
+:func:`benjamini_hochberg` leaves ``nan`` p-values out of the correction.
+
+Examples
+--------
+>>> r = paired_t([1.0, 2.0, 3.0, 4.0], [0.0, 0.0, 0.0, 0.0])
+>>> r.test, r.n, r.df, round(r.statistic, 4)
+('paired t-test', 4, 3.0, 3.873)
+>>> benjamini_hochberg([0.01, 0.04, 0.03, 0.005])
+[0.02, 0.04, 0.04, 0.02]
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+from scipy import stats as _stats
+
+from twosat_formal.errors import ConfigError
+
+__all__ = [
+    "TestResult",
+    "adjust_within_families",
+    "benjamini_hochberg",
+    "friedman",
+    "friedman_from_table",
+    "independent_t",
+    "paired_t",
+]
+
+NAN = float("nan")
+
+
+@dataclass(frozen=True)
+class TestResult:
+    """One significance test: its name, size, statistic and p-value.
+
+    ``p_adjusted`` is filled by :func:`adjust_within_families` (Benjamini–Hochberg
+    within the test's ``family``); ``label`` says what was compared.
+    """
+
+    __test__ = False  # not a pytest test class
+
+    test: str
+    n: int
+    statistic: float
+    p_value: float
+    df: float | None = None
+    label: str = ""
+    family: str = ""
+    p_adjusted: float | None = None
+    note: str = ""
+    extra: tuple[tuple[str, Any], ...] = ()
+
+    @property
+    def defined(self) -> bool:
+        """Whether the p-value is a number (not ``nan``).
+
+        >>> TestResult("x", 3, float("nan"), float("nan")).defined
+        False
+        """
+        return not math.isnan(self.p_value)
+
+    def to_json(self) -> dict[str, Any]:
+        """The result as a JSON-ready dict (``nan`` becomes ``None``).
+
+        >>> TestResult("paired t-test", 5, 1.5, 0.2, df=4.0).to_json()["n"]
+        5
+        """
+
+        def num(x: float | None) -> float | None:
+            return None if x is None or math.isnan(x) else float(x)
+
+        return {
+            "test": self.test,
+            "label": self.label,
+            "family": self.family,
+            "n": self.n,
+            "statistic": num(self.statistic),
+            "df": num(self.df),
+            "p_value": num(self.p_value),
+            "p_adjusted": num(self.p_adjusted),
+            "note": self.note,
+            **dict(self.extra),
+        }
+
+
+def _floats(values: Sequence[float], name: str) -> np.ndarray:
+    arr = np.asarray(values, dtype=float)
+    if arr.ndim != 1:
+        raise ConfigError(f"{name} must be a flat sequence of numbers", parameter=name)
+    if not np.all(np.isfinite(arr)):
+        raise ConfigError(f"{name} holds a non-finite value", parameter=name, valid="finite")
+    return arr
+
+
+def friedman(table: Sequence[Sequence[float]], *, label: str = "", family: str = "") -> TestResult:
+    """Friedman's test for repeated measurements across k >= 3 levels.
+
+    ``table`` has one row per block (a model and formula replicate, in the paper's
+    sweeps) and one column per level. The statistic is tie-corrected
+    (:func:`scipy.stats.friedmanchisquare`) with ``k - 1`` degrees of freedom.
+
+    >>> r = friedman([[1, 2, 3], [1, 3, 2], [1, 2, 3], [1, 2, 3]])
+    >>> r.n, r.df, round(r.statistic, 2), round(r.p_value, 4)
+    (4, 2.0, 6.5, 0.0388)
+    """
+    arr = np.asarray(table, dtype=float)
+    if arr.ndim != 2 or arr.shape[1] < 3 or arr.shape[0] < 2:
+        shape = "x".join(str(s) for s in arr.shape)
+        raise ConfigError(
+            f"Friedman's test needs at least 2 blocks and 3 levels, got {shape}",
+            parameter="table",
+            valid="blocks x levels, blocks >= 2, levels >= 3",
+        )
+    if not np.all(np.isfinite(arr)):
+        raise ConfigError("table holds a non-finite value", parameter="table", valid="finite")
+    n, k = arr.shape
+    if np.all(arr == arr[:, :1]):
+        return TestResult("Friedman", n, NAN, NAN, float(k - 1), label, family, note="all tied")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        stat, p = _stats.friedmanchisquare(*arr.T)
+    return TestResult(
+        "Friedman", n, float(stat), float(p), float(k - 1), label, family, extra=(("levels", k),)
+    )
+
+
+def friedman_from_table(
+    values: Mapping[tuple[Hashable, Hashable], float],
+    *,
+    label: str = "",
+    family: str = "",
+) -> TestResult:
+    """Friedman's test on ``{(block, level): value}``, keeping complete blocks only.
+
+    Blocks missing a level are dropped; the result's ``note`` says how many.
+
+    >>> data = {(b, lvl): float(lvl == 2) for b in range(3) for lvl in (0, 1, 2)}
+    >>> r = friedman_from_table(data)
+    >>> r.n, round(r.p_value, 4)
+    (3, 0.0498)
+    """
+    levels = _sorted({level for _, level in values})
+    blocks = _sorted({block for block, _ in values})
+    complete = [b for b in blocks if all((b, lvl) in values for lvl in levels)]
+    table = [[values[(b, lvl)] for lvl in levels] for b in complete]
+    result = friedman(table, label=label, family=family)
+    dropped = len(blocks) - len(complete)
+    if dropped:
+        note = f"{dropped} incomplete blocks dropped"
+        result = replace(result, note=f"{result.note}; {note}" if result.note else note)
+    return result
+
+
+def _sorted(items: set[Any]) -> list[Any]:
+    try:
+        return sorted(items)
+    except TypeError:
+        return sorted(items, key=repr)
+
+
+def paired_t(
+    a: Sequence[float], b: Sequence[float], *, label: str = "", family: str = ""
+) -> TestResult:
+    """Paired t-test of ``a`` against ``b`` (same units in the same order).
+
+    Used for construction order against shuffled (§5.3) and for fillers (§5.2).
+
+    >>> before = [0.7, -1.6, -0.2, -1.2, -0.1, 3.4, 3.7, 0.8, 0.0, 2.0]
+    >>> after = [1.9, 0.8, 1.1, 0.1, -0.1, 4.4, 5.5, 1.6, 4.6, 3.4]
+    >>> r = paired_t(before, after)
+    >>> round(r.statistic, 4), r.df, round(r.p_value, 6)
+    (-4.0621, 9.0, 0.002833)
+    """
+    x, y = _floats(a, "a"), _floats(b, "b")
+    if len(x) != len(y):
+        raise ConfigError(
+            f"paired samples differ in length ({len(x)} and {len(y)})",
+            parameter="b",
+            valid=f"{len(x)} values",
+        )
+    n = len(x)
+    if n < 2:
+        raise ConfigError(
+            f"a paired t-test needs at least 2 pairs, got {n}", parameter="a", valid=">= 2"
+        )
+    diff = x - y
+    extra = (("mean_a", float(x.mean())), ("mean_b", float(y.mean())))
+    if np.all(diff == diff[0]):
+        return TestResult(
+            "paired t-test",
+            n,
+            NAN,
+            NAN,
+            float(n - 1),
+            label,
+            family,
+            note="constant differences",
+            extra=extra,
+        )
+    res = _stats.ttest_rel(x, y)
+    return TestResult(
+        "paired t-test",
+        n,
+        float(res.statistic),
+        float(res.pvalue),
+        float(n - 1),
+        label,
+        family,
+        extra=extra,
+    )
+
+
+def independent_t(
+    a: Sequence[float],
+    b: Sequence[float],
+    *,
+    equal_var: bool = True,
+    label: str = "",
+    family: str = "",
+) -> TestResult:
+    """Independent two-sample t-test (Student; Welch with ``equal_var=False``).
+
+    Used for the duplication layouts (§5.4). ``n`` is the total of both groups and
+    the group sizes are in ``extra``.
+
+    >>> g1 = [0.7, -1.6, -0.2, -1.2, -0.1, 3.4, 3.7, 0.8, 0.0, 2.0]
+    >>> g2 = [1.9, 0.8, 1.1, 0.1, -0.1, 4.4, 5.5, 1.6, 4.6, 3.4]
+    >>> r = independent_t(g1, g2)
+    >>> r.test, r.n, r.df, round(r.statistic, 4), round(r.p_value, 5)
+    ('independent t-test (Student)', 20, 18.0, -1.8608, 0.07919)
+    """
+    x, y = _floats(a, "a"), _floats(b, "b")
+    if len(x) < 2 or len(y) < 2:
+        raise ConfigError(
+            f"an independent t-test needs at least 2 values per group, got {len(x)} and {len(y)}",
+            parameter="a",
+            valid=">= 2 per group",
+        )
+    name = "independent t-test (Student)" if equal_var else "independent t-test (Welch)"
+    extra = (
+        ("n_a", len(x)),
+        ("n_b", len(y)),
+        ("mean_a", float(x.mean())),
+        ("mean_b", float(y.mean())),
+    )
+    va, vb = float(x.var(ddof=1)), float(y.var(ddof=1))
+    if equal_var:
+        df = float(len(x) + len(y) - 2)
+    else:
+        qa, qb = va / len(x), vb / len(y)
+        denom = qa**2 / (len(x) - 1) + qb**2 / (len(y) - 1)
+        df = (qa + qb) ** 2 / denom if denom > 0 else NAN
+    n = len(x) + len(y)
+    if va == 0.0 and vb == 0.0:
+        return TestResult(name, n, NAN, NAN, df, label, family, note="no variance", extra=extra)
+    res = _stats.ttest_ind(x, y, equal_var=equal_var)
+    return TestResult(
+        name, n, float(res.statistic), float(res.pvalue), df, label, family, extra=extra
+    )
+
+
+def benjamini_hochberg(p_values: Sequence[float]) -> list[float]:
+    """Benjamini–Hochberg adjusted p-values (step-up, monotone, capped at 1).
+
+    ``nan`` entries stay ``nan`` and do not count towards the number of tests.
+
+    >>> benjamini_hochberg([0.04, float("nan"), 0.01])
+    [0.04, nan, 0.02]
+    """
+    indexed = [(p, i) for i, p in enumerate(p_values) if not math.isnan(p)]
+    for p, _ in indexed:
+        if not 0.0 <= p <= 1.0:
+            raise ConfigError(f"p-value {p} out of range", parameter="p_values", valid="[0, 1]")
+    m = len(indexed)
+    adjusted = [NAN] * len(p_values)
+    running = 1.0
+    for rank, (p, i) in reversed(list(enumerate(sorted(indexed), start=1))):
+        running = min(running, p * m / rank)
+        adjusted[i] = running
+    return adjusted
+
+
+def adjust_within_families(
+    results: Sequence[TestResult], family_of: Callable[[TestResult], str] | None = None
+) -> list[TestResult]:
+    """Results with ``p_adjusted`` set by Benjamini–Hochberg inside each family of tests.
+
+    The family of a result is ``family_of(result)``, by default its ``family`` field.
+
+    >>> rs = [TestResult("t", 5, 1.0, p, family=f)
+    ...       for p, f in [(0.01, "a"), (0.04, "a"), (0.04, "b")]]
+    >>> [r.p_adjusted for r in adjust_within_families(rs)]
+    [0.02, 0.04, 0.04]
+    """
+    key = family_of or (lambda r: r.family)
+    members: dict[str, list[int]] = {}
+    for i, result in enumerate(results):
+        members.setdefault(key(result), []).append(i)
+    out = list(results)
+    for indices in members.values():
+        adjusted = benjamini_hochberg([results[i].p_value for i in indices])
+        for i, p in zip(indices, adjusted, strict=True):
+            out[i] = replace(results[i], p_adjusted=p)
+    return out

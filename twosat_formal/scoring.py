@@ -1,0 +1,702 @@
+"""Scoring: read a model's decision and witness out of its answer and judge them.
+
+The evaluation prompt (paper, App. G.2) asks the model to end with exactly one of
+``The answer is: Yes`` / ``The answer is: No`` and, when it says Yes, to give an
+assignment as JSON that maps each entity to the scheme's true or false value. This
+module turns an answer into a :class:`Judgement`:
+
+* **Decision.** The *strict* extractor takes the last line that reads ``The answer
+  is: Yes|No`` as a whole line, tolerating case, spacing, markdown emphasis (``**``,
+  ``__``, ``*``) and one final period. Conflicting final answers (``Yes/No`` on the
+  answer line, or a closing run of answer lines that disagree) make the answer
+  ``ambiguous-answer``. The *lenient* extractor also accepts an answer inside a
+  sentence (``so the answer is no, because``), quotes, ``Answer: Yes`` and
+  ``\\boxed{Yes}``.
+* **Witness.** The last valid JSON object that maps entities to values, code fences
+  allowed, mapped back through the prompt's entity map. It is valid iff every clause
+  has a literal made true by it; an unknown entity or value makes it invalid and the
+  reason is recorded. The lenient extractor also forgives case, JSON booleans,
+  trailing commas and single quotes, and unwraps ``{"assignment": {...}}``.
+* **Failure kind**, exactly one of :data:`FAILURE_KINDS`, by precedence: ``error``
+  (no answer: the request failed), ``truncated`` (finish reason ``length``),
+  ``no-answer``, ``ambiguous-answer``, ``wrong-decision``, then on SAT instances
+  ``missing-witness``, ``bad-json``, ``invalid-witness``, and otherwise ``correct``.
+
+Following the paper, every kind but ``correct`` counts as incorrect. Model output is
+only ever read as text and through :func:`json.loads`; it is never executed.
+
+Examples
+--------
+>>> from twosat_formal.formula import Formula
+>>> from twosat_formal.models.base import Response
+>>> formula = Formula.from_named([["~x1", "x2"], ["x1", "~x3"]])
+>>> prompt = PromptView(entities={"A": "x1", "B": "x2", "C": "x3"},
+...                     true_value="true", false_value="false")
+>>> text = 'Try A true.\\n```json\\n{"A": "true", "B": "true", "C": "false"}\\n```\\n'
+>>> judgement = score(Response(text + "**The answer is: Yes**"), prompt, formula, "SAT")
+>>> judgement.failure, judgement.decision, judgement.witness_valid
+('correct', 'SAT', True)
+>>> score(Response("The answer is: No"), prompt, formula, "SAT").failure
+'wrong-decision'
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any, NamedTuple, Protocol
+
+from twosat_formal.errors import ConfigError
+from twosat_formal.formula import Formula
+from twosat_formal.models.base import Response
+
+__all__ = [
+    "FAILURE_KINDS",
+    "LABELS",
+    "Decision",
+    "Judgement",
+    "PromptLike",
+    "PromptView",
+    "WitnessCheck",
+    "WitnessText",
+    "check_witness",
+    "entity_variables",
+    "error_judgement",
+    "extract_decision",
+    "extract_witness",
+    "score",
+]
+
+#: Every failure kind, ``correct`` first; each sample is stored with exactly one.
+FAILURE_KINDS: tuple[str, ...] = (
+    "correct",
+    "wrong-decision",
+    "invalid-witness",
+    "missing-witness",
+    "no-answer",
+    "ambiguous-answer",
+    "bad-json",
+    "truncated",
+    "error",
+)
+#: The two labels (and decisions) an instance can have.
+LABELS: tuple[str, ...] = ("SAT", "UNSAT")
+
+_YES_NO = {"yes": "SAT", "no": "UNSAT"}
+_LENIENT_WORDS = {
+    "yes": "SAT",
+    "no": "UNSAT",
+    "sat": "SAT",
+    "unsat": "UNSAT",
+    "satisfiable": "SAT",
+    "unsatisfiable": "UNSAT",
+}
+
+# A whole answer line once emphasis is gone: "The answer is: Yes", or "Yes/No"-style
+# lists of answers (conflicting when they disagree).
+_STRICT_LINE = re.compile(
+    r"the\s+answer\s+is\s*:\s*(yes|no)((?:\s*(?:/|,|\bor\b|\band\b)\s*(?:yes|no))*)\s*\.?",
+    re.IGNORECASE,
+)
+_STRICT_MORE = re.compile(r"yes|no", re.IGNORECASE)
+_EMPHASIS = re.compile(r"\*\*|__|\*")
+_LENIENT = re.compile(
+    r"(?:\banswer\s*(?:is|would\s+be|will\s+be)?\s*[:=\-]?\s*|\\boxed\{\s*(?:\\text\{)?\s*)"
+    r"[\"'`]?\s*(unsatisfiable|satisfiable|unsat|sat|yes|no)\b",
+    re.IGNORECASE,
+)
+
+
+class PromptLike(Protocol):
+    """What scoring reads from a prompt record: its entity map and value words."""
+
+    @property
+    def entities(self) -> Mapping[str, Any]:
+        """Entity name → variable (a name in the formula, or a 1-based int)."""
+        ...
+
+    @property
+    def true_value(self) -> str:
+        """The scheme's word for true (``"true"``, ``"has"``, ``"Red"``...)."""
+        ...
+
+    @property
+    def false_value(self) -> str:
+        """The scheme's word for false."""
+        ...
+
+
+@dataclass(frozen=True)
+class PromptView:
+    """A minimal :class:`PromptLike` (tests, notebooks, stored prompt metadata).
+
+    >>> PromptView({"A": 1}, "true", "false").true_value
+    'true'
+    """
+
+    entities: Mapping[str, Any]
+    true_value: str
+    false_value: str
+
+
+class Decision(NamedTuple):
+    """An extracted decision: ``"SAT"``, ``"UNSAT"`` or ``None``, and whether the
+    final answers conflict (then ``value`` is ``None``)."""
+
+    value: str | None
+    ambiguous: bool = False
+
+
+class WitnessText(NamedTuple):
+    """The witness found in an answer.
+
+    ``status`` is ``"found"`` (``obj`` holds the JSON object), ``"missing"`` (no
+    JSON-like object at all) or ``"bad-json"`` (something that tried to be one).
+    """
+
+    status: str
+    obj: dict[str, Any] | None = None
+    reason: str | None = None
+
+
+class WitnessCheck(NamedTuple):
+    """A witness mapped back to the formula's variables and checked.
+
+    ``assignment`` maps variable names to values (``None`` when the witness could not
+    be mapped), ``reason`` says why it is invalid.
+    """
+
+    valid: bool
+    assignment: dict[str, bool] | None
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """The verdict on one answer, strict and lenient side by side.
+
+    Attributes
+    ----------
+    failure:
+        The strict failure kind, one of :data:`FAILURE_KINDS` (``correct`` or not).
+    decision:
+        ``"SAT"``, ``"UNSAT"`` or ``None`` (no answer, ambiguous, error).
+    decision_correct:
+        Whether the decision counts as right: it matches the label and the answer is
+        not truncated (the paper counts truncated outputs as incorrect).
+    witness_valid:
+        On SAT instances, whether a valid witness was given; ``None`` on UNSAT ones.
+    witness_reason:
+        Why the witness is missing or invalid (``None`` when valid or not asked for).
+    witness:
+        The witness mapped back to variable names, when it could be mapped.
+    truncated:
+        Whether the finish reason was ``length``.
+    error:
+        The request's error message when ``failure == "error"``.
+    lenient_*:
+        The same four verdicts from the lenient extractor.
+    """
+
+    failure: str
+    decision: str | None
+    decision_correct: bool
+    witness_valid: bool | None
+    label: str
+    witness_reason: str | None = None
+    witness: dict[str, bool] | None = None
+    truncated: bool = False
+    error: str | None = None
+    lenient_failure: str = "error"
+    lenient_decision: str | None = None
+    lenient_decision_correct: bool = False
+    lenient_witness_valid: bool | None = None
+
+    @property
+    def correct(self) -> bool:
+        """Whether the strict verdict is ``correct`` (the paper's accuracy)."""
+        return self.failure == "correct"
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict of every field.
+
+        >>> error_judgement("SAT", "HTTP 500").to_dict()["failure"]
+        'error'
+        """
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Judgement:
+        """Rebuild a judgement from :meth:`to_dict` output (unknown keys ignored).
+
+        >>> j = error_judgement("UNSAT", "boom")
+        >>> Judgement.from_dict(j.to_dict()) == j
+        True
+        """
+        names = set(cls.__dataclass_fields__)
+        return cls(**{k: v for k, v in data.items() if k in names})
+
+
+# -- decision ----------------------------------------------------------------------------
+
+
+def _strict_line(line: str) -> list[str] | None:
+    """The answers on ``line`` if it is a strict answer line, else ``None``."""
+    bare = _EMPHASIS.sub("", line).strip()
+    match = _STRICT_LINE.fullmatch(bare)
+    if match is None:
+        return None
+    return [match.group(1).lower(), *(w.lower() for w in _STRICT_MORE.findall(match.group(2)))]
+
+
+def extract_decision(text: str, *, lenient: bool = False) -> Decision:
+    """The decision of an answer: the last line reading ``The answer is: Yes|No``.
+
+    Parameters
+    ----------
+    text:
+        The model's answer.
+    lenient:
+        Also accept answers inside a sentence, in quotes, ``Answer: No``,
+        ``\\boxed{Yes}`` and the words ``SAT``/``UNSAT``.
+
+    Examples
+    --------
+    >>> extract_decision("Hmm.\\n__The Answer is:  no__.")
+    Decision(value='UNSAT', ambiguous=False)
+    >>> extract_decision("The answer is: Yes\\n\\nThe answer is: No")
+    Decision(value=None, ambiguous=True)
+    >>> extract_decision('I think "the answer is: yes" here')
+    Decision(value=None, ambiguous=False)
+    >>> extract_decision('I think "the answer is: yes" here', lenient=True)
+    Decision(value='SAT', ambiguous=False)
+    """
+    lines = text.splitlines()
+    final: list[str] = []  # the closing run of strict answer lines (blank lines skipped)
+    for line in reversed(lines):
+        if not _EMPHASIS.sub("", line).strip():
+            continue
+        answers = _strict_line(line)
+        if answers is None:
+            break
+        final.extend(answers)
+    if not final:  # text follows the answer: the last answer line alone is final
+        for line in reversed(lines):
+            answers = _strict_line(line)
+            if answers is not None:
+                final = answers
+                break
+    if final:
+        return _one_value([_YES_NO[a] for a in final])
+    if not lenient:
+        return Decision(None, False)
+    for line in reversed(lines):
+        found = [_LENIENT_WORDS[m.lower()] for m in _LENIENT.findall(_EMPHASIS.sub("", line))]
+        if found:
+            return _one_value(found)
+    return Decision(None, False)
+
+
+def _one_value(values: Sequence[str]) -> Decision:
+    distinct = set(values)
+    return Decision(distinct.pop(), False) if len(distinct) == 1 else Decision(None, True)
+
+
+# -- witness -----------------------------------------------------------------------------
+
+
+class _DuplicateKeyError(ValueError):
+    def __init__(self, key: str) -> None:
+        self.key = key
+        super().__init__(key)
+
+
+def _reject_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in obj and obj[key] != value:
+            raise _DuplicateKeyError(key)
+        obj[key] = value
+    return obj
+
+
+_DECODER = json.JSONDecoder(object_pairs_hook=_reject_duplicates)
+# An opening brace that tries to start a JSON object: a quote, or a word and a colon.
+# Prose such as "the set {A, B}" does not.
+_ATTEMPT = re.compile(r"""\{\s*(?:["']|[^\s{},:"']+\s*:)""")
+_SPECIAL = re.compile(r'[{}"\\\n]')
+_TRAILING_COMMA = re.compile(r",\s*([}\]])")
+_LINE_COMMENT = re.compile(r"^\s*//.*$", re.MULTILINE)
+_SPAN_LIMIT = 20_000
+
+
+def _span_end(text: str, start: int) -> int | None:
+    """End of the brace span opened at ``start`` (strings skipped), or ``None``.
+
+    A JSON string cannot hold a raw newline, so a quote left open ends at the line.
+    """
+    depth = 0
+    in_string = False
+    skip_to = -1  # the character after a backslash inside a string
+    for match in _SPECIAL.finditer(text, start, min(len(text), start + _SPAN_LIMIT)):
+        i = match.start()
+        if i < skip_to:
+            continue
+        ch = text[i]
+        if in_string:
+            if ch == "\\":
+                skip_to = i + 2
+            elif ch == '"' or ch == "\n":
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+    return None
+
+
+def _repair(chunk: str) -> dict[str, Any] | None:
+    """Lenient parsing: drop ``//`` comment lines and trailing commas; single quotes."""
+    repaired = _TRAILING_COMMA.sub(r"\1", _LINE_COMMENT.sub("", chunk))
+    attempts = [repaired] + ([repaired.replace("'", '"')] if '"' not in repaired else [])
+    for attempt in attempts:
+        try:
+            obj = json.loads(attempt, object_pairs_hook=_reject_duplicates)
+        except _DuplicateKeyError:
+            raise
+        except ValueError:
+            continue
+        return obj if isinstance(obj, dict) else None
+    return None
+
+
+def _objects(text: str, *, lenient: bool) -> tuple[list[dict[str, Any] | str], str | None]:
+    """Outermost JSON objects of ``text`` in order (a ``str`` stands for an object with
+    a key given two values), and the last attempt at one that did not parse."""
+    items: list[dict[str, Any] | str] = []
+    tried: str | None = None
+    pos = 0
+    while (start := text.find("{", pos)) != -1:
+        pos = start + 1
+        try:
+            obj, end = _DECODER.raw_decode(text, start)
+        except _DuplicateKeyError as exc:
+            items.append(exc.key)
+            continue
+        except ValueError:
+            if not _ATTEMPT.match(text, start):
+                continue
+            end = _span_end(text, start) or len(text)
+            tried = text[start:end]
+            if not lenient or (end == len(text) and not text.endswith("}")):
+                continue
+            try:
+                obj = _repair(tried)
+            except _DuplicateKeyError as exc:
+                items.append(exc.key)
+                continue
+            if obj is None:
+                continue
+            tried = None
+        items.append(obj)
+        pos = end
+    return items, tried
+
+
+def _is_mapping(obj: Mapping[str, Any]) -> bool:
+    """A non-empty flat object of scalar values: the shape of an assignment."""
+    return bool(obj) and all(
+        isinstance(v, str | bool | int | float) or v is None for v in obj.values()
+    )
+
+
+def _fold(name: str) -> str:
+    return " ".join(str(name).split()).lower()
+
+
+def extract_witness(
+    text: str, *, lenient: bool = False, entities: Collection[str] | None = None
+) -> WitnessText:
+    """The last valid JSON object of an answer that maps entities to values.
+
+    Code fences around it are fine (objects are found wherever they are). A brace
+    that starts neither with a quote nor with ``word:`` is prose (``{A, B}``), not
+    an attempt at JSON. When ``entities`` is given, the last flat object whose keys
+    are all entities wins over later objects that are not assignments
+    (``{"answer": "Yes"}``).
+
+    Examples
+    --------
+    >>> extract_witness('```json\\n{"A": "true"}\\n```')
+    WitnessText(status='found', obj={'A': 'true'}, reason=None)
+    >>> extract_witness('{"A": "true"} then {"answer": "Yes"}', entities={"A"}).obj
+    {'A': 'true'}
+    >>> extract_witness("The set {A, B} is free.").status
+    'missing'
+    >>> extract_witness("{A: true}")
+    WitnessText(status='bad-json', obj=None, reason='no valid JSON object (last try: {A: true})')
+    >>> extract_witness("{'A': 'true',}", lenient=True).obj
+    {'A': 'true'}
+    """
+    objects, tried = _objects(text, lenient=lenient)
+    if lenient:
+        for index, item in enumerate(objects):
+            if isinstance(item, dict) and len(item) == 1:
+                (inner,) = item.values()
+                if isinstance(inner, dict) and _is_mapping(inner):
+                    objects[index] = inner
+    if entities is not None:
+        fold = _fold if lenient else str
+        known = {fold(e) for e in entities}
+        for item in reversed(objects):
+            if isinstance(item, str):
+                if fold(item) in known:
+                    return WitnessText("found", None, f"entity {item!r} is given two values")
+            elif _is_mapping(item) and all(fold(k) in known for k in item):
+                return WitnessText("found", item)
+    for item in reversed(objects):
+        if isinstance(item, str):
+            return WitnessText("found", None, f"entity {item!r} is given two values")
+        if _is_mapping(item):
+            return WitnessText("found", item)
+    if objects:
+        return WitnessText("found", None, "the JSON object is not a flat entity → value map")
+    if tried is None:
+        return WitnessText("missing", None, "no JSON object in the answer")
+    shown = tried if len(tried) <= 60 else tried[:57] + "..."
+    return WitnessText("bad-json", None, f"no valid JSON object (last try: {shown})")
+
+
+def entity_variables(entities: Mapping[str, Any], formula: Formula) -> dict[str, int]:
+    """The prompt's entity map as entity name → variable number of ``formula``.
+
+    Values may be variable names of ``formula`` or 1-based ints.
+
+    >>> from twosat_formal.formula import Formula
+    >>> entity_variables({"A": "x2", "B": 1}, Formula([[1, -2]]))
+    {'A': 2, 'B': 1}
+    """
+    mapping: dict[str, int] = {}
+    for entity, variable in entities.items():
+        if isinstance(variable, bool):
+            raise ConfigError(f"entity {entity!r} maps to {variable!r}", parameter="entities")
+        var = formula.var(variable) if isinstance(variable, str) else int(variable)
+        if not 1 <= var <= formula.num_vars:
+            raise ConfigError(
+                f"entity {entity!r} maps to variable {var}, beyond the formula's "
+                f"{formula.num_vars} variables",
+                parameter="entities",
+                valid=f"1..{formula.num_vars}",
+            )
+        mapping[str(entity)] = var
+    return mapping
+
+
+def _same_word(raw: str, word: str) -> bool:
+    """Equal, taking the ASCII apostrophe for the typographic one (``doesn’t``)."""
+    return raw == word or raw.replace("'", "\u2019") == word.replace("'", "\u2019")
+
+
+def _value_of(raw: Any, true_value: str, false_value: str, *, lenient: bool) -> bool | None:
+    if isinstance(raw, str):
+        if _same_word(raw, true_value):
+            return True
+        if _same_word(raw, false_value):
+            return False
+        if lenient:
+            word = " ".join(raw.split()).lower()
+            if _same_word(word, true_value.lower()):
+                return True
+            if _same_word(word, false_value.lower()):
+                return False
+            return {"true": True, "false": False}.get(word)
+        return None
+    if lenient and isinstance(raw, bool):
+        return raw
+    return None
+
+
+def check_witness(
+    obj: Mapping[str, Any],
+    prompt: PromptLike,
+    formula: Formula,
+    *,
+    lenient: bool = False,
+) -> WitnessCheck:
+    """Map a witness object back through the entity map and check every clause.
+
+    Strictly, keys must be entity names and values the scheme's exact words (an ASCII
+    apostrophe may stand for the typographic one of ``doesn’t``); the lenient check
+    also forgives case and spacing and accepts JSON booleans. A variable the
+    witness leaves out makes no literal true.
+
+    Examples
+    --------
+    >>> from twosat_formal.formula import Formula
+    >>> f = Formula.from_named([["x1", "x2"]])
+    >>> p = PromptView({"Ann": "x1", "Bob": "x2"}, "has", "doesn't have")
+    >>> check_witness({"Ann": "doesn't have", "Bob": "has"}, p, f)
+    WitnessCheck(valid=True, assignment={'x1': False, 'x2': True}, reason=None)
+    >>> print(check_witness({"Ann": "HAS"}, p, f).reason)
+    entity 'Ann' has the value 'HAS', not 'has' or "doesn't have"
+    >>> check_witness({"Ann": "HAS"}, p, f, lenient=True).valid
+    True
+    >>> check_witness({"Cy": "has"}, p, f).reason
+    "unknown entity 'Cy'"
+    """
+    to_var = entity_variables(prompt.entities, formula)
+    folded = {" ".join(e.split()).lower(): v for e, v in to_var.items()} if lenient else {}
+    values: dict[int, bool] = {}
+    for key, raw in obj.items():
+        var = to_var.get(key)
+        if var is None and lenient:
+            var = folded.get(" ".join(str(key).split()).lower())
+        if var is None:
+            return WitnessCheck(False, None, f"unknown entity {key!r}")
+        value = _value_of(raw, prompt.true_value, prompt.false_value, lenient=lenient)
+        if value is None:
+            return WitnessCheck(
+                False,
+                None,
+                f"entity {key!r} has the value {raw!r}, not "
+                f"{prompt.true_value!r} or {prompt.false_value!r}",
+            )
+        if values.get(var, value) != value:
+            return WitnessCheck(False, None, f"variable {formula.name(var)} is given two values")
+        values[var] = value
+    assignment = {formula.name(v): values[v] for v in sorted(values)}
+    for index, clause in enumerate(formula.clauses):
+        if not any(values.get(abs(lit)) == (lit > 0) for lit in clause):
+            shown = " | ".join(formula.literal_name(lit) for lit in clause) or "empty clause"
+            return WitnessCheck(False, assignment, f"clause {index + 1} ({shown}) is false")
+    return WitnessCheck(True, assignment)
+
+
+# -- the verdict -------------------------------------------------------------------------
+
+
+class _Verdict(NamedTuple):
+    failure: str
+    decision: str | None
+    decision_correct: bool
+    witness_valid: bool | None
+    witness_reason: str | None
+    witness: dict[str, bool] | None
+
+
+def _judge(
+    response: Response, prompt: PromptLike, formula: Formula, label: str, *, lenient: bool
+) -> _Verdict:
+    decision = extract_decision(response.text, lenient=lenient)
+    witness_valid: bool | None = None
+    reason: str | None = None
+    witness_kind: str | None = None
+    assignment: dict[str, bool] | None = None
+    if label == "SAT":
+        found = extract_witness(response.text, lenient=lenient, entities=prompt.entities.keys())
+        if found.status != "found":
+            witness_valid, reason = False, found.reason
+            witness_kind = "missing-witness" if found.status == "missing" else "bad-json"
+        elif found.obj is None or found.reason is not None:
+            witness_valid, reason, witness_kind = False, found.reason, "invalid-witness"
+        else:
+            check = check_witness(found.obj, prompt, formula, lenient=lenient)
+            witness_valid, reason, assignment = check.valid, check.reason, check.assignment
+            witness_kind = None if check.valid else "invalid-witness"
+    correct = decision.value == label and not response.truncated
+    if response.truncated:
+        failure = "truncated"
+    elif decision.ambiguous:
+        failure = "ambiguous-answer"
+    elif decision.value is None:
+        failure = "no-answer"
+    elif decision.value != label:
+        failure = "wrong-decision"
+    else:
+        failure = witness_kind or "correct"
+    return _Verdict(failure, decision.value, correct, witness_valid, reason, assignment)
+
+
+def _check_label(label: str) -> None:
+    if label not in LABELS:
+        raise ConfigError(f"unknown label {label!r}", parameter="label", valid="SAT or UNSAT")
+
+
+def score(response: Response, prompt: PromptLike, formula: Formula, label: str) -> Judgement:
+    """Judge one answer to ``prompt`` about ``formula`` whose true label is ``label``.
+
+    Parameters
+    ----------
+    response:
+        The model's answer (text and finish reason are read).
+    prompt:
+        The prompt record: its entity map (entity → variable of ``formula``) and the
+        scheme's true and false words.
+    formula:
+        The instance's formula, over the variables the entity map names.
+    label:
+        ``"SAT"`` or ``"UNSAT"``.
+
+    Raises
+    ------
+    ConfigError
+        An unknown label, or an entity map that names variables ``formula`` lacks.
+
+    Examples
+    --------
+    >>> from twosat_formal.formula import Formula
+    >>> f = Formula.from_named([["x1"], ["~x1"]])
+    >>> p = PromptView({"A": "x1"}, "true", "false")
+    >>> score(Response("The answer is: No"), p, f, "UNSAT").failure
+    'correct'
+    >>> score(Response("The answer is: No", finish_reason="length"), p, f, "UNSAT").failure
+    'truncated'
+    >>> j = score(Response("answer: no"), p, f, "UNSAT")
+    >>> j.failure, j.lenient_failure
+    ('no-answer', 'correct')
+    """
+    _check_label(label)
+    entity_variables(prompt.entities, formula)  # a map that does not fit is a data error
+    strict = _judge(response, prompt, formula, label, lenient=False)
+    loose = _judge(response, prompt, formula, label, lenient=True)
+    return Judgement(
+        failure=strict.failure,
+        decision=strict.decision,
+        decision_correct=strict.decision_correct,
+        witness_valid=strict.witness_valid,
+        label=label,
+        witness_reason=strict.witness_reason,
+        witness=strict.witness,
+        truncated=response.truncated,
+        lenient_failure=loose.failure,
+        lenient_decision=loose.decision,
+        lenient_decision_correct=loose.decision_correct,
+        lenient_witness_valid=loose.witness_valid,
+    )
+
+
+def error_judgement(label: str, message: str) -> Judgement:
+    """The judgement of a request that failed for good (failure kind ``error``).
+
+    >>> j = error_judgement("SAT", "HTTP 503 after 5 attempts")
+    >>> j.failure, j.decision, j.witness_valid, j.correct
+    ('error', None, False, False)
+    """
+    _check_label(label)
+    witness_valid = False if label == "SAT" else None
+    return Judgement(
+        failure="error",
+        decision=None,
+        decision_correct=False,
+        witness_valid=witness_valid,
+        label=label,
+        error=message,
+        lenient_failure="error",
+        lenient_witness_valid=witness_valid,
+    )

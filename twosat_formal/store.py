@@ -1,0 +1,538 @@
+"""The run store: one SQLite file (stdlib :mod:`sqlite3`, WAL mode) per study.
+
+A request is keyed by :func:`request_key`: the SHA-256 of the model spec, the
+endpoint, the prompt's hash, the sampling parameters and the sample index. The
+``results`` table holds at most one row per key (``INSERT ... ON CONFLICT DO
+NOTHING``) and every result is committed on its own, so a run that is killed loses
+at most the requests it had in flight, and a re-run skips every stored key.
+
+Tables (``SCHEMA_VERSION`` 1):
+
+* ``schema_version(version)``: one row;
+* ``instances(instance_id, family, label, num_vars, num_clauses, dimacs, record)``:
+  the instance records the prompts came from (``record`` is the whole JSON record);
+* ``prompts(prompt_id, prompt_hash, instance_id, template, label, text, entities,
+  true_value, false_value, seed)``: one row per prompt record, keyed by id and hash;
+* ``results(key, model, endpoint, prompt_hash, prompt_id, params, sample, ...)``: one
+  row per answered (or failed) request with the response and its judgement;
+* ``runs(run_id, started_at, finished_at, status, info)``: one row per ``eval`` run.
+
+API keys never enter the store: endpoints lose any user information, query and
+fragment before they are hashed or written (:func:`public_endpoint`).
+
+Examples
+--------
+>>> import tempfile, pathlib
+>>> path = pathlib.Path(tempfile.mkdtemp()) / "runs.sqlite"
+>>> with RunStore(path) as store:
+...     key = request_key("ref/oracle", "local", prompt_hash("Hi"), "{}", 0)
+...     store.has(key)
+False
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from twosat_formal.errors import RecordError
+from twosat_formal.models.base import Response
+from twosat_formal.scoring import Judgement
+
+__all__ = [
+    "EXPORT_COLUMNS",
+    "SCHEMA_VERSION",
+    "PromptRow",
+    "ResultRow",
+    "RunStore",
+    "prompt_hash",
+    "public_endpoint",
+    "request_key",
+]
+
+#: Version of the store's tables; a store written by a newer version is refused.
+SCHEMA_VERSION = 1
+
+#: The columns of ``twosat-formal results``, in order.
+EXPORT_COLUMNS: tuple[str, ...] = (
+    "instance_id",
+    "prompt_id",
+    "template",
+    "model",
+    "sample",
+    "label",
+    "decision",
+    "decision_correct",
+    "witness_valid",
+    "failure",
+    "finish_reason",
+    "truncated",
+    "prompt_tokens",
+    "completion_tokens",
+    "latency_s",
+    "response",
+)
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS instances (
+    instance_id TEXT PRIMARY KEY,
+    family TEXT,
+    label TEXT,
+    num_vars INTEGER,
+    num_clauses INTEGER,
+    dimacs TEXT,
+    record TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS prompts (
+    prompt_id TEXT NOT NULL,
+    prompt_hash TEXT NOT NULL,
+    instance_id TEXT,
+    template TEXT,
+    label TEXT,
+    text TEXT NOT NULL,
+    entities TEXT NOT NULL,
+    true_value TEXT,
+    false_value TEXT,
+    seed INTEGER,
+    PRIMARY KEY (prompt_id, prompt_hash)
+);
+CREATE INDEX IF NOT EXISTS prompts_by_hash ON prompts (prompt_hash);
+CREATE TABLE IF NOT EXISTS results (
+    key TEXT PRIMARY KEY,
+    model TEXT NOT NULL,
+    endpoint TEXT NOT NULL,
+    prompt_hash TEXT NOT NULL,
+    prompt_id TEXT NOT NULL,
+    params TEXT NOT NULL,
+    sample INTEGER NOT NULL,
+    run_id INTEGER,
+    label TEXT NOT NULL,
+    response TEXT,
+    finish_reason TEXT,
+    prompt_tokens INTEGER,
+    completion_tokens INTEGER,
+    latency_s REAL,
+    attempts INTEGER NOT NULL,
+    error TEXT,
+    failure TEXT NOT NULL,
+    decision TEXT,
+    decision_correct INTEGER NOT NULL,
+    witness_valid INTEGER,
+    witness_reason TEXT,
+    witness TEXT,
+    truncated INTEGER NOT NULL,
+    lenient_failure TEXT NOT NULL,
+    lenient_decision TEXT,
+    lenient_decision_correct INTEGER NOT NULL,
+    lenient_witness_valid INTEGER,
+    created_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS results_by_model ON results (model, prompt_hash);
+CREATE TABLE IF NOT EXISTS runs (
+    run_id INTEGER PRIMARY KEY AUTOINCREMENT,
+    started_at TEXT NOT NULL,
+    finished_at TEXT,
+    status TEXT NOT NULL,
+    info TEXT NOT NULL
+);
+"""
+
+
+def prompt_hash(text: str) -> str:
+    """SHA-256 (hex) of a prompt's UTF-8 text.
+
+    >>> prompt_hash("Hi")[:12]
+    '3639efcd08ab'
+    """
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def public_endpoint(endpoint: str) -> str:
+    """``endpoint`` without user information, query or fragment (where secrets hide).
+
+    Values that are not URLs (``"local"``) come back unchanged.
+
+    >>> public_endpoint("https://me:sk-123@api.example.org/v1?key=sk-123#x")
+    'https://api.example.org/v1'
+    >>> public_endpoint("local")
+    'local'
+    """
+    parts = urlsplit(endpoint)
+    if not parts.scheme or not parts.netloc:
+        return endpoint
+    host = parts.hostname or ""
+    if ":" in host:
+        host = f"[{host}]"
+    netloc = f"{host}:{parts.port}" if parts.port is not None else host
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+
+
+def request_key(model: str, endpoint: str, prompt_sha: str, params: str, sample: int) -> str:
+    """The store key of one request (SHA-256 hex of its five parts, as JSON).
+
+    ``params`` is :meth:`~twosat_formal.models.base.SamplingParams.key`. The endpoint
+    goes through :func:`public_endpoint` first.
+
+    >>> a = request_key("ref/oracle", "local", "ab", "{}", 0)
+    >>> a == request_key("ref/oracle", "local", "ab", "{}", 1), len(a)
+    (False, 64)
+    """
+    parts = [model, public_endpoint(endpoint), prompt_sha, params, int(sample)]
+    blob = json.dumps(parts, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class PromptRow:
+    """What the store keeps of one prompt record.
+
+    >>> PromptRow("p1", "i1", "logic", "SAT", "text", {"A": "x1"}, "true", "false").prompt_hash[:8]
+    '982d9e3e'
+    """
+
+    prompt_id: str
+    instance_id: str | None
+    template: str | None
+    label: str | None
+    text: str
+    entities: Mapping[str, Any]
+    true_value: str | None = None
+    false_value: str | None = None
+    seed: int | None = None
+
+    @property
+    def prompt_hash(self) -> str:
+        """:func:`prompt_hash` of :attr:`text`."""
+        return prompt_hash(self.text)
+
+
+@dataclass(frozen=True)
+class ResultRow:
+    """One stored result: the request's identity, the response and its judgement.
+
+    ``response`` is ``None`` when the request failed for good (``judgement.failure``
+    is then ``error``); ``attempts`` counts the tries it took.
+    """
+
+    model: str
+    endpoint: str
+    prompt_hash: str
+    prompt_id: str
+    params: str
+    sample: int
+    judgement: Judgement
+    response: Response | None = None
+    attempts: int = 1
+    run_id: int | None = None
+    created_at: str = field(default_factory=lambda: datetime.now(UTC).isoformat())
+
+    @property
+    def key(self) -> str:
+        """:func:`request_key` of this result."""
+        return request_key(self.model, self.endpoint, self.prompt_hash, self.params, self.sample)
+
+
+def _flag(value: bool | None) -> int | None:
+    return None if value is None else int(bool(value))
+
+
+def _bool(value: Any) -> bool | None:
+    return None if value is None else bool(value)
+
+
+class RunStore:
+    """A run store at ``path`` (created when missing), opened for reading and writing.
+
+    Parameters
+    ----------
+    path:
+        The SQLite file.
+    readonly:
+        Open an existing store without writing to it (``results`` export); a missing
+        file raises :class:`FileNotFoundError`.
+
+    Raises
+    ------
+    RecordError
+        When the file is not a run store, or one written by a newer version.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, readonly: bool = False) -> None:
+        self.path = Path(path)
+        self.readonly = readonly
+        if readonly and not self.path.is_file():
+            raise FileNotFoundError(2, "No such file or directory", str(self.path))
+        try:
+            if readonly:
+                self._db = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True)
+            else:
+                self._db = sqlite3.connect(self.path)
+            self._db.execute("PRAGMA busy_timeout = 10000")
+            self._setup()
+        except sqlite3.DatabaseError as exc:
+            raise RecordError(f"not a run store ({exc})", source=str(self.path)) from None
+
+    def _setup(self) -> None:
+        db = self._db
+        if not self.readonly:
+            db.execute("PRAGMA journal_mode = WAL")
+            db.execute("PRAGMA synchronous = NORMAL")
+        tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
+        if "schema_version" in tables:
+            row = db.execute("SELECT max(version) FROM schema_version").fetchone()
+            version = row[0] if row else None
+            if version is None or version > SCHEMA_VERSION:
+                raise RecordError(
+                    f"run store schema version {version} is not supported "
+                    f"(this version reads {SCHEMA_VERSION})",
+                    source=str(self.path),
+                )
+        elif tables or self.readonly:
+            raise RecordError("not a run store (no schema_version table)", source=str(self.path))
+        if self.readonly:
+            return
+        with db:
+            db.executescript(_SCHEMA)
+            if db.execute("SELECT count(*) FROM schema_version").fetchone()[0] == 0:
+                db.execute("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))
+
+    # -- life cycle ----------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Commit what is pending and close the file."""
+        if not self.readonly:
+            self._db.commit()
+        self._db.close()
+
+    def __enter__(self) -> RunStore:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    @property
+    def journal_mode(self) -> str:
+        """SQLite's journal mode (``wal`` for a writable store)."""
+        return str(self._db.execute("PRAGMA journal_mode").fetchone()[0])
+
+    # -- prompts and instances -------------------------------------------------------------
+
+    def add_instance(self, record: Mapping[str, Any]) -> None:
+        """Keep an instance record (the first record stored under an id stays)."""
+        instance_id = str(record.get("id"))
+        with self._db:
+            self._db.execute(
+                "INSERT INTO instances (instance_id, family, label, num_vars, num_clauses, "
+                "dimacs, record) VALUES (?, ?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT (instance_id) DO NOTHING",
+                (
+                    instance_id,
+                    record.get("family"),
+                    record.get("label"),
+                    record.get("num_vars"),
+                    record.get("num_clauses"),
+                    record.get("dimacs"),
+                    json.dumps(record, sort_keys=True, default=str),
+                ),
+            )
+
+    def add_prompts(self, prompts: Iterable[PromptRow]) -> None:
+        """Keep prompt records (one row per id and text; repeats are ignored)."""
+        rows = [
+            (
+                p.prompt_id,
+                p.prompt_hash,
+                p.instance_id,
+                p.template,
+                p.label,
+                p.text,
+                json.dumps(dict(p.entities), sort_keys=True),
+                p.true_value,
+                p.false_value,
+                p.seed,
+            )
+            for p in prompts
+        ]
+        with self._db:
+            self._db.executemany(
+                "INSERT INTO prompts (prompt_id, prompt_hash, instance_id, template, label, "
+                "text, entities, true_value, false_value, seed) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT (prompt_id, prompt_hash) DO NOTHING",
+                rows,
+            )
+
+    def instances(self) -> Iterator[dict[str, Any]]:
+        """The stored instance records, by id."""
+        for (record,) in self._db.execute("SELECT record FROM instances ORDER BY instance_id"):
+            yield json.loads(record)
+
+    def prompts(self) -> Iterator[PromptRow]:
+        """The stored prompt rows, by id."""
+        query = (
+            "SELECT prompt_id, instance_id, template, label, text, entities, true_value, "
+            "false_value, seed FROM prompts ORDER BY prompt_id, prompt_hash"
+        )
+        for row in self._db.execute(query):
+            pid, iid, template, label, text, entities, true_value, false_value, seed = row
+            yield PromptRow(
+                pid, iid, template, label, text, json.loads(entities), true_value, false_value, seed
+            )
+
+    # -- results ---------------------------------------------------------------------------
+
+    def put(self, result: ResultRow) -> bool:
+        """Store one result and commit; ``False`` when its key was already stored."""
+        j = result.judgement
+        r = result.response
+        cursor = self._db.execute(
+            "INSERT INTO results (key, model, endpoint, prompt_hash, prompt_id, params, "
+            "sample, run_id, label, response, finish_reason, prompt_tokens, "
+            "completion_tokens, latency_s, attempts, error, failure, decision, "
+            "decision_correct, witness_valid, witness_reason, witness, truncated, "
+            "lenient_failure, lenient_decision, lenient_decision_correct, "
+            "lenient_witness_valid, created_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+            "?, ?, ?, ?) ON CONFLICT (key) DO NOTHING",
+            (
+                result.key,
+                result.model,
+                public_endpoint(result.endpoint),
+                result.prompt_hash,
+                result.prompt_id,
+                result.params,
+                int(result.sample),
+                result.run_id,
+                j.label,
+                r.text if r is not None else None,
+                r.finish_reason if r is not None else None,
+                r.prompt_tokens if r is not None else None,
+                r.completion_tokens if r is not None else None,
+                r.latency_s if r is not None else None,
+                int(result.attempts),
+                j.error,
+                j.failure,
+                j.decision,
+                int(j.decision_correct),
+                _flag(j.witness_valid),
+                j.witness_reason,
+                json.dumps(j.witness, sort_keys=True) if j.witness is not None else None,
+                int(j.truncated),
+                j.lenient_failure,
+                j.lenient_decision,
+                int(j.lenient_decision_correct),
+                _flag(j.lenient_witness_valid),
+                result.created_at,
+            ),
+        )
+        self._db.commit()
+        return cursor.rowcount == 1
+
+    def has(self, key: str) -> bool:
+        """Whether a result is stored under ``key``."""
+        row = self._db.execute("SELECT 1 FROM results WHERE key = ?", (key,)).fetchone()
+        return row is not None
+
+    def stored_keys(self) -> set[str]:
+        """Every stored key."""
+        return {row[0] for row in self._db.execute("SELECT key FROM results")}
+
+    def delete_errors(self, keys: Iterable[str]) -> int:
+        """Forget the ``error`` results among ``keys`` so they are asked again."""
+        with self._db:
+            cursor = self._db.executemany(
+                "DELETE FROM results WHERE key = ? AND failure = 'error'", ((k,) for k in keys)
+            )
+        return cursor.rowcount
+
+    def count(self, *, model: str | None = None) -> int:
+        """How many results are stored (for ``model`` only, when given)."""
+        if model is None:
+            return int(self._db.execute("SELECT count(*) FROM results").fetchone()[0])
+        row = self._db.execute("SELECT count(*) FROM results WHERE model = ?", (model,))
+        return int(row.fetchone()[0])
+
+    def failure_counts(self) -> dict[str, int]:
+        """How many stored results fall in each failure kind."""
+        query = "SELECT failure, count(*) FROM results GROUP BY failure ORDER BY failure"
+        return {kind: int(n) for kind, n in self._db.execute(query)}
+
+    def results(self) -> Iterator[dict[str, Any]]:
+        """Every stored result as a dict of all its columns, in a stable order."""
+        cursor = self._db.execute(
+            "SELECT * FROM results ORDER BY model, prompt_id, sample, params, endpoint"
+        )
+        names = [d[0] for d in cursor.description]
+        for row in cursor:
+            out = dict(zip(names, row, strict=True))
+            for flag in ("decision_correct", "truncated", "lenient_decision_correct"):
+                out[flag] = bool(out[flag])
+            for flag in ("witness_valid", "lenient_witness_valid"):
+                out[flag] = _bool(out[flag])
+            if out["witness"] is not None:
+                out["witness"] = json.loads(out["witness"])
+            yield out
+
+    def export_rows(self) -> Iterator[dict[str, Any]]:
+        """One row per sample and prompt with :data:`EXPORT_COLUMNS`.
+
+        A result belongs to every stored prompt with the same text (the same request);
+        a result whose prompt is not stored keeps the id it was asked for.
+        """
+        cursor = self._db.execute(
+            "SELECT p.instance_id, coalesce(p.prompt_id, r.prompt_id), p.template, r.model, "
+            "r.sample, r.label, r.decision, r.decision_correct, r.witness_valid, r.failure, "
+            "r.finish_reason, r.truncated, r.prompt_tokens, r.completion_tokens, r.latency_s, "
+            "r.response FROM results r LEFT JOIN prompts p ON p.prompt_hash = r.prompt_hash "
+            "ORDER BY r.model, 2, r.sample, r.params, r.endpoint"
+        )
+        for row in cursor:
+            out = dict(zip(EXPORT_COLUMNS, row, strict=True))
+            out["decision_correct"] = bool(out["decision_correct"])
+            out["truncated"] = bool(out["truncated"])
+            out["witness_valid"] = _bool(out["witness_valid"])
+            yield out
+
+    # -- runs ------------------------------------------------------------------------------
+
+    def start_run(self, info: Mapping[str, Any]) -> int:
+        """Record the start of a run (``info``: what was asked, never a key)."""
+        with self._db:
+            cursor = self._db.execute(
+                "INSERT INTO runs (started_at, status, info) VALUES (?, 'running', ?)",
+                (datetime.now(UTC).isoformat(), json.dumps(dict(info), sort_keys=True)),
+            )
+        return int(cursor.lastrowid or 0)
+
+    def finish_run(self, run_id: int, status: str) -> None:
+        """Record how a run ended (``finished``, ``interrupted``, ``failed``)."""
+        with self._db:
+            self._db.execute(
+                "UPDATE runs SET finished_at = ?, status = ? WHERE run_id = ?",
+                (datetime.now(UTC).isoformat(), status, run_id),
+            )
+
+    def runs(self) -> list[dict[str, Any]]:
+        """The recorded runs, oldest first."""
+        cursor = self._db.execute(
+            "SELECT run_id, started_at, finished_at, status, info FROM runs ORDER BY run_id"
+        )
+        return [
+            {"run_id": a, "started_at": b, "finished_at": c, "status": d, "info": json.loads(e)}
+            for a, b, c, d, e in cursor
+        ]

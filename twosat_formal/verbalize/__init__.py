@@ -1,0 +1,220 @@
+"""Template verbalizers (App. G.1): formula → prompt text, and back.
+
+Six schemes are registered in :data:`TEMPLATES`: ``logic``, ``letter``, ``team``,
+``social``, ``room``, ``door``. :func:`verbalize` renders a formula in one of them
+under a seeded entity mapping and wraps it in the evaluation prompt of App. G.2;
+:func:`backparse` reads such a text back into a formula; :func:`prompt_record` does
+both and stores the round-trip proof with the prompt.
+
+Examples
+--------
+>>> from twosat_formal.formula import Formula
+>>> f = Formula.from_named([["~a", "b"], ["a", "~c"]])
+>>> p = verbalize(f, "logic", entities=["A", "B", "C"])
+>>> print(p.verbalization)
+Consider these logical relationships:
+Either A is false or B is true (or both).
+Either A is true or C is false (or both).
+<BLANKLINE>
+Can you assign truth values to all statements without creating a contradiction?
+>>> p.text.startswith(p.verbalization + "\\n\\nThink step by step.")
+True
+>>> backparse(p.text).formula.same_clauses(f)
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from twosat_formal.formula import Formula
+from twosat_formal.prompts import PromptRecord, template_prompt
+from twosat_formal.verbalize.backparse import BackParse, backparse, detect_template
+from twosat_formal.verbalize.entities import entity_map
+from twosat_formal.verbalize.roundtrip import check_roundtrip, prove_roundtrip
+from twosat_formal.verbalize.schemes import TEMPLATES, Scheme
+
+__all__ = [
+    "TEMPLATES",
+    "BackParse",
+    "Prompt",
+    "Scheme",
+    "backparse",
+    "check_roundtrip",
+    "detect_template",
+    "prompt_record",
+    "prove_roundtrip",
+    "render",
+    "verbalize",
+]
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """A formula verbalized in one scheme, wrapped in the evaluation prompt.
+
+    Attributes
+    ----------
+    template:
+        The scheme name.
+    verbalization:
+        Preamble, one sentence per clause, a blank line and the final question.
+    text:
+        The full prompt a model receives (App. G.2 around the verbalization).
+    entities:
+        The entity of each variable, variable ``v`` at index ``v - 1`` (variables in
+        no clause included).
+    variables:
+        The formula's variable names, in the same order.
+    true_value, false_value:
+        The scheme's value words.
+    seed:
+        The seed of the entity mapping.
+    """
+
+    template: str
+    verbalization: str
+    text: str
+    entities: tuple[str, ...]
+    variables: tuple[str, ...]
+    true_value: str
+    false_value: str
+    seed: int
+
+    def entity_map(self) -> dict[str, str]:
+        """Entity → variable name, in variable order.
+
+        >>> f = Formula.from_named([["p", "q"]])
+        >>> verbalize(f, "room", entities=["room 2", "room 1"]).entity_map()
+        {'room 2': 'p', 'room 1': 'q'}
+        """
+        return dict(zip(self.entities, self.variables, strict=True))
+
+    def record(self, instance_id: str, roundtrip: dict[str, object] | None) -> PromptRecord:
+        """This prompt as a :class:`~twosat_formal.prompts.PromptRecord`."""
+        return PromptRecord.create(
+            instance_id,
+            self.template,
+            self.text,
+            self.entity_map(),
+            self.true_value,
+            self.false_value,
+            self.seed,
+            roundtrip,
+        )
+
+
+def render(formula: Formula, scheme: Scheme, entities: Sequence[str]) -> str:
+    """The verbalization of ``formula``: preamble, sentences, blank line, question.
+
+    ``entities[v - 1]`` names variable ``v``. An empty clause raises
+    :class:`~twosat_formal.errors.ConfigError`.
+
+    >>> f = Formula([[1, 2], [-2]])
+    >>> print(render(f, TEMPLATES.get("door"), ["door 1", "door 2"]))
+    A facility has door coupling rules:
+    door 1 is open or door 2 is open (or both).
+    door 2 is closed.
+    <BLANKLINE>
+    Is there a configuration of doors that satisfies all the rules?
+    """
+    lines = [scheme.preamble]
+    for clause in formula.clauses:
+        lines.append(scheme.sentence([(entities[abs(lit) - 1], lit > 0) for lit in clause]))
+    return "\n".join(lines) + "\n\n" + scheme.question
+
+
+def _appearance_order(formula: Formula, entities: Sequence[str]) -> list[str]:
+    seen: dict[int, None] = {}
+    for lit in formula.literals.tolist():
+        seen.setdefault(abs(lit), None)
+    return [entities[v - 1] for v in seen]
+
+
+def verbalize(
+    formula: Formula,
+    template: str,
+    *,
+    seed: int = 0,
+    entities: Sequence[str] | None = None,
+) -> Prompt:
+    """Verbalize ``formula`` with scheme ``template`` and wrap it in the evaluation prompt.
+
+    Parameters
+    ----------
+    formula:
+        Any CNF formula without empty clauses; two-literal clauses use the paper's
+        pattern, unit and wider clauses the documented extensions.
+    template:
+        A name registered in :data:`TEMPLATES`.
+    seed:
+        Seed of the variable → entity mapping (see
+        :func:`~twosat_formal.verbalize.entities.entity_map`).
+    entities:
+        An explicit mapping instead (entity of variable ``v`` at index ``v - 1``); it
+        must consist of distinct, well-formed entities of the scheme's naming.
+
+    Returns
+    -------
+    Prompt
+        The example JSON of the prompt shows the first three entities in order of
+        first appearance in the text.
+
+    Examples
+    --------
+    >>> f = Formula.from_named([["a", "~b"]])
+    >>> p = verbalize(f, "letter", seed=5)
+    >>> p == verbalize(f, "letter", seed=5)
+    True
+    >>> print(verbalize(f, "team", entities=["Alice", "Bob"]).verbalization)
+    We have team assignment rules:
+    Either Alice is on the Red team or Bob is on the Blue team.
+    <BLANKLINE>
+    Is there a valid team assignment that satisfies all constraints?
+    """
+    scheme = TEMPLATES.get(template)
+    naming = scheme.entities
+    if entities is None:
+        names = entity_map(naming, formula.num_vars, seed=seed)
+    else:
+        names = naming.validate(entities, formula.num_vars)
+    verbalization = render(formula, scheme, names)
+    shown = _appearance_order(formula, names)
+    text = template_prompt(verbalization, scheme.true_value, scheme.false_value, shown)
+    return Prompt(
+        template=scheme.name,
+        verbalization=verbalization,
+        text=text,
+        entities=names,
+        variables=formula.names,
+        true_value=scheme.true_value,
+        false_value=scheme.false_value,
+        seed=int(seed),
+    )
+
+
+def prompt_record(
+    formula: Formula,
+    template: str,
+    *,
+    instance_id: str,
+    seed: int = 0,
+    entities: Sequence[str] | None = None,
+) -> PromptRecord:
+    """Verbalize, prove the round trip, and return the prompt record.
+
+    Raises
+    ------
+    CertificateError, ProofError
+        If the text does not parse back to ``formula`` (a defect, never expected).
+
+    Examples
+    --------
+    >>> rec = prompt_record(Formula([[1, -2]]), "logic", instance_id="x", seed=0)
+    >>> rec.roundtrip["result"], sorted(rec.entities.values())
+    ('proved', ['x1', 'x2'])
+    """
+    prompt = verbalize(formula, template, seed=seed, entities=entities)
+    proof = prove_roundtrip(formula, prompt.text, prompt.template, prompt.entity_map())
+    return prompt.record(instance_id, proof)

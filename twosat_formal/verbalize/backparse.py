@@ -1,0 +1,233 @@
+"""Back-parsers: the text of a template verbalization (or a full prompt) → a Formula.
+
+The back-parser of a scheme is the exact inverse of its renderer: it reads the
+preamble, one clause sentence after another, and stops at the final question; what
+follows the question (the evaluation prompt of App. G.2) is not part of the formula.
+Whitespace is free: words may be separated by any run of spaces and newlines, so a
+sentence wrapped over several lines parses as if it were on one. A sentence ends at
+the first word that ends with a period.
+
+Every sentence must render back to exactly itself (up to whitespace and the choice of
+apostrophe), so a text parses only if the renderer could have produced it. An unknown
+entity or a sentence that fits no pattern raises
+:class:`~twosat_formal.errors.ParseError` with the line of the sentence.
+
+Examples
+--------
+>>> text = '''Consider these logical relationships:
+... Either A is false or B is true (or both).
+... Either A is true or
+...     C is false (or both).
+...
+... Can you assign truth values to all statements without creating a contradiction?'''
+>>> result = backparse(text)
+>>> result.template, result.entities, result.formula.clauses
+('logic', ('A', 'B', 'C'), (Clause(-1, 2), Clause(1, -3)))
+>>> detect_template("A building has lighting rules:\\nroom 1 is lit.")
+'room'
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from twosat_formal.errors import ParseError
+from twosat_formal.formula import Formula
+from twosat_formal.verbalize.schemes import (
+    TEMPLATES,
+    Scheme,
+    SentenceError,
+    normalize_apostrophes,
+)
+
+__all__ = ["BackParse", "backparse", "detect_template"]
+
+_WORD = re.compile(r"\S+")
+
+
+@dataclass(frozen=True)
+class BackParse:
+    """The result of back-parsing a verbalization.
+
+    Attributes
+    ----------
+    template:
+        The scheme the text was read with.
+    formula:
+        The clauses, one per sentence in text order. Variable ``v`` stands for
+        ``entities[v - 1]`` and is named after it (``room 3`` → ``room_3``).
+    entities:
+        The entity of each variable: in order of first appearance in the text, or the
+        caller's entity list when one was given.
+    lines:
+        The 1-based line on which each clause sentence starts.
+    """
+
+    template: str
+    formula: Formula
+    entities: tuple[str, ...]
+    lines: tuple[int, ...]
+
+    @property
+    def true_value(self) -> str:
+        """The scheme's value word for a true variable (Table 2)."""
+        return TEMPLATES.get(self.template).true_value
+
+    @property
+    def false_value(self) -> str:
+        """The scheme's value word for a false variable (Table 2)."""
+        return TEMPLATES.get(self.template).false_value
+
+
+class _Words:
+    """The words of a text with their positions (line, column, line text)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.matches = list(_WORD.finditer(text))
+        self.words = [normalize_apostrophes(m.group()) for m in self.matches]
+        self.line_starts = [0] + [m.end() for m in re.finditer(r"\n", text)]
+
+    def position(self, index: int) -> tuple[int, int, str]:
+        """Line, column and line text of word ``index`` (the last line past the end)."""
+        offset = self.matches[index].start() if index < len(self.matches) else len(self.text)
+        line = bisect.bisect_right(self.line_starts, offset)
+        start = self.line_starts[line - 1]
+        end = self.text.find("\n", start)
+        return line, offset - start + 1, self.text[start : end if end >= 0 else None].rstrip("\r")
+
+    def starts_with(self, index: int, phrase: Sequence[str]) -> bool:
+        return self.words[index : index + len(phrase)] == list(phrase)
+
+    def error(self, message: str, index: int, source: str | None) -> ParseError:
+        line, column, context = self.position(index)
+        return ParseError(message, line=line, column=column, source=source, context=context)
+
+
+def _phrase(text: str) -> list[str]:
+    return normalize_apostrophes(text).split()
+
+
+def _detect(words: _Words, source: str | None) -> Scheme:
+    for _, scheme in TEMPLATES.items():
+        if words.starts_with(0, _phrase(scheme.preamble)):
+            return scheme
+    raise words.error(
+        "the text does not open with the preamble of a template scheme ("
+        + ", ".join(TEMPLATES)
+        + ")",
+        0,
+        source,
+    )
+
+
+def detect_template(text: str, *, source: str | None = None) -> str:
+    """The scheme whose preamble opens ``text`` (a verbalization or a full prompt).
+
+    Raises
+    ------
+    ParseError
+        When the text opens with no scheme's preamble.
+
+    Examples
+    --------
+    >>> detect_template("We have team assignment rules:\\nEither Alice is on the Red team.")
+    'team'
+    """
+    return _detect(_Words(text), source).name
+
+
+def backparse(
+    text: str,
+    template: str | None = None,
+    *,
+    entities: Sequence[str] | None = None,
+    source: str | None = None,
+) -> BackParse:
+    """Parse a template verbalization, or a full prompt that starts with one.
+
+    Parameters
+    ----------
+    text:
+        The text: the preamble, clause sentences, the final question, and optionally
+        anything after the question (ignored).
+    template:
+        The scheme to read with; ``None`` detects it from the preamble.
+    entities:
+        The known entities, entity of variable ``v`` at index ``v - 1``. When given,
+        every entity must be one of them and the formula uses this numbering;
+        otherwise any well-formed entity of the scheme's naming is accepted and the
+        variables are numbered in order of first appearance.
+    source:
+        A file name for error messages.
+
+    Returns
+    -------
+    BackParse
+
+    Raises
+    ------
+    ParseError
+        A missing preamble or final question, a sentence that fits no pattern of the
+        scheme, or an unknown entity; the error names the line.
+
+    Examples
+    --------
+    >>> text = "A facility has door coupling rules:\\ndoor 2 is open or door 1 is closed (or both)."
+    >>> text += "\\n\\nIs there a configuration of doors that satisfies all the rules?"
+    >>> result = backparse(text, "door")
+    >>> result.entities, result.formula.names, result.formula.clauses
+    (('door 2', 'door 1'), ('door_2', 'door_1'), (Clause(1, -2),))
+    >>> backparse(text, "door", entities=["door 1", "door 2"]).formula.clauses
+    (Clause(2, -1),)
+    """
+    words = _Words(text)
+    if template is None:
+        scheme = _detect(words, source)
+    else:
+        scheme = TEMPLATES.get(template)
+        if not words.starts_with(0, _phrase(scheme.preamble)):
+            raise words.error(f"expected the {scheme.name} preamble {scheme.preamble!r}", 0, source)
+    question = _phrase(scheme.question)
+    known: dict[str, int] | None = None
+    order: list[str] = []
+    if entities is not None:
+        order = [normalize_apostrophes(e) for e in entities]
+        known = {e: v for v, e in enumerate(order, 1)}
+    index_of: dict[str, int] = dict(known) if known is not None else {}
+    clauses: list[list[int]] = []
+    lines: list[int] = []
+    i = len(_phrase(scheme.preamble))
+    n = len(words.words)
+    while True:
+        if i >= n:
+            raise words.error(f"the final question {scheme.question!r} is missing", n, source)
+        if words.starts_with(i, question):
+            break
+        j = i
+        while j < n and not words.words[j].endswith("."):
+            j += 1
+        sentence = " ".join(words.words[i : j + 1])
+        try:
+            literals = scheme.parse_sentence(sentence)
+        except SentenceError as err:
+            raise words.error(str(err), i, source) from None
+        clause = []
+        for entity, positive in literals:
+            var = index_of.get(entity)
+            if var is None:
+                if known is not None:
+                    raise words.error(f"unknown entity {entity!r}", i, source)
+                order.append(entity)
+                var = index_of[entity] = len(order)
+            clause.append(var if positive else -var)
+        clauses.append(clause)
+        lines.append(words.position(i)[0])
+        i = j + 1
+    naming = scheme.entities
+    names = [naming.identifier(e) for e in order]
+    formula = Formula(clauses, num_vars=len(order), names=names)
+    return BackParse(scheme.name, formula, tuple(order), tuple(lines))

@@ -1,0 +1,320 @@
+"""Entity naming: which word stands for which variable in a verbalized formula.
+
+Four namings serve the six schemes of App. G.1, Table 2:
+
+``letters``
+    ``A``, ``B``, …, ``Z``, ``AA``, ``AB``, … (bijective base 26; scheme ``logic``).
+``persons``
+    First names from ``twosat_formal/data/first_names.txt`` (schemes ``letter``, ``team``,
+    ``social``). Past the end of the list the names repeat with a numeric suffix:
+    entity number ``len(list) * k + i`` is ``f"{names[i]}{k + 1}"`` (``Aaron2``, …).
+``rooms`` / ``doors``
+    ``room 1``, ``room 2``, … and ``door 1``, ``door 2``, ….
+
+Each naming has a *universe* of well-formed entities (the words a back-parser accepts
+without an entity map) and a canonical enumeration of it. The variable → entity
+mapping is drawn with an explicit :class:`random.Random` derived from ``(seed, copy)``
+through SHA-256, so a seed gives the same mapping in every process; each ``copy``
+gives a fresh, independent mapping (the duplication study verbalizes several copies
+of one formula, each under its own names).
+
+Examples
+--------
+>>> letter_name(0), letter_name(25), letter_name(26), letter_name(701), letter_name(702)
+('A', 'Z', 'AA', 'ZZ', 'AAA')
+>>> NAMINGS["rooms"].entity(2), NAMINGS["rooms"].identifier("room 3")
+('room 3', 'room_3')
+>>> entity_map("letters", 3, seed=7) == entity_map("letters", 3, seed=7)
+True
+>>> sorted(entity_map("letters", 3, seed=7))
+['A', 'B', 'C']
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+
+from twosat_formal.errors import ConfigError
+from twosat_formal.resources import data_text
+
+__all__ = [
+    "NAMINGS",
+    "Naming",
+    "entity_map",
+    "first_names",
+    "fresh_mappings",
+    "letter_index",
+    "letter_name",
+    "mapping_rng",
+    "person_name",
+]
+
+_PERSON = re.compile(r"([A-Z][a-z]+)([1-9][0-9]*)?\Z")
+_LETTERS = re.compile(r"[A-Z]+\Z")
+
+
+@cache
+def first_names() -> tuple[str, ...]:
+    """The shipped list of first names, in file order.
+
+    >>> names = first_names()
+    >>> len(names) >= 300, names[0]
+    (True, 'Aaron')
+    """
+    names = tuple(line.strip() for line in data_text("first_names.txt").splitlines())
+    return tuple(name for name in names if name)
+
+
+def letter_name(index: int) -> str:
+    """Entity ``index`` (0-based) of the letter naming: bijective base 26.
+
+    >>> [letter_name(i) for i in (0, 1, 25, 26, 27, 52)]
+    ['A', 'B', 'Z', 'AA', 'AB', 'BA']
+    """
+    if index < 0:
+        raise ConfigError(f"entity index {index} is negative", parameter="index", valid=">= 0")
+    digits = []
+    n = index + 1
+    while n:
+        n, rem = divmod(n - 1, 26)
+        digits.append(chr(ord("A") + rem))
+    return "".join(reversed(digits))
+
+
+def letter_index(name: str) -> int:
+    """The inverse of :func:`letter_name`.
+
+    >>> letter_index("A"), letter_index("AA"), letter_index("ZZ")
+    (0, 26, 701)
+    """
+    if not _LETTERS.match(name):
+        raise ConfigError(f"{name!r} is not a letter entity", parameter="name", valid="A..Z, AA..")
+    n = 0
+    for char in name:
+        n = n * 26 + (ord(char) - ord("A") + 1)
+    return n - 1
+
+
+def person_name(index: int) -> str:
+    """Entity ``index`` (0-based) of the person naming; suffixes ``2``, ``3``, … past the list.
+
+    >>> n = len(first_names())
+    >>> person_name(0), person_name(n), person_name(2 * n + 1)
+    ('Aaron', 'Aaron2', 'Abigail3')
+    """
+    if index < 0:
+        raise ConfigError(f"entity index {index} is negative", parameter="index", valid=">= 0")
+    names = first_names()
+    round_, position = divmod(index, len(names))
+    return names[position] + (str(round_ + 1) if round_ else "")
+
+
+def _split_person(entity: str) -> tuple[str, str | None]:
+    """A person entity's listed name and its suffix (``None`` without one)."""
+    match = _PERSON.match(entity)
+    if match is None:
+        raise ConfigError(f"{entity!r} is not a person entity", parameter="entity")
+    return match.group(1), match.group(2)
+
+
+@cache
+def _person_positions() -> dict[str, int]:
+    return {name: i for i, name in enumerate(first_names())}
+
+
+@dataclass(frozen=True)
+class Naming:
+    """One entity naming: its enumeration, its universe and its identifier form.
+
+    Parameters
+    ----------
+    name:
+        ``"letters"``, ``"persons"``, ``"rooms"`` or ``"doors"``.
+    noun:
+        For ``rooms`` / ``doors``, the word before the number (``"room"``); else ``""``.
+
+    Examples
+    --------
+    >>> NAMINGS["persons"].is_entity("Alice"), NAMINGS["persons"].is_entity("Alice1")
+    (True, False)
+    >>> NAMINGS["doors"].is_entity("door 4"), NAMINGS["doors"].is_entity("door 04")
+    (True, False)
+    """
+
+    name: str
+    noun: str = ""
+
+    def entity(self, index: int) -> str:
+        """Entity number ``index`` (0-based) of the canonical enumeration."""
+        if self.name == "letters":
+            return letter_name(index)
+        if self.name == "persons":
+            return person_name(index)
+        if index < 0:
+            raise ConfigError(f"entity index {index} is negative", parameter="index", valid=">= 0")
+        return f"{self.noun} {index + 1}"
+
+    def index(self, entity: str) -> int:
+        """The position of ``entity`` in the canonical enumeration (its inverse)."""
+        if not self.is_entity(entity):
+            raise ConfigError(
+                f"{entity!r} is not a {self.name} entity", parameter="entity", valid=self.pattern
+            )
+        if self.name == "letters":
+            return letter_index(entity)
+        if self.name == "persons":
+            base, suffix = _split_person(entity)
+            return _person_positions()[base] + (int(suffix) - 1 if suffix else 0) * len(
+                first_names()
+            )
+        return int(entity.split(" ", 1)[1]) - 1
+
+    def is_entity(self, text: str) -> bool:
+        """Whether ``text`` is a well-formed entity of this naming (its universe).
+
+        Persons: a listed first name, optionally with a suffix ``2``, ``3``, …; letters:
+        ``[A-Z]+``; rooms and doors: the noun, one space, a number ``>= 1`` without
+        leading zeros.
+        """
+        if self.name == "letters":
+            return bool(_LETTERS.match(text))
+        if self.name == "persons":
+            match = _PERSON.match(text)
+            return (
+                match is not None
+                and match.group(1) in _person_positions()
+                and match.group(2) != "1"
+            )
+        noun, _, number = text.partition(" ")
+        return noun == self.noun and bool(re.fullmatch(r"[1-9][0-9]*", number))
+
+    @property
+    def pattern(self) -> str:
+        """A human description of the universe (for error messages)."""
+        return {
+            "letters": "A..Z, AA, AB, ...",
+            "persons": "a listed first name, optionally followed by 2, 3, ...",
+        }.get(self.name, f"{self.noun} 1, {self.noun} 2, ...")
+
+    def identifier(self, entity: str) -> str:
+        """The variable name that stands for ``entity`` in a back-parsed formula.
+
+        Letters and person names are identifiers already; ``room 3`` becomes ``room_3``.
+        """
+        return entity.replace(" ", "_")
+
+    def draw(self, num_vars: int, rng: random.Random) -> tuple[str, ...]:
+        """A random injective mapping: entity of variable ``v`` at index ``v - 1``.
+
+        Letters, rooms and doors permute the first ``num_vars`` entities; persons draw
+        ``num_vars`` distinct entities from the list (and the suffixed names once the
+        list runs out).
+        """
+        if num_vars < 0:
+            raise ConfigError("num_vars is negative", parameter="num_vars", valid=">= 0")
+        pool = max(num_vars, len(first_names())) if self.name == "persons" else num_vars
+        return tuple(self.entity(i) for i in rng.sample(range(pool), num_vars))
+
+    def canonical(self, num_vars: int) -> tuple[str, ...]:
+        """The identity mapping: variable ``v`` gets entity number ``v - 1``.
+
+        >>> NAMINGS["letters"].canonical(3)
+        ('A', 'B', 'C')
+        """
+        return tuple(self.entity(i) for i in range(num_vars))
+
+    def validate(self, entities: Sequence[str], num_vars: int) -> tuple[str, ...]:
+        """Check a caller's mapping: one distinct, well-formed entity per variable."""
+        entities = tuple(entities)
+        if len(entities) != num_vars:
+            raise ConfigError(
+                f"{len(entities)} entities given for {num_vars} variables",
+                parameter="entities",
+                valid=f"exactly {num_vars}",
+            )
+        for entity in entities:
+            if not self.is_entity(entity):
+                raise ConfigError(
+                    f"{entity!r} is not a {self.name} entity",
+                    parameter="entities",
+                    valid=self.pattern,
+                )
+        if len(set(entities)) != len(entities):
+            seen: set[str] = set()
+            dup = next(e for e in entities if e in seen or seen.add(e))  # type: ignore[func-returns-value]
+            raise ConfigError(f"entity {dup!r} is used twice", parameter="entities")
+        return entities
+
+
+#: The four namings, by name.
+NAMINGS: dict[str, Naming] = {
+    "letters": Naming("letters"),
+    "persons": Naming("persons"),
+    "rooms": Naming("rooms", "room"),
+    "doors": Naming("doors", "door"),
+}
+
+
+def mapping_rng(seed: int, copy: int = 0) -> random.Random:
+    """The generator that draws the mapping for ``(seed, copy)``; same in every process.
+
+    >>> mapping_rng(1).random() == mapping_rng(1).random() != mapping_rng(1, copy=1).random()
+    True
+    """
+    digest = hashlib.sha256(f"twosat-formal/entities/{int(seed)}/{int(copy)}".encode()).digest()
+    return random.Random(int.from_bytes(digest[:8], "big"))
+
+
+def _naming(naming: str | Naming) -> Naming:
+    if isinstance(naming, Naming):
+        return naming
+    try:
+        return NAMINGS[naming]
+    except KeyError:
+        raise ConfigError(
+            f"unknown naming {naming!r}", parameter="naming", valid=", ".join(NAMINGS)
+        ) from None
+
+
+def entity_map(
+    naming: str | Naming, num_vars: int, *, seed: int = 0, copy: int = 0
+) -> tuple[str, ...]:
+    """The seeded variable → entity mapping (entity of variable ``v`` at index ``v - 1``).
+
+    Parameters
+    ----------
+    naming:
+        A :class:`Naming` or its name.
+    num_vars:
+        How many variables to name.
+    seed:
+        The seed of the draw.
+    copy:
+        Which copy of the formula is named: every copy draws a fresh mapping.
+
+    Examples
+    --------
+    >>> m = entity_map("rooms", 4, seed=3)
+    >>> sorted(m, key=lambda e: int(e.split()[1]))
+    ['room 1', 'room 2', 'room 3', 'room 4']
+    """
+    return _naming(naming).draw(num_vars, mapping_rng(seed, copy))
+
+
+def fresh_mappings(
+    naming: str | Naming, num_vars: int, copies: int, *, seed: int = 0
+) -> list[tuple[str, ...]]:
+    """One freshly drawn mapping per copy (copy ``k`` is ``entity_map(..., copy=k)``).
+
+    >>> maps = fresh_mappings("persons", 5, 3, seed=1)
+    >>> len(maps), maps[0] == entity_map("persons", 5, seed=1)
+    (3, True)
+    """
+    if copies < 0:
+        raise ConfigError("copies is negative", parameter="copies", valid=">= 0")
+    return [entity_map(naming, num_vars, seed=seed, copy=k) for k in range(copies)]

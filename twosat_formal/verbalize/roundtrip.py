@@ -1,0 +1,242 @@
+"""The round-trip proof: a prompt's text parses back to exactly its source formula.
+
+The proof reads the prompt text the way a model sees it (no entity map: variables in
+order of first appearance), then maps every entity through the prompt's entity map to
+the source formula's variables and checks two things:
+
+1. **clause-for-clause equality**: the same clauses in the same order, literal by
+   literal (:class:`~twosat_formal.errors.CertificateError` otherwise);
+2. **Z3 equivalence**: the two formulas, as quantifier-free Boolean formulas over the
+   source variables, cannot differ (``F xor G`` is unsatisfiable). A ``sat`` answer is a
+   counterexample and ``unknown`` is a failure (:class:`~twosat_formal.errors.ProofError`).
+
+The result is a JSON object stored with the prompt record and re-checked by
+:func:`check_roundtrip`.
+
+Examples
+--------
+>>> from twosat_formal.verbalize import verbalize
+>>> f = Formula.from_named([["~a", "b"], ["a", "~c"]])
+>>> p = verbalize(f, "team", seed=1)
+>>> proof = prove_roundtrip(f, p.text, "team", p.entity_map())
+>>> proof["result"], proof["method"], proof["clauses"]
+('proved', 'backparse+clause-equality+z3-equivalence', 2)
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import z3
+
+from twosat_formal.errors import CertificateError, ParseError, ProofError
+from twosat_formal.formula import Formula
+from twosat_formal.prompts import PromptRecord
+from twosat_formal.verbalize.backparse import backparse
+from twosat_formal.verbalize.schemes import TEMPLATES
+
+__all__ = ["METHOD", "check_roundtrip", "prove_roundtrip", "z3_equivalent"]
+
+#: The ``method`` of every round-trip proof this module writes.
+METHOD = "backparse+clause-equality+z3-equivalence"
+
+
+def _as_z3(clauses: Sequence[Sequence[int]], atoms: list[z3.BoolRef]) -> z3.BoolRef:
+    def lit(x: int) -> z3.BoolRef:
+        return atoms[x - 1] if x > 0 else z3.Not(atoms[-x - 1])
+
+    return z3.And(
+        [z3.Or([lit(x) for x in clause]) if clause else z3.BoolVal(False) for clause in clauses]
+    )
+
+
+def z3_equivalent(
+    left: Sequence[Sequence[int]],
+    right: Sequence[Sequence[int]],
+    num_vars: int,
+    *,
+    names: Sequence[str] | None = None,
+    timeout_ms: int | None = None,
+) -> None:
+    """Prove with Z3 that two clause lists over ``1..num_vars`` are equivalent.
+
+    Quantifier-free: one Boolean per variable, ``left xor right`` must be unsatisfiable.
+
+    Raises
+    ------
+    ProofError
+        With a counterexample (``{name: value}``) when they differ, or when Z3 answers
+        ``unknown``.
+
+    Examples
+    --------
+    >>> z3_equivalent([[1, -2]], [[-2, 1], [1, -2]], 2)
+    >>> z3_equivalent([[1, -2]], [[1, 2]], 2)
+    Traceback (most recent call last):
+    ...
+    twosat_formal.errors.ProofError: the formulas differ: x1=False, x2=False
+    """
+    labels = list(names) if names is not None else [f"x{v}" for v in range(1, num_vars + 1)]
+    atoms = [z3.Bool(f"v{v}") for v in range(1, num_vars + 1)]
+    solver = z3.SolverFor("QF_FD")
+    if timeout_ms is not None:
+        solver.set("timeout", int(timeout_ms))
+    solver.add(z3.Xor(_as_z3(left, atoms), _as_z3(right, atoms)))
+    answer = solver.check()
+    if answer == z3.unsat:
+        return
+    if answer == z3.sat:
+        model = solver.model()
+        counterexample = {
+            labels[v - 1]: bool(z3.is_true(model.eval(atoms[v - 1], model_completion=True)))
+            for v in range(1, num_vars + 1)
+        }
+        shown = ", ".join(f"{k}={v}" for k, v in counterexample.items())
+        raise ProofError(f"the formulas differ: {shown}", counterexample=counterexample)
+    raise ProofError(f"z3 could not decide the equivalence ({solver.reason_unknown()})")
+
+
+def _variable_map(formula: Formula, entities: Mapping[str, str] | Sequence[str]) -> dict[str, int]:
+    """Entity → source variable, from ``{entity: variable name}`` or a per-variable list."""
+    if isinstance(entities, Mapping):
+        index: dict[str, int] = {}
+        for entity, name in entities.items():
+            try:
+                index[entity] = formula.var(name)
+            except ValueError:
+                raise CertificateError(
+                    f"entity {entity!r} stands for {name!r}, which is not a variable of the formula"
+                ) from None
+    else:
+        if len(entities) != formula.num_vars:
+            raise CertificateError(
+                f"{len(entities)} entities for a formula of {formula.num_vars} variables"
+            )
+        index = {entity: v for v, entity in enumerate(entities, 1)}
+    if len(set(index.values())) != len(index):
+        raise CertificateError("the entity map gives two entities the same variable")
+    return index
+
+
+def prove_roundtrip(
+    formula: Formula,
+    text: str,
+    template: str,
+    entities: Mapping[str, str] | Sequence[str],
+    *,
+    timeout_ms: int | None = None,
+) -> dict[str, Any]:
+    """Prove that ``text`` parses back to ``formula`` through the entity map.
+
+    Parameters
+    ----------
+    formula:
+        The source formula.
+    text:
+        The prompt text (a verbalization, or the full evaluation prompt).
+    template:
+        The scheme the text is read with.
+    entities:
+        ``{entity: variable name}``, or the entity of each variable in order.
+    timeout_ms:
+        Optional Z3 time limit; running out of time is a failure.
+
+    Returns
+    -------
+    dict
+        ``{"method", "result": "proved", "template", "clauses", "entities", "z3",
+        "time_s"}``.
+
+    Raises
+    ------
+    CertificateError
+        The text does not parse, names an entity outside the map, or its clauses
+        differ from the formula's.
+    ProofError
+        Z3 finds the formulas different or cannot decide.
+    """
+    start = time.perf_counter()
+    try:
+        parsed = backparse(text, template)
+    except ParseError as err:
+        raise CertificateError(f"the prompt text does not parse back: {err}") from None
+    index = _variable_map(formula, entities)
+    mapped: list[list[int]] = []
+    for clause in parsed.formula.clauses:
+        row = []
+        for lit in clause:
+            entity = parsed.entities[abs(lit) - 1]
+            if entity not in index:
+                raise CertificateError(f"entity {entity!r} is not in the prompt's entity map")
+            row.append(index[entity] if lit > 0 else -index[entity])
+        mapped.append(row)
+    source = [list(clause) for clause in formula.clauses]
+    if len(mapped) != len(source):
+        raise CertificateError(
+            f"the text has {len(mapped)} clause sentences for {len(source)} clauses"
+        )
+    for i, (got, want) in enumerate(zip(mapped, source, strict=True)):
+        if got != want:
+            raise CertificateError(
+                f"clause {i + 1} reads back as {_show(formula, got)} instead of "
+                f"{_show(formula, want)} (line {parsed.lines[i]})"
+            )
+    z3_equivalent(source, mapped, formula.num_vars, names=formula.names, timeout_ms=timeout_ms)
+    return {
+        "method": METHOD,
+        "result": "proved",
+        "template": parsed.template,
+        "clauses": len(source),
+        "entities": len(parsed.entities),
+        "z3": z3.get_version_string(),
+        "time_s": round(time.perf_counter() - start, 6),
+    }
+
+
+def _show(formula: Formula, clause: Sequence[int]) -> str:
+    return "(" + " | ".join(formula.literal_name(lit) for lit in clause) + ")"
+
+
+def check_roundtrip(record: PromptRecord, formula: Formula) -> dict[str, Any]:
+    """Re-check a stored prompt record against its instance's formula.
+
+    The stored proof (when present) must claim success; the record's value words must
+    be its scheme's; the text must parse back, through the record's entity map, to the
+    formula clause for clause, and Z3 must prove the two equivalent.
+
+    Returns
+    -------
+    dict
+        A fresh proof (see :func:`prove_roundtrip`).
+
+    Raises
+    ------
+    CertificateError, ProofError
+        On any failure.
+
+    Examples
+    --------
+    >>> from twosat_formal.verbalize import prompt_record
+    >>> f = Formula.from_named([["a", "b"], ["~b"]])
+    >>> rec = prompt_record(f, "social", instance_id="demo", seed=2)
+    >>> check_roundtrip(rec, f)["result"]
+    'proved'
+    >>> check_roundtrip(rec, Formula.from_named([["a", "b"], ["b"]]))
+    Traceback (most recent call last):
+    ...
+    twosat_formal.errors.CertificateError: clause 2 reads back as (~b) instead of (b) (line 3)
+    """
+    stored = record.roundtrip
+    if stored is not None and stored.get("result") != "proved":
+        raise CertificateError(
+            f"prompt {record.id}: the stored round-trip proof says {stored.get('result')!r}"
+        )
+    scheme = TEMPLATES.get(record.template)
+    if (record.true_value, record.false_value) != (scheme.true_value, scheme.false_value):
+        raise CertificateError(
+            f"prompt {record.id}: values {record.true_value!r}/{record.false_value!r} are not "
+            f"the {scheme.name} values {scheme.true_value!r}/{scheme.false_value!r}"
+        )
+    return prove_roundtrip(formula, record.text, record.template, record.entities)

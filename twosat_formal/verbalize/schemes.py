@@ -1,0 +1,316 @@
+"""The six template schemes of App. G.1 as data, and the rendering of one sentence each.
+
+Every scheme is a :class:`Scheme`: the Table 2 values, preamble and naming, the final
+question, and the pattern of a clause sentence split into its parts. A two-literal
+clause renders exactly as the paper's pattern, the value word chosen by polarity (a
+positive literal takes the true value, a negative one the false value)::
+
+    logic   Either {A} is true or {B} is false (or both).
+    letter  Either {A} has the letter or {B} doesn’t have the letter (or both).
+    team    Either {A} is on the Red team or {B} is on the Blue team.
+    social  {A} attends or {B} doesn’t attend (or both).
+    room    room {i} is lit or room {j} is dark (or both).
+    door    door {i} is open or door {j} is closed (or both).
+
+The paper is silent on other widths; these renderings are ours:
+
+* a unit clause ``(a)`` is the bare literal phrase: ``A is true.``, ``room 3 is dark.``;
+* a clause of three or more literals joins the phrases with ``or`` inside the binary
+  frame and says ``(or several)`` where the binary frame says ``(or both)``:
+  ``Either A is true or B is false or C is true (or several).``; ``team`` has no such
+  remark in its binary pattern and gets none here either;
+* an empty clause has no rendering: :meth:`Scheme.sentence` refuses it.
+
+The texts keep the paper's typographic apostrophe (U+2019) in ``doesn’t``, ``You’re``
+and ``everyone’s``; the back-parser also accepts the ASCII apostrophe.
+
+Examples
+--------
+>>> s = TEMPLATES.get("logic")
+>>> s.sentence([("A", False), ("B", True)])
+'Either A is false or B is true (or both).'
+>>> s.parse_sentence("Either A is false or B is true (or both).")
+[('A', False), ('B', True)]
+>>> TEMPLATES.get("room").sentence([("room 2", True)])
+'room 2 is lit.'
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+
+from twosat_formal.errors import ConfigError
+from twosat_formal.registry import Registry
+from twosat_formal.verbalize.entities import NAMINGS, Naming
+
+__all__ = [
+    "APOSTROPHE",
+    "TEMPLATES",
+    "Scheme",
+    "SentenceError",
+    "normalize_apostrophes",
+]
+
+#: The apostrophe the paper prints in ``doesn’t``, ``You’re`` and ``everyone’s``.
+APOSTROPHE = "\u2019"
+
+
+def normalize_apostrophes(text: str) -> str:
+    """Replace ASCII apostrophes with the paper's typographic one.
+
+    >>> normalize_apostrophes("doesn't") == "doesn\u2019t"
+    True
+    """
+    return text.replace("'", APOSTROPHE)
+
+
+class SentenceError(ValueError):
+    """A sentence that fits no pattern of the scheme, or names an unknown entity.
+
+    Internal to the verbalizer: the back-parser turns it into a
+    :class:`~twosat_formal.errors.ParseError` that names the line.
+    """
+
+    def __init__(self, message: str, *, entity: str | None = None) -> None:
+        self.entity = entity
+        super().__init__(message)
+
+
+@dataclass(frozen=True)
+class Scheme:
+    """One template verbalizer scheme (one row of Table 2 plus its patterns).
+
+    Parameters
+    ----------
+    name:
+        The scheme name (``logic``, ``letter``, …).
+    true_value, false_value:
+        The value labels of Table 2 (used in the evaluation prompt's JSON).
+    naming:
+        The entity naming (a key of :data:`~twosat_formal.verbalize.entities.NAMINGS`).
+    preamble:
+        The context preamble, the first line of the verbalization.
+    question:
+        The final yes/no question, the last line of the verbalization.
+    true_phrase, false_phrase:
+        The literal phrase for a positive / negative literal; ``{e}`` is the entity.
+    prefix:
+        What opens a clause sentence of two or more literals (``"Either "`` or ``""``).
+    both:
+        The remark closing a two-literal sentence (``" (or both)"`` or ``""``).
+    several:
+        The remark closing a sentence of three or more literals.
+    """
+
+    name: str
+    true_value: str
+    false_value: str
+    naming: str
+    preamble: str
+    question: str
+    true_phrase: str
+    false_phrase: str
+    prefix: str
+    both: str
+    several: str
+
+    @property
+    def entities(self) -> Naming:
+        """The :class:`Naming` of this scheme."""
+        return NAMINGS[self.naming]
+
+    def literal(self, entity: str, positive: bool) -> str:
+        """The phrase of one literal.
+
+        >>> TEMPLATES.get("team").literal("Alice", False)
+        'Alice is on the Blue team'
+        """
+        return (self.true_phrase if positive else self.false_phrase).format(e=entity)
+
+    def sentence(self, literals: Sequence[tuple[str, bool]]) -> str:
+        """The sentence of one clause given as ``(entity, positive)`` pairs, in order.
+
+        >>> TEMPLATES.get("social").sentence([("Alice", True), ("Bob", False)])
+        'Alice attends or Bob doesn’t attend (or both).'
+        """
+        phrases = [self.literal(entity, positive) for entity, positive in literals]
+        if not phrases:
+            raise ConfigError(
+                "an empty clause has no verbalization", parameter="clause", valid="1+ literals"
+            )
+        if len(phrases) == 1:
+            return phrases[0] + "."
+        remark = self.both if len(phrases) == 2 else self.several
+        return self.prefix + " or ".join(phrases) + remark + "."
+
+    @cached_property
+    def _phrase_res(self) -> tuple[re.Pattern[str], re.Pattern[str]]:
+        noun = self.entities.noun
+
+        def compile_phrase(phrase: str) -> re.Pattern[str]:
+            before, after = phrase.split("{e}")
+            entity = f"(?P<e>{re.escape(noun)} \\S+)" if noun else r"(?P<e>\S+)"
+            return re.compile(re.escape(before) + entity + re.escape(after) + r"\Z")
+
+        return compile_phrase(self.true_phrase), compile_phrase(self.false_phrase)
+
+    def parse_literal(self, phrase: str) -> tuple[str, bool]:
+        """The inverse of :meth:`literal` (apostrophes already normalized).
+
+        >>> TEMPLATES.get("letter").parse_literal("Bob doesn’t have the letter")
+        ('Bob', False)
+        """
+        true_re, false_re = self._phrase_res
+        for regex, positive in ((false_re, False), (true_re, True)):
+            match = regex.match(phrase)
+            if match:
+                entity = match.group("e")
+                if not self.entities.is_entity(entity):
+                    raise SentenceError(f"unknown entity {entity!r}", entity=entity)
+                return entity, positive
+        raise SentenceError(f"{phrase!r} is not a {self.name} statement")
+
+    def parse_sentence(self, sentence: str) -> list[tuple[str, bool]]:
+        """The inverse of :meth:`sentence`: the clause's ``(entity, positive)`` pairs.
+
+        ``sentence`` has its whitespace collapsed to single spaces; ASCII apostrophes
+        are accepted. Raises :class:`SentenceError` when the sentence fits no pattern
+        of this scheme (the result always renders back to exactly ``sentence``).
+
+        >>> TEMPLATES.get("door").parse_sentence("door 1 is open or door 2 is closed (or both).")
+        [('door 1', True), ('door 2', False)]
+        """
+        text = normalize_apostrophes(sentence)
+        frames = [
+            (1, "", "."),
+            (2, self.prefix, self.both + "."),
+            (3, self.prefix, self.several + "."),
+        ]
+        unknown: SentenceError | None = None
+        for width, prefix, suffix in frames:
+            if not (text.startswith(prefix) and text.endswith(suffix)):
+                continue
+            middle = text[len(prefix) : len(text) - len(suffix)]
+            parts = middle.split(" or ")
+            if (len(parts) < 3) if width == 3 else (len(parts) != width):
+                continue
+            try:
+                literals = [self.parse_literal(part) for part in parts]
+            except SentenceError as err:
+                if err.entity is not None and unknown is None:
+                    unknown = err
+                continue
+            if self.sentence(literals) == text:
+                return literals
+        if unknown is not None:
+            raise unknown
+        raise SentenceError(f"the sentence fits no {self.name} pattern")
+
+    def example(self) -> str:
+        """The paper's G.1 example clauses ``(¬A ∨ B), (A ∨ ¬C)`` in this scheme's words.
+
+        >>> print(TEMPLATES.get("logic").example())
+        Either A is false or B is true (or both).
+        Either A is true or C is false (or both).
+        """
+        a, b, c = self.entities.canonical(3)
+        return "\n".join(
+            [self.sentence([(a, False), (b, True)]), self.sentence([(a, True), (c, False)])]
+        )
+
+
+def _scheme(
+    name: str,
+    values: tuple[str, str],
+    naming: str,
+    preamble: str,
+    question: str,
+    phrases: tuple[str, str],
+    prefix: str,
+    both: str,
+) -> Scheme:
+    return Scheme(
+        name=name,
+        true_value=values[0],
+        false_value=values[1],
+        naming=naming,
+        preamble=preamble,
+        question=question,
+        true_phrase=phrases[0],
+        false_phrase=phrases[1],
+        prefix=prefix,
+        both=both,
+        several=" (or several)" if both else "",
+    )
+
+
+_A = APOSTROPHE
+
+#: The six schemes of App. G.1 (Table 2), registered by name in the paper's order.
+TEMPLATES: Registry[Scheme] = Registry("template")
+for _s in (
+    _scheme(
+        "logic",
+        ("true", "false"),
+        "letters",
+        "Consider these logical relationships:",
+        "Can you assign truth values to all statements without creating a contradiction?",
+        ("{e} is true", "{e} is false"),
+        "Either ",
+        " (or both)",
+    ),
+    _scheme(
+        "letter",
+        ("has", f"doesn{_A}t have"),
+        "persons",
+        "Consider these rules about who has the letter:",
+        "Is there a consistent way for people to hold or not hold the letter?",
+        ("{e} has the letter", f"{{e}} doesn{_A}t have the letter"),
+        "Either ",
+        " (or both)",
+    ),
+    _scheme(
+        "team",
+        ("Red", "Blue"),
+        "persons",
+        "We have team assignment rules:",
+        "Is there a valid team assignment that satisfies all constraints?",
+        ("{e} is on the Red team", "{e} is on the Blue team"),
+        "Either ",
+        "",
+    ),
+    _scheme(
+        "social",
+        ("attends", f"doesn{_A}t attend"),
+        "persons",
+        f"You{_A}re planning a party with these attendance conditions:",
+        f"Can you create a guest list that respects everyone{_A}s conditions?",
+        ("{e} attends", f"{{e}} doesn{_A}t attend"),
+        "",
+        " (or both)",
+    ),
+    _scheme(
+        "room",
+        ("lit", "dark"),
+        "rooms",
+        "A building has lighting rules:",
+        "Can all the lighting rules be satisfied simultaneously?",
+        ("{e} is lit", "{e} is dark"),
+        "",
+        " (or both)",
+    ),
+    _scheme(
+        "door",
+        ("open", "closed"),
+        "doors",
+        "A facility has door coupling rules:",
+        "Is there a configuration of doors that satisfies all the rules?",
+        ("{e} is open", "{e} is closed"),
+        "",
+        " (or both)",
+    ),
+):
+    TEMPLATES.add(_s.name, _s)
