@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -11,7 +12,13 @@ from pysat.solvers import Minisat22
 
 from twosat_formal.errors import ConfigError
 from twosat_formal.formula import Formula
-from twosat_formal.generators.implication_cycle import implication_cycle, resolve
+from twosat_formal.generators.implication_cycle import implication_cycle
+from twosat_formal.generators.implication_cycle import resolve as resolve_params
+
+
+def resolve(clauses: int | None, params: dict[str, Any]) -> dict[str, Any]:
+    """The resolved parameters, typed loosely for arithmetic in assertions."""
+    return dict(resolve_params(clauses, params))
 
 
 def pysat_sat(clauses: list[list[int]]) -> bool:
@@ -135,7 +142,9 @@ def test_core_ratio_sets_n() -> None:
         (20, {"L": 1}, "L"),
     ],
 )
-def test_impossible_requests(clauses: int | None, params: dict[str, object], parameter: str) -> None:
+def test_impossible_requests(
+    clauses: int | None, params: dict[str, object], parameter: str
+) -> None:
     with pytest.raises(ConfigError) as info:
         implication_cycle(random.Random(0), clauses, **params)
     assert info.value.parameter == parameter

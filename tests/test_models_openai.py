@@ -384,3 +384,37 @@ def test_retry_after_edge_cases() -> None:
 )
 def test_public_url(url: str, public: str) -> None:
     assert public_url(url) == public
+
+
+# --- the shared fault server ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("fault", "outcome"),
+    [
+        ("ok", "stop"),
+        ("length", "length"),
+        ("429", TransientModelError),
+        ("500", TransientModelError),
+        ("503", TransientModelError),
+        ("slow", TransientModelError),
+        ("drop", TransientModelError),
+        ("malformed", EvaluationError),
+    ],
+)
+@pytest.mark.parametrize("mode", ["chat", "completion"])
+def test_against_the_fault_server(fault: str, outcome: object, mode: str) -> None:
+    from faultserver import FaultServer  # tests/faultserver.py
+
+    with FaultServer(plan=[fault], answer=lambda prompt: "The answer is: No", slow_s=1.0) as srv:
+        model = OpenAICompatModel("m", base_url=srv.url, mode=mode, timeout_s=0.3)
+        if isinstance(outcome, str):
+            response = _generate(model, SamplingParams(max_tokens=8))
+            assert response.finish_reason == outcome and response.text
+        else:
+            assert isinstance(outcome, type)
+            with pytest.raises(outcome) as info:
+                _generate(model, SamplingParams(max_tokens=8))
+            transient = isinstance(info.value, TransientModelError)
+            assert transient == (outcome is TransientModelError)
+        assert [entry.fault for entry in srv.log] == [fault]

@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 from dataclasses import replace
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -14,9 +15,10 @@ from hypothesis import strategies as st
 from twosat_formal.errors import ConfigError, ProofError, UnknownNameError
 from twosat_formal.formula import Formula
 from twosat_formal.perturb import Chain, Transform, apply_chain, replay, replay_step
+from twosat_formal.perturb.chain import StepSpec
 
 BASE = Formula([[1, 2], [-1, 3], [2, -3], [-2, 4], [3, 4], [-4, 1]])
-STEPS = [
+STEPS: list[StepSpec] = [
     "reorder",
     ("rename", {"names": "fresh", "flip": 0.5}),
     ("filler", {"count": 2, "placement": "interleave"}),
@@ -77,7 +79,7 @@ def test_different_seeds_give_different_chains() -> None:
 
 def test_bridge_is_followed_through_the_chain() -> None:
     bridge = 3
-    steps = [
+    steps: list[StepSpec] = [
         ("reorder", {"order": "reversed"}),
         ("filler", {"count": 3, "placement": "start"}),
         ("bridge-move", {"position": 0}),
@@ -112,8 +114,8 @@ def test_bad_steps() -> None:
         ("names", None),
     ],
 )
-def test_replay_detects_a_tampered_step(field: str, value: object) -> None:
-    new, chain = apply_chain(BASE, ["reorder", ("rename", {"names": "fresh", "flip": 0.5})])
+def test_replay_detects_a_tampered_step(field: str, value: Any) -> None:
+    _, chain = apply_chain(BASE, ["reorder", ("rename", {"names": "fresh", "flip": 0.5})])
     t = chain.steps[1]
     if value == "swap-first":
         lmap = t.literal_map[0]

@@ -209,7 +209,7 @@ def test_duplicate_needs_two_copies() -> None:
         OPERATORS.get("duplicate").apply(BASE, copies=1)
 
 
-# -- bridge-move ------------------------------------------------------------------------------------
+# -- bridge-move --------------------------------------------------------------------------------
 
 
 def test_bridge_move_positions() -> None:

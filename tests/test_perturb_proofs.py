@@ -7,6 +7,8 @@ from itertools import product
 
 import pytest
 import z3
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from twosat_formal.errors import ProofError
 from twosat_formal.formula import Formula
@@ -104,7 +106,7 @@ def test_result_that_drops_a_base_clause_is_no_extension() -> None:
 
 
 def test_monotone_proof_needs_an_unsat_base_and_a_superset() -> None:
-    new, t = OPERATORS.get("filler").apply(UNSAT, seed=1, count=3, over="existing")
+    _, t = OPERATORS.get("filler").apply(UNSAT, seed=1, count=3, over="existing")
     assert t.proof is not None and t.proof.method == "z3:monotonicity+base-unsat"
     sat_base = Formula([[1, 2], [-1, 2], [1, -2]])
     grown = Formula([*sat_base.clauses, (1, 2)])
@@ -172,6 +174,40 @@ def test_session_queries_agree_with_brute_force() -> None:
     assert s.entails(clauses, [[1]]) is not None
     assert s.entails(clauses, [[1]], units=[2]) is None
     assert s.seconds > 0
+
+
+cnfs = st.lists(
+    st.lists(st.integers(1, 4).flatmap(lambda v: st.sampled_from([v, -v])), max_size=3),
+    max_size=6,
+)
+
+
+def holds(clauses: list[list[int]], a: tuple[bool, ...]) -> bool:
+    return all(any(a[abs(x) - 1] == (x > 0) for x in c) for c in clauses)
+
+
+@settings(max_examples=80)
+@given(cnfs, cnfs, st.lists(st.integers(1, 4).flatmap(lambda v: st.sampled_from([v, -v]))))
+def test_entailment_agrees_with_brute_force(
+    premise: list[list[int]], conclusion: list[list[int]], units: list[int]
+) -> None:
+    """One shared session answers a stream of queries; push/pop leaves nothing behind."""
+    s = proofs_module.session()
+    every = list(product((False, True), repeat=4))
+    expected = all(
+        holds(conclusion, a)
+        for a in every
+        if holds(premise, a) and all(a[abs(u) - 1] == (u > 0) for u in units)
+    )
+    cex = s.entails(premise, conclusion, units)
+    assert (cex is None) == expected
+    if cex is not None:
+        a = tuple(cex.get(v, False) for v in range(1, 5))
+        assert holds(premise, a) and not holds(conclusion, a)
+    model = s.model_of(premise)
+    assert (model is None) == (not any(holds(premise, a) for a in every))
+    if model is not None:
+        assert holds(premise, tuple(model.get(v, False) for v in range(1, 5)))
 
 
 def test_proof_records_method_and_time() -> None:

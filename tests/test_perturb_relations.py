@@ -66,7 +66,7 @@ def mapped(f: Formula, lmap: Sequence[int]) -> Clauses:
 
 
 def pysat_models(clauses: Clauses, n: int, limit: int) -> list[list[int]]:
-    out = []
+    out: list[list[int]] = []
     with Minisat22(bootstrap_with=[list(c) for c in clauses]) as s:
         while len(out) < limit and s.solve():
             m = [x for x in s.get_model() if abs(x) <= n]
@@ -149,7 +149,9 @@ def brute_sat(f: Formula) -> bool:
 
 
 @st.composite
-def two_cnfs(draw: st.DrawFn, min_vars: int = 1, max_vars: int = 6, max_clauses: int = 14) -> Formula:
+def two_cnfs(
+    draw: st.DrawFn, min_vars: int = 1, max_vars: int = 6, max_clauses: int = 14
+) -> Formula:
     n = draw(st.integers(min_vars, max_vars))
     lit = st.integers(1, n).flatmap(lambda v: st.sampled_from([v, -v]))
     clause = st.lists(lit, min_size=1, max_size=2)
@@ -162,7 +164,7 @@ def two_cnfs(draw: st.DrawFn, min_vars: int = 1, max_vars: int = 6, max_clauses:
 @st.composite
 def steps(draw: st.DrawFn, f: Formula, unsat: bool) -> tuple[str, dict[str, object]]:
     """An operator and parameters that apply to ``f`` (filler over existing only if UNSAT)."""
-    m, n = f.num_clauses, f.num_vars
+    m = f.num_clauses
     names = ["reorder", "rename", "flip", "filler", "duplicate"]
     if m:
         names.append("bridge-move")
@@ -276,7 +278,7 @@ def test_filler_over_existing_variables_refuses_a_satisfiable_base(
 def test_checkers_are_not_vacuous() -> None:
     """The independent checkers reject a wrong relation (so the properties can fail)."""
     base = Formula([[1, 2], [-1]])
-    new, t = OPERATORS.get("reorder").apply(base, seed=0)
+    _, t = OPERATORS.get("reorder").apply(base, seed=0)
     wrong = Formula([[1, 2], [1]])
     with pytest.raises(AssertionError):
         check_brute(base, wrong, t)

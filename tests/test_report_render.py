@@ -78,8 +78,16 @@ def synthetic_rows() -> list[dict[str, Any]]:
         for model in MODELS:
             for template in TEMPLATES:
                 rows.append(
-                    make_row(rng, instance, family, label, model, template, p * skill[model],
-                             **dict(design))
+                    make_row(
+                        rng,
+                        instance,
+                        family,
+                        label,
+                        model,
+                        template,
+                        p * skill[model],
+                        **dict(design),
+                    )
                 )
 
     for family, label, sizes in [
@@ -88,38 +96,101 @@ def synthetic_rows() -> list[dict[str, Any]]:
     ]:
         for clauses in sizes:
             for r in range(4):
-                emit(f"t1-{family}-{clauses}-{r}", family, label, 1.2 - clauses / 100,
-                     experiment="table1", clauses=clauses, replicate=r, arm="base")
+                emit(
+                    f"t1-{family}-{clauses}-{r}",
+                    family,
+                    label,
+                    1.2 - clauses / 100,
+                    experiment="table1",
+                    clauses=clauses,
+                    replicate=r,
+                    arm="base",
+                )
     for level in (0.0, 0.5, 1.0):
         for r in range(6):
-            emit(f"sw-{level}-{r}", "mono-bridge", "SAT", 1.1 - 0.9 * level,
-                 experiment="sweep", clauses=75, replicate=r, knob="density", level=level,
-                 arm="base")
+            emit(
+                f"sw-{level}-{r}",
+                "mono-bridge",
+                "SAT",
+                1.1 - 0.9 * level,
+                experiment="sweep",
+                clauses=75,
+                replicate=r,
+                knob="density",
+                level=level,
+                arm="base",
+            )
     for r in range(4):
         base = f"or-{r}"
-        emit(base, "backbone", "SAT", 0.9, experiment="order", clauses=50, replicate=r,
-             arm="construction")
-        emit(f"{base}-s", "backbone", "SAT", 0.5, experiment="order", clauses=50, replicate=r,
-             arm="shuffled", shuffled=True, base_id=base)
-        for arm, label_text, p in [("filler", "75 + r=25", 0.6), ("core", "75", 0.8),
-                                   ("total", "100", 0.5)]:
-            emit(f"fi-{arm}-{r}", "backbone", "SAT", p, experiment="fillers", clauses=75,
-                 replicate=r, level=0.5, arm=arm, arm_label=label_text)
-        for arm, label_text, p in [("single", "50", 0.9), ("grouped", "50x2 grouped", 0.6),
-                                   ("interleaved", "50x2 interleaved", 0.6),
-                                   ("distinct", "100", 0.55)]:
+        emit(
+            base,
+            "backbone",
+            "SAT",
+            0.9,
+            experiment="order",
+            clauses=50,
+            replicate=r,
+            arm="construction",
+        )
+        emit(
+            f"{base}-s",
+            "backbone",
+            "SAT",
+            0.5,
+            experiment="order",
+            clauses=50,
+            replicate=r,
+            arm="shuffled",
+            shuffled=True,
+            base_id=base,
+        )
+        for arm, label_text, p in [
+            ("filler", "75 + r=25", 0.6),
+            ("core", "75", 0.8),
+            ("total", "100", 0.5),
+        ]:
+            emit(
+                f"fi-{arm}-{r}",
+                "backbone",
+                "SAT",
+                p,
+                experiment="fillers",
+                clauses=75,
+                replicate=r,
+                level=0.5,
+                arm=arm,
+                arm_label=label_text,
+            )
+        for arm, label_text, p in [
+            ("single", "50", 0.9),
+            ("grouped", "50x2 grouped", 0.6),
+            ("interleaved", "50x2 interleaved", 0.6),
+            ("distinct", "100", 0.55),
+        ]:
             for shuffled in (False, True):
-                emit(f"du-{arm}-{shuffled}-{r}", "backbone", "SAT", p - 0.2 * shuffled,
-                     experiment="duplication", clauses=50, replicate=r, arm=arm,
-                     arm_label=label_text, shuffled=shuffled)
+                emit(
+                    f"du-{arm}-{shuffled}-{r}",
+                    "backbone",
+                    "SAT",
+                    p - 0.2 * shuffled,
+                    experiment="duplication",
+                    clauses=50,
+                    replicate=r,
+                    arm=arm,
+                    arm_label=label_text,
+                    shuffled=shuffled,
+                )
     return rows
 
 
 @pytest.fixture(scope="module")
 def report_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("report")
-    content = compute_content(synthetic_rows(), title="synthetic", manifest={
-        "experiment": "synthetic", "tool_version": "0", "sampling": {"max_tokens": 512}})
+    content = compute_content(
+        synthetic_rows(),
+        title="synthetic",
+        manifest={"experiment": "synthetic", "tool_version": "0", "sampling": {"max_tokens": 512}},
+    )
     write_content(content, out)
     return out
 
@@ -218,15 +289,36 @@ def test_build_report_from_a_run_store(tmp_path: Path) -> None:
         for i, (family, label) in enumerate(
             [("backbone", "SAT"), ("backbone", "SAT"), ("implication-cycle", "UNSAT")]
         ):
-            instance = {"id": f"i{i}", "family": family, "label": label, "num_vars": 4,
-                        "num_clauses": 10, "params": {}}
+            instance = {
+                "id": f"i{i}",
+                "family": family,
+                "label": label,
+                "num_vars": 4,
+                "num_clauses": 10,
+                "params": {},
+            }
             store.add_instance(instance)
             for template in TEMPLATES:
-                prompt = PromptRow(f"p{i}{template}", f"i{i}", template, label,
-                                   f"prompt {i} {template}", {"A": "x1"})
+                prompt = PromptRow(
+                    f"p{i}{template}",
+                    f"i{i}",
+                    template,
+                    label,
+                    f"prompt {i} {template}",
+                    {"A": "x1"},
+                )
                 store.add_prompts([prompt])
-                store.put(ResultRow("ref/x", "local", prompt.prompt_hash, prompt.prompt_id, "{}",
-                                    0, _judgement(label, template == "logic")))
+                store.put(
+                    ResultRow(
+                        "ref/x",
+                        "local",
+                        prompt.prompt_hash,
+                        prompt.prompt_id,
+                        "{}",
+                        0,
+                        _judgement(label, template == "logic"),
+                    )
+                )
     md_path = build_report(store_path, tmp_path / "out")
     md = md_path.read_text()
     for title in SECTIONS:

@@ -48,7 +48,10 @@ def satisfies(clauses: list[list[int]], values: dict[int, bool]) -> bool:
     return all(any(values.get(abs(x)) == (x > 0) for x in c) for c in clauses)
 
 
-def two_cnf(max_vars: int = 5, max_clauses: int = 8) -> st.SearchStrategy[tuple[int, list]]:
+Problem = tuple[int, list[list[int]]]
+
+
+def two_cnf(max_vars: int = 5, max_clauses: int = 8) -> st.SearchStrategy[Problem]:
     @st.composite
     def build(draw: st.DrawFn) -> tuple[int, list[list[int]]]:
         n = draw(st.integers(1, max_vars))
@@ -107,7 +110,9 @@ NOISE = st.lists(
 
 
 @given(NOISE, st.sampled_from(["Yes", "No"]), st.data())
-def test_decision_tolerates_case_spacing_and_emphasis(noise: str, word: str, data) -> None:
+def test_decision_tolerates_case_spacing_and_emphasis(
+    noise: str, word: str, data: st.DataObject
+) -> None:
     line = data.draw(answer_lines(word))
     expected = "SAT" if word == "Yes" else "UNSAT"
     assert extract_decision(f"{noise}\n{line}").value == expected
@@ -120,7 +125,7 @@ def test_no_answer_line_means_no_decision(noise: str) -> None:
 
 
 @given(st.lists(st.sampled_from(["Yes", "No"]), min_size=1, max_size=5), NOISE, st.data())
-def test_the_last_answer_line_wins(words: list[str], noise: str, data) -> None:
+def test_the_last_answer_line_wins(words: list[str], noise: str, data: st.DataObject) -> None:
     lines = []
     for word in words:
         lines += [data.draw(answer_lines(word)), "But wait, let me re-check.", noise]
@@ -173,6 +178,29 @@ def test_witness_extraction_takes_the_last_valid_object_and_allows_fences() -> N
     assert extract_witness('{"A": "t}r{ue"}').obj == {"A": "t}r{ue"}
 
 
+@given(
+    st.text(alphabet=st.sampled_from("ab {}:\",'\n\\"), max_size=300),
+    st.dictionaries(st.sampled_from(["Ann", "Bob", "room 1"]), st.booleans(), min_size=1),
+    st.booleans(),
+)
+def test_the_witness_is_found_after_any_prose(
+    prose: str, values: dict[str, bool], fenced: bool
+) -> None:
+    obj = {k: "has" if v else "doesn\u2019t have" for k, v in values.items()}
+    block = json.dumps(obj, ensure_ascii=False, indent=2)
+    if fenced:
+        block = f"```json\n{block}\n```"
+    text = f"{prose}\n{block}\nThe answer is: Yes"
+    entities = ["Ann", "Bob", "room 1"]
+    assert extract_witness(text, entities=entities).obj == obj
+    assert extract_witness(text, lenient=True, entities=entities).obj == obj
+
+
+def test_a_broken_string_in_prose_ends_at_its_line() -> None:
+    text = '{ "a\\\n{"Ann": "has"}\nThe answer is: Yes'
+    assert extract_witness(text, entities=["Ann"]).obj == {"Ann": "has"}
+
+
 def test_duplicate_entities_with_different_values_are_invalid() -> None:
     found = extract_witness('{"A": "true", "A": "false"}')
     assert found.status == "found" and found.obj is None
@@ -198,7 +226,9 @@ def test_model_output_is_never_evaluated(tmp_path: Path) -> None:
 
 
 @given(two_cnf(), st.sampled_from(TEMPLATES), st.integers(0, 10_000), st.data())
-def test_witness_validity_matches_brute_force(problem, template: str, seed: int, data) -> None:
+def test_witness_validity_matches_brute_force(
+    problem: Problem, template: str, seed: int, data: st.DataObject
+) -> None:
     n, clauses = problem
     formula = Formula(clauses, num_vars=n)
     record = verbalize(formula, template, seed=seed).record("i", None)
@@ -214,7 +244,9 @@ def test_witness_validity_matches_brute_force(problem, template: str, seed: int,
 
 
 @given(two_cnf(), st.sampled_from(TEMPLATES), st.integers(0, 10_000))
-def test_a_correct_answer_scores_correct_in_every_scheme(problem, template: str, seed: int) -> None:
+def test_a_correct_answer_scores_correct_in_every_scheme(
+    problem: Problem, template: str, seed: int
+) -> None:
     n, clauses = problem
     formula = Formula(clauses, num_vars=n)
     record = verbalize(formula, template, seed=seed).record("i", None)
@@ -236,7 +268,9 @@ def test_a_correct_answer_scores_correct_in_every_scheme(problem, template: str,
 
 
 @given(two_cnf(max_vars=4), st.integers(0, 100), st.data())
-def test_wrong_decisions_are_wrong_decisions(problem, seed: int, data) -> None:
+def test_wrong_decisions_are_wrong_decisions(
+    problem: Problem, seed: int, data: st.DataObject
+) -> None:
     n, clauses = problem
     formula = Formula(clauses, num_vars=n)
     record = verbalize(formula, "logic", seed=seed).record("i", None)
@@ -277,7 +311,9 @@ CASES = [
 
 
 @pytest.mark.parametrize(("text", "formula", "prompt", "label", "kind"), CASES)
-def test_failure_kinds(text: str, formula: Formula, prompt: PromptView, label: str, kind: str):
+def test_failure_kinds(
+    text: str, formula: Formula, prompt: PromptView, label: str, kind: str
+) -> None:
     judgement = score(Response(text, "stop"), prompt, formula, label)
     assert judgement.failure == kind
     assert judgement.correct == (kind == "correct")

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
 import math
+from collections.abc import Hashable
 
 import numpy as np
 import pytest
@@ -90,7 +92,9 @@ def test_friedman_refuses_bad_shapes() -> None:
 
 
 def test_friedman_from_table_drops_incomplete_blocks() -> None:
-    values = {(b, lvl): float(lvl == 2) for b in range(3) for lvl in (0, 1, 2)}
+    values: dict[tuple[Hashable, Hashable], float] = {
+        (b, lvl): float(lvl == 2) for b in range(3) for lvl in (0, 1, 2)
+    }
     values[("extra", 0)] = 1.0
     result = friedman_from_table(values)
     assert result.n == 3
@@ -159,7 +163,7 @@ def test_benjamini_hochberg_matches_scipy(ps: list[float]) -> None:
         assert raw <= adjusted + 1e-15 and adjusted <= 1.0
     # Monotone: a smaller raw p-value never gets a larger adjusted one.
     order = sorted(range(len(ps)), key=lambda i: ps[i])
-    assert all(ours[a] <= ours[b] + 1e-15 for a, b in zip(order, order[1:], strict=False))
+    assert all(ours[a] <= ours[b] + 1e-15 for a, b in itertools.pairwise(order))
 
 
 def test_adjust_within_families_keeps_families_apart() -> None:

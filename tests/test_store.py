@@ -11,6 +11,7 @@ import sys
 import tempfile
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -18,7 +19,7 @@ from hypothesis import strategies as st
 
 from twosat_formal.errors import RecordError
 from twosat_formal.models.base import Response, SamplingParams
-from twosat_formal.scoring import error_judgement
+from twosat_formal.scoring import Judgement, error_judgement
 from twosat_formal.store import (
     EXPORT_COLUMNS,
     SCHEMA_VERSION,
@@ -31,9 +32,7 @@ from twosat_formal.store import (
 )
 
 
-def judged(label: str = "UNSAT", failure: str = "correct"):
-    from twosat_formal.scoring import Judgement
-
+def judged(label: str = "UNSAT", failure: str = "correct") -> Judgement:
     return Judgement(
         failure=failure,
         decision=label if failure == "correct" else None,
@@ -44,8 +43,8 @@ def judged(label: str = "UNSAT", failure: str = "correct"):
     )
 
 
-def row(text: str = "prompt", sample: int = 0, model: str = "ref/oracle", **kw) -> ResultRow:
-    options = {
+def row(text: str = "prompt", sample: int = 0, model: str = "ref/oracle", **kw: Any) -> ResultRow:
+    options: dict[str, Any] = {
         "model": model,
         "endpoint": "local",
         "prompt_hash": prompt_hash(text),
@@ -56,12 +55,13 @@ def row(text: str = "prompt", sample: int = 0, model: str = "ref/oracle", **kw) 
         "response": Response("The answer is: No", "stop", 10, 5, 0.25),
     }
     options.update(kw)
-    return ResultRow(**options)  # type: ignore[arg-type]
+    return ResultRow(**options)
 
 
 # -- keys ----------------------------------------------------------------------------------
 
 
+Parts = tuple[str, str, str, str, int]
 PARTS = st.tuples(
     st.text(max_size=12),
     st.text(max_size=12),
@@ -72,7 +72,7 @@ PARTS = st.tuples(
 
 
 @given(PARTS, PARTS)
-def test_request_keys_differ_when_any_part_differs(a, b) -> None:
+def test_request_keys_differ_when_any_part_differs(a: Parts, b: Parts) -> None:
     same = request_key(*a) == request_key(*b)
     normalized_a = (a[0], public_endpoint(a[1]), *a[2:])
     normalized_b = (b[0], public_endpoint(b[1]), *b[2:])
@@ -116,7 +116,7 @@ def test_a_key_is_stored_once_and_the_first_result_stays(tmp_path: Path) -> None
 
 @settings(max_examples=40)
 @given(st.lists(st.tuples(st.sampled_from("abc"), st.integers(0, 2), st.text(max_size=5))))
-def test_insert_once_keeps_one_row_per_key(puts) -> None:
+def test_insert_once_keeps_one_row_per_key(puts: list[tuple[str, int, str]]) -> None:
     first: dict[str, str] = {}
     with tempfile.TemporaryDirectory() as tmp, RunStore(Path(tmp) / "s.sqlite") as store:
         for text, sample, answer in puts:
@@ -145,7 +145,7 @@ def test_results_survive_a_sigkill(tmp_path: Path) -> None:
         f"""
         import os, signal
         from twosat_formal.models.base import Response, SamplingParams
-        from twosat_formal.scoring import error_judgement
+        from twosat_formal.scoring import Judgement, error_judgement
         from twosat_formal.store import ResultRow, RunStore, prompt_hash
         store = RunStore({str(path)!r})
         for i in range(25):

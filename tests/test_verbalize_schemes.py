@@ -6,6 +6,9 @@ computed by the code under test.
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
 from twosat_formal.errors import ConfigError, UnknownNameError
@@ -263,3 +266,17 @@ EXAMPLES = {
 @pytest.mark.parametrize(("name", "expected"), sorted(EXAMPLES.items()))
 def test_example_uses_the_paper_clauses(name: str, expected: str) -> None:
     assert TEMPLATES.get(name).example() == expected
+
+
+DOC = Path(__file__).resolve().parents[1] / "docs" / "verbalization.md"
+
+
+@pytest.mark.skipif(not DOC.exists(), reason="docs are not shipped with the package")
+@pytest.mark.parametrize("name", list(UNIT))
+def test_documented_full_prompts_are_current(name: str) -> None:
+    blocks = dict(
+        re.findall(r"<!-- example: (\w+) -->\n```text\n(.*?)\n```", DOC.read_text("utf-8"), re.S)
+    )
+    canonical = TEMPLATES.get(name).entities.canonical(3)
+    prompt = verbalize(Formula([[-1, 2], [1, -3], [2, 3]]), name, entities=canonical)
+    assert blocks[name] == prompt.text

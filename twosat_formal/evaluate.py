@@ -425,6 +425,27 @@ async def run_eval(
     -------
     EvalSummary
         Counts of what was planned, skipped, done and how it was judged.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from twosat_formal.formula import Formula
+    >>> class Flaky:  # fails once with HTTP 429, then answers
+    ...     spec, endpoint, calls = "test/flaky", "local", 0
+    ...     async def generate(self, prompt, params, sample=0):
+    ...         self.calls += 1
+    ...         if self.calls == 1:
+    ...             raise TransientModelError("HTTP 429", status=429, retry_after=0.0)
+    ...         return Response('{"A": "true"}\nThe answer is: Yes', "stop")
+    ...     async def aclose(self):
+    ...         pass
+    >>> prompt = EvalPrompt("p1", "i1", "logic", "A is true.", {"A": "x1"}, "true", "false")
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "runs.sqlite"
+    >>> with RunStore(path) as store:
+    ...     summary = asyncio.run(run_eval([Flaky()], [EvalItem(prompt, Formula([[1]]), "SAT")],
+    ...                                    store, retry=RetryPolicy(base_delay_s=0.0)))
+    >>> summary.done, summary.retries, dict(summary.failures)
+    (1, 1, {'correct': 1})
     """
     if samples < 1:
         raise ConfigError(f"samples must be >= 1, got {samples}", parameter="samples", valid=">= 1")
@@ -493,10 +514,11 @@ async def run_eval(
         status = "interrupted"
         summary.interrupted = True
         raise
-    except BaseExceptionGroup as group:  # one failed request stopped the run: show it
-        if len(group.exceptions) == 1:
-            raise group.exceptions[0] from None
-        raise
+    except BaseExceptionGroup as group:  # a request failed unexpectedly: show the first
+        first = group.exceptions[0]
+        if len(group.exceptions) > 1:
+            first.add_note(f"({len(group.exceptions) - 1} other requests failed as well)")
+        raise first from None
     finally:
         summary.elapsed_s = time.perf_counter() - started
         if bar is not None:
@@ -605,6 +627,21 @@ def load_items(
     ------
     RecordError
         A prompt that names an instance the dataset lacks.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from twosat_formal.formula import Formula
+    >>> from twosat_formal.instance import Instance, write_instances
+    >>> from twosat_formal.prompts import write_prompts
+    >>> from twosat_formal.verbalize import verbalize
+    >>> formula = Formula.from_named([["p", "~q"], ["q"]])
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = write_prompts([verbalize(formula, "room").record("i1", None)], folder / "p.jsonl")
+    >>> _ = write_instances([Instance("i1", "demo", {}, 0, formula, "SAT", {}, {}, {})],
+    ...                     folder / "d.jsonl")
+    >>> [item.label for item in load_items(folder / "p.jsonl", dataset=folder / "d.jsonl")]
+    ['SAT']
     """
     if limit is not None and limit < 0:
         raise ConfigError(f"limit must be >= 0, got {limit}", parameter="limit", valid=">= 0")

@@ -101,7 +101,15 @@ def _cell(value: Any) -> Any:
 
 
 def write_csv(rows: Iterable[Mapping[str, Any]], stream: IO[str]) -> int:
-    """Write rows as CSV with a header line; return how many rows."""
+    """Write rows as CSV with a header line; return how many rows.
+
+    >>> import io
+    >>> buffer = io.StringIO()
+    >>> write_csv([{"model": "ref/coin", "truncated": True}], buffer)
+    1
+    >>> buffer.getvalue().splitlines()[0].split(",")[:4]
+    ['instance_id', 'prompt_id', 'template', 'model']
+    """
     writer = csv.writer(stream, lineterminator="\n")
     writer.writerow(EXPORT_COLUMNS)
     count = 0

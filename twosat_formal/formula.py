@@ -200,12 +200,15 @@ class Formula:
     ) -> Formula:
         """Build from a flat literal array and ``num_clauses + 1`` clause offsets.
 
+        The arrays are copied: the caller's arrays stay writable, and changing them
+        later does not change the formula.
+
         >>> Formula.from_arrays([1, -2, 2], [0, 2, 3]).clauses
         (Clause(1, -2), Clause(2))
         """
         self = cls.__new__(cls)
         self._setup(
-            np.asarray(lits, dtype=np.int64), np.asarray(offsets, dtype=np.int64), num_vars, names
+            np.array(lits, dtype=np.int64), np.array(offsets, dtype=np.int64), num_vars, names
         )
         return self
 

@@ -15,7 +15,7 @@ Examples
 ...     provenance={"tool": "twosat-formal"},
 ... )
 >>> inst.id
-'demo-59cbe0ee0c92ec22'
+'demo-7612a264c9f2231c'
 >>> record = inst.to_record()
 >>> record["schema_version"], record["num_clauses"], record["label"]
 (1, 2, 'UNSAT')
@@ -26,7 +26,6 @@ True
 from __future__ import annotations
 
 import hashlib
-import io as _io
 import json
 import sys
 from collections.abc import Iterable, Iterator, Mapping
@@ -36,6 +35,7 @@ from typing import Any, TextIO
 
 from twosat_formal.errors import ParseError, RecordError
 from twosat_formal.formula import Formula
+from twosat_formal.io import scan_dimacs, write_dimacs
 
 __all__ = [
     "LABELS",
@@ -73,7 +73,9 @@ def canonical_json(obj: object) -> str:
     >>> canonical_json({"b": 1, "a": [True, None]})
     '{"a":[true,null],"b":1}'
     """
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False)
+    return json.dumps(
+        obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False
+    )
 
 
 def instance_id(family: str, params: Mapping[str, object], seed: int) -> str:
@@ -138,8 +140,6 @@ class Instance:
     @property
     def dimacs(self) -> str:
         """The formula in DIMACS, with name lines and the provenance header."""
-        from twosat_formal.io import write_dimacs
-
         return write_dimacs(self.formula, provenance=self.dimacs_header())
 
     def to_record(self) -> dict[str, Any]:
@@ -177,7 +177,6 @@ class Instance:
         The formula comes from the ``dimacs`` field and must agree with ``num_vars``
         and ``num_clauses``.
         """
-        from twosat_formal.io import parse_dimacs
 
         def bad(message: str) -> RecordError:
             return RecordError(message, line=line, source=source)
@@ -198,7 +197,7 @@ class Instance:
         if record["label"] not in LABELS:
             raise bad(f"label {record['label']!r} is not SAT or UNSAT")
         try:
-            formula = parse_dimacs(record["dimacs"], source=source)
+            formula = scan_dimacs(record["dimacs"], source=source)
         except ParseError as exc:
             raise bad(f"field 'dimacs': {exc}") from None
         if (formula.num_vars, formula.num_clauses) != (record["num_vars"], record["num_clauses"]):
@@ -259,8 +258,8 @@ def write_instances(instances: Iterable[Instance], path_or_stream: str | Path | 
 
     Returns the number of records written.
 
-    >>> buffer = _io.StringIO()
-    >>> write_instances([], buffer)
+    >>> import io
+    >>> write_instances([], io.StringIO())
     0
     """
     if isinstance(path_or_stream, str | Path):

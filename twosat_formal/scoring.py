@@ -19,7 +19,7 @@ module turns an answer into a :class:`Judgement`:
   trailing commas and single quotes, and unwraps ``{"assignment": {...}}``.
 * **Failure kind**, exactly one of :data:`FAILURE_KINDS`, by precedence: ``error``
   (no answer: the request failed), ``truncated`` (finish reason ``length``),
-  ``no-answer``, ``ambiguous-answer``, ``wrong-decision``, then on SAT instances
+  ``ambiguous-answer``, ``no-answer``, ``wrong-decision``, then on SAT instances
   ``missing-witness``, ``bad-json``, ``invalid-witness``, and otherwise ``correct``.
 
 Following the paper, every kind but ``correct`` counts as incorrect. Model output is
@@ -329,36 +329,36 @@ _ATTEMPT = re.compile(r"""\{\s*(?:["']|[^\s{},:"']+\s*:)""")
 _SPECIAL = re.compile(r'[{}"\\\n]')
 _TRAILING_COMMA = re.compile(r",\s*([}\]])")
 _LINE_COMMENT = re.compile(r"^\s*//.*$", re.MULTILINE)
-_SPAN_LIMIT = 20_000
+_RETRY_WINDOW = 1_000_000
 
 
-def _span_end(text: str, start: int) -> int | None:
-    """End of the brace span opened at ``start`` (strings skipped), or ``None``.
+def _span_ends(text: str) -> dict[int, int]:
+    """Where each matched ``{`` closes (strings skipped), in one pass over ``text``.
 
-    A JSON string cannot hold a raw newline, so a quote left open ends at the line.
+    A JSON string cannot hold a raw newline, so a quote left open ends at the line;
+    a stray ``{`` or ``}`` in prose leaves the other spans intact.
     """
-    depth = 0
+    ends: dict[int, int] = {}
+    opened: list[int] = []
     in_string = False
     skip_to = -1  # the character after a backslash inside a string
-    for match in _SPECIAL.finditer(text, start, min(len(text), start + _SPAN_LIMIT)):
+    for match in _SPECIAL.finditer(text):
         i = match.start()
         if i < skip_to:
             continue
         ch = text[i]
         if in_string:
-            if ch == "\\":
+            if ch == "\\" and text[i + 1 : i + 2] != "\n":
                 skip_to = i + 2
             elif ch == '"' or ch == "\n":
                 in_string = False
         elif ch == '"':
-            in_string = True
+            in_string = bool(opened)
         elif ch == "{":
-            depth += 1
-        elif ch == "}":
-            depth -= 1
-            if depth == 0:
-                return i + 1
-    return None
+            opened.append(i)
+        elif ch == "}" and opened:
+            ends[opened.pop()] = i + 1
+    return ends
 
 
 def _repair(chunk: str) -> dict[str, Any] | None:
@@ -376,25 +376,48 @@ def _repair(chunk: str) -> dict[str, Any] | None:
     return None
 
 
+def _decode(text: str, start: int, closed: int) -> tuple[Any, int]:
+    """``raw_decode`` of the object at ``start``, given where its braces close.
+
+    Decoding the span alone keeps a failure cheap (the decoder's error counts lines
+    from the start of what it was given); if the span was cut short by a quote the
+    brace scan misread, the rest of the text is tried once.
+    """
+    chunk = text[start:closed]
+    try:
+        obj, length = _DECODER.raw_decode(chunk)
+    except json.JSONDecodeError as exc:
+        if exc.pos < len(chunk) - 1:
+            raise
+        obj, length = _DECODER.raw_decode(text[start : start + _RETRY_WINDOW])
+    return obj, start + length
+
+
 def _objects(text: str, *, lenient: bool) -> tuple[list[dict[str, Any] | str], str | None]:
     """Outermost JSON objects of ``text`` in order (a ``str`` stands for an object with
     a key given two values), and the last attempt at one that did not parse."""
     items: list[dict[str, Any] | str] = []
     tried: str | None = None
+    spans: dict[int, int] | None = None
     pos = 0
     while (start := text.find("{", pos)) != -1:
         pos = start + 1
+        if not _ATTEMPT.match(text, start):
+            continue  # prose such as "{A, B}", or the empty object
+        if spans is None:
+            spans = _span_ends(text)
+        closed = spans.get(start)
+        if closed is None:  # never closed: cut off, or broken
+            tried = text[start : start + 80]
+            continue
         try:
-            obj, end = _DECODER.raw_decode(text, start)
+            obj, end = _decode(text, start, closed)
         except _DuplicateKeyError as exc:
             items.append(exc.key)
             continue
         except ValueError:
-            if not _ATTEMPT.match(text, start):
-                continue
-            end = _span_end(text, start) or len(text)
-            tried = text[start:end]
-            if not lenient or (end == len(text) and not text.endswith("}")):
+            tried = text[start:closed]
+            if not lenient:
                 continue
             try:
                 obj = _repair(tried)
@@ -403,7 +426,7 @@ def _objects(text: str, *, lenient: bool) -> tuple[list[dict[str, Any] | str], s
                 continue
             if obj is None:
                 continue
-            tried = None
+            tried, end = None, closed
         items.append(obj)
         pos = end
     return items, tried

@@ -222,6 +222,11 @@ class ResultRow:
 
     ``response`` is ``None`` when the request failed for good (``judgement.failure``
     is then ``error``); ``attempts`` counts the tries it took.
+
+    >>> from twosat_formal.scoring import error_judgement
+    >>> row = ResultRow("ref/coin", "local", "ab", "p1", "{}", 0, error_judgement("SAT", "x"))
+    >>> row.key == request_key("ref/coin", "local", "ab", "{}", 0)
+    True
     """
 
     model: str
@@ -265,6 +270,21 @@ class RunStore:
     ------
     RecordError
         When the file is not a run store, or one written by a newer version.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from twosat_formal.scoring import error_judgement
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "runs.sqlite"
+    >>> result = ResultRow("ref/coin", "local", prompt_hash("Hi"), "p1", "{}", 0,
+    ...                    error_judgement("SAT", "HTTP 503"), attempts=6)
+    >>> with RunStore(path) as store:
+    ...     store.put(result), store.put(result), store.count(), store.has(result.key)
+    (True, False, 1, True)
+    >>> with RunStore(path, readonly=True) as store:
+    ...     row = next(store.export_rows())
+    ...     row["prompt_id"], row["failure"], store.failure_counts()
+    ('p1', 'error', {'error': 1})
     """
 
     def __init__(self, path: str | os.PathLike[str], *, readonly: bool = False) -> None:

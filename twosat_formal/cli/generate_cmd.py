@@ -86,9 +86,7 @@ def generate(
     """Draw labelled instances of a family (or a named grid) as JSON Lines."""
     params = parse_settings(settings or [])
     if grid is not None:
-        cells = grid_cells(
-            grid, family=family, clauses=clauses, count=count or 10, extra=params
-        )
+        cells = grid_cells(grid, family=family, clauses=clauses, count=count or 10, extra=params)
         total = sum(cell.count for cell in cells)
         instances = grid_instances(cells, seed)
     else:
@@ -98,7 +96,9 @@ def generate(
                 parameter="family",
                 valid="one of " + ", ".join(FAMILIES.names()),
             )
-        data = Dataset(DatasetConfig(family, clauses=clauses, params=params), seed=seed, size=count or 1)
+        data = Dataset(
+            DatasetConfig(family, clauses=clauses, params=params), seed=seed, size=count or 1
+        )
         total = len(data)
         instances = iter(data)
     shown = _with_progress(instances, total) if progress and total > 1 else instances

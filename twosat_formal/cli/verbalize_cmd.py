@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Iterator
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -31,7 +31,7 @@ from twosat_formal.verbalize import TEMPLATES, backparse, prompt_record
 __all__ = ["backparse_command", "templates_command", "verbalize_command"]
 
 
-class OutputFormat(str, Enum):
+class OutputFormat(StrEnum):
     """Formats ``backparse --to`` writes."""
 
     dsl = "dsl"
@@ -107,9 +107,7 @@ def verbalize_command(
 def backparse_command(
     text_file: Annotated[
         str,
-        typer.Argument(
-            metavar="TEXT_FILE", help="A verbalization or a full prompt (- for stdin)."
-        ),
+        typer.Argument(metavar="TEXT_FILE", help="A verbalization or a full prompt (- for stdin)."),
     ],
     template: Annotated[
         str | None,

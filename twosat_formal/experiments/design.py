@@ -64,6 +64,7 @@ class Condition:
     """One formula of one setting, possibly perturbed, with its design fields."""
 
     experiment: str
+    kind: str
     family: str
     clauses: int
     replicate: int
@@ -91,13 +92,14 @@ class Condition:
     def design_record(self, instance_id: str) -> dict[str, Any]:
         """The ``design.jsonl`` record of the instance this condition produced.
 
-        >>> c = Condition("order", "backbone", 50, 0, 7, (), 0, arm="construction")
+        >>> c = Condition("order", "order", "backbone", 50, 0, 7, (), 0, arm="construction")
         >>> c.design_record("x")["arm"], c.design_record("x")["clauses"]
         ('construction', 50)
         """
         return {
             "instance_id": instance_id,
             "experiment": self.experiment,
+            "kind": self.kind,
             "family": self.family,
             "clauses": self.design_clauses if self.design_clauses is not None else self.clauses,
             "replicate": self.replicate,
@@ -131,22 +133,27 @@ def _fmt(value: float) -> str:
 
 def _ints(cell: Mapping[str, Any], key: str) -> list[int]:
     value = cell.get(key)
-    values = value if isinstance(value, list) else [value]
-    if not values or not all(isinstance(v, int) and not isinstance(v, bool) and v > 0
-                             for v in values):
+    values: list[Any] = value if isinstance(value, list) else [value]
+    out = [v for v in values if isinstance(v, int) and not isinstance(v, bool) and v > 0]
+    if not values or len(out) != len(values):
         raise ConfigError(
             f"cell of {cell.get('family')!r}: {key!r} must be a positive integer or a list of them",
             parameter=key,
             valid="positive integers",
         )
-    return [int(v) for v in values]
+    return out
 
 
 def _levels(cell: Mapping[str, Any]) -> tuple[float, ...]:
     if "levels" in cell:
         levels = cell["levels"]
-        if not isinstance(levels, list) or not levels or not all(
-            isinstance(v, int | float) and not isinstance(v, bool) and 0 <= v <= 1 for v in levels
+        if (
+            not isinstance(levels, list)
+            or not levels
+            or not all(
+                isinstance(v, int | float) and not isinstance(v, bool) and 0 <= v <= 1
+                for v in levels
+            )
         ):
             raise ConfigError("'levels' must be a list of numbers in [0, 1]", parameter="levels")
         return tuple(float(v) for v in levels)
@@ -194,8 +201,9 @@ class _Builder:
                 self.out.append(
                     Condition(
                         experiment=self.spec.name,
+                        kind=self.spec.kind,
                         family=family,
-                        clauses=merged.pop("clauses", clauses),
+                        clauses=int(merged.pop("clauses", clauses)),
                         replicate=replicate,
                         seed=merged.pop("seed", seed),
                         params=params,
@@ -212,6 +220,105 @@ def _check_family(cell: Mapping[str, Any]) -> str:
     return family
 
 
+Variant = dict[str, Any]
+
+
+def _grid(b: _Builder, family: str, cell: Mapping[str, Any]) -> None:
+    for clauses in _ints(cell, "clauses"):
+        params = b.knobs(family, b.spec.knob_level)
+        b.formulas(family, clauses, params, f"{family}/clauses={clauses}", [{}])
+
+
+def _sweep(b: _Builder, family: str, cell: Mapping[str, Any]) -> None:
+    knobs = cell.get("knobs") or difficulty_knobs(family)
+    for clauses in _ints(cell, "clauses"):
+        for knob in knobs:
+            for level in _levels(cell):
+                params = b.knobs(family, b.spec.knob_level, **{knob: level})
+                name = f"{family}/clauses={clauses}/{knob}={_fmt(level)}"
+                b.formulas(family, clauses, params, name, [{}], knob=knob, level=level)
+
+
+def _fillers(b: _Builder, family: str, cell: Mapping[str, Any]) -> None:
+    core, total = _ints(cell, "core")[0], _ints(cell, "total")[0]
+    filler = _ints(cell, "filler")[0]
+    for level in _levels(cell):
+        params = b.knobs(family, level)
+        suffix = f"/level={_fmt(level)}"
+        variants: list[Variant] = [
+            {"arm": "core", "arm_label": f"|C|={core}"},
+            {
+                "arm": "filler",
+                "arm_label": f"|C|={core}, r={filler}",
+                "steps": (_step("filler", count=filler, over="fresh"),),
+            },
+        ]
+        b.formulas(family, core, params, f"{family}/clauses={core}{suffix}", variants, level=level)
+        b.formulas(
+            family,
+            total,
+            params,
+            f"{family}/clauses={total}{suffix}",
+            [{"arm": "total", "arm_label": f"|C|={total}"}],
+            level=level,
+            design_clauses=core,
+        )
+
+
+def _order(b: _Builder, family: str, cell: Mapping[str, Any]) -> None:
+    variants: list[Variant] = [
+        {"arm": "construction"},
+        {"arm": "shuffled", "shuffled": True, "steps": (_step("reorder", order="shuffled"),)},
+    ]
+    for clauses in _ints(cell, "clauses"):
+        params = b.knobs(family, b.spec.knob_level)
+        b.formulas(family, clauses, params, f"{family}/clauses={clauses}", variants)
+
+
+def _with_shuffles(
+    entries: Sequence[tuple[str, str, tuple[Step, ...]]], shuffle: bool
+) -> list[Variant]:
+    """Each (arm, label, steps) as a variant, followed by its shuffled twin if ``shuffle``."""
+    out: list[Variant] = []
+    for arm, label, steps in entries:
+        out.append({"arm": arm, "arm_label": label, "steps": steps})
+        if shuffle:
+            twin = (*steps, _step("reorder", order="shuffled"))
+            out.append({"arm": arm, "arm_label": label, "shuffled": True, "steps": twin})
+    return out
+
+
+def _duplication(b: _Builder, family: str, cell: Mapping[str, Any]) -> None:
+    base = _ints(cell, "clauses")[0]
+    distinct = _ints(cell, "distinct")[0]
+    copies = _ints(cell, "copies")[0] if "copies" in cell else 2
+    shuffle = bool(cell.get("shuffle", True))
+    params = b.knobs(family, b.spec.knob_level)
+    entries: list[tuple[str, str, tuple[Step, ...]]] = [("single", str(base), ())]
+    for layout in cell.get("layouts", ["grouped", "interleaved"]):
+        step = _step("duplicate", copies=copies, layout=layout)
+        entries.append((str(layout), f"{base}x{copies} {layout}", (step,)))
+    name = f"{family}/clauses={base}"
+    b.formulas(family, base, params, name, _with_shuffles(entries, shuffle))
+    b.formulas(
+        family,
+        distinct,
+        params,
+        f"{family}/clauses={distinct}",
+        _with_shuffles([("distinct", str(distinct), ())], shuffle),
+        design_clauses=base,
+    )
+
+
+_KIND_EXPANDERS = {
+    "grid": _grid,
+    "sweep": _sweep,
+    "fillers": _fillers,
+    "order": _order,
+    "duplication": _duplication,
+}
+
+
 def expand(spec: ExperimentSpec) -> list[Condition]:
     """Every condition of ``spec``, in a stable order (see the module docstring).
 
@@ -219,76 +326,8 @@ def expand(spec: ExperimentSpec) -> list[Condition]:
     >>> len(expand(load_spec("table1").with_formulas(2)))
     44
     """
-    b = _Builder(spec)
-    level0 = spec.knob_level
+    builder = _Builder(spec)
+    expander = _KIND_EXPANDERS[spec.kind]
     for cell in spec.cells:
-        family = _check_family(cell)
-        if spec.kind == "grid":
-            for clauses in _ints(cell, "clauses"):
-                b.formulas(family, clauses, b.knobs(family, level0),
-                           f"{family}/clauses={clauses}", [{}])
-        elif spec.kind == "sweep":
-            knobs = cell.get("knobs") or difficulty_knobs(family)
-            for clauses in _ints(cell, "clauses"):
-                for knob in knobs:
-                    for level in _levels(cell):
-                        params = b.knobs(family, level0, **{knob: level})
-                        name = f"{family}/clauses={clauses}/{knob}={_fmt(level)}"
-                        b.formulas(family, clauses, params, name, [{}], knob=knob, level=level)
-        elif spec.kind == "fillers":
-            core, total = _ints(cell, "core")[0], _ints(cell, "total")[0]
-            filler = _ints(cell, "filler")[0]
-            for level in _levels(cell):
-                params = b.knobs(family, level)
-                suffix = f"/level={_fmt(level)}"
-                b.formulas(
-                    family, core, params, f"{family}/clauses={core}{suffix}",
-                    [
-                        {"arm": "core", "arm_label": f"|C|={core}"},
-                        {"arm": "filler", "arm_label": f"|C|={core}, r={filler}",
-                         "steps": (_step("filler", count=filler, over="fresh"),)},
-                    ],
-                    level=level,
-                )
-                b.formulas(
-                    family, total, params, f"{family}/clauses={total}{suffix}",
-                    [{"arm": "total", "arm_label": f"|C|={total}"}],
-                    level=level, design_clauses=core,
-                )
-        elif spec.kind == "order":
-            for clauses in _ints(cell, "clauses"):
-                b.formulas(
-                    family, clauses, b.knobs(family, level0), f"{family}/clauses={clauses}",
-                    [
-                        {"arm": "construction"},
-                        {"arm": "shuffled", "shuffled": True,
-                         "steps": (_step("reorder", order="shuffled"),)},
-                    ],
-                )
-        else:  # duplication
-            base = _ints(cell, "clauses")[0]
-            distinct = _ints(cell, "distinct")[0]
-            copies = _ints(cell, "copies")[0] if "copies" in cell else 2
-            layouts = cell.get("layouts", ["grouped", "interleaved"])
-            shuffle = bool(cell.get("shuffle", True))
-            params = b.knobs(family, level0)
-
-            def arms(
-                entries: list[tuple[str, str, tuple[Step, ...]]],
-            ) -> list[dict[str, Any]]:
-                out = []
-                for arm, label, steps in entries:
-                    out.append({"arm": arm, "arm_label": label, "steps": steps})
-                    if shuffle:
-                        out.append({"arm": arm, "arm_label": label, "shuffled": True,
-                                    "steps": (*steps, _step("reorder", order="shuffled"))})
-                return out
-
-            entries: list[tuple[str, str, tuple[Step, ...]]] = [(("single", str(base), ()))]
-            for layout in layouts:
-                entries.append((str(layout), f"{base}x{copies} {layout}",
-                                (_step("duplicate", copies=copies, layout=layout),)))
-            b.formulas(family, base, params, f"{family}/clauses={base}", arms(entries))
-            b.formulas(family, distinct, params, f"{family}/clauses={distinct}",
-                       arms([("distinct", str(distinct), ())]), design_clauses=base)
-    return b.out
+        expander(builder, _check_family(cell), cell)
+    return builder.out

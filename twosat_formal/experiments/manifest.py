@@ -27,7 +27,18 @@ from typing import Any
 from twosat_formal.errors import RecordError
 from twosat_formal.provenance import tool_version, tool_versions
 
-__all__ = ["environment", "file_digest", "git_revision", "read_manifest", "write_manifest"]
+__all__ = [
+    "TIMING_KEYS",
+    "content_digest",
+    "environment",
+    "file_digest",
+    "git_revision",
+    "read_manifest",
+    "write_manifest",
+]
+
+#: Keys of proof records that hold how long a proof took (left out of content digests).
+TIMING_KEYS = frozenset({"time_s", "seconds", "z3_seconds"})
 
 
 def git_revision(start: Path | None = None) -> str | None:
@@ -44,13 +55,19 @@ def git_revision(start: Path | None = None) -> str | None:
     try:
         head = subprocess.run(
             ["git", "-C", str(where), "rev-parse", "HEAD"],
-            capture_output=True, text=True, timeout=10, check=False,
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
         )
         if head.returncode != 0:
             return None
         status = subprocess.run(
             ["git", "-C", str(where), "status", "--porcelain", "--untracked-files=no"],
-            capture_output=True, text=True, timeout=10, check=False,
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
         )
     except (OSError, subprocess.SubprocessError):
         return None
@@ -87,6 +104,39 @@ def file_digest(path: Path) -> str:
     return digest.hexdigest()
 
 
+def _without_timings(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _without_timings(v) for k, v in value.items() if k not in TIMING_KEYS}
+    if isinstance(value, list):
+        return [_without_timings(v) for v in value]
+    return value
+
+
+def content_digest(path: Path) -> str:
+    """SHA-256 of a JSON Lines file's records with proof timings left out.
+
+    Two runs of the same spec write the same records except for the time each
+    proof took; this digest is equal for both.
+
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> a, b = folder / "a.jsonl", folder / "b.jsonl"
+    >>> _ = a.write_text('{"id": 1, "roundtrip": {"time_s": 0.1}}\n')
+    >>> _ = b.write_text('{"id": 1, "roundtrip": {"time_s": 0.2}}\n')
+    >>> content_digest(a) == content_digest(b), file_digest(a) == file_digest(b)
+    (True, False)
+    """
+    digest = hashlib.sha256()
+    with path.open(encoding="utf-8") as handle:
+        for line in handle:
+            if not line.strip():
+                continue
+            record = _without_timings(json.loads(line))
+            digest.update(json.dumps(record, sort_keys=True, separators=(",", ":")).encode())
+            digest.update(b"\n")
+    return digest.hexdigest()
+
+
 def write_manifest(path: Path, manifest: dict[str, Any]) -> Path:
     """Write ``manifest`` as indented JSON (replacing the file atomically); returns ``path``.
 
@@ -96,8 +146,9 @@ def write_manifest(path: Path, manifest: dict[str, Any]) -> Path:
     {'a': 1}
     """
     partial = path.with_name(path.name + ".partial")
-    partial.write_text(json.dumps(manifest, indent=2, sort_keys=True, default=str) + "\n",
-                       encoding="utf-8")
+    partial.write_text(
+        json.dumps(manifest, indent=2, sort_keys=True, default=str) + "\n", encoding="utf-8"
+    )
     partial.replace(path)
     return path
 

@@ -13,10 +13,11 @@
 ==================  ================================================================
 
 Everything but the model answers is deterministic: the same spec and seed give the
-same bytes in ``dataset.jsonl``, ``design.jsonl`` and ``prompts.jsonl``, so a re-run
-finds its requests in the store and only asks what is missing. Certification is
-skipped on a re-run whose dataset and prompt files have the digests that a previous
-run certified.
+same records in ``dataset.jsonl``, ``design.jsonl`` and ``prompts.jsonl`` (only the
+recorded durations of proofs differ), so a re-run finds its requests in the store and
+only asks what is missing. Certification is skipped on a re-run whose dataset and
+prompt files have the content digests (:func:`~twosat_formal.experiments.manifest.
+content_digest`, durations left out) that a previous run certified.
 """
 
 from __future__ import annotations
@@ -29,12 +30,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from rich.console import Console
+
 from twosat_formal.errors import CertificateError, ConfigError
 from twosat_formal.evaluate import EvalItem, EvalSummary, evaluate
 from twosat_formal.experiments.design import Condition, expand
 from twosat_formal.experiments.manifest import (
+    content_digest,
     environment,
-    file_digest,
     read_manifest,
     write_manifest,
 )
@@ -42,9 +45,10 @@ from twosat_formal.experiments.spec import ExperimentSpec, load_spec
 from twosat_formal.export import export_results
 from twosat_formal.generators import derive_seed, generate
 from twosat_formal.instance import Instance, write_instances
+from twosat_formal.models import parse_spec as parse_model_spec
 from twosat_formal.models.base import SamplingParams
+from twosat_formal.perturb.instances import perturb_instance
 from twosat_formal.prompts import PromptRecord, write_prompts
-from twosat_formal.report import build_report
 from twosat_formal.report.load import (
     DATASET_FILE,
     DESIGN_FILE,
@@ -52,9 +56,17 @@ from twosat_formal.report.load import (
     STORE_FILE,
 )
 from twosat_formal.store import RunStore
-from twosat_formal.verbalize import check_roundtrip, prompt_record
+from twosat_formal.verbalize import prompt_record
 
-__all__ = ["PROMPTS_FILE", "RESULTS_FILE", "ExperimentResult", "build_dataset", "run_experiment"]
+__all__ = [
+    "PROMPTS_FILE",
+    "RESULTS_FILE",
+    "ExperimentResult",
+    "Reporter",
+    "build_dataset",
+    "quiet",
+    "run_experiment",
+]
 
 #: File names inside an experiment folder (see also :mod:`twosat_formal.report.load`).
 PROMPTS_FILE = "prompts.jsonl"
@@ -79,45 +91,18 @@ class ExperimentResult:
     seconds: dict[str, float] = field(default_factory=dict)
 
 
-def _quiet(stage: str, detail: str) -> None:
+def quiet(stage: str, detail: str) -> None:
     """Default reporter: say nothing."""
 
 
 def _derive_instance(base: Instance, condition: Condition) -> Instance:
-    """The perturbed variant of ``base`` that ``condition`` asks for, label re-checked."""
-    from twosat_formal.instance import instance_id
-    from twosat_formal.perturb import apply_chain
-    from twosat_formal.solve import solve
-
-    seed = condition.perturb_seed
+    """The perturbed variant of ``base`` that ``condition`` asks for (proven, re-labelled)."""
     steps = [(name, dict(params)) for name, params in condition.steps]
-    bridge = base.structure.get("bridge", {}).get("index") if base.family == "mono-bridge" else None
-    formula, chain = apply_chain(base.formula, steps, seed=seed, bridge=bridge)
-    result = solve(formula)
-    if result.status != base.label:
-        raise CertificateError(
-            f"perturbing {base.id} with {[s[0] for s in steps]} changed its label "
-            f"from {base.label} to {result.status}"
-        )
-    request = {"base_id": base.id, "steps": [[name, params] for name, params in steps]}
-    new_id = instance_id(base.family, request, seed)
-    return Instance(
-        id=new_id,
-        family=base.family,
-        params=dict(base.params),
-        seed=seed,
-        formula=formula,
-        label=result.status,
-        certificate=result.to_json(formula),
-        structure={},
-        provenance={**base.provenance, "base_id": base.id, "perturb_seed": seed},
-        base_id=base.id,
-        transforms=tuple(chain.to_json()),
-    )
+    return perturb_instance(base, steps, seed=condition.perturb_seed)
 
 
 def build_dataset(
-    conditions: Sequence[Condition], *, report: Reporter = _quiet
+    conditions: Sequence[Condition], *, report: Reporter = quiet
 ) -> tuple[list[Instance], list[dict[str, Any]]]:
     """Generate every base formula once and every perturbed variant of it.
 
@@ -157,7 +142,7 @@ def _prompts(
     templates: Sequence[str],
     seed: int,
     *,
-    report: Reporter = _quiet,
+    report: Reporter = quiet,
 ) -> list[PromptRecord]:
     records = []
     for number, instance in enumerate(instances, start=1):
@@ -171,28 +156,26 @@ def _prompts(
     return records
 
 
-def _certify(
-    dataset: Path, prompts: Sequence[PromptRecord], instances: Sequence[Instance], jobs: int
-) -> dict[str, Any]:
-    """Re-check every instance (``certify``) and every prompt's round trip."""
-    from twosat_formal.certify import certify_file
+def _certify(dataset: Path, prompts: Path, jobs: int) -> dict[str, Any]:
+    """Re-check every instance and every prompt (``certify``); raise if any check fails."""
+    from twosat_formal.certify import certify_files
 
-    started = time.perf_counter()
-    outcome = certify_file(dataset, jobs=jobs)
-    ok = bool(getattr(outcome, "ok", False))
-    if not ok:
-        failures = getattr(outcome, "failures", None)
-        raise CertificateError(f"certify failed on {dataset}: {failures}")
-    formulas = {inst.id: inst.formula for inst in instances}
-    for record in prompts:
-        check_roundtrip(record, formulas[record.instance_id])
-    summary = outcome.to_json() if hasattr(outcome, "to_json") else {"ok": ok}
+    outcome = certify_files([dataset, prompts], jobs=jobs)
+    if not outcome.ok:
+        shown = "; ".join(str(f) for f in outcome.failures[:5])
+        more = len(outcome.failures) - 5
+        raise CertificateError(
+            f"certify found {len(outcome.failures)} failed checks: {shown}"
+            + (f" (and {more} more)" if more > 0 else "")
+        )
+    summary = outcome.to_json()
     return {
         "ok": True,
-        "instances": len(instances),
-        "prompts": len(prompts),
-        "seconds": round(time.perf_counter() - started, 3),
-        "certify": summary,
+        "records": summary["records"],
+        "kinds": summary["kinds"],
+        "checks": summary["checks"],
+        "seconds": summary["seconds"],
+        "z3_seconds": summary["z3_seconds"],
     }
 
 
@@ -227,7 +210,8 @@ def run_experiment(
     api_key_env: str | None = None,
     mode: str = "chat",
     progress: bool = False,
-    report: Reporter = _quiet,
+    console: Console | None = None,
+    report: Reporter = quiet,
 ) -> ExperimentResult:
     """Run experiment ``name`` (a shipped spec, a spec file, or a spec) on ``models``.
 
@@ -260,7 +244,9 @@ def run_experiment(
     base_url, api_key_env, mode:
         For ``openai/`` models (see :func:`twosat_formal.models.load_model`).
     progress:
-        Show the evaluation progress bar on stderr.
+        Show the evaluation progress bar (on ``console``, default stderr).
+    console:
+        The rich console of the progress bar.
     report:
         ``(stage, detail)`` callback for progress messages.
 
@@ -284,6 +270,8 @@ def run_experiment(
         spec = replace(spec, seed=seed)
     if not models:
         raise ConfigError("give at least one model", parameter="models", valid="a model spec")
+    for model in models:  # refuse a bad spec before generating anything
+        parse_model_spec(model)
     folder = Path(out_dir)
     folder.mkdir(parents=True, exist_ok=True)
     seconds: dict[str, float] = {}
@@ -307,7 +295,10 @@ def run_experiment(
     write_prompts(prompts, prompts_path)
     timed("verbalize", started)
 
-    digests = {DATASET_FILE: file_digest(dataset_path), PROMPTS_FILE: file_digest(prompts_path)}
+    digests = {
+        DATASET_FILE: content_digest(dataset_path),
+        PROMPTS_FILE: content_digest(prompts_path),
+    }
     previous = read_manifest(folder / MANIFEST_FILE) or {}
     certified: dict[str, Any] = {"ok": False, "skipped": True}
     if certify:
@@ -317,12 +308,15 @@ def run_experiment(
             report("certify", "unchanged files, certified by a previous run")
         else:
             started = time.perf_counter()
-            certified = _certify(dataset_path, prompts, instances, jobs)
+            certified = _certify(dataset_path, prompts_path, jobs)
             timed("certify", started)
 
     params = SamplingParams(
-        max_tokens=int(max_tokens if max_tokens is not None
-                       else spec.sampling.get("max_tokens", SamplingParams().max_tokens)),
+        max_tokens=int(
+            max_tokens
+            if max_tokens is not None
+            else spec.sampling.get("max_tokens", SamplingParams().max_tokens)
+        ),
         temperature=temperature if temperature is not None else spec.sampling.get("temperature"),
         top_p=top_p if top_p is not None else spec.sampling.get("top_p"),
         seed=spec.sampling.get("seed"),
@@ -337,28 +331,49 @@ def run_experiment(
         "templates": list(spec.templates),
         "models": list(models),
         "sampling": {**json.loads(params.key()), "samples": samples},
-        "counts": {"conditions": len(conditions), "instances": len(instances),
-                   "prompts": len(prompts), "requests": len(prompts) * len(models) * samples},
+        "counts": {
+            "conditions": len(conditions),
+            "instances": len(instances),
+            "prompts": len(prompts),
+            "requests": len(prompts) * len(models) * samples,
+        },
         "digests": digests,
         "certified": certified,
-        "files": {"dataset": DATASET_FILE, "design": DESIGN_FILE, "prompts": PROMPTS_FILE,
-                  "store": STORE_FILE, "results": RESULTS_FILE},
+        "files": {
+            "dataset": DATASET_FILE,
+            "design": DESIGN_FILE,
+            "prompts": PROMPTS_FILE,
+            "store": STORE_FILE,
+            "results": RESULTS_FILE,
+        },
     }
     write_manifest(folder / MANIFEST_FILE, manifest)
 
     started = time.perf_counter()
     formulas_by_id = {inst.id: inst for inst in instances}
     items = [
-        EvalItem(record, formulas_by_id[record.instance_id].formula,
-                 formulas_by_id[record.instance_id].label,
-                 formulas_by_id[record.instance_id].to_record())
+        EvalItem(
+            record,
+            formulas_by_id[record.instance_id].formula,
+            formulas_by_id[record.instance_id].label,
+            formulas_by_id[record.instance_id].to_record(),
+        )
         for record in prompts
     ]
     report("evaluate", f"{len(items)} prompts x {len(models)} models x {samples} samples")
     with RunStore(folder / STORE_FILE) as store:
         summary = evaluate(
-            list(models), items, store, base_url=base_url, api_key_env=api_key_env, mode=mode,
-            params=params, samples=samples, concurrency=concurrency, progress=progress,
+            list(models),
+            items,
+            store,
+            base_url=base_url,
+            api_key_env=api_key_env,
+            mode=mode,
+            params=params,
+            samples=samples,
+            concurrency=concurrency,
+            progress=progress,
+            console=console,
             run_info={"experiment": spec.name},
         )
         export_results(store, folder / RESULTS_FILE)
@@ -369,6 +384,8 @@ def run_experiment(
 
     report_path = None
     if make_report:
+        from twosat_formal.report import build_report
+
         started = time.perf_counter()
         report_path = build_report(folder, folder)
         timed("report", started)

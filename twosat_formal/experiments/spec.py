@@ -116,7 +116,6 @@ class ExperimentSpec:
             raise ConfigError("at least one template is needed", parameter="templates")
         return replace(self, templates=tuple(templates))
 
-
     def with_max_clauses(self, max_clauses: int) -> ExperimentSpec:
         """This spec without the clause counts above ``max_clauses`` (grid-like cells).
 
@@ -188,7 +187,9 @@ def parse_spec(data: object, *, source: str | None = None) -> ExperimentSpec:
     if not data["templates"] or not all(isinstance(t, str) for t in data["templates"]):
         raise bad("field 'templates' must be a non-empty list of template names")
     cells = data["cells"]
-    if not cells or not all(isinstance(c, dict) and isinstance(c.get("family"), str) for c in cells):
+    if not cells or not all(
+        isinstance(c, dict) and isinstance(c.get("family"), str) for c in cells
+    ):
         raise bad("field 'cells' must be a non-empty list of objects with a 'family'")
     level = data.get("knob_level", 0.5)
     if isinstance(level, bool) or not isinstance(level, int | float) or not 0.0 <= level <= 1.0:

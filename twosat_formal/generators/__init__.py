@@ -162,7 +162,9 @@ def derive_seed(seed: int, *labels: object) -> int:
 
 def _check_seed(seed: object) -> int:
     if isinstance(seed, bool) or not isinstance(seed, int):
-        raise ConfigError(f"seed must be an integer, got {seed!r}", parameter="seed", valid="an int")
+        raise ConfigError(
+            f"seed must be an integer, got {seed!r}", parameter="seed", valid="an int"
+        )
     return seed
 
 
@@ -259,7 +261,8 @@ class DatasetConfig:
 
     def validate(self) -> None:
         """Raise :class:`ConfigError` (or ``UnknownNameError``) if the request is invalid."""
-        FAMILIES.get(self.family).resolve(self.clauses, dict(self.params))
+        params = {k: v for k, v in self.params.items() if k != "achieved_clauses"}
+        FAMILIES.get(self.family).resolve(self.clauses, params)
 
 
 class Dataset(Sequence[Instance]):

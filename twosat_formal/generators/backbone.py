@@ -94,7 +94,8 @@ def _knob_sizes(core: int, beta: float, density: float) -> tuple[int, int, int]:
 
     Solves ``|B| = beta·n`` and ``m_mono = density·|F|²/2`` for the clause budget: with
     ``a = 2·beta/(1 − beta)``, ``|F| = (−a + sqrt(a² + 2·density·core)) / density`` and
-    ``|B| = a·|F|/2``; ``m_mono`` takes the rest of the budget exactly.
+    ``|B| = a·|F|/2``; ``m_mono`` takes the rest of the budget exactly, and ``|F|`` is
+    kept in ``[2, 2·m_mono]`` so that every free variable can occur.
     """
     if beta == 0.0 and density == 0.0:
         raise ConfigError(
@@ -108,11 +109,7 @@ def _knob_sizes(core: int, beta: float, density: float) -> tuple[int, int, int]:
     free_real = (-a + math.sqrt(a * a + 2.0 * density * core)) / density
     size_b = min(core // 2, round_half_up(a * free_real / 2.0))
     mono = core - 2 * size_b
-    size_f = round_half_up(free_real)
-    if mono > 0 and size_f < 2:
-        size_f = 2
-    if mono == 0:
-        size_f = 0
+    size_f = min(2 * mono, max(2, round_half_up(free_real))) if mono > 0 else 0
     return size_b, size_f, mono
 
 
@@ -235,16 +232,21 @@ def resolve(clauses: int | None, params: Mapping[str, object]) -> dict[str, Para
 
 
 def _free_size(mono: int, size_b: int, beta: float, density: float, used: set[str]) -> int:
-    """``|F|`` when ``B`` and ``m_mono`` are fixed: from the density, else from beta."""
+    """``|F|`` when ``B`` and ``m_mono`` are fixed: from the density, else from beta.
+
+    Kept in ``[2, 2·m_mono]`` (0 without monotone clauses).
+    """
     if mono == 0:
         return 0
     if density > 0.0:
         used.add("mono_density")
-        return max(2, round_half_up(math.sqrt(2.0 * mono / density)))
-    if 0.0 < beta < 1.0 and size_b > 0:
+        size = round_half_up(min(math.sqrt(2.0 * mono / density), 2.0 * mono))
+    elif 0.0 < beta < 1.0 and size_b > 0:
         used.add("beta")
-        return max(2, round_half_up(size_b * (1.0 - beta) / beta))
-    return 2
+        size = round_half_up(size_b * (1.0 - beta) / beta)
+    else:
+        size = 2
+    return min(2 * mono, max(2, size))
 
 
 def _opt(value: ParamValue) -> int | None:

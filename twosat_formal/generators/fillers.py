@@ -29,9 +29,9 @@ from twosat_formal.generators.knobs import round_half_up
 
 __all__ = [
     "Pair",
+    "arrange",
     "matched_fresh_count",
     "planted_fillers",
-    "arrange",
     "random_assignment",
     "relabel",
     "sample_pairs",
@@ -162,8 +162,10 @@ def matched_fresh_count(count: int, core_vars: int, core_clauses: int) -> int:
     The density is variables per clause; the result lies in ``[2, 2 * count]`` so
     that every fresh variable can occur and no clause needs a repeated variable.
 
-    >>> matched_fresh_count(10, 12, 20), matched_fresh_count(1, 50, 10), matched_fresh_count(0, 5, 5)
-    (6, 2, 0)
+    >>> matched_fresh_count(10, 12, 20), matched_fresh_count(1, 50, 10)
+    (6, 2)
+    >>> matched_fresh_count(0, 5, 5)
+    0
     """
     if count <= 0:
         return 0

@@ -120,9 +120,9 @@ def grid_cells(
             )
         cells = []
         for fam, sizes in TABLE1_CLAUSES.items():
-            knobs = {**{knob: 0.5 for knob in _difficulty_knobs(fam)}, **base}
+            settings = {**{knob: 0.5 for knob in _difficulty_knobs(fam)}, **base}
             for size in sizes:
-                cells.append(GridCell(f"{fam}/clauses={size}", fam, size, knobs, count))
+                cells.append(GridCell(f"{fam}/clauses={size}", fam, size, settings, count))
         return cells
     if name not in KNOB_GRIDS:
         raise ConfigError(
@@ -148,7 +148,9 @@ def grid_cells(
             params: dict[str, ParamValue] = {**{k: 0.5 for k in knobs}, **base}
             params[knob] = value
             cells.append(
-                GridCell(f"{family}/clauses={size}/{knob}={_fmt(value)}", family, size, params, count)
+                GridCell(
+                    f"{family}/clauses={size}/{knob}={_fmt(value)}", family, size, params, count
+                )
             )
     return cells
 

@@ -18,7 +18,8 @@ Examples
 >>> formula, structure = implication_cycle(random.Random(0), L=3, k=1, r=0)
 >>> formula.num_clauses, structure["k"], len(structure["cycle"])
 (4, 1, 4)
->>> structure["cycle"][1] == "~" + structure["cycle"][0] or structure["cycle"][0][1:] == structure["cycle"][1]
+>>> first, second = structure["cycle"][:2]  # k = 1: l1 -> ~l1 comes first
+>>> second in ("~" + first, first[1:])
 True
 """
 
@@ -71,11 +72,15 @@ PARAMS: tuple[ParamSpec, ...] = (
         "core variables L/n: n = L + round((1-core_ratio)*2r); 1 gives n=L",
         drives="n",
     ),
-    ParamSpec("L", "int", None, "literals on the contradiction cycle (core has L+1 clauses)", low=2),
+    ParamSpec(
+        "L", "int", None, "literals on the contradiction cycle (core has L+1 clauses)", low=2
+    ),
     ParamSpec("k", "int", None, "twist position, 1..L (forward part has k clauses)", low=1),
     ParamSpec("r", "int", None, "filler clauses", low=0),
     ParamSpec("n", "int", None, "variables, L..L+2r (the non-core ones occur in fillers)", low=2),
-    ParamSpec("shuffle", "bool", False, "shuffle all clauses (else core in cycle order, then fillers)"),
+    ParamSpec(
+        "shuffle", "bool", False, "shuffle all clauses (else core in cycle order, then fillers)"
+    ),
 )
 
 

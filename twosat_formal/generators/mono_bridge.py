@@ -198,7 +198,9 @@ def resolve(clauses: int | None, params: Mapping[str, object]) -> dict[str, Para
         used.add("bridge_position")
     elif s > target:
         raise ConfigError(
-            f"bridge position s={s} is beyond the {target} clauses", parameter="s", valid=f"1..{target}"
+            f"bridge position s={s} is beyond the {target} clauses",
+            parameter="s",
+            valid=f"1..{target}",
         )
     return {
         "clauses": clauses,

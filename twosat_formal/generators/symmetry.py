@@ -248,7 +248,9 @@ def symmetry(
         j = orders[c][taken[c]]
         taken[c] += 1
         vmap = maps[c]
-        final.append(tuple(vmap[lit - 1] if lit > 0 else -vmap[-lit - 1] for lit in base_clauses[j]))
+        final.append(
+            tuple(vmap[lit - 1] if lit > 0 else -vmap[-lit - 1] for lit in base_clauses[j])
+        )
         base_of.append(j)
     formula = Formula(final, num_vars=copies * nb)
     structure: dict[str, Any] = {
@@ -265,7 +267,11 @@ def symmetry(
     }
     if trigger != "none" and m > 0:
         structure["trigger_clauses"] = [
-            next(i for i, (cc, j) in enumerate(zip(labels, base_of, strict=True)) if cc == c and j == t)
+            next(
+                i
+                for i, (cc, j) in enumerate(zip(labels, base_of, strict=True))
+                if cc == c and j == t
+            )
             for c in range(copies)
         ]
     return formula, structure

@@ -226,9 +226,9 @@ def translate(
                 source=source,
             )
         offset = (token.start_pos or 0) + len(token) - len(token.lstrip(BLANKS))
-        return error_at(
-            f"expected {expected}, found {_found_word(text, offset)}", text, offset, source=source
-        )
+        word = str(token).strip(BLANKS).split(maxsplit=1)[0] if token.strip() else ""
+        found = repr(word) if word and word.isprintable() else _found_word(text, offset)
+        return error_at(f"expected {expected}, found {found}", text, offset, source=source)
     if isinstance(exc, UnexpectedCharacters):
         expected = describe_expected(_expected(exc), describe)
         offset = exc.pos_in_stream

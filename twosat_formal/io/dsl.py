@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import numpy as np
 from lark import Token, Tree
-from lark.exceptions import LarkError
+from lark.exceptions import LarkError, UnexpectedToken
 
 from twosat_formal.errors import ParseError
 from twosat_formal.formula import KEYWORDS, Formula
@@ -43,6 +43,7 @@ from twosat_formal.io._parsing import check_text, error_at, lark_parser, transla
 
 __all__ = ["DESCRIBE", "parse_dsl", "write_dsl"]
 
+_ARROWS = frozenset({"ARROW", "RIGHTARROW", "DOUBLEARROW", "LEFTRIGHTARROW"})
 _NEGATION = "a negation (~, !, ¬ or not)"
 #: How error messages name the grammar's terminals.
 DESCRIBE: dict[str, str] = {
@@ -108,7 +109,16 @@ def parse_dsl(text: str, *, source: str | None = None) -> Formula:
     try:
         tree = lark_parser("formula.lark").parse(padded)
     except LarkError as exc:
-        raise translate(exc, padded, source=source, describe=DESCRIBE) from None
+        error = translate(exc, padded, source=source, describe=DESCRIBE)
+        if isinstance(exc, UnexpectedToken) and exc.token.type in _ARROWS:
+            error = ParseError(
+                error.message + " (a clause holds at most one arrow: write (a -> b) & (b -> c))",
+                line=error.line,
+                column=error.column,
+                source=error.source,
+                context=error.context,
+            )
+        raise error from None
     return _Builder(padded, source).build(tree)
 
 

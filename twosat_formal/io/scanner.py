@@ -3,15 +3,19 @@
 :func:`scan_dimacs` accepts exactly the language of ``grammar/dimacs.lark`` and returns
 the same :class:`~twosat_formal.formula.Formula` as
 :func:`~twosat_formal.io.dimacs.parse_dimacs`, or a :class:`ParseError` at the same
-position; the tests check this on random and mutated files. Large files go through here.
+line and column; the tests check this on random, hand-made and mutated files.
 
-How it works: every byte is classified (blank, newline, digit, minus, other) with one
-table lookup. Lines holding an "other" byte are few in a CNF file (comments, the header,
-the trailer, mistakes) and are sorted out one by one; the runs of digits and minus signs
-outside them are the numbers, whose values come from a vectorised Horner scheme over
-their digit columns. The grammar's ordering rules (header first, clauses ended by 0,
-the trailer last) are then checked on the sequence of tokens, and the first deviation in
-the text is reported, as the LALR parser would report it.
+How it works. Bytes are classified (blank, newline, digit, minus, other) by table
+lookup. The lines that hold an "other" byte are few in a CNF file (comments, the
+header, the trailer, mistakes) and are sorted out one by one. On the fast path (a
+well-formed file) the remaining text holds only numbers, which numpy's C parser reads
+in one call, after a vectorised check that every minus sign starts a number. Anything
+unusual sends the scan down the thorough path, which finds the maximal runs of digits
+and minus signs, computes their values with a vectorised Horner scheme and checks the
+grammar's ordering rules (header first, clauses ended by 0, the trailer last) on the
+token sequence, reporting the first deviation in the text as the LALR parser would.
+Checks that need the whole file are shared with the Lark reader
+(:func:`~twosat_formal.io.dimacs.assemble`).
 
 >>> scan_dimacs(b"c var 2 b\\np cnf 2 2\\n1 -2 0 2\\n0\\n").clauses
 (Clause(1, -2), Clause(2))
@@ -19,6 +23,8 @@ the text is reported, as the LALR parser would report it.
 
 from __future__ import annotations
 
+import warnings
+from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
@@ -40,14 +46,18 @@ from twosat_formal.io.dimacs import (
 __all__ = ["scan_dimacs"]
 
 BLANK, NEWLINE, OTHER, DIGIT, MINUS = 0, 1, 2, 3, 4
+_BLANK_BYTES = b" \t\f\r\v"
 _CLASS = np.full(256, OTHER, dtype=np.uint8)
-_CLASS[[ord(c) for c in " \t\f\r\v"]] = BLANK
+_CLASS[list(_BLANK_BYTES)] = BLANK
 _CLASS[ord("\n")] = NEWLINE
 _CLASS[ord("0") : ord("9") + 1] = DIGIT
 _CLASS[ord("-")] = MINUS
+_IS_OTHER = _CLASS == OTHER
+_IS_SPACE = _CLASS <= NEWLINE
 
 #: Digits that always fit an int64 in the vectorised value computation.
 _SAFE_DIGITS = 18
+_INT64 = np.iinfo(np.int64)
 #: Kinds of lines that hold an "other" byte.
 _COMMENT, _HEADER_LINE, _PERCENT, _BAD = 0, 1, 2, 3
 
@@ -90,7 +100,48 @@ def scan_dimacs(text: str | bytes, *, source: str | None = None) -> Formula:
         data = bytes(text)
         if not data.isascii() or b"\0" in data:
             data = decode(data, source=source).encode("utf-8")
-    return _Scan(data, source).formula()
+    scan = _Scan(data, source)
+    return scan.fast() or scan.thorough()
+
+
+@dataclass(frozen=True)
+class _Lines:
+    """The lines that hold an "other" byte, by kind, and the first unexplained one."""
+
+    kinds: npt.NDArray[np.int8]
+    firsts: IntArray  # offset of the line's first "other" byte
+    ends: IntArray  # offset of the line's end (its newline, or the end of the text)
+    bad: int | None  # first "other" byte that no comment, header or trailer explains
+
+    def of(self, kind: int) -> IntArray:
+        return self.firsts[self.kinds == kind]
+
+    @cached_property
+    def cuts(self) -> tuple[IntArray, IntArray]:
+        """Byte ranges ``[start, end)`` that hold no number: comment and header lines."""
+        removed = (self.kinds == _COMMENT) | (self.kinds == _HEADER_LINE)
+        return self.firsts[removed], self.ends[removed]
+
+
+def _value(run: bytes) -> int:
+    """The value of a run of digits and minus signs, clamped; 1 if it is malformed."""
+    try:
+        return clamp(int(run))
+    except ValueError:
+        return 1
+
+
+def _numbers(text: bytes) -> IntArray:
+    """The integers of ``text`` (digits, minus signs and blanks only), by numpy's C parser.
+
+    Raises ``ValueError`` or ``DeprecationWarning`` if numpy could not read it all.
+    """
+    if not text.strip(b" \t\f\r\v\n"):
+        return np.empty(0, dtype=np.int64)  # numpy reads blank text as [0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        values: IntArray = np.fromstring(text, dtype=np.int64, sep=" ")  # type: ignore[call-overload]
+    return values
 
 
 class _Scan:
@@ -100,23 +151,20 @@ class _Scan:
         self.data = data
         self.source = source
         self.arr = np.frombuffer(data, dtype=np.uint8)
-        self.cls = _CLASS[self.arr]
         self.newlines = np.flatnonzero(self.arr == ord("\n"))
-        n = len(data)
         self.line_starts = np.concatenate(([0], self.newlines + 1))
-        self.line_ends = np.concatenate((self.newlines, [n]))
+        self.line_ends = np.concatenate((self.newlines, [len(data)]))
 
     # -- positions and errors ---------------------------------------------------------
-
-    @cached_property
-    def text(self) -> str:
-        return self.data.decode("utf-8")
 
     def position(self, offset: int) -> Position:
         """1-based (line, column in characters) of byte ``offset``."""
         index = int(np.searchsorted(self.newlines, offset))
         start = int(self.line_starts[index])
         return index + 1, len(self.data[start:offset].decode("utf-8")) + 1
+
+    def line_end(self, offset: int) -> int:
+        return int(self.line_ends[np.searchsorted(self.newlines, offset)])
 
     def context(self, line: int) -> str:
         if not 1 <= line <= len(self.line_starts):
@@ -129,100 +177,214 @@ class _Scan:
             message, line=at[0], column=at[1], source=self.source, context=self.context(at[0])
         )
 
-    def found(self, offset: int) -> str:
+    def unexpected(self, offset: int, expected: set[str]) -> ParseError:
         end = offset
-        while end < len(self.data) and end - offset < 20 and self.cls[end] > NEWLINE:
+        while end < len(self.data) and end - offset < 20 and not _IS_SPACE[self.data[end]]:
             end += 1
         word = self.data[offset:end].decode("utf-8", errors="replace")
-        return repr(word) if word.isprintable() else ascii(word)
-
-    def unexpected(self, offset: int, expected: set[str]) -> ParseError:
+        shown = repr(word) if word.isprintable() else ascii(word)
         words = describe_expected(expected, DESCRIBE)
-        return self.error(f"expected {words}, found {self.found(offset)}", self.position(offset))
+        return self.error(f"expected {words}, found {shown}", self.position(offset))
 
-    # -- the scan ---------------------------------------------------------------------
+    # -- what both paths share --------------------------------------------------------
 
-    def formula(self) -> Formula:
-        cls = self.cls
-        runs = np.diff((cls >= DIGIT).view(np.int8), prepend=np.int8(0), append=np.int8(0))
-        starts = np.flatnonzero(runs == 1)
-        ends = np.flatnonzero(runs == -1)
-        del runs
-
-        kinds, firsts, line_ends, bad_other = self.special_lines(starts)
-        removed = (kinds == _COMMENT) | (kinds == _HEADER_LINE)
-        cut_from, cut_to = firsts[removed], line_ends[removed]
-        if len(cut_from) and len(starts):
-            inside = np.searchsorted(cut_from, starts, side="right") - 1
-            dropped = (inside >= 0) & (starts < cut_to[np.maximum(inside, 0)])
-            starts, ends = starts[~dropped], ends[~dropped]
-        headers = firsts[kinds == _HEADER_LINE]
-        percents = firsts[kinds == _PERCENT]
-
-        candidates: list[tuple[int, ParseError]] = []
-        if bad_other is not None:
-            candidates.append((bad_other, self.unexpected_here(bad_other, starts, headers, percents)))
-        bad_run = self.first_malformed_run(starts, ends)
-        if bad_run is not None:
-            candidates.append(
-                (bad_run, self.unexpected_here(bad_run, starts, headers, percents))
-            )
-        values = self.values(starts, ends)
-        candidates.extend(self.order_errors(starts, values, headers, percents))
-        if candidates:
-            raise min(candidates, key=lambda item: item[0])[1]
-        return self.finish(starts, ends, values, headers, percents, kinds, firsts, line_ends)
-
-    def special_lines(
-        self, starts: IntArray
-    ) -> tuple[npt.NDArray[np.int8], IntArray, IntArray, int | None]:
-        """Classify the lines holding an "other" byte.
-
-        Returns the kind of each such line (comment, header, percent, bad), the offset of
-        its first "other" byte, the offset of its end, and the first "other" byte that no
-        comment, header or trailer explains (``None`` if there is none).
-        """
-        other = np.flatnonzero(self.cls == OTHER)
+    @cached_property
+    def lines(self) -> _Lines:
+        """Classify the lines holding an "other" byte (see :class:`_Lines`)."""
+        other = np.flatnonzero(_IS_OTHER[self.arr])
         if not len(other):
             empty = np.empty(0, dtype=np.int64)
-            return np.empty(0, dtype=np.int8), empty, empty, None
+            return _Lines(np.empty(0, dtype=np.int8), empty, empty, None)
         line = np.searchsorted(self.newlines, other)
         first = np.ones(len(other), dtype=bool)
         first[1:] = line[1:] != line[:-1]
         firsts, first_line = other[first], line[first]
-        line_starts, line_ends = self.line_starts[first_line], self.line_ends[first_line]
-        # A line-level token must be the first non-blank byte of its line: no number
-        # may start between the line's start and the "other" byte.
-        at_front = np.searchsorted(starts, line_starts) == np.searchsorted(starts, firsts)
+        starts, ends = self.line_starts[first_line], self.line_ends[first_line]
+        # A line-level token is the first non-blank byte of its line.
+        at_front = firsts == starts
+        for k in np.flatnonzero(~at_front).tolist():
+            at_front[k] = not self.data[starts[k] : firsts[k]].strip(_BLANK_BYTES)
         char = self.arr[firsts]
         kinds = np.full(len(firsts), _BAD, dtype=np.int8)
         kinds[at_front & (char == ord("c"))] = _COMMENT
         kinds[at_front & (char == ord("p"))] = _HEADER_LINE
         kinds[at_front & (char == ord("%"))] = _PERCENT
         # "Other" bytes explained: all of a comment or header line, and the "%" itself.
-        owner = np.cumsum(first) - 1
-        owner_kind = kinds[owner]
+        owner_kind = kinds[np.cumsum(first) - 1]
         explained = (owner_kind == _COMMENT) | (owner_kind == _HEADER_LINE)
         explained |= first & (owner_kind == _PERCENT)
         unexplained = other[~explained]
         bad = int(unexplained[0]) if len(unexplained) else None
-        return kinds, firsts, line_ends, bad
+        return _Lines(kinds, firsts, ends, bad)
 
-    def first_malformed_run(self, starts: IntArray, ends: IntArray) -> int | None:
+    @cached_property
+    def runs(self) -> tuple[IntArray, IntArray]:
+        """Start and end offsets of the numbers: maximal runs of digits and minus signs
+        outside comment and header lines (well-formed or not)."""
+        is_token = _CLASS[self.arr] >= DIGIT
+        edges = np.diff(is_token.view(np.int8), prepend=np.int8(0), append=np.int8(0))
+        starts, ends = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
+        cut_from, cut_to = self.lines.cuts
+        if len(cut_from) and len(starts):
+            inside = np.searchsorted(cut_from, starts, side="right") - 1
+            dropped = (inside >= 0) & (starts < cut_to[np.maximum(inside, 0)])
+            starts, ends = starts[~dropped], ends[~dropped]
+        return starts, ends
+
+    def text_of(self, token: int) -> str:
+        """The text of number ``token`` (an index into :attr:`runs`)."""
+        starts, ends = self.runs
+        return self.data[starts[token] : ends[token]].decode("ascii")
+
+    def value(self, token: int) -> int:
+        """The value of number ``token`` (an index into :attr:`runs`).
+
+        A malformed run (``1-2``, ``-``) is an error reported at its start; it counts
+        as a literal here, which no caller relies on.
+        """
+        starts, ends = self.runs
+        return _value(self.data[starts[token] : ends[token]])
+
+    def finish(self, values: IntArray) -> Formula:
+        """Build the clause arrays from the numbers before the trailer; run the shared checks.
+
+        ``values`` are those numbers, the last one 0; positions come from :attr:`runs`,
+        computed only if an error needs them.
+        """
+        header = int(self.lines.of(_HEADER_LINE)[0])
+        num_vars, num_clauses = header_numbers(
+            self.data[header : self.line_end(header)].decode("utf-8")
+        )
+        zero = values == 0
+        terminators = np.flatnonzero(zero)
+        literal_tokens = np.flatnonzero(~zero)
+        offsets = np.zeros(len(terminators) + 1, dtype=np.int64)
+        offsets[1:] = terminators - np.arange(len(terminators))
+
+        def token_at(token: int) -> Position:
+            return self.position(int(self.runs[0][token]))
+
+        def clause_at(i: int) -> Position:
+            return token_at(int(terminators[i - 1]) + 1 if i else 0)
+
+        declarations: list[tuple[Position, str]] = []
+        kinds = self.lines.kinds
+        comments = zip(
+            self.lines.firsts[kinds == _COMMENT].tolist(),
+            self.lines.ends[kinds == _COMMENT].tolist(),
+            strict=True,
+        )
+        for start, end in comments:
+            line = self.data[start:end]
+            if b"var" in line:
+                declarations.append((self.position(start), line.decode("utf-8")))
+        parts = DimacsParts(
+            num_vars=num_vars,
+            num_clauses=num_clauses,
+            header_at=self.position(header),
+            literals=values[literal_tokens],
+            offsets=offsets,
+            declarations=declarations,
+            literal_at=lambda k: token_at(int(literal_tokens[k])),
+            literal_text=lambda k: self.text_of(int(literal_tokens[k])),
+            clause_at=clause_at,
+            context=self.context,
+        )
+        return assemble(parts, source=self.source)
+
+    # -- the fast path ----------------------------------------------------------------
+
+    def fast(self) -> Formula | None:
+        """The formula of a well-formed file, or ``None`` if anything looks unusual."""
+        lines = self.lines
+        headers, percents = lines.of(_HEADER_LINE), lines.of(_PERCENT)
+        if lines.bad is not None or len(headers) != 1 or len(percents) > 1:
+            return None
+        header = int(headers[0])
+        if not _HEADER.fullmatch(self.data[header : self.line_end(header)].decode("utf-8")):
+            return None
+        cut_from, cut_to = lines.cuts
+        if len(percents):
+            percent = int(percents[0])
+            at = int(np.searchsorted(cut_from, percent))
+            cut_from = np.insert(cut_from, at, percent)
+            cut_to = np.insert(cut_to, at, percent + 1)
+        if not self.minus_signs_start_numbers(cut_from, cut_to):
+            return None
+        # The text between the cuts, in three parts: before the header, up to the
+        # trailer, after the trailer.
+        keep_from = np.concatenate(([0], cut_to)).tolist()
+        keep_to = np.concatenate((cut_from, [len(self.data)])).tolist()
+        pieces = [self.data[a:b] for a, b in zip(keep_from, keep_to, strict=True)]
+        split_header = int(np.searchsorted(cut_from, header)) + 1
+        split_percent = (
+            int(np.searchsorted(cut_from, percents[0])) + 1 if len(percents) else len(pieces)
+        )
+        if b"".join(pieces[:split_header]).strip(b" \t\f\r\v\n"):
+            return None  # a number before the header
+        try:
+            values = _numbers(b" ".join(pieces[split_header:split_percent]))
+            trailer = _numbers(b" ".join(pieces[split_percent:]))
+        except (ValueError, DeprecationWarning):
+            return None
+        if len(trailer) > 1 or (len(trailer) and trailer[0] != 0):
+            return None
+        if len(values) and (
+            values[-1] != 0 or np.any((values == _INT64.max) | (values == _INT64.min))
+        ):
+            return None  # an open clause, or a number too large to trust numpy with
+        return self.finish(values)
+
+    def minus_signs_start_numbers(self, cut_from: IntArray, cut_to: IntArray) -> bool:
+        """Whether every minus sign outside the cuts follows a blank and precedes a digit."""
+        minus = np.flatnonzero(self.arr == ord("-"))
+        if len(cut_from) and len(minus):
+            inside = np.searchsorted(cut_from, minus, side="right") - 1
+            minus = minus[~((inside >= 0) & (minus < cut_to[np.maximum(inside, 0)]))]
+        if not len(minus):
+            return True
+        if minus[0] == 0 or minus[-1] == len(self.data) - 1:
+            return False
+        before = _CLASS[self.arr[minus - 1]]
+        after = _CLASS[self.arr[minus + 1]]
+        return bool(np.all((before <= NEWLINE) & (after == DIGIT)))
+
+    # -- the thorough path ------------------------------------------------------------
+
+    def thorough(self) -> Formula:
+        """The formula, or the first error in the text, found the careful way."""
+        lines = self.lines
+        starts, ends = self.runs
+        headers, percents = lines.of(_HEADER_LINE), lines.of(_PERCENT)
+        candidates: list[tuple[int, ParseError]] = []
+        for offset in (lines.bad, self.first_malformed_run()):
+            if offset is not None:
+                expected = self.expected_at(offset, headers, percents)
+                candidates.append((offset, self.unexpected(offset, expected)))
+        values = self.values()
+        candidates.extend(self.order_errors(values, headers, percents))
+        if candidates:
+            raise min(candidates, key=lambda item: item[0])[1]
+        count = int(np.searchsorted(starts, percents[0])) if len(percents) else len(starts)
+        return self.finish(values[:count])
+
+    def first_malformed_run(self) -> int | None:
         """Offset of the first run of digits and minus signs that is not ``-?[0-9]+``."""
-        minus = np.flatnonzero(self.cls == MINUS)
+        starts, ends = self.runs
+        minus = np.flatnonzero(self.arr == ord("-"))
         if not len(minus) or not len(starts):
             return None
         run = np.searchsorted(starts, minus, side="right") - 1
         inside = (run >= 0) & (minus < ends[np.maximum(run, 0)])
         minus, run = minus[inside], run[inside]
-        after = np.minimum(minus + 1, len(self.cls) - 1)
-        good = (minus == starts[run]) & (minus + 1 < len(self.cls)) & (self.cls[after] == DIGIT)
+        after = _CLASS[self.arr[np.minimum(minus + 1, len(self.arr) - 1)]]
+        good = (minus == starts[run]) & (minus + 1 < len(self.arr)) & (after == DIGIT)
         bad = run[~good]
         return int(starts[bad[0]]) if len(bad) else None
 
-    def values(self, starts: IntArray, ends: IntArray) -> IntArray:
+    def values(self) -> IntArray:
         """The value of every run (garbage for malformed runs, which are errors anyway)."""
+        starts, ends = self.runs
         if not len(starts):
             return np.empty(0, dtype=np.int64)
         negative = self.arr[starts] == ord("-")
@@ -237,41 +399,28 @@ class _Scan:
             np.multiply(values, 10, out=values, where=active)
             np.add(values, digit, out=values, where=active)
         for k in np.flatnonzero(length > _SAFE_DIGITS).tolist():
-            values[k] = clamp(int(self.data[first_digit[k] : ends[k]]))
+            values[k] = _value(self.data[first_digit[k] : ends[k]])
         np.negative(values, out=values, where=negative)
         return values
 
-    def unexpected_here(
-        self, offset: int, starts: IntArray, headers: IntArray, percents: IntArray
-    ) -> ParseError:
-        """The error for a token the lexer cannot read at ``offset``."""
-        return self.unexpected(offset, self.expected_at(offset, starts, headers, percents))
-
-    def expected_at(
-        self, offset: int, starts: IntArray, headers: IntArray, percents: IntArray
-    ) -> set[str]:
+    def expected_at(self, offset: int, headers: IntArray, percents: IntArray) -> set[str]:
         """The terminals the grammar accepts at ``offset``, given a correct text before it."""
         if not len(headers) or headers[0] >= offset:
             return {"HEADER"}
+        starts = self.runs[0]
         tokens_before = int(np.searchsorted(starts, offset))
         if len(percents) and percents[0] < offset:
             after = tokens_before - int(np.searchsorted(starts, percents[0]))
             return {"ZERO", "$END"} if after == 0 else {"$END"}
-        if tokens_before and not self._is_zero(int(starts[tokens_before - 1])):
+        if tokens_before and self.value(tokens_before - 1) != 0:
             return {"LITERAL", "ZERO"}
         return {"LITERAL", "ZERO", "PERCENT", "$END"}
 
-    def _is_zero(self, offset: int) -> bool:
-        """Whether the (well-formed) number at ``offset`` is 0."""
-        end = offset
-        while end < len(self.data) and self.cls[end] >= DIGIT:
-            end += 1
-        return int(self.data[offset:end]) == 0
-
     def order_errors(
-        self, starts: IntArray, values: IntArray, headers: IntArray, percents: IntArray
+        self, values: IntArray, headers: IntArray, percents: IntArray
     ) -> list[tuple[int, ParseError]]:
         """Errors in the order of tokens: header first, clauses closed, trailer last."""
+        starts = self.runs[0]
         found: list[tuple[int, ParseError]] = []
 
         def complain(offset: int, expected: set[str]) -> None:
@@ -279,19 +428,17 @@ class _Scan:
 
         firsts = [int(a[0]) for a in (starts, headers, percents) if len(a)]
         if not firsts:
-            found.append((0, self.error(f"expected {DESCRIBE['HEADER']}, found the end of the input", (1, 1))))
-            return found
+            message = f"expected {DESCRIBE['HEADER']}, found the end of the input"
+            return [(len(self.data) + 1, self.error(message, (1, 1)))]
         first = min(firsts)
         if not len(headers) or headers[0] != first:
             complain(first, {"HEADER"})
             return found
         header = int(headers[0])
-        line_end = int(self.line_ends[np.searchsorted(self.newlines, header)])
-        if not _HEADER.fullmatch(self.data[header:line_end].decode("utf-8")):
+        if not _HEADER.fullmatch(self.data[header : self.line_end(header)].decode("utf-8")):
             complain(header, {"HEADER"})
         if len(headers) > 1:
-            second = int(headers[1])
-            complain(second, self.expected_at(second, starts, headers, percents))
+            complain(int(headers[1]), self.expected_at(int(headers[1]), headers, percents))
         if len(percents):
             percent = int(percents[0])
             k = int(np.searchsorted(starts, percent))
@@ -304,72 +451,11 @@ class _Scan:
                     complain(int(starts[k + 1]), {"$END"})
             if len(percents) > 1:
                 second = int(percents[1])
-                complain(second, self.expected_at(second, starts, headers, percents))
-        elif len(values) and values[-1] != 0 and not found:
-            last = int(starts[-1])
-            found.append(
-                (
-                    len(self.data) + 1,
-                    self.error(
-                        f"expected {describe_expected({'LITERAL', 'ZERO'}, DESCRIBE)}, "
-                        "found the end of the input",
-                        self.position(last),
-                    ),
-                )
-            )
+                complain(second, self.expected_at(second, headers, percents))
+        elif len(values) and values[-1] != 0:
+            # The parser meets the end of the input inside a clause; it reports the
+            # position of the last token, and only if nothing went wrong before.
+            expected = describe_expected({"LITERAL", "ZERO"}, DESCRIBE)
+            message = f"expected {expected}, found the end of the input"
+            found.append((len(self.data) + 1, self.error(message, self.position(int(starts[-1])))))
         return found
-
-    def finish(
-        self,
-        starts: IntArray,
-        ends: IntArray,
-        values: IntArray,
-        headers: IntArray,
-        percents: IntArray,
-        kinds: npt.NDArray[np.int8],
-        firsts: IntArray,
-        line_ends: IntArray,
-    ) -> Formula:
-        """Build the clause arrays and hand them to the shared checks."""
-        header = int(headers[0])
-        header_end = int(self.line_ends[np.searchsorted(self.newlines, header)])
-        num_vars, num_clauses = header_numbers(self.data[header:header_end].decode("utf-8"))
-        count = int(np.searchsorted(starts, percents[0])) if len(percents) else len(starts)
-        body = values[:count]
-        zero = body == 0
-        terminators = np.flatnonzero(zero)
-        literal_tokens = np.flatnonzero(~zero)
-        lits = body[literal_tokens]
-        offsets = np.concatenate(([0], terminators - np.arange(len(terminators))))
-
-        def literal_at(k: int) -> Position:
-            return self.position(int(starts[literal_tokens[k]]))
-
-        def literal_text(k: int) -> str:
-            token = literal_tokens[k]
-            return self.data[starts[token] : ends[token]].decode("ascii")
-
-        def clause_at(i: int) -> Position:
-            token = int(terminators[i - 1]) + 1 if i else 0
-            return self.position(int(starts[token]))
-
-        comments = firsts[kinds == _COMMENT]
-        comment_ends = line_ends[kinds == _COMMENT]
-        declarations: list[tuple[Position, str]] = []
-        for start, end in zip(comments.tolist(), comment_ends.tolist(), strict=True):
-            line = self.data[start:end]
-            if b"var" in line:
-                declarations.append((self.position(start), line.decode("utf-8")))
-        parts = DimacsParts(
-            num_vars=num_vars,
-            num_clauses=num_clauses,
-            header_at=self.position(header),
-            literals=lits,
-            offsets=offsets.astype(np.int64),
-            declarations=declarations,
-            literal_at=literal_at,
-            literal_text=literal_text,
-            clause_at=clause_at,
-            context=self.context,
-        )
-        return assemble(parts, source=self.source)

@@ -7,6 +7,7 @@ spec                      model
 ``ref/sat-biased``        always "Yes" with the all-true assignment
 ``ref/coin``              seeded coin flip: random decision and assignment
 ``ref/bounded?budget=N``  clause-by-clause propagation under a budget of N steps
+                          (``ref/bounded`` alone: N = 1000)
 ``openai/<model-id>``     any OpenAI-compatible server (``?mode=chat|completion``)
 ``llamacpp/<path.gguf>``  a local GGUF file behind llama.cpp's server
                           (``?mode=chat|completion&n_ctx=N``)

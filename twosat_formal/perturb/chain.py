@@ -28,7 +28,15 @@ from twosat_formal.formula import Formula
 from twosat_formal.perturb.operator import OPERATORS
 from twosat_formal.perturb.transform import JsonValue, Transform
 
-__all__ = ["Chain", "StepSpec", "apply_chain", "replay", "replay_step", "step_seeds"]
+__all__ = [
+    "Chain",
+    "StepSpec",
+    "apply_chain",
+    "parse_steps",
+    "replay",
+    "replay_step",
+    "step_seeds",
+]
 
 #: One step of a chain: an operator name, or a name and its parameters.
 StepSpec = str | tuple[str, Mapping[str, object]]
@@ -189,3 +197,51 @@ def replay(base: Formula, transforms: Sequence[Transform]) -> Formula:
                 f"step {i} ({recorded.operator}): {exc}", counterexample=exc.counterexample
             ) from None
     return current
+
+
+def parse_steps(operators: Sequence[str], settings: Sequence[str] = ()) -> list[StepSpec]:
+    """Steps from operator names and ``KEY=VALUE`` settings, as the CLI passes them.
+
+    A setting ``KEY=VALUE`` goes to every step whose operator has the parameter
+    ``KEY``; ``OP.KEY=VALUE`` to every ``OP`` step; ``N.KEY=VALUE`` to step ``N``
+    (1-based). Values stay text here; each operator converts and checks its own.
+
+    >>> parse_steps(["reorder", "filler"], ["count=3", "1.order=reversed"])
+    [('reorder', {'order': 'reversed'}), ('filler', {'count': '3'})]
+    >>> parse_steps(["rename"], ["flip"])
+    Traceback (most recent call last):
+    ...
+    twosat_formal.errors.ConfigError: setting 'flip' is not KEY=VALUE
+    """
+    ops = [OPERATORS.get(name) for name in operators]
+    params: list[dict[str, object]] = [{} for _ in ops]
+    for setting in settings:
+        key, sep, value = setting.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise ConfigError(
+                f"setting {setting!r} is not KEY=VALUE", parameter="set", valid="KEY=VALUE"
+            )
+        target, dot, name = key.rpartition(".")
+        if not dot:
+            chosen = [i for i, op in enumerate(ops) if any(p.name == name for p in op.params)]
+            if not chosen:
+                raise ConfigError(
+                    f"no operator of the chain has a parameter {name!r}", parameter="set"
+                )
+        elif target.isdigit():
+            if not 1 <= int(target) <= len(ops):
+                raise ConfigError(
+                    f"setting {setting!r} names step {target} of {len(ops)}",
+                    parameter="set",
+                    valid=f"1..{len(ops)}",
+                )
+            chosen = [int(target) - 1]
+        else:
+            chosen = [i for i, op in enumerate(ops) if op.name == target]
+            if not chosen:
+                raise ConfigError(f"operator {target!r} is not in the chain", parameter="set")
+        for i in chosen:
+            ops[i].param(name)
+            params[i][name] = value
+    return [(op.name, p) if p else op.name for op, p in zip(ops, params, strict=True)]

@@ -21,17 +21,28 @@ Examples
 from __future__ import annotations
 
 import hashlib
+import json
+import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
-from twosat_formal.errors import ConfigError, ProofError
+from twosat_formal.errors import ConfigError, ProofError, RecordError
 from twosat_formal.formula import Formula
 from twosat_formal.instance import SCHEMA_VERSION, Instance, canonical_json
 from twosat_formal.perturb.chain import Chain, StepSpec, apply_chain
 from twosat_formal.perturb.transform import Transform
 from twosat_formal.provenance import tool_version
 
-__all__ = ["bridge_index", "derived_id", "perturb_document", "perturb_instance"]
+__all__ = [
+    "bridge_index",
+    "derived_id",
+    "instance_seed",
+    "is_dataset_text",
+    "perturb_document",
+    "perturb_file",
+    "perturb_instance",
+]
 
 
 def derived_id(root_id: str, transforms: Sequence[Transform]) -> str:
@@ -149,3 +160,57 @@ def perturb_document(
         "num_clauses": result.num_clauses,
         "transforms": chain.to_json(),
     }
+
+
+def instance_seed(seed: int, instance_id: str) -> int:
+    """The chain seed used for one instance of a dataset (sha256 of seed and id, 63 bits).
+
+    >>> instance_seed(0, "a") == instance_seed(0, "a") != instance_seed(0, "b")
+    True
+    """
+    digest = hashlib.sha256(f"{seed}:{instance_id}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
+
+
+def is_dataset_text(text: str) -> bool:
+    """Whether ``text`` is a JSON Lines dataset (its first non-blank character is ``{``).
+
+    >>> is_dataset_text('{"id": 1}'), is_dataset_text("p cnf 1 1\\n1 0\\n")
+    (True, False)
+    """
+    return text.lstrip()[:1] == "{"
+
+
+def perturb_file(
+    path: str | Path, steps: Sequence[StepSpec], *, seed: int = 0, keep_base: bool = True
+) -> str:
+    """Perturb a formula file or a dataset; the text to write.
+
+    A formula file (DIMACS or DSL; ``"-"`` is stdin) gives one line of JSON, the
+    :func:`perturb_document`. A dataset gives JSON Lines: its records first (unless
+    ``keep_base`` is false), then one derived record per instance, instance ``i``
+    perturbed with the chain seed :func:`instance_seed` of ``seed`` and its id.
+    """
+    from twosat_formal.io import parse_formula
+
+    if not steps:
+        raise ConfigError("give at least one operator", parameter="op")
+    source = "<stdin>" if str(path) == "-" else str(path)
+    text = sys.stdin.read() if str(path) == "-" else Path(path).read_text(encoding="utf-8")
+    if not is_dataset_text(text):
+        formula = parse_formula(text, source=source)
+        return json.dumps(perturb_document(formula, steps, seed=seed, source=source)) + "\n"
+    instances = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise RecordError(f"not JSON: {exc.msg}", line=number, source=source) from None
+        instances.append(Instance.from_record(record, line=number, source=source))
+    out = [inst.to_json() for inst in instances] if keep_base else []
+    for inst in instances:
+        derived = perturb_instance(inst, steps, seed=instance_seed(seed, inst.id))
+        out.append(derived.to_json())
+    return "".join(line + "\n" for line in out)

@@ -22,6 +22,7 @@ Examples
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -60,6 +61,8 @@ class Param:
     5
     >>> Param("vars", "strs", None, "names").coerce("a, b")
     ['a', 'b']
+    >>> Param("perm", "ints", None, "order").coerce("[2, 0, 1]")
+    [2, 0, 1]
     """
 
     name: str
@@ -81,6 +84,17 @@ class Param:
             return "|".join(self.choices)
         return {"ints": "int list", "strs": "name list"}.get(self.kind, self.kind)
 
+    def to_json(self) -> dict[str, JsonValue]:
+        """The parameter as a JSON object (for ``operators --json``)."""
+        return {
+            "name": self.name,
+            "type": self.type_text,
+            "default": self.default,
+            "help": self.help,
+            "minimum": self.minimum,
+            "maximum": self.maximum,
+        }
+
     def _bad(self, value: object) -> ConfigError:
         valid = self.type_text
         if self.minimum is not None or self.maximum is not None:
@@ -99,7 +113,16 @@ class Param:
             raise self._bad(value)
         kind = self.kind
         if kind in ("ints", "strs"):
-            items = value.split(",") if isinstance(value, str) else value
+            items: object = value
+            if isinstance(value, str):
+                text = value.strip()
+                if text.startswith("["):
+                    try:
+                        items = json.loads(text)
+                    except json.JSONDecodeError:
+                        raise self._bad(value) from None
+                else:
+                    items = [part for part in text.split(",") if part.strip()] if text else []
             if not isinstance(items, list | tuple):
                 raise self._bad(value)
             one = Param(self.name, "int" if kind == "ints" else "str", 0, self.help)
@@ -191,6 +214,15 @@ class Operator:
     summary: str
     params: tuple[Param, ...]
     planner: Planner
+
+    def to_json(self) -> dict[str, JsonValue]:
+        """The operator and its parameters as a JSON object (for ``operators --json``)."""
+        return {
+            "name": self.name,
+            "relation": self.relation,
+            "summary": self.summary,
+            "params": [p.to_json() for p in self.params],
+        }
 
     def param(self, name: str) -> Param:
         """The parameter called ``name``."""

@@ -31,8 +31,8 @@ Write ``σ(base)`` for the base with each variable ``v`` replaced by the literal
     is the conjunction of variable-disjoint copies of the base, so it is SAT iff the
     base is (and has ``M^d`` models when the base has ``M``).
 
-One Z3 context and solver serve a whole process; every query runs inside
-``push``/``pop``.
+One Z3 context and ``QF_FD`` solver serve a whole process; every query runs inside
+``push``/``pop`` (see :class:`Z3Session` for how a query is encoded).
 
 Examples
 --------
@@ -53,8 +53,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
 
 import z3
 
@@ -70,12 +69,22 @@ TIMEOUT_MS = 300_000
 Clauses = Sequence[Sequence[int]]
 
 
-class Z3Session:
-    """A Z3 context and solver, with Boolean variables ``v1, v2, ...`` made on demand.
+def _dimacs(clauses: Clauses, num_vars: int) -> str:
+    lines = [f"p cnf {num_vars} {len(clauses)}"]
+    lines.extend(" ".join([*map(str, c), "0"]) for c in clauses)
+    return "\n".join(lines) + "\n"
 
-    Clauses are built through Z3's C API (``Z3_mk_or``/``Z3_mk_and``), which is many
-    times faster than the Python operators for the thousands of clauses a dataset
-    holds. Every query runs between ``push`` and ``pop``.
+
+class Z3Session:
+    """A Z3 context with one ``QF_FD`` solver; every query runs between ``push`` and ``pop``.
+
+    A query is a CNF handed to Z3 in DIMACS (Z3's own reader names variable ``v``
+    ``k!v``), which is many times faster than building the terms through the Python
+    API. ``A ⊨ B`` is asked as "``A ∧ ¬B`` is unsat", with ``¬B`` in the usual
+    definitional form: one fresh selector ``d_j`` per clause ``C_j`` of ``B``, clauses
+    ``¬d_j ∨ ¬l`` for each literal ``l`` of ``C_j`` (``d_j`` falsifies ``C_j``) and one
+    clause ``d_1 ∨ … ∨ d_k`` (some clause of ``B`` is false). That CNF is satisfiable
+    exactly when ``A ∧ ¬B`` is, and its models restrict to counterexamples.
 
     >>> s = Z3Session()
     >>> s.entails([[1], [-1, 2]], [[2]]) is None
@@ -86,54 +95,13 @@ class Z3Session:
 
     def __init__(self, timeout_ms: int = TIMEOUT_MS) -> None:
         self.ctx = z3.Context()
-        self.solver = z3.Solver(ctx=self.ctx)
+        self.solver = z3.SolverFor("QF_FD", ctx=self.ctx)
         self.solver.set("timeout", timeout_ms)
-        self._keep: list[z3.BoolRef] = []
-        self._pos: list[Any] = [None]
-        self._neg: list[Any] = [None]
-        self._vars: list[z3.BoolRef] = []
-        #: Total seconds spent in this session's queries (building and checking).
+        #: Total seconds spent in this session's queries (encoding and checking).
         self.seconds = 0.0
 
-    # -- building ---------------------------------------------------------------------
-
-    def _grow(self, var: int) -> None:
-        while len(self._pos) <= var:
-            v = z3.Bool(f"v{len(self._pos)}", ctx=self.ctx)
-            nv = z3.Not(v)
-            self._keep.extend((v, nv))
-            self._vars.append(v)
-            self._pos.append(v.as_ast())
-            self._neg.append(nv.as_ast())
-
-    def _lit(self, lit: int) -> z3.Ast:
-        return self._pos[lit] if lit > 0 else self._neg[-lit]
-
-    def _mk(self, make: Callable[..., z3.Ast], asts: Sequence[z3.Ast]) -> z3.BoolRef:
-        arr = (z3.Ast * len(asts))(*asts)
-        return z3.BoolRef(make(self.ctx.ref(), len(asts), arr), self.ctx)
-
-    def clauses(self, clauses: Clauses) -> list[z3.BoolRef]:
-        """Each clause as a Z3 disjunction (the empty clause is ``false``)."""
-        top = max((abs(lit) for c in clauses for lit in c), default=0)
-        self._grow(top)
-        lit = self._lit
-        return [self._mk(z3.Z3_mk_or, [lit(x) for x in c]) for c in clauses]
-
-    def negation(self, clauses: Clauses) -> z3.BoolRef:
-        """The negation of a CNF: some clause has every literal false."""
-        top = max((abs(lit) for c in clauses for lit in c), default=0)
-        self._grow(top)
-        lit = self._lit
-        falsified = [self._mk(z3.Z3_mk_and, [lit(-x) for x in c]) for c in clauses]
-        return self._mk(z3.Z3_mk_or, [f.as_ast() for f in falsified])
-
-    # -- queries ----------------------------------------------------------------------
-
-    def satisfiable(
-        self, assertions: Iterable[z3.BoolRef], show: Iterable[int] = ()
-    ) -> dict[int, bool] | None:
-        """``None`` if the assertions are unsat, else a model on the ``show`` variables.
+    def satisfiable(self, clauses: Clauses, num_vars: int) -> dict[int, bool] | None:
+        """``None`` if the CNF is unsat, else a model of it (variables ``1..num_vars``).
 
         Raises :class:`ProofError` when Z3 answers ``unknown``.
         """
@@ -141,20 +109,19 @@ class Z3Session:
         solver = self.solver
         solver.push()
         try:
-            for a in assertions:
-                solver.add(a)
+            solver.from_string(_dimacs(clauses, num_vars))
             answer = solver.check()
             if answer == z3.unsat:
                 return None
             if answer != z3.sat:
                 raise ProofError(f"Z3 answered unknown ({solver.reason_unknown()})")
             model = solver.model()
-            shown = sorted(set(show))
-            self._grow(max(shown, default=0))
-            return {
-                v: bool(z3.is_true(model.eval(self._vars[v - 1], model_completion=True)))
-                for v in shown
-            }
+            value = {v: False for v in range(1, num_vars + 1)}
+            for decl in model.decls():
+                name = decl.name()
+                if name.startswith("k!") and name[2:].isdigit() and int(name[2:]) in value:
+                    value[int(name[2:])] = bool(z3.is_true(model[decl]))
+            return value
         finally:
             solver.pop()
             self.seconds += time.perf_counter() - start
@@ -163,20 +130,24 @@ class Z3Session:
         self, premise: Clauses, conclusion: Clauses, units: Sequence[int] = ()
     ) -> dict[int, bool] | None:
         """``None`` if ``premise ∧ units`` entails ``conclusion``, else a counterexample."""
-        variables = {abs(lit) for part in (premise, conclusion) for c in part for lit in c}
-        variables.update(abs(u) for u in units)
-        return self.satisfiable(
-            [
-                *self.clauses(premise),
-                *self.clauses([[u] for u in units]),
-                self.negation(conclusion),
-            ],
-            variables,
+        top = max(
+            (abs(lit) for part in (premise, conclusion) for c in part for lit in c), default=0
         )
+        top = max(top, max((abs(u) for u in units), default=0))
+        selectors = list(range(top + 1, top + 1 + len(conclusion)))
+        query: list[Sequence[int]] = [*premise, *([u] for u in units)]
+        for d, clause in zip(selectors, conclusion, strict=True):
+            query.extend((-d, -lit) for lit in clause)
+        query.append(selectors)
+        model = self.satisfiable(query, top + len(selectors))
+        if model is None:
+            return None
+        return {v: model[v] for v in range(1, top + 1)}
 
     def model_of(self, clauses: Clauses) -> dict[int, bool] | None:
         """``None`` if the clauses are unsat, else a model of them."""
-        return self.satisfiable(self.clauses(clauses), {abs(lit) for c in clauses for lit in c})
+        top = max((abs(lit) for c in clauses for lit in c), default=0)
+        return self.satisfiable(clauses, top)
 
 
 _SESSION: tuple[int, Z3Session] | None = None
@@ -196,6 +167,10 @@ def session() -> Z3Session:
 def _mapped(base: Formula, lmap: Sequence[int]) -> list[tuple[int, ...]]:
     """The base's clauses with each variable replaced by its literal in ``lmap``."""
     return [tuple(lmap[lit - 1] if lit > 0 else -lmap[-lit - 1] for lit in c) for c in base.clauses]
+
+
+def _satisfies(clauses: Clauses, model: dict[int, bool]) -> bool:
+    return all(any(model.get(abs(lit)) == (lit > 0) for lit in c) for c in clauses)
 
 
 def _named(formula: Formula, model: dict[int, bool]) -> dict[str, bool]:
@@ -219,7 +194,12 @@ class _Context:
     ) -> None:
         model = self.z3.entails(premise, conclusion, units)
         if model is not None:
-            raise self.fail(message, model)
+            checked = (
+                _satisfies(premise, model)
+                and all(model.get(abs(u)) == (u > 0) for u in units)
+                and not _satisfies(conclusion, model)
+            )
+            raise self.fail(message, model if checked else None)
 
     def equivalent(self, left: Clauses, right: Clauses, message: str, sides: str) -> None:
         first, second = sides.split("/")
@@ -296,7 +276,8 @@ def _monotone(c: _Context) -> str:
     c.entails(c.result_clauses, mapped, "the result does not contain the base's constraints")
     model = c.z3.model_of(mapped)
     if model is not None:
-        raise c.fail("the base is satisfiable, so adding clauses may change its label", model)
+        checked = model if _satisfies(mapped, model) else None
+        raise c.fail("the base is satisfiable, so adding clauses may change its label", checked)
     return "z3:monotonicity+base-unsat"
 
 

@@ -151,6 +151,14 @@ def build_report(
     if title is None:
         experiment = (manifest or {}).get("experiment")
         title = f"twosat-formal report: {experiment}" if experiment else "twosat-formal report"
-    content = compute_content(data.rows, title=title, manifest=manifest, method=method, seed=seed)
+    models = (manifest or {}).get("models") or []
+    content = compute_content(
+        data.rows,
+        title=title,
+        manifest=manifest,
+        method=method,
+        seed=seed,
+        model_order=[str(m) for m in models] if isinstance(models, list) else [],
+    )
     content.notes.extend(data.notes)
     return write_content(content, out_dir)

@@ -7,7 +7,7 @@ or ``twosat-formal bench``, which holds:
 * ``results.sqlite``: the run store (results, prompts, instance records);
 * ``dataset.jsonl``: the instance records (used when the store holds none);
 * ``design.jsonl``: one record per instance with its experimental condition
-  (``experiment``, ``clauses``, ``replicate``, ``knob``, ``level``, ``arm``,
+  (``experiment``, ``kind``, ``clauses``, ``replicate``, ``knob``, ``level``, ``arm``,
   ``arm_label``, ``shuffled``);
 * ``manifest.json``: versions, seeds, spec, models and sampling parameters.
 

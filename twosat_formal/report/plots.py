@@ -74,7 +74,9 @@ def curve_panels(
     count = max(1, len(names))
     cols = min(3, count)
     rows = (count + cols - 1) // cols
-    fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.2 * rows), squeeze=False)
+    fig, axes = plt.subplots(
+        rows, cols, figsize=(4.2 * cols, 3.2 * rows), squeeze=False, layout="constrained"
+    )
     try:
         for index, ax in enumerate(axes.flat):
             if index >= len(names):
@@ -108,7 +110,6 @@ def curve_panels(
             axes.flat[0].text(0.5, 0.5, "no data", ha="center", va="center")
         if title:
             fig.suptitle(title, fontsize=10)
-        fig.tight_layout()
         path.parent.mkdir(parents=True, exist_ok=True)
         fig.savefig(path, format="png", dpi=100, metadata=_PNG_METADATA)
     finally:
@@ -138,7 +139,8 @@ def bar_groups(
             if name not in bar_names:
                 bar_names.append(name)
     width = 0.8 / max(1, len(bar_names))
-    fig, ax = plt.subplots(figsize=(max(4.5, 1.6 * len(groups) * max(1, len(bar_names)) / 2), 3.4))
+    size = (max(4.5, 0.8 * len(groups) * max(1, len(bar_names))), 3.4)
+    fig, ax = plt.subplots(figsize=size, layout="constrained")
     try:
         for j, name in enumerate(bar_names):
             xs, heights, lower, upper = [], [], [], []
@@ -164,7 +166,6 @@ def bar_groups(
             ax.text(0.5, 0.5, "no data", ha="center", va="center", transform=ax.transAxes)
         if title:
             ax.set_title(title, fontsize=10)
-        fig.tight_layout()
         path.parent.mkdir(parents=True, exist_ok=True)
         fig.savefig(path, format="png", dpi=100, metadata=_PNG_METADATA)
     finally:

@@ -8,9 +8,11 @@ figures draw. Nothing here draws or formats; :mod:`twosat_formal.report.plots` a
 :mod:`twosat_formal.report.render` do.
 
 Design fields a row may carry (written by :mod:`twosat_formal.experiments`):
-``experiment``, ``clauses`` (the target clause count), ``replicate`` (formula index
-inside its setting), ``knob`` and ``level`` (sweeps), ``arm`` and ``arm_label`` (the
-condition of a comparison: ``construction``/``shuffled``, ``filler``/``core``/
+``experiment`` (the spec's name), ``kind`` (``grid``, ``sweep``, ``fillers``,
+``order``, ``duplication``; comparisons are found by kind), ``clauses`` (the clause
+count that names the setting), ``replicate`` (formula index inside its setting),
+``knob`` and ``level`` (sweeps), ``arm`` and ``arm_label`` (the condition of a
+comparison: ``construction``/``shuffled``, ``filler``/``core``/
 ``total``, ``single``/``grouped``/``interleaved``/``distinct``) and ``shuffled``.
 
 Figures and tests use the paper's per-sample success: the right decision on UNSAT
@@ -170,8 +172,8 @@ def _clauses(row: Row) -> int:
 
 
 def _is_plain(row: Row) -> bool:
-    """A row of the plain grid: no swept knob and no comparison arm."""
-    return row.get("knob") is None and row.get("arm") in (None, "base")
+    """A row of the plain grid: no swept knob, and the unperturbed arm (if any)."""
+    return row.get("knob") is None and row.get("arm") in (None, "base", "construction")
 
 
 def _label_of(rows: Sequence[Row]) -> str:
@@ -403,8 +405,9 @@ def _independent(
         )
 
 
-def _by_family(rows: Sequence[Row], experiment: str) -> list[tuple[str, list[Row]]]:
-    chosen = [r for r in rows if r.get("experiment") == experiment]
+def _by_family(rows: Sequence[Row], kind: str) -> list[tuple[str, list[Row]]]:
+    """Rows of experiments of ``kind`` (design field ``kind``, else ``experiment``)."""
+    chosen = [r for r in rows if (r.get("kind") or r.get("experiment")) == kind]
     groups = group_rows(chosen, ["family"])
     return [(str(k[0]), groups[k]) for k in sorted(groups, key=lambda k: _family_key(str(k[0])))]
 
@@ -529,17 +532,20 @@ def compute_content(
     manifest: dict[str, Any] | None = None,
     method: str = "t",
     seed: int = 0,
+    model_order: Sequence[str] = (),
 ) -> ReportContent:
     """Compute every table, test and figure series of a report from joined rows.
 
     ``method`` is the confidence-interval method (``"t"`` or ``"bootstrap"``, drawn
-    with ``seed``).
+    with ``seed``). Models are shown in ``model_order`` (those it names), then in
+    order of appearance.
 
     >>> compute_content([]).rows
     0
     """
     data = list(rows)
-    models = [str(m) for m in _first_seen(r.get("model") for r in data)]
+    present = [str(m) for m in _first_seen(r.get("model") for r in data)]
+    models = [m for m in model_order if m in present] + [m for m in present if m not in model_order]
     families = sorted({str(r.get("family")) for r in data if r.get("family")}, key=_family_key)
     templates = [str(t) for t in _first_seen(r.get("template") for r in data)]
     by_model = group_rows(data, ["model"])

@@ -43,13 +43,20 @@ __all__ = ["METHOD", "check_roundtrip", "prove_roundtrip", "z3_equivalent"]
 METHOD = "backparse+clause-equality+z3-equivalence"
 
 
-def _as_z3(clauses: Sequence[Sequence[int]], atoms: list[z3.BoolRef]) -> z3.BoolRef:
-    def lit(x: int) -> z3.BoolRef:
-        return atoms[x - 1] if x > 0 else z3.Not(atoms[-x - 1])
+def _smt_cnf(clauses: Sequence[Sequence[int]]) -> str:
+    """A clause list as an SMT-LIB 2 term over ``v1..vn`` (parsed by Z3 in C++, fast)."""
 
-    return z3.And(
-        [z3.Or([lit(x) for x in clause]) if clause else z3.BoolVal(False) for clause in clauses]
-    )
+    def lit(x: int) -> str:
+        return f"v{x}" if x > 0 else f"(not v{-x})"
+
+    def clause(c: Sequence[int]) -> str:
+        if not c:
+            return "false"
+        return lit(c[0]) if len(c) == 1 else "(or " + " ".join(lit(x) for x in c) + ")"
+
+    if not clauses:
+        return "true"
+    return "(and " + " ".join(clause(c) for c in clauses) + " true)"
 
 
 def z3_equivalent(
@@ -80,10 +87,12 @@ def z3_equivalent(
     """
     labels = list(names) if names is not None else [f"x{v}" for v in range(1, num_vars + 1)]
     atoms = [z3.Bool(f"v{v}") for v in range(1, num_vars + 1)]
+    declarations = "".join(f"(declare-const v{v} Bool)" for v in range(1, num_vars + 1))
+    claim = f"(assert (xor {_smt_cnf(left)} {_smt_cnf(right)}))"
     solver = z3.SolverFor("QF_FD")
     if timeout_ms is not None:
         solver.set("timeout", int(timeout_ms))
-    solver.add(z3.Xor(_as_z3(left, atoms), _as_z3(right, atoms)))
+    solver.add(z3.parse_smt2_string(declarations + claim))
     answer = solver.check()
     if answer == z3.unsat:
         return

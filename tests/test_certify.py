@@ -1,0 +1,339 @@
+"""``certify``: a clean dataset passes; any tampering fails and names the record."""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from twosat_formal.certify import CheckFailure, certify_file, certify_files, certify_record
+from twosat_formal.cli import main
+from twosat_formal.errors import ConfigError
+from twosat_formal.generators import generate
+from twosat_formal.instance import Instance
+from twosat_formal.perturb.instances import perturb_instance
+from twosat_formal.verbalize import prompt_record
+
+Record = dict[str, Any]
+
+
+def build() -> dict[str, Record]:
+    """Named records: roots of four families, one derived record per operator, a prompt."""
+    cycle = generate("implication-cycle", clauses=10, seed=1)
+    core = generate("equivalence-core", clauses=10, seed=2)
+    backbone = generate("backbone", clauses=12, seed=3)
+    bridge = generate("mono-bridge", clauses=10, seed=4)
+    derived = {
+        "reorder": perturb_instance(cycle, ["reorder"], seed=5),
+        "rename": perturb_instance(core, [("rename", {"names": "fresh", "flip": 0.5})], seed=6),
+        "flip": perturb_instance(backbone, ["flip"], seed=7),
+        "filler": perturb_instance(backbone, [("filler", {"count": 4})], seed=8),
+        "filler-existing": perturb_instance(cycle, [("filler", {"over": "existing"})], seed=9),
+        "duplicate": perturb_instance(core, [("duplicate", {"layout": "interleaved"})], seed=10),
+        "bridge-move": perturb_instance(bridge, [("bridge-move", {"position": 0})], seed=11),
+    }
+    derived["chain"] = perturb_instance(derived["rename"], ["reorder", "filler"], seed=12)
+    records: dict[str, Record] = {
+        "cycle": cycle.to_record(),
+        "core": core.to_record(),
+        "backbone": backbone.to_record(),
+        "bridge": bridge.to_record(),
+    }
+    records.update({name: inst.to_record() for name, inst in derived.items()})
+    records["prompt"] = prompt_record(core.formula, "team", instance_id=core.id, seed=1).to_record()
+    return records
+
+
+RECORDS = build()
+
+
+def write(path: Path, records: list[Any]) -> Path:
+    with path.open("w", encoding="utf-8") as out:
+        for record in records:
+            out.write((record if isinstance(record, str) else json.dumps(record)) + "\n")
+    return path
+
+
+@pytest.fixture
+def records() -> dict[str, Record]:
+    return copy.deepcopy(RECORDS)
+
+
+def certify_all(tmp_path: Path, records: dict[str, Record]) -> Any:
+    return certify_file(write(tmp_path / "data.jsonl", list(records.values())))
+
+
+def test_clean_dataset_passes(tmp_path: Path, records: dict[str, Record]) -> None:
+    report = certify_all(tmp_path, records)
+    assert report.ok, [str(f) for f in report.failures]
+    assert report.records == len(records)
+    assert report.kinds == {"instance": len(records) - 1, "prompt": 1}
+    # roots: record + 3 solvers + certificate + regenerate; derived: record + 3 + cert + steps
+    assert report.checks >= 6 * len(records) - 10
+    assert report.z3_seconds > 0
+    assert len(report.record_seconds) == len(records)
+    assert report.to_json()["ok"] is True
+
+
+def test_parallel_certify_gives_the_same_report(tmp_path: Path, records: dict[str, Record]) -> None:
+    records["cycle"]["label"] = "SAT"
+    path = write(tmp_path / "data.jsonl", list(records.values()))
+    one, two = certify_file(path), certify_file(path, jobs=2)
+    assert one.failures == two.failures
+    assert (one.records, one.checks) == (two.records, two.checks)
+    assert not two.ok
+
+
+def failing(tmp_path: Path, records: dict[str, Record]) -> dict[str | None, set[str]]:
+    report = certify_all(tmp_path, records)
+    out: dict[str | None, set[str]] = {}
+    for f in report.failures:
+        out.setdefault(f.id, set()).add(f.check)
+    return out
+
+
+def set_clause(record: Record, index: int, clause: list[int]) -> None:
+    """Replace clause ``index`` (0-based) in the record's DIMACS text."""
+    lines = record["dimacs"].splitlines()
+    body = [i for i, line in enumerate(lines) if line and line[0] not in "cp"]
+    lines[body[index]] = " ".join(str(x) for x in [*clause, 0])
+    record["dimacs"] = "\n".join(lines) + "\n"
+
+
+def first_clause(record: Record) -> list[int]:
+    line = next(x for x in record["dimacs"].splitlines() if x and x[0] not in "cp")
+    return [int(x) for x in line.split()[:-1]]
+
+
+def test_tampered_label(tmp_path: Path, records: dict[str, Record]) -> None:
+    records["backbone"]["label"] = "UNSAT"
+    records["duplicate"]["label"] = "UNSAT"
+    result = failing(tmp_path, records)
+    assert set(result) == {records["backbone"]["id"], records["duplicate"]["id"]}
+    assert {"solve:scc", "solve:pysat", "solve:z3", "certificate"} <= result[
+        records["backbone"]["id"]
+    ]
+
+
+def test_tampered_clause_of_a_root(tmp_path: Path, records: dict[str, Record]) -> None:
+    # negate one literal of a clause of a SAT root: the stored model may still satisfy it,
+    # but the family does not regenerate this formula
+    clause = first_clause(records["bridge"])
+    set_clause(records["bridge"], 0, [-clause[0], *clause[1:]])
+    result = failing(tmp_path, records)
+    assert records["bridge"]["id"] in result
+    assert "regenerate" in result[records["bridge"]["id"]]
+
+
+def test_tampered_clause_of_a_derived_record(tmp_path: Path, records: dict[str, Record]) -> None:
+    clause = first_clause(records["filler"])
+    set_clause(records["filler"], 0, [clause[-1], clause[0]] if len(clause) == 2 else clause * 2)
+    result = failing(tmp_path, records)
+    assert set(result) == {records["filler"]["id"]}
+    assert "transforms" in result[records["filler"]["id"]]
+
+
+def test_tampered_map_entry(tmp_path: Path, records: dict[str, Record]) -> None:
+    lmap = records["rename"]["transforms"][0]["literal_map"][0]
+    lmap[0] = -lmap[0]
+    result = failing(tmp_path, records)
+    assert set(result) == {records["rename"]["id"]}
+    assert result[records["rename"]["id"]] == {"transform[1]:rename"}
+
+
+def test_tampered_map_entry_of_a_duplicate_copy(tmp_path: Path, records: dict[str, Record]) -> None:
+    maps = records["duplicate"]["transforms"][0]["literal_map"]
+    maps[1][0], maps[1][1] = maps[1][1], maps[1][0]
+    assert failing(tmp_path, records) == {records["duplicate"]["id"]: {"transform[1]:duplicate"}}
+
+
+@pytest.mark.parametrize(
+    ("name", "change"),
+    [
+        ("bridge-move", lambda t: t["params"].update(position=3)),
+        ("reorder", lambda t: t.update(seed=t["seed"] + 1)),
+        ("filler", lambda t: t["params"].update(count=3)),
+        ("duplicate", lambda t: t["params"].update(layout="grouped")),
+        ("filler", lambda t: t.update(witness=[-w for w in t["witness"]])),
+        ("flip", lambda t: t["params"].update(fraction=0.0)),
+        ("filler-existing", lambda t: t.update(relation="equivalent")),
+    ],
+)
+def test_tampered_transform_parameter(
+    tmp_path: Path, records: dict[str, Record], name: str, change: Callable[[Record], None]
+) -> None:
+    change(records[name]["transforms"][0])
+    result = failing(tmp_path, records)
+    assert set(result) == {records[name]["id"]}
+    assert any(check.startswith("transform[1]") for check in result[records[name]["id"]])
+
+
+def test_tampered_step_of_a_chain(tmp_path: Path, records: dict[str, Record]) -> None:
+    records["chain"]["transforms"][1]["params"]["order"] = "reversed"
+    assert failing(tmp_path, records) == {records["chain"]["id"]: {"transform[2]:reorder"}}
+
+
+def test_tampered_certificate(tmp_path: Path, records: dict[str, Record]) -> None:
+    model = records["core"]["certificate"]["model"]
+    first = next(iter(model))
+    model[first] = not model[first]
+    cycle = records["cycle"]["certificate"]["cycle"]
+    cycle[1] = cycle[1][1:] if cycle[1].startswith("~") else "~" + cycle[1]
+    result = failing(tmp_path, records)
+    assert result == {
+        records["core"]["id"]: {"certificate"},
+        records["cycle"]["id"]: {"certificate"},
+    }
+
+
+def test_tampered_prompt(tmp_path: Path, records: dict[str, Record]) -> None:
+    text = records["prompt"]["text"]
+    records["prompt"]["text"] = text.replace("Red", "Blue", 1)
+    assert failing(tmp_path, records) == {records["prompt"]["id"]: {"roundtrip"}}
+
+
+def test_prompt_without_its_instance(tmp_path: Path, records: dict[str, Record]) -> None:
+    report = certify_file(write(tmp_path / "p.jsonl", [records["prompt"]]))
+    assert [f.check for f in report.failures] == ["roundtrip"]
+    assert "not in the dataset" in report.failures[0].message
+    both = certify_files([write(tmp_path / "i.jsonl", [records["core"]]), tmp_path / "p.jsonl"])
+    assert both.ok
+
+
+def test_derived_record_without_its_root_is_regenerated(
+    tmp_path: Path, records: dict[str, Record]
+) -> None:
+    report = certify_file(write(tmp_path / "d.jsonl", [records["reorder"], records["chain"]]))
+    assert report.ok, [str(f) for f in report.failures]
+    records["reorder"]["base_id"] = "implication-cycle-0000000000000000"
+    report = certify_file(write(tmp_path / "d.jsonl", [records["reorder"]]))
+    assert [f.check for f in report.failures] == ["transforms"]
+    assert "not in the dataset" in report.failures[0].message
+
+
+def test_base_id_must_name_a_root(tmp_path: Path, records: dict[str, Record]) -> None:
+    records["chain"]["base_id"] = records["rename"]["id"]
+    result = failing(tmp_path, records)
+    assert result == {records["chain"]["id"]: {"transforms"}}
+
+
+def test_malformed_records_fail_with_their_line(tmp_path: Path, records: dict[str, Record]) -> None:
+    missing = dict(records["cycle"], id="missing-dimacs")
+    del missing["dimacs"]
+    future = dict(records["core"], schema_version=99, id="future")
+    lines: list[Any] = [
+        records["cycle"],
+        "{not json",
+        "",
+        missing,
+        future,
+        "[1, 2]",
+        dict(records["backbone"], num_clauses=3),
+        records["cycle"],
+    ]
+    report = certify_file(write(tmp_path / "bad.jsonl", lines))
+    got = [(f.line, f.check) for f in report.failures]
+    assert got == [
+        (2, "record"),
+        (4, "record"),
+        (5, "record"),
+        (6, "record"),
+        (7, "record"),
+        (8, "record"),
+    ]
+    messages = [f.message for f in report.failures]
+    assert "not JSON" in messages[0]
+    assert "missing field 'dimacs'" in messages[1]
+    assert "schema_version 99" in messages[2]
+    assert "JSON object" in messages[3]
+    assert "the record says" in messages[4]
+    assert "used again" in messages[5]
+    assert all(f.source == str(tmp_path / "bad.jsonl") for f in report.failures)
+    assert report.records == 7
+
+
+def test_certify_record() -> None:
+    assert certify_record(RECORDS["backbone"]) == []
+    bad = dict(RECORDS["backbone"], label="UNSAT")
+    failures = certify_record(bad, line=3, source="x.jsonl")
+    assert all(isinstance(f, CheckFailure) for f in failures)
+    assert {(f.id, f.line, f.source) for f in failures} == {(bad["id"], 3, "x.jsonl")}
+    assert str(failures[0]).startswith(f"x.jsonl:3 {bad['id']} [solve:")
+
+
+def test_jobs_must_be_positive(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="jobs"):
+        certify_file(write(tmp_path / "e.jsonl", []), jobs=0)
+
+
+def test_empty_dataset_passes(tmp_path: Path) -> None:
+    report = certify_file(write(tmp_path / "e.jsonl", []))
+    assert report.ok and report.records == 0
+
+
+def test_round_trip_through_instance_objects() -> None:
+    for record in RECORDS.values():
+        if "dimacs" in record:
+            assert Instance.from_record(record).to_record() == record
+
+
+# -- the command ---------------------------------------------------------------------------------
+
+
+def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    captured = capsys.readouterr()
+    return int(exit_info.value.code or 0), captured.out, captured.err
+
+
+def test_command_passes(
+    tmp_path: Path, records: dict[str, Record], capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write(tmp_path / "data.jsonl", list(records.values()))
+    code, out, _ = run(["certify", str(path)], capsys)
+    assert code == 0
+    assert "PASS" in out and "records" in out and "time" in out
+    code, out, _ = run(["certify", str(path), "--json", "--jobs", "2"], capsys)
+    assert code == 0
+    report = json.loads(out)
+    assert report["ok"] is True and report["records"] == len(records)
+
+
+def test_command_fails_listing_ids(
+    tmp_path: Path, records: dict[str, Record], capsys: pytest.CaptureFixture[str]
+) -> None:
+    records["flip"]["label"] = "UNSAT"
+    records["reorder"]["transforms"][0]["seed"] += 1
+    path = write(tmp_path / "data.jsonl", [*records.values(), "{broken"])
+    code, out, _ = run(["certify", str(path)], capsys)
+    assert code == 1
+    assert "FAIL" in out
+    fail_lines = [line for line in out.splitlines() if line.startswith("FAIL")]
+    assert any(records["flip"]["id"] in line and "[solve:scc]" in line for line in fail_lines)
+    assert any(
+        records["reorder"]["id"] in line and "transform[1]:reorder" in line for line in fail_lines
+    )
+    assert any(f"data.jsonl:{len(records) + 1} (no id) [record]" in line for line in fail_lines)
+    code, out, err = run(["certify", str(path), "--json"], capsys)
+    assert code == 1
+    report = json.loads(out)
+    assert report["failed_records"] == 3
+    assert {f["id"] for f in report["failures"]} == {
+        records["flip"]["id"],
+        records["reorder"]["id"],
+        None,
+    }
+    assert "3 of" in err
+
+
+def test_command_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(["certify", str(tmp_path / "missing.jsonl")], capsys)
+    assert code == 2 and "no such file" in err
+    path = write(tmp_path / "e.jsonl", [])
+    code, _, err = run(["certify", str(path), "--jobs", "0"], capsys)
+    assert code == 2

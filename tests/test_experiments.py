@@ -1,0 +1,243 @@
+"""Experiment specs, their expansion into conditions, and a small end-to-end run."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from twosat_formal.errors import ConfigError, RecordError, UnknownNameError
+from twosat_formal.experiments.design import difficulty_knobs, expand
+from twosat_formal.experiments.spec import ExperimentSpec, load_spec, parse_spec, spec_names
+from twosat_formal.generators import FAMILIES, derive_seed
+from twosat_formal.generators.grids import grid_cells
+from twosat_formal.generators.knobs import KNOB_GRIDS
+
+NAMES = ["duplication", "fillers", "order", "sweep", "table1", "verbalization"]
+
+
+def test_shipped_specs() -> None:
+    assert spec_names() == NAMES
+    for name in NAMES:
+        spec = load_spec(name)
+        assert spec.name == name and spec.formulas == 10
+        assert spec.templates == ("logic", "letter", "team", "social", "room", "door")
+        assert spec.paper and spec.description
+        for cell in spec.cells:
+            assert cell["family"] in FAMILIES
+
+
+def test_spec_errors(tmp_path: Path) -> None:
+    with pytest.raises(UnknownNameError):
+        load_spec("table2")
+    good = load_spec("order").to_json()
+    for field in ("name", "title", "kind", "formulas", "templates", "cells"):
+        broken = {k: v for k, v in good.items() if k != field}
+        with pytest.raises(RecordError, match=field):
+            parse_spec(broken)
+    with pytest.raises(RecordError, match="kind"):
+        parse_spec({**good, "kind": "party"})
+    with pytest.raises(RecordError, match="knob_level"):
+        parse_spec({**good, "knob_level": 2})
+    path = tmp_path / "mine.json"
+    path.write_text(json.dumps({**good, "name": "mine", "formulas": 3}))
+    assert load_spec(path).formulas == 3
+    path.write_text("{not json")
+    with pytest.raises(RecordError, match="invalid JSON"):
+        load_spec(path)
+    with pytest.raises(ConfigError):
+        load_spec("table1").with_formulas(0)
+    with pytest.raises(ConfigError):
+        load_spec("table1").with_max_clauses(1)
+
+
+def test_table1_matches_the_generators_grid() -> None:
+    conditions = expand(load_spec("table1").with_formulas(2))
+    cells = grid_cells("table1", count=2)
+    assert len(conditions) == 2 * len(cells) == 44
+    for cell, pair in zip(cells, zip(conditions[::2], conditions[1::2], strict=True), strict=True):
+        dataset = cell.dataset(0)
+        for replicate, condition in enumerate(pair):
+            assert (condition.family, condition.clauses) == (cell.family, cell.clauses)
+            assert condition.replicate == replicate
+            assert condition.seed == dataset.item_seed(replicate)
+            assert dict(condition.params) == dict(cell.params)
+            assert condition.arm == "base" and not condition.steps
+
+
+def test_sweep_sets_one_knob_and_keeps_fillers_off() -> None:
+    conditions = expand(load_spec("sweep").with_formulas(1))
+    by_family = Counter(c.family for c in conditions)
+    grid = len(KNOB_GRIDS["paper-7"])
+    assert by_family == {
+        "implication-cycle": grid,
+        "equivalence-core": grid,
+        "backbone": 3 * grid,
+        "mono-bridge": 3 * grid,
+    }
+    for c in conditions:
+        params = dict(c.params)
+        assert "filler_share" not in params
+        assert set(params) == set(difficulty_knobs(c.family))
+        assert c.knob in params and params[c.knob] == c.level
+        assert all(v == 0.5 for k, v in params.items() if k != c.knob)
+        assert c.clauses == (20 if c.family == "equivalence-core" else 75)
+    # Same seeds as the generators' paper-7 grid.
+    cells = grid_cells("paper-7", family="equivalence-core", count=1)
+    ours = [c for c in conditions if c.family == "equivalence-core"]
+    assert [c.seed for c in ours] == [cell.dataset(0).item_seed(0) for cell in cells]
+
+
+def test_fillers_arms() -> None:
+    conditions = expand(load_spec("fillers").with_formulas(1))
+    assert len(conditions) == 4 * 3 * 3
+    ec = [c for c in conditions if c.family == "equivalence-core" and c.level == 0.2]
+    arms = {c.arm: c for c in ec}
+    assert set(arms) == {"core", "filler", "total"}
+    assert arms["core"].clauses == arms["filler"].clauses == 20
+    assert arms["total"].clauses == 50
+    assert arms["filler"].base_key == arms["core"].base_key  # the same formula plus fillers
+    assert arms["filler"].steps == (("filler", (("count", 30), ("over", "fresh"))),)
+    assert arms["total"].design_record("x")["clauses"] == 20  # named by the setting's core
+    assert all(v == 0.2 for v in dict(arms["core"].params).values())
+
+
+def test_order_and_duplication_arms() -> None:
+    order = expand(load_spec("order").with_formulas(1))
+    assert len(order) == 16
+    assert Counter(c.arm for c in order) == {"construction": 8, "shuffled": 8}
+    for construction, shuffled in zip(order[::2], order[1::2], strict=True):
+        assert construction.base_key == shuffled.base_key
+        assert shuffled.shuffled and shuffled.steps[0][0] == "reorder"
+    dup = expand(load_spec("duplication").with_formulas(1))
+    records = [c.design_record(f"i{n}") for n, c in enumerate(dup)]
+    assert sorted((r["arm"], r["shuffled"]) for r in records) == sorted(
+        (arm, s) for arm in ("single", "grouped", "interleaved", "distinct") for s in (False, True)
+    )
+    assert {r["clauses"] for r in records} == {50}
+    grouped = next(c for c in dup if c.arm == "grouped" and c.shuffled)
+    assert [s[0] for s in grouped.steps] == ["duplicate", "reorder"]
+    assert dict(grouped.steps[0][1]) == {"copies": 2, "layout": "grouped"}
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.sampled_from(NAMES), st.integers(1, 4))
+def test_formulas_scale_conditions(name: str, formulas: int) -> None:
+    one = expand(load_spec(name).with_formulas(1))
+    many = expand(load_spec(name).with_formulas(formulas))
+    assert len(many) == formulas * len(one)
+    assert Counter(c.replicate for c in many) == dict.fromkeys(range(formulas), len(one))
+    # Within a setting, replicates have distinct seeds derived from the setting.
+    for setting in {c.setting for c in many}:
+        seeds = {c.seed for c in many if c.setting == setting}
+        assert len(seeds) == formulas
+    # Every condition's seed is the derived seed of its replicate (checked for the first).
+    first = many[0]
+    assert first.seed == derive_seed(
+        derive_seed(0, f"{first.family}/clauses={first.clauses}" + _suffix(first)), first.replicate
+    )
+
+
+def _suffix(condition: object) -> str:
+    knob = getattr(condition, "knob", None)
+    level = getattr(condition, "level", None)
+    if knob is not None:
+        return f"/{knob}={level:.4g}"
+    if level is not None:
+        return f"/level={level:.4g}"
+    return ""
+
+
+# -- small end-to-end runs -------------------------------------------------------------------
+
+SMALL_MODELS = ["ref/oracle", "ref/coin"]
+
+
+def small_spec(name: str, cells: list[dict[str, Any]], formulas: int = 2) -> ExperimentSpec:
+    data = load_spec(name).to_json()
+    data.update(name=f"{name}-small", formulas=formulas, templates=["logic"], cells=cells)
+    return parse_spec(data)
+
+
+def run_small(tmp_path: Path, name: str, cells: list[dict[str, Any]]) -> dict[str, Any]:
+    from twosat_formal.experiments.runner import run_experiment
+
+    spec = small_spec(name, cells)
+    result = run_experiment(spec, SMALL_MODELS, out_dir=tmp_path / name)
+    assert result.certified["ok"] and result.report is not None
+    assert result.evaluation.done == result.prompts * len(SMALL_MODELS)
+    data: dict[str, Any] = json.loads((tmp_path / name / "report.json").read_text())
+    return data
+
+
+def test_sweep_run_gives_friedman_tests(tmp_path: Path) -> None:
+    data = run_small(
+        tmp_path,
+        "sweep",
+        [
+            {
+                "family": "equivalence-core",
+                "clauses": [8],
+                "knobs": ["free_ratio"],
+                "levels": [0.0, 0.5, 1.0],
+            }
+        ],
+    )
+    (test,) = data["friedman"]
+    assert test["test"] == "Friedman" and test["n"] == 2 * len(SMALL_MODELS)
+    assert test["label"] == "equivalence-core · free_ratio · |C|=8"
+    assert any("knobs-equivalence-core" in f for f in data["figures"])
+
+
+def test_fillers_run_pairs_filler_with_core(tmp_path: Path) -> None:
+    data = run_small(
+        tmp_path,
+        "fillers",
+        [
+            {
+                "family": "implication-cycle",
+                "core": 6,
+                "filler": 4,
+                "total": 10,
+                "levels": [0.2, 0.8],
+            }
+        ],
+    )
+    tests = data["filler_tests"]
+    assert [t["label"] for t in tests] == [
+        "implication-cycle: |C|=6, r=4 vs |C|=6",
+        "implication-cycle: |C|=6, r=4 vs |C|=10",
+    ]
+    assert all(t["n"] == 2 * 2 * len(SMALL_MODELS) for t in tests)
+    dataset = [json.loads(line) for line in (tmp_path / "fillers" / "dataset.jsonl").open()]
+    fillers = [r for r in dataset if r["base_id"]]
+    assert fillers and all(r["num_clauses"] == 10 for r in fillers)
+    assert all(r["transforms"][0]["operator"] == "filler" for r in fillers)
+
+
+def test_duplication_run_has_both_kinds_of_test(tmp_path: Path) -> None:
+    data = run_small(
+        tmp_path,
+        "duplication",
+        [
+            {
+                "family": "backbone",
+                "clauses": 10,
+                "copies": 2,
+                "distinct": 20,
+                "layouts": ["grouped", "interleaved"],
+                "shuffle": True,
+            }
+        ],
+    )
+    tests = data["duplication_tests"]
+    kinds = Counter(t["test"] for t in tests)
+    assert kinds == {"independent t-test (Student)": 5, "paired t-test": 4}
+    dataset = [json.loads(line) for line in (tmp_path / "duplication" / "dataset.jsonl").open()]
+    assert {r["num_clauses"] for r in dataset} == {10, 20}
+    assert "figures/duplication.png" in data["figures"]

@@ -1,0 +1,293 @@
+"""Tests of the formula model: construction, views, names, semantics, immutability.
+
+Semantics are checked against a plain-Python evaluator written here, independent of the
+numpy code in :mod:`twosat_formal.formula`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import pickle
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from twosat_formal.errors import ConfigError, NotTwoCNFError, TwoSatFormalError
+from twosat_formal.formula import (
+    Clause,
+    Formula,
+    Literal,
+    default_name,
+    is_valid_name,
+)
+
+
+@st.composite
+def cnfs(draw: st.DrawFn, max_vars: int = 6, max_width: int = 4) -> tuple[int, list[list[int]]]:
+    """A variable count and clauses over it (any widths, the empty clause included)."""
+    n = draw(st.integers(0, max_vars))
+    if n == 0:
+        return 0, draw(st.lists(st.just([]), max_size=2))
+    literal = st.integers(1, n).flatmap(lambda v: st.sampled_from([v, -v]))
+    clauses = draw(st.lists(st.lists(literal, max_size=max_width), max_size=10))
+    return n, clauses
+
+
+def brute_value(clauses: list[list[int]], values: tuple[bool, ...]) -> list[bool]:
+    """Per clause, whether some literal is true: the textbook definition."""
+    return [any(values[abs(lit) - 1] == (lit > 0) for lit in clause) for clause in clauses]
+
+
+# -- literals and clauses -------------------------------------------------------------
+
+
+def test_literal_basics() -> None:
+    lit = Literal(-4)
+    assert (lit.var, lit.positive, int(-lit)) == (4, False, 4)
+    assert Literal.of(3, positive=False) == -3
+    assert repr(Literal(2)) == "Literal(2)"
+    with pytest.raises(ConfigError):
+        Literal(0)
+
+
+def test_clause_basics() -> None:
+    clause = Clause([3, -1, 3])
+    assert clause == (3, -1, 3) and clause.width == 3
+    assert clause.variables == (3, 1, 3)
+    assert not clause.is_tautology
+    assert Clause([2, -2]).is_tautology
+    assert Clause().width == 0
+    with pytest.raises(ConfigError):
+        Clause([1, 0])
+
+
+def test_names_helpers() -> None:
+    assert default_name(12) == "x12"
+    assert is_valid_name("_a1") and is_valid_name("x")
+    for bad in ("", "1a", "a-b", "not", "or", "and", "vars", "a b", "é"):
+        assert not is_valid_name(bad), bad
+
+
+# -- construction ----------------------------------------------------------------------
+
+
+def test_from_named_numbers_in_order_of_first_appearance() -> None:
+    f = Formula.from_named([["~b", "a"], ["c", "!b"], ["-a"]], variables=["z"])
+    assert f.names == ("z", "b", "a", "c")
+    assert f.clauses == ((-2, 3), (4, -2), (-3,))
+    assert f.num_vars == 4 and f.num_clauses == 3
+
+
+def test_clause_order_and_duplicates_are_kept() -> None:
+    f = Formula([[1, 2], [1, 2], [2, 1], [1, 1]])
+    assert f.clauses == ((1, 2), (1, 2), (2, 1), (1, 1))
+    assert len(f) == 4 and list(f) == list(f.clauses)
+
+
+def test_unused_variables_are_allowed() -> None:
+    f = Formula([[1]], num_vars=3)
+    assert f.num_vars == 3 and f.used_variables == frozenset({1})
+    assert f.names == ("x1", "x2", "x3")
+
+
+@given(cnfs())
+def test_constructors_agree(cnf: tuple[int, list[list[int]]]) -> None:
+    n, clauses = cnf
+    f = Formula(clauses, num_vars=n)
+    flat = [lit for clause in clauses for lit in clause]
+    offsets = np.cumsum([0, *map(len, clauses)])
+    g = Formula.from_arrays(flat, offsets, n)
+    assert f == g and hash(f) == hash(g)
+    assert [list(c) for c in f.clauses] == clauses
+    assert f.widths.tolist() == [len(c) for c in clauses]
+    assert f.literals.tolist() == flat
+    assert f.clause_of_literal.tolist() == [i for i, c in enumerate(clauses) for _ in c]
+    for i, clause in enumerate(clauses):
+        assert list(f.clause(i)) == clause
+        assert list(f.clause(i - len(clauses))) == clause
+
+
+def test_from_pairs() -> None:
+    f = Formula.from_pairs(np.array([[1, -2], [2, 3]]))
+    assert f.clauses == ((1, -2), (2, 3))
+    assert Formula.from_pairs(np.empty((0, 2), dtype=np.int64)).num_clauses == 0
+
+
+@pytest.mark.parametrize(
+    ("build", "parameter"),
+    [
+        (lambda: Formula([[1, 0]]), "literal"),
+        (lambda: Formula([[3]], num_vars=2), "num_vars"),
+        (lambda: Formula([[1]], num_vars=1, names=["a", "b"]), "names"),
+        (lambda: Formula([[1, 2]], names=["a", "a"]), "names"),
+        (lambda: Formula([[1]], names=["not"]), "names"),
+        (lambda: Formula([[1]], names=["2a"]), "names"),
+        (lambda: Formula.from_arrays([1, 2], [0, 3]), "offsets"),
+        (lambda: Formula.from_arrays([1, 2], [1, 2]), "offsets"),
+        (lambda: Formula.from_arrays([1, 2], [0, 2, 1, 2]), "offsets"),
+        (lambda: Formula.from_arrays([[1, 2]], [0, 2]), "arrays"),
+    ],
+)
+def test_invalid_construction_is_a_config_error(build: object, parameter: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        build()  # type: ignore[operator]
+    assert info.value.parameter == parameter
+    assert isinstance(info.value, TwoSatFormalError) and isinstance(info.value, ValueError)
+
+
+# -- 2-CNF views -----------------------------------------------------------------------
+
+
+@given(cnfs(max_width=3))
+def test_is_2cnf_and_pairs(cnf: tuple[int, list[list[int]]]) -> None:
+    n, clauses = cnf
+    f = Formula(clauses, num_vars=n)
+    expected = all(1 <= len(c) <= 2 for c in clauses)
+    assert f.is_2cnf is expected
+    if expected:
+        f.require_2cnf()
+        assert f.pairs().tolist() == [[c[0], c[-1]] for c in clauses]
+    else:
+        bad = next(i for i, c in enumerate(clauses) if not 1 <= len(c) <= 2)
+        with pytest.raises(NotTwoCNFError) as info:
+            f.require_2cnf("solving")
+        assert info.value.clause_index == bad
+        assert f"clause {bad + 1}" in str(info.value) and "solving" in str(info.value)
+
+
+# -- names ------------------------------------------------------------------------------
+
+
+def test_default_names_are_normalised() -> None:
+    f = Formula([[1, -2]], names=["x1", "x2"])
+    g = Formula([[1, -2]])
+    assert f == g and f.has_default_names
+    assert f.literal_name(-2) == "~x2" and f.var("x2") == 2
+
+
+def test_names_lookup_and_errors() -> None:
+    f = Formula([[1, -2]], names=["rain", "x1"])
+    assert not f.has_default_names
+    assert f.name(2) == "x1" and f.var("rain") == 1
+    assert f.literal_name(-1) == "~rain"
+    with pytest.raises(ConfigError):
+        f.var("x2")
+    with pytest.raises(ConfigError):
+        f.name(3)
+
+
+def test_with_names_and_with_clauses() -> None:
+    f = Formula([[1, -2]], names=["a", "b"])
+    g = f.with_names(None)
+    assert g.has_default_names and g.same_clauses(f) and g != f
+    h = f.with_clauses([[2], [-1, 2]])
+    assert h.names == ("a", "b") and h.clauses == ((2,), (-1, 2))
+
+
+# -- semantics ---------------------------------------------------------------------------
+
+
+@given(cnfs(max_vars=5), st.data())
+def test_evaluate_matches_brute_force(
+    cnf: tuple[int, list[list[int]]], data: st.DataObject
+) -> None:
+    n, clauses = cnf
+    f = Formula(clauses, num_vars=n)
+    for values in itertools.product((False, True), repeat=n):
+        truth = brute_value(clauses, values)
+        assert f.satisfied_mask(values).tolist() == truth
+        assert f.falsified_clauses(values) == [i for i, t in enumerate(truth) if not t]
+        assert f.evaluate(values) is all(truth)
+        assert f.evaluate({v + 1: b for v, b in enumerate(values)}) is all(truth)
+        assert f.evaluate(dict(zip(f.names, values, strict=True))) is all(truth)
+
+
+def test_partial_assignment_makes_nothing_true() -> None:
+    f = Formula([[1, 2], [-3]])
+    assert f.satisfied_mask({1: True}).tolist() == [True, False]
+    assert f.satisfied_mask([]).tolist() == [False, False]
+    assert Formula().evaluate([]) is True
+    assert Formula([[]], num_vars=1).evaluate([True]) is False
+
+
+def test_bad_assignments() -> None:
+    f = Formula([[1, 2]])
+    with pytest.raises(ConfigError):
+        f.evaluate({3: True})
+    with pytest.raises(ConfigError):
+        f.evaluate([True, True, True])
+    with pytest.raises(ConfigError):
+        f.evaluate({"y": True})
+
+
+# -- selection, equality, immutability ----------------------------------------------------
+
+
+@given(cnfs(), st.data())
+def test_select_is_list_indexing(cnf: tuple[int, list[list[int]]], data: st.DataObject) -> None:
+    n, clauses = cnf
+    f = Formula(clauses, num_vars=n, names=[f"v{i}" for i in range(n)])
+    if clauses:
+        index = data.draw(st.lists(st.integers(0, len(clauses) - 1), max_size=12))
+    else:
+        index = []
+    g = f.select(index)
+    assert [list(c) for c in g.clauses] == [clauses[i] for i in index]
+    assert g.names == f.names and g.num_vars == n
+
+
+def test_select_out_of_range() -> None:
+    with pytest.raises(ConfigError):
+        Formula([[1]]).select([1])
+    with pytest.raises(ConfigError):
+        Formula([[1]]).select([-1])
+
+
+def test_equality_and_hash() -> None:
+    a = Formula([[1, 2]], num_vars=3)
+    assert a == Formula([[1, 2]], num_vars=3)
+    assert a != Formula([[1, 2]], num_vars=2)
+    assert a != Formula([[2, 1]], num_vars=3)
+    assert a != Formula([[1, 2]], num_vars=3, names=["a", "b", "c"])
+    assert a != "not a formula"
+    assert len({a, Formula([[1, 2]], num_vars=3)}) == 1
+
+
+def test_formula_is_immutable() -> None:
+    f = Formula([[1, 2]])
+    with pytest.raises(AttributeError):
+        f.num_vars = 5  # type: ignore[misc]
+    with pytest.raises(AttributeError):
+        del f.num_vars
+    with pytest.raises(ValueError):
+        f.literals[0] = 3
+    with pytest.raises(ValueError):
+        f.offsets[0] = 1
+
+
+def test_caller_arrays_are_copied() -> None:
+    pairs = np.array([[1, 2], [-1, -2]])
+    f = Formula.from_pairs(pairs)
+    before = hash(f)
+    pairs[0, 0] = 2  # the caller's array stays writable and the formula does not change
+    assert f.clauses == ((1, 2), (-1, -2)) and hash(f) == before
+    lits = np.array([1, -2])
+    Formula.from_arrays(lits, [0, 2])
+    assert lits.flags.writeable
+
+
+@given(cnfs())
+def test_pickle_roundtrip(cnf: tuple[int, list[list[int]]]) -> None:
+    n, clauses = cnf
+    f = Formula(clauses, num_vars=n, names=[f"n{i}" for i in range(n)])
+    g = pickle.loads(pickle.dumps(f))
+    assert g == f and g.names == f.names
+    assert not g.literals.flags.writeable
+
+
+def test_repr_shows_clauses() -> None:
+    f = Formula.from_named([["a", "~b"]] * 8)
+    assert repr(f).startswith("<Formula 2 vars, 8 clauses: (a | ~b) & ")
+    assert repr(f).endswith("& ...>")

@@ -1,0 +1,164 @@
+"""``twosat-formal bench``: the main job, offline, on the four reference reasoners.
+
+With no arguments it runs a reduced ``table1`` experiment (fewer formulas per cell)
+on ``ref/oracle``, ``ref/sat-biased``, ``ref/coin`` and ``ref/bounded``: it generates
+the instances, certifies every instance and prompt, evaluates, and writes
+``bench-report/`` (``report.md``, ``report.html``, ``figures/``, ``dataset.jsonl``,
+``prompts.jsonl``, ``results.sqlite``, ``results.jsonl``, ``manifest.json``). No network
+and no key are needed. Extra models (``--model SPEC``) join the four; ``--full`` runs
+the paper-size grid (10 formulas per cell).
+
+:func:`headline_table` renders the Table 1-style grid of a finished run for the
+terminal.
+
+Examples
+--------
+>>> BENCH_MODELS
+('ref/oracle', 'ref/sat-biased', 'ref/coin', 'ref/bounded')
+>>> bench_spec().formulas, bench_spec(full=True).formulas
+(2, 10)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rich.table import Table
+
+from twosat_formal.experiments.spec import ExperimentSpec, load_spec
+
+if TYPE_CHECKING:
+    from twosat_formal.experiments.runner import ExperimentResult, Reporter
+
+__all__ = [
+    "BENCH_FORMULAS",
+    "BENCH_MODELS",
+    "DEFAULT_OUT",
+    "bench_spec",
+    "headline_table",
+    "run_bench",
+]
+
+#: The reference reasoners every bench runs.
+BENCH_MODELS = ("ref/oracle", "ref/sat-biased", "ref/coin", "ref/bounded")
+#: Formulas per Table 1 cell in the reduced (default) bench.
+BENCH_FORMULAS = 2
+#: Where the bench writes when not told otherwise.
+DEFAULT_OUT = "bench-report"
+
+
+def bench_spec(
+    *,
+    full: bool = False,
+    formulas: int | None = None,
+    templates: Sequence[str] | None = None,
+    max_clauses: int | None = None,
+) -> ExperimentSpec:
+    """The ``table1`` spec as the bench runs it.
+
+    ``full`` keeps the paper's 10 formulas per cell; otherwise :data:`BENCH_FORMULAS`.
+    ``formulas``, ``templates`` and ``max_clauses`` shrink it further (tests use them).
+
+    >>> spec = bench_spec(formulas=1, templates=["logic"], max_clauses=10)
+    >>> spec.formulas, spec.templates, len(spec.cells)
+    (1, ('logic',), 3)
+    """
+    spec = load_spec("table1")
+    if not full:
+        spec = spec.with_formulas(BENCH_FORMULAS)
+    if formulas is not None:
+        spec = spec.with_formulas(formulas)
+    if templates is not None:
+        spec = spec.with_templates(tuple(templates))
+    if max_clauses is not None:
+        spec = spec.with_max_clauses(max_clauses)
+    return spec
+
+
+def run_bench(
+    models: Sequence[str] = (),
+    *,
+    full: bool = False,
+    out_dir: str | os.PathLike[str] = DEFAULT_OUT,
+    formulas: int | None = None,
+    templates: Sequence[str] | None = None,
+    max_clauses: int | None = None,
+    max_tokens: int | None = None,
+    concurrency: int = 16,
+    progress: bool = False,
+    report: Reporter | None = None,
+    **options: Any,
+) -> ExperimentResult:
+    """Run the bench: the reference reasoners plus ``models`` on the (reduced) Table 1 grid.
+
+    ``options`` go to :func:`~twosat_formal.experiments.runner.run_experiment`
+    (``base_url``, ``api_key_env``, ``samples``...). Returns the experiment result;
+    the report is ``<out_dir>/report.md``.
+    """
+    from twosat_formal.experiments.runner import quiet, run_experiment
+
+    spec = bench_spec(full=full, formulas=formulas, templates=templates, max_clauses=max_clauses)
+    chosen = list(BENCH_MODELS) + [m for m in models if m not in BENCH_MODELS]
+    return run_experiment(
+        spec,
+        chosen,
+        out_dir=Path(out_dir),
+        max_tokens=max_tokens,
+        concurrency=concurrency,
+        progress=progress,
+        report=report or quiet,
+        **options,
+    )
+
+
+def _pct(estimate: dict[str, Any] | None) -> str:
+    if not estimate or estimate.get("mean") is None:
+        return "—"
+    return f"{100.0 * estimate['mean']:.1f}"
+
+
+def headline_table(report_json: str | os.PathLike[str] | dict[str, Any]) -> Table:
+    """The Table 1-style grid of a report (``report.json``) as a rich table.
+
+    Rows are generator × |C|; columns model × {Sat., Wit.}; the best Sat. and Wit. of
+    each row are bold.
+
+    >>> table = headline_table({"models": ["m"], "table1": [{"family": "backbone",
+    ...     "clauses": 20, "cells": {"m": {"sat": {"mean": 1.0}, "wit": {"mean": 0.5}}}}]})
+    >>> table.row_count, [c.header for c in table.columns]
+    (1, ['generator', '|C|', 'm\\nSat.', 'm\\nWit.'])
+    """
+    if isinstance(report_json, dict):
+        data = report_json
+    else:
+        data = json.loads(Path(report_json).read_text(encoding="utf-8"))
+    models: list[str] = list(data.get("models", []))
+    table = Table(title="Decision accuracy (Sat., %) and witness validity (Wit., %, SAT only)")
+    table.add_column("generator")
+    table.add_column("|C|", justify="right")
+    for model in models:
+        table.add_column(f"{model}\nSat.", justify="right")
+        table.add_column(f"{model}\nWit.", justify="right")
+    for row in data.get("table1", []):
+        cells = row.get("cells", {})
+        sats = [(cells.get(m) or {}).get("sat") for m in models]
+        wits = [(cells.get(m) or {}).get("wit") for m in models]
+
+        def best(values: list[dict[str, Any] | None]) -> float | None:
+            means = [v["mean"] for v in values if v and v.get("mean") is not None]
+            return max(means) if len(means) > 1 else None
+
+        top_sat, top_wit = best(sats), best(wits)
+        rendered = [str(row.get("family")), str(row.get("clauses"))]
+        for sat, wit in zip(sats, wits, strict=True):
+            for value, top in ((sat, top_sat), (wit, top_wit)):
+                text = _pct(value)
+                if top is not None and value and value.get("mean") == top:
+                    text = f"[bold]{text}[/bold]"
+                rendered.append(text)
+        table.add_row(*rendered)
+    return table

@@ -1,0 +1,554 @@
+"""``certify``: re-check every record of a dataset, the CI gate for certified data.
+
+For each instance record (one JSON object per line):
+
+``record``
+    The line is JSON, the fields are present and typed, the schema version is known,
+    the DIMACS parses and agrees with ``num_vars`` / ``num_clauses``.
+``solve:scc``, ``solve:pysat``, ``solve:z3``
+    Each of the three backends solves the formula and agrees with the stored label.
+``certificate``
+    The stored certificate (model or contradiction cycle) is re-checked by the
+    certificate checker and certifies the stored label.
+``regenerate``
+    A root record of a registered family is drawn again from its family, params and
+    seed, and must give the same id, formula and label (a root built from a formula
+    file, ``base_file``, is not regenerated).
+``transform[i]:<operator>``
+    A derived record (``base_id`` set) starts from its root, found in the dataset or
+    regenerated; each step is re-run from its recorded parameters and seed, must
+    reproduce every recorded field, and its relation is proven again with Z3.
+``transforms``
+    The replayed chain gives exactly the record's formula.
+
+A prompt record (``instance_id`` and ``text``) is checked by ``record`` and
+``roundtrip``: its text must parse back to its instance's formula (the instance must be
+in the dataset), see :func:`twosat_formal.verbalize.check_roundtrip`. A one-line
+``perturb`` document (``base_dimacs``, ``dimacs``, ``transforms``) is checked by
+``record`` and the transform checks.
+
+Examples
+--------
+>>> import json, tempfile, os
+>>> from twosat_formal.generators import generate
+>>> inst = generate("implication-cycle", clauses=10, seed=1)
+>>> with tempfile.TemporaryDirectory() as tmp:
+...     path = os.path.join(tmp, "data.jsonl")
+...     with open(path, "w") as out:
+...         _ = out.write(inst.to_json() + "\\n" + "{oops\\n")
+...     report = certify_file(path)
+>>> report.records, report.ok, [(f.line, f.check) for f in report.failures]
+(2, False, [(2, 'record')])
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from twosat_formal.errors import ConfigError, RecordError, TwoSatFormalError
+from twosat_formal.formula import Formula
+
+__all__ = [
+    "BACKENDS",
+    "CertifyReport",
+    "CheckFailure",
+    "RecordResult",
+    "certify_file",
+    "certify_files",
+    "certify_record",
+]
+
+#: The solver backends that must agree with every stored label.
+BACKENDS = ("scc", "pysat", "z3")
+
+
+@dataclass(frozen=True)
+class CheckFailure:
+    """One failed check: the record (id and line), the check's name and what went wrong."""
+
+    id: str | None
+    line: int | None
+    check: str
+    message: str
+    source: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The failure as a JSON object."""
+        return {
+            "id": self.id,
+            "line": self.line,
+            "source": self.source,
+            "check": self.check,
+            "message": self.message,
+        }
+
+    def __str__(self) -> str:
+        where = ":".join(str(p) for p in (self.source, self.line) if p is not None)
+        who = self.id if self.id is not None else "(no id)"
+        return f"{where} {who} [{self.check}] {self.message}".strip()
+
+
+@dataclass(frozen=True)
+class RecordResult:
+    """The outcome of certifying one record."""
+
+    id: str | None
+    line: int | None
+    source: str | None
+    kind: str
+    checks: int
+    failures: tuple[CheckFailure, ...]
+    seconds: float
+    z3_seconds: float
+
+
+@dataclass(frozen=True)
+class CertifyReport:
+    """The outcome of certifying a dataset."""
+
+    sources: tuple[str, ...]
+    records: int
+    checks: int
+    failures: tuple[CheckFailure, ...]
+    seconds: float
+    z3_seconds: float
+    record_seconds: tuple[float, ...] = field(default=(), repr=False)
+    kinds: Mapping[str, int] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        """Whether every check of every record passed."""
+        return not self.failures
+
+    @property
+    def failing_ids(self) -> list[str | None]:
+        """The ids of the failing records, in file order, each once."""
+        seen: dict[str | None, None] = {}
+        for failure in self.failures:
+            seen.setdefault(failure.id, None)
+        return list(seen)
+
+    def to_json(self) -> dict[str, Any]:
+        """The report as a JSON object (``certify --json``)."""
+        return {
+            "ok": self.ok,
+            "sources": list(self.sources),
+            "records": self.records,
+            "kinds": dict(self.kinds),
+            "checks": self.checks,
+            "failed_records": len(self.failing_ids),
+            "failures": [f.to_json() for f in self.failures],
+            "seconds": round(self.seconds, 6),
+            "z3_seconds": round(self.z3_seconds, 6),
+        }
+
+
+# -- the checks of one record ------------------------------------------------------------------
+
+
+class _Stop(Exception):
+    """A check failed in a way that makes the remaining checks meaningless."""
+
+
+class _Checker:
+    def __init__(self, record_id: str | None, line: int | None, source: str | None) -> None:
+        self.id = record_id
+        self.line = line
+        self.source = source
+        self.checks = 0
+        self.failures: list[CheckFailure] = []
+        self.z3_seconds = 0.0
+
+    def fail(self, check: str, message: str) -> None:
+        self.failures.append(CheckFailure(self.id, self.line, check, message, self.source))
+
+    def run(self, check: str, action: Callable[[], Any], *, stop: bool = False) -> Any:
+        """Run one check; record a failure instead of raising. ``stop``: abort on failure."""
+        self.checks += 1
+        try:
+            return action()
+        except TwoSatFormalError as exc:
+            self.fail(check, str(exc))
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+            self.fail(check, f"{type(exc).__name__}: {exc}")
+        if stop:
+            raise _Stop
+        return None
+
+
+@dataclass(frozen=True)
+class _Task:
+    source: str | None
+    line: int | None
+    record: Any
+    base: Any = None
+    instance: Any = None
+
+
+def _kind(record: Any) -> str:
+    if isinstance(record, Mapping):
+        if "instance_id" in record and "text" in record:
+            return "prompt"
+        if "base_dimacs" in record and "id" not in record:
+            return "document"
+    return "instance"
+
+
+def _regenerate(family: str, params: Mapping[str, Any], seed: int) -> Any:
+    """The instance that ``generate`` draws again, or ``None`` if it cannot be redrawn."""
+    from twosat_formal.generators import FAMILIES, generate
+
+    if family not in FAMILIES or params.get("base_file") is not None:
+        return None
+    return generate(family, seed=seed, **dict(params))
+
+
+def _first_difference(a: Formula, b: Formula) -> str:
+    if a.num_vars != b.num_vars:
+        return f"{a.num_vars} variables instead of {b.num_vars}"
+    if a.num_clauses != b.num_clauses:
+        return f"{a.num_clauses} clauses instead of {b.num_clauses}"
+    for i, (x, y) in enumerate(zip(a.clauses, b.clauses, strict=True)):
+        if x != y:
+            return f"clause {i + 1} is {list(x)} instead of {list(y)}"
+    return "the variable names differ"
+
+
+def _replay(c: _Checker, base: Formula, transforms: Any, expected: Formula) -> None:
+    from twosat_formal.perturb import Chain, replay_step
+
+    chain = c.run("transforms", lambda: Chain.from_json(transforms), stop=True)
+    current = base
+    for i, step in enumerate(chain.steps, 1):
+
+        def again(formula: Formula = current, recorded: Any = step) -> Any:
+            return replay_step(formula, recorded)
+
+        replayed = c.run(f"transform[{i}]:{step.operator}", again)
+        if replayed is None:
+            return
+        current, fresh = replayed
+        if fresh.proof is not None:
+            c.z3_seconds += fresh.proof.seconds
+
+    def same() -> None:
+        if current != expected:
+            raise ConfigError(
+                "the replayed chain does not give the record's formula: "
+                + _first_difference(expected, current)
+            )
+
+    c.run("transforms", same)
+
+
+def _check_instance(c: _Checker, task: _Task) -> None:
+    from twosat_formal.instance import Instance
+    from twosat_formal.solve import check_certificate_json, solve
+
+    inst = c.run(
+        "record",
+        lambda: Instance.from_record(task.record, line=task.line, source=task.source),
+        stop=True,
+    )
+    c.id = inst.id
+    formula = inst.formula
+    for backend in BACKENDS:
+
+        def agree(backend: str = backend) -> None:
+            start = time.perf_counter()
+            result = solve(formula, backend, check=False)
+            if backend == "z3":
+                c.z3_seconds += time.perf_counter() - start
+            if result.status != inst.label:
+                raise ConfigError(
+                    f"the {backend} backend finds {result.status}, the record says {inst.label}"
+                )
+
+        c.run(f"solve:{backend}", agree)
+
+    def certificate() -> None:
+        status = inst.certificate.get("status")
+        if status != inst.label:
+            raise ConfigError(f"the certificate is for {status!r}, the label is {inst.label!r}")
+        check_certificate_json(formula, inst.certificate)
+
+    c.run("certificate", certificate)
+    if inst.base_id is None:
+        if inst.transforms:
+            c.run("transforms", _raise("a record with transforms needs a base_id"))
+        _check_regenerated(c, inst)
+        return
+    base = _base_formula(c, inst, task.base)
+    if base is not None:
+        _replay(c, base, list(inst.transforms), formula)
+
+
+def _raise(message: str) -> Callable[[], None]:
+    def action() -> None:
+        raise ConfigError(message)
+
+    return action
+
+
+def _check_regenerated(c: _Checker, inst: Any) -> None:
+    def regenerate() -> None:
+        again = _regenerate(inst.family, inst.params, inst.seed)
+        if again is None:
+            return
+        if again.id != inst.id:
+            raise ConfigError(f"family, params and seed give the id {again.id}")
+        if again.formula != inst.formula:
+            raise ConfigError(
+                "family, params and seed give another formula: "
+                + _first_difference(inst.formula, again.formula)
+            )
+        if again.label != inst.label:
+            raise ConfigError(f"family, params and seed give a {again.label} formula")
+
+    from twosat_formal.generators import FAMILIES
+
+    if inst.family in FAMILIES and inst.params.get("base_file") is None:
+        c.run("regenerate", regenerate)
+
+
+def _base_formula(c: _Checker, inst: Any, base_record: Any) -> Formula | None:
+    from twosat_formal.instance import Instance
+
+    def find() -> Formula:
+        if base_record is not None:
+            base = Instance.from_record(base_record)
+            if base.base_id is not None:
+                raise ConfigError(f"the base {base.id} is itself derived; base_id names the root")
+            return base.formula
+        again = _regenerate(inst.family, inst.params, inst.seed)
+        if again is None or again.id != inst.base_id:
+            raise ConfigError(
+                f"the base {inst.base_id} is not in the dataset and family, params and seed "
+                "do not regenerate it"
+            )
+        return again.formula
+
+    result: Formula | None = c.run("transforms", find)
+    return result
+
+
+def _check_prompt(c: _Checker, task: _Task) -> None:
+    from twosat_formal.instance import Instance
+    from twosat_formal.prompts import PromptRecord
+    from twosat_formal.verbalize import check_roundtrip
+
+    prompt = c.run(
+        "record",
+        lambda: PromptRecord.from_record(task.record, line=task.line, source=task.source),
+        stop=True,
+    )
+    c.id = prompt.id
+
+    def roundtrip() -> None:
+        if task.instance is None:
+            raise ConfigError(f"its instance {prompt.instance_id} is not in the dataset")
+        inst = Instance.from_record(task.instance)
+        check_roundtrip(prompt, inst.formula)
+
+    c.run("roundtrip", roundtrip)
+
+
+def _check_document(c: _Checker, task: _Task) -> None:
+    from twosat_formal.io import parse_dimacs
+
+    record = task.record
+
+    def parse() -> tuple[Formula, Formula]:
+        base = parse_dimacs(record["base_dimacs"], source=task.source)
+        result = parse_dimacs(record["dimacs"], source=task.source)
+        if (result.num_vars, result.num_clauses) != (record["num_vars"], record["num_clauses"]):
+            raise RecordError("dimacs does not agree with num_vars and num_clauses")
+        return base, result
+
+    base, result = c.run("record", parse, stop=True)
+    _replay(c, base, record["transforms"], result)
+
+
+def _certify(task: _Task) -> RecordResult:
+    start = time.perf_counter()
+    record = task.record
+    record_id = record.get("id") if isinstance(record, Mapping) else None
+    c = _Checker(record_id if isinstance(record_id, str) else None, task.line, task.source)
+    kind = _kind(record)
+    try:
+        if isinstance(record, RecordError):
+
+            def malformed() -> None:
+                raise record
+
+            c.run("record", malformed, stop=True)
+        if not isinstance(record, Mapping):
+            c.run("record", _raise("a record must be a JSON object"), stop=True)
+        {"prompt": _check_prompt, "document": _check_document, "instance": _check_instance}[kind](
+            c, task
+        )
+    except _Stop:
+        pass
+    return RecordResult(
+        id=c.id,
+        line=task.line,
+        source=task.source,
+        kind=kind if not isinstance(record, RecordError) else "malformed",
+        checks=c.checks,
+        failures=tuple(c.failures),
+        seconds=time.perf_counter() - start,
+        z3_seconds=c.z3_seconds,
+    )
+
+
+def certify_record(
+    record: Mapping[str, Any],
+    *,
+    line: int | None = None,
+    source: str | None = None,
+    base: Mapping[str, Any] | None = None,
+    instance: Mapping[str, Any] | None = None,
+) -> list[CheckFailure]:
+    """Certify one record; the failed checks (empty when it passes).
+
+    Parameters
+    ----------
+    record:
+        An instance record, a prompt record or a ``perturb`` document.
+    line, source:
+        Where the record was read (shown in failures).
+    base:
+        For a derived instance, its root's record (else the root is regenerated).
+    instance:
+        For a prompt record, its instance's record.
+
+    Examples
+    --------
+    >>> from twosat_formal.generators import generate
+    >>> record = generate("backbone", clauses=8, seed=2).to_record()
+    >>> certify_record(record)
+    []
+    >>> record["label"] = "UNSAT"
+    >>> sorted({f.check for f in certify_record(record)})
+    ['certificate', 'regenerate', 'solve:pysat', 'solve:scc', 'solve:z3']
+    """
+    return list(_certify(_Task(source, line, record, base, instance)).failures)
+
+
+# -- datasets ------------------------------------------------------------------------------------
+
+
+def _read(path: str | Path) -> Iterator[tuple[str, int, Any]]:
+    source = str(path)
+    with open(path, encoding="utf-8") as handle:
+        for number, text in enumerate(handle, 1):
+            if not text.strip():
+                continue
+            try:
+                yield source, number, json.loads(text)
+            except json.JSONDecodeError as exc:
+                yield (
+                    source,
+                    number,
+                    RecordError(f"not JSON: {exc.msg}", line=number, source=source),
+                )
+
+
+def _tasks(paths: Sequence[str | Path]) -> tuple[list[_Task], list[CheckFailure]]:
+    entries = [entry for path in paths for entry in _read(path)]
+    index: dict[str, Any] = {}
+    duplicates: list[CheckFailure] = []
+    for source, number, record in entries:
+        if isinstance(record, Mapping) and isinstance(record.get("id"), str):
+            key = record["id"]
+            if key in index:
+                first = index[key]
+                duplicates.append(
+                    CheckFailure(
+                        key,
+                        number,
+                        "record",
+                        f"the id is used again (first on line {first[1]} of {first[0]})",
+                        source,
+                    )
+                )
+                continue
+            index[key] = (source, number, record)
+    tasks = []
+    for source, number, record in entries:
+        base = instance = None
+        if isinstance(record, Mapping):
+            if isinstance(record.get("base_id"), str) and record["base_id"] in index:
+                base = index[record["base_id"]][2]
+            if isinstance(record.get("instance_id"), str) and record["instance_id"] in index:
+                instance = index[record["instance_id"]][2]
+        tasks.append(_Task(source, number, record, base, instance))
+    return tasks, duplicates
+
+
+def certify_files(paths: Sequence[str | Path], *, jobs: int = 1) -> CertifyReport:
+    """Certify the records of several JSON Lines files as one dataset.
+
+    Records may refer to each other across the files (a prompt to its instance, a
+    derived instance to its root). ``jobs`` worker processes share the records.
+
+    Raises
+    ------
+    ConfigError
+        If ``jobs`` is below 1.
+    OSError
+        If a file cannot be read.
+    """
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise ConfigError(f"jobs must be at least 1, not {jobs!r}", parameter="jobs", valid=">= 1")
+    start = time.perf_counter()
+    tasks, duplicates = _tasks(paths)
+    if jobs == 1 or len(tasks) < 2:
+        results = [_certify(task) for task in tasks]
+    else:
+        context = multiprocessing.get_context("spawn")
+        chunk = max(1, min(32, len(tasks) // (jobs * 4)))
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+            results = list(pool.map(_certify, tasks, chunksize=chunk))
+    failures = [f for r in results for f in r.failures]
+    failures.extend(duplicates)
+    failures.sort(key=lambda f: (f.source or "", f.line or 0))
+    kinds: dict[str, int] = {}
+    for r in results:
+        kinds[r.kind] = kinds.get(r.kind, 0) + 1
+    return CertifyReport(
+        sources=tuple(str(p) for p in paths),
+        records=len(results),
+        checks=sum(r.checks for r in results) + len(duplicates),
+        failures=tuple(failures),
+        seconds=time.perf_counter() - start,
+        z3_seconds=sum(r.z3_seconds for r in results),
+        record_seconds=tuple(r.seconds for r in results),
+        kinds=kinds,
+    )
+
+
+def certify_file(path: str | Path, *, jobs: int = 1) -> CertifyReport:
+    """Certify every record of a JSON Lines dataset (see the module docstring).
+
+    Parameters
+    ----------
+    path:
+        The dataset file.
+    jobs:
+        Number of worker processes (1: check in this process).
+
+    Returns
+    -------
+    CertifyReport
+        Records, checks, failures (each naming the record's id, line and check),
+        total seconds and the seconds spent in Z3.
+    """
+    return certify_files([path], jobs=jobs)

@@ -1,0 +1,68 @@
+"""``twosat-formal certify DATASET.jsonl [--jobs N] [--json]``: the CI gate.
+
+Re-checks every record (parse, three solvers against the label, the certificate, the
+transform chain with its Z3 proofs, verbalization round trips). Exit code 0 only when
+everything passes; otherwise 1, listing each failing id with the check that failed.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from twosat_formal.certify import CertifyReport, certify_files
+from twosat_formal.cli.app import app, err_console, out_console
+
+__all__ = ["certify"]
+
+
+def _summary(report: CertifyReport) -> Table:
+    table = Table(title="certify", show_header=False, title_justify="left")
+    table.add_column("what")
+    table.add_column("value", justify="right")
+    kinds = ", ".join(f"{n} {k}" for k, n in sorted(report.kinds.items()))
+    table.add_row("records", f"{report.records}" + (f" ({kinds})" if kinds else ""))
+    table.add_row("checks", str(report.checks))
+    table.add_row("failed records", str(len(report.failing_ids)))
+    table.add_row("failed checks", str(len(report.failures)))
+    table.add_row("time", f"{report.seconds:.2f} s")
+    table.add_row("time in Z3", f"{report.z3_seconds:.2f} s")
+    table.add_row("result", "PASS" if report.ok else "FAIL")
+    return table
+
+
+@app.command("certify")
+def certify(
+    datasets: Annotated[
+        list[Path],
+        typer.Argument(
+            metavar="DATASET.jsonl...",
+            help="JSON Lines files, checked as one dataset (prompts may refer to "
+            "instances in another file).",
+            show_default=False,
+        ),
+    ],
+    jobs: Annotated[int, typer.Option("--jobs", min=1, help="Worker processes.")] = 1,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the report as JSON on stdout.")
+    ] = False,
+) -> None:
+    """Re-check every record of a dataset; exit 1 listing each failing record."""
+    report = certify_files(datasets, jobs=jobs)
+    if as_json:
+        out_console.print(json.dumps(report.to_json(), indent=2), markup=False)
+    else:
+        out_console.print(_summary(report))
+        for failure in report.failures:
+            out_console.print(f"FAIL {failure}", markup=False)
+    if not report.ok:
+        if as_json:
+            err_console.print(
+                f"certify: {len(report.failing_ids)} of {report.records} records failed",
+                markup=False,
+            )
+        raise typer.Exit(code=1)

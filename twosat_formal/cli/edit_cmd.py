@@ -1,0 +1,124 @@
+"""``twosat-formal edit``: solver-verified symbolic edits of a dataset or a formula file.
+
+``edit INPUT --mode cumulative|individual [--keep preserving|changing|both]
+[--max-edits K] [--seed S] [--out FILE.jsonl]`` writes a dataset (JSON Lines): each
+input instance (a formula file becomes one root instance), then its edited instances,
+each with its new label, certificate, ``base_id`` and edit transforms. A summary line
+goes to stderr.
+"""
+
+from __future__ import annotations
+
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from twosat_formal.cli.app import app, err_console
+from twosat_formal.edits import EDITS, edit_file
+from twosat_formal.instance import write_instances
+
+__all__ = ["edit"]
+
+
+class Mode(StrEnum):
+    """The edit modes."""
+
+    cumulative = "cumulative"
+    individual = "individual"
+
+
+class Keep(StrEnum):
+    """The classes of edits to keep."""
+
+    preserving = "preserving"
+    changing = "changing"
+    both = "both"
+
+
+class Order(StrEnum):
+    """The order a cumulative chain scans the clauses in."""
+
+    forward = "forward"
+    shuffled = "shuffled"
+
+
+@app.command("edit")
+def edit(
+    input_path: Annotated[
+        str,
+        typer.Argument(
+            metavar="INPUT",
+            help='Dataset of instances (JSON Lines) or formula file (DIMACS or DSL); "-" is stdin.',
+            show_default=False,
+        ),
+    ],
+    mode: Annotated[
+        Mode,
+        typer.Option(
+            "--mode",
+            help="cumulative: up to K label-preserving edits in a chain, one level per edit; "
+            "individual: single edits kept apart by class.",
+            show_default=False,
+        ),
+    ],
+    keep: Annotated[
+        Keep,
+        typer.Option(
+            "--keep", help="Classes of edits to keep (cumulative edits are all preserving)."
+        ),
+    ] = Keep.both,
+    max_edits: Annotated[
+        int,
+        typer.Option(
+            "--max-edits",
+            "-k",
+            min=1,
+            help="Cumulative: the deepest level K. Individual: edits kept per class and instance.",
+        ),
+    ] = 3,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the edits.")] = 0,
+    ops: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--op",
+            help=f"Edit to use (repeatable; default all: {', '.join(EDITS.names())}).",
+            show_default=False,
+        ),
+    ] = None,
+    order: Annotated[
+        Order,
+        typer.Option("--order", help="Cumulative: scan the clauses in formula order or shuffled."),
+    ] = Order.forward,
+    keep_base: Annotated[
+        bool,
+        typer.Option(
+            "--keep-base/--no-base",
+            help="Also write the input instances, which the metrics use as baselines.",
+        ),
+    ] = True,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", help="Write the dataset here instead of stdout.", show_default=False),
+    ] = None,
+) -> None:
+    """Make solver-verified symbolic edits, label-preserving or label-changing."""
+    run = edit_file(
+        input_path,
+        mode=mode.value,
+        keep=keep.value,
+        max_edits=max_edits,
+        seed=seed,
+        operators=ops or None,
+        order=order.value,
+        keep_base=keep_base,
+    )
+    if out is None:
+        write_instances(run.records, sys.stdout)
+        sys.stdout.flush()
+    else:
+        write_instances(run.records, out)
+    where = f" to {out}" if out is not None else ""
+    err_console.print(f"wrote {len(run.records)} records{where}: {run.summary()}", markup=False)

@@ -1,0 +1,96 @@
+"""``twosat-formal perturb`` and ``twosat-formal operators``: proven perturbations.
+
+``perturb INPUT --op OP [--op OP]... [--set KEY=VALUE]... [--seed S] [--out FILE]``
+applies a chain of operators, each proven with Z3. A formula file gives one line of
+JSON with both formulas and the chain; a dataset gives a dataset whose derived records
+carry ``base_id`` and ``transforms``, keep the label and have fresh ids.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from twosat_formal.cli.app import app, err_console, out_console
+from twosat_formal.perturb import OPERATORS
+from twosat_formal.perturb.chain import parse_steps
+from twosat_formal.perturb.instances import perturb_file
+
+__all__ = ["operators", "perturb"]
+
+
+@app.command("perturb")
+def perturb(
+    input_path: Annotated[
+        str,
+        typer.Argument(
+            metavar="INPUT",
+            help='Formula file (DIMACS or DSL) or JSON Lines dataset ("-" reads stdin).',
+            show_default=False,
+        ),
+    ],
+    ops: Annotated[
+        list[str],
+        typer.Option(
+            "--op",
+            help="Operator to apply (repeatable, applied in order; see `twosat-formal operators`).",
+            show_default=False,
+        ),
+    ],
+    settings: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--set",
+            help="Parameter KEY=VALUE for every operator that has KEY; OP.KEY=VALUE or "
+            "N.KEY=VALUE (N: 1-based step) to target one (repeatable).",
+            show_default=False,
+        ),
+    ] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the chain.")] = 0,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", help="Write to this file instead of stdout.", show_default=False),
+    ] = None,
+    keep_base: Annotated[
+        bool,
+        typer.Option(
+            "--keep-base/--no-base",
+            help="Dataset input: also write the input records, so the output certifies alone.",
+        ),
+    ] = True,
+) -> None:
+    """Apply a chain of proven perturbations to a formula file or a dataset."""
+    steps = parse_steps(ops, settings or [])
+    text = perturb_file(input_path, steps, seed=seed, keep_base=keep_base)
+    if out is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    else:
+        out.write_text(text, encoding="utf-8")
+        err_console.print(f"wrote {out}", markup=False)
+
+
+@app.command("operators")
+def operators(
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the operators and their parameters as JSON.")
+    ] = False,
+) -> None:
+    """List the perturbation operators, the relation each proves, and their parameters."""
+    if as_json:
+        data = [op.to_json() for _, op in OPERATORS.items()]
+        out_console.print(json.dumps(data, indent=2), markup=False)
+        return
+    for name, op in OPERATORS.items():
+        out_console.print(f"{name}  [{op.relation}]", markup=False)
+        out_console.print(f"  {op.summary}", markup=False)
+        width = max((len(p.name) for p in op.params), default=0)
+        for p in op.params:
+            default = "none" if p.default is None else json.dumps(p.default)
+            line = f"    {p.name:<{width}}  {p.type_text}; default {default}. {p.help}"
+            out_console.print(line, markup=False)
+        out_console.print("", markup=False)

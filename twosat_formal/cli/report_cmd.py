@@ -1,0 +1,242 @@
+"""``report``, ``experiments``, ``run-experiment`` and ``bench``: the study commands."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.console import Console
+from rich.measure import Measurement
+
+from twosat_formal.bench import BENCH_MODELS, DEFAULT_OUT
+from twosat_formal.cli.app import app, err_console, out_console
+from twosat_formal.errors import ConfigError
+from twosat_formal.experiments.spec import load_spec, spec_names
+
+if TYPE_CHECKING:
+    from twosat_formal.experiments.runner import ExperimentResult
+
+__all__ = ["bench_command", "experiments_command", "report_command", "run_experiment_command"]
+
+_MODEL_HELP = (
+    "Model spec, repeatable: ref/oracle, ref/sat-biased, ref/coin, ref/bounded?budget=N, "
+    "openai/<model-id>, llamacpp/<path.gguf>, llamacpp/gemma3-270m. See docs/evaluation.md."
+)
+
+
+def _say(stage: str, detail: str) -> None:
+    err_console.print(f"{stage:<10} {detail}", markup=False)
+
+
+def _print_result(result: ExperimentResult) -> None:
+    summary = result.evaluation
+    certified = result.certified
+    if certified.get("skipped"):
+        check = "skipped"
+    elif certified.get("reused"):
+        check = "ok (unchanged since the last run)"
+    else:
+        kinds = certified.get("kinds") or {}
+        check = (
+            f"ok: {kinds.get('instance', 0)} instances, {kinds.get('prompt', 0)} prompts, "
+            f"{certified.get('checks')} checks"
+        )
+    lines = [
+        f"experiment {result.name}",
+        f"instances  {result.instances}, prompts {result.prompts}",
+        f"certified  {check}",
+        f"requests   {summary.planned} planned, {summary.skipped} already stored, "
+        f"{summary.done} done now",
+        f"folder     {result.out_dir}",
+    ]
+    if result.report is not None:
+        lines.append(f"report     {result.report} (and report.html)")
+    for line in lines:
+        out_console.print(line, markup=False)
+
+
+@app.command("report")
+def report_command(
+    source: Annotated[
+        Path,
+        typer.Argument(
+            metavar="STORE_OR_DIR",
+            help="A run store (SQLite, from `eval`) or an experiment folder "
+            "(from `run-experiment` or `bench`).",
+        ),
+    ],
+    out: Annotated[
+        Path, typer.Option("--out", "-o", help="Folder for report.md, report.html and figures/.")
+    ],
+    bootstrap: Annotated[
+        bool,
+        typer.Option("--bootstrap", help="Percentile-bootstrap CIs instead of t-based ones."),
+    ] = False,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the bootstrap resamples.")] = 0,
+) -> None:
+    """Write the report of a run: tables, significance tests and figures."""
+    from twosat_formal.report import build_report
+
+    path = build_report(source, out, method="bootstrap" if bootstrap else "t", seed=seed)
+    out_console.print(f"report written to {path} and {path.with_suffix('.html')}", markup=False)
+
+
+@app.command("experiments")
+def experiments_command() -> None:
+    """List the experiment protocols of the paper that `run-experiment` runs."""
+    for name in spec_names():
+        spec = load_spec(name)
+        out_console.print(
+            f"{name:<14} {spec.paper:<38} {spec.title} "
+            f"({spec.formulas} formulas per setting x {len(spec.templates)} templates)",
+            markup=False,
+        )
+
+
+@app.command("run-experiment")
+def run_experiment_command(
+    name: Annotated[
+        str, typer.Argument(help="An experiment of `experiments`, or a spec file (.json).")
+    ],
+    model: Annotated[list[str], typer.Option("--model", "-m", metavar="SPEC", help=_MODEL_HELP)],
+    out: Annotated[Path, typer.Option("--out", "-o", help="The experiment folder.")],
+    formulas: Annotated[
+        int | None,
+        typer.Option("--formulas", min=1, help="Formulas per setting (default: the spec's)."),
+    ] = None,
+    template: Annotated[
+        list[str] | None,
+        typer.Option("--template", help="Verbalization template, repeatable (default: all 6)."),
+    ] = None,
+    seed: Annotated[
+        int | None, typer.Option("--seed", help="Experiment seed (default: the spec's).")
+    ] = None,
+    samples: Annotated[
+        int, typer.Option("--samples", min=1, help="Samples per prompt and model.")
+    ] = 1,
+    max_tokens: Annotated[
+        int | None,
+        typer.Option("--max-tokens", min=1, help="Token budget of each answer (default: spec)."),
+    ] = None,
+    temperature: Annotated[
+        float | None, typer.Option("--temperature", help="Sampling temperature.")
+    ] = None,
+    concurrency: Annotated[
+        int, typer.Option("--concurrency", min=1, help="Requests in flight at most.")
+    ] = 8,
+    jobs: Annotated[int, typer.Option("--jobs", min=1, help="Worker processes of certify.")] = 1,
+    base_url: Annotated[
+        str | None,
+        typer.Option("--base-url", help="API root of openai/ models (default: $OPENAI_BASE_URL)."),
+    ] = None,
+    api_key_env: Annotated[
+        str | None,
+        typer.Option(
+            "--api-key-env",
+            help="Environment variable holding the API key (default: OPENAI_API_KEY).",
+        ),
+    ] = None,
+    progress: Annotated[
+        bool, typer.Option("--progress/--no-progress", help="Show a progress bar on stderr.")
+    ] = True,
+) -> None:
+    """Run an experiment: generate, perturb, verbalize, certify, evaluate, report.
+
+    Re-running the same command resumes: stored answers are not asked again.
+    """
+    from twosat_formal.experiments.runner import run_experiment
+
+    result = run_experiment(
+        name,
+        model,
+        out_dir=out,
+        formulas=formulas,
+        templates=template or None,
+        seed=seed,
+        samples=samples,
+        max_tokens=max_tokens,
+        temperature=temperature,
+        concurrency=concurrency,
+        jobs=jobs,
+        base_url=base_url,
+        api_key_env=api_key_env,
+        progress=progress,
+        console=err_console,
+        report=_say,
+    )
+    _print_result(result)
+
+
+@app.command("bench")
+def bench_command(
+    model: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--model",
+            "-m",
+            metavar="SPEC",
+            help="Extra model spec, repeatable; the reference reasoners "
+            f"({', '.join(BENCH_MODELS)}) always run.",
+        ),
+    ] = None,
+    full: Annotated[
+        bool, typer.Option("--full", help="The paper-size grid: 10 formulas per Table 1 cell.")
+    ] = False,
+    out: Annotated[
+        Path, typer.Option("--out", "-o", help="Folder for the report, dataset and results.")
+    ] = Path(DEFAULT_OUT),
+    formulas: Annotated[
+        int | None, typer.Option("--formulas", min=1, help="Formulas per cell (overrides --full).")
+    ] = None,
+    max_clauses: Annotated[
+        int | None,
+        typer.Option("--max-clauses", min=1, help="Leave out the cells above this clause count."),
+    ] = None,
+    template: Annotated[
+        list[str] | None,
+        typer.Option("--template", help="Verbalization template, repeatable (default: all 6)."),
+    ] = None,
+    base_url: Annotated[
+        str | None,
+        typer.Option("--base-url", help="API root of openai/ models (default: $OPENAI_BASE_URL)."),
+    ] = None,
+    api_key_env: Annotated[
+        str | None,
+        typer.Option(
+            "--api-key-env",
+            help="Environment variable holding the API key (default: OPENAI_API_KEY).",
+        ),
+    ] = None,
+    progress: Annotated[
+        bool, typer.Option("--progress/--no-progress", help="Show a progress bar on stderr.")
+    ] = True,
+) -> None:
+    """Run the offline benchmark: reduced Table 1 on the reference reasoners, certified.
+
+    Writes the report, figures, dataset, results and manifest, and prints the headline
+    table.
+    """
+    from twosat_formal.bench import headline_table, run_bench
+
+    if formulas is not None and full:
+        raise ConfigError("--formulas and --full exclude each other", parameter="formulas")
+    result = run_bench(
+        model or (),
+        full=full,
+        out_dir=out,
+        formulas=formulas,
+        templates=template or None,
+        max_clauses=max_clauses,
+        base_url=base_url,
+        api_key_env=api_key_env,
+        progress=progress,
+        console=err_console,
+        report=_say,
+    )
+    table = headline_table(result.out_dir / "report.json")
+    wide = out_console.options.update(max_width=1000)
+    natural = Measurement.get(out_console, wide, table).maximum  # print whole, never truncated
+    wide_console = Console(file=out_console.file, width=max(out_console.width, natural))
+    wide_console.print(table)
+    _print_result(result)

@@ -1,0 +1,394 @@
+"""The metrics of symbolic edits: normalized accuracy, flip rate, original-answer retention.
+
+Pure functions over result rows. A *row* is one scored sample, a mapping with at least
+``instance_id``, ``model``, ``template``, ``sample``, ``decision`` and
+``decision_correct``, joined with its instance's ``transforms`` (as the report joins
+them). A row whose transforms hold edit transforms is an *edited* row; the others are
+*baseline* rows. An edited row is paired with the baseline row of its origin instance
+under the same model, template and sample.
+
+``normalized_accuracy(rows, k)``
+    Accuracy after ``k`` cumulative edits, compared with the baseline's: every
+    baseline record is evaluated at level ``k`` through its level-``k`` edit, or, when
+    it has none, through itself (the fallback), so the record count is the same at
+    every level. ``value`` is the level-``k`` accuracy divided by the baseline
+    accuracy (not by level ``k - 1``); ``agreement`` is the share of records whose
+    decision at level ``k`` is the baseline decision.
+``flip_rate(rows, k)``
+    The share of records whose correctness differs between the baseline and level
+    ``k``; both directions count (``broken``: correct to incorrect, ``fixed``:
+    incorrect to correct) and unchanged records, fallbacks included, stay in the
+    denominator.
+``retention(rows)``
+    On label-changing edits: the share of rows whose decision is the origin's label,
+    the answer that was right before the edit and is wrong after it.
+
+A missing or unparsable answer counts as incorrect and retains nothing.
+
+Examples
+--------
+>>> step = {"kind": "edit", "mode": "cumulative", "level": 1, "origin": "a",
+...         "label_before": "SAT", "label_after": "SAT"}
+>>> rows = [
+...     {"instance_id": "a", "decision": "SAT", "decision_correct": True},
+...     {"instance_id": "b", "decision": "SAT", "decision_correct": True},
+...     {"instance_id": "a1", "transforms": [step], "decision": "UNSAT",
+...      "decision_correct": False},
+... ]
+>>> normalized_accuracy(rows, 1).value
+0.5
+>>> flip_rate(rows, 1).to_json()["rate"]
+0.5
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from twosat_formal.edits.classify import CHANGING, EDIT_KIND, PRESERVING
+from twosat_formal.errors import ConfigError, RecordError
+
+__all__ = [
+    "EditInfo",
+    "FlipRate",
+    "NormalizedAccuracy",
+    "Retention",
+    "Row",
+    "edit_info",
+    "flip_rate",
+    "level_pairs",
+    "max_level",
+    "normalized_accuracy",
+    "retention",
+]
+
+#: One scored sample joined with its instance's ``transforms``.
+Row = Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class EditInfo:
+    """What a row's edit transforms say: origin, level, mode and class.
+
+    Only the last chain counts: the edit steps that share the last step's origin.
+    """
+
+    origin: str
+    level: int
+    mode: str
+    kind: str
+    origin_label: str
+    label: str
+
+
+def _transforms(row: Row) -> Sequence[Any]:
+    value = row.get("transforms") or []
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError:
+            raise RecordError(f"row {row.get('instance_id')!r}: transforms are not JSON") from None
+    if not isinstance(value, list | tuple):
+        raise RecordError(f"row {row.get('instance_id')!r}: transforms must be a list")
+    return value
+
+
+def edit_info(row: Row) -> EditInfo | None:
+    """The edit information of a row, or ``None`` for a baseline row.
+
+    >>> edit_info({"instance_id": "x", "transforms": [{"operator": "reorder"}]}) is None
+    True
+    >>> step = {"kind": "edit", "mode": "individual", "level": 1, "origin": "o",
+    ...         "label_before": "SAT", "label_after": "UNSAT"}
+    >>> edit_info({"instance_id": "x", "transforms": [step]}).kind
+    'changing'
+    """
+    steps = [t for t in _transforms(row) if isinstance(t, Mapping) and t.get("kind") == EDIT_KIND]
+    if not steps:
+        return None
+    last = steps[-1]
+    origin = last.get("origin") or row.get("base_id")
+    chain = [t for t in steps if (t.get("origin") or row.get("base_id")) == origin]
+    try:
+        origin_label = str(chain[0]["label_before"]).upper()
+        label = str(last["label_after"]).upper()
+        mode = str(last["mode"])
+    except KeyError as exc:
+        raise RecordError(
+            f"row {row.get('instance_id')!r}: an edit transform lacks {exc.args[0]!r}"
+        ) from None
+    if not isinstance(origin, str):
+        raise RecordError(f"row {row.get('instance_id')!r}: an edit transform names no origin")
+    kind = PRESERVING if label == origin_label else CHANGING
+    return EditInfo(origin, len(chain), mode, kind, origin_label, label)
+
+
+def _correct(row: Row) -> bool:
+    value = row.get("decision_correct")
+    return value is True or (isinstance(value, int) and not isinstance(value, bool) and value == 1)
+
+
+def _decision(row: Row) -> str | None:
+    value = row.get("decision")
+    return None if value is None else str(value).upper()
+
+
+def _key(row: Row, instance_id: object) -> tuple[Hashable, ...]:
+    return (instance_id, row.get("model"), row.get("template"), row.get("sample"))
+
+
+def _check_level(level: int) -> None:
+    if isinstance(level, bool) or not isinstance(level, int) or level < 0:
+        raise ConfigError(f"level must be an integer >= 0, got {level!r}", parameter="level")
+
+
+def level_pairs(rows: Iterable[Row], level: int) -> tuple[list[tuple[Row, Row, bool]], int]:
+    """Each baseline row with the row evaluated for it at ``level`` (the fallback made explicit).
+
+    Returns
+    -------
+    pairs, unpaired
+        ``pairs`` holds ``(baseline, at_level, edited)`` for every baseline row:
+        ``at_level`` is the row of its origin's level-``level`` cumulative edit, or the
+        baseline row itself (``edited`` false) when there is none. ``unpaired`` counts
+        level-``level`` rows whose baseline row is missing.
+
+    Raises
+    ------
+    RecordError
+        When two rows claim the same origin, level, model, template and sample.
+
+    Examples
+    --------
+    >>> pairs, unpaired = level_pairs([{"instance_id": "a", "decision_correct": True}], 2)
+    >>> [(b["instance_id"], v["instance_id"], e) for b, v, e in pairs], unpaired
+    ([('a', 'a', False)], 0)
+    """
+    _check_level(level)
+    baselines: list[Row] = []
+    at_level: dict[tuple[Hashable, ...], Row] = {}
+    for row in rows:
+        info = edit_info(row)
+        if info is None:
+            baselines.append(row)
+        elif info.mode == "cumulative" and info.level == level and level > 0:
+            key = _key(row, info.origin)
+            if key in at_level:
+                raise RecordError(
+                    f"two level-{level} rows for origin {info.origin!r} (model {key[1]!r}, "
+                    f"template {key[2]!r}, sample {key[3]!r}): "
+                    f"{at_level[key].get('instance_id')!r} and {row.get('instance_id')!r}"
+                )
+            at_level[key] = row
+    pairs: list[tuple[Row, Row, bool]] = []
+    used = set()
+    for base in baselines:
+        key = _key(base, base.get("instance_id"))
+        variant = at_level.get(key)
+        if variant is not None:
+            used.add(key)
+        pairs.append((base, variant if variant is not None else base, variant is not None))
+    return pairs, len(at_level) - len(used)
+
+
+@dataclass(frozen=True)
+class NormalizedAccuracy:
+    """Accuracy at one cumulative level next to the baseline's, over the same records.
+
+    >>> NormalizedAccuracy(2, 4, 3, 0.5, 0.75, 0.5).value
+    0.6666666666666666
+    """
+
+    level: int
+    records: int
+    edited: int
+    accuracy: float | None
+    baseline_accuracy: float | None
+    agreement: float | None
+    unpaired: int = 0
+
+    @property
+    def value(self) -> float | None:
+        """Level accuracy divided by baseline accuracy (``None`` if the baseline is 0)."""
+        if self.accuracy is None or not self.baseline_accuracy:
+            return None
+        return self.accuracy / self.baseline_accuracy
+
+    @property
+    def fallback(self) -> int:
+        """Records evaluated through their baseline at this level."""
+        return self.records - self.edited
+
+    def to_json(self) -> dict[str, Any]:
+        """The metric as a JSON-ready dict."""
+        return {
+            "level": self.level,
+            "records": self.records,
+            "edited": self.edited,
+            "fallback": self.fallback,
+            "accuracy": self.accuracy,
+            "baseline_accuracy": self.baseline_accuracy,
+            "normalized_accuracy": self.value,
+            "agreement": self.agreement,
+            "unpaired": self.unpaired,
+        }
+
+
+def normalized_accuracy(rows: Iterable[Row], level: int) -> NormalizedAccuracy:
+    """Accuracy after ``level`` cumulative edits, normalized by the baseline accuracy.
+
+    Examples
+    --------
+    >>> step = {"kind": "edit", "mode": "cumulative", "level": 1, "origin": "a",
+    ...         "label_before": "UNSAT", "label_after": "UNSAT"}
+    >>> rows = [{"instance_id": "a", "decision": "UNSAT", "decision_correct": True},
+    ...         {"instance_id": "e", "transforms": [step], "decision": "UNSAT",
+    ...          "decision_correct": True}]
+    >>> result = normalized_accuracy(rows, 1)
+    >>> result.value, result.edited, result.agreement
+    (1.0, 1, 1.0)
+    """
+    pairs, unpaired = level_pairs(rows, level)
+    n = len(pairs)
+    if n == 0:
+        return NormalizedAccuracy(level, 0, 0, None, None, None, unpaired)
+    accuracy = sum(_correct(v) for _, v, _ in pairs) / n
+    baseline = sum(_correct(b) for b, _, _ in pairs) / n
+    agreement = sum(_decision(b) == _decision(v) for b, v, _ in pairs) / n
+    edited = sum(e for _, _, e in pairs)
+    return NormalizedAccuracy(level, n, edited, accuracy, baseline, agreement, unpaired)
+
+
+@dataclass(frozen=True)
+class FlipRate:
+    """Records whose correctness changed between the baseline and one level.
+
+    >>> FlipRate(1, pairs=4, broken=1, fixed=1, edited=3).rate
+    0.5
+    """
+
+    level: int
+    pairs: int
+    broken: int
+    fixed: int
+    edited: int
+    unpaired: int = 0
+
+    @property
+    def flips(self) -> int:
+        """Changes of correctness in either direction."""
+        return self.broken + self.fixed
+
+    @property
+    def rate(self) -> float | None:
+        """``flips / pairs`` (unchanged records included), ``None`` without records."""
+        return self.flips / self.pairs if self.pairs else None
+
+    def to_json(self) -> dict[str, Any]:
+        """The metric as a JSON-ready dict."""
+        return {
+            "level": self.level,
+            "pairs": self.pairs,
+            "edited": self.edited,
+            "broken": self.broken,
+            "fixed": self.fixed,
+            "flips": self.flips,
+            "rate": self.rate,
+            "unpaired": self.unpaired,
+        }
+
+
+def flip_rate(rows: Iterable[Row], level: int) -> FlipRate:
+    """Flip rate between the baseline and ``level`` cumulative edits (fallbacks count).
+
+    Examples
+    --------
+    >>> step = {"kind": "edit", "mode": "cumulative", "level": 1, "origin": "a",
+    ...         "label_before": "SAT", "label_after": "SAT"}
+    >>> rows = [{"instance_id": "a", "decision_correct": False},
+    ...         {"instance_id": "b", "decision_correct": True},
+    ...         {"instance_id": "e", "transforms": [step], "decision_correct": True}]
+    >>> flip_rate(rows, 1).to_json()
+    {'level': 1, 'pairs': 2, 'edited': 1, 'broken': 0, 'fixed': 1, 'flips': 1, \
+'rate': 0.5, 'unpaired': 0}
+    """
+    pairs, unpaired = level_pairs(rows, level)
+    broken = sum(1 for b, v, _ in pairs if _correct(b) and not _correct(v))
+    fixed = sum(1 for b, v, _ in pairs if not _correct(b) and _correct(v))
+    edited = sum(e for _, _, e in pairs)
+    return FlipRate(level, len(pairs), broken, fixed, edited, unpaired)
+
+
+@dataclass(frozen=True)
+class Retention:
+    """Answers on label-changing edits: how many keep the origin's (now wrong) label.
+
+    >>> Retention(rows=4, retained=3, correct=1).rate
+    0.75
+    """
+
+    rows: int
+    retained: int
+    correct: int
+
+    @property
+    def rate(self) -> float | None:
+        """``retained / rows``, ``None`` without rows."""
+        return self.retained / self.rows if self.rows else None
+
+    @property
+    def accuracy(self) -> float | None:
+        """Share of rows that give the new label, ``None`` without rows."""
+        return self.correct / self.rows if self.rows else None
+
+    def to_json(self) -> dict[str, Any]:
+        """The metric as a JSON-ready dict."""
+        return {
+            "rows": self.rows,
+            "retained": self.retained,
+            "correct": self.correct,
+            "rate": self.rate,
+            "accuracy": self.accuracy,
+        }
+
+
+def retention(rows: Iterable[Row], *, mode: str | None = None) -> Retention:
+    """Original-answer retention on the label-changing edited rows (of ``mode``, if given).
+
+    Examples
+    --------
+    >>> step = {"kind": "edit", "mode": "individual", "level": 1, "origin": "a",
+    ...         "label_before": "SAT", "label_after": "UNSAT"}
+    >>> rows = [{"instance_id": "e", "transforms": [step], "decision": "SAT",
+    ...          "decision_correct": False},
+    ...         {"instance_id": "f", "transforms": [step], "decision": None,
+    ...          "decision_correct": False}]
+    >>> retention(rows).to_json()
+    {'rows': 2, 'retained': 1, 'correct': 0, 'rate': 0.5, 'accuracy': 0.0}
+    """
+    total = retained = correct = 0
+    for row in rows:
+        info = edit_info(row)
+        if info is None or info.kind != CHANGING or (mode is not None and info.mode != mode):
+            continue
+        total += 1
+        retained += _decision(row) == info.origin_label
+        correct += _correct(row)
+    return Retention(total, retained, correct)
+
+
+def max_level(rows: Iterable[Row]) -> int:
+    """The deepest cumulative level among the rows (0 when there is none).
+
+    >>> max_level([{"instance_id": "a"}])
+    0
+    """
+    levels = [
+        info.level
+        for info in (edit_info(row) for row in rows)
+        if info is not None and info.mode == "cumulative"
+    ]
+    return max(levels, default=0)

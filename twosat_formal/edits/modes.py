@@ -1,0 +1,470 @@
+"""The two edit modes of the specification, and running them over a dataset.
+
+**Cumulative** (:func:`cumulative_edits`): the clauses of the origin are scanned
+once, in order (or in a seeded shuffled order); at each clause the edits are tried in
+a seeded order and the first *label-preserving* one is kept, so up to ``K`` edits
+accumulate one after another. A clause is visited once: an edited, dropped, split or
+inserted clause is never edited again. Every level ``k = 1..K`` that is reached is an
+instance of its own; a level that is not reached falls back to the baseline
+(:meth:`CumulativeChain.at_level`), as the paper substitutes the baseline question for
+a record without a valid ``k``-th edit.
+
+**Individual** (:func:`individual_edits`): single edits of the origin, drawn at
+(edit, clause) pairs in a seeded order, solved, and kept apart by class: up to
+``count`` label-preserving and ``count`` label-changing edits (the latter with their
+new label). Two edits that give the same formula are kept once.
+
+Examples
+--------
+>>> from twosat_formal.edits.classify import root_instance
+>>> from twosat_formal.formula import Formula
+>>> base = root_instance(Formula([[1, 2], [-1, 2], [-2, 3], [-3, 1]]))
+>>> chain = cumulative_edits(base, max_edits=2, seed=0)
+>>> [e.level for e in chain.levels], {e.label for e in chain.levels}
+([1, 2], {'SAT'})
+>>> chain.at_level(3) is base
+True
+>>> single = individual_edits(base, count=1, seed=0)
+>>> [e.kind for e in single.preserving + single.changing]
+['preserving', 'changing']
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import sys
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from twosat_formal.edits.classify import (
+    CHANGING,
+    CLASSES,
+    PRESERVING,
+    EditedInstance,
+    EditOutcome,
+    build_edited,
+    classify_edit,
+    root_instance,
+)
+from twosat_formal.edits.operators import EDITS, EditOperator
+from twosat_formal.errors import ConfigError, RecordError
+from twosat_formal.instance import Instance
+
+__all__ = [
+    "EDIT_MODES",
+    "KEEP",
+    "ORDERS",
+    "CumulativeChain",
+    "EditRun",
+    "IndividualEdits",
+    "cumulative_edits",
+    "edit_file",
+    "edit_instances",
+    "edit_seed",
+    "individual_edits",
+]
+
+#: The modes ``twosat-formal edit --mode`` accepts.
+EDIT_MODES = ("cumulative", "individual")
+#: The classes ``--keep`` accepts.
+KEEP = ("preserving", "changing", "both")
+#: Orders in which a cumulative chain scans the clauses.
+ORDERS = ("forward", "shuffled")
+
+
+def _operators(names: Sequence[str] | None) -> list[EditOperator]:
+    if names is None:
+        return [op for _, op in EDITS.items()]
+    if not names:
+        raise ConfigError("give at least one edit", parameter="operators")
+    return [EDITS.get(name) for name in dict.fromkeys(names)]
+
+
+def _check_count(value: int, parameter: str) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConfigError(
+            f"{parameter} must be a positive integer, got {value!r}",
+            parameter=parameter,
+            valid=">= 1",
+        )
+
+
+def edit_seed(seed: int, instance_id: str) -> int:
+    """The seed one instance of a dataset is edited with (sha256 of seed and id, 63 bits).
+
+    >>> edit_seed(0, "a") == edit_seed(0, "a") != edit_seed(0, "b")
+    True
+    """
+    digest = hashlib.sha256(f"edit:{seed}:{instance_id}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
+
+
+# -- cumulative ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CumulativeChain:
+    """The levels of a cumulative chain of label-preserving edits.
+
+    Attributes
+    ----------
+    base:
+        The origin instance (level 0).
+    levels:
+        The edited instance of each level reached, level ``k`` at index ``k - 1``.
+    targets:
+        For each level, the index in the origin of the clause the scan was at when
+        the edit was made (``insert`` adds its clause right after that clause).
+    max_edits:
+        The ``K`` asked for.
+    """
+
+    base: Instance
+    levels: tuple[EditedInstance, ...]
+    targets: tuple[int, ...]
+    max_edits: int
+
+    @property
+    def reached(self) -> int:
+        """How many levels have an edit of their own."""
+        return len(self.levels)
+
+    def is_fallback(self, level: int) -> bool:
+        """Whether ``level`` has no valid edit and falls back to the baseline."""
+        return level > self.reached
+
+    def at_level(self, level: int) -> Instance:
+        """The instance evaluated at ``level``: its edit, or the baseline if there is none.
+
+        Level 0 is the baseline.
+        """
+        if isinstance(level, bool) or not isinstance(level, int) or level < 0:
+            raise ConfigError(f"level must be >= 0, got {level!r}", parameter="level")
+        if level == 0 or self.is_fallback(level):
+            return self.base
+        return self.levels[level - 1].instance
+
+
+def cumulative_edits(
+    instance: Instance,
+    *,
+    max_edits: int = 3,
+    seed: int = 0,
+    operators: Sequence[str] | None = None,
+    order: str = "forward",
+) -> CumulativeChain:
+    """Up to ``max_edits`` label-preserving edits, one per clause, scanning the clauses once.
+
+    Parameters
+    ----------
+    instance:
+        The origin (a 2-CNF instance).
+    max_edits:
+        ``K``, the deepest level.
+    seed:
+        Seed of the order the edits are tried in and of their choices.
+    operators:
+        Names of the edits to use (all of :data:`EDITS` by default).
+    order:
+        ``"forward"``: the clauses in formula order, as the paper edits sentence by
+        sentence; ``"shuffled"``: a seeded permutation of them.
+
+    Returns
+    -------
+    CumulativeChain
+        Level ``k`` applies the first ``k`` edits to the origin; every level keeps the
+        origin's label.
+
+    Examples
+    --------
+    >>> from twosat_formal.edits.classify import root_instance
+    >>> from twosat_formal.formula import Formula
+    >>> base = root_instance(Formula([[1], [-1, 2], [-2, 3]]))
+    >>> chain = cumulative_edits(base, max_edits=5, seed=1)
+    >>> chain.reached <= 3, list(chain.targets) == sorted(set(chain.targets))
+    (True, True)
+    """
+    _check_count(max_edits, "max_edits")
+    if order not in ORDERS:
+        raise ConfigError(f"unknown order {order!r}", parameter="order", valid=", ".join(ORDERS))
+    ops = _operators(operators)
+    instance.formula.require_2cnf("symbolic edits")
+    rng = random.Random(seed)
+    scan = list(range(instance.formula.num_clauses))
+    if order == "shuffled":
+        rng.shuffle(scan)
+    # origins[i]: the origin index of current clause i, or None for a clause an edit wrote
+    origins: list[int | None] = list(range(instance.formula.num_clauses))
+    current = instance.formula
+    outcomes: list[EditOutcome] = []
+    levels: list[EditedInstance] = []
+    targets: list[int] = []
+    for target in scan:
+        if len(outcomes) >= max_edits:
+            break
+        position = origins.index(target)
+        for op in rng.sample(ops, len(ops)):
+            edit = op.draw(current, position, rng)
+            if edit is None:
+                continue
+            outcome = classify_edit(current, instance.label, edit)
+            if not outcome.preserving:
+                continue
+            start = edit.position
+            origins[start : start + len(edit.before)] = [None] * len(edit.after)
+            current = outcome.formula
+            outcomes.append(outcome)
+            targets.append(target)
+            levels.append(build_edited(instance, outcomes, mode="cumulative", seed=seed))
+            break
+    return CumulativeChain(instance, tuple(levels), tuple(targets), max_edits)
+
+
+# -- individual ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class IndividualEdits:
+    """The single edits of one origin, kept apart by class."""
+
+    base: Instance
+    preserving: tuple[EditedInstance, ...]
+    changing: tuple[EditedInstance, ...]
+
+    def all(self) -> tuple[EditedInstance, ...]:
+        """Label-preserving edits first, then label-changing ones."""
+        return self.preserving + self.changing
+
+
+def _wanted(keep: str) -> tuple[str, ...]:
+    if keep not in KEEP:
+        raise ConfigError(f"unknown class {keep!r}", parameter="keep", valid=", ".join(KEEP))
+    return CLASSES if keep == "both" else (keep,)
+
+
+def individual_edits(
+    instance: Instance,
+    *,
+    count: int = 3,
+    keep: str = "both",
+    seed: int = 0,
+    operators: Sequence[str] | None = None,
+    max_tries: int | None = None,
+) -> IndividualEdits:
+    """Up to ``count`` single edits of each kept class, each solved and classified.
+
+    Parameters
+    ----------
+    instance:
+        The origin (a 2-CNF instance).
+    count:
+        Edits kept per class.
+    keep:
+        ``"preserving"``, ``"changing"`` or ``"both"``.
+    seed:
+        Seed of the order the (edit, clause) pairs are tried in and of the choices.
+    operators:
+        Names of the edits to use (all of :data:`EDITS` by default).
+    max_tries:
+        Stop after this many edits were solved (default: try every pair once).
+
+    Examples
+    --------
+    >>> from twosat_formal.edits.classify import root_instance
+    >>> from twosat_formal.formula import Formula
+    >>> base = root_instance(Formula([[1, 2], [-1, 2], [1, -2], [-1, -2]]))
+    >>> found = individual_edits(base, count=2, keep="changing", seed=3)
+    >>> [(e.kind, e.label) for e in found.changing], found.preserving
+    ([('changing', 'SAT'), ('changing', 'SAT')], ())
+    """
+    _check_count(count, "count")
+    if max_tries is not None:
+        _check_count(max_tries, "max_tries")
+    wanted = _wanted(keep)
+    ops = _operators(operators)
+    formula = instance.formula
+    formula.require_2cnf("symbolic edits")
+    rng = random.Random(seed)
+    pairs = [(op, index) for index in range(formula.num_clauses) for op in ops]
+    rng.shuffle(pairs)
+    kept: dict[str, list[EditedInstance]] = {PRESERVING: [], CHANGING: []}
+    seen = {formula}
+    tries = 0
+    for op, index in pairs:
+        if all(len(kept[k]) >= count for k in wanted):
+            break
+        if max_tries is not None and tries >= max_tries:
+            break
+        edit = op.draw(formula, index, rng)
+        if edit is None:
+            continue
+        edited = edit.apply(formula)
+        if edited in seen:
+            continue
+        seen.add(edited)
+        tries += 1
+        outcome = classify_edit(formula, instance.label, edit)
+        bucket = kept[outcome.kind]
+        if outcome.kind in wanted and len(bucket) < count:
+            bucket.append(build_edited(instance, [outcome], mode="individual", seed=seed))
+    return IndividualEdits(instance, tuple(kept[PRESERVING]), tuple(kept[CHANGING]))
+
+
+# -- datasets -----------------------------------------------------------------------------
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+@dataclass
+class EditRun:
+    """The records an edit run writes, and counts for its summary line."""
+
+    mode: str
+    max_edits: int
+    records: list[Instance] = field(default_factory=list)
+    bases: int = 0
+    preserving: int = 0
+    changing: int = 0
+    reached: Counter[int] = field(default_factory=Counter)
+
+    def summary(self) -> str:
+        """One line per mode: what was made, and (cumulative) the fallbacks per level.
+
+        >>> run = EditRun("cumulative", 2, bases=3, preserving=5, reached=Counter({2: 2, 1: 1}))
+        >>> print(run.summary())
+        3 instances, 5 label-preserving edits, 0 label-changing edits; level 1: 3 edited; \
+level 2: 2 edited, 1 at baseline
+        """
+        text = (
+            f"{_count(self.bases, 'instance')}, "
+            f"{_count(self.preserving, 'label-preserving edit')}, "
+            f"{_count(self.changing, 'label-changing edit')}"
+        )
+        if self.mode == "cumulative":
+            for level in range(1, self.max_edits + 1):
+                edited = sum(n for reached, n in self.reached.items() if reached >= level)
+                text += f"; level {level}: {edited} edited"
+                if edited < self.bases:
+                    text += f", {self.bases - edited} at baseline"
+        return text
+
+
+def edit_instances(
+    instances: Iterable[Instance],
+    *,
+    mode: str,
+    keep: str = "both",
+    max_edits: int = 3,
+    seed: int = 0,
+    operators: Sequence[str] | None = None,
+    order: str = "forward",
+    keep_base: bool = True,
+) -> EditRun:
+    """Run one mode over instances: each origin (unless ``keep_base`` is false), then its edits.
+
+    Instance ``i`` is edited with :func:`edit_seed` of ``seed`` and its id. In
+    ``cumulative`` mode ``max_edits`` is ``K`` and only label-preserving edits exist
+    (``keep="changing"`` is refused); in ``individual`` mode it is the number of
+    edits kept per class.
+
+    Examples
+    --------
+    >>> from twosat_formal.edits.classify import root_instance
+    >>> from twosat_formal.formula import Formula
+    >>> base = root_instance(Formula([[1, 2], [-1, 2], [2, 3]]))
+    >>> run = edit_instances([base], mode="cumulative", max_edits=2)
+    >>> [r.id == base.id for r in run.records]
+    [True, False, False]
+    """
+    if mode not in EDIT_MODES:
+        raise ConfigError(f"unknown mode {mode!r}", parameter="mode", valid=", ".join(EDIT_MODES))
+    _wanted(keep)
+    if mode == "cumulative" and keep == "changing":
+        raise ConfigError(
+            "cumulative edits are label-preserving; use --mode individual for label-changing ones",
+            parameter="keep",
+            valid="preserving, both",
+        )
+    _check_count(max_edits, "max_edits")
+    run = EditRun(mode, max_edits)
+    for instance in instances:
+        run.bases += 1
+        if keep_base:
+            run.records.append(instance)
+        own_seed = edit_seed(seed, instance.id)
+        made: Sequence[EditedInstance]
+        if mode == "cumulative":
+            chain = cumulative_edits(
+                instance, max_edits=max_edits, seed=own_seed, operators=operators, order=order
+            )
+            run.reached[chain.reached] += 1
+            made = chain.levels
+        else:
+            made = individual_edits(
+                instance, count=max_edits, keep=keep, seed=own_seed, operators=operators
+            ).all()
+        for edited in made:
+            run.records.append(edited.instance)
+            if edited.kind == PRESERVING:
+                run.preserving += 1
+            else:
+                run.changing += 1
+    return run
+
+
+def _is_dataset(text: str) -> bool:
+    return text.lstrip()[:1] == "{"
+
+
+def _read_dataset(text: str, source: str) -> list[Instance]:
+    instances = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise RecordError(f"not JSON: {exc.msg}", line=number, source=source) from None
+        instances.append(Instance.from_record(record, line=number, source=source))
+    return instances
+
+
+def edit_file(
+    path: str | Path,
+    *,
+    mode: str,
+    keep: str = "both",
+    max_edits: int = 3,
+    seed: int = 0,
+    operators: Sequence[str] | None = None,
+    order: str = "forward",
+    keep_base: bool = True,
+) -> EditRun:
+    """:func:`edit_instances` over a dataset (JSON Lines) or a formula file (``"-"``: stdin).
+
+    A formula file (DIMACS or DSL) becomes one :func:`root_instance` first.
+    """
+    from twosat_formal.io import parse_formula
+
+    source = "<stdin>" if str(path) == "-" else str(path)
+    text = sys.stdin.read() if str(path) == "-" else Path(path).read_text(encoding="utf-8")
+    if _is_dataset(text):
+        instances = _read_dataset(text, source)
+    else:
+        instances = [root_instance(parse_formula(text, source=source), source=source)]
+    return edit_instances(
+        instances,
+        mode=mode,
+        keep=keep,
+        max_edits=max_edits,
+        seed=seed,
+        operators=operators,
+        order=order,
+        keep_base=keep_base,
+    )
