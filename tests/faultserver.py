@@ -188,6 +188,10 @@ class FaultServer:
         tasks = list(self._connections)
         await asyncio.gather(*tasks, return_exceptions=True)
 
+    def wait_stopped(self, timeout: float | None = None) -> bool:
+        """Wait until the server stopped serving (its bounds, or :meth:`stop`)."""
+        return self._stopped.wait(timeout)
+
     def __enter__(self) -> FaultServer:
         return self.start()
 

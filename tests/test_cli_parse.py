@@ -55,7 +55,9 @@ def test_dsl_to_dimacs_and_back(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert (code, back) == (0, "~rain | wet\nrain\n")
 
 
-def test_standard_input(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_standard_input(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"p cnf 2 1\n1 -2 0\n")))
     code, out, _ = run(["parse", "-"], capsys)
     assert (code, out) == (0, "x1 | ~x2\n")
@@ -66,7 +68,7 @@ def test_format_option(dimacs_file: Path, capsys: pytest.CaptureFixture[str]) ->
     assert (code, out) == (0, "rain | ~x2\nx2\n")
     code, out, err = run(["parse", str(dimacs_file), "--format", "dsl"], capsys)
     assert code == 2 and out == ""
-    assert err.startswith(f"error: {dimacs_file}:1:1: ")
+    assert err.startswith(f"error: {dimacs_file}:1:3: ")
 
 
 @pytest.mark.parametrize(

@@ -84,9 +84,10 @@ def test_perturb_a_dataset(
 ) -> None:
     out_path = tmp_path / "out.jsonl"
     argv = ["perturb", str(dataset), "--op", "reorder", "--op", "bridge-move"]
-    code, _, _ = run([*argv, "--set", "bridge-move.position=0", "--out", str(out_path)], capsys)
+    code, _, err = run([*argv, "--set", "bridge-move.position=0", "--out", str(out_path)], capsys)
     # the implication-cycle instance has no bridge: bridge-move needs a clause there
     assert code == 2
+    assert "instance implication-cycle-" in err and "needs the clause to move" in err
     code, _, _ = run(
         ["perturb", str(dataset), "--op", "reorder", "--op", "filler", "--out", str(out_path)],
         capsys,

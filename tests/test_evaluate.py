@@ -495,3 +495,19 @@ def test_ctrl_c_flushes_the_store_and_exits_cleanly(tmp_path: Path) -> None:
     with RunStore(store_path, readonly=True) as store:
         assert store.count() == len(items)
         assert [r["status"] for r in store.runs()] == ["interrupted", "finished"]
+
+
+def test_the_fault_server_is_bounded_and_stops_by_itself() -> None:
+    import httpx
+
+    body = {"messages": [{"role": "user", "content": "Hi"}]}
+    with FaultServer(max_requests=2) as server, httpx.Client(trust_env=False) as client:
+        for _ in range(2):
+            assert client.post(server.url + "/chat/completions", json=body).status_code == 200
+        with pytest.raises(httpx.TransportError):
+            client.post(server.url + "/chat/completions", json=body)
+        assert len(server.log) == 2
+    with FaultServer(lifetime_s=0.05) as server:
+        assert server.wait_stopped(timeout=30)
+        with pytest.raises(httpx.TransportError):
+            httpx.post(server.url + "/completions", json={"prompt": "Hi"}, trust_env=False)

@@ -54,9 +54,10 @@ def test_literal_basics() -> None:
 
 def test_clause_basics() -> None:
     clause = Clause([3, -1, 3])
-    assert clause == (3, -1, 3) and clause.width == 3
+    assert clause.width == 3
     assert clause.variables == (3, 1, 3)
     assert not clause.is_tautology
+    assert clause == (3, -1, 3)
     assert Clause([2, -2]).is_tautology
     assert Clause().width == 0
     with pytest.raises(ConfigError):
@@ -229,10 +230,7 @@ def test_bad_assignments() -> None:
 def test_select_is_list_indexing(cnf: tuple[int, list[list[int]]], data: st.DataObject) -> None:
     n, clauses = cnf
     f = Formula(clauses, num_vars=n, names=[f"v{i}" for i in range(n)])
-    if clauses:
-        index = data.draw(st.lists(st.integers(0, len(clauses) - 1), max_size=12))
-    else:
-        index = []
+    index = data.draw(st.lists(st.integers(0, len(clauses) - 1), max_size=12)) if clauses else []
     g = f.select(index)
     assert [list(c) for c in g.clauses] == [clauses[i] for i in index]
     assert g.names == f.names and g.num_vars == n
@@ -258,7 +256,7 @@ def test_equality_and_hash() -> None:
 def test_formula_is_immutable() -> None:
     f = Formula([[1, 2]])
     with pytest.raises(AttributeError):
-        f.num_vars = 5  # type: ignore[misc]
+        f.num_vars = 5
     with pytest.raises(AttributeError):
         del f.num_vars
     with pytest.raises(ValueError):

@@ -21,6 +21,7 @@ from twosat_formal.formula import Formula, default_name, is_valid_name
 from twosat_formal.io import parse_dimacs, scan_dimacs, write_dimacs
 from twosat_formal.io._parsing import decode
 from twosat_formal.io.dimacs import MAX_VARIABLES
+from twosat_formal.io.scanner import _Scan
 
 READERS = [parse_dimacs, scan_dimacs]
 
@@ -47,7 +48,7 @@ def outcome(read: object, text: str | bytes) -> Formula | tuple[int | None, int 
     try:
         if read is parse_dimacs and isinstance(text, bytes):
             text = decode(text)
-        return read(text)  # type: ignore[operator, no-any-return]
+        return read(text)  # type: ignore[operator]
     except ParseError as err:
         assert err.line is not None and err.column is not None and err.message
         return (err.line, err.column)
@@ -325,6 +326,22 @@ def mutants(draw: st.DrawFn) -> bytes:
 def test_mutated_files_give_a_formula_or_a_parse_error(data: bytes) -> None:
     lark = outcome(parse_dimacs, data)  # only ParseError may be raised
     assert outcome(scan_dimacs, data) == lark
+
+
+@settings(max_examples=200, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(layouts(), token_soups()))
+def test_each_scanner_path_agrees_with_lark(text: str) -> None:
+    """The quick and fast paths either decline (None) or agree; the thorough path agrees."""
+    lark = outcome(parse_dimacs, text)
+    data = text.encode()
+    assert outcome(lambda t: _Scan(t, None).thorough(), data) == lark
+    for path in ("quick", "fast"):
+        scan = _Scan(data, None)
+        try:
+            result: object = getattr(scan, path)()
+        except ParseError as err:
+            result = (err.line, err.column)
+        assert result is None or result == lark, path
 
 
 def test_scanner_on_a_large_random_file() -> None:

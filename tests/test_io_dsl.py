@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from twosat_formal.errors import ParseError
 from twosat_formal.formula import Formula, is_valid_name
 from twosat_formal.io import parse_dimacs, parse_dsl, scan_dimacs, write_dimacs, write_dsl
+from twosat_formal.io._parsing import decode
 
 NAMES = st.one_of(
     st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,5}", fullmatch=True),
@@ -185,21 +186,23 @@ def test_dsl_dimacs_dsl_keeps_names(f: Formula) -> None:
     assert write_dsl(via_dimacs) == text
 
 
-EDIT_CHARS = st.sampled_from(list("ab_~!¬|∨&∧()<->→↔:,#\n \t0x\x00é") + ["not", "or", "vars:"])
+EDITS = st.sampled_from(
+    [s.encode() for s in [*"ab_~!¬|∨&∧()<->→↔:,#\n \t0x\x00é", "not", "or", "vars:"]]
+) | st.binary(min_size=1, max_size=2)
 
 
 @settings(max_examples=200, suppress_health_check=[HealthCheck.too_slow])
 @given(formulas(), st.data())
-def test_mutated_text_gives_a_formula_or_a_parse_error(f: Formula, data: st.DataObject) -> None:
-    text = write_dsl(f)
+def test_mutated_bytes_give_a_formula_or_a_parse_error(f: Formula, data: st.DataObject) -> None:
+    raw = write_dsl(f).encode()
     for _ in range(data.draw(st.integers(1, 4))):
-        at = data.draw(st.integers(0, len(text)))
+        at = data.draw(st.integers(0, len(raw)))
         if data.draw(st.booleans()):
-            text = text[:at] + data.draw(EDIT_CHARS) + text[at:]
+            raw = raw[:at] + data.draw(EDITS) + raw[at:]
         else:
-            text = text[:at] + text[at + data.draw(st.integers(1, 3)) :]
+            raw = raw[:at] + raw[at + data.draw(st.integers(1, 3)) :]
     try:
-        parsed = parse_dsl(text)
+        parsed = parse_dsl(decode(raw))
     except ParseError as err:
         assert err.line is not None and err.column is not None and err.message
     else:

@@ -107,7 +107,10 @@ def test_errors_carry_the_file_name(tmp_path: Path) -> None:
 
 
 def test_absurd_numbers_are_parse_errors(tmp_path: Path) -> None:
-    for data in (b"p cnf 1000000000000 1\n1 0\n", b"p cnf 2 1\n1 100000000000000000000000000000 0\n"):
+    for data in (
+        b"p cnf 1000000000000 1\n1 0\n",
+        b"p cnf 2 1\n1 100000000000000000000000000000 0\n",
+    ):
         with pytest.raises(ParseError):
             read_formula(write(tmp_path, "absurd.cnf", data))
 
@@ -190,7 +193,7 @@ PIECES = st.sampled_from(
 def test_any_text_gives_a_formula_or_a_parse_error(text: str) -> None:
     for read in (parse_formula, parse_dimacs, parse_dsl, scan_dimacs):
         try:
-            f = read(text)  # type: ignore[operator]
+            f = read(text)
         except ParseError as err:
             assert err.line is not None and err.column is not None
             assert err.line >= 1 and err.column >= 1 and err.message

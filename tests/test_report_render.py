@@ -10,9 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from twosat_formal.report import build_report, write_content
-from twosat_formal.report.render import SECTIONS, format_p
+from twosat_formal.report.render import SECTIONS, format_p, layout, render_markdown
 from twosat_formal.report.sections import compute_content
 from twosat_formal.scoring import Judgement
 from twosat_formal.store import PromptRow, ResultRow, RunStore
@@ -330,3 +332,41 @@ def test_build_report_from_a_run_store(tmp_path: Path) -> None:
     assert summary["verbal_flips"]["rate"] == pytest.approx(1.0)
     for figure in data["figures"]:
         check_png(tmp_path / "out" / figure)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["backbone", "implication-cycle", "mono-bridge"]),
+            st.sampled_from([10, 20, 50]),
+            st.integers(0, 3),
+            st.sampled_from(MODELS),
+            st.sampled_from(TEMPLATES),
+            st.floats(0.0, 1.0),
+        ),
+        max_size=30,
+    ),
+    st.integers(0, 2**16),
+)
+def test_layout_invariants_on_random_rows(
+    specs: list[tuple[str, int, int, str, str, float]], seed: int
+) -> None:
+    rng = random.Random(seed)
+    rows = []
+    for family, clauses, replicate, model, template, p in specs:
+        label = "UNSAT" if family == "implication-cycle" else "SAT"
+        instance = f"{family}-{clauses}-{replicate}"
+        rows.append(make_row(rng, instance, family, label, model, template, p, clauses=clauses))
+    content = compute_content(rows)
+    md = render_markdown(layout(content, []))
+    for title in SECTIONS:
+        assert f"## {title}" in md
+    cells = {(r["family"], r["clauses"]) for r in rows}
+    assert {(t.family, t.clauses) for t in content.table1} == cells
+    for row in content.table1:
+        for cell in row.cells.values():
+            assert cell.sat.mean is not None and 0.0 <= cell.sat.mean <= 1.0
+            assert (cell.wit is None) == (row.family == "implication-cycle")
+    assert sum(s.rows for s in content.summaries) == len(rows)
+    assert sum(sum(s.failures.values()) for s in content.summaries) == len(rows)

@@ -436,7 +436,7 @@ async def run_eval(
     ...         self.calls += 1
     ...         if self.calls == 1:
     ...             raise TransientModelError("HTTP 429", status=429, retry_after=0.0)
-    ...         return Response('{"A": "true"}\nThe answer is: Yes', "stop")
+    ...         return Response('{"A": "true"}\\nThe answer is: Yes', "stop")
     ...     async def aclose(self):
     ...         pass
     >>> prompt = EvalPrompt("p1", "i1", "logic", "A is true.", {"A": "x1"}, "true", "false")

@@ -261,7 +261,7 @@ class RunStore:
     Parameters
     ----------
     path:
-        The SQLite file.
+        The SQLite file (created when missing, with its folder).
     readonly:
         Open an existing store without writing to it (``results`` export); a missing
         file raises :class:`FileNotFoundError`.
@@ -296,6 +296,7 @@ class RunStore:
             if readonly:
                 self._db = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True)
             else:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
                 self._db = sqlite3.connect(self.path)
             self._db.execute("PRAGMA busy_timeout = 10000")
             self._setup()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 
 import typer
 
@@ -12,14 +12,14 @@ from twosat_formal.io import read_formula, write_dimacs, write_dsl
 __all__ = ["InputFormat", "OutputFormat", "parse"]
 
 
-class OutputFormat(str, Enum):
+class OutputFormat(StrEnum):
     """Formats ``parse`` can print."""
 
     dsl = "dsl"
     dimacs = "dimacs"
 
 
-class InputFormat(str, Enum):
+class InputFormat(StrEnum):
     """Formats ``parse`` can read."""
 
     dimacs = "dimacs"

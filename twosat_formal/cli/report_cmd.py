@@ -107,7 +107,11 @@ def run_experiment_command(
     ] = None,
     template: Annotated[
         list[str] | None,
-        typer.Option("--template", help="Verbalization template, repeatable (default: all 6)."),
+        typer.Option(
+            "--template",
+            metavar="NAME",
+            help="Verbalization template, repeatable (default: all 6).",
+        ),
     ] = None,
     seed: Annotated[
         int | None, typer.Option("--seed", help="Experiment seed (default: the spec's).")
@@ -187,7 +191,8 @@ def bench_command(
         Path, typer.Option("--out", "-o", help="Folder for the report, dataset and results.")
     ] = Path(DEFAULT_OUT),
     formulas: Annotated[
-        int | None, typer.Option("--formulas", min=1, help="Formulas per cell (overrides --full).")
+        int | None,
+        typer.Option("--formulas", min=1, help="Formulas per cell (default 2; not with --full)."),
     ] = None,
     max_clauses: Annotated[
         int | None,
@@ -195,7 +200,11 @@ def bench_command(
     ] = None,
     template: Annotated[
         list[str] | None,
-        typer.Option("--template", help="Verbalization template, repeatable (default: all 6)."),
+        typer.Option(
+            "--template",
+            metavar="NAME",
+            help="Verbalization template, repeatable (default: all 6).",
+        ),
     ] = None,
     base_url: Annotated[
         str | None,

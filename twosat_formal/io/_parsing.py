@@ -35,6 +35,7 @@ __all__ = [
     "check_text",
     "context_line",
     "decode",
+    "describe_expected",
     "error_at",
     "lark_parser",
     "locate",
@@ -122,7 +123,9 @@ def check_text(text: str, *, source: str | None = None) -> None:
     """
     nul = text.find("\0")
     if nul >= 0:
-        raise error_at("binary data (a NUL character) where text was expected", text, nul, source=source)
+        raise error_at(
+            "binary data (a NUL character) where text was expected", text, nul, source=source
+        )
     if not text.isascii():
         try:
             text.encode("utf-8")
@@ -140,10 +143,11 @@ def decode(data: bytes, *, source: str | None = None) -> str:
 
     >>> decode("¬a".encode())
     '¬a'
-    >>> decode(b"p cnf\\n\\xff")
-    Traceback (most recent call last):
-    ...
-    twosat_formal.errors.ParseError: 2:1: binary data (byte 0xff is not UTF-8) where text was expected
+    >>> try:
+    ...     decode(b"p cnf\\n\\xff")
+    ... except ParseError as err:
+    ...     print(err.line, err.column, err.message)
+    2 1 binary data (byte 0xff is not UTF-8) where text was expected
     """
     nul = data.find(b"\0")
     try:
@@ -231,7 +235,7 @@ def translate(
         return error_at(f"expected {expected}, found {found}", text, offset, source=source)
     if isinstance(exc, UnexpectedCharacters):
         expected = describe_expected(_expected(exc), describe)
-        offset = exc.pos_in_stream
+        offset = int(getattr(exc, "pos_in_stream", 0) or 0)
         return error_at(
             f"expected {expected}, found {_found_word(text, offset)}", text, offset, source=source
         )

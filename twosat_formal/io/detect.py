@@ -34,6 +34,9 @@ FORMATS: tuple[Format, ...] = ("dimacs", "dsl")
 #: DIMACS input longer than this many characters (or bytes) goes through the fast scanner.
 SCANNER_THRESHOLD = 1 << 15
 
+#: How much of a large file format detection reads before decoding it all.
+_HEAD = 1 << 16
+
 _DIMACS_COMMENT = re.compile(rf"c(?:[{BLANKS}].*)?\Z", re.DOTALL)
 _DIMACS_START = re.compile(rf"p[{BLANKS}]+cnf(?![A-Za-z0-9_])|[-0-9%]")
 
@@ -52,21 +55,35 @@ def detect_format(text: str) -> Format:
     >>> detect_format("")
     'dsl'
     """
+    line = _first_significant_line(text)
+    return "dimacs" if line is not None and _DIMACS_START.match(line) else "dsl"
+
+
+def _first_significant_line(text: str) -> str | None:
+    """The first line that is not blank, a ``#`` comment or a DIMACS comment, stripped."""
     start = 0
     while start <= len(text):
         end = text.find("\n", start)
         end = len(text) if end < 0 else end
         line = text[start:end].strip(BLANKS)
         start = end + 1
-        if not line or line.startswith("#") or _DIMACS_COMMENT.match(line):
-            continue
-        return "dimacs" if _DIMACS_START.match(line) else "dsl"
-    return "dsl"
+        if line and not line.startswith("#") and not _DIMACS_COMMENT.match(line):
+            return line
+    return None
+
+
+def _detect_bytes(data: bytes) -> Format | None:
+    """The format of ASCII ``data`` judged from its first complete lines, if they tell."""
+    head = data[: data.rfind(b"\n", 0, _HEAD) + 1] if len(data) > _HEAD else data
+    line = _first_significant_line(head.decode("ascii"))
+    if line is None:
+        return None
+    return "dimacs" if _DIMACS_START.match(line) else "dsl"
 
 
 def _chosen(format: str | None) -> Format | None:
     if format is None or format in FORMATS:
-        return format  # type: ignore[return-value]
+        return format
     raise ConfigError(
         f"unknown formula format {format!r}", parameter="format", valid=" or ".join(FORMATS)
     )
@@ -137,6 +154,11 @@ def read_formula(path: str | os.PathLike[str], *, format: str | None = None) -> 
             'the file is empty: expected DIMACS ("p cnf <vars> <clauses>") or DSL clauses',
             source=source,
         )
+    if len(data) > SCANNER_THRESHOLD and data.isascii() and b"\0" not in data:
+        # A large text file: do not decode it all just to look at its first lines.
+        chosen = chosen or _detect_bytes(data)
+        if chosen == "dimacs":
+            return scan_dimacs(data, source=source)
     text = decode(data, source=source)
     chosen = chosen or detect_format(text)
     if chosen == "dsl":

@@ -44,10 +44,15 @@ from twosat_formal.io._parsing import BLANKS, check_text, context_line, lark_par
 from twosat_formal.provenance import tool_version
 
 __all__ = [
+    "DECLARATION",
     "DESCRIBE",
+    "HEADER",
     "MAX_VARIABLES",
     "DimacsParts",
     "assemble",
+    "clamp",
+    "declarations_in",
+    "header_numbers",
     "parse_dimacs",
     "write_dimacs",
 ]
@@ -68,7 +73,7 @@ DESCRIBE: dict[str, str] = {
 
 _BL = "[ \\t\\f\\r\\v]"
 #: A header line that the grammar accepted; the two groups are its numbers.
-_HEADER = re.compile(rf"{_BL}*p{_BL}+cnf{_BL}+([0-9]+){_BL}+([0-9]+){_BL}*")
+HEADER = re.compile(rf"{_BL}*p{_BL}+cnf{_BL}+([0-9]+){_BL}+([0-9]+){_BL}*")
 #: A comment line that names a variable: ``c var <i> <name>`` (exactly four words).
 DECLARATION = re.compile(rf"c{_BL}+var{_BL}+(\S+){_BL}+(\S+){_BL}*")
 #: Comment lines that may be declarations, as the grammar's COMMENT terminal finds them.
@@ -115,13 +120,10 @@ def assemble(parts: DimacsParts, *, source: str | None = None) -> Formula:
             (parts.header_at, f"the header's {n} variables exceed the limit of {MAX_VARIABLES}")
         )
     lits = parts.literals
-    beyond = np.flatnonzero(np.abs(lits) > n) if len(lits) else np.empty(0, np.int64)
-    if len(beyond):
-        k = int(beyond[0])
+    if len(lits) and (int(lits.max()) > n or int(lits.min()) < -n):
+        k = int(np.flatnonzero((lits > n) | (lits < -n))[0])
         value = int(parts.literal_text(k))
-        found.append(
-            (parts.literal_at(k), f"literal {value} is beyond the header's {n} variables")
-        )
+        found.append((parts.literal_at(k), f"literal {value} is beyond the header's {n} variables"))
     count = len(parts.offsets) - 1
     if count != m:
         where = parts.clause_at(m) if count > m else parts.header_at
@@ -215,7 +217,7 @@ def header_numbers(header: str) -> tuple[int, int]:
     >>> header_numbers("  p cnf 7 12 ")
     (7, 12)
     """
-    match = _HEADER.fullmatch(header)
+    match = HEADER.fullmatch(header)
     if match is None:  # pragma: no cover - the grammar only lets well-formed headers through
         raise ValueError(f"not a header line: {header!r}")
     return int(match[1]), int(match[2])

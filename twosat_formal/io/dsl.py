@@ -33,6 +33,8 @@ Examples
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import numpy as np
 from lark import Token, Tree
 from lark.exceptions import LarkError, UnexpectedToken
@@ -99,10 +101,10 @@ def parse_dsl(text: str, *, source: str | None = None) -> Formula:
     (Clause(1, -2), Clause(-2, 3), Clause(-3, 2))
     >>> parse_dsl("vars: a, b\\nb").names
     ('a', 'b')
-    >>> parse_dsl("a | | b")
+    >>> parse_dsl("a | | b")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    twosat_formal.errors.ParseError: 1:5: expected a variable name or a negation (~, !, ¬ or not), found '|'
+    twosat_formal.errors.ParseError: 1:5: expected a variable name or a negation ..., found '|'
     """
     check_text(text, source=source)
     padded = text + "\n"
@@ -191,7 +193,8 @@ def write_dsl(formula: Formula) -> str:
 
     Examples
     --------
-    >>> print(write_dsl(Formula.from_named([["b", "~a"], ["a"]], variables=["a", "b", "c"])), end="")
+    >>> f = Formula.from_named([["b", "~a"], ["a"]], variables=["a", "b", "c"])
+    >>> print(write_dsl(f), end="")
     vars: a, b, c
     b | ~a
     a
@@ -202,12 +205,14 @@ def write_dsl(formula: Formula) -> str:
     lines = ["vars: " + ", ".join(names)] if _needs_declaration(formula) else []
     flat = formula.literals.tolist()
     bounds = formula.offsets.tolist()
-    for start, end in zip(bounds[:-1], bounds[1:], strict=True):
+    for start, end in pairwise(bounds):
         if start == end:
             lines.append("()")
         else:
             lines.append(
-                " | ".join(names[lit - 1] if lit > 0 else "~" + names[-lit - 1] for lit in flat[start:end])
+                " | ".join(
+                    names[lit - 1] if lit > 0 else "~" + names[-lit - 1] for lit in flat[start:end]
+                )
             )
     return "".join(line + "\n" for line in lines)
 

@@ -5,15 +5,22 @@ the same :class:`~twosat_formal.formula.Formula` as
 :func:`~twosat_formal.io.dimacs.parse_dimacs`, or a :class:`ParseError` at the same
 line and column; the tests check this on random, hand-made and mutated files.
 
-How it works. Bytes are classified (blank, newline, digit, minus, other) by table
-lookup. The lines that hold an "other" byte are few in a CNF file (comments, the
-header, the trailer, mistakes) and are sorted out one by one. On the fast path (a
-well-formed file) the remaining text holds only numbers, which numpy's C parser reads
-in one call, after a vectorised check that every minus sign starts a number. Anything
-unusual sends the scan down the thorough path, which finds the maximal runs of digits
-and minus signs, computes their values with a vectorised Horner scheme and checks the
-grammar's ordering rules (header first, clauses ended by 0, the trailer last) on the
-token sequence, reporting the first deviation in the text as the LALR parser would.
+How it works, in three paths tried in turn:
+
+* quick: a plain file (a few comment lines, the header, then only numbers and blanks,
+  perhaps the ``%`` trailer) is checked with ``bytes.translate`` and one vectorised
+  test that every minus sign starts a number; numpy's C parser then reads the numbers
+  in one call;
+* fast: comments anywhere. Bytes are classified (blank, newline, digit, minus, other)
+  by table lookup; the lines that hold an "other" byte (comments, the header, the
+  trailer, mistakes) are few and sorted out one by one, and the text between them is
+  read as on the quick path;
+* thorough, for anything unusual (in practice: errors): the maximal runs of digits and
+  minus signs, their values by a vectorised Horner scheme, and the grammar's ordering
+  rules (header first, clauses ended by 0, the trailer last) checked on the token
+  sequence, reporting the first deviation in the text as the LALR parser would.
+
+A path that meets anything it does not expect declines and leaves the text to the next.
 Checks that need the whole file are shared with the Lark reader
 (:func:`~twosat_formal.io.dimacs.assemble`).
 
@@ -23,9 +30,10 @@ Checks that need the whole file are shared with the Lark reader
 
 from __future__ import annotations
 
+import re
 import warnings
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cache, cached_property
 
 import numpy as np
 import numpy.typing as npt
@@ -34,8 +42,8 @@ from twosat_formal.errors import ParseError
 from twosat_formal.formula import Formula
 from twosat_formal.io._parsing import check_text, decode, describe_expected
 from twosat_formal.io.dimacs import (
-    _HEADER,
     DESCRIBE,
+    HEADER,
     DimacsParts,
     Position,
     assemble,
@@ -58,6 +66,13 @@ _IS_SPACE = _CLASS <= NEWLINE
 #: Digits that always fit an int64 in the vectorised value computation.
 _SAFE_DIGITS = 18
 _INT64 = np.iinfo(np.int64)
+#: Bytes of the body of a plain file: digits, minus signs, blanks and newlines.
+_NUMBER_BYTES = b"0123456789-" + _BLANK_BYTES + b"\n"
+#: Comment lines before the header that the quick path reads one by one.
+_PROLOGUE_LINES = 512
+#: Offsets below this are located by counting newlines, without the newline index.
+_NEAR = 1 << 20
+_ZERO = re.compile(rb"-?0+")
 #: Kinds of lines that hold an "other" byte.
 _COMMENT, _HEADER_LINE, _PERCENT, _BAD = 0, 1, 2, 3
 
@@ -101,7 +116,11 @@ def scan_dimacs(text: str | bytes, *, source: str | None = None) -> Formula:
         if not data.isascii() or b"\0" in data:
             data = decode(data, source=source).encode("utf-8")
     scan = _Scan(data, source)
-    return scan.fast() or scan.thorough()
+    for path in (scan.quick, scan.fast):
+        formula = path()
+        if formula is not None:  # (an empty formula is falsy: it has no clauses)
+            return formula
+    return scan.thorough()
 
 
 @dataclass(frozen=True)
@@ -123,6 +142,21 @@ class _Lines:
         return self.firsts[removed], self.ends[removed]
 
 
+def _minus_signs_start_numbers(body: bytes) -> bool:
+    """Whether every minus sign of ``body`` (digits, minus signs and blanks only) follows
+    a blank (or the start) and precedes a digit."""
+    arr = np.frombuffer(body, dtype=np.uint8)
+    minus = arr == ord("-")
+    if not minus.any():
+        return True
+    if minus[-1]:
+        return False
+    # Here a byte below "0" is a blank or a minus sign; one from "-" up is a digit or a minus.
+    if np.any(minus[:-1] & (arr[1:] < ord("0"))):
+        return False
+    return not (minus[0] or np.any(minus[1:] & (arr[:-1] >= ord("-"))))
+
+
 def _value(run: bytes) -> int:
     """The value of a run of digits and minus signs, clamped; 1 if it is malformed."""
     try:
@@ -140,7 +174,7 @@ def _numbers(text: bytes) -> IntArray:
         return np.empty(0, dtype=np.int64)  # numpy reads blank text as [0]
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        values: IntArray = np.fromstring(text, dtype=np.int64, sep=" ")  # type: ignore[call-overload]
+        values: IntArray = np.fromstring(text, dtype=np.int64, sep=" ")
     return values
 
 
@@ -151,16 +185,29 @@ class _Scan:
         self.data = data
         self.source = source
         self.arr = np.frombuffer(data, dtype=np.uint8)
-        self.newlines = np.flatnonzero(self.arr == ord("\n"))
-        self.line_starts = np.concatenate(([0], self.newlines + 1))
-        self.line_ends = np.concatenate((self.newlines, [len(data)]))
+
+    @cached_property
+    def newlines(self) -> IntArray:
+        return np.flatnonzero(self.arr == ord("\n"))
+
+    @cached_property
+    def line_starts(self) -> IntArray:
+        return np.concatenate(([0], self.newlines + 1))
+
+    @cached_property
+    def line_ends(self) -> IntArray:
+        return np.concatenate((self.newlines, [len(self.data)]))
 
     # -- positions and errors ---------------------------------------------------------
 
     def position(self, offset: int) -> Position:
         """1-based (line, column in characters) of byte ``offset``."""
-        index = int(np.searchsorted(self.newlines, offset))
-        start = int(self.line_starts[index])
+        if "newlines" not in self.__dict__ and offset < _NEAR:
+            index = self.data.count(b"\n", 0, offset)
+            start = self.data.rfind(b"\n", 0, offset) + 1
+        else:
+            index = int(np.searchsorted(self.newlines, offset))
+            start = int(self.line_starts[index])
         return index + 1, len(self.data[start:offset].decode("utf-8")) + 1
 
     def line_end(self, offset: int) -> int:
@@ -245,21 +292,25 @@ class _Scan:
         starts, ends = self.runs
         return _value(self.data[starts[token] : ends[token]])
 
-    def finish(self, values: IntArray) -> Formula:
+    def finish(
+        self, values: IntArray, header: int, header_end: int, comments: list[tuple[int, int]]
+    ) -> Formula:
         """Build the clause arrays from the numbers before the trailer; run the shared checks.
 
-        ``values`` are those numbers, the last one 0; positions come from :attr:`runs`,
-        computed only if an error needs them.
+        ``values`` are those numbers, the last one 0; ``header`` and ``header_end`` bound
+        the header line, ``comments`` the comment lines that may name variables. Positions
+        come from :attr:`runs`, computed only if an error needs them.
         """
-        header = int(self.lines.of(_HEADER_LINE)[0])
-        num_vars, num_clauses = header_numbers(
-            self.data[header : self.line_end(header)].decode("utf-8")
-        )
+        num_vars, num_clauses = header_numbers(self.data[header:header_end].decode("utf-8"))
         zero = values == 0
         terminators = np.flatnonzero(zero)
-        literal_tokens = np.flatnonzero(~zero)
         offsets = np.zeros(len(terminators) + 1, dtype=np.int64)
-        offsets[1:] = terminators - np.arange(len(terminators))
+        offsets[1:] = terminators
+        offsets[1:] -= np.arange(len(terminators))
+
+        @cache
+        def literal_tokens() -> IntArray:
+            return np.flatnonzero(values)
 
         def token_at(token: int) -> Position:
             return self.position(int(self.runs[0][token]))
@@ -267,30 +318,92 @@ class _Scan:
         def clause_at(i: int) -> Position:
             return token_at(int(terminators[i - 1]) + 1 if i else 0)
 
-        declarations: list[tuple[Position, str]] = []
-        kinds = self.lines.kinds
-        comments = zip(
-            self.lines.firsts[kinds == _COMMENT].tolist(),
-            self.lines.ends[kinds == _COMMENT].tolist(),
-            strict=True,
-        )
-        for start, end in comments:
-            line = self.data[start:end]
-            if b"var" in line:
-                declarations.append((self.position(start), line.decode("utf-8")))
+        declarations = [
+            (self.position(start), self.data[start:end].decode("utf-8")) for start, end in comments
+        ]
         parts = DimacsParts(
             num_vars=num_vars,
             num_clauses=num_clauses,
             header_at=self.position(header),
-            literals=values[literal_tokens],
+            literals=values[~zero],
             offsets=offsets,
             declarations=declarations,
-            literal_at=lambda k: token_at(int(literal_tokens[k])),
-            literal_text=lambda k: self.text_of(int(literal_tokens[k])),
+            literal_at=lambda k: token_at(int(literal_tokens()[k])),
+            literal_text=lambda k: self.text_of(int(literal_tokens()[k])),
             clause_at=clause_at,
             context=self.context,
         )
         return assemble(parts, source=self.source)
+
+    def comments_naming(self) -> list[tuple[int, int]]:
+        """Byte ranges of the comment lines that hold ``var`` (the general paths)."""
+        kinds = self.lines.kinds
+        ranges = zip(
+            self.lines.firsts[kinds == _COMMENT].tolist(),
+            self.lines.ends[kinds == _COMMENT].tolist(),
+            strict=True,
+        )
+        return [(start, end) for start, end in ranges if b"var" in self.data[start:end]]
+
+    # -- the quick path ---------------------------------------------------------------
+
+    def quick(self) -> Formula | None:
+        """The formula of a plain file, or ``None`` if it is not plain.
+
+        Plain: at most a few hundred comment lines, then the header, then nothing but
+        numbers and blanks, and perhaps the ``%`` trailer.
+        """
+        data = self.data
+        comments: list[tuple[int, int]] = []
+        start = 0
+        for _ in range(_PROLOGUE_LINES):
+            end = data.find(b"\n", start)
+            end = len(data) if end < 0 else end
+            first = start + len(data[start:end]) - len(data[start:end].lstrip(_BLANK_BYTES))
+            lead = data[first : first + 1]
+            if lead == b"p":
+                break
+            if first < end and lead != b"c":
+                return None
+            if lead == b"c" and b"var" in data[first:end]:
+                comments.append((first, end))
+            if end == len(data):
+                return None
+            start = end + 1
+        else:
+            return None
+        header, header_end = first, end
+        if not HEADER.fullmatch(data[header:header_end].decode("utf-8")):
+            return None
+        body = data[header_end:]
+        if body.translate(None, _NUMBER_BYTES):
+            body = self.without_trailer(body)  # type: ignore[assignment]
+            if body is None:
+                return None
+        if not _minus_signs_start_numbers(body):
+            return None
+        try:
+            values = _numbers(body)
+        except (ValueError, DeprecationWarning):
+            return None
+        if len(values) and (
+            values[-1] != 0 or np.any((values == _INT64.max) | (values == _INT64.min))
+        ):
+            return None
+        return self.finish(values, header, header_end, comments)
+
+    @staticmethod
+    def without_trailer(body: bytes) -> bytes | None:
+        """``body`` up to a well-formed ``%`` trailer, if that is its only non-number."""
+        if body.translate(None, _NUMBER_BYTES) != b"%":
+            return None
+        percent = body.rfind(b"%")
+        if body[body.rfind(b"\n", 0, percent) + 1 : percent].strip(_BLANK_BYTES):
+            return None
+        tokens = body[percent + 1 :].split()
+        if len(tokens) > 1 or (tokens and not _ZERO.fullmatch(tokens[0])):
+            return None
+        return body[:percent]
 
     # -- the fast path ----------------------------------------------------------------
 
@@ -301,7 +414,7 @@ class _Scan:
         if lines.bad is not None or len(headers) != 1 or len(percents) > 1:
             return None
         header = int(headers[0])
-        if not _HEADER.fullmatch(self.data[header : self.line_end(header)].decode("utf-8")):
+        if not HEADER.fullmatch(self.data[header : self.line_end(header)].decode("utf-8")):
             return None
         cut_from, cut_to = lines.cuts
         if len(percents):
@@ -333,7 +446,7 @@ class _Scan:
             values[-1] != 0 or np.any((values == _INT64.max) | (values == _INT64.min))
         ):
             return None  # an open clause, or a number too large to trust numpy with
-        return self.finish(values)
+        return self.finish(values, header, self.line_end(header), self.comments_naming())
 
     def minus_signs_start_numbers(self, cut_from: IntArray, cut_to: IntArray) -> bool:
         """Whether every minus sign outside the cuts follows a blank and precedes a digit."""
@@ -354,7 +467,7 @@ class _Scan:
     def thorough(self) -> Formula:
         """The formula, or the first error in the text, found the careful way."""
         lines = self.lines
-        starts, ends = self.runs
+        starts = self.runs[0]
         headers, percents = lines.of(_HEADER_LINE), lines.of(_PERCENT)
         candidates: list[tuple[int, ParseError]] = []
         for offset in (lines.bad, self.first_malformed_run()):
@@ -366,7 +479,8 @@ class _Scan:
         if candidates:
             raise min(candidates, key=lambda item: item[0])[1]
         count = int(np.searchsorted(starts, percents[0])) if len(percents) else len(starts)
-        return self.finish(values[:count])
+        header = int(headers[0])
+        return self.finish(values[:count], header, self.line_end(header), self.comments_naming())
 
     def first_malformed_run(self) -> int | None:
         """Offset of the first run of digits and minus signs that is not ``-?[0-9]+``."""
@@ -435,7 +549,7 @@ class _Scan:
             complain(first, {"HEADER"})
             return found
         header = int(headers[0])
-        if not _HEADER.fullmatch(self.data[header : self.line_end(header)].decode("utf-8")):
+        if not HEADER.fullmatch(self.data[header : self.line_end(header)].decode("utf-8")):
             complain(header, {"HEADER"})
         if len(headers) > 1:
             complain(int(headers[1]), self.expected_at(int(headers[1]), headers, percents))

@@ -211,6 +211,15 @@ def perturb_file(
         instances.append(Instance.from_record(record, line=number, source=source))
     out = [inst.to_json() for inst in instances] if keep_base else []
     for inst in instances:
-        derived = perturb_instance(inst, steps, seed=instance_seed(seed, inst.id))
+        try:
+            derived = perturb_instance(inst, steps, seed=instance_seed(seed, inst.id))
+        except ConfigError as exc:
+            raise ConfigError(
+                f"instance {inst.id}: {exc}", parameter=exc.parameter, valid=exc.valid
+            ) from None
+        except ProofError as exc:
+            raise ProofError(
+                f"instance {inst.id}: {exc}", counterexample=exc.counterexample
+            ) from None
         out.append(derived.to_json())
     return "".join(line + "\n" for line in out)

@@ -1,0 +1,90 @@
+"""Benchmark: reading DIMACS into a Formula, against PySAT's reader and the Lark parser.
+
+Writes a random 2-CNF (clause/variable ratio 1.0) to a temporary DIMACS file at 10^5
+and 10^6 clauses, and times ``read_formula`` (which takes the fast scanner for files
+of this size) against ``pysat.formula.CNF(from_file=...)``; then times the Lark reader
+of record against the scanner on a smaller text. Prints best-of-3 times and their
+ratios; asserts nothing.
+
+Usage::
+
+    python benchmarks/bench_parse.py            # 10^5 and 10^6 clauses
+    python benchmarks/bench_parse.py --small    # 10^4 clauses, a few seconds (CI)
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+from pysat.formula import CNF
+
+from twosat_formal.formula import Formula
+from twosat_formal.io import parse_dimacs, read_formula, scan_dimacs, write_dimacs
+
+__all__ = ["best_of", "main", "random_2cnf"]
+
+
+def random_2cnf(clauses: int, seed: int) -> Formula:
+    """A random 2-CNF with ``clauses`` clauses over as many variables (ratio 1.0).
+
+    >>> random_2cnf(5, seed=1) == random_2cnf(5, seed=1)
+    True
+    """
+    rng = np.random.default_rng(seed)
+    variables = rng.integers(1, clauses + 1, size=(clauses, 2))
+    signs = rng.choice(np.array([-1, 1]), size=(clauses, 2))
+    return Formula.from_pairs(variables * signs, num_vars=clauses)
+
+
+def best_of(repeat: int, run: Callable[[], object]) -> float:
+    """The best wall-clock time of ``repeat`` runs of ``run``, in seconds.
+
+    >>> best_of(2, lambda: None) >= 0
+    True
+    """
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the benchmark and print the ratios."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--small", action="store_true", help="10^4 clauses only (for CI)")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per timing (best is kept)")
+    parser.add_argument("--seed", type=int, default=2024, help="seed of the random formulas")
+    args = parser.parse_args(argv)
+    sizes = [10_000] if args.small else [100_000, 1_000_000]
+    lark_size = 1_000 if args.small else 10_000
+
+    print("DIMACS read into a Formula: read_formula (scanner) vs pysat CNF(from_file=...)")
+    print(f"{'clauses':>10} {'read_formula s':>15} {'pysat s':>10} {'ratio':>7}")
+    with tempfile.TemporaryDirectory() as tmp:
+        for size in sizes:
+            formula = random_2cnf(size, args.seed)
+            path = Path(tmp, f"random-{size}.cnf")
+            path.write_text(write_dimacs(formula, provenance={"seed": args.seed}))
+            assert read_formula(path) == formula  # same formula, not only fast
+            ours = best_of(args.repeat, lambda p=path: read_formula(p))  # type: ignore[misc]
+            pysat = best_of(args.repeat, lambda p=path: CNF(from_file=str(p)))  # type: ignore[misc]
+            print(f"{size:>10} {ours:>15.4f} {pysat:>10.4f} {ours / pysat:>7.3f}")
+
+    text = write_dimacs(random_2cnf(lark_size, args.seed))
+    assert scan_dimacs(text) == parse_dimacs(text)
+    ours = best_of(args.repeat, lambda: scan_dimacs(text))
+    lark = best_of(args.repeat, lambda: parse_dimacs(text))
+    print("\nThe same text read by the scanner and by the Lark reader of record")
+    print(f"{'clauses':>10} {'scan_dimacs s':>15} {'lark s':>10} {'ratio':>7}")
+    print(f"{lark_size:>10} {ours:>15.4f} {lark:>10.4f} {ours / lark:>7.3f}")
+
+
+if __name__ == "__main__":
+    main()

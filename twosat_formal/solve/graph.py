@@ -1,0 +1,148 @@
+"""The implication graph of a 2-CNF as a sparse CSR matrix.
+
+Node ``2*(v-1)`` is the literal ``v`` and node ``2*(v-1)+1`` is ``-v``, so the
+negation of node ``i`` is ``i ^ 1``. A clause ``(a | b)`` gives the edges
+``-a -> b`` and ``-b -> a``; a unit clause ``(a)`` is read as ``(a | a)`` and gives
+the edge ``-a -> a``. Parallel edges (from repeated clauses) are merged, so the
+matrix is in canonical form (sorted indices, no duplicates): SciPy's strong
+components give wrong labels on matrices with duplicate entries, and can even
+loop forever on them (observed with SciPy 1.17), so the graph never has any.
+
+Everything here is numpy/SciPy; no Python loop touches a clause or a literal.
+
+Examples
+--------
+>>> from twosat_formal.formula import Formula
+>>> g = implication_graph(Formula([[1, 2], [-1]]))
+>>> g.num_nodes, g.num_edges
+(4, 3)
+>>> sorted(g.edges())
+[(-2, 1), (-1, 2), (1, -1)]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+import scipy.sparse as sp
+
+from twosat_formal.formula import Formula
+
+__all__ = [
+    "ImplicationGraph",
+    "implication_graph",
+    "index_literal",
+    "literal_index",
+]
+
+IntArray = npt.NDArray[np.int64]
+
+
+def literal_index(lits: npt.ArrayLike) -> IntArray:
+    """Graph node of each DIMACS literal: ``2*(v-1)`` for ``v``, ``2*(v-1)+1`` for ``-v``.
+
+    >>> literal_index([1, -1, 3, -3]).tolist()
+    [0, 1, 4, 5]
+    """
+    arr = np.asarray(lits, dtype=np.int64)
+    return 2 * (np.abs(arr) - 1) + (arr < 0)
+
+
+def index_literal(nodes: npt.ArrayLike) -> IntArray:
+    """DIMACS literal of each graph node (the inverse of :func:`literal_index`).
+
+    >>> index_literal([0, 1, 4, 5]).tolist()
+    [1, -1, 3, -3]
+    """
+    arr = np.asarray(nodes, dtype=np.int64)
+    var = (arr >> 1) + 1
+    return np.where(arr & 1, -var, var)
+
+
+@dataclass(frozen=True, eq=False)
+class ImplicationGraph:
+    """The implication graph over the ``2 * num_vars`` literals of a formula.
+
+    Attributes
+    ----------
+    num_vars:
+        Number of variables; the graph has ``2 * num_vars`` nodes.
+    matrix:
+        ``(2n, 2n)`` CSR matrix in canonical form; entry ``(i, j)`` is the edge
+        ``i -> j`` (see :func:`literal_index` for the node numbering).
+    """
+
+    num_vars: int
+    matrix: sp.csr_array
+
+    @property
+    def num_nodes(self) -> int:
+        """Number of nodes (two per variable)."""
+        return 2 * self.num_vars
+
+    @property
+    def num_edges(self) -> int:
+        """Number of distinct edges."""
+        return int(self.matrix.nnz)
+
+    def edge_arrays(self) -> tuple[IntArray, IntArray]:
+        """Source and target node of every edge, as two int64 arrays."""
+        indptr = self.matrix.indptr
+        src = np.repeat(np.arange(self.num_nodes, dtype=np.int64), np.diff(indptr))
+        return src, self.matrix.indices.astype(np.int64)
+
+    def edges(self) -> list[tuple[int, int]]:
+        """All edges as pairs of DIMACS literals (for small graphs and tests)."""
+        src, dst = self.edge_arrays()
+        return list(zip(index_literal(src).tolist(), index_literal(dst).tolist(), strict=True))
+
+    def successors(self, lit: int) -> list[int]:
+        """The literals that ``lit`` implies in one step.
+
+        >>> from twosat_formal.formula import Formula
+        >>> implication_graph(Formula([[1, 2], [1, 3]])).successors(-1)
+        [2, 3]
+        """
+        node = int(literal_index(lit))
+        lo, hi = self.matrix.indptr[node], self.matrix.indptr[node + 1]
+        return index_literal(self.matrix.indices[lo:hi]).tolist()
+
+
+def implication_graph(formula: Formula) -> ImplicationGraph:
+    """Build the implication graph of a 2-CNF (unit clauses included).
+
+    Parameters
+    ----------
+    formula:
+        A formula whose clauses all have one or two literals.
+
+    Raises
+    ------
+    NotTwoCNFError
+        If a clause is empty or has more than two literals.
+
+    Examples
+    --------
+    >>> from twosat_formal.formula import Formula
+    >>> g = implication_graph(Formula([[1, -2], [1, -2]]))
+    >>> g.edges()
+    [(-1, -2), (2, 1)]
+    """
+    pairs = formula.pairs()
+    n = formula.num_vars
+    num_nodes = 2 * n
+    nodes = literal_index(pairs)
+    first, second = nodes[:, 0], nodes[:, 1]
+    src = np.concatenate([first ^ 1, second ^ 1])
+    dst = np.concatenate([second, first])
+    index_type = np.int32 if num_nodes < 2**31 - 1 else np.int64
+    coo = sp.coo_array(
+        (np.ones(len(src), dtype=np.float64), (src.astype(index_type), dst.astype(index_type))),
+        shape=(num_nodes, num_nodes),
+    )
+    matrix = coo.tocsr()
+    matrix.sum_duplicates()  # no-op when already canonical; the SCC code needs it
+    matrix.data[:] = 1.0
+    return ImplicationGraph(n, matrix)

@@ -1,0 +1,117 @@
+"""The outcome of a solver run, with its certificate, and its JSON form.
+
+A SAT result carries a model (one bool per variable). An UNSAT 2-CNF result carries
+a contradiction cycle: a closed walk of literals through some ``x`` and ``-x`` in which
+every step, last to first included, is an implication-graph edge. A formula with an
+empty clause is UNSAT with no cycle; its certificate is the index of that clause
+(``empty_clause``). A general (non-2) CNF found UNSAT by PySAT carries a cycle only
+when its clauses of width one and two are UNSAT on their own; otherwise it has no
+certificate and ``checked`` stays False.
+
+Examples
+--------
+>>> from twosat_formal.formula import Formula
+>>> f = Formula.from_named([["a"], ["~a", "b"]])
+>>> r = SolveResult("SAT", model=(True, True), backend="scc", checked=True)
+>>> r.to_json(f)
+{'status': 'SAT', 'model': {'a': True, 'b': True}, 'backend': 'scc', 'checked': True}
+>>> u = SolveResult("UNSAT", cycle=(1, -1), backend="scc", checked=True)
+>>> u.to_json(Formula.from_named([["a"], ["~a"]]))["cycle"]
+['a', '~a']
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from twosat_formal.errors import ConfigError
+from twosat_formal.formula import Formula
+
+__all__ = ["STATUSES", "SolveResult"]
+
+#: The two answers a solver gives.
+STATUSES = ("SAT", "UNSAT")
+
+
+@dataclass(frozen=True)
+class SolveResult:
+    """A label with its certificate.
+
+    Attributes
+    ----------
+    status:
+        ``"SAT"`` or ``"UNSAT"``.
+    model:
+        SAT only: the value of variable ``v`` at index ``v - 1``, for every variable.
+    cycle:
+        UNSAT 2-CNF: a closed walk of DIMACS literals through some ``x`` and ``-x``;
+        every consecutive step, and the step from the last literal back to the
+        first, is an implication-graph edge.
+    backend:
+        The backend that decided the formula (``scc``, ``pysat`` or ``z3``).
+    general_cnf:
+        True when the formula is not a 2-CNF (some clause is empty or wider than two).
+    checked:
+        True once the certificate has been verified against the formula.
+    empty_clause:
+        UNSAT because of an empty clause: the index of the first one (0-based).
+    """
+
+    status: str
+    model: tuple[bool, ...] | None = None
+    cycle: tuple[int, ...] | None = None
+    backend: str = "scc"
+    general_cnf: bool = False
+    checked: bool = False
+    empty_clause: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.status not in STATUSES:
+            raise ConfigError(
+                f"unknown status {self.status!r}", parameter="status", valid="SAT or UNSAT"
+            )
+        if self.status == "SAT" and (self.cycle is not None or self.empty_clause is not None):
+            raise ConfigError("a SAT result carries a model, not a cycle", parameter="cycle")
+        if self.status == "UNSAT" and self.model is not None:
+            raise ConfigError("an UNSAT result carries no model", parameter="model")
+
+    @property
+    def is_sat(self) -> bool:
+        """Whether the formula is satisfiable.
+
+        >>> SolveResult("UNSAT").is_sat
+        False
+        """
+        return self.status == "SAT"
+
+    @property
+    def has_certificate(self) -> bool:
+        """Whether the result carries a model, a cycle or an empty-clause index."""
+        return self.model is not None or self.cycle is not None or self.empty_clause is not None
+
+    def to_json(self, formula: Formula) -> dict[str, Any]:
+        """The JSON object of ``twosat-formal solve --json``, names from ``formula``.
+
+        Keys: ``status``; ``model`` (``{name: bool}``, SAT only); ``cycle`` (literals
+        as the DSL writes them, UNSAT 2-CNF only); ``backend``; ``checked``. Two keys
+        appear only when they apply: ``empty_clause`` (its index) and
+        ``general_cnf: true``.
+
+        >>> f = Formula([[1, 2, 3]])
+        >>> SolveResult("SAT", (True, False, False), backend="pysat",
+        ...             general_cnf=True).to_json(f)["general_cnf"]
+        True
+        """
+        out: dict[str, Any] = {"status": self.status}
+        if self.model is not None:
+            out["model"] = dict(zip(formula.names, map(bool, self.model), strict=True))
+        if self.cycle is not None:
+            out["cycle"] = [formula.literal_name(lit) for lit in self.cycle]
+        if self.empty_clause is not None:
+            out["empty_clause"] = self.empty_clause
+        out["backend"] = self.backend
+        out["checked"] = self.checked
+        if self.general_cnf:
+            out["general_cnf"] = True
+        return out

@@ -1,0 +1,299 @@
+"""The own 2-SAT backend: strong components of the implication graph, in compiled code.
+
+Strong components come from ``scipy.sparse.csgraph.connected_components`` with
+``connection="strong"``. SciPy does not document the order of its labels, so the
+order is checked, not trusted: SciPy's Tarjan-style search emits a component only
+after every component it reaches, so labels usually run in *reverse* topological
+order (every edge between components goes from a higher label to a lower one). That
+property is verified on every edge of the graph (one vectorised pass); if it ever
+fails, a topological order of the condensation is computed instead, by a
+level-synchronous Kahn sweep in numpy (:func:`dag_levels`).
+
+A formula is UNSAT iff some ``x`` and ``-x`` share a component. Otherwise the model
+sets a literal true iff its component comes *after* its negation's in topological
+order. For UNSAT, the contradiction cycle joins the breadth-first shortest paths
+``x ~> -x`` and ``-x ~> x`` (``scipy.sparse.csgraph.breadth_first_order`` with
+predecessors) inside the subgraph of the offending component.
+
+Examples
+--------
+>>> from twosat_formal.formula import Formula
+>>> solve_scc(Formula([[1, 2], [-1, 2], [1, -2]])).model
+(True, True)
+>>> solve_scc(Formula([[1, 2], [-1, 2], [1, -2], [-1, -2]])).cycle
+(1, -2, -1, 2)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+import scipy.sparse as sp
+from scipy.sparse.csgraph import breadth_first_order, connected_components
+
+from twosat_formal.errors import TwoSatFormalError
+from twosat_formal.formula import Formula
+from twosat_formal.solve.graph import ImplicationGraph, implication_graph, index_literal
+from twosat_formal.solve.result import SolveResult
+
+__all__ = [
+    "Components",
+    "condensation",
+    "conflicting_variables",
+    "contradiction_cycle",
+    "dag_levels",
+    "model_from_components",
+    "solve_scc",
+    "strong_components",
+]
+
+IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
+
+#: How many conflicting variables of the smallest offending component are tried when
+#: looking for a short contradiction cycle.
+CYCLE_CANDIDATES = 8
+
+
+@dataclass(frozen=True, eq=False)
+class Components:
+    """Strong components of an implication graph, with a topological order.
+
+    Attributes
+    ----------
+    count:
+        Number of strong components.
+    labels:
+        Component of each graph node (``2 * num_vars`` entries).
+    rank:
+        Position of each component in a topological order of the condensation:
+        every edge between two components goes from a lower rank to a higher one.
+    """
+
+    count: int
+    labels: IntArray
+    rank: IntArray
+
+    def sizes(self) -> IntArray:
+        """Number of nodes (literals) in each component."""
+        return np.bincount(self.labels, minlength=self.count)
+
+
+def condensation(graph: ImplicationGraph, labels: IntArray, count: int) -> sp.csr_array:
+    """The condensation DAG: one node per component, one edge per linked pair.
+
+    >>> from twosat_formal.formula import Formula
+    >>> g = implication_graph(Formula([[1, 2]]))
+    >>> comps = strong_components(g)
+    >>> condensation(g, comps.labels, comps.count).nnz
+    2
+    """
+    src, dst = graph.edge_arrays()
+    cs, cd = labels[src], labels[dst]
+    keep = cs != cd
+    coo = sp.coo_array(
+        (np.ones(int(keep.sum()), dtype=np.float64), (cs[keep], cd[keep])), shape=(count, count)
+    )
+    dag = coo.tocsr()
+    dag.sum_duplicates()
+    return dag
+
+
+def dag_levels(dag: sp.csr_array) -> IntArray:
+    """Longest-path depth of every node of a DAG (sources are at level 0).
+
+    A level-synchronous Kahn sweep in numpy: one vectorised step per level. Every
+    edge goes from a lower level to a higher one, so sorting by level gives a
+    topological order.
+
+    Raises
+    ------
+    TwoSatFormalError
+        If the graph has a cycle.
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> dag = sp.csr_array(([1.0, 1.0, 1.0], ([0, 0, 1], [1, 2, 2])), shape=(3, 3))
+    >>> dag_levels(dag).tolist()
+    [0, 1, 2]
+    """
+    count = dag.shape[0]
+    indptr = dag.indptr.astype(np.int64)
+    indices = dag.indices.astype(np.int64)
+    indegree = np.bincount(indices, minlength=count)
+    levels = np.full(count, -1, dtype=np.int64)
+    frontier = np.flatnonzero(indegree == 0)
+    depth = 0
+    while frontier.size:
+        levels[frontier] = depth
+        starts, ends = indptr[frontier], indptr[frontier + 1]
+        lengths = ends - starts
+        total = int(lengths.sum())
+        if total == 0:
+            break
+        offsets = np.cumsum(lengths) - lengths
+        gather = np.repeat(starts - offsets, lengths) + np.arange(total, dtype=np.int64)
+        targets, hits = np.unique(indices[gather], return_counts=True)
+        indegree[targets] -= hits
+        frontier = targets[indegree[targets] == 0]
+        depth += 1
+    if np.any(levels < 0):
+        raise TwoSatFormalError("the condensation has a cycle: the strong components are wrong")
+    return levels
+
+
+def strong_components(graph: ImplicationGraph) -> Components:
+    """Strong components of ``graph`` and a verified topological order of them.
+
+    >>> from twosat_formal.formula import Formula
+    >>> comps = strong_components(implication_graph(Formula([[1, 2], [-1, -2]])))
+    >>> comps.count, bool(comps.labels[0] == comps.labels[3])
+    (2, True)
+    """
+    if graph.num_nodes == 0:
+        empty = np.zeros(0, dtype=np.int64)
+        return Components(0, empty, empty)
+    count, raw = connected_components(graph.matrix, directed=True, connection="strong")
+    labels = raw.astype(np.int64)
+    src, dst = graph.edge_arrays()
+    ls, ld = labels[src], labels[dst]
+    between = ls != ld
+    if bool(np.all(ls[between] > ld[between])):
+        rank = (count - 1) - np.arange(count, dtype=np.int64)
+    else:  # SciPy's labels are not reverse-topological: order the condensation ourselves
+        levels = dag_levels(condensation(graph, labels, int(count)))
+        order = np.argsort(levels, kind="stable")
+        rank = np.empty(count, dtype=np.int64)
+        rank[order] = np.arange(count, dtype=np.int64)
+    return Components(int(count), labels, rank)
+
+
+def conflicting_variables(components: Components) -> IntArray:
+    """Variables ``x`` whose literals ``x`` and ``-x`` share a strong component.
+
+    >>> from twosat_formal.formula import Formula
+    >>> g = implication_graph(Formula([[1, 2], [-1, 2], [1, -2], [-1, -2], [3]]))
+    >>> conflicting_variables(strong_components(g)).tolist()
+    [1, 2]
+    """
+    labels = components.labels
+    return np.flatnonzero(labels[0::2] == labels[1::2]).astype(np.int64) + 1
+
+
+def model_from_components(components: Components) -> BoolArray:
+    """The canonical model of a satisfiable 2-CNF (one bool per variable).
+
+    Variable ``x`` is true iff the component of ``x`` comes after the component of
+    ``-x`` in topological order.
+
+    >>> from twosat_formal.formula import Formula
+    >>> g = implication_graph(Formula([[-1, 2], [1]]))
+    >>> model_from_components(strong_components(g)).tolist()
+    [True, True]
+    """
+    rank_of_node = components.rank[components.labels]
+    return np.asarray(rank_of_node[0::2] > rank_of_node[1::2], dtype=np.bool_)
+
+
+def _bfs_path(sub: sp.csr_array, start: int, goal: int) -> list[int] | None:
+    """Shortest path ``start ~> goal`` (both included) in ``sub``, or None."""
+    _order, pred = breadth_first_order(sub, start, directed=True, return_predecessors=True)
+    if pred[goal] < 0:
+        return None
+    path = [goal]
+    while path[-1] != start:
+        path.append(int(pred[path[-1]]))
+    path.reverse()
+    return path
+
+
+def contradiction_cycle(
+    graph: ImplicationGraph, components: Components, var: int | None = None
+) -> tuple[int, ...]:
+    """A short closed walk ``x ~> -x ~> x`` of DIMACS literals in the implication graph.
+
+    Parameters
+    ----------
+    graph, components:
+        The implication graph and its strong components.
+    var:
+        The variable to go through; by default a few conflicting variables of the
+        smallest component holding one are tried and the shortest walk is kept.
+
+    Returns
+    -------
+    tuple of int
+        Starts at ``x``, passes ``-x``; every step, last to first included, is an edge.
+
+    Raises
+    ------
+    TwoSatFormalError
+        If no variable (or not ``var``) shares a component with its negation.
+
+    Examples
+    --------
+    >>> from twosat_formal.formula import Formula
+    >>> f = Formula([[-1, 2], [-2, 3], [-3, -1], [1, 4], [-4, 1]])
+    >>> g = implication_graph(f)
+    >>> contradiction_cycle(g, strong_components(g))
+    (1, 2, 3, -1, 4)
+    """
+    labels = components.labels
+    conflicts = conflicting_variables(components)
+    if var is not None:
+        if var not in set(conflicts.tolist()):
+            raise TwoSatFormalError(f"variable {var} does not share a component with its negation")
+        candidates = [int(var)]
+        target = int(labels[2 * (var - 1)])
+    else:
+        if conflicts.size == 0:
+            raise TwoSatFormalError("no variable shares a component with its negation")
+        comp_of = labels[2 * (conflicts - 1)]
+        sizes = components.sizes()
+        target = int(comp_of[np.argmin(sizes[comp_of])])
+        candidates = conflicts[comp_of == target][:CYCLE_CANDIDATES].tolist()
+    nodes = np.flatnonzero(labels == target)
+    sub = graph.matrix[nodes][:, nodes]
+    position = {int(node): i for i, node in enumerate(nodes.tolist())}
+    best: list[int] | None = None
+    for x in candidates:
+        pos, neg = position[2 * (x - 1)], position[2 * (x - 1) + 1]
+        there = _bfs_path(sub, pos, neg)
+        back = _bfs_path(sub, neg, pos)
+        if there is None or back is None:  # cannot happen inside one strong component
+            raise TwoSatFormalError(f"no path between {x} and {-x} inside their component")
+        walk = there + back[1:-1]
+        if best is None or len(walk) < len(best):
+            best = walk
+    assert best is not None
+    return tuple(index_literal(nodes[best]).tolist())
+
+
+def solve_scc(formula: Formula) -> SolveResult:
+    """Decide a 2-CNF with strong components; a model or a contradiction cycle.
+
+    The result is not yet checked (``checked=False``); :func:`twosat_formal.solve.solve`
+    checks it.
+
+    Raises
+    ------
+    NotTwoCNFError
+        If a clause is empty or wider than two.
+
+    Examples
+    --------
+    >>> solve_scc(Formula([])).status
+    'SAT'
+    >>> solve_scc(Formula([[1], [-1]])).cycle
+    (1, -1)
+    """
+    graph = implication_graph(formula)
+    components = strong_components(graph)
+    labels = components.labels
+    if bool(np.any(labels[0::2] == labels[1::2])):
+        return SolveResult("UNSAT", cycle=contradiction_cycle(graph, components), backend="scc")
+    model = model_from_components(components)
+    return SolveResult("SAT", model=tuple(model.tolist()), backend="scc")
