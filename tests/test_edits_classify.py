@@ -24,6 +24,7 @@ from twosat_formal.edits.classify import edited_id
 from twosat_formal.errors import ConfigError, NotTwoCNFError, RecordError
 from twosat_formal.formula import Formula
 from twosat_formal.instance import Instance
+from twosat_formal.solve import check_certificate_json
 
 
 def brute_sat(clauses: tuple[tuple[int, ...], ...], num_vars: int) -> bool:
@@ -67,6 +68,7 @@ def test_every_edit_is_classified_as_brute_force_says(formula: Formula) -> None:
                 assert outcome.certificate["status"] == expected
                 if expected == "SAT":
                     assert satisfies(outcome.certificate["model"], outcome.formula)
+                check_certificate_json(outcome.formula, outcome.certificate)
 
 
 @settings(max_examples=40)

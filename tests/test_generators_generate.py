@@ -27,6 +27,15 @@ def pysat_label(formula: Formula) -> str:
         return "SAT" if solver.solve() else "UNSAT"
 
 
+def assert_contradiction_cycle(formula: Formula, names: list[str]) -> None:
+    """Every step a -> b (last -> first included) has a clause (~a | b); x and ~x occur."""
+    lits = [-formula.var(n[1:]) if n.startswith("~") else formula.var(n) for n in names]
+    assert any(-lit in lits for lit in lits)
+    clauses = {frozenset(c) for c in formula.clauses}
+    for a, b in zip(lits, lits[1:] + lits[:1], strict=True):
+        assert frozenset((-a, b)) in clauses
+
+
 def test_registry_lists_the_five_families_with_knobs() -> None:
     assert FAMILIES.names() == [*BASE_FAMILIES, "symmetry"]
     listing = {name: fam.to_json() for name, fam in FAMILIES.items()}
@@ -51,6 +60,8 @@ def test_labels_certificates_and_reproduction(family: str) -> None:
         assert inst.certificate["status"] == inst.label
         if inst.label == "SAT":
             assert inst.formula.evaluate(inst.certificate["model"])
+        else:
+            assert_contradiction_cycle(inst.formula, inst.certificate["cycle"])
         record = inst.to_record()
         assert record["provenance"]["generator"] == family
         assert f"c seed: {seed}" in record["dimacs"].splitlines()

@@ -548,14 +548,14 @@ def evaluate(
     --------
     >>> import tempfile, pathlib
     >>> from twosat_formal.formula import Formula
-    >>> text = "Consider these logical relationships:\\nA is true.\\n\\nCan you assign?"
-    >>> prompt = EvalPrompt("p1", "i1", "logic", text, {"A": "x1"}, "true", "false")
-    >>> item = EvalItem(prompt, Formula([[1]]), "SAT")
+    >>> from twosat_formal.verbalize import verbalize
+    >>> formula = Formula.from_named([["p", "q"], ["~p", "q"]])
+    >>> item = EvalItem(verbalize(formula, "team").record("i1", None), formula, "SAT")
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "runs.sqlite"
     >>> with RunStore(path) as store:
-    ...     summary = evaluate(["ref/sat-biased"], [item], store)
+    ...     summary = evaluate(["ref/sat-biased", "ref/oracle"], [item], store)
     >>> summary.done, dict(summary.failures)
-    (1, {'correct': 1})
+    (2, {'correct': 2})
     """
     from twosat_formal.models import load_model
 

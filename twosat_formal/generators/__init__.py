@@ -40,6 +40,7 @@ from twosat_formal.generators.knobs import ParamSpec, ParamValue
 from twosat_formal.instance import Instance, instance_id
 from twosat_formal.provenance import tool_version
 from twosat_formal.registry import Registry
+from twosat_formal.solve import solve
 
 __all__ = [
     "FAMILIES",
@@ -204,8 +205,6 @@ def generate(family: str, *, clauses: int | None = None, seed: int, **params: An
     >>> inst.label, inst.structure["bridge"]["index"]
     ('SAT', 0)
     """
-    from twosat_formal.solve import solve
-
     spec = FAMILIES.get(family)
     seed = _check_seed(seed)
     if clauses is not None and (isinstance(clauses, bool) or not isinstance(clauses, int)):

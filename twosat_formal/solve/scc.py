@@ -21,7 +21,7 @@ Examples
 >>> solve_scc(Formula([[1, 2], [-1, 2], [1, -2]])).model
 (True, True)
 >>> solve_scc(Formula([[1, 2], [-1, 2], [1, -2], [-1, -2]])).cycle
-(1, -2, -1, 2)
+(1, 2, -1, 2)
 """
 
 from __future__ import annotations

@@ -1,0 +1,390 @@
+"""Structure of a 2-CNF read off its implication graph, and model counts of small formulas.
+
+:func:`analyze` reports
+
+* ``scc_count``, ``largest_scc`` and ``nontrivial_sccs``: the strong components of the
+  implication graph over all ``2 * num_vars`` literals (a literal in no clause is a
+  component of its own), the size of the largest one (in literals), and how many
+  have more than one literal;
+* ``conflicting_variables``: the variables ``x`` with ``x`` and ``~x`` in one
+  component (the formula is UNSAT iff there is one);
+* ``backbone``: for a SAT formula, the literals true in every model; ``l`` is one
+  iff ``~l ~> l`` in the implication graph. Empty for an UNSAT formula;
+* ``pure_literals``: literals that occur in some clause while their negation occurs
+  in none;
+* ``free_variables``: the variables the formula does not constrain: flipping one in
+  any model gives a model. That is a variable in no clause, or one whose every clause
+  is a tautology (``x | ~x``) or holds a backbone literal of another variable. For
+  an UNSAT formula (which constrains nothing, vacuously) it lists only the variables
+  in no clause but tautologies.
+
+The backbone is exact: candidate literals are the canonical model's true literals;
+each reachability question ``~l ~> l`` is answered for many candidates at once by
+propagating 64-bit masks level by level through the condensation DAG, and a
+candidate whose ``~l`` does not reach ``l`` proves every literal it reaches
+consistent, which rules out their negations in bulk. Its cost is about
+``O((E + L) * candidates / 512)`` for ``E`` edges and ``L`` levels of the
+condensation: instant for benchmark-sized formulas, seconds at 10^5 clauses.
+
+:func:`count_models` counts models exactly, by brute force on small independent parts
+and by PySAT enumeration on larger ones.
+
+Examples
+--------
+>>> from twosat_formal.formula import Formula
+>>> f = Formula.from_named([["a"], ["~a", "b"], ["c", "d"], ["e", "~e"]])
+>>> s = analyze(f)
+>>> s.satisfiable, s.to_json()["backbone"], s.to_json()["free_variables"]
+(True, ['a', 'b'], ['e'])
+>>> s.to_json()["pure_literals"]
+['b', 'c', 'd']
+>>> count_models(f)
+6
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from itertools import pairwise
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
+
+from twosat_formal.errors import ConfigError
+from twosat_formal.formula import Formula
+from twosat_formal.solve.graph import ImplicationGraph, implication_graph, index_literal
+from twosat_formal.solve.graph import literal_index as _node
+from twosat_formal.solve.scc import (
+    Components,
+    condensation,
+    conflicting_variables,
+    dag_levels,
+    model_from_components,
+    strong_components,
+)
+
+__all__ = ["BRUTE_FORCE_VARS", "Structure", "analyze", "backbone_literals", "count_models"]
+
+IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
+
+#: Independent parts with at most this many variables are counted by brute force.
+BRUTE_FORCE_VARS = 16
+#: Memory budget (bytes) of the reachability masks in :func:`backbone_literals`.
+_MASK_BYTES = 1 << 27
+
+
+@dataclass(frozen=True)
+class Structure:
+    """Structural facts about a 2-CNF (see the module notes for each definition).
+
+    Literals are DIMACS ints and variables are ints; :meth:`to_json` writes names.
+    """
+
+    num_vars: int
+    num_clauses: int
+    satisfiable: bool
+    scc_count: int
+    largest_scc: int
+    nontrivial_sccs: int
+    conflicting_variables: tuple[int, ...]
+    backbone: tuple[int, ...]
+    pure_literals: tuple[int, ...]
+    free_variables: tuple[int, ...]
+    names: tuple[str, ...] = field(repr=False, compare=False, default=())
+
+    def _name(self, lit: int) -> str:
+        name = self.names[abs(lit) - 1] if self.names else f"x{abs(lit)}"
+        return ("~" if lit < 0 else "") + name
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict; literals and variables by name (``"~b"`` for a negation).
+
+        >>> from twosat_formal.formula import Formula
+        >>> analyze(Formula([[1], [-1]])).to_json()["conflicting_variables"]
+        ['x1']
+        """
+        return {
+            "num_vars": self.num_vars,
+            "num_clauses": self.num_clauses,
+            "satisfiable": self.satisfiable,
+            "scc_count": self.scc_count,
+            "largest_scc": self.largest_scc,
+            "nontrivial_sccs": self.nontrivial_sccs,
+            "conflicting_variables": [self._name(v) for v in self.conflicting_variables],
+            "backbone": [self._name(lit) for lit in self.backbone],
+            "pure_literals": [self._name(lit) for lit in self.pure_literals],
+            "free_variables": [self._name(v) for v in self.free_variables],
+        }
+
+
+def analyze(formula: Formula) -> Structure:
+    """Analyse the implication-graph structure of a 2-CNF.
+
+    Raises
+    ------
+    NotTwoCNFError
+        If a clause is empty or wider than two.
+
+    Examples
+    --------
+    >>> from twosat_formal.formula import Formula
+    >>> s = analyze(Formula([[1, 2], [-1, 2], [1, -2], [-1, -2], [3, 4]]))
+    >>> s.satisfiable, s.conflicting_variables, s.largest_scc, s.backbone
+    (False, (1, 2), 4, ())
+    """
+    formula.require_2cnf("structure analysis")
+    graph = implication_graph(formula)
+    components = strong_components(graph)
+    sizes = components.sizes()
+    conflicts = conflicting_variables(components)
+    satisfiable = conflicts.size == 0
+    backbone = backbone_literals(graph, components) if satisfiable else np.zeros(0, np.int64)
+
+    n = formula.num_vars
+    occurrences = np.bincount(_node(formula.literals), minlength=2 * n)
+    pure_nodes = np.flatnonzero((occurrences > 0) & (occurrences[np.arange(2 * n) ^ 1] == 0))
+
+    is_backbone = np.zeros(2 * n, dtype=np.bool_)
+    is_backbone[_node(backbone)] = True
+    pairs = formula.pairs()
+    pinned = np.zeros(n + 1, dtype=np.bool_)
+    for this, other in ((pairs[:, 0], pairs[:, 1]), (pairs[:, 1], pairs[:, 0])):
+        tautology = this == -other
+        settled = is_backbone[_node(other)] & (np.abs(other) != np.abs(this))
+        pinned[np.abs(this[~(tautology | settled)])] = True
+    free = np.flatnonzero(~pinned[1:]) + 1
+
+    return Structure(
+        num_vars=n,
+        num_clauses=formula.num_clauses,
+        satisfiable=satisfiable,
+        scc_count=components.count,
+        largest_scc=int(sizes.max()) if sizes.size else 0,
+        nontrivial_sccs=int(np.count_nonzero(sizes > 1)),
+        conflicting_variables=tuple(conflicts.tolist()),
+        backbone=tuple(backbone.tolist()),
+        pure_literals=tuple(index_literal(pure_nodes).tolist()),
+        free_variables=tuple(free.tolist()),
+        names=formula.names,
+    )
+
+
+def backbone_literals(graph: ImplicationGraph, components: Components) -> IntArray:
+    """The literals true in every model of a satisfiable 2-CNF, sorted by variable.
+
+    A literal ``l`` is in the backbone iff ``~l ~> l`` in the implication graph.
+
+    Examples
+    --------
+    >>> from twosat_formal.formula import Formula
+    >>> g = implication_graph(Formula([[-1, 2], [-1, -2], [3, 4]]))
+    >>> backbone_literals(g, strong_components(g)).tolist()
+    [-1]
+    """
+    n = graph.num_vars
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    labels, count = components.labels, components.count
+    model = model_from_components(components)
+    true_nodes = 2 * np.arange(n, dtype=np.int64) + (~model)
+    true_comp, false_comp = labels[true_nodes], labels[true_nodes ^ 1]
+    dag = condensation(graph, labels, count)
+    indegree = np.bincount(dag.indices, minlength=count)
+    outdegree = np.diff(dag.indptr)
+    levels = dag_levels(dag)
+
+    # one question per true component T: does its dual (the false side) reach it?
+    dual = np.empty(count, dtype=np.int64)
+    dual[labels] = labels[np.arange(2 * n, dtype=np.int64) ^ 1]
+    targets = np.unique(true_comp)
+    sources = dual[targets]
+    possible = (
+        (indegree[targets] > 0) & (outdegree[sources] > 0) & (levels[targets] > levels[sources])
+    )
+    targets, sources = targets[possible], sources[possible]
+    order = np.argsort(levels[sources], kind="stable")
+    targets, sources = targets[order], sources[order]
+
+    backbone_comp = np.zeros(count, dtype=np.bool_)
+    if targets.size:
+        ruled_out = np.zeros(count, dtype=np.bool_)
+        sweep = _LevelSweep(dag, levels)
+        words = max(1, min(8, _MASK_BYTES // (8 * count)))
+        pending = np.arange(targets.size)
+        while pending.size:
+            batch = pending[: 64 * words]
+            pending = pending[64 * words :]
+            reached = sweep.reach(sources[batch], targets[batch], words)
+            backbone_comp[targets[batch[reached]]] = True
+            ruled_out[dual[sweep.touched(~reached)]] = True
+            pending = pending[~ruled_out[targets[pending]]]
+    backbone_var = backbone_comp[true_comp]
+    lits = index_literal(true_nodes[backbone_var])
+    return lits.astype(np.int64)
+
+
+class _LevelSweep:
+    """Multi-source reachability in a DAG with bit masks, one level at a time."""
+
+    def __init__(self, dag: sp.csr_array, levels: IntArray) -> None:
+        count = dag.shape[0]
+        self.count = count
+        self.levels = levels
+        src = np.repeat(np.arange(count, dtype=np.int64), np.diff(dag.indptr))
+        dst = dag.indices.astype(np.int64)
+        order = np.lexsort((dst, levels[src]))
+        self.src, self.dst = src[order], dst[order]
+        edge_level = levels[self.src]
+        self.level_start = np.searchsorted(edge_level, np.arange(int(levels.max()) + 2))
+        self.masks = np.zeros((0, 0), dtype=np.uint64)
+
+    def reach(self, sources: IntArray, targets: IntArray, words: int) -> BoolArray:
+        """For each ``i``, whether ``sources[i]`` reaches ``targets[i]``."""
+        k = sources.size
+        masks = np.zeros((self.count, words), dtype=np.uint64)
+        bit = np.arange(k, dtype=np.int64)
+        ones = np.left_shift(np.uint64(1), (bit % 64).astype(np.uint64))
+        np.bitwise_or.at(masks, (sources, bit // 64), ones)
+        first = int(self.levels[sources].min())
+        last = int(self.levels[targets].max())
+        for level in range(first, last):
+            lo, hi = int(self.level_start[level]), int(self.level_start[level + 1])
+            if lo == hi:
+                continue
+            dst = self.dst[lo:hi]
+            values = masks[self.src[lo:hi]]
+            starts = np.flatnonzero(np.r_[True, dst[1:] != dst[:-1]])
+            masks[dst[starts]] |= np.bitwise_or.reduceat(values, starts, axis=0)
+        self.masks = masks
+        got = masks[targets, bit // 64] & ones
+        return np.asarray(got != 0, dtype=np.bool_)
+
+    def touched(self, chosen: BoolArray) -> IntArray:
+        """Components reached by any of the chosen sources of the last :meth:`reach`."""
+        if not bool(chosen.any()):
+            return np.zeros(0, dtype=np.int64)
+        select = np.zeros(self.masks.shape[1], dtype=np.uint64)
+        bit = np.flatnonzero(chosen)
+        np.bitwise_or.at(
+            select, bit // 64, np.left_shift(np.uint64(1), (bit % 64).astype(np.uint64))
+        )
+        return np.flatnonzero(np.any(self.masks & select, axis=1)).astype(np.int64)
+
+
+# -- model counting -------------------------------------------------------------------------
+
+
+def count_models(formula: Formula, *, limit: int = 1_000_000) -> int:
+    """The exact number of models of ``formula`` (any CNF) over all its variables.
+
+    The formula is split into independent parts (variables linked through clauses);
+    a part with at most :data:`BRUTE_FORCE_VARS` variables is counted by brute force,
+    a larger one by PySAT enumeration with blocking clauses. Each variable in no
+    clause doubles the count.
+
+    Parameters
+    ----------
+    formula:
+        Any CNF; meant for small formulas.
+    limit:
+        The most models one independent part may have.
+
+    Raises
+    ------
+    ConfigError
+        If an independent part has more than ``limit`` models.
+
+    Examples
+    --------
+    >>> from twosat_formal.formula import Formula
+    >>> count_models(Formula([[1, 2]], num_vars=3))
+    6
+    >>> count_models(Formula([[1], [-1]]))
+    0
+    """
+    if limit < 1:
+        raise ConfigError(f"limit must be positive, got {limit}", parameter="limit", valid=">= 1")
+    if formula.num_clauses and bool(np.any(formula.widths == 0)):
+        return 0
+    n = formula.num_vars
+    lits = formula.literals
+    if lits.size == 0:
+        return 2**n
+    owner = formula.clause_of_literal
+    var = np.abs(lits) - 1
+    same = owner[1:] == owner[:-1]
+    links = sp.coo_array(
+        (np.ones(int(same.sum())), (var[:-1][same], var[1:][same])), shape=(n, n)
+    ).tocsr()
+    _, part_of_var = connected_components(links, directed=False)
+    used = np.zeros(n, dtype=np.bool_)
+    used[var] = True
+    part_of_clause = part_of_var[var[formula.offsets[:-1]]]
+    clause_order = np.argsort(part_of_clause, kind="stable")
+    clause_bounds = np.searchsorted(
+        part_of_clause[clause_order], np.arange(int(part_of_var.max()) + 2)
+    )
+    total = 2 ** int(n - used.sum())
+    for part in np.unique(part_of_var[used]).tolist():
+        part_vars = np.flatnonzero((part_of_var == part) & used)
+        clauses = clause_order[clause_bounds[part] : clause_bounds[part + 1]]
+        sub = formula.select(clauses)
+        if part_vars.size <= BRUTE_FORCE_VARS:
+            found = _brute_force(sub, part_vars, limit)
+        else:
+            found = _enumerate(sub, part_vars, limit)
+        if found == 0:
+            return 0
+        total *= found
+    return total
+
+
+def _too_many(limit: int) -> ConfigError:
+    return ConfigError(
+        f"a part of the formula has more than {limit} models",
+        parameter="limit",
+        valid="a larger limit",
+    )
+
+
+def _brute_force(sub: Formula, part_vars: IntArray, limit: int) -> int:
+    local = np.full(sub.num_vars + 1, -1, dtype=np.int64)
+    local[part_vars + 1] = np.arange(part_vars.size)
+    lits = sub.literals
+    columns = local[np.abs(lits)]
+    positive = lits > 0
+    starts = sub.offsets[:-1]
+    k = part_vars.size
+    rows_per_chunk = max(1, (1 << 22) // max(1, lits.size))
+    found = 0
+    for lo in range(0, 1 << k, rows_per_chunk):
+        codes = np.arange(lo, min(1 << k, lo + rows_per_chunk), dtype=np.int64)
+        bits = ((codes[:, None] >> np.arange(k, dtype=np.int64)) & 1).astype(np.bool_)
+        truth = bits[:, columns] == positive
+        satisfied = np.logical_or.reduceat(truth, starts, axis=1)
+        found += int(np.count_nonzero(satisfied.all(axis=1)))
+    if found > limit:
+        raise _too_many(limit)
+    return found
+
+
+def _enumerate(sub: Formula, part_vars: IntArray, limit: int) -> int:
+    from pysat.solvers import Solver
+
+    lits = sub.literals.tolist()
+    clauses = [lits[lo:hi] for lo, hi in pairwise(sub.offsets.tolist())]
+    project = (part_vars + 1).tolist()
+    found = 0
+    with Solver(name="cadical195", bootstrap_with=clauses) as solver:
+        while solver.solve():
+            found += 1
+            if found > limit:
+                raise _too_many(limit)
+            model = solver.get_model() or []
+            value = {abs(lit): lit > 0 for lit in model}
+            solver.add_clause([-v if value.get(v, False) else v for v in project])
+    return found

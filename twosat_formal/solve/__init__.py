@@ -1,0 +1,208 @@
+"""Certified 2-SAT: labels with models and contradiction cycles, and their checkers.
+
+:func:`solve` decides a formula with one backend (``scc``, ``pysat``, ``z3``; see
+:data:`BACKENDS`) and, by default, checks its certificate with vectorised numpy code
+before returning it (``checked=True``). The default ``scc`` backend handles 2-CNF;
+a formula with an empty clause or a clause wider than two goes to PySAT instead and
+the result says so (``general_cnf=True``). :func:`solve_agreed` runs several backends
+and raises :class:`~twosat_formal.errors.SolverDisagreementError` unless they agree.
+:func:`check_model`, :func:`check_cycle` and :func:`check_certificate_json` are the
+independent checkers (:mod:`twosat_formal.solve.check`), sharing no code with the
+solvers.
+
+Examples
+--------
+>>> from twosat_formal.formula import Formula
+>>> f = Formula.from_named([["a", "b"], ["~a", "b"], ["a", "~b"], ["~a", "~b"]])
+>>> result = solve(f)
+>>> result.status, result.checked
+('UNSAT', True)
+>>> result.to_json(f)
+{'status': 'UNSAT', 'cycle': ['a', 'b', '~a', 'b'], 'backend': 'scc', 'checked': True}
+>>> check_certificate_json(f, result.to_json(f))
+>>> solve(Formula([[1, 2, 3]])).backend, solve(Formula([[1, 2, 3]])).general_cnf
+('pysat', True)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+import numpy as np
+
+from twosat_formal.errors import CertificateError, ConfigError, SolverDisagreementError
+from twosat_formal.formula import Formula
+from twosat_formal.solve.backends import BACKENDS, Backend
+from twosat_formal.solve.check import (
+    check_certificate_json,
+    check_cycle,
+    check_model,
+    check_result,
+)
+from twosat_formal.solve.result import SolveResult
+
+__all__ = [
+    "BACKENDS",
+    "Backend",
+    "SolveResult",
+    "check_certificate_json",
+    "check_cycle",
+    "check_model",
+    "check_result",
+    "solve",
+    "solve_agreed",
+    "verify",
+]
+
+
+def solve(formula: Formula, backend: str = "scc", *, check: bool = True) -> SolveResult:
+    """Decide ``formula`` and return its label with a certificate.
+
+    Parameters
+    ----------
+    formula:
+        Any CNF. The ``scc`` backend handles 2-CNF; other formulas given to it go to
+        PySAT (the result has ``backend="pysat"`` and ``general_cnf=True``).
+    backend:
+        A name in :data:`BACKENDS`: ``"scc"``, ``"pysat"`` or ``"z3"``.
+    check:
+        Verify the certificate before returning (``checked=True``). An UNSAT general
+        CNF whose clauses of width one and two are satisfiable has no certificate and
+        stays ``checked=False``.
+
+    Raises
+    ------
+    UnknownNameError
+        For an unknown backend.
+    CertificateError
+        If the backend's certificate does not hold (a solver bug).
+
+    Examples
+    --------
+    >>> from twosat_formal.formula import Formula
+    >>> solve(Formula([[1, -2], [2]]), "z3").model
+    (True, True)
+    >>> solve(Formula([[1], []])).empty_clause
+    1
+    """
+    run = BACKENDS.get(backend)
+    if backend == "scc" and not formula.is_2cnf:
+        run = BACKENDS.get("pysat")
+    result = run(formula)
+    if check:
+        result = verify(formula, result)
+    return result
+
+
+def solve_agreed(
+    formula: Formula, backends: Sequence[str] = ("scc", "pysat", "z3")
+) -> SolveResult:
+    """Solve with every backend in ``backends``; return the first one's checked result.
+
+    Each certificate is checked by :func:`solve`; the returned one is also checked
+    by the independent checker (:func:`check_result`).
+
+    Raises
+    ------
+    SolverDisagreementError
+        If two backends give different labels.
+
+    Examples
+    --------
+    >>> from twosat_formal.formula import Formula
+    >>> solve_agreed(Formula([[1, 2], [-1, 2]])).status
+    'SAT'
+    """
+    if not backends:
+        raise ConfigError("solve_agreed needs at least one backend", parameter="backends")
+    results = [solve(formula, name, check=True) for name in backends]
+    labels = {name: r.status for name, r in zip(backends, results, strict=True)}
+    if len(set(labels.values())) > 1:
+        said = ", ".join(f"{name} {status}" for name, status in labels.items())
+        raise SolverDisagreementError(f"the solver backends disagree: {said}")
+    first = results[0]
+    if first.has_certificate:
+        check_result(formula, first)
+    return first
+
+
+def verify(formula: Formula, result: SolveResult) -> SolveResult:
+    """Check ``result``'s certificate with vectorised numpy code; mark it checked.
+
+    An UNSAT result without a certificate (a general CNF) is returned unchanged.
+
+    Raises
+    ------
+    CertificateError
+        If the certificate does not hold.
+
+    Examples
+    --------
+    >>> from twosat_formal.formula import Formula
+    >>> verify(Formula([[1]]), SolveResult("SAT", model=(True,))).checked
+    True
+    >>> verify(Formula([[1]]), SolveResult("SAT", model=(False,)))
+    Traceback (most recent call last):
+    ...
+    twosat_formal.errors.CertificateError: the scc backend's model falsifies clause 1
+    """
+    who = f"the {result.backend} backend's"
+    if result.status == "SAT":
+        if result.model is None:
+            raise CertificateError(f"{who} SAT answer has no model")
+        _verify_model(formula, np.asarray(result.model, dtype=np.bool_), who)
+    elif result.cycle is not None:
+        _verify_cycle(formula, np.asarray(result.cycle, dtype=np.int64), who)
+    elif result.empty_clause is not None:
+        index = result.empty_clause
+        if not (0 <= index < formula.num_clauses and formula.widths[index] == 0):
+            raise CertificateError(f"{who} empty clause {index} is not an empty clause")
+    else:
+        return result
+    return dataclasses.replace(result, checked=True)
+
+
+def _verify_model(formula: Formula, model: np.ndarray, who: str) -> None:
+    if model.shape != (formula.num_vars,):
+        raise CertificateError(
+            f"{who} model has {model.size} values for {formula.num_vars} variables"
+        )
+    lits = formula.literals
+    true = model[np.abs(lits) - 1] == (lits > 0)
+    m = formula.num_clauses
+    if lits.size == 2 * m and formula.is_2cnf:
+        pairs = true.reshape(-1, 2)
+        satisfied = pairs[:, 0] | pairs[:, 1]
+    else:
+        satisfied = np.bincount(formula.clause_of_literal, weights=true, minlength=m) > 0
+    if not bool(np.all(satisfied)):
+        bad = int(np.flatnonzero(~satisfied)[0])
+        raise CertificateError(f"{who} model falsifies clause {bad + 1}")
+
+
+def _verify_cycle(formula: Formula, cycle: np.ndarray, who: str) -> None:
+    n = formula.num_vars
+    if cycle.ndim != 1 or cycle.size < 2 or np.any(cycle == 0) or np.any(np.abs(cycle) > n):
+        raise CertificateError(f"{who} cycle is not a walk of at least 2 literals")
+    if not bool(np.any(np.isin(-cycle, cycle))):
+        raise CertificateError(f"{who} cycle has no literal together with its negation")
+    widths = formula.widths
+    short = (widths >= 1) & (widths <= 2)
+    lits, offsets = formula.literals, formula.offsets
+    first = lits[offsets[:-1][short]]
+    second = lits[offsets[1:][short] - 1]
+    base = 2 * n + 1
+
+    def key(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+        return (np.minimum(p, q) + n) * base + (np.maximum(p, q) + n)
+
+    have = key(first, second)
+    steps_from, steps_to = cycle, np.roll(cycle, -1)
+    ok = np.isin(key(-steps_from, steps_to), have)
+    if not bool(np.all(ok)):
+        step = int(np.flatnonzero(~ok)[0])
+        raise CertificateError(
+            f"{who} cycle step {step + 1} ({int(steps_from[step])} -> "
+            f"{int(steps_to[step])}) is not an implication of any clause"
+        )

@@ -1,0 +1,156 @@
+"""Solver backends behind one interface: ``backend(formula) -> SolveResult``.
+
+* ``scc``: the own linear-time 2-SAT solver (:mod:`twosat_formal.solve.scc`); it
+  refuses clauses of width 0 or above 2 with :class:`~twosat_formal.errors.NotTwoCNFError`.
+* ``pysat``: CaDiCaL 1.9.5 through python-sat; solves any CNF.
+* ``z3``: Z3's finite-domain solver (``SolverFor("QF_FD")``); solves any CNF.
+
+The external solvers give a model for SAT. For UNSAT they give no certificate, so the
+contradiction cycle is read off the implication graph of the clauses of width one
+and two; a 2-CNF that a backend calls UNSAT without such a cycle is a disagreement
+(:class:`~twosat_formal.errors.SolverDisagreementError`). A formula with an empty
+clause is UNSAT, certified by the index of that clause. Every result says whether the
+formula was a general (non-2) CNF. Results come back unchecked; the caller
+(:func:`twosat_formal.solve.solve`) checks them.
+
+Examples
+--------
+>>> from twosat_formal.formula import Formula
+>>> BACKENDS.names()
+['scc', 'pysat', 'z3']
+>>> f = Formula([[1, 2], [-1], [-2]])
+>>> [BACKENDS.get(name)(f).status for name in BACKENDS]
+['UNSAT', 'UNSAT', 'UNSAT']
+>>> BACKENDS.get("pysat")(Formula([[1, 2, 3], [-1]])).general_cnf
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from itertools import pairwise
+
+import numpy as np
+
+from twosat_formal.errors import ProofError, SolverDisagreementError
+from twosat_formal.formula import Formula
+from twosat_formal.registry import Registry
+from twosat_formal.solve.graph import implication_graph
+from twosat_formal.solve.result import SolveResult
+from twosat_formal.solve.scc import contradiction_cycle, solve_scc, strong_components
+
+__all__ = ["BACKENDS", "PYSAT_SOLVER", "Backend", "solve_pysat", "solve_scc", "solve_z3"]
+
+#: A backend decides a formula and returns an unchecked result.
+Backend = Callable[[Formula], SolveResult]
+
+#: The registry of solver backends, by name.
+BACKENDS: Registry[Backend] = Registry("solver backend")
+
+#: The python-sat solver name of CaDiCaL 1.9.5.
+PYSAT_SOLVER = "cadical195"
+
+BACKENDS.add("scc", solve_scc)
+
+
+def _clause_lists(formula: Formula) -> list[list[int]]:
+    lits = formula.literals.tolist()
+    return [lits[lo:hi] for lo, hi in pairwise(formula.offsets.tolist())]
+
+
+def _empty_clause(formula: Formula) -> int | None:
+    empty = np.flatnonzero(formula.widths == 0)
+    return int(empty[0]) if empty.size else None
+
+
+def _unsat_result(formula: Formula, backend: str) -> SolveResult:
+    """An UNSAT result with the best certificate the clauses allow."""
+    general = not formula.is_2cnf
+    empty = _empty_clause(formula)
+    if empty is not None:
+        return SolveResult("UNSAT", backend=backend, general_cnf=True, empty_clause=empty)
+    short = formula if not general else formula.select(np.flatnonzero(formula.widths <= 2))
+    graph = implication_graph(short)
+    components = strong_components(graph)
+    labels = components.labels
+    if bool(np.any(labels[0::2] == labels[1::2])):
+        cycle = contradiction_cycle(graph, components)
+        return SolveResult("UNSAT", cycle=cycle, backend=backend, general_cnf=general)
+    if not general:
+        raise SolverDisagreementError(
+            f"the {backend} backend finds this 2-CNF UNSAT, but no variable shares a "
+            "strong component with its negation"
+        )
+    return SolveResult("UNSAT", backend=backend, general_cnf=True)
+
+
+def _model_from_literals(num_vars: int, literals: list[int]) -> tuple[bool, ...]:
+    values = np.zeros(num_vars, dtype=np.bool_)
+    arr = np.asarray(literals, dtype=np.int64)
+    positive = arr[(arr > 0) & (arr <= num_vars)]
+    values[positive - 1] = True
+    return tuple(values.tolist())
+
+
+@BACKENDS.register("pysat")
+def solve_pysat(formula: Formula) -> SolveResult:
+    """Decide any CNF with CaDiCaL 1.9.5 (python-sat).
+
+    Examples
+    --------
+    >>> from twosat_formal.formula import Formula
+    >>> solve_pysat(Formula([[1, 2, 3], [-1], [-2]])).model
+    (False, False, True)
+    """
+    from pysat.solvers import Solver
+
+    if _empty_clause(formula) is not None:
+        return _unsat_result(formula, "pysat")
+    with Solver(name=PYSAT_SOLVER, bootstrap_with=_clause_lists(formula)) as solver:
+        satisfiable = solver.solve()
+        model = solver.get_model() if satisfiable else None
+    if not satisfiable:
+        return _unsat_result(formula, "pysat")
+    return SolveResult(
+        "SAT",
+        model=_model_from_literals(formula.num_vars, model or []),
+        backend="pysat",
+        general_cnf=not formula.is_2cnf,
+    )
+
+
+@BACKENDS.register("z3")
+def solve_z3(formula: Formula) -> SolveResult:
+    """Decide any CNF with Z3 (``SolverFor("QF_FD")``, quantifier-free).
+
+    Raises
+    ------
+    ProofError
+        If Z3 answers ``unknown``.
+
+    Examples
+    --------
+    >>> from twosat_formal.formula import Formula
+    >>> solve_z3(Formula([[1, -2], [2]])).model
+    (True, True)
+    """
+    import z3
+
+    if _empty_clause(formula) is not None:
+        return _unsat_result(formula, "z3")
+    variables = [z3.Bool(f"v{v}") for v in range(1, formula.num_vars + 1)]
+    solver = z3.SolverFor("QF_FD")
+    for clause in _clause_lists(formula):
+        solver.add(
+            z3.Or(*[variables[lit - 1] if lit > 0 else z3.Not(variables[-lit - 1]) for lit in clause])
+        )
+    answer = solver.check()
+    if answer == z3.unsat:
+        return _unsat_result(formula, "z3")
+    if answer != z3.sat:
+        raise ProofError(f"z3 answered {answer}: {solver.reason_unknown()}")
+    found = solver.model()
+    values = tuple(
+        bool(z3.is_true(found.eval(var, model_completion=True))) for var in variables
+    )
+    return SolveResult("SAT", model=values, backend="z3", general_cnf=not formula.is_2cnf)
