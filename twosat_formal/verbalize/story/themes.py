@@ -1,0 +1,334 @@
+"""Story themes: entity vocabularies with true/false descriptions, and their wording.
+
+Three themes are registered in :data:`THEMES`: ``detective``, ``spy`` and ``heist``
+(paper §4). Each has
+
+* an **entity vocabulary**: characters and objects of the genre, each with a *true
+  description* and a *false description*, predicates that complete a sentence after the
+  entity's name ("the butler" + "is the murderer" / "is innocent"). A variable that is
+  true makes its entity's true description hold;
+* the **wording** the generation prompts of App. G.3 use: the paper prints the
+  detective prompts, and the spy and heist themes substitute their own writer, genre,
+  scene and kind of reasoning into the same text.
+
+Past the end of a vocabulary the entities repeat with a numeric suffix: entity number
+``len(vocabulary) * k + i`` (0-based) is ``f"{names[i]} #{k + 1}"`` with the
+descriptions of ``names[i]``, so every theme names formulas of any size.
+
+Examples
+--------
+>>> theme = THEMES.get("detective")
+>>> theme.describe("the butler")
+('is the murderer', 'is innocent')
+>>> theme.entity(len(theme.vocabulary) + 1)
+'the gardener #2'
+>>> theme.describe("the gardener #2")
+('lied to the police', 'told the truth')
+>>> names = theme.entities_for(3, seed=5)
+>>> names == theme.entities_for(3, seed=5), len(set(names))
+(True, 3)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from twosat_formal.errors import ConfigError
+from twosat_formal.registry import Registry
+
+__all__ = ["THEMES", "StoryEntity", "Theme"]
+
+_SUFFIX = re.compile(r"(.+) #([1-9][0-9]*)\Z")
+
+
+@dataclass(frozen=True)
+class StoryEntity:
+    """One entity of a theme: its name and the two states it can be in.
+
+    >>> e = StoryEntity("the letter", "is forged", "is genuine")
+    >>> e.statement(True), e.statement(False)
+    ('the letter is forged', 'the letter is genuine')
+    """
+
+    name: str
+    true_description: str
+    false_description: str
+
+    def description(self, value: bool) -> str:
+        """The description of the state ``value`` (true or false)."""
+        return self.true_description if value else self.false_description
+
+    def statement(self, value: bool) -> str:
+        """``"<name> <description>"``: the literal as a sentence."""
+        return f"{self.name} {self.description(value)}"
+
+
+@dataclass(frozen=True)
+class Theme:
+    """A story theme: the vocabulary and the genre words of the generation prompts.
+
+    Attributes
+    ----------
+    name:
+        The registry name.
+    writer:
+        Who the model is asked to be (Step 1: "You are a {writer}.").
+    story:
+        The genre of the introduction (Step 1: "introduction for a {story}.").
+    scene:
+        What the introduction sets up (Step 1: "Set the scene for a {scene}").
+    short:
+        How the clue prompt names the story (Step 2: "for our {short}.").
+    reasoning:
+        How a clue conveys its rule (Step 2: "logical rule through {reasoning}."); it
+        contains the paper's line break.
+    vocabulary:
+        The entities, in canonical order.
+    """
+
+    name: str
+    writer: str
+    story: str
+    scene: str
+    short: str
+    reasoning: str
+    vocabulary: tuple[StoryEntity, ...]
+
+    def __post_init__(self) -> None:
+        names = [e.name for e in self.vocabulary]
+        if len(set(names)) != len(names) or not names:
+            raise ConfigError(f"theme {self.name!r} needs distinct entity names")
+        for e in self.vocabulary:
+            if e.true_description == e.false_description or _SUFFIX.match(e.name):
+                raise ConfigError(f"theme {self.name!r}: entity {e.name!r} is ill-formed")
+
+    def entity(self, index: int) -> str:
+        """Entity number ``index`` (0-based) of the canonical enumeration.
+
+        >>> t = THEMES.get("heist")
+        >>> t.entity(0), t.entity(len(t.vocabulary)), t.entity(2 * len(t.vocabulary))
+        ('the guard', 'the guard #2', 'the guard #3')
+        """
+        if index < 0:
+            raise ConfigError(f"entity index {index} is negative", parameter="index", valid=">= 0")
+        size = len(self.vocabulary)
+        base = self.vocabulary[index % size].name
+        return base if index < size else f"{base} #{index // size + 1}"
+
+    def lookup(self, name: str) -> StoryEntity:
+        """The entity called ``name`` (suffixed names included), with its descriptions.
+
+        Raises :class:`~twosat_formal.errors.ConfigError` for a name outside the theme.
+
+        >>> THEMES.get("spy").lookup("the courier #3").false_description
+        'delivered the package'
+        """
+        base, suffix = name, None
+        match = _SUFFIX.match(name)
+        if match:
+            base, suffix = match.group(1), int(match.group(2))
+        for entity in self.vocabulary:
+            if entity.name == base and suffix != 1:
+                return StoryEntity(name, entity.true_description, entity.false_description)
+        raise ConfigError(
+            f"{name!r} is not an entity of the {self.name} theme",
+            parameter="entities",
+            valid=f"{self.vocabulary[0].name}, ..., or a name with a suffix ' #2', ' #3', ...",
+        )
+
+    def describe(self, name: str) -> tuple[str, str]:
+        """``(true_description, false_description)`` of the entity called ``name``."""
+        entity = self.lookup(name)
+        return entity.true_description, entity.false_description
+
+    def entities_for(self, num_vars: int, *, seed: int = 0) -> tuple[str, ...]:
+        """A seeded variable → entity mapping: the entity of variable ``v`` at ``v - 1``.
+
+        The entities are drawn without repetition from the first
+        ``max(num_vars, len(vocabulary))`` entities of the canonical enumeration with a
+        :class:`random.Random` derived from ``(theme, seed)`` through SHA-256, so a seed
+        gives the same mapping in every process.
+
+        >>> t = THEMES.get("spy")
+        >>> len(set(t.entities_for(150, seed=1)))
+        150
+        """
+        if num_vars < 0:
+            raise ConfigError(
+                f"num_vars must be >= 0, got {num_vars}", parameter="num_vars", valid=">= 0"
+            )
+        digest = hashlib.sha256(f"twosat-formal/story/{self.name}/{int(seed)}".encode()).digest()
+        rng = random.Random(int.from_bytes(digest[:8], "big"))
+        pool = [self.entity(i) for i in range(max(num_vars, len(self.vocabulary)))]
+        return tuple(rng.sample(pool, num_vars))
+
+    def validate(self, entities: Sequence[str], num_vars: int) -> tuple[str, ...]:
+        """Check an explicit mapping: ``num_vars`` distinct entities of this theme.
+
+        >>> THEMES.get("detective").validate(["the maid", "the maid"], 2)
+        Traceback (most recent call last):
+        ...
+        twosat_formal.errors.ConfigError: the entities are not distinct
+        """
+        names = tuple(entities)
+        if len(names) != num_vars:
+            raise ConfigError(
+                f"{len(names)} entities for {num_vars} variables",
+                parameter="entities",
+                valid=f"{num_vars} entities",
+            )
+        if len(set(names)) != len(names):
+            raise ConfigError("the entities are not distinct", parameter="entities")
+        for name in names:
+            self.lookup(name)
+        return names
+
+
+def _vocabulary(rows: Sequence[tuple[str, str, str]]) -> tuple[StoryEntity, ...]:
+    return tuple(StoryEntity(*row) for row in rows)
+
+
+#: Theme name → :class:`Theme`.
+THEMES: Registry[Theme] = Registry("story theme")
+
+THEMES.add(
+    "detective",
+    Theme(
+        name="detective",
+        writer="mystery story writer",
+        story="detective story",
+        scene="mystery with clues to discover",
+        short="mystery story",
+        reasoning="detective reasoning, witness\ntestimony, or evidence analysis",
+        vocabulary=_vocabulary(
+            [
+                ("the butler", "is the murderer", "is innocent"),
+                ("the gardener", "lied to the police", "told the truth"),
+                ("the maid", "saw the killer", "saw nothing"),
+                ("the cook", "poisoned the soup", "did not poison the soup"),
+                ("the chauffeur", "drove the getaway car", "stayed in the garage"),
+                ("the nephew", "forged the will", "did not forge the will"),
+                ("the widow", "hired the assassin", "had no part in the crime"),
+                ("the doctor", "faked the death certificate", "signed an honest certificate"),
+                ("the vicar", "hid the evidence", "knows nothing about the evidence"),
+                ("the colonel", "owns the revolver", "never owned a gun"),
+                ("the governess", "wrote the anonymous note", "did not write the note"),
+                ("the secretary", "stole the ledger", "kept the ledger safe"),
+                ("the lawyer", "altered the contract", "left the contract untouched"),
+                ("the banker", "is being blackmailed", "has nothing to hide"),
+                ("the heiress", "was in the library", "was at the opera"),
+                ("the stable boy", "heard the gunshot", "slept through the night"),
+                ("the housekeeper", "has the master key", "does not have the master key"),
+                ("the professor", "mixed the poison", "never entered the laboratory"),
+                ("the actress", "has a false alibi", "has a true alibi"),
+                ("the journalist", "knew the victim's secret", "never met the victim"),
+                ("the valet", "cleaned the weapon", "never touched the weapon"),
+                ("the countess", "lies about the time", "tells the truth about the time"),
+                ("the letter", "is forged", "is genuine"),
+                ("the knife", "is the murder weapon", "is a red herring"),
+                ("the footprints", "belong to the killer", "belong to a passer-by"),
+                ("the pocket watch", "stopped at midnight", "still runs"),
+                ("the locked room", "was opened from inside", "was opened from outside"),
+                ("the diary", "reveals the motive", "is blank"),
+                ("the telegram", "was sent by the killer", "was sent by the victim"),
+                ("the broken window", "was the killer's way in", "was broken by the storm"),
+            ]
+        ),
+    ),
+)
+
+THEMES.add(
+    "spy",
+    Theme(
+        name="spy",
+        writer="spy thriller writer",
+        story="spy thriller",
+        scene="spy thriller with secrets to uncover",
+        short="spy thriller",
+        reasoning="intercepted messages, agent\nreports, or surveillance analysis",
+        vocabulary=_vocabulary(
+            [
+                ("the ambassador", "is a double agent", "is loyal"),
+                ("the courier", "was intercepted", "delivered the package"),
+                ("the cipher clerk", "sold the codes", "guards the codes"),
+                ("the attaché", "is wearing a wire", "is not wearing a wire"),
+                ("the station chief", "ordered the extraction", "called off the extraction"),
+                ("the defector", "is genuine", "is a plant"),
+                ("the handler", "burned the asset", "protected the asset"),
+                ("the photographer", "took the secret photos", "photographed only tourists"),
+                ("the translator", "altered the message", "translated faithfully"),
+                ("the radio operator", "signals the enemy", "keeps radio silence"),
+                ("the diplomat", "carries the microfilm", "carries only papers"),
+                ("the sleeper agent", "has been activated", "is still dormant"),
+                ("the professor", "recruits agents", "only teaches"),
+                ("the pilot", "flew the secret route", "flew the scheduled route"),
+                ("the chess player", "passes messages", "just plays chess"),
+                ("the bartender", "works for the other side", "knows nothing"),
+                ("the tailor", "sews documents into suits", "only sews suits"),
+                ("the night porter", "reports to the police", "sees nothing"),
+                ("the microfilm", "is authentic", "is a decoy"),
+                ("the safe house", "is compromised", "is secure"),
+                ("the dead drop", "was emptied", "is untouched"),
+                ("the cipher", "is broken", "still holds"),
+                ("the passport", "is forged", "is valid"),
+                ("the briefcase", "holds the plans", "holds nothing of value"),
+                ("the signal light", "means abort", "means proceed"),
+                ("the hotel room", "is bugged", "is clean"),
+                ("the border crossing", "is watched", "is unguarded"),
+                ("the embassy car", "is being followed", "travels unseen"),
+                ("the coded postcard", "names the traitor", "is harmless"),
+                ("the rendezvous", "is a trap", "is safe"),
+            ]
+        ),
+    ),
+)
+
+THEMES.add(
+    "heist",
+    Theme(
+        name="heist",
+        writer="heist story writer",
+        story="heist story",
+        scene="heist with a plan to unfold",
+        short="heist story",
+        reasoning="the crew's planning, inside\ntips, or surveillance notes",
+        vocabulary=_vocabulary(
+            [
+                ("the guard", "was bribed", "is loyal"),
+                ("the safecracker", "cracked the safe", "failed to crack the safe"),
+                ("the getaway driver", "is waiting outside", "has fled"),
+                ("the inside man", "leaked the schedule", "kept quiet"),
+                ("the hacker", "looped the cameras", "was locked out"),
+                ("the lookout", "spotted the police", "saw nothing"),
+                ("the mastermind", "changed the plan", "kept the original plan"),
+                ("the forger", "copied the keycard", "could not copy the keycard"),
+                ("the night manager", "suspects the crew", "trusts everyone"),
+                ("the locksmith", "made a spare key", "refused the job"),
+                ("the pickpocket", "lifted the keycard", "came back empty-handed"),
+                ("the fence", "will buy the loot", "backed out"),
+                ("the informant", "tipped off the police", "kept the secret"),
+                ("the detective", "is on the case", "is on vacation"),
+                ("the alarm", "is disabled", "is armed"),
+                ("the vault", "is open", "is sealed"),
+                ("the diamond", "is real", "is a fake"),
+                ("the blueprint", "is accurate", "is outdated"),
+                ("the security camera", "is recording", "is switched off"),
+                ("the laser grid", "is active", "is down"),
+                ("the armored truck", "carries the gold", "carries nothing"),
+                ("the elevator", "was stopped", "keeps running"),
+                ("the back door", "was unlocked", "was bolted"),
+                ("the tunnel", "reaches the vault", "collapsed"),
+                ("the painting", "is the original", "is a copy"),
+                ("the guard dog", "is asleep", "is awake"),
+                ("the van", "is parked nearby", "was towed away"),
+                ("the duffel bag", "is full of cash", "is empty"),
+                ("the rooftop", "is clear", "is watched"),
+                ("the time lock", "was bypassed", "is still running"),
+            ]
+        ),
+    ),
+)
