@@ -192,7 +192,7 @@ def bench_command(
     ] = Path(DEFAULT_OUT),
     formulas: Annotated[
         int | None,
-        typer.Option("--formulas", min=1, help="Formulas per cell (default 2; not with --full)."),
+        typer.Option("--formulas", min=1, help="Formulas per cell (default 3; not with --full)."),
     ] = None,
     max_clauses: Annotated[
         int | None,

@@ -1,0 +1,770 @@
+"""The LLM story verbalizer (paper §4, App. G.3): a model writes one clue per clause.
+
+For one formula and one theme:
+
+1. **Step 1**: the model writes the story's introduction from the list of entities.
+2. **Step 2**: for each clause ``(l1 ∨ l2)`` the clue prompt is appended to the
+   conversation (the Step 1 prompt, the introduction, and every earlier clue prompt with
+   the clue that stands in the story), and the model writes the clue.
+3. **Validation**: a fresh call extracts the clue's two entities (**Step 3a**); when
+   they are the clause's two entities, one call per entity extracts its state
+   (**Step 3b**). The recovered clause is compared with the source clause. A mismatch
+   regenerates the clue (sample index ``attempt - 1``), up to
+   :data:`~twosat_formal.verbalize.story.record.MAX_ATTEMPTS` attempts; then the
+   programmatic fallback sentence takes the clue's place.
+
+A unit clause, or a clause over one variable twice, is outside the paper's prompts: it
+gets the programmatic sentence directly (mode ``direct``), without a model call.
+
+**The conversation** is sent as one prompt: the models of
+:mod:`twosat_formal.models` take a single prompt text (sent as one user message in chat
+mode). The first turn alone is the Step 1 prompt verbatim; later prompts are the
+transcript of the turns, each introduced by a ``User:`` or ``Assistant:`` line
+(:func:`render_conversation`), ending with the new clue prompt. ``history`` in
+:class:`StorySettings` keeps only the last clue exchanges when a long formula would not
+fit a model's context.
+
+**Run store.** Every call goes through a :class:`~twosat_formal.store.RunStore`, keyed
+like an evaluation request (model, endpoint, prompt hash, sampling parameters, sample
+index). A call whose key is stored is answered from the store, so a story generation
+that was interrupted resumes where it stopped, and a complete re-run makes no call at
+all. Failed calls are not stored. Transient failures (HTTP 429/5xx, time-outs) are
+retried with :class:`~twosat_formal.evaluate.RetryPolicy`; when they persist the story
+stops with an :class:`~twosat_formal.errors.EvaluationError` (run it again to resume).
+Any other failed call (a malformed reply body, a refused request) fails its attempt
+with outcome ``error``. Stored calls carry the judgement fields of an unanswered
+question (``no-answer``): they are not evaluation results, so keep them in a store of
+their own.
+
+Examples
+--------
+>>> from twosat_formal.verbalize.story.themes import THEMES
+>>> print(clue_prompt(THEMES.get("detective"), 1, 4, ("the maid", "saw nothing"),
+...                   ("the butler", "is the murderer")))
+Write clue 1/4 for our mystery story.
+<BLANKLINE>
+This clue must express that AT LEAST ONE of these
+statements is true:
+- Statement A: the maid saw nothing
+- Statement B: the butler is the murderer
+<BLANKLINE>
+(It’s possible both are true, but at least one
+MUST be true.)
+<BLANKLINE>
+Write 2-3 sentences that naturally convey this
+logical rule through detective reasoning, witness
+testimony, or evidence analysis. Be creative but
+ensure the logic is clear.
+<BLANKLINE>
+Write ONLY the clue paragraph:
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from twosat_formal.errors import ConfigError, EvaluationError, TwoSatFormalError
+from twosat_formal.evaluate import RetryPolicy
+from twosat_formal.formula import Formula
+from twosat_formal.models.base import Model, Response, SamplingParams, TransientModelError
+from twosat_formal.prompts import formula_id, story_prompt
+from twosat_formal.provenance import tool_version
+from twosat_formal.scoring import Judgement
+from twosat_formal.store import ResultRow, RunStore, prompt_hash, public_endpoint, request_key
+from twosat_formal.verbalize.story.record import (
+    MAX_ATTEMPTS,
+    Attempt,
+    ClueRecord,
+    StoryRecord,
+    StoryStatistics,
+    assemble_story,
+    assess,
+    fallback_sentence,
+    needs_states,
+    prove_story,
+    read_entities,
+    story_id,
+    story_statistics,
+)
+from twosat_formal.verbalize.story.themes import THEMES, Theme
+
+__all__ = [
+    "DEFAULT_GENERATION",
+    "DEFAULT_VALIDATION",
+    "ROLE_HEADERS",
+    "StoryItem",
+    "StoryRun",
+    "StorySettings",
+    "clue_prompt",
+    "entities_prompt",
+    "generate_stories",
+    "intro_prompt",
+    "read_story_inputs",
+    "render_conversation",
+    "state_prompt",
+    "write_story",
+]
+
+#: Sampling of Steps 1 and 2 (the story seed is sent unless one is set here).
+DEFAULT_GENERATION = SamplingParams(max_tokens=320, temperature=0.8)
+#: Sampling of Steps 3a and 3b.
+DEFAULT_VALIDATION = SamplingParams(max_tokens=64, temperature=0.0)
+#: The line that introduces each turn of a rendered conversation.
+ROLE_HEADERS: Mapping[str, str] = {"user": "User:", "assistant": "Assistant:"}
+
+
+# -- the prompts (App. G.3) -------------------------------------------------------------------
+
+
+def intro_prompt(theme: Theme, entities: Sequence[str]) -> str:
+    """Step 1: the global introduction, listing every entity.
+
+    >>> from twosat_formal.verbalize.story.themes import THEMES
+    >>> print(intro_prompt(THEMES.get("detective"), ["the butler", "the knife"]))
+    You are a mystery story writer. Create a short
+    introduction for a detective story.
+    <BLANKLINE>
+    CHARACTERS/OBJECTS in this story:
+    - the butler
+    - the knife
+    <BLANKLINE>
+    Requirements:
+    - Set the scene for a mystery with clues to discover
+    - Briefly introduce each character/object naturally
+      in the narrative
+    - Do NOT mention any specific rules or relationships
+      yet
+    - Keep it brief and atmospheric
+    <BLANKLINE>
+    Write only the introduction paragraph.
+    """
+    listed = "".join(f"- {entity}\n" for entity in entities)
+    return (
+        f"You are a {theme.writer}. Create a short\n"
+        f"introduction for a {theme.story}.\n\n"
+        "CHARACTERS/OBJECTS in this story:\n"
+        f"{listed}\n"
+        "Requirements:\n"
+        f"- Set the scene for a {theme.scene}\n"
+        "- Briefly introduce each character/object naturally\n"
+        "  in the narrative\n"
+        "- Do NOT mention any specific rules or relationships\n"
+        "  yet\n"
+        "- Keep it brief and atmospheric\n\n"
+        "Write only the introduction paragraph."
+    )
+
+
+def clue_prompt(
+    theme: Theme, index: int, total: int, first: tuple[str, str], second: tuple[str, str]
+) -> str:
+    """Step 2: the clue prompt of clause ``index`` of ``total``.
+
+    ``first`` and ``second`` are the clause's literals as ``(entity, description)``.
+    """
+    return (
+        f"Write clue {index}/{total} for our {theme.short}.\n\n"
+        "This clue must express that AT LEAST ONE of these\n"
+        "statements is true:\n"
+        f"- Statement A: {first[0]} {first[1]}\n"
+        f"- Statement B: {second[0]} {second[1]}\n\n"
+        "(It\u2019s possible both are true, but at least one\n"
+        "MUST be true.)\n\n"
+        "Write 2-3 sentences that naturally convey this\n"
+        f"logical rule through {theme.reasoning}. Be creative but\n"
+        "ensure the logic is clear.\n\n"
+        "Write ONLY the clue paragraph:"
+    )
+
+
+def entities_prompt(clue: str, entities: Sequence[str]) -> str:
+    """Step 3a: which two entities does the clue discuss?
+
+    >>> print(entities_prompt("The maid lied.", ["the maid", "the cook"]))
+    From this clue, identify the TWO main entities
+    being discussed.
+    <BLANKLINE>
+    CLUE: "The maid lied."
+    <BLANKLINE>
+    AVAILABLE ENTITIES:
+    ["the maid", "the cook"]
+    <BLANKLINE>
+    Which two entities does this clue primarily discuss?
+    Respond with ONLY a JSON array of exactly 2 entity
+    names: ["entity1", "entity2"]
+    """
+    return (
+        "From this clue, identify the TWO main entities\n"
+        "being discussed.\n\n"
+        f'CLUE: "{clue}"\n\n'
+        "AVAILABLE ENTITIES:\n"
+        f"{json.dumps(list(entities), ensure_ascii=False)}\n\n"
+        "Which two entities does this clue primarily discuss?\n"
+        "Respond with ONLY a JSON array of exactly 2 entity\n"
+        'names: ["entity1", "entity2"]'
+    )
+
+
+def state_prompt(clue: str, entity: str, true_description: str, false_description: str) -> str:
+    """Step 3b: which state does the clue give ``entity``? (A: true, B: false.)
+
+    >>> print(state_prompt("The maid lied.", "the maid", "lied", "told the truth"))
+    In this clue, what is stated about the maid?
+    <BLANKLINE>
+    CLUE: "The maid lied."
+    <BLANKLINE>
+    The clue says that the maid:
+    A) lied
+    B) told the truth
+    <BLANKLINE>
+    Which state does the clue indicate?
+    Answer with ONLY "A" or "B".
+    """
+    return (
+        f"In this clue, what is stated about {entity}?\n\n"
+        f'CLUE: "{clue}"\n\n'
+        f"The clue says that {entity}:\n"
+        f"A) {true_description}\n"
+        f"B) {false_description}\n\n"
+        "Which state does the clue indicate?\n"
+        'Answer with ONLY "A" or "B".'
+    )
+
+
+def render_conversation(messages: Sequence[tuple[str, str]]) -> str:
+    """The conversation as one prompt: the first message alone is sent verbatim.
+
+    >>> render_conversation([("user", "Hi")])
+    'Hi'
+    >>> print(render_conversation([("user", "Hi"), ("assistant", "Hello."), ("user", "More")]))
+    User:
+    Hi
+    <BLANKLINE>
+    Assistant:
+    Hello.
+    <BLANKLINE>
+    User:
+    More
+    """
+    if len(messages) == 1 and messages[0][0] == "user":
+        return messages[0][1]
+    return "\n\n".join(f"{ROLE_HEADERS[role]}\n{text}" for role, text in messages)
+
+
+# -- settings and inputs -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StorySettings:
+    """How stories are generated.
+
+    Attributes
+    ----------
+    generation:
+        Sampling of Steps 1 and 2; its ``seed`` defaults to the story seed.
+    validation:
+        Sampling of Steps 3a and 3b.
+    history:
+        Earlier clue exchanges kept in the conversation (``None``: all, as the paper).
+    retry:
+        Backoff for transient failures of one call.
+    """
+
+    generation: SamplingParams = DEFAULT_GENERATION
+    validation: SamplingParams = DEFAULT_VALIDATION
+    history: int | None = None
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+
+    def __post_init__(self) -> None:
+        if self.history is not None and self.history < 0:
+            raise ConfigError(
+                f"history must be >= 0, got {self.history}", parameter="history", valid=">= 0"
+            )
+
+    def generation_for(self, seed: int) -> SamplingParams:
+        """The generation parameters with the story seed filled in."""
+        if self.generation.seed is not None:
+            return self.generation
+        return replace(self.generation, seed=int(seed))
+
+
+@dataclass(frozen=True)
+class StoryItem:
+    """One formula to tell: its instance id and its label (kept with stored calls)."""
+
+    instance_id: str
+    formula: Formula
+    label: str
+
+
+def _is_dataset(path: str) -> bool:
+    if path == "-":
+        return False
+    if path.endswith(".jsonl"):
+        return True
+    with open(path, encoding="utf-8") as stream:
+        return stream.read(4096).lstrip().startswith("{")
+
+
+def read_story_inputs(path: str | os.PathLike[str]) -> tuple[list[StoryItem], bool]:
+    """The formulas of a dataset (``.jsonl`` instances) or of one formula file.
+
+    Returns the items and whether ``path`` was a dataset. A formula file's instance id
+    is :func:`~twosat_formal.prompts.formula_id` and its label comes from the solver.
+
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "f.cnf"
+    >>> _ = path.write_text("p cnf 2 1\\n1 -2 0\\n")
+    >>> items, dataset = read_story_inputs(path)
+    >>> items[0].label, dataset
+    ('SAT', False)
+    """
+    text_path = str(path)
+    if _is_dataset(text_path):
+        from twosat_formal.instance import read_instances
+
+        items = [StoryItem(i.id, i.formula, i.label) for i in read_instances(text_path)]
+        return items, True
+    from twosat_formal.io import read_formula
+    from twosat_formal.solve import solve
+
+    formula = read_formula(text_path)
+    return [StoryItem(formula_id(formula), formula, solve(formula).status)], False
+
+
+# -- calls through the run store ----------------------------------------------------------------
+
+
+class _Outage(EvaluationError):
+    """A call that kept failing transiently: the story stops (a re-run resumes it)."""
+
+
+class _Caller:
+    """One model behind the run store: stored answers are reused, new ones are stored."""
+
+    def __init__(self, model: Model, store: RunStore, retry: RetryPolicy, seed: int) -> None:
+        self.model = model
+        self.store = store
+        self.retry = retry
+        self.rng = random.Random(seed)
+        self.made = 0
+        self.reused = 0
+        self.cache: dict[str, Response] = {}
+        for row in store.results():
+            if row["model"] == model.spec and row["response"] is not None:
+                self.cache[row["key"]] = Response(
+                    row["response"],
+                    row["finish_reason"],
+                    row["prompt_tokens"],
+                    row["completion_tokens"],
+                    row["latency_s"],
+                )
+
+    async def ask(
+        self, prompt: str, params: SamplingParams, sample: int, *, call_id: str, label: str
+    ) -> Response:
+        """The answer to one call; :class:`EvaluationError` when it failed."""
+        sha = prompt_hash(prompt)
+        key = request_key(self.model.spec, self.model.endpoint, sha, params.key(), sample)
+        if key in self.cache:
+            self.reused += 1
+            return self.cache[key]
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                response = await self.model.generate(prompt, params, sample)
+                break
+            except TransientModelError as exc:
+                if attempt >= self.retry.max_attempts:
+                    raise _Outage(
+                        f"{call_id}: {exc} (gave up after {attempt} attempts; run again to "
+                        "resume from the stored calls)"
+                    ) from None
+                await asyncio.sleep(self.retry.delay(attempt, self.rng, exc.retry_after))
+        judgement = Judgement(
+            failure="no-answer",
+            decision=None,
+            decision_correct=False,
+            witness_valid=None,
+            label=label,
+            lenient_failure="no-answer",
+        )
+        row = ResultRow(
+            model=self.model.spec,
+            endpoint=self.model.endpoint,
+            prompt_hash=sha,
+            prompt_id=call_id,
+            params=params.key(),
+            sample=sample,
+            judgement=judgement,
+            response=response,
+            attempts=attempt,
+        )
+        self.store.put(row)
+        self.cache[key] = response
+        self.made += 1
+        return response
+
+    async def try_ask(
+        self, prompt: str, params: SamplingParams, sample: int, *, call_id: str, label: str
+    ) -> tuple[Response | None, str | None]:
+        """Like :meth:`ask`, but a call that fails for good gives ``(None, message)``.
+
+        Transient failures that persist still raise: an outage is not an attempt.
+        """
+        try:
+            return await self.ask(prompt, params, sample, call_id=call_id, label=label), None
+        except _Outage:
+            raise
+        except EvaluationError as exc:
+            return None, str(exc)
+
+
+# -- one story --------------------------------------------------------------------------------
+
+
+class _Story:
+    """The state of one story while it is written."""
+
+    def __init__(
+        self,
+        caller: _Caller,
+        theme: Theme,
+        names: tuple[str, ...],
+        settings: StorySettings,
+        seed: int,
+        sid: str,
+        label: str,
+    ) -> None:
+        self.caller = caller
+        self.theme = theme
+        self.names = names
+        self.descriptions = {e: theme.describe(e) for e in names}
+        self.settings = settings
+        self.generation = settings.generation_for(seed)
+        self.validation = settings.validation
+        self.tag = f"story:{sid[:16]}"
+        self.label = label
+
+    async def _ask(self, prompt: str, params: SamplingParams, sample: int, role: str) -> Any:
+        return await self.caller.try_ask(
+            prompt, params, sample, call_id=f"{self.tag}:{role}", label=self.label
+        )
+
+    async def intro(self, prompt: str) -> str:
+        """Step 1 (up to :data:`MAX_ATTEMPTS` samples until the text is not empty)."""
+        problem = "an empty introduction"
+        for sample in range(MAX_ATTEMPTS):
+            response, error = await self._ask(prompt, self.generation, sample, "intro")
+            if response is not None and response.text.strip():
+                return str(response.text.strip())
+            problem = error or problem
+        raise EvaluationError(f"{self.tag}: the introduction failed: {problem}")
+
+    async def attempt(
+        self, conversation: str, number: int, index: int, source: Sequence[tuple[str, bool]]
+    ) -> Attempt:
+        """One generated clue (Step 2) and its validation (Steps 3a and 3b)."""
+        role = f"clue-{index}"
+        response, error = await self._ask(conversation, self.generation, number - 1, role)
+        if response is None:
+            return Attempt(number, None, "error", error=error)
+        text = str(response.text).strip()
+        finish = response.finish_reason
+        if not text:
+            return Attempt(number, text, "empty-clue", finish_reason=finish)
+        prompt = entities_prompt(text, self.names)
+        reply, error = await self._ask(prompt, self.validation, 0, f"{role}-entities")
+        entities_reply = None if reply is None else str(reply.text)
+        state_replies: list[str | None] = []
+        entities = None if entities_reply is None else read_entities(entities_reply, self.names)
+        if entities is not None and needs_states(entities, source):
+            for entity in entities:
+                true, false = self.descriptions[entity]
+                prompt = state_prompt(text, entity, true, false)
+                reply, failed = await self._ask(prompt, self.validation, 0, f"{role}-state")
+                state_replies.append(None if reply is None else str(reply.text))
+                error = error or failed
+        judged = assess(text, entities_reply, state_replies, source, self.names)
+        return Attempt(
+            attempt=number,
+            text=text,
+            outcome=judged.outcome,
+            finish_reason=finish,
+            entities_reply=entities_reply,
+            state_replies=tuple(state_replies),
+            entities=judged.entities,
+            states=judged.states,
+            recovered=judged.recovered,
+            error=error if judged.outcome == "error" else None,
+        )
+
+    def conversation(self, start: str, intro: str, exchanges: list[tuple[str, str]]) -> list[Any]:
+        kept = exchanges if self.settings.history is None else exchanges[-self.settings.history :]
+        messages = [("user", start), ("assistant", intro)]
+        for prompt, clue in kept:
+            messages += [("user", prompt), ("assistant", clue)]
+        return messages
+
+
+async def write_story(
+    formula: Formula,
+    theme: str,
+    model: Model,
+    store: RunStore,
+    *,
+    instance_id: str | None = None,
+    label: str | None = None,
+    seed: int = 0,
+    entities: Sequence[str] | None = None,
+    settings: StorySettings | None = None,
+    _caller: _Caller | None = None,
+) -> StoryRecord:
+    """Write the story of ``formula`` with ``model`` and prove its round trip.
+
+    Parameters
+    ----------
+    formula:
+        A 2-CNF formula (clauses of one or two literals).
+    theme:
+        A name registered in :data:`~twosat_formal.verbalize.story.themes.THEMES`.
+    model:
+        A ready model (see :func:`twosat_formal.models.load_model`).
+    store:
+        The run store of the calls (stored calls are reused, new ones stored).
+    instance_id:
+        The instance the story verbalizes (default: :func:`~twosat_formal.prompts.formula_id`).
+    label:
+        The formula's label, kept with the stored calls (default: solved here).
+    seed:
+        Seed of the entity mapping and of the generation sampling.
+    entities:
+        An explicit entity of each variable instead of the seeded mapping.
+    settings:
+        Sampling, history and retries (default :class:`StorySettings`).
+
+    Returns
+    -------
+    StoryRecord
+        With its round-trip proof: the recovered formula equals the source.
+
+    Raises
+    ------
+    NotTwoCNFError
+        A clause of more than two literals (or an empty one).
+    EvaluationError
+        The introduction could not be written, or a call kept failing transiently.
+
+    Examples
+    --------
+    >>> import asyncio, tempfile, pathlib
+    >>> class Silent:  # writes nothing useful: every clue falls back
+    ...     spec, endpoint = "test/silent", "local"
+    ...     async def generate(self, prompt, params, sample=0):
+    ...         return Response("Once upon a time." if "introduction" in prompt else "...")
+    ...     async def aclose(self):
+    ...         pass
+    >>> f = Formula.from_named([["a", "~b"]])
+    >>> with RunStore(pathlib.Path(tempfile.mkdtemp()) / "calls.sqlite") as store:
+    ...     rec = asyncio.run(write_story(f, "heist", Silent(), store, label="SAT"))
+    >>> rec.clues[0].outcome, len(rec.clues[0].attempts), rec.roundtrip["result"]
+    ('fallback', 3, 'proved')
+    """
+    formula.require_2cnf("the story verbalizer")
+    settings = settings or StorySettings()
+    chosen = THEMES.get(theme)
+    if entities is None:
+        names = chosen.entities_for(formula.num_vars, seed=seed)
+    else:
+        names = chosen.validate(entities, formula.num_vars)
+    iid = instance_id if instance_id is not None else formula_id(formula)
+    if label is None:
+        from twosat_formal.solve import solve
+
+        label = solve(formula).status
+    sid = story_id(iid, chosen.name, model.spec, seed)
+    caller = _caller or _Caller(model, store, settings.retry, seed)
+    story = _Story(caller, chosen, names, settings, seed, sid, label)
+    start = intro_prompt(chosen, names)
+    intro = await story.intro(start)
+    exchanges: list[tuple[str, str]] = []
+    clues: list[ClueRecord] = []
+    total = formula.num_clauses
+    for index, clause in enumerate(formula.clauses, 1):
+        source = [(names[abs(lit) - 1], lit > 0) for lit in clause]
+        statements = [(e, story.descriptions[e][0 if v else 1]) for e, v in source]
+        sentence = fallback_sentence(statements)
+        literal_names = tuple(formula.literal_name(lit) for lit in clause)
+        if len(clause) != 2 or abs(clause[0]) == abs(clause[1]):
+            clues.append(
+                ClueRecord(index, literal_names, "direct", (), None, False, sentence, literal_names)
+            )
+            continue
+        prompt = clue_prompt(chosen, index, total, statements[0], statements[1])
+        conversation = render_conversation(
+            [*story.conversation(start, intro, exchanges), ("user", prompt)]
+        )
+        attempts: list[Attempt] = []
+        for number in range(1, MAX_ATTEMPTS + 1):
+            attempts.append(await story.attempt(conversation, number, index, source))
+            if attempts[-1].outcome == "valid":
+                break
+        last = attempts[-1]
+        accepted = last.attempt if last.outcome == "valid" else None
+        text = str(last.text) if accepted is not None else sentence
+        clues.append(
+            ClueRecord(
+                index, literal_names, "llm", tuple(attempts), accepted, accepted is None, text,
+                literal_names,
+            )
+        )
+        exchanges.append((prompt, text))
+    body = assemble_story(intro, [c.text for c in clues])
+    record = StoryRecord(
+        id=sid,
+        instance_id=iid,
+        theme=chosen.name,
+        model=model.spec,
+        seed=int(seed),
+        entities=dict(zip(names, formula.names, strict=True)),
+        intro=intro,
+        clues=tuple(clues),
+        story=body,
+        text=story_prompt(body, [(e, *story.descriptions[e]) for e in names]),
+        recovered=tuple(c.recovered for c in clues),
+        provenance={
+            "tool_version": tool_version(),
+            "endpoint": public_endpoint(model.endpoint),
+            "generation_params": json.loads(story.generation.key()),
+            "validation_params": json.loads(settings.validation.key()),
+            "history": settings.history,
+            "max_attempts": MAX_ATTEMPTS,
+            "conversation": "transcript",
+        },
+    )
+    return replace(record, roundtrip=prove_story(record, formula))
+
+
+# -- many stories --------------------------------------------------------------------------------
+
+
+@dataclass
+class StoryRun:
+    """What :func:`generate_stories` did: the records, and the calls made and reused."""
+
+    records: list[StoryRecord] = field(default_factory=list)
+    calls_made: int = 0
+    calls_reused: int = 0
+
+    def statistics(self) -> StoryStatistics:
+        """:func:`~twosat_formal.verbalize.story.record.story_statistics` of the records."""
+        return story_statistics(self.records)
+
+
+def generate_stories(
+    items: Sequence[StoryItem],
+    theme: str,
+    model: str,
+    store: RunStore | str | os.PathLike[str],
+    *,
+    seed: int = 0,
+    settings: StorySettings | None = None,
+    concurrency: int = 1,
+    base_url: str | None = None,
+    api_key_env: str | None = None,
+    mode: str = "chat",
+) -> StoryRun:
+    """Load the model ``model`` names, write one story per item, and release the model.
+
+    Stories are written ``concurrency`` at a time (the clues of one story are
+    sequential: each clue prompt carries the earlier ones); records come back in item
+    order. ``store`` is a :class:`~twosat_formal.store.RunStore` or its path.
+
+    Raises
+    ------
+    EvaluationError
+        A story could not be finished (the calls made so far are stored: run again).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> f = Formula.from_named([["a", "~b"], ["b"]])
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "calls.sqlite"
+    >>> run = generate_stories([StoryItem("demo", f, "SAT")], "spy", "ref/coin", path)
+    >>> [c.outcome for c in run.records[0].clues], run.calls_made > 0
+    (['fallback', 'direct'], True)
+    >>> again = generate_stories([StoryItem("demo", f, "SAT")], "spy", "ref/coin", path)
+    >>> again.records == run.records, again.calls_made, again.calls_reused == run.calls_made
+    (True, 0, True)
+    """
+    if concurrency < 1:
+        raise ConfigError(
+            f"concurrency must be >= 1, got {concurrency}", parameter="concurrency", valid=">= 1"
+        )
+    settings = settings or StorySettings()
+    run = StoryRun()
+    if isinstance(store, RunStore):
+        asyncio.run(_run_all(items, theme, model, store, seed, settings, concurrency,
+                             base_url, api_key_env, mode, run))
+        return run
+    with RunStore(Path(store)) as opened:
+        asyncio.run(_run_all(items, theme, model, opened, seed, settings, concurrency,
+                             base_url, api_key_env, mode, run))
+    return run
+
+
+async def _run_all(
+    items: Sequence[StoryItem],
+    theme: str,
+    spec: str,
+    store: RunStore,
+    seed: int,
+    settings: StorySettings,
+    concurrency: int,
+    base_url: str | None,
+    api_key_env: str | None,
+    mode: str,
+    run: StoryRun,
+) -> None:
+    from twosat_formal.models import load_model
+
+    THEMES.get(theme)  # an unknown theme fails before the model is started
+    records: list[StoryRecord | None] = [None] * len(items)
+    async with load_model(spec, base_url=base_url, api_key_env=api_key_env, mode=mode) as model:
+        caller = _Caller(model, store, settings.retry, seed)
+        semaphore = asyncio.Semaphore(concurrency)
+
+        async def one(position: int, item: StoryItem) -> None:
+            async with semaphore:
+                records[position] = await write_story(
+                    item.formula,
+                    theme,
+                    model,
+                    store,
+                    instance_id=item.instance_id,
+                    label=item.label,
+                    seed=seed,
+                    settings=settings,
+                    _caller=caller,
+                )
+
+        try:
+            async with asyncio.TaskGroup() as group:
+                for position, item in enumerate(items):
+                    group.create_task(one(position, item))
+        except BaseExceptionGroup as failed:
+            first = failed.exceptions[0]
+            if isinstance(first, TwoSatFormalError | KeyboardInterrupt):
+                raise first from None
+            raise
+        finally:
+            run.calls_made, run.calls_reused = caller.made, caller.reused
+    run.records = [r for r in records if r is not None]
