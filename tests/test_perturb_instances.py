@@ -30,8 +30,8 @@ def test_derived_instance_fields() -> None:
     check_certificate_json(child.formula, child.certificate)
     assert child.structure["base"] == root.structure
     trigger = root.structure["trigger_clause"]
-    assert child.formula.clauses[child.structure["trigger_clause"]] == (
-        root.formula.clauses[trigger]
+    assert (
+        child.formula.clauses[child.structure["trigger_clause"]] == (root.formula.clauses[trigger])
     )
     assert child.provenance["perturb"]["operators"] == ["reorder", "filler"]
     assert replay(root.formula, Chain.from_json(list(child.transforms)).steps) == child.formula

@@ -16,7 +16,7 @@ Examples
 >>> BENCH_MODELS
 ('ref/oracle', 'ref/sat-biased', 'ref/coin', 'ref/bounded')
 >>> bench_spec().formulas, bench_spec(full=True).formulas
-(2, 10)
+(3, 10)
 """
 
 from __future__ import annotations

@@ -121,8 +121,8 @@ def content_digest(path: Path) -> str:
     >>> import tempfile
     >>> folder = Path(tempfile.mkdtemp())
     >>> a, b = folder / "a.jsonl", folder / "b.jsonl"
-    >>> _ = a.write_text('{"id": 1, "roundtrip": {"time_s": 0.1}}\n')
-    >>> _ = b.write_text('{"id": 1, "roundtrip": {"time_s": 0.2}}\n')
+    >>> _ = a.write_text('{"id": 1, "roundtrip": {"time_s": 0.1}}\\n')
+    >>> _ = b.write_text('{"id": 1, "roundtrip": {"time_s": 0.2}}\\n')
     >>> content_digest(a) == content_digest(b), file_digest(a) == file_digest(b)
     (True, False)
     """

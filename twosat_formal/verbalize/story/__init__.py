@@ -19,8 +19,9 @@ Examples
 ['detective', 'spy', 'heist']
 >>> story_statistics([]).to_json()["paper_first_attempt_rate"]
 0.954
->>> callable(generate_stories)
-True
+>>> from twosat_formal.verbalize.story import generate_stories  # loads the generator
+>>> generate_stories.__module__
+'twosat_formal.verbalize.story.generator'
 """
 
 from __future__ import annotations

@@ -622,7 +622,13 @@ async def write_story(
         text = str(last.text) if accepted is not None else sentence
         clues.append(
             ClueRecord(
-                index, literal_names, "llm", tuple(attempts), accepted, accepted is None, text,
+                index,
+                literal_names,
+                "llm",
+                tuple(attempts),
+                accepted,
+                accepted is None,
+                text,
                 literal_names,
             )
         )
@@ -695,15 +701,17 @@ def generate_stories(
 
     Examples
     --------
+    Reference reasoners read template prompts only, so they cannot write stories; any
+    ``openai/`` or ``llamacpp/`` model can (see the tests for a scripted server):
+
     >>> import tempfile, pathlib
     >>> f = Formula.from_named([["a", "~b"], ["b"]])
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "calls.sqlite"
-    >>> run = generate_stories([StoryItem("demo", f, "SAT")], "spy", "ref/coin", path)
-    >>> [c.outcome for c in run.records[0].clues], run.calls_made > 0
-    (['fallback', 'direct'], True)
-    >>> again = generate_stories([StoryItem("demo", f, "SAT")], "spy", "ref/coin", path)
-    >>> again.records == run.records, again.calls_made, again.calls_reused == run.calls_made
-    (True, 0, True)
+    >>> generate_stories([StoryItem("demo", f, "SAT")], "spy", "ref/oracle", path)
+    Traceback (most recent call last):
+    ...
+    twosat_formal.errors.EvaluationError: story:...: the introduction failed: reference \
+reasoners read template verbalizations only; ...
     """
     if concurrency < 1:
         raise ConfigError(
@@ -712,12 +720,38 @@ def generate_stories(
     settings = settings or StorySettings()
     run = StoryRun()
     if isinstance(store, RunStore):
-        asyncio.run(_run_all(items, theme, model, store, seed, settings, concurrency,
-                             base_url, api_key_env, mode, run))
+        asyncio.run(
+            _run_all(
+                items,
+                theme,
+                model,
+                store,
+                seed,
+                settings,
+                concurrency,
+                base_url,
+                api_key_env,
+                mode,
+                run,
+            )
+        )
         return run
     with RunStore(Path(store)) as opened:
-        asyncio.run(_run_all(items, theme, model, opened, seed, settings, concurrency,
-                             base_url, api_key_env, mode, run))
+        asyncio.run(
+            _run_all(
+                items,
+                theme,
+                model,
+                opened,
+                seed,
+                settings,
+                concurrency,
+                base_url,
+                api_key_env,
+                mode,
+                run,
+            )
+        )
     return run
 
 

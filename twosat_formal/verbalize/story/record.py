@@ -140,7 +140,8 @@ def parse_fallback(
     sentence must read exactly one way; :class:`~twosat_formal.errors.CertificateError`
     otherwise.
 
-    >>> parse_fallback("It is certain that the vault is open.", {"the vault": ("is open", "is sealed")})
+    >>> vault = {"the vault": ("is open", "is sealed")}
+    >>> parse_fallback("It is certain that the vault is open.", vault)
     [('the vault', True)]
     """
     statements: dict[str, tuple[str, bool]] = {}
@@ -302,7 +303,8 @@ recovered=(('the cook', False), ('the maid', True)), outcome='valid')
 def needs_states(entities: Sequence[str], source: Sequence[tuple[str, bool]]) -> bool:
     """Whether Step 3a named exactly the clause's two (distinct) entities.
 
-    >>> needs_states(("a", "b"), [("b", True), ("a", False)]), needs_states(("a", "a"), [("a", True), ("b", True)])
+    >>> source = [("a", True), ("b", False)]
+    >>> needs_states(("b", "a"), source), needs_states(("a", "a"), source)
     (True, False)
     """
     wanted = {entity for entity, _ in source}
@@ -670,7 +672,9 @@ def _check_clue(
             again = assess(
                 attempt.text, attempt.entities_reply, attempt.state_replies, source, available
             )
-            stored = Assessment(attempt.entities, attempt.states, attempt.recovered, attempt.outcome)
+            stored = Assessment(
+                attempt.entities, attempt.states, attempt.recovered, attempt.outcome
+            )
             if attempt.attempt != number or stored != again:
                 raise CertificateError(
                     f"{where}, attempt {number}: the stored replies give outcome "
@@ -683,7 +687,9 @@ def _check_clue(
         last = clue.attempts[-1]
         if last.outcome == "valid":
             if clue.accepted != len(clue.attempts) or clue.fallback or clue.text != last.text:
-                raise CertificateError(f"{where}: the valid attempt {len(clue.attempts)} is not used")
+                raise CertificateError(
+                    f"{where}: the valid attempt {len(clue.attempts)} is not used"
+                )
             recovered = _in_source_order(list(last.recovered or ()), source)
         else:
             if len(clue.attempts) != MAX_ATTEMPTS or clue.accepted is not None:
@@ -692,7 +698,9 @@ def _check_clue(
                     f"{MAX_ATTEMPTS} were made or one is marked accepted"
                 )
             if not clue.fallback or clue.text != sentence:
-                raise CertificateError(f"{where}: every attempt failed but the fallback is not used")
+                raise CertificateError(
+                    f"{where}: every attempt failed but the fallback is not used"
+                )
             recovered = parse_fallback(clue.text, descriptions)
     variable = {entity: v for v, entity in enumerate(entity_of, 1)}
     ints = [variable[e] if value else -variable[e] for e, value in recovered]
