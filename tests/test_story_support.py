@@ -119,7 +119,7 @@ class StoryScript:
             b_value = false if b_value == true else true
         marker = {"garble-entities": " [garble-entities]", "garble-state": " [garble-state]"}
         return (
-            f"Attempt {attempt + 1}: the inspector noted that {a_entity} {a_value}, "
+            f"Clue {index}, attempt {attempt + 1}: the inspector noted that {a_entity} {a_value}, "
             f"or else {b_entity} {b_value}.{marker.get(kind, '')}"
         )
 

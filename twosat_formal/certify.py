@@ -49,6 +49,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -222,21 +223,24 @@ def _first_difference(a: Formula, b: Formula) -> str:
 
 
 def _replay(c: _Checker, base: Formula, transforms: Any, expected: Formula) -> None:
-    from twosat_formal.perturb import Chain, replay_step
-
-    chain = c.run("transforms", lambda: Chain.from_json(transforms), stop=True)
+    """Replay a record's steps from its base: perturbations are re-run and re-proven;
+    symbolic edits are re-applied and their recorded labels re-solved."""
+    if not isinstance(transforms, list | tuple):
+        c.run("transforms", _raise("a transform chain must be a JSON list"))
+        return
     current = base
-    for i, step in enumerate(chain.steps, 1):
-
-        def again(formula: Formula = current, recorded: Any = step) -> Any:
-            return replay_step(formula, recorded)
-
-        replayed = c.run(f"transform[{i}]:{step.operator}", again)
+    for i, step in enumerate(transforms, 1):
+        if isinstance(step, Mapping) and step.get("kind") == "edit":
+            replayed = c.run(f"transform[{i}]:edit", partial(_replay_edit, current, step))
+            if replayed is None:
+                return
+            current = replayed
+            continue
+        replayed = c.run(f"transform[{i}]", partial(_replay_perturbation, current, step))
         if replayed is None:
             return
-        current, fresh = replayed
-        if fresh.proof is not None:
-            c.z3_seconds += fresh.proof.seconds
+        current, seconds = replayed
+        c.z3_seconds += seconds
 
     def same() -> None:
         if current != expected:
@@ -246,6 +250,24 @@ def _replay(c: _Checker, base: Formula, transforms: Any, expected: Formula) -> N
             )
 
     c.run("transforms", same)
+
+
+def _replay_perturbation(formula: Formula, step: Any) -> tuple[Formula, float]:
+    from twosat_formal.perturb import Transform, replay_step
+
+    result, fresh = replay_step(formula, Transform.from_json(step))
+    return result, fresh.proof.seconds if fresh.proof is not None else 0.0
+
+
+def _replay_edit(formula: Formula, step: Mapping[str, Any]) -> Formula:
+    from twosat_formal.edits import replay_edits
+    from twosat_formal.solve import solve
+
+    result = replay_edits(formula, [step])
+    for key, subject in (("label_before", formula), ("label_after", result)):
+        if key in step and solve(subject).status != step[key]:
+            raise ConfigError(f"the edit's recorded {key} {step[key]!r} is wrong")
+    return result
 
 
 def _check_instance(c: _Checker, task: _Task) -> None:

@@ -22,6 +22,7 @@ from typing import Annotated
 
 import typer
 
+from twosat_formal.cli import story_cmd
 from twosat_formal.cli.app import app, err_console
 from twosat_formal.instance import read_instances
 from twosat_formal.io import read_formula, write_dimacs, write_dsl
@@ -71,19 +72,42 @@ def verbalize_command(
         ),
     ],
     template: Annotated[
-        str,
+        str | None,
         typer.Option(
             "--template", "-t", help="Scheme name (see `twosat-formal templates`) or 'all'."
         ),
-    ],
+    ] = None,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the entity mapping.")] = 0,
     out: Annotated[
         Path | None,
         typer.Option("--out", help="Write prompt records (JSON Lines) to this file."),
     ] = None,
+    story: Annotated[
+        str | None,
+        typer.Option(
+            "--story", metavar="THEME", help="Tell a story instead: detective, spy or heist."
+        ),
+    ] = None,
+    model: Annotated[
+        str | None,
+        typer.Option("--model", "-m", metavar="SPEC", help="Model that writes the story."),
+    ] = None,
+    store: Annotated[
+        Path | None,
+        typer.Option(
+            "--store",
+            help="Run store of the story's model calls (default story-calls.sqlite); "
+            "a re-run reuses them.",
+        ),
+    ] = None,
 ) -> None:
     """Turn a formula or a dataset into evaluation prompts, each with its round-trip proof."""
-    names = _templates(template)
+    if story is not None or model is not None:
+        story_cmd.verbalize_story(
+            input_path, story, model, template=template, seed=seed, out=out, store=store
+        )
+        return
+    names = _templates(story_cmd.require_template(template))
     if _is_dataset(input_path):
         records = _dataset_records(input_path, names, seed)
         written = write_prompts(records, out if out is not None else sys.stdout)

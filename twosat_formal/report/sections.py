@@ -245,7 +245,15 @@ def _curve(
     ]
 
 
-def _size_curves(rows: Sequence[Row], *, method: str, seed: int) -> dict[str, Curves]:
+def _in_order(curves: Curves, order: Sequence[str]) -> Curves:
+    """``curves`` with its series in ``order`` (series it does not name last)."""
+    rank = {name: i for i, name in enumerate(order)}
+    return dict(sorted(curves.items(), key=lambda kv: rank.get(kv[0], len(rank))))
+
+
+def _size_curves(
+    rows: Sequence[Row], models: Sequence[str], *, method: str, seed: int
+) -> dict[str, Curves]:
     plain = [r for r in rows if _is_plain(r)]
     out: dict[str, Curves] = {}
     for (family,), members in sorted(
@@ -255,7 +263,7 @@ def _size_curves(rows: Sequence[Row], *, method: str, seed: int) -> dict[str, Cu
             str(model): _curve(mine, "clauses", method=method, seed=seed)
             for (model,), mine in group_rows(members, ["model"]).items()
         }
-        out[str(family)] = curves
+        out[str(family)] = _in_order(curves, models)
     return out
 
 
@@ -272,7 +280,9 @@ def _template_curves(rows: Sequence[Row], *, method: str, seed: int) -> dict[str
     return out
 
 
-def _knob_curves(rows: Sequence[Row], *, method: str, seed: int) -> dict[str, dict[str, Curves]]:
+def _knob_curves(
+    rows: Sequence[Row], models: Sequence[str], *, method: str, seed: int
+) -> dict[str, dict[str, Curves]]:
     swept = [r for r in rows if r.get("knob") is not None and r.get("level") is not None]
     out: dict[str, dict[str, Curves]] = {}
     groups = group_rows(swept, ["family", "knob"])
@@ -281,10 +291,11 @@ def _knob_curves(rows: Sequence[Row], *, method: str, seed: int) -> dict[str, di
         for clauses in sorted({_clauses(r) for r in members}):
             at_size = [r for r in members if _clauses(r) == clauses]
             panel = out.setdefault(f"{family} |C|={clauses}", {})
-            panel[str(knob)] = {
+            curves = {
                 str(model): _curve(mine, "level", method=method, seed=seed)
                 for (model,), mine in group_rows(at_size, ["model"]).items()
             }
+            panel[str(knob)] = _in_order(curves, models)
     return out
 
 
@@ -589,9 +600,9 @@ def compute_content(
         order_tests=order_tests,
         filler_tests=filler_tests,
         duplication_tests=duplication_tests,
-        size_curves=_size_curves(data, method=method, seed=seed),
+        size_curves=_size_curves(data, models, method=method, seed=seed),
         template_curves=_template_curves(data, method=method, seed=seed),
-        knob_curves=_knob_curves(data, method=method, seed=seed),
+        knob_curves=_knob_curves(data, models, method=method, seed=seed),
         order_bars=order_bars,
         filler_bars=filler_bars,
         duplication_bars=duplication_bars,

@@ -1,0 +1,60 @@
+"""certify replays symbolic edits: clean edited datasets pass, tampered ones fail by id."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from twosat_formal.certify import certify_file
+from twosat_formal.edits import edit_instances
+from twosat_formal.generators import generate
+
+Record = dict[str, Any]
+
+
+@pytest.fixture(scope="module")
+def edited() -> list[Record]:
+    bases = [
+        generate("implication-cycle", clauses=8, seed=3),
+        generate("backbone", clauses=12, seed=4),
+    ]
+    cumulative = edit_instances(bases, mode="cumulative", max_edits=2, seed=1)
+    individual = edit_instances(bases, mode="individual", max_edits=2, seed=2, keep_base=False)
+    return [r.to_record() for r in [*cumulative.records, *individual.records]]
+
+
+def write(path: Path, records: list[Record]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+def edit_steps(record: Record) -> list[Record]:
+    return [t for t in record["transforms"] if t.get("kind") == "edit"]
+
+
+def test_edited_dataset_certifies(tmp_path: Path, edited: list[Record]) -> None:
+    assert any(edit_steps(r) for r in edited)
+    assert {r["label"] for r in edited if edit_steps(r)} == {"SAT", "UNSAT"}
+    report = certify_file(write(tmp_path / "d.jsonl", edited))
+    assert report.ok, [str(f) for f in report.failures]
+
+
+@pytest.mark.parametrize("field", ["label_after", "position", "after"])
+def test_tampered_edit_step_fails_naming_the_record(
+    tmp_path: Path, edited: list[Record], field: str
+) -> None:
+    records = json.loads(json.dumps(edited))
+    victim = next(r for r in records if edit_steps(r) and r["label"] == "UNSAT")
+    step = edit_steps(victim)[-1]
+    if field == "label_after":
+        step["label_after"] = "SAT"
+    elif field == "position":
+        step["position"] = (step["position"] + 1) % victim["num_clauses"]
+    else:
+        step["after"] = [[-lit for lit in clause] for clause in step["after"]] or [[1, 1]]
+    report = certify_file(write(tmp_path / "d.jsonl", records))
+    assert not report.ok
+    assert victim["id"] in report.failing_ids
