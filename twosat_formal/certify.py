@@ -236,7 +236,8 @@ def _replay(c: _Checker, base: Formula, transforms: Any, expected: Formula) -> N
                 return
             current = replayed
             continue
-        replayed = c.run(f"transform[{i}]", partial(_replay_perturbation, current, step))
+        operator = step.get("operator") if isinstance(step, Mapping) else None
+        replayed = c.run(f"transform[{i}]:{operator}", partial(_replay_perturbation, current, step))
         if replayed is None:
             return
         current, seconds = replayed

@@ -80,6 +80,7 @@ Bars = dict[str, dict[str, Estimate]]
 _UNIT = ("model", "instance_id")
 _DUPLICATION_ARMS = ("single", "grouped", "interleaved", "distinct")
 _FILLER_ARMS = ("filler", "core", "total")
+_FILLER_ROLES = {"filler": "core + fillers", "core": "same core", "total": "matched total"}
 
 
 @dataclass(frozen=True)
@@ -478,15 +479,16 @@ def _fillers(rows: Sequence[Row], *, method: str, seed: int) -> tuple[list[TestR
                 )
                 if result is not None:
                     tests.append(result)
-        bars[family] = {
-            label: aggregate(
+        group = f"{family}\n" + " / ".join(names.values())
+        bars[group] = {
+            _FILLER_ROLES[arm]: aggregate(
                 [r for r in members if r.get("arm") == arm],
                 "success",
                 key=_UNIT,
                 method=method,
                 seed=seed,
             )
-            for arm, label in names.items()
+            for arm in names
         }
     return adjust_within_families(tests), bars
 
