@@ -23,7 +23,15 @@ end) or a function ``plan(prompt, attempt) -> fault`` where ``attempt`` counts t
 requests the server has seen for that prompt (0 first), which makes a plan
 independent of scheduling. ``latency_s`` is added to every reply. The server is
 bounded: after ``max_requests`` requests or ``lifetime_s`` seconds it stops by
-itself.
+itself. ``GET /stats`` answers ``{"requests": N, "cpu_s": S}``: the requests seen so
+far and the CPU time of the server's process.
+
+For benchmarks the server runs in a process of its own, so that it never competes
+with the client for the interpreter lock: :func:`spawn_fault_server` starts
+``python tests/faultserver.py`` as a subprocess, and the same command serves from a
+terminal::
+
+    python tests/faultserver.py --latency 0.05 --port 8000
 
 Examples
 --------
@@ -39,18 +47,29 @@ Examples
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
 import json
-import multiprocessing
+import subprocess
+import sys
 import threading
+import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-__all__ = ["FAULTS", "FaultServer", "LoggedRequest", "SpawnedServer", "spawn_fault_server"]
+__all__ = [
+    "FAULTS",
+    "FaultServer",
+    "LoggedRequest",
+    "SpawnedServer",
+    "main",
+    "spawn_fault_server",
+]
 
 #: Every fault the server can inject.
 FAULTS = ("ok", "429", "500", "503", "slow", "drop", "malformed", "length")
@@ -104,6 +123,8 @@ class FaultServer:
         The ``Retry-After`` header of a ``429`` (seconds, as text).
     max_requests, lifetime_s:
         Bounds after which the server stops by itself.
+    port:
+        The port to bind on ``127.0.0.1`` (``0``: a free one).
     """
 
     def __init__(
@@ -117,6 +138,7 @@ class FaultServer:
         retry_after: str = "0",
         max_requests: int = 100_000,
         lifetime_s: float = 300.0,
+        port: int = 0,
     ) -> None:
         self.plan = plan
         self.answer = answer
@@ -127,7 +149,7 @@ class FaultServer:
         self.max_requests = max_requests
         self.lifetime_s = lifetime_s
         self.log: list[LoggedRequest] = []
-        self.port = 0
+        self.port = port
         self._lock = threading.Lock()
         self._attempts: Counter[str] = Counter()
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -154,7 +176,7 @@ class FaultServer:
         return self
 
     async def _open(self) -> int:
-        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0, backlog=1024)
+        self._server = await asyncio.start_server(self._serve, "127.0.0.1", self.port, backlog=1024)
         assert self._loop is not None
         self._loop.call_later(self.lifetime_s, self._shutdown)
         return int(self._server.sockets[0].getsockname()[1])
@@ -269,6 +291,11 @@ class FaultServer:
         body: bytes,
     ) -> bool:
         """Answer one request; ``False`` when the connection must close."""
+        if method == "GET" and path.rstrip("/").endswith("/stats"):
+            with self._lock:
+                seen = len(self.log)
+            await _write(writer, 200, {"requests": seen, "cpu_s": time.process_time()})
+            return True
         if method != "POST" or not (
             path.endswith("/chat/completions") or path.endswith("/completions")
         ):
@@ -374,45 +401,129 @@ async def _write_raw(
 
 # -- a server in its own process (benchmarks: no GIL shared with the client) ------------------
 
-
-def _child(conn: Any, options: dict[str, Any]) -> None:
-    server = FaultServer(**options).start()
-    conn.send(server.port)
-    conn.recv()  # any message, or the parent's end closing, stops the server
-    server.stop()
+_SPAWNABLE = frozenset(
+    {
+        "plan",
+        "answer",
+        "default_answer",
+        "latency_s",
+        "slow_s",
+        "retry_after",
+        "max_requests",
+        "lifetime_s",
+        "port",
+    }
+)
 
 
 class SpawnedServer:
-    """A :class:`FaultServer` running in a child process; ``url`` and ``stop()``."""
+    """A :class:`FaultServer` in a subprocess (``python tests/faultserver.py``).
+
+    ``url``, ``stats()`` and ``stop()``; the server stops when its standard input
+    closes, so it never outlives the process that spawned it.
+    """
 
     def __init__(self, **options: Any) -> None:
-        context = multiprocessing.get_context("spawn")
-        self._conn, child_conn = context.Pipe()
-        self._process = context.Process(target=_child, args=(child_conn, options), daemon=True)
-        self._process.start()
-        if not self._conn.poll(30):
-            self._process.kill()
+        unknown = set(options) - _SPAWNABLE
+        if unknown:
+            raise TypeError(f"options a spawned server cannot take: {sorted(unknown)}")
+        if callable(options.get("plan")) or callable(options.get("answer")):
+            raise TypeError("a spawned server takes a sequence plan and a mapping answer")
+        config = {k: list(v) if k == "plan" else v for k, v in options.items()}
+        command = [sys.executable, str(Path(__file__).resolve()), "--stop-on-eof"]
+        command += ["--config", json.dumps(config)]
+        self._process = subprocess.Popen(
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
+        assert self._process.stdout is not None
+        line = self._process.stdout.readline()  # "PORT\n" once the server listens
+        if not line.strip().isdigit():
+            self.stop()
             raise RuntimeError("the fault server process did not start")
-        self.port = int(self._conn.recv())
+        self.port = int(line)
+
+    @property
+    def pid(self) -> int:
+        """The server process's id."""
+        return self._process.pid
 
     @property
     def url(self) -> str:
         """The API root: ``http://127.0.0.1:PORT/v1``."""
         return f"http://127.0.0.1:{self.port}/v1"
 
+    def stats(self) -> dict[str, float]:
+        """``{"requests": N, "cpu_s": S}`` from the server (``GET /stats``)."""
+        import urllib.request
+
+        request = urllib.request.Request(self.url + "/stats")
+        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+        with opener.open(request, timeout=10) as reply:
+            data: dict[str, float] = json.loads(reply.read())
+        return data
+
     def stop(self) -> None:
-        """Stop the server and reap the process."""
-        with contextlib.suppress(OSError, EOFError):
-            self._conn.send("stop")
-        self._process.join(timeout=10)
-        if self._process.is_alive():
-            self._process.kill()
-            self._process.join()
+        """Stop the server and reap the process (idempotent)."""
+        process = self._process
+        with contextlib.suppress(OSError, ValueError):
+            if process.stdin is not None:
+                process.stdin.close()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        if process.stdout is not None:
+            process.stdout.close()
 
 
 def spawn_fault_server(**options: Any) -> SpawnedServer:
-    """Start a :class:`FaultServer` with ``options`` in a child process.
+    """Start a :class:`FaultServer` with ``options`` in a subprocess.
 
-    Options must be picklable (a sequence plan, a mapping answer, numbers).
+    Options must be JSON values (a sequence plan, a mapping answer, numbers, text).
     """
     return SpawnedServer(**options)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Serve from the command line until Ctrl-C, the server's bounds, or stdin's end."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (0: a free one)")
+    parser.add_argument("--latency", type=float, default=None, help="seconds added to each reply")
+    parser.add_argument("--lifetime", type=float, default=None, help="seconds before it stops")
+    parser.add_argument("--config", default="{}", help="FaultServer options as a JSON object")
+    parser.add_argument(
+        "--stop-on-eof", action="store_true", help="stop when standard input closes"
+    )
+    args = parser.parse_args(argv)
+    options: dict[str, Any] = json.loads(args.config)
+    if args.port:
+        options["port"] = args.port
+    if args.latency is not None:
+        options["latency_s"] = args.latency
+    if args.lifetime is not None:
+        options["lifetime_s"] = args.lifetime
+    server = FaultServer(**options).start()
+    print(server.port, flush=True)
+    eof = threading.Event()
+    if args.stop_on_eof:
+
+        def watch_stdin() -> None:
+            sys.stdin.read()
+            eof.set()
+
+        threading.Thread(target=watch_stdin, name="stdin-watcher", daemon=True).start()
+    else:
+        print(f"serving {server.url} (Ctrl-C stops)", file=sys.stderr, flush=True)
+    try:
+        while not server.wait_stopped(0.1) and not eof.is_set():
+            pass
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

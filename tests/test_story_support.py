@@ -16,16 +16,30 @@ text alone:
 
 :func:`expected_outcome` says, independently of the code under test, what each scripted
 attempt must be judged, and :func:`expected_requests` how many requests it costs.
+:func:`tell` runs the story verbalizer against such a server.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
+import tempfile
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from faultserver import FaultServer
+
+from twosat_formal.evaluate import RetryPolicy
+from twosat_formal.formula import Formula
+from twosat_formal.verbalize.story import THEMES, StoryRecord
+from twosat_formal.verbalize.story.generator import (
+    StoryItem,
+    StoryRun,
+    StorySettings,
+    generate_stories,
+)
 
 KINDS = (
     "faithful",
@@ -91,7 +105,7 @@ class StoryScript:
     def kind(self, clause: int, attempt: int) -> str:
         return self.kinds.get((clause, attempt), self.default)
 
-    # -- the writer ---------------------------------------------------------------------
+    # -- the writer -------------------------------------------------------------------------
 
     def _statement(self, text: str) -> tuple[str, str]:
         for entity in sorted(self.descriptions, key=len, reverse=True):
@@ -123,7 +137,7 @@ class StoryScript:
             f"or else {b_entity} {b_value}.{marker.get(kind, '')}"
         )
 
-    # -- the validator --------------------------------------------------------------------
+    # -- the validator ----------------------------------------------------------------------
 
     def mentioned(self, clue: str) -> list[str]:
         found = []
@@ -156,7 +170,7 @@ class StoryScript:
             return "B"
         return "Neither"
 
-    # -- the server's callbacks --------------------------------------------------------------
+    # -- the server's callbacks -------------------------------------------------------------
 
     def answer(self, prompt: str, attempt: int) -> str:
         if prompt.startswith("From this clue, identify"):
@@ -177,11 +191,15 @@ class StoryScript:
 
 
 class StoryServer(FaultServer):
-    """The fault server answering with a :class:`StoryScript` (attempt-aware).
+    """The fault server answering with a :class:`StoryScript`.
 
-    ``extra_plan(prompt, attempt, index)`` may override the fault of a request (HTTP
-    errors for retry and resume tests).
+    The script's ``attempt`` for a request is how many earlier requests with the same
+    prompt were not transient failures (HTTP 429/5xx, dropped connections): a retried
+    request is the same attempt. ``extra_plan(prompt, attempt, index)`` may override
+    the fault of a request (``index``: its arrival number).
     """
+
+    TRANSIENT = frozenset({"429", "500", "503", "drop"})
 
     def __init__(
         self,
@@ -191,16 +209,81 @@ class StoryServer(FaultServer):
     ) -> None:
         self.script = script
         self.extra_plan = extra_plan
-        self._last_attempt: dict[str, int] = {}
+        self._served: dict[str, int] = {}
+        self._current: dict[str, int] = {}
         super().__init__(plan=self._plan, **options)  # type: ignore[arg-type]
 
-    def _plan(self, prompt: str, attempt: int) -> str:
-        self._last_attempt[prompt] = attempt
+    def _plan(self, prompt: str, requests: int) -> str:
+        attempt = self._served.get(prompt, 0)
+        fault = None
         if self.extra_plan is not None:
             fault = self.extra_plan(prompt, attempt, len(self.log))
-            if fault is not None:
-                return fault
-        return self.script.fault(prompt, attempt)
+        if fault is None:
+            fault = self.script.fault(prompt, attempt)
+        if fault not in self.TRANSIENT:
+            self._served[prompt] = attempt + 1
+        self._current[prompt] = attempt
+        return fault
 
     def _answer_for(self, prompt: str) -> str:
-        return self.script.answer(prompt, self._last_attempt[prompt])
+        return self.script.answer(prompt, self._current[prompt])
+
+
+#: Sampling defaults with retries that do not wait.
+FAST = StorySettings(retry=RetryPolicy(max_attempts=3, base_delay_s=0.0, max_delay_s=0.0))
+#: The spec the scripted server is reached under.
+SPEC = "openai/scripted-writer"
+
+
+def brute_label(formula: Formula) -> str:
+    """SAT or UNSAT by trying every assignment."""
+    for bits in itertools.product([False, True], repeat=formula.num_vars):
+        if all(any(bits[abs(x) - 1] == (x > 0) for x in c) for c in formula.clauses):
+            return "SAT"
+    return "UNSAT"
+
+
+def equivalent(a: list[list[int]], b: list[list[int]], n: int) -> bool:
+    """Whether two clause lists over ``1..n`` agree on every assignment."""
+
+    def sat(clauses: list[list[int]], bits: tuple[bool, ...]) -> bool:
+        return all(any(bits[abs(x) - 1] == (x > 0) for x in c) for c in clauses)
+
+    return all(sat(a, bits) == sat(b, bits) for bits in itertools.product([False, True], repeat=n))
+
+
+def recovered_ints(record: StoryRecord, formula: Formula) -> list[list[int]]:
+    """The record's recovered formula, read from its names without the library's help."""
+    index = {name: v for v, name in enumerate(formula.names, 1)}
+    return [
+        [-index[lit[1:]] if lit.startswith("~") else index[lit] for lit in clause]
+        for clause in record.recovered
+    ]
+
+
+def tell(
+    formula: Formula,
+    kinds: Mapping[tuple[int, int], str] | None = None,
+    *,
+    theme: str = "detective",
+    seed: int = 0,
+    store: Path | None = None,
+    settings: StorySettings = FAST,
+    extra_plan: Callable[[str, int, int], str | None] | None = None,
+    default: str = "faithful",
+) -> tuple[StoryRun, StoryServer, StoryScript]:
+    """Tell ``formula`` with a scripted server; the run, the server (its log), the script."""
+    chosen = THEMES.get(theme)
+    names = chosen.entities_for(formula.num_vars, seed=seed)
+    script = StoryScript({e: chosen.describe(e) for e in names}, dict(kinds or {}), default)
+    with tempfile.TemporaryDirectory() as tmp, StoryServer(script, extra_plan) as server:
+        run = generate_stories(
+            [StoryItem("inst-1", formula, brute_label(formula))],
+            theme,
+            SPEC,
+            store or Path(tmp) / "calls.sqlite",
+            seed=seed,
+            settings=settings,
+            base_url=server.url,
+        )
+    return run, server, script

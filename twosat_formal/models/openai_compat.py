@@ -12,6 +12,12 @@ Both send ``max_tokens`` and, when they are set, ``temperature``, ``top_p`` and
 repeated samples are distinct draws and each one is reproducible). ``finish_reason``
 and ``usage`` are read from the reply, and the latency is measured around the request.
 
+Requests go through one :mod:`aiohttp` session per model, opened on the first request
+(inside the running event loop) and closed by :meth:`OpenAICompatModel.aclose`. Its
+connection pool is unbounded: the runner's semaphore is what limits requests in
+flight. Connections are kept alive and reused, so a run at concurrency ``N`` holds
+about ``N`` connections to the server.
+
 Errors are sorted for the runner: HTTP 408, 429 and 5xx, time-outs and dropped
 connections raise :class:`~twosat_formal.models.base.TransientModelError` (with the
 server's ``Retry-After`` hint); any other HTTP error and any reply that is not the
@@ -33,6 +39,7 @@ Examples
 
 from __future__ import annotations
 
+import asyncio
 import email.utils
 import json
 import os
@@ -42,7 +49,7 @@ from types import TracebackType
 from typing import Any, Literal, Self
 from urllib.parse import urlsplit, urlunsplit
 
-import httpx
+import aiohttp
 
 from twosat_formal.errors import ConfigError, EvaluationError
 from twosat_formal.models.base import Response, SamplingParams, TransientModelError
@@ -216,12 +223,20 @@ def _count(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def _error_detail(response: httpx.Response) -> str:
-    """The server's error message, trimmed (the OpenAI ``{"error": {"message"}}`` shape)."""
+def _error_detail(body: bytes) -> str:
+    """The server's error message, trimmed (the OpenAI ``{"error": {"message"}}`` shape).
+
+    Examples
+    --------
+    >>> _error_detail(b'{"error": {"message": "rate   limited"}}')
+    'rate limited'
+    >>> _error_detail(b"<html>Bad Gateway</html>")
+    '<html>Bad Gateway</html>'
+    """
     try:
-        payload = response.json()
+        payload = json.loads(body)
     except ValueError:
-        text = response.text
+        text = body.decode("utf-8", "replace")
     else:
         error = payload.get("error") if isinstance(payload, dict) else None
         if isinstance(error, dict) and isinstance(error.get("message"), str):
@@ -304,16 +319,14 @@ class OpenAICompatModel:
                 parameter="api_key_env",
                 valid="the name of a set environment variable",
             )
-        headers = {"Authorization": f"Bearer {key}"} if key else {}
-        self._client = httpx.AsyncClient(
-            base_url=self.base_url + "/",
-            headers=headers,
-            timeout=httpx.Timeout(self.timeout_s, connect=min(self.timeout_s, 30.0)),
-            limits=httpx.Limits(max_connections=None, max_keepalive_connections=256),
-            # Loopback servers are never reached through a proxy from the environment.
-            trust_env=parts.hostname not in _LOOPBACK_HOSTS,
-            follow_redirects=False,
+        self._headers = {"Authorization": f"Bearer {key}"} if key else {}
+        # Loopback servers are never reached through a proxy from the environment.
+        self._trust_env = parts.hostname not in _LOOPBACK_HOSTS
+        self._timeout = aiohttp.ClientTimeout(
+            total=self.timeout_s, connect=min(self.timeout_s, 30.0)
         )
+        self._session: aiohttp.ClientSession | None = None
+        self._session_loop: asyncio.AbstractEventLoop | None = None
 
     def __repr__(self) -> str:
         return (
@@ -334,45 +347,65 @@ class OpenAICompatModel:
         """
         body = request_body(self.mode, self.model_id, prompt, params, sample)
         where = f"{self.endpoint}/{self.path}"
+        url = f"{self.base_url}/{self.path}"
+        session = self._open_session()
         started = time.perf_counter()
         try:
-            reply = await self._client.post(self.path, json=body)
-        except httpx.TimeoutException as exc:
+            async with session.post(url, json=body, allow_redirects=False) as reply:
+                status = reply.status
+                retry_after_header = reply.headers.get("Retry-After")
+                raw = await reply.read()
+        except TimeoutError as exc:  # aiohttp's time-outs are TimeoutError subclasses
             raise TransientModelError(
                 f"request to {where} timed out ({type(exc).__name__})"
             ) from None
-        except httpx.TransportError as exc:
+        except aiohttp.ClientError as exc:  # refused, dropped, reset, broken HTTP
             raise TransientModelError(
                 f"request to {where} failed: {type(exc).__name__}: {exc}"
             ) from None
         latency = time.perf_counter() - started
-        status = reply.status_code
         if status in _TRANSIENT_STATUS or status >= 500:
-            retry_after = parse_retry_after(reply.headers.get("retry-after"))
             raise TransientModelError(
-                f"HTTP {status} from {where}: {_error_detail(reply)}",
+                f"HTTP {status} from {where}: {_error_detail(raw)}",
                 status=status,
-                retry_after=retry_after,
+                retry_after=parse_retry_after(retry_after_header),
             )
         if not 200 <= status < 300:
-            detail = _error_detail(reply)
+            detail = _error_detail(raw)
             raise ModelHTTPError(
                 f"HTTP {status} from {where}: {detail}", status=status, detail=detail
             )
         try:
-            payload = reply.json()
+            payload = json.loads(raw)
         except ValueError:
+            preview = raw[:80].decode("utf-8", "replace")
             raise EvaluationError(
-                f"malformed reply from {where}: the body is not JSON ({reply.text[:80]!r})"
+                f"malformed reply from {where}: the body is not JSON ({preview!r})"
             ) from None
         try:
             return parse_reply(self.mode, payload, latency)
         except EvaluationError as exc:
             raise EvaluationError(f"{exc} (from {where})") from None
 
+    def _open_session(self) -> aiohttp.ClientSession:
+        """The HTTP session of the running event loop (opened on first use)."""
+        session = self._session
+        loop = asyncio.get_running_loop()
+        if session is None or session.closed or self._session_loop is not loop:
+            session = aiohttp.ClientSession(
+                headers=self._headers,
+                timeout=self._timeout,
+                connector=aiohttp.TCPConnector(limit=0, limit_per_host=0),
+                trust_env=self._trust_env,
+            )
+            self._session, self._session_loop = session, loop
+        return session
+
     async def aclose(self) -> None:
-        """Close the HTTP connection pool."""
-        await self._client.aclose()
+        """Close the HTTP session and its connections (idempotent)."""
+        session, self._session, self._session_loop = self._session, None, None
+        if session is not None and not session.closed:
+            await session.close()
 
     async def __aenter__(self) -> Self:
         return self

@@ -120,7 +120,7 @@ DEFAULT_VALIDATION = SamplingParams(max_tokens=64, temperature=0.0)
 ROLE_HEADERS: Mapping[str, str] = {"user": "User:", "assistant": "Assistant:"}
 
 
-# -- the prompts (App. G.3) -------------------------------------------------------------------
+# -- the prompts (App. G.3) -----------------------------------------------------------------
 
 
 def intro_prompt(theme: Theme, entities: Sequence[str]) -> str:
@@ -258,7 +258,7 @@ def render_conversation(messages: Sequence[tuple[str, str]]) -> str:
     return "\n\n".join(f"{ROLE_HEADERS[role]}\n{text}" for role, text in messages)
 
 
-# -- settings and inputs -----------------------------------------------------------------------
+# -- settings and inputs --------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -339,7 +339,7 @@ def read_story_inputs(path: str | os.PathLike[str]) -> tuple[list[StoryItem], bo
     return [StoryItem(formula_id(formula), formula, solve(formula).status)], False
 
 
-# -- calls through the run store ----------------------------------------------------------------
+# -- calls through the run store ------------------------------------------------------------
 
 
 class _Outage(EvaluationError):
@@ -428,7 +428,7 @@ class _Caller:
             return None, str(exc)
 
 
-# -- one story --------------------------------------------------------------------------------
+# -- one story ------------------------------------------------------------------------------
 
 
 class _Story:
@@ -659,7 +659,7 @@ async def write_story(
     return replace(record, roundtrip=prove_story(record, formula))
 
 
-# -- many stories --------------------------------------------------------------------------------
+# -- many stories ---------------------------------------------------------------------------
 
 
 @dataclass

@@ -103,7 +103,7 @@ ATTEMPT_OUTCOMES: tuple[str, ...] = (
 )
 _CLAUSE_MODES = ("llm", "direct")
 
-# -- the fallback sentence ---------------------------------------------------------------
+# -- the fallback sentence ------------------------------------------------------------------
 
 _EITHER, _OR, _BOTH = "Either ", ", or ", " (or both)."
 _CERTAIN, _PERIOD = "It is certain that ", "."
@@ -167,7 +167,7 @@ def parse_fallback(
     return readings[0]
 
 
-# -- reading the validator's replies ---------------------------------------------------------
+# -- reading the validator's replies --------------------------------------------------------
 
 _ARRAY = re.compile(r"\[[^\[\]]*\]")
 _QUOTED = re.compile(r"\"([^\"]*)\"|'([^']*)'")
@@ -226,7 +226,7 @@ def read_state(reply: str) -> str | None:
     return letters.pop() if len(letters) == 1 else None
 
 
-# -- one attempt ------------------------------------------------------------------------------
+# -- one attempt ----------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -622,7 +622,7 @@ def is_story_record(record: object) -> bool:
     return isinstance(record, Mapping) and record.get("kind") == KIND
 
 
-# -- the proof --------------------------------------------------------------------------------
+# -- the proof ------------------------------------------------------------------------------
 
 
 def _literals(clause: Sequence[int], entity_of: Sequence[str]) -> list[tuple[str, bool]]:
@@ -815,7 +815,7 @@ def check_story_record(record: StoryRecord | Mapping[str, Any], formula: Formula
     return prove_story(story, formula)
 
 
-# -- statistics ---------------------------------------------------------------------------------
+# -- statistics -----------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -916,7 +916,7 @@ def story_statistics(records: Iterable[StoryRecord]) -> StoryStatistics:
     )
 
 
-# -- JSON Lines ---------------------------------------------------------------------------------
+# -- JSON Lines -----------------------------------------------------------------------------
 
 #: Characters that some readers take for line breaks; escaped inside JSON strings.
 _LINE_BREAKS = {0x85: "\\u0085", 0x2028: "\\u2028", 0x2029: "\\u2029"}
@@ -967,7 +967,7 @@ def write_stories(records: Iterable[StoryRecord], path_or_stream: str | Path | I
     return count
 
 
-# -- field readers ------------------------------------------------------------------------------
+# -- field readers --------------------------------------------------------------------------
 
 
 def _mapping(obj: object, what: str) -> Mapping[str, Any]:
