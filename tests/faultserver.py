@@ -55,6 +55,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.request
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -454,8 +455,6 @@ class SpawnedServer:
 
     def stats(self) -> dict[str, float]:
         """``{"requests": N, "cpu_s": S}`` from the server (``GET /stats``)."""
-        import urllib.request
-
         request = urllib.request.Request(self.url + "/stats")
         opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
         with opener.open(request, timeout=10) as reply:

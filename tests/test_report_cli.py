@@ -24,7 +24,15 @@ def test_experiments_lists_every_protocol(capsys: pytest.CaptureFixture[str]) ->
     code, out, _ = run(["experiments"], capsys)
     assert code == 0
     names = [line.split()[0] for line in out.splitlines() if line.strip()]
-    assert names == ["duplication", "fillers", "order", "sweep", "table1", "verbalization"]
+    assert names == [
+        "duplication",
+        "edits",
+        "fillers",
+        "order",
+        "sweep",
+        "table1",
+        "verbalization",
+    ]
     assert "§5.3" in out and "10 formulas per setting x 6 templates" in out
 
 

@@ -178,6 +178,18 @@ def backbone_literals(graph: ImplicationGraph, components: Components) -> IntArr
 
     A literal ``l`` is in the backbone iff ``~l ~> l`` in the implication graph.
 
+    Let ``M`` be the canonical model. No edge leads from a true literal to a false
+    one, so a path ``~l ~> l`` (``~l`` false in ``M``) runs through false literals,
+    crosses one edge ``~p -> q`` of a clause ``(p | q)`` with both literals true, and
+    ends among true literals; by the graph's symmetry its last part mirrors a path
+    ``~l ~> ~q`` through false literals. So ``l`` is in the backbone iff, among false
+    literals only, ``~l`` reaches both ``~p`` and ``~q`` for some clause ``(p | q)``
+    true on both sides (a unit clause ``(p)`` counts as ``(p | p)``). That question is
+    answered for up to 512 candidates at once with bit masks pushed through the
+    false part of the condensation, one topological level at a time. A candidate that
+    fails to meet such a pair proves every false literal it reaches consistent (flip
+    them all and the result is a model), which rules those out as well.
+
     Examples
     --------
     >>> from twosat_formal.formula import Formula
@@ -192,79 +204,87 @@ def backbone_literals(graph: ImplicationGraph, components: Components) -> IntArr
     model = model_from_components(components)
     true_nodes = 2 * np.arange(n, dtype=np.int64) + (~model)
     true_comp, false_comp = labels[true_nodes], labels[true_nodes ^ 1]
+    is_false = np.zeros(count, dtype=np.bool_)
+    is_false[false_comp] = True
     dag = condensation(graph, labels, count)
-    indegree = np.bincount(dag.indices, minlength=count)
-    outdegree = np.diff(dag.indptr)
     levels = dag_levels(dag)
 
-    # one question per true component T: does its dual (the false side) reach it?
-    dual = np.empty(count, dtype=np.int64)
-    dual[labels] = labels[np.arange(2 * n, dtype=np.int64) ^ 1]
-    targets = np.unique(true_comp)
-    sources = dual[targets]
-    possible = (
-        (indegree[targets] > 0) & (outdegree[sources] > 0) & (levels[targets] > levels[sources])
+    # clauses true on both sides, as pairs of false components (~p, ~q)
+    src, dst = graph.edge_arrays()
+    crossing = is_false[labels[src]] & ~is_false[labels[dst]]
+    meet = np.unique(
+        np.stack([labels[src[crossing]], labels[dst[crossing] ^ 1]], axis=1), axis=0
     )
-    targets, sources = targets[possible], sources[possible]
-    order = np.argsort(levels[sources], kind="stable")
-    targets, sources = targets[order], sources[order]
+    # one question per false component S (its dual T is true): does S fail?
+    sources = np.unique(false_comp)
+    targets = np.empty(count, dtype=np.int64)
+    targets[labels] = labels[np.arange(2 * n, dtype=np.int64) ^ 1]
+    targets = targets[sources]
+    sources = sources[levels[targets] > levels[sources]]
+    sources = sources[np.argsort(levels[sources], kind="stable")]
 
-    backbone_comp = np.zeros(count, dtype=np.bool_)
-    if targets.size:
-        ruled_out = np.zeros(count, dtype=np.bool_)
-        sweep = _LevelSweep(dag, levels)
+    failed = np.zeros(count, dtype=np.bool_)
+    if sources.size and meet.size:
+        sweep = _FalseSweep(dag, levels, is_false, meet)
         words = max(1, min(8, _MASK_BYTES // (8 * count)))
-        pending = np.arange(targets.size)
+        ruled_out = np.zeros(count, dtype=np.bool_)
+        pending = sources
         while pending.size:
-            batch = pending[: 64 * words]
-            pending = pending[64 * words :]
-            reached = sweep.reach(sources[batch], targets[batch], words)
-            backbone_comp[targets[batch[reached]]] = True
-            ruled_out[dual[sweep.touched(~reached)]] = True
-            pending = pending[~ruled_out[targets[pending]]]
-    backbone_var = backbone_comp[true_comp]
-    lits = index_literal(true_nodes[backbone_var])
-    return lits.astype(np.int64)
+            batch, pending = pending[: 64 * words], pending[64 * words :]
+            fails = sweep.run(batch, words)
+            failed[batch[fails]] = True
+            ruled_out[sweep.touched(~fails)] = True
+            pending = pending[~ruled_out[pending]]
+    backbone_var = failed[false_comp]
+    return index_literal(true_nodes[backbone_var]).astype(np.int64)
 
 
-class _LevelSweep:
-    """Multi-source reachability in a DAG with bit masks, one level at a time."""
+class _FalseSweep:
+    """Bit-mask reachability among false components, one level at a time."""
 
-    def __init__(self, dag: sp.csr_array, levels: IntArray) -> None:
+    def __init__(
+        self, dag: sp.csr_array, levels: IntArray, is_false: BoolArray, meet: IntArray
+    ) -> None:
         count = dag.shape[0]
         self.count = count
         self.levels = levels
         src = np.repeat(np.arange(count, dtype=np.int64), np.diff(dag.indptr))
         dst = dag.indices.astype(np.int64)
+        inside = is_false[src] & is_false[dst]
+        src, dst = src[inside], dst[inside]
         order = np.lexsort((dst, levels[src]))
         self.src, self.dst = src[order], dst[order]
-        edge_level = levels[self.src]
-        self.level_start = np.searchsorted(edge_level, np.arange(int(levels.max()) + 2))
+        top = int(levels.max()) + 2
+        self.level_start = np.searchsorted(levels[self.src], np.arange(top))
+        self.last = int(levels[meet].max())
+        self.meet = meet
         self.masks = np.zeros((0, 0), dtype=np.uint64)
 
-    def reach(self, sources: IntArray, targets: IntArray, words: int) -> BoolArray:
-        """For each ``i``, whether ``sources[i]`` reaches ``targets[i]``."""
+    def run(self, sources: IntArray, words: int) -> BoolArray:
+        """For each source, whether it reaches both sides of some meeting pair."""
         k = sources.size
-        masks = np.zeros((self.count, words), dtype=np.uint64)
         bit = np.arange(k, dtype=np.int64)
         ones = np.left_shift(np.uint64(1), (bit % 64).astype(np.uint64))
-        np.bitwise_or.at(masks, (sources, bit // 64), ones)
-        first = int(self.levels[sources].min())
-        last = int(self.levels[targets].max())
-        for level in range(first, last):
+        masks = np.zeros((self.count, words), dtype=np.uint64)
+        masks[sources, bit // 64] = ones
+        for level in range(int(self.levels[sources].min()), self.last):
             lo, hi = int(self.level_start[level]), int(self.level_start[level + 1])
             if lo == hi:
                 continue
-            dst = self.dst[lo:hi]
             values = masks[self.src[lo:hi]]
-            starts = np.flatnonzero(np.r_[True, dst[1:] != dst[:-1]])
-            masks[dst[starts]] |= np.bitwise_or.reduceat(values, starts, axis=0)
+            live = np.flatnonzero(values.any(axis=1))
+            if live.size == 0:
+                continue
+            dst = self.dst[lo:hi][live]
+            starts = np.flatnonzero(np.concatenate(([True], dst[1:] != dst[:-1])))
+            masks[dst[starts]] |= np.bitwise_or.reduceat(values[live], starts, axis=0)
         self.masks = masks
-        got = masks[targets, bit // 64] & ones
-        return np.asarray(got != 0, dtype=np.bool_)
+        both = masks[self.meet[:, 0]] & masks[self.meet[:, 1]]
+        hit = np.bitwise_or.reduce(both, axis=0)
+        return np.asarray(hit[bit // 64] & ones != 0, dtype=np.bool_)
 
     def touched(self, chosen: BoolArray) -> IntArray:
-        """Components reached by any of the chosen sources of the last :meth:`reach`."""
+        """Components reached by any chosen source of the last :meth:`run`."""
         if not bool(chosen.any()):
             return np.zeros(0, dtype=np.int64)
         select = np.zeros(self.masks.shape[1], dtype=np.uint64)

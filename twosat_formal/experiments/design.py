@@ -28,6 +28,12 @@ How each kind expands (``clauses`` in a design record names the setting's base s
     ``single`` (``|C| = clauses``), ``grouped`` and ``interleaved`` (the ``duplicate``
     operator with ``copies``), ``distinct`` (``|C| = distinct``); with ``shuffle``, each
     again with its clauses shuffled.
+``edits``
+    every family at each clause count, arm ``base``, with an edit stage
+    (:attr:`Condition.edits`): the runner adds the base's cumulative chain (up to
+    ``max_edits`` label-preserving edits) and its individual edits (up to ``count`` per
+    class, label-preserving and label-changing), as ``twosat-formal edit`` makes them
+    with the experiment's seed.
 
 Examples
 --------
@@ -45,6 +51,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from twosat_formal.edits import EDIT_MODES, EDITS
+from twosat_formal.edits.modes import ORDERS
 from twosat_formal.errors import ConfigError
 from twosat_formal.experiments.spec import ExperimentSpec
 from twosat_formal.generators import FAMILIES, derive_seed
@@ -61,7 +69,12 @@ _NOT_DIFFICULTY = frozenset({"filler_share"})
 
 @dataclass(frozen=True)
 class Condition:
-    """One formula of one setting, possibly perturbed, with its design fields."""
+    """One formula of one setting, possibly perturbed, with its design fields.
+
+    ``edits`` holds the settings of an edit stage as sorted pairs (``count``,
+    ``max_edits``, ``modes``, ``operators``, ``order``, ``seed``); it is empty for a
+    condition without symbolic edits.
+    """
 
     experiment: str
     kind: str
@@ -78,6 +91,7 @@ class Condition:
     level: float | None = None
     shuffled: bool = False
     design_clauses: int | None = None
+    edits: tuple[tuple[str, Any], ...] = ()
 
     @property
     def base_key(self) -> tuple[str, int, tuple[tuple[str, Any], ...], int]:
@@ -111,7 +125,16 @@ class Condition:
             "shuffled": self.shuffled,
             "seed": self.seed,
             "steps": [[name, dict(params)] for name, params in self.steps],
+            **({"edits": _jsonable(dict(self.edits))} if self.edits else {}),
         }
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    if isinstance(value, tuple | list):
+        return [_jsonable(v) for v in value]
+    return value
 
 
 def difficulty_knobs(family: str) -> list[str]:
@@ -310,12 +333,56 @@ def _duplication(b: _Builder, family: str, cell: Mapping[str, Any]) -> None:
     )
 
 
+def _edit_stage(cell: Mapping[str, Any], seed: int) -> tuple[tuple[str, Any], ...]:
+    """The cell's edit settings, checked, as sorted pairs (``seed``: the experiment's)."""
+    modes = cell.get("modes", list(EDIT_MODES))
+    if (
+        not isinstance(modes, list)
+        or not modes
+        or len(set(modes)) != len(modes)
+        or any(m not in EDIT_MODES for m in modes)
+    ):
+        raise ConfigError(
+            f"'modes' must be a list of distinct edit modes, got {modes!r}",
+            parameter="modes",
+            valid=", ".join(EDIT_MODES),
+        )
+    operators = cell.get("operators")
+    if operators is not None:
+        if not isinstance(operators, list) or not operators:
+            raise ConfigError(
+                "'operators' must be a non-empty list of edits", parameter="operators"
+            )
+        for name in operators:
+            EDITS.get(str(name))  # UnknownNameError for an edit nobody registered
+    order = cell.get("order", "forward")
+    if order not in ORDERS:
+        raise ConfigError(f"unknown order {order!r}", parameter="order", valid=", ".join(ORDERS))
+    stage = {
+        "modes": tuple(modes),
+        "max_edits": _ints(cell, "max_edits")[0] if "max_edits" in cell else 3,
+        "count": _ints(cell, "count")[0] if "count" in cell else 3,
+        "operators": None if operators is None else tuple(str(o) for o in operators),
+        "order": order,
+        "seed": seed,
+    }
+    return tuple(sorted(stage.items()))
+
+
+def _edits(b: _Builder, family: str, cell: Mapping[str, Any]) -> None:
+    stage = _edit_stage(cell, b.spec.seed)
+    for clauses in _ints(cell, "clauses"):
+        params = b.knobs(family, b.spec.knob_level)
+        b.formulas(family, clauses, params, f"{family}/clauses={clauses}", [{}], edits=stage)
+
+
 _KIND_EXPANDERS = {
     "grid": _grid,
     "sweep": _sweep,
     "fillers": _fillers,
     "order": _order,
     "duplication": _duplication,
+    "edits": _edits,
 }
 
 

@@ -1,9 +1,9 @@
-"""Run an experiment: generate → perturb → verbalize → certify → evaluate → report.
+"""Run an experiment: generate → perturb → edit → verbalize → certify → evaluate → report.
 
 :func:`run_experiment` writes into one folder:
 
 ==================  ================================================================
-``dataset.jsonl``   every instance (bases and their perturbed variants)
+``dataset.jsonl``   every instance (bases, their perturbed variants and edited instances)
 ``design.jsonl``    the condition of each instance (experiment, arm, knob, level...)
 ``prompts.jsonl``   every prompt (one per instance and template), round trip proven
 ``results.sqlite``  the run store (resumable: a re-run skips what is stored)
@@ -18,6 +18,11 @@ recorded durations of proofs differ), so a re-run finds its requests in the stor
 only asks what is missing. Certification is skipped on a re-run whose dataset and
 prompt files have the content digests (:func:`~twosat_formal.experiments.manifest.
 content_digest`, durations left out) that a previous run certified.
+
+In an ``edits`` experiment every base is followed by its edited instances
+(:func:`twosat_formal.edits.edit_instances`, one run per mode), and an edited instance
+is verbalized with the seed of its origin: the same entity map, so only the edited
+clauses' sentences differ from the origin's prompt.
 """
 
 from __future__ import annotations
@@ -32,6 +37,8 @@ from typing import Any
 
 from rich.console import Console
 
+from twosat_formal.edits import edit_instances
+from twosat_formal.edits.classify import EDIT_KIND
 from twosat_formal.errors import CertificateError, ConfigError
 from twosat_formal.evaluate import EvalItem, EvalSummary, evaluate
 from twosat_formal.experiments.design import Condition, expand
@@ -101,13 +108,51 @@ def _derive_instance(base: Instance, condition: Condition) -> Instance:
     return perturb_instance(base, steps, seed=condition.perturb_seed)
 
 
+def _edited_instances(
+    origin: Instance, condition: Condition
+) -> list[tuple[Instance, dict[str, Any]]]:
+    """The edit stage of ``condition`` on ``origin``: each edited instance and its design fields.
+
+    Each mode runs as ``twosat-formal edit --mode MODE --seed S`` would on ``origin``
+    (``--max-edits``: ``max_edits`` for cumulative chains, ``count`` per class for
+    individual edits, both classes kept).
+    """
+    if not condition.edits:
+        return []
+    stage = dict(condition.edits)
+    out: list[tuple[Instance, dict[str, Any]]] = []
+    for mode in stage["modes"]:
+        made = edit_instances(
+            [origin],
+            mode=mode,
+            keep="both",
+            max_edits=stage["max_edits"] if mode == "cumulative" else stage["count"],
+            seed=stage["seed"],
+            operators=stage["operators"],
+            order=stage["order"],
+            keep_base=False,
+        )
+        for edited in made.records:
+            step = edited.transforms[-1]
+            level, kind = int(step["level"]), str(step["class"])
+            label = f"cumulative k={level}" if mode == "cumulative" else f"individual {kind}"
+            fields = {
+                "arm": mode,
+                "arm_label": label,
+                "edit": {"mode": mode, "level": level, "class": kind, "origin": origin.id},
+            }
+            out.append((edited, fields))
+    return out
+
+
 def build_dataset(
     conditions: Sequence[Condition], *, report: Reporter = quiet
 ) -> tuple[list[Instance], list[dict[str, Any]]]:
-    """Generate every base formula once and every perturbed variant of it.
+    """Generate every base formula once, every perturbed variant and every edit of it.
 
     Returns the instances (bases first, in order of first use, then variants right
-    after their base) and one design record per condition.
+    after their base, each followed by its edited instances) and one design record
+    per condition and edited instance.
 
     >>> from twosat_formal.experiments.spec import load_spec
     >>> from twosat_formal.experiments.design import expand
@@ -132,9 +177,25 @@ def build_dataset(
         instance = _derive_instance(base, condition) if condition.steps else base
         instances.setdefault(instance.id, instance)
         design.append(condition.design_record(instance.id))
+        for edited, fields in _edited_instances(instance, condition):
+            instances.setdefault(edited.id, edited)
+            design.append({**condition.design_record(edited.id), **fields})
         if number % 50 == 0:
             report("generate", f"{number}/{len(conditions)} formulas")
     return list(instances.values()), design
+
+
+def _entity_key(instance: Instance) -> str:
+    """What an instance's verbalization seed is drawn from: its id, or its edits' origin.
+
+    >>> from twosat_formal.edits import apply_edit, root_instance
+    >>> from twosat_formal.formula import Formula
+    >>> base = root_instance(Formula([[1, 2], [-1, 2]]))
+    >>> _entity_key(apply_edit(base, "split", position=0).instance) == base.id
+    True
+    """
+    edits = [t for t in instance.transforms if t.get("kind") == EDIT_KIND]
+    return str(edits[-1]["origin"]) if edits else instance.id
 
 
 def _prompts(
@@ -147,7 +208,7 @@ def _prompts(
     records = []
     for number, instance in enumerate(instances, start=1):
         for template in templates:
-            verbal_seed = derive_seed(seed, "verbalize", instance.id) % (2**31)
+            verbal_seed = derive_seed(seed, "verbalize", _entity_key(instance)) % (2**31)
             records.append(
                 prompt_record(instance.formula, template, instance_id=instance.id, seed=verbal_seed)
             )
@@ -219,7 +280,8 @@ def run_experiment(
     ----------
     name:
         ``table1``, ``sweep``, ``fillers``, ``order``, ``duplication``,
-        ``verbalization``, a path to a spec file, or an :class:`ExperimentSpec`.
+        ``verbalization``, ``edits``, a path to a spec file, or an
+        :class:`ExperimentSpec`.
     models:
         Model specs (``ref/oracle``, ``openai/<id>``...); at least one.
     out_dir:

@@ -57,6 +57,9 @@ def content_to_json(content: ReportContent, figures: list[Figure]) -> dict[str, 
     def est(e: Estimate | None) -> dict[str, Any] | None:
         return None if e is None else e.to_json()
 
+    edits = (
+        {} if content.edits is None else {"edits": {"models": [s.to_json() for s in content.edits]}}
+    )
     return _clean(
         {
             "title": content.title,
@@ -99,6 +102,7 @@ def content_to_json(content: ReportContent, figures: list[Figure]) -> dict[str, 
             "duplication_tests": [r.to_json() for r in content.duplication_tests],
             "figures": [f.path.as_posix() for f in figures],
             "notes": content.notes,
+            **edits,
         }
     )
 

@@ -31,6 +31,7 @@ import matplotlib
 matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt
+from matplotlib.ticker import MaxNLocator
 
 from twosat_formal.report.metrics import Estimate
 from twosat_formal.report.sections import ReportContent
@@ -64,11 +65,14 @@ def curve_panels(
     xlabel: str,
     ylabel: str = "accuracy (%)",
     title: str | None = None,
+    ylim: tuple[float, float] | None = (-5.0, 105.0),
+    integer_x: bool = False,
 ) -> Path:
     """Draw one panel per key, one line per series, with a shaded CI band.
 
     Points whose interval is undefined (a single formula) are drawn without a band.
-    Returns ``path``.
+    ``ylim`` fixes the y axis (``None``: fit the data); ``integer_x`` puts ticks on
+    whole numbers only. Returns ``path``.
     """
     names = list(panels)
     count = max(1, len(names))
@@ -100,7 +104,10 @@ def curve_panels(
             ax.set_title(names[index], fontsize=9)
             ax.set_xlabel(xlabel, fontsize=8)
             ax.set_ylabel(ylabel, fontsize=8)
-            ax.set_ylim(-5, 105)
+            if ylim is not None:
+                ax.set_ylim(*ylim)
+            if integer_x:
+                ax.xaxis.set_major_locator(MaxNLocator(integer=True))
             ax.tick_params(labelsize=7)
             ax.grid(alpha=0.3)
             if panel:
@@ -240,5 +247,22 @@ def draw_figures(content: ReportContent, out_dir: Path) -> list[Figure]:
             name,
             "Duplicated clauses: layouts and shuffles (Figure 7)",
             "Error bars: 95% CI across (model, formula) units.",
+        )
+    if content.edit_curves:
+        name = "edits-normalized-accuracy.png"
+        curve_panels(
+            {"normalized accuracy": content.edit_curves},
+            folder / name,
+            xlabel="cumulative label-preserving edits k",
+            ylabel="normalized accuracy (% of baseline)",
+            ylim=None,
+            integer_x=True,
+        )
+        add(
+            name,
+            "Symbolic edits: normalized accuracy against k, per model",
+            "Accuracy after k cumulative label-preserving edits divided by the baseline "
+            "accuracy of the same records (100% at k = 0); records without a k-th edit "
+            "fall back to their baseline.",
         )
     return figures

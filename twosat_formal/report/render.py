@@ -13,7 +13,10 @@ files always hold the same sections:
 5. Clause order, fillers and duplication tests (§5.2–5.4)
 6. Verbalization templates (§5.5)
 7. Failure kinds
-8. Figures
+8. Robustness, then, for a run with symbolically edited instances only, the edit
+   sections (:data:`EDIT_SECTIONS`: normalized accuracy and flip rate per cumulative
+   level, original-answer retention)
+9. Figures and provenance
 
 Every p-value is shown with its test and ``n``. The HTML file embeds the figures as
 data URIs, so it can be sent alone; the Markdown file links them.
@@ -42,6 +45,7 @@ from twosat_formal.report.sections import ReportContent
 from twosat_formal.report.stats import TestResult
 
 __all__ = [
+    "EDIT_SECTIONS",
     "SECTIONS",
     "Block",
     "Heading",
@@ -71,6 +75,14 @@ SECTIONS = (
     "Robustness",
     "Figures",
     "Provenance",
+)
+
+#: Titles of the sections of symbolic-edit metrics, shown after "Robustness" when the
+#: run has edited instances (a report without them has exactly :data:`SECTIONS`).
+EDIT_SECTIONS = (
+    "Symbolic edits: normalized accuracy",
+    "Symbolic edits: flip rate",
+    "Symbolic edits: original-answer retention",
 )
 
 _NO_DATA = "No data for this section in this run."
@@ -411,6 +423,115 @@ def _robustness(content: ReportContent) -> list[Block]:
     ]
 
 
+def _ratio(value: float | None) -> str:
+    return "—" if value is None else f"{value:.3f}"
+
+
+def _count_rate(count: int, total: int, rate: float | None) -> str:
+    return "—" if not total else f"{format_pct(rate)} ({count}/{total})"
+
+
+def _edit_normalized(content: ReportContent) -> list[Block]:
+    rows = [
+        [
+            (s.model, ""),
+            (str(n.level), ""),
+            (str(n.records), ""),
+            (str(n.edited), ""),
+            (str(n.fallback), ""),
+            (format_pct(n.baseline_accuracy), ""),
+            (format_pct(n.accuracy), ""),
+            (_ratio(n.value), ""),
+            (format_pct(n.agreement), ""),
+        ]
+        for s in content.edits or []
+        for n in s.normalized
+    ]
+    if not rows:
+        return [Paragraph("No cumulative edits in this run.")]
+    blocks: list[Block] = [
+        Paragraph(
+            "Accuracy after k cumulative label-preserving edits divided by the baseline "
+            "accuracy of the same records (not by level k - 1). A record without a valid "
+            "k-th edit is evaluated through its baseline (the fallback), so every level "
+            "counts the same records. Agreement: share of records whose decision at level k "
+            "is the baseline decision. Records are (formula, template, sample) per model."
+        ),
+        Table(
+            [
+                "model",
+                "k",
+                "records",
+                "edited",
+                "at baseline",
+                "baseline acc. (%)",
+                "acc. at k (%)",
+                "normalized acc.",
+                "agreement (%)",
+            ],
+            rows,
+        ),
+    ]
+    unpaired = sum(n.unpaired for s in content.edits or [] for n in s.normalized)
+    if unpaired:
+        blocks.append(
+            Paragraph(f"Note: {unpaired} edited rows have no evaluated baseline; left out.")
+        )
+    return blocks
+
+
+def _edit_flips(content: ReportContent) -> list[Block]:
+    rows = [
+        [
+            (s.model, ""),
+            (str(f.level), ""),
+            (str(f.pairs), ""),
+            (str(f.edited), ""),
+            (str(f.broken), ""),
+            (str(f.fixed), ""),
+            (_count_rate(f.flips, f.pairs, f.rate), ""),
+        ]
+        for s in content.edits or []
+        for f in s.flips
+    ]
+    if not rows:
+        return [Paragraph("No cumulative edits in this run.")]
+    return [
+        Paragraph(
+            "Share of records whose correctness differs between the baseline and level k, "
+            "in either direction (broken: correct to incorrect, fixed: incorrect to "
+            "correct); unchanged records, fallbacks included, stay in the denominator."
+        ),
+        Table(["model", "k", "records", "edited", "broken", "fixed", "flip rate (%)"], rows),
+    ]
+
+
+def _edit_retention(content: ReportContent) -> list[Block]:
+    summaries = [s for s in content.edits or [] if s.retention.rows]
+    if not summaries:
+        return [Paragraph("No label-changing edits in this run.")]
+    rows = [
+        [
+            (s.model, ""),
+            (str(s.retention.rows), ""),
+            (_count_rate(s.retention.retained, s.retention.rows, s.retention.rate), ""),
+            (_count_rate(s.retention.correct, s.retention.rows, s.retention.accuracy), ""),
+        ]
+        for s in summaries
+    ]
+    return [
+        Paragraph(
+            "On label-changing edits: the share of answers that keep the origin's label "
+            "(right before the edit, wrong after it), and the share that give the new "
+            "label. A missing or unparsable answer retains nothing and counts as incorrect."
+        ),
+        Table(
+            ["model", "label-changing samples", "original answer kept (%)", "new label (%)"],
+            rows,
+        ),
+    ]
+
+
 def _figures(figures: Sequence[Figure]) -> list[Block]:
     if not figures:
         return [Paragraph("No figures for this run.")]
@@ -447,7 +568,11 @@ def _compact(value: Any) -> str:
 
 
 def layout(content: ReportContent, figures: Sequence[Figure]) -> list[Block]:
-    """The report as a list of blocks, every section of :data:`SECTIONS` included."""
+    """The report as a list of blocks, every section of :data:`SECTIONS` included.
+
+    The sections of :data:`EDIT_SECTIONS` follow "Robustness" when ``content`` has edit
+    metrics.
+    """
     parts = [
         _summary(content),
         _table1(content),
@@ -463,8 +588,13 @@ def layout(content: ReportContent, figures: Sequence[Figure]) -> list[Block]:
         _figures(figures),
         _provenance(content),
     ]
+    sections = list(zip(SECTIONS, parts, strict=True))
+    if content.edits is not None:
+        edit_parts = [_edit_normalized(content), _edit_flips(content), _edit_retention(content)]
+        at = SECTIONS.index("Robustness") + 1
+        sections[at:at] = list(zip(EDIT_SECTIONS, edit_parts, strict=True))
     blocks: list[Block] = [Heading(content.title, 1)]
-    for title, body in zip(SECTIONS, parts, strict=True):
+    for title, body in sections:
         blocks.append(Heading(title, 2))
         blocks.extend(body)
     return blocks

@@ -13,7 +13,15 @@ Design fields a row may carry (written by :mod:`twosat_formal.experiments`):
 count that names the setting), ``replicate`` (formula index inside its setting),
 ``knob`` and ``level`` (sweeps), ``arm`` and ``arm_label`` (the condition of a
 comparison: ``construction``/``shuffled``, ``filler``/``core``/
-``total``, ``single``/``grouped``/``interleaved``/``distinct``) and ``shuffled``.
+``total``, ``single``/``grouped``/``interleaved``/``distinct``,
+``cumulative``/``individual`` for edited instances) and ``shuffled``.
+
+Rows of symbolically edited instances (edit transforms in their ``transforms``) get
+their own metrics (:class:`EditSummary`, computed with
+:mod:`twosat_formal.edits.metrics`): normalized accuracy and flip rate at each
+cumulative level, and original-answer retention on label-changing edits. They stay out
+of the Table 1 grid, its curves and the perturbation flip rate; a run without edited
+rows has no edit metrics (:attr:`ReportContent.edits` is ``None``).
 
 Figures and tests use the paper's per-sample success: the right decision on UNSAT
 instances, and a valid witness on SAT instances.
@@ -37,6 +45,7 @@ from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from twosat_formal.edits import metrics as edit_metrics
 from twosat_formal.errors import ConfigError
 from twosat_formal.report.metrics import (
     Estimate,
@@ -63,6 +72,7 @@ __all__ = [
     "Bars",
     "Cell",
     "Curves",
+    "EditSummary",
     "ModelSummary",
     "ReportContent",
     "Table1Row",
@@ -120,6 +130,33 @@ class ModelSummary:
     consistency: Estimate
 
 
+@dataclass(frozen=True)
+class EditSummary:
+    """A model's symbolic-edit metrics: each cumulative level ``k = 1..K``, and retention.
+
+    ``normalized[k - 1]`` and ``flips[k - 1]`` are the metrics at level ``k``;
+    ``retention`` covers the label-changing edited rows of every mode.
+    """
+
+    model: str
+    normalized: list[edit_metrics.NormalizedAccuracy]
+    flips: list[edit_metrics.FlipRate]
+    retention: edit_metrics.Retention
+
+    def to_json(self) -> dict[str, Any]:
+        """The metrics as a JSON-ready dict.
+
+        >>> EditSummary("m", [], [], edit_metrics.Retention(0, 0, 0)).to_json()["retention"]
+        {'rows': 0, 'retained': 0, 'correct': 0, 'rate': None, 'accuracy': None}
+        """
+        return {
+            "model": self.model,
+            "normalized_accuracy": [n.to_json() for n in self.normalized],
+            "flip_rate": [f.to_json() for f in self.flips],
+            "retention": self.retention.to_json(),
+        }
+
+
 @dataclass
 class ReportContent:
     """Everything a report shows, computed once from the rows."""
@@ -146,6 +183,8 @@ class ReportContent:
     duplication_bars: Bars
     manifest: dict[str, Any] | None = None
     notes: list[str] = field(default_factory=list)
+    edits: list[EditSummary] | None = None
+    edit_curves: Curves = field(default_factory=dict)
 
 
 def _family_key(name: str) -> tuple[int, str]:
@@ -172,9 +211,18 @@ def _clauses(row: Row) -> int:
     return int(value)
 
 
+def _is_edited(row: Row) -> bool:
+    """Whether the row's instance was made by symbolic edits."""
+    return bool(row.get("transforms")) and edit_metrics.edit_info(row) is not None
+
+
 def _is_plain(row: Row) -> bool:
-    """A row of the plain grid: no swept knob, and the unperturbed arm (if any)."""
-    return row.get("knob") is None and row.get("arm") in (None, "base", "construction")
+    """A row of the plain grid: no swept knob, the unperturbed arm (if any), no edit."""
+    return (
+        row.get("knob") is None
+        and row.get("arm") in (None, "base", "construction")
+        and not _is_edited(row)
+    )
 
 
 def _label_of(rows: Sequence[Row]) -> str:
@@ -220,7 +268,7 @@ def _summary(model: str, rows: Sequence[Row], *, method: str, seed: int) -> Mode
         truncation=est("truncation"),
         truncated=sum(1 for r in rows if r.get("truncated") or r.get("finish_reason") == "length"),
         failures=failure_breakdown(rows),
-        flips=flip_rate(rows),
+        flips=flip_rate([r for r in rows if not _is_edited(r)]),
         verbal_flips=verbalization_flip_rate(rows, reference=_reference_template(rows)),
         consistency=decision_consistency(rows, method=method, seed=seed),
     )
@@ -538,6 +586,30 @@ def _duplication(rows: Sequence[Row], *, method: str, seed: int) -> tuple[list[T
     return adjust_within_families(tests), bars
 
 
+def _edits(rows: Sequence[Row], models: Sequence[str]) -> tuple[list[EditSummary] | None, Curves]:
+    """Edit metrics per model (levels 1..K, K the deepest level of any row), and the curves.
+
+    The curves hold each model's normalized accuracy at ``k = 0..K`` (``n``: the
+    records of the level). ``(None, {})`` when no row is edited.
+    """
+    if not any(_is_edited(r) for r in rows):
+        return None, {}
+    top = edit_metrics.max_level(rows)
+    by_model = group_rows(rows, ["model"])
+    summaries: list[EditSummary] = []
+    curves: Curves = {}
+    for model in models:
+        mine = by_model.get((model,), [])
+        normalized = [edit_metrics.normalized_accuracy(mine, k) for k in range(top + 1)]
+        flips = [edit_metrics.flip_rate(mine, k) for k in range(1, top + 1)]
+        summaries.append(EditSummary(model, normalized[1:], flips, edit_metrics.retention(mine)))
+        curves[model] = [
+            (float(n.level), Estimate(n.value, None, None, n.records, n.records))
+            for n in normalized
+        ]
+    return summaries, curves
+
+
 def compute_content(
     rows: Iterable[Row],
     *,
@@ -587,6 +659,7 @@ def compute_content(
     order_tests, order_bars = _order(data, method=method, seed=seed)
     filler_tests, filler_bars = _fillers(data, method=method, seed=seed)
     duplication_tests, duplication_bars = _duplication(data, method=method, seed=seed)
+    edits, edit_curves = _edits(data, models)
     return ReportContent(
         title=title,
         rows=len(data),
@@ -609,4 +682,6 @@ def compute_content(
         filler_bars=filler_bars,
         duplication_bars=duplication_bars,
         manifest=manifest,
+        edits=edits,
+        edit_curves=edit_curves,
     )

@@ -717,6 +717,7 @@ reasoners read template verbalizations only; ...
         raise ConfigError(
             f"concurrency must be >= 1, got {concurrency}", parameter="concurrency", valid=">= 1"
         )
+    THEMES.get(theme)  # an unknown theme fails before anything is opened or started
     settings = settings or StorySettings()
     run = StoryRun()
     if isinstance(store, RunStore):
@@ -770,7 +771,6 @@ async def _run_all(
 ) -> None:
     from twosat_formal.models import load_model
 
-    THEMES.get(theme)  # an unknown theme fails before the model is started
     records: list[StoryRecord | None] = [None] * len(items)
     async with load_model(spec, base_url=base_url, api_key_env=api_key_env, mode=mode) as model:
         caller = _Caller(model, store, settings.retry, seed)
