@@ -10,5 +10,7 @@ for bench in benchmarks/bench_*.py; do
   [ -e "$bench" ] || continue
   echo "-- $bench"; python "$bench" --small
 done
+echo "== certify gate (sample dataset: every family, operator, template, edit)"
+./scripts/certify_sample.sh
 echo "== pytest"
 python -m pytest -n "${TEST_WORKERS:-2}" -q

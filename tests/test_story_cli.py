@@ -31,7 +31,8 @@ def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[StoryServer]:
     spy = THEMES.get("spy")
     entities = {spy.entity(i) for i in range(len(spy.vocabulary))}
     script = StoryScript({e: spy.describe(e) for e in entities}, {(1, 0): "wrong-polarity"})
-    with StoryServer(script) as started:
+    started = StoryServer(script)
+    with started:
         monkeypatch.setenv("OPENAI_BASE_URL", started.url)
         monkeypatch.delenv("OPENAI_API_KEY", raising=False)
         yield started

@@ -318,7 +318,7 @@ def test_an_introduction_that_cannot_be_written_stops_the_story(tmp_path: Path) 
 def test_many_stories_keep_their_order(tmp_path: Path) -> None:
     formulas = [FORMULA, Formula.from_named([["p", "q"]]), Formula.from_named([["~x", "y"]])]
     chosen = THEMES.get("spy")
-    names = set()
+    names: set[str] = set()
     for f in formulas:
         names.update(chosen.entities_for(f.num_vars, seed=3))
     script = StoryScript({e: chosen.describe(e) for e in names})

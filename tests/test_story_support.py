@@ -276,7 +276,8 @@ def tell(
     chosen = THEMES.get(theme)
     names = chosen.entities_for(formula.num_vars, seed=seed)
     script = StoryScript({e: chosen.describe(e) for e in names}, dict(kinds or {}), default)
-    with tempfile.TemporaryDirectory() as tmp, StoryServer(script, extra_plan) as server:
+    server = StoryServer(script, extra_plan)
+    with tempfile.TemporaryDirectory() as tmp, server:
         run = generate_stories(
             [StoryItem("inst-1", formula, brute_label(formula))],
             theme,

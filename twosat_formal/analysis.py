@@ -169,7 +169,7 @@ def analyze(formula: Formula) -> Structure:
         backbone=tuple(backbone.tolist()),
         pure_literals=tuple(index_literal(pure_nodes).tolist()),
         free_variables=tuple(free.tolist()),
-        names=formula.names,
+        names=() if formula.has_default_names else formula.names,
     )
 
 
@@ -226,15 +226,13 @@ def backbone_literals(graph: ImplicationGraph, components: Components) -> IntArr
     failed = np.zeros(count, dtype=np.bool_)
     if sources.size and meet.size:
         sweep = _FalseSweep(dag, levels, is_false, meet)
-        words = max(1, min(8, _MASK_BYTES // (8 * count)))
-        ruled_out = np.zeros(count, dtype=np.bool_)
+        words = max(1, min(64, _MASK_BYTES // (8 * count)))
         pending = sources
         while pending.size:
             batch, pending = pending[: 64 * words], pending[64 * words :]
             fails = sweep.run(batch, words)
             failed[batch[fails]] = True
-            ruled_out[sweep.touched(~fails)] = True
-            pending = pending[~ruled_out[pending]]
+            pending = pending[~sweep.touched(~fails, pending)]
     backbone_var = failed[false_comp]
     return index_literal(true_nodes[backbone_var]).astype(np.int64)
 
@@ -283,16 +281,16 @@ class _FalseSweep:
         hit = np.bitwise_or.reduce(both, axis=0)
         return np.asarray(hit[bit // 64] & ones != 0, dtype=np.bool_)
 
-    def touched(self, chosen: BoolArray) -> IntArray:
-        """Components reached by any chosen source of the last :meth:`run`."""
-        if not bool(chosen.any()):
-            return np.zeros(0, dtype=np.int64)
+    def touched(self, chosen: BoolArray, among: IntArray) -> BoolArray:
+        """Which of the components ``among`` a chosen source of the last :meth:`run` reached."""
+        if not bool(chosen.any()) or among.size == 0:
+            return np.zeros(among.size, dtype=np.bool_)
         select = np.zeros(self.masks.shape[1], dtype=np.uint64)
         bit = np.flatnonzero(chosen)
         np.bitwise_or.at(
             select, bit // 64, np.left_shift(np.uint64(1), (bit % 64).astype(np.uint64))
         )
-        return np.flatnonzero(np.any(self.masks & select, axis=1)).astype(np.int64)
+        return np.asarray(np.any(self.masks[among] & select, axis=1), dtype=np.bool_)
 
 
 # -- model counting -------------------------------------------------------------------------

@@ -772,33 +772,36 @@ async def _run_all(
     from twosat_formal.models import load_model
 
     records: list[StoryRecord | None] = [None] * len(items)
-    async with load_model(spec, base_url=base_url, api_key_env=api_key_env, mode=mode) as model:
-        caller = _Caller(model, store, settings.retry, seed)
-        semaphore = asyncio.Semaphore(concurrency)
+    # Not entered as a context: a local model starts on its first call, so a run that
+    # the store answers completely never starts a server. Closed on every way out.
+    model = load_model(spec, base_url=base_url, api_key_env=api_key_env, mode=mode)
+    caller = _Caller(model, store, settings.retry, seed)
+    semaphore = asyncio.Semaphore(concurrency)
 
-        async def one(position: int, item: StoryItem) -> None:
-            async with semaphore:
-                records[position] = await write_story(
-                    item.formula,
-                    theme,
-                    model,
-                    store,
-                    instance_id=item.instance_id,
-                    label=item.label,
-                    seed=seed,
-                    settings=settings,
-                    _caller=caller,
-                )
+    async def one(position: int, item: StoryItem) -> None:
+        async with semaphore:
+            records[position] = await write_story(
+                item.formula,
+                theme,
+                model,
+                store,
+                instance_id=item.instance_id,
+                label=item.label,
+                seed=seed,
+                settings=settings,
+                _caller=caller,
+            )
 
-        try:
-            async with asyncio.TaskGroup() as group:
-                for position, item in enumerate(items):
-                    group.create_task(one(position, item))
-        except BaseExceptionGroup as failed:
-            first = failed.exceptions[0]
-            if isinstance(first, TwoSatFormalError | KeyboardInterrupt):
-                raise first from None
-            raise
-        finally:
-            run.calls_made, run.calls_reused = caller.made, caller.reused
+    try:
+        async with asyncio.TaskGroup() as group:
+            for position, item in enumerate(items):
+                group.create_task(one(position, item))
+    except BaseExceptionGroup as failed:
+        first = failed.exceptions[0]
+        if isinstance(first, TwoSatFormalError | KeyboardInterrupt):
+            raise first from None
+        raise
+    finally:
+        run.calls_made, run.calls_reused = caller.made, caller.reused
+        await model.aclose()
     run.records = [r for r in records if r is not None]
