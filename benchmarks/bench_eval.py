@@ -12,7 +12,8 @@ HTTP library) with the same concurrency that neither scores nor stores: the gap
 between the two is what the harness costs. The script prints, for both, the ratio to
 the ideal throughput and the CPU time per request of the client's process and of the
 server's process (wall-clock ratios depend on how busy the machine is; CPU time per
-request much less). It also prints the harness overhead alone (runner, scoring and
+request much less), and the ceiling the client's CPU time sets on the ratio when the
+client has a whole core to itself. It also prints the harness overhead alone (runner, scoring and
 store, measured with an in-process model that answers at once). No assertion is made
 on time.
 
@@ -190,6 +191,8 @@ def main(argv: list[str] | None = None) -> None:
         f"{1000 * alone.cpu_s / count:.3f} ms CPU, {1000 * alone.wall_s / count:.3f} ms wall "
         "per request"
     )
+    ceiling = min(1.0, count / ours.cpu_s / ideal)
+    print(f"CPU-bound ceiling of the harness (a whole core for the client): {ceiling:.3f} of ideal")
     print(f"ratio to ideal: {count / ours.wall_s / ideal:.3f} (target >= 0.80)")
 
 

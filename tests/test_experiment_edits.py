@@ -20,10 +20,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from twosat_formal.cli import main
+from twosat_formal.edits import edit_instances
 from twosat_formal.errors import ConfigError, UnknownNameError
 from twosat_formal.experiments.design import expand
 from twosat_formal.experiments.spec import load_spec, parse_spec
 from twosat_formal.generators import derive_seed
+from twosat_formal.instance import Instance
 from twosat_formal.report.render import EDIT_SECTIONS, SECTIONS, layout, render_markdown
 from twosat_formal.report.sections import compute_content
 
@@ -231,6 +233,14 @@ def test_dataset_holds_cumulative_chains_and_both_classes(run_dir: Path) -> None
     )
     for origin, level in levels:
         assert level == 1 or (origin, level - 1) in levels
+    # The edits are those `twosat-formal edit --mode M --max-edits 3 --seed 0` makes.
+    made = [Instance.from_record(b) for b in bases]
+    ids = {
+        r.id
+        for mode in ("cumulative", "individual")
+        for r in edit_instances(made, mode=mode, max_edits=3, seed=0, keep_base=False).records
+    }
+    assert ids == {i for i, r in dataset.items() if edit_steps(r)}
 
 
 def clause_lines(text: str, clauses: int) -> list[str]:

@@ -106,6 +106,8 @@ def _handler(state: Loopback) -> type[BaseHTTPRequestHandler]:
             elif behaviour == "slow":
                 time.sleep(1.5)
                 self._reply(200, b'{"choices": [{"text": "late"}]}')
+            elif behaviour == "redirect":
+                self._reply(307, b"", {"Location": f"/ok/{rest}"})
             elif behaviour == "drop":
                 self.close_connection = True  # no status line at all
             elif behaviour == "notjson":
@@ -418,3 +420,85 @@ def test_against_the_fault_server(fault: str, outcome: object, mode: str) -> Non
             transient = isinstance(info.value, TransientModelError)
             assert transient == (outcome is TransientModelError)
         assert [entry.fault for entry in srv.log] == [fault]
+
+
+# --- the HTTP session: redirects, proxies, event loops, concurrency ----------------------
+
+
+def test_redirects_are_not_followed(loopback: Loopback) -> None:
+    before = len(loopback.requests)
+    error = _failure(OpenAICompatModel("m", base_url=loopback.url("redirect")))
+    assert isinstance(error, ModelHTTPError) and error.status == 307
+    assert [seen.path for seen in loopback.requests[before:]] == ["/redirect/v1/chat/completions"]
+
+
+def test_loopback_ignores_proxy_variables(
+    loopback: Loopback, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    dead = "http://127.0.0.1:9"  # nothing listens there: a proxied request would fail
+    for name in ("HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"):
+        monkeypatch.setenv(name, dead)
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    monkeypatch.delenv("no_proxy", raising=False)
+    response = _generate(OpenAICompatModel("m", base_url=loopback.url("ok")), SamplingParams())
+    assert response.text == "echo None The answer is: Yes"
+
+
+def test_one_model_serves_several_event_loops_and_reopens_after_close(loopback: Loopback) -> None:
+    model = OpenAICompatModel("m", base_url=loopback.url("ok"), mode="completion")
+
+    async def ask(seed: int, close: bool) -> Response:
+        response = await model.generate("P", SamplingParams(max_tokens=4, seed=seed))
+        if close:
+            await model.aclose()
+            await model.aclose()  # idempotent
+        return response
+
+    first = asyncio.run(ask(1, close=False))  # its session belongs to a loop now closed
+    second = asyncio.run(ask(2, close=True))
+    third = asyncio.run(ask(3, close=True))  # reopened after close
+    assert [r.text for r in (first, second, third)] == [
+        "echo 1 The answer is: Yes",
+        "echo 2 The answer is: Yes",
+        "echo 3 The answer is: Yes",
+    ]
+
+
+@given(prompts=st.lists(st.text(st.characters(codec="utf-8"), max_size=30), max_size=40))
+def test_concurrent_requests_get_their_own_answers(prompts: list[str]) -> None:
+    from faultserver import FaultServer  # tests/faultserver.py
+
+    answers = {prompt: f"answer to {prompt!r}" for prompt in prompts}
+
+    async def run(url: str) -> list[Response]:
+        async with OpenAICompatModel("m", base_url=url) as model:
+            params = SamplingParams(max_tokens=8)
+            return await asyncio.gather(*(model.generate(p, params) for p in prompts))
+
+    with FaultServer(answer=answers, latency_s=0.01) as server:
+        responses = asyncio.run(run(server.url))
+        assert sorted(server.prompts()) == sorted(prompts)
+    assert [r.text for r in responses] == [answers[p] for p in prompts]
+    assert all(r.finish_reason == "stop" for r in responses)
+
+
+def test_spawned_fault_server_runs_in_its_own_process() -> None:
+    import os
+
+    from faultserver import spawn_fault_server  # tests/faultserver.py
+
+    server = spawn_fault_server(plan=["429", "ok"], answer={"Is it? Think.": "No"}, latency_s=0.01)
+    try:
+        assert server.pid != os.getpid()
+        model = OpenAICompatModel("m", base_url=server.url)
+        first = _failure(model)
+        assert isinstance(first, TransientModelError) and first.status == 429
+        assert _generate(model, SamplingParams()).text == "No"
+        stats = server.stats()
+        assert stats["requests"] == 2 and stats["cpu_s"] > 0
+    finally:
+        server.stop()
+    server.stop()  # idempotent
+    assert isinstance(_failure(OpenAICompatModel("m", base_url=server.url)), TransientModelError)
+    with pytest.raises(TypeError):
+        spawn_fault_server(plan=lambda prompt, attempt: "ok")

@@ -208,7 +208,7 @@ def _prompts(
     records = []
     for number, instance in enumerate(instances, start=1):
         for template in templates:
-            verbal_seed = derive_seed(seed, "verbalize", instance.id) % (2**31)
+            verbal_seed = derive_seed(seed, "verbalize", _entity_key(instance)) % (2**31)
             records.append(
                 prompt_record(instance.formula, template, instance_id=instance.id, seed=verbal_seed)
             )

@@ -138,19 +138,30 @@ def solve_z3(formula: Formula) -> SolveResult:
 
     if _empty_clause(formula) is not None:
         return _unsat_result(formula, "z3")
-    variables = [z3.Bool(f"v{v}") for v in range(1, formula.num_vars + 1)]
     solver = z3.SolverFor("QF_FD")
-    for clause in _clause_lists(formula):
-        solver.add(
-            z3.Or(*[variables[lit - 1] if lit > 0 else z3.Not(variables[-lit - 1]) for lit in clause])
-        )
+    if formula.num_vars:
+        solver.from_string(_smt2(formula))
     answer = solver.check()
     if answer == z3.unsat:
         return _unsat_result(formula, "z3")
     if answer != z3.sat:
         raise ProofError(f"z3 answered {answer}: {solver.reason_unknown()}")
     found = solver.model()
-    values = tuple(
-        bool(z3.is_true(found.eval(var, model_completion=True))) for var in variables
+    values = np.zeros(formula.num_vars, dtype=np.bool_)
+    for decl in found.decls():
+        if z3.is_true(found[decl]):
+            values[int(decl.name()[1:]) - 1] = True
+    return SolveResult(
+        "SAT", model=tuple(values.tolist()), backend="z3", general_cnf=not formula.is_2cnf
     )
-    return SolveResult("SAT", model=values, backend="z3", general_cnf=not formula.is_2cnf)
+
+
+def _smt2(formula: Formula) -> str:
+    """The formula as SMT-LIB 2 text over Boolean constants ``v1 .. vn``."""
+    atoms = [f"v{v}" for v in range(1, formula.num_vars + 1)]
+    negated = [f"(not {a})" for a in atoms]
+    parts = [f"(declare-const {a} Bool)" for a in atoms]
+    for clause in _clause_lists(formula):
+        words = " ".join(atoms[lit - 1] if lit > 0 else negated[-lit - 1] for lit in clause)
+        parts.append(f"(assert (or {words}))" if len(clause) > 1 else f"(assert {words})")
+    return "\n".join(parts)

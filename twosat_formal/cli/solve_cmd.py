@@ -1,0 +1,150 @@
+"""``twosat-formal solve FILE`` and ``twosat-formal inspect FILE``.
+
+``solve`` prints the label with its checked certificate (a model, or a contradiction
+cycle); ``--json`` prints one object, the one :meth:`SolveResult.to_json` gives.
+``inspect`` prints the implication-graph structure of a 2-CNF (:func:`analyze`).
+"""
+
+from __future__ import annotations
+
+import json
+from enum import StrEnum
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from twosat_formal.analysis import Structure, analyze
+from twosat_formal.cli.app import app, out_console
+from twosat_formal.formula import Formula
+from twosat_formal.io import read_formula
+from twosat_formal.solve import BACKENDS, SolveResult, solve
+
+__all__ = ["inspect", "solve_command"]
+
+#: Human output lists at most this many literals of a model, cycle or literal set.
+SHOWN = 100
+
+
+class FormatChoice(StrEnum):
+    """Input formats."""
+
+    dimacs = "dimacs"
+    dsl = "dsl"
+
+
+FileArgument = Annotated[
+    str,
+    typer.Argument(
+        metavar="FILE",
+        help='Formula file, DIMACS or DSL ("-" reads standard input).',
+        show_default=False,
+    ),
+]
+FormatOption = Annotated[
+    FormatChoice | None,
+    typer.Option(
+        "--format",
+        help='Format of FILE; detected when omitted (a "p cnf" header means DIMACS).',
+        show_default=False,
+    ),
+]
+
+
+def _listing(words: list[str], separator: str = " ") -> str:
+    if not words:
+        return "(none)"
+    shown = separator.join(words[:SHOWN])
+    more = len(words) - SHOWN
+    return shown + (f" ... ({more} more; --json prints all)" if more > 0 else "")
+
+
+def _describe(result: SolveResult, formula: Formula) -> list[str]:
+    solver = f"backend {result.backend}"
+    if result.general_cnf:
+        solver += ", general CNF (not 2-CNF)"
+    lines = [f"{result.status}  ({solver})"]
+    if result.model is not None:
+        lits = [formula.literal_name(v if value else -v) for v, value in enumerate(result.model, 1)]
+        lines.append("model: " + _listing(lits))
+    if result.cycle is not None:
+        walk = [formula.literal_name(lit) for lit in result.cycle]
+        lines.append(f"contradiction cycle ({len(walk)} steps): " + _listing(walk, " -> "))
+        if len(walk) <= SHOWN:
+            lines[-1] += f" -> {walk[0]}"
+    if result.empty_clause is not None:
+        lines.append(f"empty clause: clause {result.empty_clause + 1}")
+    if result.checked:
+        lines.append("certificate: checked")
+    elif not result.has_certificate:
+        lines.append("certificate: none (the solver gives no proof for this general CNF)")
+    else:
+        lines.append("certificate: not checked")
+    return lines
+
+
+@app.command("solve")
+def solve_command(
+    file: FileArgument,
+    backend: Annotated[
+        str,
+        typer.Option(
+            "--backend",
+            help="Solver backend: " + ", ".join(BACKENDS.names()) + ". A formula that is "
+            "not a 2-CNF goes to pysat when scc is asked for.",
+        ),
+    ] = "scc",
+    as_json: Annotated[
+        bool,
+        typer.Option("--json", help="Print one JSON object: status, model or cycle, backend."),
+    ] = False,
+    format: FormatOption = None,
+) -> None:
+    """Decide FILE (SAT or UNSAT) and print the checked certificate."""
+    BACKENDS.get(backend)  # an unknown name fails before the file is read
+    formula = read_formula(file, format=format.value if format else None)
+    result = solve(formula, backend, check=True)
+    if as_json:
+        typer.echo(json.dumps(result.to_json(formula)))
+        return
+    for line in _describe(result, formula):
+        out_console.print(line, markup=False)
+
+
+def _structure_table(structure: Structure) -> Table:
+    info = structure.to_json()
+    table = Table(title="structure", show_header=False, title_justify="left")
+    table.add_column("what")
+    table.add_column("value", overflow="fold")
+    table.add_row("variables", str(info["num_vars"]))
+    table.add_row("clauses", str(info["num_clauses"]))
+    table.add_row("satisfiable", "yes" if info["satisfiable"] else "no")
+    table.add_row("strong components", str(info["scc_count"]))
+    table.add_row("largest component", f"{info['largest_scc']} literals")
+    table.add_row("components of 2+ literals", str(info["nontrivial_sccs"]))
+    for key, label in (
+        ("conflicting_variables", "conflicting variables"),
+        ("backbone", "backbone literals"),
+        ("pure_literals", "pure literals"),
+        ("free_variables", "free variables"),
+    ):
+        words = info[key]
+        table.add_row(f"{label} ({len(words)})", _listing(words))
+    return table
+
+
+@app.command("inspect")
+def inspect(
+    file: FileArgument,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the structure as one JSON object.")
+    ] = False,
+    format: FormatOption = None,
+) -> None:
+    """Print the implication-graph structure of a 2-CNF in FILE."""
+    formula = read_formula(file, format=format.value if format else None)
+    structure = analyze(formula)
+    if as_json:
+        typer.echo(json.dumps(structure.to_json()))
+        return
+    out_console.print(_structure_table(structure))
