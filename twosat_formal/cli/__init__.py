@@ -5,16 +5,19 @@ Each ``*_cmd`` module registers its commands on the shared Typer :data:`app`.
 
 from __future__ import annotations
 
-import twosat_formal.cli.eval_cmd  # noqa: F401  (registers commands)
-from twosat_formal.cli import generate_cmd  # noqa: F401  (registers commands)
-from twosat_formal.cli import certify_cmd, perturb_cmd  # noqa: F401  (registers commands)
-from twosat_formal.cli import list_cmd  # noqa: F401  (registers commands)
-from twosat_formal.cli import solve_cmd  # noqa: F401  (registers commands)
-from twosat_formal.cli import story_cmd  # noqa: F401  (registers commands)
-from twosat_formal.cli import edit_cmd  # noqa: F401  (registers commands)
-from twosat_formal.cli import report_cmd  # noqa: F401  (registers commands)
-from twosat_formal.cli import parse_cmd  # noqa: F401  (registers commands)
-from twosat_formal.cli import verbalize_cmd  # noqa: F401  (registers commands)
+from twosat_formal.cli import (  # noqa: F401  (each module registers its commands)
+    certify_cmd,
+    edit_cmd,
+    eval_cmd,
+    generate_cmd,
+    list_cmd,
+    parse_cmd,
+    perturb_cmd,
+    report_cmd,
+    solve_cmd,
+    story_cmd,
+    verbalize_cmd,
+)
 from twosat_formal.cli.app import app, main
 
 __all__ = ["app", "main"]

@@ -8,15 +8,36 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 import typer
 from rich.console import Console
+from typer.core import TyperGroup
 
 from twosat_formal.errors import TwoSatFormalError
 
 __all__ = ["app", "err_console", "fail", "main", "out_console"]
 
+#: Commands in pipeline order, as ``--help`` lists them.
+COMMAND_ORDER = (
+    "parse", "solve", "inspect",
+    "families", "generate", "operators", "perturb", "edit",
+    "templates", "verbalize", "backparse", "story-stats",
+    "certify", "eval", "results",
+    "experiments", "run-experiment", "report", "bench", "version",
+)  # fmt: skip
+
+
+class _PipelineOrderGroup(TyperGroup):
+    """Lists commands in :data:`COMMAND_ORDER` rather than in import order."""
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        rank = {name: i for i, name in enumerate(COMMAND_ORDER)}
+        return sorted(super().list_commands(ctx), key=lambda n: (rank.get(n, len(rank)), n))
+
+
 app = typer.Typer(
+    cls=_PipelineOrderGroup,
     name="twosat-formal",
     help="Certified diagnostic 2-SAT benchmarks for LLM reasoners.",
     no_args_is_help=True,

@@ -12,17 +12,16 @@ import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from twosat_formal.cli.app import app, err_console, out_console
 from twosat_formal.errors import ConfigError
-from twosat_formal.generators import FAMILIES, Dataset, DatasetConfig
-from twosat_formal.generators.grids import GRID_NAMES, grid_cells, grid_instances
-from twosat_formal.generators.knobs import parse_settings
-from twosat_formal.instance import Instance, write_instances
+
+if TYPE_CHECKING:  # the library is imported when a command runs, not for --help
+    from twosat_formal.instance import Instance
 
 __all__ = ["families", "generate"]
 
@@ -34,6 +33,8 @@ def families(
     ] = False,
 ) -> None:
     """List the generator families with their knobs, ranges and defaults."""
+    from twosat_formal.generators import FAMILIES
+
     if as_json:
         data = [family.to_json() for _, family in FAMILIES.items()]
         out_console.print(json.dumps(data, indent=2), markup=False)
@@ -76,7 +77,9 @@ def generate(
     ] = None,
     grid: Annotated[
         str | None,
-        typer.Option("--grid", help=f"Named grid: {', '.join(GRID_NAMES)}."),
+        typer.Option(
+            "--grid", help="Named grid: table1, or a knob sweep paper-3 / paper-7 of FAMILY."
+        ),
     ] = None,
     progress: Annotated[
         bool,
@@ -84,6 +87,11 @@ def generate(
     ] = True,
 ) -> None:
     """Draw labelled instances of a family (or a named grid) as JSON Lines."""
+    from twosat_formal.generators import FAMILIES, Dataset, DatasetConfig
+    from twosat_formal.generators.grids import grid_cells, grid_instances
+    from twosat_formal.generators.knobs import parse_settings
+    from twosat_formal.instance import write_instances
+
     params = parse_settings(settings or [])
     if grid is not None:
         cells = grid_cells(grid, family=family, clauses=clauses, count=count or 10, extra=params)

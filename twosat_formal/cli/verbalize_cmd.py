@@ -162,7 +162,7 @@ def templates_command(
         bool, typer.Option("--json", help="Print the schemes and their examples as JSON.")
     ] = False,
 ) -> None:
-    """List the template schemes (App. G.1, Table 2) with an example each."""
+    """List the six template schemes with an example of each (paper appendix G.1, Table 2)."""
     rows = [
         {
             "name": name,

@@ -1,0 +1,343 @@
+"""The certified 2-SAT solver: backends agree, certificates hold, edge cases behave.
+
+References are independent of the code under test: brute force over all assignments,
+PySAT (MiniSat22 here, not the backend's CaDiCaL) and networkx strong components.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import networkx as nx
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pysat.solvers import Minisat22
+
+from twosat_formal.errors import (
+    CertificateError,
+    NotTwoCNFError,
+    SolverDisagreementError,
+    UnknownNameError,
+)
+from twosat_formal.formula import Formula
+from twosat_formal.solve import (
+    BACKENDS,
+    SolveResult,
+    check_certificate_json,
+    check_cycle,
+    check_model,
+    solve,
+    solve_agreed,
+)
+from twosat_formal.solve import scc as scc_module
+from twosat_formal.solve.graph import implication_graph, index_literal, literal_index
+from twosat_formal.solve.scc import contradiction_cycle, strong_components
+
+
+def random_2cnf(rng: random.Random, n: int, m: int, unit_share: float = 0.1) -> Formula:
+    clauses = []
+    for _ in range(m):
+        width = 1 if rng.random() < unit_share else 2
+        clauses.append([rng.choice((-1, 1)) * rng.randint(1, n) for _ in range(width)])
+    return Formula(clauses, num_vars=n)
+
+
+def minisat_label(formula: Formula) -> str:
+    with Minisat22(bootstrap_with=[list(c) for c in formula.clauses]) as solver:
+        return "SAT" if solver.solve() else "UNSAT"
+
+
+def brute_force_sat(formula: Formula) -> bool:
+    clauses = [list(c) for c in formula.clauses]
+    for bits in itertools.product((False, True), repeat=formula.num_vars):
+        if all(any(bits[abs(lit) - 1] == (lit > 0) for lit in c) for c in clauses):
+            return True
+    return False
+
+
+@st.composite
+def two_cnfs(draw: st.DrawFn, max_vars: int = 10) -> Formula:
+    """Random 2-CNFs (units, duplicates and tautologies included), ratio 0.5 to 2.0."""
+    n = draw(st.integers(1, max_vars))
+    ratio = draw(st.sampled_from([0.5, 0.75, 1.0, 1.25, 1.5, 2.0]))
+    m = max(1, round(ratio * n))
+    literal = st.integers(1, n).flatmap(lambda v: st.sampled_from([v, -v]))
+    clause = st.lists(literal, min_size=1, max_size=2)
+    clauses = draw(st.lists(clause, min_size=m, max_size=m))
+    return Formula(clauses, num_vars=n)
+
+
+# -- agreement with PySAT and Z3, every certificate checked -------------------------------
+
+
+@settings(max_examples=150)
+@given(two_cnfs())
+def test_backends_agree_and_certify(formula: Formula) -> None:
+    results = {name: solve(formula, name) for name in ("scc", "pysat", "z3")}
+    labels = {r.status for r in results.values()}
+    assert labels == {minisat_label(formula)}
+    for name, result in results.items():
+        assert result.backend == name and result.checked and not result.general_cnf
+        check_certificate_json(formula, result.to_json(formula))
+        if result.is_sat:
+            assert result.model is not None and len(result.model) == formula.num_vars
+            assert formula.evaluate(list(result.model))
+        else:
+            assert result.cycle is not None
+            check_cycle(formula, result.cycle)
+
+
+@pytest.mark.parametrize("ratio", [0.5, 0.8, 1.0, 1.2, 1.5, 2.0])
+def test_thousands_of_random_formulas_across_both_phases(ratio: float) -> None:
+    rng = random.Random(f"sweep-{ratio}")
+    labels = {"SAT": 0, "UNSAT": 0}
+    for _ in range(350):
+        n = rng.randint(2, 24)
+        formula = random_2cnf(rng, n, max(1, round(ratio * n)), unit_share=0.05)
+        expected = minisat_label(formula)
+        for backend in ("scc", "pysat", "z3"):
+            result = solve(formula, backend)
+            assert result.status == expected, (backend, formula.clauses)
+            check_certificate_json(formula, result.to_json(formula))
+        labels[expected] += 1
+    if ratio <= 0.5:
+        assert labels["SAT"] > labels["UNSAT"]
+    if ratio >= 2.0:
+        assert labels["UNSAT"] > 0
+
+
+def test_brute_force_agrees_on_tiny_formulas() -> None:
+    rng = random.Random(11)
+    for _ in range(300):
+        n = rng.randint(1, 6)
+        formula = random_2cnf(rng, n, rng.randint(0, 3 * n), unit_share=0.2)
+        assert solve(formula).is_sat == brute_force_sat(formula)
+
+
+def test_solve_agreed_returns_checked_result() -> None:
+    formula = Formula([[1, 2], [-1, 2], [1, -2], [-1, -2]])
+    result = solve_agreed(formula)
+    assert result.status == "UNSAT" and result.backend == "scc" and result.checked
+
+
+def test_solve_rejects_a_wrong_cycle(monkeypatch: pytest.MonkeyPatch) -> None:
+    def liar(formula: Formula) -> SolveResult:
+        return SolveResult("UNSAT", backend="liar", cycle=(1, -1))
+
+    monkeypatch.setitem(BACKENDS._items, "liar", liar)
+    with pytest.raises(CertificateError, match="liar backend's cycle step 1"):
+        solve(Formula([[1, 2]]), "liar")
+
+
+def test_solve_agreed_raises_on_disagreement(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(BACKENDS._items, "liar", lambda f: SolveResult("UNSAT", backend="liar"))
+    with pytest.raises(SolverDisagreementError, match="scc SAT, liar UNSAT"):
+        solve_agreed(Formula([[1, 2]]), ("scc", "liar"))
+
+
+def test_solve_rejects_a_wrong_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(
+        BACKENDS._items, "bad", lambda f: SolveResult("SAT", model=(False,) * f.num_vars)
+    )
+    with pytest.raises(CertificateError, match="falsifies clause 1"):
+        solve(Formula([[1, 2]]), "bad")
+    assert not solve(Formula([[1, 2]]), "bad", check=False).checked
+
+
+def test_unknown_backend() -> None:
+    with pytest.raises(UnknownNameError, match="scc, pysat, z3"):
+        solve(Formula([[1]]), "minisat")
+
+
+# -- edge cases ----------------------------------------------------------------------------
+
+
+def test_empty_formula_is_sat() -> None:
+    for backend in BACKENDS:
+        result = solve(Formula([]), backend)
+        assert result.status == "SAT" and result.model == () and result.checked
+
+
+def test_variables_in_no_clause_get_values() -> None:
+    formula = Formula([[2]], num_vars=4)
+    for backend in BACKENDS:
+        model = solve(formula, backend).model
+        assert model is not None and len(model) == 4 and model[1] is True
+
+
+def test_unit_clauses_are_edges_from_the_negation() -> None:
+    graph = implication_graph(Formula([[3], [-1, 2]]))
+    assert sorted(graph.edges()) == [(-3, 3), (-2, -1), (1, 2)]
+    result = solve(Formula([[1], [-1]]))
+    assert result.status == "UNSAT" and result.cycle == (1, -1)
+
+
+def test_tautologies_and_duplicates() -> None:
+    formula = Formula([[1, -1], [1, 2], [1, 2], [2, 1], [-2, -2]])
+    result = solve(formula)
+    assert result.is_sat and result.model == (True, False)
+
+
+def test_wide_clause_goes_to_pysat_and_says_so() -> None:
+    formula = Formula([[1, 2, 3], [-1], [-2]])
+    result = solve(formula)
+    assert (result.backend, result.general_cnf, result.model) == ("pysat", True, (False,) * 2 + (True,))
+    assert result.to_json(formula)["general_cnf"] is True
+    with pytest.raises(NotTwoCNFError):
+        BACKENDS.get("scc")(formula)
+    assert solve(formula, "z3").general_cnf
+
+
+def test_general_cnf_unsat_certified_by_its_short_clauses() -> None:
+    formula = Formula([[1, 2, 3], [1], [-1]])
+    result = solve(formula)
+    assert result.status == "UNSAT" and result.general_cnf and result.checked
+    assert result.cycle == (1, -1)
+
+
+def test_general_cnf_unsat_without_a_short_core_has_no_certificate() -> None:
+    clauses = [[a * 1, b * 2, c * 3] for a in (1, -1) for b in (1, -1) for c in (1, -1)]
+    result = solve(Formula(clauses))
+    assert result.status == "UNSAT" and not result.has_certificate and not result.checked
+    assert "cycle" not in result.to_json(Formula(clauses))
+
+
+def test_empty_clause_makes_unsat_with_its_index() -> None:
+    formula = Formula([[1, 2], [], [3]])
+    for backend in BACKENDS:
+        result = solve(formula, backend)
+        assert result.status == "UNSAT" and result.empty_clause == 1 and result.cycle is None
+        assert result.checked and result.general_cnf
+        assert result.to_json(formula)["empty_clause"] == 1
+        check_certificate_json(formula, result.to_json(formula))
+    with pytest.raises(NotTwoCNFError):
+        BACKENDS.get("scc")(formula)
+
+
+def test_json_form_is_exactly_the_cli_object() -> None:
+    formula = Formula.from_named([["a", "~b"], ["b"]])
+    assert solve(formula).to_json(formula) == {
+        "status": "SAT",
+        "model": {"a": True, "b": True},
+        "backend": "scc",
+        "checked": True,
+    }
+    unsat = Formula.from_named([["a"], ["~a"]])
+    assert solve(unsat).to_json(unsat) == {
+        "status": "UNSAT",
+        "cycle": ["a", "~a"],
+        "backend": "scc",
+        "checked": True,
+    }
+
+
+# -- the graph, the components and the order --------------------------------------------
+
+
+def test_literal_index_round_trip() -> None:
+    lits = np.array([1, -1, 2, -2, 7, -7])
+    assert literal_index(lits).tolist() == [0, 1, 2, 3, 12, 13]
+    assert index_literal(literal_index(lits)).tolist() == lits.tolist()
+
+
+@settings(max_examples=100)
+@given(two_cnfs(max_vars=12))
+def test_components_match_networkx(formula: Formula) -> None:
+    graph = implication_graph(formula)
+    comps = strong_components(graph)
+    reference = nx.DiGraph()
+    reference.add_nodes_from(range(graph.num_nodes))
+    for a, b in formula.pairs().tolist():
+        reference.add_edge(int(literal_index(-a)), int(literal_index(b)))
+        reference.add_edge(int(literal_index(-b)), int(literal_index(a)))
+    expected = {frozenset(c) for c in nx.strongly_connected_components(reference)}
+    labels = comps.labels.tolist()
+    found: dict[int, set[int]] = {}
+    for node, label in enumerate(labels):
+        found.setdefault(label, set()).add(node)
+    assert {frozenset(c) for c in found.values()} == expected
+    for u, v in reference.edges:
+        if labels[u] != labels[v]:
+            assert comps.rank[labels[u]] < comps.rank[labels[v]]
+
+
+def test_heavily_duplicated_edges_regression() -> None:
+    # SciPy's strong components mislabel graphs with duplicate entries; the graph
+    # must be canonical. This formula repeats every clause.
+    rng = random.Random(3)
+    for _ in range(50):
+        base = random_2cnf(rng, 8, 12, unit_share=0.2)
+        formula = base.select(np.repeat(np.arange(base.num_clauses), 3))
+        assert solve(formula).status == minisat_label(formula)
+        assert implication_graph(formula).matrix.has_canonical_format
+
+
+def test_fallback_order_when_labels_are_not_reverse_topological(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    real = scc_module.connected_components
+
+    def shuffled(matrix: object, **kwargs: object) -> tuple[int, np.ndarray]:
+        count, labels = real(matrix, **kwargs)
+        perm = np.random.default_rng(0).permutation(count)
+        return count, perm[labels]
+
+    monkeypatch.setattr(scc_module, "connected_components", shuffled)
+    rng = random.Random(5)
+    for _ in range(200):
+        formula = random_2cnf(rng, 10, rng.randint(5, 20))
+        result = solve(formula)
+        assert result.status == minisat_label(formula) and result.checked
+
+
+# -- the contradiction cycle -------------------------------------------------------------
+
+
+def chain_formula(k: int) -> Formula:
+    """x1 -> x2 -> ... -> xk -> ~x1 and ~x1 -> x1 through a unit clause (x1)."""
+    clauses = [[-i, i + 1] for i in range(1, k)] + [[-k, -1], [1]]
+    return Formula(clauses)
+
+
+@pytest.mark.parametrize("k", [1, 2, 5, 30])
+def test_cycle_is_shortest_through_a_chain(k: int) -> None:
+    formula = chain_formula(k) if k > 1 else Formula([[1], [-1]])
+    result = solve(formula)
+    assert result.cycle is not None
+    check_cycle(formula, result.cycle)
+    assert len(result.cycle) == (k + 1 if k > 1 else 2)
+
+
+def test_cycle_prefers_the_smallest_offending_component() -> None:
+    big = [[-i, i + 1] for i in range(1, 40)] + [[-40, -1], [1, 41], [-41, 1]]
+    small = [[50], [-50]]
+    formula = Formula(big + small)
+    cycle = solve(formula).cycle
+    assert cycle is not None and {abs(lit) for lit in cycle} == {50}
+
+
+def test_contradiction_cycle_through_a_given_variable() -> None:
+    formula = Formula([[1, 2], [-1, 2], [1, -2], [-1, -2]])
+    graph = implication_graph(formula)
+    comps = strong_components(graph)
+    cycle = contradiction_cycle(graph, comps, var=2)
+    assert 2 in cycle and -2 in cycle
+    check_cycle(formula, cycle)
+
+
+def test_model_from_scc_satisfies_on_a_large_random_formula() -> None:
+    rng = np.random.default_rng(9)
+    n = 20_000
+    pairs = rng.integers(1, n + 1, size=(int(0.9 * n), 2)) * rng.choice([-1, 1], size=(int(0.9 * n), 2))
+    formula = Formula.from_pairs(pairs, num_vars=n)
+    result = solve(formula)
+    assert result.status == minisat_label(formula)
+    if result.is_sat:
+        assert result.model is not None
+        check_model(formula, result.model)
+    else:
+        assert result.cycle is not None
+        check_cycle(formula, result.cycle)
