@@ -184,7 +184,11 @@ def test_tautologies_and_duplicates() -> None:
 def test_wide_clause_goes_to_pysat_and_says_so() -> None:
     formula = Formula([[1, 2, 3], [-1], [-2]])
     result = solve(formula)
-    assert (result.backend, result.general_cnf, result.model) == ("pysat", True, (False,) * 2 + (True,))
+    assert (result.backend, result.general_cnf, result.model) == (
+        "pysat",
+        True,
+        (False,) * 2 + (True,),
+    )
     assert result.to_json(formula)["general_cnf"] is True
     with pytest.raises(NotTwoCNFError):
         BACKENDS.get("scc")(formula)
@@ -331,7 +335,9 @@ def test_contradiction_cycle_through_a_given_variable() -> None:
 def test_model_from_scc_satisfies_on_a_large_random_formula() -> None:
     rng = np.random.default_rng(9)
     n = 20_000
-    pairs = rng.integers(1, n + 1, size=(int(0.9 * n), 2)) * rng.choice([-1, 1], size=(int(0.9 * n), 2))
+    pairs = rng.integers(1, n + 1, size=(int(0.9 * n), 2)) * rng.choice(
+        [-1, 1], size=(int(0.9 * n), 2)
+    )
     formula = Formula.from_pairs(pairs, num_vars=n)
     result = solve(formula)
     assert result.status == minisat_label(formula)

@@ -203,7 +203,7 @@ def backbone_literals(graph: ImplicationGraph, components: Components) -> IntArr
     labels, count = components.labels, components.count
     model = model_from_components(components)
     true_nodes = 2 * np.arange(n, dtype=np.int64) + (~model)
-    true_comp, false_comp = labels[true_nodes], labels[true_nodes ^ 1]
+    false_comp = labels[true_nodes ^ 1]
     is_false = np.zeros(count, dtype=np.bool_)
     is_false[false_comp] = True
     dag = condensation(graph, labels, count)
@@ -212,9 +212,7 @@ def backbone_literals(graph: ImplicationGraph, components: Components) -> IntArr
     # clauses true on both sides, as pairs of false components (~p, ~q)
     src, dst = graph.edge_arrays()
     crossing = is_false[labels[src]] & ~is_false[labels[dst]]
-    meet = np.unique(
-        np.stack([labels[src[crossing]], labels[dst[crossing] ^ 1]], axis=1), axis=0
-    )
+    meet = np.unique(np.stack([labels[src[crossing]], labels[dst[crossing] ^ 1]], axis=1), axis=0)
     # one question per false component S (its dual T is true): does S fail?
     sources = np.unique(false_comp)
     targets = np.empty(count, dtype=np.int64)

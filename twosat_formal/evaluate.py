@@ -16,6 +16,11 @@ killed or interrupted run resumes where it stopped.
 * **Ctrl-C.** Every result is committed as it arrives; an interrupt cancels the
   requests in flight, marks the run ``interrupted`` and :func:`evaluate` returns the
   summary with ``interrupted=True``.
+* **Story prompts.** A story record of the LLM story verbalizer (``"kind": "story"``)
+  is a prompt too (:class:`StoryPrompt`): its template is ``story:<theme>`` and each
+  entity has its own true and false description, which scoring reads per entity. The
+  run's ``info`` in the store keeps each story's validation counts (``stories``), so a
+  report can show the first-attempt validation and fallback rates of what it scores.
 
 Examples
 --------
@@ -42,14 +47,16 @@ Examples
 from __future__ import annotations
 
 import asyncio
+import json
 import random
+import sys
 import time
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import IO, Any, Protocol
 
 from rich.console import Console
 from rich.progress import (
@@ -65,22 +72,43 @@ from rich.progress import (
 from twosat_formal.errors import ConfigError, RecordError, TwoSatFormalError
 from twosat_formal.formula import Formula
 from twosat_formal.models.base import Model, Response, SamplingParams, TransientModelError
-from twosat_formal.prompts import PromptRecord, read_prompts
+from twosat_formal.prompts import PromptRecord
 from twosat_formal.provenance import tool_version
-from twosat_formal.scoring import LABELS, Judgement, entity_variables, error_judgement, score
+from twosat_formal.scoring import (
+    LABELS,
+    Judgement,
+    entity_variables,
+    error_judgement,
+    score,
+    value_words,
+)
 from twosat_formal.store import PromptRow, ResultRow, RunStore, prompt_hash, request_key
+from twosat_formal.verbalize.story.record import (
+    StoryRecord,
+    StoryStatistics,
+    is_story_record,
+    story_statistics,
+)
 
 __all__ = [
+    "STORY_TEMPLATE_PREFIX",
     "EvalItem",
     "EvalPrompt",
     "EvalSummary",
     "PromptRecordLike",
     "RetryPolicy",
+    "StoryPrompt",
     "evaluate",
+    "item_from_story",
     "item_from_text",
     "load_items",
+    "read_eval_prompts",
     "run_eval",
+    "story_counts",
 ]
+
+#: The template of a story prompt is this prefix and the story's theme.
+STORY_TEMPLATE_PREFIX = "story:"
 
 
 class PromptRecordLike(Protocol):
@@ -141,13 +169,60 @@ class EvalPrompt:
 
 
 @dataclass(frozen=True)
+class StoryPrompt:
+    """A story record as a prompt to ask (App. G.2, story variant).
+
+    ``template`` is ``story:<theme>``; ``entity_values`` maps each entity to its own
+    ``(true description, false description)``, which the witness must use. ``story``
+    is the whole record (its recovered formula, its validation history).
+
+    >>> from twosat_formal.verbalize.story.record import StoryRecord, story_id
+    >>> record = StoryRecord(story_id("i", "heist", "m", 0), "i", "heist", "m", 0,
+    ...                      {"the vault": "x1"}, "Intro.", (), "Intro.", "TEXT", ())
+    >>> prompt = StoryPrompt.from_story(record)
+    >>> prompt.template, prompt.entity_values
+    ('story:heist', {'the vault': ('is open', 'is sealed')})
+    """
+
+    id: str
+    instance_id: str
+    template: str
+    text: str
+    entities: Mapping[str, Any]
+    entity_values: Mapping[str, tuple[str, str]]
+    seed: int | None = None
+    story: StoryRecord | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def theme(self) -> str:
+        """The story's theme (the template without :data:`STORY_TEMPLATE_PREFIX`)."""
+        return self.template.removeprefix(STORY_TEMPLATE_PREFIX)
+
+    @classmethod
+    def from_story(cls, record: StoryRecord) -> StoryPrompt:
+        """The prompt of a story record: its full prompt text and per-entity values."""
+        return cls(
+            id=record.id,
+            instance_id=record.instance_id,
+            template=STORY_TEMPLATE_PREFIX + record.theme,
+            text=record.text,
+            entities=dict(record.entities),
+            entity_values=record.descriptions(),
+            seed=record.seed,
+            story=record,
+        )
+
+
+@dataclass(frozen=True)
 class EvalItem:
     """One prompt to ask, with what scoring needs: the formula and its label.
 
-    ``instance`` is the instance's JSON record, kept in the store for reports.
+    ``prompt`` is a template prompt (:class:`PromptRecordLike`) or a story prompt
+    (:class:`StoryPrompt`). ``instance`` is the instance's JSON record, kept in the
+    store for reports.
     """
 
-    prompt: PromptRecordLike
+    prompt: PromptRecordLike | StoryPrompt
     formula: Formula
     label: str
     instance: Mapping[str, Any] | None = None
@@ -260,10 +335,31 @@ def _prompt_row(item: EvalItem) -> PromptRow:
         label=item.label,
         text=p.text,
         entities=dict(p.entities),
-        true_value=p.true_value,
-        false_value=p.false_value,
+        true_value=getattr(p, "true_value", None),
+        false_value=getattr(p, "false_value", None),
         seed=getattr(p, "seed", None),
     )
+
+
+def story_counts(items: Sequence[EvalItem]) -> dict[str, dict[str, Any]]:
+    """The validation counts of each story among ``items``, by story id.
+
+    Each entry is the theme and the fields of
+    :func:`~twosat_formal.verbalize.story.story_statistics` of that story alone, so
+    counts of distinct stories add up to the statistics of all of them. Items of
+    template prompts have none.
+
+    >>> story_counts([])
+    {}
+    """
+    out: dict[str, dict[str, Any]] = {}
+    for item in items:
+        story = getattr(item.prompt, "story", None)
+        if isinstance(story, StoryRecord) and story.id not in out:
+            stats = story_statistics([story])
+            counts = {f: getattr(stats, f) for f in StoryStatistics.__dataclass_fields__}
+            out[story.id] = {"theme": story.theme, **counts}
+    return out
 
 
 class _Runner:
@@ -458,6 +554,7 @@ async def run_eval(
     for item in items:  # a prompt whose entity map does not fit its formula stops us early
         try:
             entity_variables(item.prompt.entities, item.formula)
+            value_words(item.prompt)
         except ConfigError as exc:
             raise ConfigError(
                 f"prompt {item.prompt.id}: {exc}", parameter="entities", valid=exc.valid
@@ -489,6 +586,9 @@ async def run_eval(
         "prompts": len(items),
         **dict(run_info or {}),
     }
+    stories = story_counts(items)
+    if stories:
+        info["stories"] = stories
     runner.run_id = summary.run_id = store.start_run(info)
     started = time.perf_counter()
     status = "failed"
@@ -576,6 +676,43 @@ def evaluate(
     return summary
 
 
+def item_from_story(prompt: StoryPrompt) -> EvalItem:
+    """An item whose formula is the story's recovered formula, labelled by the solver.
+
+    The recovered formula is what the validator read back from each clue (or what
+    each fallback sentence says), one clause per source clause, over the variables
+    of the entity map in order; the story's round-trip proof, re-checked by
+    ``certify``, is what makes it the instance's formula. The label comes from
+    :func:`twosat_formal.solve.solve` with its certificate checked.
+
+    Raises
+    ------
+    RecordError
+        The prompt carries no story record.
+
+    Examples
+    --------
+    >>> from twosat_formal.verbalize.story.record import StoryRecord, story_id
+    >>> record = StoryRecord(story_id("i", "heist", "m", 0), "i", "heist", "m", 0,
+    ...                      {"the vault": "v", "the alarm": "w"}, "I.", (), "I.", "T",
+    ...                      (("v", "~w"), ("w",)))
+    >>> item = item_from_story(StoryPrompt.from_story(record))
+    >>> item.label, item.formula.names, item.formula.num_clauses
+    ('SAT', ('v', 'w'), 2)
+    """
+    from twosat_formal.solve import solve
+
+    if prompt.story is None:
+        raise RecordError(f"story prompt {prompt.id} carries no story record")
+    names = [str(name) for name in prompt.entities.values()]
+    formula = Formula.from_named(prompt.story.recovered, variables=names)
+    if formula.num_vars != len(names):
+        raise RecordError(
+            f"story {prompt.id}: the recovered formula names variables outside its entity map"
+        )
+    return EvalItem(prompt, formula, solve(formula, check=True).status)
+
+
 def item_from_text(prompt: PromptRecordLike) -> EvalItem:
     """An item whose formula is read back from the prompt text and labelled by the solver.
 
@@ -603,6 +740,52 @@ def item_from_text(prompt: PromptRecordLike) -> EvalItem:
     return EvalItem(prompt, formula, solve(formula, check=True).status)
 
 
+def read_eval_prompts(path: str | Path) -> Iterator[PromptRecord | StoryPrompt]:
+    """The prompts of a JSON Lines file (``"-"``: stdin), lazily; blank lines skipped.
+
+    A line is a template prompt record (:class:`~twosat_formal.prompts.PromptRecord`,
+    as ``prompts`` and ``verbalize`` write them) or a story record
+    (``"kind": "story"``, as ``verbalize --story`` writes them), read as a
+    :class:`StoryPrompt`; one file may hold both.
+
+    Raises
+    ------
+    RecordError
+        On the first line that is not valid JSON or not a valid record (with its line
+        number).
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> from twosat_formal.prompts import write_prompts
+    >>> rec = PromptRecord.create("i1", "door", "T", {"door 1": "a"}, "open", "closed", 3)
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = os.path.join(tmp, "p.jsonl")
+    ...     _ = write_prompts([rec], path)
+    ...     [r == rec for r in read_eval_prompts(path)]
+    [True]
+    """
+    if str(path) == "-":
+        yield from _read_prompt_stream(sys.stdin, "<stdin>")
+        return
+    with open(path, encoding="utf-8") as stream:
+        yield from _read_prompt_stream(stream, str(path))
+
+
+def _read_prompt_stream(stream: IO[str], source: str) -> Iterator[PromptRecord | StoryPrompt]:
+    for number, raw in enumerate(stream, 1):
+        if not raw.strip():
+            continue
+        try:
+            obj = json.loads(raw)
+        except json.JSONDecodeError as err:
+            raise RecordError(f"invalid JSON: {err.msg}", line=number, source=source) from None
+        if is_story_record(obj):
+            yield StoryPrompt.from_story(StoryRecord.from_record(obj, line=number, source=source))
+        else:
+            yield PromptRecord.from_record(obj, line=number, source=source)
+
+
 def load_items(
     prompts: str | Path,
     *,
@@ -614,12 +797,13 @@ def load_items(
     Parameters
     ----------
     prompts:
-        JSON Lines prompt records (:func:`twosat_formal.prompts.read_prompts`).
+        JSON Lines prompt records and/or story records (:func:`read_eval_prompts`).
     dataset:
         The JSON Lines instances the prompts verbalize
         (:func:`twosat_formal.instance.read_instances`): formulas, labels and the
         metadata reports need. Without it, each formula is read back from its prompt
-        and labelled by the solver (:func:`item_from_text`).
+        (:func:`item_from_text`), or is a story's recovered formula
+        (:func:`item_from_story`), and is labelled by the solver.
     limit:
         Keep the first ``limit`` prompts only.
 
@@ -645,13 +829,16 @@ def load_items(
     """
     if limit is not None and limit < 0:
         raise ConfigError(f"limit must be >= 0, got {limit}", parameter="limit", valid=">= 0")
-    records: list[PromptRecord] = []
-    for record in read_prompts(prompts):
+    records: list[PromptRecord | StoryPrompt] = []
+    for record in read_eval_prompts(prompts):
         if limit is not None and len(records) >= limit:
             break
         records.append(record)
     if dataset is None:
-        return [item_from_text(record) for record in records]
+        return [
+            item_from_story(record) if isinstance(record, StoryPrompt) else item_from_text(record)
+            for record in records
+        ]
     from twosat_formal.instance import read_instances
 
     wanted = {record.instance_id for record in records}

@@ -17,6 +17,10 @@ module turns an answer into a :class:`Judgement`:
   has a literal made true by it; an unknown entity or value makes it invalid and the
   reason is recorded. The lenient extractor also forgives case, JSON booleans,
   trailing commas and single quotes, and unwraps ``{"assignment": {...}}``.
+* **Values.** A template prompt (:class:`PromptLike`) has one true and one false word
+  for every entity; a story prompt (:class:`StoryPromptLike`, App. G.2 story variant)
+  gives each entity its own true and false description (``"the butler": "is the
+  murderer" or "is innocent"``). :func:`value_words` reads either.
 * **Failure kind**, exactly one of :data:`FAILURE_KINDS`, by precedence: ``error``
   (no answer: the request failed), ``truncated`` (finish reason ``length``),
   ``ambiguous-answer``, ``no-answer``, ``wrong-decision``, then on SAT instances
@@ -46,7 +50,7 @@ import json
 import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any, NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol, cast
 
 from twosat_formal.errors import ConfigError
 from twosat_formal.formula import Formula
@@ -55,10 +59,13 @@ from twosat_formal.models.base import Response
 __all__ = [
     "FAILURE_KINDS",
     "LABELS",
+    "AnyPrompt",
     "Decision",
     "Judgement",
     "PromptLike",
     "PromptView",
+    "StoryPromptLike",
+    "StoryPromptView",
     "WitnessCheck",
     "WitnessText",
     "check_witness",
@@ -67,6 +74,7 @@ __all__ = [
     "extract_decision",
     "extract_witness",
     "score",
+    "value_words",
 ]
 
 #: Every failure kind, ``correct`` first; each sample is stored with exactly one.
@@ -139,6 +147,87 @@ class PromptView:
     entities: Mapping[str, Any]
     true_value: str
     false_value: str
+
+
+class StoryPromptLike(Protocol):
+    """What scoring reads from a story prompt: its entity map and per-entity values."""
+
+    @property
+    def entities(self) -> Mapping[str, Any]:
+        """Entity name → variable (a name in the formula, or a 1-based int)."""
+        ...
+
+    @property
+    def entity_values(self) -> Mapping[str, tuple[str, str]]:
+        """Entity name → ``(true description, false description)``."""
+        ...
+
+
+@dataclass(frozen=True)
+class StoryPromptView:
+    """A minimal :class:`StoryPromptLike`: each entity has its own two descriptions.
+
+    >>> view = StoryPromptView({"the vault": "x1"}, {"the vault": ("is open", "is sealed")})
+    >>> value_words(view)
+    {'the vault': ('is open', 'is sealed')}
+    """
+
+    entities: Mapping[str, Any]
+    entity_values: Mapping[str, tuple[str, str]]
+
+
+#: Any prompt scoring reads: a template prompt or a story prompt.
+AnyPrompt = PromptLike | StoryPromptLike
+
+
+def value_words(prompt: AnyPrompt) -> dict[str, tuple[str, str]]:
+    """Entity → ``(true word, false word)`` that a witness may give it.
+
+    A prompt with ``entity_values`` (a story prompt) gives each entity its own pair;
+    any other prompt gives every entity the scheme's ``true_value`` and
+    ``false_value``.
+
+    Raises
+    ------
+    ConfigError
+        A story prompt without values for one of its entities, or with a pair whose
+        two words are equal.
+
+    Examples
+    --------
+    >>> value_words(PromptView({"A": 1, "B": 2}, "on", "off"))
+    {'A': ('on', 'off'), 'B': ('on', 'off')}
+    >>> value_words(StoryPromptView({"the maid": 1}, {}))
+    Traceback (most recent call last):
+    ...
+    twosat_formal.errors.ConfigError: entity 'the maid' has no true and false descriptions
+    """
+    per_entity = getattr(prompt, "entity_values", None)
+    if per_entity is None:
+        template = cast(PromptLike, prompt)
+        pair = (template.true_value, template.false_value)
+        return {str(entity): pair for entity in template.entities}
+    words: dict[str, tuple[str, str]] = {}
+    for entity in prompt.entities:
+        found = per_entity.get(entity) if isinstance(per_entity, Mapping) else None
+        if (
+            not isinstance(found, Sequence)
+            or isinstance(found, str)
+            or len(found) != 2
+            or not all(isinstance(word, str) for word in found)
+        ):
+            raise ConfigError(
+                f"entity {entity!r} has no true and false descriptions",
+                parameter="entity_values",
+                valid="a (true, false) pair of strings for every entity",
+            )
+        if found[0] == found[1]:
+            raise ConfigError(
+                f"entity {entity!r} has the same true and false description {found[0]!r}",
+                parameter="entity_values",
+            )
+        words[str(entity)] = (found[0], found[1])
+    return words
 
 
 class Decision(NamedTuple):
@@ -547,17 +636,19 @@ def _value_of(raw: Any, true_value: str, false_value: str, *, lenient: bool) -> 
 
 def check_witness(
     obj: Mapping[str, Any],
-    prompt: PromptLike,
+    prompt: AnyPrompt,
     formula: Formula,
     *,
     lenient: bool = False,
 ) -> WitnessCheck:
     """Map a witness object back through the entity map and check every clause.
 
-    Strictly, keys must be entity names and values the scheme's exact words (an ASCII
-    apostrophe may stand for the typographic one of ``doesn’t``); the lenient check
-    also forgives case and spacing and accepts JSON booleans. A variable the
-    witness leaves out makes no literal true.
+    Strictly, keys must be entity names and values the entity's exact words
+    (:func:`value_words`: the scheme's two words, or a story entity's own two
+    descriptions; an ASCII apostrophe may stand for the typographic one of
+    ``doesn’t``); the lenient check also forgives case and spacing and accepts JSON
+    booleans and the words ``true`` / ``false``. A variable the witness leaves out
+    makes no literal true.
 
     Examples
     --------
@@ -572,23 +663,32 @@ def check_witness(
     True
     >>> check_witness({"Cy": "has"}, p, f).reason
     "unknown entity 'Cy'"
+    >>> story = StoryPromptView({"the vault": "x1", "the alarm": "x2"},
+    ...                         {"the vault": ("is open", "is sealed"),
+    ...                          "the alarm": ("is disabled", "is armed")})
+    >>> check_witness({"the vault": "is sealed", "the alarm": "is disabled"}, story, f).valid
+    True
+    >>> print(check_witness({"the vault": "is armed"}, story, f).reason)
+    entity 'the vault' has the value 'is armed', not 'is open' or 'is sealed'
     """
     to_var = entity_variables(prompt.entities, formula)
-    folded = {" ".join(e.split()).lower(): v for e, v in to_var.items()} if lenient else {}
+    words = value_words(prompt)
+    folded = {" ".join(e.split()).lower(): e for e in to_var} if lenient else {}
     values: dict[int, bool] = {}
     for key, raw in obj.items():
-        var = to_var.get(key)
-        if var is None and lenient:
-            var = folded.get(" ".join(str(key).split()).lower())
-        if var is None:
+        entity: str | None = key if key in to_var else None
+        if entity is None and lenient:
+            entity = folded.get(" ".join(str(key).split()).lower())
+        if entity is None:
             return WitnessCheck(False, None, f"unknown entity {key!r}")
-        value = _value_of(raw, prompt.true_value, prompt.false_value, lenient=lenient)
+        var = to_var[entity]
+        true_word, false_word = words[entity]
+        value = _value_of(raw, true_word, false_word, lenient=lenient)
         if value is None:
             return WitnessCheck(
                 False,
                 None,
-                f"entity {key!r} has the value {raw!r}, not "
-                f"{prompt.true_value!r} or {prompt.false_value!r}",
+                f"entity {key!r} has the value {raw!r}, not {true_word!r} or {false_word!r}",
             )
         if values.get(var, value) != value:
             return WitnessCheck(False, None, f"variable {formula.name(var)} is given two values")
@@ -614,7 +714,7 @@ class _Verdict(NamedTuple):
 
 
 def _judge(
-    response: Response, prompt: PromptLike, formula: Formula, label: str, *, lenient: bool
+    response: Response, prompt: AnyPrompt, formula: Formula, label: str, *, lenient: bool
 ) -> _Verdict:
     decision = extract_decision(response.text, lenient=lenient)
     witness_valid: bool | None = None
@@ -651,7 +751,7 @@ def _check_label(label: str) -> None:
         raise ConfigError(f"unknown label {label!r}", parameter="label", valid="SAT or UNSAT")
 
 
-def score(response: Response, prompt: PromptLike, formula: Formula, label: str) -> Judgement:
+def score(response: Response, prompt: AnyPrompt, formula: Formula, label: str) -> Judgement:
     """Judge one answer to ``prompt`` about ``formula`` whose true label is ``label``.
 
     Parameters
@@ -660,7 +760,8 @@ def score(response: Response, prompt: PromptLike, formula: Formula, label: str) 
         The model's answer (text and finish reason are read).
     prompt:
         The prompt record: its entity map (entity → variable of ``formula``) and the
-        scheme's true and false words.
+        scheme's true and false words, or, for a story prompt, each entity's own
+        true and false descriptions (``entity_values``).
     formula:
         The instance's formula, over the variables the entity map names.
     label:
@@ -669,7 +770,8 @@ def score(response: Response, prompt: PromptLike, formula: Formula, label: str) 
     Raises
     ------
     ConfigError
-        An unknown label, or an entity map that names variables ``formula`` lacks.
+        An unknown label, an entity map that names variables ``formula`` lacks, or a
+        story prompt with an entity that has no descriptions.
 
     Examples
     --------
@@ -686,6 +788,7 @@ def score(response: Response, prompt: PromptLike, formula: Formula, label: str) 
     """
     _check_label(label)
     entity_variables(prompt.entities, formula)  # a map that does not fit is a data error
+    value_words(prompt)
     strict = _judge(response, prompt, formula, label, lenient=False)
     loose = _judge(response, prompt, formula, label, lenient=True)
     return Judgement(

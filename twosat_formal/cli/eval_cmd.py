@@ -44,7 +44,11 @@ def _print_summary(summary: EvalSummary, store: Path, as_json: bool) -> None:
 @app.command("eval")
 def eval_command(
     prompts: Annotated[
-        Path, typer.Argument(help="Prompt records (JSON Lines), as written by `prompts`.")
+        Path,
+        typer.Argument(
+            help="Prompt records (JSON Lines), as written by `prompts`, or story records, "
+            "as written by `verbalize --story`."
+        ),
     ],
     model: Annotated[list[str], typer.Option("--model", "-m", metavar="SPEC", help=_MODEL_HELP)],
     store: Annotated[
@@ -55,7 +59,8 @@ def eval_command(
         typer.Option(
             "--dataset",
             help="Instances (JSON Lines) the prompts verbalize: formulas, labels and metadata "
-            "for reports. Without it, formulas are read back from the prompts and solved.",
+            "for reports. Without it, formulas are read back from the prompts (a story's "
+            "recovered formula) and solved.",
         ),
     ] = None,
     concurrency: Annotated[
@@ -115,6 +120,7 @@ def eval_command(
 ) -> None:
     """Ask models every prompt, score the answers and keep them in the run store.
 
+    Story prompts are scored with each entity's own true and false description.
     Stored requests are skipped, so a run that was stopped resumes where it was.
     """
     if mode not in ("chat", "completion"):

@@ -95,9 +95,7 @@ def solve(formula: Formula, backend: str = "scc", *, check: bool = True) -> Solv
     return result
 
 
-def solve_agreed(
-    formula: Formula, backends: Sequence[str] = ("scc", "pysat", "z3")
-) -> SolveResult:
+def solve_agreed(formula: Formula, backends: Sequence[str] = ("scc", "pysat", "z3")) -> SolveResult:
     """Solve with every backend in ``backends``; return the first one's checked result.
 
     Each certificate is checked by :func:`solve`; the returned one is also checked

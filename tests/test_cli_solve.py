@@ -1,0 +1,156 @@
+"""``twosat-formal solve`` and ``twosat-formal inspect`` through the CLI entry point."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from twosat_formal.cli import main
+from twosat_formal.formula import Formula
+from twosat_formal.solve import check_certificate_json
+
+SAT_DSL = "a | b\n~a | b\na | ~b\n"
+UNSAT_DSL = "a | b\n~a | b\na | ~b\n~a | ~b\nc | d\n"
+
+
+def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as stop:
+        main(argv)
+    out, err = capsys.readouterr()
+    code = stop.value.code
+    return (code if isinstance(code, int) else 0), out, err
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> dict[str, Path]:
+    paths = {
+        "sat": tmp_path / "sat.dsl",
+        "unsat": tmp_path / "unsat.dsl",
+        "wide": tmp_path / "wide.cnf",
+        "empty_clause": tmp_path / "empty_clause.cnf",
+        "empty": tmp_path / "nothing.dsl",
+    }
+    paths["sat"].write_text(SAT_DSL)
+    paths["unsat"].write_text(UNSAT_DSL)
+    paths["wide"].write_text("p cnf 3 2\n1 2 3 0\n-1 0\n")
+    paths["empty_clause"].write_text("p cnf 2 2\n1 2 0\n0\n")
+    paths["empty"].write_text("# no clauses\n")
+    return paths
+
+
+def names_formula(text: str) -> Formula:
+    from twosat_formal.io import parse_dsl
+
+    return parse_dsl(text)
+
+
+def test_solve_json_sat(files: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(["solve", str(files["sat"]), "--json"], capsys)
+    assert code == 0 and err == ""
+    obj = json.loads(out)
+    assert obj == {
+        "status": "SAT",
+        "model": {"a": True, "b": True},
+        "backend": "scc",
+        "checked": True,
+    }
+
+
+def test_solve_json_unsat_cycle_is_checked(
+    files: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(["solve", str(files["unsat"]), "--json"], capsys)
+    obj = json.loads(out)
+    assert code == 0 and list(obj) == ["status", "cycle", "backend", "checked"]
+    assert obj["status"] == "UNSAT" and obj["checked"] is True
+    check_certificate_json(names_formula(UNSAT_DSL), obj)
+
+
+@pytest.mark.parametrize("backend", ["scc", "pysat", "z3"])
+def test_solve_each_backend(
+    backend: str, files: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    for name, status in (("sat", "SAT"), ("unsat", "UNSAT")):
+        code, out, _ = run(["solve", str(files[name]), "--json", "--backend", backend], capsys)
+        obj = json.loads(out)
+        assert code == 0 and obj["status"] == status and obj["backend"] == backend
+
+
+def test_solve_human_output(files: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(["solve", str(files["sat"])], capsys)
+    assert code == 0 and out.splitlines()[0].startswith("SAT")
+    assert "model: a b" in out and "certificate: checked" in out
+    code, out, _ = run(["solve", str(files["unsat"])], capsys)
+    assert out.splitlines()[0].startswith("UNSAT") and "contradiction cycle" in out
+
+
+def test_general_cnf_says_so(files: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(["solve", str(files["wide"]), "--json"], capsys)
+    obj = json.loads(out)
+    assert code == 0 and obj["backend"] == "pysat" and obj["general_cnf"] is True
+    code, out, _ = run(["solve", str(files["wide"])], capsys)
+    assert "general CNF" in out
+
+
+def test_empty_clause_and_empty_formula(
+    files: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, out, _ = run(["solve", str(files["empty_clause"]), "--json"], capsys)
+    obj = json.loads(out)
+    assert obj["status"] == "UNSAT" and obj["empty_clause"] == 1 and "cycle" not in obj
+    _, out, _ = run(["solve", str(files["empty"]), "--json"], capsys)
+    assert json.loads(out) == {"status": "SAT", "model": {}, "backend": "scc", "checked": True}
+
+
+def test_stdin_and_format_override(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = b"p cnf 2 2\n1 0\n-1 2 0\n"
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+    code, out, _ = run(["solve", "-", "--json", "--format", "dimacs"], capsys)
+    assert code == 0 and json.loads(out)["model"] == {"x1": True, "x2": True}
+
+
+def test_bad_input_is_one_line_exit_2(
+    files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cases = [
+        ["solve", str(files["sat"]), "--backend", "minisat"],
+        ["solve", str(tmp_path / "missing.cnf")],
+        ["solve", str(tmp_path)],
+        ["inspect", str(files["wide"])],
+    ]
+    (tmp_path / "bad.cnf").write_text("p cnf 2 1\n1 x 0\n")
+    cases.append(["solve", str(tmp_path / "bad.cnf")])
+    for argv in cases:
+        code, out, err = run(argv, capsys)
+        assert code == 2 and out == "", argv
+        lines = err.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("error: "), (argv, err)
+        assert "Traceback" not in err
+
+
+def test_inspect_json(files: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(["inspect", str(files["unsat"]), "--json"], capsys)
+    obj = json.loads(out)
+    assert code == 0
+    assert obj["satisfiable"] is False and obj["conflicting_variables"] == ["a", "b"]
+    assert obj["pure_literals"] == ["c", "d"] and obj["backbone"] == []
+    code, out, _ = run(["inspect", str(files["sat"]), "--json"], capsys)
+    assert json.loads(out)["backbone"] == ["a", "b"]
+
+
+def test_inspect_human(files: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(["inspect", str(files["sat"])], capsys)
+    assert code == 0 and "backbone literals (2)" in out and "satisfiable" in out
+
+
+def test_help_lists_both_commands(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(["--help"], capsys)
+    assert code == 0 and "solve" in out and "inspect" in out
+    code, out, _ = run(["solve", "--help"], capsys)
+    assert "--backend" in out and "--format" in out and "--json" in out
