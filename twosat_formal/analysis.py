@@ -51,7 +51,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
-from scipy.sparse.csgraph import connected_components
+from scipy.sparse.csgraph import breadth_first_order, connected_components
 
 from twosat_formal.errors import ConfigError
 from twosat_formal.formula import Formula
@@ -188,7 +188,9 @@ def backbone_literals(graph: ImplicationGraph, components: Components) -> IntArr
     answered for up to 512 candidates at once with bit masks pushed through the
     false part of the condensation, one topological level at a time. A candidate that
     fails to meet such a pair proves every false literal it reaches consistent (flip
-    them all and the result is a model), which rules those out as well.
+    them all and the result is a model), which rules those out as well. Before and
+    between those sweeps, everything a known backbone literal implies (one compiled
+    breadth-first search) joins the backbone: the literals of unit clauses seed it.
 
     Examples
     --------
@@ -204,35 +206,60 @@ def backbone_literals(graph: ImplicationGraph, components: Components) -> IntArr
     model = model_from_components(components)
     true_nodes = 2 * np.arange(n, dtype=np.int64) + (~model)
     false_comp = labels[true_nodes ^ 1]
+    src, dst = graph.edge_arrays()
+
+    # failed[S] for a false component S: its dual (a true component) is in the backbone
+    failed = np.zeros(count, dtype=np.bool_)
+
+    def add_backbone(nodes: IntArray) -> None:
+        implied = _descendants(graph.matrix, nodes)
+        failed[labels[np.flatnonzero(implied) ^ 1]] = True
+
+    add_backbone(dst[src == (dst ^ 1)])  # unit clauses (p) are the edges ~p -> p
+    sources = np.unique(false_comp)
+    sources = sources[~failed[sources]]
+    if sources.size == 0:
+        return index_literal(true_nodes[failed[false_comp]]).astype(np.int64)
+
     is_false = np.zeros(count, dtype=np.bool_)
     is_false[false_comp] = True
     dag = condensation(graph, labels, count)
     levels = dag_levels(dag)
-
     # clauses true on both sides, as pairs of false components (~p, ~q)
-    src, dst = graph.edge_arrays()
     crossing = is_false[labels[src]] & ~is_false[labels[dst]]
     meet = np.unique(np.stack([labels[src[crossing]], labels[dst[crossing] ^ 1]], axis=1), axis=0)
-    # one question per false component S (its dual T is true): does S fail?
-    sources = np.unique(false_comp)
-    targets = np.empty(count, dtype=np.int64)
-    targets[labels] = labels[np.arange(2 * n, dtype=np.int64) ^ 1]
-    targets = targets[sources]
-    sources = sources[levels[targets] > levels[sources]]
+    dual = np.empty(count, dtype=np.int64)
+    dual[labels] = labels[np.arange(2 * n, dtype=np.int64) ^ 1]
+    sources = sources[levels[dual[sources]] > levels[sources]]
     sources = sources[np.argsort(levels[sources], kind="stable")]
-
-    failed = np.zeros(count, dtype=np.bool_)
     if sources.size and meet.size:
         sweep = _FalseSweep(dag, levels, is_false, meet)
         words = max(1, min(64, _MASK_BYTES // (8 * count)))
+        first_node = np.full(count, -1, dtype=np.int64)
+        first_node[labels[::-1]] = np.arange(2 * n - 1, -1, -1, dtype=np.int64)
         pending = sources
         while pending.size:
             batch, pending = pending[: 64 * words], pending[64 * words :]
             fails = sweep.run(batch, words)
-            failed[batch[fails]] = True
+            if bool(fails.any()):
+                add_backbone(first_node[dual[batch[fails]]])
             pending = pending[~sweep.touched(~fails, pending)]
-    backbone_var = failed[false_comp]
-    return index_literal(true_nodes[backbone_var]).astype(np.int64)
+            pending = pending[~failed[pending]]
+    return index_literal(true_nodes[failed[false_comp]]).astype(np.int64)
+
+
+def _descendants(matrix: sp.csr_array, starts: IntArray) -> BoolArray:
+    """Nodes reachable from any of ``starts`` (included), by one compiled BFS."""
+    size = matrix.shape[0]
+    if starts.size == 0:
+        return np.zeros(size, dtype=np.bool_)
+    indptr = np.concatenate([matrix.indptr.astype(np.int64), [matrix.nnz + starts.size]])
+    indices = np.concatenate([matrix.indices.astype(np.int64), starts.astype(np.int64)])
+    extended = sp.csr_array((np.ones(indices.size), indices, indptr), shape=(size + 1, size + 1))
+    order = breadth_first_order(extended, size, directed=True, return_predecessors=False)
+    reached = np.zeros(size + 1, dtype=np.bool_)
+    reached[order] = True
+    return reached[:size]
 
 
 class _FalseSweep:

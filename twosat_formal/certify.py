@@ -23,7 +23,11 @@ For each instance record (one JSON object per line):
 
 A prompt record (``instance_id`` and ``text``) is checked by ``record`` and
 ``roundtrip``: its text must parse back to its instance's formula (the instance must be
-in the dataset), see :func:`twosat_formal.verbalize.check_roundtrip`. A one-line
+in the dataset), see :func:`twosat_formal.verbalize.check_roundtrip`. A story record
+of the LLM story verbalizer (``"kind": "story"``) is checked by ``record`` and
+``roundtrip``: its stored proof must say ``proved`` and its recovered formula must be
+proven again to equal its instance's formula (the instance must be in the dataset),
+see :func:`twosat_formal.verbalize.story.check_story_record`. A one-line
 ``perturb`` document (``base_dimacs``, ``dimacs``, ``transforms``) is checked by
 ``record`` and the transform checks.
 
@@ -194,7 +198,11 @@ class _Task:
 
 
 def _kind(record: Any) -> str:
+    from twosat_formal.verbalize.story.record import is_story_record
+
     if isinstance(record, Mapping):
+        if is_story_record(record):
+            return "story"
         if "instance_id" in record and "text" in record:
             return "prompt"
         if "base_dimacs" in record and "id" not in record:
@@ -383,6 +391,25 @@ def _check_prompt(c: _Checker, task: _Task) -> None:
     c.run("roundtrip", roundtrip)
 
 
+def _check_story(c: _Checker, task: _Task) -> None:
+    from twosat_formal.instance import Instance
+    from twosat_formal.verbalize.story.record import StoryRecord, check_story_record
+
+    story = c.run(
+        "record",
+        lambda: StoryRecord.from_record(task.record, line=task.line, source=task.source),
+        stop=True,
+    )
+    c.id = story.id
+
+    def roundtrip() -> None:
+        if task.instance is None:
+            raise ConfigError(f"its instance {story.instance_id} is not in the dataset")
+        check_story_record(story, Instance.from_record(task.instance).formula)
+
+    c.run("roundtrip", roundtrip)
+
+
 def _check_document(c: _Checker, task: _Task) -> None:
     from twosat_formal.io import parse_dimacs
 
@@ -414,9 +441,13 @@ def _certify(task: _Task) -> RecordResult:
             c.run("record", malformed, stop=True)
         if not isinstance(record, Mapping):
             c.run("record", _raise("a record must be a JSON object"), stop=True)
-        {"prompt": _check_prompt, "document": _check_document, "instance": _check_instance}[kind](
-            c, task
-        )
+        checks = {
+            "prompt": _check_prompt,
+            "story": _check_story,
+            "document": _check_document,
+            "instance": _check_instance,
+        }
+        checks[kind](c, task)
     except _Stop:
         pass
     return RecordResult(
@@ -444,13 +475,13 @@ def certify_record(
     Parameters
     ----------
     record:
-        An instance record, a prompt record or a ``perturb`` document.
+        An instance record, a prompt record, a story record or a ``perturb`` document.
     line, source:
         Where the record was read (shown in failures).
     base:
         For a derived instance, its root's record (else the root is regenerated).
     instance:
-        For a prompt record, its instance's record.
+        For a prompt or story record, its instance's record.
 
     Examples
     --------

@@ -52,7 +52,7 @@ import random
 import sys
 import time
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -341,21 +341,24 @@ def _prompt_row(item: EvalItem) -> PromptRow:
     )
 
 
-def story_counts(items: Sequence[EvalItem]) -> dict[str, dict[str, Any]]:
-    """The validation counts of each story among ``items``, by story id.
+def story_counts(records: Iterable[StoryRecord]) -> dict[str, dict[str, Any]]:
+    """The validation counts of each story record, by story id (first of each id kept).
 
     Each entry is the theme and the fields of
     :func:`~twosat_formal.verbalize.story.story_statistics` of that story alone, so
-    counts of distinct stories add up to the statistics of all of them. Items of
-    template prompts have none.
+    the counts of distinct stories add up to the statistics of all of them.
+    :func:`run_eval` keeps them in the run's ``info`` (``stories``).
 
-    >>> story_counts([])
-    {}
+    >>> from twosat_formal.verbalize.story.record import StoryRecord, story_id
+    >>> record = StoryRecord(story_id("i", "spy", "m", 0), "i", "spy", "m", 0, {},
+    ...                      "I.", (), "I.", "T", ())
+    >>> counts = story_counts([record])[record.id]
+    >>> counts["theme"], counts["stories"], counts["llm_clauses"]
+    ('spy', 1, 0)
     """
     out: dict[str, dict[str, Any]] = {}
-    for item in items:
-        story = getattr(item.prompt, "story", None)
-        if isinstance(story, StoryRecord) and story.id not in out:
+    for story in records:
+        if story.id not in out:
             stats = story_statistics([story])
             counts = {f: getattr(stats, f) for f in StoryStatistics.__dataclass_fields__}
             out[story.id] = {"theme": story.theme, **counts}
@@ -586,7 +589,12 @@ async def run_eval(
         "prompts": len(items),
         **dict(run_info or {}),
     }
-    stories = story_counts(items)
+    stories = story_counts(
+        item.prompt.story
+        for item in items
+        if isinstance(item.prompt, StoryPrompt)
+        if item.prompt.story is not None
+    )
     if stories:
         info["stories"] = stories
     runner.run_id = summary.run_id = store.start_run(info)

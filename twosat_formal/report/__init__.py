@@ -3,7 +3,9 @@
 :func:`build_report` reads a run store or an experiment folder, computes every table
 and test (:mod:`~twosat_formal.report.sections`), draws the figures
 (:mod:`~twosat_formal.report.plots`) and writes ``report.md``, ``report.html``,
-``report.json`` and ``figures/*.png`` into the output folder.
+``report.json`` and ``figures/*.png`` into the output folder. A run with story
+records or answers to story prompts also gets the "LLM story verbalizer" section
+(``stories`` in ``report.json``).
 
 Examples
 --------
@@ -60,6 +62,7 @@ def content_to_json(content: ReportContent, figures: list[Figure]) -> dict[str, 
     edits = (
         {} if content.edits is None else {"edits": {"models": [s.to_json() for s in content.edits]}}
     )
+    stories = {} if content.stories is None else {"stories": content.stories.to_json()}
     return _clean(
         {
             "title": content.title,
@@ -103,6 +106,7 @@ def content_to_json(content: ReportContent, figures: list[Figure]) -> dict[str, 
             "figures": [f.path.as_posix() for f in figures],
             "notes": content.notes,
             **edits,
+            **stories,
         }
     )
 
@@ -163,6 +167,7 @@ def build_report(
         method=method,
         seed=seed,
         model_order=[str(m) for m in models] if isinstance(models, list) else [],
+        stories=data.stories,
     )
     content.notes.extend(data.notes)
     return write_content(content, out_dir)

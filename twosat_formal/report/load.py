@@ -9,7 +9,12 @@ or ``twosat-formal bench``, which holds:
 * ``design.jsonl``: one record per instance with its experimental condition
   (``experiment``, ``kind``, ``clauses``, ``replicate``, ``knob``, ``level``, ``arm``,
   ``arm_label``, ``shuffled``);
-* ``manifest.json``: versions, seeds, spec, models and sampling parameters.
+* ``manifest.json``: versions, seeds, spec, models and sampling parameters;
+* ``stories.jsonl`` (optional): story records of the LLM story verbalizer.
+
+Story validation counts (:func:`twosat_formal.evaluate.story_counts`) are gathered by
+story id from the ``stories.jsonl`` of a folder and from the ``info`` of every run in
+the store (``eval`` keeps the counts of the story prompts it asks there).
 
 Examples
 --------
@@ -29,14 +34,17 @@ from pathlib import Path
 from typing import Any
 
 from twosat_formal.errors import RecordError
+from twosat_formal.evaluate import story_counts
 from twosat_formal.report.metrics import join_instances
 from twosat_formal.store import RunStore
+from twosat_formal.verbalize.story.record import read_stories
 
 __all__ = [
     "DATASET_FILE",
     "DESIGN_FILE",
     "MANIFEST_FILE",
     "STORE_FILE",
+    "STORIES_FILE",
     "ReportData",
     "load_report_data",
     "read_design",
@@ -48,16 +56,22 @@ STORE_FILE = "results.sqlite"
 DATASET_FILE = "dataset.jsonl"
 DESIGN_FILE = "design.jsonl"
 MANIFEST_FILE = "manifest.json"
+STORIES_FILE = "stories.jsonl"
 
 
 @dataclass
 class ReportData:
-    """Joined rows ready for :func:`~twosat_formal.report.sections.compute_content`."""
+    """Joined rows ready for :func:`~twosat_formal.report.sections.compute_content`.
+
+    ``stories`` holds the validation counts of every story record found, by story id
+    (empty when there are none).
+    """
 
     source: Path
     rows: list[dict[str, Any]]
     manifest: dict[str, Any] | None = None
     notes: list[str] = field(default_factory=list)
+    stories: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
@@ -120,9 +134,18 @@ def load_report_data(store_or_dir: str | os.PathLike[str]) -> ReportData:
             dataset = read_jsonl(source / DATASET_FILE)
     else:
         store_path = source
+    stories: dict[str, dict[str, Any]] = {}
+    if source.is_dir() and (source / STORIES_FILE).is_file():
+        stories.update(story_counts(read_stories(source / STORIES_FILE)))
     with RunStore(store_path, readonly=True) as store:
         rows = list(store.export_rows())
         instances = {str(r.get("id")): r for r in store.instances()}
+        for run in store.runs():
+            stored = run["info"].get("stories") if isinstance(run["info"], dict) else None
+            if isinstance(stored, dict):
+                for key, counts in stored.items():
+                    if isinstance(counts, dict):
+                        stories.setdefault(str(key), counts)
     for record in dataset:
         instances.setdefault(str(record.get("id")), record)
     joined = join_instances(rows, instances, design=design, strict=False)
@@ -131,4 +154,4 @@ def load_report_data(store_or_dir: str | os.PathLike[str]) -> ReportData:
         notes.append(
             f"{len(rows) - len(joined)} result rows name no known instance and are left out"
         )
-    return ReportData(source, joined, manifest, notes)
+    return ReportData(source, joined, manifest, notes, stories)

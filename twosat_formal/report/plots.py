@@ -248,6 +248,15 @@ def draw_figures(content: ReportContent, out_dir: Path) -> list[Figure]:
             "Duplicated clauses: layouts and shuffles (Figure 7)",
             "Error bars: 95% CI across (model, formula) units.",
         )
+    if content.stories is not None and content.stories.curves:
+        name = "accuracy-by-story-theme.png"
+        curve_panels(content.stories.curves, folder / name, xlabel="number of clauses |C|")
+        add(
+            name,
+            "Accuracy against |C|, per story theme (Figure 9)",
+            "Decision accuracy on UNSAT and witness validity on SAT for answers to story "
+            "prompts, pooled over models; shade: 95% CI across (model, formula) units.",
+        )
     if content.edit_curves:
         name = "edits-normalized-accuracy.png"
         curve_panels(

@@ -11,7 +11,9 @@ files always hold the same sections:
 4. Friedman p-values across knob levels, Benjamini–Hochberg within each generator
    (App. K)
 5. Clause order, fillers and duplication tests (§5.2–5.4)
-6. Verbalization templates (§5.5)
+6. Verbalization templates (§5.5), then, for a run with story records or answers to
+   story prompts only, the :data:`STORY_SECTION` (first-attempt validation and
+   fallback rates beside the paper's, success by story theme)
 7. Failure kinds
 8. Robustness, then, for a run with symbolically edited instances only, the edit
    sections (:data:`EDIT_SECTIONS`: normalized accuracy and flip rate per cumulative
@@ -41,12 +43,14 @@ from typing import Any
 
 from twosat_formal.report.metrics import Estimate, FlipRate
 from twosat_formal.report.plots import Figure
-from twosat_formal.report.sections import ReportContent
+from twosat_formal.report.sections import ReportContent, StorySection
 from twosat_formal.report.stats import TestResult
+from twosat_formal.verbalize.story.record import PAPER_FALLBACK_RATE, PAPER_FIRST_ATTEMPT_RATE
 
 __all__ = [
     "EDIT_SECTIONS",
     "SECTIONS",
+    "STORY_SECTION",
     "Block",
     "Heading",
     "Image",
@@ -84,6 +88,10 @@ EDIT_SECTIONS = (
     "Symbolic edits: flip rate",
     "Symbolic edits: original-answer retention",
 )
+
+#: Title of the section of the LLM story verbalizer, shown after "Verbalization
+#: templates (§5.5)" when the run has story records or answers to story prompts.
+STORY_SECTION = "LLM story verbalizer"
 
 _NO_DATA = "No data for this section in this run."
 
@@ -532,6 +540,125 @@ def _edit_retention(content: ReportContent) -> list[Block]:
     ]
 
 
+def _story_rates(section: StorySection) -> list[Block]:
+    stats = section.statistics
+    if stats is None:
+        return [
+            Paragraph(
+                "No story records found, so no validation rates: `eval` keeps the counts of "
+                "the story prompts it asks in the run store, and an experiment folder may "
+                "hold them in `stories.jsonl`."
+            )
+        ]
+    blocks: list[Block] = [
+        Paragraph(
+            f"{stats.stories} stories, {stats.clauses} clauses ({stats.llm_clauses} through "
+            f"validation, {stats.direct} written directly), {stats.attempts} clue attempts. "
+            "Rates are over the clauses that went through validation; paper: §4."
+        ),
+        Table(
+            ["statistic", "ours (%)", "paper (%)"],
+            [
+                [
+                    ("first-attempt validation rate", ""),
+                    (
+                        _count_rate(
+                            stats.first_attempt, stats.llm_clauses, stats.first_attempt_rate
+                        ),
+                        "",
+                    ),
+                    (format_pct(PAPER_FIRST_ATTEMPT_RATE), ""),
+                ],
+                [
+                    ("fallback rate", ""),
+                    (_count_rate(stats.fallbacks, stats.llm_clauses, stats.fallback_rate), ""),
+                    (format_pct(PAPER_FALLBACK_RATE), ""),
+                ],
+            ],
+        ),
+    ]
+    if len(section.by_theme) > 1:
+        blocks.append(
+            Table(
+                [
+                    "theme",
+                    "stories",
+                    "clauses through validation",
+                    "first attempt (%)",
+                    "fallback (%)",
+                ],
+                [
+                    [
+                        (theme, ""),
+                        (str(t.stories), ""),
+                        (str(t.llm_clauses), ""),
+                        (_count_rate(t.first_attempt, t.llm_clauses, t.first_attempt_rate), ""),
+                        (_count_rate(t.fallbacks, t.llm_clauses, t.fallback_rate), ""),
+                    ]
+                    for theme, t in section.by_theme.items()
+                ],
+            )
+        )
+    rate = stats.fallback_rate
+    if rate is not None and rate > PAPER_FALLBACK_RATE:
+        blocks.append(
+            Paragraph(
+                f"Note: {format_pct(rate)}% of the clauses that went through validation "
+                f"use the fallback sentence, against {format_pct(PAPER_FALLBACK_RATE)}% in "
+                "the paper: their clues failed the model's own validation three times. A "
+                "story made mostly of fallback sentences is close to a template "
+                "verbalization in a narrative frame, so read its accuracy together with "
+                "this rate."
+            )
+        )
+    return blocks
+
+
+def _story_accuracy(section: StorySection) -> list[Block]:
+    rows = [
+        [
+            (model, ""),
+            (theme, ""),
+            (str(cell.samples), ""),
+            (_ci(cell.success), ""),
+            (_ci(cell.accuracy_unsat), ""),
+            (_ci(cell.witness), ""),
+        ]
+        for model, by_theme in section.cells.items()
+        for theme, cell in by_theme.items()
+    ]
+    if not rows:
+        return [Paragraph("No answers to story prompts in this run.")]
+    return [
+        Paragraph(
+            "Accuracy by story theme (Figure 9): success (the decision on UNSAT, a valid "
+            "witness on SAT) and its two parts, per model and theme, with 95% confidence "
+            "intervals across formulas. A story witness maps each entity to its own true "
+            "or false description. These rows also count in the sections above, as the "
+            "verbalizations `story:<theme>`."
+        ),
+        Table(
+            ["model", "theme", "samples", "success (%)", "Sat. (UNSAT) (%)", "Wit. (SAT) (%)"],
+            rows,
+        ),
+    ]
+
+
+def _stories(content: ReportContent) -> list[Block]:
+    section = content.stories
+    if section is None:
+        return [Paragraph(_NO_DATA)]
+    return [
+        Paragraph(
+            "A model tells each formula as a story, one clue per clause; two more calls read "
+            "each clue back, a clue that does not give back its clause is written again up to "
+            "three times, and then the programmatic fallback sentence takes its place."
+        ),
+        *_story_rates(section),
+        *_story_accuracy(section),
+    ]
+
+
 def _figures(figures: Sequence[Figure]) -> list[Block]:
     if not figures:
         return [Paragraph("No figures for this run.")]
@@ -570,8 +697,9 @@ def _compact(value: Any) -> str:
 def layout(content: ReportContent, figures: Sequence[Figure]) -> list[Block]:
     """The report as a list of blocks, every section of :data:`SECTIONS` included.
 
-    The sections of :data:`EDIT_SECTIONS` follow "Robustness" when ``content`` has edit
-    metrics.
+    The :data:`STORY_SECTION` follows "Verbalization templates (§5.5)" when ``content``
+    has story statistics or results; the sections of :data:`EDIT_SECTIONS` follow
+    "Robustness" when it has edit metrics.
     """
     parts = [
         _summary(content),
@@ -589,9 +717,12 @@ def layout(content: ReportContent, figures: Sequence[Figure]) -> list[Block]:
         _provenance(content),
     ]
     sections = list(zip(SECTIONS, parts, strict=True))
+    if content.stories is not None:
+        at = SECTIONS.index("Verbalization templates (§5.5)") + 1
+        sections.insert(at, (STORY_SECTION, _stories(content)))
     if content.edits is not None:
         edit_parts = [_edit_normalized(content), _edit_flips(content), _edit_retention(content)]
-        at = SECTIONS.index("Robustness") + 1
+        at = [title for title, _ in sections].index("Robustness") + 1
         sections[at:at] = list(zip(EDIT_SECTIONS, edit_parts, strict=True))
     blocks: list[Block] = [Heading(content.title, 1)]
     for title, body in sections:

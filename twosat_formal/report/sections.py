@@ -23,6 +23,13 @@ cumulative level, and original-answer retention on label-changing edits. They st
 of the Table 1 grid, its curves and the perturbation flip rate; a run without edited
 rows has no edit metrics (:attr:`ReportContent.edits` is ``None``).
 
+Rows of story prompts (template ``story:<theme>``, see
+:class:`twosat_formal.evaluate.StoryPrompt`) and the validation counts of story records
+give the LLM story verbalizer's section (:class:`StorySection`): the first-attempt
+validation rate and the fallback rate beside the paper's, and success by story theme
+(Figure 9). A run with neither has no such section (:attr:`ReportContent.stories` is
+``None``).
+
 Figures and tests use the paper's per-sample success: the right decision on UNSAT
 instances, and a valid witness on SAT instances.
 
@@ -41,12 +48,14 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Sequence
+from collections import Counter
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from twosat_formal.edits import metrics as edit_metrics
 from twosat_formal.errors import ConfigError
+from twosat_formal.evaluate import STORY_TEMPLATE_PREFIX
 from twosat_formal.report.metrics import (
     Estimate,
     FlipRate,
@@ -66,6 +75,13 @@ from twosat_formal.report.stats import (
     independent_t,
     paired_t,
 )
+from twosat_formal.verbalize.story.record import (
+    ATTEMPT_OUTCOMES,
+    PAPER_FALLBACK_RATE,
+    PAPER_FIRST_ATTEMPT_RATE,
+    StoryStatistics,
+)
+from twosat_formal.verbalize.story.themes import THEMES
 
 __all__ = [
     "FAMILY_ORDER",
@@ -75,8 +91,12 @@ __all__ = [
     "EditSummary",
     "ModelSummary",
     "ReportContent",
+    "StorySection",
+    "StoryThemeCell",
     "Table1Row",
+    "combine_story_counts",
     "compute_content",
+    "story_theme",
 ]
 
 #: The paper's order of generator families (others follow alphabetically).
@@ -157,6 +177,63 @@ class EditSummary:
         }
 
 
+@dataclass(frozen=True)
+class StoryThemeCell:
+    """A model's results under one story theme (Figure 9): success and its two parts."""
+
+    samples: int
+    success: Estimate
+    accuracy_unsat: Estimate
+    witness: Estimate
+
+
+@dataclass(frozen=True)
+class StorySection:
+    """The LLM story verbalizer: validation statistics and results by theme.
+
+    ``statistics`` covers every story record found (``None`` when none was found,
+    only results), ``by_theme`` the same per theme; ``cells`` maps model → theme →
+    :class:`StoryThemeCell` of the story rows; ``curves`` maps family → theme →
+    success against |C| (pooled over models, Figure 9).
+    """
+
+    statistics: StoryStatistics | None
+    by_theme: dict[str, StoryStatistics]
+    themes: list[str]
+    results: int
+    cells: dict[str, dict[str, StoryThemeCell]]
+    curves: dict[str, Curves]
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready view (``report.json``).
+
+        >>> section = StorySection(None, {}, [], 0, {}, {})
+        >>> section.to_json()["statistics"], section.to_json()["paper_fallback_rate"]
+        (None, 0.033)
+        """
+        stats = None if self.statistics is None else self.statistics.to_json()
+        return {
+            "statistics": stats,
+            "paper_first_attempt_rate": PAPER_FIRST_ATTEMPT_RATE,
+            "paper_fallback_rate": PAPER_FALLBACK_RATE,
+            "by_theme": {theme: st.to_json() for theme, st in self.by_theme.items()},
+            "themes": list(self.themes),
+            "results": self.results,
+            "accuracy_by_theme": {
+                model: {
+                    theme: {
+                        "samples": cell.samples,
+                        "success": cell.success.to_json(),
+                        "accuracy_unsat": cell.accuracy_unsat.to_json(),
+                        "witness": cell.witness.to_json(),
+                    }
+                    for theme, cell in by_theme.items()
+                }
+                for model, by_theme in self.cells.items()
+            },
+        }
+
+
 @dataclass
 class ReportContent:
     """Everything a report shows, computed once from the rows."""
@@ -185,6 +262,7 @@ class ReportContent:
     notes: list[str] = field(default_factory=list)
     edits: list[EditSummary] | None = None
     edit_curves: Curves = field(default_factory=dict)
+    stories: StorySection | None = None
 
 
 def _family_key(name: str) -> tuple[int, str]:
@@ -610,6 +688,113 @@ def _edits(rows: Sequence[Row], models: Sequence[str]) -> tuple[list[EditSummary
     return summaries, curves
 
 
+def story_theme(row: Row) -> str | None:
+    """The story theme of a row of a story prompt, ``None`` for any other row.
+
+    >>> story_theme({"template": "story:spy"}), story_theme({"template": "logic"})
+    ('spy', None)
+    """
+    template = row.get("template")
+    if isinstance(template, str) and template.startswith(STORY_TEMPLATE_PREFIX):
+        return template[len(STORY_TEMPLATE_PREFIX) :]
+    return None
+
+
+_COUNT_FIELDS = tuple(f for f in StoryStatistics.__dataclass_fields__ if f != "outcomes")
+
+
+def combine_story_counts(counts: Iterable[Mapping[str, Any]]) -> StoryStatistics:
+    """The statistics of several stories from their counts (``story_counts`` entries).
+
+    Counts of distinct stories add up: the result equals
+    :func:`~twosat_formal.verbalize.story.story_statistics` of all their records.
+
+    >>> a = {"stories": 1, "clauses": 2, "llm_clauses": 2, "first_attempt": 1,
+    ...      "validated": 2, "fallbacks": 0, "direct": 0, "attempts": 3,
+    ...      "outcomes": {"valid": 2, "wrong-polarity": 1}}
+    >>> b = dict(a, first_attempt=2, attempts=2, outcomes={"valid": 2})
+    >>> stats = combine_story_counts([a, b])
+    >>> stats.first_attempt_rate, stats.fallback_rate, stats.outcomes["valid"]
+    (0.75, 0.0, 4)
+    """
+    totals = dict.fromkeys(_COUNT_FIELDS, 0)
+    outcomes: Counter[str] = Counter()
+    for entry in counts:
+        for name in _COUNT_FIELDS:
+            value = entry.get(name, 0)
+            totals[name] += int(value) if isinstance(value, int | float) else 0
+        stored = entry.get("outcomes")
+        if isinstance(stored, Mapping):
+            outcomes.update({str(k): int(v) for k, v in stored.items() if isinstance(v, int)})
+    every = dict.fromkeys(ATTEMPT_OUTCOMES, 0)
+    every.update(outcomes)
+    return StoryStatistics(outcomes=every, **totals)
+
+
+def _theme_key(name: str) -> tuple[int, str]:
+    order = THEMES.names()
+    return (order.index(name), "") if name in order else (len(order), name)
+
+
+def _stories(
+    rows: Sequence[Row],
+    counts: Mapping[str, Mapping[str, Any]],
+    models: Sequence[str],
+    *,
+    method: str,
+    seed: int,
+) -> StorySection | None:
+    story_rows = [r for r in rows if story_theme(r) is not None]
+    if not story_rows and not counts:
+        return None
+    by_theme_counts: dict[str, list[Mapping[str, Any]]] = {}
+    for entry in counts.values():
+        by_theme_counts.setdefault(str(entry.get("theme")), []).append(entry)
+    result_themes = {str(story_theme(r)) for r in story_rows}
+    themes = sorted(result_themes | set(by_theme_counts), key=_theme_key)
+    cells: dict[str, dict[str, StoryThemeCell]] = {}
+    for model in models:
+        mine = [r for r in story_rows if r.get("model") == model]
+        by_theme: dict[str, StoryThemeCell] = {}
+        for theme in themes:
+            chosen = [r for r in mine if story_theme(r) == theme]
+            if not chosen:
+                continue
+
+            def est(metric: str, chosen: list[Row] = chosen) -> Estimate:
+                return aggregate(chosen, metric, method=method, seed=seed)
+
+            by_theme[theme] = StoryThemeCell(
+                len(chosen), est("success"), est("accuracy_unsat"), est("witness")
+            )
+        if by_theme:
+            cells[model] = by_theme
+    curves: dict[str, Curves] = {}
+    groups = group_rows([r for r in story_rows if r.get("family")], ["family"])
+    for (family,) in sorted(groups, key=lambda k: _family_key(str(k[0]))):
+        members = groups[(family,)]
+        curves[str(family)] = {
+            f"{STORY_TEMPLATE_PREFIX}{theme}": _curve(
+                [r for r in members if story_theme(r) == theme],
+                "clauses",
+                method=method,
+                seed=seed,
+            )
+            for theme in themes
+            if any(story_theme(r) == theme for r in members)
+        }
+    return StorySection(
+        statistics=combine_story_counts(counts.values()) if counts else None,
+        by_theme={
+            t: combine_story_counts(by_theme_counts[t]) for t in themes if t in by_theme_counts
+        },
+        themes=themes,
+        results=len(story_rows),
+        cells=cells,
+        curves=curves,
+    )
+
+
 def compute_content(
     rows: Iterable[Row],
     *,
@@ -618,12 +803,14 @@ def compute_content(
     method: str = "t",
     seed: int = 0,
     model_order: Sequence[str] = (),
+    stories: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> ReportContent:
     """Compute every table, test and figure series of a report from joined rows.
 
     ``method`` is the confidence-interval method (``"t"`` or ``"bootstrap"``, drawn
     with ``seed``). Models are shown in ``model_order`` (those it names), then in
-    order of appearance.
+    order of appearance. ``stories`` are the validation counts of story records by
+    story id (:attr:`~twosat_formal.report.load.ReportData.stories`).
 
     >>> compute_content([]).rows
     0
@@ -684,4 +871,5 @@ def compute_content(
         manifest=manifest,
         edits=edits,
         edit_curves=edit_curves,
+        stories=_stories(data, stories or {}, models, method=method, seed=seed),
     )

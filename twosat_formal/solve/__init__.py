@@ -195,9 +195,14 @@ def _verify_cycle(formula: Formula, cycle: np.ndarray, who: str) -> None:
     def key(p: np.ndarray, q: np.ndarray) -> np.ndarray:
         return (np.minimum(p, q) + n) * base + (np.maximum(p, q) + n)
 
-    have = key(first, second)
     steps_from, steps_to = cycle, np.roll(cycle, -1)
-    ok = np.isin(key(-steps_from, steps_to), have)
+    needed = key(-steps_from, steps_to)
+    wanted = np.unique(needed)  # a handful of keys: look each clause up among them
+    have = key(first, second)
+    where = np.minimum(np.searchsorted(wanted, have), wanted.size - 1)
+    found = np.zeros(wanted.size, dtype=np.bool_)
+    found[where[wanted[where] == have]] = True
+    ok = found[np.searchsorted(wanted, needed)]
     if not bool(np.all(ok)):
         step = int(np.flatnonzero(~ok)[0])
         raise CertificateError(

@@ -244,7 +244,7 @@ def contradiction_cycle(
     labels = components.labels
     conflicts = conflicting_variables(components)
     if var is not None:
-        if var not in set(conflicts.tolist()):
+        if not bool(np.any(conflicts == var)):
             raise TwoSatFormalError(f"variable {var} does not share a component with its negation")
         candidates = [int(var)]
         target = int(labels[2 * (var - 1)])
@@ -257,10 +257,9 @@ def contradiction_cycle(
         candidates = conflicts[comp_of == target][:CYCLE_CANDIDATES].tolist()
     nodes = np.flatnonzero(labels == target)
     sub = graph.matrix[nodes][:, nodes]
-    position = {int(node): i for i, node in enumerate(nodes.tolist())}
     best: list[int] | None = None
     for x in candidates:
-        pos, neg = position[2 * (x - 1)], position[2 * (x - 1) + 1]
+        pos, neg = np.searchsorted(nodes, [2 * (x - 1), 2 * (x - 1) + 1]).tolist()
         there = _bfs_path(sub, pos, neg)
         back = _bfs_path(sub, neg, pos)
         if there is None or back is None:  # cannot happen inside one strong component

@@ -1,0 +1,226 @@
+"""``certify`` on story records: a clean story file passes; a tampered story fails by name.
+
+Story records come from the story verbalizer talking to the scripted loopback server
+of :mod:`test_story_support`; the instances come from the generators, so the whole
+dataset (instances and stories) is certified together.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import tempfile
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_story_support import FAST, SPEC, StoryScript, StoryServer
+
+from twosat_formal.certify import certify_files, certify_record
+from twosat_formal.cli import main
+from twosat_formal.generators import generate
+from twosat_formal.instance import Instance
+from twosat_formal.verbalize.story import THEMES, StoryRecord
+from twosat_formal.verbalize.story.generator import StoryItem, generate_stories
+from twosat_formal.verbalize.story.record import story_id
+
+Record = dict[str, Any]
+
+
+def tell(instance: Instance, theme: str, kinds: Mapping[tuple[int, int], str]) -> StoryRecord:
+    """The story of ``instance`` written against the scripted server."""
+    chosen = THEMES.get(theme)
+    names = chosen.entities_for(instance.formula.num_vars, seed=3)
+    script = StoryScript({e: chosen.describe(e) for e in names}, dict(kinds))
+    with tempfile.TemporaryDirectory() as tmp, StoryServer(script) as server:
+        run = generate_stories(
+            [StoryItem(instance.id, instance.formula, instance.label)],
+            theme,
+            SPEC,
+            Path(tmp) / "calls.sqlite",
+            seed=3,
+            settings=FAST,
+            base_url=server.url,
+        )
+    return run.records[0]
+
+
+def build() -> tuple[list[Record], list[Record]]:
+    """Two instances and their stories: one clean run, one with retries and a fallback."""
+    sat = generate("backbone", clauses=6, seed=3)
+    unsat = generate("implication-cycle", clauses=6, seed=1)
+    assert {sat.label, unsat.label} == {"SAT", "UNSAT"}
+    # clause 2 validates on attempt 2, clause 3 falls back after three failed attempts
+    kinds = {
+        (2, 0): "wrong-polarity",
+        (3, 0): "wrong-entity",
+        (3, 1): "garble-state",
+        (3, 2): "empty",
+    }
+    stories = [tell(sat, "heist", {}), tell(unsat, "detective", kinds)]
+    fallbacks = [clue.fallback for clue in stories[1].clues]
+    assert fallbacks.count(True) == 1 and stories[1].clues[2].fallback
+    return [sat.to_record(), unsat.to_record()], [s.to_record() for s in stories]
+
+
+INSTANCES, STORIES = build()
+
+
+@pytest.fixture
+def stories() -> list[Record]:
+    return copy.deepcopy(STORIES)
+
+
+def write(path: Path, records: list[Any]) -> Path:
+    with path.open("w", encoding="utf-8") as out:
+        for record in records:
+            out.write((record if isinstance(record, str) else json.dumps(record)) + "\n")
+    return path
+
+
+def certify_pair(tmp_path: Path, stories: list[Any]) -> Any:
+    data = write(tmp_path / "data.jsonl", INSTANCES)
+    return certify_files([data, write(tmp_path / "stories.jsonl", stories)])
+
+
+def test_a_clean_story_file_certifies(tmp_path: Path, stories: list[Record]) -> None:
+    report = certify_pair(tmp_path, stories)
+    assert report.ok, [str(f) for f in report.failures]
+    assert report.kinds == {"instance": 2, "story": 2}
+    # instances: record, three solvers, certificate, regenerate; stories: record, roundtrip
+    assert report.checks == 2 * 6 + 2 * 2
+
+
+def test_the_story_of_an_instance_certifies_one_record_at_a_time(stories: list[Record]) -> None:
+    assert certify_record(stories[0], instance=INSTANCES[0]) == []
+    failures = certify_record(stories[0])  # its instance is not given
+    assert [(f.id, f.check) for f in failures] == [(stories[0]["id"], "roundtrip")]
+    assert "is not in the dataset" in failures[0].message
+
+
+def _flip_recovered(record: Record) -> None:
+    clause = record["clues"][0]["recovered"]
+    clause[0] = clause[0][1:] if clause[0].startswith("~") else "~" + clause[0]
+    record["recovered"][0] = list(clause)
+
+
+def _rewrite_an_outcome(record: Record) -> None:
+    """The last attempt of a fallback clue (else of the first clue) gets another outcome."""
+    llm = [c for c in record["clues"] if c["mode"] == "llm"]
+    clue = next((c for c in llm if c["fallback"]), llm[0])
+    attempt = clue["attempts"][-1]
+    attempt["outcome"] = "wrong-polarity" if attempt["outcome"] == "valid" else "valid"
+
+
+def _change_a_reply(record: Record) -> None:
+    """The accepted attempt's Step 3a reply names two entities outside its clause."""
+    clue = next(c for c in record["clues"] if c["accepted"] is not None)
+    attempt = clue["attempts"][-1]
+    others = [e for e in record["entities"] if e not in attempt["entities"]]
+    attempt["entities_reply"] = json.dumps(others[:2])
+
+
+def _failed_proof(record: Record) -> None:
+    record["roundtrip"]["result"] = "failed"
+
+
+def _change_the_prompt(record: Record) -> None:
+    record["text"] = record["text"].replace("Think step by step.", "Think.")
+
+
+def _story_of_the_other_instance(record: Record) -> None:
+    other = next(r["id"] for r in INSTANCES if r["id"] != record["instance_id"])
+    record["instance_id"] = other
+    record["id"] = story_id(other, record["theme"], record["model"], record["seed"])
+
+
+def _break_the_id(record: Record) -> None:
+    record["seed"] += 1
+
+
+TAMPERING: dict[str, tuple[Callable[[Record], None], str, str]] = {
+    "recovered clause flipped": (_flip_recovered, "roundtrip", "clue 1"),
+    "attempt outcome rewritten": (_rewrite_an_outcome, "roundtrip", "the stored replies give"),
+    "validator reply changed": (_change_a_reply, "roundtrip", "the stored replies give"),
+    "stored proof failed": (_failed_proof, "roundtrip", "'failed'"),
+    "prompt text changed": (_change_the_prompt, "roundtrip", "App. G.2 story prompt"),
+    "story of another instance": (
+        _story_of_the_other_instance,
+        "roundtrip",
+        "the entity map does not name the formula's variables",
+    ),
+    "id not the hash": (_break_the_id, "record", "is not the hash of the record"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(TAMPERING))
+@pytest.mark.parametrize("which", [0, 1])
+def test_a_tampered_story_fails_and_names_its_record(
+    tmp_path: Path, stories: list[Record], case: str, which: int
+) -> None:
+    tamper, check, words = TAMPERING[case]
+    tamper(stories[which])
+    report = certify_pair(tmp_path, stories)
+    assert not report.ok
+    assert report.failing_ids == [stories[which]["id"]]
+    (failure,) = report.failures
+    assert failure.check == check and words in failure.message, str(failure)
+    assert failure.line == which + 1 and failure.source == str(tmp_path / "stories.jsonl")
+    assert report.kinds == {"instance": 2, "story": 2}
+
+
+def test_a_story_checked_against_a_formula_one_literal_away_fails(stories: list[Record]) -> None:
+    instance = copy.deepcopy(INSTANCES[0])
+    lines = instance["dimacs"].splitlines()
+    first = next(i for i, line in enumerate(lines) if line and line[0] not in "cp")
+    literals = lines[first].split()
+    literals[0] = str(-int(literals[0]))
+    lines[first] = " ".join(literals)
+    instance["dimacs"] = "\n".join(lines) + "\n"
+    failures = certify_record(stories[0], instance=instance)
+    assert [(f.id, f.check) for f in failures] == [(stories[0]["id"], "roundtrip")]
+    assert failures[0].message.startswith("clue 1 ")
+
+
+def test_a_story_without_its_instance_fails(tmp_path: Path, stories: list[Record]) -> None:
+    report = certify_files([write(tmp_path / "stories.jsonl", stories[:1])])
+    assert report.failing_ids == [stories[0]["id"]]
+    assert [f.check for f in report.failures] == ["roundtrip"]
+    assert f"its instance {stories[0]['instance_id']} is not in the dataset" in str(
+        report.failures[0]
+    )
+
+
+def test_a_malformed_story_record_is_a_record_failure(
+    tmp_path: Path, stories: list[Record]
+) -> None:
+    del stories[1]["clues"]
+    report = certify_pair(tmp_path, stories)
+    assert [(f.id, f.line, f.check) for f in report.failures] == [(stories[1]["id"], 2, "record")]
+    assert "field 'clues' must be a list" in report.failures[0].message
+
+
+def test_the_certify_command_passes_clean_stories_and_lists_tampered_ones(
+    tmp_path: Path, stories: list[Record], capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = write(tmp_path / "data.jsonl", INSTANCES)
+    clean = write(tmp_path / "clean.jsonl", stories)
+    _flip_recovered(stories[1])
+    bad = write(tmp_path / "bad.jsonl", stories)
+
+    def cli(*argv: str) -> tuple[int, str]:
+        try:
+            main(["certify", *argv])
+            code = 0
+        except SystemExit as exc:
+            code = int(exc.code or 0)
+        return code, capsys.readouterr().out
+
+    code, out = cli(str(data), str(clean))
+    assert code == 0 and "PASS" in out and "2 story" in out
+    code, out = cli(str(data), str(bad), "--json")
+    assert code == 1
+    report = json.loads(out)
+    assert report["failed_records"] == 1
+    assert [f["id"] for f in report["failures"]] == [stories[1]["id"]]
