@@ -27,8 +27,9 @@ Rows of story prompts (template ``story:<theme>``, see
 :class:`twosat_formal.evaluate.StoryPrompt`) and the validation counts of story records
 give the LLM story verbalizer's section (:class:`StorySection`): the first-attempt
 validation rate and the fallback rate beside the paper's, and success by story theme
-(Figure 9). A run with neither has no such section (:attr:`ReportContent.stories` is
-``None``).
+(Figure 9). Like the paper's Table 1, the Table 1 grid and its curves hold template
+verbalizations only. A run with neither has no such section
+(:attr:`ReportContent.stories` is ``None``).
 
 Figures and tests use the paper's per-sample success: the right decision on UNSAT
 instances, and a valid witness on SAT instances.
@@ -295,11 +296,13 @@ def _is_edited(row: Row) -> bool:
 
 
 def _is_plain(row: Row) -> bool:
-    """A row of the plain grid: no swept knob, the unperturbed arm (if any), no edit."""
+    """A row of the plain grid: no swept knob, the unperturbed arm (if any), no edit, a
+    template verbalization (story rows have their own section)."""
     return (
         row.get("knob") is None
         and row.get("arm") in (None, "base", "construction")
         and not _is_edited(row)
+        and story_theme(row) is None
     )
 
 
