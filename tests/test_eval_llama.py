@@ -1,0 +1,82 @@
+"""``eval`` end to end against llama.cpp's real server with the gemma3-270m model.
+
+The model is a tiny base model, so the test checks the pipeline, never accuracy: the
+server is started and stopped, every prompt gets exactly one stored result, truncation
+is read from the server's real finish reason (``length`` at a small token budget), the
+export carries it, and a second run asks nothing again. It needs the ``[local]`` extra
+and is skipped only when ``llama_cpp`` cannot be imported.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from twosat_formal.cli import main
+from twosat_formal.generators import generate
+from twosat_formal.instance import write_instances
+from twosat_formal.prompts import write_prompts
+from twosat_formal.verbalize import prompt_record
+
+try:
+    import llama_cpp  # noqa: F401  (only whether it imports matters)
+except ImportError:
+    HAVE_LLAMA = False
+else:
+    HAVE_LLAMA = True
+
+pytestmark = [
+    pytest.mark.llama,
+    pytest.mark.skipif(not HAVE_LLAMA, reason="llama_cpp is not importable: install [local]"),
+]
+
+SPEC = "llamacpp/gemma3-270m?n_ctx=2048"
+
+
+def run_cli(argv: list[str]) -> int:
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    return int(exit_info.value.code or 0)
+
+
+def test_eval_against_the_real_llama_server(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    instances = [
+        generate("implication-cycle", clauses=5, seed=1),
+        generate("backbone", clauses=6, seed=2),
+    ]
+    dataset, prompts = tmp_path / "data.jsonl", tmp_path / "prompts.jsonl"
+    write_instances(instances, dataset)
+    records = [
+        prompt_record(inst.formula, "logic", instance_id=inst.id, seed=0) for inst in instances
+    ]
+    write_prompts(records, prompts)
+    store = tmp_path / "runs.sqlite"
+    argv = [
+        "eval", str(prompts), "--dataset", str(dataset), "--model", SPEC,
+        "--mode", "completion", "--max-tokens", "4", "--temperature", "0",
+        "--store", str(store), "--no-progress", "--json",
+    ]  # fmt: skip
+    assert run_cli(argv) == 0
+    first = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert (first["planned"], first["done"], first["skipped"]) == (2, 2, 0)
+    assert first["failures"] == {"truncated": 2}
+
+    out = tmp_path / "results.jsonl"
+    assert run_cli(["results", str(store), "--out", str(out)]) == 0
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert sorted(r["prompt_id"] for r in rows) == sorted(r.id for r in records)
+    for row in rows:
+        assert row["model"] == SPEC
+        assert row["finish_reason"] == "length" and row["truncated"] is True
+        assert row["failure"] == "truncated" and row["decision_correct"] is False
+        assert row["completion_tokens"] == 4 and row["prompt_tokens"] > 0
+
+    assert run_cli(argv) == 0  # resumed: everything is stored, nothing is asked again
+    second = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert (second["planned"], second["done"], second["skipped"]) == (2, 0, 2)
+    assert run_cli(["results", str(store), "--out", str(out)]) == 0
+    assert len(out.read_text().splitlines()) == len(records)
