@@ -417,8 +417,12 @@ class RunStore:
 
     # -- results ---------------------------------------------------------------------------
 
-    def put(self, result: ResultRow) -> bool:
-        """Store one result and commit; ``False`` when its key was already stored."""
+    def put(self, result: ResultRow, *, commit: bool = True) -> bool:
+        """Store one result; ``False`` when its key was already stored.
+
+        With ``commit=False`` the insert waits for the next :meth:`commit` (the runner
+        groups the results of a few milliseconds into one commit).
+        """
         j = result.judgement
         r = result.response
         cursor = self._db.execute(
@@ -461,8 +465,13 @@ class RunStore:
                 result.created_at,
             ),
         )
-        self._db.commit()
+        if commit:
+            self._db.commit()
         return cursor.rowcount == 1
+
+    def commit(self) -> None:
+        """Commit the results stored with ``put(..., commit=False)``."""
+        self._db.commit()
 
     def has(self, key: str) -> bool:
         """Whether a result is stored under ``key``."""
