@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pysat.solvers import Minisat22
 
+from twosat_formal import analysis
 from twosat_formal.analysis import BRUTE_FORCE_VARS, analyze, count_models
 from twosat_formal.errors import ConfigError, NotTwoCNFError
 from twosat_formal.formula import Formula
@@ -106,7 +107,20 @@ def test_structure_matches_brute_force_pysat_and_networkx(formula: Formula) -> N
     assert count_models(formula) == len(models)
 
 
-def test_backbone_on_a_mid_sized_formula_matches_reachability() -> None:
+@settings(max_examples=150)
+@given(two_cnfs())
+def test_bit_mask_path_gives_the_same_backbone(formula: Formula) -> None:
+    # with a reach cap of 0 every candidate goes through the bit-mask sweep
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(analysis, "PAIR_REACH_CAP", 0)
+        assert analyze(formula).backbone == pysat_backbone(formula)
+
+
+@pytest.mark.parametrize("cap", [1024, 3, 0])
+def test_backbone_on_a_mid_sized_formula_matches_reachability(
+    cap: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(analysis, "PAIR_REACH_CAP", cap)
     rng = np.random.default_rng(4)
     n = 600
     found_some = False

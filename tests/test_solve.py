@@ -289,12 +289,21 @@ def test_fallback_order_when_labels_are_not_reverse_topological(
         perm = np.random.default_rng(0).permutation(count)
         return count, perm[labels]
 
+    real_levels = scc_module.dag_levels
+    fallbacks = []
+
+    def levels(dag: object) -> np.ndarray:
+        fallbacks.append(1)
+        return real_levels(dag)
+
     monkeypatch.setattr(scc_module, "connected_components", shuffled)
+    monkeypatch.setattr(scc_module, "dag_levels", levels)
     rng = random.Random(5)
     for _ in range(200):
         formula = random_2cnf(rng, 10, rng.randint(5, 20))
         result = solve(formula)
         assert result.status == minisat_label(formula) and result.checked
+    assert len(fallbacks) > 100
 
 
 # -- the contradiction cycle -------------------------------------------------------------
