@@ -38,6 +38,7 @@ from twosat_formal.generators.fillers import (
 from twosat_formal.generators.knobs import (
     ParamSpec,
     ParamValue,
+    optional_int,
     round_half_up,
     share_count,
     validate_params,
@@ -139,7 +140,7 @@ def resolve(clauses: int | None, params: Mapping[str, object]) -> dict[str, Para
     beta = float(values["beta"])  # type: ignore[arg-type]
     density = float(values["mono_density"])  # type: ignore[arg-type]
     share = float(values["filler_share"])  # type: ignore[arg-type]
-    n, size_b, mono, r = (_opt(values[key]) for key in ("n", "B", "m_mono", "r"))
+    n, size_b, mono, r = (optional_int(values[key]) for key in ("n", "B", "m_mono", "r"))
     if clauses is None and n is not None and size_b is None and mono is None:
         # The paper's direct mapping from n: |B| = beta*n, m_mono = density*|F|^2/2.
         size_b = round_half_up(beta * n)
@@ -247,10 +248,6 @@ def _free_size(mono: int, size_b: int, beta: float, density: float, used: set[st
     else:
         size = 2
     return min(2 * mono, max(2, size))
-
-
-def _opt(value: ParamValue) -> int | None:
-    return None if value is None else int(value)
 
 
 def backbone(

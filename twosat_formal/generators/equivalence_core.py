@@ -28,6 +28,7 @@ from twosat_formal.generators.fillers import arrange, matched_fresh_count, plant
 from twosat_formal.generators.knobs import (
     ParamSpec,
     ParamValue,
+    optional_int,
     round_half_up,
     share_count,
     validate_params,
@@ -95,7 +96,7 @@ def resolve(clauses: int | None, params: Mapping[str, object]) -> dict[str, Para
     used = set(given)
     ratio = float(values["free_ratio"])  # type: ignore[arg-type]
     share = float(values["filler_share"])  # type: ignore[arg-type]
-    n, f, r = _opt(values["n"]), _opt(values["f"]), _opt(values["r"])
+    n, f, r = optional_int(values["n"]), optional_int(values["f"]), optional_int(values["r"])
     if n is not None and f is not None and f > n:
         raise ConfigError(f"f={f} exceeds n={n}", parameter="f", valid=f"0..{n}")
     if n is not None and f is not None:
@@ -182,10 +183,6 @@ def resolve(clauses: int | None, params: Mapping[str, object]) -> dict[str, Para
         "definitions": values["definitions"],
         "shuffle": values["shuffle"],
     }
-
-
-def _opt(value: ParamValue) -> int | None:
-    return None if value is None else int(value)
 
 
 def equivalence_core(

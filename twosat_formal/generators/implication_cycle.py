@@ -37,6 +37,7 @@ from twosat_formal.generators.knobs import (
     ParamSpec,
     ParamValue,
     knob_to_int,
+    optional_int,
     round_half_up,
     share_count,
     validate_params,
@@ -115,7 +116,7 @@ def resolve(clauses: int | None, params: Mapping[str, object]) -> dict[str, Para
             valid=f">= {MIN_CLAUSES}",
         )
     used = set(given)
-    size_L, r = _opt_int(values["L"]), _opt_int(values["r"])
+    size_L, r = optional_int(values["L"]), optional_int(values["r"])
     share = float(values["filler_share"])  # type: ignore[arg-type]
     if size_L is not None and r is not None:
         _check_total(clauses, size_L + 1 + r, f"L={size_L} and r={r}")
@@ -149,13 +150,13 @@ def resolve(clauses: int | None, params: Mapping[str, object]) -> dict[str, Para
                 valid=f"0..{target - MIN_CLAUSES} for {target} clauses",
             )
         size_L = target - 1 - r
-    k = _opt_int(values["k"])
+    k = optional_int(values["k"])
     if k is None:
         k = knob_to_int(float(values["split"]), 1, size_L)  # type: ignore[arg-type]
         used.add("split")
     elif k > size_L:
         raise ConfigError(f"k={k} exceeds L={size_L}", parameter="k", valid=f"1..{size_L}")
-    n = _opt_int(values["n"])
+    n = optional_int(values["n"])
     if n is None:
         n = size_L + round_half_up((1.0 - float(values["core_ratio"])) * 2 * r)  # type: ignore[arg-type]
         used.add("core_ratio")
@@ -176,10 +177,6 @@ def resolve(clauses: int | None, params: Mapping[str, object]) -> dict[str, Para
         "n": n,
         "shuffle": values["shuffle"],
     }
-
-
-def _opt_int(value: ParamValue) -> int | None:
-    return None if value is None else int(value)
 
 
 def implication_cycle(

@@ -35,6 +35,7 @@ __all__ = [
     "ParamValue",
     "knob_grid",
     "knob_to_int",
+    "optional_int",
     "parse_settings",
     "round_half_up",
     "share_count",
@@ -240,6 +241,15 @@ def validate_params(
             values[spec.name] = value
             given.add(spec.name)
     return values, frozenset(given)
+
+
+def optional_int(value: ParamValue) -> int | None:
+    """A structural parameter as an int, or ``None`` when it was not given.
+
+    >>> optional_int(None), optional_int(3.0)
+    (None, 3)
+    """
+    return None if value is None else int(value)
 
 
 def round_half_up(x: float) -> int:

@@ -39,6 +39,7 @@ from twosat_formal.generators.knobs import (
     ParamSpec,
     ParamValue,
     knob_to_int,
+    optional_int,
     round_half_up,
     share_count,
     validate_params,
@@ -110,7 +111,7 @@ def resolve(clauses: int | None, params: Mapping[str, object]) -> dict[str, Para
         )
     used = set(given)
     share = float(values["filler_share"])  # type: ignore[arg-type]
-    m_pos, m_neg, r = (_opt(values[key]) for key in ("m_pos", "m_neg", "r"))
+    m_pos, m_neg, r = (optional_int(values[key]) for key in ("m_pos", "m_neg", "r"))
     if clauses is None and m_pos is not None and m_neg is not None:
         core = m_pos + m_neg + 1
         if r is None:
@@ -167,7 +168,7 @@ def resolve(clauses: int | None, params: Mapping[str, object]) -> dict[str, Para
             used.add("pos_ratio")
     assert m_pos is not None and m_neg is not None
     core = m_pos + m_neg + 1
-    n_pos, n_neg = _opt(values["n_pos"]), _opt(values["n_neg"])
+    n_pos, n_neg = optional_int(values["n_pos"]), optional_int(values["n_neg"])
     lo_p, hi_p = _var_range(m_pos)
     lo_n, hi_n = _var_range(m_neg)
     if n_pos is None or n_neg is None:
@@ -192,7 +193,7 @@ def resolve(clauses: int | None, params: Mapping[str, object]) -> dict[str, Para
                 parameter=name,
                 valid=f"{lo}..{hi} (each variable in some clause, clauses over 2 variables)",
             )
-    s = _opt(values["s"])
+    s = optional_int(values["s"])
     if s is None:
         s = knob_to_int(float(values["bridge_position"]), 1, target)  # type: ignore[arg-type]
         used.add("bridge_position")
@@ -216,10 +217,6 @@ def resolve(clauses: int | None, params: Mapping[str, object]) -> dict[str, Para
         "r": r,
         "shuffle": values["shuffle"],
     }
-
-
-def _opt(value: ParamValue) -> int | None:
-    return None if value is None else int(value)
 
 
 def mono_bridge(

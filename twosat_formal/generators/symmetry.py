@@ -30,7 +30,13 @@ from typing import Any
 
 from twosat_formal.errors import ConfigError
 from twosat_formal.formula import Formula
-from twosat_formal.generators.knobs import ParamSpec, ParamValue, round_half_up, validate_params
+from twosat_formal.generators.knobs import (
+    ParamSpec,
+    ParamValue,
+    optional_int,
+    round_half_up,
+    validate_params,
+)
 
 __all__ = ["FAMILY", "PARAMS", "resolve", "symmetry"]
 
@@ -194,7 +200,7 @@ def symmetry(
         base_seed = rng.getrandbits(63)
         base_params = {k: v for k, v in p.items() if k not in _OWN and k != "clauses"}
         base_instance = generate(
-            str(p["base"]), clauses=_opt(p["base_clauses"]), seed=base_seed, **base_params
+            str(p["base"]), clauses=optional_int(p["base_clauses"]), seed=base_seed, **base_params
         )
         base_formula, base_structure = base_instance.formula, base_instance.structure
         base_info = {
@@ -213,7 +219,7 @@ def symmetry(
             valid=f"{copies * m - 1}..{copies * m + 1} with this base",
         )
     trigger = p["trigger"]
-    t = _opt(p["trigger_clause"])
+    t = optional_int(p["trigger_clause"])
     if t is None:
         t = int(base_structure.get("trigger_clause", m - 1))
     elif t >= m:
@@ -275,7 +281,3 @@ def symmetry(
             for c in range(copies)
         ]
     return formula, structure
-
-
-def _opt(value: ParamValue) -> int | None:
-    return None if value is None else int(value)
