@@ -246,7 +246,7 @@ def test_malformed_records_fail_with_their_line(tmp_path: Path, records: dict[st
         (8, "record"),
     ]
     messages = [f.message for f in report.failures]
-    assert "not JSON" in messages[0]
+    assert "invalid JSON" in messages[0]
     assert "missing field 'dimacs'" in messages[1]
     assert "schema_version 99" in messages[2]
     assert "JSON object" in messages[3]

@@ -47,10 +47,9 @@ Examples
 
 from __future__ import annotations
 
-import json
 import multiprocessing
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
@@ -59,6 +58,7 @@ from typing import Any
 
 from twosat_formal.errors import ConfigError, RecordError, TwoSatFormalError
 from twosat_formal.formula import Formula
+from twosat_formal.jsonl import read_json_lines
 
 __all__ = [
     "BACKENDS",
@@ -499,24 +499,8 @@ def certify_record(
 # -- datasets ------------------------------------------------------------------------------------
 
 
-def _read(path: str | Path) -> Iterator[tuple[str, int, Any]]:
-    source = str(path)
-    with open(path, encoding="utf-8") as handle:
-        for number, text in enumerate(handle, 1):
-            if not text.strip():
-                continue
-            try:
-                yield source, number, json.loads(text)
-            except json.JSONDecodeError as exc:
-                yield (
-                    source,
-                    number,
-                    RecordError(f"not JSON: {exc.msg}", line=number, source=source),
-                )
-
-
 def _tasks(paths: Sequence[str | Path]) -> tuple[list[_Task], list[CheckFailure]]:
-    entries = [entry for path in paths for entry in _read(path)]
+    entries = [entry for path in paths for entry in read_json_lines(path, strict=False)]
     index: dict[str, Any] = {}
     duplicates: list[CheckFailure] = []
     for source, number, record in entries:

@@ -51,16 +51,14 @@ Examples
 from __future__ import annotations
 
 import asyncio
-import json
 import random
-import sys
 import time
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Protocol
+from typing import Any, Protocol
 
 from rich.console import Console
 from rich.progress import (
@@ -75,6 +73,7 @@ from rich.progress import (
 
 from twosat_formal.errors import ConfigError, RecordError, TwoSatFormalError
 from twosat_formal.formula import Formula
+from twosat_formal.jsonl import read_json_lines
 from twosat_formal.models.base import Model, Response, SamplingParams, TransientModelError
 from twosat_formal.prompts import PromptRecord
 from twosat_formal.provenance import tool_version
@@ -792,25 +791,12 @@ def read_eval_prompts(path: str | Path) -> Iterator[PromptRecord | StoryPrompt]:
     ...     [r == rec for r in read_eval_prompts(path)]
     [True]
     """
-    if str(path) == "-":
-        yield from _read_prompt_stream(sys.stdin, "<stdin>")
-        return
-    with open(path, encoding="utf-8") as stream:
-        yield from _read_prompt_stream(stream, str(path))
-
-
-def _read_prompt_stream(stream: IO[str], source: str) -> Iterator[PromptRecord | StoryPrompt]:
-    for number, raw in enumerate(stream, 1):
-        if not raw.strip():
-            continue
-        try:
-            obj = json.loads(raw)
-        except json.JSONDecodeError as err:
-            raise RecordError(f"invalid JSON: {err.msg}", line=number, source=source) from None
-        if is_story_record(obj):
-            yield StoryPrompt.from_story(StoryRecord.from_record(obj, line=number, source=source))
+    for line in read_json_lines(path):
+        if is_story_record(line.value):
+            story = StoryRecord.from_record(line.value, line=line.number, source=line.source)
+            yield StoryPrompt.from_story(story)
         else:
-            yield PromptRecord.from_record(obj, line=number, source=source)
+            yield PromptRecord.from_record(line.value, line=line.number, source=line.source)
 
 
 def load_items(

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sys
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +35,7 @@ from typing import Any, TextIO
 from twosat_formal.errors import ParseError, RecordError
 from twosat_formal.formula import Formula
 from twosat_formal.io import scan_dimacs, write_dimacs
+from twosat_formal.jsonl import json_line, read_json_lines, write_lines
 
 __all__ = [
     "LABELS",
@@ -166,7 +166,7 @@ class Instance:
 
         Field order is fixed, so equal instances give equal bytes.
         """
-        return json.dumps(self.to_record(), ensure_ascii=False, allow_nan=False)
+        return json_line(self.to_record())
 
     @classmethod
     def from_record(
@@ -237,20 +237,8 @@ def read_instances(path: str | Path) -> Iterator[Instance]:
     RecordError
         With the line number for bad JSON or a malformed record.
     """
-    source = "<stdin>" if str(path) == "-" else str(path)
-    handle: TextIO = sys.stdin if str(path) == "-" else open(path, encoding="utf-8")  # noqa: SIM115
-    try:
-        for number, text in enumerate(handle, 1):
-            if not text.strip():
-                continue
-            try:
-                record = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise RecordError(f"not JSON: {exc.msg}", line=number, source=source) from None
-            yield Instance.from_record(record, line=number, source=source)
-    finally:
-        if handle is not sys.stdin:
-            handle.close()
+    for line in read_json_lines(path):
+        yield Instance.from_record(line.value, line=line.number, source=line.source)
 
 
 def write_instances(instances: Iterable[Instance], path_or_stream: str | Path | TextIO) -> int:
@@ -262,13 +250,4 @@ def write_instances(instances: Iterable[Instance], path_or_stream: str | Path | 
     >>> write_instances([], io.StringIO())
     0
     """
-    if isinstance(path_or_stream, str | Path):
-        if str(path_or_stream) == "-":
-            return write_instances(instances, sys.stdout)
-        with open(path_or_stream, "w", encoding="utf-8", newline="\n") as handle:
-            return write_instances(instances, handle)
-    count = 0
-    for instance in instances:
-        path_or_stream.write(instance.to_json() + "\n")
-        count += 1
-    return count
+    return write_lines((instance.to_json() for instance in instances), path_or_stream)

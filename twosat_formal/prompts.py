@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,6 +45,7 @@ from typing import IO, Any
 
 from twosat_formal.errors import RecordError
 from twosat_formal.formula import Formula
+from twosat_formal.jsonl import json_line, read_json_lines, write_lines
 
 __all__ = [
     "ANSWER_INSTRUCTIONS",
@@ -310,10 +310,6 @@ class PromptRecord:
         )
 
 
-#: Characters that some readers take for line breaks; escaped inside JSON strings.
-_LINE_BREAKS = {0x85: "\\u0085", 0x2028: "\\u2028", 0x2029: "\\u2029"}
-
-
 def read_prompts(path: str | Path) -> Iterator[PromptRecord]:
     """The records of a JSON Lines prompt file (``"-"``: stdin), lazily; blank lines skipped.
 
@@ -333,22 +329,8 @@ def read_prompts(path: str | Path) -> Iterator[PromptRecord]:
     2
     [True, True]
     """
-    if str(path) == "-":
-        yield from _read_stream(sys.stdin, "<stdin>")
-        return
-    with open(path, encoding="utf-8") as stream:
-        yield from _read_stream(stream, str(path))
-
-
-def _read_stream(stream: IO[str], source: str) -> Iterator[PromptRecord]:
-    for number, raw in enumerate(stream, 1):
-        if not raw.strip():
-            continue
-        try:
-            obj = json.loads(raw)
-        except json.JSONDecodeError as err:
-            raise RecordError(f"invalid JSON: {err.msg}", line=number, source=source) from None
-        yield PromptRecord.from_record(obj, line=number, source=source)
+    for line in read_json_lines(path):
+        yield PromptRecord.from_record(line.value, line=line.number, source=line.source)
 
 
 def write_prompts(records: Iterable[PromptRecord], path_or_stream: str | Path | IO[str]) -> int:
@@ -366,14 +348,4 @@ def write_prompts(records: Iterable[PromptRecord], path_or_stream: str | Path | 
     >>> buf.getvalue().startswith('{"schema_version": 1, "id": ')
     True
     """
-    if isinstance(path_or_stream, str | Path):
-        if str(path_or_stream) == "-":
-            return write_prompts(records, sys.stdout)
-        with open(path_or_stream, "w", encoding="utf-8", newline="\n") as stream:
-            return write_prompts(records, stream)
-    count = 0
-    for record in records:
-        line = json.dumps(record.to_record(), ensure_ascii=False)
-        path_or_stream.write(line.translate(_LINE_BREAKS) + "\n")
-        count += 1
-    return count
+    return write_lines((json_line(record.to_record()) for record in records), path_or_stream)

@@ -35,7 +35,6 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,6 +44,7 @@ import z3
 
 from twosat_formal.errors import CertificateError, ConfigError, RecordError
 from twosat_formal.formula import Formula
+from twosat_formal.jsonl import json_line, read_json_lines, write_lines
 from twosat_formal.prompts import story_prompt
 from twosat_formal.verbalize.roundtrip import z3_equivalent
 from twosat_formal.verbalize.story.themes import THEMES
@@ -544,7 +544,7 @@ class StoryRecord:
 
     def to_json(self) -> str:
         """:meth:`to_record` as one line of JSON."""
-        return json.dumps(self.to_record(), ensure_ascii=False).translate(_LINE_BREAKS)
+        return json_line(self.to_record())
 
     @classmethod
     def from_record(
@@ -918,31 +918,14 @@ def story_statistics(records: Iterable[StoryRecord]) -> StoryStatistics:
 
 # -- JSON Lines -----------------------------------------------------------------------------
 
-#: Characters that some readers take for line breaks; escaped inside JSON strings.
-_LINE_BREAKS = {0x85: "\\u0085", 0x2028: "\\u2028", 0x2029: "\\u2029"}
-
 
 def read_stories(path: str | Path) -> Iterator[StoryRecord]:
     """The story records of a JSON Lines file (``"-"``: stdin), lazily; blank lines skipped.
 
     Raises :class:`RecordError` with the line number on the first bad line.
     """
-    if str(path) == "-":
-        yield from _read_stream(sys.stdin, "<stdin>")
-        return
-    with open(path, encoding="utf-8") as stream:
-        yield from _read_stream(stream, str(path))
-
-
-def _read_stream(stream: IO[str], source: str) -> Iterator[StoryRecord]:
-    for number, raw in enumerate(stream, 1):
-        if not raw.strip():
-            continue
-        try:
-            obj = json.loads(raw)
-        except json.JSONDecodeError as err:
-            raise RecordError(f"invalid JSON: {err.msg}", line=number, source=source) from None
-        yield StoryRecord.from_record(obj, line=number, source=source)
+    for line in read_json_lines(path):
+        yield StoryRecord.from_record(line.value, line=line.number, source=line.source)
 
 
 def write_stories(records: Iterable[StoryRecord], path_or_stream: str | Path | IO[str]) -> int:
@@ -952,19 +935,14 @@ def write_stories(records: Iterable[StoryRecord], path_or_stream: str | Path | I
     >>> buf = io.StringIO()
     >>> rec = StoryRecord(story_id("i", "spy", "m", 0), "i", "spy", "m", 0, {}, "I.", (), "I.",
     ...                   "T", ())
-    >>> write_stories([rec], buf), [r == rec for r in _read_stream(io.StringIO(buf.getvalue()), "")]
-    (1, [True])
+    >>> write_stories([rec], buf)
+    1
+    >>> from twosat_formal.jsonl import read_stream
+    >>> lines = read_stream(io.StringIO(buf.getvalue()), "<mem>")
+    >>> [StoryRecord.from_record(line.value) == rec for line in lines]
+    [True]
     """
-    if isinstance(path_or_stream, str | Path):
-        if str(path_or_stream) == "-":
-            return write_stories(records, sys.stdout)
-        with open(path_or_stream, "w", encoding="utf-8", newline="\n") as stream:
-            return write_stories(records, stream)
-    count = 0
-    for record in records:
-        path_or_stream.write(record.to_json() + "\n")
-        count += 1
-    return count
+    return write_lines((record.to_json() for record in records), path_or_stream)
 
 
 # -- field readers --------------------------------------------------------------------------
