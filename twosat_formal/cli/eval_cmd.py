@@ -9,6 +9,12 @@ from typing import Annotated
 import typer
 
 from twosat_formal.cli.app import app, err_console, out_console
+from twosat_formal.cli.options import (
+    ApiKeyEnvOption,
+    BaseUrlOption,
+    ConcurrencyOption,
+    ProgressOption,
+)
 from twosat_formal.errors import ConfigError
 from twosat_formal.evaluate import EvalSummary, RetryPolicy, evaluate, load_items
 from twosat_formal.export import export_results, format_of
@@ -63,9 +69,7 @@ def eval_command(
             "recovered formula) and solved.",
         ),
     ] = None,
-    concurrency: Annotated[
-        int, typer.Option("--concurrency", min=1, help="Requests in flight at most.")
-    ] = 8,
+    concurrency: ConcurrencyOption = 8,
     max_tokens: Annotated[
         int, typer.Option("--max-tokens", min=1, help="Token budget of each answer.")
     ] = 4096,
@@ -75,18 +79,8 @@ def eval_command(
     limit: Annotated[
         int | None, typer.Option("--limit", min=0, help="Use only the first N prompts.")
     ] = None,
-    base_url: Annotated[
-        str | None,
-        typer.Option("--base-url", help="API root of openai/ models (default: $OPENAI_BASE_URL)."),
-    ] = None,
-    api_key_env: Annotated[
-        str | None,
-        typer.Option(
-            "--api-key-env",
-            help="Environment variable that holds the API key (default: OPENAI_API_KEY). "
-            "The key itself is never stored or printed.",
-        ),
-    ] = None,
+    base_url: BaseUrlOption = None,
+    api_key_env: ApiKeyEnvOption = None,
     mode: Annotated[
         str,
         typer.Option(
@@ -111,9 +105,7 @@ def eval_command(
         bool,
         typer.Option("--retry-errors", help="Ask again the requests stored with failure `error`."),
     ] = False,
-    progress: Annotated[
-        bool, typer.Option("--progress/--no-progress", help="Show a progress bar on stderr.")
-    ] = True,
+    progress: ProgressOption = True,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the summary as one JSON object.")
     ] = False,

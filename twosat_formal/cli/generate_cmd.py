@@ -18,6 +18,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from twosat_formal.cli.app import app, err_console, out_console
+from twosat_formal.cli.options import ProgressOption
 from twosat_formal.errors import ConfigError
 
 if TYPE_CHECKING:  # the library is imported when a command runs, not for --help
@@ -81,10 +82,7 @@ def generate(
             "--grid", help="Named grid: table1, or a knob sweep paper-3 / paper-7 of FAMILY."
         ),
     ] = None,
-    progress: Annotated[
-        bool,
-        typer.Option("--progress/--no-progress", help="Show a progress bar on stderr."),
-    ] = True,
+    progress: ProgressOption = True,
 ) -> None:
     """Draw labelled instances of a family (or a named grid) as JSON Lines."""
     from twosat_formal.generators import FAMILIES, Dataset, DatasetConfig

@@ -11,6 +11,12 @@ from rich.measure import Measurement
 
 from twosat_formal.bench import BENCH_MODELS, DEFAULT_OUT
 from twosat_formal.cli.app import app, err_console, out_console
+from twosat_formal.cli.options import (
+    ApiKeyEnvOption,
+    BaseUrlOption,
+    ConcurrencyOption,
+    ProgressOption,
+)
 from twosat_formal.errors import ConfigError
 from twosat_formal.experiments.spec import load_spec, spec_names
 
@@ -126,24 +132,11 @@ def run_experiment_command(
     temperature: Annotated[
         float | None, typer.Option("--temperature", help="Sampling temperature.")
     ] = None,
-    concurrency: Annotated[
-        int, typer.Option("--concurrency", min=1, help="Requests in flight at most.")
-    ] = 8,
+    concurrency: ConcurrencyOption = 8,
     jobs: Annotated[int, typer.Option("--jobs", min=1, help="Worker processes of certify.")] = 1,
-    base_url: Annotated[
-        str | None,
-        typer.Option("--base-url", help="API root of openai/ models (default: $OPENAI_BASE_URL)."),
-    ] = None,
-    api_key_env: Annotated[
-        str | None,
-        typer.Option(
-            "--api-key-env",
-            help="Environment variable holding the API key (default: OPENAI_API_KEY).",
-        ),
-    ] = None,
-    progress: Annotated[
-        bool, typer.Option("--progress/--no-progress", help="Show a progress bar on stderr.")
-    ] = True,
+    base_url: BaseUrlOption = None,
+    api_key_env: ApiKeyEnvOption = None,
+    progress: ProgressOption = True,
 ) -> None:
     """Run an experiment: generate, perturb, verbalize, certify, evaluate, report.
 
@@ -206,20 +199,9 @@ def bench_command(
             help="Verbalization template, repeatable (default: all 6).",
         ),
     ] = None,
-    base_url: Annotated[
-        str | None,
-        typer.Option("--base-url", help="API root of openai/ models (default: $OPENAI_BASE_URL)."),
-    ] = None,
-    api_key_env: Annotated[
-        str | None,
-        typer.Option(
-            "--api-key-env",
-            help="Environment variable holding the API key (default: OPENAI_API_KEY).",
-        ),
-    ] = None,
-    progress: Annotated[
-        bool, typer.Option("--progress/--no-progress", help="Show a progress bar on stderr.")
-    ] = True,
+    base_url: BaseUrlOption = None,
+    api_key_env: ApiKeyEnvOption = None,
+    progress: ProgressOption = True,
 ) -> None:
     """Run the offline benchmark: reduced Table 1 on the reference reasoners, certified.
 
