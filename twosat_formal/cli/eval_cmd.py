@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -16,11 +16,13 @@ from twosat_formal.cli.options import (
     ProgressOption,
 )
 from twosat_formal.errors import ConfigError
-from twosat_formal.evaluate import EvalSummary, RetryPolicy, evaluate, load_items
 from twosat_formal.export import export_results, format_of
 from twosat_formal.models import spec_forms
 from twosat_formal.models.base import SamplingParams
 from twosat_formal.store import RunStore
+
+if TYPE_CHECKING:  # the runner is imported when ``eval`` runs, not for --help
+    from twosat_formal.evaluate import EvalSummary
 
 __all__ = ["eval_command", "results_command"]
 
@@ -117,6 +119,8 @@ def eval_command(
     """
     if mode not in ("chat", "completion"):
         raise ConfigError(f"unknown mode {mode!r}", parameter="mode", valid="chat or completion")
+    from twosat_formal.evaluate import RetryPolicy, evaluate, load_items
+
     items = load_items(prompts, dataset=dataset, limit=limit)
     params = SamplingParams(max_tokens=max_tokens, temperature=temperature, top_p=top_p, seed=seed)
     info = {"prompts_file": str(prompts), "dataset": str(dataset) if dataset else None}

@@ -9,16 +9,19 @@ from __future__ import annotations
 
 import json
 from enum import StrEnum
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
 
-from twosat_formal.analysis import Structure, analyze
 from twosat_formal.cli.app import app, out_console
-from twosat_formal.formula import Formula
 from twosat_formal.io import read_formula
-from twosat_formal.solve import BACKENDS, SolveResult, solve
+from twosat_formal.solve import BACKENDS, solve
+
+if TYPE_CHECKING:  # the solver stack is imported when a command runs, not for --help
+    from twosat_formal.analysis import Structure
+    from twosat_formal.formula import Formula
+    from twosat_formal.solve import SolveResult
 
 __all__ = ["inspect", "solve_command"]
 
@@ -142,6 +145,8 @@ def inspect(
     format: FormatOption = None,
 ) -> None:
     """Print the implication-graph structure of a 2-CNF in FILE."""
+    from twosat_formal.analysis import analyze
+
     formula = read_formula(file, format=format.value if format else None)
     structure = analyze(formula)
     if as_json:

@@ -46,13 +46,14 @@ import os
 import time
 from datetime import UTC, datetime
 from types import TracebackType
-from typing import Any, Literal, Self
+from typing import TYPE_CHECKING, Any, Literal, Self
 from urllib.parse import urlsplit, urlunsplit
-
-import aiohttp
 
 from twosat_formal.errors import ConfigError, EvaluationError
 from twosat_formal.models.base import Response, SamplingParams, TransientModelError
+
+if TYPE_CHECKING:  # imported where it is used: the CLI starts faster without it
+    import aiohttp
 
 __all__ = [
     "DEFAULT_BASE_URL",
@@ -322,6 +323,8 @@ class OpenAICompatModel:
         self._headers = {"Authorization": f"Bearer {key}"} if key else {}
         # Loopback servers are never reached through a proxy from the environment.
         self._trust_env = parts.hostname not in _LOOPBACK_HOSTS
+        import aiohttp
+
         self._timeout = aiohttp.ClientTimeout(
             total=self.timeout_s, connect=min(self.timeout_s, 30.0)
         )
@@ -345,6 +348,8 @@ class OpenAICompatModel:
         Raises :class:`TransientModelError` for failures worth retrying and
         :class:`~twosat_formal.errors.EvaluationError` for the others.
         """
+        import aiohttp
+
         body = request_body(self.mode, self.model_id, prompt, params, sample)
         where = f"{self.endpoint}/{self.path}"
         url = f"{self.base_url}/{self.path}"
@@ -389,6 +394,8 @@ class OpenAICompatModel:
 
     def _open_session(self) -> aiohttp.ClientSession:
         """The HTTP session of the running event loop (opened on first use)."""
+        import aiohttp
+
         session = self._session
         loop = asyncio.get_running_loop()
         if session is None or session.closed or self._session_loop is not loop:
