@@ -80,6 +80,7 @@ from twosat_formal.provenance import tool_version
 from twosat_formal.scoring import (
     LABELS,
     Judgement,
+    PromptLike,
     entity_variables,
     error_judgement,
     score,
@@ -117,8 +118,8 @@ STORY_TEMPLATE_PREFIX = "story:"
 COMMIT_INTERVAL_S = 0.05
 
 
-class PromptRecordLike(Protocol):
-    """What the runner reads from a prompt record."""
+class PromptRecordLike(PromptLike, Protocol):
+    """What the runner reads from a prompt record: scoring's view plus its identity."""
 
     @property
     def id(self) -> str:
@@ -138,21 +139,6 @@ class PromptRecordLike(Protocol):
     @property
     def text(self) -> str:
         """The full prompt, exactly as the model reads it."""
-        ...
-
-    @property
-    def entities(self) -> Mapping[str, Any]:
-        """Entity → variable of the instance's formula."""
-        ...
-
-    @property
-    def true_value(self) -> str:
-        """The scheme's true word."""
-        ...
-
-    @property
-    def false_value(self) -> str:
-        """The scheme's false word."""
         ...
 
 

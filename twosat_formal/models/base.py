@@ -19,11 +19,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass
-from typing import Protocol, runtime_checkable
+from types import TracebackType
+from typing import Protocol, Self, runtime_checkable
 
 from twosat_formal.errors import EvaluationError
 
-__all__ = ["Model", "Response", "SamplingParams", "TransientModelError"]
+__all__ = ["ClosingModel", "Model", "Response", "SamplingParams", "TransientModelError"]
 
 
 @dataclass(frozen=True)
@@ -90,3 +91,21 @@ class Model(Protocol):
     async def aclose(self) -> None:
         """Release what the model holds (HTTP clients, a server subprocess)."""
         ...
+
+
+class ClosingModel:
+    """Mixin: ``async with model:`` closes the model (calls ``aclose``) on the way out."""
+
+    async def aclose(self) -> None:
+        """Release what the model holds; nothing by default."""
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()

@@ -45,13 +45,12 @@ import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from types import TracebackType
 from typing import IO, Self
 
 import httpx
 
 from twosat_formal.errors import ConfigError, EvaluationError
-from twosat_formal.models.base import Response, SamplingParams
+from twosat_formal.models.base import ClosingModel, Response, SamplingParams
 from twosat_formal.models.openai_compat import DEFAULT_TIMEOUT_S, MODES, OpenAICompatModel
 
 __all__ = [
@@ -365,7 +364,7 @@ class LlamaCppServer:
             self._log = None
 
 
-class LlamaCppModel:
+class LlamaCppModel(ClosingModel):
     """A GGUF model served by a private llama.cpp server (see the module docstring).
 
     The server starts on ``async with``, or on the first :meth:`generate`, and stops
@@ -491,11 +490,3 @@ class LlamaCppModel:
             await self.aclose()
             raise
         return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()

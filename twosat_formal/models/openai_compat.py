@@ -45,12 +45,11 @@ import json
 import os
 import time
 from datetime import UTC, datetime
-from types import TracebackType
-from typing import TYPE_CHECKING, Any, Literal, Self
+from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit, urlunsplit
 
 from twosat_formal.errors import ConfigError, EvaluationError
-from twosat_formal.models.base import Response, SamplingParams, TransientModelError
+from twosat_formal.models.base import ClosingModel, Response, SamplingParams, TransientModelError
 
 if TYPE_CHECKING:  # imported where it is used: the CLI starts faster without it
     import aiohttp
@@ -250,7 +249,7 @@ def _error_detail(body: bytes) -> str:
     return text if len(text) <= _DETAIL_CHARS else text[: _DETAIL_CHARS - 3] + "..."
 
 
-class OpenAICompatModel:
+class OpenAICompatModel(ClosingModel):
     """A model behind an OpenAI-compatible HTTP API.
 
     Parameters
@@ -413,14 +412,3 @@ class OpenAICompatModel:
         session, self._session, self._session_loop = self._session, None, None
         if session is not None and not session.closed:
             await session.close()
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()

@@ -47,12 +47,11 @@ import random
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from types import TracebackType
-from typing import ClassVar, Literal, Self
+from typing import ClassVar, Literal
 
 from twosat_formal.errors import ConfigError, EvaluationError, ParseError
 from twosat_formal.formula import Formula
-from twosat_formal.models.base import Response, SamplingParams
+from twosat_formal.models.base import ClosingModel, Response, SamplingParams
 
 __all__ = [
     "DEFAULT_BUDGET",
@@ -326,7 +325,7 @@ def bounded_search(formula: Formula, budget: int) -> BoundedRun:
     return finish("SAT")
 
 
-class ReferenceModel:
+class ReferenceModel(ClosingModel):
     """Base of the reference reasoners: prompt in, App. G.2-style answer out.
 
     Subclasses implement :meth:`answer`. ``endpoint`` is ``"local"``.
@@ -365,17 +364,6 @@ class ReferenceModel:
 
     async def aclose(self) -> None:
         """Nothing to release."""
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
 
 
 class OracleModel(ReferenceModel):
