@@ -421,7 +421,7 @@ class _Runner:
             attempts=attempts,
             run_id=self.run_id,
         )
-        self.store.put(row, commit=False)
+        self.store.put(row, commit=False, key=request.key)
         if self._commit_timer is None:
             loop = asyncio.get_running_loop()
             self._commit_timer = loop.call_later(COMMIT_INTERVAL_S, self.commit)

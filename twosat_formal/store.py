@@ -39,6 +39,7 @@ import sqlite3
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import lru_cache
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -157,6 +158,7 @@ def prompt_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+@lru_cache(maxsize=256)  # called for every stored result with a handful of distinct values
 def public_endpoint(endpoint: str) -> str:
     """``endpoint`` without user information, query or fragment (where secrets hide).
 
@@ -417,11 +419,12 @@ class RunStore:
 
     # -- results ---------------------------------------------------------------------------
 
-    def put(self, result: ResultRow, *, commit: bool = True) -> bool:
+    def put(self, result: ResultRow, *, commit: bool = True, key: str | None = None) -> bool:
         """Store one result; ``False`` when its key was already stored.
 
         With ``commit=False`` the insert waits for the next :meth:`commit` (the runner
-        groups the results of a few milliseconds into one commit).
+        groups the results of a few milliseconds into one commit). ``key`` is
+        ``result.key`` when the caller has it at hand already.
         """
         j = result.judgement
         r = result.response
@@ -435,7 +438,7 @@ class RunStore:
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
             "?, ?, ?, ?) ON CONFLICT (key) DO NOTHING",
             (
-                result.key,
+                key or result.key,
                 result.model,
                 public_endpoint(result.endpoint),
                 result.prompt_hash,
