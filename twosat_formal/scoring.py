@@ -50,6 +50,7 @@ import json
 import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import asdict, dataclass
+from functools import lru_cache
 from typing import Any, NamedTuple, Protocol, cast
 
 from twosat_formal.errors import ConfigError
@@ -484,7 +485,25 @@ def _decode(text: str, start: int, closed: int) -> tuple[Any, int]:
 
 def _objects(text: str, *, lenient: bool) -> tuple[list[dict[str, Any] | str], str | None]:
     """Outermost JSON objects of ``text`` in order (a ``str`` stands for an object with
-    a key given two values), and the last attempt at one that did not parse."""
+    a key given two values), and the last attempt at one that did not parse.
+
+    The lenient reading differs from the strict one only where an object failed to
+    parse, so when every attempt parsed, the strict reading (cached: scoring reads each
+    answer both ways) is the lenient one too.
+    """
+    strict_items, strict_tried = _strict_objects(text)
+    if not lenient or strict_tried is None:
+        return list(strict_items), strict_tried
+    return _scan_objects(text, lenient=True)
+
+
+@lru_cache(maxsize=8)
+def _strict_objects(text: str) -> tuple[tuple[dict[str, Any] | str, ...], str | None]:
+    items, tried = _scan_objects(text, lenient=False)
+    return tuple(items), tried
+
+
+def _scan_objects(text: str, *, lenient: bool) -> tuple[list[dict[str, Any] | str], str | None]:
     items: list[dict[str, Any] | str] = []
     tried: str | None = None
     spans: dict[int, int] | None = None
