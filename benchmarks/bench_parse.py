@@ -16,43 +16,14 @@ from __future__ import annotations
 
 import argparse
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 
-import numpy as np
+from _common import best_of, random_2cnf  # type: ignore[import-not-found,unused-ignore]
 from pysat.formula import CNF
 
-from twosat_formal.formula import Formula
 from twosat_formal.io import parse_dimacs, read_formula, scan_dimacs, write_dimacs
 
-__all__ = ["best_of", "main", "random_2cnf"]
-
-
-def random_2cnf(clauses: int, seed: int) -> Formula:
-    """A random 2-CNF with ``clauses`` clauses over as many variables (ratio 1.0).
-
-    >>> random_2cnf(5, seed=1) == random_2cnf(5, seed=1)
-    True
-    """
-    rng = np.random.default_rng(seed)
-    variables = rng.integers(1, clauses + 1, size=(clauses, 2))
-    signs = rng.choice(np.array([-1, 1]), size=(clauses, 2))
-    return Formula.from_pairs(variables * signs, num_vars=clauses)
-
-
-def best_of(repeat: int, run: Callable[[], object]) -> float:
-    """The best wall-clock time of ``repeat`` runs of ``run``, in seconds.
-
-    >>> best_of(2, lambda: None) >= 0
-    True
-    """
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return min(times)
+__all__ = ["main"]
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -26,48 +26,19 @@ from __future__ import annotations
 import argparse
 import multiprocessing
 import resource
-import time
 import tracemalloc
-from collections.abc import Callable
 from typing import Any
 
 import networkx as nx
-import numpy as np
+from _common import best_of, random_2cnf  # type: ignore[import-not-found,unused-ignore]
 from pysat.solvers import Solver
 
-from twosat_formal.formula import Formula
 from twosat_formal.solve import solve
 
-__all__ = ["best_of", "main", "networkx_solve", "pysat_solve", "random_2cnf"]
+__all__ = ["main", "networkx_solve", "pysat_solve"]
 
 #: Largest size at which the networkx solver is timed.
 NETWORKX_MAX = 100_000
-
-
-def random_2cnf(clauses: int, seed: int) -> Formula:
-    """A random 2-CNF with ``clauses`` clauses over as many variables (ratio 1.0).
-
-    >>> random_2cnf(5, seed=1) == random_2cnf(5, seed=1)
-    True
-    """
-    rng = np.random.default_rng(seed)
-    variables = rng.integers(1, clauses + 1, size=(clauses, 2))
-    signs = rng.choice(np.array([-1, 1]), size=(clauses, 2))
-    return Formula.from_pairs(variables * signs, num_vars=clauses)
-
-
-def best_of(repeat: int, run: Callable[[], object]) -> float:
-    """The best wall-clock time of ``repeat`` runs of ``run``, in seconds.
-
-    >>> best_of(2, lambda: None) >= 0
-    True
-    """
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def pysat_solve(clauses: list[list[int]]) -> bool:
