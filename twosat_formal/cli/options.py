@@ -6,7 +6,13 @@ from typing import Annotated
 
 import typer
 
-__all__ = ["ApiKeyEnvOption", "BaseUrlOption", "ConcurrencyOption", "ProgressOption"]
+__all__ = [
+    "ApiKeyEnvOption",
+    "BaseUrlOption",
+    "ConcurrencyOption",
+    "ProgressOption",
+    "TemplatesOption",
+]
 
 BaseUrlOption = Annotated[
     str | None,
@@ -25,4 +31,10 @@ ConcurrencyOption = Annotated[
 ]
 ProgressOption = Annotated[
     bool, typer.Option("--progress/--no-progress", help="Show a progress bar on stderr.")
+]
+TemplatesOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--template", metavar="NAME", help="Verbalization template, repeatable (default: all 6)."
+    ),
 ]

@@ -16,6 +16,7 @@ from twosat_formal.cli.options import (
     BaseUrlOption,
     ConcurrencyOption,
     ProgressOption,
+    TemplatesOption,
 )
 from twosat_formal.errors import ConfigError
 from twosat_formal.experiments.spec import load_spec, spec_names
@@ -111,14 +112,7 @@ def run_experiment_command(
         int | None,
         typer.Option("--formulas", min=1, help="Formulas per setting (default: the spec's)."),
     ] = None,
-    template: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--template",
-            metavar="NAME",
-            help="Verbalization template, repeatable (default: all 6).",
-        ),
-    ] = None,
+    template: TemplatesOption = None,
     seed: Annotated[
         int | None, typer.Option("--seed", help="Experiment seed (default: the spec's).")
     ] = None,
@@ -191,14 +185,7 @@ def bench_command(
         int | None,
         typer.Option("--max-clauses", min=1, help="Leave out the cells above this clause count."),
     ] = None,
-    template: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--template",
-            metavar="NAME",
-            help="Verbalization template, repeatable (default: all 6).",
-        ),
-    ] = None,
+    template: TemplatesOption = None,
     base_url: BaseUrlOption = None,
     api_key_env: ApiKeyEnvOption = None,
     progress: ProgressOption = True,
