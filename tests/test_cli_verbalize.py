@@ -147,6 +147,26 @@ def test_verbalize_dataset(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     assert [json.loads(line)["template"] for line in out2.splitlines()] == ["team", "team"]
 
 
+def test_verbalize_reads_a_dataset_or_a_formula_from_stdin(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = tmp_path / "data.jsonl"
+    write_instances([_instance("i-1", FORMULA), _instance("i-2", FORMULA)], data)
+    monkeypatch.setattr("sys.stdin", io.StringIO(data.read_text(encoding="utf-8")))
+    code, out, err = run(["verbalize", "-", "--template", "room"], capsys)
+    assert code == 0, err
+    from_file = run(["verbalize", str(data), "--template", "room"], capsys)[1]
+
+    def key(text: str) -> list[tuple[str, str]]:  # all but the measured proof time
+        return [(r["id"], r["text"]) for r in map(json.loads, text.splitlines())]
+
+    assert key(out) == key(from_file) and len(key(out)) == 2
+    monkeypatch.setattr("sys.stdin", io.StringIO("a | ~b\nb\n"))
+    code, out, err = run(["verbalize", "-", "--template", "logic"], capsys)
+    assert code == 0, err
+    assert out.startswith("Consider these logical relationships:\n")
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [

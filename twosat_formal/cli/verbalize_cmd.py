@@ -2,9 +2,9 @@
 
 ``verbalize INPUT --template NAME|all [--seed S] [--out FILE.jsonl]``
     A formula file (DIMACS or DSL; ``-`` for stdin) prints its prompt, or writes prompt
-    records with ``--out``. A dataset (a ``.jsonl`` file, or a file whose first
-    character is ``{``) writes one prompt record per instance and template, to stdout
-    or ``--out``. Every prompt carries its round-trip proof.
+    records with ``--out``. A dataset (a ``.jsonl`` file, or input whose first
+    character is ``{``, stdin included) writes one prompt record per instance and
+    template, to stdout or ``--out``. Every prompt carries its round-trip proof.
 ``backparse TEXT_FILE [--template NAME] [--to dsl|dimacs]``
     Reads a verbalization or a full prompt back into a formula.
 ``templates [--json]``
@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import sys
 from collections.abc import Iterator
@@ -24,8 +25,10 @@ import typer
 
 from twosat_formal.cli import story_cmd
 from twosat_formal.cli.app import app, err_console
-from twosat_formal.instance import read_instances
-from twosat_formal.io import read_formula, write_dimacs, write_dsl
+from twosat_formal.formula import Formula
+from twosat_formal.instance import Instance, read_instances
+from twosat_formal.io import parse_formula, read_formula, write_dimacs, write_dsl
+from twosat_formal.jsonl import read_stream
 from twosat_formal.prompts import PromptRecord, formula_id, write_prompts
 from twosat_formal.verbalize import TEMPLATES, backparse, prompt_record
 
@@ -46,18 +49,28 @@ def _templates(choice: str) -> list[str]:
     return [choice]
 
 
-def _is_dataset(path: str) -> bool:
+def _read_input(path: str) -> Formula | Iterator[Instance]:
+    """A formula, or the instances of a dataset (a ``.jsonl`` file, or text that starts
+    with ``{``); ``"-"`` reads standard input, which may hold either."""
     if path == "-":
-        return False
-    if path.endswith(".jsonl"):
-        return True
-    with open(path, encoding="utf-8") as stream:
-        head = stream.read(4096).lstrip()
-    return head.startswith("{")
+        text = sys.stdin.read()
+        if text.lstrip().startswith("{"):
+            return (
+                Instance.from_record(line.value, line=line.number, source=line.source)
+                for line in read_stream(io.StringIO(text), "<stdin>")
+            )
+        return parse_formula(text, source="<stdin>")
+    if not path.endswith(".jsonl"):
+        with open(path, encoding="utf-8") as stream:
+            if not stream.read(4096).lstrip().startswith("{"):
+                return read_formula(path)
+    return read_instances(path)
 
 
-def _dataset_records(path: str, templates: list[str], seed: int) -> Iterator[PromptRecord]:
-    for instance in read_instances(path):
+def _dataset_records(
+    instances: Iterator[Instance], templates: list[str], seed: int
+) -> Iterator[PromptRecord]:
+    for instance in instances:
         for name in templates:
             yield prompt_record(instance.formula, name, instance_id=instance.id, seed=seed)
 
@@ -108,13 +121,14 @@ def verbalize_command(
         )
         return
     names = _templates(story_cmd.require_template(template))
-    if _is_dataset(input_path):
-        records = _dataset_records(input_path, names, seed)
+    source = _read_input(input_path)
+    if not isinstance(source, Formula):
+        records = _dataset_records(source, names, seed)
         written = write_prompts(records, out if out is not None else sys.stdout)
         if out is not None:
             err_console.print(f"wrote {written} prompts to {out}", markup=False)
         return
-    formula = read_formula(input_path)
+    formula = source
     instance = formula_id(formula)
     records_list = [prompt_record(formula, n, instance_id=instance, seed=seed) for n in names]
     if out is not None:
