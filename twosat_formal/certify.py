@@ -370,44 +370,39 @@ def _base_formula(c: _Checker, inst: Any, base_record: Any) -> Formula | None:
     return result
 
 
-def _check_prompt(c: _Checker, task: _Task) -> None:
+def _check_verbalization(
+    c: _Checker,
+    task: _Task,
+    read: Callable[..., Any],
+    check: Callable[[Any, Formula], object],
+) -> None:
+    """A prompt or story record: it reads, and its text parses back to its instance."""
     from twosat_formal.instance import Instance
+
+    record = c.run(
+        "record", lambda: read(task.record, line=task.line, source=task.source), stop=True
+    )
+    c.id = record.id
+
+    def roundtrip() -> None:
+        if task.instance is None:
+            raise ConfigError(f"its instance {record.instance_id} is not in the dataset")
+        check(record, Instance.from_record(task.instance).formula)
+
+    c.run("roundtrip", roundtrip)
+
+
+def _check_prompt(c: _Checker, task: _Task) -> None:
     from twosat_formal.prompts import PromptRecord
     from twosat_formal.verbalize import check_roundtrip
 
-    prompt = c.run(
-        "record",
-        lambda: PromptRecord.from_record(task.record, line=task.line, source=task.source),
-        stop=True,
-    )
-    c.id = prompt.id
-
-    def roundtrip() -> None:
-        if task.instance is None:
-            raise ConfigError(f"its instance {prompt.instance_id} is not in the dataset")
-        inst = Instance.from_record(task.instance)
-        check_roundtrip(prompt, inst.formula)
-
-    c.run("roundtrip", roundtrip)
+    _check_verbalization(c, task, PromptRecord.from_record, check_roundtrip)
 
 
 def _check_story(c: _Checker, task: _Task) -> None:
-    from twosat_formal.instance import Instance
     from twosat_formal.verbalize.story.record import StoryRecord, check_story_record
 
-    story = c.run(
-        "record",
-        lambda: StoryRecord.from_record(task.record, line=task.line, source=task.source),
-        stop=True,
-    )
-    c.id = story.id
-
-    def roundtrip() -> None:
-        if task.instance is None:
-            raise ConfigError(f"its instance {story.instance_id} is not in the dataset")
-        check_story_record(story, Instance.from_record(task.instance).formula)
-
-    c.run("roundtrip", roundtrip)
+    _check_verbalization(c, task, StoryRecord.from_record, check_story_record)
 
 
 def _check_document(c: _Checker, task: _Task) -> None:
