@@ -41,6 +41,7 @@ from twosat_formal.generators.knobs import (
     optional_int,
     round_half_up,
     share_count,
+    used_knobs,
     validate_params,
 )
 
@@ -219,10 +220,7 @@ def resolve(clauses: int | None, params: Mapping[str, object]) -> dict[str, Para
         used.add("pi")
     return {
         "clauses": clauses,
-        "beta": values["beta"] if "beta" in used else None,
-        "mono_density": values["mono_density"] if "mono_density" in used else None,
-        "pi": values["pi"] if "pi" in used else None,
-        "filler_share": values["filler_share"] if "filler_share" in used else None,
+        **used_knobs(values, used, ("beta", "mono_density", "pi", "filler_share")),
         "n": n,
         "B": size_b,
         "m_mono": mono,

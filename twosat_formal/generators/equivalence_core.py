@@ -31,6 +31,7 @@ from twosat_formal.generators.knobs import (
     optional_int,
     round_half_up,
     share_count,
+    used_knobs,
     validate_params,
 )
 
@@ -175,8 +176,7 @@ def resolve(clauses: int | None, params: Mapping[str, object]) -> dict[str, Para
         )
     return {
         "clauses": clauses,
-        "free_ratio": values["free_ratio"] if "free_ratio" in used else None,
-        "filler_share": values["filler_share"] if "filler_share" in used else None,
+        **used_knobs(values, used, ("free_ratio", "filler_share")),
         "n": n,
         "f": f,
         "r": r,

@@ -40,6 +40,7 @@ from twosat_formal.generators.knobs import (
     optional_int,
     round_half_up,
     share_count,
+    used_knobs,
     validate_params,
 )
 
@@ -168,9 +169,7 @@ def resolve(clauses: int | None, params: Mapping[str, object]) -> dict[str, Para
         )
     return {
         "clauses": clauses,
-        "split": values["split"] if "split" in used else None,
-        "filler_share": values["filler_share"] if "filler_share" in used else None,
-        "core_ratio": values["core_ratio"] if "core_ratio" in used else None,
+        **used_knobs(values, used, ("split", "filler_share", "core_ratio")),
         "L": size_L,
         "k": k,
         "r": r,

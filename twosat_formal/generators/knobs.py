@@ -21,7 +21,7 @@ Examples
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Literal
@@ -39,6 +39,7 @@ __all__ = [
     "parse_settings",
     "round_half_up",
     "share_count",
+    "used_knobs",
     "validate_params",
 ]
 
@@ -241,6 +242,17 @@ def validate_params(
             values[spec.name] = value
             given.add(spec.name)
     return values, frozenset(given)
+
+
+def used_knobs(
+    values: Mapping[str, ParamValue], used: Collection[str], names: Iterable[str]
+) -> dict[str, ParamValue]:
+    """Each knob of ``names`` with its value where it drove the draw, else ``None``.
+
+    >>> used_knobs({"beta": 0.5, "pi": 0.2}, {"beta"}, ["beta", "pi"])
+    {'beta': 0.5, 'pi': None}
+    """
+    return {name: values[name] if name in used else None for name in names}
 
 
 def optional_int(value: ParamValue) -> int | None:

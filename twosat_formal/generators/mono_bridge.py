@@ -42,6 +42,7 @@ from twosat_formal.generators.knobs import (
     optional_int,
     round_half_up,
     share_count,
+    used_knobs,
     validate_params,
 )
 
@@ -205,10 +206,7 @@ def resolve(clauses: int | None, params: Mapping[str, object]) -> dict[str, Para
         )
     return {
         "clauses": clauses,
-        "var_density": values["var_density"] if "var_density" in used else None,
-        "pos_ratio": values["pos_ratio"] if "pos_ratio" in used else None,
-        "bridge_position": values["bridge_position"] if "bridge_position" in used else None,
-        "filler_share": values["filler_share"] if "filler_share" in used else None,
+        **used_knobs(values, used, ("var_density", "pos_ratio", "bridge_position", "filler_share")),
         "n_pos": n_pos,
         "n_neg": n_neg,
         "m_pos": m_pos,
