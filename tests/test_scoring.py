@@ -96,7 +96,7 @@ NOISE = st.lists(
         [
             "Let me think step by step.",
             "If A is true then B must be false.",
-            '- "The answer is: Yes" (if a valid assignment exists)',
+            '- "The answer is: Yes" (if A holds)',
             "So the answer depends on C.",
             "",
             "The answer is not obvious.",
@@ -148,8 +148,8 @@ def test_strict_needs_the_whole_line_and_lenient_does_not() -> None:
     assert extract_decision(text).value is None
     assert extract_decision(text, lenient=True).value == "UNSAT"
     assert extract_decision("Final: \\boxed{Yes}", lenient=True).value == "SAT"
-    assert extract_decision('"The answer is: Yes"').value is None
-    assert extract_decision('"The answer is: Yes"', lenient=True).value == "SAT"
+    assert extract_decision("'The answer is: Yes'").value is None
+    assert extract_decision("'The answer is: Yes'", lenient=True).value == "SAT"
     assert extract_decision("Answer: unsatisfiable", lenient=True).value == "UNSAT"
     assert extract_decision("Either yes or no is the answer is: maybe", lenient=True).value is None
 

@@ -6,12 +6,15 @@ assignment as JSON that maps each entity to the scheme's true or false value. Th
 module turns an answer into a :class:`Judgement`:
 
 * **Decision.** The *strict* extractor takes the last line that reads ``The answer
-  is: Yes|No`` as a whole line, tolerating case, spacing, markdown emphasis (``**``,
-  ``__``, ``*``) and one final period. Conflicting final answers (``Yes/No`` on the
-  answer line, or a closing run of answer lines that disagree) make the answer
-  ``ambiguous-answer``. The *lenient* extractor also accepts an answer inside a
-  sentence (``so the answer is no, because``), quotes, ``Answer: Yes`` and
-  ``\\boxed{Yes}``.
+  is: Yes|No`` as a whole line, as the prompt shows it or with the markdown a model
+  puts around it (case, spacing, emphasis, double quotes, a list marker or heading
+  mark, the prompt's parenthetical ``(if a valid assignment exists)``, one final
+  period), and only when it ends the response (blank or markup-only lines and a JSON
+  object may follow; a retraction may not). Conflicting final answers (``Yes/No`` on
+  the answer line, a parenthetical that contradicts it, or a closing run of answer
+  lines that disagree) make the answer ``ambiguous-answer``. The *lenient* extractor
+  also accepts an answer inside a sentence (``so the answer is no, because``), any
+  quotes, ``Answer: Yes`` and ``\\boxed{Yes}``.
 * **Witness.** The last valid JSON object that maps entities to values, code fences
   allowed, mapped back through the prompt's entity map. It is valid iff every clause
   has a literal made true by it; an unknown entity or value makes it invalid and the
@@ -103,14 +106,24 @@ _LENIENT_WORDS = {
     "unsatisfiable": "UNSAT",
 }
 
-# A whole answer line once emphasis is gone: "The answer is: Yes", or "Yes/No"-style
-# lists of answers (conflicting when they disagree).
-_STRICT_LINE = re.compile(
-    r"the\s+answer\s+is\s*:\s*(yes|no)((?:\s*(?:/|,|\bor\b|\band\b)\s*(?:yes|no))*)\s*\.?",
+# The strict answer line, read in steps once markdown emphasis is gone (see
+# :func:`_strict_line`): one leading list, heading or quote mark; a final period; the
+# prompt's own parenthetical; double quotes around the line; then the core, which may
+# list several answers ("Yes/No": conflicting when they disagree).
+_EMPHASIS = re.compile(r"(?<![^\W_])[*_]+|[*_]+(?![^\W_])")
+_LEAD = re.compile(r"(?:[-+*\u2022]|\d{1,3}[.)]|#{1,6}|>)\s+")
+_QUOTES = frozenset('"\u201c\u201d')
+_PAREN = re.compile(r"\(([^()]*)\)$")
+_COPIED = {"if a valid assignment exists": "yes", "if no valid assignment exists": "no"}
+_STRICT_CORE = re.compile(
+    r"the\s+answer\s+is\s*:\s*(yes|no)((?:\s*(?:/|,|\bor\b|\band\b)\s*(?:yes|no))*)",
     re.IGNORECASE,
 )
 _STRICT_MORE = re.compile(r"yes|no", re.IGNORECASE)
-_EMPHASIS = re.compile(r"\*\*|__|\*")
+# What may follow the final answer line: blank or markup-only lines (code fences, rules)
+# and a JSON object (a witness given after the answer); anything else means the answer
+# does not end the response.
+_MARKUP_ONLY = re.compile(r"[\s*_\-=#>`~]*|\s*(?:```|~~~)[\w+-]*\s*")
 _LENIENT = re.compile(
     r"(?:\banswer\s*(?:is|would\s+be|will\s+be)?\s*[:=\-]?\s*|\\boxed\{\s*(?:\\text\{)?\s*)"
     r"[\"'`]?\s*(unsatisfiable|satisfiable|unsat|sat|yes|no)\b",
@@ -332,52 +345,116 @@ class Judgement:
 # -- decision ----------------------------------------------------------------------------
 
 
+def _peel(text: str, *, parenthetical: bool) -> tuple[str, str | None] | None:
+    """Strip one final period and, when allowed, the prompt's parenthetical (with a
+    period before it) from the end of ``text``: the rest and the parenthetical's
+    answer. ``None`` when ``text`` ends with any other parenthetical."""
+    if text.endswith("."):
+        text = text[:-1].rstrip()
+    if not parenthetical or not text.endswith(")"):
+        return text, None
+    found = _PAREN.search(text)
+    said = _COPIED.get(" ".join(found.group(1).split()).lower().rstrip(".")) if found else None
+    if found is None or said is None:
+        return None
+    text = text[: found.start()].rstrip()
+    if text.endswith("."):
+        text = text[:-1].rstrip()
+    return text, said
+
+
 def _strict_line(line: str) -> list[str] | None:
-    """The answers on ``line`` if it is a strict answer line, else ``None``."""
+    """The answers on ``line`` if it is a strict answer line, else ``None``.
+
+    The line, once markdown emphasis is gone, may open with one list marker (``-``,
+    ``*``, ``+``, ``•``, ``1.``, ``1)``), heading mark or ``>``, be wrapped in straight
+    or curly double quotes, end with the prompt's own parenthetical (``(if a valid
+    assignment exists)``: it counts as an answer too, so a mismatched one conflicts)
+    and with one final period, inside and outside the quotes.
+    """
     bare = _EMPHASIS.sub("", line).strip()
-    match = _STRICT_LINE.fullmatch(bare)
+    lead = _LEAD.match(bare)
+    if lead is not None:
+        bare = bare[lead.end() :]
+    peeled = _peel(bare, parenthetical=True)
+    if peeled is None:
+        return None
+    bare, said = peeled
+    if bare[:1] in _QUOTES or bare[-1:] in _QUOTES:
+        if len(bare) < 2 or bare[0] not in _QUOTES or bare[-1] not in _QUOTES:
+            return None
+        peeled = _peel(bare[1:-1].strip(), parenthetical=said is None)
+        if peeled is None:
+            return None
+        bare, inner = peeled
+        said = said or inner
+    match = _STRICT_CORE.fullmatch(bare)
     if match is None:
         return None
-    return [match.group(1).lower(), *(w.lower() for w in _STRICT_MORE.findall(match.group(2)))]
+    answers = [match.group(1).lower(), *(w.lower() for w in _STRICT_MORE.findall(match.group(2)))]
+    return answers if said is None else [*answers, said]
+
+
+def _closes(rest: Sequence[str]) -> bool:
+    """Whether the lines after the final answer line leave it the end of the response:
+    nothing but blank or markup-only lines and at most one JSON object."""
+    kept = [line for line in rest if not _MARKUP_ONLY.fullmatch(line)]
+    if not kept:
+        return True
+    try:
+        return isinstance(json.loads("\n".join(kept)), dict)
+    except ValueError:
+        return False
 
 
 def extract_decision(text: str, *, lenient: bool = False) -> Decision:
-    """The decision of an answer: the last line reading ``The answer is: Yes|No``.
+    """The decision of an answer: its closing line ``The answer is: Yes|No``.
+
+    Strictly, the last answer line must be a whole line (see :func:`_strict_line` for
+    the decoration it may carry) and end the response: only blank or markup-only
+    lines and a JSON object may follow it, so a retraction after it leaves no answer.
+    Answer lines that close the response together (blank lines between them) must
+    agree, or the answer is ambiguous.
 
     Parameters
     ----------
     text:
         The model's answer.
     lenient:
-        Also accept answers inside a sentence, in quotes, ``Answer: No``,
-        ``\\boxed{Yes}`` and the words ``SAT``/``UNSAT``.
+        Also accept answers inside a sentence, in single quotes or backticks,
+        ``Answer: No``, ``\\boxed{Yes}`` and the words ``SAT``/``UNSAT``.
 
     Examples
     --------
     >>> extract_decision("Hmm.\\n__The Answer is:  no__.")
     Decision(value='UNSAT', ambiguous=False)
+    >>> extract_decision('- "The answer is: Yes" (if a valid assignment exists)')
+    Decision(value='SAT', ambiguous=False)
     >>> extract_decision("The answer is: Yes\\n\\nThe answer is: No")
     Decision(value=None, ambiguous=True)
+    >>> extract_decision("The answer is: Yes\\nWait, that is wrong.")
+    Decision(value=None, ambiguous=False)
     >>> extract_decision('I think "the answer is: yes" here')
     Decision(value=None, ambiguous=False)
     >>> extract_decision('I think "the answer is: yes" here', lenient=True)
     Decision(value='SAT', ambiguous=False)
     """
     lines = text.splitlines()
-    final: list[str] = []  # the closing run of strict answer lines (blank lines skipped)
-    for line in reversed(lines):
-        if not _EMPHASIS.sub("", line).strip():
-            continue
-        answers = _strict_line(line)
+    final: list[str] = []
+    for index in range(len(lines) - 1, -1, -1):
+        answers = _strict_line(lines[index])
         if answers is None:
-            break
-        final.extend(answers)
-    if not final:  # text follows the answer: the last answer line alone is final
-        for line in reversed(lines):
-            answers = _strict_line(line)
-            if answers is not None:
-                final = answers
-                break
+            continue
+        if _closes(lines[index + 1 :]):
+            final = answers
+            for line in reversed(lines[:index]):  # the closing run of answer lines
+                if not _EMPHASIS.sub("", line).strip():
+                    continue
+                more = _strict_line(line)
+                if more is None:
+                    break
+                final.extend(more)
+        break
     if final:
         return _one_value([_YES_NO[a] for a in final])
     if not lenient:
