@@ -1,43 +1,92 @@
 """The Typer application and the entry point that turns user errors into exit code 2.
 
 Command modules (``twosat_formal/cli/*_cmd.py``) register their commands on
-:data:`app`; no logic lives in the CLI beyond argument handling and printing.
+:data:`app`; the root group (:class:`LazyCommandGroup`) imports a command's module only
+when that command runs, from the table in :mod:`twosat_formal.cli.commands`. No logic
+lives in the CLI beyond argument handling and printing.
 """
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from importlib import import_module
 from typing import Any
 
 import typer
 from rich.console import Console
-from typer.core import TyperGroup
+from typer.core import TyperCommand, TyperGroup
 
+from twosat_formal.cli.commands import COMMANDS
 from twosat_formal.errors import TwoSatFormalError
 
-__all__ = ["app", "err_console", "fail", "main", "out_console"]
-
-#: Commands in pipeline order, as ``--help`` lists them.
-COMMAND_ORDER = (
-    "parse", "solve", "inspect",
-    "families", "generate", "operators", "perturb", "edit",
-    "templates", "verbalize", "backparse", "story-stats",
-    "certify", "eval", "results",
-    "experiments", "run-experiment", "report", "bench", "version",
-)  # fmt: skip
+__all__ = ["LazyCommandGroup", "app", "err_console", "fail", "main", "out_console"]
 
 
-class _PipelineOrderGroup(TyperGroup):
-    """Lists commands in :data:`COMMAND_ORDER` rather than in import order."""
+class LazyCommandGroup(TyperGroup):
+    """The root command: lists :data:`COMMANDS` and imports a command's module on use.
+
+    ``--help`` formats the list from the table alone; :meth:`get_command` imports the
+    one module that registers the command asked for (see :mod:`twosat_formal.cli.commands`
+    for how to add one). Commands registered on :data:`app` but missing from the table
+    are listed after the table's, by name.
+    """
 
     def list_commands(self, ctx: Any) -> list[str]:
-        rank = {name: i for i, name in enumerate(COMMAND_ORDER)}
-        return sorted(super().list_commands(ctx), key=lambda n: (rank.get(n, len(rank)), n))
+        extra = sorted(name for name in super().list_commands(ctx) if name not in COMMANDS)
+        return [*COMMANDS, *extra]
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        command = super().get_command(ctx, cmd_name)
+        if command is None and cmd_name in COMMANDS:
+            command = _load(cmd_name)
+        return command
+
+    def format_commands(self, ctx: Any, formatter: Any) -> None:
+        names = self.list_commands(ctx)
+        if not names:
+            return
+        limit = formatter.width - 6 - max(len(name) for name in names)
+        rows = []
+        for name in names:
+            if name in COMMANDS:
+                # Shortened exactly as Click shortens a docstring, without the import.
+                short = TyperCommand(name, help=COMMANDS[name].help).get_short_help_str(limit)
+            else:
+                command = self.get_command(ctx, name)
+                if command is None or command.hidden:
+                    continue
+                short = command.get_short_help_str(limit)
+            rows.append((name, short))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
+#: Commands converted to Click on first use, by name.
+_LOADED: dict[str, Any] = {}
+
+
+def _load(name: str) -> Any:
+    """Import the module of command ``name`` and return it as a Click command."""
+    if name not in _LOADED:
+        import_module(COMMANDS[name].module)
+        for info in app.registered_commands:
+            callback_name = info.callback.__name__ if info.callback else ""
+            if (info.name or callback_name.replace("_", "-")) == name:
+                _LOADED[name] = typer.main.get_command_from_info(
+                    info,
+                    pretty_exceptions_short=app.pretty_exceptions_short,
+                    rich_markup_mode=app.rich_markup_mode,
+                )
+                break
+        else:
+            raise LookupError(f"{COMMANDS[name].module} does not register the command {name!r}")
+    return _LOADED[name]
 
 
 app = typer.Typer(
-    cls=_PipelineOrderGroup,
+    cls=LazyCommandGroup,
     name="twosat-formal",
     help="Certified diagnostic 2-SAT benchmarks for LLM reasoners.",
     no_args_is_help=True,
