@@ -3,7 +3,25 @@
 Every error the library raises on purpose derives from :class:`TwoSatFormalError`.
 Each subclass also inherits the matching builtin, so ``except ValueError`` keeps
 working for callers who do not know this package. Context travels as fields, never
-only inside the message.
+only inside the message. The hierarchy::
+
+    TwoSatFormalError
+    ├── ParseError (ValueError)             text that is not a formula, prompt or record
+    ├── SentenceError (ValueError)          a sentence no verbalizer pattern reads back
+    ├── NotTwoCNFError (ValueError)         a clause with more than two literals
+    ├── ConfigError (ValueError)            a parameter out of range, an impossible request
+    ├── UnknownNameError (KeyError)         a name no registry knows
+    ├── CertificateError (ValueError)       a model or cycle that does not certify a label
+    ├── RecordError (ValueError)            a malformed JSON Lines record
+    ├── SolverDisagreementError (RuntimeError)  two backends, two labels
+    ├── ProofError (RuntimeError)           a Z3 proof that failed or came back unknown
+    └── EvaluationError (RuntimeError)      a model request that failed for good
+        ├── TransientModelError             worth retrying: HTTP 408/429/5xx, time-out, drop
+        └── ModelHTTPError                  refused for good: any other HTTP 4xx
+
+The CLI prints any of them as one line on stderr and exits with code 2.
+:func:`request_error` is the one place where a failed HTTP request (an aiohttp
+client error or a time-out) becomes a :class:`TransientModelError`.
 
 Examples
 --------
@@ -20,13 +38,17 @@ __all__ = [
     "CertificateError",
     "ConfigError",
     "EvaluationError",
+    "ModelHTTPError",
     "NotTwoCNFError",
     "ParseError",
     "ProofError",
     "RecordError",
+    "SentenceError",
     "SolverDisagreementError",
+    "TransientModelError",
     "TwoSatFormalError",
     "UnknownNameError",
+    "request_error",
 ]
 
 
@@ -93,6 +115,18 @@ def _rebuild_parse_error(
     return cls(message, line=line, column=column, source=source, context=context)
 
 
+class SentenceError(TwoSatFormalError, ValueError):
+    """A sentence that fits no pattern of the scheme, or names an unknown entity.
+
+    The back-parser turns it into a :class:`ParseError` that names the line;
+    ``entity`` is the unknown entity, when that is what went wrong.
+    """
+
+    def __init__(self, message: str, *, entity: str | None = None) -> None:
+        self.entity = entity
+        super().__init__(message)
+
+
 class NotTwoCNFError(TwoSatFormalError, ValueError):
     """A 2-SAT-only operation was given a clause with more than two literals."""
 
@@ -154,3 +188,47 @@ class RecordError(TwoSatFormalError, ValueError):
 
 class EvaluationError(TwoSatFormalError, RuntimeError):
     """A model request that failed for good, or a model that could not be started."""
+
+
+class TransientModelError(EvaluationError):
+    """A failure worth retrying: HTTP 408/429/5xx, a time-out, a dropped connection.
+
+    ``status`` is the HTTP status, when there was one, and ``retry_after`` the
+    server's Retry-After hint in seconds, when it gave one.
+    """
+
+    def __init__(
+        self, message: str, *, status: int | None = None, retry_after: float | None = None
+    ) -> None:
+        self.status = status
+        self.retry_after = retry_after
+        super().__init__(message)
+
+
+class ModelHTTPError(EvaluationError):
+    """A request the server refused for good (HTTP 4xx other than 408 and 429).
+
+    ``status`` is the HTTP status and ``detail`` the server's error message (trimmed).
+    """
+
+    def __init__(self, message: str, *, status: int, detail: str | None = None) -> None:
+        self.status = status
+        self.detail = detail
+        super().__init__(message)
+
+
+def request_error(exc: BaseException, where: str) -> TransientModelError:
+    """The :class:`TransientModelError` of an HTTP request to ``where`` that failed.
+
+    ``exc`` is what the HTTP client raised: a time-out (aiohttp's time-outs are
+    :class:`TimeoutError` subclasses) or a client error (refused, dropped or reset
+    connection, broken HTTP). Raise the result ``from None``.
+
+    >>> str(request_error(TimeoutError(), "http://127.0.0.1:9/v1/completions"))
+    'request to http://127.0.0.1:9/v1/completions timed out (TimeoutError)'
+    >>> str(request_error(ConnectionResetError("reset"), "http://h/v1"))
+    'request to http://h/v1 failed: ConnectionResetError: reset'
+    """
+    if isinstance(exc, TimeoutError):
+        return TransientModelError(f"request to {where} timed out ({type(exc).__name__})")
+    return TransientModelError(f"request to {where} failed: {type(exc).__name__}: {exc}")

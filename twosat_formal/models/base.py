@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass
 from types import TracebackType
 from typing import Protocol, Self, runtime_checkable
 
-from twosat_formal.errors import EvaluationError
+from twosat_formal.errors import TransientModelError
 
 __all__ = ["ClosingModel", "Model", "Response", "SamplingParams", "TransientModelError"]
 
@@ -55,20 +55,6 @@ class Response:
     def truncated(self) -> bool:
         """Whether the answer was cut by the token limit (finish reason ``length``)."""
         return self.finish_reason == "length"
-
-
-class TransientModelError(EvaluationError):
-    """A failure worth retrying: HTTP 429/5xx, a time-out, a dropped connection.
-
-    ``retry_after`` carries the server's Retry-After hint in seconds, when it gave one.
-    """
-
-    def __init__(
-        self, message: str, *, status: int | None = None, retry_after: float | None = None
-    ) -> None:
-        self.status = status
-        self.retry_after = retry_after
-        super().__init__(message)
 
 
 @runtime_checkable

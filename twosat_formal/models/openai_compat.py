@@ -19,9 +19,11 @@ flight. Connections are kept alive and reused, so a run at concurrency ``N`` hol
 about ``N`` connections to the server.
 
 Errors are sorted for the runner: HTTP 408, 429 and 5xx, time-outs and dropped
-connections raise :class:`~twosat_formal.models.base.TransientModelError` (with the
-server's ``Retry-After`` hint); any other HTTP error and any reply that is not the
-expected JSON raise :class:`ModelHTTPError` / :class:`~twosat_formal.errors.EvaluationError`.
+connections raise :class:`~twosat_formal.errors.TransientModelError` (with the
+server's ``Retry-After`` hint, through :func:`~twosat_formal.errors.request_error`); any
+other HTTP error and any reply that is not the expected JSON raise
+:class:`~twosat_formal.errors.ModelHTTPError` /
+:class:`~twosat_formal.errors.EvaluationError`.
 
 The API key is read from the environment (``OPENAI_API_KEY``, or the variable named
 by ``api_key_env``) and only ever travels in the ``Authorization`` header: it is not
@@ -48,8 +50,14 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit, urlunsplit
 
-from twosat_formal.errors import ConfigError, EvaluationError
-from twosat_formal.models.base import ClosingModel, Response, SamplingParams, TransientModelError
+from twosat_formal.errors import (
+    ConfigError,
+    EvaluationError,
+    ModelHTTPError,
+    TransientModelError,
+    request_error,
+)
+from twosat_formal.models.base import ClosingModel, Response, SamplingParams
 
 if TYPE_CHECKING:  # imported where it is used: the CLI starts faster without it
     import aiohttp
@@ -78,18 +86,6 @@ Mode = Literal["chat", "completion"]
 _TRANSIENT_STATUS = frozenset({408, 429})
 _LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
 _DETAIL_CHARS = 300
-
-
-class ModelHTTPError(EvaluationError):
-    """A request the server refused for good (HTTP 4xx other than 408 and 429).
-
-    ``status`` is the HTTP status and ``detail`` the server's error message (trimmed).
-    """
-
-    def __init__(self, message: str, *, status: int, detail: str | None = None) -> None:
-        self.status = status
-        self.detail = detail
-        super().__init__(message)
 
 
 def public_url(url: str) -> str:
@@ -359,14 +355,8 @@ class OpenAICompatModel(ClosingModel):
                 status = reply.status
                 retry_after_header = reply.headers.get("Retry-After")
                 raw = await reply.read()
-        except TimeoutError as exc:  # aiohttp's time-outs are TimeoutError subclasses
-            raise TransientModelError(
-                f"request to {where} timed out ({type(exc).__name__})"
-            ) from None
-        except aiohttp.ClientError as exc:  # refused, dropped, reset, broken HTTP
-            raise TransientModelError(
-                f"request to {where} failed: {type(exc).__name__}: {exc}"
-            ) from None
+        except (TimeoutError, aiohttp.ClientError) as exc:
+            raise request_error(exc, where) from None
         latency = time.perf_counter() - started
         if status in _TRANSIENT_STATUS or status >= 500:
             raise TransientModelError(

@@ -34,14 +34,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from twosat_formal.errors import ParseError
+from twosat_formal.errors import ParseError, SentenceError
 from twosat_formal.formula import Formula
-from twosat_formal.verbalize.schemes import (
-    TEMPLATES,
-    Scheme,
-    SentenceError,
-    normalize_apostrophes,
-)
+from twosat_formal.verbalize.schemes import TEMPLATES, Scheme, normalize_apostrophes
 
 __all__ = ["BackParse", "backparse", "detect_template"]
 

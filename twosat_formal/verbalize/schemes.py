@@ -42,7 +42,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
-from twosat_formal.errors import ConfigError
+from twosat_formal.errors import ConfigError, SentenceError
 from twosat_formal.registry import Registry
 from twosat_formal.verbalize.entities import NAMINGS, Naming
 
@@ -65,18 +65,6 @@ def normalize_apostrophes(text: str) -> str:
     True
     """
     return text.replace("'", APOSTROPHE)
-
-
-class SentenceError(ValueError):
-    """A sentence that fits no pattern of the scheme, or names an unknown entity.
-
-    Internal to the verbalizer: the back-parser turns it into a
-    :class:`~twosat_formal.errors.ParseError` that names the line.
-    """
-
-    def __init__(self, message: str, *, entity: str | None = None) -> None:
-        self.entity = entity
-        super().__init__(message)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,97 @@
+"""The exception family: one root, each error also a builtin, all public errors in errors.py."""
+
+from __future__ import annotations
+
+import inspect
+
+import pytest
+
+import twosat_formal
+from twosat_formal import errors
+from twosat_formal.errors import (
+    EvaluationError,
+    ModelHTTPError,
+    SentenceError,
+    TransientModelError,
+    TwoSatFormalError,
+    request_error,
+)
+
+BUILTINS = (ValueError, KeyError, RuntimeError)
+
+
+def _public_error_classes() -> list[type[BaseException]]:
+    return [
+        value
+        for name in errors.__all__
+        if inspect.isclass(value := getattr(errors, name)) and issubclass(value, BaseException)
+    ]
+
+
+@pytest.mark.parametrize("cls", _public_error_classes(), ids=lambda c: c.__name__)
+def test_every_public_error_is_a_twosat_error_and_a_builtin(cls: type[BaseException]) -> None:
+    assert issubclass(cls, TwoSatFormalError)
+    if cls is not TwoSatFormalError:
+        assert issubclass(cls, BUILTINS), f"{cls.__name__} inherits no matching builtin"
+
+
+@pytest.mark.parametrize("cls", _public_error_classes(), ids=lambda c: c.__name__)
+def test_the_docstring_tree_names_every_error(cls: type[BaseException]) -> None:
+    assert errors.__doc__ is not None and cls.__name__ in errors.__doc__
+
+
+def test_model_errors_are_evaluation_errors_and_runtime_errors() -> None:
+    transient = TransientModelError("HTTP 429", status=429, retry_after=2.0)
+    refused = ModelHTTPError("HTTP 400", status=400, detail="bad request")
+    assert isinstance(transient, EvaluationError) and isinstance(transient, RuntimeError)
+    assert (transient.status, transient.retry_after) == (429, 2.0)
+    assert isinstance(refused, EvaluationError) and (refused.status, refused.detail) == (
+        400,
+        "bad request",
+    )
+    assert not isinstance(refused, TransientModelError)
+
+
+def test_sentence_error_is_a_value_error_with_its_entity() -> None:
+    err = SentenceError("unknown entity 'X'", entity="X")
+    assert isinstance(err, ValueError) and isinstance(err, TwoSatFormalError)
+    assert err.entity == "X" and str(err) == "unknown entity 'X'"
+
+
+def test_request_error_sorts_time_outs_from_connection_failures() -> None:
+    timed_out = request_error(TimeoutError(), "http://127.0.0.1:9/v1/chat/completions")
+    dropped = request_error(ConnectionResetError("peer reset"), "http://127.0.0.1:9/v1")
+    assert isinstance(timed_out, TransientModelError) and "timed out" in str(timed_out)
+    assert (
+        str(dropped) == "request to http://127.0.0.1:9/v1 failed: ConnectionResetError: peer reset"
+    )
+
+
+def test_old_import_paths_name_the_same_classes() -> None:
+    from twosat_formal.models.base import TransientModelError as FromBase
+    from twosat_formal.models.openai_compat import ModelHTTPError as FromClient
+    from twosat_formal.verbalize.schemes import SentenceError as FromSchemes
+
+    assert (FromBase, FromClient, FromSchemes) == (
+        TransientModelError,
+        ModelHTTPError,
+        SentenceError,
+    )
+
+
+def test_no_module_defines_a_public_exception_outside_errors() -> None:
+    import pkgutil
+
+    outside = []
+    for info in pkgutil.walk_packages(twosat_formal.__path__, "twosat_formal."):
+        module = __import__(info.name, fromlist=["_"])
+        for name, value in vars(module).items():
+            if (
+                inspect.isclass(value)
+                and issubclass(value, BaseException)
+                and not name.startswith("_")
+                and value.__module__ == info.name
+                and info.name != "twosat_formal.errors"
+            ):
+                outside.append(f"{info.name}.{name}")
+    assert outside == []

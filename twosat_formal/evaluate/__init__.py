@@ -1,0 +1,88 @@
+"""The evaluation runner: ask models every prompt, score each answer, store it.
+
+One request is one ``(prompt, model, sample)``; it is keyed in the
+:class:`~twosat_formal.store.RunStore` by model spec, endpoint, prompt hash, sampling
+parameters and sample index, and a request whose key is stored is skipped, so a
+killed or interrupted run resumes where it stopped.
+
+* **Concurrency.** An :class:`asyncio.Semaphore` bounds the requests in flight; new
+  requests are created only when a slot is free, so memory stays flat on long runs.
+* **Retries.** A :class:`~twosat_formal.models.base.TransientModelError` (HTTP 429 and
+  5xx, time-outs, dropped connections) is retried with exponential backoff and jitter
+  drawn from a seeded :class:`random.Random`, honouring the server's ``Retry-After``
+  (:class:`RetryPolicy`). After the last attempt, or on a failure that is not worth
+  retrying, the sample is stored with failure ``error``.
+* **Progress.** A rich progress bar on stderr with ETA and the running accuracy.
+* **Durability.** Results are committed in groups, at most :data:`COMMIT_INTERVAL_S`
+  after they arrive (one commit per result costs more than the HTTP request on a busy
+  machine). A SIGKILL loses only the results of that last window and the requests in
+  flight, which the next run asks again; nothing is stored twice.
+* **Ctrl-C.** An interrupt cancels the requests in flight, commits what was stored,
+  marks the run ``interrupted`` and :func:`evaluate` returns the summary with
+  ``interrupted=True``.
+* **Story prompts.** A story record of the LLM story verbalizer (``"kind": "story"``)
+  is a prompt too (:class:`StoryPrompt`): its template is ``story:<theme>`` and each
+  entity has its own true and false description, which scoring reads per entity. The
+  run's ``info`` in the store keeps each story's validation counts (``stories``), so a
+  report can show the first-attempt validation and fallback rates of what it scores.
+
+The package has one module per concern: :mod:`~twosat_formal.evaluate.items` (prompt
+types and item loading), :mod:`~twosat_formal.evaluate.runner` (the asynchronous
+runner) and :mod:`~twosat_formal.evaluate.summary` (what a run did); the retry policy
+lives with the models (:mod:`twosat_formal.models.retry`).
+
+Examples
+--------
+>>> import asyncio, tempfile, pathlib
+>>> from twosat_formal.formula import Formula
+>>> from twosat_formal.models.base import Response, SamplingParams
+>>> from twosat_formal.store import RunStore
+>>> class Always:
+...     spec, endpoint = "test/no", "local"
+...     async def generate(self, prompt, params, sample=0):
+...         return Response("The answer is: No", "stop")
+...     async def aclose(self):
+...         pass
+>>> prompt = EvalPrompt("p1", "i1", "logic", "Is A true?", {"A": "x1"}, "true", "false")
+>>> item = EvalItem(prompt, Formula([[1], [-1]]), "UNSAT")
+>>> path = pathlib.Path(tempfile.mkdtemp()) / "runs.sqlite"
+>>> with RunStore(path) as store:
+...     summary = asyncio.run(run_eval([Always()], [item], store))
+...     again = asyncio.run(run_eval([Always()], [item], store))
+>>> summary.done, summary.correct, again.done, again.skipped
+(1, 1, 0, 1)
+"""
+
+from __future__ import annotations
+
+from twosat_formal.evaluate.items import (
+    STORY_TEMPLATE_PREFIX,
+    EvalItem,
+    EvalPrompt,
+    PromptRecordLike,
+    StoryPrompt,
+    item_from_story,
+    item_from_text,
+    load_items,
+    read_eval_prompts,
+)
+from twosat_formal.evaluate.runner import evaluate, run_eval
+from twosat_formal.evaluate.summary import EvalSummary, story_counts
+from twosat_formal.models.retry import RetryPolicy
+
+__all__ = [
+    "STORY_TEMPLATE_PREFIX",
+    "EvalItem",
+    "EvalPrompt",
+    "EvalSummary",
+    "PromptRecordLike",
+    "RetryPolicy",
+    "StoryPrompt",
+    "evaluate",
+    "item_from_story",
+    "item_from_text",
+    "load_items",
+    "read_eval_prompts",
+    "run_eval",
+    "story_counts",
+]

@@ -1,0 +1,400 @@
+"""The asynchronous runner: ask models every item, score each answer, store it."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections.abc import Mapping, Sequence
+from contextlib import AsyncExitStack
+from dataclasses import dataclass
+from typing import Any
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+from twosat_formal.errors import ConfigError, TwoSatFormalError
+from twosat_formal.evaluate.items import EvalItem, StoryPrompt
+from twosat_formal.evaluate.summary import EvalSummary, story_counts
+from twosat_formal.models.base import Model, Response, SamplingParams, TransientModelError
+from twosat_formal.models.retry import RetryPolicy
+from twosat_formal.provenance import tool_version
+from twosat_formal.scoring import (
+    LABELS,
+    Judgement,
+    entity_variables,
+    error_judgement,
+    score,
+    value_words,
+)
+from twosat_formal.store import PromptRow, ResultRow, RunStore, prompt_hash, request_key
+
+__all__ = ["COMMIT_INTERVAL_S", "evaluate", "run_eval"]
+
+#: Results stored within this many seconds share one commit. A killed run loses at most
+#: these (and the requests in flight); the next run asks them again.
+COMMIT_INTERVAL_S = 0.05
+
+
+@dataclass(frozen=True)
+class _Request:
+    item: EvalItem
+    model: Model
+    sample: int
+    key: str
+    prompt_sha: str
+
+
+def _prompt_row(item: EvalItem) -> PromptRow:
+    p = item.prompt
+    return PromptRow(
+        prompt_id=p.id,
+        instance_id=p.instance_id,
+        template=p.template,
+        label=item.label,
+        text=p.text,
+        entities=dict(p.entities),
+        true_value=getattr(p, "true_value", None),
+        false_value=getattr(p, "false_value", None),
+        seed=getattr(p, "seed", None),
+    )
+
+
+class _Runner:
+    def __init__(
+        self,
+        store: RunStore,
+        params: SamplingParams,
+        retry: RetryPolicy,
+        seed: int,
+        request_timeout_s: float | None,
+        summary: EvalSummary,
+    ) -> None:
+        self.store = store
+        self.params = params
+        self.params_key = params.key()
+        self.retry = retry
+        self.rng = random.Random(seed)
+        self.request_timeout_s = request_timeout_s
+        self.summary = summary
+        self.run_id: int | None = None
+        self.progress: Progress | None = None
+        self.task: TaskID | None = None
+        self._commit_timer: asyncio.TimerHandle | None = None
+
+    async def ask(self, request: _Request) -> tuple[Response | None, int, str | None]:
+        """The response (or ``None`` and the error) and the number of attempts."""
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                call = request.model.generate(request.item.prompt.text, self.params, request.sample)
+                if self.request_timeout_s is not None:
+                    response = await asyncio.wait_for(call, self.request_timeout_s)
+                else:
+                    response = await call
+                return response, attempt, None
+            except (TransientModelError, TimeoutError) as exc:
+                retry_after = getattr(exc, "retry_after", None)
+                message = str(exc) or f"request timed out after {self.request_timeout_s} s"
+                if attempt >= self.retry.max_attempts:
+                    return None, attempt, f"{message} (gave up after {attempt} attempts)"
+                self.summary.retries += 1
+                await asyncio.sleep(self.retry.delay(attempt, self.rng, retry_after))
+            except TwoSatFormalError as exc:  # failed for good: not worth retrying
+                return None, attempt, str(exc)
+
+    async def handle(self, request: _Request) -> None:
+        response, attempts, error = await self.ask(request)
+        item = request.item
+        judgement: Judgement
+        if response is None:
+            judgement = error_judgement(item.label, error or "request failed")
+        else:
+            judgement = score(response, item.prompt, item.formula, item.label)
+        row = ResultRow(
+            model=request.model.spec,
+            endpoint=request.model.endpoint,
+            prompt_hash=request.prompt_sha,
+            prompt_id=item.prompt.id,
+            params=self.params_key,
+            sample=request.sample,
+            judgement=judgement,
+            response=response,
+            attempts=attempts,
+            run_id=self.run_id,
+        )
+        self.store.put(row, commit=False, key=request.key)
+        if self._commit_timer is None:
+            loop = asyncio.get_running_loop()
+            self._commit_timer = loop.call_later(COMMIT_INTERVAL_S, self.commit)
+        self.summary.done += 1
+        self.summary.correct += judgement.correct
+        self.summary.failures[judgement.failure] += 1
+        if self.progress is not None and self.task is not None:
+            self.progress.update(self.task, advance=1, accuracy=self._accuracy_text())
+
+    def commit(self) -> None:
+        """Commit the results stored since the last commit."""
+        if self._commit_timer is not None:
+            self._commit_timer.cancel()
+            self._commit_timer = None
+        self.store.commit()
+
+    def _accuracy_text(self) -> str:
+        acc = self.summary.accuracy
+        return "acc  -  " if acc is None else f"acc {acc:6.1%}"
+
+    async def run(
+        self, models: Sequence[Model], items: Sequence[EvalItem], samples: int, concurrency: int
+    ) -> None:
+        requests: list[_Request] = []
+        for item in items:
+            sha = prompt_hash(item.prompt.text)
+            for model in models:
+                for sample in range(samples):
+                    key = request_key(model.spec, model.endpoint, sha, self.params_key, sample)
+                    requests.append(_Request(item, model, sample, key, sha))
+        stored = self.store.stored_keys()
+        todo = [r for r in requests if r.key not in stored]
+        self.summary.planned = len(requests)
+        self.summary.skipped = len(requests) - len(todo)
+        if self.progress is not None:
+            self.task = self.progress.add_task(
+                "eval", total=len(todo), accuracy=self._accuracy_text()
+            )
+        semaphore = asyncio.Semaphore(concurrency)
+
+        async def one(request: _Request) -> None:
+            try:
+                await self.handle(request)
+            finally:
+                semaphore.release()
+
+        async with asyncio.TaskGroup() as group:
+            for request in todo:
+                await semaphore.acquire()
+                group.create_task(one(request))
+
+
+async def run_eval(
+    models: Sequence[Model],
+    items: Sequence[EvalItem],
+    store: RunStore,
+    *,
+    params: SamplingParams | None = None,
+    samples: int = 1,
+    concurrency: int = 8,
+    retry: RetryPolicy | None = None,
+    seed: int = 0,
+    request_timeout_s: float | None = None,
+    retry_errors: bool = False,
+    progress: bool = False,
+    console: Console | None = None,
+    run_info: Mapping[str, Any] | None = None,
+    summary: EvalSummary | None = None,
+) -> EvalSummary:
+    """Ask every model every prompt ``samples`` times; score and store each answer.
+
+    Parameters
+    ----------
+    models:
+        Ready models (see :func:`twosat_formal.models.load_model`).
+    items:
+        The prompts with their formulas and labels.
+    store:
+        Where results go; stored requests are skipped.
+    params:
+        Sampling parameters of every request (default :class:`SamplingParams`).
+    samples:
+        Samples per prompt and model (sample indices ``0 .. samples - 1``).
+    concurrency:
+        Requests in flight at most.
+    retry:
+        Backoff policy for transient failures (default :class:`RetryPolicy`).
+    seed:
+        Seed of the backoff jitter.
+    request_timeout_s:
+        A bound on one attempt, on top of the model's own time-out (a time-out is
+        transient).
+    retry_errors:
+        Ask again the requests stored with failure ``error``.
+    progress:
+        Show a progress bar on ``console`` (default: stderr).
+    run_info:
+        What to record about the run in the store (never an API key).
+    summary:
+        A summary to fill in place (it stays readable if the run is cancelled).
+
+    Returns
+    -------
+    EvalSummary
+        Counts of what was planned, skipped, done and how it was judged.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from twosat_formal.evaluate import EvalPrompt
+    >>> from twosat_formal.formula import Formula
+    >>> class Flaky:  # fails once with HTTP 429, then answers
+    ...     spec, endpoint, calls = "test/flaky", "local", 0
+    ...     async def generate(self, prompt, params, sample=0):
+    ...         self.calls += 1
+    ...         if self.calls == 1:
+    ...             raise TransientModelError("HTTP 429", status=429, retry_after=0.0)
+    ...         return Response('{"A": "true"}\\nThe answer is: Yes', "stop")
+    ...     async def aclose(self):
+    ...         pass
+    >>> prompt = EvalPrompt("p1", "i1", "logic", "A is true.", {"A": "x1"}, "true", "false")
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "runs.sqlite"
+    >>> with RunStore(path) as store:
+    ...     summary = asyncio.run(run_eval([Flaky()], [EvalItem(prompt, Formula([[1]]), "SAT")],
+    ...                                    store, retry=RetryPolicy(base_delay_s=0.0)))
+    >>> summary.done, summary.retries, dict(summary.failures)
+    (1, 1, {'correct': 1})
+    """
+    if samples < 1:
+        raise ConfigError(f"samples must be >= 1, got {samples}", parameter="samples", valid=">= 1")
+    if concurrency < 1:
+        raise ConfigError(
+            f"concurrency must be >= 1, got {concurrency}", parameter="concurrency", valid=">= 1"
+        )
+    params = params or SamplingParams()
+    summary = summary if summary is not None else EvalSummary()
+    for item in items:  # a prompt whose entity map does not fit its formula stops us early
+        try:
+            entity_variables(item.prompt.entities, item.formula)
+            value_words(item.prompt)
+        except ConfigError as exc:
+            raise ConfigError(
+                f"prompt {item.prompt.id}: {exc}", parameter="entities", valid=exc.valid
+            ) from None
+        if item.label not in LABELS:
+            raise ConfigError(
+                f"prompt {item.prompt.id}: unknown label {item.label!r}",
+                parameter="label",
+                valid="SAT or UNSAT",
+            )
+    runner = _Runner(store, params, retry or RetryPolicy(), seed, request_timeout_s, summary)
+    store.add_prompts(_prompt_row(item) for item in items)
+    for item in items:
+        if item.instance is not None:
+            store.add_instance(item.instance)
+    if retry_errors:
+        keys = [
+            request_key(m.spec, m.endpoint, prompt_hash(i.prompt.text), params.key(), s)
+            for i in items
+            for m in models
+            for s in range(samples)
+        ]
+        store.delete_errors(keys)
+    info = {
+        "tool_version": tool_version(),
+        "models": [m.spec for m in models],
+        "params": params.key(),
+        "samples": samples,
+        "prompts": len(items),
+        **dict(run_info or {}),
+    }
+    stories = story_counts(
+        item.prompt.story
+        for item in items
+        if isinstance(item.prompt, StoryPrompt)
+        if item.prompt.story is not None
+    )
+    if stories:
+        info["stories"] = stories
+    runner.run_id = summary.run_id = store.start_run(info)
+    started = time.perf_counter()
+    status = "failed"
+    bar: Progress | None = None
+    if progress:
+        bar = Progress(
+            TextColumn("[progress.description]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[accuracy]}"),
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+            console=console or Console(stderr=True),
+            transient=False,
+        )
+        runner.progress = bar
+        bar.start()
+    try:
+        await runner.run(models, items, samples, concurrency)
+        status = "finished"
+    except asyncio.CancelledError:
+        status = "interrupted"
+        summary.interrupted = True
+        raise
+    except BaseExceptionGroup as group:  # a request failed unexpectedly: show the first
+        first = group.exceptions[0]
+        if len(group.exceptions) > 1:
+            first.add_note(f"({len(group.exceptions) - 1} other requests failed as well)")
+        raise first from None
+    finally:
+        summary.elapsed_s = time.perf_counter() - started
+        runner.commit()
+        if bar is not None:
+            bar.stop()
+        store.finish_run(summary.run_id, status)
+    return summary
+
+
+def evaluate(
+    specs: Sequence[str],
+    items: Sequence[EvalItem],
+    store: RunStore,
+    *,
+    base_url: str | None = None,
+    api_key_env: str | None = None,
+    mode: str = "chat",
+    **options: Any,
+) -> EvalSummary:
+    """Load the models named by ``specs``, run :func:`run_eval`, and release them.
+
+    Models are loaded with :func:`twosat_formal.models.load_model` and closed on the
+    way out, even on error or Ctrl-C (a llama.cpp server is stopped). A Ctrl-C returns
+    the summary with ``interrupted=True``: what was stored stays stored.
+    ``options`` are those of :func:`run_eval`.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from twosat_formal.formula import Formula
+    >>> from twosat_formal.verbalize import verbalize
+    >>> formula = Formula.from_named([["p", "q"], ["~p", "q"]])
+    >>> item = EvalItem(verbalize(formula, "team").record("i1", None), formula, "SAT")
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "runs.sqlite"
+    >>> with RunStore(path) as store:
+    ...     summary = evaluate(["ref/sat-biased", "ref/oracle"], [item], store)
+    >>> summary.done, dict(summary.failures)
+    (2, {'correct': 2})
+    """
+    from twosat_formal.models import load_model
+
+    summary: EvalSummary = options.pop("summary", None) or EvalSummary()
+
+    async def main() -> None:
+        async with AsyncExitStack() as stack:
+            models: list[Model] = []
+            for spec in specs:
+                model = load_model(spec, base_url=base_url, api_key_env=api_key_env, mode=mode)
+                models.append(await stack.enter_async_context(model))
+            await run_eval(models, items, store, summary=summary, **options)
+
+    try:
+        asyncio.run(main())
+    except KeyboardInterrupt:
+        summary.interrupted = True
+    return summary
