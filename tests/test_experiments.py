@@ -18,7 +18,7 @@ from twosat_formal.generators import FAMILIES, derive_seed
 from twosat_formal.generators.grids import grid_cells
 from twosat_formal.generators.knobs import KNOB_GRIDS
 
-NAMES = ["duplication", "edits", "fillers", "order", "sweep", "table1", "verbalization"]
+NAMES = ["duplication", "edits", "fillers", "order", "pairs", "sweep", "table1", "verbalization"]
 
 
 def test_shipped_specs() -> None:

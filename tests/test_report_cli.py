@@ -29,6 +29,7 @@ def test_experiments_lists_every_protocol(capsys: pytest.CaptureFixture[str]) ->
         "edits",
         "fillers",
         "order",
+        "pairs",
         "sweep",
         "table1",
         "verbalization",

@@ -20,6 +20,11 @@ For each instance record (one JSON object per line):
     reproduce every recorded field, and its relation is proven again with Z3.
 ``transforms``
     The replayed chain gives exactly the record's formula.
+``twin``
+    A minimal twin (``twin_of`` set): its source is in the dataset, the recorded change
+    is the one the source's structure gives, it turns the source into the twin, the two
+    are one clause apart, and PySAT gives them opposite labels (see
+    :func:`twosat_formal.diagnostics.twins.check_twin`).
 
 A prompt record (``instance_id`` and ``text``) is checked by ``record`` and
 ``roundtrip``: its text must parse back to its instance's formula (the instance must be
@@ -195,6 +200,7 @@ class _Task:
     record: Any
     base: Any = None
     instance: Any = None
+    twin_source: Any = None
 
 
 def _kind(record: Any) -> str:
@@ -311,6 +317,8 @@ def _check_instance(c: _Checker, task: _Task) -> None:
         check_certificate_json(formula, inst.certificate)
 
     c.run("certificate", certificate)
+    if inst.twin_of is not None:
+        c.run("twin", partial(_check_twin, inst, task.twin_source))
     if inst.base_id is None:
         if inst.transforms:
             c.run("transforms", _raise("a record with transforms needs a base_id"))
@@ -319,6 +327,14 @@ def _check_instance(c: _Checker, task: _Task) -> None:
     base = _base_formula(c, inst, task.base)
     if base is not None:
         _replay(c, base, list(inst.transforms), formula)
+
+
+def _check_twin(twin: Any, source_record: Any) -> None:
+    from twosat_formal.diagnostics.twins import check_twin
+    from twosat_formal.instance import Instance
+
+    source = None if source_record is None else Instance.from_record(source_record)
+    check_twin(twin, source)
 
 
 def _raise(message: str) -> Callable[[], None]:
@@ -516,13 +532,15 @@ def _tasks(paths: Sequence[str | Path]) -> tuple[list[_Task], list[CheckFailure]
             index[key] = (source, number, record)
     tasks = []
     for source, number, record in entries:
-        base = instance = None
+        base = instance = twin_source = None
         if isinstance(record, Mapping):
+            if isinstance(record.get("twin_of"), str) and record["twin_of"] in index:
+                twin_source = index[record["twin_of"]][2]
             if isinstance(record.get("base_id"), str) and record["base_id"] in index:
                 base = index[record["base_id"]][2]
             if isinstance(record.get("instance_id"), str) and record["instance_id"] in index:
                 instance = index[record["instance_id"]][2]
-        tasks.append(_Task(source, number, record, base, instance))
+        tasks.append(_Task(source, number, record, base, instance, twin_source))
     return tasks, duplicates
 
 

@@ -119,6 +119,11 @@ class Instance:
         For a derived instance, the id of the instance it was derived from.
     transforms:
         The transforms applied to the base, in order.
+    twin_of:
+        For a minimal twin (:mod:`twosat_formal.diagnostics.twins`), the id of the
+        instance it is the twin of.
+    change:
+        For a minimal twin, the one-clause change that turns its source into it.
     """
 
     id: str
@@ -132,6 +137,8 @@ class Instance:
     provenance: dict[str, Any]
     base_id: str | None = None
     transforms: tuple[dict[str, Any], ...] = field(default=())
+    twin_of: str | None = None
+    change: dict[str, Any] | None = None
 
     def dimacs_header(self) -> dict[str, object]:
         """The provenance lines written at the top of :attr:`dimacs`."""
@@ -143,8 +150,11 @@ class Instance:
         return write_dimacs(self.formula, provenance=self.dimacs_header())
 
     def to_record(self) -> dict[str, Any]:
-        """The JSON Lines record (a plain dict of JSON values)."""
-        return {
+        """The JSON Lines record (a plain dict of JSON values).
+
+        ``twin_of`` and ``change`` are written only for a minimal twin.
+        """
+        record: dict[str, Any] = {
             "schema_version": SCHEMA_VERSION,
             "id": self.id,
             "family": self.family,
@@ -160,6 +170,10 @@ class Instance:
             "transforms": list(self.transforms),
             "provenance": self.provenance,
         }
+        if self.twin_of is not None:
+            record["twin_of"] = self.twin_of
+            record["change"] = self.change
+        return record
 
     def to_json(self) -> str:
         """The record as one line of JSON (no trailing newline).
@@ -214,6 +228,11 @@ class Instance:
             raise bad("field 'transforms' must be a list of objects")
         if not isinstance(provenance, dict):
             raise bad("field 'provenance' must be an object")
+        twin_of, change = record.get("twin_of"), record.get("change")
+        if twin_of is not None and not isinstance(twin_of, str):
+            raise bad("field 'twin_of' must be a string or null")
+        if (twin_of is None) != (change is None) or not isinstance(change, dict | None):
+            raise bad("a twin record has both 'twin_of' and a 'change' object")
         return cls(
             id=record["id"],
             family=record["family"],
@@ -226,6 +245,8 @@ class Instance:
             provenance=dict(provenance),
             base_id=base_id,
             transforms=tuple(transforms),
+            twin_of=twin_of,
+            change=None if change is None else dict(change),
         )
 
 

@@ -100,6 +100,11 @@ COMMANDS: dict[str, Command] = {
             "Make solver-verified symbolic edits, label-preserving or label-changing.",
         ),
         Command(
+            "pairs",
+            _P + "pairs_cmd",
+            "Make a minimal twin of each instance: one clause changed, the opposite label.",
+        ),
+        Command(
             "templates",
             _P + "verbalize_cmd",
             "List the six template schemes with an example of each (paper appendix G.1, Table 2).",

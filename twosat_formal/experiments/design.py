@@ -34,6 +34,10 @@ How each kind expands (``clauses`` in a design record names the setting's base s
     ``max_edits`` label-preserving edits) and its individual edits (up to ``count`` per
     class, label-preserving and label-changing), as ``twosat-formal edit`` makes them
     with the experiment's seed.
+``pairs``
+    every family at each clause count, arm ``base``, with ``twins`` set: the runner
+    adds each base's minimal twin (arm ``twin``, as ``twosat-formal pairs`` makes it),
+    verbalized with the base's entity map.
 
 Examples
 --------
@@ -92,6 +96,7 @@ class Condition:
     shuffled: bool = False
     design_clauses: int | None = None
     edits: tuple[tuple[str, Any], ...] = ()
+    twins: bool = False
 
     @property
     def base_key(self) -> tuple[str, int, tuple[tuple[str, Any], ...], int]:
@@ -126,6 +131,7 @@ class Condition:
             "seed": self.seed,
             "steps": [[name, dict(params)] for name, params in self.steps],
             **({"edits": _jsonable(dict(self.edits))} if self.edits else {}),
+            **({"twins": True} if self.twins else {}),
         }
 
 
@@ -376,6 +382,12 @@ def _edits(b: _Builder, family: str, cell: Mapping[str, Any]) -> None:
         b.formulas(family, clauses, params, f"{family}/clauses={clauses}", [{}], edits=stage)
 
 
+def _pairs(b: _Builder, family: str, cell: Mapping[str, Any]) -> None:
+    for clauses in _ints(cell, "clauses"):
+        params = b.knobs(family, b.spec.knob_level)
+        b.formulas(family, clauses, params, f"{family}/clauses={clauses}", [{}], twins=True)
+
+
 _KIND_EXPANDERS = {
     "grid": _grid,
     "sweep": _sweep,
@@ -383,6 +395,7 @@ _KIND_EXPANDERS = {
     "order": _order,
     "duplication": _duplication,
     "edits": _edits,
+    "pairs": _pairs,
 }
 
 

@@ -19,6 +19,10 @@ only asks what is missing. Certification is skipped on a re-run whose dataset an
 prompt files have the content digests (:func:`~twosat_formal.experiments.manifest.
 content_digest`, durations left out) that a previous run certified.
 
+In a ``pairs`` experiment every base that has a minimal twin is followed by it
+(:func:`twosat_formal.diagnostics.twins.twin_instance`), verbalized like an edited
+instance with its source's entity map.
+
 In an ``edits`` experiment every base is followed by its edited instances
 (:func:`twosat_formal.edits.edit_instances`, one run per mode), and an edited instance
 is verbalized with the seed of its origin: the same entity map, so only the edited
@@ -145,6 +149,16 @@ def _edited_instances(
     return out
 
 
+def _twin(origin: Instance) -> Instance | None:
+    """The minimal twin of ``origin`` (as ``twosat-formal pairs`` makes it), if it has one."""
+    from twosat_formal.diagnostics.twins import NoTwinError, twin_instance
+
+    try:
+        return twin_instance(origin)
+    except NoTwinError:
+        return None
+
+
 def build_dataset(
     conditions: Sequence[Condition], *, report: Reporter = quiet
 ) -> tuple[list[Instance], list[dict[str, Any]]]:
@@ -180,6 +194,11 @@ def build_dataset(
         for edited, fields in _edited_instances(instance, condition):
             instances.setdefault(edited.id, edited)
             design.append({**condition.design_record(edited.id), **fields})
+        twin = _twin(instance) if condition.twins else None
+        if twin is not None:
+            instances.setdefault(twin.id, twin)
+            fields = {"arm": "twin", "arm_label": "twin", "twin_of": instance.id}
+            design.append({**condition.design_record(twin.id), **fields})
         if number % 50 == 0:
             report("generate", f"{number}/{len(conditions)} formulas")
     return list(instances.values()), design

@@ -6,7 +6,7 @@ A spec names the protocol of one of the paper's experiments. Its fields:
     What it is and which part of the paper it reproduces.
 ``kind``
     How its cells expand into conditions (see :mod:`twosat_formal.experiments.design`):
-    ``grid``, ``sweep``, ``fillers``, ``order``, ``duplication`` or ``edits``.
+    ``grid``, ``sweep``, ``fillers``, ``order``, ``duplication``, ``edits`` or ``pairs``.
 ``formulas``
     Formulas per setting (the paper uses 10).
 ``seed``
@@ -24,7 +24,7 @@ A spec names the protocol of one of the paper's experiments. Its fields:
 Examples
 --------
 >>> sorted(spec_names())
-['duplication', 'edits', 'fillers', 'order', 'sweep', 'table1', 'verbalization']
+['duplication', 'edits', 'fillers', 'order', 'pairs', 'sweep', 'table1', 'verbalization']
 >>> spec = load_spec("table1")
 >>> spec.kind, spec.formulas, len(spec.templates)
 ('grid', 10, 6)
@@ -44,7 +44,7 @@ from twosat_formal.errors import ConfigError, RecordError, UnknownNameError
 __all__ = ["KINDS", "ExperimentSpec", "load_spec", "parse_spec", "spec_names"]
 
 #: The kinds of experiment a spec can describe.
-KINDS = ("grid", "sweep", "fillers", "order", "duplication", "edits")
+KINDS = ("grid", "sweep", "fillers", "order", "duplication", "edits", "pairs")
 
 _REQUIRED: dict[str, type | tuple[type, ...]] = {
     "name": str,
@@ -222,7 +222,7 @@ def load_spec(name_or_path: str | os.PathLike[str]) -> ExperimentSpec:
     Traceback (most recent call last):
     ...
     twosat_formal.errors.UnknownNameError: unknown experiment 'nope'; choose one of: \
-duplication, edits, fillers, order, sweep, table1, verbalization
+duplication, edits, fillers, order, pairs, sweep, table1, verbalization
     """
     text_name = os.fspath(name_or_path)
     path = Path(text_name)

@@ -63,6 +63,7 @@ def content_to_json(content: ReportContent, figures: list[Figure]) -> dict[str, 
         {} if content.edits is None else {"edits": {"models": [s.to_json() for s in content.edits]}}
     )
     stories = {} if content.stories is None else {"stories": content.stories.to_json()}
+    pairs = {} if content.pairs is None else {"pairs": [s.to_json() for s in content.pairs]}
     return _clean(
         {
             "title": content.title,
@@ -107,6 +108,7 @@ def content_to_json(content: ReportContent, figures: list[Figure]) -> dict[str, 
             "notes": content.notes,
             **edits,
             **stories,
+            **pairs,
         }
     )
 

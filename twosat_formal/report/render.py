@@ -49,6 +49,7 @@ from twosat_formal.verbalize.story.record import PAPER_FALLBACK_RATE, PAPER_FIRS
 
 __all__ = [
     "EDIT_SECTIONS",
+    "PAIRS_SECTION",
     "SECTIONS",
     "STORY_SECTION",
     "Block",
@@ -88,6 +89,10 @@ EDIT_SECTIONS = (
     "Symbolic edits: flip rate",
     "Symbolic edits: original-answer retention",
 )
+
+#: Title of the section of minimal twins, shown after "Robustness" (and the edit
+#: sections) when the run has twin instances.
+PAIRS_SECTION = "Minimal twins: pair accuracy and consistency"
 
 #: Title of the section of the LLM story verbalizer, shown after "Verbalization
 #: templates (§5.5)" when the run has story records or answers to story prompts.
@@ -540,6 +545,31 @@ def _edit_retention(content: ReportContent) -> list[Block]:
     ]
 
 
+def _pairs(content: ReportContent) -> list[Block]:
+    summaries = content.pairs or []
+    if not summaries:
+        return [Paragraph("No twin has an evaluated source in this run.")]
+    rows = [
+        [
+            (s.model, ""),
+            ("all" if s.by == "all" else f"{s.by}: {s.group}", ""),
+            (str(s.pairs), ""),
+            (_ci(s.accuracy), ""),
+            (_ci(s.consistency), ""),
+        ]
+        for s in summaries
+    ]
+    return [
+        Paragraph(
+            "Each twin differs from its source in one clause and has the opposite label. "
+            "Pair accuracy: both decisions right. Pair consistency: the decision changes "
+            "between source and twin. Shares of pairs (model, template, sample) with "
+            "95% Wilson intervals."
+        ),
+        Table(["model", "group", "pairs", "pair accuracy (%)", "pair consistency (%)"], rows),
+    ]
+
+
 def _story_rates(section: StorySection) -> list[Block]:
     stats = section.statistics
     if stats is None:
@@ -724,6 +754,9 @@ def layout(content: ReportContent, figures: Sequence[Figure]) -> list[Block]:
         edit_parts = [_edit_normalized(content), _edit_flips(content), _edit_retention(content)]
         at = [title for title, _ in sections].index("Robustness") + 1
         sections[at:at] = list(zip(EDIT_SECTIONS, edit_parts, strict=True))
+    if content.pairs is not None:
+        at = [title for title, _ in sections].index("Figures")
+        sections.insert(at, (PAIRS_SECTION, _pairs(content)))
     blocks: list[Block] = [Heading(content.title, 1)]
     for title, body in sections:
         blocks.append(Heading(title, 2))

@@ -69,6 +69,7 @@ from twosat_formal.report.metrics import (
     per_formula,
     verbalization_flip_rate,
 )
+from twosat_formal.report.pairs import PairSummary, has_twins, pair_summaries
 from twosat_formal.report.stats import (
     TestResult,
     adjust_within_families,
@@ -264,6 +265,7 @@ class ReportContent:
     edits: list[EditSummary] | None = None
     edit_curves: Curves = field(default_factory=dict)
     stories: StorySection | None = None
+    pairs: list[PairSummary] | None = None
 
 
 def _family_key(name: str) -> tuple[int, str]:
@@ -673,6 +675,7 @@ def _edits(rows: Sequence[Row], models: Sequence[str]) -> tuple[list[EditSummary
     The curves hold each model's normalized accuracy at ``k = 0..K`` (``n``: the
     records of the level). ``(None, {})`` when no row is edited.
     """
+    rows = [r for r in rows if not r.get("twin_of")]  # twins have their own section
     if not any(_is_edited(r) for r in rows):
         return None, {}
     top = edit_metrics.max_level(rows)
@@ -875,4 +878,5 @@ def compute_content(
         edits=edits,
         edit_curves=edit_curves,
         stories=_stories(data, stories or {}, models, method=method, seed=seed),
+        pairs=pair_summaries(data, models) if has_twins(data) else None,
     )

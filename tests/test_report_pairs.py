@@ -1,0 +1,94 @@
+"""Pair metrics of minimal twins, their report section and the ``pairs`` experiment."""
+
+from __future__ import annotations
+
+import pytest
+from scipy.stats import binomtest
+
+from twosat_formal.experiments.design import expand
+from twosat_formal.experiments.runner import _entity_key, build_dataset
+from twosat_formal.experiments.spec import load_spec
+from twosat_formal.report.pairs import pair_rows, pair_summaries, wilson
+from twosat_formal.report.render import PAIRS_SECTION, Heading, layout
+from twosat_formal.report.sections import compute_content
+
+
+def row(iid, decision, correct, *, twin_of=None, model="m", template="logic", family="f"):
+    return {
+        "instance_id": iid,
+        "twin_of": twin_of,
+        "model": model,
+        "template": template,
+        "sample": 0,
+        "family": family,
+        "num_clauses": 4,
+        "label": "SAT",
+        "decision": decision,
+        "decision_correct": correct,
+        "witness_valid": None,
+        "failure": "correct" if correct else "wrong_decision",
+        "truncated": False,
+    }
+
+
+ROWS = [
+    row("s1", "UNSAT", True),
+    row("t1", "SAT", True, twin_of="s1"),  # accurate, consistent
+    row("s2", "SAT", False),
+    row("t2", "UNSAT", False, twin_of="s2"),  # consistent, not accurate
+    row("s3", "SAT", True),
+    row("t3", "SAT", False, twin_of="s3"),  # neither
+    row("s4", None, False),
+    row("t4", "SAT", True, twin_of="s4"),  # no decision on one side: inconsistent
+    row("t5", "SAT", True, twin_of="missing"),  # no source row
+]
+
+
+def test_pair_accuracy_and_consistency_by_hand() -> None:
+    pairs, unpaired = pair_rows(ROWS)
+    assert unpaired == 1
+    assert [(p["accurate"], p["consistent"]) for p in pairs] == [
+        (True, True),
+        (False, True),
+        (False, False),
+        (False, False),
+    ]
+    (overall, *_) = pair_summaries(ROWS)
+    assert (overall.by, overall.pairs) == ("all", 4)
+    assert overall.accuracy.mean == 0.25 and overall.consistency.mean == 0.5
+
+
+def test_pairs_pair_only_within_model_template_and_sample() -> None:
+    rows = [row("s", "SAT", True), row("t", "UNSAT", True, twin_of="s", template="room")]
+    assert pair_rows(rows) == ([], 1)
+
+
+@pytest.mark.parametrize(("k", "n"), [(0, 5), (3, 10), (10, 10), (17, 40)])
+def test_wilson_matches_scipy(k: int, n: int) -> None:
+    ours = wilson(k, n)
+    theirs = binomtest(k, n).proportion_ci(confidence_level=0.95, method="wilson")
+    assert ours.low == pytest.approx(theirs.low, abs=1e-12)
+    assert ours.high == pytest.approx(theirs.high, abs=1e-12)
+
+
+def test_report_has_the_twins_section_only_with_twins() -> None:
+    content = compute_content(ROWS)
+    assert content.pairs is not None
+    groups = [(s.by, s.group) for s in content.pairs]
+    assert groups == [("all", "all"), ("family", "f"), ("template", "logic")]
+    titles = [b.text for b in layout(content, []) if isinstance(b, Heading) and b.level == 2]
+    assert PAIRS_SECTION in titles
+    assert titles.index(PAIRS_SECTION) == titles.index("Figures") - 1
+    plain = compute_content([r for r in ROWS if not r["twin_of"]])
+    assert plain.pairs is None
+    assert PAIRS_SECTION not in [b.text for b in layout(plain, []) if isinstance(b, Heading)]
+
+
+def test_pairs_experiment_adds_each_twin_after_its_source() -> None:
+    spec = load_spec("pairs").with_formulas(1)
+    instances, design = build_dataset(expand(spec)[:2])
+    assert [i.twin_of for i in instances][1::2] == [instances[0].id, instances[2].id]
+    twins = [d for d in design if d["arm"] == "twin"]
+    assert [d["twin_of"] for d in twins] == [instances[0].id, instances[2].id]
+    # a twin is verbalized with its source's entity map
+    assert _entity_key(instances[1]) == instances[0].id

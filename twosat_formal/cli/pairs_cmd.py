@@ -1,0 +1,56 @@
+"""``twosat-formal pairs INPUT --out FILE [--seed N]``: minimal SAT/UNSAT twins.
+
+Writes a dataset (JSON Lines): each input instance (its root first when it is derived),
+then its twin: the same formula with one clause changed and the opposite label, the
+change read off the contradiction cycle (:mod:`twosat_formal.diagnostics.twins`). A twin
+record carries ``twin_of`` and ``change``. Instances without a twin are kept and named
+on stderr with the reason; a summary line follows.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from twosat_formal.cli.app import app, err_console
+from twosat_formal.diagnostics.twins import twins
+from twosat_formal.instance import Instance, read_instances, write_instances
+
+__all__ = ["pairs"]
+
+
+@app.command("pairs")
+def pairs(
+    input_path: Annotated[
+        str,
+        typer.Argument(
+            metavar="INPUT",
+            help='Dataset of instances (JSON Lines); "-" is stdin.',
+            show_default=False,
+        ),
+    ],
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out", "-o", help="Write the dataset here instead of stdout.", show_default=False
+        ),
+    ] = None,
+    seed: Annotated[
+        int, typer.Option("--seed", help="Picks among equally good one-clause changes.")
+    ] = 0,
+) -> None:
+    """Make a minimal twin of each instance: one clause changed, the opposite label."""
+    sources: list[Instance] = list(read_instances(input_path))
+    run = twins(sources, seed=seed)
+    if out is None:
+        write_instances(run.records, sys.stdout)
+        sys.stdout.flush()
+    else:
+        write_instances(run.records, out)
+    for source_id, reason in run.skipped:
+        err_console.print(f"no twin for {source_id}: {reason}", markup=False)
+    where = f" to {out}" if out is not None else ""
+    err_console.print(f"wrote {len(run.records)} records{where}: {run.summary()}", markup=False)

@@ -1,0 +1,163 @@
+"""Pair metrics of minimal twins: pair accuracy and pair consistency.
+
+A twin row (its instance has ``twin_of``) is paired with the row of its source under
+the same model, template and sample. Over the pairs:
+
+* **pair accuracy**: the share of pairs whose two decisions are both right;
+* **pair consistency**: the share of pairs whose decision changes between source and
+  twin (the labels are opposite, so a reader that follows the one changed clause
+  changes its answer). A missing decision on either side is inconsistent.
+
+Both are given per model, overall, per family and per template, each with a
+Wilson score interval over the pairs (:func:`wilson`): the shares are proportions, and
+Wilson's interval stays inside [0, 1] and is defined at 0 % and 100 %.
+
+Examples
+--------
+>>> rows = [
+...     {"instance_id": "s", "model": "m", "template": "logic", "sample": 0,
+...      "family": "backbone", "decision": "SAT", "decision_correct": True},
+...     {"instance_id": "t", "twin_of": "s", "model": "m", "template": "logic",
+...      "sample": 0, "family": "backbone", "decision": "SAT", "decision_correct": False},
+... ]
+>>> pairs, unpaired = pair_rows(rows)
+>>> pairs[0]["accurate"], pairs[0]["consistent"], unpaired
+(False, False, 0)
+>>> [(s.group, s.accuracy.mean, s.consistency.mean) for s in pair_summaries(rows)]
+[('all', 0.0, 0.0), ('backbone', 0.0, 0.0), ('logic', 0.0, 0.0)]
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from twosat_formal.report.metrics import Estimate
+
+__all__ = ["PairSummary", "has_twins", "pair_rows", "pair_summaries", "wilson"]
+
+Row = Mapping[str, Any]
+
+
+def wilson(successes: int, n: int, *, confidence: float = 0.95) -> Estimate:
+    """The share ``successes / n`` with its Wilson score interval.
+
+    >>> e = wilson(8, 10)
+    >>> e.mean, round(e.low, 4), round(e.high, 4)
+    (0.8, 0.4902, 0.9433)
+    >>> wilson(0, 0).mean is None
+    True
+    """
+    from scipy.stats import norm
+
+    if n == 0:
+        return Estimate(None, None, None, 0, 0, "wilson", confidence)
+    z = float(norm.ppf(0.5 + confidence / 2.0))
+    p = successes / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return Estimate(p, max(0.0, centre - half), min(1.0, centre + half), n, n, "wilson", confidence)
+
+
+def _key(row: Row, instance_id: object) -> tuple[Hashable, ...]:
+    return (instance_id, row.get("model"), row.get("template"), row.get("sample"))
+
+
+def has_twins(rows: Iterable[Row]) -> bool:
+    """Whether any row is the row of a twin."""
+    return any(row.get("twin_of") for row in rows)
+
+
+def pair_rows(rows: Iterable[Row]) -> tuple[list[dict[str, Any]], int]:
+    """Each twin row with its source's row, and how many twin rows found no source row.
+
+    Every pair is a dict with ``model``, ``template``, ``family``, ``sample``,
+    ``source_id``, ``twin_id``, both decisions, ``accurate`` and ``consistent``.
+    """
+    data = list(rows)
+    by_key = {_key(r, r.get("instance_id")): r for r in data if not r.get("twin_of")}
+    out: list[dict[str, Any]] = []
+    unpaired = 0
+    for twin in data:
+        source_id = twin.get("twin_of")
+        if not source_id:
+            continue
+        source = by_key.get(_key(twin, source_id))
+        if source is None:
+            unpaired += 1
+            continue
+        a, b = source.get("decision"), twin.get("decision")
+        out.append(
+            {
+                "model": twin.get("model"),
+                "template": twin.get("template"),
+                "family": twin.get("family") or source.get("family"),
+                "sample": twin.get("sample"),
+                "source_id": source_id,
+                "twin_id": twin.get("instance_id"),
+                "source_decision": a,
+                "twin_decision": b,
+                "accurate": bool(source.get("decision_correct"))
+                and bool(twin.get("decision_correct")),
+                "consistent": a is not None and b is not None and a != b,
+            }
+        )
+    return out, unpaired
+
+
+@dataclass(frozen=True)
+class PairSummary:
+    """Pair accuracy and consistency of one model over one group of pairs.
+
+    ``by`` is ``"all"``, ``"family"`` or ``"template"``; ``group`` the family or
+    template name (``"all"`` for every pair).
+    """
+
+    model: str
+    by: str
+    group: str
+    pairs: int
+    accuracy: Estimate
+    consistency: Estimate
+
+    def to_json(self) -> dict[str, Any]:
+        """The summary as a JSON-ready dict."""
+        return {
+            "model": self.model,
+            "by": self.by,
+            "group": self.group,
+            "pairs": self.pairs,
+            "pair_accuracy": self.accuracy.to_json(),
+            "pair_consistency": self.consistency.to_json(),
+        }
+
+
+def pair_summaries(
+    rows: Iterable[Row],
+    models: Sequence[str] = (),
+    *,
+    confidence: float = 0.95,
+) -> list[PairSummary]:
+    """Per model (in ``models`` order, then by appearance): all pairs, per family, per template."""
+    pairs, _ = pair_rows(rows)
+    present = list(dict.fromkeys(str(p["model"]) for p in pairs))
+    order = [m for m in models if m in present] + [m for m in present if m not in models]
+    out: list[PairSummary] = []
+    for model in order:
+        mine = [p for p in pairs if str(p["model"]) == model]
+        groups: list[tuple[str, str, list[dict[str, Any]]]] = [("all", "all", mine)]
+        for by in ("family", "template"):
+            for name in dict.fromkeys(str(p[by]) for p in mine):
+                groups.append((by, name, [p for p in mine if str(p[by]) == name]))
+        for by, name, members in groups:
+
+            def est(field: str, members: list[dict[str, Any]] = members) -> Estimate:
+                hits = sum(1 for p in members if p[field])
+                return wilson(hits, len(members), confidence=confidence)
+
+            out.append(
+                PairSummary(model, by, name, len(members), est("accurate"), est("consistent"))
+            )
+    return out
