@@ -15,6 +15,7 @@ only inside the message. The hierarchy::
     ├── RecordError (ValueError)            a malformed JSON Lines record
     ├── SolverDisagreementError (RuntimeError)  two backends, two labels
     ├── ProofError (RuntimeError)           a Z3 proof that failed or came back unknown
+    ├── MissingExtraError (ImportError)     an optional dependency; names the extra
     └── EvaluationError (RuntimeError)      a model request that failed for good
         ├── TransientModelError             worth retrying: HTTP 408/429/5xx, time-out, drop
         └── ModelHTTPError                  refused for good: any other HTTP 4xx
@@ -38,6 +39,7 @@ __all__ = [
     "CertificateError",
     "ConfigError",
     "EvaluationError",
+    "MissingExtraError",
     "ModelHTTPError",
     "NotTwoCNFError",
     "ParseError",
@@ -232,3 +234,7 @@ def request_error(exc: BaseException, where: str) -> TransientModelError:
     if isinstance(exc, TimeoutError):
         return TransientModelError(f"request to {where} timed out ({type(exc).__name__})")
     return TransientModelError(f"request to {where} failed: {type(exc).__name__}: {exc}")
+
+
+class MissingExtraError(TwoSatFormalError, ImportError):
+    """An optional dependency is not installed; the message names the extra to install."""

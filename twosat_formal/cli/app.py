@@ -81,7 +81,17 @@ def _load(name: str) -> Any:
                 )
                 break
         else:
-            raise LookupError(f"{COMMANDS[name].module} does not register the command {name!r}")
+            for group in app.registered_groups:  # a command with subcommands (``batch``)
+                if group.name == name:
+                    _LOADED[name] = typer.main.get_group_from_info(
+                        group,
+                        pretty_exceptions_short=app.pretty_exceptions_short,
+                        suggest_commands=app.suggest_commands,
+                        rich_markup_mode=app.rich_markup_mode,
+                    )
+                    break
+            else:
+                raise LookupError(f"{COMMANDS[name].module} does not register the command {name!r}")
     return _LOADED[name]
 
 

@@ -140,6 +140,16 @@ COMMANDS: dict[str, Command] = {
             "Export one row per sample: ids, model, label, decision, failure kind, response.",
         ),
         Command(
+            "score",
+            _P + "score_cmd",
+            "Score answers produced elsewhere exactly as `eval` scores its own.",
+        ),
+        Command(
+            "batch",
+            _P + "batch_cmd",
+            "Batch API request files; their output goes to `score`.",
+        ),
+        Command(
             "experiments",
             _P + "report_cmd",
             "List the experiment protocols of the paper that `run-experiment` runs.",

@@ -1,0 +1,81 @@
+"""``twosat-formal batch prepare``: OpenAI Batch API (and vLLM run_batch) request files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from twosat_formal.cli.app import app, err_console
+
+__all__ = ["batch_app", "prepare_command"]
+
+batch_app = typer.Typer(
+    name="batch",
+    help="Batch API request files; their output goes to `score`.",
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode=None,
+)
+app.add_typer(batch_app, name="batch")
+
+
+@batch_app.command("prepare")
+def prepare_command(
+    prompts: Annotated[
+        Path,
+        typer.Argument(
+            metavar="PROMPTS.jsonl",
+            help="Prompt (or story) records, as `verbalize` writes them.",
+            show_default=False,
+        ),
+    ],
+    model: Annotated[
+        str,
+        typer.Option(
+            "--model",
+            "-m",
+            metavar="ID",
+            help="The model id the API serves (gpt-4o-mini; no openai/ prefix).",
+            show_default=False,
+        ),
+    ],
+    out: Annotated[
+        Path,
+        typer.Option("--out", "-o", help="The request file (JSON Lines).", show_default=False),
+    ],
+    max_tokens: Annotated[
+        int, typer.Option("--max-tokens", min=1, help="Token budget of each answer.")
+    ] = 4096,
+    temperature: Annotated[
+        float | None, typer.Option("--temperature", help="Sampling temperature.")
+    ] = None,
+    top_p: Annotated[float | None, typer.Option("--top-p", help="Nucleus sampling mass.")] = None,
+    seed: Annotated[
+        int | None,
+        typer.Option("--seed", help="Sampling seed (sample k is sent with seed + k)."),
+    ] = None,
+    samples: Annotated[
+        int, typer.Option("--samples", min=1, help="Requests per prompt (custom_id ID#k).")
+    ] = 1,
+    mode: Annotated[
+        str,
+        typer.Option(
+            "--mode",
+            metavar="chat|completion",
+            help="/v1/chat/completions (messages) or /v1/completions (raw prompt).",
+        ),
+    ] = "chat",
+) -> None:
+    """Write one Batch API request per prompt: custom_id is the prompt id."""
+    from twosat_formal.evaluate import read_eval_prompts
+    from twosat_formal.integrations.batch import batch_requests
+    from twosat_formal.jsonl import json_line, write_lines
+    from twosat_formal.models.base import SamplingParams
+
+    params = SamplingParams(max_tokens=max_tokens, temperature=temperature, top_p=top_p, seed=seed)
+    records = list(read_eval_prompts(prompts))  # every line is read before anything is written
+    rows = batch_requests(records, model, params, samples=samples, mode=mode)
+    count = write_lines((json_line(row) for row in rows), out)
+    err_console.print(f"{count} requests written to {out}", markup=False)

@@ -1,0 +1,92 @@
+"""``twosat-formal score``: judge answers produced elsewhere (batch APIs, vLLM, lm-eval)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from twosat_formal.cli.app import app, err_console, out_console
+
+__all__ = ["score_command"]
+
+
+@app.command("score")
+def score_command(
+    responses: Annotated[
+        Path,
+        typer.Argument(
+            metavar="RESPONSES.jsonl",
+            help="Answers: plain rows (prompt_id, response, finish_reason, model, sample), "
+            "an OpenAI Batch API output file, or lm-eval --log_samples output.",
+            show_default=False,
+        ),
+    ],
+    prompts: Annotated[
+        Path,
+        typer.Option(
+            "--prompts",
+            help="The prompt (or story) records the answers reply to.",
+            show_default=False,
+        ),
+    ],
+    out: Annotated[
+        Path,
+        typer.Option("--out", "-o", help="Scored rows (JSON Lines).", show_default=False),
+    ],
+    dataset: Annotated[
+        Path | None,
+        typer.Option(
+            "--dataset",
+            help="Instances (JSON Lines) the prompts verbalize. Without it, formulas are "
+            "read back from the prompts and solved.",
+        ),
+    ] = None,
+    model: Annotated[
+        str | None,
+        typer.Option(
+            "--model",
+            "-m",
+            metavar="NAME",
+            help="Model name of every answer (default: what each line says).",
+        ),
+    ] = None,
+    store: Annotated[
+        Path | None,
+        typer.Option("--store", help="Also keep the results in this run store, for `report`."),
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the summary as one JSON object.")
+    ] = False,
+) -> None:
+    """Score answers produced elsewhere exactly as `eval` scores its own."""
+    from twosat_formal.evaluate import load_items
+    from twosat_formal.integrations.answers import read_answers
+    from twosat_formal.integrations.rescore import score_to_file
+    from twosat_formal.store import RunStore
+
+    items = load_items(prompts, dataset=dataset)
+    answers = read_answers(responses, model=model)
+    info = {
+        "responses_file": str(responses),
+        "prompts_file": str(prompts),
+        "dataset": str(dataset) if dataset else None,
+    }
+    if store is None:
+        summary = score_to_file(answers, items, out)
+    else:
+        with RunStore(store) as run_store:
+            summary = score_to_file(answers, items, out, store=run_store, run_info=info)
+    if as_json:
+        out_console.print(json.dumps(summary.to_dict(), sort_keys=True), markup=False)
+        return
+    data = summary.to_dict()
+    accuracy = "-" if data["accuracy"] is None else f"{data['accuracy']:.1%}"
+    failures = ", ".join(f"{k} {v}" for k, v in data["failures"].items()) or "none"
+    out_console.print(f"scored     {summary.scored} answers, accuracy {accuracy}", markup=False)
+    out_console.print(f"failures   {failures}", markup=False)
+    if store is not None:
+        out_console.print(f"store      {store} ({summary.stored} new results)", markup=False)
+    err_console.print(f"{summary.scored} rows written to {out}", markup=False)

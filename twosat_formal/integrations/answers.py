@@ -1,0 +1,261 @@
+"""Answers produced elsewhere, read from the files the tools that made them write.
+
+Three JSON Lines forms are read, one decided per line, so a file may mix them:
+
+* **plain rows**: ``prompt_id``, ``response`` (the answer text, or ``null`` with an
+  ``error``), and optionally ``finish_reason``, ``model``, ``sample``;
+* **OpenAI Batch API output** (also vLLM's ``run_batch``): ``custom_id`` is the prompt
+  id (``PROMPT_ID#K`` for sample ``K``, as :mod:`~twosat_formal.integrations.batch`
+  writes it), ``response.body`` a chat or text completion; a line with an ``error``
+  or a status code other than 200 is a failed request (failure kind ``error``);
+* **lm-eval** ``--log_samples`` output (``samples_<task>_<date>.jsonl``): ``doc.id`` is
+  the prompt id and ``resps[0]`` the answers, one per repeat (sample ``K`` is the
+  ``K``-th); the model is the name of the folder lm-eval wrote the file into.
+
+Examples
+--------
+>>> import io
+>>> lines = [
+...     '{"prompt_id": "p1", "response": "The answer is: No", "model": "m"}',
+...     '{"custom_id": "p2#1", "response": {"status_code": 200, "body": {"model": "gpt",'
+...     ' "choices": [{"message": {"content": "Yes"}, "finish_reason": "length"}]}}}',
+...     '{"doc": {"id": "p3"}, "resps": [["No", "Yes"]], "filter": "none"}',
+... ]
+>>> for a in read_answer_stream(io.StringIO("\\n".join(lines)), "<mem>", lm_eval_model="hf"):
+...     print(a.prompt_id, a.sample, a.model, a.response.text, a.response.finish_reason)
+p1 0 m The answer is: No None
+p2 1 openai/gpt Yes length
+p3 0 hf No None
+p3 1 hf Yes None
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from twosat_formal.errors import EvaluationError, RecordError
+from twosat_formal.jsonl import read_stream
+from twosat_formal.models.base import Response
+from twosat_formal.models.openai_compat import parse_reply
+
+__all__ = [
+    "DEFAULT_MODEL",
+    "FORMS",
+    "SAMPLE_SEPARATOR",
+    "ExternalAnswer",
+    "custom_id",
+    "read_answer_stream",
+    "read_answers",
+    "split_custom_id",
+]
+
+#: The forms of answer lines, by the name :attr:`ExternalAnswer.form` gives them.
+FORMS: tuple[str, ...] = ("jsonl", "openai-batch", "lm-eval")
+#: Between the prompt id and the sample index in a Batch API ``custom_id``.
+SAMPLE_SEPARATOR = "#"
+#: The model name of answers that do not say which model wrote them.
+DEFAULT_MODEL = "external"
+
+
+@dataclass(frozen=True)
+class ExternalAnswer:
+    """One answer (or failed request) produced elsewhere.
+
+    ``response`` is ``None`` when the request failed, and then ``error`` says why.
+    ``form`` is one of :data:`FORMS`; ``source`` and ``line`` say where it was read.
+    """
+
+    prompt_id: str
+    sample: int
+    model: str
+    response: Response | None
+    error: str | None = None
+    form: str = "jsonl"
+    source: str | None = None
+    line: int | None = None
+
+
+def custom_id(prompt_id: str, sample: int = 0) -> str:
+    """The Batch API ``custom_id`` of a request: the prompt id, ``#K`` for sample K > 0.
+
+    >>> custom_id("abc"), custom_id("abc", 2)
+    ('abc', 'abc#2')
+    """
+    return prompt_id if sample == 0 else f"{prompt_id}{SAMPLE_SEPARATOR}{sample}"
+
+
+def split_custom_id(value: str) -> tuple[str, int]:
+    """The prompt id and sample index of a ``custom_id`` (inverse of :func:`custom_id`).
+
+    >>> split_custom_id("abc#2"), split_custom_id("abc")
+    (('abc', 2), ('abc', 0))
+    """
+    head, separator, tail = value.rpartition(SAMPLE_SEPARATOR)
+    if separator and tail.isdigit() and head:
+        return head, int(tail)
+    return value, 0
+
+
+def _sample(value: Any, bad: Any) -> int:
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise bad("field 'sample' must be an integer >= 0")
+    return value
+
+
+def _plain(obj: Mapping[str, Any], model: str | None, bad: Any) -> Iterator[ExternalAnswer]:
+    prompt_id = obj.get("prompt_id")
+    if not isinstance(prompt_id, str):
+        raise bad("field 'prompt_id' must be a string")
+    text, error = obj.get("response"), obj.get("error")
+    if text is None and isinstance(error, str):
+        response = None
+    elif isinstance(text, str):
+        finish = obj.get("finish_reason")
+        if finish is not None and not isinstance(finish, str):
+            raise bad("field 'finish_reason' must be a string or null")
+        response, error = Response(text, finish), None
+    else:
+        raise bad("field 'response' must be a string (or null with an 'error' string)")
+    name = obj.get("model")
+    if name is not None and not isinstance(name, str):
+        raise bad("field 'model' must be a string")
+    yield ExternalAnswer(
+        prompt_id, _sample(obj.get("sample"), bad), model or name or DEFAULT_MODEL, response, error
+    )
+
+
+def _batch_error(obj: Mapping[str, Any]) -> str | None:
+    error = obj.get("error")
+    if error:
+        if isinstance(error, Mapping):
+            code, message = error.get("code"), error.get("message")
+            return ": ".join(str(part) for part in (code, message) if part) or "request failed"
+        return str(error)
+    reply = obj.get("response")
+    if not isinstance(reply, Mapping):
+        return "the line has neither a response nor an error"
+    status = reply.get("status_code", 200)
+    if status != 200:
+        body = reply.get("body")
+        detail = body.get("error") if isinstance(body, Mapping) else None
+        if isinstance(detail, Mapping):
+            detail = detail.get("message")
+        return f"HTTP {status}" + (f": {detail}" if detail else "")
+    return None
+
+
+def _batch(obj: Mapping[str, Any], model: str | None, bad: Any) -> Iterator[ExternalAnswer]:
+    cid = obj.get("custom_id")
+    if not isinstance(cid, str):
+        raise bad("field 'custom_id' must be a string")
+    prompt_id, sample = split_custom_id(cid)
+    error = _batch_error(obj)
+    body = obj.get("response", {}).get("body") if isinstance(obj.get("response"), Mapping) else None
+    served = body.get("model") if isinstance(body, Mapping) else None
+    name = model or (f"openai/{served}" if isinstance(served, str) and served else DEFAULT_MODEL)
+    if error is not None:
+        yield ExternalAnswer(prompt_id, sample, name, None, error, "openai-batch")
+        return
+    choices = body.get("choices") if isinstance(body, Mapping) else None
+    first = choices[0] if isinstance(choices, list) and choices else None
+    mode = "chat" if isinstance(first, Mapping) and "message" in first else "completion"
+    try:
+        response = parse_reply(mode, body)
+    except EvaluationError as exc:
+        raise bad(str(exc)) from None
+    yield ExternalAnswer(prompt_id, sample, name, response, None, "openai-batch")
+
+
+def _lm_eval(obj: Mapping[str, Any], model: str | None, bad: Any) -> Iterator[ExternalAnswer]:
+    doc = obj.get("doc")
+    prompt_id = doc.get("id") if isinstance(doc, Mapping) else None
+    if not isinstance(prompt_id, str):
+        raise bad("an lm-eval sample must carry the exported row as 'doc' (with its 'id')")
+    resps = obj.get("resps")
+    if (
+        not isinstance(resps, list)
+        or not resps
+        or not isinstance(resps[0], list)
+        or not all(isinstance(text, str) for text in resps[0])
+    ):
+        raise bad("field 'resps' must be a list holding a list of answer strings")
+    for sample, text in enumerate(resps[0]):
+        yield ExternalAnswer(prompt_id, sample, model or DEFAULT_MODEL, Response(text), None)
+
+
+def _form(obj: Mapping[str, Any]) -> str:
+    if "custom_id" in obj:
+        return "openai-batch"
+    if "resps" in obj and "doc" in obj:
+        return "lm-eval"
+    return "jsonl"
+
+
+_READERS = {"jsonl": _plain, "openai-batch": _batch, "lm-eval": _lm_eval}
+
+
+def read_answer_stream(
+    stream: IO[str], source: str, *, model: str | None = None, lm_eval_model: str | None = None
+) -> Iterator[ExternalAnswer]:
+    """The answers of a JSON Lines stream (see the module docstring for the forms).
+
+    Parameters
+    ----------
+    model:
+        The model name of every answer, overriding what the lines say.
+    lm_eval_model:
+        The model name of lm-eval lines when ``model`` is not given.
+
+    Raises
+    ------
+    RecordError
+        A line that is not JSON or not one of the forms, with its line number.
+    """
+    seen_filter: str | None = None
+    for line in read_stream(stream, source):
+        obj = line.value
+
+        def bad(message: str, number: int = line.number) -> RecordError:
+            return RecordError(message, line=number, source=source)
+
+        if not isinstance(obj, Mapping):
+            raise bad("an answer line must be a JSON object")
+        form = _form(obj)
+        if form == "lm-eval":  # lm-eval writes one line per doc and filter: keep one filter
+            key = str(obj.get("filter"))
+            seen_filter = key if seen_filter is None else seen_filter
+            if key != seen_filter:
+                continue
+        named = model if form != "lm-eval" else (model or lm_eval_model)
+        for answer in _READERS[form](obj, named, bad):
+            yield ExternalAnswer(
+                answer.prompt_id,
+                answer.sample,
+                answer.model,
+                answer.response,
+                answer.error,
+                form,
+                source,
+                line.number,
+            )
+
+
+def read_answers(path: str | Path, *, model: str | None = None) -> Iterator[ExternalAnswer]:
+    """The answers of a file (``"-"``: stdin), lazily; see :func:`read_answer_stream`.
+
+    lm-eval lines take the name of the file's folder as their model (lm-eval writes
+    its samples under ``OUTPUT/<model name>/``) unless ``model`` is given.
+    """
+    if str(path) == "-":
+        import sys
+
+        yield from read_answer_stream(sys.stdin, "<stdin>", model=model)
+        return
+    folder = Path(path).resolve().parent.name or None
+    with open(path, encoding="utf-8") as stream:
+        yield from read_answer_stream(stream, str(path), model=model, lm_eval_model=folder)

@@ -1,0 +1,226 @@
+"""One flat row per prompt: the shape every export shares, and its scorer.
+
+A row holds what a model reads (``prompt``), what a right answer ends with
+(``answer``: ``Yes`` or ``No``), the label and everything scoring needs to judge a
+witness without this package's files: the formula as DIMACS (with ``c var`` name
+lines), the entity map and the value words (one pair per scheme, or one pair per
+entity for a story prompt). :func:`judge_row` rebuilds the prompt view and formula
+from a row and calls :func:`twosat_formal.scoring.score`, the code ``eval`` uses, so
+an answer gets the same judgement wherever it is scored.
+
+Columns (:data:`ROW_COLUMNS`), JSON-valued ones as JSON text so that every row has
+the same flat types:
+
+``id``, ``kind`` (``template`` or ``story``), ``prompt``, ``answer``, ``label``,
+``family``, ``clauses``, ``num_vars``, ``params`` (JSON), ``template``,
+``instance_id``, ``seed``, ``entities`` (JSON: entity → variable name),
+``true_value``, ``false_value``, ``entity_values`` (JSON: entity → ``[true, false]``,
+story prompts only), ``dimacs``, ``base_id``, ``transforms`` (JSON list of the
+operator names applied to the base, ``edit:`` before symbolic edits),
+``story_theme``, ``story_model``.
+
+Examples
+--------
+>>> from twosat_formal.evaluate import EvalItem
+>>> from twosat_formal.formula import Formula
+>>> from twosat_formal.models.base import Response
+>>> from twosat_formal.verbalize import verbalize
+>>> formula = Formula.from_named([["p", "q"], ["~p"]])
+>>> item = EvalItem(verbalize(formula, "door").record("i1", None), formula, "SAT")
+>>> row = item_row(item)
+>>> row["answer"], row["label"], row["kind"], row["template"]
+('Yes', 'SAT', 'template', 'door')
+>>> judge_row(row, "The answer is: No").failure
+'wrong-decision'
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+from twosat_formal.errors import RecordError
+from twosat_formal.formula import Formula
+from twosat_formal.io import scan_dimacs, write_dimacs
+from twosat_formal.models.base import Response
+from twosat_formal.scoring import (
+    AnyPrompt,
+    Judgement,
+    PromptView,
+    StoryPromptView,
+    score,
+)
+
+if TYPE_CHECKING:
+    from twosat_formal.evaluate import EvalItem
+
+__all__ = [
+    "ANSWERS",
+    "ROW_COLUMNS",
+    "item_row",
+    "judge_row",
+    "row_formula",
+    "row_prompt",
+    "transforms_summary",
+]
+
+#: The expected final word of an answer, by label.
+ANSWERS: dict[str, str] = {"SAT": "Yes", "UNSAT": "No"}
+
+#: The columns of a row, in order.
+ROW_COLUMNS: tuple[str, ...] = (
+    "id",
+    "kind",
+    "prompt",
+    "answer",
+    "label",
+    "family",
+    "clauses",
+    "num_vars",
+    "params",
+    "template",
+    "instance_id",
+    "seed",
+    "entities",
+    "true_value",
+    "false_value",
+    "entity_values",
+    "dimacs",
+    "base_id",
+    "transforms",
+    "story_theme",
+    "story_model",
+)
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+def transforms_summary(transforms: Any) -> list[str]:
+    """The operator names of a transform chain, ``edit:`` before symbolic edits.
+
+    >>> transforms_summary([{"operator": "reorder"}, {"kind": "edit", "operator": "drop"}])
+    ['reorder', 'edit:drop']
+    >>> transforms_summary(None)
+    []
+    """
+    names: list[str] = []
+    for step in transforms or ():
+        if not isinstance(step, Mapping):
+            continue
+        name = str(step.get("operator", "?"))
+        names.append(f"edit:{name}" if step.get("kind") == "edit" else name)
+    return names
+
+
+def item_row(item: EvalItem) -> dict[str, Any]:
+    """The row of one prompt with its formula, label and instance record.
+
+    The formula is the instance's DIMACS when the item carries its record, else the
+    item's formula written as DIMACS.
+    """
+    from twosat_formal.evaluate import StoryPrompt
+
+    prompt = item.prompt
+    record: Mapping[str, Any] = item.instance or {}
+    story = prompt if isinstance(prompt, StoryPrompt) else None
+    entity_values: str | None = None
+    if story is not None:
+        entity_values = _json({e: list(pair) for e, pair in story.entity_values.items()})
+    dimacs = record.get("dimacs") or write_dimacs(item.formula)
+    return {
+        "id": prompt.id,
+        "kind": "template" if story is None else "story",
+        "prompt": prompt.text,
+        "answer": ANSWERS[item.label],
+        "label": item.label,
+        "family": record.get("family"),
+        "clauses": item.formula.num_clauses,
+        "num_vars": item.formula.num_vars,
+        "params": _json(record.get("params") or {}),
+        "template": prompt.template,
+        "instance_id": prompt.instance_id,
+        "seed": getattr(prompt, "seed", None),
+        "entities": _json({str(k): str(v) for k, v in prompt.entities.items()}),
+        "true_value": getattr(prompt, "true_value", None),
+        "false_value": getattr(prompt, "false_value", None),
+        "entity_values": entity_values,
+        "dimacs": dimacs,
+        "base_id": record.get("base_id"),
+        "transforms": _json(transforms_summary(record.get("transforms"))),
+        "story_theme": story.theme if story is not None else None,
+        "story_model": story.story.model if story is not None and story.story else None,
+    }
+
+
+def _loaded(value: Any, field: str, row_id: Any) -> Any:
+    if isinstance(value, str):
+        try:
+            return json.loads(value)
+        except json.JSONDecodeError:
+            raise RecordError(f"row {row_id}: field {field!r} is not JSON") from None
+    return value
+
+
+@lru_cache(maxsize=64)
+def _formula(dimacs: str) -> Formula:
+    return scan_dimacs(dimacs)
+
+
+def row_formula(row: Mapping[str, Any]) -> Formula:
+    """The formula of a row, read from its ``dimacs`` column (names included).
+
+    >>> row_formula({"dimacs": "c var 1 rain\\np cnf 1 1\\n1 0\\n"}).names
+    ('rain',)
+    """
+    dimacs = row.get("dimacs")
+    if not isinstance(dimacs, str):
+        raise RecordError(f"row {row.get('id')}: field 'dimacs' must be a string")
+    return _formula(dimacs)
+
+
+def row_prompt(row: Mapping[str, Any]) -> AnyPrompt:
+    """The scoring view of a row: its entity map and value words.
+
+    >>> row_prompt({"entities": '{"A":"x1"}', "true_value": "on", "false_value": "off"})
+    PromptView(entities={'A': 'x1'}, true_value='on', false_value='off')
+    """
+    row_id = row.get("id")
+    entities = _loaded(row.get("entities"), "entities", row_id)
+    if not isinstance(entities, Mapping):
+        raise RecordError(f"row {row_id}: field 'entities' must map entities to variables")
+    values = _loaded(row.get("entity_values"), "entity_values", row_id)
+    if values is not None:
+        if not isinstance(values, Mapping):
+            raise RecordError(f"row {row_id}: field 'entity_values' must be an object")
+        pairs: dict[str, tuple[str, str]] = {}
+        for entity, pair in values.items():
+            if isinstance(pair, list | tuple) and len(pair) == 2:
+                pairs[str(entity)] = (str(pair[0]), str(pair[1]))
+        return StoryPromptView(dict(entities), pairs)
+    true_value, false_value = row.get("true_value"), row.get("false_value")
+    if not isinstance(true_value, str) or not isinstance(false_value, str):
+        raise RecordError(f"row {row_id}: a template row needs true_value and false_value")
+    return PromptView(dict(entities), true_value, false_value)
+
+
+def judge_row(row: Mapping[str, Any], text: str, finish_reason: str | None = None) -> Judgement:
+    """Judge an answer to the prompt of ``row`` with :func:`twosat_formal.scoring.score`.
+
+    Parameters
+    ----------
+    row:
+        A row as :func:`item_row` writes it (a Hugging Face row, an lm-eval doc, an
+        inspect sample's metadata).
+    text:
+        The model's answer.
+    finish_reason:
+        ``"length"`` marks the answer truncated.
+    """
+    label = row.get("label")
+    if label not in ANSWERS:
+        raise RecordError(f"row {row.get('id')}: field 'label' must be SAT or UNSAT")
+    return score(Response(text, finish_reason), row_prompt(row), row_formula(row), str(label))
