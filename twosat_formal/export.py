@@ -19,7 +19,7 @@ Examples
 >>> write_csv(rows, buffer)
 1
 >>> print(buffer.getvalue().splitlines()[1][:40])
-i1,,,,0,,,,,,,false,,,,
+i1,,,,0,,,,,,,false,,,,,,,,
 """
 
 from __future__ import annotations
@@ -140,6 +140,8 @@ def _schema(pa: Any) -> Any:
         "prompt_tokens": pa.int64(),
         "completion_tokens": pa.int64(),
         "latency_s": pa.float64(),
+        "lenient_decision_correct": pa.bool_(),
+        "lenient_witness_valid": pa.bool_(),
     }
     return pa.schema([(c, types.get(c, pa.string())) for c in EXPORT_COLUMNS])
 

@@ -80,6 +80,10 @@ EXPORT_COLUMNS: tuple[str, ...] = (
     "prompt_tokens",
     "completion_tokens",
     "latency_s",
+    "lenient_failure",
+    "lenient_decision",
+    "lenient_decision_correct",
+    "lenient_witness_valid",
     "response",
 )
 
@@ -531,7 +535,9 @@ class RunStore:
             "SELECT p.instance_id, coalesce(p.prompt_id, r.prompt_id), p.template, r.model, "
             "r.sample, r.label, r.decision, r.decision_correct, r.witness_valid, r.failure, "
             "r.finish_reason, r.truncated, r.prompt_tokens, r.completion_tokens, r.latency_s, "
-            "r.response FROM results r LEFT JOIN prompts p ON p.prompt_hash = r.prompt_hash "
+            "r.lenient_failure, r.lenient_decision, r.lenient_decision_correct, "
+            "r.lenient_witness_valid, r.response "
+            "FROM results r LEFT JOIN prompts p ON p.prompt_hash = r.prompt_hash "
             "ORDER BY r.model, 2, r.sample, r.params, r.endpoint"
         )
         for row in cursor:
@@ -539,6 +545,8 @@ class RunStore:
             out["decision_correct"] = bool(out["decision_correct"])
             out["truncated"] = bool(out["truncated"])
             out["witness_valid"] = _bool(out["witness_valid"])
+            out["lenient_decision_correct"] = bool(out["lenient_decision_correct"])
+            out["lenient_witness_valid"] = _bool(out["lenient_witness_valid"])
             yield out
 
     # -- runs ------------------------------------------------------------------------------

@@ -85,6 +85,10 @@ def content_to_json(content: ReportContent, figures: list[Figure]) -> dict[str, 
                     "flips": s.flips.to_json(),
                     "verbal_flips": s.verbal_flips.to_json(),
                     "consistency": est(s.consistency),
+                    "success": est(s.success),
+                    "lenient_accuracy": est(s.lenient_accuracy),
+                    "lenient_success": est(s.lenient_success),
+                    "forgiven": s.forgiven,
                 }
                 for s in content.summaries
             ],

@@ -25,7 +25,13 @@ name                      value                                              row
 ``success``               right decision, and a valid witness on SAT         all
 ``sat_prediction``        the model said SAT                                 UNSAT
 ``truncation``            the answer was cut by the token limit              all
+``lenient_accuracy``      ``accuracy`` under the lenient reading             all
+``lenient_success``       ``success`` under the lenient reading              all
 ========================  =================================================  =========
+
+The lenient metrics read the ``lenient_*`` columns (the lenient reading of the same
+answer, :mod:`twosat_formal.scoring`); shown beside the strict ones they separate
+format failures from reasoning failures.
 
 Missing answers, unparsable output and truncation count as incorrect, as in the paper.
 
@@ -128,6 +134,17 @@ def _sat_prediction(row: Row) -> float | None:
     return 1.0 if row.get("decision") == "SAT" else 0.0
 
 
+def _lenient_accuracy(row: Row) -> float | None:
+    return _flag(row.get("lenient_decision_correct"))
+
+
+def _lenient_success(row: Row) -> float | None:
+    decided = _flag(row.get("lenient_decision_correct"))
+    if _is(row, "SAT"):
+        return decided * _flag(row.get("lenient_witness_valid"))
+    return decided
+
+
 def _truncation(row: Row) -> float | None:
     return (
         _flag(row.get("truncated"))
@@ -145,6 +162,8 @@ METRICS: dict[str, Metric] = {
     "success": _success,
     "sat_prediction": _sat_prediction,
     "truncation": _truncation,
+    "lenient_accuracy": _lenient_accuracy,
+    "lenient_success": _lenient_success,
 }
 
 

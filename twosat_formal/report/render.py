@@ -6,7 +6,7 @@ files always hold the same sections:
 
 1. Summary (per model: accuracies, witness validity, SAT bias, truncation, robustness)
 2. Table 1 (rows generator × |C|, columns model × {Sat., Wit.}; best in bold, second
-   in italics)
+   in italics), then the strict and lenient answer readings side by side
 3. Truncation (App. I) and SAT-prediction bias on UNSAT instances (App. J)
 4. Friedman p-values across knob levels, Benjamini–Hochberg within each generator
    (App. K)
@@ -27,8 +27,8 @@ Examples
 --------
 >>> from twosat_formal.report.sections import compute_content
 >>> blocks = layout(compute_content([]), [])
->>> [b.text for b in blocks if isinstance(b, Heading) and b.level == 2][:3]
-['Summary', 'Table 1: decision accuracy and witness validity', 'Truncation (App. I)']
+>>> [b.text for b in blocks if isinstance(b, Heading) and b.level == 2][1:3]
+['Table 1: decision accuracy and witness validity', 'Strict and lenient answer reading']
 """
 
 from __future__ import annotations
@@ -69,6 +69,7 @@ __all__ = [
 SECTIONS = (
     "Summary",
     "Table 1: decision accuracy and witness validity",
+    "Strict and lenient answer reading",
     "Truncation (App. I)",
     "SAT-prediction bias on UNSAT instances (App. J)",
     "Friedman tests across knob levels (App. K)",
@@ -244,6 +245,41 @@ def _summary(content: ReportContent) -> list[Block]:
         ),
         Table(headers, rows),
         *notes,
+    ]
+
+
+def _readings(content: ReportContent) -> list[Block]:
+    if not content.summaries:
+        return [Paragraph(_NO_DATA)]
+    headers = [
+        "model",
+        "Sat. (strict)",
+        "Sat. (lenient)",
+        "success (strict)",
+        "success (lenient)",
+        "rows the lenient reading judges differently",
+    ]
+    rows = [
+        [
+            (s.model, ""),
+            (_ci(s.accuracy), ""),
+            (_ci(s.lenient_accuracy), ""),
+            (_ci(s.success), ""),
+            (_ci(s.lenient_success), ""),
+            (f"{s.forgiven} of {s.rows}", ""),
+        ]
+        for s in content.summaries
+    ]
+    return [
+        Paragraph(
+            "Every answer is read twice (docs/evaluation.md): strictly, the final line "
+            '"The answer is: Yes|No" as the prompt asks for it (the headline metric), and '
+            "leniently (an answer inside a sentence, Answer:, \\boxed{}, a forgiving JSON "
+            "reader). Decision accuracy (Sat.) and success (right decision, and a valid "
+            "witness on SAT instances) under each reading; the gap is format failure, not "
+            "reasoning failure."
+        ),
+        Table(headers, rows),
     ]
 
 
@@ -734,6 +770,7 @@ def layout(content: ReportContent, figures: Sequence[Figure]) -> list[Block]:
     parts = [
         _summary(content),
         _table1(content),
+        _readings(content),
         _truncation(content),
         _sat_bias(content),
         _friedman(content),

@@ -150,6 +150,12 @@ class ModelSummary:
     flips: FlipRate
     verbal_flips: FlipRate
     consistency: Estimate
+    success: Estimate
+    lenient_accuracy: Estimate
+    lenient_success: Estimate
+    #: Rows whose strict and lenient verdicts differ (format failures the lenient
+    #: reading forgives).
+    forgiven: int = 0
 
 
 @dataclass(frozen=True)
@@ -354,6 +360,14 @@ def _summary(model: str, rows: Sequence[Row], *, method: str, seed: int) -> Mode
         flips=flip_rate([r for r in rows if not _is_edited(r)]),
         verbal_flips=verbalization_flip_rate(rows, reference=_reference_template(rows)),
         consistency=decision_consistency(rows, method=method, seed=seed),
+        success=est("success"),
+        lenient_accuracy=est("lenient_accuracy"),
+        lenient_success=est("lenient_success"),
+        forgiven=sum(
+            1
+            for r in rows
+            if r.get("lenient_failure") is not None and r.get("lenient_failure") != r.get("failure")
+        ),
     )
 
 
