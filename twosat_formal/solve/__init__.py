@@ -183,7 +183,9 @@ def _verify_cycle(formula: Formula, cycle: np.ndarray, who: str) -> None:
     n = formula.num_vars
     if cycle.ndim != 1 or cycle.size < 2 or np.any(cycle == 0) or np.any(np.abs(cycle) > n):
         raise CertificateError(f"{who} cycle is not a walk of at least 2 literals")
-    if not bool(np.any(np.isin(-cycle, cycle))):
+    seen = np.zeros((2, n + 1), dtype=np.bool_)  # seen[0, v]: literal v, seen[1, v]: -v
+    seen[(cycle < 0).view(np.int8), np.abs(cycle)] = True
+    if not bool(np.any(seen[0] & seen[1])):
         raise CertificateError(f"{who} cycle has no literal together with its negation")
     widths = formula.widths
     short = (widths >= 1) & (widths <= 2)
@@ -197,7 +199,8 @@ def _verify_cycle(formula: Formula, cycle: np.ndarray, who: str) -> None:
 
     steps_from, steps_to = cycle, np.roll(cycle, -1)
     needed = key(-steps_from, steps_to)
-    wanted = np.unique(needed)  # a handful of keys: look each clause up among them
+    wanted = np.sort(needed)  # the keys the walk needs: look each clause up among them
+    wanted = wanted[np.concatenate(([True], wanted[1:] != wanted[:-1]))]
     have = key(first, second)
     where = np.minimum(np.searchsorted(wanted, have), wanted.size - 1)
     found = np.zeros(wanted.size, dtype=np.bool_)

@@ -13,7 +13,7 @@ A formula is UNSAT iff some ``x`` and ``-x`` share a component. Otherwise the mo
 sets a literal true iff its component comes *after* its negation's in topological
 order. For UNSAT, the contradiction cycle joins the breadth-first shortest paths
 ``x ~> -x`` and ``-x ~> x`` (``scipy.sparse.csgraph.breadth_first_order`` with
-predecessors) inside the subgraph of the offending component.
+predecessors, walked back in numpy) inside the offending component.
 
 Examples
 --------
@@ -47,14 +47,19 @@ __all__ = [
     "model_from_components",
     "solve_scc",
     "strong_components",
+    "tree_path",
 ]
 
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
 
-#: How many conflicting variables of the smallest offending component are tried when
-#: looking for a short contradiction cycle.
+#: How many conflicting variables of the smallest offending component are tried, at
+#: most, when looking for a short contradiction cycle.
 CYCLE_CANDIDATES = 8
+
+#: About how many component nodes the searches for a contradiction cycle visit in all:
+#: a component of ``s`` nodes tries ``min(8, budget // (2 s))`` variables, at least one.
+CYCLE_SEARCH_BUDGET = 1 << 20
 
 
 @dataclass(frozen=True, eq=False)
@@ -198,16 +203,43 @@ def model_from_components(components: Components) -> BoolArray:
     return np.asarray(rank_of_node[0::2] > rank_of_node[1::2], dtype=np.bool_)
 
 
-def _bfs_path(sub: sp.csr_array, start: int, goal: int) -> list[int] | None:
-    """Shortest path ``start ~> goal`` (both included) in ``sub``, or None."""
-    _order, pred = breadth_first_order(sub, start, directed=True, return_predecessors=True)
-    if pred[goal] < 0:
-        return None
-    path = [goal]
-    while path[-1] != start:
-        path.append(int(pred[path[-1]]))
-    path.reverse()
-    return path
+def tree_path(pred: npt.ArrayLike, start: int, goal: int) -> IntArray:
+    """The path ``start ~> goal`` (both included) in a tree of predecessors, in numpy.
+
+    ``pred[v]`` is the parent of ``v`` (negative for the root and for nodes outside
+    the tree), as :func:`scipy.sparse.csgraph.breadth_first_order` gives it. The walk
+    back from ``goal`` doubles its length each round (``jump = jump[jump]``), so a
+    path of ``L`` nodes costs ``log2(L)`` vectorised passes, not ``L`` Python steps.
+
+    Raises
+    ------
+    TwoSatFormalError
+        If ``goal`` is not in the tree of ``start``.
+
+    Examples
+    --------
+    >>> tree_path([-9999, 0, 1, 1, -9999], 0, 3).tolist()
+    [0, 1, 3]
+    >>> tree_path([-9999, 0], 0, 0).tolist()
+    [0]
+    """
+    jump = np.array(pred)  # a copy, in the predecessors' own (often 32-bit) type
+    if goal != start and jump[goal] < 0:
+        raise TwoSatFormalError(f"node {goal} is not reachable from node {start}")
+    jump[jump < 0] = start  # the root, and nodes outside the tree, jump to the root
+    jump[start] = start
+    back = np.array([goal], dtype=jump.dtype)  # back[i] is the i-th ancestor of goal
+    while back[-1] != start:
+        back = np.concatenate([back, jump[back]])  # jump is pred applied len(back) times
+        jump = jump[jump]
+    length = int(np.argmax(back == start)) + 1
+    return back[:length][::-1].astype(np.int64)
+
+
+def _bfs_path(graph: sp.csr_array, start: int, goal: int) -> IntArray:
+    """A shortest path ``start ~> goal`` (both included): one search, walked back in numpy."""
+    _order, pred = breadth_first_order(graph, start, directed=True, return_predecessors=True)
+    return tree_path(pred, start, goal)
 
 
 def contradiction_cycle(
@@ -215,13 +247,20 @@ def contradiction_cycle(
 ) -> tuple[int, ...]:
     """A short closed walk ``x ~> -x ~> x`` of DIMACS literals in the implication graph.
 
+    The walk joins two breadth-first shortest paths, ``x ~> -x`` and ``-x ~> x``,
+    each found by one search of the component and walked back in numpy
+    (:func:`tree_path`). In a small component up to :data:`CYCLE_CANDIDATES`
+    variables are tried and the shortest walk is kept; in a large one fewer, so that
+    the searches visit about :data:`CYCLE_SEARCH_BUDGET` nodes in all, and never
+    fewer than one variable's two searches.
+
     Parameters
     ----------
     graph, components:
         The implication graph and its strong components.
     var:
-        The variable to go through; by default a few conflicting variables of the
-        smallest component holding one are tried and the shortest walk is kept.
+        The variable to go through; by default conflicting variables of the
+        smallest component holding one are tried, as above.
 
     Returns
     -------
@@ -254,21 +293,28 @@ def contradiction_cycle(
         comp_of = labels[2 * (conflicts - 1)]
         sizes = components.sizes()
         target = int(comp_of[np.argmin(sizes[comp_of])])
-        candidates = conflicts[comp_of == target][:CYCLE_CANDIDATES].tolist()
+        size = int(sizes[target])
+        tries = max(1, min(CYCLE_CANDIDATES, CYCLE_SEARCH_BUDGET // (2 * size)))
+        candidates = conflicts[comp_of == target][:tries].tolist()
     nodes = np.flatnonzero(labels == target)
-    sub = graph.matrix[nodes][:, nodes]
-    best: list[int] | None = None
+    # A shortest path between two nodes of one strong component stays inside it, and a
+    # breadth-first search reaches the component's nodes only from its own nodes, so
+    # searching the whole graph gives the same paths as searching the component alone:
+    # a component of most of the graph is searched in place rather than copied out.
+    whole = 2 * nodes.size > graph.num_nodes
+    sub = graph.matrix if whole else graph.matrix[nodes][:, nodes]
+    best: IntArray | None = None
     for x in candidates:
-        pos, neg = np.searchsorted(nodes, [2 * (x - 1), 2 * (x - 1) + 1]).tolist()
+        pos, neg = 2 * (x - 1), 2 * (x - 1) + 1
+        if not whole:
+            pos, neg = np.searchsorted(nodes, [pos, neg]).tolist()
         there = _bfs_path(sub, pos, neg)
         back = _bfs_path(sub, neg, pos)
-        if there is None or back is None:  # cannot happen inside one strong component
-            raise TwoSatFormalError(f"no path between {x} and {-x} inside their component")
-        walk = there + back[1:-1]
-        if best is None or len(walk) < len(best):
+        walk = np.concatenate([there, back[1:-1]])
+        if best is None or walk.size < best.size:
             best = walk
     assert best is not None
-    return tuple(index_literal(nodes[best]).tolist())
+    return tuple(index_literal(best if whole else nodes[best]).tolist())
 
 
 def solve_scc(formula: Formula) -> SolveResult:

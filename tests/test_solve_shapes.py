@@ -1,0 +1,208 @@
+"""Structured shapes (rings, chains) and the contradiction cycle, against references.
+
+The references share no code with the solver: breadth-first distances are computed
+here from the clauses in plain Python, strong components by networkx, labels by PySAT
+(MiniSat22) and Z3, and certificates by the independent checkers of
+:mod:`twosat_formal.solve.check`.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+import networkx as nx
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pysat.solvers import Minisat22
+
+from twosat_formal.formula import Formula
+from twosat_formal.solve import check_cycle, check_model, solve
+from twosat_formal.solve.graph import implication_graph
+from twosat_formal.solve.scc import (
+    CYCLE_CANDIDATES,
+    contradiction_cycle,
+    strong_components,
+    tree_path,
+)
+
+# -- references ------------------------------------------------------------------------
+
+
+def successors(formula: Formula) -> dict[int, list[int]]:
+    """Implication edges read straight from the clauses: ``(a | b)`` gives -a->b, -b->a."""
+    out: dict[int, list[int]] = {}
+    for clause in formula.clauses:
+        a, b = (clause[0], clause[0]) if len(clause) == 1 else clause
+        out.setdefault(-a, []).append(b)
+        out.setdefault(-b, []).append(a)
+    return out
+
+
+def distance(edges: dict[int, list[int]], start: int, goal: int) -> int | None:
+    """Steps of a shortest walk ``start ~> goal`` of at least one step (plain BFS)."""
+    seen = {start: 0}
+    queue = deque([start])
+    while queue:
+        node = queue.popleft()
+        for nxt in edges.get(node, ()):
+            if nxt == goal:
+                return seen[node] + 1
+            if nxt not in seen:
+                seen[nxt] = seen[node] + 1
+                queue.append(nxt)
+    return None
+
+
+def labels_of_peers(formula: Formula) -> set[str]:
+    clauses = [list(c) for c in formula.clauses]
+    with Minisat22(bootstrap_with=clauses) as solver:
+        minisat = "SAT" if solver.solve() else "UNSAT"
+    return {minisat, solve(formula, "z3").status, solve(formula, "pysat").status}
+
+
+# -- shapes ----------------------------------------------------------------------------
+
+
+def relabel(pairs: list[list[int]], n: int, perm: list[int], flips: list[bool]) -> Formula:
+    """Rename variable ``v`` to ``perm[v-1]+1`` and flip the signs where ``flips`` says."""
+
+    def lit(x: int) -> int:
+        v = perm[abs(x) - 1] + 1
+        return (-v if x > 0 else v) if flips[abs(x) - 1] else (v if x > 0 else -v)
+
+    return Formula([[lit(x) for x in clause] for clause in pairs], num_vars=n)
+
+
+def ring_pairs(n: int) -> list[list[int]]:
+    """``x1 <- x2 <- ... <- xn`` with ``xn`` and ``~x1``: the only cycle has 2n literals."""
+    return [[i, -(i + 1)] for i in range(1, n)] + [[n], [-1]]
+
+
+def chain_pairs(n: int) -> list[list[int]]:
+    """The implication chain ``x1 -> x2 -> ... -> xn`` (satisfiable)."""
+    return [[-i, i + 1] for i in range(1, n)]
+
+
+@st.composite
+def shapes(draw: st.DrawFn) -> tuple[str, int, Formula]:
+    kind = draw(st.sampled_from(["ring", "chain", "ring+chords", "chain+chords"]))
+    n = draw(st.integers(2, 60))
+    pairs = ring_pairs(n) if kind.startswith("ring") else chain_pairs(n)
+    if kind.endswith("chords"):
+        literal = st.integers(1, n).flatmap(lambda v: st.sampled_from([v, -v]))
+        pairs += draw(st.lists(st.lists(literal, min_size=2, max_size=2), max_size=n // 2))
+    perm = draw(st.permutations(range(n)))
+    flips = draw(st.lists(st.booleans(), min_size=n, max_size=n))
+    return kind, n, relabel(pairs, n, list(perm), flips)
+
+
+# -- properties ------------------------------------------------------------------------
+
+
+@settings(max_examples=150)
+@given(shapes())
+def test_shapes_agree_with_pysat_and_z3_and_certify(shape: tuple[str, int, Formula]) -> None:
+    kind, n, formula = shape
+    result = solve(formula)
+    assert result.checked
+    assert labels_of_peers(formula) == {result.status}
+    if kind == "ring":
+        assert result.status == "UNSAT"
+        assert result.cycle is not None and len(result.cycle) == 2 * n  # the whole ring
+    if kind == "chain":
+        assert result.status == "SAT"
+    if result.is_sat:
+        assert result.model is not None
+        check_model(formula, result.model)
+    else:
+        assert result.cycle is not None
+        check_cycle(formula, result.cycle)
+
+
+@settings(max_examples=150)
+@given(shapes())
+def test_the_cycle_is_two_shortest_paths_and_the_best_candidate(
+    shape: tuple[str, int, Formula],
+) -> None:
+    _kind, _n, formula = shape
+    graph = implication_graph(formula)
+    components = strong_components(graph)
+    if not bool(np.any(components.labels[0::2] == components.labels[1::2])):
+        return
+    cycle = contradiction_cycle(graph, components)
+    edges = successors(formula)
+    x = cycle[0]
+    there, back = distance(edges, x, -x), distance(edges, -x, x)
+    assert there is not None and back is not None
+    assert cycle[there] == -x
+    assert len(cycle) == there + back
+    # The smallest component holding a conflict, by networkx; its first candidates.
+    nxg = nx.DiGraph([(a, b) for a, targets in edges.items() for b in targets])
+    offending = [c for c in nx.strongly_connected_components(nxg) if any(-lit in c for lit in c)]
+    smallest = min(len(c) for c in offending)
+    assert any(x in c and len(c) == smallest for c in offending)
+    # Ties in size: the solver picks the component of the lowest conflicting variable.
+    lowest = min(abs(lit) for c in offending if len(c) == smallest for lit in c if -lit in c)
+    component = next(c for c in offending if lowest in c)
+    tried = sorted({abs(lit) for lit in component if -lit in component})[:CYCLE_CANDIDATES]
+    lengths = [distance(edges, v, -v) + distance(edges, -v, v) for v in tried]  # type: ignore[operator]
+    assert len(cycle) == min(lengths)
+
+
+@pytest.mark.parametrize("n", [1_000, 20_000])
+def test_a_long_ring_gives_the_whole_ring(n: int) -> None:
+    formula = Formula.from_pairs(
+        np.array([[i, -(i + 1)] for i in range(1, n)] + [[n, n], [-1, -1]]), num_vars=n
+    )
+    result = solve(formula)
+    assert result.status == "UNSAT" and result.cycle is not None
+    assert len(result.cycle) == 2 * n
+    check_cycle(formula, result.cycle)
+
+
+def test_a_long_chain_is_sat_with_a_checked_model() -> None:
+    n = 20_000
+    formula = Formula.from_pairs(np.array(chain_pairs(n)), num_vars=n)
+    result = solve(formula)
+    assert result.status == "SAT" and result.model is not None
+    check_model(formula, result.model)
+
+
+@st.composite
+def trees(draw: st.DrawFn) -> tuple[list[int], int, int]:
+    """A random tree of predecessors (nodes outside it marked -9999), a root and a node."""
+    size = draw(st.integers(1, 80))
+    order = draw(st.permutations(range(size)))
+    in_tree = draw(st.integers(1, size))
+    pred = [-9999] * size
+    for i in range(1, in_tree):
+        pred[order[i]] = order[draw(st.integers(0, i - 1))]
+    goal = order[draw(st.integers(0, in_tree - 1))]
+    return pred, order[0], goal
+
+
+@settings(max_examples=200)
+@given(trees())
+def test_tree_path_walks_the_predecessors(tree: tuple[list[int], int, int]) -> None:
+    pred, root, goal = tree
+    expected = [goal]
+    while expected[-1] != root:
+        expected.append(pred[expected[-1]])
+    assert tree_path(np.array(pred, dtype=np.int32), root, goal).tolist() == expected[::-1]
+
+
+def test_a_large_component_tries_one_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    from twosat_formal.solve import scc
+
+    # x1, x2, x3 and x4 all conflict; only x3 has the two-step walk x3 -> ~x3 -> x3.
+    formula = Formula([[-1, 2], [-2, 3], [-3, -1], [1, 4], [-4, 1], [3, 3], [-3, -3]])
+    graph = implication_graph(formula)
+    components = strong_components(graph)
+    every = contradiction_cycle(graph, components)
+    monkeypatch.setattr(scc, "CYCLE_SEARCH_BUDGET", 1)
+    one = contradiction_cycle(graph, components)
+    check_cycle(formula, every)
+    check_cycle(formula, one)
+    assert one[0] == 1 and len(one) > len(every)
