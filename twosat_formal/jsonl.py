@@ -20,14 +20,28 @@ Examples
 from __future__ import annotations
 
 import json
+import shutil
 import sys
+import tempfile
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, NamedTuple
 
 from twosat_formal.errors import RecordError
 
-__all__ = ["JsonLine", "json_line", "read_json_lines", "read_stream", "write_lines"]
+__all__ = [
+    "JsonLine",
+    "RawLine",
+    "first_char",
+    "json_line",
+    "parse_raw",
+    "raw_lines",
+    "read_json_lines",
+    "read_stream",
+    "rereadable",
+    "write_lines",
+]
 
 #: Characters that some readers take for line breaks; escaped inside JSON strings.
 _LINE_BREAKS = {0x85: "\\u0085", 0x2028: "\\u2028", 0x2029: "\\u2029"}
@@ -42,6 +56,70 @@ class JsonLine(NamedTuple):
     source: str
     number: int
     value: Any
+
+
+class RawLine(NamedTuple):
+    """One non-blank line, not yet parsed: small to send to a worker, which parses it."""
+
+    source: str
+    number: int
+    text: str
+
+
+def parse_raw(line: RawLine) -> JsonLine:
+    """The JSON value of a raw line; :class:`RecordError` with its position if not JSON.
+
+    >>> parse_raw(RawLine("f.jsonl", 3, '{"a": 1}')).value
+    {'a': 1}
+    """
+    try:
+        value = json.loads(line.text)
+    except json.JSONDecodeError as exc:
+        error = RecordError(f"invalid JSON: {exc.msg}", line=line.number, source=line.source)
+        raise error from None
+    return JsonLine(line.source, line.number, value)
+
+
+def raw_lines(path: str | Path, *, source: str | None = None) -> Iterator[RawLine]:
+    """The non-blank lines of a file, lazily, with their 1-based numbers.
+
+    ``source`` is the name errors give (default: the path).
+    """
+    name = source if source is not None else str(path)
+    with open(path, encoding="utf-8") as stream:
+        for number, text in enumerate(stream, 1):
+            if text.strip():
+                yield RawLine(name, number, text)
+
+
+def first_char(path: str | Path) -> str:
+    """The first character of a file that is not white space (``""`` if none).
+
+    Reads only as far as that character, so a large file costs nothing.
+    """
+    with open(path, encoding="utf-8") as stream:
+        while chunk := stream.read(4096):
+            stripped = chunk.lstrip()
+            if stripped:
+                return stripped[0]
+    return ""
+
+
+@contextmanager
+def rereadable(path: str | Path) -> Iterator[tuple[Path, str]]:
+    """A path that can be read more than once, and the name errors should give.
+
+    A file is itself; ``"-"`` (stdin) is copied to a temporary file, in chunks, which
+    is deleted afterwards: a stream is read twice without holding it in memory.
+    """
+    if str(path) != "-":
+        yield Path(path), str(path)
+        return
+    with tempfile.TemporaryDirectory(prefix="twosat-stdin-") as folder:
+        copy = Path(folder) / "stdin"
+        with open(copy, "w", encoding="utf-8", newline="") as stream:
+            shutil.copyfileobj(sys.stdin, stream)
+        yield copy, "<stdin>"
 
 
 def json_line(obj: Any) -> str:

@@ -17,8 +17,15 @@ from typing import Annotated
 import typer
 
 from twosat_formal.cli.app import app, err_console
-from twosat_formal.edits import EDITS, edit_file
-from twosat_formal.instance import write_instances
+from twosat_formal.cli.options import (
+    ExecutorOption,
+    JobsOption,
+    ProgressOption,
+    RayAddressOption,
+    open_executor,
+)
+from twosat_formal.cli.progress import with_progress
+from twosat_formal.edits import EDITS
 
 __all__ = ["edit"]
 
@@ -103,22 +110,32 @@ def edit(
         Path | None,
         typer.Option("--out", help="Write the dataset here instead of stdout.", show_default=False),
     ] = None,
+    progress: ProgressOption = True,
+    executor: ExecutorOption = None,
+    jobs: JobsOption = None,
+    ray_address: RayAddressOption = None,
 ) -> None:
     """Make solver-verified symbolic edits, label-preserving or label-changing."""
-    run = edit_file(
-        input_path,
-        mode=mode.value,
-        keep=keep.value,
-        max_edits=max_edits,
-        seed=seed,
-        operators=ops or None,
-        order=order.value,
-        keep_base=keep_base,
-    )
-    if out is None:
-        write_instances(run.records, sys.stdout)
-        sys.stdout.flush()
-    else:
-        write_instances(run.records, out)
+    from twosat_formal.edits import EditRun, edit_lines
+    from twosat_formal.jsonl import write_lines
+
+    run = EditRun(mode.value, max_edits)
+    with open_executor(executor, jobs, ray_address) as runner:
+        lines = edit_lines(
+            input_path,
+            run,
+            keep=keep.value,
+            seed=seed,
+            operators=ops or None,
+            order=order.value,
+            keep_base=keep_base,
+            executor=runner,
+        )
+        shown = with_progress(lines, None, "editing", enabled=progress)
+        if out is None:
+            written = write_lines(shown, sys.stdout)
+            sys.stdout.flush()
+        else:
+            written = write_lines(shown, out)
     where = f" to {out}" if out is not None else ""
-    err_console.print(f"wrote {len(run.records)} records{where}: {run.summary()}", markup=False)
+    err_console.print(f"wrote {written} records{where}: {run.summary()}", markup=False)

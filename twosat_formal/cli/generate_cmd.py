@@ -10,19 +10,22 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from twosat_formal.cli.app import app, err_console, out_console
-from twosat_formal.cli.options import ProgressOption
+from twosat_formal.cli.options import (
+    ExecutorOption,
+    JobsOption,
+    ProgressOption,
+    RayAddressOption,
+    ShardOption,
+    open_executor,
+)
+from twosat_formal.cli.progress import with_progress
 from twosat_formal.errors import ConfigError
-
-if TYPE_CHECKING:  # the library is imported when a command runs, not for --help
-    from twosat_formal.instance import Instance
 
 __all__ = ["families", "generate"]
 
@@ -83,18 +86,24 @@ def generate(
         ),
     ] = None,
     progress: ProgressOption = True,
+    executor: ExecutorOption = None,
+    jobs: JobsOption = None,
+    ray_address: RayAddressOption = None,
+    shard: ShardOption = None,
 ) -> None:
     """Draw labelled instances of a family (or a named grid) as JSON Lines."""
+    from twosat_formal.executors import parse_shard
     from twosat_formal.generators import FAMILIES, Dataset, DatasetConfig
-    from twosat_formal.generators.grids import grid_cells, grid_instances
+    from twosat_formal.generators.grids import grid_cells
     from twosat_formal.generators.knobs import parse_settings
-    from twosat_formal.instance import write_instances
+    from twosat_formal.generators.lines import dataset_lines, shard_size
+    from twosat_formal.jsonl import write_lines
 
     params = parse_settings(settings or [])
+    part = parse_shard(shard) if shard is not None else None
     if grid is not None:
         cells = grid_cells(grid, family=family, clauses=clauses, count=count or 10, extra=params)
-        total = sum(cell.count for cell in cells)
-        instances = grid_instances(cells, seed)
+        datasets = [cell.dataset(seed) for cell in cells]
     else:
         if family is None:
             raise ConfigError(
@@ -102,29 +111,15 @@ def generate(
                 parameter="family",
                 valid="one of " + ", ".join(FAMILIES.names()),
             )
-        data = Dataset(
-            DatasetConfig(family, clauses=clauses, params=params), seed=seed, size=count or 1
-        )
-        total = len(data)
-        instances = iter(data)
-    shown = _with_progress(instances, total) if progress and total > 1 else instances
-    if out is None:
-        write_instances(shown, sys.stdout)
-        sys.stdout.flush()
-    else:
-        written = write_instances(shown, out)
-        err_console.print(f"wrote {written} instances to {out}", markup=False)
-
-
-def _with_progress(instances: Iterator[Instance], total: int) -> Iterator[Instance]:
-    columns = (
-        TextColumn("generating"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-    )
-    with Progress(*columns, console=err_console, transient=True) as bar:
-        task = bar.add_task("generate", total=total)
-        for instance in instances:
-            yield instance
-            bar.advance(task)
+        config = DatasetConfig(family, clauses=clauses, params=params)
+        datasets = [Dataset(config, seed=seed, size=count or 1)]
+    total = shard_size(datasets, part)
+    with open_executor(executor, jobs, ray_address) as runner:
+        lines = dataset_lines(datasets, executor=runner, shard=part)
+        shown = with_progress(lines, total, "generating", enabled=progress)
+        if out is None:
+            write_lines(shown, sys.stdout)
+            sys.stdout.flush()
+        else:
+            written = write_lines(shown, out)
+            err_console.print(f"wrote {written} instances to {out}", markup=False)

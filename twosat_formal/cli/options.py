@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
+
+if TYPE_CHECKING:
+    from twosat_formal.executors import Executor
 
 __all__ = [
     "ApiKeyEnvOption",
     "BaseUrlOption",
     "ConcurrencyOption",
+    "ExecutorOption",
+    "JobsOption",
     "ProgressOption",
+    "RayAddressOption",
+    "ShardOption",
     "TemplatesOption",
+    "open_executor",
 ]
 
 BaseUrlOption = Annotated[
@@ -38,3 +46,48 @@ TemplatesOption = Annotated[
         "--template", metavar="NAME", help="Verbalization template, repeatable (default: all 6)."
     ),
 ]
+ExecutorOption = Annotated[
+    str | None,
+    typer.Option(
+        "--executor",
+        metavar="local|process|ray",
+        help="Where the per-record work runs (default: local, or process with --jobs > 1); "
+        "the output is the same bytes on each.",
+        show_default=False,
+    ),
+]
+JobsOption = Annotated[
+    int | None,
+    typer.Option(
+        "--jobs",
+        "-j",
+        min=1,
+        help="Workers of the process/ray executor (default: the CPUs here, or the cluster's).",
+    ),
+]
+RayAddressOption = Annotated[
+    str | None,
+    typer.Option(
+        "--ray-address",
+        envvar="RAY_ADDRESS",
+        help="Ray cluster to run on (default $RAY_ADDRESS; else a local Ray is started).",
+    ),
+]
+ShardOption = Annotated[
+    str | None,
+    typer.Option(
+        "--shard",
+        metavar="I/N",
+        help="Write only shard I (0-based) of N contiguous blocks of the output; "
+        "shards 0..N-1 concatenated are the whole output.",
+    ),
+]
+
+
+def open_executor(kind: str | None, jobs: int | None, ray_address: str | None) -> Executor:
+    """The executor the options name (``--jobs`` above 1 alone selects ``process``)."""
+    from twosat_formal.executors import make_executor
+
+    if kind is None:
+        kind = "process" if jobs is not None and jobs > 1 else "local"
+    return make_executor(kind, jobs=jobs, ray_address=ray_address)

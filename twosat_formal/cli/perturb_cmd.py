@@ -16,9 +16,17 @@ from typing import Annotated
 import typer
 
 from twosat_formal.cli.app import app, err_console, out_console
+from twosat_formal.cli.options import (
+    ExecutorOption,
+    JobsOption,
+    ProgressOption,
+    RayAddressOption,
+    open_executor,
+)
+from twosat_formal.cli.progress import with_progress
 from twosat_formal.perturb import OPERATORS
 from twosat_formal.perturb.chain import parse_steps
-from twosat_formal.perturb.instances import perturb_file
+from twosat_formal.perturb.instances import perturb_lines
 
 __all__ = ["operators", "perturb"]
 
@@ -62,16 +70,24 @@ def perturb(
             help="Dataset input: also write the input records, so the output certifies alone.",
         ),
     ] = True,
+    progress: ProgressOption = True,
+    executor: ExecutorOption = None,
+    jobs: JobsOption = None,
+    ray_address: RayAddressOption = None,
 ) -> None:
     """Apply a chain of proven perturbations to a formula file or a dataset."""
+    from twosat_formal.jsonl import write_lines
+
     steps = parse_steps(ops, settings or [])
-    text = perturb_file(input_path, steps, seed=seed, keep_base=keep_base)
-    if out is None:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-    else:
-        out.write_text(text, encoding="utf-8")
-        err_console.print(f"wrote {out}", markup=False)
+    with open_executor(executor, jobs, ray_address) as runner:
+        lines = perturb_lines(input_path, steps, seed=seed, keep_base=keep_base, executor=runner)
+        shown = with_progress(lines, None, "perturbing", enabled=progress)
+        if out is None:
+            write_lines(shown, sys.stdout)
+            sys.stdout.flush()
+        else:
+            write_lines(shown, out)
+            err_console.print(f"wrote {out}", markup=False)
 
 
 @app.command("operators")

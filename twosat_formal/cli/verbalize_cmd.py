@@ -13,10 +13,8 @@
 
 from __future__ import annotations
 
-import io
 import json
 import sys
-from collections.abc import Iterator
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -25,11 +23,20 @@ import typer
 
 from twosat_formal.cli import story_cmd
 from twosat_formal.cli.app import app, err_console
-from twosat_formal.formula import Formula
-from twosat_formal.instance import Instance, read_instances
+from twosat_formal.cli.options import (
+    ExecutorOption,
+    JobsOption,
+    ProgressOption,
+    RayAddressOption,
+    ShardOption,
+    open_executor,
+)
+from twosat_formal.cli.progress import with_progress
+from twosat_formal.errors import ConfigError
+from twosat_formal.executors import parse_shard
 from twosat_formal.io import parse_formula, read_formula, write_dimacs, write_dsl
-from twosat_formal.jsonl import read_stream
-from twosat_formal.prompts import PromptRecord, formula_id, write_prompts
+from twosat_formal.jsonl import first_char, rereadable
+from twosat_formal.prompts import formula_id, write_prompts
 from twosat_formal.verbalize import TEMPLATES, backparse, prompt_record
 
 __all__ = ["backparse_command", "templates_command", "verbalize_command"]
@@ -47,32 +54,6 @@ def _templates(choice: str) -> list[str]:
         return TEMPLATES.names()
     TEMPLATES.get(choice)  # UnknownNameError lists the choices
     return [choice]
-
-
-def _read_input(path: str) -> Formula | Iterator[Instance]:
-    """A formula, or the instances of a dataset (a ``.jsonl`` file, or text that starts
-    with ``{``); ``"-"`` reads standard input, which may hold either."""
-    if path == "-":
-        text = sys.stdin.read()
-        if text.lstrip().startswith("{"):
-            return (
-                Instance.from_record(line.value, line=line.number, source=line.source)
-                for line in read_stream(io.StringIO(text), "<stdin>")
-            )
-        return parse_formula(text, source="<stdin>")
-    if not path.endswith(".jsonl"):
-        with open(path, encoding="utf-8") as stream:
-            if not stream.read(4096).lstrip().startswith("{"):
-                return read_formula(path)
-    return read_instances(path)
-
-
-def _dataset_records(
-    instances: Iterator[Instance], templates: list[str], seed: int
-) -> Iterator[PromptRecord]:
-    for instance in instances:
-        for name in templates:
-            yield prompt_record(instance.formula, name, instance_id=instance.id, seed=seed)
 
 
 @app.command("verbalize")
@@ -113,6 +94,11 @@ def verbalize_command(
             "a re-run reuses them.",
         ),
     ] = None,
+    progress: ProgressOption = True,
+    executor: ExecutorOption = None,
+    jobs: JobsOption = None,
+    ray_address: RayAddressOption = None,
+    shard: ShardOption = None,
 ) -> None:
     """Turn a formula or a dataset into evaluation prompts, each with its round-trip proof."""
     if story is not None or model is not None:
@@ -121,14 +107,19 @@ def verbalize_command(
         )
         return
     names = _templates(story_cmd.require_template(template))
-    source = _read_input(input_path)
-    if not isinstance(source, Formula):
-        records = _dataset_records(source, names, seed)
-        written = write_prompts(records, out if out is not None else sys.stdout)
-        if out is not None:
-            err_console.print(f"wrote {written} prompts to {out}", markup=False)
-        return
-    formula = source
+    part = parse_shard(shard) if shard is not None else None
+    with rereadable(input_path) as (file, source):
+        if input_path.endswith(".jsonl") or first_char(file) == "{":
+            _verbalize_dataset(
+                file, source, names, seed, out, part, progress, executor, jobs, ray_address
+            )
+            return
+        if part is not None:
+            raise ConfigError("--shard needs a dataset (JSON Lines), not one formula")
+        if input_path == "-":
+            formula = parse_formula(file.read_text(encoding="utf-8"), source=source)
+        else:
+            formula = read_formula(input_path)
     instance = formula_id(formula)
     records_list = [prompt_record(formula, n, instance_id=instance, seed=seed) for n in names]
     if out is not None:
@@ -139,6 +130,33 @@ def verbalize_command(
         if len(records_list) > 1:
             typer.echo(("\n" if i else "") + f"# template: {record.template}")
         typer.echo(record.text)
+
+
+def _verbalize_dataset(
+    file: Path,
+    source: str,
+    names: list[str],
+    seed: int,
+    out: Path | None,
+    part: tuple[int, int] | None,
+    progress: bool,
+    executor: str | None,
+    jobs: int | None,
+    ray_address: str | None,
+) -> None:
+    from twosat_formal.executors import shard_range
+    from twosat_formal.jsonl import write_lines
+    from twosat_formal.verbalize.lines import count_records, prompt_lines
+
+    total = len(shard_range(count_records(file), part)) * len(names) if progress else None
+    with open_executor(executor, jobs, ray_address) as runner:
+        lines = prompt_lines(file, names, seed=seed, executor=runner, shard=part, source=source)
+        written = write_lines(
+            with_progress(lines, total, "verbalizing", enabled=progress),
+            out if out is not None else sys.stdout,
+        )
+    if out is not None:
+        err_console.print(f"wrote {written} prompts to {out}", markup=False)
 
 
 @app.command("backparse")

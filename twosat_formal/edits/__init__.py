@@ -46,6 +46,7 @@ from twosat_formal.edits.modes import (
     cumulative_edits,
     edit_file,
     edit_instances,
+    edit_lines,
     individual_edits,
 )
 from twosat_formal.edits.operators import EDITS, Edit, EditOperator
@@ -70,6 +71,7 @@ __all__ = [
     "cumulative_edits",
     "edit_file",
     "edit_instances",
+    "edit_lines",
     "edit_steps",
     "individual_edits",
     "replay_edits",

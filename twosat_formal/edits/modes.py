@@ -32,12 +32,13 @@ True
 from __future__ import annotations
 
 import hashlib
-import json
+import io
 import random
 import sys
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from twosat_formal.edits.classify import (
@@ -51,8 +52,10 @@ from twosat_formal.edits.classify import (
     root_instance,
 )
 from twosat_formal.edits.operators import EDITS, EditOperator
-from twosat_formal.errors import ConfigError, RecordError
+from twosat_formal.errors import ConfigError
+from twosat_formal.executors import Executor, LocalExecutor
 from twosat_formal.instance import Instance
+from twosat_formal.jsonl import RawLine, first_char, parse_raw, raw_lines, read_stream, rereadable
 
 __all__ = [
     "EDIT_MODES",
@@ -64,6 +67,7 @@ __all__ = [
     "cumulative_edits",
     "edit_file",
     "edit_instances",
+    "edit_lines",
     "edit_seed",
     "individual_edits",
 ]
@@ -355,6 +359,95 @@ level 2: 2 edited, 1 at baseline
         return text
 
 
+@dataclass(frozen=True)
+class _EditSettings:
+    """What every instance of a run is edited with (sent to the workers)."""
+
+    mode: str
+    keep: str
+    max_edits: int
+    seed: int
+    operators: tuple[str, ...] | None
+    order: str
+    keep_base: bool
+
+
+@dataclass(frozen=True)
+class _Edited:
+    """One instance's share of the output, and its counts for the summary."""
+
+    lines: list[str]
+    preserving: int
+    changing: int
+    reached: int | None
+
+
+def _settings(
+    mode: str,
+    keep: str,
+    max_edits: int,
+    seed: int,
+    operators: Sequence[str] | None,
+    order: str,
+    keep_base: bool,
+) -> _EditSettings:
+    if mode not in EDIT_MODES:
+        raise ConfigError(f"unknown mode {mode!r}", parameter="mode", valid=", ".join(EDIT_MODES))
+    _wanted(keep)
+    if mode == "cumulative" and keep == "changing":
+        raise ConfigError(
+            "cumulative edits are label-preserving; use --mode individual for label-changing ones",
+            parameter="keep",
+            valid="preserving, both",
+        )
+    _check_count(max_edits, "max_edits")
+    _operators(operators)
+    names = tuple(operators) if operators is not None else None
+    return _EditSettings(mode, keep, max_edits, seed, names, order, keep_base)
+
+
+def _edit_one(settings: _EditSettings, instance: Instance) -> tuple[list[Instance], _Edited]:
+    own_seed = edit_seed(settings.seed, instance.id)
+    made: Sequence[EditedInstance]
+    reached = None
+    if settings.mode == "cumulative":
+        chain = cumulative_edits(
+            instance,
+            max_edits=settings.max_edits,
+            seed=own_seed,
+            operators=settings.operators,
+            order=settings.order,
+        )
+        reached = chain.reached
+        made = chain.levels
+    else:
+        made = individual_edits(
+            instance,
+            count=settings.max_edits,
+            keep=settings.keep,
+            seed=own_seed,
+            operators=settings.operators,
+        ).all()
+    records = ([instance] if settings.keep_base else []) + [e.instance for e in made]
+    preserving = sum(1 for e in made if e.kind == PRESERVING)
+    return records, _Edited([], preserving, len(made) - preserving, reached)
+
+
+def _edit_line(settings: _EditSettings, line: RawLine) -> _Edited:
+    instance = Instance.from_record(parse_raw(line).value, line=line.number, source=line.source)
+    records, counts = _edit_one(settings, instance)
+    lines = [record.to_json() for record in records]
+    return _Edited(lines, counts.preserving, counts.changing, counts.reached)
+
+
+def _count_into(run: EditRun, counts: _Edited) -> None:
+    run.bases += 1
+    run.preserving += counts.preserving
+    run.changing += counts.changing
+    if counts.reached is not None:
+        run.reached[counts.reached] += 1
+
+
 def edit_instances(
     instances: Iterable[Instance],
     *,
@@ -382,57 +475,59 @@ def edit_instances(
     >>> [r.id == base.id for r in run.records]
     [True, False, False]
     """
-    if mode not in EDIT_MODES:
-        raise ConfigError(f"unknown mode {mode!r}", parameter="mode", valid=", ".join(EDIT_MODES))
-    _wanted(keep)
-    if mode == "cumulative" and keep == "changing":
-        raise ConfigError(
-            "cumulative edits are label-preserving; use --mode individual for label-changing ones",
-            parameter="keep",
-            valid="preserving, both",
-        )
-    _check_count(max_edits, "max_edits")
+    settings = _settings(mode, keep, max_edits, seed, operators, order, keep_base)
     run = EditRun(mode, max_edits)
     for instance in instances:
-        run.bases += 1
-        if keep_base:
-            run.records.append(instance)
-        own_seed = edit_seed(seed, instance.id)
-        made: Sequence[EditedInstance]
-        if mode == "cumulative":
-            chain = cumulative_edits(
-                instance, max_edits=max_edits, seed=own_seed, operators=operators, order=order
-            )
-            run.reached[chain.reached] += 1
-            made = chain.levels
-        else:
-            made = individual_edits(
-                instance, count=max_edits, keep=keep, seed=own_seed, operators=operators
-            ).all()
-        for edited in made:
-            run.records.append(edited.instance)
-            if edited.kind == PRESERVING:
-                run.preserving += 1
-            else:
-                run.changing += 1
+        records, counts = _edit_one(settings, instance)
+        run.records.extend(records)
+        _count_into(run, counts)
     return run
 
 
-def _is_dataset(text: str) -> bool:
-    return text.lstrip()[:1] == "{"
+def edit_lines(
+    path: str | Path,
+    run: EditRun,
+    *,
+    keep: str = "both",
+    seed: int = 0,
+    operators: Sequence[str] | None = None,
+    order: str = "forward",
+    keep_base: bool = True,
+    executor: Executor | None = None,
+) -> Iterator[str]:
+    """:func:`edit_instances` over a dataset or a formula file, streamed as JSON lines.
 
+    The mode and ``K`` are ``run``'s; ``run`` counts what was made (its ``records``
+    stay empty), so memory does not grow with the dataset. A dataset (JSON Lines) is
+    read a line at a time and each instance edited by ``executor``, in input order; a
+    formula file (DIMACS or DSL; ``"-"``: stdin) is one :func:`root_instance`.
 
-def _read_dataset(text: str, source: str) -> list[Instance]:
-    instances = []
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise RecordError(f"not JSON: {exc.msg}", line=number, source=source) from None
-        instances.append(Instance.from_record(record, line=number, source=source))
-    return instances
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> run = EditRun("cumulative", 2)
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = os.path.join(tmp, "f.cnf")
+    ...     _ = open(path, "w").write("p cnf 3 3\\n1 2 0\\n-1 2 0\\n2 3 0\\n")
+    ...     lines = list(edit_lines(path, run))
+    >>> len(lines), run.bases, run.preserving
+    (3, 1, 2)
+    """
+    from twosat_formal.io import parse_formula
+
+    settings = _settings(run.mode, keep, run.max_edits, seed, operators, order, keep_base)
+    runner = executor or LocalExecutor()
+    with rereadable(path) as (file, source):
+        if first_char(file) != "{":
+            text = file.read_text(encoding="utf-8")
+            instance = root_instance(parse_formula(text, source=source), source=source)
+            records, counts = _edit_one(settings, instance)
+            _count_into(run, counts)
+            yield from (record.to_json() for record in records)
+            return
+        for counts in runner.map(partial(_edit_line, settings), raw_lines(file, source=source)):
+            _count_into(run, counts)
+            yield from counts.lines
 
 
 def edit_file(
@@ -454,8 +549,11 @@ def edit_file(
 
     source = "<stdin>" if str(path) == "-" else str(path)
     text = sys.stdin.read() if str(path) == "-" else Path(path).read_text(encoding="utf-8")
-    if _is_dataset(text):
-        instances = _read_dataset(text, source)
+    if text.lstrip()[:1] == "{":
+        instances = [
+            Instance.from_record(line.value, line=line.number, source=source)
+            for line in read_stream(io.StringIO(text), source)
+        ]
     else:
         instances = [root_instance(parse_formula(text, source=source), source=source)]
     return edit_instances(

@@ -22,14 +22,16 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-from twosat_formal.errors import ConfigError, ProofError, RecordError
+from twosat_formal.errors import ConfigError, ProofError
+from twosat_formal.executors import Executor, LocalExecutor
 from twosat_formal.formula import Formula
 from twosat_formal.instance import SCHEMA_VERSION, Instance, canonical_json
+from twosat_formal.jsonl import RawLine, first_char, parse_raw, raw_lines, rereadable
 from twosat_formal.perturb.chain import Chain, StepSpec, apply_chain
 from twosat_formal.perturb.transform import Transform
 from twosat_formal.provenance import tool_version
@@ -42,6 +44,7 @@ __all__ = [
     "perturb_document",
     "perturb_file",
     "perturb_instance",
+    "perturb_lines",
 ]
 
 
@@ -181,45 +184,70 @@ def is_dataset_text(text: str) -> bool:
     return text.lstrip()[:1] == "{"
 
 
-def perturb_file(
-    path: str | Path, steps: Sequence[StepSpec], *, seed: int = 0, keep_base: bool = True
-) -> str:
-    """Perturb a formula file or a dataset; the text to write.
+def _base_line(line: RawLine) -> str:
+    record = parse_raw(line).value
+    return Instance.from_record(record, line=line.number, source=line.source).to_json()
+
+
+def _derived_line(steps: Sequence[StepSpec], seed: int, line: RawLine) -> str:
+    inst = Instance.from_record(parse_raw(line).value, line=line.number, source=line.source)
+    try:
+        derived = perturb_instance(inst, steps, seed=instance_seed(seed, inst.id))
+    except ConfigError as exc:
+        raise ConfigError(
+            f"instance {inst.id}: {exc}", parameter=exc.parameter, valid=exc.valid
+        ) from None
+    except ProofError as exc:
+        raise ProofError(f"instance {inst.id}: {exc}", counterexample=exc.counterexample) from None
+    return derived.to_json()
+
+
+def perturb_lines(
+    path: str | Path,
+    steps: Sequence[StepSpec],
+    *,
+    seed: int = 0,
+    keep_base: bool = True,
+    executor: Executor | None = None,
+) -> Iterator[str]:
+    """Perturb a formula file or a dataset; the lines to write, streamed.
 
     A formula file (DIMACS or DSL; ``"-"`` is stdin) gives one line of JSON, the
     :func:`perturb_document`. A dataset gives JSON Lines: its records first (unless
     ``keep_base`` is false), then one derived record per instance, instance ``i``
     perturbed with the chain seed :func:`instance_seed` of ``seed`` and its id.
+
+    The dataset is read twice, a line at a time (stdin is first copied to a temporary
+    file), so memory does not grow with its size; ``executor`` does the per-record
+    work, in input order.
     """
     from twosat_formal.io import parse_formula
 
     if not steps:
         raise ConfigError("give at least one operator", parameter="op")
-    source = "<stdin>" if str(path) == "-" else str(path)
-    text = sys.stdin.read() if str(path) == "-" else Path(path).read_text(encoding="utf-8")
-    if not is_dataset_text(text):
-        formula = parse_formula(text, source=source)
-        return json.dumps(perturb_document(formula, steps, seed=seed, source=source)) + "\n"
-    instances = []
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise RecordError(f"not JSON: {exc.msg}", line=number, source=source) from None
-        instances.append(Instance.from_record(record, line=number, source=source))
-    out = [inst.to_json() for inst in instances] if keep_base else []
-    for inst in instances:
-        try:
-            derived = perturb_instance(inst, steps, seed=instance_seed(seed, inst.id))
-        except ConfigError as exc:
-            raise ConfigError(
-                f"instance {inst.id}: {exc}", parameter=exc.parameter, valid=exc.valid
-            ) from None
-        except ProofError as exc:
-            raise ProofError(
-                f"instance {inst.id}: {exc}", counterexample=exc.counterexample
-            ) from None
-        out.append(derived.to_json())
-    return "".join(line + "\n" for line in out)
+    runner = executor or LocalExecutor()
+    with rereadable(path) as (file, source):
+        if first_char(file) != "{":
+            formula = parse_formula(file.read_text(encoding="utf-8"), source=source)
+            yield json.dumps(perturb_document(formula, steps, seed=seed, source=source))
+            return
+        if keep_base:
+            yield from runner.map(_base_line, raw_lines(file, source=source))
+        yield from runner.map(partial(_derived_line, steps, seed), raw_lines(file, source=source))
+
+
+def perturb_file(
+    path: str | Path, steps: Sequence[StepSpec], *, seed: int = 0, keep_base: bool = True
+) -> str:
+    """:func:`perturb_lines` as one text (each line ends with ``\\n``).
+
+    >>> import tempfile, os
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = os.path.join(tmp, "f.cnf")
+    ...     _ = open(path, "w").write("p cnf 2 2\\n1 2 0\\n-1 2 0\\n")
+    ...     text = perturb_file(path, ["reorder"], seed=1)
+    >>> sorted(json.loads(text))[:3]
+    ['base_dimacs', 'dimacs', 'num_clauses']
+    """
+    lines = perturb_lines(path, steps, seed=seed, keep_base=keep_base)
+    return "".join(line + "\n" for line in lines)

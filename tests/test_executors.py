@@ -1,0 +1,212 @@
+"""Executors: order, errors and bounded reading; the same bytes on local, process and Ray.
+
+The byte comparisons run the real commands (generate, perturb, edit, verbalize) on
+every executor and number of workers. Measured times (``proof.seconds``,
+``roundtrip.time_s``) are the one part of a record that no rerun reproduces, so they
+are blanked before comparing; everything else must match byte for byte.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from twosat_formal.cli import main
+from twosat_formal.errors import ConfigError, RecordError, TwoSatFormalError, UnknownNameError
+from twosat_formal.executors import (
+    LocalExecutor,
+    ProcessExecutor,
+    make_executor,
+    parse_shard,
+    shard_range,
+)
+
+MEASURED = {"seconds", "time_s"}
+
+
+def blank_measured(value: Any) -> Any:
+    """``value`` with every measured time set to 0 (keys ``seconds`` and ``time_s``)."""
+    if isinstance(value, dict):
+        return {k: 0 if k in MEASURED else blank_measured(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [blank_measured(v) for v in value]
+    return value
+
+
+def comparable(text: str) -> list[str]:
+    """The lines of a JSON Lines output, measured times blanked, re-encoded."""
+    return [json.dumps(blank_measured(json.loads(line))) for line in text.splitlines()]
+
+
+def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    captured = capsys.readouterr()
+    return int(info.value.code or 0), captured.out, captured.err
+
+
+# -- work functions (module level: the process and Ray workers import them) --------------
+
+
+def square_or_fail(bad: int, x: int) -> int:
+    if x == bad:
+        raise RecordError(f"item {x} is bad", line=x, source="items")
+    return x * x
+
+
+def unknown_name(x: int) -> int:
+    raise UnknownNameError("thing", str(x), ["a", "b"])
+
+
+def not_ours(x: int) -> int:
+    raise ZeroDivisionError("a bug, not a user error")
+
+
+# -- the abstraction ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind,jobs", [("local", None), ("process", 1), ("process", 2)])
+def test_results_come_in_input_order(kind: str, jobs: int | None) -> None:
+    with make_executor(kind, jobs=jobs, chunk=3) as ex:
+        assert list(ex.map(partial(square_or_fail, -1), range(25))) == [x * x for x in range(25)]
+        assert list(ex.map(abs, [])) == []
+
+
+@pytest.mark.parametrize("kind,jobs", [("local", None), ("process", 2)])
+def test_the_first_error_in_input_order_is_raised_after_the_items_before_it(
+    kind: str, jobs: int | None
+) -> None:
+    got: list[int] = []
+    with make_executor(kind, jobs=jobs, chunk=2) as ex, pytest.raises(RecordError) as info:
+        got.extend(ex.map(partial(square_or_fail, 7), range(20)))
+    assert got == [x * x for x in range(7)]
+    assert str(info.value) == "items:7: item 7 is bad" and info.value.line == 7
+
+
+def test_an_error_that_does_not_pickle_keeps_its_message() -> None:
+    with ProcessExecutor(2) as ex, pytest.raises(TwoSatFormalError) as info:
+        list(ex.map(unknown_name, [1, 2]))
+    assert str(info.value) == "unknown thing '1'; choose one of: a, b"
+
+
+def test_a_bug_in_a_worker_is_not_hidden() -> None:
+    with ProcessExecutor(1) as ex, pytest.raises(ZeroDivisionError):
+        list(ex.map(not_ours, [1]))
+
+
+def test_input_is_read_only_as_fast_as_results_are_taken() -> None:
+    consumed = 0
+
+    def items() -> Iterator[int]:
+        nonlocal consumed
+        for x in range(10_000):
+            consumed += 1
+            yield x
+
+    with ProcessExecutor(2, chunk=4) as ex:
+        results = ex.map(abs, items())
+        assert next(results) == 0
+        assert consumed <= ex.window * ex.chunk + ex.chunk
+        assert sum(results) == sum(range(10_000))
+    lazy = LocalExecutor().map(abs, items())
+    consumed = 0
+    next(lazy)
+    assert consumed == 1
+
+
+def test_bad_options_are_config_errors() -> None:
+    with pytest.raises(ConfigError, match="--jobs must be >= 1"):
+        make_executor("process", jobs=0)
+    with pytest.raises(UnknownNameError, match="local, process, ray"):
+        make_executor("threads")
+    with pytest.raises(ConfigError, match="0 <= i < n"):
+        parse_shard("2")
+
+
+def test_missing_ray_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "ray", None)
+    with pytest.raises(ConfigError, match=r"pip install 'twosat-formal\[ray\]'"):
+        make_executor("ray")
+
+
+def test_shards_partition_the_items_in_order() -> None:
+    for total in range(12):
+        for count in range(1, 6):
+            blocks = [list(shard_range(total, (i, count))) for i in range(count)]
+            assert [x for block in blocks for x in block] == list(range(total))
+
+
+# -- the commands: the same bytes on every executor ---------------------------------------
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("exec") / "data.jsonl"
+    main_argv = ["generate", "--grid", "table1", "--count", "1", "--out", str(path)]
+    with pytest.raises(SystemExit):
+        main([*main_argv, "--no-progress"])
+    lines = path.read_text().splitlines()
+    path.write_text("\n".join(lines[:9]) + "\n")  # small formulas of several families
+    return path
+
+
+def commands(dataset: Path) -> dict[str, list[str]]:
+    data = str(dataset)
+    return {
+        "generate": ["generate", "backbone", "--clauses", "12", "--count", "9", "--seed", "4"],
+        "perturb": ["perturb", data, "--op", "reorder", "--op", "rename", "--seed", "2"],
+        "edit": ["edit", data, "--mode", "individual", "-k", "1", "--seed", "3"],
+        "verbalize": ["verbalize", data, "--template", "all", "--seed", "5"],
+    }
+
+
+def outputs(
+    dataset: Path, options: list[str], capsys: pytest.CaptureFixture[str]
+) -> dict[str, list[str]]:
+    found = {}
+    for name, argv in commands(dataset).items():
+        code, out, err = run([*argv, "--no-progress", *options], capsys)
+        assert code == 0, err
+        found[name] = comparable(out)
+    return found
+
+
+@pytest.mark.parametrize(
+    "options", [["--jobs", "1", "--executor", "process"], ["--jobs", "2"]], ids=["p1", "p2"]
+)
+def test_process_executor_writes_the_local_bytes(
+    dataset: Path, options: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    local = outputs(dataset, [], capsys)
+    assert all(len(lines) >= 9 for lines in local.values())
+    assert outputs(dataset, options, capsys) == local
+
+
+def test_ray_executor_writes_the_local_bytes(
+    dataset: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ray = pytest.importorskip("ray", reason="needs the [ray] extra")
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    local = outputs(dataset, [], capsys)
+    assert not ray.is_initialized()
+    with make_executor("ray", jobs=2) as ex:  # a real local Ray with 2 CPUs
+        assert ray.is_initialized() and ex.jobs == 2
+        # Ray workers import the library, not this test module: library functions here
+        items = [f"{i}/9" for i in range(9)]
+        assert list(ex.map(parse_shard, items)) == [(i, 9) for i in range(9)]
+        with pytest.raises(ConfigError, match="got '9/9'"):
+            list(ex.map(parse_shard, [*items, "9/9", "10/9"]))
+        # the commands find the running Ray and use it (and leave it running)
+        assert outputs(dataset, ["--executor", "ray", "--jobs", "2"], capsys) == local
+        assert ray.is_initialized()
+        bad = dataset.parent / "bad.jsonl"
+        bad.write_text(dataset.read_text() + '{"id": \n')
+        code, _, err = run(["perturb", str(bad), "--op", "reorder", "--executor", "ray"], capsys)
+        assert code == 2 and err.strip() == f"error: {bad}:10: invalid JSON: Expecting value"
+    assert not ray.is_initialized()  # the executor shut down the Ray it started

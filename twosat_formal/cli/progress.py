@@ -1,0 +1,51 @@
+"""One progress bar (rich, on stderr) for every long command; ``--no-progress`` turns it off.
+
+The bar wraps an iterator: each item it yields advances the bar by one. It draws only
+when stderr is a terminal, and disappears when the command ends.
+
+Examples
+--------
+>>> list(with_progress(iter([1, 2, 3]), 3, "counting", enabled=False))
+[1, 2, 3]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import TypeVar
+
+__all__ = ["with_progress"]
+
+T = TypeVar("T")
+
+
+def with_progress(
+    items: Iterable[T], total: int | None, label: str, *, enabled: bool = True
+) -> Iterator[T]:
+    """Yield ``items`` unchanged, advancing a bar of ``total`` steps (``None``: unknown)."""
+    from twosat_formal.cli.app import err_console
+
+    if not enabled or total == 0 or total == 1 or not err_console.is_terminal:
+        yield from items
+        return
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    columns = (
+        TextColumn(label),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, console=err_console, transient=True) as bar:
+        task = bar.add_task(label, total=total)
+        for item in items:
+            yield item
+            bar.advance(task)

@@ -1,0 +1,349 @@
+"""Executors: one ordered, streaming ``map`` that runs here, on local processes, or on Ray.
+
+``generate``, ``perturb``, ``edit``, ``verbalize`` and ``certify`` hand their per-record
+work to an executor. Every executor returns results **in input order**, and the work
+function draws its randomness from a seed derived from the record (never from the
+worker), so the output is byte-identical whatever the executor and the number of
+workers.
+
+Executors (:data:`EXECUTORS`):
+
+``local``
+    Runs the function in this process, one item after the other.
+``process``
+    A pool of ``jobs`` worker processes on this machine (``spawn``, so nothing of the
+    parent's state is shared).
+``ray``
+    Ray tasks: an existing cluster (``ray_address``, or ``$RAY_ADDRESS``), or a local
+    Ray started with ``jobs`` CPUs and shut down on :meth:`Executor.close`. Needs the
+    ``[ray]`` extra.
+
+Items travel in batches (``chunk`` items per task) and at most ``window`` batches are
+in flight, so memory is bounded by the window, not by the number of items: input is
+read only as fast as results are written. A
+:class:`~twosat_formal.errors.TwoSatFormalError` raised by the function for an item
+is raised again by :meth:`Executor.map` when that item's turn comes, exactly as the
+``local`` executor would.
+
+Examples
+--------
+>>> with make_executor("local") as ex:
+...     list(ex.map(abs, [-3, 1, -2]))
+[3, 1, 2]
+>>> EXECUTORS.names()
+['local', 'process', 'ray']
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+from abc import ABC, abstractmethod
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from itertools import islice
+from types import TracebackType
+from typing import Any, TypeVar
+
+from twosat_formal.errors import ConfigError, TwoSatFormalError
+from twosat_formal.registry import Registry
+
+__all__ = [
+    "EXECUTORS",
+    "Executor",
+    "LocalExecutor",
+    "ProcessExecutor",
+    "RayExecutor",
+    "make_executor",
+    "parse_shard",
+    "shard_range",
+]
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+#: Name → executor class.
+EXECUTORS: Registry[type[Executor]] = Registry("executor")
+
+#: Items per task unless a caller says otherwise.
+DEFAULT_CHUNK = 4
+
+
+class _Raised:
+    """A library error raised by the work function, carried back as a value."""
+
+    def __init__(self, error: TwoSatFormalError) -> None:
+        try:  # an error whose class cannot be rebuilt from its pickle keeps its message
+            pickle.loads(pickle.dumps(error))
+            self.error: TwoSatFormalError = error
+        except Exception:
+            self.error = TwoSatFormalError(str(error))
+
+
+def _run_batch(fn: Callable[[Any], Any], items: list[Any]) -> list[Any]:
+    """Apply ``fn`` to each item; stop at the first library error and return it as a value."""
+    results: list[Any] = []
+    for item in items:
+        try:
+            results.append(fn(item))
+        except TwoSatFormalError as exc:
+            results.append(_Raised(exc))
+            break
+    return results
+
+
+def _unpack(batch: list[Any]) -> Iterator[Any]:
+    for result in batch:
+        if isinstance(result, _Raised):
+            raise result.error
+        yield result
+
+
+def _batches(items: Iterable[T], size: int) -> Iterator[list[T]]:
+    iterator = iter(items)
+    while batch := list(islice(iterator, size)):
+        yield batch
+
+
+class Executor(ABC):
+    """Runs a function over items and yields the results in input order.
+
+    Use it as a context manager (or call :meth:`close`) so workers are released.
+
+    Parameters
+    ----------
+    jobs:
+        Workers (default: the CPUs of this machine, or of the Ray cluster).
+    chunk:
+        Items per task.
+    """
+
+    name = "executor"
+
+    def __init__(self, jobs: int | None = None, *, chunk: int = DEFAULT_CHUNK) -> None:
+        if jobs is not None and (isinstance(jobs, bool) or jobs < 1):
+            raise ConfigError(f"--jobs must be >= 1, got {jobs}", parameter="jobs", valid=">= 1")
+        if chunk < 1:
+            raise ConfigError(f"chunk must be >= 1, got {chunk}", parameter="chunk", valid=">= 1")
+        self.jobs = jobs or os.cpu_count() or 1
+        self.chunk = chunk
+
+    @property
+    def window(self) -> int:
+        """Batches in flight at most (bounds memory)."""
+        return 2 * self.jobs + 2
+
+    def map(self, fn: Callable[[T], R], items: Iterable[T]) -> Iterator[R]:
+        """``fn(item)`` for each item, in input order, computed by the workers.
+
+        ``fn`` must be picklable for the ``process`` and ``ray`` executors: a
+        module-level function, or a :func:`functools.partial` of one.
+        """
+        pending: deque[Any] = deque()
+        for batch in _batches(items, self.chunk):
+            pending.append(self._submit(fn, batch))
+            if len(pending) >= self.window:
+                yield from _unpack(self._result(pending.popleft()))
+        while pending:
+            yield from _unpack(self._result(pending.popleft()))
+
+    @abstractmethod
+    def _submit(self, fn: Callable[[Any], Any], batch: list[Any]) -> Any:
+        """Start one batch; a handle for :meth:`_result`."""
+
+    @abstractmethod
+    def _result(self, handle: Any) -> list[Any]:
+        """Wait for one batch's results."""
+
+    def close(self) -> None:  # noqa: B027 - most executors hold nothing
+        """Release the workers."""
+
+    def __enter__(self) -> Executor:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(jobs={self.jobs})"
+
+
+@EXECUTORS.register("local")
+class LocalExecutor(Executor):
+    """Runs everything in this process (``jobs`` is 1)."""
+
+    name = "local"
+
+    def __init__(self, jobs: int | None = None, *, chunk: int = DEFAULT_CHUNK) -> None:
+        super().__init__(1, chunk=chunk)
+
+    def map(self, fn: Callable[[T], R], items: Iterable[T]) -> Iterator[R]:
+        """``fn(item)`` for each item, lazily, in this process."""
+        return (fn(item) for item in items)
+
+    def _submit(self, fn: Callable[[Any], Any], batch: list[Any]) -> Any:
+        return _run_batch(fn, batch)
+
+    def _result(self, handle: Any) -> list[Any]:
+        return list(handle)
+
+
+@EXECUTORS.register("process")
+class ProcessExecutor(Executor):
+    """A pool of worker processes on this machine."""
+
+    name = "process"
+
+    def __init__(self, jobs: int | None = None, *, chunk: int = DEFAULT_CHUNK) -> None:
+        super().__init__(jobs, chunk=chunk)
+        self._pool: ProcessPoolExecutor | None = None
+
+    def _submit(self, fn: Callable[[Any], Any], batch: list[Any]) -> Future[list[Any]]:
+        if self._pool is None:
+            import multiprocessing
+
+            context = multiprocessing.get_context("spawn")
+            self._pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=context)
+        return self._pool.submit(_run_batch, fn, batch)
+
+    def _result(self, handle: Future[list[Any]]) -> list[Any]:
+        return handle.result()
+
+    def close(self) -> None:
+        """Stop the worker processes."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+
+def _import_ray() -> Any:
+    try:
+        import ray
+    except ImportError:
+        raise ConfigError(
+            "the ray executor needs Ray: pip install 'twosat-formal[ray]'",
+            parameter="executor",
+            valid=", ".join(name for name in EXECUTORS.names() if name != "ray"),
+        ) from None
+    return ray
+
+
+@EXECUTORS.register("ray")
+class RayExecutor(Executor):
+    """Ray tasks on an existing cluster, or on a local Ray started for this executor.
+
+    Parameters
+    ----------
+    jobs:
+        CPUs of the local Ray it starts; on a cluster, tasks in flight are bounded by
+        twice the cluster's CPUs unless ``jobs`` is given.
+    address:
+        Ray address (``ray://host:10001``, ``host:6379`` or ``auto``); default
+        ``$RAY_ADDRESS``; without either a local Ray is started and shut down again.
+    """
+
+    name = "ray"
+
+    def __init__(
+        self, jobs: int | None = None, *, chunk: int = DEFAULT_CHUNK, address: str | None = None
+    ) -> None:
+        super().__init__(jobs, chunk=chunk)
+        self._ray = _import_ray()
+        self._started = False
+        address = address or os.environ.get("RAY_ADDRESS") or None
+        if not self._ray.is_initialized():
+            options: dict[str, Any] = {"logging_level": "ERROR", "log_to_driver": False}
+            if address is not None:
+                self._ray.init(address=address, **options)
+            else:
+                self._ray.init(
+                    num_cpus=jobs or os.cpu_count() or 1, include_dashboard=False, **options
+                )
+            self._started = True
+        if jobs is None:
+            self.jobs = max(1, int(self._ray.cluster_resources().get("CPU", 1)))
+        self._task = self._ray.remote(num_cpus=1)(_run_batch)
+
+    def _submit(self, fn: Callable[[Any], Any], batch: list[Any]) -> Any:
+        return self._task.remote(fn, batch)
+
+    def _result(self, handle: Any) -> list[Any]:
+        result: list[Any] = self._ray.get(handle)
+        return result
+
+    def close(self) -> None:
+        """Shut down the local Ray this executor started (a cluster is left running)."""
+        if self._started:
+            self._ray.shutdown()
+            self._started = False
+
+
+def make_executor(
+    kind: str = "local",
+    *,
+    jobs: int | None = None,
+    ray_address: str | None = None,
+    chunk: int = DEFAULT_CHUNK,
+) -> Executor:
+    """The executor registered as ``kind``.
+
+    >>> make_executor("process", jobs=2)
+    ProcessExecutor(jobs=2)
+    >>> make_executor("threads")
+    Traceback (most recent call last):
+    ...
+    twosat_formal.errors.UnknownNameError: unknown executor 'threads'; choose one of: \
+local, process, ray
+    """
+    cls = EXECUTORS.get(kind)
+    if cls is RayExecutor:
+        return RayExecutor(jobs, chunk=chunk, address=ray_address)
+    return cls(jobs, chunk=chunk)
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """``"i/n"`` → ``(i, n)``: shard ``i`` (0-based) of ``n``.
+
+    >>> parse_shard("1/4")
+    (1, 4)
+    >>> parse_shard("4/4")
+    Traceback (most recent call last):
+    ...
+    twosat_formal.errors.ConfigError: --shard must be i/n with 0 <= i < n, got '4/4'
+    """
+    index_text, _, count_text = text.partition("/")
+    try:
+        index, count = int(index_text), int(count_text)
+    except ValueError:
+        index, count = -1, 0
+    if not 0 <= index < count:
+        raise ConfigError(
+            f"--shard must be i/n with 0 <= i < n, got {text!r}",
+            parameter="shard",
+            valid="i/n with 0 <= i < n, e.g. 0/4",
+        )
+    return index, count
+
+
+def shard_range(total: int, shard: tuple[int, int] | None) -> range:
+    """The positions of one shard of ``total`` items: a contiguous block.
+
+    Block ``i`` of ``n`` is ``[total*i//n, total*(i+1)//n)``, so the shards partition
+    the items in order and concatenating the outputs of shards ``0..n-1`` gives the
+    output of one run, byte for byte.
+
+    >>> [list(shard_range(7, (i, 3))) for i in range(3)]
+    [[0, 1], [2, 3], [4, 5, 6]]
+    >>> shard_range(5, None)
+    range(0, 5)
+    """
+    if shard is None:
+        return range(total)
+    index, count = shard
+    return range(total * index // count, total * (index + 1) // count)

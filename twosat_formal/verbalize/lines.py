@@ -1,0 +1,83 @@
+"""A dataset verbalized as prompt records (JSON lines), streamed through an executor.
+
+Each instance's prompts depend only on the instance, the template and the seed, so any
+executor writes the same bytes (but for the measured ``roundtrip.time_s``); a shard
+is a contiguous block of the instances, and shards ``0..n-1`` concatenated are the
+whole output.
+
+Examples
+--------
+>>> import json, os, tempfile
+>>> from twosat_formal.generators import Dataset, DatasetConfig
+>>> from twosat_formal.instance import write_instances
+>>> with tempfile.TemporaryDirectory() as tmp:
+...     path = os.path.join(tmp, "d.jsonl")
+...     _ = write_instances(Dataset(DatasetConfig("backbone", clauses=6), size=3), path)
+...     whole = list(prompt_lines(path, ["logic", "door"], seed=1))
+...     parts = [list(prompt_lines(path, ["logic", "door"], seed=1, shard=(i, 2))) for i in (0, 1)]
+>>> def texts(lines):
+...     return [(json.loads(line)["id"], json.loads(line)["text"]) for line in lines]
+>>> len(whole), texts(parts[0] + parts[1]) == texts(whole)
+(6, True)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from functools import partial
+from itertools import islice
+from pathlib import Path
+
+from twosat_formal.executors import Executor, LocalExecutor, shard_range
+from twosat_formal.instance import Instance
+from twosat_formal.jsonl import RawLine, json_line, parse_raw, raw_lines
+from twosat_formal.verbalize import prompt_record
+
+__all__ = ["count_records", "instance_prompt_lines", "prompt_lines"]
+
+
+def instance_prompt_lines(templates: Sequence[str], seed: int, line: RawLine) -> list[str]:
+    """The prompt record lines of one dataset line, one per template, in order."""
+    instance = Instance.from_record(parse_raw(line).value, line=line.number, source=line.source)
+    return [
+        json_line(
+            prompt_record(instance.formula, name, instance_id=instance.id, seed=seed).to_record()
+        )
+        for name in templates
+    ]
+
+
+def count_records(path: str | Path) -> int:
+    """The number of non-blank lines of a JSON Lines file (one cheap pass).
+
+    >>> import os, tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = os.path.join(tmp, "d.jsonl")
+    ...     _ = open(path, "w").write('{"a": 1}\\n\\n{"b": 2}\\n')
+    ...     count_records(path)
+    2
+    """
+    with open(path, "rb") as stream:
+        return sum(1 for text in stream if text.strip())
+
+
+def prompt_lines(
+    path: str | Path,
+    templates: Sequence[str],
+    *,
+    seed: int = 0,
+    executor: Executor | None = None,
+    shard: tuple[int, int] | None = None,
+    source: str | None = None,
+) -> Iterator[str]:
+    """The prompt records of every instance of a dataset file (or of one shard), in order.
+
+    The file is read a line at a time, so memory does not grow with its size.
+    """
+    lines: Iterator[RawLine] = raw_lines(path, source=source)
+    if shard is not None:
+        block = shard_range(count_records(path), shard)
+        lines = islice(lines, block.start, block.stop)
+    work = partial(instance_prompt_lines, tuple(templates), seed)
+    for records in (executor or LocalExecutor()).map(work, lines):
+        yield from records
