@@ -12,6 +12,9 @@ fault           what the client sees
 ``429``         HTTP 429 with a ``Retry-After`` header
 ``500``         HTTP 500 with an OpenAI-style error body
 ``503``         HTTP 503
+``401``         HTTP 401 (a missing or wrong API key)
+``403``         HTTP 403
+``404``         HTTP 404 (an unknown model)
 ``slow``        a well-formed reply after ``slow_s`` seconds
 ``drop``        the connection closes before any reply
 ``malformed``   HTTP 200 whose body is not JSON
@@ -73,7 +76,9 @@ __all__ = [
 ]
 
 #: Every fault the server can inject.
-FAULTS = ("ok", "429", "500", "503", "slow", "drop", "malformed", "length")
+FAULTS = (
+    "ok", "429", "500", "503", "401", "403", "404", "slow", "drop", "malformed", "length"
+)  # fmt: skip
 
 Plan = Sequence[str] | Callable[[str, int], str]
 Answer = Callable[[str], str] | Mapping[str, str]
@@ -81,6 +86,8 @@ Answer = Callable[[str], str] | Mapping[str, str]
 _REASONS = {
     200: "OK",
     400: "Bad Request",
+    401: "Unauthorized",
+    403: "Forbidden",
     404: "Not Found",
     429: "Too Many Requests",
     500: "Internal Server Error",
@@ -323,6 +330,10 @@ class FaultServer:
             return True
         if fault in ("500", "503"):
             await _write(writer, int(fault), {"error": {"message": "server error"}})
+            return True
+        if fault in ("401", "403", "404"):
+            message = {"401": "invalid API key", "403": "forbidden", "404": "no such model"}
+            await _write(writer, int(fault), {"error": {"message": message[fault]}})
             return True
         if fault == "malformed":
             await _write_raw(writer, 200, b'{"choices": [{"message": ')

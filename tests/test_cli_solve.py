@@ -154,3 +154,12 @@ def test_help_lists_both_commands(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0 and "solve" in out and "inspect" in out
     code, out, _ = run(["solve", "--help"], capsys)
     assert "--backend" in out and "--format" in out and "--json" in out
+
+
+@pytest.mark.parametrize(("name", "code"), [("sat", 10), ("unsat", 20)])
+def test_exit_codes_follow_the_sat_competition_on_request(
+    files: dict[str, Path], capsys: pytest.CaptureFixture[str], name: str, code: int
+) -> None:
+    assert run(["solve", str(files[name])], capsys)[0] == 0
+    status, out, _ = run(["solve", str(files[name]), "--exit-codes", "--json"], capsys)
+    assert status == code and json.loads(out)["status"] == name.upper()

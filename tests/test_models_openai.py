@@ -21,7 +21,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from twosat_formal.errors import ConfigError, EvaluationError, UnknownNameError
+from twosat_formal.errors import ConfigError, EndpointError, EvaluationError, UnknownNameError
 from twosat_formal.models import ManagedModel, load_model
 from twosat_formal.models.base import Response, SamplingParams, TransientModelError
 from twosat_formal.models.openai_compat import (
@@ -101,7 +101,7 @@ def _handler(state: Loopback) -> type[BaseHTTPRequestHandler]:
                     b'{"error": {"message": "slow down please"}}',
                     {"Retry-After": "3"},
                 )
-            elif behaviour in ("400", "401", "404"):
+            elif behaviour in ("400", "401", "403", "404"):
                 self._reply(int(behaviour), b'{"error": {"message": "no such model: m"}}')
             elif behaviour == "slow":
                 time.sleep(1.5)
@@ -225,12 +225,14 @@ def test_retryable_status_is_transient(loopback: Loopback, status: int) -> None:
     assert "slow down please" in str(error)
 
 
-@pytest.mark.parametrize("status", [400, 401, 404])
+@pytest.mark.parametrize("status", [400, 401, 403, 404])
 def test_client_errors_are_final(loopback: Loopback, status: int) -> None:
     error = _failure(OpenAICompatModel("m", base_url=loopback.url(str(status))))
     assert not isinstance(error, TransientModelError)
     assert isinstance(error, ModelHTTPError) and error.status == status
     assert "no such model: m" in str(error) and f"HTTP {status}" in str(error)
+    # 401, 403 and 404 will not heal: they stop an evaluation (exit code 3)
+    assert isinstance(error, EndpointError) == (status != 400)
 
 
 def test_timeout_is_transient(loopback: Loopback) -> None:
@@ -243,14 +245,17 @@ def test_dropped_connection_is_transient(loopback: Loopback) -> None:
     assert isinstance(error, TransientModelError) and error.status is None
 
 
-def test_refused_connection_is_transient() -> None:
+def test_refused_connection_is_final_and_names_the_endpoint() -> None:
     import socket
 
     with socket.socket() as sock:  # a port that was free: nobody listens on it now
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     error = _failure(OpenAICompatModel("m", base_url=f"http://127.0.0.1:{port}/v1"))
-    assert isinstance(error, TransientModelError)
+    assert isinstance(error, EndpointError) and not isinstance(error, TransientModelError)
+    assert str(error) == (
+        f"cannot use http://127.0.0.1:{port}/v1/chat/completions: connection refused"
+    )
 
 
 @pytest.mark.parametrize("behaviour", ["notjson", "nochoices"])
@@ -499,6 +504,6 @@ def test_spawned_fault_server_runs_in_its_own_process() -> None:
     finally:
         server.stop()
     server.stop()  # idempotent
-    assert isinstance(_failure(OpenAICompatModel("m", base_url=server.url)), TransientModelError)
+    assert isinstance(_failure(OpenAICompatModel("m", base_url=server.url)), EndpointError)
     with pytest.raises(TypeError):
         spawn_fault_server(plan=lambda prompt, attempt: "ok")

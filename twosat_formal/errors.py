@@ -18,11 +18,16 @@ only inside the message. The hierarchy::
     ├── MissingExtraError (ImportError)     an optional dependency; names the extra
     └── EvaluationError (RuntimeError)      a model request that failed for good
         ├── TransientModelError             worth retrying: HTTP 408/429/5xx, time-out, drop
-        └── ModelHTTPError                  refused for good: any other HTTP 4xx
+        ├── ModelHTTPError                  refused for good: any other HTTP 4xx
+        └── EndpointError                   no request can work: refused, unknown host
+            └── RefusedRequestError (also ModelHTTPError)  HTTP 401, 403, 404
 
-The CLI prints any of them as one line on stderr and exits with code 2.
+The CLI prints any of them as one line on stderr and exits with the error's
+``exit_code``: 2 (bad usage or input) unless the class says 1 (a failed check:
+certificates, proofs, solver disagreement) or 3 (:class:`EndpointError`).
 :func:`request_error` is the one place where a failed HTTP request (an aiohttp
-client error or a time-out) becomes a :class:`TransientModelError`.
+client error or a time-out) becomes a :class:`TransientModelError`, or an
+:class:`EndpointError` when the server cannot be reached at all.
 
 Examples
 --------
@@ -36,8 +41,14 @@ f.cnf:3:7: expected a literal
 from __future__ import annotations
 
 __all__ = [
+    "EXIT_CHECK_FAILED",
+    "EXIT_INTERRUPTED",
+    "EXIT_OK",
+    "EXIT_REQUESTS_FAILED",
+    "EXIT_USAGE",
     "CertificateError",
     "ConfigError",
+    "EndpointError",
     "EvaluationError",
     "MissingExtraError",
     "ModelHTTPError",
@@ -45,17 +56,38 @@ __all__ = [
     "ParseError",
     "ProofError",
     "RecordError",
+    "RefusedRequestError",
     "SentenceError",
     "SolverDisagreementError",
     "TransientModelError",
     "TwoSatFormalError",
     "UnknownNameError",
     "request_error",
+    "unreachable",
 ]
 
 
+#: Exit codes of every command (the README's table lists them).
+EXIT_OK = 0
+#: A check that ran and failed (``certify``, a solver disagreement).
+EXIT_CHECK_FAILED = 1
+#: Bad usage or bad input: one line on stderr, no traceback.
+EXIT_USAGE = 2
+#: Model requests that failed: an endpoint that cannot be reached or refuses the
+#: request, or a model every request of which failed.
+EXIT_REQUESTS_FAILED = 3
+#: Interrupted by Ctrl-C (what was stored stays stored).
+EXIT_INTERRUPTED = 130
+
+
 class TwoSatFormalError(Exception):
-    """Base class of every error raised on purpose by twosat-formal."""
+    """Base class of every error raised on purpose by twosat-formal.
+
+    ``exit_code`` is the command-line exit code of the error (:data:`EXIT_USAGE`
+    unless a subclass says otherwise).
+    """
+
+    exit_code: int = EXIT_USAGE
 
 
 class ParseError(TwoSatFormalError, ValueError):
@@ -165,13 +197,19 @@ class UnknownNameError(TwoSatFormalError, KeyError):
 class CertificateError(TwoSatFormalError, ValueError):
     """A model or contradiction cycle that does not certify the claimed label."""
 
+    exit_code = EXIT_CHECK_FAILED
+
 
 class SolverDisagreementError(TwoSatFormalError, RuntimeError):
     """Two solver backends returned different labels for the same formula."""
 
+    exit_code = EXIT_CHECK_FAILED
+
 
 class ProofError(TwoSatFormalError, RuntimeError):
     """A Z3 proof that failed, found a counterexample, or came back ``unknown``."""
+
+    exit_code = EXIT_CHECK_FAILED
 
     def __init__(self, message: str, *, counterexample: dict[str, bool] | None = None) -> None:
         self.counterexample = counterexample
@@ -219,18 +257,25 @@ class ModelHTTPError(EvaluationError):
         super().__init__(message)
 
 
-def request_error(exc: BaseException, where: str) -> TransientModelError:
-    """The :class:`TransientModelError` of an HTTP request to ``where`` that failed.
+def request_error(exc: BaseException, where: str) -> TransientModelError | EndpointError:
+    """The error of an HTTP request to ``where`` that failed.
 
     ``exc`` is what the HTTP client raised: a time-out (aiohttp's time-outs are
     :class:`TimeoutError` subclasses) or a client error (refused, dropped or reset
-    connection, broken HTTP). Raise the result ``from None``.
+    connection, broken HTTP). A refused connection and an unknown host give an
+    :class:`EndpointError` (asking again will not heal them), the rest a
+    :class:`TransientModelError`. Raise the result ``from None``.
 
     >>> str(request_error(TimeoutError(), "http://127.0.0.1:9/v1/completions"))
     'request to http://127.0.0.1:9/v1/completions timed out (TimeoutError)'
     >>> str(request_error(ConnectionResetError("reset"), "http://h/v1"))
     'request to http://h/v1 failed: ConnectionResetError: reset'
+    >>> str(request_error(ConnectionRefusedError(111, "refused"), "http://h/v1"))
+    'cannot use http://h/v1: connection refused'
     """
+    reason = unreachable(exc)
+    if reason is not None:
+        return EndpointError(reason, endpoint=where)
     if isinstance(exc, TimeoutError):
         return TransientModelError(f"request to {where} timed out ({type(exc).__name__})")
     return TransientModelError(f"request to {where} failed: {type(exc).__name__}: {exc}")
@@ -238,3 +283,69 @@ def request_error(exc: BaseException, where: str) -> TransientModelError:
 
 class MissingExtraError(TwoSatFormalError, ImportError):
     """An optional dependency is not installed; the message names the extra to install."""
+
+
+class EndpointError(EvaluationError):
+    """An endpoint that asking again will not heal: it cannot be reached (connection
+    refused, unknown host) or it refuses the request (HTTP 401, 403, 404).
+
+    ``endpoint`` is the URL asked, stripped of secrets; ``status`` the HTTP status when
+    there was one. An evaluation stops at the first one (exit code
+    :data:`EXIT_REQUESTS_FAILED`).
+
+    >>> str(EndpointError("connection refused", endpoint="http://127.0.0.1:9/v1/completions"))
+    'cannot use http://127.0.0.1:9/v1/completions: connection refused'
+    """
+
+    exit_code = EXIT_REQUESTS_FAILED
+
+    def __init__(self, reason: str, *, endpoint: str, status: int | None = None) -> None:
+        self.reason = reason
+        self.endpoint = endpoint
+        self.status = status
+        super().__init__(f"cannot use {endpoint}: {reason}")
+
+
+#: HTTP statuses that asking again will not change, and what to check for each.
+FINAL_STATUS = {
+    401: "check the API key (--api-key-env)",
+    403: "check the API key's permissions",
+    404: "check --base-url and the model id",
+}
+
+
+class RefusedRequestError(ModelHTTPError, EndpointError):  # type: ignore[misc]  # status: int
+    """HTTP 401, 403 or 404: the endpoint refuses every request alike (no retry helps).
+
+    >>> error = RefusedRequestError("http://h/v1/completions", status=404, detail="no model")
+    >>> str(error)
+    'cannot use http://h/v1/completions: HTTP 404: no model (check --base-url and the model id)'
+    >>> isinstance(error, EndpointError), error.exit_code
+    (True, 3)
+    """
+
+    def __init__(self, endpoint: str, *, status: int, detail: str | None = None) -> None:
+        hint = FINAL_STATUS.get(status)
+        reason = f"HTTP {status}: {detail or 'no detail'}" + (f" ({hint})" if hint else "")
+        EndpointError.__init__(self, reason, endpoint=endpoint, status=status)
+        self.detail = detail
+
+
+def unreachable(exc: BaseException) -> str | None:
+    """Why a connection error means the endpoint cannot be reached at all, or ``None``.
+
+    >>> unreachable(ConnectionRefusedError(111, "Connection refused"))
+    'connection refused'
+    >>> unreachable(ConnectionResetError(104, "reset")) is None
+    True
+    """
+    import socket
+
+    for cause in (exc, getattr(exc, "os_error", None), exc.__cause__):
+        if isinstance(cause, ConnectionRefusedError):
+            return "connection refused"
+        if isinstance(cause, socket.gaierror):
+            return "unknown host (DNS lookup failed)"
+    if type(exc).__name__ == "ClientConnectorDNSError":
+        return "unknown host (DNS lookup failed)"
+    return None

@@ -1,5 +1,9 @@
 """The Typer application and the entry point that turns user errors into exit code 2.
 
+Exit codes (:mod:`twosat_formal.errors`): 0 success, 1 a check that failed, 2 bad usage
+or input, 3 model requests that failed, 130 Ctrl-C. An error carries its own code
+(:attr:`~twosat_formal.errors.TwoSatFormalError.exit_code`).
+
 Command modules (``twosat_formal/cli/*_cmd.py``) register their commands on
 :data:`app`; the root group (:class:`LazyCommandGroup`) imports a command's module only
 when that command runs, from the table in :mod:`twosat_formal.cli.commands`. No logic
@@ -142,7 +146,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             err_console.print(f"error: {exc}", markup=False)
         raise SystemExit(getattr(exc, "exit_code", 2)) from None
     except TwoSatFormalError as exc:
-        fail(str(exc))
+        fail(str(exc), exc.exit_code)
     except (OSError, UnicodeDecodeError) as exc:
         fail(_describe_os_error(exc))
     sys.exit(result if isinstance(result, int) else 0)

@@ -8,14 +8,14 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from twosat_formal.cli.app import app, err_console, out_console
+from twosat_formal.cli.app import app, err_console, fail, out_console
 from twosat_formal.cli.options import (
     ApiKeyEnvOption,
     BaseUrlOption,
     ConcurrencyOption,
     ProgressOption,
 )
-from twosat_formal.errors import ConfigError
+from twosat_formal.errors import EXIT_INTERRUPTED, EXIT_REQUESTS_FAILED, ConfigError
 from twosat_formal.export import export_results, format_of
 from twosat_formal.models import spec_forms
 from twosat_formal.models.base import SamplingParams
@@ -24,9 +24,26 @@ from twosat_formal.store import RunStore
 if TYPE_CHECKING:  # the runner is imported when ``eval`` runs, not for --help
     from twosat_formal.evaluate import EvalSummary
 
-__all__ = ["eval_command", "results_command"]
+__all__ = ["error_lines", "eval_command", "exit_on_failed_requests", "results_command"]
 
 _MODEL_HELP = "Model spec, repeatable: " + ", ".join(spec_forms()) + ". See docs/evaluation.md."
+
+
+def error_lines(summary: EvalSummary) -> list[str]:
+    """The most frequent distinct error messages of a run, one summary line each."""
+    return [f"error      {count}x {message}" for message, count in summary.top_errors()]
+
+
+def exit_on_failed_requests(summary: EvalSummary) -> None:
+    """Exit with code 3 when every request of some model failed (130 if interrupted)."""
+    if summary.interrupted:
+        raise SystemExit(EXIT_INTERRUPTED)
+    if summary.failed_models:
+        fail(
+            f"every request of {', '.join(summary.failed_models)} failed "
+            "(errors above; `results` lists each one)",
+            EXIT_REQUESTS_FAILED,
+        )
 
 
 def _print_summary(summary: EvalSummary, store: Path, as_json: bool) -> None:
@@ -41,6 +58,7 @@ def _print_summary(summary: EvalSummary, store: Path, as_json: bool) -> None:
         f"accuracy   {accuracy} of the {summary.done} done now",
         f"failures   {failures}",
         f"retries    {summary.retries}",
+        *error_lines(summary),
         f"store      {store}",
     ]
     if summary.interrupted:
@@ -142,8 +160,7 @@ def eval_command(
             run_info=info,
         )
     _print_summary(summary, store, as_json)
-    if summary.interrupted:
-        raise SystemExit(130)
+    exit_on_failed_requests(summary)
 
 
 @app.command("results")

@@ -11,6 +11,7 @@ from rich.measure import Measurement
 
 from twosat_formal.bench import BENCH_MODELS, DEFAULT_OUT
 from twosat_formal.cli.app import app, err_console, out_console
+from twosat_formal.cli.eval_cmd import error_lines, exit_on_failed_requests
 from twosat_formal.cli.options import (
     ApiKeyEnvOption,
     BaseUrlOption,
@@ -55,6 +56,7 @@ def _print_result(result: ExperimentResult) -> None:
         f"certified  {check}",
         f"requests   {summary.planned} planned, {summary.skipped} already stored, "
         f"{summary.done} done now",
+        *error_lines(summary),
         f"folder     {result.out_dir}",
     ]
     if result.report is not None:
@@ -157,6 +159,7 @@ def run_experiment_command(
         report=_say,
     )
     _print_result(result)
+    exit_on_failed_requests(result.evaluation)
 
 
 @app.command("bench")
@@ -218,3 +221,4 @@ def bench_command(
     wide_console = Console(file=out_console.file, width=max(out_console.width, natural))
     wide_console.print(table)
     _print_result(result)
+    exit_on_failed_requests(result.evaluation)

@@ -23,10 +23,12 @@ if TYPE_CHECKING:  # the solver stack is imported when a command runs, not for -
     from twosat_formal.formula import Formula
     from twosat_formal.solve import SolveResult
 
-__all__ = ["inspect", "solve_command"]
+__all__ = ["SAT_COMPETITION_CODES", "inspect", "solve_command"]
 
 #: Human output lists at most this many literals of a model, cycle or literal set.
 SHOWN = 100
+#: ``solve --exit-codes``: the SAT-competition convention.
+SAT_COMPETITION_CODES = {"SAT": 10, "UNSAT": 20}
 
 
 class FormatChoice(StrEnum):
@@ -102,6 +104,13 @@ def solve_command(
         typer.Option("--json", help="Print one JSON object: status, model or cycle, backend."),
     ] = False,
     format: FormatOption = None,
+    exit_codes: Annotated[
+        bool,
+        typer.Option(
+            "--exit-codes",
+            help="Exit 10 on SAT and 20 on UNSAT, as SAT-competition solvers do (default: 0).",
+        ),
+    ] = False,
 ) -> None:
     """Decide FILE (SAT or UNSAT) and print the checked certificate."""
     BACKENDS.get(backend)  # an unknown name fails before the file is read
@@ -109,9 +118,11 @@ def solve_command(
     result = solve(formula, backend, check=True)
     if as_json:
         typer.echo(json.dumps(result.to_json(formula)))
-        return
-    for line in _describe(result, formula):
-        out_console.print(line, markup=False)
+    else:
+        for line in _describe(result, formula):
+            out_console.print(line, markup=False)
+    if exit_codes:
+        raise typer.Exit(SAT_COMPETITION_CODES[result.status])
 
 
 def _structure_table(structure: Structure) -> Table:

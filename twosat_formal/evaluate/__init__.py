@@ -12,6 +12,12 @@ killed or interrupted run resumes where it stopped.
   drawn from a seeded :class:`random.Random`, honouring the server's ``Retry-After``
   (:class:`RetryPolicy`). After the last attempt, or on a failure that is not worth
   retrying, the sample is stored with failure ``error``.
+* **Fail fast.** An :class:`~twosat_formal.errors.EndpointError` (connection refused,
+  unknown host, HTTP 401, 403, 404) stops the run at once: every other request would
+  fail the same way. What was stored stays stored; the run is marked ``failed``.
+* **Errors summarised.** The summary counts the distinct error messages
+  (:meth:`EvalSummary.top_errors`) and names the models every request of which failed
+  (:attr:`EvalSummary.failed_models`).
 * **Progress.** A rich progress bar on stderr with ETA and the running accuracy.
 * **Durability.** Results are committed in groups, at most :data:`COMMIT_INTERVAL_S`
   after they arrive (one commit per result costs more than the HTTP request on a busy

@@ -21,7 +21,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from twosat_formal.errors import ConfigError, TwoSatFormalError
+from twosat_formal.errors import ConfigError, EndpointError, TwoSatFormalError
 from twosat_formal.evaluate.items import EvalItem, StoryPrompt
 from twosat_formal.evaluate.summary import EvalSummary, story_counts
 from twosat_formal.models.base import Model, Response, SamplingParams, TransientModelError
@@ -109,6 +109,8 @@ class _Runner:
                     return None, attempt, f"{message} (gave up after {attempt} attempts)"
                 self.summary.retries += 1
                 await asyncio.sleep(self.retry.delay(attempt, self.rng, retry_after))
+            except EndpointError:  # every request would fail alike: stop the run
+                raise
             except TwoSatFormalError as exc:  # failed for good: not worth retrying
                 return None, attempt, str(exc)
 
@@ -139,6 +141,10 @@ class _Runner:
         self.summary.done += 1
         self.summary.correct += judgement.correct
         self.summary.failures[judgement.failure] += 1
+        self.summary.model_done[request.model.spec] += 1
+        if response is None:
+            self.summary.errors[error or "request failed"] += 1
+            self.summary.model_errors[request.model.spec] += 1
         if self.progress is not None and self.task is not None:
             self.progress.update(self.task, advance=1, accuracy=self._accuracy_text())
 

@@ -18,7 +18,14 @@ class EvalSummary:
 
     ``planned`` requests in all, ``skipped`` because they were stored already, ``done``
     stored by this run (``correct`` of them), ``failures`` by kind, ``retries``
-    attempts that were retried, and whether the run was ``interrupted``.
+    attempts that were retried, and whether the run was ``interrupted``. ``errors``
+    counts the messages of requests that failed (failure ``error``); ``model_done``
+    and ``model_errors`` count this run's results and failed requests by model spec.
+
+    >>> summary = EvalSummary(done=2, model_done=Counter({"a": 1, "b": 1}),
+    ...                       model_errors=Counter({"b": 1}), errors=Counter({"HTTP 500": 1}))
+    >>> summary.failed_models, summary.top_errors()
+    (['b'], [('HTTP 500', 1)])
     """
 
     planned: int = 0
@@ -30,6 +37,18 @@ class EvalSummary:
     interrupted: bool = False
     elapsed_s: float = 0.0
     run_id: int | None = None
+    errors: Counter[str] = field(default_factory=Counter)
+    model_done: Counter[str] = field(default_factory=Counter)
+    model_errors: Counter[str] = field(default_factory=Counter)
+
+    @property
+    def failed_models(self) -> list[str]:
+        """Models that got at least one request this run, all of which failed."""
+        return sorted(m for m, n in self.model_done.items() if n and self.model_errors[m] == n)
+
+    def top_errors(self, n: int = 3) -> list[tuple[str, int]]:
+        """The ``n`` most frequent distinct error messages, most frequent first."""
+        return sorted(self.errors.items(), key=lambda item: (-item[1], item[0]))[:n]
 
     @property
     def accuracy(self) -> float | None:
@@ -59,6 +78,8 @@ class EvalSummary:
             "interrupted": self.interrupted,
             "elapsed_s": round(self.elapsed_s, 3),
             "run_id": self.run_id,
+            "errors": [{"message": m, "count": c} for m, c in self.top_errors(10)],
+            "failed_models": self.failed_models,
         }
 
 

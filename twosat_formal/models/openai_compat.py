@@ -20,9 +20,12 @@ about ``N`` connections to the server.
 
 Errors are sorted for the runner: HTTP 408, 429 and 5xx, time-outs and dropped
 connections raise :class:`~twosat_formal.errors.TransientModelError` (with the
-server's ``Retry-After`` hint, through :func:`~twosat_formal.errors.request_error`); any
-other HTTP error and any reply that is not the expected JSON raise
-:class:`~twosat_formal.errors.ModelHTTPError` /
+server's ``Retry-After`` hint, through :func:`~twosat_formal.errors.request_error`). What
+asking again will not heal, a refused connection, an unknown host and HTTP 401, 403 and
+404, raises :class:`~twosat_formal.errors.EndpointError`
+(:class:`~twosat_formal.errors.RefusedRequestError` for the HTTP statuses), which stops
+an evaluation at once. Any other HTTP error and any reply that is not the expected JSON
+raise :class:`~twosat_formal.errors.ModelHTTPError` /
 :class:`~twosat_formal.errors.EvaluationError`.
 
 The API key is read from the environment (``OPENAI_API_KEY``, or the variable named
@@ -51,9 +54,11 @@ from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit, urlunsplit
 
 from twosat_formal.errors import (
+    FINAL_STATUS,
     ConfigError,
     EvaluationError,
     ModelHTTPError,
+    RefusedRequestError,
     TransientModelError,
     request_error,
 )
@@ -68,6 +73,7 @@ __all__ = [
     "MODES",
     "ModelHTTPError",
     "OpenAICompatModel",
+    "RefusedRequestError",
     "parse_reply",
     "parse_retry_after",
     "public_url",
@@ -89,11 +95,13 @@ _DETAIL_CHARS = 300
 
 
 def public_url(url: str) -> str:
-    """``url`` without user information and without a trailing slash.
+    """``url`` without user information, query, fragment or trailing slash.
+
+    Secrets hide in the first three; what remains is safe to print and to store.
 
     Examples
     --------
-    >>> public_url("https://user:secret@example.org/v1/")
+    >>> public_url("https://user:secret@example.org/v1/?key=secret#x")
     'https://example.org/v1'
     """
     parts = urlsplit(url.strip())
@@ -101,7 +109,7 @@ def public_url(url: str) -> str:
     if ":" in host:  # IPv6 literal
         host = f"[{host}]"
     netloc = f"{host}:{parts.port}" if parts.port is not None else host
-    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, "")).rstrip("/")
+    return urlunsplit((parts.scheme, netloc, parts.path, "", "")).rstrip("/")
 
 
 def request_body(
@@ -364,6 +372,8 @@ class OpenAICompatModel(ClosingModel):
                 status=status,
                 retry_after=parse_retry_after(retry_after_header),
             )
+        if status in FINAL_STATUS:
+            raise RefusedRequestError(where, status=status, detail=_error_detail(raw))
         if not 200 <= status < 300:
             detail = _error_detail(raw)
             raise ModelHTTPError(

@@ -70,7 +70,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from twosat_formal.errors import ConfigError, EvaluationError, TwoSatFormalError
+from twosat_formal.errors import ConfigError, EndpointError, EvaluationError, TwoSatFormalError
 from twosat_formal.evaluate import RetryPolicy
 from twosat_formal.formula import Formula
 from twosat_formal.models.base import Model, Response, SamplingParams, TransientModelError
@@ -418,11 +418,12 @@ class _Caller:
     ) -> tuple[Response | None, str | None]:
         """Like :meth:`ask`, but a call that fails for good gives ``(None, message)``.
 
-        Transient failures that persist still raise: an outage is not an attempt.
+        Transient failures that persist still raise: an outage is not an attempt; nor is
+        an endpoint that cannot be used (:class:`~twosat_formal.errors.EndpointError`).
         """
         try:
             return await self.ask(prompt, params, sample, call_id=call_id, label=label), None
-        except _Outage:
+        except (_Outage, EndpointError):
             raise
         except EvaluationError as exc:
             return None, str(exc)
