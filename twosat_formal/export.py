@@ -1,10 +1,13 @@
 """Export a run store: one row per sample, as JSON Lines, CSV or Parquet.
 
-The columns are :data:`~twosat_formal.store.EXPORT_COLUMNS`, in that order:
-``instance_id, prompt_id, template, model, sample, label, decision,
-decision_correct, witness_valid, failure, finish_reason, truncated, prompt_tokens,
-completion_tokens, latency_s, response``. ``decision`` is ``SAT``, ``UNSAT`` or null;
-``witness_valid`` is null on UNSAT instances.
+The columns are those of the registry :data:`~twosat_formal.columns.COLUMNS`, in its
+order (:func:`~twosat_formal.columns.export_columns`): ids, the instance's ``family``,
+``clauses`` and ``params`` (its knobs, as JSON text), ``template``, ``model``,
+``sample``, ``label``, the strict and lenient judgements (``decision``,
+``decision_correct``, ``witness_valid``, ``witness_reason``, ``failure``,
+``lenient_*``), ``error``, ``finish_reason``, ``truncated``, token counts, latency and
+``response``. ``decision`` is ``SAT``, ``UNSAT`` or null; ``witness_valid`` is null
+on UNSAT instances.
 
 The format follows the file's suffix: ``.jsonl`` (nulls as ``null``), ``.csv`` (nulls
 as empty cells, booleans as ``true``/``false``) or ``.parquet`` (typed columns; needs
@@ -19,7 +22,7 @@ Examples
 >>> write_csv(rows, buffer)
 1
 >>> print(buffer.getvalue().splitlines()[1][:40])
-i1,,,,0,,,,,,,false,,,,,,,,
+i1,,,,,,,0,,,,,,,,,,,,,false,,,,
 """
 
 from __future__ import annotations
@@ -32,8 +35,9 @@ from itertools import islice
 from pathlib import Path
 from typing import IO, Any
 
+from twosat_formal.columns import COLUMNS, export_columns
 from twosat_formal.errors import ConfigError, EvaluationError
-from twosat_formal.store import EXPORT_COLUMNS, RunStore
+from twosat_formal.store import RunStore
 
 __all__ = [
     "FORMATS",
@@ -72,7 +76,7 @@ def format_of(path: str | os.PathLike[str]) -> str:
 
 
 def _ordered(row: Mapping[str, Any]) -> dict[str, Any]:
-    return {column: row.get(column) for column in EXPORT_COLUMNS}
+    return {column: row.get(column) for column in export_columns()}
 
 
 def write_jsonl(rows: Iterable[Mapping[str, Any]], stream: IO[str]) -> int:
@@ -108,10 +112,10 @@ def write_csv(rows: Iterable[Mapping[str, Any]], stream: IO[str]) -> int:
     >>> write_csv([{"model": "ref/coin", "truncated": True}], buffer)
     1
     >>> buffer.getvalue().splitlines()[0].split(",")[:4]
-    ['instance_id', 'prompt_id', 'template', 'model']
+    ['instance_id', 'prompt_id', 'family', 'clauses']
     """
     writer = csv.writer(stream, lineterminator="\n")
-    writer.writerow(EXPORT_COLUMNS)
+    writer.writerow(export_columns())
     count = 0
     for row in rows:
         writer.writerow([_cell(value) for value in _ordered(row).values()])
@@ -132,18 +136,8 @@ def _pyarrow() -> Any:
 
 
 def _schema(pa: Any) -> Any:
-    types = {
-        "sample": pa.int64(),
-        "decision_correct": pa.bool_(),
-        "witness_valid": pa.bool_(),
-        "truncated": pa.bool_(),
-        "prompt_tokens": pa.int64(),
-        "completion_tokens": pa.int64(),
-        "latency_s": pa.float64(),
-        "lenient_decision_correct": pa.bool_(),
-        "lenient_witness_valid": pa.bool_(),
-    }
-    return pa.schema([(c, types.get(c, pa.string())) for c in EXPORT_COLUMNS])
+    types = {"string": pa.string(), "int": pa.int64(), "float": pa.float64(), "bool": pa.bool_()}
+    return pa.schema([(name, types[column.kind]) for name, column in COLUMNS.items()])
 
 
 def write_parquet(rows: Iterable[Mapping[str, Any]], path: str | os.PathLike[str]) -> int:

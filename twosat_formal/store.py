@@ -45,6 +45,7 @@ from types import TracebackType
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from twosat_formal.columns import BUILTIN_COLUMNS, COLUMNS
 from twosat_formal.errors import RecordError
 from twosat_formal.models.base import Response
 from twosat_formal.scoring import Judgement
@@ -63,29 +64,9 @@ __all__ = [
 #: Version of the store's tables; a store written by a newer version is refused.
 SCHEMA_VERSION = 1
 
-#: The columns of ``twosat-formal results``, in order.
-EXPORT_COLUMNS: tuple[str, ...] = (
-    "instance_id",
-    "prompt_id",
-    "template",
-    "model",
-    "sample",
-    "label",
-    "decision",
-    "decision_correct",
-    "witness_valid",
-    "failure",
-    "finish_reason",
-    "truncated",
-    "prompt_tokens",
-    "completion_tokens",
-    "latency_s",
-    "lenient_failure",
-    "lenient_decision",
-    "lenient_decision_correct",
-    "lenient_witness_valid",
-    "response",
-)
+#: The built-in columns of ``twosat-formal results``, in order (the full, extensible
+#: list is :func:`twosat_formal.columns.export_columns`).
+EXPORT_COLUMNS: tuple[str, ...] = tuple(column.name for column in BUILTIN_COLUMNS)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL);
@@ -526,28 +507,28 @@ class RunStore:
             yield out
 
     def export_rows(self) -> Iterator[dict[str, Any]]:
-        """One row per sample and prompt with :data:`EXPORT_COLUMNS`.
+        """One row per sample and prompt with the export columns
+        (:data:`twosat_formal.columns.COLUMNS`, in order).
 
         A result belongs to every stored prompt with the same text (the same request);
-        a result whose prompt is not stored keeps the id it was asked for.
+        a result whose prompt is not stored keeps the id it was asked for. The family,
+        clause count and knobs come from the stored instance of the prompt.
         """
         cursor = self._db.execute(
-            "SELECT p.instance_id, coalesce(p.prompt_id, r.prompt_id), p.template, r.model, "
-            "r.sample, r.label, r.decision, r.decision_correct, r.witness_valid, r.failure, "
-            "r.finish_reason, r.truncated, r.prompt_tokens, r.completion_tokens, r.latency_s, "
-            "r.lenient_failure, r.lenient_decision, r.lenient_decision_correct, "
-            "r.lenient_witness_valid, r.response "
+            "SELECT r.*, p.instance_id AS prompt_instance_id, p.template AS prompt_template, "
+            "p.prompt_id AS stored_prompt_id, i.family AS instance_family, "
+            "i.num_clauses AS instance_num_clauses, i.num_vars AS instance_num_vars, "
+            "json_extract(i.record, '$.params') AS instance_params "
             "FROM results r LEFT JOIN prompts p ON p.prompt_hash = r.prompt_hash "
-            "ORDER BY r.model, 2, r.sample, r.params, r.endpoint"
+            "LEFT JOIN instances i ON i.instance_id = p.instance_id "
+            "ORDER BY r.model, coalesce(p.prompt_id, r.prompt_id), r.sample, r.params, "
+            "r.endpoint"
         )
-        for row in cursor:
-            out = dict(zip(EXPORT_COLUMNS, row, strict=True))
-            out["decision_correct"] = bool(out["decision_correct"])
-            out["truncated"] = bool(out["truncated"])
-            out["witness_valid"] = _bool(out["witness_valid"])
-            out["lenient_decision_correct"] = bool(out["lenient_decision_correct"])
-            out["lenient_witness_valid"] = _bool(out["lenient_witness_valid"])
-            yield out
+        names = [d[0] for d in cursor.description]
+        columns = [(name, column.value) for name, column in COLUMNS.items()]
+        for values in cursor:
+            row = dict(zip(names, values, strict=True))
+            yield {name: value(row) for name, value in columns}
 
     # -- runs ------------------------------------------------------------------------------
 

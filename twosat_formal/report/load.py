@@ -138,7 +138,8 @@ def load_report_data(store_or_dir: str | os.PathLike[str]) -> ReportData:
     if source.is_dir() and (source / STORIES_FILE).is_file():
         stories.update(story_counts(read_stories(source / STORIES_FILE)))
     with RunStore(store_path, readonly=True) as store:
-        rows = list(store.export_rows())
+        # the experiment design's nominal clause count, not the formula's, names a cell
+        rows = [{k: v for k, v in row.items() if k != "clauses"} for row in store.export_rows()]
         instances = {str(r.get("id")): r for r in store.instances()}
         for run in store.runs():
             stored = run["info"].get("stories") if isinstance(run["info"], dict) else None

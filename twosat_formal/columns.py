@@ -1,0 +1,133 @@
+"""The columns of ``twosat-formal results``: one registry, one entry per column.
+
+A column is a name, a type and a function of the *joined row*: every column of the
+store's ``results`` table (``r.*``: ``decision``, ``witness_reason``, ``error``, the
+lenient columns, and any column a later schema adds), plus what the store knows about
+the prompt and its instance, under the names of :data:`JOINED`. Adding a column to the
+export is one :func:`add_column` call (or one entry in :data:`BUILTIN_COLUMNS`); the
+JSON Lines, CSV and Parquet writers and ``results`` follow the registry, in order.
+
+Examples
+--------
+>>> export_columns()[:6]
+('instance_id', 'prompt_id', 'family', 'clauses', 'params', 'template')
+>>> COLUMNS.get("decision_correct").value({"decision_correct": 1})
+True
+>>> COLUMNS.get("params").value({"instance_params": '{"beta":0.8}'})
+'{"beta":0.8}'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from twosat_formal.registry import Registry
+
+__all__ = [
+    "BUILTIN_COLUMNS",
+    "COLUMNS",
+    "JOINED",
+    "ExportColumn",
+    "add_column",
+    "export_columns",
+]
+
+Kind = Literal["string", "int", "float", "bool"]
+
+#: Names a joined row carries besides the ``results`` table's own columns.
+JOINED = {
+    "prompt_instance_id": "the id of the instance the prompt verbalizes",
+    "prompt_template": "the prompt's template",
+    "stored_prompt_id": "the stored prompt's id (null when the prompt is not stored)",
+    "instance_family": "the instance's generator family",
+    "instance_num_clauses": "the instance's clause count",
+    "instance_num_vars": "the instance's variable count",
+    "instance_params": "the instance's generator knobs, canonical JSON text",
+}
+
+
+@dataclass(frozen=True)
+class ExportColumn:
+    """One column of the export: ``name``, its ``kind`` (the Parquet type) and how its
+    value is read from a joined row; ``doc`` is what docs/evaluation.md says of it."""
+
+    name: str
+    kind: Kind
+    value: Callable[[Mapping[str, Any]], Any]
+    doc: str
+
+
+def _field(key: str) -> Callable[[Mapping[str, Any]], Any]:
+    return lambda row: row.get(key)
+
+
+def _flag(key: str) -> Callable[[Mapping[str, Any]], bool | None]:
+    def read(row: Mapping[str, Any]) -> bool | None:
+        value = row.get(key)
+        return None if value is None else bool(value)
+
+    return read
+
+
+def _either(first: str, second: str) -> Callable[[Mapping[str, Any]], Any]:
+    return lambda row: row.get(first) if row.get(first) is not None else row.get(second)
+
+
+#: The built-in columns, in export order.
+BUILTIN_COLUMNS: tuple[ExportColumn, ...] = (
+    ExportColumn("instance_id", "string", _field("prompt_instance_id"), "the instance's id"),
+    ExportColumn(
+        "prompt_id", "string", _either("stored_prompt_id", "prompt_id"), "the prompt's id"
+    ),
+    ExportColumn("family", "string", _field("instance_family"), "generator family"),
+    ExportColumn("clauses", "int", _field("instance_num_clauses"), "clauses of the formula"),
+    ExportColumn(
+        "params", "string", _field("instance_params"), "generator knobs (JSON object text)"
+    ),
+    ExportColumn("template", "string", _field("prompt_template"), "verbalization template"),
+    ExportColumn("model", "string", _field("model"), "model spec"),
+    ExportColumn("sample", "int", _field("sample"), "sample index"),
+    ExportColumn("label", "string", _field("label"), "`SAT` or `UNSAT`"),
+    ExportColumn("decision", "string", _field("decision"), "`SAT`, `UNSAT` or null"),
+    ExportColumn("decision_correct", "bool", _flag("decision_correct"), "decision = label"),
+    ExportColumn("witness_valid", "bool", _flag("witness_valid"), "null on UNSAT"),
+    ExportColumn(
+        "witness_reason", "string", _field("witness_reason"), "why a witness is not valid"
+    ),
+    ExportColumn("failure", "string", _field("failure"), "failure kind (strict reading)"),
+    ExportColumn("lenient_failure", "string", _field("lenient_failure"), "lenient reading"),
+    ExportColumn("lenient_decision", "string", _field("lenient_decision"), "lenient reading"),
+    ExportColumn("lenient_decision_correct", "bool", _flag("lenient_decision_correct"), "lenient"),
+    ExportColumn("lenient_witness_valid", "bool", _flag("lenient_witness_valid"), "lenient"),
+    ExportColumn("error", "string", _field("error"), "why the request failed"),
+    ExportColumn("finish_reason", "string", _field("finish_reason"), "`stop`, `length`..."),
+    ExportColumn("truncated", "bool", _flag("truncated"), "finish reason `length`"),
+    ExportColumn("prompt_tokens", "int", _field("prompt_tokens"), "as the server counted"),
+    ExportColumn("completion_tokens", "int", _field("completion_tokens"), "as counted"),
+    ExportColumn("latency_s", "float", _field("latency_s"), "seconds of the request"),
+    ExportColumn("response", "string", _field("response"), "the answer text"),
+)
+
+#: Every export column by name, in export order.
+COLUMNS: Registry[ExportColumn] = Registry("export column")
+for _column in BUILTIN_COLUMNS:
+    COLUMNS.add(_column.name, _column)
+
+
+def add_column(column: ExportColumn) -> ExportColumn:
+    """Register ``column`` at the end of the export (a name may be registered once).
+
+    >>> column = ExportColumn("demo_length", "int",
+    ...                       lambda row: len(row.get("response") or ""), "answer length")
+    >>> "demo_length" in COLUMNS
+    False
+    """
+    COLUMNS.add(column.name, column)
+    return column
+
+
+def export_columns() -> tuple[str, ...]:
+    """The names of the export columns, in order."""
+    return tuple(COLUMNS.names())
