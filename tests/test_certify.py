@@ -184,9 +184,10 @@ def test_tampered_certificate(tmp_path: Path, records: dict[str, Record]) -> Non
     cycle = records["cycle"]["certificate"]["cycle"]
     cycle[1] = cycle[1][1:] if cycle[1].startswith("~") else "~" + cycle[1]
     result = failing(tmp_path, records)
+    # the checker refuses the certificate, and the re-derived record has the solver's
     assert result == {
-        records["core"]["id"]: {"certificate"},
-        records["cycle"]["id"]: {"certificate"},
+        records["core"]["id"]: {"certificate", "regenerate"},
+        records["cycle"]["id"]: {"certificate", "regenerate"},
     }
 
 
@@ -212,7 +213,7 @@ def test_derived_record_without_its_root_is_regenerated(
     records["reorder"]["base_id"] = "implication-cycle-0000000000000000"
     report = certify_file(write(tmp_path / "d.jsonl", [records["reorder"]]))
     assert [f.check for f in report.failures] == ["transforms"]
-    assert "not in the dataset" in report.failures[0].message
+    assert "not base_id implication-cycle-0000000000000000" in report.failures[0].message
 
 
 def test_base_id_must_name_a_root(tmp_path: Path, records: dict[str, Record]) -> None:
@@ -270,9 +271,11 @@ def test_jobs_must_be_positive(tmp_path: Path) -> None:
         certify_file(write(tmp_path / "e.jsonl", []), jobs=0)
 
 
-def test_empty_dataset_passes(tmp_path: Path) -> None:
+def test_empty_dataset_fails(tmp_path: Path) -> None:
     report = certify_file(write(tmp_path / "e.jsonl", []))
-    assert report.ok and report.records == 0
+    assert not report.ok and report.records == 0
+    assert [f.check for f in report.failures] == ["dataset"]
+    assert "no record" in report.failures[0].message
 
 
 def test_round_trip_through_instance_objects() -> None:

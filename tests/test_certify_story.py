@@ -23,7 +23,7 @@ from twosat_formal.generators import generate
 from twosat_formal.instance import Instance
 from twosat_formal.verbalize.story import THEMES, StoryRecord
 from twosat_formal.verbalize.story.generator import StoryItem, generate_stories
-from twosat_formal.verbalize.story.record import story_id
+from twosat_formal.verbalize.story.record import attested_digest, story_id
 
 Record = dict[str, Any]
 
@@ -88,8 +88,10 @@ def test_a_clean_story_file_certifies(tmp_path: Path, stories: list[Record]) -> 
     report = certify_pair(tmp_path, stories)
     assert report.ok, [str(f) for f in report.failures]
     assert report.kinds == {"instance": 2, "story": 2}
-    # instances: record, three solvers, certificate, regenerate; stories: record, roundtrip
-    assert report.checks == 2 * 6 + 2 * 2
+    # instances: record, 2-sat, three solvers, certificate, regenerate;
+    # stories: record, roundtrip (the re-derivation around the attested text)
+    assert report.checks == 2 * 7 + 2 * 2
+    assert report.fields["attested"] > 0 and report.fields["measured"] > 0
 
 
 def test_the_story_of_an_instance_certifies_one_record_at_a_time(stories: list[Record]) -> None:
@@ -131,8 +133,9 @@ def _change_the_prompt(record: Record) -> None:
 
 def _story_of_the_other_instance(record: Record) -> None:
     other = next(r["id"] for r in INSTANCES if r["id"] != record["instance_id"])
+    digest = attested_digest(StoryRecord.from_record(record))
     record["instance_id"] = other
-    record["id"] = story_id(other, record["theme"], record["model"], record["seed"])
+    record["id"] = story_id(other, record["theme"], record["model"], record["seed"], digest)
 
 
 def _break_the_id(record: Record) -> None:
@@ -140,16 +143,12 @@ def _break_the_id(record: Record) -> None:
 
 
 TAMPERING: dict[str, tuple[Callable[[Record], None], str, str]] = {
-    "recovered clause flipped": (_flip_recovered, "roundtrip", "clue 1"),
-    "attempt outcome rewritten": (_rewrite_an_outcome, "roundtrip", "the stored replies give"),
-    "validator reply changed": (_change_a_reply, "roundtrip", "the stored replies give"),
-    "stored proof failed": (_failed_proof, "roundtrip", "'failed'"),
-    "prompt text changed": (_change_the_prompt, "roundtrip", "App. G.2 story prompt"),
-    "story of another instance": (
-        _story_of_the_other_instance,
-        "roundtrip",
-        "the entity map does not name the formula's variables",
-    ),
+    "recovered clause flipped": (_flip_recovered, "roundtrip", "recovered"),
+    "attempt outcome rewritten": (_rewrite_an_outcome, "roundtrip", "outcome is"),
+    "validator reply changed": (_change_a_reply, "record", "is not the hash of the record"),
+    "stored proof failed": (_failed_proof, "roundtrip", "roundtrip.result is 'failed'"),
+    "prompt text changed": (_change_the_prompt, "roundtrip", "'Think.', re-derived"),
+    "story of another instance": (_story_of_the_other_instance, "roundtrip", "clue"),
     "id not the hash": (_break_the_id, "record", "is not the hash of the record"),
 }
 
@@ -180,7 +179,7 @@ def test_a_story_checked_against_a_formula_one_literal_away_fails(stories: list[
     instance["dimacs"] = "\n".join(lines) + "\n"
     failures = certify_record(stories[0], instance=instance)
     assert [(f.id, f.check) for f in failures] == [(stories[0]["id"], "roundtrip")]
-    assert failures[0].message.startswith("clue 1 ")
+    assert "clue 1" in failures[0].message or "does not re-derive" in failures[0].message
 
 
 def test_a_story_without_its_instance_fails(tmp_path: Path, stories: list[Record]) -> None:

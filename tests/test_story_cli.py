@@ -90,7 +90,7 @@ def test_story_records_and_their_statistics(
     assert [r.instance_id for r in records] == ["i1", "i2"]
     for record in records:
         assert record.seed == 2 and record.theme == "spy" and record.model == SPEC
-        assert check_story_record(record, formulas[record.instance_id])["result"] == "proved"
+        assert check_story_record(record, formulas[record.instance_id])["result"] == "validated"
     code, out, err = run([*argv, "--store", str(store)], capsys)
     assert code == 0, err
     assert [json.loads(line)["id"] for line in out.splitlines()] == [r.id for r in records]

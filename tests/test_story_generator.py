@@ -85,10 +85,10 @@ def check_recovery(record: StoryRecord, formula: Formula) -> None:
     want = [list(c) for c in formula.clauses]
     assert got == want
     assert equivalent(got, want, formula.num_vars)
-    assert record.roundtrip is not None and record.roundtrip["result"] == "proved"
+    assert record.roundtrip is not None and record.roundtrip["result"] == "validated"
     again = StoryRecord.from_record(record.to_record())
     assert again == record
-    assert check_story_record(again.to_record(), formula)["result"] == "proved"
+    assert check_story_record(again.to_record(), formula)["result"] == "validated"
 
 
 FORMULA = Formula.from_named([["a", "~b"], ["b", "c"], ["~c", "d"], ["~a", "~d"]])
@@ -294,7 +294,8 @@ def test_an_interrupted_generation_resumes_from_the_store(tmp_path: Path) -> Non
     assert again.calls_made == 0 and len(server.log) == before + resumed
 
     def strip(record: StoryRecord) -> dict[str, Any]:
-        return {k: v for k, v in record.to_record().items() if k != "provenance"}
+        # the id binds the provenance (the endpoint differs between the two servers)
+        return {k: v for k, v in record.to_record().items() if k not in ("provenance", "id")}
 
     assert strip(run.records[0]) == strip(reference.records[0])
     assert again.records == run.records

@@ -26,6 +26,7 @@ from twosat_formal.verbalize.story import (
 )
 from twosat_formal.verbalize.story.record import (
     assess,
+    attested_digest,
     read_entities,
     read_state,
     read_stories,
@@ -183,9 +184,11 @@ def test_the_record_matches_the_script(record: StoryRecord) -> None:
     got = recovered_ints(record, FORMULA)
     assert got == [list(c) for c in FORMULA.clauses]
     assert equivalent(got, [list(c) for c in FORMULA.clauses], FORMULA.num_vars)
-    assert record.roundtrip is not None and record.roundtrip["result"] == "proved"
+    assert record.roundtrip is not None and record.roundtrip["result"] == "validated"
     assert (record.roundtrip["validated"], record.roundtrip["fallback"]) == (3, 1)
-    assert record.id == story_id("inst-1", "heist", record.model, 4)
+    digest = attested_digest(record)
+    assert record.id == story_id("inst-1", "heist", record.model, 4, digest)
+    assert record.id != story_id("inst-1", "heist", record.model, 4)
     assert record.text.startswith(record.story + "\n\nThink step by step.\n\n")
     for entity in record.entities:
         true, false = THEMES.get("heist").describe(entity)
@@ -211,7 +214,7 @@ def test_json_round_trip(record: StoryRecord, tmp_path: Any) -> None:
     path = tmp_path / "stories.jsonl"
     assert write_stories([record, record], path) == 2
     assert list(read_stories(path)) == [record, record]
-    assert check_story_record(obj, FORMULA)["result"] == "proved"
+    assert check_story_record(obj, FORMULA)["result"] == "validated"
 
 
 @pytest.mark.parametrize(

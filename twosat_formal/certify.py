@@ -57,11 +57,11 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
 from typing import Any
 
 from twosat_formal.errors import ConfigError, RecordError, TwoSatFormalError
+from twosat_formal.fieldclass import CLASSES
 from twosat_formal.formula import Formula
 from twosat_formal.jsonl import read_json_lines
 
@@ -117,6 +117,7 @@ class RecordResult:
     failures: tuple[CheckFailure, ...]
     seconds: float
     z3_seconds: float
+    fields: Mapping[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -131,11 +132,12 @@ class CertifyReport:
     z3_seconds: float
     record_seconds: tuple[float, ...] = field(default=(), repr=False)
     kinds: Mapping[str, int] = field(default_factory=dict)
+    fields: Mapping[str, int] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
-        """Whether every check of every record passed."""
-        return not self.failures
+        """Whether every check of every record passed (and there was a record)."""
+        return not self.failures and self.records > 0
 
     @property
     def failing_ids(self) -> list[str | None]:
@@ -152,6 +154,7 @@ class CertifyReport:
             "sources": list(self.sources),
             "records": self.records,
             "kinds": dict(self.kinds),
+            "fields": dict(self.fields),
             "checks": self.checks,
             "failed_records": len(self.failing_ids),
             "failures": [f.to_json() for f in self.failures],
@@ -175,6 +178,7 @@ class _Checker:
         self.checks = 0
         self.failures: list[CheckFailure] = []
         self.z3_seconds = 0.0
+        self.fields: dict[str, int] = {}
 
     def fail(self, check: str, message: str) -> None:
         self.failures.append(CheckFailure(self.id, self.line, check, message, self.source))
@@ -216,77 +220,51 @@ def _kind(record: Any) -> str:
     return "instance"
 
 
-def _regenerate(family: str, params: Mapping[str, Any], seed: int) -> Any:
-    """The instance that ``generate`` draws again, or ``None`` if it cannot be redrawn."""
-    from twosat_formal.generators import FAMILIES, generate
+def _compare(c: _Checker, check: str, kind: str, record: Any, expected: Any) -> None:
+    """Compare a record with its re-derived form; one failure listing the differences."""
+    from twosat_formal.fieldclass import compare_record
 
-    if family not in FAMILIES or params.get("base_file") is not None:
-        return None
-    return generate(family, seed=seed, **dict(params))
-
-
-def _first_difference(a: Formula, b: Formula) -> str:
-    if a.num_vars != b.num_vars:
-        return f"{a.num_vars} variables instead of {b.num_vars}"
-    if a.num_clauses != b.num_clauses:
-        return f"{a.num_clauses} clauses instead of {b.num_clauses}"
-    for i, (x, y) in enumerate(zip(a.clauses, b.clauses, strict=True)):
-        if x != y:
-            return f"clause {i + 1} is {list(x)} instead of {list(y)}"
-    return "the variable names differ"
+    result = compare_record(kind, record, expected)
+    for cls, n in result.counts.items():
+        c.fields[cls] = c.fields.get(cls, 0) + n
+    if result.differences:
+        c.fail(check, "does not re-derive: " + "; ".join(result.differences))
 
 
-def _replay(c: _Checker, base: Formula, transforms: Any, expected: Formula) -> None:
-    """Replay a record's steps from its base: perturbations are re-run and re-proven;
-    symbolic edits are re-applied and their recorded labels re-solved."""
-    if not isinstance(transforms, list | tuple):
-        c.run("transforms", _raise("a transform chain must be a JSON list"))
+def _rederive(c: _Checker, check: str, kind: str, record: Any, derive: Callable[[], Any]) -> None:
+    """Run one re-derivation as a check; a failing step is named ``transform[i]:<op>``."""
+    c.checks += 1
+    try:
+        expected = derive()
+    except TwoSatFormalError as exc:
+        step = getattr(exc, "step", None)
+        c.fail(f"transform[{step[0]}]:{step[1]}" if step else check, str(exc))
         return
-    current = base
-    for i, step in enumerate(transforms, 1):
-        if isinstance(step, Mapping) and step.get("kind") == "edit":
-            replayed = c.run(f"transform[{i}]:edit", partial(_replay_edit, current, step))
-            if replayed is None:
-                return
-            current = replayed
-            continue
-        operator = step.get("operator") if isinstance(step, Mapping) else None
-        replayed = c.run(f"transform[{i}]:{operator}", partial(_replay_perturbation, current, step))
-        if replayed is None:
-            return
-        current, seconds = replayed
-        c.z3_seconds += seconds
-
-    def same() -> None:
-        if current != expected:
-            raise ConfigError(
-                "the replayed chain does not give the record's formula: "
-                + _first_difference(expected, current)
-            )
-
-    c.run("transforms", same)
+    except Exception as exc:  # a re-derivation that cannot run is a failure, never a pass
+        c.fail(check, f"{type(exc).__name__}: {exc}")
+        return
+    c.z3_seconds += _proof_seconds(expected)
+    _compare(c, check, kind, record, expected)
 
 
-def _replay_perturbation(formula: Formula, step: Any) -> tuple[Formula, float]:
-    from twosat_formal.perturb import Transform, replay_step
-
-    result, fresh = replay_step(formula, Transform.from_json(step))
-    return result, fresh.proof.seconds if fresh.proof is not None else 0.0
-
-
-def _replay_edit(formula: Formula, step: Mapping[str, Any]) -> Formula:
-    from twosat_formal.edits import replay_edits
-    from twosat_formal.solve import solve
-
-    result = replay_edits(formula, [step])
-    for key, subject in (("label_before", formula), ("label_after", result)):
-        if key in step and solve(subject).status != step[key]:
-            raise ConfigError(f"the edit's recorded {key} {step[key]!r} is wrong")
-    return result
+def _proof_seconds(expected: Any) -> float:
+    """The seconds the re-derivation spent proving (steps' proofs, round trips)."""
+    total = 0.0
+    if not isinstance(expected, Mapping):
+        return total
+    for step in expected.get("transforms") or ():
+        proof = step.get("proof") if isinstance(step, Mapping) else None
+        if isinstance(proof, Mapping) and isinstance(proof.get("seconds"), int | float):
+            total += float(proof["seconds"])
+    roundtrip = expected.get("roundtrip")
+    if isinstance(roundtrip, Mapping) and isinstance(roundtrip.get("time_s"), int | float):
+        total += float(roundtrip["time_s"])
+    return total
 
 
 def _check_instance(c: _Checker, task: _Task) -> None:
     from twosat_formal.instance import Instance
+    from twosat_formal.rederive import rederive_derived, rederive_root, rederive_twin
     from twosat_formal.solve import check_certificate_json, solve
 
     inst = c.run(
@@ -296,6 +274,16 @@ def _check_instance(c: _Checker, task: _Task) -> None:
     )
     c.id = inst.id
     formula = inst.formula
+
+    def two_sat() -> None:
+        wide = next((i for i, cl in enumerate(formula.clauses) if len(cl) > 2), None)
+        if wide is not None:
+            raise ConfigError(
+                f"clause {wide + 1} has {len(formula.clauses[wide])} literals: "
+                "the benchmark is 2-SAT"
+            )
+
+    c.run("2-sat", two_sat, stop=True)
     for backend in BACKENDS:
 
         def agree(backend: str = backend) -> None:
@@ -319,14 +307,19 @@ def _check_instance(c: _Checker, task: _Task) -> None:
     c.run("certificate", certificate)
     if inst.twin_of is not None:
         c.run("twin", partial(_check_twin, inst, task.twin_source))
+    record = task.record
+    if inst.twin_of is not None:
+        _rederive(
+            c, "twin", "instance", record, lambda: rederive_twin(record, task.twin_source)
+        )
+        return
     if inst.base_id is None:
         if inst.transforms:
             c.run("transforms", _raise("a record with transforms needs a base_id"))
-        _check_regenerated(c, inst)
+            return
+        _rederive(c, "regenerate", "instance", record, lambda: rederive_root(record))
         return
-    base = _base_formula(c, inst, task.base)
-    if base is not None:
-        _replay(c, base, list(inst.transforms), formula)
+    _rederive(c, "transforms", "instance", record, lambda: rederive_derived(record, task.base))
 
 
 def _check_twin(twin: Any, source_record: Any) -> None:
@@ -344,97 +337,57 @@ def _raise(message: str) -> Callable[[], None]:
     return action
 
 
-def _check_regenerated(c: _Checker, inst: Any) -> None:
-    def regenerate() -> None:
-        again = _regenerate(inst.family, inst.params, inst.seed)
-        if again is None:
-            return
-        if again.id != inst.id:
-            raise ConfigError(f"family, params and seed give the id {again.id}")
-        if again.formula != inst.formula:
-            raise ConfigError(
-                "family, params and seed give another formula: "
-                + _first_difference(inst.formula, again.formula)
-            )
-        if again.label != inst.label:
-            raise ConfigError(f"family, params and seed give a {again.label} formula")
-
-    from twosat_formal.generators import FAMILIES
-
-    if inst.family in FAMILIES and inst.params.get("base_file") is None:
-        c.run("regenerate", regenerate)
-
-
-def _base_formula(c: _Checker, inst: Any, base_record: Any) -> Formula | None:
+def _instance_formula(task: _Task, instance_id: str) -> Formula:
     from twosat_formal.instance import Instance
 
-    def find() -> Formula:
-        if base_record is not None:
-            base = Instance.from_record(base_record)
-            if base.base_id is not None:
-                raise ConfigError(f"the base {base.id} is itself derived; base_id names the root")
-            return base.formula
-        again = _regenerate(inst.family, inst.params, inst.seed)
-        if again is None or again.id != inst.base_id:
-            raise ConfigError(
-                f"the base {inst.base_id} is not in the dataset and family, params and seed "
-                "do not regenerate it"
-            )
-        return again.formula
-
-    result: Formula | None = c.run("transforms", find)
-    return result
-
-
-def _check_verbalization(
-    c: _Checker,
-    task: _Task,
-    read: Callable[..., Any],
-    check: Callable[[Any, Formula], object],
-) -> None:
-    """A prompt or story record: it reads, and its text parses back to its instance."""
-    from twosat_formal.instance import Instance
-
-    record = c.run(
-        "record", lambda: read(task.record, line=task.line, source=task.source), stop=True
-    )
-    c.id = record.id
-
-    def roundtrip() -> None:
-        if task.instance is None:
-            raise ConfigError(f"its instance {record.instance_id} is not in the dataset")
-        check(record, Instance.from_record(task.instance).formula)
-
-    c.run("roundtrip", roundtrip)
+    if task.instance is None:
+        raise ConfigError(f"its instance {instance_id} is not in the dataset")
+    return Instance.from_record(task.instance).formula
 
 
 def _check_prompt(c: _Checker, task: _Task) -> None:
     from twosat_formal.prompts import PromptRecord
-    from twosat_formal.verbalize import check_roundtrip
+    from twosat_formal.rederive import rederive_prompt
 
-    _check_verbalization(c, task, PromptRecord.from_record, check_roundtrip)
+    record = c.run(
+        "record",
+        lambda: PromptRecord.from_record(task.record, line=task.line, source=task.source),
+        stop=True,
+    )
+    c.id = record.id
+    _rederive(
+        c,
+        "roundtrip",
+        "prompt",
+        task.record,
+        lambda: rederive_prompt(task.record, _instance_formula(task, record.instance_id)),
+    )
 
 
 def _check_story(c: _Checker, task: _Task) -> None:
-    from twosat_formal.verbalize.story.record import StoryRecord, check_story_record
+    from twosat_formal.rederive import rederive_story
+    from twosat_formal.verbalize.story.record import StoryRecord
 
-    _check_verbalization(c, task, StoryRecord.from_record, check_story_record)
+    record = c.run(
+        "record",
+        lambda: StoryRecord.from_record(task.record, line=task.line, source=task.source),
+        stop=True,
+    )
+    c.id = record.id
+    _rederive(
+        c,
+        "roundtrip",
+        "story",
+        task.record,
+        lambda: rederive_story(task.record, _instance_formula(task, record.instance_id)),
+    )
 
 
 def _check_document(c: _Checker, task: _Task) -> None:
-    from twosat_formal.io import parse_dimacs
+    from twosat_formal.rederive import rederive_document
 
     record = task.record
-
-    def parse() -> tuple[Formula, Formula]:
-        base = parse_dimacs(record["base_dimacs"], source=task.source)
-        result = parse_dimacs(record["dimacs"], source=task.source)
-        if (result.num_vars, result.num_clauses) != (record["num_vars"], record["num_clauses"]):
-            raise RecordError("dimacs does not agree with num_vars and num_clauses")
-        return base, result
-
-    base, result = c.run("record", parse, stop=True)
-    _replay(c, base, record["transforms"], result)
+    _rederive(c, "transforms", "document", record, lambda: rederive_document(record))
 
 
 def _certify(task: _Task) -> RecordResult:
@@ -470,6 +423,7 @@ def _certify(task: _Task) -> RecordResult:
         failures=tuple(c.failures),
         seconds=time.perf_counter() - start,
         z3_seconds=c.z3_seconds,
+        fields=dict(c.fields),
     )
 
 
@@ -572,8 +526,21 @@ def certify_files(paths: Sequence[str | Path], *, jobs: int = 1) -> CertifyRepor
     failures.extend(duplicates)
     failures.sort(key=lambda f: (f.source or "", f.line or 0))
     kinds: dict[str, int] = {}
+    fields = dict.fromkeys(CLASSES, 0)
     for r in results:
         kinds[r.kind] = kinds.get(r.kind, 0) + 1
+        for cls, n in r.fields.items():
+            fields[cls] += n
+    if not results:
+        failures.append(
+            CheckFailure(
+                None,
+                None,
+                "dataset",
+                "the dataset holds no record: an empty dataset certifies nothing",
+                ", ".join(str(p) for p in paths),
+            )
+        )
     return CertifyReport(
         sources=tuple(str(p) for p in paths),
         records=len(results),
@@ -583,6 +550,7 @@ def certify_files(paths: Sequence[str | Path], *, jobs: int = 1) -> CertifyRepor
         z3_seconds=sum(r.z3_seconds for r in results),
         record_seconds=tuple(r.seconds for r in results),
         kinds=kinds,
+        fields=fields,
     )
 
 

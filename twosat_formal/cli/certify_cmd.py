@@ -1,8 +1,11 @@
 """``twosat-formal certify DATASET.jsonl [--jobs N] [--json]``: the CI gate.
 
-Re-checks every record (parse, three solvers against the label, the certificate, the
-transform chain with its Z3 proofs, verbalization round trips). Exit code 0 only when
-everything passes; otherwise 1, listing each failing id with the check that failed.
+Re-checks every record (parse, three solvers against the label, the certificate) and
+re-derives it byte for byte (family, params and seed; the transform chain with its Z3
+proofs; edits; prompt text; stories around their attested text), counting the
+re-derived, measured and attested fields. Exit code 0 only when every record passes
+and there is at least one; otherwise 1, listing each failing id with the check that
+failed.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from rich.table import Table
 
 from twosat_formal.certify import CertifyReport, certify_files
 from twosat_formal.cli.app import app, err_console, out_console
+from twosat_formal.fieldclass import CLASSES
 
 __all__ = ["certify"]
 
@@ -27,6 +31,10 @@ def _summary(report: CertifyReport) -> Table:
     kinds = ", ".join(f"{n} {k}" for k, n in sorted(report.kinds.items()))
     table.add_row("records", f"{report.records}" + (f" ({kinds})" if kinds else ""))
     table.add_row("checks", str(report.checks))
+    table.add_row(
+        "fields",
+        ", ".join(f"{report.fields.get(cls, 0)} {cls}" for cls in CLASSES),
+    )
     table.add_row("failed records", str(len(report.failing_ids)))
     table.add_row("failed checks", str(len(report.failures)))
     table.add_row("time", f"{report.seconds:.2f} s")

@@ -194,12 +194,18 @@ def replay_edits(formula: Formula, transforms: Sequence[Mapping[str, Any]]) -> F
 def edited_id(root_id: str, transforms: Sequence[Mapping[str, Any]]) -> str:
     """The id of an edited instance: the root id and a sha256 of its transforms.
 
+    A perturbation step's proof (whose time is measured, not derived) is left out.
+
     >>> edited_id("r", [{"kind": "edit"}]) == edited_id("r", [{"kind": "edit"}])
     True
     >>> edited_id("r", []).startswith("r~e")
     True
     """
-    text = canonical_json({"base_id": root_id, "transforms": list(transforms)})
+    steps = [
+        t if t.get("kind") == EDIT_KIND else {k: v for k, v in t.items() if k != "proof"}
+        for t in transforms
+    ]
+    text = canonical_json({"base_id": root_id, "transforms": steps})
     return f"{root_id}~e{hashlib.sha256(text.encode('utf-8')).hexdigest()[:12]}"
 
 

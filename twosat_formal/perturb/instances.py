@@ -39,6 +39,7 @@ from twosat_formal.provenance import tool_version
 __all__ = [
     "bridge_index",
     "derived_id",
+    "derived_instance",
     "instance_seed",
     "is_dataset_text",
     "perturb_document",
@@ -100,19 +101,38 @@ def perturb_instance(instance: Instance, steps: Sequence[StepSpec], *, seed: int
     >>> moved.base_id == inst.id, moved.label, moved.structure["bridge"]["index"]
     (True, 'SAT', 9)
     """
-    from twosat_formal.solve import solve
-
-    root_id, previous, root_structure = _root_parts(instance)
+    _, previous, root_structure = _root_parts(instance)
     root_bridge = bridge_index(root_structure)
     bridge = previous.track_clause(root_bridge) if root_bridge is not None else None
     formula, chain = apply_chain(instance.formula, steps, seed=seed, bridge=bridge)
+    return derived_instance(instance, previous.steps + chain.steps, formula, seed=seed)
+
+
+def derived_instance(
+    origin: Instance, transforms: Sequence[Transform], formula: Formula, *, seed: int
+) -> Instance:
+    """The derived record of ``formula``, made from ``origin`` by the chain ``transforms``.
+
+    ``transforms`` is the whole chain from the root (``origin``'s own chain first);
+    ``seed`` is the chain seed of the last run, recorded in ``provenance.perturb``.
+    ``perturb`` builds its records with it, and ``certify`` re-derives them with it
+    from a root and the replayed steps.
+
+    Raises
+    ------
+    ProofError
+        If the solver gives ``formula`` another label than ``origin``'s.
+    """
+    from twosat_formal.solve import solve
+
+    root_id, _, root_structure = _root_parts(origin)
+    root_bridge = bridge_index(root_structure)
     result = solve(formula)
-    if result.status != instance.label:
+    if result.status != origin.label:
         raise ProofError(
-            f"the perturbed formula is {result.status}, its base {instance.id} is {instance.label}"
+            f"the perturbed formula is {result.status}, its base {origin.id} is {origin.label}"
         )
-    transforms = previous.steps + chain.steps
-    full = Chain(transforms)
+    full = Chain(tuple(transforms))
     structure: dict[str, Any] = {"base": root_structure}
     if root_bridge is not None:
         index = full.track_clause(root_bridge)
@@ -120,24 +140,24 @@ def perturb_instance(instance: Instance, steps: Sequence[StepSpec], *, seed: int
     trigger = root_structure.get("trigger_clause")
     if isinstance(trigger, int) and not isinstance(trigger, bool):
         structure["trigger_clause"] = full.track_clause(trigger)
-    provenance = dict(instance.provenance)
+    provenance = dict(origin.provenance)
     provenance["perturb"] = {
         "tool_version": tool_version(),
-        "operators": [t.operator for t in transforms],
+        "operators": [t.operator for t in full.steps],
         "seed": seed,
     }
     return Instance(
-        id=derived_id(root_id, transforms),
-        family=instance.family,
-        params=dict(instance.params),
-        seed=instance.seed,
+        id=derived_id(root_id, full.steps),
+        family=origin.family,
+        params=dict(origin.params),
+        seed=origin.seed,
         formula=formula,
         label=result.status,
         certificate=result.to_json(formula),
         structure=structure,
         provenance=provenance,
         base_id=root_id,
-        transforms=tuple(t.to_json() for t in transforms),
+        transforms=tuple(t.to_json() for t in full.steps),
     )
 
 

@@ -88,8 +88,8 @@ from twosat_formal.verbalize.story.record import (
     assess,
     fallback_sentence,
     needs_states,
-    prove_story,
     read_entities,
+    seal_story,
     story_id,
     story_statistics,
 )
@@ -577,7 +577,7 @@ async def write_story(
     >>> with RunStore(pathlib.Path(tempfile.mkdtemp()) / "calls.sqlite") as store:
     ...     rec = asyncio.run(write_story(f, "heist", Silent(), store, label="SAT"))
     >>> rec.clues[0].outcome, len(rec.clues[0].attempts), rec.roundtrip["result"]
-    ('fallback', 3, 'proved')
+    ('fallback', 3, 'validated')
     """
     formula.require_2cnf("the story verbalizer")
     settings = settings or StorySettings()
@@ -657,7 +657,7 @@ async def write_story(
             "conversation": "transcript",
         },
     )
-    return replace(record, roundtrip=prove_story(record, formula))
+    return seal_story(record, formula)
 
 
 # -- many stories ---------------------------------------------------------------------------

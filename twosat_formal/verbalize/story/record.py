@@ -36,7 +36,7 @@ import hashlib
 import json
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, Any
 
@@ -64,6 +64,8 @@ __all__ = [
     "StoryStatistics",
     "assemble_story",
     "assess",
+    "attested_digest",
+    "bind_id",
     "check_story_record",
     "fallback_sentence",
     "is_story_record",
@@ -73,6 +75,8 @@ __all__ = [
     "read_entities",
     "read_state",
     "read_stories",
+    "rebuild_story",
+    "seal_story",
     "story_id",
     "story_statistics",
     "write_stories",
@@ -448,15 +452,152 @@ class ClueRecord:
         )
 
 
-def story_id(instance_id: str, theme: str, model: str, seed: int) -> str:
-    """The stable id of a story: SHA-256 (hex) over ``(instance_id, theme, model, seed)``.
+def story_id(
+    instance_id: str, theme: str, model: str, seed: int, content: str | None = None
+) -> str:
+    """The stable id of a story: SHA-256 (hex) over ``(instance_id, theme, model, seed)``
+    and, for a finished record, the :func:`attested_digest` of what the model wrote.
 
     >>> a = story_id("i1", "spy", "ref/x", 0)
     >>> a == story_id("i1", "spy", "ref/x", 0) != story_id("i1", "heist", "ref/x", 0), len(a)
     (True, 64)
+    >>> story_id("i1", "spy", "ref/x", 0, "d1") != story_id("i1", "spy", "ref/x", 0, "d2")
+    True
     """
-    key = json.dumps([instance_id, KIND, theme, model, int(seed)], ensure_ascii=False)
+    parts: list[object] = [instance_id, KIND, theme, model, int(seed)]
+    if content is not None:
+        parts.append(content)
+    key = json.dumps(parts, ensure_ascii=False)
     return hashlib.sha256(key.encode("utf-8")).hexdigest()
+
+
+def attested_digest(record: StoryRecord) -> str:
+    """SHA-256 (hex) of everything a model wrote into a story record.
+
+    The introduction, each attempt's clue, finish reason, validator replies and error,
+    and the run's provenance (its tool version left out): the parts nothing can
+    re-derive. A story's id binds them, so a later change to any is caught.
+    """
+    provenance = {k: v for k, v in record.provenance.items() if k != "tool_version"}
+    attempts = [
+        [
+            [a.text, a.finish_reason, a.entities_reply, list(a.state_replies), a.error]
+            for a in clue.attempts
+        ]
+        for clue in record.clues
+    ]
+    key = json.dumps(
+        {"intro": record.intro, "attempts": attempts, "provenance": provenance},
+        sort_keys=True,
+        ensure_ascii=True,
+        separators=(",", ":"),
+    )
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()
+
+
+def bind_id(record: StoryRecord) -> StoryRecord:
+    """``record`` with the id that binds its attested text (:func:`attested_digest`)."""
+    digest = attested_digest(record)
+    return replace(
+        record, id=story_id(record.instance_id, record.theme, record.model, record.seed, digest)
+    )
+
+
+def seal_story(record: StoryRecord, formula: Formula) -> StoryRecord:
+    """A finished story record: its id binds the attested text, its proof is made."""
+    sealed = bind_id(record)
+    return replace(sealed, roundtrip=prove_story(sealed, formula))
+
+
+def rebuild_story(record: StoryRecord, formula: Formula) -> StoryRecord:
+    """The story record re-derived from ``formula`` and the attested parts of ``record``.
+
+    The entity map comes from the theme and seed; each attempt's reading and outcome
+    from its stored replies (attempts stop at the first valid one; every clause that
+    goes through the loop has a valid attempt or :data:`MAX_ATTEMPTS` of them); the
+    clue text is the accepted clue or the fallback sentence; the recovered formula,
+    story, prompt, id and proof follow.
+
+    Raises
+    ------
+    CertificateError, ProofError
+        When the attested parts cannot make a story of ``formula``.
+    """
+    theme = THEMES.get(record.theme)
+    names = theme.entities_for(formula.num_vars, seed=record.seed)
+    descriptions = {e: theme.describe(e) for e in names}
+    clues: list[ClueRecord] = []
+    for index, clause in enumerate(formula.clauses, 1):
+        source = [(names[abs(lit) - 1], lit > 0) for lit in clause]
+        statements = [(e, descriptions[e][0 if v else 1]) for e, v in source]
+        sentence = fallback_sentence(statements)
+        literal_names = tuple(formula.literal_name(lit) for lit in clause)
+        if len(clause) != 2 or abs(clause[0]) == abs(clause[1]):
+            clues.append(
+                ClueRecord(index, literal_names, "direct", (), None, False, sentence, literal_names)
+            )
+            continue
+        stored = record.clues[index - 1].attempts if index <= len(record.clues) else ()
+        attempts: list[Attempt] = []
+        for number, attempt in enumerate(stored[:MAX_ATTEMPTS], 1):
+            again = assess(
+                attempt.text, attempt.entities_reply, attempt.state_replies, source, list(names)
+            )
+            attempts.append(
+                replace(
+                    attempt,
+                    attempt=number,
+                    outcome=again.outcome,
+                    entities=again.entities,
+                    states=again.states,
+                    recovered=again.recovered,
+                )
+            )
+            if again.outcome == "valid":
+                break
+        if not attempts or (attempts[-1].outcome != "valid" and len(attempts) < MAX_ATTEMPTS):
+            raise CertificateError(
+                f"clue {index}: {len(attempts)} attempts, none valid, and no fallback is due"
+            )
+        last = attempts[-1]
+        accepted = last.attempt if last.outcome == "valid" else None
+        if accepted is not None:
+            pairs = _in_source_order(list(last.recovered or ()), source)
+        else:
+            pairs = parse_fallback(sentence, descriptions)
+        variable = {entity: v for v, entity in enumerate(names, 1)}
+        recovered = tuple(
+            formula.literal_name(variable[e] if value else -variable[e]) for e, value in pairs
+        )
+        text = str(last.text) if accepted is not None else sentence
+        clues.append(
+            ClueRecord(
+                index,
+                literal_names,
+                "llm",
+                tuple(attempts),
+                accepted,
+                accepted is None,
+                text,
+                recovered,
+            )
+        )
+    body = assemble_story(record.intro, [c.text for c in clues])
+    again_record = StoryRecord(
+        id=record.id,
+        instance_id=record.instance_id,
+        theme=theme.name,
+        model=record.model,
+        seed=record.seed,
+        entities=dict(zip(names, formula.names, strict=True)),
+        intro=record.intro,
+        clues=tuple(clues),
+        story=body,
+        text=story_prompt(body, [(e, *descriptions[e]) for e in names]),
+        recovered=tuple(c.recovered for c in clues),
+        provenance=dict(record.provenance),
+    )
+    return seal_story(again_record, formula)
 
 
 def assemble_story(intro: str, clues: Iterable[str]) -> str:
@@ -553,8 +694,8 @@ class StoryRecord:
         """Read a record written by :meth:`to_record`; :class:`RecordError` if malformed.
 
         >>> from twosat_formal.verbalize.story.themes import THEMES
-        >>> rec = StoryRecord(story_id("i", "spy", "m", 0), "i", "spy", "m", 0,
-        ...                   {"the pilot": "x1"}, "Intro.", (), "Intro.", "T", ())
+        >>> rec = bind_id(StoryRecord("", "i", "spy", "m", 0,
+        ...                   {"the pilot": "x1"}, "Intro.", (), "Intro.", "T", ()))
         >>> StoryRecord.from_record(rec.to_record()) == rec
         True
         """
@@ -607,7 +748,7 @@ class StoryRecord:
             roundtrip=dict(roundtrip) if roundtrip is not None else None,
             provenance=dict(provenance),
         )
-        expected = story_id(out.instance_id, out.theme, out.model, out.seed)
+        expected = story_id(out.instance_id, out.theme, out.model, out.seed, attested_digest(out))
         if out.id != expected:
             raise RecordError(f"id {out.id!r} is not the hash of the record; expected {expected!r}")
         return out
@@ -722,7 +863,7 @@ def prove_story(record: StoryRecord, formula: Formula) -> dict[str, Any]:
     Returns
     -------
     dict
-        ``{"method", "result": "proved", "clauses", "validated", "fallback", "direct",
+        ``{"method", "result": "validated", "clauses", "validated", "fallback", "direct",
         "z3"}``.
 
     Raises
@@ -739,10 +880,10 @@ def prove_story(record: StoryRecord, formula: Formula) -> dict[str, Any]:
     >>> clue = ClueRecord(1, ("a",), "direct", (), None, False, text, ("a",))
     >>> story = assemble_story("Intro.", [text])
     >>> prompt = story_prompt(story, [("the vault", "is open", "is sealed")])
-    >>> rec = StoryRecord(story_id("i", "heist", "m", 0), "i", "heist", "m", 0,
-    ...                   {"the vault": "a"}, "Intro.", (clue,), story, prompt, (("a",),))
+    >>> rec = bind_id(StoryRecord("", "i", "heist", "m", 0,
+    ...                   {"the vault": "a"}, "Intro.", (clue,), story, prompt, (("a",),)))
     >>> prove_story(rec, f)["result"]
-    'proved'
+    'validated'
     """
     theme = THEMES.get(record.theme)
     entity_of = list(record.entities)
@@ -752,8 +893,12 @@ def prove_story(record: StoryRecord, formula: Formula) -> dict[str, Any]:
         theme.validate(entity_of, formula.num_vars)
     except ConfigError as exc:
         raise CertificateError(f"the entity map is not the {theme.name} theme's: {exc}") from None
-    if record.id != story_id(record.instance_id, record.theme, record.model, record.seed):
-        raise CertificateError("the record's id is not the hash of its instance, theme and model")
+    digest = attested_digest(record)
+    if record.id != story_id(record.instance_id, record.theme, record.model, record.seed, digest):
+        raise CertificateError(
+            "the record's id is not the hash of its instance, theme, model, seed and the "
+            "text the model wrote"
+        )
     descriptions = record.descriptions()
     if len(record.clues) != formula.num_clauses:
         raise CertificateError(
@@ -779,7 +924,7 @@ def prove_story(record: StoryRecord, formula: Formula) -> dict[str, Any]:
     outcomes = [c.outcome for c in record.clues]
     return {
         "method": METHOD,
-        "result": "proved",
+        "result": "validated",
         "clauses": len(source),
         "validated": outcomes.count("validated"),
         "fallback": outcomes.count("fallback"),
@@ -809,7 +954,7 @@ def check_story_record(record: StoryRecord | Mapping[str, Any], formula: Formula
     """
     story = record if isinstance(record, StoryRecord) else StoryRecord.from_record(record)
     stored = story.roundtrip
-    if stored is None or stored.get("result") != "proved":
+    if stored is None or stored.get("result") != "validated":
         shown = None if stored is None else stored.get("result")
         raise CertificateError(f"story {story.id}: the stored round-trip proof says {shown!r}")
     return prove_story(story, formula)
@@ -933,8 +1078,7 @@ def write_stories(records: Iterable[StoryRecord], path_or_stream: str | Path | I
 
     >>> import io
     >>> buf = io.StringIO()
-    >>> rec = StoryRecord(story_id("i", "spy", "m", 0), "i", "spy", "m", 0, {}, "I.", (), "I.",
-    ...                   "T", ())
+    >>> rec = bind_id(StoryRecord("", "i", "spy", "m", 0, {}, "I.", (), "I.", "T", ()))
     >>> write_stories([rec], buf)
     1
     >>> from twosat_formal.jsonl import read_stream

@@ -1,0 +1,177 @@
+"""``certify`` vouches for every byte: any change to a field that is not measured fails.
+
+A mixed dataset (roots, perturbed, edited, prompts, stories) certifies; then one random
+field of one random record is changed (a value, a deleted field, an added field, a
+renamed key) and ``certify`` must name that record, for every field outside the
+measured class. Measured fields (timings, tool versions) change without a failure.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_certify_story import INSTANCES as STORY_INSTANCES
+from test_certify_story import STORIES
+
+from twosat_formal.certify import _kind, certify_files, certify_record
+from twosat_formal.edits import edit_instances
+from twosat_formal.fieldclass import MEASURED, field_class
+from twosat_formal.generators import generate
+from twosat_formal.perturb.instances import perturb_instance
+from twosat_formal.verbalize import prompt_record
+
+Record = dict[str, Any]
+Path_ = tuple[str | int, ...]
+
+
+def build() -> list[Record]:
+    backbone = generate("backbone", clauses=8, seed=3)
+    bridge = generate("mono-bridge", clauses=8, seed=4)
+    chain = perturb_instance(backbone, ["reorder", ("filler", {"count": 2})], seed=5)
+    moved = perturb_instance(bridge, [("bridge-move", {"position": 0}), "rename"], seed=6)
+    cumulative = edit_instances([bridge], mode="cumulative", max_edits=2, seed=1, keep_base=False)
+    individual = edit_instances([chain], mode="individual", max_edits=1, seed=2, keep_base=False)
+    records = [inst.to_record() for inst in (backbone, bridge, chain, moved)]
+    records += [inst.to_record() for inst in cumulative.records + individual.records]
+    for inst, template in ((backbone, "team"), (moved, "door")):
+        made = prompt_record(inst.formula, template, instance_id=inst.id, seed=2)
+        records.append(made.to_record())
+    records += copy.deepcopy(STORY_INSTANCES) + copy.deepcopy(STORIES)
+    return records
+
+
+DATASET = build()
+INDEX = {r["id"]: r for r in DATASET}
+
+
+def write(path: Path, records: list[Record]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+def test_the_mixed_dataset_certifies_and_counts_the_three_classes(tmp_path: Path) -> None:
+    report = certify_files([write(tmp_path / "mixed.jsonl", DATASET)])
+    assert report.ok, [str(f) for f in report.failures]
+    assert set(report.kinds) == {"instance", "prompt", "story"}
+    assert all(report.fields[cls] > 0 for cls in ("re-derived", "measured", "attested"))
+
+
+def certify_one(record: Any) -> list[Any]:
+    """Certify one record of the dataset, its base and instance looked up as certify does."""
+    base = instance = None
+    if isinstance(record, dict):
+        base = INDEX.get(record.get("base_id")) if isinstance(record.get("base_id"), str) else None
+        iid = record.get("instance_id")
+        instance = INDEX.get(iid) if isinstance(iid, str) else None
+    return certify_record(record, line=1, source="mixed.jsonl", base=base, instance=instance)
+
+
+def paths(value: Any, prefix: Path_ = ()) -> Iterator[Path_]:
+    """Every field of a record, containers and leaves (the record itself excluded)."""
+    if prefix:
+        yield prefix
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from paths(item, (*prefix, key))
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            yield from paths(item, (*prefix, i))
+
+
+def changed(value: Any) -> Any:
+    """A different value of the same kind (and a different JSON text)."""
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, int):
+        return value + 1
+    if isinstance(value, float):
+        return value * 2 + 1
+    if isinstance(value, str):
+        return value + "x"
+    if value is None:
+        return 0
+    if isinstance(value, list):
+        return [*value, value[0] if value else 0]
+    return {**value, "extra": 1}
+
+
+def tamper(record: Record, path: Path_, how: str) -> Record:
+    out = copy.deepcopy(record)
+    parent: Any = out
+    for part in path[:-1]:
+        parent = parent[part]
+    last = path[-1]
+    if how == "delete" and isinstance(parent, dict):
+        del parent[last]
+    elif how == "rename" and isinstance(parent, dict):
+        items = [(f"{k}_" if k == last else k, v) for k, v in parent.items()]
+        parent.clear()
+        parent.update(items)
+    elif how == "add" and isinstance(parent, dict):
+        parent["unexpected"] = 0
+    else:
+        parent[last] = changed(parent[last])
+    return out
+
+
+def tamperable(record: Record) -> list[Path_]:
+    kind = _kind(record)
+    return [p for p in paths(record) if not _measured(kind, p)]
+
+
+def _measured(kind: str, path: Path_) -> bool:
+    return any(field_class(kind, path[:n]) == MEASURED for n in range(1, len(path) + 1))
+
+
+@settings(
+    max_examples=120,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+@given(data=st.data())
+def test_any_change_outside_the_measured_class_names_its_record(data: st.DataObject) -> None:
+    index = data.draw(st.integers(0, len(DATASET) - 1), label="record")
+    record = DATASET[index]
+    path = data.draw(st.sampled_from(tamperable(record)), label="field")
+    how = data.draw(st.sampled_from(["change", "change", "delete", "rename", "add"]), label="how")
+    bad = tamper(record, path, how)
+    assert bad != record
+    failures = certify_one(bad)
+    assert failures, f"{how} {path} of record {index} ({_kind(record)}) was not caught"
+    assert {f.line for f in failures} == {1}
+
+
+@pytest.mark.parametrize("index", range(len(DATASET)))
+def test_a_change_to_a_measured_field_is_not_a_failure(index: int) -> None:
+    record = DATASET[index]
+    kind = _kind(record)
+    measured = [p for p in paths(record) if field_class(kind, p) == MEASURED]
+    bad = copy.deepcopy(record)
+    for path in measured:
+        parent: Any = bad
+        for part in path[:-1]:
+            parent = parent[part]
+        value = parent[path[-1]]
+        parent[path[-1]] = value + 1.5 if isinstance(value, float) else f"{value}-other"
+    assert certify_one(bad) == []
+    if not measured:
+        assert certify_one(record) == []
+
+
+@pytest.mark.parametrize("index", range(len(DATASET)))
+def test_every_field_of_every_record_is_caught_somewhere(index: int) -> None:
+    """Exhaustive over the top-level fields: change each and the record fails."""
+    record = DATASET[index]
+    kind = _kind(record)
+    for key in record:
+        if _measured(kind, (key,)):
+            continue
+        assert certify_one(tamper(record, (key,), "change")), f"{key} of record {index}"

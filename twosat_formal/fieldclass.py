@@ -1,0 +1,237 @@
+"""The three classes of a record's fields, and the byte-for-byte comparison ``certify`` makes.
+
+Every field of every record ``certify`` reads is in exactly one class:
+
+``re-derived``
+    Regenerated from what the record says (family, params and seed; base, operator,
+    params and seed; instance, template and seed; the edit chain) and compared with the
+    stored value: same keys in the same order, same types, same values.
+``measured``
+    Timings and the environment a record was made in (tool and Z3 versions, the path
+    a formula was read from): recorded, never compared. A timing must be a finite,
+    non-negative number.
+``attested``
+    What a model wrote (a story's introduction, clues, validator replies, the run that
+    produced them). Nothing can re-derive it; it is bound into the record's id by a
+    content hash, so a later change is caught, and it is *validated by a model*, never
+    *proved*.
+
+:func:`compare_record` walks a stored record beside the re-derived one, counts the
+leaf fields of each class and names every difference by its path.
+
+Examples
+--------
+>>> stored = {"id": "a", "transforms": [{"proof": {"result": "failed", "seconds": 0.5}}]}
+>>> again = {"id": "a", "transforms": [{"proof": {"result": "proved", "seconds": 0.1}}]}
+>>> result = compare_record("document", stored, again)
+>>> print(result.differences[0])
+transforms[0].proof.result is 'failed', re-derived 'proved'
+>>> result.counts
+{'re-derived': 2, 'measured': 1, 'attested': 0}
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = [
+    "ATTESTED",
+    "CLASSES",
+    "FIELD_CLASSES",
+    "MEASURED",
+    "RE_DERIVED",
+    "Comparison",
+    "compare_record",
+    "field_class",
+]
+
+RE_DERIVED = "re-derived"
+MEASURED = "measured"
+ATTESTED = "attested"
+#: The three classes, in report order.
+CLASSES = (RE_DERIVED, MEASURED, ATTESTED)
+
+_Pattern = tuple[str, ...]
+
+_ATTEMPT = ("clues", "*", "attempts", "*")
+
+#: Per record kind: the (path pattern, class) pairs of the fields that are not
+#: re-derived. ``*`` matches any key or list index; a pattern covers the whole subtree
+#: below it; the first matching pattern wins. Every other field is re-derived.
+FIELD_CLASSES: dict[str, tuple[tuple[_Pattern, str], ...]] = {
+    "instance": (
+        (("transforms", "*", "proof", "seconds"), MEASURED),
+        (("provenance", "tool_version"), MEASURED),
+        (("provenance", "perturb", "tool_version"), MEASURED),
+        (("provenance", "edit", "tool_version"), MEASURED),
+        (("provenance", "twin", "tool_version"), MEASURED),
+        (("provenance", "source"), MEASURED),
+    ),
+    "document": (
+        (("transforms", "*", "proof", "seconds"), MEASURED),
+        (("source",), MEASURED),
+    ),
+    "prompt": (
+        (("roundtrip", "time_s"), MEASURED),
+        (("roundtrip", "z3"), MEASURED),
+    ),
+    "story": (
+        (("roundtrip", "z3"), MEASURED),
+        (("provenance", "tool_version"), MEASURED),
+        (("provenance",), ATTESTED),
+        (("model",), ATTESTED),
+        (("intro",), ATTESTED),
+        ((*_ATTEMPT, "text"), ATTESTED),
+        ((*_ATTEMPT, "finish_reason"), ATTESTED),
+        ((*_ATTEMPT, "entities_reply"), ATTESTED),
+        ((*_ATTEMPT, "state_replies"), ATTESTED),
+        ((*_ATTEMPT, "error"), ATTESTED),
+    ),
+}
+
+#: Measured fields that are timings: finite, non-negative numbers.
+_TIMINGS = {"seconds", "time_s"}
+
+
+def _matches(pattern: _Pattern, path: Sequence[str | int]) -> bool:
+    if len(path) < len(pattern):
+        return False
+    return all(p == "*" or p == str(k) for p, k in zip(pattern, path, strict=False))
+
+
+def field_class(kind: str, path: Sequence[str | int]) -> str:
+    """The class of the field at ``path`` of a record of ``kind``.
+
+    >>> field_class("instance", ["transforms", 2, "proof", "seconds"])
+    'measured'
+    >>> field_class("instance", ["transforms", 2, "proof", "result"])
+    're-derived'
+    >>> field_class("story", ["clues", 0, "attempts", 1, "state_replies", 0])
+    'attested'
+    """
+    for pattern, kind_of in FIELD_CLASSES.get(kind, ()):
+        if _matches(pattern, path):
+            return kind_of
+    return RE_DERIVED
+
+
+@dataclass
+class Comparison:
+    """The outcome of :func:`compare_record`: differences by path, fields per class."""
+
+    differences: list[str] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(CLASSES, 0))
+
+
+def _show_path(path: Sequence[str | int]) -> str:
+    text = ""
+    for part in path:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text or "(the record)"
+
+
+def _show(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _leaves(value: Any) -> int:
+    if isinstance(value, Mapping):
+        return sum(_leaves(v) for v in value.values()) or 1
+    if isinstance(value, list | tuple):
+        return sum(_leaves(v) for v in value) or 1
+    return 1
+
+
+def _same_leaf(a: Any, b: Any) -> bool:
+    return type(a) is type(b) and a == b
+
+
+def compare_record(kind: str, stored: Any, expected: Any, *, limit: int = 5) -> Comparison:
+    """Compare a stored record with its re-derived form, field by field.
+
+    Re-derived fields must be equal (keys, key order, types, values); measured timings
+    must be finite non-negative numbers; attested fields are counted and not compared
+    (their binding is the record's id). At most ``limit`` differences are listed.
+
+    >>> compare_record("prompt", {"a": 1, "b": [1]}, {"a": 1, "b": [1, 2]}).differences
+    ['b has 1 items, re-derived 2']
+    >>> compare_record("prompt", {"a": 1, "x": 0}, {"a": 1}).differences
+    ["x is not a field of the re-derived record (fields: ['a'])"]
+    """
+    out = Comparison()
+    _walk(kind, stored, expected, [], out, limit)
+    return out
+
+
+def _walk(
+    kind: str, stored: Any, expected: Any, path: list[str | int], out: Comparison, limit: int
+) -> None:
+    cls = field_class(kind, path) if path else RE_DERIVED
+    if cls != RE_DERIVED:
+        out.counts[cls] += _leaves(stored)
+        if cls == MEASURED and path and path[-1] in _TIMINGS:
+            ok = isinstance(stored, int | float) and not isinstance(stored, bool)
+            if not ok or not math.isfinite(stored) or stored < 0:
+                _differ(out, limit, f"{_show_path(path)} is {_show(stored)}, not a timing")
+        return
+    if isinstance(expected, Mapping) and isinstance(stored, Mapping):
+        keys, wanted = list(stored), list(expected)
+        for key in keys:
+            if key not in expected:
+                out.counts[RE_DERIVED] += _leaves(stored[key])
+                _differ(
+                    out,
+                    limit,
+                    f"{_show_path([*path, key])} is not a field of the re-derived record"
+                    f" (fields: {_show(wanted)})",
+                )
+        for key in wanted:
+            if key not in stored:
+                _differ(out, limit, f"{_show_path([*path, key])} is missing")
+        common = [k for k in keys if k in expected]
+        if common != [k for k in wanted if k in stored]:
+            _differ(out, limit, f"the fields of {_show_path(path)} are in another order")
+        for key in common:
+            _walk(kind, stored[key], expected[key], [*path, key], out, limit)
+        if not stored:
+            out.counts[RE_DERIVED] += 1
+        return
+    if isinstance(expected, list) and isinstance(stored, list):
+        if len(stored) != len(expected):
+            out.counts[RE_DERIVED] += _leaves(stored)
+            _differ(
+                out,
+                limit,
+                f"{_show_path(path)} has {len(stored)} items, re-derived {len(expected)}",
+            )
+            return
+        for i, (a, b) in enumerate(zip(stored, expected, strict=True)):
+            _walk(kind, a, b, [*path, i], out, limit)
+        if not stored:
+            out.counts[RE_DERIVED] += 1
+        return
+    out.counts[RE_DERIVED] += _leaves(stored)
+    if not _same_leaf(stored, expected):
+        where = _show_path(path)
+        if isinstance(stored, str) and isinstance(expected, str) and "\n" in stored + expected:
+            a, b = stored.split("\n"), expected.split("\n")
+            line = next(
+                (i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y),
+                min(len(a), len(b)),
+            )
+            got = a[line] if line < len(a) else "(end of text)"
+            want = b[line] if line < len(b) else "(end of text)"
+            where += f" line {line + 1}"
+            stored, expected = got, want
+        _differ(out, limit, f"{where} is {_show(stored)}, re-derived {_show(expected)}")
+
+
+def _differ(out: Comparison, limit: int, message: str) -> None:
+    if len(out.differences) < limit:
+        out.differences.append(message)
+    elif len(out.differences) == limit:
+        out.differences.append("...")

@@ -1,0 +1,362 @@
+"""Re-derive a record from what it says, for ``certify`` to compare byte for byte.
+
+Each function takes a stored record (and the records it refers to) and returns the
+record the tool would write again: a root from its family, params and seed; a derived
+record from its root and its replayed, re-proven steps; an edited record from its
+origin and its edits; a prompt from its instance, template and seed; a story from
+its instance and the model's attested text. :func:`twosat_formal.fieldclass.compare_record`
+then compares the two. Every function is pure (record in, record out) and raises a
+:class:`~twosat_formal.errors.TwoSatFormalError` when a record cannot be re-derived.
+
+Examples
+--------
+>>> from twosat_formal.generators import generate
+>>> record = generate("backbone", clauses=8, seed=2).to_record()
+>>> rederive_root(record) == record
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
+from typing import Any
+
+from twosat_formal.errors import CertificateError, ConfigError, RecordError
+from twosat_formal.formula import Formula
+from twosat_formal.instance import Instance, canonical_json
+
+__all__ = [
+    "origin_ids",
+    "rederive_derived",
+    "rederive_document",
+    "rederive_prompt",
+    "rederive_root",
+    "rederive_story",
+    "rederive_twin",
+    "regenerable",
+]
+
+
+def regenerable(family: str, params: Mapping[str, Any]) -> bool:
+    """Whether a root of ``family`` with ``params`` can be drawn again from its seed.
+
+    >>> regenerable("backbone", {}), regenerable("file", {})
+    (True, False)
+    """
+    from twosat_formal.generators import FAMILIES
+
+    return family in FAMILIES and params.get("base_file") is None
+
+
+@lru_cache(maxsize=256)
+def _generate(family: str, params_json: str, seed: int) -> Instance:
+    import json
+
+    from twosat_formal.generators import generate
+
+    return generate(family, seed=seed, **json.loads(params_json))
+
+
+def _root_instance(record: Mapping[str, Any]) -> Instance:
+    """The root a root record re-derives to (its family's draw, or its formula file's)."""
+    from twosat_formal.edits.classify import root_instance
+
+    family, params, seed = record["family"], record["params"], record["seed"]
+    if regenerable(family, params):
+        return _generate(family, canonical_json(params), seed)
+    if family == "file":
+        inst = Instance.from_record(record)
+        source = inst.provenance.get("source")
+        return root_instance(inst.formula, source=source if isinstance(source, str) else None)
+    if params.get("base_file") is not None:
+        return _from_base_file(family, params, seed)
+    raise ConfigError(
+        f"family {family!r} is not registered: the record cannot be re-derived",
+        parameter="family",
+    )
+
+
+def _from_base_file(family: str, params: Mapping[str, Any], seed: int) -> Instance:
+    import os
+
+    path = str(params["base_file"])
+    if not os.path.exists(path):
+        raise ConfigError(
+            f"the base file {path!r} this root was drawn from is not here: "
+            "it cannot be re-derived (certify where the file is)",
+            parameter="base_file",
+        )
+    return _generate(family, canonical_json(params), seed)
+
+
+def rederive_root(record: Mapping[str, Any]) -> dict[str, Any]:
+    """The record of a root (no ``base_id``) drawn again from what it says.
+
+    Raises
+    ------
+    ConfigError
+        For a family that is not registered, or a base file that is not here.
+    """
+    return _root_instance(record).to_record()
+
+
+def _root_for(record: Mapping[str, Any], root_record: Mapping[str, Any] | None) -> Instance:
+    """The root of a derived record: drawn again when it can be, else the dataset's."""
+    base_id = record["base_id"]
+    if regenerable(record["family"], record["params"]):
+        root = _generate(record["family"], canonical_json(record["params"]), record["seed"])
+        if root.id != base_id:
+            raise ConfigError(
+                f"family, params and seed draw the root {root.id}, not base_id {base_id}"
+            )
+        return root
+    if root_record is None:
+        raise ConfigError(f"the base {base_id} is not in the dataset")
+    if root_record.get("base_id") is not None:
+        raise ConfigError(f"the base {base_id} is itself derived; base_id names the root")
+    again = _root_instance(root_record)
+    if again.id != base_id:
+        raise ConfigError(f"the base record re-derives to {again.id}, not base_id {base_id}")
+    return again
+
+
+def _chain_seed(provenance: Mapping[str, Any], transforms: Sequence[Any]) -> int:
+    """The chain seed in ``provenance.perturb``; it must draw the seeds of the last steps."""
+    from twosat_formal.perturb import step_seeds
+
+    info = provenance.get("perturb")
+    seed = info.get("seed") if isinstance(info, Mapping) else None
+    if not isinstance(seed, int) or isinstance(seed, bool):
+        raise RecordError("provenance.perturb.seed must be an integer")
+    seeds = [t.seed for t in transforms]
+    for k in range(1, len(seeds) + 1):
+        if step_seeds(seed, k) == seeds[-k:]:
+            return seed
+    raise CertificateError(
+        f"provenance.perturb.seed {seed} does not draw the seeds of the chain's last steps"
+    )
+
+
+def _replay_perturbations(
+    root: Formula, steps: Sequence[Mapping[str, Any]]
+) -> tuple[Formula, list[Any]]:
+    from twosat_formal.errors import ProofError
+    from twosat_formal.perturb import Transform, replay_step
+
+    current, replayed = root, []
+    for i, step in enumerate(steps, 1):
+        try:
+            current, fresh = replay_step(current, Transform.from_json(step))
+        except (ProofError, RecordError, ConfigError) as exc:
+            raise _at_step(exc, i, str(step.get("operator"))) from None
+        replayed.append(fresh)
+    return current, replayed
+
+
+def _at_step(exc: Exception, number: int, operator: str) -> Exception:
+    """``exc``, marked with the step (1-based) and operator it failed at."""
+    setattr(exc, "step", (number, operator))  # noqa: B010  (read by certify)
+    return exc
+
+
+def _split_chain(
+    transforms: Sequence[Any],
+) -> tuple[list[Mapping[str, Any]], list[Mapping[str, Any]]]:
+    """The perturbation steps, then the edit steps, of a chain (edits come last)."""
+    from twosat_formal.edits.classify import EDIT_KIND
+
+    if not isinstance(transforms, list) or not all(isinstance(t, Mapping) for t in transforms):
+        raise RecordError("field 'transforms' must be a list of objects")
+    kinds = [t.get("kind") == EDIT_KIND for t in transforms]
+    first_edit = kinds.index(True) if True in kinds else len(kinds)
+    if not all(kinds[first_edit:]):
+        raise RecordError("a perturbation step follows an edit step")
+    return list(transforms[:first_edit]), list(transforms[first_edit:])
+
+
+def origin_ids(record: Mapping[str, Any]) -> str:
+    """The id of the instance a derived record's edits start from.
+
+    >>> origin_ids({"base_id": "r", "transforms": [{"kind": "edit"}]})
+    'r'
+    """
+    from twosat_formal.perturb import Transform
+    from twosat_formal.perturb.instances import derived_id
+
+    perturbations, _ = _split_chain(record.get("transforms", []))
+    if not perturbations:
+        return str(record["base_id"])
+    return derived_id(str(record["base_id"]), [Transform.from_json(t) for t in perturbations])
+
+
+def rederive_derived(
+    record: Mapping[str, Any], root_record: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """The record of a derived instance built again from its root and its steps.
+
+    Perturbation steps are re-run from their parameters and seeds and proven again
+    (:func:`~twosat_formal.perturb.replay_step`); edit steps must each be one of their
+    operator's own options at their clause, are solved again, and rebuilt with
+    :func:`~twosat_formal.edits.classify.build_edited` from the origin, mode and seed.
+
+    Raises
+    ------
+    TwoSatFormalError
+        When the root cannot be found or drawn, a step does not replay or prove, or an
+        edit is not one its operator makes.
+    """
+    from twosat_formal.perturb.instances import derived_instance
+
+    root = _root_for(record, root_record)
+    perturbations, edits = _split_chain(record["transforms"])
+    provenance = record.get("provenance")
+    if not isinstance(provenance, Mapping):
+        raise RecordError("field 'provenance' must be an object")
+    origin = root
+    if perturbations:
+        formula, replayed = _replay_perturbations(root.formula, perturbations)
+        origin = derived_instance(root, replayed, formula, seed=_chain_seed(provenance, replayed))
+    if not edits:
+        if not perturbations:
+            raise RecordError("a record with a base_id needs transforms")
+        return origin.to_record()
+    return _rederive_edits(origin, edits).to_record()
+
+
+def _is_option(formula: Formula, edit: Any) -> bool:
+    """Whether ``edit`` is one of its operator's own options at its clause."""
+    from twosat_formal.edits.operators import EDITS
+
+    op = EDITS.get(edit.operator)
+    if edit.operator != "insert":
+        if not 0 <= edit.position < formula.num_clauses:
+            return False
+        return any(edit == option for option in op.options(formula, edit.position))
+    index = edit.position - 1
+    if not 0 <= index < formula.num_clauses or edit.before or dict(edit.params):
+        return False
+    if len(edit.after) != 1 or len(edit.after[0]) != 2:
+        return False
+    a, b = edit.after[0]
+    used = formula.used_variables
+    present = {tuple(sorted(set(c))) for c in formula.clauses}
+    return (
+        0 < abs(a) < abs(b)
+        and abs(a) in used
+        and abs(b) in used
+        and tuple(sorted((a, b))) not in present
+    )
+
+
+def _rederive_edits(origin: Instance, steps: Sequence[Mapping[str, Any]]) -> Instance:
+    """The edited instance of ``steps`` on ``origin``: one run of ``edit`` per level 1."""
+    groups: list[list[Mapping[str, Any]]] = []
+    for step in steps:
+        if step.get("level") == 1 or not groups:
+            groups.append([])
+        groups[-1].append(step)
+    done = len(origin.transforms)
+    for group in groups:
+        try:
+            origin = _rederive_edit_run(origin, group)
+        except (CertificateError, ConfigError, RecordError) as exc:
+            raise _at_step(exc, done + getattr(exc, "level", 1), "edit") from None
+        done += len(group)
+    return origin
+
+
+def _rederive_edit_run(origin: Instance, steps: Sequence[Mapping[str, Any]]) -> Instance:
+    """One run of ``edit`` (steps numbered from level 1) rebuilt on ``origin``."""
+    from twosat_formal.edits.classify import CHANGING, build_edited, classify_edit
+    from twosat_formal.edits.operators import Edit
+
+    first = steps[0]
+    mode, seed = first.get("mode"), first.get("seed")
+    if not isinstance(mode, str) or not isinstance(seed, int) or isinstance(seed, bool):
+        raise RecordError("an edit step needs a string mode and an integer seed")
+    if mode != "cumulative" and len(steps) != 1:
+        raise CertificateError(f"a {mode} edit record holds one edit, not {len(steps)}")
+    outcomes = []
+    current = origin.formula
+    for level, step in enumerate(steps, 1):
+        try:
+            edit = Edit.from_json(step)
+            if not _is_option(current, edit):
+                raise CertificateError(
+                    f"edit {level} ({edit.operator} at clause {edit.position + 1}) is not one "
+                    "of the changes its operator makes there"
+                )
+            outcome = classify_edit(current, origin.label, edit)
+            if mode == "cumulative" and outcome.kind == CHANGING:
+                raise CertificateError(f"cumulative edit {level} changes the label")
+        except (CertificateError, ConfigError, RecordError) as exc:
+            setattr(exc, "level", level)  # noqa: B010  (the step's level, read by the caller)
+            raise
+        outcomes.append(outcome)
+        current = outcome.formula
+    return build_edited(origin, outcomes, mode=mode, seed=seed).instance
+
+
+def rederive_document(record: Mapping[str, Any]) -> dict[str, Any]:
+    """A ``perturb`` document of a formula file, built again from its base and steps."""
+    from twosat_formal.io import parse_dimacs, write_dimacs
+    from twosat_formal.perturb import Chain
+
+    base = parse_dimacs(record["base_dimacs"])
+    result, replayed = _replay_perturbations(base, record["transforms"])
+    return {
+        "schema_version": record.get("schema_version"),
+        "source": record.get("source"),
+        "base_dimacs": write_dimacs(base),
+        "dimacs": write_dimacs(result),
+        "num_vars": result.num_vars,
+        "num_clauses": result.num_clauses,
+        "transforms": Chain(tuple(replayed)).to_json(),
+    }
+
+
+def rederive_prompt(record: Mapping[str, Any], formula: Formula) -> dict[str, Any]:
+    """A prompt record rendered again from its instance's formula, template and seed.
+
+    The whole text (preamble, sentences, question, instructions, example JSON), the
+    entity map, the value words and the round-trip proof are re-made.
+    """
+    from twosat_formal.verbalize import prompt_record
+
+    for key in ("instance_id", "template"):
+        if not isinstance(record.get(key), str):
+            raise RecordError(f"field {key!r} must be a string")
+    seed = record.get("seed")
+    if not isinstance(seed, int) or isinstance(seed, bool):
+        raise RecordError("field 'seed' must be an integer")
+    again = prompt_record(formula, record["template"], instance_id=record["instance_id"], seed=seed)
+    return again.to_record()
+
+
+def rederive_story(record: Mapping[str, Any], formula: Formula) -> dict[str, Any]:
+    """A story record re-made from its instance's formula and the model's attested text.
+
+    The attested parts (introduction, each attempt's clue and replies, the run's
+    provenance) are taken as stored; everything else is derived from them: the entity
+    map from theme and seed, each attempt's reading and outcome, the accepted clue or
+    the fallback sentence, the recovered formula, the story, the prompt, the proof,
+    and the id, which binds the attested parts by their content hash.
+    """
+    from twosat_formal.verbalize.story.record import StoryRecord, rebuild_story
+
+    story = StoryRecord.from_record(record)
+    return rebuild_story(story, formula).to_record()
+
+
+def rederive_twin(record: Mapping[str, Any], source_record: Mapping[str, Any] | None) -> dict[str, Any]:
+    """A minimal twin made again from its source (``twin_of``) with the change's seed."""
+    from twosat_formal.diagnostics.twins import twin_instance
+
+    if source_record is None:
+        raise ConfigError(f"its source {record.get('twin_of')} is not in the dataset")
+    change = record.get("change")
+    seed = change.get("seed") if isinstance(change, Mapping) else None
+    if not isinstance(seed, int) or isinstance(seed, bool):
+        raise RecordError("field 'change' must be an object with an integer seed")
+    return twin_instance(Instance.from_record(source_record), seed=seed).to_record()
