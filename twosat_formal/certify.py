@@ -306,12 +306,10 @@ def _check_instance(c: _Checker, task: _Task) -> None:
 
     c.run("certificate", certificate)
     if inst.twin_of is not None:
-        c.run("twin", partial(_check_twin, inst, task.twin_source))
+        c.run("twin", lambda: _check_twin(inst, task.twin_source))
     record = task.record
     if inst.twin_of is not None:
-        _rederive(
-            c, "twin", "instance", record, lambda: rederive_twin(record, task.twin_source)
-        )
+        _rederive(c, "twin", "instance", record, lambda: rederive_twin(record, task.twin_source))
         return
     if inst.base_id is None:
         if inst.transforms:

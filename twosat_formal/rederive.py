@@ -349,7 +349,9 @@ def rederive_story(record: Mapping[str, Any], formula: Formula) -> dict[str, Any
     return rebuild_story(story, formula).to_record()
 
 
-def rederive_twin(record: Mapping[str, Any], source_record: Mapping[str, Any] | None) -> dict[str, Any]:
+def rederive_twin(
+    record: Mapping[str, Any], source_record: Mapping[str, Any] | None
+) -> dict[str, Any]:
     """A minimal twin made again from its source (``twin_of``) with the change's seed."""
     from twosat_formal.diagnostics.twins import twin_instance
 
