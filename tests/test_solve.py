@@ -31,6 +31,7 @@ from twosat_formal.solve import (
     check_model,
     solve,
     solve_agreed,
+    verify,
 )
 from twosat_formal.solve import scc as scc_module
 from twosat_formal.solve.graph import implication_graph, index_literal, literal_index
@@ -276,13 +277,16 @@ def test_heavily_duplicated_edges_regression() -> None:
         base = random_2cnf(rng, 8, 12, unit_share=0.2)
         formula = base.select(np.repeat(np.arange(base.num_clauses), 3))
         assert solve(formula).status == minisat_label(formula)
+        assert verify(formula, scc_module.solve_scc(formula)).status == minisat_label(formula)
         assert implication_graph(formula).matrix.has_canonical_format
 
 
 def test_fallback_order_when_labels_are_not_reverse_topological(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    real = scc_module.connected_components
+    import scipy.sparse.csgraph as csgraph  # strong_components imports it on each call
+
+    real = csgraph.connected_components
 
     def shuffled(matrix: object, **kwargs: object) -> tuple[int, np.ndarray]:
         count, labels = real(matrix, **kwargs)
@@ -296,12 +300,12 @@ def test_fallback_order_when_labels_are_not_reverse_topological(
         fallbacks.append(1)
         return real_levels(dag)
 
-    monkeypatch.setattr(scc_module, "connected_components", shuffled)
+    monkeypatch.setattr(csgraph, "connected_components", shuffled)
     monkeypatch.setattr(scc_module, "dag_levels", levels)
     rng = random.Random(5)
     for _ in range(200):
         formula = random_2cnf(rng, 10, rng.randint(5, 20))
-        result = solve(formula)
+        result = verify(formula, scc_module.solve_scc(formula))  # the SciPy path, even if small
         assert result.status == minisat_label(formula) and result.checked
     assert len(fallbacks) > 100
 

@@ -1,7 +1,10 @@
 """Solver backends behind one interface: ``backend(formula) -> SolveResult``.
 
-* ``scc``: the own linear-time 2-SAT solver (:mod:`twosat_formal.solve.scc`); it
-  refuses clauses of width 0 or above 2 with :class:`~twosat_formal.errors.NotTwoCNFError`.
+* ``scc``: the own linear-time 2-SAT solver: SciPy's strong components
+  (:mod:`twosat_formal.solve.scc`), or plain Python for a formula of at most
+  :data:`~twosat_formal.solve.small.SMALL_CLAUSES` clauses
+  (:mod:`twosat_formal.solve.small`, same results, no SciPy import); it refuses
+  clauses of width 0 or above 2 with :class:`~twosat_formal.errors.NotTwoCNFError`.
 * ``pysat``: CaDiCaL 1.9.5 through python-sat; solves any CNF.
 * ``z3``: Z3's finite-domain solver (``SolverFor("QF_FD")``); solves any CNF.
 
@@ -35,11 +38,20 @@ import numpy as np
 from twosat_formal.errors import ProofError, SolverDisagreementError
 from twosat_formal.formula import Formula
 from twosat_formal.registry import Registry
-from twosat_formal.solve.graph import implication_graph
 from twosat_formal.solve.result import SolveResult
-from twosat_formal.solve.scc import contradiction_cycle, solve_scc, strong_components
+from twosat_formal.solve.scc import solve_scc
+from twosat_formal.solve.small import is_small, solve_small
 
-__all__ = ["BACKENDS", "PYSAT_SOLVER", "Backend", "solve_pysat", "solve_scc", "solve_z3"]
+__all__ = [
+    "BACKENDS",
+    "PYSAT_SOLVER",
+    "Backend",
+    "solve_own",
+    "solve_pysat",
+    "solve_scc",
+    "solve_small",
+    "solve_z3",
+]
 
 #: A backend decides a formula and returns an unchecked result.
 Backend = Callable[[Formula], SolveResult]
@@ -50,7 +62,20 @@ BACKENDS: Registry[Backend] = Registry("solver backend")
 #: The python-sat solver name of CaDiCaL 1.9.5.
 PYSAT_SOLVER = "cadical195"
 
-BACKENDS.add("scc", solve_scc)
+
+@BACKENDS.register("scc")
+def solve_own(formula: Formula) -> SolveResult:
+    """Decide a 2-CNF with the own solver: plain Python when small, SciPy otherwise.
+
+    Both paths give the same model or cycle (:mod:`twosat_formal.solve.small`).
+
+    Examples
+    --------
+    >>> from twosat_formal.formula import Formula
+    >>> solve_own(Formula([[1, 2], [-1]])).model
+    (False, True)
+    """
+    return solve_small(formula) if is_small(formula) else solve_scc(formula)
 
 
 def _clause_lists(formula: Formula) -> list[list[int]]:
@@ -70,12 +95,9 @@ def _unsat_result(formula: Formula, backend: str) -> SolveResult:
     if empty is not None:
         return SolveResult("UNSAT", backend=backend, general_cnf=True, empty_clause=empty)
     short = formula if not general else formula.select(np.flatnonzero(formula.widths <= 2))
-    graph = implication_graph(short)
-    components = strong_components(graph)
-    labels = components.labels
-    if bool(np.any(labels[0::2] == labels[1::2])):
-        cycle = contradiction_cycle(graph, components)
-        return SolveResult("UNSAT", cycle=cycle, backend=backend, general_cnf=general)
+    own = solve_own(short)
+    if own.cycle is not None:
+        return SolveResult("UNSAT", cycle=own.cycle, backend=backend, general_cnf=general)
     if not general:
         raise SolverDisagreementError(
             f"the {backend} backend finds this 2-CNF UNSAT, but no variable shares a "

@@ -8,7 +8,8 @@ matrix is in canonical form (sorted indices, no duplicates): SciPy's strong
 components give wrong labels on matrices with duplicate entries, and can even
 loop forever on them (observed with SciPy 1.17), so the graph never has any.
 
-Everything here is numpy/SciPy; no Python loop touches a clause or a literal.
+Everything here is numpy/SciPy; no Python loop touches a clause or a literal. SciPy
+is imported when the first graph is built.
 
 Examples
 --------
@@ -23,12 +24,15 @@ Examples
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
-import scipy.sparse as sp
 
 from twosat_formal.formula import Formula
+
+if TYPE_CHECKING:  # SciPy is imported when a graph is built, not with the package
+    import scipy.sparse as sp
 
 __all__ = [
     "ImplicationGraph",
@@ -130,6 +134,8 @@ def implication_graph(formula: Formula) -> ImplicationGraph:
     >>> g.edges()
     [(-1, -2), (2, 1)]
     """
+    import scipy.sparse as sp
+
     pairs = formula.pairs()
     n = formula.num_vars
     num_nodes = 2 * n

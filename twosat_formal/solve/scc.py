@@ -27,16 +27,18 @@ Examples
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
-import scipy.sparse as sp
-from scipy.sparse.csgraph import breadth_first_order, connected_components
 
 from twosat_formal.errors import TwoSatFormalError
 from twosat_formal.formula import Formula
 from twosat_formal.solve.graph import ImplicationGraph, implication_graph, index_literal
 from twosat_formal.solve.result import SolveResult
+
+if TYPE_CHECKING:  # SciPy is imported by the functions that use it
+    import scipy.sparse as sp
 
 __all__ = [
     "Components",
@@ -95,6 +97,8 @@ def condensation(graph: ImplicationGraph, labels: IntArray, count: int) -> sp.cs
     >>> condensation(g, comps.labels, comps.count).nnz
     2
     """
+    import scipy.sparse as sp
+
     src, dst = graph.edge_arrays()
     cs, cd = labels[src], labels[dst]
     keep = cs != cd
@@ -158,6 +162,8 @@ def strong_components(graph: ImplicationGraph) -> Components:
     >>> comps.count, bool(comps.labels[0] == comps.labels[3])
     (2, True)
     """
+    from scipy.sparse.csgraph import connected_components
+
     if graph.num_nodes == 0:
         empty = np.zeros(0, dtype=np.int64)
         return Components(0, empty, empty)
@@ -238,6 +244,8 @@ def tree_path(pred: npt.ArrayLike, start: int, goal: int) -> IntArray:
 
 def _bfs_path(graph: sp.csr_array, start: int, goal: int) -> IntArray:
     """A shortest path ``start ~> goal`` (both included): one search, walked back in numpy."""
+    from scipy.sparse.csgraph import breadth_first_order
+
     _order, pred = breadth_first_order(graph, start, directed=True, return_predecessors=True)
     return tree_path(pred, start, goal)
 

@@ -1,0 +1,120 @@
+"""The plain-Python path for small formulas: the SciPy path's very results, certified.
+
+Both paths are run on the same formulas: the results must be equal (same model, same
+cycle), every certificate must pass the independent checkers, and the labels must
+agree with PySAT (MiniSat22) and Z3.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pysat.solvers import Minisat22
+from scipy.sparse.csgraph import connected_components
+
+from twosat_formal.formula import Formula
+from twosat_formal.solve import BACKENDS, check_cycle, check_model, solve, verify
+from twosat_formal.solve.graph import implication_graph
+from twosat_formal.solve.scc import solve_scc, strong_components
+from twosat_formal.solve.small import (
+    SMALL_CLAUSES,
+    is_small,
+    small_components,
+    solve_small,
+    successor_lists,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: SciPy up to 1.17 numbers strong components with Pearce's algorithm, whose order
+#: the plain-Python search reproduces; a later SciPy may number them otherwise.
+PEARCE = "Pearce" in (connected_components.__doc__ or "")
+
+
+@st.composite
+def two_cnfs(draw: st.DrawFn, max_vars: int = 40) -> Formula:
+    """Random 2-CNFs around the threshold (units, repeats and tautologies included)."""
+    n = draw(st.integers(1, max_vars))
+    ratio = draw(st.sampled_from([0.3, 0.5, 0.8, 1.0, 1.3, 1.6, 2.0, 3.0]))
+    m = max(1, round(ratio * n))
+    literal = st.integers(1, n).flatmap(lambda v: st.sampled_from([v, -v]))
+    clauses = draw(st.lists(st.lists(literal, min_size=1, max_size=2), min_size=m, max_size=m))
+    return Formula(clauses, num_vars=n)
+
+
+def minisat(formula: Formula) -> str:
+    with Minisat22(bootstrap_with=[list(c) for c in formula.clauses]) as solver:
+        return "SAT" if solver.solve() else "UNSAT"
+
+
+@settings(max_examples=300)
+@given(two_cnfs())
+def test_both_paths_are_certified_and_agree_with_pysat_and_z3(formula: Formula) -> None:
+    expected = {minisat(formula), solve(formula, "z3").status, solve(formula, "pysat").status}
+    assert len(expected) == 1
+    for run in (solve_small, solve_scc):
+        result = verify(formula, run(formula))
+        assert result.checked and {result.status} == expected
+        if result.model is not None:
+            check_model(formula, result.model)
+        else:
+            assert result.cycle is not None
+            check_cycle(formula, result.cycle)
+
+
+@pytest.mark.skipif(not PEARCE, reason="this SciPy numbers components in another order")
+@settings(max_examples=300)
+@given(two_cnfs())
+def test_the_small_path_gives_the_scipy_path_result(formula: Formula) -> None:
+    assert solve_small(formula) == solve_scc(formula)
+    count, labels = small_components(successor_lists(formula))
+    components = strong_components(implication_graph(formula))
+    assert count == components.count and labels == components.labels.tolist()
+
+
+def test_the_partition_is_scipys_whatever_the_numbering() -> None:
+    rng = np.random.default_rng(4)
+    for _ in range(100):
+        n = int(rng.integers(1, 60))
+        m = int(rng.integers(1, 3 * n + 1))
+        pairs = rng.integers(1, n + 1, size=(m, 2)) * rng.choice([-1, 1], size=(m, 2))
+        formula = Formula.from_pairs(pairs, num_vars=n)
+        _count, ours = small_components(successor_lists(formula))
+        theirs = strong_components(implication_graph(formula)).labels.tolist()
+        matched = {(a, b) for a, b in zip(ours, theirs, strict=True)}
+        # a bijection between the two numberings
+        assert len(matched) == len({a for a, _ in matched}) == len({b for _, b in matched})
+
+
+def test_the_backend_chooses_by_size() -> None:
+    small = Formula([[1, 2]] * SMALL_CLAUSES)
+    large = Formula([[1, 2]] * (SMALL_CLAUSES + 1))
+    assert is_small(small) and not is_small(large)
+    for formula in (small, large):
+        assert BACKENDS.get("scc")(formula) == solve_scc(formula)
+
+
+def test_a_small_solve_imports_no_scipy() -> None:
+    probe = (
+        "import sys\n"
+        "from twosat_formal.formula import Formula\n"
+        "from twosat_formal.solve import solve\n"
+        "assert solve(Formula([[1, 2], [-1, 2], [1, -2], [-1, -2]])).checked\n"
+        "assert solve(Formula([[1, 2], [-1, 2]])).checked\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'scipy'))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert done.stdout.strip() == "[]"

@@ -1,0 +1,205 @@
+"""The own 2-SAT backend for small formulas, in plain Python: no SciPy to import.
+
+A one-off ``twosat-formal solve`` of a handful of clauses would spend most of its time
+importing SciPy; a formula of at most :data:`SMALL_CLAUSES` clauses is solved here
+instead (the ``scc`` backend chooses by size). The results are
+the very ones of the SciPy path, not merely equivalent ones: the strong components come
+from an iterative Tarjan search that visits roots in node order and successors in the
+sorted order of the CSR matrix, as SciPy's does, so components are numbered in the same
+(reverse topological) order and the model is the same; the contradiction cycle joins
+breadth-first shortest paths found in the same order, so it is the same walk. The tests
+compare both paths result for result, and the certificate is checked either way.
+
+Examples
+--------
+>>> from twosat_formal.formula import Formula
+>>> solve_small(Formula([[1, 2], [-1, 2], [1, -2]])).model
+(True, True)
+>>> solve_small(Formula([[1, 2], [-1, 2], [1, -2], [-1, -2]])).cycle
+(1, 2, -1, 2)
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+from twosat_formal.errors import TwoSatFormalError
+from twosat_formal.formula import Formula
+from twosat_formal.solve import scc
+from twosat_formal.solve.result import SolveResult
+
+__all__ = [
+    "SMALL_CLAUSES",
+    "is_small",
+    "small_components",
+    "small_cycle",
+    "solve_small",
+    "successor_lists",
+]
+
+#: Formulas with at most this many clauses are solved in plain Python.
+SMALL_CLAUSES = 500
+
+
+def is_small(formula: Formula) -> bool:
+    """Whether :func:`solve_small` is the path for ``formula`` (by number of clauses).
+
+    >>> is_small(Formula([[1, 2]]))
+    True
+    """
+    return formula.num_clauses <= SMALL_CLAUSES
+
+
+def _node(lit: int) -> int:
+    return 2 * (lit - 1) if lit > 0 else 2 * (-lit - 1) + 1
+
+
+def _literal(node: int) -> int:
+    var = (node >> 1) + 1
+    return -var if node & 1 else var
+
+
+def successor_lists(formula: Formula) -> list[list[int]]:
+    """The implication graph as sorted successor lists, nodes numbered as the matrix's.
+
+    Node ``2*(v-1)`` is ``v`` and ``2*(v-1)+1`` is ``-v``; a clause ``(a | b)`` gives
+    ``-a -> b`` and ``-b -> a``, a unit ``(a)`` gives ``-a -> a``; repeated edges are
+    kept once.
+
+    >>> successor_lists(Formula([[1, 2], [-1]]))
+    [[1], [2], [], [0]]
+    """
+    succ: list[set[int]] = [set() for _ in range(2 * formula.num_vars)]
+    for a, b in formula.pairs().tolist():
+        na, nb = _node(a), _node(b)
+        succ[na ^ 1].add(nb)
+        succ[nb ^ 1].add(na)
+    return [sorted(targets) for targets in succ]
+
+
+def small_components(succ: list[list[int]]) -> tuple[int, list[int]]:
+    """Strong components: their number, and each node's component, numbered as found.
+
+    An iterative Tarjan search: roots in node order, successors in list order. A
+    component is numbered when its search finishes, so every edge between two
+    components goes from a higher number to a lower one (reverse topological order).
+
+    >>> small_components([[1], [0], [0]])
+    (2, [0, 0, 1])
+    """
+    size = len(succ)
+    index = [0] * size  # discovery time, from 1; 0 while unvisited
+    low = [0] * size
+    label = [-1] * size
+    on_stack = [False] * size
+    stack: list[int] = []
+    count = clock = 0
+    for root in range(size):
+        if index[root]:
+            continue
+        clock += 1
+        index[root] = low[root] = clock
+        stack.append(root)
+        on_stack[root] = True
+        work = [(root, len(succ[root]))]
+        while work:
+            v, i = work[-1]
+            if i:
+                work[-1] = (v, i - 1)
+                w = succ[v][i - 1]
+                if not index[w]:
+                    clock += 1
+                    index[w] = low[w] = clock
+                    stack.append(w)
+                    on_stack[w] = True
+                    work.append((w, len(succ[w])))
+                elif on_stack[w] and index[w] < low[v]:
+                    low[v] = index[w]
+                continue
+            work.pop()
+            if low[v] == index[v]:
+                while True:
+                    w = stack.pop()
+                    on_stack[w] = False
+                    label[w] = count
+                    if w == v:
+                        break
+                count += 1
+            if work:
+                parent = work[-1][0]
+                if low[v] < low[parent]:
+                    low[parent] = low[v]
+    return count, label
+
+
+def _shortest_path(succ: list[list[int]], start: int, goal: int) -> list[int]:
+    """A breadth-first shortest path ``start ~> goal`` (both included), ``goal != start``."""
+    pred = {start: start}
+    queue = deque([start])
+    while queue:
+        node = queue.popleft()
+        for nxt in succ[node]:
+            if nxt in pred:
+                continue
+            pred[nxt] = node
+            if nxt == goal:
+                path = [goal]
+                while path[-1] != start:
+                    path.append(pred[path[-1]])
+                return path[::-1]
+            queue.append(nxt)
+    raise TwoSatFormalError(f"node {goal} is not reachable from node {start}")
+
+
+def small_cycle(succ: list[list[int]], label: list[int]) -> tuple[int, ...]:
+    """The contradiction cycle that :func:`~twosat_formal.solve.scc.contradiction_cycle` finds.
+
+    The smallest component holding some ``x`` and ``-x`` (the lowest such variable on
+    ties), its first conflicting variables tried, the shortest walk kept.
+
+    >>> succ = successor_lists(Formula([[1], [-1]]))
+    >>> small_cycle(succ, small_components(succ)[1])
+    (1, -1)
+    """
+    conflicts = [v for v in range(1, len(label) // 2 + 1) if label[2 * v - 2] == label[2 * v - 1]]
+    if not conflicts:
+        raise TwoSatFormalError("no variable shares a component with its negation")
+    sizes: dict[int, int] = {}
+    for comp in label:
+        sizes[comp] = sizes.get(comp, 0) + 1
+    target = label[2 * conflicts[0] - 2]
+    for v in conflicts:
+        if sizes[label[2 * v - 2]] < sizes[target]:
+            target = label[2 * v - 2]
+    tries = max(1, min(scc.CYCLE_CANDIDATES, scc.CYCLE_SEARCH_BUDGET // (2 * sizes[target])))
+    best: list[int] | None = None
+    for x in [v for v in conflicts if label[2 * v - 2] == target][:tries]:
+        pos, neg = 2 * x - 2, 2 * x - 1
+        walk = _shortest_path(succ, pos, neg) + _shortest_path(succ, neg, pos)[1:-1]
+        if best is None or len(walk) < len(best):
+            best = walk
+    assert best is not None
+    return tuple(_literal(node) for node in best)
+
+
+def solve_small(formula: Formula) -> SolveResult:
+    """Decide a small 2-CNF in plain Python; the SciPy path's model or cycle.
+
+    The result is not yet checked (``checked=False``).
+
+    Raises
+    ------
+    NotTwoCNFError
+        If a clause is empty or wider than two.
+
+    Examples
+    --------
+    >>> solve_small(Formula([[1], [-1]])).cycle
+    (1, -1)
+    """
+    succ = successor_lists(formula)
+    _count, label = small_components(succ)
+    if any(label[i] == label[i + 1] for i in range(0, len(label), 2)):
+        return SolveResult("UNSAT", cycle=small_cycle(succ, label), backend="scc")
+    model = tuple(label[i] < label[i + 1] for i in range(0, len(label), 2))
+    return SolveResult("SAT", model=model, backend="scc")
