@@ -104,6 +104,8 @@ class LoggedRequest:
     prompt: str
     fault: str
     authorization: str | None
+    #: The request's sampling fields (``max_tokens``, ``temperature``, ``top_p``, ``seed``).
+    sampling: Mapping[str, Any] | None = None
 
 
 def _prompt_of(path: str, body: Mapping[str, Any]) -> str:
@@ -245,7 +247,13 @@ class FaultServer:
         with self._lock:
             return [entry.prompt for entry in self.log]
 
-    def _choose(self, prompt: str, path: str, authorization: str | None) -> LoggedRequest:
+    def _choose(
+        self,
+        prompt: str,
+        path: str,
+        authorization: str | None,
+        sampling: Mapping[str, Any] | None = None,
+    ) -> LoggedRequest:
         with self._lock:
             index = len(self.log)
             attempt = self._attempts[prompt]
@@ -256,7 +264,7 @@ class FaultServer:
                 fault = self.plan[index] if index < len(self.plan) else "ok"
             if fault not in FAULTS:
                 raise ValueError(f"unknown fault {fault!r}")
-            entry = LoggedRequest(index, path, prompt, fault, authorization)
+            entry = LoggedRequest(index, path, prompt, fault, authorization, sampling)
             self.log.append(entry)
             return entry
 
@@ -318,7 +326,10 @@ class FaultServer:
             self._shutdown()
             return False
         prompt = _prompt_of(path, payload)
-        entry = self._choose(prompt, path, headers.get("authorization"))
+        sampling = {
+            k: payload[k] for k in ("max_tokens", "temperature", "top_p", "seed") if k in payload
+        }
+        entry = self._choose(prompt, path, headers.get("authorization"), sampling)
         if self.latency_s:
             await asyncio.sleep(self.latency_s)
         fault = entry.fault

@@ -77,7 +77,7 @@ def test_eval_samples_limit_and_several_models(
         (m, s): 3 for m in ("ref/sat-biased", "ref/coin") for s in (0, 1)
     }
     params = json.loads(rows[0]["params"])
-    assert params == {"max_tokens": 4096, "seed": 4, "temperature": 0.5, "top_p": 0.9}
+    assert params == {"max_tokens": 32768, "seed": 4, "temperature": 0.5, "top_p": 0.9}
     biased = [r for r in rows if r["model"] == "ref/sat-biased"]
     assert all(r["decision"] == "SAT" for r in biased)
     assert all(r["failure"] == "wrong-decision" for r in biased if r["label"] == "UNSAT")

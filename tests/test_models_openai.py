@@ -288,7 +288,9 @@ def test_bad_configuration() -> None:
     with pytest.raises(ConfigError):
         load_model("openai/m?mode=edit", base_url="http://127.0.0.1/v1")
     with pytest.raises(ConfigError):
-        load_model("openai/m?temperature=1", base_url="http://127.0.0.1/v1")
+        load_model("openai/m?temperature=hot", base_url="http://127.0.0.1/v1")
+    with pytest.raises(ConfigError):
+        load_model("openai/m?tempo=1", base_url="http://127.0.0.1/v1")
     with pytest.raises(UnknownNameError) as info:
         load_model("anthropic/claude")
     assert "openai/<model-id>" in str(info.value) and "ref/bounded?budget=N" in str(info.value)

@@ -8,6 +8,8 @@ from typing import Annotated
 import typer
 
 from twosat_formal.cli.app import app, err_console
+from twosat_formal.cli.options import MaxTokensOption
+from twosat_formal.models.base import DEFAULT_MAX_TOKENS
 
 __all__ = ["batch_app", "prepare_command"]
 
@@ -45,9 +47,7 @@ def prepare_command(
         Path,
         typer.Option("--out", "-o", help="The request file (JSON Lines).", show_default=False),
     ],
-    max_tokens: Annotated[
-        int, typer.Option("--max-tokens", min=1, help="Token budget of each answer.")
-    ] = 4096,
+    max_tokens: MaxTokensOption = DEFAULT_MAX_TOKENS,
     temperature: Annotated[
         float | None, typer.Option("--temperature", help="Sampling temperature.")
     ] = None,

@@ -13,12 +13,14 @@ from twosat_formal.cli.options import (
     ApiKeyEnvOption,
     BaseUrlOption,
     ConcurrencyOption,
+    MaxTokensOption,
     ProgressOption,
+    TimeoutOption,
 )
 from twosat_formal.errors import EXIT_INTERRUPTED, EXIT_REQUESTS_FAILED, ConfigError
 from twosat_formal.export import export_results, format_of
 from twosat_formal.models import spec_forms
-from twosat_formal.models.base import SamplingParams
+from twosat_formal.models.base import DEFAULT_MAX_TOKENS, DEFAULT_TIMEOUT_S, SamplingParams
 from twosat_formal.store import RunStore
 
 if TYPE_CHECKING:  # the runner is imported when ``eval`` runs, not for --help
@@ -90,9 +92,8 @@ def eval_command(
         ),
     ] = None,
     concurrency: ConcurrencyOption = 8,
-    max_tokens: Annotated[
-        int, typer.Option("--max-tokens", min=1, help="Token budget of each answer.")
-    ] = 4096,
+    max_tokens: MaxTokensOption = DEFAULT_MAX_TOKENS,
+    timeout: TimeoutOption = DEFAULT_TIMEOUT_S,
     samples: Annotated[
         int, typer.Option("--samples", min=1, help="Samples per prompt and model.")
     ] = 1,
@@ -150,6 +151,7 @@ def eval_command(
             base_url=base_url,
             api_key_env=api_key_env,
             mode=mode,
+            timeout_s=timeout,
             params=params,
             samples=samples,
             concurrency=concurrency,

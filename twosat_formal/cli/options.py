@@ -15,10 +15,12 @@ __all__ = [
     "ConcurrencyOption",
     "ExecutorOption",
     "JobsOption",
+    "MaxTokensOption",
     "ProgressOption",
     "RayAddressOption",
     "ShardOption",
     "TemplatesOption",
+    "TimeoutOption",
     "open_executor",
 ]
 
@@ -81,6 +83,21 @@ ShardOption = Annotated[
         help="Write only shard I (0-based) of N contiguous blocks of the output; "
         "shards 0..N-1 concatenated are the whole output.",
     ),
+]
+
+
+MaxTokensOption = Annotated[
+    int,
+    typer.Option(
+        "--max-tokens",
+        min=1,
+        help="Token budget of each answer (the paper's 32768; a model spec may set its own: "
+        "openai/m?max_tokens=16384).",
+    ),
+]
+TimeoutOption = Annotated[
+    float,
+    typer.Option("--timeout", min=1.0, metavar="SECONDS", help="Seconds one request may take."),
 ]
 
 

@@ -16,11 +16,14 @@ from twosat_formal.cli.options import (
     ApiKeyEnvOption,
     BaseUrlOption,
     ConcurrencyOption,
+    MaxTokensOption,
     ProgressOption,
     TemplatesOption,
+    TimeoutOption,
 )
 from twosat_formal.errors import ConfigError
 from twosat_formal.experiments.spec import load_spec, spec_names
+from twosat_formal.models.base import DEFAULT_MAX_TOKENS, DEFAULT_TIMEOUT_S
 
 if TYPE_CHECKING:
     from twosat_formal.experiments.runner import ExperimentResult
@@ -129,6 +132,7 @@ def run_experiment_command(
         float | None, typer.Option("--temperature", help="Sampling temperature.")
     ] = None,
     concurrency: ConcurrencyOption = 8,
+    timeout: TimeoutOption = DEFAULT_TIMEOUT_S,
     jobs: Annotated[int, typer.Option("--jobs", min=1, help="Worker processes of certify.")] = 1,
     base_url: BaseUrlOption = None,
     api_key_env: ApiKeyEnvOption = None,
@@ -151,6 +155,7 @@ def run_experiment_command(
         max_tokens=max_tokens,
         temperature=temperature,
         concurrency=concurrency,
+        timeout_s=timeout,
         jobs=jobs,
         base_url=base_url,
         api_key_env=api_key_env,
@@ -189,6 +194,12 @@ def bench_command(
         typer.Option("--max-clauses", min=1, help="Leave out the cells above this clause count."),
     ] = None,
     template: TemplatesOption = None,
+    max_tokens: MaxTokensOption = DEFAULT_MAX_TOKENS,
+    concurrency: ConcurrencyOption = 16,
+    timeout: TimeoutOption = DEFAULT_TIMEOUT_S,
+    seed: Annotated[
+        int | None, typer.Option("--seed", help="Experiment seed (default: the spec's).")
+    ] = None,
     base_url: BaseUrlOption = None,
     api_key_env: ApiKeyEnvOption = None,
     progress: ProgressOption = True,
@@ -209,6 +220,10 @@ def bench_command(
         formulas=formulas,
         templates=template or None,
         max_clauses=max_clauses,
+        max_tokens=max_tokens,
+        concurrency=concurrency,
+        timeout_s=timeout,
+        seed=seed,
         base_url=base_url,
         api_key_env=api_key_env,
         progress=progress,

@@ -24,7 +24,13 @@ from rich.progress import (
 from twosat_formal.errors import ConfigError, EndpointError, TwoSatFormalError
 from twosat_formal.evaluate.items import EvalItem, StoryPrompt
 from twosat_formal.evaluate.summary import EvalSummary, story_counts
-from twosat_formal.models.base import Model, Response, SamplingParams, TransientModelError
+from twosat_formal.models.base import (
+    Model,
+    Response,
+    SamplingParams,
+    TransientModelError,
+    sampling_for,
+)
 from twosat_formal.models.retry import RetryPolicy
 from twosat_formal.provenance import tool_version
 from twosat_formal.scoring import (
@@ -80,7 +86,7 @@ class _Runner:
     ) -> None:
         self.store = store
         self.params = params
-        self.params_key = params.key()
+        self._by_spec: dict[str, tuple[SamplingParams, str]] = {}
         self.retry = retry
         self.rng = random.Random(seed)
         self.request_timeout_s = request_timeout_s
@@ -90,13 +96,22 @@ class _Runner:
         self.task: TaskID | None = None
         self._commit_timer: asyncio.TimerHandle | None = None
 
+    def params_of(self, model: Model) -> tuple[SamplingParams, str]:
+        """A model's sampling parameters (the run's, with its spec's options) and key."""
+        found = self._by_spec.get(model.spec)
+        if found is None:
+            params = sampling_for(model.spec, self.params)
+            found = self._by_spec[model.spec] = (params, params.key())
+        return found
+
     async def ask(self, request: _Request) -> tuple[Response | None, int, str | None]:
         """The response (or ``None`` and the error) and the number of attempts."""
         attempt = 0
+        params = self.params_of(request.model)[0]
         while True:
             attempt += 1
             try:
-                call = request.model.generate(request.item.prompt.text, self.params, request.sample)
+                call = request.model.generate(request.item.prompt.text, params, request.sample)
                 if self.request_timeout_s is not None:
                     response = await asyncio.wait_for(call, self.request_timeout_s)
                 else:
@@ -127,7 +142,7 @@ class _Runner:
             endpoint=request.model.endpoint,
             prompt_hash=request.prompt_sha,
             prompt_id=item.prompt.id,
-            params=self.params_key,
+            params=self.params_of(request.model)[1],
             sample=request.sample,
             judgement=judgement,
             response=response,
@@ -167,7 +182,8 @@ class _Runner:
             sha = prompt_hash(item.prompt.text)
             for model in models:
                 for sample in range(samples):
-                    key = request_key(model.spec, model.endpoint, sha, self.params_key, sample)
+                    params_key = self.params_of(model)[1]
+                    key = request_key(model.spec, model.endpoint, sha, params_key, sample)
                     requests.append(_Request(item, model, sample, key, sha))
         stored = self.store.stored_keys()
         todo = [r for r in requests if r.key not in stored]
@@ -219,7 +235,9 @@ async def run_eval(
     store:
         Where results go; stored requests are skipped.
     params:
-        Sampling parameters of every request (default :class:`SamplingParams`).
+        Sampling parameters of every request (default :class:`SamplingParams`); a
+        model whose spec carries sampling options (``?max_tokens=16384``) has them
+        applied on top (:func:`~twosat_formal.models.base.sampling_for`).
     samples:
         Samples per prompt and model (sample indices ``0 .. samples - 1``).
     concurrency:
@@ -296,7 +314,7 @@ async def run_eval(
             store.add_instance(item.instance)
     if retry_errors:
         keys = [
-            request_key(m.spec, m.endpoint, prompt_hash(i.prompt.text), params.key(), s)
+            request_key(m.spec, m.endpoint, prompt_hash(i.prompt.text), runner.params_of(m)[1], s)
             for i in items
             for m in models
             for s in range(samples)
@@ -306,6 +324,7 @@ async def run_eval(
         "tool_version": tool_version(),
         "models": [m.spec for m in models],
         "params": params.key(),
+        "model_params": {m.spec: runner.params_of(m)[1] for m in models},
         "samples": samples,
         "prompts": len(items),
         **dict(run_info or {}),
@@ -365,10 +384,12 @@ def evaluate(
     base_url: str | None = None,
     api_key_env: str | None = None,
     mode: str = "chat",
+    timeout_s: float | None = None,
     **options: Any,
 ) -> EvalSummary:
     """Load the models named by ``specs``, run :func:`run_eval`, and release them.
 
+    ``timeout_s`` is the seconds one request may take (default: the client's, 300 s).
     Models are loaded with :func:`twosat_formal.models.load_model` and closed on the
     way out, even on error or Ctrl-C (a llama.cpp server is stopped). A Ctrl-C returns
     the summary with ``interrupted=True``: what was stored stays stored.
@@ -395,7 +416,10 @@ def evaluate(
         async with AsyncExitStack() as stack:
             models: list[Model] = []
             for spec in specs:
-                model = load_model(spec, base_url=base_url, api_key_env=api_key_env, mode=mode)
+                timeout = {} if timeout_s is None else {"timeout_s": timeout_s}
+                model = load_model(
+                    spec, base_url=base_url, api_key_env=api_key_env, mode=mode, **timeout
+                )
                 models.append(await stack.enter_async_context(model))
             await run_eval(models, items, store, summary=summary, **options)
 

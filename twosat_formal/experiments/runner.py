@@ -289,6 +289,7 @@ def run_experiment(
     base_url: str | None = None,
     api_key_env: str | None = None,
     mode: str = "chat",
+    timeout_s: float | None = None,
     progress: bool = False,
     console: Console | None = None,
     report: Reporter = quiet,
@@ -313,7 +314,9 @@ def run_experiment(
         The experiment seed instead of the spec's.
     samples, max_tokens, temperature, top_p:
         Sampling: samples per prompt and model, and the request parameters
-        (``max_tokens`` defaults to the spec's).
+        (defaults: the spec's ``sampling``). A model the spec's ``sampling.models``
+        names gets its own parameters as options of its spec, and options in a model
+        spec (``openai/m?max_tokens=16384``) win over both.
     concurrency:
         Requests in flight.
     jobs:
@@ -324,6 +327,8 @@ def run_experiment(
         Write the report into ``out_dir``.
     base_url, api_key_env, mode:
         For ``openai/`` models (see :func:`twosat_formal.models.load_model`).
+    timeout_s:
+        Seconds one request may take (default: the client's, 300 s).
     progress:
         Show the evaluation progress bar (on ``console``, default stderr).
     console:
@@ -351,6 +356,7 @@ def run_experiment(
         spec = replace(spec, seed=seed)
     if not models:
         raise ConfigError("give at least one model", parameter="models", valid="a model spec")
+    models = [spec.model_spec(model) for model in models]  # the spec's own budgets
     for model in models:  # refuse a bad spec before generating anything
         parse_model_spec(model)
     folder = Path(out_dir)
@@ -450,6 +456,7 @@ def run_experiment(
             base_url=base_url,
             api_key_env=api_key_env,
             mode=mode,
+            timeout_s=timeout_s,
             params=params,
             samples=samples,
             concurrency=concurrency,

@@ -17,7 +17,11 @@ A spec names the protocol of one of the paper's experiments. Its fields:
 ``templates``
     The verbalization templates; every formula is verbalized with each of them.
 ``sampling``
-    Default sampling parameters (``max_tokens``...).
+    Default sampling parameters (``max_tokens``, ``temperature``, ``top_p``, ``seed``),
+    and under ``models`` the parameters of single models, by spec
+    (``{"max_tokens": 32768, "models": {"openai/phi-4-reasoning": {"max_tokens":
+    16384}}}``, Table 4's budgets). A model's own parameters travel in its spec's
+    options (:meth:`ExperimentSpec.model_spec`), where options the spec already has win.
 ``cells``
     The settings, in the form the ``kind`` reads.
 
@@ -40,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from twosat_formal.errors import ConfigError, RecordError, UnknownNameError
+from twosat_formal.models.base import SAMPLING_OPTIONS, sampling_options
 
 __all__ = ["KINDS", "ExperimentSpec", "load_spec", "parse_spec", "spec_names"]
 
@@ -71,6 +76,30 @@ class ExperimentSpec:
     seed: int = 0
     knob_level: float = 0.5
     sampling: dict[str, Any] = field(default_factory=dict)
+
+    def model_spec(self, model: str) -> str:
+        """``model`` with the spec's own sampling parameters for it as ``?`` options.
+
+        Options ``model`` already carries win; a model the spec does not name is
+        returned as it is.
+
+        >>> spec = parse_spec({"name": "x", "title": "x", "kind": "grid", "formulas": 1,
+        ...     "templates": ["logic"], "cells": [{"family": "backbone"}],
+        ...     "sampling": {"models": {"openai/phi-4": {"max_tokens": 16384}}}})
+        >>> spec.model_spec("openai/phi-4"), spec.model_spec("openai/phi-4?max_tokens=9")
+        ('openai/phi-4?max_tokens=16384', 'openai/phi-4?max_tokens=9')
+        >>> spec.model_spec("ref/oracle")
+        'ref/oracle'
+        """
+        from urllib.parse import parse_qsl, urlencode
+
+        base, _, query = model.partition("?")
+        own = (self.sampling.get("models") or {}).get(base) or {}
+        given = dict(parse_qsl(query, keep_blank_values=True))
+        added = {k: _option_text(v) for k, v in sorted(own.items()) if k not in given}
+        if not added:
+            return model
+        return f"{model}{'&' if query else '?'}{urlencode(added)}"
 
     def to_json(self) -> dict[str, Any]:
         """The spec as a JSON object (what a manifest records).
@@ -200,6 +229,24 @@ def parse_spec(data: object, *, source: str | None = None) -> ExperimentSpec:
     sampling = data.get("sampling", {})
     if not isinstance(sampling, dict):
         raise bad("field 'sampling' must be an object")
+    per_model = sampling.get("models", {})
+    if not isinstance(per_model, dict) or not all(
+        isinstance(k, str) and isinstance(v, dict) for k, v in per_model.items()
+    ):
+        raise bad("field 'sampling.models' must map model specs to objects")
+    for where, options in [("sampling", sampling), *per_model.items()]:
+        unknown = sorted(
+            set(options) - set(SAMPLING_OPTIONS) - ({"models"} if where == "sampling" else set())
+        )
+        if unknown:
+            raise bad(
+                f"{where}: unknown sampling parameter {unknown[0]!r} "
+                f"(known: {', '.join(SAMPLING_OPTIONS)})"
+            )
+        try:
+            sampling_options({k: str(v) for k, v in options.items() if k != "models"})
+        except ConfigError as exc:
+            raise bad(f"{where}: {exc}") from None
     return ExperimentSpec(
         name=data["name"],
         title=data["title"],
@@ -213,6 +260,10 @@ def parse_spec(data: object, *, source: str | None = None) -> ExperimentSpec:
         knob_level=float(level),
         sampling=dict(sampling),
     )
+
+
+def _option_text(value: Any) -> str:
+    return json.dumps(value) if isinstance(value, bool) else str(value)
 
 
 def load_spec(name_or_path: str | os.PathLike[str]) -> ExperimentSpec:

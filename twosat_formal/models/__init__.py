@@ -15,7 +15,10 @@ spec                      model
 ========================  ==========================================================
 
 Options after ``?`` are part of the spec, so they are part of a stored request's
-key; ``mode`` given there wins over the ``mode`` argument of :func:`load_model`.
+key; ``mode`` given there wins over the ``mode`` argument of :func:`load_model`. Every
+kind also takes the sampling options ``max_tokens``, ``temperature``, ``top_p`` and
+``seed`` (``openai/phi-4-reasoning?max_tokens=16384&temperature=0.8``): they override
+the run's sampling parameters for that model alone (:func:`sampling_for`).
 Reference reasoners (:mod:`~twosat_formal.models.reference`) read only the prompt
 text, exactly what a language model reads.
 
@@ -51,7 +54,15 @@ from urllib.parse import parse_qsl
 
 from twosat_formal.errors import ConfigError, UnknownNameError
 from twosat_formal.models import llamacpp
-from twosat_formal.models.base import Model, Response, SamplingParams, TransientModelError
+from twosat_formal.models.base import (
+    SAMPLING_OPTIONS,
+    Model,
+    Response,
+    SamplingParams,
+    TransientModelError,
+    sampling_for,
+    sampling_options,
+)
 from twosat_formal.models.openai_compat import DEFAULT_TIMEOUT_S, MODES, OpenAICompatModel
 from twosat_formal.models.reference import DEFAULT_BUDGET, REFERENCE_MODELS, BoundedModel
 from twosat_formal.registry import Registry
@@ -67,6 +78,7 @@ __all__ = [
     "TransientModelError",
     "load_model",
     "parse_spec",
+    "sampling_for",
     "spec_forms",
 ]
 
@@ -169,7 +181,8 @@ def parse_spec(spec: str) -> tuple[str, str, dict[str, str]]:
             if key in options:
                 raise ConfigError(f"model spec {spec!r} sets option {key!r} twice", parameter=key)
             options[key] = value
-    allowed = MODELS.get(name).options
+    allowed = (*MODELS.get(name).options, *SAMPLING_OPTIONS)
+    sampling_options(options)  # typed and range-checked here, at load time
     for key in options:
         if key not in allowed:
             raise ConfigError(

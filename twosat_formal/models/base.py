@@ -11,6 +11,8 @@ Examples
 >>> params = SamplingParams(max_tokens=64, temperature=0.0)
 >>> params.key()
 '{"max_tokens":64,"seed":null,"temperature":0.0,"top_p":null}'
+>>> sampling_for("openai/phi-4-reasoning?max_tokens=16384&temperature=0.8", params)
+SamplingParams(max_tokens=16384, temperature=0.8, top_p=None, seed=None)
 >>> Response(text="The answer is: Yes", finish_reason="stop").truncated
 False
 """
@@ -18,20 +20,44 @@ False
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass
+import math
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, replace
 from types import TracebackType
-from typing import Protocol, Self, runtime_checkable
+from typing import Any, Protocol, Self, runtime_checkable
+from urllib.parse import parse_qsl
 
-from twosat_formal.errors import TransientModelError
+from twosat_formal.errors import ConfigError, TransientModelError
 
-__all__ = ["ClosingModel", "Model", "Response", "SamplingParams", "TransientModelError"]
+__all__ = [
+    "DEFAULT_MAX_TOKENS",
+    "DEFAULT_TIMEOUT_S",
+    "SAMPLING_OPTIONS",
+    "ClosingModel",
+    "Model",
+    "Response",
+    "SamplingParams",
+    "TransientModelError",
+    "sampling_for",
+    "sampling_options",
+]
+
+#: The token budget of every model in the paper's Table 4 (Phi-4-reasoning and -plus
+#: ran with 16,384: give them ``?max_tokens=16384`` in their spec).
+DEFAULT_MAX_TOKENS = 32768
+#: Seconds one request may take (connect, send, wait, read) before it is retried
+#: (``eval --timeout``).
+DEFAULT_TIMEOUT_S = 300.0
+#: Spec options (``openai/m?max_tokens=16384&temperature=0.8``) that every kind of
+#: model takes: they set the model's sampling parameters, not how it is built.
+SAMPLING_OPTIONS: tuple[str, ...] = ("max_tokens", "temperature", "top_p", "seed")
 
 
 @dataclass(frozen=True)
 class SamplingParams:
     """Sampling parameters of one request (the sample index is not one of them)."""
 
-    max_tokens: int = 4096
+    max_tokens: int = DEFAULT_MAX_TOKENS
     temperature: float | None = None
     top_p: float | None = None
     seed: int | None = None
@@ -39,6 +65,68 @@ class SamplingParams:
     def key(self) -> str:
         """Canonical JSON of the parameters: part of a request's store key."""
         return json.dumps(asdict(self), sort_keys=True, separators=(",", ":"))
+
+
+def _number(key: str, raw: str, *, integer: bool) -> float | int:
+    try:
+        value: float | int = int(raw) if integer else float(raw)
+    except ValueError:
+        value = math.nan
+    ok = math.isfinite(value) and {
+        "max_tokens": lambda v: v >= 1,
+        "temperature": lambda v: v >= 0,
+        "top_p": lambda v: 0 < v <= 1,
+        "seed": lambda v: v >= 0,
+    }[key](value)
+    if not ok:
+        valid = {
+            "max_tokens": "an integer >= 1",
+            "temperature": "a number >= 0",
+            "top_p": "a number in (0, 1]",
+            "seed": "an integer >= 0",
+        }[key]
+        raise ConfigError(f"option {key}={raw!r} is not {valid}", parameter=key, valid=valid)
+    return value
+
+
+def sampling_options(options: Mapping[str, str]) -> dict[str, Any]:
+    """The sampling parameters among a spec's options, checked and typed.
+
+    >>> sampling_options({"max_tokens": "16384", "mode": "chat", "top_p": "0.9"})
+    {'max_tokens': 16384, 'top_p': 0.9}
+    >>> sampling_options({"temperature": "hot"})
+    Traceback (most recent call last):
+    ...
+    twosat_formal.errors.ConfigError: option temperature='hot' is not a number >= 0
+    """
+    return {
+        key: _number(key, options[key], integer=key in ("max_tokens", "seed"))
+        for key in SAMPLING_OPTIONS
+        if key in options
+    }
+
+
+def sampling_for(spec: str, base: SamplingParams) -> SamplingParams:
+    """``base`` with the sampling options of a model spec's query applied.
+
+    This is the one place a spec's ``?max_tokens=...&temperature=...&top_p=...&seed=...``
+    becomes sampling parameters, for every kind of model (a spec without options, or
+    one of a model kind this package does not know, leaves ``base`` as it is).
+
+    >>> sampling_for("ref/oracle", SamplingParams(max_tokens=8)).max_tokens
+    8
+    >>> sampling_for("llamacpp/m.gguf?n_ctx=4096&max_tokens=512", SamplingParams()).max_tokens
+    512
+    """
+    _, _, query = spec.partition("?")
+    if not query:
+        return base
+    try:
+        pairs = dict(parse_qsl(query, keep_blank_values=True))
+    except ValueError:
+        return base
+    found = sampling_options(pairs)
+    return replace(base, **found) if found else base
 
 
 @dataclass(frozen=True)

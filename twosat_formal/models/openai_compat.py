@@ -62,7 +62,7 @@ from twosat_formal.errors import (
     TransientModelError,
     request_error,
 )
-from twosat_formal.models.base import ClosingModel, Response, SamplingParams
+from twosat_formal.models.base import DEFAULT_TIMEOUT_S, ClosingModel, Response, SamplingParams
 
 if TYPE_CHECKING:  # imported where it is used: the CLI starts faster without it
     import aiohttp
@@ -82,8 +82,6 @@ __all__ = [
 
 #: Where requests go when neither ``base_url`` nor ``OPENAI_BASE_URL`` is set.
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
-#: Seconds one request may take (connect, send, wait, read) before it is retried.
-DEFAULT_TIMEOUT_S = 300.0
 #: The two request dialects.
 MODES = ("chat", "completion")
 
