@@ -62,6 +62,7 @@ __all__ = [
     "TransientModelError",
     "TwoSatFormalError",
     "UnknownNameError",
+    "UnverifiedPromptError",
     "request_error",
     "unreachable",
 ]
@@ -198,6 +199,13 @@ class CertificateError(TwoSatFormalError, ValueError):
     """A model or contradiction cycle that does not certify the claimed label."""
 
     exit_code = EXIT_CHECK_FAILED
+
+
+class UnverifiedPromptError(TwoSatFormalError, ValueError):
+    """A prompt whose text is not the one its instance, template and seed re-derive.
+
+    Raised before anything is sent to a model (exit code 2).
+    """
 
 
 class SolverDisagreementError(TwoSatFormalError, RuntimeError):

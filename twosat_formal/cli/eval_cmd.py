@@ -14,6 +14,7 @@ from twosat_formal.cli.options import (
     BaseUrlOption,
     ConcurrencyOption,
     MaxTokensOption,
+    NoVerifyOption,
     ProgressOption,
     TimeoutOption,
 )
@@ -130,19 +131,29 @@ def eval_command(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the summary as one JSON object.")
     ] = False,
+    no_verify: NoVerifyOption = False,
 ) -> None:
     """Ask models every prompt, score the answers and keep them in the run store.
+
+    Each prompt is first re-derived from its instance (the dataset's, or the formula
+    read back from it) and compared: a prompt that differs stops the run before any
+    store is written or request sent (exit 2), unless ``--no-verify``.
 
     Story prompts are scored with each entity's own true and false description.
     Stored requests are skipped, so a run that was stopped resumes where it was.
     """
     if mode not in ("chat", "completion"):
         raise ConfigError(f"unknown mode {mode!r}", parameter="mode", valid="chat or completion")
-    from twosat_formal.evaluate import RetryPolicy, evaluate, load_items
+    from twosat_formal.evaluate import RetryPolicy, Verification, evaluate, load_items, verify_items
 
     items = load_items(prompts, dataset=dataset, limit=limit)
+    verification = Verification(0, skipped=True) if no_verify else verify_items(items)
     params = SamplingParams(max_tokens=max_tokens, temperature=temperature, top_p=top_p, seed=seed)
-    info = {"prompts_file": str(prompts), "dataset": str(dataset) if dataset else None}
+    info = {
+        "prompts_file": str(prompts),
+        "dataset": str(dataset) if dataset else None,
+        "verification": verification.to_json(),
+    }
     with RunStore(store) as run_store:
         summary = evaluate(
             model,

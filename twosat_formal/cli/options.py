@@ -16,6 +16,7 @@ __all__ = [
     "ExecutorOption",
     "JobsOption",
     "MaxTokensOption",
+    "NoVerifyOption",
     "ProgressOption",
     "RayAddressOption",
     "ShardOption",
@@ -73,6 +74,14 @@ RayAddressOption = Annotated[
         "--ray-address",
         envvar="RAY_ADDRESS",
         help="Ray cluster to run on (default $RAY_ADDRESS; else a local Ray is started).",
+    ),
+]
+NoVerifyOption = Annotated[
+    bool,
+    typer.Option(
+        "--no-verify",
+        help="Send the prompts without re-deriving each from its instance first "
+        "(recorded in the store and manifest).",
     ),
 ]
 ShardOption = Annotated[

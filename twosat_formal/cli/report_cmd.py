@@ -17,6 +17,7 @@ from twosat_formal.cli.options import (
     BaseUrlOption,
     ConcurrencyOption,
     MaxTokensOption,
+    NoVerifyOption,
     ProgressOption,
     TemplatesOption,
     TimeoutOption,
@@ -137,6 +138,7 @@ def run_experiment_command(
     base_url: BaseUrlOption = None,
     api_key_env: ApiKeyEnvOption = None,
     progress: ProgressOption = True,
+    no_verify: NoVerifyOption = False,
 ) -> None:
     """Run an experiment: generate, perturb, verbalize, certify, evaluate, report.
 
@@ -157,6 +159,7 @@ def run_experiment_command(
         concurrency=concurrency,
         timeout_s=timeout,
         jobs=jobs,
+        verify=not no_verify,
         base_url=base_url,
         api_key_env=api_key_env,
         progress=progress,
@@ -203,6 +206,7 @@ def bench_command(
     base_url: BaseUrlOption = None,
     api_key_env: ApiKeyEnvOption = None,
     progress: ProgressOption = True,
+    no_verify: NoVerifyOption = False,
 ) -> None:
     """Run the offline benchmark: reduced Table 1 on the reference reasoners, certified.
 
@@ -224,6 +228,7 @@ def bench_command(
         concurrency=concurrency,
         timeout_s=timeout,
         seed=seed,
+        verify=not no_verify,
         base_url=base_url,
         api_key_env=api_key_env,
         progress=progress,

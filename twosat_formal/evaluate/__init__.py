@@ -74,6 +74,7 @@ from twosat_formal.evaluate.items import (
 )
 from twosat_formal.evaluate.runner import evaluate, run_eval
 from twosat_formal.evaluate.summary import EvalSummary, story_counts
+from twosat_formal.evaluate.verify import Verification, verify_items
 from twosat_formal.models.retry import RetryPolicy
 
 __all__ = [
@@ -84,6 +85,7 @@ __all__ = [
     "PromptRecordLike",
     "RetryPolicy",
     "StoryPrompt",
+    "Verification",
     "evaluate",
     "item_from_story",
     "item_from_text",
@@ -91,4 +93,5 @@ __all__ = [
     "read_eval_prompts",
     "run_eval",
     "story_counts",
+    "verify_items",
 ]

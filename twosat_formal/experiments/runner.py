@@ -44,7 +44,7 @@ from rich.console import Console
 from twosat_formal.edits import edit_instances
 from twosat_formal.edits.classify import EDIT_KIND
 from twosat_formal.errors import CertificateError, ConfigError
-from twosat_formal.evaluate import EvalItem, EvalSummary, evaluate
+from twosat_formal.evaluate import EvalItem, EvalSummary, Verification, evaluate, verify_items
 from twosat_formal.experiments.design import Condition, expand
 from twosat_formal.experiments.manifest import (
     content_digest,
@@ -285,6 +285,7 @@ def run_experiment(
     concurrency: int = 8,
     jobs: int = 1,
     certify: bool = True,
+    verify: bool = True,
     make_report: bool = True,
     base_url: str | None = None,
     api_key_env: str | None = None,
@@ -323,6 +324,9 @@ def run_experiment(
         Worker processes of ``certify``.
     certify:
         Re-check every instance and prompt before asking any model (the default).
+    verify:
+        Re-derive every prompt from its instance just before it is sent, and refuse
+        the run if one differs (the default; recorded in the manifest either way).
     make_report:
         Write the report into ``out_dir``.
     base_url, api_key_env, mode:
@@ -447,6 +451,9 @@ def run_experiment(
         )
         for record in prompts
     ]
+    verification = verify_items(items) if verify else Verification(0, skipped=True)
+    manifest["verification"] = verification.to_json()
+    write_manifest(folder / MANIFEST_FILE, manifest)
     report("evaluate", f"{len(items)} prompts x {len(models)} models x {samples} samples")
     with RunStore(folder / STORE_FILE) as store:
         summary = evaluate(
@@ -462,7 +469,7 @@ def run_experiment(
             concurrency=concurrency,
             progress=progress,
             console=console,
-            run_info={"experiment": spec.name},
+            run_info={"experiment": spec.name, "verification": verification.to_json()},
         )
         export_results(store, folder / RESULTS_FILE)
     timed("evaluate", started)
