@@ -108,6 +108,15 @@ BUILTIN_COLUMNS: tuple[ExportColumn, ...] = (
     ExportColumn("completion_tokens", "int", _field("completion_tokens"), "as counted"),
     ExportColumn("latency_s", "float", _field("latency_s"), "seconds of the request"),
     ExportColumn("response", "string", _field("response"), "the answer text"),
+    ExportColumn(
+        "cycle_valid",
+        "bool",
+        _flag("cycle_valid"),
+        "the contradiction chain is valid (`--ask-cycle` prompts, UNSAT instances)",
+    ),
+    ExportColumn(
+        "cycle_reason", "string", _field("cycle_reason"), "why the chain fails, or `no-chain`"
+    ),
 )
 
 #: Every export column by name, in export order.

@@ -49,6 +49,7 @@ from twosat_formal.jsonl import json_line, read_json_lines, write_lines
 
 __all__ = [
     "ANSWER_INSTRUCTIONS",
+    "CYCLE_INSTRUCTION",
     "SCHEMA_VERSION",
     "PromptRecord",
     "formula_id",
@@ -70,8 +71,24 @@ ANSWER_INSTRUCTIONS = (
 )
 
 
+#: The instruction ``verbalize --ask-cycle`` adds to the prompt, right before
+#: :data:`ANSWER_INSTRUCTIONS`: a contradiction chain as the witness of "No"
+#: (:mod:`twosat_formal.diagnostics.chains` scores it).
+CYCLE_INSTRUCTION = (
+    "If no valid assignment exists, also provide a contradiction chain as JSON:\n"
+    '{"chain": [{"<entity>": "<value>"}, ...]}\n'
+    "The chain starts at one entity's value, reaches the opposite value of that\n"
+    "entity, and returns to the start; each step must follow from one rule above."
+)
+
+
 def template_prompt(
-    verbalization: str, true_value: str, false_value: str, entities: Sequence[str]
+    verbalization: str,
+    true_value: str,
+    false_value: str,
+    entities: Sequence[str],
+    *,
+    ask_cycle: bool = False,
 ) -> str:
     """The App. G.2 evaluation prompt for a template verbalization.
 
@@ -84,6 +101,8 @@ def template_prompt(
     entities:
         Entities in the order the example should show them; the first three are used
         (fewer when there are fewer), with the values true, false, true.
+    ask_cycle:
+        Add :data:`CYCLE_INSTRUCTION` before the closing lines (``--ask-cycle``).
 
     Examples
     --------
@@ -105,7 +124,11 @@ def template_prompt(
         "If a valid assignment exists, provide it as JSON\n"
         f'using "{true_value}" or "{false_value}" as values.\n'
         "Example format:\n"
-        "{\n" + (example + "\n" if example else "") + "}\n\n" + ANSWER_INSTRUCTIONS
+        "{\n"
+        + (example + "\n" if example else "")
+        + "}\n\n"
+        + (CYCLE_INSTRUCTION + "\n\n" if ask_cycle else "")
+        + ANSWER_INSTRUCTIONS
     )
 
 
@@ -147,8 +170,12 @@ def story_prompt(story: str, entities: Iterable[tuple[str, str, str]]) -> str:
     )
 
 
-def prompt_id(instance_id: str, template: str, seed: int) -> str:
+def prompt_id(instance_id: str, template: str, seed: int, *, ask_cycle: bool = False) -> str:
     """The stable id of a prompt: SHA-256 (hex) over ``(instance_id, template, seed)``.
+
+    A prompt that asks for a contradiction chain (``ask_cycle``) hashes
+    ``(instance_id, template, seed, "ask-cycle")``, so it never shares an id with the
+    plain prompt.
 
     >>> a, b = prompt_id("er-1", "logic", 0), prompt_id("er-1", "door", 0)
     >>> a == prompt_id("er-1", "logic", 0) != b
@@ -156,7 +183,10 @@ def prompt_id(instance_id: str, template: str, seed: int) -> str:
     >>> len(prompt_id("er-1", "logic", 0))
     64
     """
-    key = json.dumps([instance_id, template, int(seed)], ensure_ascii=False)
+    parts: list[object] = [instance_id, template, int(seed)]
+    if ask_cycle:
+        parts.append("ask-cycle")
+    key = json.dumps(parts, ensure_ascii=False)
     return hashlib.sha256(key.encode("utf-8")).hexdigest()
 
 
@@ -202,6 +232,9 @@ class PromptRecord:
         The seed of the entity mapping.
     roundtrip:
         The round-trip proof (a JSON object), or ``None`` when none was made.
+    ask_cycle:
+        Whether the text asks for a contradiction chain (:data:`CYCLE_INSTRUCTION`);
+        written as ``"ask_cycle": true`` only when set.
 
     Examples
     --------
@@ -219,6 +252,7 @@ class PromptRecord:
     false_value: str
     seed: int
     roundtrip: dict[str, Any] | None = field(default=None)
+    ask_cycle: bool = False
 
     @classmethod
     def create(
@@ -231,10 +265,12 @@ class PromptRecord:
         false_value: str,
         seed: int,
         roundtrip: Mapping[str, Any] | None = None,
+        *,
+        ask_cycle: bool = False,
     ) -> PromptRecord:
         """A record with its id computed by :func:`prompt_id`."""
         return cls(
-            id=prompt_id(instance_id, template, seed),
+            id=prompt_id(instance_id, template, seed, ask_cycle=ask_cycle),
             instance_id=instance_id,
             template=template,
             text=text,
@@ -243,11 +279,12 @@ class PromptRecord:
             false_value=false_value,
             seed=int(seed),
             roundtrip=dict(roundtrip) if roundtrip is not None else None,
+            ask_cycle=ask_cycle,
         )
 
     def to_record(self) -> dict[str, Any]:
         """The JSON object of this record (field order fixed)."""
-        return {
+        record: dict[str, Any] = {
             "schema_version": SCHEMA_VERSION,
             "id": self.id,
             "instance_id": self.instance_id,
@@ -259,6 +296,9 @@ class PromptRecord:
             "seed": self.seed,
             "roundtrip": dict(self.roundtrip) if self.roundtrip is not None else None,
         }
+        if self.ask_cycle:
+            record["ask_cycle"] = True
+        return record
 
     @classmethod
     def from_record(
@@ -296,13 +336,18 @@ class PromptRecord:
         roundtrip = record.get("roundtrip")
         if roundtrip is not None and not isinstance(roundtrip, Mapping):
             raise bad("field 'roundtrip' must be an object or null")
-        expected = prompt_id(values["instance_id"], values["template"], seed)
+        ask_cycle = record.get("ask_cycle", False)
+        if not isinstance(ask_cycle, bool):
+            raise bad("field 'ask_cycle' must be true or false")
+        expected = prompt_id(values["instance_id"], values["template"], seed, ask_cycle=ask_cycle)
         if values["id"] != expected:
             raise bad(
-                f"id {values['id']!r} is not the hash of (instance_id, template, seed); "
-                f"expected {expected!r}"
+                f"id {values['id']!r} is not the hash of (instance_id, template, seed"
+                + (", ask-cycle" if ask_cycle else "")
+                + f"); expected {expected!r}"
             )
         return cls(
+            ask_cycle=ask_cycle,
             seed=seed,
             entities=dict(entities),
             roundtrip=dict(roundtrip) if roundtrip is not None else None,

@@ -301,6 +301,11 @@ class Judgement:
         The request's error message when ``failure == "error"``.
     lenient_*:
         The same four verdicts from the lenient extractor.
+    cycle_valid, cycle_reason:
+        The contradiction chain asked for by a prompt made with ``--ask-cycle``
+        (:func:`twosat_formal.diagnostics.chains.judge_chain`): valid or not, and why
+        not; ``None`` when not asked, on SAT instances, or (``cycle_valid``) when no
+        chain was given (``cycle_reason`` is then ``"no-chain"``).
     """
 
     failure: str
@@ -316,6 +321,8 @@ class Judgement:
     lenient_decision: str | None = None
     lenient_decision_correct: bool = False
     lenient_witness_valid: bool | None = None
+    cycle_valid: bool | None = None
+    cycle_reason: str | None = None
 
     @property
     def correct(self) -> bool:
@@ -887,6 +894,11 @@ def score(response: Response, prompt: AnyPrompt, formula: Formula, label: str) -
     value_words(prompt)
     strict = _judge(response, prompt, formula, label, lenient=False)
     loose = _judge(response, prompt, formula, label, lenient=True)
+    cycle: tuple[bool | None, str | None] = (None, None)
+    if getattr(prompt, "ask_cycle", False):  # chains are scored on their own
+        from twosat_formal.diagnostics.chains import judge_chain
+
+        cycle = judge_chain(response.text, prompt, formula, label)
     return Judgement(
         failure=strict.failure,
         decision=strict.decision,
@@ -900,6 +912,8 @@ def score(response: Response, prompt: AnyPrompt, formula: Formula, label: str) -
         lenient_decision=loose.decision,
         lenient_decision_correct=loose.decision_correct,
         lenient_witness_valid=loose.witness_valid,
+        cycle_valid=cycle[0],
+        cycle_reason=cycle[1],
     )
 
 

@@ -68,6 +68,13 @@ SCHEMA_VERSION = 1
 #: list is :func:`twosat_formal.columns.export_columns`).
 EXPORT_COLUMNS: tuple[str, ...] = tuple(column.name for column in BUILTIN_COLUMNS)
 
+#: Results columns added after the first release of the store, with their SQL types:
+#: an older store gains them when opened for writing (reading one, they are null).
+ADDED_RESULT_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("cycle_valid", "INTEGER"),
+    ("cycle_reason", "TEXT"),
+)
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS instances (
@@ -121,7 +128,9 @@ CREATE TABLE IF NOT EXISTS results (
     lenient_decision TEXT,
     lenient_decision_correct INTEGER NOT NULL,
     lenient_witness_valid INTEGER,
-    created_at TEXT NOT NULL
+    created_at TEXT NOT NULL,
+    cycle_valid INTEGER,
+    cycle_reason TEXT
 );
 CREATE INDEX IF NOT EXISTS results_by_model ON results (model, prompt_hash);
 CREATE TABLE IF NOT EXISTS runs (
@@ -313,6 +322,10 @@ class RunStore:
             db.executescript(_SCHEMA)
             if db.execute("SELECT count(*) FROM schema_version").fetchone()[0] == 0:
                 db.execute("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))
+            present = {row[1] for row in db.execute("PRAGMA table_info(results)")}
+            for name, kind in ADDED_RESULT_COLUMNS:
+                if name not in present:
+                    db.execute(f"ALTER TABLE results ADD COLUMN {name} {kind}")
 
     # -- life cycle ----------------------------------------------------------------------
 
@@ -419,9 +432,9 @@ class RunStore:
             "completion_tokens, latency_s, attempts, error, failure, decision, "
             "decision_correct, witness_valid, witness_reason, witness, truncated, "
             "lenient_failure, lenient_decision, lenient_decision_correct, "
-            "lenient_witness_valid, created_at) "
+            "lenient_witness_valid, created_at, cycle_valid, cycle_reason) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-            "?, ?, ?, ?) ON CONFLICT (key) DO NOTHING",
+            "?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING",
             (
                 key or result.key,
                 result.model,
@@ -451,6 +464,8 @@ class RunStore:
                 int(j.lenient_decision_correct),
                 _flag(j.lenient_witness_valid),
                 result.created_at,
+                _flag(j.cycle_valid),
+                j.cycle_reason,
             ),
         )
         if commit:
@@ -500,8 +515,9 @@ class RunStore:
             out = dict(zip(names, row, strict=True))
             for flag in ("decision_correct", "truncated", "lenient_decision_correct"):
                 out[flag] = bool(out[flag])
-            for flag in ("witness_valid", "lenient_witness_valid"):
-                out[flag] = _bool(out[flag])
+            for flag in ("witness_valid", "lenient_witness_valid", "cycle_valid"):
+                out[flag] = _bool(out.get(flag))
+            out.setdefault("cycle_reason", None)
             if out["witness"] is not None:
                 out["witness"] = json.loads(out["witness"])
             yield out

@@ -5,6 +5,7 @@
     records with ``--out``. A dataset (a ``.jsonl`` file, or input whose first
     character is ``{``, stdin included) writes one prompt record per instance and
     template, to stdout or ``--out``. Every prompt carries its round-trip proof.
+    ``--ask-cycle`` adds the contradiction-chain instruction to every prompt.
 ``backparse TEXT_FILE [--template NAME] [--to dsl|dimacs]``
     Reads a verbalization or a full prompt back into a formula.
 ``templates [--json]``
@@ -99,8 +100,18 @@ def verbalize_command(
     jobs: JobsOption = None,
     ray_address: RayAddressOption = None,
     shard: ShardOption = None,
+    ask_cycle: Annotated[
+        bool,
+        typer.Option(
+            "--ask-cycle",
+            help='Also ask for a contradiction chain as JSON when the answer is "No" '
+            "(template prompts; see docs/evaluation.md).",
+        ),
+    ] = False,
 ) -> None:
     """Turn a formula or a dataset into evaluation prompts, each with its round-trip proof."""
+    if ask_cycle and (story is not None or model is not None):
+        raise ConfigError("--ask-cycle applies to template prompts, not to stories")
     if story is not None or model is not None:
         story_cmd.verbalize_story(
             input_path, story, model, template=template, seed=seed, out=out, store=store
@@ -111,7 +122,17 @@ def verbalize_command(
     with rereadable(input_path) as (file, source):
         if input_path.endswith(".jsonl") or first_char(file) == "{":
             _verbalize_dataset(
-                file, source, names, seed, out, part, progress, executor, jobs, ray_address
+                file,
+                source,
+                names,
+                seed,
+                out,
+                part,
+                progress,
+                executor,
+                jobs,
+                ray_address,
+                ask_cycle=ask_cycle,
             )
             return
         if part is not None:
@@ -121,7 +142,10 @@ def verbalize_command(
         else:
             formula = read_formula(input_path)
     instance = formula_id(formula)
-    records_list = [prompt_record(formula, n, instance_id=instance, seed=seed) for n in names]
+    records_list = [
+        prompt_record(formula, n, instance_id=instance, seed=seed, ask_cycle=ask_cycle)
+        for n in names
+    ]
     if out is not None:
         written = write_prompts(records_list, out)
         err_console.print(f"wrote {written} prompts to {out}", markup=False)
@@ -143,6 +167,8 @@ def _verbalize_dataset(
     executor: str | None,
     jobs: int | None,
     ray_address: str | None,
+    *,
+    ask_cycle: bool = False,
 ) -> None:
     from twosat_formal.executors import shard_range
     from twosat_formal.jsonl import write_lines
@@ -150,7 +176,15 @@ def _verbalize_dataset(
 
     total = len(shard_range(count_records(file), part)) * len(names) if progress else None
     with open_executor(executor, jobs, ray_address) as runner:
-        lines = prompt_lines(file, names, seed=seed, executor=runner, shard=part, source=source)
+        lines = prompt_lines(
+            file,
+            names,
+            seed=seed,
+            executor=runner,
+            shard=part,
+            source=source,
+            ask_cycle=ask_cycle,
+        )
         written = write_lines(
             with_progress(lines, total, "verbalizing", enabled=progress),
             out if out is not None else sys.stdout,

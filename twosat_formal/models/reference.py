@@ -10,7 +10,9 @@ false value word, and last the line ``The answer is: Yes`` or ``The answer is: N
 
 ``ref/oracle``
     Exact: solves the formula (:func:`twosat_formal.solve.solve`) and writes out the
-    model, or the contradiction cycle as a chain of implications.
+    model, or the contradiction cycle as a chain of implications; when the prompt asks
+    for a contradiction chain (``verbalize --ask-cycle``), it also gives that cycle as
+    the JSON chain, which is always valid.
 ``ref/sat-biased``
     Always "Yes", with every entity set to the true value.
 ``ref/coin``
@@ -21,7 +23,13 @@ false value word, and last the line ``The answer is: Yes`` or ``The answer is: N
     The resource-bounded procedure of :func:`bounded_search`: clause-by-clause
     propagation in text order where every literal inspection costs one step. With
     enough steps it is exact on 2-CNF; with a fixed budget its accuracy falls as
-    formulas get more clauses or longer implication chains.
+    formulas get more clauses or longer implication chains. Asked for a contradiction
+    chain after saying "No", it searches for one with the checks it has left
+    (:func:`bounded_chain`): only around the variable its propagation refuted (or, for
+    a contradiction among the unit clauses, the first variable of the failing
+    clause), breadth first, one check per implication looked at. When the checks run
+    out, or no contradiction cycle passes through that variable, it gives the walk it
+    has, which is not a valid chain.
 
 Every response has finish reason ``stop``; its token counts are the numbers of
 whitespace-separated words of the prompt and of the answer, and its latency is the
@@ -63,6 +71,8 @@ __all__ = [
     "ReadPrompt",
     "ReferenceModel",
     "SatBiasedModel",
+    "asks_for_chain",
+    "bounded_chain",
     "bounded_search",
     "coin_rng",
     "read_prompt",
@@ -135,10 +145,27 @@ def read_prompt(prompt: str) -> ReadPrompt:
     )
 
 
-def render_answer(reasoning: Sequence[str], witness: dict[str, str] | None) -> str:
+def asks_for_chain(prompt: str) -> bool:
+    """Whether the prompt asks for a contradiction chain (``verbalize --ask-cycle``).
+
+    >>> from twosat_formal.prompts import CYCLE_INSTRUCTION
+    >>> asks_for_chain("rules " + CYCLE_INSTRUCTION), asks_for_chain("rules")
+    (True, False)
+    """
+    from twosat_formal.prompts import CYCLE_INSTRUCTION
+
+    return CYCLE_INSTRUCTION in prompt
+
+
+def render_answer(
+    reasoning: Sequence[str],
+    witness: dict[str, str] | None,
+    chain: dict[str, list[dict[str, str]]] | None = None,
+) -> str:
     """The answer text: reasoning, the JSON assignment (for "Yes") and the answer line.
 
-    ``witness=None`` answers "No".
+    ``witness=None`` answers "No"; a ``chain`` object is written as JSON before the
+    answer line.
 
     Examples
     --------
@@ -156,6 +183,8 @@ def render_answer(reasoning: Sequence[str], witness: dict[str, str] | None) -> s
     parts = ["\n".join(reasoning)]
     if witness is not None:
         parts.append(json.dumps(witness, indent=2, ensure_ascii=False))
+    if chain is not None:
+        parts.append(json.dumps(chain, ensure_ascii=False))
     parts.append("The answer is: " + ("Yes" if witness is not None else "No"))
     return "\n\n".join(parts)
 
@@ -170,6 +199,69 @@ def coin_rng(prompt: str, sample: int) -> random.Random:
     """
     digest = hashlib.sha256(f"ref/coin\x00{sample}\x00{prompt}".encode()).digest()
     return random.Random(int.from_bytes(digest, "big"))
+
+
+def _chain(read: ReadPrompt, walk: Sequence[int]) -> dict[str, list[dict[str, str]]]:
+    from twosat_formal.diagnostics.chains import chain_object
+
+    return chain_object(walk, read.entities, read.true_value, read.false_value)
+
+
+def bounded_chain(formula: Formula, var: int, budget: int) -> tuple[list[int], bool, int]:
+    """Look for the contradiction cycle through ``var`` with at most ``budget`` checks.
+
+    Breadth-first search of ``var ~> ~var`` and then ``~var ~> var`` over the
+    implications of the clauses in text order; looking at one implication costs one
+    check. Returns the walk (closed by repeating ``var`` when complete), whether it is
+    complete, and the checks spent. An incomplete walk is the one found so far: the
+    path to the last literal reached.
+
+    Examples
+    --------
+    >>> from twosat_formal.formula import Formula
+    >>> f = Formula([[-1, 2], [-2, -1], [1, 3], [-3, 1]])
+    >>> bounded_chain(f, 1, 100)
+    ([1, 2, -1, 3, 1], True, 6)
+    >>> bounded_chain(f, 1, 2)
+    ([1, -2], False, 2)
+    """
+    edges: dict[int, list[int]] = {}
+    for clause in formula.clauses:
+        a, b = (clause[0], clause[0]) if len(clause) == 1 else (clause[0], clause[-1])
+        for src, dst in ((-a, b), (-b, a)):
+            edges.setdefault(src, []).append(dst)
+    spent = 0
+
+    def search(start: int, goal: int) -> tuple[list[int], bool]:
+        nonlocal spent
+        parent: dict[int, int] = {start: start}
+        queue, last = [start], start
+        while queue:
+            lit = queue.pop(0)
+            for dst in edges.get(lit, []):
+                if spent >= budget:
+                    return path(parent, last), False
+                spent += 1
+                if dst in parent:
+                    continue
+                parent[dst] = lit
+                last = dst
+                if dst == goal:
+                    return path(parent, goal), True
+                queue.append(dst)
+        return path(parent, last), False
+
+    def path(parent: dict[int, int], end: int) -> list[int]:
+        out = [end]
+        while parent[out[-1]] != out[-1]:
+            out.append(parent[out[-1]])
+        return out[::-1]
+
+    there, found = search(var, -var)
+    if not found:
+        return there, False, spent
+    back, found = search(-var, var)
+    return [*there, *back[1:]], found, spent
 
 
 class _OutOfBudget(Exception):
@@ -396,8 +488,13 @@ class OracleModel(ReferenceModel):
                 read.witness(result.model),
             )
         reasoning = [size]
+        chain = None
         if result.cycle:
-            walk = [*result.cycle, result.cycle[0]]
+            cycle = list(result.cycle)
+            # start at a literal whose opposite is on the cycle, as the chain must
+            start = next(i for i, lit in enumerate(cycle) if -lit in cycle)
+            cycle = cycle[start:] + cycle[:start]
+            walk = [*cycle, cycle[0]]
             reasoning.append(
                 "Following the statements as implications: "
                 + " → ".join(read.phrase(lit) for lit in walk)
@@ -406,9 +503,11 @@ class OracleModel(ReferenceModel):
             reasoning.append(
                 "This chain leads from a claim to its opposite and back, so no assignment works."
             )
+            if asks_for_chain(prompt):
+                chain = _chain(read, walk)
         else:
             reasoning.append("The statements contradict each other, so no assignment works.")
-        return render_answer(reasoning, None)
+        return render_answer(reasoning, None, chain)
 
 
 class SatBiasedModel(ReferenceModel):
@@ -502,7 +601,25 @@ class BoundedModel(ReferenceModel):
         if run.status == "SAT":
             lines.append(f"All {run.steps} checks done: every statement is satisfied.")
         witness = None if run.status == "UNSAT" else read.witness(run.assignment)
-        return render_answer(lines, witness)
+        chain = None
+        if run.status == "UNSAT" and asks_for_chain(prompt):
+            chain = self._chain(read, run, lines)
+        return render_answer(lines, witness, chain)
+
+    def _chain(
+        self, read: ReadPrompt, run: BoundedRun, lines: list[str]
+    ) -> dict[str, list[dict[str, str]]]:
+        """The chain :func:`bounded_chain` finds with the checks left (see the module)."""
+        kind, lit, clause = run.events[-1]
+        var = lit if kind == "refuted" else abs(read.formula.clauses[clause][0])
+        walk, complete, spent = bounded_chain(read.formula, var, self.budget - run.steps)
+        if complete:
+            lines.append(
+                f"Following the implications from {read.entities[var - 1]} closes the chain."
+            )
+        else:
+            lines.append(f"I ran out of checks after {spent} more while tracing the chain.")
+        return _chain(read, walk)
 
 
 #: The reference reasoners without options, by name (``bounded`` takes a budget).

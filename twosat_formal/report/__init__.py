@@ -99,7 +99,9 @@ def content_to_json(content: ReportContent, figures: list[Figure]) -> dict[str, 
                     "clauses": r.clauses,
                     "label": r.label,
                     "cells": {
-                        m: {"sat": est(c.sat), "wit": est(c.wit)} for m, c in r.cells.items()
+                        m: {"sat": est(c.sat), "wit": est(c.wit)}
+                        | ({"wit_unsat": est(c.cyc)} if c.cyc is not None else {})
+                        for m, c in r.cells.items()
                     },
                 }
                 for r in content.table1

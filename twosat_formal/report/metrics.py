@@ -22,6 +22,8 @@ name                      value                                              row
 ``accuracy_sat``          the decision is right                              SAT
 ``accuracy_unsat``        the decision is right                              UNSAT
 ``witness``               the assignment given satisfies every clause        SAT
+``chain_witness``         "No", and a valid contradiction chain              UNSAT, chain
+                                                                             asked for
 ``success``               right decision, and a valid witness on SAT         all
 ``sat_prediction``        the model said SAT                                 UNSAT
 ``truncation``            the answer was cut by the token limit              all
@@ -122,6 +124,13 @@ def _witness(row: Row) -> float | None:
     return _flag(row.get("decision_correct")) * _flag(row.get("witness_valid"))
 
 
+def _chain_witness(row: Row) -> float | None:
+    """UNSAT rows whose prompt asked for a contradiction chain: "No" with a valid chain."""
+    if not _is(row, "UNSAT") or (row.get("cycle_valid") is None and not row.get("cycle_reason")):
+        return None
+    return _flag(row.get("decision_correct")) * _flag(row.get("cycle_valid"))
+
+
 def _success(row: Row) -> float | None:
     if _is(row, "SAT"):
         return _witness(row)
@@ -159,6 +168,7 @@ METRICS: dict[str, Metric] = {
     "accuracy_sat": _accuracy_sat,
     "accuracy_unsat": _accuracy_unsat,
     "witness": _witness,
+    "chain_witness": _chain_witness,
     "success": _success,
     "sat_prediction": _sat_prediction,
     "truncation": _truncation,

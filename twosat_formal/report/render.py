@@ -287,23 +287,36 @@ def _table1(content: ReportContent) -> list[Block]:
     if not content.table1:
         return [Paragraph(_NO_DATA)]
     models = content.models
-    headers = ["generator", "|C|"] + [f"{m} {part}" for m in models for part in ("Sat.", "Wit.")]
+    chains = any(c.cyc is not None for r in content.table1 for c in r.cells.values())
+    parts = ("Sat.", "Wit.", "Wit. (UNSAT)") if chains else ("Sat.", "Wit.")
+    headers = ["generator", "|C|"] + [f"{m} {part}" for m in models for part in parts]
     rows = []
     for row in content.table1:
         sats = [row.cells[m].sat.mean if m in row.cells else None for m in models]
         wit_estimates = [row.cells[m].wit if m in row.cells else None for m in models]
         wits = [e.mean if e is not None else None for e in wit_estimates]
-        sat_styles, wit_styles = _ranked(sats), _ranked(wits)
+        cyc_estimates = [row.cells[m].cyc if m in row.cells else None for m in models]
+        cycs = [e.mean if e is not None else None for e in cyc_estimates]
+        sat_styles, wit_styles, cyc_styles = _ranked(sats), _ranked(wits), _ranked(cycs)
         cells: list[tuple[str, str]] = [(row.family, ""), (str(row.clauses), "")]
         for i in range(len(models)):
             cells.append((format_pct(sats[i]), sat_styles[i]))
             cells.append((format_pct(wits[i]), wit_styles[i]))
+            if chains:
+                cells.append((format_pct(cycs[i]), cyc_styles[i]))
         rows.append(cells)
     counts = sorted({c.sat.n for r in content.table1 for c in r.cells.values()})
     return [
         Paragraph(
             "Satisfiability decision accuracy (Sat., %) and witness validity (Wit., %, SAT "
-            f"instances only). Formulas per cell: {', '.join(map(str, counts))}; each formula "
+            "instances only"
+            + (
+                "; Wit. (UNSAT), %: the answer is No and its contradiction chain is valid, on "
+                "UNSAT instances whose prompt asked for one"
+                if chains
+                else ""
+            )
+            + f"). Formulas per cell: {', '.join(map(str, counts))}; each formula "
             "averages its verbalizations and samples. Best in bold, second in italics."
         ),
         Table(headers, rows),

@@ -117,10 +117,12 @@ _FILLER_ROLES = {"filler": "core + fillers", "core": "same core", "total": "matc
 
 @dataclass(frozen=True)
 class Cell:
-    """One Table 1 cell: decision accuracy and (SAT only) witness validity."""
+    """One Table 1 cell: decision accuracy, (SAT only) witness validity and (UNSAT rows
+    whose prompt asked for a contradiction chain only) the chain witness."""
 
     sat: Estimate
     wit: Estimate | None
+    cyc: Estimate | None = None
 
 
 @dataclass(frozen=True)
@@ -337,7 +339,8 @@ def _table1(
                     continue
                 sat = aggregate(mine, "accuracy", method=method, seed=seed)
                 wit = aggregate(mine, "witness", method=method, seed=seed)
-                cells[model] = Cell(sat, wit if wit.n else None)
+                cyc = aggregate(mine, "chain_witness", method=method, seed=seed)
+                cells[model] = Cell(sat, wit if wit.n else None, cyc if cyc.n else None)
             out.append(Table1Row(str(family), clauses, _label_of(members), cells))
     return out
 

@@ -71,6 +71,8 @@ class Prompt:
         The scheme's value words.
     seed:
         The seed of the entity mapping.
+    ask_cycle:
+        Whether the prompt asks for a contradiction chain when the answer is "No".
     """
 
     template: str
@@ -81,6 +83,7 @@ class Prompt:
     true_value: str
     false_value: str
     seed: int
+    ask_cycle: bool = False
 
     def entity_map(self) -> dict[str, str]:
         """Entity → variable name, in variable order.
@@ -102,6 +105,7 @@ class Prompt:
             self.false_value,
             self.seed,
             roundtrip,
+            ask_cycle=self.ask_cycle,
         )
 
 
@@ -138,6 +142,7 @@ def verbalize(
     *,
     seed: int = 0,
     entities: Sequence[str] | None = None,
+    ask_cycle: bool = False,
 ) -> Prompt:
     """Verbalize ``formula`` with scheme ``template`` and wrap it in the evaluation prompt.
 
@@ -154,6 +159,9 @@ def verbalize(
     entities:
         An explicit mapping instead (entity of variable ``v`` at index ``v - 1``); it
         must consist of distinct, well-formed entities of the scheme's naming.
+    ask_cycle:
+        Also ask for a contradiction chain when the answer is "No"
+        (:data:`~twosat_formal.prompts.CYCLE_INSTRUCTION`).
 
     Returns
     -------
@@ -181,7 +189,9 @@ def verbalize(
         names = naming.validate(entities, formula.num_vars)
     verbalization = render(formula, scheme, names)
     shown = _appearance_order(formula, names)
-    text = template_prompt(verbalization, scheme.true_value, scheme.false_value, shown)
+    text = template_prompt(
+        verbalization, scheme.true_value, scheme.false_value, shown, ask_cycle=ask_cycle
+    )
     return Prompt(
         template=scheme.name,
         verbalization=verbalization,
@@ -191,6 +201,7 @@ def verbalize(
         true_value=scheme.true_value,
         false_value=scheme.false_value,
         seed=int(seed),
+        ask_cycle=ask_cycle,
     )
 
 
@@ -201,6 +212,7 @@ def prompt_record(
     instance_id: str,
     seed: int = 0,
     entities: Sequence[str] | None = None,
+    ask_cycle: bool = False,
 ) -> PromptRecord:
     """Verbalize, prove the round trip, and return the prompt record.
 
@@ -215,6 +227,6 @@ def prompt_record(
     >>> rec.roundtrip["result"], sorted(rec.entities.values())
     ('proved', ['x1', 'x2'])
     """
-    prompt = verbalize(formula, template, seed=seed, entities=entities)
+    prompt = verbalize(formula, template, seed=seed, entities=entities, ask_cycle=ask_cycle)
     proof = prove_roundtrip(formula, prompt.text, prompt.template, prompt.entity_map())
     return prompt.record(instance_id, proof)

@@ -36,12 +36,19 @@ from twosat_formal.verbalize import prompt_record
 __all__ = ["count_records", "instance_prompt_lines", "prompt_lines"]
 
 
-def instance_prompt_lines(templates: Sequence[str], seed: int, line: RawLine) -> list[str]:
-    """The prompt record lines of one dataset line, one per template, in order."""
+def instance_prompt_lines(
+    templates: Sequence[str], seed: int, line: RawLine, *, ask_cycle: bool = False
+) -> list[str]:
+    """The prompt record lines of one dataset line, one per template, in order.
+
+    ``ask_cycle`` adds the contradiction-chain instruction (``verbalize --ask-cycle``).
+    """
     instance = Instance.from_record(parse_raw(line).value, line=line.number, source=line.source)
     return [
         json_line(
-            prompt_record(instance.formula, name, instance_id=instance.id, seed=seed).to_record()
+            prompt_record(
+                instance.formula, name, instance_id=instance.id, seed=seed, ask_cycle=ask_cycle
+            ).to_record()
         )
         for name in templates
     ]
@@ -69,6 +76,7 @@ def prompt_lines(
     executor: Executor | None = None,
     shard: tuple[int, int] | None = None,
     source: str | None = None,
+    ask_cycle: bool = False,
 ) -> Iterator[str]:
     """The prompt records of every instance of a dataset file (or of one shard), in order.
 
@@ -78,6 +86,6 @@ def prompt_lines(
     if shard is not None:
         block = shard_range(count_records(path), shard)
         lines = islice(lines, block.start, block.stop)
-    work = partial(instance_prompt_lines, tuple(templates), seed)
+    work = partial(instance_prompt_lines, tuple(templates), seed, ask_cycle=ask_cycle)
     for records in (executor or LocalExecutor()).map(work, lines):
         yield from records

@@ -1,0 +1,239 @@
+"""Contradiction chains: the witness of "No", checked against the implication graph.
+
+A prompt made with ``verbalize --ask-cycle`` adds
+:data:`~twosat_formal.prompts.CYCLE_INSTRUCTION`: when the answer is "No", the model
+also gives ``{"chain": [{"<entity>": "<value>"}, ...]}``, a walk from one entity's
+value to the opposite value of that entity and back. Each element is one literal (the
+entity's variable, true or false by the prompt's value words); each step from one
+element to the next must be an edge of the implication graph: clause ``(a | b)`` gives
+``~a -> b`` and ``~b -> a``, a unit clause ``(a)`` gives ``~a -> a``.
+
+:func:`check_chain` accepts a chain exactly when it is a closed walk of such steps that
+holds some literal together with its negation, which proves the formula UNSAT (every
+literal of a closed walk implies every other). The walk is closed when its last element
+is its first, or when the step from the last back to the first is itself an edge (a
+chain that leaves out the repeated start). Otherwise :data:`REASONS` names the first
+thing that fails, checked in this order:
+
+==================  ==================================================================
+``malformed``       ``chain`` is not a non-empty list of one-key ``{entity: value}``
+                    objects with string values
+``unknown-entity``  a step names an entity the prompt does not have
+``unknown-value``   a step gives a value that is not the entity's true or false value
+``too-short``       fewer than two steps
+``bad-step``        a step follows from no rule (no clause gives that implication)
+``not-closed``      the walk does not return to its start
+``no-contradiction``  the closed walk never holds a value and its opposite
+==================  ==================================================================
+
+On a results row, ``cycle_valid`` is ``true`` / ``false`` for a chain given in answer to
+a prompt that asked for one about an UNSAT instance, and ``null`` otherwise;
+``cycle_reason`` is the failure (``"bad-step: ..."``), ``"no-chain"`` when such a prompt
+got no chain, and ``null`` when the chain is valid or was not asked for.
+
+Examples
+--------
+>>> from twosat_formal.formula import Formula
+>>> from twosat_formal.scoring import PromptView
+>>> f = Formula.from_named([["~a", "b"], ["~b", "~a"], ["a", "c"], ["~c", "a"]])
+>>> p = PromptView({"A": "a", "B": "b", "C": "c"}, "true", "false")
+>>> good = '{"chain": [{"A": "true"}, {"B": "true"}, {"A": "false"}, {"C": "true"}, {"A": "true"}]}'
+>>> judge_chain(good + "\\nThe answer is: No", p, f, "UNSAT")
+(True, None)
+>>> bad = '{"chain": [{"A": "true"}, {"C": "true"}, {"A": "false"}, {"A": "true"}]}'
+>>> judge_chain(bad, p, f, "UNSAT")
+(False, 'bad-step: step 1 (A true -> C true) follows from no rule')
+>>> judge_chain("The answer is: No", p, f, "UNSAT")
+(None, 'no-chain')
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from twosat_formal.diagnostics.implications import Implications
+from twosat_formal.formula import Formula
+
+__all__ = [
+    "MAX_CHAIN_ATTEMPTS",
+    "NO_CHAIN",
+    "REASONS",
+    "ChainCheck",
+    "chain_object",
+    "check_chain",
+    "extract_chain",
+    "judge_chain",
+]
+
+#: The failure codes of a chain, in the order they are checked.
+REASONS = (
+    "malformed",
+    "unknown-entity",
+    "unknown-value",
+    "too-short",
+    "bad-step",
+    "not-closed",
+    "no-contradiction",
+)
+#: ``cycle_reason`` of an answer that gives no chain although the prompt asked for one.
+NO_CHAIN = "no-chain"
+#: How many ``{"chain": ...`` openings, from the end of the answer, are tried.
+MAX_CHAIN_ATTEMPTS = 32
+
+_OPENING = re.compile(r'\{\s*"chain"\s*:')
+
+
+def extract_chain(text: str) -> Any:
+    """The value of ``chain`` in the last JSON object ``{"chain": ...}`` of ``text``.
+
+    ``None`` when the answer has no such object that parses. Only the last
+    :data:`MAX_CHAIN_ATTEMPTS` openings are tried, so hostile text costs little.
+
+    >>> extract_chain('x {"chain": [{"A": "true"}]} y {"chain": [1, 2]}')
+    [1, 2]
+    >>> extract_chain('{"chain": [') is None
+    True
+    """
+    starts = [m.start() for m in _OPENING.finditer(text)][-MAX_CHAIN_ATTEMPTS:]
+    decoder = json.JSONDecoder()
+    for start in reversed(starts):
+        try:
+            obj, _ = decoder.raw_decode(text, start)
+        except (json.JSONDecodeError, RecursionError):
+            continue
+        if isinstance(obj, dict) and "chain" in obj:
+            return obj["chain"]
+    return None
+
+
+@dataclass(frozen=True)
+class ChainCheck:
+    """The verdict on one chain: valid or not, why not, and its literals (when read)."""
+
+    valid: bool
+    reason: str | None
+    literals: tuple[int, ...] = ()
+
+
+def _fold(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def check_chain(
+    chain: Any,
+    entities: Mapping[str, int],
+    values: Mapping[str, tuple[str, str]],
+    formula: Formula,
+) -> ChainCheck:
+    """Check a chain (the JSON value of ``chain``) against ``formula``'s implication graph.
+
+    Parameters
+    ----------
+    chain:
+        The list of ``{entity: value}`` objects, as the model gave it.
+    entities:
+        Entity → variable of ``formula`` (1-based).
+    values:
+        Entity → its (true, false) value words.
+    formula:
+        The instance's formula (a 2-CNF).
+
+    Entities and values are matched ignoring case and runs of spaces.
+
+    >>> f = Formula.from_named([["a"], ["~a"]])
+    >>> ents, vals = {"A": 1}, {"A": ("true", "false")}
+    >>> check_chain([{"A": "TRUE"}, {"A": "false"}], ents, vals, f)
+    ChainCheck(valid=True, reason=None, literals=(1, -1))
+    >>> check_chain([{"A": "false"}], ents, vals, f).reason
+    'too-short: a chain needs at least two steps'
+    """
+    if not isinstance(chain, list) or not chain:
+        return ChainCheck(False, "malformed: 'chain' is not a non-empty list")
+    by_name = {_fold(name): name for name in entities}
+    literals: list[int] = []
+    shown: list[str] = []
+    for number, step in enumerate(chain, 1):
+        if not (isinstance(step, dict) and len(step) == 1):
+            return ChainCheck(False, f"malformed: step {number} is not one {{entity: value}}")
+        ((raw_entity, raw_value),) = step.items()
+        if not isinstance(raw_value, str):
+            return ChainCheck(False, f"malformed: the value at step {number} is not a string")
+        name = by_name.get(_fold(raw_entity))
+        if name is None:
+            return ChainCheck(False, f"unknown-entity: step {number} names {raw_entity!r}")
+        true_word, false_word = values[name]
+        value = _fold(raw_value)
+        if value == _fold(true_word):
+            literals.append(entities[name])
+            shown.append(f"{name} {true_word}")
+        elif value == _fold(false_word):
+            literals.append(-entities[name])
+            shown.append(f"{name} {false_word}")
+        else:
+            return ChainCheck(False, f"unknown-value: step {number} gives {raw_value!r} to {name}")
+    if len(literals) < 2:
+        return ChainCheck(False, "too-short: a chain needs at least two steps", tuple(literals))
+    graph = Implications(formula)
+    for number in range(1, len(literals)):
+        src, dst = literals[number - 1], literals[number]
+        if graph.clause_of(src, dst) is None:
+            return ChainCheck(
+                False,
+                f"bad-step: step {number} ({shown[number - 1]} -> {shown[number]}) "
+                "follows from no rule",
+                tuple(literals),
+            )
+    if literals[-1] != literals[0] and graph.clause_of(literals[-1], literals[0]) is None:
+        return ChainCheck(
+            False,
+            f"not-closed: the chain ends at {shown[-1]}, which does not lead back to {shown[0]}",
+            tuple(literals),
+        )
+    present = set(literals)
+    if not any(-lit in present for lit in present):
+        return ChainCheck(
+            False,
+            "no-contradiction: the chain never reaches the opposite value of an entity on it",
+            tuple(literals),
+        )
+    return ChainCheck(True, None, tuple(literals))
+
+
+def judge_chain(
+    text: str, prompt: Any, formula: Formula, label: str
+) -> tuple[bool | None, str | None]:
+    """``(cycle_valid, cycle_reason)`` of an answer to a prompt that asked for a chain.
+
+    ``(None, None)`` on a SAT instance; ``(None, "no-chain")`` when the answer gives no
+    chain; otherwise the verdict of :func:`check_chain`.
+    """
+    from twosat_formal.scoring import entity_variables, value_words
+
+    if label != "UNSAT" or not formula.is_2cnf:
+        return None, None
+    chain = extract_chain(text)
+    if chain is None:
+        return None, NO_CHAIN
+    verdict = check_chain(
+        chain, entity_variables(prompt.entities, formula), value_words(prompt), formula
+    )
+    return verdict.valid, verdict.reason
+
+
+def chain_object(
+    walk: Sequence[int], entities: Sequence[str], true_value: str, false_value: str
+) -> dict[str, list[dict[str, str]]]:
+    """The JSON object of a chain: ``walk``'s literals as ``{entity: value}`` steps.
+
+    ``entities[v - 1]`` names variable ``v``.
+
+    >>> chain_object([1, -2, 1], ["A", "B"], "true", "false")
+    {'chain': [{'A': 'true'}, {'B': 'false'}, {'A': 'true'}]}
+    """
+    return {
+        "chain": [{entities[abs(lit) - 1]: true_value if lit > 0 else false_value} for lit in walk]
+    }
