@@ -1,6 +1,6 @@
 """``twosat-formal verbalize``, ``backparse`` and ``templates``: the template verbalizers.
 
-``verbalize INPUT --template NAME|all [--seed S] [--out FILE.jsonl]``
+``verbalize INPUT --template NAME|all [--seed S] [--ask-cycle] [--out FILE.jsonl]``
     A formula file (DIMACS or DSL; ``-`` for stdin) prints its prompt, or writes prompt
     records with ``--out``. A dataset (a ``.jsonl`` file, or input whose first
     character is ``{``, stdin included) writes one prompt record per instance and
