@@ -140,6 +140,11 @@ COMMANDS: dict[str, Command] = {
             "Export one row per sample: ids, model, label, decision, failure kind, response.",
         ),
         Command(
+            "store",
+            _P + "store_cmd",
+            "Run store tools: merge the stores of shards or machines into one.",
+        ),
+        Command(
             "score",
             _P + "score_cmd",
             "Score answers produced elsewhere exactly as `eval` scores its own.",

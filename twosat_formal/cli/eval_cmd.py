@@ -16,6 +16,7 @@ from twosat_formal.cli.options import (
     MaxTokensOption,
     NoVerifyOption,
     ProgressOption,
+    ShardOption,
     TimeoutOption,
 )
 from twosat_formal.errors import EXIT_INTERRUPTED, EXIT_REQUESTS_FAILED, ConfigError
@@ -132,6 +133,7 @@ def eval_command(
         bool, typer.Option("--json", help="Print the summary as one JSON object.")
     ] = False,
     no_verify: NoVerifyOption = False,
+    shard: ShardOption = None,
 ) -> None:
     """Ask models every prompt, score the answers and keep them in the run store.
 
@@ -145,14 +147,17 @@ def eval_command(
     if mode not in ("chat", "completion"):
         raise ConfigError(f"unknown mode {mode!r}", parameter="mode", valid="chat or completion")
     from twosat_formal.evaluate import RetryPolicy, Verification, evaluate, load_items, verify_items
+    from twosat_formal.executors import parse_shard
 
-    items = load_items(prompts, dataset=dataset, limit=limit)
+    part = parse_shard(shard) if shard is not None else None
+    items = load_items(prompts, dataset=dataset, limit=limit, shard=part)
     verification = Verification(0, skipped=True) if no_verify else verify_items(items)
     params = SamplingParams(max_tokens=max_tokens, temperature=temperature, top_p=top_p, seed=seed)
     info = {
         "prompts_file": str(prompts),
         "dataset": str(dataset) if dataset else None,
         "verification": verification.to_json(),
+        "shard": shard,
     }
     with RunStore(store) as run_store:
         summary = evaluate(

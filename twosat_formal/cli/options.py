@@ -89,8 +89,8 @@ ShardOption = Annotated[
     typer.Option(
         "--shard",
         metavar="I/N",
-        help="Write only shard I (0-based) of N contiguous blocks of the output; "
-        "shards 0..N-1 concatenated are the whole output.",
+        help="Do only block I (0-based) of N contiguous blocks of the input records; "
+        "the outputs of 0..N-1 concatenated (eval: the stores merged) are one run's.",
     ),
 ]
 

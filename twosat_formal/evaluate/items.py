@@ -239,6 +239,7 @@ def load_items(
     *,
     dataset: str | Path | None = None,
     limit: int | None = None,
+    shard: tuple[int, int] | None = None,
 ) -> list[EvalItem]:
     """The items of a prompt file, with formulas and labels.
 
@@ -254,6 +255,10 @@ def load_items(
         (:func:`item_from_story`), and is labelled by the solver.
     limit:
         Keep the first ``limit`` prompts only.
+    shard:
+        ``(i, n)``: keep block ``i`` of ``n`` contiguous blocks of those prompts
+        (:func:`twosat_formal.executors.shard_range`); the shards' stores merged
+        (``store merge``) hold what one run stores.
 
     Raises
     ------
@@ -282,6 +287,11 @@ def load_items(
         if limit is not None and len(records) >= limit:
             break
         records.append(record)
+    if shard is not None:
+        from twosat_formal.executors import shard_range
+
+        block = shard_range(len(records), shard)
+        records = records[block.start : block.stop]
     if dataset is None:
         return [
             item_from_story(record) if isinstance(record, StoryPrompt) else item_from_text(record)

@@ -1,0 +1,49 @@
+"""``twosat-formal store merge A.sqlite B.sqlite ... --out C.sqlite``: one store from several.
+
+Shards of an evaluation (``eval --shard I/N``), or runs made on different machines,
+each write their own run store; ``store merge`` puts them together, refusing two
+different results for one request key and keeping every run's metadata.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from twosat_formal.cli.app import app, err_console
+
+__all__ = ["merge_command", "store_app"]
+
+store_app = typer.Typer(
+    name="store",
+    help="Run store tools: merge the stores of shards or machines into one.",
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode=None,
+)
+app.add_typer(store_app, name="store")
+
+
+@store_app.command("merge")
+def merge_command(
+    stores: Annotated[
+        list[Path],
+        typer.Argument(metavar="STORE.sqlite...", help="Run stores to merge.", show_default=False),
+    ],
+    out: Annotated[
+        Path,
+        typer.Option("--out", "-o", help="The merged store (a new file).", show_default=False),
+    ],
+) -> None:
+    """Merge run stores into a new one; refuse conflicting results for one request key."""
+    from twosat_formal.store_merge import merge_stores
+
+    report = merge_stores(stores, out)
+    err_console.print(
+        f"merged {report.sources} stores into {out}: {report.results} results "
+        f"({report.duplicates} identical duplicates), {report.prompts} prompts, "
+        f"{report.instances} instances, {report.runs} runs",
+        markup=False,
+    )
