@@ -1,0 +1,85 @@
+"""The JSON of a solve result, byte for byte as ``json.dumps`` of the plain encoding.
+
+:func:`old_encoding` is the encoding the CLI has always printed, written out here
+one Python call per literal, as it was; the fast encoders must give the same bytes.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from twosat_formal.cli import main
+from twosat_formal.formula import Formula
+from twosat_formal.io import write_dimacs
+from twosat_formal.solve import SolveResult, solve
+
+
+def old_encoding(result: SolveResult, formula: Formula) -> str:
+    """``json.dumps`` of the result object, names built one literal at a time."""
+    out: dict[str, Any] = {"status": result.status}
+    if result.model is not None:
+        names = [formula.name(v) for v in range(1, formula.num_vars + 1)]
+        out["model"] = dict(zip(names, map(bool, result.model), strict=True))
+    if result.cycle is not None:
+        out["cycle"] = [("~" if lit < 0 else "") + formula.name(abs(lit)) for lit in result.cycle]
+    if result.empty_clause is not None:
+        out["empty_clause"] = result.empty_clause
+    out["backend"] = result.backend
+    out["checked"] = result.checked
+    if result.general_cnf:
+        out["general_cnf"] = True
+    return json.dumps(out)
+
+
+NAME = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,6}", fullmatch=True).filter(
+    lambda s: s not in {"not", "or", "and", "vars"}
+)
+
+
+@st.composite
+def formulas(draw: st.DrawFn) -> Formula:
+    """Random CNFs (mostly 2-CNF; some wide or empty clauses), default or given names."""
+    n = draw(st.integers(0, 30))
+    literal = st.integers(1, max(n, 1)).flatmap(lambda v: st.sampled_from([v, -v]))
+    widths = st.sampled_from([1, 2, 2, 2, 2, 3, 0]) if draw(st.booleans()) else st.just(2)
+    count = draw(st.integers(0, 3 * n + 1)) if n else 0
+    clauses = [
+        draw(st.lists(literal, min_size=w, max_size=w))
+        for w in [draw(widths) for _ in range(count)]
+    ]
+    names = (
+        draw(st.lists(NAME, min_size=n, max_size=n, unique=True)) if draw(st.booleans()) else None
+    )
+    return Formula(clauses, num_vars=n, names=names)
+
+
+@settings(max_examples=300)
+@given(formulas(), st.sampled_from(["scc", "pysat", "z3"]))
+def test_result_json_is_the_old_encoding(formula: Formula, backend: str) -> None:
+    result = solve(formula, backend)
+    expected = old_encoding(result, formula)
+    assert json.dumps(result.to_json(formula)) == expected
+
+
+def test_the_cli_prints_the_old_encoding(tmp_path: Any, capsys: Any) -> None:
+    rng = np.random.default_rng(9)
+    for clauses in (50, 400, 3000):
+        for ratio in (0.5, 1.0, 2.0):
+            n = int(clauses / ratio)
+            pairs = rng.integers(1, n + 1, size=(clauses, 2)) * rng.choice(
+                [-1, 1], size=(clauses, 2)
+            )
+            formula = Formula.from_pairs(pairs, num_vars=n)
+            path = tmp_path / "f.cnf"
+            path.write_text(write_dimacs(formula))
+            try:
+                main(["solve", str(path), "--json"])
+            except SystemExit as stop:
+                assert stop.code in (0, None)
+            out = capsys.readouterr().out
+            assert out == old_encoding(solve(formula), formula) + "\n"
