@@ -1,5 +1,6 @@
 """The JSON of a solve result, byte for byte as ``json.dumps`` of the plain encoding.
 
+:meth:`SolveResult.to_json_text` (what ``solve --json`` prints) builds it in bulk.
 :func:`old_encoding` is the encoding the CLI has always printed, written out here
 one Python call per literal, as it was; the fast encoders must give the same bytes.
 """
@@ -10,10 +11,12 @@ import json
 from typing import Any
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from twosat_formal.cli import main
+from twosat_formal.errors import ConfigError
 from twosat_formal.formula import Formula
 from twosat_formal.io import write_dimacs
 from twosat_formal.solve import SolveResult, solve
@@ -64,6 +67,7 @@ def test_result_json_is_the_old_encoding(formula: Formula, backend: str) -> None
     result = solve(formula, backend)
     expected = old_encoding(result, formula)
     assert json.dumps(result.to_json(formula)) == expected
+    assert result.to_json_text(formula) == expected
 
 
 def test_the_cli_prints_the_old_encoding(tmp_path: Any, capsys: Any) -> None:
@@ -83,3 +87,29 @@ def test_the_cli_prints_the_old_encoding(tmp_path: Any, capsys: Any) -> None:
                 assert stop.code in (0, None)
             out = capsys.readouterr().out
             assert out == old_encoding(solve(formula), formula) + "\n"
+
+
+def test_literal_names_are_literal_name_in_bulk() -> None:
+    named = Formula([[1, -2], [3]], names=["a", "b_2", "C"])
+    plain = Formula([[1, -2], [3]])
+    lits = [1, -2, 3, -3, -1, 2]
+    for formula in (named, plain):
+        assert formula.literal_names(lits) == [formula.literal_name(x) for x in lits]
+        assert formula.literal_names([]) == []
+        for bad in ([0], [4], [-4]):
+            with pytest.raises(ConfigError):
+                formula.literal_names(bad)
+
+
+def test_human_output_names_only_what_it_shows(tmp_path: Any, capsys: Any) -> None:
+    n = 250
+    formula = Formula([[v] for v in range(1, n + 1)], num_vars=n)
+    path = tmp_path / "f.cnf"
+    path.write_text(write_dimacs(formula))
+    try:
+        main(["solve", str(path)])
+    except SystemExit as stop:
+        assert stop.code in (0, None)
+    out = capsys.readouterr().out
+    shown = " ".join(f"x{v}" for v in range(1, 101))
+    assert f"model: {shown} ... (150 more; --json prints all)" in out

@@ -24,6 +24,7 @@ False
 
 from __future__ import annotations
 
+import operator
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from functools import cached_property
@@ -423,6 +424,28 @@ class Formula:
     def literal_name(self, lit: int) -> str:
         """A literal as the DSL writes it: ``a`` or ``~a``."""
         return ("~" if lit < 0 else "") + self.name(abs(lit))
+
+    def literal_names(self, lits: npt.ArrayLike) -> list[str]:
+        """Many literals as the DSL writes them, built in bulk (no Python call per literal).
+
+        >>> Formula([[1, -2]]).literal_names([-2, 1])
+        ['~x2', 'x1']
+        """
+        values = np.asarray(lits, dtype=np.int64).reshape(-1)
+        if values.size == 0:
+            return []
+        variables = np.abs(values)
+        if bool(np.any(values == 0)) or int(variables.max()) > self.num_vars:
+            bad = int(values[(values == 0) | (variables > self.num_vars)][0])
+            raise ConfigError(f"variable {abs(bad)} is not in 1..{self.num_vars}", parameter="var")
+        negative = (values < 0).tolist()
+        if self._names is None:
+            prefixes = map(("x", "~x").__getitem__, negative)
+            bare = map(str, variables.tolist())
+        else:
+            prefixes = map(("", "~").__getitem__, negative)
+            bare = map(self._names.__getitem__, (variables - 1).tolist())
+        return list(map(operator.add, prefixes, bare))
 
     @cached_property
     def _index(self) -> dict[str, int]:

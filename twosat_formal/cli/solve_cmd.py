@@ -1,7 +1,8 @@
 """``twosat-formal solve FILE`` and ``twosat-formal inspect FILE``.
 
 ``solve`` prints the label with its checked certificate (a model, or a contradiction
-cycle); ``--json`` prints one object, the one :meth:`SolveResult.to_json` gives.
+cycle); ``--json`` prints one object, the one :meth:`SolveResult.to_json` gives
+(encoded in bulk by :meth:`SolveResult.to_json_text`).
 ``inspect`` prints the implication-graph structure of a 2-CNF (:func:`analyze`).
 """
 
@@ -12,13 +13,14 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.table import Table
 
 from twosat_formal.cli.app import app, out_console
 from twosat_formal.io import read_formula
 from twosat_formal.solve import BACKENDS, solve
 
 if TYPE_CHECKING:  # the solver stack is imported when a command runs, not for --help
+    from rich.table import Table
+
     from twosat_formal.analysis import Structure
     from twosat_formal.formula import Formula
     from twosat_formal.solve import SolveResult
@@ -56,11 +58,13 @@ FormatOption = Annotated[
 ]
 
 
-def _listing(words: list[str], separator: str = " ") -> str:
-    if not words:
+def _listing(words: list[str], separator: str = " ", total: int | None = None) -> str:
+    """The first :data:`SHOWN` of ``total`` words (default: all of ``words``)."""
+    total = len(words) if total is None else total
+    if not total:
         return "(none)"
     shown = separator.join(words[:SHOWN])
-    more = len(words) - SHOWN
+    more = total - SHOWN
     return shown + (f" ... ({more} more; --json prints all)" if more > 0 else "")
 
 
@@ -69,13 +73,14 @@ def _describe(result: SolveResult, formula: Formula) -> list[str]:
     if result.general_cnf:
         solver += ", general CNF (not 2-CNF)"
     lines = [f"{result.status}  ({solver})"]
-    if result.model is not None:
-        lits = [formula.literal_name(v if value else -v) for v, value in enumerate(result.model, 1)]
-        lines.append("model: " + _listing(lits))
+    if result.model is not None:  # only the literals shown are named
+        head = [v if value else -v for v, value in enumerate(result.model[:SHOWN], 1)]
+        lines.append("model: " + _listing(formula.literal_names(head), total=len(result.model)))
     if result.cycle is not None:
-        walk = [formula.literal_name(lit) for lit in result.cycle]
-        lines.append(f"contradiction cycle ({len(walk)} steps): " + _listing(walk, " -> "))
-        if len(walk) <= SHOWN:
+        steps = len(result.cycle)
+        walk = formula.literal_names(result.cycle[:SHOWN])
+        lines.append(f"contradiction cycle ({steps} steps): " + _listing(walk, " -> ", steps))
+        if steps <= SHOWN:
             lines[-1] += f" -> {walk[0]}"
     if result.empty_clause is not None:
         lines.append(f"empty clause: clause {result.empty_clause + 1}")
@@ -117,7 +122,7 @@ def solve_command(
     formula = read_formula(file, format=format.value if format else None)
     result = solve(formula, backend, check=True)
     if as_json:
-        typer.echo(json.dumps(result.to_json(formula)))
+        typer.echo(result.to_json_text(formula))
     else:
         for line in _describe(result, formula):
             out_console.print(line, markup=False)
@@ -126,6 +131,8 @@ def solve_command(
 
 
 def _structure_table(structure: Structure) -> Table:
+    from rich.table import Table
+
     info = structure.to_json()
     table = Table(title="structure", show_header=False, title_justify="left")
     table.add_column("what")
