@@ -252,3 +252,26 @@ def test_ask_cycle_refuses_stories(tmp_path: Path, capsys: pytest.CaptureFixture
         capsys,
     )
     assert code == 2 and "--ask-cycle" in err
+
+
+def test_ask_cycle_prompts_certify_and_pass_the_eval_gate(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from twosat_formal.certify import certify_files
+    from twosat_formal.generators import generate
+    from twosat_formal.instance import write_instances
+
+    data, prompts = tmp_path / "d.jsonl", tmp_path / "p.jsonl"
+    write_instances([generate("implication-cycle", clauses=10, seed=1)], data)
+    code, _, _ = run(
+        ["verbalize", str(data), "-t", "all", "--ask-cycle", "--out", str(prompts)], capsys
+    )
+    assert code == 0
+    report = certify_files([data, prompts])
+    assert report.ok, [str(f) for f in report.failures]
+    store = tmp_path / "s.sqlite"
+    argv = ["eval", str(prompts), "--dataset", str(data), "-m", "ref/oracle"]
+    code, _, err = run([*argv, "--store", str(store), "--no-progress"], capsys)
+    assert code == 0, err
+    with RunStore(store, readonly=True) as opened:
+        assert {r["cycle_valid"] for r in opened.export_rows()} == {True}

@@ -319,7 +319,8 @@ def rederive_document(record: Mapping[str, Any]) -> dict[str, Any]:
 def rederive_prompt(record: Mapping[str, Any], formula: Formula) -> dict[str, Any]:
     """A prompt record rendered again from its instance's formula, template and seed.
 
-    The whole text (preamble, sentences, question, instructions, example JSON), the
+    The whole text (preamble, sentences, question, instructions, example JSON, and
+    the contradiction-chain instruction when the record says ``ask_cycle``), the
     entity map, the value words and the round-trip proof are re-made.
     """
     from twosat_formal.verbalize import prompt_record
@@ -330,7 +331,16 @@ def rederive_prompt(record: Mapping[str, Any], formula: Formula) -> dict[str, An
     seed = record.get("seed")
     if not isinstance(seed, int) or isinstance(seed, bool):
         raise RecordError("field 'seed' must be an integer")
-    again = prompt_record(formula, record["template"], instance_id=record["instance_id"], seed=seed)
+    ask_cycle = record.get("ask_cycle", False)
+    if not isinstance(ask_cycle, bool):
+        raise RecordError("field 'ask_cycle' must be true or false")
+    again = prompt_record(
+        formula,
+        record["template"],
+        instance_id=record["instance_id"],
+        seed=seed,
+        ask_cycle=ask_cycle,
+    )
     return again.to_record()
 
 

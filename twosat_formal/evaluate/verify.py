@@ -86,8 +86,9 @@ def verify_item(item: EvalItem) -> None:
     seed = getattr(prompt, "seed", None)
     if not isinstance(seed, int) or isinstance(seed, bool):
         raise _refuse(prompt, "it has no seed, so its text cannot be re-derived")
+    ask_cycle = bool(getattr(prompt, "ask_cycle", False))
     try:
-        again = verbalize(item.formula, prompt.template, seed=seed)
+        again = verbalize(item.formula, prompt.template, seed=seed, ask_cycle=ask_cycle)
     except TwoSatFormalError as exc:
         raise _refuse(prompt, f"it cannot be rendered again from its instance ({exc})") from None
     stored = {
@@ -98,7 +99,7 @@ def verify_item(item: EvalItem) -> None:
         "false_value": prompt.false_value,
     }
     expected = {
-        "id": prompt_id(prompt.instance_id, prompt.template, seed),
+        "id": prompt_id(prompt.instance_id, prompt.template, seed, ask_cycle=ask_cycle),
         "text": again.text,
         "entities": again.entity_map(),
         "true_value": again.true_value,
