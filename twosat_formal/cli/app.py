@@ -43,8 +43,12 @@ class LazyCommandGroup(TyperGroup):
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
         command = super().get_command(ctx, cmd_name)
         if command is None and cmd_name in COMMANDS:
-            command = _load(cmd_name)
-        return command
+            return _load(cmd_name)
+        if command is None:
+            return None
+        from twosat_formal.cli.metavars import tidy
+
+        return tidy(command)
 
     def format_commands(self, ctx: Any, formatter: Any) -> None:
         names = self.list_commands(ctx)
@@ -73,25 +77,31 @@ _LOADED: dict[str, Any] = {}
 
 def _load(name: str) -> Any:
     """Import the module of command ``name`` and return it as a Click command."""
+    from twosat_formal.cli.metavars import tidy
+
     if name not in _LOADED:
         import_module(COMMANDS[name].module)
         for info in app.registered_commands:
             callback_name = info.callback.__name__ if info.callback else ""
             if (info.name or callback_name.replace("_", "-")) == name:
-                _LOADED[name] = typer.main.get_command_from_info(
-                    info,
-                    pretty_exceptions_short=app.pretty_exceptions_short,
-                    rich_markup_mode=app.rich_markup_mode,
+                _LOADED[name] = tidy(
+                    typer.main.get_command_from_info(
+                        info,
+                        pretty_exceptions_short=app.pretty_exceptions_short,
+                        rich_markup_mode=app.rich_markup_mode,
+                    )
                 )
                 break
         else:
             for group in app.registered_groups:  # a command with subcommands (``batch``)
                 if group.name == name:
-                    _LOADED[name] = typer.main.get_group_from_info(
-                        group,
-                        pretty_exceptions_short=app.pretty_exceptions_short,
-                        suggest_commands=app.suggest_commands,
-                        rich_markup_mode=app.rich_markup_mode,
+                    _LOADED[name] = tidy(
+                        typer.main.get_group_from_info(
+                            group,
+                            pretty_exceptions_short=app.pretty_exceptions_short,
+                            suggest_commands=app.suggest_commands,
+                            rich_markup_mode=app.rich_markup_mode,
+                        )
                     )
                     break
             else:
@@ -110,8 +120,24 @@ app = typer.Typer(
 )
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        from twosat_formal.provenance import tool_version
+
+        typer.echo(f"twosat-formal {tool_version()}")
+        raise typer.Exit()
+
+
 @app.callback()
-def _root() -> None:
+def _root(
+    version: bool = typer.Option(
+        False,
+        "--version",
+        is_eager=True,
+        callback=_print_version,
+        help="Print the version and exit (`version` also lists the solvers').",
+    ),
+) -> None:
     """Certified diagnostic 2-SAT benchmarks for LLM reasoners."""
 
 

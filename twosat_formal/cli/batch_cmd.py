@@ -8,7 +8,12 @@ from typing import Annotated
 import typer
 
 from twosat_formal.cli.app import app, err_console
-from twosat_formal.cli.options import MaxTokensOption
+from twosat_formal.cli.options import (
+    MaxTokensOption,
+    SamplingSeedOption,
+    TemperatureOption,
+    TopPOption,
+)
 from twosat_formal.models.base import DEFAULT_MAX_TOKENS
 
 __all__ = ["batch_app", "prepare_command"]
@@ -48,14 +53,9 @@ def prepare_command(
         typer.Option("--out", "-o", help="The request file (JSON Lines).", show_default=False),
     ],
     max_tokens: MaxTokensOption = DEFAULT_MAX_TOKENS,
-    temperature: Annotated[
-        float | None, typer.Option("--temperature", help="Sampling temperature.")
-    ] = None,
-    top_p: Annotated[float | None, typer.Option("--top-p", help="Nucleus sampling mass.")] = None,
-    seed: Annotated[
-        int | None,
-        typer.Option("--seed", help="Sampling seed (sample k is sent with seed + k)."),
-    ] = None,
+    temperature: TemperatureOption = None,
+    top_p: TopPOption = None,
+    seed: SamplingSeedOption = None,
     samples: Annotated[
         int, typer.Option("--samples", min=1, help="Requests per prompt (custom_id ID#k).")
     ] = 1,

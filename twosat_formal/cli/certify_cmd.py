@@ -48,7 +48,7 @@ def certify(
     datasets: Annotated[
         list[Path],
         typer.Argument(
-            metavar="DATASET.jsonl...",
+            metavar="DATASET",
             help="JSON Lines files, checked as one dataset (prompts may refer to "
             "instances in another file).",
             show_default=False,

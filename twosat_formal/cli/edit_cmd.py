@@ -108,7 +108,7 @@ def edit(
     ] = True,
     out: Annotated[
         Path | None,
-        typer.Option("--out", help="Write the dataset here instead of stdout.", show_default=False),
+        typer.Option("--out", "-o", help="Write the dataset here.", show_default="stdout"),
     ] = None,
     progress: ProgressOption = True,
     executor: ExecutorOption = None,

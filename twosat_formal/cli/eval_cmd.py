@@ -16,8 +16,11 @@ from twosat_formal.cli.options import (
     MaxTokensOption,
     NoVerifyOption,
     ProgressOption,
+    SamplingSeedOption,
     ShardOption,
+    TemperatureOption,
     TimeoutOption,
+    TopPOption,
 )
 from twosat_formal.errors import EXIT_INTERRUPTED, EXIT_REQUESTS_FAILED, ConfigError
 from twosat_formal.export import export_results, format_of
@@ -76,7 +79,7 @@ def eval_command(
     prompts: Annotated[
         Path,
         typer.Argument(
-            help="Prompt records (JSON Lines), as written by `prompts`, or story records, "
+            help="Prompt records (JSON Lines), as written by `verbalize`, or story records, "
             "as written by `verbalize --story`."
         ),
     ],
@@ -91,6 +94,7 @@ def eval_command(
             help="Instances (JSON Lines) the prompts verbalize: formulas, labels and metadata "
             "for reports. Without it, formulas are read back from the prompts (a story's "
             "recovered formula) and solved.",
+            show_default="none",
         ),
     ] = None,
     concurrency: ConcurrencyOption = 8,
@@ -100,7 +104,8 @@ def eval_command(
         int, typer.Option("--samples", min=1, help="Samples per prompt and model.")
     ] = 1,
     limit: Annotated[
-        int | None, typer.Option("--limit", min=0, help="Use only the first N prompts.")
+        int | None,
+        typer.Option("--limit", min=0, help="Use only the first N prompts.", show_default="all"),
     ] = None,
     base_url: BaseUrlOption = None,
     api_key_env: ApiKeyEnvOption = None,
@@ -112,14 +117,9 @@ def eval_command(
             help="Request dialect of openai/ and llamacpp/ models.",
         ),
     ] = "chat",
-    temperature: Annotated[
-        float | None, typer.Option("--temperature", help="Sampling temperature.")
-    ] = None,
-    top_p: Annotated[float | None, typer.Option("--top-p", help="Nucleus sampling mass.")] = None,
-    seed: Annotated[
-        int | None,
-        typer.Option("--seed", help="Sampling seed (sample k is sent with seed + k)."),
-    ] = None,
+    temperature: TemperatureOption = None,
+    top_p: TopPOption = None,
+    seed: SamplingSeedOption = None,
     max_attempts: Annotated[
         int,
         typer.Option("--max-attempts", min=1, help="Attempts per request on 429, 5xx, time-outs."),

@@ -62,7 +62,12 @@ def generate(
     ] = None,
     clauses: Annotated[
         int | None,
-        typer.Option("--clauses", min=1, help="Target number of clauses (met within ±1)."),
+        typer.Option(
+            "--clauses",
+            min=1,
+            help="Target number of clauses (met within ±1).",
+            show_default="the family's",
+        ),
     ] = None,
     settings: Annotated[
         list[str] | None,
@@ -77,12 +82,14 @@ def generate(
     seed: Annotated[int, typer.Option("--seed", help="Seed of the dataset.")] = 0,
     out: Annotated[
         Path | None,
-        typer.Option("--out", help="Write JSON Lines to this file instead of stdout."),
+        typer.Option("--out", "-o", help="Write JSON Lines to this file.", show_default="stdout"),
     ] = None,
     grid: Annotated[
         str | None,
         typer.Option(
-            "--grid", help="Named grid: table1, or a knob sweep paper-3 / paper-7 of FAMILY."
+            "--grid",
+            help="Named grid: table1, or a knob sweep paper-3 / paper-7 of FAMILY.",
+            show_default="none: one FAMILY",
         ),
     ] = None,
     progress: ProgressOption = True,

@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 
 from twosat_formal.cli.app import app, out_console
+from twosat_formal.cli.options import JsonOption
 from twosat_formal.provenance import tool_versions
 
 
 @app.command()
-def version(as_json: bool = False) -> None:
+def version(as_json: JsonOption = False) -> None:
     """Print the tool version and the versions of the solvers it uses."""
     info = tool_versions()
     if as_json:

@@ -15,13 +15,17 @@ __all__ = [
     "ConcurrencyOption",
     "ExecutorOption",
     "JobsOption",
+    "JsonOption",
     "MaxTokensOption",
     "NoVerifyOption",
     "ProgressOption",
     "RayAddressOption",
+    "SamplingSeedOption",
     "ShardOption",
+    "TemperatureOption",
     "TemplatesOption",
     "TimeoutOption",
+    "TopPOption",
     "open_executor",
 ]
 
@@ -84,6 +88,33 @@ NoVerifyOption = Annotated[
         "(recorded in the store and manifest).",
     ),
 ]
+JsonOption = Annotated[
+    bool, typer.Option("--json", help="Print one JSON object on stdout instead of text.")
+]
+TemperatureOption = Annotated[
+    float | None,
+    typer.Option(
+        "--temperature",
+        help="Sampling temperature (not sent unless given).",
+        show_default="server default",
+    ),
+]
+TopPOption = Annotated[
+    float | None,
+    typer.Option(
+        "--top-p",
+        help="Nucleus sampling mass (not sent unless given).",
+        show_default="server default",
+    ),
+]
+SamplingSeedOption = Annotated[
+    int | None,
+    typer.Option(
+        "--seed",
+        help="Sampling seed (sample k is sent with seed + k; not sent unless given).",
+        show_default="server default",
+    ),
+]
 ShardOption = Annotated[
     str | None,
     typer.Option(
@@ -91,6 +122,7 @@ ShardOption = Annotated[
         metavar="I/N",
         help="Do only block I (0-based) of N contiguous blocks of the input records; "
         "the outputs of 0..N-1 concatenated (eval: the stores merged) are one run's.",
+        show_default="all",
     ),
 ]
 

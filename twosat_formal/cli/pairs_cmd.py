@@ -34,9 +34,7 @@ def pairs(
     ],
     out: Annotated[
         Path | None,
-        typer.Option(
-            "--out", "-o", help="Write the dataset here instead of stdout.", show_default=False
-        ),
+        typer.Option("--out", "-o", help="Write the dataset here.", show_default="stdout"),
     ] = None,
     seed: Annotated[
         int, typer.Option("--seed", help="Picks among equally good one-clause changes.")

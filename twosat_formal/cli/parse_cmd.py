@@ -38,7 +38,7 @@ def parse(
         None,
         "--format",
         help='Format of FILE; detected when omitted (a "p cnf" header means DIMACS).',
-        show_default=False,
+        show_default="detected",
     ),
 ) -> None:
     """Parse FILE and print the formula in canonical form (DSL or DIMACS)."""

@@ -61,7 +61,7 @@ def perturb(
     seed: Annotated[int, typer.Option("--seed", help="Seed of the chain.")] = 0,
     out: Annotated[
         Path | None,
-        typer.Option("--out", help="Write to this file instead of stdout.", show_default=False),
+        typer.Option("--out", "-o", help="Write to this file.", show_default="stdout"),
     ] = None,
     keep_base: Annotated[
         bool,
@@ -83,11 +83,12 @@ def perturb(
         lines = perturb_lines(input_path, steps, seed=seed, keep_base=keep_base, executor=runner)
         shown = with_progress(lines, None, "perturbing", enabled=progress)
         if out is None:
-            write_lines(shown, sys.stdout)
+            written = write_lines(shown, sys.stdout)
             sys.stdout.flush()
         else:
-            write_lines(shown, out)
-            err_console.print(f"wrote {out}", markup=False)
+            written = write_lines(shown, out)
+    where = "stdout" if out is None else str(out)
+    err_console.print(f"wrote {written} records to {where}", markup=False)
 
 
 @app.command("operators")

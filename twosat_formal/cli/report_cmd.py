@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -16,9 +17,11 @@ from twosat_formal.cli.options import (
     ApiKeyEnvOption,
     BaseUrlOption,
     ConcurrencyOption,
+    JsonOption,
     MaxTokensOption,
     NoVerifyOption,
     ProgressOption,
+    TemperatureOption,
     TemplatesOption,
     TimeoutOption,
 )
@@ -41,7 +44,37 @@ def _say(stage: str, detail: str) -> None:
     err_console.print(f"{stage:<10} {detail}", markup=False)
 
 
-def _print_result(result: ExperimentResult) -> None:
+def _print_json(value: Any) -> None:
+    out_console.print(json.dumps(value, sort_keys=True), markup=False)
+
+
+def _report_files(report: Path) -> dict[str, str]:
+    return {"report": str(report), "html": str(report.with_suffix(".html"))}
+
+
+def _result_json(result: ExperimentResult) -> dict[str, Any]:
+    """What ``run-experiment --json`` and ``bench --json`` print."""
+    out: dict[str, Any] = {
+        "experiment": result.name,
+        "folder": str(result.out_dir),
+        "instances": result.instances,
+        "prompts": result.prompts,
+        "certified": result.certified,
+        "evaluation": result.evaluation.to_dict(),
+        "seconds": result.seconds,
+    }
+    if result.report is not None:
+        out.update(_report_files(result.report))
+        report_json = result.out_dir / "report.json"
+        if report_json.is_file():
+            out["table1"] = json.loads(report_json.read_text(encoding="utf-8")).get("table1")
+    return out
+
+
+def _print_result(result: ExperimentResult, as_json: bool = False) -> None:
+    if as_json:
+        _print_json(_result_json(result))
+        return
     summary = result.evaluation
     certified = result.certified
     if certified.get("skipped"):
@@ -87,17 +120,34 @@ def report_command(
         typer.Option("--bootstrap", help="Percentile-bootstrap CIs instead of t-based ones."),
     ] = False,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the bootstrap resamples.")] = 0,
+    as_json: JsonOption = False,
 ) -> None:
     """Write the report of a run: tables, significance tests and figures."""
     from twosat_formal.report import build_report
 
     path = build_report(source, out, method="bootstrap" if bootstrap else "t", seed=seed)
+    if as_json:
+        _print_json(_report_files(path))
+        return
     out_console.print(f"report written to {path} and {path.with_suffix('.html')}", markup=False)
 
 
 @app.command("experiments")
-def experiments_command() -> None:
+def experiments_command(as_json: JsonOption = False) -> None:
     """List the experiment protocols of the paper that `run-experiment` runs."""
+    if as_json:
+        _print_json(
+            {
+                name: {
+                    "paper": spec.paper,
+                    "title": spec.title,
+                    "formulas": spec.formulas,
+                    "templates": list(spec.templates),
+                }
+                for name, spec in ((name, load_spec(name)) for name in spec_names())
+            }
+        )
+        return
     for name in spec_names():
         spec = load_spec(name)
         out_console.print(
@@ -129,9 +179,7 @@ def run_experiment_command(
         int | None,
         typer.Option("--max-tokens", min=1, help="Token budget of each answer (default: spec)."),
     ] = None,
-    temperature: Annotated[
-        float | None, typer.Option("--temperature", help="Sampling temperature.")
-    ] = None,
+    temperature: TemperatureOption = None,
     concurrency: ConcurrencyOption = 8,
     timeout: TimeoutOption = DEFAULT_TIMEOUT_S,
     jobs: Annotated[int, typer.Option("--jobs", min=1, help="Worker processes of certify.")] = 1,
@@ -139,6 +187,7 @@ def run_experiment_command(
     api_key_env: ApiKeyEnvOption = None,
     progress: ProgressOption = True,
     no_verify: NoVerifyOption = False,
+    as_json: JsonOption = False,
 ) -> None:
     """Run an experiment: generate, perturb, verbalize, certify, evaluate, report.
 
@@ -166,7 +215,7 @@ def run_experiment_command(
         console=err_console,
         report=_say,
     )
-    _print_result(result)
+    _print_result(result, as_json)
     exit_on_failed_requests(result.evaluation)
 
 
@@ -194,7 +243,12 @@ def bench_command(
     ] = None,
     max_clauses: Annotated[
         int | None,
-        typer.Option("--max-clauses", min=1, help="Leave out the cells above this clause count."),
+        typer.Option(
+            "--max-clauses",
+            min=1,
+            help="Leave out the cells above this clause count.",
+            show_default="all cells",
+        ),
     ] = None,
     template: TemplatesOption = None,
     max_tokens: MaxTokensOption = DEFAULT_MAX_TOKENS,
@@ -207,6 +261,7 @@ def bench_command(
     api_key_env: ApiKeyEnvOption = None,
     progress: ProgressOption = True,
     no_verify: NoVerifyOption = False,
+    as_json: JsonOption = False,
 ) -> None:
     """Run the offline benchmark: reduced Table 1 on the reference reasoners, certified.
 
@@ -235,6 +290,10 @@ def bench_command(
         console=err_console,
         report=_say,
     )
+    if as_json:
+        _print_result(result, as_json)
+        exit_on_failed_requests(result.evaluation)
+        return
     table = headline_table(result.out_dir / "report.json")
     wide = out_console.options.update(max_width=1000)
     natural = Measurement.get(out_console, wide, table).maximum  # print whole, never truncated

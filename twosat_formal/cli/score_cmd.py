@@ -18,7 +18,7 @@ def score_command(
     responses: Annotated[
         Path,
         typer.Argument(
-            metavar="RESPONSES.jsonl",
+            metavar="RESPONSES",
             help="Answers: plain rows (prompt_id, response, finish_reason, model, sample), "
             "an OpenAI Batch API output file, or lm-eval --log_samples output.",
             show_default=False,
@@ -42,6 +42,7 @@ def score_command(
             "--dataset",
             help="Instances (JSON Lines) the prompts verbalize. Without it, formulas are "
             "read back from the prompts and solved.",
+            show_default="none",
         ),
     ] = None,
     model: Annotated[
@@ -55,7 +56,11 @@ def score_command(
     ] = None,
     store: Annotated[
         Path | None,
-        typer.Option("--store", help="Also keep the results in this run store, for `report`."),
+        typer.Option(
+            "--store",
+            help="Also keep the results in this run store, for `report`.",
+            show_default="none",
+        ),
     ] = None,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the summary as one JSON object.")

@@ -53,7 +53,7 @@ FormatOption = Annotated[
     typer.Option(
         "--format",
         help='Format of FILE; detected when omitted (a "p cnf" header means DIMACS).',
-        show_default=False,
+        show_default="detected",
     ),
 ]
 

@@ -69,23 +69,40 @@ def verbalize_command(
     template: Annotated[
         str | None,
         typer.Option(
-            "--template", "-t", help="Scheme name (see `twosat-formal templates`) or 'all'."
+            "--template",
+            "-t",
+            help="Scheme name (see `twosat-formal templates`) or 'all'; required without --story.",
+            show_default="none",
         ),
     ] = None,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the entity mapping.")] = 0,
     out: Annotated[
         Path | None,
-        typer.Option("--out", help="Write prompt records (JSON Lines) to this file."),
+        typer.Option(
+            "--out",
+            "-o",
+            help="Write prompt records (JSON Lines) to this file.",
+            show_default="stdout",
+        ),
     ] = None,
     story: Annotated[
         str | None,
         typer.Option(
-            "--story", metavar="THEME", help="Tell a story instead: detective, spy or heist."
+            "--story",
+            metavar="THEME",
+            help="Tell a story instead: detective, spy or heist.",
+            show_default="none: templates",
         ),
     ] = None,
     model: Annotated[
         str | None,
-        typer.Option("--model", "-m", metavar="SPEC", help="Model that writes the story."),
+        typer.Option(
+            "--model",
+            "-m",
+            metavar="SPEC",
+            help="Model that writes the story (required with --story).",
+            show_default="none",
+        ),
     ] = None,
     store: Annotated[
         Path | None,
@@ -202,7 +219,11 @@ def backparse_command(
     template: Annotated[
         str | None,
         typer.Option(
-            "--template", "-t", help="Scheme to read with; detected from the preamble if omitted."
+            "--template",
+            "-t",
+            metavar="NAME",
+            help="Scheme to read with.",
+            show_default="detected from the preamble",
         ),
     ] = None,
     to: Annotated[
