@@ -19,10 +19,11 @@ from test_story_support import FAST, SPEC, StoryScript, StoryServer
 
 from twosat_formal.certify import certify_files, certify_record
 from twosat_formal.cli import main
+from twosat_formal.evaluate.stories import generate_stories
 from twosat_formal.generators import generate
 from twosat_formal.instance import Instance
 from twosat_formal.verbalize.story import THEMES, StoryRecord
-from twosat_formal.verbalize.story.generator import StoryItem, generate_stories
+from twosat_formal.verbalize.story.generator import StoryItem
 from twosat_formal.verbalize.story.record import attested_digest, story_id
 
 Record = dict[str, Any]

@@ -23,6 +23,7 @@ from test_report_render import check_png
 from test_story_support import FAST, SPEC, StoryScript, StoryServer
 
 from twosat_formal.evaluate import EvalItem, StoryPrompt, run_eval, story_counts
+from twosat_formal.evaluate.stories import generate_stories
 from twosat_formal.formula import Formula
 from twosat_formal.instance import Instance
 from twosat_formal.models.base import Response, SamplingParams
@@ -31,7 +32,7 @@ from twosat_formal.report.render import EDIT_SECTIONS, SECTIONS, STORY_SECTION, 
 from twosat_formal.report.sections import combine_story_counts, compute_content
 from twosat_formal.store import RunStore
 from twosat_formal.verbalize.story import THEMES, StoryRecord, story_statistics, write_stories
-from twosat_formal.verbalize.story.generator import StoryItem, generate_stories
+from twosat_formal.verbalize.story.generator import StoryItem
 
 FORMULAS = {
     "heist-sat": Formula.from_named([["a", "~b"], ["b", "c"], ["~c", "d"]]),

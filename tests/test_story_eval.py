@@ -34,6 +34,7 @@ from twosat_formal.evaluate import (
     run_eval,
     story_counts,
 )
+from twosat_formal.evaluate.stories import generate_stories
 from twosat_formal.formula import Formula
 from twosat_formal.instance import Instance, write_instances
 from twosat_formal.models.base import Response, SamplingParams
@@ -42,7 +43,7 @@ from twosat_formal.scoring import check_witness, score
 from twosat_formal.store import RunStore
 from twosat_formal.verbalize import verbalize
 from twosat_formal.verbalize.story import THEMES, StoryRecord, write_stories
-from twosat_formal.verbalize.story.generator import StoryItem, generate_stories
+from twosat_formal.verbalize.story.generator import StoryItem
 
 FORMULAS = {
     "sat-1": Formula.from_named([["a", "~b"], ["b", "c"], ["~c", "d"], ["a", "d"]]),

@@ -10,6 +10,7 @@ and the formula, independently of the code under test (brute force for equivalen
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_story_support import (
     FAST,
+    FAST_RETRY,
     INTRO,
     KINDS,
     SPEC,
@@ -32,19 +34,17 @@ from test_story_support import expected_outcome as outcome_of
 from test_story_support import expected_requests as cost_of
 
 from twosat_formal.errors import EvaluationError, NotTwoCNFError
+from twosat_formal.evaluate.stories import generate_stories
 from twosat_formal.formula import Formula
-from twosat_formal.store import RunStore
+from twosat_formal.models.cache import ResponseCache
+from twosat_formal.store import prompt_hash
 from twosat_formal.verbalize.story import (
     MAX_ATTEMPTS,
     THEMES,
     StoryRecord,
     check_story_record,
 )
-from twosat_formal.verbalize.story.generator import (
-    StoryItem,
-    StorySettings,
-    generate_stories,
-)
+from twosat_formal.verbalize.story.generator import StoryItem, StorySettings
 
 
 def is_llm(clause: tuple[int, ...]) -> bool:
@@ -230,7 +230,7 @@ def test_each_clue_prompt_carries_the_conversation_so_far() -> None:
 
 
 def test_history_keeps_only_the_last_exchanges() -> None:
-    short = StorySettings(history=1, retry=FAST.retry)
+    short = StorySettings(history=1)
     run, server, _ = tell(FORMULA, settings=short)
     last = next(e.prompt for e in server.log if "Write clue 4/4" in e.prompt)
     assert "Write clue 3/4" in last and "Write clue 2/4" not in last
@@ -278,17 +278,16 @@ def test_an_interrupted_generation_resumes_from_the_store(tmp_path: Path) -> Non
     script = StoryScript({e: chosen.describe(e) for e in names}, kinds)
     item = StoryItem("inst-1", FORMULA, brute_label(FORMULA))
     with StoryServer(script, plan) as server:
+        options: dict[str, Any] = {"settings": FAST, "retry": FAST_RETRY, "base_url": server.url}
         with pytest.raises(EvaluationError, match="gave up after 3 attempts"):
-            generate_stories([item], "detective", SPEC, store, settings=FAST, base_url=server.url)
-        with RunStore(store) as opened:
+            generate_stories([item], "detective", SPEC, store, **options)
+        with ResponseCache(store) as opened:
             assert opened.count() == 9
         outage["on"] = False
         before = len(server.log)
-        run = generate_stories([item], "detective", SPEC, store, settings=FAST, base_url=server.url)
+        run = generate_stories([item], "detective", SPEC, store, **options)
         resumed = len(server.log) - before
-        again = generate_stories(
-            [item], "detective", SPEC, store, settings=FAST, base_url=server.url
-        )
+        again = generate_stories([item], "detective", SPEC, store, **options)
     assert run.calls_reused == 9 and resumed == len(full.log) - 9
     assert run.calls_made == resumed
     assert again.calls_made == 0 and len(server.log) == before + resumed
@@ -299,11 +298,12 @@ def test_an_interrupted_generation_resumes_from_the_store(tmp_path: Path) -> Non
 
     assert strip(run.records[0]) == strip(reference.records[0])
     assert again.records == run.records
-    with RunStore(store, readonly=True) as opened:
-        rows = list(opened.results())
-    assert len(rows) == len(full.log)
-    assert {r["failure"] for r in rows} == {"no-answer"} and {r["model"] for r in rows} == {SPEC}
-    assert all(r["prompt_id"].startswith("story:") for r in rows)
+    with ResponseCache(store) as opened:
+        assert opened.count() == opened.count(SPEC) == len(full.log)
+    with sqlite3.connect(store) as db:  # a cache of answers, nothing judged or made up
+        tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
+        hashes = {row[0] for row in db.execute("SELECT prompt_hash FROM responses")}
+    assert "results" not in tables and hashes == {prompt_hash(e.prompt) for e in full.log}
 
 
 def test_an_introduction_that_cannot_be_written_stops_the_story(tmp_path: Path) -> None:
@@ -312,7 +312,7 @@ def test_an_introduction_that_cannot_be_written_stops_the_story(tmp_path: Path) 
 
     with pytest.raises(EvaluationError, match="introduction failed"):
         tell(FORMULA, extra_plan=plan, store=tmp_path / "c.sqlite")
-    with RunStore(tmp_path / "c.sqlite") as opened:
+    with ResponseCache(tmp_path / "c.sqlite") as opened:
         assert opened.count() == 0
 
 

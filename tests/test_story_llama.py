@@ -15,11 +15,12 @@ from pathlib import Path
 
 import pytest
 
+from twosat_formal.evaluate.stories import generate_stories
 from twosat_formal.formula import Formula
 from twosat_formal.models.base import SamplingParams
-from twosat_formal.store import RunStore
+from twosat_formal.models.cache import ResponseCache
 from twosat_formal.verbalize.story import MAX_ATTEMPTS, check_story_record
-from twosat_formal.verbalize.story.generator import StoryItem, StorySettings, generate_stories
+from twosat_formal.verbalize.story.generator import StoryItem, StorySettings
 
 try:
     import llama_cpp  # noqa: F401  (only whether it imports matters)
@@ -68,7 +69,7 @@ def test_two_clauses_with_gemma3_270m(tmp_path: Path) -> None:
         assert clue.fallback == (clue.accepted is None)
         if clue.fallback:
             assert len(clue.attempts) == MAX_ATTEMPTS and clue.text.startswith("Either ")
-    with RunStore(store, readonly=True) as opened:
+    with ResponseCache(store) as opened:
         assert opened.count() == run.calls_made > 0
     stats = run.statistics()
     print(  # the honest numbers, shown with -s

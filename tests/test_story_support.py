@@ -31,15 +31,11 @@ from pathlib import Path
 
 from faultserver import FaultServer
 
-from twosat_formal.evaluate import RetryPolicy
+from twosat_formal.evaluate.stories import StoryRun, generate_stories
 from twosat_formal.formula import Formula
+from twosat_formal.models.retry import RetryPolicy
 from twosat_formal.verbalize.story import THEMES, StoryRecord
-from twosat_formal.verbalize.story.generator import (
-    StoryItem,
-    StoryRun,
-    StorySettings,
-    generate_stories,
-)
+from twosat_formal.verbalize.story.generator import StoryItem, StorySettings
 
 KINDS = (
     "faithful",
@@ -229,8 +225,10 @@ class StoryServer(FaultServer):
         return self.script.answer(prompt, self._current[prompt])
 
 
-#: Sampling defaults with retries that do not wait.
-FAST = StorySettings(retry=RetryPolicy(max_attempts=3, base_delay_s=0.0, max_delay_s=0.0))
+#: The default story settings.
+FAST = StorySettings()
+#: Retries that do not wait.
+FAST_RETRY = RetryPolicy(max_attempts=3, base_delay_s=0.0, max_delay_s=0.0)
 #: The spec the scripted server is reached under.
 SPEC = "openai/scripted-writer"
 
@@ -285,6 +283,7 @@ def tell(
             store or Path(tmp) / "calls.sqlite",
             seed=seed,
             settings=settings,
+            retry=FAST_RETRY,
             base_url=server.url,
         )
     return run, server, script

@@ -35,7 +35,7 @@ only ever read as text and through :func:`json.loads`; it is never executed.
 Examples
 --------
 >>> from twosat_formal.formula import Formula
->>> from twosat_formal.models.base import Response
+>>> from twosat_formal.model import Response
 >>> formula = Formula.from_named([["~x1", "x2"], ["x1", "~x3"]])
 >>> prompt = PromptView(entities={"A": "x1", "B": "x2", "C": "x3"},
 ...                     true_value="true", false_value="false")
@@ -58,7 +58,7 @@ from typing import Any, NamedTuple, Protocol, cast
 
 from twosat_formal.errors import ConfigError
 from twosat_formal.formula import Formula
-from twosat_formal.models.base import Response
+from twosat_formal.model import Response
 
 __all__ = [
     "FAILURE_KINDS",

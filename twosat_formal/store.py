@@ -39,15 +39,13 @@ import sqlite3
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from functools import lru_cache
 from pathlib import Path
 from types import TracebackType
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 from twosat_formal.columns import BUILTIN_COLUMNS, COLUMNS
 from twosat_formal.errors import RecordError
-from twosat_formal.models.base import Response
+from twosat_formal.model import Response, public_endpoint
 from twosat_formal.scoring import Judgement
 
 __all__ = [
@@ -152,31 +150,10 @@ def prompt_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-@lru_cache(maxsize=256)  # called for every stored result with a handful of distinct values
-def public_endpoint(endpoint: str) -> str:
-    """``endpoint`` without user information, query or fragment (where secrets hide).
-
-    Values that are not URLs (``"local"``) come back unchanged.
-
-    >>> public_endpoint("https://me:sk-123@api.example.org/v1?key=sk-123#x")
-    'https://api.example.org/v1'
-    >>> public_endpoint("local")
-    'local'
-    """
-    parts = urlsplit(endpoint)
-    if not parts.scheme or not parts.netloc:
-        return endpoint
-    host = parts.hostname or ""
-    if ":" in host:
-        host = f"[{host}]"
-    netloc = f"{host}:{parts.port}" if parts.port is not None else host
-    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
-
-
 def request_key(model: str, endpoint: str, prompt_sha: str, params: str, sample: int) -> str:
     """The store key of one request (SHA-256 hex of its five parts, as JSON).
 
-    ``params`` is :meth:`~twosat_formal.models.base.SamplingParams.key`. The endpoint
+    ``params`` is :meth:`~twosat_formal.model.SamplingParams.key`. The endpoint
     goes through :func:`public_endpoint` first.
 
     >>> a = request_key("ref/oracle", "local", "ab", "{}", 0)

@@ -24,8 +24,9 @@ from twosat_formal.cli.options import (
 )
 from twosat_formal.errors import EXIT_INTERRUPTED, EXIT_REQUESTS_FAILED, ConfigError
 from twosat_formal.export import export_results, format_of
+from twosat_formal.model import SamplingParams
 from twosat_formal.models import spec_forms
-from twosat_formal.models.base import DEFAULT_MAX_TOKENS, DEFAULT_TIMEOUT_S, SamplingParams
+from twosat_formal.models.base import DEFAULT_MAX_TOKENS, DEFAULT_TIMEOUT_S
 from twosat_formal.store import RunStore
 
 if TYPE_CHECKING:  # the runner is imported when ``eval`` runs, not for --help

@@ -55,7 +55,8 @@ def verbalize_story(
     store: Path | None,
 ) -> None:
     """What ``verbalize --story THEME --model SPEC`` does (see the module docstring)."""
-    from twosat_formal.verbalize.story import generate_stories, read_story_inputs, write_stories
+    from twosat_formal.evaluate.stories import generate_stories
+    from twosat_formal.verbalize.story import read_story_inputs, write_stories
 
     if template is not None:
         raise ConfigError("--template and --story exclude each other", parameter="story")

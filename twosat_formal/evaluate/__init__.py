@@ -7,10 +7,11 @@ killed or interrupted run resumes where it stopped.
 
 * **Concurrency.** An :class:`asyncio.Semaphore` bounds the requests in flight; new
   requests are created only when a slot is free, so memory stays flat on long runs.
-* **Retries.** A :class:`~twosat_formal.models.base.TransientModelError` (HTTP 429 and
+* **Retries.** A :class:`~twosat_formal.errors.TransientModelError` (HTTP 429 and
   5xx, time-outs, dropped connections) is retried with exponential backoff and jitter
   drawn from a seeded :class:`random.Random`, honouring the server's ``Retry-After``
-  (:class:`RetryPolicy`). After the last attempt, or on a failure that is not worth
+  (:class:`RetryPolicy`, through :class:`~twosat_formal.models.retry.RetryingModel`).
+  After the last attempt, or on a failure that is not worth
   retrying, the sample is stored with failure ``error``.
 * **Fail fast.** An :class:`~twosat_formal.errors.EndpointError` (connection refused,
   unknown host, HTTP 401, 403, 404) stops the run at once: every other request would
@@ -34,14 +35,16 @@ killed or interrupted run resumes where it stopped.
 
 The package has one module per concern: :mod:`~twosat_formal.evaluate.items` (prompt
 types and item loading), :mod:`~twosat_formal.evaluate.runner` (the asynchronous
-runner) and :mod:`~twosat_formal.evaluate.summary` (what a run did); the retry policy
-lives with the models (:mod:`twosat_formal.models.retry`).
+runner) and :mod:`~twosat_formal.evaluate.summary` (what a run did), and
+:mod:`~twosat_formal.evaluate.stories` (stories told by a model named by its spec,
+its calls retried and cached). Retrying and caching are model wrappers
+(:mod:`twosat_formal.models.retry`, :mod:`twosat_formal.models.cache`).
 
 Examples
 --------
 >>> import asyncio, tempfile, pathlib
 >>> from twosat_formal.formula import Formula
->>> from twosat_formal.models.base import Response, SamplingParams
+>>> from twosat_formal.model import Response, SamplingParams
 >>> from twosat_formal.store import RunStore
 >>> class Always:
 ...     spec, endpoint = "test/no", "local"
@@ -73,6 +76,7 @@ from twosat_formal.evaluate.items import (
     read_eval_prompts,
 )
 from twosat_formal.evaluate.runner import evaluate, run_eval
+from twosat_formal.evaluate.stories import StoryRun, generate_stories
 from twosat_formal.evaluate.summary import EvalSummary, story_counts
 from twosat_formal.evaluate.verify import Verification, verify_items
 from twosat_formal.models.retry import RetryPolicy
@@ -85,8 +89,10 @@ __all__ = [
     "PromptRecordLike",
     "RetryPolicy",
     "StoryPrompt",
+    "StoryRun",
     "Verification",
     "evaluate",
+    "generate_stories",
     "item_from_story",
     "item_from_text",
     "load_items",

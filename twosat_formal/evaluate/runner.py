@@ -21,17 +21,12 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from twosat_formal.errors import ConfigError, EndpointError, TwoSatFormalError
+from twosat_formal.errors import ConfigError
 from twosat_formal.evaluate.items import EvalItem, StoryPrompt
 from twosat_formal.evaluate.summary import EvalSummary, story_counts
-from twosat_formal.models.base import (
-    Model,
-    Response,
-    SamplingParams,
-    TransientModelError,
-    sampling_for,
-)
-from twosat_formal.models.retry import RetryPolicy
+from twosat_formal.model import Model, SamplingParams
+from twosat_formal.models.base import sampling_for
+from twosat_formal.models.retry import RetryingModel, RetryPolicy
 from twosat_formal.provenance import tool_version
 from twosat_formal.scoring import (
     LABELS,
@@ -53,7 +48,7 @@ COMMIT_INTERVAL_S = 0.05
 @dataclass(frozen=True)
 class _Request:
     item: EvalItem
-    model: Model
+    model: RetryingModel
     sample: int
     key: str
     prompt_sha: str
@@ -104,37 +99,18 @@ class _Runner:
             found = self._by_spec[model.spec] = (params, params.key())
         return found
 
-    async def ask(self, request: _Request) -> tuple[Response | None, int, str | None]:
-        """The response (or ``None`` and the error) and the number of attempts."""
-        attempt = 0
-        params = self.params_of(request.model)[0]
-        while True:
-            attempt += 1
-            try:
-                call = request.model.generate(request.item.prompt.text, params, request.sample)
-                if self.request_timeout_s is not None:
-                    response = await asyncio.wait_for(call, self.request_timeout_s)
-                else:
-                    response = await call
-                return response, attempt, None
-            except (TransientModelError, TimeoutError) as exc:
-                retry_after = getattr(exc, "retry_after", None)
-                message = str(exc) or f"request timed out after {self.request_timeout_s} s"
-                if attempt >= self.retry.max_attempts:
-                    return None, attempt, f"{message} (gave up after {attempt} attempts)"
-                self.summary.retries += 1
-                await asyncio.sleep(self.retry.delay(attempt, self.rng, retry_after))
-            except EndpointError:  # every request would fail alike: stop the run
-                raise
-            except TwoSatFormalError as exc:  # failed for good: not worth retrying
-                return None, attempt, str(exc)
+    def _count_retry(self) -> None:
+        self.summary.retries += 1
 
     async def handle(self, request: _Request) -> None:
-        response, attempts, error = await self.ask(request)
         item = request.item
+        params = self.params_of(request.model)[0]
+        outcome = await request.model.attempt(item.prompt.text, params, request.sample)
+        response = outcome.response
+        error = str(outcome.error or "request failed")
         judgement: Judgement
         if response is None:
-            judgement = error_judgement(item.label, error or "request failed")
+            judgement = error_judgement(item.label, error)
         else:
             judgement = score(response, item.prompt, item.formula, item.label)
         row = ResultRow(
@@ -146,7 +122,7 @@ class _Runner:
             sample=request.sample,
             judgement=judgement,
             response=response,
-            attempts=attempts,
+            attempts=outcome.attempts,
             run_id=self.run_id,
         )
         self.store.put(row, commit=False, key=request.key)
@@ -158,7 +134,7 @@ class _Runner:
         self.summary.failures[judgement.failure] += 1
         self.summary.model_done[request.model.spec] += 1
         if response is None:
-            self.summary.errors[error or "request failed"] += 1
+            self.summary.errors[error] += 1
             self.summary.model_errors[request.model.spec] += 1
         if self.progress is not None and self.task is not None:
             self.progress.update(self.task, advance=1, accuracy=self._accuracy_text())
@@ -178,9 +154,19 @@ class _Runner:
         self, models: Sequence[Model], items: Sequence[EvalItem], samples: int, concurrency: int
     ) -> None:
         requests: list[_Request] = []
+        retrying = [
+            RetryingModel(
+                m,
+                self.retry,
+                rng=self.rng,
+                timeout_s=self.request_timeout_s,
+                on_retry=self._count_retry,
+            )
+            for m in models
+        ]
         for item in items:
             sha = prompt_hash(item.prompt.text)
-            for model in models:
+            for model in retrying:
                 for sample in range(samples):
                     params_key = self.params_of(model)[1]
                     key = request_key(model.spec, model.endpoint, sha, params_key, sample)
@@ -266,7 +252,9 @@ async def run_eval(
     Examples
     --------
     >>> import tempfile, pathlib
+    >>> from twosat_formal.errors import TransientModelError
     >>> from twosat_formal.evaluate import EvalPrompt
+    >>> from twosat_formal.model import Response
     >>> from twosat_formal.formula import Formula
     >>> class Flaky:  # fails once with HTTP 429, then answers
     ...     spec, endpoint, calls = "test/flaky", "local", 0

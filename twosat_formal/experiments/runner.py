@@ -56,8 +56,8 @@ from twosat_formal.experiments.spec import ExperimentSpec, load_spec
 from twosat_formal.export import export_results
 from twosat_formal.generators import derive_seed, generate
 from twosat_formal.instance import Instance, write_instances
+from twosat_formal.model import SamplingParams
 from twosat_formal.models import parse_spec as parse_model_spec
-from twosat_formal.models.base import SamplingParams
 from twosat_formal.perturb.instances import perturb_instance
 from twosat_formal.prompts import PromptRecord, write_prompts
 from twosat_formal.report.load import (

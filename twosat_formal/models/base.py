@@ -1,33 +1,29 @@
-"""The one interface every model implements, and the records it exchanges.
+"""What model implementations share: the ``async with`` mixin and a spec's sampling options.
 
-A model sees only the prompt text. It is called as ``await model.generate(prompt,
-params)`` and answers with a :class:`Response`. Failures that are worth retrying
-(HTTP 429 and 5xx, time-outs, dropped connections) raise :class:`TransientModelError`;
-failures that are not raise :class:`~twosat_formal.errors.EvaluationError`. Retrying
-is the runner's job, not the model's.
+The protocol itself (:class:`Model`, :class:`Response`, :class:`SamplingParams`) is
+the core module :mod:`twosat_formal.model`; its names and
+:class:`~twosat_formal.errors.TransientModelError` are importable from here too.
+:func:`sampling_for` is the one place a spec's ``?max_tokens=...&temperature=...``
+becomes sampling parameters.
 
 Examples
 --------
 >>> params = SamplingParams(max_tokens=64, temperature=0.0)
->>> params.key()
-'{"max_tokens":64,"seed":null,"temperature":0.0,"top_p":null}'
 >>> sampling_for("openai/phi-4-reasoning?max_tokens=16384&temperature=0.8", params)
 SamplingParams(max_tokens=16384, temperature=0.8, top_p=None, seed=None)
->>> Response(text="The answer is: Yes", finish_reason="stop").truncated
-False
 """
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, replace
+from dataclasses import replace
 from types import TracebackType
-from typing import Any, Protocol, Self, runtime_checkable
+from typing import Any, Self
 from urllib.parse import parse_qsl
 
 from twosat_formal.errors import ConfigError, TransientModelError
+from twosat_formal.model import DEFAULT_MAX_TOKENS, Model, Response, SamplingParams
 
 __all__ = [
     "DEFAULT_MAX_TOKENS",
@@ -42,29 +38,12 @@ __all__ = [
     "sampling_options",
 ]
 
-#: The token budget of every model in the paper's Table 4 (Phi-4-reasoning and -plus
-#: ran with 16,384: give them ``?max_tokens=16384`` in their spec).
-DEFAULT_MAX_TOKENS = 32768
 #: Seconds one request may take (connect, send, wait, read) before it is retried
 #: (``eval --timeout``).
 DEFAULT_TIMEOUT_S = 300.0
 #: Spec options (``openai/m?max_tokens=16384&temperature=0.8``) that every kind of
 #: model takes: they set the model's sampling parameters, not how it is built.
 SAMPLING_OPTIONS: tuple[str, ...] = ("max_tokens", "temperature", "top_p", "seed")
-
-
-@dataclass(frozen=True)
-class SamplingParams:
-    """Sampling parameters of one request (the sample index is not one of them)."""
-
-    max_tokens: int = DEFAULT_MAX_TOKENS
-    temperature: float | None = None
-    top_p: float | None = None
-    seed: int | None = None
-
-    def key(self) -> str:
-        """Canonical JSON of the parameters: part of a request's store key."""
-        return json.dumps(asdict(self), sort_keys=True, separators=(",", ":"))
 
 
 def _number(key: str, raw: str, *, integer: bool) -> float | int:
@@ -127,44 +106,6 @@ def sampling_for(spec: str, base: SamplingParams) -> SamplingParams:
         return base
     found = sampling_options(pairs)
     return replace(base, **found) if found else base
-
-
-@dataclass(frozen=True)
-class Response:
-    """What a model answered to one prompt."""
-
-    text: str
-    finish_reason: str | None = None
-    prompt_tokens: int | None = None
-    completion_tokens: int | None = None
-    latency_s: float | None = None
-
-    @property
-    def truncated(self) -> bool:
-        """Whether the answer was cut by the token limit (finish reason ``length``)."""
-        return self.finish_reason == "length"
-
-
-@runtime_checkable
-class Model(Protocol):
-    """A model that answers prompts.
-
-    ``spec`` is the spec string it was loaded from (``ref/oracle``,
-    ``openai/gpt-4o-mini``...) and ``endpoint`` where it runs (a base URL, or
-    ``"local"``); both are part of a request's store key. API keys are never part
-    of either.
-    """
-
-    spec: str
-    endpoint: str
-
-    async def generate(self, prompt: str, params: SamplingParams, sample: int = 0) -> Response:
-        """Answer ``prompt``; ``sample`` is the sample index (seeds reference models)."""
-        ...
-
-    async def aclose(self) -> None:
-        """Release what the model holds (HTTP clients, a server subprocess)."""
-        ...
 
 
 class ClosingModel:

@@ -10,8 +10,10 @@ and the recovered formula, with a proof that it equals the source
 
 :mod:`~twosat_formal.verbalize.story.themes` and
 :mod:`~twosat_formal.verbalize.story.record` need no model; the generator
-(:func:`write_story`, :func:`generate_stories`) calls models through the run store and
-is imported on first use.
+(:func:`write_story`, :func:`tell_stories`) is handed one and knows only the
+:class:`~twosat_formal.model.Model` protocol.
+:func:`twosat_formal.evaluate.stories.generate_stories` loads a model by its spec,
+wraps it to retry and cache its calls, and hands it over.
 
 Examples
 --------
@@ -19,15 +21,17 @@ Examples
 ['detective', 'spy', 'heist']
 >>> story_statistics([]).to_json()["paper_first_attempt_rate"]
 0.954
->>> from twosat_formal.verbalize.story import generate_stories  # loads the generator
->>> generate_stories.__module__
-'twosat_formal.verbalize.story.generator'
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
+from twosat_formal.verbalize.story.generator import (
+    StoryItem,
+    StorySettings,
+    read_story_inputs,
+    tell_stories,
+    write_story,
+)
 from twosat_formal.verbalize.story.record import (
     MAX_ATTEMPTS,
     PAPER_FALLBACK_RATE,
@@ -47,16 +51,6 @@ from twosat_formal.verbalize.story.record import (
 )
 from twosat_formal.verbalize.story.themes import THEMES, StoryEntity, Theme
 
-if TYPE_CHECKING:
-    from twosat_formal.verbalize.story.generator import (
-        StoryItem,
-        StoryRun,
-        StorySettings,
-        generate_stories,
-        read_story_inputs,
-        write_story,
-    )
-
 __all__ = [
     "MAX_ATTEMPTS",
     "PAPER_FALLBACK_RATE",
@@ -67,39 +61,18 @@ __all__ = [
     "StoryEntity",
     "StoryItem",
     "StoryRecord",
-    "StoryRun",
     "StorySettings",
     "StoryStatistics",
     "Theme",
     "check_story_record",
     "fallback_sentence",
-    "generate_stories",
     "is_story_record",
     "parse_fallback",
     "prove_story",
     "read_stories",
     "read_story_inputs",
     "story_statistics",
+    "tell_stories",
     "write_stories",
     "write_story",
 ]
-
-_GENERATOR = frozenset(
-    {
-        "StoryItem",
-        "StoryRun",
-        "StorySettings",
-        "generate_stories",
-        "read_story_inputs",
-        "write_story",
-    }
-)
-
-
-def __getattr__(name: str) -> Any:
-    """The generator's names, imported on first use (it loads the model backends)."""
-    if name in _GENERATOR:
-        from twosat_formal.verbalize.story import generator
-
-        return getattr(generator, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

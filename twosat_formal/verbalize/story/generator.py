@@ -24,17 +24,17 @@ transcript of the turns, each introduced by a ``User:`` or ``Assistant:`` line
 :class:`StorySettings` keeps only the last clue exchanges when a long formula would not
 fit a model's context.
 
-**Run store.** Every call goes through a :class:`~twosat_formal.store.RunStore`, keyed
-like an evaluation request (model, endpoint, prompt hash, sampling parameters, sample
-index). A call whose key is stored is answered from the store, so a story generation
-that was interrupted resumes where it stopped, and a complete re-run makes no call at
-all. Failed calls are not stored. Transient failures (HTTP 429/5xx, time-outs) are
-retried with :class:`~twosat_formal.evaluate.RetryPolicy`; when they persist the story
-stops with an :class:`~twosat_formal.errors.EvaluationError` (run it again to resume).
-Any other failed call (a malformed reply body, a refused request) fails its attempt
-with outcome ``error``. Stored calls carry the judgement fields of an unanswered
-question (``no-answer``): they are not evaluation results, so keep them in a store of
-their own.
+**Calls.** The generator depends on the :class:`~twosat_formal.model.Model` protocol
+only: its caller hands it a model. Retrying and caching are wrappers around that model
+(:class:`~twosat_formal.models.retry.RetryingModel`,
+:class:`~twosat_formal.models.cache.CachedModel`);
+:func:`twosat_formal.evaluate.stories.generate_stories`, which the CLI calls, hands it
+a model with both, so an interrupted generation resumes from the cached calls and a
+complete re-run makes no call at all. A
+:class:`~twosat_formal.errors.TransientModelError` that reaches the generator (a
+retrying wrapper gave up) stops the story with an
+:class:`~twosat_formal.errors.EvaluationError`; any other failed call (a malformed
+reply body, a refused request) fails its attempt with outcome ``error``.
 
 Examples
 --------
@@ -64,26 +64,26 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import random
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from pathlib import Path
+from dataclasses import dataclass, replace
 from typing import Any
 
-from twosat_formal.errors import ConfigError, EndpointError, EvaluationError, TwoSatFormalError
-from twosat_formal.evaluate import RetryPolicy
+from twosat_formal.errors import (
+    ConfigError,
+    EndpointError,
+    EvaluationError,
+    TransientModelError,
+    TwoSatFormalError,
+)
 from twosat_formal.formula import Formula
-from twosat_formal.models.base import Model, Response, SamplingParams, TransientModelError
+from twosat_formal.model import Model, SamplingParams, public_endpoint
 from twosat_formal.prompts import formula_id, story_prompt
 from twosat_formal.provenance import tool_version
-from twosat_formal.scoring import Judgement
-from twosat_formal.store import ResultRow, RunStore, prompt_hash, public_endpoint, request_key
 from twosat_formal.verbalize.story.record import (
     MAX_ATTEMPTS,
     Attempt,
     ClueRecord,
     StoryRecord,
-    StoryStatistics,
     assemble_story,
     assess,
     fallback_sentence,
@@ -91,7 +91,6 @@ from twosat_formal.verbalize.story.record import (
     read_entities,
     seal_story,
     story_id,
-    story_statistics,
 )
 from twosat_formal.verbalize.story.themes import THEMES, Theme
 
@@ -100,15 +99,14 @@ __all__ = [
     "DEFAULT_VALIDATION",
     "ROLE_HEADERS",
     "StoryItem",
-    "StoryRun",
     "StorySettings",
     "clue_prompt",
     "entities_prompt",
-    "generate_stories",
     "intro_prompt",
     "read_story_inputs",
     "render_conversation",
     "state_prompt",
+    "tell_stories",
     "write_story",
 ]
 
@@ -273,14 +271,11 @@ class StorySettings:
         Sampling of Steps 3a and 3b.
     history:
         Earlier clue exchanges kept in the conversation (``None``: all, as the paper).
-    retry:
-        Backoff for transient failures of one call.
     """
 
     generation: SamplingParams = DEFAULT_GENERATION
     validation: SamplingParams = DEFAULT_VALIDATION
     history: int | None = None
-    retry: RetryPolicy = field(default_factory=RetryPolicy)
 
     def __post_init__(self) -> None:
         if self.history is not None and self.history < 0:
@@ -339,94 +334,29 @@ def read_story_inputs(path: str | os.PathLike[str]) -> tuple[list[StoryItem], bo
     return [StoryItem(formula_id(formula), formula, solve(formula).status)], False
 
 
-# -- calls through the run store ------------------------------------------------------------
+# -- calls ---------------------------------------------------------------------------------
 
 
 class _Outage(EvaluationError):
     """A call that kept failing transiently: the story stops (a re-run resumes it)."""
 
 
-class _Caller:
-    """One model behind the run store: stored answers are reused, new ones are stored."""
+async def _try_ask(
+    model: Model, prompt: str, params: SamplingParams, sample: int, call_id: str
+) -> tuple[Any, str | None]:
+    """The response, or ``(None, message)`` for a call that failed for good.
 
-    def __init__(self, model: Model, store: RunStore, retry: RetryPolicy, seed: int) -> None:
-        self.model = model
-        self.store = store
-        self.retry = retry
-        self.rng = random.Random(seed)
-        self.made = 0
-        self.reused = 0
-        self.cache: dict[str, Response] = {}
-        for row in store.results():
-            if row["model"] == model.spec and row["response"] is not None:
-                self.cache[row["key"]] = Response(
-                    row["response"],
-                    row["finish_reason"],
-                    row["prompt_tokens"],
-                    row["completion_tokens"],
-                    row["latency_s"],
-                )
-
-    async def ask(
-        self, prompt: str, params: SamplingParams, sample: int, *, call_id: str, label: str
-    ) -> Response:
-        """The answer to one call; :class:`EvaluationError` when it failed."""
-        sha = prompt_hash(prompt)
-        key = request_key(self.model.spec, self.model.endpoint, sha, params.key(), sample)
-        if key in self.cache:
-            self.reused += 1
-            return self.cache[key]
-        attempt = 0
-        while True:
-            attempt += 1
-            try:
-                response = await self.model.generate(prompt, params, sample)
-                break
-            except TransientModelError as exc:
-                if attempt >= self.retry.max_attempts:
-                    raise _Outage(
-                        f"{call_id}: {exc} (gave up after {attempt} attempts; run again to "
-                        "resume from the stored calls)"
-                    ) from None
-                await asyncio.sleep(self.retry.delay(attempt, self.rng, exc.retry_after))
-        judgement = Judgement(
-            failure="no-answer",
-            decision=None,
-            decision_correct=False,
-            witness_valid=None,
-            label=label,
-            lenient_failure="no-answer",
-        )
-        row = ResultRow(
-            model=self.model.spec,
-            endpoint=self.model.endpoint,
-            prompt_hash=sha,
-            prompt_id=call_id,
-            params=params.key(),
-            sample=sample,
-            judgement=judgement,
-            response=response,
-            attempts=attempt,
-        )
-        self.store.put(row)
-        self.cache[key] = response
-        self.made += 1
-        return response
-
-    async def try_ask(
-        self, prompt: str, params: SamplingParams, sample: int, *, call_id: str, label: str
-    ) -> tuple[Response | None, str | None]:
-        """Like :meth:`ask`, but a call that fails for good gives ``(None, message)``.
-
-        Transient failures that persist still raise: an outage is not an attempt; nor is
-        an endpoint that cannot be used (:class:`~twosat_formal.errors.EndpointError`).
-        """
-        try:
-            return await self.ask(prompt, params, sample, call_id=call_id, label=label), None
-        except (_Outage, EndpointError):
-            raise
-        except EvaluationError as exc:
-            return None, str(exc)
+    A transient failure (one that a retrying wrapper gave up on) stops the story, and
+    so does an endpoint that cannot be used (:class:`~twosat_formal.errors.EndpointError`).
+    """
+    try:
+        return await model.generate(prompt, params, sample), None
+    except EndpointError:
+        raise
+    except TransientModelError as exc:
+        raise _Outage(f"{call_id}: {exc}; run again to resume from the stored calls") from None
+    except EvaluationError as exc:
+        return None, str(exc)
 
 
 # -- one story ------------------------------------------------------------------------------
@@ -437,15 +367,14 @@ class _Story:
 
     def __init__(
         self,
-        caller: _Caller,
+        model: Model,
         theme: Theme,
         names: tuple[str, ...],
         settings: StorySettings,
         seed: int,
         sid: str,
-        label: str,
     ) -> None:
-        self.caller = caller
+        self.model = model
         self.theme = theme
         self.names = names
         self.descriptions = {e: theme.describe(e) for e in names}
@@ -453,12 +382,9 @@ class _Story:
         self.generation = settings.generation_for(seed)
         self.validation = settings.validation
         self.tag = f"story:{sid[:16]}"
-        self.label = label
 
     async def _ask(self, prompt: str, params: SamplingParams, sample: int, role: str) -> Any:
-        return await self.caller.try_ask(
-            prompt, params, sample, call_id=f"{self.tag}:{role}", label=self.label
-        )
+        return await _try_ask(self.model, prompt, params, sample, f"{self.tag}:{role}")
 
     async def intro(self, prompt: str) -> str:
         """Step 1 (up to :data:`MAX_ATTEMPTS` samples until the text is not empty)."""
@@ -520,14 +446,11 @@ async def write_story(
     formula: Formula,
     theme: str,
     model: Model,
-    store: RunStore,
     *,
     instance_id: str | None = None,
-    label: str | None = None,
     seed: int = 0,
     entities: Sequence[str] | None = None,
     settings: StorySettings | None = None,
-    _caller: _Caller | None = None,
 ) -> StoryRecord:
     """Write the story of ``formula`` with ``model`` and prove its round trip.
 
@@ -538,19 +461,16 @@ async def write_story(
     theme:
         A name registered in :data:`~twosat_formal.verbalize.story.themes.THEMES`.
     model:
-        A ready model (see :func:`twosat_formal.models.load_model`).
-    store:
-        The run store of the calls (stored calls are reused, new ones stored).
+        Any :class:`~twosat_formal.model.Model`; wrap it to retry and cache its calls
+        (:func:`twosat_formal.evaluate.stories.generate_stories` does).
     instance_id:
         The instance the story verbalizes (default: :func:`~twosat_formal.prompts.formula_id`).
-    label:
-        The formula's label, kept with the stored calls (default: solved here).
     seed:
         Seed of the entity mapping and of the generation sampling.
     entities:
         An explicit entity of each variable instead of the seeded mapping.
     settings:
-        Sampling, history and retries (default :class:`StorySettings`).
+        Sampling and history (default :class:`StorySettings`).
 
     Returns
     -------
@@ -566,7 +486,8 @@ async def write_story(
 
     Examples
     --------
-    >>> import asyncio, tempfile, pathlib
+    >>> import asyncio
+    >>> from twosat_formal.model import Response
     >>> class Silent:  # writes nothing useful: every clue falls back
     ...     spec, endpoint = "test/silent", "local"
     ...     async def generate(self, prompt, params, sample=0):
@@ -574,8 +495,7 @@ async def write_story(
     ...     async def aclose(self):
     ...         pass
     >>> f = Formula.from_named([["a", "~b"]])
-    >>> with RunStore(pathlib.Path(tempfile.mkdtemp()) / "calls.sqlite") as store:
-    ...     rec = asyncio.run(write_story(f, "heist", Silent(), store, label="SAT"))
+    >>> rec = asyncio.run(write_story(f, "heist", Silent()))
     >>> rec.clues[0].outcome, len(rec.clues[0].attempts), rec.roundtrip["result"]
     ('fallback', 3, 'validated')
     """
@@ -587,13 +507,8 @@ async def write_story(
     else:
         names = chosen.validate(entities, formula.num_vars)
     iid = instance_id if instance_id is not None else formula_id(formula)
-    if label is None:
-        from twosat_formal.solve import solve
-
-        label = solve(formula).status
     sid = story_id(iid, chosen.name, model.spec, seed)
-    caller = _caller or _Caller(model, store, settings.retry, seed)
-    story = _Story(caller, chosen, names, settings, seed, sid, label)
+    story = _Story(model, chosen, names, settings, seed, sid)
     start = intro_prompt(chosen, names)
     intro = await story.intro(start)
     exchanges: list[tuple[str, str]] = []
@@ -663,120 +578,49 @@ async def write_story(
 # -- many stories ---------------------------------------------------------------------------
 
 
-@dataclass
-class StoryRun:
-    """What :func:`generate_stories` did: the records, and the calls made and reused."""
-
-    records: list[StoryRecord] = field(default_factory=list)
-    calls_made: int = 0
-    calls_reused: int = 0
-
-    def statistics(self) -> StoryStatistics:
-        """:func:`~twosat_formal.verbalize.story.record.story_statistics` of the records."""
-        return story_statistics(self.records)
-
-
-def generate_stories(
+async def tell_stories(
     items: Sequence[StoryItem],
     theme: str,
-    model: str,
-    store: RunStore | str | os.PathLike[str],
+    model: Model,
     *,
     seed: int = 0,
     settings: StorySettings | None = None,
     concurrency: int = 1,
-    base_url: str | None = None,
-    api_key_env: str | None = None,
-    mode: str = "chat",
-) -> StoryRun:
-    """Load the model ``model`` names, write one story per item, and release the model.
+) -> list[StoryRecord]:
+    """Write one story per item with ``model``, ``concurrency`` stories at a time.
 
-    Stories are written ``concurrency`` at a time (the clues of one story are
-    sequential: each clue prompt carries the earlier ones); records come back in item
-    order. ``store`` is a :class:`~twosat_formal.store.RunStore` or its path.
+    The clues of one story are sequential (each clue prompt carries the earlier ones);
+    the records come back in item order. The model is not closed here: its owner does.
 
     Raises
     ------
+    ConfigError
+        ``concurrency`` below 1, or an unknown theme (before any call).
     EvaluationError
-        A story could not be finished (the calls made so far are stored: run again).
+        A story could not be finished.
 
     Examples
     --------
-    Reference reasoners read template prompts only, so they cannot write stories; any
-    ``openai/`` or ``llamacpp/`` model can (see the tests for a scripted server):
-
-    >>> import tempfile, pathlib
-    >>> f = Formula.from_named([["a", "~b"], ["b"]])
-    >>> path = pathlib.Path(tempfile.mkdtemp()) / "calls.sqlite"
-    >>> generate_stories([StoryItem("demo", f, "SAT")], "spy", "ref/oracle", path)
-    Traceback (most recent call last):
-    ...
-    twosat_formal.errors.EvaluationError: story:...: the introduction failed: reference \
-reasoners read template verbalizations only; ...
+    >>> import asyncio
+    >>> from twosat_formal.model import Response
+    >>> class Terse:  # one sentence for everything: every clue falls back
+    ...     spec, endpoint = "test/terse", "local"
+    ...     async def generate(self, prompt, params, sample=0):
+    ...         return Response("It was a dark night.")
+    ...     async def aclose(self):
+    ...         pass
+    >>> items = [StoryItem("a", Formula.from_named([["p", "q"]]), "SAT"),
+    ...          StoryItem("b", Formula.from_named([["p"], ["~p"]]), "UNSAT")]
+    >>> records = asyncio.run(tell_stories(items, "spy", Terse(), concurrency=2))
+    >>> [r.instance_id for r in records], [r.roundtrip["result"] for r in records]
+    (['a', 'b'], ['proved', 'proved'])
     """
     if concurrency < 1:
         raise ConfigError(
             f"concurrency must be >= 1, got {concurrency}", parameter="concurrency", valid=">= 1"
         )
-    THEMES.get(theme)  # an unknown theme fails before anything is opened or started
-    settings = settings or StorySettings()
-    run = StoryRun()
-    if isinstance(store, RunStore):
-        asyncio.run(
-            _run_all(
-                items,
-                theme,
-                model,
-                store,
-                seed,
-                settings,
-                concurrency,
-                base_url,
-                api_key_env,
-                mode,
-                run,
-            )
-        )
-        return run
-    with RunStore(Path(store)) as opened:
-        asyncio.run(
-            _run_all(
-                items,
-                theme,
-                model,
-                opened,
-                seed,
-                settings,
-                concurrency,
-                base_url,
-                api_key_env,
-                mode,
-                run,
-            )
-        )
-    return run
-
-
-async def _run_all(
-    items: Sequence[StoryItem],
-    theme: str,
-    spec: str,
-    store: RunStore,
-    seed: int,
-    settings: StorySettings,
-    concurrency: int,
-    base_url: str | None,
-    api_key_env: str | None,
-    mode: str,
-    run: StoryRun,
-) -> None:
-    from twosat_formal.models import load_model
-
+    THEMES.get(theme)  # an unknown theme fails before any call
     records: list[StoryRecord | None] = [None] * len(items)
-    # Not entered as a context: a local model starts on its first call, so a run that
-    # the store answers completely never starts a server. Closed on every way out.
-    model = load_model(spec, base_url=base_url, api_key_env=api_key_env, mode=mode)
-    caller = _Caller(model, store, settings.retry, seed)
     semaphore = asyncio.Semaphore(concurrency)
 
     async def one(position: int, item: StoryItem) -> None:
@@ -785,12 +629,9 @@ async def _run_all(
                 item.formula,
                 theme,
                 model,
-                store,
                 instance_id=item.instance_id,
-                label=item.label,
                 seed=seed,
                 settings=settings,
-                _caller=caller,
             )
 
     try:
@@ -802,7 +643,4 @@ async def _run_all(
         if isinstance(first, TwoSatFormalError | KeyboardInterrupt):
             raise first from None
         raise
-    finally:
-        run.calls_made, run.calls_reused = caller.made, caller.reused
-        await model.aclose()
-    run.records = [r for r in records if r is not None]
+    return [r for r in records if r is not None]

@@ -1,0 +1,113 @@
+"""Stories told by a model named by its spec, each call retried and cached.
+
+:func:`generate_stories` is what ``verbalize --story THEME --model SPEC`` runs: it
+loads the model (:func:`twosat_formal.models.load_model`), wraps it to retry
+transient failures (:class:`~twosat_formal.models.retry.RetryingModel`) and to answer
+calls from the ``responses`` table of the store file
+(:class:`~twosat_formal.models.cache.CachedModel`), hands that model to the story
+verbalizer (:func:`~twosat_formal.verbalize.story.generator.tell_stories`, which knows
+the model protocol only) and closes it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from twosat_formal.models.cache import CachedModel, ResponseCache
+from twosat_formal.models.retry import RetryingModel, RetryPolicy
+from twosat_formal.verbalize.story.generator import StoryItem, StorySettings, tell_stories
+from twosat_formal.verbalize.story.record import StoryRecord, StoryStatistics, story_statistics
+from twosat_formal.verbalize.story.themes import THEMES
+
+__all__ = ["StoryRun", "generate_stories"]
+
+
+@dataclass
+class StoryRun:
+    """What :func:`generate_stories` did: the records, and the calls made and reused."""
+
+    records: list[StoryRecord] = field(default_factory=list)
+    calls_made: int = 0
+    calls_reused: int = 0
+
+    def statistics(self) -> StoryStatistics:
+        """:func:`~twosat_formal.verbalize.story.record.story_statistics` of the records."""
+        return story_statistics(self.records)
+
+
+def generate_stories(
+    items: Sequence[StoryItem],
+    theme: str,
+    model: str,
+    store: str | os.PathLike[str],
+    *,
+    seed: int = 0,
+    settings: StorySettings | None = None,
+    retry: RetryPolicy | None = None,
+    concurrency: int = 1,
+    base_url: str | None = None,
+    api_key_env: str | None = None,
+    mode: str = "chat",
+) -> StoryRun:
+    """Load the model ``model`` names, write one story per item, and release the model.
+
+    Parameters
+    ----------
+    items, theme, seed, settings, concurrency:
+        As :func:`~twosat_formal.verbalize.story.generator.tell_stories`.
+    model:
+        A model spec (``openai/<id>``, ``llamacpp/...``).
+    store:
+        The SQLite file whose ``responses`` table caches the calls (created if needed).
+    retry:
+        Backoff for transient failures of one call (default
+        :class:`~twosat_formal.models.retry.RetryPolicy`), jitter seeded by ``seed``.
+    base_url, api_key_env, mode:
+        For ``openai/`` models (see :func:`twosat_formal.models.load_model`).
+
+    Raises
+    ------
+    EvaluationError
+        A story could not be finished (the calls made so far are cached: run again).
+
+    Examples
+    --------
+    Reference reasoners read template prompts only, so they cannot write stories; any
+    ``openai/`` or ``llamacpp/`` model can (see the tests for a scripted server):
+
+    >>> import tempfile, pathlib
+    >>> from twosat_formal.formula import Formula
+    >>> f = Formula.from_named([["a", "~b"], ["b"]])
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "calls.sqlite"
+    >>> generate_stories([StoryItem("demo", f, "SAT")], "spy", "ref/oracle", path)
+    Traceback (most recent call last):
+    ...
+    twosat_formal.errors.EvaluationError: story:...: the introduction failed: reference \
+reasoners read template verbalizations only; ...
+    """
+    from twosat_formal.models import load_model
+
+    THEMES.get(theme)  # an unknown theme fails before anything is opened or started
+    run = StoryRun()
+    # Not entered as a context: a local model starts on its first call, so a run that
+    # the cache answers completely never starts a server. Closed on every way out.
+    loaded = load_model(model, base_url=base_url, api_key_env=api_key_env, mode=mode)
+    with ResponseCache(store) as cache:
+        cached = CachedModel(RetryingModel(loaded, retry, seed=seed), cache)
+
+        async def tell() -> list[StoryRecord]:
+            try:
+                return await tell_stories(
+                    items, theme, cached, seed=seed, settings=settings, concurrency=concurrency
+                )
+            finally:
+                await cached.aclose()
+
+        try:
+            run.records = asyncio.run(tell())
+        finally:
+            run.calls_made, run.calls_reused = cached.made, cached.reused
+    return run

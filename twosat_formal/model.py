@@ -1,0 +1,117 @@
+"""The one interface every model implements, and the records it exchanges (core layer).
+
+Implementations (reference reasoners, the OpenAI-compatible client, llama.cpp) and
+the wrappers that add retrying and caching to any model live in
+:mod:`twosat_formal.models`; code in lower layers (the story verbalizer) depends on
+this protocol only and is handed a model by its caller.
+
+A model sees only the prompt text. It is called as ``await model.generate(prompt,
+params)`` and answers with a :class:`Response`. Failures that are worth retrying
+(HTTP 429 and 5xx, time-outs, dropped connections) raise :class:`TransientModelError`;
+failures that are not raise :class:`~twosat_formal.errors.EvaluationError`. Retrying
+is a wrapper's job (:class:`twosat_formal.models.retry.RetryingModel`), not the model's.
+
+Examples
+--------
+>>> params = SamplingParams(max_tokens=64, temperature=0.0)
+>>> params.key()
+'{"max_tokens":64,"seed":null,"temperature":0.0,"top_p":null}'
+>>> Response(text="The answer is: Yes", finish_reason="stop").truncated
+False
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from functools import lru_cache
+from typing import Protocol, runtime_checkable
+from urllib.parse import urlsplit, urlunsplit
+
+from twosat_formal.errors import TransientModelError
+
+__all__ = [
+    "DEFAULT_MAX_TOKENS",
+    "Model",
+    "Response",
+    "SamplingParams",
+    "TransientModelError",
+    "public_endpoint",
+]
+
+#: The token budget of every model in the paper's Table 4 (Phi-4-reasoning and -plus
+#: ran with 16,384: give them ``?max_tokens=16384`` in their spec).
+DEFAULT_MAX_TOKENS = 32768
+
+
+@dataclass(frozen=True)
+class SamplingParams:
+    """Sampling parameters of one request (the sample index is not one of them)."""
+
+    max_tokens: int = DEFAULT_MAX_TOKENS
+    temperature: float | None = None
+    top_p: float | None = None
+    seed: int | None = None
+
+    def key(self) -> str:
+        """Canonical JSON of the parameters: part of a request's store key."""
+        return json.dumps(asdict(self), sort_keys=True, separators=(",", ":"))
+
+
+@dataclass(frozen=True)
+class Response:
+    """What a model answered to one prompt."""
+
+    text: str
+    finish_reason: str | None = None
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    latency_s: float | None = None
+
+    @property
+    def truncated(self) -> bool:
+        """Whether the answer was cut by the token limit (finish reason ``length``)."""
+        return self.finish_reason == "length"
+
+
+@runtime_checkable
+class Model(Protocol):
+    """A model that answers prompts.
+
+    ``spec`` is the spec string it was loaded from (``ref/oracle``,
+    ``openai/gpt-4o-mini``...) and ``endpoint`` where it runs (a base URL, or
+    ``"local"``); both are part of a request's store key. API keys are never part
+    of either.
+    """
+
+    spec: str
+    endpoint: str
+
+    async def generate(self, prompt: str, params: SamplingParams, sample: int = 0) -> Response:
+        """Answer ``prompt``; ``sample`` is the sample index (seeds reference models)."""
+        ...
+
+    async def aclose(self) -> None:
+        """Release what the model holds (HTTP clients, a server subprocess)."""
+        ...
+
+
+@lru_cache(maxsize=256)  # called for every stored result with a handful of distinct values
+def public_endpoint(endpoint: str) -> str:
+    """``endpoint`` without user information, query or fragment (where secrets hide).
+
+    Values that are not URLs (``"local"``) come back unchanged.
+
+    >>> public_endpoint("https://me:sk-123@api.example.org/v1?key=sk-123#x")
+    'https://api.example.org/v1'
+    >>> public_endpoint("local")
+    'local'
+    """
+    parts = urlsplit(endpoint)
+    if not parts.scheme or not parts.netloc:
+        return endpoint
+    host = parts.hostname or ""
+    if ":" in host:
+        host = f"[{host}]"
+    netloc = f"{host}:{parts.port}" if parts.port is not None else host
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
