@@ -17,7 +17,7 @@ from twosat_formal.errors import (
     request_error,
 )
 
-BUILTINS = (ValueError, KeyError, RuntimeError)
+BUILTINS = (ValueError, KeyError, RuntimeError, ImportError)
 
 
 def _public_error_classes() -> list[type[BaseException]]:

@@ -10,6 +10,7 @@ only inside the message. The hierarchy::
     ├── SentenceError (ValueError)          a sentence no verbalizer pattern reads back
     ├── NotTwoCNFError (ValueError)         a clause with more than two literals
     ├── ConfigError (ValueError)            a parameter out of range, an impossible request
+    │   └── NoTwinError                     no one-clause change flips the label
     ├── UnknownNameError (KeyError)         a name no registry knows
     ├── CertificateError (ValueError)       a model or cycle that does not certify a label
     ├── RecordError (ValueError)            a malformed JSON Lines record
@@ -52,6 +53,7 @@ __all__ = [
     "EvaluationError",
     "MissingExtraError",
     "ModelHTTPError",
+    "NoTwinError",
     "NotTwoCNFError",
     "ParseError",
     "ProofError",
@@ -180,6 +182,10 @@ class ConfigError(TwoSatFormalError, ValueError):
         self.parameter = parameter
         self.valid = valid
         super().__init__(message)
+
+
+class NoTwinError(ConfigError):
+    """No one-clause change gives the formula the opposite label (the message says why)."""
 
 
 class UnknownNameError(TwoSatFormalError, KeyError):

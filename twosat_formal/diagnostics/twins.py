@@ -50,7 +50,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from twosat_formal.diagnostics.implications import Implications
-from twosat_formal.errors import ConfigError, NotTwoCNFError, RecordError
+from twosat_formal.errors import ConfigError, NotTwoCNFError, NoTwinError, RecordError
 from twosat_formal.formula import Formula
 from twosat_formal.instance import Instance, canonical_json
 from twosat_formal.provenance import tool_version
@@ -75,10 +75,6 @@ KINDS = ("replace", "add", "remove")
 REASONS = ("break-cycle", "close-cycle")
 
 ClauseT = tuple[int, ...]
-
-
-class NoTwinError(ConfigError):
-    """No one-clause change gives the formula the opposite label (the message says why)."""
 
 
 @dataclass(frozen=True)
@@ -329,7 +325,7 @@ def choose_change(formula: Formula, *, seed: int = 0) -> Change:
     >>> choose_change(Formula([[1, 2]]))
     Traceback (most recent call last):
     ...
-    twosat_formal.diagnostics.twins.NoTwinError: the formula forces no literal, so no \
+    twosat_formal.errors.NoTwinError: the formula forces no literal, so no \
 one-clause change makes it UNSAT
     """
     formula.require_2cnf("minimal twins")
