@@ -613,7 +613,7 @@ async def tell_stories(
     ...          StoryItem("b", Formula.from_named([["p"], ["~p"]]), "UNSAT")]
     >>> records = asyncio.run(tell_stories(items, "spy", Terse(), concurrency=2))
     >>> [r.instance_id for r in records], [r.roundtrip["result"] for r in records]
-    (['a', 'b'], ['proved', 'proved'])
+    (['a', 'b'], ['validated', 'validated'])
     """
     if concurrency < 1:
         raise ConfigError(
