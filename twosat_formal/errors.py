@@ -13,6 +13,7 @@ only inside the message. The hierarchy::
     │   └── NoTwinError                     no one-clause change flips the label
     ├── UnknownNameError (KeyError)         a name no registry knows
     ├── CertificateError (ValueError)       a model or cycle that does not certify a label
+    ├── UnverifiedPromptError (ValueError)  a prompt its instance does not re-derive
     ├── RecordError (ValueError)            a malformed JSON Lines record
     ├── SolverDisagreementError (RuntimeError)  two backends, two labels
     ├── ProofError (RuntimeError)           a Z3 proof that failed or came back unknown
