@@ -63,6 +63,8 @@ from twosat_formal.model import Response
 __all__ = [
     "FAILURE_KINDS",
     "LABELS",
+    "MAX_JSON_CHARS",
+    "MAX_JSON_DEPTH",
     "AnyPrompt",
     "Decision",
     "Judgement",
@@ -370,6 +372,15 @@ def _peel(text: str, *, parenthetical: bool) -> tuple[str, str | None] | None:
     return text, said
 
 
+#: The longest line that can be a strict answer line (longer lines are not read as one).
+MAX_ANSWER_LINE = 4096
+
+
+def _unemphasize(line: str) -> str:
+    """``line`` without markdown emphasis marks (fast when there are none)."""
+    return _EMPHASIS.sub("", line) if "*" in line or "_" in line else line
+
+
 def _strict_line(line: str) -> list[str] | None:
     """The answers on ``line`` if it is a strict answer line, else ``None``.
 
@@ -379,7 +390,9 @@ def _strict_line(line: str) -> list[str] | None:
     assignment exists)``: it counts as an answer too, so a mismatched one conflicts)
     and with one final period, inside and outside the quotes.
     """
-    bare = _EMPHASIS.sub("", line).strip()
+    if len(line) > MAX_ANSWER_LINE:
+        return None
+    bare = _unemphasize(line).strip()
     lead = _LEAD.match(bare)
     if lead is not None:
         bare = bare[lead.end() :]
@@ -455,7 +468,7 @@ def extract_decision(text: str, *, lenient: bool = False) -> Decision:
         if _closes(lines[index + 1 :]):
             final = answers
             for line in reversed(lines[:index]):  # the closing run of answer lines
-                if not _EMPHASIS.sub("", line).strip():
+                if not _unemphasize(line).strip():
                     continue
                 more = _strict_line(line)
                 if more is None:
@@ -467,7 +480,7 @@ def extract_decision(text: str, *, lenient: bool = False) -> Decision:
     if not lenient:
         return Decision(None, False)
     for line in reversed(lines):
-        found = [_LENIENT_WORDS[m.lower()] for m in _LENIENT.findall(_EMPHASIS.sub("", line))]
+        found = [_LENIENT_WORDS[m.lower()] for m in _LENIENT.findall(_unemphasize(line))]
         if found:
             return _one_value(found)
     return Decision(None, False)
@@ -500,20 +513,42 @@ _DECODER = json.JSONDecoder(object_pairs_hook=_reject_duplicates)
 # An opening brace that tries to start a JSON object: a quote, or a word and a colon.
 # Prose such as "the set {A, B}" does not.
 _ATTEMPT = re.compile(r"""\{\s*(?:["']|[^\s{},:"']+\s*:)""")
-_SPECIAL = re.compile(r'[{}"\\\n]')
+_SPECIAL = re.compile(r'[{}\[\]"\\\n]')
 _TRAILING_COMMA = re.compile(r",\s*([}\]])")
 _LINE_COMMENT = re.compile(r"^\s*//.*$", re.MULTILINE)
 _RETRY_WINDOW = 1_000_000
+_TOO_DEEP = "\x00too-deep\x00"
 
 
-def _span_ends(text: str) -> dict[int, int]:
-    """Where each matched ``{`` closes (strings skipped), in one pass over ``text``.
+#: The deepest nesting of objects and arrays read inside one JSON object of an answer.
+#: A witness is one flat object; a deeper object is refused, never decoded (the
+#: decoder recurses, and decoding nested spans one inside another would cost the
+#: square of the answer's length).
+MAX_JSON_DEPTH = 32
+#: An answer is searched for its witness in its last this many characters only (a
+#: witness closes an answer; 256 Ki characters are twice the default token budget),
+#: so reading any answer takes time bounded by this, not by the answer's length.
+MAX_JSON_CHARS = 262_144
+#: Decoding attempts past a span's end (when a quote misled the brace scan) per answer.
+_MAX_RETRIES = 8
+#: Lenient repairs of objects that did not parse, per answer.
+_MAX_REPAIRS = 64
+
+
+@lru_cache(maxsize=2)
+def _span_ends(text: str) -> tuple[dict[int, int], frozenset[int]]:
+    """Where each matched ``{`` closes (strings skipped), in one pass over ``text``, and
+    the openings whose object nests objects or arrays deeper than :data:`MAX_JSON_DEPTH`.
 
     A JSON string cannot hold a raw newline, so a quote left open ends at the line;
     a stray ``{`` or ``}`` in prose leaves the other spans intact.
     """
     ends: dict[int, int] = {}
-    opened: list[int] = []
+    deep: set[int] = set()
+    # one entry per open brace: [position, the deepest nesting seen inside it]
+    opened: list[list[int]] = []
+    brackets = 0  # arrays open inside the innermost open brace
+    bracket_stack: list[int] = []
     in_string = False
     skip_to = -1  # the character after a backslash inside a string
     for match in _SPECIAL.finditer(text):
@@ -529,10 +564,25 @@ def _span_ends(text: str) -> dict[int, int]:
         elif ch == '"':
             in_string = bool(opened)
         elif ch == "{":
-            opened.append(i)
+            if opened:
+                opened[-1][1] = max(opened[-1][1], brackets + 1)
+            bracket_stack.append(brackets)
+            opened.append([i, 0])
+            brackets = 0
+        elif ch == "[" and opened:
+            brackets += 1
+            opened[-1][1] = max(opened[-1][1], brackets)
+        elif ch == "]" and opened and brackets:
+            brackets -= 1
         elif ch == "}" and opened:
-            ends[opened.pop()] = i + 1
-    return ends
+            start, inner = opened.pop()
+            brackets = bracket_stack.pop()
+            ends[start] = i + 1
+            if inner >= MAX_JSON_DEPTH:
+                deep.add(start)
+            if opened:
+                opened[-1][1] = max(opened[-1][1], inner + brackets + 1)
+    return ends, frozenset(deep)
 
 
 def _repair(chunk: str) -> dict[str, Any] | None:
@@ -550,19 +600,20 @@ def _repair(chunk: str) -> dict[str, Any] | None:
     return None
 
 
-def _decode(text: str, start: int, closed: int) -> tuple[Any, int]:
+def _decode(text: str, start: int, closed: int, retries: list[int]) -> tuple[Any, int]:
     """``raw_decode`` of the object at ``start``, given where its braces close.
 
     Decoding the span alone keeps a failure cheap (the decoder's error counts lines
     from the start of what it was given); if the span was cut short by a quote the
-    brace scan misread, the rest of the text is tried once.
+    brace scan misread, the rest of the text is tried (a few times per answer).
     """
     chunk = text[start:closed]
     try:
         obj, length = _DECODER.raw_decode(chunk)
     except json.JSONDecodeError as exc:
-        if exc.pos < len(chunk) - 1:
+        if exc.pos < len(chunk) - 1 or retries[0] >= _MAX_RETRIES:
             raise
+        retries[0] += 1
         obj, length = _DECODER.raw_decode(text[start : start + _RETRY_WINDOW])
     return obj, start + length
 
@@ -590,7 +641,9 @@ def _strict_objects(text: str) -> tuple[tuple[dict[str, Any] | str, ...], str | 
 def _scan_objects(text: str, *, lenient: bool) -> tuple[list[dict[str, Any] | str], str | None]:
     items: list[dict[str, Any] | str] = []
     tried: str | None = None
-    spans: dict[int, int] | None = None
+    spans: tuple[dict[int, int], frozenset[int]] | None = None
+    retries, repairs = [0], [0]
+    failed_at = failed_end = -1  # where the last span that failed to decode failed, and ended
     pos = 0
     while (start := text.find("{", pos)) != -1:
         pos = start + 1
@@ -598,19 +651,31 @@ def _scan_objects(text: str, *, lenient: bool) -> tuple[list[dict[str, Any] | st
             continue  # prose such as "{A, B}", or the empty object
         if spans is None:
             spans = _span_ends(text)
-        closed = spans.get(start)
+        closed = spans[0].get(start)
         if closed is None:  # never closed: cut off, or broken
             tried = text[start : start + 80]
             continue
+        if start in spans[1]:  # refused: nested too deep to be an assignment
+            tried = _TOO_DEEP + text[start : start + 40]
+            continue
         try:
-            obj, end = _decode(text, start, closed)
+            if start < failed_end and closed > failed_at:
+                # inside a span that failed, and around where it failed: fails there too
+                raise ValueError("known to fail")
+            obj, end = _decode(text, start, closed, retries)
         except _DuplicateKeyError as exc:
             items.append(exc.key)
             continue
-        except ValueError:
+        except RecursionError:  # a misread span that nests deeper than the scan saw
+            tried = _TOO_DEEP + text[start : start + 40]
+            continue
+        except ValueError as exc:
+            if isinstance(exc, json.JSONDecodeError) and start + exc.pos < closed:
+                failed_at, failed_end = start + exc.pos, closed
             tried = text[start:closed]
-            if not lenient:
+            if not lenient or repairs[0] >= _MAX_REPAIRS:
                 continue
+            repairs[0] += 1
             try:
                 obj = _repair(tried)
             except _DuplicateKeyError as exc:
@@ -659,7 +724,8 @@ def extract_witness(
     >>> extract_witness("{'A': 'true',}", lenient=True).obj
     {'A': 'true'}
     """
-    objects, tried = _objects(text, lenient=lenient)
+    cut = len(text) > MAX_JSON_CHARS
+    objects, tried = _objects(text[-MAX_JSON_CHARS:] if cut else text, lenient=lenient)
     if lenient:
         for index, item in enumerate(objects):
             if isinstance(item, dict) and len(item) == 1:
@@ -683,7 +749,22 @@ def extract_witness(
     if objects:
         return WitnessText("found", None, "the JSON object is not a flat entity → value map")
     if tried is None:
+        if cut:
+            return WitnessText(
+                "missing",
+                None,
+                f"no JSON object in the last {MAX_JSON_CHARS} characters of the answer "
+                f"({len(text)} characters; the rest is not read)",
+            )
         return WitnessText("missing", None, "no JSON object in the answer")
+    if tried.startswith(_TOO_DEEP):
+        shown = tried[len(_TOO_DEEP) :]
+        return WitnessText(
+            "bad-json",
+            None,
+            f"refused a JSON object nested deeper than {MAX_JSON_DEPTH} levels "
+            f"(it starts {shown[:30]!r})",
+        )
     shown = tried if len(tried) <= 60 else tried[:57] + "..."
     return WitnessText("bad-json", None, f"no valid JSON object (last try: {shown})")
 
