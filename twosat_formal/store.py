@@ -36,7 +36,7 @@ import hashlib
 import json
 import os
 import sqlite3
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -457,6 +457,20 @@ class RunStore:
         """Whether a result is stored under ``key``."""
         row = self._db.execute("SELECT 1 FROM results WHERE key = ?", (key,)).fetchone()
         return row is not None
+
+    def stored_among(self, keys: Sequence[str]) -> set[str]:
+        """The keys among ``keys`` that are stored (one indexed query per 500 keys).
+
+        The runner plans a run a batch of keys at a time with it, so what is still to
+        ask is found without loading every stored key.
+        """
+        found: set[str] = set()
+        for start in range(0, len(keys), 500):
+            chunk = keys[start : start + 500]
+            marks = ", ".join("?" * len(chunk))
+            query = f"SELECT key FROM results WHERE key IN ({marks})"
+            found.update(row[0] for row in self._db.execute(query, chunk))
+        return found
 
     def stored_keys(self) -> set[str]:
         """Every stored key."""

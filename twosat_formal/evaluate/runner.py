@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from typing import Any
@@ -38,7 +38,10 @@ from twosat_formal.scoring import (
 )
 from twosat_formal.store import PromptRow, ResultRow, RunStore, prompt_hash, request_key
 
-__all__ = ["COMMIT_INTERVAL_S", "evaluate", "run_eval"]
+__all__ = ["COMMIT_INTERVAL_S", "PLAN_BATCH", "evaluate", "run_eval"]
+
+#: Requests planned, and looked up in the store, at a time.
+PLAN_BATCH = 512
 
 #: Results stored within this many seconds share one commit. A killed run loses at most
 #: these (and the requests in flight); the next run asks them again.
@@ -150,10 +153,49 @@ class _Runner:
         acc = self.summary.accuracy
         return "acc  -  " if acc is None else f"acc {acc:6.1%}"
 
+    def plan(
+        self, models: Sequence[RetryingModel], items: Sequence[EvalItem], samples: int
+    ) -> Iterator[list[_Request]]:
+        """Every request of the run, lazily, :data:`PLAN_BATCH` at a time."""
+        batch: list[_Request] = []
+        for item in items:
+            sha = prompt_hash(item.prompt.text)
+            for model in models:
+                params_key = self.params_of(model)[1]
+                for sample in range(samples):
+                    key = request_key(model.spec, model.endpoint, sha, params_key, sample)
+                    batch.append(_Request(item, model, sample, key, sha))
+                    if len(batch) == PLAN_BATCH:
+                        yield batch
+                        batch = []
+        if batch:
+            yield batch
+
+    def todo(
+        self, models: Sequence[RetryingModel], items: Sequence[EvalItem], samples: int
+    ) -> Iterator[_Request]:
+        """The requests whose keys are not stored, in plan order (an anti-join per batch).
+
+        Memory holds one batch, never the whole plan nor the stored keys, so it does
+        not grow with prompts x models x samples.
+        """
+        for batch in self.plan(models, items, samples):
+            stored = self.store.stored_among([r.key for r in batch])
+            self.summary.skipped += sum(1 for r in batch if r.key in stored)
+            yield from (r for r in batch if r.key not in stored)
+
+    def count_todo(
+        self, models: Sequence[RetryingModel], items: Sequence[EvalItem], samples: int
+    ) -> int:
+        """How many requests :meth:`todo` will yield (a counting pass, for the bar)."""
+        return sum(
+            len(batch) - len(self.store.stored_among([r.key for r in batch]))
+            for batch in self.plan(models, items, samples)
+        )
+
     async def run(
         self, models: Sequence[Model], items: Sequence[EvalItem], samples: int, concurrency: int
     ) -> None:
-        requests: list[_Request] = []
         retrying = [
             RetryingModel(
                 m,
@@ -164,21 +206,11 @@ class _Runner:
             )
             for m in models
         ]
-        for item in items:
-            sha = prompt_hash(item.prompt.text)
-            for model in retrying:
-                for sample in range(samples):
-                    params_key = self.params_of(model)[1]
-                    key = request_key(model.spec, model.endpoint, sha, params_key, sample)
-                    requests.append(_Request(item, model, sample, key, sha))
-        stored = self.store.stored_keys()
-        todo = [r for r in requests if r.key not in stored]
-        self.summary.planned = len(requests)
-        self.summary.skipped = len(requests) - len(todo)
+        self.summary.planned = len(items) * len(models) * samples
         if self.progress is not None:
-            self.task = self.progress.add_task(
-                "eval", total=len(todo), accuracy=self._accuracy_text()
-            )
+            total = self.count_todo(retrying, items, samples)
+            self.task = self.progress.add_task("eval", total=total, accuracy=self._accuracy_text())
+        todo = self.todo(retrying, items, samples)
         semaphore = asyncio.Semaphore(concurrency)
 
         async def one(request: _Request) -> None:
@@ -301,13 +333,12 @@ async def run_eval(
         if item.instance is not None:
             store.add_instance(item.instance)
     if retry_errors:
-        keys = [
+        store.delete_errors(  # a generator: the keys are never all in memory
             request_key(m.spec, m.endpoint, prompt_hash(i.prompt.text), runner.params_of(m)[1], s)
             for i in items
             for m in models
             for s in range(samples)
-        ]
-        store.delete_errors(keys)
+        )
     info = {
         "tool_version": tool_version(),
         "models": [m.spec for m in models],
