@@ -1,0 +1,85 @@
+"""Streaming commands use bounded memory: peak RSS at 20,000 records within 1.5x of 2,000.
+
+Each run is a fresh interpreter that runs the real command and reports its own peak
+resident set size (``ru_maxrss``). Every input record carries 8 KB of provenance, so a
+command that kept its records (the input, or what it made from them) would hold over
+150 MB more at 20,000 records than at 2,000 and fail the bound by far; a streaming one
+holds a window of records whatever the input size.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from twosat_formal.generators import Dataset, DatasetConfig
+
+pytestmark = pytest.mark.slow
+
+RUNNER = """
+import resource, sys
+from twosat_formal.cli import main
+try:
+    main(sys.argv[1:])
+except SystemExit as exc:
+    if exc.code:
+        raise
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+
+
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory: pytest.TempPathFactory) -> dict[int, Path]:
+    folder = tmp_path_factory.mktemp("memory")
+    lines = []
+    for instance in Dataset(DatasetConfig("backbone", clauses=4), seed=9, size=100):
+        record = instance.to_record()
+        record["provenance"]["note"] = "x" * 8192
+        lines.append(json.dumps(record))
+    paths = {}
+    for size in (2_000, 20_000):
+        paths[size] = folder / f"data-{size}.jsonl"
+        with open(paths[size], "w", encoding="utf-8") as stream:
+            for i in range(size):
+                stream.write(lines[i % len(lines)] + "\n")
+    return paths
+
+
+def peak_rss_kib(argv: list[str]) -> int:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    done = subprocess.run(
+        [sys.executable, "-c", RUNNER, *argv],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return int(done.stdout.splitlines()[-1])
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["verbalize", "{data}", "--template", "logic"],
+        ["perturb", "{data}", "--op", "reorder"],
+        ["edit", "{data}", "--mode", "individual", "-k", "1", "--op", "drop", "--keep-base"],
+    ],
+    ids=["verbalize", "perturb", "edit"],
+)
+def test_peak_memory_does_not_grow_with_the_records(
+    inputs: dict[int, Path], tmp_path: Path, command: list[str]
+) -> None:
+    peaks = {}
+    for size, data in inputs.items():
+        out = tmp_path / f"out-{size}.jsonl"
+        argv = [arg.replace("{data}", str(data)) for arg in command]
+        peaks[size] = peak_rss_kib([*argv, "--no-progress", "--out", str(out)])
+        with open(out, "rb") as stream:
+            assert sum(1 for _ in stream) >= size  # every record was written
+    assert peaks[20_000] <= 1.5 * peaks[2_000], peaks
