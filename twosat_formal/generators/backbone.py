@@ -28,6 +28,7 @@ from typing import Any
 
 from twosat_formal.errors import ConfigError
 from twosat_formal.formula import Formula
+from twosat_formal.generators.family import register_family
 from twosat_formal.generators.fillers import (
     arrange,
     matched_fresh_count,
@@ -306,3 +307,14 @@ def backbone(
         "filler_vars": [name(v) for v in fresh],
     }
     return formula, structure
+
+
+register_family(
+    FAMILY,
+    backbone,
+    resolve,
+    PARAMS,
+    summary="SAT with a planted backbone (pairs with auxiliaries) and a monotone remainder",
+    section="§3.3, App. D",
+    label="SAT",
+)

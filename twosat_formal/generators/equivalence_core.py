@@ -24,6 +24,7 @@ from typing import Any
 
 from twosat_formal.errors import ConfigError
 from twosat_formal.formula import Formula
+from twosat_formal.generators.family import register_family
 from twosat_formal.generators.fillers import arrange, matched_fresh_count, planted_fillers, relabel
 from twosat_formal.generators.knobs import (
     ParamSpec,
@@ -253,3 +254,14 @@ def equivalence_core(
         "core_model_count": 2**f,
     }
     return formula, structure
+
+
+register_family(
+    FAMILY,
+    equivalence_core,
+    resolve,
+    PARAMS,
+    summary="SAT with exactly 2^f models: bound variables defined as equivalent to free ones",
+    section="§3.2, App. C, Algorithm 2",
+    label="SAT",
+)

@@ -27,7 +27,9 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
 from twosat_formal.errors import ConfigError
-from twosat_formal.generators import FAMILIES, Dataset, DatasetConfig, derive_seed
+from twosat_formal.generators.dataset import Dataset, DatasetConfig
+from twosat_formal.generators.draw import derive_seed
+from twosat_formal.generators.family import FAMILIES
 from twosat_formal.generators.knobs import KNOB_GRIDS, ParamValue
 from twosat_formal.instance import Instance
 

@@ -32,6 +32,7 @@ from typing import Any
 
 from twosat_formal.errors import ConfigError
 from twosat_formal.formula import Formula
+from twosat_formal.generators.family import register_family
 from twosat_formal.generators.fillers import arrange, planted_fillers, relabel
 from twosat_formal.generators.knobs import (
     ParamSpec,
@@ -244,3 +245,14 @@ def implication_cycle(
         "extra_vars": [formula.name(perm[v - 1]) for v in range(size_L + 1, n + 1)],
     }
     return formula, structure
+
+
+register_family(
+    FAMILY,
+    implication_cycle,
+    resolve,
+    PARAMS,
+    summary="UNSAT core: one contradiction cycle through l1 and ~l1 (L+1 clauses), plus fillers",
+    section="§3.1, App. B, Algorithm 1",
+    label="UNSAT",
+)

@@ -20,7 +20,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from twosat_formal.executors import Executor, LocalExecutor, shard_range
-from twosat_formal.generators import Dataset, DatasetConfig, generate
+from twosat_formal.generators.dataset import Dataset, DatasetConfig
+from twosat_formal.generators.draw import generate
 
 __all__ = ["dataset_lines", "instance_line", "shard_size"]
 

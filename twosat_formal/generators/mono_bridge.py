@@ -28,6 +28,7 @@ from typing import Any
 
 from twosat_formal.errors import ConfigError
 from twosat_formal.formula import Formula
+from twosat_formal.generators.family import register_family
 from twosat_formal.generators.fillers import (
     arrange,
     matched_fresh_count,
@@ -290,3 +291,14 @@ def _pairs(
     if count == 0:
         return []
     return sample_pairs(rng, variables, count, cover=cover)
+
+
+register_family(
+    FAMILY,
+    mono_bridge,
+    resolve,
+    PARAMS,
+    summary="SAT: positive and negative monotone parts coupled by one bridge clause at position s",
+    section="§3.4, App. E",
+    label="SAT",
+)

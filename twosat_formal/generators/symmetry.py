@@ -30,6 +30,8 @@ from typing import Any
 
 from twosat_formal.errors import ConfigError
 from twosat_formal.formula import Formula
+from twosat_formal.generators.draw import generate
+from twosat_formal.generators.family import FAMILIES, register_family
 from twosat_formal.generators.knobs import (
     ParamSpec,
     ParamValue,
@@ -37,6 +39,7 @@ from twosat_formal.generators.knobs import (
     round_half_up,
     validate_params,
 )
+from twosat_formal.io import read_formula
 
 __all__ = ["FAMILY", "PARAMS", "resolve", "symmetry"]
 
@@ -76,8 +79,6 @@ _OWN = frozenset(spec.name for spec in PARAMS)
 
 
 def _base_spec(name: str) -> Any:
-    from twosat_formal.generators import FAMILIES
-
     if name == FAMILY:
         raise ConfigError(
             "a symmetry base cannot itself be a symmetry instance",
@@ -94,8 +95,6 @@ def _base_spec(name: str) -> Any:
 
 
 def _read_base_file(path: str) -> tuple[Formula, str]:
-    from twosat_formal.io import read_formula
-
     formula = read_formula(path)
     digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
     return formula, digest
@@ -195,8 +194,6 @@ def symmetry(
         base_structure: dict[str, Any] = {}
         base_info = {"file": p["base_file"], "sha256": digest}
     else:
-        from twosat_formal.generators import generate
-
         base_seed = rng.getrandbits(63)
         base_params = {k: v for k, v in p.items() if k not in _OWN and k != "clauses"}
         base_instance = generate(
@@ -281,3 +278,14 @@ def symmetry(
             for c in range(copies)
         ]
     return formula, structure
+
+
+register_family(
+    FAMILY,
+    symmetry,
+    resolve,
+    PARAMS,
+    summary="d disjoint renamed copies of a base formula (any family or a formula file)",
+    section="§3.5, App. F",
+    label="base",
+)

@@ -1,0 +1,99 @@
+"""The registry of generator families; each family registers itself from its own module.
+
+A family module (``backbone.py``, ...) defines its drawing function, its request
+resolver and its parameter specs, and ends with one :func:`register_family` call,
+as a reasoning-gym dataset registers itself. :mod:`twosat_formal.generators` imports
+the family modules (in the paper's order), so :data:`FAMILIES` is complete whenever
+the package is imported.
+
+Examples
+--------
+>>> from twosat_formal.generators import FAMILIES
+>>> FAMILIES.get("backbone").label, FAMILIES.get("symmetry").label
+('SAT', 'base')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from twosat_formal.formula import Formula
+from twosat_formal.generators.knobs import ParamSpec, ParamValue
+from twosat_formal.registry import Registry
+
+__all__ = ["FAMILIES", "Builder", "Family", "Resolver", "register_family"]
+
+#: A family's drawing function.
+Builder = Callable[..., tuple[Formula, dict[str, Any]]]
+#: A family's request resolver: ``(clauses, params) -> complete params``.
+Resolver = Callable[[int | None, Mapping[str, object]], dict[str, ParamValue]]
+
+
+@dataclass(frozen=True)
+class Family:
+    """A registered generator family.
+
+    Parameters
+    ----------
+    name:
+        Registry name (``implication-cycle``, ...).
+    build:
+        ``(rng, clauses, **params) -> (Formula, structure)``.
+    resolve:
+        ``(clauses, params) -> params`` with every knob and structural parameter.
+    params:
+        The specs of its parameters (for validation and ``families``).
+    summary:
+        One line describing the family.
+    section:
+        Where the paper defines it.
+    label:
+        ``"SAT"``, ``"UNSAT"``, or ``"base"`` (the label of its base).
+    """
+
+    name: str
+    build: Builder
+    resolve: Resolver
+    params: tuple[ParamSpec, ...]
+    summary: str
+    section: str
+    label: str
+
+    def knobs(self) -> tuple[ParamSpec, ...]:
+        """The difficulty knobs (parameters in [0, 1])."""
+        return tuple(p for p in self.params if p.kind == "knob")
+
+    def to_json(self) -> dict[str, Any]:
+        """The family and its parameters as a JSON object (for ``families --json``)."""
+        return {
+            "name": self.name,
+            "summary": self.summary,
+            "section": self.section,
+            "label": self.label,
+            "params": [p.to_json() for p in self.params],
+        }
+
+
+#: Every generator family, by name (in the order their modules register them).
+FAMILIES: Registry[Family] = Registry("family")
+
+
+def register_family(
+    name: str,
+    build: Builder,
+    resolve: Resolver,
+    params: tuple[ParamSpec, ...],
+    *,
+    summary: str,
+    section: str,
+    label: str,
+) -> Family:
+    """Register a family under ``name`` (called once, at the end of its module).
+
+    Raises :class:`~twosat_formal.errors.TwoSatFormalError` if ``name`` is taken.
+    """
+    family = Family(name, build, resolve, params, summary, section, label)
+    FAMILIES.add(name, family)
+    return family
