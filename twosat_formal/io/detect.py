@@ -31,7 +31,8 @@ __all__ = ["FORMATS", "SCANNER_THRESHOLD", "detect_format", "parse_formula", "re
 Format = Literal["dimacs", "dsl"]
 #: The formats :func:`parse_formula` and :func:`read_formula` accept.
 FORMATS: tuple[Format, ...] = ("dimacs", "dsl")
-#: DIMACS input longer than this many characters (or bytes) goes through the fast scanner.
+#: DIMACS goes through the fast scanner; an error in input up to this many characters
+#: (or bytes) is reported by the Lark reader of record, above it by the scanner.
 SCANNER_THRESHOLD = 1 << 15
 
 #: How much of a large file format detection reads before decoding it all.
@@ -118,9 +119,7 @@ def parse_formula(text: str, *, format: str | None = None, source: str | None = 
     chosen = _chosen(format) or detect_format(text)
     if chosen == "dsl":
         return parse_dsl(text, source=source)
-    if len(text) > SCANNER_THRESHOLD:
-        return scan_dimacs(text, source=source)
-    return parse_dimacs(text, source=source)
+    return _dimacs(text, source)
 
 
 def read_formula(path: str | os.PathLike[str], *, format: str | None = None) -> Formula:
@@ -163,8 +162,23 @@ def read_formula(path: str | os.PathLike[str], *, format: str | None = None) -> 
     chosen = chosen or detect_format(text)
     if chosen == "dsl":
         return parse_dsl(text, source=source)
-    if len(data) > SCANNER_THRESHOLD:
-        return scan_dimacs(data, source=source)
+    return _dimacs(text, source)
+
+
+def _dimacs(text: str, source: str | None) -> Formula:
+    """DIMACS through the scanner; text it rejects goes to the Lark reader of record.
+
+    The scanner accepts the grammar's language exactly (the tests check it), so a
+    valid file never builds the Lark parser, which costs a process a good part of a
+    second. A rejected text up to :data:`SCANNER_THRESHOLD` characters is read again
+    by the Lark reader, whose error message is the reference; a longer one keeps the
+    scanner's error (same line and column).
+    """
+    try:
+        return scan_dimacs(text, source=source)
+    except ParseError:
+        if len(text) > SCANNER_THRESHOLD:
+            raise
     return parse_dimacs(text, source=source)
 
 

@@ -1,0 +1,244 @@
+"""Benchmark: the whole ``twosat-formal solve F --json`` process against a PySAT script.
+
+Measured as a user runs it: a fresh Python process that reads a DIMACS file, solves
+it and prints JSON, start-up and imports included. The peer is a small script that
+reads the same file with ``pysat.formula.CNF``, solves it with MiniSat22 and prints
+``{"status": ..., "model": {"x1": true, ...}}`` (the status alone when UNSAT: MiniSat
+gives no certificate, while ``solve`` also finds and checks a contradiction cycle).
+Both outputs are compared (same status) before anything is timed.
+
+Shapes (``--small`` shrinks the large ones to 5,000 variables, for CI):
+
+* random 2-CNF over 500,000 variables at clause/variable ratios 0.5, 1 and 2;
+* a chain ``x1 -> x2 -> ... -> x500000`` (satisfiable);
+* a ring contradiction: ``x1 | ~x2, x2 | ~x3, ...`` closed by ``x500000`` and ``~x1``,
+  whose only contradiction cycle has a million literals;
+* a 5-variable file (start-up cost alone).
+
+Prints, per shape, the median wall time of each process over ``--repeat`` runs and
+the ratio ours / PySAT, then the geometric mean of the ratios over the large shapes.
+``--importtime`` adds ``python -X importtime`` totals for ``--help`` and for a solve
+of the 5-variable file. Asserts nothing about time.
+
+Usage::
+
+    python benchmarks/bench_solve_process.py                # 500,000 variables
+    python benchmarks/bench_solve_process.py --small        # 5,000 variables (CI)
+    python benchmarks/bench_solve_process.py --importtime   # and import times
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["SHAPES", "main", "run_process", "write_dimacs_pairs"]
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: The peer: read the file with PySAT, solve with MiniSat22, print the same JSON.
+PYSAT_SCRIPT = """\
+import json, sys
+from pysat.formula import CNF
+from pysat.solvers import Minisat22
+cnf = CNF(from_file=sys.argv[1])
+with Minisat22(bootstrap_with=cnf.clauses) as solver:
+    if solver.solve():
+        model = solver.get_model() or []
+        values = {f"x{abs(lit)}": lit > 0 for lit in model}
+        names = {f"x{v}": values.get(f"x{v}", False) for v in range(1, cnf.nv + 1)}
+        print(json.dumps({"status": "SAT", "model": names}))
+    else:
+        print(json.dumps({"status": "UNSAT"}))
+"""
+
+#: Our process, as the ``twosat-formal`` console script runs it.
+OURS = "from twosat_formal.cli import main; main()"
+
+
+def random_pairs(num_vars: int, ratio: float, seed: int) -> np.ndarray:
+    """Random 2-CNF clauses (rows of two DIMACS literals) at ``ratio`` clauses per variable.
+
+    >>> random_pairs(10, 2.0, seed=1).shape
+    (20, 2)
+    """
+    rng = np.random.default_rng(seed)
+    clauses = round(ratio * num_vars)
+    variables = rng.integers(1, num_vars + 1, size=(clauses, 2))
+    return variables * rng.choice(np.array([-1, 1]), size=(clauses, 2))
+
+
+def chain_pairs(num_vars: int) -> np.ndarray:
+    """``x1 -> x2 -> ... -> xn``: the clauses ``~xi | x(i+1)``.
+
+    >>> chain_pairs(3).tolist()
+    [[-1, 2], [-2, 3]]
+    """
+    i = np.arange(1, num_vars, dtype=np.int64)
+    return np.stack([-i, i + 1], axis=1)
+
+
+def ring_pairs(num_vars: int) -> np.ndarray:
+    """``xi | ~x(i+1)`` for every i, closed by the units ``xn`` and ``~x1`` (UNSAT).
+
+    >>> ring_pairs(3).tolist()
+    [[1, -2], [2, -3], [3, 3], [-1, -1]]
+    """
+    i = np.arange(1, num_vars, dtype=np.int64)
+    ring = np.stack([i, -(i + 1)], axis=1)
+    return np.concatenate([ring, [[num_vars, num_vars], [-1, -1]]])
+
+
+def write_dimacs_pairs(path: Path, pairs: np.ndarray, num_vars: int) -> None:
+    """Write 2-literal rows as DIMACS (a row ``[a, a]`` is the unit clause ``a``)."""
+    lines = [f"p cnf {num_vars} {len(pairs)}"]
+    first, second = pairs[:, 0].tolist(), pairs[:, 1].tolist()
+    lines += [f"{a} 0" if a == b else f"{a} {b} 0" for a, b in zip(first, second, strict=True)]
+    path.write_text("\n".join(lines) + "\n")
+
+
+#: name -> (builds the clauses for a size, whether it is a large shape)
+SHAPES: dict[str, tuple[Callable[[int, int], tuple[np.ndarray, int]], bool]] = {
+    "random ratio 0.5": (lambda n, seed: (random_pairs(n, 0.5, seed), n), True),
+    "random ratio 1": (lambda n, seed: (random_pairs(n, 1.0, seed), n), True),
+    "random ratio 2": (lambda n, seed: (random_pairs(n, 2.0, seed), n), True),
+    "long chain": (lambda n, seed: (chain_pairs(n), n), True),
+    "ring contradiction": (lambda n, seed: (ring_pairs(n), n), True),
+    "5-variable file": (
+        lambda n, seed: (np.array([[1, -2], [2, -3], [3, 4], [-4, 5], [-5, 1]]), 5),
+        False,
+    ),
+}
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    return env
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run_process(argv: list[str]) -> tuple[float, float, str]:
+    """Wall time and CPU time (user + system) of one process, and its standard output.
+
+    Fails loudly if the process fails.
+    """
+    cpu = _children_cpu()
+    start = time.perf_counter()
+    done = subprocess.run(argv, capture_output=True, text=True, env=_env())
+    elapsed = time.perf_counter() - start
+    cpu = _children_cpu() - cpu
+    if done.returncode != 0:
+        raise SystemExit(f"{argv[:3]} failed ({done.returncode}): {done.stderr.strip()[-500:]}")
+    return elapsed, cpu, done.stdout
+
+
+def import_total_ms(code: str) -> tuple[float, list[tuple[float, str]]]:
+    """``python -X importtime`` of ``code``: total ms of top-level imports, and the top 6."""
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", code], capture_output=True, text=True, env=_env()
+    )
+    rows = []
+    for line in done.stderr.splitlines():
+        if not line.startswith("import time:") or "self [us]" in line:
+            continue
+        _self, cumulative, name = line[len("import time:") :].split("|")
+        if not name.startswith("  "):  # depth 0 only: these add up to the whole
+            rows.append((int(cumulative) / 1000, name.strip()))
+    return sum(ms for ms, _ in rows), sorted(rows, reverse=True)[:6]
+
+
+def _geomean(values: list[float]) -> float:
+    return math.exp(sum(math.log(v) for v in values) / len(values))
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the benchmark and print the ratios."""
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--small", action="store_true", help="5,000 variables, one run (CI)")
+    parser.add_argument("--size", type=int, default=500_000, help="variables of the large shapes")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per process (median kept)")
+    parser.add_argument("--seed", type=int, default=2024, help="seed of the random formulas")
+    parser.add_argument("--importtime", action="store_true", help="also print import times")
+    args = parser.parse_args(argv)
+    size, repeat = (5_000, 1) if args.small else (args.size, args.repeat)
+
+    print("whole process: twosat-formal solve F --json vs a PySAT MiniSat22 script (same JSON)")
+    print("median over runs of the wall time and of the CPU time (user + system) of each process")
+    print(
+        f"{'shape':>20} {'vars':>7} {'clauses':>7} {'status':>6} | {'wall s':>6} {'pysat':>6} "
+        f"{'ratio':>5} | {'cpu s':>6} {'pysat':>6} {'ratio':>5}"
+    )
+    wall_ratios: list[float] = []
+    cpu_ratios: list[float] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        peer_script = Path(tmp) / "pysat_solve.py"
+        peer_script.write_text(PYSAT_SCRIPT)
+        tiny = Path(tmp) / "5-variable file.cnf"
+        for name, (build, large) in SHAPES.items():
+            pairs, num_vars = build(size, args.seed)
+            path = tiny if not large else Path(tmp) / f"{name}.cnf"
+            write_dimacs_pairs(path, pairs, num_vars)
+            commands = (
+                [sys.executable, "-c", OURS, "solve", str(path), "--json"],
+                [sys.executable, str(peer_script), str(path)],
+            )
+            times: list[list[tuple[float, float]]] = [[], []]
+            outputs = ["", ""]
+            for _ in range(repeat):  # alternate, so that load on the machine hits both alike
+                for which, argv in enumerate(commands):
+                    wall, cpu, outputs[which] = run_process(argv)
+                    times[which].append((wall, cpu))
+            ours_json, peer_json = json.loads(outputs[0]), json.loads(outputs[1])
+            if ours_json["status"] != peer_json["status"] or not ours_json["checked"]:
+                raise SystemExit(f"{name}: ours {ours_json['status']}, pysat {peer_json['status']}")
+            ours_wall, peer_wall = (statistics.median(w for w, _ in t) for t in times)
+            ours_cpu, peer_cpu = (statistics.median(c for _, c in t) for t in times)
+            if large:
+                wall_ratios.append(ours_wall / peer_wall)
+                cpu_ratios.append(ours_cpu / peer_cpu)
+            print(
+                f"{name:>20} {num_vars:>7} {len(pairs):>7} {ours_json['status']:>6} | "
+                f"{ours_wall:>6.2f} {peer_wall:>6.2f} {ours_wall / peer_wall:>5.2f} | "
+                f"{ours_cpu:>6.2f} {peer_cpu:>6.2f} {ours_cpu / peer_cpu:>5.2f}"
+            )
+        print(
+            "geometric mean of the ratios over the large shapes: "
+            f"wall {_geomean(wall_ratios):.2f}, cpu {_geomean(cpu_ratios):.2f}"
+        )
+        print("goals: every large shape <= 1.0, geometric mean <= 0.6, 5-variable file <= 5")
+
+        if args.importtime:
+            print("\npython -X importtime (top-level imports, ms; best of 3)")
+            cli = "from twosat_formal.cli import main\ntry: main({})\nexcept SystemExit: pass"
+            for label, args_list in (
+                ("--help", ["--help"]),
+                ("solve 5-variable file", ["solve", str(tiny), "--json"]),
+            ):
+                code = cli.format(repr(args_list))
+                runs = [import_total_ms(code) for _ in range(3)]
+                total, top = min(runs, key=lambda r: r[0])
+                print(
+                    f"  {label}: {total:.0f} ms; largest: "
+                    + ", ".join(f"{n} {ms:.0f}" for ms, n in top)
+                )
+
+
+if __name__ == "__main__":
+    main()
