@@ -307,6 +307,7 @@ class FaultServer:
         body: bytes,
     ) -> bool:
         """Answer one request; ``False`` when the connection must close."""
+        full_path, path = path, path.split("?", 1)[0]  # route without the query
         if method == "GET" and path.rstrip("/").endswith("/stats"):
             with self._lock:
                 seen = len(self.log)
@@ -315,7 +316,8 @@ class FaultServer:
         if method != "POST" or not (
             path.endswith("/chat/completions") or path.endswith("/completions")
         ):
-            await _write(writer, 404, {"error": {"message": f"no route {method} {path}"}})
+            # echoes the whole request target, query included, as careless servers do
+            await _write(writer, 404, {"error": {"message": f"no route {method} {full_path}"}})
             return True
         try:
             payload = json.loads(body or b"{}")
@@ -329,7 +331,7 @@ class FaultServer:
         sampling = {
             k: payload[k] for k in ("max_tokens", "temperature", "top_p", "seed") if k in payload
         }
-        entry = self._choose(prompt, path, headers.get("authorization"), sampling)
+        entry = self._choose(prompt, full_path, headers.get("authorization"), sampling)
         if self.latency_s:
             await asyncio.sleep(self.latency_s)
         fault = entry.fault
@@ -343,7 +345,11 @@ class FaultServer:
             await _write(writer, int(fault), {"error": {"message": "server error"}})
             return True
         if fault in ("401", "403", "404"):
-            message = {"401": "invalid API key", "403": "forbidden", "404": "no such model"}
+            message = {
+                "401": "invalid API key",
+                "403": "forbidden",
+                "404": f"no such model at {full_path}",  # echoes the query, as some servers do
+            }
             await _write(writer, int(fault), {"error": {"message": message[fault]}})
             return True
         if fault == "malformed":

@@ -36,7 +36,9 @@ __all__ = [
     "Response",
     "SamplingParams",
     "TransientModelError",
+    "join_url",
     "public_endpoint",
+    "redact_url",
 ]
 
 #: The token budget of every model in the paper's Table 4 (Phi-4-reasoning and -plus
@@ -98,20 +100,61 @@ class Model(Protocol):
 
 @lru_cache(maxsize=256)  # called for every stored result with a handful of distinct values
 def public_endpoint(endpoint: str) -> str:
-    """``endpoint`` without user information, query or fragment (where secrets hide).
+    """``endpoint`` without user information, query, fragment or trailing slash.
 
+    Secrets hide in the first three. This is the one function every URL goes through
+    before it reaches a store, a log, an export, an error message or the screen.
     Values that are not URLs (``"local"``) come back unchanged.
 
-    >>> public_endpoint("https://me:sk-123@api.example.org/v1?key=sk-123#x")
+    >>> public_endpoint("https://me:sk-123@api.example.org/v1/?key=sk-123#x")
     'https://api.example.org/v1'
+    >>> public_endpoint("http://[::1]:8080/v1?token=t")
+    'http://[::1]:8080/v1'
     >>> public_endpoint("local")
     'local'
     """
-    parts = urlsplit(endpoint)
+    parts = urlsplit(endpoint.strip())
     if not parts.scheme or not parts.netloc:
         return endpoint
     host = parts.hostname or ""
     if ":" in host:
         host = f"[{host}]"
-    netloc = f"{host}:{parts.port}" if parts.port is not None else host
-    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+    try:
+        port = parts.port
+    except ValueError:  # a port that is not a number: keep none of it
+        port = None
+    netloc = f"{host}:{port}" if port is not None else host
+    return urlunsplit((parts.scheme, netloc, parts.path, "", "")).rstrip("/")
+
+
+def join_url(base: str, path: str) -> str:
+    """``path`` appended to the path of ``base``, its query and fragment kept at the end.
+
+    What is sent to a server; print or store only :func:`public_endpoint` of it.
+
+    >>> join_url("http://127.0.0.1:8000/v1?key=SECRET", "chat/completions")
+    'http://127.0.0.1:8000/v1/chat/completions?key=SECRET'
+    >>> join_url("https://u:p@example.org/v1/", "/completions")
+    'https://u:p@example.org/v1/completions'
+    """
+    parts = urlsplit(base.strip())
+    joined = parts.path.rstrip("/") + "/" + path.lstrip("/")
+    return urlunsplit((parts.scheme, parts.netloc, joined, parts.query, parts.fragment))
+
+
+def redact_url(text: str, url: str) -> str:
+    """``text`` with the secrets of ``url`` (user, password, query, fragment) masked.
+
+    For messages that may echo what was sent (an HTTP client's error, a server's
+    error body).
+
+    >>> redact_url("404: no route /v1/chat?key=SECRET", "http://h/v1?key=SECRET")
+    '404: no route /v1/chat?***'
+    >>> redact_url("fine", "http://h/v1")
+    'fine'
+    """
+    parts = urlsplit(url.strip())
+    secrets = [parts.query, parts.fragment, parts.password or "", parts.username or ""]
+    for secret in sorted((s for s in secrets if s), key=len, reverse=True):
+        text = text.replace(secret, "***")
+    return text

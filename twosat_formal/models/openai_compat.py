@@ -62,6 +62,7 @@ from twosat_formal.errors import (
     TransientModelError,
     request_error,
 )
+from twosat_formal.model import join_url, public_endpoint, redact_url
 from twosat_formal.models.base import DEFAULT_TIMEOUT_S, ClosingModel, Response, SamplingParams
 
 if TYPE_CHECKING:  # imported where it is used: the CLI starts faster without it
@@ -93,21 +94,14 @@ _DETAIL_CHARS = 300
 
 
 def public_url(url: str) -> str:
-    """``url`` without user information, query, fragment or trailing slash.
-
-    Secrets hide in the first three; what remains is safe to print and to store.
+    """``url`` as it may be printed or stored: :func:`~twosat_formal.model.public_endpoint`.
 
     Examples
     --------
     >>> public_url("https://user:secret@example.org/v1/?key=secret#x")
     'https://example.org/v1'
     """
-    parts = urlsplit(url.strip())
-    host = parts.hostname or ""
-    if ":" in host:  # IPv6 literal
-        host = f"[{host}]"
-    netloc = f"{host}:{parts.port}" if parts.port is not None else host
-    return urlunsplit((parts.scheme, netloc, parts.path, "", "")).rstrip("/")
+    return public_endpoint(url)
 
 
 def request_body(
@@ -311,6 +305,8 @@ class OpenAICompatModel(ClosingModel):
         self.mode: Mode = "chat" if mode == "chat" else "completion"
         self.timeout_s = float(timeout_s)
         self.base_url = public_url(raw_url)
+        # what requests are sent to: user info and query kept (never printed or stored)
+        self._request_base = raw_url.strip()
         self.spec = spec if spec is not None else f"openai/{model_id}"
         self.endpoint = endpoint if endpoint is not None else self.base_url
         key_var = api_key_env or "OPENAI_API_KEY"
@@ -322,6 +318,12 @@ class OpenAICompatModel(ClosingModel):
                 valid="the name of a set environment variable",
             )
         self._headers = {"Authorization": f"Bearer {key}"} if key else {}
+        if key and parts.username is not None:
+            # an API key is the credential: the URL's user information is not sent too
+            host = parts.netloc.rpartition("@")[2]
+            self._request_base = urlunsplit(
+                (parts.scheme, host, parts.path, parts.query, parts.fragment)
+            )
         # Loopback servers are never reached through a proxy from the environment.
         self._trust_env = parts.hostname not in _LOOPBACK_HOSTS
         import aiohttp
@@ -347,13 +349,27 @@ class OpenAICompatModel(ClosingModel):
         """Send ``prompt`` and return the server's answer.
 
         Raises :class:`TransientModelError` for failures worth retrying and
-        :class:`~twosat_formal.errors.EvaluationError` for the others.
+        :class:`~twosat_formal.errors.EvaluationError` for the others; their messages
+        never hold the base URL's user information or query.
         """
+        try:
+            return await self._generate(prompt, params, sample)
+        except EvaluationError as exc:
+            exc.args = tuple(
+                redact_url(a, self._request_base) if isinstance(a, str) else a for a in exc.args
+            )
+            for name in ("detail", "reason"):
+                value = getattr(exc, name, None)
+                if isinstance(value, str):
+                    setattr(exc, name, redact_url(value, self._request_base))
+            raise
+
+    async def _generate(self, prompt: str, params: SamplingParams, sample: int) -> Response:
         import aiohttp
 
         body = request_body(self.mode, self.model_id, prompt, params, sample)
         where = f"{self.endpoint}/{self.path}"
-        url = f"{self.base_url}/{self.path}"
+        url = join_url(self._request_base, self.path)
         session = self._open_session()
         started = time.perf_counter()
         try:
