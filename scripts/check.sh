@@ -5,6 +5,7 @@ cd "$(dirname "$0")/.."
 echo "== ruff check"; ruff check .
 echo "== ruff format --check"; ruff format --check .
 echo "== mypy"; mypy
+echo "== import layers (pyproject.toml [tool.importlinter])"; lint-imports
 echo "== benchmarks (small)"
 for bench in benchmarks/bench_*.py; do
   [ -e "$bench" ] || continue
