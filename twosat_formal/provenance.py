@@ -26,7 +26,7 @@ def tool_version() -> str:
 def tool_versions() -> dict[str, str]:
     """Versions of twosat-formal and of the solvers and libraries its results depend on."""
     info = {"twosat-formal": tool_version()}
-    for dist in ("python-sat", "z3-solver", "lark", "numpy", "scipy", "networkx"):
+    for dist in ("python-sat", "z3-solver", "lark", "numpy", "scipy"):
         try:
             info[dist] = importlib.metadata.version(dist)
         except importlib.metadata.PackageNotFoundError:

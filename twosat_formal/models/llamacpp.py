@@ -47,8 +47,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, Self
 
-import httpx
-
 from twosat_formal.errors import ConfigError, EvaluationError
 from twosat_formal.models.base import ClosingModel, Response, SamplingParams
 from twosat_formal.models.openai_compat import DEFAULT_TIMEOUT_S, MODES, OpenAICompatModel
@@ -321,7 +319,10 @@ class LlamaCppServer:
     async def _wait_ready(self) -> None:
         deadline = time.monotonic() + self.startup_timeout_s
         url = f"{self.base_url}/models"
-        async with httpx.AsyncClient(trust_env=False, timeout=5.0) as client:
+        import aiohttp
+
+        timeout = aiohttp.ClientTimeout(total=5.0)
+        async with aiohttp.ClientSession(trust_env=False, timeout=timeout) as session:
             while True:
                 code = self.process.poll() if self.process is not None else -1
                 if code is not None:
@@ -332,10 +333,10 @@ class LlamaCppServer:
                         f"{code} before it was ready; its last output:\n{self.log_tail()}"
                     )
                 try:
-                    reply = await client.get(url)
-                    if reply.status_code == 200:
-                        return
-                except httpx.TransportError:
+                    async with session.get(url) as reply:
+                        if reply.status == 200:
+                            return
+                except (aiohttp.ClientError, TimeoutError):
                     pass
                 if time.monotonic() > deadline:
                     raise EvaluationError(
