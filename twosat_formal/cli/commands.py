@@ -155,6 +155,11 @@ COMMANDS: dict[str, Command] = {
             "Batch API request files; their output goes to `score`.",
         ),
         Command(
+            "trace",
+            _P + "trace_cmd",
+            "Check each claim of every stored answer's reasoning against the formula.",
+        ),
+        Command(
             "experiments",
             _P + "report_cmd",
             "List the experiment protocols of the paper that `run-experiment` runs.",

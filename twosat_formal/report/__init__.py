@@ -64,6 +64,8 @@ def content_to_json(content: ReportContent, figures: list[Figure]) -> dict[str, 
     )
     stories = {} if content.stories is None else {"stories": content.stories.to_json()}
     pairs = {} if content.pairs is None else {"pairs": [s.to_json() for s in content.pairs]}
+    if content.traces is not None:
+        pairs["traces"] = [s.to_json() for s in content.traces]
     return _clean(
         {
             "title": content.title,
@@ -176,6 +178,7 @@ def build_report(
         seed=seed,
         model_order=[str(m) for m in models] if isinstance(models, list) else [],
         stories=data.stories,
+        traces=data.traces,
     )
     content.notes.extend(data.notes)
     return write_content(content, out_dir)

@@ -63,6 +63,8 @@ STORIES_FILE = "stories.jsonl"
 class ReportData:
     """Joined rows ready for :func:`~twosat_formal.report.sections.compute_content`.
 
+    ``traces`` holds the trace-checker row of every stored answer to a template prompt
+    (:func:`twosat_formal.diagnostics.trace.trace_rows`) with its instance's family.
     ``stories`` holds the validation counts of every story record found, by story id
     (empty when there are none).
     """
@@ -72,6 +74,7 @@ class ReportData:
     manifest: dict[str, Any] | None = None
     notes: list[str] = field(default_factory=list)
     stories: dict[str, dict[str, Any]] = field(default_factory=dict)
+    traces: list[dict[str, Any]] = field(default_factory=list)
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
@@ -155,4 +158,10 @@ def load_report_data(store_or_dir: str | os.PathLike[str]) -> ReportData:
         notes.append(
             f"{len(rows) - len(joined)} result rows name no known instance and are left out"
         )
-    return ReportData(source, joined, manifest, notes, stories)
+    from twosat_formal.diagnostics.trace import trace_rows
+
+    traces = []
+    for trace in trace_rows(store_path):
+        record = instances.get(str(trace["instance_id"])) or {}
+        traces.append({**trace, "family": record.get("family")})
+    return ReportData(source, joined, manifest, notes, stories, traces)

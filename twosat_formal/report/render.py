@@ -52,6 +52,7 @@ __all__ = [
     "PAIRS_SECTION",
     "SECTIONS",
     "STORY_SECTION",
+    "TRACES_SECTION",
     "Block",
     "Heading",
     "Image",
@@ -94,6 +95,10 @@ EDIT_SECTIONS = (
 #: Title of the section of minimal twins, shown after "Robustness" (and the edit
 #: sections) when the run has twin instances.
 PAIRS_SECTION = "Minimal twins: pair accuracy and consistency"
+
+#: Title of the section of the trace checker, shown before "Figures" when the run has
+#: answers to template prompts.
+TRACES_SECTION = "Reasoning traces: unsupported claims"
 
 #: Title of the section of the LLM story verbalizer, shown after "Verbalization
 #: templates (§5.5)" when the run has story records or answers to story prompts.
@@ -619,6 +624,46 @@ def _pairs(content: ReportContent) -> list[Block]:
     ]
 
 
+def _traces(content: ReportContent) -> list[Block]:
+    summaries = content.traces or []
+    rows = [
+        [
+            (s.model, ""),
+            (s.family, ""),
+            (str(s.answers), ""),
+            (str(s.claims), ""),
+            (format_pct(s.coverage), ""),
+            (_ci(s.unsupported), ""),
+            (_ci(s.correct), ""),
+            (_ci(s.wrong), ""),
+        ]
+        for s in summaries
+    ]
+    return [
+        Paragraph(
+            "Claims read from each answer's reasoning (template clause sentences, "
+            "conditionals, assignments; `twosat-formal trace`) and checked against the "
+            "formula. Unsupported: a claim that neither follows from the formula nor is "
+            "refuted by it. Rates pooled over claims with 95% Wilson intervals, for all "
+            "answers, the correct ones and the wrong ones; coverage: the mean share of an "
+            "answer's sentences read as claims."
+        ),
+        Table(
+            [
+                "model",
+                "family",
+                "answers",
+                "claims",
+                "coverage (%)",
+                "unsupported (%)",
+                "unsupported, correct answers (%)",
+                "unsupported, wrong answers (%)",
+            ],
+            rows,
+        ),
+    ]
+
+
 def _story_rates(section: StorySection) -> list[Block]:
     stats = section.statistics
     if stats is None:
@@ -807,6 +852,9 @@ def layout(content: ReportContent, figures: Sequence[Figure]) -> list[Block]:
     if content.pairs is not None:
         at = [title for title, _ in sections].index("Figures")
         sections.insert(at, (PAIRS_SECTION, _pairs(content)))
+    if content.traces is not None:
+        at = [title for title, _ in sections].index("Figures")
+        sections.insert(at, (TRACES_SECTION, _traces(content)))
     blocks: list[Block] = [Heading(content.title, 1)]
     for title, body in sections:
         blocks.append(Heading(title, 2))

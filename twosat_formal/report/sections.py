@@ -77,6 +77,7 @@ from twosat_formal.report.stats import (
     independent_t,
     paired_t,
 )
+from twosat_formal.report.traces import TraceSummary, trace_summaries
 from twosat_formal.verbalize.story.record import (
     ATTEMPT_OUTCOMES,
     PAPER_FALLBACK_RATE,
@@ -274,6 +275,7 @@ class ReportContent:
     edit_curves: Curves = field(default_factory=dict)
     stories: StorySection | None = None
     pairs: list[PairSummary] | None = None
+    traces: list[TraceSummary] | None = None
 
 
 def _family_key(name: str) -> tuple[int, str]:
@@ -827,13 +829,15 @@ def compute_content(
     seed: int = 0,
     model_order: Sequence[str] = (),
     stories: Mapping[str, Mapping[str, Any]] | None = None,
+    traces: Sequence[Mapping[str, Any]] | None = None,
 ) -> ReportContent:
     """Compute every table, test and figure series of a report from joined rows.
 
     ``method`` is the confidence-interval method (``"t"`` or ``"bootstrap"``, drawn
     with ``seed``). Models are shown in ``model_order`` (those it names), then in
     order of appearance. ``stories`` are the validation counts of story records by
-    story id (:attr:`~twosat_formal.report.load.ReportData.stories`).
+    story id (:attr:`~twosat_formal.report.load.ReportData.stories`); ``traces`` the
+    trace-checker rows (:attr:`~twosat_formal.report.load.ReportData.traces`).
 
     >>> compute_content([]).rows
     0
@@ -896,4 +900,5 @@ def compute_content(
         edit_curves=edit_curves,
         stories=_stories(data, stories or {}, models, method=method, seed=seed),
         pairs=pair_summaries(data, models) if has_twins(data) else None,
+        traces=trace_summaries(traces, models) if traces else None,
     )

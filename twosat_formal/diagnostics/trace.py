@@ -1,0 +1,419 @@
+"""The trace checker: each claim an answer's reasoning makes, checked against the formula.
+
+The answer is cut into sentences (lines, then sentence ends ``.``, ``!``, ``?``); JSON
+objects, fenced code blocks and the final answer line are left out. A sentence is read as a
+claim when it fits the **grammar of record** below, in the vocabulary of the prompt's
+template (``L`` is a literal phrase of the template: ``A is true``, ``room 3 is dark``,
+``Alice is on the Blue team``...). Case, runs of spaces, ASCII apostrophes, markdown
+emphasis, a list marker, a lead-in ending in ``:`` and a leading ``So,`` / ``Thus,`` /
+``Therefore,`` / ``Hence,`` / ``Then,`` are ignored.
+
+=================  ===============================================  ==================
+form               sentences                                        claim
+=================  ===============================================  ==================
+``clause``         the template's own clause sentence               ``(L1 | L2)``
+                   (``Either A is true or B is false (or both).``)
+``assignment``     ``L.``; ``E = V``, ``E: V``, ``E is V``,          ``(L)``
+                   ``set E to V`` (``V`` a value word)
+``conditional``    ``If L1, then L2.``, ``If L1 then L2.``,         ``(~L1 | L2)``
+                   ``If L1, L2.``, ``L1 implies L2.``,
+                   ``L1 means L2.``
+``chain``          ``L1 → L2 → ... → Lk`` (``→``, ``->``, ``=>``)    one ``(~Li | Li+1)``
+                                                                    per arrow
+``supposition``    ``Suppose L.``, ``Assume L.``                    read, not judged
+=================  ===============================================  ==================
+
+Each claim gets one ``kind``, in this order of precedence:
+
+``clause``
+    it restates a clause of the formula (same set of literals);
+``entailed``
+    it follows from the formula;
+``contradicted``
+    the formula implies its negation;
+``unsupported``
+    neither: a constraint the formula does not give (a hallucinated rule).
+
+On a satisfiable formula, *follows* is decided by the solver: ``F |= C`` iff
+``F & ~C`` is UNSAT, and ``F |= ~C`` iff ``F & C`` is UNSAT (basis ``solver``). An
+unsatisfiable formula implies everything, so there a claim follows when a chain of the
+formula's implications derives it: ``(L1 | L2)`` when ``~L1 ~> L2``, ``(L)`` when
+``~L ~> L``; its negation when every literal ``L`` of it has ``L ~> ~L`` (basis
+``implications``). Both are exact: the solver's label is certified, and reachability
+is decided on the whole implication graph.
+
+Coverage is the share of the reasoning's sentences that were read (as claims or
+suppositions). Claims after a supposition are judged as plain claims: the checker does
+not track hypothetical context.
+
+Examples
+--------
+>>> from twosat_formal.formula import Formula
+>>> f = Formula.from_named([["~a", "b"], ["a"]])
+>>> entities = {"A": "a", "B": "b"}
+>>> text = ("Either A is false or B is true (or both).\\nSo B is true. If B is true, then A is "
+...         "false. Maybe.\\n\\nThe answer is: Yes")
+>>> trace = check_trace(text, "logic", entities, f)
+>>> [(c.form, c.kind) for c in trace.claims]
+[('clause', 'clause'), ('assignment', 'entailed'), ('conditional', 'contradicted')]
+>>> trace.sentences, trace.read, trace.basis
+(4, 3, 'solver')
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import pairwise
+from pathlib import Path
+from typing import IO, Any
+
+from twosat_formal.diagnostics.implications import Implications
+from twosat_formal.formula import Formula
+
+__all__ = [
+    "FORMS",
+    "KINDS",
+    "Claim",
+    "Trace",
+    "check_trace",
+    "read_claims",
+    "trace_rows",
+    "trace_store",
+]
+
+#: The kinds of claim, in order of precedence.
+KINDS = ("clause", "entailed", "contradicted", "unsupported")
+#: The sentence forms of the grammar of record.
+FORMS = ("clause", "assignment", "conditional", "chain")
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_ARROWS = re.compile(r"\s*(?:→|->|=>|⇒)\s*")
+_LEAD_WORDS = re.compile(r"^(?:so|thus|therefore|hence|then|and|but)\b,?\s*", re.IGNORECASE)
+_MARKUP = re.compile(r"^\s*(?:[-+*\u2022]|\d{1,3}[.)]|#{1,6}|>)\s+")
+_EMPHASIS = re.compile(r"[*_`]+")
+_ANSWER_LINE = re.compile(r"the\s+answer\s+is\s*:", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One claim: its text, form, kind, literals (DIMACS ints) and character span."""
+
+    text: str
+    form: str
+    kind: str
+    literals: tuple[int, ...]
+    span: tuple[int, int]
+
+    def to_json(self, formula: Formula) -> dict[str, Any]:
+        """The claim as a JSON object, literals as the formula names them."""
+        return {
+            "text": self.text,
+            "form": self.form,
+            "kind": self.kind,
+            "literals": [formula.literal_name(lit) for lit in self.literals],
+            "span": list(self.span),
+        }
+
+
+@dataclass(frozen=True)
+class Trace:
+    """The claims of one answer, how many sentences it has, how many were read."""
+
+    claims: tuple[Claim, ...]
+    sentences: int
+    read: int
+    basis: str
+
+    @property
+    def coverage(self) -> float | None:
+        """The share of sentences read (``None`` for an answer without sentences)."""
+        return self.read / self.sentences if self.sentences else None
+
+    def counts(self) -> dict[str, int]:
+        """How many claims of each kind."""
+        return {kind: sum(1 for c in self.claims if c.kind == kind) for kind in KINDS}
+
+
+class _Vocabulary:
+    """The literal phrases and value words of one prompt, normalized for matching."""
+
+    def __init__(self, template: str, entities: Mapping[str, int]) -> None:
+        from twosat_formal.verbalize import TEMPLATES
+
+        self.scheme = TEMPLATES.get(template)
+        self.entities = dict(entities)
+        self.phrases: dict[str, int] = {}
+        for entity, var in entities.items():
+            for positive in (True, False):
+                phrase = _norm(self.scheme.literal(entity, positive))
+                self.phrases[phrase] = var if positive else -var
+        self.by_entity = {_norm(e): v for e, v in entities.items()}
+        self.values = {
+            _norm(self.scheme.true_value): True,
+            _norm(self.scheme.false_value): False,
+        }
+
+    def literal(self, text: str) -> int | None:
+        return self.phrases.get(_norm(text))
+
+    def assignment(self, text: str) -> int | None:
+        """``E = V``, ``E: V``, ``E is V``, ``set E to V``."""
+        for pattern in (
+            r"^set (?P<e>.+?) to (?P<v>.+)$",
+            r"^(?P<e>.+?)\s*(?:=|:)\s*(?P<v>.+)$",
+            r"^(?P<e>.+?) is (?P<v>.+)$",
+        ):
+            match = re.match(pattern, text)
+            if match is None:
+                continue
+            var = self.by_entity.get(match.group("e").strip(" \"'"))
+            value = self.values.get(match.group("v").strip(" \"'"))
+            if var is not None and value is not None:
+                return var if value else -var
+        return None
+
+
+def _norm(text: str) -> str:
+    text = text.replace("\u2019", "'")
+    return " ".join(text.split()).casefold()
+
+
+def _parse(sentence: str, vocab: _Vocabulary) -> tuple[str, list[tuple[int, ...]]] | None:
+    """``(form, clauses)`` of one sentence, or ``None`` when it is not a claim."""
+    from twosat_formal.errors import SentenceError
+    from twosat_formal.verbalize.schemes import normalize_apostrophes
+
+    raw = " ".join(_EMPHASIS.sub("", _MARKUP.sub("", sentence)).split())
+    if not raw:
+        return None
+    candidates = [raw]
+    if ": " in raw:
+        candidates.append(raw.split(": ", 1)[1])
+    for text in candidates:
+        text = _LEAD_WORDS.sub("", text).strip()
+        if not text:
+            continue
+        with_period = text if text.endswith(".") else text + "."
+        try:
+            literals = vocab.scheme.parse_sentence(normalize_apostrophes(with_period))
+        except SentenceError:
+            literals = []
+        if literals and all(e in vocab.entities for e, _ in literals):
+            clause = tuple(vocab.entities[e] if p else -vocab.entities[e] for e, p in literals)
+            return ("assignment" if len(clause) == 1 else "clause"), [clause]
+        body = _norm(text.rstrip(".!?"))
+        if re.match(r"^(?:suppose|assume|let's say)\b", body):
+            rest = re.sub(r"^(?:suppose|assume|let's say)( that)?\s*", "", body)
+            if vocab.literal(rest) is not None:
+                return "supposition", []
+        match = re.match(r"^if (?P<a>.+?),? then (?P<b>.+)$", body) or re.match(
+            r"^(?P<a>.+?) (?:implies|means) (?:that )?(?P<b>.+)$", body
+        )
+        if match is None:
+            match = re.match(r"^if (?P<a>.+?), (?P<b>.+)$", body)
+        if match is not None:
+            a, b = vocab.literal(match.group("a")), vocab.literal(match.group("b"))
+            if a is not None and b is not None:
+                return "conditional", [(-a, b)]
+        parts = _ARROWS.split(body)
+        if len(parts) > 1:
+            lits = [vocab.literal(p) for p in parts]
+            if all(lit is not None for lit in lits):
+                known = [int(lit) for lit in lits if lit is not None]
+                return "chain", [(-x, y) for x, y in pairwise(known)]
+        lit = vocab.assignment(body)
+        if lit is not None:
+            return "assignment", [(lit,)]
+    return None
+
+
+def _reasoning(text: str) -> list[tuple[str, int]]:
+    """The sentences of the reasoning, each with its start offset in ``text``."""
+    blanked = list(text)
+    depth, start = 0, -1
+    for i, ch in enumerate(text):  # blank out JSON objects (balanced braces)
+        if ch == "{":
+            if depth == 0:
+                start = i
+            depth += 1
+        elif ch == "}" and depth:
+            depth -= 1
+            if depth == 0:
+                blanked[start : i + 1] = " " * (i + 1 - start)
+    clean = "".join(blanked)
+    out: list[tuple[str, int]] = []
+    offset = 0
+    fenced = False
+    for line in clean.split("\n"):
+        stripped = line.strip()
+        if stripped.startswith(("```", "~~~")):
+            fenced = not fenced
+        elif stripped and not fenced and not _ANSWER_LINE.search(line):
+            position = 0
+            for piece in _SENTENCE_END.split(line):
+                where = line.find(piece, position)
+                position = where + len(piece)
+                if piece.strip():
+                    out.append((piece.strip(), offset + where + (len(piece) - len(piece.lstrip()))))
+        offset += len(line) + 1
+    return out
+
+
+def read_claims(
+    text: str, template: str, entities: Mapping[str, int]
+) -> tuple[list[tuple[str, str, tuple[int, ...], tuple[int, int]]], int, int]:
+    """The claims of ``text`` before judging: ``(text, form, clause, span)`` each, the
+    number of sentences and the number read (claims and suppositions)."""
+    vocab = _Vocabulary(template, entities)
+    sentences = _reasoning(text)
+    found = []
+    read = 0
+    for sentence, start in sentences:
+        parsed = _parse(sentence, vocab)
+        if parsed is None:
+            continue
+        read += 1
+        form, clauses = parsed
+        for clause in clauses:
+            found.append((sentence, form, clause, (start, start + len(sentence))))
+    return found, len(sentences), read
+
+
+class _Judge:
+    """Decides the kind of a claim against one formula (see the module docstring)."""
+
+    def __init__(self, formula: Formula) -> None:
+        from twosat_formal.solve import solve
+
+        self.formula = formula
+        self.present = {frozenset(c) for c in formula.clauses}
+        self.sat = solve(formula).is_sat
+        self.basis = "solver" if self.sat else "implications"
+        self.graph = None if self.sat else Implications(formula)
+        self._kinds: dict[frozenset[int], str] = {}
+
+    def _unsat_with(self, units: Sequence[Sequence[int]]) -> bool:
+        from twosat_formal.solve import solve
+
+        clauses = [*(tuple(c) for c in self.formula.clauses), *(tuple(u) for u in units)]
+        return not solve(self.formula.with_clauses(clauses)).is_sat
+
+    def kind(self, clause: tuple[int, ...]) -> str:
+        key = frozenset(clause)
+        if key not in self._kinds:
+            self._kinds[key] = self._kind(clause)
+        return self._kinds[key]
+
+    def _kind(self, clause: tuple[int, ...]) -> str:
+        if frozenset(clause) in self.present:
+            return "clause"
+        if any(-lit in clause for lit in clause):
+            return "entailed"  # a tautology follows from anything
+        if self.graph is None:
+            if self._unsat_with([(-lit,) for lit in clause]):
+                return "entailed"
+            if self._unsat_with([clause]):
+                return "contradicted"
+            return "unsupported"
+        first, last = clause[0], clause[-1]
+        if self.graph.walk(-first, last) is not None:
+            return "entailed"
+        if all(self.graph.walk(lit, -lit) is not None for lit in clause):
+            return "contradicted"
+        return "unsupported"
+
+
+def check_trace(
+    text: str,
+    template: str,
+    entities: Mapping[str, Any],
+    formula: Formula,
+    *,
+    judge: _Judge | None = None,
+) -> Trace:
+    """Read the claims of an answer and judge each against ``formula``.
+
+    ``entities`` maps each entity of the prompt to its variable (a name of ``formula``
+    or a 1-based int). ``judge`` reuses the verdicts already reached on ``formula``.
+    """
+    variables = {
+        entity: (var if isinstance(var, int) else formula.names.index(str(var)) + 1)
+        for entity, var in entities.items()
+    }
+    found, sentences, read = read_claims(text, template, variables)
+    judge = judge if judge is not None and judge.formula is formula else _Judge(formula)
+    claims = tuple(
+        Claim(sentence, form, judge.kind(clause), clause, span)
+        for sentence, form, clause, span in found
+    )
+    return Trace(claims, sentences, read, judge.basis)
+
+
+@dataclass
+class _Sources:
+    prompts: dict[str, Any] = field(default_factory=dict)
+    formulas: dict[str, Formula] = field(default_factory=dict)
+
+
+def trace_rows(store_path: str | Path) -> Iterator[dict[str, Any]]:
+    """One trace row per stored answer to a template prompt (see ``docs/diagnostics.md``).
+
+    Answers to story prompts, answers whose prompt or instance is not in the store, and
+    failed requests (no answer) are left out.
+    """
+    from twosat_formal.errors import TwoSatFormalError
+    from twosat_formal.instance import Instance
+    from twosat_formal.store import RunStore
+
+    with RunStore(store_path, readonly=True) as store:
+        sources = _Sources()
+        for stored in store.prompts():
+            sources.prompts.setdefault(stored.prompt_hash, stored)
+        for record in store.instances():
+            try:
+                sources.formulas[str(record["id"])] = Instance.from_record(record).formula
+            except (TwoSatFormalError, KeyError, ValueError):  # unreadable: left out
+                continue
+        rows = list(store.results())
+    from twosat_formal.verbalize import TEMPLATES
+
+    judges: dict[str, _Judge] = {}
+    for row in rows:
+        prompt = sources.prompts.get(row["prompt_hash"])
+        template = prompt.template if prompt is not None else None
+        if prompt is None or template is None or template not in TEMPLATES:
+            continue
+        if row.get("response") is None:
+            continue
+        formula = sources.formulas.get(str(prompt.instance_id))
+        if formula is None:
+            continue
+        judge = judges.get(str(prompt.instance_id))
+        if judge is None:
+            judge = judges[str(prompt.instance_id)] = _Judge(formula)
+        trace = check_trace(row["response"], template, prompt.entities, formula, judge=judge)
+        yield {
+            "prompt_id": prompt.prompt_id,
+            "instance_id": prompt.instance_id,
+            "template": prompt.template,
+            "model": row["model"],
+            "sample": row["sample"],
+            "label": row["label"],
+            "failure": row["failure"],
+            "decision_correct": row["decision_correct"],
+            "basis": trace.basis,
+            "claims": [c.to_json(formula) for c in trace.claims],
+            "counts": trace.counts(),
+            "sentences": trace.sentences,
+            "read": trace.read,
+            "coverage": trace.coverage,
+        }
+
+
+def trace_store(store_path: str | Path, out: str | Path | IO[str]) -> int:
+    """Write :func:`trace_rows` of a run store as JSON Lines to ``out``; return how many."""
+    from twosat_formal.jsonl import json_line, write_lines
+
+    return write_lines((json_line(row) for row in trace_rows(store_path)), out)
