@@ -29,9 +29,7 @@ def trace(
     ],
     out: Annotated[
         Path | None,
-        typer.Option(
-            "--out", "-o", help="Write the rows here instead of stdout.", show_default=False
-        ),
+        typer.Option("--out", "-o", help="Write the rows here.", show_default="stdout"),
     ] = None,
 ) -> None:
     """Check each claim of every stored answer's reasoning against the formula."""
