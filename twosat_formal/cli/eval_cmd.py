@@ -11,7 +11,6 @@ import typer
 from twosat_formal.cli.app import app, err_console, fail, out_console
 from twosat_formal.cli.options import (
     ApiKeyEnvOption,
-    BaseUrlOption,
     ConcurrencyOption,
     MaxTokensOption,
     NoVerifyOption,
@@ -108,7 +107,43 @@ def eval_command(
         int | None,
         typer.Option("--limit", min=0, help="Use only the first N prompts.", show_default="all"),
     ] = None,
-    base_url: BaseUrlOption = None,
+    base_url: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--base-url",
+            metavar="URL",
+            help="API root of openai/ models (default: $OPENAI_BASE_URL); repeat it for "
+            "several endpoints of one deployment: requests go to the least busy one.",
+            show_default=False,
+        ),
+    ] = None,
+    model_concurrency: Annotated[
+        int | None,
+        typer.Option(
+            "--model-concurrency",
+            min=1,
+            help="Requests in flight per model (a spec's ?concurrency=N wins).",
+            show_default=False,
+        ),
+    ] = None,
+    rpm: Annotated[
+        float | None,
+        typer.Option(
+            "--rpm",
+            min=0.001,
+            help="Requests per minute per model (a spec's ?rpm=R wins).",
+            show_default=False,
+        ),
+    ] = None,
+    tpm: Annotated[
+        float | None,
+        typer.Option(
+            "--tpm",
+            min=1,
+            help="Tokens per minute per model, prompt plus answer budget (a spec's ?tpm=T wins).",
+            show_default=False,
+        ),
+    ] = None,
     api_key_env: ApiKeyEnvOption = None,
     mode: Annotated[
         str,
@@ -148,6 +183,7 @@ def eval_command(
     if mode not in ("chat", "completion"):
         raise ConfigError(f"unknown mode {mode!r}", parameter="mode", valid="chat or completion")
     from twosat_formal.evaluate import RetryPolicy, Verification, evaluate, load_items, verify_items
+    from twosat_formal.evaluate.limits import ModelLimits
     from twosat_formal.executors import parse_shard
 
     part = parse_shard(shard) if shard is not None else None
@@ -165,7 +201,8 @@ def eval_command(
             model,
             items,
             run_store,
-            base_url=base_url,
+            base_url=base_url or None,
+            limits=ModelLimits(model_concurrency, rpm, tpm),
             api_key_env=api_key_env,
             mode=mode,
             timeout_s=timeout,

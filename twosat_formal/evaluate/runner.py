@@ -7,7 +7,7 @@ import random
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AsyncExitStack
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from rich.console import Console
@@ -23,6 +23,7 @@ from rich.progress import (
 
 from twosat_formal.errors import ConfigError
 from twosat_formal.evaluate.items import EvalItem, StoryPrompt
+from twosat_formal.evaluate.limits import ModelLimiter, ModelLimits, split_limits
 from twosat_formal.evaluate.summary import EvalSummary, story_counts
 from twosat_formal.model import Model, SamplingParams
 from twosat_formal.models.base import sampling_for
@@ -194,7 +195,12 @@ class _Runner:
         )
 
     async def run(
-        self, models: Sequence[Model], items: Sequence[EvalItem], samples: int, concurrency: int
+        self,
+        models: Sequence[Model],
+        items: Sequence[EvalItem],
+        samples: int,
+        concurrency: int,
+        limits: Mapping[str, ModelLimits] | None = None,
     ) -> None:
         retrying = [
             RetryingModel(
@@ -210,19 +216,28 @@ class _Runner:
         if self.progress is not None:
             total = self.count_todo(retrying, items, samples)
             self.task = self.progress.add_task("eval", total=total, accuracy=self._accuracy_text())
-        todo = self.todo(retrying, items, samples)
         semaphore = asyncio.Semaphore(concurrency)
 
-        async def one(request: _Request) -> None:
+        async def one(request: _Request, limiter: ModelLimiter) -> None:
             try:
                 await self.handle(request)
             finally:
+                limiter.release()
                 semaphore.release()
 
-        async with asyncio.TaskGroup() as group:
-            for request in todo:
+        async def feed(model: RetryingModel, group: asyncio.TaskGroup) -> None:
+            # one feeder per model: a model that waits for its limits holds no slot of
+            # the run's --concurrency, so the other models go on
+            limiter = ModelLimiter((limits or {}).get(model.spec, ModelLimits()))
+            budget = self.params_of(model)[0].max_tokens
+            for request in self.todo([model], items, samples):
+                await limiter.acquire(request.item.prompt.text, budget)
                 await semaphore.acquire()
-                group.create_task(one(request))
+                group.create_task(one(request, limiter))
+
+        async with asyncio.TaskGroup() as group:
+            for model in retrying:
+                group.create_task(feed(model, group))
 
 
 async def run_eval(
@@ -241,6 +256,7 @@ async def run_eval(
     console: Console | None = None,
     run_info: Mapping[str, Any] | None = None,
     summary: EvalSummary | None = None,
+    limits: Mapping[str, ModelLimits] | None = None,
 ) -> EvalSummary:
     """Ask every model every prompt ``samples`` times; score and store each answer.
 
@@ -275,6 +291,9 @@ async def run_eval(
         What to record about the run in the store (never an API key).
     summary:
         A summary to fill in place (it stays readable if the run is cancelled).
+    limits:
+        Per-model limits by spec (:class:`~twosat_formal.evaluate.limits.ModelLimits`:
+        requests in flight, requests and tokens per minute), within ``concurrency``.
 
     Returns
     -------
@@ -344,6 +363,7 @@ async def run_eval(
         "models": [m.spec for m in models],
         "params": params.key(),
         "model_params": {m.spec: runner.params_of(m)[1] for m in models},
+        "limits": {spec: asdict(found) for spec, found in sorted((limits or {}).items())},
         "samples": samples,
         "prompts": len(items),
         **dict(run_info or {}),
@@ -375,7 +395,7 @@ async def run_eval(
         runner.progress = bar
         bar.start()
     try:
-        await runner.run(models, items, samples, concurrency)
+        await runner.run(models, items, samples, concurrency, limits)
         status = "finished"
     except asyncio.CancelledError:
         status = "interrupted"
@@ -400,13 +420,21 @@ def evaluate(
     items: Sequence[EvalItem],
     store: RunStore,
     *,
-    base_url: str | None = None,
+    base_url: str | Sequence[str] | None = None,
     api_key_env: str | None = None,
     mode: str = "chat",
     timeout_s: float | None = None,
+    limits: ModelLimits | None = None,
     **options: Any,
 ) -> EvalSummary:
     """Load the models named by ``specs``, run :func:`run_eval`, and release them.
+
+    ``base_url`` may list several endpoints of the same deployment: each
+    ``openai/`` model then fans its requests out over them
+    (:class:`~twosat_formal.models.pool.PooledModel`; the store keys name the first).
+    ``limits`` apply to every model; a spec's own ``?concurrency=N&rpm=R&tpm=T``
+    win, and are taken out of the spec (:func:`~twosat_formal.evaluate.limits.split_limits`),
+    so limits never change a request's key.
 
     ``timeout_s`` is the seconds one request may take (default: the client's, 300 s).
     Models are loaded with :func:`twosat_formal.models.load_model` and closed on the
@@ -428,19 +456,27 @@ def evaluate(
     (2, {'correct': 2})
     """
     from twosat_formal.models import load_model
+    from twosat_formal.models.pool import PooledModel
 
     summary: EvalSummary = options.pop("summary", None) or EvalSummary()
+
+    urls: list[str | None] = (
+        [base_url] if base_url is None or isinstance(base_url, str) else list(base_url) or [None]
+    )
+    by_spec = dict(split_limits(spec, limits) for spec in specs)
 
     async def main() -> None:
         async with AsyncExitStack() as stack:
             models: list[Model] = []
-            for spec in specs:
+            for spec in by_spec:
                 timeout = {} if timeout_s is None else {"timeout_s": timeout_s}
-                model = load_model(
-                    spec, base_url=base_url, api_key_env=api_key_env, mode=mode, **timeout
-                )
-                models.append(await stack.enter_async_context(model))
-            await run_eval(models, items, store, summary=summary, **options)
+                replicas = [
+                    load_model(spec, base_url=url, api_key_env=api_key_env, mode=mode, **timeout)
+                    for url in (urls if spec.startswith("openai/") else urls[:1])
+                ]
+                model: Model = replicas[0] if len(replicas) == 1 else PooledModel(replicas)
+                models.append(await stack.enter_async_context(model))  # type: ignore[arg-type]
+            await run_eval(models, items, store, summary=summary, limits=by_spec, **options)
 
     try:
         asyncio.run(main())
