@@ -158,3 +158,29 @@ def test_bench_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
         main(["bench", "--formulas", "1", "--full", "--out", str(out)])
     assert exit_info.value.code == 2
     assert capsys.readouterr().err.startswith("error: ")
+
+
+def test_bench_reports_twins_and_chains_of_the_reference_reasoners(
+    bench: ExperimentResult,
+) -> None:
+    from twosat_formal.report.render import DIAGNOSTICS_SECTION
+
+    side = bench.out_dir / "diagnostics"
+    records = read_jsonl(side / "dataset.jsonl")
+    twins = [r for r in records if "twin_of" in r]
+    assert twins and all(
+        r["label"] != next(s["label"] for s in records if s["id"] == r["twin_of"]) for r in twins
+    )
+    assert all(p.get("ask_cycle") is True for p in read_jsonl(side / "prompts.jsonl"))
+    assert certify_files([side / "dataset.jsonl", side / "prompts.jsonl"]).ok
+    assert f"## {DIAGNOSTICS_SECTION}" in (bench.out_dir / "report.md").read_text()
+    rows = {
+        r["model"]: r
+        for r in json.loads((bench.out_dir / "report.json").read_text())["diagnostics"]
+    }
+    assert set(rows) == set(BENCH_MODELS)
+    oracle = rows["ref/oracle"]
+    assert oracle["pairs"] == len(twins) * 2  # two templates
+    assert oracle["pair_accuracy"]["mean"] == 1.0 and oracle["pair_consistency"]["mean"] == 1.0
+    assert oracle["wit_unsat"]["mean"] == 1.0
+    assert rows["ref/sat-biased"]["wit_unsat"]["mean"] == 0.0

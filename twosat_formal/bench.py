@@ -5,8 +5,11 @@ on ``ref/oracle``, ``ref/sat-biased``, ``ref/coin`` and ``ref/bounded``: it gene
 the instances, certifies every instance and prompt, evaluates, and writes
 ``bench-report/`` (``report.md``, ``report.html``, ``figures/``, ``dataset.jsonl``,
 ``prompts.jsonl``, ``results.sqlite``, ``results.jsonl``, ``manifest.json``). No network
-and no key are needed. Extra models (``--model SPEC``) join the four; ``--full`` runs
-the paper-size grid (10 formulas per cell).
+and no key are needed. Beside it, a small side run (:func:`diagnostics_spec`: minimal
+twins, prompts that ask for contradiction chains) on the reference reasoners goes to
+``bench-report/diagnostics/``, and the report gains a short section on it. Extra
+models (``--model SPEC``) join the four; ``--full`` runs the paper-size grid (10
+formulas per cell).
 
 :func:`headline_table` renders the Table 1-style grid of a finished run for the
 terminal.
@@ -38,7 +41,10 @@ __all__ = [
     "BENCH_FORMULAS",
     "BENCH_MODELS",
     "DEFAULT_OUT",
+    "DIAGNOSTICS_DIR",
+    "DIAGNOSTIC_FORMULAS",
     "bench_spec",
+    "diagnostics_spec",
     "headline_table",
     "run_bench",
 ]
@@ -49,6 +55,10 @@ BENCH_MODELS = ("ref/oracle", "ref/sat-biased", "ref/coin", "ref/bounded")
 BENCH_FORMULAS = 3
 #: Where the bench writes when not told otherwise.
 DEFAULT_OUT = "bench-report"
+#: Formulas per setting of the bench's twins-and-chains side run.
+DIAGNOSTIC_FORMULAS = 2
+#: The folder of that side run, inside the bench's folder.
+DIAGNOSTICS_DIR = "diagnostics"
 
 
 def bench_spec(
@@ -100,10 +110,12 @@ def run_bench(
     the report is ``<out_dir>/report.md``.
     """
     from twosat_formal.experiments.runner import quiet, run_experiment
+    from twosat_formal.report import build_report
 
     spec = bench_spec(full=full, formulas=formulas, templates=templates, max_clauses=max_clauses)
     chosen = list(BENCH_MODELS) + [m for m in models if m not in BENCH_MODELS]
-    return run_experiment(
+    make_report = options.pop("make_report", True)
+    result = run_experiment(
         spec,
         chosen,
         out_dir=Path(out_dir),
@@ -111,8 +123,50 @@ def run_bench(
         concurrency=concurrency,
         progress=progress,
         report=report or quiet,
+        make_report=False,
         **options,
     )
+    side = diagnostics_spec(full=full, templates=templates, max_clauses=max_clauses)
+    run_experiment(
+        side,
+        list(BENCH_MODELS),
+        out_dir=result.out_dir / DIAGNOSTICS_DIR,
+        concurrency=concurrency,
+        report=report or quiet,
+        make_report=False,
+        jobs=options.get("jobs", 1),
+    )
+    if make_report:
+        result.report = build_report(
+            result.out_dir, result.out_dir, diagnostics=result.out_dir / DIAGNOSTICS_DIR
+        )
+    return result
+
+
+def diagnostics_spec(
+    *,
+    full: bool = False,
+    templates: Sequence[str] | None = None,
+    max_clauses: int | None = None,
+) -> ExperimentSpec:
+    """The bench's side run: the ``pairs`` spec, small, asking for contradiction chains.
+
+    :data:`DIAGNOSTIC_FORMULAS` formulas per setting (10 with ``full``), the first two
+    templates (of ``templates`` when given); ``max_clauses`` keeps the settings up to
+    that size, and at least the smallest one.
+
+    >>> spec = diagnostics_spec(templates=["team"], max_clauses=10)
+    >>> spec.name, spec.formulas, spec.templates, spec.ask_cycle
+    ('pairs', 2, ('team',), True)
+    """
+    from dataclasses import replace
+
+    spec = load_spec("pairs").with_formulas(10 if full else DIAGNOSTIC_FORMULAS)
+    spec = spec.with_templates(tuple(templates or ("logic", "door"))[:2])
+    if max_clauses is not None:
+        smallest = min(c for cell in spec.cells for c in cell["clauses"])
+        spec = spec.with_max_clauses(max(max_clauses, smallest))
+    return replace(spec, ask_cycle=True)
 
 
 def _pct(estimate: dict[str, Any] | None) -> str:

@@ -223,13 +223,20 @@ def _prompts(
     seed: int,
     *,
     report: Reporter = quiet,
+    ask_cycle: bool = False,
 ) -> list[PromptRecord]:
     records = []
     for number, instance in enumerate(instances, start=1):
         for template in templates:
             verbal_seed = derive_seed(seed, "verbalize", _entity_key(instance)) % (2**31)
             records.append(
-                prompt_record(instance.formula, template, instance_id=instance.id, seed=verbal_seed)
+                prompt_record(
+                    instance.formula,
+                    template,
+                    instance_id=instance.id,
+                    seed=verbal_seed,
+                    ask_cycle=ask_cycle,
+                )
             )
         if number % 25 == 0:
             report("verbalize", f"{number}/{len(instances)} instances")
@@ -381,7 +388,9 @@ def run_experiment(
     timed("generate", started)
 
     started = time.perf_counter()
-    prompts = _prompts(instances, spec.templates, spec.seed, report=report)
+    prompts = _prompts(
+        instances, spec.templates, spec.seed, report=report, ask_cycle=spec.ask_cycle
+    )
     prompts_path = folder / PROMPTS_FILE
     write_prompts(prompts, prompts_path)
     timed("verbalize", started)

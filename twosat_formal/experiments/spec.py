@@ -24,6 +24,9 @@ A spec names the protocol of one of the paper's experiments. Its fields:
     options (:meth:`ExperimentSpec.model_spec`), where options the spec already has win.
 ``cells``
     The settings, in the form the ``kind`` reads.
+``ask_cycle`` (optional, default false)
+    Verbalize as ``verbalize --ask-cycle`` does: every prompt also asks for a
+    contradiction chain when the answer is "No" (see ``docs/diagnostics.md``).
 
 Examples
 --------
@@ -76,6 +79,7 @@ class ExperimentSpec:
     seed: int = 0
     knob_level: float = 0.5
     sampling: dict[str, Any] = field(default_factory=dict)
+    ask_cycle: bool = False
 
     def model_spec(self, model: str) -> str:
         """``model`` with the spec's own sampling parameters for it as ``?`` options.
@@ -119,6 +123,7 @@ class ExperimentSpec:
             "templates": list(self.templates),
             "sampling": dict(self.sampling),
             "cells": [dict(c) for c in self.cells],
+            **({"ask_cycle": True} if self.ask_cycle else {}),
         }
 
     def with_formulas(self, formulas: int) -> ExperimentSpec:
@@ -247,6 +252,9 @@ def parse_spec(data: object, *, source: str | None = None) -> ExperimentSpec:
             sampling_options({k: str(v) for k, v in options.items() if k != "models"})
         except ConfigError as exc:
             raise bad(f"{where}: {exc}") from None
+    ask_cycle = data.get("ask_cycle", False)
+    if not isinstance(ask_cycle, bool):
+        raise bad("field 'ask_cycle' must be true or false")
     return ExperimentSpec(
         name=data["name"],
         title=data["title"],
@@ -259,6 +267,7 @@ def parse_spec(data: object, *, source: str | None = None) -> ExperimentSpec:
         seed=seed,
         knob_level=float(level),
         sampling=dict(sampling),
+        ask_cycle=ask_cycle,
     )
 
 

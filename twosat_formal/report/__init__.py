@@ -66,6 +66,8 @@ def content_to_json(content: ReportContent, figures: list[Figure]) -> dict[str, 
     pairs = {} if content.pairs is None else {"pairs": [s.to_json() for s in content.pairs]}
     if content.traces is not None:
         pairs["traces"] = [s.to_json() for s in content.traces]
+    if content.diagnostics is not None:
+        pairs["diagnostics"] = [row.to_json() for row in content.diagnostics]
     return _clean(
         {
             "title": content.title,
@@ -150,8 +152,12 @@ def build_report(
     title: str | None = None,
     method: str = "t",
     seed: int = 0,
+    diagnostics: str | os.PathLike[str] | None = None,
 ) -> Path:
     """Build the report of a run store or experiment folder into ``out_dir``.
+
+    ``diagnostics``: a run store or experiment folder of a small twins-and-chains run
+    (what ``bench`` writes in ``diagnostics/``), summarised in its own section.
 
     ``method`` picks the confidence intervals (``"t"``, or ``"bootstrap"`` drawn with
     ``seed``). Returns the path of ``report.md``; ``report.html``, ``report.json`` and
@@ -181,4 +187,8 @@ def build_report(
         traces=data.traces,
     )
     content.notes.extend(data.notes)
+    if diagnostics is not None:
+        from twosat_formal.report.diagnostics import diagnostic_rows
+
+        content.diagnostics = diagnostic_rows(load_report_data(diagnostics).rows, content.models)
     return write_content(content, out_dir)

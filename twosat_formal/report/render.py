@@ -48,6 +48,7 @@ from twosat_formal.report.stats import TestResult
 from twosat_formal.verbalize.story.record import PAPER_FALLBACK_RATE, PAPER_FIRST_ATTEMPT_RATE
 
 __all__ = [
+    "DIAGNOSTICS_SECTION",
     "EDIT_SECTIONS",
     "PAIRS_SECTION",
     "SECTIONS",
@@ -99,6 +100,9 @@ PAIRS_SECTION = "Minimal twins: pair accuracy and consistency"
 #: Title of the section of the trace checker, shown before "Figures" when the run has
 #: answers to template prompts.
 TRACES_SECTION = "Reasoning traces: unsupported claims"
+
+#: Title of the bench's diagnostics section (twins and chains of a small side run).
+DIAGNOSTICS_SECTION = "Diagnostics: minimal twins and contradiction chains"
 
 #: Title of the section of the LLM story verbalizer, shown after "Verbalization
 #: templates (§5.5)" when the run has story records or answers to story prompts.
@@ -624,6 +628,41 @@ def _pairs(content: ReportContent) -> list[Block]:
     ]
 
 
+def _diagnostics(content: ReportContent) -> list[Block]:
+    rows = [
+        [
+            (r.model, ""),
+            (str(r.pairs), ""),
+            (_ci(r.pair_accuracy), ""),
+            (_ci(r.pair_consistency), ""),
+            (str(r.chains_asked), ""),
+            (_ci(r.chain_witness), ""),
+        ]
+        for r in content.diagnostics or []
+    ]
+    return [
+        Paragraph(
+            "A small side run (`diagnostics/` beside this report: the `pairs` experiment, "
+            "prompts that ask for a contradiction chain). Twins: each formula and its twin, "
+            "one clause apart with the opposite label; pair accuracy: both decisions right; "
+            "pair consistency: the decision changes. Wit. (UNSAT): the answer is No and its "
+            "contradiction chain is valid, over the UNSAT answers. 95% Wilson intervals; "
+            "see docs/diagnostics.md."
+        ),
+        Table(
+            [
+                "model",
+                "pairs",
+                "pair accuracy (%)",
+                "pair consistency (%)",
+                "UNSAT answers",
+                "Wit. (UNSAT) (%)",
+            ],
+            rows,
+        ),
+    ]
+
+
 def _traces(content: ReportContent) -> list[Block]:
     summaries = content.traces or []
     rows = [
@@ -855,6 +894,9 @@ def layout(content: ReportContent, figures: Sequence[Figure]) -> list[Block]:
     if content.traces is not None:
         at = [title for title, _ in sections].index("Figures")
         sections.insert(at, (TRACES_SECTION, _traces(content)))
+    if content.diagnostics is not None:
+        at = [title for title, _ in sections].index("Figures")
+        sections.insert(at, (DIAGNOSTICS_SECTION, _diagnostics(content)))
     blocks: list[Block] = [Heading(content.title, 1)]
     for title, body in sections:
         blocks.append(Heading(title, 2))

@@ -57,6 +57,7 @@ from typing import Any
 from twosat_formal.edits import metrics as edit_metrics
 from twosat_formal.errors import ConfigError
 from twosat_formal.evaluate import STORY_TEMPLATE_PREFIX
+from twosat_formal.report.diagnostics import DiagnosticRow
 from twosat_formal.report.metrics import (
     Estimate,
     FlipRate,
@@ -276,6 +277,7 @@ class ReportContent:
     stories: StorySection | None = None
     pairs: list[PairSummary] | None = None
     traces: list[TraceSummary] | None = None
+    diagnostics: list[DiagnosticRow] | None = None
 
 
 def _family_key(name: str) -> tuple[int, str]:

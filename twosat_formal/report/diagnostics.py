@@ -1,0 +1,85 @@
+"""The short diagnostics section of the ``bench`` report: twins and chains at a glance.
+
+The bench runs a small ``pairs`` experiment whose prompts ask for contradiction chains
+(``ask_cycle``) beside its main grid; per model, this section gives
+
+* the twin pairs, pair accuracy and pair consistency (:mod:`twosat_formal.report.pairs`);
+* the UNSAT answers whose prompt asked for a chain, and **Wit. (UNSAT)**: the share of
+  them that say No with a valid chain (``cycle_valid``), with a Wilson interval.
+
+Examples
+--------
+>>> rows = [
+...     {"instance_id": "s", "model": "m", "template": "logic", "sample": 0, "family": "f",
+...      "label": "UNSAT", "decision": "UNSAT", "decision_correct": True,
+...      "cycle_valid": True, "cycle_reason": None},
+...     {"instance_id": "t", "twin_of": "s", "model": "m", "template": "logic", "sample": 0,
+...      "family": "f", "label": "SAT", "decision": "SAT", "decision_correct": True,
+...      "cycle_valid": None, "cycle_reason": None},
+... ]
+>>> (row,) = diagnostic_rows(rows)
+>>> row.pairs, row.pair_accuracy.mean, row.chains_asked, row.chain_witness.mean
+(1, 1.0, 1, 1.0)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from twosat_formal.report.metrics import METRICS, Estimate
+from twosat_formal.report.pairs import pair_summaries, wilson
+
+__all__ = ["DiagnosticRow", "diagnostic_rows"]
+
+
+@dataclass(frozen=True)
+class DiagnosticRow:
+    """Twins and chains of one model."""
+
+    model: str
+    pairs: int
+    pair_accuracy: Estimate
+    pair_consistency: Estimate
+    chains_asked: int
+    chain_witness: Estimate
+
+    def to_json(self) -> dict[str, Any]:
+        """The row as a JSON-ready dict."""
+        return {
+            "model": self.model,
+            "pairs": self.pairs,
+            "pair_accuracy": self.pair_accuracy.to_json(),
+            "pair_consistency": self.pair_consistency.to_json(),
+            "chains_asked": self.chains_asked,
+            "wit_unsat": self.chain_witness.to_json(),
+        }
+
+
+def diagnostic_rows(
+    rows: Iterable[Mapping[str, Any]], models: Sequence[str] = ()
+) -> list[DiagnosticRow]:
+    """One :class:`DiagnosticRow` per model (``models`` first, then by appearance)."""
+    data = list(rows)
+    present = list(dict.fromkeys(str(r.get("model")) for r in data))
+    order = [m for m in models if m in present] + [m for m in present if m not in models]
+    overall = {s.model: s for s in pair_summaries(data, order) if s.by == "all"}
+    chain = METRICS["chain_witness"]
+    out = []
+    for model in order:
+        values = [chain(r) for r in data if str(r.get("model")) == model]
+        asked = [v for v in values if v is not None]
+        pairs = overall.get(model)
+        empty = wilson(0, 0)
+        out.append(
+            DiagnosticRow(
+                model,
+                pairs.pairs if pairs else 0,
+                pairs.accuracy if pairs else empty,
+                pairs.consistency if pairs else empty,
+                len(asked),
+                wilson(int(sum(asked)), len(asked)),
+            )
+        )
+    return out
