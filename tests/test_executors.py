@@ -27,7 +27,7 @@ from twosat_formal.executors import (
     shard_range,
 )
 
-MEASURED = {"seconds", "time_s"}
+MEASURED = {"seconds", "time_s", "z3_seconds"}
 
 
 def blank_measured(value: Any) -> Any:
@@ -174,6 +174,17 @@ def outputs(
         code, out, err = run([*argv, "--no-progress", *options], capsys)
         assert code == 0, err
         found[name] = comparable(out)
+    # certify the perturbed dataset and the prompts: the same report, but for times
+    perturbed, prompts = dataset.parent / "perturbed.jsonl", dataset.parent / "prompts.jsonl"
+    perturbed.write_text("".join(line + "\n" for line in found["perturb"]))
+    prompts.write_text("".join(line + "\n" for line in found["verbalize"]))
+    code, out, err = run(
+        ["certify", str(perturbed), str(prompts), "--json", "--no-progress", *options], capsys
+    )
+    assert code == 0, err
+    report = blank_measured(json.loads(out))
+    assert report["ok"] and report["records"] == len(found["perturb"]) + len(found["verbalize"])
+    found["certify"] = [json.dumps(report)]
     return found
 
 
@@ -184,7 +195,7 @@ def test_process_executor_writes_the_local_bytes(
     dataset: Path, options: list[str], capsys: pytest.CaptureFixture[str]
 ) -> None:
     local = outputs(dataset, [], capsys)
-    assert all(len(lines) >= 9 for lines in local.values())
+    assert all(len(lines) >= 9 for name, lines in local.items() if name != "certify")
     assert outputs(dataset, options, capsys) == local
 
 

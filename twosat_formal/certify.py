@@ -52,18 +52,18 @@ Examples
 
 from __future__ import annotations
 
-import multiprocessing
+import json
 import time
-from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from collections import OrderedDict
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from twosat_formal.errors import ConfigError, RecordError, TwoSatFormalError
+from twosat_formal.executors import Executor, LocalExecutor, ProcessExecutor
 from twosat_formal.fieldclass import CLASSES
 from twosat_formal.formula import Formula
-from twosat_formal.jsonl import read_json_lines
 
 __all__ = [
     "BACKENDS",
@@ -462,45 +462,107 @@ def certify_record(
 # -- datasets ------------------------------------------------------------------------------------
 
 
-def _tasks(paths: Sequence[str | Path]) -> tuple[list[_Task], list[CheckFailure]]:
-    entries = [entry for path in paths for entry in read_json_lines(path, strict=False)]
-    index: dict[str, Any] = {}
-    duplicates: list[CheckFailure] = []
-    for source, number, record in entries:
-        if isinstance(record, Mapping) and isinstance(record.get("id"), str):
-            key = record["id"]
-            if key in index:
-                first = index[key]
-                duplicates.append(
+class _Index:
+    """Where the record of each id is: ``id -> (file, byte offset, line)``.
+
+    The first pass over the files keeps only this, never the records, so memory grows
+    by a few dozen bytes per record; the second pass reads a referenced record (a
+    derived instance's root, a prompt's instance, a twin's source) back from its
+    offset, through a small cache since many records share one root.
+    """
+
+    def __init__(self, paths: Sequence[str | Path]) -> None:
+        self.paths = [str(p) for p in paths]
+        self.where: dict[str, tuple[int, int, int]] = {}
+        self.duplicates: list[CheckFailure] = []
+        self.records = 0
+        self._cache: OrderedDict[tuple[int, int], Any] = OrderedDict()
+        for number, path in enumerate(self.paths):
+            for line, offset, record in _lines(path):
+                self.records += 1
+                if not (isinstance(record, Mapping) and isinstance(record.get("id"), str)):
+                    continue
+                key = record["id"]
+                first = self.where.get(key)
+                if first is None:
+                    self.where[key] = (number, offset, line)
+                    continue
+                self.duplicates.append(
                     CheckFailure(
                         key,
-                        number,
+                        line,
                         "record",
-                        f"the id is used again (first on line {first[1]} of {first[0]})",
-                        source,
+                        f"the id is used again (first on line {first[2]} of "
+                        f"{self.paths[first[0]]})",
+                        path,
                     )
                 )
+
+    def get(self, key: Any) -> Any:
+        """The record whose id is ``key`` (``None`` if no record has it)."""
+        if not isinstance(key, str) or key not in self.where:
+            return None
+        number, offset, _ = self.where[key]
+        found = self._cache.get((number, offset))
+        if found is not None:
+            self._cache.move_to_end((number, offset))
+            return found
+        with open(self.paths[number], "rb") as stream:
+            stream.seek(offset)
+            found = json.loads(stream.readline())
+        self._cache[(number, offset)] = found
+        if len(self._cache) > _CACHE_SIZE:
+            self._cache.popitem(last=False)
+        return found
+
+    def tasks(self) -> Iterator[_Task]:
+        """The records of every file in order, each with the records it refers to."""
+        for path in self.paths:
+            for line, _, record in _lines(path):
+                base = instance = twin_source = None
+                if isinstance(record, Mapping):
+                    twin_source = self.get(record.get("twin_of"))
+                    base = self.get(record.get("base_id"))
+                    instance = self.get(record.get("instance_id"))
+                yield _Task(path, line, record, base, instance, twin_source)
+
+
+#: Referenced records kept in memory by the second pass (the most recently used).
+_CACHE_SIZE = 256
+
+
+def _lines(path: str) -> Iterator[tuple[int, int, Any]]:
+    """``(line number, byte offset, JSON value or RecordError)`` of each non-blank line."""
+    offset = 0
+    with open(path, "rb") as stream:
+        for number, raw in enumerate(stream, 1):
+            start, offset = offset, offset + len(raw)
+            if not raw.strip():
                 continue
-            index[key] = (source, number, record)
-    tasks = []
-    for source, number, record in entries:
-        base = instance = twin_source = None
-        if isinstance(record, Mapping):
-            if isinstance(record.get("twin_of"), str) and record["twin_of"] in index:
-                twin_source = index[record["twin_of"]][2]
-            if isinstance(record.get("base_id"), str) and record["base_id"] in index:
-                base = index[record["base_id"]][2]
-            if isinstance(record.get("instance_id"), str) and record["instance_id"] in index:
-                instance = index[record["instance_id"]][2]
-        tasks.append(_Task(source, number, record, base, instance, twin_source))
-    return tasks, duplicates
+            try:
+                value: Any = json.loads(raw.decode("utf-8"))
+            except UnicodeDecodeError as exc:
+                value = RecordError(f"not UTF-8 text (byte {exc.start})", line=number, source=path)
+            except json.JSONDecodeError as exc:
+                value = RecordError(f"invalid JSON: {exc.msg}", line=number, source=path)
+            yield number, start, value
 
 
-def certify_files(paths: Sequence[str | Path], *, jobs: int = 1) -> CertifyReport:
+def certify_files(
+    paths: Sequence[str | Path],
+    *,
+    jobs: int = 1,
+    executor: Executor | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> CertifyReport:
     """Certify the records of several JSON Lines files as one dataset.
 
     Records may refer to each other across the files (a prompt to its instance, a
-    derived instance to its root). ``jobs`` worker processes share the records.
+    derived instance to its root). The files are read twice, a line at a time: once
+    to index where each id is, once to check each record, so memory does not grow
+    with the records. The checks run on ``executor`` (default: ``jobs`` worker
+    processes, or this process when ``jobs`` is 1), in file order; ``progress`` is
+    called with ``(records done, records in all)`` after each record.
 
     Raises
     ------
@@ -512,24 +574,31 @@ def certify_files(paths: Sequence[str | Path], *, jobs: int = 1) -> CertifyRepor
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise ConfigError(f"jobs must be at least 1, not {jobs!r}", parameter="jobs", valid=">= 1")
     start = time.perf_counter()
-    tasks, duplicates = _tasks(paths)
-    if jobs == 1 or len(tasks) < 2:
-        results = [_certify(task) for task in tasks]
-    else:
-        context = multiprocessing.get_context("spawn")
-        chunk = max(1, min(32, len(tasks) // (jobs * 4)))
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-            results = list(pool.map(_certify, tasks, chunksize=chunk))
-    failures = [f for r in results for f in r.failures]
-    failures.extend(duplicates)
-    failures.sort(key=lambda f: (f.source or "", f.line or 0))
+    index = _Index(paths)
+    owned = executor is None
+    runner = executor or (ProcessExecutor(jobs) if jobs > 1 else LocalExecutor())
+    failures: list[CheckFailure] = list(index.duplicates)
     kinds: dict[str, int] = {}
     fields = dict.fromkeys(CLASSES, 0)
-    for r in results:
-        kinds[r.kind] = kinds.get(r.kind, 0) + 1
-        for cls, n in r.fields.items():
-            fields[cls] += n
-    if not results:
+    seconds: list[float] = []
+    checks = len(index.duplicates)
+    z3_seconds = 0.0
+    try:
+        for result in runner.map(_certify, index.tasks()):
+            failures.extend(result.failures)
+            kinds[result.kind] = kinds.get(result.kind, 0) + 1
+            for cls, n in result.fields.items():
+                fields[cls] += n
+            seconds.append(result.seconds)
+            checks += result.checks
+            z3_seconds += result.z3_seconds
+            if progress is not None:
+                progress(len(seconds), index.records)
+    finally:
+        if owned:
+            runner.close()
+    failures.sort(key=lambda f: (f.source or "", f.line or 0))
+    if not seconds:
         failures.append(
             CheckFailure(
                 None,
@@ -541,12 +610,12 @@ def certify_files(paths: Sequence[str | Path], *, jobs: int = 1) -> CertifyRepor
         )
     return CertifyReport(
         sources=tuple(str(p) for p in paths),
-        records=len(results),
-        checks=sum(r.checks for r in results) + len(duplicates),
+        records=len(seconds),
+        checks=checks,
         failures=tuple(failures),
         seconds=time.perf_counter() - start,
-        z3_seconds=sum(r.z3_seconds for r in results),
-        record_seconds=tuple(r.seconds for r in results),
+        z3_seconds=z3_seconds,
+        record_seconds=tuple(seconds),
         kinds=kinds,
         fields=fields,
     )

@@ -19,6 +19,14 @@ from rich.table import Table
 
 from twosat_formal.certify import CertifyReport, certify_files
 from twosat_formal.cli.app import app, err_console, out_console
+from twosat_formal.cli.options import (
+    ExecutorOption,
+    JobsOption,
+    ProgressOption,
+    RayAddressOption,
+    open_executor,
+)
+from twosat_formal.cli.progress import progress_callback
 from twosat_formal.fieldclass import CLASSES
 
 __all__ = ["certify"]
@@ -54,13 +62,20 @@ def certify(
             show_default=False,
         ),
     ],
-    jobs: Annotated[int, typer.Option("--jobs", min=1, help="Worker processes.")] = 1,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the report as JSON on stdout.")
     ] = False,
+    progress: ProgressOption = True,
+    executor: ExecutorOption = None,
+    jobs: JobsOption = None,
+    ray_address: RayAddressOption = None,
 ) -> None:
     """Re-check every record of a dataset; exit 1 listing each failing record."""
-    report = certify_files(datasets, jobs=jobs)
+    with (
+        open_executor(executor, jobs, ray_address) as runner,
+        progress_callback("certifying", enabled=progress) as advance,
+    ):
+        report = certify_files(datasets, executor=runner, progress=advance)
     if as_json:
         out_console.print(json.dumps(report.to_json(), indent=2), markup=False)
     else:

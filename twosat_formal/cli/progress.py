@@ -11,10 +11,11 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from typing import TypeVar
 
-__all__ = ["with_progress"]
+__all__ = ["progress_callback", "with_progress"]
 
 T = TypeVar("T")
 
@@ -49,3 +50,40 @@ def with_progress(
         for item in items:
             yield item
             bar.advance(task)
+
+
+@contextmanager
+def progress_callback(label: str, *, enabled: bool = True) -> Iterator[Callable[[int, int], None]]:
+    """A bar driven by a ``(done, total)`` callback, for library loops that report progress.
+
+    >>> with progress_callback("checking", enabled=False) as advance:
+    ...     advance(1, 2)
+    """
+    from twosat_formal.cli.app import err_console
+
+    if not enabled or not err_console.is_terminal:
+        yield lambda done, total: None
+        return
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    columns = (
+        TextColumn(label),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, console=err_console, transient=True) as bar:
+        task = bar.add_task(label, total=None)
+
+        def advance(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        yield advance
