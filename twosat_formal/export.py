@@ -35,6 +35,7 @@ from itertools import islice
 from pathlib import Path
 from typing import IO, Any
 
+from twosat_formal.atomic import atomic_path
 from twosat_formal.columns import COLUMNS, export_columns
 from twosat_formal.errors import ConfigError, EvaluationError
 from twosat_formal.store import RunStore
@@ -183,15 +184,10 @@ def export_results(
         return write_jsonl(rows, stream)
     target = Path(out)
     kind = format_of(target)
-    partial = target.with_name(target.name + ".partial")
-    try:
+    with atomic_path(target) as partial:
         if kind == "parquet":
             count = write_parquet(rows, partial)
         else:
             with open(partial, "w", encoding="utf-8", newline="") as handle:
                 count = write_jsonl(rows, handle) if kind == "jsonl" else write_csv(rows, handle)
-        os.replace(partial, target)
-    finally:
-        if partial.exists():
-            partial.unlink()
     return count

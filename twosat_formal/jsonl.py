@@ -39,6 +39,7 @@ __all__ = [
     "raw_lines",
     "read_json_lines",
     "read_stream",
+    "read_text",
     "rereadable",
     "write_lines",
 ]
@@ -80,29 +81,91 @@ def parse_raw(line: RawLine) -> JsonLine:
     return JsonLine(line.source, line.number, value)
 
 
+#: What a zero-byte input is told (one rule for every command).
+EMPTY_INPUT = "the file is empty (0 bytes): expected a formula or a dataset"
+
+
+def _refuse_empty(path: str | Path, name: str) -> None:
+    if Path(path).stat().st_size == 0:
+        raise RecordError(EMPTY_INPUT, source=name)
+
+
+def _not_text(exc: UnicodeDecodeError, name: str, line: int | None) -> RecordError:
+    return RecordError(
+        f"input is not UTF-8 text (byte {exc.start} of the line)", line=line, source=name
+    )
+
+
+def _lines(stream: IO[str], name: str) -> Iterator[tuple[int, str]]:
+    """The numbered lines of a text stream; bytes that are not UTF-8 name the file and line."""
+    number = 0
+    iterator = iter(stream)
+    while True:
+        try:
+            text = next(iterator)
+        except StopIteration:
+            return
+        except UnicodeDecodeError as exc:
+            raise _not_text(exc, name, number + 1) from None
+        number += 1
+        if "\0" in text:
+            raise RecordError(
+                "binary data (a NUL character) where text was expected", line=number, source=name
+            )
+        yield number, text
+
+
 def raw_lines(path: str | Path, *, source: str | None = None) -> Iterator[RawLine]:
     """The non-blank lines of a file, lazily, with their 1-based numbers.
 
-    ``source`` is the name errors give (default: the path).
+    ``source`` is the name errors give (default: the path). A zero-byte file and bytes
+    that are not UTF-8 text are :class:`RecordError`\\ s naming the file.
     """
     name = source if source is not None else str(path)
+    _refuse_empty(path, name)
     with open(path, encoding="utf-8") as stream:
-        for number, text in enumerate(stream, 1):
+        for number, text in _lines(stream, name):
             if text.strip():
                 yield RawLine(name, number, text)
 
 
-def first_char(path: str | Path) -> str:
+def first_char(path: str | Path, *, source: str | None = None) -> str:
     """The first character of a file that is not white space (``""`` if none).
 
-    Reads only as far as that character, so a large file costs nothing.
+    Reads only as far as that character, so a large file costs nothing. A zero-byte
+    file or one that is not UTF-8 text is a :class:`RecordError` naming ``source``
+    (default: the path).
     """
+    name = source if source is not None else str(path)
+    _refuse_empty(path, name)
     with open(path, encoding="utf-8") as stream:
-        while chunk := stream.read(4096):
-            stripped = chunk.lstrip()
-            if stripped:
-                return stripped[0]
+        try:
+            while chunk := stream.read(4096):
+                stripped = chunk.lstrip()
+                if stripped:
+                    return stripped[0]
+        except UnicodeDecodeError as exc:
+            raise _not_text(exc, name, None) from None
     return ""
+
+
+def read_text(path: str | Path, *, source: str | None = None) -> str:
+    """The whole text of a formula file; empty or binary input is refused naming the file.
+
+    >>> import tempfile, os
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     empty = os.path.join(tmp, "e.cnf")
+    ...     _ = open(empty, "w").close()
+    ...     read_text(empty, source="e.cnf")
+    Traceback (most recent call last):
+    ...
+    twosat_formal.errors.RecordError: e.cnf: the file is empty (0 bytes): expected a formula ...
+    """
+    from twosat_formal.io._parsing import decode
+
+    name = source if source is not None else str(path)
+    _refuse_empty(path, name)
+    return decode(Path(path).read_bytes(), source=name)
 
 
 @contextmanager
@@ -133,7 +196,7 @@ def read_stream(stream: IO[str], source: str, *, strict: bool = True) -> Iterato
     Raises :class:`RecordError` with the line number for a line that is not JSON
     (``strict=False``: yields the error as the line's value instead).
     """
-    for number, text in enumerate(stream, 1):
+    for number, text in _lines(stream, source):
         if not text.strip():
             continue
         try:
@@ -151,6 +214,7 @@ def read_json_lines(path: str | Path, *, strict: bool = True) -> Iterator[JsonLi
     if str(path) == "-":
         yield from read_stream(sys.stdin, "<stdin>", strict=strict)
         return
+    _refuse_empty(path, str(path))
     with open(path, encoding="utf-8") as stream:
         yield from read_stream(stream, str(path), strict=strict)
 
@@ -160,7 +224,9 @@ def write_lines(lines: Iterable[str], path_or_stream: str | Path | IO[str]) -> i
     if isinstance(path_or_stream, str | Path):
         if str(path_or_stream) == "-":
             return write_lines(lines, sys.stdout)
-        with open(path_or_stream, "w", encoding="utf-8", newline="\n") as stream:
+        from twosat_formal.atomic import atomic_output
+
+        with atomic_output(path_or_stream) as stream:  # no partial file on failure
             return write_lines(lines, stream)
     count = 0
     for line in lines:

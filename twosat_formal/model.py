@@ -23,6 +23,7 @@ False
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import asdict, dataclass
 from functools import lru_cache
 from typing import Protocol, runtime_checkable
@@ -54,6 +55,18 @@ class SamplingParams:
     temperature: float | None = None
     top_p: float | None = None
     seed: int | None = None
+
+    def __post_init__(self) -> None:
+        from twosat_formal.errors import ConfigError
+
+        for name in ("temperature", "top_p"):
+            value = getattr(self, name)
+            if value is not None and not math.isfinite(value):
+                raise ConfigError(
+                    f"{name} must be a finite number, not {value!r}",
+                    parameter=name,
+                    valid="a finite number",
+                )
 
     def key(self) -> str:
         """Canonical JSON of the parameters: part of a request's store key."""

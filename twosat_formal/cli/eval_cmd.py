@@ -185,9 +185,14 @@ def eval_command(
     from twosat_formal.evaluate import RetryPolicy, Verification, evaluate, load_items, verify_items
     from twosat_formal.evaluate.limits import ModelLimits
     from twosat_formal.executors import parse_shard
+    from twosat_formal.models import parse_spec
 
+    for spec in model:  # an unknown spec is refused before a store is created
+        parse_spec(spec)
     part = parse_shard(shard) if shard is not None else None
     items = load_items(prompts, dataset=dataset, limit=limit, shard=part)
+    if not items:
+        raise ConfigError(f"{prompts}: no prompt to ask", parameter="prompts")
     verification = Verification(0, skipped=True) if no_verify else verify_items(items)
     params = SamplingParams(max_tokens=max_tokens, temperature=temperature, top_p=top_p, seed=seed)
     info = {

@@ -36,7 +36,7 @@ from twosat_formal.cli.progress import with_progress
 from twosat_formal.errors import ConfigError
 from twosat_formal.executors import parse_shard
 from twosat_formal.io import parse_formula, read_formula, write_dimacs, write_dsl
-from twosat_formal.jsonl import first_char, rereadable
+from twosat_formal.jsonl import first_char, read_text, rereadable
 from twosat_formal.prompts import formula_id, write_prompts
 from twosat_formal.verbalize import TEMPLATES, backparse, prompt_record
 
@@ -137,7 +137,7 @@ def verbalize_command(
     names = _templates(story_cmd.require_template(template))
     part = parse_shard(shard) if shard is not None else None
     with rereadable(input_path) as (file, source):
-        if input_path.endswith(".jsonl") or first_char(file) == "{":
+        if input_path.endswith(".jsonl") or first_char(file, source=source) == "{":
             _verbalize_dataset(
                 file,
                 source,
@@ -155,7 +155,7 @@ def verbalize_command(
         if part is not None:
             raise ConfigError("--shard needs a dataset (JSON Lines), not one formula")
         if input_path == "-":
-            formula = parse_formula(file.read_text(encoding="utf-8"), source=source)
+            formula = parse_formula(read_text(file, source=source), source=source)
         else:
             formula = read_formula(input_path)
     instance = formula_id(formula)
@@ -234,7 +234,7 @@ def backparse_command(
     if text_file == "-":
         text, source = sys.stdin.read(), "<stdin>"
     else:
-        text, source = Path(text_file).read_text(encoding="utf-8"), text_file
+        text, source = read_text(text_file, source=text_file), text_file
     parsed = backparse(text, template, source=source)
     if to is OutputFormat.dimacs:
         output = write_dimacs(parsed.formula, provenance={"template": parsed.template})

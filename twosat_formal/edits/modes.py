@@ -55,7 +55,15 @@ from twosat_formal.edits.operators import EDITS, EditOperator
 from twosat_formal.errors import ConfigError
 from twosat_formal.executors import Executor, LocalExecutor
 from twosat_formal.instance import Instance
-from twosat_formal.jsonl import RawLine, first_char, parse_raw, raw_lines, read_stream, rereadable
+from twosat_formal.jsonl import (
+    RawLine,
+    first_char,
+    parse_raw,
+    raw_lines,
+    read_stream,
+    read_text,
+    rereadable,
+)
 
 __all__ = [
     "EDIT_MODES",
@@ -518,8 +526,8 @@ def edit_lines(
     settings = _settings(run.mode, keep, run.max_edits, seed, operators, order, keep_base)
     runner = executor or LocalExecutor()
     with rereadable(path) as (file, source):
-        if first_char(file) != "{":
-            text = file.read_text(encoding="utf-8")
+        if first_char(file, source=source) != "{":
+            text = read_text(file, source=source)
             instance = root_instance(parse_formula(text, source=source), source=source)
             records, counts = _edit_one(settings, instance)
             _count_into(run, counts)

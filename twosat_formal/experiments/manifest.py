@@ -145,11 +145,10 @@ def write_manifest(path: Path, manifest: dict[str, Any]) -> Path:
     >>> read_manifest(p)
     {'a': 1}
     """
-    partial = path.with_name(path.name + ".partial")
-    partial.write_text(
-        json.dumps(manifest, indent=2, sort_keys=True, default=str) + "\n", encoding="utf-8"
-    )
-    partial.replace(path)
+    from twosat_formal.atomic import atomic_output
+
+    with atomic_output(path) as stream:
+        stream.write(json.dumps(manifest, indent=2, sort_keys=True, default=str) + "\n")
     return path
 
 

@@ -94,6 +94,8 @@ def generate(family: str, *, clauses: int | None = None, seed: int, **params: An
             valid=str(formula.num_clauses),
         )
     record_params: dict[str, Any] = {**resolved, "achieved_clauses": formula.num_clauses}
+    # the benchmark is 2-SAT: refuse what certify would reject (a wider or empty clause)
+    formula.require_2cnf(f"a {family} instance")
     result = solve(formula)
     if spec.label in ("SAT", "UNSAT") and result.status != spec.label:
         raise TwoSatFormalError(

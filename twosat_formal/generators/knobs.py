@@ -167,7 +167,7 @@ class ParamSpec:
         if isinstance(value, str):
             try:
                 number = float(Fraction(value.strip()))
-            except (ValueError, ZeroDivisionError):
+            except (ValueError, ZeroDivisionError, OverflowError):
                 raise self._error(value) from None
         elif isinstance(value, int | float):
             number = float(value)

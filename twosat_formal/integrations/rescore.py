@@ -28,13 +28,13 @@ Examples
 from __future__ import annotations
 
 import contextlib
-import os
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from twosat_formal.atomic import atomic_output
 from twosat_formal.errors import RecordError
 from twosat_formal.integrations.answers import ExternalAnswer
 from twosat_formal.jsonl import json_line
@@ -214,18 +214,12 @@ def score_to_file(
                 store.add_instance(item.instance)
         info = {"tool_version": tool_version(), "command": "score", **dict(run_info or {})}
         summary.run_id = store.start_run(info)
-    target = partial = None
-    if isinstance(out, str | Path):
-        target = Path(out)
-        partial = target.with_name(target.name + ".partial")
     status = "failed"
     try:
         with contextlib.ExitStack() as stack:
-            handle: IO[str]
-            if partial is None:
-                handle = out  # type: ignore[assignment]
-            else:
-                handle = stack.enter_context(open(partial, "w", encoding="utf-8", newline="\n"))
+            handle: IO[str] = (
+                stack.enter_context(atomic_output(out)) if isinstance(out, str | Path) else out
+            )
             for item, result in _results(answers, items, summary.run_id):
                 if store is not None:
                     summary.stored += store.put(result, commit=False)
@@ -233,12 +227,8 @@ def score_to_file(
                 summary.scored += 1
                 summary.correct += result.judgement.correct
                 summary.failures[result.judgement.failure] += 1
-        if partial is not None and target is not None:
-            os.replace(partial, target)
         status = "finished"
     finally:
-        if partial is not None and partial.exists():
-            partial.unlink()
         if store is not None and summary.run_id is not None:
             store.commit()
             store.finish_run(summary.run_id, status)

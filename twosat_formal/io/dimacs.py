@@ -115,9 +115,14 @@ def assemble(parts: DimacsParts, *, source: str | None = None) -> Formula:
     """
     found: list[tuple[Position, str]] = []
     n, m = parts.num_vars, parts.num_clauses
-    if n > MAX_VARIABLES:
-        found.append(
-            (parts.header_at, f"the header's {n} variables exceed the limit of {MAX_VARIABLES}")
+    if n > MAX_VARIABLES:  # refused before anything (the name table) is sized from it
+        (line, column) = parts.header_at
+        raise ParseError(
+            f"the header's {n} variables exceed the limit of {MAX_VARIABLES}",
+            line=line,
+            column=column,
+            source=source,
+            context=parts.context(line),
         )
     lits = parts.literals
     if len(lits) and (int(lits.max()) > n or int(lits.min()) < -n):

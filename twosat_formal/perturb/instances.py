@@ -31,7 +31,7 @@ from twosat_formal.errors import ConfigError, ProofError
 from twosat_formal.executors import Executor, LocalExecutor
 from twosat_formal.formula import Formula
 from twosat_formal.instance import SCHEMA_VERSION, Instance, canonical_json
-from twosat_formal.jsonl import RawLine, first_char, parse_raw, raw_lines, rereadable
+from twosat_formal.jsonl import RawLine, first_char, parse_raw, raw_lines, read_text, rereadable
 from twosat_formal.perturb.chain import Chain, StepSpec, apply_chain
 from twosat_formal.perturb.transform import Transform
 from twosat_formal.provenance import tool_version
@@ -247,8 +247,8 @@ def perturb_lines(
         raise ConfigError("give at least one operator", parameter="op")
     runner = executor or LocalExecutor()
     with rereadable(path) as (file, source):
-        if first_char(file) != "{":
-            formula = parse_formula(file.read_text(encoding="utf-8"), source=source)
+        if first_char(file, source=source) != "{":
+            formula = parse_formula(read_text(file, source=source), source=source)
             yield json.dumps(perturb_document(formula, steps, seed=seed, source=source))
             return
         if keep_base:

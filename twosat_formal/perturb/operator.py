@@ -23,6 +23,7 @@ Examples
 from __future__ import annotations
 
 import json
+import math
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -156,8 +157,10 @@ class Param:
                 raise self._bad(value)
             try:
                 result = float(value)
-            except ValueError:
+            except (ValueError, OverflowError):
                 raise self._bad(value) from None
+            if not math.isfinite(result):  # nan, inf and 1e309 are no parameter values
+                raise self._bad(value)
         else:
             if not isinstance(value, str):
                 raise self._bad(value)
