@@ -4,26 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
+from cli_support import cli
 
-from twosat_formal.cli import main
 from twosat_formal.generators import FAMILIES, generate
 from twosat_formal.instance import Instance, write_instances
 from twosat_formal.prompts import PromptRecord, write_prompts
 from twosat_formal.verbalize import TEMPLATES, prompt_record
 
 __all__ = ["cli", "make_dataset", "small_instances"]
-
-
-def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    """Run the CLI in-process; return exit code, stdout and stderr."""
-    try:
-        main(list(argv))
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def small_instances(per_family: int = 1, clauses: int = 8) -> list[Instance]:

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-import struct
 from pathlib import Path
 from typing import Any
 
 import pytest
+from brute import check_png
 from pysat.solvers import Minisat22
 
 from twosat_formal.bench import BENCH_MODELS, bench_spec, headline_table, run_bench
@@ -22,12 +22,6 @@ TINY: dict[str, Any] = {"formulas": 1, "templates": ["logic", "team"], "max_clau
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-
-
-def is_png(path: Path) -> bool:
-    data = path.read_bytes()
-    width, height = struct.unpack(">II", data[16:24])
-    return data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR" and width > 0 and height > 0
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +47,9 @@ def test_bench_writes_every_artefact(bench: ExperimentResult) -> None:
     for title in SECTIONS:
         assert f"## {title}" in md
     figures = sorted((folder / "figures").glob("*.png"))
-    assert figures and all(is_png(p) and p.stat().st_size > 1000 for p in figures)
+    assert figures
+    for figure in figures:
+        check_png(figure)
     for figure in figures:
         assert f"figures/{figure.name}" in md
 

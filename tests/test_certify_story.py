@@ -1,7 +1,7 @@
 """``certify`` on story records: a clean story file passes; a tampered story fails by name.
 
 Story records come from the story verbalizer talking to the scripted loopback server
-of :mod:`test_story_support`; the instances come from the generators, so the whole
+of :mod:`story_support`; the instances come from the generators, so the whole
 dataset (instances and stories) is certified together.
 """
 
@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_story_support import FAST, SPEC, StoryScript, StoryServer
+from story_support import FAST, SPEC, StoryScript, StoryServer
 
 from twosat_formal.certify import certify_files, certify_record
 from twosat_formal.cli import main

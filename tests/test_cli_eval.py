@@ -9,24 +9,13 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+from cli_support import cli
 from test_evaluate import make_items, write_inputs
 
-from twosat_formal.cli import main
 from twosat_formal.evaluate import EvalItem
 from twosat_formal.store import EXPORT_COLUMNS, RunStore
 
 Inputs = tuple[Path, Path, list[EvalItem]]
-
-
-def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    """Run the CLI in-process; return exit code, stdout and stderr."""
-    try:
-        main(list(argv))
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture
@@ -137,7 +126,6 @@ def test_results_exports_the_same_rows_in_every_format(
 def test_eval_without_a_dataset_reads_formulas_back_from_the_prompts(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, inputs: Inputs
 ) -> None:
-    pytest.importorskip("twosat_formal.solve")
     prompts, _, items = inputs
     store = tmp_path / "runs.sqlite"
     code, out, err = cli(

@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 
 import pytest
+from brute import brute_sat
 from hypothesis import given
 from hypothesis import strategies as st
 from pysat.solvers import Solver
@@ -27,13 +28,6 @@ from twosat_formal.instance import Instance, write_instances
 from twosat_formal.verbalize import TEMPLATES, verbalize
 
 # -- independent oracles ---------------------------------------------------------------------
-
-
-def brute_sat(clauses: list[tuple[int, ...]], n: int) -> bool:
-    for bits in itertools.product((False, True), repeat=n):
-        if all(any(bits[abs(lit) - 1] == (lit > 0) for lit in c) for c in clauses):
-            return True
-    return False
 
 
 def pysat_sat(formula: Formula) -> bool:

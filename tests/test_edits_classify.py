@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from itertools import product
-
 import pytest
+from brute import brute_label
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -25,19 +24,6 @@ from twosat_formal.errors import ConfigError, NotTwoCNFError, RecordError
 from twosat_formal.formula import Formula
 from twosat_formal.instance import Instance
 from twosat_formal.solve import check_certificate_json
-
-
-def brute_sat(clauses: tuple[tuple[int, ...], ...], num_vars: int) -> bool:
-    """Satisfiability by trying every assignment (shares no code with the solver)."""
-    for bits in product((False, True), repeat=num_vars):
-        if all(any(bits[abs(lit) - 1] == (lit > 0) for lit in c) for c in clauses):
-            return True
-    return False
-
-
-def brute_label(formula: Formula) -> str:
-    clauses = tuple(tuple(c) for c in formula.clauses)
-    return "SAT" if brute_sat(clauses, formula.num_vars) else "UNSAT"
 
 
 def satisfies(model: dict[str, bool], formula: Formula) -> bool:

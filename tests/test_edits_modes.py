@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from itertools import product
 from pathlib import Path
 from typing import Any
 
 import pytest
+from brute import brute_label
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -28,14 +28,6 @@ from twosat_formal.edits.modes import edit_seed
 from twosat_formal.errors import ConfigError, UnknownNameError
 from twosat_formal.formula import Formula
 from twosat_formal.instance import Instance, write_instances
-
-
-def brute_label(formula: Formula) -> str:
-    """SAT or UNSAT by trying every assignment (shares no code with the solver)."""
-    for bits in product((False, True), repeat=formula.num_vars):
-        if all(any(bits[abs(x) - 1] == (x > 0) for x in c) for c in formula.clauses):
-            return "SAT"
-    return "UNSAT"
 
 
 @st.composite

@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
+from cli_support import cli
 from test_certify_story import INSTANCES as STORY_INSTANCES
 from test_certify_story import STORIES
-from test_cli_eval import cli
 from test_evaluate import make_items, write_inputs
 
 from twosat_formal.errors import UnverifiedPromptError

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import io
-import itertools
 import json
 import os
 import random
@@ -24,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from brute import first_model
 from faultserver import FaultServer
 from hypothesis import given
 from hypothesis import strategies as st
@@ -47,11 +47,7 @@ FAST = RetryPolicy(max_attempts=4, base_delay_s=0.001, max_delay_s=0.01)
 
 
 def brute_force(formula: Formula) -> tuple[bool, ...] | None:
-    clauses = [list(c) for c in formula.clauses]
-    for values in itertools.product([False, True], repeat=formula.num_vars):
-        if all(any(values[abs(x) - 1] == (x > 0) for x in c) for c in clauses):
-            return values
-    return None
+    return first_model(formula.clauses, formula.num_vars)
 
 
 def make_items(count: int, seed: int = 0) -> list[EvalItem]:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from brute import check_png
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -304,7 +305,7 @@ def test_report_metrics_equal_a_hand_recomputation(run_dir: Path) -> None:
                 rf"\| {re.escape(model)} \| {level['level']} \|.*\| {shown} \|", section
             )
     figure = run_dir / "figures" / "edits-normalized-accuracy.png"
-    assert figure.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and figure.stat().st_size > 1000
+    check_png(figure)
     assert "figures/edits-normalized-accuracy.png" in md
     assert "figures/edits-normalized-accuracy.png" in data["figures"]
 

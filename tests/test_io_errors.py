@@ -51,12 +51,47 @@ def test_directory(tmp_path: Path) -> None:
     assert isinstance(info.value, TwoSatFormalError)
 
 
-@pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0, reason="root reads anything")
-def test_unreadable_file(tmp_path: Path) -> None:  # pragma: no cover - not run as root
+def _read_error(path: Path) -> str:
+    """The error of ``read_formula(path)``; as root, read by a child that dropped to nobody.
+
+    Root reads any file, so the child process gives up root (``setuid`` to 65534) before
+    it reads: the ``PermissionError`` it meets is the operating system's.
+    """
+    if os.geteuid() != 0:
+        with pytest.raises(ParseError) as info:
+            read_formula(path)
+        return str(info.value)
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - runs in the child
+        try:
+            os.close(read_end)
+            os.setgid(65534)
+            os.setuid(65534)
+            try:
+                read_formula(path)
+                message = "read without an error"
+            except ParseError as err:
+                message = str(err)
+            except BaseException as err:
+                message = f"{type(err).__name__}: {err}"
+            os.write(write_end, message.encode("utf-8"))
+        finally:
+            os._exit(0)
+    os.close(write_end)
+    chunks = []
+    while chunk := os.read(read_end, 4096):
+        chunks.append(chunk)
+    os.close(read_end)
+    os.waitpid(pid, 0)
+    return b"".join(chunks).decode("utf-8")
+
+
+@pytest.mark.skipif(os.name != "posix", reason="file modes and setuid are POSIX")
+def test_unreadable_file(tmp_path: Path) -> None:
     path = write(tmp_path, "secret.cnf", b"p cnf 0 0\n")
     path.chmod(0)
-    with pytest.raises(ParseError, match="permission denied"):
-        read_formula(path)
+    assert _read_error(path) == f"{path}: permission denied"
 
 
 def test_empty_file(tmp_path: Path) -> None:

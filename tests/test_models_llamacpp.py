@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from twosat_formal.errors import ConfigError, EvaluationError
+from twosat_formal.errors import EvaluationError
 from twosat_formal.models import load_model
 from twosat_formal.models.base import SamplingParams
 from twosat_formal.models.llamacpp import LlamaCppModel, LlamaCppServer
@@ -188,9 +188,3 @@ def test_broken_model_file_reports_the_server_output(tmp_path: Path) -> None:
     assert "exited with code" in message and "last output:" in message
     assert message.split("last output:", 1)[1].strip()  # the tail is not empty
     assert server.pid is not None and _wait_gone(server.pid)
-
-
-def test_missing_gguf_file(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError) as info:
-        load_model(f"llamacpp/{tmp_path / 'absent.gguf'}")
-    assert "llamacpp/<path.gguf>" in str(info.value.valid)

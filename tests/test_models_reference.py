@@ -8,7 +8,6 @@ force (small formulas) or PySAT, and a witness is checked clause by clause.
 from __future__ import annotations
 
 import asyncio
-import itertools
 import json
 import os
 import random
@@ -17,6 +16,7 @@ import sys
 from collections.abc import Sequence
 
 import pytest
+from brute import brute_sat
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pysat.solvers import Solver
@@ -43,11 +43,7 @@ TEMPLATE_NAMES = ["logic", "letter", "team", "social", "room", "door"]
 
 
 def brute_force_sat(formula: Formula) -> bool:
-    clauses = [tuple(int(lit) for lit in clause) for clause in formula.clauses]
-    for values in itertools.product((False, True), repeat=formula.num_vars):
-        if all(any(values[abs(lit) - 1] == (lit > 0) for lit in c) for c in clauses):
-            return True
-    return False
+    return brute_sat(formula.clauses, formula.num_vars)
 
 
 def pysat_sat(formula: Formula) -> bool:

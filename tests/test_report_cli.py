@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from brute import check_png
 
 from twosat_formal.cli import main
 from twosat_formal.experiments.spec import load_spec
@@ -112,4 +113,4 @@ def test_run_experiment_then_report(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert "| paired t-test | 4 |" in md
     again = json.loads((report_dir / "report.json").read_text())
     assert again["summaries"][0]["accuracy"]["method"] == "bootstrap"
-    assert (report_dir / "figures" / "order.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    check_png(report_dir / "figures" / "order.png")

@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 import random
 import re
-import struct
 from pathlib import Path
 from typing import Any
 
 import pytest
+from brute import check_png
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -21,19 +21,6 @@ from twosat_formal.store import PromptRow, ResultRow, RunStore
 
 MODELS = ("ref/good", "ref/poor")
 TEMPLATES = ("logic", "team")
-
-
-def check_png(path: Path) -> tuple[int, int]:
-    """Assert ``path`` is a PNG with an IHDR chunk; return its width and height."""
-    data = path.read_bytes()
-    assert len(data) > 1000, f"{path} is suspiciously small"
-    assert data[:8] == b"\x89PNG\r\n\x1a\n", f"{path} lacks the PNG signature"
-    length, kind = struct.unpack(">I4s", data[8:16])
-    assert kind == b"IHDR" and length == 13
-    width, height = struct.unpack(">II", data[16:24])
-    assert width > 100 and height > 100
-    assert data[-8:-4] == b"IEND"
-    return width, height
 
 
 def make_row(

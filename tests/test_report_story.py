@@ -2,14 +2,13 @@
 accuracy by story theme; reports without stories stay exactly as they were.
 
 Story records come from the story verbalizer talking to the scripted loopback server of
-:mod:`test_story_support`; answers to story prompts are written by hand here. Expected
+:mod:`story_support`; answers to story prompts are written by hand here. Expected
 rates are counted from the records' clues in this file.
 """
 
 from __future__ import annotations
 
 import asyncio
-import itertools
 import json
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -17,10 +16,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from brute import check_png, first_model
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_report_render import check_png
-from test_story_support import FAST, SPEC, StoryScript, StoryServer
+from story_support import FAST, SPEC, StoryScript, StoryServer
 
 from twosat_formal.evaluate import EvalItem, StoryPrompt, run_eval, story_counts
 from twosat_formal.evaluate.stories import generate_stories
@@ -53,13 +52,8 @@ KINDS: dict[str, dict[tuple[int, int], str]] = {
 
 
 def brute_model(formula: Formula) -> dict[str, bool] | None:
-    for bits in itertools.product([False, True], repeat=formula.num_vars):
-        values = dict(zip(formula.names, bits, strict=True))
-        if all(
-            any(values[formula.names[abs(x) - 1]] == (x > 0) for x in c) for c in formula.clauses
-        ):
-            return values
-    return None
+    bits = first_model(formula.clauses, formula.num_vars)
+    return None if bits is None else dict(zip(formula.names, bits, strict=True))
 
 
 def tell(key: str) -> StoryRecord:

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+from cli_support import cli
 from faultserver import FaultServer
 
-from twosat_formal.cli import main
 from twosat_formal.columns import BUILTIN_COLUMNS, COLUMNS, ExportColumn, export_columns
 from twosat_formal.generators import generate
 from twosat_formal.instance import write_instances
@@ -22,16 +22,6 @@ WANTED = {
     "family", "clauses", "params", "template", "error", "witness_reason",
     "lenient_failure", "lenient_decision", "lenient_decision_correct", "lenient_witness_valid",
 }  # fmt: skip
-
-
-def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    try:
-        main(list(argv))
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture

@@ -11,10 +11,10 @@ import json
 from pathlib import Path
 
 import pytest
+from cli_support import cli
 from faultserver import FaultServer
 from test_evaluate import make_items, write_inputs
 
-from twosat_formal.cli import main
 from twosat_formal.errors import ConfigError, RecordError
 from twosat_formal.experiments.spec import load_spec, parse_spec
 from twosat_formal.models import load_model
@@ -26,16 +26,6 @@ from twosat_formal.models.base import (
     sampling_options,
 )
 from twosat_formal.store import RunStore
-
-
-def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    try:
-        main(list(argv))
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_the_default_budget_is_the_papers() -> None:

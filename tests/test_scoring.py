@@ -6,12 +6,12 @@ real prompts come from the verbalizer, so the entity maps are the ones a model s
 
 from __future__ import annotations
 
-import itertools
 import json
 import random
 from pathlib import Path
 
 import pytest
+from brute import first_model
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -38,10 +38,8 @@ TEMPLATES = ("logic", "letter", "team", "social", "room", "door")
 
 def brute_force_sat(clauses: list[list[int]], num_vars: int) -> list[bool] | None:
     """The first model in lexicographic order, or None."""
-    for values in itertools.product([False, True], repeat=num_vars):
-        if all(any(values[abs(x) - 1] == (x > 0) for x in c) for c in clauses):
-            return list(values)
-    return None
+    found = first_model(clauses, num_vars)
+    return None if found is None else list(found)
 
 
 def satisfies(clauses: list[list[int]], values: dict[int, bool]) -> bool:

@@ -6,12 +6,12 @@ PySAT (MiniSat22 here, not the backend's CaDiCaL) and networkx strong components
 
 from __future__ import annotations
 
-import itertools
 import random
 
 import networkx as nx
 import numpy as np
 import pytest
+from brute import brute_sat
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pysat.solvers import Minisat22
@@ -52,11 +52,7 @@ def minisat_label(formula: Formula) -> str:
 
 
 def brute_force_sat(formula: Formula) -> bool:
-    clauses = [list(c) for c in formula.clauses]
-    for bits in itertools.product((False, True), repeat=formula.num_vars):
-        if all(any(bits[abs(lit) - 1] == (lit > 0) for lit in c) for c in clauses):
-            return True
-    return False
+    return brute_sat(formula.clauses, formula.num_vars)
 
 
 @st.composite

@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_support import cli
 from test_evaluate import make_items, write_inputs
 
-from twosat_formal.cli import main
 from twosat_formal.errors import ConfigError, RecordError
 from twosat_formal.scoring import error_judgement
 from twosat_formal.store import ResultRow, RunStore, prompt_hash
@@ -18,16 +18,6 @@ from twosat_formal.store_merge import merge_stores
 
 #: What differs between two runs that asked the same requests: when, how fast, which run.
 MEASURED = {"created_at", "latency_s", "run_id"}
-
-
-def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    try:
-        main(list(argv))
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def results(store: Path) -> list[dict[str, Any]]:

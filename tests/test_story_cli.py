@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from test_story_support import StoryScript, StoryServer
+from story_support import StoryScript, StoryServer
 
 from twosat_formal.cli import main
 from twosat_formal.formula import Formula

@@ -5,7 +5,7 @@ witness maps every entity to one of *its* descriptions. The reference reasoners 
 template prompts only, so the answers here are written by hand: a brute-force oracle
 written in this file gives each entity the description of its value. Story records
 come from the story verbalizer talking to the scripted loopback server of
-:mod:`test_story_support`.
+:mod:`story_support`.
 """
 
 from __future__ import annotations
@@ -19,12 +19,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_support import cli
 from faultserver import FaultServer
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_story_support import FAST, SPEC, StoryScript, StoryServer
+from story_support import FAST, SPEC, StoryScript, StoryServer
 
-from twosat_formal.cli import main
 from twosat_formal.errors import ConfigError, RecordError
 from twosat_formal.evaluate import (
     EvalItem,
@@ -297,16 +297,6 @@ def test_a_malformed_story_line_is_an_error_with_its_line(tmp_path: Path) -> Non
     with pytest.raises(RecordError) as caught:
         load_items(path)
     assert caught.value.line == 2 and "field 'intro' must be a string" in str(caught.value)
-
-
-def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    try:
-        main(list(argv))
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_eval_scores_story_prompts_end_to_end(

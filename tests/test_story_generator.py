@@ -1,6 +1,6 @@
 """The story verbalizer against a scripted OpenAI-compatible server on 127.0.0.1.
 
-The server (tests/test_story_support.py) writes faithful clues, unfaithful ones (wrong
+The server (tests/story_support.py) writes faithful clues, unfaithful ones (wrong
 entity, wrong polarity), empty ones and malformed replies (validator answers that do not
 parse, HTTP bodies that are not JSON) exactly where a script says. What each attempt
 must be judged, how many requests it costs, when the fallback sentence must appear, and
@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_story_support import (
+from story_support import (
     FAST,
     FAST_RETRY,
     INTRO,
@@ -30,8 +30,8 @@ from test_story_support import (
     recovered_ints,
     tell,
 )
-from test_story_support import expected_outcome as outcome_of
-from test_story_support import expected_requests as cost_of
+from story_support import expected_outcome as outcome_of
+from story_support import expected_requests as cost_of
 
 from twosat_formal.errors import EvaluationError, NotTwoCNFError
 from twosat_formal.evaluate.stories import generate_stories

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from test_story_support import equivalent, recovered_ints, tell
+from story_support import equivalent, recovered_ints, tell
 
 from twosat_formal.errors import CertificateError, ProofError, RecordError
 from twosat_formal.formula import Formula

@@ -6,8 +6,8 @@ import asyncio
 from pathlib import Path
 
 import pytest
+from cli_support import cli
 from faultserver import FaultServer
-from test_cli_eval import cli
 from test_evaluate import make_items, write_inputs
 
 from twosat_formal.errors import EvaluationError

@@ -21,7 +21,6 @@ attempt must be judged, and :func:`expected_requests` how many requests it costs
 
 from __future__ import annotations
 
-import itertools
 import re
 import tempfile
 import threading
@@ -29,6 +28,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from brute import brute_label, models
 from faultserver import FaultServer
 
 from twosat_formal.evaluate.stories import StoryRun, generate_stories
@@ -233,21 +233,9 @@ FAST_RETRY = RetryPolicy(max_attempts=3, base_delay_s=0.0, max_delay_s=0.0)
 SPEC = "openai/scripted-writer"
 
 
-def brute_label(formula: Formula) -> str:
-    """SAT or UNSAT by trying every assignment."""
-    for bits in itertools.product([False, True], repeat=formula.num_vars):
-        if all(any(bits[abs(x) - 1] == (x > 0) for x in c) for c in formula.clauses):
-            return "SAT"
-    return "UNSAT"
-
-
 def equivalent(a: list[list[int]], b: list[list[int]], n: int) -> bool:
     """Whether two clause lists over ``1..n`` agree on every assignment."""
-
-    def sat(clauses: list[list[int]], bits: tuple[bool, ...]) -> bool:
-        return all(any(bits[abs(x) - 1] == (x > 0) for x in c) for c in clauses)
-
-    return all(sat(a, bits) == sat(b, bits) for bits in itertools.product([False, True], repeat=n))
+    return set(models(a, n)) == set(models(b, n))
 
 
 def recovered_ints(record: StoryRecord, formula: Formula) -> list[list[int]]:

@@ -1,7 +1,9 @@
-"""The llama.cpp server's readiness poll, against real stand-in processes (no llama needed).
+"""The llama.cpp model without llama.cpp: spec checks and the server's readiness poll.
 
-The poll waits until ``GET /v1/models`` answers 200, reports a process that exits
-before that with its output, and gives up after the start-up time-out.
+These need no ``[local]`` extra (``test_models_llamacpp.py`` has the tests that run the
+real server). The readiness poll runs against real stand-in processes: it waits until
+``GET /v1/models`` answers 200, reports a process that exits before that with its
+output, and gives up after the start-up time-out.
 """
 
 from __future__ import annotations
@@ -12,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from twosat_formal.errors import EvaluationError
-from twosat_formal.models.llamacpp import LlamaCppServer
+from twosat_formal.errors import ConfigError, EvaluationError
+from twosat_formal.models import load_model
+from twosat_formal.models.llamacpp import LlamaCppServer, require_local_extra
 
 
 class StandIn(LlamaCppServer):
@@ -65,3 +68,16 @@ def test_a_server_that_never_answers_200_times_out(tmp_path: Path) -> None:
     server = StandIn(SERVE, tmp_path, startup_timeout_s=1.5)  # no v1/models file: 404
     with pytest.raises(EvaluationError, match="did not answer"):
         _ready(server)
+
+
+def test_a_missing_gguf_file_or_a_missing_extra_is_one_clear_error(tmp_path: Path) -> None:
+    try:
+        require_local_extra()
+    except EvaluationError as missing:  # without the [local] extra: the error names it
+        assert "[local]" in str(missing) and "\n" not in str(missing)
+        with pytest.raises(EvaluationError, match=r"\[local\]"):
+            load_model(f"llamacpp/{tmp_path / 'absent.gguf'}")
+        return
+    with pytest.raises(ConfigError) as info:
+        load_model(f"llamacpp/{tmp_path / 'absent.gguf'}")
+    assert "llamacpp/<path.gguf>" in str(info.value.valid)
