@@ -191,6 +191,13 @@ def test_tree_path_walks_the_predecessors(tree: tuple[list[int], int, int]) -> N
     while expected[-1] != root:
         expected.append(pred[expected[-1]])
     assert tree_path(np.array(pred, dtype=np.int32), root, goal).tolist() == expected[::-1]
+    from twosat_formal.solve import scc
+
+    short, scc.SHORT_WALK = scc.SHORT_WALK, 2  # the doubling walk, on the same trees
+    try:
+        assert tree_path(np.array(pred, dtype=np.int64), root, goal).tolist() == expected[::-1]
+    finally:
+        scc.SHORT_WALK = short
 
 
 def test_a_large_component_tries_one_variable(monkeypatch: pytest.MonkeyPatch) -> None:

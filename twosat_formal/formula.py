@@ -438,13 +438,10 @@ class Formula:
         if bool(np.any(values == 0)) or int(variables.max()) > self.num_vars:
             bad = int(values[(values == 0) | (variables > self.num_vars)][0])
             raise ConfigError(f"variable {abs(bad)} is not in 1..{self.num_vars}", parameter="var")
-        negative = (values < 0).tolist()
-        if self._names is None:
-            prefixes = map(("x", "~x").__getitem__, negative)
-            bare = map(str, variables.tolist())
-        else:
-            prefixes = map(("", "~").__getitem__, negative)
-            bare = map(self._names.__getitem__, (variables - 1).tolist())
+        if self._names is None:  # "x5 x-3" -> ["x5", "~x3"]: two passes over one string
+            return ("x" + " x".join(map(str, values.tolist()))).replace("x-", "~x").split(" ")
+        prefixes = map(("", "~").__getitem__, (values < 0).tolist())
+        bare = map(self._names.__getitem__, (variables - 1).tolist())
         return list(map(operator.add, prefixes, bare))
 
     @cached_property

@@ -166,5 +166,10 @@ def _model_text(formula: Formula, model: Sequence[bool]) -> str:
 
 def _cycle_text(formula: Formula, cycle: Sequence[int]) -> str:
     """The JSON list of a cycle's literals as the DSL writes them."""
-    names = formula.literal_names(cycle)
-    return '["' + '", "'.join(names) + '"]' if names else "[]"
+    if not cycle:
+        return "[]"
+    if formula.has_default_names:  # '["x5", "x-3"]' -> '["x5", "~x3"]'
+        if 0 in cycle or max(map(abs, cycle)) > formula.num_vars:
+            formula.literal_names(cycle)  # raises the error that names the bad variable
+        return ('["x' + '", "x'.join(map(str, cycle)) + '"]').replace('"x-', '"~x')
+    return '["' + '", "'.join(formula.literal_names(cycle)) + '"]'

@@ -59,6 +59,10 @@ BoolArray = npt.NDArray[np.bool_]
 #: most, when looking for a short contradiction cycle.
 CYCLE_CANDIDATES = 8
 
+#: Paths up to this many steps are walked back one step at a time (cheaper than a
+#: vectorised pass over a large tree); longer ones by doubling, in numpy.
+SHORT_WALK = 256
+
 #: About how many component nodes the searches for a contradiction cycle visit in all:
 #: a component of ``s`` nodes tries ``min(8, budget // (2 s))`` variables, at least one.
 CYCLE_SEARCH_BUDGET = 1 << 20
@@ -213,9 +217,10 @@ def tree_path(pred: npt.ArrayLike, start: int, goal: int) -> IntArray:
     """The path ``start ~> goal`` (both included) in a tree of predecessors, in numpy.
 
     ``pred[v]`` is the parent of ``v`` (negative for the root and for nodes outside
-    the tree), as :func:`scipy.sparse.csgraph.breadth_first_order` gives it. The walk
-    back from ``goal`` doubles its length each round (``jump = jump[jump]``), so a
-    path of ``L`` nodes costs ``log2(L)`` vectorised passes, not ``L`` Python steps.
+    the tree), as :func:`scipy.sparse.csgraph.breadth_first_order` gives it. Up to
+    :data:`SHORT_WALK` steps are walked one by one; a longer walk back from ``goal``
+    doubles its length each round (``jump = jump[jump]``), so a path of ``L`` nodes
+    costs ``log2(L)`` vectorised passes, not ``L`` Python steps.
 
     Raises
     ------
@@ -229,9 +234,15 @@ def tree_path(pred: npt.ArrayLike, start: int, goal: int) -> IntArray:
     >>> tree_path([-9999, 0], 0, 0).tolist()
     [0]
     """
-    jump = np.array(pred)  # a copy, in the predecessors' own (often 32-bit) type
-    if goal != start and jump[goal] < 0:
+    parents = np.asarray(pred)
+    if goal != start and parents[goal] < 0:
         raise TwoSatFormalError(f"node {goal} is not reachable from node {start}")
+    walk = [goal]  # a short path is walked step by step: no pass over the whole tree
+    while walk[-1] != start and len(walk) <= SHORT_WALK:
+        walk.append(int(parents[walk[-1]]))
+    if walk[-1] == start:
+        return np.array(walk[::-1], dtype=np.int64)
+    jump = parents.copy()  # in the predecessors' own (often 32-bit) type
     jump[jump < 0] = start  # the root, and nodes outside the tree, jump to the root
     jump[start] = start
     back = np.array([goal], dtype=jump.dtype)  # back[i] is the i-th ancestor of goal
