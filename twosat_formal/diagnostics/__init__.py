@@ -3,13 +3,20 @@
 * :mod:`~twosat_formal.diagnostics.twins`: for an instance, a twin with the opposite
   label that differs from it in exactly one clause, the change read off the
   contradiction cycle (``twosat-formal pairs``);
+* :mod:`~twosat_formal.diagnostics.chains`: the contradiction chain a model gives as
+  the witness of "No" (``verbalize --ask-cycle``), checked against the implication
+  graph (``cycle_valid``, ``cycle_reason``);
+* :mod:`~twosat_formal.diagnostics.trace`: the claims of an answer's reasoning, each
+  checked against the formula (``twosat-formal trace``);
 * :mod:`~twosat_formal.diagnostics.implications`: the implication graph with the
   clause behind each step, which the diagnostics build and check with.
 
 See ``docs/diagnostics.md``.
 """
 
+from twosat_formal.diagnostics.chains import ChainCheck, check_chain, extract_chain, judge_chain
 from twosat_formal.diagnostics.implications import Implications
+from twosat_formal.diagnostics.trace import Claim, Trace, check_trace, trace_rows, trace_store
 from twosat_formal.diagnostics.twins import (
     Change,
     NoTwinError,
@@ -22,13 +29,22 @@ from twosat_formal.diagnostics.twins import (
 )
 
 __all__ = [
+    "ChainCheck",
     "Change",
+    "Claim",
     "Implications",
     "NoTwinError",
+    "Trace",
     "TwinRun",
+    "check_chain",
+    "check_trace",
     "check_twin",
     "choose_change",
+    "extract_chain",
+    "judge_chain",
     "one_clause_apart",
+    "trace_rows",
+    "trace_store",
     "twin_instance",
     "twins",
 ]
