@@ -189,7 +189,10 @@ def test_sweep_run_gives_friedman_tests(tmp_path: Path) -> None:
         ],
     )
     (test,) = data["friedman"]
-    assert test["test"] == "Friedman" and test["n"] == 2 * len(SMALL_MODELS)
+    # blocks: model x template (one template here), matched across the levels; the
+    # oracle is right at every level, so its block is tied and carries no information
+    assert test["test"] == "Friedman" and test["blocks"] == len(SMALL_MODELS)
+    assert test["n"] < test["blocks"] and "tied" in test["note"]
     assert test["label"] == "equivalence-core · free_ratio · |C|=8"
     assert any("knobs-equivalence-core" in f for f in data["figures"])
 

@@ -18,6 +18,7 @@ from twosat_formal.report.metrics import (
     decision_consistency,
     failure_breakdown,
     flip_rate,
+    formula_unit,
     join_instances,
     mean_ci,
     per_formula,
@@ -135,20 +136,27 @@ def test_summarize_has_every_metric() -> None:
 
 def test_t_interval_by_hand() -> None:
     values = [0.5, 1.0, 0.0, 0.5]
-    estimate = mean_ci(values)
+    estimate = mean_ci(values, method="t", bounds=None)
     half = T_TABLE[3] * statistics.stdev(values) / 2.0
     assert estimate.mean == 0.5
     assert estimate.low == pytest.approx(0.5 - half, abs=1e-3)
     assert estimate.high == pytest.approx(0.5 + half, abs=1e-3)
     assert estimate.n == 4 and estimate.method == "t"
+    clipped = mean_ci(values, method="t")
+    assert clipped.low == 0.0
+    assert clipped.high == pytest.approx(min(1.0, 0.5 + half), abs=1e-3)
 
 
 def test_interval_edge_cases() -> None:
     assert mean_ci([]).mean is None and mean_ci([]).n == 0
-    single = mean_ci([0.3])
+    single = mean_ci([0.3], method="t")
     assert single.mean == 0.3 and single.low is None and single.high is None
-    flat = mean_ci([1.0, 1.0, 1.0])
+    flat = mean_ci([1.0, 1.0, 1.0], method="t")
     assert flat.low == flat.high == 1.0
+    with pytest.raises(ConfigError):
+        mean_ci([0.5, float("nan")])
+    with pytest.raises(ConfigError):
+        mean_ci([0.5, 1.5])  # a share above 100 %
     with pytest.raises(ConfigError):
         mean_ci([1.0, 2.0], method="jackknife")
     with pytest.raises(ConfigError):
@@ -166,7 +174,7 @@ def test_bootstrap_is_seeded() -> None:
     assert (a.low, a.high) != (c.low, c.high)
     assert min(values) <= a.low <= a.mean <= a.high <= max(values)  # type: ignore[operator]
     # With 2000 resamples the percentile interval is close to the t interval.
-    t = mean_ci(values)
+    t = mean_ci(values, method="t")
     boot = mean_ci(values, method="bootstrap", seed=1)
     assert boot.low == pytest.approx(t.low, abs=0.06)
     assert boot.high == pytest.approx(t.high, abs=0.06)
@@ -278,14 +286,14 @@ def test_aggregate_is_mean_of_formula_means(rows: list[dict[str, Any]], name: st
 
 @given(st.lists(st.floats(0, 1), min_size=2, max_size=6), st.floats(0.1, 10))
 def test_t_interval_matches_the_table_and_scales(values: list[float], scale: float) -> None:
-    estimate = mean_ci(values)
+    estimate = mean_ci(values, method="t", bounds=None)
     assert estimate.low is not None and estimate.high is not None
     assert estimate.low <= estimate.mean <= estimate.high  # type: ignore[operator]
     sd = statistics.stdev(values)
     if sd > 1e-9:
         t = (estimate.high - estimate.low) / 2 / (sd / math.sqrt(len(values)))
         assert t == pytest.approx(T_TABLE[len(values) - 1], abs=1e-3)
-        scaled = mean_ci([v * scale for v in values])
+        scaled = mean_ci([v * scale for v in values], method="t", bounds=None)
         assert scaled.high - scaled.low == pytest.approx(  # type: ignore[operator]
             scale * (estimate.high - estimate.low), rel=1e-6
         )
@@ -323,3 +331,50 @@ def test_flip_counts_match_brute_force(rows: list[dict[str, Any]]) -> None:
 def test_failure_breakdown_counts_every_row(rows: list[dict[str, Any]]) -> None:
     assert sum(failure_breakdown(rows).values()) == len(rows)
     assert 0.0 <= (decision_consistency(rows).mean or 1.0) <= 1.0
+
+
+def wilson_by_hand(p: float, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
+    """Wilson (1927): (p + z²/2n ± z √(p(1−p)/n + z²/4n²)) / (1 + z²/n)."""
+    centre = p + z * z / (2 * n)
+    spread = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return (centre - spread) / (1 + z * z / n), (centre + spread) / (1 + z * z / n)
+
+
+def test_wilson_interval_by_hand_and_at_the_edges() -> None:
+    # 10 formulas all right: [72.25 %, 100 %], not a point; all wrong: [0 %, 27.75 %]
+    top = mean_ci([1.0] * 10)
+    assert top.method == "wilson" and top.high == 1.0
+    assert top.low == pytest.approx(0.7225, abs=1e-4)
+    bottom = mean_ci([0.0] * 10)
+    assert bottom.low == 0.0 and bottom.high == pytest.approx(0.2775, abs=1e-4)
+    low, high = wilson_by_hand(0.3, 10)
+    middle = mean_ci([1.0, 1.0, 1.0] + [0.0] * 7)
+    assert (middle.low, middle.high) == (pytest.approx(low), pytest.approx(high))
+    assert mean_ci([1.0]).low is not None  # defined for one formula too
+
+
+@given(
+    st.lists(st.floats(0, 1), min_size=1, max_size=12),
+    st.sampled_from(["wilson", "t", "bootstrap"]),
+)
+def test_every_interval_stays_within_0_and_100_percent(values: list[float], method: str) -> None:
+    estimate = mean_ci(values, method=method, n_boot=50)
+    if estimate.low is not None and estimate.high is not None:
+        assert 0.0 <= estimate.low <= estimate.high <= 1.0
+        assert estimate.low - 1e-12 <= estimate.mean <= estimate.high + 1e-12  # type: ignore[operator]
+        as_json = estimate.to_json()
+        assert 0.0 <= as_json["low"] <= as_json["high"] <= 1.0
+
+
+def test_variants_of_one_formula_are_one_formula() -> None:
+    # two base formulas, each with two perturbed variants and a twin: n = 2, not 8
+    rows = []
+    for base, right in (("a", True), ("b", False)):
+        rows.append({"instance_id": base, "base_id": None, "decision_correct": right})
+        for k in range(2):
+            rows.append({"instance_id": f"{base}~{k}", "base_id": base, "decision_correct": right})
+        rows.append({"instance_id": f"{base}^t", "twin_of": base, "decision_correct": right})
+    estimate = aggregate(rows, "accuracy")
+    assert (estimate.n, estimate.n_obs, estimate.mean) == (2, 8, 0.5)
+    assert formula_unit(rows[1]) == "a" and formula_unit(rows[3]) == "a"
+    assert aggregate(rows, "accuracy", key="instance_id").n == 8

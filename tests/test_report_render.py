@@ -232,7 +232,8 @@ def test_tests_carry_name_and_n(report_dir: Path) -> None:
     data = json.loads((report_dir / "report.json").read_text())
     friedman = data["friedman"]
     assert len(friedman) == 1
-    assert friedman[0]["test"] == "Friedman" and friedman[0]["n"] == 12  # 2 models x 6
+    # blocks are model x template (matched across levels), not formula replicates
+    assert friedman[0]["test"] == "Friedman" and friedman[0]["n"] == 4  # 2 models x 2
     assert friedman[0]["p_value"] < 0.05 and friedman[0]["p_adjusted"] is not None
     assert [t["test"] for t in data["order_tests"]] == ["paired t-test"]
     assert data["order_tests"][0]["n"] == 8
@@ -241,7 +242,8 @@ def test_tests_carry_name_and_n(report_dir: Path) -> None:
     assert kinds == {"independent t-test (Student)", "paired t-test"}
     md = (report_dir / "report.md").read_text()
     section = md.split("## Friedman")[1].split("## Clause order")[0]
-    assert "| Friedman | 12 |" in section
+    assert "| Friedman | 4 |" in section
+    assert "model × template" in section
     assert format_p(friedman[0]["p_value"]) in section
 
 

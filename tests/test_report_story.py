@@ -170,8 +170,15 @@ def test_the_section_shows_our_rates_beside_the_papers(report_dir: Path) -> None
 
 def test_accuracy_by_theme_in_the_report_and_its_json(report_dir: Path) -> None:
     text = section_text((report_dir / "report.md").read_text(encoding="utf-8"))
-    assert "| test/by-hand | detective | 1 | 0.0 (n=1) | — | 0.0 (n=1) |" in text
-    assert "| test/by-hand | heist | 2 | 100.0 [100.0, 100.0] (n=2) | 100.0 (n=1) |" in text
+    # Wilson score intervals: not empty at 0 % and 100 %, even for one formula
+    assert (
+        "| test/by-hand | detective | 1 | 0.0 [0.0, 79.3] (n=1) | — | 0.0 [0.0, 79.3] (n=1) |"
+        in (text)
+    )
+    assert (
+        "| test/by-hand | heist | 2 | 100.0 [34.2, 100.0] (n=2) | 100.0 [20.7, 100.0] (n=1) |"
+        in (text)
+    )
     data = json.loads((report_dir / "report.json").read_text(encoding="utf-8"))
     stories = data["stories"]
     assert stories["themes"] == ["detective", "heist"]

@@ -77,9 +77,28 @@ def test_friedman_tie_correction_by_hand() -> None:
     assert result.p_value == pytest.approx(math.exp(-3.0))
 
 
-def test_friedman_all_tied_is_undefined() -> None:
+def test_friedman_all_tied_found_nothing() -> None:
     result = friedman([[1, 1, 1], [0, 0, 0]])
-    assert math.isnan(result.p_value) and not result.defined and result.note == "all tied"
+    assert (result.statistic, result.p_value, result.n) == (0.0, 1.0, 0)
+    assert result.defined and "no variation" in result.note
+
+
+@given(
+    st.lists(st.lists(st.integers(0, 3), min_size=4, max_size=4), min_size=2, max_size=8),
+    st.integers(1, 4),
+)
+def test_friedman_counts_only_informative_blocks(table: list[list[int]], tied: int) -> None:
+    informative = [row for row in table if len(set(row)) > 1]
+    padded = [*table, *([[2, 2, 2, 2]] * tied)]
+    result = friedman(padded)
+    assert result.n == len(informative)
+    if not informative:
+        assert result.p_value == 1.0
+        return
+    if len(informative) >= 2:
+        expected = friedman(informative)
+        assert result.p_value == pytest.approx(expected.p_value)
+    assert f"{len(padded) - len(informative)} tied blocks dropped" in result.note
 
 
 def test_friedman_refuses_bad_shapes() -> None:
@@ -132,9 +151,18 @@ def test_independent_t_sleep_data() -> None:
     assert dict(welch.extra)["n_a"] == 10
 
 
-def test_t_tests_on_constant_data_are_undefined() -> None:
-    assert not paired_t([1.0, 2.0], [0.0, 1.0]).defined
-    assert not independent_t([1.0, 1.0], [0.0, 0.0]).defined
+def test_t_tests_on_constant_data() -> None:
+    # 100 % against 0 % on every unit: the strongest effect, not a missing one
+    strongest = paired_t([1.0, 1.0, 1.0], [0.0, 0.0, 0.0])
+    assert (strongest.statistic, strongest.p_value) == (math.inf, 0.0)
+    assert "constant non-zero difference" in strongest.note
+    assert strongest.to_json()["statistic"] is None and strongest.to_json()["p_value"] == 0.0
+    assert paired_t([0.0, 1.0], [1.0, 2.0]).statistic == -math.inf
+    none = paired_t([1.0, 0.0], [1.0, 0.0])
+    assert (none.statistic, none.p_value, none.note) == (0.0, 1.0, "no variation")
+    apart = independent_t([1.0, 1.0], [0.0, 0.0])
+    assert (apart.p_value, apart.df) == (0.0, 2.0)
+    assert independent_t([1.0, 1.0], [1.0, 1.0], equal_var=False).p_value == 1.0
     with pytest.raises(ConfigError):
         paired_t([1.0, 2.0], [1.0])
     with pytest.raises(ConfigError):
@@ -175,6 +203,15 @@ def test_adjust_within_families_keeps_families_apart() -> None:
     ]
     adjusted = adjust_within_families(results)
     assert [r.p_adjusted for r in adjusted[:2]] == pytest.approx([0.02, 0.04])
+    # a test without variation has p = 1 and counts in its family
+    lone = adjust_within_families(
+        [
+            TestResult("Friedman", 10, 1.0, 0.01, family="f"),
+            friedman([[1, 1, 1], [0, 0, 0]], family="f"),
+            friedman([[0, 0, 0], [1, 1, 1]], family="f"),
+        ]
+    )
+    assert [r.p_adjusted for r in lone] == pytest.approx([0.03, 1.0, 1.0])
     assert adjusted[2].p_adjusted is not None and math.isnan(adjusted[2].p_adjusted)
     assert adjusted[3].p_adjusted == pytest.approx(0.04)
     assert adjusted[0].to_json()["p_adjusted"] == pytest.approx(0.02)

@@ -108,8 +108,9 @@ def report_command(
         Path,
         typer.Argument(
             metavar="STORE_OR_DIR",
-            help="A run store (SQLite, from `eval`) or an experiment folder "
-            "(from `run-experiment` or `bench`).",
+            help="A run store (SQLite, from `eval`), an experiment folder "
+            "(from `run-experiment` or `bench`), or its results.jsonl (read with the "
+            "dataset.jsonl beside it).",
         ),
     ],
     out: Annotated[
@@ -117,7 +118,7 @@ def report_command(
     ],
     bootstrap: Annotated[
         bool,
-        typer.Option("--bootstrap", help="Percentile-bootstrap CIs instead of t-based ones."),
+        typer.Option("--bootstrap", help="Percentile-bootstrap CIs instead of Wilson score ones."),
     ] = False,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the bootstrap resamples.")] = 0,
     as_json: JsonOption = False,
@@ -125,7 +126,7 @@ def report_command(
     """Write the report of a run: tables, significance tests and figures."""
     from twosat_formal.report import build_report
 
-    path = build_report(source, out, method="bootstrap" if bootstrap else "t", seed=seed)
+    path = build_report(source, out, method="bootstrap" if bootstrap else "wilson", seed=seed)
     if as_json:
         _print_json(_report_files(path))
         return

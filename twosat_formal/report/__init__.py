@@ -150,7 +150,7 @@ def build_report(
     out_dir: str | os.PathLike[str],
     *,
     title: str | None = None,
-    method: str = "t",
+    method: str = "wilson",
     seed: int = 0,
     diagnostics: str | os.PathLike[str] | None = None,
 ) -> Path:
@@ -159,9 +159,9 @@ def build_report(
     ``diagnostics``: a run store or experiment folder of a small twins-and-chains run
     (what ``bench`` writes in ``diagnostics/``), summarised in its own section.
 
-    ``method`` picks the confidence intervals (``"t"``, or ``"bootstrap"`` drawn with
-    ``seed``). Returns the path of ``report.md``; ``report.html``, ``report.json`` and
-    ``figures/`` sit next to it.
+    ``method`` picks the confidence intervals (``"wilson"``, ``"t"``, or
+    ``"bootstrap"`` drawn with ``seed``; all within [0, 1]). Returns the path of
+    ``report.md``; ``report.html``, ``report.json`` and ``figures/`` sit next to it.
 
     >>> import tempfile, pathlib
     >>> from twosat_formal.store import RunStore

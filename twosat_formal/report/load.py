@@ -110,8 +110,50 @@ def read_design(path: Path) -> dict[str, dict[str, Any]]:
     return design
 
 
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def _is_sqlite(path: Path) -> bool:
+    with path.open("rb") as handle:
+        head = handle.read(len(_SQLITE_MAGIC))
+    return head == _SQLITE_MAGIC or not head  # an empty file is a new store
+
+
+def _load_jsonl_results(path: Path) -> ReportData:
+    """Result rows written by ``results`` or ``run-experiment`` (``results.jsonl``),
+    joined with the ``dataset.jsonl`` (and ``design.jsonl``, ``manifest.json``) beside
+    them."""
+    dataset_path = path.parent / DATASET_FILE
+    if not dataset_path.is_file():
+        raise RecordError(
+            "not a run store (SQLite); read as JSON Lines result rows, they need their "
+            f"instances in {DATASET_FILE} beside them (or give the experiment folder or "
+            "the run store)",
+            source=str(path),
+        )
+    rows = read_jsonl(path)
+    instances = {str(r.get("id")): r for r in read_jsonl(dataset_path)}
+    design_path = path.parent / DESIGN_FILE
+    design = read_design(design_path) if design_path.is_file() else None
+    manifest_path = path.parent / MANIFEST_FILE
+    manifest = None
+    if manifest_path.is_file():
+        try:
+            manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise RecordError(f"invalid manifest ({exc.msg})", source=str(manifest_path)) from None
+    joined = join_instances(rows, instances, design=design, strict=False)
+    notes = []
+    if len(joined) < len(rows):
+        notes.append(
+            f"{len(rows) - len(joined)} result rows name no known instance and are left out"
+        )
+    return ReportData(path, joined, manifest, notes)
+
+
 def load_report_data(store_or_dir: str | os.PathLike[str]) -> ReportData:
-    """Load the rows of a run store, or of an experiment folder, joined with metadata.
+    """Load the rows of a run store, an experiment folder, or JSON Lines result rows
+    (``results.jsonl`` with its ``dataset.jsonl`` beside it), joined with metadata.
 
     Rows whose instance is unknown (a prompt stored without its instance) are left
     out and counted in ``notes``.
@@ -120,6 +162,8 @@ def load_report_data(store_or_dir: str | os.PathLike[str]) -> ReportData:
     manifest = None
     design = None
     dataset: list[dict[str, Any]] = []
+    if source.is_file() and not _is_sqlite(source):
+        return _load_jsonl_results(source)
     if source.is_dir():
         store_path = source / STORE_FILE
         if not store_path.is_file():

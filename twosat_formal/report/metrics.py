@@ -9,7 +9,11 @@ A *row* is one scored sample, a mapping with the export columns (``instance_id``
 Aggregation follows the paper: a formula's verbalizations and samples are repeated
 measurements of that formula, so a metric is first averaged per formula
 (:func:`per_formula`) and then across formulas (:func:`mean_ci`), with a 95%
-confidence interval whose ``n`` is the number of formulas.
+confidence interval whose ``n`` is the number of formulas. A formula is a *base*
+formula (:func:`formula_unit`): the perturbed variants, twins and edits of one
+generated formula are measurements of it, not formulas of their own. Intervals are
+Wilson score intervals by default, which stay inside [0, 1] and keep a width at 0 %
+and 100 %; t and bootstrap intervals are clipped to [0, 1].
 
 A *metric* is a function from a row to ``1.0`` / ``0.0``, or ``None`` where it does
 not apply (witness validity on an UNSAT instance, for instance); :data:`METRICS`
@@ -67,6 +71,7 @@ from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 from scipy import stats as _scipy_stats
 
 from twosat_formal.errors import ConfigError, RecordError
@@ -78,9 +83,11 @@ __all__ = [
     "Metric",
     "Row",
     "aggregate",
+    "check_row",
     "decision_consistency",
     "failure_breakdown",
     "flip_rate",
+    "formula_unit",
     "group_rows",
     "join_instances",
     "mean_ci",
@@ -95,7 +102,17 @@ Row = Mapping[str, Any]
 #: A metric: ``1.0``/``0.0`` for a row it applies to, ``None`` otherwise.
 Metric = Callable[[Row], float | None]
 
-_CI_METHODS = ("t", "bootstrap")
+_CI_METHODS = ("wilson", "t", "bootstrap")
+
+
+def formula_unit(row: Row) -> Hashable:
+    """The base formula a row measures: its ``base_id`` (a perturbed variant or an
+    edit), else the formula it is the twin of, else its own ``instance_id``.
+
+    >>> formula_unit({"instance_id": "a~1", "base_id": "a"}), formula_unit({"instance_id": "b"})
+    ('a', 'b')
+    """
+    return row.get("base_id") or row.get("twin_of") or row.get("instance_id")
 
 
 def _flag(value: object) -> float:
@@ -212,7 +229,7 @@ class Estimate:
     high: float | None
     n: int
     n_obs: int = 0
-    method: str = "t"
+    method: str = "wilson"
     confidence: float = 0.95
 
     def to_json(self) -> dict[str, Any]:
@@ -236,21 +253,29 @@ def mean_ci(
     values: Sequence[float],
     *,
     confidence: float = 0.95,
-    method: str = "t",
+    method: str = "wilson",
     n_boot: int = 2000,
     seed: int = 0,
     n_obs: int | None = None,
+    bounds: tuple[float, float] | None = (0.0, 1.0),
 ) -> Estimate:
-    """Mean of ``values`` with a confidence interval.
+    """Mean of ``values`` with a confidence interval inside ``bounds``.
 
-    ``method="t"`` is the Student-t interval ``mean ± t(1-α/2, n-1) · s/√n``;
-    ``method="bootstrap"`` is the percentile bootstrap over ``n_boot`` resamples drawn
-    with ``random.Random(seed)`` (same seed, same interval).
+    ``method="wilson"`` (the default) is the Wilson score interval of the mean as a
+    proportion over ``n`` units: it stays in [0, 1] and is not empty at 0 or 1
+    (values must lie in [0, 1]). ``method="t"`` is the Student-t interval
+    ``mean ± t(1-α/2, n-1) · s/√n``; ``method="bootstrap"`` the percentile bootstrap
+    over ``n_boot`` resamples drawn with ``random.Random(seed)`` (same seed, same
+    interval; quantiles by :func:`numpy.quantile`). Both are clipped to ``bounds``
+    (``None``: unbounded values).
 
-    >>> e = mean_ci([1.0, 2.0, 3.0, 4.0, 5.0])
+    >>> e = mean_ci([1.0, 1.0, 1.0, 1.0, 1.0])
+    >>> round(e.low, 4), e.mean, e.high
+    (0.5655, 1.0, 1.0)
+    >>> e = mean_ci([1.0, 2.0, 3.0, 4.0, 5.0], method="t", bounds=None)
     >>> round(e.low, 4), e.mean, round(e.high, 4)
     (1.0368, 3.0, 4.9632)
-    >>> mean_ci([1.0]).low is None
+    >>> mean_ci([1.0], method="t").low is None
     True
     """
     if method not in _CI_METHODS:
@@ -262,11 +287,27 @@ def mean_ci(
             f"confidence {confidence} out of range", parameter="confidence", valid="(0, 1)"
         )
     data = [float(v) for v in values]
+    if not all(math.isfinite(v) for v in data):
+        raise ConfigError("a value is not finite", parameter="values", valid="finite numbers")
+    if bounds is not None and not all(bounds[0] <= v <= bounds[1] for v in data):
+        raise ConfigError(
+            f"a value lies outside {list(bounds)}", parameter="values", valid=str(list(bounds))
+        )
     n = len(data)
     observed = n if n_obs is None else n_obs
     if n == 0:
         return Estimate(None, None, None, 0, observed, method, confidence)
     mean = math.fsum(data) / n
+    if method == "wilson":
+        if bounds != (0.0, 1.0) and not all(0.0 <= v <= 1.0 for v in data):
+            raise ConfigError("Wilson intervals need values in [0, 1]", parameter="method")
+        z = float(_scipy_stats.norm.ppf(0.5 + confidence / 2.0))
+        shrink = 1.0 + z * z / n
+        centre = (mean + z * z / (2 * n)) / shrink
+        half = z / shrink * math.sqrt(max(mean * (1.0 - mean), 0.0) / n + z * z / (4 * n * n))
+        low = 0.0 if mean == 0.0 else max(0.0, centre - half)  # exact at the edges
+        high = 1.0 if mean == 1.0 else min(1.0, centre + half)
+        return Estimate(mean, low, high, n, observed, method, confidence)
     if n < 2:
         return Estimate(mean, None, None, n, observed, method, confidence)
     if method == "t":
@@ -277,29 +318,23 @@ def mean_ci(
         if n_boot < 1:
             raise ConfigError(f"n_boot {n_boot} must be positive", parameter="n_boot", valid=">= 1")
         rng = random.Random(seed)
-        means = sorted(math.fsum(rng.choices(data, k=n)) / n for _ in range(n_boot))
+        means = [math.fsum(rng.choices(data, k=n)) / n for _ in range(n_boot)]
         alpha = (1.0 - confidence) / 2.0
-        low = _quantile(means, alpha)
-        high = _quantile(means, 1.0 - alpha)
+        low, high = (float(q) for q in np.quantile(means, [alpha, 1.0 - alpha]))
+    if bounds is not None:
+        low, high = max(bounds[0], low), min(bounds[1], high)
     return Estimate(mean, low, high, n, observed, method, confidence)
 
 
-def _quantile(sorted_values: Sequence[float], q: float) -> float:
-    """Linear-interpolation quantile (numpy's default) of sorted values."""
-    pos = q * (len(sorted_values) - 1)
-    lo = math.floor(pos)
-    hi = min(lo + 1, len(sorted_values) - 1)
-    return sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * (pos - lo)
-
-
 def per_formula(
-    rows: Iterable[Row], metric: str | Metric, *, key: str | Sequence[str] = "instance_id"
+    rows: Iterable[Row], metric: str | Metric, *, key: str | Sequence[str] = "formula"
 ) -> dict[Hashable, float]:
     """The metric averaged over each formula's rows (verbalizations and samples).
 
     ``key`` names the column that identifies a formula, or several columns whose
     values together identify a unit (``("model", "instance_id")`` pools models while
-    keeping each model's answers to a formula one unit). Formulas on which the metric
+    keeping each model's answers to a formula one unit); the name ``formula`` stands for
+    :func:`formula_unit` (the base formula). Formulas on which the metric
     applies to no row are left out; keys keep the order in which formulas first
     appear (a tuple of values when ``key`` names several columns).
 
@@ -315,17 +350,21 @@ def per_formula(
         value = fn(row)
         if value is None:
             continue
-        unit = row.get(key) if isinstance(key, str) else tuple(row.get(k) for k in key)
+        unit = _field(row, key) if isinstance(key, str) else tuple(_field(row, k) for k in key)
         sums.setdefault(unit, []).append(value)
     return {k: math.fsum(v) / len(v) for k, v in sums.items()}
+
+
+def _field(row: Row, name: str) -> Hashable:
+    return formula_unit(row) if name == "formula" else row.get(name)
 
 
 def aggregate(
     rows: Iterable[Row],
     metric: str | Metric,
     *,
-    key: str | Sequence[str] = "instance_id",
-    method: str = "t",
+    key: str | Sequence[str] = "formula",
+    method: str = "wilson",
     confidence: float = 0.95,
     n_boot: int = 2000,
     seed: int = 0,
@@ -491,7 +530,7 @@ def verbalization_flip_rate(
     return _count_flips(pairs, fn)
 
 
-def decision_consistency(rows: Iterable[Row], *, method: str = "t", seed: int = 0) -> Estimate:
+def decision_consistency(rows: Iterable[Row], *, method: str = "wilson", seed: int = 0) -> Estimate:
     """How consistently a model decides the same formula across its verbalizations.
 
     For each (model, formula), the share of its rows that give the most common
@@ -511,7 +550,7 @@ def decision_consistency(rows: Iterable[Row], *, method: str = "t", seed: int = 
     return mean_ci(shares, method=method, seed=seed, n_obs=sum(len(m) for m in groups.values()))
 
 
-def summarize(rows: Iterable[Row], *, method: str = "t", seed: int = 0) -> dict[str, Any]:
+def summarize(rows: Iterable[Row], *, method: str = "wilson", seed: int = 0) -> dict[str, Any]:
     """Every metric of :data:`METRICS`, the failure breakdown and the row count.
 
     >>> summary = summarize([{"instance_id": "a", "label": "UNSAT", "decision": "UNSAT",
@@ -529,6 +568,55 @@ def summarize(rows: Iterable[Row], *, method: str = "t", seed: int = 0) -> dict[
         },
         "failures": failure_breakdown(materialized),
     }
+
+
+_FLAGS = ("decision_correct", "truncated", "lenient_decision_correct")
+_OPTIONAL_FLAGS = ("witness_valid", "lenient_witness_valid")
+_WITNESS_KINDS = ("missing-witness", "bad-json", "invalid-witness")
+
+
+def _is_flag(value: object, *, optional: bool) -> bool:
+    if value is None:
+        return optional
+    return value is True or value is False or (type(value) is int and value in (0, 1))
+
+
+def check_row(row: Row, number: int | None = None) -> None:
+    """Refuse a result row whose flags are not 0/1 or disagree with its failure kind.
+
+    ``decision_correct``, ``truncated`` and the lenient decision flag are booleans (or
+    0/1); the witness flags are booleans or null (a text such as ``'NaN'`` is neither).
+    The failure kind decides them: ``correct`` means a right decision and, on SAT, a
+    valid witness; a witness failure means a right decision and an invalid witness;
+    every other kind means a wrong decision.
+
+    >>> check_row({"failure": "correct", "label": "UNSAT", "decision_correct": True})
+    >>> check_row({"failure": "correct", "decision_correct": "NaN"}, 3)
+    Traceback (most recent call last):
+    ...
+    twosat_formal.errors.RecordError: 3: decision_correct is 'NaN', not true/false or 0/1
+    """
+    for name in (*_FLAGS, *_OPTIONAL_FLAGS):
+        if name in row and not _is_flag(row[name], optional=name in _OPTIONAL_FLAGS):
+            raise RecordError(f"{name} is {row[name]!r}, not true/false or 0/1", line=number)
+    failure = row.get("failure")
+    if failure is None or "decision_correct" not in row:
+        return
+    decided = bool(row["decision_correct"])
+    witness = row.get("witness_valid")
+    sat = _is(row, "SAT")
+    if failure == "correct":
+        fits = decided and (not sat or bool(witness))
+    elif failure in _WITNESS_KINDS:
+        fits = decided and sat and not witness
+    else:
+        fits = not decided
+    if not fits:
+        raise RecordError(
+            f"failure {failure!r} disagrees with decision_correct={row['decision_correct']!r}"
+            f" and witness_valid={witness!r}",
+            line=number,
+        )
 
 
 def join_instances(
@@ -565,6 +653,13 @@ def join_instances(
             if strict:
                 raise RecordError(f"result row for unknown instance {instance_id!r}", line=number)
             continue
+        check_row(row, number)
+        if row.get("label") is not None and record.get("label") not in (None, row.get("label")):
+            raise RecordError(
+                f"result row of instance {instance_id!r} has label {row.get('label')!r}, "
+                f"but the certified dataset says {record.get('label')!r}",
+                line=number,
+            )
         out = dict(row)
         out.setdefault("label", record.get("label"))
         out["family"] = record.get("family")
@@ -577,5 +672,15 @@ def join_instances(
         if design is not None and instance_id in design:
             for field, value in design[instance_id].items():
                 out.setdefault(field, value)
+            level = out.get("level")
+            if level is not None and (
+                isinstance(level, bool)
+                or not isinstance(level, int | float)
+                or not math.isfinite(level)
+            ):
+                raise RecordError(
+                    f"design of instance {instance_id!r} has level {level!r}, not a finite number",
+                    line=number,
+                )
         joined.append(out)
     return joined

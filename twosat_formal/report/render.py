@@ -43,7 +43,7 @@ from typing import Any
 
 from twosat_formal.report.metrics import Estimate, FlipRate
 from twosat_formal.report.plots import Figure
-from twosat_formal.report.sections import ReportContent, StorySection
+from twosat_formal.report.sections import FRIEDMAN_BLOCKS, ReportContent, StorySection
 from twosat_formal.report.stats import TestResult
 from twosat_formal.verbalize.story.record import PAPER_FALLBACK_RATE, PAPER_FIRST_ATTEMPT_RATE
 
@@ -211,6 +211,15 @@ def _ranked(values: Sequence[float | None]) -> list[str]:
     return styles
 
 
+def _method(content: ReportContent) -> str:
+    """The name of the interval method the content's estimates use."""
+    for summary in content.summaries:
+        return {"wilson": "Wilson score", "t": "t-based", "bootstrap": "percentile-bootstrap"}.get(
+            summary.accuracy.method, summary.accuracy.method
+        )
+    return "Wilson score"
+
+
 def _summary(content: ReportContent) -> list[Block]:
     notes: list[Block] = [Paragraph(f"Note: {note}.") for note in content.notes]
     if not content.summaries:
@@ -248,8 +257,10 @@ def _summary(content: ReportContent) -> list[Block]:
         Paragraph(
             f"{content.rows} scored samples over {len(content.families)} generator families, "
             f"{len(content.models)} models and {len(content.templates)} templates. Percentages "
-            "are averaged per formula first, then across formulas, with 95% t-based "
-            "confidence intervals; n is the number of formulas. Truncated and unparsable "
+            "are averaged per base formula first (its perturbed variants, twins and edits "
+            f"count as the same formula), then across formulas, with 95% {_method(content)} "
+            "confidence intervals within [0, 100]; n is the number of formulas. Truncated "
+            "and unparsable "
             "answers count as incorrect."
         ),
         Table(headers, rows),
@@ -371,6 +382,19 @@ def _sat_bias(content: ReportContent) -> list[Block]:
     ]
 
 
+def _statistic(value: float) -> str:
+    if math.isnan(value):
+        return "—"
+    if math.isinf(value):
+        return "∞" if value > 0 else "−∞"
+    return f"{value:.4g}"
+
+
+def _significant(p: float | None) -> bool:
+    """Bold marks a Benjamini–Hochberg adjusted p below .05 (the paper's Table 6)."""
+    return p is not None and not math.isnan(p) and p < 0.05
+
+
 def _tests(results: Sequence[TestResult], *, empty: str = _NO_DATA) -> list[Block]:
     if not results:
         return [Paragraph(empty)]
@@ -379,10 +403,10 @@ def _tests(results: Sequence[TestResult], *, empty: str = _NO_DATA) -> list[Bloc
             (r.label, ""),
             (r.test, ""),
             (str(r.n), ""),
-            ("—" if math.isnan(r.statistic) else f"{r.statistic:.4g}", ""),
+            (_statistic(r.statistic), ""),
             ("—" if r.df is None or math.isnan(r.df) else f"{r.df:.4g}", ""),
-            (format_p(r.p_value), "b" if r.defined and r.p_value < 0.05 else ""),
-            (format_p(r.p_adjusted), ""),
+            (format_p(r.p_value), ""),
+            (format_p(r.p_adjusted), "b" if _significant(r.p_adjusted) else ""),
             (r.note, ""),
         ]
         for r in results
@@ -392,9 +416,12 @@ def _tests(results: Sequence[TestResult], *, empty: str = _NO_DATA) -> list[Bloc
 
 def _friedman(content: ReportContent) -> list[Block]:
     intro = Paragraph(
-        "Friedman's test for repeated measurements across knob levels; blocks are "
-        "(model, formula replicate), values per-formula success; n is the number of "
-        "complete blocks. Benjamini–Hochberg correction within each generator."
+        "Friedman's test for repeated measurements across knob levels. Each level draws "
+        f"its own formulas, so blocks are the units matched across levels: {FRIEDMAN_BLOCKS}, "
+        "with the mean success of its formulas at each level; n counts the blocks that "
+        "carry information (a block tied at every level is dropped, and a test without "
+        "any variation has p = 1). Benjamini–Hochberg correction within each generator; "
+        "adjusted p < .05 in bold."
     )
     return [intro, *_tests(content.friedman, empty="No knob sweep in this run.")]
 

@@ -89,6 +89,7 @@ from twosat_formal.verbalize.story.themes import THEMES
 
 __all__ = [
     "FAMILY_ORDER",
+    "FRIEDMAN_BLOCKS",
     "Bars",
     "Cell",
     "Curves",
@@ -111,7 +112,7 @@ Curves = dict[str, list[tuple[float, Estimate]]]
 #: Group → bar name → estimate.
 Bars = dict[str, dict[str, Estimate]]
 
-_UNIT = ("model", "instance_id")
+_UNIT = ("model", "formula")
 _DUPLICATION_ARMS = ("single", "grouped", "interleaved", "distinct")
 _FILLER_ARMS = ("filler", "core", "total")
 _FILLER_ROLES = {"filler": "core + fillers", "core": "same core", "total": "matched total"}
@@ -465,6 +466,27 @@ def _drop_instance(values: dict[Hashable, float]) -> dict[tuple[Any, ...], float
     return out
 
 
+#: What a Friedman block is: units matched across knob levels. Each knob level draws
+#: its own formulas (its own seeds), so a formula replicate is not the same unit at two
+#: levels; a model answering every level in one template is.
+FRIEDMAN_BLOCKS = "model × template"
+
+
+def _level_means(rows: Sequence[Row]) -> dict[tuple[Hashable, Hashable], float]:
+    """``{((model, template), level): mean success}``: success averaged per formula,
+    then over the formulas of the level."""
+    cells: dict[tuple[Hashable, Hashable], list[Row]] = {}
+    for row in rows:
+        block = (row.get("model"), row.get("template"))
+        cells.setdefault((block, float(row["level"])), []).append(row)
+    out: dict[tuple[Hashable, Hashable], float] = {}
+    for key, members in cells.items():
+        values = list(per_formula(members, "success").values())
+        if values:
+            out[key] = sum(values) / len(values)
+    return out
+
+
 def _friedman_tests(rows: Sequence[Row]) -> list[TestResult]:
     swept = [r for r in rows if r.get("knob") is not None and r.get("level") is not None]
     results: list[TestResult] = []
@@ -478,20 +500,15 @@ def _friedman_tests(rows: Sequence[Row]) -> list[TestResult]:
         if len(sizes) > 1:
             scopes.append(("overall", list(members)))
         for scope, scoped in scopes:
-            values = _drop_instance(
-                _unit_values(scoped, ["model", "clauses", "replicate", "level"])
-            )
-            table: dict[tuple[Hashable, Hashable], float] = {
-                (key[:-1], float(key[-1])): v for key, v in values.items()
-            }
+            table = _level_means(scoped)
             label = f"{family} · {knob} · |C|={scope}"
-            levels = len({key[-1] for key in values})
+            levels = len({level for _, level in table})
             try:
                 result = friedman_from_table(table, label=label, family=str(family))
             except ConfigError:
                 result = TestResult(
                     "Friedman",
-                    len({key[:-1] for key in values}),
+                    len({block for block, _ in table}),
                     float("nan"),
                     float("nan"),
                     None,
@@ -827,7 +844,7 @@ def compute_content(
     *,
     title: str = "twosat-formal report",
     manifest: dict[str, Any] | None = None,
-    method: str = "t",
+    method: str = "wilson",
     seed: int = 0,
     model_order: Sequence[str] = (),
     stories: Mapping[str, Mapping[str, Any]] | None = None,
@@ -835,11 +852,11 @@ def compute_content(
 ) -> ReportContent:
     """Compute every table, test and figure series of a report from joined rows.
 
-    ``method`` is the confidence-interval method (``"t"`` or ``"bootstrap"``, drawn
-    with ``seed``). Models are shown in ``model_order`` (those it names), then in
-    order of appearance. ``stories`` are the validation counts of story records by
-    story id (:attr:`~twosat_formal.report.load.ReportData.stories`); ``traces`` the
-    trace-checker rows (:attr:`~twosat_formal.report.load.ReportData.traces`).
+    ``method`` is the confidence-interval method (``"wilson"``, ``"t"`` or
+    ``"bootstrap"``, drawn with ``seed``). Models are shown in ``model_order`` (those
+    it names), then in order of appearance. ``stories`` are the validation counts of
+    story records by story id (:attr:`~twosat_formal.report.load.ReportData.stories`);
+    ``traces`` the trace-checker rows (:attr:`~twosat_formal.report.load.ReportData.traces`).
 
     >>> compute_content([]).rows
     0

@@ -1,19 +1,26 @@
 """Significance tests of the paper: Friedman with Benjamini–Hochberg, paired and independent t.
 
 Every test returns a :class:`TestResult` that carries the test's name, the number of
-observations ``n`` it used (blocks for Friedman, pairs for the paired t-test, both
-group sizes for the independent one), the statistic, its degrees of freedom and the
-p-value. A test on data without any variation (every block tied, every difference
-zero) has no defined statistic: it comes back with ``nan`` and a ``note``, and
-:func:`benjamini_hochberg` leaves ``nan`` p-values out of the correction.
+observations ``n`` it used (informative blocks for Friedman, pairs for the paired
+t-test, both group sizes for the independent one), the statistic, its degrees of
+freedom and the p-value.
+
+Data without variation is a test that found nothing, not a missing test: every block
+tied, or every difference zero, gives statistic 0 and p = 1 (with a ``note``), and
+it counts in the Benjamini–Hochberg family like any other test. A constant non-zero
+difference (every pair 100 % against 0 %) is the strongest effect there is: the
+statistic is infinite and p = 0. Only a test that could not be run at all (too few
+blocks or pairs) has ``nan``, and :func:`benjamini_hochberg` leaves it out.
 
 Examples
 --------
 >>> r = paired_t([1.0, 2.0, 3.0, 4.0], [0.0, 0.0, 0.0, 0.0])
 >>> r.test, r.n, r.df, round(r.statistic, 4)
 ('paired t-test', 4, 3.0, 3.873)
->>> benjamini_hochberg([0.01, 0.04, 0.03, 0.005])
+>>> [round(p, 6) for p in benjamini_hochberg([0.01, 0.04, 0.03, 0.005])]
 [0.02, 0.04, 0.04, 0.02]
+>>> paired_t([1.0, 1.0, 1.0], [0.0, 0.0, 0.0]).p_value
+0.0
 """
 
 from __future__ import annotations
@@ -73,14 +80,15 @@ class TestResult:
         return not math.isnan(self.p_value)
 
     def to_json(self) -> dict[str, Any]:
-        """The result as a JSON-ready dict (``nan`` becomes ``None``).
+        """The result as a JSON-ready dict (``nan`` and ``inf`` become ``None``: an
+        infinite statistic is the constant non-zero difference its ``note`` names).
 
         >>> TestResult("paired t-test", 5, 1.5, 0.2, df=4.0).to_json()["n"]
         5
         """
 
         def num(x: float | None) -> float | None:
-            return None if x is None or math.isnan(x) else float(x)
+            return None if x is None or not math.isfinite(x) else float(x)
 
         return {
             "test": self.test,
@@ -108,13 +116,19 @@ def _floats(values: Sequence[float], name: str) -> np.ndarray:
 def friedman(table: Sequence[Sequence[float]], *, label: str = "", family: str = "") -> TestResult:
     """Friedman's test for repeated measurements across k >= 3 levels.
 
-    ``table`` has one row per block (a model and formula replicate, in the paper's
-    sweeps) and one column per level. The statistic is tie-corrected
-    (:func:`scipy.stats.friedmanchisquare`) with ``k - 1`` degrees of freedom.
+    ``table`` has one row per block and one column per level; blocks must be units
+    that are matched across the levels (models, or model × template, over per-level
+    means). The statistic is tie-corrected (:func:`scipy.stats.friedmanchisquare`)
+    with ``k - 1`` degrees of freedom. A block whose values are all tied carries no
+    information about the levels: it is left out, ``n`` counts the others and the
+    ``note`` says how many were dropped. Without any informative block the test found
+    nothing: statistic 0, p = 1.
 
-    >>> r = friedman([[1, 2, 3], [1, 3, 2], [1, 2, 3], [1, 2, 3]])
-    >>> r.n, r.df, round(r.statistic, 2), round(r.p_value, 4)
-    (4, 2.0, 6.5, 0.0388)
+    >>> r = friedman([[1, 2, 3], [1, 3, 2], [1, 2, 3], [1, 2, 3], [5, 5, 5]])
+    >>> r.n, r.df, round(r.statistic, 2), round(r.p_value, 4), r.note
+    (4, 2.0, 6.5, 0.0388, '1 tied blocks dropped')
+    >>> friedman([[1, 1, 1], [0, 0, 0]]).p_value
+    1.0
     """
     arr = np.asarray(table, dtype=float)
     if arr.ndim != 2 or arr.shape[1] < 3 or arr.shape[0] < 2:
@@ -126,14 +140,35 @@ def friedman(table: Sequence[Sequence[float]], *, label: str = "", family: str =
         )
     if not np.all(np.isfinite(arr)):
         raise ConfigError("table holds a non-finite value", parameter="table", valid="finite")
-    n, k = arr.shape
-    if np.all(arr == arr[:, :1]):
-        return TestResult("Friedman", n, NAN, NAN, float(k - 1), label, family, note="all tied")
+    k = arr.shape[1]
+    informative = arr[~np.all(arr == arr[:, :1], axis=1)]
+    dropped = arr.shape[0] - informative.shape[0]
+    note = f"{dropped} tied blocks dropped" if dropped else ""
+    if informative.shape[0] == 0:
+        return TestResult(
+            "Friedman",
+            0,
+            0.0,
+            1.0,
+            float(k - 1),
+            label,
+            family,
+            note="all tied: no variation",
+            extra=(("levels", k), ("blocks", arr.shape[0])),
+        )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        stat, p = _stats.friedmanchisquare(*arr.T)
+        stat, p = _stats.friedmanchisquare(*informative.T)
     return TestResult(
-        "Friedman", n, float(stat), float(p), float(k - 1), label, family, extra=(("levels", k),)
+        "Friedman",
+        informative.shape[0],
+        float(stat),
+        float(p),
+        float(k - 1),
+        label,
+        family,
+        note=note,
+        extra=(("levels", k), ("blocks", arr.shape[0])),
     )
 
 
@@ -152,6 +187,11 @@ def friedman_from_table(
     >>> r.n, round(r.p_value, 4)
     (3, 0.0498)
     """
+    for key, value in values.items():
+        if not math.isfinite(value):
+            raise ConfigError(f"value {value} of {key!r} is not finite", parameter="values")
+        if isinstance(key[1], float | int) and not math.isfinite(key[1]):
+            raise ConfigError(f"level {key[1]} is not finite", parameter="values")
     levels = _sorted({level for _, level in values})
     blocks = _sorted({block for block, _ in values})
     complete = [b for b in blocks if all((b, lvl) in values for lvl in levels)]
@@ -199,16 +239,9 @@ def paired_t(
     diff = x - y
     extra = (("mean_a", float(x.mean())), ("mean_b", float(y.mean())))
     if np.all(diff == diff[0]):
+        stat, p, note = _constant(float(diff[0]))
         return TestResult(
-            "paired t-test",
-            n,
-            NAN,
-            NAN,
-            float(n - 1),
-            label,
-            family,
-            note="constant differences",
-            extra=extra,
+            "paired t-test", n, stat, p, float(n - 1), label, family, note=note, extra=extra
         )
     res = _stats.ttest_rel(x, y)
     return TestResult(
@@ -221,6 +254,14 @@ def paired_t(
         family,
         extra=extra,
     )
+
+
+def _constant(difference: float) -> tuple[float, float, str]:
+    """Statistic, p and note of a t-test whose data has no spread: no difference is
+    no effect (p = 1), a constant non-zero difference the strongest one (p = 0)."""
+    if difference == 0.0:
+        return 0.0, 1.0, "no variation"
+    return math.copysign(math.inf, difference), 0.0, "constant non-zero difference"
 
 
 def independent_t(
@@ -265,7 +306,9 @@ def independent_t(
         df = (qa + qb) ** 2 / denom if denom > 0 else NAN
     n = len(x) + len(y)
     if va == 0.0 and vb == 0.0:
-        return TestResult(name, n, NAN, NAN, df, label, family, note="no variance", extra=extra)
+        stat, p, note = _constant(float(x.mean() - y.mean()))
+        df = float(len(x) + len(y) - 2) if math.isnan(df) else df
+        return TestResult(name, n, stat, p, df, label, family, note=note, extra=extra)
     res = _stats.ttest_ind(x, y, equal_var=equal_var)
     return TestResult(
         name, n, float(res.statistic), float(res.pvalue), df, label, family, extra=extra
@@ -273,24 +316,25 @@ def independent_t(
 
 
 def benjamini_hochberg(p_values: Sequence[float]) -> list[float]:
-    """Benjamini–Hochberg adjusted p-values (step-up, monotone, capped at 1).
+    """Benjamini–Hochberg adjusted p-values (:func:`scipy.stats.false_discovery_control`).
 
-    ``nan`` entries stay ``nan`` and do not count towards the number of tests.
+    ``nan`` entries (tests that could not be run) stay ``nan`` and do not count
+    towards the number of tests; a test without variation has p = 1 and counts.
 
-    >>> benjamini_hochberg([0.04, float("nan"), 0.01])
-    [0.04, nan, 0.02]
+    >>> [round(p, 6) for p in benjamini_hochberg([0.04, float("nan"), 0.01, 1.0])]
+    [0.06, nan, 0.03, 1.0]
     """
-    indexed = [(p, i) for i, p in enumerate(p_values) if not math.isnan(p)]
-    for p, _ in indexed:
-        if not 0.0 <= p <= 1.0:
-            raise ConfigError(f"p-value {p} out of range", parameter="p_values", valid="[0, 1]")
-    m = len(indexed)
-    adjusted = [NAN] * len(p_values)
-    running = 1.0
-    for rank, (p, i) in reversed(list(enumerate(sorted(indexed), start=1))):
-        running = min(running, p * m / rank)
-        adjusted[i] = running
-    return adjusted
+    values = np.asarray(p_values, dtype=float)
+    if values.ndim != 1:
+        raise ConfigError("p_values must be a flat sequence", parameter="p_values")
+    defined = ~np.isnan(values)
+    if np.any((values[defined] < 0.0) | (values[defined] > 1.0)):
+        bad = values[defined][(values[defined] < 0.0) | (values[defined] > 1.0)][0]
+        raise ConfigError(f"p-value {bad} out of range", parameter="p_values", valid="[0, 1]")
+    adjusted = np.full(values.shape, NAN)
+    if np.any(defined):
+        adjusted[defined] = _stats.false_discovery_control(values[defined], method="bh")
+    return [float(p) for p in adjusted]
 
 
 def adjust_within_families(
@@ -302,7 +346,7 @@ def adjust_within_families(
 
     >>> rs = [TestResult("t", 5, 1.0, p, family=f)
     ...       for p, f in [(0.01, "a"), (0.04, "a"), (0.04, "b")]]
-    >>> [r.p_adjusted for r in adjust_within_families(rs)]
+    >>> [round(r.p_adjusted, 6) for r in adjust_within_families(rs)]
     [0.02, 0.04, 0.04]
     """
     key = family_of or (lambda r: r.family)
