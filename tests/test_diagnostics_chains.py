@@ -275,3 +275,15 @@ def test_ask_cycle_prompts_certify_and_pass_the_eval_gate(
     assert code == 0, err
     with RunStore(store, readonly=True) as opened:
         assert {r["cycle_valid"] for r in opened.export_rows()} == {True}
+
+
+def test_hostile_chain_answers() -> None:
+    record = prompt_record(UNSAT, "logic", instance_id="u", seed=0, ask_cycle=True)
+    for text in (
+        '{"chain": ' + "[" * 100_000,
+        '{"chain": [' * 1_000,
+        '{"chain": [' + '{"A": "true"},' * 50_000 + "]}",
+        "x" * 500_000,
+    ):
+        j = score(Response(text + "\nThe answer is: No"), record, UNSAT, "UNSAT")
+        assert j.cycle_valid in (None, False)

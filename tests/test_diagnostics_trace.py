@@ -158,3 +158,18 @@ def test_report_relates_unsupported_claims_to_correctness() -> None:
     titles = [b.text for b in layout(content, []) if isinstance(b, Heading)]
     assert TRACES_SECTION in titles
     assert compute_content([]).traces is None
+
+
+def test_hostile_answers_are_read_without_failing() -> None:
+    say = Say(SAT, "logic")
+    a_true = say.lit("a")
+    answers = [
+        "x" * 200_000,
+        ("If " + a_true + ", then ") * 5_000,
+        "{" * 50_000 + "}" * 10,
+        f"{a_true} → " * 3_000 + a_true,
+        "\n".join(["Either"] * 10_000),
+    ]
+    for text in answers:
+        trace = check_trace(text, "logic", say.record.entities, SAT)
+        assert trace.read <= trace.sentences

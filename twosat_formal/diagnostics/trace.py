@@ -43,7 +43,8 @@ formula's implications derives it: ``(L1 | L2)`` when ``~L1 ~> L2``, ``(L)`` whe
 is decided on the whole implication graph.
 
 Coverage is the share of the reasoning's sentences that were read (as claims or
-suppositions). Claims after a supposition are judged as plain claims: the checker does
+suppositions); a sentence longer than :data:`MAX_SENTENCE` characters is counted but
+never read. Claims after a supposition are judged as plain claims: the checker does
 not track hypothetical context.
 
 Examples
@@ -75,6 +76,7 @@ from twosat_formal.formula import Formula
 __all__ = [
     "FORMS",
     "KINDS",
+    "MAX_SENTENCE",
     "Claim",
     "Trace",
     "check_trace",
@@ -87,6 +89,8 @@ __all__ = [
 KINDS = ("clause", "entailed", "contradicted", "unsupported")
 #: The sentence forms of the grammar of record.
 FORMS = ("clause", "assignment", "conditional", "chain")
+#: Sentences longer than this (characters) are never claims: they are counted, not read.
+MAX_SENTENCE = 2000
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _ARROWS = re.compile(r"\s*(?:→|->|=>|⇒)\s*")
@@ -185,6 +189,8 @@ def _parse(sentence: str, vocab: _Vocabulary) -> tuple[str, list[tuple[int, ...]
     from twosat_formal.errors import SentenceError
     from twosat_formal.verbalize.schemes import normalize_apostrophes
 
+    if len(sentence) > MAX_SENTENCE:
+        return None
     raw = " ".join(_EMPHASIS.sub("", _MARKUP.sub("", sentence)).split())
     if not raw:
         return None
