@@ -6,6 +6,8 @@ lenient columns, and any column a later schema adds), plus what the store knows 
 the prompt and its instance, under the names of :data:`JOINED`. Adding a column to the
 export is one :func:`add_column` call (or one entry in :data:`BUILTIN_COLUMNS`); the
 JSON Lines, CSV and Parquet writers and ``results`` follow the registry, in order.
+A new column also changes the published schema of a result row: regenerate
+``docs/schema/`` with ``python -m twosat_formal.schemas`` (CI checks it is current).
 
 Examples
 --------

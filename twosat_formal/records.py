@@ -1,0 +1,206 @@
+"""Typed models of the records twosat-formal writes (pydantic v2), for validation and schemas.
+
+Every JSON Lines record kind has a model here: :class:`InstanceRecord` (a dataset
+line, with its :class:`Certificate` and its transforms, each a
+:class:`PerturbationRecord` or an :class:`EditRecord`), :class:`PromptRecordModel`
+(a template prompt) and :class:`StoryRecordModel` (an LLM story, with its clues and
+their attempts). The export rows of ``twosat-formal results`` are typed from the
+column registry (:func:`twosat_formal.schemas.result_row_model`). Their JSON Schemas
+are published in ``docs/schema/`` (:mod:`twosat_formal.schemas`), so that data can be
+validated without this package; a test checks that the published files are current
+and that what the pipeline writes validates.
+
+The models describe the records; the writers and the byte-for-byte checks of
+``certify`` stay where they are. Fields a later version adds are allowed (a reader
+of an older schema keeps working); every field named here is required unless it has
+a default, and typed.
+
+Examples
+--------
+>>> record = {"schema_version": 1, "id": "p1", "instance_id": "i1", "template": "logic",
+...           "text": "T", "entities": {"A": "x1"}, "true_value": "true",
+...           "false_value": "false", "seed": 3, "roundtrip": None}
+>>> PromptRecordModel.model_validate(record).template
+'logic'
+>>> PromptRecordModel.model_validate({**record, "seed": "three"})
+Traceback (most recent call last):
+...
+pydantic_core._pydantic_core.ValidationError: 1 validation error for PromptRecordModel
+...
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = [
+    "RECORD_MODELS",
+    "Attempt",
+    "Certificate",
+    "Clue",
+    "EditRecord",
+    "InstanceRecord",
+    "PerturbationRecord",
+    "PromptRecordModel",
+    "Proof",
+    "StoryRecordModel",
+]
+
+Label = Literal["SAT", "UNSAT"]
+#: A clause as named literals (``"x3"``, ``"~x3"``).
+NamedClause = list[str]
+#: A clause as DIMACS integers.
+IntClause = list[int]
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+
+class Certificate(_Record):
+    """A label's evidence: a ``model`` (SAT) or a contradiction ``cycle`` (UNSAT)."""
+
+    status: Label
+    backend: str
+    checked: bool
+    model: dict[str, bool] | None = None
+    cycle: list[str] | None = None
+
+
+class Proof(_Record):
+    """How a relation was proven (``result``: ``proved``), and how long it took."""
+
+    method: str
+    result: str
+    seconds: float | str | None = Field(default=None, description="measured; never compared")
+
+
+class PerturbationRecord(_Record):
+    """One semantics-preserving perturbation applied to a formula, with its proof."""
+
+    operator: str
+    params: dict[str, Any]
+    seed: int | None
+    relation: str
+    literal_map: list[list[int]]
+    clause_permutation: list[int] | None
+    added_clauses: list[IntClause]
+    fresh_vars: list[int]
+    witness: list[Any]
+    num_vars: int = Field(ge=0)
+    names: list[str] | None
+    proof: Proof
+
+
+class EditRecord(_Record):
+    """One symbolic edit: the clauses before and after, and the labels it moved between."""
+
+    kind: Literal["edit"]
+    operator: str
+    params: dict[str, Any]
+    position: int | None
+    before: list[IntClause]
+    after: list[IntClause]
+    before_text: list[str]
+    after_text: list[str]
+    label_before: Label
+    label_after: Label
+    class_: str = Field(alias="class")
+    mode: str
+    level: int = Field(ge=0)
+    origin: str
+    seed: int | None
+
+
+class InstanceRecord(_Record):
+    """One line of a dataset: a labelled, certified formula and how it was made."""
+
+    schema_version: int = Field(ge=1)
+    id: str
+    family: str
+    params: dict[str, Any]
+    seed: int | None
+    dimacs: str
+    num_vars: int = Field(ge=0)
+    num_clauses: int = Field(ge=0)
+    label: Label
+    certificate: Certificate
+    structure: dict[str, Any]
+    base_id: str | None = None
+    transforms: list[EditRecord | PerturbationRecord] = Field(default_factory=list)
+    provenance: dict[str, Any]
+
+
+class PromptRecordModel(_Record):
+    """One template prompt: the text a model reads, its entity map and its round trip."""
+
+    schema_version: int = Field(ge=1)
+    id: str
+    instance_id: str
+    template: str
+    text: str
+    entities: dict[str, str]
+    true_value: str
+    false_value: str
+    seed: int | None
+    roundtrip: dict[str, Any] | None
+
+
+class Attempt(_Record):
+    """One generated clue and what validating it read back."""
+
+    attempt: int = Field(ge=1)
+    outcome: str
+    text: str | None
+    finish_reason: str | None
+    entities_reply: str | None
+    state_replies: list[str | None]
+    entities: list[str] | None
+    states: list[bool] | None
+    recovered: list[NamedClause] | list[Any] | None
+    error: str | None
+
+
+class Clue(_Record):
+    """The clue of one clause: its attempts, the accepted one or the fallback sentence."""
+
+    index: int = Field(ge=1)
+    clause: NamedClause
+    mode: str
+    outcome: str
+    accepted: int | None
+    fallback: bool
+    text: str
+    recovered: NamedClause
+    attempts: list[Attempt]
+
+
+class StoryRecordModel(_Record):
+    """One LLM story (``"kind": "story"``): clues, the recovered formula, the round trip."""
+
+    schema_version: int = Field(ge=1)
+    kind: Literal["story"]
+    id: str
+    instance_id: str
+    theme: str
+    model: str
+    seed: int
+    entities: dict[str, str]
+    descriptions: dict[str, list[str]]
+    intro: str
+    clues: list[Clue]
+    story: str
+    text: str
+    recovered: list[NamedClause]
+    roundtrip: dict[str, Any] | None
+    provenance: dict[str, Any]
+
+
+#: The record models by the name of their published schema (``docs/schema/NAME.json``).
+RECORD_MODELS: dict[str, type[BaseModel]] = {
+    "instance": InstanceRecord,
+    "prompt": PromptRecordModel,
+    "story": StoryRecordModel,
+}
