@@ -12,13 +12,16 @@ exercised:
 
 Building the dataset is timed apart; then ``certify_file`` runs and the script prints
 the time per record (mean, median, 95th percentile, max) and the share of the time spent
-in Z3 (the Z3 backend and the perturbation proofs). No assertion is made on time.
+in Z3 (the Z3 backend and the perturbation proofs). Then the same dataset is certified
+with ``--jobs 1`` and ``--jobs N`` (process executor, N = ``--jobs``, default 2) and the
+speed-up, the wall time of one job over that of N, is printed next to its peer (one job
+in the same run). No assertion is made on time.
 
 Usage::
 
     python benchmarks/bench_certify.py            # ~900 records
     python benchmarks/bench_certify.py --small    # a few dozen records (CI)
-    python benchmarks/bench_certify.py --jobs 2
+    python benchmarks/bench_certify.py --jobs 4   # the speed-up of 4 jobs over 1
 """
 
 from __future__ import annotations
@@ -30,7 +33,8 @@ import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from twosat_formal.certify import certify_file
+from twosat_formal.certify import certify_file, certify_files
+from twosat_formal.executors import ProcessExecutor
 from twosat_formal.generators.grids import grid_cells, grid_instances
 from twosat_formal.instance import Instance
 from twosat_formal.perturb.chain import StepSpec
@@ -53,9 +57,9 @@ def chains(family: str) -> list[list[StepSpec]]:
     ]
 
 
-def records(small: bool, seed: int) -> Iterator[Instance]:
+def records(small: bool, seed: int, count: int = 10) -> Iterator[Instance]:
     """The grid's instances, each followed by its three derived instances."""
-    cells = grid_cells("table1", count=1 if small else 10)
+    cells = grid_cells("table1", count=1 if small else count)
     if small:
         cells = [cell for cell in cells if cell.clauses is not None and cell.clauses <= 20]
     for inst in grid_instances(cells, seed):
@@ -67,8 +71,9 @@ def records(small: bool, seed: int) -> Iterator[Instance]:
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--small", action="store_true", help="a few dozen records (for CI)")
-    parser.add_argument("--jobs", type=int, default=1, help="certify worker processes")
+    parser.add_argument("--jobs", type=int, default=2, help="workers of the speed-up run")
     parser.add_argument("--seed", type=int, default=0, help="grid and chain seed")
+    parser.add_argument("--count", type=int, default=10, help="formulas per grid cell")
     args = parser.parse_args(argv)
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -76,11 +81,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         start = time.perf_counter()
         with path.open("w", encoding="utf-8") as out:
             count = 0
-            for inst in records(args.small, args.seed):
+            for inst in records(args.small, args.seed, args.count):
                 out.write(inst.to_json() + "\n")
                 count += 1
         built = time.perf_counter() - start
-        report = certify_file(path, jobs=args.jobs)
+        report = certify_file(path, jobs=1)
+        with ProcessExecutor(args.jobs) as executor:  # workers even for a small dataset
+            many = certify_files([path], executor=executor)
 
     per = sorted(report.record_seconds)
     p95 = per[min(len(per) - 1, int(0.95 * len(per)))] if per else 0.0
@@ -89,7 +96,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     print(
         f"certify: {report.records} records, {report.checks} checks, "
         f"{len(report.failures)} failures, {report.seconds:.2f} s wall "
-        f"(jobs={args.jobs})"
+        "(jobs=1)"
+    )
+    speedup = report.seconds / many.seconds if many.seconds > 0 else float("nan")
+    print(
+        f"certify --jobs {args.jobs}: {many.seconds:.2f} s wall vs --jobs 1: "
+        f"{report.seconds:.2f} s; speed-up {speedup:.2f}x (goal >= 1.5 at 2 jobs on 2 cores)"
     )
     if per:
         print(

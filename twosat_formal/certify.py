@@ -527,6 +527,10 @@ class _Index:
                 yield _Task(path, line, record, base, instance, twin_source)
 
 
+#: Below this many records ``jobs`` alone does not start worker processes: starting
+#: them (each imports the solvers) costs more than checking a small dataset.
+SMALL_DATASET = 64
+
 #: Referenced records kept in memory by the second pass (the most recently used).
 _CACHE_SIZE = 256
 
@@ -561,7 +565,8 @@ def certify_files(
     derived instance to its root). The files are read twice, a line at a time: once
     to index where each id is, once to check each record, so memory does not grow
     with the records. The checks run on ``executor`` (default: ``jobs`` worker
-    processes, or this process when ``jobs`` is 1), in file order; ``progress`` is
+    processes, or this process when ``jobs`` is 1 or the dataset has fewer than
+    :data:`SMALL_DATASET` records), in file order; ``progress`` is
     called with ``(records done, records in all)`` after each record.
 
     Raises
@@ -576,7 +581,8 @@ def certify_files(
     start = time.perf_counter()
     index = _Index(paths)
     owned = executor is None
-    runner = executor or (ProcessExecutor(jobs) if jobs > 1 else LocalExecutor())
+    parallel = jobs > 1 and index.records >= SMALL_DATASET
+    runner = executor or (ProcessExecutor(jobs) if parallel else LocalExecutor())
     failures: list[CheckFailure] = list(index.duplicates)
     kinds: dict[str, int] = {}
     fields = dict.fromkeys(CLASSES, 0)

@@ -36,7 +36,7 @@ import hashlib
 import json
 import os
 import sqlite3
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -513,16 +513,25 @@ class RunStore:
                 out["witness"] = json.loads(out["witness"])
             yield out
 
-    def export_rows(self) -> Iterator[dict[str, Any]]:
+    def export_rows(self, *, without: Collection[str] = ()) -> Iterator[dict[str, Any]]:
         """One row per sample and prompt with the export columns
         (:data:`twosat_formal.columns.COLUMNS`, in order).
 
         A result belongs to every stored prompt with the same text (the same request);
         a result whose prompt is not stored keeps the id it was asked for. The family,
         clause count and knobs come from the stored instance of the prompt.
+
+        ``without`` names columns of the ``results`` table the caller does not need
+        (``report`` passes ``{"response"}``): SQLite does not read them, and they come
+        back as ``None``, so a report does not load every answer's text.
         """
+        names_in_table = [row[1] for row in self._db.execute("PRAGMA table_info(results)")]
+        picked = ", ".join(
+            f"NULL AS {name}" if name in without else f"r.{name}" for name in names_in_table
+        )
         cursor = self._db.execute(
-            "SELECT r.*, p.instance_id AS prompt_instance_id, p.template AS prompt_template, "
+            f"SELECT {picked}, p.instance_id AS prompt_instance_id, "
+            "p.template AS prompt_template, "
             "p.prompt_id AS stored_prompt_id, i.family AS instance_family, "
             "i.num_clauses AS instance_num_clauses, i.num_vars AS instance_num_vars, "
             "json_extract(i.record, '$.params') AS instance_params "

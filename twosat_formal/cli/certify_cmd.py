@@ -71,11 +71,12 @@ def certify(
     ray_address: RayAddressOption = None,
 ) -> None:
     """Re-check every record of a dataset; exit 1 listing each failing record."""
-    with (
-        open_executor(executor, jobs, ray_address) as runner,
-        progress_callback("certifying", enabled=progress) as advance,
-    ):
-        report = certify_files(datasets, executor=runner, progress=advance)
+    with progress_callback("certifying", enabled=progress) as advance:
+        if executor is None:  # --jobs alone: worker processes unless the dataset is small
+            report = certify_files(datasets, jobs=jobs or 1, progress=advance)
+        else:
+            with open_executor(executor, jobs, ray_address) as runner:
+                report = certify_files(datasets, executor=runner, progress=advance)
     if as_json:
         out_console.print(json.dumps(report.to_json(), indent=2), markup=False)
     else:

@@ -186,7 +186,11 @@ def load_report_data(store_or_dir: str | os.PathLike[str]) -> ReportData:
         stories.update(story_counts(read_stories(source / STORIES_FILE)))
     with RunStore(store_path, readonly=True) as store:
         # the experiment design's nominal clause count, not the formula's, names a cell
-        rows = [{k: v for k, v in row.items() if k != "clauses"} for row in store.export_rows()]
+        # every column but the answers' text, which no table or figure reads
+        rows = [
+            {k: v for k, v in row.items() if k != "clauses"}
+            for row in store.export_rows(without={"response"})
+        ]
         instances = {str(r.get("id")): r for r in store.instances()}
         for run in store.runs():
             stored = run["info"].get("stories") if isinstance(run["info"], dict) else None
