@@ -1,0 +1,83 @@
+"""Tests that fail under each plausible bug of the perturbation proofs.
+
+Each builds a false claim that a specific, plausible mistake in
+``twosat_formal.perturb.proofs`` would prove, and asserts the outcome: the proof is
+refused, and (checked here without the prover) the claim really is false.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from twosat_formal.errors import ProofError
+from twosat_formal.formula import Formula
+from twosat_formal.perturb.proofs import Z3Session, prove
+from twosat_formal.perturb.transform import Transform
+from twosat_formal.solve import solve
+
+
+def satisfies(clauses: list[list[int]], model: dict[int, bool]) -> bool:
+    return all(any(model.get(abs(lit)) == (lit > 0) for lit in c) for c in clauses)
+
+
+def test_an_equivalence_is_proven_both_ways() -> None:
+    """Bug: checking ``base ⊨ result`` only. A reorder that drops a clause passes it."""
+    base = Formula([[1, 2], [-1, 2], [-2, 3]])
+    dropped = Formula([[-2, 3], [1, 2]], num_vars=3)  # clause (~1 | 2) is gone
+    # the shape of a reorder of three clauses; the result is checked against the base
+    t = Transform("reorder", {}, 0, "equivalent", ((1, 2, 3),), (2, 0, 1), 3)
+    with pytest.raises(ProofError) as info:
+        prove(base, dropped, t)
+    example = info.value.counterexample
+    assert example is not None  # Z3 found a model of the result that falsifies the base
+    model = {dropped.var(name): value for name, value in example.items()}
+    assert satisfies([list(c) for c in dropped.clauses], model)
+    assert not satisfies([list(c) for c in base.clauses], model)
+
+
+def test_the_entailment_that_a_one_way_check_would_skip_is_the_failing_one() -> None:
+    z3 = Z3Session()
+    base = [[1, 2], [-1, 2], [-2, 3]]
+    dropped = [[-2, 3], [1, 2]]
+    assert z3.entails(base, dropped) is None  # this direction holds
+    assert z3.entails(dropped, base) is not None  # this one does not
+
+
+def test_a_map_must_be_injective_on_variables_not_literals() -> None:
+    """Bug: injectivity checked on literals. The map 1 -> x1, 2 -> ~x1 is then 'injective'
+    and turns the satisfiable (x1) & (x2) into the unsatisfiable (x1) & (~x1)."""
+    base = Formula([[1], [2]])
+    result = Formula([[1], [-1]])
+    t = Transform("rename", {}, 0, "equivalent-under-map", ((1, -1),), (0, 1), 1)
+    assert solve(base).status == "SAT" and solve(result).status == "UNSAT"
+    with pytest.raises(ProofError, match="same variable"):
+        prove(base, result, t)
+
+
+def test_selector_variables_never_collide_with_the_witness() -> None:
+    """Bug: numbering Z3's selector variables after the clauses' variables only. A
+    witness over fresh variables that occur in no clause then forces every selector
+    false, and an extension that makes a SAT base UNSAT is 'proved'."""
+    base = Formula([[1]])
+    result = Formula([[1], [-1]], num_vars=3)
+    t = Transform(
+        "filler",
+        {},
+        0,
+        "conservative-extension",
+        ((1,),),
+        (0, 1),
+        3,
+        added_clauses=((-1,),),
+        fresh_vars=(2, 3),
+        witness=(-2, -3),
+    )
+    assert solve(base).status == "SAT" and solve(result).status == "UNSAT"
+    with pytest.raises(ProofError, match="witness does not extend"):
+        prove(base, result, t)
+
+
+def test_units_above_every_clause_variable_are_part_of_the_query() -> None:
+    z3 = Z3Session()
+    # (x1) with the units ~x2, ~x3 does not entail (x1) & (~x1)
+    assert z3.entails([[1]], [[1], [-1]], units=[-2, -3]) is not None
