@@ -45,6 +45,7 @@ __all__ = [
     "DIAGNOSTIC_FORMULAS",
     "bench_spec",
     "diagnostics_spec",
+    "diagnostics_table",
     "headline_table",
     "run_bench",
 ]
@@ -215,4 +216,36 @@ def headline_table(report_json: str | os.PathLike[str] | dict[str, Any]) -> Tabl
                     text = f"[bold]{text}[/bold]"
                 rendered.append(text)
         table.add_row(*rendered)
+    return table
+
+
+def diagnostics_table(report_json: str | os.PathLike[str] | dict[str, Any]) -> Table | None:
+    """The twins-and-chains rows of a bench report as a rich table (``None`` without).
+
+    >>> row = {"model": "m", "pairs": 2, "pair_accuracy": {"mean": 0.5},
+    ...        "pair_consistency": {"mean": 1.0}, "chains_asked": 1, "wit_unsat": {"mean": 1.0}}
+    >>> table = diagnostics_table({"diagnostics": [row]})
+    >>> table.row_count, [c.header for c in table.columns][-1]
+    (1, 'Wit. (UNSAT)')
+    >>> diagnostics_table({}) is None
+    True
+    """
+    if isinstance(report_json, dict):
+        data = report_json
+    else:
+        data = json.loads(Path(report_json).read_text(encoding="utf-8"))
+    rows = data.get("diagnostics")
+    if not rows:
+        return None
+    table = Table(title="Minimal twins and contradiction chains (%, diagnostics/)")
+    for header in ("model", "pairs", "pair accuracy", "pair consistency", "Wit. (UNSAT)"):
+        table.add_column(header, justify="left" if header == "model" else "right")
+    for row in rows:
+        table.add_row(
+            str(row.get("model")),
+            str(row.get("pairs")),
+            _pct(row.get("pair_accuracy")),
+            _pct(row.get("pair_consistency")),
+            _pct(row.get("wit_unsat")),
+        )
     return table

@@ -269,7 +269,7 @@ def bench_command(
     Writes the report, figures, dataset, results and manifest, and prints the headline
     table.
     """
-    from twosat_formal.bench import headline_table, run_bench
+    from twosat_formal.bench import diagnostics_table, headline_table, run_bench
 
     if formulas is not None and full:
         raise ConfigError("--formulas and --full exclude each other", parameter="formulas")
@@ -300,5 +300,8 @@ def bench_command(
     natural = Measurement.get(out_console, wide, table).maximum  # print whole, never truncated
     wide_console = Console(file=out_console.file, width=max(out_console.width, natural))
     wide_console.print(table)
+    diagnostics = diagnostics_table(result.out_dir / "report.json")
+    if diagnostics is not None:
+        wide_console.print(diagnostics)
     _print_result(result)
     exit_on_failed_requests(result.evaluation)
