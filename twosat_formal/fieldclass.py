@@ -163,14 +163,48 @@ def compare_record(kind: str, stored: Any, expected: Any, *, limit: int = 5) -> 
     ["x is not a field of the re-derived record (fields: ['a'])"]
     """
     out = Comparison()
-    _walk(kind, stored, expected, [], out, limit)
+    _walk(kind, stored, expected, [], out, limit, FIELD_CLASSES.get(kind, ()))
     return out
 
 
+_Rules = tuple[tuple[_Pattern, str], ...]
+
+
+def _descend(rules: _Rules, depth: int, key: str | int) -> _Rules:
+    """The rules that can still match below ``key`` (at ``depth``), in their order.
+
+    A rule stays when it matched in full above (it covers the subtree) or its part at
+    ``depth`` is ``*`` or ``key``; so the first rule with at most ``depth + 1`` parts
+    left is the one :func:`field_class` would find, and an empty set means every field
+    below is re-derived, with no pattern left to try.
+    """
+    if not rules:
+        return rules
+    text = str(key)
+    return tuple(
+        rule
+        for rule in rules
+        if len(rule[0]) <= depth or rule[0][depth] == "*" or rule[0][depth] == text
+    )
+
+
+def _class_of(rules: _Rules, depth: int) -> str:
+    for pattern, kind_of in rules:
+        if len(pattern) <= depth:
+            return kind_of
+    return RE_DERIVED
+
+
 def _walk(
-    kind: str, stored: Any, expected: Any, path: list[str | int], out: Comparison, limit: int
+    kind: str,
+    stored: Any,
+    expected: Any,
+    path: list[str | int],
+    out: Comparison,
+    limit: int,
+    rules: _Rules,
 ) -> None:
-    cls = field_class(kind, path) if path else RE_DERIVED
+    cls = _class_of(rules, len(path)) if path else RE_DERIVED
     if cls != RE_DERIVED:
         out.counts[cls] += _leaves(stored)
         if cls == MEASURED and path and path[-1] in _TIMINGS:
@@ -196,7 +230,8 @@ def _walk(
         if common != [k for k in wanted if k in stored]:
             _differ(out, limit, f"the fields of {_show_path(path)} are in another order")
         for key in common:
-            _walk(kind, stored[key], expected[key], [*path, key], out, limit)
+            below = _descend(rules, len(path), key)
+            _walk(kind, stored[key], expected[key], [*path, key], out, limit, below)
         if not stored:
             out.counts[RE_DERIVED] += 1
         return
@@ -210,7 +245,7 @@ def _walk(
             )
             return
         for i, (a, b) in enumerate(zip(stored, expected, strict=True)):
-            _walk(kind, a, b, [*path, i], out, limit)
+            _walk(kind, a, b, [*path, i], out, limit, _descend(rules, len(path), i))
         if not stored:
             out.counts[RE_DERIVED] += 1
         return
