@@ -5,8 +5,9 @@ images, :func:`layout`), then written in both formats from that one layout, so b
 files always hold the same sections:
 
 1. Summary (per model: accuracies, witness validity, SAT bias, truncation, robustness)
-2. Table 1 (rows generator × |C|, columns model × {Sat., Wit.}; best in bold, second
-   in italics), then the strict and lenient answer readings side by side
+2. Table 1 (rows generator × |C|, columns model × {Sat., Wit.}, and Wit. (UNSAT) when
+   some prompt asked for a contradiction chain; best in bold, second in italics), then
+   the strict and lenient answer readings side by side
 3. Truncation (App. I) and SAT-prediction bias on UNSAT instances (App. J)
 4. Friedman p-values across knob levels, Benjamini–Hochberg within each generator
    (App. K)
@@ -17,7 +18,10 @@ files always hold the same sections:
 7. Failure kinds
 8. Robustness, then, for a run with symbolically edited instances only, the edit
    sections (:data:`EDIT_SECTIONS`: normalized accuracy and flip rate per cumulative
-   level, original-answer retention)
+   level, original-answer retention); then, when they apply, the diagnostics
+   (:data:`PAIRS_SECTION`: pair accuracy and consistency of minimal twins;
+   :data:`TRACES_SECTION`: unsupported claims of the trace checker against correctness;
+   :data:`DIAGNOSTICS_SECTION`: the bench's twins-and-chains side run)
 9. Figures and provenance
 
 Every p-value is shown with its test and ``n``. The HTML file embeds the figures as
