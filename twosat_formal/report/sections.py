@@ -279,6 +279,8 @@ class ReportContent:
     pairs: list[PairSummary] | None = None
     traces: list[TraceSummary] | None = None
     diagnostics: list[DiagnosticRow] | None = None
+    #: Curves against |C| per metric of :data:`SIZE_METRICS`, then family, then model.
+    size_metric_curves: dict[str, dict[str, Curves]] = field(default_factory=dict)
 
 
 def _family_key(name: str) -> tuple[int, str]:
@@ -385,7 +387,13 @@ def _reference_template(rows: Sequence[Row]) -> str:
 
 
 def _curve(
-    rows: Sequence[Row], x_of: str, *, method: str, seed: int, key: Sequence[str] = _UNIT
+    rows: Sequence[Row],
+    x_of: str,
+    *,
+    method: str,
+    seed: int,
+    key: Sequence[str] = _UNIT,
+    metric: str = "success",
 ) -> list[tuple[float, Estimate]]:
     points: dict[float, list[Row]] = {}
     for row in rows:
@@ -394,8 +402,7 @@ def _curve(
             continue
         points.setdefault(float(x), []).append(row)
     return [
-        (x, aggregate(points[x], "success", key=key, method=method, seed=seed))
-        for x in sorted(points)
+        (x, aggregate(points[x], metric, key=key, method=method, seed=seed)) for x in sorted(points)
     ]
 
 
@@ -406,7 +413,12 @@ def _in_order(curves: Curves, order: Sequence[str]) -> Curves:
 
 
 def _size_curves(
-    rows: Sequence[Row], models: Sequence[str], *, method: str, seed: int
+    rows: Sequence[Row],
+    models: Sequence[str],
+    *,
+    method: str,
+    seed: int,
+    metric: str = "success",
 ) -> dict[str, Curves]:
     plain = [r for r in rows if _is_plain(r)]
     out: dict[str, Curves] = {}
@@ -414,11 +426,22 @@ def _size_curves(
         group_rows(plain, ["family"]).items(), key=lambda kv: _family_key(str(kv[0][0]))
     ):
         curves = {
-            str(model): _curve(mine, "clauses", method=method, seed=seed)
+            str(model): _curve(mine, "clauses", method=method, seed=seed, metric=metric)
             for (model,), mine in group_rows(members, ["model"]).items()
         }
-        out[str(family)] = _in_order(curves, models)
+        curves = {  # a metric that applies to no row of a family draws nothing there
+            name: points
+            for name, points in curves.items()
+            if any(estimate.mean is not None for _, estimate in points)
+        }
+        if curves:
+            out[str(family)] = _in_order(curves, models)
     return out
+
+
+#: The metrics drawn in separate panels against |C|: decision accuracy (every
+#: instance) and witness validity (SAT instances).
+SIZE_METRICS = ("accuracy", "witness")
 
 
 def _template_curves(rows: Sequence[Row], *, method: str, seed: int) -> dict[str, Curves]:
@@ -909,6 +932,10 @@ def compute_content(
         filler_tests=filler_tests,
         duplication_tests=duplication_tests,
         size_curves=_size_curves(data, models, method=method, seed=seed),
+        size_metric_curves={
+            metric: _size_curves(data, models, method=method, seed=seed, metric=metric)
+            for metric in SIZE_METRICS
+        },
         template_curves=_template_curves(data, method=method, seed=seed),
         knob_curves=_knob_curves(data, models, method=method, seed=seed),
         order_bars=order_bars,

@@ -1,0 +1,172 @@
+"""Figures checked without a screenshot: file names, one colour per series, integer ticks,
+and an HTML report that is valid and works offline.
+
+The SVG twin of every figure keeps its text as text, so the test reads each legend
+(label → colour) and each tick label straight from the files the report wrote.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from twosat_formal.cli import main
+from twosat_formal.report.plots import PNG_SIGNATURE
+
+SVG = "{http://www.w3.org/2000/svg}"
+MODELS = ("ref/oracle", "ref/sat-biased", "ref/coin")
+NEW_FIGURES = ("accuracy-vs-clauses", "sat_bias", "truncation", "failures")
+
+
+def run(*argv: str) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(list(argv))
+    assert info.value.code == 0
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A report of three reference models on two families, two sizes, two templates."""
+    folder = tmp_path_factory.mktemp("report")
+    parts = []
+    for family in ("backbone", "implication-cycle"):
+        for clauses in ("8", "13"):
+            part = folder / f"{family}-{clauses}.jsonl"
+            run("generate", family, "--clauses", clauses, "--count", "2", "-o", str(part))
+            parts.append(part.read_text())
+    data = folder / "data.jsonl"
+    data.write_text("".join(parts))
+    prompts = folder / "prompts.jsonl"
+    prompt_lines = []
+    for template in ("logic", "door"):
+        part = folder / f"p-{template}.jsonl"
+        run("verbalize", str(data), "-t", template, "-o", str(part))
+        prompt_lines.append(part.read_text())
+    prompts.write_text("".join(prompt_lines))
+    store = folder / "runs.sqlite"
+    models = [arg for model in MODELS for arg in ("-m", model)]
+    run("eval", str(prompts), "--dataset", str(data), *models, "--store", str(store),
+        "--no-progress")  # fmt: skip
+    run("report", str(store), "-o", str(folder / "out"))
+    return folder / "out"
+
+
+def legend(svg: Path) -> dict[str, str]:
+    """Label → colour of every entry of the figure's legend, read from the SVG."""
+    root = ET.parse(svg).getroot()
+    out: dict[str, str] = {}
+    for group in root.iter(f"{SVG}g"):
+        if not group.get("id", "").startswith("legend"):
+            continue
+        colour = None
+        for element in group.iter():
+            style = element.get("style", "")
+            found = re.search(r"stroke: (#[0-9a-f]{6})", style) or re.search(
+                r"fill: (#[0-9a-f]{6})", style
+            )
+            if found and element.tag != f"{SVG}text":
+                colour = colour or found.group(1)
+            if element.tag == f"{SVG}text" and element.text:
+                assert colour is not None, f"{svg.name}: {element.text} has no swatch"
+                out[element.text] = colour
+                colour = None
+    return out
+
+
+def tick_labels(svg: Path, axis: str) -> list[str]:
+    root = ET.parse(svg).getroot()
+    labels = []
+    for group in root.iter(f"{SVG}g"):
+        if group.get("id", "").startswith(f"{axis}tick_"):
+            labels += [t.text for t in group.iter(f"{SVG}text") if t.text]
+    return labels
+
+
+def test_every_figure_is_written_as_png_and_svg_with_the_names_that_say_which(
+    report: Path,
+) -> None:
+    figures = report / "figures"
+    pngs = {p.stem for p in figures.glob("*.png")}
+    svgs = {p.stem for p in figures.glob("*.svg")}
+    assert pngs == svgs and set(NEW_FIGURES) <= pngs
+    for stem in pngs:
+        assert (figures / f"{stem}.png").read_bytes()[:8] == PNG_SIGNATURE
+        assert ET.parse(figures / f"{stem}.svg").getroot().tag == f"{SVG}svg"
+
+
+def test_each_series_keeps_one_colour_across_every_figure(report: Path) -> None:
+    seen: dict[str, set[str]] = {}
+    legends = {svg.stem: legend(svg) for svg in (report / "figures").glob("*.svg")}
+    for entries in legends.values():
+        for label, colour in entries.items():
+            seen.setdefault(label, set()).add(colour)
+    assert {label: len(c) for label, c in seen.items()} == dict.fromkeys(seen, 1)
+    models = {label: colour for label, colour in legends["sat_bias"].items()}
+    assert set(models) == set(MODELS)
+    assert len(set(models.values())) == len(MODELS)  # distinct models, distinct colours
+    assert legends["accuracy-vs-clauses"] == legends["truncation"] == models
+
+
+def test_axes_that_count_have_whole_number_ticks(report: Path) -> None:
+    for name in ("accuracy-vs-clauses", "accuracy-by-template"):
+        labels = tick_labels(report / "figures" / f"{name}.svg", "x")
+        assert labels and all(re.fullmatch(r"−?\d+", label) for label in labels), labels
+
+
+def test_decision_accuracy_and_witness_validity_are_separate_panels(report: Path) -> None:
+    texts = [
+        t.text or ""
+        for t in ET.parse(report / "figures" / "accuracy-vs-clauses.svg").iter(f"{SVG}text")
+    ]
+    assert "backbone: decision accuracy" in texts and "backbone: witness validity" in texts
+    assert "decision accuracy (%)" in texts and "witness validity (%)" in texts
+
+
+class StrictHTML(HTMLParser):
+    """Checks that every element is closed in order and nothing is loaded from afar."""
+
+    VOID = frozenset(
+        ("area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
+         "track", "wbr")
+    )  # fmt: skip
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.stack: list[str] = []
+        self.errors: list[str] = []
+        self.tags: list[str] = []
+        self.doctype = ""
+
+    def handle_decl(self, decl: str) -> None:
+        self.doctype = decl
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append(tag)
+        for name, value in attrs:
+            if name in ("src", "href") and value and re.match(r"(https?:)?//", value):
+                self.errors.append(f"<{tag} {name}={value!r}> loads from the network")
+            if tag == "img" and name == "src" and value and not value.startswith("data:"):
+                self.errors.append(f"image {value!r} is not embedded")
+        if tag not in self.VOID:
+            self.stack.append(tag)
+
+    def handle_endtag(self, tag: str) -> None:
+        if not self.stack or self.stack[-1] != tag:
+            self.errors.append(f"</{tag}> closes {self.stack[-1:] or 'nothing'}")
+        else:
+            self.stack.pop()
+
+
+def test_the_html_report_is_valid_and_self_contained(report: Path) -> None:
+    parser = StrictHTML()
+    parser.feed((report / "report.html").read_text(encoding="utf-8"))
+    parser.close()
+    assert parser.doctype.lower() == "doctype html"
+    assert parser.errors == [] and parser.stack == []
+    assert parser.tags[:1] == ["html"] and parser.tags.count("body") == 1
+    assert "script" not in parser.tags  # nothing to run, nothing to fetch
+    assert parser.tags.count("img") >= len(NEW_FIGURES)
