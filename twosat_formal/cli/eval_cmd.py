@@ -123,7 +123,7 @@ def eval_command(
             "--model-concurrency",
             min=1,
             help="Requests in flight per model (a spec's ?concurrency=N wins).",
-            show_default=False,
+            show_default="--concurrency",
         ),
     ] = None,
     rpm: Annotated[
@@ -132,7 +132,7 @@ def eval_command(
             "--rpm",
             min=0.001,
             help="Requests per minute per model (a spec's ?rpm=R wins).",
-            show_default=False,
+            show_default="no limit",
         ),
     ] = None,
     tpm: Annotated[
@@ -141,7 +141,7 @@ def eval_command(
             "--tpm",
             min=1,
             help="Tokens per minute per model, prompt plus answer budget (a spec's ?tpm=T wins).",
-            show_default=False,
+            show_default="no limit",
         ),
     ] = None,
     api_key_env: ApiKeyEnvOption = None,
