@@ -73,6 +73,7 @@ __all__ = [
     "certify_file",
     "certify_files",
     "certify_record",
+    "revalidate_stories",
 ]
 
 #: The solver backends that must agree with every stored label.
@@ -550,6 +551,43 @@ def _lines(path: str) -> Iterator[tuple[int, int, Any]]:
             except json.JSONDecodeError as exc:
                 value = RecordError(f"invalid JSON: {exc.msg}", line=number, source=path)
             yield number, start, value
+
+
+def revalidate_stories(paths: Sequence[str | Path], model: Any) -> list[CheckFailure]:
+    """Ask ``model`` again about every story record of the dataset (``--revalidate``).
+
+    Each story whose instance is in the dataset is checked by
+    :func:`twosat_formal.verbalize.story.revalidate.revalidate_story`; every problem is a
+    failure of the check ``revalidate``, naming the record. The model is closed after.
+    """
+    import asyncio
+
+    from twosat_formal.instance import Instance
+    from twosat_formal.verbalize.story.record import StoryRecord, is_story_record
+    from twosat_formal.verbalize.story.revalidate import revalidate_story
+
+    index = _Index(paths)
+
+    async def run() -> list[CheckFailure]:
+        failures: list[CheckFailure] = []
+        try:
+            for task in index.tasks():
+                if not is_story_record(task.record) or task.instance is None:
+                    continue
+                try:
+                    story = StoryRecord.from_record(task.record)
+                    formula = Instance.from_record(task.instance).formula
+                except TwoSatFormalError:
+                    continue  # the ordinary checks report it
+                for problem in await revalidate_story(story, formula, model):
+                    failures.append(
+                        CheckFailure(story.id, task.line, "revalidate", problem, task.source)
+                    )
+        finally:
+            await model.aclose()
+        return failures
+
+    return asyncio.run(run())
 
 
 def certify_files(

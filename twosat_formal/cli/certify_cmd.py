@@ -20,6 +20,8 @@ from rich.table import Table
 from twosat_formal.certify import CertifyReport, certify_files
 from twosat_formal.cli.app import app, err_console, out_console
 from twosat_formal.cli.options import (
+    ApiKeyEnvOption,
+    BaseUrlOption,
     ExecutorOption,
     JobsOption,
     ProgressOption,
@@ -27,6 +29,7 @@ from twosat_formal.cli.options import (
     open_executor,
 )
 from twosat_formal.cli.progress import progress_callback
+from twosat_formal.errors import ConfigError
 from twosat_formal.fieldclass import CLASSES
 
 __all__ = ["certify"]
@@ -69,14 +72,42 @@ def certify(
     executor: ExecutorOption = None,
     jobs: JobsOption = None,
     ray_address: RayAddressOption = None,
+    revalidate: Annotated[
+        bool,
+        typer.Option(
+            "--revalidate",
+            help="Also ask a validator model (--model) again about every story's attested "
+            "text: the introduction states no rule, each clue its clause.",
+        ),
+    ] = False,
+    model: Annotated[
+        str | None,
+        typer.Option("--model", "-m", metavar="SPEC", help="The validator of --revalidate."),
+    ] = None,
+    base_url: BaseUrlOption = None,
+    api_key_env: ApiKeyEnvOption = None,
 ) -> None:
     """Re-check every record of a dataset; exit 1 listing each failing record."""
+    if revalidate != (model is not None):
+        raise ConfigError("--revalidate and --model go together", parameter="model")
+    validator = None
+    if model is not None:
+        from twosat_formal.models import load_model
+
+        validator = load_model(model, base_url=base_url, api_key_env=api_key_env)
     with progress_callback("certifying", enabled=progress) as advance:
         if executor is None:  # --jobs alone: worker processes unless the dataset is small
             report = certify_files(datasets, jobs=jobs or 1, progress=advance)
         else:
             with open_executor(executor, jobs, ray_address) as runner:
                 report = certify_files(datasets, executor=runner, progress=advance)
+    if validator is not None:
+        from dataclasses import replace
+
+        from twosat_formal.certify import revalidate_stories
+
+        more = revalidate_stories(datasets, validator)
+        report = replace(report, failures=(*report.failures, *more))
     if as_json:
         out_console.print(json.dumps(report.to_json(), indent=2), markup=False)
     else:

@@ -1,0 +1,139 @@
+"""Ask a validator model again about a story's attested text (``certify --revalidate``).
+
+What a model wrote can only be *validated by a model*, never proved. ``certify`` binds
+a story's attested text into its id; ``--revalidate --model SPEC`` asks a validator
+model again, with the checks App. G.3 leaves open:
+
+* **the introduction** is asked whether it states any rule, constraint or relationship
+  about the entities: it must not (a rule there would be a clause the formula lacks);
+* **each accepted clue** is asked its two entities (Step 3a) and each entity's state
+  (Step 3b) again, and also its **relation**: that at least one of the two statements
+  holds (a clause), not that both do, nor "if the first, then the second".
+
+Fallback and direct clues are programmatic sentences, read back by parsing; they are
+not asked. A failed call, or a reply that is unclear, fails the record too.
+
+Examples
+--------
+>>> print(intro_prompt("Night fell.", ["the maid", "the cook"]).splitlines()[0])
+Does this introduction state any rule, constraint or relationship about what
+>>> read_letter("Answer: C", "ABC"), read_letter("A or B", "ABC")
+('C', None)
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+
+from twosat_formal.errors import EvaluationError
+from twosat_formal.formula import Formula
+from twosat_formal.model import Model, SamplingParams
+from twosat_formal.verbalize.story.generator import entities_prompt, state_prompt
+from twosat_formal.verbalize.story.record import StoryRecord, assess, read_entities
+
+__all__ = [
+    "RELATION_ANSWER",
+    "intro_prompt",
+    "read_letter",
+    "read_yes_no",
+    "relation_prompt",
+    "revalidate_story",
+]
+
+#: The relation every clue must state: "at least one of the two holds" (a clause).
+RELATION_ANSWER = "A"
+#: Greedy sampling for the validator, as in App. G.3's validation calls.
+_PARAMS = SamplingParams(max_tokens=256, temperature=0.0)
+_YES_NO = re.compile(r"\b(yes|no)\b", re.IGNORECASE)
+
+
+def intro_prompt(intro: str, entities: Sequence[str]) -> str:
+    """The question about the introduction: does it state a rule?"""
+    return (
+        "Does this introduction state any rule, constraint or relationship about what\n"
+        "is true of the entities (for example that one is guilty, or that two go\n"
+        "together)? Merely naming or describing them is not a rule.\n\n"
+        f'INTRODUCTION: "{intro}"\n\n'
+        f"ENTITIES: {json.dumps(list(entities), ensure_ascii=False)}\n\n"
+        'Answer with ONLY "Yes" or "No".'
+    )
+
+
+def relation_prompt(clue: str, first: str, second: str) -> str:
+    """The question about a clue's relation between its two statements."""
+    return (
+        "What does this clue state about the two statements below?\n\n"
+        f'CLUE: "{clue}"\n\n'
+        f"- Statement 1: {first}\n"
+        f"- Statement 2: {second}\n\n"
+        "A) at least one of the two statements is true\n"
+        "B) both statements are true\n"
+        "C) if statement 1 is true, then statement 2 is true\n\n"
+        'Answer with ONLY "A", "B" or "C".'
+    )
+
+
+def read_letter(reply: str, letters: str) -> str | None:
+    """The one capital letter of ``letters`` a reply names as a word, else ``None``."""
+    found = set(re.findall(rf"\b([{letters}])\b", reply))
+    return found.pop() if len(found) == 1 else None
+
+
+def read_yes_no(reply: str) -> str | None:
+    """``"yes"`` or ``"no"`` when the reply says exactly one of them, else ``None``.
+
+    >>> read_yes_no("No."), read_yes_no("Yes and no")
+    ('no', None)
+    """
+    found = {m.lower() for m in _YES_NO.findall(reply)}
+    return found.pop() if len(found) == 1 else None
+
+
+async def _ask(model: Model, prompt: str) -> str | None:
+    try:
+        return (await model.generate(prompt, _PARAMS)).text
+    except EvaluationError:
+        return None
+
+
+async def revalidate_story(record: StoryRecord, formula: Formula, model: Model) -> list[str]:
+    """Ask ``model`` about the attested parts of ``record``; the problems found (none: ok).
+
+    ``formula`` is the instance's formula (clause ``i`` is clue ``i``).
+    """
+    problems: list[str] = []
+    entities = list(record.entities)
+    descriptions = record.descriptions()
+    reply = await _ask(model, intro_prompt(record.intro, entities))
+    said = read_yes_no(reply) if reply is not None else None
+    if said != "no":
+        problems.append(
+            "the introduction states a rule about the entities (validator: "
+            f"{(reply or 'no reply').strip()[:60]!r})"
+        )
+    for clue, clause in zip(record.clues, formula.clauses, strict=False):
+        if clue.accepted is None:
+            continue  # a programmatic sentence, read back by parsing
+        source = [(entities[abs(lit) - 1], lit > 0) for lit in clause]
+        where = f"clue {clue.index}"
+        found = await _ask(model, entities_prompt(clue.text, entities))
+        states: list[str | None] = []
+        named = None
+        if found is not None:
+            named = read_entities(found, entities)
+        for entity in named or ():
+            true, false = descriptions[entity]
+            states.append(await _ask(model, state_prompt(clue.text, entity, true, false)))
+        outcome = assess(clue.text, found, states, source, entities).outcome
+        if outcome != "valid":
+            problems.append(f"{where}: the validator now reads it as {outcome!r}")
+            continue
+        statements = [f"{e} {descriptions[e][0 if v else 1]}" for e, v in source]
+        relation = await _ask(model, relation_prompt(clue.text, *statements[:2]))
+        letter = read_letter(relation, "ABC") if relation is not None else None
+        if letter != RELATION_ANSWER:
+            meaning = {"B": "both hold", "C": "if-then", None: "no clear answer"}[letter]
+            problems.append(f"{where}: the validator reads its relation as {meaning}")
+    return problems
