@@ -12,7 +12,7 @@ import pytest
 
 from twosat_formal.certify import CheckFailure, certify_file, certify_files, certify_record
 from twosat_formal.cli import main
-from twosat_formal.errors import ConfigError
+from twosat_formal.errors import ConfigError, RecordError
 from twosat_formal.generators import generate
 from twosat_formal.instance import Instance
 from twosat_formal.perturb.instances import perturb_instance
@@ -272,7 +272,9 @@ def test_jobs_must_be_positive(tmp_path: Path) -> None:
 
 
 def test_empty_dataset_fails(tmp_path: Path) -> None:
-    report = certify_file(write(tmp_path / "e.jsonl", []))
+    with pytest.raises(RecordError, match="empty"):  # zero bytes: an input error
+        certify_file(write(tmp_path / "e.jsonl", []))
+    report = certify_file(write(tmp_path / "blank.jsonl", ["", "  "]))  # no record
     assert not report.ok and report.records == 0
     assert [f.check for f in report.failures] == ["dataset"]
     assert "no record" in report.failures[0].message

@@ -64,6 +64,7 @@ from twosat_formal.errors import ConfigError, RecordError, TwoSatFormalError
 from twosat_formal.executors import Executor, LocalExecutor, ProcessExecutor
 from twosat_formal.fieldclass import CLASSES
 from twosat_formal.formula import Formula
+from twosat_formal.jsonl import EMPTY_INPUT
 
 __all__ = [
     "BACKENDS",
@@ -478,6 +479,9 @@ class _Index:
         self.duplicates: list[CheckFailure] = []
         self.records = 0
         self._cache: OrderedDict[tuple[int, int], Any] = OrderedDict()
+        for path in self.paths:
+            if Path(path).stat().st_size == 0:  # one rule for every command
+                raise RecordError(EMPTY_INPUT, source=path)
         for number, path in enumerate(self.paths):
             for line, offset, record in _lines(path):
                 self.records += 1
