@@ -34,6 +34,7 @@ __all__ = [
     "JsonLine",
     "RawLine",
     "first_char",
+    "is_dataset",
     "json_line",
     "parse_raw",
     "raw_lines",
@@ -147,6 +148,27 @@ def first_char(path: str | Path, *, source: str | None = None) -> str:
         except UnicodeDecodeError as exc:
             raise _not_text(exc, name, None) from None
     return ""
+
+
+def is_dataset(path: str | Path, *, source: str | None = None) -> bool:
+    """Whether an input is a dataset (JSON Lines records) rather than one formula file.
+
+    This is the one test every command that takes "a dataset or a formula file" uses: a
+    name ending in ``.jsonl``, or a first non-blank character ``{`` (DIMACS and the DSL
+    never start with one). ``source`` is the name the user gave (``"<stdin>"`` for a
+    copy of stdin, see :func:`rereadable`); a zero-byte or binary file that is not named
+    ``.jsonl`` is a :class:`RecordError`.
+
+    >>> import tempfile, os
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     cnf, data = os.path.join(tmp, "f.cnf"), os.path.join(tmp, "d.txt")
+    ...     _ = open(cnf, "w").write("p cnf 1 1\\n1 0\\n")
+    ...     _ = open(data, "w").write('  {"id": "a"}\\n')
+    ...     is_dataset(cnf), is_dataset(data), is_dataset(cnf, source="x.jsonl")
+    (False, True, True)
+    """
+    name = source if source is not None else str(path)
+    return name.endswith(".jsonl") or first_char(path, source=name) == "{"
 
 
 def read_text(path: str | Path, *, source: str | None = None) -> str:

@@ -36,7 +36,7 @@ from twosat_formal.cli.progress import with_progress
 from twosat_formal.errors import ConfigError
 from twosat_formal.executors import parse_shard
 from twosat_formal.io import parse_formula, read_formula, write_dimacs, write_dsl
-from twosat_formal.jsonl import first_char, read_text, rereadable
+from twosat_formal.jsonl import is_dataset, read_text, rereadable
 from twosat_formal.prompts import formula_id, write_prompts
 from twosat_formal.verbalize import TEMPLATES, backparse, prompt_record
 
@@ -137,7 +137,7 @@ def verbalize_command(
     names = _templates(story_cmd.require_template(template))
     part = parse_shard(shard) if shard is not None else None
     with rereadable(input_path) as (file, source):
-        if input_path.endswith(".jsonl") or first_char(file, source=source) == "{":
+        if is_dataset(file, source=source):
             _verbalize_dataset(
                 file,
                 source,

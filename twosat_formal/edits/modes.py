@@ -57,7 +57,7 @@ from twosat_formal.executors import Executor, LocalExecutor
 from twosat_formal.instance import Instance
 from twosat_formal.jsonl import (
     RawLine,
-    first_char,
+    is_dataset,
     parse_raw,
     raw_lines,
     read_stream,
@@ -526,7 +526,7 @@ def edit_lines(
     settings = _settings(run.mode, keep, run.max_edits, seed, operators, order, keep_base)
     runner = executor or LocalExecutor()
     with rereadable(path) as (file, source):
-        if first_char(file, source=source) != "{":
+        if not is_dataset(file, source=source):
             text = read_text(file, source=source)
             instance = root_instance(parse_formula(text, source=source), source=source)
             records, counts = _edit_one(settings, instance)

@@ -31,7 +31,7 @@ from twosat_formal.errors import ConfigError, ProofError
 from twosat_formal.executors import Executor, LocalExecutor
 from twosat_formal.formula import Formula
 from twosat_formal.instance import SCHEMA_VERSION, Instance, canonical_json
-from twosat_formal.jsonl import RawLine, first_char, parse_raw, raw_lines, read_text, rereadable
+from twosat_formal.jsonl import RawLine, is_dataset, parse_raw, raw_lines, read_text, rereadable
 from twosat_formal.perturb.chain import Chain, StepSpec, apply_chain
 from twosat_formal.perturb.transform import Transform
 from twosat_formal.provenance import tool_version
@@ -41,7 +41,6 @@ __all__ = [
     "derived_id",
     "derived_instance",
     "instance_seed",
-    "is_dataset_text",
     "perturb_document",
     "perturb_file",
     "perturb_instance",
@@ -195,15 +194,6 @@ def instance_seed(seed: int, instance_id: str) -> int:
     return int.from_bytes(digest[:8], "big") >> 1
 
 
-def is_dataset_text(text: str) -> bool:
-    """Whether ``text`` is a JSON Lines dataset (its first non-blank character is ``{``).
-
-    >>> is_dataset_text('{"id": 1}'), is_dataset_text("p cnf 1 1\\n1 0\\n")
-    (True, False)
-    """
-    return text.lstrip()[:1] == "{"
-
-
 def _base_line(line: RawLine) -> str:
     record = parse_raw(line).value
     return Instance.from_record(record, line=line.number, source=line.source).to_json()
@@ -247,7 +237,7 @@ def perturb_lines(
         raise ConfigError("give at least one operator", parameter="op")
     runner = executor or LocalExecutor()
     with rereadable(path) as (file, source):
-        if first_char(file, source=source) != "{":
+        if not is_dataset(file, source=source):
             formula = parse_formula(read_text(file, source=source), source=source)
             yield json.dumps(perturb_document(formula, steps, seed=seed, source=source))
             return

@@ -76,6 +76,7 @@ from twosat_formal.errors import (
     TwoSatFormalError,
 )
 from twosat_formal.formula import Formula
+from twosat_formal.jsonl import is_dataset
 from twosat_formal.model import Model, SamplingParams, public_endpoint
 from twosat_formal.prompts import formula_id, story_prompt
 from twosat_formal.provenance import tool_version
@@ -299,15 +300,6 @@ class StoryItem:
     label: str
 
 
-def _is_dataset(path: str) -> bool:
-    if path == "-":
-        return False
-    if path.endswith(".jsonl"):
-        return True
-    with open(path, encoding="utf-8") as stream:
-        return stream.read(4096).lstrip().startswith("{")
-
-
 def read_story_inputs(path: str | os.PathLike[str]) -> tuple[list[StoryItem], bool]:
     """The formulas of a dataset (``.jsonl`` instances) or of one formula file.
 
@@ -322,7 +314,7 @@ def read_story_inputs(path: str | os.PathLike[str]) -> tuple[list[StoryItem], bo
     ('SAT', False)
     """
     text_path = str(path)
-    if _is_dataset(text_path):
+    if text_path != "-" and is_dataset(text_path):  # stdin: one formula
         from twosat_formal.instance import read_instances
 
         items = [StoryItem(i.id, i.formula, i.label) for i in read_instances(text_path)]
