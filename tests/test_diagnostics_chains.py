@@ -287,3 +287,10 @@ def test_hostile_chain_answers() -> None:
     ):
         j = score(Response(text + "\nThe answer is: No"), record, UNSAT, "UNSAT")
         assert j.cycle_valid in (None, False)
+
+
+def test_ask_cycle_prompts_validate_against_the_record_model() -> None:
+    from twosat_formal.records import PromptRecordModel
+
+    asked = prompt_record(UNSAT, "door", instance_id="u", seed=1, ask_cycle=True)
+    assert PromptRecordModel.model_validate(asked.to_record()).ask_cycle is True

@@ -244,3 +244,13 @@ def test_pairs_command_refuses_bad_input(tmp_path: Path, capsys: pytest.CaptureF
     assert code == 2 and out == ""
     assert err.startswith("error: ") and len(err.strip().splitlines()) == 1
     assert "bad.jsonl:1" in err
+
+
+def test_twin_records_validate_against_the_record_model() -> None:
+    from twosat_formal.records import InstanceRecord
+
+    source = generate("backbone", clauses=15, seed=2)
+    record = twin_instance(source).to_record()
+    model = InstanceRecord.model_validate(record)
+    assert model.twin_of == source.id and model.change is not None
+    assert model.change.reason == "close-cycle"

@@ -39,6 +39,7 @@ __all__ = [
     "RECORD_MODELS",
     "Attempt",
     "Certificate",
+    "ChangeRecord",
     "Clue",
     "EditRecord",
     "InstanceRecord",
@@ -114,6 +115,20 @@ class EditRecord(_Record):
     seed: int | None
 
 
+class ChangeRecord(_Record):
+    """The one-clause change from a minimal twin's source to the twin."""
+
+    kind: Literal["replace", "add", "remove"]
+    position: int = Field(ge=0)
+    before: IntClause
+    after: IntClause
+    reason: Literal["break-cycle", "close-cycle"]
+    cycle: IntClause
+    seed: int
+    description: str | None = None
+    cycle_text: str | None = None
+
+
 class InstanceRecord(_Record):
     """One line of a dataset: a labelled, certified formula and how it was made."""
 
@@ -131,6 +146,8 @@ class InstanceRecord(_Record):
     base_id: str | None = None
     transforms: list[EditRecord | PerturbationRecord] = Field(default_factory=list)
     provenance: dict[str, Any]
+    twin_of: str | None = Field(default=None, description="a minimal twin: its source's id")
+    change: ChangeRecord | None = None
 
 
 class PromptRecordModel(_Record):
@@ -146,6 +163,7 @@ class PromptRecordModel(_Record):
     false_value: str
     seed: int | None
     roundtrip: dict[str, Any] | None
+    ask_cycle: bool = Field(default=False, description="asks for a contradiction chain")
 
 
 class Attempt(_Record):
