@@ -140,3 +140,17 @@ def test_run_experiment_records_the_verification(tmp_path: Path) -> None:
     )
     assert result.manifest["verification"]["verify"] == "on"
     assert result.manifest["verification"]["prompts_verified"] == result.evaluation.planned
+
+
+def test_batch_prepare_refuses_a_changed_prompt(
+    tmp_path: Path, files: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    prompts, _ = files
+    out = tmp_path / "requests.jsonl"
+    args = ["batch", "prepare", str(prompts), "-m", "gpt-x", "--out", str(out)]
+    assert cli(capsys, *args)[0] == 0 and out.exists()
+    out.unlink()
+    pid = rewrite(prompts, 1, "swap-answers")
+    code, _, err = cli(capsys, *args)
+    assert code == 2 and pid in err and not out.exists()
+    assert cli(capsys, *args, "--no-verify")[0] == 0 and out.exists()

@@ -10,6 +10,7 @@ import typer
 from twosat_formal.cli.app import app, err_console
 from twosat_formal.cli.options import (
     MaxTokensOption,
+    NoVerifyOption,
     SamplingSeedOption,
     TemperatureOption,
     TopPOption,
@@ -67,15 +68,34 @@ def prepare_command(
             help="/v1/chat/completions (messages) or /v1/completions (raw prompt).",
         ),
     ] = "chat",
+    no_verify: NoVerifyOption = False,
 ) -> None:
-    """Write one Batch API request per prompt: custom_id is the prompt id."""
-    from twosat_formal.evaluate import read_eval_prompts
+    """Write one Batch API request per prompt: custom_id is the prompt id.
+
+    Each prompt is first re-derived from the formula it reads back as (a story: from
+    its attested text); one that differs stops the command (exit 2, nothing written),
+    unless ``--no-verify``.
+    """
+    from twosat_formal.evaluate import (
+        StoryPrompt,
+        item_from_story,
+        item_from_text,
+        read_eval_prompts,
+        verify_items,
+    )
     from twosat_formal.integrations.batch import batch_requests
     from twosat_formal.jsonl import json_line, write_lines
     from twosat_formal.models.base import SamplingParams
 
     params = SamplingParams(max_tokens=max_tokens, temperature=temperature, top_p=top_p, seed=seed)
     records = list(read_eval_prompts(prompts))  # every line is read before anything is written
+    if not no_verify:
+        verify_items(
+            [
+                item_from_story(r) if isinstance(r, StoryPrompt) else item_from_text(r)
+                for r in records
+            ]
+        )
     rows = batch_requests(records, model, params, samples=samples, mode=mode)
     count = write_lines((json_line(row) for row in rows), out)
     err_console.print(f"{count} requests written to {out}", markup=False)
