@@ -183,12 +183,13 @@ def eval_command(
     if mode not in ("chat", "completion"):
         raise ConfigError(f"unknown mode {mode!r}", parameter="mode", valid="chat or completion")
     from twosat_formal.evaluate import RetryPolicy, Verification, evaluate, load_items, verify_items
-    from twosat_formal.evaluate.limits import ModelLimits
+    from twosat_formal.evaluate.limits import ModelLimits, split_limits
     from twosat_formal.executors import parse_shard
     from twosat_formal.models import parse_spec
 
-    for spec in model:  # an unknown spec is refused before a store is created
-        parse_spec(spec)
+    limits = ModelLimits(model_concurrency, rpm, tpm)
+    for spec in model:  # an unknown spec (or bad limit) is refused before a store is created
+        parse_spec(split_limits(spec, limits)[0])
     part = parse_shard(shard) if shard is not None else None
     items = load_items(prompts, dataset=dataset, limit=limit, shard=part)
     if not items:
@@ -207,7 +208,7 @@ def eval_command(
             items,
             run_store,
             base_url=base_url or None,
-            limits=ModelLimits(model_concurrency, rpm, tpm),
+            limits=limits,
             api_key_env=api_key_env,
             mode=mode,
             timeout_s=timeout,
