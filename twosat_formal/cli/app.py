@@ -15,16 +15,29 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from importlib import import_module
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
-from rich.console import Console
 from typer.core import TyperCommand, TyperGroup
 
 from twosat_formal.cli.commands import COMMANDS
 from twosat_formal.errors import TwoSatFormalError
 
-__all__ = ["LazyCommandGroup", "app", "err_console", "fail", "main", "out_console"]
+if TYPE_CHECKING:  # Rich is imported when a console is first used (see __getattr__)
+    from rich.console import Console
+
+    out_console: Console
+    err_console: Console
+
+__all__ = [
+    "LazyCommandGroup",
+    "app",
+    "console",
+    "err_console",
+    "fail",
+    "main",
+    "out_console",
+]
 
 
 class LazyCommandGroup(TyperGroup):
@@ -141,14 +154,31 @@ def _root(
     """Certified diagnostic 2-SAT benchmarks for LLM reasoners."""
 
 
-#: Console for results (stdout) and for messages, progress and errors (stderr).
-out_console = Console(highlight=False, soft_wrap=True)
-err_console = Console(stderr=True, highlight=False, soft_wrap=True)
+#: The consoles for results (stdout) and for messages, progress and errors (stderr):
+#: ``out_console`` and ``err_console``, made on first use (:func:`__getattr__`), so
+#: that a command printing plain text or JSON never imports Rich.
+_CONSOLES: dict[str, Console] = {}
+
+
+def console(name: str) -> Console:
+    """``"out_console"`` or ``"err_console"``, made (and Rich imported) on first use."""
+    if name not in _CONSOLES:
+        from rich.console import Console
+
+        _CONSOLES[name] = Console(stderr=name == "err_console", highlight=False, soft_wrap=True)
+    return _CONSOLES[name]
+
+
+def __getattr__(name: str) -> Any:
+    """``from twosat_formal.cli.app import out_console`` makes the console then."""
+    if name in ("out_console", "err_console"):
+        return console(name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def fail(message: str, code: int = 2) -> None:
     """Print ``error: message`` on stderr and exit with ``code``."""
-    err_console.print(f"error: {message}", markup=False)
+    console("err_console").print(f"error: {message}", markup=False)
     raise SystemExit(code)
 
 
@@ -162,14 +192,14 @@ def main(argv: Sequence[str] | None = None) -> None:
             standalone_mode=False,
         )
     except (typer.Abort, KeyboardInterrupt):
-        err_console.print("interrupted", markup=False)
+        console("err_console").print("interrupted", markup=False)
         raise SystemExit(130) from None
     except typer.TyperException as exc:  # usage errors: typer prints them, exit code 2
         show = getattr(exc, "show", None)
         if callable(show):
             show()
         else:
-            err_console.print(f"error: {exc}", markup=False)
+            console("err_console").print(f"error: {exc}", markup=False)
         raise SystemExit(getattr(exc, "exit_code", 2)) from None
     except TwoSatFormalError as exc:
         fail(str(exc), exc.exit_code)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from twosat_formal.cli.app import app, out_console
+from twosat_formal.cli.app import app, console
 from twosat_formal.io import read_formula
 from twosat_formal.solve import BACKENDS, solve
 
@@ -125,7 +125,7 @@ def solve_command(
         typer.echo(result.to_json_text(formula))
     else:
         for line in _describe(result, formula):
-            out_console.print(line, markup=False)
+            console("out_console").print(line, markup=False)
     if exit_codes:
         raise typer.Exit(SAT_COMPETITION_CODES[result.status])
 
@@ -170,4 +170,4 @@ def inspect(
     if as_json:
         typer.echo(json.dumps(structure.to_json()))
         return
-    out_console.print(_structure_table(structure))
+    console("out_console").print(_structure_table(structure))
