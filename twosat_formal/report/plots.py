@@ -338,6 +338,20 @@ def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
 
 
+def _grid_text(content: ReportContent) -> str:
+    """What the plain grid is, read from its rows: knob settings and experiments.
+
+    >>> from twosat_formal.report.sections import compute_content
+    >>> _grid_text(compute_content([]))
+    'Knob settings not recorded'
+    """
+    text = content.grid_knobs or "knob settings not recorded"
+    if content.grid_experiments:
+        kind = "experiment" if len(content.grid_experiments) == 1 else "experiments"
+        text += f" ({kind} {', '.join(content.grid_experiments)})"
+    return text[:1].upper() + text[1:]
+
+
 def draw_figures(content: ReportContent, out_dir: Path) -> list[Figure]:
     """Draw every figure ``content`` has data for under ``out_dir/figures``.
 
@@ -361,6 +375,7 @@ def draw_figures(content: ReportContent, out_dir: Path) -> list[Figure]:
     def add(name: str, title: str, caption: str) -> None:
         figures.append(Figure(name, Path("figures") / name, title, caption))
 
+    grid = _grid_text(content)
     metric_curves = content.size_metric_curves
     if any(metric_curves.get(metric) for metric in ("accuracy", "witness")):
         name = "accuracy-vs-clauses.png"
@@ -388,8 +403,8 @@ def draw_figures(content: ReportContent, out_dir: Path) -> list[Figure]:
             name,
             "Decision accuracy and witness validity against |C|, per model",
             "Left: decision accuracy (SAT/UNSAT answered right, every instance). Right: "
-            "witness validity (a satisfying assignment given, SAT instances only). All knobs "
-            "at 0.5 (Table 1 grid). Shade: 95% CI across formulas.",
+            f"witness validity (a satisfying assignment given, SAT instances only). {grid}. "
+            "Shade: 95% CI across base formulas.",
         )
     if content.template_curves and len(content.templates) > 1:
         name = "accuracy-by-template.png"
@@ -402,8 +417,9 @@ def draw_figures(content: ReportContent, out_dir: Path) -> list[Figure]:
         )
         add(
             name,
-            "Accuracy against |C|, per verbalization template (Figure 8)",
-            "Pooled over models; shade: 95% CI across (model, formula) units.",
+            "Success against |C|, per verbalization template (Figure 8)",
+            f"Success (decision on UNSAT, valid witness on SAT). {grid}. Pooled over "
+            "models; shade: 95% CI across (model, base formula) units.",
         )
     for panel, knobs in content.knob_curves.items():
         name = f"knobs-{_slug(panel)}.png"
@@ -411,7 +427,9 @@ def draw_figures(content: ReportContent, out_dir: Path) -> list[Figure]:
         add(
             name,
             f"Difficulty knobs: {panel} (Figures 1–4)",
-            "One knob swept at a time, the others at 0.5. Shade: 95% CI across formulas.",
+            "Success (decision on UNSAT, valid witness on SAT) against the level of one "
+            f"knob swept at a time; the knobs not swept: {content.sweep_knobs}. Shade: "
+            "95% CI across base formulas.",
         )
     if content.order_bars:
         name = "order.png"
@@ -421,7 +439,8 @@ def draw_figures(content: ReportContent, out_dir: Path) -> list[Figure]:
         add(
             name,
             "Construction order vs shuffled clauses (Figure 6)",
-            "Error bars: 95% CI across (model, formula) units.",
+            "Success (decision on UNSAT, valid witness on SAT); error bars: 95% CI across "
+            "(model, base formula) units.",
         )
     if content.filler_bars:
         name = "fillers.png"
@@ -429,7 +448,8 @@ def draw_figures(content: ReportContent, out_dir: Path) -> list[Figure]:
         add(
             name,
             "Filler clauses: fixed core vs matched total (Figure 5)",
-            "Error bars: 95% CI across (model, formula) units.",
+            "Success (decision on UNSAT, valid witness on SAT); error bars: 95% CI across "
+            "(model, base formula) units.",
         )
     if content.duplication_bars:
         name = "duplication.png"
@@ -439,7 +459,8 @@ def draw_figures(content: ReportContent, out_dir: Path) -> list[Figure]:
         add(
             name,
             "Duplicated clauses: layouts and shuffles (Figure 7)",
-            "Error bars: 95% CI across (model, formula) units.",
+            "Success (decision on UNSAT, valid witness on SAT); error bars: 95% CI across "
+            "(model, base formula) units.",
         )
     if content.stories is not None and content.stories.curves:
         name = "accuracy-by-story-theme.png"
@@ -452,9 +473,9 @@ def draw_figures(content: ReportContent, out_dir: Path) -> list[Figure]:
         )
         add(
             name,
-            "Accuracy against |C|, per story theme (Figure 9)",
-            "Decision accuracy on UNSAT and witness validity on SAT for answers to story "
-            "prompts, pooled over models; shade: 95% CI across (model, formula) units.",
+            "Success against |C|, per story theme (Figure 9)",
+            "Success (decision on UNSAT, valid witness on SAT) for answers to story "
+            "prompts, pooled over models; shade: 95% CI across (model, base formula) units.",
         )
     if content.edit_curves:
         name = "edits-normalized-accuracy.png"

@@ -101,6 +101,8 @@ __all__ = [
     "Table1Row",
     "combine_story_counts",
     "compute_content",
+    "experiments_of",
+    "knob_settings",
     "story_theme",
 ]
 
@@ -281,6 +283,11 @@ class ReportContent:
     diagnostics: list[DiagnosticRow] | None = None
     #: Curves against |C| per metric of :data:`SIZE_METRICS`, then family, then model.
     size_metric_curves: dict[str, dict[str, Curves]] = field(default_factory=dict)
+    #: Captions derived from the rows: the knob settings of the plain grid and of the
+    #: knobs a sweep does not vary, and the experiments behind the plain grid.
+    grid_knobs: str = ""
+    sweep_knobs: str = ""
+    grid_experiments: list[str] = field(default_factory=list)
 
 
 def _family_key(name: str) -> tuple[int, str]:
@@ -442,6 +449,59 @@ def _size_curves(
 #: The metrics drawn in separate panels against |C|: decision accuracy (every
 #: instance) and witness validity (SAT instances).
 SIZE_METRICS = ("accuracy", "witness")
+
+
+def _number(value: float) -> str:
+    return f"{value:.3g}"
+
+
+def knob_settings(rows: Iterable[Row], *, exclude_swept: bool = False) -> str:
+    """The difficulty-knob settings of ``rows``, read from their instances' ``params``.
+
+    Knobs are the family's knobs (:meth:`~twosat_formal.generators.Family.knobs`)
+    but ``filler_share``; with ``exclude_swept`` a row's own swept ``knob`` is left
+    out (the setting of the *other* knobs of a sweep).
+
+    >>> rows = [{"family": "implication-cycle", "params": {"split": 0.8, "core_ratio": 0.8}}]
+    >>> knob_settings(rows)
+    'every difficulty knob at 0.8'
+    >>> knob_settings(rows + [{"family": "implication-cycle",
+    ...                        "params": {"split": 0.2, "core_ratio": 0.8}}])
+    'difficulty knobs: core_ratio = 0.8, split 0.2–0.8'
+    >>> knob_settings([{"family": "backbone", "params": {}}])
+    'knob settings not recorded'
+    """
+    from twosat_formal.generators import FAMILIES
+
+    values: dict[str, set[float]] = {}
+    for row in rows:
+        family = row.get("family")
+        if not isinstance(family, str) or family not in FAMILIES:
+            continue
+        params = row.get("params") or {}
+        for spec in FAMILIES.get(family).knobs():
+            if spec.name == "filler_share" or (exclude_swept and spec.name == row.get("knob")):
+                continue
+            value = params.get(spec.name)
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                values.setdefault(spec.name, set()).add(float(value))
+    if not values:
+        return "knob settings not recorded"
+    every = set().union(*values.values())
+    if len(every) == 1:
+        return f"every difficulty knob at {_number(every.pop())}"
+    parts = [
+        f"{name} = {_number(next(iter(seen)))}"
+        if len(seen) == 1
+        else f"{name} {_number(min(seen))}–{_number(max(seen))}"
+        for name, seen in sorted(values.items())
+    ]
+    return "difficulty knobs: " + ", ".join(parts)
+
+
+def experiments_of(rows: Iterable[Row]) -> list[str]:
+    """The experiments (design field ``experiment``) the rows come from, in order."""
+    return [str(e) for e in _first_seen(r.get("experiment") for r in rows)]
 
 
 def _template_curves(rows: Sequence[Row], *, method: str, seed: int) -> dict[str, Curves]:
@@ -947,4 +1007,10 @@ def compute_content(
         stories=_stories(data, stories or {}, models, method=method, seed=seed),
         pairs=pair_summaries(data, models) if has_twins(data) else None,
         traces=trace_summaries(traces, models) if traces else None,
+        grid_knobs=knob_settings(r for r in data if _is_plain(r)),
+        sweep_knobs=knob_settings(
+            (r for r in data if r.get("knob") is not None and r.get("level") is not None),
+            exclude_swept=True,
+        ),
+        grid_experiments=experiments_of(r for r in data if _is_plain(r)),
     )
