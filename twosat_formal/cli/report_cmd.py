@@ -64,8 +64,10 @@ def _result_json(result: ExperimentResult) -> dict[str, Any]:
         "seconds": result.seconds,
     }
     if result.report is not None:
+        from twosat_formal.report.files import REPORT_JSON
+
         out.update(_report_files(result.report))
-        report_json = result.out_dir / "report.json"
+        report_json = result.out_dir / REPORT_JSON
         if report_json.is_file():
             out["table1"] = json.loads(report_json.read_text(encoding="utf-8")).get("table1")
     return out
@@ -295,12 +297,14 @@ def bench_command(
         _print_result(result, as_json)
         exit_on_failed_requests(result.evaluation)
         return
-    table = headline_table(result.out_dir / "report.json")
+    from twosat_formal.report.files import REPORT_JSON
+
+    table = headline_table(result.out_dir / REPORT_JSON)
     wide = out_console.options.update(max_width=1000)
     natural = Measurement.get(out_console, wide, table).maximum  # print whole, never truncated
     wide_console = Console(file=out_console.file, width=max(out_console.width, natural))
     wide_console.print(table)
-    diagnostics = diagnostics_table(result.out_dir / "report.json")
+    diagnostics = diagnostics_table(result.out_dir / REPORT_JSON)
     if diagnostics is not None:
         wide_console.print(diagnostics)
     _print_result(result)

@@ -60,10 +60,12 @@ from twosat_formal.model import SamplingParams
 from twosat_formal.models import parse_spec as parse_model_spec
 from twosat_formal.perturb.instances import perturb_instance
 from twosat_formal.prompts import PromptRecord, write_prompts
-from twosat_formal.report.load import (
+from twosat_formal.report.files import (
     DATASET_FILE,
     DESIGN_FILE,
     MANIFEST_FILE,
+    PROMPTS_FILE,
+    RESULTS_FILE,
     STORE_FILE,
 )
 from twosat_formal.store import RunStore
@@ -79,9 +81,6 @@ __all__ = [
     "run_experiment",
 ]
 
-#: File names inside an experiment folder (see also :mod:`twosat_formal.report.load`).
-PROMPTS_FILE = "prompts.jsonl"
-RESULTS_FILE = "results.jsonl"
 
 #: A callback that reports progress: ``(stage, detail)``.
 Reporter = Callable[[str, str], None]

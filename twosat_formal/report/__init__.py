@@ -22,6 +22,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from twosat_formal.report.files import REPORT_JSON
 from twosat_formal.report.load import ReportData, load_report_data
 from twosat_formal.report.metrics import Estimate
 from twosat_formal.report.plots import Figure, draw_figures
@@ -138,7 +139,7 @@ def write_content(content: ReportContent, out_dir: str | os.PathLike[str]) -> Pa
     folder.mkdir(parents=True, exist_ok=True)
     figures = draw_figures(content, folder)
     md, _ = write_report(content, figures, folder)
-    (folder / "report.json").write_text(
+    (folder / REPORT_JSON).write_text(
         json.dumps(content_to_json(content, figures), indent=2, sort_keys=True) + "\n",
         encoding="utf-8",
     )

@@ -35,6 +35,13 @@ from typing import Any
 
 from twosat_formal.errors import RecordError
 from twosat_formal.evaluate import story_counts
+from twosat_formal.report.files import (
+    DATASET_FILE,
+    DESIGN_FILE,
+    MANIFEST_FILE,
+    STORE_FILE,
+    STORIES_FILE,
+)
 from twosat_formal.report.metrics import join_instances
 from twosat_formal.store import RunStore
 from twosat_formal.verbalize.story.record import read_stories
@@ -50,13 +57,6 @@ __all__ = [
     "read_design",
     "read_jsonl",
 ]
-
-#: File names inside an experiment folder.
-STORE_FILE = "results.sqlite"
-DATASET_FILE = "dataset.jsonl"
-DESIGN_FILE = "design.jsonl"
-MANIFEST_FILE = "manifest.json"
-STORIES_FILE = "stories.jsonl"
 
 
 @dataclass

@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from twosat_formal.report.files import REPORT_HTML, REPORT_MD
 from twosat_formal.report.metrics import Estimate, FlipRate
 from twosat_formal.report.plots import Figure
 from twosat_formal.report.sections import FRIEDMAN_BLOCKS, ReportContent, StorySection
@@ -1044,8 +1045,8 @@ def write_report(
     """
     out_dir.mkdir(parents=True, exist_ok=True)
     blocks = layout(content, figures)
-    md = out_dir / "report.md"
-    page = out_dir / "report.html"
+    md = out_dir / REPORT_MD
+    page = out_dir / REPORT_HTML
     md.write_text(render_markdown(blocks), encoding="utf-8")
     page.write_text(render_html(blocks, out_dir), encoding="utf-8")
     return md, page
