@@ -94,9 +94,20 @@ def test_sweep_sets_one_knob_and_keeps_fillers_off() -> None:
 
 
 def test_fillers_arms() -> None:
-    conditions = expand(load_spec("fillers").with_formulas(1))
-    assert len(conditions) == 4 * 3 * 3
-    ec = [c for c in conditions if c.family == "equivalence-core" and c.level == 0.2]
+    spec = load_spec("fillers").with_formulas(1)
+    conditions = expand(spec)
+    knobs = {cell["family"]: difficulty_knobs(cell["family"]) for cell in spec.cells}
+    # one knob at a time: per family, knobs x 3 levels x 3 arms
+    assert len(conditions) == sum(len(k) for k in knobs.values()) * 3 * 3
+    for c in conditions:
+        params = dict(c.params)
+        assert c.knob in knobs[c.family] and params[c.knob] == c.level
+        assert all(v == spec.knob_level for k, v in params.items() if k != c.knob)
+    ec = [
+        c
+        for c in conditions
+        if c.family == "equivalence-core" and c.level == 0.2 and c.knob == knobs[c.family][0]
+    ]
     arms = {c.arm: c for c in ec}
     assert set(arms) == {"core", "filler", "total"}
     assert arms["core"].clauses == arms["filler"].clauses == 20
@@ -104,7 +115,6 @@ def test_fillers_arms() -> None:
     assert arms["filler"].base_key == arms["core"].base_key  # the same formula plus fillers
     assert arms["filler"].steps == (("filler", (("count", 30), ("over", "fresh"))),)
     assert arms["total"].design_record("x")["clauses"] == 20  # named by the setting's core
-    assert all(v == 0.2 for v in dict(arms["core"].params).values())
 
 
 def test_order_and_duplication_arms() -> None:
@@ -208,6 +218,7 @@ def test_fillers_run_pairs_filler_with_core(tmp_path: Path) -> None:
                 "filler": 4,
                 "total": 10,
                 "levels": [0.2, 0.8],
+                "knobs": ["split"],
             }
         ],
     )

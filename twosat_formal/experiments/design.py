@@ -18,9 +18,11 @@ How each kind expands (``clauses`` in a design record names the setting's base s
     each listed knob over the cell's grid (``paper-7``), other knobs at ``knob_level``;
     ``knob`` and ``level`` are set.
 ``fillers``
-    per level of the cell's grid (all knobs at that level): ``core`` (``|C| = core``),
-    ``filler`` (the same core plus ``filler`` clauses over fresh variables, by the
-    ``filler`` operator) and ``total`` (``|C| = total``).
+    one knob at a time, as §4 varies them: for each of the cell's ``knobs`` (default:
+    every difficulty knob) and each level of its grid, that knob at the level and the
+    others at ``knob_level``: ``core`` (``|C| = core``), ``filler`` (the same core
+    plus ``filler`` clauses over fresh variables, by the ``filler`` operator) and
+    ``total`` (``|C| = total``); ``knob`` and ``level`` are set.
 ``order``
     ``construction`` (the generator's order) and ``shuffled`` (the ``reorder``
     operator on it).
@@ -271,27 +273,38 @@ def _sweep(b: _Builder, family: str, cell: Mapping[str, Any]) -> None:
 def _fillers(b: _Builder, family: str, cell: Mapping[str, Any]) -> None:
     core, total = _ints(cell, "core")[0], _ints(cell, "total")[0]
     filler = _ints(cell, "filler")[0]
-    for level in _levels(cell):
-        params = b.knobs(family, level)
-        suffix = f"/level={_fmt(level)}"
-        variants: list[Variant] = [
-            {"arm": "core", "arm_label": f"|C|={core}"},
-            {
-                "arm": "filler",
-                "arm_label": f"|C|={core}, r={filler}",
-                "steps": (_step("filler", count=filler, over="fresh"),),
-            },
-        ]
-        b.formulas(family, core, params, f"{family}/clauses={core}{suffix}", variants, level=level)
-        b.formulas(
-            family,
-            total,
-            params,
-            f"{family}/clauses={total}{suffix}",
-            [{"arm": "total", "arm_label": f"|C|={total}"}],
-            level=level,
-            design_clauses=core,
-        )
+    knobs = cell.get("knobs") or difficulty_knobs(family)
+    for knob in knobs:
+        for level in _levels(cell):
+            params = b.knobs(family, b.spec.knob_level, **{knob: level})
+            suffix = f"/{knob}={_fmt(level)}"
+            variants: list[Variant] = [
+                {"arm": "core", "arm_label": f"|C|={core}"},
+                {
+                    "arm": "filler",
+                    "arm_label": f"|C|={core}, r={filler}",
+                    "steps": (_step("filler", count=filler, over="fresh"),),
+                },
+            ]
+            b.formulas(
+                family,
+                core,
+                params,
+                f"{family}/clauses={core}{suffix}",
+                variants,
+                knob=knob,
+                level=level,
+            )
+            b.formulas(
+                family,
+                total,
+                params,
+                f"{family}/clauses={total}{suffix}",
+                [{"arm": "total", "arm_label": f"|C|={total}"}],
+                knob=knob,
+                level=level,
+                design_clauses=core,
+            )
 
 
 def _order(b: _Builder, family: str, cell: Mapping[str, Any]) -> None:

@@ -330,6 +330,16 @@ def _is_plain(row: Row) -> bool:
     )
 
 
+def _is_swept(row: Row) -> bool:
+    """A row of a knob sweep: a knob and level, and no comparison arm (the fillers
+    protocol also varies one knob at a time, but compares its arms, not its levels)."""
+    return (
+        row.get("knob") is not None
+        and row.get("level") is not None
+        and row.get("arm") in (None, "base")
+    )
+
+
 def _label_of(rows: Sequence[Row]) -> str:
     labels = {str(row.get("label")) for row in rows}
     return labels.pop() if len(labels) == 1 else "mixed"
@@ -520,7 +530,7 @@ def _template_curves(rows: Sequence[Row], *, method: str, seed: int) -> dict[str
 def _knob_curves(
     rows: Sequence[Row], models: Sequence[str], *, method: str, seed: int
 ) -> dict[str, dict[str, Curves]]:
-    swept = [r for r in rows if r.get("knob") is not None and r.get("level") is not None]
+    swept = [r for r in rows if _is_swept(r)]
     out: dict[str, dict[str, Curves]] = {}
     groups = group_rows(swept, ["family", "knob"])
     for family, knob in sorted(groups, key=lambda k: (_family_key(str(k[0])), str(k[1]))):
@@ -571,7 +581,7 @@ def _level_means(rows: Sequence[Row]) -> dict[tuple[Hashable, Hashable], float]:
 
 
 def _friedman_tests(rows: Sequence[Row]) -> list[TestResult]:
-    swept = [r for r in rows if r.get("knob") is not None and r.get("level") is not None]
+    swept = [r for r in rows if _is_swept(r)]
     results: list[TestResult] = []
     groups = group_rows(swept, ["family", "knob"])
     for family, knob in sorted(groups, key=lambda k: (_family_key(str(k[0])), str(k[1]))):
@@ -613,7 +623,7 @@ def _paired(
     label: str,
     family: str,
 ) -> TestResult | None:
-    fields = ["model", "clauses", "level", "replicate"]
+    fields = ["model", "clauses", "knob", "level", "replicate"]
 
     def side(arm: str, shuffled: bool | None) -> dict[tuple[Any, ...], float]:
         chosen = [
@@ -645,7 +655,7 @@ def _paired(
 def _independent(
     rows: Sequence[Row], arm_a: str, arm_b: str, *, label: str, family: str
 ) -> TestResult | None:
-    fields = ["model", "clauses", "level", "replicate"]
+    fields = ["model", "clauses", "knob", "level", "replicate"]
 
     def side(arm: str) -> list[float]:
         chosen = [r for r in rows if r.get("arm") == arm and not r.get("shuffled")]
@@ -1009,7 +1019,7 @@ def compute_content(
         traces=trace_summaries(traces, models) if traces else None,
         grid_knobs=knob_settings(r for r in data if _is_plain(r)),
         sweep_knobs=knob_settings(
-            (r for r in data if r.get("knob") is not None and r.get("level") is not None),
+            (r for r in data if _is_swept(r)),
             exclude_swept=True,
         ),
         grid_experiments=experiments_of(r for r in data if _is_plain(r)),
