@@ -109,7 +109,8 @@ def certify(
         more = revalidate_stories(datasets, validator)
         report = replace(report, failures=(*report.failures, *more))
     if as_json:
-        out_console.print(json.dumps(report.to_json(), indent=2), markup=False)
+        # plain text, not through rich: a report of many failures is megabytes long
+        typer.echo(json.dumps(report.to_json(), indent=2))
     else:
         out_console.print(_summary(report))
         for failure in report.failures:
