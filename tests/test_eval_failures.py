@@ -148,3 +148,14 @@ def test_dns_failures_and_refusals_are_recognised_through_their_causes() -> None
     assert unreachable(wrapped) == "unknown host (DNS lookup failed)"
     assert unreachable(ConnectionRefusedError(111, "refused")) == "connection refused"
     assert unreachable(ConnectionResetError(104, "reset")) is None  # worth retrying
+
+
+def test_an_unknown_host_fails_at_once_naming_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = "http://no-such-host.invalid/v1"  # .invalid never resolves (RFC 6761)
+    code, _, err = run_cli(capsys, *eval_args(tmp_path, url, count=2))
+    assert code == 3
+    assert err.strip().splitlines() == [
+        f"error: cannot use {url}/chat/completions: unknown host (DNS lookup failed)"
+    ]
