@@ -27,6 +27,7 @@ from twosat_formal.cli.options import (
 )
 from twosat_formal.errors import ConfigError
 from twosat_formal.experiments.spec import load_spec, spec_names
+from twosat_formal.models import spec_forms
 from twosat_formal.models.base import DEFAULT_MAX_TOKENS, DEFAULT_TIMEOUT_S
 
 if TYPE_CHECKING:
@@ -34,10 +35,7 @@ if TYPE_CHECKING:
 
 __all__ = ["bench_command", "experiments_command", "report_command", "run_experiment_command"]
 
-_MODEL_HELP = (
-    "Model spec, repeatable: ref/oracle, ref/sat-biased, ref/coin, ref/bounded?budget=N, "
-    "openai/<model-id>, llamacpp/<path.gguf>, llamacpp/gemma3-270m. See docs/evaluation.md."
-)
+_MODEL_HELP = "Model spec, repeatable: " + ", ".join(spec_forms()) + ". See docs/evaluation.md."
 
 
 def _say(stage: str, detail: str) -> None:

