@@ -82,7 +82,13 @@ def certify(
     ] = False,
     model: Annotated[
         str | None,
-        typer.Option("--model", "-m", metavar="SPEC", help="The validator of --revalidate."),
+        typer.Option(
+            "--model",
+            "-m",
+            metavar="SPEC",
+            help="The validator of --revalidate (required with it).",
+            show_default="none",
+        ),
     ] = None,
     base_url: BaseUrlOption = None,
     api_key_env: ApiKeyEnvOption = None,
