@@ -81,3 +81,13 @@ def test_units_above_every_clause_variable_are_part_of_the_query() -> None:
     z3 = Z3Session()
     # (x1) with the units ~x2, ~x3 does not entail (x1) & (~x1)
     assert z3.entails([[1]], [[1], [-1]], units=[-2, -3]) is not None
+
+
+def test_a_counterexample_names_exactly_the_query_variables() -> None:
+    """Z3's models are read back over the variables asked about, selectors left out."""
+    z3 = Z3Session()
+    example = z3.entails([[1, 2]], [[2]])
+    assert example is not None and set(example) == {1, 2}
+    model = z3.satisfiable([[1], [-2, 3]], 3)
+    assert model is not None and set(model) == {1, 2, 3}
+    assert satisfies([[1], [-2, 3]], model)

