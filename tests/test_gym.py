@@ -1,0 +1,211 @@
+"""``twosat_formal.gym``: items and rewards checked against the solver, determinism, curriculum."""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from twosat_formal.errors import ConfigError, MissingExtraError, UnknownNameError
+from twosat_formal.formula import Formula
+from twosat_formal.generators import FAMILIES
+from twosat_formal.gym import (
+    CURRICULUM_LEVELS,
+    DATASET_NAMES,
+    Curriculum,
+    create_dataset,
+    score_answer,
+)
+from twosat_formal.io import scan_dimacs
+from twosat_formal.solve import solve
+from twosat_formal.verbalize import backparse
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def formula_of(item: dict[str, Any]) -> Formula:
+    return scan_dimacs(item["metadata"]["dimacs"])
+
+
+def witness_text(item: dict[str, Any], model: dict[str, bool]) -> str:
+    meta = item["metadata"]
+    values = {
+        entity: meta["true_value"] if model[var] else meta["false_value"]
+        for entity, var in meta["entities"].items()
+    }
+    return "```json\n" + json.dumps(values) + "\n```\nThe answer is: Yes"
+
+
+def solver_model(formula: Formula) -> dict[str, bool] | None:
+    result = solve(formula, check=True)
+    if result.model is None:
+        return None
+    return {formula.name(v + 1): bool(b) for v, b in enumerate(result.model)}
+
+
+def test_every_family_has_a_dataset_name() -> None:
+    assert set(DATASET_NAMES) == {"twosat"} | {f"twosat-{f}" for f in FAMILIES.names()}
+
+
+@settings(max_examples=30)
+@given(
+    name=st.sampled_from(DATASET_NAMES),
+    seed=st.integers(0, 2**40),
+    index=st.integers(0, 999),
+)
+def test_items_agree_with_the_solver_and_read_back(name: str, seed: int, index: int) -> None:
+    item = create_dataset(name, seed=seed, size=1000, max_clauses=12)[index]
+    meta = item["metadata"]
+    formula = formula_of(item)
+    label = solve(formula, check=True).status
+    assert meta["label"] == label and item["answer"] == {"SAT": "Yes", "UNSAT": "No"}[label]
+    if name != "twosat":
+        assert meta["family"] == name.removeprefix("twosat-")
+    assert abs(meta["clauses"] - meta["difficulty"]["clauses"]) <= 1 or meta["family"] == "symmetry"
+    assert meta["source_dataset"] == name and meta["source_index"] == index
+    assert all(0.0 <= v <= 1.0 for v in meta["knobs"].values())
+    # the question is the verbalization of exactly this formula
+    entities = list(meta["entities"])
+    parsed = backparse(item["question"], meta["template"], entities=entities).formula
+    names = [meta["entities"][e] for e in entities]
+    assert parsed.with_names(names).same_clauses(formula)
+
+
+@settings(max_examples=30)
+@given(seed=st.integers(0, 2**40), index=st.integers(0, 99), flip=st.booleans())
+def test_rewards_agree_with_the_solver(seed: int, index: int, flip: bool) -> None:
+    item = create_dataset("twosat", seed=seed, size=100, max_clauses=10)[index]
+    formula = formula_of(item)
+    model = solver_model(formula)
+    if model is None:
+        assert score_answer("A contradiction cycle.\nThe answer is: No", item) == 1.0
+        assert score_answer("The answer is: Yes", item) == 0.0
+        assert score_answer("**The answer is: no**", item) == 1.0
+        return
+    assert score_answer(witness_text(item, model), item) == 1.0
+    assert score_answer("The answer is: No", item) == 0.0
+    assert score_answer("The answer is: Yes", item) == 0.0  # no witness
+    assert score_answer("The answer is: Yes", item, partial_credit=0.5) == 0.5
+    if flip:  # make the first clause false: the witness is invalid
+        broken = dict(model)
+        for lit in formula.clauses[0]:
+            broken[formula.name(abs(lit))] = lit < 0
+        assert score_answer(witness_text(item, broken), item) == 0.0
+        assert score_answer(witness_text(item, broken), item, partial_credit=0.25) == 0.25
+
+
+def test_lenient_reading_is_an_option() -> None:
+    data = create_dataset("twosat-implication-cycle", seed=2, size=1, lenient=True)
+    item = data[0]
+    assert item["answer"] == "No"
+    assert score_answer("so the answer is no.", item) == 0.0
+    assert score_answer("so the answer is no.", item, lenient=True) == 1.0
+    assert data.score_answer("so the answer is no.", item) == 1.0
+    assert score_answer("", item) == score_answer(None, item) == 0.0
+
+
+def digest(name: str, seed: int, indices: list[int], size: int) -> str:
+    data = create_dataset(name, seed=seed, size=size, max_clauses=10)
+    blob = json.dumps([data[i] for i in indices], sort_keys=True)
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def test_items_are_the_same_in_another_process_and_any_order() -> None:
+    here = digest("twosat", 11, [7, 0, 3], 20)
+    code = (
+        "import hashlib, json\n"
+        "from twosat_formal.gym import create_dataset\n"
+        "data = create_dataset('twosat', seed=11, size=8, max_clauses=10)\n"
+        "items = [data[i] for i in (3, 0, 7)]\n"
+        "blob = json.dumps([items[2], items[1], items[0]], sort_keys=True)\n"
+        "print(hashlib.sha256(blob.encode()).hexdigest())\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONHASHSEED": "123"}
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
+    )
+    assert done.stdout.strip() == here
+    assert digest("twosat", 12, [7, 0, 3], 20) != here
+    data = create_dataset("twosat", seed=11, size=20, max_clauses=10)
+    assert data[-1] == data[19] and data[2:4] == [data[2], data[3]]
+    with pytest.raises(IndexError):
+        data[20]
+
+
+def test_the_curriculum_raises_size_fillers_and_spread() -> None:
+    curriculum = Curriculum("twosat")
+    seen = []
+    while True:
+        level = CURRICULUM_LEVELS[curriculum.level]
+        items = curriculum.dataset(seed=5, size=4)
+        for item in items:
+            difficulty = item["metadata"]["difficulty"]
+            assert level.min_clauses <= difficulty["clauses"] <= level.max_clauses
+            assert difficulty["knob_spread"] == level.knob_spread
+            share = difficulty["filler_share"]
+            assert share is None or level.min_filler_share <= share <= level.max_filler_share
+        seen.append(level)
+        if not curriculum.increment():
+            break
+    assert len(seen) == len(CURRICULUM_LEVELS) and curriculum.level == len(seen) - 1
+    for easier, harder in itertools.pairwise(seen):
+        assert easier.max_clauses < harder.max_clauses
+        assert easier.max_filler_share <= harder.max_filler_share
+        assert easier.knob_spread < harder.knob_spread
+    assert curriculum.decrement() and curriculum.level == len(seen) - 2
+    with pytest.raises(ConfigError, match="level 9 is out of range"):
+        curriculum.set_level(9)
+
+
+def test_bad_configs_are_refused_with_one_clear_message() -> None:
+    with pytest.raises(UnknownNameError):
+        create_dataset("twosat-nothing")
+    with pytest.raises(ConfigError, match="unknown config field 'clauses'"):
+        create_dataset("twosat", clauses=5)
+    with pytest.raises(ConfigError, match="knob_spread must be a number in"):
+        create_dataset("twosat", knob_spread=0.9)
+    with pytest.raises(UnknownNameError):
+        create_dataset("twosat", families=("no-family",))
+    assert create_dataset("twosat", families="backbone", size=1)[0]["metadata"]["family"] == (
+        "backbone"
+    )
+
+
+def test_registration_needs_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    from twosat_formal.integrations import reasoning_gym as adapter
+
+    monkeypatch.setitem(sys.modules, "reasoning_gym", None)
+    with pytest.raises(MissingExtraError, match=r"pip install 'twosat-formal\[integrations\]'"):
+        adapter.register()
+
+
+def test_reasoning_gym_creates_and_scores_our_datasets() -> None:
+    reasoning_gym = pytest.importorskip("reasoning_gym")
+    import twosat_formal.gym as gym
+
+    data = reasoning_gym.create_dataset("twosat", seed=3, size=2)
+    ours = gym.create_dataset("twosat", seed=3, size=2)
+    assert [data[0], data[1]] == [ours[0], ours[1]] and len(data) == 2
+    for item in data:
+        model = solver_model(formula_of(item))
+        answer = "The answer is: No" if model is None else witness_text(item, model)
+        assert data.score_answer(answer, item) == 1.0
+        assert reasoning_gym.get_score_answer_fn("twosat")(answer, item) == 1.0
+        assert data.score_answer("The answer is: maybe", item) == 0.0
+    family = reasoning_gym.create_dataset("twosat-mono-bridge", seed=1, size=1)
+    assert family[0]["metadata"]["family"] == "mono-bridge"
+    curriculum = reasoning_gym.create_curriculum("twosat")
+    curriculum.set_global_level(2)
+    config = curriculum.generate_configuration({"seed": 4, "size": 3})
+    assert (config.min_clauses, config.max_clauses) == (CURRICULUM_LEVELS[0].max_clauses, 32)
+    assert len(reasoning_gym.create_dataset("twosat", **vars(config))) == 3
+    assert reasoning_gym.create_dataset("twosat", seed=None, size=1).seed is not None

@@ -1,0 +1,481 @@
+"""Procedural datasets and a verifiable reward for training reasoners (reasoning-gym style).
+
+:func:`create_dataset` returns an indexable dataset of ``{"question", "answer",
+"metadata"}`` items. Item ``i`` is drawn from its own seed, ``derive_seed(seed, i)``,
+so it is the same in every process, whatever the dataset's size and whichever items
+were drawn before. Each item draws a family, a clause count, the family's difficulty
+knobs, a template and a seed, generates a labelled instance (its label from the
+solver) and verbalizes it with the evaluation prompt of App. G.2. ``answer`` is
+``Yes`` or ``No``; ``metadata`` holds the family, the knobs and the resolved
+parameters, the label, the entity map and value words, and the formula as DIMACS:
+everything :func:`score_answer` needs, so an item scores without this package's data.
+
+Datasets: ``twosat`` (a mix of the families) and ``twosat-<family>`` for each family
+(``twosat-implication-cycle``, ``twosat-equivalence-core``, ``twosat-backbone``,
+``twosat-mono-bridge``, ``twosat-symmetry``); :data:`DATASET_NAMES` lists them.
+
+:func:`score_answer` is the reward: 1.0 for the right decision with, on a SAT
+instance, a valid witness; 0.0 otherwise. It reads the model's whole answer with the
+scorer ``eval`` uses (the strict answer line by default; ``lenient=True`` for the
+lenient reading). The one partial-credit option, ``partial_credit=x``, gives ``x``
+to a right decision whose witness is missing or invalid.
+
+:class:`Curriculum` raises the difficulty level by level: more clauses, a larger
+share of filler clauses, and difficulty knobs spread further from the middle of
+``[0, 1]`` towards their extremes.
+
+When reasoning-gym is installed, importing this module registers every dataset
+there (with its curriculum), so ``reasoning_gym.create_dataset("twosat", seed=3,
+size=2)`` works and its ``score_answer`` is this one.
+
+Examples
+--------
+>>> data = create_dataset("twosat-backbone", seed=3, size=4, min_clauses=6, max_clauses=8)
+>>> item = data[2]
+>>> item["answer"], item["metadata"]["family"], item["metadata"]["label"]
+('Yes', 'backbone', 'SAT')
+>>> item == create_dataset("twosat-backbone", seed=3, size=99, min_clauses=6, max_clauses=8)[2]
+True
+>>> score_answer("The answer is: No", item)
+0.0
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import random
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, overload
+
+from twosat_formal.errors import ConfigError, TwoSatFormalError, UnknownNameError
+from twosat_formal.generators import FAMILIES, derive_seed, generate
+from twosat_formal.io import scan_dimacs
+from twosat_formal.models.base import Response
+from twosat_formal.scoring import PromptView, score
+from twosat_formal.verbalize import TEMPLATES, verbalize
+
+__all__ = [
+    "CURRICULUM_LEVELS",
+    "DATASET_NAMES",
+    "Curriculum",
+    "CurriculumLevel",
+    "TwoSatConfig",
+    "TwoSatDataset",
+    "config_class",
+    "create_dataset",
+    "score_answer",
+]
+
+#: The mixed dataset's name; ``twosat-<family>`` names one family.
+MIXED = "twosat"
+#: Knobs whose range is the filler share's, not the structural knobs' spread.
+_FILLER = "filler_share"
+#: Draws of an item's parameters before giving up (a family may refuse a combination).
+_ATTEMPTS = 16
+
+
+@dataclass
+class TwoSatConfig:
+    """What a dataset draws (also reasoning-gym's config class for these datasets).
+
+    Attributes
+    ----------
+    families:
+        The families to draw from, uniformly (default: every family).
+    min_clauses, max_clauses:
+        The clause target is drawn uniformly from this range.
+    knob_spread:
+        Every difficulty knob but the filler share is drawn uniformly from
+        ``[0.5 - knob_spread, 0.5 + knob_spread]`` (``0.5``: all of ``[0, 1]``).
+    min_filler_share, max_filler_share:
+        The range of the filler share, for families that have one.
+    templates:
+        The verbalization templates to draw from (default: all six).
+    lenient:
+        Reward the lenient reading of answers instead of the strict one.
+    partial_credit:
+        Reward of a right decision whose witness is missing or invalid (SAT only).
+    seed, size:
+        The dataset's seed and number of items.
+    """
+
+    families: tuple[str, ...] = ()
+    min_clauses: int = 6
+    max_clauses: int = 16
+    knob_spread: float = 0.5
+    min_filler_share: float = 0.0
+    max_filler_share: float = 0.0
+    templates: tuple[str, ...] = ()
+    lenient: bool = False
+    partial_credit: float = 0.0
+    seed: int | None = 0
+    size: int = 500
+
+    #: The dataset name items report as ``source_dataset``.
+    dataset_name: ClassVar[str] = MIXED
+
+    def __post_init__(self) -> None:
+        if not self.families:
+            self.families = tuple(FAMILIES.names())
+        if not self.templates:
+            self.templates = tuple(TEMPLATES.names())
+        self.families, self.templates = tuple(self.families), tuple(self.templates)
+
+    def validate(self) -> None:
+        """Raise :class:`ConfigError` (or :class:`UnknownNameError`) for a bad config.
+
+        >>> TwoSatConfig(min_clauses=9, max_clauses=3).validate()
+        Traceback (most recent call last):
+        ...
+        twosat_formal.errors.ConfigError: min_clauses 9 is above max_clauses 3
+        """
+        for family in self.families:
+            FAMILIES.get(family)
+        for template in self.templates:
+            TEMPLATES.get(template)
+        _check_int("min_clauses", self.min_clauses, 1)
+        _check_int("max_clauses", self.max_clauses, 1)
+        _check_int("size", self.size, 0)
+        if self.seed is not None:
+            _check_int("seed", self.seed, None)
+        if self.min_clauses > self.max_clauses:
+            raise ConfigError(
+                f"min_clauses {self.min_clauses} is above max_clauses {self.max_clauses}",
+                parameter="min_clauses",
+                valid=f"<= {self.max_clauses}",
+            )
+        _check_unit("knob_spread", self.knob_spread, 0.5)
+        _check_unit("min_filler_share", self.min_filler_share, 1.0)
+        _check_unit("max_filler_share", self.max_filler_share, 1.0)
+        _check_unit("partial_credit", self.partial_credit, 1.0)
+        if self.min_filler_share > self.max_filler_share:
+            raise ConfigError(
+                "min_filler_share is above max_filler_share", parameter="min_filler_share"
+            )
+
+
+def _check_int(name: str, value: object, low: int | None) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or (low is not None and value < low):
+        valid = "an integer" if low is None else f"an integer >= {low}"
+        raise ConfigError(f"{name} must be {valid}, got {value!r}", parameter=name, valid=valid)
+
+
+def _check_unit(name: str, value: object, high: float) -> None:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not 0.0 <= float(value) <= high
+    ):
+        raise ConfigError(
+            f"{name} must be a number in [0, {high:g}], got {value!r}",
+            parameter=name,
+            valid=f"[0, {high:g}]",
+        )
+
+
+def config_class(name: str) -> type[TwoSatConfig]:
+    """The config class of dataset ``name``: ``twosat-<family>`` fixes ``families``.
+
+    >>> config_class("twosat-backbone")().families
+    ('backbone',)
+    >>> config_class("twosat").dataset_name
+    'twosat'
+    """
+    if name == MIXED:
+        return TwoSatConfig
+    if name not in _CONFIGS:
+        raise UnknownNameError("dataset", name, list(DATASET_NAMES))
+    return _CONFIGS[name]
+
+
+def _family_config(family: str) -> type[TwoSatConfig]:
+    title = "".join(part.title() for part in family.split("-"))
+    cls = dataclasses.make_dataclass(
+        f"TwoSat{title}Config",
+        [("families", tuple[str, ...], field(default=(family,)))],
+        bases=(TwoSatConfig,),
+        namespace={"dataset_name": f"{MIXED}-{family}", "__module__": __name__},
+    )
+    return cls
+
+
+_CONFIGS: dict[str, type[TwoSatConfig]] = {
+    f"{MIXED}-{family}": _family_config(family) for family in FAMILIES.names()
+}
+#: Every dataset name: the mix first, then one per family.
+DATASET_NAMES: tuple[str, ...] = (MIXED, *_CONFIGS)
+
+
+class TwoSatDataset(Sequence[dict[str, Any]]):
+    """``config.size`` items; item ``i`` is drawn from ``derive_seed(config.seed, i)``.
+
+    Items are drawn on access, are independent of each other and of the size, and
+    are equal in every process.
+    """
+
+    def __init__(self, config: TwoSatConfig) -> None:
+        config.validate()
+        self.config = config
+        self.seed = config.seed if config.seed is not None else 0
+        self.size = config.size
+
+    def __len__(self) -> int:
+        return self.size
+
+    @overload
+    def __getitem__(self, index: int) -> dict[str, Any]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[dict[str, Any]]: ...
+
+    def __getitem__(self, index: int | slice) -> dict[str, Any] | list[dict[str, Any]]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(self.size))]
+        if not -self.size <= index < self.size:
+            raise IndexError(f"item {index} of a dataset of {self.size}")
+        return make_item(self.config, self.seed, index % self.size)
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        return (self[i] for i in range(self.size))
+
+    def score_answer(self, answer: str | None, entry: Mapping[str, Any]) -> float:
+        """:func:`score_answer` with this dataset's ``lenient`` and ``partial_credit``."""
+        return score_answer(
+            answer,
+            entry,
+            lenient=self.config.lenient,
+            partial_credit=self.config.partial_credit,
+        )
+
+
+def _draw_params(
+    rng: random.Random, family: str, config: TwoSatConfig
+) -> tuple[int, dict[str, float]]:
+    clauses = rng.randint(config.min_clauses, config.max_clauses)
+    knobs: dict[str, float] = {}
+    for spec in FAMILIES.get(family).knobs():
+        if spec.name == _FILLER:
+            value = rng.uniform(config.min_filler_share, config.max_filler_share)
+        else:
+            value = rng.uniform(0.5 - config.knob_spread, 0.5 + config.knob_spread)
+        knobs[spec.name] = round(min(1.0, max(0.0, value)), 3)
+    return clauses, knobs
+
+
+def make_item(config: TwoSatConfig, seed: int, index: int) -> dict[str, Any]:
+    """Item ``index`` of a dataset with ``config`` and ``seed`` (see the module docstring)."""
+    rng = random.Random(derive_seed(seed, index))
+    family = rng.choice(config.families)
+    template = rng.choice(config.templates)
+    error: TwoSatFormalError | None = None
+    for _ in range(_ATTEMPTS):
+        clauses, knobs = _draw_params(rng, family, config)
+        instance_seed = rng.getrandbits(62)
+        try:
+            instance = generate(family, clauses=clauses, seed=instance_seed, **knobs)
+            break
+        except ConfigError as exc:  # a combination the family cannot build: draw again
+            error = exc
+    else:
+        raise ConfigError(f"{family} could not be drawn with this config: {error}")
+    prompt_seed = rng.getrandbits(31)
+    prompt = verbalize(instance.formula, template, seed=prompt_seed)
+    metadata = {
+        "source_dataset": config.dataset_name,
+        "source_index": index,
+        "family": family,
+        "clauses": instance.formula.num_clauses,
+        "num_vars": instance.formula.num_vars,
+        "knobs": knobs,
+        "params": instance.params,
+        "label": instance.label,
+        "template": prompt.template,
+        "entities": prompt.entity_map(),
+        "true_value": prompt.true_value,
+        "false_value": prompt.false_value,
+        "dimacs": instance.dimacs,
+        "instance_id": instance.id,
+        "instance_seed": instance_seed,
+        "prompt_seed": prompt_seed,
+        "difficulty": {
+            "clauses": clauses,
+            "knob_spread": config.knob_spread,
+            "filler_share": knobs.get(_FILLER),
+        },
+    }
+    return {
+        "question": prompt.text,
+        "answer": "Yes" if instance.label == "SAT" else "No",
+        "metadata": metadata,
+    }
+
+
+def create_dataset(
+    name: str = MIXED, *, seed: int | None = 0, size: int = 500, **config: Any
+) -> TwoSatDataset:
+    """The dataset ``name`` (see :data:`DATASET_NAMES`) with ``config`` (:class:`TwoSatConfig`).
+
+    Raises
+    ------
+    UnknownNameError
+        An unknown dataset name.
+    ConfigError
+        An unknown config field or a value out of range.
+
+    Examples
+    --------
+    >>> data = create_dataset("twosat", seed=1, size=3, max_clauses=8)
+    >>> [len(data), sorted(data[0])]
+    [3, ['answer', 'metadata', 'question']]
+    """
+    cls = config_class(name)
+    known = {f.name for f in dataclasses.fields(cls)}
+    unknown = sorted(set(config) - known)
+    if unknown:
+        raise ConfigError(
+            f"unknown config field {unknown[0]!r} for {name}",
+            parameter=unknown[0],
+            valid=", ".join(sorted(known - {"seed", "size"})),
+        )
+    for key in ("families", "templates"):
+        if key in config and isinstance(config[key], str):
+            config[key] = (config[key],)
+    return TwoSatDataset(cls(seed=seed, size=size, **config))
+
+
+def score_answer(
+    answer: str | None,
+    entry: Mapping[str, Any],
+    *,
+    lenient: bool = False,
+    partial_credit: float = 0.0,
+) -> float:
+    """The reward of ``answer`` (the model's whole answer) to item ``entry``.
+
+    1.0 for the right decision with, on a SAT item, a valid witness (the JSON the
+    prompt asks for); ``partial_credit`` for a right decision whose witness is missing
+    or invalid; 0.0 otherwise (no or conflicting answer line, wrong decision, empty
+    answer). The judgement is :func:`twosat_formal.scoring.score`'s, strict or lenient.
+
+    Examples
+    --------
+    >>> entry = {"answer": "Yes", "metadata": {
+    ...     "label": "SAT", "dimacs": "c var 1 a\\np cnf 1 1\\n1 0\\n", "entities": {"A": "a"},
+    ...     "true_value": "true", "false_value": "false"}}
+    >>> score_answer('{"A": "true"}\\nThe answer is: Yes', entry)
+    1.0
+    >>> score_answer('{"A": "false"}\\nThe answer is: Yes', entry, partial_credit=0.25)
+    0.25
+    >>> score_answer(None, entry)
+    0.0
+    """
+    if not isinstance(answer, str) or not answer:
+        return 0.0
+    meta = entry["metadata"]
+    view = PromptView(dict(meta["entities"]), meta["true_value"], meta["false_value"])
+    judgement = score(Response(answer), view, scan_dimacs(meta["dimacs"]), meta["label"])
+    if lenient:
+        decision, witness = judgement.lenient_decision_correct, judgement.lenient_witness_valid
+    else:
+        decision, witness = judgement.decision_correct, judgement.witness_valid
+    if not decision:
+        return 0.0
+    if witness is False:
+        return float(partial_credit)
+    return 1.0
+
+
+# -- the curriculum -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CurriculumLevel:
+    """One difficulty level: clause range, filler share range and knob spread."""
+
+    min_clauses: int
+    max_clauses: int
+    min_filler_share: float
+    max_filler_share: float
+    knob_spread: float
+
+    def config_fields(self) -> dict[str, Any]:
+        """The :class:`TwoSatConfig` fields this level sets."""
+        return dataclasses.asdict(self)
+
+
+#: The levels of :class:`Curriculum`, easiest first.
+CURRICULUM_LEVELS: tuple[CurriculumLevel, ...] = (
+    CurriculumLevel(4, 8, 0.0, 0.0, 0.1),
+    CurriculumLevel(8, 16, 0.0, 0.2, 0.2),
+    CurriculumLevel(16, 32, 0.1, 0.3, 0.3),
+    CurriculumLevel(32, 64, 0.2, 0.4, 0.4),
+    CurriculumLevel(64, 128, 0.3, 0.5, 0.5),
+)
+
+
+class Curriculum:
+    """Difficulty that rises level by level along size, fillers and knob spread.
+
+    Examples
+    --------
+    >>> curriculum = Curriculum("twosat-mono-bridge")
+    >>> curriculum.level, curriculum.config().max_clauses
+    (0, 8)
+    >>> curriculum.increment(), curriculum.config().max_clauses
+    (True, 16)
+    >>> curriculum.dataset(seed=1, size=2)[0]["metadata"]["difficulty"]["clauses"] >= 8
+    True
+    """
+
+    def __init__(self, name: str = MIXED, level: int = 0) -> None:
+        self.name = name
+        self.config_cls = config_class(name)
+        self.level = 0
+        self.set_level(level)
+
+    @property
+    def levels(self) -> tuple[CurriculumLevel, ...]:
+        """Every level, easiest first."""
+        return CURRICULUM_LEVELS
+
+    def set_level(self, level: int) -> None:
+        """Go to ``level`` (0 is the easiest)."""
+        if isinstance(level, bool) or not isinstance(level, int):
+            raise ConfigError(f"level must be an integer, got {level!r}", parameter="level")
+        if not 0 <= level < len(CURRICULUM_LEVELS):
+            raise ConfigError(
+                f"level {level} is out of range",
+                parameter="level",
+                valid=f"0..{len(CURRICULUM_LEVELS) - 1}",
+            )
+        self.level = level
+
+    def increment(self) -> bool:
+        """Go one level up; ``False`` when already at the top."""
+        if self.level + 1 >= len(CURRICULUM_LEVELS):
+            return False
+        self.level += 1
+        return True
+
+    def decrement(self) -> bool:
+        """Go one level down; ``False`` when already at the bottom."""
+        if self.level == 0:
+            return False
+        self.level -= 1
+        return True
+
+    def config(self, **overrides: Any) -> TwoSatConfig:
+        """The config of the current level (``overrides`` win)."""
+        return self.config_cls(**{**CURRICULUM_LEVELS[self.level].config_fields(), **overrides})
+
+    def dataset(self, *, seed: int | None = 0, size: int = 500, **overrides: Any) -> TwoSatDataset:
+        """The dataset of the current level."""
+        return TwoSatDataset(self.config(seed=seed, size=size, **overrides))
+
+
+if importlib.util.find_spec("reasoning_gym") is not None:  # pragma: no branch
+    from twosat_formal.integrations import reasoning_gym as _reasoning_gym
+
+    _reasoning_gym.register()

@@ -1,0 +1,96 @@
+"""The datasets of :mod:`twosat_formal.gym`, registered with reasoning-gym.
+
+:func:`register` (called when :mod:`twosat_formal.gym` is imported with reasoning-gym
+installed) registers every name of :data:`twosat_formal.gym.DATASET_NAMES` with its
+config class and a curriculum, so ``reasoning_gym.create_dataset("twosat", seed=3,
+size=2)`` draws the same items as ``twosat_formal.gym.create_dataset`` and its
+``score_answer`` is :func:`twosat_formal.gym.score_answer`. A ``seed`` of ``None``
+draws a random seed, as reasoning-gym's own datasets do.
+
+Examples
+--------
+>>> import twosat_formal.gym
+>>> import reasoning_gym
+>>> data = reasoning_gym.create_dataset("twosat-backbone", seed=3, size=2, max_clauses=8)
+>>> data[1] == twosat_formal.gym.create_dataset("twosat-backbone", seed=3, size=2,
+...                                              max_clauses=8)[1]
+True
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from twosat_formal.integrations import require
+
+__all__ = ["register"]
+
+
+def register() -> list[str]:
+    """Register the datasets that reasoning-gym does not know yet; return their names."""
+    require("reasoning_gym", "registering the twosat datasets with reasoning-gym")
+    from reasoning_gym.coaching.attributes import (
+        RangeAttributeDefinition,
+        ScalarAttributeDefinition,
+    )
+    from reasoning_gym.coaching.base_curriculum import BaseCurriculum
+    from reasoning_gym.dataset import ProceduralDataset
+    from reasoning_gym.factory import DATASETS, register_dataset
+
+    from twosat_formal import gym
+
+    levels = gym.CURRICULUM_LEVELS
+
+    class TwoSatGymDataset(ProceduralDataset):
+        """A :class:`twosat_formal.gym.TwoSatDataset` as a reasoning-gym dataset."""
+
+        def __init__(self, config: gym.TwoSatConfig) -> None:
+            super().__init__(config=config, seed=config.seed, size=config.size)
+            self.inner = gym.TwoSatDataset(config)
+            self.inner.seed = self.seed  # reasoning-gym draws one when the config has none
+
+        def __getitem__(self, idx: int) -> dict[str, Any]:
+            return self.inner[idx]
+
+        def score_answer(self, answer: str | None, entry: dict[str, Any]) -> float:
+            return self.inner.score_answer(answer, entry)
+
+    def curriculum_for(name: str, config_cls: type[gym.TwoSatConfig]) -> type[BaseCurriculum]:
+        class TwoSatCurriculum(BaseCurriculum):
+            """The levels of :class:`twosat_formal.gym.Curriculum`."""
+
+            def __init__(self) -> None:
+                super().__init__(f"{name} curriculum", config_cls)
+                self._define_attributes(
+                    RangeAttributeDefinition(
+                        name="clauses",
+                        levels=[level.max_clauses for level in levels],
+                        description="clause count of the formula",
+                        lower_field_name="min_clauses",
+                        upper_field_name="max_clauses",
+                    ),
+                    RangeAttributeDefinition(
+                        name="filler_share",
+                        levels=[level.max_filler_share for level in levels],
+                        description="share of filler clauses",
+                        lower_field_name="min_filler_share",
+                        upper_field_name="max_filler_share",
+                    ),
+                    ScalarAttributeDefinition(
+                        name="knob_spread",
+                        levels=[level.knob_spread for level in levels],
+                        description="spread of the difficulty knobs around 0.5",
+                        field_name="knob_spread",
+                    ),
+                )
+
+        return TwoSatCurriculum
+
+    added = []
+    for name in gym.DATASET_NAMES:
+        if name in DATASETS:
+            continue
+        config_cls = gym.config_class(name)
+        register_dataset(name, TwoSatGymDataset, config_cls, curriculum_for(name, config_cls))
+        added.append(name)
+    return added
