@@ -14,13 +14,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from integrations_support import cli, make_dataset
 
+from twosat_formal.columns import export_columns
 from twosat_formal.evaluate import EvalItem, load_items, run_eval
 from twosat_formal.integrations.answers import custom_id, read_answers
 from twosat_formal.integrations.batch import batch_requests
-from twosat_formal.integrations.rescore import SCORE_COLUMNS, score_answers
+from twosat_formal.integrations.rescore import score_answers
 from twosat_formal.models.base import Response, SamplingParams
 from twosat_formal.models.openai_compat import request_body
-from twosat_formal.store import EXPORT_COLUMNS, RunStore
+from twosat_formal.store import RunStore
 
 #: What a judgement is: the columns that must agree between ``eval`` and ``score``.
 VERDICT = (
@@ -86,8 +87,8 @@ def test_score_of_results_rows_reproduces_the_stored_judgements(
     with RunStore(store, readonly=True) as original:
         expected = verdicts(original.results())
     scored = read_rows(out)
-    assert list(scored[0]) == list(SCORE_COLUMNS)
-    assert list(SCORE_COLUMNS[: len(EXPORT_COLUMNS)]) == list(EXPORT_COLUMNS)
+    assert list(scored[0]) == list(export_columns())
+    assert scored == read_rows(results)  # the rows of `results`, byte for byte
     assert len(expected) == len(prompts.read_text().splitlines()) * len(MODELS) * 2
     assert verdicts(scored) == expected
     kinds = {row["failure"] for row in scored}
@@ -166,9 +167,9 @@ def test_batch_errors_become_error_judgements(tmp_path: Path) -> None:
     ]
     path = write_jsonl(tmp_path / "out.jsonl", failed)
     scored = list(score_answers(read_answers(path), load_items(prompts, dataset=dataset)))
-    assert [(r["failure"], r["error"], r["sample"]) for r in scored] == [
-        ("error", "e1: gone", 0),
+    assert sorted((r["failure"], r["error"], r["sample"]) for r in scored) == [
         ("error", "HTTP 429: slow down", 1),
+        ("error", "e1: gone", 0),
     ]
     assert all(r["decision_correct"] is False for r in scored)
 

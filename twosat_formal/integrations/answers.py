@@ -3,7 +3,9 @@
 Three JSON Lines forms are read, one decided per line, so a file may mix them:
 
 * **plain rows**: ``prompt_id``, ``response`` (the answer text, or ``null`` with an
-  ``error``), and optionally ``finish_reason``, ``model``, ``sample``;
+  ``error``), and optionally ``finish_reason``, ``model``, ``sample``,
+  ``prompt_tokens``, ``completion_tokens``, ``latency_s`` (so the rows ``results``
+  writes are plain rows too);
 * **OpenAI Batch API output** (also vLLM's ``run_batch``): ``custom_id`` is the prompt
   id (``PROMPT_ID#K`` for sample ``K``, as :mod:`~twosat_formal.integrations.batch`
   writes it), ``response.body`` a chat or text completion; a line with an ``error``
@@ -118,7 +120,16 @@ def _plain(obj: Mapping[str, Any], model: str | None, bad: Any) -> Iterator[Exte
         finish = obj.get("finish_reason")
         if finish is not None and not isinstance(finish, str):
             raise bad("field 'finish_reason' must be a string or null")
-        response, error = Response(text, finish), None
+        usage = [obj.get(k) for k in ("prompt_tokens", "completion_tokens", "latency_s")]
+        if any(
+            v is not None and (isinstance(v, bool) or not isinstance(v, int)) for v in usage[:2]
+        ):
+            raise bad("fields 'prompt_tokens' and 'completion_tokens' must be integers or null")
+        if usage[2] is not None and (
+            isinstance(usage[2], bool) or not isinstance(usage[2], int | float)
+        ):
+            raise bad("field 'latency_s' must be a number or null")
+        response, error = Response(text, finish, usage[0], usage[1], usage[2]), None
     else:
         raise bad("field 'response' must be a string (or null with an 'error' string)")
     name = obj.get("model")

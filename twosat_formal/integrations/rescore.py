@@ -3,13 +3,14 @@
 Each answer (:mod:`~twosat_formal.integrations.answers`) is matched to its prompt by
 id and judged by :func:`twosat_formal.scoring.score` against the prompt's formula and
 label, exactly as ``eval`` judges the answers it asks for; a failed request becomes a
-judgement of kind ``error``. A row out holds the columns of ``twosat-formal results``
-(:data:`~twosat_formal.store.EXPORT_COLUMNS`) followed by the lenient verdicts, the
-witness's fault and the request's error (:data:`SCORE_COLUMNS`).
+judgement of kind ``error``. The results are stored as ``eval`` stores them (endpoint
+``external``), in a scratch run store, and the rows out are that store's ``results``
+export (:func:`twosat_formal.export.export_results`): the same columns, computed by
+the same code, in the same order (model, prompt, sample), and any format ``results``
+writes (``.jsonl``, ``.csv``, ``.parquet``).
 
-With a run store, the prompts, instances and results go into it as ``eval`` stores
-them (endpoint ``external``, the answer's form in the run's ``info``), so ``report``
-and ``results`` read them like any run.
+With a run store of the user's, the prompts, instances and results go into it as
+well, so ``report`` and ``results`` read them like any run.
 
 Examples
 --------
@@ -27,20 +28,20 @@ Examples
 
 from __future__ import annotations
 
-import contextlib
+import dataclasses
+import tempfile
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from twosat_formal.atomic import atomic_output
 from twosat_formal.errors import RecordError
+from twosat_formal.export import export_results, format_of
 from twosat_formal.integrations.answers import ExternalAnswer
-from twosat_formal.jsonl import json_line
 from twosat_formal.provenance import tool_version
 from twosat_formal.scoring import error_judgement, score
-from twosat_formal.store import EXPORT_COLUMNS, PromptRow, ResultRow, RunStore, prompt_hash
+from twosat_formal.store import PromptRow, ResultRow, RunStore, prompt_hash
 
 if TYPE_CHECKING:
     from twosat_formal.evaluate import EvalItem
@@ -48,7 +49,6 @@ if TYPE_CHECKING:
 __all__ = [
     "ENDPOINT",
     "PARAMS",
-    "SCORE_COLUMNS",
     "ScoreSummary",
     "score_answers",
     "score_to_file",
@@ -58,18 +58,7 @@ __all__ = [
 ENDPOINT = "external"
 #: The sampling parameters stored with them (unknown here: an empty object).
 PARAMS = "{}"
-_EXTRA = (
-    "lenient_failure",
-    "lenient_decision",
-    "lenient_decision_correct",
-    "lenient_witness_valid",
-    "witness_reason",
-    "error",
-)
-#: The columns of a scored row, in order: those of ``results``, then the extras.
-SCORE_COLUMNS: tuple[str, ...] = EXPORT_COLUMNS + tuple(
-    c for c in _EXTRA if c not in EXPORT_COLUMNS
-)
+_INFO = {"command": "score"}
 
 
 @dataclass
@@ -98,27 +87,9 @@ class ScoreSummary:
         }
 
 
-def _record(item: EvalItem, result: ResultRow) -> dict[str, Any]:
-    j, r = result.judgement, result.response
-    values: dict[str, Any] = {
-        "instance_id": item.prompt.instance_id,
-        "prompt_id": result.prompt_id,
-        "template": item.prompt.template,
-        "model": result.model,
-        "sample": result.sample,
-        "finish_reason": r.finish_reason if r is not None else None,
-        "prompt_tokens": r.prompt_tokens if r is not None else None,
-        "completion_tokens": r.completion_tokens if r is not None else None,
-        "latency_s": r.latency_s if r is not None else None,
-        "response": r.text if r is not None else None,
-        **j.to_dict(),
-    }
-    return {column: values.get(column) for column in SCORE_COLUMNS}
-
-
 def _results(
     answers: Iterable[ExternalAnswer], items: Sequence[EvalItem], run_id: int | None
-) -> Iterator[tuple[EvalItem, ResultRow]]:
+) -> Iterator[ResultRow]:
     by_id = {item.prompt.id: item for item in items}
     seen: dict[tuple[str, str, int], str] = {}
     for answer in answers:
@@ -143,35 +114,17 @@ def _results(
             judgement = error_judgement(item.label, answer.error or "request failed")
         else:
             judgement = score(answer.response, item.prompt, item.formula, item.label)
-        yield (
-            item,
-            ResultRow(
-                model=answer.model,
-                endpoint=ENDPOINT,
-                prompt_hash=prompt_hash(item.prompt.text),
-                prompt_id=item.prompt.id,
-                params=PARAMS,
-                sample=answer.sample,
-                judgement=judgement,
-                response=answer.response,
-                run_id=run_id,
-            ),
+        yield ResultRow(
+            model=answer.model,
+            endpoint=ENDPOINT,
+            prompt_hash=prompt_hash(item.prompt.text),
+            prompt_id=item.prompt.id,
+            params=PARAMS,
+            sample=answer.sample,
+            judgement=judgement,
+            response=answer.response,
+            run_id=run_id,
         )
-
-
-def score_answers(
-    answers: Iterable[ExternalAnswer], items: Sequence[EvalItem]
-) -> Iterator[dict[str, Any]]:
-    """Judge each answer against its prompt's formula and label; one row per answer.
-
-    Raises
-    ------
-    RecordError
-        An answer to a prompt that is not among ``items``, or a second answer of a
-        model to the same prompt and sample.
-    """
-    for item, result in _results(answers, items, None):
-        yield _record(item, result)
 
 
 def _prompt_row(item: EvalItem) -> PromptRow:
@@ -189,6 +142,57 @@ def _prompt_row(item: EvalItem) -> PromptRow:
     )
 
 
+def _open(store: RunStore, items: Sequence[EvalItem], info: Mapping[str, Any]) -> int:
+    store.add_prompts(_prompt_row(item) for item in items)
+    for item in items:
+        if item.instance is not None:
+            store.add_instance(item.instance)
+    return store.start_run(info)
+
+
+def _score_into(
+    answers: Iterable[ExternalAnswer],
+    items: Sequence[EvalItem],
+    stores: Sequence[RunStore],
+    info: Mapping[str, Any],
+    summary: ScoreSummary,
+) -> None:
+    """Judge every answer and store it in each of ``stores`` (the first is the scratch)."""
+    runs = [_open(store, items, info) for store in stores]
+    status = "failed"
+    try:
+        for result in _results(answers, items, runs[0]):
+            for index, (store, run_id) in enumerate(zip(stores, runs, strict=True)):
+                added = store.put(dataclasses.replace(result, run_id=run_id), commit=False)
+                if index == 1:
+                    summary.stored += added
+            summary.scored += 1
+            summary.correct += result.judgement.correct
+            summary.failures[result.judgement.failure] += 1
+        status = "finished"
+    finally:
+        for store, run_id in zip(stores, runs, strict=True):
+            store.commit()
+            store.finish_run(run_id, status)
+    summary.run_id = runs[-1] if len(stores) > 1 else None
+
+
+def score_answers(
+    answers: Iterable[ExternalAnswer], items: Sequence[EvalItem]
+) -> Iterator[dict[str, Any]]:
+    """Judge each answer against its prompt's formula and label; the ``results`` rows.
+
+    Raises
+    ------
+    RecordError
+        An answer to a prompt that is not among ``items``, or a second answer of a
+        model to the same prompt and sample.
+    """
+    with tempfile.TemporaryDirectory() as tmp, RunStore(Path(tmp) / "score.sqlite") as scratch:
+        _score_into(answers, items, [scratch], _INFO, ScoreSummary())
+        yield from scratch.export_rows()
+
+
 def score_to_file(
     answers: Iterable[ExternalAnswer],
     items: Sequence[EvalItem],
@@ -197,39 +201,22 @@ def score_to_file(
     store: RunStore | None = None,
     run_info: Mapping[str, Any] | None = None,
 ) -> ScoreSummary:
-    """Score ``answers`` into JSON Lines at ``out`` (a path or a text stream).
+    """Score ``answers`` into ``out``: a path (``.jsonl``, ``.csv`` or ``.parquet``, by
+    suffix, as ``results`` writes them) or a text stream (JSON Lines).
 
-    A path is written beside its target and renamed into place when every answer is
-    scored, so a reader never sees half a file, and a failed run leaves none.
-
-    With ``store``, the prompts, instances and results are stored as well (a result
-    whose request key is stored already is left as it is) in a run whose ``info``
-    holds ``run_info``.
+    A path is written only once every answer is judged, beside its target and renamed
+    into place; a run that fails leaves no file. With ``store``, the prompts,
+    instances and results are stored there too (a result whose request key is stored
+    already is left as it is) in a run whose ``info`` holds ``run_info``.
     """
+    if isinstance(out, str | Path):
+        format_of(out)  # an unknown suffix fails before any answer is read
     summary = ScoreSummary()
-    if store is not None:
-        store.add_prompts(_prompt_row(item) for item in items)
-        for item in items:
-            if item.instance is not None:
-                store.add_instance(item.instance)
-        info = {"tool_version": tool_version(), "command": "score", **dict(run_info or {})}
-        summary.run_id = store.start_run(info)
-    status = "failed"
-    try:
-        with contextlib.ExitStack() as stack:
-            handle: IO[str] = (
-                stack.enter_context(atomic_output(out)) if isinstance(out, str | Path) else out
-            )
-            for item, result in _results(answers, items, summary.run_id):
-                if store is not None:
-                    summary.stored += store.put(result, commit=False)
-                handle.write(json_line(_record(item, result)) + "\n")
-                summary.scored += 1
-                summary.correct += result.judgement.correct
-                summary.failures[result.judgement.failure] += 1
-        status = "finished"
-    finally:
-        if store is not None and summary.run_id is not None:
-            store.commit()
-            store.finish_run(summary.run_id, status)
+    info = {"tool_version": tool_version(), **_INFO, **dict(run_info or {})}
+    with tempfile.TemporaryDirectory() as tmp, RunStore(Path(tmp) / "score.sqlite") as scratch:
+        _score_into(answers, items, [scratch, *([store] if store else [])], info, summary)
+        if isinstance(out, str | Path):
+            export_results(scratch, out)
+        else:
+            export_results(scratch, stream=out)
     return summary
