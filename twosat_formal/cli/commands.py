@@ -160,6 +160,11 @@ COMMANDS: dict[str, Command] = {
             "Check each claim of every stored answer's reasoning against the formula.",
         ),
         Command(
+            "export",
+            _P + "export_cmd",
+            "Export a certified dataset for Hugging Face, SAT solvers, inspect or lm-eval.",
+        ),
+        Command(
             "experiments",
             _P + "report_cmd",
             "List the experiment protocols of the paper that `run-experiment` runs.",

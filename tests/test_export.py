@@ -1,0 +1,277 @@
+"""``export --to hf|dimacs|inspect|lm-eval``: each export loaded or run by its own tool, offline."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from integrations_support import cli, make_dataset
+
+from twosat_formal.errors import MissingExtraError
+from twosat_formal.instance import read_instances
+from twosat_formal.integrations.exports import EXPORT_FORMATS, export_dataset
+from twosat_formal.integrations.rows import ROW_COLUMNS, judge_row, row_formula
+from twosat_formal.solve import solve
+from twosat_formal.verbalize import backparse
+
+ROOT = Path(__file__).resolve().parents[1]
+OFFLINE = {
+    "HF_DATASETS_OFFLINE": "1",
+    "HF_HUB_OFFLINE": "1",
+    "TRANSFORMERS_OFFLINE": "1",
+    "INSPECT_DISPLAY": "none",
+    "PYTHONPATH": str(ROOT),
+}
+
+
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, list[Any]]:
+    folder = tmp_path_factory.mktemp("inputs")
+    dataset, prompts, records = make_dataset(folder, per_family=2)
+    return dataset, prompts, records
+
+
+def run_tool(argv: list[str], cwd: Path, timeout: int = 600) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, **OFFLINE, "HOME": str(cwd)}
+    done = subprocess.run(
+        argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, check=False
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return done
+
+
+def test_the_formats_are_registered() -> None:
+    assert EXPORT_FORMATS.names() == ["hf", "dimacs", "inspect", "lm-eval"]
+
+
+def test_dimacs_export_is_read_by_pysat_and_labels_agree(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, inputs: tuple[Path, Path, list[Any]]
+) -> None:
+    from pysat.formula import CNF
+    from pysat.solvers import Minisat22
+
+    dataset, _, _ = inputs
+    out = tmp_path / "cnf"
+    code, stdout, err = cli(capsys, "export", str(dataset), "--to", "dimacs", "--out", str(out))
+    assert code == 0, err
+    instances = list(read_instances(dataset))
+    with open(out / "index.csv", encoding="utf-8") as handle:
+        index = list(csv.DictReader(handle))
+    assert [row["instance_id"] for row in index] == [inst.id for inst in instances]
+    for row, inst in zip(index, instances, strict=True):
+        path = out / row["file"]
+        text = path.read_text(encoding="utf-8")
+        assert f"c label: {inst.label}" in text and f'c id: "{inst.id}"' in text
+        cnf = CNF(from_file=str(path))
+        assert cnf.nv == inst.formula.num_vars
+        assert [list(c) for c in cnf.clauses] == [list(c) for c in inst.formula.clauses]
+        with Minisat22(bootstrap_with=cnf.clauses) as solver:
+            assert ("SAT" if solver.solve() else "UNSAT") == row["label"] == inst.label
+        assert int(row["num_clauses"]) == inst.formula.num_clauses
+    assert {row["label"] for row in index} == {"SAT", "UNSAT"}
+    assert str(out / "index.csv") in stdout
+
+
+def test_uncertified_input_is_refused(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, inputs: tuple[Path, Path, list[Any]]
+) -> None:
+    dataset, _, _ = inputs
+    lines = dataset.read_text(encoding="utf-8").splitlines()
+    record = json.loads(lines[0])
+    record["label"] = "UNSAT" if record["label"] == "SAT" else "SAT"
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("\n".join([json.dumps(record), *lines[1:]]) + "\n", encoding="utf-8")
+    out = tmp_path / "out"
+    code, _, err = cli(capsys, "export", str(bad), "--to", "dimacs", "--out", str(out))
+    assert code == 2 and "1 of" in err and "records failed certification" in err
+    assert len(err.strip().splitlines()) == 1 and not out.exists()
+    code, _, err = cli(capsys, "export", str(bad), "--to", "dimacs", "-o", str(out), "--no-certify")
+    assert code == 0, err
+    code, _, err = cli(capsys, "export", str(dataset), "--to", "dimacs", "-o", str(out))
+    assert code == 2 and "exists and is not an empty folder" in err
+    code, _, err = cli(capsys, "export", str(dataset), "--to", "pdf", "-o", str(tmp_path / "x"))
+    assert code == 2 and "unknown export format 'pdf'" in err
+
+
+def test_prompts_need_their_instances(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, inputs: tuple[Path, Path, list[Any]]
+) -> None:
+    _, prompts, _ = inputs
+    argv = ["export", str(prompts), "--to", "hf", "--out", str(tmp_path / "hf"), "--no-certify"]
+    code, _, err = cli(capsys, *argv)
+    assert code == 2 and "which is in none of the inputs" in err
+
+
+def test_hf_export_loads_offline_with_datasets_and_rows_score(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, inputs: tuple[Path, Path, list[Any]]
+) -> None:
+    datasets = pytest.importorskip("datasets")
+    dataset, prompts, records = inputs
+    out = tmp_path / "hf"
+    code, _, err = cli(capsys, "export", str(dataset), str(prompts), "--to", "hf", "-o", str(out))
+    assert code == 0, err
+    card = (out / "README.md").read_text(encoding="utf-8")
+    assert card.startswith("---\nlicense: mit\n") and "configs:" in card and "## Citation" in card
+    code = (
+        "import json, sys\n"
+        "from datasets import load_dataset\n"
+        f"data = load_dataset({str(out)!r}, split='test')\n"
+        "print(json.dumps({'features': {k: str(v.dtype) for k, v in data.features.items()},"
+        " 'rows': data.to_list()}))\n"
+    )
+    done = run_tool([sys.executable, "-c", code], tmp_path)
+    loaded = json.loads(done.stdout.strip().splitlines()[-1])
+    assert list(loaded["features"]) == list(ROW_COLUMNS)
+    assert loaded["features"]["clauses"] == "int64"
+    rows = loaded["rows"]
+    assert [row["id"] for row in rows] == [record.id for record in records]
+    instances = {inst.id: inst for inst in read_instances(dataset)}
+    for row, record in zip(rows, records, strict=True):
+        inst = instances[row["instance_id"]]
+        assert row["prompt"] == record.text and row["label"] == inst.label
+        assert row["answer"] == {"SAT": "Yes", "UNSAT": "No"}[inst.label]
+        formula = row_formula(row)
+        assert formula.same_clauses(inst.formula)
+        assert solve(formula).status == row["label"]
+        entities = list(json.loads(row["entities"]))
+        parsed = backparse(row["prompt"], row["template"], entities=entities).formula
+        assert parsed.with_names(list(json.loads(row["entities"]).values())).same_clauses(formula)
+        assert judge_row(row, f"The answer is: {row['answer']}").decision_correct
+    jsonl = [json.loads(line) for line in (out / "data" / "test.jsonl").read_text().splitlines()]
+    assert jsonl == rows
+    del datasets
+
+
+def test_inspect_export_runs_offline_with_mockllm(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, inputs: tuple[Path, Path, list[Any]]
+) -> None:
+    pytest.importorskip("inspect_ai")
+    dataset, prompts, _ = inputs
+    out = tmp_path / "inspect"
+    argv = ["export", str(dataset), str(prompts), "--to", "inspect", "-o", str(out)]
+    code, _, err = cli(capsys, *argv, "--name", "twosat-small", "--max-tokens", "64")
+    assert code == 0, err
+    task = out / "twosat_small.py"
+    logs = tmp_path / "logs"
+    inspect = [sys.executable, "-m", "inspect_ai", "eval", str(task)]
+    run_tool([*inspect, "--model", "mockllm/model", "--limit", "4", "--log-dir", str(logs),
+              "--log-format", "json", "--no-log-images"], tmp_path)  # fmt: skip
+    (log,) = list(logs.glob("*.json"))
+    data = json.loads(log.read_text(encoding="utf-8"))
+    assert data["status"] == "success" and data["eval"]["task"] == "twosat_small"
+    samples = data["samples"]
+    assert len(samples) == 4
+    for sample in samples:
+        (score,) = sample["scores"].values()
+        # mockllm answers "Default output from mockllm/model": no answer line
+        assert score["metadata"]["failure"] == "no-answer"
+        assert score["value"]["strict"] == 0.0 and score["value"]["decision"] == 0.0
+    metrics = data["results"]["scores"]
+    names = {m["name"] for m in metrics}
+    assert {"strict", "lenient", "decision", "witness"} <= names
+
+
+def test_inspect_scorer_judges_like_eval(inputs: tuple[Path, Path, list[Any]]) -> None:
+    pytest.importorskip("inspect_ai")
+    import asyncio
+
+    from inspect_ai.model import ModelOutput
+    from inspect_ai.scorer import Target
+    from inspect_ai.solver import TaskState
+
+    from twosat_formal.integrations.inspect import read_samples, twosat_scorer
+    from twosat_formal.integrations.rows import item_row
+
+    dataset, prompts, _ = inputs
+    from twosat_formal.evaluate import load_items
+
+    items = load_items(prompts, dataset=dataset)
+    rows_file = Path(prompts).with_name("rows.jsonl")
+    rows_file.write_text("".join(json.dumps(item_row(i)) + "\n" for i in items), encoding="utf-8")
+    samples = read_samples(rows_file)
+    scorer = twosat_scorer()
+    for sample, item in zip(samples, items, strict=True):
+        text = "The answer is: " + ("No" if item.label == "UNSAT" else "Yes")
+        for stop in ("stop", "max_tokens"):
+            output = ModelOutput.from_content("mockllm/model", text, stop_reason=stop)
+            state = TaskState(
+                model="mockllm/model",
+                sample_id=sample.id,
+                epoch=1,
+                input=sample.input,
+                messages=[],
+                output=output,
+                metadata=sample.metadata,
+            )
+            score = asyncio.run(scorer(state, Target(sample.target)))
+            expected = judge_row(sample.metadata, text, "length" if stop != "stop" else "stop")
+            assert score.metadata["failure"] == expected.failure
+            assert score.value["strict"] == float(expected.correct)
+        assert expected.failure == "truncated"
+
+
+def test_lm_eval_export_runs_offline_with_the_dummy_model(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, inputs: tuple[Path, Path, list[Any]]
+) -> None:
+    pytest.importorskip("lm_eval")
+    dataset, prompts, _ = inputs
+    out = tmp_path / "lm"
+    code, _, err = cli(
+        capsys, "export", str(dataset), str(prompts), "--to", "lm-eval", "-o", str(out)
+    )
+    assert code == 0, err
+    assert "max_gen_toks: 32768" in (out / "twosat.yaml").read_text()
+    results = tmp_path / "results"
+    lm_eval = [sys.executable, "-m", "lm_eval", "--model", "dummy", "--tasks", "twosat"]
+    run_tool([*lm_eval, "--include_path", str(out), "--limit", "3", "--output_path",
+              str(results), "--log_samples"], tmp_path)  # fmt: skip
+    (summary,) = list(results.rglob("results_*.json"))
+    scores = json.loads(summary.read_text())["results"]["twosat"]
+    # the dummy model answers "lol": never right
+    assert scores["strict_accuracy,none"] == 0.0 and scores["decision_accuracy,none"] == 0.0
+    assert "lenient_accuracy,none" in scores and "witness_validity,none" in scores
+    (samples,) = list(results.rglob("samples_twosat_*.jsonl"))
+    logged = [json.loads(line) for line in samples.read_text().splitlines()]
+    assert len(logged) == 3 and all(s["resps"] == [["lol"]] for s in logged)
+    # the logged samples go to `score` as they are
+    scored = tmp_path / "scored.jsonl"
+    argv = [str(samples), "--prompts", str(prompts), "--dataset", str(dataset), "-o", str(scored)]
+    code, _, err = cli(capsys, "score", *argv)
+    assert code == 0, err
+    rows = [json.loads(line) for line in scored.read_text().splitlines()]
+    assert len(rows) == 3 and {r["failure"] for r in rows} == {"no-answer"}
+    assert {r["model"] for r in rows} == {samples.parent.name}
+
+
+def test_missing_extra_is_one_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    inputs: tuple[Path, Path, list[Any]],
+) -> None:  # fmt: skip
+    dataset, prompts, _ = inputs
+    monkeypatch.setitem(sys.modules, "pyarrow", None)
+    argv = ["export", str(dataset), str(prompts), "--to", "hf", "-o", str(tmp_path / "hf")]
+    code, _, err = cli(capsys, *argv)
+    assert code == 2
+    assert err.strip() == (
+        "error: export --to hf needs pyarrow: pip install 'twosat-formal[integrations]'"
+    )
+    monkeypatch.setitem(sys.modules, "inspect_ai", None)
+    monkeypatch.delitem(sys.modules, "twosat_formal.integrations.inspect", raising=False)
+    with pytest.raises(MissingExtraError, match="the inspect integration needs inspect-ai"):
+        import twosat_formal.integrations.inspect  # noqa: F401
+
+
+def test_export_is_deterministic(tmp_path: Path, inputs: tuple[Path, Path, list[Any]]) -> None:
+    dataset, prompts, _ = inputs
+    first = export_dataset([dataset, prompts], "lm-eval", tmp_path / "a", certify=False)
+    second = export_dataset([dataset, prompts], "lm-eval", tmp_path / "b", certify=False)
+    assert [p.read_bytes() for p in first] == [p.read_bytes() for p in second]
+    first = export_dataset([dataset], "dimacs", tmp_path / "c", certify=False)
+    second = export_dataset([dataset], "dimacs", tmp_path / "d", certify=False)
+    assert [p.read_bytes() for p in first] == [p.read_bytes() for p in second]

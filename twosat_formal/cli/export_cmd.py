@@ -1,0 +1,62 @@
+"""``twosat-formal export``: a certified dataset for Hugging Face, SAT solvers, inspect, lm-eval."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from twosat_formal.cli.app import app, err_console, out_console
+
+__all__ = ["export_command"]
+
+_FORMATS = "hf, dimacs, inspect, lm-eval"
+
+
+@app.command("export")
+def export_command(
+    inputs: Annotated[
+        list[Path],
+        typer.Argument(
+            metavar="INPUT.jsonl...",
+            help="Dataset and prompt (or story) files together, as for `certify`.",
+            show_default=False,
+        ),
+    ],
+    to: Annotated[
+        str,
+        typer.Option("--to", metavar="FORMAT", help=f"One of {_FORMATS}.", show_default=False),
+    ],
+    out: Annotated[
+        Path,
+        typer.Option(
+            "--out", "-o", help="The folder to write (missing or empty).", show_default=False
+        ),
+    ],
+    certify: Annotated[
+        bool,
+        typer.Option(
+            "--certify/--no-certify",
+            help="Run certify's checks first and refuse the inputs if any fails.",
+        ),
+    ] = True,
+    name: Annotated[
+        str, typer.Option("--name", help="Task and dataset name (inspect, lm-eval, the card).")
+    ] = "twosat",
+    max_tokens: Annotated[
+        int,
+        typer.Option(
+            "--max-tokens", min=1, help="Generation budget of the inspect and lm-eval tasks."
+        ),
+    ] = 32768,
+    jobs: Annotated[int, typer.Option("--jobs", min=1, help="Worker processes for certify.")] = 1,
+) -> None:
+    """Export a certified dataset for Hugging Face, SAT solvers, inspect or lm-eval."""
+    from twosat_formal.integrations.exports import ExportOptions, export_dataset
+
+    options = ExportOptions(name=name, max_tokens=max_tokens)
+    files = export_dataset(inputs, to, out, certify=certify, options=options, jobs=jobs)
+    for path in files:
+        out_console.print(str(path), markup=False)
+    err_console.print(f"{len(files)} files written to {out}", markup=False)

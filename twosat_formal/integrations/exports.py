@@ -1,0 +1,250 @@
+"""``export``: a certified dataset, written for the tool that will read it.
+
+The inputs are dataset and prompt files together, as for ``certify``: instance
+records, template prompt records and story records, in any number of JSON Lines
+files. Unless told otherwise, they are certified first with ``certify``'s own checks
+(:func:`twosat_formal.certify.certify_files`: labels by three solvers, certificates,
+transform proofs, prompt round trips) and refused if any check fails.
+
+Formats, one registry (:data:`EXPORT_FORMATS`), each a ``write`` function: ``hf``
+(Parquet + JSON Lines + dataset card), ``dimacs`` (one ``.cnf`` per instance +
+``index.csv``), ``inspect`` (a task file) and ``lm-eval`` (a task folder).
+A folder is written beside its target and renamed into place when complete; the
+target must be missing or empty.
+
+Examples
+--------
+>>> EXPORT_FORMATS.names()
+['hf', 'dimacs', 'inspect', 'lm-eval']
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from importlib import import_module
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from twosat_formal.errors import ConfigError, RecordError
+from twosat_formal.registry import Registry
+
+if TYPE_CHECKING:
+    from twosat_formal.evaluate import EvalItem
+    from twosat_formal.instance import Instance
+
+__all__ = [
+    "EXPORT_FORMATS",
+    "Bundle",
+    "ExportFormat",
+    "ExportOptions",
+    "certify_inputs",
+    "export_dataset",
+    "load_bundle",
+]
+
+
+@dataclass(frozen=True)
+class ExportFormat:
+    """One export format: its name, the ``module:function`` that writes it, one line,
+    and the packages it needs."""
+
+    name: str
+    target: str
+    summary: str
+    requires: tuple[str, ...] = ()
+
+    def writer(self) -> Callable[[Bundle, Path, ExportOptions], list[Path]]:
+        """The format's ``write(bundle, folder, options) -> files`` function.
+
+        Raises :class:`~twosat_formal.errors.MissingExtraError` when a package the
+        format needs is not installed.
+        """
+        from twosat_formal.integrations import require
+
+        for module in self.requires:
+            require(module, f"export --to {self.name}")
+        module, function = self.target.split(":")
+        writer: Callable[[Bundle, Path, ExportOptions], list[Path]] = getattr(
+            import_module(module), function
+        )
+        return writer
+
+
+#: Every export format, by name.
+EXPORT_FORMATS: Registry[ExportFormat] = Registry("export format")
+_HERE = "twosat_formal.integrations."
+for _format in (
+    ExportFormat(
+        "hf",
+        _HERE + "hf:write",
+        "Hugging Face dataset: Parquet and JSON Lines rows, a dataset card",
+        ("pyarrow",),
+    ),
+    ExportFormat(
+        "dimacs", _HERE + "dimacs:write", "one DIMACS .cnf per instance with its label, index.csv"
+    ),
+    ExportFormat(
+        "inspect", _HERE + "task_files:write_inspect", "an inspect task (inspect eval DIR/T.py)"
+    ),
+    ExportFormat(
+        "lm-eval", _HERE + "task_files:write_lm_eval", "an lm-eval task folder (YAML, utils.py)"
+    ),
+):
+    EXPORT_FORMATS.add(_format.name, _format)
+
+
+@dataclass(frozen=True)
+class ExportOptions:
+    """What an export may be told: the task's name and the generation budget."""
+
+    name: str = "twosat"
+    max_tokens: int = 32768
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Bundle:
+    """The records of the inputs: instances, and prompts with their formulas and labels.
+
+    ``items`` are the prompts (template and story) in input order, each with its
+    instance's formula, label and record; ``instances`` are every instance record.
+    """
+
+    instances: tuple[Instance, ...]
+    items: tuple[EvalItem, ...]
+    sources: tuple[str, ...] = ()
+
+
+def load_bundle(paths: Sequence[str | Path]) -> Bundle:
+    """Read instance, prompt and story records from ``paths`` (mixed, in any order).
+
+    Raises
+    ------
+    RecordError
+        A malformed record, or a prompt whose instance is in none of the files.
+    """
+    from twosat_formal.evaluate import EvalItem, StoryPrompt
+    from twosat_formal.instance import Instance
+    from twosat_formal.jsonl import read_json_lines
+    from twosat_formal.prompts import PromptRecord
+    from twosat_formal.verbalize.story.record import StoryRecord, is_story_record
+
+    instances: dict[str, Instance] = {}
+    prompts: list[tuple[PromptRecord | StoryPrompt, str, int]] = []
+    for path in paths:
+        for line in read_json_lines(path):
+            record, number, source = line.value, line.number, line.source
+            if is_story_record(record):
+                story = StoryRecord.from_record(record, line=number, source=source)
+                prompts.append((StoryPrompt.from_story(story), source, number))
+            elif isinstance(record, dict) and "instance_id" in record and "text" in record:
+                record_prompt = PromptRecord.from_record(record, line=number, source=source)
+                prompts.append((record_prompt, source, number))
+            elif isinstance(record, dict) and "base_dimacs" in record and "id" not in record:
+                continue  # a one-formula perturb document: nothing to export
+            elif not isinstance(record, dict):
+                raise RecordError("a record must be a JSON object", line=number, source=source)
+            else:
+                instance = Instance.from_record(record, line=number, source=source)
+                instances.setdefault(instance.id, instance)
+    items = []
+    for prompt, source, number in prompts:
+        found = instances.get(prompt.instance_id)
+        if found is None:
+            raise RecordError(
+                f"prompt {prompt.id} verbalizes instance {prompt.instance_id!r}, which is "
+                "in none of the inputs (give the dataset file too)",
+                line=number,
+                source=source,
+            )
+        items.append(EvalItem(prompt, found.formula, found.label, found.to_record()))
+    return Bundle(tuple(instances.values()), tuple(items), tuple(str(p) for p in paths))
+
+
+def certify_inputs(paths: Sequence[str | Path], *, jobs: int = 1) -> int:
+    """Run ``certify``'s checks on ``paths``; the number of records, or an error.
+
+    Raises
+    ------
+    RecordError
+        When any check fails: how many records failed and the first failure.
+    """
+    from twosat_formal.certify import certify_files
+
+    report = certify_files(list(paths), jobs=jobs)
+    if not report.ok:
+        first = report.failures[0]
+        raise RecordError(
+            f"{len(report.failing_ids)} of {report.records} records failed certification "
+            f"(first: {first}); run `twosat-formal certify` on the inputs, or pass "
+            "--no-certify to export them anyway"
+        )
+    return report.records
+
+
+def _fresh(out: Path) -> Path:
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise ConfigError(
+            f"{out} exists and is not an empty folder; choose a new one",
+            parameter="out",
+            valid="a missing or empty folder",
+        )
+    partial = out.with_name(out.name + ".partial")
+    if partial.exists():
+        shutil.rmtree(partial)
+    partial.mkdir(parents=True)
+    return partial
+
+
+def export_dataset(
+    paths: Sequence[str | Path],
+    to: str,
+    out: str | Path,
+    *,
+    certify: bool = True,
+    options: ExportOptions | None = None,
+    jobs: int = 1,
+) -> list[Path]:
+    """Export the records of ``paths`` in format ``to`` into folder ``out``.
+
+    Parameters
+    ----------
+    paths:
+        Dataset and prompt files (JSON Lines), as for ``certify``.
+    to:
+        A name of :data:`EXPORT_FORMATS`.
+    out:
+        The folder to create (missing or empty).
+    certify:
+        Run ``certify``'s checks first and refuse the inputs if any fails.
+    options:
+        Task name and generation budget (inspect, lm-eval).
+    jobs:
+        Worker processes for certification.
+
+    Returns
+    -------
+    list of Path
+        The files written, under ``out``.
+    """
+    fmt = EXPORT_FORMATS.get(to)
+    writer = fmt.writer()  # a missing extra fails here, before any work
+    target = Path(out)
+    if target.exists() and (not target.is_dir() or any(target.iterdir())):
+        _fresh(target)  # raises
+    if certify:
+        certify_inputs(paths, jobs=jobs)
+    bundle = load_bundle(paths)
+    partial = _fresh(target)
+    try:
+        files = writer(bundle, partial, options or ExportOptions())
+        if target.exists():
+            target.rmdir()
+        os.replace(partial, target)
+    finally:
+        if partial.exists():
+            shutil.rmtree(partial)
+    return [target / f.relative_to(partial) for f in files]

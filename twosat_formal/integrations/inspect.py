@@ -1,0 +1,108 @@
+"""inspect glue: samples from exported rows, this project's scorer, and a ``@task``.
+
+Needs inspect-ai (the ``integrations`` extra); importing this module without it fails
+with one line naming the extra. Each row (:func:`~twosat_formal.integrations.rows.item_row`)
+becomes a :class:`inspect_ai.dataset.Sample`: ``input`` the prompt, ``target`` the
+expected final word, ``id`` the prompt id, ``metadata`` the whole row. The scorer
+judges the completion with :func:`~twosat_formal.integrations.rows.judge_row` (a stop
+reason ``max_tokens`` or ``model_length`` counts as truncation) and scores:
+
+* ``strict``: right decision and, on SAT prompts, a valid witness (accuracy, stderr);
+* ``lenient``: the same under the lenient reading (accuracy);
+* ``decision``: right decision, strict answer line (accuracy);
+* ``witness``: valid witness, SAT prompts only (NaN on UNSAT ones, left out).
+
+The score's ``answer`` is the decision (``SAT``/``UNSAT``), its ``explanation`` the
+witness's fault, and its ``metadata`` the failure kinds, strict and lenient.
+
+``inspect eval twosat_formal/integrations/inspect.py@twosat -T path=DIR/twosat.jsonl``
+runs the importable task on any exported rows.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+from twosat_formal.integrations import require
+
+require("inspect_ai", "the inspect integration")
+
+from inspect_ai import Task, task  # noqa: E402
+from inspect_ai.dataset import MemoryDataset, Sample  # noqa: E402
+from inspect_ai.model import GenerateConfig  # noqa: E402
+from inspect_ai.scorer import Score, Target, accuracy, scorer, stderr  # noqa: E402
+from inspect_ai.solver import TaskState, generate  # noqa: E402
+
+from twosat_formal.integrations.rows import judge_row  # noqa: E402
+from twosat_formal.jsonl import read_json_lines  # noqa: E402
+
+__all__ = ["read_samples", "twosat", "twosat_scorer", "twosat_task"]
+
+_TRUNCATED = {"max_tokens", "model_length"}
+
+
+def read_samples(path: str | Path) -> list[Sample]:
+    """One sample per row of an exported JSON Lines file."""
+    samples = []
+    for line in read_json_lines(path):
+        row = line.value
+        samples.append(
+            Sample(input=row["prompt"], target=row["answer"], id=row["id"], metadata=row)
+        )
+    return samples
+
+
+@scorer(
+    metrics={
+        "strict": [accuracy(), stderr()],
+        "lenient": [accuracy()],
+        "decision": [accuracy()],
+        "witness": [accuracy()],
+    }
+)
+def twosat_scorer() -> Any:
+    """twosat-formal's judgement of the completion (see the module docstring)."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        stop = state.output.stop_reason
+        finish = "length" if stop in _TRUNCATED else stop
+        judgement = judge_row(state.metadata, state.output.completion, finish)
+        witness = judgement.witness_valid
+        return Score(
+            value={
+                "strict": float(judgement.correct),
+                "lenient": float(judgement.lenient_failure == "correct"),
+                "decision": float(judgement.decision_correct),
+                "witness": math.nan if witness is None else float(witness),
+            },
+            answer=judgement.decision or "",
+            explanation=judgement.witness_reason,
+            metadata={
+                "failure": judgement.failure,
+                "lenient_failure": judgement.lenient_failure,
+                "decision": judgement.decision,
+                "witness_valid": witness,
+                "truncated": judgement.truncated,
+            },
+        )
+
+    return score
+
+
+def twosat_task(path: str | Path, *, max_tokens: int = 32768, name: str | None = None) -> Task:
+    """The task over the rows of ``path``: generate once, score with :func:`twosat_scorer`."""
+    return Task(
+        dataset=MemoryDataset(read_samples(path), name=name or Path(path).stem),
+        solver=generate(),
+        scorer=twosat_scorer(),
+        config=GenerateConfig(max_tokens=max_tokens),
+        name=name,
+    )
+
+
+@task
+def twosat(path: str, max_tokens: int = 32768) -> Task:
+    """The prompts of an exported rows file (``export --to hf`` or ``--to inspect``)."""
+    return twosat_task(path, max_tokens=max_tokens)
