@@ -275,3 +275,38 @@ def test_export_is_deterministic(tmp_path: Path, inputs: tuple[Path, Path, list[
     first = export_dataset([dataset], "dimacs", tmp_path / "c", certify=False)
     second = export_dataset([dataset], "dimacs", tmp_path / "d", certify=False)
     assert [p.read_bytes() for p in first] == [p.read_bytes() for p in second]
+
+
+def test_story_prompts_export_with_their_own_columns(tmp_path: Path) -> None:
+    from test_certify_story import INSTANCES, STORIES, write
+
+    from twosat_formal.evaluate import load_items
+    from twosat_formal.models.base import Response
+    from twosat_formal.scoring import score
+
+    data = write(tmp_path / "data.jsonl", INSTANCES)
+    stories = write(tmp_path / "stories.jsonl", STORIES)
+    files = export_dataset([data, stories], "lm-eval", tmp_path / "out")
+    rows = [json.loads(line) for line in files[0].read_text(encoding="utf-8").splitlines()]
+    items = load_items(stories, dataset=data)
+    assert [row["kind"] for row in rows] == ["story", "story"]
+    for row, item, story in zip(rows, items, STORIES, strict=True):
+        assert row["story_theme"] == story["theme"] and row["story_model"] == story["model"]
+        assert row["template"] == f"story:{story['theme']}" and row["true_value"] is None
+        values = json.loads(row["entity_values"])
+        assert set(values) == set(json.loads(row["entities"]))
+        model = solve(row_formula(row)).model
+        names = row_formula(row).names
+        if model is None:
+            text = "The answer is: No"
+        else:
+            truth = dict(zip(names, model, strict=True))
+            witness = {
+                entity: values[entity][0 if truth[var] else 1]
+                for entity, var in json.loads(row["entities"]).items()
+            }
+            text = json.dumps(witness) + "\nThe answer is: Yes"
+        for answer in (text, "The answer is: Yes", "The answer is: No"):
+            expected = score(Response(answer), item.prompt, item.formula, item.label)
+            assert judge_row(row, answer) == expected
+        assert judge_row(row, text).correct
