@@ -157,31 +157,47 @@ def test_inspect_export_runs_offline_with_mockllm(
     argv = ["export", str(dataset), str(prompts), "--to", "inspect", "-o", str(out)]
     code, _, err = cli(capsys, *argv, "--name", "twosat-small", "--max-tokens", "64")
     assert code == 0, err
-    task = out / "twosat_small.py"
+    assert (out / "twosat_small.py").is_file()
     logs = tmp_path / "logs"
-    inspect = [sys.executable, "-m", "inspect_ai", "eval", str(task)]
+    # The real `inspect eval` command. mockllm estimates token counts with tiktoken's
+    # o200k_base encoding, which tiktoken downloads on first use; offline, a length-based
+    # estimate stands in for that count (and nothing else).
+    inspect = [sys.executable, "-c", INSPECT_OFFLINE, "eval", "inspect/twosat_small.py"]
     run_tool([*inspect, "--model", "mockllm/model", "--limit", "4", "--log-dir", str(logs),
-              "--log-format", "json", "--no-log-images"], tmp_path)  # fmt: skip
-    (log,) = list(logs.glob("*.json"))
-    data = json.loads(log.read_text(encoding="utf-8"))
-    assert data["status"] == "success" and data["eval"]["task"] == "twosat_small"
-    samples = data["samples"]
-    assert len(samples) == 4
-    for sample in samples:
-        (score,) = sample["scores"].values()
+              "--display", "plain", "--no-log-images"], tmp_path)  # fmt: skip
+    from inspect_ai.log import read_eval_log
+
+    (path,) = list(logs.glob("*.eval"))
+    log = read_eval_log(str(path))
+    assert log.status == "success" and log.eval.task == "twosat-small"
+    assert log.samples is not None and len(log.samples) == 4
+    for sample in log.samples:
+        assert sample.scores is not None
+        (score,) = sample.scores.values()
         # mockllm answers "Default output from mockllm/model": no answer line
-        assert score["metadata"]["failure"] == "no-answer"
-        assert score["value"]["strict"] == 0.0 and score["value"]["decision"] == 0.0
-    metrics = data["results"]["scores"]
-    names = {m["name"] for m in metrics}
+        assert score.metadata is not None and score.metadata["failure"] == "no-answer"
+        assert isinstance(score.value, dict)
+        assert score.value["strict"] == 0.0 and score.value["decision"] == 0.0
+    assert log.results is not None
+    names = {score.name for score in log.results.scores}
     assert {"strict", "lenient", "decision", "witness"} <= names
+
+
+INSPECT_OFFLINE = (
+    "import sys\n"
+    "import inspect_ai.model._model as model\n"
+    "model.count_text_tokens = lambda text: max(1, len(text) // 4)\n"
+    "from inspect_ai._cli.main import main\n"
+    "sys.argv = ['inspect', *sys.argv[1:]]\n"
+    "main()\n"
+)
 
 
 def test_inspect_scorer_judges_like_eval(inputs: tuple[Path, Path, list[Any]]) -> None:
     pytest.importorskip("inspect_ai")
     import asyncio
 
-    from inspect_ai.model import ModelOutput
+    from inspect_ai.model import ModelName, ModelOutput
     from inspect_ai.scorer import Target
     from inspect_ai.solver import TaskState
 
@@ -201,7 +217,7 @@ def test_inspect_scorer_judges_like_eval(inputs: tuple[Path, Path, list[Any]]) -
         for stop in ("stop", "max_tokens"):
             output = ModelOutput.from_content("mockllm/model", text, stop_reason=stop)
             state = TaskState(
-                model="mockllm/model",
+                model=ModelName("mockllm/model"),
                 sample_id=sample.id,
                 epoch=1,
                 input=sample.input,

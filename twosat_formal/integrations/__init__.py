@@ -7,10 +7,14 @@
   and :mod:`~twosat_formal.integrations.batch`: answers produced elsewhere (JSON
   Lines, an OpenAI Batch API output file, lm-eval ``--log_samples``) scored with the
   judgement code of ``eval``, and Batch API request files to produce them;
-* :mod:`~twosat_formal.integrations.hf`, :mod:`~twosat_formal.integrations.dimacs`,
-  :mod:`~twosat_formal.integrations.inspect` and
-  :mod:`~twosat_formal.integrations.lm_eval`: exports for Hugging Face ``datasets``,
-  SAT solvers, inspect and lm-evaluation-harness.
+* :mod:`~twosat_formal.integrations.exports`: ``export``, one registry of formats:
+  :mod:`~twosat_formal.integrations.hf` (Hugging Face ``datasets``),
+  :mod:`~twosat_formal.integrations.dimacs` (SAT solvers) and
+  :mod:`~twosat_formal.integrations.task_files` (inspect and lm-evaluation-harness
+  task folders, which run :mod:`~twosat_formal.integrations.inspect` and
+  :mod:`~twosat_formal.integrations.lm_eval`);
+* :mod:`~twosat_formal.integrations.reasoning_gym`: the datasets of
+  :mod:`twosat_formal.gym` registered with reasoning-gym.
 
 The third-party packages come with the ``integrations`` extra
 (``pip install 'twosat-formal[integrations]'``); :func:`require` imports one or fails

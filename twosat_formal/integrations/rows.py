@@ -13,7 +13,8 @@ the same flat types:
 
 ``id``, ``kind`` (``template`` or ``story``), ``prompt``, ``answer``, ``label``,
 ``family``, ``clauses``, ``num_vars``, ``params`` (JSON), ``template``,
-``instance_id``, ``seed``, ``entities`` (JSON: entity → variable name),
+``instance_id``, ``seed``, ``entities`` (JSON: entity → variable name, in variable
+order),
 ``true_value``, ``false_value``, ``entity_values`` (JSON: entity → ``[true, false]``,
 story prompts only), ``dimacs``, ``base_id``, ``transforms`` (JSON list of the
 operator names applied to the base, ``edit:`` before symbolic edits),
@@ -95,8 +96,8 @@ ROW_COLUMNS: tuple[str, ...] = (
 )
 
 
-def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+def _json(value: Any, *, sort_keys: bool = True) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=sort_keys, separators=(",", ":"))
 
 
 def transforms_summary(transforms: Any) -> list[str]:
@@ -129,7 +130,8 @@ def item_row(item: EvalItem) -> dict[str, Any]:
     story = prompt if isinstance(prompt, StoryPrompt) else None
     entity_values: str | None = None
     if story is not None:
-        entity_values = _json({e: list(pair) for e, pair in story.entity_values.items()})
+        pairs = {e: list(pair) for e, pair in story.entity_values.items()}
+        entity_values = _json(pairs, sort_keys=False)
     dimacs = record.get("dimacs") or write_dimacs(item.formula)
     return {
         "id": prompt.id,
@@ -144,7 +146,7 @@ def item_row(item: EvalItem) -> dict[str, Any]:
         "template": prompt.template,
         "instance_id": prompt.instance_id,
         "seed": getattr(prompt, "seed", None),
-        "entities": _json({str(k): str(v) for k, v in prompt.entities.items()}),
+        "entities": _json({str(k): str(v) for k, v in prompt.entities.items()}, sort_keys=False),
         "true_value": getattr(prompt, "true_value", None),
         "false_value": getattr(prompt, "false_value", None),
         "entity_values": entity_values,
