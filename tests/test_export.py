@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -38,10 +39,12 @@ def inputs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, list[A
 
 
 def run_tool(argv: list[str], cwd: Path, timeout: int = 600) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, **OFFLINE, "HOME": str(cwd)}
-    done = subprocess.run(
-        argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, check=False
-    )
+    """Run a tool offline, with a fresh short HOME (inspect puts a unix socket there)."""
+    with tempfile.TemporaryDirectory(prefix="home") as home:
+        env = {**os.environ, **OFFLINE, "HOME": home, "XDG_RUNTIME_DIR": home}
+        done = subprocess.run(
+            argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, check=False
+        )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     return done
 
