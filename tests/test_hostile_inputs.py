@@ -187,3 +187,19 @@ def test_eval_with_an_unknown_model_creates_no_store(
     code, out, err = cli(capsys, "eval", str(prompts), "-m", "nosuch/model", "--store", str(store))
     one_line_error(code, out, err, "nosuch/model")
     assert not store.exists()
+
+
+@pytest.mark.parametrize("command", ["verbalize", "perturb", "edit"])
+def test_a_missing_input_leaves_no_output(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    out = tmp_path / "out.jsonl"
+    missing = str(tmp_path / "missing.jsonl")
+    extra = {
+        "verbalize": ["--template", "logic"],
+        "perturb": ["--op", "reorder"],
+        "edit": ["--mode", "cumulative"],
+    }[command]
+    code, stdout, err = cli(capsys, command, missing, *extra, "--out", str(out))
+    one_line_error(code, stdout, err, "missing.jsonl")
+    assert not out.exists()
