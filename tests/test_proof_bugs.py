@@ -91,3 +91,34 @@ def test_a_counterexample_names_exactly_the_query_variables() -> None:
     model = z3.satisfiable([[1], [-2, 3]], 3)
     assert model is not None and set(model) == {1, 2, 3}
     assert satisfies([[1], [-2, 3]], model)
+
+
+@pytest.mark.parametrize(
+    ("base", "result", "fresh", "witness"),
+    [
+        (Formula([[1]]), Formula([[1], [-1]], num_vars=3), (2, 3), (-2, -3)),
+        (Formula([], num_vars=0), Formula([[-1]]), (1,), (1,)),
+    ],
+)
+def test_a_refused_extension_carries_a_counterexample_that_honours_the_witness(
+    base: Formula, result: Formula, fresh: tuple[int, ...], witness: tuple[int, ...]
+) -> None:
+    t = Transform(
+        "filler",
+        {},
+        0,
+        "conservative-extension",
+        (tuple(range(1, base.num_vars + 1)),),
+        tuple(range(base.num_clauses + 1)),
+        result.num_vars,
+        added_clauses=tuple(tuple(c) for c in result.clauses[base.num_clauses :]),
+        fresh_vars=fresh,
+        witness=witness,
+    )
+    with pytest.raises(ProofError, match="witness does not extend") as info:
+        prove(base, result, t)
+    example = info.value.counterexample
+    assert example is not None
+    model = {result.var(name): value for name, value in example.items()}
+    assert all(model[abs(w)] == (w > 0) for w in witness)
+    assert not satisfies([list(c) for c in result.clauses], model)
