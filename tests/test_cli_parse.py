@@ -7,19 +7,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_support import run
 
 from twosat_formal import __version__
-from twosat_formal.cli import main
 from twosat_formal.formula import Formula
 from twosat_formal.io import parse_dimacs, parse_dsl
-
-
-def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    """Run the CLI; return its exit code, standard output and standard error."""
-    with pytest.raises(SystemExit) as info:
-        main(argv)
-    out, err = capsys.readouterr()
-    return int(info.value.code or 0), out, err
 
 
 @pytest.fixture

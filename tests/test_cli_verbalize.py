@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
+from cli_support import run
 
-from twosat_formal.cli import main
 from twosat_formal.formula import Formula
 from twosat_formal.instance import Instance, write_instances
 from twosat_formal.prompts import prompt_id, read_prompts
@@ -16,13 +16,6 @@ from twosat_formal.verbalize import TEMPLATES, check_roundtrip
 
 DSL = "a | ~b\nb | c\n~c\n"
 FORMULA = Formula.from_named([["a", "~b"], ["b", "c"], ["~c"]])
-
-
-def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as info:
-        main(argv)
-    out, err = capsys.readouterr()
-    return int(info.value.code or 0), out, err
 
 
 @pytest.fixture

@@ -10,10 +10,10 @@ from itertools import pairwise
 from pathlib import Path
 
 import pytest
+from cli_support import run
 from hypothesis import given
 from hypothesis import strategies as st
 
-from twosat_formal.cli import main
 from twosat_formal.diagnostics.chains import check_chain, extract_chain
 from twosat_formal.formula import Formula
 from twosat_formal.models.base import Response
@@ -196,14 +196,6 @@ def test_oracle_chain_on_generated_unsat_instances() -> None:
         record = prompt_record(inst.formula, "team", instance_id=inst.id, seed=seed, ask_cycle=True)
         j = score(OracleModel().respond(record.text), record, inst.formula, "UNSAT")
         assert j.cycle_valid is True
-
-
-def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exc:
-        main(argv)
-    captured = capsys.readouterr()
-    code = exc.value.code
-    return (code if isinstance(code, int) else 1), captured.out, captured.err
 
 
 def test_eval_store_and_export_carry_the_chain_columns(

@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
+from cli_support import run
 
-from twosat_formal.cli import main
 from twosat_formal.diagnostics.trace import check_trace
 from twosat_formal.formula import Formula
 from twosat_formal.verbalize import TEMPLATES, prompt_record
@@ -100,14 +100,6 @@ def test_sentences_outside_the_grammar_are_not_read() -> None:
     text = "I wonder. room 1 is lit, probably? Maybe room 7 is lit.\n```\nroom 1 is lit.\n```"
     trace = check_trace(text, "room", say.record.entities, SAT)
     assert trace.claims == () and trace.read == 0 and trace.sentences == 3
-
-
-def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exc:
-        main(argv)
-    captured = capsys.readouterr()
-    code = exc.value.code
-    return (code if isinstance(code, int) else 1), captured.out, captured.err
 
 
 def test_trace_command_on_a_store(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

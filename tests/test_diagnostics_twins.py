@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 from brute import brute_sat
+from cli_support import run
 from hypothesis import given
 from hypothesis import strategies as st
 from pysat.solvers import Solver
 
 from twosat_formal.certify import certify_file
-from twosat_formal.cli import main
 from twosat_formal.diagnostics import NoTwinError, choose_change, twin_instance, twins
 from twosat_formal.edits import root_instance
 from twosat_formal.formula import Formula
@@ -132,14 +132,6 @@ def test_twin_prompts_differ_in_one_sentence(template: str) -> None:
 
 
 # -- records, CLI and certify ----------------------------------------------------------------
-
-
-def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exc:
-        main(argv)
-    captured = capsys.readouterr()
-    code = exc.value.code
-    return (code if isinstance(code, int) else 1), captured.out, captured.err
 
 
 @pytest.fixture

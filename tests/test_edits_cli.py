@@ -6,19 +6,11 @@ import json
 from pathlib import Path
 
 import pytest
+from cli_support import run
 
-from twosat_formal.cli import main
 from twosat_formal.edits import edit_steps, root_instance
 from twosat_formal.formula import Formula
 from twosat_formal.instance import Instance, write_instances
-
-
-def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exc:
-        main(argv)
-    captured = capsys.readouterr()
-    code = exc.value.code
-    return (code if isinstance(code, int) else 1), captured.out, captured.err
 
 
 def records(text: str) -> list[Instance]:

@@ -14,25 +14,15 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from cli_support import cli
 from faultserver import FaultServer
 from test_evaluate import answers_for, make_items, write_inputs
 
-from twosat_formal.cli import main
 from twosat_formal.errors import ConfigError
 from twosat_formal.evaluate import EvalItem, run_eval
 from twosat_formal.evaluate.limits import ModelLimiter, ModelLimits, split_limits
 from twosat_formal.model import Response, SamplingParams
 from twosat_formal.store import RunStore
-
-
-def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    try:
-        main(list(argv))
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_limit_options_leave_the_spec_and_are_checked() -> None:

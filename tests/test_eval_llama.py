@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 
 import pytest
+from llama_support import NEEDS_LLAMA
 
 from twosat_formal.cli import main
 from twosat_formal.generators import generate
@@ -20,17 +21,7 @@ from twosat_formal.instance import write_instances
 from twosat_formal.prompts import write_prompts
 from twosat_formal.verbalize import prompt_record
 
-try:
-    import llama_cpp  # noqa: F401  (only whether it imports matters)
-except ImportError:
-    HAVE_LLAMA = False
-else:
-    HAVE_LLAMA = True
-
-pytestmark = [
-    pytest.mark.llama,
-    pytest.mark.skipif(not HAVE_LLAMA, reason="llama_cpp is not importable: install [local]"),
-]
+pytestmark = NEEDS_LLAMA
 
 SPEC = "llamacpp/gemma3-270m?n_ctx=2048"
 

@@ -17,27 +17,14 @@ import time
 from pathlib import Path
 
 import pytest
+from llama_support import NEEDS_LLAMA
 
 from twosat_formal.errors import EvaluationError
 from twosat_formal.models import load_model
 from twosat_formal.models.base import SamplingParams
 from twosat_formal.models.llamacpp import LlamaCppModel, LlamaCppServer
 
-try:
-    import llama_cpp  # noqa: F401  (only whether it imports matters)
-except ImportError:
-    HAVE_LLAMA = False
-else:
-    HAVE_LLAMA = True
-
-pytestmark = [
-    pytest.mark.llama,
-    pytest.mark.skipif(
-        not HAVE_LLAMA,
-        reason="llama_cpp is not importable: install the [local] extra "
-        "(pip install 'twosat-formal[local]')",
-    ),
-]
+pytestmark = NEEDS_LLAMA
 
 PROMPT = "Question: is the sky blue? Answer:"
 SHORT = SamplingParams(max_tokens=8, temperature=0.0, seed=1)

@@ -7,9 +7,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from cli_support import run
 from story_support import StoryScript, StoryServer
 
-from twosat_formal.cli import main
 from twosat_formal.formula import Formula
 from twosat_formal.instance import Instance, write_instances
 from twosat_formal.verbalize.story import THEMES, check_story_record, read_stories
@@ -17,13 +17,6 @@ from twosat_formal.verbalize.story import THEMES, check_story_record, read_stori
 DSL = "a | ~b\nb | c\n~c\n"
 FORMULA = Formula.from_named([["a", "~b"], ["b", "c"], ["~c"]])
 SPEC = "openai/scripted-writer"
-
-
-def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as info:
-        main(argv)
-    out, err = capsys.readouterr()
-    return int(info.value.code or 0), out, err
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from __future__ import annotations
 import itertools
 from pathlib import Path
 
-import pytest
+from llama_support import NEEDS_LLAMA
 
 from twosat_formal.evaluate.stories import generate_stories
 from twosat_formal.formula import Formula
@@ -22,21 +22,7 @@ from twosat_formal.models.cache import ResponseCache
 from twosat_formal.verbalize.story import MAX_ATTEMPTS, check_story_record
 from twosat_formal.verbalize.story.generator import StoryItem, StorySettings
 
-try:
-    import llama_cpp  # noqa: F401  (only whether it imports matters)
-except ImportError:
-    HAVE_LLAMA = False
-else:
-    HAVE_LLAMA = True
-
-pytestmark = [
-    pytest.mark.llama,
-    pytest.mark.skipif(
-        not HAVE_LLAMA,
-        reason="llama_cpp is not importable: install the [local] extra "
-        "(pip install 'twosat-formal[local]')",
-    ),
-]
+pytestmark = NEEDS_LLAMA
 
 SPEC = "llamacpp/gemma3-270m?n_ctx=2048"
 # Short answers keep the run short on a CPU: a clue of 48 tokens, a validation of 16.
