@@ -6,16 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
+from cli_support import run
 
-from twosat_formal.cli import main
 from twosat_formal.generators import FAMILIES, Dataset, DatasetConfig
-
-
-def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as info:
-        main(argv)
-    captured = capsys.readouterr()
-    return int(info.value.code or 0), captured.out, captured.err
 
 
 def test_families_lists_knobs_ranges_and_defaults(capsys: pytest.CaptureFixture[str]) -> None:

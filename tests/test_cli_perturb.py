@@ -6,21 +6,14 @@ import json
 from pathlib import Path
 
 import pytest
+from cli_support import run
 
 from twosat_formal.certify import certify_file
-from twosat_formal.cli import main
 from twosat_formal.formula import Formula
 from twosat_formal.generators import generate
 from twosat_formal.instance import Instance
 from twosat_formal.io import parse_dimacs, write_dimacs
 from twosat_formal.perturb import OPERATORS, Chain, replay
-
-
-def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exit_info:
-        main(argv)
-    captured = capsys.readouterr()
-    return int(exit_info.value.code or 0), captured.out, captured.err
 
 
 @pytest.fixture

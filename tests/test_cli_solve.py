@@ -8,21 +8,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_support import run
 
-from twosat_formal.cli import main
 from twosat_formal.formula import Formula
 from twosat_formal.solve import check_certificate_json
 
 SAT_DSL = "a | b\n~a | b\na | ~b\n"
 UNSAT_DSL = "a | b\n~a | b\na | ~b\n~a | ~b\nc | d\n"
-
-
-def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as stop:
-        main(argv)
-    out, err = capsys.readouterr()
-    code = stop.value.code
-    return (code if isinstance(code, int) else 0), out, err
 
 
 @pytest.fixture

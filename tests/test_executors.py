@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_support import run
 
 from twosat_formal.cli import main
 from twosat_formal.errors import ConfigError, RecordError, TwoSatFormalError, UnknownNameError
@@ -42,13 +43,6 @@ def blank_measured(value: Any) -> Any:
 def comparable(text: str) -> list[str]:
     """The lines of a JSON Lines output, measured times blanked, re-encoded."""
     return [json.dumps(blank_measured(json.loads(line))) for line in text.splitlines()]
-
-
-def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as info:
-        main(argv)
-    captured = capsys.readouterr()
-    return int(info.value.code or 0), captured.out, captured.err
 
 
 # -- work functions (module level: the process and Ray workers import them) --------------

@@ -7,18 +7,10 @@ from pathlib import Path
 
 import pytest
 from brute import check_png
+from cli_support import run
 
-from twosat_formal.cli import main
 from twosat_formal.experiments.spec import load_spec
 from twosat_formal.report.render import SECTIONS
-
-
-def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exit_info:
-        main(argv)
-    captured = capsys.readouterr()
-    code = exit_info.value.code
-    return (code if isinstance(code, int) else 0), captured.out, captured.err
 
 
 def test_experiments_lists_every_protocol(capsys: pytest.CaptureFixture[str]) -> None:
