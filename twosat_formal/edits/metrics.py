@@ -21,7 +21,15 @@ under the same model, template and sample.
     denominator.
 ``retention(rows)``
     On label-changing edits: the share of rows whose decision is the origin's label,
-    the answer that was right before the edit and is wrong after it.
+    the answer that was right before the edit and is wrong after it. With binary
+    labels it is ``1 - accuracy - unparsable`` (a decision that is neither label is
+    missing).
+``individual_accuracy(rows, kind)``
+    Accuracy on individual edits of one class (``preserving`` or ``changing``), as
+    §5.2 of the symbolic-edits paper defines it: averaged over the variants of a
+    question (a base formula's record: model, template, sample), then over questions;
+    the pooled accuracy over every edited row is kept beside it, and each can be
+    computed per operator.
 
 A missing or unparsable answer counts as incorrect and retains nothing.
 
@@ -54,11 +62,14 @@ from twosat_formal.errors import ConfigError, RecordError
 __all__ = [
     "EditInfo",
     "FlipRate",
+    "IndividualAccuracy",
     "NormalizedAccuracy",
     "Retention",
     "Row",
     "edit_info",
+    "edit_operators",
     "flip_rate",
+    "individual_accuracy",
     "level_pairs",
     "max_level",
     "normalized_accuracy",
@@ -378,6 +389,95 @@ def retention(rows: Iterable[Row], *, mode: str | None = None) -> Retention:
         retained += _decision(row) == info.origin_label
         correct += _correct(row)
     return Retention(total, retained, correct)
+
+
+def _operator(row: Row) -> str | None:
+    steps = [t for t in _transforms(row) if isinstance(t, Mapping) and t.get("kind") == EDIT_KIND]
+    return str(steps[-1].get("operator")) if steps else None
+
+
+@dataclass(frozen=True)
+class IndividualAccuracy:
+    """Accuracy on individual edits of one class: per question, and pooled.
+
+    ``per_question`` averages each question's variants first, then the questions
+    (the paper's metric); ``pooled`` is the share of correct edited rows.
+
+    >>> IndividualAccuracy("changing", None, 2, 5, 0.5, 0.6).to_json()["per_question"]
+    0.5
+    """
+
+    kind: str
+    operator: str | None
+    questions: int
+    rows: int
+    per_question: float | None
+    pooled: float | None
+
+    def to_json(self) -> dict[str, Any]:
+        """The metric as a JSON-ready dict."""
+        return {
+            "kind": self.kind,
+            "operator": self.operator,
+            "questions": self.questions,
+            "rows": self.rows,
+            "per_question": self.per_question,
+            "pooled": self.pooled,
+        }
+
+
+def individual_accuracy(
+    rows: Iterable[Row], kind: str, *, operator: str | None = None
+) -> IndividualAccuracy:
+    """Accuracy on the individual edits of ``kind`` (of one ``operator``, if given).
+
+    A question is a base formula's record (origin, model, template, sample); its
+    variants are the individual edits of that class made from it.
+
+    Examples
+    --------
+    >>> def edited(origin, right):
+    ...     step = {"kind": "edit", "mode": "individual", "level": 1, "origin": origin,
+    ...             "operator": "negate-literal", "label_before": "SAT",
+    ...             "label_after": "UNSAT"}
+    ...     return {"instance_id": f"{origin}-{right}", "transforms": [step],
+    ...             "decision_correct": right}
+    >>> rows = [edited("a", True), edited("a", False), edited("a", False),
+    ...         edited("b", True), edited("b", True)]
+    >>> result = individual_accuracy(rows, "changing")
+    >>> round(result.per_question, 4), result.pooled, result.questions
+    (0.6667, 0.6, 2)
+    """
+    if kind not in (PRESERVING, CHANGING):
+        raise ConfigError(
+            f"unknown edit class {kind!r}", parameter="kind", valid=f"{PRESERVING}, {CHANGING}"
+        )
+    questions: dict[tuple[Hashable, ...], list[bool]] = {}
+    for row in rows:
+        info = edit_info(row)
+        if info is None or info.mode != "individual" or info.kind != kind:
+            continue
+        if operator is not None and _operator(row) != operator:
+            continue
+        questions.setdefault(_key(row, info.origin), []).append(_correct(row))
+    total = sum(len(v) for v in questions.values())
+    if not questions:
+        return IndividualAccuracy(kind, operator, 0, 0, None, None)
+    per_question = sum(sum(v) / len(v) for v in questions.values()) / len(questions)
+    pooled = sum(sum(v) for v in questions.values()) / total
+    return IndividualAccuracy(kind, operator, len(questions), total, per_question, pooled)
+
+
+def edit_operators(rows: Iterable[Row]) -> list[str]:
+    """The operators of the individual edits among ``rows``, sorted."""
+    found = set()
+    for row in rows:
+        info = edit_info(row)
+        if info is not None and info.mode == "individual":
+            name = _operator(row)
+            if name is not None:
+                found.add(name)
+    return sorted(found)
 
 
 def max_level(rows: Iterable[Row]) -> int:

@@ -96,6 +96,7 @@ EDIT_SECTIONS = (
     "Symbolic edits: normalized accuracy",
     "Symbolic edits: flip rate",
     "Symbolic edits: original-answer retention",
+    "Symbolic edits: individual edits",
 )
 
 #: Title of the section of minimal twins, shown after "Robustness" (and the edit
@@ -635,6 +636,44 @@ def _edit_retention(content: ReportContent) -> list[Block]:
     ]
 
 
+def _edit_individual(content: ReportContent) -> list[Block]:
+    rows = [
+        [
+            (s.model, ""),
+            (i.operator or "all operators", ""),
+            (f"label-{i.kind}", ""),
+            (str(i.questions), ""),
+            (str(i.rows), ""),
+            (format_pct(i.per_question), ""),
+            (format_pct(i.pooled), ""),
+        ]
+        for s in content.edits or []
+        for i in s.individual
+    ]
+    if not rows:
+        return [Paragraph("No individual edits in this run.")]
+    return [
+        Paragraph(
+            "Accuracy on individual edits of each class, as the symbolic-edits paper (§5.2) "
+            "defines it: averaged over the variants of a question (a base formula's record: "
+            "model, template, sample), then over questions; the pooled share of correct "
+            "edited rows beside it. Per operator below the class totals."
+        ),
+        Table(
+            [
+                "model",
+                "operator",
+                "edit class",
+                "questions",
+                "edited rows",
+                "accuracy (%, per question)",
+                "accuracy (%, pooled)",
+            ],
+            rows,
+        ),
+    ]
+
+
 def _pairs(content: ReportContent) -> list[Block]:
     summaries = content.pairs or []
     if not summaries:
@@ -917,7 +956,12 @@ def layout(content: ReportContent, figures: Sequence[Figure]) -> list[Block]:
         at = SECTIONS.index("Verbalization templates (§5.5)") + 1
         sections.insert(at, (STORY_SECTION, _stories(content)))
     if content.edits is not None:
-        edit_parts = [_edit_normalized(content), _edit_flips(content), _edit_retention(content)]
+        edit_parts = [
+            _edit_normalized(content),
+            _edit_flips(content),
+            _edit_retention(content),
+            _edit_individual(content),
+        ]
         at = [title for title, _ in sections].index("Robustness") + 1
         sections[at:at] = list(zip(EDIT_SECTIONS, edit_parts, strict=True))
     if content.pairs is not None:

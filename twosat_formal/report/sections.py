@@ -177,6 +177,9 @@ class EditSummary:
     normalized: list[edit_metrics.NormalizedAccuracy]
     flips: list[edit_metrics.FlipRate]
     retention: edit_metrics.Retention
+    #: Accuracy on individual edits: each class over every operator (``operator``
+    #: ``None``), then each class per operator.
+    individual: list[edit_metrics.IndividualAccuracy] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         """The metrics as a JSON-ready dict.
@@ -189,6 +192,7 @@ class EditSummary:
             "normalized_accuracy": [n.to_json() for n in self.normalized],
             "flip_rate": [f.to_json() for f in self.flips],
             "retention": self.retention.to_json(),
+            "individual": [i.to_json() for i in self.individual],
         }
 
 
@@ -817,7 +821,20 @@ def _edits(rows: Sequence[Row], models: Sequence[str]) -> tuple[list[EditSummary
         mine = by_model.get((model,), [])
         normalized = [edit_metrics.normalized_accuracy(mine, k) for k in range(top + 1)]
         flips = [edit_metrics.flip_rate(mine, k) for k in range(1, top + 1)]
-        summaries.append(EditSummary(model, normalized[1:], flips, edit_metrics.retention(mine)))
+        individual = [
+            edit_metrics.individual_accuracy(mine, kind, operator=operator)
+            for operator in (None, *edit_metrics.edit_operators(mine))
+            for kind in ("preserving", "changing")
+        ]
+        summaries.append(
+            EditSummary(
+                model,
+                normalized[1:],
+                flips,
+                edit_metrics.retention(mine),
+                [i for i in individual if i.rows],
+            )
+        )
         curves[model] = [
             (float(n.level), Estimate(n.value, None, None, n.records, n.records))
             for n in normalized
