@@ -12,6 +12,7 @@ import z3
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import twosat_formal.verbalize.roundtrip as roundtrip_module
 from twosat_formal.errors import CertificateError, ParseError, ProofError
 from twosat_formal.formula import Formula
 from twosat_formal.prompts import PromptRecord
@@ -198,13 +199,23 @@ def test_z3_unknown_is_a_failure(monkeypatch: pytest.MonkeyPatch) -> None:
         def add(self, *args: object) -> None:
             pass
 
+        def from_string(self, *args: object) -> None:
+            pass
+
+        def push(self) -> None:
+            pass
+
+        def pop(self) -> None:
+            pass
+
         def check(self) -> z3.CheckSatResult:
             return z3.unknown
 
         def reason_unknown(self) -> str:
             return "timeout"
 
-    monkeypatch.setattr(z3, "SolverFor", lambda logic: Undecided())
+    monkeypatch.setattr(z3, "SolverFor", lambda logic, ctx=None: Undecided())
+    monkeypatch.setattr(roundtrip_module, "_SESSION", None)  # a session with the undecided solver
     with pytest.raises(ProofError, match="could not decide"):
         z3_equivalent([[1]], [[1]], 1, timeout_ms=1)
     f = Formula([[1, 2]])

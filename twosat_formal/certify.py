@@ -57,6 +57,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -342,7 +343,23 @@ def _instance_formula(task: _Task, instance_id: str) -> Formula:
 
     if task.instance is None:
         raise ConfigError(f"its instance {instance_id} is not in the dataset")
-    return Instance.from_record(task.instance).formula
+    try:
+        text = json.dumps(task.instance, allow_nan=False)
+    except (TypeError, ValueError):
+        return Instance.from_record(task.instance).formula
+    return _formula_of(text)
+
+
+@lru_cache(maxsize=64)
+def _formula_of(text: str) -> Formula:
+    """The formula of the instance record ``text`` (JSON), read once per process.
+
+    The prompts and stories of one instance usually come together; a pure function of
+    the record's text, so a prompt is checked against exactly its instance's formula.
+    """
+    from twosat_formal.instance import Instance
+
+    return Instance.from_record(json.loads(text)).formula
 
 
 def _check_prompt(c: _Checker, task: _Task) -> None:

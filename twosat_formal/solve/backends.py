@@ -30,8 +30,11 @@ True
 
 from __future__ import annotations
 
+import os
+import re
 from collections.abc import Callable
 from itertools import pairwise
+from typing import Any
 
 import numpy as np
 
@@ -160,30 +163,52 @@ def solve_z3(formula: Formula) -> SolveResult:
 
     if _empty_clause(formula) is not None:
         return _unsat_result(formula, "z3")
-    solver = z3.SolverFor("QF_FD")
-    if formula.num_vars:
-        solver.from_string(_smt2(formula))
-    answer = solver.check()
-    if answer == z3.unsat:
-        return _unsat_result(formula, "z3")
-    if answer != z3.sat:
-        raise ProofError(f"z3 answered {answer}: {solver.reason_unknown()}")
-    found = solver.model()
+    solver = _z3_solver()
+    solver.push()
+    try:
+        if formula.num_clauses:
+            solver.from_string(_dimacs(formula))
+        answer = solver.check()
+        if answer == z3.unsat:
+            return _unsat_result(formula, "z3")
+        if answer != z3.sat:
+            raise ProofError(f"z3 answered {answer}: {solver.reason_unknown()}")
+        found = solver.model().sexpr()
+    finally:
+        solver.pop()
     values = np.zeros(formula.num_vars, dtype=np.bool_)
-    for decl in found.decls():
-        if z3.is_true(found[decl]):
-            values[int(decl.name()[1:]) - 1] = True
+    for match in _Z3_TRUE.finditer(found):
+        var = int(match.group(1))
+        if 1 <= var <= formula.num_vars:
+            values[var - 1] = True
     return SolveResult(
         "SAT", model=tuple(values.tolist()), backend="z3", general_cnf=not formula.is_2cnf
     )
 
 
-def _smt2(formula: Formula) -> str:
-    """The formula as SMT-LIB 2 text over Boolean constants ``v1 .. vn``."""
-    atoms = [f"v{v}" for v in range(1, formula.num_vars + 1)]
-    negated = [f"(not {a})" for a in atoms]
-    parts = [f"(declare-const {a} Bool)" for a in atoms]
-    for clause in _clause_lists(formula):
-        words = " ".join(atoms[lit - 1] if lit > 0 else negated[-lit - 1] for lit in clause)
-        parts.append(f"(assert (or {words}))" if len(clause) > 1 else f"(assert {words})")
-    return "\n".join(parts)
+#: A true variable in Z3's text of a model of a DIMACS problem (variable ``v`` is ``k!v``).
+_Z3_TRUE = re.compile(r"\(define-fun k!(\d+) \(\) Bool\s+true\)")
+
+_Z3_SOLVER: tuple[int, Any] | None = None
+
+
+def _z3_solver() -> Any:
+    """This process's Z3 ``QF_FD`` solver, in a context of its own (fresh in a forked child).
+
+    Each formula is decided between ``push`` and ``pop``, so one leaves nothing behind
+    for the next; one context and one solver serve every call instead of a new solver
+    per formula.
+    """
+    global _Z3_SOLVER
+    import z3
+
+    if _Z3_SOLVER is None or _Z3_SOLVER[0] != os.getpid():
+        _Z3_SOLVER = (os.getpid(), z3.SolverFor("QF_FD", ctx=z3.Context()))
+    return _Z3_SOLVER[1]
+
+
+def _dimacs(formula: Formula) -> str:
+    """The formula as DIMACS text (Z3's reader names variable ``v`` ``k!v``)."""
+    lines = [f"p cnf {formula.num_vars} {formula.num_clauses}"]
+    lines.extend(" ".join([*map(str, c), "0"]) for c in _clause_lists(formula))
+    return "\n".join(lines) + "\n"

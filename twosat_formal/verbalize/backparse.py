@@ -82,8 +82,9 @@ class _Words:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.matches = list(_WORD.finditer(text))
-        self.words = [normalize_apostrophes(m.group()) for m in self.matches]
+        # One character for one: the positions in the normalized text are the text's.
+        self.matches = list(_WORD.finditer(normalize_apostrophes(text)))
+        self.words = [m.group() for m in self.matches]
         self.line_starts = [0] + [m.end() for m in re.finditer(r"\n", text)]
 
     def position(self, index: int) -> tuple[int, int, str]:
@@ -93,6 +94,10 @@ class _Words:
         start = self.line_starts[line - 1]
         end = self.text.find("\n", start)
         return line, offset - start + 1, self.text[start : end if end >= 0 else None].rstrip("\r")
+
+    def line(self, index: int) -> int:
+        """The 1-based line of word ``index``."""
+        return bisect.bisect_right(self.line_starts, self.matches[index].start())
 
     def starts_with(self, index: int, phrase: Sequence[str]) -> bool:
         return self.words[index : index + len(phrase)] == list(phrase)
@@ -220,7 +225,7 @@ def backparse(
                 var = index_of[entity] = len(order)
             clause.append(var if positive else -var)
         clauses.append(clause)
-        lines.append(words.position(i)[0])
+        lines.append(words.line(i))
         i = j + 1
     naming = scheme.entities
     names = [naming.identifier(e) for e in order]

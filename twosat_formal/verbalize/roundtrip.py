@@ -25,6 +25,7 @@ Examples
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -85,26 +86,72 @@ def z3_equivalent(
     ...
     twosat_formal.errors.ProofError: the formulas differ: x1=False, x2=False
     """
-    labels = list(names) if names is not None else [f"x{v}" for v in range(1, num_vars + 1)]
-    atoms = [z3.Bool(f"v{v}") for v in range(1, num_vars + 1)]
-    declarations = "".join(f"(declare-const v{v} Bool)" for v in range(1, num_vars + 1))
+    if any(not 0 < abs(x) <= num_vars for part in (left, right) for c in part for x in c):
+        raise ProofError(f"a literal lies outside the variables 1..{num_vars}")
     claim = f"(assert (xor {_smt_cnf(left)} {_smt_cnf(right)}))"
-    solver = z3.SolverFor("QF_FD")
-    if timeout_ms is not None:
-        solver.set("timeout", int(timeout_ms))
-    solver.add(z3.parse_smt2_string(declarations + claim))
-    answer = solver.check()
-    if answer == z3.unsat:
-        return
-    if answer == z3.sat:
-        model = solver.model()
-        counterexample = {
-            labels[v - 1]: bool(z3.is_true(model.eval(atoms[v - 1], model_completion=True)))
-            for v in range(1, num_vars + 1)
-        }
-        shown = ", ".join(f"{k}={v}" for k, v in counterexample.items())
-        raise ProofError(f"the formulas differ: {shown}", counterexample=counterexample)
-    raise ProofError(f"z3 could not decide the equivalence ({solver.reason_unknown()})")
+    session = _session()
+    session.declare(num_vars)
+    ctx, solver = session.ctx, session.solver
+    solver.set("timeout", int(timeout_ms) if timeout_ms is not None else _NO_TIMEOUT)
+    solver.push()
+    try:
+        solver.from_string(claim)
+        answer = solver.check()
+        if answer == z3.unsat:
+            return
+        if answer == z3.sat:
+            model = solver.model()
+            labels = list(names) if names is not None else [f"x{v}" for v in range(1, num_vars + 1)]
+            counterexample = {
+                labels[v - 1]: bool(
+                    z3.is_true(model.eval(z3.Bool(f"v{v}", ctx), model_completion=True))
+                )
+                for v in range(1, num_vars + 1)
+            }
+            shown = ", ".join(f"{k}={v}" for k, v in counterexample.items())
+            raise ProofError(f"the formulas differ: {shown}", counterexample=counterexample)
+        raise ProofError(f"z3 could not decide the equivalence ({solver.reason_unknown()})")
+    finally:
+        solver.pop()
+
+
+#: Z3's value of "no time limit" for the ``timeout`` parameter.
+_NO_TIMEOUT = 4294967295
+
+
+class _Session:
+    """This process's Z3 context and ``QF_FD`` solver for round-trip proofs.
+
+    Every query's assertion runs between ``push`` and ``pop``, so nothing of one query
+    is left for the next but the declared constants ``v1..v{declared}``, which Z3's
+    parser keeps across ``pop`` and all queries share.
+    """
+
+    def __init__(self) -> None:
+        self.ctx = z3.Context()
+        self.solver = z3.SolverFor("QF_FD", ctx=self.ctx)
+        self.declared = 0
+
+    def declare(self, num_vars: int) -> None:
+        """Declare ``v1..v{num_vars}`` (those not declared yet)."""
+        if num_vars > self.declared:
+            self.solver.from_string(
+                "".join(
+                    f"(declare-const v{v} Bool)" for v in range(self.declared + 1, num_vars + 1)
+                )
+            )
+            self.declared = num_vars
+
+
+_SESSION: tuple[int, _Session] | None = None
+
+
+def _session() -> _Session:
+    """The round-trip session of this process (a fresh one in a forked child)."""
+    global _SESSION
+    if _SESSION is None or _SESSION[0] != os.getpid():
+        _SESSION = (os.getpid(), _Session())
+    return _SESSION[1]
 
 
 def _variable_map(formula: Formula, entities: Mapping[str, str] | Sequence[str]) -> dict[str, int]:

@@ -40,7 +40,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from twosat_formal.errors import ConfigError, SentenceError
 from twosat_formal.registry import Registry
@@ -65,6 +65,16 @@ def normalize_apostrophes(text: str) -> str:
     True
     """
     return text.replace("'", APOSTROPHE)
+
+
+@lru_cache(maxsize=1 << 16)
+def _parse_sentence(scheme: Scheme, sentence: str) -> tuple[tuple[str, bool], ...]:
+    """:meth:`Scheme.parse_sentence`, remembered: a pure function of scheme and sentence.
+
+    Prompts of one scheme share many sentences (the same entities and polarities);
+    each is parsed, and checked to render back to itself, once per process.
+    """
+    return scheme._parse_sentence(sentence)
 
 
 @dataclass(frozen=True)
@@ -171,6 +181,9 @@ class Scheme:
         >>> TEMPLATES.get("door").parse_sentence("door 1 is open or door 2 is closed (or both).")
         [('door 1', True), ('door 2', False)]
         """
+        return list(_parse_sentence(self, sentence))
+
+    def _parse_sentence(self, sentence: str) -> tuple[tuple[str, bool], ...]:
         text = normalize_apostrophes(sentence)
         frames = [
             (1, "", "."),
@@ -192,7 +205,7 @@ class Scheme:
                     unknown = err
                 continue
             if self.sentence(literals) == text:
-                return literals
+                return tuple(literals)
         if unknown is not None:
             raise unknown
         raise SentenceError(f"the sentence fits no {self.name} pattern")
