@@ -122,3 +122,29 @@ def test_a_refused_extension_carries_a_counterexample_that_honours_the_witness(
     model = {result.var(name): value for name, value in example.items()}
     assert all(model[abs(w)] == (w > 0) for w in witness)
     assert not satisfies([list(c) for c in result.clauses], model)
+
+
+def test_a_renaming_with_two_maps_is_refused() -> None:
+    """A 'renaming' that records two literal maps (the base twice) is not a renaming."""
+    base = Formula([[1, 2], [-1, 2]])
+    result = Formula([[1, 2], [-1, 2], [1, 2], [-1, 2]])
+    t = Transform("rename", {}, 0, "equivalent-under-map", ((1, 2), (1, 2)), (0, 1, 2, 3), 2)
+    with pytest.raises(ProofError, match="exactly one literal map"):
+        prove(base, result, t)
+
+
+@pytest.mark.parametrize(
+    ("relation", "base", "words"),
+    [
+        ("conservative-extension", Formula([[1, 2]]), "an extension has exactly one"),
+        ("label-preserving-monotone", Formula([[1], [-1]]), "a monotone extension has exactly"),
+    ],
+)
+def test_an_extension_with_two_maps_is_refused(relation: str, base: Formula, words: str) -> None:
+    clauses = [list(c) for c in base.clauses]
+    result = Formula(clauses + clauses, num_vars=base.num_vars)
+    identity = tuple(range(1, base.num_vars + 1))
+    sources = tuple(range(2 * base.num_clauses))
+    t = Transform("filler", {}, 0, relation, (identity, identity), sources, base.num_vars)
+    with pytest.raises(ProofError, match=words):
+        prove(base, result, t)
