@@ -34,7 +34,7 @@ def prepare_command(
     prompts: Annotated[
         Path,
         typer.Argument(
-            metavar="PROMPTS.jsonl",
+            metavar="PROMPTS",
             help="Prompt (or story) records, as `verbalize` writes them.",
             show_default=False,
         ),

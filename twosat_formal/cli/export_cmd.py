@@ -19,7 +19,7 @@ def export_command(
     inputs: Annotated[
         list[Path],
         typer.Argument(
-            metavar="INPUT.jsonl...",
+            metavar="INPUT...",
             help="Dataset and prompt (or story) files together, as for `certify`.",
             show_default=False,
         ),
