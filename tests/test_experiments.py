@@ -18,7 +18,17 @@ from twosat_formal.generators import FAMILIES, derive_seed
 from twosat_formal.generators.grids import grid_cells
 from twosat_formal.generators.knobs import KNOB_GRIDS
 
-NAMES = ["duplication", "edits", "fillers", "order", "pairs", "sweep", "table1", "verbalization"]
+NAMES = [
+    "duplication",
+    "edits",
+    "fillers",
+    "order",
+    "pairs",
+    "sweep",
+    "table1",
+    "table6",
+    "verbalization",
+]
 
 
 def test_shipped_specs() -> None:
@@ -255,3 +265,39 @@ def test_duplication_run_has_both_kinds_of_test(tmp_path: Path) -> None:
     dataset = [json.loads(line) for line in (tmp_path / "duplication" / "dataset.jsonl").open()]
     assert {r["num_clauses"] for r in dataset} == {10, 20}
     assert "figures/duplication.png" in data["figures"]
+
+
+def test_table6_is_the_three_point_grid_across_sizes() -> None:
+    spec = load_spec("table6")
+    conditions = expand(spec.with_formulas(1))
+    assert {c.level for c in conditions} == {0.2, 0.5, 0.8}
+    by_knob: dict[tuple[str, str | None], set[int]] = {}
+    for c in conditions:
+        by_knob.setdefault((c.family, c.knob), set()).add(c.clauses)
+        params = dict(c.params)
+        assert params[c.knob] == c.level
+        assert all(v == 0.5 for k, v in params.items() if k != c.knob)
+    assert by_knob[("implication-cycle", "split")] == {5, 10, 15, 20, 50, 75, 100}
+    assert by_knob[("mono-bridge", "pos_ratio")] == {50, 75, 100, 150, 200}
+
+
+def test_table6_runs_end_to_end_with_overall_rows(tmp_path: Path) -> None:
+    data = run_small(
+        tmp_path,
+        "table6",
+        [
+            {
+                "family": "implication-cycle",
+                "clauses": [5, 8],
+                "knobs": ["split"],
+                "grid": "paper-3",
+            }
+        ],
+    )
+    labels = [t["label"] for t in data["friedman"]]
+    assert labels == [
+        "implication-cycle · split · |C|=5",
+        "implication-cycle · split · |C|=8",
+        "implication-cycle · split · |C|=overall",
+    ]
+    assert all(t["p_adjusted"] is not None or t["p_value"] is None for t in data["friedman"])

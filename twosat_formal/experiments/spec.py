@@ -31,7 +31,7 @@ A spec names the protocol of one of the paper's experiments. Its fields:
 Examples
 --------
 >>> sorted(spec_names())
-['duplication', 'edits', 'fillers', 'order', 'pairs', 'sweep', 'table1', 'verbalization']
+['duplication', 'edits', 'fillers', 'order', 'pairs', 'sweep', 'table1', 'table6', 'verbalization']
 >>> spec = load_spec("table1")
 >>> spec.kind, spec.formulas, len(spec.templates)
 ('grid', 10, 6)
@@ -282,7 +282,7 @@ def load_spec(name_or_path: str | os.PathLike[str]) -> ExperimentSpec:
     Traceback (most recent call last):
     ...
     twosat_formal.errors.UnknownNameError: unknown experiment 'nope'; choose one of: \
-duplication, edits, fillers, order, pairs, sweep, table1, verbalization
+duplication, edits, fillers, order, pairs, sweep, table1, table6, verbalization
     """
     text_name = os.fspath(name_or_path)
     path = Path(text_name)
