@@ -170,3 +170,30 @@ def test_the_html_report_is_valid_and_self_contained(report: Path) -> None:
     assert parser.tags[:1] == ["html"] and parser.tags.count("body") == 1
     assert "script" not in parser.tags  # nothing to run, nothing to fetch
     assert parser.tags.count("img") >= len(NEW_FIGURES)
+
+
+def test_the_order_figure_has_one_panel_per_family_and_a_group_per_model(
+    tmp_path: Path,
+) -> None:
+    from twosat_formal.report.plots import draw_figures
+    from twosat_formal.report.sections import compute_content
+
+    rows = [
+        {"instance_id": f"{family}-{base}-{arm}", "base_id": f"{family}-{base}",
+         "family": family, "model": model, "experiment": "order", "arm": arm,
+         "shuffled": arm == "shuffled", "label": "UNSAT", "decision": "UNSAT",
+         "decision_correct": (base + len(model) + (arm == "shuffled")) % 2 == 0,
+         "witness_valid": None, "failure": "correct", "truncated": False, "sample": 0,
+         "template": "logic", "clauses": 10, "num_clauses": 10, "params": {}, "transforms": []}
+        for family in ("backbone", "mono-bridge")
+        for model in MODELS
+        for base in range(3)
+        for arm in ("construction", "shuffled")
+    ]  # fmt: skip
+    figures = draw_figures(compute_content(rows), tmp_path)
+    assert "order.png" in [f.name for f in figures]
+    svg = ET.parse(tmp_path / "figures" / "order.svg").getroot()
+    titles = [t.text for t in svg.iter(f"{SVG}text")]
+    assert "backbone" in titles and "mono-bridge" in titles
+    assert tick_labels(tmp_path / "figures" / "order.svg", "x") == list(MODELS) * 2
+    assert set(legend(tmp_path / "figures" / "order.svg")) == {"construction", "shuffled"}

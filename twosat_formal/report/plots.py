@@ -50,6 +50,7 @@ __all__ = [
     "PNG_SIGNATURE",
     "Figure",
     "bar_groups",
+    "bar_panels",
     "curve_panels",
     "draw_figures",
     "stacked_shares",
@@ -215,6 +216,48 @@ def curve_panels(
     return path
 
 
+def _draw_bars(
+    ax: Any, groups: Mapping[str, Mapping[str, Estimate]], styles: Styles | None
+) -> tuple[list[Any], list[str]]:
+    """Grouped bars with CI error bars on ``ax``; the legend handles and labels."""
+    bar_names: list[str] = []
+    for bars in groups.values():
+        for name in bars:
+            if name not in bar_names:
+                bar_names.append(name)
+    if styles is not None:  # the report's order of series (models first), not the data's
+        rank = {name: i for i, name in enumerate(styles)}
+        bar_names.sort(key=lambda name: rank.get(name, len(rank)))
+    width = 0.8 / max(1, len(bar_names))
+    handles, labels = [], []
+    for j, name in enumerate(bar_names):
+        xs, heights, lower, upper = [], [], [], []
+        for i, bars in enumerate(groups.values()):
+            estimate = bars.get(name)
+            if estimate is None or estimate.mean is None:
+                continue
+            xs.append(i + (j - (len(bar_names) - 1) / 2) * width)
+            heights.append(_pct(estimate.mean))
+            low = estimate.low if estimate.low is not None else estimate.mean
+            high = estimate.high if estimate.high is not None else estimate.mean
+            lower.append(max(0.0, _pct(estimate.mean) - max(0.0, _pct(low))))
+            upper.append(max(0.0, min(100.0, _pct(high)) - _pct(estimate.mean)))
+        color, _, _ = _style_for(styles, name, j)
+        container = ax.bar(
+            xs, heights, width=width, label=name, color=color,
+            yerr=[lower, upper], capsize=3, error_kw={"linewidth": 1.0},
+        )  # fmt: skip
+        handles.append(container)
+        labels.append(name)
+    ax.set_xticks(range(len(groups)))
+    ax.set_xticklabels(list(groups), fontsize=_TICK)
+    ax.tick_params(labelsize=_TICK)
+    ax.grid(axis="y", alpha=0.3)
+    if not bar_names:
+        ax.text(0.5, 0.5, "no data", ha="center", va="center", transform=ax.transAxes)
+    return handles, labels
+
+
 def bar_groups(
     groups: Mapping[str, Mapping[str, Estimate]],
     path: Path,
@@ -235,49 +278,67 @@ def bar_groups(
     ...     bar_groups(bars, pathlib.Path(tmp) / "b.png").stat().st_size > 1000
     True
     """
-    bar_names: list[str] = []
-    for bars in groups.values():
-        for name in bars:
-            if name not in bar_names:
-                bar_names.append(name)
-    if styles is not None:  # the report's order of series (models first), not the data's
-        rank = {name: i for i, name in enumerate(styles)}
-        bar_names.sort(key=lambda name: rank.get(name, len(rank)))
-    width = 0.8 / max(1, len(bar_names))
-    size = (max(4.5, 0.7 * len(groups) * max(1, len(bar_names)) + 1.0), 3.6)
+    width = max(1, len({name for bars in groups.values() for name in bars}))
+    size = (max(4.5, 0.7 * len(groups) * width + 1.0), 3.6)
     fig, ax = plt.subplots(figsize=size, layout="constrained")
-    handles, labels = [], []
     try:
-        for j, name in enumerate(bar_names):
-            xs, heights, lower, upper = [], [], [], []
-            for i, bars in enumerate(groups.values()):
-                estimate = bars.get(name)
-                if estimate is None or estimate.mean is None:
-                    continue
-                xs.append(i + (j - (len(bar_names) - 1) / 2) * width)
-                heights.append(_pct(estimate.mean))
-                low = estimate.low if estimate.low is not None else estimate.mean
-                high = estimate.high if estimate.high is not None else estimate.mean
-                lower.append(max(0.0, _pct(estimate.mean) - max(0.0, _pct(low))))
-                upper.append(max(0.0, min(100.0, _pct(high)) - _pct(estimate.mean)))
-            color, _, _ = _style_for(styles, name, j)
-            container = ax.bar(
-                xs, heights, width=width, label=name, color=color,
-                yerr=[lower, upper], capsize=3, error_kw={"linewidth": 1.0},
-            )  # fmt: skip
-            handles.append(container)
-            labels.append(name)
-        ax.set_xticks(range(len(groups)))
-        ax.set_xticklabels(list(groups), fontsize=_TICK)
+        handles, labels = _draw_bars(ax, groups, styles)
         ax.set_ylabel(ylabel, fontsize=_LABEL)
-        ax.tick_params(labelsize=_TICK)
         ax.set_ylim(*ylim)
-        ax.grid(axis="y", alpha=0.3)
-        if not bar_names:
-            ax.text(0.5, 0.5, "no data", ha="center", va="center", transform=ax.transAxes)
         _legend_below(fig, handles, labels)
         if title:
             ax.set_title(title, fontsize=_TITLE)
+        _save(fig, path)
+    finally:
+        plt.close(fig)
+    return path
+
+
+def bar_panels(
+    panels: Mapping[str, Mapping[str, Mapping[str, Estimate]]],
+    path: Path,
+    *,
+    ylabel: str = "success (%)",
+    title: str | None = None,
+    styles: Styles | None = None,
+) -> Path:
+    """One panel of grouped bars per key (a family: groups are models). Returns ``path``.
+
+    >>> import tempfile, pathlib
+    >>> panels = {"backbone": {"ref/coin": {"construction": Estimate(0.5, 0.2, 0.8, n=4),
+    ...                                     "shuffled": Estimate(0.4, 0.1, 0.7, n=4)}}}
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     bar_panels(panels, pathlib.Path(tmp) / "p.png").stat().st_size > 1000
+    True
+    """
+    names = list(panels)
+    count = max(1, len(names))
+    cols = min(2, count)
+    rows = (count + cols - 1) // cols
+    widest = max((len(groups) for groups in panels.values()), default=1)
+    fig, axes = plt.subplots(
+        rows, cols, figsize=(max(3.6, 0.9 * widest + 1.2) * cols, 3.2 * rows + 0.6),
+        squeeze=False, layout="constrained",
+    )  # fmt: skip
+    legend: dict[str, Any] = {}
+    try:
+        for index, ax in enumerate(axes.flat):
+            if index >= max(1, len(names)):
+                ax.set_visible(False)
+                continue
+            name = names[index] if names else "no data"
+            handles, labels = _draw_bars(ax, panels.get(name, {}), styles)
+            for handle, label in zip(handles, labels, strict=True):
+                legend.setdefault(label, handle)
+            ax.set_title(name, fontsize=_LABEL)
+            ax.set_ylabel(ylabel, fontsize=_LABEL)
+            ax.set_ylim(0.0, 105.0)
+            for label in ax.get_xticklabels():
+                label.set_rotation(20)
+                label.set_horizontalalignment("right")
+        _legend_below(fig, list(legend.values()), list(legend))
+        if title:
+            fig.suptitle(title, fontsize=_TITLE)
         _save(fig, path)
     finally:
         plt.close(fig)
@@ -433,14 +494,17 @@ def draw_figures(content: ReportContent, out_dir: Path) -> list[Figure]:
         )
     if content.order_bars:
         name = "order.png"
-        bar_groups(
-            content.order_bars, folder / name, title="construction order vs shuffled", styles=styles
+        bar_panels(
+            content.order_model_bars or {"all models": content.order_bars},
+            folder / name,
+            title="construction order vs shuffled, per model",
+            styles=styles,
         )
         add(
             name,
-            "Construction order vs shuffled clauses (Figure 6)",
-            "Success (decision on UNSAT, valid witness on SAT); error bars: 95% CI across "
-            "(model, base formula) units.",
+            "Construction order vs shuffled clauses, per model (Figure 6)",
+            "Success (decision on UNSAT, valid witness on SAT) of each model in each order, "
+            "one panel per family; error bars: 95% CI across base formulas.",
         )
     if content.filler_bars:
         name = "fillers.png"

@@ -285,6 +285,8 @@ class ReportContent:
     pairs: list[PairSummary] | None = None
     traces: list[TraceSummary] | None = None
     diagnostics: list[DiagnosticRow] | None = None
+    #: Construction vs shuffled bars per family, then model (``order_bars`` pools models).
+    order_model_bars: dict[str, Bars] = field(default_factory=dict)
     #: Curves against |C| per metric of :data:`SIZE_METRICS`, then family, then model.
     size_metric_curves: dict[str, dict[str, Curves]] = field(default_factory=dict)
     #: Captions derived from the rows: the knob settings of the plain grid and of the
@@ -718,6 +720,29 @@ def _order(rows: Sequence[Row], *, method: str, seed: int) -> tuple[list[TestRes
     return adjust_within_families(tests), bars
 
 
+def _order_by_model(
+    rows: Sequence[Row], models: Sequence[str], *, method: str, seed: int
+) -> dict[str, Bars]:
+    """Construction vs shuffled per family, then per model (the order figure's panels)."""
+    out: dict[str, Bars] = {}
+    for family, members in _by_family(rows, "order"):
+        by_model = group_rows(members, ["model"])
+        bars: Bars = {}
+        for model in [m for m in models if (m,) in by_model]:
+            bars[str(model)] = {
+                arm: aggregate(
+                    [r for r in by_model[(model,)] if r.get("arm") == arm],
+                    "success",
+                    key=_UNIT,
+                    method=method,
+                    seed=seed,
+                )
+                for arm in ("construction", "shuffled")
+            }
+        out[family] = bars
+    return out
+
+
 def _arm_names(rows: Sequence[Row], arms: Sequence[str]) -> dict[str, str]:
     names: dict[str, str] = {}
     for row in rows:
@@ -1026,6 +1051,7 @@ def compute_content(
         template_curves=_template_curves(data, method=method, seed=seed),
         knob_curves=_knob_curves(data, models, method=method, seed=seed),
         order_bars=order_bars,
+        order_model_bars=_order_by_model(data, models, method=method, seed=seed),
         filler_bars=filler_bars,
         duplication_bars=duplication_bars,
         manifest=manifest,
