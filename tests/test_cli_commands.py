@@ -142,4 +142,14 @@ def test_solve_json_of_a_small_file_loads_no_rich_scipy_or_solver(tmp_path: Path
         f"try:\n    main(['solve', {str(path)!r}, '--json'])\nexcept SystemExit:\n    pass"
     )
     assert "twosat_formal.solve.small" in loaded  # the probe did solve
-    assert not {top(m) for m in loaded} & {"rich", "scipy", "pysat", "z3", "networkx", "aiohttp"}
+    assert not {top(m) for m in loaded} & {"rich", "scipy", "pysat", "z3", "networkx", "lark"}
+
+
+def test_reading_dimacs_loads_no_lark(tmp_path: Path) -> None:
+    path = tmp_path / "five.cnf"
+    path.write_text("p cnf 2 1\n1 -2 0\n")
+    loaded = modules_after(
+        f"from twosat_formal.io import read_formula\nassert read_formula({str(path)!r})"
+    )
+    assert "twosat_formal.io.scanner" in loaded
+    assert "lark" not in {top(m) for m in loaded}

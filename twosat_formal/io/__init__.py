@@ -4,6 +4,7 @@ Both formats have a Lark grammar of record in ``grammar/``; large DIMACS files g
 through a fast numpy scanner that accepts the same language. Every malformed input
 raises :class:`~twosat_formal.errors.ParseError` with its line, column and source.
 
+>>> from twosat_formal.io import parse_dsl, write_dsl
 >>> f = parse_formula("rain -> wet\\nrain")
 >>> print(write_dimacs(f).split("\\n", 1)[1], end="")
 c var 1 rain
@@ -15,10 +16,14 @@ p cnf 2 2
 True
 """
 
+from typing import TYPE_CHECKING, Any
+
 from twosat_formal.io.detect import detect_format, parse_formula, read_formula
 from twosat_formal.io.dimacs import parse_dimacs, write_dimacs
-from twosat_formal.io.dsl import parse_dsl, write_dsl
 from twosat_formal.io.scanner import scan_dimacs
+
+if TYPE_CHECKING:
+    from twosat_formal.io.dsl import parse_dsl, write_dsl
 
 __all__ = [
     "detect_format",
@@ -30,3 +35,12 @@ __all__ = [
     "write_dimacs",
     "write_dsl",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """The DSL reader and writer, loaded (with Lark) on first use: DIMACS needs neither."""
+    if name in ("parse_dsl", "write_dsl"):
+        from twosat_formal.io import dsl
+
+        return getattr(dsl, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

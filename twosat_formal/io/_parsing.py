@@ -16,16 +16,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from functools import cache
+from typing import TYPE_CHECKING
 
-from lark import Lark, Token
-from lark.exceptions import (
-    LarkError,
-    UnexpectedCharacters,
-    UnexpectedEOF,
-    UnexpectedInput,
-    UnexpectedToken,
-    VisitError,
-)
+if TYPE_CHECKING:  # Lark is imported when a parser is built or an error translated
+    from lark import Lark, Token
+    from lark.exceptions import LarkError, UnexpectedInput
 
 from twosat_formal.errors import ParseError
 from twosat_formal.resources import grammar_text
@@ -58,6 +53,8 @@ def lark_parser(grammar: str, *, propagate_positions: bool = False) -> Lark:
     # strict=False: the grammars have no regex collisions or conflicts, which
     # tests/test_io_grammars.py checks once with strict=True; checking it again in
     # every process cost a quarter of a second of start-up.
+    from lark import Lark
+
     return Lark(
         grammar_text(grammar),
         parser="lalr",
@@ -218,6 +215,8 @@ def translate(
     The position is that of the first non-blank character of the offending token; the
     message says what was expected, with the terminals named by ``describe``.
     """
+    from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedToken, VisitError
+
     if isinstance(exc, VisitError) and isinstance(exc.orig_exc, ParseError):
         return exc.orig_exc
     if isinstance(exc, UnexpectedToken):

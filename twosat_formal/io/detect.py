@@ -23,7 +23,6 @@ from twosat_formal.errors import ConfigError, ParseError
 from twosat_formal.formula import Formula
 from twosat_formal.io._parsing import BLANKS, decode
 from twosat_formal.io.dimacs import parse_dimacs
-from twosat_formal.io.dsl import parse_dsl
 from twosat_formal.io.scanner import scan_dimacs
 
 __all__ = ["FORMATS", "SCANNER_THRESHOLD", "detect_format", "parse_formula", "read_formula"]
@@ -118,6 +117,8 @@ def parse_formula(text: str, *, format: str | None = None, source: str | None = 
     """
     chosen = _chosen(format) or detect_format(text)
     if chosen == "dsl":
+        from twosat_formal.io.dsl import parse_dsl  # Lark: imported for the DSL only
+
         return parse_dsl(text, source=source)
     return _dimacs(text, source)
 
@@ -161,6 +162,8 @@ def read_formula(path: str | os.PathLike[str], *, format: str | None = None) -> 
     text = decode(data, source=source)
     chosen = chosen or detect_format(text)
     if chosen == "dsl":
+        from twosat_formal.io.dsl import parse_dsl  # Lark: imported for the DSL only
+
         return parse_dsl(text, source=source)
     return _dimacs(text, source)
 

@@ -32,16 +32,18 @@ import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
-from lark import Token, Tree
-from lark.exceptions import LarkError
 
 from twosat_formal.errors import ConfigError, ParseError
 from twosat_formal.formula import Formula, default_name, is_valid_name
 from twosat_formal.io._parsing import BLANKS, check_text, context_line, lark_parser, translate
 from twosat_formal.provenance import tool_version
+
+if TYPE_CHECKING:  # Lark is imported by the reader of record when it runs
+    from lark import Token
 
 __all__ = [
     "DECLARATION",
@@ -267,6 +269,9 @@ def parse_dimacs(text: str, *, source: str | None = None) -> Formula:
     ...
     twosat_formal.errors.ParseError: 2:3: literal 3 is beyond the header's 2 variables
     """
+    from lark import Token, Tree
+    from lark.exceptions import LarkError
+
     check_text(text, source=source)
     try:
         tree = lark_parser("dimacs.lark").parse(text)
