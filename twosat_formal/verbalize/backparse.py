@@ -33,6 +33,7 @@ import bisect
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 from twosat_formal.errors import ParseError, SentenceError
 from twosat_formal.formula import Formula
@@ -83,9 +84,26 @@ class _Words:
     def __init__(self, text: str) -> None:
         self.text = text
         # One character for one: the positions in the normalized text are the text's.
-        self.matches = list(_WORD.finditer(normalize_apostrophes(text)))
-        self.words = [m.group() for m in self.matches]
-        self.line_starts = [0] + [m.end() for m in re.finditer(r"\n", text)]
+        self.normalized = normalize_apostrophes(text)
+        # str.split and the pattern \S+ split at the same (Unicode) whitespace, and a
+        # word never spans a line break: the words of the text are those of its lines.
+        self.words: list[str] = []
+        self.lines: list[int] = []
+        for number, segment in enumerate(self.normalized.split("\n"), 1):
+            found = segment.split()
+            if found:
+                self.words.extend(found)
+                self.lines.extend([number] * len(found))
+
+    @cached_property
+    def matches(self) -> list[re.Match[str]]:
+        """Each word's match in the text (for error positions only)."""
+        return list(_WORD.finditer(self.normalized))
+
+    @cached_property
+    def line_starts(self) -> list[int]:
+        """The offset at which each line starts."""
+        return [0] + [m.end() for m in re.finditer(r"\n", self.text)]
 
     def position(self, index: int) -> tuple[int, int, str]:
         """Line, column and line text of word ``index`` (the last line past the end)."""
@@ -97,7 +115,7 @@ class _Words:
 
     def line(self, index: int) -> int:
         """The 1-based line of word ``index``."""
-        return bisect.bisect_right(self.line_starts, self.matches[index].start())
+        return self.lines[index]
 
     def starts_with(self, index: int, phrase: Sequence[str]) -> bool:
         return self.words[index : index + len(phrase)] == list(phrase)
@@ -205,7 +223,7 @@ def backparse(
     while True:
         if i >= n:
             raise words.error(f"the final question {scheme.question!r} is missing", n, source)
-        if words.starts_with(i, question):
+        if words.words[i] == question[0] and words.starts_with(i, question):
             break
         j = i
         while j < n and not words.words[j].endswith("."):
