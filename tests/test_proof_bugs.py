@@ -148,3 +148,29 @@ def test_an_extension_with_two_maps_is_refused(relation: str, base: Formula, wor
     t = Transform("filler", {}, 0, relation, (identity, identity), sources, base.num_vars)
     with pytest.raises(ProofError, match=words):
         prove(base, result, t)
+
+
+def extension(fresh: tuple[int, ...]) -> Transform:
+    """Base (x1) mapped to x2, plus the unit clause (x1) over the fresh variable x1."""
+    return Transform(
+        "filler",
+        {},
+        0,
+        "conservative-extension",
+        ((2,),),
+        (0, 1),
+        2,
+        added_clauses=((1,),),
+        fresh_vars=fresh,
+        witness=(1,),
+    )
+
+
+def test_an_extension_whose_fresh_variable_is_variable_1_is_proved() -> None:
+    proof = prove(Formula([[1]]), Formula([[2], [1]]), extension((1,)))
+    assert proof.result == "proved"
+
+
+def test_an_extension_must_record_each_fresh_variable_once() -> None:
+    with pytest.raises(ProofError, match="fresh variables"):
+        prove(Formula([[1]]), Formula([[2], [1]]), extension((1, 1)))
