@@ -27,7 +27,13 @@ from twosat_formal.experiments.design import expand
 from twosat_formal.experiments.spec import load_spec, parse_spec
 from twosat_formal.generators import derive_seed
 from twosat_formal.instance import Instance
-from twosat_formal.report.render import EDIT_SECTIONS, SECTIONS, layout, render_markdown
+from twosat_formal.report.render import (
+    EDIT_SECTIONS,
+    SECTIONS,
+    TRACES_SECTION,
+    layout,
+    render_markdown,
+)
 from twosat_formal.report.sections import compute_content
 
 MODELS = ["ref/oracle", "ref/coin"]
@@ -130,9 +136,14 @@ def h2(markdown: str) -> list[str]:
     return [line[3:] for line in markdown.splitlines() if line.startswith("## ")]
 
 
-def with_edit_sections() -> list[str]:
+def with_edit_sections(*, traces: bool = False) -> list[str]:
+    """Every section, the edit sections after "Robustness", and with ``traces`` the
+    trace checker's section before "Figures" (a run that answers template prompts)."""
     at = SECTIONS.index("Robustness") + 1
-    return [*SECTIONS[:at], *EDIT_SECTIONS, *SECTIONS[at:]]
+    titles = [*SECTIONS[:at], *EDIT_SECTIONS, *SECTIONS[at:]]
+    if traces:
+        titles.insert(titles.index("Figures"), TRACES_SECTION)
+    return titles
 
 
 # -- the spec -------------------------------------------------------------------------------
@@ -197,7 +208,7 @@ def test_run_is_certified_and_reports_the_edit_sections(run_dir: Path) -> None:
     manifest = json.loads((run_dir / "manifest.json").read_text())
     assert manifest["certified"]["ok"] and manifest["spec"]["kind"] == "edits"
     assert manifest["evaluation"]["done"] == manifest["counts"]["prompts"] * len(MODELS)
-    assert h2((run_dir / "report.md").read_text()) == with_edit_sections()
+    assert h2((run_dir / "report.md").read_text()) == with_edit_sections(traces=True)
     page = (run_dir / "report.html").read_text()
     for title in EDIT_SECTIONS:
         assert f"<h2>{title}</h2>" in page
