@@ -25,6 +25,7 @@ def test_experiments_lists_every_protocol(capsys: pytest.CaptureFixture[str]) ->
         "pairs",
         "sweep",
         "table1",
+        "table6",
         "verbalization",
     ]
     assert "§5.3" in out and "10 formulas per setting x 6 templates" in out
