@@ -79,6 +79,12 @@ def test_every_option_with_a_value_says_its_default(name: str, command: Any) -> 
 
 
 @pytest.mark.parametrize(("name", "command"), ALL, ids=[n for n, _ in ALL])
+def test_help_shows_no_restructuredtext_literals(name: str, command: Any) -> None:
+    ctx = click.Context(command, info_name=name)
+    assert "``" not in command.get_help(ctx), name
+
+
+@pytest.mark.parametrize(("name", "command"), ALL, ids=[n for n, _ in ALL])
 def test_every_out_option_has_the_short_form(name: str, command: Any) -> None:
     for param in command.params:
         if isinstance(param, TyperOption) and "--out" in param.opts:

@@ -24,7 +24,7 @@ from typing import Any, get_args, get_origin
 
 from typer.core import TyperArgument, TyperOption
 
-__all__ = ["metavar_of", "tidy"]
+__all__ = ["metavar_of", "plain", "tidy"]
 
 
 def metavar_of(
@@ -95,9 +95,22 @@ class _Argument(TyperArgument):
         return self._name() if self.required else f"[{self._name()}]"
 
 
+def plain(text: str | None) -> str | None:
+    """Help text as a terminal shows it: reST literals (````x````) as plain backticks.
+
+    >>> plain("unless ``--no-verify``.")
+    'unless `--no-verify`.'
+    """
+    return text.replace("``", "`") if text else text
+
+
 def tidy(command: Any) -> Any:
     """Give every parameter of ``command`` (and of its subcommands) the common look."""
+    command.help = plain(getattr(command, "help", None))
+    command.short_help = plain(getattr(command, "short_help", None))
     for param in getattr(command, "params", ()):
+        if getattr(param, "help", None):
+            param.help = plain(param.help)
         if isinstance(param, TyperOption) and not param.is_flag and not param.count:
             param.metavar = _option_metavar(param)
             param.__class__ = _Option
