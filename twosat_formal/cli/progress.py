@@ -13,11 +13,37 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
+
+if TYPE_CHECKING:
+    from rich.progress import Progress
 
 __all__ = ["progress_callback", "with_progress"]
 
 T = TypeVar("T")
+
+
+def _bar(label: str) -> Progress:
+    """The one bar layout: label, bar, done/total, elapsed, remaining; on stderr, transient."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    from twosat_formal.cli.app import err_console
+
+    columns = (
+        TextColumn(label),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+    )
+    return Progress(*columns, console=err_console, transient=True)
 
 
 def with_progress(
@@ -29,23 +55,7 @@ def with_progress(
     if not enabled or total == 0 or total == 1 or not err_console.is_terminal:
         yield from items
         return
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
-
-    columns = (
-        TextColumn(label),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-    )
-    with Progress(*columns, console=err_console, transient=True) as bar:
+    with _bar(label) as bar:
         task = bar.add_task(label, total=total)
         for item in items:
             yield item
@@ -64,23 +74,7 @@ def progress_callback(label: str, *, enabled: bool = True) -> Iterator[Callable[
     if not enabled or not err_console.is_terminal:
         yield lambda done, total: None
         return
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
-
-    columns = (
-        TextColumn(label),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-    )
-    with Progress(*columns, console=err_console, transient=True) as bar:
+    with _bar(label) as bar:
         task = bar.add_task(label, total=None)
 
         def advance(done: int, total: int) -> None:
