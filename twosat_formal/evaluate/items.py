@@ -17,6 +17,7 @@ from twosat_formal.formula import Formula
 from twosat_formal.jsonl import read_json_lines
 from twosat_formal.prompts import PromptRecord
 from twosat_formal.scoring import PromptLike
+from twosat_formal.store import PromptRow
 from twosat_formal.verbalize.story.record import StoryRecord, is_story_record
 
 __all__ = [
@@ -135,6 +136,21 @@ class EvalItem:
     formula: Formula
     label: str
     instance: Mapping[str, Any] | None = None
+
+    def prompt_row(self) -> PromptRow:
+        """What the run store keeps of this item's prompt."""
+        p = self.prompt
+        return PromptRow(
+            prompt_id=p.id,
+            instance_id=p.instance_id,
+            template=p.template,
+            label=self.label,
+            text=p.text,
+            entities=dict(p.entities),
+            true_value=getattr(p, "true_value", None),
+            false_value=getattr(p, "false_value", None),
+            seed=getattr(p, "seed", None),
+        )
 
 
 def item_from_story(prompt: StoryPrompt) -> EvalItem:

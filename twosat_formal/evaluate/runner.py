@@ -37,7 +37,7 @@ from twosat_formal.scoring import (
     score,
     value_words,
 )
-from twosat_formal.store import PromptRow, ResultRow, RunStore, prompt_hash, request_key
+from twosat_formal.store import ResultRow, RunStore, prompt_hash, request_key
 
 __all__ = ["COMMIT_INTERVAL_S", "PLAN_BATCH", "evaluate", "run_eval"]
 
@@ -56,21 +56,6 @@ class _Request:
     sample: int
     key: str
     prompt_sha: str
-
-
-def _prompt_row(item: EvalItem) -> PromptRow:
-    p = item.prompt
-    return PromptRow(
-        prompt_id=p.id,
-        instance_id=p.instance_id,
-        template=p.template,
-        label=item.label,
-        text=p.text,
-        entities=dict(p.entities),
-        true_value=getattr(p, "true_value", None),
-        false_value=getattr(p, "false_value", None),
-        seed=getattr(p, "seed", None),
-    )
 
 
 class _Runner:
@@ -347,7 +332,7 @@ async def run_eval(
                 valid="SAT or UNSAT",
             )
     runner = _Runner(store, params, retry or RetryPolicy(), seed, request_timeout_s, summary)
-    store.add_prompts(_prompt_row(item) for item in items)
+    store.add_prompts(item.prompt_row() for item in items)
     for item in items:
         if item.instance is not None:
             store.add_instance(item.instance)

@@ -41,7 +41,7 @@ from twosat_formal.export import export_results, format_of
 from twosat_formal.integrations.answers import ExternalAnswer
 from twosat_formal.provenance import tool_version
 from twosat_formal.scoring import error_judgement, score
-from twosat_formal.store import PromptRow, ResultRow, RunStore, prompt_hash
+from twosat_formal.store import ResultRow, RunStore, prompt_hash
 
 if TYPE_CHECKING:
     from twosat_formal.evaluate import EvalItem
@@ -127,23 +127,8 @@ def _results(
         )
 
 
-def _prompt_row(item: EvalItem) -> PromptRow:
-    p = item.prompt
-    return PromptRow(
-        prompt_id=p.id,
-        instance_id=p.instance_id,
-        template=p.template,
-        label=item.label,
-        text=p.text,
-        entities=dict(p.entities),
-        true_value=getattr(p, "true_value", None),
-        false_value=getattr(p, "false_value", None),
-        seed=getattr(p, "seed", None),
-    )
-
-
 def _open(store: RunStore, items: Sequence[EvalItem], info: Mapping[str, Any]) -> int:
-    store.add_prompts(_prompt_row(item) for item in items)
+    store.add_prompts(item.prompt_row() for item in items)
     for item in items:
         if item.instance is not None:
             store.add_instance(item.instance)
