@@ -1,10 +1,18 @@
-"""The marks of the tests that run the real llama.cpp server (the ``[local]`` extra)."""
+"""The marks and helpers of the tests that run the real llama.cpp server (``[local]``)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from pathlib import Path
+
 import pytest
 
-__all__ = ["HAVE_LLAMA", "NEEDS_LLAMA"]
+from twosat_formal.cli import main
+from twosat_formal.instance import Instance, write_instances
+from twosat_formal.prompts import PromptRecord, write_prompts
+from twosat_formal.verbalize import prompt_record
+
+__all__ = ["HAVE_LLAMA", "NEEDS_LLAMA", "eval_inputs", "run_cli"]
 
 try:
     import llama_cpp  # noqa: F401  (only whether it imports matters)
@@ -23,3 +31,29 @@ NEEDS_LLAMA = [
         "(pip install 'twosat-formal[local]')",
     ),
 ]
+
+
+def run_cli(argv: list[str]) -> int:
+    """Run the CLI in-process, which must exit through ``SystemExit``; its exit code."""
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    return int(exit_info.value.code or 0)
+
+
+def eval_inputs(
+    tmp_path: Path, instances: Sequence[Instance], spec: str, *, mode: str, max_tokens: int
+) -> tuple[list[str], list[PromptRecord], Path, Path]:
+    """Write ``instances`` and their logic prompts: ``eval``'s argv, records, file, store."""
+    dataset, prompts = tmp_path / "data.jsonl", tmp_path / "prompts.jsonl"
+    write_instances(instances, dataset)
+    records = [
+        prompt_record(inst.formula, "logic", instance_id=inst.id, seed=0) for inst in instances
+    ]
+    write_prompts(records, prompts)
+    store = tmp_path / "runs.sqlite"
+    argv = [
+        "eval", str(prompts), "--dataset", str(dataset), "--model", spec,
+        "--mode", mode, "--max-tokens", str(max_tokens), "--temperature", "0",
+        "--store", str(store), "--no-progress", "--json",
+    ]  # fmt: skip
+    return argv, records, prompts, store

@@ -13,23 +13,13 @@ import json
 from pathlib import Path
 
 import pytest
-from llama_support import NEEDS_LLAMA
+from llama_support import NEEDS_LLAMA, eval_inputs, run_cli
 
-from twosat_formal.cli import main
 from twosat_formal.generators import generate
-from twosat_formal.instance import write_instances
-from twosat_formal.prompts import write_prompts
-from twosat_formal.verbalize import prompt_record
 
 pytestmark = NEEDS_LLAMA
 
 SPEC = "llamacpp/gemma3-270m?n_ctx=2048"
-
-
-def run_cli(argv: list[str]) -> int:
-    with pytest.raises(SystemExit) as exit_info:
-        main(argv)
-    return int(exit_info.value.code or 0)
 
 
 def test_eval_against_the_real_llama_server(
@@ -39,18 +29,9 @@ def test_eval_against_the_real_llama_server(
         generate("implication-cycle", clauses=5, seed=1),
         generate("backbone", clauses=6, seed=2),
     ]
-    dataset, prompts = tmp_path / "data.jsonl", tmp_path / "prompts.jsonl"
-    write_instances(instances, dataset)
-    records = [
-        prompt_record(inst.formula, "logic", instance_id=inst.id, seed=0) for inst in instances
-    ]
-    write_prompts(records, prompts)
-    store = tmp_path / "runs.sqlite"
-    argv = [
-        "eval", str(prompts), "--dataset", str(dataset), "--model", SPEC,
-        "--mode", "completion", "--max-tokens", "4", "--temperature", "0",
-        "--store", str(store), "--no-progress", "--json",
-    ]  # fmt: skip
+    argv, records, _, store = eval_inputs(
+        tmp_path, instances, SPEC, mode="completion", max_tokens=4
+    )
     assert run_cli(argv) == 0
     first = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert (first["planned"], first["done"], first["skipped"]) == (2, 2, 0)

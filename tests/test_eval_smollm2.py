@@ -15,14 +15,12 @@ import json
 from pathlib import Path
 
 import pytest
+from llama_support import eval_inputs, run_cli
 
-from twosat_formal.cli import main
 from twosat_formal.generators import generate
-from twosat_formal.instance import write_instances
 from twosat_formal.models.base import Response
-from twosat_formal.prompts import read_prompts, write_prompts
+from twosat_formal.prompts import read_prompts
 from twosat_formal.scoring import score
-from twosat_formal.verbalize import prompt_record
 
 try:
     import llama_cpp
@@ -35,12 +33,6 @@ pytestmark = [
 ]
 
 SPEC = "llamacpp/smollm2-135m-instruct?n_ctx=2048"
-
-
-def run_cli(argv: list[str]) -> int:
-    with pytest.raises(SystemExit) as exit_info:
-        main(argv)
-    return int(exit_info.value.code or 0)
 
 
 def test_the_gguf_file_is_found_in_the_wheel_without_importing_it() -> None:
@@ -63,18 +55,9 @@ def test_eval_in_chat_mode_scores_what_the_real_chat_model_says(
         generate("implication-cycle", clauses=3, seed=1),
         generate("backbone", clauses=4, seed=2),
     ]
-    dataset, prompts = tmp_path / "data.jsonl", tmp_path / "prompts.jsonl"
-    write_instances(instances, dataset)
-    records = [
-        prompt_record(inst.formula, "logic", instance_id=inst.id, seed=0) for inst in instances
-    ]
-    write_prompts(records, prompts)
-    store = tmp_path / "runs.sqlite"
-    argv = [
-        "eval", str(prompts), "--dataset", str(dataset), "--model", SPEC,
-        "--mode", "chat", "--max-tokens", "24", "--temperature", "0",
-        "--store", str(store), "--no-progress", "--json",
-    ]  # fmt: skip
+    argv, records, prompts, store = eval_inputs(
+        tmp_path, instances, SPEC, mode="chat", max_tokens=24
+    )
     assert run_cli(argv) == 0
     summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert (summary["planned"], summary["done"], summary["errors"]) == (2, 2, [])
