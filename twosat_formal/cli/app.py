@@ -37,6 +37,7 @@ __all__ = [
     "fail",
     "main",
     "out_console",
+    "sub_app",
 ]
 
 
@@ -174,6 +175,19 @@ def __getattr__(name: str) -> Any:
     if name in ("out_console", "err_console"):
         return console(name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def sub_app(name: str, help: str) -> typer.Typer:
+    """A command group ``twosat-formal NAME ...`` (``batch``, ``store``), registered on ``app``."""
+    group = typer.Typer(
+        name=name,
+        help=help,
+        no_args_is_help=True,
+        add_completion=False,
+        rich_markup_mode=None,
+    )
+    app.add_typer(group, name=name)
+    return group
 
 
 def fail(message: str, code: int = 2) -> None:

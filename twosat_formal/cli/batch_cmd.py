@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from twosat_formal.cli.app import app, err_console
+from twosat_formal.cli.app import err_console, sub_app
 from twosat_formal.cli.options import (
     MaxTokensOption,
     NoVerifyOption,
@@ -19,14 +19,7 @@ from twosat_formal.models.base import DEFAULT_MAX_TOKENS
 
 __all__ = ["batch_app", "prepare_command"]
 
-batch_app = typer.Typer(
-    name="batch",
-    help="Batch API request files; their output goes to `score`.",
-    no_args_is_help=True,
-    add_completion=False,
-    rich_markup_mode=None,
-)
-app.add_typer(batch_app, name="batch")
+batch_app = sub_app("batch", "Batch API request files; their output goes to `score`.")
 
 
 @batch_app.command("prepare")

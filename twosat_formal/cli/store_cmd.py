@@ -12,18 +12,11 @@ from typing import Annotated
 
 import typer
 
-from twosat_formal.cli.app import app, err_console
+from twosat_formal.cli.app import err_console, sub_app
 
 __all__ = ["merge_command", "store_app"]
 
-store_app = typer.Typer(
-    name="store",
-    help="Run store tools: merge the stores of shards or machines into one.",
-    no_args_is_help=True,
-    add_completion=False,
-    rich_markup_mode=None,
-)
-app.add_typer(store_app, name="store")
+store_app = sub_app("store", "Run store tools: merge the stores of shards or machines into one.")
 
 
 @store_app.command("merge")
