@@ -28,7 +28,7 @@ from twosat_formal.solve import (
     SolveResult,
     check_certificate_json,
     check_cycle,
-    check_model,
+    check_result,
     solve,
     solve_agreed,
     verify,
@@ -350,9 +350,5 @@ def test_model_from_scc_satisfies_on_a_large_random_formula() -> None:
     formula = Formula.from_pairs(pairs, num_vars=n)
     result = solve(formula)
     assert result.status == minisat_label(formula)
-    if result.is_sat:
-        assert result.model is not None
-        check_model(formula, result.model)
-    else:
-        assert result.cycle is not None
-        check_cycle(formula, result.cycle)
+    assert (result.model if result.is_sat else result.cycle) is not None
+    check_result(formula, result)

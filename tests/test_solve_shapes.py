@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from pysat.solvers import Minisat22
 
 from twosat_formal.formula import Formula
-from twosat_formal.solve import check_cycle, check_model, solve
+from twosat_formal.solve import check_cycle, check_model, check_result, solve
 from twosat_formal.solve.graph import implication_graph
 from twosat_formal.solve.scc import (
     CYCLE_CANDIDATES,
@@ -113,12 +113,8 @@ def test_shapes_agree_with_pysat_and_z3_and_certify(shape: tuple[str, int, Formu
         assert result.cycle is not None and len(result.cycle) == 2 * n  # the whole ring
     if kind == "chain":
         assert result.status == "SAT"
-    if result.is_sat:
-        assert result.model is not None
-        check_model(formula, result.model)
-    else:
-        assert result.cycle is not None
-        check_cycle(formula, result.cycle)
+    assert (result.model if result.is_sat else result.cycle) is not None
+    check_result(formula, result)
 
 
 @settings(max_examples=150)
