@@ -7,6 +7,8 @@ refused, and (checked here without the prover) the claim really is false.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from twosat_formal.errors import ProofError
@@ -174,3 +176,38 @@ def test_an_extension_whose_fresh_variable_is_variable_1_is_proved() -> None:
 def test_an_extension_must_record_each_fresh_variable_once() -> None:
     with pytest.raises(ProofError, match="fresh variables"):
         prove(Formula([[1]]), Formula([[2], [1]]), extension((1, 1)))
+
+
+def test_a_copy_product_that_records_fresh_variables_is_refused() -> None:
+    """A copy product introduces no fresh variables and needs no witness; a record that
+    claims either does not describe the step, even when the copies themselves are right."""
+    base = Formula([[1, 2]])
+    result = Formula([[1, 2], [3, 4]])
+    t = Transform("duplicate", {}, 0, "equisatisfiable-copy-product", ((1, 2), (3, 4)), (0, 1), 4)
+    assert prove(base, result, t).result == "proved"  # the record without the extra field
+    for bad in (replace(t, fresh_vars=(3,)), replace(t, witness=(3,))):
+        with pytest.raises(ProofError, match="no fresh variables"):
+            prove(base, result, bad)
+
+
+def test_a_copy_product_with_clauses_beyond_its_copies_is_refused() -> None:
+    """Bug: pairing the permutation's positions with the result's clauses without first
+    checking the counts. Clauses past the permutation's end are then never looked at, and
+    a result made unsatisfiable by two extra units passes as a copy of a satisfiable base."""
+    base = Formula([[1, 2]])
+    result = Formula([[1, 2], [3, 4], [1], [-1]])
+    t = Transform("duplicate", {}, 0, "equisatisfiable-copy-product", ((1, 2), (3, 4)), (0, 1), 4)
+    assert solve(base).status == "SAT" and solve(result).status == "UNSAT"
+    with pytest.raises(ProofError, match="one clause per clause of each copy"):
+        prove(base, result, t)
+
+
+def test_a_copy_product_with_a_variable_outside_every_copy_is_refused() -> None:
+    """The result of a copy product is the copies and nothing else: a fifth variable that
+    no copy maps onto (here one that occurs in no clause) makes the record not describe
+    the step, so it is refused rather than proved."""
+    base = Formula([[1, 2]])
+    result = Formula([[1, 2], [3, 4]], num_vars=5)
+    t = Transform("duplicate", {}, 0, "equisatisfiable-copy-product", ((1, 2), (3, 4)), (0, 1), 5)
+    with pytest.raises(ProofError, match="do not cover"):
+        prove(base, result, t)

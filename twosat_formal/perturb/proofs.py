@@ -296,7 +296,8 @@ def _copy_product(c: _Context) -> str:
     if set().union(*images) != set(range(1, c.result.num_vars + 1)):
         raise c.fail("the copies do not cover the result's variables")
     m = c.base.num_clauses
-    if c.result.num_clauses != m * t.copies or len(t.clause_permutation) != c.result.num_clauses:
+    # check_shape made the permutation one entry per clause of each copy (none are added)
+    if c.result.num_clauses != len(t.clause_permutation):
         raise c.fail("the result does not have one clause per clause of each copy")
     parts: list[list[tuple[int, ...]]] = [[] for _ in range(t.copies)]
     for position, source in enumerate(t.clause_permutation):
