@@ -43,9 +43,9 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from itertools import islice
-from types import TracebackType
 from typing import Any, TypeVar
 
+from twosat_formal.closing import Closing
 from twosat_formal.errors import ConfigError, TwoSatFormalError
 from twosat_formal.registry import Registry
 
@@ -106,7 +106,7 @@ def _batches(items: Iterable[T], size: int) -> Iterator[list[T]]:
         yield batch
 
 
-class Executor(ABC):
+class Executor(Closing, ABC):
     """Runs a function over items and yields the results in input order.
 
     Use it as a context manager (or call :meth:`close`) so workers are released.
@@ -156,19 +156,8 @@ class Executor(ABC):
     def _result(self, handle: Any) -> list[Any]:
         """Wait for one batch's results."""
 
-    def close(self) -> None:  # noqa: B027 - most executors hold nothing
+    def close(self) -> None:
         """Release the workers."""
-
-    def __enter__(self) -> Executor:
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        value: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(jobs={self.jobs})"

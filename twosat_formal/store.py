@@ -40,9 +40,9 @@ from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
+from twosat_formal.closing import Closing
 from twosat_formal.columns import BUILTIN_COLUMNS, COLUMNS
 from twosat_formal.errors import RecordError
 from twosat_formal.model import Response, public_endpoint
@@ -228,7 +228,7 @@ def _bool(value: Any) -> bool | None:
     return None if value is None else bool(value)
 
 
-class RunStore:
+class RunStore(Closing):
     """A run store at ``path`` (created when missing), opened for reading and writing.
 
     Parameters
@@ -311,17 +311,6 @@ class RunStore:
         if not self.readonly:
             self._db.commit()
         self._db.close()
-
-    def __enter__(self) -> RunStore:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     @property
     def journal_mode(self) -> str:

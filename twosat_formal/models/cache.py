@@ -39,9 +39,8 @@ import os
 import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
-from types import TracebackType
-from typing import Self
 
+from twosat_formal.closing import Closing
 from twosat_formal.model import Model, Response, SamplingParams, public_endpoint
 from twosat_formal.models.base import ClosingModel
 from twosat_formal.store import prompt_hash, request_key
@@ -67,7 +66,7 @@ CREATE TABLE IF NOT EXISTS responses (
 _FIELDS = "text, finish_reason, prompt_tokens, completion_tokens, latency_s"
 
 
-class ResponseCache:
+class ResponseCache(Closing):
     """The ``responses`` table of a SQLite file (``":memory:"`` for a throw-away one).
 
     The file may be shared with other tables (a run store's, for instance); only
@@ -135,17 +134,6 @@ class ResponseCache:
     def close(self) -> None:
         """Close the database connection."""
         self._db.close()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 class CachedModel(ClosingModel):
