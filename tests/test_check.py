@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from types import SimpleNamespace
 
 import pytest
 from hypothesis import assume, given, settings
@@ -207,6 +208,10 @@ def test_check_result_needs_a_certificate() -> None:
     with pytest.raises(CertificateError, match="is not empty"):
         check_result(formula, SolveResult("UNSAT", empty_clause=0))
     check_result(Formula([[1], []]), SolveResult("UNSAT", empty_clause=1))
+    # the checker does not rely on SolveResult's own validation of the status
+    unknown = SimpleNamespace(status="TIMEOUT", model=None, cycle=None, empty_clause=None)
+    with pytest.raises(CertificateError, match="unknown status 'TIMEOUT'"):
+        check_result(formula, unknown)
 
 
 def test_stored_json_is_rechecked() -> None:
@@ -224,6 +229,8 @@ def test_stored_json_is_rechecked() -> None:
         ({"status": "UNSAT", "cycle": ["a", "~a"]}, "is not an implication"),
         ({"status": "UNSAT", "cycle": ["a", "~zz"]}, "'zz', which is not a variable"),
         ({"status": "UNSAT", "cycle": "a ~a"}, "list of literal names"),
+        ({"status": "UNSAT", "cycle": [1, -1]}, "holds 1, not a literal name"),
+        ({"status": "UNSAT", "cycle": ["", "a"]}, "holds '', not a literal name"),
         ({"status": "UNSAT", "empty_clause": 0}, "is not empty"),
         ({"status": "UNSAT", "empty_clause": 9}, "not in 0..1"),
         ({"status": "UNSAT", "empty_clause": True}, "not an int"),
