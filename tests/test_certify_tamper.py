@@ -22,7 +22,7 @@ from test_certify_story import STORIES
 
 from twosat_formal.certify import _kind, certify_files, certify_record
 from twosat_formal.edits import edit_instances
-from twosat_formal.fieldclass import MEASURED, field_class
+from twosat_formal.fieldclass import MEASURED, compare_record, field_class
 from twosat_formal.generators import generate
 from twosat_formal.perturb.instances import perturb_instance
 from twosat_formal.verbalize import prompt_record
@@ -175,3 +175,43 @@ def test_every_field_of_every_record_is_caught_somewhere(index: int) -> None:
         if _measured(kind, (key,)):
             continue
         assert certify_one(tamper(record, (key,), "change")), f"{key} of record {index}"
+
+
+def test_compare_record_counts_each_leaf_once_from_zero() -> None:
+    stored = {"id": "a", "transforms": [{"proof": {"result": "proved", "seconds": 0.5}}]}
+    result = compare_record("document", stored, copy.deepcopy(stored))
+    assert result.differences == []
+    assert result.counts == {"re-derived": 2, "measured": 1, "attested": 0}
+    nested = {"params": {"n": 3, "k": [1, 2], "e": {}, "z": []}}
+    counts = compare_record("prompt", nested, copy.deepcopy(nested)).counts
+    assert counts == {"re-derived": 5, "measured": 0, "attested": 0}
+
+
+def test_a_difference_shows_short_values_whole_and_long_ones_cut() -> None:
+    (short,) = compare_record("prompt", {"a": "x"}, {"a": "y"}).differences
+    assert short == "a is 'x', re-derived 'y'"
+    (long,) = compare_record("prompt", {"a": "x" * 100}, {"a": "y"}).differences
+    assert long == f"a is {repr('x' * 100)[:57]}..., re-derived 'y'"
+
+
+def test_only_timings_are_held_to_be_timings() -> None:
+    """Attested text and measured non-timings are not checked as numbers; a timing that
+    is negative, infinite, NaN, a bool or a string is named as a difference."""
+    story = {"intro": "Once upon a time", "provenance": {"tool_version": "x"}}
+    assert compare_record("story", story, {"intro": "other", "provenance": {}}).differences == []
+    doc = {"source": "a.cnf", "transforms": [{"proof": {"seconds": 0.0}}]}
+    assert compare_record("document", doc, doc).differences == []
+    for bad in (-1.0, float("inf"), float("nan"), True, "0.5"):
+        record = {"transforms": [{"proof": {"seconds": bad}}]}
+        (message,) = compare_record("document", record, record).differences
+        assert message.endswith("not a timing")
+
+
+def test_a_list_where_an_object_was_re_derived_is_one_difference() -> None:
+    stored, again = {"transforms": [1]}, {"transforms": {"a": 1}}
+    assert compare_record("document", stored, again).differences == [
+        "transforms is [1], re-derived {'a': 1}"
+    ]
+    assert compare_record("document", again, stored).differences == [
+        "transforms is {'a': 1}, re-derived [1]"
+    ]
