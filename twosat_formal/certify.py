@@ -362,42 +362,38 @@ def _formula_of(text: str) -> Formula:
     return Instance.from_record(json.loads(text)).formula
 
 
-def _check_prompt(c: _Checker, task: _Task) -> None:
+def _check_verbalization(c: _Checker, task: _Task, kind: str) -> None:
+    """A prompt or story record: read it, then re-derive it from its instance's formula."""
     from twosat_formal.prompts import PromptRecord
-    from twosat_formal.rederive import rederive_prompt
+    from twosat_formal.rederive import rederive_prompt, rederive_story
+    from twosat_formal.verbalize.story.record import StoryRecord
 
+    reader, rederive = (
+        (PromptRecord.from_record, rederive_prompt)
+        if kind == "prompt"
+        else (StoryRecord.from_record, rederive_story)
+    )
     record = c.run(
         "record",
-        lambda: PromptRecord.from_record(task.record, line=task.line, source=task.source),
+        lambda: reader(task.record, line=task.line, source=task.source),
         stop=True,
     )
     c.id = record.id
     _rederive(
         c,
         "roundtrip",
-        "prompt",
+        kind,
         task.record,
-        lambda: rederive_prompt(task.record, _instance_formula(task, record.instance_id)),
+        lambda: rederive(task.record, _instance_formula(task, record.instance_id)),
     )
+
+
+def _check_prompt(c: _Checker, task: _Task) -> None:
+    _check_verbalization(c, task, "prompt")
 
 
 def _check_story(c: _Checker, task: _Task) -> None:
-    from twosat_formal.rederive import rederive_story
-    from twosat_formal.verbalize.story.record import StoryRecord
-
-    record = c.run(
-        "record",
-        lambda: StoryRecord.from_record(task.record, line=task.line, source=task.source),
-        stop=True,
-    )
-    c.id = record.id
-    _rederive(
-        c,
-        "roundtrip",
-        "story",
-        task.record,
-        lambda: rederive_story(task.record, _instance_formula(task, record.instance_id)),
-    )
+    _check_verbalization(c, task, "story")
 
 
 def _check_document(c: _Checker, task: _Task) -> None:
