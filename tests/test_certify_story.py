@@ -92,7 +92,8 @@ def test_a_clean_story_file_certifies(tmp_path: Path, stories: list[Record]) -> 
     # instances: record, 2-sat, three solvers, certificate, regenerate;
     # stories: record, roundtrip (the re-derivation around the attested text)
     assert report.checks == 2 * 7 + 2 * 2
-    assert report.fields["attested"] > 0 and report.fields["measured"] > 0
+    # roots and stories hold no timing: the versions they name are re-derived
+    assert report.fields["attested"] > 0 and report.fields["measured"] == 0
 
 
 def test_the_story_of_an_instance_certifies_one_record_at_a_time(stories: list[Record]) -> None:

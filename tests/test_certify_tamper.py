@@ -3,7 +3,8 @@
 A mixed dataset (roots, perturbed, edited, prompts, stories) certifies; then one random
 field of one random record is changed (a value, a deleted field, an added field, a
 renamed key) and ``certify`` must name that record, for every field outside the
-measured class. Measured fields (timings, tool versions) change without a failure.
+measured class: the tool and Z3 versions and the path a formula was read from
+included. Measured fields (timings, and nothing else) change without a failure.
 """
 
 from __future__ import annotations
@@ -21,10 +22,11 @@ from test_certify_story import INSTANCES as STORY_INSTANCES
 from test_certify_story import STORIES
 
 from twosat_formal.certify import _kind, certify_files, certify_record
-from twosat_formal.edits import edit_instances
+from twosat_formal.edits import edit_instances, root_instance
 from twosat_formal.fieldclass import MEASURED, compare_record, field_class
+from twosat_formal.formula import Formula
 from twosat_formal.generators import generate
-from twosat_formal.perturb.instances import perturb_instance
+from twosat_formal.perturb.instances import perturb_document, perturb_instance
 from twosat_formal.verbalize import prompt_record
 
 Record = dict[str, Any]
@@ -44,11 +46,15 @@ def build() -> list[Record]:
         made = prompt_record(inst.formula, template, instance_id=inst.id, seed=2)
         records.append(made.to_record())
     records += copy.deepcopy(STORY_INSTANCES) + copy.deepcopy(STORIES)
+    named = Formula.from_named([["a", "b"], ["~a", "c"], ["~b", "~c"]])
+    read = root_instance(named, source="dir/f.cnf")
+    records += [read.to_record(), perturb_instance(read, ["rename", "filler"], seed=7).to_record()]
+    records.append(perturb_document(named, ["reorder", "flip"], seed=8, source="dir/f.cnf"))
     return records
 
 
 DATASET = build()
-INDEX = {r["id"]: r for r in DATASET}
+INDEX = {r["id"]: r for r in DATASET if "id" in r}
 
 
 def write(path: Path, records: list[Record]) -> Path:
@@ -59,7 +65,7 @@ def write(path: Path, records: list[Record]) -> Path:
 def test_the_mixed_dataset_certifies_and_counts_the_three_classes(tmp_path: Path) -> None:
     report = certify_files([write(tmp_path / "mixed.jsonl", DATASET)])
     assert report.ok, [str(f) for f in report.failures]
-    assert set(report.kinds) == {"instance", "prompt", "story"}
+    assert set(report.kinds) == {"instance", "prompt", "story", "document"}
     assert all(report.fields[cls] > 0 for cls in ("re-derived", "measured", "attested"))
 
 
@@ -131,7 +137,7 @@ def _measured(kind: str, path: Path_) -> bool:
 
 
 @settings(
-    max_examples=120,
+    max_examples=400,
     deadline=None,
     derandomize=True,
     suppress_health_check=[HealthCheck.too_slow],
@@ -197,7 +203,7 @@ def test_a_difference_shows_short_values_whole_and_long_ones_cut() -> None:
 def test_only_timings_are_held_to_be_timings() -> None:
     """Attested text and measured non-timings are not checked as numbers; a timing that
     is negative, infinite, NaN, a bool or a string is named as a difference."""
-    story = {"intro": "Once upon a time", "provenance": {"tool_version": "x"}}
+    story = {"intro": "Once upon a time", "provenance": {"endpoint": "x"}}
     assert compare_record("story", story, {"intro": "other", "provenance": {}}).differences == []
     doc = {"source": "a.cnf", "transforms": [{"proof": {"seconds": 0.0}}]}
     assert compare_record("document", doc, doc).differences == []
@@ -215,3 +221,69 @@ def test_a_list_where_an_object_was_re_derived_is_one_difference() -> None:
     assert compare_record("document", again, stored).differences == [
         "transforms is {'a': 1}, re-derived [1]"
     ]
+
+
+def _first(kind: str, has: tuple[str | int, ...]) -> Record:
+    """The first record of ``kind`` that has the field at ``has``."""
+    for record in DATASET:
+        if _kind(record) != kind:
+            continue
+        value: Any = record
+        try:
+            for part in has:
+                value = value[part]
+        except (KeyError, IndexError, TypeError):
+            continue
+        return record
+    raise AssertionError(f"no {kind} record has {has}")
+
+
+@pytest.mark.parametrize(
+    ("kind", "path"),
+    [
+        ("instance", ("provenance", "tool_version")),
+        ("instance", ("provenance", "perturb", "tool_version")),
+        ("instance", ("provenance", "edit", "tool_version")),
+        ("instance", ("provenance", "source")),
+        ("document", ("source",)),
+        ("prompt", ("roundtrip", "z3")),
+        ("story", ("roundtrip", "z3")),
+        ("story", ("provenance", "tool_version")),
+    ],
+)
+@pytest.mark.parametrize("how", ["change", "delete"])
+def test_versions_and_sources_are_re_derived(kind: str, path: Path_, how: str) -> None:
+    """The tool and Z3 versions a record names and the path a formula was read from are
+    not measured: changing or deleting one names the record."""
+    record = _first(kind, path)
+    assert field_class(kind, path) == "re-derived"
+    failures = certify_one(tamper(record, path, how))
+    assert failures, f"{how} {path} of a {kind} record was not caught"
+    assert any(".".join(map(str, path)) in f.message or "source" in f.message for f in failures)
+
+
+def test_measured_is_timings_only() -> None:
+    """Every measured field of every record of the mixed dataset is a timing."""
+    for record in DATASET:
+        kind = _kind(record)
+        for path in paths(record):
+            if field_class(kind, path) == MEASURED:
+                assert path[-1] in {"seconds", "time_s"}, (kind, path)
+
+
+def test_a_story_provenance_is_attested_but_for_its_tool_version() -> None:
+    stored = {"provenance": {"endpoint": "a", "tool_version": "1"}}
+    again = {"provenance": {"endpoint": "b", "tool_version": "2"}}
+    result = compare_record("story", stored, again)
+    assert result.differences == ["provenance.tool_version is '1', re-derived '2'"]
+    assert result.counts == {"re-derived": 1, "measured": 0, "attested": 1}
+    gone = compare_record("story", {"provenance": {"endpoint": "a"}}, again)
+    assert gone.differences == ["provenance.tool_version is missing"]
+    extra = compare_record("story", again, {"provenance": {"endpoint": "b"}})
+    assert extra.differences == ["provenance.tool_version is not a field of the re-derived record"]
+    assert extra.counts == {"re-derived": 1, "measured": 0, "attested": 1}
+    empty = compare_record("story", {"provenance": {}}, again)
+    assert empty.counts == {"re-derived": 0, "measured": 0, "attested": 1}
+    flat = compare_record("story", {"provenance": "text"}, again)
+    assert flat.differences == []
+    assert flat.counts == {"re-derived": 0, "measured": 0, "attested": 1}

@@ -5,11 +5,14 @@ Every field of every record ``certify`` reads is in exactly one class:
 ``re-derived``
     Regenerated from what the record says (family, params and seed; base, operator,
     params and seed; instance, template and seed; the edit chain) and compared with the
-    stored value: same keys in the same order, same types, same values.
+    stored value: same keys in the same order, same types, same values. The tool and
+    Z3 versions a record names are re-derived too (they are the versions ``certify``
+    runs under, which also write the ``c twosat-formal`` line of every DIMACS text),
+    and so is the path a formula was read from (it is written again into the
+    ``c source:`` line of the record's DIMACS text).
 ``measured``
-    Timings and the environment a record was made in (tool and Z3 versions, the path
-    a formula was read from): recorded, never compared. A timing must be a finite,
-    non-negative number.
+    Timings only (``transforms[*].proof.seconds``, ``roundtrip.time_s``): recorded,
+    never compared; a timing must be a finite, non-negative number.
 ``attested``
     What a model wrote (a story's introduction, clues, validator replies, the run that
     produced them). Nothing can re-derive it; it is bound into the record's id by a
@@ -61,27 +64,14 @@ _ATTEMPT = ("clues", "*", "attempts", "*")
 
 #: Per record kind: the (path pattern, class) pairs of the fields that are not
 #: re-derived. ``*`` matches any key or list index; a pattern covers the whole subtree
-#: below it; the first matching pattern wins. Every other field is re-derived.
+#: below it; the first matching pattern wins, so a re-derived rule listed before a
+#: wider one takes its field out of it. Every other field is re-derived.
 FIELD_CLASSES: dict[str, tuple[tuple[_Pattern, str], ...]] = {
-    "instance": (
-        (("transforms", "*", "proof", "seconds"), MEASURED),
-        (("provenance", "tool_version"), MEASURED),
-        (("provenance", "perturb", "tool_version"), MEASURED),
-        (("provenance", "edit", "tool_version"), MEASURED),
-        (("provenance", "twin", "tool_version"), MEASURED),
-        (("provenance", "source"), MEASURED),
-    ),
-    "document": (
-        (("transforms", "*", "proof", "seconds"), MEASURED),
-        (("source",), MEASURED),
-    ),
-    "prompt": (
-        (("roundtrip", "time_s"), MEASURED),
-        (("roundtrip", "z3"), MEASURED),
-    ),
+    "instance": ((("transforms", "*", "proof", "seconds"), MEASURED),),
+    "document": ((("transforms", "*", "proof", "seconds"), MEASURED),),
+    "prompt": ((("roundtrip", "time_s"), MEASURED),),
     "story": (
-        (("roundtrip", "z3"), MEASURED),
-        (("provenance", "tool_version"), MEASURED),
+        (("provenance", "tool_version"), RE_DERIVED),
         (("provenance",), ATTESTED),
         (("model",), ATTESTED),
         (("intro",), ATTESTED),
@@ -207,11 +197,49 @@ def _descend(rules: _Rules, depth: int, key: str | int) -> _Rules:
     )
 
 
-def _class_of(rules: _Rules, depth: int) -> str:
+def _class_of(rules: _Rules, depth: int) -> str | None:
+    """The class of a field and all below it; ``None`` when the rules part its fields.
+
+    The first rule that matched in full gives the class, unless a longer rule is
+    listed before it: that rule wins for the fields it reaches, so the fields below
+    are of more than one class (a story's ``provenance`` is attested, but for its
+    re-derived ``tool_version``).
+    """
+    pending = False
     for pattern, kind_of in rules:
         if len(pattern) <= depth:
-            return kind_of
+            return None if pending and kind_of != RE_DERIVED else kind_of
+        pending = True
     return RE_DERIVED
+
+
+def _walk_parted(
+    kind: str,
+    stored: Any,
+    expected: Any,
+    path: list[str | int],
+    out: Comparison,
+    limit: int,
+    rules: _Rules,
+) -> None:
+    """A field whose fields the rules part: each is walked under its own class."""
+    if not isinstance(stored, Mapping) or not isinstance(expected, Mapping) or not stored:
+        outer = next(kind_of for pattern, kind_of in rules if len(pattern) <= len(path))
+        out.counts[outer] += _leaves(stored)
+        return
+    for key in {**stored, **expected}:
+        below = _descend(rules, len(path), key)
+        where = [*path, key]
+        if key in stored and key in expected:
+            _walk(kind, stored[key], expected[key], where, out, limit, below)
+        elif _class_of(below, len(where)) != RE_DERIVED:
+            if key in stored:
+                _walk(kind, stored[key], None, where, out, limit, below)
+        elif key in stored:
+            out.counts[RE_DERIVED] += _leaves(stored[key])
+            _differ(out, limit, f"{_show_path(where)} is not a field of the re-derived record")
+        else:
+            _differ(out, limit, f"{_show_path(where)} is missing")
 
 
 def _walk(
@@ -224,6 +252,9 @@ def _walk(
     rules: _Rules,
 ) -> None:
     cls = _class_of(rules, len(path)) if path else RE_DERIVED
+    if cls is None:
+        _walk_parted(kind, stored, expected, path, out, limit, rules)
+        return
     if cls != RE_DERIVED:
         out.counts[cls] += _leaves(stored)
         if cls == MEASURED and path and path[-1] in _TIMINGS:

@@ -141,8 +141,16 @@ class Instance:
     change: dict[str, Any] | None = None
 
     def dimacs_header(self) -> dict[str, object]:
-        """The provenance lines written at the top of :attr:`dimacs`."""
-        return {"id": self.id, "family": self.family, "seed": self.seed, "params": self.params}
+        """The provenance lines written at the top of :attr:`dimacs`.
+
+        The path a formula file was read from (``provenance["source"]``) is written
+        too, so that ``certify``, which writes the text again, compares it.
+        """
+        header = {"id": self.id, "family": self.family, "seed": self.seed, "params": self.params}
+        source = self.provenance.get("source")
+        if source is not None:
+            header["source"] = source
+        return header
 
     @property
     def dimacs(self) -> str:

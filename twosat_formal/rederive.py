@@ -24,7 +24,8 @@ from typing import Any
 
 from twosat_formal.errors import CertificateError, ConfigError, RecordError
 from twosat_formal.formula import Formula
-from twosat_formal.instance import Instance, canonical_json
+from twosat_formal.instance import SCHEMA_VERSION, Instance, canonical_json
+from twosat_formal.provenance import tool_version
 
 __all__ = [
     "origin_ids",
@@ -299,16 +300,21 @@ def _rederive_edit_run(origin: Instance, steps: Sequence[Mapping[str, Any]]) -> 
 
 
 def rederive_document(record: Mapping[str, Any]) -> dict[str, Any]:
-    """A ``perturb`` document of a formula file, built again from its base and steps."""
+    """A ``perturb`` document of a formula file, built again from its base and steps.
+
+    Its ``source`` is written again into the base text's ``c source:`` line.
+    """
     from twosat_formal.io import parse_dimacs, write_dimacs
     from twosat_formal.perturb import Chain
 
     base = parse_dimacs(record["base_dimacs"])
     result, replayed = _replay_perturbations(base, record["transforms"])
+    source = record.get("source")
+    header = None if source is None else {"source": source}
     return {
-        "schema_version": record.get("schema_version"),
-        "source": record.get("source"),
-        "base_dimacs": write_dimacs(base),
+        "schema_version": SCHEMA_VERSION,
+        "source": source,
+        "base_dimacs": write_dimacs(base, provenance=header),
         "dimacs": write_dimacs(result),
         "num_vars": result.num_vars,
         "num_clauses": result.num_clauses,
@@ -348,15 +354,18 @@ def rederive_story(record: Mapping[str, Any], formula: Formula) -> dict[str, Any
     """A story record re-made from its instance's formula and the model's attested text.
 
     The attested parts (introduction, each attempt's clue and replies, the run's
-    provenance) are taken as stored; everything else is derived from them: the entity
-    map from theme and seed, each attempt's reading and outcome, the accepted clue or
-    the fallback sentence, the recovered formula, the story, the prompt, the proof,
-    and the id, which binds the attested parts by their content hash.
+    provenance but for its tool version, which is the running tool's) are taken as
+    stored; everything else is derived from them: the entity map from theme and seed,
+    each attempt's reading and outcome, the accepted clue or the fallback sentence,
+    the recovered formula, the story, the prompt, the proof, and the id, which binds
+    the attested parts by their content hash.
     """
     from twosat_formal.verbalize.story.record import StoryRecord, rebuild_story
 
     story = StoryRecord.from_record(record)
-    return rebuild_story(story, formula).to_record()
+    again = rebuild_story(story, formula).to_record()
+    again["provenance"] = {**again["provenance"], "tool_version": tool_version()}
+    return again
 
 
 def rederive_twin(

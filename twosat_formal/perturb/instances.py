@@ -160,13 +160,19 @@ def derived_instance(
     )
 
 
+def _source_line(source: object) -> dict[str, object] | None:
+    """The ``c source:`` line of a document's base text (none without a source)."""
+    return None if source is None else {"source": source}
+
+
 def perturb_document(
     formula: Formula, steps: Sequence[StepSpec], *, seed: int = 0, source: str | None = None
 ) -> dict[str, Any]:
     """Apply a chain to a formula; a JSON document with both formulas and the chain.
 
-    The document holds ``base_dimacs`` and ``dimacs`` (with names), the result's
-    variable and clause counts, and ``transforms``, so it can be re-checked alone.
+    The document holds ``base_dimacs`` (with a ``c source:`` line naming ``source``)
+    and ``dimacs`` (with names), the result's variable and clause counts, and
+    ``transforms``, so it can be re-checked alone.
     """
     from twosat_formal.io import write_dimacs
 
@@ -176,7 +182,7 @@ def perturb_document(
     return {
         "schema_version": SCHEMA_VERSION,
         "source": source,
-        "base_dimacs": write_dimacs(formula),
+        "base_dimacs": write_dimacs(formula, provenance=_source_line(source)),
         "dimacs": write_dimacs(result),
         "num_vars": result.num_vars,
         "num_clauses": result.num_clauses,
