@@ -10,6 +10,7 @@ import pytest
 
 from twosat_formal.certify import certify_file
 from twosat_formal.edits import edit_instances
+from twosat_formal.edits.operators import default_operators
 from twosat_formal.generators import generate
 
 Record = dict[str, Any]
@@ -42,7 +43,18 @@ def test_edited_dataset_certifies(tmp_path: Path, edited: list[Record]) -> None:
     assert report.ok, [str(f) for f in report.failures]
 
 
-@pytest.mark.parametrize("field", ["label_after", "position", "after"])
+def test_premise_edits_certify(tmp_path: Path) -> None:
+    bases = [generate("backbone", clauses=10, seed=5)]
+    ops = default_operators(premise=True)
+    made = edit_instances(bases, mode="individual", max_edits=4, seed=3, operators=ops)
+    records = [r.to_record() for r in made.records]
+    categories = {s["category"] for r in records for s in edit_steps(r)}
+    assert categories == {"operator", "premise"}
+    report = certify_file(write(tmp_path / "d.jsonl", records))
+    assert report.ok, [str(f) for f in report.failures]
+
+
+@pytest.mark.parametrize("field", ["label_after", "position", "after", "category"])
 def test_tampered_edit_step_fails_naming_the_record(
     tmp_path: Path, edited: list[Record], field: str
 ) -> None:
@@ -51,6 +63,8 @@ def test_tampered_edit_step_fails_naming_the_record(
     step = edit_steps(victim)[-1]
     if field == "label_after":
         step["label_after"] = "SAT"
+    elif field == "category":
+        step["category"] = "premise" if step["category"] == "operator" else "operator"
     elif field == "position":
         step["position"] = (step["position"] + 1) % victim["num_clauses"]
     else:

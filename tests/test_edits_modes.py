@@ -25,6 +25,7 @@ from twosat_formal.edits import (
     root_instance,
 )
 from twosat_formal.edits.modes import edit_seed
+from twosat_formal.edits.operators import default_operators
 from twosat_formal.errors import ConfigError, UnknownNameError
 from twosat_formal.formula import Formula
 from twosat_formal.instance import Instance, write_instances
@@ -137,12 +138,20 @@ def test_cumulative_forward_scan_on_a_hand_fixture() -> None:
 
 
 def test_individual_hand_fixture() -> None:
-    # x & ~x: four single edits, all label-changing, none preserving
+    # x & ~x: two operator edits (negate a unit), two more premise edits (drop one);
+    # all label-changing, none preserving
     base = root_instance(Formula([[1], [-1]]))
-    found = individual_edits(base, count=10, keep="both", seed=0)
+    operator_only = individual_edits(base, count=10, keep="both", seed=0)
+    formulas = sorted(e.instance.formula.clauses for e in operator_only.changing)
+    assert formulas == [((-1,), (-1,)), ((1,), (1,))]
+    found = individual_edits(
+        base, count=10, keep="both", seed=0, operators=default_operators(premise=True)
+    )
     assert found.preserving == ()
     formulas = sorted(e.instance.formula.clauses for e in found.changing)
     assert formulas == [((-1,),), ((-1,), (-1,)), ((1,),), ((1,), (1,))]
+    categories = {e.edits[0].operator: e.instance.transforms[0]["category"] for e in found.changing}
+    assert categories == {"negate-literal": "operator", "drop": "premise"}
     assert {e.label for e in found.changing} == {"SAT"}
     assert {e.instance.transforms[0]["label_before"] for e in found.changing} == {"UNSAT"}
     only = individual_edits(base, count=1, keep="changing", seed=0)

@@ -313,7 +313,7 @@ def test_report_metrics_equal_a_hand_recomputation(run_dir: Path) -> None:
             value = level["normalized_accuracy"]
             shown = "—" if value is None else f"{value:.3f}"
             assert re.search(
-                rf"\| {re.escape(model)} \| {level['level']} \|.*\| {shown} \|", section
+                rf"\| {re.escape(model)} \| operator \| {level['level']} \|.*\| {shown} \|", section
             )
     figure = run_dir / "figures" / "edits-normalized-accuracy.png"
     check_png(figure)

@@ -100,6 +100,11 @@ class EditRecord(_Record):
 
     kind: Literal["edit"]
     operator: str
+    category: Literal["operator", "premise"] | None = Field(
+        default=None,
+        description="operator: an edit of a clause's logic; premise: drop or insert "
+        "(written by every symbolic edit; a minimal twin's step has none)",
+    )
     params: dict[str, Any]
     position: int | None
     before: list[IntClause]

@@ -1,9 +1,11 @@
 """``twosat-formal edit``: solver-verified symbolic edits of a dataset or a formula file.
 
 ``edit INPUT --mode cumulative|individual [--keep preserving|changing|both]
-[--max-edits K] [--seed S] [--out FILE.jsonl]`` writes a dataset (JSON Lines): each
-input instance (a formula file becomes one root instance), then its edited instances,
-each with its new label, certificate, ``base_id`` and edit transforms. A summary line
+[--max-edits K] [--seed S] [--op NAME]... [--premise-edits] [--out FILE.jsonl]`` writes
+a dataset (JSON Lines): each input instance (a formula file becomes one root instance),
+then its edited instances, each with its new label, certificate, ``base_id`` and edit
+transforms. The operator edits are used by default; the premise edits (``drop``,
+``insert``) only with ``--premise-edits`` or when named with ``--op``. A summary line
 goes to stderr.
 """
 
@@ -26,6 +28,7 @@ from twosat_formal.cli.options import (
 )
 from twosat_formal.cli.progress import with_progress
 from twosat_formal.edits import EDITS
+from twosat_formal.edits.operators import default_operators
 
 __all__ = ["edit"]
 
@@ -91,10 +94,19 @@ def edit(
         list[str] | None,
         typer.Option(
             "--op",
-            help=f"Edit to use (repeatable; default all: {', '.join(EDITS.names())}).",
+            help="Edit to use (repeatable; default: the operator edits "
+            f"{', '.join(default_operators())}; all: {', '.join(EDITS.names())}).",
             show_default=False,
         ),
     ] = None,
+    premise_edits: Annotated[
+        bool,
+        typer.Option(
+            "--premise-edits/--no-premise-edits",
+            help="Also use the premise edits drop and insert, which take a clause out or add "
+            "one rather than edit an operator (reported apart from operator edits).",
+        ),
+    ] = False,
     order: Annotated[
         Order,
         typer.Option("--order", help="Cumulative: scan the clauses in formula order or shuffled."),
@@ -119,6 +131,9 @@ def edit(
     from twosat_formal.edits import EditRun, edit_lines
     from twosat_formal.jsonl import write_lines
 
+    chosen = list(ops) if ops else list(default_operators())
+    if premise_edits:
+        chosen += [name for name in default_operators(premise=True) if name not in chosen]
     run = EditRun(mode.value, max_edits)
     with open_executor(executor, jobs, ray_address) as runner:
         lines = edit_lines(
@@ -126,7 +141,7 @@ def edit(
             run,
             keep=keep.value,
             seed=seed,
-            operators=ops or None,
+            operators=chosen,
             order=order.value,
             keep_base=keep_base,
             executor=runner,

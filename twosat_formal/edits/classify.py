@@ -5,14 +5,16 @@ the formula it edits, and **label-changing** otherwise. The edited instance carr
 the new label and the solver's certificate, ``base_id`` = the id of its root, and
 ``transforms`` = the root's chain followed by one *edit transform* per edit::
 
-    {"kind": "edit", "operator": "negate-literal", "params": {"literal": 0},
-     "position": 3, "before": [[1, -2]], "after": [[-1, -2]],
+    {"kind": "edit", "operator": "negate-literal", "category": "operator",
+     "params": {"literal": 0}, "position": 3, "before": [[1, -2]], "after": [[-1, -2]],
      "before_text": ["a | ~b"], "after_text": ["~a | ~b"],
      "label_before": "SAT", "label_after": "SAT", "class": "preserving",
      "mode": "cumulative", "level": 1, "origin": "<id of the unedited instance>",
      "seed": 1234}
 
-``position`` is 0-based in the formula the edit is applied to; ``level`` is the
+``category`` is ``"operator"``, or ``"premise"`` for ``drop`` and ``insert``
+(:data:`~twosat_formal.edits.operators.CATEGORIES`); ``position`` is 0-based in the
+formula the edit is applied to; ``level`` is the
 edit's place in its chain (1 for the first edit); ``origin`` names the unedited
 instance the chain starts from (the root, or a perturbed instance). :func:`replay_edits`
 re-applies edit transforms from their recorded fields alone.
@@ -41,7 +43,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from twosat_formal.edits.operators import EDITS, Edit
+from twosat_formal.edits.operators import EDITS, Edit, category_of
 from twosat_formal.errors import ConfigError, RecordError
 from twosat_formal.formula import Formula
 from twosat_formal.instance import Instance, canonical_json
@@ -285,7 +287,12 @@ def build_edited(
                 f"edit {level} of the chain does not follow edit {level - 1}: {reason}",
                 parameter="outcomes",
             )
-        step: dict[str, Any] = {"kind": EDIT_KIND, **outcome.edit.to_json(formula)}
+        step: dict[str, Any] = {
+            "kind": EDIT_KIND,
+            "operator": outcome.edit.operator,
+            "category": category_of(outcome.edit.operator),
+            **outcome.edit.to_json(formula),
+        }
         step["label_before"] = outcome.label_before
         step["label_after"] = outcome.label_after
         step["class"] = outcome.kind

@@ -31,6 +31,15 @@ under the same model, template and sample.
     the pooled accuracy over every edited row is kept beside it, and each can be
     computed per operator.
 
+Every metric takes ``operator`` and ``category`` filters. ``category``
+(``"operator"`` or ``"premise"``) keeps the edited rows whose chain is of that
+category: a chain with a premise edit (``drop``, ``insert``) is a premise chain, any
+other an operator chain; the other rows are left out as if never made (a cumulative
+record then falls back to its baseline). ``operator`` keeps the edited rows whose last
+edit is that operator, and the cumulative metrics then count only the records edited
+at the level (no fallbacks): accuracy after ``k`` edits whose ``k``-th edit is that
+operator.
+
 A missing or unparsable answer counts as incorrect and retains nothing.
 
 Examples
@@ -57,6 +66,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from twosat_formal.edits.classify import CHANGING, EDIT_KIND, PRESERVING
+from twosat_formal.edits.operators import CATEGORIES, OPERATOR, PREMISE, category_of
 from twosat_formal.errors import ConfigError, RecordError
 
 __all__ = [
@@ -66,6 +76,7 @@ __all__ = [
     "NormalizedAccuracy",
     "Retention",
     "Row",
+    "edit_categories",
     "edit_info",
     "edit_operators",
     "flip_rate",
@@ -82,9 +93,11 @@ Row = Mapping[str, Any]
 
 @dataclass(frozen=True)
 class EditInfo:
-    """What a row's edit transforms say: origin, level, mode and class.
+    """What a row's edit transforms say: origin, level, mode, class, category and operator.
 
     Only the last chain counts: the edit steps that share the last step's origin.
+    ``category`` is ``"premise"`` when a step of that chain is a premise edit,
+    ``"operator"`` otherwise; ``operator`` is the last step's.
     """
 
     origin: str
@@ -93,6 +106,14 @@ class EditInfo:
     kind: str
     origin_label: str
     label: str
+    category: str = OPERATOR
+    operator: str = ""
+
+    def matches(self, operator: str | None, category: str | None) -> bool:
+        """Whether this edit passes the ``operator`` and ``category`` filters (``None``: any)."""
+        return (operator is None or self.operator == operator) and (
+            category is None or self.category == category
+        )
 
 
 def _transforms(row: Row) -> Sequence[Any]:
@@ -134,7 +155,37 @@ def edit_info(row: Row) -> EditInfo | None:
     if not isinstance(origin, str):
         raise RecordError(f"row {row.get('instance_id')!r}: an edit transform names no origin")
     kind = PRESERVING if label == origin_label else CHANGING
-    return EditInfo(origin, len(chain), mode, kind, origin_label, label)
+    premise = any(_step_category(row, t) == PREMISE for t in chain)
+    category = PREMISE if premise else OPERATOR
+    operator = str(last.get("operator"))
+    return EditInfo(origin, len(chain), mode, kind, origin_label, label, category, operator)
+
+
+def _step_category(row: Row, step: Mapping[str, Any]) -> str:
+    """A step's recorded category, or (older records) its operator's; an unknown one edits."""
+    value = step.get("category")
+    if value is None:
+        try:
+            return category_of(str(step.get("operator")))
+        except LookupError:
+            return OPERATOR
+    if value not in CATEGORIES:
+        raise RecordError(
+            f"row {row.get('instance_id')!r}: an edit's category must be one of "
+            f"{', '.join(CATEGORIES)}, got {value!r}"
+        )
+    return str(value)
+
+
+def _check_filters(operator: str | None, category: str | None) -> None:
+    if category is not None and category not in CATEGORIES:
+        raise ConfigError(
+            f"unknown edit category {category!r}",
+            parameter="category",
+            valid=", ".join(CATEGORIES),
+        )
+    if operator is not None and not isinstance(operator, str):
+        raise ConfigError(f"operator must be a name, got {operator!r}", parameter="operator")
 
 
 def _correct(row: Row) -> bool:
@@ -156,8 +207,17 @@ def _check_level(level: int) -> None:
         raise ConfigError(f"level must be an integer >= 0, got {level!r}", parameter="level")
 
 
-def level_pairs(rows: Iterable[Row], level: int) -> tuple[list[tuple[Row, Row, bool]], int]:
+def level_pairs(
+    rows: Iterable[Row],
+    level: int,
+    *,
+    operator: str | None = None,
+    category: str | None = None,
+) -> tuple[list[tuple[Row, Row, bool]], int]:
     """Each baseline row with the row evaluated for it at ``level`` (the fallback made explicit).
+
+    Edited rows outside the ``operator`` and ``category`` filters are left out; with
+    ``operator``, only baselines edited at ``level`` are paired (no fallbacks).
 
     Returns
     -------
@@ -179,13 +239,19 @@ def level_pairs(rows: Iterable[Row], level: int) -> tuple[list[tuple[Row, Row, b
     ([('a', 'a', False)], 0)
     """
     _check_level(level)
+    _check_filters(operator, category)
     baselines: list[Row] = []
     at_level: dict[tuple[Hashable, ...], Row] = {}
     for row in rows:
         info = edit_info(row)
         if info is None:
             baselines.append(row)
-        elif info.mode == "cumulative" and info.level == level and level > 0:
+        elif (
+            info.mode == "cumulative"
+            and info.level == level
+            and level > 0
+            and info.matches(operator, category)
+        ):
             key = _key(row, info.origin)
             if key in at_level:
                 raise RecordError(
@@ -201,6 +267,8 @@ def level_pairs(rows: Iterable[Row], level: int) -> tuple[list[tuple[Row, Row, b
         variant = at_level.get(key)
         if variant is not None:
             used.add(key)
+        elif operator is not None:
+            continue
         pairs.append((base, variant if variant is not None else base, variant is not None))
     return pairs, len(at_level) - len(used)
 
@@ -248,8 +316,16 @@ class NormalizedAccuracy:
         }
 
 
-def normalized_accuracy(rows: Iterable[Row], level: int) -> NormalizedAccuracy:
+def normalized_accuracy(
+    rows: Iterable[Row],
+    level: int,
+    *,
+    operator: str | None = None,
+    category: str | None = None,
+) -> NormalizedAccuracy:
     """Accuracy after ``level`` cumulative edits, normalized by the baseline accuracy.
+
+    ``operator`` and ``category`` filter the edited rows (see :func:`level_pairs`).
 
     Examples
     --------
@@ -262,7 +338,7 @@ def normalized_accuracy(rows: Iterable[Row], level: int) -> NormalizedAccuracy:
     >>> result.value, result.edited, result.agreement
     (1.0, 1, 1.0)
     """
-    pairs, unpaired = level_pairs(rows, level)
+    pairs, unpaired = level_pairs(rows, level, operator=operator, category=category)
     n = len(pairs)
     if n == 0:
         return NormalizedAccuracy(level, 0, 0, None, None, None, unpaired)
@@ -312,8 +388,16 @@ class FlipRate:
         }
 
 
-def flip_rate(rows: Iterable[Row], level: int) -> FlipRate:
+def flip_rate(
+    rows: Iterable[Row],
+    level: int,
+    *,
+    operator: str | None = None,
+    category: str | None = None,
+) -> FlipRate:
     """Flip rate between the baseline and ``level`` cumulative edits (fallbacks count).
+
+    ``operator`` and ``category`` filter the edited rows (see :func:`level_pairs`).
 
     Examples
     --------
@@ -326,7 +410,7 @@ def flip_rate(rows: Iterable[Row], level: int) -> FlipRate:
     {'level': 1, 'pairs': 2, 'edited': 1, 'broken': 0, 'fixed': 1, 'flips': 1, \
 'rate': 0.5, 'unpaired': 0}
     """
-    pairs, unpaired = level_pairs(rows, level)
+    pairs, unpaired = level_pairs(rows, level, operator=operator, category=category)
     broken = sum(1 for b, v, _ in pairs if _correct(b) and not _correct(v))
     fixed = sum(1 for b, v, _ in pairs if not _correct(b) and _correct(v))
     edited = sum(e for _, _, e in pairs)
@@ -366,8 +450,17 @@ class Retention:
         }
 
 
-def retention(rows: Iterable[Row], *, mode: str | None = None) -> Retention:
+def retention(
+    rows: Iterable[Row],
+    *,
+    mode: str | None = None,
+    operator: str | None = None,
+    category: str | None = None,
+) -> Retention:
     """Original-answer retention on the label-changing edited rows (of ``mode``, if given).
+
+    ``operator`` and ``category`` keep the rows whose last edit is that operator and
+    whose chain is of that category.
 
     Examples
     --------
@@ -380,20 +473,18 @@ def retention(rows: Iterable[Row], *, mode: str | None = None) -> Retention:
     >>> retention(rows).to_json()
     {'rows': 2, 'retained': 1, 'correct': 0, 'rate': 0.5, 'accuracy': 0.0}
     """
+    _check_filters(operator, category)
     total = retained = correct = 0
     for row in rows:
         info = edit_info(row)
         if info is None or info.kind != CHANGING or (mode is not None and info.mode != mode):
             continue
+        if not info.matches(operator, category):
+            continue
         total += 1
         retained += _decision(row) == info.origin_label
         correct += _correct(row)
     return Retention(total, retained, correct)
-
-
-def _operator(row: Row) -> str | None:
-    steps = [t for t in _transforms(row) if isinstance(t, Mapping) and t.get("kind") == EDIT_KIND]
-    return str(steps[-1].get("operator")) if steps else None
 
 
 @dataclass(frozen=True)
@@ -427,9 +518,13 @@ class IndividualAccuracy:
 
 
 def individual_accuracy(
-    rows: Iterable[Row], kind: str, *, operator: str | None = None
+    rows: Iterable[Row],
+    kind: str,
+    *,
+    operator: str | None = None,
+    category: str | None = None,
 ) -> IndividualAccuracy:
-    """Accuracy on the individual edits of ``kind`` (of one ``operator``, if given).
+    """Accuracy on the individual edits of ``kind`` (of one ``operator`` or ``category``).
 
     A question is a base formula's record (origin, model, template, sample); its
     variants are the individual edits of that class made from it.
@@ -452,12 +547,13 @@ def individual_accuracy(
         raise ConfigError(
             f"unknown edit class {kind!r}", parameter="kind", valid=f"{PRESERVING}, {CHANGING}"
         )
+    _check_filters(operator, category)
     questions: dict[tuple[Hashable, ...], list[bool]] = {}
     for row in rows:
         info = edit_info(row)
         if info is None or info.mode != "individual" or info.kind != kind:
             continue
-        if operator is not None and _operator(row) != operator:
+        if not info.matches(operator, category):
             continue
         questions.setdefault(_key(row, info.origin), []).append(_correct(row))
     total = sum(len(v) for v in questions.values())
@@ -468,16 +564,39 @@ def individual_accuracy(
     return IndividualAccuracy(kind, operator, len(questions), total, per_question, pooled)
 
 
-def edit_operators(rows: Iterable[Row]) -> list[str]:
-    """The operators of the individual edits among ``rows``, sorted."""
+def edit_operators(
+    rows: Iterable[Row], *, mode: str | None = "individual", category: str | None = None
+) -> list[str]:
+    """The last-step operators of the edited rows (of ``mode`` and ``category``), sorted.
+
+    ``mode=None`` takes every mode.
+
+    >>> step = {"kind": "edit", "mode": "cumulative", "level": 1, "origin": "a",
+    ...         "operator": "insert", "label_before": "SAT", "label_after": "SAT"}
+    >>> row = {"instance_id": "e", "transforms": [step]}
+    >>> edit_operators([row]), edit_operators([row], mode=None, category="premise")
+    ([], ['insert'])
+    """
     found = set()
     for row in rows:
         info = edit_info(row)
-        if info is not None and info.mode == "individual":
-            name = _operator(row)
-            if name is not None:
-                found.add(name)
+        if info is None or (mode is not None and info.mode != mode):
+            continue
+        if info.matches(None, category):
+            found.add(info.operator)
     return sorted(found)
+
+
+def edit_categories(rows: Iterable[Row]) -> list[str]:
+    """The categories of the edited rows, operator edits first.
+
+    >>> step = {"kind": "edit", "mode": "individual", "level": 1, "origin": "a",
+    ...         "operator": "drop", "label_before": "SAT", "label_after": "SAT"}
+    >>> edit_categories([{"instance_id": "e", "transforms": [step]}, {"instance_id": "a"}])
+    ['premise']
+    """
+    found = {info.category for info in (edit_info(row) for row in rows) if info is not None}
+    return [c for c in CATEGORIES if c in found]
 
 
 def max_level(rows: Iterable[Row]) -> int:

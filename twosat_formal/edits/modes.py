@@ -51,7 +51,7 @@ from twosat_formal.edits.classify import (
     classify_edit,
     root_instance,
 )
-from twosat_formal.edits.operators import EDITS, EditOperator
+from twosat_formal.edits.operators import EDITS, EditOperator, default_operators
 from twosat_formal.errors import ConfigError
 from twosat_formal.executors import Executor, LocalExecutor
 from twosat_formal.instance import Instance
@@ -90,7 +90,7 @@ ORDERS = ("forward", "shuffled")
 
 def _operators(names: Sequence[str] | None) -> list[EditOperator]:
     if names is None:
-        return [op for _, op in EDITS.items()]
+        return [EDITS.get(name) for name in default_operators()]
     if not names:
         raise ConfigError("give at least one edit", parameter="operators")
     return [EDITS.get(name) for name in dict.fromkeys(names)]
@@ -180,7 +180,9 @@ def cumulative_edits(
     seed:
         Seed of the order the edits are tried in and of their choices.
     operators:
-        Names of the edits to use (all of :data:`EDITS` by default).
+        Names of the edits to use (default: the operator edits,
+        :func:`~twosat_formal.edits.operators.default_operators`; ``drop`` and
+        ``insert`` only when named).
     order:
         ``"forward"``: the clauses in formula order, as the paper edits sentence by
         sentence; ``"shuffled"``: a seeded permutation of them.
@@ -280,7 +282,8 @@ def individual_edits(
     seed:
         Seed of the order the (edit, clause) pairs are tried in and of the choices.
     operators:
-        Names of the edits to use (all of :data:`EDITS` by default).
+        Names of the edits to use (default: the operator edits; ``drop`` and
+        ``insert`` only when named).
     max_tries:
         Stop after this many edits were solved (default: try every pair once).
 

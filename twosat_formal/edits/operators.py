@@ -1,5 +1,12 @@
 """The seven symbolic edits on 2-CNF formulas, registered by name in :data:`EDITS`.
 
+Five are **operator edits** (category ``"operator"``): they change the logic of one
+clause. Two are **premise edits** (category ``"premise"``): ``drop`` and ``insert``
+take a premise out or add one; ``drop`` on a satisfiable formula and ``insert`` on an
+unsatisfiable one keep the label trivially, and only ``insert`` can make a satisfiable
+formula unsatisfiable. :func:`default_operators` gives the operator edits alone, the
+default of every edit run; premise edits are used when asked for.
+
 An :class:`Edit` is a *splice*: at clause ``position`` it takes out the clauses
 ``before`` (zero or one) and puts the clauses ``after`` (zero, one or two) in their
 place. Every edit keeps the formula's variables and names, so an edited formula is
@@ -22,7 +29,8 @@ name                  clause ``i`` (``a``, ``b`` literals)  applies to
 
 ``converse`` reads ``(~a | b)`` as ``a -> b`` and turns it into ``b -> a``; on such a
 clause it gives the same clause as ``negate-both``, under a name that records the
-intent. No edit returns its input clause, a tautology, or (``insert``) a clause the
+intent. ``drop`` and ``insert`` are premise edits; the others are operator edits.
+No edit returns its input clause, a tautology, or (``insert``) a clause the
 formula already has.
 
 Examples
@@ -36,6 +44,8 @@ Examples
 (Clause(-1, 2), Clause(2), Clause(3))
 >>> edit.describe(f)
 'split at clause 2: (b | c) -> (b) & (c)'
+>>> default_operators(), default_operators(premise=True)[-2:]
+(('negate-literal', 'negate-both', 'converse', 'substitute', 'split'), ('drop', 'insert'))
 """
 
 from __future__ import annotations
@@ -50,7 +60,10 @@ from twosat_formal.formula import Formula
 from twosat_formal.registry import Registry
 
 __all__ = [
+    "CATEGORIES",
     "EDITS",
+    "OPERATOR",
+    "PREMISE",
     "Converse",
     "Drop",
     "Edit",
@@ -60,8 +73,17 @@ __all__ = [
     "NegateLiteral",
     "Split",
     "Substitute",
+    "category_of",
     "clause_text",
+    "default_operators",
 ]
+
+#: The category of an edit that changes the logic of one clause.
+OPERATOR = "operator"
+#: The category of an edit that takes a premise out or adds one (``drop``, ``insert``).
+PREMISE = "premise"
+#: Both categories, operator edits first.
+CATEGORIES = (OPERATOR, PREMISE)
 
 #: A clause as a tuple of DIMACS literals.
 ClauseT = tuple[int, ...]
@@ -225,11 +247,14 @@ class Edit:
 class EditOperator:
     """An edit that can be made at a clause: all its options there, or a seeded draw.
 
-    Subclasses set :attr:`name` and :attr:`summary` and implement :meth:`options`.
+    Subclasses set :attr:`name`, :attr:`summary` and (for a premise edit)
+    :attr:`category`, and implement :meth:`options`.
     """
 
     name: str = ""
     summary: str = ""
+    #: :data:`OPERATOR` or :data:`PREMISE`.
+    category: str = OPERATOR
 
     def options(self, formula: Formula, index: int) -> list[Edit]:
         """Every edit this operator can make at clause ``index`` (0-based), in a fixed order."""
@@ -371,7 +396,8 @@ class Drop(EditOperator):
     """
 
     name = "drop"
-    summary = "drop a clause"
+    summary = "drop a clause (a premise edit)"
+    category = PREMISE
 
     def options(self, formula: Formula, index: int) -> list[Edit]:
         clause = self._clause(formula, index)
@@ -391,7 +417,8 @@ class Insert(EditOperator):
     """
 
     name = "insert"
-    summary = "insert a clause (c | d) over variables of the formula"
+    summary = "insert a clause (c | d) over variables of the formula (a premise edit)"
+    category = PREMISE
 
     #: Draws tried before :meth:`draw` falls back to listing every option.
     tries = 64
@@ -444,3 +471,26 @@ class Split(EditOperator):
 
 for _operator in (NegateLiteral, NegateBoth, Converse, Substitute, Drop, Insert, Split):
     EDITS.add(_operator.name, _operator())
+
+
+def default_operators(*, premise: bool = False) -> tuple[str, ...]:
+    """The edits an edit run uses unless told otherwise: the operator edits, in registry order.
+
+    With ``premise``, the premise edits (``drop``, ``insert``) follow them.
+
+    >>> "drop" in default_operators(), "drop" in default_operators(premise=True)
+    (False, True)
+    """
+    chosen = [name for name, op in EDITS.items() if op.category == OPERATOR]
+    if premise:
+        chosen += [name for name, op in EDITS.items() if op.category == PREMISE]
+    return tuple(chosen)
+
+
+def category_of(operator: str) -> str:
+    """The category of the edit named ``operator`` (:data:`OPERATOR` or :data:`PREMISE`).
+
+    >>> category_of("insert"), category_of("converse")
+    ('premise', 'operator')
+    """
+    return EDITS.get(operator).category

@@ -35,7 +35,8 @@ How each kind expands (``clauses`` in a design record names the setting's base s
     (:attr:`Condition.edits`): the runner adds the base's cumulative chain (up to
     ``max_edits`` label-preserving edits) and its individual edits (up to ``count`` per
     class, label-preserving and label-changing), as ``twosat-formal edit`` makes them
-    with the experiment's seed.
+    with the experiment's seed: the operator edits, and the premise edits ``drop``
+    and ``insert`` too when the cell says ``"premise_edits": true``.
 ``pairs``
     every family at each clause count, arm ``base``, with ``twins`` set: the runner
     adds each base's minimal twin (arm ``twin``, as ``twosat-formal pairs`` makes it),
@@ -59,6 +60,7 @@ from typing import Any
 
 from twosat_formal.edits import EDIT_MODES, EDITS
 from twosat_formal.edits.modes import ORDERS
+from twosat_formal.edits.operators import default_operators
 from twosat_formal.errors import ConfigError
 from twosat_formal.experiments.spec import ExperimentSpec
 from twosat_formal.generators import FAMILIES, derive_seed
@@ -374,6 +376,14 @@ def _edit_stage(cell: Mapping[str, Any], seed: int) -> tuple[tuple[str, Any], ..
             )
         for name in operators:
             EDITS.get(str(name))  # UnknownNameError for an edit nobody registered
+    premise = cell.get("premise_edits", False)
+    if not isinstance(premise, bool):
+        raise ConfigError(
+            f"'premise_edits' must be true or false, got {premise!r}", parameter="premise_edits"
+        )
+    if premise:
+        chosen = [str(o) for o in operators] if operators is not None else list(default_operators())
+        operators = chosen + [o for o in default_operators(premise=True) if o not in chosen]
     order = cell.get("order", "forward")
     if order not in ORDERS:
         raise ConfigError(f"unknown order {order!r}", parameter="order", valid=", ".join(ORDERS))

@@ -97,6 +97,7 @@ EDIT_SECTIONS = (
     "Symbolic edits: flip rate",
     "Symbolic edits: original-answer retention",
     "Symbolic edits: individual edits",
+    "Symbolic edits: per operator",
 )
 
 #: Title of the section of minimal twins, shown after "Robustness" (and the edit
@@ -115,6 +116,12 @@ DIAGNOSTICS_SECTION = "Diagnostics: minimal twins and contradiction chains"
 STORY_SECTION = "LLM story verbalizer"
 
 _NO_DATA = "No data for this section in this run."
+
+#: What the "edits" column of the edit tables means.
+_CATEGORY_NOTE = (
+    "Edits: operator (an edit of a clause's logic) or premise (a chain that drops or "
+    "inserts a clause; off unless asked for), reported apart."
+)
 
 
 @dataclass(frozen=True)
@@ -539,6 +546,7 @@ def _edit_normalized(content: ReportContent) -> list[Block]:
     rows = [
         [
             (s.model, ""),
+            (s.category, ""),
             (str(n.level), ""),
             (str(n.records), ""),
             (str(n.edited), ""),
@@ -559,11 +567,13 @@ def _edit_normalized(content: ReportContent) -> list[Block]:
             "accuracy of the same records (not by level k - 1). A record without a valid "
             "k-th edit is evaluated through its baseline (the fallback), so every level "
             "counts the same records. Agreement: share of records whose decision at level k "
-            "is the baseline decision. Records are (formula, template, sample) per model."
+            "is the baseline decision. Records are (formula, template, sample) per model. "
+            + _CATEGORY_NOTE
         ),
         Table(
             [
                 "model",
+                "edits",
                 "k",
                 "records",
                 "edited",
@@ -588,6 +598,7 @@ def _edit_flips(content: ReportContent) -> list[Block]:
     rows = [
         [
             (s.model, ""),
+            (s.category, ""),
             (str(f.level), ""),
             (str(f.pairs), ""),
             (str(f.edited), ""),
@@ -606,7 +617,9 @@ def _edit_flips(content: ReportContent) -> list[Block]:
             "in either direction (broken: correct to incorrect, fixed: incorrect to "
             "correct); unchanged records, fallbacks included, stay in the denominator."
         ),
-        Table(["model", "k", "records", "edited", "broken", "fixed", "flip rate (%)"], rows),
+        Table(
+            ["model", "edits", "k", "records", "edited", "broken", "fixed", "flip rate (%)"], rows
+        ),
     ]
 
 
@@ -617,6 +630,7 @@ def _edit_retention(content: ReportContent) -> list[Block]:
     rows = [
         [
             (s.model, ""),
+            (s.category, ""),
             (str(s.retention.rows), ""),
             (_count_rate(s.retention.retained, s.retention.rows, s.retention.rate), ""),
             (_count_rate(s.retention.correct, s.retention.rows, s.retention.accuracy), ""),
@@ -627,10 +641,17 @@ def _edit_retention(content: ReportContent) -> list[Block]:
         Paragraph(
             "On label-changing edits: the share of answers that keep the origin's label "
             "(right before the edit, wrong after it), and the share that give the new "
-            "label. A missing or unparsable answer retains nothing and counts as incorrect."
+            "label. A missing or unparsable answer retains nothing and counts as incorrect, "
+            "so with two labels retention = 1 - accuracy - unparsable."
         ),
         Table(
-            ["model", "label-changing samples", "original answer kept (%)", "new label (%)"],
+            [
+                "model",
+                "edits",
+                "label-changing samples",
+                "original answer kept (%)",
+                "new label (%)",
+            ],
             rows,
         ),
     ]
@@ -640,6 +661,7 @@ def _edit_individual(content: ReportContent) -> list[Block]:
     rows = [
         [
             (s.model, ""),
+            (s.category, ""),
             (i.operator or "all operators", ""),
             (f"label-{i.kind}", ""),
             (str(i.questions), ""),
@@ -662,6 +684,7 @@ def _edit_individual(content: ReportContent) -> list[Block]:
         Table(
             [
                 "model",
+                "edits",
                 "operator",
                 "edit class",
                 "questions",
@@ -672,6 +695,82 @@ def _edit_individual(content: ReportContent) -> list[Block]:
             rows,
         ),
     ]
+
+
+def _edit_operators(content: ReportContent) -> list[Block]:
+    cumulative = [
+        [
+            (s.model, ""),
+            (s.category, ""),
+            (o.operator, ""),
+            (str(n.level), ""),
+            (str(n.records), ""),
+            (format_pct(n.baseline_accuracy), ""),
+            (format_pct(n.accuracy), ""),
+            (_ratio(n.value), ""),
+            (_count_rate(f.flips, f.pairs, f.rate), ""),
+        ]
+        for s in content.edits or []
+        for o in s.operators
+        for n, f in zip(o.normalized, o.flips, strict=True)
+        if n.records
+    ]
+    kept = [
+        [
+            (s.model, ""),
+            (s.category, ""),
+            (o.operator, ""),
+            (str(o.retention.rows), ""),
+            (_count_rate(o.retention.retained, o.retention.rows, o.retention.rate), ""),
+            (_count_rate(o.retention.correct, o.retention.rows, o.retention.accuracy), ""),
+        ]
+        for s in content.edits or []
+        for o in s.operators
+        if o.retention.rows
+    ]
+    if not cumulative and not kept:
+        return [Paragraph("No edited samples in this run.")]
+    blocks: list[Block] = [
+        Paragraph(
+            "The cumulative metrics and retention of each operator (per-operator accuracy on "
+            "individual edits is in the previous section). At level k a record counts under "
+            "the operator of its k-th edit, and only records edited at k count (no "
+            "fallbacks): baseline and level-k accuracy over those records, their ratio, and "
+            "the flip rate. " + _CATEGORY_NOTE
+        )
+    ]
+    if cumulative:
+        blocks.append(
+            Table(
+                [
+                    "model",
+                    "edits",
+                    "operator",
+                    "k",
+                    "records",
+                    "baseline acc. (%)",
+                    "acc. at k (%)",
+                    "normalized acc.",
+                    "flip rate (%)",
+                ],
+                cumulative,
+            )
+        )
+    if kept:
+        blocks.append(
+            Table(
+                [
+                    "model",
+                    "edits",
+                    "operator",
+                    "label-changing samples",
+                    "original answer kept (%)",
+                    "new label (%)",
+                ],
+                kept,
+            )
+        )
+    return blocks
 
 
 def _pairs(content: ReportContent) -> list[Block]:
@@ -961,6 +1060,7 @@ def layout(content: ReportContent, figures: Sequence[Figure]) -> list[Block]:
             _edit_flips(content),
             _edit_retention(content),
             _edit_individual(content),
+            _edit_operators(content),
         ]
         at = [title for title, _ in sections].index("Robustness") + 1
         sections[at:at] = list(zip(EDIT_SECTIONS, edit_parts, strict=True))

@@ -95,6 +95,7 @@ __all__ = [
     "Curves",
     "EditSummary",
     "ModelSummary",
+    "OperatorEdits",
     "ReportContent",
     "StorySection",
     "StoryThemeCell",
@@ -166,11 +167,36 @@ class ModelSummary:
 
 
 @dataclass(frozen=True)
-class EditSummary:
-    """A model's symbolic-edit metrics: each cumulative level ``k = 1..K``, and retention.
+class OperatorEdits:
+    """The cumulative metrics and retention of the edits whose last step is one operator.
 
-    ``normalized[k - 1]`` and ``flips[k - 1]`` are the metrics at level ``k``;
-    ``retention`` covers the label-changing edited rows of every mode.
+    ``normalized[k - 1]`` and ``flips[k - 1]`` count only the records whose ``k``-th
+    edit is ``operator`` (no fallbacks).
+    """
+
+    operator: str
+    normalized: list[edit_metrics.NormalizedAccuracy]
+    flips: list[edit_metrics.FlipRate]
+    retention: edit_metrics.Retention
+
+    def to_json(self) -> dict[str, Any]:
+        """The metrics as a JSON-ready dict."""
+        return {
+            "operator": self.operator,
+            "normalized_accuracy": [n.to_json() for n in self.normalized],
+            "flip_rate": [f.to_json() for f in self.flips],
+            "retention": self.retention.to_json(),
+        }
+
+
+@dataclass(frozen=True)
+class EditSummary:
+    """A model's symbolic-edit metrics of one category: each level ``k = 1..K``, retention.
+
+    ``category`` is ``"operator"`` (edits of a clause's logic) or ``"premise"`` (chains
+    with ``drop`` or ``insert``), reported apart. ``normalized[k - 1]`` and
+    ``flips[k - 1]`` are the metrics at level ``k``; ``retention`` covers the
+    label-changing edited rows of every mode.
     """
 
     model: str
@@ -180,6 +206,9 @@ class EditSummary:
     #: Accuracy on individual edits: each class over every operator (``operator``
     #: ``None``), then each class per operator.
     individual: list[edit_metrics.IndividualAccuracy] = field(default_factory=list)
+    category: str = "operator"
+    #: The same metrics per operator (the last edit's), in operator order.
+    operators: list[OperatorEdits] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         """The metrics as a JSON-ready dict.
@@ -189,10 +218,12 @@ class EditSummary:
         """
         return {
             "model": self.model,
+            "category": self.category,
             "normalized_accuracy": [n.to_json() for n in self.normalized],
             "flip_rate": [f.to_json() for f in self.flips],
             "retention": self.retention.to_json(),
             "individual": [i.to_json() for i in self.individual],
+            "operators": [o.to_json() for o in self.operators],
         }
 
 
@@ -829,41 +860,59 @@ def _duplication(rows: Sequence[Row], *, method: str, seed: int) -> tuple[list[T
     return adjust_within_families(tests), bars
 
 
-def _edits(rows: Sequence[Row], models: Sequence[str]) -> tuple[list[EditSummary] | None, Curves]:
-    """Edit metrics per model (levels 1..K, K the deepest level of any row), and the curves.
+def _operator_edits(mine: Sequence[Row], operator: str, category: str, top: int) -> OperatorEdits:
+    which = {"operator": operator, "category": category}
+    normalized = [edit_metrics.normalized_accuracy(mine, k, **which) for k in range(1, top + 1)]
+    flips = [edit_metrics.flip_rate(mine, k, **which) for k in range(1, top + 1)]
+    return OperatorEdits(operator, normalized, flips, edit_metrics.retention(mine, **which))
 
-    The curves hold each model's normalized accuracy at ``k = 0..K`` (``n``: the
-    records of the level). ``(None, {})`` when no row is edited.
+
+def _edits(rows: Sequence[Row], models: Sequence[str]) -> tuple[list[EditSummary] | None, Curves]:
+    """Edit metrics per model and category (levels 1..K, K the deepest level), and the curves.
+
+    Operator edits and premise edits (chains with ``drop`` or ``insert``) are summarized
+    apart, operator edits first. The curves hold each model's normalized accuracy at
+    ``k = 0..K`` (``n``: the records of the level), premise chains as a curve of their
+    own. ``(None, {})`` when no row is edited.
     """
     rows = [r for r in rows if not r.get("twin_of")]  # twins have their own section
     if not any(_is_edited(r) for r in rows):
         return None, {}
     top = edit_metrics.max_level(rows)
+    categories = edit_metrics.edit_categories(rows)
     by_model = group_rows(rows, ["model"])
     summaries: list[EditSummary] = []
     curves: Curves = {}
-    for model in models:
-        mine = by_model.get((model,), [])
-        normalized = [edit_metrics.normalized_accuracy(mine, k) for k in range(top + 1)]
-        flips = [edit_metrics.flip_rate(mine, k) for k in range(1, top + 1)]
-        individual = [
-            edit_metrics.individual_accuracy(mine, kind, operator=operator)
-            for operator in (None, *edit_metrics.edit_operators(mine))
-            for kind in ("preserving", "changing")
-        ]
-        summaries.append(
-            EditSummary(
-                model,
-                normalized[1:],
-                flips,
-                edit_metrics.retention(mine),
-                [i for i in individual if i.rows],
+    for category in categories:
+        for model in models:
+            mine = by_model.get((model,), [])
+            normalized = [
+                edit_metrics.normalized_accuracy(mine, k, category=category) for k in range(top + 1)
+            ]
+            flips = [edit_metrics.flip_rate(mine, k, category=category) for k in range(1, top + 1)]
+            names = edit_metrics.edit_operators(mine, mode="individual", category=category)
+            individual = [
+                edit_metrics.individual_accuracy(mine, kind, operator=operator, category=category)
+                for operator in (None, *names)
+                for kind in ("preserving", "changing")
+            ]
+            every = edit_metrics.edit_operators(mine, mode=None, category=category)
+            summaries.append(
+                EditSummary(
+                    model,
+                    normalized[1:],
+                    flips,
+                    edit_metrics.retention(mine, category=category),
+                    [i for i in individual if i.rows],
+                    category,
+                    [_operator_edits(mine, name, category, top) for name in every],
+                )
             )
-        )
-        curves[model] = [
-            (float(n.level), Estimate(n.value, None, None, n.records, n.records))
-            for n in normalized
-        ]
+            name = model if category == categories[0] else f"{model} ({category} edits)"
+            curves[name] = [
+                (float(n.level), Estimate(n.value, None, None, n.records, n.records))
+                for n in normalized
+            ]
     return summaries, curves
 
 
