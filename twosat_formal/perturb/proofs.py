@@ -31,8 +31,10 @@ Write ``σ(base)`` for the base with each variable ``v`` replaced by the literal
     is the conjunction of variable-disjoint copies of the base, so it is SAT iff the
     base is (and has ``M^d`` models when the base has ``M``).
 
-One Z3 context and ``QF_FD`` solver serve a whole process; every query runs inside
-``push``/``pop`` (see :class:`Z3Session` for how a query is encoded).
+One Z3 context and solver serve a whole process; every query runs inside
+``push``/``pop`` (see :class:`Z3Session` for how a query is encoded). An equivalence
+is one query (:meth:`Z3Session.equivalent`); only when it fails are its two
+directions asked apart, to name the failing one with its counterexample.
 
 Examples
 --------
@@ -76,7 +78,7 @@ def _dimacs(clauses: Clauses, num_vars: int) -> str:
 
 
 class Z3Session:
-    """A Z3 context with one ``QF_FD`` solver; every query runs between ``push`` and ``pop``.
+    """A Z3 context with one solver; every query runs between ``push`` and ``pop``.
 
     A query is a CNF handed to Z3 in DIMACS (Z3's own reader names variable ``v``
     ``k!v``), which is many times faster than building the terms through the Python
@@ -95,7 +97,9 @@ class Z3Session:
 
     def __init__(self, timeout_ms: int = TIMEOUT_MS) -> None:
         self.ctx = z3.Context()
-        self.solver = z3.SolverFor("QF_FD", ctx=self.ctx)
+        # Z3's bit-vector logic: on these pure Boolean CNFs, between push and pop, it
+        # answers about twice as fast as QF_FD (benchmarks/bench_certify.py --mixed)
+        self.solver = z3.SolverFor("QF_BV", ctx=self.ctx)
         self.solver.set("timeout", timeout_ms)
         #: Total seconds spent in this session's queries (encoding and checking).
         self.seconds = 0.0
@@ -145,6 +149,31 @@ class Z3Session:
         if model is None:
             return None
         return {v: model[v] for v in range(1, top + 1)}
+
+    def equivalent(self, left: Clauses, right: Clauses) -> bool:
+        """Whether ``left ⇔ right``, asked as one query instead of two entailments.
+
+        A switch variable ``s`` picks the direction: ``s`` asserts ``left`` and that
+        some clause of ``right`` is false, ``¬s`` asserts ``right`` and that some
+        clause of ``left`` is false (each ``¬B`` in the definitional form of
+        :meth:`entails`). The CNF is unsat exactly when both entailments hold.
+
+        >>> s = Z3Session()
+        >>> s.equivalent([[1, 2], [-1, 2]], [[2]]), s.equivalent([[1, 2]], [[2]])
+        (True, False)
+        """
+        top = max((abs(lit) for part in (left, right) for c in part for lit in c), default=0)
+        switch = top + 1
+        query: list[Sequence[int]] = [(-switch, *c) for c in left]
+        query.extend((switch, *c) for c in right)
+        fresh = switch
+        for guard, conclusion in ((-switch, right), (switch, left)):
+            selectors = list(range(fresh + 1, fresh + 1 + len(conclusion)))
+            fresh += len(conclusion)
+            for d, clause in zip(selectors, conclusion, strict=True):
+                query.extend((-d, -lit) for lit in clause)
+            query.append((guard, *selectors))
+        return self.satisfiable(query, fresh) is None
 
     def model_of(self, clauses: Clauses) -> dict[int, bool] | None:
         """``None`` if the clauses are unsat, else a model of them."""
@@ -204,9 +233,13 @@ class _Context:
             raise self.fail(message, model if checked else None)
 
     def equivalent(self, left: Clauses, right: Clauses, message: str, sides: str) -> None:
+        if self.z3.equivalent(left, right):
+            return
+        # not equivalent: ask each direction alone for the failing one and its model
         first, second = sides.split("/")
         self.entails(left, right, f"{message}: a model of the {first} falsifies the {second}")
         self.entails(right, left, f"{message}: a model of the {second} falsifies the {first}")
+        raise self.fail(f"{message}: the equivalence query and the two entailments disagree")
 
     def injective(self, lmap: Sequence[int], what: str) -> set[int]:
         image = [abs(lit) for lit in lmap]

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -88,8 +89,12 @@ def z3_equivalent(
     """
     if any(not 0 < abs(x) <= num_vars for part in (left, right) for c in part for x in c):
         raise ProofError(f"a literal lies outside the variables 1..{num_vars}")
-    claim = f"(assert (xor {_smt_cnf(left)} {_smt_cnf(right)}))"
     session = _session()
+    key = (num_vars, tuple(map(tuple, left)), tuple(map(tuple, right)))
+    if key in session.proved:  # this very pair was proven equivalent in this session
+        session.proved.move_to_end(key)
+        return
+    claim = f"(assert (xor {_smt_cnf(left)} {_smt_cnf(right)}))"
     session.declare(num_vars)
     ctx, solver = session.ctx, session.solver
     solver.set("timeout", int(timeout_ms) if timeout_ms is not None else _NO_TIMEOUT)
@@ -98,6 +103,7 @@ def z3_equivalent(
         solver.from_string(claim)
         answer = solver.check()
         if answer == z3.unsat:
+            session.remember(key)
             return
         if answer == z3.sat:
             model = solver.model()
@@ -115,6 +121,9 @@ def z3_equivalent(
         solver.pop()
 
 
+#: How many proven pairs a session remembers.
+_PROVED_SIZE = 4096
+
 #: Z3's value of "no time limit" for the ``timeout`` parameter.
 _NO_TIMEOUT = 4294967295
 
@@ -125,12 +134,25 @@ class _Session:
     Every query's assertion runs between ``push`` and ``pop``, so nothing of one query
     is left for the next but the declared constants ``v1..v{declared}``, which Z3's
     parser keeps across ``pop`` and all queries share.
+
+    The session remembers the last :data:`_PROVED_SIZE` pairs of clause lists Z3 proved
+    equivalent (exact clause lists and variable count, nothing normalized): the
+    prompts of one formula under several templates all read back to the same clause
+    list, so Z3 proves that pair once per process instead of once per prompt. A pair
+    that is not proven (a difference, ``unknown``) is never remembered.
     """
 
     def __init__(self) -> None:
         self.ctx = z3.Context()
         self.solver = z3.SolverFor("QF_FD", ctx=self.ctx)
         self.declared = 0
+        self.proved: OrderedDict[tuple[Any, ...], None] = OrderedDict()
+
+    def remember(self, key: tuple[Any, ...]) -> None:
+        """Remember a pair proven equivalent (the least recently used one is dropped)."""
+        self.proved[key] = None
+        if len(self.proved) > _PROVED_SIZE:
+            self.proved.popitem(last=False)
 
     def declare(self, num_vars: int) -> None:
         """Declare ``v1..v{num_vars}`` (those not declared yet)."""

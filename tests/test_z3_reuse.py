@@ -1,0 +1,100 @@
+"""Z3 work shared between queries: one-query equivalences and remembered round trips."""
+
+from __future__ import annotations
+
+from itertools import product
+
+import pytest
+import z3
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from twosat_formal.errors import ProofError
+from twosat_formal.formula import Formula
+from twosat_formal.perturb import OPERATORS, prove
+from twosat_formal.perturb import proofs as proofs_module
+from twosat_formal.verbalize import prompt_record
+from twosat_formal.verbalize import roundtrip as roundtrip_module
+from twosat_formal.verbalize.roundtrip import z3_equivalent
+
+cnfs = st.lists(
+    st.lists(st.integers(1, 4).flatmap(lambda v: st.sampled_from([v, -v])), max_size=3),
+    max_size=6,
+)
+
+
+def holds(clauses: list[list[int]], a: tuple[bool, ...]) -> bool:
+    return all(any(a[abs(x) - 1] == (x > 0) for x in c) for c in clauses)
+
+
+@settings(max_examples=150)
+@given(cnfs, cnfs)
+def test_one_query_equivalence_agrees_with_truth_tables(
+    left: list[list[int]], right: list[list[int]]
+) -> None:
+    every = list(product((False, True), repeat=4))
+    expected = all(holds(left, a) == holds(right, a) for a in every)
+    assert proofs_module.session().equivalent(left, right) == expected
+
+
+def test_a_failed_equivalence_names_its_direction_with_a_real_counterexample() -> None:
+    base = Formula.from_named([["a", "b"], ["~a", "c"], ["~b", "~c"]])
+    _, t = OPERATORS.get("reorder").apply(base, seed=1)
+    weaker = Formula.from_named([["a", "b"], ["~a", "c"], ["~b", "~c", "a"]])
+    with pytest.raises(ProofError, match="a model of the result falsifies the base") as err:
+        prove(base, weaker, t)
+    cex = err.value.counterexample
+    assert cex is not None and weaker.evaluate(cex) and not base.evaluate(cex)
+    stronger = Formula.from_named([["a", "b"], ["~a", "c"], ["~b"]])
+    with pytest.raises(ProofError, match="a model of the base falsifies the result") as err:
+        prove(base, stronger, t)
+    cex = err.value.counterexample
+    assert cex is not None and base.evaluate(cex) and not stronger.evaluate(cex)
+
+
+def test_the_one_query_and_the_entailments_must_agree(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A combined query that fails while both directions hold is a failure, never a pass."""
+    base = Formula([[1, 2], [-1, 2]])
+    new, t = OPERATORS.get("reorder").apply(base, seed=1)
+    monkeypatch.setattr(proofs_module.Z3Session, "equivalent", lambda self, a, b: False)
+    with pytest.raises(ProofError, match="disagree"):
+        prove(base, new, t)
+
+
+def test_a_round_trip_pair_is_proven_once_per_session(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(roundtrip_module, "_SESSION", None)
+    f = Formula.from_named([["a", "b"], ["~b", "c"], ["~c", "~a"]])
+    first = prompt_record(f, "logic", instance_id="i", seed=1)
+    session = roundtrip_module._session()
+    key = (3, tuple(map(tuple, f.clauses)), tuple(map(tuple, f.clauses)))
+    assert list(session.proved) == [key]
+    calls: list[str] = []
+    real_check = session.solver.check
+
+    def counted(*args: object) -> z3.CheckSatResult:
+        calls.append("check")
+        return real_check(*args)
+
+    monkeypatch.setattr(session.solver, "check", counted)
+    again = prompt_record(f, "team", instance_id="i", seed=1)
+    assert calls == []  # the same clause lists: Z3 is not asked again
+    assert again.roundtrip is not None and again.roundtrip["result"] == "proved"
+    assert first.roundtrip is not None and first.roundtrip["method"] == again.roundtrip["method"]
+    z3_equivalent([[1, 2]], [[2, 1]], 2)  # a new pair is asked
+    assert calls == ["check"]
+
+
+def test_a_difference_is_never_remembered(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(roundtrip_module, "_SESSION", None)
+    for _ in range(2):
+        with pytest.raises(ProofError, match="differ"):
+            z3_equivalent([[1, 2]], [[1]], 2)
+    assert not roundtrip_module._session().proved
+
+
+def test_the_remembered_pairs_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(roundtrip_module, "_SESSION", None)
+    monkeypatch.setattr(roundtrip_module, "_PROVED_SIZE", 3)
+    for n in range(1, 6):
+        z3_equivalent([[n]], [[n]], n)
+    assert [key[0] for key in roundtrip_module._session().proved] == [3, 4, 5]
