@@ -113,3 +113,27 @@ def test_human_output_names_only_what_it_shows(tmp_path: Any, capsys: Any) -> No
     out = capsys.readouterr().out
     shown = " ".join(f"x{v}" for v in range(1, 101))
     assert f"model: {shown} ... (150 more; --json prints all)" in out
+
+
+def test_default_names_in_bulk_across_digit_counts() -> None:
+    rng = np.random.default_rng(5)
+    edges = [1, 2, 9, 10, 11, 99, 100, 101, 999, 1000, 1001, 99_999, 100_000, 123_456]
+    n = max(edges)
+    formula = Formula([[1]], num_vars=n)
+    model = tuple((rng.random(n) < 0.5).tolist())
+    sat = SolveResult("SAT", model=model, checked=True)
+    assert sat.to_json_text(formula) == old_encoding(sat, formula)
+    cycle = tuple(v * s for v in edges for s in (1, -1)) + tuple(
+        (rng.integers(1, n + 1, size=500) * rng.choice([-1, 1], size=500)).tolist()
+    )
+    unsat = SolveResult("UNSAT", cycle=cycle, checked=True)
+    assert unsat.to_json_text(formula) == old_encoding(unsat, formula)
+    huge = Formula([[1]], num_vars=10**12)  # past 32-bit digits
+    far = SolveResult("UNSAT", cycle=(10**12, -(2**31), 2**31 - 1, -1))
+    assert far.to_json_text(huge) == old_encoding(far, huge)
+
+
+@pytest.mark.parametrize("bad", [(1, 0), (1, 6), (-6, 1)])
+def test_a_cycle_outside_the_variables_is_refused_in_bulk(bad: tuple[int, int]) -> None:
+    with pytest.raises(ConfigError, match=r"is not in 1\.\.5"):
+        SolveResult("UNSAT", cycle=bad).to_json_text(Formula([[1]], num_vars=5))

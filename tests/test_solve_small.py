@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -20,12 +21,14 @@ from pysat.solvers import Minisat22
 from scipy.sparse.csgraph import connected_components
 
 from twosat_formal.formula import Formula
-from twosat_formal.solve import BACKENDS, check_cycle, check_model, solve, verify
+from twosat_formal.solve import BACKENDS, check_cycle, check_model, small, solve, verify
 from twosat_formal.solve.graph import implication_graph
 from twosat_formal.solve.scc import solve_scc, strong_components
 from twosat_formal.solve.small import (
+    COLD_CLAUSES,
     SMALL_CLAUSES,
     is_small,
+    prefers_python,
     small_components,
     solve_small,
     successor_lists,
@@ -118,3 +121,70 @@ def test_a_small_solve_imports_no_scipy() -> None:
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     assert done.stdout.strip() == "[]"
+
+
+def mid_size_formulas() -> list[Formula]:
+    """Formulas above the small size: random at three ratios, a chain, a ring contradiction."""
+    rng = np.random.default_rng(12)
+    out = []
+    for n, ratio in ((3000, 0.5), (3000, 1.0), (2500, 2.0), (1200, 1.7)):
+        m = round(ratio * n)
+        pairs = rng.integers(1, n + 1, size=(m, 2)) * rng.choice([-1, 1], size=(m, 2))
+        out.append(Formula.from_pairs(pairs, num_vars=n))
+    i = np.arange(1, 2000)
+    out.append(Formula.from_pairs(np.stack([-i, i + 1], axis=1), num_vars=2000))
+    ring = [[v, -(v + 1)] for v in range(1, 2000)] + [[2000], [-1]]
+    out.append(Formula(ring, num_vars=2000))
+    return out
+
+
+@pytest.mark.skipif(not PEARCE, reason="this SciPy numbers components in another order")
+def test_mid_size_formulas_get_the_same_certified_result_on_both_paths() -> None:
+    statuses = set()
+    for formula in mid_size_formulas():
+        assert not is_small(formula)
+        python_path = verify(formula, solve_small(formula))
+        assert python_path == verify(formula, solve_scc(formula))
+        assert python_path.checked and python_path.status == minisat(formula)
+        if python_path.model is not None:
+            check_model(formula, python_path.model)
+        else:
+            assert python_path.cycle is not None
+            check_cycle(formula, python_path.cycle)
+        statuses.add(python_path.status)
+    assert statuses == {"SAT", "UNSAT"}
+
+
+def test_plain_python_is_preferred_only_while_scipy_is_not_imported(monkeypatch: Any) -> None:
+    monkeypatch.setattr(small, "_cold_clauses", [0])
+    mid = Formula([[1, 2]] * (SMALL_CLAUSES + 1))
+    assert "scipy.sparse.csgraph" in sys.modules  # this module imports it
+    assert prefers_python(Formula([[1, 2]] * SMALL_CLAUSES)) and not prefers_python(mid)
+    assert small._cold_clauses == [0]
+    monkeypatch.delitem(sys.modules, "scipy.sparse.csgraph")
+    assert prefers_python(mid) and small._cold_clauses == [SMALL_CLAUSES + 1]
+    small._cold_clauses[0] = COLD_CLAUSES - SMALL_CLAUSES  # the budget is nearly spent
+    assert not prefers_python(mid)
+
+
+def test_a_mid_size_solve_in_a_fresh_process_imports_scipy_only_past_the_budget() -> None:
+    probe = (
+        "import sys\n"
+        "from twosat_formal.formula import Formula\n"
+        "from twosat_formal.solve import solve\n"
+        "from twosat_formal.solve.small import COLD_CLAUSES\n"
+        "mid = Formula([[v, -(v + 1)] for v in range(1, 5000)] + [[5000], [-1]])\n"
+        "assert solve(mid).checked and solve(mid).status == 'UNSAT'\n"
+        "print('scipy.sparse.csgraph' in sys.modules)\n"
+        "for _ in range(COLD_CLAUSES // mid.num_clauses):\n"
+        "    assert solve(mid).checked\n"
+        "print('scipy.sparse.csgraph' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert done.stdout.split() == ["False", "True"]

@@ -2,8 +2,9 @@
 
 * ``scc``: the own linear-time 2-SAT solver: SciPy's strong components
   (:mod:`twosat_formal.solve.scc`), or plain Python for a formula of at most
-  :data:`~twosat_formal.solve.small.SMALL_CLAUSES` clauses
-  (:mod:`twosat_formal.solve.small`, same results, no SciPy import); it refuses
+  :data:`~twosat_formal.solve.small.SMALL_CLAUSES` clauses, and for somewhat larger
+  ones while SciPy is not imported (:mod:`twosat_formal.solve.small`, same results,
+  no SciPy import; :func:`~twosat_formal.solve.small.prefers_python`); it refuses
   clauses of width 0 or above 2 with :class:`~twosat_formal.errors.NotTwoCNFError`.
 * ``pysat``: CaDiCaL 1.9.5 through python-sat; solves any CNF.
 * ``z3``: Z3's finite-domain solver (``SolverFor("QF_FD")``); solves any CNF.
@@ -43,7 +44,7 @@ from twosat_formal.formula import Formula
 from twosat_formal.registry import Registry
 from twosat_formal.solve.result import SolveResult
 from twosat_formal.solve.scc import solve_scc
-from twosat_formal.solve.small import is_small, solve_small
+from twosat_formal.solve.small import prefers_python, solve_small
 
 __all__ = [
     "BACKENDS",
@@ -70,6 +71,9 @@ PYSAT_SOLVER = "cadical195"
 def solve_own(formula: Formula) -> SolveResult:
     """Decide a 2-CNF with the own solver: plain Python when small, SciPy otherwise.
 
+    "Small" is :func:`~twosat_formal.solve.small.prefers_python`: at most 500 clauses,
+    or a few thousand while SciPy is not imported.
+
     Both paths give the same model or cycle (:mod:`twosat_formal.solve.small`).
 
     Examples
@@ -78,7 +82,7 @@ def solve_own(formula: Formula) -> SolveResult:
     >>> solve_own(Formula([[1, 2], [-1]])).model
     (False, True)
     """
-    return solve_small(formula) if is_small(formula) else solve_scc(formula)
+    return solve_small(formula) if prefers_python(formula) else solve_scc(formula)
 
 
 def _clause_lists(formula: Formula) -> list[list[int]]:

@@ -27,6 +27,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
+
 from twosat_formal.errors import ConfigError
 from twosat_formal.formula import Formula
 
@@ -153,23 +156,84 @@ def _model_text(formula: Formula, model: Sequence[bool]) -> str:
     """The JSON object ``{name: bool}`` of a model: names and separators interleaved."""
     if not model:
         return "{}"
-    parts: list[str] = [""] * (2 * len(model))
     if formula.has_default_names:  # '{"x1": true, "x2": false}' from the numbers alone
-        parts[0::2] = map(str, range(1, len(model) + 1))
-        seps, head, tail = ('": false, "x', '": true, "x'), '{"x', 4
-    else:
-        parts[0::2] = formula.names
-        seps, head, tail = ('": false, "', '": true, "'), '{"', 3
-    parts[1::2] = map(seps.__getitem__, map(bool, model))
-    return head + "".join(parts)[:-tail] + "}"
+        values = np.fromiter(model, dtype=np.bool_, count=len(model))
+        return _default_model_text(values)
+    parts: list[str] = [""] * (2 * len(model))
+    parts[0::2] = formula.names
+    parts[1::2] = map(('": false, "', '": true, "').__getitem__, map(bool, model))
+    return '{"' + "".join(parts)[:-3] + "}"
 
 
 def _cycle_text(formula: Formula, cycle: Sequence[int]) -> str:
     """The JSON list of a cycle's literals as the DSL writes them."""
     if not cycle:
         return "[]"
-    if formula.has_default_names:  # '["x5", "x-3"]' -> '["x5", "~x3"]'
-        if 0 in cycle or max(map(abs, cycle)) > formula.num_vars:
-            formula.literal_names(cycle)  # raises the error that names the bad variable
-        return ('["x' + '", "x'.join(map(str, cycle)) + '"]').replace('"x-', '"~x')
+    if formula.has_default_names:  # '["x5", "~x3"]' from the numbers alone
+        lits = np.fromiter(cycle, dtype=np.int64, count=len(cycle))
+        if bool(np.any(lits == 0)) or int(np.abs(lits).max()) > formula.num_vars:
+            formula.literal_names(lits)  # raises the error that names the bad variable
+        return _default_cycle_text(lits)
     return '["' + '", "'.join(formula.literal_names(cycle)) + '"]'
+
+
+def _decimal(values: npt.NDArray[np.int64]) -> npt.NDArray[np.uint8]:
+    """The ASCII decimal digits of positive ints, right-aligned in rows, zero bytes before.
+
+    >>> _decimal(np.array([7, 120])).tobytes()
+    b'\\x00\\x007120'
+    """
+    width = len(str(int(values.max())))
+    digits = np.zeros((values.size, width), dtype=np.uint8)
+    rest: npt.NDArray[np.signedinteger[Any]] = values.astype(np.int32 if width < 10 else np.int64)
+    for column in range(width - 1, -1, -1):
+        left = rest > 0  # a digit is written where something is left: no leading zeros
+        rest, digit = np.divmod(rest, 10)
+        digits[:, column] = digit + ord("0")
+        if column < width - 1:
+            digits[~left, column] = 0
+    return digits
+
+
+def _rows_text(pieces: list[bytes | npt.NDArray[np.uint8]], rows: int) -> bytes:
+    """Text laid out in rows of side-by-side pieces, read row by row, zero bytes left out.
+
+    A piece is the same bytes on every row, or a ``(rows, width)`` array of bytes in
+    which zero bytes stand for nothing (padding).
+
+    >>> _rows_text([b"<", np.array([[97, 0], [98, 99]], dtype=np.uint8), b">"], 2)
+    b'<a><bc>'
+    """
+    widths = [len(piece) if isinstance(piece, bytes) else piece.shape[1] for piece in pieces]
+    text = np.empty((rows, sum(widths)), dtype=np.uint8)
+    start = 0
+    for piece, width in zip(pieces, widths, strict=True):
+        block = np.frombuffer(piece, dtype=np.uint8) if isinstance(piece, bytes) else piece
+        text[:, start : start + width] = block
+        start += width
+    return text.tobytes().translate(None, b"\0")
+
+
+def _default_model_text(model: npt.NDArray[np.bool_]) -> str:
+    """``json.dumps({"x1": bool, "x2": bool, ...})`` of a model, in a few numpy passes.
+
+    >>> _default_model_text(np.array([True, False]))
+    '{"x1": true, "x2": false}'
+    """
+    rows = model.size
+    digits = _decimal(np.arange(1, rows + 1, dtype=np.int64))
+    words = np.frombuffer(b"false" + b"true\0", dtype=np.uint8).reshape(2, 5)
+    text = _rows_text([b'"x', digits, b'": ', words[model.view(np.uint8)], b", "], rows)
+    return "{" + text[:-2].decode("ascii") + "}"
+
+
+def _default_cycle_text(cycle: npt.NDArray[np.int64]) -> str:
+    """``json.dumps`` of a cycle's default literal names (``x3``, ``~x3``), in numpy.
+
+    >>> _default_cycle_text(np.array([3, -12]))
+    '["x3", "~x12"]'
+    """
+    rows = cycle.size
+    tilde = np.where(cycle < 0, ord("~"), 0).astype(np.uint8)[:, None]
+    text = _rows_text([b'"', tilde, b"x", _decimal(np.abs(cycle)), b'", '], rows)
+    return "[" + text[:-2].decode("ascii") + "]"

@@ -2,7 +2,10 @@
 
 A one-off ``twosat-formal solve`` of a handful of clauses would spend most of its time
 importing SciPy; a formula of at most :data:`SMALL_CLAUSES` clauses is solved here
-instead (the ``scc`` backend chooses by size). The results are
+instead, and so is a larger one while SciPy is not yet imported, until the process
+has solved :data:`COLD_CLAUSES` clauses here (:func:`prefers_python`): up to about
+that size, plain Python is faster than importing SciPy, and a process that goes on
+solving such formulas then imports it once. The results are
 the very ones of the SciPy path, not merely equivalent ones: the strong components come
 from an iterative Tarjan search that visits roots in node order and successors in the
 sorted order of the CSR matrix, as SciPy's does, so components are numbered in the same
@@ -21,6 +24,7 @@ Examples
 
 from __future__ import annotations
 
+import sys
 from collections import deque
 
 from twosat_formal.errors import TwoSatFormalError
@@ -29,8 +33,10 @@ from twosat_formal.solve import scc
 from twosat_formal.solve.result import SolveResult
 
 __all__ = [
+    "COLD_CLAUSES",
     "SMALL_CLAUSES",
     "is_small",
+    "prefers_python",
     "small_components",
     "small_cycle",
     "solve_small",
@@ -40,6 +46,14 @@ __all__ = [
 #: Formulas with at most this many clauses are solved in plain Python.
 SMALL_CLAUSES = 500
 
+#: While SciPy is not imported, larger formulas are solved in plain Python too, until
+#: they add up to this many clauses in the process: plain Python takes about as long
+#: for them (a few microseconds a clause) as importing SciPy's graph routines.
+COLD_CLAUSES = 20_000
+
+#: Clauses of larger-than-small formulas solved here so far in this process.
+_cold_clauses = [0]
+
 
 def is_small(formula: Formula) -> bool:
     """Whether :func:`solve_small` is the path for ``formula`` (by number of clauses).
@@ -48,6 +62,26 @@ def is_small(formula: Formula) -> bool:
     True
     """
     return formula.num_clauses <= SMALL_CLAUSES
+
+
+def prefers_python(formula: Formula) -> bool:
+    """Whether the ``scc`` backend solves ``formula`` here rather than with SciPy.
+
+    Small formulas always; a larger one only while SciPy's graph routines are not
+    imported and the larger formulas solved here add up to at most
+    :data:`COLD_CLAUSES` clauses (this call counts ``formula`` when it says yes). Both
+    paths give the same result, so the choice changes only how long it takes.
+
+    >>> prefers_python(Formula([[1, 2]]))
+    True
+    """
+    if is_small(formula):
+        return True
+    spent = _cold_clauses[0] + formula.num_clauses
+    if "scipy.sparse.csgraph" in sys.modules or spent > COLD_CLAUSES:
+        return False
+    _cold_clauses[0] = spent
+    return True
 
 
 def _node(lit: int) -> int:
