@@ -33,6 +33,7 @@ from faultserver import FaultServer
 
 from twosat_formal.evaluate.stories import StoryRun, generate_stories
 from twosat_formal.formula import Formula
+from twosat_formal.model import Response, SamplingParams
 from twosat_formal.models.retry import RetryPolicy
 from twosat_formal.verbalize.story import THEMES, StoryRecord
 from twosat_formal.verbalize.story.generator import StoryItem, StorySettings
@@ -275,3 +276,79 @@ def tell(
             base_url=server.url,
         )
     return run, server, script
+
+
+# -- an in-process scripted story model (no server) -------------------------------------------
+
+
+def theme_descriptions(theme: str, count: int = 90) -> dict[str, tuple[str, str]]:
+    """The descriptions of the first ``count`` entities of ``theme`` (suffixed ones included)."""
+    chosen = THEMES.get(theme)
+    return {chosen.entity(i): chosen.describe(chosen.entity(i)) for i in range(count)}
+
+
+class ScriptedStoryModel:
+    """A deterministic story writer and validator implementing the Model protocol.
+
+    It plays :class:`StoryScript` in process for every theme: the theme of a writer
+    prompt is read from its wording, and a validation prompt is answered from the
+    descriptions of every theme's entities. ``kinds`` scripts ``(clause, attempt)`` as
+    :class:`StoryScript` does, the same for every story; ``calls`` counts the calls.
+    """
+
+    endpoint = "local"
+
+    def __init__(
+        self,
+        kinds: Mapping[tuple[int, int], str] | None = None,
+        *,
+        spec: str = "test/scripted-writer",
+    ) -> None:
+        self.spec = spec
+        self.calls = 0
+        self.scripts = {
+            name: StoryScript(theme_descriptions(name), dict(kinds or {}))
+            for name in THEMES.names()
+        }
+
+    def _writer(self, prompt: str) -> StoryScript:
+        for name, script in self.scripts.items():
+            chosen = THEMES.get(name)
+            if f"for our {chosen.short}." in prompt or f"You are a {chosen.writer}." in prompt:
+                return script
+        raise AssertionError(f"no theme's writer prompt: {prompt[:120]!r}")
+
+    def _validator(self, prompt: str) -> StoryScript:
+        names = _AVAILABLE.search(prompt)
+        entity = _ENTITY.search(prompt)
+        wanted = [entity.group(1)] if entity is not None else []
+        if names is not None:
+            import json
+
+            wanted = json.loads(names.group(1))
+        for script in self.scripts.values():
+            if all(name in script.descriptions for name in wanted):
+                return StoryScript({n: script.descriptions[n] for n in wanted})
+        raise AssertionError(f"entities of no theme: {wanted!r}")
+
+    def answer(self, prompt: str, sample: int) -> str:
+        validating = prompt.startswith(("From this clue, identify", "In this clue, what is"))
+        script = self._validator(prompt) if validating else self._writer(prompt)
+        return script.answer(prompt, sample)
+
+    async def generate(self, prompt: str, params: SamplingParams, sample: int = 0) -> Response:
+        self.calls += 1
+        return Response(self.answer(prompt, sample), "stop")
+
+    async def aclose(self) -> None:
+        pass
+
+
+#: A script that makes the rates non-trivial: in every story, clause 2 validates on its
+#: second attempt and clause 3 falls back after three failed attempts.
+MIXED_KINDS: dict[tuple[int, int], str] = {
+    (2, 0): "wrong-polarity",
+    (3, 0): "wrong-entity",
+    (3, 1): "garble-entities",
+    (3, 2): "wrong-polarity",
+}

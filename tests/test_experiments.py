@@ -24,6 +24,7 @@ NAMES = [
     "fillers",
     "order",
     "pairs",
+    "story",
     "sweep",
     "table1",
     "table6",

@@ -23,12 +23,14 @@ def test_experiments_lists_every_protocol(capsys: pytest.CaptureFixture[str]) ->
         "fillers",
         "order",
         "pairs",
+        "story",
         "sweep",
         "table1",
         "table6",
         "verbalization",
     ]
     assert "§5.3" in out and "10 formulas per setting x 6 templates" in out
+    assert "Figure 9" in out and "x 6 templates + 3 story themes" in out
 
 
 def test_user_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -83,9 +83,10 @@ def _print_result(result: ExperimentResult, as_json: bool = False) -> None:
         check = "ok (unchanged since the last run)"
     else:
         kinds = certified.get("kinds") or {}
+        stories = f"{kinds['story']} stories, " if kinds.get("story") else ""
         check = (
             f"ok: {kinds.get('instance', 0)} instances, {kinds.get('prompt', 0)} prompts, "
-            f"{certified.get('checks')} checks"
+            f"{stories}{certified.get('checks')} checks"
         )
     lines = [
         f"experiment {result.name}",
@@ -144,6 +145,7 @@ def experiments_command(as_json: JsonOption = False) -> None:
                     "title": spec.title,
                     "formulas": spec.formulas,
                     "templates": list(spec.templates),
+                    **({"themes": list(spec.themes)} if spec.themes else {}),
                 }
                 for name, spec in ((name, load_spec(name)) for name in spec_names())
             }
@@ -151,9 +153,10 @@ def experiments_command(as_json: JsonOption = False) -> None:
         return
     for name in spec_names():
         spec = load_spec(name)
+        themes = f" + {len(spec.themes)} story themes" if spec.themes else ""
         out_console.print(
             f"{name:<14} {spec.paper:<38} {spec.title} "
-            f"({spec.formulas} formulas per setting x {len(spec.templates)} templates)",
+            f"({spec.formulas} formulas per setting x {len(spec.templates)} templates{themes})",
             markup=False,
         )
 
@@ -172,6 +175,24 @@ def run_experiment_command(
     template: TemplatesOption = None,
     seed: Annotated[
         int | None, typer.Option("--seed", help="Experiment seed (default: the spec's).")
+    ] = None,
+    story_model: Annotated[
+        str | None,
+        typer.Option(
+            "--story-model",
+            metavar="SPEC",
+            help="The model that writes the stories of the `story` experiment (required "
+            "there); its calls are cached in the run store.",
+            show_default="none",
+        ),
+    ] = None,
+    theme: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--theme",
+            metavar="NAME",
+            help="Story theme, repeatable (`story` only; default: the spec's).",
+        ),
     ] = None,
     samples: Annotated[
         int, typer.Option("--samples", min=1, help="Samples per prompt and model.")
@@ -203,6 +224,8 @@ def run_experiment_command(
         formulas=formulas,
         templates=template or None,
         seed=seed,
+        story_model=story_model,
+        themes=theme or None,
         samples=samples,
         max_tokens=max_tokens,
         temperature=temperature,

@@ -16,6 +16,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from twosat_formal.model import Model
 from twosat_formal.models.cache import CachedModel, ResponseCache
 from twosat_formal.models.retry import RetryingModel, RetryPolicy
 from twosat_formal.verbalize.story.generator import StoryItem, StorySettings, tell_stories
@@ -40,8 +41,8 @@ class StoryRun:
 
 def generate_stories(
     items: Sequence[StoryItem],
-    theme: str,
-    model: str,
+    theme: str | Sequence[str],
+    model: str | Model,
     store: str | os.PathLike[str],
     *,
     seed: int = 0,
@@ -56,10 +57,14 @@ def generate_stories(
 
     Parameters
     ----------
-    items, theme, seed, settings, concurrency:
+    items, seed, settings, concurrency:
         As :func:`~twosat_formal.verbalize.story.generator.tell_stories`.
+    theme:
+        A story theme, or several: the records then come theme by theme, each in
+        item order (one model serves them all).
     model:
-        A model spec (``openai/<id>``, ``llamacpp/...``).
+        A model spec (``openai/<id>``, ``llamacpp/...``), or a model (it is closed
+        at the end, like a loaded one).
     store:
         The SQLite file whose ``responses`` table caches the calls (created if needed).
     retry:
@@ -90,19 +95,28 @@ reasoners read template verbalizations only; ...
     """
     from twosat_formal.models import load_model
 
-    THEMES.get(theme)  # an unknown theme fails before anything is opened or started
+    themes = [theme] if isinstance(theme, str) else list(theme)
+    for name in themes:  # an unknown theme fails before anything is opened or started
+        THEMES.get(name)
     run = StoryRun()
     # Not entered as a context: a local model starts on its first call, so a run that
     # the cache answers completely never starts a server. Closed on every way out.
-    loaded = load_model(model, base_url=base_url, api_key_env=api_key_env, mode=mode)
+    loaded = (
+        load_model(model, base_url=base_url, api_key_env=api_key_env, mode=mode)
+        if isinstance(model, str)
+        else model
+    )
     with ResponseCache(store) as cache:
         cached = CachedModel(RetryingModel(loaded, retry, seed=seed), cache)
 
         async def tell() -> list[StoryRecord]:
             try:
-                return await tell_stories(
-                    items, theme, cached, seed=seed, settings=settings, concurrency=concurrency
-                )
+                records: list[StoryRecord] = []
+                for name in themes:
+                    records += await tell_stories(
+                        items, name, cached, seed=seed, settings=settings, concurrency=concurrency
+                    )
+                return records
             finally:
                 await cached.aclose()
 

@@ -41,6 +41,9 @@ How each kind expands (``clauses`` in a design record names the setting's base s
     every family at each clause count, arm ``base``, with ``twins`` set: the runner
     adds each base's minimal twin (arm ``twin``, as ``twosat-formal pairs`` makes it),
     verbalized with the base's entity map.
+``story``
+    every family at each clause count, arm ``base``, as ``grid``: the runner also
+    tells each base formula as a story in each of the spec's ``themes``.
 
 Examples
 --------
@@ -419,6 +422,7 @@ _KIND_EXPANDERS = {
     "duplication": _duplication,
     "edits": _edits,
     "pairs": _pairs,
+    "story": _grid,
 }
 
 

@@ -6,6 +6,7 @@
 ``dataset.jsonl``   every instance (bases, their perturbed variants and edited instances)
 ``design.jsonl``    the condition of each instance (experiment, arm, knob, level...)
 ``prompts.jsonl``   every prompt (one per instance and template), round trip proven
+``stories.jsonl``   (``story`` experiments) every story, one per base and theme
 ``results.sqlite``  the run store (resumable: a re-run skips what is stored)
 ``results.jsonl``   the store exported, one row per sample
 ``manifest.json``   versions, git revision, seeds, spec, models, sampling, digests
@@ -22,6 +23,10 @@ content_digest`, durations left out) that a previous run certified.
 In a ``pairs`` experiment every base that has a minimal twin is followed by it
 (:func:`twosat_formal.diagnostics.twins.twin_instance`), verbalized like an edited
 instance with its source's entity map.
+
+In a ``story`` experiment every base is also told as a story in each theme of the spec
+by the story model (:mod:`twosat_formal.experiments.stories`); the evaluated models
+answer the story prompts beside the template prompts of the same formulas.
 
 In an ``edits`` experiment every base is followed by its edited instances
 (:func:`twosat_formal.edits.edit_instances`, one run per mode), and an edited instance
@@ -53,10 +58,15 @@ from twosat_formal.experiments.manifest import (
     write_manifest,
 )
 from twosat_formal.experiments.spec import ExperimentSpec, load_spec
+from twosat_formal.experiments.stories import (
+    check_story_model,
+    story_items,
+    tell_experiment_stories,
+)
 from twosat_formal.export import export_results
 from twosat_formal.generators import derive_seed, generate
 from twosat_formal.instance import Instance, write_instances
-from twosat_formal.model import SamplingParams
+from twosat_formal.model import Model, SamplingParams
 from twosat_formal.models import parse_spec as parse_model_spec
 from twosat_formal.perturb.instances import perturb_instance
 from twosat_formal.prompts import PromptRecord, write_prompts
@@ -67,6 +77,7 @@ from twosat_formal.report.files import (
     PROMPTS_FILE,
     RESULTS_FILE,
     STORE_FILE,
+    STORIES_FILE,
 )
 from twosat_formal.store import RunStore
 from twosat_formal.verbalize import prompt_record
@@ -242,11 +253,11 @@ def _prompts(
     return records
 
 
-def _certify(dataset: Path, prompts: Path, jobs: int) -> dict[str, Any]:
-    """Re-check every instance and every prompt (``certify``); raise if any check fails."""
+def _certify(files: Sequence[Path], jobs: int) -> dict[str, Any]:
+    """Re-check every instance, prompt and story (``certify``); raise if any check fails."""
     from twosat_formal.certify import certify_files
 
-    outcome = certify_files([dataset, prompts], jobs=jobs)
+    outcome = certify_files(list(files), jobs=jobs)
     if not outcome.ok:
         shown = "; ".join(str(f) for f in outcome.failures[:5])
         more = len(outcome.failures) - 5
@@ -284,6 +295,8 @@ def run_experiment(
     formulas: int | None = None,
     templates: Sequence[str] | None = None,
     seed: int | None = None,
+    story_model: str | Model | None = None,
+    themes: Sequence[str] | None = None,
     samples: int = 1,
     max_tokens: int | None = None,
     temperature: float | None = None,
@@ -319,6 +332,12 @@ def run_experiment(
         Verbalization templates instead of the spec's.
     seed:
         The experiment seed instead of the spec's.
+    story_model:
+        The model that writes the stories of a ``story`` experiment (a spec, or a
+        model); required there and refused elsewhere. Its calls are cached in the
+        run store.
+    themes:
+        Story themes instead of the spec's (``story`` experiments).
     samples, max_tokens, temperature, top_p:
         Sampling: samples per prompt and model, and the request parameters
         (defaults: the spec's ``sampling``). A model the spec's ``sampling.models``
@@ -364,6 +383,9 @@ def run_experiment(
         spec = spec.with_templates(tuple(templates))
     if seed is not None:
         spec = replace(spec, seed=seed)
+    if themes is not None:
+        spec = spec.with_themes(tuple(themes))
+    check_story_model(spec, story_model)
     if not models:
         raise ConfigError("give at least one model", parameter="models", valid="a model spec")
     models = [spec.model_spec(model) for model in models]  # the spec's own budgets
@@ -394,10 +416,25 @@ def run_experiment(
     write_prompts(prompts, prompts_path)
     timed("verbalize", started)
 
-    digests = {
-        DATASET_FILE: content_digest(dataset_path),
-        PROMPTS_FILE: content_digest(prompts_path),
-    }
+    checked = [dataset_path, prompts_path]
+    stories: list[Any] = []
+    story_info: dict[str, Any] | None = None
+    if story_model is not None:
+        started = time.perf_counter()
+        stories, story_info = tell_experiment_stories(
+            instances,
+            spec,
+            story_model,
+            folder,
+            concurrency=concurrency,
+            base_url=base_url,
+            api_key_env=api_key_env,
+            mode=mode,
+            report=report,
+        )
+        checked.append(folder / STORIES_FILE)
+        timed("stories", started)
+    digests = {path.name: content_digest(path) for path in checked}
     previous = read_manifest(folder / MANIFEST_FILE) or {}
     certified: dict[str, Any] = {"ok": False, "skipped": True}
     if certify:
@@ -407,7 +444,7 @@ def run_experiment(
             report("certify", "unchanged files, certified by a previous run")
         else:
             started = time.perf_counter()
-            certified = _certify(dataset_path, prompts_path, jobs)
+            certified = _certify(checked, jobs)
             timed("certify", started)
 
     params = SamplingParams(
@@ -430,11 +467,13 @@ def run_experiment(
         "templates": list(spec.templates),
         "models": list(models),
         "sampling": {**json.loads(params.key()), "samples": samples},
+        **({"story": story_info} if story_info is not None else {}),
         "counts": {
             "conditions": len(conditions),
             "instances": len(instances),
             "prompts": len(prompts),
-            "requests": len(prompts) * len(models) * samples,
+            **({"stories": len(stories)} if story_info is not None else {}),
+            "requests": (len(prompts) + len(stories)) * len(models) * samples,
         },
         "digests": digests,
         "certified": certified,
@@ -442,6 +481,7 @@ def run_experiment(
             "dataset": DATASET_FILE,
             "design": DESIGN_FILE,
             "prompts": PROMPTS_FILE,
+            **({"stories": STORIES_FILE} if story_info is not None else {}),
             "store": STORE_FILE,
             "results": RESULTS_FILE,
         },
@@ -458,7 +498,7 @@ def run_experiment(
             formulas_by_id[record.instance_id].to_record(),
         )
         for record in prompts
-    ]
+    ] + story_items(stories, instances)
     verification = verify_items(items) if verify else Verification(0, skipped=True)
     manifest["verification"] = verification.to_json()
     write_manifest(folder / MANIFEST_FILE, manifest)

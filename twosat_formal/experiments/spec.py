@@ -6,7 +6,8 @@ A spec names the protocol of one of the paper's experiments. Its fields:
     What it is and which part of the paper it reproduces.
 ``kind``
     How its cells expand into conditions (see :mod:`twosat_formal.experiments.design`):
-    ``grid``, ``sweep``, ``fillers``, ``order``, ``duplication``, ``edits`` or ``pairs``.
+    ``grid``, ``sweep``, ``fillers``, ``order``, ``duplication``, ``edits``, ``pairs`` or
+    ``story``.
 ``formulas``
     Formulas per setting (the paper uses 10).
 ``seed``
@@ -27,11 +28,15 @@ A spec names the protocol of one of the paper's experiments. Its fields:
 ``ask_cycle`` (optional, default false)
     Verbalize as ``verbalize --ask-cycle`` does: every prompt also asks for a
     contradiction chain when the answer is "No" (see ``docs/diagnostics.md``).
+``themes`` (``story`` only; default: every registered story theme)
+    The story themes each formula is told in by the LLM story verbalizer, beside its
+    template verbalizations.
 
 Examples
 --------
->>> sorted(spec_names())
-['duplication', 'edits', 'fillers', 'order', 'pairs', 'sweep', 'table1', 'table6', 'verbalization']
+>>> sorted(spec_names())  # doctest: +NORMALIZE_WHITESPACE
+['duplication', 'edits', 'fillers', 'order', 'pairs', 'story', 'sweep', 'table1', 'table6',
+ 'verbalization']
 >>> spec = load_spec("table1")
 >>> spec.kind, spec.formulas, len(spec.templates)
 ('grid', 10, 6)
@@ -52,7 +57,7 @@ from twosat_formal.models.base import SAMPLING_OPTIONS, sampling_options
 __all__ = ["KINDS", "ExperimentSpec", "load_spec", "parse_spec", "spec_names"]
 
 #: The kinds of experiment a spec can describe.
-KINDS = ("grid", "sweep", "fillers", "order", "duplication", "edits", "pairs")
+KINDS = ("grid", "sweep", "fillers", "order", "duplication", "edits", "pairs", "story")
 
 _REQUIRED: dict[str, type | tuple[type, ...]] = {
     "name": str,
@@ -80,6 +85,7 @@ class ExperimentSpec:
     knob_level: float = 0.5
     sampling: dict[str, Any] = field(default_factory=dict)
     ask_cycle: bool = False
+    themes: tuple[str, ...] = ()
 
     def model_spec(self, model: str) -> str:
         """``model`` with the spec's own sampling parameters for it as ``?`` options.
@@ -124,6 +130,7 @@ class ExperimentSpec:
             "sampling": dict(self.sampling),
             "cells": [dict(c) for c in self.cells],
             **({"ask_cycle": True} if self.ask_cycle else {}),
+            **({"themes": list(self.themes)} if self.themes else {}),
         }
 
     def with_formulas(self, formulas: int) -> ExperimentSpec:
@@ -149,6 +156,19 @@ class ExperimentSpec:
         if not templates:
             raise ConfigError("at least one template is needed", parameter="templates")
         return replace(self, templates=tuple(templates))
+
+    def with_themes(self, themes: list[str] | tuple[str, ...]) -> ExperimentSpec:
+        """This ``story`` spec with other story themes.
+
+        >>> load_spec("story").with_themes(["spy"]).themes
+        ('spy',)
+        """
+        if self.kind != "story":
+            raise ConfigError(
+                f"only a story experiment has themes; {self.name} is a {self.kind} experiment",
+                parameter="themes",
+            )
+        return replace(self, themes=_check_themes(list(themes)))
 
     def with_max_clauses(self, max_clauses: int) -> ExperimentSpec:
         """This spec without the clause counts above ``max_clauses`` (grid-like cells).
@@ -255,6 +275,14 @@ def parse_spec(data: object, *, source: str | None = None) -> ExperimentSpec:
     ask_cycle = data.get("ask_cycle", False)
     if not isinstance(ask_cycle, bool):
         raise bad("field 'ask_cycle' must be true or false")
+    themes: tuple[str, ...] = ()
+    if data["kind"] == "story":
+        try:
+            themes = _check_themes(data.get("themes"))
+        except (ConfigError, UnknownNameError) as exc:
+            raise bad(f"field 'themes': {exc}") from None
+    elif "themes" in data:
+        raise bad("field 'themes' belongs to a story experiment")
     return ExperimentSpec(
         name=data["name"],
         title=data["title"],
@@ -268,7 +296,34 @@ def parse_spec(data: object, *, source: str | None = None) -> ExperimentSpec:
         knob_level=float(level),
         sampling=dict(sampling),
         ask_cycle=ask_cycle,
+        themes=themes,
     )
+
+
+def _check_themes(themes: object) -> tuple[str, ...]:
+    """Distinct registered story themes (``None``: every registered one).
+
+    >>> _check_themes(None)
+    ('detective', 'spy', 'heist')
+    """
+    from twosat_formal.verbalize.story.themes import THEMES
+
+    if themes is None:
+        return tuple(THEMES.names())
+    if (
+        not isinstance(themes, list)
+        or not themes
+        or not all(isinstance(t, str) for t in themes)
+        or len(set(themes)) != len(themes)
+    ):
+        raise ConfigError(
+            "themes must be a non-empty list of distinct story themes",
+            parameter="themes",
+            valid=", ".join(THEMES.names()),
+        )
+    for theme in themes:
+        THEMES.get(theme)  # UnknownNameError for a theme nobody registered
+    return tuple(themes)
 
 
 def _option_text(value: Any) -> str:
@@ -282,7 +337,7 @@ def load_spec(name_or_path: str | os.PathLike[str]) -> ExperimentSpec:
     Traceback (most recent call last):
     ...
     twosat_formal.errors.UnknownNameError: unknown experiment 'nope'; choose one of: \
-duplication, edits, fillers, order, pairs, sweep, table1, table6, verbalization
+duplication, edits, fillers, order, pairs, story, sweep, table1, table6, verbalization
     """
     text_name = os.fspath(name_or_path)
     path = Path(text_name)

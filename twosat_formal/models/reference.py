@@ -3,7 +3,10 @@
 They see exactly what a language model sees, the prompt text, and recover the
 formula from it with the back-parser (:func:`twosat_formal.verbalize.backparse`), so
 a run with them exercises the whole pipeline: verbalization, prompt, answer
-extraction, witness check and store. They answer in the format the evaluation
+extraction, witness check and store. A story prompt is read literally
+(:func:`twosat_formal.verbalize.story.reading.read_story_prompt`): a story whose
+clues state their statements word for word (fallback sentences, a scripted writer)
+can be answered, one that paraphrases them cannot. They answer in the format the evaluation
 prompt asks for (paper, App. G.2): a few lines of reasoning, then, for "Yes", the
 assignment as JSON that maps every entity of the prompt to the scheme's true or
 false value word, and last the line ``The answer is: Yes`` or ``The answer is: No``.
@@ -99,11 +102,17 @@ class ReadPrompt:
     true_value: str
     false_value: str
     phrase: Callable[[int], str]
+    values: tuple[tuple[str, str], ...] = ()
 
     def witness(self, values: Sequence[bool | None]) -> dict[str, str]:
-        """The JSON object for an assignment (``None`` entries get the true value)."""
+        """The JSON object for an assignment (``None`` entries get the true value).
+
+        A story prompt's entities each have their own ``(true, false)`` descriptions
+        (``values``); a template's share the scheme's value words.
+        """
+        pairs = self.values or [(self.true_value, self.false_value)] * len(self.entities)
         return {
-            entity: self.false_value if values[i] is False else self.true_value
+            entity: pairs[i][1] if values[i] is False else pairs[i][0]
             for i, entity in enumerate(self.entities)
         }
 
@@ -111,6 +120,9 @@ class ReadPrompt:
 def read_prompt(prompt: str) -> ReadPrompt:
     """Back-parse ``prompt`` (a template verbalization or a full evaluation prompt).
 
+    A story prompt (template ``story``) is read literally
+    (:func:`~twosat_formal.verbalize.story.reading.read_story_prompt`): every clue
+    must state its statements word for word, as fallback sentences do.
     Raises :class:`~twosat_formal.errors.EvaluationError` when the text is not one.
 
     Examples
@@ -123,6 +135,8 @@ def read_prompt(prompt: str) -> ReadPrompt:
     """
     from twosat_formal.verbalize import TEMPLATES, backparse
 
+    if _STORY_LIST in prompt:
+        return _read_story(prompt)
     try:
         parsed = backparse(prompt)
     except ParseError as err:
@@ -142,6 +156,30 @@ def read_prompt(prompt: str) -> ReadPrompt:
         true_value=scheme.true_value,
         false_value=scheme.false_value,
         phrase=phrase,
+    )
+
+
+_STORY_LIST = "\nEntities and their possible values:\n"
+
+
+def _read_story(prompt: str) -> ReadPrompt:
+    from twosat_formal.verbalize.story.reading import read_story_prompt
+
+    try:
+        story = read_story_prompt(prompt)
+    except ParseError as err:
+        raise EvaluationError(
+            "reference reasoners read a story only when its clues state their statements "
+            f"word for word; this one cannot be read: {err}"
+        ) from None
+    return ReadPrompt(
+        template="story",
+        formula=story.formula,
+        entities=story.entities,
+        true_value="its true description",
+        false_value="its false description",
+        phrase=story.statement,
+        values=story.descriptions,
     )
 
 

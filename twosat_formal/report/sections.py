@@ -99,6 +99,7 @@ __all__ = [
     "ReportContent",
     "StorySection",
     "StoryThemeCell",
+    "StoryVersusTemplate",
     "Table1Row",
     "combine_story_counts",
     "compute_content",
@@ -238,13 +239,50 @@ class StoryThemeCell:
 
 
 @dataclass(frozen=True)
+class StoryVersusTemplate:
+    """A model's success on the story prompts beside the template prompts of the same formulas.
+
+    ``template`` pools every template verbalization of the formulas that were also told
+    as stories, ``themes`` holds each theme's stories and ``story`` all of them; each
+    averages per formula first. ``drop`` is ``story - template`` in points of success
+    (the paper reports about -25 points at comparable sizes, §5.5).
+    """
+
+    template: Estimate
+    themes: dict[str, Estimate]
+    story: Estimate
+
+    @property
+    def drop(self) -> float | None:
+        """Story success minus template success (``None`` when one of them is missing).
+
+        >>> StoryVersusTemplate(Estimate(1.0, None, None, 1), {},
+        ...                     Estimate(0.75, None, None, 1)).drop
+        -0.25
+        """
+        if self.template.mean is None or self.story.mean is None:
+            return None
+        return self.story.mean - self.template.mean
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready view."""
+        return {
+            "template": self.template.to_json(),
+            "themes": {theme: e.to_json() for theme, e in self.themes.items()},
+            "story": self.story.to_json(),
+            "drop": self.drop,
+        }
+
+
+@dataclass(frozen=True)
 class StorySection:
     """The LLM story verbalizer: validation statistics and results by theme.
 
     ``statistics`` covers every story record found (``None`` when none was found,
     only results), ``by_theme`` the same per theme; ``cells`` maps model → theme →
     :class:`StoryThemeCell` of the story rows; ``curves`` maps family → theme →
-    success against |C| (pooled over models, Figure 9).
+    success against |C| (pooled over models, Figure 9); ``versus`` maps model →
+    :class:`StoryVersusTemplate` where the same formulas also have template answers.
     """
 
     statistics: StoryStatistics | None
@@ -253,6 +291,7 @@ class StorySection:
     results: int
     cells: dict[str, dict[str, StoryThemeCell]]
     curves: dict[str, Curves]
+    versus: dict[str, StoryVersusTemplate] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready view (``report.json``).
@@ -281,6 +320,7 @@ class StorySection:
                 }
                 for model, by_theme in self.cells.items()
             },
+            "story_vs_template": {model: v.to_json() for model, v in self.versus.items()},
         }
 
 
@@ -1012,6 +1052,7 @@ def _stories(
             if any(story_theme(r) == theme for r in members)
         }
     return StorySection(
+        versus=_story_versus_template(rows, story_rows, models, themes, method=method, seed=seed),
         statistics=combine_story_counts(counts.values()) if counts else None,
         by_theme={
             t: combine_story_counts(by_theme_counts[t]) for t in themes if t in by_theme_counts
@@ -1021,6 +1062,44 @@ def _stories(
         cells=cells,
         curves=curves,
     )
+
+
+def _story_versus_template(
+    rows: Sequence[Row],
+    story_rows: Sequence[Row],
+    models: Sequence[str],
+    themes: Sequence[str],
+    *,
+    method: str,
+    seed: int,
+) -> dict[str, StoryVersusTemplate]:
+    """Per model: stories beside the template prompts of the formulas told as stories."""
+    told = {r.get("instance_id") for r in story_rows}
+    templated = [
+        r
+        for r in rows
+        if r.get("instance_id") in told and story_theme(r) is None and r.get("template")
+    ]
+    out: dict[str, StoryVersusTemplate] = {}
+    for model in models:
+        plain = [r for r in templated if r.get("model") == model]
+        mine = [r for r in story_rows if r.get("model") == model]
+        if not plain or not mine:
+            continue
+
+        def est(chosen: Sequence[Row]) -> Estimate:
+            return aggregate(chosen, "success", method=method, seed=seed)
+
+        out[model] = StoryVersusTemplate(
+            template=est(plain),
+            themes={
+                theme: est([r for r in mine if story_theme(r) == theme])
+                for theme in themes
+                if any(story_theme(r) == theme for r in mine)
+            },
+            story=est(mine),
+        )
+    return out
 
 
 def compute_content(
