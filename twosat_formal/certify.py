@@ -368,24 +368,23 @@ def _check_verbalization(c: _Checker, task: _Task, kind: str) -> None:
     from twosat_formal.rederive import rederive_prompt, rederive_story
     from twosat_formal.verbalize.story.record import StoryRecord
 
-    reader, rederive = (
-        (PromptRecord.from_record, rederive_prompt)
-        if kind == "prompt"
-        else (StoryRecord.from_record, rederive_story)
-    )
+    reader = PromptRecord.from_record if kind == "prompt" else StoryRecord.from_record
     record = c.run(
         "record",
         lambda: reader(task.record, line=task.line, source=task.source),
         stop=True,
     )
     c.id = record.id
-    _rederive(
-        c,
-        "roundtrip",
-        kind,
-        task.record,
-        lambda: rederive(task.record, _instance_formula(task, record.instance_id)),
-    )
+
+    def again() -> dict[str, Any]:
+        formula = _instance_formula(task, record.instance_id)
+        if kind == "story":
+            return rederive_story(task.record, formula)
+        # an edited instance's example JSON shows the entities of its unedited formula
+        instance = task.instance if isinstance(task.instance, Mapping) else {}
+        return rederive_prompt(task.record, formula, instance.get("transforms"))
+
+    _rederive(c, "roundtrip", kind, task.record, again)
 
 
 def _check_prompt(c: _Checker, task: _Task) -> None:

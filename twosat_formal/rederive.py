@@ -322,14 +322,20 @@ def rederive_document(record: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def rederive_prompt(record: Mapping[str, Any], formula: Formula) -> dict[str, Any]:
+def rederive_prompt(
+    record: Mapping[str, Any],
+    formula: Formula,
+    transforms: Sequence[Mapping[str, Any]] | None = None,
+) -> dict[str, Any]:
     """A prompt record rendered again from its instance's formula, template and seed.
 
     The whole text (preamble, sentences, question, instructions, example JSON, and
     the contradiction-chain instruction when the record says ``ask_cycle``), the
-    entity map, the value words and the round-trip proof are re-made.
+    entity map, the value words and the round-trip proof are re-made. ``transforms``
+    are the instance's: an edited instance's example JSON shows the entities of the
+    formula its edits started from (:func:`~twosat_formal.verbalize.example_formula`).
     """
-    from twosat_formal.verbalize import prompt_record
+    from twosat_formal.verbalize import example_formula, prompt_record
 
     for key in ("instance_id", "template"):
         if not isinstance(record.get(key), str):
@@ -340,12 +346,15 @@ def rederive_prompt(record: Mapping[str, Any], formula: Formula) -> dict[str, An
     ask_cycle = record.get("ask_cycle", False)
     if not isinstance(ask_cycle, bool):
         raise RecordError("field 'ask_cycle' must be true or false")
+    if transforms is not None and not isinstance(transforms, list | tuple):
+        raise RecordError("its instance's transforms must be a list")
     again = prompt_record(
         formula,
         record["template"],
         instance_id=record["instance_id"],
         seed=seed,
         ask_cycle=ask_cycle,
+        example_from=example_formula(formula, transforms),
     )
     return again.to_record()
 

@@ -36,6 +36,7 @@ from twosat_formal.edits.classify import (
     edit_steps,
     replay_edits,
     root_instance,
+    undo_edits,
 )
 from twosat_formal.edits.modes import (
     EDIT_MODES,
@@ -76,4 +77,5 @@ __all__ = [
     "individual_edits",
     "replay_edits",
     "root_instance",
+    "undo_edits",
 ]

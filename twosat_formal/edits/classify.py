@@ -64,6 +64,7 @@ __all__ = [
     "edited_id",
     "replay_edits",
     "root_instance",
+    "undo_edits",
 ]
 
 #: The class of an edit that keeps the label.
@@ -190,6 +191,35 @@ def replay_edits(formula: Formula, transforms: Sequence[Mapping[str, Any]]) -> F
         if not isinstance(step, Mapping) or step.get("kind") != EDIT_KIND:
             raise RecordError(f"transform {number} is not an edit transform")
         current = Edit.from_json(step).apply(current)
+    return current
+
+
+def undo_edits(formula: Formula, transforms: Sequence[Mapping[str, Any]]) -> Formula:
+    """The formula before the edit transforms among ``transforms``: their splices undone.
+
+    The steps are undone last first (``after`` back to ``before`` at ``position``);
+    other transforms (perturbations, which come before the edits) are left alone, so
+    the result is the formula of the unedited instance the edits started from. A
+    formula without edit steps is returned as it is.
+
+    Raises
+    ------
+    RecordError
+        For a malformed edit step.
+    ConfigError
+        For a step whose ``after`` clauses are not where it says.
+
+    >>> f = Formula([[1, 2], [-1, 2], [2, 3]])
+    >>> step = {"kind": "edit", "operator": "drop", "position": 1, "before": [[-1, 2]],
+    ...         "after": []}
+    >>> edited = replay_edits(f, [step])
+    >>> edited.clauses, undo_edits(edited, [{"operator": "reorder"}, step]) == f
+    ((Clause(1, 2), Clause(2, 3)), True)
+    """
+    current = formula
+    for step in reversed(edit_steps(transforms)):
+        edit = Edit.from_json(step)
+        current = Edit(edit.operator, edit.position, edit.after, edit.before).apply(current)
     return current
 
 

@@ -81,14 +81,20 @@ def verify_item(item: EvalItem) -> None:
         _verify_story(prompt, item)
         return
     from twosat_formal.prompts import prompt_id
-    from twosat_formal.verbalize import verbalize
+    from twosat_formal.verbalize import example_formula, verbalize
 
     seed = getattr(prompt, "seed", None)
     if not isinstance(seed, int) or isinstance(seed, bool):
         raise _refuse(prompt, "it has no seed, so its text cannot be re-derived")
     ask_cycle = bool(getattr(prompt, "ask_cycle", False))
+    transforms = item.instance.get("transforms") if item.instance is not None else None
     try:
-        again = verbalize(item.formula, prompt.template, seed=seed, ask_cycle=ask_cycle)
+        example = example_formula(
+            item.formula, transforms if isinstance(transforms, list | tuple) else None
+        )
+        again = verbalize(
+            item.formula, prompt.template, seed=seed, ask_cycle=ask_cycle, example_from=example
+        )
     except TwoSatFormalError as exc:
         raise _refuse(prompt, f"it cannot be rendered again from its instance ({exc})") from None
     stored = {

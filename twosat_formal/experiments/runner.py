@@ -30,8 +30,8 @@ answer the story prompts beside the template prompts of the same formulas.
 
 In an ``edits`` experiment every base is followed by its edited instances
 (:func:`twosat_formal.edits.edit_instances`, one run per mode), and an edited instance
-is verbalized with the seed of its origin: the same entity map, so only the edited
-clauses' sentences differ from the origin's prompt.
+is verbalized with the seed of its origin and its origin's example JSON: the same
+entity map, so only the edited clauses' sentences differ from the origin's prompt.
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ from twosat_formal.report.files import (
     STORIES_FILE,
 )
 from twosat_formal.store import RunStore
-from twosat_formal.verbalize import prompt_record
+from twosat_formal.verbalize import example_formula, prompt_record
 
 __all__ = [
     "PROMPTS_FILE",
@@ -237,6 +237,7 @@ def _prompts(
 ) -> list[PromptRecord]:
     records = []
     for number, instance in enumerate(instances, start=1):
+        example = example_formula(instance.formula, instance.transforms)
         for template in templates:
             verbal_seed = derive_seed(seed, "verbalize", _entity_key(instance)) % (2**31)
             records.append(
@@ -246,6 +247,7 @@ def _prompts(
                     instance_id=instance.id,
                     seed=verbal_seed,
                     ask_cycle=ask_cycle,
+                    example_from=example,
                 )
             )
         if number % 25 == 0:

@@ -25,9 +25,12 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
+from twosat_formal.edits.classify import undo_edits
+from twosat_formal.errors import ConfigError
 from twosat_formal.formula import Formula
 from twosat_formal.prompts import PromptRecord, template_prompt
 from twosat_formal.verbalize.backparse import BackParse, backparse, detect_template
@@ -43,6 +46,7 @@ __all__ = [
     "backparse",
     "check_roundtrip",
     "detect_template",
+    "example_formula",
     "prompt_record",
     "prove_roundtrip",
     "render",
@@ -136,6 +140,22 @@ def _appearance_order(formula: Formula, entities: Sequence[str]) -> list[str]:
     return [entities[v - 1] for v in seen]
 
 
+def example_formula(formula: Formula, transforms: Sequence[Mapping[str, Any]] | None) -> Formula:
+    """The formula whose entities an instance's example JSON shows: the unedited one.
+
+    An edited instance (or a minimal twin) shows the example of the instance its edits
+    started from, so that its prompt differs from that instance's prompt only in the
+    edited sentences; any other instance shows its own formula's.
+
+    >>> from twosat_formal.edits import apply_edit, root_instance
+    >>> base = root_instance(Formula.from_named([["a", "b"], ["~b", "c"]]))
+    >>> edited = apply_edit(base, "substitute", position=0, seed=1).instance
+    >>> example_formula(edited.formula, edited.transforms) == base.formula
+    True
+    """
+    return undo_edits(formula, transforms) if transforms else formula
+
+
 def verbalize(
     formula: Formula,
     template: str,
@@ -143,6 +163,7 @@ def verbalize(
     seed: int = 0,
     entities: Sequence[str] | None = None,
     ask_cycle: bool = False,
+    example_from: Formula | None = None,
 ) -> Prompt:
     """Verbalize ``formula`` with scheme ``template`` and wrap it in the evaluation prompt.
 
@@ -162,12 +183,16 @@ def verbalize(
     ask_cycle:
         Also ask for a contradiction chain when the answer is "No"
         (:data:`~twosat_formal.prompts.CYCLE_INSTRUCTION`).
+    example_from:
+        The formula whose entities the example JSON shows (default ``formula``); an
+        edited formula passes its base's (:func:`example_formula`), which has the same
+        variables.
 
     Returns
     -------
     Prompt
         The example JSON of the prompt shows the first three entities in order of
-        first appearance in the text.
+        first appearance in ``example_from`` (in the text, by default).
 
     Examples
     --------
@@ -188,7 +213,13 @@ def verbalize(
     else:
         names = naming.validate(entities, formula.num_vars)
     verbalization = render(formula, scheme, names)
-    shown = _appearance_order(formula, names)
+    if example_from is not None and example_from.num_vars != formula.num_vars:
+        raise ConfigError(
+            f"the example formula has {example_from.num_vars} variables, the formula "
+            f"{formula.num_vars}",
+            parameter="example_from",
+        )
+    shown = _appearance_order(formula if example_from is None else example_from, names)
     text = template_prompt(
         verbalization, scheme.true_value, scheme.false_value, shown, ask_cycle=ask_cycle
     )
@@ -213,6 +244,7 @@ def prompt_record(
     seed: int = 0,
     entities: Sequence[str] | None = None,
     ask_cycle: bool = False,
+    example_from: Formula | None = None,
 ) -> PromptRecord:
     """Verbalize, prove the round trip, and return the prompt record.
 
@@ -227,6 +259,13 @@ def prompt_record(
     >>> rec.roundtrip["result"], sorted(rec.entities.values())
     ('proved', ['x1', 'x2'])
     """
-    prompt = verbalize(formula, template, seed=seed, entities=entities, ask_cycle=ask_cycle)
+    prompt = verbalize(
+        formula,
+        template,
+        seed=seed,
+        entities=entities,
+        ask_cycle=ask_cycle,
+        example_from=example_from,
+    )
     proof = prove_roundtrip(formula, prompt.text, prompt.template, prompt.entity_map())
     return prompt.record(instance_id, proof)

@@ -31,7 +31,7 @@ from pathlib import Path
 from twosat_formal.executors import Executor, LocalExecutor, shard_range
 from twosat_formal.instance import Instance
 from twosat_formal.jsonl import RawLine, json_line, parse_raw, raw_lines
-from twosat_formal.verbalize import prompt_record
+from twosat_formal.verbalize import example_formula, prompt_record
 
 __all__ = ["count_records", "instance_prompt_lines", "prompt_lines"]
 
@@ -42,12 +42,20 @@ def instance_prompt_lines(
     """The prompt record lines of one dataset line, one per template, in order.
 
     ``ask_cycle`` adds the contradiction-chain instruction (``verbalize --ask-cycle``).
+    An edited instance's example JSON shows its base's entities
+    (:func:`~twosat_formal.verbalize.example_formula`).
     """
     instance = Instance.from_record(parse_raw(line).value, line=line.number, source=line.source)
+    example = example_formula(instance.formula, instance.transforms)
     return [
         json_line(
             prompt_record(
-                instance.formula, name, instance_id=instance.id, seed=seed, ask_cycle=ask_cycle
+                instance.formula,
+                name,
+                instance_id=instance.id,
+                seed=seed,
+                ask_cycle=ask_cycle,
+                example_from=example,
             ).to_record()
         )
         for name in templates
