@@ -13,16 +13,20 @@ from collections import deque
 import networkx as nx
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pysat.solvers import Minisat22
+from scipy.sparse.csgraph import breadth_first_order
 
+from twosat_formal.errors import CertificateError
 from twosat_formal.formula import Formula
-from twosat_formal.solve import check_cycle, check_model, check_result, solve
+from twosat_formal.solve import SolveResult, check_cycle, check_model, check_result, solve, verify
 from twosat_formal.solve.graph import implication_graph
 from twosat_formal.solve.scc import (
     CYCLE_CANDIDATES,
     contradiction_cycle,
+    near_path,
     strong_components,
     tree_path,
 )
@@ -209,3 +213,52 @@ def test_a_large_component_tries_one_variable(monkeypatch: pytest.MonkeyPatch) -
     check_cycle(formula, every)
     check_cycle(formula, one)
     assert one[0] == 1 and len(one) > len(every)
+
+
+@st.composite
+def digraphs(draw: st.DrawFn) -> tuple[sp.csr_array, int, int]:
+    """A random directed graph in canonical CSR form and two distinct nodes."""
+    size = draw(st.integers(2, 40))
+    node = st.integers(0, size - 1)
+    edges = draw(st.lists(st.tuples(node, node), max_size=4 * size))
+    src = [a for a, _ in edges]
+    dst = [b for _, b in edges]
+    graph = sp.coo_array((np.ones(len(edges)), (src, dst)), shape=(size, size)).tocsr()
+    graph.sum_duplicates()
+    start, goal = draw(st.lists(node, min_size=2, max_size=2, unique=True))
+    return graph, start, goal
+
+
+@settings(max_examples=300)
+@given(digraphs(), st.sampled_from([1, 2, 3, 64]))
+def test_the_level_search_finds_scipys_breadth_first_path(
+    case: tuple[sp.csr_array, int, int], levels: int
+) -> None:
+    graph, start, goal = case
+    _order, pred = breadth_first_order(graph, start, directed=True, return_predecessors=True)
+    near = near_path(graph, start, goal, levels=levels)
+    if pred[goal] < 0:  # unreachable
+        assert near is None
+        return
+    scipy_path = tree_path(pred, start, goal).tolist()
+    if len(scipy_path) - 1 <= levels:
+        assert near is not None and near.tolist() == scipy_path
+    else:
+        assert near is None
+
+
+@pytest.mark.parametrize("n", [10, 5_000])
+def test_a_long_wrong_cycle_is_refused_at_its_first_wrong_step(n: int) -> None:
+    ring = [[i, -(i + 1)] for i in range(1, n)] + [[n], [-1]]
+    formula = Formula(ring, num_vars=n)
+    cycle = solve(formula).cycle
+    assert cycle is not None and len(cycle) == 2 * n  # longer than the clause list
+    verify(formula, SolveResult("UNSAT", cycle=cycle))
+    wrong = list(cycle)
+    wrong[n], wrong[n + 1] = wrong[n + 1], wrong[n]
+    with pytest.raises(CertificateError, match=f"cycle step {n} "):
+        verify(formula, SolveResult("UNSAT", cycle=tuple(wrong)))
+    short = (cycle[0], cycle[1], cycle[0])  # a short walk among many clauses
+    padded = Formula(ring + [[i, i + 1] for i in range(1, n)], num_vars=n)
+    with pytest.raises(CertificateError, match="cycle"):
+        verify(padded, SolveResult("UNSAT", cycle=short))

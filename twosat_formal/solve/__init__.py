@@ -199,13 +199,18 @@ def _verify_cycle(formula: Formula, cycle: np.ndarray, who: str) -> None:
 
     steps_from, steps_to = cycle, np.roll(cycle, -1)
     needed = key(-steps_from, steps_to)
-    wanted = np.sort(needed)  # the keys the walk needs: look each clause up among them
-    wanted = wanted[np.concatenate(([True], wanted[1:] != wanted[:-1]))]
     have = key(first, second)
-    where = np.minimum(np.searchsorted(wanted, have), wanted.size - 1)
-    found = np.zeros(wanted.size, dtype=np.bool_)
-    found[where[wanted[where] == have]] = True
-    ok = found[np.searchsorted(wanted, needed)]
+    if 4 * needed.size < have.size:  # a short walk: look each clause up among its keys
+        wanted = np.sort(needed)
+        wanted = wanted[np.concatenate(([True], wanted[1:] != wanted[:-1]))]
+        where = np.minimum(np.searchsorted(wanted, have), wanted.size - 1)
+        found = np.zeros(wanted.size, dtype=np.bool_)
+        found[where[wanted[where] == have]] = True
+        ok = found[np.searchsorted(wanted, needed)]
+    else:  # a long walk: look each step up among the clauses' keys
+        have.sort()
+        where = np.minimum(np.searchsorted(have, needed), max(have.size - 1, 0))
+        ok = have[where] == needed if have.size else np.zeros(needed.size, dtype=np.bool_)
     if not bool(np.all(ok)):
         step = int(np.flatnonzero(~ok)[0])
         raise CertificateError(

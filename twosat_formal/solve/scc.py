@@ -47,6 +47,7 @@ __all__ = [
     "contradiction_cycle",
     "dag_levels",
     "model_from_components",
+    "near_path",
     "solve_scc",
     "strong_components",
     "tree_path",
@@ -62,6 +63,11 @@ CYCLE_CANDIDATES = 8
 #: Paths up to this many steps are walked back one step at a time (cheaper than a
 #: vectorised pass over a large tree); longer ones by doubling, in numpy.
 SHORT_WALK = 256
+
+#: A breadth-first search for a contradiction cycle goes level by level in numpy, and
+#: stops where it reaches its goal, for paths up to this many steps; a longer one is
+#: left to SciPy's search of the whole component (:func:`_bfs_path`).
+NEAR_LEVELS = 64
 
 #: About how many component nodes the searches for a contradiction cycle visit in all:
 #: a component of ``s`` nodes tries ``min(8, budget // (2 s))`` variables, at least one.
@@ -253,8 +259,63 @@ def tree_path(pred: npt.ArrayLike, start: int, goal: int) -> IntArray:
     return back[:length][::-1].astype(np.int64)
 
 
+def near_path(
+    graph: sp.csr_array, start: int, goal: int, levels: int = NEAR_LEVELS
+) -> IntArray | None:
+    """The breadth-first path ``start ~> goal`` if it has at most ``levels`` steps, else None.
+
+    A level-synchronous search in numpy that stops at the level where it reaches
+    ``goal``. It finds the path a first-in first-out search finds (the one
+    :func:`scipy.sparse.csgraph.breadth_first_order` gives): each level's nodes are kept
+    in the order they are discovered, and a node's predecessor is the first node of
+    the level before that has it as a successor, successors taken in the matrix's order.
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> g = sp.csr_array(([1.0] * 4, ([0, 0, 1, 2], [1, 2, 3, 3])), shape=(4, 4))
+    >>> near_path(g, 0, 3).tolist()
+    [0, 1, 3]
+    >>> near_path(g, 0, 3, levels=1) is None
+    True
+    """
+    indptr, indices = graph.indptr, graph.indices
+    seen = np.zeros(graph.shape[0], dtype=np.bool_)
+    seen[start] = True
+    parent = np.empty(graph.shape[0], dtype=indices.dtype)  # set for the nodes seen
+    frontier = np.array([start], dtype=indices.dtype)
+    for _ in range(levels):
+        first, counts = indptr[frontier], indptr[frontier + 1] - indptr[frontier]
+        total = int(counts.sum())
+        gather = np.repeat(first - (np.cumsum(counts) - counts), counts) + np.arange(total)
+        found, owner = indices[gather], np.repeat(frontier, counts)
+        fresh = ~seen[found]
+        found, owner = found[fresh], owner[fresh]
+        if found.size == 0:
+            return None
+        _nodes, where = np.unique(found, return_index=True)
+        where.sort()  # the first discovery of each node, in the order of discovery
+        frontier = found[where]
+        seen[frontier] = True
+        parent[frontier] = owner[where]
+        if seen[goal]:
+            walk = [goal]
+            while walk[-1] != start:
+                walk.append(int(parent[walk[-1]]))
+            return np.array(walk[::-1], dtype=np.int64)
+    return None
+
+
 def _bfs_path(graph: sp.csr_array, start: int, goal: int) -> IntArray:
-    """A shortest path ``start ~> goal`` (both included): one search, walked back in numpy."""
+    """A shortest path ``start ~> goal`` (both included): one search, walked back in numpy.
+
+    Up to :data:`NEAR_LEVELS` levels are searched level by level, stopping at ``goal``
+    (:func:`near_path`); a longer path is found by SciPy's search of the whole graph,
+    which gives the same path.
+    """
+    near = near_path(graph, start, goal)
+    if near is not None:
+        return near
     from scipy.sparse.csgraph import breadth_first_order
 
     _order, pred = breadth_first_order(graph, start, directed=True, return_predecessors=True)
