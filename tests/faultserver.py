@@ -106,6 +106,8 @@ class LoggedRequest:
     authorization: str | None
     #: The request's sampling fields (``max_tokens``, ``temperature``, ``top_p``, ``seed``).
     sampling: Mapping[str, Any] | None = None
+    #: A chat request's ``messages``, as sent (``None`` for a completion request).
+    messages: Any = None
 
 
 def _prompt_of(path: str, body: Mapping[str, Any]) -> str:
@@ -253,6 +255,7 @@ class FaultServer:
         path: str,
         authorization: str | None,
         sampling: Mapping[str, Any] | None = None,
+        messages: Any = None,
     ) -> LoggedRequest:
         with self._lock:
             index = len(self.log)
@@ -264,7 +267,7 @@ class FaultServer:
                 fault = self.plan[index] if index < len(self.plan) else "ok"
             if fault not in FAULTS:
                 raise ValueError(f"unknown fault {fault!r}")
-            entry = LoggedRequest(index, path, prompt, fault, authorization, sampling)
+            entry = LoggedRequest(index, path, prompt, fault, authorization, sampling, messages)
             self.log.append(entry)
             return entry
 
@@ -331,7 +334,9 @@ class FaultServer:
         sampling = {
             k: payload[k] for k in ("max_tokens", "temperature", "top_p", "seed") if k in payload
         }
-        entry = self._choose(prompt, full_path, headers.get("authorization"), sampling)
+        entry = self._choose(
+            prompt, full_path, headers.get("authorization"), sampling, payload.get("messages")
+        )
         if self.latency_s:
             await asyncio.sleep(self.latency_s)
         fault = entry.fault

@@ -258,6 +258,7 @@ def tell(
     settings: StorySettings = FAST,
     extra_plan: Callable[[str, int, int], str | None] | None = None,
     default: str = "faithful",
+    mode: str = "chat",
 ) -> tuple[StoryRun, StoryServer, StoryScript]:
     """Tell ``formula`` with a scripted server; the run, the server (its log), the script."""
     chosen = THEMES.get(theme)
@@ -274,6 +275,7 @@ def tell(
             settings=settings,
             retry=FAST_RETRY,
             base_url=server.url,
+            mode=mode,
         )
     return run, server, script
 

@@ -10,6 +10,7 @@ and the formula, independently of the code under test (brute force for equivalen
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -44,7 +45,7 @@ from twosat_formal.verbalize.story import (
     StoryRecord,
     check_story_record,
 )
-from twosat_formal.verbalize.story.generator import StoryItem, StorySettings
+from twosat_formal.verbalize.story.generator import StoryItem, StorySettings, intro_prompt
 
 
 def is_llm(clause: tuple[int, ...]) -> bool:
@@ -215,9 +216,37 @@ def _source_pairs(record: StoryRecord, position: int) -> list[tuple[str, bool]]:
     ]
 
 
-def test_each_clue_prompt_carries_the_conversation_so_far() -> None:
+def test_a_chat_model_gets_the_conversation_as_messages() -> None:
     run, server, _ = tell(FORMULA, {(1, 0): "empty", (1, 1): "empty", (1, 2): "empty"})
     record = run.records[0]
+    assert record.provenance["conversation"] == "messages"
+    clue_requests = [e for e in server.log if "Write clue 3/4" in e.prompt]
+    assert clue_requests and all(e.path.endswith("/chat/completions") for e in server.log)
+    messages = clue_requests[0].messages
+    assert [m["role"] for m in messages] == ["user", "assistant"] * 3 + ["user"]
+    texts = [m["content"] for m in messages]
+    chosen = THEMES.get("detective")
+    names = list(record.entities)
+    assert texts[0] == intro_prompt(chosen, names)
+    assert texts[1] == INTRO
+    for k in (1, 2, 3):
+        prompt = texts[2 * k]
+        assert prompt.startswith(f"Write clue {k}/4 for our mystery story.\n\n")
+        assert prompt.endswith("Write ONLY the clue paragraph:") and "User:" not in prompt
+    assert texts[3] == record.clues[0].text and texts[5] == record.clues[1].text
+    # the introduction and the validation calls are one user message each
+    single = [e for e in server.log if "Write clue" not in e.prompt]
+    assert single and all(len(e.messages) == 1 for e in single)
+    assert server.log[0].messages == [{"role": "user", "content": texts[0]}]
+
+
+def test_a_completion_model_gets_the_conversation_as_a_transcript() -> None:
+    run, server, _ = tell(
+        FORMULA, {(1, 0): "empty", (1, 1): "empty", (1, 2): "empty"}, mode="completion"
+    )
+    record = run.records[0]
+    assert record.provenance["conversation"] == "transcript"
+    assert all(e.path.endswith("/completions") and e.messages is None for e in server.log)
     prompts = [e.prompt for e in server.log if "Write clue" in e.prompt]
     third = next(p for p in prompts if "Write clue 3/4" in p)
     assert third.startswith("User:\nYou are a mystery story writer. Create a short\n")
@@ -227,6 +256,7 @@ def test_each_clue_prompt_carries_the_conversation_so_far() -> None:
     assert third.endswith("Write ONLY the clue paragraph:")
     first_intro = server.log[0].prompt
     assert first_intro.startswith("You are a mystery story writer.")
+    assert not first_intro.startswith("User:")
 
 
 def test_history_keeps_only_the_last_exchanges() -> None:
@@ -303,7 +333,15 @@ def test_an_interrupted_generation_resumes_from_the_store(tmp_path: Path) -> Non
     with sqlite3.connect(store) as db:  # a cache of answers, nothing judged or made up
         tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
         hashes = {row[0] for row in db.execute("SELECT prompt_hash FROM responses")}
-    assert "results" not in tables and hashes == {prompt_hash(e.prompt) for e in full.log}
+    assert "results" not in tables and hashes == {_cache_hash(e.messages) for e in full.log}
+
+
+def _cache_hash(messages: list[dict[str, str]]) -> str:
+    """The prompt hash a cached call is keyed by: its text, or its conversation's JSON."""
+    if len(messages) == 1:
+        return prompt_hash(messages[0]["content"])
+    pairs = [[m["role"], m["content"]] for m in messages]
+    return prompt_hash(json.dumps(pairs, separators=(",", ":")))
 
 
 def test_an_introduction_that_cannot_be_written_stops_the_story(tmp_path: Path) -> None:

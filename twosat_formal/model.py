@@ -11,6 +11,15 @@ params)`` and answers with a :class:`Response`. Failures that are worth retrying
 failures that are not raise :class:`~twosat_formal.errors.EvaluationError`. Retrying
 is a wrapper's job (:class:`twosat_formal.models.retry.RetryingModel`), not the model's.
 
+**Conversations.** A model whose ``chat`` attribute is true also implements
+:class:`ChatModel`: ``await model.converse(turns, params)`` sends a conversation as
+separate messages, the earlier turns (``("user", text)``, ``("assistant", text)``)
+before the last user turn, as a chat endpoint takes them. A model without it (a
+completion endpoint, a reference reasoner) takes one prompt text only; its caller
+renders the conversation into one (the story verbalizer writes a ``User:`` /
+``Assistant:`` transcript). :func:`takes_messages` tells the two apart, and
+:func:`conversation_key` is the canonical text of a conversation, for cache keys.
+
 Examples
 --------
 >>> params = SamplingParams(max_tokens=64, temperature=0.0)
@@ -18,12 +27,15 @@ Examples
 '{"max_tokens":64,"seed":null,"temperature":0.0,"top_p":null}'
 >>> Response(text="The answer is: Yes", finish_reason="stop").truncated
 False
+>>> conversation_key([("user", "Hi"), ("assistant", "Hello.")])
+'[["user","Hi"],["assistant","Hello."]]'
 """
 
 from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from functools import lru_cache
 from typing import Protocol, runtime_checkable
@@ -33,10 +45,14 @@ from twosat_formal.errors import TransientModelError
 
 __all__ = [
     "DEFAULT_MAX_TOKENS",
+    "ROLES",
+    "ChatModel",
     "Model",
     "Response",
     "SamplingParams",
     "TransientModelError",
+    "Turn",
+    "conversation_key",
     "join_url",
     "public_endpoint",
     "redact_url",
@@ -109,6 +125,52 @@ class Model(Protocol):
     async def aclose(self) -> None:
         """Release what the model holds (HTTP clients, a server subprocess)."""
         ...
+
+
+#: The roles of a conversation's turns.
+ROLES = ("user", "assistant")
+
+#: One turn of a conversation: its role (one of :data:`ROLES`) and its text.
+Turn = tuple[str, str]
+
+
+@runtime_checkable
+class ChatModel(Model, Protocol):
+    """A model that can take a conversation as messages (a chat endpoint).
+
+    ``chat`` says whether it does now: a client in completion mode has the method
+    but not the dialect. Call :func:`takes_messages` rather than reading it.
+    """
+
+    chat: bool
+
+    async def converse(
+        self, turns: Sequence[Turn], params: SamplingParams, sample: int = 0
+    ) -> Response:
+        """Answer the conversation ``turns`` (its last turn is the user's)."""
+        ...
+
+
+def takes_messages(model: object) -> bool:
+    """Whether ``model`` takes a conversation as messages (:class:`ChatModel` with ``chat``).
+
+    >>> class Plain:
+    ...     spec, endpoint = "test/plain", "local"
+    ...     async def generate(self, prompt, params, sample=0): ...
+    ...     async def aclose(self): ...
+    >>> takes_messages(Plain())
+    False
+    """
+    return isinstance(model, ChatModel) and bool(model.chat)
+
+
+def conversation_key(turns: Sequence[Turn]) -> str:
+    """The canonical text of a conversation: compact JSON of its ``[role, text]`` pairs.
+
+    A cache keyed by it does not confuse a conversation sent as messages with the same
+    conversation rendered into one transcript text.
+    """
+    return json.dumps([[role, text] for role, text in turns], separators=(",", ":"))
 
 
 @lru_cache(maxsize=256)  # called for every stored result with a handful of distinct values

@@ -16,14 +16,22 @@ SamplingParams(max_tokens=16384, temperature=0.8, top_p=None, seed=None)
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from types import TracebackType
 from typing import Any, Self
 from urllib.parse import parse_qsl
 
 from twosat_formal.errors import ConfigError, TransientModelError
-from twosat_formal.model import DEFAULT_MAX_TOKENS, Model, Response, SamplingParams
+from twosat_formal.model import (
+    DEFAULT_MAX_TOKENS,
+    ChatModel,
+    Model,
+    Response,
+    SamplingParams,
+    Turn,
+    takes_messages,
+)
 
 __all__ = [
     "DEFAULT_MAX_TOKENS",
@@ -36,6 +44,7 @@ __all__ = [
     "TransientModelError",
     "sampling_for",
     "sampling_options",
+    "send",
 ]
 
 #: Seconds one request may take (connect, send, wait, read) before it is retried
@@ -106,6 +115,34 @@ def sampling_for(spec: str, base: SamplingParams) -> SamplingParams:
         return base
     found = sampling_options(pairs)
     return replace(base, **found) if found else base
+
+
+async def send(
+    model: Model, prompt: str | Sequence[Turn], params: SamplingParams, sample: int = 0
+) -> Response:
+    """Ask ``model`` one prompt text, or a conversation as messages.
+
+    What a wrapper calls on the model it wraps, so that it passes conversations on.
+    A conversation needs a model that takes messages
+    (:func:`~twosat_formal.model.takes_messages`); :class:`ConfigError` otherwise.
+
+    >>> import asyncio
+    >>> class Echo:
+    ...     spec, endpoint = "test/echo", "local"
+    ...     async def generate(self, prompt, params, sample=0):
+    ...         return Response(prompt)
+    ...     async def aclose(self): ...
+    >>> asyncio.run(send(Echo(), "Hi", SamplingParams())).text
+    'Hi'
+    """
+    if isinstance(prompt, str):
+        return await model.generate(prompt, params, sample)
+    if not takes_messages(model):
+        raise ConfigError(
+            f"{model.spec} takes one prompt text, not a conversation", parameter="messages"
+        )
+    assert isinstance(model, ChatModel)
+    return await model.converse(prompt, params, sample)
 
 
 class ClosingModel:

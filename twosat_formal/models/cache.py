@@ -8,9 +8,12 @@ prompt hash, sampling parameters, sample index), and holds the
 
 :class:`CachedModel` wraps a model: a call whose key is in the cache is answered from
 it without asking the model; an answered call is stored (and committed) before it is
-returned; a failed call stores nothing. An interrupted job that asks through it
-resumes where it stopped, and a complete re-run asks the model nothing. The story
-verbalizer is handed such a model (:func:`twosat_formal.evaluate.stories.generate_stories`).
+returned; a failed call stores nothing. A conversation sent as messages
+(:meth:`CachedModel.converse`) is keyed by the hash of its
+:func:`~twosat_formal.model.conversation_key`, never by a transcript's text. An
+interrupted job that asks through it resumes where it stopped, and a complete re-run
+asks the model nothing. The story verbalizer is handed such a model
+(:func:`twosat_formal.evaluate.stories.generate_stories`).
 
 Examples
 --------
@@ -37,12 +40,21 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
 from twosat_formal.closing import Closing
-from twosat_formal.model import Model, Response, SamplingParams, public_endpoint
-from twosat_formal.models.base import ClosingModel
+from twosat_formal.model import (
+    Model,
+    Response,
+    SamplingParams,
+    Turn,
+    conversation_key,
+    public_endpoint,
+    takes_messages,
+)
+from twosat_formal.models.base import ClosingModel, send
 from twosat_formal.store import prompt_hash, request_key
 
 __all__ = ["CachedModel", "ResponseCache"]
@@ -151,16 +163,32 @@ class CachedModel(ClosingModel):
         self.made = 0
         self.reused = 0
 
+    @property
+    def chat(self) -> bool:
+        """Whether the wrapped model takes conversations as messages."""
+        return takes_messages(self.model)
+
     async def generate(self, prompt: str, params: SamplingParams, sample: int = 0) -> Response:
         """The cached response of this call, or the model's (stored before it is returned)."""
-        sha = prompt_hash(prompt)
+        return await self._answer(prompt, prompt_hash(prompt), params, sample)
+
+    async def converse(
+        self, turns: Sequence[Turn], params: SamplingParams, sample: int = 0
+    ) -> Response:
+        """:meth:`generate` for a conversation, sent as messages."""
+        turns = list(turns)
+        return await self._answer(turns, prompt_hash(conversation_key(turns)), params, sample)
+
+    async def _answer(
+        self, prompt: str | list[Turn], sha: str, params: SamplingParams, sample: int
+    ) -> Response:
         params_key = params.key()
         key = request_key(self.spec, self.endpoint, sha, params_key, sample)
         cached = self.cache.get(key)
         if cached is not None:
             self.reused += 1
             return cached
-        response = await self.model.generate(prompt, params, sample)
+        response = await send(self.model, prompt, params, sample)
         self.cache.put(
             key,
             model=self.spec,

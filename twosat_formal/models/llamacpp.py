@@ -53,6 +53,7 @@ from pathlib import Path
 from typing import IO, Self
 
 from twosat_formal.errors import ConfigError, EvaluationError
+from twosat_formal.model import Turn
 from twosat_formal.models.base import ClosingModel, Response, SamplingParams
 from twosat_formal.models.openai_compat import DEFAULT_TIMEOUT_S, MODES, OpenAICompatModel
 
@@ -506,8 +507,22 @@ class LlamaCppModel(ClosingModel):
         self._path = Path(self._resolve())
         return self._path
 
+    @property
+    def chat(self) -> bool:
+        """Whether :meth:`converse` sends messages (chat mode)."""
+        return self.mode == "chat"
+
     async def generate(self, prompt: str, params: SamplingParams, sample: int = 0) -> Response:
         """Answer ``prompt`` through the local server (started on first use)."""
+        return await self._ask(prompt, params, sample)
+
+    async def converse(
+        self, turns: Sequence[Turn], params: SamplingParams, sample: int = 0
+    ) -> Response:
+        """Answer a conversation, sent as messages (chat mode only)."""
+        return await self._ask(list(turns), params, sample)
+
+    async def _ask(self, prompt: str | list[Turn], params: SamplingParams, sample: int) -> Response:
         if self._client is None or not self.running:
             await self.start()
         client = self._client
@@ -516,7 +531,9 @@ class LlamaCppModel(ClosingModel):
             if not self.running:
                 tail = self.server.log_tail() if self.server is not None else ""
                 raise EvaluationError(f"the llama.cpp server stopped; its last output:\n{tail}")
-            return await client.generate(prompt, params, sample)
+            if isinstance(prompt, str):
+                return await client.generate(prompt, params, sample)
+            return await client.converse(prompt, params, sample)
 
     async def _drop_client(self) -> None:
         client, self._client = self._client, None

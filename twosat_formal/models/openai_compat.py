@@ -3,7 +3,9 @@
 The client speaks two dialects of the same API:
 
 * **chat** mode posts ``{"messages": [{"role": "user", "content": PROMPT}]}`` to
-  ``BASE_URL/chat/completions`` and reads ``choices[0].message.content``;
+  ``BASE_URL/chat/completions`` and reads ``choices[0].message.content``; a
+  conversation (:meth:`OpenAICompatModel.converse`) is posted as one message per turn,
+  earlier answers as ``assistant`` messages;
 * **completion** mode posts ``{"prompt": PROMPT}`` to ``BASE_URL/completions`` and
   reads ``choices[0].text``.
 
@@ -49,6 +51,7 @@ import email.utils
 import json
 import os
 import time
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit, urlunsplit
@@ -62,7 +65,7 @@ from twosat_formal.errors import (
     TransientModelError,
     request_error,
 )
-from twosat_formal.model import join_url, public_endpoint, redact_url
+from twosat_formal.model import ROLES, Turn, join_url, public_endpoint, redact_url
 from twosat_formal.models.base import DEFAULT_TIMEOUT_S, ClosingModel, Response, SamplingParams
 
 if TYPE_CHECKING:  # imported where it is used: the CLI starts faster without it
@@ -105,28 +108,51 @@ def public_url(url: str) -> str:
 
 
 def request_body(
-    mode: str, model_id: str, prompt: str, params: SamplingParams, sample: int = 0
+    mode: str,
+    model_id: str,
+    prompt: str | Sequence[Turn],
+    params: SamplingParams,
+    sample: int = 0,
 ) -> dict[str, Any]:
     """The JSON body of one request in ``mode`` (``"chat"`` or ``"completion"``).
 
-    Unset parameters (``None``) are left out, so the server's defaults apply; a set
-    ``seed`` is sent as ``seed + sample``.
+    ``prompt`` is one text, or (chat mode only) a conversation: ``(role, text)``
+    turns, sent as one message each. Unset parameters (``None``) are left out, so the
+    server's defaults apply; a set ``seed`` is sent as ``seed + sample``.
 
     Examples
     --------
     >>> request_body("chat", "m", "Hi", SamplingParams(max_tokens=4, temperature=0.0))
     {'model': 'm', 'messages': [{'role': 'user', 'content': 'Hi'}], 'max_tokens': 4, \
 'temperature': 0.0}
+    >>> request_body("chat", "m", [("user", "Hi"), ("assistant", "Hello."), ("user", "More")],
+    ...              SamplingParams(max_tokens=4))["messages"][1]
+    {'role': 'assistant', 'content': 'Hello.'}
     """
     body: dict[str, Any] = {"model": model_id}
-    if mode == "chat":
-        body["messages"] = [{"role": "user", "content": prompt}]
-    elif mode == "completion":
-        body["prompt"] = prompt
-    else:
+    if mode not in MODES:
         raise ConfigError(
             f"unknown request mode {mode!r}", parameter="mode", valid=" or ".join(MODES)
         )
+    if isinstance(prompt, str):
+        turns: Sequence[Turn] = [("user", prompt)]
+    elif mode == "chat":
+        turns = prompt
+        if not turns or turns[-1][0] != "user" or any(role not in ROLES for role, _ in turns):
+            raise ConfigError(
+                "a conversation is user and assistant turns ending with a user turn",
+                parameter="messages",
+            )
+    else:
+        raise ConfigError(
+            "completion mode takes one prompt text, not a conversation",
+            parameter="mode",
+            valid="chat",
+        )
+    if mode == "chat":
+        body["messages"] = [{"role": role, "content": text} for role, text in turns]
+    else:
+        body["prompt"] = prompt
     body["max_tokens"] = params.max_tokens
     if params.temperature is not None:
         body["temperature"] = params.temperature
@@ -345,6 +371,11 @@ class OpenAICompatModel(ClosingModel):
         """The request path under the base URL for this mode."""
         return "chat/completions" if self.mode == "chat" else "completions"
 
+    @property
+    def chat(self) -> bool:
+        """Whether :meth:`converse` sends messages (chat mode)."""
+        return self.mode == "chat"
+
     async def generate(self, prompt: str, params: SamplingParams, sample: int = 0) -> Response:
         """Send ``prompt`` and return the server's answer.
 
@@ -352,6 +383,21 @@ class OpenAICompatModel(ClosingModel):
         :class:`~twosat_formal.errors.EvaluationError` for the others; their messages
         never hold the base URL's user information or query.
         """
+        return await self._ask(prompt, params, sample)
+
+    async def converse(
+        self, turns: Sequence[Turn], params: SamplingParams, sample: int = 0
+    ) -> Response:
+        """Send a conversation as messages (chat mode only) and return the answer.
+
+        Raises :class:`~twosat_formal.errors.ConfigError` in completion mode, and
+        otherwise as :meth:`generate`.
+        """
+        return await self._ask(list(turns), params, sample)
+
+    async def _ask(
+        self, prompt: str | Sequence[Turn], params: SamplingParams, sample: int
+    ) -> Response:
         try:
             return await self._generate(prompt, params, sample)
         except EvaluationError as exc:
@@ -364,7 +410,9 @@ class OpenAICompatModel(ClosingModel):
                     setattr(exc, name, redact_url(value, self._request_base))
             raise
 
-    async def _generate(self, prompt: str, params: SamplingParams, sample: int) -> Response:
+    async def _generate(
+        self, prompt: str | Sequence[Turn], params: SamplingParams, sample: int
+    ) -> Response:
         import aiohttp
 
         body = request_body(self.mode, self.model_id, prompt, params, sample)

@@ -30,8 +30,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from twosat_formal.errors import ConfigError
-from twosat_formal.model import Model, Response, SamplingParams
-from twosat_formal.models.base import ClosingModel
+from twosat_formal.model import Model, Response, SamplingParams, Turn, takes_messages
+from twosat_formal.models.base import ClosingModel, send
 
 __all__ = ["PooledModel"]
 
@@ -68,12 +68,28 @@ class PooledModel(ClosingModel):
         self._turn = (chosen + 1) % count
         return chosen
 
+    @property
+    def chat(self) -> bool:
+        """Whether every replica takes conversations as messages."""
+        return all(takes_messages(replica) for replica in self.replicas)
+
     async def generate(self, prompt: str, params: SamplingParams, sample: int = 0) -> Response:
         """Ask the least busy replica."""
+        return await self._answer(prompt, params, sample)
+
+    async def converse(
+        self, turns: Sequence[Turn], params: SamplingParams, sample: int = 0
+    ) -> Response:
+        """Ask the least busy replica a conversation, sent as messages."""
+        return await self._answer(list(turns), params, sample)
+
+    async def _answer(
+        self, prompt: str | list[Turn], params: SamplingParams, sample: int
+    ) -> Response:
         index = self._pick()
         self.in_flight[index] += 1
         try:
-            return await self.replicas[index].generate(prompt, params, sample)
+            return await send(self.replicas[index], prompt, params, sample)
         finally:
             self.in_flight[index] -= 1
             self.served[index] += 1

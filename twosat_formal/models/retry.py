@@ -9,7 +9,8 @@ connection) or a time-out of one attempt is retried after a delay of
 :class:`~twosat_formal.errors.TwoSatFormalError` is not worth retrying and passes
 through; an :class:`~twosat_formal.errors.EndpointError` (an endpoint no request can
 use) is raised at once. The evaluation runner and the story verbalizer both retry
-through it.
+through it. A conversation (:meth:`RetryingModel.converse`) is retried the same way
+when the wrapped model takes messages (its ``chat`` is the wrapped model's).
 
 Examples
 --------
@@ -34,7 +35,7 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from twosat_formal.errors import (
@@ -43,8 +44,8 @@ from twosat_formal.errors import (
     TransientModelError,
     TwoSatFormalError,
 )
-from twosat_formal.model import Model, Response, SamplingParams
-from twosat_formal.models.base import ClosingModel
+from twosat_formal.model import Model, Response, SamplingParams, Turn, takes_messages
+from twosat_formal.models.base import ClosingModel, send
 
 __all__ = ["Outcome", "RetryPolicy", "RetryingModel"]
 
@@ -141,8 +142,17 @@ class RetryingModel(ClosingModel):
         #: Attempts that failed transiently and were retried.
         self.retries = 0
 
-    async def attempt(self, prompt: str, params: SamplingParams, sample: int = 0) -> Outcome:
+    @property
+    def chat(self) -> bool:
+        """Whether the wrapped model takes conversations as messages."""
+        return takes_messages(self.model)
+
+    async def attempt(
+        self, prompt: str | Sequence[Turn], params: SamplingParams, sample: int = 0
+    ) -> Outcome:
         """Ask with retries; the error that ended it is in the outcome.
+
+        ``prompt`` is one text, or a conversation for a model that takes messages.
 
         Only an :class:`~twosat_formal.errors.EndpointError` is raised: every request to
         that endpoint would fail alike.
@@ -151,7 +161,7 @@ class RetryingModel(ClosingModel):
         while True:
             attempt += 1
             try:
-                call = self.model.generate(prompt, params, sample)
+                call = send(self.model, prompt, params, sample)
                 if self.timeout_s is not None:
                     response = await asyncio.wait_for(call, self.timeout_s)
                 else:
@@ -178,6 +188,17 @@ class RetryingModel(ClosingModel):
 
     async def generate(self, prompt: str, params: SamplingParams, sample: int = 0) -> Response:
         """The response, or the error that ended the last attempt (raised)."""
+        return await self._answer(prompt, params, sample)
+
+    async def converse(
+        self, turns: Sequence[Turn], params: SamplingParams, sample: int = 0
+    ) -> Response:
+        """:meth:`generate` for a conversation, sent as messages."""
+        return await self._answer(list(turns), params, sample)
+
+    async def _answer(
+        self, prompt: str | Sequence[Turn], params: SamplingParams, sample: int
+    ) -> Response:
         outcome = await self.attempt(prompt, params, sample)
         if outcome.response is None:
             assert outcome.error is not None

@@ -16,13 +16,17 @@ For one formula and one theme:
 A unit clause, or a clause over one variable twice, is outside the paper's prompts: it
 gets the programmatic sentence directly (mode ``direct``), without a model call.
 
-**The conversation** is sent as one prompt: the models of
-:mod:`twosat_formal.models` take a single prompt text (sent as one user message in chat
-mode). The first turn alone is the Step 1 prompt verbatim; later prompts are the
-transcript of the turns, each introduced by a ``User:`` or ``Assistant:`` line
-(:func:`render_conversation`), ending with the new clue prompt. ``history`` in
-:class:`StorySettings` keeps only the last clue exchanges when a long formula would not
-fit a model's context.
+**The conversation** (App. G.3 is multi-turn): the first turn is the Step 1 prompt,
+sent alone; each clue prompt is sent with the turns before it (the Step 1 prompt, the
+introduction, every earlier clue prompt with the clue that stands in the story). A
+model that takes messages (:func:`~twosat_formal.model.takes_messages`: a chat
+endpoint) gets them as messages, the earlier answers as ``assistant`` messages
+(:meth:`~twosat_formal.model.ChatModel.converse`). Any other model (a completion
+endpoint) takes one prompt text: the turns are rendered into a transcript, each
+introduced by a ``User:`` or ``Assistant:`` line (:func:`render_conversation`),
+ending with the new clue prompt. The record's ``provenance.conversation`` says which
+(``messages`` or ``transcript``). ``history`` in :class:`StorySettings` keeps only the
+last clue exchanges when a long formula would not fit a model's context.
 
 **Calls.** The generator depends on the :class:`~twosat_formal.model.Model` protocol
 only: its caller hands it a model. Retrying and caching are wrappers around that model
@@ -77,7 +81,14 @@ from twosat_formal.errors import (
 )
 from twosat_formal.formula import Formula
 from twosat_formal.jsonl import is_dataset
-from twosat_formal.model import Model, SamplingParams, public_endpoint
+from twosat_formal.model import (
+    ChatModel,
+    Model,
+    SamplingParams,
+    Turn,
+    public_endpoint,
+    takes_messages,
+)
 from twosat_formal.prompts import formula_id, story_prompt
 from twosat_formal.provenance import tool_version
 from twosat_formal.verbalize.story.record import (
@@ -333,8 +344,24 @@ class _Outage(EvaluationError):
     """A call that kept failing transiently: the story stops (a re-run resumes it)."""
 
 
+async def _send(
+    model: Model, prompt: str | Sequence[Turn], params: SamplingParams, sample: int
+) -> Any:
+    """One text as it is; a conversation as messages, or as a transcript when it must."""
+    if isinstance(prompt, str):
+        return await model.generate(prompt, params, sample)
+    if takes_messages(model):
+        assert isinstance(model, ChatModel)
+        return await model.converse(prompt, params, sample)
+    return await model.generate(render_conversation(prompt), params, sample)
+
+
 async def _try_ask(
-    model: Model, prompt: str, params: SamplingParams, sample: int, call_id: str
+    model: Model,
+    prompt: str | Sequence[Turn],
+    params: SamplingParams,
+    sample: int,
+    call_id: str,
 ) -> tuple[Any, str | None]:
     """The response, or ``(None, message)`` for a call that failed for good.
 
@@ -342,7 +369,7 @@ async def _try_ask(
     so does an endpoint that cannot be used (:class:`~twosat_formal.errors.EndpointError`).
     """
     try:
-        return await model.generate(prompt, params, sample), None
+        return await _send(model, prompt, params, sample), None
     except EndpointError:
         raise
     except TransientModelError as exc:
@@ -375,7 +402,9 @@ class _Story:
         self.validation = settings.validation
         self.tag = f"story:{sid[:16]}"
 
-    async def _ask(self, prompt: str, params: SamplingParams, sample: int, role: str) -> Any:
+    async def _ask(
+        self, prompt: str | Sequence[Turn], params: SamplingParams, sample: int, role: str
+    ) -> Any:
         return await _try_ask(self.model, prompt, params, sample, f"{self.tag}:{role}")
 
     async def intro(self, prompt: str) -> str:
@@ -389,7 +418,11 @@ class _Story:
         raise EvaluationError(f"{self.tag}: the introduction failed: {problem}")
 
     async def attempt(
-        self, conversation: str, number: int, index: int, source: Sequence[tuple[str, bool]]
+        self,
+        conversation: Sequence[Turn],
+        number: int,
+        index: int,
+        source: Sequence[tuple[str, bool]],
     ) -> Attempt:
         """One generated clue (Step 2) and its validation (Steps 3a and 3b)."""
         role = f"clue-{index}"
@@ -426,9 +459,9 @@ class _Story:
             error=error if judged.outcome == "error" else None,
         )
 
-    def conversation(self, start: str, intro: str, exchanges: list[tuple[str, str]]) -> list[Any]:
+    def conversation(self, start: str, intro: str, exchanges: list[tuple[str, str]]) -> list[Turn]:
         kept = exchanges if self.settings.history is None else exchanges[-self.settings.history :]
-        messages = [("user", start), ("assistant", intro)]
+        messages: list[Turn] = [("user", start), ("assistant", intro)]
         for prompt, clue in kept:
             messages += [("user", prompt), ("assistant", clue)]
         return messages
@@ -517,9 +550,7 @@ async def write_story(
             )
             continue
         prompt = clue_prompt(chosen, index, total, statements[0], statements[1])
-        conversation = render_conversation(
-            [*story.conversation(start, intro, exchanges), ("user", prompt)]
-        )
+        conversation = [*story.conversation(start, intro, exchanges), ("user", prompt)]
         attempts: list[Attempt] = []
         for number in range(1, MAX_ATTEMPTS + 1):
             attempts.append(await story.attempt(conversation, number, index, source))
@@ -561,7 +592,7 @@ async def write_story(
             "validation_params": json.loads(settings.validation.key()),
             "history": settings.history,
             "max_attempts": MAX_ATTEMPTS,
-            "conversation": "transcript",
+            "conversation": "messages" if takes_messages(model) else "transcript",
         },
     )
     return seal_story(record, formula)
