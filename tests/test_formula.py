@@ -289,3 +289,68 @@ def test_repr_shows_clauses() -> None:
     f = Formula.from_named([["a", "~b"]] * 8)
     assert repr(f).startswith("<Formula 2 vars, 8 clauses: (a | ~b) & ")
     assert repr(f).endswith("& ...>")
+
+
+# -- a sparse name table ---------------------------------------------------------------------
+
+
+def test_a_mapping_of_some_names_is_the_same_formula_as_the_whole_table() -> None:
+    dense = Formula([[1, -3]], num_vars=4, names=["a", "x2", "c", "x4"])
+    sparse = Formula([[1, -3]], num_vars=4, names={3: "c", 1: "a", 2: "x2"})
+    assert sparse == dense and hash(sparse) == hash(dense)
+    assert sparse.names == dense.names == ("a", "x2", "c", "x4")
+    assert sparse.named == dense.named == {1: "a", 3: "c"}
+    assert sparse.literal_names([1, -3, 2]) == dense.literal_names([1, -3, 2]) == ["a", "~c", "x2"]
+    assert sparse.name(4) == "x4" and not sparse.has_default_names
+    assert sparse != Formula([[1, -3]], num_vars=4, names={1: "a", 3: "d"})
+    assert Formula([[1]], names={1: "x1"}).has_default_names
+    assert pickle.loads(pickle.dumps(sparse)) == dense
+    for other in (sparse.select([0, 0]), sparse.with_clauses([[2]])):
+        assert other.named == {1: "a", 3: "c"}
+
+
+def test_a_mapping_keeps_no_table_of_the_variable_count() -> None:
+    big = Formula.from_arrays([1], [0, 1], 10_000_000, {1: "a"})
+    assert big.named == {1: "a"} and big.name(10_000_000) == "x10000000"
+    assert "_names" not in vars(big)  # the whole table is built only when asked for
+    assert big.literal_names([-1, 9]) == ["~a", "x9"]
+
+
+@pytest.mark.parametrize(
+    ("names", "message"),
+    [
+        ({5: "a"}, "variable 5 is not in 1..3"),
+        ({0: "a"}, "variable 0 is not in 1..3"),
+        ({1: "not"}, "invalid variable name"),
+        ({1: "a", 2: "a"}, "'a' is used twice"),
+        ({1: "x2"}, "'x2' is used twice"),  # the default name of variable 2
+    ],
+)
+def test_a_mapping_of_names_is_checked(names: dict[int, str], message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        Formula([[1]], num_vars=3, names=names)
+
+
+def test_a_default_name_may_move_when_its_variable_is_named_too() -> None:
+    f = Formula([[1, 2]], names={1: "x2", 2: "x1"})
+    assert f.names == ("x2", "x1") and f.named == {1: "x2", 2: "x1"}
+    assert Formula([[1]], num_vars=3, names={1: "x5"}).named == {1: "x5"}
+
+
+@given(st.lists(st.sampled_from(["a", "b", "c", "x1", "x2", "x3", "x4"]), max_size=4, unique=True))
+def test_a_sparse_and_a_dense_table_agree_or_both_refuse(names: list[str]) -> None:
+    n = len(names)
+    clauses = [[v] for v in range(1, n + 1)]
+    try:
+        dense = Formula(clauses, num_vars=n, names=names)
+    except ConfigError:
+        with pytest.raises(ConfigError):
+            Formula(clauses, num_vars=n, names=dict(enumerate(names, 1)))
+        return
+    for table in (dict(enumerate(names, 1)), dense.named):
+        sparse = Formula(clauses, num_vars=n, names=table)
+        assert sparse == dense and hash(sparse) == hash(dense)
+        assert sparse.names == dense.names and sparse.named == dense.named
+        assert sparse.literal_names([-v for v in range(1, n + 1)]) == dense.literal_names(
+            [-v for v in range(1, n + 1)]
+        )

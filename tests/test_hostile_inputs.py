@@ -6,14 +6,16 @@ import math
 import resource
 import subprocess
 import sys
+import tracemalloc
 from pathlib import Path
 
 import pytest
 from test_cli_eval import cli
 
 from twosat_formal.errors import ConfigError, NotTwoCNFError, ParseError
+from twosat_formal.formula import Formula
 from twosat_formal.generators import generate
-from twosat_formal.io import parse_dsl
+from twosat_formal.io import parse_dimacs, parse_dsl, write_dimacs
 from twosat_formal.model import SamplingParams
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -63,6 +65,44 @@ def test_a_huge_header_with_a_name_line_is_refused_before_allocation(tmp_path: P
         check=False,
     )
     one_line_error(done.returncode, done.stdout, done.stderr, "h.cnf:2:1", "exceed the limit")
+
+
+def _parse_peak(text: str) -> tuple[Formula, int]:
+    """The formula ``text`` reads as, and the peak of memory (bytes) reading it took."""
+    parse_dimacs("p cnf 1 1\n1 0\n")  # imports and caches warmed up before measuring
+    tracemalloc.start()
+    try:
+        formula = parse_dimacs(text)
+        return formula, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "p cnf 9999999 1\n1 0\n",
+        "c var 1 a\np cnf 9999999 1\n1 0\n",
+        "c var 9999999 last\nc var 2 b\np cnf 9999999 2\n1 -9999999 0\n2 0\n",
+    ],
+    ids=["no-names", "one-name", "two-names"],
+)
+def test_a_header_just_under_the_limit_sizes_nothing(text: str) -> None:
+    """A header of 9,999,999 variables (under the limit) in a tiny file: reading it
+    takes memory for the text, not for the header's count (a name table of ten million
+    entries would take hundreds of megabytes)."""
+    formula, peak = _parse_peak(text)
+    assert formula.num_vars == 9_999_999
+    assert peak < 200_000, peak
+    assert formula.named == {
+        int(line.split()[2]): line.split()[3]
+        for line in text.splitlines()
+        if line.startswith("c var")
+    }
+    assert formula.name(1) == ("a" if "c var 1 a" in text else "x1")
+    assert formula.name(5_000_000) == "x5000000"
+    again, peak = _parse_peak(write_dimacs(formula))
+    assert again == formula and peak < 200_000, peak
 
 
 # -- numbers -------------------------------------------------------------------------------------

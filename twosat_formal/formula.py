@@ -44,6 +44,7 @@ __all__ = [
     "Formula",
     "Literal",
     "default_name",
+    "default_var",
     "is_valid_name",
 ]
 
@@ -63,6 +64,18 @@ def default_name(var: int) -> str:
     'x7'
     """
     return f"x{var}"
+
+
+def default_var(name: str) -> int | None:
+    """The variable whose default name is ``name``, if any.
+
+    >>> default_var("x7"), default_var("x07"), default_var("a")
+    (7, None, None)
+    """
+    digits = name[1:]
+    if name[:1] == "x" and digits.isascii() and digits.isdigit() and digits[0] != "0":
+        return int(digits)
+    return None
 
 
 def is_valid_name(name: str) -> bool:
@@ -148,6 +161,38 @@ class Clause(tuple[int, ...]):
 
 
 IntArray = npt.NDArray[np.int64]
+#: A name table: one name per variable, some variables' names, or ``None`` (defaults).
+Names = Sequence[str] | Mapping[int, str] | None
+
+
+def _sparse_names(names: Mapping[int, str], num_vars: int) -> dict[int, str] | None:
+    """Check a mapping of some variables to names; the non-default ones, by variable.
+
+    ``None`` when every name is the default. A name must be valid and name one
+    variable: not another given name, nor the default name of a variable not given.
+    """
+    sparse: dict[int, str] = {}
+    owner: dict[str, int] = {}
+    for var, name in sorted((int(v), str(n)) for v, n in names.items()):
+        if not 1 <= var <= num_vars:
+            raise ConfigError(f"variable {var} is not in 1..{num_vars}", parameter="names")
+        if not is_valid_name(name):
+            raise ConfigError(
+                f"invalid variable name {name!r}",
+                parameter="names",
+                valid="an identifier [A-Za-z_][A-Za-z0-9_]* that is not not/or/and/vars",
+            )
+        if name in owner:
+            raise ConfigError(f"variable name {name!r} is used twice", parameter="names")
+        owner[name] = var
+        if name != default_name(var):
+            sparse[var] = name
+    given = set(owner.values())
+    for name, var in owner.items():
+        clash = default_var(name)
+        if clash is not None and clash != var and clash <= num_vars and clash not in given:
+            raise ConfigError(f"variable name {name!r} is used twice", parameter="names")
+    return sparse or None
 
 
 class Formula:
@@ -161,7 +206,10 @@ class Formula:
         Number of variables; defaults to the largest variable used (or the number
         of names). Variables that occur in no clause are allowed.
     names:
-        One name per variable (index ``v - 1``), or ``None`` for ``x1, x2, ...``.
+        One name per variable (index ``v - 1``), or ``None`` for ``x1, x2, ...``,
+        or a mapping from some variables to their names (the others keep ``x<v>``):
+        kept as given, so a formula with a few named variables among very many
+        unused ones costs memory for the names it has, not for its variable count.
 
     Notes
     -----
@@ -169,18 +217,18 @@ class Formula:
     call :meth:`require_2cnf`, which refuses clauses of width 0 or above 2.
     """
 
-    __slots__ = ("__dict__", "_lits", "_names", "_offsets", "num_vars")
+    __slots__ = ("__dict__", "_lits", "_offsets", "_sparse", "num_vars")
 
     _lits: IntArray
     _offsets: IntArray
-    _names: tuple[str, ...] | None
+    _sparse: dict[int, str] | None
     num_vars: int
 
     def __init__(
         self,
         clauses: Iterable[Iterable[int]] = (),
         num_vars: int | None = None,
-        names: Sequence[str] | None = None,
+        names: Names = None,
     ) -> None:
         rows = [tuple(int(lit) for lit in clause) for clause in clauses]
         lengths = np.fromiter((len(r) for r in rows), dtype=np.int64, count=len(rows))
@@ -197,7 +245,7 @@ class Formula:
         lits: npt.ArrayLike,
         offsets: npt.ArrayLike,
         num_vars: int | None = None,
-        names: Sequence[str] | None = None,
+        names: Names = None,
     ) -> Formula:
         """Build from a flat literal array and ``num_clauses + 1`` clause offsets.
 
@@ -260,7 +308,7 @@ class Formula:
         lits: IntArray,
         offsets: IntArray,
         num_vars: int | None,
-        names: Sequence[str] | None,
+        names: Names,
     ) -> None:
         if lits.ndim != 1 or offsets.ndim != 1 or len(offsets) < 1:
             raise ConfigError("literals and offsets must be flat arrays", parameter="arrays")
@@ -271,6 +319,13 @@ class Formula:
         if len(lits) and not np.all(lits):
             raise ConfigError("a clause cannot contain the literal 0", parameter="literal")
         used = int(np.abs(lits).max()) if len(lits) else 0
+        if isinstance(names, Mapping):
+            if num_vars is None:
+                num_vars = max(used, max(names, default=0))
+            sparse = _sparse_names(names, num_vars)
+            names = None
+        else:
+            sparse = None
         if num_vars is None:
             num_vars = max(used, len(names) if names is not None else 0)
         if num_vars < used:
@@ -305,7 +360,9 @@ class Formula:
         object.__setattr__(self, "_lits", lits)
         object.__setattr__(self, "_offsets", offsets)
         object.__setattr__(self, "num_vars", int(num_vars))
-        object.__setattr__(self, "_names", names)
+        object.__setattr__(self, "_sparse", sparse)
+        if sparse is None:  # else :attr:`_names` builds the table on first use
+            object.__setattr__(self, "_names", names)
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("Formula is immutable")
@@ -314,7 +371,7 @@ class Formula:
         raise AttributeError("Formula is immutable")
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (Formula.from_arrays, (self._lits, self._offsets, self.num_vars, self._names))
+        return (Formula.from_arrays, (self._lits, self._offsets, self.num_vars, self._table))
 
     # -- views --------------------------------------------------------------------------
 
@@ -403,6 +460,17 @@ class Formula:
 
     # -- names --------------------------------------------------------------------------
 
+    @cached_property
+    def _names(self) -> tuple[str, ...] | None:
+        """The whole name table (``None``: default names), built from a sparse one."""
+        sparse = self._sparse or {}
+        return tuple(sparse.get(v) or default_name(v) for v in range(1, self.num_vars + 1))
+
+    @property
+    def _table(self) -> Sequence[str] | Mapping[int, str] | None:
+        """The names as given: the sparse mapping when there is one (nothing built)."""
+        return self._sparse if self._sparse is not None else self._names
+
     @property
     def names(self) -> tuple[str, ...]:
         """One name per variable, index ``v - 1``."""
@@ -411,14 +479,29 @@ class Formula:
         return tuple(default_name(v) for v in range(1, self.num_vars + 1))
 
     @property
+    def named(self) -> dict[int, str]:
+        """The variables whose name is not ``x<v>``, with their names, in order.
+
+        >>> Formula.from_arrays([1], [0, 1], 1_000_000, {3: "c"}).named
+        {3: 'c'}
+        """
+        if self._sparse is not None:
+            return dict(self._sparse)
+        if self._names is None:
+            return {}
+        return {v: n for v, n in enumerate(self._names, 1) if n != default_name(v)}
+
+    @property
     def has_default_names(self) -> bool:
         """Whether every variable ``v`` is called ``x<v>``."""
-        return self._names is None
+        return self._sparse is None and self._names is None
 
     def name(self, var: int) -> str:
         """The name of variable ``var``."""
         if not 1 <= var <= self.num_vars:
             raise ConfigError(f"variable {var} is not in 1..{self.num_vars}", parameter="var")
+        if self._sparse is not None:
+            return self._sparse.get(var) or default_name(var)
         return self._names[var - 1] if self._names is not None else default_name(var)
 
     def literal_name(self, lit: int) -> str:
@@ -438,10 +521,13 @@ class Formula:
         if bool(np.any(values == 0)) or int(variables.max()) > self.num_vars:
             bad = int(values[(values == 0) | (variables > self.num_vars)][0])
             raise ConfigError(f"variable {abs(bad)} is not in 1..{self.num_vars}", parameter="var")
-        if self._names is None:  # "x5 x-3" -> ["x5", "~x3"]: two passes over one string
+        if self._sparse is not None:
+            return [self.literal_name(lit) for lit in values.tolist()]
+        names = self._names
+        if names is None:  # "x5 x-3" -> ["x5", "~x3"]: two passes over one string
             return ("x" + " x".join(map(str, values.tolist()))).replace("x-", "~x").split(" ")
         prefixes = map(("", "~").__getitem__, (values < 0).tolist())
-        bare = map(self._names.__getitem__, (variables - 1).tolist())
+        bare = map(names.__getitem__, (variables - 1).tolist())
         return list(map(operator.add, prefixes, bare))
 
     @cached_property
@@ -497,9 +583,9 @@ class Formula:
 
     def with_clauses(self, clauses: Iterable[Iterable[int]]) -> Formula:
         """A formula over the same variables and names with other clauses."""
-        return Formula(clauses, num_vars=self.num_vars, names=self._names)
+        return Formula(clauses, num_vars=self.num_vars, names=self._table)
 
-    def with_names(self, names: Sequence[str] | None) -> Formula:
+    def with_names(self, names: Names) -> Formula:
         """The same clauses under another name table (``None``: default names)."""
         return Formula.from_arrays(self._lits, self._offsets, self.num_vars, names)
 
@@ -519,22 +605,27 @@ class Formula:
         offsets = np.zeros(len(idx) + 1, dtype=np.int64)
         np.cumsum(lengths, out=offsets[1:])
         gather = np.repeat(starts - offsets[:-1], lengths) + np.arange(offsets[-1])
-        return Formula.from_arrays(self._lits[gather], offsets, self.num_vars, self._names)
+        return Formula.from_arrays(self._lits[gather], offsets, self.num_vars, self._table)
 
     # -- comparison and display -----------------------------------------------------------
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Formula):
             return NotImplemented
+        if self._sparse is None and other._sparse is None:
+            same_names = self._names == other._names
+        else:
+            same_names = self.named == other.named
         return (
             self.num_vars == other.num_vars
-            and self._names == other._names
+            and same_names
             and np.array_equal(self._offsets, other._offsets)
             and np.array_equal(self._lits, other._lits)
         )
 
     def __hash__(self) -> int:
-        return hash((self.num_vars, self._names, self._offsets.tobytes(), self._lits.tobytes()))
+        # the names are left out: equal formulas still hash alike, whichever table they keep
+        return hash((self.num_vars, self._offsets.tobytes(), self._lits.tobytes()))
 
     def same_clauses(self, other: Formula) -> bool:
         """Equal clause lists and variable count, whatever the names."""

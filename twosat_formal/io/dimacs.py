@@ -38,7 +38,7 @@ import numpy as np
 import numpy.typing as npt
 
 from twosat_formal.errors import ConfigError, ParseError
-from twosat_formal.formula import Formula, default_name, is_valid_name
+from twosat_formal.formula import Formula, default_var, is_valid_name
 from twosat_formal.io._parsing import BLANKS, check_text, context_line, lark_parser, translate
 from twosat_formal.provenance import tool_version
 
@@ -148,8 +148,11 @@ def assemble(parts: DimacsParts, *, source: str | None = None) -> Formula:
 
 def _names(
     declarations: Sequence[tuple[Position, str]], num_vars: int
-) -> tuple[list[str] | None, tuple[Position, str] | None]:
-    """The name table from ``c var`` lines, or the first problem with them."""
+) -> tuple[dict[int, str] | None, tuple[Position, str] | None]:
+    """The names the ``c var`` lines give, by variable, or the first problem with them.
+
+    Only the declared names are kept: a header's variable count sizes nothing here.
+    """
     parsed: list[tuple[Position, int | None, str, re.Match[str]]] = []
     for at, comment in declarations:
         match = DECLARATION.fullmatch(comment)
@@ -185,20 +188,12 @@ def _names(
             )
         if name in by_name:
             return None, (at_name, f"name {name!r} already names variable {by_name[name]}")
-        clash = _default_var(name)
+        clash = default_var(name)
         if clash is not None and clash != var and clash <= num_vars and clash not in declared:
             return None, (at_name, f"name {name!r} is already the default name of variable {clash}")
         by_var[var] = name
         by_name[name] = var
-    return [by_var.get(v, default_name(v)) for v in range(1, num_vars + 1)], None
-
-
-def _default_var(name: str) -> int | None:
-    """The variable whose default name is ``name`` (``x7`` -> 7), if any."""
-    digits = name[1:]
-    if name[:1] == "x" and digits.isascii() and digits.isdigit() and digits[0] != "0":
-        return int(digits)
-    return None
+    return by_var, None
 
 
 def declarations_in(text: str) -> list[tuple[Position, str]]:
@@ -352,12 +347,7 @@ def write_dimacs(formula: Formula, *, provenance: Mapping[str, object] | None = 
                 parameter="provenance",
             ) from None
         lines.append(f"c {key}: {value}")
-    if not formula.has_default_names:
-        lines.extend(
-            f"c var {v} {name}"
-            for v, name in enumerate(formula.names, 1)
-            if name != default_name(v)
-        )
+    lines.extend(f"c var {v} {name}" for v, name in formula.named.items())
     lines.append(f"p cnf {formula.num_vars} {formula.num_clauses}")
     head = "\n".join(lines) + "\n"
     return head + _clause_lines(formula)
