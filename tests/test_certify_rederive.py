@@ -16,7 +16,8 @@ from twosat_formal.cli import main
 from twosat_formal.edits.classify import EDIT_KIND
 from twosat_formal.instance import Instance
 from twosat_formal.verbalize.story import StoryRecord
-from twosat_formal.verbalize.story.record import assemble_story, attested_digest, story_id
+from twosat_formal.verbalize.story.record import attested_digest, story_id
+from twosat_formal.verbalize.story.sentences import assemble_story
 
 Record = dict[str, Any]
 

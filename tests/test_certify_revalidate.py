@@ -24,7 +24,7 @@ from twosat_formal.certify import certify_files, revalidate_stories
 from twosat_formal.instance import Instance
 from twosat_formal.models import load_model
 from twosat_formal.verbalize.story import StoryRecord
-from twosat_formal.verbalize.story.record import rebuild_story
+from twosat_formal.verbalize.story.proof import rebuild_story
 
 _CLUE = re.compile(r'CLUE: "(.*)"\n\n', re.DOTALL)
 DESCRIPTIONS: dict[str, tuple[str, str]] = {}

@@ -24,15 +24,9 @@ from twosat_formal.verbalize.story import (
     prove_story,
     story_statistics,
 )
-from twosat_formal.verbalize.story.record import (
-    assess,
-    attested_digest,
-    read_entities,
-    read_state,
-    read_stories,
-    story_id,
-    write_stories,
-)
+from twosat_formal.verbalize.story.files import read_stories, write_stories
+from twosat_formal.verbalize.story.record import attested_digest, story_id
+from twosat_formal.verbalize.story.replies import assess, read_entities, read_state
 
 FORMULA = Formula.from_named([["a", "~b"], ["b", "c"], ["~c"], ["~a", "~d"], ["d", "b"]])
 # clause 1 validates on attempt 1, clause 2 on attempt 2, clause 4 falls back, 5 on attempt 1

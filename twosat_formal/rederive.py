@@ -369,7 +369,8 @@ def rederive_story(record: Mapping[str, Any], formula: Formula) -> dict[str, Any
     the recovered formula, the story, the prompt, the proof, and the id, which binds
     the attested parts by their content hash.
     """
-    from twosat_formal.verbalize.story.record import StoryRecord, rebuild_story
+    from twosat_formal.verbalize.story.proof import rebuild_story
+    from twosat_formal.verbalize.story.record import StoryRecord
 
     story = StoryRecord.from_record(record)
     again = rebuild_story(story, formula).to_record()

@@ -20,7 +20,8 @@ from twosat_formal.model import Model
 from twosat_formal.models.cache import CachedModel, ResponseCache
 from twosat_formal.models.retry import RetryingModel, RetryPolicy
 from twosat_formal.verbalize.story.generator import StoryItem, StorySettings, tell_stories
-from twosat_formal.verbalize.story.record import StoryRecord, StoryStatistics, story_statistics
+from twosat_formal.verbalize.story.record import StoryRecord
+from twosat_formal.verbalize.story.statistics import StoryStatistics, story_statistics
 from twosat_formal.verbalize.story.themes import THEMES
 
 __all__ = ["StoryRun", "generate_stories"]
@@ -35,7 +36,7 @@ class StoryRun:
     calls_reused: int = 0
 
     def statistics(self) -> StoryStatistics:
-        """:func:`~twosat_formal.verbalize.story.record.story_statistics` of the records."""
+        """:func:`~twosat_formal.verbalize.story.statistics.story_statistics` of the records."""
         return story_statistics(self.records)
 
 

@@ -7,7 +7,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from twosat_formal.verbalize.story.record import StoryRecord, StoryStatistics, story_statistics
+from twosat_formal.verbalize.story.record import StoryRecord
+from twosat_formal.verbalize.story.statistics import StoryStatistics, story_statistics
 
 __all__ = ["EvalSummary", "story_counts"]
 

@@ -29,8 +29,10 @@ from twosat_formal.model import Model
 from twosat_formal.models import parse_spec as parse_model_spec
 from twosat_formal.report.files import STORE_FILE, STORIES_FILE
 from twosat_formal.store import RunStore
+from twosat_formal.verbalize.story.files import write_stories
 from twosat_formal.verbalize.story.generator import StoryItem
-from twosat_formal.verbalize.story.record import StoryRecord, story_statistics, write_stories
+from twosat_formal.verbalize.story.record import StoryRecord
+from twosat_formal.verbalize.story.statistics import story_statistics
 
 __all__ = ["check_story_model", "story_items", "tell_experiment_stories"]
 

@@ -44,7 +44,7 @@ from twosat_formal.report.files import (
 )
 from twosat_formal.report.metrics import join_instances
 from twosat_formal.store import RunStore
-from twosat_formal.verbalize.story.record import read_stories
+from twosat_formal.verbalize.story.files import read_stories
 
 __all__ = [
     "DATASET_FILE",

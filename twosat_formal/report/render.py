@@ -51,7 +51,7 @@ from twosat_formal.report.metrics import Estimate, FlipRate
 from twosat_formal.report.plots import Figure
 from twosat_formal.report.sections import FRIEDMAN_BLOCKS, ReportContent, StorySection
 from twosat_formal.report.stats import TestResult
-from twosat_formal.verbalize.story.record import PAPER_FALLBACK_RATE, PAPER_FIRST_ATTEMPT_RATE
+from twosat_formal.verbalize.story.statistics import PAPER_FALLBACK_RATE, PAPER_FIRST_ATTEMPT_RATE
 
 __all__ = [
     "DIAGNOSTICS_SECTION",

@@ -79,8 +79,8 @@ from twosat_formal.report.stats import (
     paired_t,
 )
 from twosat_formal.report.traces import TraceSummary, trace_summaries
-from twosat_formal.verbalize.story.record import (
-    ATTEMPT_OUTCOMES,
+from twosat_formal.verbalize.story.replies import ATTEMPT_OUTCOMES
+from twosat_formal.verbalize.story.statistics import (
     PAPER_FALLBACK_RATE,
     PAPER_FIRST_ATTEMPT_RATE,
     StoryStatistics,

@@ -8,9 +8,18 @@ then replaced by a programmatic sentence. The :class:`StoryRecord` keeps every a
 and the recovered formula, with a proof that it equals the source
 (:func:`prove_story`, re-checked by :func:`check_story_record`).
 
-:mod:`~twosat_formal.verbalize.story.themes` and
-:mod:`~twosat_formal.verbalize.story.record` need no model; the generator
-(:func:`write_story`, :func:`tell_stories`) is handed one and knows only the
+One module per job: :mod:`~twosat_formal.verbalize.story.themes` (the vocabularies
+and the prompts' genre words), :mod:`~twosat_formal.verbalize.story.generator` (the
+conversation with the model), :mod:`~twosat_formal.verbalize.story.replies` (reading
+the validator's replies, judging an attempt),
+:mod:`~twosat_formal.verbalize.story.sentences` (the fallback sentence and the story
+text), :mod:`~twosat_formal.verbalize.story.record` (the record, its id and JSON
+form), :mod:`~twosat_formal.verbalize.story.proof` (the round-trip proof),
+:mod:`~twosat_formal.verbalize.story.statistics` (validation rates beside the
+paper's), :mod:`~twosat_formal.verbalize.story.files` (JSON Lines),
+:mod:`~twosat_formal.verbalize.story.reading` (a story prompt read literally) and
+:mod:`~twosat_formal.verbalize.story.revalidate` (asking a validator again). Only the
+generator and the revalidation call a model; they are handed one and know only the
 :class:`~twosat_formal.model.Model` protocol.
 :func:`twosat_formal.evaluate.stories.generate_stories` loads a model by its spec,
 wraps it to retry and cache its calls, and hands it over.
@@ -25,6 +34,7 @@ Examples
 
 from __future__ import annotations
 
+from twosat_formal.verbalize.story.files import read_stories, write_stories
 from twosat_formal.verbalize.story.generator import (
     StoryItem,
     StorySettings,
@@ -32,22 +42,20 @@ from twosat_formal.verbalize.story.generator import (
     tell_stories,
     write_story,
 )
+from twosat_formal.verbalize.story.proof import check_story_record, prove_story
 from twosat_formal.verbalize.story.record import (
     MAX_ATTEMPTS,
-    PAPER_FALLBACK_RATE,
-    PAPER_FIRST_ATTEMPT_RATE,
     Attempt,
     ClueRecord,
     StoryRecord,
-    StoryStatistics,
-    check_story_record,
-    fallback_sentence,
     is_story_record,
-    parse_fallback,
-    prove_story,
-    read_stories,
+)
+from twosat_formal.verbalize.story.sentences import fallback_sentence, parse_fallback
+from twosat_formal.verbalize.story.statistics import (
+    PAPER_FALLBACK_RATE,
+    PAPER_FIRST_ATTEMPT_RATE,
+    StoryStatistics,
     story_statistics,
-    write_stories,
 )
 from twosat_formal.verbalize.story.themes import THEMES, StoryEntity, Theme
 

@@ -91,19 +91,16 @@ from twosat_formal.model import (
 )
 from twosat_formal.prompts import formula_id, story_prompt
 from twosat_formal.provenance import tool_version
+from twosat_formal.verbalize.story.proof import seal_story
 from twosat_formal.verbalize.story.record import (
     MAX_ATTEMPTS,
     Attempt,
     ClueRecord,
     StoryRecord,
-    assemble_story,
-    assess,
-    fallback_sentence,
-    needs_states,
-    read_entities,
-    seal_story,
     story_id,
 )
+from twosat_formal.verbalize.story.replies import assess, needs_states, read_entities
+from twosat_formal.verbalize.story.sentences import assemble_story, fallback_sentence
 from twosat_formal.verbalize.story.themes import THEMES, Theme
 
 __all__ = [

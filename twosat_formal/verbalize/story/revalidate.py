@@ -31,7 +31,8 @@ from twosat_formal.errors import EvaluationError
 from twosat_formal.formula import Formula
 from twosat_formal.model import Model, SamplingParams
 from twosat_formal.verbalize.story.generator import entities_prompt, state_prompt
-from twosat_formal.verbalize.story.record import StoryRecord, assess, read_entities
+from twosat_formal.verbalize.story.record import StoryRecord
+from twosat_formal.verbalize.story.replies import assess, read_entities
 
 __all__ = [
     "RELATION_ANSWER",

@@ -1,0 +1,336 @@
+"""The round-trip proof of a story record, and the record re-derived from its formula.
+
+:func:`prove_story` needs no model: it reads the stored replies again with the same
+readers (:mod:`~twosat_formal.verbalize.story.replies`), re-derives every attempt's
+outcome, the accepted attempt or the fallback, each recovered clause, the story text
+and the prompt, and checks that the recovered formula equals the source clause for
+clause and is Z3-equivalent to it. :func:`check_story_record` is what ``certify`` runs
+on a stored record; :func:`seal_story` finishes a new record (its id binds the attested
+text, its proof is made) and :func:`rebuild_story` re-derives a record from its
+formula and the attested parts of a stored one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+import z3
+
+from twosat_formal.errors import CertificateError, ConfigError
+from twosat_formal.formula import Formula
+from twosat_formal.prompts import story_prompt
+from twosat_formal.verbalize.roundtrip import z3_equivalent
+from twosat_formal.verbalize.story.record import (
+    MAX_ATTEMPTS,
+    Attempt,
+    ClueRecord,
+    StoryRecord,
+    attested_digest,
+    bind_id,
+    story_id,
+)
+from twosat_formal.verbalize.story.replies import Assessment, assess
+from twosat_formal.verbalize.story.sentences import (
+    assemble_story,
+    fallback_sentence,
+    parse_fallback,
+)
+from twosat_formal.verbalize.story.themes import THEMES
+
+__all__ = ["METHOD", "check_story_record", "prove_story", "rebuild_story", "seal_story"]
+
+#: The ``method`` of every story round-trip proof.
+METHOD = "story-validation+clause-equality+z3-equivalence"
+
+
+def seal_story(record: StoryRecord, formula: Formula) -> StoryRecord:
+    """A finished story record: its id binds the attested text, its proof is made."""
+    sealed = bind_id(record)
+    return replace(sealed, roundtrip=prove_story(sealed, formula))
+
+
+def rebuild_story(record: StoryRecord, formula: Formula) -> StoryRecord:
+    """The story record re-derived from ``formula`` and the attested parts of ``record``.
+
+    The entity map comes from the theme and seed; each attempt's reading and outcome
+    from its stored replies (attempts stop at the first valid one; every clause that
+    goes through the loop has a valid attempt or :data:`MAX_ATTEMPTS` of them); the
+    clue text is the accepted clue or the fallback sentence; the recovered formula,
+    story, prompt, id and proof follow.
+
+    Raises
+    ------
+    CertificateError, ProofError
+        When the attested parts cannot make a story of ``formula``.
+    """
+    theme = THEMES.get(record.theme)
+    names = theme.entities_for(formula.num_vars, seed=record.seed)
+    descriptions = {e: theme.describe(e) for e in names}
+    clues: list[ClueRecord] = []
+    for index, clause in enumerate(formula.clauses, 1):
+        source = [(names[abs(lit) - 1], lit > 0) for lit in clause]
+        statements = [(e, descriptions[e][0 if v else 1]) for e, v in source]
+        sentence = fallback_sentence(statements)
+        literal_names = tuple(formula.literal_name(lit) for lit in clause)
+        if len(clause) != 2 or abs(clause[0]) == abs(clause[1]):
+            clues.append(
+                ClueRecord(index, literal_names, "direct", (), None, False, sentence, literal_names)
+            )
+            continue
+        stored = record.clues[index - 1].attempts if index <= len(record.clues) else ()
+        attempts: list[Attempt] = []
+        for number, attempt in enumerate(stored[:MAX_ATTEMPTS], 1):
+            again = assess(
+                attempt.text, attempt.entities_reply, attempt.state_replies, source, list(names)
+            )
+            attempts.append(
+                replace(
+                    attempt,
+                    attempt=number,
+                    outcome=again.outcome,
+                    entities=again.entities,
+                    states=again.states,
+                    recovered=again.recovered,
+                )
+            )
+            if again.outcome == "valid":
+                break
+        if not attempts or (attempts[-1].outcome != "valid" and len(attempts) < MAX_ATTEMPTS):
+            raise CertificateError(
+                f"clue {index}: {len(attempts)} attempts, none valid, and no fallback is due"
+            )
+        last = attempts[-1]
+        accepted = last.attempt if last.outcome == "valid" else None
+        if accepted is not None:
+            pairs = _in_source_order(list(last.recovered or ()), source)
+        else:
+            pairs = parse_fallback(sentence, descriptions)
+        variable = {entity: v for v, entity in enumerate(names, 1)}
+        recovered = tuple(
+            formula.literal_name(variable[e] if value else -variable[e]) for e, value in pairs
+        )
+        text = str(last.text) if accepted is not None else sentence
+        clues.append(
+            ClueRecord(
+                index,
+                literal_names,
+                "llm",
+                tuple(attempts),
+                accepted,
+                accepted is None,
+                text,
+                recovered,
+            )
+        )
+    body = assemble_story(record.intro, [c.text for c in clues])
+    again_record = StoryRecord(
+        id=record.id,
+        instance_id=record.instance_id,
+        theme=theme.name,
+        model=record.model,
+        seed=record.seed,
+        entities=dict(zip(names, formula.names, strict=True)),
+        intro=record.intro,
+        clues=tuple(clues),
+        story=body,
+        text=story_prompt(body, [(e, *descriptions[e]) for e in names]),
+        recovered=tuple(c.recovered for c in clues),
+        provenance=dict(record.provenance),
+    )
+    return seal_story(again_record, formula)
+
+
+def _literals(clause: Sequence[int], entity_of: Sequence[str]) -> list[tuple[str, bool]]:
+    return [(entity_of[abs(lit) - 1], lit > 0) for lit in clause]
+
+
+def _is_llm_clause(clause: Sequence[int]) -> bool:
+    return len(clause) == 2 and abs(clause[0]) != abs(clause[1])
+
+
+def _in_source_order(
+    pairs: Sequence[tuple[str, bool]], source: Sequence[tuple[str, bool]]
+) -> list[tuple[str, bool]]:
+    """The recovered literals in the order of the source clause (they match as sets)."""
+    return sorted(pairs, key=lambda p: source.index(p) if p in source else len(source))
+
+
+def _check_clue(
+    clue: ClueRecord,
+    clause: Sequence[int],
+    formula: Formula,
+    entity_of: Sequence[str],
+    descriptions: Mapping[str, tuple[str, str]],
+) -> list[int]:
+    """Check one clue against its source clause; its recovered clause as DIMACS ints."""
+    where = f"clue {clue.index}"
+    source = _literals(clause, entity_of)
+    names = tuple(formula.literal_name(lit) for lit in clause)
+    if clue.clause != names:
+        raise CertificateError(f"{where} names clause {list(clue.clause)}, the source is {names}")
+    expected_mode = "llm" if _is_llm_clause(clause) else "direct"
+    if clue.mode != expected_mode:
+        raise CertificateError(f"{where} has mode {clue.mode!r}, expected {expected_mode!r}")
+    sentence = fallback_sentence([(e, descriptions[e][0 if v else 1]) for e, v in source])
+    recovered: list[tuple[str, bool]]
+    if clue.mode == "direct":
+        if clue.attempts or clue.accepted is not None or clue.fallback:
+            raise CertificateError(f"{where} is direct but records attempts or a fallback")
+        if clue.text != sentence:
+            raise CertificateError(f"{where} is direct but is not the programmatic sentence")
+        recovered = parse_fallback(clue.text, descriptions)
+    else:
+        if not 1 <= len(clue.attempts) <= MAX_ATTEMPTS:
+            raise CertificateError(f"{where} has {len(clue.attempts)} attempts")
+        available = list(entity_of)
+        for number, attempt in enumerate(clue.attempts, 1):
+            again = assess(
+                attempt.text, attempt.entities_reply, attempt.state_replies, source, available
+            )
+            stored = Assessment(
+                attempt.entities, attempt.states, attempt.recovered, attempt.outcome
+            )
+            if attempt.attempt != number or stored != again:
+                raise CertificateError(
+                    f"{where}, attempt {number}: the stored replies give outcome "
+                    f"{again.outcome!r}, the record says {attempt.outcome!r}"
+                )
+            if attempt.outcome == "error" and not attempt.error:
+                raise CertificateError(f"{where}, attempt {number}: an error without a message")
+            if attempt.outcome == "valid" and number != len(clue.attempts):
+                raise CertificateError(f"{where}: attempts continue after a valid one")
+        last = clue.attempts[-1]
+        if last.outcome == "valid":
+            if clue.accepted != len(clue.attempts) or clue.fallback or clue.text != last.text:
+                raise CertificateError(
+                    f"{where}: the valid attempt {len(clue.attempts)} is not used"
+                )
+            recovered = _in_source_order(list(last.recovered or ()), source)
+        else:
+            if len(clue.attempts) != MAX_ATTEMPTS or clue.accepted is not None:
+                raise CertificateError(
+                    f"{where}: no attempt validated, yet {len(clue.attempts)} of "
+                    f"{MAX_ATTEMPTS} were made or one is marked accepted"
+                )
+            if not clue.fallback or clue.text != sentence:
+                raise CertificateError(
+                    f"{where}: every attempt failed but the fallback is not used"
+                )
+            recovered = parse_fallback(clue.text, descriptions)
+    variable = {entity: v for v, entity in enumerate(entity_of, 1)}
+    ints = [variable[e] if value else -variable[e] for e, value in recovered]
+    if tuple(formula.literal_name(lit) for lit in ints) != clue.recovered:
+        raise CertificateError(f"{where}: the stored recovered clause is not what the text gives")
+    return ints
+
+
+def prove_story(record: StoryRecord, formula: Formula) -> dict[str, Any]:
+    """Prove that a story record recovers exactly ``formula``.
+
+    Checks the entity map (every variable, distinct entities of the theme), every clue
+    (:func:`assess` re-run on the stored replies, at most :data:`MAX_ATTEMPTS`
+    attempts, the fallback exactly when all failed), that each recovered clause comes
+    from its accepted attempt or reads back from its sentence, the story and prompt
+    texts, and that the recovered formula equals the source clause for clause and is
+    Z3-equivalent to it.
+
+    Returns
+    -------
+    dict
+        ``{"method", "result": "validated", "clauses", "validated", "fallback", "direct",
+        "z3"}``.
+
+    Raises
+    ------
+    CertificateError, ProofError
+        On the first check that fails.
+
+    Examples
+    --------
+    >>> from twosat_formal.verbalize.story.themes import THEMES
+    >>> f = Formula.from_named([["a"]])
+    >>> theme = THEMES.get("heist")
+    >>> text = fallback_sentence([("the vault", "is open")])
+    >>> clue = ClueRecord(1, ("a",), "direct", (), None, False, text, ("a",))
+    >>> story = assemble_story("Intro.", [text])
+    >>> prompt = story_prompt(story, [("the vault", "is open", "is sealed")])
+    >>> rec = bind_id(StoryRecord("", "i", "heist", "m", 0,
+    ...                   {"the vault": "a"}, "Intro.", (clue,), story, prompt, (("a",),)))
+    >>> prove_story(rec, f)["result"]
+    'validated'
+    """
+    theme = THEMES.get(record.theme)
+    entity_of = list(record.entities)
+    if list(record.entities.values()) != list(formula.names):
+        raise CertificateError("the entity map does not name the formula's variables in order")
+    try:
+        theme.validate(entity_of, formula.num_vars)
+    except ConfigError as exc:
+        raise CertificateError(f"the entity map is not the {theme.name} theme's: {exc}") from None
+    digest = attested_digest(record)
+    if record.id != story_id(record.instance_id, record.theme, record.model, record.seed, digest):
+        raise CertificateError(
+            "the record's id is not the hash of its instance, theme, model, seed and the "
+            "text the model wrote"
+        )
+    descriptions = record.descriptions()
+    if len(record.clues) != formula.num_clauses:
+        raise CertificateError(
+            f"the story has {len(record.clues)} clues for {formula.num_clauses} clauses"
+        )
+    recovered: list[list[int]] = []
+    for i, (clue, clause) in enumerate(zip(record.clues, formula.clauses, strict=True)):
+        if clue.index != i + 1:
+            raise CertificateError(f"clue {i + 1} is numbered {clue.index}")
+        recovered.append(_check_clue(clue, clause, formula, entity_of, descriptions))
+    if record.recovered != tuple(c.recovered for c in record.clues):
+        raise CertificateError("the recovered formula is not the clues' recovered clauses")
+    source = [list(clause) for clause in formula.clauses]
+    for i, (got, want) in enumerate(zip(recovered, source, strict=True)):
+        if got != want:
+            raise CertificateError(f"clue {i + 1} recovers {got} instead of {want}")
+    z3_equivalent(source, recovered, formula.num_vars, names=formula.names)
+    if record.story != assemble_story(record.intro, [c.text for c in record.clues]):
+        raise CertificateError("the story text is not the introduction followed by the clues")
+    triples = [(e, *descriptions[e]) for e in entity_of]
+    if record.text != story_prompt(record.story, triples):
+        raise CertificateError("the prompt text is not the App. G.2 story prompt of the story")
+    outcomes = [c.outcome for c in record.clues]
+    return {
+        "method": METHOD,
+        "result": "validated",
+        "clauses": len(source),
+        "validated": outcomes.count("validated"),
+        "fallback": outcomes.count("fallback"),
+        "direct": outcomes.count("direct"),
+        "z3": z3.get_version_string(),
+    }
+
+
+def check_story_record(record: StoryRecord | Mapping[str, Any], formula: Formula) -> dict[str, Any]:
+    """Re-check a stored story record against its instance's formula (``certify``).
+
+    The stored proof must claim success, and :func:`prove_story` must prove it again.
+
+    Raises
+    ------
+    RecordError
+        The record is malformed.
+    CertificateError, ProofError
+        The record does not recover ``formula``.
+
+    Examples
+    --------
+    >>> check_story_record({"kind": "story"}, Formula([[1]]))
+    Traceback (most recent call last):
+    ...
+    twosat_formal.errors.RecordError: unsupported schema_version None (expected 1)
+    """
+    story = record if isinstance(record, StoryRecord) else StoryRecord.from_record(record)
+    stored = story.roundtrip
+    if stored is None or stored.get("result") != "validated":
+        shown = None if stored is None else stored.get("result")
+        raise CertificateError(f"story {story.id}: the stored round-trip proof says {shown!r}")
+    return prove_story(story, formula)
