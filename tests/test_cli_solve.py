@@ -155,3 +155,27 @@ def test_exit_codes_follow_the_sat_competition_on_request(
     assert run(["solve", str(files[name])], capsys)[0] == 0
     status, out, _ = run(["solve", str(files[name]), "--exit-codes", "--json"], capsys)
     assert status == code and json.loads(out)["status"] == name.upper()
+
+
+@pytest.mark.parametrize("given", [None, "3"])
+def test_the_cli_runs_one_blas_thread_unless_told(given: str | None) -> None:
+    import os
+    import subprocess
+
+    probe = (
+        "import os\n"
+        "from twosat_formal.cli import main\n"
+        "try:\n"
+        "    main(['--help'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print(os.environ['OPENBLAS_NUM_THREADS'])\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    if given is not None:
+        env["OPENBLAS_NUM_THREADS"] = given
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[1])
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, env=env
+    )
+    assert done.stdout.split()[-1] == (given or "1")

@@ -12,6 +12,7 @@ lives in the CLI beyond argument handling and printing.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
 from importlib import import_module
@@ -197,7 +198,13 @@ def fail(message: str, code: int = 2) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """Run the CLI; user errors print one line on stderr and exit with code 2."""
+    """Run the CLI; user errors print one line on stderr and exit with code 2.
+
+    Unless the environment says otherwise, NumPy's and SciPy's OpenBLAS run one thread:
+    no command does dense linear algebra, and starting their thread pools cost each
+    process about 0.1 s of CPU (set before a command imports NumPy).
+    """
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     command = typer.main.get_command(app)
     try:
         result = command.main(

@@ -177,6 +177,12 @@ def _cycle_text(formula: Formula, cycle: Sequence[int]) -> str:
     return '["' + '", "'.join(formula.literal_names(cycle)) + '"]'
 
 
+#: The two ASCII digits of each of 0 to 99, as one 16-bit word (bytes in text order).
+_DIGIT_PAIRS = np.frombuffer("".join(f"{i:02d}" for i in range(100)).encode(), np.uint8).view(
+    np.uint16
+)
+
+
 def _decimal(values: npt.NDArray[np.int64]) -> npt.NDArray[np.uint8]:
     """The ASCII decimal digits of positive ints, right-aligned in rows, zero bytes before.
 
@@ -184,15 +190,18 @@ def _decimal(values: npt.NDArray[np.int64]) -> npt.NDArray[np.uint8]:
     b'\\x00\\x007120'
     """
     width = len(str(int(values.max())))
-    digits = np.zeros((values.size, width), dtype=np.uint8)
+    half = (width + 1) // 2  # two digits at a time
+    pairs = np.empty((values.size, half), dtype=np.uint16)
     rest: npt.NDArray[np.signedinteger[Any]] = values.astype(np.int32 if width < 10 else np.int64)
-    for column in range(width - 1, -1, -1):
-        left = rest > 0  # a digit is written where something is left: no leading zeros
-        rest, digit = np.divmod(rest, 10)
-        digits[:, column] = digit + ord("0")
-        if column < width - 1:
-            digits[~left, column] = 0
-    return digits
+    for column in range(half - 1, -1, -1):
+        rest, pair = np.divmod(rest, 100)
+        pairs[:, column] = np.take(_DIGIT_PAIRS, pair)
+    digits = pairs.view(np.uint8)
+    span = 2 * half
+    for column in range(span - 1):  # a zero byte for each leading zero
+        place = 10 ** (span - 1 - column)
+        np.multiply(digits[:, column], values >= place, out=digits[:, column], casting="unsafe")
+    return digits[:, span - width :]
 
 
 def _rows_text(pieces: list[bytes | npt.NDArray[np.uint8]], rows: int) -> bytes:

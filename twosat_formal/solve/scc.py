@@ -179,10 +179,10 @@ def strong_components(graph: ImplicationGraph) -> Components:
         return Components(0, empty, empty)
     count, raw = connected_components(graph.matrix, directed=True, connection="strong")
     labels = raw.astype(np.int64)
-    src, dst = graph.edge_arrays()
-    ls, ld = labels[src], labels[dst]
-    between = ls != ld
-    if bool(np.all(ls[between] > ld[between])):
+    # Reverse topological iff every edge goes to the same label or a lower one: the
+    # label of each edge's source (repeated along its row) against its target's.
+    matrix = graph.matrix
+    if bool(np.all(np.repeat(raw, np.diff(matrix.indptr)) >= raw[matrix.indices])):
         rank = (count - 1) - np.arange(count, dtype=np.int64)
     else:  # SciPy's labels are not reverse-topological: order the condensation ourselves
         levels = dag_levels(condensation(graph, labels, int(count)))
