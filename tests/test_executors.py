@@ -21,6 +21,9 @@ from cli_support import run
 from twosat_formal.cli import main
 from twosat_formal.errors import ConfigError, RecordError, TwoSatFormalError, UnknownNameError
 from twosat_formal.executors import (
+    DEFAULT_CHUNK,
+    FIRST_CHUNK,
+    Executor,
     LocalExecutor,
     ProcessExecutor,
     make_executor,
@@ -94,6 +97,33 @@ def test_a_bug_in_a_worker_is_not_hidden() -> None:
         list(ex.map(not_ours, [1]))
 
 
+class _Recording(Executor):
+    """Runs batches here and records their sizes."""
+
+    def __init__(self, chunk: int | None = None) -> None:
+        super().__init__(2, chunk=chunk)
+        self.sizes: list[int] = []
+
+    def _submit(self, fn: Any, batch: list[Any]) -> Any:
+        self.sizes.append(len(batch))
+        return [fn(x) for x in batch]
+
+    def _result(self, handle: Any) -> list[Any]:
+        return list(handle)
+
+
+def test_batches_grow_by_default_and_keep_a_fixed_size_when_asked() -> None:
+    growing = _Recording()
+    assert list(growing.map(abs, range(-300, 0))) == list(range(300, 0, -1))
+    sizes = [FIRST_CHUNK]
+    while sum(sizes) < 300:
+        sizes.append(min(2 * sizes[-1], DEFAULT_CHUNK, 300 - sum(sizes)))
+    assert growing.sizes == sizes and max(sizes) == DEFAULT_CHUNK
+    fixed = _Recording(chunk=5)
+    assert list(fixed.map(abs, range(12))) == list(range(12))
+    assert fixed.sizes == [5, 5, 2]
+
+
 def test_input_is_read_only_as_fast_as_results_are_taken() -> None:
     consumed = 0
 
@@ -104,6 +134,12 @@ def test_input_is_read_only_as_fast_as_results_are_taken() -> None:
             yield x
 
     with ProcessExecutor(2, chunk=4) as ex:
+        results = ex.map(abs, items())
+        assert next(results) == 0
+        assert consumed <= ex.window * ex.chunk + ex.chunk
+        assert sum(results) == sum(range(10_000))
+    consumed = 0
+    with ProcessExecutor(2) as ex:  # growing batches: bounded by the largest
         results = ex.map(abs, items())
         assert next(results) == 0
         assert consumed <= ex.window * ex.chunk + ex.chunk

@@ -18,9 +18,14 @@ Executors (:data:`EXECUTORS`):
     Ray started with ``jobs`` CPUs and shut down on :meth:`Executor.close`. Needs the
     ``[ray]`` extra.
 
-Items travel in batches (``chunk`` items per task) and at most ``window`` batches are
-in flight, so memory is bounded by the window, not by the number of items: input is
-read only as fast as results are written. A
+Items travel in batches and at most ``window`` batches are in flight, so memory is
+bounded by the window, not by the number of items: input is read only as fast as
+results are written. By default the batches grow: the first holds
+:data:`FIRST_CHUNK` items and each next one twice as many, up to :data:`DEFAULT_CHUNK`,
+so that a small input is still spread over every worker while a large one travels in
+few, large batches (each batch is one round trip to a worker and one pickle, in which
+an object repeated across its items, such as the root record of several derived
+records, is sent once). A fixed ``chunk`` makes every batch that size. A
 :class:`~twosat_formal.errors.TwoSatFormalError` raised by the function for an item
 is raised again by :meth:`Executor.map` when that item's turn comes, exactly as the
 ``local`` executor would.
@@ -50,7 +55,9 @@ from twosat_formal.errors import ConfigError, TwoSatFormalError
 from twosat_formal.registry import Registry
 
 __all__ = [
+    "DEFAULT_CHUNK",
     "EXECUTORS",
+    "FIRST_CHUNK",
     "Executor",
     "LocalExecutor",
     "ProcessExecutor",
@@ -66,8 +73,11 @@ R = TypeVar("R")
 #: Name → executor class.
 EXECUTORS: Registry[type[Executor]] = Registry("executor")
 
-#: Items per task unless a caller says otherwise.
-DEFAULT_CHUNK = 4
+#: The largest batch, unless a caller fixes the batch size (``chunk``).
+DEFAULT_CHUNK = 64
+
+#: The first batch of a growing sequence (each next one doubles, up to the largest).
+FIRST_CHUNK = 4
 
 
 class _Raised:
@@ -100,10 +110,19 @@ def _unpack(batch: list[Any]) -> Iterator[Any]:
         yield result
 
 
-def _batches(items: Iterable[T], size: int) -> Iterator[list[T]]:
+def _batches(items: Iterable[T], size: int, first: int | None = None) -> Iterator[list[T]]:
+    """Batches of ``size`` items; from ``first`` items doubling up to ``size`` if given.
+
+    >>> [len(b) for b in _batches(range(40), 16, first=4)]
+    [4, 8, 16, 12]
+    >>> [len(b) for b in _batches(range(7), 3)]
+    [3, 3, 1]
+    """
     iterator = iter(items)
-    while batch := list(islice(iterator, size)):
+    step = min(first, size) if first is not None else size
+    while batch := list(islice(iterator, step)):
         yield batch
+        step = min(2 * step, size)
 
 
 class Executor(Closing, ABC):
@@ -116,18 +135,21 @@ class Executor(Closing, ABC):
     jobs:
         Workers (default: the CPUs of this machine, or of the Ray cluster).
     chunk:
-        Items per task.
+        Items per task; default: growing batches of :data:`FIRST_CHUNK` items doubling
+        up to :data:`DEFAULT_CHUNK`.
     """
 
     name = "executor"
 
-    def __init__(self, jobs: int | None = None, *, chunk: int = DEFAULT_CHUNK) -> None:
+    def __init__(self, jobs: int | None = None, *, chunk: int | None = None) -> None:
         if jobs is not None and (isinstance(jobs, bool) or jobs < 1):
             raise ConfigError(f"--jobs must be >= 1, got {jobs}", parameter="jobs", valid=">= 1")
-        if chunk < 1:
+        if chunk is not None and chunk < 1:
             raise ConfigError(f"chunk must be >= 1, got {chunk}", parameter="chunk", valid=">= 1")
         self.jobs = jobs or os.cpu_count() or 1
-        self.chunk = chunk
+        #: The largest batch (all batches when the size was fixed).
+        self.chunk = chunk if chunk is not None else DEFAULT_CHUNK
+        self._first = FIRST_CHUNK if chunk is None else None
 
     @property
     def window(self) -> int:
@@ -141,7 +163,7 @@ class Executor(Closing, ABC):
         module-level function, or a :func:`functools.partial` of one.
         """
         pending: deque[Any] = deque()
-        for batch in _batches(items, self.chunk):
+        for batch in _batches(items, self.chunk, self._first):
             pending.append(self._submit(fn, batch))
             if len(pending) >= self.window:
                 yield from _unpack(self._result(pending.popleft()))
@@ -169,7 +191,7 @@ class LocalExecutor(Executor):
 
     name = "local"
 
-    def __init__(self, jobs: int | None = None, *, chunk: int = DEFAULT_CHUNK) -> None:
+    def __init__(self, jobs: int | None = None, *, chunk: int | None = None) -> None:
         super().__init__(1, chunk=chunk)
 
     def map(self, fn: Callable[[T], R], items: Iterable[T]) -> Iterator[R]:
@@ -189,7 +211,7 @@ class ProcessExecutor(Executor):
 
     name = "process"
 
-    def __init__(self, jobs: int | None = None, *, chunk: int = DEFAULT_CHUNK) -> None:
+    def __init__(self, jobs: int | None = None, *, chunk: int | None = None) -> None:
         super().__init__(jobs, chunk=chunk)
         self._pool: ProcessPoolExecutor | None = None
 
@@ -240,7 +262,7 @@ class RayExecutor(Executor):
     name = "ray"
 
     def __init__(
-        self, jobs: int | None = None, *, chunk: int = DEFAULT_CHUNK, address: str | None = None
+        self, jobs: int | None = None, *, chunk: int | None = None, address: str | None = None
     ) -> None:
         super().__init__(jobs, chunk=chunk)
         self._ray = _import_ray()
@@ -278,7 +300,7 @@ def make_executor(
     *,
     jobs: int | None = None,
     ray_address: str | None = None,
-    chunk: int = DEFAULT_CHUNK,
+    chunk: int | None = None,
 ) -> Executor:
     """The executor registered as ``kind``.
 
