@@ -41,6 +41,7 @@ __all__ = [
     "read_json_lines",
     "read_stream",
     "read_text",
+    "refuse_empty",
     "rereadable",
     "write_lines",
 ]
@@ -86,7 +87,12 @@ def parse_raw(line: RawLine) -> JsonLine:
 EMPTY_INPUT = "the file is empty (0 bytes): expected a formula or a dataset"
 
 
-def _refuse_empty(path: str | Path, name: str) -> None:
+def refuse_empty(path: str | Path, name: str) -> None:
+    """A :class:`RecordError` naming ``name`` if the file at ``path`` has zero bytes.
+
+    One rule for every command: a zero-byte formula file, dataset or answer file is
+    an error, never an empty input.
+    """
     if Path(path).stat().st_size == 0:
         raise RecordError(EMPTY_INPUT, source=name)
 
@@ -123,7 +129,7 @@ def raw_lines(path: str | Path, *, source: str | None = None) -> Iterator[RawLin
     that are not UTF-8 text are :class:`RecordError`\\ s naming the file.
     """
     name = source if source is not None else str(path)
-    _refuse_empty(path, name)
+    refuse_empty(path, name)
     with open(path, encoding="utf-8") as stream:
         for number, text in _lines(stream, name):
             if text.strip():
@@ -138,7 +144,7 @@ def first_char(path: str | Path, *, source: str | None = None) -> str:
     (default: the path).
     """
     name = source if source is not None else str(path)
-    _refuse_empty(path, name)
+    refuse_empty(path, name)
     with open(path, encoding="utf-8") as stream:
         try:
             while chunk := stream.read(4096):
@@ -186,7 +192,7 @@ def read_text(path: str | Path, *, source: str | None = None) -> str:
     from twosat_formal.io._parsing import decode
 
     name = source if source is not None else str(path)
-    _refuse_empty(path, name)
+    refuse_empty(path, name)
     return decode(Path(path).read_bytes(), source=name)
 
 
@@ -236,7 +242,7 @@ def read_json_lines(path: str | Path, *, strict: bool = True) -> Iterator[JsonLi
     if str(path) == "-":
         yield from read_stream(sys.stdin, "<stdin>", strict=strict)
         return
-    _refuse_empty(path, str(path))
+    refuse_empty(path, str(path))
     with open(path, encoding="utf-8") as stream:
         yield from read_stream(stream, str(path), strict=strict)
 

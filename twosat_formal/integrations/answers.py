@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from twosat_formal.errors import EvaluationError, RecordError
-from twosat_formal.jsonl import read_stream
+from twosat_formal.jsonl import read_stream, refuse_empty
 from twosat_formal.models.base import Response
 from twosat_formal.models.openai_compat import parse_reply
 
@@ -267,6 +267,7 @@ def read_answers(path: str | Path, *, model: str | None = None) -> Iterator[Exte
 
         yield from read_answer_stream(sys.stdin, "<stdin>", model=model)
         return
+    refuse_empty(path, str(path))
     folder = Path(path).resolve().parent.name or None
     with open(path, encoding="utf-8") as stream:
         yield from read_answer_stream(stream, str(path), model=model, lm_eval_model=folder)

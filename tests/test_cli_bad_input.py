@@ -1,0 +1,196 @@
+"""The README's promise about bad input, held to by every registered command.
+
+Every command of :data:`twosat_formal.cli.commands.COMMANDS` that reads a file is fed a
+missing file, a zero-byte file, a binary file (not UTF-8) and a malformed one (a broken
+formula, dataset, spec or store, whatever it reads). Each must exit with 2 and print
+one line on stderr, ``error: ...``, naming the file, without a traceback, and leave no
+output file behind. Commands that read no file are listed in :data:`NO_FILE` with the
+reason; a command in neither table fails the test, so a new command must be placed.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from cli_support import cli
+
+from twosat_formal.cli.commands import COMMANDS
+from twosat_formal.generators import generate
+from twosat_formal.verbalize import prompt_record
+
+#: Commands that read no file given on the command line, and why.
+NO_FILE: dict[str, str] = {
+    "families": "lists the generator families; no input",
+    "operators": "lists the perturbation operators; no input",
+    "templates": "lists the template schemes; no input",
+    "experiments": "lists the experiment protocols; no input",
+    "version": "prints versions; no input",
+    "bench": "draws its own grid from the seed; reads no file (only writes --out)",
+}
+
+Argv = Callable[[str, Path, Path], list[str]]
+
+#: Per command: how it is called with a bad file ``F`` (``D``: a folder of good inputs,
+#: ``O``: an output path that must not exist afterwards), and what kind of file it reads.
+CASES: dict[str, tuple[Argv, str]] = {
+    "parse": (lambda f, d, o: ["parse", f], "formula"),
+    "solve": (lambda f, d, o: ["solve", f], "formula"),
+    "inspect": (lambda f, d, o: ["inspect", f], "formula"),
+    "generate": (
+        lambda f, d, o: [
+            "generate",
+            "symmetry",
+            "--set",
+            f"base_file={f}",
+            "--clauses",
+            "8",
+            "--out",
+            str(o),
+        ],
+        "formula",
+    ),
+    "perturb": (lambda f, d, o: ["perturb", f, "--op", "reorder", "--out", str(o)], "dataset"),
+    "edit": (lambda f, d, o: ["edit", f, "--mode", "cumulative", "--out", str(o)], "dataset"),
+    "pairs": (lambda f, d, o: ["pairs", f, "--out", str(o)], "dataset"),
+    "verbalize": (lambda f, d, o: ["verbalize", f, "-t", "logic", "--out", str(o)], "dataset"),
+    "backparse": (lambda f, d, o: ["backparse", f], "text"),
+    "story-stats": (lambda f, d, o: ["story-stats", f], "dataset"),
+    "certify": (lambda f, d, o: ["certify", f], "dataset"),
+    "eval": (
+        lambda f, d, o: ["eval", f, "-m", "ref/oracle", "--store", str(o), "--no-progress"],
+        "dataset",
+    ),
+    "results": (lambda f, d, o: ["results", f, "--out", str(o)], "store"),
+    "store": (lambda f, d, o: ["store", "merge", f, "--out", str(o)], "store"),
+    "score": (
+        lambda f, d, o: ["score", f, "--prompts", str(d / "prompts.jsonl"), "--out", str(o)],
+        "dataset",
+    ),
+    "batch": (
+        lambda f, d, o: ["batch", "prepare", f, "-m", "openai/m", "--out", str(o)],
+        "dataset",
+    ),
+    "trace": (lambda f, d, o: ["trace", f, "--out", str(o)], "store"),
+    "export": (lambda f, d, o: ["export", f, "--to", "hf", "--out", str(o)], "dataset"),
+    "run-experiment": (
+        lambda f, d, o: ["run-experiment", f, "-m", "ref/oracle", "--out", str(o), "--no-progress"],
+        "spec",
+    ),
+    "report": (lambda f, d, o: ["report", f, "--out", str(o)], "store"),
+}
+
+#: Second inputs, and formula files where a command also reads a dataset: the same
+#: promise, beyond the one file per command the table above holds to it.
+MORE_CASES: dict[str, tuple[Argv, str]] = {
+    "perturb a formula": (
+        lambda f, d, o: ["perturb", f, "--op", "reorder", "--out", str(o)],
+        "formula",
+    ),
+    "edit a formula": (
+        lambda f, d, o: ["edit", f, "--mode", "cumulative", "--out", str(o)],
+        "formula",
+    ),
+    "verbalize a formula": (
+        lambda f, d, o: ["verbalize", f, "-t", "logic", "--out", str(o)],
+        "formula",
+    ),
+    "eval --dataset": (
+        lambda f, d, o: [
+            "eval",
+            str(d / "prompts.jsonl"),
+            "-m",
+            "ref/oracle",
+            "--dataset",
+            f,
+            "--store",
+            str(o),
+            "--no-progress",
+        ],
+        "dataset",
+    ),
+    "score --prompts": (
+        lambda f, d, o: ["score", str(d / "answers.jsonl"), "--prompts", f, "--out", str(o)],
+        "dataset",
+    ),
+    "certify a second file": (
+        lambda f, d, o: ["certify", str(d / "dataset.jsonl"), f],
+        "dataset",
+    ),
+}
+
+#: A malformed file of each kind (valid UTF-8, wrong content).
+MALFORMED = {
+    "formula": "p cnf 2 1\n1 x 0\n",
+    "dataset": "{broken\n",
+    "text": "lorem ipsum dolor sit amet\n",
+    "store": "this is not a database\n",
+    "spec": "{broken",
+}
+#: The input's file name per kind (some commands go by the suffix).
+SUFFIX = {
+    "formula": ".cnf",
+    "dataset": ".jsonl",
+    "text": ".txt",
+    "store": ".sqlite",
+    "spec": ".json",
+}
+
+#: Where a command may answer a bad *record* as certify does: a failed check (exit 1)
+#: naming ``FILE:LINE``, not a usage error. certify's report is its output.
+REPORTS_RECORDS = {"certify"}
+
+
+def test_every_command_is_either_fed_bad_files_or_listed_with_a_reason() -> None:
+    assert set(CASES) | set(NO_FILE) == set(COMMANDS)
+    assert not set(CASES) & set(NO_FILE)
+
+
+@pytest.fixture(scope="module")
+def good(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder of good inputs the bad one is given beside (the prompts of ``score``)."""
+    folder = tmp_path_factory.mktemp("good")
+    inst = generate("backbone", clauses=8, seed=1)
+    made = prompt_record(inst.formula, "logic", instance_id=inst.id, seed=1)
+    (folder / "dataset.jsonl").write_text(inst.to_json() + "\n", encoding="utf-8")
+    (folder / "prompts.jsonl").write_text(json.dumps(made.to_record()) + "\n", encoding="utf-8")
+    answer = {"prompt_id": made.id, "response": "The answer is: Yes"}
+    (folder / "answers.jsonl").write_text(json.dumps(answer) + "\n", encoding="utf-8")
+    return folder
+
+
+@pytest.mark.parametrize("how", ["missing", "zero-byte", "binary", "malformed"])
+@pytest.mark.parametrize("command", [*sorted(CASES), *MORE_CASES])
+def test_a_bad_file_is_one_line_naming_it_exit_2_and_no_output(
+    tmp_path: Path,
+    good: Path,
+    capsys: pytest.CaptureFixture[str],
+    command: str,
+    how: str,
+) -> None:
+    argv, kind = {**CASES, **MORE_CASES}[command]
+    work = tmp_path / "work"
+    work.mkdir()
+    path = work / f"bad-input{SUFFIX[kind]}"
+    if how == "zero-byte":
+        path.write_bytes(b"")
+    elif how == "binary":
+        path.write_bytes(b"\xff\xfe\x00\x81\x00\x9f binary \xc3\x28\n")
+    elif how == "malformed":
+        path.write_text(MALFORMED[kind], encoding="utf-8")
+    out = tmp_path / "out" / "result.jsonl"
+    out.parent.mkdir()
+    code, stdout, err = cli(capsys, *argv(str(path), good, out))
+    assert "Traceback" not in err + stdout
+    if command.startswith(tuple(REPORTS_RECORDS)) and how in ("binary", "malformed"):
+        assert code == 1, (code, stdout, err)
+        assert f"{path.name}:1" in stdout
+    else:
+        assert code == 2, (code, stdout, err)
+        lines = [line for line in err.splitlines() if line.strip()]
+        assert len(lines) == 1 and lines[0].startswith("error: "), err
+        assert path.name in lines[0], lines[0]
+    assert list(out.parent.iterdir()) == []
+    assert [p.name for p in work.iterdir()] == ([] if how == "missing" else [path.name])
