@@ -78,6 +78,17 @@ def test_a_story_record_fits_its_model() -> None:
     assert model.clues[0].attempts and model.kind == "story"
 
 
+def test_a_story_record_with_validated_clues_fits_its_model() -> None:
+    from story_support import tell
+
+    run, _, _ = tell(Formula.from_named([["a", "~b"], ["b", "c"]]), {(1, 0): "wrong-polarity"})
+    record = run.records[0].to_record()
+    states = [a["states"] for c in record["clues"] for a in c["attempts"]]
+    assert states and all(s is not None and set(s) <= {"A", "B"} for s in states)
+    model = StoryRecordModel.model_validate(record, strict=True)
+    assert model.clues[0].attempts[0].states == states[0]
+
+
 def test_records_that_break_their_schema_are_refused() -> None:
     instance = _lines(GOLDEN / "table1" / "dataset.jsonl")[0]
     with pytest.raises(ValidationError, match="label"):

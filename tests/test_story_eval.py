@@ -296,7 +296,7 @@ def test_a_malformed_story_line_is_an_error_with_its_line(tmp_path: Path) -> Non
     path.write_text("\n" + json.dumps(record) + "\n", encoding="utf-8")
     with pytest.raises(RecordError) as caught:
         load_items(path)
-    assert caught.value.line == 2 and "field 'intro' must be a string" in str(caught.value)
+    assert caught.value.line == 2 and "missing field 'intro'" in str(caught.value)
 
 
 def test_eval_scores_story_prompts_end_to_end(

@@ -224,6 +224,16 @@ def test_json_round_trip(record: StoryRecord, tmp_path: Any) -> None:
         (lambda r: r["clues"][0].update(fallback="no"), "fallback"),
         (lambda r: r.update(recovered=[[1]]), "recovered"),
         (lambda r: r.update(entities=["x"]), "entities"),
+        (lambda r: r.update(seed=True), "field 'seed' must be an integer"),
+        (lambda r: r.update(intro=None), "field 'intro' must be a string"),
+        (lambda r: r.pop("provenance"), "missing field 'provenance'"),
+        (lambda r: r["clues"][1].update(fallback=1), "field 'clues.1.fallback' must be a boolean"),
+        (
+            lambda r: r["clues"][0]["attempts"][0].update(states=[True, False]),
+            "field 'clues.0.attempts.0.states.0' must be a string",
+        ),
+        (lambda r: r["clues"][0]["attempts"][0].pop("error"), "clues.0.attempts.0.error"),
+        (lambda r: r["clues"][0]["attempts"][0].update(recovered=[["a"]]), "recovered"),
     ],
 )
 def test_malformed_records_are_refused(record: StoryRecord, change: Any, message: str) -> None:

@@ -181,7 +181,7 @@ class Attempt(_Record):
     entities_reply: str | None
     state_replies: list[str | None]
     entities: list[str] | None
-    states: list[bool] | None
+    states: list[str] | None = Field(description="the Step 3b letter of each entity, A or B")
     recovered: list[NamedClause] | list[Any] | None
     error: str | None
 

@@ -10,6 +10,14 @@ read it back from an accepted clue, or as
 :func:`~twosat_formal.verbalize.story.sentences.parse_fallback` reads it back from a
 fallback sentence.
 
+:meth:`StoryRecord.from_record` reads a record through the typed record layer: the
+record, each clue and each attempt are checked strictly (no coercion) by their models in
+:mod:`twosat_formal.records` (``StoryRecordModel``, ``Clue``, ``Attempt``, whose JSON
+Schema is published as ``docs/schema/story.json``), and then for what types do not
+say: a registered theme, a known outcome and mode, ``[entity, value]`` pairs, and the
+id's hash. A problem is one :class:`~twosat_formal.errors.RecordError` naming the
+field by its path (``clues.0.fallback``).
+
 What a model wrote is attested, not re-derived: :func:`attested_digest` hashes it and
 the record's id (:func:`story_id`) binds that digest (:func:`bind_id`). The proof of a
 record is :mod:`twosat_formal.verbalize.story.proof`; the validation statistics of
@@ -29,9 +37,12 @@ import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from twosat_formal.errors import RecordError
+
+if TYPE_CHECKING:  # the typed record layer (pydantic) is imported when a record is read
+    from pydantic import BaseModel
 from twosat_formal.jsonl import json_line
 from twosat_formal.verbalize.story.replies import ATTEMPT_OUTCOMES
 from twosat_formal.verbalize.story.themes import THEMES
@@ -98,19 +109,21 @@ class Attempt:
     @classmethod
     def from_record(cls, obj: Any) -> Attempt:
         """Read :meth:`to_record` output (:class:`RecordError` when malformed)."""
-        data = _mapping(obj, "attempt")
-        recovered = data.get("recovered")
+        from twosat_formal import records
+
+        data = _validated(obj, records.Attempt, "attempt")
+        recovered = data["recovered"]
         return cls(
-            attempt=_int(data, "attempt"),
-            text=_opt_str(data, "text"),
+            attempt=data["attempt"],
+            text=data["text"],
             outcome=_choice(data, "outcome", ATTEMPT_OUTCOMES),
-            finish_reason=_opt_str(data, "finish_reason"),
-            entities_reply=_opt_str(data, "entities_reply"),
-            state_replies=tuple(_opt_str_list(data, "state_replies")),
-            entities=_str_tuple(data, "entities") if data.get("entities") is not None else None,
-            states=_str_tuple(data, "states") if data.get("states") is not None else None,
+            finish_reason=data["finish_reason"],
+            entities_reply=data["entities_reply"],
+            state_replies=tuple(data["state_replies"]),
+            entities=_strings(data["entities"], "entities"),
+            states=_strings(data["states"], "states"),
             recovered=_pairs(recovered, "recovered") if recovered is not None else None,
-            error=_opt_str(data, "error"),
+            error=data["error"],
         )
 
 
@@ -174,25 +187,18 @@ class ClueRecord:
     @classmethod
     def from_record(cls, obj: Any) -> ClueRecord:
         """Read :meth:`to_record` output (:class:`RecordError` when malformed)."""
-        data = _mapping(obj, "clue")
-        attempts = data.get("attempts")
-        if not isinstance(attempts, list):
-            raise RecordError("field 'attempts' of a clue must be a list")
-        accepted = data.get("accepted")
-        if accepted is not None and (not isinstance(accepted, int) or isinstance(accepted, bool)):
-            raise RecordError("field 'accepted' must be an integer or null")
-        fallback = data.get("fallback")
-        if not isinstance(fallback, bool):
-            raise RecordError("field 'fallback' must be a boolean")
+        from twosat_formal import records
+
+        data = _validated(obj, records.Clue, "clue")
         return cls(
-            index=_int(data, "index"),
-            clause=_str_tuple(data, "clause"),
+            index=data["index"],
+            clause=tuple(data["clause"]),
             mode=_choice(data, "mode", _CLAUSE_MODES),
-            attempts=tuple(Attempt.from_record(a) for a in attempts),
-            accepted=accepted,
-            fallback=fallback,
-            text=_str(data, "text"),
-            recovered=_str_tuple(data, "recovered"),
+            attempts=tuple(Attempt.from_record(a) for a in data["attempts"]),
+            accepted=data["accepted"],
+            fallback=data["fallback"],
+            text=data["text"],
+            recovered=tuple(data["recovered"]),
         )
 
 
@@ -344,47 +350,33 @@ class StoryRecord:
 
     @classmethod
     def _read(cls, record: object) -> StoryRecord:
+        from twosat_formal.records import StoryRecordModel
+
         data = _mapping(record, "story record")
         version = data.get("schema_version")
         if version != SCHEMA_VERSION:
             raise RecordError(f"unsupported schema_version {version!r} (expected {SCHEMA_VERSION})")
         if data.get("kind") != KIND:
             raise RecordError(f"field 'kind' must be {KIND!r}")
-        seed = _int(data, "seed")
-        entities = data.get("entities")
-        if not isinstance(entities, Mapping) or not all(
-            isinstance(k, str) and isinstance(v, str) for k, v in entities.items()
-        ):
-            raise RecordError("field 'entities' must map entity strings to variable names")
-        clues = data.get("clues")
-        if not isinstance(clues, list):
-            raise RecordError("field 'clues' must be a list")
-        recovered = data.get("recovered")
-        if not isinstance(recovered, list):
-            raise RecordError("field 'recovered' must be a list of clauses")
-        roundtrip = data.get("roundtrip")
-        if roundtrip is not None and not isinstance(roundtrip, Mapping):
-            raise RecordError("field 'roundtrip' must be an object or null")
-        provenance = data.get("provenance", {})
-        if not isinstance(provenance, Mapping):
-            raise RecordError("field 'provenance' must be an object")
-        theme = _str(data, "theme")
+        _validated(data, StoryRecordModel, "story record")
+        theme = data["theme"]
         if theme not in THEMES:
             raise RecordError(f"unknown story theme {theme!r}")
+        roundtrip = data["roundtrip"]
         out = cls(
-            id=_str(data, "id"),
-            instance_id=_str(data, "instance_id"),
+            id=data["id"],
+            instance_id=data["instance_id"],
             theme=theme,
-            model=_str(data, "model"),
-            seed=seed,
-            entities=dict(entities),
-            intro=_str(data, "intro"),
-            clues=tuple(ClueRecord.from_record(c) for c in clues),
-            story=_str(data, "story"),
-            text=_str(data, "text"),
-            recovered=tuple(_clause(c) for c in recovered),
+            model=data["model"],
+            seed=data["seed"],
+            entities=dict(data["entities"]),
+            intro=data["intro"],
+            clues=tuple(ClueRecord.from_record(c) for c in data["clues"]),
+            story=data["story"],
+            text=data["text"],
+            recovered=tuple(tuple(c) for c in data["recovered"]),
             roundtrip=dict(roundtrip) if roundtrip is not None else None,
-            provenance=dict(provenance),
+            provenance=dict(data["provenance"]),
         )
         expected = story_id(out.instance_id, out.theme, out.model, out.seed, attested_digest(out))
         if out.id != expected:
@@ -403,6 +395,46 @@ def is_story_record(record: object) -> bool:
 
 # -- field readers --------------------------------------------------------------------------
 
+#: What a field must be, by the type of a typed-layer error (``string_type``...).
+_EXPECTED = {
+    "string_type": "a string",
+    "int_type": "an integer",
+    "bool_type": "a boolean",
+    "list_type": "a list",
+    "dict_type": "an object",
+    "none_required": "null",
+    "greater_than_equal": "at least 1",
+}
+
+
+def _validated(obj: object, model: type[BaseModel], what: str) -> Mapping[str, Any]:
+    """``obj`` checked by its typed record model (:mod:`twosat_formal.records`), strictly.
+
+    The first problem becomes one :class:`RecordError` naming the field by its path
+    (``clues.0.fallback``).
+
+    >>> from twosat_formal.records import Clue
+    >>> _validated({"index": 1}, Clue, "clue")
+    Traceback (most recent call last):
+    ...
+    twosat_formal.errors.RecordError: missing field 'clause'
+    """
+    from pydantic import ValidationError
+
+    data = _mapping(obj, what)
+    try:
+        model.model_validate(data, strict=True)
+    except ValidationError as exc:
+        error = exc.errors(include_url=False)[0]
+        where = ".".join(str(part) for part in error["loc"])
+        if error["type"] == "missing":
+            raise RecordError(f"missing field {where!r}") from None
+        expected = _EXPECTED.get(error["type"])
+        if expected is None:
+            raise RecordError(f"field {where!r}: {error['msg']}") from None
+        raise RecordError(f"field {where!r} must be {expected}") from None
+    return data
+
 
 def _mapping(obj: object, what: str) -> Mapping[str, Any]:
     if not isinstance(obj, Mapping):
@@ -410,51 +442,18 @@ def _mapping(obj: object, what: str) -> Mapping[str, Any]:
     return obj
 
 
-def _str(data: Mapping[str, Any], key: str) -> str:
-    value = data.get(key)
-    if not isinstance(value, str):
-        raise RecordError(f"field {key!r} must be a string")
-    return value
-
-
-def _opt_str(data: Mapping[str, Any], key: str) -> str | None:
-    value = data.get(key)
-    if value is not None and not isinstance(value, str):
-        raise RecordError(f"field {key!r} must be a string or null")
-    return value
-
-
-def _int(data: Mapping[str, Any], key: str) -> int:
-    value = data.get(key)
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise RecordError(f"field {key!r} must be an integer")
-    return value
-
-
 def _choice(data: Mapping[str, Any], key: str, choices: Sequence[str]) -> str:
-    value = _str(data, key)
+    value = data[key]
     if value not in choices:
         raise RecordError(f"field {key!r} must be one of {', '.join(choices)}, got {value!r}")
-    return value
+    return str(value)
 
 
-def _str_tuple(data: Mapping[str, Any], key: str) -> tuple[str, ...]:
-    value = data.get(key)
+def _strings(value: object, key: str) -> tuple[str, ...] | None:
+    if value is None:
+        return None
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise RecordError(f"field {key!r} must be a list of strings")
-    return tuple(value)
-
-
-def _opt_str_list(data: Mapping[str, Any], key: str) -> list[str | None]:
-    value = data.get(key, [])
-    if not isinstance(value, list) or not all(v is None or isinstance(v, str) for v in value):
-        raise RecordError(f"field {key!r} must be a list of strings or nulls")
-    return value
-
-
-def _clause(value: object) -> tuple[str, ...]:
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise RecordError("field 'recovered' must be a list of clauses of literal names")
     return tuple(value)
 
 
