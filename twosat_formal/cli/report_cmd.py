@@ -29,6 +29,7 @@ from twosat_formal.errors import ConfigError
 from twosat_formal.experiments.spec import load_spec, spec_names
 from twosat_formal.models import spec_forms
 from twosat_formal.models.base import DEFAULT_MAX_TOKENS, DEFAULT_TIMEOUT_S
+from twosat_formal.verbalize.story.statistics import PAPER_FALLBACK_RATE, PAPER_FIRST_ATTEMPT_RATE
 
 if TYPE_CHECKING:
     from twosat_formal.experiments.runner import ExperimentResult
@@ -71,6 +72,29 @@ def _result_json(result: ExperimentResult) -> dict[str, Any]:
     return out
 
 
+def _story_lines(story: dict[str, Any] | None) -> list[str]:
+    """The story stage of a ``story`` experiment: its rates beside the paper's.
+
+    >>> _story_lines({"stories": 3, "model": "m", "calls_made": 9, "calls_reused": 0,
+    ...     "statistics": {"first_attempt_rate": 0.8, "fallback_rate": 0.1}})[0]
+    'stories    3 by m (9 calls, 0 from the store): first-attempt validation 80.0% \
+(paper 95.4%), fallback 10.0% (paper 3.3%)'
+    """
+    if not story:
+        return []
+    stats = story.get("statistics") or {}
+
+    def pct(value: object) -> str:
+        return f"{value:.1%}" if isinstance(value, float) else "-"
+
+    return [
+        f"stories    {story.get('stories')} by {story.get('model')} ({story.get('calls_made')} "
+        f"calls, {story.get('calls_reused')} from the store): first-attempt validation "
+        f"{pct(stats.get('first_attempt_rate'))} (paper {PAPER_FIRST_ATTEMPT_RATE:.1%}), "
+        f"fallback {pct(stats.get('fallback_rate'))} (paper {PAPER_FALLBACK_RATE:.1%})"
+    ]
+
+
 def _print_result(result: ExperimentResult, as_json: bool = False) -> None:
     if as_json:
         _print_json(_result_json(result))
@@ -95,6 +119,7 @@ def _print_result(result: ExperimentResult, as_json: bool = False) -> None:
         f"requests   {summary.planned} planned, {summary.skipped} already stored, "
         f"{summary.done} done now",
         *error_lines(summary),
+        *_story_lines(result.manifest.get("story")),
         f"folder     {result.out_dir}",
     ]
     if result.report is not None:
