@@ -247,10 +247,13 @@ def test_cli_runs_a_story_spec_with_a_story_server(
         ]
         code, stdout, err = run(argv, capsys)
         served = len(server.log)
+        turns = max(len(e.messages) for e in server.log)
     assert code == 0, err
+    assert turns > 3  # the clue requests carry the conversation as chat messages
     assert served > 0 and any(kind == "wrong-polarity" for _, _, kind in script.seen)
     stories = lines(out / "stories.jsonl")
     assert [s["theme"] for s in stories] == ["heist", "heist"]
+    assert {s["provenance"]["conversation"] for s in stories} == {"messages"}
     assert json.loads(stdout)["experiment"] == "story-small"
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["story"]["model"] == "openai/scripted-writer"
