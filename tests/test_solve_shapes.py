@@ -9,6 +9,7 @@ here from the clauses in plain Python, strong components by networkx, labels by 
 from __future__ import annotations
 
 from collections import deque
+from itertools import pairwise
 
 import networkx as nx
 import numpy as np
@@ -22,10 +23,11 @@ from scipy.sparse.csgraph import breadth_first_order
 from twosat_formal.errors import CertificateError
 from twosat_formal.formula import Formula
 from twosat_formal.solve import SolveResult, check_cycle, check_model, check_result, solve, verify
-from twosat_formal.solve.graph import implication_graph
+from twosat_formal.solve.graph import implication_graph, index_literal
 from twosat_formal.solve.scc import (
     CYCLE_CANDIDATES,
     contradiction_cycle,
+    mirror_path,
     near_path,
     strong_components,
     tree_path,
@@ -262,3 +264,56 @@ def test_a_long_wrong_cycle_is_refused_at_its_first_wrong_step(n: int) -> None:
     padded = Formula(ring + [[i, i + 1] for i in range(1, n)], num_vars=n)
     with pytest.raises(CertificateError, match="cycle"):
         verify(padded, SolveResult("UNSAT", cycle=short))
+
+
+@st.composite
+def two_cnfs(draw: st.DrawFn) -> Formula:
+    n = draw(st.integers(1, 25))
+    literal = st.integers(1, n).flatmap(lambda v: st.sampled_from([v, -v]))
+    m = draw(st.integers(1, 3 * n))
+    return Formula(
+        draw(st.lists(st.lists(literal, min_size=1, max_size=2), min_size=m, max_size=m))
+    )
+
+
+@settings(max_examples=300)
+@given(two_cnfs(), st.data(), st.sampled_from([1, 2, 64]))
+def test_the_search_from_both_ends_finds_a_shortest_path_to_the_negation(
+    formula: Formula, data: st.DataObject, levels: int
+) -> None:
+    graph = implication_graph(formula)
+    start = data.draw(st.integers(0, graph.num_nodes - 1))
+    goal = start ^ 1
+    _order, pred = breadth_first_order(graph.matrix, start, directed=True, return_predecessors=True)
+    path = mirror_path(graph.matrix, start, levels=levels)
+    if pred[goal] < 0:
+        assert path is None
+        return
+    steps = len(tree_path(pred, start, goal)) - 1
+    if (steps + 1) // 2 > levels:
+        assert path is None
+        return
+    assert path is not None and len(path) - 1 == steps
+    assert path[0] == start and path[-1] == goal
+    edges = set(graph.edges())
+    walk = index_literal(path).tolist()
+    assert all(step in edges for step in pairwise(walk))
+
+
+@settings(max_examples=200)
+@given(two_cnfs())
+def test_a_large_component_cycle_is_as_short_and_checked(formula: Formula) -> None:
+    from twosat_formal.solve import scc
+
+    graph = implication_graph(formula)
+    components = strong_components(graph)
+    if not np.any(components.labels[0::2] == components.labels[1::2]):
+        return
+    one_ended = contradiction_cycle(graph, components)
+    large, scc.LARGE_COMPONENT = scc.LARGE_COMPONENT, 0  # every component is "large"
+    try:
+        both_ends = contradiction_cycle(graph, components)
+    finally:
+        scc.LARGE_COMPONENT = large
+    check_cycle(formula, both_ends)
+    assert len(both_ends) == len(one_ended)

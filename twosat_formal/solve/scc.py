@@ -46,6 +46,7 @@ __all__ = [
     "conflicting_variables",
     "contradiction_cycle",
     "dag_levels",
+    "mirror_path",
     "model_from_components",
     "near_path",
     "solve_scc",
@@ -68,6 +69,12 @@ SHORT_WALK = 256
 #: stops where it reaches its goal, for paths up to this many steps; a longer one is
 #: left to SciPy's search of the whole component (:func:`_bfs_path`).
 NEAR_LEVELS = 64
+
+#: In a component of more than this many literals, each path of a contradiction cycle
+#: is searched from both ends at once (:func:`mirror_path`): a shortest path still,
+#: but not always the one a search from one end picks. Smaller components, and so
+#: every formula small enough for the plain-Python path, keep the one-ended search.
+LARGE_COMPONENT = 1 << 16
 
 #: About how many component nodes the searches for a contradiction cycle visit in all:
 #: a component of ``s`` nodes tries ``min(8, budget // (2 s))`` variables, at least one.
@@ -306,6 +313,65 @@ def near_path(
     return None
 
 
+def mirror_path(graph: sp.csr_array, start: int, levels: int = NEAR_LEVELS) -> IntArray | None:
+    """A shortest path ``start ~> start ^ 1`` in an implication graph, met in the middle.
+
+    In an implication graph ``u -> v`` is an edge iff ``v ^ 1 -> u ^ 1`` is one, so
+    the distance from ``u`` to ``start ^ 1`` is the distance from ``start`` to
+    ``u ^ 1``: one breadth-first search from ``start`` is a search from both ends. It
+    stops after the first level at which some node ``u`` and its negation have both
+    been reached, about half-way along the path, and joins ``start ~> u`` with the
+    mirror image of ``start ~> u ^ 1``; of the nodes met there it takes the one with
+    the shortest total, then the lowest number. None if that takes more than
+    ``levels`` levels (or ``start ^ 1`` is not reachable).
+
+    The graph's node numbering must pair each node with its negation as ``i`` and
+    ``i ^ 1`` (true of the whole graph, and of a component holding some ``x`` and
+    ``-x`` with its nodes numbered in order).
+
+    Examples
+    --------
+    >>> from twosat_formal.formula import Formula
+    >>> g = implication_graph(Formula([[-1, 2], [-2, 3], [-3, -1], [1, 4], [-4, 1]]))
+    >>> index_literal(mirror_path(g.matrix, 0)).tolist()
+    [1, 2, 3, -1]
+    """
+    indptr, indices = graph.indptr, graph.indices
+    depth = np.full(graph.shape[0], -1, dtype=np.int64)
+    depth[start] = 0
+    parent = np.empty(graph.shape[0], dtype=indices.dtype)  # set for the nodes reached
+    frontier = np.array([start], dtype=indices.dtype)
+    for level in range(1, levels + 1):
+        first, counts = indptr[frontier], indptr[frontier + 1] - indptr[frontier]
+        total = int(counts.sum())
+        gather = np.repeat(first - (np.cumsum(counts) - counts), counts) + np.arange(total)
+        found, owner = indices[gather], np.repeat(frontier, counts)
+        fresh = depth[found] < 0
+        found, owner = found[fresh], owner[fresh]
+        if found.size == 0:
+            return None
+        _nodes, where = np.unique(found, return_index=True)
+        frontier = found[where]
+        depth[frontier] = level
+        parent[frontier] = owner[where]
+        met = frontier[depth[frontier ^ 1] >= 0]
+        if met.size:
+            meeting = np.concatenate([met, met ^ 1])
+            lengths = np.concatenate([level + depth[met ^ 1]] * 2)
+            node = int(meeting[lengths == lengths.min()].min())
+            there = _walk_back(parent, start, node)
+            mirror = _walk_back(parent, start, node ^ 1)[::-1][1:] ^ 1
+            return np.concatenate([there, mirror])
+    return None
+
+
+def _walk_back(parent: npt.NDArray[np.integer], start: int, node: int) -> IntArray:
+    walk = [node]
+    while walk[-1] != start:
+        walk.append(int(parent[walk[-1]]))
+    return np.array(walk[::-1], dtype=np.int64)
+
+
 def _bfs_path(graph: sp.csr_array, start: int, goal: int) -> IntArray:
     """A shortest path ``start ~> goal`` (both included): one search, walked back in numpy.
 
@@ -329,10 +395,12 @@ def contradiction_cycle(
 
     The walk joins two breadth-first shortest paths, ``x ~> -x`` and ``-x ~> x``,
     each found by one search of the component and walked back in numpy
-    (:func:`tree_path`). In a small component up to :data:`CYCLE_CANDIDATES`
-    variables are tried and the shortest walk is kept; in a large one fewer, so that
-    the searches visit about :data:`CYCLE_SEARCH_BUDGET` nodes in all, and never
-    fewer than one variable's two searches.
+    (:func:`tree_path`); in a component of more than :data:`LARGE_COMPONENT`
+    literals each is searched from both ends at once (:func:`mirror_path`). In a
+    small component up to :data:`CYCLE_CANDIDATES` variables are tried and the
+    shortest walk is kept; in a large one fewer, so that the searches visit about
+    :data:`CYCLE_SEARCH_BUDGET` nodes in all, and never fewer than one variable's two
+    searches.
 
     Parameters
     ----------
@@ -388,8 +456,14 @@ def contradiction_cycle(
         pos, neg = 2 * (x - 1), 2 * (x - 1) + 1
         if not whole:
             pos, neg = np.searchsorted(nodes, [pos, neg]).tolist()
-        there = _bfs_path(sub, pos, neg)
-        back = _bfs_path(sub, neg, pos)
+        if nodes.size > LARGE_COMPONENT:  # met in the middle; SciPy's search if far
+            there = mirror_path(sub, pos)
+            back = mirror_path(sub, neg)
+            there = _bfs_path(sub, pos, neg) if there is None else there
+            back = _bfs_path(sub, neg, pos) if back is None else back
+        else:
+            there = _bfs_path(sub, pos, neg)
+            back = _bfs_path(sub, neg, pos)
         walk = np.concatenate([there, back[1:-1]])
         if best is None or walk.size < best.size:
             best = walk
