@@ -45,7 +45,11 @@ TARGETS: dict[str, tuple[str, tuple[str, ...]]] = {
     ),
     "fieldclass": (
         "twosat_formal/fieldclass.py",
-        ("tests/test_certify_rederive.py", "tests/test_certify_tamper.py"),
+        (
+            "tests/test_fieldclass_rules.py",
+            "tests/test_certify_tamper.py",
+            "tests/test_certify_rederive.py",
+        ),
     ),
 }
 
@@ -169,10 +173,32 @@ def _copy_repo(folder: Path) -> None:
             shutil.copy2(source, folder / name)
 
 
-def run(target: str, *, limit: int | None, seed: int, timeout: int) -> list[Mutant]:
-    """Run the mutants of one target; the survivors."""
+def line_set(text: str | None) -> frozenset[int] | None:
+    """The lines ``--lines`` names (``120,131-140``), or ``None`` for all.
+
+    >>> sorted(line_set("3,7-9"))
+    [3, 7, 8, 9]
+    """
+    if text is None:
+        return None
+    lines: set[int] = set()
+    for part in text.split(","):
+        low, _, high = part.partition("-")
+        lines.update(range(int(low), int(high or low) + 1))
+    return frozenset(lines)
+
+
+def run(
+    target: str,
+    *,
+    limit: int | None,
+    seed: int,
+    timeout: int,
+    lines: frozenset[int] | None = None,
+) -> list[Mutant]:
+    """Run the mutants of one target (of ``lines`` only, when given); the survivors."""
     module, tests = TARGETS[target]
-    found = list(mutants(ROOT / module))
+    found = [m for m in mutants(ROOT / module) if lines is None or m.line in lines]
     if limit is not None and limit < len(found):
         found = sorted(random.Random(seed).sample(found, limit), key=lambda m: m.line)
     survivors: list[Mutant] = []
@@ -204,19 +230,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--timeout", type=int, default=300, help="seconds per mutant")
     parser.add_argument("--list", action="store_true", help="list the mutants and stop")
+    parser.add_argument(
+        "--lines", help="only the mutants of these lines, e.g. 120,131-140 (one --target)"
+    )
     args = parser.parse_args(argv)
     targets = args.target or sorted(TARGETS)
+    lines = line_set(args.lines)
     if args.list:
         for target in targets:
             module = TARGETS[target][0]
             for mutant in mutants(ROOT / module):
-                print(f"{module}:{mutant.line} {mutant.what}")
+                if lines is None or mutant.line in lines:
+                    print(f"{module}:{mutant.line} {mutant.what}")
         return 0
     survivors = []
     for target in targets:
         survivors += [
             (TARGETS[target][0], m)
-            for m in run(target, limit=args.limit, seed=args.seed, timeout=args.timeout)
+            for m in run(
+                target, limit=args.limit, seed=args.seed, timeout=args.timeout, lines=lines
+            )
         ]
     print(f"{len(survivors)} survivors")
     for module, mutant in survivors:

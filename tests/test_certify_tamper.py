@@ -283,7 +283,56 @@ def test_a_story_provenance_is_attested_but_for_its_tool_version() -> None:
     assert extra.differences == ["provenance.tool_version is not a field of the re-derived record"]
     assert extra.counts == {"re-derived": 1, "measured": 0, "attested": 1}
     empty = compare_record("story", {"provenance": {}}, again)
+    assert empty.differences == ["provenance.tool_version is missing"]
     assert empty.counts == {"re-derived": 0, "measured": 0, "attested": 1}
     flat = compare_record("story", {"provenance": "text"}, again)
-    assert flat.differences == []
+    assert flat.differences == ["provenance is 'text', not an object"]
     assert flat.counts == {"re-derived": 0, "measured": 0, "attested": 1}
+    both = compare_record("story", {"provenance": "a"}, {"provenance": "b"})
+    assert both.differences == [] and both.counts["attested"] == 1
+
+
+# -- the walk, line by line (each test kills mutants of scripts/mutate.py) -----------------
+
+
+def test_empty_objects_and_lists_under_live_rules_count_one_field() -> None:
+    for value in ({"proof": {}}, {"proof": {"seconds": 0.0}}):
+        record = {"transforms": [value]}
+        counts = compare_record("document", record, copy.deepcopy(record)).counts
+        assert sum(counts.values()) == 1, (value, counts)
+    counts = compare_record("document", {"transforms": []}, {"transforms": []}).counts
+    assert counts == {"re-derived": 1, "measured": 0, "attested": 0}
+
+
+def test_a_list_is_not_a_tuple_even_when_their_json_is_the_same() -> None:
+    assert compare_record("instance", {"formula": [1, 2]}, {"formula": (1, 2)}).differences
+    assert compare_record("instance", {"formula": (1, 2)}, {"formula": [1, 2]}).differences
+
+
+def test_leaves_under_live_rules_differ_by_type_and_value() -> None:
+    def differences(a: object, b: object) -> list[str]:
+        return compare_record(
+            "document", {"transforms": [{"x": a}]}, {"transforms": [{"x": b}]}
+        ).differences
+
+    assert differences(True, 1) == ["transforms[0].x is True, re-derived 1"]
+    assert differences("a", "b") == ["transforms[0].x is 'a', re-derived 'b'"]
+    assert differences(1, 1) == [] and differences("a", "a") == []
+
+
+def test_a_text_difference_names_the_first_line_that_differs() -> None:
+    def message(a: str, b: str) -> str:
+        (only,) = compare_record("prompt", {"text": a}, {"text": b}).differences
+        return only
+
+    assert message("a\nb\nc", "a\nX\nc") == "text line 2 is 'b', re-derived 'X'"
+    assert message("a", "a\nb") == "text line 2 is '(end of text)', re-derived 'b'"
+    assert message("a\nb", "a") == "text line 2 is 'b', re-derived '(end of text)'"
+
+
+def test_at_most_five_differences_are_listed_then_one_ellipsis() -> None:
+    stored = {f"k{i}": i for i in range(8)}
+    expected = {f"k{i}": -i - 1 for i in range(8)}
+    found = compare_record("prompt", stored, expected).differences
+    assert len(found) == 6 and found[-1] == "..." and found[0] == "k0 is 0, re-derived -1"
+    assert compare_record("prompt", stored, expected, limit=2).differences[2:] == ["..."]

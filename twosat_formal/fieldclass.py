@@ -83,9 +83,6 @@ FIELD_CLASSES: dict[str, tuple[tuple[_Pattern, str], ...]] = {
     ),
 }
 
-#: Measured fields that are timings: finite, non-negative numbers.
-_TIMINGS = {"seconds", "time_s"}
-
 
 def _matches(pattern: _Pattern, path: Sequence[str | int]) -> bool:
     if len(path) < len(pattern):
@@ -222,11 +219,19 @@ def _walk_parted(
     limit: int,
     rules: _Rules,
 ) -> None:
-    """A field whose fields the rules part: each is walked under its own class."""
-    if not isinstance(stored, Mapping) or not isinstance(expected, Mapping) or not stored:
-        outer = next(kind_of for pattern, kind_of in rules if len(pattern) <= len(path))
+    """A field whose fields the rules part: each is walked under its own class.
+
+    The field itself is of the class of the first rule that matched it in full (a
+    story's ``provenance`` is attested); a re-derived field below must be there.
+    """
+    outer = next(kind_of for pattern, kind_of in rules if len(pattern) <= len(path))
+    if not isinstance(stored, Mapping) or not isinstance(expected, Mapping):
         out.counts[outer] += _leaves(stored)
+        if isinstance(expected, Mapping):
+            _differ(out, limit, f"{_show_path(path)} is {_show(stored)}, not an object")
         return
+    if not stored:
+        out.counts[outer] += 1
     for key in {**stored, **expected}:
         below = _descend(rules, len(path), key)
         where = [*path, key]
@@ -257,7 +262,7 @@ def _walk(
         return
     if cls != RE_DERIVED:
         out.counts[cls] += _leaves(stored)
-        if cls == MEASURED and path and path[-1] in _TIMINGS:
+        if cls == MEASURED:  # every measured field is a timing
             ok = isinstance(stored, int | float) and not isinstance(stored, bool)
             if not ok or not math.isfinite(stored) or stored < 0:
                 _differ(out, limit, f"{_show_path(path)} is {_show(stored)}, not a timing")
