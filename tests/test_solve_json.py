@@ -137,3 +137,16 @@ def test_default_names_in_bulk_across_digit_counts() -> None:
 def test_a_cycle_outside_the_variables_is_refused_in_bulk(bad: tuple[int, int]) -> None:
     with pytest.raises(ConfigError, match=r"is not in 1\.\.5"):
         SolveResult("UNSAT", cycle=bad).to_json_text(Formula([[1]], num_vars=5))
+
+
+def test_a_certificate_is_read_back_from_the_array_it_was_made_from() -> None:
+    from twosat_formal.solve.result import certificate_array, certificate_tuple
+
+    made = certificate_tuple(np.array([3, -1, 2]))
+    array = certificate_array(made, np.int64)
+    assert made == (3, -1, 2) and array.tolist() == [3, -1, 2]
+    assert not array.flags.writeable  # the remembered array cannot change under the tuple
+    assert certificate_array(made, np.bool_).tolist() == [True, True, True]  # other dtype
+    equal = (3, -1, 2)  # an equal tuple that was not made from it is converted afresh
+    assert certificate_array(equal, np.int64) is not array
+    assert certificate_array(equal, np.int64).tolist() == [3, -1, 2]

@@ -40,7 +40,7 @@ from twosat_formal.solve.check import (
     check_model,
     check_result,
 )
-from twosat_formal.solve.result import SolveResult
+from twosat_formal.solve.result import SolveResult, certificate_array
 
 __all__ = [
     "BACKENDS",
@@ -149,9 +149,9 @@ def verify(formula: Formula, result: SolveResult) -> SolveResult:
     if result.status == "SAT":
         if result.model is None:
             raise CertificateError(f"{who} SAT answer has no model")
-        _verify_model(formula, np.asarray(result.model, dtype=np.bool_), who)
+        _verify_model(formula, certificate_array(result.model, np.bool_), who)
     elif result.cycle is not None:
-        _verify_cycle(formula, np.asarray(result.cycle, dtype=np.int64), who)
+        _verify_cycle(formula, certificate_array(result.cycle, np.int64), who)
     elif result.empty_clause is not None:
         index = result.empty_clause
         if not (0 <= index < formula.num_clauses and formula.widths[index] == 0):

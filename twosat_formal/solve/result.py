@@ -33,7 +33,7 @@ import numpy.typing as npt
 from twosat_formal.errors import ConfigError
 from twosat_formal.formula import Formula
 
-__all__ = ["STATUSES", "SolveResult"]
+__all__ = ["STATUSES", "SolveResult", "certificate_array", "certificate_tuple"]
 
 #: The two answers a solver gives.
 STATUSES = ("SAT", "UNSAT")
@@ -152,12 +152,47 @@ class SolveResult:
         return "".join(parts)
 
 
+#: The last certificate a solver turned from a numpy array into a tuple, with a
+#: read-only view of that array (see :func:`certificate_tuple`).
+_LAST_CERTIFICATE: list[tuple[tuple[Any, ...], npt.NDArray[Any]]] = []
+
+
+def certificate_tuple(values: npt.NDArray[Any]) -> tuple[Any, ...]:
+    """``tuple(values.tolist())``, the form a :class:`SolveResult` keeps, remembering ``values``.
+
+    The check of the result and its JSON then read the array back
+    (:func:`certificate_array`) instead of converting a million-entry tuple again.
+
+    >>> t = certificate_tuple(np.array([1, -2]))
+    >>> t, certificate_array(t, np.int64).tolist()
+    ((1, -2), [1, -2])
+    """
+    out = tuple(values.tolist())
+    view = values.view()
+    view.flags.writeable = False
+    _LAST_CERTIFICATE[:] = [(out, view)]
+    return out
+
+
+def certificate_array(values: Sequence[Any], dtype: npt.DTypeLike) -> npt.NDArray[Any]:
+    """``np.asarray(values, dtype)``; the remembered array if ``values`` is the tuple made from it.
+
+    >>> certificate_array((True, False), np.bool_).tolist()
+    [True, False]
+    """
+    if _LAST_CERTIFICATE:
+        made, array = _LAST_CERTIFICATE[0]
+        if made is values and array.dtype == np.dtype(dtype):
+            return array
+    return np.asarray(values, dtype=dtype)
+
+
 def _model_text(formula: Formula, model: Sequence[bool]) -> str:
     """The JSON object ``{name: bool}`` of a model: names and separators interleaved."""
     if not model:
         return "{}"
     if formula.has_default_names:  # '{"x1": true, "x2": false}' from the numbers alone
-        values = np.fromiter(model, dtype=np.bool_, count=len(model))
+        values = certificate_array(model, np.bool_)
         return _default_model_text(values)
     parts: list[str] = [""] * (2 * len(model))
     parts[0::2] = formula.names
@@ -170,7 +205,7 @@ def _cycle_text(formula: Formula, cycle: Sequence[int]) -> str:
     if not cycle:
         return "[]"
     if formula.has_default_names:  # '["x5", "~x3"]' from the numbers alone
-        lits = np.fromiter(cycle, dtype=np.int64, count=len(cycle))
+        lits = certificate_array(cycle, np.int64)
         if bool(np.any(lits == 0)) or int(np.abs(lits).max()) > formula.num_vars:
             formula.literal_names(lits)  # raises the error that names the bad variable
         return _default_cycle_text(lits)

@@ -35,7 +35,7 @@ import numpy.typing as npt
 from twosat_formal.errors import TwoSatFormalError
 from twosat_formal.formula import Formula
 from twosat_formal.solve.graph import ImplicationGraph, implication_graph, index_literal
-from twosat_formal.solve.result import SolveResult
+from twosat_formal.solve.result import SolveResult, certificate_tuple
 
 if TYPE_CHECKING:  # SciPy is imported by the functions that use it
     import scipy.sparse as sp
@@ -468,7 +468,7 @@ def contradiction_cycle(
         if best is None or walk.size < best.size:
             best = walk
     assert best is not None
-    return tuple(index_literal(best if whole else nodes[best]).tolist())
+    return certificate_tuple(index_literal(best if whole else nodes[best]))
 
 
 def solve_scc(formula: Formula) -> SolveResult:
@@ -495,4 +495,4 @@ def solve_scc(formula: Formula) -> SolveResult:
     if bool(np.any(labels[0::2] == labels[1::2])):
         return SolveResult("UNSAT", cycle=contradiction_cycle(graph, components), backend="scc")
     model = model_from_components(components)
-    return SolveResult("SAT", model=tuple(model.tolist()), backend="scc")
+    return SolveResult("SAT", model=certificate_tuple(model), backend="scc")
