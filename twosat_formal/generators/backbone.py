@@ -39,14 +39,11 @@ from twosat_formal.generators.fillers import (
 from twosat_formal.generators.knobs import (
     ParamSpec,
     ParamValue,
-    optional_int,
     round_half_up,
-    share_count,
-    used_knobs,
-    validate_params,
 )
+from twosat_formal.generators.resolve import KnobRule, Request, Sizing, resolve_sizes
 
-__all__ = ["DEFAULT_CLAUSES", "FAMILY", "PARAMS", "backbone", "resolve"]
+__all__ = ["DEFAULT_CLAUSES", "FAMILY", "PARAMS", "SIZING", "backbone", "build", "resolve"]
 
 FAMILY = "backbone"
 #: Clause count used when neither a target nor the structural sizes are given.
@@ -116,6 +113,93 @@ def _knob_sizes(core: int, beta: float, density: float) -> tuple[int, int, int]:
     return size_b, size_f, mono
 
 
+def _budget(request: Request) -> None:
+    """``B``, ``m_mono``, ``r`` and ``n`` from the sizes given, the knobs and the target."""
+    beta, density = request.knob("beta"), request.knob("mono_density")
+    n, size_b, mono, r = (request.asked(key) for key in ("n", "B", "m_mono", "r"))
+    if request.clauses is None and n is not None and size_b is None and mono is None:
+        # The paper's direct mapping from n: |B| = beta*n, m_mono = density*|F|^2/2.
+        size_b = round_half_up(beta * n)
+        mono = round_half_up(density * (n - size_b) ** 2 / 2.0)
+        request.use("beta", "mono_density")
+    if request.clauses is None and size_b is not None and mono is not None:
+        if r is None:
+            r = request.fillers_beside(2 * size_b + mono)
+    else:
+        n, size_b, mono, r = _split_target(request, n, size_b, mono, r)
+    if n is None:
+        n = size_b + _free_size(mono, size_b, beta, density, request.used)
+    min_free = 2 if mono > 0 else 0
+    if n < size_b + min_free:
+        raise ConfigError(
+            f"n={n} variables leave fewer than {min_free} free ones for {mono} monotone clauses",
+            parameter="n",
+            valid=f">= {size_b + min_free}",
+        )
+    request.sizes.update(n=n, B=size_b, m_mono=mono, r=r)
+
+
+def _split_target(
+    request: Request, n: int | None, size_b: int | None, mono: int | None, r: int | None
+) -> tuple[int | None, int, int, int]:
+    """``(n, B, m_mono, r)`` meeting the clause target ``2B + m_mono + r``."""
+    target = request.target
+    if r is None:
+        if size_b is not None and mono is not None:
+            r = max(0, target - 2 * size_b - mono) if "filler_share" in request.given else 0
+        else:
+            r = request.fillers_in(target)
+    else:
+        request.refuse_fillers(r, target - 1, f"a core in {target} clauses")
+    core = target - r
+    if size_b is not None and mono is not None:
+        if abs(2 * size_b + mono - core) > 1:
+            raise ConfigError(
+                f"B={size_b} and m_mono={mono} make {2 * size_b + mono} core clauses,"
+                f" not {core} (±1)",
+                parameter="clauses",
+                valid=f"{2 * size_b + mono + r - 1}..{2 * size_b + mono + r + 1}",
+            )
+    elif size_b is not None:
+        mono = core - 2 * size_b
+        if mono < 0:
+            raise ConfigError(
+                f"B={size_b} needs {2 * size_b} clauses, only {core} are left",
+                parameter="B",
+                valid=f"0..{core // 2} for {core} core clauses",
+            )
+    elif mono is not None:
+        if mono > core:
+            raise ConfigError(
+                f"m_mono={mono} exceeds the {core} core clauses",
+                parameter="m_mono",
+                valid=f"0..{core}",
+            )
+        size_b = (core - mono) // 2
+    elif n is not None:
+        size_b = min(core // 2, round_half_up(request.knob("beta") * n))
+        mono = core - 2 * size_b
+        request.use("beta")
+    else:
+        size_b, size_f, mono = _knob_sizes(core, request.knob("beta"), request.knob("mono_density"))
+        n = size_b + size_f
+        request.use("beta", "mono_density")
+    return n, size_b, mono, r
+
+
+#: How a request becomes sizes: the budget splits the clauses into backbone pairs,
+#: monotone clauses and fillers (``beta``, ``mono_density``, ``filler_share``); the
+#: orientation is left to ``pi`` (drawn when building) unless it is given.
+SIZING = Sizing(
+    FAMILY,
+    PARAMS,
+    min_clauses=MIN_CLAUSES,
+    default_clauses=DEFAULT_CLAUSES,
+    budget=_budget,
+    rules=(KnobRule("orientation", "pi", lambda t, s: None),),
+)
+
+
 def resolve(clauses: int | None, params: Mapping[str, object]) -> dict[str, ParamValue]:
     """Validate a request and derive ``n``, ``B``, ``m_mono`` and ``r`` from the knobs.
 
@@ -131,104 +215,7 @@ def resolve(clauses: int | None, params: Mapping[str, object]) -> dict[str, Para
     >>> p["B"], p["m_mono"]
     (2, 16)
     """
-    values, given = validate_params(FAMILY, PARAMS, params)
-    if clauses is not None and clauses < MIN_CLAUSES:
-        raise ConfigError(
-            f"backbone needs at least {MIN_CLAUSES} clauses, got {clauses}",
-            parameter="clauses",
-            valid=f">= {MIN_CLAUSES}",
-        )
-    used = set(given)
-    beta = float(values["beta"])  # type: ignore[arg-type]
-    density = float(values["mono_density"])  # type: ignore[arg-type]
-    share = float(values["filler_share"])  # type: ignore[arg-type]
-    n, size_b, mono, r = (optional_int(values[key]) for key in ("n", "B", "m_mono", "r"))
-    if clauses is None and n is not None and size_b is None and mono is None:
-        # The paper's direct mapping from n: |B| = beta*n, m_mono = density*|F|^2/2.
-        size_b = round_half_up(beta * n)
-        mono = round_half_up(density * (n - size_b) ** 2 / 2.0)
-        used.update({"beta", "mono_density"})
-    if clauses is None and size_b is not None and mono is not None:
-        core = 2 * size_b + mono
-        if r is None:
-            if share >= 1.0:
-                raise ConfigError(
-                    "filler_share must be below 1 without a clause target",
-                    parameter="filler_share",
-                    valid="a number in [0, 1)",
-                )
-            r = round_half_up(share * core / (1.0 - share))
-            used.add("filler_share")
-    else:
-        target = clauses if clauses is not None else DEFAULT_CLAUSES
-        if r is None:
-            if size_b is not None and mono is not None:
-                r = max(0, target - 2 * size_b - mono) if "filler_share" in given else 0
-            else:
-                r = share_count(share, target, target - MIN_CLAUSES)
-                used.add("filler_share")
-        elif r > target - 1:
-            raise ConfigError(
-                f"r={r} fillers leave no room for a core in {target} clauses",
-                parameter="r",
-                valid=f"0..{target - 1} for {target} clauses",
-            )
-        core = target - r
-        if size_b is not None and mono is not None:
-            if abs(2 * size_b + mono - core) > 1:
-                raise ConfigError(
-                    f"B={size_b} and m_mono={mono} make {2 * size_b + mono} core clauses,"
-                    f" not {core} (±1)",
-                    parameter="clauses",
-                    valid=f"{2 * size_b + mono + r - 1}..{2 * size_b + mono + r + 1}",
-                )
-        elif size_b is not None:
-            mono = core - 2 * size_b
-            if mono < 0:
-                raise ConfigError(
-                    f"B={size_b} needs {2 * size_b} clauses, only {core} are left",
-                    parameter="B",
-                    valid=f"0..{core // 2} for {core} core clauses",
-                )
-        elif mono is not None:
-            if mono > core:
-                raise ConfigError(
-                    f"m_mono={mono} exceeds the {core} core clauses",
-                    parameter="m_mono",
-                    valid=f"0..{core}",
-                )
-            size_b = (core - mono) // 2
-        elif n is not None:
-            size_b = min(core // 2, round_half_up(beta * n))
-            mono = core - 2 * size_b
-            used.add("beta")
-        else:
-            size_b, size_f, mono = _knob_sizes(core, beta, density)
-            n = size_b + size_f
-            used.update({"beta", "mono_density"})
-    assert size_b is not None and mono is not None
-    if n is None:
-        n = size_b + _free_size(mono, size_b, beta, density, used)
-    min_free = 2 if mono > 0 else 0
-    if n < size_b + min_free:
-        raise ConfigError(
-            f"n={n} variables leave fewer than {min_free} free ones for {mono} monotone clauses",
-            parameter="n",
-            valid=f">= {size_b + min_free}",
-        )
-    orientation = values["orientation"]
-    if orientation is None:
-        used.add("pi")
-    return {
-        "clauses": clauses,
-        **used_knobs(values, used, ("beta", "mono_density", "pi", "filler_share")),
-        "n": n,
-        "B": size_b,
-        "m_mono": mono,
-        "r": r,
-        "orientation": orientation,
-        "shuffle": values["shuffle"],
-    }
+    return resolve_sizes(SIZING, clauses, params)
 
 
 def _free_size(mono: int, size_b: int, beta: float, density: float, used: set[str]) -> int:
@@ -267,7 +254,11 @@ def backbone(
     >>> f.num_clauses, f.num_vars, sorted(s["auxiliaries"]) == sorted(s["backbone"])
     (4, 4, True)
     """
-    p = resolve(clauses, params)
+    return build(rng, resolve(clauses, params))
+
+
+def build(rng: random.Random, p: Mapping[str, ParamValue]) -> tuple[Formula, dict[str, Any]]:
+    """Draw a formula of resolved sizes ``p`` (:func:`resolve`'s result) from ``rng``."""
     n, size_b, mono, r = (int(p[key]) for key in ("n", "B", "m_mono", "r"))  # type: ignore[arg-type]
     backbone_vars = list(range(1, size_b + 1))
     free = list(range(size_b + 1, n + 1))
@@ -311,7 +302,7 @@ def backbone(
 
 register_family(
     FAMILY,
-    backbone,
+    build,
     resolve,
     PARAMS,
     summary="SAT with a planted backbone (pairs with auxiliaries) and a monotone remainder",

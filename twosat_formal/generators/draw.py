@@ -85,8 +85,7 @@ def generate(family: str, *, clauses: int | None = None, seed: int, **params: An
     request = dict(params)
     achieved = request.pop("achieved_clauses", None)
     resolved = spec.resolve(clauses, request)
-    build_params = {k: v for k, v in resolved.items() if k != "clauses"}
-    formula, structure = spec.build(random.Random(seed), clauses, **build_params)
+    formula, structure = spec.build(random.Random(seed), resolved)
     if achieved is not None and int(achieved) != formula.num_clauses:
         raise ConfigError(
             f"these parameters make {formula.num_clauses} clauses, not {achieved}",

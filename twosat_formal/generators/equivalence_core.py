@@ -29,14 +29,11 @@ from twosat_formal.generators.fillers import arrange, matched_fresh_count, plant
 from twosat_formal.generators.knobs import (
     ParamSpec,
     ParamValue,
-    optional_int,
     round_half_up,
-    share_count,
-    used_knobs,
-    validate_params,
 )
+from twosat_formal.generators.resolve import Request, Sizing, resolve_sizes
 
-__all__ = ["DEFAULT_CLAUSES", "FAMILY", "PARAMS", "equivalence_core", "resolve"]
+__all__ = ["DEFAULT_CLAUSES", "FAMILY", "PARAMS", "SIZING", "build", "equivalence_core", "resolve"]
 
 FAMILY = "equivalence-core"
 #: Clause count used when neither a target nor the structural sizes are given.
@@ -73,6 +70,102 @@ PARAMS: tuple[ParamSpec, ...] = (
 )
 
 
+def _budget(request: Request) -> None:
+    """``n``, ``f`` and ``r`` with ``2(n − f) + r`` clauses, from the sizes given or the knobs."""
+    clauses = request.clauses
+    n, f, r = request.asked("n"), request.asked("f"), request.asked("r")
+    if n is not None and f is not None:
+        r = _pair_given(request, n, f, r)
+    elif clauses is None and (n is not None or f is not None):
+        n, f = _one_size_given(request, n, f)
+    else:
+        n, f, r = _split_target(request, n, f, r)
+    if r is None:
+        r = request.fillers_beside(2 * (n - f))
+    if n - f > 0 and f == 0:
+        raise ConfigError(
+            f"{n} variables with none free leave the bound ones without a parent",
+            parameter="f",
+            valid=f"1..{n}",
+        )
+    request.sizes.update(n=n, f=f, r=r)
+
+
+def _pair_given(request: Request, n: int, f: int, r: int | None) -> int | None:
+    """``r`` when ``n`` and ``f`` are both given (``None``: fillers follow the share)."""
+    clauses = request.clauses
+    if f > n:
+        raise ConfigError(f"f={f} exceeds n={n}", parameter="f", valid=f"0..{n}")
+    bound = n - f
+    if r is None and clauses is not None and "filler_share" in request.given:
+        r = max(0, clauses - 2 * bound)
+    elif r is None:
+        r = 0 if clauses is not None else None
+    total = 2 * bound + (r if r is not None else 0)
+    if clauses is not None and abs(total - clauses) > 1:
+        raise ConfigError(
+            f"n={n}, f={f}, r={r} make {total} clauses, not {clauses} (±1)",
+            parameter="clauses",
+            valid=f"{total - 1}..{total + 1} for these n, f, r",
+        )
+    return r
+
+
+def _one_size_given(request: Request, n: int | None, f: int | None) -> tuple[int, int]:
+    """``(n, f)`` from the one given and the ratio ``f/(n − f)`` (no clause target)."""
+    ratio = request.knob("free_ratio")
+    if n is not None:
+        f = min(n, max(1, round_half_up(ratio * n / (1.0 + ratio))))
+    else:
+        assert f is not None
+        if ratio == 0.0:
+            raise ConfigError(
+                "free_ratio must be above 0 to derive n from f alone",
+                parameter="free_ratio",
+                valid="a number in (0, 1]",
+            )
+        n = f + max(1, round_half_up(f / ratio))
+    request.use("free_ratio")
+    return n, f
+
+
+def _split_target(
+    request: Request, n: int | None, f: int | None, r: int | None
+) -> tuple[int, int, int]:
+    """``(n, f, r)`` meeting the clause target (at most one of ``n``, ``f`` given)."""
+    target = request.target
+    if r is None:
+        r = request.fillers_in(target)
+        bound = (target - r) // 2
+        if r > 0:
+            r = target - 2 * bound
+    else:
+        request.refuse_fillers(r, target - MIN_CLAUSES, f"a definition in {target} clauses")
+        bound = (target - r) // 2
+    if n is not None:
+        f = n - bound
+        if f < 1:
+            raise ConfigError(
+                f"n={n} leaves no free variable for {bound} bound ones",
+                parameter="n",
+                valid=f">= {bound + 1} for {target} clauses",
+            )
+    elif f is not None:
+        n = f + bound
+    else:
+        f = max(1, round_half_up(request.knob("free_ratio") * bound))
+        n = f + bound
+        request.use("free_ratio")
+    return n, f, r
+
+
+#: How a request becomes sizes: the budget splits the clauses into definitions (two per
+#: bound variable) and fillers; ``free_ratio`` sizes the free variables.
+SIZING = Sizing(
+    FAMILY, PARAMS, min_clauses=MIN_CLAUSES, default_clauses=DEFAULT_CLAUSES, budget=_budget
+)
+
+
 def resolve(clauses: int | None, params: Mapping[str, object]) -> dict[str, ParamValue]:
     """Validate a request and derive ``n``, ``f`` and ``r`` from the knobs.
 
@@ -88,102 +181,7 @@ def resolve(clauses: int | None, params: Mapping[str, object]) -> dict[str, Para
     >>> p["n"] - p["f"], p["r"]
     (4, 7)
     """
-    values, given = validate_params(FAMILY, PARAMS, params)
-    if clauses is not None and clauses < MIN_CLAUSES:
-        raise ConfigError(
-            f"equivalence-core needs at least {MIN_CLAUSES} clauses, got {clauses}",
-            parameter="clauses",
-            valid=f">= {MIN_CLAUSES}",
-        )
-    used = set(given)
-    ratio = float(values["free_ratio"])  # type: ignore[arg-type]
-    share = float(values["filler_share"])  # type: ignore[arg-type]
-    n, f, r = optional_int(values["n"]), optional_int(values["f"]), optional_int(values["r"])
-    if n is not None and f is not None and f > n:
-        raise ConfigError(f"f={f} exceeds n={n}", parameter="f", valid=f"0..{n}")
-    if n is not None and f is not None:
-        bound = n - f
-        if r is None and clauses is not None and "filler_share" in given:
-            r = max(0, clauses - 2 * bound)
-        elif r is None:
-            r = 0 if clauses is not None else None
-        total = 2 * bound + (r if r is not None else 0)
-        if clauses is not None and abs(total - clauses) > 1:
-            raise ConfigError(
-                f"n={n}, f={f}, r={r} make {total} clauses, not {clauses} (±1)",
-                parameter="clauses",
-                valid=f"{total - 1}..{total + 1} for these n, f, r",
-            )
-    elif clauses is None and (n is not None or f is not None):
-        # One size given and no target: the ratio f/(n-f) fixes the other.
-        if n is not None:
-            f = min(n, max(1, round_half_up(ratio * n / (1.0 + ratio))))
-        else:
-            assert f is not None
-            if ratio == 0.0:
-                raise ConfigError(
-                    "free_ratio must be above 0 to derive n from f alone",
-                    parameter="free_ratio",
-                    valid="a number in (0, 1]",
-                )
-            n = f + max(1, round_half_up(f / ratio))
-        used.add("free_ratio")
-        bound = n - f
-    else:
-        target = clauses if clauses is not None else DEFAULT_CLAUSES
-        if r is None:
-            r = share_count(share, target, target - MIN_CLAUSES)
-            used.add("filler_share")
-            bound = (target - r) // 2
-            if r > 0:
-                r = target - 2 * bound
-        else:
-            if r > target - MIN_CLAUSES:
-                raise ConfigError(
-                    f"r={r} fillers leave no room for a definition in {target} clauses",
-                    parameter="r",
-                    valid=f"0..{target - MIN_CLAUSES} for {target} clauses",
-                )
-            bound = (target - r) // 2
-        if n is not None:
-            f = n - bound
-            if f < 1:
-                raise ConfigError(
-                    f"n={n} leaves no free variable for {bound} bound ones",
-                    parameter="n",
-                    valid=f">= {bound + 1} for {target} clauses",
-                )
-        elif f is not None:
-            n = f + bound
-        else:
-            f = max(1, round_half_up(ratio * bound))
-            n = f + bound
-            used.add("free_ratio")
-    assert n is not None and f is not None
-    if r is None:
-        if share >= 1.0:
-            raise ConfigError(
-                "filler_share must be below 1 without a clause target",
-                parameter="filler_share",
-                valid="a number in [0, 1)",
-            )
-        r = round_half_up(share * 2 * (n - f) / (1.0 - share))
-        used.add("filler_share")
-    if n - f > 0 and f == 0:
-        raise ConfigError(
-            f"{n} variables with none free leave the bound ones without a parent",
-            parameter="f",
-            valid=f"1..{n}",
-        )
-    return {
-        "clauses": clauses,
-        **used_knobs(values, used, ("free_ratio", "filler_share")),
-        "n": n,
-        "f": f,
-        "r": r,
-        "definitions": values["definitions"],
-        "shuffle": values["shuffle"],
-    }
+    return resolve_sizes(SIZING, clauses, params)
 
 
 def equivalence_core(
@@ -204,7 +202,11 @@ def equivalence_core(
     >>> f.num_clauses, s["free"] == [next(iter(s["bound"].values()))["parent"]]
     (4, True)
     """
-    p = resolve(clauses, params)
+    return build(rng, resolve(clauses, params))
+
+
+def build(rng: random.Random, p: Mapping[str, ParamValue]) -> tuple[Formula, dict[str, Any]]:
+    """Draw a formula of resolved sizes ``p`` (:func:`resolve`'s result) from ``rng``."""
     n, f, r = int(p["n"]), int(p["f"]), int(p["r"])  # type: ignore[arg-type]
     free = list(range(1, f + 1))
     bound = list(range(f + 1, n + 1))
@@ -258,7 +260,7 @@ def equivalence_core(
 
 register_family(
     FAMILY,
-    equivalence_core,
+    build,
     resolve,
     PARAMS,
     summary="SAT with exactly 2^f models: bound variables defined as equivalent to free ones",

@@ -1,7 +1,8 @@
 """The registry of generator families; each family registers itself from its own module.
 
-A family module (``backbone.py``, ...) defines its drawing function, its request
-resolver and its parameter specs, and ends with one :func:`register_family` call,
+A family module (``backbone.py``, ...) defines its parameter specs, its sizing (a
+:class:`~twosat_formal.generators.resolve.Sizing` run by the shared resolver), its
+builder (which takes resolved sizes), and ends with one :func:`register_family` call,
 as a reasoning-gym dataset registers itself. :mod:`twosat_formal.generators` imports
 the family modules (in the paper's order), so :data:`FAMILIES` is complete whenever
 the package is imported.
@@ -15,6 +16,7 @@ Examples
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -25,8 +27,8 @@ from twosat_formal.registry import Registry
 
 __all__ = ["FAMILIES", "Builder", "Family", "Resolver", "register_family"]
 
-#: A family's drawing function.
-Builder = Callable[..., tuple[Formula, dict[str, Any]]]
+#: A family's builder: ``(rng, resolved sizes) -> (formula, structure)``.
+Builder = Callable[[random.Random, Mapping[str, ParamValue]], tuple[Formula, dict[str, Any]]]
 #: A family's request resolver: ``(clauses, params) -> complete params``.
 Resolver = Callable[[int | None, Mapping[str, object]], dict[str, ParamValue]]
 
@@ -40,7 +42,8 @@ class Family:
     name:
         Registry name (``implication-cycle``, ...).
     build:
-        ``(rng, clauses, **params) -> (Formula, structure)``.
+        ``(rng, sizes) -> (Formula, structure)``, drawing a formula of the sizes that
+        ``resolve`` returned (``clauses`` included).
     resolve:
         ``(clauses, params) -> params`` with every knob and structural parameter.
     params:

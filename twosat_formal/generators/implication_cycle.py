@@ -38,14 +38,11 @@ from twosat_formal.generators.knobs import (
     ParamSpec,
     ParamValue,
     knob_to_int,
-    optional_int,
     round_half_up,
-    share_count,
-    used_knobs,
-    validate_params,
 )
+from twosat_formal.generators.resolve import KnobRule, Request, Sizing, resolve_sizes
 
-__all__ = ["DEFAULT_CLAUSES", "FAMILY", "PARAMS", "implication_cycle", "resolve"]
+__all__ = ["DEFAULT_CLAUSES", "FAMILY", "PARAMS", "SIZING", "build", "implication_cycle", "resolve"]
 
 FAMILY = "implication-cycle"
 #: Clause count used when neither a target nor the structural sizes are given.
@@ -87,13 +84,74 @@ PARAMS: tuple[ParamSpec, ...] = (
 )
 
 
-def _check_total(clauses: int | None, total: int, what: str) -> None:
-    if clauses is not None and abs(total - clauses) > 1:
+def _budget(request: Request) -> None:
+    """``L`` and ``r`` with ``L + 1 + r`` clauses: from the sizes given, else the target."""
+    clauses = request.clauses
+    size_L, r = request.asked("L"), request.asked("r")
+    if size_L is not None and r is not None:
+        total = size_L + 1 + r
+        if clauses is not None and abs(total - clauses) > 1:
+            raise ConfigError(
+                f"L={size_L} and r={r} make {total} clauses, not {clauses} (±1)",
+                parameter="clauses",
+                valid=f"{total - 1}..{total + 1} for L={size_L} and r={r}",
+            )
+    elif size_L is not None and clauses is not None:
+        r = clauses - 1 - size_L
+        if r < 0:
+            raise ConfigError(
+                f"L={size_L} needs at least {size_L + 1} clauses, got {clauses}",
+                parameter="L",
+                valid=f"2..{clauses - 1} for {clauses} clauses",
+            )
+    elif size_L is not None:
+        r = request.fillers_beside(size_L + 1, "when L is set without a clause target")
+    else:
+        target = request.target
+        if r is None:
+            r = request.fillers_in(target)
+        else:
+            request.refuse_fillers(
+                r, target - MIN_CLAUSES, f"a core of at least 3 clauses in {target}"
+            )
+        size_L = target - 1 - r
+    request.sizes.update(L=size_L, r=r)
+
+
+def _check_k(k: int, request: Request) -> None:
+    size_L = request.size("L")
+    if k > size_L:
+        raise ConfigError(f"k={k} exceeds L={size_L}", parameter="k", valid=f"1..{size_L}")
+
+
+def _check_n(n: int, request: Request) -> None:
+    size_L, r = request.size("L"), request.size("r")
+    if not size_L <= n <= size_L + 2 * r:
         raise ConfigError(
-            f"{what} make {total} clauses, not {clauses} (±1)",
-            parameter="clauses",
-            valid=f"{total - 1}..{total + 1} for {what}",
+            f"n={n} variables do not fit L={size_L} core literals and r={r} fillers",
+            parameter="n",
+            valid=f"{size_L}..{size_L + 2 * r} (L..L+2r)",
         )
+
+
+#: How a request becomes sizes: the budget splits the clauses into the cycle and the
+#: fillers; ``split`` places the twist, ``core_ratio`` sizes the variables.
+SIZING = Sizing(
+    FAMILY,
+    PARAMS,
+    min_clauses=MIN_CLAUSES,
+    default_clauses=DEFAULT_CLAUSES,
+    budget=_budget,
+    rules=(
+        KnobRule("k", "split", lambda t, s: knob_to_int(t, 1, s.size("L")), _check_k),
+        KnobRule(
+            "n",
+            "core_ratio",
+            lambda t, s: s.size("L") + round_half_up((1.0 - t) * 2 * s.size("r")),
+            _check_n,
+        ),
+    ),
+)
 
 
 def resolve(clauses: int | None, params: Mapping[str, object]) -> dict[str, ParamValue]:
@@ -110,73 +168,7 @@ def resolve(clauses: int | None, params: Mapping[str, object]) -> dict[str, Para
     >>> resolve(10, {"filler_share": 0.5})["r"]
     5
     """
-    values, given = validate_params(FAMILY, PARAMS, params)
-    if clauses is not None and clauses < MIN_CLAUSES:
-        raise ConfigError(
-            f"implication-cycle needs at least {MIN_CLAUSES} clauses, got {clauses}",
-            parameter="clauses",
-            valid=f">= {MIN_CLAUSES}",
-        )
-    used = set(given)
-    size_L, r = optional_int(values["L"]), optional_int(values["r"])
-    share = float(values["filler_share"])  # type: ignore[arg-type]
-    if size_L is not None and r is not None:
-        _check_total(clauses, size_L + 1 + r, f"L={size_L} and r={r}")
-    elif size_L is not None:
-        if clauses is not None:
-            r = clauses - 1 - size_L
-            if r < 0:
-                raise ConfigError(
-                    f"L={size_L} needs at least {size_L + 1} clauses, got {clauses}",
-                    parameter="L",
-                    valid=f"2..{clauses - 1} for {clauses} clauses",
-                )
-        else:
-            if share >= 1.0:
-                raise ConfigError(
-                    "filler_share must be below 1 when L is set without a clause target",
-                    parameter="filler_share",
-                    valid="a number in [0, 1)",
-                )
-            r = round_half_up(share * (size_L + 1) / (1.0 - share))
-            used.add("filler_share")
-    else:
-        target = clauses if clauses is not None else DEFAULT_CLAUSES
-        if r is None:
-            r = share_count(share, target, target - MIN_CLAUSES)
-            used.add("filler_share")
-        elif r > target - MIN_CLAUSES:
-            raise ConfigError(
-                f"r={r} fillers leave no room for a core of at least 3 clauses in {target}",
-                parameter="r",
-                valid=f"0..{target - MIN_CLAUSES} for {target} clauses",
-            )
-        size_L = target - 1 - r
-    k = optional_int(values["k"])
-    if k is None:
-        k = knob_to_int(float(values["split"]), 1, size_L)  # type: ignore[arg-type]
-        used.add("split")
-    elif k > size_L:
-        raise ConfigError(f"k={k} exceeds L={size_L}", parameter="k", valid=f"1..{size_L}")
-    n = optional_int(values["n"])
-    if n is None:
-        n = size_L + round_half_up((1.0 - float(values["core_ratio"])) * 2 * r)  # type: ignore[arg-type]
-        used.add("core_ratio")
-    elif not size_L <= n <= size_L + 2 * r:
-        raise ConfigError(
-            f"n={n} variables do not fit L={size_L} core literals and r={r} fillers",
-            parameter="n",
-            valid=f"{size_L}..{size_L + 2 * r} (L..L+2r)",
-        )
-    return {
-        "clauses": clauses,
-        **used_knobs(values, used, ("split", "filler_share", "core_ratio")),
-        "L": size_L,
-        "k": k,
-        "r": r,
-        "n": n,
-        "shuffle": values["shuffle"],
-    }
+    return resolve_sizes(SIZING, clauses, params)
 
 
 def implication_cycle(
@@ -208,7 +200,11 @@ def implication_cycle(
     >>> f.num_clauses, s["k"], s["L"], len(s["backward_clauses"])
     (6, 5, 5, 1)
     """
-    p = resolve(clauses, params)
+    return build(rng, resolve(clauses, params))
+
+
+def build(rng: random.Random, p: Mapping[str, ParamValue]) -> tuple[Formula, dict[str, Any]]:
+    """Draw a formula of resolved sizes ``p`` (:func:`resolve`'s result) from ``rng``."""
     size_L, k, r, n = int(p["L"]), int(p["k"]), int(p["r"]), int(p["n"])  # type: ignore[arg-type]
     lits = [v if rng.random() < 0.5 else -v for v in range(1, size_L + 1)]
     core: list[tuple[int, ...]] = [(-a, b) for a, b in pairwise(lits[:k])]
@@ -249,7 +245,7 @@ def implication_cycle(
 
 register_family(
     FAMILY,
-    implication_cycle,
+    build,
     resolve,
     PARAMS,
     summary="UNSAT core: one contradiction cycle through l1 and ~l1 (L+1 clauses), plus fillers",

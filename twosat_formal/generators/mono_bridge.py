@@ -40,14 +40,12 @@ from twosat_formal.generators.knobs import (
     ParamSpec,
     ParamValue,
     knob_to_int,
-    optional_int,
     round_half_up,
     share_count,
-    used_knobs,
-    validate_params,
 )
+from twosat_formal.generators.resolve import KnobRule, Request, Sizing, resolve_sizes
 
-__all__ = ["DEFAULT_CLAUSES", "FAMILY", "PARAMS", "mono_bridge", "resolve"]
+__all__ = ["DEFAULT_CLAUSES", "FAMILY", "PARAMS", "SIZING", "build", "mono_bridge", "resolve"]
 
 FAMILY = "mono-bridge"
 #: Clause count used when neither a target nor the structural sizes are given.
@@ -93,88 +91,67 @@ def _var_range(m: int) -> tuple[int, int]:
     return (2 if m > 0 else 1), 2 * m + 1
 
 
-def resolve(clauses: int | None, params: Mapping[str, object]) -> dict[str, ParamValue]:
-    """Validate a request and derive the sizes and the bridge position from the knobs.
-
-    Examples
-    --------
-    >>> p = resolve(20, {})
-    >>> p["m_pos"], p["m_neg"], p["n_pos"] + p["n_neg"], p["s"]
-    (10, 9, 20, 11)
-    >>> resolve(20, {"bridge_position": 1.0})["s"]
-    20
-    """
-    values, given = validate_params(FAMILY, PARAMS, params)
-    if clauses is not None and clauses < MIN_CLAUSES:
-        raise ConfigError(
-            f"mono-bridge needs at least {MIN_CLAUSES} clause, got {clauses}",
-            parameter="clauses",
-            valid=f">= {MIN_CLAUSES}",
-        )
-    used = set(given)
-    share = float(values["filler_share"])  # type: ignore[arg-type]
-    m_pos, m_neg, r = (optional_int(values[key]) for key in ("m_pos", "m_neg", "r"))
-    if clauses is None and m_pos is not None and m_neg is not None:
-        core = m_pos + m_neg + 1
+def _budget(request: Request) -> None:
+    """``m_pos``, ``m_neg``, ``r``, then ``n_pos`` and ``n_neg``; the total as ``total``."""
+    m_pos, m_neg, r = (request.asked(key) for key in ("m_pos", "m_neg", "r"))
+    if request.clauses is None and m_pos is not None and m_neg is not None:
         if r is None:
-            if share >= 1.0:
-                raise ConfigError(
-                    "filler_share must be below 1 without a clause target",
-                    parameter="filler_share",
-                    valid="a number in [0, 1)",
-                )
-            r = round_half_up(share * core / (1.0 - share))
-            used.add("filler_share")
-        target = core + r
+            r = request.fillers_beside(m_pos + m_neg + 1)
+        total = m_pos + m_neg + 1 + r
     else:
-        target = clauses if clauses is not None else DEFAULT_CLAUSES
-        if r is None:
-            if m_pos is not None and m_neg is not None:
-                r = max(0, target - m_pos - m_neg - 1) if "filler_share" in given else 0
-            else:
-                r = share_count(share, target, target - MIN_CLAUSES)
-                used.add("filler_share")
-        elif r > target - MIN_CLAUSES:
-            raise ConfigError(
-                f"r={r} fillers leave no room for the bridge in {target} clauses",
-                parameter="r",
-                valid=f"0..{target - 1} for {target} clauses",
-            )
-        mono = target - r - 1
+        m_pos, m_neg, r, total = _split_target(request, m_pos, m_neg, r)
+    n_pos, n_neg = _variables(request, m_pos, m_neg)
+    request.sizes.update(n_pos=n_pos, n_neg=n_neg, m_pos=m_pos, m_neg=m_neg, r=r, total=total)
+
+
+def _split_target(
+    request: Request, m_pos: int | None, m_neg: int | None, r: int | None
+) -> tuple[int, int, int, int]:
+    """``(m_pos, m_neg, r, total)`` meeting the clause target ``m+ + m- + 1 + r`` (±1)."""
+    target = request.target
+    if r is None:
         if m_pos is not None and m_neg is not None:
-            if abs(m_pos + m_neg - mono) > 1:
-                raise ConfigError(
-                    f"m_pos={m_pos} and m_neg={m_neg} make {m_pos + m_neg + 1 + r} clauses,"
-                    f" not {target} (±1)",
-                    parameter="clauses",
-                    valid=f"{m_pos + m_neg + r}..{m_pos + m_neg + r + 2}",
-                )
-            target = m_pos + m_neg + 1 + r
-        elif m_pos is not None or m_neg is not None:
-            known = m_pos if m_pos is not None else m_neg
-            assert known is not None
-            if known > mono:
-                name = "m_pos" if m_pos is not None else "m_neg"
-                raise ConfigError(
-                    f"{name}={known} exceeds the {mono} monotone clauses",
-                    parameter=name,
-                    valid=f"0..{mono}",
-                )
-            if m_pos is not None:
-                m_neg = mono - m_pos
-            else:
-                m_pos = mono - known
+            r = max(0, target - m_pos - m_neg - 1) if "filler_share" in request.given else 0
         else:
-            m_pos = share_count(float(values["pos_ratio"]), target, mono)  # type: ignore[arg-type]
-            m_neg = mono - m_pos
-            used.add("pos_ratio")
-    assert m_pos is not None and m_neg is not None
+            r = request.fillers_in(target)
+    else:
+        request.refuse_fillers(r, target - MIN_CLAUSES, f"the bridge in {target} clauses")
+    mono = target - r - 1
+    if m_pos is not None and m_neg is not None:
+        if abs(m_pos + m_neg - mono) > 1:
+            raise ConfigError(
+                f"m_pos={m_pos} and m_neg={m_neg} make {m_pos + m_neg + 1 + r} clauses,"
+                f" not {target} (±1)",
+                parameter="clauses",
+                valid=f"{m_pos + m_neg + r}..{m_pos + m_neg + r + 2}",
+            )
+        return m_pos, m_neg, r, m_pos + m_neg + 1 + r
+    if m_pos is not None or m_neg is not None:
+        known = m_pos if m_pos is not None else m_neg
+        assert known is not None
+        if known > mono:
+            name = "m_pos" if m_pos is not None else "m_neg"
+            raise ConfigError(
+                f"{name}={known} exceeds the {mono} monotone clauses",
+                parameter=name,
+                valid=f"0..{mono}",
+            )
+        if m_pos is not None:
+            return m_pos, mono - m_pos, r, target
+        return mono - known, known, r, target
+    m_pos = share_count(request.knob("pos_ratio"), target, mono)
+    request.use("pos_ratio")
+    return m_pos, mono - m_pos, r, target
+
+
+def _variables(request: Request, m_pos: int, m_neg: int) -> tuple[int, int]:
+    """``(n_pos, n_neg)``: as given, else from ``var_density``; each must fit its part."""
     core = m_pos + m_neg + 1
-    n_pos, n_neg = optional_int(values["n_pos"]), optional_int(values["n_neg"])
+    n_pos, n_neg = request.asked("n_pos"), request.asked("n_neg")
     lo_p, hi_p = _var_range(m_pos)
     lo_n, hi_n = _var_range(m_neg)
     if n_pos is None or n_neg is None:
-        density = float(values["var_density"])  # type: ignore[arg-type]
+        density = request.knob("var_density")
         if n_pos is None and n_neg is None:
             total = max(lo_p + lo_n, min(hi_p + hi_n, round_half_up(density * 2 * core)))
             n_pos = min(hi_p, max(lo_p, round_half_up(total * (2 * m_pos + 1) / (2 * core))))
@@ -187,7 +164,7 @@ def resolve(clauses: int | None, params: Mapping[str, object]) -> dict[str, Para
         else:
             total = round_half_up(density * 2 * core)
             n_neg = min(hi_n, max(lo_n, total - n_pos))
-        used.add("var_density")
+        request.use("var_density")
     for name, size, lo, hi in (("n_pos", n_pos, lo_p, hi_p), ("n_neg", n_neg, lo_n, hi_n)):
         if not lo <= size <= hi:
             raise ConfigError(
@@ -195,27 +172,46 @@ def resolve(clauses: int | None, params: Mapping[str, object]) -> dict[str, Para
                 parameter=name,
                 valid=f"{lo}..{hi} (each variable in some clause, clauses over 2 variables)",
             )
-    s = optional_int(values["s"])
-    if s is None:
-        s = knob_to_int(float(values["bridge_position"]), 1, target)  # type: ignore[arg-type]
-        used.add("bridge_position")
-    elif s > target:
+    return n_pos, n_neg
+
+
+def _check_s(s: int, request: Request) -> None:
+    total = request.size("total")
+    if s > total:
         raise ConfigError(
-            f"bridge position s={s} is beyond the {target} clauses",
+            f"bridge position s={s} is beyond the {total} clauses",
             parameter="s",
-            valid=f"1..{target}",
+            valid=f"1..{total}",
         )
-    return {
-        "clauses": clauses,
-        **used_knobs(values, used, ("var_density", "pos_ratio", "bridge_position", "filler_share")),
-        "n_pos": n_pos,
-        "n_neg": n_neg,
-        "m_pos": m_pos,
-        "m_neg": m_neg,
-        "s": s,
-        "r": r,
-        "shuffle": values["shuffle"],
-    }
+
+
+#: How a request becomes sizes: the budget splits the clauses into the two monotone
+#: parts (``pos_ratio``), the bridge and fillers, and sizes the parts' variables
+#: (``var_density``); ``bridge_position`` places the bridge.
+SIZING = Sizing(
+    FAMILY,
+    PARAMS,
+    min_clauses=MIN_CLAUSES,
+    default_clauses=DEFAULT_CLAUSES,
+    budget=_budget,
+    rules=(
+        KnobRule("s", "bridge_position", lambda t, s: knob_to_int(t, 1, s.size("total")), _check_s),
+    ),
+)
+
+
+def resolve(clauses: int | None, params: Mapping[str, object]) -> dict[str, ParamValue]:
+    """Validate a request and derive the sizes and the bridge position from the knobs.
+
+    Examples
+    --------
+    >>> p = resolve(20, {})
+    >>> p["m_pos"], p["m_neg"], p["n_pos"] + p["n_neg"], p["s"]
+    (10, 9, 20, 11)
+    >>> resolve(20, {"bridge_position": 1.0})["s"]
+    20
+    """
+    return resolve_sizes(SIZING, clauses, params)
 
 
 def mono_bridge(
@@ -237,7 +233,11 @@ def mono_bridge(
     >>> f.num_clauses, s["bridge"]["index"], s["bridge"]["position"]
     (5, 0, 1)
     """
-    p = resolve(clauses, params)
+    return build(rng, resolve(clauses, params))
+
+
+def build(rng: random.Random, p: Mapping[str, ParamValue]) -> tuple[Formula, dict[str, Any]]:
+    """Draw a formula of resolved sizes ``p`` (:func:`resolve`'s result) from ``rng``."""
     n_pos, n_neg, m_pos, m_neg, s, r = (
         int(p[key])  # type: ignore[arg-type]
         for key in ("n_pos", "n_neg", "m_pos", "m_neg", "s", "r")
@@ -295,7 +295,7 @@ def _pairs(
 
 register_family(
     FAMILY,
-    mono_bridge,
+    build,
     resolve,
     PARAMS,
     summary="SAT: positive and negative monotone parts coupled by one bridge clause at position s",

@@ -41,7 +41,7 @@ from twosat_formal.generators.knobs import (
 )
 from twosat_formal.io import read_formula
 
-__all__ = ["FAMILY", "PARAMS", "resolve", "symmetry"]
+__all__ = ["FAMILY", "PARAMS", "build", "resolve", "symmetry"]
 
 FAMILY = "symmetry"
 
@@ -186,7 +186,12 @@ def symmetry(
     >>> f.num_clauses, f.num_vars, sorted(set(s["copy_of_clause"]))
     (12, 9, [0, 1, 2])
     """
-    p = resolve(clauses, params)
+    return build(rng, resolve(clauses, params))
+
+
+def build(rng: random.Random, p: Mapping[str, ParamValue]) -> tuple[Formula, dict[str, Any]]:
+    """Draw the copies for resolved parameters ``p`` (:func:`resolve`'s result) from ``rng``."""
+    clauses = optional_int(p["clauses"])
     copies = int(p["copies"])  # type: ignore[arg-type]
     base_info: dict[str, Any]
     if p["base_file"] is not None:
@@ -282,7 +287,7 @@ def symmetry(
 
 register_family(
     FAMILY,
-    symmetry,
+    build,
     resolve,
     PARAMS,
     summary="d disjoint renamed copies of a base formula (any family or a formula file)",
