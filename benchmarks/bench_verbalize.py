@@ -1,14 +1,19 @@
-"""Verbalize a dataset with round-trip proofs: prompts per second, one worker vs N.
+"""Verbalize a dataset with round-trip proofs: prompts per second against the code before.
 
 The dataset is Table 1's grid (``--count`` formulas per cell); every instance is
-verbalized with every template (six prompts, each with its Z3 round-trip proof) by
-:func:`twosat_formal.verbalize.lines.prompt_lines`, first in this process and then on
-N worker processes (``--jobs``, default 2). The script prints prompts per second of
-both and the ratio, N workers over the peer measured in the same run (one worker).
-It also checks that both wrote the same prompts (ids and texts). No assertion is made
-on time.
+verbalized with every template (six prompts, each with its round-trip proof: the text
+parsed back, compared clause by clause and proven equivalent by Z3) by
+:func:`twosat_formal.verbalize.lines.prompt_lines`.
 
-Usage::
+1. **Prompts per second** in this process, against the same function of the package
+   at the commit before the hot-path work (``--baseline``, loaded beside the current
+   one by ``benchmarks/_before.py``), the two alternating, ``--repeat`` rounds, each
+   from cold caches; CPU time (the steadier figure on a shared machine) and wall
+   time, medians, and their ratio (the issue asks for 5x its ~180 prompts/s).
+2. **Workers**: the same on N worker processes (``--jobs``, default 2) against one
+   worker, and a check that both wrote the same prompts (ids and texts).
+
+No assertion is made on time. Usage::
 
     python benchmarks/bench_verbalize.py            # 5 formulas per cell, 660 prompts
     python benchmarks/bench_verbalize.py --small    # small cells only (CI)
@@ -17,17 +22,27 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
+import os
+import statistics
+import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _before import BASELINE, cold, load_before
 
 from twosat_formal.executors import Executor, LocalExecutor, ProcessExecutor
-from twosat_formal.generators.grids import grid_cells, grid_instances
-from twosat_formal.instance import write_instances
 from twosat_formal.verbalize import TEMPLATES
 from twosat_formal.verbalize.lines import prompt_lines
+
+#: The issue's measured rate (prompts per second, round-trip proofs included).
+ISSUE_RATE = 180.0
 
 
 def run(path: Path, executor: Executor) -> tuple[float, list[tuple[str, str]]]:
@@ -38,30 +53,89 @@ def run(path: Path, executor: Executor) -> tuple[float, list[tuple[str, str]]]:
     return seconds, [(json.loads(line)["id"], json.loads(line)["text"]) for line in lines]
 
 
+def rates(
+    peers: dict[str, tuple[Callable[[], Iterable[Any]], str]], repeat: int
+) -> dict[str, list[tuple[float, float]]]:
+    """``(CPU, wall)`` prompts per second of each peer, alternating, ``repeat`` rounds."""
+    found: dict[str, list[tuple[float, float]]] = {who: [] for who in peers}
+    for _ in range(repeat):
+        for who, (make, package) in peers.items():
+            cold(package)
+            cpu, wall = time.process_time(), time.perf_counter()
+            count = sum(1 for _ in make())
+            cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+            found[who].append((count / cpu, count / wall))
+    return found
+
+
+def write_grid(package: str, path: Path, small: bool, count: int) -> int:
+    """Write the grid's instances with ``package`` (the current one or the peer)."""
+    grids = importlib.import_module(f"{package}.generators.grids")
+    cells = grids.grid_cells("table1", count=1 if small else count)
+    if small:
+        cells = [cell for cell in cells if cell.clauses is not None and cell.clauses <= 20]
+    written: int = importlib.import_module(f"{package}.instance").write_instances(
+        grids.grid_instances(cells, 0), path
+    )
+    return written
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--small", action="store_true", help="small cells only (for CI)")
     parser.add_argument("--count", type=int, default=5, help="formulas per grid cell")
     parser.add_argument("--jobs", type=int, default=2, help="workers of the parallel run")
+    parser.add_argument("--repeat", type=int, default=3, help="rounds of the peer comparison")
+    parser.add_argument("--baseline", default=BASELINE, help="commit of the peer")
     args = parser.parse_args(argv)
-    cells = grid_cells("table1", count=1 if args.small else args.count)
-    if args.small:
-        cells = [cell for cell in cells if cell.clauses is not None and cell.clauses <= 20]
+    repeat = 1 if args.small else args.repeat
+    print(f"load average {os.getloadavg()[0]:.2f}")
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "data.jsonl"
-        instances = write_instances(grid_instances(cells, 0), path)
+        instances = write_grid("twosat_formal", path, args.small, args.count)
+        templates = TEMPLATES.names()
+        peers: dict[str, tuple[Callable[[], Iterable[Any]], str]] = {
+            "now": (lambda: prompt_lines(path, templates, seed=0), "twosat_formal")
+        }
+        if load_before(args.baseline) is not None:
+            old = importlib.import_module("twosat_formal_before.verbalize.lines")
+            old_path = Path(tmp) / "before.jsonl"
+            write_grid("twosat_formal_before", old_path, args.small, args.count)
+            peers["before"] = (
+                lambda: old.prompt_lines(old_path, templates, seed=0),
+                "twosat_formal_before",
+            )
+        found = rates(peers, repeat)
         one, prompts = run(path, LocalExecutor())
         with ProcessExecutor(args.jobs) as executor:
             many, again = run(path, executor)
     if again != prompts:
         raise SystemExit("the parallel run wrote other prompts")
-    rate_one, rate_many = len(prompts) / one, len(prompts) / many
     print(f"dataset: {instances} instances, {len(prompts)} prompts with round-trip proofs")
+    cpu_now = statistics.median(c for c, _ in found["now"])
+    wall_now = statistics.median(w for _, w in found["now"])
+    print(
+        f"verbalize, prompts per CPU second (median of {repeat}): now {cpu_now:.0f} "
+        f"{[round(c) for c, _ in found['now']]}; per wall second {wall_now:.0f}"
+    )
+    if "before" in found:
+        cpu_old = statistics.median(c for c, _ in found["before"])
+        wall_old = statistics.median(w for _, w in found["before"])
+        print(
+            f"  peer, the code at {args.baseline}: {cpu_old:.0f} "
+            f"{[round(c) for c, _ in found['before']]}; per wall second {wall_old:.0f}; "
+            f"ratio now/before {cpu_now / cpu_old:.2f}x CPU, {wall_now / wall_old:.2f}x wall"
+        )
+    else:
+        print(f"  peer: commit {args.baseline} is not in this clone's history; not run")
+    print(f"  against the issue's {ISSUE_RATE:.0f}/s: {cpu_now / ISSUE_RATE:.2f}x (goal >= 5)")
+    rate_one, rate_many = len(prompts) / one, len(prompts) / many
     print(f"verbalize, 1 worker (peer): {rate_one:.0f} prompts/s ({one:.2f} s)")
     print(
         f"verbalize, {args.jobs} workers: {rate_many:.0f} prompts/s ({many:.2f} s); "
         f"ratio {rate_many / rate_one:.2f}x"
     )
+    print(f"load average after: {os.getloadavg()[0]:.2f}")
 
 
 if __name__ == "__main__":

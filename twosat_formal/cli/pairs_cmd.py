@@ -16,6 +16,8 @@ from typing import Annotated
 import typer
 
 from twosat_formal.cli.app import app, err_console
+from twosat_formal.cli.options import ProgressOption
+from twosat_formal.cli.progress import progress_callback
 from twosat_formal.diagnostics.twins import twins
 from twosat_formal.instance import Instance, read_instances, write_instances
 
@@ -39,10 +41,12 @@ def pairs(
     seed: Annotated[
         int, typer.Option("--seed", help="Picks among equally good one-clause changes.")
     ] = 0,
+    progress: ProgressOption = True,
 ) -> None:
     """Make a minimal twin of each instance: one clause changed, the opposite label."""
     sources: list[Instance] = list(read_instances(input_path))
-    run = twins(sources, seed=seed)
+    with progress_callback("making twins", enabled=progress) as advance:
+        run = twins(sources, seed=seed, progress=advance)
     if out is None:
         write_instances(run.records, sys.stdout)
         sys.stdout.flush()

@@ -9,6 +9,8 @@ from typing import Annotated
 import typer
 
 from twosat_formal.cli.app import app, err_console, out_console
+from twosat_formal.cli.options import ProgressOption
+from twosat_formal.cli.progress import with_progress
 
 __all__ = ["score_command"]
 
@@ -65,6 +67,7 @@ def score_command(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the summary as one JSON object.")
     ] = False,
+    progress: ProgressOption = True,
 ) -> None:
     """Score answers produced elsewhere exactly as `eval` scores its own."""
     from twosat_formal.evaluate import load_items
@@ -73,7 +76,7 @@ def score_command(
     from twosat_formal.store import RunStore
 
     items = load_items(prompts, dataset=dataset)
-    answers = read_answers(responses, model=model)
+    answers = with_progress(read_answers(responses, model=model), None, "scoring", enabled=progress)
     info = {
         "responses_file": str(responses),
         "prompts_file": str(prompts),

@@ -15,6 +15,8 @@ from typing import Annotated
 import typer
 
 from twosat_formal.cli.app import app, err_console
+from twosat_formal.cli.options import ProgressOption
+from twosat_formal.cli.progress import progress_callback
 
 __all__ = ["trace"]
 
@@ -31,11 +33,13 @@ def trace(
         Path | None,
         typer.Option("--out", "-o", help="Write the rows here.", show_default="stdout"),
     ] = None,
+    progress: ProgressOption = True,
 ) -> None:
     """Check each claim of every stored answer's reasoning against the formula."""
     from twosat_formal.diagnostics.trace import trace_store
 
-    written = trace_store(store, out if out is not None else sys.stdout)
+    with progress_callback("tracing", enabled=progress) as advance:
+        written = trace_store(store, out if out is not None else sys.stdout, progress=advance)
     if out is None:
         sys.stdout.flush()
     where = f" to {out}" if out is not None else ""

@@ -64,7 +64,7 @@ Examples
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 from pathlib import Path
@@ -363,11 +363,14 @@ class _Sources:
     formulas: dict[str, Formula] = field(default_factory=dict)
 
 
-def trace_rows(store_path: str | Path) -> Iterator[dict[str, Any]]:
+def trace_rows(
+    store_path: str | Path, *, progress: Callable[[int, int], None] | None = None
+) -> Iterator[dict[str, Any]]:
     """One trace row per stored answer to a template prompt (see ``docs/diagnostics.md``).
 
     Answers to story prompts, answers whose prompt or instance is not in the store, and
-    failed requests (no answer) are left out.
+    failed requests (no answer) are left out. ``progress`` is called with
+    ``(result number, results in all)`` as each stored result is taken up.
     """
     from twosat_formal.errors import TwoSatFormalError
     from twosat_formal.instance import Instance
@@ -386,7 +389,9 @@ def trace_rows(store_path: str | Path) -> Iterator[dict[str, Any]]:
     from twosat_formal.verbalize import TEMPLATES
 
     judges: dict[str, _Judge] = {}
-    for row in rows:
+    for done, row in enumerate(rows, 1):
+        if progress is not None:
+            progress(done, len(rows))
         prompt = sources.prompts.get(row["prompt_hash"])
         template = prompt.template if prompt is not None else None
         if prompt is None or template is None or template not in TEMPLATES:
@@ -418,8 +423,14 @@ def trace_rows(store_path: str | Path) -> Iterator[dict[str, Any]]:
         }
 
 
-def trace_store(store_path: str | Path, out: str | Path | IO[str]) -> int:
+def trace_store(
+    store_path: str | Path,
+    out: str | Path | IO[str],
+    *,
+    progress: Callable[[int, int], None] | None = None,
+) -> int:
     """Write :func:`trace_rows` of a run store as JSON Lines to ``out``; return how many."""
     from twosat_formal.jsonl import json_line, write_lines
 
-    return write_lines((json_line(row) for row in trace_rows(store_path)), out)
+    rows = trace_rows(store_path, progress=progress)
+    return write_lines((json_line(row) for row in rows), out)

@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import hashlib
 import random
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -451,12 +451,18 @@ class TwinRun:
         return text
 
 
-def twins(instances: Iterable[Instance], *, seed: int = 0) -> TwinRun:
+def twins(
+    instances: Iterable[Instance],
+    *,
+    seed: int = 0,
+    progress: Callable[[int, int], None] | None = None,
+) -> TwinRun:
     """Each instance followed by its twin (its root first when it is derived).
 
     An instance without a twin (a general CNF, an UNSAT formula with two disjoint
     contradictions, a SAT formula that forces nothing) is kept and listed in
-    ``skipped`` with the reason. Twins of twins are not made.
+    ``skipped`` with the reason. Twins of twins are not made. ``progress`` is called
+    with ``(instance number, instances in all)`` as each instance is taken up.
 
     Examples
     --------
@@ -477,7 +483,9 @@ def twins(instances: Iterable[Instance], *, seed: int = 0) -> TwinRun:
             written.add(inst.id)
             records.append(inst)
 
-    for source in sources:
+    for done, source in enumerate(sources, 1):
+        if progress is not None:
+            progress(done, len(sources))
         if source.twin_of is not None:
             continue
         if source.base_id is not None and source.base_id in by_id:

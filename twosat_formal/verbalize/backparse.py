@@ -37,9 +37,14 @@ from functools import cached_property
 
 from twosat_formal.errors import ParseError, SentenceError
 from twosat_formal.formula import Formula
-from twosat_formal.verbalize.schemes import TEMPLATES, Scheme, normalize_apostrophes
+from twosat_formal.verbalize.schemes import (
+    TEMPLATES,
+    Scheme,
+    _parse_sentence,
+    normalize_apostrophes,
+)
 
-__all__ = ["BackParse", "backparse", "detect_template"]
+__all__ = ["BackParse", "backparse", "detect_template", "read_clauses"]
 
 _WORD = re.compile(r"\S+")
 
@@ -202,6 +207,27 @@ def backparse(
     >>> backparse(text, "door", entities=["door 1", "door 2"]).formula.clauses
     (Clause(2, -1),)
     """
+    name, clauses, order, lines = read_clauses(text, template, entities, source)
+    naming = TEMPLATES.get(name).entities
+    names = [naming.identifier(e) for e in order]
+    formula = Formula(clauses, num_vars=len(order), names=names)
+    return BackParse(name, formula, tuple(order), tuple(lines))
+
+
+def read_clauses(
+    text: str, template: str | None, entities: Sequence[str] | None, source: str | None
+) -> tuple[str, list[list[int]], list[str], list[int]]:
+    """What :func:`backparse` reads: scheme name, clauses, entities in order, lines.
+
+    The round-trip proof uses the clauses as they are, without building a
+    :class:`~twosat_formal.formula.Formula` of them. Raises :class:`ParseError` as
+    :func:`backparse` does.
+
+    >>> text = "A facility has door coupling rules:\\ndoor 2 is open or door 1 is closed (or both)."
+    >>> text += "\\n\\nIs there a configuration of doors that satisfies all the rules?"
+    >>> read_clauses(text, "door", None, None)
+    ('door', [[1, -2]], ['door 2', 'door 1'], [2])
+    """
     words = _Words(text)
     if template is None:
         scheme = _detect(words, source)
@@ -219,18 +245,24 @@ def backparse(
     clauses: list[list[int]] = []
     lines: list[int] = []
     i = len(_phrase(scheme.preamble))
-    n = len(words.words)
+    text_words = words.words
+    n = len(text_words)
+    # a sentence ends at the first word that ends with a period (n: none is left)
+    ends = [k for k, word in enumerate(text_words) if word.endswith(".")]
+    ends.append(n)
+    e = 0
+    first, length = question[0], len(question)
     while True:
         if i >= n:
             raise words.error(f"the final question {scheme.question!r} is missing", n, source)
-        if words.words[i] == question[0] and words.starts_with(i, question):
+        if text_words[i] == first and text_words[i : i + length] == question:
             break
-        j = i
-        while j < n and not words.words[j].endswith("."):
-            j += 1
-        sentence = " ".join(words.words[i : j + 1])
+        while ends[e] < i:
+            e += 1
+        j = ends[e]
+        sentence = " ".join(text_words[i : j + 1])
         try:
-            literals = scheme.parse_sentence(sentence)
+            literals = _parse_sentence(scheme, sentence)
         except SentenceError as err:
             raise words.error(str(err), i, source) from None
         clause = []
@@ -243,9 +275,6 @@ def backparse(
                 var = index_of[entity] = len(order)
             clause.append(var if positive else -var)
         clauses.append(clause)
-        lines.append(words.line(i))
+        lines.append(words.lines[i])
         i = j + 1
-    naming = scheme.entities
-    names = [naming.identifier(e) for e in order]
-    formula = Formula(clauses, num_vars=len(order), names=names)
-    return BackParse(scheme.name, formula, tuple(order), tuple(lines))
+    return scheme.name, clauses, order, lines

@@ -36,7 +36,7 @@ import z3
 from twosat_formal.errors import CertificateError, ParseError, ProofError
 from twosat_formal.formula import Formula
 from twosat_formal.prompts import PromptRecord
-from twosat_formal.verbalize.backparse import backparse
+from twosat_formal.verbalize.backparse import read_clauses
 from twosat_formal.verbalize.schemes import TEMPLATES
 
 __all__ = ["METHOD", "check_roundtrip", "prove_roundtrip", "z3_equivalent"]
@@ -237,19 +237,20 @@ def prove_roundtrip(
     """
     start = time.perf_counter()
     try:
-        parsed = backparse(text, template)
+        scheme, clauses, order, lines = read_clauses(text, template, None, None)
     except ParseError as err:
         raise CertificateError(f"the prompt text does not parse back: {err}") from None
     index = _variable_map(formula, entities)
-    mapped: list[list[int]] = []
-    for clause in parsed.formula.clauses:
-        row = []
-        for lit in clause:
-            entity = parsed.entities[abs(lit) - 1]
-            if entity not in index:
-                raise CertificateError(f"entity {entity!r} is not in the prompt's entity map")
-            row.append(index[entity] if lit > 0 else -index[entity])
-        mapped.append(row)
+    # the source variable of each variable of the text (in order of first appearance)
+    sources = []
+    for entity in order:
+        if entity not in index:
+            raise CertificateError(f"entity {entity!r} is not in the prompt's entity map")
+        sources.append(index[entity])
+    mapped = [
+        [sources[lit - 1] if lit > 0 else -sources[-lit - 1] for lit in clause]
+        for clause in clauses
+    ]
     source = [list(clause) for clause in formula.clauses]
     if len(mapped) != len(source):
         raise CertificateError(
@@ -259,15 +260,15 @@ def prove_roundtrip(
         if got != want:
             raise CertificateError(
                 f"clause {i + 1} reads back as {_show(formula, got)} instead of "
-                f"{_show(formula, want)} (line {parsed.lines[i]})"
+                f"{_show(formula, want)} (line {lines[i]})"
             )
     z3_equivalent(source, mapped, formula.num_vars, names=formula.names, timeout_ms=timeout_ms)
     return {
         "method": METHOD,
         "result": "proved",
-        "template": parsed.template,
+        "template": scheme,
         "clauses": len(source),
-        "entities": len(parsed.entities),
+        "entities": len(order),
         "z3": z3.get_version_string(),
         "time_s": round(time.perf_counter() - start, 6),
     }

@@ -1,0 +1,76 @@
+"""The package as it was at an earlier commit, importable beside the current one.
+
+``load_before(rev)`` extracts ``twosat_formal/`` at ``rev`` from this repository's
+history (``git archive``) into a temporary folder, renames the package to
+``twosat_formal_before`` (every ``twosat_formal`` identifier in its sources), and
+imports it. The old and the new code then run in one process, on the same input,
+alternately: the peer of the hot-path benchmarks. Without git or the commit (a
+shallow clone), ``load_before`` returns ``None`` and the benchmark says so.
+
+``cold(package)`` empties a package's per-process caches (``lru_cache`` functions
+and the Z3 sessions), so that each timed run starts as a fresh process would.
+"""
+
+from __future__ import annotations
+
+import atexit
+import importlib
+import io
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+from pathlib import Path
+from types import ModuleType
+
+__all__ = ["BASELINE", "cold", "load_before"]
+
+#: The commit before the hot paths of issue 16 were worked on (the issue's "today").
+BASELINE = "c827ca1"
+
+_ROOT = Path(__file__).resolve().parent.parent
+_NAME = re.compile(rb"\btwosat_formal\b")
+
+
+def load_before(rev: str = BASELINE) -> ModuleType | None:
+    """``twosat_formal`` at ``rev``, imported as ``twosat_formal_before`` (or ``None``)."""
+    if "twosat_formal_before" in sys.modules:
+        return sys.modules["twosat_formal_before"]
+    try:
+        archive = subprocess.run(
+            ["git", "-C", str(_ROOT), "archive", "--format=tar", rev, "twosat_formal"],
+            capture_output=True,
+            check=True,
+        ).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    folder = Path(tempfile.mkdtemp(prefix="twosat-before-"))
+    atexit.register(shutil.rmtree, folder, True)
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        for member in tar.getmembers():
+            if not member.isfile() or not member.name.startswith("twosat_formal/"):
+                continue
+            data = tar.extractfile(member)
+            assert data is not None
+            content = data.read()
+            if member.name.endswith(".py"):
+                content = _NAME.sub(b"twosat_formal_before", content)
+            target = folder / ("twosat_formal_before" + member.name[len("twosat_formal") :])
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(content)
+    sys.path.insert(0, str(folder))
+    return importlib.import_module("twosat_formal_before")
+
+
+def cold(package: str) -> None:
+    """Empty the caches of every loaded module of ``package`` (as in a fresh process)."""
+    for name, module in list(sys.modules.items()):
+        if not (name == package or name.startswith(package + ".")) or module is None:
+            continue
+        for attribute, value in list(vars(module).items()):
+            if hasattr(value, "cache_clear"):
+                value.cache_clear()
+            elif attribute in ("_SESSION", "_Z3_SOLVER"):
+                setattr(module, attribute, None)
