@@ -11,6 +11,7 @@ import random
 
 import numpy as np
 import pytest
+from formula_strategies import formulas as named_formulas
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from pysat.formula import CNF
@@ -31,16 +32,9 @@ NAMES = st.one_of(
 ).filter(is_valid_name)
 
 
-@st.composite
-def formulas(draw: st.DrawFn, max_vars: int = 7, max_width: int = 4) -> Formula:
-    """Random CNFs: any widths (empty and unit clauses too), duplicates, random names."""
-    n = draw(st.integers(0, max_vars))
-    if n == 0:
-        return Formula(draw(st.lists(st.just([]), max_size=2)))
-    literal = st.integers(1, n).flatmap(lambda v: st.sampled_from([v, -v]))
-    clauses = draw(st.lists(st.lists(literal, max_size=max_width), max_size=12))
-    names = draw(st.none() | st.lists(NAMES, min_size=n, max_size=n, unique=True))
-    return Formula(clauses, num_vars=n, names=names)
+def formulas(max_vars: int = 7, max_width: int = 4) -> st.SearchStrategy[Formula]:
+    """Random CNFs with names from :data:`NAMES`."""
+    return named_formulas(NAMES, max_vars, max_width)
 
 
 def outcome(read: object, text: str | bytes) -> Formula | tuple[int | None, int | None]:
