@@ -288,6 +288,8 @@ def test_a_story_provenance_is_attested_but_for_its_tool_version() -> None:
     flat = compare_record("story", {"provenance": "text"}, again)
     assert flat.differences == ["provenance is 'text', not an object"]
     assert flat.counts == {"re-derived": 0, "measured": 0, "attested": 1}
+    kept = compare_record("story", stored, {"provenance": {"tool_version": "1"}})
+    assert kept.differences == [] and kept.counts["attested"] == 1
     both = compare_record("story", {"provenance": "a"}, {"provenance": "b"})
     assert both.differences == [] and both.counts["attested"] == 1
 
