@@ -240,12 +240,9 @@ def run_experiment_command(
 
     Re-running the same command resumes: stored answers are not asked again.
     """
-    from twosat_formal.experiments.runner import run_experiment
+    from twosat_formal.experiments.runner import ExperimentConfig, run_experiment
 
-    result = run_experiment(
-        name,
-        model,
-        out_dir=out,
+    config = ExperimentConfig(
         formulas=formulas,
         templates=template or None,
         seed=seed,
@@ -261,8 +258,9 @@ def run_experiment_command(
         base_url=base_url,
         api_key_env=api_key_env,
         progress=progress,
-        console=err_console,
-        report=_say,
+    )
+    result = run_experiment(
+        name, model, out_dir=out, config=config, console=err_console, report=_say
     )
     _print_result(result, as_json)
     exit_on_failed_requests(result.evaluation)

@@ -38,7 +38,8 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -85,6 +86,7 @@ from twosat_formal.verbalize import example_formula, prompt_record
 __all__ = [
     "PROMPTS_FILE",
     "RESULTS_FILE",
+    "ExperimentConfig",
     "ExperimentResult",
     "Reporter",
     "build_dataset",
@@ -289,57 +291,19 @@ def _design_text(design: Sequence[dict[str, Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def run_experiment(
-    name: str | ExperimentSpec,
-    models: Sequence[str],
-    *,
-    out_dir: str | Path,
-    formulas: int | None = None,
-    templates: Sequence[str] | None = None,
-    seed: int | None = None,
-    story_model: str | Model | None = None,
-    themes: Sequence[str] | None = None,
-    samples: int = 1,
-    max_tokens: int | None = None,
-    temperature: float | None = None,
-    top_p: float | None = None,
-    concurrency: int = 8,
-    jobs: int = 1,
-    certify: bool = True,
-    verify: bool = True,
-    make_report: bool = True,
-    base_url: str | None = None,
-    api_key_env: str | None = None,
-    mode: str = "chat",
-    timeout_s: float | None = None,
-    progress: bool = False,
-    console: Console | None = None,
-    report: Reporter = quiet,
-) -> ExperimentResult:
-    """Run experiment ``name`` (a shipped spec, a spec file, or a spec) on ``models``.
+@dataclass(frozen=True)
+class ExperimentConfig:
+    """The options of one run, grouped: what to run, how to sample, how to reach the models.
 
     Parameters
     ----------
-    name:
-        ``table1``, ``sweep``, ``fillers``, ``order``, ``duplication``,
-        ``verbalization``, ``edits``, a path to a spec file, or an
-        :class:`ExperimentSpec`.
-    models:
-        Model specs (``ref/oracle``, ``openai/<id>``...); at least one.
-    out_dir:
-        The experiment folder (created; reused on a re-run).
-    formulas:
-        Formulas per setting instead of the spec's.
-    templates:
-        Verbalization templates instead of the spec's.
-    seed:
-        The experiment seed instead of the spec's.
+    formulas, templates, seed, themes:
+        Overrides of the spec: formulas per setting, verbalization templates, the
+        experiment seed and the story themes (``None``: the spec's).
     story_model:
         The model that writes the stories of a ``story`` experiment (a spec, or a
         model); required there and refused elsewhere. Its calls are cached in the
         run store.
-    themes:
-        Story themes instead of the spec's (``story`` experiments).
     samples, max_tokens, temperature, top_p:
         Sampling: samples per prompt and model, and the request parameters
         (defaults: the spec's ``sampling``). A model the spec's ``sampling.models``
@@ -355,17 +319,138 @@ def run_experiment(
         Re-derive every prompt from its instance just before it is sent, and refuse
         the run if one differs (the default; recorded in the manifest either way).
     make_report:
-        Write the report into ``out_dir``.
+        Write the report into the experiment folder.
     base_url, api_key_env, mode:
         For ``openai/`` models (see :func:`twosat_formal.models.load_model`).
     timeout_s:
         Seconds one request may take (default: the client's, 300 s).
     progress:
-        Show the evaluation progress bar (on ``console``, default stderr).
+        Show the evaluation progress bar.
+
+    Examples
+    --------
+    >>> from twosat_formal.experiments.spec import load_spec
+    >>> config = ExperimentConfig(formulas=1, max_tokens=64)
+    >>> config.apply(load_spec("order")).formulas, config.sampling(load_spec("order")).max_tokens
+    (1, 64)
+    """
+
+    formulas: int | None = None
+    templates: Sequence[str] | None = None
+    seed: int | None = None
+    story_model: str | Model | None = None
+    themes: Sequence[str] | None = None
+    samples: int = 1
+    max_tokens: int | None = None
+    temperature: float | None = None
+    top_p: float | None = None
+    concurrency: int = 8
+    jobs: int = 1
+    certify: bool = True
+    verify: bool = True
+    make_report: bool = True
+    base_url: str | None = None
+    api_key_env: str | None = None
+    mode: str = "chat"
+    timeout_s: float | None = None
+    progress: bool = False
+
+    def apply(self, spec: ExperimentSpec) -> ExperimentSpec:
+        """``spec`` with this run's overrides (formulas, templates, seed, themes)."""
+        if self.formulas is not None:
+            spec = spec.with_formulas(self.formulas)
+        if self.templates is not None:
+            spec = spec.with_templates(tuple(self.templates))
+        if self.seed is not None:
+            spec = replace(spec, seed=self.seed)
+        if self.themes is not None:
+            spec = spec.with_themes(tuple(self.themes))
+        return spec
+
+    def sampling(self, spec: ExperimentSpec) -> SamplingParams:
+        """The request parameters: this run's where given, else the spec's ``sampling``."""
+        return SamplingParams(
+            max_tokens=int(
+                self.max_tokens
+                if self.max_tokens is not None
+                else spec.sampling.get("max_tokens", SamplingParams().max_tokens)
+            ),
+            temperature=(
+                self.temperature
+                if self.temperature is not None
+                else spec.sampling.get("temperature")
+            ),
+            top_p=self.top_p if self.top_p is not None else spec.sampling.get("top_p"),
+            seed=spec.sampling.get("seed"),
+        )
+
+    def connection(self) -> dict[str, Any]:
+        """How ``openai/`` models are reached (the keywords of the model loaders)."""
+        return {"base_url": self.base_url, "api_key_env": self.api_key_env, "mode": self.mode}
+
+
+class _Clock:
+    """Times the stages of a run and reports each one's duration when it ends."""
+
+    def __init__(self, report: Reporter) -> None:
+        self.report = report
+        self.seconds: dict[str, float] = {}
+
+    @contextmanager
+    def stage(self, name: str) -> Iterator[None]:
+        started = time.perf_counter()
+        yield
+        self.seconds[name] = round(time.perf_counter() - started, 3)
+        self.report(name, f"done in {self.seconds[name]:.1f} s")
+
+
+@dataclass
+class _Built:
+    """What the generate, verbalize and story stages wrote (the files to certify)."""
+
+    conditions: int
+    instances: list[Instance]
+    prompts: list[PromptRecord]
+    stories: list[Any] = field(default_factory=list)
+    story_info: dict[str, Any] | None = None
+    files: list[Path] = field(default_factory=list)
+
+
+def run_experiment(
+    name: str | ExperimentSpec,
+    models: Sequence[str],
+    *,
+    out_dir: str | Path,
+    config: ExperimentConfig | None = None,
+    console: Console | None = None,
+    report: Reporter = quiet,
+    **options: Any,
+) -> ExperimentResult:
+    """Run experiment ``name`` (a shipped spec, a spec file, or a spec) on ``models``.
+
+    The stages, each its own function: plan (the spec with the run's overrides, the
+    model specs checked), build (generate, verbalize, tell stories: the files),
+    certify, manifest, evaluate, report.
+
+    Parameters
+    ----------
+    name:
+        ``table1``, ``sweep``, ``fillers``, ``order``, ``duplication``,
+        ``verbalization``, ``edits``, a path to a spec file, or an
+        :class:`ExperimentSpec`.
+    models:
+        Model specs (``ref/oracle``, ``openai/<id>``...); at least one.
+    out_dir:
+        The experiment folder (created; reused on a re-run).
+    config:
+        The run's options (:class:`ExperimentConfig`; default: all defaults).
     console:
-        The rich console of the progress bar.
+        The rich console of the progress bar (default stderr).
     report:
         ``(stage, detail)`` callback for progress messages.
+    **options:
+        Fields of :class:`ExperimentConfig` (``formulas=1``, ``samples=3``...), which
+        win over ``config``'s.
 
     Returns
     -------
@@ -378,88 +463,121 @@ def run_experiment(
     CertificateError, ProofError, SolverDisagreementError
         If any instance or prompt fails certification (nothing is evaluated then).
     """
-    spec = name if isinstance(name, ExperimentSpec) else load_spec(name)
-    if formulas is not None:
-        spec = spec.with_formulas(formulas)
-    if templates is not None:
-        spec = spec.with_templates(tuple(templates))
-    if seed is not None:
-        spec = replace(spec, seed=seed)
-    if themes is not None:
-        spec = spec.with_themes(tuple(themes))
-    check_story_model(spec, story_model)
-    if not models:
-        raise ConfigError("give at least one model", parameter="models", valid="a model spec")
-    models = [spec.model_spec(model) for model in models]  # the spec's own budgets
-    for model in models:  # refuse a bad spec before generating anything
-        parse_model_spec(model)
+    config = replace(config or ExperimentConfig(), **options)
+    spec, models = _plan(name, models, config)
     folder = Path(out_dir)
     folder.mkdir(parents=True, exist_ok=True)
-    seconds: dict[str, float] = {}
+    clock = _Clock(report)
+    built = _build(spec, folder, config, clock)
+    digests = {path.name: content_digest(path) for path in built.files}
+    certified = _certify_stage(built.files, digests, folder, config, clock)
+    params = config.sampling(spec)
+    manifest = _manifest(spec, models, config, params, built, digests, certified)
+    write_manifest(folder / MANIFEST_FILE, manifest)
+    summary = _evaluate_stage(spec, models, config, params, built, folder, manifest, clock, console)
+    manifest["evaluation"] = summary.to_dict()
+    manifest["seconds"] = dict(clock.seconds)
+    write_manifest(folder / MANIFEST_FILE, manifest)
+    report_path = None
+    if config.make_report:
+        from twosat_formal.report import build_report
 
-    def timed(stage: str, started: float) -> None:
-        seconds[stage] = round(time.perf_counter() - started, 3)
-        report(stage, f"done in {seconds[stage]:.1f} s")
-
-    started = time.perf_counter()
-    conditions = expand(spec)
-    report("generate", f"{len(conditions)} formulas ({spec.name})")
-    instances, design = build_dataset(conditions, report=report)
-    dataset_path = folder / DATASET_FILE
-    write_instances(instances, dataset_path)
-    (folder / DESIGN_FILE).write_text(_design_text(design), encoding="utf-8")
-    timed("generate", started)
-
-    started = time.perf_counter()
-    prompts = _prompts(
-        instances, spec.templates, spec.seed, report=report, ask_cycle=spec.ask_cycle
+        with clock.stage("report"):
+            report_path = build_report(folder, folder)
+    return ExperimentResult(
+        name=spec.name,
+        out_dir=folder,
+        instances=len(built.instances),
+        prompts=len(built.prompts),
+        certified=certified,
+        evaluation=summary,
+        report=report_path,
+        manifest=manifest,
+        seconds=clock.seconds,
     )
-    prompts_path = folder / PROMPTS_FILE
-    write_prompts(prompts, prompts_path)
-    timed("verbalize", started)
 
-    checked = [dataset_path, prompts_path]
-    stories: list[Any] = []
-    story_info: dict[str, Any] | None = None
-    if story_model is not None:
-        started = time.perf_counter()
-        stories, story_info = tell_experiment_stories(
-            instances,
-            spec,
-            story_model,
-            folder,
-            concurrency=concurrency,
-            base_url=base_url,
-            api_key_env=api_key_env,
-            mode=mode,
-            report=report,
+
+def _plan(
+    name: str | ExperimentSpec, models: Sequence[str], config: ExperimentConfig
+) -> tuple[ExperimentSpec, list[str]]:
+    """The spec with the run's overrides, and the model specs with the spec's own budgets.
+
+    Everything is checked here, before anything is generated.
+    """
+    spec = config.apply(name if isinstance(name, ExperimentSpec) else load_spec(name))
+    check_story_model(spec, config.story_model)
+    if not models:
+        raise ConfigError("give at least one model", parameter="models", valid="a model spec")
+    specs = [spec.model_spec(model) for model in models]
+    for model in specs:
+        parse_model_spec(model)
+    return spec, specs
+
+
+def _build(spec: ExperimentSpec, folder: Path, config: ExperimentConfig, clock: _Clock) -> _Built:
+    """Generate the dataset and its design, verbalize it, and tell the stories (if any)."""
+    report = clock.report
+    with clock.stage("generate"):
+        conditions = expand(spec)
+        report("generate", f"{len(conditions)} formulas ({spec.name})")
+        instances, design = build_dataset(conditions, report=report)
+        write_instances(instances, folder / DATASET_FILE)
+        (folder / DESIGN_FILE).write_text(_design_text(design), encoding="utf-8")
+    with clock.stage("verbalize"):
+        prompts = _prompts(
+            instances, spec.templates, spec.seed, report=report, ask_cycle=spec.ask_cycle
         )
-        checked.append(folder / STORIES_FILE)
-        timed("stories", started)
-    digests = {path.name: content_digest(path) for path in checked}
-    previous = read_manifest(folder / MANIFEST_FILE) or {}
-    certified: dict[str, Any] = {"ok": False, "skipped": True}
-    if certify:
-        prior = previous.get("certified") or {}
-        if prior.get("ok") and previous.get("digests") == digests:
-            certified = {**prior, "reused": True}
-            report("certify", "unchanged files, certified by a previous run")
-        else:
-            started = time.perf_counter()
-            certified = _certify(checked, jobs)
-            timed("certify", started)
-
-    params = SamplingParams(
-        max_tokens=int(
-            max_tokens
-            if max_tokens is not None
-            else spec.sampling.get("max_tokens", SamplingParams().max_tokens)
-        ),
-        temperature=temperature if temperature is not None else spec.sampling.get("temperature"),
-        top_p=top_p if top_p is not None else spec.sampling.get("top_p"),
-        seed=spec.sampling.get("seed"),
+        write_prompts(prompts, folder / PROMPTS_FILE)
+    built = _Built(
+        len(conditions), instances, prompts, files=[folder / DATASET_FILE, folder / PROMPTS_FILE]
     )
-    manifest: dict[str, Any] = {
+    if config.story_model is not None:
+        with clock.stage("stories"):
+            built.stories, built.story_info = tell_experiment_stories(
+                instances,
+                spec,
+                config.story_model,
+                folder,
+                concurrency=config.concurrency,
+                **config.connection(),
+                report=report,
+            )
+            built.files.append(folder / STORIES_FILE)
+    return built
+
+
+def _certify_stage(
+    files: Sequence[Path],
+    digests: dict[str, str],
+    folder: Path,
+    config: ExperimentConfig,
+    clock: _Clock,
+) -> dict[str, Any]:
+    """Certify ``files``, unless asked not to or a previous run certified these digests."""
+    if not config.certify:
+        return {"ok": False, "skipped": True}
+    previous = read_manifest(folder / MANIFEST_FILE) or {}
+    prior = previous.get("certified") or {}
+    if prior.get("ok") and previous.get("digests") == digests:
+        clock.report("certify", "unchanged files, certified by a previous run")
+        return {**prior, "reused": True}
+    with clock.stage("certify"):
+        certified = _certify(files, config.jobs)
+    return certified
+
+
+def _manifest(
+    spec: ExperimentSpec,
+    models: Sequence[str],
+    config: ExperimentConfig,
+    params: SamplingParams,
+    built: _Built,
+    digests: dict[str, str],
+    certified: dict[str, Any],
+) -> dict[str, Any]:
+    """The manifest before evaluation: versions, spec, models, sampling, counts, digests."""
+    story = built.story_info is not None
+    return {
         "experiment": spec.name,
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
         **environment(),
@@ -468,14 +586,14 @@ def run_experiment(
         "formulas": spec.formulas,
         "templates": list(spec.templates),
         "models": list(models),
-        "sampling": {**json.loads(params.key()), "samples": samples},
-        **({"story": story_info} if story_info is not None else {}),
+        "sampling": {**json.loads(params.key()), "samples": config.samples},
+        **({"story": built.story_info} if story else {}),
         "counts": {
-            "conditions": len(conditions),
-            "instances": len(instances),
-            "prompts": len(prompts),
-            **({"stories": len(stories)} if story_info is not None else {}),
-            "requests": (len(prompts) + len(stories)) * len(models) * samples,
+            "conditions": built.conditions,
+            "instances": len(built.instances),
+            "prompts": len(built.prompts),
+            **({"stories": len(built.stories)} if story else {}),
+            "requests": (len(built.prompts) + len(built.stories)) * len(models) * config.samples,
         },
         "digests": digests,
         "certified": certified,
@@ -483,65 +601,55 @@ def run_experiment(
             "dataset": DATASET_FILE,
             "design": DESIGN_FILE,
             "prompts": PROMPTS_FILE,
-            **({"stories": STORIES_FILE} if story_info is not None else {}),
+            **({"stories": STORIES_FILE} if story else {}),
             "store": STORE_FILE,
             "results": RESULTS_FILE,
         },
     }
-    write_manifest(folder / MANIFEST_FILE, manifest)
 
-    started = time.perf_counter()
-    formulas_by_id = {inst.id: inst for inst in instances}
-    items = [
-        EvalItem(
-            record,
-            formulas_by_id[record.instance_id].formula,
-            formulas_by_id[record.instance_id].label,
-            formulas_by_id[record.instance_id].to_record(),
+
+def _evaluate_stage(
+    spec: ExperimentSpec,
+    models: Sequence[str],
+    config: ExperimentConfig,
+    params: SamplingParams,
+    built: _Built,
+    folder: Path,
+    manifest: dict[str, Any],
+    clock: _Clock,
+    console: Console | None,
+) -> EvalSummary:
+    """Verify the prompts, ask every model, store and export the answers."""
+    with clock.stage("evaluate"):
+        formulas_by_id = {inst.id: inst for inst in built.instances}
+        items = [
+            EvalItem(
+                record,
+                formulas_by_id[record.instance_id].formula,
+                formulas_by_id[record.instance_id].label,
+                formulas_by_id[record.instance_id].to_record(),
+            )
+            for record in built.prompts
+        ] + story_items(built.stories, built.instances)
+        verification = verify_items(items) if config.verify else Verification(0, skipped=True)
+        manifest["verification"] = verification.to_json()
+        write_manifest(folder / MANIFEST_FILE, manifest)
+        clock.report(
+            "evaluate", f"{len(items)} prompts x {len(models)} models x {config.samples} samples"
         )
-        for record in prompts
-    ] + story_items(stories, instances)
-    verification = verify_items(items) if verify else Verification(0, skipped=True)
-    manifest["verification"] = verification.to_json()
-    write_manifest(folder / MANIFEST_FILE, manifest)
-    report("evaluate", f"{len(items)} prompts x {len(models)} models x {samples} samples")
-    with RunStore(folder / STORE_FILE) as store:
-        summary = evaluate(
-            list(models),
-            items,
-            store,
-            base_url=base_url,
-            api_key_env=api_key_env,
-            mode=mode,
-            timeout_s=timeout_s,
-            params=params,
-            samples=samples,
-            concurrency=concurrency,
-            progress=progress,
-            console=console,
-            run_info={"experiment": spec.name, "verification": verification.to_json()},
-        )
-        export_results(store, folder / RESULTS_FILE)
-    timed("evaluate", started)
-    manifest["evaluation"] = summary.to_dict()
-    manifest["seconds"] = dict(seconds)
-    write_manifest(folder / MANIFEST_FILE, manifest)
-
-    report_path = None
-    if make_report:
-        from twosat_formal.report import build_report
-
-        started = time.perf_counter()
-        report_path = build_report(folder, folder)
-        timed("report", started)
-    return ExperimentResult(
-        name=spec.name,
-        out_dir=folder,
-        instances=len(instances),
-        prompts=len(prompts),
-        certified=certified,
-        evaluation=summary,
-        report=report_path,
-        manifest=manifest,
-        seconds=seconds,
-    )
+        with RunStore(folder / STORE_FILE) as store:
+            summary = evaluate(
+                list(models),
+                items,
+                store,
+                **config.connection(),
+                timeout_s=config.timeout_s,
+                params=params,
+                samples=config.samples,
+                concurrency=config.concurrency,
+                progress=config.progress,
+                console=console,
+                run_info={"experiment": spec.name, "verification": verification.to_json()},
+            )
+            export_results(store, folder / RESULTS_FILE)
+    return summary
