@@ -12,6 +12,7 @@ from cli_support import run
 from twosat_formal.formula import Formula
 from twosat_formal.instance import Instance, write_instances
 from twosat_formal.prompts import prompt_id, read_prompts
+from twosat_formal.solve import solve
 from twosat_formal.verbalize import TEMPLATES, check_roundtrip
 
 DSL = "a | ~b\nb | c\n~c\n"
@@ -33,7 +34,7 @@ def _instance(name: str, formula: Formula) -> Instance:
         seed=0,
         formula=formula,
         label="SAT",
-        certificate={},
+        certificate=solve(formula).to_json(formula),
         structure={},
         provenance={},
     )

@@ -37,6 +37,7 @@ from twosat_formal.instance import Instance, write_instances
 from twosat_formal.models import load_model
 from twosat_formal.models.base import Model, Response, SamplingParams, TransientModelError
 from twosat_formal.prompts import PromptRecord, write_prompts
+from twosat_formal.solve import solve
 from twosat_formal.store import RunStore, prompt_hash
 from twosat_formal.verbalize import verbalize
 
@@ -338,7 +339,7 @@ def write_inputs(folder: Path, items: list[EvalItem]) -> tuple[Path, Path]:
             seed=0,
             formula=item.formula,
             label=item.label,
-            certificate={},
+            certificate=solve(item.formula).to_json(item.formula),
             structure={},
             provenance={},
         )

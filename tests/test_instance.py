@@ -32,7 +32,7 @@ def make(formula: Formula | None = None, **changes: Any) -> Instance:
         "seed": 5,
         "formula": formula,
         "label": "SAT",
-        "certificate": {"status": "SAT", "model": {"x1": True}},
+        "certificate": {"status": "SAT", "backend": "scc", "checked": True, "model": {"x1": True}},
         "structure": {"core_clauses": [0, 2], "nested": {"a": [1, 2]}},
         "provenance": {"tool": "twosat-formal", "tool_version": "0.1.0"},
     }
@@ -66,7 +66,10 @@ def test_record_fields_and_dimacs_header() -> None:
     assert lines[0].startswith("c twosat-formal")
     assert 'c family: "demo"' in lines and "c seed: 5" in lines
     assert "c var 1 rain" in lines and "p cnf 2 2" in lines
-    assert Instance.from_record(record).formula.names == ("rain", "wet")
+    # a transform is read through its typed model: a bare {"operator": ...} is refused
+    with pytest.raises(RecordError, match=r"missing field 'transforms\[0\]\.params'"):
+        Instance.from_record(record)
+    assert Instance.from_record({**record, "transforms": []}).formula.names == ("rain", "wet")
 
 
 def test_ids_are_stable_and_canonical() -> None:
@@ -107,12 +110,15 @@ def record_with(**changes: Any) -> dict[str, Any]:
         (record_with(label=KeyError), "missing field 'label'"),
         (record_with(schema_version=2), "schema_version 2"),
         (record_with(label="MAYBE"), "label"),
-        (record_with(seed="5"), "field 'seed'"),
-        (record_with(num_vars=True), "field 'num_vars'"),
+        (record_with(seed="5"), "field 'seed' must be an integer, not str"),
+        (record_with(num_vars=True), "field 'num_vars' must be an integer, not bool"),
         (record_with(num_clauses=4), "the record says"),
         (record_with(dimacs="p cnf 1 1\n2 0\n"), "field 'dimacs'"),
         (record_with(transforms={"a": 1}), "transforms"),
-        (record_with(base_id=3), "base_id"),
+        (record_with(base_id=3), "field 'base_id' must be a string, not int"),
+        (record_with(certificate={"status": "SAT"}), "missing field 'certificate.backend'"),
+        (record_with(provenance=[]), "field 'provenance' must be an object, not list"),
+        (record_with(twin_of="demo-1"), "twin record"),
         ([1, 2], "JSON object"),
     ],
 )
@@ -131,3 +137,16 @@ def test_bad_json_line_names_its_line(tmp_path: Path) -> None:
     with pytest.raises(RecordError) as info:
         next(reader)
     assert info.value.line == 2 and info.value.source == str(path)
+
+
+def test_a_malformed_edit_step_is_named_by_its_path() -> None:
+    from twosat_formal.edits import apply_edit, root_instance
+
+    edited = apply_edit(root_instance(Formula([[1, 2], [-1, 2]])), "converse", position=1)
+    record = edited.instance.to_record()
+    record["transforms"][0]["position"] = "2"
+    with pytest.raises(RecordError) as info:
+        Instance.from_record(record, line=3, source="e.jsonl")
+    assert str(info.value) == (
+        "e.jsonl:3: field 'transforms[0].position' must be an integer, not str"
+    )

@@ -12,11 +12,17 @@ from story_support import StoryScript, StoryServer
 
 from twosat_formal.formula import Formula
 from twosat_formal.instance import Instance, write_instances
+from twosat_formal.solve import solve
 from twosat_formal.verbalize.story import THEMES, check_story_record, read_stories
 
 DSL = "a | ~b\nb | c\n~c\n"
 FORMULA = Formula.from_named([["a", "~b"], ["b", "c"], ["~c"]])
 SPEC = "openai/scripted-writer"
+
+
+def cert(formula: Formula) -> dict[str, object]:
+    """The solver's certificate of ``formula``, as an instance record holds it."""
+    return dict(solve(formula).to_json(formula))
 
 
 @pytest.fixture
@@ -71,7 +77,8 @@ def test_story_records_and_their_statistics(
     dataset = tmp_path / "data.jsonl"
     formulas = {"i1": FORMULA, "i2": Formula.from_named([["p", "q"], ["~p", "r"]])}
     write_instances(
-        [Instance(k, "test", {}, 0, f, "SAT", {}, {}, {}) for k, f in formulas.items()], dataset
+        [Instance(k, "test", {}, 0, f, "SAT", cert(f), {}, {}) for k, f in formulas.items()],
+        dataset,
     )
     out_path = tmp_path / "stories.jsonl"
     store = tmp_path / "calls.sqlite"

@@ -40,6 +40,7 @@ from twosat_formal.instance import Instance, write_instances
 from twosat_formal.models.base import Response, SamplingParams
 from twosat_formal.prompts import write_prompts
 from twosat_formal.scoring import check_witness, score
+from twosat_formal.solve import solve
 from twosat_formal.store import RunStore
 from twosat_formal.verbalize import verbalize
 from twosat_formal.verbalize.story import THEMES, StoryRecord, write_stories
@@ -51,6 +52,11 @@ FORMULAS = {
     "unsat-1": Formula.from_named([["x", "y"], ["~x", "y"], ["x", "~y"], ["~x", "~y"]]),
 }
 THEME_OF = {"sat-1": "heist", "sat-2": "spy", "unsat-1": "detective"}
+
+
+def cert(formula: Formula) -> dict[str, object]:
+    """The solver's certificate of ``formula``, as an instance record holds it."""
+    return dict(solve(formula).to_json(formula))
 
 
 # -- written independently of the code under test ----------------------------------------------
@@ -259,7 +265,7 @@ def write_inputs(folder: Path) -> tuple[Path, Path]:
     write_stories(STORIES.values(), stories)
     dataset = folder / "data.jsonl"
     write_instances(
-        [Instance(k, "test", {}, 0, f, label_of(f), {}, {}, {}) for k, f in FORMULAS.items()],
+        [Instance(k, "test", {}, 0, f, label_of(f), cert(f), {}, {}) for k, f in FORMULAS.items()],
         dataset,
     )
     return stories, dataset

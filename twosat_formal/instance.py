@@ -11,7 +11,8 @@ Examples
 >>> inst = Instance(
 ...     id=instance_id("demo", {"n": 1}, 0), family="demo", params={"n": 1}, seed=0,
 ...     formula=Formula([[1], [-1]]), label="UNSAT",
-...     certificate={"status": "UNSAT", "cycle": ["x1", "~x1"]}, structure={},
+...     certificate={"status": "UNSAT", "backend": "scc", "checked": True,
+...                  "cycle": ["x1", "~x1"]}, structure={},
 ...     provenance={"tool": "twosat-formal"},
 ... )
 >>> inst.id
@@ -36,6 +37,7 @@ from twosat_formal.errors import ParseError, RecordError
 from twosat_formal.formula import Formula
 from twosat_formal.io import scan_dimacs, write_dimacs
 from twosat_formal.jsonl import json_line, read_json_lines, write_lines
+from twosat_formal.records import InstanceRecord, read_record
 
 __all__ = [
     "LABELS",
@@ -51,20 +53,6 @@ __all__ = [
 SCHEMA_VERSION = 1
 #: The two labels an instance can carry.
 LABELS = ("SAT", "UNSAT")
-
-_REQUIRED: dict[str, type | tuple[type, ...]] = {
-    "schema_version": int,
-    "id": str,
-    "family": str,
-    "params": dict,
-    "seed": int,
-    "dimacs": str,
-    "num_vars": int,
-    "num_clauses": int,
-    "label": str,
-    "certificate": dict,
-    "structure": dict,
-}
 
 
 def canonical_json(obj: object) -> str:
@@ -196,28 +184,24 @@ class Instance:
     ) -> Instance:
         """Rebuild an instance from its record; :class:`RecordError` if it is malformed.
 
-        The formula comes from the ``dimacs`` field and must agree with ``num_vars``
-        and ``num_clauses``.
+        The record is read through its typed model
+        (:class:`~twosat_formal.records.InstanceRecord`, with
+        :func:`~twosat_formal.records.read_record`: certificate, transforms and twin
+        change included). The formula comes from the ``dimacs`` field and must agree
+        with ``num_vars`` and ``num_clauses``.
         """
 
         def bad(message: str) -> RecordError:
             return RecordError(message, line=line, source=source)
 
-        if not isinstance(record, Mapping):
-            raise bad(f"an instance record is a JSON object, not {type(record).__name__}")
-        for key, kind in _REQUIRED.items():
-            if key not in record:
-                raise bad(f"missing field {key!r}")
-            value = record[key]
-            if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-                raise bad(f"field {key!r} has the wrong type {type(value).__name__}")
-        if record["schema_version"] != SCHEMA_VERSION:
+        if isinstance(record, Mapping) and record.get("schema_version", SCHEMA_VERSION) != (
+            SCHEMA_VERSION
+        ):
             raise bad(
-                f"schema_version {record['schema_version']} is not supported"
+                f"schema_version {record.get('schema_version')!r} is not supported"
                 f" (this version reads {SCHEMA_VERSION})"
             )
-        if record["label"] not in LABELS:
-            raise bad(f"label {record['label']!r} is not SAT or UNSAT")
+        read_record(InstanceRecord, record, what="an instance record", line=line, source=source)
         try:
             formula = scan_dimacs(record["dimacs"], source=source)
         except ParseError as exc:
@@ -227,19 +211,8 @@ class Instance:
                 f"dimacs has {formula.num_vars} variables and {formula.num_clauses} clauses,"
                 f" the record says {record['num_vars']} and {record['num_clauses']}"
             )
-        base_id = record.get("base_id")
-        transforms = record.get("transforms", [])
-        provenance = record.get("provenance", {})
-        if base_id is not None and not isinstance(base_id, str):
-            raise bad("field 'base_id' must be a string or null")
-        if not isinstance(transforms, list) or not all(isinstance(t, dict) for t in transforms):
-            raise bad("field 'transforms' must be a list of objects")
-        if not isinstance(provenance, dict):
-            raise bad("field 'provenance' must be an object")
         twin_of, change = record.get("twin_of"), record.get("change")
-        if twin_of is not None and not isinstance(twin_of, str):
-            raise bad("field 'twin_of' must be a string or null")
-        if (twin_of is None) != (change is None) or not isinstance(change, dict | None):
+        if (twin_of is None) != (change is None):
             raise bad("a twin record has both 'twin_of' and a 'change' object")
         return cls(
             id=record["id"],
@@ -250,9 +223,9 @@ class Instance:
             label=record["label"],
             certificate=dict(record["certificate"]),
             structure=dict(record["structure"]),
-            provenance=dict(provenance),
-            base_id=base_id,
-            transforms=tuple(transforms),
+            provenance=dict(record["provenance"]),
+            base_id=record.get("base_id"),
+            transforms=tuple(record.get("transforms", [])),
             twin_of=twin_of,
             change=None if change is None else dict(change),
         )

@@ -46,6 +46,7 @@ from typing import IO, Any
 from twosat_formal.errors import RecordError
 from twosat_formal.formula import Formula
 from twosat_formal.jsonl import json_line, read_json_lines, write_lines
+from twosat_formal.records import PromptRecordModel, read_record
 
 __all__ = [
     "ANSWER_INSTRUCTIONS",
@@ -306,52 +307,42 @@ class PromptRecord:
     ) -> PromptRecord:
         """Read a record written by :meth:`to_record`; :class:`RecordError` if malformed.
 
-        The id must be the :func:`prompt_id` of the record's instance id, template and seed.
+        The record is read through its typed model
+        (:class:`~twosat_formal.records.PromptRecordModel`, with
+        :func:`~twosat_formal.records.read_record`); then no two entities may name the
+        same variable, and the id must be the :func:`prompt_id` of the record's
+        instance id, template and seed.
         """
 
         def bad(message: str) -> RecordError:
             return RecordError(message, line=line, source=source)
 
-        if not isinstance(record, Mapping):
-            raise bad("a prompt record must be a JSON object")
-        version = record.get("schema_version")
-        if version != SCHEMA_VERSION:
+        if isinstance(record, Mapping) and record.get("schema_version") != SCHEMA_VERSION:
+            version = record.get("schema_version")
             raise bad(f"unsupported schema_version {version!r} (expected {SCHEMA_VERSION})")
-        values: dict[str, Any] = {}
-        for key in ("id", "instance_id", "template", "text", "true_value", "false_value"):
-            value = record.get(key)
-            if not isinstance(value, str):
-                raise bad(f"field {key!r} must be a string")
-            values[key] = value
-        seed = record.get("seed")
-        if not isinstance(seed, int) or isinstance(seed, bool):
-            raise bad("field 'seed' must be an integer")
-        entities = record.get("entities")
-        if not isinstance(entities, Mapping) or not all(
-            isinstance(k, str) and isinstance(v, str) for k, v in entities.items()
-        ):
-            raise bad("field 'entities' must map entity strings to variable names")
-        if len(set(entities.values())) != len(entities):
+        read = read_record(
+            PromptRecordModel, record, what="a prompt record", line=line, source=source
+        )
+        if len(set(read.entities.values())) != len(read.entities):
             raise bad("field 'entities' maps two entities to the same variable")
-        roundtrip = record.get("roundtrip")
-        if roundtrip is not None and not isinstance(roundtrip, Mapping):
-            raise bad("field 'roundtrip' must be an object or null")
-        ask_cycle = record.get("ask_cycle", False)
-        if not isinstance(ask_cycle, bool):
-            raise bad("field 'ask_cycle' must be true or false")
-        expected = prompt_id(values["instance_id"], values["template"], seed, ask_cycle=ask_cycle)
-        if values["id"] != expected:
+        expected = prompt_id(read.instance_id, read.template, read.seed, ask_cycle=read.ask_cycle)
+        if read.id != expected:
             raise bad(
-                f"id {values['id']!r} is not the hash of (instance_id, template, seed"
-                + (", ask-cycle" if ask_cycle else "")
+                f"id {read.id!r} is not the hash of (instance_id, template, seed"
+                + (", ask-cycle" if read.ask_cycle else "")
                 + f"); expected {expected!r}"
             )
         return cls(
-            ask_cycle=ask_cycle,
-            seed=seed,
-            entities=dict(entities),
-            roundtrip=dict(roundtrip) if roundtrip is not None else None,
-            **values,
+            id=read.id,
+            instance_id=read.instance_id,
+            template=read.template,
+            text=read.text,
+            entities=dict(read.entities),
+            true_value=read.true_value,
+            false_value=read.false_value,
+            seed=read.seed,
+            roundtrip=dict(read.roundtrip) if read.roundtrip is not None else None,
+            ask_cycle=read.ask_cycle,
         )
 
 

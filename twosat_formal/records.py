@@ -10,10 +10,16 @@ are published in ``docs/schema/`` (:mod:`twosat_formal.schemas`), so that data c
 validated without this package; a test checks that the published files are current
 and that what the pipeline writes validates.
 
-The models describe the records; the writers and the byte-for-byte checks of
-``certify`` stay where they are. Fields a later version adds are allowed (a reader
-of an older schema keeps working); every field named here is required unless it has
-a default, and typed.
+The models describe the records, and :func:`read_record` is the one reader that
+checks a record against its model: strictly (``true`` is not an integer, ``"5"`` is
+not a number), with a :class:`~twosat_formal.errors.RecordError` that names the
+file, the line and the field (``data.jsonl:7: field 'transforms[0].position' must be
+an integer, not str``). :meth:`twosat_formal.instance.Instance.from_record` and
+:meth:`twosat_formal.prompts.PromptRecord.from_record` read through it and keep only
+the checks a schema cannot state (the DIMACS text against its counts, an id against
+its hash). The writers and the byte-for-byte checks of ``certify`` stay where they
+are. Fields a later version adds are allowed (a reader of an older schema keeps
+working); every field named here is required unless it has a default, and typed.
 
 Examples
 --------
@@ -31,9 +37,12 @@ pydantic_core._pydantic_core.ValidationError: 1 validation error for PromptRecor
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationError
+
+from twosat_formal.errors import RecordError
 
 __all__ = [
     "RECORD_MODELS",
@@ -47,6 +56,7 @@ __all__ = [
     "PromptRecordModel",
     "Proof",
     "StoryRecordModel",
+    "read_record",
 ]
 
 Label = Literal["SAT", "UNSAT"]
@@ -120,6 +130,19 @@ class EditRecord(_Record):
     seed: int | None
 
 
+def _transform_kind(value: Any) -> str:
+    kind = value.get("kind") if isinstance(value, Mapping) else getattr(value, "kind", None)
+    return "edit" if kind == "edit" else "perturbation"
+
+
+#: A transform of an instance: an edit step (``"kind": "edit"``) or a perturbation.
+TransformRecord = Annotated[
+    Annotated[EditRecord, Tag("edit")] | Annotated[PerturbationRecord, Tag("perturbation")],
+    Discriminator(_transform_kind),
+]
+_TAGS = frozenset({"edit", "perturbation"})
+
+
 class ChangeRecord(_Record):
     """The one-clause change from a minimal twin's source to the twin."""
 
@@ -141,7 +164,7 @@ class InstanceRecord(_Record):
     id: str
     family: str
     params: dict[str, Any]
-    seed: int | None
+    seed: int
     dimacs: str
     num_vars: int = Field(ge=0)
     num_clauses: int = Field(ge=0)
@@ -149,7 +172,7 @@ class InstanceRecord(_Record):
     certificate: Certificate
     structure: dict[str, Any]
     base_id: str | None = None
-    transforms: list[EditRecord | PerturbationRecord] = Field(default_factory=list)
+    transforms: list[TransformRecord] = Field(default_factory=list)
     provenance: dict[str, Any]
     twin_of: str | None = Field(default=None, description="a minimal twin: its source's id")
     change: ChangeRecord | None = None
@@ -166,7 +189,7 @@ class PromptRecordModel(_Record):
     entities: dict[str, str]
     true_value: str
     false_value: str
-    seed: int | None
+    seed: int
     roundtrip: dict[str, Any] | None
     ask_cycle: bool = Field(default=False, description="asks for a contradiction chain")
 
@@ -227,3 +250,89 @@ RECORD_MODELS: dict[str, type[BaseModel]] = {
     "prompt": PromptRecordModel,
     "story": StoryRecordModel,
 }
+
+
+M = TypeVar("M", bound=BaseModel)
+
+#: How an error of each pydantic type reads after "field 'x' ".
+_MUST = {
+    "int_type": "must be an integer",
+    "int_parsing": "must be an integer",
+    "int_from_float": "must be an integer",
+    "string_type": "must be a string",
+    "bool_type": "must be true or false",
+    "float_type": "must be a number",
+    "dict_type": "must be an object",
+    "model_type": "must be an object",
+    "model_attributes_type": "must be an object",
+    "list_type": "must be a list",
+}
+
+
+def _path(loc: tuple[int | str, ...]) -> str:
+    text = ""
+    for i, part in enumerate(loc):
+        if isinstance(part, int):
+            text += f"[{part}]"
+        elif part in _TAGS and i and isinstance(loc[i - 1], int):
+            continue  # the tag of a transform's kind, not a field
+        else:
+            text += f".{part}" if text else str(part)
+    return text
+
+
+def _describe(error: Mapping[str, Any]) -> str:
+    where = f"field {_path(tuple(error['loc']))!r}"
+    kind = error["type"]
+    got = type(error.get("input")).__name__
+    if kind == "missing":
+        return f"missing {where}"
+    if kind in _MUST:
+        return f"{where} {_MUST[kind]}, not {'null' if got == 'NoneType' else got}"
+    ctx = error.get("ctx") or {}
+    if kind == "literal_error":
+        return f"{where} must be {ctx.get('expected')}, not {error.get('input')!r}"
+    if kind == "greater_than_equal":
+        return f"{where} must be >= {ctx.get('ge')}, not {error.get('input')!r}"
+    return f"{where}: {error['msg']}"
+
+
+def read_record(
+    model: type[M],
+    record: object,
+    *,
+    what: str = "a record",
+    line: int | None = None,
+    source: str | None = None,
+) -> M:
+    """``record`` checked against ``model`` (strictly); a :class:`RecordError` names the field.
+
+    The error carries ``line`` and ``source`` (shown as ``source:line:``) and describes
+    the first field that does not fit: a missing field, a value of the wrong type, a
+    value outside its set.
+
+    Examples
+    --------
+    >>> good = {"schema_version": 1, "id": "p1", "instance_id": "i1", "template": "logic",
+    ...         "text": "T", "entities": {"A": "x1"}, "true_value": "true",
+    ...         "false_value": "false", "seed": 3, "roundtrip": None}
+    >>> read_record(PromptRecordModel, good).seed
+    3
+    >>> read_record(PromptRecordModel, {**good, "seed": True}, line=4, source="p.jsonl")
+    Traceback (most recent call last):
+    ...
+    twosat_formal.errors.RecordError: p.jsonl:4: field 'seed' must be an integer, not bool
+    >>> read_record(PromptRecordModel, [], what="a prompt record")
+    Traceback (most recent call last):
+    ...
+    twosat_formal.errors.RecordError: a prompt record must be a JSON object, not list
+    """
+    if not isinstance(record, Mapping):
+        raise RecordError(
+            f"{what} must be a JSON object, not {type(record).__name__}", line=line, source=source
+        )
+    try:
+        return model.model_validate(record, strict=True)
+    except ValidationError as exc:
+        errors = exc.errors(include_url=False)
+        raise RecordError(_describe(errors[0]), line=line, source=source) from None

@@ -291,7 +291,9 @@ def load_items(
     >>> formula = Formula.from_named([["p", "~q"], ["q"]])
     >>> folder = pathlib.Path(tempfile.mkdtemp())
     >>> _ = write_prompts([verbalize(formula, "room").record("i1", None)], folder / "p.jsonl")
-    >>> _ = write_instances([Instance("i1", "demo", {}, 0, formula, "SAT", {}, {}, {})],
+    >>> from twosat_formal.solve import solve
+    >>> cert = solve(formula).to_json(formula)
+    >>> _ = write_instances([Instance("i1", "demo", {}, 0, formula, "SAT", cert, {}, {})],
     ...                     folder / "d.jsonl")
     >>> [item.label for item in load_items(folder / "p.jsonl", dataset=folder / "d.jsonl")]
     ['SAT']
