@@ -7,7 +7,8 @@
   no SciPy import; :func:`~twosat_formal.solve.small.prefers_python`); it refuses
   clauses of width 0 or above 2 with :class:`~twosat_formal.errors.NotTwoCNFError`.
 * ``pysat``: CaDiCaL 1.9.5 through python-sat; solves any CNF.
-* ``z3``: Z3's finite-domain solver (``SolverFor("QF_FD")``); solves any CNF.
+* ``z3``: Z3 (``SolverFor("QF_BV")``, which decides a pure Boolean CNF faster than
+  its finite-domain ``QF_FD`` solver); solves any CNF.
 
 The external solvers give a model for SAT. For UNSAT they give no certificate, so the
 contradiction cycle is read off the implication graph of the clauses of width one
@@ -150,7 +151,7 @@ def solve_pysat(formula: Formula) -> SolveResult:
 
 @BACKENDS.register("z3")
 def solve_z3(formula: Formula) -> SolveResult:
-    """Decide any CNF with Z3 (``SolverFor("QF_FD")``, quantifier-free).
+    """Decide any CNF with Z3 (``SolverFor("QF_BV")``, quantifier-free).
 
     Raises
     ------
@@ -197,7 +198,7 @@ _Z3_SOLVER: tuple[int, Any] | None = None
 
 
 def _z3_solver() -> Any:
-    """This process's Z3 ``QF_FD`` solver, in a context of its own (fresh in a forked child).
+    """This process's Z3 ``QF_BV`` solver, in a context of its own (fresh in a forked child).
 
     Each formula is decided between ``push`` and ``pop``, so one leaves nothing behind
     for the next; one context and one solver serve every call instead of a new solver
@@ -207,7 +208,7 @@ def _z3_solver() -> Any:
     import z3
 
     if _Z3_SOLVER is None or _Z3_SOLVER[0] != os.getpid():
-        _Z3_SOLVER = (os.getpid(), z3.SolverFor("QF_FD", ctx=z3.Context()))
+        _Z3_SOLVER = (os.getpid(), z3.SolverFor("QF_BV", ctx=z3.Context()))
     return _Z3_SOLVER[1]
 
 
