@@ -397,6 +397,7 @@ class _Story:
         self.settings = settings
         self.generation = settings.generation_for(seed)
         self.validation = settings.validation
+        self.sid = sid
         self.tag = f"story:{sid[:16]}"
 
     async def _ask(
@@ -414,6 +415,30 @@ class _Story:
             problem = error or problem
         raise EvaluationError(f"{self.tag}: the introduction failed: {problem}")
 
+    async def clue(
+        self,
+        conversation: Sequence[Turn],
+        index: int,
+        source: Sequence[tuple[str, bool]],
+        fallback: str,
+        literals: tuple[str, ...],
+    ) -> ClueRecord:
+        """The clue of a two-entity clause: up to :data:`MAX_ATTEMPTS` until one is valid.
+
+        When none is, the clue is the ``fallback`` sentence.
+        """
+        attempts: list[Attempt] = []
+        for number in range(1, MAX_ATTEMPTS + 1):
+            attempts.append(await self.attempt(conversation, number, index, source))
+            if attempts[-1].outcome == "valid":
+                break
+        last = attempts[-1]
+        accepted = last.attempt if last.outcome == "valid" else None
+        text = str(last.text) if accepted is not None else fallback
+        return ClueRecord(
+            index, literals, "llm", tuple(attempts), accepted, accepted is None, text, literals
+        )
+
     async def attempt(
         self,
         conversation: Sequence[Turn],
@@ -421,7 +446,7 @@ class _Story:
         index: int,
         source: Sequence[tuple[str, bool]],
     ) -> Attempt:
-        """One generated clue (Step 2) and its validation (Steps 3a and 3b)."""
+        """One generated clue (Step 2) and its validation (Steps 3a and 3b), judged."""
         role = f"clue-{index}"
         response, error = await self._ask(conversation, self.generation, number - 1, role)
         if response is None:
@@ -430,18 +455,7 @@ class _Story:
         finish = response.finish_reason
         if not text:
             return Attempt(number, text, "empty-clue", finish_reason=finish)
-        prompt = entities_prompt(text, self.names)
-        reply, error = await self._ask(prompt, self.validation, 0, f"{role}-entities")
-        entities_reply = None if reply is None else str(reply.text)
-        state_replies: list[str | None] = []
-        entities = None if entities_reply is None else read_entities(entities_reply, self.names)
-        if entities is not None and needs_states(entities, source):
-            for entity in entities:
-                true, false = self.descriptions[entity]
-                prompt = state_prompt(text, entity, true, false)
-                reply, failed = await self._ask(prompt, self.validation, 0, f"{role}-state")
-                state_replies.append(None if reply is None else str(reply.text))
-                error = error or failed
+        entities_reply, state_replies, error = await self.validate(text, role, source)
         judged = assess(text, entities_reply, state_replies, source, self.names)
         return Attempt(
             attempt=number,
@@ -455,6 +469,29 @@ class _Story:
             recovered=judged.recovered,
             error=error if judged.outcome == "error" else None,
         )
+
+    async def validate(
+        self, text: str, role: str, source: Sequence[tuple[str, bool]]
+    ) -> tuple[str | None, list[str | None], str | None]:
+        """Ask which entities ``text`` names (Step 3a), then each one's state (Step 3b).
+
+        Returns the entities reply, the state replies (none when Step 3a already
+        settles the clue) and the first call's error, if any.
+        """
+        reply, error = await self._ask(
+            entities_prompt(text, self.names), self.validation, 0, f"{role}-entities"
+        )
+        entities_reply = None if reply is None else str(reply.text)
+        state_replies: list[str | None] = []
+        entities = None if entities_reply is None else read_entities(entities_reply, self.names)
+        if entities is not None and needs_states(entities, source):
+            for entity in entities:
+                true, false = self.descriptions[entity]
+                prompt = state_prompt(text, entity, true, false)
+                reply, failed = await self._ask(prompt, self.validation, 0, f"{role}-state")
+                state_replies.append(None if reply is None else str(reply.text))
+                error = error or failed
+        return entities_reply, state_replies, error
 
     def conversation(self, start: str, intro: str, exchanges: list[tuple[str, str]]) -> list[Turn]:
         kept = exchanges if self.settings.history is None else exchanges[-self.settings.history :]
@@ -529,58 +566,51 @@ async def write_story(
     else:
         names = chosen.validate(entities, formula.num_vars)
     iid = instance_id if instance_id is not None else formula_id(formula)
-    sid = story_id(iid, chosen.name, model.spec, seed)
-    story = _Story(model, chosen, names, settings, seed, sid)
+    story = _Story(
+        model, chosen, names, settings, seed, story_id(iid, chosen.name, model.spec, seed)
+    )
     start = intro_prompt(chosen, names)
     intro = await story.intro(start)
     exchanges: list[tuple[str, str]] = []
     clues: list[ClueRecord] = []
-    total = formula.num_clauses
     for index, clause in enumerate(formula.clauses, 1):
         source = [(names[abs(lit) - 1], lit > 0) for lit in clause]
         statements = [(e, story.descriptions[e][0 if v else 1]) for e, v in source]
         sentence = fallback_sentence(statements)
-        literal_names = tuple(formula.literal_name(lit) for lit in clause)
+        literals = tuple(formula.literal_name(lit) for lit in clause)
         if len(clause) != 2 or abs(clause[0]) == abs(clause[1]):
-            clues.append(
-                ClueRecord(index, literal_names, "direct", (), None, False, sentence, literal_names)
-            )
+            # one entity: nothing to ask, the fixed sentence is the clue
+            clues.append(ClueRecord(index, literals, "direct", (), None, False, sentence, literals))
             continue
-        prompt = clue_prompt(chosen, index, total, statements[0], statements[1])
+        prompt = clue_prompt(chosen, index, formula.num_clauses, statements[0], statements[1])
         conversation = [*story.conversation(start, intro, exchanges), ("user", prompt)]
-        attempts: list[Attempt] = []
-        for number in range(1, MAX_ATTEMPTS + 1):
-            attempts.append(await story.attempt(conversation, number, index, source))
-            if attempts[-1].outcome == "valid":
-                break
-        last = attempts[-1]
-        accepted = last.attempt if last.outcome == "valid" else None
-        text = str(last.text) if accepted is not None else sentence
-        clues.append(
-            ClueRecord(
-                index,
-                literal_names,
-                "llm",
-                tuple(attempts),
-                accepted,
-                accepted is None,
-                text,
-                literal_names,
-            )
-        )
-        exchanges.append((prompt, text))
+        clues.append(await story.clue(conversation, index, source, sentence, literals))
+        exchanges.append((prompt, clues[-1].text))
+    return seal_story(_assemble(story, formula, iid, seed, intro, clues), formula)
+
+
+def _assemble(
+    story: _Story,
+    formula: Formula,
+    instance_id: str,
+    seed: int,
+    intro: str,
+    clues: Sequence[ClueRecord],
+) -> StoryRecord:
+    """The story record (before its proof): the text, the clues and how they were made."""
+    model, settings = story.model, story.settings
     body = assemble_story(intro, [c.text for c in clues])
-    record = StoryRecord(
-        id=sid,
-        instance_id=iid,
-        theme=chosen.name,
+    return StoryRecord(
+        id=story.sid,
+        instance_id=instance_id,
+        theme=story.theme.name,
         model=model.spec,
         seed=int(seed),
-        entities=dict(zip(names, formula.names, strict=True)),
+        entities=dict(zip(story.names, formula.names, strict=True)),
         intro=intro,
         clues=tuple(clues),
         story=body,
-        text=story_prompt(body, [(e, *story.descriptions[e]) for e in names]),
+        text=story_prompt(body, [(e, *story.descriptions[e]) for e in story.names]),
         recovered=tuple(c.recovered for c in clues),
         provenance={
             "tool_version": tool_version(),
@@ -592,7 +622,6 @@ async def write_story(
             "conversation": "messages" if takes_messages(model) else "transcript",
         },
     )
-    return seal_story(record, formula)
 
 
 # -- many stories ---------------------------------------------------------------------------
