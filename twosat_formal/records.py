@@ -40,7 +40,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationError
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    ValidationError,
+)
 
 from twosat_formal.errors import RecordError
 
@@ -51,6 +59,7 @@ __all__ = [
     "ChangeRecord",
     "Clue",
     "EditRecord",
+    "EditSplice",
     "InstanceRecord",
     "PerturbationRecord",
     "PromptRecordModel",
@@ -141,6 +150,30 @@ TransformRecord = Annotated[
     Discriminator(_transform_kind),
 ]
 _TAGS = frozenset({"edit", "perturbation"})
+
+
+def _nonzero(value: int) -> int:
+    if value == 0:
+        raise ValueError("a literal is a non-zero integer")
+    return value
+
+
+#: A clause whose literals must be non-zero (0 ends a clause in DIMACS).
+NonZeroClause = list[Annotated[int, AfterValidator(_nonzero)]]
+
+
+class EditSplice(_Record):
+    """What replaying an edit needs: at ``position``, ``before`` becomes ``after``.
+
+    The reading model of :meth:`twosat_formal.edits.operators.Edit.from_json`; an
+    edit step of an instance (:class:`EditRecord`) has these fields and more.
+    """
+
+    operator: str
+    params: dict[str, Any] = Field(default_factory=dict)
+    position: int = Field(ge=0)
+    before: list[NonZeroClause]
+    after: list[NonZeroClause]
 
 
 class ChangeRecord(_Record):
@@ -294,6 +327,8 @@ def _describe(error: Mapping[str, Any]) -> str:
         return f"{where} must be {ctx.get('expected')}, not {error.get('input')!r}"
     if kind == "greater_than_equal":
         return f"{where} must be >= {ctx.get('ge')}, not {error.get('input')!r}"
+    if kind == "value_error":
+        return f"{where}: {ctx.get('error', error['msg'])}"
     return f"{where}: {error['msg']}"
 
 

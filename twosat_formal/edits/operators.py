@@ -55,8 +55,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from twosat_formal.errors import ConfigError, RecordError
+from twosat_formal.errors import ConfigError
 from twosat_formal.formula import Formula
+from twosat_formal.records import EditSplice, read_record
 from twosat_formal.registry import Registry
 
 __all__ = [
@@ -210,37 +211,22 @@ class Edit:
     def from_json(cls, obj: Mapping[str, Any]) -> Edit:
         """Read an edit written by :meth:`to_json` (extra fields are ignored).
 
-        Raises :class:`RecordError` when a field is missing or malformed.
+        The object is read through its typed model
+        (:class:`~twosat_formal.records.EditSplice`); :class:`RecordError` names the
+        field that is missing or malformed.
+
+        >>> Edit.from_json({"operator": "drop", "position": -1, "before": [], "after": []})
+        Traceback (most recent call last):
+        ...
+        twosat_formal.errors.RecordError: field 'position' must be >= 0, not -1
         """
-        if not isinstance(obj, Mapping):
-            raise RecordError("an edit must be a JSON object")
-        for key in ("operator", "position", "before", "after"):
-            if key not in obj:
-                raise RecordError(f"an edit lacks the field {key!r}")
-        operator, position = obj["operator"], obj["position"]
-        if not isinstance(operator, str):
-            raise RecordError("an edit's operator must be a string")
-        if not isinstance(position, int) or isinstance(position, bool) or position < 0:
-            raise RecordError("an edit's position must be a non-negative int")
-
-        def clauses(value: Any, what: str) -> tuple[ClauseT, ...]:
-            if not isinstance(value, list | tuple) or not all(
-                isinstance(c, list | tuple)
-                and all(isinstance(x, int) and not isinstance(x, bool) and x != 0 for x in c)
-                for c in value
-            ):
-                raise RecordError(f"an edit's {what!r} must be a list of clauses of non-zero ints")
-            return tuple(tuple(int(x) for x in c) for c in value)
-
-        params = obj.get("params", {})
-        if not isinstance(params, Mapping):
-            raise RecordError("an edit's params must be a JSON object")
+        read = read_record(EditSplice, obj, what="an edit")
         return cls(
-            operator=operator,
-            position=position,
-            before=clauses(obj["before"], "before"),
-            after=clauses(obj["after"], "after"),
-            params=dict(params),
+            operator=read.operator,
+            position=read.position,
+            before=tuple(tuple(c) for c in read.before),
+            after=tuple(tuple(c) for c in read.after),
+            params=dict(read.params),
         )
 
 
