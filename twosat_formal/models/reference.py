@@ -385,24 +385,72 @@ def bounded_search(formula: Formula, budget: int) -> BoundedRun:
     """
     if budget < 0:
         raise ConfigError(f"budget must be >= 0, got {budget}", parameter="budget", valid=">= 0")
-    clauses = [tuple(int(lit) for lit in clause) for clause in formula.clauses]
-    value: list[bool | None] = [None] * (formula.num_vars + 1)
-    events: list[tuple[str, int, int]] = []
-    spent = 0
+    search = _Search(formula, budget)
+    try:
+        status = search.run()
+    except _OutOfBudget:
+        search.events.append(("exhausted", 0, -1))
+        status = "EXHAUSTED"
+    values = search.value[1:] if status != "UNSAT" else [None] * formula.num_vars
+    return BoundedRun(status, tuple(values), search.spent, tuple(search.events))
 
-    def propagate(trail: list[int]) -> int | None:
-        """Passes until a fixpoint; returns the index of a conflicting clause."""
-        nonlocal spent
+
+class _Search:
+    """The state of one :func:`bounded_search`: values, steps spent, events."""
+
+    def __init__(self, formula: Formula, budget: int) -> None:
+        self.clauses = [tuple(int(lit) for lit in clause) for clause in formula.clauses]
+        self.num_vars = formula.num_vars
+        self.budget = budget
+        self.value: list[bool | None] = [None] * (formula.num_vars + 1)
+        self.events: list[tuple[str, int, int]] = []
+        self.spent = 0
+
+    def run(self) -> Status:
+        """Steps 3 to 5: propagate from nothing, then decide each variable left."""
+        conflict = self.propagate([])
+        if conflict is not None:
+            self.events.append(("unit-conflict", 0, conflict))
+            return "UNSAT"
+        for var in range(1, self.num_vars + 1):
+            if self.value[var] is None and not self.decide(var):
+                return "UNSAT"
+        return "SAT"
+
+    def decide(self, var: int) -> bool:
+        """Step 4 for ``var``: true, else false; whether a value survived propagation."""
+        refuted = -1
+        for lit in (var, -var):
+            self.events.append(("decide", lit, -1))
+            self.value[var] = lit > 0
+            trail = [var]
+            conflict = self.propagate(trail)
+            if conflict is None:
+                self.events.append(("consistent", lit, len(trail) - 1))
+                return True
+            self.events.append(("conflict", lit, conflict))
+            for implied in trail:
+                self.value[implied] = None
+            refuted = conflict
+        self.events.append(("refuted", var, refuted))
+        return False
+
+    def propagate(self, trail: list[int]) -> int | None:
+        """Step 2: passes until a fixpoint; the index of a conflicting clause, if any.
+
+        Every variable it assigns is appended to ``trail``.
+        """
+        value = self.value
         while True:
             changed = False
-            for index, clause in enumerate(clauses):
+            for index, clause in enumerate(self.clauses):
                 free = 0
                 free_lit = 0
                 satisfied = False
                 for lit in clause:
-                    if spent >= budget:
+                    if self.spent >= self.budget:
                         raise _OutOfBudget
-                    spent += 1
+                    self.spent += 1
                     current = value[abs(lit)]
                     if current is None:
                         free += 1
@@ -420,39 +468,6 @@ def bounded_search(formula: Formula, budget: int) -> BoundedRun:
                     changed = True
             if not changed:
                 return None
-
-    def finish(status: Status) -> BoundedRun:
-        values = tuple(value[1:]) if status != "UNSAT" else (None,) * formula.num_vars
-        return BoundedRun(status, values, spent, tuple(events))
-
-    try:
-        conflict = propagate([])
-        if conflict is not None:
-            events.append(("unit-conflict", 0, conflict))
-            return finish("UNSAT")
-        for var in range(1, formula.num_vars + 1):
-            if value[var] is not None:
-                continue
-            refuted = -1
-            for lit in (var, -var):
-                events.append(("decide", lit, -1))
-                value[var] = lit > 0
-                trail = [var]
-                conflict = propagate(trail)
-                if conflict is None:
-                    events.append(("consistent", lit, len(trail) - 1))
-                    break
-                events.append(("conflict", lit, conflict))
-                for implied in trail:
-                    value[implied] = None
-                refuted = conflict
-            else:
-                events.append(("refuted", var, refuted))
-                return finish("UNSAT")
-    except _OutOfBudget:
-        events.append(("exhausted", 0, -1))
-        return finish("EXHAUSTED")
-    return finish("SAT")
 
 
 class ReferenceModel(ClosingModel):

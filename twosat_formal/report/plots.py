@@ -128,6 +128,19 @@ def _legend_below(fig: Any, handles: list[Any], labels: list[str]) -> None:
         )
 
 
+def _finish(
+    fig: Any, path: Path, handles: list[Any], labels: list[str], title: str | None, ax: Any = None
+) -> None:
+    """The legend under the panels, the title (over ``ax``, else the figure), and the files."""
+    _legend_below(fig, handles, labels)
+    if title:
+        if ax is not None:
+            ax.set_title(title, fontsize=_TITLE)
+        else:
+            fig.suptitle(title, fontsize=_TITLE)
+    _save(fig, path)
+
+
 def curve_panels(
     panels: Mapping[str, Mapping[str, Sequence[tuple[float, Estimate]]]],
     path: Path,
@@ -207,10 +220,7 @@ def curve_panels(
         if not names:
             axes.flat[0].set_visible(True)
             axes.flat[0].text(0.5, 0.5, "no data", ha="center", va="center")
-        _legend_below(fig, list(legend.values()), list(legend))
-        if title:
-            fig.suptitle(title, fontsize=_TITLE)
-        _save(fig, path)
+        _finish(fig, path, list(legend.values()), list(legend), title)
     finally:
         plt.close(fig)
     return path
@@ -285,10 +295,7 @@ def bar_groups(
         handles, labels = _draw_bars(ax, groups, styles)
         ax.set_ylabel(ylabel, fontsize=_LABEL)
         ax.set_ylim(*ylim)
-        _legend_below(fig, handles, labels)
-        if title:
-            ax.set_title(title, fontsize=_TITLE)
-        _save(fig, path)
+        _finish(fig, path, handles, labels, title, ax)
     finally:
         plt.close(fig)
     return path
@@ -336,10 +343,7 @@ def bar_panels(
             for label in ax.get_xticklabels():
                 label.set_rotation(20)
                 label.set_horizontalalignment("right")
-        _legend_below(fig, list(legend.values()), list(legend))
-        if title:
-            fig.suptitle(title, fontsize=_TITLE)
-        _save(fig, path)
+        _finish(fig, path, list(legend.values()), list(legend), title)
     finally:
         plt.close(fig)
     return path
@@ -386,10 +390,7 @@ def stacked_shares(
         ax.tick_params(labelsize=_TICK)
         if not names:
             ax.text(0.5, 0.5, "no data", ha="center", va="center", transform=ax.transAxes)
-        _legend_below(fig, handles, labels)
-        if title:
-            ax.set_title(title, fontsize=_TITLE)
-        _save(fig, path)
+        _finish(fig, path, handles, labels, title, ax)
     finally:
         plt.close(fig)
     return path
