@@ -225,6 +225,59 @@ class _Runner:
                 group.create_task(feed(model, group))
 
 
+def _check_items(items: Sequence[EvalItem]) -> None:
+    """Refuse, before anything is stored or sent, a prompt whose entity map does not
+    fit its formula, or whose label is unknown."""
+    for item in items:
+        try:
+            entity_variables(item.prompt.entities, item.formula)
+            value_words(item.prompt)
+        except ConfigError as exc:
+            raise ConfigError(
+                f"prompt {item.prompt.id}: {exc}", parameter="entities", valid=exc.valid
+            ) from None
+        if item.label not in LABELS:
+            raise ConfigError(
+                f"prompt {item.prompt.id}: unknown label {item.label!r}",
+                parameter="label",
+                valid="SAT or UNSAT",
+            )
+
+
+def _store_inputs(store: RunStore, items: Sequence[EvalItem]) -> None:
+    """The prompts, and the instances they verbalize, into the run store."""
+    store.add_prompts(item.prompt_row() for item in items)
+    for item in items:
+        if item.instance is not None:
+            store.add_instance(item.instance)
+
+
+def _story_info(items: Sequence[EvalItem]) -> dict[str, Any]:
+    """``{"stories": ...}`` for the run record when some prompts are stories, else ``{}``."""
+    stories = story_counts(
+        item.prompt.story
+        for item in items
+        if isinstance(item.prompt, StoryPrompt)
+        if item.prompt.story is not None
+    )
+    return {"stories": stories} if stories else {}
+
+
+def _progress_bar(console: Console | None) -> Progress:
+    """The bar of a run: done of planned, accuracy so far, elapsed and remaining time."""
+    return Progress(
+        TextColumn("[progress.description]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[accuracy]}"),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        console=console or Console(stderr=True),
+        transient=False,
+    )
+
+
 async def run_eval(
     models: Sequence[Model],
     items: Sequence[EvalItem],
@@ -317,25 +370,9 @@ async def run_eval(
         )
     params = params or SamplingParams()
     summary = summary if summary is not None else EvalSummary()
-    for item in items:  # a prompt whose entity map does not fit its formula stops us early
-        try:
-            entity_variables(item.prompt.entities, item.formula)
-            value_words(item.prompt)
-        except ConfigError as exc:
-            raise ConfigError(
-                f"prompt {item.prompt.id}: {exc}", parameter="entities", valid=exc.valid
-            ) from None
-        if item.label not in LABELS:
-            raise ConfigError(
-                f"prompt {item.prompt.id}: unknown label {item.label!r}",
-                parameter="label",
-                valid="SAT or UNSAT",
-            )
+    _check_items(items)
     runner = _Runner(store, params, retry or RetryPolicy(), seed, request_timeout_s, summary)
-    store.add_prompts(item.prompt_row() for item in items)
-    for item in items:
-        if item.instance is not None:
-            store.add_instance(item.instance)
+    _store_inputs(store, items)
     if retry_errors:
         store.delete_errors(  # a generator: the keys are never all in memory
             request_key(m.spec, m.endpoint, prompt_hash(i.prompt.text), runner.params_of(m)[1], s)
@@ -352,31 +389,13 @@ async def run_eval(
         "samples": samples,
         "prompts": len(items),
         **dict(run_info or {}),
+        **_story_info(items),
     }
-    stories = story_counts(
-        item.prompt.story
-        for item in items
-        if isinstance(item.prompt, StoryPrompt)
-        if item.prompt.story is not None
-    )
-    if stories:
-        info["stories"] = stories
     runner.run_id = summary.run_id = store.start_run(info)
     started = time.perf_counter()
     status = "failed"
-    bar: Progress | None = None
-    if progress:
-        bar = Progress(
-            TextColumn("[progress.description]{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("{task.fields[accuracy]}"),
-            TimeElapsedColumn(),
-            TextColumn("ETA"),
-            TimeRemainingColumn(),
-            console=console or Console(stderr=True),
-            transient=False,
-        )
+    bar = _progress_bar(console) if progress else None
+    if bar is not None:
         runner.progress = bar
         bar.start()
     try:
