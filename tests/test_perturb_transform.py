@@ -70,17 +70,20 @@ def test_proof_is_not_part_of_equality() -> None:
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        (lambda o: o.pop("witness"), "lacks the field 'witness'"),
+        (lambda o: o.pop("witness"), "missing field 'witness'"),
         (lambda o: o.update(seed="1"), "'seed' must be an int"),
         (lambda o: o.update(num_vars=True), "'num_vars' must be an int"),
-        (lambda o: o.update(params=[1]), "'params' must be a JSON object"),
-        (lambda o: o.update(literal_map=[[1, "2", 3]]), "'literal_map' must be a list of ints"),
-        (lambda o: o.update(literal_map=5), "'literal_map' must be a list of lists"),
-        (lambda o: o.update(clause_permutation=[0.5]), "must be a list of ints"),
-        (lambda o: o.update(names=[1, 2, 3]), "'names' must be null or a list"),
+        (lambda o: o.update(params=[1]), "'params' must be an object, not list"),
+        (
+            lambda o: o.update(literal_map=[[1, "2", 3]]),
+            r"'literal_map\[0\]\[1\]' must be an integer",
+        ),
+        (lambda o: o.update(literal_map=5), "'literal_map' must be a list, not int"),
+        (lambda o: o.update(clause_permutation=[0.5]), "must be an integer, not float"),
+        (lambda o: o.update(names=[1, 2, 3]), r"'names\[0\]' must be a string"),
         (lambda o: o.update(relation="similar"), "unknown relation 'similar'"),
-        (lambda o: o.update(operator=3), "operator and relation must be strings"),
-        (lambda o: o.update(proof={"method": "m"}), "proof lacks the field 'result'"),
+        (lambda o: o.update(operator=3), "'operator' must be a string, not int"),
+        (lambda o: o.update(proof={"method": "m"}), "missing field 'proof.result'"),
         (lambda o: o.update(proof={"method": "m", "result": "r", "seconds": "1"}), "a number"),
     ],
 )

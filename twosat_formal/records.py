@@ -62,8 +62,10 @@ __all__ = [
     "EditSplice",
     "InstanceRecord",
     "PerturbationRecord",
+    "PerturbationStep",
     "PromptRecordModel",
     "Proof",
+    "StepProof",
     "StoryRecordModel",
     "read_record",
 ]
@@ -112,6 +114,36 @@ class PerturbationRecord(_Record):
     num_vars: int = Field(ge=0)
     names: list[str] | None
     proof: Proof
+
+
+class StepProof(_Record):
+    """A perturbation step's proof as :class:`PerturbationStep` reads it: seconds a number."""
+
+    method: str
+    result: str
+    seconds: float
+
+
+class PerturbationStep(_Record):
+    """What replaying a perturbation needs: the reading model of ``Transform.from_json``.
+
+    A perturbation of an instance (:class:`PerturbationRecord`) has these fields; here
+    the seed, the clause permutation and the witness are required integers, and the
+    proof may be absent (a transform written without it).
+    """
+
+    operator: str
+    params: dict[str, Any]
+    seed: int
+    relation: str
+    literal_map: list[list[int]]
+    clause_permutation: list[int]
+    added_clauses: list[list[int]]
+    fresh_vars: list[int]
+    witness: list[int]
+    num_vars: int
+    names: list[str] | None
+    proof: StepProof | None = None
 
 
 class EditRecord(_Record):

@@ -42,6 +42,7 @@ import numpy as np
 
 from twosat_formal.errors import ConfigError, RecordError
 from twosat_formal.formula import Formula
+from twosat_formal.records import PerturbationStep, StepProof, read_record
 
 __all__ = ["RELATIONS", "JsonValue", "Proof", "Transform", "canonical_params"]
 
@@ -55,20 +56,6 @@ RELATIONS = (
     "conservative-extension",
     "label-preserving-monotone",
     "equisatisfiable-copy-product",
-)
-
-_FIELDS = (
-    "operator",
-    "params",
-    "seed",
-    "relation",
-    "literal_map",
-    "clause_permutation",
-    "added_clauses",
-    "fresh_vars",
-    "witness",
-    "num_vars",
-    "names",
 )
 
 
@@ -107,26 +94,13 @@ class Proof:
 
     @classmethod
     def from_json(cls, obj: Mapping[str, JsonValue]) -> Proof:
-        """Read a proof written by :meth:`to_json` (:class:`RecordError` if malformed)."""
-        if not isinstance(obj, Mapping):
-            raise RecordError("a proof must be a JSON object")
-        try:
-            method, result, seconds = obj["method"], obj["result"], obj["seconds"]
-        except KeyError as exc:
-            raise RecordError(f"a proof lacks the field {exc.args[0]!r}") from None
-        if not isinstance(method, str) or not isinstance(result, str):
-            raise RecordError("a proof's method and result must be strings")
-        if not isinstance(seconds, int | float) or isinstance(seconds, bool):
-            raise RecordError("a proof's seconds must be a number")
-        return cls(method, result, float(seconds))
+        """Read a proof written by :meth:`to_json` (:class:`RecordError` if malformed).
 
-
-def _int_tuple(value: Any, what: str) -> tuple[int, ...]:
-    if not isinstance(value, list | tuple) or any(
-        not isinstance(x, int | np.integer) or isinstance(x, bool) for x in value
-    ):
-        raise RecordError(f"transform field {what!r} must be a list of ints")
-    return tuple(int(x) for x in value)
+        The object is read through its typed model
+        (:class:`~twosat_formal.records.StepProof`).
+        """
+        read = read_record(StepProof, obj, what="a proof")
+        return cls(read.method, read.result, read.seconds)
 
 
 @dataclass(frozen=True)
@@ -283,48 +257,27 @@ class Transform:
 
     @classmethod
     def from_json(cls, obj: Mapping[str, JsonValue]) -> Transform:
-        """Read a transform written by :meth:`to_json` (:class:`RecordError` if malformed)."""
-        if not isinstance(obj, Mapping):
-            raise RecordError("a transform must be a JSON object")
-        missing = [name for name in _FIELDS if name not in obj]
-        if missing:
-            raise RecordError(f"a transform lacks the field {missing[0]!r}")
-        operator, relation, seed, num_vars = (
-            obj["operator"],
-            obj["relation"],
-            obj["seed"],
-            obj["num_vars"],
-        )
-        if not isinstance(operator, str) or not isinstance(relation, str):
-            raise RecordError("a transform's operator and relation must be strings")
-        for value, what in ((seed, "seed"), (num_vars, "num_vars")):
-            if not isinstance(value, int) or isinstance(value, bool):
-                raise RecordError(f"transform field {what!r} must be an int")
-        if not isinstance(obj["params"], Mapping):
-            raise RecordError("transform field 'params' must be a JSON object")
-        for what in ("literal_map", "added_clauses"):
-            if not isinstance(obj[what], list | tuple):
-                raise RecordError(f"transform field {what!r} must be a list of lists")
-        names = obj["names"]
-        if names is not None and (
-            not isinstance(names, list | tuple) or not all(isinstance(n, str) for n in names)
-        ):
-            raise RecordError("transform field 'names' must be null or a list of strings")
-        proof = obj.get("proof")
+        """Read a transform written by :meth:`to_json` (:class:`RecordError` if malformed).
+
+        The object is read through its typed model
+        (:class:`~twosat_formal.records.PerturbationStep`); the error names the field.
+        """
+        read = read_record(PerturbationStep, obj, what="a transform")
+        proof = read.proof
         try:
             return cls(
-                operator=operator,
-                params=dict(obj["params"]),
-                seed=seed,
-                relation=relation,
-                literal_map=tuple(_int_tuple(m, "literal_map") for m in obj["literal_map"]),
-                clause_permutation=_int_tuple(obj["clause_permutation"], "clause_permutation"),
-                added_clauses=tuple(_int_tuple(c, "added_clauses") for c in obj["added_clauses"]),
-                fresh_vars=_int_tuple(obj["fresh_vars"], "fresh_vars"),
-                witness=_int_tuple(obj["witness"], "witness"),
-                num_vars=num_vars,
-                names=tuple(names) if names is not None else None,
-                proof=Proof.from_json(proof) if proof is not None else None,
+                operator=read.operator,
+                params=dict(read.params),
+                seed=read.seed,
+                relation=read.relation,
+                literal_map=tuple(tuple(m) for m in read.literal_map),
+                clause_permutation=tuple(read.clause_permutation),
+                added_clauses=tuple(tuple(c) for c in read.added_clauses),
+                fresh_vars=tuple(read.fresh_vars),
+                witness=tuple(read.witness),
+                num_vars=read.num_vars,
+                names=tuple(read.names) if read.names is not None else None,
+                proof=None if proof is None else Proof(proof.method, proof.result, proof.seconds),
             )
         except ConfigError as exc:
             raise RecordError(str(exc)) from None
