@@ -246,3 +246,30 @@ def test_twin_records_validate_against_the_record_model() -> None:
     model = InstanceRecord.model_validate(record)
     assert model.twin_of == source.id and model.change is not None
     assert model.change.reason == "close-cycle"
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"position": -1}, "field 'position' must be >= 0, not -1"),
+        ({"before": [1, 0]}, "field 'before[1]': a literal is a non-zero integer"),
+        ({"reason": "whim"}, "field 'reason' must be 'break-cycle' or 'close-cycle', not 'whim'"),
+        ({"seed": True}, "field 'seed' must be an integer, not bool"),
+        ({"cycle": None}, "field 'cycle' must be a list, not null"),
+    ],
+)
+def test_a_malformed_change_is_named_by_its_field(change: dict[str, object], message: str) -> None:
+    from twosat_formal.diagnostics.twins import Change
+    from twosat_formal.errors import RecordError
+
+    twin = twin_instance(root_instance(Formula.from_named([["a"], ["~a"]])))
+    assert twin.change is not None
+    assert Change.from_json(twin.change).to_json() == {
+        k: v for k, v in twin.change.items() if k not in ("description", "cycle_text")
+    }
+    with pytest.raises(RecordError) as info:
+        Change.from_json({**twin.change, **change})
+    assert str(info.value) == message
+    del_seed = {k: v for k, v in twin.change.items() if k != "seed"}
+    with pytest.raises(RecordError, match="missing field 'seed'"):
+        Change.from_json(del_seed)

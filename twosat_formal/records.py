@@ -213,10 +213,10 @@ class ChangeRecord(_Record):
 
     kind: Literal["replace", "add", "remove"]
     position: int = Field(ge=0)
-    before: IntClause
-    after: IntClause
+    before: NonZeroClause
+    after: NonZeroClause
     reason: Literal["break-cycle", "close-cycle"]
-    cycle: IntClause
+    cycle: NonZeroClause
     seed: int
     description: str | None = None
     cycle_text: str | None = None

@@ -50,10 +50,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from twosat_formal.diagnostics.implications import Implications
-from twosat_formal.errors import ConfigError, NotTwoCNFError, NoTwinError, RecordError
+from twosat_formal.errors import ConfigError, NotTwoCNFError, NoTwinError
 from twosat_formal.formula import Formula
 from twosat_formal.instance import Instance, canonical_json
 from twosat_formal.provenance import tool_version
+from twosat_formal.records import ChangeRecord, read_record
 
 __all__ = [
     "KINDS",
@@ -166,36 +167,19 @@ class Change:
     def from_json(cls, obj: Mapping[str, Any]) -> Change:
         """Read a change written by :meth:`to_json` (text fields are ignored).
 
-        Raises :class:`RecordError` for a missing or malformed field.
+        The object is read through its typed model
+        (:class:`~twosat_formal.records.ChangeRecord`); :class:`RecordError` names a
+        missing or malformed field.
         """
-        if not isinstance(obj, Mapping):
-            raise RecordError("a change must be a JSON object")
-        for key in ("kind", "position", "before", "after", "reason", "cycle", "seed"):
-            if key not in obj:
-                raise RecordError(f"the change lacks the field {key!r}")
-
-        def ints(value: Any, what: str, *, zero: bool = False) -> tuple[int, ...]:
-            if not isinstance(value, list) or not all(
-                isinstance(x, int) and not isinstance(x, bool) and (zero or x != 0) for x in value
-            ):
-                raise RecordError(f"the change's {what!r} must be a list of non-zero ints")
-            return tuple(value)
-
-        if obj["kind"] not in KINDS or obj["reason"] not in REASONS:
-            raise RecordError(f"the change's kind {obj['kind']!r} or reason is unknown")
-        position, seed = obj["position"], obj["seed"]
-        if not isinstance(position, int) or isinstance(position, bool) or position < 0:
-            raise RecordError("the change's position must be a non-negative int")
-        if not isinstance(seed, int) or isinstance(seed, bool):
-            raise RecordError("the change's seed must be an int")
+        read = read_record(ChangeRecord, obj, what="a change")
         return cls(
-            kind=obj["kind"],
-            position=position,
-            before=ints(obj["before"], "before"),
-            after=ints(obj["after"], "after"),
-            reason=obj["reason"],
-            cycle=ints(obj["cycle"], "cycle"),
-            seed=seed,
+            kind=read.kind,
+            position=read.position,
+            before=tuple(read.before),
+            after=tuple(read.after),
+            reason=read.reason,
+            cycle=tuple(read.cycle),
+            seed=read.seed,
         )
 
 
