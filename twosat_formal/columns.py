@@ -21,10 +21,11 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from twosat_formal.errors import ConfigError
 from twosat_formal.registry import Registry
 
 __all__ = [
@@ -34,6 +35,8 @@ __all__ = [
     "ExportColumn",
     "add_column",
     "export_columns",
+    "pick_columns",
+    "sources_of",
 ]
 
 Kind = Literal["string", "int", "float", "bool"]
@@ -53,28 +56,62 @@ JOINED = {
 @dataclass(frozen=True)
 class ExportColumn:
     """One column of the export: ``name``, its ``kind`` (the Parquet type) and how its
-    value is read from a joined row; ``doc`` is what docs/evaluation.md says of it."""
+    value is read from a joined row; ``doc`` is what docs/evaluation.md says of it.
+
+    ``reads`` names the entries of the joined row that ``value`` reads, so that a
+    reader asking for a few columns has the store read only those (the built-in
+    columns know theirs; a column that declares none makes the store read them all).
+    """
 
     name: str
     kind: Kind
     value: Callable[[Mapping[str, Any]], Any]
     doc: str
+    reads: frozenset[str] | None = None
+
+    def sources(self) -> frozenset[str] | None:
+        """The entries of the joined row the value reads (``None``: not known, so all).
+
+        They are ``reads`` when given, else those of a built-in reader.
+
+        >>> sorted(COLUMNS.get("prompt_id").sources())
+        ['prompt_id', 'stored_prompt_id']
+        >>> ExportColumn("n", "int", lambda row: 1, "one").sources() is None
+        True
+        """
+        if self.reads is not None:
+            return self.reads
+        return self.value.keys if isinstance(self.value, _Reader) else None
 
 
-def _field(key: str) -> Callable[[Mapping[str, Any]], Any]:
-    return lambda row: row.get(key)
+@dataclass(frozen=True)
+class _Reader:
+    """A column value that reads the entries ``keys`` of a joined row."""
+
+    keys: frozenset[str]
+    read: Callable[[Mapping[str, Any]], Any]
+
+    def __call__(self, row: Mapping[str, Any]) -> Any:
+        return self.read(row)
 
 
-def _flag(key: str) -> Callable[[Mapping[str, Any]], bool | None]:
+def _field(key: str) -> _Reader:
+    return _Reader(frozenset({key}), lambda row: row.get(key))
+
+
+def _flag(key: str) -> _Reader:
     def read(row: Mapping[str, Any]) -> bool | None:
         value = row.get(key)
         return None if value is None else bool(value)
 
-    return read
+    return _Reader(frozenset({key}), read)
 
 
-def _either(first: str, second: str) -> Callable[[Mapping[str, Any]], Any]:
-    return lambda row: row.get(first) if row.get(first) is not None else row.get(second)
+def _either(first: str, second: str) -> _Reader:
+    return _Reader(
+        frozenset({first, second}),
+        lambda row: row.get(first) if row.get(first) is not None else row.get(second),
+    )
 
 
 #: The built-in columns, in export order.
@@ -142,3 +179,43 @@ def add_column(column: ExportColumn) -> ExportColumn:
 def export_columns() -> tuple[str, ...]:
     """The names of the export columns, in order."""
     return tuple(COLUMNS.names())
+
+
+def pick_columns(names: Sequence[str] | None) -> tuple[str, ...]:
+    """The export columns named in ``names`` (all of them for ``None``), in export order.
+
+    Raises :class:`~twosat_formal.errors.ConfigError` on a name that is not a column.
+
+    >>> pick_columns(["decision", "model"])
+    ('model', 'decision')
+    >>> pick_columns(["answer"])
+    Traceback (most recent call last):
+    ...
+    twosat_formal.errors.ConfigError: no export column 'answer' (see `twosat-formal results --help`)
+    """
+    if names is None:
+        return export_columns()
+    for name in names:
+        if name not in COLUMNS:
+            raise ConfigError(
+                f"no export column {name!r} (see `twosat-formal results --help`)",
+                parameter="columns",
+                valid=", ".join(export_columns()),
+            )
+    wanted = set(names)
+    return tuple(name for name in export_columns() if name in wanted)
+
+
+def sources_of(names: Iterable[str]) -> frozenset[str] | None:
+    """The joined-row entries the columns ``names`` read (``None``: every entry).
+
+    >>> sorted(sources_of(["model", "decision_correct"]))
+    ['decision_correct', 'model']
+    """
+    needed: set[str] = set()
+    for name in names:
+        sources = COLUMNS.get(name).sources()
+        if sources is None:
+            return None
+        needed |= sources
+    return frozenset(needed)

@@ -30,13 +30,13 @@ from __future__ import annotations
 import csv
 import json
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import islice
 from pathlib import Path
 from typing import IO, Any
 
 from twosat_formal.atomic import atomic_path
-from twosat_formal.columns import COLUMNS, export_columns
+from twosat_formal.columns import COLUMNS, export_columns, pick_columns
 from twosat_formal.errors import ConfigError, EvaluationError
 from twosat_formal.store import RunStore
 
@@ -76,12 +76,15 @@ def format_of(path: str | os.PathLike[str]) -> str:
         ) from None
 
 
-def _ordered(row: Mapping[str, Any]) -> dict[str, Any]:
-    return {column: row.get(column) for column in export_columns()}
+def _ordered(row: Mapping[str, Any], columns: Sequence[str]) -> dict[str, Any]:
+    return {column: row.get(column) for column in columns}
 
 
-def write_jsonl(rows: Iterable[Mapping[str, Any]], stream: IO[str]) -> int:
-    """Write rows as JSON Lines (export columns, in order); return how many.
+def write_jsonl(
+    rows: Iterable[Mapping[str, Any]], stream: IO[str], columns: Sequence[str] | None = None
+) -> int:
+    """Write rows as JSON Lines (``columns``, default the export columns, in order);
+    return how many.
 
     >>> import io
     >>> buffer = io.StringIO()
@@ -90,9 +93,10 @@ def write_jsonl(rows: Iterable[Mapping[str, Any]], stream: IO[str]) -> int:
     >>> json.loads(buffer.getvalue())["decision"] is None
     True
     """
+    names = export_columns() if columns is None else tuple(columns)
     count = 0
     for row in rows:
-        stream.write(json.dumps(_ordered(row), ensure_ascii=False) + "\n")
+        stream.write(json.dumps(_ordered(row, names), ensure_ascii=False) + "\n")
         count += 1
     return count
 
@@ -105,8 +109,11 @@ def _cell(value: Any) -> Any:
     return value
 
 
-def write_csv(rows: Iterable[Mapping[str, Any]], stream: IO[str]) -> int:
-    """Write rows as CSV with a header line; return how many rows.
+def write_csv(
+    rows: Iterable[Mapping[str, Any]], stream: IO[str], columns: Sequence[str] | None = None
+) -> int:
+    """Write rows as CSV with a header line (``columns``, default the export columns);
+    return how many rows.
 
     >>> import io
     >>> buffer = io.StringIO()
@@ -116,10 +123,11 @@ def write_csv(rows: Iterable[Mapping[str, Any]], stream: IO[str]) -> int:
     ['instance_id', 'prompt_id', 'family', 'clauses']
     """
     writer = csv.writer(stream, lineterminator="\n")
-    writer.writerow(export_columns())
+    names = export_columns() if columns is None else tuple(columns)
+    writer.writerow(names)
     count = 0
     for row in rows:
-        writer.writerow([_cell(value) for value in _ordered(row).values()])
+        writer.writerow([_cell(value) for value in _ordered(row, names).values()])
         count += 1
     return count
 
@@ -136,13 +144,18 @@ def _pyarrow() -> Any:
     return pyarrow
 
 
-def _schema(pa: Any) -> Any:
+def _schema(pa: Any, columns: Sequence[str]) -> Any:
     types = {"string": pa.string(), "int": pa.int64(), "float": pa.float64(), "bool": pa.bool_()}
-    return pa.schema([(name, types[column.kind]) for name, column in COLUMNS.items()])
+    return pa.schema([(name, types[COLUMNS.get(name).kind]) for name in columns])
 
 
-def write_parquet(rows: Iterable[Mapping[str, Any]], path: str | os.PathLike[str]) -> int:
-    """Write rows to a Parquet file with typed, nullable columns; return how many.
+def write_parquet(
+    rows: Iterable[Mapping[str, Any]],
+    path: str | os.PathLike[str],
+    columns: Sequence[str] | None = None,
+) -> int:
+    """Write rows to a Parquet file with typed, nullable columns (``columns``, default
+    the export columns); return how many.
 
     Raises :class:`~twosat_formal.errors.EvaluationError` when pyarrow is missing.
 
@@ -154,21 +167,31 @@ def write_parquet(rows: Iterable[Mapping[str, Any]], path: str | os.PathLike[str
     [2]
     """
     pa = _pyarrow()
-    schema = _schema(pa)
+    names = export_columns() if columns is None else tuple(columns)
+    schema = _schema(pa, names)
     count = 0
     iterator: Iterator[Mapping[str, Any]] = iter(rows)
     with pa.parquet.ParquetWriter(str(path), schema) as writer:
-        while batch := [_ordered(row) for row in islice(iterator, _BATCH)]:
+        while batch := [_ordered(row, names) for row in islice(iterator, _BATCH)]:
             writer.write_table(pa.Table.from_pylist(batch, schema=schema))
             count += len(batch)
     return count
 
 
 def export_results(
-    store: RunStore, out: str | os.PathLike[str] | None = None, *, stream: IO[str] | None = None
+    store: RunStore,
+    out: str | os.PathLike[str] | None = None,
+    *,
+    stream: IO[str] | None = None,
+    columns: Sequence[str] | None = None,
 ) -> int:
     """Write every sample of ``store`` to ``out`` (format by suffix) or, with no
     ``out``, as JSON Lines to ``stream``; return the number of rows.
+
+    ``columns`` names the export columns to write (all of them for ``None``), in
+    export order; the store reads only what they are made of, so an export without
+    ``response`` never loads an answer's text
+    (:meth:`~twosat_formal.store.RunStore.export_rows`).
 
     Examples
     --------
@@ -177,17 +200,19 @@ def export_results(
     ...     export_results(store, stream=io.StringIO())
     0
     """
-    rows = store.export_rows()
+    names = pick_columns(columns)
+    rows = store.export_rows(columns=names)
     if out is None:
         if stream is None:
             raise ConfigError("give a file or a stream to export to", parameter="out")
-        return write_jsonl(rows, stream)
+        return write_jsonl(rows, stream, names)
     target = Path(out)
     kind = format_of(target)
     with atomic_path(target) as partial:
         if kind == "parquet":
-            count = write_parquet(rows, partial)
+            count = write_parquet(rows, partial, names)
         else:
             with open(partial, "w", encoding="utf-8", newline="") as handle:
-                count = write_jsonl(rows, handle) if kind == "jsonl" else write_csv(rows, handle)
+                write = write_jsonl if kind == "jsonl" else write_csv
+                count = write(rows, handle, names)
     return count

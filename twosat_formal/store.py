@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from twosat_formal.closing import Closing
-from twosat_formal.columns import BUILTIN_COLUMNS, COLUMNS
+from twosat_formal.columns import BUILTIN_COLUMNS, COLUMNS, pick_columns, sources_of
 from twosat_formal.errors import RecordError
 from twosat_formal.model import Response, public_endpoint
 from twosat_formal.scoring import Judgement
@@ -72,6 +72,18 @@ ADDED_RESULT_COLUMNS: tuple[tuple[str, str], ...] = (
     ("cycle_valid", "INTEGER"),
     ("cycle_reason", "TEXT"),
 )
+
+#: The entries of a joined export row that come from the prompt and its instance
+#: (:data:`twosat_formal.columns.JOINED`), as SQL over ``prompts p`` and ``instances i``.
+_JOINED_SQL: dict[str, str] = {
+    "prompt_instance_id": "p.instance_id",
+    "prompt_template": "p.template",
+    "stored_prompt_id": "p.prompt_id",
+    "instance_family": "i.family",
+    "instance_num_clauses": "i.num_clauses",
+    "instance_num_vars": "i.num_vars",
+    "instance_params": "json_extract(i.record, '$.params')",
+}
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL);
@@ -371,14 +383,38 @@ class RunStore(Closing):
 
     def prompts(self) -> Iterator[PromptRow]:
         """The stored prompt rows, by id."""
+        for _, row in self.prompts_by_hash():
+            yield row
+
+    def prompts_by_hash(self, *, text: bool = True) -> Iterator[tuple[str, PromptRow]]:
+        """The stored prompt rows, by id, each with its stored :func:`prompt_hash`.
+
+        With ``text=False`` the prompt's text is not read and each row's ``text`` is
+        empty (so its own ``prompt_hash`` is not the prompt's: use the one given
+        beside it): a reader that needs the template and entities alone does not
+        load every prompt.
+        """
         query = (
-            "SELECT prompt_id, instance_id, template, label, text, entities, true_value, "
-            "false_value, seed FROM prompts ORDER BY prompt_id, prompt_hash"
+            "SELECT prompt_hash, prompt_id, instance_id, template, label, "
+            + ("text" if text else "''")
+            + ", entities, true_value, false_value, seed FROM prompts "
+            "ORDER BY prompt_id, prompt_hash"
         )
         for row in self._db.execute(query):
-            pid, iid, template, label, text, entities, true_value, false_value, seed = row
-            yield PromptRow(
-                pid, iid, template, label, text, json.loads(entities), true_value, false_value, seed
+            key, pid, iid, template, label, body, entities, true_value, false_value, seed = row
+            yield (
+                key,
+                PromptRow(
+                    pid,
+                    iid,
+                    template,
+                    label,
+                    body,
+                    json.loads(entities),
+                    true_value,
+                    false_value,
+                    seed,
+                ),
             )
 
     # -- results ---------------------------------------------------------------------------
@@ -485,24 +521,42 @@ class RunStore(Closing):
         query = "SELECT failure, count(*) FROM results GROUP BY failure ORDER BY failure"
         return {kind: int(n) for kind, n in self._db.execute(query)}
 
-    def results(self) -> Iterator[dict[str, Any]]:
-        """Every stored result as a dict of all its columns, in a stable order."""
+    def results(self, columns: Collection[str] | None = None) -> Iterator[dict[str, Any]]:
+        """Every stored result as a dict of its columns, in a stable order.
+
+        ``columns`` names the columns of the ``results`` table to read (all of them
+        for ``None``); SQLite reads no other, so a caller that does not name
+        ``response`` never loads an answer's text.
+        """
+        if columns is None:
+            picked = "*"
+        else:
+            present = self._result_columns()
+            picked = ", ".join(name for name in present if name in columns) or "key"
         cursor = self._db.execute(
-            "SELECT * FROM results ORDER BY model, prompt_id, sample, params, endpoint"
+            f"SELECT {picked} FROM results ORDER BY model, prompt_id, sample, params, endpoint"
         )
         names = [d[0] for d in cursor.description]
         for row in cursor:
             out = dict(zip(names, row, strict=True))
             for flag in ("decision_correct", "truncated", "lenient_decision_correct"):
-                out[flag] = bool(out[flag])
+                if flag in out:
+                    out[flag] = bool(out[flag])
             for flag in ("witness_valid", "lenient_witness_valid", "cycle_valid"):
-                out[flag] = _bool(out.get(flag))
-            out.setdefault("cycle_reason", None)
-            if out["witness"] is not None:
+                if flag in out or columns is None:
+                    out[flag] = _bool(out.get(flag))
+            if columns is None:
+                out.setdefault("cycle_reason", None)
+            if out.get("witness") is not None:
                 out["witness"] = json.loads(out["witness"])
             yield out
 
-    def export_rows(self, *, without: Collection[str] = ()) -> Iterator[dict[str, Any]]:
+    def _result_columns(self) -> list[str]:
+        return [row[1] for row in self._db.execute("PRAGMA table_info(results)")]
+
+    def export_rows(
+        self, *, without: Collection[str] = (), columns: Sequence[str] | None = None
+    ) -> Iterator[dict[str, Any]]:
         """One row per sample and prompt with the export columns
         (:data:`twosat_formal.columns.COLUMNS`, in order).
 
@@ -510,30 +564,35 @@ class RunStore(Closing):
         a result whose prompt is not stored keeps the id it was asked for. The family,
         clause count and knobs come from the stored instance of the prompt.
 
-        ``without`` names columns of the ``results`` table the caller does not need
-        (``report`` passes ``{"response"}``): SQLite does not read them, and they come
-        back as ``None``, so a report does not load every answer's text.
+        ``columns`` names the export columns wanted (all of them for ``None``): the
+        rows carry those alone, in export order, and SQLite reads only what they are
+        made of (:meth:`~twosat_formal.columns.ExportColumn.sources`), so asking for
+        no column made of ``response`` never loads an answer's text. ``without``
+        names columns of the ``results`` table the caller does not need (``report``
+        passes ``{"response"}``): SQLite does not read them, and the columns made of
+        them are ``None``.
         """
-        names_in_table = [row[1] for row in self._db.execute("PRAGMA table_info(results)")]
-        picked = ", ".join(
-            f"NULL AS {name}" if name in without else f"r.{name}" for name in names_in_table
-        )
+        picked_columns = pick_columns(columns)
+        needed = None if columns is None else sources_of(picked_columns)
+
+        def wanted(name: str) -> bool:
+            return name not in without and (needed is None or name in needed)
+
+        selected = [f"r.{name}" for name in self._result_columns() if wanted(name)]
+        selected += [f"{sql} AS {name}" for name, sql in _JOINED_SQL.items() if wanted(name)]
+        join_instances = any(wanted(name) for name in _JOINED_SQL if name.startswith("instance_"))
         cursor = self._db.execute(
-            f"SELECT {picked}, p.instance_id AS prompt_instance_id, "
-            "p.template AS prompt_template, "
-            "p.prompt_id AS stored_prompt_id, i.family AS instance_family, "
-            "i.num_clauses AS instance_num_clauses, i.num_vars AS instance_num_vars, "
-            "json_extract(i.record, '$.params') AS instance_params "
+            f"SELECT {', '.join(selected) or 'NULL'} "
             "FROM results r LEFT JOIN prompts p ON p.prompt_hash = r.prompt_hash "
-            "LEFT JOIN instances i ON i.instance_id = p.instance_id "
-            "ORDER BY r.model, coalesce(p.prompt_id, r.prompt_id), r.sample, r.params, "
+            + ("LEFT JOIN instances i ON i.instance_id = p.instance_id " if join_instances else "")
+            + "ORDER BY r.model, coalesce(p.prompt_id, r.prompt_id), r.sample, r.params, "
             "r.endpoint"
         )
         names = [d[0] for d in cursor.description]
-        columns = [(name, column.value) for name, column in COLUMNS.items()]
-        for values in cursor:
-            row = dict(zip(names, values, strict=True))
-            yield {name: value(row) for name, value in columns}
+        values = [(name, COLUMNS.get(name).value) for name in picked_columns]
+        for row in cursor:
+            joined = dict(zip(names, row, strict=True))
+            yield {name: value(joined) for name, value in values}
 
     # -- runs ------------------------------------------------------------------------------
 

@@ -21,6 +21,7 @@ from twosat_formal.cli.options import (
     TimeoutOption,
     TopPOption,
 )
+from twosat_formal.columns import pick_columns
 from twosat_formal.errors import EXIT_INTERRUPTED, EXIT_REQUESTS_FAILED, ConfigError
 from twosat_formal.export import export_results, format_of
 from twosat_formal.model import SamplingParams
@@ -236,14 +237,26 @@ def results_command(
             help="Write to FILE.jsonl, FILE.csv or FILE.parquet (default: JSON Lines on stdout).",
         ),
     ] = None,
+    columns: Annotated[
+        str | None,
+        typer.Option(
+            "--columns",
+            metavar="NAMES",
+            help="Comma-separated export columns to write, in export order; only what "
+            "they are made of is read from the store (default: every column).",
+        ),
+    ] = None,
 ) -> None:
     """Export one row per sample: ids, model, label, decision, failure kind, response."""
     if out is not None:
         format_of(out)  # refuse an unknown suffix before reading anything
+    names = None
+    if columns is not None:
+        names = pick_columns([name.strip() for name in columns.split(",") if name.strip()])
     with RunStore(store, readonly=True) as run_store:
         if out is None:
-            count = export_results(run_store, stream=out_console.file)
+            count = export_results(run_store, stream=out_console.file, columns=names)
         else:
-            count = export_results(run_store, out)
+            count = export_results(run_store, out, columns=names)
     where = "stdout" if out is None else str(out)
     err_console.print(f"{count} rows written to {where}", markup=False)

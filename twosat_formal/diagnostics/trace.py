@@ -357,6 +357,18 @@ def check_trace(
     return Trace(claims, sentences, read, judge.basis)
 
 
+#: The columns of a stored result that a trace row is made of.
+_TRACE_COLUMNS = (
+    "prompt_hash",
+    "model",
+    "sample",
+    "label",
+    "failure",
+    "decision_correct",
+    "response",
+)
+
+
 @dataclass
 class _Sources:
     prompts: dict[str, Any] = field(default_factory=dict)
@@ -378,49 +390,50 @@ def trace_rows(
 
     with RunStore(store_path, readonly=True) as store:
         sources = _Sources()
-        for stored in store.prompts():
-            sources.prompts.setdefault(stored.prompt_hash, stored)
+        for key, stored in store.prompts_by_hash(text=False):
+            sources.prompts.setdefault(key, stored)
         for record in store.instances():
             try:
                 sources.formulas[str(record["id"])] = Instance.from_record(record).formula
             except (TwoSatFormalError, KeyError, ValueError):  # unreadable: left out
                 continue
-        rows = list(store.results())
-    from twosat_formal.verbalize import TEMPLATES
+        from twosat_formal.verbalize import TEMPLATES
 
-    judges: dict[str, _Judge] = {}
-    for done, row in enumerate(rows, 1):
-        if progress is not None:
-            progress(done, len(rows))
-        prompt = sources.prompts.get(row["prompt_hash"])
-        template = prompt.template if prompt is not None else None
-        if prompt is None or template is None or template not in TEMPLATES:
-            continue
-        if row.get("response") is None:
-            continue
-        formula = sources.formulas.get(str(prompt.instance_id))
-        if formula is None:
-            continue
-        judge = judges.get(str(prompt.instance_id))
-        if judge is None:
-            judge = judges[str(prompt.instance_id)] = _Judge(formula)
-        trace = check_trace(row["response"], template, prompt.entities, formula, judge=judge)
-        yield {
-            "prompt_id": prompt.prompt_id,
-            "instance_id": prompt.instance_id,
-            "template": prompt.template,
-            "model": row["model"],
-            "sample": row["sample"],
-            "label": row["label"],
-            "failure": row["failure"],
-            "decision_correct": row["decision_correct"],
-            "basis": trace.basis,
-            "claims": [c.to_json(formula) for c in trace.claims],
-            "counts": trace.counts(),
-            "sentences": trace.sentences,
-            "read": trace.read,
-            "coverage": trace.coverage,
-        }
+        # one answer at a time: the store reads these columns alone, row by row
+        total = store.count()
+        judges: dict[str, _Judge] = {}
+        for done, row in enumerate(store.results(_TRACE_COLUMNS), 1):
+            if progress is not None:
+                progress(done, total)
+            prompt = sources.prompts.get(row["prompt_hash"])
+            template = prompt.template if prompt is not None else None
+            if prompt is None or template is None or template not in TEMPLATES:
+                continue
+            if row.get("response") is None:
+                continue
+            formula = sources.formulas.get(str(prompt.instance_id))
+            if formula is None:
+                continue
+            judge = judges.get(str(prompt.instance_id))
+            if judge is None:
+                judge = judges[str(prompt.instance_id)] = _Judge(formula)
+            trace = check_trace(row["response"], template, prompt.entities, formula, judge=judge)
+            yield {
+                "prompt_id": prompt.prompt_id,
+                "instance_id": prompt.instance_id,
+                "template": prompt.template,
+                "model": row["model"],
+                "sample": row["sample"],
+                "label": row["label"],
+                "failure": row["failure"],
+                "decision_correct": row["decision_correct"],
+                "basis": trace.basis,
+                "claims": [c.to_json(formula) for c in trace.claims],
+                "counts": trace.counts(),
+                "sentences": trace.sentences,
+                "read": trace.read,
+                "coverage": trace.coverage,
+            }
 
 
 def trace_store(
