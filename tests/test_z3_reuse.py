@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from itertools import product
 
 import pytest
@@ -9,7 +10,7 @@ import z3
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from twosat_formal.errors import ProofError
+from twosat_formal.errors import ParseError, ProofError
 from twosat_formal.formula import Formula
 from twosat_formal.perturb import OPERATORS, prove
 from twosat_formal.perturb import proofs as proofs_module
@@ -98,3 +99,65 @@ def test_the_remembered_pairs_are_bounded(monkeypatch: pytest.MonkeyPatch) -> No
     for n in range(1, 6):
         z3_equivalent([[n]], [[n]], n)
     assert [key[0] for key in roundtrip_module._session().proved] == [3, 4, 5]
+
+
+def test_a_literal_outside_the_variables_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(roundtrip_module, "_SESSION", None)
+    z3_equivalent([[1, -2]], [[1, -2]], 2)  # proven and remembered with 2 variables
+    for left, right, n in (([[1, -3]], [[1, -3]], 2), ([[1, -2]], [[1, -2]], 1), ([[0]], [[0]], 2)):
+        with pytest.raises(ProofError, match="outside the variables"):
+            z3_equivalent(left, right, n)
+
+
+def _reference_spans(
+    words: list[str], start: int, question: list[str]
+) -> tuple[list[tuple[int, int]], bool]:
+    """The word-by-word reading (before word ends were precomputed): spans, question found."""
+    spans, i, n = [], start, len(words)
+    while i < n:
+        if words[i : i + len(question)] == question:
+            return spans, True
+        j = i
+        while j < n and not words[j].endswith("."):
+            j += 1
+        spans.append((i, j))
+        i = j + 1
+    return spans, False
+
+
+@settings(max_examples=200)
+@given(
+    st.lists(st.sampled_from(["A", "is", "true.", "Can", "you?", "x."]), max_size=14),
+    st.integers(0, 3),
+    st.booleans(),
+)
+def test_sentences_are_cut_where_the_word_by_word_reading_cuts_them(
+    words: list[str], start: int, closed: bool
+) -> None:
+    """Precomputed word ends, with the question met mid-sentence, cut the same sentences."""
+    from twosat_formal.verbalize.schemes import TEMPLATES
+
+    backparse_module = importlib.import_module("twosat_formal.verbalize.backparse")
+    scheme = TEMPLATES.get("logic")
+    question = scheme.question.split()
+    seen: list[str] = []
+
+    def record(_: object, sentence: str) -> tuple[tuple[str, bool], ...]:
+        seen.append(sentence)
+        return (("A", True),)
+
+    body = words[:start] + question + words[start:] + (["y."] if closed else [])
+    text = " ".join(scheme.preamble.split() + body) + "\n\n" + scheme.question
+    all_words = text.split()
+    spans, found = _reference_spans(all_words, len(scheme.preamble.split()), question)
+    monkey = pytest.MonkeyPatch()
+    monkey.setattr(backparse_module, "_parse_sentence", record)
+    try:
+        backparse_module.read_clauses(text, "logic", None, None)
+        raised = False
+    except ParseError as err:
+        raised = "is missing" in str(err)
+    finally:
+        monkey.undo()
+    assert seen == [" ".join(all_words[i : j + 1]) for i, j in spans]
+    assert raised == (not found)

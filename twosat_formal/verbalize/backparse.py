@@ -130,6 +130,23 @@ class _Words:
         return ParseError(message, line=line, column=column, source=source, context=context)
 
 
+def _find(words: list[str], phrase: list[str], start: int) -> int:
+    """The first index from ``start`` at which ``phrase`` starts (``len(words)``: none).
+
+    >>> _find(["a", "b", "a", "c"], ["a", "c"], 0), _find(["a"], ["b"], 0)
+    (2, 1)
+    """
+    k = start
+    while True:
+        try:
+            k = words.index(phrase[0], k)
+        except ValueError:
+            return len(words)
+        if words[k : k + len(phrase)] == phrase:
+            return k
+        k += 1
+
+
 def _phrase(text: str) -> list[str]:
     return normalize_apostrophes(text).split()
 
@@ -247,11 +264,14 @@ def read_clauses(
     i = len(_phrase(scheme.preamble))
     text_words = words.words
     n = len(text_words)
-    # a sentence ends at the first word that ends with a period (n: none is left)
-    ends = [k for k, word in enumerate(text_words) if word.endswith(".")]
-    ends.append(n)
-    e = 0
     first, length = question[0], len(question)
+    # a sentence ends at the first word that ends with a period; the word ends are
+    # found up to the first place the question could start (what follows it, the
+    # evaluation prompt, is long and not read), then the sentinel ``limit``
+    limit = _find(text_words, question, i)
+    ends = [k for k in range(i, limit) if text_words[k].endswith(".")]
+    ends.append(limit)
+    e = 0
     while True:
         if i >= n:
             raise words.error(f"the final question {scheme.question!r} is missing", n, source)
@@ -259,6 +279,9 @@ def read_clauses(
             break
         while ends[e] < i:
             e += 1
+        if ends[e] == limit < n:  # a sentence runs on over the question's words
+            ends[e:] = [k for k in range(limit, n) if text_words[k].endswith(".")] + [n]
+            limit = n
         j = ends[e]
         sentence = " ".join(text_words[i : j + 1])
         try:

@@ -87,13 +87,13 @@ def z3_equivalent(
     ...
     twosat_formal.errors.ProofError: the formulas differ: x1=False, x2=False
     """
-    if any(not 0 < abs(x) <= num_vars for part in (left, right) for c in part for x in c):
-        raise ProofError(f"a literal lies outside the variables 1..{num_vars}")
     session = _session()
     key = (num_vars, tuple(map(tuple, left)), tuple(map(tuple, right)))
-    if key in session.proved:  # this very pair was proven equivalent in this session
+    if key in session.proved:  # this very pair (its literals in range) was proven already
         session.proved.move_to_end(key)
         return
+    if any(not 0 < abs(x) <= num_vars for part in (left, right) for c in part for x in c):
+        raise ProofError(f"a literal lies outside the variables 1..{num_vars}")
     claim = f"(assert (xor {_smt_cnf(left)} {_smt_cnf(right)}))"
     session.declare(num_vars)
     ctx, solver = session.ctx, session.solver
