@@ -93,6 +93,20 @@ class TwoSatFormalError(Exception):
 
     exit_code: int = EXIT_USAGE
 
+    def __reduce__(self) -> tuple[object, ...]:
+        # picklable whatever its constructor takes, so that it crosses to and from
+        # worker processes (the process and Ray executors, models on Ray workers)
+        return (_rebuild_error, (type(self), self.args, dict(self.__dict__)))
+
+
+def _rebuild_error(
+    cls: type[TwoSatFormalError], args: tuple[object, ...], state: dict[str, object]
+) -> TwoSatFormalError:
+    error = cls.__new__(cls)
+    error.args = args
+    error.__dict__.update(state)
+    return error
+
 
 class ParseError(TwoSatFormalError, ValueError):
     """Text that is not a well-formed formula, prompt or record.

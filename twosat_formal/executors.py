@@ -281,6 +281,11 @@ class RayExecutor(Executor):
             self.jobs = max(1, int(self._ray.cluster_resources().get("CPU", 1)))
         self._task = self._ray.remote(num_cpus=1)(_run_batch)
 
+    @property
+    def ray(self) -> Any:
+        """The ``ray`` module, initialized (for work that is not a ``map``)."""
+        return self._ray
+
     def _submit(self, fn: Callable[[Any], Any], batch: list[Any]) -> Any:
         return self._task.remote(fn, batch)
 

@@ -15,6 +15,7 @@ from twosat_formal.cli.options import (
     MaxTokensOption,
     NoVerifyOption,
     ProgressOption,
+    RayAddressOption,
     SamplingSeedOption,
     ShardOption,
     TemperatureOption,
@@ -171,6 +172,26 @@ def eval_command(
     ] = False,
     no_verify: NoVerifyOption = False,
     shard: ShardOption = None,
+    executor: Annotated[
+        str,
+        typer.Option(
+            "--executor",
+            metavar="local|ray",
+            help="Where the models are asked: here, or on Ray workers that build their own "
+            "clients; this process plans, scores and writes the store either way.",
+        ),
+    ] = "local",
+    jobs: Annotated[
+        int | None,
+        typer.Option(
+            "--jobs",
+            "-j",
+            min=1,
+            help="Ray workers (default: the CPUs of the cluster, or here).",
+            show_default="the CPUs",
+        ),
+    ] = None,
+    ray_address: RayAddressOption = None,
 ) -> None:
     """Ask models every prompt, score the answers and keep them in the run store.
 
@@ -184,6 +205,14 @@ def eval_command(
     if mode not in ("chat", "completion"):
         raise ConfigError(f"unknown mode {mode!r}", parameter="mode", valid="chat or completion")
     from twosat_formal.evaluate import RetryPolicy, Verification, evaluate, load_items, verify_items
+    from twosat_formal.evaluate.runner import EVAL_EXECUTORS
+
+    if executor not in EVAL_EXECUTORS:  # refused before a store is created
+        raise ConfigError(
+            f"eval asks its models here (local) or on Ray workers (ray), not {executor!r}",
+            parameter="executor",
+            valid=", ".join(EVAL_EXECUTORS),
+        )
     from twosat_formal.evaluate.limits import ModelLimits, split_limits
     from twosat_formal.executors import parse_shard
     from twosat_formal.models import parse_spec
@@ -221,6 +250,9 @@ def eval_command(
             progress=progress,
             console=err_console,
             run_info=info,
+            executor=executor,
+            jobs=jobs,
+            ray_address=ray_address,
         )
     _print_summary(summary, store, as_json)
     exit_on_failed_requests(summary)

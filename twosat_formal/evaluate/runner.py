@@ -39,7 +39,10 @@ from twosat_formal.scoring import (
 )
 from twosat_formal.store import ResultRow, RunStore, prompt_hash, request_key
 
-__all__ = ["COMMIT_INTERVAL_S", "PLAN_BATCH", "evaluate", "run_eval"]
+__all__ = ["COMMIT_INTERVAL_S", "EVAL_EXECUTORS", "PLAN_BATCH", "evaluate", "run_eval"]
+
+#: Where ``eval`` can ask its models (``--executor``).
+EVAL_EXECUTORS = ("local", "ray")
 
 #: Requests planned, and looked up in the store, at a time.
 PLAN_BATCH = 512
@@ -429,6 +432,9 @@ def evaluate(
     mode: str = "chat",
     timeout_s: float | None = None,
     limits: ModelLimits | None = None,
+    executor: str = "local",
+    jobs: int | None = None,
+    ray_address: str | None = None,
     **options: Any,
 ) -> EvalSummary:
     """Load the models named by ``specs``, run :func:`run_eval`, and release them.
@@ -439,6 +445,12 @@ def evaluate(
     ``limits`` apply to every model; a spec's own ``?concurrency=N&rpm=R&tpm=T``
     win, and are taken out of the spec (:func:`~twosat_formal.evaluate.limits.split_limits`),
     so limits never change a request's key.
+
+    ``executor`` is where the models are asked: ``local`` (here) or ``ray`` (on
+    ``jobs`` Ray workers, each building its own clients; ``ray_address`` or
+    ``$RAY_ADDRESS`` names a cluster, else a local Ray is started:
+    :func:`~twosat_formal.evaluate.remote.ray_models`). Either way this process plans,
+    limits, retries, scores and writes the store, so both store the same results.
 
     ``timeout_s`` is the seconds one request may take (default: the client's, 300 s).
     Models are loaded with :func:`twosat_formal.models.load_model` and closed on the
@@ -459,27 +471,33 @@ def evaluate(
     >>> summary.done, dict(summary.failures)
     (2, {'correct': 2})
     """
-    from twosat_formal.models import load_model
-    from twosat_formal.models.pool import PooledModel
+    from twosat_formal.evaluate.remote import ModelSource, ray_models
 
+    if executor not in EVAL_EXECUTORS:
+        raise ConfigError(
+            f"eval asks its models here (local) or on Ray workers (ray), not {executor!r}",
+            parameter="executor",
+            valid=", ".join(EVAL_EXECUTORS),
+        )
     summary: EvalSummary = options.pop("summary", None) or EvalSummary()
 
-    urls: list[str | None] = (
-        [base_url] if base_url is None or isinstance(base_url, str) else list(base_url) or [None]
+    urls: tuple[str | None, ...] = (
+        (base_url,) if base_url is None or isinstance(base_url, str) else tuple(base_url) or (None,)
     )
     by_spec = dict(split_limits(spec, limits) for spec in specs)
+    sources = [ModelSource(spec, urls, api_key_env, mode, timeout_s) for spec in by_spec]
 
     async def main() -> None:
         async with AsyncExitStack() as stack:
-            models: list[Model] = []
-            for spec in by_spec:
-                timeout = {} if timeout_s is None else {"timeout_s": timeout_s}
-                replicas = [
-                    load_model(spec, base_url=url, api_key_env=api_key_env, mode=mode, **timeout)
-                    for url in (urls if spec.startswith("openai/") else urls[:1])
-                ]
-                model: Model = replicas[0] if len(replicas) == 1 else PooledModel(replicas)
-                models.append(await stack.enter_async_context(model))  # type: ignore[arg-type]
+            if executor == "ray":
+                models = await stack.enter_async_context(
+                    ray_models(sources, jobs=jobs, address=ray_address)
+                )
+            else:
+                models = []
+                for source in sources:
+                    model = source.load()
+                    models.append(await stack.enter_async_context(model))  # type: ignore[arg-type]
             await run_eval(models, items, store, summary=summary, limits=by_spec, **options)
 
     try:
