@@ -1,12 +1,16 @@
-"""Running the command line in-process, for the tests of every command."""
+"""Running the command line in-process, and Python code in a fresh interpreter."""
 
 from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Mapping
 
 import pytest
 
 from twosat_formal.cli import main
 
-__all__ = ["cli", "run"]
+__all__ = ["cli", "python_stdout", "run"]
 
 
 def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -27,3 +31,19 @@ def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, 
     out, err = capsys.readouterr()
     code = info.value.code
     return (0 if code is None else code if isinstance(code, int) else 1), out, err
+
+
+def python_stdout(
+    code: str, *, env: Mapping[str, str] | None = None, stdin: str | None = None
+) -> str:
+    """What ``python -c code`` prints in a new interpreter (``env``: its whole
+    environment; default: this one's); a failing child fails the test."""
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        check=True,
+        env=None if env is None else dict(env),
+    )
+    return done.stdout

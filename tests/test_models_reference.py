@@ -11,12 +11,11 @@ import asyncio
 import json
 import os
 import random
-import subprocess
-import sys
 from collections.abc import Sequence
 
 import pytest
 from brute import brute_sat
+from cli_support import python_stdout
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pysat.solvers import Solver
@@ -230,15 +229,7 @@ def test_coin_is_identical_in_another_process() -> None:
         "sys.stdout.write(CoinModel().respond(sys.stdin.read(), 5).text)"
     )
     env = dict(os.environ, PYTHONHASHSEED="12345")
-    child = subprocess.run(
-        [sys.executable, "-c", code],
-        input=prompt.text,
-        capture_output=True,
-        text=True,
-        env=env,
-        check=True,
-    )
-    assert child.stdout == ask(CoinModel(), prompt, 5).text
+    assert python_stdout(code, env=env, stdin=prompt.text) == ask(CoinModel(), prompt, 5).text
 
 
 # --- ref/bounded --------------------------------------------------------------------

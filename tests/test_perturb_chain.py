@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from dataclasses import replace
 from typing import Any
 
 import pytest
+from cli_support import python_stdout
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -65,9 +64,7 @@ def test_chain_is_byte_identical_in_another_process() -> None:
         f"new, chain = apply_chain(base, {STEPS!r}, seed=77)\n"
         "print(json.dumps([t.to_json(with_proof=False) for t in chain.steps]))\n"
     )
-    other = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    ).stdout.strip()
+    other = python_stdout(code).strip()
     _, chain = apply_chain(BASE, STEPS, seed=77)
     assert other == json.dumps([t.to_json(with_proof=False) for t in chain.steps])
 

@@ -8,13 +8,13 @@ agree with PySAT (MiniSat22) and Z3.
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from cli_support import python_stdout
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pysat.solvers import Minisat22
@@ -113,14 +113,8 @@ def test_a_small_solve_imports_no_scipy() -> None:
         "assert solve(Formula([[1, 2], [-1, 2]])).checked\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] == 'scipy'))\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", probe],
-        capture_output=True,
-        text=True,
-        check=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
-    assert done.stdout.strip() == "[]"
+    out = python_stdout(probe, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert out.strip() == "[]"
 
 
 def mid_size_formulas() -> list[Formula]:
@@ -180,11 +174,5 @@ def test_a_mid_size_solve_in_a_fresh_process_imports_scipy_only_past_the_budget(
         "    assert solve(mid).checked\n"
         "print('scipy.sparse.csgraph' in sys.modules)\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", probe],
-        capture_output=True,
-        text=True,
-        check=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
-    assert done.stdout.split() == ["False", "True"]
+    out = python_stdout(probe, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert out.split() == ["False", "True"]

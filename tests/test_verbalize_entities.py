@@ -6,11 +6,10 @@ import itertools
 import random
 import re
 import string
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_support import python_stdout
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -144,14 +143,8 @@ def test_same_seed_same_mapping_in_another_process() -> None:
         "from twosat_formal.verbalize.entities import entity_map;"
         "print('|'.join(entity_map('persons', 40, seed=123, copy=2)))"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        check=True,
-        env={"PYTHONHASHSEED": "77", "PATH": ""},
-    )
-    assert out.stdout.strip() == "|".join(entity_map("persons", 40, seed=123, copy=2))
+    out = python_stdout(code, env={"PYTHONHASHSEED": "77", "PATH": ""})
+    assert out.strip() == "|".join(entity_map("persons", 40, seed=123, copy=2))
 
 
 def test_validate_rejects_bad_mappings() -> None:
