@@ -9,6 +9,8 @@ a worker's errors are the local errors.
 
 from __future__ import annotations
 
+import asyncio
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -142,3 +144,49 @@ def test_eval_refuses_the_process_executor(
     )  # fmt: skip
     assert code == 2 and "Traceback" not in err
     assert "eval asks its models here (local) or on Ray workers (ray)" in err
+
+
+def test_an_interrupted_ray_run_resumes_to_the_local_store(
+    ray_session: None, tmp_path: Path
+) -> None:
+    from twosat_formal.evaluate import run_eval
+    from twosat_formal.evaluate.remote import ModelSource, ray_models
+
+    items = make_items(8, seed=10)
+    late = {item.prompt.text for item in items[4:]}
+
+    def slow_late(prompt: str, attempt: int) -> str:  # the last four answer in 2 s
+        return "slow" if prompt in late and attempt == 0 else "ok"
+
+    with FaultServer(plan=slow_late, answer=answer, slow_s=2.0) as server:
+        local = run(tmp_path / "local.sqlite", ["openai/m"], items, base_url=server.url)
+    assert local.done == 8
+
+    async def interrupted(url: str) -> EvalSummary:
+        summary = EvalSummary()
+        source = ModelSource("openai/m", (url,))
+        async with ray_models([source], jobs=2) as models:
+            with RunStore(tmp_path / "ray.sqlite") as store:
+                task = asyncio.ensure_future(run_eval(models, items, store, summary=summary))
+                while summary.done < 4:  # the quick ones are stored, the slow ones asked
+                    await asyncio.sleep(0.01)
+                task.cancel()
+                with pytest.raises(asyncio.CancelledError):
+                    await task
+        return summary
+
+    with FaultServer(plan=slow_late, answer=answer, slow_s=2.0, port=server.port) as again:
+        cut = asyncio.run(interrupted(again.url))
+        assert cut.interrupted and cut.done == 4
+        with RunStore(tmp_path / "ray.sqlite", readonly=True) as store:
+            assert [run["status"] for run in store.runs()] == ["interrupted"]
+        resumed = run(
+            tmp_path / "ray.sqlite", ["openai/m"], items, base_url=again.url,
+            executor="ray", jobs=2,
+        )  # fmt: skip
+        asked = Counter(again.prompts())
+    assert (resumed.skipped, resumed.done) == (4, 4)
+    # each quick prompt was asked once; each slow one twice (cut, then resumed)
+    assert sorted(asked.values()) == [1, 1, 1, 1, 2, 2, 2, 2]
+    assert {text for text, n in asked.items() if n == 2} == late
+    assert stored(tmp_path / "ray.sqlite") == stored(tmp_path / "local.sqlite")
