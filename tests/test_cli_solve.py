@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from cli_support import run
+from cli_support import python_stdout, run
 
 from twosat_formal.formula import Formula
 from twosat_formal.solve import check_certificate_json
@@ -160,7 +160,6 @@ def test_exit_codes_follow_the_sat_competition_on_request(
 @pytest.mark.parametrize("given", [None, "3"])
 def test_the_cli_runs_one_blas_thread_unless_told(given: str | None) -> None:
     import os
-    import subprocess
 
     probe = (
         "import os\n"
@@ -175,7 +174,4 @@ def test_the_cli_runs_one_blas_thread_unless_told(given: str | None) -> None:
     if given is not None:
         env["OPENBLAS_NUM_THREADS"] = given
     env["PYTHONPATH"] = str(Path(__file__).resolve().parents[1])
-    done = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, env=env
-    )
-    assert done.stdout.split()[-1] == (given or "1")
+    assert python_stdout(probe, env=env).split()[-1] == (given or "1")

@@ -5,11 +5,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import subprocess
-import sys
 from typing import Any
 
 import pytest
+from cli_support import python_stdout
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pysat.solvers import Minisat22
@@ -202,10 +201,7 @@ def test_same_seed_same_bytes_across_processes() -> None:
     outputs = []
     for hash_seed in ("0", "4242"):
         env = {**os.environ, "PYTHONHASHSEED": hash_seed}
-        done = subprocess.run(
-            [sys.executable, "-c", _SCRIPT], env=env, capture_output=True, text=True, check=True
-        )
-        outputs.append(done.stdout)
+        outputs.append(python_stdout(_SCRIPT, env=env))
     assert outputs[0] == outputs[1]
     lines = outputs[0].splitlines()
     assert len(lines) == 10

@@ -6,12 +6,12 @@ import hashlib
 import itertools
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_support import python_stdout
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -130,10 +130,7 @@ def test_items_are_the_same_in_another_process_and_any_order() -> None:
         "print(hashlib.sha256(blob.encode()).hexdigest())\n"
     )
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONHASHSEED": "123"}
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
-    )
-    assert done.stdout.strip() == here
+    assert python_stdout(code, env=env).strip() == here
     assert digest("twosat", 12, [7, 0, 3], 20) != here
     data = create_dataset("twosat", seed=11, size=20, max_clauses=10)
     assert data[-1] == data[19] and data[2:4] == [data[2], data[3]]
