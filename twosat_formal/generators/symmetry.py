@@ -193,26 +193,7 @@ def build(rng: random.Random, p: Mapping[str, ParamValue]) -> tuple[Formula, dic
     """Draw the copies for resolved parameters ``p`` (:func:`resolve`'s result) from ``rng``."""
     clauses = optional_int(p["clauses"])
     copies = int(p["copies"])  # type: ignore[arg-type]
-    base_info: dict[str, Any]
-    if p["base_file"] is not None:
-        base_formula, digest = _read_base_file(str(p["base_file"]))
-        base_structure: dict[str, Any] = {}
-        base_info = {"file": p["base_file"], "sha256": digest}
-    else:
-        base_seed = rng.getrandbits(63)
-        base_params = {k: v for k, v in p.items() if k not in _OWN and k != "clauses"}
-        base_instance = generate(
-            str(p["base"]), clauses=optional_int(p["base_clauses"]), seed=base_seed, **base_params
-        )
-        base_formula, base_structure = base_instance.formula, base_instance.structure
-        base_info = {
-            "family": base_instance.family,
-            "seed": base_seed,
-            "id": base_instance.id,
-            "params": base_instance.params,
-            "label": base_instance.label,
-            "structure": base_structure,
-        }
+    base_formula, base_structure, base_info = _draw_base(rng, p)
     m, nb = base_formula.num_clauses, base_formula.num_vars
     if clauses is not None and abs(copies * m - clauses) > 1:
         raise ConfigError(
@@ -221,30 +202,8 @@ def build(rng: random.Random, p: Mapping[str, ParamValue]) -> tuple[Formula, dic
             valid=f"{copies * m - 1}..{copies * m + 1} with this base",
         )
     trigger = p["trigger"]
-    t = optional_int(p["trigger_clause"])
-    if t is None:
-        t = int(base_structure.get("trigger_clause", m - 1))
-    elif t >= m:
-        raise ConfigError(
-            f"trigger_clause={t} is beyond the {m} base clauses",
-            parameter="trigger_clause",
-            valid=f"0..{m - 1}",
-        )
-    orders: list[list[int]] = []
-    maps: list[list[int]] = []
-    for c in range(copies):
-        order = list(range(m))
-        if p["copy_shuffle"]:
-            rng.shuffle(order)
-        if trigger != "none" and m > 0:
-            late = (c % 2 == 0) == (trigger == "late-early")
-            order.remove(t)
-            order = [*order, t] if late else [t, *order]
-        orders.append(order)
-        shift = list(range(c * nb + 1, (c + 1) * nb + 1))
-        if p["copy_permute"] and c > 0:
-            rng.shuffle(shift)
-        maps.append(shift)
+    t = _trigger_clause(p, base_structure, m)
+    orders, maps = _copy_orders_and_maps(rng, p, copies, m, nb, t)
     labels = [c for c in range(copies) for _ in range(m)]
     if p["layout"] == "interleaved":
         rng.shuffle(labels)
@@ -283,6 +242,68 @@ def build(rng: random.Random, p: Mapping[str, ParamValue]) -> tuple[Formula, dic
             for c in range(copies)
         ]
     return formula, structure
+
+
+def _draw_base(
+    rng: random.Random, p: Mapping[str, ParamValue]
+) -> tuple[Formula, dict[str, Any], dict[str, Any]]:
+    """The base formula, its structure and what the record says of it (read from its
+    file, or drawn from its family with the next 63 bits of ``rng`` as seed)."""
+    if p["base_file"] is not None:
+        base_formula, digest = _read_base_file(str(p["base_file"]))
+        return base_formula, {}, {"file": p["base_file"], "sha256": digest}
+    base_seed = rng.getrandbits(63)
+    base_params = {k: v for k, v in p.items() if k not in _OWN and k != "clauses"}
+    base_instance = generate(
+        str(p["base"]), clauses=optional_int(p["base_clauses"]), seed=base_seed, **base_params
+    )
+    info = {
+        "family": base_instance.family,
+        "seed": base_seed,
+        "id": base_instance.id,
+        "params": base_instance.params,
+        "label": base_instance.label,
+        "structure": base_instance.structure,
+    }
+    return base_instance.formula, base_instance.structure, info
+
+
+def _trigger_clause(p: Mapping[str, ParamValue], base_structure: Mapping[str, Any], m: int) -> int:
+    """The base clause each copy moves to its start or end (``trigger_clause``, else the
+    base's own trigger clause, else its last clause)."""
+    t = optional_int(p["trigger_clause"])
+    if t is None:
+        return int(base_structure.get("trigger_clause", m - 1))
+    if t >= m:
+        raise ConfigError(
+            f"trigger_clause={t} is beyond the {m} base clauses",
+            parameter="trigger_clause",
+            valid=f"0..{m - 1}",
+        )
+    return t
+
+
+def _copy_orders_and_maps(
+    rng: random.Random, p: Mapping[str, ParamValue], copies: int, m: int, nb: int, t: int
+) -> tuple[list[list[int]], list[list[int]]]:
+    """Per copy, the order of the base clauses and the variables the base's map to."""
+    trigger = p["trigger"]
+    orders: list[list[int]] = []
+    maps: list[list[int]] = []
+    for c in range(copies):
+        order = list(range(m))
+        if p["copy_shuffle"]:
+            rng.shuffle(order)
+        if trigger != "none" and m > 0:
+            late = (c % 2 == 0) == (trigger == "late-early")
+            order.remove(t)
+            order = [*order, t] if late else [t, *order]
+        orders.append(order)
+        shift = list(range(c * nb + 1, (c + 1) * nb + 1))
+        if p["copy_permute"] and c > 0:
+            rng.shuffle(shift)
+        maps.append(shift)
+    return orders, maps
 
 
 register_family(
