@@ -296,11 +296,13 @@ def fault_plan(prompt: str, attempt: int) -> str:
 def test_faults_over_http_end_with_exactly_one_result_per_prompt(tmp_path: Path) -> None:
     items = make_items(40, seed=1)
     answers = answers_for(items)
-    server = FaultServer(plan=fault_plan, answer=answers, slow_s=3.0, lifetime_s=120)
+    # The client waits 2 s for a reply and the "slow" fault takes 8 s: a loaded machine that
+    # delays an ok reply by a second still gets it on the first attempt.
+    server = FaultServer(plan=fault_plan, answer=answers, slow_s=8.0, lifetime_s=120)
     with server, RunStore(tmp_path / "s.sqlite") as store:
 
         async def main() -> None:
-            async with load_model("openai/fault-test", base_url=server.url, timeout_s=0.5) as model:
+            async with load_model("openai/fault-test", base_url=server.url, timeout_s=2.0) as model:
                 await run_eval([model], items, store, concurrency=8, retry=FAST)
 
         asyncio.run(main())
