@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 
 from twosat_formal.formula import Formula
 
-__all__ = ["formulas"]
+__all__ = ["formulas", "small_2cnf"]
 
 
 @st.composite
@@ -22,3 +22,18 @@ def formulas(
     clauses = draw(st.lists(st.lists(literal, max_size=max_width), max_size=12))
     table = draw(st.none() | st.lists(names, min_size=n, max_size=n, unique=True))
     return Formula(clauses, num_vars=n, names=table)
+
+
+@st.composite
+def small_2cnf(
+    draw: st.DrawFn, max_vars: int = 5, max_clauses: int = 7, prefix: str | None = None
+) -> Formula:
+    """Small 2-CNFs: 2 to ``max_vars`` variables, 1 to ``max_clauses`` clauses of one or
+    two literals (duplicates and tautologies too); with ``prefix``, the variables are
+    named ``prefix1``, ``prefix2``, ... (else the default names)."""
+    n = draw(st.integers(2, max_vars))
+    literal = st.integers(1, n).flatmap(lambda v: st.sampled_from([v, -v]))
+    clause = st.lists(literal, min_size=1, max_size=2)
+    clauses = draw(st.lists(clause, min_size=1, max_size=max_clauses))
+    names = None if prefix is None else [f"{prefix}{i}" for i in range(1, n + 1)]
+    return Formula(clauses, num_vars=n, names=names)

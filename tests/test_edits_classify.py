@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from brute import brute_label
+from formula_strategies import small_2cnf
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -31,17 +32,8 @@ def satisfies(model: dict[str, bool], formula: Formula) -> bool:
     return all(any(values[abs(lit) - 1] == (lit > 0) for lit in c) for c in formula.clauses)
 
 
-@st.composite
-def small_2cnf(draw: st.DrawFn, max_vars: int = 4, max_clauses: int = 7) -> Formula:
-    n = draw(st.integers(2, max_vars))
-    literal = st.integers(1, n).flatmap(lambda v: st.sampled_from([v, -v]))
-    clause = st.lists(literal, min_size=1, max_size=2)
-    clauses = draw(st.lists(clause, min_size=1, max_size=max_clauses))
-    return Formula(clauses, num_vars=n)
-
-
 @settings(max_examples=40)
-@given(small_2cnf())
+@given(small_2cnf(max_vars=4))
 def test_every_edit_is_classified_as_brute_force_says(formula: Formula) -> None:
     label = brute_label(formula)
     for name in EDITS:
@@ -58,7 +50,7 @@ def test_every_edit_is_classified_as_brute_force_says(formula: Formula) -> None:
 
 
 @settings(max_examples=40)
-@given(small_2cnf(), st.sampled_from(["negate-literal", "substitute", "drop", "insert"]))
+@given(small_2cnf(max_vars=4), st.sampled_from(["negate-literal", "substitute", "drop", "insert"]))
 def test_apply_edit_builds_a_consistent_instance(formula: Formula, name: str) -> None:
     base = root_instance(formula)
     assert base.label == brute_label(formula)

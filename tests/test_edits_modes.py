@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from brute import brute_label
+from formula_strategies import small_2cnf
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -29,15 +30,6 @@ from twosat_formal.edits.operators import default_operators
 from twosat_formal.errors import ConfigError, UnknownNameError
 from twosat_formal.formula import Formula
 from twosat_formal.instance import Instance, write_instances
-
-
-@st.composite
-def small_2cnf(draw: st.DrawFn, max_vars: int = 5, max_clauses: int = 8) -> Formula:
-    n = draw(st.integers(2, max_vars))
-    literal = st.integers(1, n).flatmap(lambda v: st.sampled_from([v, -v]))
-    clause = st.lists(literal, min_size=1, max_size=2)
-    clauses = draw(st.lists(clause, min_size=1, max_size=max_clauses))
-    return Formula(clauses, num_vars=n)
 
 
 def visited_origins(num_clauses: int, transforms: Sequence[Mapping[str, Any]]) -> list[int]:
@@ -67,7 +59,7 @@ def visited_origins(num_clauses: int, transforms: Sequence[Mapping[str, Any]]) -
 
 @settings(max_examples=50)
 @given(
-    small_2cnf(),
+    small_2cnf(max_clauses=8),
     st.integers(1, 4),
     st.integers(0, 2**31),
     st.sampled_from(["forward", "shuffled"]),
@@ -103,7 +95,7 @@ def test_cumulative_chain_properties(formula: Formula, k: int, seed: int, order:
 
 
 @settings(max_examples=20)
-@given(small_2cnf(), st.integers(0, 2**31))
+@given(small_2cnf(max_clauses=8), st.integers(0, 2**31))
 def test_cumulative_is_deterministic_per_seed(formula: Formula, seed: int) -> None:
     base = root_instance(formula)
     one = cumulative_edits(base, max_edits=3, seed=seed, order="shuffled")
@@ -161,7 +153,7 @@ def test_individual_hand_fixture() -> None:
 
 @settings(max_examples=40)
 @given(
-    small_2cnf(),
+    small_2cnf(max_clauses=8),
     st.integers(1, 3),
     st.sampled_from(["preserving", "changing", "both"]),
     st.integers(0, 2**31),

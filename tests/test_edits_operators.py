@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from formula_strategies import small_2cnf
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -12,16 +13,6 @@ from twosat_formal.edits import EDITS, Edit
 from twosat_formal.edits.operators import clause_text
 from twosat_formal.errors import ConfigError, RecordError, UnknownNameError
 from twosat_formal.formula import Formula
-
-
-@st.composite
-def small_2cnf(draw: st.DrawFn, max_vars: int = 5, max_clauses: int = 7) -> Formula:
-    n = draw(st.integers(2, max_vars))
-    literal = st.integers(1, n).flatmap(lambda v: st.sampled_from([v, -v]))
-    clause = st.lists(literal, min_size=1, max_size=2)
-    clauses = draw(st.lists(clause, min_size=1, max_size=max_clauses))
-    return Formula(clauses, num_vars=n, names=[f"v{i}" for i in range(1, n + 1)])
-
 
 F = Formula.from_named([["~a", "b"], ["a", "c"], ["~c"], ["b", "b"]])
 
@@ -177,7 +168,7 @@ def _check_option(name: str, formula: Formula, index: int, edit: Edit) -> None:
 
 
 @settings(max_examples=80)
-@given(small_2cnf())
+@given(small_2cnf(prefix="v"))
 def test_every_option_has_its_operators_shape(formula: Formula) -> None:
     for name in EDITS:
         for index in range(formula.num_clauses):
@@ -192,7 +183,7 @@ def options_key(edit: Edit) -> tuple[object, ...]:
 
 
 @settings(max_examples=60)
-@given(small_2cnf(), st.integers(0, 2**32))
+@given(small_2cnf(prefix="v"), st.integers(0, 2**32))
 def test_draw_is_one_of_the_options_and_seeded(formula: Formula, seed: int) -> None:
     for name in EDITS:
         op = EDITS.get(name)
@@ -208,7 +199,7 @@ def test_draw_is_one_of_the_options_and_seeded(formula: Formula, seed: int) -> N
 
 
 @settings(max_examples=60)
-@given(small_2cnf(), st.data())
+@given(small_2cnf(prefix="v"), st.data())
 def test_edit_json_round_trip(formula: Formula, data: st.DataObject) -> None:
     name = data.draw(st.sampled_from(EDITS.names()))
     index = data.draw(st.integers(0, formula.num_clauses - 1))

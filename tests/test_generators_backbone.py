@@ -6,6 +6,7 @@ import random
 from typing import Any
 
 import pytest
+from generators_support import assert_rejects
 from hypothesis import given
 from hypothesis import strategies as st
 from pysat.solvers import Glucose4
@@ -130,6 +131,4 @@ def test_extremes() -> None:
 def test_impossible_requests(
     clauses: int | None, params: dict[str, object], parameter: str
 ) -> None:
-    with pytest.raises(ConfigError) as info:
-        backbone(random.Random(0), clauses, **params)
-    assert info.value.parameter == parameter
+    assert_rejects(backbone, clauses, params, parameter)

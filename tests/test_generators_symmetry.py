@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from generators_support import assert_rejects
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pysat.solvers import Minisat22
@@ -178,6 +179,4 @@ def test_resolve_forwards_base_params() -> None:
 def test_impossible_requests(
     clauses: int | None, params: dict[str, object], parameter: str
 ) -> None:
-    with pytest.raises(ConfigError) as info:
-        symmetry(random.Random(0), clauses, **params)
-    assert info.value.parameter == parameter
+    assert_rejects(symmetry, clauses, params, parameter)

@@ -1,0 +1,34 @@
+"""Shared checks for the generator families' tests (no tests here)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import pytest
+
+from twosat_formal.errors import ConfigError
+
+__all__ = ["assert_rejects"]
+
+
+def assert_rejects(
+    generate: Callable[..., Any],
+    clauses: int | None,
+    params: Mapping[str, object],
+    parameter: str,
+) -> ConfigError:
+    """Assert that ``generate(random.Random(0), clauses, **params)`` raises a
+    :class:`ConfigError` naming ``parameter``; return that error for further checks.
+
+    Examples
+    --------
+    >>> from twosat_formal.generators.backbone import backbone
+    >>> assert_rejects(backbone, 20, {"pi": 2}, "pi").parameter
+    'pi'
+    """
+    with pytest.raises(ConfigError) as info:
+        generate(random.Random(0), clauses, **params)
+    assert info.value.parameter == parameter
+    return info.value
