@@ -283,6 +283,27 @@ def tell(
 # -- an in-process scripted story model (no server) -------------------------------------------
 
 
+def story_record(
+    item: StoryItem, theme: str, kinds: Mapping[tuple[int, int], str], *, seed: int
+) -> StoryRecord:
+    """The story of one ``item`` written against a scripted server (default retries,
+    :data:`FAST` settings), each clue attempt as ``kinds`` says (default faithful)."""
+    chosen = THEMES.get(theme)
+    names = chosen.entities_for(item.formula.num_vars, seed=seed)
+    script = StoryScript({e: chosen.describe(e) for e in names}, dict(kinds))
+    with tempfile.TemporaryDirectory() as tmp, StoryServer(script) as server:
+        run = generate_stories(
+            [item],
+            theme,
+            SPEC,
+            Path(tmp) / "calls.sqlite",
+            seed=seed,
+            settings=FAST,
+            base_url=server.url,
+        )
+    return run.records[0]
+
+
 def theme_descriptions(theme: str, count: int = 90) -> dict[str, tuple[str, str]]:
     """The descriptions of the first ``count`` entities of ``theme`` (suffixed ones included)."""
     chosen = THEMES.get(theme)

@@ -9,20 +9,18 @@ from __future__ import annotations
 
 import copy
 import json
-import tempfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 import pytest
-from story_support import FAST, SPEC, StoryScript, StoryServer
+from story_support import story_record
 
 from twosat_formal.certify import certify_files, certify_record
 from twosat_formal.cli import main
-from twosat_formal.evaluate.stories import generate_stories
 from twosat_formal.generators import generate
 from twosat_formal.instance import Instance
-from twosat_formal.verbalize.story import THEMES, StoryRecord
+from twosat_formal.verbalize.story import StoryRecord
 from twosat_formal.verbalize.story.generator import StoryItem
 from twosat_formal.verbalize.story.record import attested_digest, story_id
 
@@ -31,20 +29,8 @@ Record = dict[str, Any]
 
 def tell(instance: Instance, theme: str, kinds: Mapping[tuple[int, int], str]) -> StoryRecord:
     """The story of ``instance`` written against the scripted server."""
-    chosen = THEMES.get(theme)
-    names = chosen.entities_for(instance.formula.num_vars, seed=3)
-    script = StoryScript({e: chosen.describe(e) for e in names}, dict(kinds))
-    with tempfile.TemporaryDirectory() as tmp, StoryServer(script) as server:
-        run = generate_stories(
-            [StoryItem(instance.id, instance.formula, instance.label)],
-            theme,
-            SPEC,
-            Path(tmp) / "calls.sqlite",
-            seed=3,
-            settings=FAST,
-            base_url=server.url,
-        )
-    return run.records[0]
+    item = StoryItem(instance.id, instance.formula, instance.label)
+    return story_record(item, theme, kinds, seed=3)
 
 
 def build() -> tuple[list[Record], list[Record]]:

@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from report_support import result_row as row
 
 from twosat_formal.bench import run_bench
 from twosat_formal.cli import main
@@ -15,19 +16,6 @@ from twosat_formal.report import build_report
 from twosat_formal.report.metrics import check_row, join_instances
 
 INSTANCES = {"a": {"id": "a", "label": "SAT", "family": "backbone", "num_clauses": 3}}
-
-
-def row(**fields: object) -> dict[str, object]:
-    base: dict[str, object] = {
-        "instance_id": "a",
-        "label": "SAT",
-        "decision": "SAT",
-        "decision_correct": True,
-        "witness_valid": True,
-        "failure": "correct",
-        "truncated": False,
-    }
-    return {**base, **fields}
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -19,10 +18,10 @@ import pytest
 from brute import check_png, first_model
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from story_support import FAST, SPEC, StoryScript, StoryServer
+from report_support import result_row
+from story_support import story_record
 
 from twosat_formal.evaluate import EvalItem, StoryPrompt, run_eval, story_counts
-from twosat_formal.evaluate.stories import generate_stories
 from twosat_formal.formula import Formula
 from twosat_formal.instance import Instance
 from twosat_formal.models.base import Response, SamplingParams
@@ -59,21 +58,8 @@ def brute_model(formula: Formula) -> dict[str, bool] | None:
 def tell(key: str) -> StoryRecord:
     theme = key.split("-")[0]
     formula = FORMULAS[key]
-    chosen = THEMES.get(theme)
-    names = chosen.entities_for(formula.num_vars, seed=2)
-    script = StoryScript({e: chosen.describe(e) for e in names}, KINDS[key])
     label = "SAT" if brute_model(formula) is not None else "UNSAT"
-    with tempfile.TemporaryDirectory() as tmp, StoryServer(script) as server:
-        run = generate_stories(
-            [StoryItem(key, formula, label)],
-            theme,
-            SPEC,
-            Path(tmp) / "calls.sqlite",
-            seed=2,
-            settings=FAST,
-            base_url=server.url,
-        )
-    return run.records[0]
+    return story_record(StoryItem(key, formula, label), theme, KINDS[key], seed=2)
 
 
 STORIES = {key: tell(key) for key in FORMULAS}
@@ -251,20 +237,14 @@ def test_a_folder_with_story_records_and_no_story_answers(tmp_path: Path) -> Non
 
 def test_a_report_without_stories_is_unchanged(tmp_path: Path) -> None:
     rows = [
-        {
-            "instance_id": f"i{j}",
-            "model": "ref/oracle",
-            "template": "logic",
-            "sample": 0,
-            "family": "backbone",
-            "num_clauses": 20,
-            "label": "SAT",
-            "decision": "SAT",
-            "decision_correct": True,
-            "witness_valid": True,
-            "failure": "correct",
-            "truncated": False,
-        }
+        result_row(
+            instance_id=f"i{j}",
+            model="ref/oracle",
+            template="logic",
+            sample=0,
+            family="backbone",
+            num_clauses=20,
+        )
         for j in range(3)
     ]
     content = compute_content(rows)

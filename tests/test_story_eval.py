@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -23,7 +22,7 @@ from cli_support import cli
 from faultserver import FaultServer
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from story_support import FAST, SPEC, StoryScript, StoryServer
+from story_support import story_record
 
 from twosat_formal.errors import ConfigError, RecordError
 from twosat_formal.evaluate import (
@@ -34,7 +33,6 @@ from twosat_formal.evaluate import (
     run_eval,
     story_counts,
 )
-from twosat_formal.evaluate.stories import generate_stories
 from twosat_formal.formula import Formula
 from twosat_formal.instance import Instance, write_instances
 from twosat_formal.models.base import Response, SamplingParams
@@ -106,20 +104,8 @@ def label_of(formula: Formula) -> str:
 
 
 def tell(instance_id: str, formula: Formula, theme: str) -> StoryRecord:
-    chosen = THEMES.get(theme)
-    names = chosen.entities_for(formula.num_vars, seed=1)
-    script = StoryScript({e: chosen.describe(e) for e in names}, {(1, 0): "wrong-polarity"})
-    with tempfile.TemporaryDirectory() as tmp, StoryServer(script) as server:
-        run = generate_stories(
-            [StoryItem(instance_id, formula, label_of(formula))],
-            theme,
-            SPEC,
-            Path(tmp) / "calls.sqlite",
-            seed=1,
-            settings=FAST,
-            base_url=server.url,
-        )
-    return run.records[0]
+    item = StoryItem(instance_id, formula, label_of(formula))
+    return story_record(item, theme, {(1, 0): "wrong-polarity"}, seed=1)
 
 
 STORIES = {key: tell(key, formula, THEME_OF[key]) for key, formula in FORMULAS.items()}
