@@ -47,7 +47,6 @@ from itertools import pairwise
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 import scipy.sparse as sp
 from scipy.sparse.csgraph import breadth_first_order, connected_components
 
@@ -56,7 +55,9 @@ from twosat_formal.formula import Formula
 from twosat_formal.solve.graph import ImplicationGraph, implication_graph, index_literal
 from twosat_formal.solve.graph import literal_index as _node
 from twosat_formal.solve.scc import (
+    BoolArray,
     Components,
+    IntArray,
     condensation,
     conflicting_variables,
     dag_levels,
@@ -72,9 +73,6 @@ __all__ = [
     "backbone_literals",
     "count_models",
 ]
-
-IntArray = npt.NDArray[np.int64]
-BoolArray = npt.NDArray[np.bool_]
 
 #: Independent parts with at most this many variables are counted by brute force.
 BRUTE_FORCE_VARS = 16

@@ -39,6 +39,7 @@ __all__ = [
     "SAMPLING_OPTIONS",
     "ClosingModel",
     "Model",
+    "OnePathModel",
     "Response",
     "SamplingParams",
     "TransientModelError",
@@ -161,3 +162,35 @@ class ClosingModel:
         tb: TracebackType | None,
     ) -> None:
         await self.aclose()
+
+
+class OnePathModel(ClosingModel):
+    """A :class:`ClosingModel` that answers prompts and conversations by one method.
+
+    :meth:`generate` and :meth:`converse` both call ``_answer``, with the prompt text
+    or the list of turns; a subclass defines ``_answer`` (and ``chat``, which says
+    whether a conversation may be sent).
+
+    >>> import asyncio
+    >>> class Echo(OnePathModel):
+    ...     spec, endpoint, chat = "test/echo", "local", True
+    ...     async def _answer(self, prompt, params, sample):
+    ...         return Response(text=str(prompt))
+    >>> asyncio.run(Echo().generate("hi", SamplingParams())).text
+    'hi'
+    """
+
+    async def generate(self, prompt: str, params: SamplingParams, sample: int = 0) -> Response:
+        """Answer the prompt text ``prompt``."""
+        return await self._answer(prompt, params, sample)
+
+    async def converse(
+        self, turns: Sequence[Turn], params: SamplingParams, sample: int = 0
+    ) -> Response:
+        """Answer the conversation ``turns``, sent as messages."""
+        return await self._answer(list(turns), params, sample)
+
+    async def _answer(
+        self, prompt: str | list[Turn], params: SamplingParams, sample: int
+    ) -> Response:
+        raise NotImplementedError

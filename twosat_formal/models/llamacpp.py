@@ -54,7 +54,7 @@ from typing import IO, Self
 
 from twosat_formal.errors import ConfigError, EvaluationError
 from twosat_formal.model import Turn
-from twosat_formal.models.base import ClosingModel, Response, SamplingParams
+from twosat_formal.models.base import OnePathModel, Response, SamplingParams
 from twosat_formal.models.openai_compat import DEFAULT_TIMEOUT_S, MODES, OpenAICompatModel
 
 __all__ = [
@@ -413,7 +413,7 @@ class LlamaCppServer:
             self._log = None
 
 
-class LlamaCppModel(ClosingModel):
+class LlamaCppModel(OnePathModel):
     """A GGUF model served by a private llama.cpp server (see the module docstring).
 
     The server starts on ``async with``, or on the first :meth:`generate`, and stops
@@ -512,17 +512,10 @@ class LlamaCppModel(ClosingModel):
         """Whether :meth:`converse` sends messages (chat mode)."""
         return self.mode == "chat"
 
-    async def generate(self, prompt: str, params: SamplingParams, sample: int = 0) -> Response:
-        """Answer ``prompt`` through the local server (started on first use)."""
-        return await self._ask(prompt, params, sample)
-
-    async def converse(
-        self, turns: Sequence[Turn], params: SamplingParams, sample: int = 0
+    async def _answer(
+        self, prompt: str | list[Turn], params: SamplingParams, sample: int
     ) -> Response:
-        """Answer a conversation, sent as messages (chat mode only)."""
-        return await self._ask(list(turns), params, sample)
-
-    async def _ask(self, prompt: str | list[Turn], params: SamplingParams, sample: int) -> Response:
+        """Answer through the local server (started on first use)."""
         if self._client is None or not self.running:
             await self.start()
         client = self._client

@@ -31,12 +31,12 @@ from collections.abc import Sequence
 
 from twosat_formal.errors import ConfigError
 from twosat_formal.model import Model, Response, SamplingParams, Turn, takes_messages
-from twosat_formal.models.base import ClosingModel, send
+from twosat_formal.models.base import OnePathModel, send
 
 __all__ = ["PooledModel"]
 
 
-class PooledModel(ClosingModel):
+class PooledModel(OnePathModel):
     """``replicas`` (the same model spec at several endpoints) as one model.
 
     Raises
@@ -73,19 +73,10 @@ class PooledModel(ClosingModel):
         """Whether every replica takes conversations as messages."""
         return all(takes_messages(replica) for replica in self.replicas)
 
-    async def generate(self, prompt: str, params: SamplingParams, sample: int = 0) -> Response:
-        """Ask the least busy replica."""
-        return await self._answer(prompt, params, sample)
-
-    async def converse(
-        self, turns: Sequence[Turn], params: SamplingParams, sample: int = 0
-    ) -> Response:
-        """Ask the least busy replica a conversation, sent as messages."""
-        return await self._answer(list(turns), params, sample)
-
     async def _answer(
         self, prompt: str | list[Turn], params: SamplingParams, sample: int
     ) -> Response:
+        """Ask the least busy replica."""
         index = self._pick()
         self.in_flight[index] += 1
         try:

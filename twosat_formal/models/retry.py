@@ -45,7 +45,7 @@ from twosat_formal.errors import (
     TwoSatFormalError,
 )
 from twosat_formal.model import Model, Response, SamplingParams, Turn, takes_messages
-from twosat_formal.models.base import ClosingModel, send
+from twosat_formal.models.base import OnePathModel, send
 
 __all__ = ["Outcome", "RetryPolicy", "RetryingModel"]
 
@@ -101,7 +101,7 @@ class Outcome:
     error: TwoSatFormalError | None = None
 
 
-class RetryingModel(ClosingModel):
+class RetryingModel(OnePathModel):
     """``model`` with its transient failures retried (see the module docstring).
 
     Parameters
@@ -186,19 +186,10 @@ class RetryingModel(ClosingModel):
             except TwoSatFormalError as exc:  # failed for good: not worth retrying
                 return Outcome(None, attempt, exc)
 
-    async def generate(self, prompt: str, params: SamplingParams, sample: int = 0) -> Response:
-        """The response, or the error that ended the last attempt (raised)."""
-        return await self._answer(prompt, params, sample)
-
-    async def converse(
-        self, turns: Sequence[Turn], params: SamplingParams, sample: int = 0
-    ) -> Response:
-        """:meth:`generate` for a conversation, sent as messages."""
-        return await self._answer(list(turns), params, sample)
-
     async def _answer(
         self, prompt: str | Sequence[Turn], params: SamplingParams, sample: int
     ) -> Response:
+        """The response, or the error that ended the last attempt (raised)."""
         outcome = await self.attempt(prompt, params, sample)
         if outcome.response is None:
             assert outcome.error is not None
