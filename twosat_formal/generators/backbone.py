@@ -30,24 +30,24 @@ from twosat_formal.errors import ConfigError
 from twosat_formal.formula import Formula
 from twosat_formal.generators.family import register_family
 from twosat_formal.generators.fillers import (
-    arrange,
-    matched_fresh_count,
+    clause_order,
+    fresh_variables,
+    place,
     planted_fillers,
-    relabel,
     sample_pairs,
 )
 from twosat_formal.generators.knobs import (
+    FILLER_SHARE,
+    FRESH_FILLERS,
     ParamSpec,
     ParamValue,
     round_half_up,
 )
 from twosat_formal.generators.resolve import KnobRule, Request, Sizing, resolve_sizes
 
-__all__ = ["DEFAULT_CLAUSES", "FAMILY", "PARAMS", "SIZING", "backbone", "build", "resolve"]
+__all__ = ["FAMILY", "PARAMS", "SIZING", "backbone", "build", "resolve"]
 
 FAMILY = "backbone"
-#: Clause count used when neither a target nor the structural sizes are given.
-DEFAULT_CLAUSES = 20
 #: The smallest formula: one backbone variable (two clauses).
 MIN_CLAUSES = 2
 
@@ -67,17 +67,11 @@ PARAMS: tuple[ParamSpec, ...] = (
         "probability that the monotone part is positive (0: negative, 1: positive)",
         drives="orientation",
     ),
-    ParamSpec(
-        "filler_share",
-        "knob",
-        0.0,
-        "share of filler clauses over fresh variables: r = round(filler_share*N)",
-        drives="r",
-    ),
+    FILLER_SHARE,
     ParamSpec("n", "int", None, "variables |B|+|F| (auxiliaries not counted)", low=1),
     ParamSpec("B", "int", None, "backbone size |B|", low=0),
     ParamSpec("m_mono", "int", None, "monotone clauses over F", low=0),
-    ParamSpec("r", "int", None, "filler clauses over fresh variables", low=0),
+    FRESH_FILLERS,
     ParamSpec(
         "orientation",
         "choice",
@@ -194,7 +188,6 @@ SIZING = Sizing(
     FAMILY,
     PARAMS,
     min_clauses=MIN_CLAUSES,
-    default_clauses=DEFAULT_CLAUSES,
     budget=_budget,
     rules=(KnobRule("orientation", "pi", lambda t, s: None),),
 )
@@ -273,15 +266,10 @@ def build(rng: random.Random, p: Mapping[str, ParamValue]) -> tuple[Formula, dic
     sign = 1 if orientation == "+" else -1
     core.extend((sign * y, sign * z) for y, z in sample_pairs(rng, free, mono))
     total_vars = n + size_b
-    num_fresh = matched_fresh_count(r, total_vars, len(core))
-    fresh = range(total_vars + 1, total_vars + num_fresh + 1)
+    fresh = fresh_variables(r, total_vars, len(core))
     body = [*core, *planted_fillers(rng, r, fresh)]
-    order = list(range(len(body)))
-    if p["shuffle"]:
-        rng.shuffle(order)
-    renamed, perm = relabel(rng, body, total_vars + num_fresh)
-    final, position = arrange(renamed, order)
-    formula = Formula(final, num_vars=total_vars + num_fresh)
+    order = clause_order(rng, len(body), bool(p["shuffle"]))
+    formula, perm, position = place(rng, body, order, total_vars + len(fresh))
 
     def name(var: int) -> str:
         return formula.name(perm[var - 1])

@@ -25,19 +25,19 @@ from typing import Any
 from twosat_formal.errors import ConfigError
 from twosat_formal.formula import Formula
 from twosat_formal.generators.family import register_family
-from twosat_formal.generators.fillers import arrange, matched_fresh_count, planted_fillers, relabel
+from twosat_formal.generators.fillers import clause_order, fresh_variables, place, planted_fillers
 from twosat_formal.generators.knobs import (
+    FILLER_SHARE,
+    FRESH_FILLERS,
     ParamSpec,
     ParamValue,
     round_half_up,
 )
 from twosat_formal.generators.resolve import Request, Sizing, resolve_sizes
 
-__all__ = ["DEFAULT_CLAUSES", "FAMILY", "PARAMS", "SIZING", "build", "equivalence_core", "resolve"]
+__all__ = ["FAMILY", "PARAMS", "SIZING", "build", "equivalence_core", "resolve"]
 
 FAMILY = "equivalence-core"
-#: Clause count used when neither a target nor the structural sizes are given.
-DEFAULT_CLAUSES = 20
 #: The smallest core: one bound variable, two clauses.
 MIN_CLAUSES = 2
 
@@ -49,16 +49,10 @@ PARAMS: tuple[ParamSpec, ...] = (
         "free-to-bound ratio f/(n-f): f = max(1, round(free_ratio*(n-f)))",
         drives="f",
     ),
-    ParamSpec(
-        "filler_share",
-        "knob",
-        0.0,
-        "share of filler clauses over fresh variables: r = round(filler_share*N)",
-        drives="r",
-    ),
+    FILLER_SHARE,
     ParamSpec("n", "int", None, "core variables (free and bound)", low=1),
     ParamSpec("f", "int", None, "free variables, 0..n (>= 1 when some variable is bound)", low=0),
-    ParamSpec("r", "int", None, "filler clauses over fresh variables", low=0),
+    FRESH_FILLERS,
     ParamSpec(
         "definitions",
         "choice",
@@ -161,9 +155,7 @@ def _split_target(
 
 #: How a request becomes sizes: the budget splits the clauses into definitions (two per
 #: bound variable) and fillers; ``free_ratio`` sizes the free variables.
-SIZING = Sizing(
-    FAMILY, PARAMS, min_clauses=MIN_CLAUSES, default_clauses=DEFAULT_CLAUSES, budget=_budget
-)
+SIZING = Sizing(FAMILY, PARAMS, min_clauses=MIN_CLAUSES, budget=_budget)
 
 
 def resolve(clauses: int | None, params: Mapping[str, object]) -> dict[str, ParamValue]:
@@ -223,19 +215,14 @@ def build(rng: random.Random, p: Mapping[str, ParamValue]) -> tuple[Formula, dic
             defs.extend([(-y, parent), (-parent, y)])
         else:
             defs.extend([(-y, -parent), (parent, y)])
-    num_fresh = matched_fresh_count(r, n, len(defs))
-    fresh = range(n + 1, n + num_fresh + 1)
+    fresh = fresh_variables(r, n, len(defs))
     fillers = planted_fillers(rng, r, fresh)
     if p["definitions"] == "early":
         body, def_at, fill_at = [*defs, *fillers], 0, len(defs)
     else:
         body, def_at, fill_at = [*fillers, *defs], len(fillers), 0
-    order = list(range(len(body)))
-    if p["shuffle"]:
-        rng.shuffle(order)
-    renamed, perm = relabel(rng, body, n + num_fresh)
-    final, position = arrange(renamed, order)
-    formula = Formula(final, num_vars=n + num_fresh)
+    order = clause_order(rng, len(body), bool(p["shuffle"]))
+    formula, perm, position = place(rng, body, order, n + len(fresh))
 
     def name(var: int) -> str:
         return formula.name(perm[var - 1])

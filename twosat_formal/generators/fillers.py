@@ -25,12 +25,16 @@ from collections.abc import Mapping, Sequence
 from itertools import combinations
 
 from twosat_formal.errors import ConfigError
+from twosat_formal.formula import Formula
 from twosat_formal.generators.knobs import round_half_up
 
 __all__ = [
     "Pair",
     "arrange",
+    "clause_order",
+    "fresh_variables",
     "matched_fresh_count",
+    "place",
     "planted_fillers",
     "random_assignment",
     "relabel",
@@ -173,6 +177,32 @@ def matched_fresh_count(count: int, core_vars: int, core_clauses: int) -> int:
     return max(2, min(2 * count, round_half_up(count * density)))
 
 
+def fresh_variables(count: int, core_vars: int, core_clauses: int) -> range:
+    """The fresh variables after ``1..core_vars`` for ``count`` fillers at the core's density.
+
+    Their number is :func:`matched_fresh_count`'s.
+
+    >>> fresh_variables(10, 12, 20), fresh_variables(0, 5, 5)
+    (range(13, 19), range(6, 6))
+    """
+    num_fresh = matched_fresh_count(count, core_vars, core_clauses)
+    return range(core_vars + 1, core_vars + num_fresh + 1)
+
+
+def clause_order(rng: random.Random, count: int, shuffle: bool) -> list[int]:
+    """The indices ``0..count-1``, shuffled by ``rng`` when ``shuffle`` is set.
+
+    >>> clause_order(random.Random(0), 3, False)
+    [0, 1, 2]
+    >>> sorted(clause_order(random.Random(0), 3, True))
+    [0, 1, 2]
+    """
+    order = list(range(count))
+    if shuffle:
+        rng.shuffle(order)
+    return order
+
+
 def relabel(
     rng: random.Random, clauses: Sequence[Sequence[int]], num_vars: int
 ) -> tuple[list[tuple[int, ...]], list[int]]:
@@ -208,3 +238,20 @@ def arrange(
     for new, old in enumerate(order):
         position[old] = new
     return [clauses[old] for old in order], position
+
+
+def place(
+    rng: random.Random, body: Sequence[Sequence[int]], order: Sequence[int], num_vars: int
+) -> tuple[Formula, list[int], list[int]]:
+    """Rename ``body``'s variables at random (:func:`relabel`), then put it in ``order``.
+
+    Returns the formula, ``perm`` (``perm[v - 1]`` the new variable of ``v``) and
+    ``position`` (``position[i]`` the new index of clause ``i``).
+
+    >>> formula, perm, position = place(random.Random(0), [(1, -2), (2, 3)], [1, 0], 3)
+    >>> formula.num_clauses, position, formula.clauses[1] == (perm[0], -perm[1])
+    (2, [1, 0], True)
+    """
+    renamed, perm = relabel(rng, body, num_vars)
+    final, position = arrange(renamed, order)
+    return Formula(final, num_vars=num_vars), perm, position

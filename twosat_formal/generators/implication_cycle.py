@@ -33,7 +33,7 @@ from typing import Any
 from twosat_formal.errors import ConfigError
 from twosat_formal.formula import Formula
 from twosat_formal.generators.family import register_family
-from twosat_formal.generators.fillers import arrange, planted_fillers, relabel
+from twosat_formal.generators.fillers import clause_order, place, planted_fillers
 from twosat_formal.generators.knobs import (
     ParamSpec,
     ParamValue,
@@ -42,11 +42,9 @@ from twosat_formal.generators.knobs import (
 )
 from twosat_formal.generators.resolve import KnobRule, Request, Sizing, resolve_sizes
 
-__all__ = ["DEFAULT_CLAUSES", "FAMILY", "PARAMS", "SIZING", "build", "implication_cycle", "resolve"]
+__all__ = ["FAMILY", "PARAMS", "SIZING", "build", "implication_cycle", "resolve"]
 
 FAMILY = "implication-cycle"
-#: Clause count used when neither a target nor the structural sizes are given.
-DEFAULT_CLAUSES = 20
 #: The smallest core: L = 2 literals, 3 clauses.
 MIN_CLAUSES = 3
 
@@ -140,7 +138,6 @@ SIZING = Sizing(
     FAMILY,
     PARAMS,
     min_clauses=MIN_CLAUSES,
-    default_clauses=DEFAULT_CLAUSES,
     budget=_budget,
     rules=(
         KnobRule("k", "split", lambda t, s: knob_to_int(t, 1, s.size("L")), _check_k),
@@ -213,12 +210,8 @@ def build(rng: random.Random, p: Mapping[str, ParamValue]) -> tuple[Formula, dic
     core.extend((-a, b) for a, b in pairwise(backward))
     fillers = planted_fillers(rng, r, range(1, n + 1), cover=range(size_L + 1, n + 1))
     body: list[tuple[int, ...]] = [*core, *fillers]
-    order = list(range(len(body)))
-    if p["shuffle"]:
-        rng.shuffle(order)
-    renamed, perm = relabel(rng, body, n)
-    final, position = arrange(renamed, order)
-    formula = Formula(final, num_vars=n)
+    order = clause_order(rng, len(body), bool(p["shuffle"]))
+    formula, perm, position = place(rng, body, order, n)
 
     def name(role_lit: int) -> str:
         new = perm[abs(role_lit) - 1]

@@ -29,6 +29,8 @@ from typing import Literal
 from twosat_formal.errors import ConfigError
 
 __all__ = [
+    "FILLER_SHARE",
+    "FRESH_FILLERS",
     "KNOB_GRIDS",
     "ParamKind",
     "ParamSpec",
@@ -196,6 +198,18 @@ class ParamSpec:
         ):
             raise self._error(value)
         return number
+
+
+#: The ``filler_share`` knob of the families whose fillers use fresh variables (§5.2).
+FILLER_SHARE = ParamSpec(
+    "filler_share",
+    "knob",
+    0.0,
+    "share of filler clauses over fresh variables: r = round(filler_share*N)",
+    drives="r",
+)
+#: The structural count ``r`` that :data:`FILLER_SHARE` drives.
+FRESH_FILLERS = ParamSpec("r", "int", None, "filler clauses over fresh variables", low=0)
 
 
 def validate_params(

@@ -30,13 +30,15 @@ from twosat_formal.errors import ConfigError
 from twosat_formal.formula import Formula
 from twosat_formal.generators.family import register_family
 from twosat_formal.generators.fillers import (
-    arrange,
-    matched_fresh_count,
+    clause_order,
+    fresh_variables,
+    place,
     planted_fillers,
-    relabel,
     sample_pairs,
 )
 from twosat_formal.generators.knobs import (
+    FILLER_SHARE,
+    FRESH_FILLERS,
     ParamSpec,
     ParamValue,
     knob_to_int,
@@ -45,11 +47,9 @@ from twosat_formal.generators.knobs import (
 )
 from twosat_formal.generators.resolve import KnobRule, Request, Sizing, resolve_sizes
 
-__all__ = ["DEFAULT_CLAUSES", "FAMILY", "PARAMS", "SIZING", "build", "mono_bridge", "resolve"]
+__all__ = ["FAMILY", "PARAMS", "SIZING", "build", "mono_bridge", "resolve"]
 
 FAMILY = "mono-bridge"
-#: Clause count used when neither a target nor the structural sizes are given.
-DEFAULT_CLAUSES = 20
 #: The smallest formula: the bridge alone.
 MIN_CLAUSES = 1
 
@@ -69,19 +69,13 @@ PARAMS: tuple[ParamSpec, ...] = (
         "relative bridge position: s = 1 + round(bridge_position*(|C|-1))",
         drives="s",
     ),
-    ParamSpec(
-        "filler_share",
-        "knob",
-        0.0,
-        "share of filler clauses over fresh variables: r = round(filler_share*N)",
-        drives="r",
-    ),
+    FILLER_SHARE,
     ParamSpec("n_pos", "int", None, "|P|, variables of the positive part", low=1),
     ParamSpec("n_neg", "int", None, "|N|, variables of the negative part", low=1),
     ParamSpec("m_pos", "int", None, "positive clauses m+", low=0),
     ParamSpec("m_neg", "int", None, "negative clauses m-", low=0),
     ParamSpec("s", "int", None, "1-based position of the bridge among all clauses", low=1),
-    ParamSpec("r", "int", None, "filler clauses over fresh variables", low=0),
+    FRESH_FILLERS,
     ParamSpec("shuffle", "bool", False, "shuffle the non-bridge clauses (bridge stays at s)"),
 )
 
@@ -192,7 +186,6 @@ SIZING = Sizing(
     FAMILY,
     PARAMS,
     min_clauses=MIN_CLAUSES,
-    default_clauses=DEFAULT_CLAUSES,
     budget=_budget,
     rules=(
         KnobRule("s", "bridge_position", lambda t, s: knob_to_int(t, 1, s.size("total")), _check_s),
@@ -250,18 +243,13 @@ def build(rng: random.Random, p: Mapping[str, ParamValue]) -> tuple[Formula, dic
     positive = [(a, b) for a, b in _pairs(rng, pos_vars, m_pos, cover_pos)]
     negative = [(-a, -b) for a, b in _pairs(rng, neg_vars, m_neg, cover_neg)]
     n_core = n_pos + n_neg
-    num_fresh = matched_fresh_count(r, n_core, m_pos + m_neg + 1)
-    fresh = range(n_core + 1, n_core + num_fresh + 1)
+    fresh = fresh_variables(r, n_core, m_pos + m_neg + 1)
     body: list[tuple[int, ...]] = [*positive, *negative, *planted_fillers(rng, r, fresh)]
-    order = list(range(len(body)))
-    if p["shuffle"]:
-        rng.shuffle(order)
+    order = clause_order(rng, len(body), bool(p["shuffle"]))
     bridge_role = len(body)
     order.insert(s - 1, bridge_role)
     body.append((-p_star, q_star))
-    renamed, perm = relabel(rng, body, n_core + num_fresh)
-    final, position = arrange(renamed, order)
-    formula = Formula(final, num_vars=n_core + num_fresh)
+    formula, perm, position = place(rng, body, order, n_core + len(fresh))
 
     def name(var: int) -> str:
         return formula.name(perm[var - 1])

@@ -52,7 +52,10 @@ from twosat_formal.generators.knobs import (
     validate_params,
 )
 
-__all__ = ["KnobRule", "Request", "Sizing", "resolve_sizes"]
+__all__ = ["DEFAULT_CLAUSES", "KnobRule", "Request", "Sizing", "resolve_sizes"]
+
+#: Clause count used when neither a target nor the structural sizes are given.
+DEFAULT_CLAUSES = 20
 
 
 @dataclass
@@ -165,10 +168,10 @@ class Sizing:
         Its parameter specs.
     min_clauses:
         The smallest clause target it can meet.
-    default_clauses:
-        The clause count used when neither a target nor the sizes are given.
     budget:
         ``(request) -> None``: fixes the core sizes and ``r`` in ``request.sizes``.
+    default_clauses:
+        The clause count used when neither a target nor the sizes are given.
     rules:
         The knob rules applied after the budget, in order.
     """
@@ -176,8 +179,8 @@ class Sizing:
     family: str
     params: tuple[ParamSpec, ...]
     min_clauses: int
-    default_clauses: int
     budget: Callable[[Request], None]
+    default_clauses: int = DEFAULT_CLAUSES
     rules: tuple[KnobRule, ...] = ()
 
 
