@@ -25,13 +25,18 @@ def inputs(tmp_path: Path) -> Inputs:
     return prompts, dataset, items
 
 
+def eval_argv(inputs: Inputs, store: Path) -> list[str]:
+    """``eval`` of the prompts against their dataset into ``store``, without a progress bar."""
+    prompts, dataset, _ = inputs
+    return ["eval", str(prompts), "--dataset", str(dataset), "--store", str(store), "--no-progress"]
+
+
 def test_eval_with_the_oracle_is_all_correct_and_resumable(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, inputs: Inputs
 ) -> None:
-    prompts, dataset, items = inputs
+    items = inputs[2]
     store = tmp_path / "runs.sqlite"
-    base = [str(prompts), "--dataset", str(dataset), "--store", str(store), "--no-progress"]
-    code, out, err = cli(capsys, "eval", *base, "-m", "ref/oracle", "--json")
+    code, out, err = cli(capsys, *eval_argv(inputs, store), "-m", "ref/oracle", "--json")
     assert code == 0, err
     summary = json.loads(out)
     assert summary["done"] == summary["planned"] == len(items)
@@ -43,7 +48,7 @@ def test_eval_with_the_oracle_is_all_correct_and_resumable(
     assert all(row["label"] == labels[row["prompt_id"]] for row in rows)
     assert all(row["witness_valid"] is (row["label"] == "SAT" or None) for row in rows)
     # run again: nothing is asked twice
-    code, out, _ = cli(capsys, "eval", *base, "-m", "ref/oracle")
+    code, out, _ = cli(capsys, *eval_argv(inputs, store), "-m", "ref/oracle")
     assert code == 0
     assert f"{len(items)} planned, {len(items)} already stored, 0 done now" in out
 
@@ -51,12 +56,11 @@ def test_eval_with_the_oracle_is_all_correct_and_resumable(
 def test_eval_samples_limit_and_several_models(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, inputs: Inputs
 ) -> None:
-    prompts, dataset, _ = inputs
     store = tmp_path / "runs.sqlite"
     code, _, err = cli(
-        capsys, "eval", str(prompts), "--dataset", str(dataset), "--store", str(store),
+        capsys, *eval_argv(inputs, store),
         "-m", "ref/sat-biased", "-m", "ref/coin", "--samples", "2", "--limit", "3",
-        "--no-progress", "--seed", "4", "--temperature", "0.5", "--top-p", "0.9",
+        "--seed", "4", "--temperature", "0.5", "--top-p", "0.9",
     )  # fmt: skip
     assert code == 0, err
     with RunStore(store, readonly=True) as run_store:
@@ -75,12 +79,9 @@ def test_eval_samples_limit_and_several_models(
 def test_results_exports_the_same_rows_in_every_format(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, inputs: Inputs
 ) -> None:
-    prompts, dataset, items = inputs
+    items = inputs[2]
     store = tmp_path / "runs.sqlite"
-    code, _, err = cli(
-        capsys, "eval", str(prompts), "--dataset", str(dataset), "--store", str(store),
-        "-m", "ref/coin", "--no-progress",
-    )  # fmt: skip
+    code, _, err = cli(capsys, *eval_argv(inputs, store), "-m", "ref/coin")
     assert code == 0, err
     code, out, err = cli(capsys, "results", str(store))
     assert code == 0 and f"{len(items)} rows written to stdout" in err
@@ -169,11 +170,8 @@ def test_user_errors_exit_2_with_one_line(
 def test_a_prompt_whose_instance_is_missing_is_an_error(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, inputs: Inputs
 ) -> None:
-    prompts, dataset, _ = inputs
+    dataset = inputs[1]
     lines = dataset.read_text().splitlines()
     dataset.write_text("\n".join(lines[1:]) + "\n")
-    code, _, err = cli(
-        capsys, "eval", str(prompts), "--dataset", str(dataset), "-m", "ref/oracle",
-        "--store", str(tmp_path / "runs.sqlite"),
-    )  # fmt: skip
+    code, _, err = cli(capsys, *eval_argv(inputs, tmp_path / "runs.sqlite"), "-m", "ref/oracle")
     assert code == 2 and "is not in" in err

@@ -361,22 +361,28 @@ def settled_log_length(server: FaultServer, quiet_s: float = 0.5) -> int:
     return seen
 
 
-def eval_command(*args: str) -> list[str]:
-    return [sys.executable, "-c", "from twosat_formal.cli import main; main()", "eval", *args]
+def eval_command(
+    tmp_path: Path, items: list[EvalItem], url: str, model: str, *options: str
+) -> tuple[Path, list[str]]:
+    """Write ``items``' prompts and dataset under ``tmp_path``; return the run store's path
+    and the command line of a fresh interpreter that evaluates them with ``model`` against
+    the server at ``url`` into that store."""
+    prompts, dataset = write_inputs(tmp_path, items)
+    store = tmp_path / "runs.sqlite"
+    args = ["--store", str(store), "--dataset", str(dataset), "--base-url", url, "-m", model]
+    main = "from twosat_formal.cli import main; main()"
+    return store, [sys.executable, "-c", main, "eval", str(prompts), *args, *options]
 
 
 @pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")
 def test_a_run_killed_with_sigkill_resumes_without_loss_or_repeats(tmp_path: Path) -> None:
     items = make_items(60, seed=2)
-    prompts, dataset = write_inputs(tmp_path, items)
-    store_path = tmp_path / "runs.sqlite"
     server = FaultServer(answer=answers_for(items), latency_s=0.05, lifetime_s=120)
     with server:
-        args = ["--store", str(store_path), "--dataset", str(dataset), "--base-url", server.url]
-        args += ["-m", "openai/resume-test", "--concurrency", "2", "--no-progress"]
-        proc = subprocess.Popen(
-            eval_command(str(prompts), *args), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        store_path, command = eval_command(
+            tmp_path, items, server.url, "openai/resume-test", "--concurrency", "2", "--no-progress"
         )
+        proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         try:
             stored = 0
             for _ in range(3000):  # wait until some results are stored, however slow the host
@@ -401,7 +407,7 @@ def test_a_run_killed_with_sigkill_resumes_without_loss_or_repeats(tmp_path: Pat
             before = {r["key"]: r for r in store.results()}
         assert 10 <= len(before) < len(items)
         asked_before = settled_log_length(server)
-        done = subprocess.run(eval_command(str(prompts), *args), capture_output=True, text=True)
+        done = subprocess.run(command, capture_output=True, text=True)
         assert done.returncode == 0, done.stderr
         asked_again = server.prompts()[asked_before:]
     with RunStore(store_path, readonly=True) as store:
@@ -427,18 +433,16 @@ def test_api_keys_never_reach_the_store_the_logs_or_the_exports(
 ) -> None:
     sentinel = "sk-SENTINEL-" + "7f3a9c" * 4
     items = make_items(12, seed=3)
-    prompts, dataset = write_inputs(tmp_path, items)
-    store_path = tmp_path / "runs.sqlite"
     plan = ["429", "500", "drop", "malformed", "length"]
     server = FaultServer(plan=plan, answer=answers_for(items), lifetime_s=120)
     env = dict(os.environ, TWOSAT_TEST_KEY=sentinel)
     with server:
         url = server.url.replace("http://", f"http://user:{sentinel}@")
-        args = ["--store", str(store_path), "--dataset", str(dataset), "--base-url", url]
-        args += ["-m", "openai/key-test", "--api-key-env", "TWOSAT_TEST_KEY", "--max-attempts", "3"]
-        done = subprocess.run(
-            eval_command(str(prompts), *args), capture_output=True, text=True, env=env
-        )
+        store_path, command = eval_command(
+            tmp_path, items, url, "openai/key-test", "--api-key-env", "TWOSAT_TEST_KEY",
+            "--max-attempts", "3",
+        )  # fmt: skip
+        done = subprocess.run(command, capture_output=True, text=True, env=env)
         exports = []
         for out in (
             None,
@@ -465,14 +469,14 @@ def test_api_keys_never_reach_the_store_the_logs_or_the_exports(
 
 def test_ctrl_c_flushes_the_store_and_exits_cleanly(tmp_path: Path) -> None:
     items = make_items(40, seed=4)
-    prompts, dataset = write_inputs(tmp_path, items)
-    store_path = tmp_path / "runs.sqlite"
     server = FaultServer(answer=answers_for(items), latency_s=0.05, lifetime_s=120)
     with server:
-        args = ["--store", str(store_path), "--dataset", str(dataset), "--base-url", server.url]
-        args += ["-m", "openai/interrupt-test", "--concurrency", "2", "--no-progress"]
+        store_path, command = eval_command(
+            tmp_path, items, server.url, "openai/interrupt-test", "--concurrency", "2",
+            "--no-progress",
+        )  # fmt: skip
         proc = subprocess.Popen(
-            eval_command(str(prompts), *args),
+            command,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
@@ -489,7 +493,7 @@ def test_ctrl_c_flushes_the_store_and_exits_cleanly(tmp_path: Path) -> None:
             interrupted = store.count()
             assert store.runs()[-1]["status"] == "interrupted"
         assert 0 < interrupted < len(items)
-        done = subprocess.run(eval_command(str(prompts), *args), capture_output=True, text=True)
+        done = subprocess.run(command, capture_output=True, text=True)
         assert done.returncode == 0, done.stderr
     with RunStore(store_path, readonly=True) as store:
         assert store.count() == len(items)
