@@ -26,12 +26,13 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+
+from _common import bench_parser  # type: ignore[import-not-found,unused-ignore]
 
 from twosat_formal.certify import certify_file, certify_files
 from twosat_formal.executors import ProcessExecutor
@@ -69,11 +70,7 @@ def records(small: bool, seed: int, count: int = 10) -> Iterator[Instance]:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--small", action="store_true", help="a few dozen records (for CI)")
-    parser.add_argument("--jobs", type=int, default=2, help="workers of the speed-up run")
-    parser.add_argument("--seed", type=int, default=0, help="grid and chain seed")
-    parser.add_argument("--count", type=int, default=10, help="formulas per grid cell")
+    parser = bench_parser(__doc__, "a few dozen records (for CI)", jobs=2, seed=0, count=10)
     args = parser.parse_args(argv)
 
     with tempfile.TemporaryDirectory() as tmp:

@@ -28,7 +28,6 @@ No assertion is made on time. Usage::
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import os
 import resource
@@ -44,6 +43,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _before import BASELINE, cold, load_before
+from _common import bench_parser  # type: ignore[import-not-found,unused-ignore]
 
 from twosat_formal.certify import CertifyReport, certify_files
 from twosat_formal.executors import ProcessExecutor
@@ -230,14 +230,15 @@ def _runs(values: Sequence[float]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--small", action="store_true", help="about 170 records (for CI)")
-    parser.add_argument("--roots", type=int, default=53, help="roots per family")
-    parser.add_argument("--jobs", type=int, default=2, help="workers of the parallel runs")
-    parser.add_argument("--repeat", type=int, default=3, help="rounds of each measurement")
-    parser.add_argument("--baseline", default=BASELINE, help="commit of the peer")
-    parser.add_argument("--skip-jobs", action="store_true", help="time per record only")
-    args = parser.parse_args(argv)
+    args = bench_parser(
+        __doc__,
+        "about 170 records (for CI)",
+        roots=(53, "roots per family"),
+        jobs=2,
+        repeat=3,
+        baseline=BASELINE,
+        skip_jobs=(False, "time per record only"),
+    ).parse_args(argv)
     roots, repeat = (3, 1) if args.small else (args.roots, args.repeat)
     with tempfile.TemporaryDirectory() as tmp:
         datasets = {"now": build(Path(tmp) / "now", roots)}

@@ -25,7 +25,6 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import sys
 import tempfile
@@ -38,6 +37,7 @@ import aiohttp
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
+from _common import bench_parser  # type: ignore[import-not-found,unused-ignore]
 from faultserver import SpawnedServer, spawn_fault_server  # type: ignore[import-not-found,unused-ignore]
 
 from twosat_formal.evaluate import EvalItem, EvalPrompt, run_eval
@@ -157,11 +157,12 @@ async def bare_client(server: SpawnedServer, work: list[EvalItem], concurrency: 
 
 def main(argv: list[str] | None = None) -> None:
     """Run the benchmark and print throughput ratios and the overhead per request."""
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--small", action="store_true", help="200 requests instead of 2,000")
-    parser.add_argument("--concurrency", type=int, default=64, help="requests in flight")
-    parser.add_argument("--latency", type=float, default=0.05, help="server latency (s)")
-    args = parser.parse_args(argv)
+    args = bench_parser(
+        __doc__,
+        "200 requests instead of 2,000",
+        concurrency=(64, "requests in flight"),
+        latency=(0.05, "server latency (s)"),
+    ).parse_args(argv)
     count = 200 if args.small else 2000
     work = items(count)
     ideal = args.concurrency / args.latency

@@ -11,9 +11,9 @@ says how the project's own labelling compares with it on these (small) formulas.
 
 from __future__ import annotations
 
-import argparse
 import time
 
+from _common import bench_parser  # type: ignore[import-not-found,unused-ignore]
 from pysat.solvers import Minisat22
 
 from twosat_formal.generators.grids import grid_cells, grid_instances
@@ -27,10 +27,7 @@ def _pysat_label(clauses: list[list[int]]) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     """Run the benchmark and print one line per measure."""
-    parser = argparse.ArgumentParser(description="Generate and label the Table 1 grid.")
-    parser.add_argument("--small", action="store_true", help="a few cells only (for CI)")
-    parser.add_argument("--seed", type=int, default=0, help="grid seed")
-    args = parser.parse_args(argv)
+    args = bench_parser(__doc__, "a few cells only (for CI)", seed=0).parse_args(argv)
     cells = grid_cells("table1", count=2 if args.small else 10)
     if args.small:
         cells = [cells[0], cells[7], cells[11], cells[15]]

@@ -14,11 +14,10 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
 import tempfile
 from pathlib import Path
 
-from _common import best_of, random_2cnf  # type: ignore[import-not-found,unused-ignore]
+from _common import bench_parser, best_of, random_2cnf  # type: ignore[import-not-found,unused-ignore]
 from pysat.formula import CNF
 
 from twosat_formal.io import parse_dimacs, read_formula, scan_dimacs, write_dimacs
@@ -28,11 +27,7 @@ __all__ = ["main"]
 
 def main(argv: list[str] | None = None) -> None:
     """Run the benchmark and print the ratios."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--small", action="store_true", help="10^4 clauses only (for CI)")
-    parser.add_argument("--repeat", type=int, default=3, help="runs per timing (best is kept)")
-    parser.add_argument("--seed", type=int, default=2024, help="seed of the random formulas")
-    args = parser.parse_args(argv)
+    args = bench_parser(__doc__, "10^4 clauses only (for CI)", repeat=3, seed=2024).parse_args(argv)
     sizes = [10_000] if args.small else [100_000, 1_000_000]
     lark_size = 1_000 if args.small else 10_000
 

@@ -23,14 +23,13 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
 import multiprocessing
 import resource
 import tracemalloc
 from typing import Any
 
 import networkx as nx
-from _common import best_of, random_2cnf  # type: ignore[import-not-found,unused-ignore]
+from _common import bench_parser, best_of, random_2cnf  # type: ignore[import-not-found,unused-ignore]
 from pysat.solvers import Solver
 
 from twosat_formal.solve import solve
@@ -127,11 +126,7 @@ def peak_memory(size: int, seed: int) -> tuple[int, int, int]:
 
 def main(argv: list[str] | None = None) -> None:
     """Run the benchmark and print the ratios."""
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--small", action="store_true", help="10^4 clauses only (for CI)")
-    parser.add_argument("--repeat", type=int, default=3, help="runs per timing (best is kept)")
-    parser.add_argument("--seed", type=int, default=2024, help="seed of the random formulas")
-    args = parser.parse_args(argv)
+    args = bench_parser(__doc__, "10^4 clauses only (for CI)", repeat=3, seed=2024).parse_args(argv)
     sizes = [10_000] if args.small else [100_000, 1_000_000]
 
     print("solve (certificate + check) vs PySAT MiniSat22 (from Python lists) and networkx")

@@ -36,7 +36,6 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import os
@@ -50,6 +49,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+from _common import bench_parser  # type: ignore[import-not-found,unused-ignore]
 
 __all__ = ["SHAPES", "main", "run_process", "write_dimacs_pairs"]
 
@@ -184,12 +184,14 @@ def _geomean(values: list[float]) -> float:
 
 def main(argv: list[str] | None = None) -> None:
     """Run the benchmark and print the ratios."""
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--small", action="store_true", help="5,000 variables, one run (CI)")
-    parser.add_argument("--size", type=int, default=500_000, help="variables of the large shapes")
-    parser.add_argument("--repeat", type=int, default=3, help="runs per process (median kept)")
-    parser.add_argument("--seed", type=int, default=2024, help="seed of the random formulas")
-    parser.add_argument("--importtime", action="store_true", help="also print import times")
+    parser = bench_parser(
+        __doc__,
+        "5,000 variables, one run (CI)",
+        size=(500_000, "variables of the large shapes"),
+        repeat=3,
+        seed=2024,
+        importtime=(False, "also print import times"),
+    )
     parser.add_argument(
         "--shape", action="append", choices=list(SHAPES), help="only this shape (repeatable)"
     )

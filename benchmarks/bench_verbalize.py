@@ -21,7 +21,6 @@ No assertion is made on time. Usage::
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import json
 import os
@@ -36,6 +35,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _before import BASELINE, cold, load_before
+from _common import bench_parser  # type: ignore[import-not-found,unused-ignore]
 
 from twosat_formal.executors import Executor, LocalExecutor, ProcessExecutor
 from twosat_formal.verbalize import TEMPLATES
@@ -81,13 +81,9 @@ def write_grid(package: str, path: Path, small: bool, count: int) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--small", action="store_true", help="small cells only (for CI)")
-    parser.add_argument("--count", type=int, default=5, help="formulas per grid cell")
-    parser.add_argument("--jobs", type=int, default=2, help="workers of the parallel run")
-    parser.add_argument("--repeat", type=int, default=3, help="rounds of the peer comparison")
-    parser.add_argument("--baseline", default=BASELINE, help="commit of the peer")
-    args = parser.parse_args(argv)
+    args = bench_parser(
+        __doc__, "small cells only (for CI)", count=5, jobs=2, repeat=3, baseline=BASELINE
+    ).parse_args(argv)
     repeat = 1 if args.small else args.repeat
     print(f"load average {os.getloadavg()[0]:.2f}")
     with tempfile.TemporaryDirectory() as tmp:
