@@ -6,7 +6,14 @@ from hypothesis import strategies as st
 
 from twosat_formal.formula import Formula
 
-__all__ = ["formulas", "small_2cnf"]
+__all__ = ["clause_lists", "formulas", "small_2cnf"]
+
+
+def clause_lists(max_var: int, min_size: int, max_size: int) -> st.SearchStrategy[list[list[int]]]:
+    """Lists of ``min_size`` to ``max_size`` clauses of one or two literals over the
+    variables 1 to ``max_var``."""
+    literal = st.integers(1, max_var).flatmap(lambda v: st.sampled_from([v, -v]))
+    return st.lists(st.lists(literal, min_size=1, max_size=2), min_size=min_size, max_size=max_size)
 
 
 @st.composite

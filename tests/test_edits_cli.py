@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 from cli_support import run
+from edits_support import records
 
 from twosat_formal.edits import edit_steps, root_instance
 from twosat_formal.formula import Formula
-from twosat_formal.instance import Instance, write_instances
-
-
-def records(text: str) -> list[Instance]:
-    return [Instance.from_record(json.loads(line)) for line in text.splitlines() if line.strip()]
+from twosat_formal.instance import write_instances
 
 
 @pytest.fixture

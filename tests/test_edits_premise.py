@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 from cli_support import run
+from edits_support import records
+from formula_strategies import clause_lists
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -42,11 +43,7 @@ from twosat_formal.formula import Formula
 from twosat_formal.instance import Instance
 from twosat_formal.report.sections import _edits
 
-clauses_2cnf = st.lists(
-    st.lists(st.integers(1, 5).flatmap(lambda v: st.sampled_from([v, -v])), min_size=1, max_size=2),
-    min_size=2,
-    max_size=9,
-)
+clauses_2cnf = clause_lists(max_var=5, min_size=2, max_size=9)
 
 
 def test_the_categories_split_the_seven_edits() -> None:
@@ -84,10 +81,6 @@ def test_premise_edits_keep_the_label_where_the_issue_says_trivially(
             assert step["class"] == "preserving"
         if step["operator"] == "insert" and base.label == "UNSAT":
             assert step["class"] == "preserving"
-
-
-def records(text: str) -> list[Instance]:
-    return [Instance.from_record(json.loads(line)) for line in text.splitlines() if line.strip()]
 
 
 def operators_used(found: list[Instance]) -> set[str]:

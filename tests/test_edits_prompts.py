@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from formula_strategies import clause_lists
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -38,11 +39,7 @@ from twosat_formal.rederive import rederive_prompt
 from twosat_formal.verbalize import TEMPLATES, example_formula, prompt_record
 from twosat_formal.verbalize.lines import instance_prompt_lines
 
-clauses_2cnf = st.lists(
-    st.lists(st.integers(1, 6).flatmap(lambda v: st.sampled_from([v, -v])), min_size=1, max_size=2),
-    min_size=3,
-    max_size=10,
-)
+clauses_2cnf = clause_lists(max_var=6, min_size=3, max_size=10)
 
 
 def prompts_of(instance: Instance, templates: Sequence[str], seed: int) -> list[dict[str, Any]]:

@@ -26,7 +26,7 @@ from story_support import (
 )
 
 from twosat_formal.errors import ConfigError, RecordError, UnknownNameError
-from twosat_formal.experiments.runner import run_experiment
+from twosat_formal.experiments.runner import ExperimentResult, run_experiment
 from twosat_formal.experiments.spec import load_spec, parse_spec
 from twosat_formal.formula import Formula
 from twosat_formal.verbalize.story import THEMES
@@ -69,19 +69,25 @@ def expected_counts(clauses: list[list[int]]) -> dict[str, int]:
     }
 
 
-@pytest.fixture(scope="module")
-def story_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, ScriptedStoryModel, Any]:
-    folder = tmp_path_factory.mktemp("story")
-    writer = ScriptedStoryModel(MIXED_KINDS)
-    result = run_experiment(
+def story_experiment(folder: Path, writer: ScriptedStoryModel, **options: Any) -> ExperimentResult:
+    """The small story experiment in ``folder``: two reference models, two templates,
+    stories by ``writer``."""
+    return run_experiment(
         SMALL,
         ["ref/oracle", "ref/sat-biased"],
         out_dir=folder,
         formulas=2,
         templates=["logic", "door"],
         story_model=writer,
+        **options,
     )
-    return folder, writer, result
+
+
+@pytest.fixture(scope="module")
+def story_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, ScriptedStoryModel, Any]:
+    folder = tmp_path_factory.mktemp("story")
+    writer = ScriptedStoryModel(MIXED_KINDS)
+    return folder, writer, story_experiment(folder, writer)
 
 
 def test_every_base_is_told_in_every_theme(story_run: tuple[Path, Any, Any]) -> None:
@@ -172,15 +178,7 @@ def test_a_rerun_asks_the_story_model_nothing(
     folder, _, _ = story_run
     again = ScriptedStoryModel(MIXED_KINDS)
     before = (folder / "stories.jsonl").read_bytes()
-    result = run_experiment(
-        SMALL,
-        ["ref/oracle", "ref/sat-biased"],
-        out_dir=folder,
-        formulas=2,
-        templates=["logic", "door"],
-        story_model=again,
-        make_report=False,
-    )
+    result = story_experiment(folder, again, make_report=False)
     assert again.calls == 0 and (folder / "stories.jsonl").read_bytes() == before
     manifest = json.loads((folder / "manifest.json").read_text())
     assert manifest["story"]["calls_made"] == 0 and manifest["story"]["calls_reused"] > 0

@@ -16,6 +16,7 @@ from faultserver import FaultServer
 from test_evaluate import make_items, write_inputs
 
 from twosat_formal.errors import ConfigError, RecordError
+from twosat_formal.evaluate import EvalItem
 from twosat_formal.experiments.spec import load_spec, parse_spec
 from twosat_formal.models import load_model
 from twosat_formal.models import parse_spec as parse_model_spec
@@ -72,31 +73,33 @@ def test_sampling_options_are_typed() -> None:
     assert sampling_options({"seed": "7", "temperature": "0"}) == {"temperature": 0.0, "seed": 7}
 
 
+def eval_against(
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    server: FaultServer,
+    items: list[EvalItem],
+    *options: str,
+) -> tuple[int, str, Path]:
+    """Run ``eval`` of ``items`` against ``server`` with ``options``, without a progress
+    bar; its exit code, its stderr and the run store's path."""
+    prompts, dataset = write_inputs(tmp_path, items)
+    store = tmp_path / "runs.sqlite"
+    code, _, err = cli(
+        capsys, "eval", str(prompts), "--dataset", str(dataset), "--base-url", server.url,
+        "--store", str(store), "--no-progress", *options,
+    )  # fmt: skip
+    return code, err, store
+
+
 def test_eval_sends_each_models_own_budget(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    items = make_items(3, seed=2)
-    prompts, dataset = write_inputs(tmp_path, items)
-    store = tmp_path / "runs.sqlite"
     with FaultServer(answer=lambda prompt: "The answer is: No", lifetime_s=60) as server:
-        code, _, err = cli(
-            capsys,
-            "eval",
-            str(prompts),
-            "--dataset",
-            str(dataset),
-            "--model",
-            "openai/big",
-            "--model",
-            "openai/phi?max_tokens=16384&temperature=0.8",
-            "--base-url",
-            server.url,
-            "--store",
-            str(store),
-            "--timeout",
-            "30",
-            "--no-progress",
-        )
+        code, err, store = eval_against(
+            capsys, tmp_path, server, make_items(3, seed=2),
+            "--model", "openai/big", "--model", "openai/phi?max_tokens=16384&temperature=0.8",
+            "--timeout", "30",
+        )  # fmt: skip
         log = list(server.log)
     assert code == 0, err
     sent = {(e.prompt, json.dumps(e.sampling, sort_keys=True)) for e in log}
@@ -113,27 +116,11 @@ def test_eval_sends_each_models_own_budget(
 
 def test_eval_timeout_bounds_a_request(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     items = make_items(1, seed=3)
-    prompts, dataset = write_inputs(tmp_path, items)
-    store = tmp_path / "runs.sqlite"
     with FaultServer(plan=["slow"] * 50, slow_s=5.0, lifetime_s=60) as server:
-        code, _, err = cli(
-            capsys,
-            "eval",
-            str(prompts),
-            "--dataset",
-            str(dataset),
-            "--model",
-            "openai/m",
-            "--base-url",
-            server.url,
-            "--store",
-            str(store),
-            "--timeout",
-            "1",
-            "--max-attempts",
-            "1",
-            "--no-progress",
-        )
+        code, err, store = eval_against(
+            capsys, tmp_path, server, items,
+            "--model", "openai/m", "--timeout", "1", "--max-attempts", "1",
+        )  # fmt: skip
     assert code == 3, err  # every request of the model failed
     with RunStore(store, readonly=True) as run_store:
         rows = list(run_store.results())
