@@ -247,6 +247,13 @@ class _Context:
             raise self.fail(f"{what} sends two base variables to the same variable")
         return set(image)
 
+    def single_map(self, what: str) -> tuple[tuple[int, ...], set[int]]:
+        """The one literal map of ``what`` (a renaming, an extension) and its image."""
+        if self.t.copies != 1:
+            raise self.fail(f"{what} has exactly one literal map")
+        lmap = self.t.literal_map[0]
+        return lmap, self.injective(lmap, "the literal map")
+
     def no_fresh_parts(self) -> None:
         if self.t.fresh_vars or self.t.witness or self.t.added_clauses:
             raise self.fail(f"relation {self.t.relation!r} allows no fresh variables or clauses")
@@ -265,10 +272,7 @@ def _equivalent(c: _Context) -> str:
 
 
 def _equivalent_under_map(c: _Context) -> str:
-    if c.t.copies != 1:
-        raise c.fail("a renaming has exactly one literal map")
-    lmap = c.t.literal_map[0]
-    image = c.injective(lmap, "the literal map")
+    lmap, image = c.single_map("a renaming")
     if image != set(range(1, c.result.num_vars + 1)):
         raise c.fail("the literal map is not onto the result's variables")
     c.no_fresh_parts()
@@ -282,10 +286,7 @@ def _equivalent_under_map(c: _Context) -> str:
 
 
 def _conservative_extension(c: _Context) -> str:
-    if c.t.copies != 1:
-        raise c.fail("an extension has exactly one literal map")
-    lmap = c.t.literal_map[0]
-    image = c.injective(lmap, "the literal map")
+    lmap, image = c.single_map("an extension")
     fresh = set(range(1, c.result.num_vars + 1)) - image
     if set(c.t.fresh_vars) != fresh or len(c.t.fresh_vars) != len(fresh):
         raise c.fail("the recorded fresh variables are not the variables outside the map")
@@ -303,10 +304,7 @@ def _conservative_extension(c: _Context) -> str:
 
 
 def _monotone(c: _Context) -> str:
-    if c.t.copies != 1:
-        raise c.fail("a monotone extension has exactly one literal map")
-    lmap = c.t.literal_map[0]
-    c.injective(lmap, "the literal map")
+    lmap, _ = c.single_map("a monotone extension")
     mapped = _mapped(c.base, lmap)
     c.entails(c.result_clauses, mapped, "the result does not contain the base's constraints")
     model = c.z3.model_of(mapped)
