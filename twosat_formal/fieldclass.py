@@ -112,6 +112,15 @@ class Comparison:
 
     differences: list[str] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(CLASSES, 0))
+    #: At most this many differences are listed; one more is listed as ``"..."``.
+    limit: int = field(default=5, repr=False, compare=False)
+
+    def differ(self, message: str) -> None:
+        """List the difference ``message`` (``"..."`` once past :attr:`limit`)."""
+        if len(self.differences) < self.limit:
+            self.differences.append(message)
+        elif len(self.differences) == self.limit:
+            self.differences.append("...")
 
 
 def _show_path(path: Sequence[str | int]) -> str:
@@ -168,8 +177,8 @@ def compare_record(kind: str, stored: Any, expected: Any, *, limit: int = 5) -> 
     >>> compare_record("prompt", {"a": 1, "x": 0}, {"a": 1}).differences
     ["x is not a field of the re-derived record (fields: ['a'])"]
     """
-    out = Comparison()
-    _walk(kind, stored, expected, [], out, limit, FIELD_CLASSES.get(kind, ()))
+    out = Comparison(limit=limit)
+    _walk(stored, expected, [], out, FIELD_CLASSES.get(kind, ()))
     return out
 
 
@@ -211,13 +220,7 @@ def _class_of(rules: _Rules, depth: int) -> str | None:
 
 
 def _walk_parted(
-    kind: str,
-    stored: Any,
-    expected: Any,
-    path: list[str | int],
-    out: Comparison,
-    limit: int,
-    rules: _Rules,
+    stored: Any, expected: Any, path: list[str | int], out: Comparison, rules: _Rules
 ) -> None:
     """A field whose fields the rules part: each is walked under its own class.
 
@@ -228,7 +231,7 @@ def _walk_parted(
     if not isinstance(stored, Mapping) or not isinstance(expected, Mapping):
         out.counts[outer] += _leaves(stored)
         if isinstance(expected, Mapping):
-            _differ(out, limit, f"{_show_path(path)} is {_show(stored)}, not an object")
+            out.differ(f"{_show_path(path)} is {_show(stored)}, not an object")
         return
     if not stored:
         out.counts[outer] += 1
@@ -236,36 +239,30 @@ def _walk_parted(
         below = _descend(rules, len(path), key)
         where = [*path, key]
         if key in stored and key in expected:
-            _walk(kind, stored[key], expected[key], where, out, limit, below)
+            _walk(stored[key], expected[key], where, out, below)
         elif _class_of(below, len(where)) != RE_DERIVED:
             if key in stored:
-                _walk(kind, stored[key], None, where, out, limit, below)
+                _walk(stored[key], None, where, out, below)
         elif key in stored:
             out.counts[RE_DERIVED] += _leaves(stored[key])
-            _differ(out, limit, f"{_show_path(where)} is not a field of the re-derived record")
+            out.differ(f"{_show_path(where)} is not a field of the re-derived record")
         else:
-            _differ(out, limit, f"{_show_path(where)} is missing")
+            out.differ(f"{_show_path(where)} is missing")
 
 
 def _walk(
-    kind: str,
-    stored: Any,
-    expected: Any,
-    path: list[str | int],
-    out: Comparison,
-    limit: int,
-    rules: _Rules,
+    stored: Any, expected: Any, path: list[str | int], out: Comparison, rules: _Rules
 ) -> None:
     cls = _class_of(rules, len(path)) if path else RE_DERIVED
     if cls is None:
-        _walk_parted(kind, stored, expected, path, out, limit, rules)
+        _walk_parted(stored, expected, path, out, rules)
         return
     if cls != RE_DERIVED:
         out.counts[cls] += _leaves(stored)
         if cls == MEASURED:  # every measured field is a timing
             ok = isinstance(stored, int | float) and not isinstance(stored, bool)
             if not ok or not math.isfinite(stored) or stored < 0:
-                _differ(out, limit, f"{_show_path(path)} is {_show(stored)}, not a timing")
+                out.differ(f"{_show_path(path)} is {_show(stored)}, not a timing")
         return
     if not rules and path and _identical(stored, expected):
         out.counts[RE_DERIVED] += _leaves(stored)
@@ -275,35 +272,31 @@ def _walk(
         for key in keys:
             if key not in expected:
                 out.counts[RE_DERIVED] += _leaves(stored[key])
-                _differ(
-                    out,
-                    limit,
+                out.differ(
                     f"{_show_path([*path, key])} is not a field of the re-derived record"
                     f" (fields: {_show(wanted)})",
                 )
         for key in wanted:
             if key not in stored:
-                _differ(out, limit, f"{_show_path([*path, key])} is missing")
+                out.differ(f"{_show_path([*path, key])} is missing")
         common = [k for k in keys if k in expected]
         if common != [k for k in wanted if k in stored]:
-            _differ(out, limit, f"the fields of {_show_path(path)} are in another order")
+            out.differ(f"the fields of {_show_path(path)} are in another order")
         for key in common:
             below = _descend(rules, len(path), key)
-            _walk(kind, stored[key], expected[key], [*path, key], out, limit, below)
+            _walk(stored[key], expected[key], [*path, key], out, below)
         if not stored:
             out.counts[RE_DERIVED] += 1
         return
     if isinstance(expected, list) and isinstance(stored, list):
         if len(stored) != len(expected):
             out.counts[RE_DERIVED] += _leaves(stored)
-            _differ(
-                out,
-                limit,
+            out.differ(
                 f"{_show_path(path)} has {len(stored)} items, re-derived {len(expected)}",
             )
             return
         for i, (a, b) in enumerate(zip(stored, expected, strict=True)):
-            _walk(kind, a, b, [*path, i], out, limit, _descend(rules, len(path), i))
+            _walk(a, b, [*path, i], out, _descend(rules, len(path), i))
         if not stored:
             out.counts[RE_DERIVED] += 1
         return
@@ -320,11 +313,4 @@ def _walk(
             want = b[line] if line < len(b) else "(end of text)"
             where += f" line {line + 1}"
             stored, expected = got, want
-        _differ(out, limit, f"{where} is {_show(stored)}, re-derived {_show(expected)}")
-
-
-def _differ(out: Comparison, limit: int, message: str) -> None:
-    if len(out.differences) < limit:
-        out.differences.append(message)
-    elif len(out.differences) == limit:
-        out.differences.append("...")
+        out.differ(f"{where} is {_show(stored)}, re-derived {_show(expected)}")
