@@ -17,11 +17,17 @@ from twosat_formal.formula import Formula
 Clauses = Iterable[Sequence[int]]
 
 
+def holds(clauses: Clauses, bits: Sequence[bool]) -> bool:
+    """Whether the assignment ``bits`` (variable ``v`` is ``bits[v - 1]``) satisfies
+    every clause."""
+    return all(any(bits[abs(lit) - 1] == (lit > 0) for lit in c) for c in clauses)
+
+
 def models(clauses: Clauses, num_vars: int) -> Iterator[tuple[bool, ...]]:
     """Every satisfying assignment, in lexicographic order (``False`` before ``True``)."""
     listed = [tuple(int(lit) for lit in clause) for clause in clauses]
     for bits in itertools.product((False, True), repeat=num_vars):
-        if all(any(bits[abs(lit) - 1] == (lit > 0) for lit in c) for c in listed):
+        if holds(listed, bits):
             yield bits
 
 

@@ -9,11 +9,14 @@ from twosat_formal.formula import Formula
 __all__ = ["clause_lists", "formulas", "small_2cnf"]
 
 
-def clause_lists(max_var: int, min_size: int, max_size: int) -> st.SearchStrategy[list[list[int]]]:
-    """Lists of ``min_size`` to ``max_size`` clauses of one or two literals over the
-    variables 1 to ``max_var``."""
+def clause_lists(
+    max_var: int, min_size: int, max_size: int, *, min_width: int = 1, max_width: int = 2
+) -> st.SearchStrategy[list[list[int]]]:
+    """Lists of ``min_size`` to ``max_size`` clauses of ``min_width`` to ``max_width``
+    literals over the variables 1 to ``max_var``."""
     literal = st.integers(1, max_var).flatmap(lambda v: st.sampled_from([v, -v]))
-    return st.lists(st.lists(literal, min_size=1, max_size=2), min_size=min_size, max_size=max_size)
+    clause = st.lists(literal, min_size=min_width, max_size=max_width)
+    return st.lists(clause, min_size=min_size, max_size=max_size)
 
 
 @st.composite

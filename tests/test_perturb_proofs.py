@@ -7,6 +7,8 @@ from itertools import product
 
 import pytest
 import z3
+from brute import holds
+from formula_strategies import clause_lists
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -176,14 +178,7 @@ def test_session_queries_agree_with_brute_force() -> None:
     assert s.seconds > 0
 
 
-cnfs = st.lists(
-    st.lists(st.integers(1, 4).flatmap(lambda v: st.sampled_from([v, -v])), max_size=3),
-    max_size=6,
-)
-
-
-def holds(clauses: list[list[int]], a: tuple[bool, ...]) -> bool:
-    return all(any(a[abs(x) - 1] == (x > 0) for x in c) for c in clauses)
+cnfs = clause_lists(max_var=4, min_size=0, max_size=6, min_width=0, max_width=3)
 
 
 @settings(max_examples=80)

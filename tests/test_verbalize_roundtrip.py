@@ -9,6 +9,8 @@ import re
 
 import pytest
 import z3
+from brute import holds
+from formula_strategies import clause_lists
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -71,6 +73,24 @@ def rejected(text: str, formula: Formula, prompt: Prompt) -> bool:
     return False
 
 
+def draw_spot(
+    data: st.DataObject, formula: Formula, prompt: Prompt, pattern: str
+) -> tuple[int, re.Match[str]]:
+    """Draw a clause line of ``prompt`` (its row), then one of the places in it matching
+    ``pattern``, which must match once per literal of the clause."""
+    row = 1 + data.draw(st.integers(0, formula.num_clauses - 1))
+    spots = list(re.finditer(pattern, prompt.text.split("\n")[row]))
+    assert len(spots) == formula.clause(row - 1).width
+    return row, data.draw(st.sampled_from(spots))
+
+
+def replaced(prompt: Prompt, row: int, spot: re.Match[str], text: str) -> str:
+    """``prompt``'s text with ``text`` in place of ``spot``, a match in line ``row``."""
+    lines = prompt.text.split("\n")
+    lines[row] = lines[row][: spot.start()] + text + lines[row][spot.end() :]
+    return "\n".join(lines)
+
+
 @settings(max_examples=150)
 @given(clause_formulas(), st.sampled_from(SCHEMES), st.integers(0, 2**32))
 def test_proof_passes_for_every_scheme(formula: Formula, name: str, seed: int) -> None:
@@ -91,15 +111,10 @@ def test_flipped_value_word_is_rejected(
     formula: Formula, name: str, seed: int, data: st.DataObject
 ) -> None:
     prompt = verbalize(formula, name, seed=seed)
-    lines = prompt.text.split("\n")
-    row = 1 + data.draw(st.integers(0, formula.num_clauses - 1))
     true, false = VALUE_SWAPS[name]
-    spots = list(re.finditer(f"{re.escape(false)}|{re.escape(true)}", lines[row]))
-    assert len(spots) == formula.clause(row - 1).width
-    spot = data.draw(st.sampled_from(spots))
+    row, spot = draw_spot(data, formula, prompt, f"{re.escape(false)}|{re.escape(true)}")
     swapped = false if spot.group() == true else true
-    lines[row] = lines[row][: spot.start()] + swapped + lines[row][spot.end() :]
-    assert rejected("\n".join(lines), formula, prompt)
+    assert rejected(replaced(prompt, row, spot, swapped), formula, prompt)
 
 
 @settings(max_examples=150)
@@ -109,18 +124,13 @@ def test_swapped_name_is_rejected(
 ) -> None:
     prompt = verbalize(formula, name, seed=seed)
     naming = NAMINGS[TEMPLATES.get(name).naming]
-    lines = prompt.text.split("\n")
-    row = 1 + data.draw(st.integers(0, formula.num_clauses - 1))
-    spots = list(re.finditer(ENTITY_RE[naming.name], lines[row]))
-    assert len(spots) == formula.clause(row - 1).width
-    spot = data.draw(st.sampled_from(spots))
+    row, spot = draw_spot(data, formula, prompt, ENTITY_RE[naming.name])
     others = [e for e in prompt.entities if e != spot.group()]
     fresh = next(
         naming.entity(i) for i in itertools.count(5000) if naming.entity(i) not in prompt.entities
     )
     replacement = data.draw(st.sampled_from([*others, fresh, GARBAGE[naming.name]]))
-    lines[row] = lines[row][: spot.start()] + replacement + lines[row][spot.end() :]
-    assert rejected("\n".join(lines), formula, prompt)
+    assert rejected(replaced(prompt, row, spot, replacement), formula, prompt)
 
 
 @settings(max_examples=100)
@@ -158,19 +168,13 @@ def test_wrong_formula_wrong_map_and_wrong_order_fail() -> None:
 
 
 def _brute_equivalent(left: list[list[int]], right: list[list[int]], n: int) -> bool:
-    def holds(clauses: list[list[int]], values: tuple[bool, ...]) -> bool:
-        return all(any(values[abs(x) - 1] == (x > 0) for x in c) for c in clauses)
-
     return all(
         holds(left, values) == holds(right, values)
         for values in itertools.product([False, True], repeat=n)
     )
 
 
-cnf = st.lists(
-    st.lists(st.integers(1, 4).flatmap(lambda v: st.sampled_from([v, -v])), max_size=3),
-    max_size=5,
-)
+cnf = clause_lists(max_var=4, min_size=0, max_size=5, min_width=0, max_width=3)
 
 
 @settings(max_examples=200)
