@@ -1,7 +1,7 @@
 """Story themes: entity vocabularies with true/false descriptions, and their wording.
 
 Three themes are registered in :data:`THEMES`: ``detective``, ``spy`` and ``heist``
-(paper §4). Each has
+(paper §4), read from the data file ``themes.json`` beside this module. Each has
 
 * an **entity vocabulary**: characters and objects of the genre, each with a *true
   description* and a *false description*, predicates that complete a sentence after the
@@ -32,10 +32,12 @@ Examples
 from __future__ import annotations
 
 import hashlib
+import json
 import random
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from importlib import resources
 
 from twosat_formal.errors import ConfigError
 from twosat_formal.registry import Registry
@@ -188,147 +190,18 @@ class Theme:
         return names
 
 
-def _vocabulary(rows: Sequence[tuple[str, str, str]]) -> tuple[StoryEntity, ...]:
-    return tuple(StoryEntity(*row) for row in rows)
+def _load(registry: Registry[Theme]) -> None:
+    """Register the themes of ``themes.json`` (beside this module), in its order."""
+    text = (
+        resources.files("twosat_formal.verbalize.story")
+        .joinpath("themes.json")
+        .read_text(encoding="utf-8")
+    )
+    for name, spec in json.loads(text).items():
+        vocabulary = tuple(StoryEntity(*row) for row in spec.pop("vocabulary"))
+        registry.add(name, Theme(name=name, vocabulary=vocabulary, **spec))
 
 
 #: Theme name → :class:`Theme`.
 THEMES: Registry[Theme] = Registry("story theme")
-
-THEMES.add(
-    "detective",
-    Theme(
-        name="detective",
-        writer="mystery story writer",
-        story="detective story",
-        scene="mystery with clues to discover",
-        short="mystery story",
-        reasoning="detective reasoning, witness\ntestimony, or evidence analysis",
-        vocabulary=_vocabulary(
-            [
-                ("the butler", "is the murderer", "is innocent"),
-                ("the gardener", "lied to the police", "told the truth"),
-                ("the maid", "saw the killer", "saw nothing"),
-                ("the cook", "poisoned the soup", "did not poison the soup"),
-                ("the chauffeur", "drove the getaway car", "stayed in the garage"),
-                ("the nephew", "forged the will", "did not forge the will"),
-                ("the widow", "hired the assassin", "had no part in the crime"),
-                ("the doctor", "faked the death certificate", "signed an honest certificate"),
-                ("the vicar", "hid the evidence", "knows nothing about the evidence"),
-                ("the colonel", "owns the revolver", "never owned a gun"),
-                ("the governess", "wrote the anonymous note", "did not write the note"),
-                ("the secretary", "stole the ledger", "kept the ledger safe"),
-                ("the lawyer", "altered the contract", "left the contract untouched"),
-                ("the banker", "is being blackmailed", "has nothing to hide"),
-                ("the heiress", "was in the library", "was at the opera"),
-                ("the stable boy", "heard the gunshot", "slept through the night"),
-                ("the housekeeper", "has the master key", "does not have the master key"),
-                ("the professor", "mixed the poison", "never entered the laboratory"),
-                ("the actress", "has a false alibi", "has a true alibi"),
-                ("the journalist", "knew the victim's secret", "never met the victim"),
-                ("the valet", "cleaned the weapon", "never touched the weapon"),
-                ("the countess", "lies about the time", "tells the truth about the time"),
-                ("the letter", "is forged", "is genuine"),
-                ("the knife", "is the murder weapon", "is a red herring"),
-                ("the footprints", "belong to the killer", "belong to a passer-by"),
-                ("the pocket watch", "stopped at midnight", "still runs"),
-                ("the locked room", "was opened from inside", "was opened from outside"),
-                ("the diary", "reveals the motive", "is blank"),
-                ("the telegram", "was sent by the killer", "was sent by the victim"),
-                ("the broken window", "was the killer's way in", "was broken by the storm"),
-            ]
-        ),
-    ),
-)
-
-THEMES.add(
-    "spy",
-    Theme(
-        name="spy",
-        writer="spy thriller writer",
-        story="spy thriller",
-        scene="spy thriller with secrets to uncover",
-        short="spy thriller",
-        reasoning="intercepted messages, agent\nreports, or surveillance analysis",
-        vocabulary=_vocabulary(
-            [
-                ("the ambassador", "is a double agent", "is loyal"),
-                ("the courier", "was intercepted", "delivered the package"),
-                ("the cipher clerk", "sold the codes", "guards the codes"),
-                ("the attaché", "is wearing a wire", "is not wearing a wire"),
-                ("the station chief", "ordered the extraction", "called off the extraction"),
-                ("the defector", "is genuine", "is a plant"),
-                ("the handler", "burned the asset", "protected the asset"),
-                ("the photographer", "took the secret photos", "photographed only tourists"),
-                ("the translator", "altered the message", "translated faithfully"),
-                ("the radio operator", "signals the enemy", "keeps radio silence"),
-                ("the diplomat", "carries the microfilm", "carries only papers"),
-                ("the sleeper agent", "has been activated", "is still dormant"),
-                ("the professor", "recruits agents", "only teaches"),
-                ("the pilot", "flew the secret route", "flew the scheduled route"),
-                ("the chess player", "passes messages", "just plays chess"),
-                ("the bartender", "works for the other side", "knows nothing"),
-                ("the tailor", "sews documents into suits", "only sews suits"),
-                ("the night porter", "reports to the police", "sees nothing"),
-                ("the microfilm", "is authentic", "is a decoy"),
-                ("the safe house", "is compromised", "is secure"),
-                ("the dead drop", "was emptied", "is untouched"),
-                ("the cipher", "is broken", "still holds"),
-                ("the passport", "is forged", "is valid"),
-                ("the briefcase", "holds the plans", "holds nothing of value"),
-                ("the signal light", "means abort", "means proceed"),
-                ("the hotel room", "is bugged", "is clean"),
-                ("the border crossing", "is watched", "is unguarded"),
-                ("the embassy car", "is being followed", "travels unseen"),
-                ("the coded postcard", "names the traitor", "is harmless"),
-                ("the rendezvous", "is a trap", "is safe"),
-            ]
-        ),
-    ),
-)
-
-THEMES.add(
-    "heist",
-    Theme(
-        name="heist",
-        writer="heist story writer",
-        story="heist story",
-        scene="heist with a plan to unfold",
-        short="heist story",
-        reasoning="the crew's planning, inside\ntips, or surveillance notes",
-        vocabulary=_vocabulary(
-            [
-                ("the guard", "was bribed", "is loyal"),
-                ("the safecracker", "cracked the safe", "failed to crack the safe"),
-                ("the getaway driver", "is waiting outside", "has fled"),
-                ("the inside man", "leaked the schedule", "kept quiet"),
-                ("the hacker", "looped the cameras", "was locked out"),
-                ("the lookout", "spotted the police", "saw nothing"),
-                ("the mastermind", "changed the plan", "kept the original plan"),
-                ("the forger", "copied the keycard", "could not copy the keycard"),
-                ("the night manager", "suspects the crew", "trusts everyone"),
-                ("the locksmith", "made a spare key", "refused the job"),
-                ("the pickpocket", "lifted the keycard", "came back empty-handed"),
-                ("the fence", "will buy the loot", "backed out"),
-                ("the informant", "tipped off the police", "kept the secret"),
-                ("the detective", "is on the case", "is on vacation"),
-                ("the alarm", "is disabled", "is armed"),
-                ("the vault", "is open", "is sealed"),
-                ("the diamond", "is real", "is a fake"),
-                ("the blueprint", "is accurate", "is outdated"),
-                ("the security camera", "is recording", "is switched off"),
-                ("the laser grid", "is active", "is down"),
-                ("the armored truck", "carries the gold", "carries nothing"),
-                ("the elevator", "was stopped", "keeps running"),
-                ("the back door", "was unlocked", "was bolted"),
-                ("the tunnel", "reaches the vault", "collapsed"),
-                ("the painting", "is the original", "is a copy"),
-                ("the guard dog", "is asleep", "is awake"),
-                ("the van", "is parked nearby", "was towed away"),
-                ("the duffel bag", "is full of cash", "is empty"),
-                ("the rooftop", "is clear", "is watched"),
-                ("the time lock", "was bypassed", "is still running"),
-            ]
-        ),
-    ),
-)
+_load(THEMES)
