@@ -31,6 +31,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -79,6 +80,11 @@ _TITLE, _LABEL, _TICK, _LEGEND = 10, 9, 8, 8
 _SIZE_PANELS = (("accuracy", "decision accuracy"), ("witness", "witness validity"))
 #: A series' horizontal dodge, as a share of the x range, times its index from the middle.
 _DODGE = 0.008
+#: The caption of the bar groups over (model, base formula) units.
+_GROUP_BARS_CAPTION = (
+    "Success (decision on UNSAT, valid witness on SAT); error bars: 95% CI across "
+    "(model, base formula) units."
+)
 #: SVG settings: fixed element ids (same content, same bytes) and text kept as text.
 _SVG_RC: dict[Any, Any] = {"svg.hashsalt": "twosat-formal", "svg.fonttype": "none"}
 
@@ -438,6 +444,9 @@ def draw_figures(content: ReportContent, out_dir: Path) -> list[Figure]:
         figures.append(Figure(name, Path("figures") / name, title, caption))
 
     grid = _grid_text(content)
+    clause_curves = partial(
+        curve_panels, xlabel="number of clauses |C|", integer_x=True, styles=styles
+    )
     metric_curves = content.size_metric_curves
     if any(metric_curves.get(metric) for metric in ("accuracy", "witness")):
         name = "accuracy-vs-clauses.png"
@@ -452,15 +461,7 @@ def draw_figures(content: ReportContent, out_dir: Path) -> list[Figure]:
                 key = f"{family}: {label}"
                 panels[key] = dict(metric_curves.get(metric, {}).get(family, {}))
                 ylabels[key] = f"{label} (%)"
-        curve_panels(
-            panels,
-            folder / name,
-            xlabel="number of clauses |C|",
-            ylabel=ylabels,
-            integer_x=True,
-            styles=styles,
-            cols=2,
-        )
+        clause_curves(panels, folder / name, ylabel=ylabels, cols=2)
         add(
             name,
             "Decision accuracy and witness validity against |C|, per model",
@@ -470,13 +471,7 @@ def draw_figures(content: ReportContent, out_dir: Path) -> list[Figure]:
         )
     if content.template_curves and len(content.templates) > 1:
         name = "accuracy-by-template.png"
-        curve_panels(
-            content.template_curves,
-            folder / name,
-            xlabel="number of clauses |C|",
-            integer_x=True,
-            styles=styles,
-        )
+        clause_curves(content.template_curves, folder / name)
         add(
             name,
             "Success against |C|, per verbalization template (Figure 8)",
@@ -513,8 +508,7 @@ def draw_figures(content: ReportContent, out_dir: Path) -> list[Figure]:
         add(
             name,
             "Filler clauses: fixed core vs matched total (Figure 5)",
-            "Success (decision on UNSAT, valid witness on SAT); error bars: 95% CI across "
-            "(model, base formula) units.",
+            _GROUP_BARS_CAPTION,
         )
     if content.duplication_bars:
         name = "duplication.png"
@@ -524,18 +518,11 @@ def draw_figures(content: ReportContent, out_dir: Path) -> list[Figure]:
         add(
             name,
             "Duplicated clauses: layouts and shuffles (Figure 7)",
-            "Success (decision on UNSAT, valid witness on SAT); error bars: 95% CI across "
-            "(model, base formula) units.",
+            _GROUP_BARS_CAPTION,
         )
     if content.stories is not None and content.stories.curves:
         name = "accuracy-by-story-theme.png"
-        curve_panels(
-            content.stories.curves,
-            folder / name,
-            xlabel="number of clauses |C|",
-            integer_x=True,
-            styles=styles,
-        )
+        clause_curves(content.stories.curves, folder / name)
         add(
             name,
             "Success against |C|, per story theme (Figure 9)",

@@ -690,6 +690,10 @@ def _friedman_tests(rows: Sequence[Row]) -> list[TestResult]:
     return adjust_within_families(results)
 
 
+#: The fields that name one formula across the arms of a paired design.
+_UNIT_FIELDS = ("model", "clauses", "knob", "level", "replicate")
+
+
 def _paired(
     rows: Sequence[Row],
     arm_a: str,
@@ -699,8 +703,8 @@ def _paired(
     shuffled_b: bool | None,
     label: str,
     family: str,
-) -> TestResult | None:
-    fields = ["model", "clauses", "knob", "level", "replicate"]
+) -> list[TestResult]:
+    """The paired t-test of two arms over their shared formulas (none when they share none)."""
 
     def side(arm: str, shuffled: bool | None) -> dict[tuple[Any, ...], float]:
         chosen = [
@@ -708,52 +712,46 @@ def _paired(
             for r in rows
             if r.get("arm") == arm and (shuffled is None or bool(r.get("shuffled")) == shuffled)
         ]
-        return _drop_instance(_unit_values(chosen, fields))
+        return _drop_instance(_unit_values(chosen, _UNIT_FIELDS))
 
     a, b = side(arm_a, shuffled_a), side(arm_b, shuffled_b)
     keys = [k for k in a if k in b]
     if not keys:
-        return None
+        return []
     try:
-        return paired_t([a[k] for k in keys], [b[k] for k in keys], label=label, family=family)
+        return [paired_t([a[k] for k in keys], [b[k] for k in keys], label=label, family=family)]
     except ConfigError as exc:
-        return TestResult(
-            "paired t-test",
-            len(keys),
-            float("nan"),
-            float("nan"),
-            None,
-            label,
-            family,
-            note=str(exc),
-        )
+        return [_untestable("paired t-test", len(keys), label, family, exc)]
 
 
 def _independent(
     rows: Sequence[Row], arm_a: str, arm_b: str, *, label: str, family: str
-) -> TestResult | None:
-    fields = ["model", "clauses", "knob", "level", "replicate"]
+) -> list[TestResult]:
+    """Student's t-test of two unshuffled arms (none when one is empty)."""
 
     def side(arm: str) -> list[float]:
         chosen = [r for r in rows if r.get("arm") == arm and not r.get("shuffled")]
-        return list(_unit_values(chosen, fields).values())
+        return list(_unit_values(chosen, _UNIT_FIELDS).values())
 
     a, b = side(arm_a), side(arm_b)
     if not a or not b:
-        return None
+        return []
     try:
-        return independent_t(a, b, label=label, family=family)
+        return [independent_t(a, b, label=label, family=family)]
     except ConfigError as exc:
-        return TestResult(
-            "independent t-test (Student)",
-            len(a) + len(b),
-            float("nan"),
-            float("nan"),
-            None,
-            label,
-            family,
-            note=str(exc),
-        )
+        return [_untestable("independent t-test (Student)", len(a) + len(b), label, family, exc)]
+
+
+def _arm_success(rows: Sequence[Row], arm: str, *, method: str, seed: int) -> Estimate:
+    """The success rate of one arm's rows, formulas as units."""
+    return aggregate(
+        [r for r in rows if r.get("arm") == arm], "success", key=_UNIT, method=method, seed=seed
+    )
+
+
+def _untestable(test: str, n: int, label: str, family: str, exc: ConfigError) -> TestResult:
+    """A row for a test the data cannot carry: no statistic, the reason as its note."""
+    return TestResult(test, n, float("nan"), float("nan"), None, label, family, note=str(exc))
 
 
 def _by_family(rows: Sequence[Row], kind: str) -> list[tuple[str, list[Row]]]:
@@ -767,7 +765,7 @@ def _order(rows: Sequence[Row], *, method: str, seed: int) -> tuple[list[TestRes
     tests: list[TestResult] = []
     bars: Bars = {}
     for family, members in _by_family(rows, "order"):
-        result = _paired(
+        tests += _paired(
             members,
             "construction",
             "shuffled",
@@ -776,16 +774,8 @@ def _order(rows: Sequence[Row], *, method: str, seed: int) -> tuple[list[TestRes
             label=f"{family}: construction vs shuffled",
             family="order",
         )
-        if result is not None:
-            tests.append(result)
         bars[family] = {
-            arm: aggregate(
-                [r for r in members if r.get("arm") == arm],
-                "success",
-                key=_UNIT,
-                method=method,
-                seed=seed,
-            )
+            arm: _arm_success(members, arm, method=method, seed=seed)
             for arm in ("construction", "shuffled")
         }
     return adjust_within_families(tests), bars
@@ -801,13 +791,7 @@ def _order_by_model(
         bars: Bars = {}
         for model in [m for m in models if (m,) in by_model]:
             bars[str(model)] = {
-                arm: aggregate(
-                    [r for r in by_model[(model,)] if r.get("arm") == arm],
-                    "success",
-                    key=_UNIT,
-                    method=method,
-                    seed=seed,
-                )
+                arm: _arm_success(by_model[(model,)], arm, method=method, seed=seed)
                 for arm in ("construction", "shuffled")
             }
         out[family] = bars
@@ -830,7 +814,7 @@ def _fillers(rows: Sequence[Row], *, method: str, seed: int) -> tuple[list[TestR
         names = _arm_names(members, _FILLER_ARMS)
         for other in ("core", "total"):
             if "filler" in names and other in names:
-                result = _paired(
+                tests += _paired(
                     members,
                     "filler",
                     other,
@@ -839,17 +823,9 @@ def _fillers(rows: Sequence[Row], *, method: str, seed: int) -> tuple[list[TestR
                     label=f"{family}: {names['filler']} vs {names[other]}",
                     family="fillers",
                 )
-                if result is not None:
-                    tests.append(result)
         group = f"{family}\n" + " / ".join(names.values())
         bars[group] = {
-            _FILLER_ROLES[arm]: aggregate(
-                [r for r in members if r.get("arm") == arm],
-                "success",
-                key=_UNIT,
-                method=method,
-                seed=seed,
-            )
+            _FILLER_ROLES[arm]: _arm_success(members, arm, method=method, seed=seed)
             for arm in names
         }
     return adjust_within_families(tests), bars
@@ -864,17 +840,15 @@ def _duplication(rows: Sequence[Row], *, method: str, seed: int) -> tuple[list[T
         pairs += [(copy, "distinct") for copy in ("grouped", "interleaved")]
         for a, b in pairs:
             if a in names and b in names:
-                result = _independent(
+                tests += _independent(
                     members,
                     a,
                     b,
                     label=f"{family}: {names[a]} vs {names[b]}",
                     family="duplication",
                 )
-                if result is not None:
-                    tests.append(result)
         for arm, label in names.items():
-            result = _paired(
+            tests += _paired(
                 members,
                 arm,
                 arm,
@@ -883,8 +857,6 @@ def _duplication(rows: Sequence[Row], *, method: str, seed: int) -> tuple[list[T
                 label=f"{family}: {label} vs {label} shuffled",
                 family="duplication",
             )
-            if result is not None:
-                tests.append(result)
         group: dict[str, Estimate] = {}
         for arm, label in names.items():
             for shuffled in (False, True):
