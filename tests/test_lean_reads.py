@@ -101,12 +101,19 @@ def test_the_lean_rows_equal_the_full_rows_on_their_columns(store: Path) -> None
     assert all(len(row["response"]) > PAD for row in full)
 
 
+def exported_rows(
+    capsys: pytest.CaptureFixture[str], store: Path, columns: str
+) -> list[dict[str, Any]]:
+    """The rows ``results --columns columns`` writes to stdout; the command must succeed."""
+    code, out, err = cli(capsys, "results", str(store), "--columns", columns)
+    assert code == 0, err
+    return [json.loads(line) for line in out.splitlines()]
+
+
 def test_results_command_writes_the_columns_asked(
     store: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, out, err = cli(capsys, "results", str(store), "--columns", "model,decision,label")
-    assert code == 0, err
-    rows = [json.loads(line) for line in out.splitlines()]
+    rows = exported_rows(capsys, store, "model,decision,label")
     assert [tuple(row) for row in rows] == [("model", "label", "decision")] * ROWS
 
 
@@ -124,9 +131,7 @@ def test_an_export_without_response_holds_no_answer_in_memory(store: Path) -> No
 def test_results_command_asking_for_response_gets_it(
     store: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, out, err = cli(capsys, "results", str(store), "--columns", "response")
-    assert code == 0, err
-    rows = [json.loads(line) for line in out.splitlines()]
+    rows = exported_rows(capsys, store, "response")
     assert len(rows) == ROWS and all(len(row["response"]) > PAD for row in rows)
 
 

@@ -291,6 +291,25 @@ def test_a_malformed_story_line_is_an_error_with_its_line(tmp_path: Path) -> Non
     assert caught.value.line == 2 and "missing field 'intro'" in str(caught.value)
 
 
+def eval_summary(
+    capsys: pytest.CaptureFixture[str],
+    stories: Path,
+    store: Path,
+    spec: str,
+    server: FaultServer,
+    *options: str,
+) -> dict[str, Any]:
+    """``eval`` of ``stories`` by ``spec`` against ``server`` into ``store`` (and
+    ``options``): its JSON summary; the command must succeed."""
+    code, out, err = cli(
+        capsys, "eval", str(stories), "--store", str(store), "-m", spec,
+        "--base-url", server.url, "--no-progress", "--json", *options,
+    )  # fmt: skip
+    assert code == 0, err
+    summary: dict[str, Any] = json.loads(out)
+    return summary
+
+
 def test_eval_scores_story_prompts_end_to_end(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -303,23 +322,7 @@ def test_eval_scores_story_prompts_end_to_end(
     store = tmp_path / "runs.sqlite"
     with FaultServer(answer=answers) as good, FaultServer(answer=sloppy) as bad:
         for spec, server in (("openai/by-hand", good), ("openai/sloppy", bad)):
-            code, out, err = cli(
-                capsys,
-                "eval",
-                str(stories),
-                "--dataset",
-                str(dataset),
-                "--store",
-                str(store),
-                "-m",
-                spec,
-                "--base-url",
-                server.url,
-                "--no-progress",
-                "--json",
-            )
-            assert code == 0, err
-            summary = json.loads(out)
+            summary = eval_summary(capsys, stories, store, spec, server, "--dataset", str(dataset))
             assert summary["done"] == 3
     with RunStore(store, readonly=True) as run_store:
         rows = list(run_store.export_rows())
@@ -357,18 +360,5 @@ def test_eval_without_a_dataset_scores_stories_against_their_recovered_formulas(
     answers = {r.text: oracle_answer(r, FORMULAS[k]) for k, r in STORIES.items()}
     store = tmp_path / "runs.sqlite"
     with FaultServer(answer=answers) as server:
-        code, out, err = cli(
-            capsys,
-            "eval",
-            str(stories),
-            "--store",
-            str(store),
-            "-m",
-            "openai/by-hand",
-            "--base-url",
-            server.url,
-            "--no-progress",
-            "--json",
-        )
-    assert code == 0, err
-    assert json.loads(out)["failures"] == {"correct": 3}
+        summary = eval_summary(capsys, stories, store, "openai/by-hand", server)
+    assert summary["failures"] == {"correct": 3}
