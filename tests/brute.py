@@ -23,6 +23,15 @@ def holds(clauses: Clauses, bits: Sequence[bool]) -> bool:
     return all(any(bits[abs(lit) - 1] == (lit > 0) for lit in c) for c in clauses)
 
 
+def brute_equivalent(left: Clauses, right: Clauses, num_vars: int) -> bool:
+    """Whether ``left`` and ``right`` have the same models over ``num_vars`` variables."""
+    left, right = list(left), list(right)
+    return all(
+        holds(left, bits) == holds(right, bits)
+        for bits in itertools.product((False, True), repeat=num_vars)
+    )
+
+
 def models(clauses: Clauses, num_vars: int) -> Iterator[tuple[bool, ...]]:
     """Every satisfying assignment, in lexicographic order (``False`` before ``True``)."""
     listed = [tuple(int(lit) for lit in clause) for clause in clauses]
