@@ -11,6 +11,7 @@ from twosat_formal.cli.app import err_console, sub_app
 from twosat_formal.cli.options import (
     MaxTokensOption,
     NoVerifyOption,
+    RequestModeOption,
     SamplingSeedOption,
     TemperatureOption,
     TopPOption,
@@ -53,14 +54,7 @@ def prepare_command(
     samples: Annotated[
         int, typer.Option("--samples", min=1, help="Requests per prompt (custom_id ID#k).")
     ] = 1,
-    mode: Annotated[
-        str,
-        typer.Option(
-            "--mode",
-            metavar="chat|completion",
-            help="/v1/chat/completions (messages) or /v1/completions (raw prompt).",
-        ),
-    ] = "chat",
+    mode: RequestModeOption = "chat",
     no_verify: NoVerifyOption = False,
 ) -> None:
     """Write one Batch API request per prompt: custom_id is the prompt id.

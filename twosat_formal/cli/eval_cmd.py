@@ -16,8 +16,11 @@ from twosat_formal.cli.options import (
     NoVerifyOption,
     ProgressOption,
     RayAddressOption,
+    RequestModeOption,
+    SamplesOption,
     SamplingSeedOption,
     ShardOption,
+    SummaryJsonOption,
     TemperatureOption,
     TimeoutOption,
     TopPOption,
@@ -102,9 +105,7 @@ def eval_command(
     concurrency: ConcurrencyOption = 8,
     max_tokens: MaxTokensOption = DEFAULT_MAX_TOKENS,
     timeout: TimeoutOption = DEFAULT_TIMEOUT_S,
-    samples: Annotated[
-        int, typer.Option("--samples", min=1, help="Samples per prompt and model.")
-    ] = 1,
+    samples: SamplesOption = 1,
     limit: Annotated[
         int | None,
         typer.Option("--limit", min=0, help="Use only the first N prompts.", show_default="all"),
@@ -147,14 +148,7 @@ def eval_command(
         ),
     ] = None,
     api_key_env: ApiKeyEnvOption = None,
-    mode: Annotated[
-        str,
-        typer.Option(
-            "--mode",
-            metavar="chat|completion",
-            help="Request dialect of openai/ and llamacpp/ models.",
-        ),
-    ] = "chat",
+    mode: RequestModeOption = "chat",
     temperature: TemperatureOption = None,
     top_p: TopPOption = None,
     seed: SamplingSeedOption = None,
@@ -167,9 +161,7 @@ def eval_command(
         typer.Option("--retry-errors", help="Ask again the requests stored with failure `error`."),
     ] = False,
     progress: ProgressOption = True,
-    as_json: Annotated[
-        bool, typer.Option("--json", help="Print the summary as one JSON object.")
-    ] = False,
+    as_json: SummaryJsonOption = False,
     no_verify: NoVerifyOption = False,
     shard: ShardOption = None,
     executor: Annotated[

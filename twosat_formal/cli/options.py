@@ -14,14 +14,18 @@ __all__ = [
     "BaseUrlOption",
     "ConcurrencyOption",
     "ExecutorOption",
+    "ExperimentSeedOption",
     "JobsOption",
     "JsonOption",
     "MaxTokensOption",
     "NoVerifyOption",
     "ProgressOption",
     "RayAddressOption",
+    "RequestModeOption",
+    "SamplesOption",
     "SamplingSeedOption",
     "ShardOption",
+    "SummaryJsonOption",
     "TemperatureOption",
     "TemplatesOption",
     "TimeoutOption",
@@ -134,6 +138,23 @@ MaxTokensOption = Annotated[
         min=1,
         help="Token budget of each answer (the paper's 32768; a model spec may set its own: "
         "openai/m?max_tokens=16384).",
+    ),
+]
+SamplesOption = Annotated[
+    int, typer.Option("--samples", min=1, help="Samples per prompt and model.")
+]
+ExperimentSeedOption = Annotated[
+    int | None, typer.Option("--seed", help="Experiment seed (default: the spec's).")
+]
+SummaryJsonOption = Annotated[
+    bool, typer.Option("--json", help="Print the summary as one JSON object.")
+]
+RequestModeOption = Annotated[
+    str,
+    typer.Option(
+        "--mode",
+        metavar="chat|completion",
+        help="Request dialect: /v1/chat/completions (messages) or /v1/completions (raw prompt).",
     ),
 ]
 TimeoutOption = Annotated[

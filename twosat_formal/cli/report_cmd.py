@@ -17,10 +17,12 @@ from twosat_formal.cli.options import (
     ApiKeyEnvOption,
     BaseUrlOption,
     ConcurrencyOption,
+    ExperimentSeedOption,
     JsonOption,
     MaxTokensOption,
     NoVerifyOption,
     ProgressOption,
+    SamplesOption,
     TemperatureOption,
     TemplatesOption,
     TimeoutOption,
@@ -198,9 +200,7 @@ def run_experiment_command(
         typer.Option("--formulas", min=1, help="Formulas per setting (default: the spec's)."),
     ] = None,
     template: TemplatesOption = None,
-    seed: Annotated[
-        int | None, typer.Option("--seed", help="Experiment seed (default: the spec's).")
-    ] = None,
+    seed: ExperimentSeedOption = None,
     story_model: Annotated[
         str | None,
         typer.Option(
@@ -219,9 +219,7 @@ def run_experiment_command(
             help="Story theme, repeatable (`story` only; default: the spec's).",
         ),
     ] = None,
-    samples: Annotated[
-        int, typer.Option("--samples", min=1, help="Samples per prompt and model.")
-    ] = 1,
+    samples: SamplesOption = 1,
     max_tokens: Annotated[
         int | None,
         typer.Option("--max-tokens", min=1, help="Token budget of each answer (default: spec)."),
@@ -301,9 +299,7 @@ def bench_command(
     max_tokens: MaxTokensOption = DEFAULT_MAX_TOKENS,
     concurrency: ConcurrencyOption = 16,
     timeout: TimeoutOption = DEFAULT_TIMEOUT_S,
-    seed: Annotated[
-        int | None, typer.Option("--seed", help="Experiment seed (default: the spec's).")
-    ] = None,
+    seed: ExperimentSeedOption = None,
     base_url: BaseUrlOption = None,
     api_key_env: ApiKeyEnvOption = None,
     progress: ProgressOption = True,

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from twosat_formal.cli.app import app, err_console, out_console
-from twosat_formal.cli.options import ProgressOption
+from twosat_formal.cli.options import ProgressOption, SummaryJsonOption
 from twosat_formal.cli.progress import with_progress
 
 __all__ = ["score_command"]
@@ -64,9 +64,7 @@ def score_command(
             show_default="none",
         ),
     ] = None,
-    as_json: Annotated[
-        bool, typer.Option("--json", help="Print the summary as one JSON object.")
-    ] = False,
+    as_json: SummaryJsonOption = False,
     progress: ProgressOption = True,
 ) -> None:
     """Score answers produced elsewhere exactly as `eval` scores its own."""
