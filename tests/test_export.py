@@ -38,6 +38,21 @@ def inputs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, list[A
     return dataset, prompts, records
 
 
+def export_inputs(
+    capsys: pytest.CaptureFixture[str],
+    inputs: tuple[Path, Path, list[Any]],
+    target: str,
+    out: Path,
+    *options: str,
+) -> tuple[int, str]:
+    """``export`` the dataset and its prompts ``--to target -o out``: exit code, stderr."""
+    dataset, prompts, _ = inputs
+    code, _, err = cli(
+        capsys, "export", str(dataset), str(prompts), "--to", target, "-o", str(out), *options
+    )
+    return code, err
+
+
 def run_tool(argv: list[str], cwd: Path, timeout: int = 600) -> subprocess.CompletedProcess[str]:
     """Run a tool offline, with a fresh short HOME (inspect puts a unix socket there)."""
     with tempfile.TemporaryDirectory(prefix="home") as home:
@@ -115,9 +130,9 @@ def test_hf_export_loads_offline_with_datasets_and_rows_score(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, inputs: tuple[Path, Path, list[Any]]
 ) -> None:
     datasets = pytest.importorskip("datasets")
-    dataset, prompts, records = inputs
+    dataset, _, records = inputs
     out = tmp_path / "hf"
-    code, _, err = cli(capsys, "export", str(dataset), str(prompts), "--to", "hf", "-o", str(out))
+    code, err = export_inputs(capsys, inputs, "hf", out)
     assert code == 0, err
     card = (out / "README.md").read_text(encoding="utf-8")
     assert card.startswith("---\nlicense: mit\n") and "configs:" in card and "## Citation" in card
@@ -155,10 +170,9 @@ def test_inspect_export_runs_offline_with_mockllm(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, inputs: tuple[Path, Path, list[Any]]
 ) -> None:
     pytest.importorskip("inspect_ai")
-    dataset, prompts, _ = inputs
     out = tmp_path / "inspect"
-    argv = ["export", str(dataset), str(prompts), "--to", "inspect", "-o", str(out)]
-    code, _, err = cli(capsys, *argv, "--name", "twosat-small", "--max-tokens", "64")
+    options = ("--name", "twosat-small", "--max-tokens", "64")
+    code, err = export_inputs(capsys, inputs, "inspect", out, *options)
     assert code == 0, err
     assert (out / "twosat_small.py").is_file()
     logs = tmp_path / "logs"
@@ -241,9 +255,7 @@ def test_lm_eval_export_runs_offline_with_the_dummy_model(
     pytest.importorskip("lm_eval")
     dataset, prompts, _ = inputs
     out = tmp_path / "lm"
-    code, _, err = cli(
-        capsys, "export", str(dataset), str(prompts), "--to", "lm-eval", "-o", str(out)
-    )
+    code, err = export_inputs(capsys, inputs, "lm-eval", out)
     assert code == 0, err
     assert "max_gen_toks: 32768" in (out / "twosat.yaml").read_text()
     results = tmp_path / "results"
