@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -12,7 +14,7 @@ from twosat_formal.instance import Instance, write_instances
 from twosat_formal.prompts import PromptRecord, write_prompts
 from twosat_formal.verbalize import prompt_record
 
-__all__ = ["HAVE_LLAMA", "NEEDS_LLAMA", "eval_inputs", "run_cli"]
+__all__ = ["HAVE_LLAMA", "NEEDS_LLAMA", "eval_inputs", "exported_rows", "last_summary", "run_cli"]
 
 try:
     import llama_cpp  # noqa: F401  (only whether it imports matters)
@@ -38,6 +40,18 @@ def run_cli(argv: list[str]) -> int:
     with pytest.raises(SystemExit) as exit_info:
         main(argv)
     return int(exit_info.value.code or 0)
+
+
+def last_summary(capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
+    """The JSON summary on the last line ``eval --json`` printed."""
+    summary: dict[str, Any] = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    return summary
+
+
+def exported_rows(store: Path, out: Path) -> list[dict[str, Any]]:
+    """The rows ``results`` writes from ``store`` to ``out`` (it must succeed), read back."""
+    assert run_cli(["results", str(store), "--out", str(out)]) == 0
+    return [json.loads(line) for line in out.read_text().splitlines()]
 
 
 def eval_inputs(

@@ -9,11 +9,10 @@ and is skipped only when ``llama_cpp`` cannot be imported.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
-from llama_support import NEEDS_LLAMA, eval_inputs, run_cli
+from llama_support import NEEDS_LLAMA, eval_inputs, exported_rows, last_summary, run_cli
 
 from twosat_formal.generators import generate
 
@@ -33,13 +32,12 @@ def test_eval_against_the_real_llama_server(
         tmp_path, instances, SPEC, mode="completion", max_tokens=4
     )
     assert run_cli(argv) == 0
-    first = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    first = last_summary(capsys)
     assert (first["planned"], first["done"], first["skipped"]) == (2, 2, 0)
     assert first["failures"] == {"truncated": 2}
 
     out = tmp_path / "results.jsonl"
-    assert run_cli(["results", str(store), "--out", str(out)]) == 0
-    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    rows = exported_rows(store, out)
     assert sorted(r["prompt_id"] for r in rows) == sorted(r.id for r in records)
     for row in rows:
         assert row["model"] == SPEC
@@ -48,7 +46,6 @@ def test_eval_against_the_real_llama_server(
         assert row["completion_tokens"] == 4 and row["prompt_tokens"] > 0
 
     assert run_cli(argv) == 0  # resumed: everything is stored, nothing is asked again
-    second = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    second = last_summary(capsys)
     assert (second["planned"], second["done"], second["skipped"]) == (2, 0, 2)
-    assert run_cli(["results", str(store), "--out", str(out)]) == 0
-    assert len(out.read_text().splitlines()) == len(records)
+    assert len(exported_rows(store, out)) == len(records)

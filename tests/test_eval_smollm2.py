@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 
 import pytest
-from llama_support import eval_inputs, run_cli
+from llama_support import eval_inputs, exported_rows, last_summary, run_cli
 
 from twosat_formal.generators import generate
 from twosat_formal.models.base import Response
@@ -59,12 +59,11 @@ def test_eval_in_chat_mode_scores_what_the_real_chat_model_says(
         tmp_path, instances, SPEC, mode="chat", max_tokens=24
     )
     assert run_cli(argv) == 0
-    summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    summary = last_summary(capsys)
     assert (summary["planned"], summary["done"], summary["errors"]) == (2, 2, [])
 
-    out = tmp_path / "results.jsonl"
-    assert run_cli(["results", str(store), "--out", str(out)]) == 0
-    rows = {row["prompt_id"]: row for row in map(json.loads, out.read_text().splitlines())}
+    exported = exported_rows(store, tmp_path / "results.jsonl")
+    rows = {row["prompt_id"]: row for row in exported}
     assert sorted(rows) == sorted(r.id for r in records)
     vocabulary = llama_cpp.Llama(str(smollm2_path()), vocab_only=True, verbose=False)
     by_id = {inst.id: inst for inst in instances}
