@@ -310,17 +310,22 @@ def eval_summary(
     return summary
 
 
-def test_eval_scores_story_prompts_end_to_end(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.fixture
+def oracle_answers(monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """The oracle's answer to each story prompt; no API key in the environment."""
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    return {r.text: oracle_answer(r, FORMULAS[k]) for k, r in STORIES.items()}
+
+
+def test_eval_scores_story_prompts_end_to_end(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], oracle_answers: dict[str, str]
+) -> None:
     stories, dataset = write_inputs(tmp_path)
-    answers = {r.text: oracle_answer(r, FORMULAS[k]) for k, r in STORIES.items()}
-    sloppy = dict(answers)
+    sloppy = dict(oracle_answers)
     sat_key = "sat-2"
     sloppy[STORIES[sat_key].text] = with_value(sat_key, 0, "yes")
     store = tmp_path / "runs.sqlite"
-    with FaultServer(answer=answers) as good, FaultServer(answer=sloppy) as bad:
+    with FaultServer(answer=oracle_answers) as good, FaultServer(answer=sloppy) as bad:
         for spec, server in (("openai/by-hand", good), ("openai/sloppy", bad)):
             summary = eval_summary(capsys, stories, store, spec, server, "--dataset", str(dataset))
             assert summary["done"] == 3
@@ -353,12 +358,10 @@ def test_eval_scores_story_prompts_end_to_end(
 
 
 def test_eval_without_a_dataset_scores_stories_against_their_recovered_formulas(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], oracle_answers: dict[str, str]
 ) -> None:
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     stories, _ = write_inputs(tmp_path)
-    answers = {r.text: oracle_answer(r, FORMULAS[k]) for k, r in STORIES.items()}
     store = tmp_path / "runs.sqlite"
-    with FaultServer(answer=answers) as server:
+    with FaultServer(answer=oracle_answers) as server:
         summary = eval_summary(capsys, stories, store, "openai/by-hand", server)
     assert summary["failures"] == {"correct": 3}
