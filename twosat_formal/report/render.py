@@ -161,6 +161,15 @@ class Image:
 Block = Heading | Paragraph | Table | Image
 
 
+def _plain(*texts: str) -> list[tuple[str, str]]:
+    """Table cells without a style.
+
+    >>> _plain("a", "b")
+    [('a', ''), ('b', '')]
+    """
+    return [(text, "") for text in texts]
+
+
 def format_pct(value: float | None, digits: int = 1) -> str:
     """A share as a percentage, ``—`` when undefined.
 
@@ -252,19 +261,19 @@ def _summary(content: ReportContent) -> list[Block]:
         "flip rate (templates)",
     ]
     rows = [
-        [
-            (s.model, ""),
-            (str(s.rows), ""),
-            (_ci(s.accuracy), ""),
-            (_ci(s.accuracy_sat), ""),
-            (_ci(s.accuracy_unsat), ""),
-            (_ci(s.witness), ""),
-            (_ci(s.sat_prediction), ""),
-            (_ci(s.truncation), ""),
-            (_ci(s.consistency), ""),
-            (_flip(s.flips), ""),
-            (_flip(s.verbal_flips), ""),
-        ]
+        _plain(
+            s.model,
+            str(s.rows),
+            _ci(s.accuracy),
+            _ci(s.accuracy_sat),
+            _ci(s.accuracy_unsat),
+            _ci(s.witness),
+            _ci(s.sat_prediction),
+            _ci(s.truncation),
+            _ci(s.consistency),
+            _flip(s.flips),
+            _flip(s.verbal_flips),
+        )
         for s in content.summaries
     ]
     return [
@@ -294,14 +303,14 @@ def _readings(content: ReportContent) -> list[Block]:
         "rows the lenient reading judges differently",
     ]
     rows = [
-        [
-            (s.model, ""),
-            (_ci(s.accuracy), ""),
-            (_ci(s.lenient_accuracy), ""),
-            (_ci(s.success), ""),
-            (_ci(s.lenient_success), ""),
-            (f"{s.forgiven} of {s.rows}", ""),
-        ]
+        _plain(
+            s.model,
+            _ci(s.accuracy),
+            _ci(s.lenient_accuracy),
+            _ci(s.success),
+            _ci(s.lenient_success),
+            f"{s.forgiven} of {s.rows}",
+        )
         for s in content.summaries
     ]
     return [
@@ -362,12 +371,12 @@ def _truncation(content: ReportContent) -> list[Block]:
         return [Paragraph(_NO_DATA)]
     max_tokens = _max_tokens(content.manifest)
     rows = [
-        [
-            (s.model, ""),
-            (max_tokens, ""),
-            (f"{s.truncated}/{s.rows}", ""),
-            (format_pct(s.truncated / s.rows if s.rows else None), ""),
-        ]
+        _plain(
+            s.model,
+            max_tokens,
+            f"{s.truncated}/{s.rows}",
+            format_pct(s.truncated / s.rows if s.rows else None),
+        )
         for s in content.summaries
     ]
     return [Table(["model", "max tokens", "truncated / samples", "truncation rate (%)"], rows)]
@@ -414,12 +423,14 @@ def _tests(results: Sequence[TestResult], *, empty: str = _NO_DATA) -> list[Bloc
         return [Paragraph(empty)]
     rows = [
         [
-            (r.label, ""),
-            (r.test, ""),
-            (str(r.n), ""),
-            (_statistic(r.statistic), ""),
-            ("—" if r.df is None or math.isnan(r.df) else f"{r.df:.4g}", ""),
-            (format_p(r.p_value), ""),
+            *_plain(
+                r.label,
+                r.test,
+                str(r.n),
+                _statistic(r.statistic),
+                "—" if r.df is None or math.isnan(r.df) else f"{r.df:.4g}",
+                format_p(r.p_value),
+            ),
             (format_p(r.p_adjusted), "b" if _significant(r.p_adjusted) else ""),
             (r.note, ""),
         ]
@@ -504,14 +515,14 @@ def _robustness(content: ReportContent) -> list[Block]:
     if not content.summaries:
         return [Paragraph(_NO_DATA)]
     rows = [
-        [
-            (s.model, ""),
-            (_flip(s.flips), ""),
-            (str(s.flips.broken), ""),
-            (str(s.flips.fixed), ""),
-            (_flip(s.verbal_flips), ""),
-            (_ci(s.consistency), ""),
-        ]
+        _plain(
+            s.model,
+            _flip(s.flips),
+            str(s.flips.broken),
+            str(s.flips.fixed),
+            _flip(s.verbal_flips),
+            _ci(s.consistency),
+        )
         for s in content.summaries
     ]
     return [
@@ -545,18 +556,18 @@ def _count_rate(count: int, total: int, rate: float | None) -> str:
 
 def _edit_normalized(content: ReportContent) -> list[Block]:
     rows = [
-        [
-            (s.model, ""),
-            (s.category, ""),
-            (str(n.level), ""),
-            (str(n.records), ""),
-            (str(n.edited), ""),
-            (str(n.fallback), ""),
-            (format_pct(n.baseline_accuracy), ""),
-            (format_pct(n.accuracy), ""),
-            (_ratio(n.value), ""),
-            (format_pct(n.agreement), ""),
-        ]
+        _plain(
+            s.model,
+            s.category,
+            str(n.level),
+            str(n.records),
+            str(n.edited),
+            str(n.fallback),
+            format_pct(n.baseline_accuracy),
+            format_pct(n.accuracy),
+            _ratio(n.value),
+            format_pct(n.agreement),
+        )
         for s in content.edits or []
         for n in s.normalized
     ]
@@ -597,16 +608,16 @@ def _edit_normalized(content: ReportContent) -> list[Block]:
 
 def _edit_flips(content: ReportContent) -> list[Block]:
     rows = [
-        [
-            (s.model, ""),
-            (s.category, ""),
-            (str(f.level), ""),
-            (str(f.pairs), ""),
-            (str(f.edited), ""),
-            (str(f.broken), ""),
-            (str(f.fixed), ""),
-            (_count_rate(f.flips, f.pairs, f.rate), ""),
-        ]
+        _plain(
+            s.model,
+            s.category,
+            str(f.level),
+            str(f.pairs),
+            str(f.edited),
+            str(f.broken),
+            str(f.fixed),
+            _count_rate(f.flips, f.pairs, f.rate),
+        )
         for s in content.edits or []
         for f in s.flips
     ]
@@ -629,13 +640,13 @@ def _edit_retention(content: ReportContent) -> list[Block]:
     if not summaries:
         return [Paragraph("No label-changing edits in this run.")]
     rows = [
-        [
-            (s.model, ""),
-            (s.category, ""),
-            (str(s.retention.rows), ""),
-            (_count_rate(s.retention.retained, s.retention.rows, s.retention.rate), ""),
-            (_count_rate(s.retention.correct, s.retention.rows, s.retention.accuracy), ""),
-        ]
+        _plain(
+            s.model,
+            s.category,
+            str(s.retention.rows),
+            _count_rate(s.retention.retained, s.retention.rows, s.retention.rate),
+            _count_rate(s.retention.correct, s.retention.rows, s.retention.accuracy),
+        )
         for s in summaries
     ]
     return [
@@ -660,16 +671,16 @@ def _edit_retention(content: ReportContent) -> list[Block]:
 
 def _edit_individual(content: ReportContent) -> list[Block]:
     rows = [
-        [
-            (s.model, ""),
-            (s.category, ""),
-            (i.operator or "all operators", ""),
-            (f"label-{i.kind}", ""),
-            (str(i.questions), ""),
-            (str(i.rows), ""),
-            (format_pct(i.per_question), ""),
-            (format_pct(i.pooled), ""),
-        ]
+        _plain(
+            s.model,
+            s.category,
+            i.operator or "all operators",
+            f"label-{i.kind}",
+            str(i.questions),
+            str(i.rows),
+            format_pct(i.per_question),
+            format_pct(i.pooled),
+        )
         for s in content.edits or []
         for i in s.individual
     ]
@@ -700,31 +711,31 @@ def _edit_individual(content: ReportContent) -> list[Block]:
 
 def _edit_operators(content: ReportContent) -> list[Block]:
     cumulative = [
-        [
-            (s.model, ""),
-            (s.category, ""),
-            (o.operator, ""),
-            (str(n.level), ""),
-            (str(n.records), ""),
-            (format_pct(n.baseline_accuracy), ""),
-            (format_pct(n.accuracy), ""),
-            (_ratio(n.value), ""),
-            (_count_rate(f.flips, f.pairs, f.rate), ""),
-        ]
+        _plain(
+            s.model,
+            s.category,
+            o.operator,
+            str(n.level),
+            str(n.records),
+            format_pct(n.baseline_accuracy),
+            format_pct(n.accuracy),
+            _ratio(n.value),
+            _count_rate(f.flips, f.pairs, f.rate),
+        )
         for s in content.edits or []
         for o in s.operators
         for n, f in zip(o.normalized, o.flips, strict=True)
         if n.records
     ]
     kept = [
-        [
-            (s.model, ""),
-            (s.category, ""),
-            (o.operator, ""),
-            (str(o.retention.rows), ""),
-            (_count_rate(o.retention.retained, o.retention.rows, o.retention.rate), ""),
-            (_count_rate(o.retention.correct, o.retention.rows, o.retention.accuracy), ""),
-        ]
+        _plain(
+            s.model,
+            s.category,
+            o.operator,
+            str(o.retention.rows),
+            _count_rate(o.retention.retained, o.retention.rows, o.retention.rate),
+            _count_rate(o.retention.correct, o.retention.rows, o.retention.accuracy),
+        )
         for s in content.edits or []
         for o in s.operators
         if o.retention.rows
@@ -779,13 +790,13 @@ def _pairs(content: ReportContent) -> list[Block]:
     if not summaries:
         return [Paragraph("No twin has an evaluated source in this run.")]
     rows = [
-        [
-            (s.model, ""),
-            ("all" if s.by == "all" else f"{s.by}: {s.group}", ""),
-            (str(s.pairs), ""),
-            (_ci(s.accuracy), ""),
-            (_ci(s.consistency), ""),
-        ]
+        _plain(
+            s.model,
+            "all" if s.by == "all" else f"{s.by}: {s.group}",
+            str(s.pairs),
+            _ci(s.accuracy),
+            _ci(s.consistency),
+        )
         for s in summaries
     ]
     return [
@@ -801,14 +812,14 @@ def _pairs(content: ReportContent) -> list[Block]:
 
 def _diagnostics(content: ReportContent) -> list[Block]:
     rows = [
-        [
-            (r.model, ""),
-            (str(r.pairs), ""),
-            (_ci(r.pair_accuracy), ""),
-            (_ci(r.pair_consistency), ""),
-            (str(r.chains_asked), ""),
-            (_ci(r.chain_witness), ""),
-        ]
+        _plain(
+            r.model,
+            str(r.pairs),
+            _ci(r.pair_accuracy),
+            _ci(r.pair_consistency),
+            str(r.chains_asked),
+            _ci(r.chain_witness),
+        )
         for r in content.diagnostics or []
     ]
     return [
@@ -837,16 +848,16 @@ def _diagnostics(content: ReportContent) -> list[Block]:
 def _traces(content: ReportContent) -> list[Block]:
     summaries = content.traces or []
     rows = [
-        [
-            (s.model, ""),
-            (s.family, ""),
-            (str(s.answers), ""),
-            (str(s.claims), ""),
-            (format_pct(s.coverage), ""),
-            (_ci(s.unsupported), ""),
-            (_ci(s.correct), ""),
-            (_ci(s.wrong), ""),
-        ]
+        _plain(
+            s.model,
+            s.family,
+            str(s.answers),
+            str(s.claims),
+            format_pct(s.coverage),
+            _ci(s.unsupported),
+            _ci(s.correct),
+            _ci(s.wrong),
+        )
         for s in summaries
     ]
     return [
@@ -903,11 +914,11 @@ def _story_rates(section: StorySection) -> list[Block]:
                     ),
                     (format_pct(PAPER_FIRST_ATTEMPT_RATE), ""),
                 ],
-                [
-                    ("fallback rate", ""),
-                    (_count_rate(stats.fallbacks, stats.llm_clauses, stats.fallback_rate), ""),
-                    (format_pct(PAPER_FALLBACK_RATE), ""),
-                ],
+                _plain(
+                    "fallback rate",
+                    _count_rate(stats.fallbacks, stats.llm_clauses, stats.fallback_rate),
+                    format_pct(PAPER_FALLBACK_RATE),
+                ),
             ],
         ),
     ]
@@ -922,13 +933,13 @@ def _story_rates(section: StorySection) -> list[Block]:
                     "fallback (%)",
                 ],
                 [
-                    [
-                        (theme, ""),
-                        (str(t.stories), ""),
-                        (str(t.llm_clauses), ""),
-                        (_count_rate(t.first_attempt, t.llm_clauses, t.first_attempt_rate), ""),
-                        (_count_rate(t.fallbacks, t.llm_clauses, t.fallback_rate), ""),
-                    ]
+                    _plain(
+                        theme,
+                        str(t.stories),
+                        str(t.llm_clauses),
+                        _count_rate(t.first_attempt, t.llm_clauses, t.first_attempt_rate),
+                        _count_rate(t.fallbacks, t.llm_clauses, t.fallback_rate),
+                    )
                     for theme, t in section.by_theme.items()
                 ],
             )
@@ -950,14 +961,14 @@ def _story_rates(section: StorySection) -> list[Block]:
 
 def _story_accuracy(section: StorySection) -> list[Block]:
     rows = [
-        [
-            (model, ""),
-            (theme, ""),
-            (str(cell.samples), ""),
-            (_ci(cell.success), ""),
-            (_ci(cell.accuracy_unsat), ""),
-            (_ci(cell.witness), ""),
-        ]
+        _plain(
+            model,
+            theme,
+            str(cell.samples),
+            _ci(cell.success),
+            _ci(cell.accuracy_unsat),
+            _ci(cell.witness),
+        )
         for model, by_theme in section.cells.items()
         for theme, cell in by_theme.items()
     ]
@@ -987,11 +998,15 @@ def _story_versus(section: StorySection) -> list[Block]:
         drop = versus.drop
         rows.append(
             [
-                (model, ""),
-                (_ci(versus.template), ""),
+                *_plain(
+                    model,
+                    _ci(versus.template),
+                ),
                 *((_ci(versus.themes[t]) if t in versus.themes else "—", "") for t in themes),
-                (_ci(versus.story), ""),
-                ("—" if drop is None else f"{100 * drop:+.1f}", ""),
+                *_plain(
+                    _ci(versus.story),
+                    "—" if drop is None else f"{100 * drop:+.1f}",
+                ),
             ]
         )
     return [
