@@ -92,8 +92,14 @@ async def timed(server: SpawnedServer | None, body: Callable[[], Awaitable[None]
 async def harness(
     server: SpawnedServer, work: list[EvalItem], concurrency: int, folder: Path
 ) -> Measure:
-    """The runner on ``work`` through the real client (HTTP, scoring, store)."""
+    """The runner on ``work`` through the real client (HTTP, scoring, store).
+
+    Like the bare loop, the client is warmed first: one untimed run of ``2 * concurrency``
+    requests into a store of its own opens the connections and loads the scoring code.
+    """
     async with load_model("openai/bench", base_url=server.url) as model:
+        with RunStore(folder / "warm.sqlite") as warm:
+            await run_eval([model], items(2 * concurrency), warm, concurrency=concurrency)
         with RunStore(folder / "runs.sqlite") as store:
 
             async def body() -> None:
