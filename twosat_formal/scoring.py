@@ -460,6 +460,15 @@ def extract_decision(text: str, *, lenient: bool = False) -> Decision:
     Decision(value='SAT', ambiguous=False)
     """
     lines = text.splitlines()
+    found = _closing_decision(lines)
+    if found is not None:
+        return found
+    return _lenient_decision(lines) if lenient else Decision(None, False)
+
+
+def _closing_decision(lines: Sequence[str]) -> Decision | None:
+    """The strict reading of :func:`extract_decision` (the lenient one starts with it):
+    the decision of the closing run of answer lines, ``None`` when there is none."""
     final: list[str] = []
     for index in range(len(lines) - 1, -1, -1):
         answers = _strict_line(lines[index])
@@ -475,10 +484,11 @@ def extract_decision(text: str, *, lenient: bool = False) -> Decision:
                     break
                 final.extend(more)
         break
-    if final:
-        return _one_value([_YES_NO[a] for a in final])
-    if not lenient:
-        return Decision(None, False)
+    return _one_value([_YES_NO[a] for a in final]) if final else None
+
+
+def _lenient_decision(lines: Sequence[str]) -> Decision:
+    """The lenient reading of :func:`extract_decision` where the strict one found none."""
     for line in reversed(lines):
         found = [_LENIENT_WORDS[m.lower()] for m in _LENIENT.findall(_unemphasize(line))]
         if found:
@@ -855,8 +865,20 @@ def check_witness(
     >>> print(check_witness({"the vault": "is armed"}, story, f).reason)
     entity 'the vault' has the value 'is armed', not 'is open' or 'is sealed'
     """
-    to_var = entity_variables(prompt.entities, formula)
-    words = value_words(prompt)
+    return _check_mapped(
+        obj, entity_variables(prompt.entities, formula), value_words(prompt), formula, lenient
+    )
+
+
+def _check_mapped(
+    obj: Mapping[str, Any],
+    to_var: Mapping[str, int],
+    words: Mapping[str, tuple[str, str]],
+    formula: Formula,
+    lenient: bool,
+) -> WitnessCheck:
+    """:func:`check_witness` with the prompt's entity variables and value words at hand
+    (:func:`score` reads them once for both of its readings)."""
     folded = {" ".join(e.split()).lower(): e for e in to_var} if lenient else {}
     values: dict[int, bool] = {}
     for key, raw in obj.items():
@@ -898,9 +920,15 @@ class _Verdict(NamedTuple):
 
 
 def _judge(
-    response: Response, prompt: AnyPrompt, formula: Formula, label: str, *, lenient: bool
+    response: Response,
+    prompt: AnyPrompt,
+    formula: Formula,
+    label: str,
+    decision: Decision,
+    mapped: tuple[Mapping[str, int], Mapping[str, tuple[str, str]]],
+    *,
+    lenient: bool,
 ) -> _Verdict:
-    decision = extract_decision(response.text, lenient=lenient)
     witness_valid: bool | None = None
     reason: str | None = None
     witness_kind: str | None = None
@@ -913,7 +941,7 @@ def _judge(
         elif found.obj is None or found.reason is not None:
             witness_valid, reason, witness_kind = False, found.reason, "invalid-witness"
         else:
-            check = check_witness(found.obj, prompt, formula, lenient=lenient)
+            check = _check_mapped(found.obj, *mapped, formula, lenient)
             witness_valid, reason, assignment = check.valid, check.reason, check.assignment
             witness_kind = None if check.valid else "invalid-witness"
     correct = decision.value == label and not response.truncated
@@ -971,10 +999,14 @@ def score(response: Response, prompt: AnyPrompt, formula: Formula, label: str) -
     ('no-answer', 'correct')
     """
     _check_label(label)
-    entity_variables(prompt.entities, formula)  # a map that does not fit is a data error
-    value_words(prompt)
-    strict = _judge(response, prompt, formula, label, lenient=False)
-    loose = _judge(response, prompt, formula, label, lenient=True)
+    # a map that does not fit is a data error; both readings use what is read here
+    mapped = (entity_variables(prompt.entities, formula), value_words(prompt))
+    lines = response.text.splitlines()
+    closing = _closing_decision(lines)  # the strict reading, where the lenient one starts
+    strict_decision = closing or Decision(None, False)
+    lenient_decision = closing or _lenient_decision(lines)
+    strict = _judge(response, prompt, formula, label, strict_decision, mapped, lenient=False)
+    loose = _judge(response, prompt, formula, label, lenient_decision, mapped, lenient=True)
     cycle: tuple[bool | None, str | None] = (None, None)
     if getattr(prompt, "ask_cycle", False):  # chains are scored on their own
         from twosat_formal.diagnostics.chains import judge_chain

@@ -39,6 +39,7 @@ import sqlite3
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -153,6 +154,11 @@ CREATE TABLE IF NOT EXISTS runs (
 """
 
 
+#: :func:`public_endpoint`, remembered: a run's few endpoints are each parsed once, not
+#: once per request.
+_public_endpoint = lru_cache(maxsize=256)(public_endpoint)
+
+
 def prompt_hash(text: str) -> str:
     """SHA-256 (hex) of a prompt's UTF-8 text.
 
@@ -172,7 +178,7 @@ def request_key(model: str, endpoint: str, prompt_sha: str, params: str, sample:
     >>> a == request_key("ref/oracle", "local", "ab", "{}", 1), len(a)
     (False, 64)
     """
-    parts = [model, public_endpoint(endpoint), prompt_sha, params, int(sample)]
+    parts = [model, _public_endpoint(endpoint), prompt_sha, params, int(sample)]
     blob = json.dumps(parts, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
@@ -440,7 +446,7 @@ class RunStore(Closing):
             (
                 key or result.key,
                 result.model,
-                public_endpoint(result.endpoint),
+                _public_endpoint(result.endpoint),
                 result.prompt_hash,
                 result.prompt_id,
                 result.params,

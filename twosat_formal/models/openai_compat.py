@@ -353,7 +353,10 @@ class OpenAICompatModel(ClosingModel):
         # Loopback servers are never reached through a proxy from the environment.
         self._trust_env = parts.hostname not in _LOOPBACK_HOSTS
         import aiohttp
+        import yarl
 
+        # parsed once: every request of this model goes to the same URL
+        self._url = yarl.URL(join_url(self._request_base, self.path))
         self._timeout = aiohttp.ClientTimeout(
             total=self.timeout_s, connect=min(self.timeout_s, 30.0)
         )
@@ -417,11 +420,10 @@ class OpenAICompatModel(ClosingModel):
 
         body = request_body(self.mode, self.model_id, prompt, params, sample)
         where = f"{self.endpoint}/{self.path}"
-        url = join_url(self._request_base, self.path)
         session = self._open_session()
         started = time.perf_counter()
         try:
-            async with session.post(url, json=body, allow_redirects=False) as reply:
+            async with session.post(self._url, json=body, allow_redirects=False) as reply:
                 status = reply.status
                 retry_after_header = reply.headers.get("Retry-After")
                 raw = await reply.read()
