@@ -917,6 +917,8 @@ class _Verdict(NamedTuple):
     witness_valid: bool | None
     witness_reason: str | None
     witness: dict[str, bool] | None
+    #: The witness object and its check, when the check found it valid.
+    valid_check: tuple[Mapping[str, Any], WitnessCheck] | None
 
 
 def _judge(
@@ -928,8 +930,13 @@ def _judge(
     mapped: tuple[Mapping[str, int], Mapping[str, tuple[str, str]]],
     *,
     lenient: bool,
+    known: tuple[Mapping[str, Any], WitnessCheck] | None = None,
 ) -> _Verdict:
+    """One reading of an answer. ``known`` is a witness object the strict reading found
+    valid: the lenient check of an equal object (same keys, the same exact words) finds
+    it valid with the same assignment, so it is not checked twice."""
     witness_valid: bool | None = None
+    valid_check: tuple[Mapping[str, Any], WitnessCheck] | None = None
     reason: str | None = None
     witness_kind: str | None = None
     assignment: dict[str, bool] | None = None
@@ -941,7 +948,12 @@ def _judge(
         elif found.obj is None or found.reason is not None:
             witness_valid, reason, witness_kind = False, found.reason, "invalid-witness"
         else:
-            check = _check_mapped(found.obj, *mapped, formula, lenient)
+            if known is not None and known[0] == found.obj:
+                check = known[1]
+            else:
+                check = _check_mapped(found.obj, *mapped, formula, lenient)
+            if check.valid:
+                valid_check = (found.obj, check)
             witness_valid, reason, assignment = check.valid, check.reason, check.assignment
             witness_kind = None if check.valid else "invalid-witness"
     correct = decision.value == label and not response.truncated
@@ -955,7 +967,9 @@ def _judge(
         failure = "wrong-decision"
     else:
         failure = witness_kind or "correct"
-    return _Verdict(failure, decision.value, correct, witness_valid, reason, assignment)
+    return _Verdict(
+        failure, decision.value, correct, witness_valid, reason, assignment, valid_check
+    )
 
 
 def _check_label(label: str) -> None:
@@ -1006,7 +1020,16 @@ def score(response: Response, prompt: AnyPrompt, formula: Formula, label: str) -
     strict_decision = closing or Decision(None, False)
     lenient_decision = closing or _lenient_decision(lines)
     strict = _judge(response, prompt, formula, label, strict_decision, mapped, lenient=False)
-    loose = _judge(response, prompt, formula, label, lenient_decision, mapped, lenient=True)
+    loose = _judge(
+        response,
+        prompt,
+        formula,
+        label,
+        lenient_decision,
+        mapped,
+        lenient=True,
+        known=strict.valid_check,
+    )
     cycle: tuple[bool | None, str | None] = (None, None)
     if getattr(prompt, "ask_cycle", False):  # chains are scored on their own
         from twosat_formal.diagnostics.chains import judge_chain

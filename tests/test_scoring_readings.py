@@ -1,0 +1,74 @@
+"""``score`` shares work between its strict and lenient readings; each reading must be
+what the public extractors and checker give on their own."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from twosat_formal.evaluate import EvalPrompt
+from twosat_formal.formula import Formula
+from twosat_formal.models.base import Response
+from twosat_formal.scoring import check_witness, extract_decision, extract_witness, score
+
+FORMULA = Formula.from_named([["x1", "~x2"], ["x2", "x3"]])
+PROMPT = EvalPrompt(
+    "p", "i", "logic", "text", {"Ann": "x1", "Bob": "x2", "Cy": "x3"}, "true", "false"
+)
+
+VALUES = st.sampled_from(['"true"', '"false"', '"TRUE"', "true", "false", '" False "', "1"])
+KEYS = st.sampled_from(['"Ann"', '"Bob"', '"Cy"', '"ann"', '"Dee"', "'Bob'"])
+OBJECTS = st.lists(st.tuples(KEYS, VALUES), max_size=4).map(
+    lambda pairs: "{" + ", ".join(f"{k}: {v}" for k, v in pairs) + "}"
+)
+LINES = st.one_of(
+    OBJECTS,
+    st.sampled_from(
+        [
+            "The answer is: Yes",
+            "The answer is: No",
+            "**The answer is: yes**.",
+            "answer: no",
+            "I'd say SAT here.",
+            "```json",
+            "```",
+            "",
+            "Wait, no.",
+        ]
+    ),
+)
+
+
+def _reading(text: str, label: str, *, lenient: bool) -> tuple[str | None, bool | None]:
+    """The decision and witness validity of one reading, from the public functions."""
+    decision = extract_decision(text, lenient=lenient).value
+    if label != "SAT":
+        return decision, None
+    found = extract_witness(text, lenient=lenient, entities=PROMPT.entities.keys())
+    if found.status != "found" or found.obj is None or found.reason is not None:
+        return decision, False
+    return decision, check_witness(found.obj, PROMPT, FORMULA, lenient=lenient).valid
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(LINES, max_size=6), st.sampled_from(["SAT", "UNSAT"]))
+def test_both_readings_match_the_public_functions(lines: list[str], label: str) -> None:
+    text = "\n".join(lines)
+    judgement = score(Response(text, "stop"), PROMPT, FORMULA, label)
+    assert (judgement.decision, judgement.witness_valid) == _reading(text, label, lenient=False)
+    lenient = _reading(text, label, lenient=True)
+    assert (judgement.lenient_decision, judgement.lenient_witness_valid) == lenient
+    if label == "SAT" and judgement.witness_valid:
+        found = extract_witness(text, entities=PROMPT.entities.keys())
+        assert found.obj is not None
+        assert judgement.witness == check_witness(found.obj, PROMPT, FORMULA).assignment
+
+
+def test_the_lenient_reading_checks_its_own_witness() -> None:
+    # strictly, the first object is the witness (``ann`` is no entity) and it is valid;
+    # leniently, the last one is (``ann`` is Ann), and it makes clause 1 false
+    text = '{"Ann": "true", "Bob": "true", "Cy": "true"}\n{"ann": "false"}\nThe answer is: Yes'
+    judgement = score(Response(text, "stop"), PROMPT, FORMULA, "SAT")
+    assert judgement.witness_valid is True
+    assert judgement.lenient_witness_valid is False
+    assert _reading(text, "SAT", lenient=True) == ("SAT", False)
