@@ -155,6 +155,15 @@ def test_an_unknown_column_is_one_clear_error(
         pick_columns(["nope"])
 
 
+@pytest.mark.parametrize("names", ["", ",", " , "])
+def test_an_empty_column_list_is_one_clear_error(
+    store: Path, capsys: pytest.CaptureFixture[str], names: str
+) -> None:
+    code, out, err = cli(capsys, "results", str(store), "--columns", names)
+    assert code == 2 and out == ""
+    assert "no export column named" in err and "Traceback" not in err
+
+
 def test_every_builtin_column_declares_what_it_reads(store: Path) -> None:
     def length(row: Any) -> int:
         return len(row.get("response") or "")

@@ -184,7 +184,8 @@ def export_columns() -> tuple[str, ...]:
 def pick_columns(names: Sequence[str] | None) -> tuple[str, ...]:
     """The export columns named in ``names`` (all of them for ``None``), in export order.
 
-    Raises :class:`~twosat_formal.errors.ConfigError` on a name that is not a column.
+    Raises :class:`~twosat_formal.errors.ConfigError` on a name that is not a column,
+    and on an empty selection (a file of empty rows is never what was meant).
 
     >>> pick_columns(["decision", "model"])
     ('model', 'decision')
@@ -192,9 +193,17 @@ def pick_columns(names: Sequence[str] | None) -> tuple[str, ...]:
     Traceback (most recent call last):
     ...
     twosat_formal.errors.ConfigError: no export column 'answer' (see `twosat-formal results --help`)
+    >>> pick_columns([])
+    Traceback (most recent call last):
+    ...
+    twosat_formal.errors.ConfigError: no export column named
     """
     if names is None:
         return export_columns()
+    if not names:
+        raise ConfigError(
+            "no export column named", parameter="columns", valid=", ".join(export_columns())
+        )
     for name in names:
         if name not in COLUMNS:
             raise ConfigError(
