@@ -81,7 +81,7 @@ from twosat_formal.report.files import (
     STORIES_FILE,
 )
 from twosat_formal.store import RunStore
-from twosat_formal.verbalize import example_formula, prompt_record
+from twosat_formal.verbalize.lines import instance_prompts
 
 __all__ = [
     "PROMPTS_FILE",
@@ -239,19 +239,8 @@ def _prompts(
 ) -> list[PromptRecord]:
     records = []
     for number, instance in enumerate(instances, start=1):
-        example = example_formula(instance.formula, instance.transforms)
-        for template in templates:
-            verbal_seed = derive_seed(seed, "verbalize", _entity_key(instance)) % (2**31)
-            records.append(
-                prompt_record(
-                    instance.formula,
-                    template,
-                    instance_id=instance.id,
-                    seed=verbal_seed,
-                    ask_cycle=ask_cycle,
-                    example_from=example,
-                )
-            )
+        verbal_seed = derive_seed(seed, "verbalize", _entity_key(instance)) % (2**31)
+        records += instance_prompts(instance, templates, verbal_seed, ask_cycle=ask_cycle)
         if number % 25 == 0:
             report("verbalize", f"{number}/{len(instances)} instances")
     return records

@@ -31,9 +31,10 @@ from pathlib import Path
 from twosat_formal.executors import Executor, LocalExecutor, shard_range
 from twosat_formal.instance import Instance
 from twosat_formal.jsonl import RawLine, json_line, parse_raw, raw_lines
+from twosat_formal.prompts import PromptRecord
 from twosat_formal.verbalize import example_formula, prompt_record
 
-__all__ = ["count_records", "instance_prompt_lines", "prompt_lines"]
+__all__ = ["count_records", "instance_prompt_lines", "instance_prompts", "prompt_lines"]
 
 
 def instance_prompt_lines(
@@ -46,17 +47,32 @@ def instance_prompt_lines(
     (:func:`~twosat_formal.verbalize.example_formula`).
     """
     instance = Instance.from_record(parse_raw(line).value, line=line.number, source=line.source)
+    records = instance_prompts(instance, templates, seed, ask_cycle=ask_cycle)
+    return [json_line(record.to_record()) for record in records]
+
+
+def instance_prompts(
+    instance: Instance, templates: Sequence[str], seed: int, *, ask_cycle: bool = False
+) -> list[PromptRecord]:
+    """The prompt records of one instance, one per template, in order, all with ``seed``.
+
+    An edited instance's example JSON shows its base's entities
+    (:func:`~twosat_formal.verbalize.example_formula`), worked out once for every template.
+
+    >>> from twosat_formal.generators import generate
+    >>> records = instance_prompts(generate("backbone", seed=1), ["logic", "door"], seed=5)
+    >>> [(r.template, r.seed) for r in records]
+    [('logic', 5), ('door', 5)]
+    """
     example = example_formula(instance.formula, instance.transforms)
     return [
-        json_line(
-            prompt_record(
-                instance.formula,
-                name,
-                instance_id=instance.id,
-                seed=seed,
-                ask_cycle=ask_cycle,
-                example_from=example,
-            ).to_record()
+        prompt_record(
+            instance.formula,
+            name,
+            instance_id=instance.id,
+            seed=seed,
+            ask_cycle=ask_cycle,
+            example_from=example,
         )
         for name in templates
     ]
