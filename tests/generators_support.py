@@ -7,10 +7,25 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import pytest
+from hypothesis import strategies as st
 
 from twosat_formal.errors import ConfigError
 
-__all__ = ["assert_rejects"]
+__all__ = ["assert_rejects", "knob_settings"]
+
+
+def knob_settings(
+    *knobs: str, **others: st.SearchStrategy[Any]
+) -> st.SearchStrategy[dict[str, Any]]:
+    """Keyword arguments of a family: each of ``knobs`` drawn from [0, 1], ``others`` as given.
+
+    Examples
+    --------
+    >>> from hypothesis import find
+    >>> find(knob_settings("split", shuffle=st.booleans()), lambda s: True)
+    {'split': 0.0, 'shuffle': False}
+    """
+    return st.fixed_dictionaries({**dict.fromkeys(knobs, st.floats(0, 1)), **others})
 
 
 def assert_rejects(

@@ -6,7 +6,7 @@ import random
 from typing import Any
 
 import pytest
-from generators_support import assert_rejects
+from generators_support import assert_rejects, knob_settings
 from hypothesis import given
 from hypothesis import strategies as st
 from pysat.solvers import Glucose4
@@ -38,34 +38,21 @@ def backbone_of(formula: Formula, variables: set[int]) -> dict[int, bool]:
 @given(
     seed=st.integers(0, 2**32),
     clauses=st.integers(2, 80),
-    beta=st.floats(0, 1),
-    density=st.floats(0, 1),
-    pi=st.floats(0, 1),
-    share=st.sampled_from([0.0, 0.0, 0.3]),
-    shuffle=st.booleans(),
+    knobs=knob_settings(
+        "beta",
+        "mono_density",
+        "pi",
+        filler_share=st.sampled_from([0.0, 0.0, 0.3]),
+        shuffle=st.booleans(),
+    ),
 )
-def test_counts_and_exact_backbone(
-    seed: int,
-    clauses: int,
-    beta: float,
-    density: float,
-    pi: float,
-    share: float,
-    shuffle: bool,
-) -> None:
+def test_counts_and_exact_backbone(seed: int, clauses: int, knobs: dict[str, Any]) -> None:
+    beta, density, pi = knobs["beta"], knobs["mono_density"], knobs["pi"]
     if beta == 0.0 and density == 0.0:
         with pytest.raises(ConfigError):
             backbone(random.Random(seed), clauses, beta=beta, mono_density=density)
         return
-    f, s = backbone(
-        random.Random(seed),
-        clauses,
-        beta=beta,
-        mono_density=density,
-        pi=pi,
-        filler_share=share,
-        shuffle=shuffle,
-    )
+    f, s = backbone(random.Random(seed), clauses, **knobs)
     assert abs(f.num_clauses - clauses) <= 1
     size_b = len(s["backbone"])
     mono = s["mono_clauses"]

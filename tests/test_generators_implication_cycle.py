@@ -6,7 +6,7 @@ import random
 from typing import Any
 
 import pytest
-from generators_support import assert_rejects
+from generators_support import assert_rejects, knob_settings
 from hypothesis import given
 from hypothesis import strategies as st
 from pysat.solvers import Minisat22
@@ -44,22 +44,13 @@ def implies(clause: tuple[int, ...], a: int, b: int) -> bool:
 @given(
     seed=st.integers(0, 2**32),
     clauses=st.integers(3, 60),
-    split=st.floats(0, 1),
-    share=st.floats(0, 1),
-    core_ratio=st.floats(0, 1),
+    knobs=knob_settings("split", "filler_share", "core_ratio"),
     shuffle=st.booleans(),
 )
 def test_counts_label_and_cycle(
-    seed: int, clauses: int, split: float, share: float, core_ratio: float, shuffle: bool
+    seed: int, clauses: int, knobs: dict[str, float], shuffle: bool
 ) -> None:
-    f, s = implication_cycle(
-        random.Random(seed),
-        clauses,
-        split=split,
-        filler_share=share,
-        core_ratio=core_ratio,
-        shuffle=shuffle,
-    )
+    f, s = implication_cycle(random.Random(seed), clauses, shuffle=shuffle, **knobs)
     size_l, k = s["L"], s["k"]
     assert f.num_clauses == clauses == size_l + 1 + len(s["filler_clauses"])
     assert len(s["core_clauses"]) == size_l + 1

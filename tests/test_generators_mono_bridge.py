@@ -6,7 +6,7 @@ import random
 from typing import Any
 
 import pytest
-from generators_support import assert_rejects
+from generators_support import assert_rejects, knob_settings
 from hypothesis import given
 from hypothesis import strategies as st
 from pysat.solvers import Minisat22
@@ -28,29 +28,18 @@ def pysat_sat(clauses: list[list[int]]) -> bool:
 @given(
     seed=st.integers(0, 2**32),
     clauses=st.integers(1, 120),
-    density=st.floats(0, 1),
-    pos_ratio=st.floats(0, 1),
-    position=st.floats(0, 1),
+    knobs=knob_settings("var_density", "pos_ratio", "bridge_position"),
     shuffle=st.booleans(),
 )
-def test_one_bridge_at_s(
-    seed: int, clauses: int, density: float, pos_ratio: float, position: float, shuffle: bool
-) -> None:
-    f, s = mono_bridge(
-        random.Random(seed),
-        clauses,
-        var_density=density,
-        pos_ratio=pos_ratio,
-        bridge_position=position,
-        shuffle=shuffle,
-    )
+def test_one_bridge_at_s(seed: int, clauses: int, knobs: dict[str, float], shuffle: bool) -> None:
+    f, s = mono_bridge(random.Random(seed), clauses, shuffle=shuffle, **knobs)
     assert f.num_clauses == clauses
     m_pos, m_neg = len(s["positive_clauses"]), len(s["negative_clauses"])
     assert f.num_clauses == m_pos + m_neg + 1
     mixed = [i for i, c in enumerate(f.clauses) if min(c) < 0 < max(c)]
     bridge = s["bridge"]
     assert mixed == [bridge["index"]] and bridge["position"] == bridge["index"] + 1
-    assert bridge["index"] == round_half_up(position * (clauses - 1))
+    assert bridge["index"] == round_half_up(knobs["bridge_position"] * (clauses - 1))
     p_star, q_star = f.var(bridge["p_star"]), f.var(bridge["q_star"])
     assert f.clause(bridge["index"]) == (-p_star, q_star)
     pos = {f.var(n) for n in s["positive"]}

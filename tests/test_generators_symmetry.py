@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
-from generators_support import assert_rejects
+from generators_support import assert_rejects, knob_settings
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pysat.solvers import Minisat22
@@ -54,31 +55,19 @@ def rebuild_base(formula: Formula, structure: dict, copy: int) -> list[tuple[int
     base=st.sampled_from(["implication-cycle", "equivalence-core", "backbone", "mono-bridge"]),
     copies=st.integers(2, 4),
     base_clauses=st.integers(3, 12),
-    layout=st.sampled_from(["grouped", "interleaved"]),
-    copy_shuffle=st.booleans(),
-    copy_permute=st.booleans(),
+    layout=knob_settings(
+        layout=st.sampled_from(["grouped", "interleaved"]),
+        copy_shuffle=st.booleans(),
+        copy_permute=st.booleans(),
+    ),
 )
 def test_disjoint_isomorphic_copies(
-    seed: int,
-    base: str,
-    copies: int,
-    base_clauses: int,
-    layout: str,
-    copy_shuffle: bool,
-    copy_permute: bool,
+    seed: int, base: str, copies: int, base_clauses: int, layout: dict[str, Any]
 ) -> None:
     if base == "equivalence-core":
         base_clauses -= base_clauses % 2  # its core has an even number of clauses
     clauses = copies * base_clauses
-    f, s = symmetry(
-        random.Random(seed),
-        clauses,
-        base=base,
-        copies=copies,
-        layout=layout,
-        copy_shuffle=copy_shuffle,
-        copy_permute=copy_permute,
-    )
+    f, s = symmetry(random.Random(seed), clauses, base=base, copies=copies, **layout)
     assert abs(f.num_clauses - clauses) <= 1
     m, nb = s["base_clauses"], s["base_vars"]
     assert f.num_clauses == copies * m and f.num_vars == copies * nb
@@ -98,16 +87,16 @@ def test_disjoint_isomorphic_copies(
     assert len(base_formula) == m
     for c in range(1, copies):
         assert rebuild_base(f, s, c) == base_formula
-    if not copy_permute:
+    if not layout["copy_permute"]:
         assert all(s["renamings"][0][k] == k for k in s["renamings"][0])
     # Internal order kept (without copy_shuffle) whatever the layout.
-    if not copy_shuffle:
+    if not layout["copy_shuffle"]:
         for c in range(copies):
             order = [
                 j for cc, j in zip(s["copy_of_clause"], s["base_clause_of"], strict=True) if cc == c
             ]
             assert order == list(range(m))
-    if layout == "grouped":
+    if layout["layout"] == "grouped":
         assert s["copy_of_clause"] == sorted(s["copy_of_clause"])
     # Label equals the base's.
     assert pysat_sat(f) == (s["base"]["label"] == "SAT")
