@@ -68,6 +68,7 @@ from typing import Any
 from twosat_formal.edits.classify import CHANGING, EDIT_KIND, PRESERVING
 from twosat_formal.edits.operators import CATEGORIES, OPERATOR, PREMISE, category_of
 from twosat_formal.errors import ConfigError, RecordError
+from twosat_formal.jsonfields import fields_json
 
 __all__ = [
     "EditInfo",
@@ -441,13 +442,7 @@ class Retention:
 
     def to_json(self) -> dict[str, Any]:
         """The metric as a JSON-ready dict."""
-        return {
-            "rows": self.rows,
-            "retained": self.retained,
-            "correct": self.correct,
-            "rate": self.rate,
-            "accuracy": self.accuracy,
-        }
+        return fields_json(self, then=("rate", "accuracy"))
 
 
 def retention(
@@ -507,14 +502,7 @@ class IndividualAccuracy:
 
     def to_json(self) -> dict[str, Any]:
         """The metric as a JSON-ready dict."""
-        return {
-            "kind": self.kind,
-            "operator": self.operator,
-            "questions": self.questions,
-            "rows": self.rows,
-            "per_question": self.per_question,
-            "pooled": self.pooled,
-        }
+        return fields_json(self)
 
 
 def individual_accuracy(

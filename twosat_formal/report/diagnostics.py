@@ -28,6 +28,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from twosat_formal.jsonfields import fields_json
 from twosat_formal.report.metrics import METRICS, Estimate
 from twosat_formal.report.pairs import pair_summaries, wilson
 
@@ -47,14 +48,7 @@ class DiagnosticRow:
 
     def to_json(self) -> dict[str, Any]:
         """The row as a JSON-ready dict."""
-        return {
-            "model": self.model,
-            "pairs": self.pairs,
-            "pair_accuracy": self.pair_accuracy.to_json(),
-            "pair_consistency": self.pair_consistency.to_json(),
-            "chains_asked": self.chains_asked,
-            "wit_unsat": self.chain_witness.to_json(),
-        }
+        return fields_json(self, rename={"chain_witness": "wit_unsat"})
 
 
 def diagnostic_rows(

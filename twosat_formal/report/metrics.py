@@ -75,6 +75,7 @@ import numpy as np
 from scipy import stats as _scipy_stats
 
 from twosat_formal.errors import ConfigError, RecordError
+from twosat_formal.jsonfields import fields_json
 
 __all__ = [
     "METRICS",
@@ -238,15 +239,7 @@ class Estimate:
         >>> Estimate(0.5, 0.25, 0.75, n=4).to_json()["n"]
         4
         """
-        return {
-            "mean": self.mean,
-            "low": self.low,
-            "high": self.high,
-            "n": self.n,
-            "n_obs": self.n_obs,
-            "method": self.method,
-            "confidence": self.confidence,
-        }
+        return fields_json(self)
 
 
 def mean_ci(
@@ -446,13 +439,7 @@ class FlipRate:
         >>> FlipRate(2, 1, 0).to_json()["flips"]
         1
         """
-        return {
-            "pairs": self.pairs,
-            "broken": self.broken,
-            "fixed": self.fixed,
-            "flips": self.flips,
-            "rate": self.rate,
-        }
+        return fields_json(self, then=("flips", "rate"))
 
 
 def _count_flips(pairs: Iterable[tuple[Row, Row]], fn: Metric) -> FlipRate:

@@ -34,6 +34,7 @@ from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from twosat_formal.jsonfields import fields_json
 from twosat_formal.report.metrics import Estimate
 
 __all__ = ["PairSummary", "has_twins", "pair_rows", "pair_summaries", "wilson"]
@@ -124,14 +125,9 @@ class PairSummary:
 
     def to_json(self) -> dict[str, Any]:
         """The summary as a JSON-ready dict."""
-        return {
-            "model": self.model,
-            "by": self.by,
-            "group": self.group,
-            "pairs": self.pairs,
-            "pair_accuracy": self.accuracy.to_json(),
-            "pair_consistency": self.consistency.to_json(),
-        }
+        return fields_json(
+            self, rename={"accuracy": "pair_accuracy", "consistency": "pair_consistency"}
+        )
 
 
 def pair_summaries(

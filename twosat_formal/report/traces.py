@@ -28,6 +28,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from twosat_formal.jsonfields import fields_json
 from twosat_formal.report.metrics import Estimate
 from twosat_formal.report.pairs import wilson
 
@@ -49,16 +50,14 @@ class TraceSummary:
 
     def to_json(self) -> dict[str, Any]:
         """The summary as a JSON-ready dict."""
-        return {
-            "model": self.model,
-            "family": self.family,
-            "answers": self.answers,
-            "claims": self.claims,
-            "unsupported_rate": self.unsupported.to_json(),
-            "unsupported_rate_correct": self.correct.to_json(),
-            "unsupported_rate_wrong": self.wrong.to_json(),
-            "coverage": self.coverage,
-        }
+        return fields_json(
+            self,
+            rename={
+                "unsupported": "unsupported_rate",
+                "correct": "unsupported_rate_correct",
+                "wrong": "unsupported_rate_wrong",
+            },
+        )
 
 
 def _rate(rows: Sequence[Mapping[str, Any]]) -> tuple[Estimate, int]:
