@@ -3,7 +3,8 @@
 Metrics and report rows are frozen dataclasses whose ``to_json`` lists their fields
 (renamed where the published key differs), then some derived properties; a field whose
 value has a ``to_json`` method (an :class:`~twosat_formal.report.stats.Estimate`, say)
-is written through it. :func:`fields_json` is that one rule.
+is written through it, and so is each item of a list, tuple or dict. :func:`fields_json`
+is that one rule.
 
 Examples
 --------
@@ -23,35 +24,33 @@ Examples
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 __all__ = ["fields_json"]
 
 
 def _json_value(value: Any) -> Any:
+    if isinstance(value, list | tuple):
+        return [_json_value(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _json_value(item) for key, item in value.items()}
     to_json = getattr(value, "to_json", None)
     return to_json() if callable(to_json) else value
 
 
 def fields_json(
-    obj: Any, *, rename: Mapping[str, str] | None = None, then: Sequence[str] = ()
+    obj: Any,
+    *,
+    rename: Mapping[str, str] | None = None,
+    then: Sequence[str] = (),
+    skip: Collection[str] = (),
 ) -> dict[str, Any]:
     """The fields of dataclass ``obj`` in declaration order, then the attributes ``then``.
 
-    Parameters
-    ----------
-    obj:
-        A dataclass instance.
-    rename:
-        JSON keys of fields whose key is not the field name.
-    then:
-        Attributes (typically properties) written after the fields, under their names.
-
-    Returns
-    -------
-    dict:
-        A JSON-ready dict; a value with a ``to_json`` method is replaced by its result.
+    A field is written under its name, or under ``rename[name]``; the fields named in
+    ``skip`` are left out. A value with a ``to_json`` method is replaced by its result,
+    lists and tuples become lists and dicts new dicts, their items converted alike.
 
     Examples
     --------
@@ -59,14 +58,16 @@ def fields_json(
     >>> @dataclass
     ... class Point:
     ...     x: int
-    ...     y: int
-    >>> fields_json(Point(1, 2))
-    {'x': 1, 'y': 2}
+    ...     y: tuple[int, ...]
+    ...     note: str = ""
+    >>> fields_json(Point(1, (2, 3)), skip=("note",))
+    {'x': 1, 'y': [2, 3]}
     """
     names = rename or {}
     out = {
         names.get(f.name, f.name): _json_value(getattr(obj, f.name))
         for f in dataclasses.fields(obj)
+        if f.name not in skip
     }
     for name in then:
         out[name] = _json_value(getattr(obj, name))

@@ -23,6 +23,7 @@ from typing import Any
 
 from twosat_formal.formula import Formula
 from twosat_formal.generators.knobs import ParamSpec, ParamValue
+from twosat_formal.jsonfields import fields_json
 from twosat_formal.registry import Registry
 
 __all__ = ["FAMILIES", "Builder", "Family", "Resolver", "register_family"]
@@ -46,23 +47,23 @@ class Family:
         ``resolve`` returned (``clauses`` included).
     resolve:
         ``(clauses, params) -> params`` with every knob and structural parameter.
-    params:
-        The specs of its parameters (for validation and ``families``).
     summary:
         One line describing the family.
     section:
         Where the paper defines it.
     label:
         ``"SAT"``, ``"UNSAT"``, or ``"base"`` (the label of its base).
+    params:
+        The specs of its parameters (for validation and ``families``).
     """
 
     name: str
     build: Builder
     resolve: Resolver
-    params: tuple[ParamSpec, ...]
     summary: str
     section: str
     label: str
+    params: tuple[ParamSpec, ...]
 
     def knobs(self) -> tuple[ParamSpec, ...]:
         """The difficulty knobs (parameters in [0, 1])."""
@@ -70,13 +71,7 @@ class Family:
 
     def to_json(self) -> dict[str, Any]:
         """The family and its parameters as a JSON object (for ``families --json``)."""
-        return {
-            "name": self.name,
-            "summary": self.summary,
-            "section": self.section,
-            "label": self.label,
-            "params": [p.to_json() for p in self.params],
-        }
+        return fields_json(self, skip=("build", "resolve"))
 
 
 #: Every generator family, by name (in the order their modules register them).
@@ -97,6 +92,6 @@ def register_family(
 
     Raises :class:`~twosat_formal.errors.TwoSatFormalError` if ``name`` is taken.
     """
-    family = Family(name, build, resolve, params, summary, section, label)
+    family = Family(name, build, resolve, summary, section, label, params)
     FAMILIES.add(name, family)
     return family

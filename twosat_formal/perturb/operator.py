@@ -31,6 +31,7 @@ from typing import Any
 
 from twosat_formal.errors import ConfigError
 from twosat_formal.formula import Formula, default_name, is_valid_name
+from twosat_formal.jsonfields import fields_json
 from twosat_formal.perturb.proofs import prove
 from twosat_formal.perturb.transform import JsonValue, Transform
 from twosat_formal.registry import Registry
@@ -220,12 +221,7 @@ class Operator:
 
     def to_json(self) -> dict[str, JsonValue]:
         """The operator and its parameters as a JSON object (for ``operators --json``)."""
-        return {
-            "name": self.name,
-            "relation": self.relation,
-            "summary": self.summary,
-            "params": [p.to_json() for p in self.params],
-        }
+        return fields_json(self, skip=("planner",))
 
     def param(self, name: str) -> Param:
         """The parameter called ``name``."""

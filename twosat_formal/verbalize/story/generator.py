@@ -450,11 +450,11 @@ class _Story:
         role = f"clue-{index}"
         response, error = await self._ask(conversation, self.generation, number - 1, role)
         if response is None:
-            return Attempt(number, None, "error", error=error)
+            return Attempt(number, "error", None, error=error)
         text = str(response.text).strip()
         finish = response.finish_reason
         if not text:
-            return Attempt(number, text, "empty-clue", finish_reason=finish)
+            return Attempt(number, "empty-clue", text, finish_reason=finish)
         entities_reply, state_replies, error = await self.validate(text, role, source)
         judged = assess(text, entities_reply, state_replies, source, self.names)
         return Attempt(

@@ -43,6 +43,7 @@ from twosat_formal.errors import RecordError
 
 if TYPE_CHECKING:  # the typed record layer (pydantic) is imported when a record is read
     from pydantic import BaseModel
+from twosat_formal.jsonfields import fields_json
 from twosat_formal.jsonl import json_line
 from twosat_formal.verbalize.story.replies import ATTEMPT_OUTCOMES
 from twosat_formal.verbalize.story.themes import THEMES
@@ -81,8 +82,8 @@ class Attempt:
     """
 
     attempt: int
-    text: str | None
     outcome: str
+    text: str | None
     finish_reason: str | None = None
     entities_reply: str | None = None
     state_replies: tuple[str | None, ...] = ()
@@ -92,19 +93,8 @@ class Attempt:
     error: str | None = None
 
     def to_record(self) -> dict[str, Any]:
-        """The JSON object of this attempt (``recovered`` as ``[entity, value]`` pairs)."""
-        return {
-            "attempt": self.attempt,
-            "outcome": self.outcome,
-            "text": self.text,
-            "finish_reason": self.finish_reason,
-            "entities_reply": self.entities_reply,
-            "state_replies": list(self.state_replies),
-            "entities": list(self.entities) if self.entities is not None else None,
-            "states": list(self.states) if self.states is not None else None,
-            "recovered": [list(p) for p in self.recovered] if self.recovered is not None else None,
-            "error": self.error,
-        }
+        """The JSON object of this attempt (tuples as lists: ``recovered`` as pairs)."""
+        return fields_json(self)
 
     @classmethod
     def from_record(cls, obj: Any) -> Attempt:

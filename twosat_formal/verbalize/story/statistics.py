@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from twosat_formal.jsonfields import fields_json
 from twosat_formal.verbalize.story.record import StoryRecord
 from twosat_formal.verbalize.story.replies import ATTEMPT_OUTCOMES
 
@@ -63,17 +64,7 @@ class StoryStatistics:
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready view, with the paper's rates."""
         return {
-            "stories": self.stories,
-            "clauses": self.clauses,
-            "llm_clauses": self.llm_clauses,
-            "first_attempt": self.first_attempt,
-            "validated": self.validated,
-            "fallbacks": self.fallbacks,
-            "direct": self.direct,
-            "attempts": self.attempts,
-            "outcomes": dict(self.outcomes),
-            "first_attempt_rate": self.first_attempt_rate,
-            "fallback_rate": self.fallback_rate,
+            **fields_json(self, then=("first_attempt_rate", "fallback_rate")),
             "paper_first_attempt_rate": PAPER_FIRST_ATTEMPT_RATE,
             "paper_fallback_rate": PAPER_FALLBACK_RATE,
         }
