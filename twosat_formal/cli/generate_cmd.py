@@ -8,14 +8,14 @@ the Table 1 grid; ``generate FAMILY --grid paper-7`` sweeps the family's knobs.
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from twosat_formal.cli.app import app, err_console, out_console
+from twosat_formal.cli.app import app, err_console
+from twosat_formal.cli.listing import default_text, print_catalogue
 from twosat_formal.cli.options import (
     ExecutorOption,
     JobsOption,
@@ -39,19 +39,15 @@ def families(
     """List the generator families with their knobs, ranges and defaults."""
     from twosat_formal.generators import FAMILIES
 
-    if as_json:
-        data = [family.to_json() for _, family in FAMILIES.items()]
-        out_console.print(json.dumps(data, indent=2), markup=False)
-        return
-    for name, family in FAMILIES.items():
-        out_console.print(f"{name}  [{family.label}; {family.section}]", markup=False)
-        out_console.print(f"  {family.summary}", markup=False)
-        width = max(len(p.name) for p in family.params)
-        for p in family.params:
-            default = "derived" if p.default is None else json.dumps(p.default)
-            line = f"    {p.name:<{width}}  {p.valid()}; default {default}. {p.meaning}"
-            out_console.print(line, markup=False)
-        out_console.print("", markup=False)
+    print_catalogue(
+        FAMILIES.items(),
+        as_json,
+        lambda family: f"{family.label}; {family.section}",
+        lambda family: [
+            (p.name, f"{p.valid()}; default {default_text(p.default, 'derived')}. {p.meaning}")
+            for p in family.params
+        ],
+    )
 
 
 @app.command("generate")

@@ -8,14 +8,14 @@ carry ``base_id`` and ``transforms``, keep the label and have fresh ids.
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from twosat_formal.cli.app import app, err_console, out_console
+from twosat_formal.cli.app import app, err_console
+from twosat_formal.cli.listing import default_text, print_catalogue
 from twosat_formal.cli.options import (
     ExecutorOption,
     JobsOption,
@@ -98,16 +98,12 @@ def operators(
     ] = False,
 ) -> None:
     """List the perturbation operators, the relation each proves, and their parameters."""
-    if as_json:
-        data = [op.to_json() for _, op in OPERATORS.items()]
-        out_console.print(json.dumps(data, indent=2), markup=False)
-        return
-    for name, op in OPERATORS.items():
-        out_console.print(f"{name}  [{op.relation}]", markup=False)
-        out_console.print(f"  {op.summary}", markup=False)
-        width = max((len(p.name) for p in op.params), default=0)
-        for p in op.params:
-            default = "none" if p.default is None else json.dumps(p.default)
-            line = f"    {p.name:<{width}}  {p.type_text}; default {default}. {p.help}"
-            out_console.print(line, markup=False)
-        out_console.print("", markup=False)
+    print_catalogue(
+        OPERATORS.items(),
+        as_json,
+        lambda op: op.relation,
+        lambda op: [
+            (p.name, f"{p.type_text}; default {default_text(p.default, 'none')}. {p.help}")
+            for p in op.params
+        ],
+    )
