@@ -128,6 +128,40 @@ class Instance:
     twin_of: str | None = None
     change: dict[str, Any] | None = None
 
+    def derive(
+        self,
+        id: str,
+        formula: Formula,
+        label: str,
+        certificate: dict[str, Any],
+        structure: dict[str, Any],
+        provenance: dict[str, Any],
+        **more: Any,
+    ) -> Instance:
+        """An instance made from this one: its family, parameters (a copy) and seed kept.
+
+        ``more`` sets the other fields (``base_id``, ``transforms``, ``twin_of``,
+        ``change``); a derived instance is written with its own id, formula, label,
+        certificate, structure and provenance.
+
+        >>> base = Instance("i", "f", {"n": 1}, 7, Formula([[1]]), "SAT", {}, {}, {})
+        >>> twin = base.derive("j", Formula([[-1]]), "SAT", {}, {}, {}, base_id="i")
+        >>> twin.seed, twin.params, twin.base_id
+        (7, {'n': 1}, 'i')
+        """
+        return Instance(
+            id,
+            self.family,
+            dict(self.params),
+            self.seed,
+            formula,
+            label,
+            certificate,
+            structure,
+            provenance,
+            **more,
+        )
+
     def dimacs_header(self) -> dict[str, object]:
         """The provenance lines written at the top of :attr:`dimacs`.
 

@@ -395,14 +395,11 @@ def twin_instance(source: Instance, *, seed: int = 0) -> Instance:
     transforms = (*source.transforms, step)
     provenance = dict(source.provenance)
     provenance["twin"] = {"tool_version": tool_version(), "seed": seed}
-    return Instance(
-        id=_twin_id(root_id, transforms),
-        family=source.family,
-        params=dict(source.params),
-        seed=source.seed,
-        formula=formula,
-        label=result.status,
-        certificate=result.to_json(formula),
+    return source.derive(
+        _twin_id(root_id, transforms),
+        formula,
+        result.status,
+        result.to_json(formula),
         structure={
             "base": dict(root_structure or {}),
             "twin": {"twin_of": source.id, "source_label": source.label},

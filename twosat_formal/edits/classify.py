@@ -354,14 +354,11 @@ def build_edited(
         "seed": seed,
         "operators": [o.edit.operator for o in outcomes],
     }
-    instance = Instance(
-        id=edited_id(root_id, list(transforms)),
-        family=origin.family,
-        params=dict(origin.params),
-        seed=origin.seed,
-        formula=last.formula,
-        label=last.label_after,
-        certificate=dict(last.certificate),
+    instance = origin.derive(
+        edited_id(root_id, list(transforms)),
+        last.formula,
+        last.label_after,
+        dict(last.certificate),
         structure=structure,
         provenance=provenance,
         base_id=root_id,

@@ -145,14 +145,11 @@ def derived_instance(
         "operators": [t.operator for t in full.steps],
         "seed": seed,
     }
-    return Instance(
-        id=derived_id(root_id, full.steps),
-        family=origin.family,
-        params=dict(origin.params),
-        seed=origin.seed,
-        formula=formula,
-        label=result.status,
-        certificate=result.to_json(formula),
+    return origin.derive(
+        derived_id(root_id, full.steps),
+        formula,
+        result.status,
+        result.to_json(formula),
         structure=structure,
         provenance=provenance,
         base_id=root_id,
