@@ -12,6 +12,7 @@ lives in the CLI beyond argument handling and printing.
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 from collections.abc import Sequence
@@ -205,13 +206,17 @@ def main(argv: Sequence[str] | None = None) -> None:
     process about 0.1 s of CPU (set before a command imports NumPy).
     """
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    command = typer.main.get_command(app)
+    args = list(argv) if argv is not None else sys.argv[1:]
     try:
-        result = command.main(
-            args=list(argv) if argv is not None else None,
-            prog_name="twosat-formal",
-            standalone_mode=False,
-        )
+        plain = _plain_solve(args)
+        if plain is not None:
+            result = _invoke_plain(plain)
+        else:
+            result = typer.main.get_command(app).main(
+                args=list(argv) if argv is not None else None,
+                prog_name="twosat-formal",
+                standalone_mode=False,
+            )
     except (typer.Abort, KeyboardInterrupt):
         console("err_console").print("interrupted", markup=False)
         raise SystemExit(130) from None
@@ -227,6 +232,47 @@ def main(argv: Sequence[str] | None = None) -> None:
     except (OSError, UnicodeDecodeError) as exc:
         fail(_describe_os_error(exc))
     sys.exit(result if isinstance(result, int) else 0)
+
+
+def _plain_solve(args: list[str]) -> dict[str, Any] | None:
+    """``solve``'s arguments when ``args`` is a plain ``solve`` line, else None.
+
+    See :func:`twosat_formal.cli.solve_cmd.plain_solve`. Shell completion (its
+    environment variable set) always goes through Typer.
+    """
+    if args[:1] != ["solve"] or os.environ.get("_TWOSAT_FORMAL_COMPLETE"):
+        return None
+    from twosat_formal.cli.solve_cmd import plain_solve
+
+    return plain_solve(args[1:])
+
+
+def _invoke_plain(kwargs: dict[str, Any]) -> Any:
+    """Run ``solve`` with ``kwargs`` as Typer runs a command (``standalone_mode=False``).
+
+    The same outcomes as through Typer: :class:`typer.Exit` gives its exit code, an
+    interrupt exit code 130, end of input an abort, a closed output pipe exit code 1.
+    """
+    from twosat_formal.cli.solve_cmd import solve_command
+
+    try:
+        try:
+            return solve_command(**kwargs)
+        except EOFError as exc:
+            typer.echo(file=sys.stderr)
+            raise typer.Abort() from exc
+        except KeyboardInterrupt as exc:
+            raise typer.Exit(130) from exc
+        except OSError as exc:
+            if exc.errno != errno.EPIPE:
+                raise
+            from typer._click.utils import PacifyFlushWrapper
+
+            sys.stdout = PacifyFlushWrapper(sys.stdout)
+            sys.stderr = PacifyFlushWrapper(sys.stderr)
+            sys.exit(1)
+    except typer.Exit as exc:
+        return exc.exit_code
 
 
 def _describe_os_error(exc: BaseException) -> str:

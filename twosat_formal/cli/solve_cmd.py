@@ -4,13 +4,21 @@
 cycle); ``--json`` prints one object, the one :meth:`SolveResult.to_json` gives
 (encoded in bulk by :meth:`SolveResult.to_json_text`).
 ``inspect`` prints the implication-graph structure of a 2-CNF (:func:`analyze`).
+
+A plain ``solve`` command line (one FILE and the options below, each at most once,
+every value a separate word or ``--option=value``) is read by :func:`plain_solve`
+without Typer's parameter processing, which imports pydantic (about 0.15 s of a
+one-off solve): the CLI's entry point calls :func:`solve_command` with the very
+arguments Typer would pass. Anything else (``--help``, an unknown or repeated
+option, a value Typer would refuse, ``--``) goes through Typer as every other
+command does, which prints its usual messages.
 """
 
 from __future__ import annotations
 
 import json
 from enum import StrEnum
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -25,7 +33,7 @@ if TYPE_CHECKING:  # the solver stack is imported when a command runs, not for -
     from twosat_formal.formula import Formula
     from twosat_formal.solve import SolveResult
 
-__all__ = ["SAT_COMPETITION_CODES", "inspect", "solve_command"]
+__all__ = ["SAT_COMPETITION_CODES", "inspect", "plain_solve", "solve_command"]
 
 #: Human output lists at most this many literals of a model, cycle or literal set.
 SHOWN = 100
@@ -128,6 +136,72 @@ def solve_command(
             console("out_console").print(line, markup=False)
     if exit_codes:
         raise typer.Exit(SAT_COMPETITION_CODES[result.status])
+
+
+#: ``solve``'s options, as :func:`plain_solve` reads them: flag -> parameter name.
+_FLAGS = {"--json": "as_json", "--exit-codes": "exit_codes"}
+#: ``solve``'s options that take a value: option -> parameter name.
+_VALUED = {"--backend": "backend", "--format": "format"}
+
+
+def plain_solve(args: list[str]) -> dict[str, Any] | None:
+    """The keyword arguments Typer would pass to :func:`solve_command`, for plain ``args``.
+
+    ``args`` are the words after ``solve``. A plain line has one FILE (a word not
+    starting with ``-``, or ``-`` itself) and at most once each ``--json``,
+    ``--exit-codes``, ``--backend NAME`` and ``--format dimacs|dsl`` (a value as the
+    next word or after ``=``, not starting with ``-``), in any order. Anything else
+    gives None: Typer reads that line, with its own help and error messages.
+
+    Examples
+    --------
+    >>> plain_solve(["f.cnf", "--json", "--backend=z3"])
+    {'file': 'f.cnf', 'backend': 'z3', 'as_json': True, 'format': None, 'exit_codes': False}
+    >>> plain_solve(["f.cnf", "--help"]) is None, plain_solve(["--format", "cnf", "f"]) is None
+    (True, True)
+    """
+    given: dict[str, Any] = {}
+    words = iter(args)
+    for word in words:
+        if not _plain_word(word):
+            return None
+        option, equals, value = word.partition("=")
+        if word in _FLAGS:
+            name, value = _FLAGS[word], ""  # a flag given: True below
+        elif option in _VALUED:
+            name = _VALUED[option]
+            if not equals:
+                value = next(words, "-")  # "-": no value, so not plain
+            if value.startswith("-") or not _plain_word(value):
+                return None
+        elif word == "-" or not word.startswith("-"):
+            name, value = "file", word
+        else:
+            return None
+        if name in given:
+            return None
+        given[name] = True if name in _FLAGS.values() else value
+    if "file" not in given:
+        return None
+    fmt = given.get("format")
+    if fmt is not None and fmt not in {choice.value for choice in FormatChoice}:
+        return None
+    return {
+        "file": given["file"],
+        "backend": given.get("backend", "scc"),
+        "as_json": given.get("as_json", False),
+        "format": None if fmt is None else FormatChoice(fmt),
+        "exit_codes": given.get("exit_codes", False),
+    }
+
+
+def _plain_word(word: str) -> bool:
+    """Whether ``word`` is text Typer passes on unchanged (no lone surrogates)."""
+    try:
+        word.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _structure_table(structure: Structure) -> Table:
