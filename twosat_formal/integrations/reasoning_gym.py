@@ -55,6 +55,16 @@ def register() -> list[str]:
         def score_answer(self, answer: str | None, entry: dict[str, Any]) -> float:
             return self.inner.score_answer(answer, entry)
 
+    def size_range(name: str, description: str) -> RangeAttributeDefinition:
+        """The range ``min_<name>``..``max_<name>``, widened level by level."""
+        return RangeAttributeDefinition(
+            name=name,
+            levels=[getattr(level, f"max_{name}") for level in levels],
+            description=description,
+            lower_field_name=f"min_{name}",
+            upper_field_name=f"max_{name}",
+        )
+
     def curriculum_for(name: str, config_cls: type[gym.TwoSatConfig]) -> type[BaseCurriculum]:
         class TwoSatCurriculum(BaseCurriculum):
             """The levels of :class:`twosat_formal.gym.Curriculum`."""
@@ -62,20 +72,8 @@ def register() -> list[str]:
             def __init__(self) -> None:
                 super().__init__(f"{name} curriculum", config_cls)
                 self._define_attributes(
-                    RangeAttributeDefinition(
-                        name="clauses",
-                        levels=[level.max_clauses for level in levels],
-                        description="clause count of the formula",
-                        lower_field_name="min_clauses",
-                        upper_field_name="max_clauses",
-                    ),
-                    RangeAttributeDefinition(
-                        name="filler_share",
-                        levels=[level.max_filler_share for level in levels],
-                        description="share of filler clauses",
-                        lower_field_name="min_filler_share",
-                        upper_field_name="max_filler_share",
-                    ),
+                    size_range("clauses", "clause count of the formula"),
+                    size_range("filler_share", "share of filler clauses"),
                     ScalarAttributeDefinition(
                         name="knob_spread",
                         levels=[level.knob_spread for level in levels],
