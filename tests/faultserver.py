@@ -63,8 +63,9 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from types import TracebackType
 from typing import Any
+
+from twosat_formal.closing import Closing
 
 __all__ = [
     "FAULTS",
@@ -117,7 +118,7 @@ def _prompt_of(path: str, body: Mapping[str, Any]) -> str:
     return str(body.get("prompt", ""))
 
 
-class FaultServer:
+class FaultServer(Closing):
     """The fault-injecting server; use it as a context manager or ``start``/``stop``.
 
     Parameters
@@ -229,12 +230,8 @@ class FaultServer:
     def __enter__(self) -> FaultServer:
         return self.start()
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def close(self) -> None:
+        """Stop serving on leaving a ``with`` block (:meth:`stop`)."""
         self.stop()
 
     # -- bookkeeping -------------------------------------------------------------------------
