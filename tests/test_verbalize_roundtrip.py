@@ -105,12 +105,20 @@ def test_proof_passes_for_every_scheme(formula: Formula, name: str, seed: int) -
     assert prove_roundtrip(formula, prompt.text, name, list(prompt.entities))["result"] == "proved"
 
 
+@st.composite
+def verbalized(draw: st.DrawFn) -> tuple[Formula, str, Prompt]:
+    """A formula, a scheme and the formula's prompt in that scheme (a drawn seed)."""
+    formula = draw(clause_formulas())
+    name = draw(st.sampled_from(SCHEMES))
+    return formula, name, verbalize(formula, name, seed=draw(st.integers(0, 2**16)))
+
+
 @settings(max_examples=150)
-@given(clause_formulas(), st.sampled_from(SCHEMES), st.integers(0, 2**16), st.data())
+@given(verbalized(), st.data())
 def test_flipped_value_word_is_rejected(
-    formula: Formula, name: str, seed: int, data: st.DataObject
+    case: tuple[Formula, str, Prompt], data: st.DataObject
 ) -> None:
-    prompt = verbalize(formula, name, seed=seed)
+    formula, name, prompt = case
     true, false = VALUE_SWAPS[name]
     row, spot = draw_spot(data, formula, prompt, f"{re.escape(false)}|{re.escape(true)}")
     swapped = false if spot.group() == true else true
@@ -118,11 +126,9 @@ def test_flipped_value_word_is_rejected(
 
 
 @settings(max_examples=150)
-@given(clause_formulas(), st.sampled_from(SCHEMES), st.integers(0, 2**16), st.data())
-def test_swapped_name_is_rejected(
-    formula: Formula, name: str, seed: int, data: st.DataObject
-) -> None:
-    prompt = verbalize(formula, name, seed=seed)
+@given(verbalized(), st.data())
+def test_swapped_name_is_rejected(case: tuple[Formula, str, Prompt], data: st.DataObject) -> None:
+    formula, name, prompt = case
     naming = NAMINGS[TEMPLATES.get(name).naming]
     row, spot = draw_spot(data, formula, prompt, ENTITY_RE[naming.name])
     others = [e for e in prompt.entities if e != spot.group()]
@@ -134,11 +140,9 @@ def test_swapped_name_is_rejected(
 
 
 @settings(max_examples=100)
-@given(clause_formulas(), st.sampled_from(SCHEMES), st.integers(0, 2**16), st.data())
-def test_dropped_line_is_rejected(
-    formula: Formula, name: str, seed: int, data: st.DataObject
-) -> None:
-    prompt = verbalize(formula, name, seed=seed)
+@given(verbalized(), st.data())
+def test_dropped_line_is_rejected(case: tuple[Formula, str, Prompt], data: st.DataObject) -> None:
+    formula, _, prompt = case
     lines = prompt.verbalization.split("\n")
     # preamble, the clause lines, the question (the blank line carries no content)
     row = data.draw(st.sampled_from([*range(formula.num_clauses + 1), len(lines) - 1]))
