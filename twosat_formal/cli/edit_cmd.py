@@ -11,7 +11,6 @@ goes to stderr.
 
 from __future__ import annotations
 
-import sys
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -26,7 +25,7 @@ from twosat_formal.cli.options import (
     RayAddressOption,
     open_executor,
 )
-from twosat_formal.cli.progress import with_progress
+from twosat_formal.cli.progress import write_with_progress
 from twosat_formal.edits import EDITS
 from twosat_formal.edits.operators import default_operators
 
@@ -129,7 +128,6 @@ def edit(
 ) -> None:
     """Make solver-verified symbolic edits, label-preserving or label-changing."""
     from twosat_formal.edits import EditRun, edit_lines
-    from twosat_formal.jsonl import write_lines
 
     chosen = list(ops) if ops else list(default_operators())
     if premise_edits:
@@ -146,11 +144,6 @@ def edit(
             keep_base=keep_base,
             executor=runner,
         )
-        shown = with_progress(lines, None, "editing", enabled=progress)
-        if out is None:
-            written = write_lines(shown, sys.stdout)
-            sys.stdout.flush()
-        else:
-            written = write_lines(shown, out)
+        written = write_with_progress(lines, out, None, "editing", enabled=progress)
     where = f" to {out}" if out is not None else ""
     err_console.print(f"wrote {written} records{where}: {run.summary()}", markup=False)

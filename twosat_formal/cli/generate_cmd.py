@@ -8,7 +8,6 @@ the Table 1 grid; ``generate FAMILY --grid paper-7`` sweeps the family's knobs.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -24,7 +23,7 @@ from twosat_formal.cli.options import (
     ShardOption,
     open_executor,
 )
-from twosat_formal.cli.progress import with_progress
+from twosat_formal.cli.progress import write_with_progress
 from twosat_formal.errors import ConfigError
 
 __all__ = ["families", "generate"]
@@ -100,7 +99,6 @@ def generate(
     from twosat_formal.generators.grids import grid_cells
     from twosat_formal.generators.knobs import parse_settings
     from twosat_formal.generators.lines import dataset_lines, shard_size
-    from twosat_formal.jsonl import write_lines
 
     params = parse_settings(settings or [])
     part = parse_shard(shard) if shard is not None else None
@@ -119,10 +117,6 @@ def generate(
     total = shard_size(datasets, part)
     with open_executor(executor, jobs, ray_address) as runner:
         lines = dataset_lines(datasets, executor=runner, shard=part)
-        shown = with_progress(lines, total, "generating", enabled=progress)
-        if out is None:
-            write_lines(shown, sys.stdout)
-            sys.stdout.flush()
-        else:
-            written = write_lines(shown, out)
-            err_console.print(f"wrote {written} instances to {out}", markup=False)
+        written = write_with_progress(lines, out, total, "generating", enabled=progress)
+    if out is not None:
+        err_console.print(f"wrote {written} instances to {out}", markup=False)

@@ -8,7 +8,6 @@ carry ``base_id`` and ``transforms``, keep the label and have fresh ids.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -23,7 +22,7 @@ from twosat_formal.cli.options import (
     RayAddressOption,
     open_executor,
 )
-from twosat_formal.cli.progress import with_progress
+from twosat_formal.cli.progress import write_with_progress
 from twosat_formal.perturb import OPERATORS
 from twosat_formal.perturb.chain import parse_steps
 from twosat_formal.perturb.instances import perturb_lines
@@ -76,17 +75,11 @@ def perturb(
     ray_address: RayAddressOption = None,
 ) -> None:
     """Apply a chain of proven perturbations to a formula file or a dataset."""
-    from twosat_formal.jsonl import write_lines
 
     steps = parse_steps(ops, settings or [])
     with open_executor(executor, jobs, ray_address) as runner:
         lines = perturb_lines(input_path, steps, seed=seed, keep_base=keep_base, executor=runner)
-        shown = with_progress(lines, None, "perturbing", enabled=progress)
-        if out is None:
-            written = write_lines(shown, sys.stdout)
-            sys.stdout.flush()
-        else:
-            written = write_lines(shown, out)
+        written = write_with_progress(lines, out, None, "perturbing", enabled=progress)
     where = "stdout" if out is None else str(out)
     err_console.print(f"wrote {written} records to {where}", markup=False)
 

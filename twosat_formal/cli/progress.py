@@ -11,14 +11,17 @@ Examples
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from rich.progress import Progress
 
-__all__ = ["progress_callback", "with_progress"]
+__all__ = ["progress_callback", "with_progress", "write_with_progress"]
 
 T = TypeVar("T")
 
@@ -81,3 +84,25 @@ def progress_callback(label: str, *, enabled: bool = True) -> Iterator[Callable[
             bar.update(task, completed=done, total=total)
 
         yield advance
+
+
+def write_with_progress(
+    lines: Iterable[str], out: Path | None, total: int | None, label: str, *, enabled: bool
+) -> int:
+    """Write JSON Lines ``lines`` to ``out`` (stdout when ``None``) under a bar; their count.
+
+    >>> import contextlib, io
+    >>> buf = io.StringIO()
+    >>> with contextlib.redirect_stdout(buf):
+    ...     count = write_with_progress(['{"a": 1}'], None, 1, "writing", enabled=False)
+    >>> count, buf.getvalue()
+    (1, '{"a": 1}\\n')
+    """
+    from twosat_formal.jsonl import write_lines
+
+    shown = with_progress(lines, total, label, enabled=enabled)
+    if out is not None:
+        return write_lines(shown, out)
+    written = write_lines(shown, sys.stdout)
+    sys.stdout.flush()
+    return written

@@ -32,7 +32,7 @@ from twosat_formal.cli.options import (
     ShardOption,
     open_executor,
 )
-from twosat_formal.cli.progress import with_progress
+from twosat_formal.cli.progress import write_with_progress
 from twosat_formal.errors import ConfigError
 from twosat_formal.executors import parse_shard
 from twosat_formal.io import parse_formula, read_formula, write_dimacs, write_dsl
@@ -188,7 +188,6 @@ def _verbalize_dataset(
     ask_cycle: bool = False,
 ) -> None:
     from twosat_formal.executors import shard_range
-    from twosat_formal.jsonl import write_lines
     from twosat_formal.verbalize.lines import count_records, prompt_lines
 
     total = len(shard_range(count_records(file), part)) * len(names) if progress else None
@@ -202,10 +201,7 @@ def _verbalize_dataset(
             source=source,
             ask_cycle=ask_cycle,
         )
-        written = write_lines(
-            with_progress(lines, total, "verbalizing", enabled=progress),
-            out if out is not None else sys.stdout,
-        )
+        written = write_with_progress(lines, out, total, "verbalizing", enabled=progress)
     if out is not None:
         err_console.print(f"wrote {written} prompts to {out}", markup=False)
 
