@@ -3,8 +3,10 @@
 A request is keyed by :func:`request_key`: the SHA-256 of the model spec, the
 endpoint, the prompt's hash, the sampling parameters and the sample index. The
 ``results`` table holds at most one row per key (``INSERT ... ON CONFLICT DO
-NOTHING``) and every result is committed on its own, so a run that is killed loses
-at most the requests it had in flight, and a re-run skips every stored key.
+NOTHING``); :meth:`RunStore.put` commits each result, :meth:`RunStore.put_many` leaves
+a group of them for one :meth:`RunStore.commit` (the evaluation runner commits every
+50 ms), so a killed run loses at most what was not committed, and a re-run skips
+every stored key.
 
 Tables (``SCHEMA_VERSION`` 1):
 
@@ -246,6 +248,56 @@ def _bool(value: Any) -> bool | None:
     return None if value is None else bool(value)
 
 
+_INSERT_RESULT = (
+    "INSERT INTO results (key, model, endpoint, prompt_hash, prompt_id, params, "
+    "sample, run_id, label, response, finish_reason, prompt_tokens, "
+    "completion_tokens, latency_s, attempts, error, failure, decision, "
+    "decision_correct, witness_valid, witness_reason, witness, truncated, "
+    "lenient_failure, lenient_decision, lenient_decision_correct, "
+    "lenient_witness_valid, created_at, cycle_valid, cycle_reason) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+    "?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING"
+)
+
+
+def _result_values(result: ResultRow, key: str | None) -> tuple[Any, ...]:
+    """The values of :data:`_INSERT_RESULT` for ``result`` (stored under ``key``)."""
+    j = result.judgement
+    r = result.response
+    return (
+        key or result.key,
+        result.model,
+        _public_endpoint(result.endpoint),
+        result.prompt_hash,
+        result.prompt_id,
+        result.params,
+        int(result.sample),
+        result.run_id,
+        j.label,
+        r.text if r is not None else None,
+        r.finish_reason if r is not None else None,
+        r.prompt_tokens if r is not None else None,
+        r.completion_tokens if r is not None else None,
+        r.latency_s if r is not None else None,
+        int(result.attempts),
+        j.error,
+        j.failure,
+        j.decision,
+        int(j.decision_correct),
+        _flag(j.witness_valid),
+        j.witness_reason,
+        json.dumps(j.witness, sort_keys=True) if j.witness is not None else None,
+        int(j.truncated),
+        j.lenient_failure,
+        j.lenient_decision,
+        int(j.lenient_decision_correct),
+        _flag(j.lenient_witness_valid),
+        result.created_at,
+        _flag(j.cycle_valid),
+        j.cycle_reason,
+    )
+
+
 class RunStore(Closing):
     """A run store at ``path`` (created when missing), opened for reading and writing.
 
@@ -432,53 +484,29 @@ class RunStore(Closing):
         groups the results of a few milliseconds into one commit). ``key`` is
         ``result.key`` when the caller has it at hand already.
         """
-        j = result.judgement
-        r = result.response
-        cursor = self._db.execute(
-            "INSERT INTO results (key, model, endpoint, prompt_hash, prompt_id, params, "
-            "sample, run_id, label, response, finish_reason, prompt_tokens, "
-            "completion_tokens, latency_s, attempts, error, failure, decision, "
-            "decision_correct, witness_valid, witness_reason, witness, truncated, "
-            "lenient_failure, lenient_decision, lenient_decision_correct, "
-            "lenient_witness_valid, created_at, cycle_valid, cycle_reason) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-            "?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING",
-            (
-                key or result.key,
-                result.model,
-                _public_endpoint(result.endpoint),
-                result.prompt_hash,
-                result.prompt_id,
-                result.params,
-                int(result.sample),
-                result.run_id,
-                j.label,
-                r.text if r is not None else None,
-                r.finish_reason if r is not None else None,
-                r.prompt_tokens if r is not None else None,
-                r.completion_tokens if r is not None else None,
-                r.latency_s if r is not None else None,
-                int(result.attempts),
-                j.error,
-                j.failure,
-                j.decision,
-                int(j.decision_correct),
-                _flag(j.witness_valid),
-                j.witness_reason,
-                json.dumps(j.witness, sort_keys=True) if j.witness is not None else None,
-                int(j.truncated),
-                j.lenient_failure,
-                j.lenient_decision,
-                int(j.lenient_decision_correct),
-                _flag(j.lenient_witness_valid),
-                result.created_at,
-                _flag(j.cycle_valid),
-                j.cycle_reason,
-            ),
-        )
+        cursor = self._db.execute(_INSERT_RESULT, _result_values(result, key))
         if commit:
             self._db.commit()
         return cursor.rowcount == 1
+
+    def put_many(self, results: Iterable[tuple[ResultRow, str | None]]) -> int:
+        """Store ``(result, key)`` pairs in one statement; how many were new.
+
+        The same rows as one :meth:`put` each (a stored key is kept, not replaced),
+        left for the next :meth:`commit`; ``key`` is ``result.key`` or ``None``.
+
+        >>> import tempfile, pathlib
+        >>> from twosat_formal.scoring import error_judgement
+        >>> rows = [ResultRow("ref/coin", "local", "ab", "p1", "{}", s, error_judgement("SAT", "x"))
+        ...         for s in (0, 1, 0)]
+        >>> with RunStore(pathlib.Path(tempfile.mkdtemp()) / "runs.sqlite") as store:
+        ...     store.put_many((row, None) for row in rows), store.count()
+        (2, 2)
+        """
+        cursor = self._db.executemany(
+            _INSERT_RESULT, (_result_values(result, key) for result, key in results)
+        )
+        return cursor.rowcount
 
     def commit(self) -> None:
         """Commit the results stored with ``put(..., commit=False)``."""

@@ -27,7 +27,7 @@ from twosat_formal.evaluate.limits import ModelLimiter, ModelLimits, split_limit
 from twosat_formal.evaluate.summary import EvalSummary, story_counts
 from twosat_formal.model import Model, SamplingParams
 from twosat_formal.models.base import sampling_for
-from twosat_formal.models.retry import RetryingModel, RetryPolicy
+from twosat_formal.models.retry import Outcome, RetryingModel, RetryPolicy
 from twosat_formal.provenance import tool_version
 from twosat_formal.scoring import (
     LABELS,
@@ -39,7 +39,16 @@ from twosat_formal.scoring import (
 )
 from twosat_formal.store import ResultRow, RunStore, prompt_hash, request_key
 
-__all__ = ["COMMIT_INTERVAL_S", "EVAL_EXECUTORS", "PLAN_BATCH", "evaluate", "run_eval"]
+__all__ = [
+    "COMMIT_INTERVAL_S",
+    "EVAL_EXECUTORS",
+    "PLAN_BATCH",
+    "SCORE_BATCH",
+    "SCORE_QUIET_S",
+    "SCORE_WAIT_S",
+    "evaluate",
+    "run_eval",
+]
 
 #: Where ``eval`` can ask its models (``--executor``).
 EVAL_EXECUTORS = ("local", "ray")
@@ -47,8 +56,19 @@ EVAL_EXECUTORS = ("local", "ray")
 #: Requests planned, and looked up in the store, at a time.
 PLAN_BATCH = 512
 
+#: Answers are scored and stored once no other answer has come in for this many
+#: seconds (the end of a burst of answers), so that the requests that take their slots
+#: go out first, ...
+SCORE_QUIET_S = 0.001
+#: ... or at the latest this many seconds after the first answer of the batch came in.
+SCORE_WAIT_S = 0.05
+#: Answers scored and stored (one ``INSERT`` statement) between two turns of the event
+#: loop: a long batch never holds up the requests for longer than this many scorings.
+SCORE_BATCH = 8
+
 #: Results stored within this many seconds share one commit. A killed run loses at most
-#: these (and the requests in flight); the next run asks them again.
+#: these, the answers not scored yet and the requests in flight; the next run asks them
+#: again (see :func:`run_eval`).
 COMMIT_INTERVAL_S = 0.05
 
 
@@ -82,6 +102,10 @@ class _Runner:
         self.progress: Progress | None = None
         self.task: TaskID | None = None
         self._commit_timer: asyncio.TimerHandle | None = None
+        self._answered: list[tuple[_Request, Outcome]] = []
+        self._drain_due = False
+        self._last_answer = 0.0
+        self._group: asyncio.TaskGroup | None = None
 
     def params_of(self, model: Model) -> tuple[SamplingParams, str]:
         """A model's sampling parameters (the run's, with its spec's options) and key."""
@@ -95,41 +119,78 @@ class _Runner:
         self.summary.retries += 1
 
     async def handle(self, request: _Request) -> None:
-        item = request.item
+        """Ask one request; its answer waits for :meth:`drain`, so the request's slot
+        is free as soon as the answer is in (scoring never delays the next request)."""
         params = self.params_of(request.model)[0]
-        outcome = await request.model.attempt(item.prompt.text, params, request.sample)
-        response = outcome.response
-        error = str(outcome.error or "request failed")
-        judgement: Judgement
-        if response is None:
-            judgement = error_judgement(item.label, error)
+        outcome = await request.model.attempt(request.item.prompt.text, params, request.sample)
+        self._answered.append((request, outcome))
+        self._last_answer = asyncio.get_running_loop().time()
+        if not self._drain_due:
+            self._drain_due = True
+            assert self._group is not None
+            self._group.create_task(self._drain_later())
+
+    async def _drain_later(self) -> None:
+        """Wait for the end of a burst of answers (:data:`SCORE_QUIET_S`, at most
+        :data:`SCORE_WAIT_S`), then drain them :data:`SCORE_BATCH` at a time."""
+        loop = asyncio.get_running_loop()
+        first = loop.time()
+        while True:
+            await asyncio.sleep(SCORE_QUIET_S)
+            now = loop.time()
+            if now - self._last_answer >= SCORE_QUIET_S or now - first >= SCORE_WAIT_S:
+                break
+        while True:
+            self.drain(SCORE_BATCH)
+            if not self._answered:
+                break
+            await asyncio.sleep(0)  # the requests and answers waiting meanwhile go first
+        self._drain_due = False
+
+    def drain(self, limit: int | None = None) -> None:
+        """Score the first ``limit`` answers waiting (all of them for ``None``), store
+        them in one statement, count them."""
+        if limit is None or len(self._answered) <= limit:
+            batch, self._answered = self._answered, []
         else:
-            judgement = score(response, item.prompt, item.formula, item.label)
-        row = ResultRow(
-            model=request.model.spec,
-            endpoint=request.model.endpoint,
-            prompt_hash=request.prompt_sha,
-            prompt_id=item.prompt.id,
-            params=self.params_of(request.model)[1],
-            sample=request.sample,
-            judgement=judgement,
-            response=response,
-            attempts=outcome.attempts,
-            run_id=self.run_id,
-        )
-        self.store.put(row, commit=False, key=request.key)
+            batch, self._answered = self._answered[:limit], self._answered[limit:]
+        if not batch:
+            return
+        rows: list[tuple[ResultRow, str]] = []
+        summary = self.summary
+        for request, outcome in batch:
+            item, model, response = request.item, request.model, outcome.response
+            judgement: Judgement
+            if response is None:
+                error = str(outcome.error or "request failed")
+                judgement = error_judgement(item.label, error)
+                summary.errors[error] += 1
+                summary.model_errors[model.spec] += 1
+            else:
+                judgement = score(response, item.prompt, item.formula, item.label)
+            row = ResultRow(
+                model=model.spec,
+                endpoint=model.endpoint,
+                prompt_hash=request.prompt_sha,
+                prompt_id=item.prompt.id,
+                params=self.params_of(model)[1],
+                sample=request.sample,
+                judgement=judgement,
+                response=response,
+                attempts=outcome.attempts,
+                run_id=self.run_id,
+            )
+            rows.append((row, request.key))
+            summary.correct += judgement.correct
+            summary.failures[judgement.failure] += 1
+            summary.model_done[model.spec] += 1
+        self.store.put_many(rows)
+        summary.done += len(batch)
         if self._commit_timer is None:
             loop = asyncio.get_running_loop()
             self._commit_timer = loop.call_later(COMMIT_INTERVAL_S, self.commit)
-        self.summary.done += 1
-        self.summary.correct += judgement.correct
-        self.summary.failures[judgement.failure] += 1
-        self.summary.model_done[request.model.spec] += 1
-        if response is None:
-            self.summary.errors[error] += 1
-            self.summary.model_errors[request.model.spec] += 1
         if self.progress is not None and self.task is not None:
-            self.progress.update(self.task, advance=1, accuracy=self._accuracy_text())
+            self.progress.update(self.task, advance=len(batch), accuracy=self._accuracy_text())
 
     def commit(self) -> None:
         """Commit the results stored since the last commit."""
@@ -224,6 +285,7 @@ class _Runner:
                 group.create_task(one(request, limiter))
 
         async with asyncio.TaskGroup() as group:
+            self._group = group
             for model in retrying:
                 group.create_task(feed(model, group))
 
@@ -336,6 +398,15 @@ async def run_eval(
         Per-model limits by spec (:class:`~twosat_formal.evaluate.limits.ModelLimits`:
         requests in flight, requests and tokens per minute), within ``concurrency``.
 
+    Notes
+    -----
+    Answers are scored and stored off the requests' path, in batches
+    (:data:`SCORE_QUIET_S`, :data:`SCORE_WAIT_S`, :data:`SCORE_BATCH`), and committed in
+    groups (:data:`COMMIT_INTERVAL_S`). A run that ends, is cancelled or fails stores
+    and commits every answer that came in; a killed process loses what was not
+    committed yet (the requests in flight, the answers not scored, the last commit
+    interval's results). A re-run asks exactly what is not stored, once.
+
     Returns
     -------
     EvalSummary
@@ -415,7 +486,10 @@ async def run_eval(
         raise first from None
     finally:
         summary.elapsed_s = time.perf_counter() - started
-        runner.commit()
+        try:
+            runner.drain()  # the answers in, not scored yet: a cancelled run keeps them
+        finally:
+            runner.commit()
         if bar is not None:
             bar.stop()
         store.finish_run(summary.run_id, status)
