@@ -214,3 +214,92 @@ def test_missing_question_and_wrong_preamble() -> None:
 def test_text_after_the_question_is_not_read() -> None:
     text = LOGIC.replace("D is maybe", "D is true") + "\n\nEither Z is true or Y is true (or both)."
     assert backparse(text).entities == ("A", "B", "C", "D")
+
+
+#: Edits that keep a text near the rendered layout (the line-by-line reading's edge).
+EDITS = st.sampled_from(
+    [
+        ("", ""),
+        ("\n", "\n\n"),
+        ("\n", " \n"),
+        ("\n", "\r\n"),
+        (" ", "  "),
+        (" or ", " or "),
+        (" or ", ". "),
+        (".", ". ."),
+        (".\n", "\n"),
+        ("\u2019", "'"),
+        ("true", "false"),
+        ("Red", "Green"),
+        (" (or both)", ""),
+        (" (or several)", " (or both)"),
+        ("1", "01"),
+        ("A", "Aa"),
+        ("?", "? more"),
+        ("?", "?text"),
+        ("?", "?."),
+        ("\n\n", "\n"),
+        ("\n\n", "\n\n\n"),
+    ]
+)
+
+
+@settings(max_examples=300)
+@given(
+    formulas(max_vars=30, max_clauses=20),
+    st.sampled_from(SCHEMES),
+    st.integers(0, 2**32),
+    st.lists(st.tuples(EDITS, st.integers(0, 10**6)), max_size=3),
+    st.booleans(),
+    st.data(),
+)
+def test_line_reading_reads_what_the_word_reading_reads(
+    formula: Formula,
+    name: str,
+    seed: int,
+    edits: list[tuple[tuple[str, str], int]],
+    with_entities: bool,
+    data: st.DataObject,
+) -> None:
+    """The line-by-line reading of a rendered layout returns the word reading's result.
+
+    It may decline a text (``None``: the word reading then reads it or raises), but what
+    it returns must equal the word-by-word reading's result for that text.
+    """
+    from twosat_formal.verbalize.backparse import _read_lines, _read_words
+
+    prompt = verbalize(formula, name, seed=seed)
+    text = prompt.text
+    for (old, new), at in edits:  # replace one occurrence of ``old`` (the at-th, cyclically)
+        found = [i for i in range(len(text)) if text.startswith(old, i)] if old else [0]
+        if found:
+            i = found[at % len(found)]
+            text = text[:i] + new + text[i + len(old) :]
+    if prompt.entities and data.draw(st.booleans()):  # an entity near a well-formed one
+        entity = data.draw(st.sampled_from(prompt.entities))
+        suffix = data.draw(st.sampled_from(["1", "2", "x", "0"]))
+        text = text.replace(entity + " ", entity + suffix + " ", 1)
+    entities = None
+    if with_entities:
+        entities = list(prompt.entities)
+        if entities and data.draw(st.booleans()):
+            entities.pop(data.draw(st.integers(0, len(entities) - 1)))
+    scheme = TEMPLATES.get(name)
+    fast = _read_lines(text, scheme, entities)
+    rendered = text == prompt.text and (entities is None or len(entities) == formula.num_vars)
+    if rendered and formula.num_clauses and all(len(c) <= 2 for c in formula.clauses):
+        assert fast is not None  # the rendered layout itself is read line by line
+    if fast is not None:
+        assert fast == _read_words(text, name, entities, None)
+
+
+@settings(max_examples=150)
+@given(formulas(max_vars=30), st.sampled_from(SCHEMES), st.integers(0, 2**32))
+def test_sentences_are_those_of_sentence(formula: Formula, name: str, seed: int) -> None:
+    scheme = TEMPLATES.get(name)
+    entities = verbalize(formula, name, seed=seed).entities
+    expected = [
+        scheme.sentence([(entities[abs(x) - 1], x > 0) for x in clause])
+        for clause in formula.clauses
+    ]
+    assert scheme.sentences(formula.clauses, entities) == expected

@@ -113,6 +113,11 @@ class Prompt:
         )
 
 
+#: How many entities the example JSON of a prompt shows
+#: (:func:`~twosat_formal.prompts.template_prompt` shows the first three it is given).
+SHOWN = 3
+
+
 def render(formula: Formula, scheme: Scheme, entities: Sequence[str]) -> str:
     """The verbalization of ``formula``: preamble, sentences, blank line, question.
 
@@ -127,17 +132,23 @@ def render(formula: Formula, scheme: Scheme, entities: Sequence[str]) -> str:
     <BLANKLINE>
     Is there a configuration of doors that satisfies all the rules?
     """
-    lines = [scheme.preamble]
-    for clause in formula.clauses:
-        lines.append(scheme.sentence([(entities[abs(lit) - 1], lit > 0) for lit in clause]))
+    lines = [scheme.preamble, *scheme.sentences(formula.clauses, entities)]
     return "\n".join(lines) + "\n\n" + scheme.question
 
 
-def _appearance_order(formula: Formula, entities: Sequence[str]) -> list[str]:
+def _first_shown(formula: Formula, entities: Sequence[str]) -> list[str]:
+    """The entities of the first :data:`SHOWN` variables in order of first appearance.
+
+    >>> _first_shown(Formula([[3, -1], [-3, 2], [4, 1]]), ["a", "b", "c", "d"])
+    ['c', 'a', 'b']
+    """
     seen: dict[int, None] = {}
-    for lit in formula.literals.tolist():
-        seen.setdefault(abs(lit), None)
-    return [entities[v - 1] for v in seen]
+    for clause in formula.clauses:
+        for lit in clause:
+            seen.setdefault(abs(lit), None)
+        if len(seen) >= SHOWN:
+            break
+    return [entities[v - 1] for v in list(seen)[:SHOWN]]
 
 
 def example_formula(formula: Formula, transforms: Sequence[Mapping[str, Any]] | None) -> Formula:
@@ -219,7 +230,7 @@ def verbalize(
             f"{formula.num_vars}",
             parameter="example_from",
         )
-    shown = _appearance_order(formula if example_from is None else example_from, names)
+    shown = _first_shown(formula if example_from is None else example_from, names)
     text = template_prompt(
         verbalization, scheme.true_value, scheme.false_value, shown, ask_cycle=ask_cycle
     )
@@ -267,5 +278,6 @@ def prompt_record(
         ask_cycle=ask_cycle,
         example_from=example_from,
     )
-    proof = prove_roundtrip(formula, prompt.text, prompt.template, prompt.entity_map())
+    # the entity of each variable: the record's map (a formula's names are distinct)
+    proof = prove_roundtrip(formula, prompt.text, prompt.template, prompt.entities)
     return prompt.record(instance_id, proof)

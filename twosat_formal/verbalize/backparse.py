@@ -245,6 +245,66 @@ def read_clauses(
     >>> read_clauses(text, "door", None, None)
     ('door', [[1, -2]], ['door 2', 'door 1'], [2])
     """
+    if template is not None:
+        found = _read_lines(text, TEMPLATES.get(template), entities)
+        if found is not None:
+            return found
+    return _read_words(text, template, entities, source)
+
+
+def _read_lines(
+    text: str, scheme: Scheme, entities: Sequence[str] | None
+) -> tuple[str, list[list[int]], list[str], list[int]] | None:
+    """:func:`read_clauses` of a text laid out as the renderer lays it out, or ``None``.
+
+    The preamble and a line break open the text, every line up to a blank line and the
+    final question is one sentence of one or two literals with single spaces
+    (:attr:`Scheme.clause_lines`), and the question ends at a whitespace or the end:
+    the word-by-word reading then reads one sentence per line (no word but a line's
+    last ends with a period), and this reading returns what it returns, with each
+    line matched by one pattern instead of its words joined and parsed. Any other
+    text, or one with an entity outside the scheme's naming (or the caller's
+    entities), is ``None``: the word-by-word reading reads it or raises the error.
+
+    >>> room = TEMPLATES.get("room")
+    >>> text = "A building has lighting rules:\\nroom 2 is dark.\\n\\n" + room.question
+    >>> _read_lines(text, room, None)
+    ('room', [[-1]], ['room 2'], [2])
+    >>> _read_lines(text.replace("dark", "dim"), room, None) is None
+    True
+    """
+    pattern = scheme.clause_lines
+    head, marker = scheme.preamble + "\n", "\n\n" + scheme.question
+    if pattern is None or not text.startswith(head):
+        return None
+    end = text.find(marker, len(head) - 1)
+    after = end + len(marker)
+    if end < len(head) or (after < len(text) and not text[after].isspace()):
+        return None
+    block = text[len(head) : end]
+    matches = pattern[0].findall(block)
+    if len(matches) != block.count("\n") + 1:
+        return None
+    # the entities in order of first appearance (each match holds two or one of them)
+    seen = dict.fromkeys(e for match in matches for e in (match[0], match[2], match[4]) if e)
+    if not all(map(scheme.entities.is_entity, seen)):
+        return None
+    order = list(seen) if entities is None else [normalize_apostrophes(e) for e in entities]
+    var = {entity: v for v, entity in enumerate(order, 1)}
+    if not var.keys() >= seen.keys():
+        return None
+    sign = {pattern[1]: 1, pattern[2]: -1}
+    clauses = [
+        [var[a] * sign[x], var[b] * sign[y]] if a else [var[u] * sign[z]]
+        for a, x, b, y, u, z in matches
+    ]
+    return scheme.name, clauses, order, list(range(2, len(clauses) + 2))
+
+
+def _read_words(
+    text: str, template: str | None, entities: Sequence[str] | None, source: str | None
+) -> tuple[str, list[list[int]], list[str], list[int]]:
+    """:func:`read_clauses` word by word: any whitespace, errors with their positions."""
     words = _Words(text)
     if template is None:
         scheme = _detect(words, source)

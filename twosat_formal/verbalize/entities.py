@@ -37,7 +37,7 @@ import random
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 from twosat_formal.errors import ConfigError
 from twosat_formal.resources import data_text
@@ -56,6 +56,7 @@ __all__ = [
 
 _PERSON = re.compile(r"([A-Z][a-z]+)([1-9][0-9]*)?\Z")
 _LETTERS = re.compile(r"[A-Z]+\Z")
+_NUMBER = re.compile(r"[1-9][0-9]*")
 
 
 @cache
@@ -127,6 +128,18 @@ def _person_positions() -> dict[str, int]:
     return {name: i for i, name in enumerate(first_names())}
 
 
+@lru_cache(maxsize=1 << 16)
+def _well_formed(naming: str, noun: str, text: str) -> bool:
+    """:meth:`Naming.is_entity`, remembered (a pure function; prompts repeat entities)."""
+    if naming == "letters":
+        return bool(_LETTERS.match(text))
+    if naming == "persons":
+        match = _PERSON.match(text)
+        return match is not None and match.group(1) in _person_positions() and match.group(2) != "1"
+    word, _, number = text.partition(" ")
+    return word == noun and bool(_NUMBER.fullmatch(number))
+
+
 @dataclass(frozen=True)
 class Naming:
     """One entity naming: its enumeration, its universe and its identifier form.
@@ -181,17 +194,7 @@ class Naming:
         ``[A-Z]+``; rooms and doors: the noun, one space, a number ``>= 1`` without
         leading zeros.
         """
-        if self.name == "letters":
-            return bool(_LETTERS.match(text))
-        if self.name == "persons":
-            match = _PERSON.match(text)
-            return (
-                match is not None
-                and match.group(1) in _person_positions()
-                and match.group(2) != "1"
-            )
-        noun, _, number = text.partition(" ")
-        return noun == self.noun and bool(re.fullmatch(r"[1-9][0-9]*", number))
+        return _well_formed(self.name, self.noun, text)
 
     @property
     def pattern(self) -> str:
@@ -200,6 +203,24 @@ class Naming:
             "letters": "A..Z, AA, AB, ...",
             "persons": "a listed first name, optionally followed by 2, 3, ...",
         }.get(self.name, f"{self.noun} 1, {self.noun} 2, ...")
+
+    @property
+    def regex(self) -> str:
+        """A regular expression every well-formed entity matches (no groups).
+
+        Exactly the universe for letters, rooms and doors; for persons any capitalized
+        word with an optional suffix, of which :meth:`is_entity` accepts the listed
+        names (and no suffix ``1``).
+
+        >>> import re
+        >>> bool(re.fullmatch(NAMINGS["rooms"].regex, "room 12")), NAMINGS["doors"].regex
+        (True, 'door [1-9][0-9]*')
+        """
+        if self.name == "letters":
+            return "[A-Z]+"
+        if self.name == "persons":
+            return "[A-Z][a-z]+(?:[1-9][0-9]*)?"
+        return re.escape(self.noun) + " [1-9][0-9]*"
 
     def identifier(self, entity: str) -> str:
         """The variable name that stands for ``entity`` in a back-parsed formula.
@@ -303,7 +324,13 @@ def entity_map(
     >>> sorted(m, key=lambda e: int(e.split()[1]))
     ['room 1', 'room 2', 'room 3', 'room 4']
     """
-    return _naming(naming).draw(num_vars, mapping_rng(seed, copy))
+    return _drawn(_naming(naming), num_vars, int(seed), int(copy))
+
+
+@lru_cache(maxsize=256)
+def _drawn(naming: Naming, num_vars: int, seed: int, copy: int) -> tuple[str, ...]:
+    """:func:`entity_map`, remembered: the schemes of one naming draw the same mapping."""
+    return naming.draw(num_vars, mapping_rng(seed, copy))
 
 
 def fresh_mappings(

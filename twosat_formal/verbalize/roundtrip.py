@@ -28,7 +28,7 @@ from __future__ import annotations
 import os
 import time
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import z3
@@ -87,14 +87,29 @@ def z3_equivalent(
     ...
     twosat_formal.errors.ProofError: the formulas differ: x1=False, x2=False
     """
+    _prove(left, right, num_vars, lambda: names, timeout_ms)
+
+
+def _prove(
+    left: Sequence[Sequence[int]],
+    right: Sequence[Sequence[int]],
+    num_vars: int,
+    names: Callable[[], Sequence[str] | None],
+    timeout_ms: int | None,
+) -> None:
+    """:func:`z3_equivalent`, the names (for a counterexample) asked for only when needed."""
     session = _session()
-    key = (num_vars, tuple(map(tuple, left)), tuple(map(tuple, right)))
+    first = tuple(map(tuple, left))
+    second = first if right is left else tuple(map(tuple, right))
+    key = (num_vars, first, second)
     if key in session.proved:  # this very pair (its literals in range) was proven already
         session.proved.move_to_end(key)
         return
-    if any(not 0 < abs(x) <= num_vars for part in (left, right) for c in part for x in c):
+    if any(not 0 < abs(x) <= num_vars for part in (first, second) for c in part for x in c):
         raise ProofError(f"a literal lies outside the variables 1..{num_vars}")
-    claim = f"(assert (xor {_smt_cnf(left)} {_smt_cnf(right)}))"
+    # the same clauses are the same term: built once (Z3 still proves the pair)
+    term = _smt_cnf(first)
+    claim = f"(assert (xor {term} {term if second == first else _smt_cnf(second)}))"
     session.declare(num_vars)
     ctx, solver = session.ctx, session.solver
     solver.set("timeout", int(timeout_ms) if timeout_ms is not None else _NO_TIMEOUT)
@@ -107,7 +122,8 @@ def z3_equivalent(
             return
         if answer == z3.sat:
             model = solver.model()
-            labels = list(names) if names is not None else [f"x{v}" for v in range(1, num_vars + 1)]
+            given = names()
+            labels = list(given) if given is not None else [f"x{v}" for v in range(1, num_vars + 1)]
             counterexample = {
                 labels[v - 1]: bool(
                     z3.is_true(model.eval(z3.Bool(f"v{v}", ctx), model_completion=True))
@@ -247,22 +263,22 @@ def prove_roundtrip(
         if entity not in index:
             raise CertificateError(f"entity {entity!r} is not in the prompt's entity map")
         sources.append(index[entity])
-    mapped = [
-        [sources[lit - 1] if lit > 0 else -sources[-lit - 1] for lit in clause]
-        for clause in clauses
-    ]
-    source = [list(clause) for clause in formula.clauses]
+    # the source literal of each literal of the text, ``table[lit]`` (negative: from the end)
+    table = [0, *sources, *(-v for v in reversed(sources))]
+    mapped = [tuple(map(table.__getitem__, clause)) for clause in clauses]
+    source = formula.clauses
     if len(mapped) != len(source):
         raise CertificateError(
             f"the text has {len(mapped)} clause sentences for {len(source)} clauses"
         )
-    for i, (got, want) in enumerate(zip(mapped, source, strict=True)):
-        if got != want:
-            raise CertificateError(
-                f"clause {i + 1} reads back as {_show(formula, got)} instead of "
-                f"{_show(formula, want)} (line {lines[i]})"
-            )
-    z3_equivalent(source, mapped, formula.num_vars, names=formula.names, timeout_ms=timeout_ms)
+    if mapped != list(source):  # tuples, equal literal by literal
+        i = next(i for i, (got, want) in enumerate(zip(mapped, source, strict=True)) if got != want)
+        got, want = mapped[i], source[i]
+        raise CertificateError(
+            f"clause {i + 1} reads back as {_show(formula, got)} instead of "
+            f"{_show(formula, want)} (line {lines[i]})"
+        )
+    _prove(source, mapped, formula.num_vars, lambda: formula.names, timeout_ms)
     return {
         "method": METHOD,
         "result": "proved",

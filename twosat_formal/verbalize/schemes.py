@@ -144,6 +144,65 @@ class Scheme:
         remark = self.both if len(phrases) == 2 else self.several
         return self.prefix + " or ".join(phrases) + remark + "."
 
+    def sentences(self, clauses: Sequence[Sequence[int]], entities: Sequence[str]) -> list[str]:
+        """The sentence of each clause, ``entities[v - 1]`` naming variable ``v``.
+
+        The same sentences as :meth:`sentence` of each clause's ``(entity, positive)``
+        pairs, with each entity's two phrases formatted once for all clauses.
+
+        >>> TEMPLATES.get("room").sentences([[1, -2], [2]], ["room 2", "room 1"])
+        ['room 2 is lit or room 1 is dark (or both).', 'room 1 is lit.']
+        """
+        # phrase[lit] for lit in 1..n and -n..-1 (a negative index counts from the end)
+        phrase = [""]
+        phrase += [self.true_phrase.format(e=entity) for entity in entities]
+        phrase += [self.false_phrase.format(e=entity) for entity in reversed(entities)]
+        head, tail = self.prefix, self.both + "."
+        found = []
+        for clause in clauses:
+            if len(clause) == 2:
+                found.append(head + phrase[clause[0]] + " or " + phrase[clause[1]] + tail)
+            elif len(clause) == 1:
+                found.append(phrase[clause[0]] + ".")
+            else:
+                found.append(self.sentence([(entities[abs(x) - 1], x > 0) for x in clause]))
+        return found
+
+    @cached_property
+    def clause_lines(self) -> tuple[re.Pattern[str], str, str] | None:
+        """A pattern of a line that is one sentence of one or two literals, as rendered.
+
+        Returns ``(pattern, true, false)``. Matched on a block of lines
+        (``re.MULTILINE``, one match per line), each match's groups are ``(entity,
+        value, entity, value)`` of a two-literal sentence, then ``(entity, value)`` of a
+        unit sentence (empty for the other kind); a value is the part of a literal
+        phrase after the entity, ``true`` for a true literal and ``false`` for a false
+        one. A line matches only if it is exactly :meth:`sentence` of its literals, with
+        entities that fit :attr:`Naming.regex
+        <twosat_formal.verbalize.entities.Naming.regex>`.
+
+        ``None`` (no scheme of App. G.1) when a literal phrase does not start with its
+        entity, when the two phrases end alike, when the words of a sentence hold a
+        period before its end or a question mark, or when a word of the question ends
+        with a period: the text is then read word by word.
+
+        >>> pattern, true, false = TEMPLATES.get("logic").clause_lines
+        >>> pattern.findall("Either A is false or B is true (or both).\\nC is true.")
+        [('A', ' is false', 'B', ' is true', '', ''), ('', '', '', '', 'C', ' is true')]
+        >>> true, false
+        (' is true', ' is false')
+        """
+        before_true, after_true = self.true_phrase.split("{e}")
+        before_false, after_false = self.false_phrase.split("{e}")
+        fixed = self.prefix + self.both + after_true + after_false
+        if before_true or before_false or after_true == after_false or "." in fixed or "?" in fixed:
+            return None
+        if any(word.endswith(".") for word in self.question.split()):
+            return None
+        literal = f"({self.entities.regex})({re.escape(after_true)}|{re.escape(after_false)})"
+        two = re.escape(self.prefix) + literal + " or " + literal + re.escape(self.both)
+        return re.compile(f"^(?:{two}|{literal})\\.$", re.MULTILINE), after_true, after_false
+
     @cached_property
     def _phrase_res(self) -> tuple[re.Pattern[str], re.Pattern[str]]:
         noun = self.entities.noun
