@@ -61,8 +61,12 @@ def index_literal(nodes: npt.ArrayLike) -> IntArray:
     [1, -1, 3, -3]
     """
     arr = np.asarray(nodes, dtype=np.int64)
-    var = (arr >> 1) + 1
-    return np.where(arr & 1, -var, var)
+    out = arr >> 1
+    out += 1
+    negative = arr & 1
+    out ^= -negative  # ~v == -v - 1: negate where the node is a negation
+    out += negative
+    return out
 
 
 @dataclass(frozen=True, eq=False)

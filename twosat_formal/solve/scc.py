@@ -227,13 +227,14 @@ def model_from_components(components: Components) -> BoolArray:
 
 
 def tree_path(pred: npt.ArrayLike, start: int, goal: int) -> IntArray:
-    """The path ``start ~> goal`` (both included) in a tree of predecessors, in numpy.
+    """The path ``start ~> goal`` (both included) in a tree of predecessors.
 
     ``pred[v]`` is the parent of ``v`` (negative for the root and for nodes outside
     the tree), as :func:`scipy.sparse.csgraph.breadth_first_order` gives it. Up to
-    :data:`SHORT_WALK` steps are walked one by one; a longer walk back from ``goal``
-    doubles its length each round (``jump = jump[jump]``), so a path of ``L`` nodes
-    costs ``log2(L)`` vectorised passes, not ``L`` Python steps.
+    :data:`SHORT_WALK` steps are walked one by one; a longer path is read in one
+    compiled pass: the tree with every edge turned round (each node to its parent)
+    leaves ``goal`` by one path only, up through its ancestors to the root, and
+    SciPy's breadth-first search from ``goal`` lists exactly that path.
 
     Raises
     ------
@@ -255,15 +256,23 @@ def tree_path(pred: npt.ArrayLike, start: int, goal: int) -> IntArray:
         walk.append(int(parents[walk[-1]]))
     if walk[-1] == start:
         return np.array(walk[::-1], dtype=np.int64)
-    jump = parents.copy()  # in the predecessors' own (often 32-bit) type
-    jump[jump < 0] = start  # the root, and nodes outside the tree, jump to the root
-    jump[start] = start
-    back = np.array([goal], dtype=jump.dtype)  # back[i] is the i-th ancestor of goal
-    while back[-1] != start:
-        back = np.concatenate([back, jump[back]])  # jump is pred applied len(back) times
-        jump = jump[jump]
-    length = int(np.argmax(back == start)) + 1
-    return back[:length][::-1].astype(np.int64)
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import breadth_first_order
+
+    size = parents.size
+    child = parents >= 0
+    up = sp.csr_array(
+        (
+            np.ones(int(np.count_nonzero(child)), dtype=np.float64),
+            parents[child],
+            np.concatenate(([0], np.cumsum(child))),
+        ),
+        shape=(size, size),
+    )
+    back = breadth_first_order(up, goal, directed=True, return_predecessors=False)
+    if int(back[-1]) != start:
+        raise TwoSatFormalError(f"node {goal} is not reachable from node {start}")
+    return back[::-1].astype(np.int64)
 
 
 def near_path(
