@@ -3,18 +3,26 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 
 from twosat_formal.cli import main
+from twosat_formal.generators import generate
 from twosat_formal.instance import Instance, write_instances
 from twosat_formal.prompts import PromptRecord, write_prompts
 from twosat_formal.verbalize import prompt_record
 
-__all__ = ["HAVE_LLAMA", "NEEDS_LLAMA", "eval_inputs", "exported_rows", "last_summary", "run_cli"]
+__all__ = [
+    "HAVE_LLAMA",
+    "NEEDS_LLAMA",
+    "EvalRun",
+    "exported_rows",
+    "first_eval",
+    "last_summary",
+    "run_cli",
+]
 
 try:
     import llama_cpp  # noqa: F401  (only whether it imports matters)
@@ -54,10 +62,32 @@ def exported_rows(store: Path, out: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in out.read_text().splitlines()]
 
 
-def eval_inputs(
-    tmp_path: Path, instances: Sequence[Instance], spec: str, *, mode: str, max_tokens: int
-) -> tuple[list[str], list[PromptRecord], Path, Path]:
-    """Write ``instances`` and their logic prompts: ``eval``'s argv, records, file, store."""
+class EvalRun(NamedTuple):
+    """What :func:`first_eval` wrote and ran: ``eval``'s argv, its inputs, its summary."""
+
+    argv: list[str]
+    instances: list[Instance]
+    records: list[PromptRecord]
+    prompts: Path
+    store: Path
+    summary: dict[str, Any]
+
+
+def first_eval(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    spec: str,
+    clauses: tuple[int, int],
+    *,
+    mode: str,
+    max_tokens: int,
+) -> EvalRun:
+    """Run ``eval`` (it must succeed) on the logic prompts of an implication-cycle and a
+    backbone instance of ``clauses`` clauses, written with them to ``tmp_path``."""
+    instances = [
+        generate("implication-cycle", clauses=clauses[0], seed=1),
+        generate("backbone", clauses=clauses[1], seed=2),
+    ]
     dataset, prompts = tmp_path / "data.jsonl", tmp_path / "prompts.jsonl"
     write_instances(instances, dataset)
     records = [
@@ -70,4 +100,5 @@ def eval_inputs(
         "--mode", mode, "--max-tokens", str(max_tokens), "--temperature", "0",
         "--store", str(store), "--no-progress", "--json",
     ]  # fmt: skip
-    return argv, records, prompts, store
+    assert run_cli(argv) == 0
+    return EvalRun(argv, instances, records, prompts, store, last_summary(capsys))

@@ -12,9 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from llama_support import NEEDS_LLAMA, eval_inputs, exported_rows, last_summary, run_cli
-
-from twosat_formal.generators import generate
+from llama_support import NEEDS_LLAMA, exported_rows, first_eval, last_summary, run_cli
 
 pytestmark = NEEDS_LLAMA
 
@@ -24,15 +22,8 @@ SPEC = "llamacpp/gemma3-270m?n_ctx=2048"
 def test_eval_against_the_real_llama_server(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    instances = [
-        generate("implication-cycle", clauses=5, seed=1),
-        generate("backbone", clauses=6, seed=2),
-    ]
-    argv, records, _, store = eval_inputs(
-        tmp_path, instances, SPEC, mode="completion", max_tokens=4
-    )
-    assert run_cli(argv) == 0
-    first = last_summary(capsys)
+    run = first_eval(tmp_path, capsys, SPEC, (5, 6), mode="completion", max_tokens=4)
+    argv, records, store, first = run.argv, run.records, run.store, run.summary
     assert (first["planned"], first["done"], first["skipped"]) == (2, 2, 0)
     assert first["failures"] == {"truncated": 2}
 

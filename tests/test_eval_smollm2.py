@@ -15,9 +15,8 @@ import json
 from pathlib import Path
 
 import pytest
-from llama_support import eval_inputs, exported_rows, last_summary, run_cli
+from llama_support import exported_rows, first_eval, run_cli
 
-from twosat_formal.generators import generate
 from twosat_formal.models.base import Response
 from twosat_formal.prompts import read_prompts
 from twosat_formal.scoring import score
@@ -51,22 +50,15 @@ def test_eval_in_chat_mode_scores_what_the_real_chat_model_says(
 ) -> None:
     from twosat_formal.models.llamacpp import smollm2_path
 
-    instances = [
-        generate("implication-cycle", clauses=3, seed=1),
-        generate("backbone", clauses=4, seed=2),
-    ]
-    argv, records, prompts, store = eval_inputs(
-        tmp_path, instances, SPEC, mode="chat", max_tokens=24
-    )
-    assert run_cli(argv) == 0
-    summary = last_summary(capsys)
+    run = first_eval(tmp_path, capsys, SPEC, (3, 4), mode="chat", max_tokens=24)
+    records, prompts, store, summary = run.records, run.prompts, run.store, run.summary
     assert (summary["planned"], summary["done"], summary["errors"]) == (2, 2, [])
 
     exported = exported_rows(store, tmp_path / "results.jsonl")
     rows = {row["prompt_id"]: row for row in exported}
     assert sorted(rows) == sorted(r.id for r in records)
     vocabulary = llama_cpp.Llama(str(smollm2_path()), vocab_only=True, verbose=False)
-    by_id = {inst.id: inst for inst in instances}
+    by_id = {inst.id: inst for inst in run.instances}
     for prompt in read_prompts(prompts):
         row = rows[prompt.id]
         assert row["model"] == SPEC and row["finish_reason"] in ("stop", "length")
