@@ -8,6 +8,7 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from rich.console import Console
@@ -66,9 +67,10 @@ SCORE_WAIT_S = 0.05
 #: loop: a long batch never holds up the requests for longer than this many scorings.
 SCORE_BATCH = 8
 
-#: Results stored within this many seconds share one commit. A killed run loses at most
-#: these, the answers not scored yet and the requests in flight; the next run asks them
-#: again (see :func:`run_eval`).
+#: Results stored within this many seconds share one commit (made once the answers
+#: coming in meanwhile are stored too, so that commits fall between bursts). A killed
+#: run loses at most these, the answers not scored yet and the requests in flight; the
+#: next run asks them again (see :func:`run_eval`).
 COMMIT_INTERVAL_S = 0.05
 
 
@@ -104,6 +106,7 @@ class _Runner:
         self._commit_timer: asyncio.TimerHandle | None = None
         self._answered: list[tuple[_Request, Outcome]] = []
         self._drain_due = False
+        self._commit_waits = False
         self._last_answer = 0.0
         self._group: asyncio.TaskGroup | None = None
 
@@ -140,12 +143,17 @@ class _Runner:
             now = loop.time()
             if now - self._last_answer >= SCORE_QUIET_S or now - first >= SCORE_WAIT_S:
                 break
+        started = loop.time()
         while True:
             self.drain(SCORE_BATCH)
             if not self._answered:
                 break
+            if self._commit_waits and loop.time() - started >= SCORE_WAIT_S:
+                self.commit()  # answers keep coming: the commit waits no longer
             await asyncio.sleep(0)  # the requests and answers waiting meanwhile go first
         self._drain_due = False
+        if self._commit_waits:
+            self.commit()
 
     def drain(self, limit: int | None = None) -> None:
         """Score the first ``limit`` answers waiting (all of them for ``None``), store
@@ -158,6 +166,7 @@ class _Runner:
             return
         rows: list[tuple[ResultRow, str]] = []
         summary = self.summary
+        stored_at = datetime.now(UTC).isoformat()  # one time for the statement's rows
         for request, outcome in batch:
             item, model, response = request.item, request.model, outcome.response
             judgement: Judgement
@@ -179,6 +188,7 @@ class _Runner:
                 response=response,
                 attempts=outcome.attempts,
                 run_id=self.run_id,
+                created_at=stored_at,
             )
             rows.append((row, request.key))
             summary.correct += judgement.correct
@@ -188,12 +198,22 @@ class _Runner:
         summary.done += len(batch)
         if self._commit_timer is None:
             loop = asyncio.get_running_loop()
-            self._commit_timer = loop.call_later(COMMIT_INTERVAL_S, self.commit)
+            self._commit_timer = loop.call_later(COMMIT_INTERVAL_S, self._commit_due)
         if self.progress is not None and self.task is not None:
             self.progress.update(self.task, advance=len(batch), accuracy=self._accuracy_text())
 
+    def _commit_due(self) -> None:
+        """The commit interval is over: commit now, or, when answers are waiting to be
+        stored (a burst is coming in), as soon as they are."""
+        self._commit_timer = None
+        if self._drain_due:
+            self._commit_waits = True
+        else:
+            self.commit()
+
     def commit(self) -> None:
         """Commit the results stored since the last commit."""
+        self._commit_waits = False
         if self._commit_timer is not None:
             self._commit_timer.cancel()
             self._commit_timer = None
