@@ -214,8 +214,16 @@ def rereadable(path: str | Path) -> Iterator[tuple[Path, str]]:
 
 
 def json_line(obj: Any) -> str:
-    """One record as a JSON line (no trailing newline), safe for every line reader."""
-    return json.dumps(obj, ensure_ascii=False, allow_nan=False).translate(_LINE_BREAKS)
+    """One record as a JSON line (no trailing newline), safe for every line reader.
+
+    >>> print(json_line({"a": "x" + chr(0x2028), "b": 1}))
+    {"a": "x\\u2028", "b": 1}
+    """
+    text = json.dumps(obj, ensure_ascii=False, allow_nan=False)
+    # a search per character is far cheaper than translating a text without any
+    if "\u2028" in text or "\u2029" in text or "\x85" in text:
+        return text.translate(_LINE_BREAKS)
+    return text
 
 
 def read_stream(stream: IO[str], source: str, *, strict: bool = True) -> Iterator[JsonLine]:

@@ -34,6 +34,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from itertools import chain
+from operator import itemgetter
 
 from twosat_formal.errors import ParseError, SentenceError
 from twosat_formal.formula import Formula
@@ -47,6 +49,9 @@ from twosat_formal.verbalize.schemes import (
 __all__ = ["BackParse", "backparse", "detect_template", "read_clauses"]
 
 _WORD = re.compile(r"\S+")
+
+#: The entity groups of a match of :attr:`Scheme.clause_lines`.
+_ENTITY_GROUPS = itemgetter(0, 2, 4)
 
 
 @dataclass(frozen=True)
@@ -286,8 +291,9 @@ def _read_lines(
     if len(matches) != block.count("\n") + 1:
         return None
     # the entities in order of first appearance (each match holds two or one of them)
-    seen = dict.fromkeys(e for match in matches for e in (match[0], match[2], match[4]) if e)
-    if not all(map(scheme.entities.is_entity, seen)):
+    seen = dict.fromkeys(chain.from_iterable(map(_ENTITY_GROUPS, matches)))
+    seen.pop("", None)  # the groups of the other kind of sentence
+    if not scheme.entities.are_entities(seen):
         return None
     order = list(seen) if entities is None else [normalize_apostrophes(e) for e in entities]
     var = {entity: v for v, entity in enumerate(order, 1)}

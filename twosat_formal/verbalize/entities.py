@@ -35,9 +35,9 @@ from __future__ import annotations
 import hashlib
 import random
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import cache, lru_cache, partial
 
 from twosat_formal.errors import ConfigError
 from twosat_formal.resources import data_text
@@ -195,6 +195,15 @@ class Naming:
         leading zeros.
         """
         return _well_formed(self.name, self.noun, text)
+
+    def are_entities(self, texts: Iterable[str]) -> bool:
+        """Whether every one of ``texts`` :meth:`is_entity` (one call for many).
+
+        >>> persons, letters = NAMINGS["persons"], NAMINGS["letters"]
+        >>> persons.are_entities(["Alice", "Bob2"]), letters.are_entities(["A", "b"])
+        (True, False)
+        """
+        return all(map(partial(_well_formed, self.name, self.noun), texts))
 
     @property
     def pattern(self) -> str:

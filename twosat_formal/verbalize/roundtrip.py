@@ -29,6 +29,8 @@ import os
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
+from functools import lru_cache
+from itertools import chain
 from typing import Any
 
 import z3
@@ -45,20 +47,27 @@ __all__ = ["METHOD", "check_roundtrip", "prove_roundtrip", "z3_equivalent"]
 METHOD = "backparse+clause-equality+z3-equivalence"
 
 
+@lru_cache(maxsize=1 << 16)
+def _smt_literal(x: int) -> str:
+    """A literal as an SMT-LIB 2 term over ``v1..vn`` (remembered: formulas repeat them)."""
+    return f"v{x}" if x > 0 else f"(not v{-x})"
+
+
 def _smt_cnf(clauses: Sequence[Sequence[int]]) -> str:
-    """A clause list as an SMT-LIB 2 term over ``v1..vn`` (parsed by Z3 in C++, fast)."""
+    """A clause list as an SMT-LIB 2 term over ``v1..vn`` (parsed by Z3 in C++, fast).
 
-    def lit(x: int) -> str:
-        return f"v{x}" if x > 0 else f"(not v{-x})"
-
-    def clause(c: Sequence[int]) -> str:
-        if not c:
-            return "false"
-        return lit(c[0]) if len(c) == 1 else "(or " + " ".join(lit(x) for x in c) + ")"
-
+    >>> _smt_cnf([[1, -2], [3], []])
+    '(and (or v1 (not v2)) v3 false true)'
+    """
     if not clauses:
         return "true"
-    return "(and " + " ".join(clause(c) for c in clauses) + " true)"
+    terms = []
+    for c in clauses:
+        if len(c) > 1:
+            terms.append("(or " + " ".join(map(_smt_literal, c)) + ")")
+        else:
+            terms.append(_smt_literal(c[0]) if c else "false")
+    return "(and " + " ".join(terms) + " true)"
 
 
 def z3_equivalent(
@@ -105,7 +114,8 @@ def _prove(
     if key in session.proved:  # this very pair (its literals in range) was proven already
         session.proved.move_to_end(key)
         return
-    if any(not 0 < abs(x) <= num_vars for part in (first, second) for c in part for x in c):
+    literals = list(chain.from_iterable(first + second))
+    if literals and (max(literals) > num_vars or min(literals) < -num_vars or 0 in literals):
         raise ProofError(f"a literal lies outside the variables 1..{num_vars}")
     # the same clauses are the same term: built once (Z3 still proves the pair)
     term = _smt_cnf(first)

@@ -126,7 +126,8 @@ class Scheme:
         >>> TEMPLATES.get("team").literal("Alice", False)
         'Alice is on the Blue team'
         """
-        return (self.true_phrase if positive else self.false_phrase).format(e=entity)
+        before, after = self._phrase_parts[0 if positive else 1]
+        return before + entity + after
 
     def sentence(self, literals: Sequence[tuple[str, bool]]) -> str:
         """The sentence of one clause given as ``(entity, positive)`` pairs, in order.
@@ -154,10 +155,13 @@ class Scheme:
         ['room 2 is lit or room 1 is dark (or both).', 'room 1 is lit.']
         """
         # phrase[lit] for lit in 1..n and -n..-1 (a negative index counts from the end)
+        (true_before, true_after), (false_before, false_after) = self._phrase_parts
         phrase = [""]
-        phrase += [self.true_phrase.format(e=entity) for entity in entities]
-        phrase += [self.false_phrase.format(e=entity) for entity in reversed(entities)]
+        phrase += [true_before + entity + true_after for entity in entities]
+        phrase += [false_before + entity + false_after for entity in reversed(entities)]
         head, tail = self.prefix, self.both + "."
+        if all(len(clause) == 2 for clause in clauses):  # a 2-CNF without units: one pass
+            return [f"{head}{phrase[a]} or {phrase[b]}{tail}" for a, b in clauses]
         found = []
         for clause in clauses:
             if len(clause) == 2:
@@ -167,6 +171,17 @@ class Scheme:
             else:
                 found.append(self.sentence([(entities[abs(x) - 1], x > 0) for x in clause]))
         return found
+
+    @cached_property
+    def _phrase_parts(self) -> tuple[tuple[str, str], tuple[str, str]]:
+        """What comes before and after ``{e}`` in the true and the false phrase.
+
+        >>> TEMPLATES.get("letter")._phrase_parts[1]
+        ('', ' doesn’t have the letter')
+        """
+        true_before, true_after = self.true_phrase.split("{e}")
+        false_before, false_after = self.false_phrase.split("{e}")
+        return (true_before, true_after), (false_before, false_after)
 
     @cached_property
     def clause_lines(self) -> tuple[re.Pattern[str], str, str] | None:
@@ -192,8 +207,7 @@ class Scheme:
         >>> true, false
         (' is true', ' is false')
         """
-        before_true, after_true = self.true_phrase.split("{e}")
-        before_false, after_false = self.false_phrase.split("{e}")
+        (before_true, after_true), (before_false, after_false) = self._phrase_parts
         fixed = self.prefix + self.both + after_true + after_false
         if before_true or before_false or after_true == after_false or "." in fixed or "?" in fixed:
             return None
@@ -207,12 +221,12 @@ class Scheme:
     def _phrase_res(self) -> tuple[re.Pattern[str], re.Pattern[str]]:
         noun = self.entities.noun
 
-        def compile_phrase(phrase: str) -> re.Pattern[str]:
-            before, after = phrase.split("{e}")
+        def compile_phrase(before: str, after: str) -> re.Pattern[str]:
             entity = f"(?P<e>{re.escape(noun)} \\S+)" if noun else r"(?P<e>\S+)"
             return re.compile(re.escape(before) + entity + re.escape(after) + r"\Z")
 
-        return compile_phrase(self.true_phrase), compile_phrase(self.false_phrase)
+        true_parts, false_parts = self._phrase_parts
+        return compile_phrase(*true_parts), compile_phrase(*false_parts)
 
     def parse_literal(self, phrase: str) -> tuple[str, bool]:
         """The inverse of :meth:`literal` (apostrophes already normalized).
