@@ -15,11 +15,13 @@ compare both paths result for result, and the certificate is checked either way.
 
 Examples
 --------
+The same result as the SciPy path, model or cycle:
+
 >>> from twosat_formal.formula import Formula
->>> solve_small(Formula([[1, 2], [-1, 2], [1, -2]])).model
-(True, True)
->>> solve_small(Formula([[1, 2], [-1, 2], [1, -2], [-1, -2]])).cycle
-(1, 2, -1, 2)
+>>> sat = Formula([[1, 2], [-1, 2], [1, -2], [3, -4]])
+>>> unsat = Formula([[1, 2], [-1, 2], [1, -2], [-1, -2], [3, -4]])
+>>> [(solve_small(f) == scc.solve_scc(f), solve_small(f).status) for f in (sat, unsat)]
+[(True, 'SAT'), (True, 'UNSAT')]
 """
 
 from __future__ import annotations
