@@ -195,7 +195,7 @@ def test_tree_path_walks_the_predecessors(tree: tuple[list[int], int, int]) -> N
     assert tree_path(np.array(pred, dtype=np.int32), root, goal).tolist() == expected[::-1]
     from twosat_formal.solve import scc
 
-    short, scc.SHORT_WALK = scc.SHORT_WALK, 2  # the doubling walk, on the same trees
+    short, scc.SHORT_WALK = scc.SHORT_WALK, 2  # the long walk (SciPy, up the tree), same trees
     try:
         assert tree_path(np.array(pred, dtype=np.int64), root, goal).tolist() == expected[::-1]
     finally:

@@ -12,8 +12,9 @@ level-synchronous Kahn sweep in numpy (:func:`dag_levels`).
 A formula is UNSAT iff some ``x`` and ``-x`` share a component. Otherwise the model
 sets a literal true iff its component comes *after* its negation's in topological
 order. For UNSAT, the contradiction cycle joins the breadth-first shortest paths
-``x ~> -x`` and ``-x ~> x`` (``scipy.sparse.csgraph.breadth_first_order`` with
-predecessors, walked back in numpy) inside the offending component.
+``x ~> -x`` and ``-x ~> x`` (level by level in numpy when short; else
+``scipy.sparse.csgraph.breadth_first_order`` with predecessors, its tree read back by
+a second search up the tree) inside the offending component.
 
 Examples
 --------
@@ -62,7 +63,7 @@ BoolArray = npt.NDArray[np.bool_]
 CYCLE_CANDIDATES = 8
 
 #: Paths up to this many steps are walked back one step at a time (cheaper than a
-#: vectorised pass over a large tree); longer ones by doubling, in numpy.
+#: pass over a large tree); longer ones in one compiled pass up the tree (:func:`tree_path`).
 SHORT_WALK = 256
 
 #: A breadth-first search for a contradiction cycle goes level by level in numpy, and
