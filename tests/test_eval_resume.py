@@ -17,6 +17,7 @@ and :meth:`RunStore.put`, one request at a time.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 import sqlite3
@@ -203,6 +204,14 @@ def test_put_many_stores_the_rows_of_put_byte_for_byte(tmp_path: Path) -> None:
             return db.execute("SELECT * FROM results ORDER BY key").fetchall()
 
     assert dump(tmp_path / "one.sqlite") == dump(tmp_path / "many.sqlite")
+    with sqlite3.connect(tmp_path / "many.sqlite") as db:
+        witnesses = dict(db.execute("SELECT key, witness FROM results"))
+    for row in rows:  # the stored witness is its sorted JSON, as it always was
+        witness = row.judgement.witness
+        assert witnesses[row.key] == (
+            None if witness is None else json.dumps(witness, sort_keys=True)
+        )
+    assert any(w is not None for w in witnesses.values())
     assert all("secret" not in str(value) for row in dump(tmp_path / "one.sqlite") for value in row)
 
 

@@ -43,6 +43,7 @@ class Seen:
     path: str
     headers: dict[str, str]
     body: dict[str, Any]
+    raw: bytes = b""
 
 
 @dataclass
@@ -75,7 +76,7 @@ def _handler(state: Loopback) -> type[BaseHTTPRequestHandler]:
             raw = self.rfile.read(length)
             body = json.loads(raw)
             state.requests.append(
-                Seen(self.path, {k.lower(): v for k, v in self.headers.items()}, body)
+                Seen(self.path, {k.lower(): v for k, v in self.headers.items()}, body, raw)
             )
             behaviour, _, rest = self.path.lstrip("/").partition("/")
             if behaviour == "ok":
@@ -339,6 +340,47 @@ def test_parse_reply_reads_what_was_sent(
     assert parse_reply(mode, payload, 0.5) == Response(
         text, finish, prompt_tokens, completion_tokens, 0.5
     )
+
+
+@given(
+    mode=st.sampled_from(["chat", "completion"]),
+    model_id=st.sampled_from(["m", 'odd "model" ü', "x\x00twosat-formal prompt\x00"]),
+    prompts=st.lists(st.text(), min_size=1, max_size=4),
+    max_tokens=st.integers(1, 10**5),
+    temperature=st.one_of(st.none(), st.floats(0, 2)),
+    seed=st.one_of(st.none(), st.integers(0, 2**31)),
+    samples=st.lists(st.integers(0, 5), min_size=1, max_size=3),
+)
+def test_the_request_bytes_are_the_json_of_the_request_body(
+    mode: str,
+    model_id: str,
+    prompts: list[str],
+    max_tokens: int,
+    temperature: float | None,
+    seed: int | None,
+    samples: list[int],
+) -> None:
+    model = OpenAICompatModel(model_id, base_url="http://127.0.0.1:9/v1", mode=mode)
+    params = SamplingParams(max_tokens, temperature, None, seed)
+    for prompt in prompts:  # the second prompt on reuses the encoded body of the first
+        for sample in samples:
+            expected = json.dumps(request_body(mode, model_id, prompt, params, sample))
+            assert model.body_bytes(prompt, params, sample) == expected.encode("utf-8")
+    if mode == "chat":
+        turns = [("user", "Hi"), ("assistant", "Hello."), ("user", prompts[0])]
+        expected = json.dumps(request_body(mode, model_id, turns, params, samples[0]))
+        assert model.body_bytes(turns, params, samples[0]) == expected.encode("utf-8")
+
+
+def test_the_server_receives_the_request_bytes_as_json(loopback: Loopback) -> None:
+    model = OpenAICompatModel("m-1", base_url=loopback.url("ok"))
+    params = SamplingParams(max_tokens=32, seed=3)
+    _generate(model, params, sample=1)
+    seen = loopback.requests[-1]
+    body = request_body("chat", "m-1", "Is it? Think.", params, 1)
+    assert seen.raw == json.dumps(body).encode("utf-8")
+    assert seen.headers["content-type"] == "application/json"
+    assert seen.headers["content-length"] == str(len(seen.raw))
 
 
 @given(

@@ -156,6 +156,9 @@ CREATE TABLE IF NOT EXISTS runs (
 """
 
 
+#: ``json.dumps(value, sort_keys=True)``, with one encoder made once.
+_sorted_json = json.JSONEncoder(sort_keys=True).encode
+
 #: :func:`public_endpoint`, remembered: a run's few endpoints are each parsed once, not
 #: once per request.
 _public_endpoint = lru_cache(maxsize=256)(public_endpoint)
@@ -286,7 +289,7 @@ def _result_values(result: ResultRow, key: str | None) -> tuple[Any, ...]:
         int(j.decision_correct),
         _flag(j.witness_valid),
         j.witness_reason,
-        json.dumps(j.witness, sort_keys=True) if j.witness is not None else None,
+        _sorted_json(j.witness) if j.witness is not None else None,
         int(j.truncated),
         j.lenient_failure,
         j.lenient_decision,
@@ -418,7 +421,7 @@ class RunStore(Closing):
                 p.template,
                 p.label,
                 p.text,
-                json.dumps(dict(p.entities), sort_keys=True),
+                _sorted_json(dict(p.entities)),
                 p.true_value,
                 p.false_value,
                 p.seed,

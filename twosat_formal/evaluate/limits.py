@@ -127,6 +127,8 @@ class ModelLimiter:
         self._slots = asyncio.Semaphore(int(concurrency)) if concurrency is not None else None
         self._requests = AsyncLimiter(limits.rpm, 60) if limits.rpm is not None else None
         self._tokens = AsyncLimiter(limits.tpm, 60) if limits.tpm is not None else None
+        #: Whether any limit is set (without one, :meth:`acquire` never waits).
+        self.limited = any(x is not None for x in (self._slots, self._requests, self._tokens))
 
     async def acquire(self, prompt: str, max_tokens: int | None) -> None:
         """Wait until a request of ``prompt`` with budget ``max_tokens`` may be sent."""

@@ -7,9 +7,9 @@ import random
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AsyncExitStack
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from rich.console import Console
 from rich.progress import (
@@ -74,8 +74,7 @@ SCORE_BATCH = 8
 COMMIT_INTERVAL_S = 0.05
 
 
-@dataclass(frozen=True)
-class _Request:
+class _Request(NamedTuple):
     item: EvalItem
     model: RetryingModel
     sample: int
@@ -300,7 +299,8 @@ class _Runner:
             limiter = ModelLimiter((limits or {}).get(model.spec, ModelLimits()))
             budget = self.params_of(model)[0].max_tokens
             for request in self.todo([model], items, samples):
-                await limiter.acquire(request.item.prompt.text, budget)
+                if limiter.limited:
+                    await limiter.acquire(request.item.prompt.text, budget)
                 await semaphore.acquire()
                 group.create_task(one(request, limiter))
 

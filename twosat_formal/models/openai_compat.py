@@ -92,6 +92,11 @@ MODES = ("chat", "completion")
 Mode = Literal["chat", "completion"]
 
 _TRANSIENT_STATUS = frozenset({408, 429})
+#: Where a prompt text goes in an encoded request body (a text no prompt holds).
+_PROMPT_SLOT = "\x00twosat-formal prompt\x00"
+_PROMPT_SLOT_JSON = json.dumps(_PROMPT_SLOT)
+#: Encoded request bodies kept per model (parameters and seeded sample indices).
+_MAX_TEMPLATES = 256
 _LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
 _DETAIL_CHARS = 300
 
@@ -362,6 +367,8 @@ class OpenAICompatModel(ClosingModel):
         )
         self._session: aiohttp.ClientSession | None = None
         self._session_loop: asyncio.AbstractEventLoop | None = None
+        self._where = f"{self.endpoint}/{self.path}"
+        self._templates: dict[tuple[SamplingParams, int], tuple[bytes, bytes]] = {}
 
     def __repr__(self) -> str:
         return (
@@ -413,17 +420,50 @@ class OpenAICompatModel(ClosingModel):
                     setattr(exc, name, redact_url(value, self._request_base))
             raise
 
+    def body_bytes(
+        self, prompt: str | Sequence[Turn], params: SamplingParams, sample: int = 0
+    ) -> bytes:
+        """The bytes of a request: ``json.dumps(request_body(...))``, encoded.
+
+        A prompt text goes into the encoded body of its parameters (and, when they
+        are seeded, sample), made once, so that only the prompt is encoded per request.
+
+        >>> model = OpenAICompatModel("m", base_url="http://127.0.0.1:8000/v1")
+        >>> print(model.body_bytes("Hi ü", SamplingParams(max_tokens=4)).decode())
+        {"model": "m", "messages": [{"role": "user", "content": "Hi \\u00fc"}], "max_tokens": 4}
+        """
+        if not isinstance(prompt, str):
+            body = request_body(self.mode, self.model_id, prompt, params, sample)
+            return json.dumps(body).encode("utf-8")
+        slot = (params, sample if params.seed is not None else 0)
+        template = self._templates.get(slot)
+        if template is None:
+            body = request_body(self.mode, self.model_id, _PROMPT_SLOT, params, sample)
+            head, mark, tail = json.dumps(body).partition(_PROMPT_SLOT_JSON)
+            if not mark or _PROMPT_SLOT_JSON in tail:  # the model id holds the mark itself
+                body = request_body(self.mode, self.model_id, prompt, params, sample)
+                return json.dumps(body).encode("utf-8")
+            if len(self._templates) >= _MAX_TEMPLATES:
+                self._templates.clear()
+            template = self._templates[slot] = (head.encode("utf-8"), tail.encode("utf-8"))
+        return b"".join((template[0], json.dumps(prompt).encode("utf-8"), template[1]))
+
     async def _generate(
         self, prompt: str | Sequence[Turn], params: SamplingParams, sample: int
     ) -> Response:
         import aiohttp
+        from aiohttp.payload import BytesPayload
 
-        body = request_body(self.mode, self.model_id, prompt, params, sample)
-        where = f"{self.endpoint}/{self.path}"
+        body = BytesPayload(
+            self.body_bytes(prompt, params, sample),
+            content_type="application/json",
+            encoding="utf-8",
+        )
+        where = self._where
         session = self._open_session()
         started = time.perf_counter()
         try:
-            async with session.post(self._url, json=body, allow_redirects=False) as reply:
+            async with session.post(self._url, data=body, allow_redirects=False) as reply:
                 status = reply.status
                 retry_after_header = reply.headers.get("Retry-After")
                 raw = await reply.read()
