@@ -229,10 +229,8 @@ def _free_size(mono: int, size_b: int, beta: float, density: float, used: set[st
     return min(2 * mono, max(2, size))
 
 
-def backbone(
-    rng: random.Random, clauses: int | None = None, **params: Any
-) -> tuple[Formula, dict[str, Any]]:
-    """Draw a backbone formula (App. D of the paper).
+def build(rng: random.Random, p: Mapping[str, ParamValue]) -> tuple[Formula, dict[str, Any]]:
+    """Draw a formula of resolved sizes ``p`` (:func:`resolve`'s result) from ``rng``.
 
     Returns
     -------
@@ -247,11 +245,6 @@ def backbone(
     >>> f.num_clauses, f.num_vars, sorted(s["auxiliaries"]) == sorted(s["backbone"])
     (4, 4, True)
     """
-    return build(rng, resolve(clauses, params))
-
-
-def build(rng: random.Random, p: Mapping[str, ParamValue]) -> tuple[Formula, dict[str, Any]]:
-    """Draw a formula of resolved sizes ``p`` (:func:`resolve`'s result) from ``rng``."""
     n, size_b, mono, r = (int(p[key]) for key in ("n", "B", "m_mono", "r"))  # type: ignore[arg-type]
     backbone_vars = list(range(1, size_b + 1))
     free = list(range(size_b + 1, n + 1))
@@ -288,7 +281,9 @@ def build(rng: random.Random, p: Mapping[str, ParamValue]) -> tuple[Formula, dic
     return formula, structure
 
 
-register_family(
+#: ``backbone(rng, clauses=None, **params)``: draw a backbone formula (App. D),
+#: the request resolved by :func:`resolve`, then built by :func:`build`.
+backbone = register_family(
     FAMILY,
     build,
     resolve,
@@ -296,4 +291,4 @@ register_family(
     summary="SAT with a planted backbone (pairs with auxiliaries) and a monotone remainder",
     section="§3.3, App. D",
     label="SAT",
-)
+).draw

@@ -176,10 +176,8 @@ def resolve(clauses: int | None, params: Mapping[str, object]) -> dict[str, Para
     return resolve_sizes(SIZING, clauses, params)
 
 
-def equivalence_core(
-    rng: random.Random, clauses: int | None = None, **params: Any
-) -> tuple[Formula, dict[str, Any]]:
-    """Draw an equivalence-core formula (Algorithm 2 of the paper).
+def build(rng: random.Random, p: Mapping[str, ParamValue]) -> tuple[Formula, dict[str, Any]]:
+    """Draw a formula of resolved sizes ``p`` (:func:`resolve`'s result) from ``rng``.
 
     Returns
     -------
@@ -194,11 +192,6 @@ def equivalence_core(
     >>> f.num_clauses, s["free"] == [next(iter(s["bound"].values()))["parent"]]
     (4, True)
     """
-    return build(rng, resolve(clauses, params))
-
-
-def build(rng: random.Random, p: Mapping[str, ParamValue]) -> tuple[Formula, dict[str, Any]]:
-    """Draw a formula of resolved sizes ``p`` (:func:`resolve`'s result) from ``rng``."""
     n, f, r = int(p["n"]), int(p["f"]), int(p["r"])  # type: ignore[arg-type]
     free = list(range(1, f + 1))
     bound = list(range(f + 1, n + 1))
@@ -245,7 +238,10 @@ def build(rng: random.Random, p: Mapping[str, ParamValue]) -> tuple[Formula, dic
     return formula, structure
 
 
-register_family(
+#: ``equivalence_core(rng, clauses=None, **params)``:
+#: draw an equivalence-core formula (Algorithm 2), the request resolved by
+#: :func:`resolve`, then built by :func:`build`.
+equivalence_core = register_family(
     FAMILY,
     build,
     resolve,
@@ -253,4 +249,4 @@ register_family(
     summary="SAT with exactly 2^f models: bound variables defined as equivalent to free ones",
     section="§3.2, App. C, Algorithm 2",
     label="SAT",
-)
+).draw

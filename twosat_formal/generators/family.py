@@ -65,6 +65,23 @@ class Family:
     label: str
     params: tuple[ParamSpec, ...]
 
+    def draw(
+        self, rng: random.Random, clauses: int | None = None, **params: Any
+    ) -> tuple[Formula, dict[str, Any]]:
+        """Resolve a request (``clauses`` and ``params``), then build a formula of it from ``rng``.
+
+        Each family module exports this as its own drawing function
+        (``backbone.backbone``, ...).
+
+        Examples
+        --------
+        >>> from twosat_formal.generators import FAMILIES
+        >>> formula, structure = FAMILIES.get("backbone").draw(random.Random(0), 20)
+        >>> formula.num_clauses, len(structure["backbone"])
+        (20, 6)
+        """
+        return self.build(rng, self.resolve(clauses, params))
+
     def knobs(self) -> tuple[ParamSpec, ...]:
         """The difficulty knobs (parameters in [0, 1])."""
         return tuple(p for p in self.params if p.kind == "knob")

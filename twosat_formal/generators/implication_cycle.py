@@ -168,19 +168,16 @@ def resolve(clauses: int | None, params: Mapping[str, object]) -> dict[str, Para
     return resolve_sizes(SIZING, clauses, params)
 
 
-def implication_cycle(
-    rng: random.Random, clauses: int | None = None, **params: Any
-) -> tuple[Formula, dict[str, Any]]:
-    """Draw an implication-cycle formula (Algorithm 1 of the paper).
+def build(rng: random.Random, p: Mapping[str, ParamValue]) -> tuple[Formula, dict[str, Any]]:
+    """Draw a formula of resolved sizes ``p`` (:func:`resolve`'s result) from ``rng``.
 
     Parameters
     ----------
     rng:
         The random source (the only one used).
-    clauses:
-        Target clause count ``N = L + 1 + r`` (met exactly), or ``None``.
-    **params:
-        Knobs and structural parameters of :data:`PARAMS`.
+    p:
+        Every parameter of :data:`PARAMS`, resolved for a target clause count
+        ``N = L + 1 + r`` (met exactly).
 
     Returns
     -------
@@ -197,11 +194,6 @@ def implication_cycle(
     >>> f.num_clauses, s["k"], s["L"], len(s["backward_clauses"])
     (6, 5, 5, 1)
     """
-    return build(rng, resolve(clauses, params))
-
-
-def build(rng: random.Random, p: Mapping[str, ParamValue]) -> tuple[Formula, dict[str, Any]]:
-    """Draw a formula of resolved sizes ``p`` (:func:`resolve`'s result) from ``rng``."""
     size_L, k, r, n = int(p["L"]), int(p["k"]), int(p["r"]), int(p["n"])  # type: ignore[arg-type]
     lits = [v if rng.random() < 0.5 else -v for v in range(1, size_L + 1)]
     core: list[tuple[int, ...]] = [(-a, b) for a, b in pairwise(lits[:k])]
@@ -236,7 +228,10 @@ def build(rng: random.Random, p: Mapping[str, ParamValue]) -> tuple[Formula, dic
     return formula, structure
 
 
-register_family(
+#: ``implication_cycle(rng, clauses=None, **params)``:
+#: draw an implication-cycle formula (Algorithm 1), the request resolved by
+#: :func:`resolve`, then built by :func:`build`.
+implication_cycle = register_family(
     FAMILY,
     build,
     resolve,
@@ -244,4 +239,4 @@ register_family(
     summary="UNSAT core: one contradiction cycle through l1 and ~l1 (L+1 clauses), plus fillers",
     section="§3.1, App. B, Algorithm 1",
     label="UNSAT",
-)
+).draw

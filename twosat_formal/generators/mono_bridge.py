@@ -207,10 +207,8 @@ def resolve(clauses: int | None, params: Mapping[str, object]) -> dict[str, Para
     return resolve_sizes(SIZING, clauses, params)
 
 
-def mono_bridge(
-    rng: random.Random, clauses: int | None = None, **params: Any
-) -> tuple[Formula, dict[str, Any]]:
-    """Draw a mono-bridge formula (App. E of the paper).
+def build(rng: random.Random, p: Mapping[str, ParamValue]) -> tuple[Formula, dict[str, Any]]:
+    """Draw a formula of resolved sizes ``p`` (:func:`resolve`'s result) from ``rng``.
 
     Returns
     -------
@@ -226,11 +224,6 @@ def mono_bridge(
     >>> f.num_clauses, s["bridge"]["index"], s["bridge"]["position"]
     (5, 0, 1)
     """
-    return build(rng, resolve(clauses, params))
-
-
-def build(rng: random.Random, p: Mapping[str, ParamValue]) -> tuple[Formula, dict[str, Any]]:
-    """Draw a formula of resolved sizes ``p`` (:func:`resolve`'s result) from ``rng``."""
     n_pos, n_neg, m_pos, m_neg, s, r = (
         int(p[key])  # type: ignore[arg-type]
         for key in ("n_pos", "n_neg", "m_pos", "m_neg", "s", "r")
@@ -281,7 +274,9 @@ def _pairs(
     return sample_pairs(rng, variables, count, cover=cover)
 
 
-register_family(
+#: ``mono_bridge(rng, clauses=None, **params)``: draw a mono-bridge formula (App. E),
+#: the request resolved by :func:`resolve`, then built by :func:`build`.
+mono_bridge = register_family(
     FAMILY,
     build,
     resolve,
@@ -289,4 +284,4 @@ register_family(
     summary="SAT: positive and negative monotone parts coupled by one bridge clause at position s",
     section="§3.4, App. E",
     label="SAT",
-)
+).draw

@@ -166,10 +166,8 @@ def resolve(clauses: int | None, params: Mapping[str, object]) -> dict[str, Para
     }
 
 
-def symmetry(
-    rng: random.Random, clauses: int | None = None, **params: Any
-) -> tuple[Formula, dict[str, Any]]:
-    """Draw a symmetry/redundancy probe (App. F of the paper).
+def build(rng: random.Random, p: Mapping[str, ParamValue]) -> tuple[Formula, dict[str, Any]]:
+    """Draw the copies for resolved parameters ``p`` (:func:`resolve`'s result) from ``rng``.
 
     Returns
     -------
@@ -186,11 +184,6 @@ def symmetry(
     >>> f.num_clauses, f.num_vars, sorted(set(s["copy_of_clause"]))
     (12, 9, [0, 1, 2])
     """
-    return build(rng, resolve(clauses, params))
-
-
-def build(rng: random.Random, p: Mapping[str, ParamValue]) -> tuple[Formula, dict[str, Any]]:
-    """Draw the copies for resolved parameters ``p`` (:func:`resolve`'s result) from ``rng``."""
     clauses = optional_int(p["clauses"])
     copies = int(p["copies"])  # type: ignore[arg-type]
     base_formula, base_structure, base_info = _draw_base(rng, p)
@@ -306,7 +299,9 @@ def _copy_orders_and_maps(
     return orders, maps
 
 
-register_family(
+#: ``symmetry(rng, clauses=None, **params)``: draw a symmetry/redundancy probe (App. F),
+#: the request resolved by :func:`resolve`, then built by :func:`build`.
+symmetry = register_family(
     FAMILY,
     build,
     resolve,
@@ -314,4 +309,4 @@ register_family(
     summary="d disjoint renamed copies of a base formula (any family or a formula file)",
     section="§3.5, App. F",
     label="base",
-)
+).draw
