@@ -15,6 +15,8 @@ from twosat_formal.cli.options import (
     SamplingSeedOption,
     TemperatureOption,
     TopPOption,
+    model_option,
+    out_option,
 )
 from twosat_formal.models.base import DEFAULT_MAX_TOKENS
 
@@ -35,17 +37,15 @@ def prepare_command(
     ],
     model: Annotated[
         str,
-        typer.Option(
-            "--model",
-            "-m",
+        model_option(
+            "The model id the API serves (gpt-4o-mini; no openai/ prefix).",
             metavar="ID",
-            help="The model id the API serves (gpt-4o-mini; no openai/ prefix).",
             show_default=False,
         ),
     ],
     out: Annotated[
         Path,
-        typer.Option("--out", "-o", help="The request file (JSON Lines).", show_default=False),
+        out_option("The request file (JSON Lines).", False),
     ],
     max_tokens: MaxTokensOption = DEFAULT_MAX_TOKENS,
     temperature: TemperatureOption = None,

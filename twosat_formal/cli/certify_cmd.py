@@ -26,6 +26,8 @@ from twosat_formal.cli.options import (
     JobsOption,
     ProgressOption,
     RayAddressOption,
+    json_option,
+    model_option,
     open_executor,
 )
 from twosat_formal.cli.progress import progress_callback
@@ -65,9 +67,7 @@ def certify(
             show_default=False,
         ),
     ],
-    as_json: Annotated[
-        bool, typer.Option("--json", help="Print the report as JSON on stdout.")
-    ] = False,
+    as_json: Annotated[bool, json_option("Print the report as JSON on stdout.")] = False,
     progress: ProgressOption = True,
     executor: ExecutorOption = None,
     jobs: JobsOption = None,
@@ -82,13 +82,7 @@ def certify(
     ] = False,
     model: Annotated[
         str | None,
-        typer.Option(
-            "--model",
-            "-m",
-            metavar="SPEC",
-            help="The validator of --revalidate (required with it).",
-            show_default="none",
-        ),
+        model_option("The validator of --revalidate (required with it).", show_default="none"),
     ] = None,
     base_url: BaseUrlOption = None,
     api_key_env: ApiKeyEnvOption = None,

@@ -24,6 +24,8 @@ from twosat_formal.cli.options import (
     ProgressOption,
     RayAddressOption,
     open_executor,
+    out_option,
+    seed_option,
 )
 from twosat_formal.cli.progress import write_with_progress
 from twosat_formal.edits import EDITS
@@ -88,7 +90,7 @@ def edit(
             help="Cumulative: the deepest level K. Individual: edits kept per class and instance.",
         ),
     ] = 3,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the edits.")] = 0,
+    seed: Annotated[int, seed_option("Seed of the edits.")] = 0,
     ops: Annotated[
         list[str] | None,
         typer.Option(
@@ -119,7 +121,7 @@ def edit(
     ] = True,
     out: Annotated[
         Path | None,
-        typer.Option("--out", "-o", help="Write the dataset here.", show_default="stdout"),
+        out_option("Write the dataset here.", "stdout"),
     ] = None,
     progress: ProgressOption = True,
     executor: ExecutorOption = None,

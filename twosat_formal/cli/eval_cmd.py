@@ -24,6 +24,8 @@ from twosat_formal.cli.options import (
     TemperatureOption,
     TimeoutOption,
     TopPOption,
+    model_option,
+    out_option,
 )
 from twosat_formal.columns import pick_columns
 from twosat_formal.errors import EXIT_INTERRUPTED, EXIT_REQUESTS_FAILED, ConfigError
@@ -88,7 +90,7 @@ def eval_command(
             "as written by `verbalize --story`."
         ),
     ],
-    model: Annotated[list[str], typer.Option("--model", "-m", metavar="SPEC", help=_MODEL_HELP)],
+    model: Annotated[list[str], model_option(_MODEL_HELP)],
     store: Annotated[
         Path, typer.Option("--store", help="The SQLite run store (created when missing).")
     ] = Path("runs.sqlite"),
@@ -255,10 +257,8 @@ def results_command(
     store: Annotated[Path, typer.Argument(help="The SQLite run store of `eval`.")],
     out: Annotated[
         Path | None,
-        typer.Option(
-            "--out",
-            "-o",
-            help="Write to FILE.jsonl, FILE.csv or FILE.parquet (default: JSON Lines on stdout).",
+        out_option(
+            "Write to FILE.jsonl, FILE.csv or FILE.parquet (default: JSON Lines on stdout)."
         ),
     ] = None,
     columns: Annotated[

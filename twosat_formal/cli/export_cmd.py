@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from twosat_formal.cli.app import app, err_console, out_console
+from twosat_formal.cli.options import out_option
 
 __all__ = ["export_command"]
 
@@ -30,9 +31,7 @@ def export_command(
     ],
     out: Annotated[
         Path,
-        typer.Option(
-            "--out", "-o", help="The folder to write (missing or empty).", show_default=False
-        ),
+        out_option("The folder to write (missing or empty).", False),
     ],
     certify: Annotated[
         bool,

@@ -21,7 +21,10 @@ from twosat_formal.cli.options import (
     ProgressOption,
     RayAddressOption,
     ShardOption,
+    json_option,
     open_executor,
+    out_option,
+    seed_option,
 )
 from twosat_formal.cli.progress import write_with_progress
 from twosat_formal.errors import ConfigError
@@ -32,7 +35,7 @@ __all__ = ["families", "generate"]
 @app.command("families")
 def families(
     as_json: Annotated[
-        bool, typer.Option("--json", help="Print the families and their parameters as JSON.")
+        bool, json_option("Print the families and their parameters as JSON.")
     ] = False,
 ) -> None:
     """List the generator families with their knobs, ranges and defaults."""
@@ -74,10 +77,10 @@ def generate(
             "--count", min=1, help="Instances to draw (per grid cell with --grid; default 1/10)."
         ),
     ] = None,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the dataset.")] = 0,
+    seed: Annotated[int, seed_option("Seed of the dataset.")] = 0,
     out: Annotated[
         Path | None,
-        typer.Option("--out", "-o", help="Write JSON Lines to this file.", show_default="stdout"),
+        out_option("Write JSON Lines to this file.", "stdout"),
     ] = None,
     grid: Annotated[
         str | None,

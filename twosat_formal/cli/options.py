@@ -1,8 +1,19 @@
-"""Options that several commands share, declared once (Typer ``Annotated`` aliases)."""
+"""Options that several commands share, declared once.
+
+Options that are the same everywhere are Typer ``Annotated`` aliases
+(:data:`ProgressOption`, ...); options that only differ by their help text, one
+command to the next, come from small factories returning the ``typer.Option``
+(:func:`out_option`, :func:`model_option`, ...).
+
+Examples
+--------
+>>> out_option("Write the dataset here.", "stdout").param_decls
+('--out', '-o')
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -30,7 +41,11 @@ __all__ = [
     "TemplatesOption",
     "TimeoutOption",
     "TopPOption",
+    "json_option",
+    "model_option",
     "open_executor",
+    "out_option",
+    "seed_option",
 ]
 
 BaseUrlOption = Annotated[
@@ -161,6 +176,26 @@ TimeoutOption = Annotated[
     float,
     typer.Option("--timeout", min=1.0, metavar="SECONDS", help="Seconds one request may take."),
 ]
+
+
+def out_option(help: str, show_default: bool | str = True) -> Any:
+    """``--out/-o``: what the command writes there, and what it does without it."""
+    return typer.Option("--out", "-o", help=help, show_default=show_default)
+
+
+def model_option(help: str, *, metavar: str = "SPEC", show_default: bool | str = True) -> Any:
+    """``--model/-m``: a model spec (or name), with what the command asks it."""
+    return typer.Option("--model", "-m", metavar=metavar, help=help, show_default=show_default)
+
+
+def seed_option(help: str) -> Any:
+    """``--seed``: what the seed draws in this command."""
+    return typer.Option("--seed", help=help)
+
+
+def json_option(help: str) -> Any:
+    """``--json``: what the command prints as JSON instead of text."""
+    return typer.Option("--json", help=help)
 
 
 def open_executor(kind: str | None, jobs: int | None, ray_address: str | None) -> Executor:

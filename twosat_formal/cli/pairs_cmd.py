@@ -16,7 +16,7 @@ from typing import Annotated
 import typer
 
 from twosat_formal.cli.app import app, err_console
-from twosat_formal.cli.options import ProgressOption
+from twosat_formal.cli.options import ProgressOption, out_option, seed_option
 from twosat_formal.cli.progress import progress_callback
 from twosat_formal.diagnostics.twins import twins
 from twosat_formal.instance import Instance, read_instances, write_instances
@@ -36,11 +36,9 @@ def pairs(
     ],
     out: Annotated[
         Path | None,
-        typer.Option("--out", "-o", help="Write the dataset here.", show_default="stdout"),
+        out_option("Write the dataset here.", "stdout"),
     ] = None,
-    seed: Annotated[
-        int, typer.Option("--seed", help="Picks among equally good one-clause changes.")
-    ] = 0,
+    seed: Annotated[int, seed_option("Picks among equally good one-clause changes.")] = 0,
     progress: ProgressOption = True,
 ) -> None:
     """Make a minimal twin of each instance: one clause changed, the opposite label."""

@@ -20,7 +20,10 @@ from twosat_formal.cli.options import (
     JobsOption,
     ProgressOption,
     RayAddressOption,
+    json_option,
     open_executor,
+    out_option,
+    seed_option,
 )
 from twosat_formal.cli.progress import write_with_progress
 from twosat_formal.perturb import OPERATORS
@@ -57,10 +60,10 @@ def perturb(
             show_default=False,
         ),
     ] = None,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the chain.")] = 0,
+    seed: Annotated[int, seed_option("Seed of the chain.")] = 0,
     out: Annotated[
         Path | None,
-        typer.Option("--out", "-o", help="Write to this file.", show_default="stdout"),
+        out_option("Write to this file.", "stdout"),
     ] = None,
     keep_base: Annotated[
         bool,
@@ -87,7 +90,7 @@ def perturb(
 @app.command("operators")
 def operators(
     as_json: Annotated[
-        bool, typer.Option("--json", help="Print the operators and their parameters as JSON.")
+        bool, json_option("Print the operators and their parameters as JSON.")
     ] = False,
 ) -> None:
     """List the perturbation operators, the relation each proves, and their parameters."""

@@ -26,6 +26,9 @@ from twosat_formal.cli.options import (
     TemperatureOption,
     TemplatesOption,
     TimeoutOption,
+    model_option,
+    out_option,
+    seed_option,
 )
 from twosat_formal.errors import ConfigError
 from twosat_formal.experiments.spec import load_spec, spec_names
@@ -141,14 +144,12 @@ def report_command(
             "dataset.jsonl beside it).",
         ),
     ],
-    out: Annotated[
-        Path, typer.Option("--out", "-o", help="Folder for report.md, report.html and figures/.")
-    ],
+    out: Annotated[Path, out_option("Folder for report.md, report.html and figures/.")],
     bootstrap: Annotated[
         bool,
         typer.Option("--bootstrap", help="Percentile-bootstrap CIs instead of Wilson score ones."),
     ] = False,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the bootstrap resamples.")] = 0,
+    seed: Annotated[int, seed_option("Seed of the bootstrap resamples.")] = 0,
     as_json: JsonOption = False,
 ) -> None:
     """Write the report of a run: tables, significance tests and figures."""
@@ -193,8 +194,8 @@ def run_experiment_command(
     name: Annotated[
         str, typer.Argument(help="An experiment of `experiments`, or a spec file (.json).")
     ],
-    model: Annotated[list[str], typer.Option("--model", "-m", metavar="SPEC", help=_MODEL_HELP)],
-    out: Annotated[Path, typer.Option("--out", "-o", help="The experiment folder.")],
+    model: Annotated[list[str], model_option(_MODEL_HELP)],
+    out: Annotated[Path, out_option("The experiment folder.")],
     formulas: Annotated[
         int | None,
         typer.Option("--formulas", min=1, help="Formulas per setting (default: the spec's)."),
@@ -268,19 +269,17 @@ def run_experiment_command(
 def bench_command(
     model: Annotated[
         list[str] | None,
-        typer.Option(
-            "--model",
-            "-m",
-            metavar="SPEC",
-            help="Extra model spec, repeatable; the reference reasoners "
-            f"({', '.join(BENCH_MODELS)}) always run.",
+        model_option(
+            "Extra model spec, repeatable; the reference reasoners "
+            f"({', '.join(BENCH_MODELS)}) always run."
         ),
     ] = None,
     full: Annotated[
         bool, typer.Option("--full", help="The paper-size grid: 10 formulas per Table 1 cell.")
     ] = False,
     out: Annotated[
-        Path, typer.Option("--out", "-o", help="Folder for the report, dataset and results.")
+        Path,
+        out_option("Folder for the report, dataset and results."),
     ] = Path(DEFAULT_OUT),
     formulas: Annotated[
         int | None,

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from twosat_formal.cli.app import app, err_console, out_console
-from twosat_formal.cli.options import ProgressOption, SummaryJsonOption
+from twosat_formal.cli.options import ProgressOption, SummaryJsonOption, model_option, out_option
 from twosat_formal.cli.progress import with_progress
 
 __all__ = ["score_command"]
@@ -36,7 +36,7 @@ def score_command(
     ],
     out: Annotated[
         Path,
-        typer.Option("--out", "-o", help="Scored rows (JSON Lines).", show_default=False),
+        out_option("Scored rows (JSON Lines).", False),
     ],
     dataset: Annotated[
         Path | None,
@@ -49,12 +49,7 @@ def score_command(
     ] = None,
     model: Annotated[
         str | None,
-        typer.Option(
-            "--model",
-            "-m",
-            metavar="NAME",
-            help="Model name of every answer (default: what each line says).",
-        ),
+        model_option("Model name of every answer (default: what each line says).", metavar="NAME"),
     ] = None,
     store: Annotated[
         Path | None,

@@ -13,6 +13,7 @@ from typing import Annotated
 import typer
 
 from twosat_formal.cli.app import err_console, sub_app
+from twosat_formal.cli.options import out_option
 
 __all__ = ["merge_command", "store_app"]
 
@@ -27,7 +28,7 @@ def merge_command(
     ],
     out: Annotated[
         Path,
-        typer.Option("--out", "-o", help="The merged store (a new file).", show_default=False),
+        out_option("The merged store (a new file).", False),
     ],
 ) -> None:
     """Merge run stores into a new one; refuse conflicting results for one request key."""

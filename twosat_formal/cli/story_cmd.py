@@ -20,6 +20,7 @@ from typing import Annotated
 import typer
 
 from twosat_formal.cli.app import app, err_console, out_console
+from twosat_formal.cli.options import json_option
 from twosat_formal.errors import ConfigError
 
 __all__ = [
@@ -92,9 +93,7 @@ def story_stats_command(
     stories: Annotated[
         str, typer.Argument(metavar="FILE", help="Story records (JSON Lines, - for stdin).")
     ],
-    as_json: Annotated[
-        bool, typer.Option("--json", help="Print the statistics as one JSON object.")
-    ] = False,
+    as_json: Annotated[bool, json_option("Print the statistics as one JSON object.")] = False,
 ) -> None:
     """First-attempt validation rate and fallback rate of story records, beside the paper's."""
     from twosat_formal.verbalize.story import read_stories, story_statistics

@@ -15,7 +15,7 @@ from typing import Annotated
 import typer
 
 from twosat_formal.cli.app import app, err_console
-from twosat_formal.cli.options import ProgressOption
+from twosat_formal.cli.options import ProgressOption, out_option
 from twosat_formal.cli.progress import progress_callback
 
 __all__ = ["trace"]
@@ -31,7 +31,7 @@ def trace(
     ],
     out: Annotated[
         Path | None,
-        typer.Option("--out", "-o", help="Write the rows here.", show_default="stdout"),
+        out_option("Write the rows here.", "stdout"),
     ] = None,
     progress: ProgressOption = True,
 ) -> None:

@@ -30,7 +30,11 @@ from twosat_formal.cli.options import (
     ProgressOption,
     RayAddressOption,
     ShardOption,
+    json_option,
+    model_option,
     open_executor,
+    out_option,
+    seed_option,
 )
 from twosat_formal.cli.progress import write_with_progress
 from twosat_formal.errors import ConfigError
@@ -75,15 +79,10 @@ def verbalize_command(
             show_default="none",
         ),
     ] = None,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the entity mapping.")] = 0,
+    seed: Annotated[int, seed_option("Seed of the entity mapping.")] = 0,
     out: Annotated[
         Path | None,
-        typer.Option(
-            "--out",
-            "-o",
-            help="Write prompt records (JSON Lines) to this file.",
-            show_default="stdout",
-        ),
+        out_option("Write prompt records (JSON Lines) to this file.", "stdout"),
     ] = None,
     story: Annotated[
         str | None,
@@ -96,13 +95,7 @@ def verbalize_command(
     ] = None,
     model: Annotated[
         str | None,
-        typer.Option(
-            "--model",
-            "-m",
-            metavar="SPEC",
-            help="Model that writes the story (required with --story).",
-            show_default="none",
-        ),
+        model_option("Model that writes the story (required with --story).", show_default="none"),
     ] = None,
     store: Annotated[
         Path | None,
@@ -241,9 +234,7 @@ def backparse_command(
 
 @app.command("templates")
 def templates_command(
-    as_json: Annotated[
-        bool, typer.Option("--json", help="Print the schemes and their examples as JSON.")
-    ] = False,
+    as_json: Annotated[bool, json_option("Print the schemes and their examples as JSON.")] = False,
 ) -> None:
     """List the six template schemes with an example of each (paper appendix G.1, Table 2)."""
     rows = [
