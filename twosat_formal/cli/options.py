@@ -7,8 +7,8 @@ command to the next, come from small factories returning the ``typer.Option``
 
 Examples
 --------
->>> out_option("Write the dataset here.", "stdout").param_decls
-('--out', '-o')
+>>> out_option("Write the dataset here.", "stdout").show_default
+'stdout'
 """
 
 from __future__ import annotations
