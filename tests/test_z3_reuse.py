@@ -60,8 +60,8 @@ def test_a_round_trip_pair_is_proven_once_per_session(monkeypatch: pytest.Monkey
     f = Formula.from_named([["a", "b"], ["~b", "c"], ["~c", "~a"]])
     first = prompt_record(f, "logic", instance_id="i", seed=1)
     session = roundtrip_module._session()
-    key = (3, tuple(map(tuple, f.clauses)), tuple(map(tuple, f.clauses)))
-    assert list(session.proved) == [key]
+    flat = (tuple(f.literals.tolist()), tuple(f.widths.tolist()))
+    assert list(session.proved) == [(3, flat, flat)]  # the clause lists, flat, and widths
     calls: list[str] = []
     real_check = session.solver.check
 

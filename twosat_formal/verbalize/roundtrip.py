@@ -96,30 +96,51 @@ def z3_equivalent(
     ...
     twosat_formal.errors.ProofError: the formulas differ: x1=False, x2=False
     """
-    _prove(left, right, num_vars, lambda: names, timeout_ms)
+    flat = (tuple(chain.from_iterable(left)), tuple(map(len, left)))
+    other = (tuple(chain.from_iterable(right)), tuple(map(len, right)))
+    _prove(flat, other, num_vars, names, timeout_ms)
+
+
+#: A clause list as its literals, flat, and the width of each clause.
+_Flat = tuple[tuple[int, ...], tuple[int, ...]]
+
+
+def _clauses(flat: _Flat) -> list[tuple[int, ...]]:
+    """The clause list of a flat one.
+
+    >>> _clauses(((1, -2, 3), (2, 1)))
+    [(1, -2), (3,)]
+    """
+    literals, widths = flat
+    found, start = [], 0
+    for width in widths:
+        found.append(literals[start : start + width])
+        start += width
+    return found
 
 
 def _prove(
-    left: Sequence[Sequence[int]],
-    right: Sequence[Sequence[int]],
+    left: _Flat,
+    right: _Flat,
     num_vars: int,
-    names: Callable[[], Sequence[str] | None],
+    names: Sequence[str] | Callable[[], Sequence[str]] | None,
     timeout_ms: int | None,
 ) -> None:
-    """:func:`z3_equivalent`, the names (for a counterexample) asked for only when needed."""
+    """:func:`z3_equivalent` of two flat clause lists (``names`` may be a function).
+
+    The names are only read for a counterexample.
+    """
     session = _session()
-    first = tuple(map(tuple, left))
-    second = first if right is left else tuple(map(tuple, right))
-    key = (num_vars, first, second)
+    key = (num_vars, left, right)
     if key in session.proved:  # this very pair (its literals in range) was proven already
         session.proved.move_to_end(key)
         return
-    literals = list(chain.from_iterable(first + second))
+    literals = left[0] + right[0]
     if literals and (max(literals) > num_vars or min(literals) < -num_vars or 0 in literals):
         raise ProofError(f"a literal lies outside the variables 1..{num_vars}")
-    # the same clauses are the same term: built once (Z3 still proves the pair)
-    term = _smt_cnf(first)
-    claim = f"(assert (xor {term} {term if second == first else _smt_cnf(second)}))"
+    # the same clauses are the same term: written once (Z3 still proves the pair)
+    term = _smt_cnf(_clauses(left))
+    claim = f"(assert (xor {term} {term if right == left else _smt_cnf(_clauses(right))}))"
     session.declare(num_vars)
     ctx, solver = session.ctx, session.solver
     solver.set("timeout", int(timeout_ms) if timeout_ms is not None else _NO_TIMEOUT)
@@ -132,7 +153,7 @@ def _prove(
             return
         if answer == z3.sat:
             model = solver.model()
-            given = names()
+            given = names() if callable(names) else names
             labels = list(given) if given is not None else [f"x{v}" for v in range(1, num_vars + 1)]
             counterexample = {
                 labels[v - 1]: bool(
@@ -275,15 +296,16 @@ def prove_roundtrip(
         sources.append(index[entity])
     # the source literal of each literal of the text, ``table[lit]`` (negative: from the end)
     table = [0, *sources, *(-v for v in reversed(sources))]
-    mapped = [tuple(map(table.__getitem__, clause)) for clause in clauses]
-    source = formula.clauses
-    if len(mapped) != len(source):
+    # both clause lists flat (literals, widths): equal so if and only if equal clause by clause
+    mapped = (tuple(map(table.__getitem__, chain.from_iterable(clauses))), tuple(map(len, clauses)))
+    source = (tuple(formula.literals.tolist()), tuple(formula.widths.tolist()))
+    if len(mapped[1]) != len(source[1]):
         raise CertificateError(
-            f"the text has {len(mapped)} clause sentences for {len(source)} clauses"
+            f"the text has {len(mapped[1])} clause sentences for {len(source[1])} clauses"
         )
-    if mapped != list(source):  # tuples, equal literal by literal
-        i = next(i for i, (got, want) in enumerate(zip(mapped, source, strict=True)) if got != want)
-        got, want = mapped[i], source[i]
+    if mapped != source:
+        pairs = zip(_clauses(mapped), formula.clauses, strict=True)
+        i, (got, want) = next((i, pair) for i, pair in enumerate(pairs) if pair[0] != pair[1])
         raise CertificateError(
             f"clause {i + 1} reads back as {_show(formula, got)} instead of "
             f"{_show(formula, want)} (line {lines[i]})"
@@ -293,7 +315,7 @@ def prove_roundtrip(
         "method": METHOD,
         "result": "proved",
         "template": scheme,
-        "clauses": len(source),
+        "clauses": len(source[1]),
         "entities": len(order),
         "z3": z3.get_version_string(),
         "time_s": round(time.perf_counter() - start, 6),

@@ -160,7 +160,7 @@ class Scheme:
         phrase += [true_before + entity + true_after for entity in entities]
         phrase += [false_before + entity + false_after for entity in reversed(entities)]
         head, tail = self.prefix, self.both + "."
-        if all(len(clause) == 2 for clause in clauses):  # a 2-CNF without units: one pass
+        if set(map(len, clauses)) <= {2}:  # a 2-CNF without units: one pass
             return [f"{head}{phrase[a]} or {phrase[b]}{tail}" for a, b in clauses]
         found = []
         for clause in clauses:
