@@ -298,3 +298,59 @@ def test_a_killed_run_loses_at_most_what_was_not_committed(tmp_path: Path) -> No
     kept, asked = killed_then_resumed(tmp_path, 7, 3600.0)
     assert kept == 0
     assert sorted(asked) == sorted(f"Prompt {i}: A or B." for i in range(20))
+
+
+# -- the inputs are stored a plan batch ahead of the requests -------------------------------------
+
+
+def stored_prompt_hashes(path: Path) -> tuple[set[str], list[str]]:
+    """The hashes of the committed prompts, and the prompt hash of each committed result."""
+    with sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True) as db:
+        prompts = {row[0] for row in db.execute("SELECT prompt_hash FROM prompts")}
+        results = [row[0] for row in db.execute("SELECT prompt_hash FROM results")]
+    return prompts, results
+
+
+def test_every_result_is_committed_with_or_after_its_prompt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("twosat_formal.evaluate.runner.PLAN_BATCH", 4)
+    path = tmp_path / "runs.sqlite"
+    items = make_items(20, seed=5)
+    answers = answers_for(items)
+    model = StallsAfter(answers, 6)
+
+    async def cancelled(store: RunStore) -> None:
+        task = asyncio.create_task(run_eval([model], items, store, concurrency=2))
+        while model.answered < 6 or model.stalled < 2:
+            await asyncio.sleep(0)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    with RunStore(path) as store:
+        asyncio.run(cancelled(store))
+        prompts, results = stored_prompt_hashes(path)
+        assert len(results) == 6 and set(results) <= prompts
+        assert len(prompts) < len(items)  # the rest waits for the plan to reach them
+        run([Scripted(answers, spec="test/a"), Scripted(answers, spec="test/b")], items, store)
+        prompts, results = stored_prompt_hashes(path)
+    assert prompts == {prompt_hash(item.prompt.text) for item in items}
+    assert len(results) == 6 + 2 * len(items)
+
+
+def test_a_run_without_models_stores_its_prompts(tmp_path: Path) -> None:
+    with RunStore(tmp_path / "runs.sqlite") as store:
+        summary = run([], ITEMS, store)
+        assert summary.done == 0 and len(list(store.prompts())) == len(ITEMS)
+
+
+def test_an_instance_shared_by_prompts_is_stored_once(tmp_path: Path) -> None:
+    record = {"id": "i1", "family": "f", "label": "SAT", "num_vars": 2, "num_clauses": 1}
+    with RunStore(tmp_path / "runs.sqlite") as store:
+        store.add_instances([record, {**record, "family": "other"}, {"id": "i2"}])
+        store.add_instances([{**record, "family": "later"}])
+        assert [(r["id"], r.get("family")) for r in store.instances()] == [
+            ("i1", "f"),
+            ("i2", None),
+        ]

@@ -394,13 +394,16 @@ class RunStore(Closing):
 
     def add_instance(self, record: Mapping[str, Any]) -> None:
         """Keep an instance record (the first record stored under an id stays)."""
-        instance_id = str(record.get("id"))
-        with self._db:
-            self._db.execute(
-                "INSERT INTO instances (instance_id, family, label, num_vars, num_clauses, "
-                "dimacs, record) VALUES (?, ?, ?, ?, ?, ?, ?) "
-                "ON CONFLICT (instance_id) DO NOTHING",
-                (
+        self.add_instances([record])
+
+    def add_instances(self, records: Iterable[Mapping[str, Any]]) -> None:
+        """Keep instance records in one transaction (the first stored under an id stays;
+        a record repeated among ``records`` is written once)."""
+        rows: dict[str, tuple[Any, ...]] = {}
+        for record in records:
+            instance_id = str(record.get("id"))
+            if instance_id not in rows:
+                rows[instance_id] = (
                     instance_id,
                     record.get("family"),
                     record.get("label"),
@@ -408,7 +411,15 @@ class RunStore(Closing):
                     record.get("num_clauses"),
                     record.get("dimacs"),
                     json.dumps(record, sort_keys=True, default=str),
-                ),
+                )
+        if not rows:
+            return
+        with self._db:
+            self._db.executemany(
+                "INSERT INTO instances (instance_id, family, label, num_vars, num_clauses, "
+                "dimacs, record) VALUES (?, ?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT (instance_id) DO NOTHING",
+                rows.values(),
             )
 
     def add_prompts(self, prompts: Iterable[PromptRow]) -> None:

@@ -105,6 +105,7 @@ class _Runner:
         self._commit_timer: asyncio.TimerHandle | None = None
         self._answered: list[tuple[_Request, Outcome]] = []
         self._drain_due = False
+        self._inputs_stored = 0
         self._commit_waits = False
         self._last_answer = 0.0
         self._group: asyncio.TaskGroup | None = None
@@ -222,12 +223,25 @@ class _Runner:
         acc = self.summary.accuracy
         return "acc  -  " if acc is None else f"acc {acc:6.1%}"
 
+    def store_inputs(self, items: Sequence[EvalItem], end: int) -> None:
+        """Store the prompts (and instances) of ``items[:end]`` not stored yet by this run.
+
+        The plan stores them a batch ahead of the requests it plans, so that every
+        result is committed with or after its prompt, and the first requests go out
+        without waiting for every prompt of the run to be stored.
+        """
+        if end > self._inputs_stored:
+            _store_inputs(self.store, items[self._inputs_stored : end])
+            self._inputs_stored = min(end, len(items))
+
     def plan(
         self, models: Sequence[RetryingModel], items: Sequence[EvalItem], samples: int
     ) -> Iterator[list[_Request]]:
         """Every request of the run, lazily, :data:`PLAN_BATCH` at a time."""
         batch: list[_Request] = []
-        for item in items:
+        for index, item in enumerate(items):
+            if index == self._inputs_stored:  # the inputs a plan batch ahead, in one go
+                self.store_inputs(items, index + PLAN_BATCH)
             sha = prompt_hash(item.prompt.text)
             for model in models:
                 params_key = self.params_of(model)[1]
@@ -308,6 +322,7 @@ class _Runner:
             self._group = group
             for model in retrying:
                 group.create_task(feed(model, group))
+        self.store_inputs(items, len(items))  # a run with no model stores them too
 
 
 def _check_items(items: Sequence[EvalItem]) -> None:
@@ -332,9 +347,7 @@ def _check_items(items: Sequence[EvalItem]) -> None:
 def _store_inputs(store: RunStore, items: Sequence[EvalItem]) -> None:
     """The prompts, and the instances they verbalize, into the run store."""
     store.add_prompts(item.prompt_row() for item in items)
-    for item in items:
-        if item.instance is not None:
-            store.add_instance(item.instance)
+    store.add_instances(item.instance for item in items if item.instance is not None)
 
 
 def _story_info(items: Sequence[EvalItem]) -> dict[str, Any]:
@@ -466,7 +479,6 @@ async def run_eval(
     summary = summary if summary is not None else EvalSummary()
     _check_items(items)
     runner = _Runner(store, params, retry or RetryPolicy(), seed, request_timeout_s, summary)
-    _store_inputs(store, items)
     if retry_errors:
         store.delete_errors(  # a generator: the keys are never all in memory
             request_key(m.spec, m.endpoint, prompt_hash(i.prompt.text), runner.params_of(m)[1], s)
