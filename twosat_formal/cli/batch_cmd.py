@@ -43,10 +43,7 @@ def prepare_command(
             show_default=False,
         ),
     ],
-    out: Annotated[
-        Path,
-        out_option("The request file (JSON Lines).", False),
-    ],
+    out: Annotated[Path, out_option("The request file (JSON Lines).", False)],
     max_tokens: MaxTokensOption = DEFAULT_MAX_TOKENS,
     temperature: TemperatureOption = None,
     top_p: TopPOption = None,

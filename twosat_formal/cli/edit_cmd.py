@@ -119,10 +119,7 @@ def edit(
             help="Also write the input instances, which the metrics use as baselines.",
         ),
     ] = True,
-    out: Annotated[
-        Path | None,
-        out_option("Write the dataset here.", "stdout"),
-    ] = None,
+    out: Annotated[Path | None, out_option("Write the dataset here.", "stdout")] = None,
     progress: ProgressOption = True,
     executor: ExecutorOption = None,
     jobs: JobsOption = None,

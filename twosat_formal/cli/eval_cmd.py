@@ -13,10 +13,12 @@ from twosat_formal.cli.options import (
     ApiKeyEnvOption,
     ConcurrencyOption,
     MaxTokensOption,
+    ModelConcurrencyOption,
     NoVerifyOption,
     ProgressOption,
     RayAddressOption,
     RequestModeOption,
+    RpmOption,
     SamplesOption,
     SamplingSeedOption,
     ShardOption,
@@ -24,8 +26,11 @@ from twosat_formal.cli.options import (
     TemperatureOption,
     TimeoutOption,
     TopPOption,
+    TpmOption,
+    dataset_option,
     model_option,
     out_option,
+    store_option,
 )
 from twosat_formal.columns import pick_columns
 from twosat_formal.errors import EXIT_INTERRUPTED, EXIT_REQUESTS_FAILED, ConfigError
@@ -92,16 +97,15 @@ def eval_command(
     ],
     model: Annotated[list[str], model_option(_MODEL_HELP)],
     store: Annotated[
-        Path, typer.Option("--store", help="The SQLite run store (created when missing).")
+        Path,
+        store_option("The SQLite run store (created when missing)."),
     ] = Path("runs.sqlite"),
     dataset: Annotated[
         Path | None,
-        typer.Option(
-            "--dataset",
-            help="Instances (JSON Lines) the prompts verbalize: formulas, labels and metadata "
+        dataset_option(
+            "Instances (JSON Lines) the prompts verbalize: formulas, labels and metadata "
             "for reports. Without it, formulas are read back from the prompts (a story's "
-            "recovered formula) and solved.",
-            show_default="none",
+            "recovered formula) and solved."
         ),
     ] = None,
     concurrency: ConcurrencyOption = 8,
@@ -122,33 +126,9 @@ def eval_command(
             show_default=False,
         ),
     ] = None,
-    model_concurrency: Annotated[
-        int | None,
-        typer.Option(
-            "--model-concurrency",
-            min=1,
-            help="Requests in flight per model (a spec's ?concurrency=N wins).",
-            show_default="--concurrency",
-        ),
-    ] = None,
-    rpm: Annotated[
-        float | None,
-        typer.Option(
-            "--rpm",
-            min=0.001,
-            help="Requests per minute per model (a spec's ?rpm=R wins).",
-            show_default="no limit",
-        ),
-    ] = None,
-    tpm: Annotated[
-        float | None,
-        typer.Option(
-            "--tpm",
-            min=1,
-            help="Tokens per minute per model, prompt plus answer budget (a spec's ?tpm=T wins).",
-            show_default="no limit",
-        ),
-    ] = None,
+    model_concurrency: ModelConcurrencyOption = None,
+    rpm: RpmOption = None,
+    tpm: TpmOption = None,
     api_key_env: ApiKeyEnvOption = None,
     mode: RequestModeOption = "chat",
     temperature: TemperatureOption = None,

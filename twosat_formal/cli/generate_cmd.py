@@ -78,10 +78,7 @@ def generate(
         ),
     ] = None,
     seed: Annotated[int, seed_option("Seed of the dataset.")] = 0,
-    out: Annotated[
-        Path | None,
-        out_option("Write JSON Lines to this file.", "stdout"),
-    ] = None,
+    out: Annotated[Path | None, out_option("Write JSON Lines to this file.", "stdout")] = None,
     grid: Annotated[
         str | None,
         typer.Option(

@@ -29,10 +29,12 @@ __all__ = [
     "JobsOption",
     "JsonOption",
     "MaxTokensOption",
+    "ModelConcurrencyOption",
     "NoVerifyOption",
     "ProgressOption",
     "RayAddressOption",
     "RequestModeOption",
+    "RpmOption",
     "SamplesOption",
     "SamplingSeedOption",
     "ShardOption",
@@ -41,11 +43,14 @@ __all__ = [
     "TemplatesOption",
     "TimeoutOption",
     "TopPOption",
+    "TpmOption",
+    "dataset_option",
     "json_option",
     "model_option",
     "open_executor",
     "out_option",
     "seed_option",
+    "store_option",
 ]
 
 BaseUrlOption = Annotated[
@@ -172,6 +177,26 @@ RequestModeOption = Annotated[
         help="Request dialect: /v1/chat/completions (messages) or /v1/completions (raw prompt).",
     ),
 ]
+
+
+def _limit_option(flag: str, low: float, what: str, query: str, unset: str = "no limit") -> Any:
+    """A per-model limit of ``eval``; a model spec's own ``?query`` wins over it."""
+    return typer.Option(flag, min=low, help=f"{what} (a spec's ?{query} wins).", show_default=unset)
+
+
+ModelConcurrencyOption = Annotated[
+    int | None,
+    _limit_option(
+        "--model-concurrency", 1, "Requests in flight per model", "concurrency=N", "--concurrency"
+    ),
+]
+RpmOption = Annotated[
+    float | None, _limit_option("--rpm", 0.001, "Requests per minute per model", "rpm=R")
+]
+TpmOption = Annotated[
+    float | None,
+    _limit_option("--tpm", 1, "Tokens per minute per model, prompt plus answer budget", "tpm=T"),
+]
 TimeoutOption = Annotated[
     float,
     typer.Option("--timeout", min=1.0, metavar="SECONDS", help="Seconds one request may take."),
@@ -191,6 +216,16 @@ def model_option(help: str, *, metavar: str = "SPEC", show_default: bool | str =
 def seed_option(help: str) -> Any:
     """``--seed``: what the seed draws in this command."""
     return typer.Option("--seed", help=help)
+
+
+def store_option(help: str, show_default: bool | str = True) -> Any:
+    """``--store``: the run store, and what the command keeps there."""
+    return typer.Option("--store", help=help, show_default=show_default)
+
+
+def dataset_option(help: str) -> Any:
+    """``--dataset``: the instances that prompts verbalize (none by default)."""
+    return typer.Option("--dataset", help=help, show_default="none")
 
 
 def json_option(help: str) -> Any:

@@ -34,10 +34,7 @@ def pairs(
             show_default=False,
         ),
     ],
-    out: Annotated[
-        Path | None,
-        out_option("Write the dataset here.", "stdout"),
-    ] = None,
+    out: Annotated[Path | None, out_option("Write the dataset here.", "stdout")] = None,
     seed: Annotated[int, seed_option("Picks among equally good one-clause changes.")] = 0,
     progress: ProgressOption = True,
 ) -> None:

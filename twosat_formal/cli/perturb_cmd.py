@@ -61,10 +61,7 @@ def perturb(
         ),
     ] = None,
     seed: Annotated[int, seed_option("Seed of the chain.")] = 0,
-    out: Annotated[
-        Path | None,
-        out_option("Write to this file.", "stdout"),
-    ] = None,
+    out: Annotated[Path | None, out_option("Write to this file.", "stdout")] = None,
     keep_base: Annotated[
         bool,
         typer.Option(

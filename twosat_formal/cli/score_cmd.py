@@ -9,7 +9,14 @@ from typing import Annotated
 import typer
 
 from twosat_formal.cli.app import app, err_console, out_console
-from twosat_formal.cli.options import ProgressOption, SummaryJsonOption, model_option, out_option
+from twosat_formal.cli.options import (
+    ProgressOption,
+    SummaryJsonOption,
+    dataset_option,
+    model_option,
+    out_option,
+    store_option,
+)
 from twosat_formal.cli.progress import with_progress
 
 __all__ = ["score_command"]
@@ -34,17 +41,12 @@ def score_command(
             show_default=False,
         ),
     ],
-    out: Annotated[
-        Path,
-        out_option("Scored rows (JSON Lines).", False),
-    ],
+    out: Annotated[Path, out_option("Scored rows (JSON Lines).", False)],
     dataset: Annotated[
         Path | None,
-        typer.Option(
-            "--dataset",
-            help="Instances (JSON Lines) the prompts verbalize. Without it, formulas are "
-            "read back from the prompts and solved.",
-            show_default="none",
+        dataset_option(
+            "Instances (JSON Lines) the prompts verbalize. Without it, formulas are "
+            "read back from the prompts and solved."
         ),
     ] = None,
     model: Annotated[
@@ -52,12 +54,7 @@ def score_command(
         model_option("Model name of every answer (default: what each line says).", metavar="NAME"),
     ] = None,
     store: Annotated[
-        Path | None,
-        typer.Option(
-            "--store",
-            help="Also keep the results in this run store, for `report`.",
-            show_default="none",
-        ),
+        Path | None, store_option("Also keep the results in this run store, for `report`.", "none")
     ] = None,
     as_json: SummaryJsonOption = False,
     progress: ProgressOption = True,

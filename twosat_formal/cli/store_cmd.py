@@ -26,10 +26,7 @@ def merge_command(
         list[Path],
         typer.Argument(metavar="STORE.sqlite...", help="Run stores to merge.", show_default=False),
     ],
-    out: Annotated[
-        Path,
-        out_option("The merged store (a new file).", False),
-    ],
+    out: Annotated[Path, out_option("The merged store (a new file).", False)],
 ) -> None:
     """Merge run stores into a new one; refuse conflicting results for one request key."""
     from twosat_formal.store_merge import merge_stores

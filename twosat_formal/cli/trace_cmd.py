@@ -29,10 +29,7 @@ def trace(
             metavar="STORE", help="Run store (SQLite) written by eval.", show_default=False
         ),
     ],
-    out: Annotated[
-        Path | None,
-        out_option("Write the rows here.", "stdout"),
-    ] = None,
+    out: Annotated[Path | None, out_option("Write the rows here.", "stdout")] = None,
     progress: ProgressOption = True,
 ) -> None:
     """Check each claim of every stored answer's reasoning against the formula."""

@@ -35,6 +35,7 @@ from twosat_formal.cli.options import (
     open_executor,
     out_option,
     seed_option,
+    store_option,
 )
 from twosat_formal.cli.progress import write_with_progress
 from twosat_formal.errors import ConfigError
@@ -99,10 +100,9 @@ def verbalize_command(
     ] = None,
     store: Annotated[
         Path | None,
-        typer.Option(
-            "--store",
-            help="Run store of the story's model calls (default story-calls.sqlite); "
-            "a re-run reuses them.",
+        store_option(
+            "Run store of the story's model calls (default story-calls.sqlite); "
+            "a re-run reuses them."
         ),
     ] = None,
     progress: ProgressOption = True,
