@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import signal
@@ -77,6 +78,23 @@ def test_request_keys_differ_when_any_part_differs(a: Parts, b: Parts) -> None:
     normalized_a = (a[0], public_endpoint(a[1]), *a[2:])
     normalized_b = (b[0], public_endpoint(b[1]), *b[2:])
     assert same == (normalized_a == normalized_b)
+
+
+@given(PARTS)
+def test_a_request_key_is_the_sha256_of_its_parts_as_compact_json(parts: Parts) -> None:
+    model, endpoint, sha, params, sample = parts
+    blob = json.dumps(
+        [model, public_endpoint(endpoint), sha, params, sample],
+        separators=(",", ":"),
+        ensure_ascii=False,
+    )
+    assert request_key(*parts) == hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+def test_request_keys_never_change() -> None:
+    # a store keeps the keys of its results: a run resumes only if they are made alike
+    key = request_key("openai/m", "http://127.0.0.1:1/v1", prompt_hash("é"), '{"max_tokens":8}', 3)
+    assert key == "363cab3840b331f2598e6ba93b166937ab5da88c4bb75cc75529ed7fd94c973e"
 
 
 def test_request_keys_are_the_same_in_every_process() -> None:

@@ -158,6 +158,8 @@ CREATE TABLE IF NOT EXISTS runs (
 
 #: ``json.dumps(value, sort_keys=True)``, with one encoder made once.
 _sorted_json = json.JSONEncoder(sort_keys=True).encode
+#: ``json.dumps(parts, separators=(",", ":"), ensure_ascii=False)``: a key's parts.
+_key_json = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 
 #: :func:`public_endpoint`, remembered: a run's few endpoints are each parsed once, not
 #: once per request.
@@ -184,8 +186,7 @@ def request_key(model: str, endpoint: str, prompt_sha: str, params: str, sample:
     (False, 64)
     """
     parts = [model, _public_endpoint(endpoint), prompt_sha, params, int(sample)]
-    blob = json.dumps(parts, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+    return hashlib.sha256(_key_json(parts).encode("utf-8")).hexdigest()
 
 
 @dataclass(frozen=True)
