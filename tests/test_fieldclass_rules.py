@@ -2,10 +2,21 @@
 
 from __future__ import annotations
 
+import copy
+
 from hypothesis import given
 from hypothesis import strategies as st
 
-from twosat_formal.fieldclass import FIELD_CLASSES, _class_of, _descend, compare_record, field_class
+from twosat_formal import fieldclass
+from twosat_formal.fieldclass import (
+    FIELD_CLASSES,
+    Comparison,
+    _class_of,
+    _descend,
+    _walk,
+    compare_record,
+    field_class,
+)
 
 PARTS = sorted({p for rules in FIELD_CLASSES.values() for pat, _ in rules for p in pat} - {"*"})
 KEYS = st.one_of(st.sampled_from(PARTS), st.integers(0, 3), st.sampled_from(["x", "0", "id"]))
@@ -63,3 +74,101 @@ def test_types_and_key_order_still_differ_below_re_derived_fields() -> None:
     for a, b in [(1, 1.0), (True, 1), ({"x": 1, "y": 2}, {"y": 2, "x": 1}), ([1], [1, 1])]:
         result = compare_record("instance", {"formula": [a]}, {"formula": [b]})
         assert result.differences, (a, b)
+
+
+# -- one text per record when the two are the same: it decides as the walk does ----------------
+
+_TIMING = st.one_of(
+    st.floats(0, 2),
+    st.integers(0, 3),
+    st.sampled_from([-1.0, float("inf"), float("nan"), True, "0.5", None, [], {}]),
+)
+
+
+@st.composite
+def _records(draw: st.DrawFn) -> dict:
+    """A record with timings where the rules of every kind put them, and other fields."""
+    step = st.fixed_dictionaries(
+        {"operator": _JSON},
+        optional={"proof": st.fixed_dictionaries({"result": _JSON}, optional={"seconds": _TIMING})},
+    )
+    record = draw(st.dictionaries(st.sampled_from(["id", "dimacs", "label"]), _JSON, max_size=3))
+    if draw(st.booleans()):
+        record["transforms"] = draw(st.lists(step, max_size=3))
+    if draw(st.booleans()):
+        record["roundtrip"] = draw(
+            st.fixed_dictionaries({"z3": _JSON}, optional={"time_s": _TIMING})
+        )
+    return record
+
+
+def _variant(draw: st.DrawFn, record: object) -> object:
+    """``record`` again, with at most one change somewhere (a value, a type, a timing)."""
+    if isinstance(record, dict):
+        out = dict(record)
+        if out and draw(st.booleans()):
+            key = draw(st.sampled_from(sorted(out)))
+            out[key] = _variant(draw, out[key])
+        elif out and draw(st.booleans()):
+            out = dict(reversed(list(out.items())))
+        elif out and draw(st.booleans()):
+            del out[draw(st.sampled_from(sorted(out)))]
+        return out
+    if isinstance(record, list):
+        if record and draw(st.booleans()):
+            i = draw(st.integers(0, len(record) - 1))
+            return [*record[:i], _variant(draw, record[i]), *record[i + 1 :]]
+        if record and draw(st.booleans()):
+            return record[1:]
+        return tuple(record) if draw(st.booleans()) else list(record)
+    return draw(st.one_of(st.just(record), _JSON, _TIMING))
+
+
+@st.composite
+def _pairs(draw: st.DrawFn) -> tuple[dict, object]:
+    record = draw(_records())
+    again = copy.deepcopy(record) if draw(st.booleans()) else _variant(draw, record)
+    return record, again
+
+
+@given(kind=st.sampled_from(sorted(FIELD_CLASSES)), pair=_pairs())
+def test_the_one_text_comparison_decides_and_counts_as_the_walk(
+    kind: str, pair: tuple[dict, object]
+) -> None:
+    stored, expected = pair
+    walked = Comparison()
+    _walk(stored, expected, [], walked, FIELD_CLASSES[kind])
+    result = compare_record(kind, stored, expected)
+    assert result.differences == walked.differences
+    assert result.counts == walked.counts
+
+
+def test_records_that_re_derive_are_compared_as_one_text() -> None:
+    stored = {"id": "a", "transforms": [{"op": [1, {}], "proof": {"seconds": 0.5}}]}
+    again = {"id": "a", "transforms": [{"op": [1, {}], "proof": {"seconds": 9}}]}
+    assert fieldclass._same(stored, again, FIELD_CLASSES["instance"]) == {
+        "re-derived": 3,
+        "measured": 1,
+        "attested": 0,
+    }
+    for other in ({"id": "b"}, {"transforms": [], "id": "a"}, {"id": ("a",)}):
+        assert fieldclass._same(stored, {**again, **other}, FIELD_CLASSES["instance"]) is None
+    longer = {"id": "a", "transforms": [*again["transforms"], {}]}
+    for fewer in ({"id": "a"}, {"transforms": again["transforms"]}, longer):
+        assert fieldclass._same(stored, fewer, FIELD_CLASSES["instance"]) is None
+        assert fieldclass._same(fewer, stored, FIELD_CLASSES["instance"]) is None
+    bad = {"id": "a", "transforms": [{"op": [1, {}], "proof": {"seconds": -1}}]}
+    assert fieldclass._same(bad, again, FIELD_CLASSES["instance"]) is None
+    assert fieldclass._same(stored, again, FIELD_CLASSES["story"]) is None
+
+
+@given(st.recursive(_JSON, lambda inner: st.tuples(inner, inner) | st.lists(inner), max_leaves=8))
+def test_the_fields_are_counted_without_recursion_as_with_it(value: object) -> None:
+    assert fieldclass._fields(value) == fieldclass._leaves(value)
+
+
+def test_a_number_in_an_attested_field_is_attested_not_a_timing() -> None:
+    stored, again = {"intro": 0.5, "id": "s"}, {"intro": 0.25, "id": "s"}
+    result = compare_record("story", stored, again)
+    assert result.differences == []
+    assert result.counts == {"re-derived": 1, "measured": 0, "attested": 1}
