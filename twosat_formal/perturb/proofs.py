@@ -71,10 +71,23 @@ TIMEOUT_MS = 300_000
 Clauses = Sequence[Sequence[int]]
 
 
+def _line(clause: Sequence[int]) -> str:
+    """One clause as a DIMACS line."""
+    return " ".join([*map(str, clause), "0"])
+
+
 def _dimacs(clauses: Clauses, num_vars: int) -> str:
-    lines = [f"p cnf {num_vars} {len(clauses)}"]
-    lines.extend(" ".join([*map(str, c), "0"]) for c in clauses)
-    return "\n".join(lines) + "\n"
+    return _text(list(map(_line, clauses)), num_vars)
+
+
+def _text(lines: list[str], num_vars: int) -> str:
+    """A DIMACS problem of the clause ``lines``."""
+    return f"p cnf {num_vars} {len(lines)}\n" + "\n".join(lines) + "\n"
+
+
+def _top(*parts: Clauses) -> int:
+    """The largest variable of the clauses (0 when there is none)."""
+    return max((abs(lit) for part in parts for c in part for lit in c), default=0)
 
 
 class Z3Session:
@@ -109,11 +122,15 @@ class Z3Session:
 
         Raises :class:`ProofError` when Z3 answers ``unknown``.
         """
+        return self._decide(_dimacs(clauses, num_vars), num_vars)
+
+    def _decide(self, text: str, num_vars: int) -> dict[int, bool] | None:
+        """:meth:`satisfiable` of a problem already written as DIMACS ``text``."""
         start = time.perf_counter()
         solver = self.solver
         solver.push()
         try:
-            solver.from_string(_dimacs(clauses, num_vars))
+            solver.from_string(text)
             answer = solver.check()
             if answer == z3.unsat:
                 return None
@@ -136,10 +153,7 @@ class Z3Session:
         self, premise: Clauses, conclusion: Clauses, units: Sequence[int] = ()
     ) -> dict[int, bool] | None:
         """``None`` if ``premise ∧ units`` entails ``conclusion``, else a counterexample."""
-        top = max(
-            (abs(lit) for part in (premise, conclusion) for c in part for lit in c), default=0
-        )
-        top = max(top, max((abs(u) for u in units), default=0))
+        top = max(_top(premise, conclusion), max((abs(u) for u in units), default=0))
         selectors = list(range(top + 1, top + 1 + len(conclusion)))
         query: list[Sequence[int]] = [*premise, *([u] for u in units)]
         for d, clause in zip(selectors, conclusion, strict=True):
@@ -162,23 +176,22 @@ class Z3Session:
         >>> s.equivalent([[1, 2], [-1, 2]], [[2]]), s.equivalent([[1, 2]], [[2]])
         (True, False)
         """
-        top = max((abs(lit) for part in (left, right) for c in part for lit in c), default=0)
-        switch = top + 1
-        query: list[Sequence[int]] = [(-switch, *c) for c in left]
-        query.extend((switch, *c) for c in right)
+        switch = _top(left, right) + 1
+        # written as DIMACS lines directly: the same CNF, without a tuple per clause
+        lines = [f"{-switch} {_line(c)}" for c in left]
+        lines.extend(f"{switch} {_line(c)}" for c in right)
         fresh = switch
         for guard, conclusion in ((-switch, right), (switch, left)):
-            selectors = list(range(fresh + 1, fresh + 1 + len(conclusion)))
+            first = fresh + 1
+            for d, clause in enumerate(conclusion, first):
+                lines.extend(f"{-d} {-lit} 0" for lit in clause)
             fresh += len(conclusion)
-            for d, clause in zip(selectors, conclusion, strict=True):
-                query.extend((-d, -lit) for lit in clause)
-            query.append((guard, *selectors))
-        return self.satisfiable(query, fresh) is None
+            lines.append(_line((guard, *range(first, fresh + 1))))
+        return self._decide(_text(lines, fresh), fresh) is None
 
     def model_of(self, clauses: Clauses) -> dict[int, bool] | None:
         """``None`` if the clauses are unsat, else a model of them."""
-        top = max((abs(lit) for c in clauses for lit in c), default=0)
-        return self.satisfiable(clauses, top)
+        return self.satisfiable(clauses, _top(clauses))
 
 
 _SESSION: tuple[int, Z3Session] | None = None
