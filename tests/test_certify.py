@@ -342,3 +342,60 @@ def test_command_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     path = write(tmp_path / "e.jsonl", [])
     code, _, err = run(["certify", str(path), "--jobs", "0"], capsys)
     assert code == 2
+
+
+def test_the_scc_backend_solves_a_record_once(
+    monkeypatch: pytest.MonkeyPatch, records: dict[str, Record]
+) -> None:
+    """Re-deriving an instance solves its formula with the scc backend; ``solve:scc``
+    takes that answer rather than solving the same formula again, and the other two
+    backends each solve it once."""
+    from twosat_formal import rederive
+    from twosat_formal.solve import BACKENDS
+
+    calls: list[tuple[str, tuple[Any, ...]]] = []
+    for backend in BACKENDS.names():
+
+        def spy(formula: Any, backend: str = backend, real: Any = BACKENDS.get(backend)) -> Any:
+            calls.append((backend, formula.clauses))
+            return real(formula)
+
+        monkeypatch.setitem(BACKENDS._items, backend, spy)
+    rederive._generate.cache_clear()
+    for name in ("backbone", "flip", "chain", "duplicate"):
+        calls.clear()
+        record = records[name]
+        assert certify_record(record) == [], name
+        own = Instance.from_record(record).formula.clauses
+        backends = sorted(backend for backend, clauses in calls if clauses == own)
+        assert backends == ["pysat", "scc", "z3"], (name, backends)
+
+
+def test_a_wrong_label_is_named_by_every_backend_in_order(records: dict[str, Record]) -> None:
+    record = records["flip"]
+    assert record["label"] == "SAT"
+    record["label"] = "UNSAT"
+    failures = certify_record(record)
+    assert [(f.check, f.message) for f in failures[:3]] == [
+        (f"solve:{b}", f"the {b} backend finds SAT, the record says UNSAT")
+        for b in ("scc", "pysat", "z3")
+    ]
+    assert [f.check for f in failures[3:]] == ["certificate", "transforms"]
+
+
+def test_the_scc_label_is_read_only_off_the_same_text_solved_by_scc() -> None:
+    from twosat_formal.certify import _Derived, _scc_label
+
+    record = generate("backbone", clauses=8, seed=2).to_record()
+    again = copy.deepcopy(record)
+    assert _scc_label(record, _Derived(value=again)) == record["label"]
+    assert _scc_label(record, None) is None
+    assert _scc_label(record, _Derived(error=ConfigError("no"))) is None
+    for change in (
+        {"dimacs": record["dimacs"] + "c\n"},
+        {"certificate": {**record["certificate"], "backend": "pysat"}},
+        {"certificate": {**record["certificate"], "checked": False}},
+        {"certificate": {**record["certificate"], "status": "UNSAT"}},
+        {"label": "MAYBE", "certificate": {**record["certificate"], "status": "MAYBE"}},
+    ):
+        assert _scc_label(record, _Derived(value={**again, **change})) is None, change
