@@ -304,17 +304,7 @@ class NormalizedAccuracy:
 
     def to_json(self) -> dict[str, Any]:
         """The metric as a JSON-ready dict."""
-        return {
-            "level": self.level,
-            "records": self.records,
-            "edited": self.edited,
-            "fallback": self.fallback,
-            "accuracy": self.accuracy,
-            "baseline_accuracy": self.baseline_accuracy,
-            "normalized_accuracy": self.value,
-            "agreement": self.agreement,
-            "unpaired": self.unpaired,
-        }
+        return {**fields_json(self, then=("fallback",)), "normalized_accuracy": self.value}
 
 
 def normalized_accuracy(
@@ -377,16 +367,7 @@ class FlipRate:
 
     def to_json(self) -> dict[str, Any]:
         """The metric as a JSON-ready dict."""
-        return {
-            "level": self.level,
-            "pairs": self.pairs,
-            "edited": self.edited,
-            "broken": self.broken,
-            "fixed": self.fixed,
-            "flips": self.flips,
-            "rate": self.rate,
-            "unpaired": self.unpaired,
-        }
+        return fields_json(self, then=("flips", "rate"))
 
 
 def flip_rate(
@@ -408,8 +389,8 @@ def flip_rate(
     ...         {"instance_id": "b", "decision_correct": True},
     ...         {"instance_id": "e", "transforms": [step], "decision_correct": True}]
     >>> flip_rate(rows, 1).to_json()
-    {'level': 1, 'pairs': 2, 'edited': 1, 'broken': 0, 'fixed': 1, 'flips': 1, \
-'rate': 0.5, 'unpaired': 0}
+    {'level': 1, 'pairs': 2, 'broken': 0, 'fixed': 1, 'edited': 1, 'unpaired': 0, 'flips': 1, \
+'rate': 0.5}
     """
     pairs, unpaired = level_pairs(rows, level, operator=operator, category=category)
     broken = sum(1 for b, v, _ in pairs if _correct(b) and not _correct(v))
