@@ -32,9 +32,7 @@ True
 from __future__ import annotations
 
 import hashlib
-import io
 import random
-import sys
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -60,7 +58,6 @@ from twosat_formal.jsonl import (
     is_dataset,
     parse_raw,
     raw_lines,
-    read_stream,
     read_text,
     rereadable,
 )
@@ -487,7 +484,11 @@ def edit_instances(
     [True, False, False]
     """
     settings = _settings(mode, keep, max_edits, seed, operators, order, keep_base)
-    run = EditRun(mode, max_edits)
+    return _edit_all(settings, instances)
+
+
+def _edit_all(settings: _EditSettings, instances: Iterable[Instance]) -> EditRun:
+    run = EditRun(settings.mode, settings.max_edits)
     for instance in instances:
         records, counts = _edit_one(settings, instance)
         run.records.extend(records)
@@ -556,24 +557,19 @@ def edit_file(
 
     A formula file (DIMACS or DSL) becomes one :func:`root_instance` first.
     """
+    settings = _settings(mode, keep, max_edits, seed, operators, order, keep_base)
+    return _edit_all(settings, _origins(path))
+
+
+def _origins(path: str | Path) -> Iterator[Instance]:
+    """The instances of a dataset, or the one :func:`root_instance` of a formula file."""
     from twosat_formal.io import parse_formula
 
-    source = "<stdin>" if str(path) == "-" else str(path)
-    text = sys.stdin.read() if str(path) == "-" else Path(path).read_text(encoding="utf-8")
-    if text.lstrip()[:1] == "{":
-        instances = [
-            Instance.from_record(line.value, line=line.number, source=source)
-            for line in read_stream(io.StringIO(text), source)
-        ]
-    else:
-        instances = [root_instance(parse_formula(text, source=source), source=source)]
-    return edit_instances(
-        instances,
-        mode=mode,
-        keep=keep,
-        max_edits=max_edits,
-        seed=seed,
-        operators=operators,
-        order=order,
-        keep_base=keep_base,
-    )
+    with rereadable(path) as (file, source):
+        if not is_dataset(file, source=source):
+            text = read_text(file, source=source)
+            yield root_instance(parse_formula(text, source=source), source=source)
+            return
+        for line in raw_lines(file, source=source):
+            value = parse_raw(line).value
+            yield Instance.from_record(value, line=line.number, source=line.source)
