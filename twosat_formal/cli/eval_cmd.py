@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -32,6 +31,7 @@ from twosat_formal.cli.options import (
     out_option,
     store_option,
 )
+from twosat_formal.cli.output import print_json, print_lines
 from twosat_formal.columns import pick_columns
 from twosat_formal.errors import EXIT_INTERRUPTED, EXIT_REQUESTS_FAILED, ConfigError
 from twosat_formal.export import export_results, format_of
@@ -43,9 +43,21 @@ from twosat_formal.store import RunStore
 if TYPE_CHECKING:  # the runner is imported when ``eval`` runs, not for --help
     from twosat_formal.evaluate import EvalSummary
 
-__all__ = ["error_lines", "eval_command", "exit_on_failed_requests", "results_command"]
+__all__ = [
+    "ModelSpecsOption",
+    "error_lines",
+    "eval_command",
+    "exit_on_failed_requests",
+    "results_command",
+]
 
-_MODEL_HELP = "Model spec, repeatable: " + ", ".join(spec_forms()) + ". See docs/evaluation.md."
+#: ``--model/-m SPEC``, repeatable: the models ``eval`` and ``run-experiment`` ask.
+ModelSpecsOption = Annotated[
+    list[str],
+    model_option(
+        "Model spec, repeatable: " + ", ".join(spec_forms()) + ". See docs/evaluation.md."
+    ),
+]
 
 
 def error_lines(summary: EvalSummary) -> list[str]:
@@ -67,7 +79,7 @@ def exit_on_failed_requests(summary: EvalSummary) -> None:
 
 def _print_summary(summary: EvalSummary, store: Path, as_json: bool) -> None:
     if as_json:
-        out_console.print(json.dumps(summary.to_dict(), sort_keys=True), markup=False)
+        print_json(summary.to_dict())
         return
     accuracy = "-" if summary.accuracy is None else f"{summary.accuracy:.1%}"
     failures = ", ".join(f"{k} {v}" for k, v in sorted(summary.failures.items())) or "none"
@@ -82,8 +94,7 @@ def _print_summary(summary: EvalSummary, store: Path, as_json: bool) -> None:
     ]
     if summary.interrupted:
         lines.append("interrupted: run the same command again to finish")
-    for line in lines:
-        out_console.print(line, markup=False)
+    print_lines(lines)
 
 
 @app.command("eval")
@@ -95,7 +106,7 @@ def eval_command(
             "as written by `verbalize --story`."
         ),
     ],
-    model: Annotated[list[str], model_option(_MODEL_HELP)],
+    model: ModelSpecsOption,
     store: Annotated[
         Path,
         store_option("The SQLite run store (created when missing)."),

@@ -12,7 +12,7 @@ from rich.measure import Measurement
 
 from twosat_formal.bench import BENCH_MODELS, DEFAULT_OUT
 from twosat_formal.cli.app import app, err_console, out_console
-from twosat_formal.cli.eval_cmd import error_lines, exit_on_failed_requests
+from twosat_formal.cli.eval_cmd import ModelSpecsOption, error_lines, exit_on_failed_requests
 from twosat_formal.cli.options import (
     ApiKeyEnvOption,
     BaseUrlOption,
@@ -30,9 +30,9 @@ from twosat_formal.cli.options import (
     out_option,
     seed_option,
 )
+from twosat_formal.cli.output import print_json, print_lines
 from twosat_formal.errors import ConfigError
 from twosat_formal.experiments.spec import load_spec, spec_names
-from twosat_formal.models import spec_forms
 from twosat_formal.models.base import DEFAULT_MAX_TOKENS, DEFAULT_TIMEOUT_S
 from twosat_formal.verbalize.story.statistics import PAPER_FALLBACK_RATE, PAPER_FIRST_ATTEMPT_RATE
 
@@ -41,15 +41,9 @@ if TYPE_CHECKING:
 
 __all__ = ["bench_command", "experiments_command", "report_command", "run_experiment_command"]
 
-_MODEL_HELP = "Model spec, repeatable: " + ", ".join(spec_forms()) + ". See docs/evaluation.md."
-
 
 def _say(stage: str, detail: str) -> None:
     err_console.print(f"{stage:<10} {detail}", markup=False)
-
-
-def _print_json(value: Any) -> None:
-    out_console.print(json.dumps(value, sort_keys=True), markup=False)
 
 
 def _report_files(report: Path) -> dict[str, str]:
@@ -102,7 +96,7 @@ def _story_lines(story: dict[str, Any] | None) -> list[str]:
 
 def _print_result(result: ExperimentResult, as_json: bool = False) -> None:
     if as_json:
-        _print_json(_result_json(result))
+        print_json(_result_json(result))
         return
     summary = result.evaluation
     certified = result.certified
@@ -129,8 +123,7 @@ def _print_result(result: ExperimentResult, as_json: bool = False) -> None:
     ]
     if result.report is not None:
         lines.append(f"report     {result.report} (and report.html)")
-    for line in lines:
-        out_console.print(line, markup=False)
+    print_lines(lines)
 
 
 @app.command("report")
@@ -157,7 +150,7 @@ def report_command(
 
     path = build_report(source, out, method="bootstrap" if bootstrap else "wilson", seed=seed)
     if as_json:
-        _print_json(_report_files(path))
+        print_json(_report_files(path))
         return
     out_console.print(f"report written to {path} and {path.with_suffix('.html')}", markup=False)
 
@@ -166,7 +159,7 @@ def report_command(
 def experiments_command(as_json: JsonOption = False) -> None:
     """List the experiment protocols of the paper that `run-experiment` runs."""
     if as_json:
-        _print_json(
+        print_json(
             {
                 name: {
                     "paper": spec.paper,
@@ -194,7 +187,7 @@ def run_experiment_command(
     name: Annotated[
         str, typer.Argument(help="An experiment of `experiments`, or a spec file (.json).")
     ],
-    model: Annotated[list[str], model_option(_MODEL_HELP)],
+    model: ModelSpecsOption,
     out: Annotated[Path, out_option("The experiment folder.")],
     formulas: Annotated[
         int | None,

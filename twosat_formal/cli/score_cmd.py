@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from twosat_formal.cli.app import app, err_console, out_console
+from twosat_formal.cli.app import app, err_console
 from twosat_formal.cli.options import (
     ProgressOption,
     SummaryJsonOption,
@@ -17,6 +16,7 @@ from twosat_formal.cli.options import (
     out_option,
     store_option,
 )
+from twosat_formal.cli.output import print_json, print_lines
 from twosat_formal.cli.progress import with_progress
 
 __all__ = ["score_command"]
@@ -78,13 +78,13 @@ def score_command(
         with RunStore(store) as run_store:
             summary = score_to_file(answers, items, out, store=run_store, run_info=info)
     if as_json:
-        out_console.print(json.dumps(summary.to_dict(), sort_keys=True), markup=False)
+        print_json(summary.to_dict())
         return
     data = summary.to_dict()
     accuracy = "-" if data["accuracy"] is None else f"{data['accuracy']:.1%}"
     failures = ", ".join(f"{k} {v}" for k, v in data["failures"].items()) or "none"
-    out_console.print(f"scored     {summary.scored} answers, accuracy {accuracy}", markup=False)
-    out_console.print(f"failures   {failures}", markup=False)
+    lines = [f"scored     {summary.scored} answers, accuracy {accuracy}", f"failures   {failures}"]
     if store is not None:
-        out_console.print(f"store      {store} ({summary.stored} new results)", markup=False)
+        lines.append(f"store      {store} ({summary.stored} new results)")
+    print_lines(lines)
     err_console.print(f"{summary.scored} rows written to {out}", markup=False)

@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -21,6 +20,7 @@ import typer
 
 from twosat_formal.cli.app import app, err_console, out_console
 from twosat_formal.cli.options import json_option
+from twosat_formal.cli.output import print_json
 from twosat_formal.errors import ConfigError
 
 __all__ = [
@@ -100,7 +100,7 @@ def story_stats_command(
 
     stats = story_statistics(read_stories(stories))
     if as_json:
-        out_console.print(json.dumps(stats.to_json(), sort_keys=True), markup=False)
+        print_json(stats.to_json())
         return
     out_console.print(
         f"{stats.stories} stories, {stats.clauses} clauses ({stats.llm_clauses} through "
