@@ -354,3 +354,41 @@ def test_an_instance_shared_by_prompts_is_stored_once(tmp_path: Path) -> None:
             ("i1", "f"),
             ("i2", None),
         ]
+
+
+def test_answers_waiting_to_be_scored_stay_bounded_by_the_concurrency(tmp_path: Path) -> None:
+    from twosat_formal.evaluate import EvalPrompt
+    from twosat_formal.evaluate.runner import SCORE_BACKLOG
+    from twosat_formal.formula import Formula
+
+    formula = Formula.from_named([["x1", "x2"]])
+    items = [
+        EvalItem(
+            EvalPrompt(f"p{i}", "i", "logic", f"Prompt {i}.", {"A": "x1", "B": "x2"}, "t", "f"),
+            formula,
+            "SAT",
+        )
+        for i in range(600)
+    ]
+    concurrency = 4
+    with RunStore(tmp_path / "runs.sqlite") as store:
+
+        class Instant:  # answers at once, faster than answers are scored
+            spec, endpoint = "test/instant", "local"
+            answered, most_waiting = 0, 0
+
+            async def generate(
+                self, prompt: str, params: SamplingParams, sample: int = 0
+            ) -> Response:
+                waiting = self.answered - store.count()
+                self.most_waiting = max(self.most_waiting, waiting)
+                self.answered += 1
+                return Response('{"A": "t", "B": "f"}\nThe answer is: Yes', "stop")
+
+            async def aclose(self) -> None:
+                pass
+
+        model = Instant()
+        summary = run([model], items, store, concurrency=concurrency)
+        assert summary.done == store.count() == len(items)
+    assert model.most_waiting <= (SCORE_BACKLOG + 1) * concurrency

@@ -44,6 +44,7 @@ __all__ = [
     "COMMIT_INTERVAL_S",
     "EVAL_EXECUTORS",
     "PLAN_BATCH",
+    "SCORE_BACKLOG",
     "SCORE_BATCH",
     "SCORE_QUIET_S",
     "SCORE_WAIT_S",
@@ -66,6 +67,12 @@ SCORE_WAIT_S = 0.05
 #: Answers scored and stored (one ``INSERT`` statement) between two turns of the event
 #: loop: a long batch never holds up the requests for longer than this many scorings.
 SCORE_BATCH = 8
+
+#: At most this many answers per request in flight (``concurrency``) wait to be scored:
+#: a request whose answer makes more waits (answers come faster than they are scored,
+#: say from an in-process model) scores them all before its slot is free, so the
+#: answers held in memory stay bounded.
+SCORE_BACKLOG = 4
 
 #: Results stored within this many seconds share one commit (made once the answers
 #: coming in meanwhile are stored too, so that commits fall between bursts). A killed
@@ -106,6 +113,7 @@ class _Runner:
         self._answered: list[tuple[_Request, Outcome]] = []
         self._drain_due = False
         self._inputs_stored = 0
+        self._backlog = SCORE_BACKLOG
         self._commit_waits = False
         self._last_answer = 0.0
         self._group: asyncio.TaskGroup | None = None
@@ -127,11 +135,16 @@ class _Runner:
         params = self.params_of(request.model)[0]
         outcome = await request.model.attempt(request.item.prompt.text, params, request.sample)
         self._answered.append((request, outcome))
+        if len(self._answered) >= self._backlog:
+            self.drain()  # answers come faster than they are scored: score them here
+            return
         self._last_answer = asyncio.get_running_loop().time()
-        if not self._drain_due:
+        if not self._drain_due and self._group is not None:
             self._drain_due = True
-            assert self._group is not None
-            self._group.create_task(self._drain_later())
+            try:
+                self._group.create_task(self._drain_later())
+            except RuntimeError:  # the run is shutting down: its last drain stores it
+                self._drain_due = False
 
     async def _drain_later(self) -> None:
         """Wait for the end of a burst of answers (:data:`SCORE_QUIET_S`, at most
@@ -299,6 +312,7 @@ class _Runner:
             total = self.count_todo(retrying, items, samples)
             self.task = self.progress.add_task("eval", total=total, accuracy=self._accuracy_text())
         semaphore = asyncio.Semaphore(concurrency)
+        self._backlog = SCORE_BACKLOG * concurrency
 
         async def one(request: _Request, limiter: ModelLimiter) -> None:
             try:
