@@ -129,6 +129,18 @@ def _person_positions() -> dict[str, int]:
 
 
 @lru_cache(maxsize=1 << 16)
+def _numbered(naming: str, noun: str, index: int) -> str:
+    """:meth:`Naming.entity`, remembered (a pure function; every mapping draws again)."""
+    if naming == "letters":
+        return letter_name(index)
+    if naming == "persons":
+        return person_name(index)
+    if index < 0:
+        raise ConfigError(f"entity index {index} is negative", parameter="index", valid=">= 0")
+    return f"{noun} {index + 1}"
+
+
+@lru_cache(maxsize=1 << 16)
 def _well_formed(naming: str, noun: str, text: str) -> bool:
     """:meth:`Naming.is_entity`, remembered (a pure function; prompts repeat entities)."""
     if naming == "letters":
@@ -164,13 +176,7 @@ class Naming:
 
     def entity(self, index: int) -> str:
         """Entity number ``index`` (0-based) of the canonical enumeration."""
-        if self.name == "letters":
-            return letter_name(index)
-        if self.name == "persons":
-            return person_name(index)
-        if index < 0:
-            raise ConfigError(f"entity index {index} is negative", parameter="index", valid=">= 0")
-        return f"{self.noun} {index + 1}"
+        return _numbered(self.name, self.noun, index)
 
     def index(self, entity: str) -> int:
         """The position of ``entity`` in the canonical enumeration (its inverse)."""
@@ -248,7 +254,9 @@ class Naming:
         if num_vars < 0:
             raise ConfigError("num_vars is negative", parameter="num_vars", valid=">= 0")
         pool = max(num_vars, len(first_names())) if self.name == "persons" else num_vars
-        return tuple(self.entity(i) for i in rng.sample(range(pool), num_vars))
+        return tuple(
+            map(partial(_numbered, self.name, self.noun), rng.sample(range(pool), num_vars))
+        )
 
     def canonical(self, num_vars: int) -> tuple[str, ...]:
         """The identity mapping: variable ``v`` gets entity number ``v - 1``.
