@@ -279,6 +279,9 @@ def test_line_reading_reads_what_the_word_reading_reads(
         entity = data.draw(st.sampled_from(prompt.entities))
         suffix = data.draw(st.sampled_from(["1", "2", "x", "0"]))
         text = text.replace(entity + " ", entity + suffix + " ", 1)
+    if data.draw(st.booleans()):  # a word glued to the end of the final question
+        question = TEMPLATES.get(name).question
+        text = text.replace(question, question + data.draw(st.sampled_from(["x", ".", " x"])), 1)
     entities = None
     if with_entities:
         entities = list(prompt.entities)
