@@ -1,5 +1,8 @@
 """One small registry class; each kind of plug-in keeps one instance of it.
 
+A plug-in's parameters are set on the command line as ``--set KEY=VALUE``;
+:func:`split_setting` reads one such setting, for every kind of plug-in alike.
+
 Examples
 --------
 >>> shapes: Registry[int] = Registry("shape")
@@ -21,9 +24,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Generic, TypeVar
 
-from twosat_formal.errors import TwoSatFormalError, UnknownNameError
+from twosat_formal.errors import ConfigError, TwoSatFormalError, UnknownNameError
 
-__all__ = ["Registry"]
+__all__ = ["Registry", "split_setting"]
 
 T = TypeVar("T")
 
@@ -73,3 +76,27 @@ class Registry(Generic[T]):
 
     def __len__(self) -> int:
         return len(self._items)
+
+
+def split_setting(item: str) -> tuple[str, str]:
+    """``(key, value)`` of a ``KEY=VALUE`` setting, split at the first ``=``, key stripped.
+
+    Raises
+    ------
+    ConfigError
+        For a setting without ``=`` or with an empty key.
+
+    Examples
+    --------
+    >>> split_setting(" base_file=a=b.cnf")
+    ('base_file', 'a=b.cnf')
+    >>> split_setting("flip")
+    Traceback (most recent call last):
+    ...
+    twosat_formal.errors.ConfigError: setting 'flip' is not KEY=VALUE
+    """
+    key, sep, value = item.partition("=")
+    key = key.strip()
+    if not sep or not key:
+        raise ConfigError(f"setting {item!r} is not KEY=VALUE", parameter="set", valid="KEY=VALUE")
+    return key, value

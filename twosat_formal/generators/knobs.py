@@ -27,6 +27,7 @@ from fractions import Fraction
 from typing import Literal
 
 from twosat_formal.errors import ConfigError
+from twosat_formal.registry import split_setting
 
 __all__ = [
     "FILLER_SHARE",
@@ -338,12 +339,7 @@ def parse_settings(items: Sequence[str]) -> dict[str, str]:
     """
     settings: dict[str, str] = {}
     for item in items:
-        key, sep, value = item.partition("=")
-        key = key.strip()
-        if not sep or not key:
-            raise ConfigError(
-                f"expected KEY=VALUE, got {item!r}", parameter="set", valid="KEY=VALUE"
-            )
+        key, value = split_setting(item)
         if key in settings:
             raise ConfigError(
                 f"parameter {key!r} is set twice", parameter=key, valid="one value per key"

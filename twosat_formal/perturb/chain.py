@@ -27,6 +27,7 @@ from twosat_formal.errors import ConfigError, ProofError, RecordError
 from twosat_formal.formula import Formula
 from twosat_formal.perturb.operator import OPERATORS
 from twosat_formal.perturb.transform import JsonValue, Transform
+from twosat_formal.registry import split_setting
 
 __all__ = [
     "Chain",
@@ -216,12 +217,7 @@ def parse_steps(operators: Sequence[str], settings: Sequence[str] = ()) -> list[
     ops = [OPERATORS.get(name) for name in operators]
     params: list[dict[str, object]] = [{} for _ in ops]
     for setting in settings:
-        key, sep, value = setting.partition("=")
-        key = key.strip()
-        if not sep or not key:
-            raise ConfigError(
-                f"setting {setting!r} is not KEY=VALUE", parameter="set", valid="KEY=VALUE"
-            )
+        key, value = split_setting(setting)
         target, dot, name = key.rpartition(".")
         if not dot:
             chosen = [i for i, op in enumerate(ops) if any(p.name == name for p in op.params)]
