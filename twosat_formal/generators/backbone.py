@@ -29,13 +29,7 @@ from typing import Any
 from twosat_formal.errors import ConfigError
 from twosat_formal.formula import Formula
 from twosat_formal.generators.family import register_family
-from twosat_formal.generators.fillers import (
-    clause_order,
-    fresh_variables,
-    place,
-    planted_fillers,
-    sample_pairs,
-)
+from twosat_formal.generators.fillers import clause_order, fresh_fillers, place, sample_pairs
 from twosat_formal.generators.knobs import (
     FILLER_SHARE,
     FRESH_FILLERS,
@@ -52,32 +46,24 @@ FAMILY = "backbone"
 MIN_CLAUSES = 2
 
 PARAMS: tuple[ParamSpec, ...] = (
-    ParamSpec("beta", "knob", 0.5, "backbone fraction |B|/n", drives="B"),
-    ParamSpec(
+    ParamSpec.knob("beta", "B", "backbone fraction |B|/n"),
+    ParamSpec.knob(
         "mono_density",
-        "knob",
-        0.5,
+        "m_mono",
         "density 2*m_mono/|F|^2 of the monotone part (fixes |F| for the clause budget)",
-        drives="m_mono",
     ),
-    ParamSpec(
+    ParamSpec.knob(
         "pi",
-        "knob",
-        0.5,
+        "orientation",
         "probability that the monotone part is positive (0: negative, 1: positive)",
-        drives="orientation",
     ),
     FILLER_SHARE,
     ParamSpec("n", "int", None, "variables |B|+|F| (auxiliaries not counted)", low=1),
     ParamSpec("B", "int", None, "backbone size |B|", low=0),
     ParamSpec("m_mono", "int", None, "monotone clauses over F", low=0),
     FRESH_FILLERS,
-    ParamSpec(
-        "orientation",
-        "choice",
-        None,
-        "sign of the monotone part (else drawn with pi)",
-        choices=("+", "-"),
+    ParamSpec.choice(
+        "orientation", ("+", "-"), "sign of the monotone part (else drawn with pi)", default=None
     ),
     ParamSpec("shuffle", "bool", False, "shuffle all clauses (else backbone, monotone, fillers)"),
 )
@@ -259,8 +245,8 @@ def build(rng: random.Random, p: Mapping[str, ParamValue]) -> tuple[Formula, dic
     sign = 1 if orientation == "+" else -1
     core.extend((sign * y, sign * z) for y, z in sample_pairs(rng, free, mono))
     total_vars = n + size_b
-    fresh = fresh_variables(r, total_vars, len(core))
-    body = [*core, *planted_fillers(rng, r, fresh)]
+    fillers, fresh = fresh_fillers(rng, r, total_vars, len(core))
+    body = [*core, *fillers]
     order = clause_order(rng, len(body), bool(p["shuffle"]))
     formula, perm, position = place(rng, body, order, total_vars + len(fresh))
 

@@ -25,7 +25,7 @@ from typing import Any
 from twosat_formal.errors import ConfigError
 from twosat_formal.formula import Formula
 from twosat_formal.generators.family import register_family
-from twosat_formal.generators.fillers import clause_order, fresh_variables, place, planted_fillers
+from twosat_formal.generators.fillers import clause_order, fresh_fillers, place
 from twosat_formal.generators.knobs import (
     FILLER_SHARE,
     FRESH_FILLERS,
@@ -42,23 +42,15 @@ FAMILY = "equivalence-core"
 MIN_CLAUSES = 2
 
 PARAMS: tuple[ParamSpec, ...] = (
-    ParamSpec(
-        "free_ratio",
-        "knob",
-        0.5,
-        "free-to-bound ratio f/(n-f): f = max(1, round(free_ratio*(n-f)))",
-        drives="f",
+    ParamSpec.knob(
+        "free_ratio", "f", "free-to-bound ratio f/(n-f): f = max(1, round(free_ratio*(n-f)))"
     ),
     FILLER_SHARE,
     ParamSpec("n", "int", None, "core variables (free and bound)", low=1),
     ParamSpec("f", "int", None, "free variables, 0..n (>= 1 when some variable is bound)", low=0),
     FRESH_FILLERS,
-    ParamSpec(
-        "definitions",
-        "choice",
-        "early",
-        "definitions before (early) or after (late) the fillers",
-        choices=("early", "late"),
+    ParamSpec.choice(
+        "definitions", ("early", "late"), "definitions before (early) or after (late) the fillers"
     ),
     ParamSpec("shuffle", "bool", False, "shuffle all clauses (else construction order)"),
 )
@@ -208,8 +200,7 @@ def build(rng: random.Random, p: Mapping[str, ParamValue]) -> tuple[Formula, dic
             defs.extend([(-y, parent), (-parent, y)])
         else:
             defs.extend([(-y, -parent), (parent, y)])
-    fresh = fresh_variables(r, n, len(defs))
-    fillers = planted_fillers(rng, r, fresh)
+    fillers, fresh = fresh_fillers(rng, r, n, len(defs))
     if p["definitions"] == "early":
         body, def_at, fill_at = [*defs, *fillers], 0, len(defs)
     else:

@@ -32,6 +32,7 @@ __all__ = [
     "Pair",
     "arrange",
     "clause_order",
+    "fresh_fillers",
     "fresh_variables",
     "matched_fresh_count",
     "place",
@@ -187,6 +188,23 @@ def fresh_variables(count: int, core_vars: int, core_clauses: int) -> range:
     """
     num_fresh = matched_fresh_count(count, core_vars, core_clauses)
     return range(core_vars + 1, core_vars + num_fresh + 1)
+
+
+def fresh_fillers(
+    rng: random.Random, count: int, core_vars: int, core_clauses: int
+) -> tuple[list[Pair], range]:
+    """``count`` planted fillers over fresh variables after the core's, and those variables.
+
+    The fresh variables are :func:`fresh_variables`' (the core's density); the
+    fillers are :func:`planted_fillers` over them, so they share no variable with
+    the core and cannot change its label.
+
+    >>> clauses, fresh = fresh_fillers(random.Random(1), 3, 4, 4)
+    >>> fresh, all(abs(lit) in fresh for clause in clauses for lit in clause)
+    (range(5, 8), True)
+    """
+    fresh = fresh_variables(count, core_vars, core_clauses)
+    return planted_fillers(rng, count, fresh), fresh
 
 
 def clause_order(rng: random.Random, count: int, shuffle: bool) -> list[int]:

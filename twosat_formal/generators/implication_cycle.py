@@ -49,26 +49,17 @@ FAMILY = "implication-cycle"
 MIN_CLAUSES = 3
 
 PARAMS: tuple[ParamSpec, ...] = (
-    ParamSpec(
-        "split",
-        "knob",
-        0.5,
-        "twist position k/L: k = 1 + round(split*(L-1)); 0 gives k=1, 1 gives k=L",
-        drives="k",
+    ParamSpec.knob(
+        "split", "k", "twist position k/L: k = 1 + round(split*(L-1)); 0 gives k=1, 1 gives k=L"
     ),
-    ParamSpec(
+    ParamSpec.knob(
         "filler_share",
-        "knob",
-        0.0,
+        "r",
         "share of filler clauses: r = round(filler_share*N), at most N-3",
-        drives="r",
+        default=0.0,
     ),
-    ParamSpec(
-        "core_ratio",
-        "knob",
-        0.5,
-        "core variables L/n: n = L + round((1-core_ratio)*2r); 1 gives n=L",
-        drives="n",
+    ParamSpec.knob(
+        "core_ratio", "n", "core variables L/n: n = L + round((1-core_ratio)*2r); 1 gives n=L"
     ),
     ParamSpec(
         "L", "int", None, "literals on the contradiction cycle (core has L+1 clauses)", low=2

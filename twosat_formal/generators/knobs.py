@@ -102,6 +102,28 @@ class ParamSpec:
     choices: tuple[str, ...] = ()
     drives: str | None = None
 
+    @classmethod
+    def knob(cls, name: str, drives: str, meaning: str, default: float = 0.5) -> ParamSpec:
+        """A difficulty knob in [0, 1] (default 0.5) that sets the parameter ``drives``.
+
+        >>> ParamSpec.knob("split", "k", "twist position") == ParamSpec(
+        ...     "split", "knob", 0.5, "twist position", drives="k")
+        True
+        """
+        return cls(name, "knob", default, meaning, drives=drives)
+
+    @classmethod
+    def choice(
+        cls, name: str, choices: tuple[str, ...], meaning: str, default: str | None = ""
+    ) -> ParamSpec:
+        """One of ``choices``, the first by default (``default=None``: drawn or derived).
+
+        >>> ParamSpec.choice("layout", ("grouped", "interleaved"), "order").default
+        'grouped'
+        """
+        first = choices[0] if default == "" else default
+        return cls(name, "choice", first, meaning, choices=choices)
+
     def valid(self) -> str:
         """A description of the valid values, for error messages and listings."""
         if self.kind == "knob":
@@ -202,12 +224,11 @@ class ParamSpec:
 
 
 #: The ``filler_share`` knob of the families whose fillers use fresh variables (§5.2).
-FILLER_SHARE = ParamSpec(
+FILLER_SHARE = ParamSpec.knob(
     "filler_share",
-    "knob",
-    0.0,
+    "r",
     "share of filler clauses over fresh variables: r = round(filler_share*N)",
-    drives="r",
+    default=0.0,
 )
 #: The structural count ``r`` that :data:`FILLER_SHARE` drives.
 FRESH_FILLERS = ParamSpec("r", "int", None, "filler clauses over fresh variables", low=0)

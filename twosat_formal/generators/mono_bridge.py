@@ -29,13 +29,7 @@ from typing import Any
 from twosat_formal.errors import ConfigError
 from twosat_formal.formula import Formula
 from twosat_formal.generators.family import register_family
-from twosat_formal.generators.fillers import (
-    clause_order,
-    fresh_variables,
-    place,
-    planted_fillers,
-    sample_pairs,
-)
+from twosat_formal.generators.fillers import clause_order, fresh_fillers, place, sample_pairs
 from twosat_formal.generators.knobs import (
     FILLER_SHARE,
     FRESH_FILLERS,
@@ -54,20 +48,10 @@ FAMILY = "mono-bridge"
 MIN_CLAUSES = 1
 
 PARAMS: tuple[ParamSpec, ...] = (
-    ParamSpec(
-        "var_density",
-        "knob",
-        0.5,
-        "overall variable density (|P|+|N|)/(2|C|)",
-        drives="n_pos",
-    ),
-    ParamSpec("pos_ratio", "knob", 0.5, "positive part ratio m+/|C|", drives="m_pos"),
-    ParamSpec(
-        "bridge_position",
-        "knob",
-        0.5,
-        "relative bridge position: s = 1 + round(bridge_position*(|C|-1))",
-        drives="s",
+    ParamSpec.knob("var_density", "n_pos", "overall variable density (|P|+|N|)/(2|C|)"),
+    ParamSpec.knob("pos_ratio", "m_pos", "positive part ratio m+/|C|"),
+    ParamSpec.knob(
+        "bridge_position", "s", "relative bridge position: s = 1 + round(bridge_position*(|C|-1))"
     ),
     FILLER_SHARE,
     ParamSpec("n_pos", "int", None, "|P|, variables of the positive part", low=1),
@@ -236,8 +220,8 @@ def build(rng: random.Random, p: Mapping[str, ParamValue]) -> tuple[Formula, dic
     positive = [(a, b) for a, b in _pairs(rng, pos_vars, m_pos, cover_pos)]
     negative = [(-a, -b) for a, b in _pairs(rng, neg_vars, m_neg, cover_neg)]
     n_core = n_pos + n_neg
-    fresh = fresh_variables(r, n_core, m_pos + m_neg + 1)
-    body: list[tuple[int, ...]] = [*positive, *negative, *planted_fillers(rng, r, fresh)]
+    fillers, fresh = fresh_fillers(rng, r, n_core, m_pos + m_neg + 1)
+    body: list[tuple[int, ...]] = [*positive, *negative, *fillers]
     order = clause_order(rng, len(body), bool(p["shuffle"]))
     bridge_role = len(body)
     order.insert(s - 1, bridge_role)

@@ -50,21 +50,17 @@ PARAMS: tuple[ParamSpec, ...] = (
     ParamSpec("base_file", "text", None, "formula file (DIMACS or DSL) to copy instead"),
     ParamSpec("copies", "int", 2, "number d of disjoint copies", low=2),
     ParamSpec("base_clauses", "int", None, "clause target of the base (default N/d)", low=1),
-    ParamSpec(
+    ParamSpec.choice(
         "layout",
-        "choice",
-        "grouped",
+        ("grouped", "interleaved"),
         "copies one after the other, or randomly interleaved (internal order kept)",
-        choices=("grouped", "interleaved"),
     ),
     ParamSpec("copy_shuffle", "bool", False, "shuffle the clause order inside each copy"),
     ParamSpec("copy_permute", "bool", False, "random variable permutation per copy"),
-    ParamSpec(
+    ParamSpec.choice(
         "trigger",
-        "choice",
-        "none",
+        ("none", "late-early", "early-late"),
         "designated clause late in one copy and early in the next (or the opposite)",
-        choices=("none", "late-early", "early-late"),
     ),
     ParamSpec(
         "trigger_clause",
