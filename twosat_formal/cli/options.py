@@ -13,6 +13,7 @@ Examples
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -26,6 +27,7 @@ __all__ = [
     "ConcurrencyOption",
     "ExecutorOption",
     "ExperimentSeedOption",
+    "FormulaFormat",
     "JobsOption",
     "JsonOption",
     "MaxTokensOption",
@@ -52,6 +54,14 @@ __all__ = [
     "seed_option",
     "store_option",
 ]
+
+
+class FormulaFormat(StrEnum):
+    """The formats a command prints a formula in (``parse --to``, ``backparse --to``)."""
+
+    dsl = "dsl"
+    dimacs = "dimacs"
+
 
 BaseUrlOption = Annotated[
     str | None,

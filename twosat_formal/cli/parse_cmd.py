@@ -7,16 +7,10 @@ from enum import StrEnum
 import typer
 
 from twosat_formal.cli.app import app
+from twosat_formal.cli.options import FormulaFormat
 from twosat_formal.io import read_formula, write_dimacs, write_dsl
 
-__all__ = ["InputFormat", "OutputFormat", "parse"]
-
-
-class OutputFormat(StrEnum):
-    """Formats ``parse`` can print."""
-
-    dsl = "dsl"
-    dimacs = "dimacs"
+__all__ = ["InputFormat", "parse"]
 
 
 class InputFormat(StrEnum):
@@ -31,8 +25,8 @@ def parse(
     file: str = typer.Argument(
         ..., help='Formula file, DIMACS or DSL ("-" reads standard input).', show_default=False
     ),
-    to: OutputFormat = typer.Option(
-        OutputFormat.dsl, "--to", help="Format to print: the DSL or DIMACS (with names)."
+    to: FormulaFormat = typer.Option(
+        FormulaFormat.dsl, "--to", help="Format to print: the DSL or DIMACS (with names)."
     ),
     format: InputFormat | None = typer.Option(
         None,
@@ -43,5 +37,5 @@ def parse(
 ) -> None:
     """Parse FILE and print the formula in canonical form (DSL or DIMACS)."""
     formula = read_formula(file, format=format.value if format else None)
-    text = write_dsl(formula) if to is OutputFormat.dsl else write_dimacs(formula)
+    text = write_dsl(formula) if to is FormulaFormat.dsl else write_dimacs(formula)
     typer.echo(text, nl=False)

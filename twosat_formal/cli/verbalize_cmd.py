@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import sys
-from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -26,6 +25,7 @@ from twosat_formal.cli import story_cmd
 from twosat_formal.cli.app import app, err_console
 from twosat_formal.cli.options import (
     ExecutorOption,
+    FormulaFormat,
     JobsOption,
     ProgressOption,
     RayAddressOption,
@@ -46,13 +46,6 @@ from twosat_formal.prompts import formula_id, write_prompts
 from twosat_formal.verbalize import TEMPLATES, backparse, prompt_record
 
 __all__ = ["backparse_command", "templates_command", "verbalize_command"]
-
-
-class OutputFormat(StrEnum):
-    """Formats ``backparse --to`` writes."""
-
-    dsl = "dsl"
-    dimacs = "dimacs"
 
 
 def _templates(choice: str) -> list[str]:
@@ -216,8 +209,8 @@ def backparse_command(
         ),
     ] = None,
     to: Annotated[
-        OutputFormat, typer.Option("--to", help="Output format of the formula.")
-    ] = OutputFormat.dsl,
+        FormulaFormat, typer.Option("--to", help="Output format of the formula.")
+    ] = FormulaFormat.dsl,
 ) -> None:
     """Read a template verbalization back into a formula (variables named after entities)."""
     if text_file == "-":
@@ -225,7 +218,7 @@ def backparse_command(
     else:
         text, source = read_text(text_file, source=text_file), text_file
     parsed = backparse(text, template, source=source)
-    if to is OutputFormat.dimacs:
+    if to is FormulaFormat.dimacs:
         output = write_dimacs(parsed.formula, provenance={"template": parsed.template})
     else:
         output = write_dsl(parsed.formula)
