@@ -27,6 +27,8 @@ from twosat_formal.cli.options import (
     TopPOption,
     TpmOption,
     dataset_option,
+    executor_option,
+    jobs_option,
     model_option,
     out_option,
     store_option,
@@ -51,6 +53,11 @@ __all__ = [
     "results_command",
 ]
 
+_EXECUTOR_HELP = (
+    "Where the models are asked: here, or on Ray workers that build their own "
+    "clients; this process plans, scores and writes the store either way."
+)
+_JOBS_HELP = "Ray workers (default: the CPUs of the cluster, or here)."
 #: ``--model/-m SPEC``, repeatable: the models ``eval`` and ``run-experiment`` ask.
 ModelSpecsOption = Annotated[
     list[str],
@@ -157,25 +164,8 @@ def eval_command(
     as_json: SummaryJsonOption = False,
     no_verify: NoVerifyOption = False,
     shard: ShardOption = None,
-    executor: Annotated[
-        str,
-        typer.Option(
-            "--executor",
-            metavar="local|ray",
-            help="Where the models are asked: here, or on Ray workers that build their own "
-            "clients; this process plans, scores and writes the store either way.",
-        ),
-    ] = "local",
-    jobs: Annotated[
-        int | None,
-        typer.Option(
-            "--jobs",
-            "-j",
-            min=1,
-            help="Ray workers (default: the CPUs of the cluster, or here).",
-            show_default="the CPUs",
-        ),
-    ] = None,
+    executor: Annotated[str, executor_option("local|ray", _EXECUTOR_HELP)] = "local",
+    jobs: Annotated[int | None, jobs_option(_JOBS_HELP, "the CPUs")] = None,
     ray_address: RayAddressOption = None,
 ) -> None:
     """Ask models every prompt, score the answers and keep them in the run store.

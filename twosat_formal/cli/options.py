@@ -47,6 +47,8 @@ __all__ = [
     "TopPOption",
     "TpmOption",
     "dataset_option",
+    "executor_option",
+    "jobs_option",
     "json_option",
     "model_option",
     "open_executor",
@@ -87,24 +89,30 @@ TemplatesOption = Annotated[
         "--template", metavar="NAME", help="Verbalization template, repeatable (default: all 6)."
     ),
 ]
+
+
+def executor_option(metavar: str, help: str, show_default: bool | str = True) -> Any:
+    """``--executor``: the executors the command can run on, and what runs there."""
+    return typer.Option("--executor", metavar=metavar, help=help, show_default=show_default)
+
+
+def jobs_option(help: str, show_default: bool | str = True) -> Any:
+    """``--jobs/-j``: how many workers the command's executor starts."""
+    return typer.Option("--jobs", "-j", min=1, help=help, show_default=show_default)
+
+
 ExecutorOption = Annotated[
     str | None,
-    typer.Option(
-        "--executor",
-        metavar="local|process|ray",
-        help="Where the per-record work runs (default: local, or process with --jobs > 1); "
+    executor_option(
+        "local|process|ray",
+        "Where the per-record work runs (default: local, or process with --jobs > 1); "
         "the output is the same bytes on each.",
         show_default=False,
     ),
 ]
 JobsOption = Annotated[
     int | None,
-    typer.Option(
-        "--jobs",
-        "-j",
-        min=1,
-        help="Workers of the process/ray executor (default: the CPUs here, or the cluster's).",
-    ),
+    jobs_option("Workers of the process/ray executor (default: the CPUs here, or the cluster's)."),
 ]
 RayAddressOption = Annotated[
     str | None,
