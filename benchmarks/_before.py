@@ -7,8 +7,8 @@ imports it. The old and the new code then run in one process, on the same input,
 alternately: the peer of the hot-path benchmarks. Without git or the commit (a
 shallow clone), ``load_before`` returns ``None`` and the benchmark says so.
 
-``cold(package)`` empties a package's per-process caches (``lru_cache`` functions
-and the Z3 sessions), so that each timed run starts as a fresh process would.
+``cold(package)`` empties a package's per-process caches (``lru_cache`` functions,
+per-process values and the Z3 sessions), so that each timed run starts as a fresh process would.
 """
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ def cold(package: str) -> None:
         if not (name == package or name.startswith(package + ".")) or module is None:
             continue
         for attribute, value in list(vars(module).items()):
-            if hasattr(value, "cache_clear"):
+            if hasattr(value, "cache_clear") and not isinstance(value, type):
                 value.cache_clear()
             elif attribute in ("_SESSION", "_Z3_SOLVER"):
                 setattr(module, attribute, None)

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 import twosat_formal.verbalize.roundtrip as roundtrip_module
 from twosat_formal.errors import CertificateError, ParseError, ProofError
 from twosat_formal.formula import Formula
+from twosat_formal.per_process import PerProcess
 from twosat_formal.prompts import PromptRecord
 from twosat_formal.verbalize import (
     TEMPLATES,
@@ -214,7 +215,8 @@ def test_z3_unknown_is_a_failure(monkeypatch: pytest.MonkeyPatch) -> None:
             return "timeout"
 
     monkeypatch.setattr(z3, "SolverFor", lambda logic, ctx=None: Undecided())
-    monkeypatch.setattr(roundtrip_module, "_SESSION", None)  # a session with the undecided solver
+    # a fresh session, made with the undecided solver
+    monkeypatch.setattr(roundtrip_module, "_session", PerProcess(roundtrip_module._Session))
     with pytest.raises(ProofError, match="could not decide"):
         z3_equivalent([[1]], [[1]], 1, timeout_ms=1)
     f = Formula([[1, 2]])

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from twosat_formal.errors import ParseError, ProofError
 from twosat_formal.formula import Formula
+from twosat_formal.per_process import PerProcess
 from twosat_formal.perturb import OPERATORS, prove
 from twosat_formal.perturb import proofs as proofs_module
 from twosat_formal.verbalize import prompt_record
@@ -56,7 +57,7 @@ def test_the_one_query_and_the_entailments_must_agree(monkeypatch: pytest.Monkey
 
 
 def test_a_round_trip_pair_is_proven_once_per_session(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(roundtrip_module, "_SESSION", None)
+    monkeypatch.setattr(roundtrip_module, "_session", PerProcess(roundtrip_module._Session))
     f = Formula.from_named([["a", "b"], ["~b", "c"], ["~c", "~a"]])
     first = prompt_record(f, "logic", instance_id="i", seed=1)
     session = roundtrip_module._session()
@@ -79,7 +80,7 @@ def test_a_round_trip_pair_is_proven_once_per_session(monkeypatch: pytest.Monkey
 
 
 def test_a_difference_is_never_remembered(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(roundtrip_module, "_SESSION", None)
+    monkeypatch.setattr(roundtrip_module, "_session", PerProcess(roundtrip_module._Session))
     for _ in range(2):
         with pytest.raises(ProofError, match="differ"):
             z3_equivalent([[1, 2]], [[1]], 2)
@@ -87,7 +88,7 @@ def test_a_difference_is_never_remembered(monkeypatch: pytest.MonkeyPatch) -> No
 
 
 def test_the_remembered_pairs_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(roundtrip_module, "_SESSION", None)
+    monkeypatch.setattr(roundtrip_module, "_session", PerProcess(roundtrip_module._Session))
     monkeypatch.setattr(roundtrip_module, "_PROVED_SIZE", 3)
     for n in range(1, 6):
         z3_equivalent([[n]], [[n]], n)
@@ -95,7 +96,7 @@ def test_the_remembered_pairs_are_bounded(monkeypatch: pytest.MonkeyPatch) -> No
 
 
 def test_a_literal_outside_the_variables_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(roundtrip_module, "_SESSION", None)
+    monkeypatch.setattr(roundtrip_module, "_session", PerProcess(roundtrip_module._Session))
     z3_equivalent([[1, -2]], [[1, -2]], 2)  # proven and remembered with 2 variables
     for left, right, n in (([[1, -3]], [[1, -3]], 2), ([[1, -2]], [[1, -2]], 1), ([[0]], [[0]], 2)):
         with pytest.raises(ProofError, match="outside the variables"):

@@ -53,7 +53,6 @@ twosat_formal.errors.ProofError: reorder: base and result are not equivalent: ..
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable, Sequence
 
@@ -61,6 +60,7 @@ import z3
 
 from twosat_formal.errors import ConfigError, ProofError
 from twosat_formal.formula import Formula
+from twosat_formal.per_process import PerProcess
 from twosat_formal.perturb.transform import Proof, Transform
 
 __all__ = ["TIMEOUT_MS", "Z3Session", "prove", "session"]
@@ -194,15 +194,8 @@ class Z3Session:
         return self.satisfiable(clauses, _top(clauses))
 
 
-_SESSION: tuple[int, Z3Session] | None = None
-
-
-def session() -> Z3Session:
-    """The Z3 session of this process (a fresh one in a forked worker)."""
-    global _SESSION
-    if _SESSION is None or _SESSION[0] != os.getpid():
-        _SESSION = (os.getpid(), Z3Session())
-    return _SESSION[1]
+#: The Z3 session of this process (a fresh one in a forked worker).
+session: PerProcess[Z3Session] = PerProcess(Z3Session)
 
 
 # -- helpers ---------------------------------------------------------------------------------

@@ -25,7 +25,6 @@ Examples
 
 from __future__ import annotations
 
-import os
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
@@ -37,6 +36,7 @@ import z3
 
 from twosat_formal.errors import CertificateError, ParseError, ProofError
 from twosat_formal.formula import Formula
+from twosat_formal.per_process import PerProcess
 from twosat_formal.prompts import PromptRecord
 from twosat_formal.verbalize.backparse import read_clauses
 from twosat_formal.verbalize.schemes import TEMPLATES
@@ -212,15 +212,8 @@ class _Session:
             self.declared = num_vars
 
 
-_SESSION: tuple[int, _Session] | None = None
-
-
-def _session() -> _Session:
-    """The round-trip session of this process (a fresh one in a forked child)."""
-    global _SESSION
-    if _SESSION is None or _SESSION[0] != os.getpid():
-        _SESSION = (os.getpid(), _Session())
-    return _SESSION[1]
+#: The round-trip session of this process (a fresh one in a forked child).
+_session: PerProcess[_Session] = PerProcess(_Session)
 
 
 def _variable_map(formula: Formula, entities: Mapping[str, str] | Sequence[str]) -> dict[str, int]:
