@@ -64,6 +64,46 @@ def test_both_readings_match_the_public_functions(lines: list[str], label: str) 
         assert judgement.witness == check_witness(found.obj, PROMPT, FORMULA).assignment
 
 
+def _failure(text: str, label: str, *, lenient: bool, truncated: bool) -> str:
+    """The failure kind of one reading, from the public functions and the rules of
+    docs/evaluation.md (truncation, then the decision, then the witness)."""
+    decision = extract_decision(text, lenient=lenient)
+    if truncated:
+        return "truncated"
+    if decision.ambiguous:
+        return "ambiguous-answer"
+    if decision.value is None:
+        return "no-answer"
+    if decision.value != label:
+        return "wrong-decision"
+    if label != "SAT":
+        return "correct"
+    found = extract_witness(text, lenient=lenient, entities=PROMPT.entities.keys())
+    if found.status == "missing":
+        return "missing-witness"
+    if found.status != "found":
+        return "bad-json"
+    if found.obj is None or found.reason is not None:
+        return "invalid-witness"
+    valid = check_witness(found.obj, PROMPT, FORMULA, lenient=lenient).valid
+    return "correct" if valid else "invalid-witness"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(LINES, max_size=6), st.sampled_from(["SAT", "UNSAT"]), st.booleans())
+def test_both_readings_fail_as_the_public_functions_say(
+    lines: list[str], label: str, truncated: bool
+) -> None:
+    text = "\n".join(lines)
+    response = Response(text, "length" if truncated else "stop")
+    judgement = score(response, PROMPT, FORMULA, label)
+    assert judgement.failure == _failure(text, label, lenient=False, truncated=truncated)
+    assert judgement.lenient_failure == _failure(text, label, lenient=True, truncated=truncated)
+    assert judgement.lenient_decision_correct == (
+        extract_decision(text, lenient=True).value == label and not truncated
+    )
+
+
 def test_the_lenient_reading_checks_its_own_witness() -> None:
     # strictly, the first object is the witness (``ann`` is no entity) and it is valid;
     # leniently, the last one is (``ann`` is Ann), and it makes clause 1 false

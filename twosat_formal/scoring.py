@@ -972,6 +972,24 @@ def _judge(
     )
 
 
+def _lenient_finds_strict(text: str, strict: _Verdict) -> bool:
+    """Whether the lenient witness is the strict one, found valid.
+
+    It is when the strict reading found a valid witness in the answer's last JSON
+    object and every object parsed: the lenient reading then reads the same objects
+    (:func:`_objects`), and scanning them from the end it takes that last one first (a
+    flat object whose keys are entities, so their folded forms are too), which its
+    check finds valid with the same assignment (see :func:`_judge`). With the strict
+    decision found by the closing answer lines, which the lenient reading starts
+    from, both readings come to the same verdict.
+    """
+    if strict.valid_check is None:
+        return False
+    window = text[-MAX_JSON_CHARS:] if len(text) > MAX_JSON_CHARS else text
+    objects, tried = _strict_objects(window)
+    return tried is None and bool(objects) and objects[-1] is strict.valid_check[0]
+
+
 def _check_label(label: str) -> None:
     if label not in LABELS:
         raise ConfigError(f"unknown label {label!r}", parameter="label", valid="SAT or UNSAT")
@@ -1020,16 +1038,19 @@ def score(response: Response, prompt: AnyPrompt, formula: Formula, label: str) -
     strict_decision = closing or Decision(None, False)
     lenient_decision = closing or _lenient_decision(lines)
     strict = _judge(response, prompt, formula, label, strict_decision, mapped, lenient=False)
-    loose = _judge(
-        response,
-        prompt,
-        formula,
-        label,
-        lenient_decision,
-        mapped,
-        lenient=True,
-        known=strict.valid_check,
-    )
+    if closing is not None and (label != "SAT" or _lenient_finds_strict(response.text, strict)):
+        loose = strict  # the same verdict either way: see _lenient_finds_strict
+    else:
+        loose = _judge(
+            response,
+            prompt,
+            formula,
+            label,
+            lenient_decision,
+            mapped,
+            lenient=True,
+            known=strict.valid_check,
+        )
     cycle: tuple[bool | None, str | None] = (None, None)
     if getattr(prompt, "ask_cycle", False):  # chains are scored on their own
         from twosat_formal.diagnostics.chains import judge_chain
