@@ -204,6 +204,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     Unless the environment says otherwise, NumPy's and SciPy's OpenBLAS run one thread:
     no command does dense linear algebra, and starting their thread pools cost each
     process about 0.1 s of CPU (set before a command imports NumPy).
+
+    A plain ``solve`` line (:func:`~twosat_formal.cli.solve_cmd.plain_solve`) calls the
+    command without Typer's parameter processing, which imports pydantic; the output
+    and the exit code are the ones Typer's reading gives (tests compare both).
     """
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     args = list(argv) if argv is not None else sys.argv[1:]
