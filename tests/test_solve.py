@@ -277,6 +277,45 @@ def test_heavily_duplicated_edges_regression() -> None:
         assert implication_graph(formula).matrix.has_canonical_format
 
 
+def _scipy_canonical_graph(formula: Formula) -> tuple[list[int], list[int]]:
+    """The implication graph as SciPy builds it: edges scattered into rows, repeats summed."""
+    import scipy.sparse as sp
+
+    nodes = literal_index(formula.pairs())
+    src = np.concatenate([nodes[:, 0] ^ 1, nodes[:, 1] ^ 1])
+    dst = np.concatenate([nodes[:, 1], nodes[:, 0]])
+    size = 2 * formula.num_vars
+    matrix = sp.coo_array((np.ones(src.size), (src, dst)), shape=(size, size)).tocsr()
+    matrix.sum_duplicates()
+    return matrix.indptr.tolist(), matrix.indices.tolist()
+
+
+def _assert_graph_is_canonical(formula: Formula) -> None:
+    matrix = implication_graph(formula).matrix
+    assert (matrix.indptr.tolist(), matrix.indices.tolist()) == _scipy_canonical_graph(formula)
+    rows = np.repeat(np.arange(matrix.shape[0]), np.diff(matrix.indptr))
+    # canonical: row by row, columns strictly increasing within a row
+    assert bool(np.all((rows[1:] > rows[:-1]) | (matrix.indices[1:] > matrix.indices[:-1])))
+    assert matrix.indices.dtype == matrix.indptr.dtype == np.int32
+
+
+@settings(max_examples=200)
+@given(two_cnfs(max_vars=12), st.integers(1, 3))
+def test_graph_is_scipys_canonical_matrix(formula: Formula, copies: int) -> None:
+    _assert_graph_is_canonical(formula.select(np.repeat(np.arange(formula.num_clauses), copies)))
+
+
+def test_graph_of_ordered_and_shuffled_formulas() -> None:
+    # Edges in a few sorted runs (a chain, a ring) are merged; many runs are quicksorted.
+    rng = random.Random(5)
+    chain = Formula([[-i, i + 1] for i in range(1, 300)])
+    ring = Formula([[i, -(i + 1)] for i in range(1, 300)] + [[300], [-1]])
+    assert np.count_nonzero(np.diff(literal_index(chain.pairs())[:, 0]) < 0) == 0
+    for formula in (chain, ring, *(random_2cnf(rng, 200, 500, 0.1) for _ in range(5))):
+        _assert_graph_is_canonical(formula)
+        _assert_graph_is_canonical(formula.select(np.repeat(np.arange(formula.num_clauses), 2)))
+
+
 def test_fallback_order_when_labels_are_not_reverse_topological(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
