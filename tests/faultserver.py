@@ -61,7 +61,7 @@ import time
 import urllib.request
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -118,6 +118,7 @@ def _prompt_of(path: str, body: Mapping[str, Any]) -> str:
     return str(body.get("prompt", ""))
 
 
+@dataclass(kw_only=True, eq=False)
 class FaultServer(Closing):
     """The fault-injecting server; use it as a context manager or ``start``/``stop``.
 
@@ -140,36 +141,23 @@ class FaultServer(Closing):
         The port to bind on ``127.0.0.1`` (``0``: a free one).
     """
 
-    def __init__(
-        self,
-        *,
-        plan: Plan = (),
-        answer: Answer | None = None,
-        default_answer: str = "The answer is: Yes",
-        latency_s: float = 0.0,
-        slow_s: float = 1.0,
-        retry_after: str = "0",
-        max_requests: int = 100_000,
-        lifetime_s: float = 300.0,
-        port: int = 0,
-    ) -> None:
-        self.plan = plan
-        self.answer = answer
-        self.default_answer = default_answer
-        self.latency_s = latency_s
-        self.slow_s = slow_s
-        self.retry_after = retry_after
-        self.max_requests = max_requests
-        self.lifetime_s = lifetime_s
-        self.log: list[LoggedRequest] = []
-        self.port = port
-        self._lock = threading.Lock()
-        self._attempts: Counter[str] = Counter()
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._thread: threading.Thread | None = None
-        self._server: asyncio.base_events.Server | None = None
-        self._connections: set[asyncio.Task[None]] = set()
-        self._stopped = threading.Event()
+    plan: Plan = ()
+    answer: Answer | None = None
+    default_answer: str = "The answer is: Yes"
+    latency_s: float = 0.0
+    slow_s: float = 1.0
+    retry_after: str = "0"
+    max_requests: int = 100_000
+    lifetime_s: float = 300.0
+    port: int = 0
+    log: list[LoggedRequest] = field(default_factory=list, init=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
+    _attempts: Counter[str] = field(default_factory=Counter, init=False, repr=False)
+    _loop: asyncio.AbstractEventLoop | None = field(default=None, init=False, repr=False)
+    _thread: threading.Thread | None = field(default=None, init=False, repr=False)
+    _server: asyncio.base_events.Server | None = field(default=None, init=False, repr=False)
+    _connections: set[asyncio.Task[None]] = field(default_factory=set, init=False, repr=False)
+    _stopped: threading.Event = field(default_factory=threading.Event, init=False, repr=False)
 
     # -- life cycle -------------------------------------------------------------------------
 
