@@ -266,7 +266,7 @@ def test_line_reading_reads_what_the_word_reading_reads(
     It may decline a text (``None``: the word reading then reads it or raises), but what
     it returns must equal the word-by-word reading's result for that text.
     """
-    from twosat_formal.verbalize.backparse import _read_lines, _read_words
+    from twosat_formal.verbalize.backparse import _read_lines, _read_words, read_clauses
 
     prompt = verbalize(formula, name, seed=seed)
     text = prompt.text
@@ -294,6 +294,15 @@ def test_line_reading_reads_what_the_word_reading_reads(
         assert fast is not None  # the rendered layout itself is read line by line
     if fast is not None:
         assert fast == _read_words(text, name, entities, None)
+    # without a template: the scheme found from the preamble, then the same reading
+    try:
+        expected = _read_words(text, None, entities, None)
+    except ParseError as err:
+        with pytest.raises(ParseError) as raised:
+            read_clauses(text, None, entities, None)
+        assert str(raised.value) == str(err)
+    else:
+        assert read_clauses(text, None, entities, None) == expected
 
 
 @settings(max_examples=150)

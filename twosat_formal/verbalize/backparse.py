@@ -250,11 +250,28 @@ def read_clauses(
     >>> read_clauses(text, "door", None, None)
     ('door', [[1, -2]], ['door 2', 'door 1'], [2])
     """
-    if template is not None:
-        found = _read_lines(text, TEMPLATES.get(template), entities)
+    scheme = TEMPLATES.get(template) if template is not None else _opening(text)
+    if scheme is not None:
+        found = _read_lines(text, scheme, entities)
         if found is not None:
             return found
     return _read_words(text, template, entities, source)
+
+
+def _opening(text: str) -> Scheme | None:
+    """The scheme whose preamble opens ``text``, as :func:`_detect` finds it, or ``None``.
+
+    Only the first words of the text are split off (as many as the longest preamble).
+
+    >>> _opening("We have team assignment rules:\\nEither Alice is on the Red team.").name
+    'team'
+    >>> _opening("Hello") is None
+    True
+    """
+    preambles = [(scheme, _phrase(scheme.preamble)) for _, scheme in TEMPLATES.items()]
+    most = max((len(words) for _, words in preambles), default=0)
+    head = [normalize_apostrophes(word) for word in text.split(None, most)[:most]]
+    return next((scheme for scheme, words in preambles if head[: len(words)] == words), None)
 
 
 def _read_lines(
