@@ -9,9 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_support import run
+from jsonl_support import write_jsonl
 
 from twosat_formal.certify import CheckFailure, certify_file, certify_files, certify_record
-from twosat_formal.cli import main
 from twosat_formal.errors import ConfigError, RecordError
 from twosat_formal.generators import generate
 from twosat_formal.instance import Instance
@@ -51,20 +52,13 @@ def build() -> dict[str, Record]:
 RECORDS = build()
 
 
-def write(path: Path, records: list[Any]) -> Path:
-    with path.open("w", encoding="utf-8") as out:
-        for record in records:
-            out.write((record if isinstance(record, str) else json.dumps(record)) + "\n")
-    return path
-
-
 @pytest.fixture
 def records() -> dict[str, Record]:
     return copy.deepcopy(RECORDS)
 
 
 def certify_all(tmp_path: Path, records: dict[str, Record]) -> Any:
-    return certify_file(write(tmp_path / "data.jsonl", list(records.values())))
+    return certify_file(write_jsonl(tmp_path / "data.jsonl", list(records.values())))
 
 
 def test_clean_dataset_passes(tmp_path: Path, records: dict[str, Record]) -> None:
@@ -81,7 +75,7 @@ def test_clean_dataset_passes(tmp_path: Path, records: dict[str, Record]) -> Non
 
 def test_parallel_certify_gives_the_same_report(tmp_path: Path, records: dict[str, Record]) -> None:
     records["cycle"]["label"] = "SAT"
-    path = write(tmp_path / "data.jsonl", list(records.values()))
+    path = write_jsonl(tmp_path / "data.jsonl", list(records.values()))
     one, two = certify_file(path), certify_file(path, jobs=2)
     assert one.failures == two.failures
     assert (one.records, one.checks) == (two.records, two.checks)
@@ -198,20 +192,22 @@ def test_tampered_prompt(tmp_path: Path, records: dict[str, Record]) -> None:
 
 
 def test_prompt_without_its_instance(tmp_path: Path, records: dict[str, Record]) -> None:
-    report = certify_file(write(tmp_path / "p.jsonl", [records["prompt"]]))
+    report = certify_file(write_jsonl(tmp_path / "p.jsonl", [records["prompt"]]))
     assert [f.check for f in report.failures] == ["roundtrip"]
     assert "not in the dataset" in report.failures[0].message
-    both = certify_files([write(tmp_path / "i.jsonl", [records["core"]]), tmp_path / "p.jsonl"])
+    both = certify_files(
+        [write_jsonl(tmp_path / "i.jsonl", [records["core"]]), tmp_path / "p.jsonl"]
+    )
     assert both.ok
 
 
 def test_derived_record_without_its_root_is_regenerated(
     tmp_path: Path, records: dict[str, Record]
 ) -> None:
-    report = certify_file(write(tmp_path / "d.jsonl", [records["reorder"], records["chain"]]))
+    report = certify_file(write_jsonl(tmp_path / "d.jsonl", [records["reorder"], records["chain"]]))
     assert report.ok, [str(f) for f in report.failures]
     records["reorder"]["base_id"] = "implication-cycle-0000000000000000"
-    report = certify_file(write(tmp_path / "d.jsonl", [records["reorder"]]))
+    report = certify_file(write_jsonl(tmp_path / "d.jsonl", [records["reorder"]]))
     assert [f.check for f in report.failures] == ["transforms"]
     assert "not base_id implication-cycle-0000000000000000" in report.failures[0].message
 
@@ -236,7 +232,7 @@ def test_malformed_records_fail_with_their_line(tmp_path: Path, records: dict[st
         dict(records["backbone"], num_clauses=3),
         records["cycle"],
     ]
-    report = certify_file(write(tmp_path / "bad.jsonl", lines))
+    report = certify_file(write_jsonl(tmp_path / "bad.jsonl", lines))
     got = [(f.line, f.check) for f in report.failures]
     assert got == [
         (2, "record"),
@@ -268,13 +264,13 @@ def test_certify_record() -> None:
 
 def test_jobs_must_be_positive(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="jobs"):
-        certify_file(write(tmp_path / "e.jsonl", []), jobs=0)
+        certify_file(write_jsonl(tmp_path / "e.jsonl", []), jobs=0)
 
 
 def test_empty_dataset_fails(tmp_path: Path) -> None:
     with pytest.raises(RecordError, match="empty"):  # zero bytes: an input error
-        certify_file(write(tmp_path / "e.jsonl", []))
-    report = certify_file(write(tmp_path / "blank.jsonl", ["", "  "]))  # no record
+        certify_file(write_jsonl(tmp_path / "e.jsonl", []))
+    report = certify_file(write_jsonl(tmp_path / "blank.jsonl", ["", "  "]))  # no record
     assert not report.ok and report.records == 0
     assert [f.check for f in report.failures] == ["dataset"]
     assert "no record" in report.failures[0].message
@@ -289,17 +285,10 @@ def test_round_trip_through_instance_objects() -> None:
 # -- the command ---------------------------------------------------------------------------------
 
 
-def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exit_info:
-        main(argv)
-    captured = capsys.readouterr()
-    return int(exit_info.value.code or 0), captured.out, captured.err
-
-
 def test_command_passes(
     tmp_path: Path, records: dict[str, Record], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    path = write(tmp_path / "data.jsonl", list(records.values()))
+    path = write_jsonl(tmp_path / "data.jsonl", list(records.values()))
     code, out, _ = run(["certify", str(path)], capsys)
     assert code == 0
     assert "PASS" in out and "records" in out and "time" in out
@@ -314,7 +303,7 @@ def test_command_fails_listing_ids(
 ) -> None:
     records["flip"]["label"] = "UNSAT"
     records["reorder"]["transforms"][0]["seed"] += 1
-    path = write(tmp_path / "data.jsonl", [*records.values(), "{broken"])
+    path = write_jsonl(tmp_path / "data.jsonl", [*records.values(), "{broken"])
     code, out, _ = run(["certify", str(path)], capsys)
     assert code == 1
     assert "FAIL" in out
@@ -339,7 +328,7 @@ def test_command_fails_listing_ids(
 def test_command_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(["certify", str(tmp_path / "missing.jsonl")], capsys)
     assert code == 2 and "no such file" in err
-    path = write(tmp_path / "e.jsonl", [])
+    path = write_jsonl(tmp_path / "e.jsonl", [])
     code, _, err = run(["certify", str(path), "--jobs", "0"], capsys)
     assert code == 2
 

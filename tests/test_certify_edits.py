@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from jsonl_support import write_jsonl
 
 from twosat_formal.certify import certify_file
 from twosat_formal.edits import edit_instances
@@ -27,11 +28,6 @@ def edited() -> list[Record]:
     return [r.to_record() for r in [*cumulative.records, *individual.records]]
 
 
-def write(path: Path, records: list[Record]) -> Path:
-    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
-    return path
-
-
 def edit_steps(record: Record) -> list[Record]:
     return [t for t in record["transforms"] if t.get("kind") == "edit"]
 
@@ -39,7 +35,7 @@ def edit_steps(record: Record) -> list[Record]:
 def test_edited_dataset_certifies(tmp_path: Path, edited: list[Record]) -> None:
     assert any(edit_steps(r) for r in edited)
     assert {r["label"] for r in edited if edit_steps(r)} == {"SAT", "UNSAT"}
-    report = certify_file(write(tmp_path / "d.jsonl", edited))
+    report = certify_file(write_jsonl(tmp_path / "d.jsonl", edited))
     assert report.ok, [str(f) for f in report.failures]
 
 
@@ -50,7 +46,7 @@ def test_premise_edits_certify(tmp_path: Path) -> None:
     records = [r.to_record() for r in made.records]
     categories = {s["category"] for r in records for s in edit_steps(r)}
     assert categories == {"operator", "premise"}
-    report = certify_file(write(tmp_path / "d.jsonl", records))
+    report = certify_file(write_jsonl(tmp_path / "d.jsonl", records))
     assert report.ok, [str(f) for f in report.failures]
 
 
@@ -69,6 +65,6 @@ def test_tampered_edit_step_fails_naming_the_record(
         step["position"] = (step["position"] + 1) % victim["num_clauses"]
     else:
         step["after"] = [[-lit for lit in clause] for clause in step["after"]] or [[1, 1]]
-    report = certify_file(write(tmp_path / "d.jsonl", records))
+    report = certify_file(write_jsonl(tmp_path / "d.jsonl", records))
     assert not report.ok
     assert victim["id"] in report.failing_ids

@@ -9,13 +9,13 @@ names its clause, and a clue whose relation is not the clause's.
 from __future__ import annotations
 
 import dataclasses
-import json
 import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 from faultserver import FaultServer
+from jsonl_support import write_jsonl
 from story_support import StoryScript
 from test_certify_story import INSTANCES, STORIES
 from test_cli_eval import cli
@@ -45,11 +45,6 @@ def validator(prompt: str) -> str:
     if prompt.startswith("In this clue, what is stated"):
         return SCRIPT.state_reply(prompt)
     raise AssertionError(prompt[:80])
-
-
-def write(path: Path, records: list[Any]) -> Path:
-    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
-    return path
 
 
 def forge(index: int, change: str) -> dict[str, Any]:
@@ -83,7 +78,10 @@ def server() -> Any:
 
 
 def files(tmp_path: Path, stories: list[Any]) -> list[Path]:
-    return [write(tmp_path / "data.jsonl", INSTANCES), write(tmp_path / "stories.jsonl", stories)]
+    return [
+        write_jsonl(tmp_path / "data.jsonl", INSTANCES),
+        write_jsonl(tmp_path / "stories.jsonl", stories),
+    ]
 
 
 def test_clean_stories_revalidate(tmp_path: Path, server: Any) -> None:

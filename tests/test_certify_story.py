@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from jsonl_support import write_jsonl
 from story_support import story_record
 
 from twosat_formal.certify import certify_files, certify_record
@@ -59,16 +60,9 @@ def stories() -> list[Record]:
     return copy.deepcopy(STORIES)
 
 
-def write(path: Path, records: list[Any]) -> Path:
-    with path.open("w", encoding="utf-8") as out:
-        for record in records:
-            out.write((record if isinstance(record, str) else json.dumps(record)) + "\n")
-    return path
-
-
 def certify_pair(tmp_path: Path, stories: list[Any]) -> Any:
-    data = write(tmp_path / "data.jsonl", INSTANCES)
-    return certify_files([data, write(tmp_path / "stories.jsonl", stories)])
+    data = write_jsonl(tmp_path / "data.jsonl", INSTANCES)
+    return certify_files([data, write_jsonl(tmp_path / "stories.jsonl", stories)])
 
 
 def test_a_clean_story_file_certifies(tmp_path: Path, stories: list[Record]) -> None:
@@ -171,7 +165,7 @@ def test_a_story_checked_against_a_formula_one_literal_away_fails(stories: list[
 
 
 def test_a_story_without_its_instance_fails(tmp_path: Path, stories: list[Record]) -> None:
-    report = certify_files([write(tmp_path / "stories.jsonl", stories[:1])])
+    report = certify_files([write_jsonl(tmp_path / "stories.jsonl", stories[:1])])
     assert report.failing_ids == [stories[0]["id"]]
     assert [f.check for f in report.failures] == ["roundtrip"]
     assert f"its instance {stories[0]['instance_id']} is not in the dataset" in str(
@@ -191,10 +185,10 @@ def test_a_malformed_story_record_is_a_record_failure(
 def test_the_certify_command_passes_clean_stories_and_lists_tampered_ones(
     tmp_path: Path, stories: list[Record], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    data = write(tmp_path / "data.jsonl", INSTANCES)
-    clean = write(tmp_path / "clean.jsonl", stories)
+    data = write_jsonl(tmp_path / "data.jsonl", INSTANCES)
+    clean = write_jsonl(tmp_path / "clean.jsonl", stories)
     _flip_recovered(stories[1])
-    bad = write(tmp_path / "bad.jsonl", stories)
+    bad = write_jsonl(tmp_path / "bad.jsonl", stories)
 
     def cli(*argv: str) -> tuple[int, str]:
         try:

@@ -10,7 +10,6 @@ included. Measured fields (timings, and nothing else) change without a failure.
 from __future__ import annotations
 
 import copy
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from jsonl_support import write_jsonl
 from test_certify_story import INSTANCES as STORY_INSTANCES
 from test_certify_story import STORIES
 
@@ -57,13 +57,8 @@ DATASET = build()
 INDEX = {r["id"]: r for r in DATASET if "id" in r}
 
 
-def write(path: Path, records: list[Record]) -> Path:
-    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
-    return path
-
-
 def test_the_mixed_dataset_certifies_and_counts_the_three_classes(tmp_path: Path) -> None:
-    report = certify_files([write(tmp_path / "mixed.jsonl", DATASET)])
+    report = certify_files([write_jsonl(tmp_path / "mixed.jsonl", DATASET)])
     assert report.ok, [str(f) for f in report.failures]
     assert set(report.kinds) == {"instance", "prompt", "story", "document"}
     assert all(report.fields[cls] > 0 for cls in ("re-derived", "measured", "attested"))

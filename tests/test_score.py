@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from integrations_support import cli, make_dataset
+from jsonl_support import write_jsonl
 
 from twosat_formal.columns import export_columns
 from twosat_formal.evaluate import EvalItem, load_items, run_eval
@@ -132,11 +133,6 @@ def batch_output(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
             }
         )
     return lines
-
-
-def write_jsonl(path: Path, rows: Iterable[Any]) -> Path:
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    return path
 
 
 def test_batch_output_file_scores_like_eval(
