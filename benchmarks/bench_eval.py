@@ -187,7 +187,7 @@ def main(argv: list[str] | None = None) -> None:
         "200 requests in one round instead of 2,000 in three",
         concurrency=(64, "requests in flight"),
         latency=(0.05, "server latency (s)"),
-        repeat=0,
+        repeat=(0, "rounds of each client (0: 3, or 1 with --small)"),
     ).parse_args(argv)
     count = 200 if args.small else 2000
     rounds = args.repeat or (1 if args.small else 3)
