@@ -90,3 +90,52 @@ FRAGMENTS = st.sampled_from(
 def test_any_answer_gets_a_judgement(parts: list[str], tail: str) -> None:
     judge("".join(parts) + tail)
     extract_witness("".join(parts), lenient=True)
+
+
+def _span_ends_reference(text: str) -> tuple[dict[int, int], frozenset[int]]:
+    """The brace scan read from the first character, written out plainly: where each
+    matched ``{`` closes, strings skipped, and the openings nested too deep."""
+    from twosat_formal.scoring import MAX_JSON_DEPTH
+
+    ends: dict[int, int] = {}
+    deep: set[int] = set()
+    opened: list[list[int]] = []  # [position, deepest nesting inside]
+    arrays: list[int] = []  # arrays open inside each open brace
+    in_string, i = False, 0
+    while i < len(text):
+        ch = text[i]
+        if in_string:
+            if ch == "\\" and text[i + 1 : i + 2] != "\n":
+                i += 1
+            elif ch in '"\n':
+                in_string = False
+        elif ch == '"':
+            in_string = bool(opened)
+        elif ch == "{":
+            if opened:
+                opened[-1][1] = max(opened[-1][1], arrays[-1] + 1)
+            opened.append([i, 0])
+            arrays.append(0)
+        elif ch == "[" and opened:
+            arrays[-1] += 1
+            opened[-1][1] = max(opened[-1][1], arrays[-1])
+        elif ch == "]" and opened and arrays[-1]:
+            arrays[-1] -= 1
+        elif ch == "}" and opened:
+            start, inner = opened.pop()
+            arrays.pop()
+            ends[start] = i + 1
+            if inner >= MAX_JSON_DEPTH:
+                deep.add(start)
+            if opened:
+                opened[-1][1] = max(opened[-1][1], inner + arrays[-1] + 1)
+        i += 1
+    return ends, frozenset(deep)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet='{}[]"\\\n ab:,', max_size=60))
+def test_the_brace_scan_agrees_with_a_plain_one_from_the_first_character(text: str) -> None:
+    from twosat_formal.scoring import _span_ends
+
+    assert _span_ends(text) == _span_ends_reference(text)

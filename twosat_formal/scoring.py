@@ -561,7 +561,8 @@ def _span_ends(text: str) -> tuple[dict[int, int], frozenset[int]]:
     bracket_stack: list[int] = []
     in_string = False
     skip_to = -1  # the character after a backslash inside a string
-    for match in _SPECIAL.finditer(text):
+    # before the first brace nothing is open, so no character there changes anything
+    for match in _SPECIAL.finditer(text, max(text.find("{"), 0)):
         i = match.start()
         if i < skip_to:
             continue
