@@ -126,10 +126,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(f"  peer: commit {args.baseline} is not in this clone's history; not run")
     print(f"  against the issue's {ISSUE_RATE:.0f}/s: {cpu_now / ISSUE_RATE:.2f}x (goal >= 5)")
     rate_one, rate_many = len(prompts) / one, len(prompts) / many
-    print(f"verbalize, 1 worker (peer): {rate_one:.0f} prompts/s ({one:.2f} s)")
     print(
-        f"verbalize, {args.jobs} workers: {rate_many:.0f} prompts/s ({many:.2f} s); "
-        f"ratio {rate_many / rate_one:.2f}x"
+        f"verbalize, 1 worker (peer, this process, caches warm): {rate_one:.0f} prompts/s "
+        f"({one:.2f} s)"
+    )
+    print(
+        f"verbalize, {args.jobs} workers (their start included): {rate_many:.0f} prompts/s "
+        f"({many:.2f} s); ratio {rate_many / rate_one:.2f}x"
     )
     print(f"load average after: {os.getloadavg()[0]:.2f}")
 
