@@ -309,14 +309,15 @@ def test_export_is_deterministic(tmp_path: Path, inputs: tuple[Path, Path, list[
 
 
 def test_story_prompts_export_with_their_own_columns(tmp_path: Path) -> None:
-    from test_certify_story import INSTANCES, STORIES, write
+    from jsonl_support import write_jsonl
+    from test_certify_story import INSTANCES, STORIES
 
     from twosat_formal.evaluate import load_items
     from twosat_formal.models.base import Response
     from twosat_formal.scoring import score
 
-    data = write(tmp_path / "data.jsonl", INSTANCES)
-    stories = write(tmp_path / "stories.jsonl", STORIES)
+    data = write_jsonl(tmp_path / "data.jsonl", INSTANCES)
+    stories = write_jsonl(tmp_path / "stories.jsonl", STORIES)
     files = export_dataset([data, stories], "lm-eval", tmp_path / "out")
     rows = [json.loads(line) for line in files[0].read_text(encoding="utf-8").splitlines()]
     items = load_items(stories, dataset=data)
