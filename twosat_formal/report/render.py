@@ -46,6 +46,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from twosat_formal.edits.metrics import Retention
 from twosat_formal.report.files import REPORT_HTML, REPORT_MD
 from twosat_formal.report.metrics import Estimate, FlipRate
 from twosat_formal.report.plots import Figure
@@ -168,6 +169,17 @@ def _plain(*texts: str) -> list[tuple[str, str]]:
     [('a', ''), ('b', '')]
     """
     return [(text, "") for text in texts]
+
+
+def _captioned(
+    caption: str, headers: Sequence[str], rows: list[list[tuple[str, str]]]
+) -> list[Block]:
+    """A section's usual shape: a caption paragraph above one table.
+
+    >>> _captioned("Counts.", ["model", "n"], [_plain("m", "3")])[0]
+    Paragraph(text='Counts.')
+    """
+    return [Paragraph(caption), Table(list(headers), rows)]
 
 
 def format_pct(value: float | None, digits: int = 1) -> str:
@@ -399,10 +411,11 @@ def _sat_bias(content: ReportContent) -> list[Block]:
         )
     overall = [("all UNSAT", "")] + [(_ci(s.sat_prediction), "") for s in content.summaries]
     rows.append(overall)
-    return [
-        Paragraph("Share of samples on UNSAT instances where the model answered SAT (%)."),
-        Table(["generator", *models], rows),
-    ]
+    return _captioned(
+        "Share of samples on UNSAT instances where the model answered SAT (%).",
+        ["generator", *models],
+        rows,
+    )
 
 
 def _statistic(value: float) -> str:
@@ -491,10 +504,11 @@ def _templates(content: ReportContent) -> list[Block]:
         rows.append(
             [(model, "")] + [(format_pct(v), s) for v, s in zip(values, styles, strict=True)]
         )
-    return [
-        Paragraph("Success (%) per template: the decision on UNSAT, a valid witness on SAT."),
-        Table(["model", *content.templates], rows),
-    ]
+    return _captioned(
+        "Success (%) per template: the decision on UNSAT, a valid witness on SAT.",
+        ["model", *content.templates],
+        rows,
+    )
 
 
 def _failures(content: ReportContent) -> list[Block]:
@@ -505,10 +519,11 @@ def _failures(content: ReportContent) -> list[Block]:
         [(s.model, "")] + [(str(s.failures.get(k, 0)), "") for k in kinds] + [(str(s.rows), "")]
         for s in content.summaries
     ]
-    return [
-        Paragraph("Samples per failure kind; every kind but `correct` counts as incorrect."),
-        Table(["model", *kinds, "total"], rows),
-    ]
+    return _captioned(
+        "Samples per failure kind; every kind but `correct` counts as incorrect.",
+        ["model", *kinds, "total"],
+        rows,
+    )
 
 
 def _robustness(content: ReportContent) -> list[Block]:
@@ -525,25 +540,21 @@ def _robustness(content: ReportContent) -> list[Block]:
         )
         for s in content.summaries
     ]
-    return [
-        Paragraph(
-            "Flip rate: share of (base, variant) pairs of the same model, template and "
-            "sample whose correctness changed, in either direction (unchanged pairs stay in "
-            "the denominator); for templates, each verbalization against the `logic` one. "
-            "Consistency: share of a formula's answers that give its most common decision."
-        ),
-        Table(
-            [
-                "model",
-                "flip rate (perturbed)",
-                "broken",
-                "fixed",
-                "flip rate (templates)",
-                "decision consistency (%)",
-            ],
-            rows,
-        ),
-    ]
+    return _captioned(
+        "Flip rate: share of (base, variant) pairs of the same model, template and "
+        "sample whose correctness changed, in either direction (unchanged pairs stay in "
+        "the denominator); for templates, each verbalization against the `logic` one. "
+        "Consistency: share of a formula's answers that give its most common decision.",
+        [
+            "model",
+            "flip rate (perturbed)",
+            "broken",
+            "fixed",
+            "flip rate (templates)",
+            "decision consistency (%)",
+        ],
+        rows,
+    )
 
 
 def _ratio(value: float | None) -> str:
@@ -552,6 +563,19 @@ def _ratio(value: float | None) -> str:
 
 def _count_rate(count: int, total: int, rate: float | None) -> str:
     return "—" if not total else f"{format_pct(rate)} ({count}/{total})"
+
+
+#: The columns of :func:`_retention_cells`, in both tables of retention.
+_RETENTION_HEADERS = ("label-changing samples", "original answer kept (%)", "new label (%)")
+
+
+def _retention_cells(retention: Retention) -> list[tuple[str, str]]:
+    """The cells under :data:`_RETENTION_HEADERS`: samples, retained and new-label shares."""
+    return _plain(
+        str(retention.rows),
+        _count_rate(retention.retained, retention.rows, retention.rate),
+        _count_rate(retention.correct, retention.rows, retention.accuracy),
+    )
 
 
 def _edit_normalized(content: ReportContent) -> list[Block]:
@@ -623,50 +647,28 @@ def _edit_flips(content: ReportContent) -> list[Block]:
     ]
     if not rows:
         return [Paragraph("No cumulative edits in this run.")]
-    return [
-        Paragraph(
-            "Share of records whose correctness differs between the baseline and level k, "
-            "in either direction (broken: correct to incorrect, fixed: incorrect to "
-            "correct); unchanged records, fallbacks included, stay in the denominator."
-        ),
-        Table(
-            ["model", "edits", "k", "records", "edited", "broken", "fixed", "flip rate (%)"], rows
-        ),
-    ]
+    return _captioned(
+        "Share of records whose correctness differs between the baseline and level k, "
+        "in either direction (broken: correct to incorrect, fixed: incorrect to "
+        "correct); unchanged records, fallbacks included, stay in the denominator.",
+        ["model", "edits", "k", "records", "edited", "broken", "fixed", "flip rate (%)"],
+        rows,
+    )
 
 
 def _edit_retention(content: ReportContent) -> list[Block]:
     summaries = [s for s in content.edits or [] if s.retention.rows]
     if not summaries:
         return [Paragraph("No label-changing edits in this run.")]
-    rows = [
-        _plain(
-            s.model,
-            s.category,
-            str(s.retention.rows),
-            _count_rate(s.retention.retained, s.retention.rows, s.retention.rate),
-            _count_rate(s.retention.correct, s.retention.rows, s.retention.accuracy),
-        )
-        for s in summaries
-    ]
-    return [
-        Paragraph(
-            "On label-changing edits: the share of answers that keep the origin's label "
-            "(right before the edit, wrong after it), and the share that give the new "
-            "label. A missing or unparsable answer retains nothing and counts as incorrect, "
-            "so with two labels retention = 1 - accuracy - unparsable."
-        ),
-        Table(
-            [
-                "model",
-                "edits",
-                "label-changing samples",
-                "original answer kept (%)",
-                "new label (%)",
-            ],
-            rows,
-        ),
-    ]
+    rows = [[*_plain(s.model, s.category), *_retention_cells(s.retention)] for s in summaries]
+    return _captioned(
+        "On label-changing edits: the share of answers that keep the origin's label "
+        "(right before the edit, wrong after it), and the share that give the new "
+        "label. A missing or unparsable answer retains nothing and counts as incorrect, "
+        "so with two labels retention = 1 - accuracy - unparsable.",
+        ["model", "edits", *_RETENTION_HEADERS],
+        rows,
+    )
 
 
 def _edit_individual(content: ReportContent) -> list[Block]:
@@ -686,27 +688,23 @@ def _edit_individual(content: ReportContent) -> list[Block]:
     ]
     if not rows:
         return [Paragraph("No individual edits in this run.")]
-    return [
-        Paragraph(
-            "Accuracy on individual edits of each class, as the symbolic-edits paper (§5.2) "
-            "defines it: averaged over the variants of a question (a base formula's record: "
-            "model, template, sample), then over questions; the pooled share of correct "
-            "edited rows beside it. Per operator below the class totals."
-        ),
-        Table(
-            [
-                "model",
-                "edits",
-                "operator",
-                "edit class",
-                "questions",
-                "edited rows",
-                "accuracy (%, per question)",
-                "accuracy (%, pooled)",
-            ],
-            rows,
-        ),
-    ]
+    return _captioned(
+        "Accuracy on individual edits of each class, as the symbolic-edits paper (§5.2) "
+        "defines it: averaged over the variants of a question (a base formula's record: "
+        "model, template, sample), then over questions; the pooled share of correct "
+        "edited rows beside it. Per operator below the class totals.",
+        [
+            "model",
+            "edits",
+            "operator",
+            "edit class",
+            "questions",
+            "edited rows",
+            "accuracy (%, per question)",
+            "accuracy (%, pooled)",
+        ],
+        rows,
+    )
 
 
 def _edit_operators(content: ReportContent) -> list[Block]:
@@ -728,14 +726,7 @@ def _edit_operators(content: ReportContent) -> list[Block]:
         if n.records
     ]
     kept = [
-        _plain(
-            s.model,
-            s.category,
-            o.operator,
-            str(o.retention.rows),
-            _count_rate(o.retention.retained, o.retention.rows, o.retention.rate),
-            _count_rate(o.retention.correct, o.retention.rows, o.retention.accuracy),
-        )
+        [*_plain(s.model, s.category, o.operator), *_retention_cells(o.retention)]
         for s in content.edits or []
         for o in s.operators
         if o.retention.rows
@@ -771,14 +762,7 @@ def _edit_operators(content: ReportContent) -> list[Block]:
     if kept:
         blocks.append(
             Table(
-                [
-                    "model",
-                    "edits",
-                    "operator",
-                    "label-changing samples",
-                    "original answer kept (%)",
-                    "new label (%)",
-                ],
+                ["model", "edits", "operator", *_RETENTION_HEADERS],
                 kept,
             )
         )
@@ -822,27 +806,23 @@ def _diagnostics(content: ReportContent) -> list[Block]:
         )
         for r in content.diagnostics or []
     ]
-    return [
-        Paragraph(
-            "A small side run (`diagnostics/` beside this report: the `pairs` experiment, "
-            "prompts that ask for a contradiction chain). Twins: each formula and its twin, "
-            "one clause apart with the opposite label; pair accuracy: both decisions right; "
-            "pair consistency: the decision changes. Wit. (UNSAT): the answer is No and its "
-            "contradiction chain is valid, over the UNSAT answers. 95% Wilson intervals; "
-            "see docs/diagnostics.md."
-        ),
-        Table(
-            [
-                "model",
-                "pairs",
-                "pair accuracy (%)",
-                "pair consistency (%)",
-                "UNSAT answers",
-                "Wit. (UNSAT) (%)",
-            ],
-            rows,
-        ),
-    ]
+    return _captioned(
+        "A small side run (`diagnostics/` beside this report: the `pairs` experiment, "
+        "prompts that ask for a contradiction chain). Twins: each formula and its twin, "
+        "one clause apart with the opposite label; pair accuracy: both decisions right; "
+        "pair consistency: the decision changes. Wit. (UNSAT): the answer is No and its "
+        "contradiction chain is valid, over the UNSAT answers. 95% Wilson intervals; "
+        "see docs/diagnostics.md.",
+        [
+            "model",
+            "pairs",
+            "pair accuracy (%)",
+            "pair consistency (%)",
+            "UNSAT answers",
+            "Wit. (UNSAT) (%)",
+        ],
+        rows,
+    )
 
 
 def _traces(content: ReportContent) -> list[Block]:
@@ -860,29 +840,25 @@ def _traces(content: ReportContent) -> list[Block]:
         )
         for s in summaries
     ]
-    return [
-        Paragraph(
-            "Claims read from each answer's reasoning (template clause sentences, "
-            "conditionals, assignments; `twosat-formal trace`) and checked against the "
-            "formula. Unsupported: a claim that neither follows from the formula nor is "
-            "refuted by it. Rates pooled over claims with 95% Wilson intervals, for all "
-            "answers, the correct ones and the wrong ones; coverage: the mean share of an "
-            "answer's sentences read as claims."
-        ),
-        Table(
-            [
-                "model",
-                "family",
-                "answers",
-                "claims",
-                "coverage (%)",
-                "unsupported (%)",
-                "unsupported, correct answers (%)",
-                "unsupported, wrong answers (%)",
-            ],
-            rows,
-        ),
-    ]
+    return _captioned(
+        "Claims read from each answer's reasoning (template clause sentences, "
+        "conditionals, assignments; `twosat-formal trace`) and checked against the "
+        "formula. Unsupported: a claim that neither follows from the formula nor is "
+        "refuted by it. Rates pooled over claims with 95% Wilson intervals, for all "
+        "answers, the correct ones and the wrong ones; coverage: the mean share of an "
+        "answer's sentences read as claims.",
+        [
+            "model",
+            "family",
+            "answers",
+            "claims",
+            "coverage (%)",
+            "unsupported (%)",
+            "unsupported, correct answers (%)",
+            "unsupported, wrong answers (%)",
+        ],
+        rows,
+    )
 
 
 def _story_rates(section: StorySection) -> list[Block]:
@@ -974,19 +950,15 @@ def _story_accuracy(section: StorySection) -> list[Block]:
     ]
     if not rows:
         return [Paragraph("No answers to story prompts in this run.")]
-    return [
-        Paragraph(
-            "Accuracy by story theme (Figure 9): success (the decision on UNSAT, a valid "
-            "witness on SAT) and its two parts, per model and theme, with 95% confidence "
-            "intervals across formulas. A story witness maps each entity to its own true "
-            "or false description. These rows also count in the sections above, as the "
-            "verbalizations `story:<theme>`."
-        ),
-        Table(
-            ["model", "theme", "samples", "success (%)", "Sat. (UNSAT) (%)", "Wit. (SAT) (%)"],
-            rows,
-        ),
-    ]
+    return _captioned(
+        "Accuracy by story theme (Figure 9): success (the decision on UNSAT, a valid "
+        "witness on SAT) and its two parts, per model and theme, with 95% confidence "
+        "intervals across formulas. A story witness maps each entity to its own true "
+        "or false description. These rows also count in the sections above, as the "
+        "verbalizations `story:<theme>`.",
+        ["model", "theme", "samples", "success (%)", "Sat. (UNSAT) (%)", "Wit. (SAT) (%)"],
+        rows,
+    )
 
 
 def _story_versus(section: StorySection) -> list[Block]:
@@ -1009,26 +981,22 @@ def _story_versus(section: StorySection) -> list[Block]:
                 ),
             ]
         )
-    return [
-        Paragraph(
-            "Stories against templates (Figure 9 beside Figure 8): success (the decision on "
-            "UNSAT, a valid witness on SAT) of each model on the formulas told as stories, "
-            "under their template verbalizations (all templates pooled) and under each story "
-            "theme, averaged per formula, with 95% confidence intervals across formulas. The "
-            "paper finds stories about 25 points below templates at comparable sizes (§5.5), "
-            "detective hardest, then spy, then heist."
-        ),
-        Table(
-            [
-                "model",
-                "templates (%)",
-                *(f"story: {t} (%)" for t in themes),
-                "all stories (%)",
-                "stories - templates (points)",
-            ],
-            rows,
-        ),
-    ]
+    return _captioned(
+        "Stories against templates (Figure 9 beside Figure 8): success (the decision on "
+        "UNSAT, a valid witness on SAT) of each model on the formulas told as stories, "
+        "under their template verbalizations (all templates pooled) and under each story "
+        "theme, averaged per formula, with 95% confidence intervals across formulas. The "
+        "paper finds stories about 25 points below templates at comparable sizes (§5.5), "
+        "detective hardest, then spy, then heist.",
+        [
+            "model",
+            "templates (%)",
+            *(f"story: {t} (%)" for t in themes),
+            "all stories (%)",
+            "stories - templates (points)",
+        ],
+        rows,
+    )
 
 
 def _stories(content: ReportContent) -> list[Block]:
