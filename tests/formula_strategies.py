@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 
 from twosat_formal.formula import Formula
 
-__all__ = ["clause_lists", "formulas", "small_2cnf"]
+__all__ = ["TRUTH_TABLE_CNFS", "clause_lists", "formulas", "small_2cnf"]
 
 
 def clause_lists(
@@ -17,6 +17,11 @@ def clause_lists(
     literal = st.integers(1, max_var).flatmap(lambda v: st.sampled_from([v, -v]))
     clause = st.lists(literal, min_size=min_width, max_size=max_width)
     return st.lists(clause, min_size=min_size, max_size=max_size)
+
+
+#: CNFs of 0 to 6 clauses of 0 to 3 literals over the variables 1 to 4: any width, the
+#: empty clause too, and few enough variables to check every claim by truth table.
+TRUTH_TABLE_CNFS = clause_lists(max_var=4, min_size=0, max_size=6, min_width=0, max_width=3)
 
 
 @st.composite

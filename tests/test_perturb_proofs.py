@@ -8,7 +8,7 @@ from itertools import product
 import pytest
 import z3
 from brute import holds
-from formula_strategies import clause_lists
+from formula_strategies import TRUTH_TABLE_CNFS
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -178,11 +178,12 @@ def test_session_queries_agree_with_brute_force() -> None:
     assert s.seconds > 0
 
 
-cnfs = clause_lists(max_var=4, min_size=0, max_size=6, min_width=0, max_width=3)
-
-
 @settings(max_examples=80)
-@given(cnfs, cnfs, st.lists(st.integers(1, 4).flatmap(lambda v: st.sampled_from([v, -v]))))
+@given(
+    TRUTH_TABLE_CNFS,
+    TRUTH_TABLE_CNFS,
+    st.lists(st.integers(1, 4).flatmap(lambda v: st.sampled_from([v, -v]))),
+)
 def test_entailment_agrees_with_brute_force(
     premise: list[list[int]], conclusion: list[list[int]], units: list[int]
 ) -> None:

@@ -10,7 +10,7 @@ import re
 import pytest
 import z3
 from brute import brute_equivalent, holds
-from formula_strategies import clause_lists
+from formula_strategies import TRUTH_TABLE_CNFS
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -172,11 +172,8 @@ def test_wrong_formula_wrong_map_and_wrong_order_fail() -> None:
         prove_roundtrip(f, prompt.text, "logic", ["A", "B"])
 
 
-cnf = clause_lists(max_var=4, min_size=0, max_size=5, min_width=0, max_width=3)
-
-
 @settings(max_examples=200)
-@given(cnf, cnf)
+@given(TRUTH_TABLE_CNFS, TRUTH_TABLE_CNFS)
 def test_z3_equivalence_agrees_with_truth_tables(
     left: list[list[int]], right: list[list[int]]
 ) -> None:

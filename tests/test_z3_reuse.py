@@ -7,7 +7,7 @@ import importlib
 import pytest
 import z3
 from brute import brute_equivalent
-from formula_strategies import clause_lists
+from formula_strategies import TRUTH_TABLE_CNFS
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -20,11 +20,9 @@ from twosat_formal.verbalize import prompt_record
 from twosat_formal.verbalize import roundtrip as roundtrip_module
 from twosat_formal.verbalize.roundtrip import z3_equivalent
 
-cnfs = clause_lists(max_var=4, min_size=0, max_size=6, min_width=0, max_width=3)
-
 
 @settings(max_examples=150)
-@given(cnfs, cnfs)
+@given(TRUTH_TABLE_CNFS, TRUTH_TABLE_CNFS)
 def test_one_query_equivalence_agrees_with_truth_tables(
     left: list[list[int]], right: list[list[int]]
 ) -> None:
