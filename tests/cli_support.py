@@ -5,12 +5,13 @@ from __future__ import annotations
 import subprocess
 import sys
 from collections.abc import Mapping
+from pathlib import Path
 
 import pytest
 
 from twosat_formal.cli import main
 
-__all__ = ["cli", "python_stdout", "run"]
+__all__ = ["cli", "input_file", "python_stdout", "run"]
 
 
 def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -31,6 +32,13 @@ def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, 
     out, err = capsys.readouterr()
     code = info.value.code
     return (0 if code is None else code if isinstance(code, int) else 1), out, err
+
+
+def input_file(tmp_path: Path, name: str, text: str) -> Path:
+    """Write ``text`` (UTF-8) as the file ``name`` in ``tmp_path``, a command's input."""
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
 
 
 def python_stdout(

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from cli_support import run
+from cli_support import input_file, run
 
 from twosat_formal.certify import certify_file
 from twosat_formal.formula import Formula
@@ -18,9 +18,9 @@ from twosat_formal.perturb import OPERATORS, Chain, replay
 
 @pytest.fixture
 def formula_file(tmp_path: Path) -> Path:
-    path = tmp_path / "f.cnf"
-    path.write_text(write_dimacs(Formula.from_named([["a", "~b"], ["b", "c"], ["~c", "~a"]])))
-    return path
+    return input_file(
+        tmp_path, "f.cnf", write_dimacs(Formula.from_named([["a", "~b"], ["b", "c"], ["~c", "~a"]]))
+    )
 
 
 @pytest.fixture

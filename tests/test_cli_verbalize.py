@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from cli_support import run
+from cli_support import input_file, run
 
 from twosat_formal.formula import Formula
 from twosat_formal.instance import Instance, write_instances
@@ -21,9 +21,7 @@ FORMULA = Formula.from_named([["a", "~b"], ["b", "c"], ["~c"]])
 
 @pytest.fixture
 def formula_file(tmp_path: Path) -> Path:
-    path = tmp_path / "f.dsl"
-    path.write_text(DSL, encoding="utf-8")
-    return path
+    return input_file(tmp_path, "f.dsl", DSL)
 
 
 def _instance(name: str, formula: Formula) -> Instance:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from cli_support import run
+from cli_support import input_file, run
 from edits_support import records
 
 from twosat_formal.edits import edit_steps, root_instance
@@ -15,9 +15,7 @@ from twosat_formal.instance import write_instances
 
 @pytest.fixture
 def formula_file(tmp_path: Path) -> Path:
-    path = tmp_path / "f.cnf"
-    path.write_text("p cnf 3 4\n1 2 0\n-1 2 0\n-2 3 0\n3 -1 0\n", encoding="utf-8")
-    return path
+    return input_file(tmp_path, "f.cnf", "p cnf 3 4\n1 2 0\n-1 2 0\n-2 3 0\n3 -1 0\n")
 
 
 def test_cumulative_on_a_formula_file(

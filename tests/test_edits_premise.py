@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_support import run
+from cli_support import input_file, run
 from edits_support import records
 from formula_strategies import clause_lists
 from hypothesis import given, settings
@@ -89,9 +89,7 @@ def operators_used(found: list[Instance]) -> set[str]:
 
 @pytest.fixture
 def formula_file(tmp_path: Path) -> Path:
-    path = tmp_path / "f.cnf"
-    path.write_text("p cnf 4 5\n1 2 0\n-1 2 0\n-2 3 0\n3 -1 0\n4 -3 0\n", encoding="utf-8")
-    return path
+    return input_file(tmp_path, "f.cnf", "p cnf 4 5\n1 2 0\n-1 2 0\n-2 3 0\n3 -1 0\n4 -3 0\n")
 
 
 def test_the_edit_command_turns_premise_edits_on_only_when_asked(

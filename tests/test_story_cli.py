@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from cli_support import run
+from cli_support import input_file, run
 from story_support import StoryScript, StoryServer
 
 from twosat_formal.formula import Formula
@@ -39,9 +39,7 @@ def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[StoryServer]:
 
 @pytest.fixture
 def formula_file(tmp_path: Path) -> Path:
-    path = tmp_path / "f.dsl"
-    path.write_text(DSL, encoding="utf-8")
-    return path
+    return input_file(tmp_path, "f.dsl", DSL)
 
 
 def test_story_of_a_formula_file_prints_its_prompt(
