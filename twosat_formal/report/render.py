@@ -41,16 +41,22 @@ from __future__ import annotations
 import base64
 import html
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from twosat_formal.edits.metrics import Retention
+from twosat_formal.edits.metrics import FlipRate as EditFlipRate
+from twosat_formal.edits.metrics import IndividualAccuracy, NormalizedAccuracy, Retention
 from twosat_formal.report.files import REPORT_HTML, REPORT_MD
 from twosat_formal.report.metrics import Estimate, FlipRate
 from twosat_formal.report.plots import Figure
-from twosat_formal.report.sections import FRIEDMAN_BLOCKS, ReportContent, StorySection
+from twosat_formal.report.sections import (
+    FRIEDMAN_BLOCKS,
+    EditSummary,
+    ReportContent,
+    StorySection,
+)
 from twosat_formal.report.stats import TestResult
 from twosat_formal.verbalize.story.statistics import PAPER_FALLBACK_RATE, PAPER_FIRST_ATTEMPT_RATE
 
@@ -325,17 +331,16 @@ def _readings(content: ReportContent) -> list[Block]:
         )
         for s in content.summaries
     ]
-    return [
-        Paragraph(
-            "Every answer is read twice (docs/evaluation.md): strictly, the final line "
-            '"The answer is: Yes|No" as the prompt asks for it (the headline metric), and '
-            "leniently (an answer inside a sentence, Answer:, \\boxed{}, a forgiving JSON "
-            "reader). Decision accuracy (Sat.) and success (right decision, and a valid "
-            "witness on SAT instances) under each reading; the gap is format failure, not "
-            "reasoning failure."
-        ),
-        Table(headers, rows),
-    ]
+    return _captioned(
+        "Every answer is read twice (docs/evaluation.md): strictly, the final line "
+        '"The answer is: Yes|No" as the prompt asks for it (the headline metric), and '
+        "leniently (an answer inside a sentence, Answer:, \\boxed{}, a forgiving JSON "
+        "reader). Decision accuracy (Sat.) and success (right decision, and a valid "
+        "witness on SAT instances) under each reading; the gap is format failure, not "
+        "reasoning failure.",
+        headers,
+        rows,
+    )
 
 
 def _table1(content: ReportContent) -> list[Block]:
@@ -361,21 +366,20 @@ def _table1(content: ReportContent) -> list[Block]:
                 cells.append((format_pct(cycs[i]), cyc_styles[i]))
         rows.append(cells)
     counts = sorted({c.sat.n for r in content.table1 for c in r.cells.values()})
-    return [
-        Paragraph(
-            "Satisfiability decision accuracy (Sat., %) and witness validity (Wit., %, SAT "
-            "instances only"
-            + (
-                "; Wit. (UNSAT), %: the answer is No and its contradiction chain is valid, on "
-                "UNSAT instances whose prompt asked for one"
-                if chains
-                else ""
-            )
-            + f"). Formulas per cell: {', '.join(map(str, counts))}; each formula "
-            "averages its verbalizations and samples. Best in bold, second in italics."
-        ),
-        Table(headers, rows),
-    ]
+    return _captioned(
+        "Satisfiability decision accuracy (Sat., %) and witness validity (Wit., %, SAT "
+        "instances only"
+        + (
+            "; Wit. (UNSAT), %: the answer is No and its contradiction chain is valid, on "
+            "UNSAT instances whose prompt asked for one"
+            if chains
+            else ""
+        )
+        + f"). Formulas per cell: {', '.join(map(str, counts))}; each formula "
+        "averages its verbalizations and samples. Best in bold, second in italics.",
+        headers,
+        rows,
+    )
 
 
 def _truncation(content: ReportContent) -> list[Block]:
@@ -578,23 +582,56 @@ def _retention_cells(retention: Retention) -> list[tuple[str, str]]:
     )
 
 
+_Item = TypeVar("_Item")
+
+
+def _edit_rows(
+    content: ReportContent,
+    items: Callable[[EditSummary], Iterable[_Item]],
+    cells: Callable[[_Item], Sequence[str]],
+) -> list[list[tuple[str, str]]]:
+    """Rows of an edit table: a summary's model and edits category, then ``cells`` of
+    each of its ``items`` (one row each), over every edit summary of the content."""
+    return [_plain(s.model, s.category, *cells(i)) for s in content.edits or [] for i in items(s)]
+
+
+def _normalized_cells(n: NormalizedAccuracy) -> tuple[str, ...]:
+    return (
+        str(n.level),
+        str(n.records),
+        str(n.edited),
+        str(n.fallback),
+        format_pct(n.baseline_accuracy),
+        format_pct(n.accuracy),
+        _ratio(n.value),
+        format_pct(n.agreement),
+    )
+
+
+def _edit_flip_cells(f: EditFlipRate) -> tuple[str, ...]:
+    return (
+        str(f.level),
+        str(f.pairs),
+        str(f.edited),
+        str(f.broken),
+        str(f.fixed),
+        _count_rate(f.flips, f.pairs, f.rate),
+    )
+
+
+def _individual_cells(i: IndividualAccuracy) -> tuple[str, ...]:
+    return (
+        i.operator or "all operators",
+        f"label-{i.kind}",
+        str(i.questions),
+        str(i.rows),
+        format_pct(i.per_question),
+        format_pct(i.pooled),
+    )
+
+
 def _edit_normalized(content: ReportContent) -> list[Block]:
-    rows = [
-        _plain(
-            s.model,
-            s.category,
-            str(n.level),
-            str(n.records),
-            str(n.edited),
-            str(n.fallback),
-            format_pct(n.baseline_accuracy),
-            format_pct(n.accuracy),
-            _ratio(n.value),
-            format_pct(n.agreement),
-        )
-        for s in content.edits or []
-        for n in s.normalized
-    ]
+    rows = _edit_rows(content, lambda s: s.normalized, _normalized_cells)
     if not rows:
         return [Paragraph("No cumulative edits in this run.")]
     blocks: list[Block] = [
@@ -631,20 +668,7 @@ def _edit_normalized(content: ReportContent) -> list[Block]:
 
 
 def _edit_flips(content: ReportContent) -> list[Block]:
-    rows = [
-        _plain(
-            s.model,
-            s.category,
-            str(f.level),
-            str(f.pairs),
-            str(f.edited),
-            str(f.broken),
-            str(f.fixed),
-            _count_rate(f.flips, f.pairs, f.rate),
-        )
-        for s in content.edits or []
-        for f in s.flips
-    ]
+    rows = _edit_rows(content, lambda s: s.flips, _edit_flip_cells)
     if not rows:
         return [Paragraph("No cumulative edits in this run.")]
     return _captioned(
@@ -672,20 +696,7 @@ def _edit_retention(content: ReportContent) -> list[Block]:
 
 
 def _edit_individual(content: ReportContent) -> list[Block]:
-    rows = [
-        _plain(
-            s.model,
-            s.category,
-            i.operator or "all operators",
-            f"label-{i.kind}",
-            str(i.questions),
-            str(i.rows),
-            format_pct(i.per_question),
-            format_pct(i.pooled),
-        )
-        for s in content.edits or []
-        for i in s.individual
-    ]
+    rows = _edit_rows(content, lambda s: s.individual, _individual_cells)
     if not rows:
         return [Paragraph("No individual edits in this run.")]
     return _captioned(
