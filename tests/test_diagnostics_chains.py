@@ -10,7 +10,7 @@ from itertools import pairwise
 from pathlib import Path
 
 import pytest
-from cli_support import run
+from cli_support import input_file, run
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -201,8 +201,7 @@ def test_oracle_chain_on_generated_unsat_instances() -> None:
 def test_eval_store_and_export_carry_the_chain_columns(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    formula_file = tmp_path / "f.cnf"
-    formula_file.write_text("p cnf 2 4\n1 2 0\n-1 2 0\n1 -2 0\n-1 -2 0\n", encoding="utf-8")
+    formula_file = input_file(tmp_path, "f.cnf", "p cnf 2 4\n1 2 0\n-1 2 0\n1 -2 0\n-1 -2 0\n")
     prompts = tmp_path / "p.jsonl"
     code, _, _ = run(
         ["verbalize", str(formula_file), "-t", "door", "--ask-cycle", "--out", str(prompts)],

@@ -10,7 +10,7 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
-from test_cli_eval import cli
+from cli_support import cli, input_file
 
 from twosat_formal.errors import ConfigError, NotTwoCNFError, ParseError
 from twosat_formal.formula import Formula
@@ -206,10 +206,10 @@ def test_a_dataset_broken_at_line_3_leaves_no_output(
 def test_an_existing_output_survives_a_failed_run(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    out = tmp_path / "prompts.jsonl"
-    out.write_text("keep\n", encoding="utf-8")
-    data = tmp_path / "d.jsonl"
-    data.write_text(generate("backbone", clauses=8, seed=1).to_json() + "\n{broken\n")
+    out = input_file(tmp_path, "prompts.jsonl", "keep\n")
+    data = input_file(
+        tmp_path, "d.jsonl", generate("backbone", clauses=8, seed=1).to_json() + "\n{broken\n"
+    )
     args = ["verbalize", str(data), "--template", "logic", "--out", str(out)]
     assert cli(capsys, *args)[0] == 2
     assert out.read_text(encoding="utf-8") == "keep\n"
