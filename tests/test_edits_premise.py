@@ -87,14 +87,12 @@ def operators_used(found: list[Instance]) -> set[str]:
     return {s["operator"] for r in found for s in edit_steps(r.transforms)}
 
 
-@pytest.fixture
-def formula_file(tmp_path: Path) -> Path:
-    return input_file(tmp_path, "f.cnf", "p cnf 4 5\n1 2 0\n-1 2 0\n-2 3 0\n3 -1 0\n4 -3 0\n")
-
-
 def test_the_edit_command_turns_premise_edits_on_only_when_asked(
-    formula_file: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    formula_file = input_file(
+        tmp_path, "f.cnf", "p cnf 4 5\n1 2 0\n-1 2 0\n-2 3 0\n3 -1 0\n4 -3 0\n"
+    )
     argv = ["edit", str(formula_file), "--mode", "individual", "-k", "20", "--seed", "1"]
     code, out, _ = run(argv, capsys)
     assert code == 0
