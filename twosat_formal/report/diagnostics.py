@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from twosat_formal.jsonfields import fields_json
-from twosat_formal.report.metrics import METRICS, Estimate
+from twosat_formal.report.metrics import METRICS, Estimate, model_order
 from twosat_formal.report.pairs import pair_summaries, wilson
 
 __all__ = ["DiagnosticRow", "diagnostic_rows"]
@@ -56,8 +56,7 @@ def diagnostic_rows(
 ) -> list[DiagnosticRow]:
     """One :class:`DiagnosticRow` per model (``models`` first, then by appearance)."""
     data = list(rows)
-    present = list(dict.fromkeys(str(r.get("model")) for r in data))
-    order = [m for m in models if m in present] + [m for m in present if m not in models]
+    order = model_order(data, models)
     overall = {s.model: s for s in pair_summaries(data, order) if s.by == "all"}
     chain = METRICS["chain_witness"]
     out = []

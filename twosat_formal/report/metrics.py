@@ -93,6 +93,7 @@ __all__ = [
     "join_instances",
     "mean_ci",
     "metric_value",
+    "model_order",
     "per_formula",
     "summarize",
     "verbalization_flip_rate",
@@ -395,6 +396,17 @@ def group_rows(rows: Iterable[Row], keys: Sequence[str]) -> dict[tuple[Hashable,
     for row in rows:
         groups[tuple(row.get(k) for k in keys)].append(row)
     return dict(groups)
+
+
+def model_order(rows: Iterable[Row], models: Sequence[str] = ()) -> list[str]:
+    """The models of ``rows``: those of ``models`` first, in that order, then the others
+    in order of appearance (a model of ``models`` without rows is left out).
+
+    >>> model_order([{"model": "b"}, {"model": "a"}, {"model": "b"}], ["a", "c"])
+    ['a', 'b']
+    """
+    present = list(dict.fromkeys(str(row.get("model")) for row in rows))
+    return [m for m in models if m in present] + [m for m in present if m not in models]
 
 
 def failure_breakdown(rows: Iterable[Row]) -> dict[str, int]:

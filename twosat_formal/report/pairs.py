@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from twosat_formal.jsonfields import fields_json
-from twosat_formal.report.metrics import Estimate
+from twosat_formal.report.metrics import Estimate, model_order
 
 __all__ = ["PairSummary", "has_twins", "pair_rows", "pair_summaries", "wilson"]
 
@@ -138,10 +138,8 @@ def pair_summaries(
 ) -> list[PairSummary]:
     """Per model (in ``models`` order, then by appearance): all pairs, per family, per template."""
     pairs, _ = pair_rows(rows)
-    present = list(dict.fromkeys(str(p["model"]) for p in pairs))
-    order = [m for m in models if m in present] + [m for m in present if m not in models]
     out: list[PairSummary] = []
-    for model in order:
+    for model in model_order(pairs, models):
         mine = [p for p in pairs if str(p["model"]) == model]
         groups: list[tuple[str, str, list[dict[str, Any]]]] = [("all", "all", mine)]
         for by in ("family", "template"):

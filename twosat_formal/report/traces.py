@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from twosat_formal.jsonfields import fields_json
-from twosat_formal.report.metrics import Estimate
+from twosat_formal.report.metrics import Estimate, model_order
 from twosat_formal.report.pairs import wilson
 
 __all__ = ["TraceSummary", "trace_summaries"]
@@ -71,10 +71,8 @@ def trace_summaries(
 ) -> list[TraceSummary]:
     """Per model (``models`` first, then by appearance): every family, then each family."""
     data = list(rows)
-    present = list(dict.fromkeys(str(r["model"]) for r in data))
-    order = [m for m in models if m in present] + [m for m in present if m not in models]
     out = []
-    for model in order:
+    for model in model_order(data, models):
         mine = [r for r in data if str(r["model"]) == model]
         families = list(dict.fromkeys(str(r.get("family")) for r in mine))
         groups = [("all", mine)] if len(families) > 1 else []
