@@ -43,6 +43,7 @@ __all__ = [
     "LABELS",
     "SCHEMA_VERSION",
     "Instance",
+    "canonical_digest",
     "canonical_json",
     "instance_id",
     "read_instances",
@@ -66,6 +67,18 @@ def canonical_json(obj: object) -> str:
     )
 
 
+def canonical_digest(obj: object, length: int) -> str:
+    """The first ``length`` hex digits of the sha256 of :func:`canonical_json` of ``obj``:
+    the content hash in every id that names its data.
+
+    >>> canonical_digest({"b": 1, "a": None}, 8) == canonical_digest({"a": None, "b": 1}, 8)
+    True
+    >>> len(canonical_digest([1, 2], 12))
+    12
+    """
+    return hashlib.sha256(canonical_json(obj).encode("utf-8")).hexdigest()[:length]
+
+
 def instance_id(family: str, params: Mapping[str, object], seed: int) -> str:
     """The stable id of an instance: the family and a sha256 of its canonical request.
 
@@ -74,8 +87,8 @@ def instance_id(family: str, params: Mapping[str, object], seed: int) -> str:
     >>> instance_id("backbone", {"beta": 0.5}, 3) != instance_id("backbone", {"beta": 0.5}, 4)
     True
     """
-    text = canonical_json({"family": family, "params": dict(params), "seed": seed})
-    return f"{family}-{hashlib.sha256(text.encode('utf-8')).hexdigest()[:16]}"
+    request = {"family": family, "params": dict(params), "seed": seed}
+    return f"{family}-{canonical_digest(request, 16)}"
 
 
 @dataclass(frozen=True)

@@ -43,7 +43,6 @@ Examples
 
 from __future__ import annotations
 
-import hashlib
 import random
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -52,7 +51,7 @@ from typing import Any
 from twosat_formal.diagnostics.implications import Implications
 from twosat_formal.errors import ConfigError, NotTwoCNFError, NoTwinError
 from twosat_formal.formula import Formula
-from twosat_formal.instance import Instance, canonical_json
+from twosat_formal.instance import Instance, canonical_digest
 from twosat_formal.provenance import tool_version
 from twosat_formal.records import ChangeRecord, read_record
 
@@ -344,8 +343,9 @@ def one_clause_apart(a: Formula, b: Formula) -> bool:
 
 
 def _twin_id(root_id: str, transforms: Sequence[Mapping[str, Any]]) -> str:
-    text = canonical_json({"base_id": root_id, "transforms": list(transforms)})
-    return f"{root_id}~t{hashlib.sha256(text.encode('utf-8')).hexdigest()[:12]}"
+    steps = list(transforms)
+    digest = canonical_digest({"base_id": root_id, "transforms": steps}, 12)
+    return f"{root_id}~t{digest}"
 
 
 def twin_instance(source: Instance, *, seed: int = 0) -> Instance:

@@ -37,7 +37,6 @@ True
 
 from __future__ import annotations
 
-import hashlib
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -46,7 +45,7 @@ from typing import Any
 from twosat_formal.edits.operators import EDITS, Edit, category_of
 from twosat_formal.errors import ConfigError, RecordError
 from twosat_formal.formula import Formula
-from twosat_formal.instance import Instance, canonical_json
+from twosat_formal.instance import Instance, canonical_digest
 from twosat_formal.provenance import tool_version
 
 __all__ = [
@@ -135,14 +134,12 @@ def root_instance(formula: Formula, *, source: str | None = None) -> Instance:
     from twosat_formal.solve import solve
 
     formula.require_2cnf("symbolic edits")
-    key = canonical_json(
-        {
-            "names": list(formula.names),
-            "lits": formula.literals.tolist(),
-            "offsets": formula.offsets.tolist(),
-        }
-    )
-    digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
+    key = {
+        "names": list(formula.names),
+        "lits": formula.literals.tolist(),
+        "offsets": formula.offsets.tolist(),
+    }
+    digest = canonical_digest(key, 16)
     result = solve(formula)
     provenance: dict[str, Any] = {"tool": "twosat-formal", "tool_version": tool_version()}
     if source is not None:
@@ -237,8 +234,8 @@ def edited_id(root_id: str, transforms: Sequence[Mapping[str, Any]]) -> str:
         t if t.get("kind") == EDIT_KIND else {k: v for k, v in t.items() if k != "proof"}
         for t in transforms
     ]
-    text = canonical_json({"base_id": root_id, "transforms": steps})
-    return f"{root_id}~e{hashlib.sha256(text.encode('utf-8')).hexdigest()[:12]}"
+    digest = canonical_digest({"base_id": root_id, "transforms": steps}, 12)
+    return f"{root_id}~e{digest}"
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,7 @@ from typing import Any
 from twosat_formal.errors import ConfigError, ProofError
 from twosat_formal.executors import Executor, LocalExecutor
 from twosat_formal.formula import Formula
-from twosat_formal.instance import SCHEMA_VERSION, Instance, canonical_json
+from twosat_formal.instance import SCHEMA_VERSION, Instance, canonical_digest
 from twosat_formal.jsonl import RawLine, is_dataset, parse_raw, raw_lines, read_text, rereadable
 from twosat_formal.perturb.chain import Chain, StepSpec, apply_chain
 from twosat_formal.perturb.transform import Transform
@@ -54,10 +54,9 @@ def derived_id(root_id: str, transforms: Sequence[Transform]) -> str:
     >>> derived_id("backbone-1", []) == derived_id("backbone-1", [])
     True
     """
-    text = canonical_json(
-        {"base_id": root_id, "transforms": [t.to_json(with_proof=False) for t in transforms]}
-    )
-    return f"{root_id}~{hashlib.sha256(text.encode('utf-8')).hexdigest()[:12]}"
+    steps = [t.to_json(with_proof=False) for t in transforms]
+    digest = canonical_digest({"base_id": root_id, "transforms": steps}, 12)
+    return f"{root_id}~{digest}"
 
 
 def bridge_index(structure: dict[str, Any]) -> int | None:
