@@ -338,8 +338,8 @@ def test_the_scc_backend_solves_a_record_once(
 ) -> None:
     """Re-deriving an instance solves its formula with the scc backend; ``solve:scc``
     takes that answer rather than solving the same formula again, and the other two
-    backends each solve it once."""
-    from twosat_formal import rederive
+    backends each decide it once (their label alone, :func:`~twosat_formal.solve.decide`)."""
+    from twosat_formal import rederive, solve
     from twosat_formal.solve import BACKENDS
 
     calls: list[tuple[str, tuple[Any, ...]]] = []
@@ -350,6 +350,14 @@ def test_the_scc_backend_solves_a_record_once(
             return real(formula)
 
         monkeypatch.setitem(BACKENDS._items, backend, spy)
+    real_decide = solve.decide
+
+    def decide_spy(formula: Any, backend: str) -> str:
+        if backend != "scc":  # an scc decision solves through the spy above
+            calls.append((backend, formula.clauses))
+        return real_decide(formula, backend)
+
+    monkeypatch.setattr(solve, "decide", decide_spy)
     rederive._generate.cache_clear()
     for name in ("backbone", "flip", "chain", "duplicate"):
         calls.clear()

@@ -20,7 +20,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from twosat_formal.cli import solve_cmd
-from twosat_formal.solve import backends
 
 #: The module (``twosat_formal.cli.app`` as an attribute is the Typer application).
 app_module = importlib.import_module("twosat_formal.cli.app")
@@ -99,9 +98,6 @@ def _both(
     for reader in (spy, lambda args: None):
         monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(STDIN)))
         monkeypatch.setattr(app_module, "_plain_solve", reader)
-        # Z3's solver is kept for the process, and its models depend on what it solved
-        # before; each run starts with a fresh one, as each CLI process does.
-        monkeypatch.setattr(backends, "_Z3_SOLVER", None)
         results.append(cli(capsys, "solve", *words))
     monkeypatch.setattr(app_module, "_plain_solve", plain)
     return results[0], results[1], taken[0]

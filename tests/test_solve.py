@@ -29,6 +29,7 @@ from twosat_formal.solve import (
     check_certificate_json,
     check_cycle,
     check_result,
+    decide,
     solve,
     solve_agreed,
     verify,
@@ -85,6 +86,43 @@ def test_backends_agree_and_certify(formula: Formula) -> None:
         else:
             assert result.cycle is not None
             check_cycle(formula, result.cycle)
+
+
+@st.composite
+def any_cnfs(draw: st.DrawFn) -> Formula:
+    """Random CNFs of clause widths 0 to 3: 2-CNFs, general CNFs, empty clauses."""
+    n = draw(st.integers(1, 8))
+    literal = st.integers(1, n).flatmap(lambda v: st.sampled_from([v, -v]))
+    clauses = draw(st.lists(st.lists(literal, max_size=3), max_size=3 * n))
+    return Formula(clauses, num_vars=n)
+
+
+@settings(max_examples=200)
+@given(any_cnfs())
+def test_decide_gives_the_label_of_solve(formula: Formula) -> None:
+    """``decide`` (the label alone, Z3 on a reused solver) says what ``solve`` says,
+    and what MiniSat says, for every backend."""
+    expected = "SAT" if brute_force_sat(formula) else "UNSAT"
+    for backend in ("scc", "pysat", "z3"):
+        assert decide(formula, backend) == solve(formula, backend).status == expected
+
+
+@settings(max_examples=40)
+@given(two_cnfs(max_vars=30), st.lists(two_cnfs(max_vars=30), min_size=1, max_size=12))
+def test_the_z3_model_does_not_depend_on_what_was_solved_before(
+    formula: Formula, others: list[Formula]
+) -> None:
+    """Same formula, same model, whatever the process solved (or decided) before."""
+    first = solve(formula, "z3")
+    for other in others:
+        solve(other, "z3")
+        decide(other, "z3")
+    assert solve(formula, "z3") == first
+
+
+def test_decide_refuses_an_unknown_backend() -> None:
+    with pytest.raises(UnknownNameError):
+        decide(Formula([[1]]), "minisat")
 
 
 @pytest.mark.parametrize("ratio", [0.5, 0.8, 1.0, 1.2, 1.5, 2.0])

@@ -4,7 +4,8 @@
 :data:`BACKENDS`) and, by default, checks its certificate with vectorised numpy code
 before returning it (``checked=True``). The default ``scc`` backend handles 2-CNF;
 a formula with an empty clause or a clause wider than two goes to PySAT instead and
-the result says so (``general_cnf=True``). :func:`solve_agreed` runs several backends
+the result says so (``general_cnf=True``). :func:`decide` gives a backend's label alone,
+without a certificate. :func:`solve_agreed` runs several backends
 and raises :class:`~twosat_formal.errors.SolverDisagreementError` unless they agree.
 :func:`check_model`, :func:`check_cycle` and :func:`check_certificate_json` are the
 independent checkers (:mod:`twosat_formal.solve.check`), sharing no code with the
@@ -33,7 +34,7 @@ import numpy as np
 
 from twosat_formal.errors import CertificateError, ConfigError, SolverDisagreementError
 from twosat_formal.formula import Formula
-from twosat_formal.solve.backends import BACKENDS, Backend
+from twosat_formal.solve.backends import BACKENDS, Backend, decide
 from twosat_formal.solve.check import (
     check_certificate_json,
     check_cycle,
@@ -50,6 +51,7 @@ __all__ = [
     "check_cycle",
     "check_model",
     "check_result",
+    "decide",
     "solve",
     "solve_agreed",
     "verify",
