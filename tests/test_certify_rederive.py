@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_certify_tamper import DATASET, certify_one, write
+from jsonl_support import write_jsonl
+from test_certify_tamper import DATASET, certify_one
 
 from twosat_formal.certify import certify_files
 from twosat_formal.cli import main
@@ -249,7 +250,7 @@ def test_a_story_id_binds_what_the_model_wrote() -> None:
 def test_certify_prints_the_three_counts(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    path = write(tmp_path / "mixed.jsonl", DATASET[:3])
+    path = write_jsonl(tmp_path / "mixed.jsonl", DATASET[:3])
     with pytest.raises(SystemExit) as exit_info:
         main(["certify", str(path)])
     assert exit_info.value.code in (0, None)
