@@ -41,7 +41,6 @@ True
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Callable
 from itertools import pairwise
@@ -51,6 +50,7 @@ import numpy as np
 
 from twosat_formal.errors import ProofError, SolverDisagreementError
 from twosat_formal.formula import Formula
+from twosat_formal.per_process import PerProcess
 from twosat_formal.registry import Registry
 from twosat_formal.solve.result import SolveResult
 from twosat_formal.solve.scc import solve_scc
@@ -264,24 +264,23 @@ def _run_z3(solver: Any, formula: Formula) -> str:
 #: A true variable in Z3's text of a model of a DIMACS problem (variable ``v`` is ``k!v``).
 _Z3_TRUE = re.compile(r"\(define-fun k!(\d+) \(\) Bool\s+true\)")
 
-_Z3_SOLVER: tuple[int, Any] | None = None
 
+def _new_z3_solver() -> Any:
+    """A Z3 ``QF_BV`` solver in a context of its own, for :func:`decide`.
 
-def _z3_solver() -> Any:
-    """This process's Z3 ``QF_BV`` solver for :func:`decide`, in a context of its own.
-
-    Fresh in a forked child. Each formula is decided between ``push`` and ``pop``, so
-    one leaves no assertion behind for the next; one context and one solver serve every
-    call instead of a new one per formula (about 5 ms less a call). What the solver
-    learnt before can change the model it finds, never the label, so :func:`solve_z3`
-    does not use it.
+    One serves every call of a process (:data:`_z3_solver`): each formula is decided
+    between ``push`` and ``pop``, so one leaves no assertion behind for the next, and
+    no new solver is made per formula (about 5 ms less a call). What the solver learnt
+    before can change the model it finds, never the label, so :func:`solve_z3` does
+    not use it.
     """
-    global _Z3_SOLVER
     import z3
 
-    if _Z3_SOLVER is None or _Z3_SOLVER[0] != os.getpid():
-        _Z3_SOLVER = (os.getpid(), z3.SolverFor("QF_BV", ctx=z3.Context()))
-    return _Z3_SOLVER[1]
+    return z3.SolverFor("QF_BV", ctx=z3.Context())
+
+
+#: This process's solver for :func:`decide` (a fresh one in a forked child).
+_z3_solver: PerProcess[Any] = PerProcess(_new_z3_solver)
 
 
 def _dimacs(formula: Formula) -> str:
