@@ -1,7 +1,9 @@
 """One small registry class; each kind of plug-in keeps one instance of it.
 
 A plug-in's parameters are set on the command line as ``--set KEY=VALUE``;
-:func:`split_setting` reads one such setting, for every kind of plug-in alike.
+:func:`split_setting` reads one such setting, for every kind of plug-in alike. A
+fixed table of names that is not a registry (modes, orders, metrics...) refuses an
+unknown name through :func:`check_choice`, with the same kind of message.
 
 Examples
 --------
@@ -21,12 +23,12 @@ twosat_formal.errors.UnknownNameError: unknown shape 'circle'; choose one of: sq
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Generic, TypeVar
 
 from twosat_formal.errors import ConfigError, TwoSatFormalError, UnknownNameError
 
-__all__ = ["Registry", "split_setting"]
+__all__ = ["Registry", "check_choice", "split_setting"]
 
 T = TypeVar("T")
 
@@ -100,3 +102,35 @@ def split_setting(item: str) -> tuple[str, str]:
     if not sep or not key:
         raise ConfigError(f"setting {item!r} is not KEY=VALUE", parameter="set", valid="KEY=VALUE")
     return key, value
+
+
+def check_choice(value: object, choices: Iterable[str], *, what: str, parameter: str) -> None:
+    """Refuse ``value`` unless it is one of ``choices``, naming them all.
+
+    Parameters
+    ----------
+    value:
+        The value asked for.
+    choices:
+        The valid names, in the order the error lists them (a dict: its keys).
+    what:
+        What ``value`` names, for the message (``"metric"``: ``unknown metric 'x'``).
+    parameter:
+        The offending parameter (:attr:`ConfigError.parameter`).
+
+    Raises
+    ------
+    ConfigError
+        ``unknown WHAT 'VALUE'``, with ``valid`` the comma-separated ``choices``.
+
+    Examples
+    --------
+    >>> check_choice("forward", ("forward", "shuffled"), what="order", parameter="order")
+    >>> check_choice("sideways", ("forward", "shuffled"), what="order", parameter="order")
+    Traceback (most recent call last):
+    ...
+    twosat_formal.errors.ConfigError: unknown order 'sideways'
+    """
+    names = list(choices)
+    if value not in names:
+        raise ConfigError(f"unknown {what} {value!r}", parameter=parameter, valid=", ".join(names))

@@ -69,6 +69,7 @@ from twosat_formal.edits.classify import CHANGING, EDIT_KIND, PRESERVING
 from twosat_formal.edits.operators import CATEGORIES, OPERATOR, PREMISE, category_of
 from twosat_formal.errors import ConfigError, RecordError
 from twosat_formal.jsonfields import fields_json
+from twosat_formal.registry import check_choice
 
 __all__ = [
     "EditInfo",
@@ -179,12 +180,8 @@ def _step_category(row: Row, step: Mapping[str, Any]) -> str:
 
 
 def _check_filters(operator: str | None, category: str | None) -> None:
-    if category is not None and category not in CATEGORIES:
-        raise ConfigError(
-            f"unknown edit category {category!r}",
-            parameter="category",
-            valid=", ".join(CATEGORIES),
-        )
+    if category is not None:
+        check_choice(category, CATEGORIES, what="edit category", parameter="category")
     if operator is not None and not isinstance(operator, str):
         raise ConfigError(f"operator must be a name, got {operator!r}", parameter="operator")
 
@@ -512,10 +509,7 @@ def individual_accuracy(
     >>> round(result.per_question, 4), result.pooled, result.questions
     (0.6667, 0.6, 2)
     """
-    if kind not in (PRESERVING, CHANGING):
-        raise ConfigError(
-            f"unknown edit class {kind!r}", parameter="kind", valid=f"{PRESERVING}, {CHANGING}"
-        )
+    check_choice(kind, (PRESERVING, CHANGING), what="edit class", parameter="kind")
     _check_filters(operator, category)
     questions: dict[tuple[Hashable, ...], list[bool]] = {}
     for row in rows:

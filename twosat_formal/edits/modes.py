@@ -61,6 +61,7 @@ from twosat_formal.jsonl import (
     read_text,
     rereadable,
 )
+from twosat_formal.registry import check_choice
 
 __all__ = [
     "EDIT_MODES",
@@ -200,8 +201,7 @@ def cumulative_edits(
     (True, True)
     """
     _check_count(max_edits, "max_edits")
-    if order not in ORDERS:
-        raise ConfigError(f"unknown order {order!r}", parameter="order", valid=", ".join(ORDERS))
+    check_choice(order, ORDERS, what="order", parameter="order")
     ops = _operators(operators)
     instance.formula.require_2cnf("symbolic edits")
     rng = random.Random(seed)
@@ -252,8 +252,7 @@ class IndividualEdits:
 
 
 def _wanted(keep: str) -> tuple[str, ...]:
-    if keep not in KEEP:
-        raise ConfigError(f"unknown class {keep!r}", parameter="keep", valid=", ".join(KEEP))
+    check_choice(keep, KEEP, what="class", parameter="keep")
     return CLASSES if keep == "both" else (keep,)
 
 
@@ -399,8 +398,7 @@ def _settings(
     order: str,
     keep_base: bool,
 ) -> _EditSettings:
-    if mode not in EDIT_MODES:
-        raise ConfigError(f"unknown mode {mode!r}", parameter="mode", valid=", ".join(EDIT_MODES))
+    check_choice(mode, EDIT_MODES, what="mode", parameter="mode")
     _wanted(keep)
     if mode == "cumulative" and keep == "changing":
         raise ConfigError(

@@ -68,6 +68,7 @@ from twosat_formal.errors import ConfigError
 from twosat_formal.experiments.spec import ExperimentSpec
 from twosat_formal.generators import FAMILIES, derive_seed
 from twosat_formal.generators.knobs import KNOB_GRIDS
+from twosat_formal.registry import check_choice
 
 __all__ = ["Condition", "Step", "difficulty_knobs", "expand"]
 
@@ -194,10 +195,7 @@ def _levels(cell: Mapping[str, Any]) -> tuple[float, ...]:
             raise ConfigError("'levels' must be a list of numbers in [0, 1]", parameter="levels")
         return tuple(float(v) for v in levels)
     grid = cell.get("grid", "paper-3")
-    if grid not in KNOB_GRIDS:
-        raise ConfigError(
-            f"unknown knob grid {grid!r}", parameter="grid", valid=", ".join(KNOB_GRIDS)
-        )
+    check_choice(grid, KNOB_GRIDS, what="knob grid", parameter="grid")
     return KNOB_GRIDS[grid]
 
 
@@ -388,8 +386,7 @@ def _edit_stage(cell: Mapping[str, Any], seed: int) -> tuple[tuple[str, Any], ..
         chosen = [str(o) for o in operators] if operators is not None else list(default_operators())
         operators = chosen + [o for o in default_operators(premise=True) if o not in chosen]
     order = cell.get("order", "forward")
-    if order not in ORDERS:
-        raise ConfigError(f"unknown order {order!r}", parameter="order", valid=", ".join(ORDERS))
+    check_choice(order, ORDERS, what="order", parameter="order")
     stage = {
         "modes": tuple(modes),
         "max_edits": _ints(cell, "max_edits")[0] if "max_edits" in cell else 3,

@@ -76,6 +76,7 @@ from scipy import stats as _scipy_stats
 
 from twosat_formal.errors import ConfigError, RecordError
 from twosat_formal.jsonfields import fields_json
+from twosat_formal.registry import check_choice
 
 __all__ = [
     "METRICS",
@@ -208,12 +209,8 @@ def metric_value(metric: str | Metric) -> Metric:
     """
     if callable(metric):
         return metric
-    try:
-        return METRICS[metric]
-    except KeyError:
-        raise ConfigError(
-            f"unknown metric {metric!r}", parameter="metric", valid=", ".join(METRICS)
-        ) from None
+    check_choice(metric, METRICS, what="metric", parameter="metric")
+    return METRICS[metric]
 
 
 @dataclass(frozen=True)
@@ -272,10 +269,7 @@ def mean_ci(
     >>> mean_ci([1.0], method="t").low is None
     True
     """
-    if method not in _CI_METHODS:
-        raise ConfigError(
-            f"unknown interval method {method!r}", parameter="method", valid=", ".join(_CI_METHODS)
-        )
+    check_choice(method, _CI_METHODS, what="interval method", parameter="method")
     if not 0.0 < confidence < 1.0:
         raise ConfigError(
             f"confidence {confidence} out of range", parameter="confidence", valid="(0, 1)"
