@@ -1,8 +1,10 @@
 """A plain ``solve`` line skips Typer's parameter processing and behaves exactly as through Typer.
 
-Every command line below runs twice in-process, once as the entry point runs it and once
-with the plain reading switched off (so that Typer parses it), and both runs must give
-the same exit code, the same standard output and the same standard error, byte for byte.
+Every command line below runs three times in-process: as the console script runs it
+(:func:`twosat_formal.entry.main`, which does not import Typer for a plain line), as
+:func:`twosat_formal.cli.main` runs it, and with the plain reading switched off (so that
+Typer parses it); all three must give the same exit code, the same standard output and
+the same standard error, byte for byte.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from cli_support import cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from twosat_formal.cli import solve_cmd
+from twosat_formal import entry
 
 #: The module (``twosat_formal.cli.app`` as an attribute is the Typer application).
 app_module = importlib.import_module("twosat_formal.cli.app")
@@ -78,14 +80,26 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
+def _entry(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    """Run the console script's entry point in-process; exit code, stdout and stderr."""
+    with pytest.raises(SystemExit) as info:
+        entry.main(list(argv))
+    out, err = capsys.readouterr()
+    code = info.value.code
+    return (0 if code is None else code if isinstance(code, int) else 1), out, err
+
+
 def _both(
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
     folder: Path,
     words: list[str],
 ) -> tuple[tuple[int, str, str], tuple[int, str, str], bool]:
-    """Both runs of ``solve WORDS`` in ``folder``; and whether the plain reading took it."""
+    """The plain and the Typer run of ``solve WORDS`` in ``folder`` (the console script's
+    run must equal the plain one); and whether the plain reading took it."""
     monkeypatch.chdir(folder)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(STDIN)))
+    script = _entry(capsys, "solve", *words)
     taken: list[bool] = []
     plain = app_module._plain_solve
 
@@ -100,6 +114,7 @@ def _both(
         monkeypatch.setattr(app_module, "_plain_solve", reader)
         results.append(cli(capsys, "solve", *words))
     monkeypatch.setattr(app_module, "_plain_solve", plain)
+    assert script == results[0], words
     return results[0], results[1], taken[0]
 
 
@@ -187,9 +202,9 @@ def test_plain_reading_knows_every_option_of_solve() -> None:
     plain reading would refuse a line Typer takes, or pass a wrong default)."""
     command = app_module._load("solve")
     options = {opt for param in command.params for opt in param.opts if opt.startswith("-")}
-    assert options == set(solve_cmd._FLAGS) | set(solve_cmd._VALUED)
+    assert options == set(entry.FLAGS) | set(entry.VALUED)
     names = {param.name for param in command.params}
-    given = solve_cmd.plain_solve(["f"])
+    given = entry.plain_solve(["f"])
     assert given is not None and set(given) == names
     defaults = {param.name: param.default for param in command.params if param.name != "file"}
     assert {name: given[name] for name in defaults} == defaults
@@ -205,3 +220,40 @@ def test_a_plain_solve_does_not_import_pydantic(folder: Path) -> None:
         [sys.executable, "-c", code], cwd=folder, capture_output=True, text=True, check=True
     )
     assert done.stdout.splitlines()[-1] == "[]"
+
+
+@pytest.mark.parametrize("words", [["sat.cnf", "--json"], ["unsat.dsl", "--json", "--exit-codes"]])
+def test_the_console_script_solves_a_plain_line_without_typer(
+    folder: Path, words: list[str]
+) -> None:
+    """No Typer, Click, Rich, pydantic or SciPy for a plain JSON solve; the same bytes
+    and exit code as the Typer application's entry point gives."""
+    runs = {}
+    for module in ("twosat_formal.entry", "twosat_formal.cli"):
+        code = (
+            "import sys\n"
+            f"from {module} import main\n"
+            f"try: main(['solve', *{words!r}])\n"
+            "except SystemExit as exc: code = exc.code\n"
+            "print(sorted({m.split('.')[0] for m in sys.modules} & "
+            "{'typer', 'click', 'rich', 'pydantic', 'scipy'}))\n"
+            "sys.exit(code)"
+        )
+        done = subprocess.run([sys.executable, "-c", code], cwd=folder, capture_output=True)
+        runs[module] = done
+    script, typer_app = runs["twosat_formal.entry"], runs["twosat_formal.cli"]
+    assert script.stdout.splitlines()[-1] == b"[]"
+    assert typer_app.stdout.splitlines()[-1] != b"[]"  # the probe sees what Typer loads
+    assert script.stdout.splitlines()[:-1] == typer_app.stdout.splitlines()[:-1]
+    assert script.stdout.startswith(b'{"status": ')
+    assert (script.returncode, script.stderr) == (typer_app.returncode, typer_app.stderr)
+
+
+def test_echo_writes_what_typer_echo_writes(capsys: pytest.CaptureFixture[str]) -> None:
+    import typer
+
+    for text in ["", '{"status": "SAT"}', "caf\u00e9", "a\x1b[31mred\x1b[0m", "two\nlines"]:
+        entry.echo(text)
+        ours = capsys.readouterr()
+        typer.echo(text)
+        assert ours == capsys.readouterr(), text

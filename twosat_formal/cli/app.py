@@ -15,14 +15,15 @@ from __future__ import annotations
 import errno
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
 from typer.core import TyperCommand, TyperGroup
 
 from twosat_formal.cli.commands import COMMANDS
+from twosat_formal.entry import console, plain_line, run_plain
 from twosat_formal.errors import TwoSatFormalError
 
 if TYPE_CHECKING:  # Rich is imported when a console is first used (see __getattr__)
@@ -37,6 +38,7 @@ __all__ = [
     "console",
     "err_console",
     "fail",
+    "finish_plain",
     "main",
     "out_console",
     "sub_app",
@@ -157,21 +159,6 @@ def _root(
     """Certified diagnostic 2-SAT benchmarks for LLM reasoners."""
 
 
-#: The consoles for results (stdout) and for messages, progress and errors (stderr):
-#: ``out_console`` and ``err_console``, made on first use (:func:`__getattr__`), so
-#: that a command printing plain text or JSON never imports Rich.
-_CONSOLES: dict[str, Console] = {}
-
-
-def console(name: str) -> Console:
-    """``"out_console"`` or ``"err_console"``, made (and Rich imported) on first use."""
-    if name not in _CONSOLES:
-        from rich.console import Console
-
-        _CONSOLES[name] = Console(stderr=name == "err_console", highlight=False, soft_wrap=True)
-    return _CONSOLES[name]
-
-
 def __getattr__(name: str) -> Any:
     """``from twosat_formal.cli.app import out_console`` makes the console then."""
     if name in ("out_console", "err_console"):
@@ -205,22 +192,39 @@ def main(argv: Sequence[str] | None = None) -> None:
     no command does dense linear algebra, and starting their thread pools cost each
     process about 0.1 s of CPU (set before a command imports NumPy).
 
-    A plain ``solve`` line (:func:`~twosat_formal.cli.solve_cmd.plain_solve`) calls the
-    command without Typer's parameter processing, which imports pydantic; the output
-    and the exit code are the ones Typer's reading gives (tests compare both).
+    A plain ``solve`` line (:func:`~twosat_formal.entry.plain_solve`) runs without
+    Typer's parameter processing, which imports pydantic
+    (:func:`~twosat_formal.entry.run_plain`); the output and the exit code are the ones
+    Typer's reading gives (tests compare both). The console script,
+    :func:`twosat_formal.entry.main`, runs such a line without importing Typer at all.
     """
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     args = list(argv) if argv is not None else sys.argv[1:]
+    plain = _plain_solve(args)
+    if plain is not None:
+        _finish(lambda: _invoke_plain(plain))
+    _finish(
+        lambda: typer.main.get_command(app).main(
+            args=list(argv) if argv is not None else None,
+            prog_name="twosat-formal",
+            standalone_mode=False,
+        )
+    )
+
+
+def finish_plain(kwargs: dict[str, Any], raised: BaseException) -> NoReturn:
+    """End a plain ``solve`` that raised ``raised`` as :func:`main` ends it.
+
+    The same message on stderr and the same exit code as when the error comes up
+    inside :func:`main` (:func:`twosat_formal.entry.main` calls this).
+    """
+    _finish(lambda: _invoke_plain(kwargs, raised))
+
+
+def _finish(run: Callable[[], Any]) -> NoReturn:
+    """Call ``run`` and exit with its code; user errors as one line and exit code 2."""
     try:
-        plain = _plain_solve(args)
-        if plain is not None:
-            result = _invoke_plain(plain)
-        else:
-            result = typer.main.get_command(app).main(
-                args=list(argv) if argv is not None else None,
-                prog_name="twosat-formal",
-                standalone_mode=False,
-            )
+        result = run()
     except (typer.Abort, KeyboardInterrupt):
         console("err_console").print("interrupted", markup=False)
         raise SystemExit(130) from None
@@ -241,27 +245,23 @@ def main(argv: Sequence[str] | None = None) -> None:
 def _plain_solve(args: list[str]) -> dict[str, Any] | None:
     """``solve``'s arguments when ``args`` is a plain ``solve`` line, else None.
 
-    See :func:`twosat_formal.cli.solve_cmd.plain_solve`. Shell completion (its
-    environment variable set) always goes through Typer.
+    See :func:`twosat_formal.entry.plain_line` (tests switch the plain reading off here).
     """
-    if args[:1] != ["solve"] or os.environ.get("_TWOSAT_FORMAL_COMPLETE"):
-        return None
-    from twosat_formal.cli.solve_cmd import plain_solve
-
-    return plain_solve(args[1:])
+    return plain_line(args)
 
 
-def _invoke_plain(kwargs: dict[str, Any]) -> Any:
+def _invoke_plain(kwargs: dict[str, Any], raised: BaseException | None = None) -> Any:
     """Run ``solve`` with ``kwargs`` as Typer runs a command (``standalone_mode=False``).
 
-    The same outcomes as through Typer: :class:`typer.Exit` gives its exit code, an
-    interrupt exit code 130, end of input an abort, a closed output pipe exit code 1.
+    The same outcomes as through Typer: the exit code asked for, an interrupt exit code
+    130, end of input an abort, a closed output pipe exit code 1. ``raised``: an error
+    the plain run already raised, handled here as if raised now.
     """
-    from twosat_formal.cli.solve_cmd import solve_command
-
     try:
         try:
-            return solve_command(**kwargs)
+            if raised is not None:
+                raise raised
+            return run_plain(**kwargs)
         except EOFError as exc:
             typer.echo(file=sys.stderr)
             raise typer.Abort() from exc
