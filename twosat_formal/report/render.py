@@ -456,46 +456,44 @@ def _tests(results: Sequence[TestResult], *, empty: str = _NO_DATA) -> list[Bloc
     return [Table(["comparison", "test", "n", "statistic", "df", "p", "p (BH)", "note"], rows)]
 
 
-def _friedman(content: ReportContent) -> list[Block]:
-    intro = Paragraph(
-        "Friedman's test for repeated measurements across knob levels. Each level draws "
-        f"its own formulas, so blocks are the units matched across levels: {FRIEDMAN_BLOCKS}, "
-        "with the mean success of its formulas at each level; n counts the blocks that "
-        "carry information (a block tied at every level is dropped, and a test without "
-        "any variation has p = 1). Benjamini–Hochberg correction within each generator; "
-        "adjusted p < .05 in bold."
-    )
-    return [intro, *_tests(content.friedman, empty="No knob sweep in this run.")]
+@dataclass(frozen=True)
+class _TestSection:
+    """A section of significance tests: what they compare, then their table.
+
+    ``empty`` stands for the table when a run has no such comparison.
+    """
+
+    intro: str
+    empty: str
+
+    def blocks(self, results: Sequence[TestResult]) -> list[Block]:
+        return [Paragraph(self.intro), *_tests(results, empty=self.empty)]
 
 
-def _order(content: ReportContent) -> list[Block]:
-    return [
-        Paragraph(
-            "Paired t-tests over (model, formula) units: the same formula in its "
-            "construction order and shuffled."
-        ),
-        *_tests(content.order_tests, empty="No clause-order comparison in this run."),
-    ]
-
-
-def _fillers(content: ReportContent) -> list[Block]:
-    return [
-        Paragraph(
-            "Paired t-tests: core plus filler clauses against the same core alone "
-            "(fixed core) and against a larger core (matched total clauses)."
-        ),
-        *_tests(content.filler_tests, empty="No filler comparison in this run."),
-    ]
-
-
-def _duplication(content: ReportContent) -> list[Block]:
-    return [
-        Paragraph(
-            "Independent t-tests between layouts and paired t-tests between each "
-            "layout and its shuffled version."
-        ),
-        *_tests(content.duplication_tests, empty="No duplication comparison in this run."),
-    ]
+_FRIEDMAN = _TestSection(
+    "Friedman's test for repeated measurements across knob levels. Each level draws "
+    f"its own formulas, so blocks are the units matched across levels: {FRIEDMAN_BLOCKS}, "
+    "with the mean success of its formulas at each level; n counts the blocks that "
+    "carry information (a block tied at every level is dropped, and a test without "
+    "any variation has p = 1). Benjamini–Hochberg correction within each generator; "
+    "adjusted p < .05 in bold.",
+    empty="No knob sweep in this run.",
+)
+_ORDER = _TestSection(
+    "Paired t-tests over (model, formula) units: the same formula in its "
+    "construction order and shuffled.",
+    empty="No clause-order comparison in this run.",
+)
+_FILLERS = _TestSection(
+    "Paired t-tests: core plus filler clauses against the same core alone "
+    "(fixed core) and against a larger core (matched total clauses).",
+    empty="No filler comparison in this run.",
+)
+_DUPLICATION = _TestSection(
+    "Independent t-tests between layouts and paired t-tests between each "
+    "layout and its shuffled version.",
+    empty="No duplication comparison in this run.",
+)
 
 
 def _templates(content: ReportContent) -> list[Block]:
@@ -1074,10 +1072,10 @@ def layout(content: ReportContent, figures: Sequence[Figure]) -> list[Block]:
         _readings(content),
         _truncation(content),
         _sat_bias(content),
-        _friedman(content),
-        _order(content),
-        _fillers(content),
-        _duplication(content),
+        _FRIEDMAN.blocks(content.friedman),
+        _ORDER.blocks(content.order_tests),
+        _FILLERS.blocks(content.filler_tests),
+        _DUPLICATION.blocks(content.duplication_tests),
         _templates(content),
         _failures(content),
         _robustness(content),
