@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import json
 import re
@@ -229,24 +228,24 @@ def test_check_roundtrip_on_records() -> None:
     assert check_roundtrip(rec, f)["result"] == "proved"
     stored = PromptRecord.from_record(json.loads(json.dumps(rec.to_record())))
     assert check_roundtrip(stored, f)["clauses"] == 3
-    unproved = dataclasses.replace(rec, roundtrip=None)
+    unproved = rec.model_copy(update={"roundtrip": None})
     assert check_roundtrip(unproved, f)["result"] == "proved"
 
-    failed = dataclasses.replace(rec, roundtrip={"result": "failed"})
+    failed = rec.model_copy(update={"roundtrip": {"result": "failed"}})
     with pytest.raises(CertificateError, match="stored round-trip proof"):
         check_roundtrip(failed, f)
-    wrong_values = dataclasses.replace(rec, true_value="true")
+    wrong_values = rec.model_copy(update={"true_value": "true"})
     with pytest.raises(CertificateError, match="not the letter values"):
         check_roundtrip(wrong_values, f)
     with pytest.raises(CertificateError):
         check_roundtrip(rec, Formula.from_named([["a", "b"], ["~b", "c"], ["c"]]))
-    tampered = dataclasses.replace(
-        rec, text=rec.text.replace("has the letter", "doesn’t have the letter", 1)
+    tampered = rec.model_copy(
+        update={"text": rec.text.replace("has the letter", "doesn’t have the letter", 1)}
     )
     with pytest.raises(CertificateError):
         check_roundtrip(tampered, f)
-    swapped = dataclasses.replace(
-        rec, entities=dict(zip(rec.entities, reversed(list(rec.entities.values())), strict=True))
+    swapped = rec.model_copy(
+        update={"entities": dict(zip(rec.entities, reversed(rec.entities.values()), strict=True))}
     )
     with pytest.raises(CertificateError):
         check_roundtrip(swapped, f)

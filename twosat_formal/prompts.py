@@ -39,9 +39,10 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
+
+from pydantic import ConfigDict
 
 from twosat_formal.errors import RecordError
 from twosat_formal.formula import Formula
@@ -211,12 +212,21 @@ def formula_id(formula: Formula) -> str:
     return "formula-" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
 
 
-@dataclass(frozen=True)
-class PromptRecord:
+class PromptRecord(PromptRecordModel):
     """One evaluation prompt as stored in a JSON Lines file.
+
+    The record's fields are those of its typed model
+    (:class:`~twosat_formal.records.PromptRecordModel`, published as
+    ``docs/schema/prompt.json``), declared once there; this class adds how a record
+    is made (:meth:`create`, which computes the id), written (:meth:`to_record`) and
+    read with the checks a schema cannot state (:meth:`from_record`). Fields a
+    reader does not know are dropped, so a record is written back as this version
+    writes it.
 
     Attributes
     ----------
+    schema_version:
+        :data:`SCHEMA_VERSION`.
     id:
         :func:`prompt_id` of ``(instance_id, template, seed)``.
     instance_id:
@@ -244,16 +254,7 @@ class PromptRecord:
     True
     """
 
-    id: str
-    instance_id: str
-    template: str
-    text: str
-    entities: dict[str, str]
-    true_value: str
-    false_value: str
-    seed: int
-    roundtrip: dict[str, Any] | None = field(default=None)
-    ask_cycle: bool = False
+    model_config = ConfigDict(extra="ignore")
 
     @classmethod
     def create(
@@ -271,6 +272,7 @@ class PromptRecord:
     ) -> PromptRecord:
         """A record with its id computed by :func:`prompt_id`."""
         return cls(
+            schema_version=SCHEMA_VERSION,
             id=prompt_id(instance_id, template, seed, ask_cycle=ask_cycle),
             instance_id=instance_id,
             template=template,
@@ -285,21 +287,7 @@ class PromptRecord:
 
     def to_record(self) -> dict[str, Any]:
         """The JSON object of this record (field order fixed)."""
-        record: dict[str, Any] = {
-            "schema_version": SCHEMA_VERSION,
-            "id": self.id,
-            "instance_id": self.instance_id,
-            "template": self.template,
-            "text": self.text,
-            "entities": dict(self.entities),
-            "true_value": self.true_value,
-            "false_value": self.false_value,
-            "seed": self.seed,
-            "roundtrip": dict(self.roundtrip) if self.roundtrip is not None else None,
-        }
-        if self.ask_cycle:
-            record["ask_cycle"] = True
-        return record
+        return self.model_dump(exclude=None if self.ask_cycle else {"ask_cycle"})
 
     @classmethod
     def from_record(
@@ -307,8 +295,7 @@ class PromptRecord:
     ) -> PromptRecord:
         """Read a record written by :meth:`to_record`; :class:`RecordError` if malformed.
 
-        The record is read through its typed model
-        (:class:`~twosat_formal.records.PromptRecordModel`, with
+        The record is read through its typed model (with
         :func:`~twosat_formal.records.read_record`); then no two entities may name the
         same variable, and the id must be the :func:`prompt_id` of the record's
         instance id, template and seed.
@@ -320,9 +307,7 @@ class PromptRecord:
         if isinstance(record, Mapping) and record.get("schema_version") != SCHEMA_VERSION:
             version = record.get("schema_version")
             raise bad(f"unsupported schema_version {version!r} (expected {SCHEMA_VERSION})")
-        read = read_record(
-            PromptRecordModel, record, what="a prompt record", line=line, source=source
-        )
+        read = read_record(cls, record, what="a prompt record", line=line, source=source)
         if len(set(read.entities.values())) != len(read.entities):
             raise bad("field 'entities' maps two entities to the same variable")
         expected = prompt_id(read.instance_id, read.template, read.seed, ask_cycle=read.ask_cycle)
@@ -332,18 +317,7 @@ class PromptRecord:
                 + (", ask-cycle" if read.ask_cycle else "")
                 + f"); expected {expected!r}"
             )
-        return cls(
-            id=read.id,
-            instance_id=read.instance_id,
-            template=read.template,
-            text=read.text,
-            entities=dict(read.entities),
-            true_value=read.true_value,
-            false_value=read.false_value,
-            seed=read.seed,
-            roundtrip=dict(read.roundtrip) if read.roundtrip is not None else None,
-            ask_cycle=read.ask_cycle,
-        )
+        return read
 
 
 def read_prompts(path: str | Path) -> Iterator[PromptRecord]:

@@ -15,7 +15,8 @@ checks a record against its model: strictly (``true`` is not an integer, ``"5"``
 not a number), with a :class:`~twosat_formal.errors.RecordError` that names the
 file, the line and the field (``data.jsonl:7: field 'transforms[0].position' must be
 an integer, not str``). :meth:`twosat_formal.instance.Instance.from_record` and
-:meth:`twosat_formal.prompts.PromptRecord.from_record` read through it and keep only
+:meth:`twosat_formal.prompts.PromptRecord.from_record` (a ``PromptRecord`` is a
+:class:`PromptRecordModel` with the id rule added) read through it and keep only
 the checks a schema cannot state (the DIMACS text against its counts, an id against
 its hash). The writers and the byte-for-byte checks of ``certify`` stay where they
 are. Fields a later version adds are allowed (a reader of an older schema keeps
