@@ -26,7 +26,7 @@ import json
 import math
 import random
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from twosat_formal.errors import ConfigError
@@ -194,6 +194,16 @@ class Plan:
     witness: tuple[int, ...] = ()
     relation: str | None = None
 
+    def changes(self) -> dict[str, Any]:
+        """What the plan does to the clauses: its fields but ``relation``, as :class:`Transform`'s.
+
+        >>> from twosat_formal.formula import Formula
+        >>> sorted(Plan.keep(Formula([[1]])).changes())  # doctest: +NORMALIZE_WHITESPACE
+        ['added_clauses', 'clause_permutation', 'fresh_vars', 'literal_map', 'names',
+         'num_vars', 'witness']
+        """
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "relation"}
+
     @classmethod
     def keep(cls, formula: Formula, permutation: Sequence[int] | None = None) -> Plan:
         """Same variables and names; clauses in ``permutation`` order (default: as is)."""
@@ -282,13 +292,7 @@ class Operator:
             params=resolved,
             seed=seed,
             relation=plan.relation or self.relation,
-            literal_map=plan.literal_map,
-            clause_permutation=plan.clause_permutation,
-            num_vars=plan.num_vars,
-            added_clauses=plan.added_clauses,
-            fresh_vars=plan.fresh_vars,
-            witness=plan.witness,
-            names=plan.names,
+            **plan.changes(),
         )
         result = transform.rebuild(formula)
         return result, transform.with_proof(prove(formula, result, transform))
