@@ -79,6 +79,20 @@ def synthetic_rows() -> list[dict[str, Any]]:
                     )
                 )
 
+    def emit_arm(
+        instance: str,
+        p: float,
+        experiment: str,
+        clauses: int,
+        r: int,
+        arm: str,
+        arm_label: str,
+        **design: Any,
+    ) -> None:
+        """One arm of a backbone (SAT) experiment whose arms carry a label."""
+        design.update(experiment=experiment, clauses=clauses, replicate=r)
+        emit(instance, "backbone", "SAT", p, arm=arm, arm_label=arm_label, **design)
+
     for family, label, sizes in [
         ("implication-cycle", "UNSAT", (5, 20)),
         ("backbone", "SAT", (20, 50)),
@@ -138,18 +152,7 @@ def synthetic_rows() -> list[dict[str, Any]]:
             ("core", "75", 0.8),
             ("total", "100", 0.5),
         ]:
-            emit(
-                f"fi-{arm}-{r}",
-                "backbone",
-                "SAT",
-                p,
-                experiment="fillers",
-                clauses=75,
-                replicate=r,
-                level=0.5,
-                arm=arm,
-                arm_label=label_text,
-            )
+            emit_arm(f"fi-{arm}-{r}", p, "fillers", 75, r, arm, label_text, level=0.5)
         for arm, label_text, p in [
             ("single", "50", 0.9),
             ("grouped", "50x2 grouped", 0.6),
@@ -157,16 +160,14 @@ def synthetic_rows() -> list[dict[str, Any]]:
             ("distinct", "100", 0.55),
         ]:
             for shuffled in (False, True):
-                emit(
+                emit_arm(
                     f"du-{arm}-{shuffled}-{r}",
-                    "backbone",
-                    "SAT",
                     p - 0.2 * shuffled,
-                    experiment="duplication",
-                    clauses=50,
-                    replicate=r,
-                    arm=arm,
-                    arm_label=label_text,
+                    "duplication",
+                    50,
+                    r,
+                    arm,
+                    label_text,
                     shuffled=shuffled,
                 )
     return rows

@@ -133,8 +133,12 @@ ROLE_HEADERS: Mapping[str, str] = {"user": "User:", "assistant": "Assistant:"}
 def intro_prompt(theme: Theme, entities: Sequence[str]) -> str:
     """Step 1: the global introduction, listing every entity.
 
+    The whole text, as the paper prints it, is pinned by ``tests/test_story_themes.py``;
+    its opening, up to the requirements:
+
     >>> from twosat_formal.verbalize.story.themes import THEMES
-    >>> print(intro_prompt(THEMES.get("detective"), ["the butler", "the knife"]))
+    >>> text = intro_prompt(THEMES.get("detective"), ["the butler", "the knife"])
+    >>> print(text[: text.index("Requirements:")])
     You are a mystery story writer. Create a short
     introduction for a detective story.
     <BLANKLINE>
@@ -142,15 +146,7 @@ def intro_prompt(theme: Theme, entities: Sequence[str]) -> str:
     - the butler
     - the knife
     <BLANKLINE>
-    Requirements:
-    - Set the scene for a mystery with clues to discover
-    - Briefly introduce each character/object naturally
-      in the narrative
-    - Do NOT mention any specific rules or relationships
-      yet
-    - Keep it brief and atmospheric
     <BLANKLINE>
-    Write only the introduction paragraph.
     """
     listed = "".join(f"- {entity}\n" for entity in entities)
     return (
