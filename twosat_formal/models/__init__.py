@@ -49,10 +49,10 @@ llamacpp/<path.gguf>, llamacpp/gemma3-270m, llamacpp/smollm2-135m-instruct
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from pathlib import Path
-from types import TracebackType
-from typing import Protocol, Self
+from typing import Protocol
 from urllib.parse import parse_qsl
 
 from twosat_formal.errors import ConfigError, UnknownNameError
@@ -86,21 +86,12 @@ __all__ = [
 ]
 
 
-class ManagedModel(Model, Protocol):
-    """A :class:`Model` that is also an async context manager (closes on exit)."""
+class ManagedModel(Model, AbstractAsyncContextManager["ManagedModel", None], Protocol):
+    """A :class:`Model` that is also an async context manager (closes on exit).
 
-    async def __aenter__(self) -> Self:
-        """Start what the model needs (a no-op for most) and return it."""
-        ...
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        """Release what the model holds, whatever the reason for leaving."""
-        ...
+    Entering starts what the model needs (a no-op for most) and returns the model;
+    leaving releases what it holds, whatever the reason for leaving.
+    """
 
 
 @dataclass(frozen=True)
