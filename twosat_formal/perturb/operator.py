@@ -87,15 +87,16 @@ class Param:
         return {"ints": "int list", "strs": "name list"}.get(self.kind, self.kind)
 
     def to_json(self) -> dict[str, JsonValue]:
-        """The parameter as a JSON object (for ``operators --json``)."""
-        return {
-            "name": self.name,
-            "type": self.type_text,
-            "default": self.default,
-            "help": self.help,
-            "minimum": self.minimum,
-            "maximum": self.maximum,
-        }
+        """The parameter as a JSON object (for ``operators --json``), ``kind`` as ``type``.
+
+        The type is written as :attr:`type_text`, which lists the choices.
+
+        >>> Param("order", "choice", "shuffled", "how", choices=("shuffled", "reversed")).to_json()
+        {'name': 'order', 'type': 'shuffled|reversed', 'default': 'shuffled', 'help': 'how', \
+'minimum': None, 'maximum': None}
+        """
+        out = fields_json(self, rename={"kind": "type"}, skip=("choices",))
+        return {**out, "type": self.type_text}
 
     def _bad(self, value: object) -> ConfigError:
         valid = self.type_text
