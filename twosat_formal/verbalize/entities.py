@@ -35,7 +35,7 @@ from __future__ import annotations
 import hashlib
 import random
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache, partial
 
@@ -45,6 +45,7 @@ from twosat_formal.resources import data_text
 __all__ = [
     "NAMINGS",
     "Naming",
+    "check_mapping",
     "entity_map",
     "first_names",
     "fresh_mappings",
@@ -150,6 +151,41 @@ def _well_formed(naming: str, noun: str, text: str) -> bool:
         return match is not None and match.group(1) in _person_positions() and match.group(2) != "1"
     word, _, number = text.partition(" ")
     return word == noun and bool(_NUMBER.fullmatch(number))
+
+
+def check_mapping(
+    entities: Sequence[str], num_vars: int, require: Callable[[str], object]
+) -> tuple[str, ...]:
+    """An explicit entity mapping, checked: ``num_vars`` entities, each accepted, none twice.
+
+    ``require`` raises :class:`~twosat_formal.errors.ConfigError` for an entity outside
+    the vocabulary (a naming's pattern, a story theme's entities); what it returns is
+    not used.
+
+    Examples
+    --------
+    >>> check_mapping(["B", "A"], 2, NAMINGS["letters"].index)
+    ('B', 'A')
+    >>> check_mapping(["A", "A"], 2, NAMINGS["letters"].index)
+    Traceback (most recent call last):
+    ...
+    twosat_formal.errors.ConfigError: entity 'A' is used twice
+    """
+    entities = tuple(entities)
+    if len(entities) != num_vars:
+        raise ConfigError(
+            f"{len(entities)} entities given for {num_vars} variables",
+            parameter="entities",
+            valid=f"exactly {num_vars}",
+        )
+    for entity in entities:
+        require(entity)
+    seen: set[str] = set()
+    for entity in entities:
+        if entity in seen:
+            raise ConfigError(f"entity {entity!r} is used twice", parameter="entities")
+        seen.add(entity)
+    return entities
 
 
 @dataclass(frozen=True)
@@ -268,25 +304,13 @@ class Naming:
 
     def validate(self, entities: Sequence[str], num_vars: int) -> tuple[str, ...]:
         """Check a caller's mapping: one distinct, well-formed entity per variable."""
-        entities = tuple(entities)
-        if len(entities) != num_vars:
+        return check_mapping(entities, num_vars, self._require)
+
+    def _require(self, entity: str) -> None:
+        if not self.is_entity(entity):
             raise ConfigError(
-                f"{len(entities)} entities given for {num_vars} variables",
-                parameter="entities",
-                valid=f"exactly {num_vars}",
+                f"{entity!r} is not a {self.name} entity", parameter="entities", valid=self.pattern
             )
-        for entity in entities:
-            if not self.is_entity(entity):
-                raise ConfigError(
-                    f"{entity!r} is not a {self.name} entity",
-                    parameter="entities",
-                    valid=self.pattern,
-                )
-        if len(set(entities)) != len(entities):
-            seen: set[str] = set()
-            dup = next(e for e in entities if e in seen or seen.add(e))  # type: ignore[func-returns-value]
-            raise ConfigError(f"entity {dup!r} is used twice", parameter="entities")
-        return entities
 
 
 #: The four namings, by name.

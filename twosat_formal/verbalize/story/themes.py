@@ -41,6 +41,7 @@ from importlib import resources
 
 from twosat_formal.errors import ConfigError
 from twosat_formal.registry import Registry
+from twosat_formal.verbalize.entities import check_mapping
 
 __all__ = ["THEMES", "StoryEntity", "Theme"]
 
@@ -174,20 +175,9 @@ class Theme:
         >>> THEMES.get("detective").validate(["the maid", "the maid"], 2)
         Traceback (most recent call last):
         ...
-        twosat_formal.errors.ConfigError: the entities are not distinct
+        twosat_formal.errors.ConfigError: entity 'the maid' is used twice
         """
-        names = tuple(entities)
-        if len(names) != num_vars:
-            raise ConfigError(
-                f"{len(names)} entities for {num_vars} variables",
-                parameter="entities",
-                valid=f"{num_vars} entities",
-            )
-        if len(set(names)) != len(names):
-            raise ConfigError("the entities are not distinct", parameter="entities")
-        for name in names:
-            self.lookup(name)
-        return names
+        return check_mapping(entities, num_vars, self.lookup)
 
 
 def _load(registry: Registry[Theme]) -> None:
