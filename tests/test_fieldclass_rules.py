@@ -172,3 +172,49 @@ def test_a_number_in_an_attested_field_is_attested_not_a_timing() -> None:
     result = compare_record("story", stored, again)
     assert result.differences == []
     assert result.counts == {"re-derived": 1, "measured": 0, "attested": 1}
+
+
+# -- the same bytes in marshal format 2 stand for the same JSON text --------------------------
+
+_ODD = st.sampled_from([float("nan"), float("inf"), -0.0, 0.0, 1, 1.0, True, None, b"x"])
+_VALUES = st.recursive(
+    _JSON | _ODD,
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.tuples(inner, inner)
+        | st.dictionaries(st.text("xyz", max_size=2) | st.integers(0, 1), inner, max_size=3)
+    ),
+    max_leaves=10,
+)
+
+
+def _same_by_text(stored: object, expected: object, rules: tuple) -> dict[str, int] | None:
+    """``_same`` as it compared before the marshal bytes: the two JSON texts alone."""
+    timings: list[object] = []
+    try:
+        left, right = fieldclass._blanked(stored, expected, rules, 0, timings)
+        if fieldclass._exact(left) != fieldclass._exact(right):
+            return None
+    except (fieldclass._Walk, TypeError, ValueError):
+        return None
+    if not all(map(fieldclass._timing, timings)):
+        return None
+    fields = fieldclass._fields(left)
+    return {"re-derived": fields - len(timings), "measured": len(timings), "attested": 0}
+
+
+@given(kind=st.sampled_from(["instance", "prompt"]), pair=_pairs(), value=_VALUES)
+def test_the_marshal_bytes_decide_as_the_json_texts(kind: str, pair: tuple, value: object) -> None:
+    stored, expected = pair
+    rules = FIELD_CLASSES[kind]
+    assert fieldclass._same(stored, expected, rules) == _same_by_text(stored, expected, rules)
+    for other in (value, copy.deepcopy(value)):
+        pair = ({"id": "a", "formula": value}, {"id": "a", "formula": other})
+        assert fieldclass._same(*pair, rules) == _same_by_text(*pair, rules)
+
+
+def test_plain_fields_refuse_what_json_cannot_encode() -> None:
+    for value in ([1.5, float("nan")], {"a": float("inf")}, {1: 2}, [b"x"], ({"a": {2}},)):
+        assert fieldclass._plain_fields(value) is None, value
+    assert fieldclass._plain_fields({"a": [1, 2.5, None, True, "x", [], {}]}) == 7
+    assert fieldclass._plain_fields(3) == 1 and fieldclass._plain_fields(float("nan")) is None

@@ -36,6 +36,7 @@ transforms[0].proof.result is 'failed', re-derived 'proved'
 from __future__ import annotations
 
 import json
+import marshal
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -194,9 +195,11 @@ class _Walk(Exception):
 def _same(stored: Any, expected: Any, rules: _Rules) -> dict[str, int] | None:
     """The counts of two records that are the same but for their valid timings, else ``None``.
 
-    Most records re-derive exactly, so they are compared as one text each: both are
-    copied with their measured fields blanked (only along the rules' paths), encoded
-    once and the texts compared; the leaves are counted without recursion.
+    Most records re-derive exactly, so they are compared whole: both are copied with
+    their measured fields blanked (only along the rules' paths) and written once in
+    ``marshal`` format 2; the same bytes of plain JSON values (:func:`_marshalled`) are
+    the same JSON text, and otherwise the two JSON texts are compared. The leaves are
+    counted without recursion.
     Whatever could differ, or hold a field the walk treats apart (an attested field, a
     container of another type, keys in another order, a timing that is not one),
     returns ``None``, and :func:`_walk` compares field by field and names it.
@@ -206,16 +209,79 @@ def _same(stored: Any, expected: Any, rules: _Rules) -> dict[str, int] | None:
     timings: list[Any] = []
     try:
         left, right = _blanked(stored, expected, rules, 0, timings)
-        text = _exact(left)
-        if text != _exact(right):
-            return None
-    except (_Walk, TypeError, ValueError):
+    except _Walk:
         return None
     for value in timings:
         if not _timing(value):
             return None
-    fields = _fields(left)
+    fields = _plain_fields(left) if _marshalled(left) == _marshalled(right) else None
+    if fields is None:  # not the same bytes, or not plain JSON: compare the JSON texts
+        try:
+            if _exact(left) != _exact(right):
+                return None
+        except (TypeError, ValueError):
+            return None
+        fields = _fields(left)
     return {RE_DERIVED: fields - len(timings), MEASURED: len(timings), ATTESTED: 0}
+
+
+def _marshalled(value: Any) -> bytes | None:
+    """``value`` in ``marshal`` format 2 (``None`` if it has a type marshal refuses).
+
+    Format 2 writes each object in full, without references to an object written
+    before, so two values give the same bytes exactly when they are equal with the
+    same exact types (``1``, ``1.0`` and ``True`` differ; so do a list and a tuple, and
+    a subclass is refused) and the same key order: a test of the JSON texts' equality
+    that builds no text, for values :func:`_plain_fields` accepts.
+    """
+    try:
+        return marshal.dumps(value, 2)
+    except ValueError:
+        return None
+
+
+def _plain_fields(value: Any) -> int | None:
+    """:func:`_fields` of a value that encodes as JSON (``None`` for any other).
+
+    Plain: objects with string keys, lists and tuples, strings, integers, booleans,
+    ``None`` and finite floats, so :data:`_exact` would encode it without an error.
+    A container of leaves alone is counted at once, by the types it holds.
+    """
+    if type(value) not in _CONTAINERS:
+        return 1 if _plain_leaf(value) else None
+    stack, count = [value], 0
+    while stack:
+        item = stack.pop()
+        if type(item) is dict:
+            try:
+                "".join(item)  # every key a string
+            except TypeError:
+                return None
+            item = item.values()
+        if not item:
+            count += 1
+            continue
+        if _LEAF_TYPES.issuperset(map(type, item)):
+            count += len(item)
+            continue
+        for part in item:
+            if type(part) in _CONTAINERS:
+                stack.append(part)
+            elif _plain_leaf(part):
+                count += 1
+            else:
+                return None
+    return count
+
+
+_CONTAINERS = frozenset({dict, list, tuple})
+#: The leaf types every value of which JSON encodes (a float may be ``nan`` or infinite).
+_LEAF_TYPES = frozenset({str, int, bool, type(None)})
+
+
+def _plain_leaf(value: Any) -> bool:
+    kind = type(value)
+    return kind in _LEAF_TYPES or (kind is float and math.isfinite(value))
 
 
 def _blanked(
@@ -234,21 +300,23 @@ def _blanked(
     if kind is not type(expected):
         raise _Walk
     if kind is dict:
-        keys: Sequence[Any] = list(stored)
-        if keys != list(expected):
+        if list(stored) != list(expected):
             raise _Walk
     elif kind is list:
-        keys = range(len(stored))
         if len(expected) != len(stored):
             raise _Walk
     else:  # a leaf, or a value JSON cannot encode exactly (then the walk runs)
         return stored, expected
     left, right = kind(stored), kind(expected)
     reached = {pattern[depth] for pattern, _ in rules}
+    keys: Sequence[Any]
+    if "*" in reached:
+        keys = list(stored) if kind is dict else range(len(stored))
+    else:  # the keys the rules name (a list's indices are never names)
+        keys = [key for key in reached if key in stored] if kind is dict else ()
     for key in keys:
-        if "*" in reached or str(key) in reached:
-            below = _descend(rules, depth, key)
-            left[key], right[key] = _blanked(stored[key], expected[key], below, depth + 1, timings)
+        below = _descend(rules, depth, key)
+        left[key], right[key] = _blanked(stored[key], expected[key], below, depth + 1, timings)
     if list(map(type, _values(left))) != list(map(type, _values(right))):
         raise _Walk
     return left, right
