@@ -167,14 +167,7 @@ def test_lookup_refuses_names_outside_the_theme(bad: str) -> None:
         THEMES.get("detective").lookup(bad)
 
 
-def test_validate_checks_count_and_distinctness() -> None:
-    theme = THEMES.get("spy")
-    with pytest.raises(ConfigError, match="2 entities given for 3"):
-        theme.validate(["the pilot", "the cipher"], 3)
-    with pytest.raises(ConfigError, match="used twice"):
-        theme.validate(["the pilot", "the pilot"], 2)
-    with pytest.raises(ConfigError, match="not an entity"):
-        theme.validate(["the pilot", "the butler"], 2)
+def test_unknown_theme() -> None:  # its mappings: test_verbalize_entities, with the namings'
     with pytest.raises(UnknownNameError):
         THEMES.get("pirate")
 

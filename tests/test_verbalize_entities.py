@@ -19,6 +19,7 @@ from twosat_formal.formula import KEYWORDS, is_valid_name
 from twosat_formal.verbalize import TEMPLATES
 from twosat_formal.verbalize.entities import (
     NAMINGS,
+    Naming,
     entity_map,
     first_names,
     fresh_mappings,
@@ -26,6 +27,7 @@ from twosat_formal.verbalize.entities import (
     letter_name,
     person_name,
 )
+from twosat_formal.verbalize.story.themes import THEMES, Theme
 
 NAMES_FILE = Path(twosat_formal.__file__).parent / "data" / "first_names.txt"
 
@@ -147,15 +149,27 @@ def test_same_seed_same_mapping_in_another_process() -> None:
     assert out.strip() == "|".join(entity_map("persons", 40, seed=123, copy=2))
 
 
-def test_validate_rejects_bad_mappings() -> None:
-    letters = NAMINGS["letters"]
-    assert letters.validate(["B", "A"], 2) == ("B", "A")
+@pytest.mark.parametrize(
+    ("vocabulary", "good", "foreign", "refusal"),
+    [
+        (NAMINGS["letters"], ("B", "A"), "room 1", "'room 1' is not a letters entity"),
+        (THEMES.get("spy"), ("the pilot", "the cipher"), "the butler", "is not an entity"),
+    ],
+)
+def test_validate_rejects_bad_mappings(
+    vocabulary: Naming | Theme, good: tuple[str, str], foreign: str, refusal: str
+) -> None:
+    """Namings and story themes check an explicit mapping by the same rules."""
+    assert vocabulary.validate(list(good), 2) == good
     with pytest.raises(ConfigError, match="2 entities given for 3"):
-        letters.validate(["A", "B"], 3)
-    with pytest.raises(ConfigError, match="used twice"):
-        letters.validate(["A", "A"], 2)
-    with pytest.raises(ConfigError, match="not a letters entity"):
-        letters.validate(["A", "room 1"], 2)
+        vocabulary.validate(list(good), 3)
+    with pytest.raises(ConfigError, match=f"entity '{good[0]}' is used twice"):
+        vocabulary.validate([good[0], good[0]], 2)
+    with pytest.raises(ConfigError, match=refusal):
+        vocabulary.validate([good[0], foreign], 2)
+
+
+def test_unknown_naming_and_negative_letter_index() -> None:
     with pytest.raises(ConfigError):
         entity_map("planets", 3)
     with pytest.raises(ConfigError):
