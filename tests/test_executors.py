@@ -9,7 +9,9 @@ are blanked before comparing; everything else must match byte for byte.
 from __future__ import annotations
 
 import json
+import os
 import sys
+import threading
 from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
@@ -18,6 +20,7 @@ from typing import Any
 import pytest
 from cli_support import run
 
+from twosat_formal import executors
 from twosat_formal.cli import main
 from twosat_formal.errors import ConfigError, RecordError, TwoSatFormalError, UnknownNameError
 from twosat_formal.executors import (
@@ -65,6 +68,18 @@ def not_ours(x: int) -> int:
     raise ZeroDivisionError("a bug, not a user error")
 
 
+_STARTED: list[int] = []
+
+
+def note_start() -> None:
+    _STARTED.append(os.getpid())
+
+
+def started_here(x: int) -> tuple[int, bool]:
+    """``x``, and whether this worker ran the initializer (once, in this very process)."""
+    return x, [os.getpid()] == _STARTED
+
+
 # -- the abstraction ----------------------------------------------------------------------
 
 
@@ -95,6 +110,35 @@ def test_an_error_that_does_not_pickle_keeps_its_message() -> None:
 def test_a_bug_in_a_worker_is_not_hidden() -> None:
     with ProcessExecutor(1) as ex, pytest.raises(ZeroDivisionError):
         list(ex.map(not_ours, [1]))
+
+
+@pytest.mark.parametrize("method", ["fork", "spawn"])
+def test_started_workers_each_run_the_initializer_first(
+    method: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(executors, "start_method", lambda: method)
+    with ProcessExecutor(2, chunk=1) as ex:
+        ex.start(note_start)
+        ex.start(not_ours)  # already started: nothing changes
+        assert list(ex.map(started_here, range(6))) == [(x, True) for x in range(6)]
+    assert _STARTED == []  # not in this process
+    with LocalExecutor() as local:
+        local.start(note_start)  # nothing to start here
+        assert _STARTED == [] and list(local.map(abs, [-1])) == [1]
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the process executor forks on Linux only")
+def test_workers_are_forked_only_from_a_single_thread() -> None:
+    assert threading.active_count() == 1 and executors.start_method() == "fork"
+    release = threading.Event()
+    other = threading.Thread(target=release.wait)
+    other.start()
+    try:
+        assert executors.start_method() == "spawn"
+    finally:
+        release.set()
+        other.join()
+    assert executors.start_method() == "fork"
 
 
 class _Recording(Executor):

@@ -62,7 +62,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from twosat_formal.errors import ConfigError, RecordError, TwoSatFormalError
 from twosat_formal.executors import Executor, LocalExecutor, ProcessExecutor
@@ -532,13 +532,136 @@ def certify_record(
 # -- datasets ------------------------------------------------------------------------------------
 
 
+class _Line(NamedTuple):
+    """One record as read, for a worker to parse and check (raw bytes travel cheaply).
+
+    ``refs`` are the ids the record refers to (its root, its instance, its twin's
+    source), as the reader found them by a quick scan of the text (:func:`_scan`), and
+    ``found`` the raw lines of the records with those ids (``None``: no such record).
+    """
+
+    source: str
+    line: int
+    raw: bytes
+    refs: tuple[str | None, ...]
+    found: tuple[bytes | None, ...]
+
+
+class _Misread(NamedTuple):
+    """A worker's answer when the scan misread a record's references: the true ones."""
+
+    item: _Line
+    refs: tuple[str | None, ...]
+
+
+#: Referenced records kept in memory (raw by the reader, parsed by each worker).
+_CACHE_SIZE = 256
+
+#: The fields that name another record: a derived instance's root, a prompt's
+#: instance, a twin's source (the order of :class:`_Task`'s fields).
+_REFERENCES = ("base_id", "instance_id", "twin_of")
+
+#: How :func:`~twosat_formal.jsonl.json_line` writes each of them with a string value.
+_MARKS = tuple(f'"{key}": "'.encode() for key in _REFERENCES)
+
+
+def _scan(raw: bytes) -> tuple[str | None, ...]:
+    """The references a record's line appears to hold, read without parsing it.
+
+    A guess, as fast as a byte search: the first ``"base_id": "`` and so on, up to the
+    next quote. The worker that parses the line compares it with the record's true
+    references (:func:`_references`) and a record it misread is checked again with
+    those (:class:`_Misread`), so a wrong guess costs time, never a wrong check.
+
+    >>> _scan(b'{"id": "p", "instance_id": "i-1", "text": "..."}')
+    (None, 'i-1', None)
+    """
+    refs: list[str | None] = []
+    for mark in _MARKS:
+        at = raw.find(mark)
+        if at < 0:
+            refs.append(None)
+            continue
+        start = at + len(mark)
+        try:
+            refs.append(raw[start : raw.find(b'"', start)].decode("utf-8"))
+        except UnicodeDecodeError:
+            refs.append(None)
+    return tuple(refs)
+
+
+def _references(record: Any) -> tuple[str | None, ...]:
+    """The ids ``record`` refers to (``None`` where a field is absent or not a string)."""
+    if not isinstance(record, Mapping):
+        return (None,) * len(_REFERENCES)
+    values = (record.get(key) for key in _REFERENCES)
+    return tuple(value if isinstance(value, str) else None for value in values)
+
+
+def _value(raw: bytes, number: int, path: str) -> Any:
+    """The JSON value of one line, or a :class:`RecordError` saying why it has none."""
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        return RecordError(f"not UTF-8 text (byte {exc.start})", line=number, source=path)
+    except json.JSONDecodeError as exc:
+        return RecordError(f"invalid JSON: {exc.msg}", line=number, source=path)
+
+
+@lru_cache(maxsize=_CACHE_SIZE)
+def _reference(raw: bytes) -> Any:
+    """A referenced record, parsed once per process (many records share one root)."""
+    return json.loads(raw.decode("utf-8"))
+
+
+def _task(item: _Line, record: Any) -> _Task:
+    base, instance, twin_source = (None if raw is None else _reference(raw) for raw in item.found)
+    return _Task(item.source, item.line, record, base, instance, twin_source)
+
+
+def _check_line(item: _Line) -> RecordResult | _Misread:
+    """Parse one record and certify it: the work each worker does."""
+    record = _value(item.raw, item.line, item.source)
+    refs = _references(record)
+    if refs != item.refs:
+        return _Misread(item, refs)
+    return _certify(_task(item, record))
+
+
+#: What the checks import, imported by each worker as it starts (beside the reading).
+_PRELOAD = (
+    "twosat_formal.instance",
+    "twosat_formal.solve",
+    "twosat_formal.rederive",
+    "twosat_formal.prompts",
+    "twosat_formal.verbalize.roundtrip",
+    "twosat_formal.verbalize.story.record",
+    "twosat_formal.perturb",
+    "twosat_formal.edits",
+    "twosat_formal.generators",
+    "pysat.solvers",
+    "z3",
+)
+
+
+def _preload() -> None:
+    """Import what the checks need (a worker's start-up; a module missing is no error here)."""
+    import importlib
+    from contextlib import suppress
+
+    for name in _PRELOAD:
+        with suppress(ImportError):  # the check that needs it reports it
+            importlib.import_module(name)
+
+
 class _Index:
     """Where the record of each id is: ``id -> (file, byte offset, line)``.
 
     The first pass over the files keeps only this, never the records, so memory grows
-    by a few dozen bytes per record; the second pass reads a referenced record (a
-    derived instance's root, a prompt's instance, a twin's source) back from its
-    offset, through a small cache since many records share one root.
+    by a few dozen bytes per record; the second pass (:meth:`items`) reads each line
+    again, unparsed, with the raw lines of the records it refers to (a derived
+    instance's root, a prompt's instance, a twin's source) read back from their
+    offsets through a small cache, since many records share one root.
     """
 
     def __init__(self, paths: Sequence[str | Path]) -> None:
@@ -546,13 +669,12 @@ class _Index:
         self.where: dict[str, tuple[int, int, int]] = {}
         self.duplicates: list[CheckFailure] = []
         self.records = 0
-        self._cache: OrderedDict[tuple[int, int], Any] = OrderedDict()
-        for path in self.paths:
-            if Path(path).stat().st_size == 0:  # one rule for every command
-                raise RecordError(EMPTY_INPUT, source=path)
+        self._cache: OrderedDict[tuple[int, int], bytes] = OrderedDict()
+        _refuse_empty(self.paths)
         for number, path in enumerate(self.paths):
-            for line, offset, record in _lines(path):
+            for line, offset, raw in _raw_lines(path):
                 self.records += 1
+                record = _value(raw, line, path)
                 if not (isinstance(record, Mapping) and isinstance(record.get("id"), str)):
                     continue
                 key = record["id"]
@@ -571,9 +693,9 @@ class _Index:
                     )
                 )
 
-    def get(self, key: Any) -> Any:
-        """The record whose id is ``key`` (``None`` if no record has it)."""
-        if not isinstance(key, str) or key not in self.where:
+    def raw(self, key: str | None) -> bytes | None:
+        """The raw line of the record whose id is ``key`` (``None`` if no record has it)."""
+        if key is None or key not in self.where:
             return None
         number, offset, _ = self.where[key]
         found = self._cache.get((number, offset))
@@ -582,47 +704,62 @@ class _Index:
             return found
         with open(self.paths[number], "rb") as stream:
             stream.seek(offset)
-            found = json.loads(stream.readline())
+            found = stream.readline()
         self._cache[(number, offset)] = found
         if len(self._cache) > _CACHE_SIZE:
             self._cache.popitem(last=False)
         return found
 
-    def tasks(self) -> Iterator[_Task]:
-        """The records of every file in order, each with the records it refers to."""
+    def line(self, item: _Line, refs: tuple[str | None, ...]) -> _Line:
+        """``item`` with the references ``refs`` and the raw lines of their records."""
+        return item._replace(refs=refs, found=tuple(self.raw(key) for key in refs))
+
+    def items(self) -> Iterator[_Line]:
+        """The lines of every file in order, unparsed, with the records they refer to."""
         for path in self.paths:
-            for line, _, record in _lines(path):
-                base = instance = twin_source = None
-                if isinstance(record, Mapping):
-                    twin_source = self.get(record.get("twin_of"))
-                    base = self.get(record.get("base_id"))
-                    instance = self.get(record.get("instance_id"))
-                yield _Task(path, line, record, base, instance, twin_source)
+            for line, _, raw in _raw_lines(path):
+                yield self.line(_Line(path, line, raw, (), ()), _scan(raw))
+
+    def tasks(self) -> Iterator[_Task]:
+        """The records of every file in order, parsed here, each with the records it refers to."""
+        for item in self.items():
+            record = _value(item.raw, item.line, item.source)
+            yield _task(self.line(item, _references(record)), record)
+
+    def certify(self, runner: Executor) -> Iterator[RecordResult]:
+        """Each record's result, in file order, the records checked on ``runner``."""
+        for result in runner.map(_check_line, self.items()):
+            if isinstance(result, _Misread):  # checked again here, with its true references
+                item = self.line(result.item, result.refs)
+                result = _certify(_task(item, _value(item.raw, item.line, item.source)))
+            yield result
 
 
 #: Below this many records ``jobs`` alone does not start worker processes: starting
 #: them (each imports the solvers) costs more than checking a small dataset.
 SMALL_DATASET = 64
 
-#: Referenced records kept in memory by the second pass (the most recently used).
-_CACHE_SIZE = 256
+
+def _refuse_empty(paths: Sequence[str]) -> None:
+    for path in paths:
+        if Path(path).stat().st_size == 0:  # one rule for every command
+            raise RecordError(EMPTY_INPUT, source=path)
 
 
-def _lines(path: str) -> Iterator[tuple[int, int, Any]]:
-    """``(line number, byte offset, JSON value or RecordError)`` of each non-blank line."""
+def _raw_lines(path: str) -> Iterator[tuple[int, int, bytes]]:
+    """``(line number, byte offset, bytes)`` of each non-blank line."""
     offset = 0
     with open(path, "rb") as stream:
         for number, raw in enumerate(stream, 1):
             start, offset = offset, offset + len(raw)
-            if not raw.strip():
-                continue
-            try:
-                value: Any = json.loads(raw.decode("utf-8"))
-            except UnicodeDecodeError as exc:
-                value = RecordError(f"not UTF-8 text (byte {exc.start})", line=number, source=path)
-            except json.JSONDecodeError as exc:
-                value = RecordError(f"invalid JSON: {exc.msg}", line=number, source=path)
-            yield number, start, value
+            if raw.strip():
+                yield number, start, raw
+
+
+def _count_records(paths: Sequence[str]) -> int:
+    """The non-blank lines of the files (a quick count, nothing parsed)."""
+    _refuse_empty(paths)
+    return sum(1 for path in paths for _ in _raw_lines(path))
 
 
 def revalidate_stories(paths: Sequence[str | Path], model: Any) -> list[CheckFailure]:
@@ -689,18 +826,22 @@ def certify_files(
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise ConfigError(f"jobs must be at least 1, not {jobs!r}", parameter="jobs", valid=">= 1")
     start = time.perf_counter()
-    index = _Index(paths)
     owned = executor is None
-    parallel = jobs > 1 and index.records >= SMALL_DATASET
-    runner = executor or (ProcessExecutor(jobs) if parallel else LocalExecutor())
-    failures: list[CheckFailure] = list(index.duplicates)
+    if executor is None:
+        parallel = jobs > 1 and _count_records([str(p) for p in paths]) >= SMALL_DATASET
+        executor = ProcessExecutor(jobs) if parallel else LocalExecutor()
+    failures: list[CheckFailure] = []
     kinds: dict[str, int] = {}
     fields = dict.fromkeys(CLASSES, 0)
     seconds: list[float] = []
-    checks = len(index.duplicates)
+    checks = 0
     z3_seconds = 0.0
     try:
-        for result in runner.map(_certify, index.tasks()):
+        executor.start(_preload)  # the workers start up while the index is read
+        index = _Index(paths)
+        failures.extend(index.duplicates)
+        checks += len(index.duplicates)
+        for result in index.certify(executor):
             failures.extend(result.failures)
             kinds[result.kind] = kinds.get(result.kind, 0) + 1
             for cls, n in result.fields.items():
@@ -712,7 +853,7 @@ def certify_files(
                 progress(len(seconds), index.records)
     finally:
         if owned:
-            runner.close()
+            executor.close()
     failures.sort(key=lambda f: (f.source or "", f.line or 0))
     if not seconds:
         failures.append(

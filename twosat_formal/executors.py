@@ -11,8 +11,9 @@ Executors (:data:`EXECUTORS`):
 ``local``
     Runs the function in this process, one item after the other.
 ``process``
-    A pool of ``jobs`` worker processes on this machine (``spawn``, so nothing of the
-    parent's state is shared).
+    A pool of ``jobs`` worker processes on this machine: forked from this process on
+    Linux while it runs a single thread (the workers start with its imports done), else
+    spawned (see :func:`start_method`).
 ``ray``
     Ray tasks: an existing cluster (``ray_address``, or ``$RAY_ADDRESS``), or a local
     Ray started with ``jobs`` CPUs and shut down on :meth:`Executor.close`. Needs the
@@ -28,7 +29,9 @@ an object repeated across its items, such as the root record of several derived
 records, is sent once). A fixed ``chunk`` makes every batch that size. A
 :class:`~twosat_formal.errors.TwoSatFormalError` raised by the function for an item
 is raised again by :meth:`Executor.map` when that item's turn comes, exactly as the
-``local`` executor would.
+``local`` executor would. :meth:`Executor.start` starts the workers before the first
+item, each running an initializer (the imports of the work), so that their start-up
+overlaps what the caller does before it maps.
 
 Examples
 --------
@@ -43,6 +46,8 @@ from __future__ import annotations
 
 import os
 import pickle
+import sys
+import threading
 from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -65,6 +70,7 @@ __all__ = [
     "make_executor",
     "parse_shard",
     "shard_range",
+    "start_method",
 ]
 
 T = TypeVar("T")
@@ -156,6 +162,15 @@ class Executor(Closing, ABC):
         """Batches in flight at most (bounds memory)."""
         return 2 * self.jobs + 2
 
+    def start(self, initializer: Callable[[], object] | None = None) -> None:
+        """Start the workers now; each first calls ``initializer`` (e.g. its imports).
+
+        Without it the workers start at the first :meth:`map`. Called before the
+        caller's own preparation (reading an index, say), the workers' start-up runs
+        beside it. It does nothing when the workers are already running, and nothing
+        on the ``local`` executor (its work imports what it needs when it runs).
+        """
+
     def map(self, fn: Callable[[T], R], items: Iterable[T]) -> Iterator[R]:
         """``fn(item)`` for each item, in input order, computed by the workers.
 
@@ -205,9 +220,33 @@ class LocalExecutor(Executor):
         return list(handle)
 
 
+def start_method() -> str:
+    """How the ``process`` executor starts its workers: ``fork`` or ``spawn``.
+
+    A forked worker begins with this process's modules already imported (the package,
+    NumPy), where a spawned one starts a new interpreter and imports them again; that
+    start-up is what a second worker costs on a short run. Forking is safe only from a
+    process that runs one thread (a thread's locks would be copied held) and on Linux
+    (macOS's system libraries refuse it), so anywhere else it is ``spawn``. The work
+    and its results are the same either way: the workers get their items and
+    functions pickled, and nothing they change comes back but the results.
+
+    >>> start_method() in ("fork", "spawn")
+    True
+    """
+    import multiprocessing
+
+    forkable = sys.platform == "linux" and "fork" in multiprocessing.get_all_start_methods()
+    return "fork" if forkable and threading.active_count() == 1 else "spawn"
+
+
+def _ready() -> None:
+    """A task that does nothing: submitted once per worker to start them all."""
+
+
 @EXECUTORS.register("process")
 class ProcessExecutor(Executor):
-    """A pool of worker processes on this machine."""
+    """A pool of worker processes on this machine (started as :func:`start_method` says)."""
 
     name = "process"
 
@@ -215,13 +254,24 @@ class ProcessExecutor(Executor):
         super().__init__(jobs, chunk=chunk)
         self._pool: ProcessPoolExecutor | None = None
 
-    def _submit(self, fn: Callable[[Any], Any], batch: list[Any]) -> Future[list[Any]]:
+    def start(self, initializer: Callable[[], object] | None = None) -> None:
+        """Start the worker processes now, each calling ``initializer`` first."""
+        self._open(initializer)
+
+    def _open(self, initializer: Callable[[], object] | None = None) -> ProcessPoolExecutor:
         if self._pool is None:
             import multiprocessing
 
-            context = multiprocessing.get_context("spawn")
-            self._pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=context)
-        return self._pool.submit(_run_batch, fn, batch)
+            context = multiprocessing.get_context(start_method())
+            self._pool = ProcessPoolExecutor(
+                max_workers=self.jobs, mp_context=context, initializer=initializer
+            )
+            for _ in range(self.jobs):  # a spawning pool starts a worker per task submitted
+                self._pool.submit(_ready)
+        return self._pool
+
+    def _submit(self, fn: Callable[[Any], Any], batch: list[Any]) -> Future[list[Any]]:
+        return self._open().submit(_run_batch, fn, batch)
 
     def _result(self, handle: Future[list[Any]]) -> list[Any]:
         return handle.result()

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from rich.progress import Progress
+    from rich.progress import Progress, TaskID
 
 __all__ = ["progress_callback", "with_progress", "write_with_progress"]
 
@@ -69,6 +69,10 @@ def with_progress(
 def progress_callback(label: str, *, enabled: bool = True) -> Iterator[Callable[[int, int], None]]:
     """A bar driven by a ``(done, total)`` callback, for library loops that report progress.
 
+    The bar (and rich's thread that redraws it) starts at the first call, so work that
+    starts worker processes before its first record forks them from a single thread
+    (see :func:`twosat_formal.executors.start_method`).
+
     >>> with progress_callback("checking", enabled=False) as advance:
     ...     advance(1, 2)
     """
@@ -77,10 +81,14 @@ def progress_callback(label: str, *, enabled: bool = True) -> Iterator[Callable[
     if not enabled or not err_console.is_terminal:
         yield lambda done, total: None
         return
-    with _bar(label) as bar:
-        task = bar.add_task(label, total=None)
+    with ExitStack() as stack:
+        shown: list[tuple[Progress, TaskID]] = []
 
         def advance(done: int, total: int) -> None:
+            if not shown:
+                bar = stack.enter_context(_bar(label))
+                shown.append((bar, bar.add_task(label, total=None)))
+            bar, task = shown[0]
             bar.update(task, completed=done, total=total)
 
         yield advance
