@@ -167,7 +167,8 @@ def test_a_mid_size_solve_in_a_fresh_process_imports_scipy_only_past_the_budget(
         "from twosat_formal.formula import Formula\n"
         "from twosat_formal.solve import solve\n"
         "from twosat_formal.solve.small import COLD_CLAUSES\n"
-        "mid = Formula([[v, -(v + 1)] for v in range(1, 5000)] + [[5000], [-1]])\n"
+        # A ring with one more clause: a ring alone is solved without SciPy on any path.
+        "mid = Formula([[v, -(v + 1)] for v in range(1, 5000)] + [[5000], [-1], [1, 2]])\n"
         "assert solve(mid).checked and solve(mid).status == 'UNSAT'\n"
         "print('scipy.sparse.csgraph' in sys.modules)\n"
         "for _ in range(COLD_CLAUSES // mid.num_clauses):\n"

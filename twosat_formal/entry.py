@@ -206,7 +206,8 @@ def echo(text: str) -> None:
 
         typer.echo(text)
         return
-    sys.stdout.write(text + "\n")
+    sys.stdout.write(text)  # then the newline: no copy of a large text
+    sys.stdout.write("\n")
     sys.stdout.flush()
 
 

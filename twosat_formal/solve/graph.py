@@ -24,7 +24,7 @@ Examples
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -36,12 +36,15 @@ if TYPE_CHECKING:  # SciPy is imported when a graph is built, not with the packa
 
 __all__ = [
     "ImplicationGraph",
+    "implication_arrays",
     "implication_graph",
     "index_literal",
     "literal_index",
 ]
 
 IntArray = npt.NDArray[np.int64]
+#: CSR index arrays: int32, or int64 for graphs past 2**31 entries.
+IndexArray = npt.NDArray[np.signedinteger[Any]]
 
 #: Edges that come in at most this many sorted runs are sorted by merging the runs.
 SORTED_RUNS = 64
@@ -121,13 +124,11 @@ class ImplicationGraph:
         return index_literal(self.matrix.indices[lo:hi]).tolist()
 
 
-def implication_graph(formula: Formula) -> ImplicationGraph:
-    """Build the implication graph of a 2-CNF (unit clauses included).
+def implication_arrays(formula: Formula) -> tuple[IndexArray, IndexArray]:
+    """The implication graph's canonical CSR arrays ``(indptr, columns)``, in numpy alone.
 
-    Parameters
-    ----------
-    formula:
-        A formula whose clauses all have one or two literals.
+    Row ``i`` of the graph is ``columns[indptr[i]:indptr[i + 1]]``, sorted and without
+    repeats: the arrays of :func:`implication_graph`'s matrix, before SciPy is needed.
 
     Raises
     ------
@@ -137,15 +138,12 @@ def implication_graph(formula: Formula) -> ImplicationGraph:
     Examples
     --------
     >>> from twosat_formal.formula import Formula
-    >>> g = implication_graph(Formula([[1, -2], [1, -2]]))
-    >>> g.edges()
-    [(-1, -2), (2, 1)]
+    >>> indptr, columns = implication_arrays(Formula([[1, -2], [2]]))
+    >>> indptr.tolist(), columns.tolist()
+    ([0, 0, 1, 2, 3], [3, 0, 2])
     """
-    import scipy.sparse as sp
-
     pairs = formula.pairs()
-    n = formula.num_vars
-    num_nodes = 2 * n
+    num_nodes = 2 * formula.num_vars
     nodes = literal_index(pairs)
     first, second = nodes[:, 0], nodes[:, 1]
     # Each edge as one number, source-major: sorted and without repeats, they are the
@@ -161,11 +159,42 @@ def implication_graph(formula: Formula) -> ImplicationGraph:
     rows = edges // max(num_nodes, 1)
     columns = edges - rows * num_nodes
     index_type = np.int32 if max(num_nodes, edges.size) < 2**31 - 1 else np.int64
-    indptr = np.zeros(num_nodes + 1, dtype=index_type)
+    indptr: IndexArray = np.zeros(num_nodes + 1, dtype=index_type)
     np.cumsum(np.bincount(rows, minlength=num_nodes), out=indptr[1:])
+    return indptr, columns.astype(index_type)
+
+
+def implication_graph(
+    formula: Formula, arrays: tuple[IndexArray, IndexArray] | None = None
+) -> ImplicationGraph:
+    """Build the implication graph of a 2-CNF (unit clauses included).
+
+    Parameters
+    ----------
+    formula:
+        A formula whose clauses all have one or two literals.
+    arrays:
+        Its :func:`implication_arrays`, when already computed.
+
+    Raises
+    ------
+    NotTwoCNFError
+        If a clause is empty or has more than two literals.
+
+    Examples
+    --------
+    >>> from twosat_formal.formula import Formula
+    >>> g = implication_graph(Formula([[1, -2], [1, -2]]))
+    >>> g.edges()
+    [(-1, -2), (2, 1)]
+    """
+    import scipy.sparse as sp
+
+    indptr, columns = implication_arrays(formula) if arrays is None else arrays
+    num_nodes = 2 * formula.num_vars
     matrix = sp.csr_array(
-        (np.ones(edges.size, dtype=np.float64), columns.astype(index_type), indptr),
+        (np.ones(columns.size, dtype=np.float64), columns, indptr),
         shape=(num_nodes, num_nodes),
     )
     matrix.has_canonical_format = True  # sorted, no repeats: what the SCC code needs
-    return ImplicationGraph(n, matrix)
+    return ImplicationGraph(formula.num_vars, matrix)

@@ -157,17 +157,20 @@ class SolveResult:
 _LAST_CERTIFICATE: list[tuple[tuple[Any, ...], npt.NDArray[Any]]] = []
 
 
-def certificate_tuple(values: npt.NDArray[Any]) -> tuple[Any, ...]:
+def certificate_tuple(
+    values: npt.NDArray[Any], made: tuple[Any, ...] | None = None
+) -> tuple[Any, ...]:
     """``tuple(values.tolist())``, the form a :class:`SolveResult` keeps, remembering ``values``.
 
     The check of the result and its JSON then read the array back
     (:func:`certificate_array`) instead of converting a million-entry tuple again.
+    ``made``: that tuple, when the caller built ``values`` from it.
 
     >>> t = certificate_tuple(np.array([1, -2]))
     >>> t, certificate_array(t, np.int64).tolist()
     ((1, -2), [1, -2])
     """
-    out = tuple(values.tolist())
+    out = tuple(values.tolist()) if made is None else made
     view = values.view()
     view.flags.writeable = False
     _LAST_CERTIFICATE[:] = [(out, view)]

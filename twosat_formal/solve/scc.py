@@ -35,7 +35,13 @@ import numpy.typing as npt
 
 from twosat_formal.errors import TwoSatFormalError
 from twosat_formal.formula import Formula
-from twosat_formal.solve.graph import ImplicationGraph, implication_graph, index_literal
+from twosat_formal.solve.graph import (
+    ImplicationGraph,
+    implication_arrays,
+    implication_graph,
+    index_literal,
+)
+from twosat_formal.solve.permutation import permutation_contradiction
 from twosat_formal.solve.result import SolveResult, certificate_tuple
 
 if TYPE_CHECKING:  # SciPy is imported by the functions that use it
@@ -484,6 +490,10 @@ def contradiction_cycle(
 def solve_scc(formula: Formula) -> SolveResult:
     """Decide a 2-CNF with strong components; a model or a contradiction cycle.
 
+    A graph in which every literal implies exactly one literal is a union of cycles;
+    a contradiction there is found by walking them, without SciPy
+    (:mod:`twosat_formal.solve.permutation`; the same cycle).
+
     The result is not yet checked (``checked=False``); :func:`twosat_formal.solve.solve`
     checks it.
 
@@ -499,7 +509,12 @@ def solve_scc(formula: Formula) -> SolveResult:
     >>> solve_scc(Formula([[1], [-1]])).cycle
     (1, -1)
     """
-    graph = implication_graph(formula)
+    arrays = implication_arrays(formula)
+    ring = permutation_contradiction(*arrays)  # every literal implies one: no SciPy
+    if ring is not None:
+        cycle = certificate_tuple(np.array(ring, dtype=np.int64), tuple(ring))
+        return SolveResult("UNSAT", cycle=cycle, backend="scc")
+    graph = implication_graph(formula, arrays)
     components = strong_components(graph)
     labels = components.labels
     if bool(np.any(labels[0::2] == labels[1::2])):
