@@ -396,3 +396,25 @@ def test_the_scc_label_is_read_only_off_the_same_text_solved_by_scc() -> None:
         {"label": "MAYBE", "certificate": {**record["certificate"], "status": "MAYBE"}},
     ):
         assert _scc_label(record, _Derived(value={**again, **change})) is None, change
+
+
+def test_the_formula_of_an_instance_record_is_kept_by_the_record_object() -> None:
+    from twosat_formal.certify import _FormulaByRecord
+
+    cache = _FormulaByRecord(2)
+    a, b, c = (RECORDS[name] for name in ("cycle", "core", "backbone"))
+    first = cache.get(a)
+    assert first == Instance.from_record(a).formula and cache.get(a) is first
+    twin = copy.deepcopy(a)  # another object with the same text: a second entry
+    assert cache.get(twin) == first and [e[0] for e in cache.entries.values()] == [a, twin]
+    assert [e[0] is twin for e in cache.entries.values()] == [False, True]
+    assert cache.get(b) == Instance.from_record(b).formula
+    assert cache.get(c) == Instance.from_record(c).formula
+    assert [entry[0] for entry in cache.entries.values()] == [b, c]  # the oldest went
+    bad = {**a, "dimacs": "p cnf 1 1\n1 2 0\n"}
+    for _ in range(2):  # a record that does not read is never kept
+        with pytest.raises(RecordError):
+            cache.get(bad)
+    assert all(entry[0] is not bad for entry in cache.entries.values())
+    cache.cache_clear()
+    assert not cache.entries

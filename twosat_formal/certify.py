@@ -395,15 +395,54 @@ def _raise(message: str) -> Callable[[], None]:
 
 
 def _instance_formula(task: _Task, instance_id: str) -> Formula:
-    from twosat_formal.instance import Instance
-
     if task.instance is None:
         raise ConfigError(f"its instance {instance_id} is not in the dataset")
+    return _instance_formulas.get(task.instance)
+
+
+def _record_formula(record: Any) -> Formula:
+    """The formula of the instance record ``record``, read once per text (:func:`_formula_of`)."""
+    from twosat_formal.instance import Instance
+
     try:
-        text = json.dumps(task.instance, allow_nan=False)
+        text = json.dumps(record, allow_nan=False)
     except (TypeError, ValueError):
-        return Instance.from_record(task.instance).formula
+        return Instance.from_record(record).formula
     return _formula_of(text)
+
+
+class _FormulaByRecord:
+    """The formulas of the last instance records asked for, by the record object itself.
+
+    The prompts and stories of one instance come together and, read in one process,
+    share one record object (:meth:`_Index.get`), so its formula is found without
+    writing the record as text again. An entry holds its record, so no other object
+    can take its ``id`` while it is kept; the records are never changed.
+    """
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.entries: OrderedDict[int, tuple[Any, Formula]] = OrderedDict()
+
+    def get(self, record: Any) -> Formula:
+        """The formula of ``record`` (raises as :func:`_record_formula` does)."""
+        key = id(record)
+        entry = self.entries.get(key)
+        if entry is not None and entry[0] is record:
+            self.entries.move_to_end(key)
+            return entry[1]
+        formula = _record_formula(record)
+        self.entries[key] = (record, formula)
+        if len(self.entries) > self.size:
+            self.entries.popitem(last=False)
+        return formula
+
+    def cache_clear(self) -> None:
+        """Forget every entry."""
+        self.entries.clear()
+
+
+_instance_formulas = _FormulaByRecord(64)
 
 
 @lru_cache(maxsize=64)
