@@ -20,7 +20,7 @@ from twosat_formal.edits import (
     replay_edits,
     root_instance,
 )
-from twosat_formal.edits.classify import edited_id
+from twosat_formal.edits.classify import EditOutcome, edited_id
 from twosat_formal.errors import ConfigError, NotTwoCNFError, RecordError
 from twosat_formal.formula import Formula
 from twosat_formal.instance import Instance
@@ -118,6 +118,28 @@ def test_chain_must_follow_itself() -> None:
     stray = classify_edit(base.formula, base.label, Edit("drop", 1, ((-1, 2),), ()))
     with pytest.raises(ConfigError, match="does not follow"):
         build_edited(base, [first, stray], mode="cumulative", seed=0)
+
+
+def test_an_outcome_follows_the_formula_it_was_classified_on_without_a_second_apply(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    base = root_instance(Formula([[1, 2], [-1, 2], [2, 3]]))
+    first = classify_edit(base.formula, base.label, Edit("drop", 0, ((1, 2),), ()))
+    second = classify_edit(first.formula, first.label_after, Edit("drop", 0, ((-1, 2),), ()))
+    by_hand = EditOutcome(first.edit, first.formula, "SAT", "SAT", dict(first.certificate))
+    assert first._source is base.formula and by_hand._source is None
+    expected = build_edited(base, [first, second], mode="cumulative", seed=0).instance
+    calls: list[Edit] = []
+    apply = Edit.apply
+    monkeypatch.setattr(Edit, "apply", lambda self, f: calls.append(self) or apply(self, f))
+    assert build_edited(base, [first, second], mode="cumulative", seed=0).instance == expected
+    assert calls == []
+    # an equal formula that is another object, or an outcome made by hand: applied again
+    copy = Formula([[1, 2], [-1, 2], [2, 3]])
+    again = root_instance(copy)
+    assert build_edited(again, [first], mode="single", seed=0).instance.formula == first.formula
+    assert build_edited(base, [by_hand], mode="single", seed=0).instance.formula == first.formula
+    assert calls == [first.edit, first.edit]
 
 
 def test_edit_of_a_derived_instance_keeps_the_root_and_its_chain() -> None:

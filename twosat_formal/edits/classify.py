@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from twosat_formal.edits.operators import EDITS, Edit, category_of
@@ -92,6 +92,9 @@ class EditOutcome:
     label_before: str
     label_after: str
     certificate: dict[str, Any]
+    #: The formula :func:`classify_edit` applied the edit to (``None`` for an outcome
+    #: made otherwise): :func:`build_edited` need not apply the edit to it again.
+    _source: Formula | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def kind(self) -> str:
@@ -118,7 +121,9 @@ def classify_edit(formula: Formula, label: str, edit: Edit) -> EditOutcome:
 
     edited = edit.apply(formula)
     result = solve(edited)
-    return EditOutcome(edit, edited, label, result.status, result.to_json(edited))
+    outcome = EditOutcome(edit, edited, label, result.status, result.to_json(edited))
+    object.__setattr__(outcome, "_source", formula)  # (a frozen field set here only)
+    return outcome
 
 
 def root_instance(formula: Formula, *, source: str | None = None) -> Instance:
@@ -305,7 +310,8 @@ def build_edited(
     formula = origin.formula
     for level, outcome in enumerate(outcomes, 1):
         try:
-            follows = outcome.edit.apply(formula) == outcome.formula
+            # an outcome classify_edit made from this very formula follows it by construction
+            follows = outcome._source is formula or outcome.edit.apply(formula) == outcome.formula
             reason = "it gives another formula"
         except ConfigError as exc:
             follows, reason = False, str(exc)
