@@ -8,6 +8,7 @@ agree with PySAT (MiniSat22) and Z3.
 from __future__ import annotations
 
 import os
+import random
 import sys
 from pathlib import Path
 from typing import Any
@@ -177,3 +178,57 @@ def test_a_mid_size_solve_in_a_fresh_process_imports_scipy_only_past_the_budget(
     )
     out = python_stdout(probe, env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert out.split() == ["False", "True"]
+
+
+def _unbounded_cycle(succ: list[list[int]], label: list[int]) -> tuple[int, ...]:
+    """``small_cycle`` without bounds: every candidate's two paths searched in full."""
+    from twosat_formal.solve import scc
+    from twosat_formal.solve.small import _literal, _shortest_path
+
+    conflicts = [v for v in range(1, len(label) // 2 + 1) if label[2 * v - 2] == label[2 * v - 1]]
+    sizes = {comp: label.count(comp) for comp in set(label)}
+    target = min((label[2 * v - 2] for v in conflicts), key=sizes.__getitem__)  # the first
+    tries = max(1, min(scc.CYCLE_CANDIDATES, scc.CYCLE_SEARCH_BUDGET // (2 * sizes[target])))
+    walks = []
+    for x in [v for v in conflicts if label[2 * v - 2] == target][:tries]:
+        there, back = (
+            _shortest_path(succ, 2 * x - 2, 2 * x - 1),
+            _shortest_path(succ, 2 * x - 1, 2 * x - 2),
+        )
+        assert there is not None and back is not None
+        walks.append(there + back[1:-1])
+    best = min(walks, key=len)  # the first of the shortest
+    return tuple(_literal(node) for node in best)
+
+
+@settings(max_examples=300)
+@given(two_cnfs(max_vars=30))
+def test_the_bounded_path_searches_keep_the_cycle_of_unbounded_ones(formula: Formula) -> None:
+    from twosat_formal.solve.small import small_cycle
+
+    succ = successor_lists(formula)
+    _, label = small_components(succ)
+    if all(label[i] != label[i + 1] for i in range(0, len(label), 2)):
+        return
+    assert small_cycle(succ, label) == _unbounded_cycle(succ, label)
+
+
+def test_the_bounded_searches_keep_the_cycle_on_many_random_unsat_formulas() -> None:
+    # units and short clauses over up to 12 variables: many conflicting variables, walks
+    # of many lengths (a bound one edge too tight changes hundreds of these cycles)
+    from twosat_formal.solve.small import small_cycle
+
+    rng = random.Random(1)
+    compared = 0
+    for _ in range(3000):
+        n = rng.randint(2, 12)
+        clauses = [
+            [rng.choice([v, -v]) for v in rng.sample(range(1, n + 1), rng.choice([1, 2, 2, 2]))]
+            for _ in range(rng.randint(n, 3 * n))
+        ]
+        succ = successor_lists(Formula(clauses, num_vars=n))
+        _, label = small_components(succ)
+        if any(label[i] == label[i + 1] for i in range(0, len(label), 2)):
+            assert small_cycle(succ, label) == _unbounded_cycle(succ, label), clauses
+            compared += 1
+    assert compared > 1000

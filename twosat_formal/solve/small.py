@@ -27,7 +27,6 @@ The same result as the SciPy path, model or cycle:
 from __future__ import annotations
 
 import sys
-from collections import deque
 
 from twosat_formal.errors import TwoSatFormalError
 from twosat_formal.formula import Formula
@@ -105,12 +104,13 @@ def successor_lists(formula: Formula) -> list[list[int]]:
     >>> successor_lists(Formula([[1, 2], [-1]]))
     [[1], [2], [], [0]]
     """
-    succ: list[set[int]] = [set() for _ in range(2 * formula.num_vars)]
+    succ: list[list[int]] = [[] for _ in range(2 * formula.num_vars)]
     for a, b in formula.pairs().tolist():
-        na, nb = _node(a), _node(b)
-        succ[na ^ 1].add(nb)
-        succ[nb ^ 1].add(na)
-    return [sorted(targets) for targets in succ]
+        na = 2 * a - 2 if a > 0 else -2 * a - 1  # _node, inline
+        nb = 2 * b - 2 if b > 0 else -2 * b - 1
+        succ[na ^ 1].append(nb)
+        succ[nb ^ 1].append(na)
+    return [sorted(set(targets)) if len(targets) > 1 else targets for targets in succ]
 
 
 def small_components(succ: list[list[int]]) -> tuple[int, list[int]]:
@@ -168,23 +168,36 @@ def small_components(succ: list[list[int]]) -> tuple[int, list[int]]:
     return count, label
 
 
-def _shortest_path(succ: list[list[int]], start: int, goal: int) -> list[int]:
-    """A breadth-first shortest path ``start ~> goal`` (both included), ``goal != start``."""
+def _shortest_path(
+    succ: list[list[int]], start: int, goal: int, limit: int | None = None
+) -> list[int] | None:
+    """A breadth-first shortest path ``start ~> goal`` (both included), ``goal != start``.
+
+    The search goes level by level, in the order a queue would take the nodes, so it
+    finds the path a queue finds. With ``limit``, a path of more than ``limit`` edges
+    is not looked for (``None`` then); without it, an unreachable goal is an error.
+    """
     pred = {start: start}
-    queue = deque([start])
-    while queue:
-        node = queue.popleft()
-        for nxt in succ[node]:
-            if nxt in pred:
-                continue
-            pred[nxt] = node
-            if nxt == goal:
-                path = [goal]
-                while path[-1] != start:
-                    path.append(pred[path[-1]])
-                return path[::-1]
-            queue.append(nxt)
-    raise TwoSatFormalError(f"node {goal} is not reachable from node {start}")
+    level = [start]
+    depth = 0
+    while level and (limit is None or depth < limit):
+        depth += 1
+        following = []
+        for node in level:
+            for nxt in succ[node]:
+                if nxt in pred:
+                    continue
+                pred[nxt] = node
+                if nxt == goal:
+                    path = [goal]
+                    while path[-1] != start:
+                        path.append(pred[path[-1]])
+                    return path[::-1]
+                following.append(nxt)
+        level = following
+    if limit is None:
+        raise TwoSatFormalError(f"node {goal} is not reachable from node {start}")
+    return None
 
 
 def small_cycle(succ: list[list[int]], label: list[int]) -> tuple[int, ...]:
@@ -211,7 +224,16 @@ def small_cycle(succ: list[list[int]], label: list[int]) -> tuple[int, ...]:
     best: list[int] | None = None
     for x in [v for v in conflicts if label[2 * v - 2] == target][:tries]:
         pos, neg = 2 * x - 2, 2 * x - 1
-        walk = _shortest_path(succ, pos, neg) + _shortest_path(succ, neg, pos)[1:-1]
+        # a walk of d1 + d2 edges replaces the best of L only if d1 + d2 < L, d2 >= 1:
+        # longer paths are not searched for (the same walk is kept either way)
+        there = _shortest_path(succ, pos, neg, None if best is None else len(best) - 2)
+        if there is None:
+            continue
+        rest = None if best is None else len(best) - len(there)
+        back = _shortest_path(succ, neg, pos, rest)
+        if back is None:
+            continue
+        walk = there + back[1:-1]
         if best is None or len(walk) < len(best):
             best = walk
     assert best is not None
