@@ -37,7 +37,7 @@ ROOT = Path(__file__).resolve().parent.parent
 TARGETS: dict[str, tuple[str, tuple[str, ...]]] = {
     "proofs": (
         "twosat_formal/perturb/proofs.py",
-        ("tests/test_proof_bugs.py", "tests/test_perturb_proofs.py"),
+        ("tests/test_proof_bugs.py", "tests/test_perturb_proofs.py", "tests/test_z3_reuse.py"),
     ),
     "check": (
         "twosat_formal/solve/check.py",

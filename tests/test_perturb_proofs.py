@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from twosat_formal.errors import ProofError
 from twosat_formal.formula import Formula
+from twosat_formal.per_process import PerProcess
 from twosat_formal.perturb import OPERATORS, prove
 from twosat_formal.perturb import proofs as proofs_module
 from twosat_formal.perturb.proofs import Z3Session
@@ -152,6 +153,8 @@ def test_shape_and_variable_count_are_checked() -> None:
 
 
 def test_unknown_is_a_failure(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a fresh session: one that found this query unsat before answers it from memory
+    monkeypatch.setattr(proofs_module, "session", PerProcess(proofs_module.Z3Session))
     session = proofs_module.session()
     monkeypatch.setattr(session.solver, "check", lambda *a: z3.unknown)
     with pytest.raises(ProofError, match="unknown"):

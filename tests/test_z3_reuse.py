@@ -153,3 +153,49 @@ def test_sentences_are_cut_where_the_word_by_word_reading_cuts_them(
         monkey.undo()
     assert seen == [" ".join(all_words[i : j + 1]) for i, j in spans]
     assert raised == (not found)
+
+
+def _counting(monkeypatch: pytest.MonkeyPatch, session: proofs_module.Z3Session) -> list[str]:
+    calls: list[str] = []
+    real_check = session.solver.check
+
+    def counted(*args: object) -> z3.CheckSatResult:
+        calls.append("check")
+        return real_check(*args)
+
+    monkeypatch.setattr(session.solver, "check", counted)
+    return calls
+
+
+def test_a_proof_query_found_unsat_is_answered_again_without_z3(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from twosat_formal.perturb import apply_chain
+
+    monkeypatch.setattr(proofs_module, "session", PerProcess(proofs_module.Z3Session))
+    session = proofs_module.session()
+    calls = _counting(monkeypatch, session)
+    base = Formula([[1, 2], [-2, 3], [-3, -1], [2, 4]])
+    # flip's query (its result against the flipped base) is duplicate's first copy's
+    result, chain = apply_chain(base, ["flip", ("duplicate", {"layout": "interleaved"})], seed=3)
+    assert [t.proof.result for t in chain.steps if t.proof] == ["proved", "proved"]
+    assert len(calls) == 2 and len(session.unsat) == 2  # three queries, two texts
+    again, _ = apply_chain(base, ["flip", ("duplicate", {"layout": "interleaved"})], seed=3)
+    assert again == result and len(calls) == 2
+
+
+def test_a_satisfiable_query_is_never_remembered(monkeypatch: pytest.MonkeyPatch) -> None:
+    session = proofs_module.Z3Session()
+    calls = _counting(monkeypatch, session)
+    for _ in range(2):
+        assert session.entails([[1, 2]], [[2]]) == {1: True, 2: False}
+    assert calls == ["check", "check"] and not session.unsat
+    assert session.entails([[2]], [[1, 2]]) is None and len(session.unsat) == 1
+
+
+def test_the_remembered_unsat_queries_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(proofs_module, "UNSAT_KEPT", 3)
+    session = proofs_module.Z3Session()
+    for n in range(1, 6):
+        assert session.model_of([[n], [-n]]) is None
+    assert list(session.unsat) == [f"p cnf {n} 2\n{n} 0\n-{n} 0\n" for n in (3, 4, 5)]

@@ -54,6 +54,7 @@ twosat_formal.errors.ProofError: reorder: base and result are not equivalent: ..
 from __future__ import annotations
 
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 
 import z3
@@ -63,10 +64,13 @@ from twosat_formal.formula import Formula
 from twosat_formal.per_process import PerProcess
 from twosat_formal.perturb.transform import Proof, Transform
 
-__all__ = ["TIMEOUT_MS", "Z3Session", "prove", "session"]
+__all__ = ["TIMEOUT_MS", "UNSAT_KEPT", "Z3Session", "prove", "session"]
 
 #: Time limit of one Z3 query; a query that runs out comes back ``unknown`` (a failure).
 TIMEOUT_MS = 300_000
+
+#: How many unsat query texts a :class:`Z3Session` remembers.
+UNSAT_KEPT = 256
 
 Clauses = Sequence[Sequence[int]]
 
@@ -101,6 +105,12 @@ class Z3Session:
     clause ``d_1 ∨ … ∨ d_k`` (some clause of ``B`` is false). That CNF is satisfiable
     exactly when ``A ∧ ¬B`` is, and its models restrict to counterexamples.
 
+    The session remembers the last :data:`UNSAT_KEPT` query texts Z3 found unsat and
+    answers such a text again without asking (the very same CNF, byte for byte: the
+    steps of a chain ask it when a step's result is the next step's base and both
+    relations hold clause for clause, as ``flip`` then ``duplicate`` do). A query that
+    is satisfiable or ``unknown`` is never remembered.
+
     >>> s = Z3Session()
     >>> s.entails([[1], [-1, 2]], [[2]]) is None
     True
@@ -116,6 +126,8 @@ class Z3Session:
         self.solver.set("timeout", timeout_ms)
         #: Total seconds spent in this session's queries (encoding and checking).
         self.seconds = 0.0
+        #: The last query texts Z3 found unsat, least recently asked first.
+        self.unsat: OrderedDict[str, None] = OrderedDict()
 
     def satisfiable(self, clauses: Clauses, num_vars: int) -> dict[int, bool] | None:
         """``None`` if the CNF is unsat, else a model of it (variables ``1..num_vars``).
@@ -126,6 +138,9 @@ class Z3Session:
 
     def _decide(self, text: str, num_vars: int) -> dict[int, bool] | None:
         """:meth:`satisfiable` of a problem already written as DIMACS ``text``."""
+        if text in self.unsat:  # this very CNF was found unsat by Z3 in this session
+            self.unsat.move_to_end(text)
+            return None
         start = time.perf_counter()
         solver = self.solver
         solver.push()
@@ -133,6 +148,9 @@ class Z3Session:
             solver.from_string(text)
             answer = solver.check()
             if answer == z3.unsat:
+                self.unsat[text] = None
+                if len(self.unsat) > UNSAT_KEPT:
+                    self.unsat.popitem(last=False)
                 return None
             if answer != z3.sat:
                 raise ProofError(f"Z3 answered unknown ({solver.reason_unknown()})")
