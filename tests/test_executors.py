@@ -141,6 +141,61 @@ def test_workers_are_forked_only_from_a_single_thread() -> None:
     assert executors.start_method() == "fork"
 
 
+def log_and_sleep(log: str, item: int) -> int:
+    """Note that ``item`` starts (one line, appended) and take a while over it."""
+    import time
+
+    with open(log, "a") as stream:
+        stream.write(f"start {item}\n")
+    time.sleep(0.2)
+    return item
+
+
+INTERRUPTED = """
+import sys
+from functools import partial
+from test_executors import log_and_sleep
+from twosat_formal.executors import ProcessExecutor
+with ProcessExecutor(2, chunk=1) as ex:
+    for done in ex.map(partial(log_and_sleep, sys.argv[1]), range(100_000)):
+        if done == 4:
+            print("running", flush=True)
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="process groups and SIGINT are POSIX")
+def test_ctrl_c_stops_the_workers_and_the_command_at_once(tmp_path: Path) -> None:
+    """Ctrl-C reaches the whole process group: the workers end at once, without going
+    on with the items queued for them or printing tracebacks, and the map raises
+    KeyboardInterrupt in the command."""
+    import signal
+    import subprocess
+
+    log = tmp_path / "items.log"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    command = subprocess.Popen(
+        [sys.executable, "-c", INTERRUPTED, str(log)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        start_new_session=True,
+    )
+    try:
+        assert command.stdout is not None and command.stdout.readline() == "running\n"
+        with open(log, "a") as stream:
+            stream.write("SIGINT\n")
+        os.killpg(command.pid, signal.SIGINT)
+        _, err = command.communicate(timeout=120)  # a hang fails here, not a slow machine
+    finally:
+        if command.poll() is None:
+            os.killpg(command.pid, signal.SIGKILL)
+    assert command.returncode != 0
+    assert err.count("KeyboardInterrupt") == 1 and "_process_worker" not in err, err
+    after = log.read_text().split("SIGINT\n")[1].splitlines()
+    assert len(after) <= 2, after  # at most one item a worker began as the signal came
+
+
 class _Recording(Executor):
     """Runs batches here and records their sizes."""
 

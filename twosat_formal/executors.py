@@ -244,6 +244,26 @@ def _ready() -> None:
     """A task that does nothing: submitted once per worker to start them all."""
 
 
+def _interrupted(signum: int, frame: object) -> None:
+    os._exit(128 + signum)
+
+
+def _worker_start(initializer: Callable[[], object] | None) -> None:
+    """How a worker process starts: Ctrl-C ends it at once, then ``initializer`` runs.
+
+    Ctrl-C reaches every process of the terminal's group. A worker that only raised
+    ``KeyboardInterrupt`` in its current batch would go on with the batches queued for
+    it, and the command would wait for them before it exits; a worker that ends lets the
+    command stop at once (it reports the interruption, exit code 130).
+    """
+    import signal
+
+    if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:  # as the command's, if ignored
+        signal.signal(signal.SIGINT, _interrupted)
+    if initializer is not None:
+        initializer()
+
+
 @EXECUTORS.register("process")
 class ProcessExecutor(Executor):
     """A pool of worker processes on this machine (started as :func:`start_method` says)."""
@@ -264,7 +284,10 @@ class ProcessExecutor(Executor):
 
             context = multiprocessing.get_context(start_method())
             self._pool = ProcessPoolExecutor(
-                max_workers=self.jobs, mp_context=context, initializer=initializer
+                max_workers=self.jobs,
+                mp_context=context,
+                initializer=_worker_start,
+                initargs=(initializer,),
             )
             for _ in range(self.jobs):  # a spawning pool starts a worker per task submitted
                 self._pool.submit(_ready)
