@@ -415,7 +415,7 @@ class _FormulaByRecord:
     """The formulas of the last instance records asked for, by the record object itself.
 
     The prompts and stories of one instance come together and, read in one process,
-    share one record object (:meth:`_Index.get`), so its formula is found without
+    share one record object (:func:`_reference`), so its formula is found without
     writing the record as text again. An entry holds its record, so no other object
     can take its ``id`` while it is kept; the records are never changed.
     """
