@@ -19,9 +19,8 @@ from hypothesis import strategies as st
 
 from twosat_formal.formula import Formula
 from twosat_formal.solve import check_cycle, solve
-from twosat_formal.solve.graph import implication_arrays, implication_graph
+from twosat_formal.solve.graph import implication_graph
 from twosat_formal.solve.permutation import (
-    only_successors,
     permutation_contradiction,
     permutation_cycles,
     successor_literals,
@@ -93,9 +92,13 @@ def scipy_path(formula: Formula) -> tuple[int, ...] | None:
 @settings(max_examples=300, deadline=None)
 @given(permutation_formulas())
 def test_the_walk_gives_the_cycle_of_the_scipy_path(formula: Formula) -> None:
-    arrays = implication_arrays(formula)
-    assert only_successors(*arrays) is not None  # the strategy draws only such formulas
-    walk = permutation_contradiction(*arrays)
+    step = successor_literals(formula)
+    assert step is not None  # the strategy draws only such formulas
+    graph = implication_graph(formula)
+    n = formula.num_vars
+    for lit in [*range(1, n + 1), *range(-n, 0)]:  # the steps are the graph's edges
+        assert graph.successors(lit) == [step[lit]]
+    walk = permutation_contradiction(step)
     expected = scipy_path(formula)
     if expected is None:
         assert walk is None
@@ -113,7 +116,7 @@ def test_the_walk_gives_the_cycle_of_the_scipy_path(formula: Formula) -> None:
 def test_permutation_cycles_walk_each_cycle_with_a_positive_literal_once(
     formula: Formula,
 ) -> None:
-    step = successor_literals(*implication_arrays(formula))
+    step = successor_literals(formula)
     assert step is not None
     order, starts, mirrored = permutation_cycles(step)
     n = formula.num_vars
@@ -137,9 +140,12 @@ def test_permutation_cycles_walk_each_cycle_with_a_positive_literal_once(
 def test_other_graphs_are_left_to_scipy() -> None:
     chain = Formula([[-1, 2], [-2, 3]])  # x3 implies nothing
     fan = Formula([[1, 2], [1, 3], [-1]])  # -1 implies 2 and 3
-    for formula in (chain, fan, Formula([])):
-        assert permutation_contradiction(*implication_arrays(formula)) is None
-    assert solve_scc(fan).cycle == scipy_path(fan)
+    twice = Formula([[1, -2], [1, -2], [2], [-1]])  # a ring with a clause repeated
+    for formula in (chain, fan, twice):
+        assert successor_literals(formula) is None
+        assert solve_scc(formula).cycle == scipy_path(formula)
+    assert solve_scc(twice).cycle == (1, -1, -2, 2)
+    assert permutation_contradiction(successor_literals(Formula([])) or []) is None
 
 
 def test_a_ring_larger_than_a_large_component_gives_the_scipy_cycle() -> None:
@@ -173,6 +179,7 @@ def test_an_unsat_ring_is_solved_without_importing_scipy() -> None:
 @pytest.mark.parametrize("num_vars", [1, 2, 5])
 def test_small_rings(num_vars: int) -> None:
     formula = Formula(ring(list(range(1, num_vars + 1)), [1] * num_vars))
-    walk = permutation_contradiction(*implication_arrays(formula))
+    step = successor_literals(formula)
+    walk = None if step is None else permutation_contradiction(step)
     assert walk is not None
     assert tuple(walk) == scipy_path(formula)

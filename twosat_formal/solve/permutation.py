@@ -3,10 +3,12 @@
 When every node of the implication graph has exactly one successor (a ring of
 implications such as ``x1 | ~x2, x2 | ~x3, ..., xn, ~x1``), it has exactly one
 predecessor too (``u -> v`` is an edge iff ``-v -> -u`` is one), so the graph is a
-permutation of its nodes: disjoint cycles, which are its strong components. One walk
-around each cycle through a positive literal finds what matters
-(:func:`permutation_cycles`, in Python, about 0.1 - 0.2 µs a literal), with no SciPy
-import (0.25 s or more of a process).
+permutation of its nodes: disjoint cycles, which are its strong components. Such a
+graph is read off the clauses directly (:func:`successor_literals`: each literal's
+negation occurs in exactly one clause, and no clause twice), and one walk around each
+cycle through a positive literal finds what matters (:func:`permutation_cycles`, in
+Python, about 0.1 - 0.2 µs a literal): no sort of the edges, no SciPy import (0.25 s
+or more of a process).
 
 A cycle holding ``x`` and ``-x`` is its own mirror image, so it holds both literals of
 each of its variables, and its only walk ``x ~> -x ~> x`` is the cycle itself, from
@@ -19,62 +21,53 @@ bytes depend on SciPy's order of the components.
 Examples
 --------
 >>> from twosat_formal.formula import Formula
->>> from twosat_formal.solve.graph import implication_arrays
 >>> ring = Formula([[1, -2], [2, -3], [3], [-1]])
->>> permutation_contradiction(*implication_arrays(ring))
+>>> permutation_contradiction(successor_literals(ring))
 [1, -1, -2, -3, 3, 2]
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
-import numpy.typing as npt
 
-from twosat_formal.solve.graph import index_literal
+from twosat_formal.formula import Formula
 
-__all__ = [
-    "only_successors",
-    "permutation_contradiction",
-    "permutation_cycles",
-    "successor_literals",
-]
-
-IndexArray = npt.NDArray[np.signedinteger[Any]]
+__all__ = ["permutation_contradiction", "permutation_cycles", "successor_literals"]
 
 
-def only_successors(indptr: IndexArray, columns: IndexArray) -> IndexArray | None:
-    """The successor of every node of a CSR graph whose every node has exactly one; else None.
-
-    >>> only_successors(np.array([0, 1, 2]), np.array([1, 0])).tolist()
-    [1, 0]
-    >>> only_successors(np.array([0, 0, 2]), np.array([0, 1])) is None
-    True
-    """
-    if columns.size != indptr.size - 1 or not bool(np.all(np.diff(indptr) == 1)):
-        return None
-    return columns
-
-
-def successor_literals(indptr: IndexArray, columns: IndexArray) -> list[int] | None:
+def successor_literals(formula: Formula) -> list[int] | None:
     """What each literal implies, when every literal implies exactly one literal; else None.
 
-    A list ``step`` with ``step[l]`` the literal that ``l`` implies, for every literal
-    ``l`` of the ``n`` variables (``step`` has ``2n + 1`` entries: a negative ``l``
-    indexes from the end, as Python's indexing does; ``step[0]`` is 0).
+    A clause ``(a | b)`` gives the steps ``-a -> b`` and ``-b -> a``, a unit clause
+    ``(a)`` the one step ``-a -> a``. When every literal of the ``n`` variables is the
+    start of exactly one step (a repeated clause counts twice: None), the result is a
+    list ``step`` with ``step[l]`` the literal that ``l`` implies (``2n + 1`` entries: a
+    negative ``l`` indexes from the end, as Python's indexing does; ``step[0]`` is 0).
 
-    >>> from twosat_formal.formula import Formula
-    >>> from twosat_formal.solve.graph import implication_arrays
-    >>> successor_literals(*implication_arrays(Formula([[1, -2], [2], [-1]])))
+    Raises
+    ------
+    NotTwoCNFError
+        If a clause is empty or has more than two literals.
+
+    Examples
+    --------
+    >>> successor_literals(Formula([[1, -2], [2], [-1]]))
     [0, -1, 1, 2, -2]
+    >>> successor_literals(Formula([[1, -2], [2]])) is None  # 1 implies nothing
+    True
     """
-    successor = only_successors(indptr, columns)
-    if successor is None:
+    pairs = formula.pairs()
+    size = 2 * formula.num_vars + 1
+    first, second = pairs[:, 0], pairs[:, 1]
+    two = first != second
+    starts = np.concatenate([-first, -second[two]])
+    if starts.size != size - 1:
         return None
-    implied = index_literal(successor)
-    # Node 2(v - 1) is v, at index v; node 2(v - 1) + 1 is -v, at index 2n + 1 - v.
-    return [0, *implied[0::2].tolist(), *implied[:0:-2].tolist()]
+    if not bool(np.all(np.bincount(starts % size, minlength=size)[1:] == 1)):
+        return None
+    step = np.zeros(size, dtype=np.int64)
+    step[starts] = np.concatenate([second, first[two]])  # -l is index size - l
+    return step.tolist()
 
 
 def permutation_cycles(step: list[int]) -> tuple[list[int], list[int], list[bool]]:
@@ -119,35 +112,28 @@ def permutation_cycles(step: list[int]) -> tuple[list[int], list[int], list[bool
     return order, starts, mirrored
 
 
-def permutation_contradiction(indptr: IndexArray, columns: IndexArray) -> list[int] | None:
+def permutation_contradiction(step: list[int]) -> list[int] | None:
     """The contradiction cycle (DIMACS literals) of a permutation implication graph.
 
     Parameters
     ----------
-    indptr, columns:
-        The implication graph's canonical CSR arrays
-        (:func:`~twosat_formal.solve.graph.implication_arrays`).
+    step:
+        What each literal implies (:func:`successor_literals`).
 
     Returns
     -------
     list of int or None
         The smallest cycle holding some ``x`` and ``-x`` (the one with the lowest
         variable among the smallest), walked from its lowest variable's ``x``; None if
-        some literal implies no literal or more than one, or no cycle holds a
-        variable's two literals (the formula is satisfiable).
+        no cycle holds a variable's two literals (the formula is satisfiable).
 
     Examples
     --------
-    >>> from twosat_formal.formula import Formula
-    >>> from twosat_formal.solve.graph import implication_arrays
-    >>> permutation_contradiction(*implication_arrays(Formula([[1], [-1]])))
+    >>> permutation_contradiction(successor_literals(Formula([[1], [-1]])))
     [1, -1]
-    >>> permutation_contradiction(*implication_arrays(Formula([[1, 2], [-1, -2]]))) is None
+    >>> permutation_contradiction(successor_literals(Formula([[1, 2], [-1, -2]]))) is None
     True
     """
-    step = successor_literals(indptr, columns)
-    if step is None:
-        return None
     order, starts, mirrored = permutation_cycles(step)
     if not order:  # no variables
         return None

@@ -35,13 +35,8 @@ import numpy.typing as npt
 
 from twosat_formal.errors import TwoSatFormalError
 from twosat_formal.formula import Formula
-from twosat_formal.solve.graph import (
-    ImplicationGraph,
-    implication_arrays,
-    implication_graph,
-    index_literal,
-)
-from twosat_formal.solve.permutation import permutation_contradiction
+from twosat_formal.solve.graph import ImplicationGraph, implication_graph, index_literal
+from twosat_formal.solve.permutation import permutation_contradiction, successor_literals
 from twosat_formal.solve.result import SolveResult, certificate_tuple
 
 if TYPE_CHECKING:  # SciPy is imported by the functions that use it
@@ -509,12 +504,12 @@ def solve_scc(formula: Formula) -> SolveResult:
     >>> solve_scc(Formula([[1], [-1]])).cycle
     (1, -1)
     """
-    arrays = implication_arrays(formula)
-    ring = permutation_contradiction(*arrays)  # every literal implies one: no SciPy
+    step = successor_literals(formula)  # every literal implies one: cycles, no SciPy
+    ring = None if step is None else permutation_contradiction(step)
     if ring is not None:
         cycle = certificate_tuple(np.array(ring, dtype=np.int64), tuple(ring))
         return SolveResult("UNSAT", cycle=cycle, backend="scc")
-    graph = implication_graph(formula, arrays)
+    graph = implication_graph(formula)
     components = strong_components(graph)
     labels = components.labels
     if bool(np.any(labels[0::2] == labels[1::2])):
