@@ -164,3 +164,28 @@ def test_image_of_clause() -> None:
 def test_params_must_be_json() -> None:
     with pytest.raises(ConfigError, match="JSON values"):
         make(params={"x": object()})
+
+
+_PARAM_VALUES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-5, 5),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text("ab\udc80", max_size=2),
+)
+
+
+@given(
+    st.dictionaries(
+        st.text("xyz", max_size=2),
+        st.one_of(_PARAM_VALUES, st.lists(_PARAM_VALUES, max_size=2), st.tuples(_PARAM_VALUES)),
+        max_size=4,
+    )
+)
+def test_canonical_params_are_what_their_json_text_gives_back(params: dict) -> None:
+    from twosat_formal.perturb.transform import canonical_params
+
+    expected = json.loads(json.dumps(params, sort_keys=True))
+    got = canonical_params(params)
+    assert repr(got) == repr(expected)  # keys in order, values with their types (nan too)
+    assert got is not params and repr(canonical_params(got)) == repr(got)

@@ -59,14 +59,22 @@ RELATIONS = (
 )
 
 
+#: Parameter value types that a JSON text gives back as they are (strings, numbers, flags).
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
 def canonical_params(params: Mapping[str, JsonValue]) -> dict[str, JsonValue]:
     """Parameters as plain JSON values with sorted keys (tuples become lists).
 
     >>> canonical_params({"b": (1, 2), "a": None})
     {'a': None, 'b': [1, 2]}
     """
+    params = dict(params)
+    if all(type(key) is str for key in params) and _SCALARS.issuperset(map(type, params.values())):
+        # what the JSON text would give back: the same keys, sorted, and the same values
+        return {key: params[key] for key in sorted(params)}
     try:
-        result: dict[str, JsonValue] = json.loads(json.dumps(dict(params), sort_keys=True))
+        result: dict[str, JsonValue] = json.loads(json.dumps(params, sort_keys=True))
     except (TypeError, ValueError) as exc:
         raise ConfigError(f"operator parameters must be JSON values: {exc}") from None
     return result
