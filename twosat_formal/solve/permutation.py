@@ -63,7 +63,8 @@ def successor_literals(formula: Formula) -> list[int] | None:
     starts = np.concatenate([-first, -second[two]])
     if starts.size != size - 1:
         return None
-    if not bool(np.all(np.bincount(starts % size, minlength=size)[1:] == 1)):
+    # 2n starts, none of them 0: every literal starts one step iff none starts two.
+    if starts.size and int(np.bincount(starts + formula.num_vars).max()) > 1:
         return None
     step = np.zeros(size, dtype=np.int64)
     step[starts] = np.concatenate([second, first[two]])  # -l is index size - l

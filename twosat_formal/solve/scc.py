@@ -507,7 +507,7 @@ def solve_scc(formula: Formula) -> SolveResult:
     step = successor_literals(formula)  # every literal implies one: cycles, no SciPy
     ring = None if step is None else permutation_contradiction(step)
     if ring is not None:
-        cycle = certificate_tuple(np.array(ring, dtype=np.int64), tuple(ring))
+        cycle = certificate_tuple(np.fromiter(ring, np.int64, len(ring)), tuple(ring))
         return SolveResult("UNSAT", cycle=cycle, backend="scc")
     graph = implication_graph(formula)
     components = strong_components(graph)
