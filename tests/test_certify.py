@@ -418,3 +418,40 @@ def test_the_formula_of_an_instance_record_is_kept_by_the_record_object() -> Non
     assert all(entry[0] is not bad for entry in cache.entries.values())
     cache.cache_clear()
     assert not cache.entries
+
+
+def test_a_prompt_finds_its_instance_formula_by_the_instance_line(
+    tmp_path: Path, records: dict[str, Record], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import twosat_formal.certify as certify_module
+
+    monkeypatch.setattr(certify_module, "_formulas_by_line", certify_module._FormulaByLine(8))
+    read: list[object] = []
+    real = certify_module._record_formula
+    monkeypatch.setattr(certify_module, "_record_formula", lambda r: read.append(r) or real(r))
+    prompts = [
+        prompt_record(
+            Instance.from_record(records[name]).formula,
+            template,
+            instance_id=records[name]["id"],
+            seed=1,
+        ).to_record()
+        for name in ("core", "chain")
+        for template in ("team", "logic")
+    ]
+    write_jsonl(tmp_path / "inst.jsonl", [records[name] for name in ("core", "chain")])
+    write_jsonl(tmp_path / "prompts.jsonl", prompts)
+    report = certify_files([tmp_path / "inst.jsonl", tmp_path / "prompts.jsonl"])
+    assert report.ok and report.kinds == {"instance": 2, "prompt": 4}
+    assert read == []  # both formulas were read by the instances' own checks
+    # prompts first: their instances are read for them, once each, then found by line
+    monkeypatch.setattr(certify_module, "_formulas_by_line", certify_module._FormulaByLine(8))
+    certify_module._instance_formulas.cache_clear()
+    again = certify_files([tmp_path / "prompts.jsonl", tmp_path / "inst.jsonl"])
+    assert again.ok and [r["id"] for r in read] == [records["core"]["id"], records["chain"]["id"]]
+    # an instance that does not read is kept for nobody: each prompt reports it
+    bad = {**records["core"], "dimacs": "p cnf 1 1\n1 2 0\n"}
+    write_jsonl(tmp_path / "inst.jsonl", [bad])
+    write_jsonl(tmp_path / "prompts.jsonl", prompts[:2])
+    failing = certify_files([tmp_path / "inst.jsonl", tmp_path / "prompts.jsonl"])
+    assert [f.check for f in failing.failures] == ["record", "roundtrip", "roundtrip"]

@@ -211,6 +211,9 @@ class _Task:
     base: Any = None
     instance: Any = None
     twin_source: Any = None
+    #: The lines ``record`` and ``instance`` were parsed from, when read from a file.
+    raw: bytes | None = None
+    instance_raw: bytes | None = None
 
 
 def _kind(record: Any) -> str:
@@ -323,6 +326,8 @@ def _check_instance(c: _Checker, task: _Task) -> None:
     )
     c.id = inst.id
     formula = inst.formula
+    if task.raw is not None:  # for the prompts and stories of this instance
+        _formulas_by_line.put(task.raw, formula)
 
     def two_sat() -> None:
         wide = next((i for i, cl in enumerate(formula.clauses) if len(cl) > 2), None)
@@ -397,7 +402,50 @@ def _raise(message: str) -> Callable[[], None]:
 def _instance_formula(task: _Task, instance_id: str) -> Formula:
     if task.instance is None:
         raise ConfigError(f"its instance {instance_id} is not in the dataset")
-    return _instance_formulas.get(task.instance)
+    line = task.instance_raw
+    found = None if line is None else _formulas_by_line.get(line)
+    if found is None:
+        found = _instance_formulas.get(task.instance)
+        if line is not None:
+            _formulas_by_line.put(line, found)
+    return found
+
+
+class _FormulaByLine:
+    """The formulas of the last instance records read, by the exact bytes of their line.
+
+    An instance record's ``record`` check reads its formula; the prompts and stories
+    of that instance, which usually come after all the instances, find it here by
+    their instance's line (the very bytes the instance was parsed from), instead of
+    reading the record again. Only a formula that was read is kept.
+    """
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.entries: OrderedDict[bytes, Formula] = OrderedDict()
+
+    def get(self, line: bytes) -> Formula | None:
+        """The formula of the instance record on ``line`` (``None`` if not kept)."""
+        found = self.entries.get(line)
+        if found is not None:
+            self.entries.move_to_end(line)
+        return found
+
+    def put(self, line: bytes, formula: Formula) -> None:
+        """Keep ``formula``, read from the instance record on ``line``."""
+        self.entries[line] = formula
+        self.entries.move_to_end(line)
+        if len(self.entries) > self.size:
+            self.entries.popitem(last=False)
+
+    def cache_clear(self) -> None:
+        """Forget every entry."""
+        self.entries.clear()
+
+
+#: Instance formulas by line: as many as a dataset's perturbed instances, typically,
+#: before their prompts (a few MB at most).
+_formulas_by_line = _FormulaByLine(512)
 
 
 def _record_formula(record: Any) -> Formula:
@@ -655,7 +703,9 @@ def _reference(raw: bytes) -> Any:
 
 def _task(item: _Line, record: Any) -> _Task:
     base, instance, twin_source = (None if raw is None else _reference(raw) for raw in item.found)
-    return _Task(item.source, item.line, record, base, instance, twin_source)
+    return _Task(
+        item.source, item.line, record, base, instance, twin_source, item.raw, item.found[1]
+    )
 
 
 def _check_line(item: _Line) -> RecordResult | _Misread:
