@@ -56,6 +56,7 @@ from __future__ import annotations
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from itertools import chain
 
 import z3
 
@@ -91,7 +92,7 @@ def _text(lines: list[str], num_vars: int) -> str:
 
 def _top(*parts: Clauses) -> int:
     """The largest variable of the clauses (0 when there is none)."""
-    return max((abs(lit) for part in parts for c in part for lit in c), default=0)
+    return max(map(abs, chain.from_iterable(chain.from_iterable(parts))), default=0)
 
 
 class Z3Session:
@@ -201,8 +202,9 @@ class Z3Session:
         fresh = switch
         for guard, conclusion in ((-switch, right), (switch, left)):
             first = fresh + 1
-            for d, clause in enumerate(conclusion, first):
-                lines.extend(f"{-d} {-lit} 0" for lit in clause)
+            lines += [
+                f"{-d} {-lit} 0" for d, clause in enumerate(conclusion, first) for lit in clause
+            ]
             fresh += len(conclusion)
             lines.append(_line((guard, *range(first, fresh + 1))))
         return self._decide(_text(lines, fresh), fresh) is None
@@ -220,8 +222,13 @@ session: PerProcess[Z3Session] = PerProcess(Z3Session)
 
 
 def _mapped(base: Formula, lmap: Sequence[int]) -> list[tuple[int, ...]]:
-    """The base's clauses with each variable replaced by its literal in ``lmap``."""
-    return [tuple(lmap[lit - 1] if lit > 0 else -lmap[-lit - 1] for lit in c) for c in base.clauses]
+    """The base's clauses with each variable replaced by its literal in ``lmap``.
+
+    ``lmap`` has one entry per base variable (the shape check comes first).
+    """
+    # table[lit] for a literal of the base: lmap[v - 1] for v, its negation for -v
+    table = [0, *lmap, *(-lit for lit in reversed(lmap))]
+    return [tuple(map(table.__getitem__, c)) for c in base.clauses]
 
 
 def _satisfies(clauses: Clauses, model: dict[int, bool]) -> bool:
@@ -238,7 +245,7 @@ class _Context:
         self.result = result
         self.t = transform
         self.z3 = session()
-        self.result_clauses = [tuple(c) for c in result.clauses]
+        self.result_clauses: list[tuple[int, ...]] = list(result.clauses)
 
     def fail(self, message: str, model: dict[int, bool] | None = None) -> ProofError:
         counterexample = _named(self.result, model) if model is not None else None
