@@ -189,3 +189,29 @@ def test_canonical_params_are_what_their_json_text_gives_back(params: dict) -> N
     got = canonical_params(params)
     assert repr(got) == repr(expected)  # keys in order, values with their types (nan too)
     assert got is not params and repr(canonical_params(got)) == repr(got)
+
+
+def _rebuilt_by_selection(t: Transform, base: Formula) -> Formula:
+    """The result as the source clauses (every map's copy, then the added clauses),
+    built as one formula, with ``Formula.select`` then taking them in permutation order."""
+    clauses = [
+        [lmap[lit - 1] if lit > 0 else -lmap[-lit - 1] for lit in clause]
+        for lmap in t.literal_map
+        for clause in base.clauses
+    ]
+    sources = Formula([*clauses, *map(list, t.added_clauses)], t.num_vars, t.names)
+    return sources.select(list(t.clause_permutation))
+
+
+@settings(max_examples=60)
+@given(st.sampled_from(OPERATOR_CALLS), st.integers(0, 2**40), st.booleans())
+def test_rebuild_takes_the_source_clauses_in_permutation_order(
+    call: tuple[str, dict[str, object]], seed: int, named: bool
+) -> None:
+    name, params = call
+    base = Formula.from_named([["a", "b"], ["~a", "c"], ["b", "~c"], ["c"]]) if named else BASE
+    _, t = OPERATORS.get(name).apply(base, seed=seed, **params)
+    again = t.rebuild(base)
+    expected = _rebuilt_by_selection(t, base)
+    assert again == expected and again.names == expected.names
+    assert again.clauses == expected.clauses and again.num_vars == expected.num_vars

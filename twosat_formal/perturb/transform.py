@@ -237,10 +237,15 @@ class Transform:
             width_parts.append(np.array([len(c) for c in self.added_clauses], dtype=np.int64))
         lits = np.concatenate(lits_parts) if lits_parts else np.zeros(0, dtype=np.int64)
         widths = np.concatenate(width_parts) if width_parts else np.zeros(0, dtype=np.int64)
-        offsets = np.zeros(len(widths) + 1, dtype=np.int64)
-        np.cumsum(widths, out=offsets[1:])
-        sources = Formula.from_arrays(lits, offsets, self.num_vars, self.names)
-        return sources.select(np.asarray(self.clause_permutation, dtype=np.int64))
+        # the source clauses in permutation order (check_shape: a permutation of them all),
+        # gathered here so that one formula is built, not the sources' and then a selection
+        perm = np.asarray(self.clause_permutation, dtype=np.int64)
+        starts = np.cumsum(widths) - widths
+        lengths = widths[perm]
+        offsets = np.zeros(len(perm) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        gather = np.repeat(starts[perm] - offsets[:-1], lengths) + np.arange(offsets[-1])
+        return Formula.from_arrays(lits[gather], offsets, self.num_vars, self.names)
 
     # -- JSON ------------------------------------------------------------------------------
 
