@@ -206,8 +206,7 @@ def echo(text: str) -> None:
 
         typer.echo(text)
         return
-    sys.stdout.write(text)  # then the newline: no copy of a large text
-    sys.stdout.write("\n")
+    sys.stdout.write(text + "\n")  # one write, as typer.echo makes it
     sys.stdout.flush()
 
 
