@@ -199,3 +199,19 @@ def test_the_remembered_unsat_queries_are_bounded(monkeypatch: pytest.MonkeyPatc
     for n in range(1, 6):
         assert session.model_of([[n], [-n]]) is None
     assert list(session.unsat) == [f"p cnf {n} 2\n{n} 0\n-{n} 0\n" for n in (3, 4, 5)]
+
+
+def test_the_equivalence_query_text_is_pinned(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The one-query equivalence as DIMACS: the remembered texts are these bytes."""
+    session = proofs_module.Z3Session()
+    asked: list[str] = []
+    real = session._decide
+    monkeypatch.setattr(session, "_decide", lambda text, n: asked.append(text) or real(text, n))
+    assert session.equivalent([[1, 2]], [[2, 1]])
+    switch, right_selector, left_selector = 3, 4, 5
+    assert asked == [
+        f"p cnf 5 8\n-{switch} 1 2 0\n{switch} 2 1 0\n"
+        f"-{right_selector} -2 0\n-{right_selector} -1 0\n-{switch} {right_selector} 0\n"
+        f"-{left_selector} -1 0\n-{left_selector} -2 0\n{switch} {left_selector} 0\n"
+    ]
+    assert list(session.unsat) == asked

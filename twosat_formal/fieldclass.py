@@ -232,10 +232,13 @@ def _marshalled(value: Any) -> bytes | None:
     before, so two values give the same bytes exactly when they are equal with the
     same exact types (``1``, ``1.0`` and ``True`` differ; so do a list and a tuple, and
     a subclass is refused) and the same key order: a test of the JSON texts' equality
-    that builds no text, for values :func:`_plain_fields` accepts.
+    that builds no text, for values :func:`_plain_fields` accepts. (A later format
+    writes the same value as different bytes when its objects are shared differently:
+    the comparison then falls back to the JSON texts, slower, with the same verdict.)
     """
     try:
-        return marshal.dumps(value, 2)
+        # another format gives the same verdicts, only slower (see above)
+        return marshal.dumps(value, 2)  # no-mutate
     except ValueError:
         return None
 

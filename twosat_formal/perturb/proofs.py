@@ -227,7 +227,8 @@ def _mapped(base: Formula, lmap: Sequence[int]) -> list[tuple[int, ...]]:
     ``lmap`` has one entry per base variable (the shape check comes first).
     """
     # table[lit] for a literal of the base: lmap[v - 1] for v, its negation for -v
-    table = [0, *lmap, *(-lit for lit in reversed(lmap))]
+    # (entry 0 is never read: no clause holds the literal 0)
+    table = [0, *lmap, *(-lit for lit in reversed(lmap))]  # no-mutate
     return [tuple(map(table.__getitem__, c)) for c in base.clauses]
 
 
