@@ -61,14 +61,7 @@ def test_a_round_trip_pair_is_proven_once_per_session(monkeypatch: pytest.Monkey
     session = roundtrip_module._session()
     flat = (tuple(f.literals.tolist()), tuple(f.widths.tolist()))
     assert list(session.proved) == [(3, flat, flat)]  # the clause lists, flat, and widths
-    calls: list[str] = []
-    real_check = session.solver.check
-
-    def counted(*args: object) -> z3.CheckSatResult:
-        calls.append("check")
-        return real_check(*args)
-
-    monkeypatch.setattr(session.solver, "check", counted)
+    calls = _counting(monkeypatch, session.solver)
     again = prompt_record(f, "team", instance_id="i", seed=1)
     assert calls == []  # the same clause lists: Z3 is not asked again
     assert again.roundtrip is not None and again.roundtrip["result"] == "proved"
@@ -155,15 +148,16 @@ def test_sentences_are_cut_where_the_word_by_word_reading_cuts_them(
     assert raised == (not found)
 
 
-def _counting(monkeypatch: pytest.MonkeyPatch, session: proofs_module.Z3Session) -> list[str]:
+def _counting(monkeypatch: pytest.MonkeyPatch, solver: z3.Solver) -> list[str]:
+    """Count ``solver``'s ``check`` calls from now on."""
     calls: list[str] = []
-    real_check = session.solver.check
+    real_check = solver.check
 
     def counted(*args: object) -> z3.CheckSatResult:
         calls.append("check")
         return real_check(*args)
 
-    monkeypatch.setattr(session.solver, "check", counted)
+    monkeypatch.setattr(solver, "check", counted)
     return calls
 
 
@@ -174,7 +168,7 @@ def test_a_proof_query_found_unsat_is_answered_again_without_z3(
 
     monkeypatch.setattr(proofs_module, "session", PerProcess(proofs_module.Z3Session))
     session = proofs_module.session()
-    calls = _counting(monkeypatch, session)
+    calls = _counting(monkeypatch, session.solver)
     base = Formula([[1, 2], [-2, 3], [-3, -1], [2, 4]])
     # flip's query (its result against the flipped base) is duplicate's first copy's
     result, chain = apply_chain(base, ["flip", ("duplicate", {"layout": "interleaved"})], seed=3)
@@ -186,7 +180,7 @@ def test_a_proof_query_found_unsat_is_answered_again_without_z3(
 
 def test_a_satisfiable_query_is_never_remembered(monkeypatch: pytest.MonkeyPatch) -> None:
     session = proofs_module.Z3Session()
-    calls = _counting(monkeypatch, session)
+    calls = _counting(monkeypatch, session.solver)
     for _ in range(2):
         assert session.entails([[1, 2]], [[2]]) == {1: True, 2: False}
     assert calls == ["check", "check"] and not session.unsat
