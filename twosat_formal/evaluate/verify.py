@@ -20,8 +20,7 @@ Examples
 >>> record = verbalize(f, "logic", seed=1).record("i1", None)
 >>> verify_items([EvalItem(record, f, "SAT")]).verified
 1
->>> import dataclasses
->>> bad = dataclasses.replace(record, text=record.text.replace("Yes", "No"))
+>>> bad = record.model_copy(update={"text": record.text.replace("Yes", "No")})
 >>> verify_items([EvalItem(bad, f, "SAT")])
 Traceback (most recent call last):
 ...
