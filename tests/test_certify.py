@@ -17,6 +17,7 @@ from twosat_formal.errors import ConfigError, RecordError
 from twosat_formal.generators import generate
 from twosat_formal.instance import Instance
 from twosat_formal.perturb.instances import perturb_instance
+from twosat_formal.recent import Recent
 from twosat_formal.verbalize import prompt_record
 
 Record = dict[str, Any]
@@ -425,7 +426,7 @@ def test_a_prompt_finds_its_instance_formula_by_the_instance_line(
 ) -> None:
     import twosat_formal.certify as certify_module
 
-    monkeypatch.setattr(certify_module, "_formulas_by_line", certify_module._FormulaByLine(8))
+    monkeypatch.setattr(certify_module, "_formulas_by_line", Recent(8))
     read: list[object] = []
     real = certify_module._record_formula
     monkeypatch.setattr(certify_module, "_record_formula", lambda r: read.append(r) or real(r))
@@ -445,7 +446,7 @@ def test_a_prompt_finds_its_instance_formula_by_the_instance_line(
     assert report.ok and report.kinds == {"instance": 2, "prompt": 4}
     assert read == []  # both formulas were read by the instances' own checks
     # prompts first: their instances are read for them, once each, then found by line
-    monkeypatch.setattr(certify_module, "_formulas_by_line", certify_module._FormulaByLine(8))
+    monkeypatch.setattr(certify_module, "_formulas_by_line", Recent(8))
     certify_module._instance_formulas.cache_clear()
     again = certify_files([tmp_path / "prompts.jsonl", tmp_path / "inst.jsonl"])
     assert again.ok and [r["id"] for r in read] == [records["core"]["id"], records["chain"]["id"]]

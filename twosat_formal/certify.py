@@ -69,6 +69,7 @@ from twosat_formal.executors import Executor, LocalExecutor, ProcessExecutor
 from twosat_formal.fieldclass import CLASSES
 from twosat_formal.formula import Formula
 from twosat_formal.jsonl import EMPTY_INPUT
+from twosat_formal.recent import Recent
 
 __all__ = [
     "BACKENDS",
@@ -411,41 +412,12 @@ def _instance_formula(task: _Task, instance_id: str) -> Formula:
     return found
 
 
-class _FormulaByLine:
-    """The formulas of the last instance records read, by the exact bytes of their line.
-
-    An instance record's ``record`` check reads its formula; the prompts and stories
-    of that instance, which usually come after all the instances, find it here by
-    their instance's line (the very bytes the instance was parsed from), instead of
-    reading the record again. Only a formula that was read is kept.
-    """
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self.entries: OrderedDict[bytes, Formula] = OrderedDict()
-
-    def get(self, line: bytes) -> Formula | None:
-        """The formula of the instance record on ``line`` (``None`` if not kept)."""
-        found = self.entries.get(line)
-        if found is not None:
-            self.entries.move_to_end(line)
-        return found
-
-    def put(self, line: bytes, formula: Formula) -> None:
-        """Keep ``formula``, read from the instance record on ``line``."""
-        self.entries[line] = formula
-        self.entries.move_to_end(line)
-        if len(self.entries) > self.size:
-            self.entries.popitem(last=False)
-
-    def cache_clear(self) -> None:
-        """Forget every entry."""
-        self.entries.clear()
-
-
-#: Instance formulas by line: as many as a dataset's perturbed instances, typically,
-#: before their prompts (a few MB at most).
-_formulas_by_line = _FormulaByLine(512)
+#: The formulas of the last instance records read, by the exact bytes of their line:
+#: an instance record's ``record`` check reads its formula, and the prompts and stories
+#: of that instance, which usually come after all the instances, find it here by their
+#: instance's line instead of reading the record again. Only a formula that was read is
+#: kept; as many as a dataset's perturbed instances, typically (a few MB at most).
+_formulas_by_line: Recent[bytes, Formula] = Recent(512)
 
 
 def _record_formula(record: Any) -> Formula:
@@ -469,25 +441,25 @@ class _FormulaByRecord:
     """
 
     def __init__(self, size: int) -> None:
-        self.size = size
-        self.entries: OrderedDict[int, tuple[Any, Formula]] = OrderedDict()
+        self.recent: Recent[int, tuple[Any, Formula]] = Recent(size)
+
+    @property
+    def entries(self) -> OrderedDict[int, tuple[Any, Formula]]:
+        """The entries kept, least recently used first."""
+        return self.recent.entries
 
     def get(self, record: Any) -> Formula:
         """The formula of ``record`` (raises as :func:`_record_formula` does)."""
-        key = id(record)
-        entry = self.entries.get(key)
+        entry = self.recent.get(id(record))
         if entry is not None and entry[0] is record:
-            self.entries.move_to_end(key)
             return entry[1]
         formula = _record_formula(record)
-        self.entries[key] = (record, formula)
-        if len(self.entries) > self.size:
-            self.entries.popitem(last=False)
+        self.recent.put(id(record), (record, formula))
         return formula
 
     def cache_clear(self) -> None:
         """Forget every entry."""
-        self.entries.clear()
+        self.recent.cache_clear()
 
 
 _instance_formulas = _FormulaByRecord(64)
@@ -758,7 +730,7 @@ class _Index:
         self.where: dict[str, tuple[int, int, int]] = {}
         self.duplicates: list[CheckFailure] = []
         self.records = 0
-        self._cache: OrderedDict[tuple[int, int], bytes] = OrderedDict()
+        self._cache: Recent[tuple[int, int], bytes] = Recent(_CACHE_SIZE)
         _refuse_empty(self.paths)
         for number, path in enumerate(self.paths):
             for line, offset, raw in _raw_lines(path):
@@ -789,14 +761,11 @@ class _Index:
         number, offset, _ = self.where[key]
         found = self._cache.get((number, offset))
         if found is not None:
-            self._cache.move_to_end((number, offset))
             return found
         with open(self.paths[number], "rb") as stream:
             stream.seek(offset)
             found = stream.readline()
-        self._cache[(number, offset)] = found
-        if len(self._cache) > _CACHE_SIZE:
-            self._cache.popitem(last=False)
+        self._cache.put((number, offset), found)
         return found
 
     def line(self, item: _Line, refs: tuple[str | None, ...]) -> _Line:

@@ -54,7 +54,6 @@ twosat_formal.errors.ProofError: reorder: base and result are not equivalent: ..
 from __future__ import annotations
 
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from itertools import chain
 
@@ -64,6 +63,7 @@ from twosat_formal.errors import ConfigError, ProofError
 from twosat_formal.formula import Formula
 from twosat_formal.per_process import PerProcess
 from twosat_formal.perturb.transform import Proof, Transform
+from twosat_formal.recent import Recent
 
 __all__ = ["TIMEOUT_MS", "UNSAT_KEPT", "Z3Session", "prove", "session"]
 
@@ -128,7 +128,7 @@ class Z3Session:
         #: Total seconds spent in this session's queries (encoding and checking).
         self.seconds = 0.0
         #: The last query texts Z3 found unsat, least recently asked first.
-        self.unsat: OrderedDict[str, None] = OrderedDict()
+        self.unsat: Recent[str, None] = Recent(UNSAT_KEPT)
 
     def satisfiable(self, clauses: Clauses, num_vars: int) -> dict[int, bool] | None:
         """``None`` if the CNF is unsat, else a model of it (variables ``1..num_vars``).
@@ -139,8 +139,7 @@ class Z3Session:
 
     def _decide(self, text: str, num_vars: int) -> dict[int, bool] | None:
         """:meth:`satisfiable` of a problem already written as DIMACS ``text``."""
-        if text in self.unsat:  # this very CNF was found unsat by Z3 in this session
-            self.unsat.move_to_end(text)
+        if self.unsat.seen(text):  # this very CNF was found unsat by Z3 in this session
             return None
         start = time.perf_counter()
         solver = self.solver
@@ -149,9 +148,7 @@ class Z3Session:
             solver.from_string(text)
             answer = solver.check()
             if answer == z3.unsat:
-                self.unsat[text] = None
-                if len(self.unsat) > UNSAT_KEPT:
-                    self.unsat.popitem(last=False)
+                self.unsat.put(text, None)
                 return None
             if answer != z3.sat:
                 raise ProofError(f"Z3 answered unknown ({solver.reason_unknown()})")

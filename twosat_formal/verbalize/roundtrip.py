@@ -26,7 +26,6 @@ Examples
 from __future__ import annotations
 
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from itertools import chain
@@ -38,6 +37,7 @@ from twosat_formal.errors import CertificateError, ParseError, ProofError
 from twosat_formal.formula import Formula
 from twosat_formal.per_process import PerProcess
 from twosat_formal.prompts import PromptRecord
+from twosat_formal.recent import Recent
 from twosat_formal.verbalize.backparse import read_clauses
 from twosat_formal.verbalize.schemes import TEMPLATES
 
@@ -132,8 +132,7 @@ def _prove(
     """
     session = _session()
     key = (num_vars, left, right)
-    if key in session.proved:  # this very pair (its literals in range) was proven already
-        session.proved.move_to_end(key)
+    if session.proved.seen(key):  # this very pair (its literals in range) was proven already
         return
     literals = left[0] + right[0]
     if literals and (max(literals) > num_vars or min(literals) < -num_vars or 0 in literals):
@@ -194,13 +193,11 @@ class _Session:
         self.solver = z3.SolverFor("QF_FD", ctx=self.ctx)
         self.declared = 0
         self.timeout: int | None = None
-        self.proved: OrderedDict[tuple[Any, ...], None] = OrderedDict()
+        self.proved: Recent[tuple[Any, ...], None] = Recent(_PROVED_SIZE)
 
     def remember(self, key: tuple[Any, ...]) -> None:
         """Remember a pair proven equivalent (the least recently used one is dropped)."""
-        self.proved[key] = None
-        if len(self.proved) > _PROVED_SIZE:
-            self.proved.popitem(last=False)
+        self.proved.put(key, None)
 
     def time_limit(self, timeout_ms: int) -> None:
         """Set the solver's ``timeout``, only when it changes (about 50 us a call)."""
