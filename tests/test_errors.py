@@ -95,3 +95,32 @@ def test_no_module_defines_a_public_exception_outside_errors() -> None:
             ):
                 outside.append(f"{info.name}.{name}")
     assert outside == []
+
+
+def test_raises_writes_one_entry_per_error_before_the_examples() -> None:
+    def parse(text: str) -> None:
+        """Parse ``text``.
+
+        Examples
+        --------
+        >>> parse("a")
+        """
+
+    documented = errors.raises(errors.ParseError, errors.NotTwoCNFError)(parse)
+    assert documented is parse and parse.__doc__ is not None
+    raises_at, examples_at = parse.__doc__.index("Raises\n"), parse.__doc__.index("Examples\n")
+    assert raises_at < examples_at
+    for error in (errors.ParseError, errors.NotTwoCNFError):
+        assert error.__doc__ is not None
+        summary = error.__doc__.splitlines()[0]
+        assert f"        {error.__name__}\n            {summary}\n" in parse.__doc__
+
+
+def test_raises_needs_an_examples_heading_and_passes_over_a_stripped_docstring() -> None:
+    def bare() -> None:
+        """No sections."""
+
+    with pytest.raises(TypeError, match="bare's docstring has no Examples heading"):
+        errors.raises(errors.ParseError)(bare)
+    bare.__doc__ = None  # as under python -OO
+    assert errors.raises(errors.ParseError)(bare).__doc__ is None

@@ -50,7 +50,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import breadth_first_order, connected_components
 
-from twosat_formal.errors import ConfigError
+from twosat_formal.errors import ConfigError, NotTwoCNFError, raises
 from twosat_formal.formula import Formula
 from twosat_formal.solve.graph import ImplicationGraph, implication_graph, index_literal
 from twosat_formal.solve.graph import literal_index as _node
@@ -128,13 +128,9 @@ class Structure:
         }
 
 
+@raises(NotTwoCNFError)
 def analyze(formula: Formula) -> Structure:
     """Analyse the implication-graph structure of a 2-CNF.
-
-    Raises
-    ------
-    NotTwoCNFError
-        If a clause is empty or wider than two.
 
     Examples
     --------

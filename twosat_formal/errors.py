@@ -8,7 +8,7 @@ only inside the message. The hierarchy::
     TwoSatFormalError
     ├── ParseError (ValueError)             text that is not a formula, prompt or record
     ├── SentenceError (ValueError)          a sentence no verbalizer pattern reads back
-    ├── NotTwoCNFError (ValueError)         a clause with more than two literals
+    ├── NotTwoCNFError (ValueError)         an empty clause or one wider than two
     ├── ConfigError (ValueError)            a parameter out of range, an impossible request
     │   └── NoTwinError                     no one-clause change flips the label
     ├── UnknownNameError (KeyError)         a name no registry knows
@@ -42,6 +42,10 @@ f.cnf:3:7: expected a literal
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
+from typing import TypeVar
+
 __all__ = [
     "EXIT_CHECK_FAILED",
     "EXIT_INTERRUPTED",
@@ -66,6 +70,7 @@ __all__ = [
     "TwoSatFormalError",
     "UnknownNameError",
     "UnverifiedPromptError",
+    "raises",
     "request_error",
     "unreachable",
 ]
@@ -109,7 +114,7 @@ def _rebuild_error(
 
 
 class ParseError(TwoSatFormalError, ValueError):
-    """Text that is not a well-formed formula, prompt or record.
+    """Text that is not a well-formed formula, prompt or record; it says where and why.
 
     Parameters
     ----------
@@ -180,7 +185,7 @@ class SentenceError(TwoSatFormalError, ValueError):
 
 
 class NotTwoCNFError(TwoSatFormalError, ValueError):
-    """A 2-SAT-only operation was given a clause with more than two literals."""
+    """A 2-SAT-only operation was given an empty clause or one wider than two."""
 
     def __init__(self, message: str, *, clause_index: int | None = None) -> None:
         self.clause_index = clause_index
@@ -378,3 +383,56 @@ def unreachable(exc: BaseException) -> str | None:
     if type(exc).__name__ == "ClientConnectorDNSError":
         return "unknown host (DNS lookup failed)"
     return None
+
+
+_Documented = TypeVar("_Documented", bound=Callable[..., object])
+
+
+def raises(*errors: type[Exception]) -> Callable[[_Documented], _Documented]:
+    """Write a function's ``Raises`` section from the errors' own summary lines.
+
+    Functions of one contract (the 2-SAT-only operations, the parsers) raise an error
+    for the same reason; the reason is worded once, on the error class, and each
+    function names the error with ``@raises(...)``. The section goes in before the
+    docstring's ``Examples`` heading, which it needs.
+
+    Examples
+    --------
+    >>> @raises(NotTwoCNFError)
+    ... def widths(formula):
+    ...     '''The width of every clause.
+    ...
+    ...     Examples
+    ...     --------
+    ...     A unit clause has width 1.
+    ...     '''
+    >>> print(widths.__doc__.rstrip())
+    The width of every clause.
+    <BLANKLINE>
+        Raises
+        ------
+        NotTwoCNFError
+            A 2-SAT-only operation was given an empty clause or one wider than two.
+    <BLANKLINE>
+        Examples
+        --------
+        A unit clause has width 1.
+    """
+
+    def document(function: _Documented) -> _Documented:
+        doc = function.__doc__
+        if doc is None:  # python -OO
+            return function
+        heading = re.search(r"\n([ \t]*)Examples\n\1--------\n", doc)
+        if heading is None:
+            raise TypeError(f"{function.__qualname__}'s docstring has no Examples heading")
+        indent = heading.group(1)
+        section = [f"{indent}Raises\n{indent}------\n"]
+        for error in errors:
+            summary = (error.__doc__ or "").strip().split("\n")[0]
+            section.append(f"{indent}{error.__name__}\n{indent}    {summary}\n")
+        at = heading.start() + 1
+        function.__doc__ = doc[:at] + "".join(section) + "\n" + doc[at:]
+        return function
+
+    return document

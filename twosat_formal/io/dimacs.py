@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
-from twosat_formal.errors import ConfigError, ParseError
+from twosat_formal.errors import ConfigError, ParseError, raises
 from twosat_formal.formula import Formula, default_var, is_valid_name
 from twosat_formal.io._parsing import BLANKS, check_text, context_line, lark_parser, translate
 
@@ -233,6 +233,7 @@ def clamp(value: int) -> int:
     return value if -_CLAMP < value < _CLAMP else (_CLAMP if value > 0 else -_CLAMP)
 
 
+@raises(ParseError)
 def parse_dimacs(text: str, *, source: str | None = None) -> Formula:
     """Parse DIMACS CNF ``text`` with the Lark grammar ``grammar/dimacs.lark``.
 
@@ -248,11 +249,6 @@ def parse_dimacs(text: str, *, source: str | None = None) -> Formula:
     Formula
         The clauses in file order (duplicates kept), ``<vars>`` variables, names from
         ``c var`` lines.
-
-    Raises
-    ------
-    ParseError
-        With ``line``, ``column``, ``source`` and ``context``, saying what was expected.
 
     Examples
     --------

@@ -39,7 +39,7 @@ import numpy as np
 from lark import Token, Tree
 from lark.exceptions import LarkError, UnexpectedToken
 
-from twosat_formal.errors import ParseError
+from twosat_formal.errors import ParseError, raises
 from twosat_formal.formula import KEYWORDS, Formula
 from twosat_formal.io._parsing import check_text, error_at, lark_parser, translate
 
@@ -74,6 +74,7 @@ DESCRIBE: dict[str, str] = {
 }
 
 
+@raises(ParseError)
 def parse_dsl(text: str, *, source: str | None = None) -> Formula:
     """Parse DSL ``text`` into a Formula (empty text is the empty formula).
 
@@ -89,11 +90,6 @@ def parse_dsl(text: str, *, source: str | None = None) -> Formula:
     Formula
         Variables numbered in order of first appearance (``vars:`` lines included),
         clauses in text order with the arrows expanded.
-
-    Raises
-    ------
-    ParseError
-        With ``line``, ``column``, ``source`` and ``context``, saying what was expected.
 
     Examples
     --------

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
+from twosat_formal.errors import NotTwoCNFError, raises
 from twosat_formal.formula import Formula
 
 if TYPE_CHECKING:  # SciPy is imported when a graph is built, not with the package
@@ -124,16 +125,12 @@ class ImplicationGraph:
         return index_literal(self.matrix.indices[lo:hi]).tolist()
 
 
+@raises(NotTwoCNFError)
 def implication_arrays(formula: Formula) -> tuple[IndexArray, IndexArray]:
     """The implication graph's canonical CSR arrays ``(indptr, columns)``, in numpy alone.
 
     Row ``i`` of the graph is ``columns[indptr[i]:indptr[i + 1]]``, sorted and without
     repeats: the arrays of :func:`implication_graph`'s matrix, before SciPy is needed.
-
-    Raises
-    ------
-    NotTwoCNFError
-        If a clause is empty or has more than two literals.
 
     Examples
     --------
@@ -164,6 +161,7 @@ def implication_arrays(formula: Formula) -> tuple[IndexArray, IndexArray]:
     return indptr, columns.astype(index_type)
 
 
+@raises(NotTwoCNFError)
 def implication_graph(
     formula: Formula, arrays: tuple[IndexArray, IndexArray] | None = None
 ) -> ImplicationGraph:
@@ -175,11 +173,6 @@ def implication_graph(
         A formula whose clauses all have one or two literals.
     arrays:
         Its :func:`implication_arrays`, when already computed.
-
-    Raises
-    ------
-    NotTwoCNFError
-        If a clause is empty or has more than two literals.
 
     Examples
     --------

@@ -30,11 +30,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from twosat_formal.errors import NotTwoCNFError, raises
 from twosat_formal.formula import Formula
 
 __all__ = ["permutation_contradiction", "permutation_cycles", "successor_literals"]
 
 
+@raises(NotTwoCNFError)
 def successor_literals(formula: Formula) -> list[int] | None:
     """What each literal implies, when every literal implies exactly one literal; else None.
 
@@ -43,11 +45,6 @@ def successor_literals(formula: Formula) -> list[int] | None:
     start of exactly one step (a repeated clause counts twice: None), the result is a
     list ``step`` with ``step[l]`` the literal that ``l`` implies (``2n + 1`` entries: a
     negative ``l`` indexes from the end, as Python's indexing does; ``step[0]`` is 0).
-
-    Raises
-    ------
-    NotTwoCNFError
-        If a clause is empty or has more than two literals.
 
     Examples
     --------

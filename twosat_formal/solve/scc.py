@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
-from twosat_formal.errors import TwoSatFormalError
+from twosat_formal.errors import NotTwoCNFError, TwoSatFormalError, raises
 from twosat_formal.formula import Formula
 from twosat_formal.solve.graph import ImplicationGraph, implication_graph, index_literal
 from twosat_formal.solve.permutation import permutation_contradiction, successor_literals
@@ -482,6 +482,7 @@ def contradiction_cycle(
     return certificate_tuple(index_literal(best if whole else nodes[best]))
 
 
+@raises(NotTwoCNFError)
 def solve_scc(formula: Formula) -> SolveResult:
     """Decide a 2-CNF with strong components; a model or a contradiction cycle.
 
@@ -491,11 +492,6 @@ def solve_scc(formula: Formula) -> SolveResult:
 
     The result is not yet checked (``checked=False``); :func:`twosat_formal.solve.solve`
     checks it.
-
-    Raises
-    ------
-    NotTwoCNFError
-        If a clause is empty or wider than two.
 
     Examples
     --------

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import sys
 
-from twosat_formal.errors import TwoSatFormalError
+from twosat_formal.errors import NotTwoCNFError, TwoSatFormalError, raises
 from twosat_formal.formula import Formula
 from twosat_formal.solve import scc
 from twosat_formal.solve.result import SolveResult
@@ -240,15 +240,11 @@ def small_cycle(succ: list[list[int]], label: list[int]) -> tuple[int, ...]:
     return tuple(_literal(node) for node in best)
 
 
+@raises(NotTwoCNFError)
 def solve_small(formula: Formula) -> SolveResult:
     """Decide a small 2-CNF in plain Python; the SciPy path's model or cycle.
 
     The result is not yet checked (``checked=False``).
-
-    Raises
-    ------
-    NotTwoCNFError
-        If a clause is empty or wider than two.
 
     Examples
     --------
