@@ -22,13 +22,10 @@ from twosat_formal.cli.app import app, err_console, out_console
 from twosat_formal.cli.options import (
     ApiKeyEnvOption,
     BaseUrlOption,
-    ExecutorOption,
-    JobsOption,
-    ProgressOption,
-    RayAddressOption,
+    RunnerOptions,
     json_option,
     model_option,
-    open_executor,
+    option_groups,
 )
 from twosat_formal.cli.progress import progress_callback
 from twosat_formal.errors import ConfigError
@@ -57,6 +54,7 @@ def _summary(report: CertifyReport) -> Table:
 
 
 @app.command("certify")
+@option_groups
 def certify(
     datasets: Annotated[
         list[Path],
@@ -68,10 +66,7 @@ def certify(
         ),
     ],
     as_json: Annotated[bool, json_option("Print the report as JSON on stdout.")] = False,
-    progress: ProgressOption = True,
-    executor: ExecutorOption = None,
-    jobs: JobsOption = None,
-    ray_address: RayAddressOption = None,
+    running: RunnerOptions = RunnerOptions(),
     revalidate: Annotated[
         bool,
         typer.Option(
@@ -95,11 +90,11 @@ def certify(
         from twosat_formal.models import load_model
 
         validator = load_model(model, base_url=base_url, api_key_env=api_key_env)
-    with progress_callback("certifying", enabled=progress) as advance:
-        if executor is None:  # --jobs alone: worker processes unless the dataset is small
-            report = certify_files(datasets, jobs=jobs or 1, progress=advance)
+    with progress_callback("certifying", enabled=running.progress) as advance:
+        if running.executor is None:  # --jobs alone: worker processes unless the dataset is small
+            report = certify_files(datasets, jobs=running.jobs or 1, progress=advance)
         else:
-            with open_executor(executor, jobs, ray_address) as runner:
+            with running.open() as runner:
                 report = certify_files(datasets, executor=runner, progress=advance)
     if validator is not None:
         from dataclasses import replace

@@ -19,11 +19,8 @@ import typer
 
 from twosat_formal.cli.app import app, err_console
 from twosat_formal.cli.options import (
-    ExecutorOption,
-    JobsOption,
-    ProgressOption,
-    RayAddressOption,
-    open_executor,
+    RunnerOptions,
+    option_groups,
     out_option,
     seed_option,
 )
@@ -57,6 +54,7 @@ class Order(StrEnum):
 
 
 @app.command("edit")
+@option_groups
 def edit(
     input_path: Annotated[
         str,
@@ -120,10 +118,7 @@ def edit(
         ),
     ] = True,
     out: Annotated[Path | None, out_option("Write the dataset here.", "stdout")] = None,
-    progress: ProgressOption = True,
-    executor: ExecutorOption = None,
-    jobs: JobsOption = None,
-    ray_address: RayAddressOption = None,
+    running: RunnerOptions = RunnerOptions(),
 ) -> None:
     """Make solver-verified symbolic edits, label-preserving or label-changing."""
     from twosat_formal.edits import EditRun, edit_lines
@@ -132,7 +127,7 @@ def edit(
     if premise_edits:
         chosen += [name for name in default_operators(premise=True) if name not in chosen]
     run = EditRun(mode.value, max_edits)
-    with open_executor(executor, jobs, ray_address) as runner:
+    with running.open() as runner:
         lines = edit_lines(
             input_path,
             run,
@@ -143,6 +138,6 @@ def edit(
             keep_base=keep_base,
             executor=runner,
         )
-        written = write_with_progress(lines, out, None, "editing", enabled=progress)
+        written = write_with_progress(lines, out, None, "editing", enabled=running.progress)
     where = f" to {out}" if out is not None else ""
     err_console.print(f"wrote {written} records{where}: {run.summary()}", markup=False)

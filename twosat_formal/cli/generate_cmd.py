@@ -16,13 +16,10 @@ import typer
 from twosat_formal.cli.app import app, err_console
 from twosat_formal.cli.listing import default_text, print_catalogue
 from twosat_formal.cli.options import (
-    ExecutorOption,
-    JobsOption,
-    ProgressOption,
-    RayAddressOption,
+    RunnerOptions,
     ShardOption,
     json_option,
-    open_executor,
+    option_groups,
     out_option,
     seed_option,
 )
@@ -53,6 +50,7 @@ def families(
 
 
 @app.command("generate")
+@option_groups
 def generate(
     family: Annotated[
         str | None,
@@ -87,10 +85,7 @@ def generate(
             show_default="none: one FAMILY",
         ),
     ] = None,
-    progress: ProgressOption = True,
-    executor: ExecutorOption = None,
-    jobs: JobsOption = None,
-    ray_address: RayAddressOption = None,
+    running: RunnerOptions = RunnerOptions(),
     shard: ShardOption = None,
 ) -> None:
     """Draw labelled instances of a family (or a named grid) as JSON Lines."""
@@ -115,8 +110,8 @@ def generate(
         config = DatasetConfig(family, clauses=clauses, params=params)
         datasets = [Dataset(config, seed=seed, size=count or 1)]
     total = shard_size(datasets, part)
-    with open_executor(executor, jobs, ray_address) as runner:
+    with running.open() as runner:
         lines = dataset_lines(datasets, executor=runner, shard=part)
-        written = write_with_progress(lines, out, total, "generating", enabled=progress)
+        written = write_with_progress(lines, out, total, "generating", enabled=running.progress)
     if out is not None:
         err_console.print(f"wrote {written} instances to {out}", markup=False)

@@ -3,7 +3,9 @@
 Options that are the same everywhere are Typer ``Annotated`` aliases
 (:data:`ProgressOption`, ...); options that only differ by their help text, one
 command to the next, come from small factories returning the ``typer.Option``
-(:func:`out_option`, :func:`model_option`, ...).
+(:func:`out_option`, :func:`model_option`, ...). Options that several commands take
+together are one option group (:class:`RunnerOptions`), a dataclass of aliases that a
+command declares as one parameter (:func:`option_groups`).
 
 Examples
 --------
@@ -13,8 +15,13 @@ Examples
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+import inspect
+import typing
+from collections.abc import Callable
 from enum import StrEnum
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
@@ -37,6 +44,7 @@ __all__ = [
     "RayAddressOption",
     "RequestModeOption",
     "RpmOption",
+    "RunnerOptions",
     "SamplesOption",
     "SamplingSeedOption",
     "ShardOption",
@@ -51,7 +59,7 @@ __all__ = [
     "jobs_option",
     "json_option",
     "model_option",
-    "open_executor",
+    "option_groups",
     "out_option",
     "seed_option",
     "store_option",
@@ -251,10 +259,79 @@ def json_option(help: str) -> Any:
     return typer.Option("--json", help=help)
 
 
-def open_executor(kind: str | None, jobs: int | None, ray_address: str | None) -> Executor:
-    """The executor the options name (``--jobs`` above 1 alone selects ``process``)."""
-    from twosat_formal.executors import make_executor
+@dataclasses.dataclass(frozen=True)
+class RunnerOptions:
+    """How a command runs its records: --progress, --executor, --jobs and --ray-address.
 
-    if kind is None:
-        kind = "process" if jobs is not None and jobs > 1 else "local"
-    return make_executor(kind, jobs=jobs, ray_address=ray_address)
+    An option group: a command declares it as one parameter, with the group's defaults
+    as its default (see :func:`option_groups`).
+
+    Examples
+    --------
+    >>> with RunnerOptions(jobs=1).open() as runner:
+    ...     type(runner).__name__
+    'LocalExecutor'
+    """
+
+    progress: ProgressOption = True
+    executor: ExecutorOption = None
+    jobs: JobsOption = None
+    ray_address: RayAddressOption = None
+
+    def open(self) -> Executor:
+        """The executor the options name (``--jobs`` above 1 alone selects ``process``)."""
+        from twosat_formal.executors import make_executor
+
+        kind = self.executor
+        if kind is None:
+            kind = "process" if self.jobs is not None and self.jobs > 1 else "local"
+        return make_executor(kind, jobs=self.jobs, ray_address=self.ray_address)
+
+
+_Result = TypeVar("_Result")
+
+
+def option_groups(command: Callable[..., _Result]) -> Callable[..., _Result]:
+    """``command`` with each parameter typed as an option group spread into the group's options.
+
+    Typer reads a command's options from its signature. An option group is a dataclass
+    whose fields are option aliases with defaults (:class:`RunnerOptions`); in the
+    signature Typer sees, a parameter of that type stands as the group's fields, in
+    their order, and the command receives them as one value of the group.
+
+    Examples
+    --------
+    >>> def run(name: str, runner: RunnerOptions = RunnerOptions()) -> str:
+    ...     return f"{name} on {runner.executor or 'local'}"
+    >>> command = option_groups(run)
+    >>> list(inspect.signature(command).parameters)
+    ['name', 'progress', 'executor', 'jobs', 'ray_address']
+    >>> command(name="x", progress=False, executor="process", jobs=2, ray_address=None)
+    'x on process'
+    """
+    signature = inspect.signature(command, eval_str=True)
+    groups: dict[str, type[Any]] = {}
+    parameters: list[inspect.Parameter] = []
+    for parameter in signature.parameters.values():
+        group = parameter.annotation
+        if not (isinstance(group, type) and dataclasses.is_dataclass(group)):
+            parameters.append(parameter)
+            continue
+        groups[parameter.name] = group
+        hints = typing.get_type_hints(group, include_extras=True)
+        parameters += [
+            inspect.Parameter(
+                field.name, parameter.kind, default=field.default, annotation=hints[field.name]
+            )
+            for field in dataclasses.fields(group)
+        ]
+
+    @functools.wraps(command)
+    def grouped(**values: Any) -> _Result:
+        for name, group in groups.items():
+            fields = {field.name: values.pop(field.name) for field in dataclasses.fields(group)}
+            values[name] = group(**fields)
+        return command(**values)
+
+    grouped.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
+    return grouped

@@ -16,12 +16,9 @@ import typer
 from twosat_formal.cli.app import app, err_console
 from twosat_formal.cli.listing import default_text, print_catalogue
 from twosat_formal.cli.options import (
-    ExecutorOption,
-    JobsOption,
-    ProgressOption,
-    RayAddressOption,
+    RunnerOptions,
     json_option,
-    open_executor,
+    option_groups,
     out_option,
     seed_option,
 )
@@ -34,6 +31,7 @@ __all__ = ["operators", "perturb"]
 
 
 @app.command("perturb")
+@option_groups
 def perturb(
     input_path: Annotated[
         str,
@@ -69,17 +67,14 @@ def perturb(
             help="Dataset input: also write the input records, so the output certifies alone.",
         ),
     ] = True,
-    progress: ProgressOption = True,
-    executor: ExecutorOption = None,
-    jobs: JobsOption = None,
-    ray_address: RayAddressOption = None,
+    running: RunnerOptions = RunnerOptions(),
 ) -> None:
     """Apply a chain of proven perturbations to a formula file or a dataset."""
 
     steps = parse_steps(ops, settings or [])
-    with open_executor(executor, jobs, ray_address) as runner:
+    with running.open() as runner:
         lines = perturb_lines(input_path, steps, seed=seed, keep_base=keep_base, executor=runner)
-        written = write_with_progress(lines, out, None, "perturbing", enabled=progress)
+        written = write_with_progress(lines, out, None, "perturbing", enabled=running.progress)
     where = "stdout" if out is None else str(out)
     err_console.print(f"wrote {written} records to {where}", markup=False)
 

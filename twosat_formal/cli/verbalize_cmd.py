@@ -24,15 +24,12 @@ import typer
 from twosat_formal.cli import story_cmd
 from twosat_formal.cli.app import app, err_console
 from twosat_formal.cli.options import (
-    ExecutorOption,
     FormulaFormat,
-    JobsOption,
-    ProgressOption,
-    RayAddressOption,
+    RunnerOptions,
     ShardOption,
     json_option,
     model_option,
-    open_executor,
+    option_groups,
     out_option,
     seed_option,
     store_option,
@@ -56,6 +53,7 @@ def _templates(choice: str) -> list[str]:
 
 
 @app.command("verbalize")
+@option_groups
 def verbalize_command(
     input_path: Annotated[
         str,
@@ -98,10 +96,7 @@ def verbalize_command(
             "a re-run reuses them."
         ),
     ] = None,
-    progress: ProgressOption = True,
-    executor: ExecutorOption = None,
-    jobs: JobsOption = None,
-    ray_address: RayAddressOption = None,
+    running: RunnerOptions = RunnerOptions(),
     shard: ShardOption = None,
     ask_cycle: Annotated[
         bool,
@@ -124,19 +119,7 @@ def verbalize_command(
     part = parse_shard(shard) if shard is not None else None
     with rereadable(input_path) as (file, source):
         if is_dataset(file, source=source):
-            _verbalize_dataset(
-                file,
-                source,
-                names,
-                seed,
-                out,
-                part,
-                progress,
-                executor,
-                jobs,
-                ray_address,
-                ask_cycle=ask_cycle,
-            )
+            _verbalize_dataset(file, source, names, seed, out, part, running, ask_cycle=ask_cycle)
             return
         if part is not None:
             raise ConfigError("--shard needs a dataset (JSON Lines), not one formula")
@@ -166,18 +149,15 @@ def _verbalize_dataset(
     seed: int,
     out: Path | None,
     part: tuple[int, int] | None,
-    progress: bool,
-    executor: str | None,
-    jobs: int | None,
-    ray_address: str | None,
+    running: RunnerOptions,
     *,
     ask_cycle: bool = False,
 ) -> None:
     from twosat_formal.executors import shard_range
     from twosat_formal.verbalize.lines import count_records, prompt_lines
 
-    total = len(shard_range(count_records(file), part)) * len(names) if progress else None
-    with open_executor(executor, jobs, ray_address) as runner:
+    total = len(shard_range(count_records(file), part)) * len(names) if running.progress else None
+    with running.open() as runner:
         lines = prompt_lines(
             file,
             names,
@@ -187,7 +167,7 @@ def _verbalize_dataset(
             source=source,
             ask_cycle=ask_cycle,
         )
-        written = write_with_progress(lines, out, total, "verbalizing", enabled=progress)
+        written = write_with_progress(lines, out, total, "verbalizing", enabled=running.progress)
     if out is not None:
         err_console.print(f"wrote {written} prompts to {out}", markup=False)
 
