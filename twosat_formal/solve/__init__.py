@@ -32,7 +32,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from twosat_formal.errors import CertificateError, ConfigError, SolverDisagreementError
+from twosat_formal.errors import CertificateError, ConfigError, SolverDisagreementError, raises
 from twosat_formal.formula import Formula
 from twosat_formal.solve.backends import BACKENDS, Backend, decide
 from twosat_formal.solve.check import (
@@ -97,16 +97,13 @@ def solve(formula: Formula, backend: str = "scc", *, check: bool = True) -> Solv
     return result
 
 
+@raises(ConfigError, SolverDisagreementError)
 def solve_agreed(formula: Formula, backends: Sequence[str] = ("scc", "pysat", "z3")) -> SolveResult:
     """Solve with every backend in ``backends``; return the first one's checked result.
 
     Each certificate is checked by :func:`solve`; the returned one is also checked
-    by the independent checker (:func:`check_result`).
-
-    Raises
-    ------
-    SolverDisagreementError
-        If two backends give different labels.
+    by the independent checker (:func:`check_result`). No backends is a
+    :class:`ConfigError`.
 
     Examples
     --------
@@ -127,15 +124,11 @@ def solve_agreed(formula: Formula, backends: Sequence[str] = ("scc", "pysat", "z
     return first
 
 
+@raises(CertificateError)
 def verify(formula: Formula, result: SolveResult) -> SolveResult:
     """Check ``result``'s certificate with vectorised numpy code; mark it checked.
 
     An UNSAT result without a certificate (a general CNF) is returned unchanged.
-
-    Raises
-    ------
-    CertificateError
-        If the certificate does not hold.
 
     Examples
     --------
