@@ -33,6 +33,7 @@ __all__ = [
     "BaseUrlOption",
     "ConcurrencyOption",
     "ExecutorOption",
+    "ExperimentOptions",
     "ExperimentSeedOption",
     "FormulaFormat",
     "JobsOption",
@@ -286,6 +287,35 @@ class RunnerOptions:
         if kind is None:
             kind = "process" if self.jobs is not None and self.jobs > 1 else "local"
         return make_executor(kind, jobs=self.jobs, ray_address=self.ray_address)
+
+
+@dataclasses.dataclass(frozen=True)
+class ExperimentOptions:
+    """How ``run-experiment`` and ``bench`` reach their models, and what they show and check.
+
+    An option group (see :func:`option_groups`): --base-url, --api-key-env, --progress
+    and --no-verify, the fields of an experiment's configuration they set in
+    :meth:`config_fields`.
+
+    Examples
+    --------
+    >>> ExperimentOptions(no_verify=True).config_fields()["verify"]
+    False
+    """
+
+    base_url: BaseUrlOption = None
+    api_key_env: ApiKeyEnvOption = None
+    progress: ProgressOption = True
+    no_verify: NoVerifyOption = False
+
+    def config_fields(self) -> dict[str, Any]:
+        """The fields of :class:`~twosat_formal.experiments.runner.ExperimentConfig` they set."""
+        return {
+            "verify": not self.no_verify,
+            "base_url": self.base_url,
+            "api_key_env": self.api_key_env,
+            "progress": self.progress,
+        }
 
 
 _Result = TypeVar("_Result")

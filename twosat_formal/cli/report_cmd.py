@@ -14,19 +14,17 @@ from twosat_formal.bench import BENCH_MODELS, DEFAULT_OUT
 from twosat_formal.cli.app import app, err_console, out_console
 from twosat_formal.cli.eval_cmd import ModelSpecsOption, error_lines, exit_on_failed_requests
 from twosat_formal.cli.options import (
-    ApiKeyEnvOption,
-    BaseUrlOption,
     ConcurrencyOption,
+    ExperimentOptions,
     ExperimentSeedOption,
     JsonOption,
     MaxTokensOption,
-    NoVerifyOption,
-    ProgressOption,
     SamplesOption,
     TemperatureOption,
     TemplatesOption,
     TimeoutOption,
     model_option,
+    option_groups,
     out_option,
     seed_option,
 )
@@ -183,6 +181,7 @@ def experiments_command(as_json: JsonOption = False) -> None:
 
 
 @app.command("run-experiment")
+@option_groups
 def run_experiment_command(
     name: Annotated[
         str, typer.Argument(help="An experiment of `experiments`, or a spec file (.json).")
@@ -222,10 +221,7 @@ def run_experiment_command(
     concurrency: ConcurrencyOption = 8,
     timeout: TimeoutOption = DEFAULT_TIMEOUT_S,
     jobs: Annotated[int, typer.Option("--jobs", min=1, help="Worker processes of certify.")] = 1,
-    base_url: BaseUrlOption = None,
-    api_key_env: ApiKeyEnvOption = None,
-    progress: ProgressOption = True,
-    no_verify: NoVerifyOption = False,
+    asking: ExperimentOptions = ExperimentOptions(),
     as_json: JsonOption = False,
 ) -> None:
     """Run an experiment: generate, perturb, verbalize, certify, evaluate, report.
@@ -246,10 +242,7 @@ def run_experiment_command(
         concurrency=concurrency,
         timeout_s=timeout,
         jobs=jobs,
-        verify=not no_verify,
-        base_url=base_url,
-        api_key_env=api_key_env,
-        progress=progress,
+        **asking.config_fields(),
     )
     result = run_experiment(
         name, model, out_dir=out, config=config, console=err_console, report=_say
@@ -259,6 +252,7 @@ def run_experiment_command(
 
 
 @app.command("bench")
+@option_groups
 def bench_command(
     model: Annotated[
         list[str] | None,
@@ -292,10 +286,7 @@ def bench_command(
     concurrency: ConcurrencyOption = 16,
     timeout: TimeoutOption = DEFAULT_TIMEOUT_S,
     seed: ExperimentSeedOption = None,
-    base_url: BaseUrlOption = None,
-    api_key_env: ApiKeyEnvOption = None,
-    progress: ProgressOption = True,
-    no_verify: NoVerifyOption = False,
+    asking: ExperimentOptions = ExperimentOptions(),
     as_json: JsonOption = False,
 ) -> None:
     """Run the offline benchmark: reduced Table 1 on the reference reasoners, certified.
@@ -318,10 +309,7 @@ def bench_command(
         concurrency=concurrency,
         timeout_s=timeout,
         seed=seed,
-        verify=not no_verify,
-        base_url=base_url,
-        api_key_env=api_key_env,
-        progress=progress,
+        **asking.config_fields(),
         console=err_console,
         report=_say,
     )
