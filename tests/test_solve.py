@@ -35,6 +35,7 @@ from twosat_formal.solve import (
     verify,
 )
 from twosat_formal.solve import scc as scc_module
+from twosat_formal.solve.backends import DECIDE_PYSAT_SOLVER, PYSAT_SOLVER
 from twosat_formal.solve.graph import implication_graph, index_literal, literal_index
 from twosat_formal.solve.scc import contradiction_cycle, strong_components
 
@@ -100,11 +101,29 @@ def any_cnfs(draw: st.DrawFn) -> Formula:
 @settings(max_examples=200)
 @given(any_cnfs())
 def test_decide_gives_the_label_of_solve(formula: Formula) -> None:
-    """``decide`` (the label alone, Z3 on a reused solver) says what ``solve`` says,
-    and what MiniSat says, for every backend."""
+    """``decide`` (the label alone, Z3 on a reused solver, PySAT's MiniSat 2.2) says
+    what ``solve`` says (CaDiCaL for ``pysat``), and what brute force says, for every
+    backend."""
     expected = "SAT" if brute_force_sat(formula) else "UNSAT"
     for backend in ("scc", "pysat", "z3"):
         assert decide(formula, backend) == solve(formula, backend).status == expected
+
+
+def test_decide_asks_minisat_and_solve_cadical(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The ``pysat`` label of ``decide`` is MiniSat 2.2's; ``solve``'s result CaDiCaL's."""
+    import pysat.solvers
+
+    asked: list[str] = []
+    real = pysat.solvers.Solver
+
+    def spy(name: str, **kwargs: object) -> object:
+        asked.append(name)
+        return real(name=name, **kwargs)
+
+    monkeypatch.setattr(pysat.solvers, "Solver", spy)
+    formula = Formula([[1, 2], [-1, 2], [-2, 3]])
+    assert decide(formula, "pysat") == solve(formula, "pysat").status == "SAT"
+    assert asked == [DECIDE_PYSAT_SOLVER, PYSAT_SOLVER] == ["minisat22", "cadical195"]
 
 
 @settings(max_examples=40)
