@@ -13,6 +13,9 @@ Shapes (``--small`` shrinks the large ones to 5,000 variables, for CI):
 * a chain ``x1 -> x2 -> ... -> x500000`` (satisfiable);
 * a ring contradiction: ``x1 | ~x2, x2 | ~x3, ...`` closed by ``x500000`` and ``~x1``,
   whose only contradiction cycle has a million literals;
+* the same ring plus one clause ``x500001 | x500002`` over two fresh variables: the
+  same contradiction cycle, but not every literal implies a literal (``x500001``
+  implies nothing);
 * a 5-variable file (start-up cost alone).
 
 Both processes run as an installed package does, with their bytecode cached (pip
@@ -51,7 +54,7 @@ from pathlib import Path
 import numpy as np
 from _common import bench_parser  # type: ignore[import-not-found,unused-ignore]
 
-__all__ = ["SHAPES", "main", "run_process", "write_dimacs_pairs"]
+__all__ = ["SHAPES", "main", "ring_fresh_pairs", "run_process", "write_dimacs_pairs"]
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -108,6 +111,15 @@ def ring_pairs(num_vars: int) -> np.ndarray:
     return np.concatenate([ring, [[num_vars, num_vars], [-1, -1]]])
 
 
+def ring_fresh_pairs(num_vars: int) -> np.ndarray:
+    """:func:`ring_pairs` over ``num_vars - 2`` variables and the clause of the last two.
+
+    >>> ring_fresh_pairs(5).tolist()
+    [[1, -2], [2, -3], [3, 3], [-1, -1], [4, 5]]
+    """
+    return np.concatenate([ring_pairs(num_vars - 2), [[num_vars - 1, num_vars]]])
+
+
 def write_dimacs_pairs(path: Path, pairs: np.ndarray, num_vars: int) -> None:
     """Write 2-literal rows as DIMACS (a row ``[a, a]`` is the unit clause ``a``)."""
     lines = [f"p cnf {num_vars} {len(pairs)}"]
@@ -123,6 +135,7 @@ SHAPES: dict[str, tuple[Callable[[int, int], tuple[np.ndarray, int]], bool]] = {
     "random ratio 2": (lambda n, seed: (random_pairs(n, 2.0, seed), n), True),
     "long chain": (lambda n, seed: (chain_pairs(n), n), True),
     "ring contradiction": (lambda n, seed: (ring_pairs(n), n), True),
+    "ring + fresh clause": (lambda n, seed: (ring_fresh_pairs(n + 2), n + 2), True),
     "5-variable file": (
         lambda n, seed: (np.array([[1, -2], [2, -3], [3, 4], [-4, 5], [-5, 1]]), 5),
         False,

@@ -35,8 +35,8 @@ import numpy.typing as npt
 
 from twosat_formal.errors import NotTwoCNFError, TwoSatFormalError, raises
 from twosat_formal.formula import Formula
+from twosat_formal.solve.functional import solve_functional
 from twosat_formal.solve.graph import ImplicationGraph, implication_graph, index_literal
-from twosat_formal.solve.permutation import permutation_contradiction, successor_literals
 from twosat_formal.solve.result import SolveResult, certificate_tuple
 
 if TYPE_CHECKING:  # SciPy is imported by the functions that use it
@@ -486,9 +486,9 @@ def contradiction_cycle(
 def solve_scc(formula: Formula) -> SolveResult:
     """Decide a 2-CNF with strong components; a model or a contradiction cycle.
 
-    A graph in which every literal implies exactly one literal is a union of cycles;
-    a contradiction there is found by walking them, without SciPy
-    (:mod:`twosat_formal.solve.permutation`; the same cycle).
+    A graph in which every literal implies at most one literal is a union of cycles
+    and paths; it is walked instead, without SciPy
+    (:mod:`twosat_formal.solve.functional`; the same model or cycle).
 
     The result is not yet checked (``checked=False``); :func:`twosat_formal.solve.solve`
     checks it.
@@ -500,11 +500,9 @@ def solve_scc(formula: Formula) -> SolveResult:
     >>> solve_scc(Formula([[1], [-1]])).cycle
     (1, -1)
     """
-    step = successor_literals(formula)  # every literal implies one: cycles, no SciPy
-    ring = None if step is None else permutation_contradiction(step)
-    if ring is not None:
-        cycle = certificate_tuple(np.fromiter(ring, np.int64, len(ring)), tuple(ring))
-        return SolveResult("UNSAT", cycle=cycle, backend="scc")
+    walked = solve_functional(formula)  # every literal implies at most one: no SciPy
+    if walked is not None:
+        return walked
     graph = implication_graph(formula)
     components = strong_components(graph)
     labels = components.labels

@@ -1,0 +1,243 @@
+"""Formulas whose every literal implies at most one literal: walked without SciPy.
+
+:func:`solve_functional` must give exactly the result of SciPy's path (the model from
+:func:`strong_components`, or the contradiction cycle of :func:`contradiction_cycle`),
+its labels must be SciPy's labels, node for node, and its answer PySAT's and Z3's;
+``solve`` of such a formula must not import SciPy, and its certificate is checked as
+every other.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from twosat_formal.formula import Formula
+from twosat_formal.solve import SolveResult, check_result, decide, solve, verify
+from twosat_formal.solve.functional import (
+    functional_contradiction,
+    functional_labels,
+    functional_walk,
+    solve_functional,
+    successor_nodes,
+)
+from twosat_formal.solve.graph import implication_graph
+from twosat_formal.solve.scc import (
+    LARGE_COMPONENT,
+    conflicting_variables,
+    contradiction_cycle,
+    model_from_components,
+    solve_scc,
+    strong_components,
+)
+
+
+def ring(order: list[int], signs: list[int]) -> list[list[int]]:
+    """``l1 | ~l2, l2 | ~l3, ..., ln, ~l1`` over the literals ``sign * var``: UNSAT."""
+    lits = [sign * var for sign, var in zip(signs, order, strict=True)]
+    clauses = [[a, -b] for a, b in itertools.pairwise(lits)]
+    return [*clauses, [lits[-1]], [-lits[0]]]
+
+
+def chain(order: list[int], signs: list[int]) -> list[list[int]]:
+    """``l1 -> l2 -> ... -> ln`` over the literals ``sign * var``: satisfiable."""
+    lits = [sign * var for sign, var in zip(signs, order, strict=True)]
+    return [[-a, b] for a, b in itertools.pairwise(lits)]
+
+
+def matching(
+    variables: list[int], pairs: list[bool], keep: float, rng: random.Random
+) -> list[list[int]]:
+    """Each literal of ``variables`` in at most one clause: random pairs, some split into units."""
+    lits = [sign * var for var in variables for sign in (1, -1) if rng.random() < keep]
+    rng.shuffle(lits)
+    clauses: list[list[int]] = []
+    for i, pair in zip(range(0, len(lits) - 1, 2), pairs * len(lits), strict=False):
+        a, b = lits[i], lits[i + 1]
+        clauses += [[a, b]] if pair else [[a], [b]]
+    return clauses
+
+
+@st.composite
+def functional_formulas(draw: st.DrawFn, max_vars: int = 40) -> Formula:
+    """Rings, chains, xor pairs and partial matchings over disjoint variables, some
+    clauses repeated (in either order): every literal implies at most one literal."""
+    rng = draw(st.randoms(use_true_random=False))
+    num_vars = draw(st.integers(1, max_vars))
+    variables = list(range(1, num_vars + 1))
+    rng.shuffle(variables)
+    clauses: list[list[int]] = []
+    rings = draw(st.booleans())  # without rings, many formulas are satisfiable
+    kinds = ["ring", "chain", "xor", "matching"] if rings else ["chain", "xor", "matching"]
+    while variables:
+        take = draw(st.integers(1, len(variables)))
+        part, variables = variables[:take], variables[take:]
+        kind = draw(st.sampled_from(kinds))
+        signs = [rng.choice([1, -1]) for _ in part]
+        if kind == "ring":
+            clauses += ring(part, signs)
+        elif kind == "chain":
+            clauses += chain(part, signs)
+        elif kind == "xor":  # a != b: two 2-cycles; a | ~a: two loops (satisfiable)
+            for a, b in zip(part[0::2], part[1::2], strict=False):
+                a, b = rng.choice([1, -1]) * a, rng.choice([1, -1]) * b
+                clauses += [[a, b], [-a, -b]]
+            if len(part) % 2:
+                clauses.append([part[-1], -part[-1]])
+        else:
+            pairs = draw(st.lists(st.booleans(), min_size=1, max_size=4))
+            clauses += matching(part, pairs, draw(st.sampled_from([0.5, 0.9, 1.0])), rng)
+    for _ in range(draw(st.integers(0, 3)) if clauses else 0):
+        clauses.append(rng.choice(clauses)[::-1])
+    rng.shuffle(clauses)
+    return Formula(clauses, num_vars=num_vars)
+
+
+def scipy_result(formula: Formula) -> SolveResult:
+    """The SciPy path's result: strong components, then the model or the cycle."""
+    graph = implication_graph(formula)
+    components = strong_components(graph)
+    if conflicting_variables(components).size:
+        return SolveResult("UNSAT", cycle=contradiction_cycle(graph, components), backend="scc")
+    model = tuple(model_from_components(components).tolist())
+    return SolveResult("SAT", model=model, backend="scc")
+
+
+@settings(max_examples=300, deadline=None)
+@given(functional_formulas())
+def test_the_walk_gives_the_labels_model_and_cycle_of_the_scipy_path(formula: Formula) -> None:
+    step = successor_nodes(formula)
+    assert step is not None  # the strategy draws only such formulas
+    graph = implication_graph(formula)
+    size = 2 * formula.num_vars
+    matrix = graph.matrix
+    for node in range(size):  # the steps are the graph's edges
+        row = matrix.indices[matrix.indptr[node] : matrix.indptr[node + 1]].tolist()
+        assert row == ([] if step[node] == size else [step[node]])
+    count, labels = functional_labels(functional_walk(step))
+    components = strong_components(graph)
+    assert count == components.count
+    assert labels.tolist() == components.labels.tolist()  # SciPy's numbering, node for node
+    result = solve_functional(formula)
+    assert result is not None
+    assert result == scipy_result(formula)
+    assert solve_scc(formula) == result
+    checked = verify(formula, result)
+    assert checked.checked
+    check_result(formula, checked)
+
+
+@settings(max_examples=100, deadline=None)
+@given(functional_formulas(max_vars=12))
+def test_the_walk_agrees_with_pysat_and_z3(formula: Formula) -> None:
+    result = solve_functional(formula)
+    assert result is not None
+    assert {decide(formula, "pysat"), decide(formula, "z3")} == {result.status}
+
+
+@settings(max_examples=200, deadline=None)
+@given(functional_formulas())
+def test_each_walk_follows_the_steps_from_the_lowest_node_not_yet_walked(
+    formula: Formula,
+) -> None:
+    step = successor_nodes(formula)
+    assert step is not None
+    size = 2 * formula.num_vars
+    walk = functional_walk(step)
+    order = walk.order.tolist()
+    assert sorted(order) == list(range(size))  # every node once
+    for start, end, closed in zip(
+        walk.starts.tolist(), walk.ends.tolist(), walk.closed.tolist(), strict=True
+    ):
+        assert order[start] == min(set(range(size)) - set(order[:start]))
+        nodes = order[start:end]
+        assert [step[node] for node in nodes[:-1]] == nodes[1:]
+        last = step[nodes[-1]]
+        if closed:
+            assert last == nodes[0]
+        else:  # a node without successor, or one walked before this walk
+            assert last == size or order.index(last) < start
+    cycle = functional_contradiction(walk)
+    if cycle is not None:  # a whole cycle holding some x and -x, from its lowest variable
+        lits = cycle.tolist()
+        assert lits[0] > 0 and -lits[0] in lits
+        assert lits[0] == min(abs(lit) for lit in lits)
+
+
+def test_other_graphs_are_left_to_scipy() -> None:
+    fan = Formula([[1, 2], [1, 3], [-1]])  # -1 implies 2 and 3
+    branch = Formula([[1, -2], [2, -3], [3], [-1], [1, 4]])  # a ring, -1 also implies 4
+    for formula in (fan, branch):
+        assert successor_nodes(formula) is None
+        assert solve_functional(formula) is None
+        assert solve_scc(formula) == scipy_result(formula)
+    twice = Formula([[1, -2], [1, -2], [-2, 1], [2], [-1]])  # a ring, a clause repeated
+    assert solve_scc(twice).cycle == scipy_result(twice).cycle == (1, -1, -2, 2)
+    empty = solve_functional(Formula([]))
+    assert empty is not None and empty.model == ()
+
+
+def test_a_ring_larger_than_a_large_component_gives_the_scipy_cycle() -> None:
+    """Above LARGE_COMPONENT nodes the SciPy path searches from both ends at once."""
+    rng = random.Random(7)
+    num_vars = LARGE_COMPONENT // 2 + 1000
+    order = rng.sample(range(1, num_vars + 1), num_vars)
+    clauses = ring(order[:-2], [rng.choice([1, -1]) for _ in order[:-2]])
+    clauses.append([order[-2], -order[-1]])  # fresh variables: not every literal implies one
+    rng.shuffle(clauses)
+    formula = Formula(clauses, num_vars=num_vars)
+    assert successor_nodes(formula) is not None
+    result = solve(formula)
+    assert result.checked and result == verify(formula, scipy_result(formula))
+    assert len(result.cycle or ()) == 2 * (num_vars - 2)
+
+
+def test_a_long_chain_gets_the_scipy_model() -> None:
+    rng = random.Random(11)
+    num_vars = 30_000
+    order = rng.sample(range(1, num_vars + 1), num_vars)
+    clauses = chain(order, [rng.choice([1, -1]) for _ in order])
+    rng.shuffle(clauses)
+    formula = Formula(clauses, num_vars=num_vars)
+    result = solve_scc(formula)
+    assert result.is_sat and result == scipy_result(formula)
+    check_result(formula, verify(formula, result))
+
+
+def test_functional_formulas_are_solved_without_importing_scipy() -> None:
+    code = (
+        "import sys\n"
+        "from twosat_formal.formula import Formula\n"
+        "from twosat_formal.solve import solve\n"
+        "n = 30000\n"
+        "ring = [[i, -(i + 1)] for i in range(1, n)] + [[n], [-1], [n + 1, n + 2]]\n"
+        "chain = [[-i, i + 1] for i in range(1, n)]\n"
+        "for clauses in (ring, chain):\n"
+        "    result = solve(Formula(clauses))\n"
+        "    certificate = result.cycle if result.cycle else result.model\n"
+        "    print(result.status, result.checked, len(certificate), certificate[:3])\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'scipy'}))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.splitlines() == [
+        "UNSAT True 60000 (1, -1, -2)",
+        "SAT True 30000 (True, True, True)",
+        "[]",
+    ]
+
+
+@pytest.mark.parametrize("num_vars", [1, 2, 5])
+def test_small_rings(num_vars: int) -> None:
+    formula = Formula(ring(list(range(1, num_vars + 1)), [1] * num_vars))
+    result = solve_functional(formula)
+    assert result is not None and result == scipy_result(formula)
+    assert result.cycle is not None and np.array_equal(
+        np.sort(np.abs(result.cycle)), np.repeat(np.arange(1, num_vars + 1), 2)
+    )
