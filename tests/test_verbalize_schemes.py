@@ -43,15 +43,22 @@ QUESTIONS = {
     "door": "Is there a configuration of doors that satisfies all the rules?",
 }
 
-# The two entities of each scheme's examples.
-PAIR = {
-    "logic": ("A", "B"),
-    "letter": ("Alice", "Bob"),
-    "team": ("Alice", "Bob"),
-    "social": ("Alice", "Bob"),
-    "room": ("room 1", "room 2"),
-    "door": ("door 1", "door 2"),
+# Table 2 by scheme name.
+ROWS = {row[0]: row for row in TABLE_2}
+
+# The first three entities of each naming, as the examples below use them.
+ENTITIES = {
+    "letters": ("A", "B", "C"),
+    "persons": ("Alice", "Bob", "Carol"),
+    "rooms": ("room 1", "room 2", "room 3"),
+    "doors": ("door 1", "door 2", "door 3"),
 }
+
+
+def entities(name: str) -> tuple[str, str, str]:
+    """The first three entities of scheme ``name``'s examples, by its Table 2 naming."""
+    return ENTITIES[ROWS[name][3]]
+
 
 # (scheme, polarity of the first literal, polarity of the second) -> sentence
 POLARITY = {
@@ -117,7 +124,6 @@ WIDE = {
     "room": "room 1 is lit or room 2 is dark or room 3 is lit (or several).",
     "door": "door 1 is open or door 2 is closed or door 3 is open (or several).",
 }
-THIRD = {"logic": "C", "room": "room 3", "door": "door 3"}
 
 
 def test_registry_holds_the_six_schemes_in_paper_order() -> None:
@@ -143,7 +149,7 @@ def test_texts_keep_the_paper_apostrophe() -> None:
 @pytest.mark.parametrize(("key", "expected"), sorted(POLARITY.items()))
 def test_two_literal_sentence(key: tuple[str, bool, bool], expected: str) -> None:
     name, first, second = key
-    a, b = PAIR[name]
+    a, b, _ = entities(name)
     scheme = TEMPLATES.get(name)
     assert scheme.sentence([(a, first), (b, second)]) == expected
     assert scheme.parse_sentence(expected) == [(a, first), (b, second)]
@@ -152,8 +158,7 @@ def test_two_literal_sentence(key: tuple[str, bool, bool], expected: str) -> Non
 @pytest.mark.parametrize("name", list(UNIT))
 def test_unit_and_wide_renderings(name: str) -> None:
     scheme = TEMPLATES.get(name)
-    a, b = PAIR[name]
-    c = THIRD.get(name, "Carol")
+    a, b, c = entities(name)
     positive, negative = UNIT[name]
     assert scheme.sentence([(a, True)]) == positive
     assert scheme.sentence([(a, False)]) == negative
@@ -236,12 +241,12 @@ def test_paper_assembled_example() -> None:
 
 @pytest.mark.parametrize("name", list(UNIT))
 def test_assembled_verbalization_layout(name: str) -> None:
-    a, b = PAIR[name]
+    a, b, _ = entities(name)
     formula = Formula([[1, -2], [-1]])
     text = verbalize(formula, name, entities=[a, b]).verbalization
     assert text == "\n".join(
         [
-            TABLE_2[[row[0] for row in TABLE_2].index(name)][4],
+            ROWS[name][4],
             POLARITY[(name, True, False)],
             UNIT[name][1],
             "",
