@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Callable
 
 import numpy as np
 import pytest
 from formula_strategies import formulas as named_formulas
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from parse_support import assert_parse_error
 from pysat.formula import CNF
 
 from twosat_formal import __version__
@@ -134,16 +136,9 @@ def test_names_from_comment_lines(read: object) -> None:
     ],
 )
 def test_errors_name_the_position_and_what_was_expected(
-    read: object, text: str, line: int, column: int, words: list[str]
+    read: Callable[..., object], text: str, line: int, column: int, words: list[str]
 ) -> None:
-    with pytest.raises(ParseError) as info:
-        read(text, source="f.cnf")  # type: ignore[operator]
-    err = info.value
-    assert (err.line, err.column, err.source) == (line, column, "f.cnf")
-    assert str(err).startswith(f"f.cnf:{line}:{column}: ")
-    for word in words:
-        assert word in err.message, (word, err.message)
-    assert err.context == text.split("\n")[line - 1][:200]
+    assert_parse_error(read, text, "f.cnf", line, column, words)
 
 
 def test_swapped_default_names_are_kept() -> None:

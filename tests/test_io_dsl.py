@@ -12,6 +12,7 @@ import pytest
 from formula_strategies import formulas as named_formulas
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from parse_support import assert_parse_error
 
 from twosat_formal.errors import ParseError
 from twosat_formal.formula import Formula, is_valid_name
@@ -114,13 +115,7 @@ def test_default_names_are_default() -> None:
     ],
 )
 def test_errors(text: str, line: int, column: int, words: list[str]) -> None:
-    with pytest.raises(ParseError) as info:
-        parse_dsl(text, source="f.dsl")
-    err = info.value
-    assert (err.line, err.column, err.source) == (line, column, "f.dsl")
-    for word in words:
-        assert word in err.message, (word, err.message)
-    assert err.context == text.split("\n")[line - 1]
+    assert_parse_error(parse_dsl, text, "f.dsl", line, column, words)
 
 
 # -- the arrows mean what the documentation says --------------------------------------------

@@ -11,6 +11,7 @@ import textwrap
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from parse_support import assert_parse_error
 
 from twosat_formal.errors import ParseError, UnknownNameError
 from twosat_formal.formula import Formula
@@ -171,13 +172,8 @@ Can you assign truth values to all statements without creating a contradiction?"
 
 
 def test_errors_name_the_line() -> None:
-    with pytest.raises(ParseError) as info:
-        backparse(LOGIC, source="p.txt")
-    err = info.value
-    assert (err.line, err.column, err.source) == (5, 1, "p.txt")
+    err = assert_parse_error(backparse, LOGIC, "p.txt", 5, 1, ["fits no logic pattern"])
     assert err.context == "Either A is true or D is maybe (or both)."
-    assert "fits no logic pattern" in str(err)
-    assert str(err).startswith("p.txt:5:1:")
 
 
 def test_unknown_entity_names_the_line() -> None:
