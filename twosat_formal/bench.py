@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -35,9 +36,12 @@ from rich.table import Table
 from twosat_formal.experiments.spec import ExperimentSpec, load_spec
 
 if TYPE_CHECKING:
-    from twosat_formal.experiments.runner import ExperimentResult, Reporter
+    from rich.console import Console
+
+    from twosat_formal.experiments.runner import ExperimentConfig, ExperimentResult, Reporter
 
 __all__ = [
+    "BENCH_CONCURRENCY",
     "BENCH_FORMULAS",
     "BENCH_MODELS",
     "DEFAULT_OUT",
@@ -52,6 +56,8 @@ __all__ = [
 
 #: The reference reasoners every bench runs.
 BENCH_MODELS = ("ref/oracle", "ref/sat-biased", "ref/coin", "ref/bounded")
+#: Requests in flight when the bench is not told otherwise.
+BENCH_CONCURRENCY = 16
 #: Formulas per Table 1 cell in the reduced (default) bench.
 BENCH_FORMULAS = 3
 #: Where the bench writes when not told otherwise.
@@ -98,46 +104,46 @@ def run_bench(
     formulas: int | None = None,
     templates: Sequence[str] | None = None,
     max_clauses: int | None = None,
-    max_tokens: int | None = None,
-    concurrency: int = 16,
-    progress: bool = False,
+    config: ExperimentConfig | None = None,
+    console: Console | None = None,
     report: Reporter | None = None,
     **options: Any,
 ) -> ExperimentResult:
     """Run the bench: the reference reasoners plus ``models`` on the (reduced) Table 1 grid.
 
-    ``options`` go to :func:`~twosat_formal.experiments.runner.run_experiment`
-    (``base_url``, ``api_key_env``, ``samples``...). Returns the experiment result;
-    the report is ``<out_dir>/report.md``.
+    ``full``, ``formulas``, ``templates`` and ``max_clauses`` shape the grid
+    (:func:`bench_spec`). ``config`` holds the run's options, as for
+    :func:`~twosat_formal.experiments.runner.run_experiment` (default: the defaults,
+    with :data:`BENCH_CONCURRENCY` requests in flight); ``options`` are fields of it
+    (``samples=3``, ``make_report=False``...), which win over ``config``'s. The side
+    run of :func:`diagnostics_spec` takes its concurrency and certify workers. Returns
+    the experiment result; the report is ``<out_dir>/report.md``.
     """
-    from twosat_formal.experiments.runner import quiet, run_experiment
+    from twosat_formal.experiments.runner import ExperimentConfig, quiet, run_experiment
     from twosat_formal.report import build_report
 
+    config = replace(config or ExperimentConfig(concurrency=BENCH_CONCURRENCY), **options)
     spec = bench_spec(full=full, formulas=formulas, templates=templates, max_clauses=max_clauses)
     chosen = list(BENCH_MODELS) + [m for m in models if m not in BENCH_MODELS]
-    make_report = options.pop("make_report", True)
     result = run_experiment(
         spec,
         chosen,
         out_dir=Path(out_dir),
-        max_tokens=max_tokens,
-        concurrency=concurrency,
-        progress=progress,
+        config=replace(config, make_report=False),
+        console=console,
         report=report or quiet,
-        make_report=False,
-        **options,
     )
     side = diagnostics_spec(full=full, templates=templates, max_clauses=max_clauses)
     run_experiment(
         side,
         list(BENCH_MODELS),
         out_dir=result.out_dir / DIAGNOSTICS_DIR,
-        concurrency=concurrency,
+        config=ExperimentConfig(
+            concurrency=config.concurrency, jobs=config.jobs, make_report=False
+        ),
         report=report or quiet,
-        make_report=False,
-        jobs=options.get("jobs", 1),
     )
-    if make_report:
+    if config.make_report:
         result.report = build_report(
             result.out_dir, result.out_dir, diagnostics=result.out_dir / DIAGNOSTICS_DIR
         )

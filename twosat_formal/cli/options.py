@@ -27,6 +27,7 @@ import typer
 
 if TYPE_CHECKING:
     from twosat_formal.executors import Executor
+    from twosat_formal.experiments.runner import ExperimentConfig
 
 __all__ = [
     "ApiKeyEnvOption",
@@ -294,12 +295,12 @@ class ExperimentOptions:
     """How ``run-experiment`` and ``bench`` reach their models, and what they show and check.
 
     An option group (see :func:`option_groups`): --base-url, --api-key-env, --progress
-    and --no-verify, the fields of an experiment's configuration they set in
-    :meth:`config_fields`.
+    and --no-verify, which :meth:`config` turns into the fields of an experiment's
+    configuration.
 
     Examples
     --------
-    >>> ExperimentOptions(no_verify=True).config_fields()["verify"]
+    >>> ExperimentOptions(no_verify=True).config(samples=2).verify
     False
     """
 
@@ -308,14 +309,17 @@ class ExperimentOptions:
     progress: ProgressOption = True
     no_verify: NoVerifyOption = False
 
-    def config_fields(self) -> dict[str, Any]:
-        """The fields of :class:`~twosat_formal.experiments.runner.ExperimentConfig` they set."""
-        return {
-            "verify": not self.no_verify,
-            "base_url": self.base_url,
-            "api_key_env": self.api_key_env,
-            "progress": self.progress,
-        }
+    def config(self, **fields: Any) -> ExperimentConfig:
+        """The run's experiment configuration: ``fields`` and these options."""
+        from twosat_formal.experiments.runner import ExperimentConfig
+
+        return ExperimentConfig(
+            verify=not self.no_verify,
+            base_url=self.base_url,
+            api_key_env=self.api_key_env,
+            progress=self.progress,
+            **fields,
+        )
 
 
 _Result = TypeVar("_Result")

@@ -228,9 +228,9 @@ def run_experiment_command(
 
     Re-running the same command resumes: stored answers are not asked again.
     """
-    from twosat_formal.experiments.runner import ExperimentConfig, run_experiment
+    from twosat_formal.experiments.runner import run_experiment
 
-    config = ExperimentConfig(
+    config = asking.config(
         formulas=formulas,
         templates=template or None,
         seed=seed,
@@ -242,7 +242,6 @@ def run_experiment_command(
         concurrency=concurrency,
         timeout_s=timeout,
         jobs=jobs,
-        **asking.config_fields(),
     )
     result = run_experiment(
         name, model, out_dir=out, config=config, console=err_console, report=_say
@@ -305,11 +304,9 @@ def bench_command(
         formulas=formulas,
         templates=template or None,
         max_clauses=max_clauses,
-        max_tokens=max_tokens,
-        concurrency=concurrency,
-        timeout_s=timeout,
-        seed=seed,
-        **asking.config_fields(),
+        config=asking.config(
+            max_tokens=max_tokens, concurrency=concurrency, timeout_s=timeout, seed=seed
+        ),
         console=err_console,
         report=_say,
     )
