@@ -24,7 +24,7 @@ from twosat_formal.formula import Formula, default_name, is_valid_name
 from twosat_formal.io import parse_dimacs, scan_dimacs, write_dimacs
 from twosat_formal.io._parsing import decode
 from twosat_formal.io.dimacs import MAX_VARIABLES
-from twosat_formal.io.scanner import _Scan
+from twosat_formal.io.scanner import SMALL_BYTES, _Scan
 
 READERS = [parse_dimacs, scan_dimacs]
 
@@ -324,13 +324,60 @@ def test_each_scanner_path_agrees_with_lark(text: str) -> None:
     lark = outcome(parse_dimacs, text)
     data = text.encode()
     assert outcome(lambda t: _Scan(t, None).thorough(), data) == lark
-    for path in ("quick", "fast"):
+    for path in ("small", "quick", "fast"):
         scan = _Scan(data, None)
         try:
             result: object = getattr(scan, path)()
         except ParseError as err:
             result = (err.line, err.column)
         assert result is None or result == lark, path
+
+
+def _read(path: str, data: bytes) -> object:
+    """What one path of the scanner gives: a formula and its names, ``None``, or the
+    error's whole text."""
+    try:
+        found = getattr(_Scan(data, "f.cnf"), path)()
+    except ParseError as err:
+        return str(err)
+    return None if found is None else (found, found.names)
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(layouts(), token_soups(), mutants().map(lambda b: b.decode("latin-1"))))
+@example("p cnf 2 1\n1 -2 0\n")
+@example("c var 1 a\np cnf 2 2\n1 -2 0 2 0")
+@example("p cnf 2 1\n1 -3 0\n")  # a literal beyond the header: the same error
+@example("p cnf 2 2\n1 -2 0\n")  # a clause missing: the same error
+@example("c var 1 not\np cnf 2 1\n1 0\n")  # a bad name: the same error
+@example("p cnf 2 1\n01 -02 -0\n")  # numbers spelt otherwise
+@example("p cnf 2 1\n1 -2\n")  # an open clause: declined
+@example("p cnf 2 1\n1 9223372036854775807 0\n")  # beyond int64's trusted range: declined
+@example("p cnf 2 1\n1 -2 0\n%\n0\n")  # the trailer: declined
+def test_the_small_path_is_the_quick_path_without_numpy(text: str) -> None:
+    """Where the small path reads a text, the quick path gives the same formula and
+    names, or the same error word for word; the small path declines what the quick
+    path declines, and the trailer."""
+    data = text.encode()
+    small, quick = _read("small", data), _read("quick", data)
+    if small is None:
+        return
+    assert small == quick
+    if isinstance(small, tuple):
+        assert np.array_equal(small[0].literals, quick[0].literals)  # type: ignore[index]
+        assert np.array_equal(small[0].offsets, quick[0].offsets)  # type: ignore[index]
+
+
+def test_the_small_path_reads_the_benchmark_instances_and_leaves_large_texts() -> None:
+    """An instance's DIMACS text is read by the small path; one above SMALL_BYTES is not."""
+    rng = random.Random(3)
+    f = Formula([[rng.choice((-1, 1)) * rng.randint(1, 30), rng.randint(1, 30)] for _ in range(40)])
+    text = write_dimacs(f, provenance={"seed": 3}).encode()
+    assert len(text) <= SMALL_BYTES and _read("small", text) == (f, f.names)
+    large = Formula([[1, -2]] * (SMALL_BYTES // 6 + 1), num_vars=2)
+    text = write_dimacs(large).encode()
+    assert len(text) > SMALL_BYTES and _read("small", text) is None
+    assert scan_dimacs(text) == large
 
 
 def test_scanner_on_a_large_random_file() -> None:
