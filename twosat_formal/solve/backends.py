@@ -108,6 +108,10 @@ def _clause_lists(formula: Formula) -> list[list[int]]:
 
 
 def _empty_clause(formula: Formula) -> int | None:
+    """The index of the first empty clause, if any (a 2-CNF has none: the cached
+    :attr:`~twosat_formal.formula.Formula.is_2cnf` answers without another array pass)."""
+    if formula.is_2cnf:
+        return None
     empty = np.flatnonzero(formula.widths == 0)
     return int(empty[0]) if empty.size else None
 
