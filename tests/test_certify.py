@@ -445,6 +445,18 @@ def test_a_prompt_finds_its_instance_formula_by_the_instance_line(
     report = certify_files([tmp_path / "inst.jsonl", tmp_path / "prompts.jsonl"])
     assert report.ok and report.kinds == {"instance": 2, "prompt": 4}
     assert read == []  # both formulas were read by the instances' own checks
+    # only the instances that a prompt names are kept: one without prompts is not
+    monkeypatch.setattr(certify_module, "_formulas_by_line", Recent(8))
+    assert certify_files([tmp_path / "inst.jsonl", tmp_path / "prompts.jsonl"]).ok
+    assert len(certify_module._formulas_by_line) == 2
+    write_jsonl(tmp_path / "core-prompts.jsonl", prompts[:2])
+    monkeypatch.setattr(certify_module, "_formulas_by_line", Recent(8))
+    assert certify_files([tmp_path / "inst.jsonl", tmp_path / "core-prompts.jsonl"]).ok
+    kept = list(certify_module._formulas_by_line)
+    assert len(kept) == 1 and records["core"]["id"].encode() in kept[0]
+    monkeypatch.setattr(certify_module, "_formulas_by_line", Recent(8))
+    assert certify_files([tmp_path / "inst.jsonl"]).ok
+    assert not certify_module._formulas_by_line.entries
     # prompts first: their instances are read for them, once each, then found by line
     monkeypatch.setattr(certify_module, "_formulas_by_line", Recent(8))
     certify_module._instance_formulas.cache_clear()

@@ -215,6 +215,8 @@ class _Task:
     #: The lines ``record`` and ``instance`` were parsed from, when read from a file.
     raw: bytes | None = None
     instance_raw: bytes | None = None
+    #: Whether a prompt or story of the dataset names ``record`` as its instance.
+    verbalized: bool = False
 
 
 def _kind(record: Any) -> str:
@@ -327,7 +329,7 @@ def _check_instance(c: _Checker, task: _Task) -> None:
     )
     c.id = inst.id
     formula = inst.formula
-    if task.raw is not None:  # for the prompts and stories of this instance
+    if task.raw is not None and task.verbalized:  # for its prompts and stories
         _formulas_by_line.put(task.raw, formula)
 
     def two_sat() -> None:
@@ -416,7 +418,10 @@ def _instance_formula(task: _Task, instance_id: str) -> Formula:
 #: an instance record's ``record`` check reads its formula, and the prompts and stories
 #: of that instance, which usually come after all the instances, find it here by their
 #: instance's line instead of reading the record again. Only a formula that was read is
-#: kept; as many as a dataset's perturbed instances, typically (a few MB at most).
+#: kept, and only for an instance that some prompt or story of the dataset names (the
+#: index knows which: :attr:`_Line.verbalized`), so the instances no record asks for
+#: (edits, fillers, roots) do not push out those that are asked for; as many as a
+#: dataset's verbalized instances, typically (a few MB at most).
 _formulas_by_line: Recent[bytes, Formula] = Recent(512)
 
 
@@ -597,6 +602,7 @@ class _Line(NamedTuple):
     ``refs`` are the ids the record refers to (its root, its instance, its twin's
     source), as the reader found them by a quick scan of the text (:func:`_scan`), and
     ``found`` the raw lines of the records with those ids (``None``: no such record).
+    ``verbalized``: some prompt or story names the record (by its id) as its instance.
     """
 
     source: str
@@ -604,6 +610,7 @@ class _Line(NamedTuple):
     raw: bytes
     refs: tuple[str | None, ...]
     found: tuple[bytes | None, ...]
+    verbalized: bool = False
 
 
 class _Misread(NamedTuple):
@@ -676,7 +683,15 @@ def _reference(raw: bytes) -> Any:
 def _task(item: _Line, record: Any) -> _Task:
     base, instance, twin_source = (None if raw is None else _reference(raw) for raw in item.found)
     return _Task(
-        item.source, item.line, record, base, instance, twin_source, item.raw, item.found[1]
+        item.source,
+        item.line,
+        record,
+        base,
+        instance,
+        twin_source,
+        item.raw,
+        item.found[1],
+        item.verbalized,
     )
 
 
@@ -732,10 +747,14 @@ class _Index:
         self.records = 0
         self._cache: Recent[tuple[int, int], bytes] = Recent(_CACHE_SIZE)
         _refuse_empty(self.paths)
+        instances: set[str] = set()  # the ids that prompts and stories name as instance
         for number, path in enumerate(self.paths):
             for line, offset, raw in _raw_lines(path):
                 self.records += 1
                 record = _value(raw, line, path)
+                instance = record.get("instance_id") if isinstance(record, Mapping) else None
+                if isinstance(instance, str):
+                    instances.add(instance)
                 if not (isinstance(record, Mapping) and isinstance(record.get("id"), str)):
                     continue
                 key = record["id"]
@@ -753,6 +772,8 @@ class _Index:
                         path,
                     )
                 )
+        #: Where the records named as instances are: ``(file number, byte offset)``.
+        self.verbalized = {self.where[key][:2] for key in instances if key in self.where}
 
     def raw(self, key: str | None) -> bytes | None:
         """The raw line of the record whose id is ``key`` (``None`` if no record has it)."""
@@ -774,9 +795,10 @@ class _Index:
 
     def items(self) -> Iterator[_Line]:
         """The lines of every file in order, unparsed, with the records they refer to."""
-        for path in self.paths:
-            for line, _, raw in _raw_lines(path):
-                yield self.line(_Line(path, line, raw, (), ()), _scan(raw))
+        for number, path in enumerate(self.paths):
+            for line, offset, raw in _raw_lines(path):
+                verbalized = (number, offset) in self.verbalized
+                yield self.line(_Line(path, line, raw, (), (), verbalized), _scan(raw))
 
     def tasks(self) -> Iterator[_Task]:
         """The records of every file in order, parsed here, each with the records it refers to."""
