@@ -19,6 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from twosat_formal.errors import TwoSatFormalError
 from twosat_formal.formula import Formula
 from twosat_formal.solve import SolveResult, check_result, decide, solve, verify
 from twosat_formal.solve.functional import (
@@ -120,7 +121,7 @@ def test_the_walk_gives_the_labels_model_and_cycle_of_the_scipy_path(formula: Fo
     matrix = graph.matrix
     for node in range(size):  # the steps are the graph's edges
         row = matrix.indices[matrix.indptr[node] : matrix.indptr[node + 1]].tolist()
-        assert row == ([] if step[node] == size else [step[node]])
+        assert row == ([] if step[node] == size else [int(step[node])])
     count, labels = functional_labels(functional_walk(step))
     components = strong_components(graph)
     assert count == components.count
@@ -144,26 +145,27 @@ def test_the_walk_agrees_with_pysat_and_z3(formula: Formula) -> None:
 
 @settings(max_examples=200, deadline=None)
 @given(functional_formulas())
-def test_each_walk_follows_the_steps_from_the_lowest_node_not_yet_walked(
-    formula: Formula,
-) -> None:
+def test_the_walk_lists_each_path_and_cycle_once(formula: Formula) -> None:
     step = successor_nodes(formula)
     assert step is not None
     size = 2 * formula.num_vars
+    succ = step.tolist()
     walk = functional_walk(step)
-    order = walk.order.tolist()
-    assert sorted(order) == list(range(size))  # every node once
-    for start, end, closed in zip(
-        walk.starts.tolist(), walk.ends.tolist(), walk.closed.tolist(), strict=True
-    ):
-        assert order[start] == min(set(range(size)) - set(order[:start]))
-        nodes = order[start:end]
-        assert [step[node] for node in nodes[:-1]] == nodes[1:]
-        last = step[nodes[-1]]
-        if closed:
-            assert last == nodes[0]
-        else:  # a node without successor, or one walked before this walk
-            assert last == size or order.index(last) < start
+    assert sorted([*walk.paths.tolist(), *walk.cycles.tolist()]) == list(range(size))
+    led = {succ[node] for node in range(size)}
+    paths = walk.paths.tolist()
+    for start, end in itertools.pairwise([*walk.path_starts.tolist(), len(paths)]):
+        nodes = paths[start:end]
+        assert nodes[0] not in led  # from a node without predecessor ...
+        assert [succ[node] for node in nodes] == [*nodes[1:], size]  # ... to its end
+    cycles = walk.cycles.tolist()
+    roots = []
+    for start, end in itertools.pairwise([*walk.cycle_starts.tolist(), len(cycles)]):
+        nodes = cycles[start:end]
+        assert nodes[0] == min(nodes)  # from its lowest node ...
+        assert [succ[node] for node in nodes] == [*nodes[1:], nodes[0]]  # ... round
+        roots.append(nodes[0])
+    assert roots == sorted(roots)
     cycle = functional_contradiction(walk)
     if cycle is not None:  # a whole cycle holding some x and -x, from its lowest variable
         lits = cycle.tolist()
@@ -182,6 +184,8 @@ def test_other_graphs_are_left_to_scipy() -> None:
     assert solve_scc(twice).cycle == scipy_result(twice).cycle == (1, -1, -2, 2)
     empty = solve_functional(Formula([]))
     assert empty is not None and empty.model == ()
+    with pytest.raises(TwoSatFormalError, match="two predecessors"):
+        functional_walk(np.array([2, 2, 0, 4, 4]))  # 0 -> 2 and 1 -> 2: no 2-CNF's steps
 
 
 def test_a_ring_larger_than_a_large_component_gives_the_scipy_cycle() -> None:

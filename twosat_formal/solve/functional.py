@@ -44,7 +44,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from twosat_formal.errors import NotTwoCNFError, raises
+from twosat_formal.errors import NotTwoCNFError, TwoSatFormalError, raises
 from twosat_formal.formula import Formula
 from twosat_formal.solve.graph import index_literal, literal_index
 from twosat_formal.solve.result import SolveResult, certificate_tuple
@@ -62,18 +62,18 @@ IntArray = npt.NDArray[np.int64]
 
 
 @raises(NotTwoCNFError)
-def successor_nodes(formula: Formula) -> list[int] | None:
+def successor_nodes(formula: Formula) -> IntArray | None:
     """What each graph node implies, when no node implies two; else None.
 
     Nodes are numbered as the implication graph's (``2*(v-1)`` for ``v``,
     ``2*(v-1)+1`` for ``-v``). A clause ``(a | b)`` gives the steps ``-a -> b`` and
     ``-b -> a``, a unit clause ``(a)`` the one step ``-a -> a``; a repeated step is one
     step, as in the graph. The result ``step`` has ``2n + 1`` entries: ``step[i]`` is
-    the node that node ``i`` implies, or ``2n`` if it implies none.
+    the node that node ``i`` implies, or ``2n`` if it implies none (``step[2n]`` too).
 
     Examples
     --------
-    >>> successor_nodes(Formula([[1, -2], [2], [1, -2]]))  # 2 -> 1, -1 -> -2, -2 -> 2
+    >>> successor_nodes(Formula([[1, -2], [2], [1, -2]])).tolist()  # 2 -> 1, -1 -> -2, -2 -> 2
     [4, 3, 0, 2, 4]
     >>> successor_nodes(Formula([[1, -2], [1, 2]])) is None  # -1 implies -2 and 2
     True
@@ -88,90 +88,137 @@ def successor_nodes(formula: Formula) -> list[int] | None:
     # Of several steps from one node, one was kept: all agree iff the node implies one.
     if not np.array_equal(step[sources], targets):
         return None
-    return step.tolist()
+    return step
 
 
 @dataclass(frozen=True, eq=False)
 class FunctionalWalk:
-    """The walks of a functional implication graph, one per root, in node order.
+    """The paths and cycles of a functional implication graph, each walked once.
 
     Attributes
     ----------
-    order:
-        The nodes, each once, in the order walked.
-    starts:
-        Where each walk starts in ``order`` (its root).
-    closed:
-        Whether each walk came back to its root: a cycle (else a piece of a path).
+    paths:
+        The nodes of the paths, each path from its first node (one without
+        predecessor) to its last (one without successor), in the order of first nodes.
+    path_starts:
+        Where each path starts in ``paths``.
+    cycles:
+        The nodes of the cycles, each cycle from its lowest node, in that node's order.
+    cycle_starts:
+        Where each cycle starts in ``cycles``.
     """
 
-    order: IntArray
-    starts: IntArray
-    closed: npt.NDArray[np.bool_]
+    paths: IntArray
+    path_starts: IntArray
+    cycles: IntArray
+    cycle_starts: IntArray
 
     @property
-    def ends(self) -> IntArray:
-        """Where each walk ends in ``order`` (exclusive)."""
-        return np.append(self.starts[1:], self.order.size)
+    def size(self) -> int:
+        """The number of nodes."""
+        return self.paths.size + self.cycles.size
 
 
-def functional_walk(step: list[int]) -> FunctionalWalk:
-    """Walk every node of a functional graph once (``step`` from :func:`successor_nodes`).
+def _ends(starts: IntArray, size: int) -> IntArray:
+    return np.append(starts[1:], size).astype(np.int64)
 
-    The first node not yet walked is a root; the walk follows its successors until a
-    node already walked, a node without successor, or the root again.
+
+def _pieces(starts: IntArray, size: int) -> IntArray:
+    """Which piece each of ``size`` positions is in, pieces starting at ``starts``."""
+    return np.repeat(np.arange(starts.size, dtype=np.int64), _ends(starts, size) - starts)
+
+
+def functional_walk(step: IntArray) -> FunctionalWalk:
+    """Walk every path and cycle of a functional graph once (``step``: :func:`successor_nodes`).
+
+    A node without predecessor starts a path, walked to its end. The nodes left are on
+    cycles: the lowest node not yet walked starts a cycle, walked back to it.
+
+    Raises
+    ------
+    TwoSatFormalError
+        If some node has two predecessors (not the steps of a 2-CNF).
 
     Examples
     --------
-    >>> w = functional_walk([1, 0, 3, 4, 4])  # 0 -> 1 -> 0, 2 -> 3
-    >>> w.order.tolist(), w.starts.tolist(), w.closed.tolist()
-    ([0, 1, 2, 3], [0, 2], [True, False])
+    >>> w = functional_walk(np.array([1, 0, 3, 4, 4]))  # 0 -> 1 -> 0, 2 -> 3
+    >>> w.paths.tolist(), w.path_starts.tolist(), w.cycles.tolist(), w.cycle_starts.tolist()
+    ([2, 3], [0], [0, 1], [0])
     """
-    size = len(step) - 1
-    seen = bytearray(len(step))
-    seen[size] = 1  # "no successor" ends a walk
+    size = step.size - 1
+    led = np.zeros(size + 1, dtype=np.bool_)  # whether some node steps to the node
+    led[step[:size]] = True
+    if int(np.count_nonzero(led[:size])) != int(np.count_nonzero(step[:size] != size)):
+        raise TwoSatFormalError("a node has two predecessors: not an implication graph's steps")
+    succ = step.tolist()
     order: list[int] = []
-    starts: list[int] = []
-    closed: list[bool] = []
+    visit = order.append
+    for head in np.flatnonzero(~led[:size]).tolist():  # one predecessor at most: no cycle
+        node = head
+        while node != size:
+            visit(node)
+            node = succ[node]
+    paths = np.array(order, dtype=np.int64)
+    walked = np.zeros(size + 1, dtype=np.uint8)
+    walked[paths] = 1
+    walked[size] = 1
+    seen = bytearray(walked)
+    order = []
     visit = order.append
     root = seen.find(0)
-    while root >= 0:
-        starts.append(len(order))
+    while root >= 0:  # a cycle's lowest node: the cycle cannot be entered from outside
         node = root
         while not seen[node]:
             seen[node] = 1
             visit(node)
-            node = step[node]
-        closed.append(node == root)
+            node = succ[node]
         root = seen.find(0, root + 1)
+    cycles = np.array(order, dtype=np.int64)
+    # A cycle's last node steps back to its root, never to the next cycle's root.
+    cycle_starts = np.flatnonzero(np.concatenate(([True], step[cycles[:-1]] != cycles[1:])))
     return FunctionalWalk(
-        np.array(order, dtype=np.int64),
-        np.array(starts, dtype=np.int64),
-        np.array(closed, dtype=np.bool_),
+        paths,
+        np.flatnonzero(~led[paths]).astype(np.int64),
+        cycles,
+        cycle_starts.astype(np.int64) if cycles.size else np.zeros(0, dtype=np.int64),
     )
 
 
 def functional_labels(walk: FunctionalWalk) -> tuple[int, IntArray]:
     """The strong components as SciPy numbers them: their count and each node's label.
 
-    Tarjan's search finishes the components of a root's walk before the next root:
-    a cycle as one component, the nodes of a path's piece one by one from its last
-    node back to the root. Labels count the components in that order, so every edge
-    between two components goes from a higher label to a lower one.
+    SciPy's Tarjan search takes the nodes as roots in node order; a root not reached
+    before its turn is walked along its successors until a node already walked. So a
+    cycle is walked from its lowest node, as one component; a node of a path is a root
+    iff it is lower than every node before it on the path, and its walk runs up to
+    the next such node (walked before it) or to the path's end. The search finishes a
+    walk's components from its last node back to its root, one walk after the other
+    in the order of their roots; labels count the components in that order, so every
+    edge between two components goes from a higher label to a lower one.
 
     Examples
     --------
-    >>> functional_labels(functional_walk([1, 0, 3, 4, 4]))[1].tolist()  # 2 -> 3
+    >>> functional_labels(functional_walk(np.array([1, 0, 3, 4, 4])))[1].tolist()  # 2 -> 3
     [0, 0, 2, 1]
     """
-    starts, lengths = walk.starts, walk.ends - walk.starts
-    components = np.where(walk.closed, 1, lengths)
-    last = np.cumsum(components) - 1  # the label of each walk's root
-    which = np.repeat(np.arange(starts.size), lengths)
-    behind = np.arange(walk.order.size) - starts[which]  # steps from the root
-    at = last[which] - np.where(walk.closed[which], 0, behind)
-    labels = np.empty(walk.order.size, dtype=np.int64)
-    labels[walk.order] = at
+    paths, cycles = walk.paths, walk.cycles
+    size = walk.size
+    path_of = _pieces(walk.path_starts, paths.size)
+    # A running minimum along each path (later paths offset below earlier ones).
+    key = paths + (walk.path_starts.size - 1 - path_of) * size
+    piece_starts = np.flatnonzero(key == np.minimum.accumulate(key))
+    piece_ends = _ends(piece_starts, paths.size)
+    roots = np.concatenate([paths[piece_starts], cycles[walk.cycle_starts]])
+    components = np.concatenate(
+        [piece_ends - piece_starts, np.ones(walk.cycle_starts.size, dtype=np.int64)]
+    )
+    by_root = np.argsort(roots, kind="stable")
+    first = np.empty(roots.size, dtype=np.int64)  # the first label of each walk
+    first[by_root] = np.cumsum(components[by_root]) - components[by_root]
+    labels = np.empty(size, dtype=np.int64)
+    piece_of = _pieces(piece_starts, paths.size)
+    labels[paths] = first[piece_of] + (piece_ends[piece_of] - 1 - np.arange(paths.size))
+    labels[cycles] = first[piece_starts.size + _pieces(walk.cycle_starts, cycles.size)]
     return int(components.sum()), labels
 
 
@@ -188,22 +235,22 @@ def functional_contradiction(walk: FunctionalWalk) -> IntArray | None:
     Examples
     --------
     >>> from twosat_formal.formula import Formula
-    >>> walk = functional_walk(successor_nodes(Formula([[1], [-1], [2, 3]])) or [])
+    >>> walk = functional_walk(successor_nodes(Formula([[1], [-1], [2, 3]])))
     >>> functional_contradiction(walk).tolist()
     [1, -1]
     """
-    order, starts, ends = walk.order, walk.starts, walk.ends
-    if not bool(walk.closed.any()):
+    cycles, starts = walk.cycles, walk.cycle_starts
+    if cycles.size == 0:
         return None
-    position = np.empty(order.size, dtype=np.int64)
-    position[order] = np.arange(order.size)
-    mirror = position[order[starts] ^ 1]  # where each root's negation was walked
-    holds = walk.closed & (mirror >= starts) & (mirror < ends)
+    cycle_of = np.full(walk.size, -1, dtype=np.int64)
+    cycle_of[cycles] = _pieces(starts, cycles.size)
+    holds = cycle_of[cycles[starts] ^ 1] == np.arange(starts.size)  # x and -x: from x
     if not bool(holds.any()):
         return None
-    lengths = np.where(holds, ends - starts, order.size + 1)
+    ends = _ends(starts, cycles.size)
+    lengths = np.where(holds, ends - starts, cycles.size + 1)
     best = int(np.argmin(lengths))  # the first of the smallest: the lowest variable
-    return index_literal(order[starts[best] : ends[best]])
+    return index_literal(cycles[starts[best] : ends[best]])
 
 
 @raises(NotTwoCNFError)
