@@ -77,7 +77,14 @@ Clauses = Sequence[Sequence[int]]
 
 
 def _line(clause: Sequence[int]) -> str:
-    """One clause as a DIMACS line."""
+    """One clause as a DIMACS line.
+
+    >>> _line((1, -2)), _line([3]), _line(())
+    ('1 -2 0', '3 0', '0')
+    """
+    if len(clause) == 2:  # most clauses: one f-string, about twice as fast as the join
+        first, second = clause
+        return f"{first} {second} 0"
     return " ".join([*map(str, clause), "0"])
 
 
