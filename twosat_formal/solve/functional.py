@@ -8,15 +8,16 @@ predecessor too (``u -> v`` is an edge iff ``-v -> -u`` is one), so the graph is
 union of disjoint simple cycles and simple paths, and its strong components are the
 cycles and the single nodes of the paths. Such a graph is read off the clauses
 directly (:func:`successor_nodes`: no sort of the edges, no sparse matrix), and one
-walk over its nodes finds everything (:func:`functional_walk`, in Python, about
-0.1 - 0.2 µs a node): no SciPy import (0.25 s or more of a process).
+walk along each path and round each cycle finds everything (:func:`functional_walk`,
+in Python, about 0.1 - 0.15 µs a node): no SciPy import (0.25 s or more of a process).
 
-The walk takes the nodes as roots in node order, as SciPy's Tarjan search does, and
-follows each root's successors until it meets a node already walked, a node without
-successor, or the root itself (a cycle). Tarjan's search does exactly that on such a
-graph, and numbers a component when its search finishes: a cycle as one component, a
-path's nodes one by one from its far end back to the root. :func:`functional_labels`
-numbers them so, which gives SciPy's labels, and so its model, byte for byte.
+SciPy's Tarjan search takes the nodes as roots in node order and, on such a graph,
+follows a root's successors until a node already walked, a node without successor,
+or the root itself (a cycle); it numbers a component when its search finishes: a
+cycle as one component, a walk along a path node by node from its far end back to
+its root. :func:`functional_labels` reads those walks off the paths and cycles in
+numpy and numbers them so, which gives SciPy's labels, and so its model, byte for
+byte.
 
 A cycle holding ``x`` and ``-x`` is its own mirror image, so it holds both literals of
 each of its variables, and its only walk ``x ~> -x ~> x`` is the cycle itself, from
