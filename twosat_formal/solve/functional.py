@@ -41,6 +41,7 @@ True
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import islice
 
 import numpy as np
 import numpy.typing as npt
@@ -60,6 +61,9 @@ __all__ = [
 ]
 
 IntArray = npt.NDArray[np.int64]
+
+#: A cycle longer than this is marked as walked in one numpy pass, a shorter one in Python.
+LONG_CYCLE = 64
 
 
 @raises(NotTwoCNFError)
@@ -159,22 +163,30 @@ def functional_walk(step: IntArray) -> FunctionalWalk:
         while node != size:
             visit(node)
             node = succ[node]
-    paths = np.array(order, dtype=np.int64)
+    paths = np.fromiter(order, np.int64, len(order))
     walked = np.zeros(size + 1, dtype=np.uint8)
     walked[paths] = 1
     walked[size] = 1
     seen = bytearray(walked)
+    marks = np.frombuffer(seen, dtype=np.uint8)  # the same bytes, written in bulk
     order = []
     visit = order.append
     root = seen.find(0)
-    while root >= 0:  # a cycle's lowest node: the cycle cannot be entered from outside
+    while root >= 0:  # the lowest node of a cycle: every node left is on a cycle
+        start = len(order)
         node = root
-        while not seen[node]:
-            seen[node] = 1
+        while True:  # round the cycle: each node left has one successor, one predecessor
             visit(node)
             node = succ[node]
+            if node == root:
+                break
+        if len(order) - start > LONG_CYCLE:
+            marks[np.fromiter(islice(order, start, None), np.int64, len(order) - start)] = 1
+        else:
+            for node in order[start:]:
+                seen[node] = 1
         root = seen.find(0, root + 1)
-    cycles = np.array(order, dtype=np.int64)
+    cycles = np.fromiter(order, np.int64, len(order))
     # A cycle's last node steps back to its root, never to the next cycle's root.
     cycle_starts = np.flatnonzero(np.concatenate(([True], step[cycles[:-1]] != cycles[1:])))
     return FunctionalWalk(
