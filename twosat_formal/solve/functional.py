@@ -171,6 +171,7 @@ def functional_walk(step: IntArray) -> FunctionalWalk:
     marks = np.frombuffer(seen, dtype=np.uint8)  # the same bytes, written in bulk
     order = []
     visit = order.append
+    left = size - paths.size
     root = seen.find(0)
     while root >= 0:  # the lowest node of a cycle: every node left is on a cycle
         start = len(order)
@@ -180,6 +181,8 @@ def functional_walk(step: IntArray) -> FunctionalWalk:
             node = succ[node]
             if node == root:
                 break
+        if len(order) == left:  # every node walked (a ring): nothing to mark
+            break
         if len(order) - start > LONG_CYCLE:
             marks[np.fromiter(islice(order, start, None), np.int64, len(order) - start)] = 1
         else:
