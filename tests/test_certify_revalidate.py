@@ -8,7 +8,6 @@ names its clause, and a clue whose relation is not the clause's.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from pathlib import Path
 from typing import Any
@@ -29,7 +28,7 @@ from twosat_formal.verbalize.story.proof import rebuild_story
 _CLUE = re.compile(r'CLUE: "(.*)"\n\n', re.DOTALL)
 DESCRIPTIONS: dict[str, tuple[str, str]] = {}
 for _record in STORIES:
-    DESCRIPTIONS.update(StoryRecord.from_record(_record).descriptions())
+    DESCRIPTIONS.update(StoryRecord.from_record(_record).descriptions)
 SCRIPT = StoryScript(DESCRIPTIONS)
 
 
@@ -52,8 +51,8 @@ def forge(index: int, change: str) -> dict[str, Any]:
     story = StoryRecord.from_record(STORIES[index])
     formula = Instance.from_record(INSTANCES[index]).formula
     if change == "intro":
-        story = dataclasses.replace(
-            story, intro=story.intro + " Everyone knew the butler must be lying."
+        story = story.model_copy(
+            update={"intro": story.intro + " Everyone knew the butler must be lying."}
         )
     else:
         k = next(i for i, c in enumerate(story.clues) if c.accepted is not None)
@@ -64,10 +63,10 @@ def forge(index: int, change: str) -> dict[str, Any]:
             text = "Both " + clue.attempts[-1].text.split("that ", 1)[1].replace(
                 ", or else", " and"
             )
-        attempts = (*clue.attempts[:-1], dataclasses.replace(clue.attempts[-1], text=text))
+        attempts = (*clue.attempts[:-1], clue.attempts[-1].model_copy(update={"text": text}))
         clues = list(story.clues)
-        clues[k] = dataclasses.replace(clue, attempts=attempts, text=text)
-        story = dataclasses.replace(story, clues=tuple(clues))
+        clues[k] = clue.model_copy(update={"attempts": attempts, "text": text})
+        story = story.model_copy(update={"clues": tuple(clues)})
     return rebuild_story(story, formula).to_record()
 
 

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from pydantic import ValidationError
 from story_support import equivalent, recovered_ints, tell
 
 from twosat_formal.errors import CertificateError, ProofError, RecordError
 from twosat_formal.formula import Formula
+from twosat_formal.records import Clue, StoryRecordModel, clue_outcome
 from twosat_formal.verbalize.story import (
     THEMES,
     ClueRecord,
@@ -234,6 +235,22 @@ def test_json_round_trip(record: StoryRecord, tmp_path: Any) -> None:
         ),
         (lambda r: r["clues"][0]["attempts"][0].pop("error"), "clues.0.attempts.0.error"),
         (lambda r: r["clues"][0]["attempts"][0].update(recovered=[["a"]]), "recovered"),
+        (lambda r: r["clues"][0].update(outcome="fallback"), "'clues.0.outcome' must be"),
+        (lambda r: r["clues"][2].update(outcome="validated"), "'clues.2.outcome' must be"),
+        (lambda r: r["descriptions"].popitem(), "'descriptions' must be the heist theme's"),
+        (
+            lambda r: r.update(descriptions=dict(reversed(r["descriptions"].items()))),
+            "'descriptions' must be the heist theme's",
+        ),
+        (
+            lambda r: r["descriptions"].update({next(iter(r["descriptions"])): ["x", "y"]}),
+            "'descriptions' must be the heist theme's",
+        ),
+        (lambda r: r["descriptions"].update(more=["x"]), "'descriptions.more.1'"),
+        (
+            lambda r: r.update(entities={"the moon": "a", **r["entities"]}),
+            "field 'entities':",
+        ),
     ],
 )
 def test_malformed_records_are_refused(record: StoryRecord, change: Any, message: str) -> None:
@@ -244,15 +261,43 @@ def test_malformed_records_are_refused(record: StoryRecord, change: Any, message
     assert info.value.line == 7 and info.value.source == "s.jsonl"
 
 
+def test_unknown_fields_are_dropped_when_read(record: StoryRecord) -> None:
+    obj = json.loads(record.to_json())
+    obj["later"] = 1
+    obj["clues"][0]["note"] = "x"
+    obj["clues"][0]["attempts"][0]["note"] = "y"
+    read = StoryRecord.from_record(obj)
+    assert read == record and read.to_json() == record.to_json()
+
+
+def test_the_record_is_its_model_with_tuples(record: StoryRecord) -> None:
+    assert isinstance(record, StoryRecordModel)
+    assert type(record.clues[0]) is ClueRecord is Clue and type(record.recovered) is tuple
+    assert all(type(c.clause) is tuple and type(c.attempts) is tuple for c in record.clues)
+    attempt = record.clues[0].attempts[-1]
+    assert attempt.recovered is not None and all(type(p) is tuple for p in attempt.recovered)
+    with pytest.raises(ValidationError, match="frozen"):
+        record.clues[0].text = "changed"
+    assert [c.outcome for c in record.clues] == [
+        clue_outcome(c.accepted, c.fallback) for c in record.clues
+    ]
+    assert record.descriptions == {e: THEMES.get("heist").describe(e) for e in record.entities}
+
+
+def _changed(record: Any, **changes: Any) -> Any:
+    """A copy of a record, clue or attempt with ``changes`` (not validated)."""
+    return record.model_copy(update=changes)
+
+
 def _clue(record: StoryRecord, i: int, **changes: Any) -> StoryRecord:
     clues = list(record.clues)
-    clues[i] = replace(clues[i], **changes)
-    return replace(record, clues=tuple(clues))
+    clues[i] = _changed(clues[i], **changes)
+    return _changed(record, clues=tuple(clues))
 
 
 def _attempt(record: StoryRecord, i: int, k: int, **changes: Any) -> StoryRecord:
     attempts = list(record.clues[i].attempts)
-    attempts[k] = replace(attempts[k], **changes)
+    attempts[k] = _changed(attempts[k], **changes)
     return _clue(record, i, attempts=tuple(attempts))
 
 
@@ -261,7 +306,7 @@ def _flip(reply: str | None) -> str:
 
 
 TAMPERING = {
-    "recovered": lambda r: replace(r, recovered=(("~a", "~b"), *r.recovered[1:])),
+    "recovered": lambda r: _changed(r, recovered=(("~a", "~b"), *r.recovered[1:])),
     "clue recovered": lambda r: _clue(r, 0, recovered=("~a", "~b")),
     "state reply": lambda r: _attempt(
         r, 0, 0, state_replies=tuple(_flip(s) for s in r.clues[0].attempts[0].state_replies)
@@ -274,18 +319,22 @@ TAMPERING = {
     "accepted early": lambda r: _clue(r, 1, attempts=r.clues[1].attempts[1:] * 2),
     "direct with attempts": lambda r: _clue(r, 2, attempts=r.clues[0].attempts),
     "mode": lambda r: _clue(r, 0, mode="direct"),
-    "story": lambda r: replace(r, story=r.story + "\n\nAnd then nothing happened."),
-    "prompt": lambda r: replace(r, text=r.text.replace("Think step by step.", "Think.")),
-    "entity map": lambda r: replace(
+    "story": lambda r: _changed(r, story=r.story + "\n\nAnd then nothing happened."),
+    "prompt": lambda r: _changed(r, text=r.text.replace("Think step by step.", "Think.")),
+    "entity map": lambda r: _changed(
         r, entities=dict(zip(list(r.entities)[::-1], r.entities.values(), strict=True))
     ),
-    "foreign entity": lambda r: replace(
+    "foreign entity": lambda r: _changed(
         r, entities={"the moon" if i == 0 else e: v for i, (e, v) in enumerate(r.entities.items())}
     ),
-    "id": lambda r: replace(r, instance_id="other"),
+    "id": lambda r: _changed(r, instance_id="other"),
     "clue number": lambda r: _clue(r, 1, index=5),
-    "missing clue": lambda r: replace(r, clues=r.clues[:-1], recovered=r.recovered[:-1]),
+    "missing clue": lambda r: _changed(r, clues=r.clues[:-1], recovered=r.recovered[:-1]),
     "outcome label": lambda r: _attempt(r, 1, 0, outcome="valid"),
+    "clue outcome": lambda r: _clue(r, 0, outcome="fallback"),
+    "descriptions": lambda r: _changed(
+        r, descriptions=dict(zip(r.descriptions, reversed(r.descriptions.values()), strict=True))
+    ),
 }
 
 
@@ -308,12 +357,13 @@ def test_the_proof_refuses_another_formula(record: StoryRecord, position: int) -
 
 def test_a_record_without_a_proof_does_not_certify(record: StoryRecord) -> None:
     with pytest.raises(CertificateError, match="stored round-trip proof"):
-        check_story_record(replace(record, roundtrip=None), FORMULA)
-    failed = replace(record, roundtrip={"result": "failed"})
+        check_story_record(_changed(record, roundtrip=None), FORMULA)
+    failed = _changed(record, roundtrip={"result": "failed"})
     with pytest.raises(CertificateError, match="'failed'"):
         check_story_record(failed.to_record(), FORMULA)
 
 
 def test_clue_records_round_trip(record: StoryRecord) -> None:
     for clue in record.clues:
-        assert ClueRecord.from_record(json.loads(json.dumps(clue.to_record()))) == clue
+        obj = json.loads(json.dumps(clue.to_record()))
+        assert ClueRecord.model_validate(obj, strict=True) == clue

@@ -19,8 +19,12 @@ an integer, not str``). :meth:`twosat_formal.instance.Instance.from_record` and
 :class:`PromptRecordModel` with the id rule added) read through it and keep only
 the checks a schema cannot state (the DIMACS text against its counts, an id against
 its hash). The writers and the byte-for-byte checks of ``certify`` stay where they
-are. Fields a later version adds are allowed (a reader of an older schema keeps
-working); every field named here is required unless it has a default, and typed.
+are. A story record is its model too: ``verbalize.story``'s ``StoryRecord`` is a
+:class:`StoryRecordModel` (its ``ClueRecord`` and ``Attempt`` are :class:`Clue` and
+:class:`Attempt`), read in one strict validation with its own checks after. Fields a
+later version adds are allowed (a reader of an older schema keeps working; the story
+models drop them when read); every field named here is required unless it has a
+default, and typed.
 
 Examples
 --------
@@ -44,6 +48,7 @@ from typing import Annotated, Any, Literal, TypeVar
 from pydantic import (
     AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Discriminator,
     Field,
@@ -52,6 +57,8 @@ from pydantic import (
 )
 
 from twosat_formal.errors import RecordError
+
+T = TypeVar("T")
 
 __all__ = [
     "RECORD_MODELS",
@@ -68,6 +75,7 @@ __all__ = [
     "Proof",
     "StepProof",
     "StoryRecordModel",
+    "clue_outcome",
     "read_record",
 ]
 
@@ -260,37 +268,126 @@ class PromptRecordModel(_Record):
     ask_cycle: bool = Field(default=False, description="asks for a contradiction chain")
 
 
-class Attempt(_Record):
+def _as_tuple(value: object) -> object:
+    return tuple(value) if isinstance(value, list) else value
+
+
+#: A JSON array held as a tuple (compared and hashed as one); a list is read as a tuple,
+#: in strict reading too. Its schema is the array schema of ``list[T]``.
+Array = Annotated[tuple[T, ...], BeforeValidator(_as_tuple)]
+#: An ``[entity, value]`` pair of a validated clue, held as a tuple.
+EntityValue = Annotated[tuple[str, bool], BeforeValidator(_as_tuple)]
+#: An entity's ``[true, false]`` descriptions, held as a tuple.
+TrueFalse = Annotated[tuple[str, str], BeforeValidator(_as_tuple)]
+
+#: The story parts read as they were written: a field this version does not know is
+#: dropped (so a record is written back as this version writes it), and allowed by the
+#: published schema, as in every other record.
+_STORY_CONFIG = ConfigDict(
+    extra="ignore", frozen=True, json_schema_extra={"additionalProperties": True}
+)
+
+
+# The docstrings of the story models are their published schemas' descriptions (one
+# line each); what the fields mean is said in comments and in docs/verbalization.md.
+
+
+# ``text`` is None when the generation failed (then ``error`` says why);
+# ``entities_reply`` and ``state_replies`` are the validator's verbatim replies (None for
+# a call that failed or was not made); ``entities``, ``states``, ``recovered`` and
+# ``outcome`` are what verbalize.story.replies.assess makes of them.
+class Attempt(BaseModel):
     """One generated clue and what validating it read back."""
+
+    model_config = _STORY_CONFIG
 
     attempt: int = Field(ge=1)
     outcome: str
     text: str | None
     finish_reason: str | None
     entities_reply: str | None
-    state_replies: list[str | None]
-    entities: list[str] | None
-    states: list[str] | None = Field(description="the Step 3b letter of each entity, A or B")
-    recovered: list[NamedClause] | list[Any] | None
+    state_replies: Array[str | None]
+    entities: Array[str] | None
+    states: Array[str] | None = Field(description="the Step 3b letter of each entity, A or B")
+    recovered: Array[EntityValue] | None
     error: str | None
 
+    def to_record(self) -> dict[str, Any]:
+        """The JSON object of this attempt (tuples as lists: ``recovered`` as pairs)."""
+        return self.model_dump(mode="json")
 
-class Clue(_Record):
+
+def clue_outcome(accepted: int | None, fallback: bool) -> str:
+    """A clue's outcome: ``"validated"``, ``"fallback"`` or ``"direct"`` (one entity).
+
+    >>> clue_outcome(2, False), clue_outcome(None, True), clue_outcome(None, False)
+    ('validated', 'fallback', 'direct')
+    """
+    if accepted is not None:
+        return "validated"
+    return "fallback" if fallback else "direct"
+
+
+# ``index`` is the 1-based clause number, ``clause`` the source clause as literal names
+# ("x3", "~x7"); ``mode`` is "llm" (two distinct variables, through the validation loop)
+# or "direct" (a unit clause or one variable twice: the programmatic sentence, no model
+# call). ``accepted`` is the number of the attempt that validated, ``fallback`` whether
+# the fallback sentence replaced the clue after every attempt failed, ``text`` the clue
+# as it stands in the story and ``recovered`` the clause read back, in source literal
+# order. ``outcome`` follows from ``accepted`` and ``fallback`` (clue_outcome);
+# ``create`` computes it.
+class Clue(BaseModel):
     """The clue of one clause: its attempts, the accepted one or the fallback sentence."""
 
+    model_config = _STORY_CONFIG
+
     index: int = Field(ge=1)
-    clause: NamedClause
+    clause: Array[str]
     mode: str
     outcome: str
     accepted: int | None
     fallback: bool
     text: str
-    recovered: NamedClause
-    attempts: list[Attempt]
+    recovered: Array[str]
+    attempts: Array[Attempt]
+
+    @classmethod
+    def create(
+        cls,
+        *,
+        index: int,
+        clause: tuple[str, ...],
+        mode: str,
+        attempts: tuple[Attempt, ...],
+        accepted: int | None,
+        fallback: bool,
+        text: str,
+        recovered: tuple[str, ...],
+    ) -> Clue:
+        """A clue with its ``outcome`` computed by :func:`clue_outcome`."""
+        return cls(
+            index=index,
+            clause=clause,
+            mode=mode,
+            outcome=clue_outcome(accepted, fallback),
+            accepted=accepted,
+            fallback=fallback,
+            text=text,
+            recovered=recovered,
+            attempts=attempts,
+        )
+
+    def to_record(self) -> dict[str, Any]:
+        """The JSON object of this clue."""
+        return self.model_dump(mode="json")
 
 
-class StoryRecordModel(_Record):
+# verbalize.story.record.StoryRecord is this model with how a record is made, written
+# and read added (the theme's descriptions, the id, the checks a schema cannot state).
+class StoryRecordModel(BaseModel):
     """One LLM story (``"kind": "story"``): clues, the recovered formula, the round trip."""
+
+    model_config = _STORY_CONFIG
 
     schema_version: int = Field(ge=1)
     kind: Literal["story"]
@@ -300,12 +397,12 @@ class StoryRecordModel(_Record):
     model: str
     seed: int
     entities: dict[str, str]
-    descriptions: dict[str, list[str]]
+    descriptions: dict[str, TrueFalse]
     intro: str
-    clues: list[Clue]
+    clues: Array[Clue]
     story: str
     text: str
-    recovered: list[NamedClause]
+    recovered: Array[Array[str]]
     roundtrip: dict[str, Any] | None
     provenance: dict[str, Any]
 

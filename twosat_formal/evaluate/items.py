@@ -87,8 +87,9 @@ class StoryPrompt:
     is the whole record (its recovered formula, its validation history).
 
     >>> from twosat_formal.verbalize.story.record import StoryRecord, story_id
-    >>> record = StoryRecord(story_id("i", "heist", "m", 0), "i", "heist", "m", 0,
-    ...                      {"the vault": "x1"}, "Intro.", (), "Intro.", "TEXT", ())
+    >>> record = StoryRecord.create(id=story_id("i", "heist", "m", 0), instance_id="i",
+    ...     theme="heist", model="m", seed=0, entities={"the vault": "x1"}, intro="Intro.",
+    ...     clues=(), story="Intro.", text="TEXT", recovered=())
     >>> prompt = StoryPrompt.from_story(record)
     >>> prompt.template, prompt.entity_values
     ('story:heist', {'the vault': ('is open', 'is sealed')})
@@ -117,7 +118,7 @@ class StoryPrompt:
             template=STORY_TEMPLATE_PREFIX + record.theme,
             text=record.text,
             entities=dict(record.entities),
-            entity_values=record.descriptions(),
+            entity_values=dict(record.descriptions),
             seed=record.seed,
             story=record,
         )
@@ -170,9 +171,9 @@ def item_from_story(prompt: StoryPrompt) -> EvalItem:
     Examples
     --------
     >>> from twosat_formal.verbalize.story.record import StoryRecord, story_id
-    >>> record = StoryRecord(story_id("i", "heist", "m", 0), "i", "heist", "m", 0,
-    ...                      {"the vault": "v", "the alarm": "w"}, "I.", (), "I.", "T",
-    ...                      (("v", "~w"), ("w",)))
+    >>> record = StoryRecord.create(id=story_id("i", "heist", "m", 0), instance_id="i",
+    ...     theme="heist", model="m", seed=0, entities={"the vault": "v", "the alarm": "w"},
+    ...     intro="I.", clues=(), story="I.", text="T", recovered=(("v", "~w"), ("w",)))
     >>> item = item_from_story(StoryPrompt.from_story(record))
     >>> item.label, item.formula.names, item.formula.num_clauses
     ('SAT', ('v', 'w'), 2)

@@ -93,8 +93,9 @@ def story_counts(records: Iterable[StoryRecord]) -> dict[str, dict[str, Any]]:
     :func:`run_eval` keeps them in the run's ``info`` (``stories``).
 
     >>> from twosat_formal.verbalize.story.record import StoryRecord, story_id
-    >>> record = StoryRecord(story_id("i", "spy", "m", 0), "i", "spy", "m", 0, {},
-    ...                      "I.", (), "I.", "T", ())
+    >>> record = StoryRecord.create(id=story_id("i", "spy", "m", 0), instance_id="i",
+    ...     theme="spy", model="m", seed=0, entities={}, intro="I.", clues=(), story="I.",
+    ...     text="T", recovered=())
     >>> counts = story_counts([record])[record.id]
     >>> counts["theme"], counts["stories"], counts["llm_clauses"]
     ('spy', 1, 0)

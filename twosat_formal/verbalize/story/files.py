@@ -27,7 +27,8 @@ def write_stories(records: Iterable[StoryRecord], path_or_stream: str | Path | I
     >>> import io
     >>> buf = io.StringIO()
     >>> from twosat_formal.verbalize.story.record import bind_id
-    >>> rec = bind_id(StoryRecord("", "i", "spy", "m", 0, {}, "I.", (), "I.", "T", ()))
+    >>> rec = bind_id(StoryRecord.create(instance_id="i", theme="spy", model="m", seed=0,
+    ...     entities={}, intro="I.", clues=(), story="I.", text="T", recovered=()))
     >>> write_stories([rec], buf)
     1
     >>> from twosat_formal.jsonl import read_stream

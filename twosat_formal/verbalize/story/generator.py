@@ -97,6 +97,7 @@ from twosat_formal.verbalize.story.record import (
     Attempt,
     ClueRecord,
     StoryRecord,
+    direct_clue,
     story_id,
 )
 from twosat_formal.verbalize.story.replies import assess, needs_states, read_entities
@@ -374,6 +375,29 @@ async def _try_ask(
 # -- one story ------------------------------------------------------------------------------
 
 
+def _unread(
+    number: int,
+    outcome: str,
+    text: str | None,
+    *,
+    finish_reason: str | None = None,
+    error: str | None = None,
+) -> Attempt:
+    """An attempt whose clue was not validated: no replies, nothing read back."""
+    return Attempt(
+        attempt=number,
+        outcome=outcome,
+        text=text,
+        finish_reason=finish_reason,
+        entities_reply=None,
+        state_replies=(),
+        entities=None,
+        states=None,
+        recovered=None,
+        error=error,
+    )
+
+
 class _Story:
     """The state of one story while it is written."""
 
@@ -431,8 +455,15 @@ class _Story:
         last = attempts[-1]
         accepted = last.attempt if last.outcome == "valid" else None
         text = str(last.text) if accepted is not None else fallback
-        return ClueRecord(
-            index, literals, "llm", tuple(attempts), accepted, accepted is None, text, literals
+        return ClueRecord.create(
+            index=index,
+            clause=literals,
+            mode="llm",
+            attempts=tuple(attempts),
+            accepted=accepted,
+            fallback=accepted is None,
+            text=text,
+            recovered=literals,
         )
 
     async def attempt(
@@ -446,11 +477,11 @@ class _Story:
         role = f"clue-{index}"
         response, error = await self._ask(conversation, self.generation, number - 1, role)
         if response is None:
-            return Attempt(number, "error", None, error=error)
+            return _unread(number, "error", None, error=error)
         text = str(response.text).strip()
         finish = response.finish_reason
         if not text:
-            return Attempt(number, "empty-clue", text, finish_reason=finish)
+            return _unread(number, "empty-clue", text, finish_reason=finish)
         entities_reply, state_replies, error = await self.validate(text, role, source)
         judged = assess(text, entities_reply, state_replies, source, self.names)
         return Attempt(
@@ -576,7 +607,7 @@ async def write_story(
         literals = tuple(formula.literal_name(lit) for lit in clause)
         if len(clause) != 2 or abs(clause[0]) == abs(clause[1]):
             # one entity: nothing to ask, the fixed sentence is the clue
-            clues.append(ClueRecord(index, literals, "direct", (), None, False, sentence, literals))
+            clues.append(direct_clue(index, literals, sentence))
             continue
         prompt = clue_prompt(chosen, index, formula.num_clauses, statements[0], statements[1])
         conversation = [*story.conversation(start, intro, exchanges), ("user", prompt)]
@@ -596,7 +627,7 @@ def _assemble(
     """The story record (before its proof): the text, the clues and how they were made."""
     model, settings = story.model, story.settings
     body = assemble_story(intro, [c.text for c in clues])
-    return StoryRecord(
+    return StoryRecord.create(
         id=story.sid,
         instance_id=instance_id,
         theme=story.theme.name,

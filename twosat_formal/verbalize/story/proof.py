@@ -13,7 +13,6 @@ formula and the attested parts of a stored one.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from typing import Any
 
 import z3
@@ -21,6 +20,7 @@ import z3
 from twosat_formal.errors import CertificateError, ConfigError
 from twosat_formal.formula import Formula
 from twosat_formal.prompts import story_prompt
+from twosat_formal.records import clue_outcome
 from twosat_formal.verbalize.roundtrip import z3_equivalent
 from twosat_formal.verbalize.story.record import (
     MAX_ATTEMPTS,
@@ -29,6 +29,7 @@ from twosat_formal.verbalize.story.record import (
     StoryRecord,
     attested_digest,
     bind_id,
+    direct_clue,
     story_id,
 )
 from twosat_formal.verbalize.story.replies import Assessment, assess
@@ -48,7 +49,7 @@ METHOD = "story-validation+clause-equality+z3-equivalence"
 def seal_story(record: StoryRecord, formula: Formula) -> StoryRecord:
     """A finished story record: its id binds the attested text, its proof is made."""
     sealed = bind_id(record)
-    return replace(sealed, roundtrip=prove_story(sealed, formula))
+    return sealed.model_copy(update={"roundtrip": prove_story(sealed, formula)})
 
 
 def rebuild_story(record: StoryRecord, formula: Formula) -> StoryRecord:
@@ -75,9 +76,7 @@ def rebuild_story(record: StoryRecord, formula: Formula) -> StoryRecord:
         sentence = fallback_sentence(statements)
         literal_names = tuple(formula.literal_name(lit) for lit in clause)
         if len(clause) != 2 or abs(clause[0]) == abs(clause[1]):
-            clues.append(
-                ClueRecord(index, literal_names, "direct", (), None, False, sentence, literal_names)
-            )
+            clues.append(direct_clue(index, literal_names, sentence))
             continue
         stored = record.clues[index - 1].attempts if index <= len(record.clues) else ()
         attempts: list[Attempt] = []
@@ -86,13 +85,14 @@ def rebuild_story(record: StoryRecord, formula: Formula) -> StoryRecord:
                 attempt.text, attempt.entities_reply, attempt.state_replies, source, list(names)
             )
             attempts.append(
-                replace(
-                    attempt,
-                    attempt=number,
-                    outcome=again.outcome,
-                    entities=again.entities,
-                    states=again.states,
-                    recovered=again.recovered,
+                attempt.model_copy(
+                    update={
+                        "attempt": number,
+                        "outcome": again.outcome,
+                        "entities": again.entities,
+                        "states": again.states,
+                        "recovered": again.recovered,
+                    }
                 )
             )
             if again.outcome == "valid":
@@ -113,19 +113,19 @@ def rebuild_story(record: StoryRecord, formula: Formula) -> StoryRecord:
         )
         text = str(last.text) if accepted is not None else sentence
         clues.append(
-            ClueRecord(
-                index,
-                literal_names,
-                "llm",
-                tuple(attempts),
-                accepted,
-                accepted is None,
-                text,
-                recovered,
+            ClueRecord.create(
+                index=index,
+                clause=literal_names,
+                mode="llm",
+                attempts=tuple(attempts),
+                accepted=accepted,
+                fallback=accepted is None,
+                text=text,
+                recovered=recovered,
             )
         )
     body = assemble_story(record.intro, [c.text for c in clues])
-    again_record = StoryRecord(
+    again_record = StoryRecord.create(
         id=record.id,
         instance_id=record.instance_id,
         theme=theme.name,
@@ -173,6 +173,9 @@ def _check_clue(
     expected_mode = "llm" if _is_llm_clause(clause) else "direct"
     if clue.mode != expected_mode:
         raise CertificateError(f"{where} has mode {clue.mode!r}, expected {expected_mode!r}")
+    outcome = clue_outcome(clue.accepted, clue.fallback)
+    if clue.outcome != outcome:
+        raise CertificateError(f"{where} says outcome {clue.outcome!r}, it is {outcome!r}")
     sentence = fallback_sentence([(e, descriptions[e][0 if v else 1]) for e, v in source])
     recovered: list[tuple[str, bool]]
     if clue.mode == "direct":
@@ -253,11 +256,12 @@ def prove_story(record: StoryRecord, formula: Formula) -> dict[str, Any]:
     >>> f = Formula.from_named([["a"]])
     >>> theme = THEMES.get("heist")
     >>> text = fallback_sentence([("the vault", "is open")])
-    >>> clue = ClueRecord(1, ("a",), "direct", (), None, False, text, ("a",))
+    >>> clue = direct_clue(1, ("a",), text)
     >>> story = assemble_story("Intro.", [text])
     >>> prompt = story_prompt(story, [("the vault", "is open", "is sealed")])
-    >>> rec = bind_id(StoryRecord("", "i", "heist", "m", 0,
-    ...                   {"the vault": "a"}, "Intro.", (clue,), story, prompt, (("a",),)))
+    >>> rec = bind_id(StoryRecord.create(instance_id="i", theme="heist", model="m", seed=0,
+    ...     entities={"the vault": "a"}, intro="Intro.", clues=(clue,), story=story,
+    ...     text=prompt, recovered=(("a",),)))
     >>> prove_story(rec, f)["result"]
     'validated'
     """
@@ -275,7 +279,9 @@ def prove_story(record: StoryRecord, formula: Formula) -> dict[str, Any]:
             "the record's id is not the hash of its instance, theme, model, seed and the "
             "text the model wrote"
         )
-    descriptions = record.descriptions()
+    descriptions = {entity: theme.describe(entity) for entity in entity_of}
+    if list(record.descriptions.items()) != list(descriptions.items()):
+        raise CertificateError("the descriptions are not the theme's descriptions of the entities")
     if len(record.clues) != formula.num_clauses:
         raise CertificateError(
             f"the story has {len(record.clues)} clues for {formula.num_clauses} clauses"

@@ -10,13 +10,16 @@ read it back from an accepted clue, or as
 :func:`~twosat_formal.verbalize.story.sentences.parse_fallback` reads it back from a
 fallback sentence.
 
-:meth:`StoryRecord.from_record` reads a record through the typed record layer: the
-record, each clue and each attempt are checked strictly (no coercion) by their models in
-:mod:`twosat_formal.records` (``StoryRecordModel``, ``Clue``, ``Attempt``, whose JSON
-Schema is published as ``docs/schema/story.json``), and then for what types do not
-say: a registered theme, a known outcome and mode, ``[entity, value]`` pairs, and the
-id's hash. A problem is one :class:`~twosat_formal.errors.RecordError` naming the
-field by its path (``clues.0.fallback``).
+The record types are the typed models of :mod:`twosat_formal.records`, whose JSON
+Schema is published as ``docs/schema/story.json``: a :class:`StoryRecord` is a
+``StoryRecordModel`` with how it is made, written and read added, a
+:class:`ClueRecord` is the model ``Clue`` and an :class:`Attempt` the model
+``Attempt``, so the fields are declared once; sequences are tuples. All are frozen.
+:meth:`StoryRecord.from_record` validates a record once, strictly (no coercion), and
+then checks what types do not say: a registered theme, a known outcome and mode, each
+clue's outcome, the theme's descriptions and the id's hash. A problem is one
+:class:`~twosat_formal.errors.RecordError` naming the field by its path
+(``clues.0.fallback``).
 
 What a model wrote is attested, not re-derived: :func:`attested_digest` hashes it and
 the record's id (:func:`story_id`) binds that digest (:func:`bind_id`). The proof of a
@@ -26,7 +29,8 @@ Lines is :mod:`twosat_formal.verbalize.story.files`.
 
 Examples
 --------
->>> rec = bind_id(StoryRecord("", "i", "spy", "m", 0, {}, "I.", (), "I.", "T", ()))
+>>> rec = bind_id(StoryRecord.create(instance_id="i", theme="spy", model="m", seed=0,
+...     entities={}, intro="I.", clues=(), story="I.", text="T", recovered=()))
 >>> StoryRecord.from_record(rec.to_record()) == rec, is_story_record(rec.to_record())
 (True, True)
 """
@@ -36,14 +40,12 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any, Literal
 
-from twosat_formal.errors import RecordError
+from pydantic import ValidationError
 
-if TYPE_CHECKING:  # the typed record layer (pydantic) is imported when a record is read
-    from pydantic import BaseModel
-from twosat_formal.jsonfields import fields_json
+from twosat_formal import records
+from twosat_formal.errors import ConfigError, RecordError
 from twosat_formal.jsonl import json_line
 from twosat_formal.verbalize.story.replies import ATTEMPT_OUTCOMES
 from twosat_formal.verbalize.story.themes import THEMES
@@ -57,6 +59,7 @@ __all__ = [
     "StoryRecord",
     "attested_digest",
     "bind_id",
+    "direct_clue",
     "is_story_record",
     "story_id",
 ]
@@ -64,132 +67,39 @@ __all__ = [
 #: Version of the story record layout; :meth:`StoryRecord.from_record` refuses others.
 SCHEMA_VERSION = 1
 #: The ``kind`` field of every story record.
-KIND = "story"
+KIND: Literal["story"] = "story"
 #: Clue generations per clause before the fallback sentence is used (paper §4).
 MAX_ATTEMPTS = 3
 
 _CLAUSE_MODES = ("llm", "direct")
 
 
-@dataclass(frozen=True)
-class Attempt:
-    """One generated clue and its validation.
+#: One generated clue and its validation: the typed model
+#: :class:`twosat_formal.records.Attempt`.
+Attempt = records.Attempt
+#: What became of one clause: the typed model :class:`twosat_formal.records.Clue`
+#: (:meth:`~twosat_formal.records.Clue.create` computes its ``outcome``).
+ClueRecord = records.Clue
 
-    ``text`` is ``None`` when the generation failed (then ``error`` says why);
-    ``entities_reply`` and ``state_replies`` are the validator's verbatim replies
-    (``None`` for a call that failed or was not made). ``entities``, ``states``,
-    ``recovered`` and ``outcome`` are what :func:`assess` makes of them.
+
+def direct_clue(index: int, clause: tuple[str, ...], sentence: str) -> ClueRecord:
+    """The clue of a one-entity clause (mode ``"direct"``): the programmatic sentence.
+
+    No model is asked, so there are no attempts; the clause is read back as it is.
+
+    >>> direct_clue(3, ("~x2",), "The vault is sealed.").outcome
+    'direct'
     """
-
-    attempt: int
-    outcome: str
-    text: str | None
-    finish_reason: str | None = None
-    entities_reply: str | None = None
-    state_replies: tuple[str | None, ...] = ()
-    entities: tuple[str, ...] | None = None
-    states: tuple[str, ...] | None = None
-    recovered: tuple[tuple[str, bool], ...] | None = None
-    error: str | None = None
-
-    def to_record(self) -> dict[str, Any]:
-        """The JSON object of this attempt (tuples as lists: ``recovered`` as pairs)."""
-        return fields_json(self)
-
-    @classmethod
-    def from_record(cls, obj: Any) -> Attempt:
-        """Read :meth:`to_record` output (:class:`RecordError` when malformed)."""
-        from twosat_formal import records
-
-        data = _validated(obj, records.Attempt, "attempt")
-        recovered = data["recovered"]
-        return cls(
-            attempt=data["attempt"],
-            text=data["text"],
-            outcome=_choice(data, "outcome", ATTEMPT_OUTCOMES),
-            finish_reason=data["finish_reason"],
-            entities_reply=data["entities_reply"],
-            state_replies=tuple(data["state_replies"]),
-            entities=_strings(data["entities"], "entities"),
-            states=_strings(data["states"], "states"),
-            recovered=_pairs(recovered, "recovered") if recovered is not None else None,
-            error=data["error"],
-        )
-
-
-@dataclass(frozen=True)
-class ClueRecord:
-    """What became of one clause.
-
-    Attributes
-    ----------
-    index:
-        1-based clause number.
-    clause:
-        The source clause as literal names (``"x3"``, ``"~x7"``).
-    mode:
-        ``"llm"`` (a clause of two distinct variables, through the validation loop)
-        or ``"direct"`` (a unit clause or a clause over one variable twice, which the
-        paper's prompts do not cover: the programmatic sentence, no model call).
-    attempts:
-        The attempts, in order (at most :data:`MAX_ATTEMPTS`).
-    accepted:
-        The number of the attempt that validated, or ``None``.
-    fallback:
-        Whether the fallback sentence replaced the clue after every attempt failed.
-    text:
-        The clue as it stands in the story.
-    recovered:
-        The clause read back (from the accepted attempt or the sentence), in source
-        literal order.
-    """
-
-    index: int
-    clause: tuple[str, ...]
-    mode: str
-    attempts: tuple[Attempt, ...]
-    accepted: int | None
-    fallback: bool
-    text: str
-    recovered: tuple[str, ...]
-
-    @property
-    def outcome(self) -> str:
-        """``"validated"``, ``"fallback"`` or ``"direct"``."""
-        if self.accepted is not None:
-            return "validated"
-        return "fallback" if self.fallback else "direct"
-
-    def to_record(self) -> dict[str, Any]:
-        """The JSON object of this clause."""
-        return {
-            "index": self.index,
-            "clause": list(self.clause),
-            "mode": self.mode,
-            "outcome": self.outcome,
-            "accepted": self.accepted,
-            "fallback": self.fallback,
-            "text": self.text,
-            "recovered": list(self.recovered),
-            "attempts": [a.to_record() for a in self.attempts],
-        }
-
-    @classmethod
-    def from_record(cls, obj: Any) -> ClueRecord:
-        """Read :meth:`to_record` output (:class:`RecordError` when malformed)."""
-        from twosat_formal import records
-
-        data = _validated(obj, records.Clue, "clue")
-        return cls(
-            index=data["index"],
-            clause=tuple(data["clause"]),
-            mode=_choice(data, "mode", _CLAUSE_MODES),
-            attempts=tuple(Attempt.from_record(a) for a in data["attempts"]),
-            accepted=data["accepted"],
-            fallback=data["fallback"],
-            text=data["text"],
-            recovered=tuple(data["recovered"]),
-        )
+    return ClueRecord.create(
+        index=index,
+        clause=clause,
+        mode="direct",
+        attempts=(),
+        accepted=None,
+        fallback=False,
+        text=sentence,
+        recovered=clause,
+    )
 
 
 def story_id(
@@ -238,19 +148,29 @@ def attested_digest(record: StoryRecord) -> str:
 def bind_id(record: StoryRecord) -> StoryRecord:
     """``record`` with the id that binds its attested text (:func:`attested_digest`)."""
     digest = attested_digest(record)
-    return replace(
-        record, id=story_id(record.instance_id, record.theme, record.model, record.seed, digest)
-    )
+    sid = story_id(record.instance_id, record.theme, record.model, record.seed, digest)
+    return record.model_copy(update={"id": sid})
 
 
-@dataclass(frozen=True)
-class StoryRecord:
+class StoryRecord(records.StoryRecordModel):
     """One formula as a story, with its validation history and round-trip proof.
+
+    The record's fields are those of its typed model
+    (:class:`~twosat_formal.records.StoryRecordModel`, published as
+    ``docs/schema/story.json``), declared once there, its clues and their attempts
+    those of :class:`~twosat_formal.records.Clue` and
+    :class:`~twosat_formal.records.Attempt`; this class adds how a record is made
+    (:meth:`create`, which fills in the theme's descriptions), written
+    (:meth:`to_record`) and read with the checks a schema cannot state
+    (:meth:`from_record`). Fields a reader does not know are dropped, so a record is
+    written back as this version writes it.
 
     Attributes
     ----------
+    schema_version, kind:
+        :data:`SCHEMA_VERSION` and :data:`KIND`.
     id:
-        :func:`story_id` of ``(instance_id, theme, model, seed)``.
+        :func:`story_id` of ``(instance_id, theme, model, seed)`` and the attested text.
     instance_id:
         The instance the story verbalizes.
     theme:
@@ -261,6 +181,8 @@ class StoryRecord:
         Seed of the entity mapping and of the sampling.
     entities:
         Entity → variable name, in variable order (every variable of the formula).
+    descriptions:
+        Entity → ``(true, false)`` descriptions, the theme's.
     intro:
         The introduction (Step 1).
     clues:
@@ -277,45 +199,55 @@ class StoryRecord:
         Tool version, model endpoint, sampling parameters, settings.
     """
 
-    id: str
-    instance_id: str
-    theme: str
-    model: str
-    seed: int
-    entities: dict[str, str]
-    intro: str
-    clues: tuple[ClueRecord, ...]
-    story: str
-    text: str
-    recovered: tuple[tuple[str, ...], ...]
-    roundtrip: dict[str, Any] | None = None
-    provenance: dict[str, Any] = field(default_factory=dict)
+    @classmethod
+    def create(
+        cls,
+        *,
+        instance_id: str,
+        theme: str,
+        model: str,
+        seed: int,
+        entities: Mapping[str, str],
+        intro: str,
+        clues: Sequence[ClueRecord],
+        story: str,
+        text: str,
+        recovered: Sequence[tuple[str, ...]],
+        provenance: Mapping[str, Any] | None = None,
+        roundtrip: Mapping[str, Any] | None = None,
+        id: str = "",
+    ) -> StoryRecord:
+        """A record with the theme's descriptions of its entities (its id as given).
 
-    def descriptions(self) -> dict[str, tuple[str, str]]:
-        """Entity → ``(true, false)`` descriptions, from the theme."""
-        theme = THEMES.get(self.theme)
-        return {entity: theme.describe(entity) for entity in self.entities}
+        >>> rec = StoryRecord.create(instance_id="i", theme="spy", model="m", seed=0,
+        ...     entities={"the courier": "x1"}, intro="I.", clues=(), story="I.", text="T",
+        ...     recovered=())
+        >>> rec.descriptions["the courier"] == THEMES.get("spy").describe("the courier")
+        True
+        """
+        described = THEMES.get(theme)
+        return cls(
+            schema_version=SCHEMA_VERSION,
+            kind=KIND,
+            id=id,
+            instance_id=instance_id,
+            theme=theme,
+            model=model,
+            seed=seed,
+            entities=dict(entities),
+            descriptions={entity: described.describe(entity) for entity in entities},
+            intro=intro,
+            clues=tuple(clues),
+            story=story,
+            text=text,
+            recovered=tuple(recovered),
+            roundtrip=dict(roundtrip) if roundtrip is not None else None,
+            provenance=dict(provenance or {}),
+        )
 
     def to_record(self) -> dict[str, Any]:
         """The JSON object of this record (field order fixed)."""
-        return {
-            "schema_version": SCHEMA_VERSION,
-            "kind": KIND,
-            "id": self.id,
-            "instance_id": self.instance_id,
-            "theme": self.theme,
-            "model": self.model,
-            "seed": self.seed,
-            "entities": dict(self.entities),
-            "descriptions": {e: list(d) for e, d in self.descriptions().items()},
-            "intro": self.intro,
-            "clues": [c.to_record() for c in self.clues],
-            "story": self.story,
-            "text": self.text,
-            "recovered": [list(c) for c in self.recovered],
-            "roundtrip": dict(self.roundtrip) if self.roundtrip is not None else None,
-            "provenance": dict(self.provenance),
-        }
+        return self.model_dump(mode="json")
 
     def to_json(self) -> str:
         """:meth:`to_record` as one line of JSON."""
@@ -327,9 +259,14 @@ class StoryRecord:
     ) -> StoryRecord:
         """Read a record written by :meth:`to_record`; :class:`RecordError` if malformed.
 
-        >>> from twosat_formal.verbalize.story.themes import THEMES
-        >>> rec = bind_id(StoryRecord("", "i", "spy", "m", 0,
-        ...                   {"the pilot": "x1"}, "Intro.", (), "Intro.", "T", ()))
+        The record is validated once, strictly, by its typed model; then the theme must
+        be registered, every mode and attempt outcome known, every clue's outcome the
+        one its ``accepted`` and ``fallback`` say, the descriptions the theme's and the
+        id the hash of the record.
+
+        >>> rec = bind_id(StoryRecord.create(instance_id="i", theme="spy", model="m",
+        ...     seed=0, entities={"the pilot": "x1"}, intro="Intro.", clues=(),
+        ...     story="Intro.", text="T", recovered=()))
         >>> StoryRecord.from_record(rec.to_record()) == rec
         True
         """
@@ -340,34 +277,35 @@ class StoryRecord:
 
     @classmethod
     def _read(cls, record: object) -> StoryRecord:
-        from twosat_formal.records import StoryRecordModel
-
         data = _mapping(record, "story record")
         version = data.get("schema_version")
         if version != SCHEMA_VERSION:
             raise RecordError(f"unsupported schema_version {version!r} (expected {SCHEMA_VERSION})")
         if data.get("kind") != KIND:
             raise RecordError(f"field 'kind' must be {KIND!r}")
-        _validated(data, StoryRecordModel, "story record")
-        theme = data["theme"]
-        if theme not in THEMES:
-            raise RecordError(f"unknown story theme {theme!r}")
-        roundtrip = data["roundtrip"]
-        out = cls(
-            id=data["id"],
-            instance_id=data["instance_id"],
-            theme=theme,
-            model=data["model"],
-            seed=data["seed"],
-            entities=dict(data["entities"]),
-            intro=data["intro"],
-            clues=tuple(ClueRecord.from_record(c) for c in data["clues"]),
-            story=data["story"],
-            text=data["text"],
-            recovered=tuple(tuple(c) for c in data["recovered"]),
-            roundtrip=dict(roundtrip) if roundtrip is not None else None,
-            provenance=dict(data["provenance"]),
-        )
+        out = _validated(data, cls)
+        if out.theme not in THEMES:
+            raise RecordError(f"unknown story theme {out.theme!r}")
+        for i, clue in enumerate(out.clues):
+            _choice(clue.mode, f"clues.{i}.mode", _CLAUSE_MODES)
+            outcome = records.clue_outcome(clue.accepted, clue.fallback)
+            if clue.outcome != outcome:
+                raise RecordError(
+                    f"field 'clues.{i}.outcome' must be {outcome!r} (accepted "
+                    f"{clue.accepted!r}, fallback {clue.fallback!r}), got {clue.outcome!r}"
+                )
+            for k, attempt in enumerate(clue.attempts):
+                _choice(attempt.outcome, f"clues.{i}.attempts.{k}.outcome", ATTEMPT_OUTCOMES)
+        theme = THEMES.get(out.theme)
+        try:
+            described = {entity: theme.describe(entity) for entity in out.entities}
+        except ConfigError as exc:
+            raise RecordError(f"field 'entities': {exc}") from None
+        if list(out.descriptions.items()) != list(described.items()):
+            raise RecordError(
+                f"field 'descriptions' must be the {out.theme} theme's descriptions of the "
+                "entities, in their order"
+            )
         expected = story_id(out.instance_id, out.theme, out.model, out.seed, attested_digest(out))
         if out.id != expected:
             raise RecordError(f"id {out.id!r} is not the hash of the record; expected {expected!r}")
@@ -391,29 +329,26 @@ _EXPECTED = {
     "int_type": "an integer",
     "bool_type": "a boolean",
     "list_type": "a list",
+    "tuple_type": "a list",
     "dict_type": "an object",
     "none_required": "null",
     "greater_than_equal": "at least 1",
 }
 
 
-def _validated(obj: object, model: type[BaseModel], what: str) -> Mapping[str, Any]:
-    """``obj`` checked by its typed record model (:mod:`twosat_formal.records`), strictly.
+def _validated(data: Mapping[str, Any], model: type[StoryRecord]) -> StoryRecord:
+    """``data`` read by its typed model, strictly (no coercion), in one validation.
 
     The first problem becomes one :class:`RecordError` naming the field by its path
     (``clues.0.fallback``).
 
-    >>> from twosat_formal.records import Clue
-    >>> _validated({"index": 1}, Clue, "clue")
+    >>> _validated({"schema_version": 1}, StoryRecord)
     Traceback (most recent call last):
     ...
-    twosat_formal.errors.RecordError: missing field 'clause'
+    twosat_formal.errors.RecordError: missing field 'kind'
     """
-    from pydantic import ValidationError
-
-    data = _mapping(obj, what)
     try:
-        model.model_validate(data, strict=True)
+        return model.model_validate(data, strict=True)
     except ValidationError as exc:
         error = exc.errors(include_url=False)[0]
         where = ".".join(str(part) for part in error["loc"])
@@ -423,7 +358,6 @@ def _validated(obj: object, model: type[BaseModel], what: str) -> Mapping[str, A
         if expected is None:
             raise RecordError(f"field {where!r}: {error['msg']}") from None
         raise RecordError(f"field {where!r} must be {expected}") from None
-    return data
 
 
 def _mapping(obj: object, what: str) -> Mapping[str, Any]:
@@ -432,25 +366,6 @@ def _mapping(obj: object, what: str) -> Mapping[str, Any]:
     return obj
 
 
-def _choice(data: Mapping[str, Any], key: str, choices: Sequence[str]) -> str:
-    value = data[key]
+def _choice(value: str, where: str, choices: Sequence[str]) -> None:
     if value not in choices:
-        raise RecordError(f"field {key!r} must be one of {', '.join(choices)}, got {value!r}")
-    return str(value)
-
-
-def _strings(value: object, key: str) -> tuple[str, ...] | None:
-    if value is None:
-        return None
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise RecordError(f"field {key!r} must be a list of strings")
-    return tuple(value)
-
-
-def _pairs(value: object, key: str) -> tuple[tuple[str, bool], ...]:
-    if not isinstance(value, list) or not all(
-        isinstance(p, list) and len(p) == 2 and isinstance(p[0], str) and isinstance(p[1], bool)
-        for p in value
-    ):
-        raise RecordError(f"field {key!r} must be a list of [entity, value] pairs")
-    return tuple((p[0], p[1]) for p in value)
+        raise RecordError(f"field {where!r} must be one of {', '.join(choices)}, got {value!r}")

@@ -106,7 +106,7 @@ async def revalidate_story(record: StoryRecord, formula: Formula, model: Model) 
     """
     problems: list[str] = []
     entities = list(record.entities)
-    descriptions = record.descriptions()
+    descriptions = record.descriptions
     reply = await _ask(model, intro_prompt(record.intro, entities))
     said = read_yes_no(reply) if reply is not None else None
     if said != "no":
