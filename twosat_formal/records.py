@@ -334,8 +334,7 @@ def clue_outcome(accepted: int | None, fallback: bool) -> str:
 # call). ``accepted`` is the number of the attempt that validated, ``fallback`` whether
 # the fallback sentence replaced the clue after every attempt failed, ``text`` the clue
 # as it stands in the story and ``recovered`` the clause read back, in source literal
-# order. ``outcome`` follows from ``accepted`` and ``fallback`` (clue_outcome);
-# ``create`` computes it.
+# order. ``outcome`` follows from ``accepted`` and ``fallback`` (clue_outcome).
 class Clue(BaseModel):
     """The clue of one clause: its attempts, the accepted one or the fallback sentence."""
 
@@ -350,32 +349,6 @@ class Clue(BaseModel):
     text: str
     recovered: Array[str]
     attempts: Array[Attempt]
-
-    @classmethod
-    def create(
-        cls,
-        *,
-        index: int,
-        clause: tuple[str, ...],
-        mode: str,
-        attempts: tuple[Attempt, ...],
-        accepted: int | None,
-        fallback: bool,
-        text: str,
-        recovered: tuple[str, ...],
-    ) -> Clue:
-        """A clue with its ``outcome`` computed by :func:`clue_outcome`."""
-        return cls(
-            index=index,
-            clause=clause,
-            mode=mode,
-            outcome=clue_outcome(accepted, fallback),
-            accepted=accepted,
-            fallback=fallback,
-            text=text,
-            recovered=recovered,
-            attempts=attempts,
-        )
 
     def to_record(self) -> dict[str, Any]:
         """The JSON object of this clue."""

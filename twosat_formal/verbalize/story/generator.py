@@ -97,7 +97,7 @@ from twosat_formal.verbalize.story.record import (
     Attempt,
     ClueRecord,
     StoryRecord,
-    direct_clue,
+    clue_record,
     story_id,
 )
 from twosat_formal.verbalize.story.replies import assess, needs_states, read_entities
@@ -452,19 +452,7 @@ class _Story:
             attempts.append(await self.attempt(conversation, number, index, source))
             if attempts[-1].outcome == "valid":
                 break
-        last = attempts[-1]
-        accepted = last.attempt if last.outcome == "valid" else None
-        text = str(last.text) if accepted is not None else fallback
-        return ClueRecord.create(
-            index=index,
-            clause=literals,
-            mode="llm",
-            attempts=tuple(attempts),
-            accepted=accepted,
-            fallback=accepted is None,
-            text=text,
-            recovered=literals,
-        )
+        return clue_record(index, literals, fallback, attempts)
 
     async def attempt(
         self,
@@ -607,7 +595,7 @@ async def write_story(
         literals = tuple(formula.literal_name(lit) for lit in clause)
         if len(clause) != 2 or abs(clause[0]) == abs(clause[1]):
             # one entity: nothing to ask, the fixed sentence is the clue
-            clues.append(direct_clue(index, literals, sentence))
+            clues.append(clue_record(index, literals, sentence))
             continue
         prompt = clue_prompt(chosen, index, formula.num_clauses, statements[0], statements[1])
         conversation = [*story.conversation(start, intro, exchanges), ("user", prompt)]

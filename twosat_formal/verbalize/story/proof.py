@@ -29,7 +29,7 @@ from twosat_formal.verbalize.story.record import (
     StoryRecord,
     attested_digest,
     bind_id,
-    direct_clue,
+    clue_record,
     story_id,
 )
 from twosat_formal.verbalize.story.replies import Assessment, assess
@@ -76,7 +76,7 @@ def rebuild_story(record: StoryRecord, formula: Formula) -> StoryRecord:
         sentence = fallback_sentence(statements)
         literal_names = tuple(formula.literal_name(lit) for lit in clause)
         if len(clause) != 2 or abs(clause[0]) == abs(clause[1]):
-            clues.append(direct_clue(index, literal_names, sentence))
+            clues.append(clue_record(index, literal_names, sentence))
             continue
         stored = record.clues[index - 1].attempts if index <= len(record.clues) else ()
         attempts: list[Attempt] = []
@@ -102,8 +102,7 @@ def rebuild_story(record: StoryRecord, formula: Formula) -> StoryRecord:
                 f"clue {index}: {len(attempts)} attempts, none valid, and no fallback is due"
             )
         last = attempts[-1]
-        accepted = last.attempt if last.outcome == "valid" else None
-        if accepted is not None:
+        if last.outcome == "valid":
             pairs = _in_source_order(list(last.recovered or ()), source)
         else:
             pairs = parse_fallback(sentence, descriptions)
@@ -111,19 +110,7 @@ def rebuild_story(record: StoryRecord, formula: Formula) -> StoryRecord:
         recovered = tuple(
             formula.literal_name(variable[e] if value else -variable[e]) for e, value in pairs
         )
-        text = str(last.text) if accepted is not None else sentence
-        clues.append(
-            ClueRecord.create(
-                index=index,
-                clause=literal_names,
-                mode="llm",
-                attempts=tuple(attempts),
-                accepted=accepted,
-                fallback=accepted is None,
-                text=text,
-                recovered=recovered,
-            )
-        )
+        clues.append(clue_record(index, literal_names, sentence, attempts, recovered))
     body = assemble_story(record.intro, [c.text for c in clues])
     again_record = StoryRecord.create(
         id=record.id,
@@ -256,7 +243,7 @@ def prove_story(record: StoryRecord, formula: Formula) -> dict[str, Any]:
     >>> f = Formula.from_named([["a"]])
     >>> theme = THEMES.get("heist")
     >>> text = fallback_sentence([("the vault", "is open")])
-    >>> clue = direct_clue(1, ("a",), text)
+    >>> clue = clue_record(1, ("a",), text)
     >>> story = assemble_story("Intro.", [text])
     >>> prompt = story_prompt(story, [("the vault", "is open", "is sealed")])
     >>> rec = bind_id(StoryRecord.create(instance_id="i", theme="heist", model="m", seed=0,

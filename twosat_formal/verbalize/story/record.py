@@ -47,6 +47,7 @@ from pydantic import ValidationError
 from twosat_formal import records
 from twosat_formal.errors import ConfigError, RecordError
 from twosat_formal.jsonl import json_line
+from twosat_formal.records import clue_outcome
 from twosat_formal.verbalize.story.replies import ATTEMPT_OUTCOMES
 from twosat_formal.verbalize.story.themes import THEMES
 
@@ -59,7 +60,7 @@ __all__ = [
     "StoryRecord",
     "attested_digest",
     "bind_id",
-    "direct_clue",
+    "clue_record",
     "is_story_record",
     "story_id",
 ]
@@ -78,27 +79,40 @@ _CLAUSE_MODES = ("llm", "direct")
 #: :class:`twosat_formal.records.Attempt`.
 Attempt = records.Attempt
 #: What became of one clause: the typed model :class:`twosat_formal.records.Clue`
-#: (:meth:`~twosat_formal.records.Clue.create` computes its ``outcome``).
+#: (:func:`clue_record` makes one).
 ClueRecord = records.Clue
 
 
-def direct_clue(index: int, clause: tuple[str, ...], sentence: str) -> ClueRecord:
-    """The clue of a one-entity clause (mode ``"direct"``): the programmatic sentence.
+def clue_record(
+    index: int,
+    clause: tuple[str, ...],
+    sentence: str,
+    attempts: Sequence[Attempt] = (),
+    recovered: tuple[str, ...] | None = None,
+) -> ClueRecord:
+    """The clue of clause ``index``, with its outcome (:func:`~twosat_formal.records.clue_outcome`).
 
-    No model is asked, so there are no attempts; the clause is read back as it is.
+    Without ``attempts`` the clause has one entity (mode ``"direct"``): no model is
+    asked and the clue is the programmatic ``sentence``. With them (mode ``"llm"``) the
+    clue is the last attempt's text when that attempt is valid, else the fallback
+    ``sentence``. ``recovered`` is the clause read back (default: ``clause``).
 
-    >>> direct_clue(3, ("~x2",), "The vault is sealed.").outcome
+    >>> clue_record(3, ("~x2",), "The vault is sealed.").outcome
     'direct'
     """
-    return ClueRecord.create(
+    last = attempts[-1] if attempts else None
+    accepted = last.attempt if last is not None and last.outcome == "valid" else None
+    fallback = last is not None and accepted is None
+    return ClueRecord(
         index=index,
         clause=clause,
-        mode="direct",
-        attempts=(),
-        accepted=None,
-        fallback=False,
-        text=sentence,
-        recovered=clause,
+        mode="llm" if attempts else "direct",
+        outcome=clue_outcome(accepted, fallback),
+        accepted=accepted,
+        fallback=fallback,
+        text=str(last.text) if last is not None and accepted is not None else sentence,
+        recovered=clause if recovered is None else recovered,
+        attempts=tuple(attempts),
     )
 
 
@@ -200,24 +214,13 @@ class StoryRecord(records.StoryRecordModel):
     """
 
     @classmethod
-    def create(
-        cls,
-        *,
-        instance_id: str,
-        theme: str,
-        model: str,
-        seed: int,
-        entities: Mapping[str, str],
-        intro: str,
-        clues: Sequence[ClueRecord],
-        story: str,
-        text: str,
-        recovered: Sequence[tuple[str, ...]],
-        provenance: Mapping[str, Any] | None = None,
-        roundtrip: Mapping[str, Any] | None = None,
-        id: str = "",
-    ) -> StoryRecord:
-        """A record with the theme's descriptions of its entities (its id as given).
+    def create(cls, *, theme: str, entities: Mapping[str, str], **fields: Any) -> StoryRecord:
+        """A record with the theme's descriptions of its entities.
+
+        ``fields`` are the model's other fields (``instance_id``, ``model``, ``seed``,
+        ``intro``, ``clues``, ``story``, ``text``, ``recovered``), validated as it types
+        them; ``id`` is ``""`` (see :func:`bind_id`), ``roundtrip`` ``None`` and
+        ``provenance`` empty unless given.
 
         >>> rec = StoryRecord.create(instance_id="i", theme="spy", model="m", seed=0,
         ...     entities={"the courier": "x1"}, intro="I.", clues=(), story="I.", text="T",
@@ -226,23 +229,11 @@ class StoryRecord(records.StoryRecordModel):
         True
         """
         described = THEMES.get(theme)
+        defaults: dict[str, Any] = {"id": "", "roundtrip": None, "provenance": {}}
+        fields = defaults | fields
+        fields["descriptions"] = {entity: described.describe(entity) for entity in entities}
         return cls(
-            schema_version=SCHEMA_VERSION,
-            kind=KIND,
-            id=id,
-            instance_id=instance_id,
-            theme=theme,
-            model=model,
-            seed=seed,
-            entities=dict(entities),
-            descriptions={entity: described.describe(entity) for entity in entities},
-            intro=intro,
-            clues=tuple(clues),
-            story=story,
-            text=text,
-            recovered=tuple(recovered),
-            roundtrip=dict(roundtrip) if roundtrip is not None else None,
-            provenance=dict(provenance or {}),
+            schema_version=SCHEMA_VERSION, kind=KIND, theme=theme, entities=dict(entities), **fields
         )
 
     def to_record(self) -> dict[str, Any]:
@@ -288,7 +279,7 @@ class StoryRecord(records.StoryRecordModel):
             raise RecordError(f"unknown story theme {out.theme!r}")
         for i, clue in enumerate(out.clues):
             _choice(clue.mode, f"clues.{i}.mode", _CLAUSE_MODES)
-            outcome = records.clue_outcome(clue.accepted, clue.fallback)
+            outcome = clue_outcome(clue.accepted, clue.fallback)
             if clue.outcome != outcome:
                 raise RecordError(
                     f"field 'clues.{i}.outcome' must be {outcome!r} (accepted "
