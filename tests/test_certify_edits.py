@@ -68,3 +68,36 @@ def test_tampered_edit_step_fails_naming_the_record(
     report = certify_file(write_jsonl(tmp_path / "d.jsonl", records))
     assert not report.ok
     assert victim["id"] in report.failing_ids
+
+
+def test_a_cumulative_chain_classifies_each_edit_once(
+    tmp_path: Path, edited: list[Record], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The records of a cumulative chain replay the chain's first edits from the same
+    root: each edit is classified once per formula and label, and a tampered later
+    level still fails as before."""
+    import twosat_formal.edits.classify as classify_module
+    import twosat_formal.rederive as rederive_module
+
+    calls: list[tuple[bytes, bytes, str, str]] = []
+    real = classify_module.classify_edit
+
+    def spy(formula: Any, label: str, edit: Any) -> Any:
+        calls.append((formula.literals.tobytes(), formula.offsets.tobytes(), label, repr(edit)))
+        return real(formula, label, edit)
+
+    monkeypatch.setattr(classify_module, "classify_edit", spy)
+    rederive_module._CLASSIFIED.cache_clear()
+    chain = [r for r in edited if edit_steps(r) and edit_steps(r)[0]["mode"] == "cumulative"]
+    levels = [len(edit_steps(r)) for r in chain]
+    assert max(levels) >= 2  # some record replays an edit of the record before it
+    report = certify_file(write_jsonl(tmp_path / "d.jsonl", chain))
+    assert report.ok, [str(f) for f in report.failures]
+    assert len(calls) == len(set(calls)) < sum(levels)
+    # a tampered second level fails although its first level was remembered
+    records = json.loads(json.dumps(chain))
+    victim = next(r for r in records if len(edit_steps(r)) >= 2)
+    edit_steps(victim)[1]["label_after"] = "SAT" if victim["label"] == "UNSAT" else "UNSAT"
+    rederive_module._CLASSIFIED.cache_clear()
+    failing = certify_file(write_jsonl(tmp_path / "t.jsonl", records))
+    assert [f.id for f in failing.failures] == [victim["id"]]

@@ -20,12 +20,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from twosat_formal.errors import CertificateError, ConfigError, RecordError
 from twosat_formal.formula import Formula
 from twosat_formal.instance import SCHEMA_VERSION, Instance, canonical_json
 from twosat_formal.provenance import tool_version
+from twosat_formal.recent import Recent
+
+if TYPE_CHECKING:  # the edits are imported by the functions that replay them
+    from twosat_formal.edits.classify import EditOutcome
+    from twosat_formal.edits.operators import Edit
 
 __all__ = [
     "origin_ids",
@@ -269,7 +274,7 @@ def _rederive_edits(origin: Instance, steps: Sequence[Mapping[str, Any]]) -> Ins
 
 def _rederive_edit_run(origin: Instance, steps: Sequence[Mapping[str, Any]]) -> Instance:
     """One run of ``edit`` (steps numbered from level 1) rebuilt on ``origin``."""
-    from twosat_formal.edits.classify import CHANGING, build_edited, classify_edit
+    from twosat_formal.edits.classify import CHANGING, build_edited
     from twosat_formal.edits.operators import Edit
 
     first = steps[0]
@@ -288,7 +293,7 @@ def _rederive_edit_run(origin: Instance, steps: Sequence[Mapping[str, Any]]) -> 
                     f"edit {level} ({edit.operator} at clause {edit.position + 1}) is not one "
                     "of the changes its operator makes there"
                 )
-            outcome = classify_edit(current, origin.label, edit)
+            outcome = _classified(current, origin.label, edit)
             if mode == "cumulative" and outcome.kind == CHANGING:
                 raise CertificateError(f"cumulative edit {level} changes the label")
         except (CertificateError, ConfigError, RecordError) as exc:
@@ -297,6 +302,32 @@ def _rederive_edit_run(origin: Instance, steps: Sequence[Mapping[str, Any]]) -> 
         outcomes.append(outcome)
         current = outcome.formula
     return build_edited(origin, outcomes, mode=mode, seed=seed).instance
+
+
+#: The last edits classified while re-deriving: ``(id of the formula, label, repr of
+#: the edit) -> (formula, edit, outcome)``. The records of a cumulative chain (levels
+#: 1, 2, ...) come one after another and each replays the chain's edits from the same
+#: root, so all but the last edit of a record were classified for the record before it.
+_CLASSIFIED: Recent[tuple[int, str, str], tuple[Formula, Edit, EditOutcome]] = Recent(64)
+
+
+def _classified(formula: Formula, label: str, edit: Edit) -> EditOutcome:
+    """``classify_edit(formula, label, edit)``, remembered for this very formula object.
+
+    An entry holds its formula, so no other object can take its ``id`` while it is
+    kept; it is used only for an equal edit of the same ``repr`` (the same fields,
+    types and order). ``classify_edit`` is a pure function of the three, and an edit it
+    refuses (an exception) is never remembered.
+    """
+    key = (id(formula), label, repr(edit))
+    found = _CLASSIFIED.get(key)
+    if found is not None and found[0] is formula and found[1] == edit:
+        return found[2]
+    from twosat_formal.edits.classify import classify_edit
+
+    outcome = classify_edit(formula, label, edit)
+    _CLASSIFIED.put(key, (formula, edit, outcome))
+    return outcome
 
 
 def rederive_document(record: Mapping[str, Any]) -> dict[str, Any]:
