@@ -23,6 +23,7 @@ from twosat_formal.errors import TwoSatFormalError
 from twosat_formal.formula import Formula
 from twosat_formal.solve import SolveResult, check_result, decide, solve, verify
 from twosat_formal.solve.functional import (
+    branching_contradiction,
     functional_contradiction,
     functional_labels,
     functional_walk,
@@ -173,13 +174,66 @@ def test_the_walk_lists_each_path_and_cycle_once(formula: Formula) -> None:
         assert lits[0] == min(abs(lit) for lit in lits)
 
 
+@st.composite
+def branching_formulas(draw: st.DrawFn) -> Formula:
+    """A functional formula and one to three clauses more, over its variables or fresh
+    ones: some literals imply two literals."""
+    base = draw(functional_formulas(max_vars=30))
+    n = base.num_vars
+    fresh = draw(st.integers(0, 2))
+    literal = st.integers(1, n + fresh).flatmap(lambda v: st.sampled_from([v, -v]))
+    extra = draw(st.lists(st.lists(literal, min_size=1, max_size=2), min_size=1, max_size=3))
+    return Formula([*base.clauses, *extra], num_vars=n + fresh)
+
+
+@settings(max_examples=400, deadline=None)
+@given(branching_formulas())
+def test_a_walked_branching_contradiction_is_the_scipy_paths(formula: Formula) -> None:
+    expected = scipy_result(formula)
+    result = solve_functional(formula)
+    if result is not None:  # walked: then exactly the SciPy path's result
+        assert result == expected
+        if successor_nodes(formula) is None:  # some literal implies two: a cycle only
+            assert result.cycle is not None
+            assert tuple(branching_contradiction(formula).tolist()) == result.cycle
+        check_result(formula, verify(formula, result))
+    assert solve_scc(formula) == expected
+
+
+def test_a_ring_with_a_clause_touching_it_is_walked() -> None:
+    rng = random.Random(5)
+    num_vars = LARGE_COMPONENT // 2 + 1000
+    order = rng.sample(range(1, num_vars + 1), num_vars)
+    ring_vars, fresh = order[:-1], order[-1]
+    clauses = ring(ring_vars, [rng.choice([1, -1]) for _ in ring_vars])
+    clauses.append([clauses[0][0], fresh])  # a literal of the ring implies one more
+    rng.shuffle(clauses)
+    formula = Formula(clauses, num_vars=num_vars)
+    assert successor_nodes(formula) is None
+    walked = branching_contradiction(formula)
+    assert walked is not None and len(walked) == 2 * (num_vars - 1)
+    result = solve(formula)
+    assert result.checked and result == verify(formula, scipy_result(formula))
+    assert result.cycle == tuple(walked.tolist())
+
+
+def test_a_component_that_is_not_a_simple_cycle_is_left_to_scipy() -> None:
+    chord = Formula([*ring([1, 2, 3, 4, 5], [1] * 5), [1, -3]])  # -1 -> -3 inside the ring
+    assert branching_contradiction(chord) is None
+    assert solve_functional(chord) is None
+    assert solve_scc(chord) == scipy_result(chord)
+    many = Formula([[1, v] for v in range(2, 200)])  # -1 implies 198 literals: SAT
+    assert branching_contradiction(many) is None
+
+
 def test_other_graphs_are_left_to_scipy() -> None:
-    fan = Formula([[1, 2], [1, 3], [-1]])  # -1 implies 2 and 3
+    fan = Formula([[1, 2], [1, 3], [-1]])  # -1 implies 2 and 3: satisfiable
+    assert successor_nodes(fan) is None
+    assert solve_functional(fan) is None
+    assert solve_scc(fan) == scipy_result(fan)
     branch = Formula([[1, -2], [2, -3], [3], [-1], [1, 4]])  # a ring, -1 also implies 4
-    for formula in (fan, branch):
-        assert successor_nodes(formula) is None
-        assert solve_functional(formula) is None
-        assert solve_scc(formula) == scipy_result(formula)
+    assert successor_nodes(branch) is None
+    assert solve_functional(branch) == scipy_result(branch)  # a simple cycle: walked
     twice = Formula([[1, -2], [1, -2], [-2, 1], [2], [-1]])  # a ring, a clause repeated
     assert solve_scc(twice).cycle == scipy_result(twice).cycle == (1, -1, -2, 2)
     empty = solve_functional(Formula([]))
@@ -215,7 +269,7 @@ def test_a_long_chain_gets_the_scipy_model() -> None:
     check_result(formula, verify(formula, result))
 
 
-def test_functional_formulas_are_solved_without_importing_scipy() -> None:
+def test_these_formulas_are_solved_without_importing_scipy() -> None:
     code = (
         "import sys\n"
         "from twosat_formal.formula import Formula\n"
@@ -223,7 +277,8 @@ def test_functional_formulas_are_solved_without_importing_scipy() -> None:
         "n = 30000\n"
         "ring = [[i, -(i + 1)] for i in range(1, n)] + [[n], [-1], [n + 1, n + 2]]\n"
         "chain = [[-i, i + 1] for i in range(1, n)]\n"
-        "for clauses in (ring, chain):\n"
+        "touch = [[i, -(i + 1)] for i in range(1, n)] + [[n], [-1], [1, n + 1]]\n"
+        "for clauses in (ring, chain, touch):\n"
         "    result = solve(Formula(clauses))\n"
         "    certificate = result.cycle if result.cycle else result.model\n"
         "    print(result.status, result.checked, len(certificate), certificate[:3])\n"
@@ -233,6 +288,7 @@ def test_functional_formulas_are_solved_without_importing_scipy() -> None:
     assert done.stdout.splitlines() == [
         "UNSAT True 60000 (1, -1, -2)",
         "SAT True 30000 (True, True, True)",
+        "UNSAT True 60000 (1, -1, -2)",
         "[]",
     ]
 

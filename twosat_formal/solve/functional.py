@@ -52,7 +52,9 @@ from twosat_formal.solve.graph import index_literal, literal_index
 from twosat_formal.solve.result import SolveResult, certificate_tuple
 
 __all__ = [
+    "BRANCHING",
     "FunctionalWalk",
+    "branching_contradiction",
     "functional_contradiction",
     "functional_labels",
     "functional_walk",
@@ -61,6 +63,11 @@ __all__ = [
 ]
 
 IntArray = npt.NDArray[np.int64]
+
+#: A graph with at most this many literals that imply two or more literals each still
+#: has its contradiction cycle walked, when it is a simple cycle
+#: (:func:`branching_contradiction`).
+BRANCHING = 64
 
 #: A cycle longer than this is marked as walked in one numpy pass, a shorter one in Python.
 LONG_CYCLE = 64
@@ -83,6 +90,13 @@ def successor_nodes(formula: Formula) -> IntArray | None:
     >>> successor_nodes(Formula([[1, -2], [1, 2]])) is None  # -1 implies -2 and 2
     True
     """
+    step, sources, targets = _steps(formula)
+    # Of several steps from one node, one was kept: all agree iff the node implies one.
+    return step if np.array_equal(step[sources], targets) else None
+
+
+def _steps(formula: Formula) -> tuple[IntArray, IntArray, IntArray]:
+    """One step kept per node (as :func:`successor_nodes`), and every edge's two ends."""
     nodes = literal_index(formula.pairs())
     first, second = nodes[:, 0], nodes[:, 1]
     size = 2 * formula.num_vars
@@ -90,10 +104,7 @@ def successor_nodes(formula: Formula) -> IntArray | None:
     targets = np.concatenate([second, first])
     step = np.full(size + 1, size, dtype=np.int64)
     step[sources] = targets
-    # Of several steps from one node, one was kept: all agree iff the node implies one.
-    if not np.array_equal(step[sources], targets):
-        return None
-    return step
+    return step, sources, targets
 
 
 @dataclass(frozen=True, eq=False)
@@ -269,21 +280,139 @@ def functional_contradiction(walk: FunctionalWalk) -> IntArray | None:
     return index_literal(cycles[starts[best] : ends[best]])
 
 
+def branching_contradiction(formula: Formula) -> IntArray | None:
+    """The SciPy path's contradiction cycle of a graph with a few branching literals.
+
+    When at most :data:`BRANCHING` literals imply two or more literals each, the graph
+    is functional but for a few *special* nodes: those literals, and their negations
+    (the nodes with two or more predecessors). Taken out, the rest is a functional
+    graph again (its paths and cycles: :func:`functional_walk`); a cycle of the rest is
+    a strong component of the whole graph, and the other components are found by a
+    Tarjan search over the few pieces (paths of the rest and special nodes) that the
+    special nodes' edges join. If the smallest component holding some ``x`` and ``-x``
+    (the lowest such variable's, on ties) is a simple cycle, each of its nodes having
+    one successor inside it, its only walk ``x ~> -x ~> x`` is the SciPy path's
+    contradiction cycle, walked from that variable's ``x``.
+
+    Returns
+    -------
+    numpy.ndarray or None
+        The cycle's DIMACS literals; None if the graph is functional, has more
+        branching literals, is satisfiable, or that component is not a simple cycle
+        (then the SciPy path decides).
+
+    Examples
+    --------
+    >>> ring = Formula([[1, -2], [2, -3], [3], [-1], [1, 4]])  # -1 implies -2 and 4
+    >>> branching_contradiction(ring).tolist()
+    [1, -1, -2, -3, 3, 2]
+    >>> branching_contradiction(Formula([[1, 2], [1, 3]])) is None  # satisfiable
+    True
+    """
+    step, sources, targets = _steps(formula)
+    return _branching_cycle(step, sources, targets, step[sources] != targets)
+
+
+def _branching_cycle(
+    step: IntArray, sources: IntArray, targets: IntArray, odd: npt.NDArray[np.bool_]
+) -> IntArray | None:
+    """:func:`branching_contradiction` of the steps ``_steps`` gives; ``odd``: the edges
+    that differ from the step kept for their source."""
+    size = step.size - 1
+    if not bool(odd.any()) or int(np.count_nonzero(odd)) > 4 * BRANCHING:
+        return None
+    branching = np.unique(sources[odd])
+    if branching.size > BRANCHING:
+        return None
+    branches = np.zeros(size + 1, dtype=np.bool_)
+    branches[branching] = True
+    special = branches.copy()
+    special[branching ^ 1] = True  # two predecessors: the negation implies two
+    # Every edge with a special end: the branching nodes' edges, each once ...
+    keep = branches[sources]
+    pairs = np.unique(sources[keep] * (size + 1) + targets[keep])
+    # ... and the one step of every other node with a special end.
+    lone = np.flatnonzero(
+        (special[:size] | special[step[:size]]) & (step[:size] != size) & ~branches[:size]
+    )
+    src = np.concatenate([pairs // (size + 1), lone])
+    dst = np.concatenate([pairs % (size + 1), step[lone]])
+    rest = step.copy()
+    rest[np.flatnonzero(special)] = size
+    rest[special[rest]] = size
+    walk = functional_walk(rest)  # special nodes are paths of one node
+    unit = np.full(size + 1, -1, dtype=np.int64)  # the path of the rest each node is on
+    unit[walk.paths] = _pieces(walk.path_starts, walk.paths.size)
+    joined = np.unique(np.concatenate([unit[src], unit[dst]]))
+    local = np.searchsorted(joined, unit[src]), np.searchsorted(joined, unit[dst])
+    succ: list[list[int]] = [[] for _ in range(joined.size)]
+    for a, b in zip(*(side.tolist() for side in local), strict=True):
+        succ[a].append(b)
+    from twosat_formal.solve.small import small_components  # the same search, no SciPy
+
+    _count, label = small_components([sorted(set(targets_of)) for targets_of in succ])
+    labels = np.asarray(label, dtype=np.int64)
+    sizes = np.bincount(labels, minlength=max(_count, 1))
+    looped = np.zeros(max(_count, 1), dtype=np.bool_)
+    looped[labels[local[0][local[0] == local[1]]]] = True
+    whole = (sizes > 1) | looped  # components of more than one piece, or a piece's loop
+    # The component of each node: cycles of the rest first, then the joined pieces.
+    component = np.full(size, -1, dtype=np.int64)
+    cycles = walk.cycle_starts.size
+    component[walk.cycles] = _pieces(walk.cycle_starts, walk.cycles.size)
+    on_path = unit[:size] >= 0
+    piece = np.full(walk.path_starts.size, -1, dtype=np.int64)
+    piece[joined] = np.where(whole[labels], cycles + labels, -1)
+    component[on_path] = piece[unit[:size][on_path]]
+    conflicts = np.flatnonzero((component[0::2] == component[1::2]) & (component[0::2] >= 0))
+    if conflicts.size == 0:
+        return None
+    counts = np.bincount(component[component >= 0])
+    held = component[2 * conflicts]
+    target = int(held[np.argmin(counts[held])])  # the smallest; the lowest variable's
+    inside = component == target
+    ahead = step.copy()
+    for node in np.flatnonzero(inside & special[:size]).tolist():
+        out = dst[src == node]
+        out = np.unique(out[inside[out]]) if out.size else out
+        if out.size != 1:
+            return None  # not a simple cycle: the SciPy path's searches decide
+        ahead[node] = int(out[0])
+    start = 2 * int(conflicts[np.argmax(held == target)])
+    nxt = ahead.tolist()
+    order = [start]
+    node = nxt[start]
+    for _ in range(int(counts[target])):  # round the cycle, and no further
+        if node == start:
+            break
+        order.append(node)
+        node = nxt[node]
+    if node != start or len(order) != int(counts[target]):
+        raise TwoSatFormalError("a component's walk does not close: the components are wrong")
+    return index_literal(np.fromiter(order, np.int64, len(order)))
+
+
 @raises(NotTwoCNFError)
 def solve_functional(formula: Formula) -> SolveResult | None:
     """The SciPy path's result for a formula whose literals imply at most one literal each.
 
-    None if some literal implies two (:func:`successor_nodes`). The result is not yet
-    checked (``checked=False``).
+    When some literal implies two, the contradiction cycle of
+    :func:`branching_contradiction`, or None (then the SciPy path decides: a
+    satisfiable formula's model follows SciPy's order of the components). The result
+    is not yet checked (``checked=False``).
 
     Examples
     --------
     >>> solve_functional(Formula([[1, 2], [-1, -2]])).model
     (True, False)
     """
-    step = successor_nodes(formula)
-    if step is None:
-        return None
+    step, sources, targets = _steps(formula)
+    odd = step[sources] != targets
+    if bool(odd.any()):  # some literal implies two: a contradiction walked, or SciPy
+        ring = _branching_cycle(step, sources, targets, odd)
+        if ring is None:
+            return None
+        return SolveResult("UNSAT", cycle=certificate_tuple(ring), backend="scc")
     walk = functional_walk(step)
     cycle = functional_contradiction(walk)
     if cycle is not None:
