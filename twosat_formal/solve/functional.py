@@ -379,17 +379,23 @@ def _branching_cycle(
             return None  # not a simple cycle: the SciPy path's searches decide
         ahead[node] = int(out[0])
     start = 2 * int(conflicts[np.argmax(held == target)])
-    nxt = ahead.tolist()
-    order = [start]
-    node = nxt[start]
-    for _ in range(int(counts[target])):  # round the cycle, and no further
-        if node == start:
-            break
-        order.append(node)
-        node = nxt[node]
-    if node != start or len(order) != int(counts[target]):
+    if target < cycles:  # a cycle of the rest, walked from its lowest node: ``start``
+        nodes = walk.cycles[_pieces(walk.cycle_starts, walk.cycles.size) == target]
+    else:  # the pieces of the rest in the cycle's order, joined through ``ahead``
+        firsts, ends = walk.path_starts, _ends(walk.path_starts, walk.paths.size)
+        parts = []
+        at = first = int(unit[start])
+        for _ in range(walk.path_starts.size):
+            parts.append(walk.paths[firsts[at] : ends[at]])
+            at = int(unit[ahead[parts[-1][-1]]])
+            if at == first:
+                break
+        nodes = np.concatenate(parts)
+        nodes = np.roll(nodes, -int(np.flatnonzero(nodes == start)[0]))
+    # The walk is checked: every node of the component once, each step a step ahead.
+    if nodes.size != int(counts[target]) or not np.array_equal(ahead[nodes], np.roll(nodes, -1)):
         raise TwoSatFormalError("a component's walk does not close: the components are wrong")
-    return index_literal(np.fromiter(order, np.int64, len(order)))
+    return index_literal(nodes)
 
 
 @raises(NotTwoCNFError)
