@@ -26,6 +26,13 @@ each of its variables, and its only walk ``x ~> -x ~> x`` is the cycle itself, f
 smallest such cycle, from its lowest variable). The tests compare both, and the model,
 with the SciPy path on drawn graphs.
 
+A few literals that imply two literals or more (a ring with a clause touching it) are
+taken out (:func:`branching_contradiction`): the rest is walked as above, and when the
+smallest component holding some ``x`` and ``-x`` is still a simple cycle, its walk is
+the SciPy path's contradiction cycle. Otherwise, and for a satisfiable formula with
+such literals (its model follows SciPy's order of the components), the SciPy path
+decides.
+
 Examples
 --------
 >>> from twosat_formal.formula import Formula
@@ -34,8 +41,10 @@ Examples
 (1, -1, -2, -3, 3, 2)
 >>> solve_functional(Formula([[-1, 2], [-2, 3]])).model
 (True, True, True)
->>> solve_functional(Formula([[1, 2], [1, 3]])) is None  # -1 implies 2 and 3
+>>> solve_functional(Formula([[1, 2], [1, 3]])) is None  # -1 implies 2 and 3: SAT
 True
+>>> solve_functional(Formula([[1, -2], [2, -3], [3], [-1], [1, 4]])).cycle
+(1, -1, -2, -3, 3, 2)
 """
 
 from __future__ import annotations

@@ -488,7 +488,9 @@ def solve_scc(formula: Formula) -> SolveResult:
 
     A graph in which every literal implies at most one literal is a union of cycles
     and paths; it is walked instead, without SciPy
-    (:mod:`twosat_formal.solve.functional`; the same model or cycle).
+    (:mod:`twosat_formal.solve.functional`; the same model or cycle), and so is the
+    contradiction of one with a few literals that imply more, when its component is
+    a simple cycle.
 
     The result is not yet checked (``checked=False``); :func:`twosat_formal.solve.solve`
     checks it.
@@ -500,7 +502,7 @@ def solve_scc(formula: Formula) -> SolveResult:
     >>> solve_scc(Formula([[1], [-1]])).cycle
     (1, -1)
     """
-    walked = solve_functional(formula)  # every literal implies at most one: no SciPy
+    walked = solve_functional(formula)  # cycles and paths (nearly): no SciPy
     if walked is not None:
         return walked
     graph = implication_graph(formula)
