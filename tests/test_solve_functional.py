@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy.sparse.csgraph import connected_components
 
 from twosat_formal.errors import TwoSatFormalError
 from twosat_formal.formula import Formula
@@ -39,6 +40,10 @@ from twosat_formal.solve.scc import (
     solve_scc,
     strong_components,
 )
+
+#: SciPy up to 1.17 numbers strong components with Pearce's algorithm, whose order the
+#: walk reproduces (and so SciPy's model); a later SciPy may number them otherwise.
+PEARCE = "Pearce" in (connected_components.__doc__ or "")
 
 
 def ring(order: list[int], signs: list[int]) -> list[list[int]]:
@@ -126,11 +131,15 @@ def test_the_walk_gives_the_labels_model_and_cycle_of_the_scipy_path(formula: Fo
     count, labels = functional_labels(functional_walk(step))
     components = strong_components(graph)
     assert count == components.count
-    assert labels.tolist() == components.labels.tolist()  # SciPy's numbering, node for node
+    pairs = set(zip(labels.tolist(), components.labels.tolist(), strict=True))
+    assert len(pairs) == count  # the same partition into components ...
     result = solve_functional(formula)
     assert result is not None
-    assert result == scipy_result(formula)
-    assert solve_scc(formula) == result
+    if PEARCE:  # ... numbered as SciPy numbers them, node for node: the same model
+        assert labels.tolist() == components.labels.tolist()
+    if PEARCE or result.cycle is not None:  # a cycle does not depend on the numbering
+        assert result == scipy_result(formula)
+        assert solve_scc(formula) == result
     checked = verify(formula, result)
     assert checked.checked
     check_result(formula, checked)
@@ -257,6 +266,7 @@ def test_a_ring_larger_than_a_large_component_gives_the_scipy_cycle() -> None:
     assert len(result.cycle or ()) == 2 * (num_vars - 2)
 
 
+@pytest.mark.skipif(not PEARCE, reason="this SciPy numbers components in another order")
 def test_a_long_chain_gets_the_scipy_model() -> None:
     rng = random.Random(11)
     num_vars = 30_000
