@@ -230,8 +230,8 @@ class Formula:
         num_vars: int | None = None,
         names: Names = None,
     ) -> None:
-        rows = [tuple(int(lit) for lit in clause) for clause in clauses]
-        lengths = np.fromiter((len(r) for r in rows), dtype=np.int64, count=len(rows))
+        rows = [tuple(map(int, clause)) for clause in clauses]
+        lengths = np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
         offsets = np.zeros(len(rows) + 1, dtype=np.int64)
         np.cumsum(lengths, out=offsets[1:])
         lits = np.fromiter(chain.from_iterable(rows), dtype=np.int64, count=int(offsets[-1]))
@@ -476,7 +476,12 @@ class Formula:
         """One name per variable, index ``v - 1``."""
         if self._names is not None:
             return self._names
-        return tuple(default_name(v) for v in range(1, self.num_vars + 1))
+        return self._default_names
+
+    @cached_property
+    def _default_names(self) -> tuple[str, ...]:
+        """``x1, x2, ...``: built once per formula (the formula cannot change)."""
+        return tuple(map(default_name, range(1, self.num_vars + 1)))
 
     @property
     def named(self) -> dict[int, str]:
