@@ -128,6 +128,8 @@ def test_from_pairs() -> None:
         (lambda: Formula.from_arrays([1, 2], [0, 3]), "offsets"),
         (lambda: Formula.from_arrays([1, 2], [1, 2]), "offsets"),
         (lambda: Formula.from_arrays([1, 2], [0, 2, 1, 2]), "offsets"),
+        # a fall whose difference overflows int64 (it wraps to a rise) is still a fall
+        (lambda: Formula.from_arrays([1], [0, 2**63 - 1, -2, 1]), "offsets"),
         (lambda: Formula.from_arrays([[1, 2]], [0, 2]), "arrays"),
     ],
 )

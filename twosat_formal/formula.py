@@ -312,11 +312,11 @@ class Formula:
     ) -> None:
         if lits.ndim != 1 or offsets.ndim != 1 or len(offsets) < 1:
             raise ConfigError("literals and offsets must be flat arrays", parameter="arrays")
-        if offsets[0] != 0 or offsets[-1] != len(lits) or np.any(np.diff(offsets) < 0):
+        if offsets[0] != 0 or offsets[-1] != len(lits) or (offsets[1:] < offsets[:-1]).any():
             raise ConfigError(
                 "clause offsets must rise from 0 to the number of literals", parameter="offsets"
             )
-        if len(lits) and not np.all(lits):
+        if len(lits) and not lits.all():
             raise ConfigError("a clause cannot contain the literal 0", parameter="literal")
         used = int(np.abs(lits).max()) if len(lits) else 0
         if isinstance(names, Mapping):
@@ -428,7 +428,8 @@ class Formula:
     @cached_property
     def is_2cnf(self) -> bool:
         """Whether every clause has one or two literals (an empty formula is 2-CNF)."""
-        return bool(np.all((self.widths >= 1) & (self.widths <= 2)))
+        widths = self.widths
+        return bool(((widths >= 1) & (widths <= 2)).all())
 
     def require_2cnf(self, operation: str = "this operation") -> None:
         """Raise :class:`NotTwoCNFError` naming the first clause that is not 2-CNF."""
@@ -447,7 +448,7 @@ class Formula:
         [[1, -2], [3, 3]]
         """
         self.require_2cnf("pairs()")
-        if np.all(self.widths == 2):
+        if (self.widths == 2).all():
             return self._lits.reshape(-1, 2)
         first = self._lits[self._offsets[:-1]]
         second = self._lits[self._offsets[1:] - 1]
