@@ -396,7 +396,7 @@ class Formula:
     @cached_property
     def widths(self) -> IntArray:
         """The number of literals of each clause."""
-        w = np.diff(self._offsets)
+        w = self._offsets[1:] - self._offsets[:-1]  # np.diff's result, without its wrapper
         w.flags.writeable = False
         return w
 

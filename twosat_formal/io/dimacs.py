@@ -305,6 +305,10 @@ def parse_dimacs(text: str, *, source: str | None = None) -> Formula:
     return assemble(parts, source=source)
 
 
+#: ``json.dumps(value, sort_keys=True, ensure_ascii=True)``, its encoder made once.
+_provenance_json = json.JSONEncoder(sort_keys=True, ensure_ascii=True).encode
+
+
 def write_dimacs(formula: Formula, *, provenance: Mapping[str, object] | None = None) -> str:
     """The formula as DIMACS text, with a provenance header and its variable names.
 
@@ -337,7 +341,7 @@ def write_dimacs(formula: Formula, *, provenance: Mapping[str, object] | None = 
                 valid="keys matching [A-Za-z0-9_][A-Za-z0-9_.-]*",
             )
         try:
-            value = json.dumps(provenance[key], sort_keys=True, ensure_ascii=True)  # type: ignore[index]
+            value = _provenance_json(provenance[key])  # type: ignore[index]
         except (TypeError, ValueError) as exc:
             raise ConfigError(
                 f"provenance value of {key!r} is not JSON-serialisable: {exc}",
