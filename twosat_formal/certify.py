@@ -333,6 +333,8 @@ def _check_instance(c: _Checker, task: _Task) -> None:
         _formulas_by_line.put(task.raw, formula)
 
     def two_sat() -> None:
+        if formula.is_2cnf:  # cached: the solver backends ask it again
+            return
         wide = next((i for i, cl in enumerate(formula.clauses) if len(cl) > 2), None)
         if wide is not None:
             raise ConfigError(
