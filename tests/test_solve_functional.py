@@ -22,7 +22,7 @@ from scipy.sparse.csgraph import connected_components
 
 from twosat_formal.errors import TwoSatFormalError
 from twosat_formal.formula import Formula
-from twosat_formal.solve import SolveResult, check_result, decide, solve, verify
+from twosat_formal.solve import SolveResult, check_result, decide, functional, solve, verify
 from twosat_formal.solve.functional import (
     branching_contradiction,
     functional_contradiction,
@@ -207,6 +207,31 @@ def test_a_walked_branching_contradiction_is_the_scipy_paths(formula: Formula) -
             assert tuple(branching_contradiction(formula).tolist()) == result.cycle
         check_result(formula, verify(formula, result))
     assert solve_scc(formula) == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    branching_formulas(),
+    st.integers(0, 3),
+    st.integers(1, 6),
+    st.randoms(use_true_random=False),
+)
+def test_a_look_at_the_first_clauses_never_changes_the_answer(
+    formula: Formula, branching: int, prefix: int, rng: random.Random
+) -> None:
+    """With small limits, the look at the first clauses declines only what the whole
+    formula's walk declines too (and it does decline some)."""
+    clauses = list(formula.clauses)
+    rng.shuffle(clauses)
+    formula = Formula(clauses, num_vars=formula.num_vars)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(functional, "BRANCHING", branching)
+        patch.setattr(functional, "PREFIX_CLAUSES", 10**9)
+        whole = solve_functional(formula)
+        patch.setattr(functional, "PREFIX_CLAUSES", prefix)
+        if functional._branches_early(formula) and formula.num_clauses > prefix:
+            assert whole is None
+        assert solve_functional(formula) == whole
 
 
 def test_a_ring_with_a_clause_touching_it_is_walked() -> None:

@@ -81,6 +81,11 @@ BRANCHING = 64
 #: A cycle longer than this is marked as walked in one numpy pass, a shorter one in Python.
 LONG_CYCLE = 64
 
+#: A formula of more clauses has its first this many looked at first: when they alone
+#: make more than :data:`BRANCHING` literals imply two literals, so does the formula,
+#: and neither walk applies (a random formula is told so in a few milliseconds).
+PREFIX_CLAUSES = 1 << 15
+
 
 @raises(NotTwoCNFError)
 def successor_nodes(formula: Formula) -> IntArray | None:
@@ -114,6 +119,27 @@ def _steps(formula: Formula) -> tuple[IntArray, IntArray, IntArray]:
     step = np.full(size + 1, size, dtype=np.int64)
     step[sources] = targets
     return step, sources, targets
+
+
+def _branches_early(formula: Formula) -> bool:
+    """Whether the first :data:`PREFIX_CLAUSES` clauses alone rule out both walks.
+
+    They do when more than :data:`BRANCHING` literals imply two different literals
+    there, or when their edges beyond one per source number more than four times that
+    (every such edge differs from the one step kept for its source); the whole formula
+    then has at least as many, and :func:`_branching_cycle` declines it.
+
+    >>> _branches_early(Formula([[1, 2], [1, 3]]))
+    False
+    """
+    nodes = literal_index(formula.pairs()[:PREFIX_CLAUSES])
+    first, second = nodes[:, 0], nodes[:, 1]
+    width = 2 * formula.num_vars + 1
+    edges = np.unique(np.concatenate([(first ^ 1) * width + second, (second ^ 1) * width + first]))
+    sources = edges // width
+    again = sources[1:] == sources[:-1]  # a source's second, third, ... target
+    extra = int(np.count_nonzero(again))
+    return extra > 4 * BRANCHING or np.unique(sources[1:][again]).size > BRANCHING
 
 
 @dataclass(frozen=True, eq=False)
@@ -421,6 +447,8 @@ def solve_functional(formula: Formula) -> SolveResult | None:
     >>> solve_functional(Formula([[1, 2], [-1, -2]])).model
     (True, False)
     """
+    if formula.num_clauses > PREFIX_CLAUSES and _branches_early(formula):
+        return None
     step, sources, targets = _steps(formula)
     odd = step[sources] != targets
     if bool(odd.any()):  # some literal implies two: a contradiction walked, or SciPy
