@@ -57,6 +57,7 @@ import numpy.typing as npt
 
 from twosat_formal.errors import NotTwoCNFError, TwoSatFormalError, raises
 from twosat_formal.formula import Formula
+from twosat_formal.solve.bfs import Component, searched_cycle
 from twosat_formal.solve.graph import index_literal, literal_index
 from twosat_formal.solve.result import SolveResult, certificate_tuple
 
@@ -177,6 +178,13 @@ def _ends(starts: IntArray, size: int) -> IntArray:
 def _pieces(starts: IntArray, size: int) -> IntArray:
     """Which piece each of ``size`` positions is in, pieces starting at ``starts``."""
     return np.repeat(np.arange(starts.size, dtype=np.int64), _ends(starts, size) - starts)
+
+
+def _places(order: IntArray, size: int) -> IntArray:
+    """Where each of ``size`` nodes is in ``order`` (0 for a node not in it)."""
+    places = np.zeros(size + 1, dtype=np.int64)
+    places[order] = np.arange(order.size, dtype=np.int64)
+    return places
 
 
 def functional_walk(step: IntArray) -> FunctionalWalk:
@@ -406,13 +414,23 @@ def _branching_cycle(
     held = component[2 * conflicts]
     target = int(held[np.argmin(counts[held])])  # the smallest; the lowest variable's
     inside = component == target
-    ahead = step.copy()
+    outs: dict[int, list[int]] = {}
     for node in np.flatnonzero(inside & special[:size]).tolist():
         out = dst[src == node]
-        out = np.unique(out[inside[out]]) if out.size else out
-        if out.size != 1:
-            return None  # not a simple cycle: the SciPy path's searches decide
-        ahead[node] = int(out[0])
+        outs[node] = np.unique(out[inside[out]]).tolist()
+    if any(len(out) != 1 for out in outs.values()):  # not a simple cycle: its searches
+        part = Component(
+            step,
+            outs,
+            walk.paths,
+            unit,
+            _places(walk.paths, size),
+            _ends(walk.path_starts, walk.paths.size),
+        )
+        return searched_cycle(part, (conflicts[held == target] + 1).tolist())
+    ahead = step.copy()
+    for node, out in outs.items():
+        ahead[node] = out[0]
     start = 2 * int(conflicts[np.argmax(held == target)])
     if target < cycles:  # a cycle of the rest, walked from its lowest node: ``start``
         nodes = walk.cycles[_pieces(walk.cycle_starts, walk.cycles.size) == target]
