@@ -16,6 +16,10 @@ Shapes (``--small`` shrinks the large ones to 5,000 variables, for CI):
 * the same ring plus one clause ``x500001 | x500002`` over two fresh variables: the
   same contradiction cycle, but not every literal implies a literal (``x500001``
   implies nothing);
+* the ring plus one chord ``~x1 | x250000`` inside it: ``x1`` implies ``~x1`` and
+  ``x250000``, so the component is not a simple cycle (its contradiction cycle still
+  has a million literals); left out of the geometric mean, which stays over the six
+  shapes above (``OUTSIDE_MEAN``), and printed with it in a second mean;
 * a 5-variable file (start-up cost alone).
 
 Both processes run as an installed package does, with their bytecode cached (pip
@@ -25,7 +29,8 @@ and runs each of them once, untimed, before the first timing. Without that, a ch
 with ``PYTHONDONTWRITEBYTECODE=1`` compiles every module of the package at every start.
 
 Prints, per shape, the median wall time of each process over ``--repeat`` runs and
-the ratio ours / PySAT, then the geometric mean of the ratios over the large shapes.
+the ratio ours / PySAT, then the geometric mean of the ratios over the large shapes
+(but the ring with a chord; then a second mean with it).
 ``--importtime`` adds ``python -X importtime`` totals for ``--help`` and for a solve
 of the 5-variable file. Asserts nothing about time.
 
@@ -54,7 +59,15 @@ from pathlib import Path
 import numpy as np
 from _common import bench_parser  # type: ignore[import-not-found,unused-ignore]
 
-__all__ = ["SHAPES", "main", "ring_fresh_pairs", "run_process", "write_dimacs_pairs"]
+__all__ = [
+    "OUTSIDE_MEAN",
+    "SHAPES",
+    "main",
+    "ring_chord_pairs",
+    "ring_fresh_pairs",
+    "run_process",
+    "write_dimacs_pairs",
+]
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -120,6 +133,15 @@ def ring_fresh_pairs(num_vars: int) -> np.ndarray:
     return np.concatenate([ring_pairs(num_vars - 2), [[num_vars - 1, num_vars]]])
 
 
+def ring_chord_pairs(num_vars: int) -> np.ndarray:
+    """:func:`ring_pairs` and the chord ``~x1 | x(n/2)`` inside the ring.
+
+    >>> ring_chord_pairs(4).tolist()
+    [[1, -2], [2, -3], [3, -4], [4, 4], [-1, -1], [-1, 2]]
+    """
+    return np.concatenate([ring_pairs(num_vars), [[-1, num_vars // 2]]])
+
+
 def write_dimacs_pairs(path: Path, pairs: np.ndarray, num_vars: int) -> None:
     """Write 2-literal rows as DIMACS (a row ``[a, a]`` is the unit clause ``a``)."""
     lines = [f"p cnf {num_vars} {len(pairs)}"]
@@ -128,7 +150,8 @@ def write_dimacs_pairs(path: Path, pairs: np.ndarray, num_vars: int) -> None:
     path.write_text("\n".join(lines) + "\n")
 
 
-#: name -> (builds the clauses for a size, whether it is a large shape)
+#: name -> (builds the clauses for a size, whether it is a large shape). The large
+#: shapes' ratios make the geometric mean, but for those of :data:`OUTSIDE_MEAN`.
 SHAPES: dict[str, tuple[Callable[[int, int], tuple[np.ndarray, int]], bool]] = {
     "random ratio 0.5": (lambda n, seed: (random_pairs(n, 0.5, seed), n), True),
     "random ratio 1": (lambda n, seed: (random_pairs(n, 1.0, seed), n), True),
@@ -136,12 +159,18 @@ SHAPES: dict[str, tuple[Callable[[int, int], tuple[np.ndarray, int]], bool]] = {
     "long chain": (lambda n, seed: (chain_pairs(n), n), True),
     "ring contradiction": (lambda n, seed: (ring_pairs(n), n), True),
     "ring + fresh clause": (lambda n, seed: (ring_fresh_pairs(n + 2), n + 2), True),
+    "ring + chord": (lambda n, seed: (ring_chord_pairs(n), n), True),
     "5-variable file": (
         lambda n, seed: (np.array([[1, -2], [2, -3], [3, 4], [-4, 5], [-5, 1]]), 5),
         False,
     ),
 }
 
+
+#: Large shapes added after the goal's geometric mean was set (over the six shapes
+#: before them): timed and held to the goal of each large shape, but their ratios
+#: are left out of that geometric mean (printed with them in a second one).
+OUTSIDE_MEAN = frozenset({"ring + chord"})
 
 #: The bytecode cache both processes share (set by :func:`main` to a temporary folder).
 PYCACHE: list[str] = []
@@ -219,6 +248,8 @@ def main(argv: list[str] | None = None) -> None:
     )
     wall_ratios: list[float] = []
     cpu_ratios: list[float] = []
+    extra_wall: list[float] = []  # the shapes of OUTSIDE_MEAN
+    extra_cpu: list[float] = []
     with tempfile.TemporaryDirectory() as tmp:
         PYCACHE[:] = [str(Path(tmp) / "pycache")]
         peer_script = Path(tmp) / "pysat_solve.py"
@@ -249,8 +280,11 @@ def main(argv: list[str] | None = None) -> None:
             ours_wall, peer_wall = (statistics.median(w for w, _ in t) for t in times)
             ours_cpu, peer_cpu = (statistics.median(c for _, c in t) for t in times)
             if large:
-                wall_ratios.append(ours_wall / peer_wall)
-                cpu_ratios.append(ours_cpu / peer_cpu)
+                wall, cpu = (
+                    (extra_wall, extra_cpu) if name in OUTSIDE_MEAN else (wall_ratios, cpu_ratios)
+                )
+                wall.append(ours_wall / peer_wall)
+                cpu.append(ours_cpu / peer_cpu)
             print(
                 f"{name:>20} {num_vars:>7} {len(pairs):>7} {ours_json['status']:>6} | "
                 f"{ours_wall:>6.2f} {peer_wall:>6.2f} {ours_wall / peer_wall:>5.2f} | "
@@ -260,6 +294,13 @@ def main(argv: list[str] | None = None) -> None:
             print(
                 "geometric mean of the ratios over the large shapes: "
                 f"wall {_geomean(wall_ratios):.2f}, cpu {_geomean(cpu_ratios):.2f}"
+                + (" (but " + ", ".join(sorted(OUTSIDE_MEAN)) + ")" if extra_wall else "")
+            )
+        if wall_ratios and extra_wall:
+            print(
+                "geometric mean with them too: "
+                f"wall {_geomean(wall_ratios + extra_wall):.2f}, "
+                f"cpu {_geomean(cpu_ratios + extra_cpu):.2f}"
             )
         print("goals: every large shape <= 1.0, geometric mean <= 0.6, 5-variable file <= 5")
 

@@ -4,7 +4,9 @@
 :func:`strong_components`, or the contradiction cycle of :func:`contradiction_cycle`),
 its labels must be SciPy's labels, node for node, and its answer PySAT's and Z3's;
 ``solve`` of such a formula must not import SciPy, and its certificate is checked as
-every other.
+every other. So must the contradiction cycle of a formula with a few literals that
+imply two literals or more, walked or searched without SciPy
+(:mod:`twosat_formal.solve.bfs`), whatever the shape of its component.
 """
 
 from __future__ import annotations
@@ -22,7 +24,16 @@ from scipy.sparse.csgraph import connected_components
 
 from twosat_formal.errors import TwoSatFormalError
 from twosat_formal.formula import Formula
-from twosat_formal.solve import SolveResult, check_result, decide, functional, solve, verify
+from twosat_formal.solve import (
+    SolveResult,
+    bfs,
+    check_result,
+    decide,
+    functional,
+    scc,
+    solve,
+    verify,
+)
 from twosat_formal.solve.functional import (
     branching_contradiction,
     functional_contradiction,
@@ -251,13 +262,23 @@ def test_a_ring_with_a_clause_touching_it_is_walked() -> None:
     assert result.cycle == tuple(walked.tolist())
 
 
-def test_a_component_that_is_not_a_simple_cycle_is_left_to_scipy() -> None:
+def test_a_component_that_is_not_a_simple_cycle_is_searched() -> None:
     chord = Formula([*ring([1, 2, 3, 4, 5], [1] * 5), [1, -3]])  # -1 -> -3 inside the ring
-    assert branching_contradiction(chord) is None
-    assert solve_functional(chord) is None
-    assert solve_scc(chord) == scipy_result(chord)
+    walked = solve_functional(chord)
+    assert walked is not None and walked == scipy_result(chord) == solve_scc(chord)
+    assert walked.cycle == tuple(branching_contradiction(chord).tolist())
     many = Formula([[1, v] for v in range(2, 200)])  # -1 implies 198 literals: SAT
     assert branching_contradiction(many) is None
+
+
+def test_a_declined_search_is_left_to_scipy() -> None:
+    """With room for no arrival at a special node, the search declines; SciPy decides."""
+    chord = Formula([*ring([1, 2, 3, 4, 5], [1] * 5), [1, -3]])
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(bfs, "EVENTS", 0)
+        assert branching_contradiction(chord) is None
+        assert solve_functional(chord) is None
+        assert solve_scc(chord) == scipy_result(chord)
 
 
 def test_other_graphs_are_left_to_scipy() -> None:
@@ -313,7 +334,8 @@ def test_these_formulas_are_solved_without_importing_scipy() -> None:
         "ring = [[i, -(i + 1)] for i in range(1, n)] + [[n], [-1], [n + 1, n + 2]]\n"
         "chain = [[-i, i + 1] for i in range(1, n)]\n"
         "touch = [[i, -(i + 1)] for i in range(1, n)] + [[n], [-1], [1, n + 1]]\n"
-        "for clauses in (ring, chain, touch):\n"
+        "chord = [[i, -(i + 1)] for i in range(1, n)] + [[n], [-1], [-1, n // 2]]\n"
+        "for clauses in (ring, chain, touch, chord):\n"
         "    result = solve(Formula(clauses))\n"
         "    certificate = result.cycle if result.cycle else result.model\n"
         "    print(result.status, result.checked, len(certificate), certificate[:3])\n"
@@ -323,6 +345,7 @@ def test_these_formulas_are_solved_without_importing_scipy() -> None:
     assert done.stdout.splitlines() == [
         "UNSAT True 60000 (1, -1, -2)",
         "SAT True 30000 (True, True, True)",
+        "UNSAT True 60000 (1, -1, -2)",
         "UNSAT True 60000 (1, -1, -2)",
         "[]",
     ]
@@ -336,3 +359,67 @@ def test_small_rings(num_vars: int) -> None:
     assert result.cycle is not None and np.array_equal(
         np.sort(np.abs(result.cycle)), np.repeat(np.arange(1, num_vars + 1), 2)
     )
+
+
+@st.composite
+def chorded_rings(draw: st.DrawFn) -> Formula:
+    """A ring over permuted, signed variables (two rings, sometimes), and a few clauses
+    touching it: chords either way, units, clauses repeated, fresh variables."""
+    rng = draw(st.randoms(use_true_random=False))
+    num_vars = draw(st.integers(1, 300))
+    order = rng.sample(range(1, num_vars + 1), num_vars)
+    cut = draw(st.integers(1, num_vars)) if draw(st.booleans()) else num_vars
+    clauses: list[list[int]] = []
+    for part in (order[:cut], order[cut:]):
+        if part:
+            clauses += ring(part, [rng.choice([1, -1]) for _ in part])
+    fresh = draw(st.integers(0, 2))
+    literal = st.integers(1, num_vars + fresh).flatmap(lambda v: st.sampled_from([v, -v]))
+    clauses += draw(st.lists(st.lists(literal, min_size=1, max_size=2), min_size=1, max_size=6))
+    clauses += [clauses[i] for i in draw(st.lists(st.integers(0, len(clauses) - 1), max_size=3))]
+    rng.shuffle(clauses)
+    return Formula(clauses, num_vars=num_vars + fresh)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    chorded_rings(),
+    st.sampled_from([LARGE_COMPONENT, 2, 8, 64, 256]),
+    st.sampled_from([scc.CYCLE_SEARCH_BUDGET, 64, 600]),
+)
+def test_a_searched_component_gives_the_scipy_paths_cycle(
+    formula: Formula, large: int, budget: int
+) -> None:
+    """Whatever the component's shape, the cycle is the SciPy path's, literal for literal:
+    with the search from both ends in components of more than ``large`` literals (and
+    the one-ended search where it goes past its levels), and ``budget`` deciding how
+    many variables are tried."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(scc, "LARGE_COMPONENT", large)
+        patch.setattr(scc, "CYCLE_SEARCH_BUDGET", budget)
+        expected = scipy_result(formula)
+        walked = branching_contradiction(formula)
+        assert solve_scc(formula) == expected
+    if walked is not None:
+        assert expected.cycle == tuple(walked.tolist())
+    elif expected.status == "UNSAT":  # declined: only a graph that is functional after all
+        assert successor_nodes(formula) is not None
+
+
+@pytest.mark.parametrize("num_vars", [LARGE_COMPONENT // 2 - 40, LARGE_COMPONENT // 2 + 40])
+def test_a_ring_with_chords_at_the_real_limits_gives_the_scipy_cycle(num_vars: int) -> None:
+    """Components just under and just over LARGE_COMPONENT literals (one-ended searches of
+    a few variables; searches from both ends, one going past its levels)."""
+    rng = random.Random(num_vars)
+    order = rng.sample(range(1, num_vars + 1), num_vars)
+    signs = [rng.choice([1, -1]) for _ in order]
+    lits = [sign * var for sign, var in zip(signs, order, strict=True)]
+    clauses = ring(order, signs)
+    clauses += [[-lits[0], lits[num_vars // 2]], [lits[7], -lits[num_vars // 3]]]
+    rng.shuffle(clauses)
+    formula = Formula(clauses, num_vars=num_vars)
+    walked = solve_functional(formula)
+    expected = scipy_result(formula)
+    assert walked is not None and walked == expected
+    result = solve(formula)
+    assert result.checked and result == verify(formula, expected)

@@ -105,7 +105,7 @@ class Component:
         return (nxt, end - place) if nxt in self.out else None
 
 
-def fifo_path(part: Component, start: int, goal: int, events: int = EVENTS) -> IntArray | None:
+def fifo_path(part: Component, start: int, goal: int, events: int | None = None) -> IntArray | None:
     """The path ``start ~> goal`` of a first-in first-out breadth-first search.
 
     Walkers leave each special node (and ``start``) along its successors, a whole chain
@@ -117,7 +117,7 @@ def fifo_path(part: Component, start: int, goal: int, events: int = EVENTS) -> I
     -------
     numpy.ndarray or None
         The nodes of the path, both ends included; None when it takes more than
-        ``events`` arrivals, or ``goal`` is not reached.
+        ``events`` arrivals (:data:`EVENTS` by default), or ``goal`` is not reached.
 
     Examples
     --------
@@ -127,6 +127,7 @@ def fifo_path(part: Component, start: int, goal: int, events: int = EVENTS) -> I
     [0, 1]
     """
     stops = (start, goal)
+    events = EVENTS if events is None else events
     heap: list[tuple[int, tuple[int, ...], int, int, int]] = []
     depth = {start: 0}
     came: dict[int, tuple[int, int]] = {}  # node -> (node left, first node after it)
@@ -223,7 +224,7 @@ def _back(parent: dict[int, int], start: int, node: int) -> list[int]:
     return walk[::-1]
 
 
-def searched_cycle(part: Component, variables: list[int]) -> IntArray | None:
+def searched_cycle(part: Component, variables: npt.ArrayLike) -> IntArray | None:
     """The contradiction cycle (DIMACS literals) that the SciPy path gives in ``part``.
 
     ``variables`` are the component's variables, ascending; the first few are tried
@@ -233,10 +234,11 @@ def searched_cycle(part: Component, variables: list[int]) -> IntArray | None:
     """
     from twosat_formal.solve import scc  # its limits; no SciPy import
 
-    size = 2 * len(variables)
+    held = np.asarray(variables, dtype=np.int64)
+    size = 2 * held.size
     tries = max(1, min(scc.CYCLE_CANDIDATES, scc.CYCLE_SEARCH_BUDGET // (2 * size)))
     best: IntArray | None = None
-    for x in variables[:tries]:
+    for x in held[:tries].tolist():
         pos, neg = 2 * (x - 1), 2 * (x - 1) + 1
         there = back = None
         if size > scc.LARGE_COMPONENT:  # met in the middle; the one-ended search if far

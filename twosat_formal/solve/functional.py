@@ -427,7 +427,7 @@ def _branching_cycle(
             _places(walk.paths, size),
             _ends(walk.path_starts, walk.paths.size),
         )
-        return searched_cycle(part, (conflicts[held == target] + 1).tolist())
+        return searched_cycle(part, conflicts[held == target] + 1)
     ahead = step.copy()
     for node, out in outs.items():
         ahead[node] = out[0]
