@@ -36,8 +36,7 @@ A graph ``x1 -> -x1 -> -x2 -> -x3 -> x3 -> x2 -> x1`` with one edge more,
 >>> import numpy as np
 >>> step = np.array([1, 3, 0, 5, 4, 2, 6])
 >>> part = Component(step, {0: [1, 5], 1: [3], 5: [4]}, np.array([3, 4, 2]),
-...                  np.array([-1, -1, 1, 0, 1, -1, -1]), np.array([0, 0, 2, 0, 1, 0, 0]),
-...                  np.array([1, 3]))
+...                  np.array([0, 1]), np.array([-1, -1, 1, 0, 1, -1, -1]))
 >>> fifo_path(part, 0, 1).tolist(), fifo_path(part, 1, 0).tolist()
 ([0, 1], [1, 3, 5, 4, 2, 0])
 >>> searched_cycle(part, [1]).tolist()  # x1 -> -x1 -> -x2 -> -x3 -> x3 -> x2
@@ -47,7 +46,7 @@ A graph ``x1 -> -x1 -> -x2 -> -x3 -> x3 -> x2 -> x1`` with one edge more,
 from __future__ import annotations
 
 import heapq
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import numpy.typing as npt
@@ -74,33 +73,59 @@ class Component:
         that are not special).
     out:
         The successors inside the component of each special node of it, ascending.
-    paths, unit, at, ends:
+    paths, starts, unit:
         The paths of the graph without the special nodes (each chain of the component
-        is one), the path each node is on (negative for none), each node's place in
-        ``paths``, and where each path ends in ``paths`` (one past its last node).
+        is one), where each starts in ``paths``, and the path each node is on
+        (negative for none).
+    places:
+        The place in ``paths`` of the nodes searched from or to, and of their
+        successors (:meth:`located`); every other node reached along a chain
+        follows a special node, and so starts its path.
     """
 
     step: IntArray
     out: dict[int, list[int]]
     paths: IntArray
+    starts: IntArray
     unit: IntArray
-    at: IntArray
-    ends: IntArray
+    places: dict[int, int] = field(default_factory=dict)
 
     def successors(self, node: int) -> list[int]:
         """The successors of ``node`` inside the component, ascending."""
         special = self.out.get(node)
         return [int(self.step[node])] if special is None else special
 
+    def place(self, node: int) -> int:
+        """Where ``node`` is in ``paths`` (a node of :attr:`places`, or one that starts
+        its path)."""
+        place = self.places.get(node)
+        return int(self.starts[self.unit[node]]) if place is None else place
+
+    def located(self, nodes: list[int]) -> Component:
+        """This component with the places of ``nodes`` and their successors known
+        (one pass over ``paths``).
+
+        >>> part = Component(np.array([1, 2, 3, 3]), {}, np.array([0, 1, 2]),
+        ...                  np.array([0]), np.array([0, 0, 0, -1]))
+        >>> part.located([1]).places
+        {1: 1, 2: 2}
+        """
+        marked = np.zeros(self.step.size, dtype=np.bool_)
+        marked[nodes] = True
+        marked[self.step[nodes]] = True
+        where = np.flatnonzero(marked[self.paths])
+        places = dict(zip(self.paths[where].tolist(), where.tolist(), strict=True))
+        return replace(self, places=places)
+
     def ahead(self, node: int, stops: tuple[int, ...]) -> tuple[int, int] | None:
         """The first special node or node of ``stops`` after ``node`` (on a chain),
         and how many nodes from ``node`` on come before it; None if the chain ends."""
-        unit, place = int(self.unit[node]), int(self.at[node])
-        after = [int(self.at[s]) for s in stops if self.unit[s] == unit and self.at[s] > place]
+        unit, place = int(self.unit[node]), self.place(node)
+        after = [self.place(s) for s in stops if self.unit[s] == unit and self.place(s) > place]
         if after:
             stop = min(after)
             return int(self.paths[stop]), stop - place
-        end = int(self.ends[unit])
+        end = int(self.starts[unit + 1]) if unit + 1 < self.starts.size else self.paths.size
         nxt = int(self.step[self.paths[end - 1]])
         return (nxt, end - place) if nxt in self.out else None
 
@@ -121,8 +146,8 @@ def fifo_path(part: Component, start: int, goal: int, events: int | None = None)
 
     Examples
     --------
-    >>> part = Component(np.array([1, 0, 2]), {}, np.array([0, 1]), np.array([0, 0, -1]),
-    ...                  np.array([0, 1, 0]), np.array([2]))  # the cycle 0 -> 1 -> 0
+    >>> part = Component(np.array([1, 0, 2]), {}, np.array([0, 1]), np.array([0]),
+    ...                  np.array([0, 0, -1]), {1: 1})  # the cycle 0 -> 1 -> 0
     >>> fifo_path(part, 0, 1).tolist()
     [0, 1]
     """
@@ -169,11 +194,11 @@ def _joined(
         pieces.append(np.array([node], dtype=np.int64))
         inner = depth[node] - depth[left] - 1
         if inner:
-            place = int(part.at[first])
+            place = part.place(first)
             pieces.append(part.paths[place : place + inner])
         node = left
     pieces.append(np.array([start], dtype=np.int64))
-    return np.concatenate(pieces[::-1]).astype(np.int64)
+    return np.concatenate(pieces[::-1]).astype(np.int64, copy=False)
 
 
 def mirror_walk(part: Component, start: int, levels: int) -> IntArray | None:
@@ -187,8 +212,8 @@ def mirror_walk(part: Component, start: int, levels: int) -> IntArray | None:
 
     Examples
     --------
-    >>> part = Component(np.array([1, 0, 2]), {}, np.array([0, 1]), np.array([0, 0, -1]),
-    ...                  np.array([0, 1, 0]), np.array([2]))
+    >>> part = Component(np.array([1, 0, 2]), {}, np.array([0, 1]), np.array([0]),
+    ...                  np.array([0, 0, -1]))
     >>> mirror_walk(part, 0, 64).tolist(), mirror_walk(part, 0, 0)
     ([0, 1], None)
     """
@@ -238,7 +263,9 @@ def searched_cycle(part: Component, variables: npt.ArrayLike) -> IntArray | None
     size = 2 * held.size
     tries = max(1, min(scc.CYCLE_CANDIDATES, scc.CYCLE_SEARCH_BUDGET // (2 * size)))
     best: IntArray | None = None
-    for x in held[:tries].tolist():
+    tried = held[:tries].tolist()
+    part = part.located([node for x in tried for node in (2 * (x - 1), 2 * (x - 1) + 1)])
+    for x in tried:
         pos, neg = 2 * (x - 1), 2 * (x - 1) + 1
         there = back = None
         if size > scc.LARGE_COMPONENT:  # met in the middle; the one-ended search if far

@@ -29,9 +29,12 @@ with the SciPy path on drawn graphs.
 A few literals that imply two literals or more (a ring with a clause touching it) are
 taken out (:func:`branching_contradiction`): the rest is walked as above, and when the
 smallest component holding some ``x`` and ``-x`` is still a simple cycle, its walk is
-the SciPy path's contradiction cycle. Otherwise, and for a satisfiable formula with
-such literals (its model follows SciPy's order of the components), the SciPy path
-decides.
+the SciPy path's contradiction cycle. When it is not (a chord inside the ring), the
+SciPy path's breadth-first searches of it are simulated over its few special nodes,
+a whole walked path at a time (:mod:`twosat_formal.solve.bfs`), which gives that
+path's cycle literal for literal. A satisfiable formula with such literals (its model
+follows SciPy's order of the components), or a search with more events than
+:data:`~twosat_formal.solve.bfs.EVENTS`, is left to the SciPy path.
 
 Examples
 --------
@@ -45,6 +48,8 @@ Examples
 True
 >>> solve_functional(Formula([[1, -2], [2, -3], [3], [-1], [1, 4]])).cycle
 (1, -1, -2, -3, 3, 2)
+>>> solve_functional(Formula([[1, -2], [2, -3], [3], [-1], [1, -3]])).cycle  # a chord
+(1, -1, -3, 3)
 """
 
 from __future__ import annotations
@@ -178,13 +183,6 @@ def _ends(starts: IntArray, size: int) -> IntArray:
 def _pieces(starts: IntArray, size: int) -> IntArray:
     """Which piece each of ``size`` positions is in, pieces starting at ``starts``."""
     return np.repeat(np.arange(starts.size, dtype=np.int64), _ends(starts, size) - starts)
-
-
-def _places(order: IntArray, size: int) -> IntArray:
-    """Where each of ``size`` nodes is in ``order`` (0 for a node not in it)."""
-    places = np.zeros(size + 1, dtype=np.int64)
-    places[order] = np.arange(order.size, dtype=np.int64)
-    return places
 
 
 def functional_walk(step: IntArray) -> FunctionalWalk:
@@ -335,13 +333,15 @@ def branching_contradiction(formula: Formula) -> IntArray | None:
     special nodes' edges join. If the smallest component holding some ``x`` and ``-x``
     (the lowest such variable's, on ties) is a simple cycle, each of its nodes having
     one successor inside it, its only walk ``x ~> -x ~> x`` is the SciPy path's
-    contradiction cycle, walked from that variable's ``x``.
+    contradiction cycle, walked from that variable's ``x``. Otherwise that path's
+    searches of the component are simulated over its special nodes, the walked paths
+    between them taken whole (:func:`~twosat_formal.solve.bfs.searched_cycle`).
 
     Returns
     -------
     numpy.ndarray or None
         The cycle's DIMACS literals; None if the graph is functional, has more
-        branching literals, is satisfiable, or that component is not a simple cycle
+        branching literals, is satisfiable, or a search of that component is declined
         (then the SciPy path decides).
 
     Examples
@@ -351,6 +351,9 @@ def branching_contradiction(formula: Formula) -> IntArray | None:
     [1, -1, -2, -3, 3, 2]
     >>> branching_contradiction(Formula([[1, 2], [1, 3]])) is None  # satisfiable
     True
+    >>> chord = Formula([[1, -2], [2, -3], [3], [-1], [1, -3]])  # -1 -> -2 and -3 inside
+    >>> branching_contradiction(chord).tolist()
+    [1, -1, -3, 3]
     """
     step, sources, targets = _steps(formula)
     return _branching_cycle(step, sources, targets, step[sources] != targets)
@@ -400,13 +403,11 @@ def _branching_cycle(
     looped[labels[local[0][local[0] == local[1]]]] = True
     whole = (sizes > 1) | looped  # components of more than one piece, or a piece's loop
     # The component of each node: cycles of the rest first, then the joined pieces.
-    component = np.full(size, -1, dtype=np.int64)
     cycles = walk.cycle_starts.size
-    component[walk.cycles] = _pieces(walk.cycle_starts, walk.cycles.size)
-    on_path = unit[:size] >= 0
-    piece = np.full(walk.path_starts.size, -1, dtype=np.int64)
+    piece = np.full(walk.path_starts.size + 1, -1, dtype=np.int64)  # the last: on no path
     piece[joined] = np.where(whole[labels], cycles + labels, -1)
-    component[on_path] = piece[unit[:size][on_path]]
+    component = piece[unit[:size]]
+    component[walk.cycles] = _pieces(walk.cycle_starts, walk.cycles.size)
     conflicts = np.flatnonzero((component[0::2] == component[1::2]) & (component[0::2] >= 0))
     if conflicts.size == 0:
         return None
@@ -419,14 +420,7 @@ def _branching_cycle(
         out = dst[src == node]
         outs[node] = np.unique(out[inside[out]]).tolist()
     if any(len(out) != 1 for out in outs.values()):  # not a simple cycle: its searches
-        part = Component(
-            step,
-            outs,
-            walk.paths,
-            unit,
-            _places(walk.paths, size),
-            _ends(walk.path_starts, walk.paths.size),
-        )
+        part = Component(step, outs, walk.paths, walk.path_starts, unit)
         return searched_cycle(part, conflicts[held == target] + 1)
     ahead = step.copy()
     for node, out in outs.items():

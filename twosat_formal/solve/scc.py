@@ -16,6 +16,13 @@ order. For UNSAT, the contradiction cycle joins the breadth-first shortest paths
 ``scipy.sparse.csgraph.breadth_first_order`` with predecessors, its tree read back by
 a second search up the tree) inside the offending component.
 
+Before any of this, :func:`solve_scc` walks a graph in which every literal implies at
+most one literal (:mod:`twosat_formal.solve.functional`), and one in which a few
+literals imply more when it is UNSAT: the contradiction cycle above is then found
+without SciPy and without the sparse graph, the searches simulated over the few
+special nodes of the offending component (:mod:`twosat_formal.solve.bfs`), which gives
+the same cycle, literal for literal.
+
 Examples
 --------
 >>> from twosat_formal.formula import Formula
@@ -488,9 +495,13 @@ def solve_scc(formula: Formula) -> SolveResult:
 
     A graph in which every literal implies at most one literal is a union of cycles
     and paths; it is walked instead, without SciPy
-    (:mod:`twosat_formal.solve.functional`; the same model or cycle), and so is the
-    contradiction of one with a few literals that imply more, when its component is
-    a simple cycle.
+    (:mod:`twosat_formal.solve.functional`; the same model or cycle). So is the
+    contradiction of one with at most 64 literals that imply more: the paths between
+    those literals and their negations are walked, and the offending component's
+    searches below (:func:`contradiction_cycle`) are simulated over those few nodes,
+    each path taken whole (:mod:`twosat_formal.solve.bfs`; the same cycle). A
+    satisfiable formula with such literals, and a search that the simulation
+    declines, come here.
 
     The result is not yet checked (``checked=False``); :func:`twosat_formal.solve.solve`
     checks it.
