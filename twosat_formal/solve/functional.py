@@ -216,12 +216,27 @@ def functional_walk(step: IntArray) -> FunctionalWalk:
             visit(node)
             node = succ[node]
     paths = np.fromiter(order, np.int64, len(order))
+    cycles = _walk_cycles(succ, paths) if paths.size < size else np.zeros(0, dtype=np.int64)
+    # A cycle's last node steps back to its root, never to the next cycle's root.
+    cycle_starts = np.flatnonzero(np.concatenate(([True], step[cycles[:-1]] != cycles[1:])))
+    return FunctionalWalk(
+        paths,
+        np.flatnonzero(~led[paths]).astype(np.int64),
+        cycles,
+        cycle_starts.astype(np.int64) if cycles.size else np.zeros(0, dtype=np.int64),
+    )
+
+
+def _walk_cycles(succ: list[int], paths: IntArray) -> IntArray:
+    """The cycles of the steps ``succ`` (a list) left after ``paths``, each from its
+    lowest node, in that node's order."""
+    size = len(succ) - 1
     walked = np.zeros(size + 1, dtype=np.uint8)
     walked[paths] = 1
     walked[size] = 1
     seen = bytearray(walked)
     marks = np.frombuffer(seen, dtype=np.uint8)  # the same bytes, written in bulk
-    order = []
+    order: list[int] = []
     visit = order.append
     left = size - paths.size
     root = seen.find(0)
@@ -241,15 +256,7 @@ def functional_walk(step: IntArray) -> FunctionalWalk:
             for node in order[start:]:
                 seen[node] = 1
         root = seen.find(0, root + 1)
-    cycles = np.fromiter(order, np.int64, len(order))
-    # A cycle's last node steps back to its root, never to the next cycle's root.
-    cycle_starts = np.flatnonzero(np.concatenate(([True], step[cycles[:-1]] != cycles[1:])))
-    return FunctionalWalk(
-        paths,
-        np.flatnonzero(~led[paths]).astype(np.int64),
-        cycles,
-        cycle_starts.astype(np.int64) if cycles.size else np.zeros(0, dtype=np.int64),
-    )
+    return np.fromiter(order, np.int64, len(order))
 
 
 def functional_labels(walk: FunctionalWalk) -> tuple[int, IntArray]:
@@ -411,7 +418,7 @@ def _branching_cycle(
     conflicts = np.flatnonzero((component[0::2] == component[1::2]) & (component[0::2] >= 0))
     if conflicts.size == 0:
         return None
-    counts = np.bincount(component[component >= 0])
+    counts = np.bincount(component + 1)[1:]  # -1: on no component
     held = component[2 * conflicts]
     target = int(held[np.argmin(counts[held])])  # the smallest; the lowest variable's
     inside = component == target
