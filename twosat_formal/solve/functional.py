@@ -80,8 +80,8 @@ __all__ = [
 IntArray = npt.NDArray[np.int64]
 
 #: A graph with at most this many literals that imply two or more literals each still
-#: has its contradiction cycle walked, when it is a simple cycle
-#: (:func:`branching_contradiction`).
+#: has its contradiction cycle walked (a simple cycle) or searched over those literals
+#: and their negations (:func:`branching_contradiction`).
 BRANCHING = 64
 
 #: A cycle longer than this is marked as walked in one numpy pass, a shorter one in Python.
