@@ -256,6 +256,14 @@ def searched_cycle(part: Component, variables: npt.ArrayLike) -> IntArray | None
     as :func:`~twosat_formal.solve.scc.contradiction_cycle` tries them (its limits read
     when called), and the first shortest walk ``x ~> -x ~> x`` is kept. None when a
     search is declined.
+
+    Examples
+    --------
+    >>> from twosat_formal.formula import Formula
+    >>> from twosat_formal.solve.functional import branching_contradiction
+    >>> chord = Formula([[1, -2], [2, -3], [3], [-1], [1, -3]])  # -1 -> -2 and -3
+    >>> branching_contradiction(chord).tolist()  # searched: not a simple cycle
+    [1, -1, -3, 3]
     """
     from twosat_formal.solve import scc  # its limits; no SciPy import
 

@@ -229,7 +229,11 @@ def functional_walk(step: IntArray) -> FunctionalWalk:
 
 def _walk_cycles(succ: list[int], paths: IntArray) -> IntArray:
     """The cycles of the steps ``succ`` (a list) left after ``paths``, each from its
-    lowest node, in that node's order."""
+    lowest node, in that node's order.
+
+    >>> _walk_cycles([1, 0, 3, 4, 4], np.array([2, 3])).tolist()  # 0 -> 1 -> 0, 2 -> 3
+    [0, 1]
+    """
     size = len(succ) - 1
     walked = np.zeros(size + 1, dtype=np.uint8)
     walked[paths] = 1
