@@ -497,12 +497,11 @@ def solve_scc(formula: Formula) -> SolveResult:
     and paths; it is walked instead, without SciPy
     (:mod:`twosat_formal.solve.functional`; the same model or cycle). So is the
     contradiction of one with at most 64 literals that imply more (with at most 256
-    edges beyond one per literal): the paths between
-    those literals and their negations are walked, and the offending component's
-    searches below (:func:`contradiction_cycle`) are simulated over those few nodes,
-    each path taken whole (:mod:`twosat_formal.solve.bfs`; the same cycle). A
-    satisfiable formula with such literals, and a search that the simulation
-    declines, come here.
+    edges beyond one per literal): the paths between those literals and their
+    negations are walked, and the offending component's searches below
+    (:func:`contradiction_cycle`) are simulated over those few nodes, each path taken
+    whole (:mod:`twosat_formal.solve.bfs`; the same cycle). A satisfiable formula
+    with such literals, and a search that the simulation declines, come here.
 
     The result is not yet checked (``checked=False``); :func:`twosat_formal.solve.solve`
     checks it.
