@@ -84,8 +84,9 @@ def _reach(
     two nodes of one region. ``stamp`` is scratch space of one int per node. Stops
     after ``levels`` levels (the count returned is then larger than ``levels``).
     """
-    seen = np.zeros(region.size, dtype=np.bool_)
-    seen[pivots] = True
+    free = region.copy()  # the region of a node not reached yet; -1 once reached
+    free[pivots] = -1
+    one_region = pivots.size == 1
     frontier = pivots
     depth = 0
     while frontier.size:
@@ -98,20 +99,23 @@ def _reach(
         total = int(counts.sum())
         if total == 0:
             break
-        gather = np.repeat(first - (np.cumsum(counts) - counts), counts) + np.arange(total)
+        gather = np.repeat(first - (np.cumsum(counts) - counts), counts)
+        gather += np.arange(total)
         found = indices[gather]
         if backward:
-            found = found ^ 1
-        owner = np.repeat(region[frontier], counts)
-        found = found[(region[found] == owner) & ~seen[found]]
+            found ^= 1
+        if one_region:  # every free node is in the pivot's region
+            found = found[free[found] >= 0]
+        else:
+            found = found[free[found] == np.repeat(region[frontier], counts)]
         if found.size == 0:
             break
-        order = np.arange(found.size)
+        order = np.arange(found.size, dtype=stamp.dtype)
         stamp[found] = order
         found = found[stamp[found] == order]  # each node once
-        seen[found] = True
+        free[found] = -1
         frontier = found
-    return seen, depth
+    return (free < 0) & (region >= 0), depth
 
 
 def _trim(indptr: IndexArray, indices: IndexArray, region: IndexArray, times: int) -> None:
@@ -218,8 +222,10 @@ def offending_partition(
     """
     num_nodes = indptr.size - 1
     labels = np.arange(num_nodes, dtype=np.int64)
-    region = np.zeros(num_nodes, dtype=np.int64)  # -1: no offending component there
-    stamp = np.empty(num_nodes, dtype=np.int64)
+    small = 3 * num_nodes + 3 < 2**31  # region numbers (three per region) fit in int32
+    index_type: type[np.signedinteger[Any]] = np.int32 if small else np.int64
+    region: IndexArray = np.zeros(num_nodes, dtype=index_type)  # -1: no offending one there
+    stamp: IndexArray = np.empty(num_nodes, dtype=index_type)
     found_parts: list[IntArray] = []  # nodes of offending components, one array a round
     found_keys: list[IntArray] = []  # a key per node, shared by the nodes of one component
     key_base = 0
@@ -276,7 +282,7 @@ def offending_partition(
         offending[pos_region[both]] = True
         hit = offending[core_region]
         found_parts.append(core_nodes[hit])
-        found_keys.append(core_region[hit] + key_base)
+        found_keys.append(core_region[hit].astype(np.int64) + key_base)
         key_base += count
         # the components and their mirror images leave; the rest splits by F and B
         region[core_nodes] = -1
@@ -286,7 +292,7 @@ def offending_partition(
         used = np.zeros(3 * count, dtype=np.bool_)
         used[split[remaining]] = True
         renumber = np.cumsum(used) - 1
-        region[remaining] = renumber[split[remaining]]
+        region[remaining] = renumber[split[remaining]].astype(index_type)
         _trim(indptr, indices, region, TRIM_PASSES)
     if found_parts:
         nodes = np.concatenate(found_parts)
