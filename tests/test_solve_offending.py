@@ -213,6 +213,10 @@ def test_a_search_out_of_budget_goes_to_scipy(monkeypatch: pytest.MonkeyPatch) -
     arrays = implication_arrays(formula)
     assert offending_partition(*arrays, rounds=0, tarjan=0) is None
     assert offending_partition(*arrays, levels=2, tarjan=0) is None
+    many = blocks([6] * 300, 4.0, seed=2)  # many small contradictions: one a round
+    assert offending_partition(*implication_arrays(many), tarjan=0) is None
+    assert offending_partition(*implication_arrays(many)) is not None  # Tarjan's search
+    assert solve_scc(many) == scipy_result(many)
     calls = []
 
     def out_of_budget(indptr: IntArray, indices: IntArray) -> None:

@@ -28,7 +28,9 @@ so both are dropped at once. A dense random formula (a giant offending component
 takes one or two rounds.
 
 The search gives up (None) past :data:`FB_ROUNDS` rounds or :data:`FB_LEVELS`
-breadth-first levels in all (long paths make many levels); the SciPy path then decides,
+breadth-first levels in all (long paths make many levels), or when a round leaves more
+than :data:`PROGRESS` of the nodes still in regions (many separate components, one a
+round, such as many small disjoint contradictions); the SciPy path then decides,
 as it does for a formula without an offending component (its model follows SciPy's
 order of the components).
 
@@ -49,7 +51,14 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["FB_LEVELS", "FB_ROUNDS", "TARJAN_NODES", "TRIM_PASSES", "offending_partition"]
+__all__ = [
+    "FB_LEVELS",
+    "FB_ROUNDS",
+    "PROGRESS",
+    "TARJAN_NODES",
+    "TRIM_PASSES",
+    "offending_partition",
+]
 
 IntArray = npt.NDArray[np.int64]
 IndexArray = npt.NDArray[np.signedinteger[Any]]
@@ -63,6 +72,11 @@ FB_LEVELS = 2048
 
 #: Passes of taking out nodes without a successor or predecessor in their region, a round.
 TRIM_PASSES = 8
+
+#: The search gives up when a round leaves more than this share of the nodes that were
+#: in regions before it (in regions still, after dropping and trimming): a graph of many
+#: components holding some ``x`` and ``-x`` would take a round each.
+PROGRESS = 0.9
 
 #: When at most this many nodes are left in regions, their strong components are found
 #: by the plain-Python Tarjan search.
@@ -122,7 +136,8 @@ def _trim(indptr: IndexArray, indices: IndexArray, region: IndexArray, times: in
     """Take out of their regions nodes with no successor or no predecessor in their region.
 
     Such a node is a strong component of its own, holding no ``x`` and ``-x``. Up to
-    ``times`` passes, each over the edges still inside a region (fewer each time).
+    ``times`` passes, each over the edges still inside a region (fewer each time); it
+    stops after a pass that takes out at most 1/64 of the nodes.
     """
     live = np.flatnonzero(region >= 0)
     first = indptr[live]
@@ -140,12 +155,32 @@ def _trim(indptr: IndexArray, indices: IndexArray, region: IndexArray, times: in
         has_in = np.zeros(size, dtype=np.bool_)
         has_in[target] = True
         drop = live[~(has_out[live] & has_in[live])]
-        if drop.size == 0:
-            return
         region[drop] = -1
+        if drop.size <= live.size // 64:
+            return  # little left to gain
         live = live[region[live] >= 0]
         keep = (region[source] >= 0) & (region[target] >= 0)
         source, target = source[keep], target[keep]
+
+
+def _drop_unpaired(
+    region: IndexArray,
+) -> tuple[IndexArray, BoolArray, IntArray, IndexArray, int]:
+    """Take out the regions that hold no variable's two literals (no offending component).
+
+    Returns the region of each positive literal (before), whether each variable has
+    both literals in one region, those variables, their regions and the number of
+    region numbers.
+    """
+    pos_region = region[0::2].copy()
+    paired = (pos_region >= 0) & (pos_region == region[1::2])
+    paired_vars = np.flatnonzero(paired).astype(np.int64)
+    count = int(region.max()) + 1 if region.size else 0
+    held = pos_region[paired_vars]
+    alive = np.zeros(count + 1, dtype=np.bool_)
+    alive[held] = True
+    region[~alive[region]] = -1  # region -1 reads alive[-1], which is False
+    return pos_region, paired, paired_vars, held, count
 
 
 def _tarjan_rest(
@@ -229,21 +264,21 @@ def offending_partition(
     found_parts: list[IntArray] = []  # nodes of offending components, one array a round
     found_keys: list[IntArray] = []  # a key per node, shared by the nodes of one component
     key_base = 0
+    before = num_nodes / PROGRESS  # nodes left in regions before the last round
     degree = np.diff(indptr).astype(np.int64)
     score = degree[0::2] * degree[1::2]  # out-degree times in-degree, either literal
     for _round in range(rounds + 1):
-        # regions holding both literals of some variable; the others are dropped
-        pos_region = region[0::2].copy()
-        paired = (pos_region >= 0) & (pos_region == region[1::2])
-        paired_vars = np.flatnonzero(paired)
-        count = int(region.max()) + 1 if num_nodes else 0
-        held = pos_region[paired_vars]
-        alive = np.zeros(count + 1, dtype=np.bool_)
-        alive[held] = True
-        region[~alive[region]] = -1  # region -1 reads alive[-1], which is False
+        pos_region, paired, paired_vars, held, count = _drop_unpaired(region)
+        left = int(np.count_nonzero(region >= 0))
+        if _round and held.size and left > tarjan:
+            if left > PROGRESS * before:
+                return None  # the last round left most nodes (many components)
+            _trim(indptr, indices, region, TRIM_PASSES)
+            pos_region, paired, paired_vars, held, count = _drop_unpaired(region)
+            left = int(np.count_nonzero(region >= 0))
         if held.size == 0:
             break
-        if int(np.count_nonzero(region >= 0)) <= tarjan:
+        if left <= tarjan:
             live, comp = _tarjan_rest(indptr, indices, region)
             # components holding both literals of a variable: their nodes
             at = np.full(num_nodes, -1, dtype=np.int64)
@@ -257,6 +292,7 @@ def offending_partition(
             break
         if _round == rounds:
             return None
+        before = left
         # pivot: the variable whose literals have the most edges (likely in a large
         # component), the lowest on ties
         held_score = score[paired_vars]
@@ -293,7 +329,6 @@ def offending_partition(
         used[split[remaining]] = True
         renumber = np.cumsum(used) - 1
         region[remaining] = renumber[split[remaining]].astype(index_type)
-        _trim(indptr, indices, region, TRIM_PASSES)
     if found_parts:
         nodes = np.concatenate(found_parts)
         keys = np.concatenate(found_keys)

@@ -16,6 +16,15 @@ order. For UNSAT, the contradiction cycle joins the breadth-first shortest paths
 ``scipy.sparse.csgraph.breadth_first_order`` with predecessors, its tree read back by
 a second search up the tree) inside the offending component.
 
+The cycle depends only on the *offending* components (those holding some ``x`` and
+``-x``), not on how the other nodes are grouped or ordered (:func:`partition_cycle`).
+So SciPy is not needed for it: a formula of at least :data:`DENSE_RATIO` clauses per
+variable first has its offending components found exactly in numpy
+(:mod:`twosat_formal.solve.offending`), and when there is one, :func:`solve_scc`
+gives the same cycle without importing SciPy. Functional graphs (every literal
+implies at most one literal) are walked without SciPy too
+(:mod:`twosat_formal.solve.functional`).
+
 Examples
 --------
 >>> from twosat_formal.formula import Formula
