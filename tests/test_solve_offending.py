@@ -129,6 +129,7 @@ def test_the_offending_components_and_cycle_are_the_scipy_paths(formula: Formula
     check_partition(formula, offending_partition(indptr, indices, tarjan=0))  # rounds alone
     check_partition(formula, offending_partition(indptr, indices, tarjan=0, rounds=2))
     check_partition(formula, offending_partition(indptr, indices, tarjan=0, levels=6))
+    check_partition(formula, offending_partition(indptr, indices, tarjan=0, hopeful=True))
     assert solve_scc(formula) == scipy_result(formula)
 
 
@@ -202,8 +203,10 @@ def test_satisfiable_dense_formulas_go_to_scipy() -> None:
         if any((lit > 0) == truth[abs(lit)] for lit in clause):
             clauses.append(clause)
     formula = Formula(clauses, num_vars=num_vars)
-    labels = offending_partition(*implication_arrays(formula))
-    assert labels is None or not offending_sets(labels)
+    arrays = implication_arrays(formula)
+    labels = offending_partition(*arrays)
+    assert labels is not None and not offending_sets(labels)
+    assert offending_partition(*arrays, hopeful=True) is None  # given up after one search
     result = solve_scc(formula)
     assert result.is_sat and result == scipy_result(formula)
 
@@ -219,7 +222,7 @@ def test_a_search_out_of_budget_goes_to_scipy(monkeypatch: pytest.MonkeyPatch) -
     assert solve_scc(many) == scipy_result(many)
     calls = []
 
-    def out_of_budget(indptr: IntArray, indices: IntArray) -> None:
+    def out_of_budget(indptr: IntArray, indices: IntArray, *, hopeful: bool) -> None:
         calls.append(indptr.size)
 
     monkeypatch.setattr(scc, "offending_partition", out_of_budget)

@@ -215,6 +215,7 @@ def offending_partition(
     rounds: int = FB_ROUNDS,
     levels: int = FB_LEVELS,
     tarjan: int = TARJAN_NODES,
+    hopeful: bool = False,
 ) -> IntArray | None:
     """A labelling of the graph's nodes, exact on its offending strong components.
 
@@ -234,6 +235,13 @@ def offending_partition(
     tarjan:
         When at most this many nodes are left in regions, their components are found
         by the plain-Python Tarjan search.
+    hopeful:
+        Give up (None) when the first pivot (a literal with the most edges) does not
+        share its component with its negation, as soon as that is known (after the
+        search forward when it does not imply its negation, else after the search
+        backward): the formula is likely satisfiable, and SciPy's path then decides
+        anyway (a dense random contradiction has one giant offending component, which
+        holds that literal).
 
     Returns
     -------
@@ -253,6 +261,15 @@ def offending_partition(
     >>> offending_partition(*arrays, tarjan=0).tolist()  # forward-backward alone
     [0, 0, 0, 0, 4, 5]
     >>> offending_partition(*arrays, tarjan=0, levels=1) is None
+    True
+
+    Satisfiable: ``1`` implies ``2`` but not ``-1``, so a hopeful search gives up
+    after one search:
+
+    >>> sat = implication_arrays(Formula([[-1, 2], [1, 2]]))
+    >>> offending_partition(*sat, tarjan=0).tolist()
+    [0, 1, 2, 3]
+    >>> offending_partition(*sat, tarjan=0, hopeful=True) is None
     True
     """
     num_nodes = indptr.size - 1
@@ -303,13 +320,15 @@ def offending_partition(
         pivots = 2 * paired_vars[top][first]
         forward, depth = _reach(indptr, indices, region, pivots, False, stamp, levels)
         levels -= depth
-        if levels < 0:
+        if levels < 0 or (hopeful and _round == 0 and not forward[pivots[0] ^ 1]):
             return None
         backward, depth = _reach(indptr, indices, region, pivots, True, stamp, levels)
         levels -= depth
         if levels < 0:
             return None
         core = forward & backward  # the pivots' components
+        if hopeful and _round == 0 and not core[pivots[0] ^ 1]:
+            return None
         core_nodes = np.flatnonzero(core)
         core_region = region[core_nodes]
         # offending: both literals of some variable in one pivot's component

@@ -651,7 +651,9 @@ def solve_scc(formula: Formula) -> SolveResult:
     the contradiction cycle comes from them (:func:`partition_cycle`: the same cycle),
     without SciPy unless a path of it is longer than :data:`NEAR_LEVELS` steps. A
     satisfiable formula (its model follows SciPy's order of the components), and one
-    whose search runs out of budget, go to SciPy.
+    whose search runs out of budget, go to SciPy; the search is hopeful, so a formula
+    whose literal with the most edges is not in an offending component goes to SciPy
+    after one or two breadth-first searches.
 
     The result is not yet checked (``checked=False``); :func:`twosat_formal.solve.solve`
     checks it.
@@ -668,7 +670,7 @@ def solve_scc(formula: Formula) -> SolveResult:
         return walked
     arrays = implication_arrays(formula)
     if formula.num_clauses >= DENSE_RATIO * formula.num_vars:  # likely UNSAT: no SciPy
-        labels = offending_partition(*arrays)
+        labels = offending_partition(*arrays, hopeful=True)
         if labels is not None and bool(np.any(labels[0::2] == labels[1::2])):
             rows = RowArrays(*arrays, (2 * formula.num_vars, 2 * formula.num_vars))
             return SolveResult("UNSAT", cycle=partition_cycle(rows, labels), backend="scc")
