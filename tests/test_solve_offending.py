@@ -23,9 +23,10 @@ from hypothesis import strategies as st
 from twosat_formal.formula import Formula
 from twosat_formal.solve import scc, solve, verify
 from twosat_formal.solve.graph import implication_arrays, implication_graph
-from twosat_formal.solve.offending import offending_partition
+from twosat_formal.solve.offending import FB_LEVELS, offending_partition
 from twosat_formal.solve.result import SolveResult
 from twosat_formal.solve.scc import (
+    ARRAY_LEVELS,
     LARGE_COMPONENT,
     NEAR_LEVELS,
     RowArrays,
@@ -178,19 +179,23 @@ def test_large_components_give_the_scipy_cycle(sizes: list[int], ratio: float) -
     assert result.checked and result == verify(formula, scipy_result(formula))
 
 
-def test_a_path_longer_than_the_near_levels_is_left_to_scipys_search() -> None:
+@pytest.mark.parametrize("num_vars", [4 * NEAR_LEVELS, 2 * ARRAY_LEVELS])
+def test_long_paths_give_the_scipy_cycle(num_vars: int) -> None:
+    """Paths over NEAR_LEVELS steps: numpy's search up to ARRAY_LEVELS, then SciPy's."""
     rng = random.Random(3)
-    num_vars = 4 * NEAR_LEVELS
     clauses = ring_clauses(list(range(1, num_vars + 1)), rng)
     clauses += [[rng.randint(1, num_vars), num_vars + k] for k in range(1, 6)]  # branches
     formula = Formula(clauses, num_vars=num_vars + 5)
     rows = RowArrays.of(formula)
-    for tarjan in (0, 10_000):
-        labels = offending_partition(rows.indptr, rows.indices, tarjan=tarjan)
-        assert labels is not None
-        check_partition(formula, labels)
-        cycle = partition_cycle(rows, labels)
-        assert len(cycle) > 2 * NEAR_LEVELS + 2  # a path of it is longer than NEAR_LEVELS
+    # forward-backward alone walks the ring level by level: past FB_LEVELS it gives up
+    alone = offending_partition(rows.indptr, rows.indices, tarjan=0)
+    assert (alone is None) == (2 * num_vars > FB_LEVELS)
+    check_partition(formula, alone)
+    labels = offending_partition(rows.indptr, rows.indices, tarjan=2 * num_vars + 10)
+    assert labels is not None
+    check_partition(formula, labels)
+    cycle = partition_cycle(rows, labels)
+    assert len(cycle) > 2 * num_vars - 2  # the ring: paths of about num_vars steps
 
 
 def test_satisfiable_dense_formulas_go_to_scipy() -> None:
@@ -241,6 +246,7 @@ def test_empty_and_tiny_graphs() -> None:
 
 
 def test_a_dense_random_contradiction_is_solved_without_importing_scipy() -> None:
+    """And a cycle with paths of about 300 steps is found without SciPy."""
     code = (
         "import sys\n"
         "import numpy as np\n"
@@ -251,7 +257,12 @@ def test_a_dense_random_contradiction_is_solved_without_importing_scipy() -> Non
         "pairs = rng.integers(1, n + 1, size=(4 * n, 2)) * rng.choice([-1, 1], size=(4 * n, 2))\n"
         "result = solve(Formula(pairs.tolist(), num_vars=n))\n"
         "print(result.status, result.checked, len(result.cycle) > 1)\n"
+        "from twosat_formal.solve.offending import offending_partition\n"
+        "from twosat_formal.solve.scc import RowArrays, partition_cycle\n"
+        "ring = [[i, -(i + 1)] for i in range(1, 300)] + [[300], [-1], [5, 301]]\n"
+        "rows = RowArrays.of(Formula(ring))\n"
+        "print(len(partition_cycle(rows, offending_partition(rows.indptr, rows.indices))))\n"
         "print(sorted({m.split('.')[0] for m in sys.modules} & {'scipy'}))\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert done.stdout.splitlines() == ["UNSAT True True", "[]"]
+    assert done.stdout.splitlines() == ["UNSAT True True", "600", "[]"]

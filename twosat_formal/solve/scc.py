@@ -58,6 +58,7 @@ if TYPE_CHECKING:  # SciPy is imported by the functions that use it
     import scipy.sparse as sp
 
 __all__ = [
+    "ARRAY_LEVELS",
     "DENSE_RATIO",
     "Components",
     "RowArrays",
@@ -92,6 +93,11 @@ SHORT_WALK = 256
 #: left to SciPy's search of the whole component (:func:`_bfs_path`).
 NEAR_LEVELS = 64
 
+#: A path for a contradiction cycle found without SciPy
+#: (:func:`partition_cycle` of :class:`RowArrays`) is searched level by level in numpy
+#: up to this many steps (the same path; SciPy's import costs more than these levels).
+ARRAY_LEVELS = 1024
+
 #: In a component of more than this many literals, each path of a contradiction cycle
 #: is searched from both ends at once (:func:`mirror_path`): a shortest path still,
 #: but not always the one a search from one end picks. Smaller components, and so
@@ -104,9 +110,10 @@ CYCLE_SEARCH_BUDGET = 1 << 20
 
 #: A formula with at least this many clauses per variable has its offending components
 #: looked for in numpy first (:func:`~twosat_formal.solve.offending.offending_partition`):
-#: most such formulas are UNSAT (random ones past one clause per variable), and then
-#: SciPy is not imported.
-DENSE_RATIO = 1.5
+#: large random ones are UNSAT past one clause per variable, and then SciPy is not
+#: imported; a satisfiable one loses one or two breadth-first searches (the search is
+#: hopeful). Random formulas at one clause per variable (and below) are left out.
+DENSE_RATIO = 1.1
 
 
 class Rows(Protocol):
@@ -486,14 +493,14 @@ def _walk_back(parent: npt.NDArray[np.integer], start: int, node: int) -> IntArr
     return np.array(walk[::-1], dtype=np.int64)
 
 
-def _bfs_path(graph: Rows, start: int, goal: int) -> IntArray:
+def _bfs_path(graph: Rows, start: int, goal: int, levels: int = NEAR_LEVELS) -> IntArray:
     """A shortest path ``start ~> goal`` (both included): one search, walked back in numpy.
 
-    Up to :data:`NEAR_LEVELS` levels are searched level by level, stopping at ``goal``
+    Up to ``levels`` levels are searched level by level, stopping at ``goal``
     (:func:`near_path`); a longer path is found by SciPy's search of the whole graph,
     which gives the same path.
     """
-    near = near_path(graph, start, goal)
+    near = near_path(graph, start, goal, levels)
     if near is not None:
         return near
     from scipy.sparse.csgraph import breadth_first_order
@@ -555,7 +562,9 @@ def partition_cycle(graph: Rows, labels: IntArray, var: int | None = None) -> tu
     small component up to :data:`CYCLE_CANDIDATES` variables are tried and the
     shortest walk is kept; in a large one fewer, so that the searches visit about
     :data:`CYCLE_SEARCH_BUDGET` nodes in all, and never fewer than one variable's two
-    searches. Only a path of more than :data:`NEAR_LEVELS` steps needs SciPy.
+    searches. Only a path of more than :data:`NEAR_LEVELS` steps needs SciPy, or of
+    more than :data:`ARRAY_LEVELS` when ``graph`` is a :class:`RowArrays` (SciPy
+    perhaps not imported yet).
 
     Parameters
     ----------
@@ -607,6 +616,8 @@ def partition_cycle(graph: Rows, labels: IntArray, var: int | None = None) -> tu
     # a component of most of the graph is searched in place rather than copied out.
     whole = 2 * nodes.size > graph.shape[0]
     sub: Rows = graph if whole else _submatrix(graph, nodes)
+    # without SciPy so far, longer paths too are searched level by level (same paths)
+    levels = ARRAY_LEVELS if isinstance(graph, RowArrays) else NEAR_LEVELS
     best: IntArray | None = None
     for x in candidates:
         pos, neg = 2 * (x - 1), 2 * (x - 1) + 1
@@ -615,11 +626,11 @@ def partition_cycle(graph: Rows, labels: IntArray, var: int | None = None) -> tu
         if nodes.size > LARGE_COMPONENT:  # met in the middle; SciPy's search if far
             there = mirror_path(sub, pos)
             back = mirror_path(sub, neg)
-            there = _bfs_path(sub, pos, neg) if there is None else there
-            back = _bfs_path(sub, neg, pos) if back is None else back
+            there = _bfs_path(sub, pos, neg, levels) if there is None else there
+            back = _bfs_path(sub, neg, pos, levels) if back is None else back
         else:
-            there = _bfs_path(sub, pos, neg)
-            back = _bfs_path(sub, neg, pos)
+            there = _bfs_path(sub, pos, neg, levels)
+            back = _bfs_path(sub, neg, pos, levels)
         walk = np.concatenate([there, back[1:-1]])
         if best is None or walk.size < best.size:
             best = walk
@@ -649,7 +660,7 @@ def solve_scc(formula: Formula) -> SolveResult:
     has its offending components looked for in numpy first
     (:func:`~twosat_formal.solve.offending.offending_partition`); when there is one,
     the contradiction cycle comes from them (:func:`partition_cycle`: the same cycle),
-    without SciPy unless a path of it is longer than :data:`NEAR_LEVELS` steps. A
+    without SciPy unless a path of it is longer than :data:`ARRAY_LEVELS` steps. A
     satisfiable formula (its model follows SciPy's order of the components), and one
     whose search runs out of budget, go to SciPy; the search is hopeful, so a formula
     whose literal with the most edges is not in an offending component goes to SciPy
