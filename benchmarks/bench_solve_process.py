@@ -10,6 +10,8 @@ Both outputs are compared (same status) before anything is timed.
 Shapes (``--small`` shrinks the large ones to 5,000 variables, for CI):
 
 * random 2-CNF over 500,000 variables at clause/variable ratios 0.5, 1 and 2;
+* dense random 2-CNF: a fifth of the variables (100,000), 4 clauses per variable
+  (UNSAT, one offending component of most literals);
 * a chain ``x1 -> x2 -> ... -> x500000`` (satisfiable);
 * a ring contradiction: ``x1 | ~x2, x2 | ~x3, ...`` closed by ``x500000`` and ``~x1``,
   whose only contradiction cycle has a million literals;
@@ -156,6 +158,7 @@ SHAPES: dict[str, tuple[Callable[[int, int], tuple[np.ndarray, int]], bool]] = {
     "random ratio 0.5": (lambda n, seed: (random_pairs(n, 0.5, seed), n), True),
     "random ratio 1": (lambda n, seed: (random_pairs(n, 1.0, seed), n), True),
     "random ratio 2": (lambda n, seed: (random_pairs(n, 2.0, seed), n), True),
+    "dense random": (lambda n, seed: (random_pairs(n // 5, 4.0, seed), n // 5), True),
     "long chain": (lambda n, seed: (chain_pairs(n), n), True),
     "ring contradiction": (lambda n, seed: (ring_pairs(n), n), True),
     "ring + fresh clause": (lambda n, seed: (ring_fresh_pairs(n + 2), n + 2), True),

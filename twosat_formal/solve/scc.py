@@ -16,6 +16,13 @@ order. For UNSAT, the contradiction cycle joins the breadth-first shortest paths
 ``scipy.sparse.csgraph.breadth_first_order`` with predecessors, its tree read back by
 a second search up the tree) inside the offending component.
 
+The cycle depends only on the *offending* components (those holding some ``x`` and
+``-x``), not on how the other nodes are grouped or ordered (:func:`partition_cycle`).
+So SciPy is not needed for it: a formula of at least :data:`DENSE_RATIO` clauses per
+variable first has its offending components found exactly in numpy
+(:mod:`twosat_formal.solve.offending`), and when there is one, :func:`solve_scc`
+gives the same cycle without importing SciPy.
+
 Before any of this, :func:`solve_scc` walks a graph in which every literal implies at
 most one literal (:mod:`twosat_formal.solve.functional`), and one in which a few
 literals imply more when it is UNSAT: the contradiction cycle above is then found
@@ -35,7 +42,7 @@ Examples
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -43,14 +50,24 @@ import numpy.typing as npt
 from twosat_formal.errors import NotTwoCNFError, TwoSatFormalError, raises
 from twosat_formal.formula import Formula
 from twosat_formal.solve.functional import solve_functional
-from twosat_formal.solve.graph import ImplicationGraph, implication_graph, index_literal
+from twosat_formal.solve.graph import (
+    ImplicationGraph,
+    implication_arrays,
+    implication_graph,
+    index_literal,
+)
+from twosat_formal.solve.offending import offending_partition
 from twosat_formal.solve.result import SolveResult, certificate_tuple
 
 if TYPE_CHECKING:  # SciPy is imported by the functions that use it
     import scipy.sparse as sp
 
 __all__ = [
+    "ARRAY_LEVELS",
+    "DENSE_RATIO",
     "Components",
+    "RowArrays",
+    "Rows",
     "condensation",
     "conflicting_variables",
     "contradiction_cycle",
@@ -58,6 +75,7 @@ __all__ = [
     "mirror_path",
     "model_from_components",
     "near_path",
+    "partition_cycle",
     "solve_scc",
     "strong_components",
     "tree_path",
@@ -65,6 +83,7 @@ __all__ = [
 
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
+IndexArray = npt.NDArray[np.signedinteger[Any]]
 
 #: How many conflicting variables of the smallest offending component are tried, at
 #: most, when looking for a short contradiction cycle.
@@ -79,6 +98,11 @@ SHORT_WALK = 256
 #: left to SciPy's search of the whole component (:func:`_bfs_path`).
 NEAR_LEVELS = 64
 
+#: A path for a contradiction cycle found without SciPy
+#: (:func:`partition_cycle` of :class:`RowArrays`) is searched level by level in numpy
+#: up to this many steps (the same path; SciPy's import costs more than these levels).
+ARRAY_LEVELS = 1024
+
 #: In a component of more than this many literals, each path of a contradiction cycle
 #: is searched from both ends at once (:func:`mirror_path`): a shortest path still,
 #: but not always the one a search from one end picks. Smaller components, and so
@@ -88,6 +112,92 @@ LARGE_COMPONENT = 1 << 16
 #: About how many component nodes the searches for a contradiction cycle visit in all:
 #: a component of ``s`` nodes tries ``min(8, budget // (2 s))`` variables, at least one.
 CYCLE_SEARCH_BUDGET = 1 << 20
+
+#: A formula with at least this many clauses per variable has its offending components
+#: looked for in numpy first (:func:`~twosat_formal.solve.offending.offending_partition`):
+#: large random ones are UNSAT past one clause per variable, and then SciPy is not
+#: imported; a satisfiable one loses one or two breadth-first searches (the search is
+#: hopeful). Random formulas at one clause per variable (and below) are left out.
+DENSE_RATIO = 1.1
+
+
+class Rows(Protocol):
+    """Sorted CSR rows of a square graph: what the path searches read of a matrix.
+
+    A :class:`scipy.sparse.csr_array` in canonical form is one; so is :class:`RowArrays`.
+    """
+
+    @property
+    def indptr(self) -> IndexArray: ...
+
+    @property
+    def indices(self) -> IndexArray: ...
+
+    @property
+    def shape(self) -> tuple[int, int]: ...
+
+
+@dataclass(frozen=True, eq=False)
+class RowArrays:
+    """CSR rows as two numpy arrays, without SciPy (:class:`Rows`).
+
+    Attributes
+    ----------
+    indptr, indices:
+        Row ``i`` is ``indices[indptr[i]:indptr[i + 1]]``, sorted, without repeats.
+    shape:
+        ``(nodes, nodes)``.
+
+    Examples
+    --------
+    >>> from twosat_formal.formula import Formula
+    >>> RowArrays.of(Formula([[1, 2]])).shape
+    (4, 4)
+    """
+
+    indptr: IndexArray
+    indices: IndexArray
+    shape: tuple[int, int]
+
+    @classmethod
+    def of(cls, formula: Formula) -> RowArrays:
+        """The rows of ``formula``'s implication graph (:func:`implication_arrays`)."""
+        indptr, indices = implication_arrays(formula)
+        return cls(indptr, indices, (indptr.size - 1, indptr.size - 1))
+
+    def submatrix(self, nodes: IntArray) -> RowArrays:
+        """Rows and columns of the sorted ``nodes``, renumbered by position.
+
+        The arrays of SciPy's ``matrix[nodes][:, nodes]``: each row keeps its entries
+        in ``nodes``, in their order.
+
+        >>> rows = RowArrays.of(Formula([[1, 2], [-1, 3]]))  # 1 -> 3, -2 -> 1, ...
+        >>> sub = rows.submatrix(np.array([0, 3, 4]))  # 1, -2, 3: 1 -> 3, -2 -> 1
+        >>> sub.indptr.tolist(), sub.indices.tolist()
+        ([0, 1, 2, 2], [2, 0])
+        """
+        position = np.full(self.shape[0], -1, dtype=np.int64)
+        position[nodes] = np.arange(nodes.size)
+        first = self.indptr[nodes]
+        counts = self.indptr[nodes + 1] - first
+        total = int(counts.sum())
+        gather = np.repeat(first - (np.cumsum(counts) - counts), counts) + np.arange(total)
+        targets = position[self.indices[gather]]
+        inside = targets >= 0
+        owner = np.repeat(np.arange(nodes.size), counts)
+        indptr = np.zeros(nodes.size + 1, dtype=self.indptr.dtype)
+        np.cumsum(np.bincount(owner[inside], minlength=nodes.size), out=indptr[1:])
+        indices = targets[inside].astype(self.indices.dtype)
+        return RowArrays(indptr, indices, (nodes.size, nodes.size))
+
+    def matrix(self) -> sp.csr_array:
+        """The same rows as a SciPy matrix (imports SciPy)."""
+        import scipy.sparse as sp
+
+        data = np.ones(self.indices.size, dtype=np.float64)
+        matrix = sp.csr_array((data, self.indices, self.indptr), shape=self.shape)
+        matrix.has_canonical_format = True
+        return matrix
 
 
 @dataclass(frozen=True, eq=False)
@@ -284,9 +394,7 @@ def tree_path(pred: npt.ArrayLike, start: int, goal: int) -> IntArray:
     return back[::-1].astype(np.int64)
 
 
-def near_path(
-    graph: sp.csr_array, start: int, goal: int, levels: int = NEAR_LEVELS
-) -> IntArray | None:
+def near_path(graph: Rows, start: int, goal: int, levels: int = NEAR_LEVELS) -> IntArray | None:
     """The breadth-first path ``start ~> goal`` if it has at most ``levels`` steps, else None.
 
     A level-synchronous search in numpy that stops at the level where it reaches
@@ -331,7 +439,7 @@ def near_path(
     return None
 
 
-def mirror_path(graph: sp.csr_array, start: int, levels: int = NEAR_LEVELS) -> IntArray | None:
+def mirror_path(graph: Rows, start: int, levels: int = NEAR_LEVELS) -> IntArray | None:
     """A shortest path ``start ~> start ^ 1`` in an implication graph, met in the middle.
 
     In an implication graph ``u -> v`` is an edge iff ``v ^ 1 -> u ^ 1`` is one, so
@@ -390,19 +498,20 @@ def _walk_back(parent: npt.NDArray[np.integer], start: int, node: int) -> IntArr
     return np.array(walk[::-1], dtype=np.int64)
 
 
-def _bfs_path(graph: sp.csr_array, start: int, goal: int) -> IntArray:
+def _bfs_path(graph: Rows, start: int, goal: int, levels: int = NEAR_LEVELS) -> IntArray:
     """A shortest path ``start ~> goal`` (both included): one search, walked back in numpy.
 
-    Up to :data:`NEAR_LEVELS` levels are searched level by level, stopping at ``goal``
+    Up to ``levels`` levels are searched level by level, stopping at ``goal``
     (:func:`near_path`); a longer path is found by SciPy's search of the whole graph,
     which gives the same path.
     """
-    near = near_path(graph, start, goal)
+    near = near_path(graph, start, goal, levels)
     if near is not None:
         return near
     from scipy.sparse.csgraph import breadth_first_order
 
-    _order, pred = breadth_first_order(graph, start, directed=True, return_predecessors=True)
+    matrix = graph.matrix() if isinstance(graph, RowArrays) else graph
+    _order, pred = breadth_first_order(matrix, start, directed=True, return_predecessors=True)
     return tree_path(pred, start, goal)
 
 
@@ -411,14 +520,7 @@ def contradiction_cycle(
 ) -> tuple[int, ...]:
     """A short closed walk ``x ~> -x ~> x`` of DIMACS literals in the implication graph.
 
-    The walk joins two breadth-first shortest paths, ``x ~> -x`` and ``-x ~> x``,
-    each found by one search of the component and walked back in numpy
-    (:func:`tree_path`); in a component of more than :data:`LARGE_COMPONENT`
-    literals each is searched from both ends at once (:func:`mirror_path`). In a
-    small component up to :data:`CYCLE_CANDIDATES` variables are tried and the
-    shortest walk is kept; in a large one fewer, so that the searches visit about
-    :data:`CYCLE_SEARCH_BUDGET` nodes in all, and never fewer than one variable's two
-    searches.
+    :func:`partition_cycle` of the graph's matrix and the components' labels.
 
     Parameters
     ----------
@@ -426,7 +528,7 @@ def contradiction_cycle(
         The implication graph and its strong components.
     var:
         The variable to go through; by default conflicting variables of the
-        smallest component holding one are tried, as above.
+        smallest component holding one are tried (:func:`partition_cycle`).
 
     Returns
     -------
@@ -446,8 +548,58 @@ def contradiction_cycle(
     >>> contradiction_cycle(g, strong_components(g))
     (1, 2, 3, -1, 4)
     """
-    labels = components.labels
-    conflicts = conflicting_variables(components)
+    return partition_cycle(graph.matrix, components.labels, var)
+
+
+def partition_cycle(graph: Rows, labels: IntArray, var: int | None = None) -> tuple[int, ...]:
+    """A short closed walk ``x ~> -x ~> x`` of DIMACS literals, from a partition of the nodes.
+
+    ``labels`` must give the nodes of each strong component holding some ``x`` and
+    ``-x`` one label of their own; any other node may have any label that no such
+    component has and that it shares with no node of its negation's label (SciPy's
+    labels, or :func:`~twosat_formal.solve.offending.offending_partition`'s). The walk
+    depends only on those components, so it is the same for either labelling.
+
+    The walk joins two breadth-first shortest paths, ``x ~> -x`` and ``-x ~> x``,
+    each found by one search of the component and walked back in numpy
+    (:func:`tree_path`); in a component of more than :data:`LARGE_COMPONENT`
+    literals each is searched from both ends at once (:func:`mirror_path`). In a
+    small component up to :data:`CYCLE_CANDIDATES` variables are tried and the
+    shortest walk is kept; in a large one fewer, so that the searches visit about
+    :data:`CYCLE_SEARCH_BUDGET` nodes in all, and never fewer than one variable's two
+    searches. Only a path of more than :data:`NEAR_LEVELS` steps needs SciPy, or of
+    more than :data:`ARRAY_LEVELS` when ``graph`` is a :class:`RowArrays` (SciPy
+    perhaps not imported yet).
+
+    Parameters
+    ----------
+    graph:
+        The implication graph's rows (its matrix, or :class:`RowArrays`).
+    labels:
+        A label per node, as above.
+    var:
+        The variable to go through; by default conflicting variables of the
+        smallest component holding one are tried, as above.
+
+    Returns
+    -------
+    tuple of int
+        Starts at ``x``, passes ``-x``; every step, last to first included, is an edge.
+
+    Raises
+    ------
+    TwoSatFormalError
+        If no variable (or not ``var``) shares a component with its negation.
+
+    Examples
+    --------
+    >>> from twosat_formal.formula import Formula
+    >>> f = Formula([[-1, 2], [-2, 3], [-3, -1], [1, 4], [-4, 1]])
+    >>> rows = RowArrays.of(f)
+    >>> partition_cycle(rows, offending_partition(rows.indptr, rows.indices))
+    (1, 2, 3, -1, 4)
+    """
+    conflicts = np.flatnonzero(labels[0::2] == labels[1::2]).astype(np.int64) + 1
     if var is not None:
         if not bool(np.any(conflicts == var)):
             raise TwoSatFormalError(f"variable {var} does not share a component with its negation")
@@ -457,7 +609,7 @@ def contradiction_cycle(
         if conflicts.size == 0:
             raise TwoSatFormalError("no variable shares a component with its negation")
         comp_of = labels[2 * (conflicts - 1)]
-        sizes = components.sizes()
+        sizes = np.bincount(labels)
         target = int(comp_of[np.argmin(sizes[comp_of])])
         size = int(sizes[target])
         tries = max(1, min(CYCLE_CANDIDATES, CYCLE_SEARCH_BUDGET // (2 * size)))
@@ -467,8 +619,10 @@ def contradiction_cycle(
     # breadth-first search reaches the component's nodes only from its own nodes, so
     # searching the whole graph gives the same paths as searching the component alone:
     # a component of most of the graph is searched in place rather than copied out.
-    whole = 2 * nodes.size > graph.num_nodes
-    sub = graph.matrix if whole else graph.matrix[nodes][:, nodes]
+    whole = 2 * nodes.size > graph.shape[0]
+    sub: Rows = graph if whole else _submatrix(graph, nodes)
+    # without SciPy so far, longer paths too are searched level by level (same paths)
+    levels = ARRAY_LEVELS if isinstance(graph, RowArrays) else NEAR_LEVELS
     best: IntArray | None = None
     for x in candidates:
         pos, neg = 2 * (x - 1), 2 * (x - 1) + 1
@@ -477,16 +631,26 @@ def contradiction_cycle(
         if nodes.size > LARGE_COMPONENT:  # met in the middle; SciPy's search if far
             there = mirror_path(sub, pos)
             back = mirror_path(sub, neg)
-            there = _bfs_path(sub, pos, neg) if there is None else there
-            back = _bfs_path(sub, neg, pos) if back is None else back
+            there = _bfs_path(sub, pos, neg, levels) if there is None else there
+            back = _bfs_path(sub, neg, pos, levels) if back is None else back
         else:
-            there = _bfs_path(sub, pos, neg)
-            back = _bfs_path(sub, neg, pos)
+            there = _bfs_path(sub, pos, neg, levels)
+            back = _bfs_path(sub, neg, pos, levels)
         walk = np.concatenate([there, back[1:-1]])
         if best is None or walk.size < best.size:
             best = walk
     assert best is not None
     return certificate_tuple(index_literal(best if whole else nodes[best]))
+
+
+def _submatrix(graph: Rows, nodes: IntArray) -> RowArrays:
+    """Rows and columns of the sorted ``nodes`` (:meth:`RowArrays.submatrix`), in numpy."""
+    rows = graph if isinstance(graph, RowArrays) else RowArrays(*_arrays(graph))
+    return rows.submatrix(nodes)
+
+
+def _arrays(graph: Rows) -> tuple[IndexArray, IndexArray, tuple[int, int]]:
+    return graph.indptr, graph.indices, (int(graph.shape[0]), int(graph.shape[1]))
 
 
 @raises(NotTwoCNFError)
@@ -499,9 +663,17 @@ def solve_scc(formula: Formula) -> SolveResult:
     contradiction of one with at most 64 literals that imply more (with at most 256
     edges beyond one per literal): the paths between those literals and their
     negations are walked, and the offending component's searches below
-    (:func:`contradiction_cycle`) are simulated over those few nodes, each path taken
-    whole (:mod:`twosat_formal.solve.bfs`; the same cycle). A satisfiable formula
-    with such literals, and a search that the simulation declines, come here.
+    (:func:`partition_cycle`) are simulated over those few nodes, each path taken
+    whole (:mod:`twosat_formal.solve.bfs`; the same cycle). A formula of at least
+    :data:`DENSE_RATIO` clauses per variable has its offending components looked for
+    in numpy next (:func:`~twosat_formal.solve.offending.offending_partition`); when
+    there is one, the contradiction cycle comes from them (:func:`partition_cycle`:
+    the same cycle), without SciPy unless a path of it is longer than
+    :data:`ARRAY_LEVELS` steps. A satisfiable formula with literals that imply two or
+    more (its model follows SciPy's order of the components), a search that the
+    simulation or the numpy search declines (out of budget), and a dense formula whose
+    literal with the most edges is not in an offending component (the numpy search is
+    hopeful: it stops after one or two breadth-first searches) go to SciPy.
 
     The result is not yet checked (``checked=False``); :func:`twosat_formal.solve.solve`
     checks it.
@@ -516,7 +688,13 @@ def solve_scc(formula: Formula) -> SolveResult:
     walked = solve_functional(formula)  # cycles and paths (nearly): no SciPy
     if walked is not None:
         return walked
-    graph = implication_graph(formula)
+    arrays = implication_arrays(formula)
+    if formula.num_clauses >= DENSE_RATIO * formula.num_vars:  # likely UNSAT: no SciPy
+        labels = offending_partition(*arrays, hopeful=True)
+        if labels is not None and bool(np.any(labels[0::2] == labels[1::2])):
+            rows = RowArrays(*arrays, (2 * formula.num_vars, 2 * formula.num_vars))
+            return SolveResult("UNSAT", cycle=partition_cycle(rows, labels), backend="scc")
+    graph = implication_graph(formula, arrays)
     components = strong_components(graph)
     labels = components.labels
     if bool(np.any(labels[0::2] == labels[1::2])):
