@@ -20,8 +20,8 @@ Shapes (``--small`` shrinks the large ones to 5,000 variables, for CI):
   implies nothing);
 * the ring plus one chord ``~x1 | x250000`` inside it: ``x1`` implies ``~x1`` and
   ``x250000``, so the component is not a simple cycle (its contradiction cycle still
-  has a million literals); left out of the geometric mean, which stays over the six
-  shapes above (``OUTSIDE_MEAN``), and printed with it in a second mean;
+  has a million literals); left out of the geometric mean, which stays over the other
+  large shapes (``OUTSIDE_MEAN``), and printed with it in a second mean;
 * a 5-variable file (start-up cost alone).
 
 Both processes run as an installed package does, with their bytecode cached (pip

@@ -63,7 +63,7 @@ import numpy.typing as npt
 from twosat_formal.errors import NotTwoCNFError, TwoSatFormalError, raises
 from twosat_formal.formula import Formula
 from twosat_formal.solve.bfs import Component, searched_cycle
-from twosat_formal.solve.graph import index_literal, literal_index
+from twosat_formal.solve.graph import index_literal, literal_index, sorted_unique
 from twosat_formal.solve.result import SolveResult, certificate_tuple
 
 __all__ = [
@@ -141,11 +141,13 @@ def _branches_early(formula: Formula) -> bool:
     nodes = literal_index(formula.pairs()[:PREFIX_CLAUSES])
     first, second = nodes[:, 0], nodes[:, 1]
     width = 2 * formula.num_vars + 1
-    edges = np.unique(np.concatenate([(first ^ 1) * width + second, (second ^ 1) * width + first]))
+    edges = sorted_unique(
+        np.concatenate([(first ^ 1) * width + second, (second ^ 1) * width + first])
+    )
     sources = edges // width
     again = sources[1:] == sources[:-1]  # a source's second, third, ... target
     extra = int(np.count_nonzero(again))
-    return extra > 4 * BRANCHING or np.unique(sources[1:][again]).size > BRANCHING
+    return extra > 4 * BRANCHING or sorted_unique(sources[1:][again]).size > BRANCHING
 
 
 @dataclass(frozen=True, eq=False)
@@ -380,7 +382,7 @@ def _branching_cycle(
     size = step.size - 1
     if not bool(odd.any()) or int(np.count_nonzero(odd)) > 4 * BRANCHING:
         return None
-    branching = np.unique(sources[odd])
+    branching = sorted_unique(sources[odd])
     if branching.size > BRANCHING:
         return None
     branches = np.zeros(size + 1, dtype=np.bool_)
@@ -389,7 +391,7 @@ def _branching_cycle(
     special[branching ^ 1] = True  # two predecessors: the negation implies two
     # Every edge with a special end: the branching nodes' edges, each once ...
     keep = branches[sources]
-    pairs = np.unique(sources[keep] * (size + 1) + targets[keep])
+    pairs = sorted_unique(sources[keep] * (size + 1) + targets[keep])
     # ... and the one step of every other node with a special end.
     lone = np.flatnonzero(
         (special[:size] | special[step[:size]]) & (step[:size] != size) & ~branches[:size]
@@ -402,7 +404,7 @@ def _branching_cycle(
     walk = functional_walk(rest)  # special nodes are paths of one node
     unit = np.full(size + 1, -1, dtype=np.int64)  # the path of the rest each node is on
     unit[walk.paths] = _pieces(walk.path_starts, walk.paths.size)
-    joined = np.unique(np.concatenate([unit[src], unit[dst]]))
+    joined = sorted_unique(np.concatenate([unit[src], unit[dst]]))
     local = np.searchsorted(joined, unit[src]), np.searchsorted(joined, unit[dst])
     succ: list[list[int]] = [[] for _ in range(joined.size)]
     for a, b in zip(*(side.tolist() for side in local), strict=True):
@@ -431,7 +433,7 @@ def _branching_cycle(
     outs: dict[int, list[int]] = {}
     for node in np.flatnonzero(inside & special[:size]).tolist():
         out = dst[src == node]
-        outs[node] = np.unique(out[inside[out]]).tolist()
+        outs[node] = sorted_unique(out[inside[out]]).tolist()
     if any(len(out) != 1 for out in outs.values()):  # not a simple cycle: its searches
         part = Component(step, outs, walk.paths, walk.path_starts, unit)
         return searched_cycle(part, conflicts[held == target] + 1)
