@@ -43,6 +43,7 @@ from twosat_formal.solve.functional import (
     successor_nodes,
 )
 from twosat_formal.solve.graph import implication_graph
+from twosat_formal.solve.runs import stride_runs
 from twosat_formal.solve.scc import (
     LARGE_COMPONENT,
     conflicting_variables,
@@ -423,3 +424,66 @@ def test_a_ring_with_chords_at_the_real_limits_gives_the_scipy_cycle(num_vars: i
     assert walked is not None and walked == expected
     result = solve(formula)
     assert result.checked and result == verify(formula, expected)
+
+
+@st.composite
+def ordered_functional_formulas(draw: st.DrawFn, max_vars: int = 120) -> Formula:
+    """Chains and rings over runs of consecutive variables (up or down, signs mostly
+    kept along a stretch), beside other functional parts: many nodes step two nodes up
+    or down, in runs long enough to be taken at once."""
+    rng = draw(st.randoms(use_true_random=False))
+    num_vars = draw(st.integers(1, max_vars))
+    clauses: list[list[int]] = []
+    first = 1
+    while first <= num_vars:
+        take = draw(st.integers(1, num_vars - first + 1))
+        part = list(range(first, first + take))
+        first += take
+        if draw(st.booleans()):
+            part.reverse()
+        sign = rng.choice([1, -1])
+        signs = []
+        for _ in part:  # a sign kept for a while, then perhaps turned
+            if rng.random() < 0.05:
+                sign = -sign
+            signs.append(sign)
+        kind = draw(st.sampled_from(["ring", "chain", "matching"]))
+        if kind == "ring":
+            clauses += ring(part, signs)
+        elif kind == "chain":
+            clauses += chain(part, signs)
+        else:
+            clauses += matching(part, [True, False], 0.9, rng)
+    if draw(st.booleans()):
+        rng.shuffle(clauses)
+    return Formula(clauses, num_vars=num_vars)
+
+
+@settings(max_examples=300, deadline=None)
+@given(ordered_functional_formulas())
+def test_a_walk_run_by_run_is_the_walk_node_by_node(formula: Formula) -> None:
+    step = successor_nodes(formula)
+    assert step is not None
+    by_runs, by_nodes = functional_walk(step, share=0.0), functional_walk(step, share=2.0)
+    for name in ("paths", "path_starts", "cycles", "cycle_starts"):
+        assert getattr(by_runs, name).tolist() == getattr(by_nodes, name).tolist(), name
+    result = solve_functional(formula)
+    assert result is not None
+    if PEARCE or result.cycle is not None:
+        assert result == scipy_result(formula)
+
+
+@pytest.mark.parametrize("num_vars", [40, 3000])
+def test_ordered_rings_and_chains_are_walked_run_by_run(num_vars: int) -> None:
+    ring_formula = Formula(ring(list(range(1, num_vars + 1)), [1] * num_vars))
+    chain_formula = Formula(chain(list(range(num_vars, 0, -1)), [-1] * num_vars))
+    for formula in (ring_formula, chain_formula):
+        step = successor_nodes(formula)
+        assert step is not None
+        runs = stride_runs(step)
+        assert runs is not None and int(runs.max()) >= num_vars - 2  # taken at once
+        walk = functional_walk(step)
+        plain = functional_walk(step, share=2.0)
+        assert walk.cycles.tolist() == plain.cycles.tolist()
+        assert walk.paths.tolist() == plain.paths.tolist()
+        assert solve_functional(formula) == scipy_result(formula)

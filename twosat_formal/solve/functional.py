@@ -65,6 +65,7 @@ from twosat_formal.formula import Formula
 from twosat_formal.solve.bfs import Component, searched_cycle
 from twosat_formal.solve.graph import index_literal, literal_index, sorted_unique
 from twosat_formal.solve.result import SolveResult, certificate_tuple
+from twosat_formal.solve.runs import RUN_SHARE, RunWalker, stride_runs
 
 __all__ = [
     "BRANCHING",
@@ -187,11 +188,14 @@ def _pieces(starts: IntArray, size: int) -> IntArray:
     return np.repeat(np.arange(starts.size, dtype=np.int64), _ends(starts, size) - starts)
 
 
-def functional_walk(step: IntArray) -> FunctionalWalk:
+def functional_walk(step: IntArray, share: float = RUN_SHARE) -> FunctionalWalk:
     """Walk every path and cycle of a functional graph once (``step``: :func:`successor_nodes`).
 
     A node without predecessor starts a path, walked to its end. The nodes left are on
-    cycles: the lowest node not yet walked starts a cycle, walked back to it.
+    cycles: the lowest node not yet walked starts a cycle, walked back to it. When at
+    least ``share`` of the nodes step two nodes up or down (a chain or ring written in
+    the order of its variables), each run of such steps is taken at once
+    (:mod:`twosat_formal.solve.runs`); the walk is the same.
 
     Raises
     ------
@@ -209,6 +213,10 @@ def functional_walk(step: IntArray) -> FunctionalWalk:
     led[step[:size]] = True
     if int(np.count_nonzero(led[:size])) != int(np.count_nonzero(step[:size] != size)):
         raise TwoSatFormalError("a node has two predecessors: not an implication graph's steps")
+    runs = stride_runs(step, share)
+    if runs is not None:  # mostly steps two nodes up or down: walked run by run
+        paths, cycles = _walk_runs(step, led, runs)
+        return _walked(step, led, paths, cycles)
     succ = step.tolist()
     order: list[int] = []
     visit = order.append
@@ -221,6 +229,13 @@ def functional_walk(step: IntArray) -> FunctionalWalk:
                 break
     paths = np.fromiter(order, np.int64, len(order))
     cycles = _walk_cycles(succ, paths) if paths.size < size else np.zeros(0, dtype=np.int64)
+    return _walked(step, led, paths, cycles)
+
+
+def _walked(
+    step: IntArray, led: npt.NDArray[np.bool_], paths: IntArray, cycles: IntArray
+) -> FunctionalWalk:
+    """The walk of the paths and cycles walked, with where each starts."""
     # A cycle's last node steps back to its root, never to the next cycle's root.
     cycle_starts = np.flatnonzero(np.concatenate(([True], step[cycles[:-1]] != cycles[1:])))
     return FunctionalWalk(
@@ -229,6 +244,40 @@ def functional_walk(step: IntArray) -> FunctionalWalk:
         cycles,
         cycle_starts.astype(np.int64) if cycles.size else np.zeros(0, dtype=np.int64),
     )
+
+
+def _walk_runs(
+    step: IntArray, led: npt.NDArray[np.bool_], runs: IntArray
+) -> tuple[IntArray, IntArray]:
+    """:func:`functional_walk`'s paths and cycles, each run of the steps taken at once
+    (:class:`~twosat_formal.solve.runs.RunWalker`): the same nodes in the same order.
+
+    >>> step = np.array([1, 0, 3, 4, 4])  # 0 -> 1 -> 0, 2 -> 3
+    >>> [a.tolist() for a in _walk_runs(step, np.array([True, True, False, True, True]),
+    ...                                 np.zeros(4, dtype=np.int64))]
+    [[2, 3], [0, 1]]
+    """
+    size = step.size - 1
+    walker = RunWalker(step, runs)
+    for head in np.flatnonzero(~led[:size]).tolist():  # one predecessor at most: no cycle
+        walker.walk(head, size)
+    paths = walker.nodes()
+    seen = bytearray(size + 1)
+    marks = np.frombuffer(seen, dtype=np.uint8)  # the same bytes, written in bulk
+    marks[paths] = 1
+    marks[size] = 1
+    left = size - paths.size
+    parts: list[IntArray] = []
+    root = seen.find(0)
+    while root >= 0:  # the lowest node of a cycle: every node left is on a cycle
+        left -= walker.walk(root, root)
+        parts.append(walker.nodes())
+        if left == 0:
+            break
+        marks[parts[-1]] = 1
+        root = seen.find(0, root + 1)
+    cycles = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+    return paths, cycles
 
 
 def _walk_cycles(succ: list[int], paths: IntArray) -> IntArray:
