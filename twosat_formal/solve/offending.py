@@ -51,6 +51,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from twosat_formal.solve.graph import IndexArray, IntArray
+
 __all__ = [
     "FB_LEVELS",
     "FB_ROUNDS",
@@ -60,8 +62,6 @@ __all__ = [
     "offending_partition",
 ]
 
-IntArray = npt.NDArray[np.int64]
-IndexArray = npt.NDArray[np.signedinteger[Any]]
 BoolArray = npt.NDArray[np.bool_]
 
 #: At most this many forward-backward rounds (each splits every region once).

@@ -533,12 +533,12 @@ def contradiction_cycle(
     Returns
     -------
     tuple of int
-        Starts at ``x``, passes ``-x``; every step, last to first included, is an edge.
+        :func:`partition_cycle`'s walk, from ``components.labels``.
 
     Raises
     ------
     TwoSatFormalError
-        If no variable (or not ``var``) shares a component with its negation.
+        As :func:`partition_cycle` does.
 
     Examples
     --------
