@@ -15,7 +15,7 @@ Examples
 >>> size = 40  # 38 -> 36 -> ... -> 0, 1 -> 3 -> ... -> 39 -> 1
 >>> step = np.array([size] + [v - 2 if v % 2 == 0 else v + 2 for v in range(1, size)] + [size])
 >>> step[39] = 1
->>> walker = RunWalker(step, stride_runs(step))
+>>> walker = RunWalker(step, stride_runs(step, share=0.0))
 >>> walker.walk(38, size), walker.walk(1, 1)
 (20, 20)
 >>> walker.nodes()[[0, 18, 19, 20, 38, 39]].tolist()
@@ -31,8 +31,9 @@ __all__ = ["RUN_SHARE", "SHORT_RUN", "RunWalker", "stride_runs"]
 
 IntArray = npt.NDArray[np.int64]
 
-#: Runs are used when at least this share of the nodes step two nodes up or down (the
-#: other nodes are read one at a time from the arrays, slower than from a list).
+#: Runs are used when at least this share of the nodes start a run of at least
+#: :data:`SHORT_RUN` nodes (the other nodes are read one at a time from the arrays,
+#: slower than from a list).
 RUN_SHARE = 0.9
 
 #: A run of fewer nodes is walked a node at a time (a numpy piece costs about 1 µs).
@@ -55,13 +56,16 @@ def stride_runs(step: IntArray, share: float = RUN_SHARE) -> IntArray | None:
     numpy.ndarray or None
         ``runs[v] = k`` when ``v, v + d, ..., v + (k - 1) d`` all step by ``d`` (the
         stride of ``v``), and ``v + k d`` does not, if ``k`` is at least
-        :data:`SHORT_RUN` (else 0); None when fewer than ``share`` of the nodes step by
-        ``+2`` or ``-2``.
+        :data:`SHORT_RUN` (else 0); None when fewer than ``share`` of the nodes start
+        such a run (the others would be read one at a time from the arrays, slower
+        than the walk node by node reads them from a list).
 
     Examples
     --------
     >>> stride_runs(np.array([2, 3, 4, 3, 4]), share=0.0).tolist()  # 0 -> 2 -> 4 (no step)
     [0, 0, 0, 0]
+    >>> stride_runs(np.array([2, 3, 0, 1, 4])) is None  # 0 <-> 2, 1 <-> 3: runs of one
+    True
     >>> step = np.append(np.arange(2, 40), [40, 40, 40])  # 0 -> 2 -> ... -> 38, 1 -> ... -> 39
     >>> stride_runs(step, share=0.0)[:6].tolist(), stride_runs(step, share=0.0)[30:].tolist()
     ([19, 19, 18, 18, 17, 17], [0, 0, 0, 0, 0, 0, 0, 0, 0, 0])
@@ -82,6 +86,8 @@ def stride_runs(step: IntArray, share: float = RUN_SHARE) -> IntArray | None:
         behind = np.maximum.accumulate(np.where(downs, -1, places))
         runs[parity::2] = np.where(ups, ahead - places, 0) + np.where(downs, places - behind, 0)
     runs[runs < SHORT_RUN] = 0
+    if np.count_nonzero(runs) < share * size:  # short runs (pairs of equivalent variables)
+        return None
     return runs
 
 
