@@ -202,8 +202,14 @@ def _verify_cycle(formula: Formula, cycle: np.ndarray, who: str) -> None:
         found = np.zeros(wanted.size, dtype=np.bool_)
         found[where[wanted[where] == have]] = True
         ok = found[np.searchsorted(wanted, needed)]
-    else:  # a long walk: look each step up among the clauses' keys
+    else:  # a long walk: look each step up among the clauses' keys, in sorted order
         have.sort()
+        # Sorted needles keep the binary searches in cache (a shuffled ring's million
+        # steps: 0.04 against 0.45 s); the steps' own order only names a failing one.
+        wanted = np.sort(needed)
+        where = np.minimum(np.searchsorted(have, wanted), max(have.size - 1, 0))
+        if have.size and bool(np.all(have[where] == wanted)):
+            return
         where = np.minimum(np.searchsorted(have, needed), max(have.size - 1, 0))
         ok = have[where] == needed if have.size else np.zeros(needed.size, dtype=np.bool_)
     if not bool(np.all(ok)):

@@ -65,6 +65,7 @@ from twosat_formal.formula import Formula
 from twosat_formal.solve.bfs import Component, searched_cycle
 from twosat_formal.solve.graph import index_literal, literal_index, sorted_unique
 from twosat_formal.solve.result import SolveResult, certificate_tuple
+from twosat_formal.solve.ruled import ruled_walk
 from twosat_formal.solve.runs import RUN_SHARE, RunWalker, stride_runs
 
 __all__ = [
@@ -84,6 +85,10 @@ IntArray = npt.NDArray[np.int64]
 #: has its contradiction cycle walked (a simple cycle) or searched over those literals
 #: and their negations (:func:`branching_contradiction`).
 BRANCHING = 64
+
+#: A graph of at least this many nodes without runs is walked by rulers in numpy
+#: (:mod:`twosat_formal.solve.ruled`), a smaller one node by node in Python.
+RULED_NODES = 1 << 15
 
 #: A cycle longer than this is marked as walked in one numpy pass, a shorter one in Python.
 LONG_CYCLE = 64
@@ -188,14 +193,17 @@ def _pieces(starts: IntArray, size: int) -> IntArray:
     return np.repeat(np.arange(starts.size, dtype=np.int64), _ends(starts, size) - starts)
 
 
-def functional_walk(step: IntArray, share: float = RUN_SHARE) -> FunctionalWalk:
+def functional_walk(
+    step: IntArray, share: float = RUN_SHARE, ruled: int = RULED_NODES
+) -> FunctionalWalk:
     """Walk every path and cycle of a functional graph once (``step``: :func:`successor_nodes`).
 
     A node without predecessor starts a path, walked to its end. The nodes left are on
     cycles: the lowest node not yet walked starts a cycle, walked back to it. When at
     least ``share`` of the nodes step two nodes up or down (a chain or ring written in
     the order of its variables), each run of such steps is taken at once
-    (:mod:`twosat_formal.solve.runs`); the walk is the same.
+    (:mod:`twosat_formal.solve.runs`); else a graph of at least ``ruled`` nodes is
+    walked by rulers in numpy (:mod:`twosat_formal.solve.ruled`). The walk is the same.
 
     Raises
     ------
@@ -216,6 +224,9 @@ def functional_walk(step: IntArray, share: float = RUN_SHARE) -> FunctionalWalk:
     runs = stride_runs(step, share)
     if runs is not None:  # mostly steps two nodes up or down: walked run by run
         paths, cycles = _walk_runs(step, led, runs)
+        return _walked(step, led, paths, cycles)
+    if size >= ruled:  # walked by rulers, in numpy
+        paths, cycles = ruled_walk(step, led)
         return _walked(step, led, paths, cycles)
     succ = step.tolist()
     order: list[int] = []
