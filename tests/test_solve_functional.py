@@ -246,6 +246,27 @@ def test_a_look_at_the_first_clauses_never_changes_the_answer(
         assert solve_functional(formula) == whole
 
 
+@pytest.mark.parametrize(("chords", "seed"), [(150, 1), (400, 2)])
+def test_a_ring_with_hundreds_of_random_chords_gets_the_scipy_cycle(chords: int, seed: int) -> None:
+    """Hundreds of literals that imply two (up to ``BRANCHING``) are still searched
+    without SciPy, to the SciPy path's very cycle."""
+    rng = random.Random(seed)
+    num_vars = LARGE_COMPONENT // 2 + 1000
+    order = rng.sample(range(1, num_vars + 1), num_vars)
+    clauses = ring(order, [rng.choice([1, -1]) for _ in order])
+    for _ in range(chords):
+        a, b = rng.sample(range(1, num_vars + 1), 2)
+        clauses.append([a * rng.choice([1, -1]), b * rng.choice([1, -1])])
+    rng.shuffle(clauses)
+    formula = Formula(clauses, num_vars=num_vars)
+    step, sources, targets = functional._steps(formula)
+    branching = np.unique(sources[step[sources] != targets]).size
+    assert 64 < branching <= functional.BRANCHING
+    walked = branching_contradiction(formula)
+    assert walked is not None
+    assert solve_scc(formula) == scipy_result(formula)
+
+
 def test_a_ring_with_a_clause_touching_it_is_walked() -> None:
     rng = random.Random(5)
     num_vars = LARGE_COMPONENT // 2 + 1000

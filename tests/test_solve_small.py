@@ -168,10 +168,10 @@ def test_a_mid_size_solve_in_a_fresh_process_imports_scipy_only_past_the_budget(
         "from twosat_formal.formula import Formula\n"
         "from twosat_formal.solve import solve\n"
         "from twosat_formal.solve.small import COLD_CLAUSES\n"
-        # A ring with clauses that make 98 literals imply two: a ring alone, or one with
-        # at most 64 such literals, is solved without SciPy on any path.
+        # A ring with clauses that make 1,198 literals imply two: a ring alone, or one with
+        # at most 1,024 such literals, is solved without SciPy on any path.
         "mid = Formula([[v, -(v + 1)] for v in range(1, 5000)] + [[5000], [-1]]\n"
-        "              + [[1, v] for v in range(2, 100)])\n"
+        "              + [[1, v] for v in range(2, 1200)])\n"
         "assert solve(mid).checked and solve(mid).status == 'UNSAT'\n"
         "print('scipy.sparse.csgraph' in sys.modules)\n"
         "for _ in range(COLD_CLAUSES // mid.num_clauses):\n"

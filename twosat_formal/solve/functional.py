@@ -84,7 +84,7 @@ IntArray = npt.NDArray[np.int64]
 #: A graph with at most this many literals that imply two or more literals each still
 #: has its contradiction cycle walked (a simple cycle) or searched over those literals
 #: and their negations (:func:`branching_contradiction`).
-BRANCHING = 64
+BRANCHING = 1024
 
 #: A graph of at least this many nodes without runs is walked by rulers in numpy
 #: (:mod:`twosat_formal.solve.ruled`), a smaller one node by node in Python.
@@ -490,10 +490,15 @@ def _branching_cycle(
     held = component[2 * conflicts]
     target = int(held[np.argmin(counts[held])])  # the smallest; the lowest variable's
     inside = component == target
-    outs: dict[int, list[int]] = {}
-    for node in np.flatnonzero(inside & special[:size]).tolist():
-        out = dst[src == node]
-        outs[node] = sorted_unique(out[inside[out]]).tolist()
+    # The successors inside the component of each of its special nodes, ascending.
+    held_special = inside & special[:size]
+    outs: dict[int, list[int]] = {node: [] for node in np.flatnonzero(held_special).tolist()}
+    keep = held_special[src] & inside[dst]
+    inner = sorted_unique(src[keep] * (size + 1) + dst[keep])
+    for node, out in zip(
+        (inner // (size + 1)).tolist(), (inner % (size + 1)).tolist(), strict=True
+    ):
+        outs[node].append(out)
     if any(len(out) != 1 for out in outs.values()):  # not a simple cycle: its searches
         part = Component(step, outs, walk.paths, walk.path_starts, unit)
         return searched_cycle(part, conflicts[held == target] + 1)

@@ -660,7 +660,7 @@ def solve_scc(formula: Formula) -> SolveResult:
     A graph in which every literal implies at most one literal is a union of cycles
     and paths; it is walked instead, without SciPy
     (:mod:`twosat_formal.solve.functional`; the same model or cycle). So is the
-    contradiction of one with at most 64 literals that imply more (with at most 256
+    contradiction of one with at most 1,024 literals that imply more (with at most 4,096
     edges beyond one per literal): the paths between those literals and their
     negations are walked, and the offending component's searches below
     (:func:`partition_cycle`) are simulated over those few nodes, each path taken
