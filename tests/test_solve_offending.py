@@ -266,3 +266,37 @@ def test_a_dense_random_contradiction_is_solved_without_importing_scipy() -> Non
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.splitlines() == ["UNSAT True True", "600", "[]"]
+
+
+def test_a_dense_formula_over_few_variables_stays_with_the_numpy_search(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A few nodes with many edges between them are not handed to the Python search."""
+    from twosat_formal.solve import offending
+
+    formula = Formula(random_clauses(200, 20.0, random.Random(4)), num_vars=200)
+    indptr, indices = implication_arrays(formula)
+    calls: list[int] = []
+    real = offending._tarjan_rest
+
+    def counted(*args: object) -> object:
+        calls.append(1)
+        return real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(offending, "_tarjan_rest", counted)
+    check_partition(formula, offending_partition(indptr, indices))
+    assert calls == [1]  # 8,000 edges: few enough
+    monkeypatch.setattr(offending, "TARJAN_EDGES", 1000)
+    labels = offending_partition(indptr, indices)
+    assert labels is not None and calls == [1]  # too many: numpy rounds alone
+    check_partition(formula, labels)
+    assert solve_scc(formula) == scipy_result(formula)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 70_000), max_size=300), st.booleans())
+def test_first_places_are_numpys_unique_indices(values: list[int], small: bool) -> None:
+    array = np.array([v % 300 for v in values] if small else values, dtype=np.int32)
+    bound = 300 if small else 70_001
+    expected = np.sort(np.unique(array, return_index=True)[1])
+    assert scc.first_places(array, bound).tolist() == expected.tolist()

@@ -57,6 +57,7 @@ __all__ = [
     "FB_LEVELS",
     "FB_ROUNDS",
     "PROGRESS",
+    "TARJAN_EDGES",
     "TARJAN_NODES",
     "TRIM_PASSES",
     "offending_partition",
@@ -78,9 +79,15 @@ TRIM_PASSES = 8
 #: components holding some ``x`` and ``-x`` would take a round each.
 PROGRESS = 0.9
 
-#: When at most this many nodes are left in regions, their strong components are found
-#: by the plain-Python Tarjan search.
+#: When at most this many nodes are left in regions, with at most :data:`TARJAN_EDGES`
+#: edges out of them, their strong components are found by the plain-Python Tarjan
+#: search.
 TARJAN_NODES = 4096
+
+#: The most edges out of the nodes left for the Tarjan search: a few thousand nodes of
+#: a dense formula (1,000 variables in 500,000 clauses: a million edges) stay with the
+#: numpy search, which takes them in a level or two.
+TARJAN_EDGES = 1 << 15
 
 
 def _reach(
@@ -208,6 +215,14 @@ def _tarjan_rest(
     return live, np.asarray(labels, dtype=np.int64)
 
 
+def _few(degree: IntArray, region: IndexArray, left: int, tarjan: int) -> bool:
+    """Whether the ``left`` nodes still in regions go to the Tarjan search: at most
+    ``tarjan`` nodes, with at most :data:`TARJAN_EDGES` edges out of them."""
+    if left > tarjan:
+        return False
+    return int(degree[region >= 0].sum()) <= TARJAN_EDGES
+
+
 def offending_partition(
     indptr: IndexArray,
     indices: IndexArray,
@@ -233,8 +248,9 @@ def offending_partition(
         Budgets: the search gives up past this many forward-backward rounds, or this
         many breadth-first levels in all.
     tarjan:
-        When at most this many nodes are left in regions, their components are found
-        by the plain-Python Tarjan search.
+        When at most this many nodes are left in regions (with at most
+        :data:`TARJAN_EDGES` edges out of them), their components are found by the
+        plain-Python Tarjan search.
     hopeful:
         Give up (None) when the first pivot (a literal with the most edges) does not
         share its component with its negation, as soon as that is known (after the
@@ -287,7 +303,7 @@ def offending_partition(
     for _round in range(rounds + 1):
         pos_region, paired, paired_vars, held, count = _drop_unpaired(region)
         left = int(np.count_nonzero(region >= 0))
-        if _round and held.size and left > tarjan:
+        if _round and held.size and not _few(degree, region, left, tarjan):
             if left > PROGRESS * before:
                 return None  # the last round left most nodes (many components)
             _trim(indptr, indices, region, TRIM_PASSES)
@@ -295,7 +311,7 @@ def offending_partition(
             left = int(np.count_nonzero(region >= 0))
         if held.size == 0:
             break
-        if left <= tarjan:
+        if _few(degree, region, left, tarjan):
             live, comp = _tarjan_rest(indptr, indices, region)
             # components holding both literals of a variable: their nodes
             at = np.full(num_nodes, -1, dtype=np.int64)

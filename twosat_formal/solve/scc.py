@@ -72,6 +72,7 @@ __all__ = [
     "conflicting_variables",
     "contradiction_cycle",
     "dag_levels",
+    "first_places",
     "mirror_path",
     "model_from_components",
     "near_path",
@@ -426,8 +427,7 @@ def near_path(graph: Rows, start: int, goal: int, levels: int = NEAR_LEVELS) -> 
         found, owner = found[fresh], owner[fresh]
         if found.size == 0:
             return None
-        _nodes, where = np.unique(found, return_index=True)
-        where.sort()  # the first discovery of each node, in the order of discovery
+        where = first_places(found, graph.shape[0])  # each node's first discovery
         frontier = found[where]
         seen[frontier] = True
         parent[frontier] = owner[where]
@@ -437,6 +437,27 @@ def near_path(graph: Rows, start: int, goal: int, levels: int = NEAR_LEVELS) -> 
                 walk.append(int(parent[walk[-1]]))
             return np.array(walk[::-1], dtype=np.int64)
     return None
+
+
+def first_places(values: IndexArray, bound: int) -> IntArray:
+    """Where each distinct value of ``values`` (all below ``bound``) first occurs, ascending.
+
+    ``np.unique(values, return_index=True)[1]``, sorted: one stable sort, by radix on
+    16-bit keys when ``bound`` allows it (a dense level of a search meets a million
+    edges into a few thousand nodes).
+
+    >>> first_places(np.array([5, 3, 5, 1, 3]), 6).tolist()
+    [0, 1, 3]
+    """
+    keys = values.astype(np.uint16) if bound <= 1 << 16 else values
+    order = np.argsort(keys, kind="stable")
+    ranked = keys[order]
+    first = np.empty(ranked.size, dtype=np.bool_)
+    first[:1] = True
+    np.not_equal(ranked[1:], ranked[:-1], out=first[1:])
+    where = order[first]
+    where.sort()
+    return where
 
 
 def mirror_path(graph: Rows, start: int, levels: int = NEAR_LEVELS) -> IntArray | None:
