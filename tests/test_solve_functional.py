@@ -21,11 +21,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.sparse.csgraph import connected_components
+from solve_support import scipy_result
 
 from twosat_formal.errors import TwoSatFormalError
 from twosat_formal.formula import Formula
 from twosat_formal.solve import (
-    SolveResult,
     bfs,
     check_result,
     decide,
@@ -46,9 +46,6 @@ from twosat_formal.solve.graph import implication_graph
 from twosat_formal.solve.runs import stride_runs
 from twosat_formal.solve.scc import (
     LARGE_COMPONENT,
-    conflicting_variables,
-    contradiction_cycle,
-    model_from_components,
     solve_scc,
     strong_components,
 )
@@ -117,16 +114,6 @@ def functional_formulas(draw: st.DrawFn, max_vars: int = 40) -> Formula:
         clauses.append(rng.choice(clauses)[::-1])
     rng.shuffle(clauses)
     return Formula(clauses, num_vars=num_vars)
-
-
-def scipy_result(formula: Formula) -> SolveResult:
-    """The SciPy path's result: strong components, then the model or the cycle."""
-    graph = implication_graph(formula)
-    components = strong_components(graph)
-    if conflicting_variables(components).size:
-        return SolveResult("UNSAT", cycle=contradiction_cycle(graph, components), backend="scc")
-    model = tuple(model_from_components(components).tolist())
-    return SolveResult("SAT", model=model, backend="scc")
 
 
 @settings(max_examples=300, deadline=None)

@@ -19,12 +19,12 @@ import numpy.typing as npt
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from solve_support import scipy_result
 
 from twosat_formal.formula import Formula
 from twosat_formal.solve import scc, solve, verify
 from twosat_formal.solve.graph import implication_arrays, implication_graph
 from twosat_formal.solve.offending import FB_LEVELS, offending_partition
-from twosat_formal.solve.result import SolveResult
 from twosat_formal.solve.scc import (
     ARRAY_LEVELS,
     LARGE_COMPONENT,
@@ -93,17 +93,6 @@ def offending_sets(labels: IntArray) -> set[frozenset[int]]:
         if label in bad:
             groups.setdefault(label, set()).add(node)
     return {frozenset(nodes) for nodes in groups.values()}
-
-
-def scipy_result(formula: Formula) -> SolveResult:
-    """The SciPy path: its strong components, then its model or its cycle."""
-    graph = implication_graph(formula)
-    components = strong_components(graph)
-    labels = components.labels
-    if bool(np.any(labels[0::2] == labels[1::2])):
-        return SolveResult("UNSAT", cycle=contradiction_cycle(graph, components), backend="scc")
-    model = scc.model_from_components(components)
-    return SolveResult("SAT", model=tuple(model.tolist()), backend="scc")
 
 
 def check_partition(formula: Formula, labels: IntArray | None) -> None:

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from solve_support import scipy_result
 
 from twosat_formal.errors import CertificateError
 from twosat_formal.formula import Formula
@@ -27,13 +28,7 @@ from twosat_formal.solve.functional import (
     solve_functional,
     successor_nodes,
 )
-from twosat_formal.solve.graph import implication_graph
 from twosat_formal.solve.ruled import ruled_walk, sampled_rulers
-from twosat_formal.solve.scc import (
-    contradiction_cycle,
-    model_from_components,
-    strong_components,
-)
 
 
 def node_by_node(step: np.ndarray) -> tuple[list[int], list[int]]:
@@ -102,16 +97,6 @@ def shuffled_ring(num_vars: int, seed: int, extra: list[list[int]]) -> Formula:
     clauses = [*pairs, [int(lits[-1])], [-int(lits[0])], *extra]
     order = rng.permutation(len(clauses))
     return Formula([clauses[i] for i in order.tolist()], num_vars=num_vars + 2)
-
-
-def scipy_result(formula: Formula) -> SolveResult:
-    graph = implication_graph(formula)
-    components = strong_components(graph)
-    labels = components.labels
-    if bool(np.any(labels[0::2] == labels[1::2])):
-        return SolveResult("UNSAT", cycle=contradiction_cycle(graph, components), backend="scc")
-    model = tuple(bool(v) for v in model_from_components(components))
-    return SolveResult("SAT", model=model, backend="scc")
 
 
 @pytest.mark.parametrize("seed", [1, 2])
