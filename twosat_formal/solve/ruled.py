@@ -17,7 +17,8 @@ machines):
 * the *segments* so walked (a ruler and the nodes after it) are joined in Python, one
   step a segment: a path's from its first node, a cycle's from its ruler of lowest
   number, each turned to begin at the cycle's lowest node;
-* the few cycles without any ruler (short ones, mostly) are walked node by node.
+* the cycles without any ruler (short ones, mostly) find their lowest node by
+  doubling, and those nodes walk them round the same way.
 
 The result is exactly :func:`~twosat_formal.solve.functional.functional_walk`'s walk
 node by node: the paths in the order of their first nodes, each from its first node
@@ -161,6 +162,8 @@ def _path_segments(after: IntArray, firsts: IntArray) -> IntArray:
     others are followed segment by segment.
     """
     longer = after[firsts] >= 0
+    if not longer.any():
+        return firsts
     owners = [np.flatnonzero(~longer)]
     taken = [firsts[~longer]]
     succ = after.tolist()
