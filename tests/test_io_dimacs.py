@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from collections.abc import Callable
 
 import numpy as np
@@ -331,6 +332,69 @@ def test_each_scanner_path_agrees_with_lark(text: str) -> None:
         except ParseError as err:
             result = (err.line, err.column)
         assert result is None or result == lark, path
+
+
+OPENING_LINES = st.sampled_from(
+    [
+        "", "  ", "\t\r", "c", "c plain", "  c indented", "\tc var 1 a", "c var 2 b", "cvar",
+        "c has var inside", "c ü", "x", " p", "pcnf", "c\r", "%",
+    ]
+)  # fmt: skip
+HEADERS = st.sampled_from(
+    ["p cnf 2 1", "  p cnf 2 1", "p cnf 2 1\r", "p  cnf\t2 1 ", "p cnf 2", "p x"]
+)
+
+
+def _reference_prologue(data: bytes) -> tuple[list[tuple[int, int]], int, int] | None:
+    """The opening of a plain file, read line by line (the specification of
+    :attr:`_Scan.prologue`): blank or comment lines, at most 511, then a header."""
+    comments: list[tuple[int, int]] = []
+    start = 0
+    for _ in range(512):
+        end = data.find(b"\n", start)
+        end = len(data) if end < 0 else end
+        first = start + len(data[start:end]) - len(data[start:end].lstrip(b" \t\f\r\v"))
+        lead = data[first : first + 1]
+        if lead == b"p":
+            break
+        if first < end and lead != b"c":
+            return None
+        if lead == b"c" and b"var" in data[first:end]:
+            comments.append((first, end))
+        if end == len(data):
+            return None
+        start = end + 1
+    else:
+        return None
+    header = data[first:end].decode()
+    if not re.fullmatch(
+        r"[ \t\f\r\v]*p[ \t\f\r\v]+cnf[ \t\f\r\v]+[0-9]+[ \t\f\r\v]+[0-9]+[ \t\f\r\v]*", header
+    ):
+        return None
+    return comments, first, end
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(OPENING_LINES, max_size=8),
+    HEADERS,
+    st.sampled_from(["\n1 -2 0\n", "", "\n", "\nc var 1 a\n1 0"]),
+    st.sampled_from([0, 0, 505, 511, 512]),
+)
+@example([], "p cnf 2 1", "", 0)
+@example(["c var 1 a", "", "  c x"], "p cnf 2 1", "\n1 -2 0\n", 0)
+@example(["c"], "p cnf 2 1", "\n1 -2 0\n", 511)  # the header on line 513: refused
+@example(["c plain"], "", "", 0)  # comments alone, no header
+@example(["%"], "p cnf 2 1", "", 0)  # the trailer before the header: an error at 1:1
+def test_the_opening_is_found_as_line_by_line(
+    lines: list[str], header: str, body: str, padding: int
+) -> None:
+    """The prologue (comment lines that may name variables, the header's bounds) is
+    what reading the lines one by one gives, and the whole text reads as with Lark."""
+    text = "\n".join(["c pad"] * padding + lines + [header]) + body
+    data = text.encode()
+    assert _Scan(data, None).prologue == _reference_prologue(data)
+    assert outcome(scan_dimacs, text) == outcome(parse_dimacs, text)
 
 
 def _read(path: str, data: bytes) -> object:

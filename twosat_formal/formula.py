@@ -52,6 +52,8 @@ __all__ = [
 NAME_PATTERN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 #: Words of the DSL that cannot be variable names.
 KEYWORDS = frozenset({"not", "or", "and", "vars"})
+#: Up to this many literals a formula's arrays are checked as Python lists.
+_FEW_LITERALS = 256
 
 #: An assignment: ``{var_or_name: bool}`` or a sequence of bools indexed by ``var - 1``.
 Assignment = Mapping[int, bool] | Mapping[str, bool] | Sequence[bool]
@@ -312,13 +314,23 @@ class Formula:
     ) -> None:
         if lits.ndim != 1 or offsets.ndim != 1 or len(offsets) < 1:
             raise ConfigError("literals and offsets must be flat arrays", parameter="arrays")
-        if offsets[0] != 0 or offsets[-1] != len(lits) or (offsets[1:] < offsets[:-1]).any():
+        if len(lits) <= _FEW_LITERALS:  # the same checks on lists: numpy's calls cost more
+            flat, bounds = lits.tolist(), offsets.tolist()
+            rising = bounds[0] == 0 and all(map(operator.le, bounds, bounds[1:]))
+            rising = rising and bounds[-1] == len(flat)
+            zero = 0 in flat
+            used = max(max(flat), -min(flat)) if flat else 0
+        else:
+            rising = offsets[0] == 0 and offsets[-1] == len(lits)
+            rising = rising and not (offsets[1:] < offsets[:-1]).any()
+            zero = bool(len(lits)) and not lits.all()
+            used = int(np.abs(lits).max()) if len(lits) else 0
+        if not rising:
             raise ConfigError(
                 "clause offsets must rise from 0 to the number of literals", parameter="offsets"
             )
-        if len(lits) and not lits.all():
+        if zero:
             raise ConfigError("a clause cannot contain the literal 0", parameter="literal")
-        used = int(np.abs(lits).max()) if len(lits) else 0
         if isinstance(names, Mapping):
             if num_vars is None:
                 num_vars = max(used, max(names, default=0))

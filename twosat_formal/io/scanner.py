@@ -48,6 +48,7 @@ from twosat_formal.io._parsing import check_text, decode, describe_expected
 from twosat_formal.io.dimacs import (
     DESCRIBE,
     HEADER,
+    MAX_VARIABLES,
     DimacsParts,
     Position,
     assemble,
@@ -80,6 +81,8 @@ _PROLOGUE_LINES = 512
 #: Offsets below this are located by counting newlines, without the newline index.
 _NEAR = 1 << 20
 _ZERO = re.compile(rb"-?0+")
+#: Blank lines and comment lines, then the header's line (from its ``p``).
+_OPENING = re.compile(rb"(?:[ \t\f\r\v]*(?:c[^\n]*)?\n)*[ \t\f\r\v]*(?P<header>p[^\n]*)")
 #: Kinds of lines that hold an "other" byte.
 _COMMENT, _HEADER_LINE, _PERCENT, _BAD = 0, 1, 2, 3
 
@@ -356,28 +359,30 @@ class _Scan:
     def prologue(self) -> tuple[list[tuple[int, int]], int, int] | None:
         """How a plain file opens: the comment lines that may name variables and the
         header's bounds, or ``None`` unless at most a few hundred comment lines come
-        before a well-formed header."""
+        before a well-formed header.
+
+        Before the header, each line is blank or a comment (blanks, then ``c``); the
+        header's line starts, after blanks, with ``p``. One regular expression finds
+        that opening (:data:`_OPENING`); the comment lines are looked at one by one
+        only if ``var`` occurs before the header.
+        """
         data = self.data
+        opening = _OPENING.match(data)
+        if opening is None:
+            return None
+        first, end = opening.span("header")
+        lines = data.count(b"\n", 0, first)
+        if lines >= _PROLOGUE_LINES or not HEADER.fullmatch(data[first:end].decode("utf-8")):
+            return None
         comments: list[tuple[int, int]] = []
-        start = 0
-        for _ in range(_PROLOGUE_LINES):
-            end = data.find(b"\n", start)
-            end = len(data) if end < 0 else end
-            first = start + len(data[start:end]) - len(data[start:end].lstrip(_BLANK_BYTES))
-            lead = data[first : first + 1]
-            if lead == b"p":
-                break
-            if first < end and lead != b"c":
-                return None
-            if lead == b"c" and b"var" in data[first:end]:
-                comments.append((first, end))
-            if end == len(data):
-                return None
-            start = end + 1
-        else:
-            return None
-        if not HEADER.fullmatch(data[first:end].decode("utf-8")):
-            return None
+        if b"var" in data[:first]:
+            start = 0
+            for _ in range(lines):
+                stop = data.find(b"\n", start)
+                lead = start + len(data[start:stop]) - len(data[start:stop].lstrip(_BLANK_BYTES))
+                if data[lead : lead + 1] == b"c" and b"var" in data[lead:stop]:
+                    comments.append((lead, stop))
+                start = stop + 1
         return comments, first, end
 
     # -- the small path ---------------------------------------------------------------
@@ -404,7 +409,36 @@ class _Scan:
             return None
         if numbers and (numbers[-1] != 0 or max(max(numbers), -min(numbers)) >= _INT64.max):
             return None
+        if not comments:
+            formula = self.plain(numbers, header, header_end)
+            if formula is not None:
+                return formula
         return self.finish(np.array(numbers, dtype=np.int64), header, header_end, comments)
+
+    def plain(self, numbers: list[int], header: int, header_end: int) -> Formula | None:
+        """The formula of the small path's ``numbers`` (the last one 0), built in Python.
+
+        For a text without a comment line that may name a variable: the header within
+        :data:`~twosat_formal.io.dimacs.MAX_VARIABLES`, every literal within its
+        variables and its clause count met make the formula :meth:`finish` would
+        build (its checks all pass); anything else is ``None``, and :meth:`finish`
+        reports it.
+        """
+        num_vars, num_clauses = header_numbers(self.data[header:header_end].decode("utf-8"))
+        literals = [number for number in numbers if number]
+        if (
+            num_vars > MAX_VARIABLES
+            or len(numbers) - len(literals) != num_clauses
+            or (literals and (max(literals) > num_vars or min(literals) < -num_vars))
+        ):
+            return None
+        offsets, count = [0], 0
+        for number in numbers:
+            if number:
+                count += 1
+            else:
+                offsets.append(count)
+        return Formula.from_arrays(literals, offsets, num_vars)
 
     # -- the quick path ---------------------------------------------------------------
 
@@ -458,6 +492,8 @@ class _Scan:
         header = int(headers[0])
         if not HEADER.fullmatch(self.data[header : self.line_end(header)].decode("utf-8")):
             return None
+        if len(percents) and int(percents[0]) < header:
+            return None  # the trailer before the header
         cut_from, cut_to = lines.cuts
         if len(percents):
             percent = int(percents[0])
