@@ -123,3 +123,93 @@ def test_the_scan_of_a_written_record_is_its_references_or_none(record: Record) 
             assert guess == true
         else:
             assert guess != true
+
+
+# -- the index read without parsing ------------------------------------------------------
+
+
+def exact_summary(path: Path) -> tuple[Any, ...]:
+    """The summary certify gives on an index that parses every line (the reference)."""
+    from twosat_formal.certify import _Index, _tally
+
+    tally = _tally(_Index([path], exact=True), LocalExecutor(), None)
+    failures = sorted((f.id or "", f.check, f.message) for f in tally.failures)
+    return len(tally.seconds), tally.checks, tally.kinds, tally.fields, failures
+
+
+ROOT_ID = RECORDS[0]["id"]
+#: Lines the quick index would file wrongly, or cannot file: a nested id where the
+#: record has none, a repeated id key, a line that is not JSON, an id with escapes.
+TRICKY = [
+    line.replace("ROOT", ROOT_ID)
+    for line in [
+        '{"schema_version": 1, "note": {"id": "ROOT"}}',
+        '{"schema_version": 1, "id": 7, "note": {"id": "ROOT"}}',
+        '{"id": "ROOT", oops}',
+        '{"id": "x", "id": "ROOT"}',
+        '{"id": "a\\"b", "instance_id": "ROOT", "text": "t"}',
+        '{"schema_version": 1, "id": "p", "instance_id": "ROOT", "note": {"instance_id": "q"}}',
+    ]
+]
+
+
+@pytest.mark.parametrize("tricky", TRICKY)
+def test_a_line_the_quick_index_misreads_gives_the_exact_report(
+    tmp_path: Path, tricky: str
+) -> None:
+    lines = layouts(RECORDS)["standard"]
+    path = tmp_path / "d.jsonl"
+    for at in (0, len(lines)):  # the tricky line first, or after every other record
+        path.write_text("".join(line + "\n" for line in [*lines[:at], tricky, *lines[at:]]))
+        expected = exact_summary(path)
+        assert summary(certify_files([path], executor=LocalExecutor())) == expected
+        with ProcessExecutor(2, chunk=2) as pool:
+            assert summary(certify_files([path], executor=pool)) == expected
+
+
+@given(
+    st.lists(
+        st.one_of(
+            st.sampled_from(range(len(RECORDS))).map(lambda i: json_line(RECORDS[i])),
+            st.sampled_from(TRICKY),
+            st.sampled_from(layouts(RECORDS)["compact"]),
+        ),
+        min_size=1,
+        max_size=6,
+    )
+)
+def test_any_dataset_certifies_as_on_the_exact_index(lines: list[str]) -> None:
+    """Whatever the lines (repeated ids, misleading marks, other layouts), certify's
+    report is the one of an index that parses every line."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "d.jsonl"
+        path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+        assert summary(certify_files([path], executor=LocalExecutor())) == exact_summary(path)
+
+
+def test_the_quick_index_reads_the_tools_lines_without_a_second_pass(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On lines the tool wrote, no record is parsed by the index, and none misfiled:
+    the records are certified once, on the quick index."""
+    from twosat_formal import certify
+
+    path = tmp_path / "d.jsonl"
+    path.write_text("".join(line + "\n" for line in layouts(RECORDS)["standard"]))
+    parsed: list[bytes] = []
+    value = certify._value
+    monkeypatch.setattr(certify, "_value", lambda raw, *a: parsed.append(raw) or value(raw, *a))
+    certify._Index([path])
+    assert parsed == []
+    tallied: list[bool] = []
+    tally = certify._tally
+    monkeypatch.setattr(
+        certify, "_tally", lambda index, *a: tallied.append(index.exact) or tally(index, *a)
+    )
+    assert certify_files([path], executor=LocalExecutor()).ok
+    assert tallied == [False]
+    path.write_text(TRICKY[0] + "\n" + path.read_text())  # misfiled: certified again, exactly
+    assert not certify_files([path], executor=LocalExecutor()).ok
+    assert tallied == [False, False, True]

@@ -613,6 +613,12 @@ class _Line(NamedTuple):
     refs: tuple[str | None, ...]
     found: tuple[bytes | None, ...]
     verbalized: bool = False
+    #: The id and instance id the index filed the line under when it read them without
+    #: parsing (:func:`_filing`), for the worker to confirm; ``None``: read exactly.
+    filed: tuple[str | None, str | None] | None = None
+    #: Whether the index read some lines without parsing them: the worker then also
+    #: confirms that each line found for a reference has that id.
+    quick: bool = False
 
 
 class _Misread(NamedTuple):
@@ -620,6 +626,16 @@ class _Misread(NamedTuple):
 
     item: _Line
     refs: tuple[str | None, ...]
+
+
+class _Misfiled(NamedTuple):
+    """A worker's answer when the index misread a record's id or instance id."""
+
+    item: _Line
+
+
+class _Reindex(Exception):
+    """The quick index misread a line: the dataset is certified again on an exact one."""
 
 
 #: Referenced records kept in memory (raw by the reader, parsed by each worker).
@@ -656,6 +672,60 @@ def _scan(raw: bytes) -> tuple[str | None, ...]:
         except UnicodeDecodeError:
             refs.append(None)
     return tuple(refs)
+
+
+#: How :func:`~twosat_formal.jsonl.json_line` writes a record's id with a string value.
+_ID_MARK = b'"id": "'
+#: The bytes of a line in which :func:`_filing` looks for the id and the instance id.
+_OPENING = 512
+
+
+def _filing(raw: bytes) -> tuple[str | None, str | None] | None:
+    """The id and instance id a record's line appears to hold, read without parsing it.
+
+    ``None`` (parse the line) unless the line opens as the tool writes a record: its
+    first :data:`_OPENING` bytes hold ``"id": "`` and its value, without escapes, and
+    it ends with a closing brace; the instance id is the value after the first
+    ``"instance_id": "`` there, if any. The marks' quotes cannot lie inside a JSON
+    string (a quote there is escaped), so each is a key of some object; the worker
+    confirms the guess against the parsed record (:func:`_filed`), and a dataset with
+    a misread line (a nested ``id`` before the record's, a repeated key, a line that
+    is not JSON) is certified again on an index that parses every line.
+
+    >>> _filing(b'{"schema_version": 1, "id": "p", "instance_id": "i-1", "text": "..."}')
+    ('p', 'i-1')
+    >>> _filing(b'{"id":"p"}') is None, _filing(b'{"id": "a\\\\"b"}') is None
+    (True, True)
+    """
+    if not raw.rstrip().endswith(b"}"):
+        return None
+    found: list[str | None] = []
+    for mark in (_ID_MARK, _MARKS[1]):
+        at = raw.find(mark, 0, _OPENING)
+        end = raw.find(b'"', at + len(mark), _OPENING) if at >= 0 else -1
+        if end < 0:
+            if mark is _ID_MARK:
+                return None
+            found.append(None)
+            continue
+        value = raw[at + len(mark) : end]
+        if b"\\" in value:
+            return None
+        try:
+            found.append(value.decode("utf-8"))
+        except UnicodeDecodeError:
+            return None
+    return found[0], found[1]
+
+
+def _filed(record: Any) -> tuple[str | None, str | None]:
+    """The id and instance id under which the exact index files ``record``."""
+    if not isinstance(record, Mapping):
+        return None, None
+    key, instance = record.get("id"), record.get("instance_id")
+    return (key if isinstance(key, str) else None), (
+        instance if isinstance(instance, str) else None
+    )
 
 
 def _references(record: Any) -> tuple[str | None, ...]:
@@ -697,13 +767,32 @@ def _task(item: _Line, record: Any) -> _Task:
     )
 
 
-def _check_line(item: _Line) -> RecordResult | _Misread:
+def _check_line(item: _Line) -> RecordResult | _Misread | _Misfiled:
     """Parse one record and certify it: the work each worker does."""
     record = _value(item.raw, item.line, item.source)
+    if item.quick and item.filed is not None and _filed(record) != item.filed:
+        return _Misfiled(item)
     refs = _references(record)
     if refs != item.refs:
         return _Misread(item, refs)
+    if item.quick and not _found_as_filed(item):
+        return _Misfiled(item)
     return _certify(_task(item, record))
+
+
+def _found_as_filed(item: _Line) -> bool:
+    """Whether each line found for a reference is a record with that id (the quick
+    index may have filed a line under an id its record does not have)."""
+    for key, raw in zip(item.refs, item.found, strict=True):
+        if raw is None:
+            continue
+        try:
+            found = _reference(raw)
+        except ValueError:  # not JSON, or not UTF-8
+            return False
+        if _filed(found)[0] != key:
+            return False
+    return True
 
 
 #: What the checks import, imported by each worker as it starts (beside the reading).
@@ -740,10 +829,17 @@ class _Index:
     again, unparsed, with the raw lines of the records it refers to (a derived
     instance's root, a prompt's instance, a twin's source) read back from their
     offsets through a small cache, since many records share one root.
+
+    The first pass reads the id and instance id of a line written as the tool writes
+    it without parsing the line (:func:`_filing`), unless ``exact``; such a line then
+    tells its worker what it was filed under, and the worker confirms it from the
+    parsed record (or answers :class:`_Misfiled`, and :func:`certify_files` starts
+    again on an exact index).
     """
 
-    def __init__(self, paths: Sequence[str | Path]) -> None:
+    def __init__(self, paths: Sequence[str | Path], *, exact: bool = False) -> None:
         self.paths = [str(p) for p in paths]
+        self.exact = exact
         self.where: dict[str, tuple[int, int, int]] = {}
         self.duplicates: list[CheckFailure] = []
         self.records = 0
@@ -753,13 +849,12 @@ class _Index:
         for number, path in enumerate(self.paths):
             for line, offset, raw in _raw_lines(path):
                 self.records += 1
-                record = _value(raw, line, path)
-                instance = record.get("instance_id") if isinstance(record, Mapping) else None
-                if isinstance(instance, str):
+                filed = None if exact else _filing(raw)
+                key, instance = _filed(_value(raw, line, path)) if filed is None else filed
+                if instance is not None:
                     instances.add(instance)
-                if not (isinstance(record, Mapping) and isinstance(record.get("id"), str)):
+                if key is None:
                     continue
-                key = record["id"]
                 first = self.where.get(key)
                 if first is None:
                     self.where[key] = (number, offset, line)
@@ -800,19 +895,36 @@ class _Index:
         for number, path in enumerate(self.paths):
             for line, offset, raw in _raw_lines(path):
                 verbalized = (number, offset) in self.verbalized
-                yield self.line(_Line(path, line, raw, (), (), verbalized), _scan(raw))
+                filed = None if self.exact else _filing(raw)
+                item = _Line(path, line, raw, (), (), verbalized, filed, not self.exact)
+                yield self.line(item, _scan(raw))
 
     def tasks(self) -> Iterator[_Task]:
-        """The records of every file in order, parsed here, each with the records it refers to."""
+        """The records of every file in order, parsed here, each with the records it refers to.
+
+        Raises :class:`_Reindex` if the index misread a line (only when not exact).
+        """
         for item in self.items():
             record = _value(item.raw, item.line, item.source)
-            yield _task(self.line(item, _references(record)), record)
+            if item.quick and item.filed is not None and _filed(record) != item.filed:
+                raise _Reindex
+            item = self.line(item, _references(record))
+            if item.quick and not _found_as_filed(item):
+                raise _Reindex
+            yield _task(item, record)
 
     def certify(self, runner: Executor) -> Iterator[RecordResult]:
-        """Each record's result, in file order, the records checked on ``runner``."""
+        """Each record's result, in file order, the records checked on ``runner``.
+
+        Raises :class:`_Reindex` when a worker finds that the index misread a line.
+        """
         for result in runner.map(_check_line, self.items()):
+            if isinstance(result, _Misfiled):
+                raise _Reindex
             if isinstance(result, _Misread):  # checked again here, with its true references
                 item = self.line(result.item, result.refs)
+                if item.quick and not _found_as_filed(item):
+                    raise _Reindex
                 result = _certify(_task(item, _value(item.raw, item.line, item.source)))
             yield result
 
@@ -857,7 +969,7 @@ def revalidate_stories(paths: Sequence[str | Path], model: Any) -> list[CheckFai
     from twosat_formal.verbalize.story.record import StoryRecord, is_story_record
     from twosat_formal.verbalize.story.revalidate import revalidate_story
 
-    index = _Index(paths)
+    index = _Index(paths, exact=True)
 
     async def run() -> list[CheckFailure]:
         failures: list[CheckFailure] = []
@@ -912,30 +1024,16 @@ def certify_files(
     if executor is None:
         parallel = jobs > 1 and _count_records([str(p) for p in paths]) >= SMALL_DATASET
         executor = ProcessExecutor(jobs) if parallel else LocalExecutor()
-    failures: list[CheckFailure] = []
-    kinds: dict[str, int] = {}
-    fields = dict.fromkeys(CLASSES, 0)
-    seconds: list[float] = []
-    checks = 0
-    z3_seconds = 0.0
     try:
         executor.start(_preload)  # the workers start up while the index is read
-        index = _Index(paths)
-        failures.extend(index.duplicates)
-        checks += len(index.duplicates)
-        for result in index.certify(executor):
-            failures.extend(result.failures)
-            kinds[result.kind] = kinds.get(result.kind, 0) + 1
-            for cls, n in result.fields.items():
-                fields[cls] += n
-            seconds.append(result.seconds)
-            checks += result.checks
-            z3_seconds += result.z3_seconds
-            if progress is not None:
-                progress(len(seconds), index.records)
+        try:
+            tally = _tally(_Index(paths), executor, progress)
+        except _Reindex:  # a line the quick index misread: every record again, exactly
+            tally = _tally(_Index(paths, exact=True), executor, progress)
     finally:
         if owned:
             executor.close()
+    failures, seconds = tally.failures, tally.seconds
     failures.sort(key=lambda f: (f.source or "", f.line or 0))
     if not seconds:
         failures.append(
@@ -950,14 +1048,49 @@ def certify_files(
     return CertifyReport(
         sources=tuple(str(p) for p in paths),
         records=len(seconds),
-        checks=checks,
+        checks=tally.checks,
         failures=tuple(failures),
         seconds=time.perf_counter() - start,
-        z3_seconds=z3_seconds,
+        z3_seconds=tally.z3_seconds,
         record_seconds=tuple(seconds),
-        kinds=kinds,
-        fields=fields,
+        kinds=tally.kinds,
+        fields=tally.fields,
     )
+
+
+@dataclass
+class _Tally:
+    """What the records' results add up to, as they come."""
+
+    failures: list[CheckFailure] = field(default_factory=list)
+    kinds: dict[str, int] = field(default_factory=dict)
+    fields: dict[str, int] = field(default_factory=lambda: dict.fromkeys(CLASSES, 0))
+    seconds: list[float] = field(default_factory=list)
+    checks: int = 0
+    z3_seconds: float = 0.0
+
+
+def _tally(
+    index: _Index, executor: Executor, progress: Callable[[int, int], None] | None
+) -> _Tally:
+    """Certify the records of ``index`` on ``executor`` and add up their results.
+
+    Raises :class:`_Reindex` if the index misread a line (from the quick index only).
+    """
+    tally = _Tally()
+    tally.failures.extend(index.duplicates)
+    tally.checks += len(index.duplicates)
+    for result in index.certify(executor):
+        tally.failures.extend(result.failures)
+        tally.kinds[result.kind] = tally.kinds.get(result.kind, 0) + 1
+        for cls, n in result.fields.items():
+            tally.fields[cls] += n
+        tally.seconds.append(result.seconds)
+        tally.checks += result.checks
+        tally.z3_seconds += result.z3_seconds
+        if progress is not None:
+            progress(len(tally.seconds), index.records)
+    return tally
 
 
 def certify_file(path: str | Path, *, jobs: int = 1) -> CertifyReport:
