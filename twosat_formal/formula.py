@@ -26,10 +26,9 @@ from __future__ import annotations
 
 import operator
 import re
-from collections.abc import Iterable, Mapping, Sequence
-from functools import cached_property
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import chain, pairwise
-from typing import Any
+from typing import Any, Generic, TypeVar, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -163,6 +162,38 @@ class Clause(tuple[int, ...]):
 
 
 IntArray = npt.NDArray[np.int64]
+_T = TypeVar("_T")
+
+
+class cached_property(Generic[_T]):
+    """:func:`functools.cached_property` without its lock.
+
+    On Python 3.11 the standard one takes a lock, shared by all instances, at each first
+    access; a formula is read once per record in hot loops (certify builds a few per
+    record), and a formula is never shared between threads while its views are built.
+    The value is stored in the instance's ``__dict__``, where later reads find it.
+    """
+
+    def __init__(self, func: Callable[[Any], _T]) -> None:
+        self.func = func
+        self.name = func.__name__
+        self.__doc__ = func.__doc__
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, instance: None, owner: type | None = None) -> cached_property[_T]: ...
+    @overload
+    def __get__(self, instance: object, owner: type | None = None) -> _T: ...
+    def __get__(self, instance: object, owner: type | None = None) -> Any:
+        if instance is None:
+            return self
+        value = self.func(instance)
+        instance.__dict__[self.name] = value
+        return value
+
+
 #: A name table: one name per variable, some variables' names, or ``None`` (defaults).
 Names = Sequence[str] | Mapping[int, str] | None
 
@@ -440,6 +471,10 @@ class Formula:
     @cached_property
     def is_2cnf(self) -> bool:
         """Whether every clause has one or two literals (an empty formula is 2-CNF)."""
+        if len(self._lits) <= _FEW_LITERALS:  # on lists: numpy's calls cost more
+            bounds: list[int] = self._offsets.tolist()
+            few = list(map(operator.sub, bounds[1:], bounds))
+            return not few or (min(few) >= 1 and max(few) <= 2)
         widths = self.widths
         return bool(((widths >= 1) & (widths <= 2)).all())
 

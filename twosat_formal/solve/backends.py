@@ -301,5 +301,9 @@ _z3_solver: PerProcess[Any] = PerProcess(_new_z3_solver)
 def _dimacs(formula: Formula) -> str:
     """The formula as DIMACS text (Z3's reader names variable ``v`` ``k!v``)."""
     lines = [f"p cnf {formula.num_vars} {formula.num_clauses}"]
-    lines.extend(" ".join([*map(str, c), "0"]) for c in _clause_lists(formula))
+    if formula.is_2cnf and len(formula.literals) == 2 * formula.num_clauses:  # pairs only
+        pairs = iter(formula.literals.tolist())
+        lines.extend(map("{} {} 0".format, pairs, pairs))
+    else:
+        lines.extend(" ".join([*map(str, c), "0"]) for c in _clause_lists(formula))
     return "\n".join(lines) + "\n"
