@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -211,7 +212,10 @@ def test_rebuild_takes_the_source_clauses_in_permutation_order(
     name, params = call
     base = Formula.from_named([["a", "b"], ["~a", "c"], ["b", "~c"], ["c"]]) if named else BASE
     _, t = OPERATORS.get(name).apply(base, seed=seed, **params)
-    again = t.rebuild(base)
     expected = _rebuilt_by_selection(t, base)
-    assert again == expected and again.names == expected.names
-    assert again.clauses == expected.clauses and again.num_vars == expected.num_vars
+    # rebuild itself, and both of its paths (lists for few literals, numpy arrays)
+    for again in (t.rebuild(base), t._rebuild_few(base), t._rebuild_arrays(base)):
+        assert again == expected and again.names == expected.names
+        assert again.clauses == expected.clauses and again.num_vars == expected.num_vars
+        assert np.array_equal(again.literals, expected.literals)
+        assert np.array_equal(again.offsets, expected.offsets)

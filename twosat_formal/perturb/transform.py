@@ -36,6 +36,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -60,6 +61,9 @@ RELATIONS = (
 
 
 #: Parameter value types that a JSON text gives back as they are (strings, numbers, flags).
+#: Bases of up to this many literals (over all copies) are rebuilt on Python lists.
+_FEW_LITERALS = 256
+
 _SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
@@ -221,6 +225,12 @@ class Transform:
     def rebuild(self, base: Formula) -> Formula:
         """The result of this transform on ``base``, from the recorded fields alone."""
         self.check_shape(base)
+        if len(base.literals) * self.copies <= _FEW_LITERALS:
+            return self._rebuild_few(base)
+        return self._rebuild_arrays(base)
+
+    def _rebuild_arrays(self, base: Formula) -> Formula:
+        """:meth:`rebuild` on numpy arrays (after :meth:`check_shape`)."""
         lits_parts: list[np.ndarray] = []
         width_parts: list[np.ndarray] = []
         base_lits = base.literals
@@ -246,6 +256,24 @@ class Transform:
         np.cumsum(lengths, out=offsets[1:])
         gather = np.repeat(starts[perm] - offsets[:-1], lengths) + np.arange(offsets[-1])
         return Formula.from_arrays(lits[gather], offsets, self.num_vars, self.names)
+
+    def _rebuild_few(self, base: Formula) -> Formula:
+        """:meth:`rebuild` on Python lists (after :meth:`check_shape`), for a base of few
+        literals, where numpy's calls would cost more than the work: the same formula
+        as :meth:`_rebuild_arrays` (a test compares them)."""
+        flat, bounds = base.literals.tolist(), base.offsets.tolist()
+        sources: list[list[int]] = []
+        for lmap in self.literal_map:
+            # table[lit] for a literal of the base: lmap[v - 1] for v, its negation for -v
+            table = [0, *lmap, *(-lit for lit in reversed(lmap))]
+            sources.extend([table[lit] for lit in flat[a:b]] for a, b in pairwise(bounds))
+        sources.extend(list(clause) for clause in self.added_clauses)
+        lits: list[int] = []
+        offsets = [0]
+        for index in self.clause_permutation:
+            lits.extend(sources[index])
+            offsets.append(len(lits))
+        return Formula.from_arrays(lits, offsets, self.num_vars, self.names)
 
     # -- JSON ------------------------------------------------------------------------------
 

@@ -43,6 +43,9 @@ from twosat_formal.verbalize.schemes import TEMPLATES
 
 __all__ = ["METHOD", "check_roundtrip", "prove_roundtrip", "z3_equivalent"]
 
+#: The Z3 version that proofs name (asked once: it cannot change in a process).
+_Z3_VERSION = z3.get_version_string()
+
 #: The ``method`` of every round-trip proof this module writes.
 METHOD = "backparse+clause-equality+z3-equivalence"
 
@@ -314,7 +317,7 @@ def prove_roundtrip(
         "template": scheme,
         "clauses": len(source[1]),
         "entities": len(order),
-        "z3": z3.get_version_string(),
+        "z3": _Z3_VERSION,
         "time_s": round(time.perf_counter() - start, 6),
     }
 

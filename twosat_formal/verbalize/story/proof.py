@@ -42,6 +42,9 @@ from twosat_formal.verbalize.story.themes import THEMES
 
 __all__ = ["METHOD", "check_story_record", "prove_story", "rebuild_story", "seal_story"]
 
+#: The Z3 version that proofs name (asked once: it cannot change in a process).
+_Z3_VERSION = z3.get_version_string()
+
 #: The ``method`` of every story round-trip proof.
 METHOD = "story-validation+clause-equality+z3-equivalence"
 
@@ -298,7 +301,7 @@ def prove_story(record: StoryRecord, formula: Formula) -> dict[str, Any]:
         "validated": outcomes.count("validated"),
         "fallback": outcomes.count("fallback"),
         "direct": outcomes.count("direct"),
-        "z3": z3.get_version_string(),
+        "z3": _Z3_VERSION,
     }
 
 
