@@ -27,7 +27,7 @@ from __future__ import annotations
 import operator
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from itertools import chain, pairwise
+from itertools import accumulate, chain, pairwise
 from typing import Any, Generic, TypeVar, overload
 
 import numpy as np
@@ -264,6 +264,13 @@ class Formula:
         names: Names = None,
     ) -> None:
         rows = [tuple(map(int, clause)) for clause in clauses]
+        if len(rows) <= _FEW_LITERALS // 2:  # few clauses: the arrays from lists
+            bounds = [0, *accumulate(map(len, rows))]
+            flat = list(chain.from_iterable(rows))
+            self._setup(
+                np.array(flat, dtype=np.int64), np.array(bounds, dtype=np.int64), num_vars, names
+            )
+            return
         lengths = np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
         offsets = np.zeros(len(rows) + 1, dtype=np.int64)
         np.cumsum(lengths, out=offsets[1:])
@@ -480,6 +487,8 @@ class Formula:
 
     def require_2cnf(self, operation: str = "this operation") -> None:
         """Raise :class:`NotTwoCNFError` naming the first clause that is not 2-CNF."""
+        if self.is_2cnf:  # cached
+            return
         bad = np.flatnonzero((self.widths < 1) | (self.widths > 2))
         if len(bad):
             i = int(bad[0])
@@ -495,7 +504,7 @@ class Formula:
         [[1, -2], [3, 3]]
         """
         self.require_2cnf("pairs()")
-        if (self.widths == 2).all():
+        if len(self._lits) == 2 * self.num_clauses:  # widths 1 or 2: all are 2
             return self._lits.reshape(-1, 2)
         first = self._lits[self._offsets[:-1]]
         second = self._lits[self._offsets[1:] - 1]
