@@ -212,3 +212,32 @@ def test_edit_json_round_trip(formula: Formula, data: st.DataObject) -> None:
     back = Edit.from_json(obj)
     assert back == edit
     assert back.apply(formula) == edit.apply(formula)
+
+
+PARAM_VALUES = st.one_of(
+    st.integers(-1, 6), st.just(True), st.just(1.0), st.none(), st.text(max_size=2)
+)
+
+
+@settings(max_examples=200)
+@given(small_2cnf(), st.sampled_from(sorted(EDITS.names())), st.data())
+def test_is_option_is_membership_in_the_options(f: Formula, name: str, data: st.DataObject) -> None:
+    """``is_option`` (built for speed) says exactly whether an edit equals one of the
+    operator's options: for the options themselves and for edits with changed fields."""
+    op = EDITS.get(name)
+    if name == "insert" or f.num_clauses == 0:
+        return
+    position = data.draw(st.integers(0, f.num_clauses - 1))
+    options = op.options(f, position)
+    if options:
+        edit = data.draw(st.sampled_from(options))
+    else:
+        edit = Edit(name, position, (tuple(f.clauses[position]),), (), {})
+    params = dict(edit.params)
+    for key in data.draw(st.lists(st.sampled_from(["literal", "old", "new", "extra"]), max_size=2)):
+        params[key] = data.draw(PARAM_VALUES)
+    after = edit.after
+    if data.draw(st.booleans()) and after and after[0]:
+        after = ((-after[0][0], *after[0][1:]),)
+    for candidate in (edit, Edit(name, position, edit.before, after, params)):
+        assert op.is_option(f, candidate) == any(candidate == o for o in options)

@@ -238,7 +238,7 @@ def _is_option(formula: Formula, edit: Any) -> bool:
     if edit.operator != "insert":
         if not 0 <= edit.position < formula.num_clauses:
             return False
-        return any(edit == option for option in op.options(formula, edit.position))
+        return op.is_option(formula, edit)
     index = edit.position - 1
     if not 0 <= index < formula.num_clauses or edit.before or dict(edit.params):
         return False

@@ -246,6 +246,10 @@ class EditOperator:
         """Every edit this operator can make at clause ``index`` (0-based), in a fixed order."""
         raise NotImplementedError
 
+    def is_option(self, formula: Formula, edit: Edit) -> bool:
+        """Whether ``edit`` equals one of :meth:`options` at its position (in range)."""
+        return any(edit == option for option in self.options(formula, edit.position))
+
     def draw(self, formula: Formula, index: int, rng: random.Random) -> Edit | None:
         """One of :meth:`options`, drawn with ``rng``; ``None`` if there is none.
 
@@ -359,6 +363,27 @@ class Substitute(EditOperator):
                 new = (*clause[:k], new_lit, *clause[k + 1 :])
                 edits += self._replace(index, clause, new, literal=k, old=abs(lit), new=var)
         return edits
+
+    def is_option(self, formula: Formula, edit: Edit) -> bool:
+        """:meth:`EditOperator.is_option`, building only the options that could equal
+        ``edit``: those of the literal and the new variable its parameters name (equal
+        as ``==`` compares them), not every literal with every other variable."""
+        clause = self._clause(formula, edit.position)
+        inside = {abs(lit) for lit in clause}
+        named, new_var = edit.params.get("literal"), edit.params.get("new")
+        for k, lit in enumerate(clause):
+            if k != named:
+                continue
+            for var in sorted(formula.used_variables - inside):
+                if var != new_var:
+                    continue
+                new = (*clause[:k], var if lit > 0 else -var, *clause[k + 1 :])
+                options = self._replace(
+                    edit.position, clause, new, literal=k, old=abs(lit), new=var
+                )
+                if any(edit == option for option in options):
+                    return True
+        return False
 
     def draw(self, formula: Formula, index: int, rng: random.Random) -> Edit | None:
         clause = self._clause(formula, index)
