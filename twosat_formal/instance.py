@@ -62,9 +62,14 @@ def canonical_json(obj: object) -> str:
     >>> canonical_json({"b": 1, "a": [True, None]})
     '{"a":[true,null],"b":1}'
     """
-    return json.dumps(
-        obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False
-    )
+    return _canonical(obj)
+
+
+#: ``json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True,
+#: allow_nan=False)``, its encoder made once (``json.dumps`` builds one per call).
+_canonical = json.JSONEncoder(
+    sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False
+).encode
 
 
 def canonical_digest(obj: object, length: int) -> str:

@@ -219,11 +219,15 @@ def json_line(obj: Any) -> str:
     >>> print(json_line({"a": "x" + chr(0x2028), "b": 1}))
     {"a": "x\\u2028", "b": 1}
     """
-    text = json.dumps(obj, ensure_ascii=False, allow_nan=False)
+    text = _ENCODE(obj)
     # a search per character is far cheaper than translating a text without any
     if "\u2028" in text or "\u2029" in text or "\x85" in text:
         return text.translate(_LINE_BREAKS)
     return text
+
+
+#: ``json.dumps(obj, ensure_ascii=False, allow_nan=False)``, its encoder made once.
+_ENCODE = json.JSONEncoder(ensure_ascii=False, allow_nan=False).encode
 
 
 def read_stream(stream: IO[str], source: str, *, strict: bool = True) -> Iterator[JsonLine]:

@@ -188,8 +188,12 @@ def prompt_id(instance_id: str, template: str, seed: int, *, ask_cycle: bool = F
     parts: list[object] = [instance_id, template, int(seed)]
     if ask_cycle:
         parts.append("ask-cycle")
-    key = json.dumps(parts, ensure_ascii=False)
+    key = _PARTS(parts)
     return hashlib.sha256(key.encode("utf-8")).hexdigest()
+
+
+#: ``json.dumps(parts, ensure_ascii=False)``, its encoder made once.
+_PARTS = json.JSONEncoder(ensure_ascii=False).encode
 
 
 def formula_id(formula: Formula) -> str:
