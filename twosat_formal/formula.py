@@ -26,14 +26,15 @@ from __future__ import annotations
 
 import operator
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from itertools import accumulate, chain, pairwise
-from typing import Any, Generic, TypeVar, overload
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from twosat_formal.errors import ConfigError, NotTwoCNFError
+from twosat_formal.lazy import cached_property
 
 __all__ = [
     "KEYWORDS",
@@ -162,38 +163,6 @@ class Clause(tuple[int, ...]):
 
 
 IntArray = npt.NDArray[np.int64]
-_T = TypeVar("_T")
-
-
-class cached_property(Generic[_T]):
-    """:func:`functools.cached_property` without its lock.
-
-    On Python 3.11 the standard one takes a lock, shared by all instances, at each first
-    access; a formula is read once per record in hot loops (certify builds a few per
-    record), and a formula is never shared between threads while its views are built.
-    The value is stored in the instance's ``__dict__``, where later reads find it.
-    """
-
-    def __init__(self, func: Callable[[Any], _T]) -> None:
-        self.func = func
-        self.name = func.__name__
-        self.__doc__ = func.__doc__
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        self.name = name
-
-    @overload
-    def __get__(self, instance: None, owner: type | None = None) -> cached_property[_T]: ...
-    @overload
-    def __get__(self, instance: object, owner: type | None = None) -> _T: ...
-    def __get__(self, instance: object, owner: type | None = None) -> Any:
-        if instance is None:
-            return self
-        value = self.func(instance)
-        instance.__dict__[self.name] = value
-        return value
-
-
 #: A name table: one name per variable, some variables' names, or ``None`` (defaults).
 Names = Sequence[str] | Mapping[int, str] | None
 

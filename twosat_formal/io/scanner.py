@@ -37,7 +37,7 @@ from __future__ import annotations
 import re
 import warnings
 from dataclasses import dataclass
-from functools import cache, cached_property
+from functools import cache
 
 import numpy as np
 import numpy.typing as npt
@@ -46,6 +46,7 @@ from twosat_formal.errors import ParseError
 from twosat_formal.formula import Formula
 from twosat_formal.io._parsing import check_text, decode, describe_expected
 from twosat_formal.io.dimacs import (
+    DECLARATION,
     DESCRIBE,
     HEADER,
     MAX_VARIABLES,
@@ -55,6 +56,7 @@ from twosat_formal.io.dimacs import (
     clamp,
     header_numbers,
 )
+from twosat_formal.lazy import cached_property
 
 __all__ = ["SMALL_BYTES", "scan_dimacs"]
 
@@ -409,7 +411,7 @@ class _Scan:
             return None
         if numbers and (numbers[-1] != 0 or max(max(numbers), -min(numbers)) >= _INT64.max):
             return None
-        if not comments:
+        if not any(DECLARATION.fullmatch(self.data[a:b].decode("utf-8")) for a, b in comments):
             formula = self.plain(numbers, header, header_end)
             if formula is not None:
                 return formula
@@ -418,7 +420,8 @@ class _Scan:
     def plain(self, numbers: list[int], header: int, header_end: int) -> Formula | None:
         """The formula of the small path's ``numbers`` (the last one 0), built in Python.
 
-        For a text without a comment line that may name a variable: the header within
+        For a text without a comment line that names a variable (a ``c var`` line; other
+        lines holding ``var`` name none): the header within
         :data:`~twosat_formal.io.dimacs.MAX_VARIABLES`, every literal within its
         variables and its clause count met make the formula :meth:`finish` would
         build (its checks all pass); anything else is ``None``, and :meth:`finish`
