@@ -225,14 +225,15 @@ def test_is_option_is_membership_in_the_options(f: Formula, name: str, data: st.
     """``is_option`` (built for speed) says exactly whether an edit equals one of the
     operator's options: for the options themselves and for edits with changed fields."""
     op = EDITS.get(name)
-    if name == "insert" or f.num_clauses == 0:
+    if f.num_clauses == 0:
         return
-    position = data.draw(st.integers(0, f.num_clauses - 1))
-    options = op.options(f, position)
+    index = data.draw(st.integers(0, f.num_clauses - 1))
+    options = op.options(f, index)  # an insertion's position is the clause it follows + 1
+    position = index + 1 if name == "insert" else index
     if options:
         edit = data.draw(st.sampled_from(options))
     else:
-        edit = Edit(name, position, (tuple(f.clauses[position]),), (), {})
+        edit = Edit(name, position, (tuple(f.clauses[index]),), (), {})
     params = dict(edit.params)
     for key in data.draw(st.lists(st.sampled_from(["literal", "old", "new", "extra"]), max_size=2)):
         params[key] = data.draw(PARAM_VALUES)
@@ -241,3 +242,4 @@ def test_is_option_is_membership_in_the_options(f: Formula, name: str, data: st.
         after = ((-after[0][0], *after[0][1:]),)
     for candidate in (edit, Edit(name, position, edit.before, after, params)):
         assert op.is_option(f, candidate) == any(candidate == o for o in options)
+    assert not op.is_option(f, Edit(name, -1, edit.before, edit.after, edit.params))

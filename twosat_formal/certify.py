@@ -770,29 +770,32 @@ def _task(item: _Line, record: Any) -> _Task:
 def _check_line(item: _Line) -> RecordResult | _Misread | _Misfiled:
     """Parse one record and certify it: the work each worker does."""
     record = _value(item.raw, item.line, item.source)
-    if item.quick and item.filed is not None and _filed(record) != item.filed:
-        return _Misfiled(item)
     refs = _references(record)
     if refs != item.refs:
         return _Misread(item, refs)
-    if item.quick and not _found_as_filed(item):
+    if _misfiled(item, record):
         return _Misfiled(item)
     return _certify(_task(item, record))
 
 
-def _found_as_filed(item: _Line) -> bool:
-    """Whether each line found for a reference is a record with that id (the quick
-    index may have filed a line under an id its record does not have)."""
+def _misfiled(item: _Line, record: Any) -> bool:
+    """Whether the quick index misread ``item``'s line (``record`` is its parsed value)
+    or filed a line found for one of its references under an id its record does not
+    have. ``item`` holds its true references; from an exact index, never."""
+    if not item.quick:
+        return False
+    if item.filed is not None and _filed(record) != item.filed:
+        return True
     for key, raw in zip(item.refs, item.found, strict=True):
         if raw is None:
             continue
         try:
             found = _reference(raw)
         except ValueError:  # not JSON, or not UTF-8
-            return False
+            return True
         if _filed(found)[0] != key:
-            return False
-    return True
+            return True
+    return False
 
 
 #: What the checks import, imported by each worker as it starts (beside the reading).
@@ -906,10 +909,8 @@ class _Index:
         """
         for item in self.items():
             record = _value(item.raw, item.line, item.source)
-            if item.quick and item.filed is not None and _filed(record) != item.filed:
-                raise _Reindex
             item = self.line(item, _references(record))
-            if item.quick and not _found_as_filed(item):
+            if _misfiled(item, record):
                 raise _Reindex
             yield _task(item, record)
 
@@ -923,9 +924,10 @@ class _Index:
                 raise _Reindex
             if isinstance(result, _Misread):  # checked again here, with its true references
                 item = self.line(result.item, result.refs)
-                if item.quick and not _found_as_filed(item):
+                record = _value(item.raw, item.line, item.source)
+                if _misfiled(item, record):
                     raise _Reindex
-                result = _certify(_task(item, _value(item.raw, item.line, item.source)))
+                result = _certify(_task(item, record))
             yield result
 
 

@@ -37,6 +37,7 @@ from twosat_formal.errors import ConfigError, NotTwoCNFError
 from twosat_formal.lazy import cached_property
 
 __all__ = [
+    "FEW_LITERALS",
     "KEYWORDS",
     "NAME_PATTERN",
     "Assignment",
@@ -52,8 +53,10 @@ __all__ = [
 NAME_PATTERN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 #: Words of the DSL that cannot be variable names.
 KEYWORDS = frozenset({"not", "or", "and", "vars"})
-#: Up to this many literals a formula's arrays are checked as Python lists.
-_FEW_LITERALS = 256
+#: Up to this many literals, work on a formula is done on Python lists rather than numpy
+#: arrays (numpy's fixed cost per call, 1 - 3 us, is most of the work there): its array
+#: checks, ``is_2cnf``, a rebuilt transform, the solver's certificate check.
+FEW_LITERALS = 256
 
 #: An assignment: ``{var_or_name: bool}`` or a sequence of bools indexed by ``var - 1``.
 Assignment = Mapping[int, bool] | Mapping[str, bool] | Sequence[bool]
@@ -233,7 +236,7 @@ class Formula:
         names: Names = None,
     ) -> None:
         rows = [tuple(map(int, clause)) for clause in clauses]
-        if len(rows) <= _FEW_LITERALS // 2:  # few clauses: the arrays from lists
+        if len(rows) <= FEW_LITERALS // 2:  # few clauses: the arrays from lists
             bounds = [0, *accumulate(map(len, rows))]
             flat = list(chain.from_iterable(rows))
             self._setup(
@@ -321,7 +324,7 @@ class Formula:
     ) -> None:
         if lits.ndim != 1 or offsets.ndim != 1 or len(offsets) < 1:
             raise ConfigError("literals and offsets must be flat arrays", parameter="arrays")
-        if len(lits) <= _FEW_LITERALS:  # the same checks on lists: numpy's calls cost more
+        if len(lits) <= FEW_LITERALS:  # the same checks on lists: numpy's calls cost more
             flat, bounds = lits.tolist(), offsets.tolist()
             rising = bounds[0] == 0 and all(map(operator.le, bounds, bounds[1:]))
             rising = rising and bounds[-1] == len(flat)
@@ -447,7 +450,7 @@ class Formula:
     @cached_property
     def is_2cnf(self) -> bool:
         """Whether every clause has one or two literals (an empty formula is 2-CNF)."""
-        if len(self._lits) <= _FEW_LITERALS:  # on lists: numpy's calls cost more
+        if len(self._lits) <= FEW_LITERALS:  # on lists: numpy's calls cost more
             bounds: list[int] = self._offsets.tolist()
             few = list(map(operator.sub, bounds[1:], bounds))
             return not few or (min(few) >= 1 and max(few) <= 2)

@@ -234,25 +234,7 @@ def _is_option(formula: Formula, edit: Any) -> bool:
     """Whether ``edit`` is one of its operator's own options at its clause."""
     from twosat_formal.edits.operators import EDITS
 
-    op = EDITS.get(edit.operator)
-    if edit.operator != "insert":
-        if not 0 <= edit.position < formula.num_clauses:
-            return False
-        return op.is_option(formula, edit)
-    index = edit.position - 1
-    if not 0 <= index < formula.num_clauses or edit.before or dict(edit.params):
-        return False
-    if len(edit.after) != 1 or len(edit.after[0]) != 2:
-        return False
-    a, b = edit.after[0]
-    used = formula.used_variables
-    present = {tuple(sorted(set(c))) for c in formula.clauses}
-    return (
-        0 < abs(a) < abs(b)
-        and abs(a) in used
-        and abs(b) in used
-        and tuple(sorted((a, b))) not in present
-    )
+    return EDITS.get(edit.operator).is_option(formula, edit)
 
 
 def _rederive_edits(origin: Instance, steps: Sequence[Mapping[str, Any]]) -> Instance:

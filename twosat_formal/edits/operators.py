@@ -247,7 +247,10 @@ class EditOperator:
         raise NotImplementedError
 
     def is_option(self, formula: Formula, edit: Edit) -> bool:
-        """Whether ``edit`` equals one of :meth:`options` at its position (in range)."""
+        """Whether ``edit`` equals one of :meth:`options` at its position (``False``
+        for a position outside the clauses)."""
+        if not 0 <= edit.position < formula.num_clauses:
+            return False
         return any(edit == option for option in self.options(formula, edit.position))
 
     def draw(self, formula: Formula, index: int, rng: random.Random) -> Edit | None:
@@ -368,6 +371,8 @@ class Substitute(EditOperator):
         """:meth:`EditOperator.is_option`, building only the options that could equal
         ``edit``: those of the literal and the new variable its parameters name (equal
         as ``==`` compares them), not every literal with every other variable."""
+        if not 0 <= edit.position < formula.num_clauses:
+            return False
         clause = self._clause(formula, edit.position)
         inside = {abs(lit) for lit in clause}
         named, new_var = edit.params.get("literal"), edit.params.get("new")
@@ -448,6 +453,24 @@ class Insert(EditOperator):
                     if tuple(sorted((a, b))) not in present:
                         edits.append(Edit(self.name, index + 1, (), ((a, b),)))
         return edits
+
+    def is_option(self, formula: Formula, edit: Edit) -> bool:
+        """Whether ``edit`` is one of :meth:`options` after its clause (an insertion's
+        position is the clause it follows, plus one), read off the edit itself: a new
+        two-literal clause over two variables in use, in order, not in the formula."""
+        index = edit.position - 1
+        if not 0 <= index < formula.num_clauses or edit.before or dict(edit.params):
+            return False
+        if len(edit.after) != 1 or len(edit.after[0]) != 2:
+            return False
+        a, b = edit.after[0]
+        used = formula.used_variables
+        return (
+            0 < abs(a) < abs(b)
+            and abs(a) in used
+            and abs(b) in used
+            and tuple(sorted((a, b))) not in self._present(formula)
+        )
 
     def draw(self, formula: Formula, index: int, rng: random.Random) -> Edit | None:
         self._clause(formula, index)

@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 
 from twosat_formal.errors import ConfigError, RecordError
-from twosat_formal.formula import Formula
+from twosat_formal.formula import FEW_LITERALS, Formula
 from twosat_formal.records import PerturbationStep, StepProof, read_record
 
 __all__ = ["RELATIONS", "JsonValue", "Proof", "Transform", "canonical_params"]
@@ -61,9 +61,6 @@ RELATIONS = (
 
 
 #: Parameter value types that a JSON text gives back as they are (strings, numbers, flags).
-#: Bases of up to this many literals (over all copies) are rebuilt on Python lists.
-_FEW_LITERALS = 256
-
 _SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
@@ -225,7 +222,7 @@ class Transform:
     def rebuild(self, base: Formula) -> Formula:
         """The result of this transform on ``base``, from the recorded fields alone."""
         self.check_shape(base)
-        if len(base.literals) * self.copies <= _FEW_LITERALS:
+        if len(base.literals) * self.copies <= FEW_LITERALS:  # over all copies
             return self._rebuild_few(base)
         return self._rebuild_arrays(base)
 

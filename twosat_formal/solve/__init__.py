@@ -34,7 +34,7 @@ from itertools import pairwise
 import numpy as np
 
 from twosat_formal.errors import CertificateError, ConfigError, SolverDisagreementError, raises
-from twosat_formal.formula import Formula
+from twosat_formal.formula import FEW_LITERALS, Formula
 from twosat_formal.solve.backends import BACKENDS, Backend, decide
 from twosat_formal.solve.check import (
     check_certificate_json,
@@ -157,17 +157,12 @@ def verify(formula: Formula, result: SolveResult) -> SolveResult:
     return dataclasses.replace(result, checked=True)
 
 
-#: Up to this many literals (of the formula, and of a cycle) a certificate is checked
-#: on Python lists, with the same verdicts and messages: numpy's calls cost more there.
-_FEW_LITERALS = 256
-
-
 def _verify_model(formula: Formula, model: np.ndarray, who: str) -> None:
     if model.shape != (formula.num_vars,):
         raise CertificateError(
             f"{who} model has {model.size} values for {formula.num_vars} variables"
         )
-    if len(formula.literals) <= _FEW_LITERALS:
+    if len(formula.literals) <= FEW_LITERALS:  # on lists, the same verdicts and messages
         _verify_model_few(formula, model, who)
     else:
         _verify_model_arrays(formula, model, who)
@@ -198,7 +193,7 @@ def _verify_model_arrays(formula: Formula, model: np.ndarray, who: str) -> None:
 
 
 def _verify_cycle(formula: Formula, cycle: np.ndarray, who: str) -> None:
-    if cycle.ndim == 1 and max(cycle.size, len(formula.literals)) <= _FEW_LITERALS:
+    if cycle.ndim == 1 and max(cycle.size, len(formula.literals)) <= FEW_LITERALS:
         _verify_cycle_few(formula, cycle.tolist(), who)
     else:
         _verify_cycle_arrays(formula, cycle, who)
