@@ -30,16 +30,16 @@ from hypothesis import strategies as st
 from rich.console import Console
 
 from twosat_formal.cli import main
+from twosat_formal.edits.classify import root_instance
 from twosat_formal.errors import EvaluationError
 from twosat_formal.evaluate import EvalItem, EvalSummary, RetryPolicy, run_eval
 from twosat_formal.formula import Formula
-from twosat_formal.instance import Instance, write_instances
+from twosat_formal.instance import write_instances
 from twosat_formal.models import load_model
 from twosat_formal.models.base import Model, Response, SamplingParams, TransientModelError
 from twosat_formal.prompts import PromptRecord, write_prompts
-from twosat_formal.solve import solve
 from twosat_formal.store import RunStore, prompt_hash
-from twosat_formal.verbalize import verbalize
+from twosat_formal.verbalize import prompt_record
 
 TEMPLATES = ("logic", "letter", "team", "social", "room", "door")
 FAST = RetryPolicy(max_attempts=4, base_delay_s=0.001, max_delay_s=0.01)
@@ -52,18 +52,28 @@ def brute_force(formula: Formula) -> tuple[bool, ...] | None:
 
 
 def make_items(count: int, seed: int = 0) -> list[EvalItem]:
-    """``count`` small prompts over random 2-CNFs (SAT and UNSAT), every template."""
+    """``count`` small prompts over distinct random 2-CNFs (SAT and UNSAT), every template.
+
+    Each formula is the root of a certifiable instance (:func:`root_instance`, family
+    ``file``), so :func:`write_inputs` writes a dataset that ``certify`` passes.
+    """
     rng = random.Random(seed)
-    items = []
-    for index in range(count):
+    items: list[EvalItem] = []
+    seen: set[str] = set()
+    while len(items) < count:
+        index = len(items)
         n = rng.randint(2, 5)
         clauses = [
             [rng.choice([v, -v]) for v in rng.sample(range(1, n + 1), k=min(2, n))]
             for _ in range(rng.randint(3, 9))
         ]
         formula = Formula(clauses, num_vars=n)
+        instance = root_instance(formula)
+        if instance.id in seen:
+            continue
+        seen.add(instance.id)
         template = TEMPLATES[index % len(TEMPLATES)]
-        record = verbalize(formula, template, seed=index).record(f"inst-{seed}-{index}", None)
+        record = prompt_record(formula, template, instance_id=instance.id, seed=index)
         label = "SAT" if brute_force(formula) is not None else "UNSAT"
         items.append(EvalItem(record, formula, label))
     return items
@@ -333,21 +343,9 @@ def write_inputs(folder: Path, items: list[EvalItem]) -> tuple[Path, Path]:
     prompts, dataset = folder / "prompts.jsonl", folder / "dataset.jsonl"
     records: list[PromptRecord] = [item.prompt for item in items]  # type: ignore[misc]
     write_prompts(records, prompts)
-    instances = [
-        Instance(
-            id=item.prompt.instance_id,
-            family="test",
-            params={},
-            seed=0,
-            formula=item.formula,
-            label=item.label,
-            certificate=solve(item.formula).to_json(item.formula),
-            structure={},
-            provenance={},
-        )
-        for item in items
-    ]
-    write_instances(instances, dataset)
+    instances = {item.prompt.instance_id: root_instance(item.formula) for item in items}
+    assert all(key == inst.id for key, inst in instances.items())
+    write_instances(list(instances.values()), dataset)
     return prompts, dataset
 
 

@@ -126,6 +126,11 @@ def test_names_from_comment_lines(read: object) -> None:
         ("p cnf 3 1\n1 0\n%\n0\n0\n", 5, 1, ["expected the end of the input"]),
         (f"p cnf {10**12} 0\n", 1, 1, [f"{10**12} variables", str(MAX_VARIABLES)]),
         ("p cnf 3 1\n" + str(10**30) + " 0\n", 2, 1, [f"literal {10**30}", "header's 3"]),
+        ("p cnf 3 1\n1 " + "1" * 5000 + " 0\n", 2, 3, ["(5000 digits)", "header's 3"]),
+        ("p cnf 3 1\n1 -" + "9" * 4400 + " 0\n", 2, 3, ["literal -999", "(4400 digits)"]),
+        ("c x\np cnf 3 1\n" + "2" * 4301 + " 1 0\n%\n0\n", 3, 1, ["(4301 digits)"]),
+        ("p cnf " + "1" * 5000 + " 0\n", 1, 1, ["variables exceed the limit"]),
+        ("p cnf 3 " + "1" * 5000 + "\n1 0\n", 1, 1, ["clause count 1", "more than"]),
         ("c var 4 d\np cnf 3 0\n", 1, 7, ["variable 4", "header's 3 variables"]),
         ("c var 0 d\np cnf 3 0\n", 1, 7, ["start at 1"]),
         ("c var one d\np cnf 3 0\n", 1, 7, ["expected a variable number"]),
@@ -140,6 +145,15 @@ def test_errors_name_the_position_and_what_was_expected(
     read: Callable[..., object], text: str, line: int, column: int, words: list[str]
 ) -> None:
     assert_parse_error(read, text, "f.cnf", line, column, words)
+
+
+@pytest.mark.parametrize("read", READERS)
+@pytest.mark.parametrize("zeros", [1, 30, 5000])
+def test_leading_zeros_of_any_length_keep_the_literal_s_value(
+    read: Callable[..., Formula], zeros: int
+) -> None:
+    text = "p cnf 3 1\n" + "0" * zeros + "3 -" + "0" * zeros + "2 0\n"
+    assert read(text) == Formula([[3, -2]], num_vars=3)
 
 
 def test_swapped_default_names_are_kept() -> None:

@@ -24,6 +24,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from story_support import story_record
 
+from twosat_formal.edits.classify import root_instance
 from twosat_formal.errors import ConfigError, RecordError
 from twosat_formal.evaluate import (
     EvalItem,
@@ -34,7 +35,7 @@ from twosat_formal.evaluate import (
     story_counts,
 )
 from twosat_formal.formula import Formula
-from twosat_formal.instance import Instance, write_instances
+from twosat_formal.instance import write_instances
 from twosat_formal.models.base import Response, SamplingParams
 from twosat_formal.prompts import write_prompts
 from twosat_formal.scoring import check_witness, score
@@ -50,6 +51,10 @@ FORMULAS = {
     "unsat-1": Formula.from_named([["x", "y"], ["~x", "y"], ["x", "~y"], ["~x", "~y"]]),
 }
 THEME_OF = {"sat-1": "heist", "sat-2": "spy", "unsat-1": "detective"}
+#: Each formula as a certifiable root instance (family ``file``), by key.
+ROOTS = {key: root_instance(formula) for key, formula in FORMULAS.items()}
+#: The key of each instance id.
+KEY_OF = {root.id: key for key, root in ROOTS.items()}
 
 
 def cert(formula: Formula) -> dict[str, object]:
@@ -108,7 +113,7 @@ def tell(instance_id: str, formula: Formula, theme: str) -> StoryRecord:
     return story_record(item, theme, {(1, 0): "wrong-polarity"}, seed=1)
 
 
-STORIES = {key: tell(key, formula, THEME_OF[key]) for key, formula in FORMULAS.items()}
+STORIES = {key: tell(ROOTS[key].id, formula, THEME_OF[key]) for key, formula in FORMULAS.items()}
 
 
 def prompt_of(key: str) -> StoryPrompt:
@@ -250,16 +255,13 @@ def write_inputs(folder: Path) -> tuple[Path, Path]:
     stories = folder / "stories.jsonl"
     write_stories(STORIES.values(), stories)
     dataset = folder / "data.jsonl"
-    write_instances(
-        [Instance(k, "test", {}, 0, f, label_of(f), cert(f), {}, {}) for k, f in FORMULAS.items()],
-        dataset,
-    )
+    write_instances(list(ROOTS.values()), dataset)
     return stories, dataset
 
 
 def test_a_file_may_mix_template_and_story_prompts(tmp_path: Path) -> None:
     stories, dataset = write_inputs(tmp_path)
-    template = verbalize(FORMULAS["sat-2"], "team", seed=0).record("sat-2", None)
+    template = verbalize(FORMULAS["sat-2"], "team", seed=0).record(ROOTS["sat-2"].id, None)
     mixed = tmp_path / "mixed.jsonl"
     write_prompts([template], mixed)
     with mixed.open("a", encoding="utf-8") as out:
@@ -275,7 +277,7 @@ def test_a_file_may_mix_template_and_story_prompts(tmp_path: Path) -> None:
             "story:detective",
         ]
         for item in items:
-            key = item.prompt.instance_id
+            key = KEY_OF[item.prompt.instance_id]
             assert item.label == label_of(FORMULAS[key])
             assert item.formula == FORMULAS[key]
     assert len(load_items(mixed, limit=2)) == 2

@@ -24,7 +24,6 @@ Examples
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Sequence
 from dataclasses import replace
@@ -34,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 from rich.table import Table
 
 from twosat_formal.experiments.spec import ExperimentSpec, load_spec
+from twosat_formal.jsonread import read_json_file
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -193,10 +193,7 @@ def headline_table(report_json: str | os.PathLike[str] | dict[str, Any]) -> Tabl
     >>> table.row_count, [c.header for c in table.columns]
     (1, ['generator', '|C|', 'm\\nSat.', 'm\\nWit.'])
     """
-    if isinstance(report_json, dict):
-        data = report_json
-    else:
-        data = json.loads(Path(report_json).read_text(encoding="utf-8"))
+    data = report_json if isinstance(report_json, dict) else read_json_file(report_json)
     models: list[str] = list(data.get("models", []))
     table = Table(title="Decision accuracy (Sat., %) and witness validity (Wit., %, SAT only)")
     table.add_column("generator")
@@ -236,10 +233,7 @@ def diagnostics_table(report_json: str | os.PathLike[str] | dict[str, Any]) -> T
     >>> diagnostics_table({}) is None
     True
     """
-    if isinstance(report_json, dict):
-        data = report_json
-    else:
-        data = json.loads(Path(report_json).read_text(encoding="utf-8"))
+    data = report_json if isinstance(report_json, dict) else read_json_file(report_json)
     rows = data.get("diagnostics")
     if not rows:
         return None

@@ -58,7 +58,7 @@ from __future__ import annotations
 import json
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -66,9 +66,10 @@ from typing import Any, NamedTuple
 
 from twosat_formal.errors import ConfigError, RecordError, TwoSatFormalError
 from twosat_formal.executors import Executor, LocalExecutor, ProcessExecutor
-from twosat_formal.fieldclass import CLASSES
+from twosat_formal.fieldclass import ATTESTED, CLASSES
 from twosat_formal.formula import Formula
-from twosat_formal.jsonl import EMPTY_INPUT
+from twosat_formal.jsonl import EMPTY_INPUT, parse_line
+from twosat_formal.jsonread import loads
 from twosat_formal.recent import Recent
 
 __all__ = [
@@ -140,6 +141,24 @@ class CertifyReport:
     record_seconds: tuple[float, ...] = field(default=(), repr=False)
     kinds: Mapping[str, int] = field(default_factory=dict)
     fields: Mapping[str, int] = field(default_factory=dict)
+    #: Fields of story records that are attested (what the story model wrote, bound
+    #: into the record's id by a hash), not checked: only ``--revalidate`` asks about them.
+    story_attested: int = 0
+
+    @property
+    def attested_line(self) -> str:
+        """One plain sentence on the story fields taken on trust ("" without stories).
+
+        >>> CertifyReport((), 1, 1, (), 0.0, 0.0, story_attested=6).attested_line
+        '6 story fields are attested, not checked: bound to the record id by a hash; \
+--revalidate asks a validator about them again'
+        """
+        if not self.story_attested:
+            return ""
+        return (
+            f"{self.story_attested} story fields are attested, not checked: bound to the "
+            "record id by a hash; --revalidate asks a validator about them again"
+        )
 
     @property
     def ok(self) -> bool:
@@ -162,6 +181,7 @@ class CertifyReport:
             "records": self.records,
             "kinds": dict(self.kinds),
             "fields": dict(self.fields),
+            "story_fields_attested": self.story_attested,
             "checks": self.checks,
             "failed_records": len(self.failing_ids),
             "failures": [f.to_json() for f in self.failures],
@@ -481,7 +501,7 @@ def _formula_of(text: str) -> Formula:
     """
     from twosat_formal.instance import Instance
 
-    return Instance.from_record(json.loads(text)).formula
+    return Instance.from_record(loads(text, source="<record>")).formula
 
 
 def _check_verbalization(c: _Checker, task: _Task, kind: str) -> None:
@@ -739,17 +759,17 @@ def _references(record: Any) -> tuple[str | None, ...]:
 def _value(raw: bytes, number: int, path: str) -> Any:
     """The JSON value of one line, or a :class:`RecordError` saying why it has none."""
     try:
-        return json.loads(raw.decode("utf-8"))
+        return parse_line(raw.decode("utf-8"), path, number)
     except UnicodeDecodeError as exc:
         return RecordError(f"not UTF-8 text (byte {exc.start})", line=number, source=path)
-    except json.JSONDecodeError as exc:
-        return RecordError(f"invalid JSON: {exc.msg}", line=number, source=path)
+    except RecordError as exc:
+        return exc
 
 
 @lru_cache(maxsize=_CACHE_SIZE)
 def _reference(raw: bytes) -> Any:
     """A referenced record, parsed once per process (many records share one root)."""
-    return json.loads(raw.decode("utf-8"))
+    return parse_line(raw.decode("utf-8"), "<record>", 0)
 
 
 def _task(item: _Line, record: Any) -> _Task:
@@ -840,9 +860,15 @@ class _Index:
     again on an exact index).
     """
 
-    def __init__(self, paths: Sequence[str | Path], *, exact: bool = False) -> None:
+    def __init__(
+        self,
+        paths: Sequence[str | Path],
+        *,
+        exact: bool = False,
+        only: Collection[str] | None = None,
+    ) -> None:
         self.paths = [str(p) for p in paths]
-        self.exact = exact
+        self.exact = exact or only is not None
         self.where: dict[str, tuple[int, int, int]] = {}
         self.duplicates: list[CheckFailure] = []
         self.records = 0
@@ -874,6 +900,32 @@ class _Index:
                 )
         #: Where the records named as instances are: ``(file number, byte offset)``.
         self.verbalized = {self.where[key][:2] for key in instances if key in self.where}
+        #: The ids of the records to check (``None``: every record).
+        self.wanted: set[str] | None = None
+        if only is not None:
+            wanted = self.wanted = self._named(only)
+            self.duplicates = [d for d in self.duplicates if d.id in wanted]
+            where = ", ".join(self.paths)
+            self.duplicates += [  # an id asked for that no record has
+                CheckFailure(key, None, "record", "no record has this id", where)
+                for key in sorted(set(only) - set(self.where))
+            ]
+            self.records = sum(1 for key in wanted if key in self.where)
+
+    def _named(self, ids: Collection[str]) -> set[str]:
+        """``ids`` and the ids of every record they name, and those name, and so on."""
+        found: set[str] = set()
+        todo = list(ids)
+        while todo:
+            key = todo.pop()
+            if key in found:
+                continue
+            found.add(key)
+            raw = self.raw(key)
+            if raw is not None:
+                refs = _references(_value(raw, 0, self.paths[self.where[key][0]]))
+                todo.extend(ref for ref in refs if ref is not None)
+        return found
 
     def raw(self, key: str | None) -> bytes | None:
         """The raw line of the record whose id is ``key`` (``None`` if no record has it)."""
@@ -894,13 +946,20 @@ class _Index:
         return item._replace(refs=refs, found=tuple(self.raw(key) for key in refs))
 
     def items(self) -> Iterator[_Line]:
-        """The lines of every file in order, unparsed, with the records they refer to."""
+        """The lines of every file in order, unparsed, with the records they refer to
+        (only those of the wanted ids, when the index was given some)."""
         for number, path in enumerate(self.paths):
             for line, offset, raw in _raw_lines(path):
+                if self.wanted is not None and not self._wanted(raw, line, path):
+                    continue
                 verbalized = (number, offset) in self.verbalized
                 filed = None if self.exact else _filing(raw)
                 item = _Line(path, line, raw, (), (), verbalized, filed, not self.exact)
                 yield self.line(item, _scan(raw))
+
+    def _wanted(self, raw: bytes, line: int, path: str) -> bool:
+        key = _filed(_value(raw, line, path))[0]
+        return key is not None and self.wanted is not None and key in self.wanted
 
     def tasks(self) -> Iterator[_Task]:
         """The records of every file in order, parsed here, each with the records it refers to.
@@ -1001,6 +1060,7 @@ def certify_files(
     jobs: int = 1,
     executor: Executor | None = None,
     progress: Callable[[int, int], None] | None = None,
+    only: Collection[str] | None = None,
 ) -> CertifyReport:
     """Certify the records of several JSON Lines files as one dataset.
 
@@ -1011,6 +1071,11 @@ def certify_files(
     processes, or this process when ``jobs`` is 1 or the dataset has fewer than
     :data:`SMALL_DATASET` records), in file order; ``progress`` is
     called with ``(records done, records in all)`` after each record.
+
+    ``only`` restricts the checks to the records with these ids and every record they
+    name (a prompt's instance, a derived instance's root, a twin's source), and so on:
+    the records a judgement about them depends on. An id of ``only`` that no record
+    has, or that two records have, is a failure.
 
     Raises
     ------
@@ -1029,7 +1094,7 @@ def certify_files(
     try:
         executor.start(_preload)  # the workers start up while the index is read
         try:
-            tally = _tally(_Index(paths), executor, progress)
+            tally = _tally(_Index(paths, only=only), executor, progress)
         except _Reindex:  # a line the quick index misread: every record again, exactly
             tally = _tally(_Index(paths, exact=True), executor, progress)
     finally:
@@ -1057,6 +1122,7 @@ def certify_files(
         record_seconds=tuple(seconds),
         kinds=tally.kinds,
         fields=tally.fields,
+        story_attested=tally.story_attested,
     )
 
 
@@ -1070,6 +1136,7 @@ class _Tally:
     seconds: list[float] = field(default_factory=list)
     checks: int = 0
     z3_seconds: float = 0.0
+    story_attested: int = 0
 
 
 def _tally(
@@ -1087,6 +1154,8 @@ def _tally(
         tally.kinds[result.kind] = tally.kinds.get(result.kind, 0) + 1
         for cls, n in result.fields.items():
             tally.fields[cls] += n
+        if result.kind == "story":
+            tally.story_attested += result.fields.get(ATTESTED, 0)
         tally.seconds.append(result.seconds)
         tally.checks += result.checks
         tally.z3_seconds += result.z3_seconds

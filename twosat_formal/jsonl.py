@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import IO, Any, NamedTuple
 
 from twosat_formal.errors import RecordError
+from twosat_formal.jsonread import loads
 
 __all__ = [
     "JsonLine",
@@ -36,6 +37,7 @@ __all__ = [
     "first_char",
     "is_dataset",
     "json_line",
+    "parse_line",
     "parse_raw",
     "raw_lines",
     "read_json_lines",
@@ -75,12 +77,33 @@ def parse_raw(line: RawLine) -> JsonLine:
     >>> parse_raw(RawLine("f.jsonl", 3, '{"a": 1}')).value
     {'a': 1}
     """
-    try:
-        value = json.loads(line.text)
-    except json.JSONDecodeError as exc:
-        error = RecordError(f"invalid JSON: {exc.msg}", line=line.number, source=line.source)
-        raise error from None
-    return JsonLine(line.source, line.number, value)
+    return JsonLine(line.source, line.number, parse_line(line.text, line.source, line.number))
+
+
+def parse_line(text: str, source: str, number: int) -> Any:
+    """The JSON value of one line of a JSON Lines file: the rule every line reader applies.
+
+    A line ends at ``\\n`` (a ``\\r`` just before it is allowed); any other carriage
+    return is refused, since readers that also break lines at ``\\r`` would see
+    another record. The text is read by :func:`twosat_formal.jsonread.loads`.
+
+    >>> parse_line('{"a": 1}' + chr(13) + chr(10), "f.jsonl", 2)
+    {'a': 1}
+    >>> parse_line('{"a":' + chr(13) + ' 1}', "f.jsonl", 2)
+    Traceback (most recent call last):
+    ...
+    twosat_formal.errors.RecordError: f.jsonl:2: a carriage return (\\r) inside the line: ...
+    """
+    body = text[:-1] if text.endswith("\n") else text
+    if body.endswith("\r"):
+        body = body[:-1]
+    if "\r" in body:
+        raise RecordError(
+            "a carriage return (\\r) inside the line: a record is one line ended by \\n",
+            line=number,
+            source=source,
+        )
+    return loads(body, source=source, line=number)
 
 
 #: What a zero-byte input is told (one rule for every command).
@@ -103,18 +126,29 @@ def _not_text(exc: UnicodeDecodeError, name: str, line: int | None) -> RecordErr
     )
 
 
-def _lines(stream: IO[str], name: str) -> Iterator[tuple[int, str]]:
-    """The numbered lines of a text stream; bytes that are not UTF-8 name the file and line."""
+def _lines(stream: IO[str] | IO[bytes], name: str) -> Iterator[tuple[int, str]]:
+    """The numbered lines of a stream; bytes that are not UTF-8 name the file and line.
+
+    A binary stream is split at ``\n`` only, as every line reader splits it (a text
+    stream opened with universal newlines would also split at ``\r``).
+    """
     number = 0
-    iterator = iter(stream)
+    iterator: Iterator[str | bytes] = iter(stream)
     while True:
         try:
-            text = next(iterator)
+            item = next(iterator)
         except StopIteration:
             return
         except UnicodeDecodeError as exc:
             raise _not_text(exc, name, number + 1) from None
         number += 1
+        if isinstance(item, bytes):
+            try:
+                text = item.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise _not_text(exc, name, number) from None
+        else:
+            text = item
         if "\0" in text:
             raise RecordError(
                 "binary data (a NUL character) where text was expected", line=number, source=name
@@ -130,7 +164,7 @@ def raw_lines(path: str | Path, *, source: str | None = None) -> Iterator[RawLin
     """
     name = source if source is not None else str(path)
     refuse_empty(path, name)
-    with open(path, encoding="utf-8") as stream:
+    with open(path, "rb") as stream:
         for number, text in _lines(stream, name):
             if text.strip():
                 yield RawLine(name, number, text)
@@ -196,6 +230,12 @@ def read_text(path: str | Path, *, source: str | None = None) -> str:
     return decode(Path(path).read_bytes(), source=name)
 
 
+def _stdin() -> IO[bytes] | IO[str]:
+    """Standard input as bytes where it has them (a replaced ``sys.stdin`` may not)."""
+    buffer = getattr(sys.stdin, "buffer", None)
+    return buffer if buffer is not None else sys.stdin
+
+
 @contextmanager
 def rereadable(path: str | Path) -> Iterator[tuple[Path, str]]:
     """A path that can be read more than once, and the name errors should give.
@@ -208,8 +248,13 @@ def rereadable(path: str | Path) -> Iterator[tuple[Path, str]]:
         return
     with tempfile.TemporaryDirectory(prefix="twosat-stdin-") as folder:
         copy = Path(folder) / "stdin"
-        with open(copy, "w", encoding="utf-8", newline="") as stream:
-            shutil.copyfileobj(sys.stdin, stream)
+        buffer = getattr(sys.stdin, "buffer", None)
+        if buffer is None:  # a replaced sys.stdin without bytes
+            with open(copy, "w", encoding="utf-8", newline="") as text:
+                shutil.copyfileobj(sys.stdin, text)
+        else:
+            with open(copy, "wb") as stream:  # the bytes as they came: no line end translated
+                shutil.copyfileobj(buffer, stream)
         yield copy, "<stdin>"
 
 
@@ -230,32 +275,34 @@ def json_line(obj: Any) -> str:
 _ENCODE = json.JSONEncoder(ensure_ascii=False, allow_nan=False).encode
 
 
-def read_stream(stream: IO[str], source: str, *, strict: bool = True) -> Iterator[JsonLine]:
-    """The JSON values of the non-blank lines of ``stream``.
+def read_stream(
+    stream: IO[str] | IO[bytes], source: str, *, strict: bool = True
+) -> Iterator[JsonLine]:
+    """The JSON values of the non-blank lines of ``stream`` (read by :func:`parse_line`).
 
     Raises :class:`RecordError` with the line number for a line that is not JSON
-    (``strict=False``: yields the error as the line's value instead).
+    (``strict=False``: yields the error as the line's value instead). Give a binary
+    stream: a text stream with universal newlines splits lines at ``\r`` as well.
     """
     for number, text in _lines(stream, source):
         if not text.strip():
             continue
         try:
-            value = json.loads(text)
-        except json.JSONDecodeError as exc:
-            error = RecordError(f"invalid JSON: {exc.msg}", line=number, source=source)
+            value = parse_line(text, source, number)
+        except RecordError as error:
             if strict:
-                raise error from None
+                raise
             value = error
         yield JsonLine(source, number, value)
 
 
 def read_json_lines(path: str | Path, *, strict: bool = True) -> Iterator[JsonLine]:
-    """:func:`read_stream` over a file (``"-"``: stdin), lazily."""
+    """:func:`read_stream` over a file (``"-"``: stdin), lazily, read as bytes."""
     if str(path) == "-":
-        yield from read_stream(sys.stdin, "<stdin>", strict=strict)
+        yield from read_stream(_stdin(), "<stdin>", strict=strict)
         return
     refuse_empty(path, str(path))
-    with open(path, encoding="utf-8") as stream:
+    with open(path, "rb") as stream:
         yield from read_stream(stream, str(path), strict=strict)
 
 

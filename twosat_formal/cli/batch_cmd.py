@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -15,6 +15,7 @@ from twosat_formal.cli.options import (
     SamplingSeedOption,
     TemperatureOption,
     TopPOption,
+    dataset_option,
     model_option,
     out_option,
 )
@@ -53,33 +54,42 @@ def prepare_command(
     ] = 1,
     mode: RequestModeOption = "chat",
     no_verify: NoVerifyOption = False,
+    dataset: Annotated[
+        Path | None,
+        dataset_option(
+            "Instances (JSON Lines) the prompts verbalize: each prompt and its instance "
+            "get `certify`'s checks. Without it, each prompt is re-derived from the "
+            "formula read back from it."
+        ),
+    ] = None,
 ) -> None:
     """Write one Batch API request per prompt: custom_id is the prompt id.
 
-    Each prompt is first re-derived from the formula it reads back as (a story: from
-    its attested text); one that differs stops the command (exit 2, nothing written),
-    unless ``--no-verify``.
+    Every prompt is first checked as `eval` checks it (with --dataset: `certify`'s
+    checks on it, its instance and the records that names; else re-derived from the
+    formula it reads back as, a story from its attested text); a failure stops the
+    command (exit 2, nothing written), unless ``--no-verify``.
     """
-    from twosat_formal.evaluate import (
-        StoryPrompt,
-        item_from_story,
-        item_from_text,
-        read_eval_prompts,
-        verify_items,
-    )
+    from twosat_formal.cli.eval_cmd import verification_line
+    from twosat_formal.evaluate import Verification, load_items, read_eval_prompts
+    from twosat_formal.gate import gate_items
     from twosat_formal.integrations.batch import batch_requests
-    from twosat_formal.jsonl import json_line, write_lines
+    from twosat_formal.jsonl import json_line, rereadable, write_lines
     from twosat_formal.models.base import SamplingParams
 
     params = SamplingParams(max_tokens=max_tokens, temperature=temperature, top_p=top_p, seed=seed)
-    records = list(read_eval_prompts(prompts))  # every line is read before anything is written
-    if not no_verify:
-        verify_items(
-            [
-                item_from_story(r) if isinstance(r, StoryPrompt) else item_from_text(r)
-                for r in records
-            ]
-        )
+    records: list[Any]
+    with rereadable(prompts) as (prompt_file, _):  # every line is read before anything is written
+        if no_verify:  # the prompts as they are: no formula is read back from them
+            records = list(read_eval_prompts(prompt_file))
+            verification = Verification(0, skipped=True)
+        else:
+            items = load_items(prompt_file, dataset=dataset)
+            verification = gate_items(
+                items, prompts=prompt_file, dataset=dataset, action="nothing was written"
+            )
+            records = [item.prompt for item in items]
     rows = batch_requests(records, model, params, samples=samples, mode=mode)
     count = write_lines((json_line(row) for row in rows), out)
-    err_console.print(f"{count} requests written to {out}", markup=False)
+    said = verification_line(verification).removeprefix("verified").strip()
+    err_console.print(f"{count} requests written to {out} (verified {said})", markup=False)

@@ -45,6 +45,8 @@ def _summary(report: CertifyReport) -> Table:
         "fields",
         ", ".join(f"{report.fields.get(cls, 0)} {cls}" for cls in CLASSES),
     )
+    if report.story_attested:
+        table.add_row("attested", report.attested_line)
     table.add_row("failed records", str(len(report.failing_ids)))
     table.add_row("failed checks", str(len(report.failures)))
     table.add_row("time", f"{report.seconds:.2f} s")

@@ -37,13 +37,14 @@ from twosat_formal.cli.output import print_json, print_lines
 from twosat_formal.columns import pick_columns
 from twosat_formal.errors import EXIT_INTERRUPTED, EXIT_REQUESTS_FAILED, ConfigError
 from twosat_formal.export import export_results, format_of
+from twosat_formal.jsonl import rereadable
 from twosat_formal.model import SamplingParams
 from twosat_formal.models import spec_forms
 from twosat_formal.models.base import DEFAULT_MAX_TOKENS, DEFAULT_TIMEOUT_S
 from twosat_formal.store import RunStore
 
 if TYPE_CHECKING:  # the runner is imported when ``eval`` runs, not for --help
-    from twosat_formal.evaluate import EvalSummary
+    from twosat_formal.evaluate import EvalSummary, Verification
 
 __all__ = [
     "ModelSpecsOption",
@@ -51,6 +52,7 @@ __all__ = [
     "eval_command",
     "exit_on_failed_requests",
     "results_command",
+    "verification_line",
 ]
 
 _EXECUTOR_HELP = (
@@ -72,6 +74,22 @@ def error_lines(summary: EvalSummary) -> list[str]:
     return [f"error      {count}x {message}" for message, count in summary.top_errors()]
 
 
+def verification_line(verification: Verification) -> str:
+    """One line: what the gate checked, and how many story fields it took on trust."""
+    if verification.skipped:
+        return "verified   nothing (--no-verify)"
+    records = verification.records
+    line = f"verified   {verification.verified} prompts" + (
+        f", {records} records certified" if records is not None else ""
+    )
+    if verification.story_attested:
+        line += (
+            f"; {verification.story_attested} story fields are attested, not checked "
+            "(`certify --revalidate` asks a validator about them again)"
+        )
+    return line
+
+
 def exit_on_failed_requests(summary: EvalSummary) -> None:
     """Exit with code 3 when every request of some model failed (130 if interrupted)."""
     if summary.interrupted:
@@ -84,9 +102,11 @@ def exit_on_failed_requests(summary: EvalSummary) -> None:
         )
 
 
-def _print_summary(summary: EvalSummary, store: Path, as_json: bool) -> None:
+def _print_summary(
+    summary: EvalSummary, store: Path, as_json: bool, verification: Verification
+) -> None:
     if as_json:
-        print_json(summary.to_dict())
+        print_json({**summary.to_dict(), "verification": verification.to_json()})
         return
     accuracy = "-" if summary.accuracy is None else f"{summary.accuracy:.1%}"
     failures = ", ".join(f"{k} {v}" for k, v in sorted(summary.failures.items())) or "none"
@@ -98,6 +118,7 @@ def _print_summary(summary: EvalSummary, store: Path, as_json: bool) -> None:
         f"retries    {summary.retries}",
         *error_lines(summary),
         f"store      {store}",
+        verification_line(verification),
     ]
     if summary.interrupted:
         lines.append("interrupted: run the same command again to finish")
@@ -179,8 +200,9 @@ def eval_command(
     """
     if mode not in ("chat", "completion"):
         raise ConfigError(f"unknown mode {mode!r}", parameter="mode", valid="chat or completion")
-    from twosat_formal.evaluate import RetryPolicy, Verification, evaluate, load_items, verify_items
+    from twosat_formal.evaluate import RetryPolicy, evaluate, load_items
     from twosat_formal.evaluate.runner import EVAL_EXECUTORS
+    from twosat_formal.gate import gate_items
 
     if executor not in EVAL_EXECUTORS:  # refused before a store is created
         raise ConfigError(
@@ -196,10 +218,11 @@ def eval_command(
     for spec in model:  # an unknown spec (or bad limit) is refused before a store is created
         parse_spec(split_limits(spec, limits)[0])
     part = parse_shard(shard) if shard is not None else None
-    items = load_items(prompts, dataset=dataset, limit=limit, shard=part)
-    if not items:
-        raise ConfigError(f"{prompts}: no prompt to ask", parameter="prompts")
-    verification = Verification(0, skipped=True) if no_verify else verify_items(items)
+    with rereadable(prompts) as (prompt_file, _):
+        items = load_items(prompt_file, dataset=dataset, limit=limit, shard=part)
+        if not items:
+            raise ConfigError(f"{prompts}: no prompt to ask", parameter="prompts")
+        verification = gate_items(items, prompts=prompt_file, dataset=dataset, skip=no_verify)
     params = SamplingParams(max_tokens=max_tokens, temperature=temperature, top_p=top_p, seed=seed)
     info = {
         "prompts_file": str(prompts),
@@ -229,7 +252,7 @@ def eval_command(
             jobs=jobs,
             ray_address=ray_address,
         )
-    _print_summary(summary, store, as_json)
+    _print_summary(summary, store, as_json, verification)
     exit_on_failed_requests(summary)
 
 

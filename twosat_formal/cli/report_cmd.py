@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -31,6 +30,7 @@ from twosat_formal.cli.options import (
 from twosat_formal.cli.output import print_json, print_lines
 from twosat_formal.errors import ConfigError
 from twosat_formal.experiments.spec import load_spec, spec_names
+from twosat_formal.jsonread import read_json_file
 from twosat_formal.models.base import DEFAULT_MAX_TOKENS, DEFAULT_TIMEOUT_S
 from twosat_formal.verbalize.story.statistics import PAPER_FALLBACK_RATE, PAPER_FIRST_ATTEMPT_RATE
 
@@ -65,7 +65,7 @@ def _result_json(result: ExperimentResult) -> dict[str, Any]:
         out.update(_report_files(result.report))
         report_json = result.out_dir / REPORT_JSON
         if report_json.is_file():
-            out["table1"] = json.loads(report_json.read_text(encoding="utf-8")).get("table1")
+            out["table1"] = read_json_file(report_json).get("table1")
     return out
 
 

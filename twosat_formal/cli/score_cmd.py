@@ -9,6 +9,7 @@ import typer
 
 from twosat_formal.cli.app import app, err_console
 from twosat_formal.cli.options import (
+    NoVerifyOption,
     ProgressOption,
     SummaryJsonOption,
     dataset_option,
@@ -58,19 +59,38 @@ def score_command(
     ] = None,
     as_json: SummaryJsonOption = False,
     progress: ProgressOption = True,
+    no_verify: NoVerifyOption = False,
 ) -> None:
-    """Score answers produced elsewhere exactly as `eval` scores its own."""
+    """Score answers produced elsewhere exactly as `eval` scores its own.
+
+    Every record a judgement depends on is checked first, as `eval` checks it (with
+    --dataset: `certify`'s checks on each prompt and its instance; else each prompt is
+    re-derived from the formula read back from it): a failure stops the command
+    (exit 2) before anything is written, unless --no-verify.
+    """
+    from twosat_formal.cli.eval_cmd import verification_line
     from twosat_formal.evaluate import load_items
+    from twosat_formal.gate import gate_items
     from twosat_formal.integrations.answers import read_answers
     from twosat_formal.integrations.rescore import score_to_file
+    from twosat_formal.jsonl import rereadable
     from twosat_formal.store import RunStore
 
-    items = load_items(prompts, dataset=dataset)
+    with rereadable(prompts) as (prompt_file, _):
+        items = load_items(prompt_file, dataset=dataset)
+        verification = gate_items(
+            items,
+            prompts=prompt_file,
+            dataset=dataset,
+            skip=no_verify,
+            action="nothing was written",
+        )
     answers = with_progress(read_answers(responses, model=model), None, "scoring", enabled=progress)
     info = {
         "responses_file": str(responses),
         "prompts_file": str(prompts),
         "dataset": str(dataset) if dataset else None,
+        "verification": verification.to_json(),
     }
     if store is None:
         summary = score_to_file(answers, items, out)
@@ -78,12 +98,16 @@ def score_command(
         with RunStore(store) as run_store:
             summary = score_to_file(answers, items, out, store=run_store, run_info=info)
     if as_json:
-        print_json(summary.to_dict())
+        print_json({**summary.to_dict(), "verification": verification.to_json()})
         return
     data = summary.to_dict()
     accuracy = "-" if data["accuracy"] is None else f"{data['accuracy']:.1%}"
     failures = ", ".join(f"{k} {v}" for k, v in data["failures"].items()) or "none"
-    lines = [f"scored     {summary.scored} answers, accuracy {accuracy}", f"failures   {failures}"]
+    lines = [
+        f"scored     {summary.scored} answers, accuracy {accuracy}",
+        f"failures   {failures}",
+        verification_line(verification),
+    ]
     if store is not None:
         lines.append(f"store      {store} ({summary.stored} new results)")
     print_lines(lines)

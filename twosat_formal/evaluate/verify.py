@@ -45,10 +45,18 @@ METHOD = "re-derived from instance, template and seed (stories: around their att
 
 @dataclass(frozen=True)
 class Verification:
-    """What the gate did: how many prompts it verified, or that it was turned off."""
+    """What the gate did: how many prompts it verified, or that it was turned off.
+
+    ``method`` says how; ``records`` counts every record checked (prompts, their
+    instances and the records those name) and ``story_attested`` the story fields
+    taken on trust, when the gate ran ``certify``'s checks.
+    """
 
     verified: int
     skipped: bool = False
+    method: str = METHOD
+    records: int | None = None
+    story_attested: int = 0
 
     def to_json(self) -> dict[str, Any]:
         """The record kept in the run store and the manifest.
@@ -56,11 +64,15 @@ class Verification:
         >>> Verification(0, skipped=True).to_json()["verify"]
         'off (--no-verify)'
         """
-        return {
+        out: dict[str, Any] = {
             "verify": "off (--no-verify)" if self.skipped else "on",
             "prompts_verified": self.verified,
-            "method": None if self.skipped else METHOD,
+            "method": None if self.skipped else self.method,
         }
+        if self.records is not None:
+            out["records_certified"] = self.records
+            out["story_fields_attested"] = self.story_attested
+        return out
 
 
 def _refuse(prompt: Any, why: str) -> UnverifiedPromptError:

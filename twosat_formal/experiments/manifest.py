@@ -25,6 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from twosat_formal.errors import RecordError
+from twosat_formal.jsonl import read_json_lines
+from twosat_formal.jsonread import read_json_file
 from twosat_formal.provenance import tool_version, tool_versions
 
 __all__ = [
@@ -127,13 +129,10 @@ def content_digest(path: Path) -> str:
     (True, False)
     """
     digest = hashlib.sha256()
-    with path.open(encoding="utf-8") as handle:
-        for line in handle:
-            if not line.strip():
-                continue
-            record = _without_timings(json.loads(line))
-            digest.update(json.dumps(record, sort_keys=True, separators=(",", ":")).encode())
-            digest.update(b"\n")
+    for line in read_json_lines(path):
+        record = _without_timings(line.value)
+        digest.update(json.dumps(record, sort_keys=True, separators=(",", ":")).encode())
+        digest.update(b"\n")
     return digest.hexdigest()
 
 
@@ -156,10 +155,7 @@ def read_manifest(path: Path) -> dict[str, Any] | None:
     """The manifest at ``path``, or ``None`` if there is none; :class:`RecordError` if broken."""
     if not path.is_file():
         return None
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise RecordError(f"invalid manifest ({exc.msg})", source=str(path)) from None
+    data = read_json_file(path)
     if not isinstance(data, dict):
         raise RecordError("a manifest is a JSON object", source=str(path))
     return data

@@ -53,6 +53,7 @@ from typing import Any
 
 from twosat_formal.errors import ConfigError, RecordError, UnknownNameError
 from twosat_formal.jsonl import read_text
+from twosat_formal.jsonread import loads
 from twosat_formal.models.base import SAMPLING_OPTIONS, sampling_options
 
 __all__ = ["KINDS", "ExperimentSpec", "load_spec", "parse_spec", "spec_names"]
@@ -346,8 +347,5 @@ duplication, edits, fillers, order, pairs, story, sweep, table1, table6, verbali
         if text_name not in spec_names():
             raise UnknownNameError("experiment", text_name, spec_names())
         path = _specs_dir() / f"{text_name}.json"
-    try:
-        data = json.loads(read_text(path, source=str(path)))
-    except json.JSONDecodeError as exc:
-        raise RecordError(f"invalid JSON ({exc.msg})", line=exc.lineno, source=str(path)) from None
+    data = loads(read_text(path, source=str(path)), source=str(path))
     return parse_spec(data, source=str(path))

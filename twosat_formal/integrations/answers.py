@@ -211,7 +211,11 @@ _READERS = {"jsonl": _plain, "openai-batch": _batch, "lm-eval": _lm_eval}
 
 
 def read_answer_stream(
-    stream: IO[str], source: str, *, model: str | None = None, lm_eval_model: str | None = None
+    stream: IO[str] | IO[bytes],
+    source: str,
+    *,
+    model: str | None = None,
+    lm_eval_model: str | None = None,
 ) -> Iterator[ExternalAnswer]:
     """The answers of a JSON Lines stream (see the module docstring for the forms).
 
@@ -265,9 +269,10 @@ def read_answers(path: str | Path, *, model: str | None = None) -> Iterator[Exte
     if str(path) == "-":
         import sys
 
-        yield from read_answer_stream(sys.stdin, "<stdin>", model=model)
+        stdin = getattr(sys.stdin, "buffer", sys.stdin)  # bytes: lines end at \n only
+        yield from read_answer_stream(stdin, "<stdin>", model=model)
         return
     refuse_empty(path, str(path))
     folder = Path(path).resolve().parent.name or None
-    with open(path, encoding="utf-8") as stream:
+    with open(path, "rb") as stream:
         yield from read_answer_stream(stream, str(path), model=model, lm_eval_model=folder)

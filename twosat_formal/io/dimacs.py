@@ -54,7 +54,9 @@ __all__ = [
     "clamp",
     "declarations_in",
     "header_numbers",
+    "number_value",
     "parse_dimacs",
+    "shown_number",
     "write_dimacs",
 ]
 
@@ -119,7 +121,7 @@ def assemble(parts: DimacsParts, *, source: str | None = None) -> Formula:
     if n > MAX_VARIABLES:  # refused before anything (the name table) is sized from it
         (line, column) = parts.header_at
         raise ParseError(
-            f"the header's {n} variables exceed the limit of {MAX_VARIABLES}",
+            f"the header's {_count(n)} variables exceed the limit of {MAX_VARIABLES}",
             line=line,
             column=column,
             source=source,
@@ -128,12 +130,12 @@ def assemble(parts: DimacsParts, *, source: str | None = None) -> Formula:
     lits = parts.literals
     if len(lits) and (int(lits.max()) > n or int(lits.min()) < -n):
         k = int(np.flatnonzero((lits > n) | (lits < -n))[0])
-        value = int(parts.literal_text(k))
+        value = shown_number(parts.literal_text(k))
         found.append((parts.literal_at(k), f"literal {value} is beyond the header's {n} variables"))
     count = len(parts.offsets) - 1
     if count != m:
         where = parts.clause_at(m) if count > m else parts.header_at
-        found.append((where, f"clause count {count} differs from the header's {m}"))
+        found.append((where, f"clause count {count} differs from the header's {_count(m)}"))
     names, problem = _names(parts.declarations, n)
     if problem is not None:
         found.append(problem)
@@ -221,7 +223,7 @@ def header_numbers(header: str) -> tuple[int, int]:
     match = HEADER.fullmatch(header)
     if match is None:  # pragma: no cover - the grammar only lets well-formed headers through
         raise ValueError(f"not a header line: {header!r}")
-    return int(match[1]), int(match[2])
+    return number_value(match[1]), number_value(match[2])
 
 
 def clamp(value: int) -> int:
@@ -231,6 +233,47 @@ def clamp(value: int) -> int:
     True
     """
     return value if -_CLAMP < value < _CLAMP else (_CLAMP if value > 0 else -_CLAMP)
+
+
+#: Significant digits of a number that fits below :data:`_CLAMP` (2**62 has 19 digits).
+_FIT_DIGITS = 19
+
+
+def number_value(token: str | bytes) -> int:
+    """The value of a number token ``-?[0-9]+``, clamped (:func:`clamp`).
+
+    A number of more significant digits than any literal or count can have is clamped
+    without converting it: Python refuses to convert more than 4,300 digits, and no
+    such number may ever be read as another one.
+
+    >>> number_value("-" + "9" * 5000) == -(1 << 62), number_value(b"-" + b"0" * 5000 + b"7")
+    (True, -7)
+    """
+    text = token.decode("ascii") if isinstance(token, bytes) else token
+    negative = text.startswith("-")
+    digits = text[1:] if negative else text
+    significant = digits.lstrip("0")
+    if len(significant) > _FIT_DIGITS:
+        return -_CLAMP if negative else _CLAMP
+    return clamp(int(text[0] + significant if negative and significant else significant or "0"))
+
+
+def _count(value: int) -> str:
+    """A header's count as a message shows it (a clamped one was too long to convert)."""
+    return str(value) if value < _CLAMP else f"more than {_CLAMP - 1}"
+
+
+def shown_number(text: str) -> str:
+    """A number as a message shows it: a long one by its ends and its length.
+
+    >>> shown_number("1" * 70)
+    '111111111111...111111 (70 digits)'
+    >>> shown_number("42")
+    '42'
+    """
+    if len(text) <= 64:
+        return text
+    return f"{text[:12]}...{text[-6:]} ({len(text.lstrip('-'))} digits)"
 
 
 @raises(ParseError)
@@ -284,7 +327,7 @@ def parse_dimacs(text: str, *, source: str | None = None) -> Formula:
         firsts.append(clause[0])
         for tok in clause[:-1]:
             tokens.append(tok)
-            values.append(clamp(int(tok)))
+            values.append(number_value(str(tok)))
         ends.append(len(values))
 
     def at(tok: Token) -> Position:

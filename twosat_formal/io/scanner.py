@@ -53,8 +53,8 @@ from twosat_formal.io.dimacs import (
     DimacsParts,
     Position,
     assemble,
-    clamp,
     header_numbers,
+    number_value,
 )
 from twosat_formal.lazy import cached_property
 
@@ -83,6 +83,7 @@ _PROLOGUE_LINES = 512
 #: Offsets below this are located by counting newlines, without the newline index.
 _NEAR = 1 << 20
 _ZERO = re.compile(rb"-?0+")
+_NUMBER = re.compile(rb"-?[0-9]+")
 #: Blank lines and comment lines, then the header's line (from its ``p``).
 _OPENING = re.compile(rb"(?:[ \t\f\r\v]*(?:c[^\n]*)?\n)*[ \t\f\r\v]*(?P<header>p[^\n]*)")
 #: Kinds of lines that hold an "other" byte.
@@ -171,10 +172,9 @@ def _minus_signs_start_numbers(body: bytes) -> bool:
 
 def _value(run: bytes) -> int:
     """The value of a run of digits and minus signs, clamped; 1 if it is malformed."""
-    try:
-        return clamp(int(run))
-    except ValueError:
+    if _NUMBER.fullmatch(run) is None:
         return 1
+    return number_value(run)
 
 
 def _numbers(text: bytes) -> IntArray:

@@ -27,7 +27,6 @@ Examples
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +34,8 @@ from typing import Any
 
 from twosat_formal.errors import RecordError
 from twosat_formal.evaluate import story_counts
+from twosat_formal.jsonl import read_json_lines
+from twosat_formal.jsonread import read_json_file
 from twosat_formal.report.files import (
     DATASET_FILE,
     DESIGN_FILE,
@@ -77,6 +78,14 @@ class ReportData:
     traces: list[dict[str, Any]] = field(default_factory=list)
 
 
+def _manifest(path: Path) -> dict[str, Any]:
+    """An experiment's manifest (read by the one JSON reader); it must be an object."""
+    data = read_json_file(path)
+    if not isinstance(data, dict):
+        raise RecordError("a manifest is a JSON object", source=str(path))
+    return data
+
+
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
     """Every JSON object of a JSON Lines file (blank lines skipped).
 
@@ -84,19 +93,10 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
     object.
     """
     records = []
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise RecordError(
-                    f"invalid JSON ({exc.msg})", line=number, source=str(path)
-                ) from None
-            if not isinstance(record, dict):
-                raise RecordError("a record must be a JSON object", line=number, source=str(path))
-            records.append(record)
+    for line in read_json_lines(path):
+        if not isinstance(line.value, dict):
+            raise RecordError("a record must be a JSON object", line=line.number, source=str(path))
+        records.append(line.value)
     return records
 
 
@@ -138,10 +138,7 @@ def _load_jsonl_results(path: Path) -> ReportData:
     manifest_path = path.parent / MANIFEST_FILE
     manifest = None
     if manifest_path.is_file():
-        try:
-            manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise RecordError(f"invalid manifest ({exc.msg})", source=str(manifest_path)) from None
+        manifest = _manifest(manifest_path)
     joined = join_instances(rows, instances, design=design, strict=False)
     notes = []
     if len(joined) < len(rows):
@@ -169,12 +166,7 @@ def load_report_data(store_or_dir: str | os.PathLike[str]) -> ReportData:
         if not store_path.is_file():
             raise FileNotFoundError(2, "No such file or directory", str(store_path))
         if (source / MANIFEST_FILE).is_file():
-            try:
-                manifest = json.loads((source / MANIFEST_FILE).read_text(encoding="utf-8"))
-            except json.JSONDecodeError as exc:
-                raise RecordError(
-                    f"invalid manifest ({exc.msg})", source=str(source / MANIFEST_FILE)
-                ) from None
+            manifest = _manifest(source / MANIFEST_FILE)
         if (source / DESIGN_FILE).is_file():
             design = read_design(source / DESIGN_FILE)
         if (source / DATASET_FILE).is_file():

@@ -1,0 +1,189 @@
+"""The one JSON reader of the project: whole, strict and bounded.
+
+Every reader of the project's JSON (dataset records, prompt and story records, answer
+files, experiment specs, manifests, reports) parses through :func:`loads`, so a text is
+either read the same way everywhere or refused everywhere, with its place:
+
+- an object with a key twice (``{"label": "UNSAT", "label": "SAT"}``): other readers
+  keep either copy, so no copy is trusted;
+- nesting of arrays and objects deeper than :data:`MAX_DEPTH`;
+- a number Python will not convert (an integer of more than 4,300 digits);
+- ``NaN``, ``Infinity`` and ``-Infinity``, which are not JSON;
+- a ``\\u`` escape of half a surrogate pair, which no UTF-8 text can hold.
+
+Every refusal is a :class:`~twosat_formal.errors.RecordError` naming the source and the
+line (the record's line in a JSON Lines file; the line inside a whole document).
+
+Examples
+--------
+>>> loads('{"a": [1, 2]}', source="x.json")
+{'a': [1, 2]}
+>>> loads('{"label": "UNSAT",\\n "label": "SAT"}', source="x.json")
+Traceback (most recent call last):
+...
+twosat_formal.errors.RecordError: x.json:2: the key 'label' appears twice in one object
+>>> loads("[" * 200 + "]" * 200, source="d.jsonl", line=7)
+Traceback (most recent call last):
+...
+twosat_formal.errors.RecordError: d.jsonl:7: arrays and objects nested deeper than 100
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from itertools import accumulate
+from pathlib import Path
+from typing import Any
+
+from twosat_formal.errors import RecordError
+
+__all__ = ["MAX_DEPTH", "loads", "read_json_file"]
+
+#: The deepest nesting of arrays and objects a JSON text may have (records need < 10).
+MAX_DEPTH = 100
+
+#: A JSON string, escapes included (the text around it holds no quote).
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+#: What is not a bracket, once the strings are gone.
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+#: A ``\\u`` escape of a surrogate (perhaps escaped itself: then the walk finds nothing).
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+#: The tokens that tell where keys are: strings, brackets, colons.
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}:]', re.DOTALL)
+
+
+class _Duplicate(ValueError):
+    """Raised by the decoder's object hook; :func:`loads` locates the key."""
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        raise _Duplicate
+    return obj
+
+
+def _constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+_DECODER = json.JSONDecoder(object_pairs_hook=_object, parse_constant=_constant)
+
+
+def _too_deep(text: str) -> bool:
+    """Whether ``text`` nests arrays and objects deeper than :data:`MAX_DEPTH`."""
+    if text.count("[") + text.count("{") <= MAX_DEPTH:
+        return False
+    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
+    return max(accumulate(_STEP[c] for c in brackets), default=0) > MAX_DEPTH
+
+
+def _first_duplicate(text: str) -> tuple[str, int]:
+    """The first key (in text order) that its object already holds, and where it starts."""
+    stack: list[set[str] | None] = []
+    last: re.Match[str] | None = None
+    for token in _TOKEN.finditer(text):
+        mark = token.group()
+        if mark in "[{":
+            stack.append(set() if mark == "{" else None)
+        elif mark in "]}":
+            if stack:
+                stack.pop()
+        elif mark == ":" and last is not None and last.group().startswith('"') and stack:
+            keys = stack[-1]
+            if keys is not None:
+                key = json.loads(last.group())
+                if key in keys:
+                    return key, last.start()
+                keys.add(key)
+        last = token
+    return "?", 0  # not reached for a text the decoder refused for a duplicate
+
+
+def _has_surrogate(value: Any) -> bool:
+    if isinstance(value, str):
+        return _SURROGATE.search(value) is not None
+    if isinstance(value, dict):
+        return any(_has_surrogate(k) or _has_surrogate(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_has_surrogate(v) for v in value)
+    return False
+
+
+def _line_at(text: str, position: int, line: int | None) -> int:
+    """The line of ``position``: ``line`` itself for one JSON Lines record."""
+    return line if line is not None else text.count("\n", 0, position) + 1
+
+
+def loads(text: str, *, source: str, line: int | None = None) -> Any:
+    """The JSON value of ``text``, or a located :class:`RecordError` (see the module).
+
+    Parameters
+    ----------
+    text:
+        One JSON text: a whole document, or one record of a JSON Lines file.
+    source:
+        The name errors give (a path, ``<stdin>``).
+    line:
+        The record's line in its JSON Lines file; ``None`` for a whole document, whose
+        errors give the line inside it.
+
+    Examples
+    --------
+    >>> loads('{"n": 1' + "0" * 5000 + "}", source="d.jsonl", line=3)
+    Traceback (most recent call last):
+    ...
+    twosat_formal.errors.RecordError: d.jsonl:3: a number of more than 4300 digits
+    >>> loads('["\\\\ud800"]', source="d.jsonl", line=1)
+    Traceback (most recent call last):
+    ...
+    twosat_formal.errors.RecordError: d.jsonl:1: a \\u escape of half a surrogate pair ...
+    """
+    if _too_deep(text):
+        raise RecordError(
+            f"arrays and objects nested deeper than {MAX_DEPTH}", line=line, source=source
+        )
+    try:
+        value = _DECODER.decode(text)
+    except _Duplicate:
+        key, at = _first_duplicate(text)
+        raise RecordError(
+            f"the key {key!r} appears twice in one object",
+            line=_line_at(text, at, line),
+            source=source,
+        ) from None
+    except json.JSONDecodeError as exc:
+        where = line if line is not None else exc.lineno
+        raise RecordError(f"invalid JSON: {exc.msg}", line=where, source=source) from None
+    except RecursionError:  # not reached below MAX_DEPTH; kept so no reader ever crashes
+        raise RecordError("arrays and objects nested too deep", line=line, source=source) from None
+    except ValueError as exc:
+        message = str(exc)
+        if "digits" in message:
+            message = "a number of more than 4300 digits"
+        raise RecordError(message, line=line, source=source) from None
+    if "\\u" in text and _SURROGATE_ESCAPE.search(text) and _has_surrogate(value):
+        raise RecordError(
+            "a \\u escape of half a surrogate pair (no UTF-8 text holds one)",
+            line=line,
+            source=source,
+        )
+    return value
+
+
+def read_json_file(path: str | os.PathLike[str], *, source: str | None = None) -> Any:
+    """The JSON value of a whole file (UTF-8), read by :func:`loads`.
+
+    A file that is not UTF-8 text is a :class:`RecordError` naming it.
+    """
+    name = source if source is not None else os.fspath(path)
+    data = Path(path).read_bytes()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise RecordError(f"not UTF-8 text (byte {exc.start})", source=name) from None
+    return loads(text, source=name)
