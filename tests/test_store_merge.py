@@ -13,7 +13,7 @@ from test_evaluate import make_items, write_inputs
 
 from twosat_formal.errors import ConfigError, RecordError
 from twosat_formal.scoring import error_judgement
-from twosat_formal.store import ResultRow, RunStore, prompt_hash
+from twosat_formal.store import PromptRow, ResultRow, RunStore, prompt_hash
 from twosat_formal.store_merge import merge_stores
 
 #: What differs between two runs that asked the same requests: when, how fast, which run.
@@ -93,6 +93,45 @@ def test_conflicting_results_are_refused_and_leave_nothing(
     code, _, err = cli(capsys, "store", "merge", str(a), str(b), "--out", str(out))
     assert code == 2 and err.startswith("error: ") and "conflicting results" in err
     assert len(err.strip().splitlines()) == 1 and not out.exists()
+
+
+def write_prompt(path: Path, text: str, entities: dict[str, str]) -> None:
+    with RunStore(path) as store:
+        store.add_prompts([PromptRow("p1", "i1", "logic", "SAT", text, entities, "t", "f")])
+
+
+@pytest.mark.parametrize(
+    ("second", "within"),
+    [
+        (("Is A true?", {"A": "x1"}), False),  # another text under the id
+        (("Is A or B true?", {"A": "x2", "B": "x1"}), False),  # another entity map
+        (("Is A true?", {"A": "x1"}), True),  # one store that holds the id twice
+    ],
+)
+def test_one_prompt_id_with_two_texts_is_refused_and_leaves_nothing(
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    second: tuple[str, dict[str, str]],
+    within: bool,
+) -> None:
+    a, b = tmp_path / "a.sqlite", tmp_path / "b.sqlite"
+    write_prompt(a, "Is A or B true?", {"A": "x1", "B": "x2"})
+    write_prompt(a if within else b, *second)
+    sources = [a] if within else [a, b]
+    out = tmp_path / "c.sqlite"
+    with pytest.raises(ConfigError, match=r"prompt p1 has two different texts"):
+        merge_stores(sources, out)
+    assert not out.exists()
+    code, _, err = cli(capsys, "store", "merge", *map(str, sources), "--out", str(out))
+    assert code == 2 and err.startswith("error: ") and "prompt p1" in err
+    assert not out.exists()
+
+
+def test_one_prompt_stored_by_two_shards_merges(tmp_path: Path) -> None:
+    a, b = tmp_path / "a.sqlite", tmp_path / "b.sqlite"
+    for path in (a, b):
+        write_prompt(path, "Is A or B true?", {"A": "x1", "B": "x2"})
+    assert merge_stores([a, b], tmp_path / "c.sqlite").prompts == 1
 
 
 def test_bad_inputs_are_refused(tmp_path: Path) -> None:

@@ -91,6 +91,31 @@ def _instance_conflict(db: sqlite3.Connection, source: str) -> str | None:
     return f"{source}: instance {row[0]} differs from the one merged already; refusing to merge"
 
 
+#: What a prompt is: one prompt id must have one of each in the merged store.
+_PROMPT = ("prompt_hash", "instance_id", "template", "label", "text", "entities")
+
+
+def _prompt_conflict(db: sqlite3.Connection, source: str) -> str | None:
+    """The first prompt id that ``src`` holds with another text (or entity map, label...)
+    than ``main`` does, or twice with different texts itself."""
+    differs = " OR ".join(f"s.{c} IS NOT m.{c}" for c in _PROMPT)
+    row = db.execute(
+        f"SELECT s.prompt_id FROM src.prompts s JOIN main.prompts m "
+        f"ON m.prompt_id = s.prompt_id WHERE {differs} LIMIT 1"
+    ).fetchone()
+    if row is None:
+        row = db.execute(
+            "SELECT prompt_id FROM src.prompts GROUP BY prompt_id "
+            "HAVING count(DISTINCT prompt_hash) > 1 LIMIT 1"
+        ).fetchone()
+    if row is None:
+        return None
+    return (
+        f"{source}: prompt {row[0]} has two different texts (or entity maps) among the "
+        "stores; refusing to merge"
+    )
+
+
 def _copy_runs(db: sqlite3.Connection, source: str) -> int:
     db.execute("DELETE FROM temp.run_map")
     cursor = db.execute(
@@ -119,7 +144,8 @@ def merge_stores(
     ------
     ConfigError
         Fewer than one source, ``out`` exists already, or two sources hold different
-        results (or instances) under one key; ``out`` is not left behind.
+        results (or instances) under one key, or one prompt id with two texts (or
+        entity maps); ``out`` is not left behind.
     RecordError
         A source that is not a run store.
     """
@@ -143,7 +169,7 @@ def _merge_one(db: sqlite3.Connection, name: str, results: list[str]) -> tuple[i
     missing = set(results) - set(_columns(db, "src", "results"))
     if missing:
         raise RecordError(f"its results lack the columns {', '.join(sorted(missing))}", source=name)
-    problem = _conflict(db, name) or _instance_conflict(db, name)
+    problem = _conflict(db, name) or _instance_conflict(db, name) or _prompt_conflict(db, name)
     if problem is not None:
         raise ConfigError(problem, parameter="stores")
     runs = _copy_runs(db, name)
