@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from cli_support import cli
+from test_json_reading import HAZARDS
 
 from twosat_formal.cli.commands import COMMANDS
 from twosat_formal.generators import generate
@@ -194,3 +195,54 @@ def test_a_bad_file_is_one_line_naming_it_exit_2_and_no_output(
         assert path.name in lines[0], lines[0]
     assert list(out.parent.iterdir()) == []
     assert [p.name for p in work.iterdir()] == ([] if how == "missing" else [path.name])
+
+
+#: A line of each kind of hostile JSON (see ``test_json_reading``), and a DIMACS
+#: literal of more than 4,300 digits (once read as 1), each after a blank line, with
+#: the line it is refused at.
+HOSTILE: dict[str, dict[str, tuple[str, int]]] = {
+    "dataset": {k: (v, 2) for k, v in HAZARDS.items()},
+    "spec": {k: (v, 2) for k, v in HAZARDS.items() if "carriage return" not in k},
+    "formula": {
+        "a literal of 5,000 digits": ("p cnf 2 1\n1 " + "1" * 5000 + " 0\n", 3),
+        "a header of 5,000 digits": ("p cnf " + "2" * 5000 + " 1\n1 0\n", 2),
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("command", "hazard"),
+    [
+        (command, hazard)
+        for command, (_, kind) in sorted({**CASES, **MORE_CASES}.items())
+        for hazard in sorted(HOSTILE.get(kind, {}))
+    ],
+)
+def test_hostile_input_is_one_located_line_exit_2_and_no_output(
+    tmp_path: Path,
+    good: Path,
+    capsys: pytest.CaptureFixture[str],
+    command: str,
+    hazard: str,
+) -> None:
+    argv, kind = {**CASES, **MORE_CASES}[command]
+    work = tmp_path / "work"
+    work.mkdir()
+    path = work / f"bad-input{SUFFIX[kind]}"
+    text, line = HOSTILE[kind][hazard]
+    path.write_bytes(("\n" + text + "\n").encode("utf-8"))
+    out = tmp_path / "out" / "result.jsonl"
+    out.parent.mkdir()
+    code, stdout, err = cli(capsys, *argv(str(path), good, out))
+    assert "Traceback" not in err + stdout
+    where = f"{path.name}:{line}"
+    if command.startswith(tuple(REPORTS_RECORDS)):
+        assert code == 1, (code, stdout, err)
+        assert where in stdout
+    else:
+        assert code == 2, (code, stdout, err)
+        lines = [line for line in err.splitlines() if line.strip()]
+        assert len(lines) == 1 and lines[0].startswith("error: "), err
+        assert where in lines[0], lines[0]
+    assert list(out.parent.iterdir()) == []
+    assert [p.name for p in work.iterdir()] == [path.name]

@@ -256,3 +256,15 @@ def test_strings_with_brackets_and_escapes_do_not_count_as_nesting(text: str) ->
     value = {"s": text * 5 + "[" * (MAX_DEPTH + 5), "t": ["{" * (MAX_DEPTH + 5)]}
     encoded = json.dumps(value)
     assert loads(encoded, source="r.jsonl", line=1) == value
+
+
+@pytest.mark.parametrize("hazard", sorted(h for h in HAZARDS if "carriage" not in h))
+@pytest.mark.parametrize("reader", sorted(DOCUMENT_READERS))
+def test_every_document_reader_names_the_line_of_each_hazard(
+    tmp_path: Path, reader: str, hazard: str
+) -> None:
+    path = tmp_path / "doc.json"
+    path.write_text("\n\n" + HAZARDS[hazard] + "\n", encoding="utf-8")
+    error = refusal(DOCUMENT_READERS[reader], path)
+    assert (error.line, error.source) == (3, str(path)), str(error)
+    assert SAYS[hazard] in str(error)

@@ -114,6 +114,41 @@ def _has_surrogate(value: Any) -> bool:
     return False
 
 
+#: Where a refused constant, a long number and a lone surrogate escape are (in a text
+#: whose strings are blanked, but the escape's, which is found in the text itself).
+_CONSTANT = re.compile(r"NaN|-?Infinity")
+_LONG_NUMBER = re.compile(r"[0-9]{4301,}")
+_LONE_ESCAPE = re.compile(
+    r"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F])|(?<![0-9a-fA-F]{4})\\u[dD][c-fC-F]"
+)
+
+
+def _blanked(text: str) -> str:
+    """``text`` with the inside of every string blanked (positions and lines kept)."""
+    return _STRING.sub(lambda m: '"' + " " * (len(m.group()) - 2) + '"', text)
+
+
+def _deepest(text: str) -> int:
+    """Where nesting first goes deeper than :data:`MAX_DEPTH`."""
+    depth = 0
+    for match in re.finditer(r"[\[\]{}]", _blanked(text)):
+        depth += _STEP[match.group()]
+        if depth > MAX_DEPTH:
+            return match.start()
+    return 0
+
+
+def _line_of(text: str, line: int | None, find: re.Pattern[str] | Any) -> int | None:
+    """The line of a refusal: ``line`` for a JSON Lines record, else the line in the
+    document where ``find`` (a pattern, or a function of the text) puts it."""
+    if line is not None:
+        return line
+    if isinstance(find, re.Pattern):
+        match = find.search(text if find is _LONE_ESCAPE else _blanked(text))
+        return None if match is None else _line_at(text, match.start(), None)
+    return _line_at(text, find(text), None)
+
+
 def _line_at(text: str, position: int, line: int | None) -> int:
     """The line of ``position``: ``line`` itself for one JSON Lines record."""
     return line if line is not None else text.count("\n", 0, position) + 1
@@ -145,7 +180,9 @@ def loads(text: str, *, source: str, line: int | None = None) -> Any:
     """
     if _too_deep(text):
         raise RecordError(
-            f"arrays and objects nested deeper than {MAX_DEPTH}", line=line, source=source
+            f"arrays and objects nested deeper than {MAX_DEPTH}",
+            line=_line_of(text, line, _deepest),
+            source=source,
         )
     try:
         value = _DECODER.decode(text)
@@ -162,14 +199,14 @@ def loads(text: str, *, source: str, line: int | None = None) -> Any:
     except RecursionError:  # not reached below MAX_DEPTH; kept so no reader ever crashes
         raise RecordError("arrays and objects nested too deep", line=line, source=source) from None
     except ValueError as exc:
-        message = str(exc)
+        message, find = str(exc), _CONSTANT
         if "digits" in message:
-            message = "a number of more than 4300 digits"
-        raise RecordError(message, line=line, source=source) from None
+            message, find = "a number of more than 4300 digits", _LONG_NUMBER
+        raise RecordError(message, line=_line_of(text, line, find), source=source) from None
     if "\\u" in text and _SURROGATE_ESCAPE.search(text) and _has_surrogate(value):
         raise RecordError(
             "a \\u escape of half a surrogate pair (no UTF-8 text holds one)",
-            line=line,
+            line=_line_of(text, line, _LONE_ESCAPE),
             source=source,
         )
     return value
