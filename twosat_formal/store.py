@@ -345,16 +345,20 @@ class RunStore(Closing):
             else:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 self._db = sqlite3.connect(self.path)
+        except sqlite3.DatabaseError as exc:
+            raise RecordError(f"not a run store ({exc})", source=str(self.path)) from None
+        try:
             self._db.execute("PRAGMA busy_timeout = 10000")
             self._setup()
         except sqlite3.DatabaseError as exc:
+            self._db.close()
             raise RecordError(f"not a run store ({exc})", source=str(self.path)) from None
+        except BaseException:
+            self._db.close()
+            raise
 
     def _setup(self) -> None:
         db = self._db
-        if not self.readonly:
-            db.execute("PRAGMA journal_mode = WAL")
-            db.execute("PRAGMA synchronous = NORMAL")
         tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
         if "schema_version" in tables:
             row = db.execute("SELECT max(version) FROM schema_version").fetchone()
@@ -369,6 +373,8 @@ class RunStore(Closing):
             raise RecordError("not a run store (no schema_version table)", source=str(self.path))
         if self.readonly:
             return
+        db.execute("PRAGMA journal_mode = WAL")  # once the file is known to be a run store
+        db.execute("PRAGMA synchronous = NORMAL")
         with db:
             db.executescript(_SCHEMA)
             if db.execute("SELECT count(*) FROM schema_version").fetchone()[0] == 0:

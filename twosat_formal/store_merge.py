@@ -130,11 +130,13 @@ def merge_stores(
         raise ConfigError(f"{target} exists; merge into a new file", parameter="out")
     for source in sources:  # each must be a run store this version reads
         RunStore(source, readonly=True).close()
+    files = [Path(f"{target}{suffix}") for suffix in ("", "-wal", "-shm", "-journal")]
+    made = [p for p in files if not p.exists() and not p.is_symlink()]  # only these go
     try:
         return _merge(sources, target)
     except BaseException:
-        for suffix in ("", "-wal", "-shm", "-journal"):
-            Path(f"{target}{suffix}").unlink(missing_ok=True)
+        for path in made:
+            path.unlink(missing_ok=True)
         raise
 
 
