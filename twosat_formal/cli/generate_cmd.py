@@ -89,6 +89,7 @@ def generate(
     shard: ShardOption = None,
 ) -> None:
     """Draw labelled instances of a family (or a named grid) as JSON Lines."""
+    from twosat_formal.atomic import refuse_aliases
     from twosat_formal.executors import parse_shard
     from twosat_formal.generators import FAMILIES, Dataset, DatasetConfig
     from twosat_formal.generators.grids import grid_cells
@@ -96,6 +97,8 @@ def generate(
     from twosat_formal.generators.lines import dataset_lines, shard_size
 
     params = parse_settings(settings or [])
+    if isinstance(params.get("base_file"), str):  # read by the generator: an input too
+        refuse_aliases({"out": out}, {"base_file": [str(params["base_file"])]})
     part = parse_shard(shard) if shard is not None else None
     if grid is not None:
         cells = grid_cells(grid, family=family, clauses=clauses, count=count or 10, extra=params)
