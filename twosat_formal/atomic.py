@@ -1,9 +1,16 @@
-"""Atomic output files: every command writes beside the target and renames on success.
+"""Output files: written beside the target and renamed on success, or as streams.
 
 A command that fails half-way (a bad line 3 of its input, a missing model, Ctrl-C)
 leaves no partial output file and keeps an existing one intact: the output goes to a
 temporary file in the target's folder, which replaces the target only when the
 writing finished.
+
+What is not a regular file is never replaced: a device, a pipe or a socket
+(``/dev/null``, a FIFO) and a path naming an open descriptor (``/dev/stdout``,
+``/dev/fd/N``, anything under ``/proc``) are written in place as streams; a symbolic
+link is written through (the file it names is replaced, the link stays). Nothing is
+deleted that this module did not create. :func:`refuse_aliases` refuses an output
+that is one of the command's inputs, before anything is written.
 
 Examples
 --------
@@ -21,18 +28,83 @@ Examples
 ...     pass
 >>> target.read_text(), sorted(p.name for p in target.parent.iterdir())
 ('one\\n', ['out.jsonl'])
+>>> with atomic_output("/dev/null") as stream:  # a device: written, never replaced
+...     _ = stream.write("gone")
+>>> import stat; stat.S_ISCHR(pathlib.Path("/dev/null").stat().st_mode)
+True
 """
 
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
 
-__all__ = ["atomic_output", "atomic_path"]
+from twosat_formal.errors import ConfigError
+
+__all__ = ["atomic_output", "atomic_path", "refuse_aliases", "stream_target", "write_target"]
+
+#: Symbolic links followed at most, as the kernel does (ELOOP beyond).
+_MAX_LINKS = 40
+
+
+def _hops(path: Path) -> Iterator[Path]:
+    """``path`` (absolute) and each path its chain of symbolic links leads to."""
+    here = Path(os.path.abspath(path))
+    for _ in range(_MAX_LINKS):
+        yield here
+        try:
+            link = os.readlink(here)
+        except OSError:  # not a link (or missing): the chain ends here
+            return
+        here = Path(os.path.abspath(here.parent / link))
+    yield here
+
+
+def _descriptor(path: Path) -> int | None:
+    """The descriptor of this process that ``path`` names (``/dev/stdout``), or None."""
+    for hop in _hops(path):
+        folder = os.path.realpath(hop.parent)
+        if folder == os.path.realpath(f"/proc/{os.getpid()}/fd") and hop.name.isdigit():
+            return int(hop.name)
+    return None
+
+
+def stream_target(target: str | os.PathLike[str]) -> bool:
+    """Whether ``target`` is written in place: not a regular file, or a ``/proc`` path.
+
+    Devices, pipes, sockets and terminals, and any path that leads into ``/proc``
+    (``/dev/stdout``, ``/dev/fd/1``), are streams; a missing path, a regular file, or
+    a link to either is not.
+
+    >>> stream_target("/dev/null"), stream_target("/dev/stdout"), stream_target("out.jsonl")
+    (True, True, False)
+    """
+    path = Path(target)
+    if any(os.path.realpath(hop.parent).startswith("/proc/") for hop in _hops(path)):
+        return True
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return False
+    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
+
+
+def write_target(target: str | os.PathLike[str]) -> Path:
+    """The file a write to ``target`` replaces: ``target``, or the file its links name.
+
+    >>> import tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> (folder / "link.jsonl").symlink_to("real.jsonl")
+    >>> write_target(folder / "link.jsonl") == folder.resolve() / "real.jsonl"
+    True
+    """
+    path = Path(target)
+    return Path(os.path.realpath(path)) if path.is_symlink() else path
 
 
 @contextmanager
@@ -40,18 +112,20 @@ def atomic_path(target: str | os.PathLike[str]) -> Iterator[Path]:
     """A temporary path beside ``target`` that replaces it when the block succeeds.
 
     For writers that want a path (Parquet, SQLite exports); the temporary file is
-    removed when the block raises.
+    removed when the block raises. A stream target (:func:`stream_target`) is given
+    as it is, to be written in place; a symbolic link is written through.
     """
-    final = Path(target)
+    if stream_target(target):
+        yield Path(target)
+        return
+    final = write_target(target)
     handle, name = tempfile.mkstemp(
         prefix=f".{final.name}.", suffix=".partial", dir=final.parent or "."
     )
     os.close(handle)
     partial = Path(name)
-    mask = os.umask(0)
-    os.umask(mask)
-    os.chmod(partial, 0o666 & ~mask)  # the permissions a plain open() would give
     try:
+        os.chmod(partial, _mode_for(final))
         yield partial
         os.replace(partial, final)
     finally:
@@ -59,13 +133,98 @@ def atomic_path(target: str | os.PathLike[str]) -> Iterator[Path]:
             partial.unlink()
 
 
+def _mode_for(final: Path) -> int:
+    """The permissions of the file ``final`` replaces, else those a plain open() gives."""
+    try:
+        return stat.S_IMODE(final.stat().st_mode)
+    except OSError:
+        mask = os.umask(0)
+        os.umask(mask)
+        return 0o666 & ~mask
+
+
 @contextmanager
 def atomic_output(
     target: str | os.PathLike[str], *, mode: str = "w", newline: str | None = "\n"
 ) -> Iterator[IO[str]]:
-    """A text stream whose content becomes ``target`` only when the block succeeds."""
+    """A text stream whose content becomes ``target`` only when the block succeeds.
+
+    A stream target (``/dev/null``, a FIFO, ``/dev/stdout``) is written in place; a
+    descriptor of this process (``/dev/stdout``, ``/dev/fd/N``) is written through a
+    copy of it, so that its position and append mode hold.
+    """
+    if stream_target(target):
+        fd = _descriptor(Path(target))
+        opened = open(  # noqa: SIM115 - closed by the with below
+            os.dup(fd) if fd is not None else target, mode, encoding="utf-8", newline=newline
+        )
+        with opened as stream:
+            yield stream
+        return
     with (
         atomic_path(target) as partial,
         open(partial, mode, encoding="utf-8", newline=newline) as stream,
     ):
         yield stream
+
+
+def _same(one: Path, two: Path) -> bool:
+    """Whether the paths name one regular file (or one path, once resolved)."""
+    if os.path.realpath(one) == os.path.realpath(two):
+        return True
+    try:
+        first, second = one.stat(), two.stat()
+    except OSError:
+        return False
+    return stat.S_ISREG(first.st_mode) and (first.st_dev, first.st_ino) == (
+        second.st_dev,
+        second.st_ino,
+    )
+
+
+def refuse_aliases(
+    outputs: Mapping[str, str | os.PathLike[str] | None],
+    inputs: Mapping[str, str | os.PathLike[str] | Iterable[str | os.PathLike[str]] | None],
+) -> None:
+    """Refuse an output that is one of the inputs, or another output.
+
+    ``outputs`` and ``inputs`` map a parameter's name to its path (inputs: or paths);
+    None and ``"-"`` (stdin, stdout) are skipped, and so are stream targets
+    (:func:`stream_target`), which nothing replaces. Two paths alias when they resolve
+    to one path (links, ``..``) or name one regular file (hard links).
+
+    Raises
+    ------
+    ConfigError
+        Naming the output parameter and the input it would overwrite.
+
+    Examples
+    --------
+    >>> refuse_aliases({"out": "b.jsonl"}, {"dataset": ["a.jsonl"]})
+    >>> try:
+    ...     refuse_aliases({"out": "./a.jsonl"}, {"dataset": ["a.jsonl"]})
+    ... except ConfigError as error:
+    ...     print(error)
+    --out ./a.jsonl is the input a.jsonl (dataset); write to another file
+    """
+    written = [
+        (name, str(path))
+        for name, path in outputs.items()
+        if path is not None and str(path) != "-" and not stream_target(path)
+    ]
+    read: list[tuple[str, str]] = []
+    for name, value in inputs.items():
+        if value is None:
+            continue
+        paths = [value] if isinstance(value, str | os.PathLike) else list(value)
+        read += [(name, str(p)) for p in paths if str(p) != "-"]
+    for index, (name, path) in enumerate(written):
+        option = f"--{name.replace('_', '-')}"
+        later = [(f"--{n.replace('_', '-')}", p, "the output") for n, p in written[index + 1 :]]
+        for source, other, what in [(n, p, "the input") for n, p in read] + later:
+            if _same(Path(path), Path(other)):
+                raise ConfigError(
+                    f"{option} {path} is {what} {other} ({source}); write to another file",
+                    parameter=name,
+                    valid="a path that is none of the command's inputs",
+                )

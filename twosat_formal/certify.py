@@ -544,7 +544,24 @@ def _check_document(c: _Checker, task: _Task) -> None:
     _rederive(c, "transforms", "document", record, _Derived.of(lambda: rederive_document(record)))
 
 
+def _dataset_folder(source: str | None) -> Path:
+    """The folder of the dataset file ``source`` (the working folder for stdin or none)."""
+    if source is None or source.startswith("<"):
+        return Path.cwd()
+    return Path(source).parent
+
+
 def _certify(task: _Task) -> RecordResult:
+    from twosat_formal.generators.symmetry import BASE_FOLDER
+
+    token = BASE_FOLDER.set(_dataset_folder(task.source))  # base files: the dataset's only
+    try:
+        return _certify_in_folder(task)
+    finally:
+        BASE_FOLDER.reset(token)
+
+
+def _certify_in_folder(task: _Task) -> RecordResult:
     start = time.perf_counter()
     record = task.record
     record_id = record.get("id") if isinstance(record, Mapping) else None

@@ -51,6 +51,7 @@ __all__ = [
     "EXIT_INTERRUPTED",
     "EXIT_OK",
     "EXIT_REQUESTS_FAILED",
+    "EXIT_TERMINATED",
     "EXIT_USAGE",
     "CertificateError",
     "ConfigError",
@@ -87,6 +88,8 @@ EXIT_USAGE = 2
 EXIT_REQUESTS_FAILED = 3
 #: Interrupted by Ctrl-C (what was stored stays stored).
 EXIT_INTERRUPTED = 130
+#: Stopped by ``SIGTERM``, with the same clean-up as Ctrl-C (128 + 15).
+EXIT_TERMINATED = 143
 
 
 class TwoSatFormalError(Exception):

@@ -53,6 +53,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from itertools import islice
+from types import TracebackType
 from typing import Any, TypeVar
 
 from twosat_formal.closing import Closing
@@ -260,6 +261,7 @@ def _worker_start(initializer: Callable[[], object] | None) -> None:
 
     if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:  # as the command's, if ignored
         signal.signal(signal.SIGINT, _interrupted)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the command's handler: just end
     if initializer is not None:
         initializer()
 
@@ -304,6 +306,28 @@ class ProcessExecutor(Executor):
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        """Close; after an interruption (Ctrl-C, ``SIGTERM``) end the workers first.
+
+        Ctrl-C reaches the workers too (they end at once, see :func:`_worker_start`);
+        ``SIGTERM`` reaches the command alone, which ends its workers here rather
+        than wait for the batches they are running.
+        """
+        if exc_type is not None and issubclass(exc_type, KeyboardInterrupt):
+            self._terminate()
+        self.close()
+
+    def _terminate(self) -> None:
+        """End the worker processes now (what they run and what is queued is dropped)."""
+        if self._pool is not None:
+            for process in list((getattr(self._pool, "_processes", None) or {}).values()):
+                process.terminate()
 
 
 def _import_ray() -> Any:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from twosat_formal.errors import CertificateError, ConfigError, RecordError
@@ -84,16 +85,41 @@ def _root_instance(record: Mapping[str, Any]) -> Instance:
 
 
 def _from_base_file(family: str, params: Mapping[str, Any], seed: int) -> Instance:
+    """A root drawn from its base file, read in the dataset's folder only.
+
+    The folder is :data:`~twosat_formal.generators.symmetry.BASE_FOLDER` (``certify``
+    sets it to the dataset's), else the working folder; the file must lie in it
+    (:func:`~twosat_formal.generators.symmetry.base_file_path`).
+    """
     import os
 
-    path = str(params["base_file"])
-    if not os.path.exists(path):
-        raise ConfigError(
-            f"the base file {path!r} this root was drawn from is not here: "
-            "it cannot be re-derived (certify where the file is)",
-            parameter="base_file",
-        )
-    return _generate(family, canonical_json(params), seed)
+    from twosat_formal.generators.symmetry import BASE_FOLDER, base_file_path
+
+    folder = BASE_FOLDER.get() or Path(os.getcwd())
+    path = base_file_path(str(params["base_file"]), folder)  # refused before any read
+    token = BASE_FOLDER.set(folder)
+    try:
+        return _generate_in(family, canonical_json(params), seed, str(path.parent), _stamp(path))
+    finally:
+        BASE_FOLDER.reset(token)
+
+
+def _stamp(path: Path) -> tuple[int, int, int]:
+    """What tells one state of a file from another (inode, size, modification time)."""
+    info = path.stat()
+    return info.st_ino, info.st_size, info.st_mtime_ns
+
+
+@lru_cache(maxsize=64)
+def _generate_in(
+    family: str, params_json: str, seed: int, folder: str, stamp: tuple[int, int, int]
+) -> Instance:
+    """:func:`_generate` of a root read from a base file (cached per folder and file)."""
+    import json
+
+    from twosat_formal.generators import generate
+
+    return generate(family, seed=seed, **json.loads(params_json))
 
 
 def rederive_root(record: Mapping[str, Any]) -> dict[str, Any]:

@@ -39,6 +39,7 @@ import json
 import os
 import sqlite3
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import lru_cache
@@ -47,7 +48,7 @@ from typing import Any
 
 from twosat_formal.closing import Closing
 from twosat_formal.columns import BUILTIN_COLUMNS, COLUMNS, pick_columns, sources_of
-from twosat_formal.errors import RecordError
+from twosat_formal.errors import RecordError, TwoSatFormalError
 from twosat_formal.model import Response, public_endpoint
 from twosat_formal.scoring import Judgement
 
@@ -57,6 +58,7 @@ __all__ = [
     "PromptRow",
     "ResultRow",
     "RunStore",
+    "filled_store",
     "prompt_hash",
     "public_endpoint",
     "request_key",
@@ -345,16 +347,20 @@ class RunStore(Closing):
             else:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 self._db = sqlite3.connect(self.path)
+        except sqlite3.DatabaseError as exc:
+            raise RecordError(f"not a run store ({exc})", source=str(self.path)) from None
+        try:
             self._db.execute("PRAGMA busy_timeout = 10000")
             self._setup()
         except sqlite3.DatabaseError as exc:
+            self._db.close()
             raise RecordError(f"not a run store ({exc})", source=str(self.path)) from None
+        except BaseException:
+            self._db.close()
+            raise
 
     def _setup(self) -> None:
         db = self._db
-        if not self.readonly:
-            db.execute("PRAGMA journal_mode = WAL")
-            db.execute("PRAGMA synchronous = NORMAL")
         tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
         if "schema_version" in tables:
             row = db.execute("SELECT max(version) FROM schema_version").fetchone()
@@ -369,6 +375,8 @@ class RunStore(Closing):
             raise RecordError("not a run store (no schema_version table)", source=str(self.path))
         if self.readonly:
             return
+        db.execute("PRAGMA journal_mode = WAL")  # once the file is known to be a run store
+        db.execute("PRAGMA synchronous = NORMAL")
         with db:
             db.executescript(_SCHEMA)
             if db.execute("SELECT count(*) FROM schema_version").fetchone()[0] == 0:
@@ -671,3 +679,43 @@ class RunStore(Closing):
             {"run_id": a, "started_at": b, "finished_at": c, "status": d, "info": json.loads(e)}
             for a, b, c, d, e in cursor
         ]
+
+
+@contextmanager
+def filled_store(path: str | os.PathLike[str], *, keep_results: bool = True) -> Iterator[RunStore]:
+    """The writable store at ``path`` for a command that fills it; leaves nothing behind
+    when the command is refused.
+
+    A store this call created (with its ``-wal``, ``-shm`` and ``-journal`` files) is
+    removed again when the block raises a :class:`~twosat_formal.errors.TwoSatFormalError`
+    (a model spec refused once the run starts, a bad line of the answers) and holds no
+    result, or whatever it holds unless ``keep_results`` (``score``: its results are
+    scored again in a moment; ``eval`` keeps answers it paid for). An existing store,
+    and any interruption, keep what they hold.
+
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "runs.sqlite"
+    >>> try:
+    ...     with filled_store(path) as store:
+    ...         raise RecordError("a refused model spec")
+    ... except RecordError:
+    ...     pass
+    >>> path.exists()
+    False
+    """
+    files = [Path(f"{os.fspath(path)}{suffix}") for suffix in ("", "-wal", "-shm", "-journal")]
+    made = [file for file in files if not file.exists() and not file.is_symlink()]
+    store = RunStore(path)
+    try:
+        yield store
+    except TwoSatFormalError:
+        empty = not keep_results or store.count() == 0
+        store.close()
+        if empty and files[0] in made:
+            for file in made:
+                file.unlink(missing_ok=True)
+        raise
+    except BaseException:
+        store.close()
+        raise
+    store.close()

@@ -143,9 +143,10 @@ def merge_stores(
     Raises
     ------
     ConfigError
-        Fewer than one source, ``out`` exists already, or two sources hold different
-        results (or instances) under one key, or one prompt id with two texts (or
-        entity maps); ``out`` is not left behind.
+        Fewer than one source, ``out`` (or a ``-wal``, ``-shm`` or ``-journal`` file
+        of it) exists already, or two sources hold different results (or instances)
+        under one key, or one prompt id with two texts (or entity maps); ``out`` is
+        not left behind, and nothing the merge did not make is removed.
     RecordError
         A source that is not a run store.
     """
@@ -156,11 +157,15 @@ def merge_stores(
         raise ConfigError(f"{target} exists; merge into a new file", parameter="out")
     for source in sources:  # each must be a run store this version reads
         RunStore(source, readonly=True).close()
+    files = [Path(f"{target}{suffix}") for suffix in ("", "-wal", "-shm", "-journal")]
+    for path in files[1:]:  # SQLite would take a stray journal as the new store's
+        if path.exists() or path.is_symlink():
+            raise ConfigError(f"{path} exists; merge into a new file", parameter="out")
     try:
         return _merge(sources, target)
     except BaseException:
-        for suffix in ("", "-wal", "-shm", "-journal"):
-            Path(f"{target}{suffix}").unlink(missing_ok=True)
+        for path in files:  # none was there before: the merge made each
+            path.unlink(missing_ok=True)
         raise
 
 

@@ -1,8 +1,10 @@
 """The Typer application and the entry point that turns user errors into exit code 2.
 
 Exit codes (:mod:`twosat_formal.errors`): 0 success, 1 a check that failed, 2 bad usage
-or input, 3 model requests that failed, 130 Ctrl-C. An error carries its own code
-(:attr:`~twosat_formal.errors.TwoSatFormalError.exit_code`).
+or input, 3 model requests that failed, 130 Ctrl-C, 143 ``SIGTERM``. An error carries
+its own code (:attr:`~twosat_formal.errors.TwoSatFormalError.exit_code`). ``SIGTERM``
+stops a command as Ctrl-C does (:func:`terminate_as_interrupt`): no partial output,
+workers ended, an ``eval`` run stored as ``interrupted``.
 
 Command modules (``twosat_formal/cli/*_cmd.py``) register their commands on
 :data:`app`; the root group (:class:`LazyCommandGroup`) imports a command's module only
@@ -14,8 +16,11 @@ from __future__ import annotations
 
 import errno
 import os
+import signal
 import sys
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from importlib import import_module
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -24,7 +29,7 @@ from typer.core import TyperCommand, TyperGroup
 
 from twosat_formal.cli.commands import COMMANDS
 from twosat_formal.entry import console, plain_line, run_plain
-from twosat_formal.errors import TwoSatFormalError
+from twosat_formal.errors import EXIT_INTERRUPTED, EXIT_TERMINATED, TwoSatFormalError
 
 if TYPE_CHECKING:  # Rich is imported when a console is first used (see __getattr__)
     from rich.console import Console
@@ -42,6 +47,7 @@ __all__ = [
     "main",
     "out_console",
     "sub_app",
+    "terminate_as_interrupt",
 ]
 
 
@@ -65,8 +71,9 @@ class LazyCommandGroup(TyperGroup):
         if command is None:
             return None
         from twosat_formal.cli.metavars import tidy
+        from twosat_formal.cli.outputs import guard_outputs
 
-        return tidy(command)
+        return guard_outputs(tidy(command))
 
     def format_commands(self, ctx: Any, formatter: Any) -> None:
         names = self.list_commands(ctx)
@@ -94,31 +101,41 @@ _LOADED: dict[str, Any] = {}
 
 
 def _load(name: str) -> Any:
-    """Import the module of command ``name`` and return it as a Click command."""
+    """Import the module of command ``name`` and return it as a Click command.
+
+    The command gets the common look (:func:`~twosat_formal.cli.metavars.tidy`) and
+    refuses an output that is one of its inputs
+    (:func:`~twosat_formal.cli.outputs.guard_outputs`).
+    """
     from twosat_formal.cli.metavars import tidy
+    from twosat_formal.cli.outputs import guard_outputs
 
     if name not in _LOADED:
         import_module(COMMANDS[name].module)
         for info in app.registered_commands:
             callback_name = info.callback.__name__ if info.callback else ""
             if (info.name or callback_name.replace("_", "-")) == name:
-                _LOADED[name] = tidy(
-                    typer.main.get_command_from_info(
-                        info,
-                        pretty_exceptions_short=app.pretty_exceptions_short,
-                        rich_markup_mode=app.rich_markup_mode,
+                _LOADED[name] = guard_outputs(
+                    tidy(
+                        typer.main.get_command_from_info(
+                            info,
+                            pretty_exceptions_short=app.pretty_exceptions_short,
+                            rich_markup_mode=app.rich_markup_mode,
+                        )
                     )
                 )
                 break
         else:
             for group in app.registered_groups:  # a command with subcommands (``batch``)
                 if group.name == name:
-                    _LOADED[name] = tidy(
-                        typer.main.get_group_from_info(
-                            group,
-                            pretty_exceptions_short=app.pretty_exceptions_short,
-                            suggest_commands=app.suggest_commands,
-                            rich_markup_mode=app.rich_markup_mode,
+                    _LOADED[name] = guard_outputs(
+                        tidy(
+                            typer.main.get_group_from_info(
+                                group,
+                                pretty_exceptions_short=app.pretty_exceptions_short,
+                                suggest_commands=app.suggest_commands,
+                                rich_markup_mode=app.rich_markup_mode,
+                            )
                         )
                     )
                     break
@@ -185,6 +202,42 @@ def fail(message: str, code: int = 2) -> None:
     raise SystemExit(code)
 
 
+#: Whether ``SIGTERM`` stopped the running command (exit code 143, not Ctrl-C's 130).
+_terminated = False
+
+
+def _on_sigterm(signum: int, frame: Any) -> None:
+    """``SIGTERM``: do what Ctrl-C does (Python's handler, or ``asyncio.run``'s, which
+    cancels the running evaluation so that it stores what it has)."""
+    global _terminated
+    _terminated = True
+    handler = signal.getsignal(signal.SIGINT)
+    if callable(handler):
+        handler(signal.SIGINT, frame)
+    else:  # Ctrl-C ignored (a background job): SIGTERM still stops the command
+        raise KeyboardInterrupt
+
+
+@contextmanager
+def terminate_as_interrupt() -> Iterator[None]:
+    """Within the block, ``SIGTERM`` stops the command as Ctrl-C does.
+
+    Only in the main thread, and only where ``SIGTERM`` has its default action (an
+    ignored ``SIGTERM`` stays ignored); the previous handler comes back after.
+    """
+    global _terminated
+    _terminated = False
+    main_thread = threading.current_thread() is threading.main_thread()
+    if not main_thread or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """Run the CLI; user errors print one line on stderr and exit with code 2.
 
@@ -203,13 +256,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     plain = _plain_solve(args)
     if plain is not None:
         _finish(lambda: _invoke_plain(plain))
-    _finish(
-        lambda: typer.main.get_command(app).main(
-            args=list(argv) if argv is not None else None,
-            prog_name="twosat-formal",
-            standalone_mode=False,
+    with terminate_as_interrupt():
+        _finish(
+            lambda: typer.main.get_command(app).main(
+                args=list(argv) if argv is not None else None,
+                prog_name="twosat-formal",
+                standalone_mode=False,
+            )
         )
-    )
 
 
 def finish_plain(kwargs: dict[str, Any], raised: BaseException) -> NoReturn:
@@ -226,8 +280,9 @@ def _finish(run: Callable[[], Any]) -> NoReturn:
     try:
         result = run()
     except (typer.Abort, KeyboardInterrupt):
-        console("err_console").print("interrupted", markup=False)
-        raise SystemExit(130) from None
+        stopped = "terminated" if _terminated else "interrupted"
+        console("err_console").print(stopped, markup=False)
+        raise SystemExit(EXIT_TERMINATED if _terminated else EXIT_INTERRUPTED) from None
     except typer.TyperException as exc:  # usage errors: typer prints them, exit code 2
         show = getattr(exc, "show", None)
         if callable(show):

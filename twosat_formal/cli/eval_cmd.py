@@ -41,7 +41,7 @@ from twosat_formal.jsonl import rereadable
 from twosat_formal.model import SamplingParams
 from twosat_formal.models import spec_forms
 from twosat_formal.models.base import DEFAULT_MAX_TOKENS, DEFAULT_TIMEOUT_S
-from twosat_formal.store import RunStore
+from twosat_formal.store import RunStore, filled_store
 
 if TYPE_CHECKING:  # the runner is imported when ``eval`` runs, not for --help
     from twosat_formal.evaluate import EvalSummary, Verification
@@ -230,7 +230,7 @@ def eval_command(
         "verification": verification.to_json(),
         "shard": shard,
     }
-    with RunStore(store) as run_store:
+    with filled_store(store) as run_store:
         summary = evaluate(
             model,
             items,

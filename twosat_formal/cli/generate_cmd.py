@@ -89,6 +89,7 @@ def generate(
     shard: ShardOption = None,
 ) -> None:
     """Draw labelled instances of a family (or a named grid) as JSON Lines."""
+    from twosat_formal.atomic import refuse_aliases
     from twosat_formal.executors import parse_shard
     from twosat_formal.generators import FAMILIES, Dataset, DatasetConfig
     from twosat_formal.generators.grids import grid_cells
@@ -96,6 +97,8 @@ def generate(
     from twosat_formal.generators.lines import dataset_lines, shard_size
 
     params = parse_settings(settings or [])
+    if isinstance(params.get("base_file"), str):  # read by the generator: an input too
+        refuse_aliases({"out": out}, {"base_file": [str(params["base_file"])]})
     part = parse_shard(shard) if shard is not None else None
     if grid is not None:
         cells = grid_cells(grid, family=family, clauses=clauses, count=count or 10, extra=params)
@@ -115,3 +118,26 @@ def generate(
         written = write_with_progress(lines, out, total, "generating", enabled=running.progress)
     if out is not None:
         err_console.print(f"wrote {written} instances to {out}", markup=False)
+    if isinstance(params.get("base_file"), str):
+        _note_base_file(str(params["base_file"]), out)
+
+
+def _note_base_file(name: str, out: Path | None) -> None:
+    """Warn when ``certify`` will not find the base file: it reads it relative to the
+    dataset's folder only (:func:`~twosat_formal.generators.symmetry.base_file_path`)."""
+    import os
+
+    from twosat_formal.generators.symmetry import base_file_path
+
+    folder = out.parent if out is not None else Path.cwd()
+    try:
+        found = base_file_path(name, folder)
+    except ConfigError:
+        found = None
+    if found is None or found != Path(os.path.realpath(name)):
+        err_console.print(
+            f"note: certify reads base_file {name!r} relative to the dataset's folder "
+            f"({folder}), where it is not this file; generate from that folder with a "
+            "base file inside it to get a dataset that certifies",
+            markup=False,
+        )

@@ -74,7 +74,7 @@ def score_command(
     from twosat_formal.integrations.answers import read_answers
     from twosat_formal.integrations.rescore import score_to_file
     from twosat_formal.jsonl import rereadable
-    from twosat_formal.store import RunStore
+    from twosat_formal.store import filled_store
 
     with rereadable(prompts) as (prompt_file, _):
         items = load_items(prompt_file, dataset=dataset)
@@ -95,7 +95,7 @@ def score_command(
     if store is None:
         summary = score_to_file(answers, items, out)
     else:
-        with RunStore(store) as run_store:
+        with filled_store(store, keep_results=False) as run_store:
             summary = score_to_file(answers, items, out, store=run_store, run_info=info)
     if as_json:
         print_json({**summary.to_dict(), "verification": verification.to_json()})

@@ -23,9 +23,11 @@ Examples
 from __future__ import annotations
 
 import hashlib
+import os
 import random
 from collections.abc import Mapping
-from pathlib import Path
+from contextvars import ContextVar
+from pathlib import Path, PurePath
 from typing import Any
 
 from twosat_formal.errors import ConfigError
@@ -41,7 +43,7 @@ from twosat_formal.generators.knobs import (
 )
 from twosat_formal.io import read_formula
 
-__all__ = ["FAMILY", "PARAMS", "build", "resolve", "symmetry"]
+__all__ = ["BASE_FOLDER", "FAMILY", "PARAMS", "base_file_path", "build", "resolve", "symmetry"]
 
 FAMILY = "symmetry"
 
@@ -90,9 +92,76 @@ def _base_spec(name: str) -> Any:
     return FAMILIES.get(name)
 
 
+#: While set, the folder a record's ``base_file`` is read in (``certify`` sets it to the
+#: dataset's folder): the file must lie in it, see :func:`base_file_path`. Unset, the
+#: path is read as given (``generate`` named on the command line).
+BASE_FOLDER: ContextVar[Path | None] = ContextVar("base_folder", default=None)
+
+
+def base_file_path(name: str, folder: str | os.PathLike[str]) -> Path:
+    """The file a record's ``base_file`` ``name`` names, relative to ``folder``.
+
+    A record is data: it names a file in its dataset's folder (or below), never
+    elsewhere. Checked before anything is opened.
+
+    Raises
+    ------
+    ConfigError
+        An absolute path, one that leaves ``folder`` (``..``, a link out of it), a
+        missing file, or one that is not a regular file (a FIFO, a device).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> _ = (folder / "base.cnf").write_text("p cnf 2 1\\n1 2 0\\n")
+    >>> base_file_path("base.cnf", folder).name
+    'base.cnf'
+    >>> for name in ("/etc/shadow", "../base.cnf", "gone.cnf"):
+    ...     try:
+    ...         base_file_path(name, folder)
+    ...     except ConfigError as error:
+    ...         print(str(error).split(":")[0])
+    the base file '/etc/shadow' is an absolute path
+    the base file '../base.cnf' is outside the dataset's folder
+    the base file 'gone.cnf' this root was drawn from is not here
+    """
+    if not name or PurePath(name).is_absolute():
+        raise ConfigError(
+            f"the base file {name!r} is an absolute path: a record names its base file "
+            "relative to its dataset's folder",
+            parameter="base_file",
+            valid="a file in the dataset's folder",
+        )
+    root = Path(os.path.realpath(folder))
+    real = Path(os.path.realpath(root / name))
+    if root not in real.parents:
+        raise ConfigError(
+            f"the base file {name!r} is outside the dataset's folder: "
+            "a record names files in its dataset's folder only",
+            parameter="base_file",
+            valid="a file in the dataset's folder",
+        )
+    if not os.path.lexists(real):
+        raise ConfigError(
+            f"the base file {name!r} this root was drawn from is not here: "
+            f"it cannot be re-derived (it belongs in {root})",
+            parameter="base_file",
+        )
+    if not real.is_file():
+        raise ConfigError(
+            f"the base file {name!r} is not a regular file: it is not read",
+            parameter="base_file",
+            valid="a regular file in the dataset's folder",
+        )
+    return real
+
+
 def _read_base_file(path: str) -> tuple[Formula, str]:
-    formula = read_formula(path)
-    digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    folder = BASE_FOLDER.get()
+    where: str | Path = path if folder is None else base_file_path(path, folder)
+    formula = read_formula(where)
+    digest = hashlib.sha256(Path(where).read_bytes()).hexdigest()
     return formula, digest
 
 

@@ -22,12 +22,14 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from twosat_formal.atomic import write_target
 from twosat_formal.errors import ConfigError, RecordError
 from twosat_formal.registry import Registry
 
@@ -185,18 +187,40 @@ def certify_inputs(paths: Sequence[str | Path], *, jobs: int = 1) -> int:
     return report.records
 
 
-def _fresh(out: Path) -> Path:
+def _refuse_used(out: Path) -> None:
+    """Refuse an ``out`` that exists and is not an empty folder."""
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise ConfigError(
             f"{out} exists and is not an empty folder; choose a new one",
             parameter="out",
             valid="a missing or empty folder",
         )
-    partial = out.with_name(out.name + ".partial")
-    if partial.exists():
-        shutil.rmtree(partial)
-    partial.mkdir(parents=True)
+
+
+def _fresh(out: Path) -> Path:
+    """A new folder beside ``out`` to write into, named so that it is nobody else's."""
+    _refuse_used(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    partial = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".partial", dir=out.parent))
+    mask = os.umask(0)
+    os.umask(mask)
+    partial.chmod(0o777 & ~mask)  # the permissions a plain mkdir() gives
     return partial
+
+
+def _move_in(partial: Path, target: Path) -> None:
+    """Make the written folder ``partial`` the folder ``target``.
+
+    A missing ``target`` becomes ``partial`` by one rename; an existing (empty) folder
+    is kept and receives ``partial``'s entries, so that nothing the caller made is
+    deleted.
+    """
+    if not target.exists():
+        os.replace(partial, target)
+        return
+    for entry in sorted(partial.iterdir()):
+        os.replace(entry, target / entry.name)
+    partial.rmdir()
 
 
 def export_dataset(
@@ -232,19 +256,16 @@ def export_dataset(
     """
     fmt = EXPORT_FORMATS.get(to)
     writer = fmt.writer()  # a missing extra fails here, before any work
-    target = Path(out)
-    if target.exists() and (not target.is_dir() or any(target.iterdir())):
-        _fresh(target)  # raises
+    target = write_target(out)  # a link to a folder: the folder it names
+    _refuse_used(target)
     if certify:
         certify_inputs(paths, jobs=jobs)
     bundle = load_bundle(paths)
     partial = _fresh(target)
     try:
         files = writer(bundle, partial, options or ExportOptions())
-        if target.exists():
-            target.rmdir()
-        os.replace(partial, target)
+        _move_in(partial, target)
     finally:
         if partial.exists():
             shutil.rmtree(partial)
-    return [target / f.relative_to(partial) for f in files]
+    return [Path(out) / f.relative_to(partial) for f in files]

@@ -1,0 +1,95 @@
+"""Every command refuses an output that is one of its inputs, before it runs.
+
+A command's outputs are its ``--out`` and ``--store`` options; its inputs are every
+other parameter whose value is a path (or a list of paths), and every argument that
+names an existing file (``pairs INPUT`` takes a string: ``-`` is stdin), but for
+the registry names of :data:`NAMES`. :func:`guard_outputs` wraps a loaded command so
+that ``trace runs.sqlite --out runs.sqlite`` or ``eval d.jsonl --store d.jsonl`` stop
+with exit code 2 and one line naming both, and nothing is read or written
+(:func:`twosat_formal.atomic.refuse_aliases` says when two paths alias).
+
+Examples
+--------
+>>> import click
+>>> from pathlib import Path
+>>> from twosat_formal.errors import ConfigError
+>>> @click.command()
+... @click.argument("source", type=click.Path(path_type=Path))
+... @click.option("--out", type=click.Path(path_type=Path))
+... def copy(source: Path, out: Path) -> None:
+...     print("copied")
+>>> command = guard_outputs(copy)
+>>> command.main(["a.jsonl", "--out", "b.jsonl"], standalone_mode=False)
+copied
+>>> try:
+...     command.main(["a.jsonl", "--out", "a.jsonl"], standalone_mode=False)
+... except ConfigError as error:
+...     print(error)
+--out a.jsonl is the input a.jsonl (SOURCE); write to another file
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from pathlib import Path, PurePath
+from typing import Any
+
+from twosat_formal.atomic import refuse_aliases
+
+__all__ = ["NAMES", "OUTPUT_OPTIONS", "guard_outputs"]
+
+#: The options whose path a command writes.
+OUTPUT_OPTIONS = frozenset({"--out", "--store"})
+#: Arguments that are registry names, never files (``generate FAMILY``).
+NAMES = frozenset({"family"})
+
+
+def _paths(value: Any) -> list[PurePath] | None:
+    """``value`` as a list of paths, or None when it holds none."""
+    if isinstance(value, PurePath):
+        return [value]
+    if isinstance(value, list | tuple) and value and all(isinstance(v, PurePath) for v in value):
+        return list(value)
+    return None
+
+
+def _shown(param: Any) -> str:
+    """How a parameter is named in messages: ``INPUT`` for an argument, else ``--prompts``."""
+    if param.param_type_name == "argument":
+        return str(param.metavar or param.name).upper().removesuffix("...")
+    return str(max(param.opts, key=len))
+
+
+def guard_outputs(command: Any) -> Any:
+    """Make ``command`` (and its subcommands) refuse an output that aliases an input."""
+    for sub in getattr(command, "commands", {}).values():
+        guard_outputs(sub)
+    callback = getattr(command, "callback", None)
+    if callback is None or getattr(callback, "_guarded", False):
+        return command
+    outputs = [p.name for p in command.params if OUTPUT_OPTIONS & set(p.opts)]
+    if not outputs:
+        return command
+    arguments = {
+        p.name for p in command.params if p.param_type_name == "argument" and p.name not in NAMES
+    }
+    shown = {p.name: _shown(p) for p in command.params}
+
+    @functools.wraps(callback)
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        inputs: dict[str, list[PurePath]] = {}
+        for name, value in kwargs.items():
+            if name in outputs:
+                continue
+            paths = _paths(value)
+            if paths is None and name in arguments and isinstance(value, str):
+                paths = [Path(value)] if os.path.isfile(value) else None
+            if paths is not None:
+                inputs[shown.get(name, name)] = paths
+        refuse_aliases({name: kwargs.get(name) for name in outputs}, inputs)
+        return callback(*args, **kwargs)
+
+    checked._guarded = True  # type: ignore[attr-defined]
+    command.callback = checked
+    return command
