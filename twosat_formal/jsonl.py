@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import IO, Any, NamedTuple
 
 from twosat_formal.errors import RecordError
+from twosat_formal.inputs import MAX_LINE_CHARS, check_input, read_bounded
 
 __all__ = [
     "JsonLine",
@@ -88,12 +89,20 @@ EMPTY_INPUT = "the file is empty (0 bytes): expected a formula or a dataset"
 
 
 def refuse_empty(path: str | Path, name: str) -> None:
-    """A :class:`RecordError` naming ``name`` if the file at ``path`` has zero bytes.
+    """A :class:`RecordError` naming ``name`` unless ``path`` is a regular file with bytes.
 
     One rule for every command: a zero-byte formula file, dataset or answer file is
-    an error, never an empty input.
+    an error, never an empty input; a named pipe, a device (``/dev/zero``), a socket
+    or a directory is refused before it is opened (an input may be read twice, and a
+    device never ends): give a file, or ``-`` to read stdin.
+
+    >>> refuse_empty("/dev/zero", "/dev/zero")
+    Traceback (most recent call last):
+    ...
+    twosat_formal.errors.RecordError: /dev/zero: is a character device, not a regular file: \
+give a file, or '-' to read stdin
     """
-    if Path(path).stat().st_size == 0:
+    if check_input(path, name, RecordError).st_size == 0:
         raise RecordError(EMPTY_INPUT, source=name)
 
 
@@ -104,17 +113,27 @@ def _not_text(exc: UnicodeDecodeError, name: str, line: int | None) -> RecordErr
 
 
 def _lines(stream: IO[str], name: str) -> Iterator[tuple[int, str]]:
-    """The numbered lines of a text stream; bytes that are not UTF-8 name the file and line."""
+    """The numbered lines of a text stream; bytes that are not UTF-8 name the file and line.
+
+    A line longer than :data:`~twosat_formal.inputs.MAX_LINE_CHARS` (a file with no
+    line end, say) is a :class:`RecordError`, raised once that many characters are read.
+    """
     number = 0
-    iterator = iter(stream)
     while True:
         try:
-            text = next(iterator)
-        except StopIteration:
-            return
+            text = stream.readline(MAX_LINE_CHARS + 1)
         except UnicodeDecodeError as exc:
             raise _not_text(exc, name, number + 1) from None
+        if not text:
+            return
         number += 1
+        if len(text) > MAX_LINE_CHARS and not text.endswith("\n"):
+            raise RecordError(
+                f"the line is longer than {MAX_LINE_CHARS} characters, the most a line may "
+                "have (a file without line ends?)",
+                line=number,
+                source=name,
+            )
         if "\0" in text:
             raise RecordError(
                 "binary data (a NUL character) where text was expected", line=number, source=name
@@ -180,6 +199,9 @@ def is_dataset(path: str | Path, *, source: str | None = None) -> bool:
 def read_text(path: str | Path, *, source: str | None = None) -> str:
     """The whole text of a formula file; empty or binary input is refused naming the file.
 
+    So is a file larger than :data:`~twosat_formal.inputs.MAX_TEXT_BYTES` (checked
+    before it is read) and anything that is not a regular file (:func:`refuse_empty`).
+
     >>> import tempfile, os
     >>> with tempfile.TemporaryDirectory() as tmp:
     ...     empty = os.path.join(tmp, "e.cnf")
@@ -193,7 +215,8 @@ def read_text(path: str | Path, *, source: str | None = None) -> str:
 
     name = source if source is not None else str(path)
     refuse_empty(path, name)
-    return decode(Path(path).read_bytes(), source=name)
+    data = read_bounded(path, name, RecordError)
+    return decode(data, source=name)
 
 
 @contextmanager

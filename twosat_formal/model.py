@@ -35,11 +35,12 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+import re
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from functools import lru_cache
 from typing import Protocol, runtime_checkable
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import parse_qsl, quote, quote_plus, unquote, unquote_plus, urlsplit, urlunsplit
 
 from twosat_formal.errors import TransientModelError
 
@@ -54,8 +55,11 @@ __all__ = [
     "Turn",
     "conversation_key",
     "join_url",
+    "mask_secrets",
     "public_endpoint",
     "redact_url",
+    "secret_forms",
+    "url_secrets",
 ]
 
 #: The token budget of every model in the paper's Table 4 (Phi-4-reasoning and -plus
@@ -217,19 +221,68 @@ def join_url(base: str, path: str) -> str:
     return urlunsplit((parts.scheme, parts.netloc, joined, parts.query, parts.fragment))
 
 
+#: A query value shorter than this is not taken for a credential (``?mode=chat`` is not
+#: masked wherever ``chat`` appears); the whole query always is.
+_MIN_SECRET_VALUE = 4
+
+
+def secret_forms(secrets: Iterable[str]) -> tuple[str, ...]:
+    """Every way ``secrets`` may come back in a text, longest first.
+
+    A secret comes back as sent, percent-escaped (``/`` as ``%2F`` or ``%2f``, a space
+    as ``+``), percent-decoded, or escaped inside a JSON string (``\\/``).
+
+    >>> secret_forms(["a/b c"])
+    ('a%2Fb%20c', 'a%2fb%20c', 'a%2Fb+c', 'a%2fb+c', 'a\\\\/b c', 'a/b c')
+    """
+    forms: set[str] = set()
+    for secret in secrets:
+        if not secret:
+            continue
+        for plain in {secret, unquote_plus(secret), unquote(secret)}:
+            escaped = [quote(plain, safe=""), quote_plus(plain, safe="")]
+            lower = [re.sub("%[0-9A-F]{2}", lambda m: m.group(0).lower(), e) for e in escaped]
+            forms.update([plain, *escaped, *lower, json.dumps(plain)[1:-1].replace("/", "\\/")])
+    return tuple(sorted((f for f in forms if f), key=lambda f: (-len(f), f)))
+
+
+def mask_secrets(text: str, forms: Sequence[str]) -> str:
+    """``text`` with each of ``forms`` (from :func:`secret_forms`) replaced by ``***``.
+
+    >>> mask_secrets("key=a%2Fb rejected", secret_forms(["a/b"]))
+    'key=*** rejected'
+    """
+    for form in forms:
+        if form in text:
+            text = text.replace(form, "***")
+    return text
+
+
+def url_secrets(url: str) -> tuple[str, ...]:
+    """The secrets of ``url``: user, password, query, its values, fragment (see
+    :func:`secret_forms`).
+
+    >>> url_secrets("http://u:pw@h/v1?key=SECRET&mode=chat")[:3]
+    ('key%3DSECRET%26mode%3Dchat', 'key%3dSECRET%26mode%3dchat', 'key=SECRET&mode=chat')
+    """
+    parts = urlsplit(url.strip())
+    values = [v for _, v in parse_qsl(parts.query, keep_blank_values=True)]
+    secrets = [parts.query, parts.fragment, parts.password or "", parts.username or ""]
+    secrets += [v for v in values if len(v) >= _MIN_SECRET_VALUE]
+    return secret_forms(secrets)
+
+
 def redact_url(text: str, url: str) -> str:
     """``text`` with the secrets of ``url`` (user, password, query, fragment) masked.
 
     For messages that may echo what was sent (an HTTP client's error, a server's
-    error body).
+    error body), in any of the forms of :func:`secret_forms`.
 
     >>> redact_url("404: no route /v1/chat?key=SECRET", "http://h/v1?key=SECRET")
     '404: no route /v1/chat?***'
+    >>> redact_url("no route /v1/chat?key=sk%2Fab", "http://h/v1?key=sk/ab")
+    'no route /v1/chat?key=***'
     >>> redact_url("fine", "http://h/v1")
     'fine'
     """
-    parts = urlsplit(url.strip())
-    secrets = [parts.query, parts.fragment, parts.password or "", parts.username or ""]
-    for secret in sorted((s for s in secrets if s), key=len, reverse=True):
-        text = text.replace(secret, "***")
-    return text
+    return mask_secrets(text, url_secrets(url))
