@@ -14,7 +14,7 @@ import json
 import sqlite3
 import tracemalloc
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -99,6 +99,11 @@ def bomb() -> bytes:
     return gzip_bomb(256 << 20)
 
 
+def always(reply: Raw) -> Callable[[str, Any], Raw]:
+    """A server's reply function that answers ``reply`` to every request."""
+    return lambda path, body: reply
+
+
 def generate(url: str, **options: Any) -> Any:
     async def go() -> Any:
         model = OpenAICompatModel("m", base_url=url, **options)
@@ -154,7 +159,7 @@ def test_a_compressed_reply_is_read() -> None:
         Raw(200, gzip.compress(body), {"Content-Encoding": "gzip"}),
         Raw(200, zlib.compress(body), {"Content-Encoding": "deflate"}),
     ):
-        with RawServer(lambda path, _, reply=reply: reply) as server:
+        with RawServer(always(reply)) as server:
             assert generate(server.url).text == "The answer is: No"
 
 

@@ -68,11 +68,10 @@ from twosat_formal.errors import (
 )
 from twosat_formal.model import (
     ROLES,
+    SecretMask,
     Turn,
     join_url,
-    mask_secrets,
     public_endpoint,
-    secret_forms,
     url_secrets,
 )
 from twosat_formal.models.base import DEFAULT_TIMEOUT_S, ClosingModel, Response, SamplingParams
@@ -330,7 +329,7 @@ class OpenAICompatModel(ClosingModel):
 
     The key and the base URL's secrets are masked (``***``) in every error message
     and answer text, in the forms a server may echo them
-    (:func:`~twosat_formal.model.secret_forms`).
+    (:class:`~twosat_formal.model.SecretMask`).
     """
 
     def __init__(
@@ -383,12 +382,7 @@ class OpenAICompatModel(ClosingModel):
         self._headers = {"Accept-Encoding": ACCEPT_ENCODING}
         if key:
             self._headers["Authorization"] = f"Bearer {key}"
-        self._secrets = tuple(
-            sorted(
-                {*url_secrets(raw_url), *secret_forms([key] if key else [])},
-                key=lambda form: (-len(form), form),
-            )
-        )
+        self._mask = SecretMask([*url_secrets(raw_url), *([key] if key else [])])
         self.max_reply_bytes = max_reply_bytes
         if key and parts.username is not None:
             # an API key is the credential: the URL's user information is not sent too
@@ -468,7 +462,7 @@ class OpenAICompatModel(ClosingModel):
         >>> model.mask("no route /v1/completions?key=sk%2F123")
         'no route /v1/completions?key=***'
         """
-        return mask_secrets(text, self._secrets)
+        return self._mask(text)
 
     def body_bytes(
         self, prompt: str | Sequence[Turn], params: SamplingParams, sample: int = 0
