@@ -250,9 +250,8 @@ class SecretMask:
 
     A secret comes back as sent, percent-decoded or percent-escaped (``/`` as ``%2F``
     or ``%2f``, a space as ``+``, any mix of escaped and plain characters), or escaped
-    inside a JSON string (``\\/``). A text is searched only when it holds the
-    longest run of the secret's unescaped characters, so masking costs a substring
-    test per secret for a text that holds none.
+    inside a JSON string (``\\/``). A text without ``%``, ``\\`` or ``+`` is searched
+    only when it holds a secret as it is (a substring test per secret).
 
     >>> mask = SecretMask(["sk-a/b c"])
     >>> mask("key=sk-a%2Fb%20c or sk-a/b+c or sk-a%2fb c or sk-a\\/b c; sk-a fine")
