@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import IO, Any, NamedTuple
 
 from twosat_formal.errors import RecordError
+from twosat_formal.inputs import MAX_LINE_CHARS, check_input, read_bounded
 from twosat_formal.jsonread import loads
 
 __all__ = [
@@ -111,12 +112,20 @@ EMPTY_INPUT = "the file is empty (0 bytes): expected a formula or a dataset"
 
 
 def refuse_empty(path: str | Path, name: str) -> None:
-    """A :class:`RecordError` naming ``name`` if the file at ``path`` has zero bytes.
+    """A :class:`RecordError` naming ``name`` unless ``path`` is a regular file with bytes.
 
     One rule for every command: a zero-byte formula file, dataset or answer file is
-    an error, never an empty input.
+    an error, never an empty input; a named pipe, a device (``/dev/zero``), a socket
+    or a directory is refused before it is opened (an input may be read twice, and a
+    device never ends): give a file, or ``-`` to read stdin.
+
+    >>> refuse_empty("/dev/zero", "/dev/zero")
+    Traceback (most recent call last):
+    ...
+    twosat_formal.errors.RecordError: /dev/zero: is a character device, not a regular file: \
+give a file, or '-' to read stdin
     """
-    if Path(path).stat().st_size == 0:
+    if check_input(path, name, RecordError).st_size == 0:
         raise RecordError(EMPTY_INPUT, source=name)
 
 
@@ -126,29 +135,44 @@ def _not_text(exc: UnicodeDecodeError, name: str, line: int | None) -> RecordErr
     )
 
 
+def _too_long(name: str, line: int) -> RecordError:
+    """The error for a line longer than the most a line may have."""
+    return RecordError(
+        f"the line is longer than {MAX_LINE_CHARS} characters, the most a line may "
+        "have (a file without line ends?)",
+        line=line,
+        source=name,
+    )
+
+
 def _lines(stream: IO[str] | IO[bytes], name: str) -> Iterator[tuple[int, str]]:
     """The numbered lines of a stream; bytes that are not UTF-8 name the file and line.
 
     A binary stream is split at ``\n`` only, as every line reader splits it (a text
-    stream opened with universal newlines would also split at ``\r``).
+    stream opened with universal newlines would also split at ``\r``). A line longer
+    than :data:`~twosat_formal.inputs.MAX_LINE_CHARS` (a file with no line end, say) is
+    a :class:`RecordError`, raised once that much is read.
     """
     number = 0
-    iterator: Iterator[str | bytes] = iter(stream)
     while True:
         try:
-            item = next(iterator)
-        except StopIteration:
-            return
+            item: str | bytes = stream.readline(MAX_LINE_CHARS + 1)
         except UnicodeDecodeError as exc:
             raise _not_text(exc, name, number + 1) from None
+        if not item:
+            return
         number += 1
         if isinstance(item, bytes):
+            if len(item) > MAX_LINE_CHARS and not item.endswith(b"\n"):
+                raise _too_long(name, number)
             try:
                 text = item.decode("utf-8")
             except UnicodeDecodeError as exc:
                 raise _not_text(exc, name, number) from None
         else:
             text = item
+            if len(text) > MAX_LINE_CHARS and not text.endswith("\n"):
+                raise _too_long(name, number)
         if "\0" in text:
             raise RecordError(
                 "binary data (a NUL character) where text was expected", line=number, source=name
@@ -214,6 +238,9 @@ def is_dataset(path: str | Path, *, source: str | None = None) -> bool:
 def read_text(path: str | Path, *, source: str | None = None) -> str:
     """The whole text of a formula file; empty or binary input is refused naming the file.
 
+    So is a file larger than :data:`~twosat_formal.inputs.MAX_TEXT_BYTES` (checked
+    before it is read) and anything that is not a regular file (:func:`refuse_empty`).
+
     >>> import tempfile, os
     >>> with tempfile.TemporaryDirectory() as tmp:
     ...     empty = os.path.join(tmp, "e.cnf")
@@ -227,7 +254,8 @@ def read_text(path: str | Path, *, source: str | None = None) -> str:
 
     name = source if source is not None else str(path)
     refuse_empty(path, name)
-    return decode(Path(path).read_bytes(), source=name)
+    data = read_bounded(path, name, RecordError)
+    return decode(data, source=name)
 
 
 def _stdin() -> IO[bytes] | IO[str]:

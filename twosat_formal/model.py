@@ -35,11 +35,12 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+import re
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from functools import lru_cache
 from typing import Protocol, runtime_checkable
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import parse_qsl, unquote, unquote_plus, urlsplit, urlunsplit
 
 from twosat_formal.errors import TransientModelError
 
@@ -50,12 +51,14 @@ __all__ = [
     "Model",
     "Response",
     "SamplingParams",
+    "SecretMask",
     "TransientModelError",
     "Turn",
     "conversation_key",
     "join_url",
     "public_endpoint",
     "redact_url",
+    "url_secrets",
 ]
 
 #: The token budget of every model in the paper's Table 4 (Phi-4-reasoning and -plus
@@ -217,19 +220,94 @@ def join_url(base: str, path: str) -> str:
     return urlunsplit((parts.scheme, parts.netloc, joined, parts.query, parts.fragment))
 
 
+#: A query value shorter than this is not taken for a credential on its own
+#: (``?mode=completion`` does not mask ``completion`` everywhere); the whole query is
+#: always masked, and so are the key and the URL's user information.
+_MIN_SECRET_VALUE = 8
+
+
+def _echo_pattern(plain: str) -> str:
+    """A pattern of ``plain`` in which each character may come back escaped.
+
+    A character may be percent-escaped (either case of hex digit), a ``/`` escaped
+    in a JSON string (``\\/``), a space as ``+``; in any mix.
+    """
+    parts = []
+    for char in plain:
+        options = [re.escape(char)]
+        escaped = "".join(f"%{byte:02X}" for byte in char.encode("utf-8", "surrogatepass"))
+        options.append("".join(f"[{d}{d.lower()}]" if d.isalpha() else d for d in escaped))
+        if char == "/":
+            options.append(r"\\/")
+        elif char == " ":
+            options.append(r"\+")
+        parts.append("(?:" + "|".join(options) + ")")
+    return "".join(parts)
+
+
+class SecretMask:
+    """Masks ``secrets`` with ``***`` in a text, in every form they may come back in.
+
+    A secret comes back as sent, percent-decoded or percent-escaped (``/`` as ``%2F``
+    or ``%2f``, a space as ``+``, any mix of escaped and plain characters), or escaped
+    inside a JSON string (``\\/``). A text without ``%``, ``\\`` or ``+`` is searched
+    only when it holds a secret as it is (a substring test per secret).
+
+    >>> mask = SecretMask(["sk-a/b c"])
+    >>> mask("key=sk-a%2Fb%20c or sk-a/b+c or sk-a%2fb c or sk-a\\/b c; sk-a fine")
+    'key=*** or *** or *** or ***; sk-a fine'
+    >>> SecretMask([])("nothing to hide")
+    'nothing to hide'
+    """
+
+    def __init__(self, secrets: Iterable[str]) -> None:
+        plains = set()
+        for secret in filter(None, secrets):
+            plains.add(secret)
+            # the decoded forms, unless decoding made a short text of it ("%41" is "A")
+            plains.update(
+                p for p in (unquote_plus(secret), unquote(secret)) if len(p) >= _MIN_SECRET_VALUE
+            )
+        patterns = sorted(plains, key=lambda p: (-len(p), p))
+        self._pattern = (
+            re.compile("|".join(_echo_pattern(p) for p in patterns)) if patterns else None
+        )
+        self._plains = tuple(patterns)
+
+    def __call__(self, text: str) -> str:
+        """``text`` with every form of every secret replaced by ``***``."""
+        if self._pattern is None:
+            return text
+        if not ("%" in text or "\\" in text or "+" in text) and not any(
+            plain in text for plain in self._plains
+        ):
+            return text  # no escapes: only a secret as it is could be there
+        return self._pattern.sub("***", text)
+
+
+def url_secrets(url: str) -> list[str]:
+    """The secrets of ``url``: user, password, query and its values, fragment.
+
+    >>> url_secrets("http://u:pw@h/v1?key=SECRET-42&mode=chat")
+    ['key=SECRET-42&mode=chat', '', 'pw', 'u', 'SECRET-42']
+    """
+    parts = urlsplit(url.strip())
+    values = [v for _, v in parse_qsl(parts.query, keep_blank_values=True)]
+    secrets = [parts.query, parts.fragment, parts.password or "", parts.username or ""]
+    return secrets + [v for v in values if len(v) >= _MIN_SECRET_VALUE]
+
+
 def redact_url(text: str, url: str) -> str:
     """``text`` with the secrets of ``url`` (user, password, query, fragment) masked.
 
     For messages that may echo what was sent (an HTTP client's error, a server's
-    error body).
+    error body), in any of the forms of :class:`SecretMask`.
 
     >>> redact_url("404: no route /v1/chat?key=SECRET", "http://h/v1?key=SECRET")
     '404: no route /v1/chat?***'
+    >>> redact_url("no route /v1/chat?key=sk%2Fab&mode=chat", "http://h/v1?key=sk/ab&mode=chat")
+    'no route /v1/chat?***'
     >>> redact_url("fine", "http://h/v1")
     'fine'
     """
-    parts = urlsplit(url.strip())
-    secrets = [parts.query, parts.fragment, parts.password or "", parts.username or ""]
-    for secret in sorted((s for s in secrets if s), key=len, reverse=True):
-        text = text.replace(secret, "***")
-    return text
+    return SecretMask(url_secrets(url))(text)

@@ -21,6 +21,7 @@ from typing import Literal
 
 from twosat_formal.errors import ConfigError, ParseError
 from twosat_formal.formula import Formula
+from twosat_formal.inputs import read_bounded, read_stream_bounded
 from twosat_formal.io._parsing import BLANKS, decode
 from twosat_formal.io.dimacs import parse_dimacs
 from twosat_formal.io.scanner import scan_dimacs
@@ -127,7 +128,9 @@ def read_formula(path: str | os.PathLike[str], *, format: str | None = None) -> 
     """Read a formula file (``"-"`` reads standard input), DIMACS or DSL.
 
     An empty file (no bytes at all), binary data, a directory or a missing file is a
-    :class:`ParseError` naming the file, like any malformed text.
+    :class:`ParseError` naming the file, like any malformed text; so are a file larger
+    than :data:`~twosat_formal.inputs.MAX_TEXT_BYTES` and a pipe or a device
+    (:func:`~twosat_formal.inputs.check_input`).
 
     Examples
     --------
@@ -145,7 +148,7 @@ def read_formula(path: str | os.PathLike[str], *, format: str | None = None) -> 
     chosen = _chosen(format)
     if str(path) == "-":
         source = "<stdin>"
-        data = sys.stdin.buffer.read()
+        data = read_stream_bounded(sys.stdin.buffer, source, ParseError)
     else:
         source = os.fspath(path)
         data = _read_bytes(Path(path), source)
@@ -187,7 +190,7 @@ def _dimacs(text: str, source: str | None) -> Formula:
 
 def _read_bytes(path: Path, source: str) -> bytes:
     try:
-        return path.read_bytes()
+        return read_bounded(path, source, ParseError)
     except IsADirectoryError:
         raise ParseError("is a directory, not a file", source=source) from None
     except FileNotFoundError:

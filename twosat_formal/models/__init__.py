@@ -82,6 +82,7 @@ __all__ = [
     "load_model",
     "parse_spec",
     "sampling_for",
+    "shown_spec",
     "spec_forms",
 ]
 
@@ -137,6 +138,28 @@ def spec_forms() -> list[str]:
     return [form for _, kind in MODELS.items() for form in kind.forms]
 
 
+def shown_spec(spec: str) -> str:
+    """``spec`` as a message may show it: the value of an option no model takes masked.
+
+    An unknown option may be a credential put in the wrong place
+    (``openai/m?api_key=...``); a query that does not parse is masked whole.
+
+    >>> shown_spec("openai/m?api_key=sk-123&temperature=0.5")
+    'openai/m?api_key=***&temperature=0.5'
+    >>> shown_spec("openai/m?sk-123")
+    'openai/m?***'
+    """
+    body, mark, query = spec.partition("?")
+    if not mark:
+        return spec
+    try:
+        pairs = parse_qsl(query, keep_blank_values=True, strict_parsing=True)
+    except ValueError:
+        return f"{body}?***"
+    known = {*SAMPLING_OPTIONS, *(o for _, kind in MODELS.items() for o in kind.options)}
+    return body + "?" + "&".join(f"{k}={v if k in known else '***'}" for k, v in pairs)
+
+
 def parse_spec(spec: str) -> tuple[str, str, dict[str, str]]:
     """Split ``spec`` into its registry name, the rest (model id or path) and options.
 
@@ -160,27 +183,29 @@ def parse_spec(spec: str) -> tuple[str, str, dict[str, str]]:
     elif body in MODELS:
         name, rest = body, ""
     else:
-        raise UnknownNameError("model spec", spec, spec_forms())
+        raise UnknownNameError("model spec", shown_spec(spec), spec_forms())
     options: dict[str, str] = {}
     if query:
         try:
             pairs = parse_qsl(query, keep_blank_values=True, strict_parsing=True)
         except ValueError:
             raise ConfigError(
-                f"model spec {spec!r} has malformed options {query!r}",
+                f"model spec {shown_spec(spec)!r} has malformed options",
                 parameter="model",
                 valid="SPEC?key=value&key=value",
             ) from None
         for key, value in pairs:
             if key in options:
-                raise ConfigError(f"model spec {spec!r} sets option {key!r} twice", parameter=key)
+                raise ConfigError(
+                    f"model spec {shown_spec(spec)!r} sets option {key!r} twice", parameter=key
+                )
             options[key] = value
     allowed = (*MODELS.get(name).options, *SAMPLING_OPTIONS)
     sampling_options(options)  # typed and range-checked here, at load time
     for key in options:
         if key not in allowed:
             raise ConfigError(
-                f"model spec {spec!r}: unknown option {key!r}",
+                f"model spec {shown_spec(spec)!r}: unknown option {key!r}",
                 parameter=key,
                 valid=", ".join(allowed) if allowed else "no options",
             )

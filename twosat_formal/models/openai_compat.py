@@ -47,11 +47,12 @@ Examples
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import email.utils
 import json
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit, urlunsplit
@@ -65,8 +66,22 @@ from twosat_formal.errors import (
     TransientModelError,
     request_error,
 )
-from twosat_formal.model import ROLES, Turn, join_url, public_endpoint, redact_url
+from twosat_formal.model import (
+    ROLES,
+    SecretMask,
+    Turn,
+    join_url,
+    public_endpoint,
+    url_secrets,
+)
 from twosat_formal.models.base import DEFAULT_TIMEOUT_S, ClosingModel, Response, SamplingParams
+from twosat_formal.models.bounded import (
+    ACCEPT_ENCODING,
+    MAX_REPLY_BYTES,
+    check_text,
+    load_reply,
+    read_body,
+)
 
 if TYPE_CHECKING:  # imported where it is used: the CLI starts faster without it
     import aiohttp
@@ -234,7 +249,10 @@ latency_s=None)
         text = ""
     if not isinstance(text, str):
         raise EvaluationError("malformed reply: the answer text is not a string")
+    check_text(text, "the answer text")
     finish = choice.get("finish_reason")
+    if isinstance(finish, str):
+        check_text(finish, "the finish reason")
     usage = payload.get("usage")
     usage = usage if isinstance(usage, dict) else {}
     return Response(
@@ -250,8 +268,12 @@ def _count(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def _error_detail(body: bytes) -> str:
+def _error_detail(body: bytes, mask: Callable[[str], str] = str) -> str:
     """The server's error message, trimmed (the OpenAI ``{"error": {"message"}}`` shape).
+
+    A body that is not bounded JSON (:func:`~twosat_formal.models.bounded.load_reply`)
+    is shown as text; lone surrogates are escaped, and ``mask`` hides the secrets the
+    server may echo before the text is trimmed.
 
     Examples
     --------
@@ -261,9 +283,9 @@ def _error_detail(body: bytes) -> str:
     '<html>Bad Gateway</html>'
     """
     try:
-        payload = json.loads(body)
-    except ValueError:
-        text = body.decode("utf-8", "replace")
+        payload = load_reply(body)
+    except EvaluationError:
+        text = body[: _DETAIL_CHARS * 4].decode("utf-8", "replace")
     else:
         error = payload.get("error") if isinstance(payload, dict) else None
         if isinstance(error, dict) and isinstance(error.get("message"), str):
@@ -272,7 +294,7 @@ def _error_detail(body: bytes) -> str:
             text = error
         else:
             text = json.dumps(payload)
-    text = " ".join(text.split())
+    text = " ".join(mask(check_text(text[: _DETAIL_CHARS * 4], "", strict=False)).split())
     return text if len(text) <= _DETAIL_CHARS else text[: _DETAIL_CHARS - 3] + "..."
 
 
@@ -300,6 +322,14 @@ class OpenAICompatModel(ClosingModel):
     send_key:
         ``False`` never sends a key (a private local server must not receive the
         user's hosted-API key).
+    max_reply_bytes:
+        The largest reply body read, after decompression
+        (:data:`~twosat_formal.models.bounded.MAX_REPLY_BYTES`); a larger one fails
+        the request.
+
+    The key and the base URL's secrets are masked (``***``) in every error message
+    and answer text, in the forms a server may echo them
+    (:class:`~twosat_formal.model.SecretMask`).
     """
 
     def __init__(
@@ -313,6 +343,7 @@ class OpenAICompatModel(ClosingModel):
         spec: str | None = None,
         endpoint: str | None = None,
         send_key: bool = True,
+        max_reply_bytes: int = MAX_REPLY_BYTES,
     ) -> None:
         if not model_id:
             raise ConfigError("the model id is empty", parameter="model", valid="openai/<model-id>")
@@ -348,7 +379,11 @@ class OpenAICompatModel(ClosingModel):
                 parameter="api_key_env",
                 valid="the name of a set environment variable",
             )
-        self._headers = {"Authorization": f"Bearer {key}"} if key else {}
+        self._headers = {"Accept-Encoding": ACCEPT_ENCODING}
+        if key:
+            self._headers["Authorization"] = f"Bearer {key}"
+        self._mask = SecretMask([*url_secrets(raw_url), *([key] if key else [])])
+        self.max_reply_bytes = max_reply_bytes
         if key and parts.username is not None:
             # an API key is the credential: the URL's user information is not sent too
             host = parts.netloc.rpartition("@")[2]
@@ -409,16 +444,25 @@ class OpenAICompatModel(ClosingModel):
         self, prompt: str | Sequence[Turn], params: SamplingParams, sample: int
     ) -> Response:
         try:
-            return await self._generate(prompt, params, sample)
+            response = await self._generate(prompt, params, sample)
         except EvaluationError as exc:
-            exc.args = tuple(
-                redact_url(a, self._request_base) if isinstance(a, str) else a for a in exc.args
-            )
+            exc.args = tuple(self.mask(a) if isinstance(a, str) else a for a in exc.args)
             for name in ("detail", "reason"):
                 value = getattr(exc, name, None)
                 if isinstance(value, str):
-                    setattr(exc, name, redact_url(value, self._request_base))
+                    setattr(exc, name, self.mask(value))
             raise
+        text = self.mask(response.text)
+        return response if text is response.text else dataclasses.replace(response, text=text)
+
+    def mask(self, text: str) -> str:
+        """``text`` with the key and the base URL's secrets masked (``***``).
+
+        >>> model = OpenAICompatModel("m", base_url="http://127.0.0.1:8000/v1?key=sk/123")
+        >>> model.mask("no route /v1/completions?key=sk%2F123")
+        'no route /v1/completions?key=***'
+        """
+        return self._mask(text)
 
     def body_bytes(
         self, prompt: str | Sequence[Turn], params: SamplingParams, sample: int = 0
@@ -466,32 +510,31 @@ class OpenAICompatModel(ClosingModel):
             async with session.post(self._url, data=body, allow_redirects=False) as reply:
                 status = reply.status
                 retry_after_header = reply.headers.get("Retry-After")
-                raw = await reply.read()
+                raw = await read_body(
+                    reply.content.iter_any(),
+                    reply.headers.get("Content-Encoding"),
+                    self.max_reply_bytes,
+                )
         except (TimeoutError, aiohttp.ClientError) as exc:
             raise request_error(exc, where) from None
+        except EvaluationError as exc:  # a body past the bounds
+            raise EvaluationError(f"{exc} (from {where})") from None
         latency = time.perf_counter() - started
         if status in _TRANSIENT_STATUS or status >= 500:
             raise TransientModelError(
-                f"HTTP {status} from {where}: {_error_detail(raw)}",
+                f"HTTP {status} from {where}: {_error_detail(raw, self.mask)}",
                 status=status,
                 retry_after=parse_retry_after(retry_after_header),
             )
         if status in FINAL_STATUS:
-            raise RefusedRequestError(where, status=status, detail=_error_detail(raw))
+            raise RefusedRequestError(where, status=status, detail=_error_detail(raw, self.mask))
         if not 200 <= status < 300:
-            detail = _error_detail(raw)
+            detail = _error_detail(raw, self.mask)
             raise ModelHTTPError(
                 f"HTTP {status} from {where}: {detail}", status=status, detail=detail
             )
         try:
-            payload = json.loads(raw)
-        except ValueError:
-            preview = raw[:80].decode("utf-8", "replace")
-            raise EvaluationError(
-                f"malformed reply from {where}: the body is not JSON ({preview!r})"
-            ) from None
-        try:
-            return parse_reply(self.mode, payload, latency)
+            return parse_reply(self.mode, load_reply(raw), latency)
         except EvaluationError as exc:
             raise EvaluationError(f"{exc} (from {where})") from None
 
@@ -507,6 +550,7 @@ class OpenAICompatModel(ClosingModel):
                 timeout=self._timeout,
                 connector=aiohttp.TCPConnector(limit=0, limit_per_host=0),
                 trust_env=self._trust_env,
+                auto_decompress=False,  # inflated within bounds by read_body
             )
             self._session, self._session_loop = session, loop
         return session
