@@ -79,6 +79,7 @@ __all__ = [
     "OpenAICompatModel",
     "RefusedRequestError",
     "parse_reply",
+    "parse_responses_reply",
     "parse_retry_after",
     "public_url",
     "request_body",
@@ -242,6 +243,76 @@ latency_s=None)
         finish_reason=finish if isinstance(finish, str) else None,
         prompt_tokens=_count(usage.get("prompt_tokens")),
         completion_tokens=_count(usage.get("completion_tokens")),
+        latency_s=latency_s,
+    )
+
+
+#: Why a Responses API reply stopped early, as a finish reason.
+_INCOMPLETE = {"max_output_tokens": "length", "content_filter": "content_filter"}
+
+
+def parse_responses_reply(payload: object, latency_s: float | None = None) -> Response:
+    """Read a Responses API reply (``/v1/responses``): text, finish reason, token usage.
+
+    The text is that of every ``output_text`` part of the ``message`` items of
+    ``output``, in order; an ``incomplete`` reply stopped by ``max_output_tokens`` has
+    finish reason ``length`` (truncated), a ``completed`` one ``stop``.
+
+    Raises :class:`~twosat_formal.errors.EvaluationError` when the body is not the
+    shape the API promises.
+
+    Examples
+    --------
+    >>> reply = {"object": "response", "status": "incomplete",
+    ...          "incomplete_details": {"reason": "max_output_tokens"},
+    ...          "output": [{"type": "message", "content": [
+    ...              {"type": "output_text", "text": "The answer"}]}],
+    ...          "usage": {"input_tokens": 9, "output_tokens": 2}}
+    >>> parse_responses_reply(reply)
+    Response(text='The answer', finish_reason='length', prompt_tokens=9, completion_tokens=2, \
+latency_s=None)
+    >>> parse_responses_reply({"object": "response", "output": 3})
+    Traceback (most recent call last):
+    ...
+    twosat_formal.errors.EvaluationError: malformed reply: 'output' is not a list
+    """
+    if not isinstance(payload, dict):
+        raise EvaluationError("malformed reply: the body is not a JSON object")
+    output = payload.get("output")
+    if not isinstance(output, list):
+        raise EvaluationError("malformed reply: 'output' is not a list")
+    texts: list[str] = []
+    for item in output:
+        if not isinstance(item, dict):
+            raise EvaluationError("malformed reply: an output item is not an object")
+        if item.get("type") != "message":
+            continue
+        content = item.get("content")
+        if not isinstance(content, list):
+            raise EvaluationError("malformed reply: a message's content is not a list")
+        for part in content:
+            if not isinstance(part, dict):
+                raise EvaluationError("malformed reply: a content part is not an object")
+            if part.get("type") == "output_text":
+                text = part.get("text")
+                if not isinstance(text, str):
+                    raise EvaluationError("malformed reply: the answer text is not a string")
+                texts.append(text)
+    status = payload.get("status")
+    finish: str | None = None
+    if status == "completed":
+        finish = "stop"
+    elif status == "incomplete":
+        details = payload.get("incomplete_details")
+        reason = details.get("reason") if isinstance(details, dict) else None
+        finish = _INCOMPLETE.get(reason, reason) if isinstance(reason, str) else "incomplete"
+    usage = payload.get("usage")
+    usage = usage if isinstance(usage, dict) else {}
+    return Response(
+        text="".join(texts),
+        finish_reason=finish,
+        prompt_tokens=_count(usage.get("input_tokens")),
+        completion_tokens=_count(usage.get("output_tokens")),
         latency_s=latency_s,
     )
 
