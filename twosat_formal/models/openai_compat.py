@@ -124,7 +124,9 @@ def request_body(
 
     ``prompt`` is one text, or (chat mode only) a conversation: ``(role, text)``
     turns, sent as one message each. Unset parameters (``None``) are left out, so the
-    server's defaults apply; a set ``seed`` is sent as ``seed + sample``.
+    server's defaults apply; a set ``seed`` is sent as ``seed + sample``. A set
+    ``max_completion_tokens`` is sent instead of ``max_tokens`` (OpenAI's reasoning
+    models refuse ``max_tokens``), then ``reasoning_effort`` and the extra body fields.
 
     Examples
     --------
@@ -134,6 +136,12 @@ def request_body(
     >>> request_body("chat", "m", [("user", "Hi"), ("assistant", "Hello."), ("user", "More")],
     ...              SamplingParams(max_tokens=4))["messages"][1]
     {'role': 'assistant', 'content': 'Hello.'}
+    >>> from twosat_formal.model import extra_body
+    >>> params = SamplingParams(max_completion_tokens=900, reasoning_effort="low",
+    ...                         extra_body=extra_body(["top_k=20"]))
+    >>> request_body("completion", "o3-mini", "Hi", params)
+    {'model': 'o3-mini', 'prompt': 'Hi', 'max_completion_tokens': 900, \
+'reasoning_effort': 'low', 'top_k': 20}
     """
     body: dict[str, Any] = {"model": model_id}
     if mode not in MODES:
@@ -159,13 +167,20 @@ def request_body(
         body["messages"] = [{"role": role, "content": text} for role, text in turns]
     else:
         body["prompt"] = prompt
-    body["max_tokens"] = params.max_tokens
+    if params.max_completion_tokens is not None:
+        body["max_completion_tokens"] = params.max_completion_tokens
+    else:
+        body["max_tokens"] = params.max_tokens
     if params.temperature is not None:
         body["temperature"] = params.temperature
     if params.top_p is not None:
         body["top_p"] = params.top_p
     if params.seed is not None:
         body["seed"] = params.seed + sample
+    if params.reasoning_effort is not None:
+        body["reasoning_effort"] = params.reasoning_effort
+    for key, value in params.extra_body:
+        body[key] = json.loads(value)
     return body
 
 
