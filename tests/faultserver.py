@@ -109,6 +109,8 @@ class LoggedRequest:
     sampling: Mapping[str, Any] | None = None
     #: A chat request's ``messages``, as sent (``None`` for a completion request).
     messages: Any = None
+    #: The whole request body, as sent.
+    body: Mapping[str, Any] | None = None
 
 
 def _prompt_of(path: str, body: Mapping[str, Any]) -> str:
@@ -241,6 +243,7 @@ class FaultServer(Closing):
         authorization: str | None,
         sampling: Mapping[str, Any] | None = None,
         messages: Any = None,
+        body: Mapping[str, Any] | None = None,
     ) -> LoggedRequest:
         with self._lock:
             index = len(self.log)
@@ -252,7 +255,9 @@ class FaultServer(Closing):
                 fault = self.plan[index] if index < len(self.plan) else "ok"
             if fault not in FAULTS:
                 raise ValueError(f"unknown fault {fault!r}")
-            entry = LoggedRequest(index, path, prompt, fault, authorization, sampling, messages)
+            entry = LoggedRequest(
+                index, path, prompt, fault, authorization, sampling, messages, body
+            )
             self.log.append(entry)
             return entry
 
@@ -320,7 +325,12 @@ class FaultServer(Closing):
             k: payload[k] for k in ("max_tokens", "temperature", "top_p", "seed") if k in payload
         }
         entry = self._choose(
-            prompt, full_path, headers.get("authorization"), sampling, payload.get("messages")
+            prompt,
+            full_path,
+            headers.get("authorization"),
+            sampling,
+            payload.get("messages"),
+            payload,
         )
         if self.latency_s:
             await asyncio.sleep(self.latency_s)

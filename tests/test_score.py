@@ -162,7 +162,8 @@ def test_batch_errors_become_error_judgements(tmp_path: Path) -> None:
         },
     ]
     path = write_jsonl(tmp_path / "out.jsonl", failed)
-    scored = list(score_answers(read_answers(path), load_items(prompts, dataset=dataset)))
+    answers = read_answers(path, model="gpt-x")  # no line names the batch's model
+    scored = list(score_answers(answers, load_items(prompts, dataset=dataset)))
     assert sorted((r["failure"], r["error"], r["sample"]) for r in scored) == [
         ("error", "HTTP 429: slow down", 1),
         ("error", "e1: gone", 0),

@@ -5,10 +5,16 @@
 so it is the same in every process, whatever the dataset's size and whichever items
 were drawn before. Each item draws a family, a clause count, the family's difficulty
 knobs, a template and a seed, generates a labelled instance (its label from the
-solver) and verbalizes it with the evaluation prompt of App. G.2. ``answer`` is
-``Yes`` or ``No``; ``metadata`` holds the family, the knobs and the resolved
+solver) and verbalizes it with the evaluation prompt of App. G.2. ``answer`` is the
+complete answer that earns the full reward (:func:`gold_answer`: the solver's model as
+the JSON assignment, or its contradiction cycle as a chain, then the answer line), as in
+every reasoning-gym dataset; ``metadata`` holds the family, the knobs and the resolved
 parameters, the label, the entity map and value words, and the formula as DIMACS:
 everything :func:`score_answer` needs, so an item scores without this package's data.
+
+By default (``balance``) even items are SAT and odd items UNSAT, so no constant answer
+earns more than half the reward; ``require_chain`` asks for a contradiction chain after
+a "No" and rewards a "No" only with a valid one.
 
 Datasets: ``twosat`` (a mix of the families) and ``twosat-<family>`` for each family
 (``twosat-implication-cycle``, ``twosat-equivalence-core``, ``twosat-backbone``,
@@ -17,8 +23,11 @@ Datasets: ``twosat`` (a mix of the families) and ``twosat-<family>`` for each fa
 :func:`score_answer` is the reward: 1.0 for the right decision with, on a SAT
 instance, a valid witness; 0.0 otherwise. It reads the model's whole answer with the
 scorer ``eval`` uses (the strict answer line by default; ``lenient=True`` for the
-lenient reading). The one partial-credit option, ``partial_credit=x``, gives ``x``
-to a right decision whose witness is missing or invalid.
+lenient reading). Answers in ``<answer>...</answer>`` tags are read (:func:`read_answer`).
+The one partial-credit option, ``partial_credit=x``, gives ``x`` to a right decision
+whose certificate is missing or invalid. On a balanced dataset a constant answer earns
+at most 0.5; an answer with the right decision and never a certificate earns
+``(1 + x) / 2`` (``x`` with ``require_chain``).
 
 :class:`Curriculum` raises the difficulty level by level: more clauses, a larger
 share of filler clauses, and difficulty knobs spread further from the middle of
@@ -30,31 +39,39 @@ size=2)`` works and its ``score_answer`` is this one.
 
 Examples
 --------
->>> data = create_dataset("twosat-backbone", seed=3, size=4, min_clauses=6, max_clauses=8)
+>>> data = create_dataset("twosat", seed=3, size=4, min_clauses=6, max_clauses=8)
+>>> [item["metadata"]["label"] for item in data]
+['SAT', 'UNSAT', 'SAT', 'UNSAT']
 >>> item = data[2]
->>> item["answer"], item["metadata"]["family"], item["metadata"]["label"]
-('Yes', 'backbone', 'SAT')
->>> item == create_dataset("twosat-backbone", seed=3, size=99, min_clauses=6, max_clauses=8)[2]
+>>> item["answer"].splitlines()[-1], score_answer(item["answer"], item)
+('The answer is: Yes', 1.0)
+>>> item == create_dataset("twosat", seed=3, size=99, min_clauses=6, max_clauses=8)[2]
 True
->>> score_answer("The answer is: No", item)
-0.0
+>>> score_answer("The answer is: No", item), score_answer("<answer>No</answer>", data[3])
+(0.0, 1.0)
 """
 
 from __future__ import annotations
 
 import dataclasses
 import importlib.util
+import json
 import random
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, overload
 
+from twosat_formal.diagnostics.chains import chain_object, closed_walk
 from twosat_formal.errors import ConfigError, TwoSatFormalError, UnknownNameError
+from twosat_formal.formula import Formula
 from twosat_formal.generators import FAMILIES, derive_seed, generate
+from twosat_formal.instance import LABELS
 from twosat_formal.io import scan_dimacs
 from twosat_formal.models.base import Response
 from twosat_formal.scoring import PromptView, score
-from twosat_formal.verbalize import TEMPLATES, verbalize
+from twosat_formal.solve import solve
+from twosat_formal.verbalize import TEMPLATES, Prompt, verbalize
 
 __all__ = [
     "CURRICULUM_LEVELS",
@@ -65,6 +82,8 @@ __all__ = [
     "TwoSatDataset",
     "config_class",
     "create_dataset",
+    "gold_answer",
+    "read_answer",
     "score_answer",
 ]
 
@@ -93,10 +112,21 @@ class TwoSatConfig:
         The range of the filler share, for families that have one.
     templates:
         The verbalization templates to draw from (default: all six).
+    balance:
+        Equal numbers of SAT and UNSAT items: item ``i`` is UNSAT exactly when ``i`` is
+        odd, and its family is drawn among those that give that label (``symmetry``
+        copies a base of that label). The default wherever the families give both
+        labels (the mixed dataset and ``twosat-symmetry``); a family that gives one
+        label (``twosat-backbone``...) cannot be balanced.
+    require_chain:
+        The prompts ask for a contradiction chain after a "No" (the prompt of
+        ``verbalize --ask-cycle``), and a right "No" earns the full reward only with a
+        valid chain (as ``eval`` judges ``cycle_valid``).
     lenient:
         Reward the lenient reading of answers instead of the strict one.
     partial_credit:
-        Reward of a right decision whose witness is missing or invalid (SAT only).
+        Reward of a right decision whose certificate is missing or invalid: the witness
+        of a "Yes"; with ``require_chain``, also the chain of a "No".
     seed, size:
         The dataset's seed and number of items.
     """
@@ -108,6 +138,8 @@ class TwoSatConfig:
     min_filler_share: float = 0.0
     max_filler_share: float = 0.0
     templates: tuple[str, ...] = ()
+    balance: bool = True
+    require_chain: bool = False
     lenient: bool = False
     partial_credit: float = 0.0
     seed: int | None = 0
@@ -150,6 +182,22 @@ class TwoSatConfig:
         _check_unit("min_filler_share", self.min_filler_share, 1.0)
         _check_unit("max_filler_share", self.max_filler_share, 1.0)
         _check_unit("partial_credit", self.partial_credit, 1.0)
+        for flag in ("balance", "require_chain", "lenient"):
+            if not isinstance(getattr(self, flag), bool):
+                raise ConfigError(
+                    f"{flag} must be true or false, got {getattr(self, flag)!r}",
+                    parameter=flag,
+                    valid="true or false",
+                )
+        if self.balance:
+            for label in LABELS:
+                if not _families_giving(self.families, label):
+                    raise ConfigError(
+                        f"balance needs families that give {label} items, and none of "
+                        f"{', '.join(self.families)} does (set balance to false)",
+                        parameter="balance",
+                        valid="false for these families",
+                    )
         if self.min_filler_share > self.max_filler_share:
             raise ConfigError(
                 "min_filler_share is above max_filler_share", parameter="min_filler_share"
@@ -190,11 +238,29 @@ def config_class(name: str) -> type[TwoSatConfig]:
     return _CONFIGS[name]
 
 
+def _labels_of(family: str) -> frozenset[str]:
+    """The labels ``family`` can give: its own, or (``symmetry``) any base family's."""
+    label = FAMILIES.get(family).label
+    if label in LABELS:
+        return frozenset({label})
+    return frozenset(
+        FAMILIES.get(name).label for name in FAMILIES.names() if FAMILIES.get(name).label in LABELS
+    )
+
+
+def _families_giving(families: Sequence[str], label: str) -> list[str]:
+    """The families of ``families`` that can give ``label``, in their order."""
+    return [family for family in families if label in _labels_of(family)]
+
+
 def _family_config(family: str) -> type[TwoSatConfig]:
     title = "".join(part.title() for part in family.split("-"))
     cls = dataclasses.make_dataclass(
         f"TwoSat{title}Config",
-        [("families", tuple[str, ...], field(default=(family,)))],
+        [
+            ("families", tuple[str, ...], field(default=(family,))),
+            ("balance", bool, field(default=len(_labels_of(family)) == len(LABELS))),
+        ],
         bases=(TwoSatConfig,),
         namespace={"dataset_name": f"{MIXED}-{family}", "__module__": __name__},
     )
@@ -241,7 +307,8 @@ class TwoSatDataset(Sequence[dict[str, Any]]):
         return (self[i] for i in range(self.size))
 
     def score_answer(self, answer: str | None, entry: Mapping[str, Any]) -> float:
-        """:func:`score_answer` with this dataset's ``lenient`` and ``partial_credit``."""
+        """:func:`score_answer` with this dataset's ``lenient`` and ``partial_credit``
+        (``require_chain`` is the entry's own)."""
         return score_answer(
             answer,
             entry,
@@ -264,24 +331,68 @@ def _draw_params(
     return clauses, knobs
 
 
+def _draw_family(
+    rng: random.Random, config: TwoSatConfig, index: int
+) -> tuple[str, dict[str, str]]:
+    """The family of item ``index`` and its fixed parameters (a balanced symmetry item's
+    base family, of the item's label)."""
+    if not config.balance:
+        return rng.choice(config.families), {}
+    label = LABELS[index % 2]  # even items SAT, odd items UNSAT
+    family = rng.choice(_families_giving(config.families, label))
+    if FAMILIES.get(family).label in LABELS:
+        return family, {}
+    bases = [name for name in FAMILIES.names() if FAMILIES.get(name).label == label]
+    return family, {"base": rng.choice(bases)}
+
+
+def gold_answer(prompt: Prompt, formula: Formula) -> str:
+    """The complete answer that earns the full reward: the solver's certificate, then the
+    answer line.
+
+    A SAT item's answer gives the solver's model as the prompt's JSON assignment; an
+    UNSAT item's gives the solver's contradiction cycle as the chain of
+    ``verbalize --ask-cycle`` (:func:`~twosat_formal.diagnostics.chains.chain_object`).
+
+    >>> from twosat_formal.formula import Formula
+    >>> f = Formula.from_named([["a"], ["~a", "b"]])
+    >>> print(gold_answer(verbalize(f, "logic", entities=["A", "B"]), f))
+    {"A": "true", "B": "true"}
+    The answer is: Yes
+    """
+    result = solve(formula, check=True)
+    if result.model is not None:
+        witness = {
+            entity: prompt.true_value if value else prompt.false_value
+            for entity, value in zip(prompt.entities, result.model, strict=True)
+        }
+        return json.dumps(witness, ensure_ascii=False) + "\nThe answer is: Yes"
+    if not result.cycle:
+        raise ConfigError("an UNSAT item without a contradiction cycle has no gold answer")
+    chain = chain_object(
+        closed_walk(result.cycle), prompt.entities, prompt.true_value, prompt.false_value
+    )
+    return json.dumps(chain, ensure_ascii=False) + "\nThe answer is: No"
+
+
 def make_item(config: TwoSatConfig, seed: int, index: int) -> dict[str, Any]:
     """Item ``index`` of a dataset with ``config`` and ``seed`` (see the module docstring)."""
     rng = random.Random(derive_seed(seed, index))
-    family = rng.choice(config.families)
+    family, fixed = _draw_family(rng, config, index)
     template = rng.choice(config.templates)
     error: TwoSatFormalError | None = None
     for _ in range(_ATTEMPTS):
         clauses, knobs = _draw_params(rng, family, config)
         instance_seed = rng.getrandbits(62)
         try:
-            instance = generate(family, clauses=clauses, seed=instance_seed, **knobs)
+            instance = generate(family, clauses=clauses, seed=instance_seed, **knobs, **fixed)
             break
         except ConfigError as exc:  # a combination the family cannot build: draw again
             error = exc
     else:
         raise ConfigError(f"{family} could not be drawn with this config: {error}")
     prompt_seed = rng.getrandbits(31)
-    prompt = verbalize(instance.formula, template, seed=prompt_seed)
+    prompt = verbalize(instance.formula, template, seed=prompt_seed, ask_cycle=config.require_chain)
     metadata = {
         "source_dataset": config.dataset_name,
         "source_index": index,
@@ -290,6 +401,7 @@ def make_item(config: TwoSatConfig, seed: int, index: int) -> dict[str, Any]:
         "num_vars": instance.formula.num_vars,
         "knobs": knobs,
         "params": instance.params,
+        "require_chain": config.require_chain,
         "label": instance.label,
         "template": prompt.template,
         "entities": prompt.entity_map(),
@@ -307,7 +419,7 @@ def make_item(config: TwoSatConfig, seed: int, index: int) -> dict[str, Any]:
     }
     return {
         "question": prompt.text,
-        "answer": "Yes" if instance.label == "SAT" else "No",
+        "answer": gold_answer(prompt, instance.formula),
         "metadata": metadata,
     }
 
@@ -345,6 +457,39 @@ def create_dataset(
     return TwoSatDataset(cls(seed=seed, size=size, **config))
 
 
+_TAGGED = re.compile(r"<answer>(.*?)</answer>", re.IGNORECASE | re.DOTALL)
+_BARE = re.compile(r"[\s*_`\"']*(yes|no)[\s*_`\"'.!]*", re.IGNORECASE)
+
+
+def read_answer(answer: str) -> str:
+    """The part of ``answer`` the reward judges, with a bare final decision made an answer line.
+
+    The content of the last ``<answer>...</answer>`` block when there is one (the
+    convention of reasoning-gym's prompts and of GRPO recipes), else the whole answer;
+    a last non-blank line that is only ``Yes`` or ``No`` (emphasis, quotes and a final
+    period allowed) is read as ``The answer is: Yes`` / ``No``.
+
+    >>> read_answer("<think>A and not A.</think>\\n<answer>No</answer>")
+    'The answer is: No'
+    >>> read_answer('{"A": "true"}\\n**yes.**')
+    '{"A": "true"}\\nThe answer is: Yes'
+    >>> read_answer("I say yes and no")
+    'I say yes and no'
+    """
+    tagged = _TAGGED.findall(answer)
+    text = tagged[-1].strip() if tagged else answer
+    lines = text.splitlines()
+    for index in range(len(lines) - 1, -1, -1):
+        if not lines[index].strip():
+            continue
+        bare = _BARE.fullmatch(lines[index])
+        if bare is not None:
+            lines[index] = "The answer is: " + bare.group(1).capitalize()
+            return "\n".join(lines)
+        break
+    return text
+
+
 def score_answer(
     answer: str | None,
     entry: Mapping[str, Any],
@@ -354,10 +499,14 @@ def score_answer(
 ) -> float:
     """The reward of ``answer`` (the model's whole answer) to item ``entry``.
 
-    1.0 for the right decision with, on a SAT item, a valid witness (the JSON the
-    prompt asks for); ``partial_credit`` for a right decision whose witness is missing
-    or invalid; 0.0 otherwise (no or conflicting answer line, wrong decision, empty
-    answer). The judgement is :func:`twosat_formal.scoring.score`'s, strict or lenient.
+    1.0 for the right decision with its certificate: on a SAT item a valid witness
+    (the JSON the prompt asks for); on an UNSAT item of a ``require_chain`` dataset
+    (``entry["metadata"]["require_chain"]``) a valid contradiction chain.
+    ``partial_credit`` for a right decision whose certificate is missing or invalid;
+    0.0 otherwise (no or conflicting answer line, wrong decision, empty answer). The
+    answer is read by :func:`read_answer` (``<answer>`` tags, a bare final Yes or No),
+    then judged by :func:`twosat_formal.scoring.score`, strict or lenient; the chain as
+    ``eval`` judges ``cycle_valid``. ``entry["answer"]`` always earns 1.0.
 
     Examples
     --------
@@ -365,6 +514,10 @@ def score_answer(
     ...     "label": "SAT", "dimacs": "c var 1 a\\np cnf 1 1\\n1 0\\n", "entities": {"A": "a"},
     ...     "true_value": "true", "false_value": "false"}}
     >>> score_answer('{"A": "true"}\\nThe answer is: Yes', entry)
+    1.0
+    >>> score_answer('<answer>{"A": "true"} Yes</answer>', entry)
+    0.0
+    >>> score_answer('<answer>{"A": "true"}\\nYes</answer>', entry)
     1.0
     >>> score_answer('{"A": "false"}\\nThe answer is: Yes', entry, partial_credit=0.25)
     0.25
@@ -374,17 +527,29 @@ def score_answer(
     if not isinstance(answer, str) or not answer:
         return 0.0
     meta = entry["metadata"]
-    view = PromptView(dict(meta["entities"]), meta["true_value"], meta["false_value"])
-    judgement = score(Response(answer), view, scan_dimacs(meta["dimacs"]), meta["label"])
+    require_chain = bool(meta.get("require_chain", False))
+    view = _RewardView(
+        dict(meta["entities"]), meta["true_value"], meta["false_value"], require_chain
+    )
+    formula = scan_dimacs(meta["dimacs"])
+    judgement = score(Response(read_answer(answer)), view, formula, meta["label"])
     if lenient:
         decision, witness = judgement.lenient_decision_correct, judgement.lenient_witness_valid
     else:
         decision, witness = judgement.decision_correct, judgement.witness_valid
     if not decision:
         return 0.0
-    if witness is False:
+    chain_missing = require_chain and meta["label"] == "UNSAT" and judgement.cycle_valid is not True
+    if witness is False or chain_missing:
         return float(partial_credit)
     return 1.0
+
+
+@dataclass(frozen=True)
+class _RewardView(PromptView):
+    """An item's prompt as scoring reads it; ``ask_cycle`` has the chain judged."""
+
+    ask_cycle: bool = False
 
 
 # -- the curriculum -----------------------------------------------------------------------------

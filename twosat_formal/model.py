@@ -45,7 +45,9 @@ from urllib.parse import parse_qsl, unquote, unquote_plus, urlsplit, urlunsplit
 from twosat_formal.errors import TransientModelError
 
 __all__ = [
+    "BODY_FIELDS",
     "DEFAULT_MAX_TOKENS",
+    "REASONING_EFFORTS",
     "ROLES",
     "ChatModel",
     "Model",
@@ -55,6 +57,7 @@ __all__ = [
     "TransientModelError",
     "Turn",
     "conversation_key",
+    "extra_body",
     "join_url",
     "public_endpoint",
     "redact_url",
@@ -68,12 +71,22 @@ DEFAULT_MAX_TOKENS = 32768
 
 @dataclass(frozen=True)
 class SamplingParams:
-    """Sampling parameters of one request (the sample index is not one of them)."""
+    """Sampling parameters of one request (the sample index is not one of them).
+
+    The fields of reasoning models are unset by default: ``max_completion_tokens``
+    (sent instead of ``max_tokens``, which OpenAI's reasoning models refuse),
+    ``reasoning_effort`` (one of :data:`REASONING_EFFORTS`) and ``extra_body``, more
+    fields of the request body as ``(key, JSON text)`` pairs sorted by key
+    (:func:`extra_body`).
+    """
 
     max_tokens: int = DEFAULT_MAX_TOKENS
     temperature: float | None = None
     top_p: float | None = None
     seed: int | None = None
+    max_completion_tokens: int | None = None
+    reasoning_effort: str | None = None
+    extra_body: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
         from twosat_formal.errors import ConfigError
@@ -86,10 +99,89 @@ class SamplingParams:
                     parameter=name,
                     valid="a finite number",
                 )
+        if self.reasoning_effort is not None and self.reasoning_effort not in REASONING_EFFORTS:
+            raise ConfigError(
+                f"reasoning_effort must be one of {', '.join(REASONING_EFFORTS)}, "
+                f"not {self.reasoning_effort!r}",
+                parameter="reasoning_effort",
+                valid=", ".join(REASONING_EFFORTS),
+            )
+        count = self.max_completion_tokens
+        if count is not None and (
+            isinstance(count, bool) or not isinstance(count, int) or count < 1
+        ):
+            raise ConfigError(
+                f"max_completion_tokens must be an integer >= 1, not {count!r}",
+                parameter="max_completion_tokens",
+                valid="an integer >= 1",
+            )
+        for key, _ in self.extra_body:
+            if key in BODY_FIELDS:
+                raise ConfigError(
+                    f"the body field {key!r} is set by its own option, not as an extra field",
+                    parameter="body",
+                    valid=f"a field other than {', '.join(BODY_FIELDS)}",
+                )
 
     def key(self) -> str:
-        """Canonical JSON of the parameters: part of a request's store key."""
-        return json.dumps(asdict(self), sort_keys=True, separators=(",", ":"))
+        """Canonical JSON of the parameters: part of a request's store key.
+
+        The fields of reasoning models appear only when set, so the key of parameters
+        without them is the same as before they existed.
+        """
+        fields = asdict(self)
+        for name in ("max_completion_tokens", "reasoning_effort"):
+            if fields[name] is None:
+                del fields[name]
+        extra = fields.pop("extra_body")
+        if extra:
+            fields["extra_body"] = {k: json.loads(v) for k, v in extra}
+        return json.dumps(fields, sort_keys=True, separators=(",", ":"))
+
+
+#: The values of ``reasoning_effort`` (OpenAI's reasoning models; vLLM passes it on).
+REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high")
+#: Body fields made from the request and its parameters: never extra fields.
+BODY_FIELDS = (
+    "model",
+    "messages",
+    "prompt",
+    "max_tokens",
+    "max_completion_tokens",
+    "temperature",
+    "top_p",
+    "seed",
+    "reasoning_effort",
+)
+
+
+def extra_body(pairs: Sequence[str]) -> tuple[tuple[str, str], ...]:
+    """``KEY=VALUE`` texts as :attr:`SamplingParams.extra_body`: a value that is JSON is
+    that JSON value, any other is a string.
+
+    >>> extra_body(["top_k=20", 'chat_template_kwargs={"enable_thinking": false}', "user=me"])
+    (('chat_template_kwargs', '{"enable_thinking":false}'), ('top_k', '20'), ('user', '"me"'))
+    >>> extra_body(["top_k"])
+    Traceback (most recent call last):
+    ...
+    twosat_formal.errors.ConfigError: body field 'top_k' is not KEY=VALUE
+    """
+    from twosat_formal.errors import ConfigError
+
+    found: dict[str, str] = {}
+    for pair in pairs:
+        key, equals, raw = pair.partition("=")
+        key = key.strip()
+        if not equals or not key:
+            raise ConfigError(f"body field {pair!r} is not KEY=VALUE", parameter="body")
+        if key in found:
+            raise ConfigError(f"body field {key!r} is given twice", parameter="body")
+        try:
+            value = json.loads(raw)
+        except ValueError:
+            value = raw
+        found[key] = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return tuple(sorted(found.items()))
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,11 @@ import typer
 
 from twosat_formal.cli.app import err_console, sub_app
 from twosat_formal.cli.options import (
+    BodyOption,
+    MaxCompletionTokensOption,
     MaxTokensOption,
     NoVerifyOption,
+    ReasoningEffortOption,
     RequestModeOption,
     SamplingSeedOption,
     TemperatureOption,
@@ -19,6 +22,7 @@ from twosat_formal.cli.options import (
     model_option,
     out_option,
 )
+from twosat_formal.integrations.batch import MAX_BYTES, MAX_REQUESTS
 from twosat_formal.models.base import DEFAULT_MAX_TOKENS
 
 __all__ = ["batch_app", "prepare_command"]
@@ -39,20 +43,39 @@ def prepare_command(
     model: Annotated[
         str,
         model_option(
-            "The model id the API serves (gpt-4o-mini; no openai/ prefix).",
+            "The model id the API serves (gpt-4o-mini), or an openai/ spec whose "
+            "options go into every body (openai/gpt-4o-mini?max_tokens=100&temperature=0).",
             metavar="ID",
             show_default=False,
         ),
     ],
-    out: Annotated[Path, out_option("The request file (JSON Lines).", False)],
+    out: Annotated[
+        Path,
+        out_option(
+            "The request file (JSON Lines); over a file's limits, numbered parts "
+            "OUT.part1.jsonl, OUT.part2.jsonl...",
+            False,
+        ),
+    ],
     max_tokens: MaxTokensOption = DEFAULT_MAX_TOKENS,
     temperature: TemperatureOption = None,
     top_p: TopPOption = None,
     seed: SamplingSeedOption = None,
+    max_completion_tokens: MaxCompletionTokensOption = None,
+    reasoning_effort: ReasoningEffortOption = None,
+    body: BodyOption = None,
     samples: Annotated[
         int, typer.Option("--samples", min=1, help="Requests per prompt (custom_id ID#k).")
     ] = 1,
     mode: RequestModeOption = "chat",
+    max_requests: Annotated[
+        int,
+        typer.Option("--max-requests", min=1, help="Requests per file (the Batch API's limit)."),
+    ] = MAX_REQUESTS,
+    max_bytes: Annotated[
+        int,
+        typer.Option("--max-bytes", min=1, help="Bytes per file (the Batch API's 200 MB)."),
+    ] = MAX_BYTES,
     no_verify: NoVerifyOption = False,
     dataset: Annotated[
         Path | None,
@@ -73,11 +96,21 @@ def prepare_command(
     from twosat_formal.cli.eval_cmd import verification_line
     from twosat_formal.evaluate import Verification, load_items, read_eval_prompts
     from twosat_formal.gate import gate_items
-    from twosat_formal.integrations.batch import batch_requests
-    from twosat_formal.jsonl import json_line, rereadable, write_lines
+    from twosat_formal.integrations.batch import batch_model, batch_requests, write_batch
+    from twosat_formal.jsonl import rereadable
+    from twosat_formal.model import extra_body
     from twosat_formal.models.base import SamplingParams
 
-    params = SamplingParams(max_tokens=max_tokens, temperature=temperature, top_p=top_p, seed=seed)
+    params = SamplingParams(
+        max_tokens=max_tokens,
+        temperature=temperature,
+        top_p=top_p,
+        seed=seed,
+        max_completion_tokens=max_completion_tokens,
+        reasoning_effort=reasoning_effort,
+        extra_body=extra_body(body or ()),
+    )
+    batch_model(model, params, mode)  # a bad model or option fails before the prompts are read
     records: list[Any]
     with rereadable(prompts) as (prompt_file, _):  # every line is read before anything is written
         if no_verify:  # the prompts as they are: no formula is read back from them
@@ -90,6 +123,7 @@ def prepare_command(
             )
             records = [item.prompt for item in items]
     rows = batch_requests(records, model, params, samples=samples, mode=mode)
-    count = write_lines((json_line(row) for row in rows), out)
+    files = write_batch(rows, out, max_requests=max_requests, max_bytes=max_bytes)
     said = verification_line(verification).removeprefix("verified").strip()
-    err_console.print(f"{count} requests written to {out} (verified {said})", markup=False)
+    for path, count in files:
+        err_console.print(f"{count} requests written to {path} (verified {said})", markup=False)

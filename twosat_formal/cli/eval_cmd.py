@@ -10,12 +10,15 @@ import typer
 from twosat_formal.cli.app import app, err_console, fail, out_console
 from twosat_formal.cli.options import (
     ApiKeyEnvOption,
+    BodyOption,
     ConcurrencyOption,
+    MaxCompletionTokensOption,
     MaxTokensOption,
     ModelConcurrencyOption,
     NoVerifyOption,
     ProgressOption,
     RayAddressOption,
+    ReasoningEffortOption,
     RequestModeOption,
     RpmOption,
     SamplesOption,
@@ -38,7 +41,7 @@ from twosat_formal.columns import pick_columns
 from twosat_formal.errors import EXIT_INTERRUPTED, EXIT_REQUESTS_FAILED, ConfigError
 from twosat_formal.export import export_results, format_of
 from twosat_formal.jsonl import rereadable
-from twosat_formal.model import SamplingParams
+from twosat_formal.model import SamplingParams, extra_body
 from twosat_formal.models import spec_forms
 from twosat_formal.models.base import DEFAULT_MAX_TOKENS, DEFAULT_TIMEOUT_S
 from twosat_formal.store import RunStore, filled_store
@@ -173,6 +176,9 @@ def eval_command(
     temperature: TemperatureOption = None,
     top_p: TopPOption = None,
     seed: SamplingSeedOption = None,
+    max_completion_tokens: MaxCompletionTokensOption = None,
+    reasoning_effort: ReasoningEffortOption = None,
+    body: BodyOption = None,
     max_attempts: Annotated[
         int,
         typer.Option("--max-attempts", min=1, help="Attempts per request on 429, 5xx, time-outs."),
@@ -223,7 +229,15 @@ def eval_command(
         if not items:
             raise ConfigError(f"{prompts}: no prompt to ask", parameter="prompts")
         verification = gate_items(items, prompts=prompt_file, dataset=dataset, skip=no_verify)
-    params = SamplingParams(max_tokens=max_tokens, temperature=temperature, top_p=top_p, seed=seed)
+    params = SamplingParams(
+        max_tokens=max_tokens,
+        temperature=temperature,
+        top_p=top_p,
+        seed=seed,
+        max_completion_tokens=max_completion_tokens,
+        reasoning_effort=reasoning_effort,
+        extra_body=extra_body(body or ()),
+    )
     info = {
         "prompts_file": str(prompts),
         "dataset": str(dataset) if dataset else None,

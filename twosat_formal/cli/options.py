@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ApiKeyEnvOption",
     "BaseUrlOption",
+    "BodyOption",
     "ConcurrencyOption",
     "ExecutorOption",
     "ExperimentOptions",
@@ -39,11 +40,13 @@ __all__ = [
     "FormulaFormat",
     "JobsOption",
     "JsonOption",
+    "MaxCompletionTokensOption",
     "MaxTokensOption",
     "ModelConcurrencyOption",
     "NoVerifyOption",
     "ProgressOption",
     "RayAddressOption",
+    "ReasoningEffortOption",
     "RequestModeOption",
     "RpmOption",
     "RunnerOptions",
@@ -157,6 +160,34 @@ TopPOption = Annotated[
         "--top-p",
         help="Nucleus sampling mass (not sent unless given).",
         show_default="server default",
+    ),
+]
+MaxCompletionTokensOption = Annotated[
+    int | None,
+    typer.Option(
+        "--max-completion-tokens",
+        min=1,
+        help="Token budget sent as max_completion_tokens instead of max_tokens "
+        "(OpenAI's reasoning models refuse max_tokens).",
+        show_default="not sent",
+    ),
+]
+ReasoningEffortOption = Annotated[
+    str | None,
+    typer.Option(
+        "--reasoning-effort",
+        help="reasoning_effort of reasoning models: none, minimal, low, medium or high.",
+        show_default="not sent",
+    ),
+]
+BodyOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--body",
+        metavar="KEY=VALUE",
+        help="One more field of every request body (repeatable); a VALUE that is JSON "
+        "is sent as that JSON (top_k=20, chat_template_kwargs='{\"enable_thinking\": false}').",
+        show_default=False,
     ),
 ]
 SamplingSeedOption = Annotated[

@@ -65,6 +65,7 @@ __all__ = [
     "ChainCheck",
     "chain_object",
     "check_chain",
+    "closed_walk",
     "extract_chain",
     "judge_chain",
 ]
@@ -237,3 +238,20 @@ def chain_object(
     return {
         "chain": [{entities[abs(lit) - 1]: true_value if lit > 0 else false_value} for lit in walk]
     }
+
+
+def closed_walk(cycle: Sequence[int]) -> list[int]:
+    """A solver's contradiction cycle as a chain's closed walk.
+
+    The walk starts at a literal whose opposite is on the cycle, as a chain must, and
+    returns to it.
+
+    >>> closed_walk([2, 1, 3, -2, 4])
+    [2, 1, 3, -2, 4, 2]
+    >>> closed_walk([1, 5, 2, -5])
+    [5, 2, -5, 1, 5]
+    """
+    literals = list(cycle)
+    start = next(i for i, lit in enumerate(literals) if -lit in literals)
+    literals = literals[start:] + literals[:start]
+    return [*literals, literals[0]]

@@ -8,8 +8,12 @@ Three JSON Lines forms are read, one decided per line, so a file may mix them:
   writes are plain rows too);
 * **OpenAI Batch API output** (also vLLM's ``run_batch``): ``custom_id`` is the prompt
   id (``PROMPT_ID#K`` for sample ``K``, as :mod:`~twosat_formal.integrations.batch`
-  writes it), ``response.body`` a chat or text completion; a line with an ``error``
-  or a status code other than 200 is a failed request (failure kind ``error``);
+  writes it), ``response.body`` a chat or text completion or a Responses API reply
+  (``output[].content[].text``); a line with an ``error`` or a status code other than
+  200 is a failed request (failure kind ``error``), and so is a reply body that is not
+  the shape the API promises (its error names the line), as ``eval`` stores a bad
+  reply. The model is ``openai/<the served model>``; a failed request, whose line names
+  no model, belongs to the model the file's other lines name (the batch's own model);
 * **lm-eval** ``--log_samples`` output (``samples_<task>_<date>.jsonl``): ``doc.id`` is
   the prompt id and ``resps[0]`` the answers, one per repeat (sample ``K`` is the
   ``K``-th); the model is the name of the folder lm-eval wrote the file into.
@@ -33,6 +37,7 @@ p3 1 hf Yes None
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,7 +46,7 @@ from typing import IO, Any
 from twosat_formal.errors import EvaluationError, RecordError
 from twosat_formal.jsonl import read_stream, refuse_empty
 from twosat_formal.models.base import Response
-from twosat_formal.models.openai_compat import parse_reply
+from twosat_formal.models.openai_compat import parse_reply, parse_responses_reply
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -109,7 +114,9 @@ def _sample(value: Any, bad: Any) -> int:
     return value
 
 
-def _plain(obj: Mapping[str, Any], model: str | None, bad: Any) -> Iterator[ExternalAnswer]:
+def _plain(
+    obj: Mapping[str, Any], model: str | None, bad: Any, number: int
+) -> Iterator[ExternalAnswer]:
     prompt_id = obj.get("prompt_id")
     if not isinstance(prompt_id, str):
         raise bad("field 'prompt_id' must be a string")
@@ -160,7 +167,23 @@ def _batch_error(obj: Mapping[str, Any]) -> str | None:
     return None
 
 
-def _batch(obj: Mapping[str, Any], model: str | None, bad: Any) -> Iterator[ExternalAnswer]:
+def _parse_body(body: Any) -> Response:
+    """The answer of a Batch API reply body: a chat or text completion, or a Responses
+    API reply (``output``)."""
+    if isinstance(body, Mapping) and "output" in body and "choices" not in body:
+        return parse_responses_reply(body)
+    choices = body.get("choices") if isinstance(body, Mapping) else None
+    first = choices[0] if isinstance(choices, list) and choices else None
+    mode = "chat" if isinstance(first, Mapping) and "message" in first else "completion"
+    return parse_reply(mode, body)
+
+
+def _batch(
+    obj: Mapping[str, Any], model: str | None, bad: Any, number: int
+) -> Iterator[ExternalAnswer]:
+    """The answer of a Batch API output line; its model is ``""`` when neither ``model``
+    nor the line names one (a failed request: :func:`read_answer_stream` gives it the
+    batch's model)."""
     cid = obj.get("custom_id")
     if not isinstance(cid, str):
         raise bad("field 'custom_id' must be a string")
@@ -168,21 +191,21 @@ def _batch(obj: Mapping[str, Any], model: str | None, bad: Any) -> Iterator[Exte
     error = _batch_error(obj)
     body = obj.get("response", {}).get("body") if isinstance(obj.get("response"), Mapping) else None
     served = body.get("model") if isinstance(body, Mapping) else None
-    name = model or (f"openai/{served}" if isinstance(served, str) and served else DEFAULT_MODEL)
-    if error is not None:
-        yield ExternalAnswer(prompt_id, sample, name, None, error, "openai-batch")
-        return
-    choices = body.get("choices") if isinstance(body, Mapping) else None
-    first = choices[0] if isinstance(choices, list) and choices else None
-    mode = "chat" if isinstance(first, Mapping) and "message" in first else "completion"
-    try:
-        response = parse_reply(mode, body)
-    except EvaluationError as exc:
-        raise bad(str(exc)) from None
-    yield ExternalAnswer(prompt_id, sample, name, response, None, "openai-batch")
+    name = model or (f"openai/{served}" if isinstance(served, str) and served else "")
+    if error is None:
+        try:
+            response = _parse_body(body)
+        except EvaluationError as exc:
+            error = f"line {number}: {exc}"
+        else:
+            yield ExternalAnswer(prompt_id, sample, name, response, None, "openai-batch")
+            return
+    yield ExternalAnswer(prompt_id, sample, name, None, error, "openai-batch")
 
 
-def _lm_eval(obj: Mapping[str, Any], model: str | None, bad: Any) -> Iterator[ExternalAnswer]:
+def _lm_eval(
+    obj: Mapping[str, Any], model: str | None, bad: Any, number: int
+) -> Iterator[ExternalAnswer]:
     doc = obj.get("doc")
     prompt_id = doc.get("id") if isinstance(doc, Mapping) else None
     if not isinstance(prompt_id, str):
@@ -226,12 +249,18 @@ def read_answer_stream(
     lm_eval_model:
         The model name of lm-eval lines when ``model`` is not given.
 
+    A failed Batch API request (its line names no model) is given the model of the
+    file's Batch API lines, once all are read: those answers come last.
+
     Raises
     ------
     RecordError
-        A line that is not JSON or not one of the forms, with its line number.
+        A line that is not JSON or not one of the forms, with its line number; a failed
+        Batch API request when the file's lines name no model or several.
     """
     seen_filter: str | None = None
+    unnamed: list[ExternalAnswer] = []  # failed batch requests, named at the end
+    batch_models: dict[str, int] = {}  # model -> first line that names it
     for line in read_stream(stream, source):
         obj = line.value
 
@@ -247,17 +276,35 @@ def read_answer_stream(
             if key != seen_filter:
                 continue
         named = model if form != "lm-eval" else (model or lm_eval_model)
-        for answer in _READERS[form](obj, named, bad):
-            yield ExternalAnswer(
-                answer.prompt_id,
-                answer.sample,
-                answer.model,
-                answer.response,
-                answer.error,
-                form,
-                source,
-                line.number,
-            )
+        for answer in _READERS[form](obj, named, bad, line.number):
+            located = dataclasses.replace(answer, form=form, source=source, line=line.number)
+            if form == "openai-batch" and not answer.model:
+                unnamed.append(located)
+                continue
+            if form == "openai-batch":
+                batch_models.setdefault(answer.model, line.number)
+            yield located
+    if unnamed:
+        owner = _batch_model(unnamed[0], batch_models, source)
+        for answer in unnamed:
+            yield dataclasses.replace(answer, model=owner)
+
+
+def _batch_model(first: ExternalAnswer, models: Mapping[str, int], source: str) -> str:
+    """The one model a batch file's answers name, for its failed requests."""
+    if len(models) == 1:
+        return next(iter(models))
+    where = (
+        "no line of the file names a model"
+        if not models
+        else ("the file names several: " + ", ".join(f"{m} (line {n})" for m, n in models.items()))
+    )
+    raise RecordError(
+        f"the failed request to {first.prompt_id!r} does not say its model and {where}; "
+        "give the model with --model",
+        line=first.line,
+        source=source,
+    )
 
 
 def read_answers(path: str | Path, *, model: str | None = None) -> Iterator[ExternalAnswer]:

@@ -7,6 +7,16 @@ budget and the sampling parameters that are set; a set seed is sent as ``seed + 
 vLLM's offline batch runner (``python -m vllm.entrypoints.openai.run_batch``) reads
 the same lines. The output file of the batch goes to ``twosat-formal score``.
 
+The model is given as the id the API serves (``gpt-4o-mini``) or as an ``openai/``
+spec (:func:`batch_model`): ``openai/gpt-4o-mini?max_tokens=100&temperature=0`` writes
+``"model": "gpt-4o-mini"`` and puts the spec's options into each body, as ``eval``
+sends them. An id the API would refuse (empty, with spaces or control characters, a
+``?`` or ``#`` left over) is refused before anything is written.
+
+:func:`write_batch` writes the lines, split into numbered parts
+(``requests.part1.jsonl``, ``requests.part2.jsonl``...) when they exceed the Batch
+API's limits of a file (:data:`MAX_REQUESTS` requests, :data:`MAX_BYTES` bytes).
+
 Examples
 --------
 >>> from twosat_formal.evaluate import EvalPrompt
@@ -23,18 +33,95 @@ Examples
 
 from __future__ import annotations
 
+import os
+import re
 from collections.abc import Iterable, Iterator
-from typing import Any, Protocol
+from pathlib import Path
+from typing import IO, Any, Protocol
 
 from twosat_formal.errors import ConfigError
 from twosat_formal.integrations.answers import custom_id
-from twosat_formal.models.base import SamplingParams
+from twosat_formal.jsonl import json_line
+from twosat_formal.models import MODELS, parse_spec
+from twosat_formal.models.base import SamplingParams, sampling_for
 from twosat_formal.models.openai_compat import MODES, request_body
 
-__all__ = ["ENDPOINTS", "batch_requests"]
+__all__ = [
+    "ENDPOINTS",
+    "MAX_BYTES",
+    "MAX_REQUESTS",
+    "batch_model",
+    "batch_requests",
+    "part_paths",
+    "write_batch",
+]
 
 #: The request URL of each mode.
 ENDPOINTS: dict[str, str] = {"chat": "/v1/chat/completions", "completion": "/v1/completions"}
+#: The most requests one Batch API input file may hold.
+MAX_REQUESTS = 50_000
+#: The largest Batch API input file, in bytes (200 MB).
+MAX_BYTES = 200 * 1024 * 1024
+#: What a model id may not hold: white space, control characters, ``?``, ``#``, quotes.
+_BAD_ID = re.compile(r"[\s\x00-\x1f\x7f?#\"\\]")
+#: The spec prefix of OpenAI-compatible APIs.
+_OPENAI = "openai"
+
+
+def batch_model(spec: str, params: SamplingParams, mode: str) -> tuple[str, SamplingParams, str]:
+    """The model id, sampling parameters and mode of the requests for ``spec``.
+
+    ``spec`` is the id the API serves, or an ``openai/<id>`` spec whose options
+    (sampling options, ``mode``) override ``params`` and ``mode``.
+
+    Raises
+    ------
+    ConfigError
+        A spec of another kind (``ref/oracle``), bad options, or an id the API would
+        refuse.
+
+    Examples
+    --------
+    >>> model, params, mode = batch_model(
+    ...     "openai/gpt-4o-mini?max_tokens=100&temperature=0", SamplingParams(), "chat")
+    >>> model, params.max_tokens, params.temperature, mode
+    ('gpt-4o-mini', 100, 0.0, 'chat')
+    >>> batch_model("gpt 4o", SamplingParams(), "chat")
+    Traceback (most recent call last):
+    ...
+    twosat_formal.errors.ConfigError: model id 'gpt 4o' holds ' ', which the API refuses
+    """
+    body, question, query = spec.partition("?")
+    prefix = body.partition("/")[0]
+    if prefix in MODELS or body in MODELS:
+        name, model_id, options = parse_spec(spec)
+        if name != _OPENAI:
+            raise ConfigError(
+                f"batch requests go to an OpenAI-compatible API, and {spec!r} is not one",
+                parameter="model",
+                valid="openai/<model-id> or the bare model id",
+            )
+        mode = options.get("mode", mode)
+        params = sampling_for(spec, params)
+    elif question:
+        raise ConfigError(
+            f"model id {spec!r} holds a '?': options go after an openai/ spec "
+            f"(openai/{body}?{query})",
+            parameter="model",
+            valid="openai/<model-id>?key=value or the bare model id",
+        )
+    else:
+        model_id = spec
+    if not model_id:
+        raise ConfigError("give the model id the batch is for", parameter="model")
+    bad = _BAD_ID.search(model_id)
+    if bad is not None:
+        raise ConfigError(
+            f"model id {model_id!r} holds {bad.group()!r}, which the API refuses",
+            parameter="model",
+            valid="the model id the API serves (gpt-4o-mini)",
+        )
+    return model_id, params, mode
 
 
 class _Prompt(Protocol):
@@ -62,21 +149,21 @@ def batch_requests(
     prompts:
         Records with an ``id`` and the full ``text`` (template or story prompts).
     model:
-        The model id the API serves (``gpt-4o-mini``; no ``openai/`` prefix).
+        The model id the API serves (``gpt-4o-mini``) or an ``openai/`` spec
+        (:func:`batch_model`).
     params:
-        The sampling parameters of every request.
+        The sampling parameters of every request (a spec's options override them).
     samples:
         Requests per prompt (sample indices ``0 .. samples - 1``).
     mode:
         ``"chat"`` (messages) or ``"completion"`` (raw prompt).
     """
-    if mode not in MODES:
-        raise ConfigError(f"unknown mode {mode!r}", parameter="mode", valid=" or ".join(MODES))
     if isinstance(samples, bool) or not isinstance(samples, int) or samples < 1:
         raise ConfigError(f"samples must be >= 1, got {samples!r}", parameter="samples")
-    if not model:
-        raise ConfigError("give the model id the batch is for", parameter="model")
-    return _rows(prompts, model, params, samples, mode)
+    model_id, params, mode = batch_model(model, params, mode)
+    if mode not in MODES:
+        raise ConfigError(f"unknown mode {mode!r}", parameter="mode", valid=" or ".join(MODES))
+    return _rows(prompts, model_id, params, samples, mode)
 
 
 def _rows(
@@ -90,3 +177,81 @@ def _rows(
                 "url": ENDPOINTS[mode],
                 "body": request_body(mode, model, prompt.text, params, sample),
             }
+
+
+def part_paths(out: str | Path, parts: int) -> list[Path]:
+    """The files of a request file split in ``parts``: ``out`` itself for one part,
+    else ``<stem>.part<N><suffix>`` beside it.
+
+    >>> [p.name for p in part_paths("requests.jsonl", 2)]
+    ['requests.part1.jsonl', 'requests.part2.jsonl']
+    """
+    out = Path(out)
+    if parts == 1:
+        return [out]
+    return [out.with_name(f"{out.stem}.part{n}{out.suffix}") for n in range(1, parts + 1)]
+
+
+def write_batch(
+    rows: Iterable[dict[str, Any]],
+    out: str | Path,
+    *,
+    max_requests: int = MAX_REQUESTS,
+    max_bytes: int = MAX_BYTES,
+) -> list[tuple[Path, int]]:
+    """Write request lines to ``out``, split into numbered parts where they exceed a
+    file's limits (:func:`part_paths`); the files and their request counts.
+
+    Each part holds at most ``max_requests`` lines and ``max_bytes`` bytes. The parts
+    are written beside their targets and renamed into place once every line is
+    written, so a failure leaves no file behind.
+
+    Raises
+    ------
+    ConfigError
+        A limit below 1, or a single request longer than ``max_bytes``.
+    """
+    for name, value in (("max_requests", max_requests), ("max_bytes", max_bytes)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ConfigError(f"{name} must be an integer >= 1, got {value!r}", parameter=name)
+    out = Path(out)
+    temps: list[tuple[Path, int]] = []
+    stream: IO[bytes] | None = None
+    count = size = 0
+    try:
+        for row in rows:
+            data = (json_line(row) + "\n").encode("utf-8")
+            if len(data) > max_bytes:
+                raise ConfigError(
+                    f"request {row.get('custom_id')!r} takes {len(data)} bytes, more than a "
+                    f"file may hold ({max_bytes})",
+                    parameter="max_bytes",
+                )
+            if stream is None or count == max_requests or size + len(data) > max_bytes:
+                if stream is not None:
+                    stream.close()
+                    temps[-1] = (temps[-1][0], count)
+                temp = out.with_name(f".{out.name}.{len(temps) + 1}.{os.getpid()}.tmp")
+                stream = open(temp, "wb")  # noqa: SIM115  (closed when the part is full)
+                temps.append((temp, 0))
+                count = size = 0
+            stream.write(data)
+            count += 1
+            size += len(data)
+        if stream is None:  # no request: one empty file
+            temp = out.with_name(f".{out.name}.1.{os.getpid()}.tmp")
+            temp.write_bytes(b"")
+            temps.append((temp, 0))
+        else:
+            stream.close()
+            temps[-1] = (temps[-1][0], count)
+    except BaseException:
+        if stream is not None:
+            stream.close()
+        for temp, _ in temps:
+            temp.unlink(missing_ok=True)
+        raise
+    paths = part_paths(out, len(temps))
+    for (temp, _), path in zip(temps, paths, strict=True):
+        os.replace(temp, path)
+    return [(path, n) for path, (_, n) in zip(paths, temps, strict=True)]

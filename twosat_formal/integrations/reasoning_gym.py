@@ -56,10 +56,17 @@ def register() -> list[str]:
             return self.inner.score_answer(answer, entry)
 
     def size_range(name: str, description: str) -> RangeAttributeDefinition:
-        """The range ``min_<name>``..``max_<name>``, widened level by level."""
+        """The range ``min_<name>``..``max_<name>`` of each level, exactly as the level's own.
+
+        Each level's value is its ``[min, max]`` pair, which reasoning-gym takes as the
+        range whatever its range mode (a single number per level would make level 0's
+        range its maximum alone).
+        """
         return RangeAttributeDefinition(
             name=name,
-            levels=[getattr(level, f"max_{name}") for level in levels],
+            levels=[
+                [getattr(level, f"min_{name}"), getattr(level, f"max_{name}")] for level in levels
+            ],
             description=description,
             lower_field_name=f"min_{name}",
             upper_field_name=f"max_{name}",

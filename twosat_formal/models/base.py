@@ -10,7 +10,8 @@ Examples
 --------
 >>> params = SamplingParams(max_tokens=64, temperature=0.0)
 >>> sampling_for("openai/phi-4-reasoning?max_tokens=16384&temperature=0.8", params)
-SamplingParams(max_tokens=16384, temperature=0.8, top_p=None, seed=None)
+SamplingParams(max_tokens=16384, temperature=0.8, top_p=None, seed=None, \
+max_completion_tokens=None, reasoning_effort=None, extra_body=())
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from urllib.parse import parse_qsl
 from twosat_formal.errors import ConfigError, TransientModelError
 from twosat_formal.model import (
     DEFAULT_MAX_TOKENS,
+    REASONING_EFFORTS,
     ChatModel,
     Model,
     Response,
@@ -53,16 +55,31 @@ __all__ = [
 DEFAULT_TIMEOUT_S = 300.0
 #: Spec options (``openai/m?max_tokens=16384&temperature=0.8``) that every kind of
 #: model takes: they set the model's sampling parameters, not how it is built.
-SAMPLING_OPTIONS: tuple[str, ...] = ("max_tokens", "temperature", "top_p", "seed")
+SAMPLING_OPTIONS: tuple[str, ...] = (
+    "max_tokens",
+    "temperature",
+    "top_p",
+    "seed",
+    "max_completion_tokens",
+    "reasoning_effort",
+)
 
 
-def _number(key: str, raw: str, *, integer: bool) -> float | int:
+def _number(key: str, raw: str, *, integer: bool) -> float | int | str:
+    if key == "reasoning_effort":
+        if raw not in REASONING_EFFORTS:
+            valid = ", ".join(REASONING_EFFORTS)
+            raise ConfigError(
+                f"option {key}={raw!r} is not one of {valid}", parameter=key, valid=valid
+            )
+        return raw
     try:
         value: float | int = int(raw) if integer else float(raw)
     except ValueError:
         value = math.nan
     ok = math.isfinite(value) and {
         "max_tokens": lambda v: v >= 1,
+        "max_completion_tokens": lambda v: v >= 1,
         "temperature": lambda v: v >= 0,
         "top_p": lambda v: 0 < v <= 1,
         "seed": lambda v: v >= 0,
@@ -70,12 +87,16 @@ def _number(key: str, raw: str, *, integer: bool) -> float | int:
     if not ok:
         valid = {
             "max_tokens": "an integer >= 1",
+            "max_completion_tokens": "an integer >= 1",
             "temperature": "a number >= 0",
             "top_p": "a number in (0, 1]",
             "seed": "an integer >= 0",
         }[key]
         raise ConfigError(f"option {key}={raw!r} is not {valid}", parameter=key, valid=valid)
     return value
+
+
+_INTEGERS = frozenset({"max_tokens", "max_completion_tokens", "seed"})
 
 
 def sampling_options(options: Mapping[str, str]) -> dict[str, Any]:
@@ -89,7 +110,7 @@ def sampling_options(options: Mapping[str, str]) -> dict[str, Any]:
     twosat_formal.errors.ConfigError: option temperature='hot' is not a number >= 0
     """
     return {
-        key: _number(key, options[key], integer=key in ("max_tokens", "seed"))
+        key: _number(key, options[key], integer=key in _INTEGERS)
         for key in SAMPLING_OPTIONS
         if key in options
     }

@@ -94,6 +94,7 @@ __all__ = [
     "OpenAICompatModel",
     "RefusedRequestError",
     "parse_reply",
+    "parse_responses_reply",
     "parse_retry_after",
     "public_url",
     "request_body",
@@ -138,7 +139,9 @@ def request_body(
 
     ``prompt`` is one text, or (chat mode only) a conversation: ``(role, text)``
     turns, sent as one message each. Unset parameters (``None``) are left out, so the
-    server's defaults apply; a set ``seed`` is sent as ``seed + sample``.
+    server's defaults apply; a set ``seed`` is sent as ``seed + sample``. A set
+    ``max_completion_tokens`` is sent instead of ``max_tokens`` (OpenAI's reasoning
+    models refuse ``max_tokens``), then ``reasoning_effort`` and the extra body fields.
 
     Examples
     --------
@@ -148,6 +151,12 @@ def request_body(
     >>> request_body("chat", "m", [("user", "Hi"), ("assistant", "Hello."), ("user", "More")],
     ...              SamplingParams(max_tokens=4))["messages"][1]
     {'role': 'assistant', 'content': 'Hello.'}
+    >>> from twosat_formal.model import extra_body
+    >>> params = SamplingParams(max_completion_tokens=900, reasoning_effort="low",
+    ...                         extra_body=extra_body(["top_k=20"]))
+    >>> request_body("completion", "o3-mini", "Hi", params)
+    {'model': 'o3-mini', 'prompt': 'Hi', 'max_completion_tokens': 900, \
+'reasoning_effort': 'low', 'top_k': 20}
     """
     body: dict[str, Any] = {"model": model_id}
     if mode not in MODES:
@@ -173,13 +182,20 @@ def request_body(
         body["messages"] = [{"role": role, "content": text} for role, text in turns]
     else:
         body["prompt"] = prompt
-    body["max_tokens"] = params.max_tokens
+    if params.max_completion_tokens is not None:
+        body["max_completion_tokens"] = params.max_completion_tokens
+    else:
+        body["max_tokens"] = params.max_tokens
     if params.temperature is not None:
         body["temperature"] = params.temperature
     if params.top_p is not None:
         body["top_p"] = params.top_p
     if params.seed is not None:
         body["seed"] = params.seed + sample
+    if params.reasoning_effort is not None:
+        body["reasoning_effort"] = params.reasoning_effort
+    for key, value in params.extra_body:
+        body[key] = json.loads(value)
     return body
 
 
@@ -260,6 +276,76 @@ latency_s=None)
         finish_reason=finish if isinstance(finish, str) else None,
         prompt_tokens=_count(usage.get("prompt_tokens")),
         completion_tokens=_count(usage.get("completion_tokens")),
+        latency_s=latency_s,
+    )
+
+
+#: Why a Responses API reply stopped early, as a finish reason.
+_INCOMPLETE = {"max_output_tokens": "length", "content_filter": "content_filter"}
+
+
+def parse_responses_reply(payload: object, latency_s: float | None = None) -> Response:
+    """Read a Responses API reply (``/v1/responses``): text, finish reason, token usage.
+
+    The text is that of every ``output_text`` part of the ``message`` items of
+    ``output``, in order; an ``incomplete`` reply stopped by ``max_output_tokens`` has
+    finish reason ``length`` (truncated), a ``completed`` one ``stop``.
+
+    Raises :class:`~twosat_formal.errors.EvaluationError` when the body is not the
+    shape the API promises.
+
+    Examples
+    --------
+    >>> reply = {"object": "response", "status": "incomplete",
+    ...          "incomplete_details": {"reason": "max_output_tokens"},
+    ...          "output": [{"type": "message", "content": [
+    ...              {"type": "output_text", "text": "The answer"}]}],
+    ...          "usage": {"input_tokens": 9, "output_tokens": 2}}
+    >>> parse_responses_reply(reply)
+    Response(text='The answer', finish_reason='length', prompt_tokens=9, completion_tokens=2, \
+latency_s=None)
+    >>> parse_responses_reply({"object": "response", "output": 3})
+    Traceback (most recent call last):
+    ...
+    twosat_formal.errors.EvaluationError: malformed reply: 'output' is not a list
+    """
+    if not isinstance(payload, dict):
+        raise EvaluationError("malformed reply: the body is not a JSON object")
+    output = payload.get("output")
+    if not isinstance(output, list):
+        raise EvaluationError("malformed reply: 'output' is not a list")
+    texts: list[str] = []
+    for item in output:
+        if not isinstance(item, dict):
+            raise EvaluationError("malformed reply: an output item is not an object")
+        if item.get("type") != "message":
+            continue
+        content = item.get("content")
+        if not isinstance(content, list):
+            raise EvaluationError("malformed reply: a message's content is not a list")
+        for part in content:
+            if not isinstance(part, dict):
+                raise EvaluationError("malformed reply: a content part is not an object")
+            if part.get("type") == "output_text":
+                text = part.get("text")
+                if not isinstance(text, str):
+                    raise EvaluationError("malformed reply: the answer text is not a string")
+                texts.append(text)
+    status = payload.get("status")
+    finish: str | None = None
+    if status == "completed":
+        finish = "stop"
+    elif status == "incomplete":
+        details = payload.get("incomplete_details")
+        reason = details.get("reason") if isinstance(details, dict) else None
+        finish = _INCOMPLETE.get(reason, reason) if isinstance(reason, str) else "incomplete"
+    usage = payload.get("usage")
+    usage = usage if isinstance(usage, dict) else {}
+    return Response(
+        text="".join(texts),
+        finish_reason=finish,
+        prompt_tokens=_count(usage.get("input_tokens")),
+        completion_tokens=_count(usage.get("output_tokens")),
         latency_s=latency_s,
     )
 

@@ -543,11 +543,9 @@ class OracleModel(ReferenceModel):
         reasoning = [size]
         chain = None
         if result.cycle:
-            cycle = list(result.cycle)
-            # start at a literal whose opposite is on the cycle, as the chain must
-            start = next(i for i, lit in enumerate(cycle) if -lit in cycle)
-            cycle = cycle[start:] + cycle[:start]
-            walk = [*cycle, cycle[0]]
+            from twosat_formal.diagnostics.chains import closed_walk
+
+            walk = closed_walk(result.cycle)
             reasoning.append(
                 "Following the statements as implications: "
                 + " → ".join(read.phrase(lit) for lit in walk)
