@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
 from cli_support import cli
@@ -11,7 +16,7 @@ from twosat_formal.instance import Instance, write_instances
 from twosat_formal.prompts import PromptRecord, write_prompts
 from twosat_formal.verbalize import TEMPLATES, prompt_record
 
-__all__ = ["cli", "make_dataset", "small_instances"]
+__all__ = ["OFFLINE", "cli", "installed", "make_dataset", "run_installed", "small_instances"]
 
 
 def small_instances(per_family: int = 1, clauses: int = 8) -> list[Instance]:
@@ -36,3 +41,44 @@ def make_dataset(folder: Path, per_family: int = 1) -> tuple[Path, Path, list[Pr
     write_instances(instances, dataset)
     write_prompts(prompts, prompt_file)
     return dataset, prompt_file, prompts
+
+
+#: The environment of a tool run offline (no hub, no telemetry, no live display).
+OFFLINE = {
+    "HF_DATASETS_OFFLINE": "1",
+    "HF_HUB_OFFLINE": "1",
+    "TRANSFORMERS_OFFLINE": "1",
+    "INSPECT_DISPLAY": "none",
+    "NO_COLOR": "1",
+}
+
+
+def installed(command: str) -> str:
+    """The console script ``command`` installed beside this interpreter (or on PATH)."""
+    beside = Path(sys.executable).parent / command
+    if beside.is_file():
+        return str(beside)
+    found = shutil.which(command)
+    if found is None:
+        import pytest
+
+        pytest.skip(f"{command} is not installed")
+    return found
+
+
+def run_installed(
+    argv: list[str], cwd: Path, *, timeout: int = 600, check: bool = True
+) -> subprocess.CompletedProcess[str]:
+    """Run an installed tool as its users do: offline, a fresh short HOME (inspect puts a
+    unix socket there), this interpreter's scripts first on PATH, and the installed
+    package (not the checkout) importable."""
+    with tempfile.TemporaryDirectory(prefix="home") as home:
+        path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+        env = {**os.environ, **OFFLINE, "HOME": home, "XDG_RUNTIME_DIR": home, "PATH": path}
+        env.pop("PYTHONPATH", None)
+        done = subprocess.run(
+            argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, check=False
+        )
+    if check:
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return done

@@ -996,13 +996,13 @@ def _check_label(label: str) -> None:
         raise ConfigError(f"unknown label {label!r}", parameter="label", valid="SAT or UNSAT")
 
 
-def score(response: Response, prompt: AnyPrompt, formula: Formula, label: str) -> Judgement:
+def score(response: Response | str, prompt: AnyPrompt, formula: Formula, label: str) -> Judgement:
     """Judge one answer to ``prompt`` about ``formula`` whose true label is ``label``.
 
     Parameters
     ----------
     response:
-        The model's answer (text and finish reason are read).
+        The model's answer (text and finish reason are read), or its text alone.
     prompt:
         The prompt record: its entity map (entity → variable of ``formula``) and the
         scheme's true and false words, or, for a story prompt, each entity's own
@@ -1027,10 +1027,12 @@ def score(response: Response, prompt: AnyPrompt, formula: Formula, label: str) -
     'correct'
     >>> score(Response("The answer is: No", finish_reason="length"), p, f, "UNSAT").failure
     'truncated'
-    >>> j = score(Response("answer: no"), p, f, "UNSAT")
+    >>> j = score("answer: no", p, f, "UNSAT")
     >>> j.failure, j.lenient_failure
     ('no-answer', 'correct')
     """
+    if isinstance(response, str):
+        response = Response(response)
     _check_label(label)
     # a map that does not fit is a data error; both readings use what is read here
     mapped = (entity_variables(prompt.entities, formula), value_words(prompt))

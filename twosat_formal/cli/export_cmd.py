@@ -9,6 +9,7 @@ import typer
 
 from twosat_formal.cli.app import app, err_console, out_console
 from twosat_formal.cli.options import out_option
+from twosat_formal.integrations.exports import DEFAULT_LICENSE, DEFAULT_MAX_GEN_TOKS
 
 __all__ = ["export_command"]
 
@@ -42,16 +43,31 @@ def export_command(
     ] = "twosat",
     max_tokens: Annotated[
         int,
-        typer.Option(
-            "--max-tokens", min=1, help="Generation budget of the inspect and lm-eval tasks."
-        ),
+        typer.Option("--max-tokens", min=1, help="Generation budget of the inspect task."),
     ] = 32768,
+    max_gen_toks: Annotated[
+        int,
+        typer.Option(
+            "--max-gen-toks",
+            min=1,
+            help="Generation budget of the lm-eval task (must be below the model's context).",
+        ),
+    ] = DEFAULT_MAX_GEN_TOKS,
+    license: Annotated[
+        str,
+        typer.Option(
+            "--license",
+            help="License of the hf dataset card (a Hub identifier: cc-by-4.0, mit...).",
+        ),
+    ] = DEFAULT_LICENSE,
     jobs: Annotated[int, typer.Option("--jobs", min=1, help="Worker processes for certify.")] = 1,
 ) -> None:
     """Export a certified dataset for Hugging Face, SAT solvers, inspect or lm-eval."""
     from twosat_formal.integrations.exports import ExportOptions, export_dataset
 
-    options = ExportOptions(name=name, max_tokens=max_tokens)
+    options = ExportOptions(
+        name=name, max_tokens=max_tokens, max_gen_toks=max_gen_toks, license=license
+    )
     files = export_dataset(inputs, to, out, certify=certify, options=options, jobs=jobs)
     for path in files:
         out_console.print(str(path), markup=False)

@@ -75,7 +75,7 @@ from twosat_formal.evaluate.items import (
     load_items,
     read_eval_prompts,
 )
-from twosat_formal.evaluate.runner import evaluate, run_eval
+from twosat_formal.evaluate.runner import evaluate, evaluate_async, run_eval
 from twosat_formal.evaluate.stories import StoryRun, generate_stories
 from twosat_formal.evaluate.summary import EvalSummary, story_counts
 from twosat_formal.evaluate.verify import Verification, verify_items
@@ -92,6 +92,7 @@ __all__ = [
     "StoryRun",
     "Verification",
     "evaluate",
+    "evaluate_async",
     "generate_stories",
     "item_from_story",
     "item_from_text",

@@ -49,6 +49,7 @@ __all__ = [
     "SCORE_QUIET_S",
     "SCORE_WAIT_S",
     "evaluate",
+    "evaluate_async",
     "run_eval",
 ]
 
@@ -542,6 +543,70 @@ async def run_eval(
     return summary
 
 
+async def evaluate_async(
+    specs: Sequence[str],
+    items: Sequence[EvalItem],
+    store: RunStore,
+    *,
+    base_url: str | Sequence[str] | None = None,
+    api_key_env: str | None = None,
+    mode: str = "chat",
+    timeout_s: float | None = None,
+    limits: ModelLimits | None = None,
+    executor: str = "local",
+    jobs: int | None = None,
+    ray_address: str | None = None,
+    **options: Any,
+) -> EvalSummary:
+    """:func:`evaluate` as a coroutine, for code that already runs an event loop.
+
+    A notebook (Jupyter runs one) awaits it: ``summary = await evaluate_async(...)``.
+    The parameters and the result are those of :func:`evaluate`; a cancellation (the
+    notebook's interrupt) propagates after what was stored is committed.
+
+    Examples
+    --------
+    >>> import asyncio, tempfile, pathlib
+    >>> from twosat_formal.formula import Formula
+    >>> from twosat_formal.verbalize import verbalize
+    >>> formula = Formula.from_named([["p"], ["~p"]])
+    >>> item = EvalItem(verbalize(formula, "logic").record("i1"), formula, "UNSAT")
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "runs.sqlite"
+    >>> async def notebook_cell():
+    ...     with RunStore(path) as store:
+    ...         return await evaluate_async(["ref/oracle"], [item], store)
+    >>> asyncio.run(notebook_cell()).correct
+    1
+    """
+    from twosat_formal.evaluate.remote import ModelSource, ray_models
+
+    if executor not in EVAL_EXECUTORS:
+        raise ConfigError(
+            f"eval asks its models here (local) or on Ray workers (ray), not {executor!r}",
+            parameter="executor",
+            valid=", ".join(EVAL_EXECUTORS),
+        )
+    summary: EvalSummary = options.pop("summary", None) or EvalSummary()
+
+    urls: tuple[str | None, ...] = (
+        (base_url,) if base_url is None or isinstance(base_url, str) else tuple(base_url) or (None,)
+    )
+    by_spec = dict(split_limits(spec, limits) for spec in specs)
+    sources = [ModelSource(spec, urls, api_key_env, mode, timeout_s) for spec in by_spec]
+    async with AsyncExitStack() as stack:
+        if executor == "ray":
+            models = await stack.enter_async_context(
+                ray_models(sources, jobs=jobs, address=ray_address)
+            )
+        else:
+            models = []
+            for source in sources:
+                model = source.load()
+                models.append(await stack.enter_async_context(model))  # type: ignore[arg-type]
+        await run_eval(models, items, store, summary=summary, limits=by_spec, **options)
+    return summary
+
+
 def evaluate(
     specs: Sequence[str],
     items: Sequence[EvalItem],
@@ -578,50 +643,53 @@ def evaluate(
     the summary with ``interrupted=True``: what was stored stays stored.
     ``options`` are those of :func:`run_eval`.
 
+    It runs its own event loop, so it cannot be called where one is running (a
+    Jupyter notebook): there, ``await`` :func:`evaluate_async` instead, which a
+    :class:`~twosat_formal.errors.ConfigError` says.
+
     Examples
     --------
     >>> import tempfile, pathlib
     >>> from twosat_formal.formula import Formula
     >>> from twosat_formal.verbalize import verbalize
     >>> formula = Formula.from_named([["p", "q"], ["~p", "q"]])
-    >>> item = EvalItem(verbalize(formula, "team").record("i1", None), formula, "SAT")
+    >>> item = EvalItem(verbalize(formula, "team").record("i1"), formula, "SAT")
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "runs.sqlite"
     >>> with RunStore(path) as store:
     ...     summary = evaluate(["ref/sat-biased", "ref/oracle"], [item], store)
     >>> summary.done, dict(summary.failures)
     (2, {'correct': 2})
     """
-    from twosat_formal.evaluate.remote import ModelSource, ray_models
-
-    if executor not in EVAL_EXECUTORS:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        pass  # no loop runs here: evaluate runs its own
+    else:
         raise ConfigError(
-            f"eval asks its models here (local) or on Ray workers (ray), not {executor!r}",
-            parameter="executor",
-            valid=", ".join(EVAL_EXECUTORS),
+            "evaluate runs its own event loop and one is already running here (a notebook?): "
+            "use `summary = await evaluate_async(...)` with the same arguments",
+            parameter="evaluate",
+            valid="await twosat_formal.evaluate.evaluate_async(...)",
         )
     summary: EvalSummary = options.pop("summary", None) or EvalSummary()
-
-    urls: tuple[str | None, ...] = (
-        (base_url,) if base_url is None or isinstance(base_url, str) else tuple(base_url) or (None,)
-    )
-    by_spec = dict(split_limits(spec, limits) for spec in specs)
-    sources = [ModelSource(spec, urls, api_key_env, mode, timeout_s) for spec in by_spec]
-
-    async def main() -> None:
-        async with AsyncExitStack() as stack:
-            if executor == "ray":
-                models = await stack.enter_async_context(
-                    ray_models(sources, jobs=jobs, address=ray_address)
-                )
-            else:
-                models = []
-                for source in sources:
-                    model = source.load()
-                    models.append(await stack.enter_async_context(model))  # type: ignore[arg-type]
-            await run_eval(models, items, store, summary=summary, limits=by_spec, **options)
-
     try:
-        asyncio.run(main())
+        asyncio.run(
+            evaluate_async(
+                specs,
+                items,
+                store,
+                base_url=base_url,
+                api_key_env=api_key_env,
+                mode=mode,
+                timeout_s=timeout_s,
+                limits=limits,
+                executor=executor,
+                jobs=jobs,
+                ray_address=ray_address,
+                summary=summary,
+                **options,
+            )
+        )
     except KeyboardInterrupt:
         summary.interrupted = True
     return summary

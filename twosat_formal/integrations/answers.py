@@ -16,7 +16,9 @@ Three JSON Lines forms are read, one decided per line, so a file may mix them:
   no model, belongs to the model the file's other lines name (the batch's own model);
 * **lm-eval** ``--log_samples`` output (``samples_<task>_<date>.jsonl``): ``doc.id`` is
   the prompt id and ``resps[0]`` the answers, one per repeat (sample ``K`` is the
-  ``K``-th); the model is the name of the folder lm-eval wrote the file into.
+  ``K``-th); the model is the ``model_name`` of the run's results file
+  (``results_<date>.json`` beside it, :func:`lm_eval_model_name`), else the name of
+  the folder lm-eval wrote the file into.
 
 Examples
 --------
@@ -38,6 +40,8 @@ p3 1 hf Yes None
 from __future__ import annotations
 
 import dataclasses
+import json
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,6 +58,7 @@ __all__ = [
     "SAMPLE_SEPARATOR",
     "ExternalAnswer",
     "custom_id",
+    "lm_eval_model_name",
     "read_answer_stream",
     "read_answers",
     "split_custom_id",
@@ -307,11 +312,46 @@ def _batch_model(first: ExternalAnswer, models: Mapping[str, int], source: str) 
     )
 
 
+_LM_EVAL_SAMPLES = re.compile(r"samples_.+_(?P<date>\d{4}-\d\d-\d\dT[\d.-]+)\.jsonl")
+
+
+def lm_eval_model_name(path: str | Path) -> str | None:
+    """The model of an lm-eval ``--log_samples`` file, as the run's results say.
+
+    lm-eval writes ``samples_<task>_<date>.jsonl`` and ``results_<date>.json`` side by
+    side under ``OUTPUT/<model, sanitized>/``; the results hold the model's own name
+    (``model_name``: ``org/model``, where the folder says ``org__model``). Without a
+    results file, the folder's name.
+
+    >>> import json, tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp()) / "org__model"
+    >>> folder.mkdir()
+    >>> samples = folder / "samples_twosat_2026-01-02T03-04-05.678901.jsonl"
+    >>> lm_eval_model_name(samples)
+    'org__model'
+    >>> results = folder / "results_2026-01-02T03-04-05.678901.json"
+    >>> _ = results.write_text(json.dumps({"model_name": "org/model"}))
+    >>> lm_eval_model_name(samples)
+    'org/model'
+    """
+    file = Path(path).resolve()
+    match = _LM_EVAL_SAMPLES.fullmatch(file.name)
+    if match is not None:
+        results = file.with_name(f"results_{match['date']}.json")
+        try:
+            name = json.loads(results.read_text(encoding="utf-8")).get("model_name")
+        except (OSError, ValueError, AttributeError):
+            name = None
+        if isinstance(name, str) and name:
+            return name
+    return file.parent.name or None
+
+
 def read_answers(path: str | Path, *, model: str | None = None) -> Iterator[ExternalAnswer]:
     """The answers of a file (``"-"``: stdin), lazily; see :func:`read_answer_stream`.
 
-    lm-eval lines take the name of the file's folder as their model (lm-eval writes
-    its samples under ``OUTPUT/<model name>/``) unless ``model`` is given.
+    lm-eval lines take the model named by the run's results file, else the name of
+    the file's folder (:func:`lm_eval_model_name`), unless ``model`` is given.
     """
     if str(path) == "-":
         import sys
@@ -320,6 +360,6 @@ def read_answers(path: str | Path, *, model: str | None = None) -> Iterator[Exte
         yield from read_answer_stream(stdin, "<stdin>", model=model)
         return
     refuse_empty(path, str(path))
-    folder = Path(path).resolve().parent.name or None
+    named = lm_eval_model_name(path)
     with open(path, "rb") as stream:
-        yield from read_answer_stream(stream, str(path), model=model, lm_eval_model=folder)
+        yield from read_answer_stream(stream, str(path), model=model, lm_eval_model=named)

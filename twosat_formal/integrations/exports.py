@@ -38,6 +38,8 @@ if TYPE_CHECKING:
     from twosat_formal.instance import Instance
 
 __all__ = [
+    "DEFAULT_LICENSE",
+    "DEFAULT_MAX_GEN_TOKS",
     "EXPORT_FORMATS",
     "Bundle",
     "ExportFormat",
@@ -98,12 +100,29 @@ for _format in (
     EXPORT_FORMATS.add(_format.name, _format)
 
 
+#: lm-eval's default generation budget: below the context of every model of 2k tokens or
+#: more, so lm-eval's HF backend (which asserts ``max_gen_toks < max_length``) runs any
+#: such model, with room left for the prompt; raise it for long-context models
+#: (``export --max-gen-toks``, or ``lm_eval --gen_kwargs max_gen_toks=N``).
+DEFAULT_MAX_GEN_TOKS = 1024
+
+#: The dataset card's default license: none chosen (``export --license`` names one).
+DEFAULT_LICENSE = "unknown"
+
+
 @dataclass(frozen=True)
 class ExportOptions:
-    """What an export may be told: the task's name and the generation budget."""
+    """What an export may be told.
+
+    ``name``: the task and dataset name; ``max_tokens``: the inspect task's generation
+    budget; ``max_gen_toks``: the lm-eval task's; ``license``: the Hugging Face card's
+    license (an identifier of the Hub's list, such as ``cc-by-4.0`` or ``mit``).
+    """
 
     name: str = "twosat"
     max_tokens: int = 32768
+    max_gen_toks: int = DEFAULT_MAX_GEN_TOKS
+    license: str = DEFAULT_LICENSE
     extra: dict[str, Any] = field(default_factory=dict)
 
 

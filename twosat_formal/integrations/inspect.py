@@ -12,11 +12,17 @@ reason ``max_tokens`` or ``model_length`` counts as truncation) and scores:
 * ``decision``: right decision, strict answer line (accuracy);
 * ``witness``: valid witness, SAT prompts only (NaN on UNSAT ones, left out).
 
+Each of them is also reported by family and by template, with inspect's ``grouped()``
+metric: ``family_<name>`` and ``template_<name>`` beside the overall ``accuracy``.
+
 The score's ``answer`` is the decision (``SAT``/``UNSAT``), its ``explanation`` the
 witness's fault, and its ``metadata`` the failure kinds, strict and lenient.
 
-``inspect eval twosat_formal/integrations/inspect.py@twosat -T path=DIR/twosat.jsonl``
-runs the importable task on any exported rows.
+The installed package registers the task with inspect (the ``inspect_ai`` entry point,
+:mod:`~twosat_formal.integrations.inspect_registry`), so
+``inspect eval twosat_formal/twosat -T path=DIR/twosat.jsonl`` runs it on any exported
+rows, with the reference reasoners as inspect models (``--model twosat/oracle``, see
+:mod:`~twosat_formal.integrations.inspect_models`).
 """
 
 from __future__ import annotations
@@ -32,21 +38,57 @@ require("inspect_ai", "the inspect integration")
 from inspect_ai import Task, task  # noqa: E402
 from inspect_ai.dataset import MemoryDataset, Sample  # noqa: E402
 from inspect_ai.model import GenerateConfig  # noqa: E402
-from inspect_ai.scorer import Score, Target, accuracy, scorer, stderr  # noqa: E402
+from inspect_ai.scorer import (  # noqa: E402
+    Metric,
+    Score,
+    Target,
+    accuracy,
+    grouped,
+    metric,
+    scorer,
+    stderr,
+)
 from inspect_ai.solver import TaskState, generate  # noqa: E402
 
 from twosat_formal.integrations.rows import judge_row  # noqa: E402
 from twosat_formal.jsonl import read_json_lines  # noqa: E402
 
-__all__ = ["read_samples", "twosat", "twosat_scorer", "twosat_task"]
+__all__ = [
+    "GROUPS",
+    "family",
+    "read_samples",
+    "template",
+    "twosat",
+    "twosat_scorer",
+    "twosat_task",
+]
 
 _TRUNCATED = {"max_tokens", "model_length"}
 
 
+#: The sample metadata that the metrics are grouped by.
+GROUPS = ("family", "template")
+
+
 def read_samples(path: str | Path) -> list[Sample]:
-    """One sample per row of an exported JSON Lines file."""
+    """One sample per row of an exported JSON Lines file.
+
+    Raises
+    ------
+    ConfigError
+        ``path`` is not a file (a relative path is read from the working directory).
+    """
+    file = Path(path).expanduser()
+    if not file.is_file():
+        from twosat_formal.errors import ConfigError
+
+        raise ConfigError(
+            f"no rows file {str(path)!r} (looked for {file.resolve()}): give the "
+            "<name>.jsonl that `twosat-formal export --to inspect` wrote",
+            parameter="path",
+        )
     samples = []
-    for line in read_json_lines(path):
+    for line in read_json_lines(file):
         row = line.value
         samples.append(
             Sample(input=row["prompt"], target=row["answer"], id=row["id"], metadata=row)
@@ -54,12 +96,29 @@ def read_samples(path: str | Path) -> list[Sample]:
     return samples
 
 
+@metric
+def family() -> Metric:
+    """Accuracy by family (inspect's ``grouped``): ``family_<name>``."""
+    return grouped(accuracy(), "family", all=False)
+
+
+@metric
+def template() -> Metric:
+    """Accuracy by template (inspect's ``grouped``): ``template_<name>``."""
+    return grouped(accuracy(), "template", all=False)
+
+
+def _by_group() -> list[Metric]:
+    """Accuracy by family and by template, without an overall value (``accuracy`` is)."""
+    return [family(), template()]
+
+
 @scorer(
     metrics={
-        "strict": [accuracy(), stderr()],
-        "lenient": [accuracy()],
-        "decision": [accuracy()],
-        "witness": [accuracy()],
+        "strict": [accuracy(), stderr(), *_by_group()],
+        "lenient": [accuracy(), *_by_group()],
+        "decision": [accuracy(), *_by_group()],
+        "witness": [accuracy(), *_by_group()],
     }
 )
 def twosat_scorer() -> Any:
@@ -104,5 +163,8 @@ def twosat_task(path: str | Path, *, max_tokens: int = 32768, name: str | None =
 
 @task
 def twosat(path: str, max_tokens: int = 32768) -> Task:
-    """The prompts of an exported rows file (``export --to hf`` or ``--to inspect``)."""
-    return twosat_task(path, max_tokens=max_tokens)
+    """The prompts of an exported rows file (``export --to inspect`` or ``--to lm-eval``).
+
+    ``path`` is relative to the working directory, or absolute.
+    """
+    return twosat_task(Path(path).expanduser().resolve(), max_tokens=max_tokens)

@@ -8,8 +8,9 @@ judges the generated answer with :func:`~twosat_formal.integrations.rows.judge_r
 * ``strict_accuracy``: right decision and, on SAT prompts, a valid witness;
 * ``lenient_accuracy``: the same under the lenient reading;
 * ``decision_accuracy``: right decision (strict answer line);
-* ``witness_validity``: valid witness, on SAT prompts only (``None`` on UNSAT ones,
-  which :func:`mean_of_known` leaves out).
+* ``witness_validity``: valid witness, on SAT prompts only: an UNSAT prompt gives
+  no value (lm-eval averages the values there are), so a run without SAT prompts
+  reports it N/A (absent), never 0.
 
 lm-eval's ``--log_samples`` output goes to ``twosat-formal score`` as it is.
 
@@ -18,15 +19,13 @@ Examples
 >>> doc = {"id": "p", "label": "UNSAT", "entities": "{}", "true_value": "true",
 ...        "false_value": "false", "dimacs": "p cnf 1 2\\n1 0\\n-1 0\\n", "prompt": "Q?",
 ...        "answer": "No"}
->>> process_results(doc, ["The answer is: No"])["strict_accuracy"]
-1.0
->>> mean_of_known([1.0, None, 0.0])
-0.5
+>>> process_results(doc, ["The answer is: No"])
+{'strict_accuracy': 1.0, 'lenient_accuracy': 1.0, 'decision_accuracy': 1.0}
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -36,18 +35,20 @@ __all__ = [
     "doc_to_target",
     "doc_to_text",
     "load_docs",
-    "mean_of_known",
     "process_results",
 ]
 
 
-def load_docs(path: str | Path, **_: Any) -> Any:
-    """The rows of a JSON Lines file as a ``datasets.DatasetDict`` with a ``test`` split."""
+def load_docs(path: str | Path, *, family: str | None = None, **_: Any) -> Any:
+    """The rows of a JSON Lines file (of ``family`` only, when given) as a
+    ``datasets.DatasetDict`` with a ``test`` split."""
     from twosat_formal.integrations import require
     from twosat_formal.jsonl import read_json_lines
 
     datasets = require("datasets", "the lm-eval task")
     rows = [line.value for line in read_json_lines(path)]
+    if family is not None:
+        rows = [row for row in rows if row.get("family") == family]
     return datasets.DatasetDict({"test": datasets.Dataset.from_list(rows)})
 
 
@@ -61,19 +62,15 @@ def doc_to_target(doc: Mapping[str, Any]) -> str:
     return str(doc["answer"])
 
 
-def process_results(doc: Mapping[str, Any], results: Sequence[str]) -> dict[str, Any]:
-    """Judge the generated answer (``results[0]``) to ``doc``; one value per metric."""
+def process_results(doc: Mapping[str, Any], results: Sequence[str]) -> dict[str, float]:
+    """Judge the generated answer (``results[0]``) to ``doc``: one value per metric,
+    ``witness_validity`` on SAT prompts only."""
     judgement = judge_row(doc, results[0] if results else "")
-    witness = judgement.witness_valid
-    return {
+    values = {
         "strict_accuracy": float(judgement.correct),
         "lenient_accuracy": float(judgement.lenient_failure == "correct"),
         "decision_accuracy": float(judgement.decision_correct),
-        "witness_validity": None if witness is None else float(witness),
     }
-
-
-def mean_of_known(values: Iterable[float | None]) -> float:
-    """The mean of the values that are not ``None`` (0.0 when there are none)."""
-    known = [float(v) for v in values if v is not None]
-    return sum(known) / len(known) if known else 0.0
+    if judgement.witness_valid is not None:
+        values["witness_validity"] = float(judgement.witness_valid)
+    return values

@@ -11,7 +11,8 @@ when the harness runs; writing the folders needs neither harness.
 
       inspect eval DIR/<name>.py --model mockllm/model --limit 4
 
-* lm-eval: ``<name>.yaml`` (task ``<name>``) and ``utils.py``::
+* lm-eval: the group ``<name>.yaml`` (group ``<name>``), one subtask
+  ``<name>_<family>.yaml`` per family, and ``utils.py``::
 
       lm_eval --model dummy --tasks <name> --include_path DIR --limit 3
 
@@ -31,7 +32,7 @@ from twosat_formal.integrations.exports import Bundle, ExportOptions
 from twosat_formal.integrations.rows import ROW_COLUMNS, item_row
 from twosat_formal.jsonl import json_line, write_lines
 
-__all__ = ["task_identifier", "write_inspect", "write_lm_eval"]
+__all__ = ["GROUP_METRICS", "LM_EVAL_METRICS", "task_identifier", "write_inspect", "write_lm_eval"]
 
 
 def task_identifier(name: str) -> str:
@@ -94,43 +95,48 @@ def write_inspect(bundle: Bundle, folder: Path, options: ExportOptions) -> list[
 
 _UTILS = '''"""lm-eval task {name!r}: certified 2-SAT prompts exported by twosat-formal.
 
-The documents are the rows of {data}, read from this folder; process_results is
-twosat-formal's scorer (strict and lenient accuracy, witness validity on SAT prompts).
+The documents are the rows of {data}, read from this folder (one subtask per family:
+the rows of that family); process_results is twosat-formal's scorer (strict and
+lenient accuracy, decision accuracy, witness validity on SAT prompts only).
 """
 
 from pathlib import Path
 
-from twosat_formal.integrations.lm_eval import (  # noqa: F401  (named in {yaml})
+from twosat_formal.integrations.lm_eval import (  # noqa: F401  (named in the YAML files)
     doc_to_target,
     doc_to_text,
     load_docs,
-    mean_of_known,
     process_results,
 )
 
 
-def load(**kwargs):
-    """The test split: every row of {data}."""
-    return load_docs(Path(__file__).with_name({data!r}))
+def load(family=None, **kwargs):
+    """The test split: the rows of {data} (of one family, when given)."""
+    return load_docs(Path(__file__).with_name({data!r}), family=family)
 '''
 
+#: The metrics of the lm-eval task: name and meaning. ``witness_validity`` has values
+#: on SAT prompts only, so it is N/A (absent) where there are none.
+LM_EVAL_METRICS: tuple[tuple[str, str], ...] = (
+    ("strict_accuracy", "right decision and, on SAT, a valid witness (strict)"),
+    ("lenient_accuracy", "the same under the lenient reading"),
+    ("decision_accuracy", "right decision (strict answer line)"),
+    ("witness_validity", "valid witness, SAT prompts only (N/A without any)"),
+)
 
-def write_lm_eval(bundle: Bundle, folder: Path, options: ExportOptions) -> list[Path]:
-    """Write ``<name>.jsonl``, the task's ``<name>.yaml`` and ``utils.py`` into ``folder``."""
-    name = options.name
-    data = _rows(bundle, folder, task_identifier(name))
-    config = folder / f"{task_identifier(name)}.yaml"
-    metrics = [
-        ("strict_accuracy", "mean", "right decision and, on SAT, a valid witness (strict)"),
-        ("lenient_accuracy", "mean", "the same under the lenient reading"),
-        ("decision_accuracy", "mean", "right decision (strict answer line)"),
-        ("witness_validity", "!function utils.mean_of_known", "valid witness, SAT prompts only"),
-    ]
+
+#: The metrics the group reports (every prompt has a value for each).
+GROUP_METRICS = ("strict_accuracy", "lenient_accuracy", "decision_accuracy")
+
+
+def _subtask_yaml(task: str, family: str, options: ExportOptions) -> str:
     lines = [
-        f"# lm-evaluation-harness task {name!r}, exported by twosat-formal.",
-        f"# lm_eval --model MODEL --tasks {name} --include_path DIR",
-        f"task: {json.dumps(name)}",
+        f"# lm-evaluation-harness task {task!r}: the {family} prompts of group "
+        f"{options.name!r}, exported by twosat-formal.",
+        f"task: {json.dumps(task)}",
         "custom_dataset: !function utils.load",
+        "dataset_kwargs:",
+        f"  family: {json.dumps(family)}",
         "test_split: test",
         "output_type: generate_until",
         "doc_to_text: !function utils.doc_to_text",
@@ -138,18 +144,56 @@ def write_lm_eval(bundle: Bundle, folder: Path, options: ExportOptions) -> list[
         "process_results: !function utils.process_results",
         "generation_kwargs:",
         "  until: []",
-        f"  max_gen_toks: {options.max_tokens}",
+        f"  max_gen_toks: {options.max_gen_toks}",
         "  do_sample: false",
         "metric_list:",
     ]
-    for metric, aggregation, meaning in metrics:
+    for metric, meaning in LM_EVAL_METRICS:
         lines += [
             f"  - metric: {metric}  # {meaning}",
-            f"    aggregation: {aggregation}",
+            "    aggregation: mean",
             "    higher_is_better: true",
         ]
     lines += ["metadata:", "  version: 1.0", ""]
-    config.write_text("\n".join(lines), encoding="utf-8")
+    return "\n".join(lines)
+
+
+def _group_yaml(group: str, tasks: list[str], options: ExportOptions) -> str:
+    lines = [
+        f"# lm-evaluation-harness group {group!r}, exported by twosat-formal: one subtask",
+        "# per family; the accuracies are means over every prompt (subtasks weighted by",
+        "# size). witness_validity, which only SAT prompts have, is reported per family:",
+        "# lm-eval weights a group by all of a subtask's prompts, which would misweight it.",
+        f"# lm_eval --model MODEL --tasks {group} --include_path DIR",
+        f"# generation budget: max_gen_toks {options.max_gen_toks} "
+        "(lm_eval --gen_kwargs max_gen_toks=N to change it)",
+        f"group: {json.dumps(group)}",
+        "task:",
+        *(f"  - {json.dumps(task)}" for task in tasks),
+        "aggregate_metric_list:",
+    ]
+    for metric in GROUP_METRICS:
+        lines += [f"  - metric: {metric}", "    aggregation: mean", "    weight_by_size: true"]
+    lines += ["metadata:", "  version: 1.0", ""]
+    return "\n".join(lines)
+
+
+def write_lm_eval(bundle: Bundle, folder: Path, options: ExportOptions) -> list[Path]:
+    """Write ``<name>.jsonl``, the group ``<name>.yaml``, one ``<name>_<family>.yaml``
+    subtask per family and ``utils.py`` into ``folder``."""
+    group = task_identifier(options.name)
+    data = _rows(bundle, folder, group)
+    families = sorted({str(row["family"]) for row in map(item_row, bundle.items)})
+    files = [data]
+    tasks = []
+    for family in families:
+        task = f"{group}_{task_identifier(family)}"
+        path = folder / f"{task}.yaml"
+        path.write_text(_subtask_yaml(task, family, options), encoding="utf-8")
+        tasks.append(task)
+        files.append(path)
+    config = folder / f"{group}.yaml"
+    config.write_text(_group_yaml(group, tasks, options), encoding="utf-8")
     utils = folder / "utils.py"
-    utils.write_text(_UTILS.format(name=name, data=data.name, yaml=config.name), encoding="utf-8")
-    return [data, config, utils]
+    utils.write_text(_UTILS.format(name=options.name, data=data.name), encoding="utf-8")
+    return [data, config, *files[1:], utils]

@@ -26,8 +26,8 @@ True
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
 
 from twosat_formal.edits.classify import undo_edits
 from twosat_formal.errors import ConfigError
@@ -37,6 +37,9 @@ from twosat_formal.verbalize.backparse import BackParse, backparse, detect_templ
 from twosat_formal.verbalize.entities import entity_map
 from twosat_formal.verbalize.roundtrip import check_roundtrip, prove_roundtrip
 from twosat_formal.verbalize.schemes import TEMPLATES, Scheme
+
+if TYPE_CHECKING:
+    from twosat_formal.instance import Instance
 
 __all__ = [
     "TEMPLATES",
@@ -77,6 +80,12 @@ class Prompt:
         The seed of the entity mapping.
     ask_cycle:
         Whether the prompt asks for a contradiction chain when the answer is "No".
+    formula:
+        The formula verbalized (not compared, not shown): :meth:`record` proves the
+        round trip against it.
+    instance_id:
+        The id of the instance verbalized, when :func:`verbalize` was given one
+        (``None`` for a bare formula): the default of :meth:`record`.
     """
 
     template: str
@@ -88,6 +97,8 @@ class Prompt:
     false_value: str
     seed: int
     ask_cycle: bool = False
+    formula: Formula | None = field(default=None, compare=False, repr=False)
+    instance_id: str | None = field(default=None, compare=False)
 
     def entity_map(self) -> dict[str, str]:
         """Entity → variable name, in variable order.
@@ -98,8 +109,51 @@ class Prompt:
         """
         return dict(zip(self.entities, self.variables, strict=True))
 
-    def record(self, instance_id: str, roundtrip: dict[str, object] | None) -> PromptRecord:
-        """This prompt as a :class:`~twosat_formal.prompts.PromptRecord`."""
+    def record(
+        self,
+        instance_id: str | None = None,
+        roundtrip: Mapping[str, Any] | Literal["prove"] | None = "prove",
+    ) -> PromptRecord:
+        """This prompt as a :class:`~twosat_formal.prompts.PromptRecord`, round trip proven.
+
+        Parameters
+        ----------
+        instance_id:
+            The id of the instance the prompt verbalizes (default: the instance given
+            to :func:`verbalize`).
+        roundtrip:
+            The round-trip proof: ``"prove"`` (the default) proves it here
+            (:func:`~twosat_formal.verbalize.roundtrip.prove_roundtrip`), so the record
+            certifies; a proof already made; or ``None`` for a record without one
+            (enough to score answers, not to certify).
+
+        Raises
+        ------
+        ConfigError
+            No instance id: the prompt was made from a bare formula and none is given.
+
+        Examples
+        --------
+        >>> from twosat_formal.generators import generate
+        >>> inst = generate("backbone", clauses=6, seed=1)
+        >>> rec = verbalize(inst, "door", seed=2).record()
+        >>> rec.instance_id == inst.id, rec.roundtrip["result"]
+        (True, 'proved')
+        """
+        instance_id = instance_id if instance_id is not None else self.instance_id
+        if instance_id is None:
+            raise ConfigError(
+                "a prompt record names its instance: verbalize an instance "
+                "(verbalize(instance, ...)) or give record(instance_id)",
+                parameter="instance_id",
+            )
+        if roundtrip == "prove":
+            if self.formula is None:
+                raise ConfigError(
+                    "this prompt does not carry its formula: give the round-trip proof",
+                    parameter="roundtrip",
+                )
+            roundtrip = prove_roundtrip(self.formula, self.text, self.template, self.entities)
         return PromptRecord.create(
             instance_id,
             self.template,
@@ -108,7 +162,7 @@ class Prompt:
             self.true_value,
             self.false_value,
             self.seed,
-            roundtrip,
+            None if roundtrip is None else dict(roundtrip),
             ask_cycle=self.ask_cycle,
         )
 
@@ -168,7 +222,7 @@ def example_formula(formula: Formula, transforms: Sequence[Mapping[str, Any]] | 
 
 
 def verbalize(
-    formula: Formula,
+    formula: Formula | Instance,
     template: str,
     *,
     seed: int = 0,
@@ -182,7 +236,10 @@ def verbalize(
     ----------
     formula:
         Any CNF formula without empty clauses; two-literal clauses use the paper's
-        pattern, unit and wider clauses the documented extensions.
+        pattern, unit and wider clauses the documented extensions. Or an
+        :class:`~twosat_formal.instance.Instance`: its formula, its id (the default of
+        :meth:`Prompt.record`) and, for an edited instance, the example of its
+        unedited formula (:func:`example_formula`), as ``verbalize`` on a dataset does.
     template:
         A name registered in :data:`TEMPLATES`.
     seed:
@@ -217,6 +274,12 @@ def verbalize(
     <BLANKLINE>
     Is there a valid team assignment that satisfies all constraints?
     """
+    instance_id: str | None = None
+    if not isinstance(formula, Formula):
+        instance = formula
+        instance_id, formula = instance.id, instance.formula
+        if example_from is None:
+            example_from = example_formula(formula, instance.transforms)
     scheme = TEMPLATES.get(template)
     naming = scheme.entities
     if entities is None:
@@ -244,6 +307,8 @@ def verbalize(
         false_value=scheme.false_value,
         seed=int(seed),
         ask_cycle=ask_cycle,
+        formula=formula,
+        instance_id=instance_id,
     )
 
 

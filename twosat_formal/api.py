@@ -1,0 +1,401 @@
+"""The pipeline in a few names, for notebooks: ``import twosat_formal as tf``.
+
+Each function is the library's own (no second implementation), with the arguments a
+notebook has at hand: a formula or an instance, a prompt as :func:`verbalize` returns
+it, an answer as a plain string.
+
+* ``tf.parse``: text (DIMACS or DSL, detected) → :class:`~twosat_formal.formula.Formula`;
+* ``tf.solve``: a formula (an instance's, or text) → its label and checked certificate;
+* ``tf.generate``: family, clauses, seed, knobs → a labelled
+  :class:`~twosat_formal.instance.Instance`;
+* ``tf.perturb``: an instance (or formula) and operators → the derived instance, proven;
+* ``tf.verbalize``: an instance (or formula) and a template → the prompt, whose
+  ``.record()`` certifies;
+* ``tf.certify``: records (instances, prompts) and files →
+  :class:`~twosat_formal.certify.CertifyReport`;
+* ``tf.evaluate``: models, prompts, a run store → the run's summary
+  (``await tf.evaluate_async(...)`` where an event loop runs, as in Jupyter);
+* ``tf.score``: an answer (a plain string), its prompt and instance →
+  :class:`~twosat_formal.scoring.Judgement`;
+* ``tf.report``: a run store → the report folder (``report.md``, ``report.html``...).
+
+Examples
+--------
+>>> import twosat_formal as tf
+>>> inst = tf.generate("implication-cycle", clauses=8, seed=1)
+>>> tf.solve(inst).status == inst.label
+True
+>>> prompt = tf.verbalize(inst, "door", seed=3)
+>>> tf.certify(inst, prompt.record()).ok
+True
+>>> tf.score("The answer is: Yes", prompt, inst).decision
+'SAT'
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from twosat_formal.errors import ConfigError
+
+if TYPE_CHECKING:
+    from twosat_formal.certify import CertifyReport
+    from twosat_formal.evaluate import EvalItem, EvalSummary
+    from twosat_formal.formula import Formula
+    from twosat_formal.instance import Instance
+    from twosat_formal.models.base import Response
+    from twosat_formal.perturb.chain import StepSpec
+    from twosat_formal.scoring import Judgement
+    from twosat_formal.solve import SolveResult
+    from twosat_formal.store import RunStore
+    from twosat_formal.verbalize import Prompt
+
+__all__ = [
+    "NAMES",
+    "certify",
+    "evaluate",
+    "evaluate_async",
+    "generate",
+    "parse",
+    "perturb",
+    "report",
+    "score",
+    "solve",
+    "verbalize",
+]
+
+#: The names ``import twosat_formal as tf`` offers (``tf.<name>``).
+NAMES = (
+    "parse",
+    "solve",
+    "generate",
+    "perturb",
+    "verbalize",
+    "certify",
+    "evaluate",
+    "evaluate_async",
+    "score",
+    "report",
+)
+
+PathLike = str | Path
+
+
+def parse(text: str, *, format: str | None = None) -> Formula:
+    """A formula from DIMACS or DSL text (the format detected unless ``format`` is given).
+
+    >>> parse("a | ~b\\nb").num_clauses
+    2
+
+    Raises
+    ------
+    ParseError
+        With the line and column of the first problem.
+    """
+    from twosat_formal.io import parse_formula
+
+    return parse_formula(text, format=format)
+
+
+def _formula(source: Formula | Instance | str) -> Formula:
+    from twosat_formal.formula import Formula
+
+    if isinstance(source, Formula):
+        return source
+    if isinstance(source, str):
+        return parse(source)
+    formula = getattr(source, "formula", None)
+    if not isinstance(formula, Formula):
+        raise ConfigError(
+            f"expected a formula, an instance or formula text, not {type(source).__name__}",
+            parameter="formula",
+        )
+    return formula
+
+
+def solve(formula: Formula | Instance | str, *, backend: str = "scc") -> SolveResult:
+    """Solve a formula (an instance's, or formula text); the certificate is checked.
+
+    >>> solve("a\\n~a").status
+    'UNSAT'
+    """
+    from twosat_formal.solve import solve as solve_formula
+
+    return solve_formula(_formula(formula), backend)
+
+
+def generate(family: str, *, clauses: int | None = None, seed: int = 0, **params: Any) -> Instance:
+    """One labelled instance of ``family`` (see ``twosat-formal list families``).
+
+    >>> generate("backbone", clauses=6, seed=2).family
+    'backbone'
+    """
+    from twosat_formal.generators import generate as draw
+
+    return draw(family, clauses=clauses, seed=seed, **params)
+
+
+def perturb(instance: Instance | Formula, *operators: StepSpec, seed: int = 0) -> Instance:
+    """Apply operators in order (each a name, or ``(name, params)``); the derived instance.
+
+    A bare formula is first made a root instance (family ``file``). Each step's relation
+    is proven with Z3, as ``twosat-formal perturb`` does.
+
+    >>> inst = generate("backbone", clauses=6, seed=2)
+    >>> moved = perturb(inst, "reorder", "rename", seed=1)
+    >>> moved.base_id == inst.id, moved.label == inst.label
+    (True, True)
+    """
+    from twosat_formal.edits import root_instance
+    from twosat_formal.formula import Formula
+    from twosat_formal.perturb.instances import perturb_instance
+
+    if not operators:
+        raise ConfigError("give at least one operator", parameter="operators")
+    root = root_instance(instance) if isinstance(instance, Formula) else instance
+    return perturb_instance(root, list(operators), seed=seed)
+
+
+def verbalize(
+    instance: Instance | Formula, template: str = "logic", *, seed: int = 0, **options: Any
+) -> Prompt:
+    """The evaluation prompt of an instance (or formula) in ``template``.
+
+    ``prompt.text`` is what a model reads; ``prompt.record()`` is the prompt record
+    with its round trip proven, which :func:`certify` accepts. ``options`` are those of
+    :func:`twosat_formal.verbalize.verbalize`.
+    """
+    from twosat_formal.verbalize import verbalize as render
+
+    return render(instance, template, seed=seed, **options)
+
+
+def _record(item: Any) -> Mapping[str, Any]:
+    from twosat_formal.verbalize import Prompt
+
+    if isinstance(item, Prompt):
+        item = item.record()
+    if isinstance(item, Mapping):
+        return item
+    to_record = getattr(item, "to_record", None)
+    if to_record is None:
+        raise ConfigError(
+            f"certify takes records (instances, prompt records, dicts) or file paths, "
+            f"not {type(item).__name__}",
+            parameter="records",
+        )
+    record: Mapping[str, Any] = to_record()
+    return record
+
+
+def certify(*records: Any, jobs: int = 1) -> CertifyReport:
+    """Certify records and files as one dataset, with ``twosat-formal certify``'s checks.
+
+    Parameters
+    ----------
+    *records:
+        Instances, prompt records (or prompts of :func:`verbalize`, recorded with their
+        round trip proven), story records, record dicts, or paths of JSON Lines files,
+        mixed; a prompt's instance must be among them.
+    jobs:
+        Worker processes.
+
+    Returns
+    -------
+    CertifyReport
+        ``.ok``, ``.failures`` (each with its record, check and message).
+    """
+    from twosat_formal.certify import certify_files
+    from twosat_formal.jsonl import json_line
+
+    paths: list[PathLike] = []
+    inline: list[str] = []
+    for item in records:
+        if isinstance(item, str | os.PathLike):
+            paths.append(Path(item))
+        else:
+            inline.append(json_line(dict(_record(item))))
+    if not inline:
+        return certify_files(paths, jobs=jobs)
+    with tempfile.TemporaryDirectory(prefix="twosat-certify-") as tmp:
+        path = Path(tmp) / "records.jsonl"
+        path.write_text("".join(line + "\n" for line in inline), encoding="utf-8")
+        return certify_files([*paths, path], jobs=jobs)
+
+
+def _items(prompts: Any, instances: Any) -> list[EvalItem]:
+    """Evaluation items from prompt files or objects and their instances."""
+    from twosat_formal.evaluate import EvalItem, load_items
+    from twosat_formal.instance import Instance, read_instances
+    from twosat_formal.verbalize import Prompt
+
+    if isinstance(prompts, str | os.PathLike):
+        dataset = Path(instances) if isinstance(instances, str | os.PathLike) else None
+        if dataset is None and instances is not None:
+            raise ConfigError(
+                "with a prompt file, give the dataset file as instances",
+                parameter="instances",
+            )
+        return load_items(Path(prompts), dataset=dataset)
+    known: dict[str, Instance] = {}
+    if isinstance(instances, str | os.PathLike):
+        known = {inst.id: inst for inst in read_instances(Path(instances))}
+    elif instances is not None:
+        found = [instances] if isinstance(instances, Instance) else list(instances)
+        known = {inst.id: inst for inst in found}
+    items: list[EvalItem] = []
+    for prompt in [prompts] if isinstance(prompts, Prompt) else prompts:
+        if isinstance(prompt, EvalItem):
+            items.append(prompt)
+            continue
+        record = prompt.record(roundtrip=None) if isinstance(prompt, Prompt) else prompt
+        inst = known.get(record.instance_id)
+        if inst is None:
+            raise ConfigError(
+                f"prompt {record.id} verbalizes instance {record.instance_id!r}, which is "
+                "not among the instances given",
+                parameter="instances",
+            )
+        items.append(EvalItem(record, inst.formula, inst.label, inst.to_record()))
+    return items
+
+
+async def evaluate_async(
+    models: str | Sequence[str],
+    prompts: Any,
+    store: PathLike | RunStore,
+    *,
+    instances: Any = None,
+    **options: Any,
+) -> EvalSummary:
+    """:func:`evaluate` for code that runs in an event loop: ``await tf.evaluate_async(...)``."""
+    from twosat_formal.evaluate import evaluate_async as run
+    from twosat_formal.store import RunStore
+
+    specs = [models] if isinstance(models, str) else list(models)
+    items = _items(prompts, instances)
+    if isinstance(store, RunStore):
+        return await run(specs, items, store, **options)
+    with RunStore(store) as opened:
+        return await run(specs, items, opened, **options)
+
+
+def evaluate(
+    models: str | Sequence[str],
+    prompts: Any,
+    store: PathLike | RunStore,
+    *,
+    instances: Any = None,
+    **options: Any,
+) -> EvalSummary:
+    """Ask models every prompt, score each answer and keep it in a run store.
+
+    Parameters
+    ----------
+    models:
+        Model specs (``ref/oracle``, ``openai/gpt-4o-mini``, ``llama/PATH.gguf``...).
+    prompts:
+        A prompt file, or prompts (of :func:`verbalize`, prompt records, evaluation
+        items).
+    store:
+        The run store (a path, created if missing, or an open
+        :class:`~twosat_formal.store.RunStore`); a re-run skips what it holds.
+    instances:
+        The instances the prompts verbalize (objects, or the dataset file).
+    **options:
+        Those of :func:`twosat_formal.evaluate.evaluate` (``base_url``, ``samples``...).
+
+    Raises
+    ------
+    ConfigError
+        Called where an event loop runs (Jupyter): ``await evaluate_async(...)`` there.
+    """
+    import asyncio
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        pass
+    else:
+        raise ConfigError(
+            "evaluate runs its own event loop and one is already running here (a notebook?): "
+            "use `summary = await tf.evaluate_async(...)` with the same arguments",
+            parameter="evaluate",
+            valid="await twosat_formal.evaluate_async(...)",
+        )
+    from twosat_formal.evaluate import evaluate as run
+    from twosat_formal.store import RunStore
+
+    specs = [models] if isinstance(models, str) else list(models)
+    items = _items(prompts, instances)
+    if isinstance(store, RunStore):
+        return run(specs, items, store, **options)
+    with RunStore(store) as opened:
+        return run(specs, items, opened, **options)
+
+
+def score(
+    answer: str | Response,
+    prompt: Any,
+    instance: Instance | Formula | None = None,
+    *,
+    label: str | None = None,
+    finish_reason: str | None = None,
+) -> Judgement:
+    """Judge an answer (a plain string) to a prompt, as ``eval`` does.
+
+    Parameters
+    ----------
+    answer:
+        The model's answer text (or a :class:`~twosat_formal.models.base.Response`).
+    prompt:
+        A prompt of :func:`verbalize`, a prompt or story record, or an evaluation item.
+    instance:
+        The instance the prompt verbalizes (its formula and label), or a formula
+        (labelled by the solver unless ``label`` is given); a prompt of
+        :func:`verbalize` and an evaluation item carry their own.
+    label:
+        ``"SAT"`` or ``"UNSAT"``, when ``instance`` is a bare formula.
+    finish_reason:
+        ``"length"`` marks the answer truncated.
+    """
+    from twosat_formal.evaluate import EvalItem
+    from twosat_formal.formula import Formula
+    from twosat_formal.models.base import Response
+    from twosat_formal.scoring import score as judge
+    from twosat_formal.verbalize import Prompt
+
+    response = answer if isinstance(answer, Response) else Response(str(answer), finish_reason)
+    formula: Formula | None = None
+    view: Any = prompt
+    if isinstance(prompt, EvalItem):
+        view, formula, label = prompt.prompt, prompt.formula, label or prompt.label
+    elif isinstance(prompt, Prompt):
+        view, formula = prompt.record(prompt.instance_id or "(formula)", None), prompt.formula
+    if isinstance(instance, Formula):
+        formula = instance
+    elif instance is not None:
+        formula, label = instance.formula, label or instance.label
+    if formula is None:
+        raise ConfigError(
+            "score needs the formula the prompt verbalizes: give its instance",
+            parameter="instance",
+        )
+    if label is None:
+        label = solve(formula).status
+    return judge(response, view, formula, label)
+
+
+def report(store: PathLike, out: PathLike, **options: Any) -> Path:
+    """The report of a run store (or experiment folder) in ``out``; ``report.md``'s path.
+
+    ``options`` are those of :func:`twosat_formal.report.build_report` (``title``,
+    ``method``, ``seed``, ``diagnostics``).
+    """
+    from twosat_formal.report import build_report
+
+    return build_report(store, out, **options)
