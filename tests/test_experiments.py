@@ -196,7 +196,7 @@ def run_small(tmp_path: Path, name: str, cells: list[dict[str, Any]]) -> dict[st
     return data
 
 
-def test_sweep_run_gives_friedman_tests(tmp_path: Path) -> None:
+def test_sweep_run_gives_knob_tests_over_formulas(tmp_path: Path) -> None:
     data = run_small(
         tmp_path,
         "sweep",
@@ -209,11 +209,11 @@ def test_sweep_run_gives_friedman_tests(tmp_path: Path) -> None:
             }
         ],
     )
-    (test,) = data["friedman"]
-    # blocks: model x template (one template here), matched across the levels; the
-    # oracle is right at every level, so its block is tied and carries no information
-    assert test["test"] == "Friedman" and test["blocks"] == len(SMALL_MODELS)
-    assert test["n"] < test["blocks"] and "tied" in test["note"]
+    (test,) = data["knob_tests"]
+    # the unit is the formula: two formulas at each of three levels
+    assert test["test"] == "permutation test over formulas" and test["unit"] == "formula"
+    assert test["n"] == 6 and test["levels"] == 3 and test["series"] == len(SMALL_MODELS)
+    assert test["exact"] and test["arrangements"] == 90
     assert test["label"] == "equivalence-core · free_ratio · |C|=8"
     assert any("knobs-equivalence-core" in f for f in data["figures"])
 
@@ -238,7 +238,7 @@ def test_fillers_run_pairs_filler_with_core(tmp_path: Path) -> None:
         "implication-cycle: |C|=6, r=4 vs |C|=6",
         "implication-cycle: |C|=6, r=4 vs |C|=10",
     ]
-    assert all(t["n"] == 2 * 2 * len(SMALL_MODELS) for t in tests)
+    assert all(t["n"] == 2 * 2 and t["models"] == len(SMALL_MODELS) for t in tests)
     dataset = [json.loads(line) for line in (tmp_path / "fillers" / "dataset.jsonl").open()]
     fillers = [r for r in dataset if r["base_id"]]
     assert fillers and all(r["num_clauses"] == 10 for r in fillers)
@@ -295,10 +295,11 @@ def test_table6_runs_end_to_end_with_overall_rows(tmp_path: Path) -> None:
             }
         ],
     )
-    labels = [t["label"] for t in data["friedman"]]
+    labels = [t["label"] for t in data["knob_tests"]]
     assert labels == [
         "implication-cycle · split · |C|=5",
         "implication-cycle · split · |C|=8",
         "implication-cycle · split · |C|=overall",
     ]
-    assert all(t["p_adjusted"] is not None or t["p_value"] is None for t in data["friedman"])
+    assert all(t["p_adjusted"] is not None or t["p_value"] is None for t in data["knob_tests"])
+    assert {t["family"] for t in data["knob_tests"]} == {"knob levels (all of Table 6)"}

@@ -231,21 +231,24 @@ def test_table1_values_and_bold_best(report_dir: Path) -> None:
 
 def test_tests_carry_name_and_n(report_dir: Path) -> None:
     data = json.loads((report_dir / "report.json").read_text())
-    friedman = data["friedman"]
-    assert len(friedman) == 1
-    # blocks are model x template (matched across levels), not formula replicates
-    assert friedman[0]["test"] == "Friedman" and friedman[0]["n"] == 4  # 2 models x 2
-    assert friedman[0]["p_value"] < 0.05 and friedman[0]["p_adjusted"] is not None
+    (knob,) = data["knob_tests"]
+    # the unit is the formula: 6 formulas at each of 3 levels, every model's answers
+    # to a formula moving with it
+    assert knob["test"] == "permutation test over formulas" and knob["n"] == 18
+    assert knob["unit"] == "formula" and knob["levels"] == 3 and knob["series"] == 2
+    assert knob["p_value"] < 0.05 and knob["p_adjusted"] is not None
+    assert knob["family"] == "knob levels (all of Table 6)"
     assert [t["test"] for t in data["order_tests"]] == ["paired t-test"]
-    assert data["order_tests"][0]["n"] == 8
+    assert data["order_tests"][0]["n"] == 4  # 4 formulas, both models averaged on each
+    assert data["order_tests"][0]["unit"] == "formula"
     assert len(data["filler_tests"]) == 2
     kinds = {t["test"] for t in data["duplication_tests"]}
     assert kinds == {"independent t-test (Student)", "paired t-test"}
     md = (report_dir / "report.md").read_text()
-    section = md.split("## Friedman")[1].split("## Clause order")[0]
-    assert "| Friedman | 4 |" in section
-    assert "model × template" in section
-    assert format_p(friedman[0]["p_value"]) in section
+    section = md.split("## Knob tests")[1].split("## Clause order")[0]
+    assert "| permutation test over formulas | 18 formulas |" in section
+    assert "knob levels (all of Table 6)" in section
+    assert format_p(knob["p_value"]) in section
 
 
 def test_flip_rate_from_order_variants(report_dir: Path) -> None:

@@ -111,7 +111,7 @@ def content_to_json(content: ReportContent, figures: list[Figure]) -> dict[str, 
                 }
                 for r in content.table1
             ],
-            "friedman": [r.to_json() for r in content.friedman],
+            "knob_tests": [r.to_json() for r in content.knob_tests],
             "order_tests": [r.to_json() for r in content.order_tests],
             "filler_tests": [r.to_json() for r in content.filler_tests],
             "duplication_tests": [r.to_json() for r in content.duplication_tests],

@@ -9,8 +9,8 @@ files always hold the same sections:
    some prompt asked for a contradiction chain; best in bold, second in italics), then
    the strict and lenient answer readings side by side
 3. Truncation (App. I) and SAT-prediction bias on UNSAT instances (App. J)
-4. Friedman p-values across knob levels, Benjamini–Hochberg within each generator
-   (App. K)
+4. Knob tests across levels (permutation tests over formulas), Benjamini–Hochberg over
+   all of them together, as Table 6 reads (App. K)
 5. Clause order, fillers and duplication tests (§5.2–5.4)
 6. Verbalization templates (§5.5), then, for a run with story records or answers to
    story prompts only, the :data:`STORY_SECTION` (first-attempt validation and
@@ -52,7 +52,7 @@ from twosat_formal.report.files import REPORT_HTML, REPORT_MD
 from twosat_formal.report.metrics import Estimate, FlipRate
 from twosat_formal.report.plots import Figure
 from twosat_formal.report.sections import (
-    FRIEDMAN_BLOCKS,
+    KNOB_FAMILY,
     EditSummary,
     ReportContent,
     StorySection,
@@ -87,7 +87,7 @@ SECTIONS = (
     "Strict and lenient answer reading",
     "Truncation (App. I)",
     "SAT-prediction bias on UNSAT instances (App. J)",
-    "Friedman tests across knob levels (App. K)",
+    "Knob tests across levels (Table 6, App. K)",
     "Clause order: construction vs shuffled (§5.3)",
     "Filler clauses (§5.2)",
     "Duplicated clauses (§5.4)",
@@ -443,7 +443,7 @@ def _tests(results: Sequence[TestResult], *, empty: str = _NO_DATA) -> list[Bloc
             *_plain(
                 r.label,
                 r.test,
-                str(r.n),
+                _units(r),
                 _statistic(r.statistic),
                 "—" if r.df is None or math.isnan(r.df) else f"{r.df:.4g}",
                 format_p(r.p_value),
@@ -454,6 +454,18 @@ def _tests(results: Sequence[TestResult], *, empty: str = _NO_DATA) -> list[Bloc
         for r in results
     ]
     return [Table(["comparison", "test", "n", "statistic", "df", "p", "p (BH)", "note"], rows)]
+
+
+def _units(result: TestResult) -> str:
+    """``n`` with the unit it counts when the test names one (``18 formulas``).
+
+    >>> _units(TestResult("t", 18, 1.0, 0.5, extra=(("unit", "formula"),)))
+    '18 formulas'
+    """
+    unit = dict(result.extra).get("unit")
+    if not unit:
+        return str(result.n)
+    return f"{result.n} {unit}" + ("" if result.n == 1 else "s")
 
 
 @dataclass(frozen=True)
@@ -470,28 +482,34 @@ class _TestSection:
         return [Paragraph(self.intro), *_tests(results, empty=self.empty)]
 
 
-_FRIEDMAN = _TestSection(
-    "Friedman's test for repeated measurements across knob levels. Each level draws "
-    f"its own formulas, so blocks are the units matched across levels: {FRIEDMAN_BLOCKS}, "
-    "with the mean success of its formulas at each level; n counts the blocks that "
-    "carry information (a block tied at every level is dropped, and a test without "
-    "any variation has p = 1). Benjamini–Hochberg correction within each generator; "
+_KNOBS = _TestSection(
+    "Permutation tests across knob levels (Table 6). Each level draws its own formulas, "
+    "so the unit is the formula: its success is averaged over its templates and samples "
+    "under each model, and the knob levels are exchanged between the formulas of one "
+    "size (a formula keeps its answers under every model together; every arrangement "
+    "when there are at most 9,999, else 9,999 random ones). The statistic is the "
+    "between-level sum of squares over formulas, summed over models; n counts the "
+    f"formulas the p-value rests on. Benjamini–Hochberg over one family, {KNOB_FAMILY}; "
     "adjusted p < .05 in bold.",
     empty="No knob sweep in this run.",
 )
 _ORDER = _TestSection(
-    "Paired t-tests over (model, formula) units: the same formula in its "
-    "construction order and shuffled.",
+    "Paired t-tests over formulas: the same formula in its construction order and "
+    "shuffled, each formula's success averaged over its templates, samples and models; "
+    "Benjamini–Hochberg over the order tests.",
     empty="No clause-order comparison in this run.",
 )
 _FILLERS = _TestSection(
-    "Paired t-tests: core plus filler clauses against the same core alone "
-    "(fixed core) and against a larger core (matched total clauses).",
+    "Paired t-tests over formulas (success averaged over templates, samples and "
+    "models): core plus filler clauses against the same core alone (fixed core) and "
+    "against a larger core (matched total clauses); Benjamini–Hochberg over the filler "
+    "tests.",
     empty="No filler comparison in this run.",
 )
 _DUPLICATION = _TestSection(
-    "Independent t-tests between layouts and paired t-tests between each "
-    "layout and its shuffled version.",
+    "Independent t-tests between layouts and paired t-tests between each layout and "
+    "its shuffled version, formulas as units (success averaged over templates, samples "
+    "and models); Benjamini–Hochberg over the duplication tests.",
     empty="No duplication comparison in this run.",
 )
 
@@ -1072,7 +1090,7 @@ def layout(content: ReportContent, figures: Sequence[Figure]) -> list[Block]:
         _readings(content),
         _truncation(content),
         _sat_bias(content),
-        _FRIEDMAN.blocks(content.friedman),
+        _KNOBS.blocks(content.knob_tests),
         _ORDER.blocks(content.order_tests),
         _FILLERS.blocks(content.filler_tests),
         _DUPLICATION.blocks(content.duplication_tests),
