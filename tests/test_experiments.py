@@ -303,3 +303,19 @@ def test_table6_runs_end_to_end_with_overall_rows(tmp_path: Path) -> None:
     ]
     assert all(t["p_adjusted"] is not None or t["p_value"] is None for t in data["knob_tests"])
     assert {t["family"] for t in data["knob_tests"]} == {"knob levels (all of Table 6)"}
+
+
+def test_table4_budget_is_each_models_own(tmp_path: Path) -> None:
+    """A model whose spec sets its own budget shows that budget, not the run's."""
+    from twosat_formal.experiments.runner import run_experiment
+    from twosat_formal.store import RunStore
+
+    spec = small_spec("table1", [{"family": "backbone", "clauses": [6]}], formulas=1)
+    models = ["ref/oracle", "ref/coin?max_tokens=16384"]
+    run_experiment(spec, models, out_dir=tmp_path / "run", max_tokens=32768)
+    with RunStore(tmp_path / "run" / "results.sqlite", readonly=True) as store:
+        assert store.budgets() == {"ref/coin?max_tokens=16384": [16384], "ref/oracle": [32768]}
+    md = (tmp_path / "run" / "report.md").read_text()
+    table = md.split("## Truncation")[1].split("## ")[0]
+    assert "| ref/coin?max_tokens=16384 | 16384 |" in table
+    assert "| ref/oracle | 32768 |" in table

@@ -186,6 +186,7 @@ def build_report(
         model_order=[str(m) for m in models] if isinstance(models, list) else [],
         stories=data.stories,
         traces=data.traces,
+        budgets=data.budgets,
     )
     content.notes.extend(data.notes)
     if diagnostics is not None:

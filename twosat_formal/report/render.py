@@ -45,9 +45,12 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
+from urllib.parse import parse_qs
 
 from twosat_formal.edits.metrics import FlipRate as EditFlipRate
 from twosat_formal.edits.metrics import IndividualAccuracy, NormalizedAccuracy, Retention
+from twosat_formal.model import SamplingParams
+from twosat_formal.models.base import sampling_for
 from twosat_formal.report.files import REPORT_HTML, REPORT_MD
 from twosat_formal.report.metrics import Estimate, FlipRate
 from twosat_formal.report.plots import Figure
@@ -385,11 +388,10 @@ def _table1(content: ReportContent) -> list[Block]:
 def _truncation(content: ReportContent) -> list[Block]:
     if not content.summaries:
         return [Paragraph(_NO_DATA)]
-    max_tokens = _max_tokens(content.manifest)
     rows = [
         _plain(
             s.model,
-            max_tokens,
+            budget_of(s.model, content.budgets.get(s.model, []), content.manifest),
             f"{s.truncated}/{s.rows}",
             format_pct(s.truncated / s.rows if s.rows else None),
         )
@@ -398,10 +400,30 @@ def _truncation(content: ReportContent) -> list[Block]:
     return [Table(["model", "max tokens", "truncated / samples", "truncation rate (%)"], rows)]
 
 
-def _max_tokens(manifest: dict[str, Any] | None) -> str:
+def budget_of(model: str, stored: Sequence[int], manifest: dict[str, Any] | None) -> str:
+    """A model's token budget: the ``max_tokens`` its stored requests were asked with
+    (all of them, when they differ); without stored ones, the run's sampling parameters
+    with the model spec's own options applied; ``—`` when neither says.
+
+    >>> budget_of("ref/coin?max_tokens=16384", [16384], {"sampling": {"max_tokens": 32768}})
+    '16384'
+    >>> budget_of("ref/coin?max_tokens=16384", [], {"sampling": {"max_tokens": 32768}})
+    '16384'
+    >>> budget_of("ref/coin", [], {"sampling": {"max_tokens": 32768}})
+    '32768'
+    >>> budget_of("ref/coin", [512, 1024], None), budget_of("ref/coin", [], None)
+    ('512, 1024', '—')
+    """
+    if stored:
+        return ", ".join(str(b) for b in sorted(set(stored)))
     sampling = (manifest or {}).get("sampling") or {}
     value = sampling.get("max_tokens") if isinstance(sampling, dict) else None
-    return "—" if value is None else str(value)
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        value = None
+    if value is None and "max_tokens" not in parse_qs(model.partition("?")[2]):
+        return "—"
+    base = SamplingParams() if value is None else SamplingParams(max_tokens=value)
+    return str(sampling_for(model, base).max_tokens)
 
 
 def _sat_bias(content: ReportContent) -> list[Block]:

@@ -371,6 +371,8 @@ class ReportContent:
     grid_knobs: str = ""
     sweep_knobs: str = ""
     grid_experiments: list[str] = field(default_factory=list)
+    #: The token budgets each model's stored requests were asked with (Table 4).
+    budgets: dict[str, list[int]] = field(default_factory=dict)
 
 
 def _family_key(name: str) -> tuple[int, str]:
@@ -1143,6 +1145,7 @@ def compute_content(
     model_order: Sequence[str] = (),
     stories: Mapping[str, Mapping[str, Any]] | None = None,
     traces: Sequence[Mapping[str, Any]] | None = None,
+    budgets: Mapping[str, Sequence[int]] | None = None,
 ) -> ReportContent:
     """Compute every table, test and figure series of a report from joined rows.
 
@@ -1150,7 +1153,9 @@ def compute_content(
     ``"bootstrap"``, drawn with ``seed``). Models are shown in ``model_order`` (those
     it names), then in order of appearance. ``stories`` are the validation counts of
     story records by story id (:attr:`~twosat_formal.report.load.ReportData.stories`);
-    ``traces`` the trace-checker rows (:attr:`~twosat_formal.report.load.ReportData.traces`).
+    ``traces`` the trace-checker rows (:attr:`~twosat_formal.report.load.ReportData.traces`);
+    ``budgets`` the token budgets of each model's requests
+    (:attr:`~twosat_formal.report.load.ReportData.budgets`).
 
     >>> compute_content([]).rows
     0
@@ -1225,4 +1230,5 @@ def compute_content(
             exclude_swept=True,
         ),
         grid_experiments=experiments_of(r for r in data if _is_plain(r)),
+        budgets={m: sorted({int(b) for b in (budgets or {}).get(m, [])}) for m in models},
     )
