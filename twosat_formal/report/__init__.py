@@ -34,6 +34,7 @@ __all__ = [
     "ReportData",
     "build_report",
     "content_to_json",
+    "inert_knob_notes",
     "load_report_data",
     "write_content",
 ]
@@ -146,6 +147,28 @@ def write_content(content: ReportContent, out_dir: str | os.PathLike[str]) -> Pa
     return md
 
 
+def inert_knob_notes(manifest: dict[str, Any] | None) -> list[str]:
+    """One note per knob the experiment did not sweep because it moves nothing
+    (the manifest's ``inert_knobs``).
+
+    >>> (note,) = inert_knob_notes({"inert_knobs": [
+    ...     {"family": "implication-cycle", "knob": "core_ratio", "clauses": [75, 100]}]})
+    >>> note.split(" (")[0]
+    'implication-cycle: knob core_ratio is inert at |C| = 75, 100'
+    """
+    entries = (manifest or {}).get("inert_knobs") or []
+    notes = []
+    for entry in entries if isinstance(entries, list) else []:
+        if not isinstance(entry, dict):
+            continue
+        sizes = ", ".join(str(c) for c in entry.get("clauses") or [])
+        notes.append(
+            f"{entry.get('family')}: knob {entry.get('knob')} is inert at |C| = {sizes} "
+            "(every level draws the same formula), so it is not swept there"
+        )
+    return notes
+
+
 def build_report(
     store_or_dir: str | os.PathLike[str],
     out_dir: str | os.PathLike[str],
@@ -189,6 +212,7 @@ def build_report(
         budgets=data.budgets,
     )
     content.notes.extend(data.notes)
+    content.notes.extend(inert_knob_notes(manifest))
     if diagnostics is not None:
         from twosat_formal.report.diagnostics import diagnostic_rows
 
