@@ -226,7 +226,7 @@ def test_table1_values_and_bold_best(report_dir: Path) -> None:
     line = next(x for x in table.splitlines() if x.startswith("| backbone | 20 |"))
     assert line.count("**") >= 2  # the best Sat. of the row is bold
     ic_line = next(x for x in table.splitlines() if x.startswith("| implication-cycle | 5 |"))
-    assert "—" in ic_line  # no witness on UNSAT rows
+    assert "| n/a |" in ic_line  # no witness on UNSAT rows: it does not apply
 
 
 def test_tests_carry_name_and_n(report_dir: Path) -> None:
@@ -363,3 +363,55 @@ def test_layout_invariants_on_random_rows(
             assert (cell.wit is None) == (row.family == "implication-cycle")
     assert sum(s.rows for s in content.summaries) == len(rows)
     assert sum(sum(s.failures.values()) for s in content.summaries) == len(rows)
+
+
+def _table1_lines(rows: list[dict[str, Any]], tmp_path: Path) -> list[str]:
+    write_content(compute_content(rows, title="t"), tmp_path)
+    md = (tmp_path / "report.md").read_text()
+    table = md.split("## Table 1")[1].split("## Strict")[0]
+    return [x for x in table.splitlines() if x.startswith("| backbone |")]
+
+
+def test_ties_are_not_bolded(tmp_path: Path) -> None:
+    rng = random.Random(0)
+    rows = [
+        make_row(rng, f"b{i}", "backbone", "SAT", model, "logic", 0.0, clauses=20)
+        for model in MODELS
+        for i in range(3)
+    ]
+    (line,) = _table1_lines(rows, tmp_path)
+    assert "**" not in line and "*" not in line.replace("|", "")  # every model at 0 %
+    best = [
+        make_row(rng, f"b{i}", "backbone", "SAT", model, "logic", p, clauses=20)
+        for model, p in (("ref/good", 1.0), ("ref/poor", 0.0))
+        for i in range(3)
+    ]
+    (line,) = _table1_lines(best, tmp_path / "2")
+    assert line.count("**100.0**") == 2  # Sat. and Wit. of the one best model
+
+
+def test_missing_na_and_partial_cells_are_marked(tmp_path: Path) -> None:
+    rng = random.Random(0)
+    rows = []
+    for i in range(2):
+        for template in TEMPLATES:
+            rows.append(make_row(rng, f"u{i}", "backbone", "UNSAT", "ref/good", template, 1.0))
+        # ref/poor answered only one of the two templates
+        rows.append(make_row(rng, f"u{i}", "backbone", "UNSAT", "ref/poor", "logic", 1.0))
+    rows.append(make_row(rng, "s0", "mono-bridge", "SAT", "ref/good", "logic", 1.0))
+    content = compute_content(rows, title="t")
+    write_content(content, tmp_path)
+    md = (tmp_path / "report.md").read_text()
+    table = md.split("## Table 1")[1].split("## Strict")[0]
+    (unsat,) = [x for x in table.splitlines() if x.startswith("| backbone |")]
+    cells = [c.strip() for c in unsat.strip("|").split("|")]
+    # ref/good: Sat., Wit.; ref/poor: Sat., Wit. -- witness does not apply on UNSAT
+    assert cells[3] == "n/a" and cells[5] == "n/a"
+    assert cells[4].endswith("†") and not cells[2].endswith("†")
+    (missing,) = [x for x in table.splitlines() if x.startswith("| mono-bridge |")]
+    assert [c.strip() for c in missing.strip("|").split("|")][4:6] == ["—", "—"]
+    assert "n/a: does not apply; —: no answers; †: averaged over fewer templates" in table
+    data = json.loads((tmp_path / "report.json").read_text())
+    row = next(r for r in data["table1"] if r["family"] == "backbone")
+    assert row["cells"]["ref/poor"]["partial"] and not row["cells"]["ref/good"]["partial"]
+    assert (row["cells"]["ref/poor"]["templates"], row["cells"]["ref/good"]["templates"]) == (1, 2)

@@ -105,7 +105,13 @@ def content_to_json(content: ReportContent, figures: list[Figure]) -> dict[str, 
                     "clauses": r.clauses,
                     "label": r.label,
                     "cells": {
-                        m: {"sat": est(c.sat), "wit": est(c.wit)}
+                        m: {
+                            "sat": est(c.sat),
+                            "wit": est(c.wit),
+                            "templates": c.templates,
+                            "samples": c.samples,
+                            "partial": r.partial(m),
+                        }
                         | ({"wit_unsat": est(c.cyc)} if c.cyc is not None else {})
                         for m, c in r.cells.items()
                     },

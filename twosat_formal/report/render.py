@@ -231,27 +231,33 @@ def _flip(flips: FlipRate) -> str:
 
 
 def _ranked(values: Sequence[float | None]) -> list[str]:
-    """Styles for a row of values: best in bold, second best in italics (ties share).
+    """Styles for a row of values: the best in bold, the second best in italics, each
+    only when one value alone holds that place (a tie is not a best: a row where two
+    models share the top value, or every model has 0 %, has no bold).
 
     Rows with fewer than two values get no styling.
 
+    >>> _ranked([0.5, 1.0, None, 0.75, 0.9])
+    ['', 'b', '', '', 'i']
     >>> _ranked([0.5, 1.0, None, 0.75, 1.0])
-    ['', 'b', '', 'i', 'b']
+    ['', '', '', '', '']
+    >>> _ranked([0.0, 0.0, 0.0])
+    ['', '', '']
+    >>> _ranked([0.9, 0.5, 0.5])
+    ['b', '', '']
     """
-    present = [round(v, 9) for v in values if v is not None]
-    if len(present) < 2:
-        return [""] * len(values)
-    distinct = sorted(set(present), reverse=True)
-    styles = []
-    for value in values:
+    present = sorted((round(v, 9) for v in values if v is not None), reverse=True)
+    styles = [""] * len(values)
+    if len(present) < 2 or present[0] == present[1]:
+        return styles
+    second = len(present) == 2 or present[1] != present[2]
+    for i, value in enumerate(values):
         if value is None:
-            styles.append("")
-        elif round(value, 9) == distinct[0]:
-            styles.append("b")
-        elif len(distinct) > 1 and round(value, 9) == distinct[1]:
-            styles.append("i")
-        else:
-            styles.append("")
+            continue
+        if round(value, 9) == present[0]:
+            styles[i] = "b"
+        elif second and round(value, 9) == present[1]:
+            styles[i] = "i"
     return styles
 
 
@@ -346,6 +352,13 @@ def _readings(content: ReportContent) -> list[Block]:
     )
 
 
+#: A Table 1 value that does not apply (witness validity on an UNSAT row, the chain
+#: witness where no prompt asked for a chain); a missing one (no answers) is ``—``.
+NOT_APPLICABLE = "n/a"
+#: Marks a cell averaged over fewer templates or samples than its row's others.
+PARTIAL_MARK = "†"
+
+
 def _table1(content: ReportContent) -> list[Block]:
     if not content.table1:
         return [Paragraph(_NO_DATA)]
@@ -354,6 +367,7 @@ def _table1(content: ReportContent) -> list[Block]:
     parts = ("Sat.", "Wit.", "Wit. (UNSAT)") if chains else ("Sat.", "Wit.")
     headers = ["generator", "|C|"] + [f"{m} {part}" for m in models for part in parts]
     rows = []
+    partial = False
     for row in content.table1:
         sats = [row.cells[m].sat.mean if m in row.cells else None for m in models]
         wit_estimates = [row.cells[m].wit if m in row.cells else None for m in models]
@@ -362,11 +376,20 @@ def _table1(content: ReportContent) -> list[Block]:
         cycs = [e.mean if e is not None else None for e in cyc_estimates]
         sat_styles, wit_styles, cyc_styles = _ranked(sats), _ranked(wits), _ranked(cycs)
         cells: list[tuple[str, str]] = [(row.family, ""), (str(row.clauses), "")]
-        for i in range(len(models)):
-            cells.append((format_pct(sats[i]), sat_styles[i]))
-            cells.append((format_pct(wits[i]), wit_styles[i]))
+        for i, model in enumerate(models):
+            present = model in row.cells
+            mark = f" {PARTIAL_MARK}" if row.partial(model) else ""
+            partial = partial or bool(mark)
+
+            def shown(value: float | None, present: bool = present, mark: str = mark) -> str:
+                if not present:
+                    return "—"
+                return NOT_APPLICABLE if value is None else format_pct(value) + mark
+
+            cells.append((shown(sats[i]), sat_styles[i]))
+            cells.append((shown(wits[i]), wit_styles[i]))
             if chains:
-                cells.append((format_pct(cycs[i]), cyc_styles[i]))
+                cells.append((shown(cycs[i]), cyc_styles[i]))
         rows.append(cells)
     counts = sorted({c.sat.n for r in content.table1 for c in r.cells.values()})
     return _captioned(
@@ -379,7 +402,14 @@ def _table1(content: ReportContent) -> list[Block]:
             else ""
         )
         + f"). Formulas per cell: {', '.join(map(str, counts))}; each formula "
-        "averages its verbalizations and samples. Best in bold, second in italics.",
+        "averages its verbalizations and samples. Best in bold, second in italics (a "
+        f"tie is neither). {NOT_APPLICABLE}: does not apply; —: no answers"
+        + (
+            f"; {PARTIAL_MARK}: averaged over fewer templates or samples than the row's other cells"
+            if partial
+            else ""
+        )
+        + ".",
         headers,
         rows,
     )

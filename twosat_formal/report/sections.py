@@ -136,6 +136,10 @@ class Cell:
     sat: Estimate
     wit: Estimate | None
     cyc: Estimate | None = None
+    #: The distinct templates and sample indices the cell's answers come from (a
+    #: cell with fewer than the most of its row averages fewer renderings).
+    templates: int = 0
+    samples: int = 0
 
 
 @dataclass(frozen=True)
@@ -146,6 +150,16 @@ class Table1Row:
     clauses: int
     label: str
     cells: dict[str, Cell]
+
+    def partial(self, model: str) -> bool:
+        """Whether ``model``'s cell averages fewer templates or samples than another
+        cell of the row."""
+        cell = self.cells.get(model)
+        if cell is None:
+            return False
+        templates = max(c.templates for c in self.cells.values())
+        samples = max(c.samples for c in self.cells.values())
+        return cell.templates < templates or cell.samples < samples
 
 
 @dataclass(frozen=True)
@@ -449,7 +463,13 @@ def _table1(
                 sat = aggregate(mine, "accuracy", method=method, seed=seed)
                 wit = aggregate(mine, "witness", method=method, seed=seed)
                 cyc = aggregate(mine, "chain_witness", method=method, seed=seed)
-                cells[model] = Cell(sat, wit if wit.n else None, cyc if cyc.n else None)
+                cells[model] = Cell(
+                    sat,
+                    wit if wit.n else None,
+                    cyc if cyc.n else None,
+                    len({r.get("template") for r in mine}),
+                    len({r.get("sample") for r in mine}),
+                )
             out.append(Table1Row(str(family), clauses, _label_of(members), cells))
     return out
 
