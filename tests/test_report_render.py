@@ -415,3 +415,53 @@ def test_missing_na_and_partial_cells_are_marked(tmp_path: Path) -> None:
     row = next(r for r in data["table1"] if r["family"] == "backbone")
     assert row["cells"]["ref/poor"]["partial"] and not row["cells"]["ref/good"]["partial"]
     assert (row["cells"]["ref/poor"]["templates"], row["cells"]["ref/good"]["templates"]) == (1, 2)
+
+
+def _report_validator() -> Any:
+    import jsonschema
+
+    schema = json.loads((Path(__file__).parents[1] / "docs/schema/report.json").read_text())
+    return jsonschema.Draft202012Validator(schema)
+
+
+def test_report_json_fits_its_schema_and_holds_every_table(report_dir: Path) -> None:
+    data = json.loads((report_dir / "report.json").read_text())
+    errors = [f"{list(e.path)}: {e.message}" for e in _report_validator().iter_errors(data)]
+    assert errors == []
+    content = compute_content(synthetic_rows(), title="synthetic")
+    # the tables and figures of the Markdown, number for number
+    bias = content.sat_bias_by_family
+    assert set(data["sat_bias_by_family"]) == set(bias)
+    for family, by_model in bias.items():
+        for model, estimate in by_model.items():
+            assert data["sat_bias_by_family"][family][model]["mean"] == estimate.mean
+    for model, by_template in content.template_table.items():
+        for template, estimate in by_template.items():
+            assert data["template_table"][model][template]["n"] == estimate.n
+    curves = data["figure_data"]["size_curves"]
+    for family, series in content.size_curves.items():
+        for name, points in series.items():
+            assert [(p["x"], p["mean"]) for p in curves[family][name]] == [
+                (x, e.mean) for x, e in points
+            ]
+    bars = data["figure_data"]["duplication_bars"]
+    assert {g: set(b) for g, b in bars.items()} == {
+        g: set(b) for g, b in content.duplication_bars.items()
+    }
+    assert data["figure_data"]["knob_curves"]
+
+
+def test_schema_rejects_a_report_missing_a_table(report_dir: Path) -> None:
+    data = json.loads((report_dir / "report.json").read_text())
+    del data["template_table"]
+    data["knob_tests"][0]["p_value"] = 1.5
+    messages = {e.message for e in _report_validator().iter_errors(data)}
+    assert "'template_table' is a required property" in messages
+    assert any("1.5 is greater than the maximum of 1" in m for m in messages)
+
+
+@pytest.mark.parametrize("experiment", ["table1", "order", "edits"])
+def test_golden_reports_fit_the_schema(experiment: str) -> None:
+    path = Path(__file__).parent / "golden" / experiment / "report.json"
+    data = json.loads(path.read_text())
+    assert [e.message for e in _report_validator().iter_errors(data)] == []
