@@ -165,3 +165,28 @@ def test_hostile_answers_are_read_without_failing() -> None:
     for text in answers:
         trace = check_trace(text, "logic", say.record.entities, SAT)
         assert trace.read <= trace.sentences
+
+
+def test_unsupported_rate_is_clustered_by_formula() -> None:
+    """The claims of one formula's answers are one unit: formula a (two answers, 10
+    claims, none unsupported) and formula b (one answer, 2 claims, both unsupported)
+    give 50 % over n = 2 formulas, not 2/12 over 12 claims."""
+    from twosat_formal.report.metrics import mean_ci
+    from twosat_formal.report.traces import trace_summaries
+
+    def trace(instance: str, unsupported: int, clause: int) -> dict[str, object]:
+        counts = {"clause": clause, "entailed": 0, "contradicted": 0, "unsupported": unsupported}
+        return {
+            "instance_id": instance,
+            "model": "m",
+            "family": "f",
+            "failure": "correct",
+            "coverage": 1.0,
+            "counts": counts,
+        }
+
+    (summary,) = trace_summaries([trace("a", 0, 5), trace("a", 0, 5), trace("b", 2, 0)])
+    assert summary.claims == 12 and summary.answers == 3
+    assert summary.unsupported.mean == 0.5
+    assert (summary.unsupported.n, summary.unsupported.n_obs) == (2, 12)
+    assert summary.unsupported.low == mean_ci([0.0, 1.0]).low

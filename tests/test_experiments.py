@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from twosat_formal.errors import ConfigError, RecordError, UnknownNameError
-from twosat_formal.experiments.design import difficulty_knobs, expand
+from twosat_formal.experiments.design import difficulty_knobs, expand, inert_knobs
 from twosat_formal.experiments.spec import ExperimentSpec, load_spec, parse_spec, spec_names
 from twosat_formal.generators import FAMILIES, derive_seed
 from twosat_formal.generators.grids import grid_cells
@@ -107,8 +107,15 @@ def test_sweep_sets_one_knob_and_keeps_fillers_off() -> None:
 def test_fillers_arms() -> None:
     spec = load_spec("fillers").with_formulas(1)
     conditions = expand(spec)
-    knobs = {cell["family"]: difficulty_knobs(cell["family"]) for cell in spec.cells}
-    # one knob at a time: per family, knobs x 3 levels x 3 arms
+    inert = {(i["family"], i["knob"]) for i in inert_knobs(spec)}
+    assert inert == {("implication-cycle", "core_ratio")}
+    knobs = {
+        cell["family"]: [
+            k for k in difficulty_knobs(cell["family"]) if (cell["family"], k) not in inert
+        ]
+        for cell in spec.cells
+    }
+    # one knob at a time, the knobs that move something: knobs x 3 levels x 3 arms
     assert len(conditions) == sum(len(k) for k in knobs.values()) * 3 * 3
     for c in conditions:
         params = dict(c.params)
@@ -196,7 +203,7 @@ def run_small(tmp_path: Path, name: str, cells: list[dict[str, Any]]) -> dict[st
     return data
 
 
-def test_sweep_run_gives_friedman_tests(tmp_path: Path) -> None:
+def test_sweep_run_gives_knob_tests_over_formulas(tmp_path: Path) -> None:
     data = run_small(
         tmp_path,
         "sweep",
@@ -209,11 +216,11 @@ def test_sweep_run_gives_friedman_tests(tmp_path: Path) -> None:
             }
         ],
     )
-    (test,) = data["friedman"]
-    # blocks: model x template (one template here), matched across the levels; the
-    # oracle is right at every level, so its block is tied and carries no information
-    assert test["test"] == "Friedman" and test["blocks"] == len(SMALL_MODELS)
-    assert test["n"] < test["blocks"] and "tied" in test["note"]
+    (test,) = data["knob_tests"]
+    # the unit is the formula: two formulas at each of three levels
+    assert test["test"] == "permutation test over formulas" and test["unit"] == "formula"
+    assert test["n"] == 6 and test["levels"] == 3 and test["series"] == len(SMALL_MODELS)
+    assert test["exact"] and test["arrangements"] == 90
     assert test["label"] == "equivalence-core · free_ratio · |C|=8"
     assert any("knobs-equivalence-core" in f for f in data["figures"])
 
@@ -238,7 +245,7 @@ def test_fillers_run_pairs_filler_with_core(tmp_path: Path) -> None:
         "implication-cycle: |C|=6, r=4 vs |C|=6",
         "implication-cycle: |C|=6, r=4 vs |C|=10",
     ]
-    assert all(t["n"] == 2 * 2 * len(SMALL_MODELS) for t in tests)
+    assert all(t["n"] == 2 * 2 and t["models"] == len(SMALL_MODELS) for t in tests)
     dataset = [json.loads(line) for line in (tmp_path / "fillers" / "dataset.jsonl").open()]
     fillers = [r for r in dataset if r["base_id"]]
     assert fillers and all(r["num_clauses"] == 10 for r in fillers)
@@ -295,10 +302,83 @@ def test_table6_runs_end_to_end_with_overall_rows(tmp_path: Path) -> None:
             }
         ],
     )
-    labels = [t["label"] for t in data["friedman"]]
+    labels = [t["label"] for t in data["knob_tests"]]
     assert labels == [
         "implication-cycle · split · |C|=5",
         "implication-cycle · split · |C|=8",
         "implication-cycle · split · |C|=overall",
     ]
-    assert all(t["p_adjusted"] is not None or t["p_value"] is None for t in data["friedman"])
+    assert all(t["p_adjusted"] is not None or t["p_value"] is None for t in data["knob_tests"])
+    assert {t["family"] for t in data["knob_tests"]} == {"knob levels (all of Table 6)"}
+
+
+def test_table4_budget_is_each_models_own(tmp_path: Path) -> None:
+    """A model whose spec sets its own budget shows that budget, not the run's."""
+    from twosat_formal.experiments.runner import run_experiment
+    from twosat_formal.store import RunStore
+
+    spec = small_spec("table1", [{"family": "backbone", "clauses": [6]}], formulas=1)
+    models = ["ref/oracle", "ref/coin?max_tokens=16384"]
+    run_experiment(spec, models, out_dir=tmp_path / "run", max_tokens=32768)
+    with RunStore(tmp_path / "run" / "results.sqlite", readonly=True) as store:
+        assert store.budgets() == {"ref/coin?max_tokens=16384": [16384], "ref/oracle": [32768]}
+    md = (tmp_path / "run" / "report.md").read_text()
+    table = md.split("## Truncation")[1].split("## ")[0]
+    assert "| ref/coin?max_tokens=16384 | 16384 |" in table
+    assert "| ref/oracle | 32768 |" in table
+
+
+def test_inert_knob_is_not_swept_and_the_report_says_so(tmp_path: Path) -> None:
+    """implication-cycle's core_ratio sizes the variables of generator fillers; the
+    fillers protocol adds its fillers by the filler operator, so it moves nothing."""
+    data = run_small(
+        tmp_path,
+        "fillers",
+        [
+            {
+                "family": "implication-cycle",
+                "core": 6,
+                "filler": 4,
+                "total": 10,
+                "levels": [0.2, 0.8],
+            }
+        ],
+    )
+    design = [json.loads(line) for line in (tmp_path / "fillers" / "design.jsonl").open()]
+    assert {r["knob"] for r in design} == {"split"}
+    manifest = json.loads((tmp_path / "fillers" / "manifest.json").read_text())
+    assert manifest["inert_knobs"] == [
+        {"family": "implication-cycle", "knob": "core_ratio", "clauses": [6, 10]}
+    ]
+    assert any("core_ratio is inert at |C| = 6, 10" in note for note in data["notes"])
+
+
+def test_knob_moves_is_a_property_of_the_draw() -> None:
+    """The same knob is inert without generator fillers and moves with them; an inert
+    knob leaves every resolved size as it is."""
+    from twosat_formal.experiments.design import knob_moves
+    from twosat_formal.generators import FAMILIES
+
+    levels = (0.2, 0.5, 0.8)
+    plain = (("core_ratio", 0.5), ("split", 0.5))
+    assert not knob_moves("implication-cycle", 30, plain, "core_ratio", levels)
+    with_fillers = (*plain, ("filler_share", 0.4))
+    assert knob_moves("implication-cycle", 30, with_fillers, "core_ratio", levels)
+    family = FAMILIES.get("implication-cycle")
+    sizes = [
+        {
+            k: v
+            for k, v in family.resolve(30, {**dict(plain), "core_ratio": lvl}).items()
+            if k != "core_ratio"
+        }
+        for lvl in levels
+    ]
+    assert sizes[0] == sizes[1] == sizes[2]
+    for name in ("backbone", "mono-bridge", "equivalence-core"):
+        for knob in [p.name for p in FAMILIES.get(name).knobs() if p.name != "filler_share"]:
+            at = tuple(
+                sorted(
+                    (p.name, 0.5) for p in FAMILIES.get(name).knobs() if p.name != "filler_share"
+                )
+            )
+            assert knob_moves(name, 40, at, knob, levels), (name, knob)

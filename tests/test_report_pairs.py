@@ -92,3 +92,36 @@ def test_pairs_experiment_adds_each_twin_after_its_source() -> None:
     assert [d["twin_of"] for d in twins] == [instances[0].id, instances[2].id]
     # a twin is verbalized with its source's entity map
     assert _entity_key(instances[1]) == instances[0].id
+
+
+def test_pair_intervals_count_formulas_not_renderings() -> None:
+    """Six renderings of one formula are one unit: two formulas, one always consistent
+    and one never, give 50 % over n = 2 formulas, with Wilson's interval for n = 2."""
+    from twosat_formal.report.metrics import mean_ci
+
+    rows = []
+    for template in ("logic", "letter", "team", "social", "room", "door"):
+        rows += [
+            row("a", "UNSAT", True, template=template),
+            row("a'", "SAT", True, twin_of="a", template=template),
+            row("b", "SAT", True, template=template),
+            row("b'", "SAT", False, twin_of="b", template=template),
+        ]
+    (overall,) = [s for s in pair_summaries(rows) if s.by == "all"]
+    assert overall.pairs == 12
+    assert overall.consistency.n == 2 and overall.consistency.n_obs == 12
+    assert overall.consistency.mean == 0.5
+    assert overall.consistency.low == mean_ci([1.0, 0.0]).low
+    pooled = wilson(6, 12)
+    assert overall.consistency.low < pooled.low and overall.consistency.high > pooled.high
+
+
+def test_a_model_that_never_answers_is_not_consistent() -> None:
+    from twosat_formal.report.metrics import decision_consistency
+
+    silent = [row("s1", None, False, template=t) for t in ("logic", "team", "room")]
+    assert decision_consistency(silent).mean == 0.0
+    (overall,) = [
+        s for s in pair_summaries([*silent, row("t1", None, False, twin_of="s1")]) if s.by == "all"
+    ]
+    assert overall.consistency.mean == 0.0

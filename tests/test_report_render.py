@@ -226,26 +226,29 @@ def test_table1_values_and_bold_best(report_dir: Path) -> None:
     line = next(x for x in table.splitlines() if x.startswith("| backbone | 20 |"))
     assert line.count("**") >= 2  # the best Sat. of the row is bold
     ic_line = next(x for x in table.splitlines() if x.startswith("| implication-cycle | 5 |"))
-    assert "—" in ic_line  # no witness on UNSAT rows
+    assert "| n/a |" in ic_line  # no witness on UNSAT rows: it does not apply
 
 
 def test_tests_carry_name_and_n(report_dir: Path) -> None:
     data = json.loads((report_dir / "report.json").read_text())
-    friedman = data["friedman"]
-    assert len(friedman) == 1
-    # blocks are model x template (matched across levels), not formula replicates
-    assert friedman[0]["test"] == "Friedman" and friedman[0]["n"] == 4  # 2 models x 2
-    assert friedman[0]["p_value"] < 0.05 and friedman[0]["p_adjusted"] is not None
+    (knob,) = data["knob_tests"]
+    # the unit is the formula: 6 formulas at each of 3 levels, every model's answers
+    # to a formula moving with it
+    assert knob["test"] == "permutation test over formulas" and knob["n"] == 18
+    assert knob["unit"] == "formula" and knob["levels"] == 3 and knob["series"] == 2
+    assert knob["p_value"] < 0.05 and knob["p_adjusted"] is not None
+    assert knob["family"] == "knob levels (all of Table 6)"
     assert [t["test"] for t in data["order_tests"]] == ["paired t-test"]
-    assert data["order_tests"][0]["n"] == 8
+    assert data["order_tests"][0]["n"] == 4  # 4 formulas, both models averaged on each
+    assert data["order_tests"][0]["unit"] == "formula"
     assert len(data["filler_tests"]) == 2
     kinds = {t["test"] for t in data["duplication_tests"]}
     assert kinds == {"independent t-test (Student)", "paired t-test"}
     md = (report_dir / "report.md").read_text()
-    section = md.split("## Friedman")[1].split("## Clause order")[0]
-    assert "| Friedman | 4 |" in section
-    assert "model × template" in section
-    assert format_p(friedman[0]["p_value"]) in section
+    section = md.split("## Knob tests")[1].split("## Clause order")[0]
+    assert "| permutation test over formulas | 18 formulas |" in section
+    assert "knob levels (all of Table 6)" in section
+    assert format_p(knob["p_value"]) in section
 
 
 def test_flip_rate_from_order_variants(report_dir: Path) -> None:
@@ -360,3 +363,105 @@ def test_layout_invariants_on_random_rows(
             assert (cell.wit is None) == (row.family == "implication-cycle")
     assert sum(s.rows for s in content.summaries) == len(rows)
     assert sum(sum(s.failures.values()) for s in content.summaries) == len(rows)
+
+
+def _table1_lines(rows: list[dict[str, Any]], tmp_path: Path) -> list[str]:
+    write_content(compute_content(rows, title="t"), tmp_path)
+    md = (tmp_path / "report.md").read_text()
+    table = md.split("## Table 1")[1].split("## Strict")[0]
+    return [x for x in table.splitlines() if x.startswith("| backbone |")]
+
+
+def test_ties_are_not_bolded(tmp_path: Path) -> None:
+    rng = random.Random(0)
+    rows = [
+        make_row(rng, f"b{i}", "backbone", "SAT", model, "logic", 0.0, clauses=20)
+        for model in MODELS
+        for i in range(3)
+    ]
+    (line,) = _table1_lines(rows, tmp_path)
+    assert "**" not in line and "*" not in line.replace("|", "")  # every model at 0 %
+    best = [
+        make_row(rng, f"b{i}", "backbone", "SAT", model, "logic", p, clauses=20)
+        for model, p in (("ref/good", 1.0), ("ref/poor", 0.0))
+        for i in range(3)
+    ]
+    (line,) = _table1_lines(best, tmp_path / "2")
+    assert line.count("**100.0**") == 2  # Sat. and Wit. of the one best model
+
+
+def test_missing_na_and_partial_cells_are_marked(tmp_path: Path) -> None:
+    rng = random.Random(0)
+    rows = []
+    for i in range(2):
+        for template in TEMPLATES:
+            rows.append(make_row(rng, f"u{i}", "backbone", "UNSAT", "ref/good", template, 1.0))
+        # ref/poor answered only one of the two templates
+        rows.append(make_row(rng, f"u{i}", "backbone", "UNSAT", "ref/poor", "logic", 1.0))
+    rows.append(make_row(rng, "s0", "mono-bridge", "SAT", "ref/good", "logic", 1.0))
+    content = compute_content(rows, title="t")
+    write_content(content, tmp_path)
+    md = (tmp_path / "report.md").read_text()
+    table = md.split("## Table 1")[1].split("## Strict")[0]
+    (unsat,) = [x for x in table.splitlines() if x.startswith("| backbone |")]
+    cells = [c.strip() for c in unsat.strip("|").split("|")]
+    # ref/good: Sat., Wit.; ref/poor: Sat., Wit. -- witness does not apply on UNSAT
+    assert cells[3] == "n/a" and cells[5] == "n/a"
+    assert cells[4].endswith("†") and not cells[2].endswith("†")
+    (missing,) = [x for x in table.splitlines() if x.startswith("| mono-bridge |")]
+    assert [c.strip() for c in missing.strip("|").split("|")][4:6] == ["—", "—"]
+    assert "n/a: does not apply; —: no answers; †: averaged over fewer templates" in table
+    data = json.loads((tmp_path / "report.json").read_text())
+    row = next(r for r in data["table1"] if r["family"] == "backbone")
+    assert row["cells"]["ref/poor"]["partial"] and not row["cells"]["ref/good"]["partial"]
+    assert (row["cells"]["ref/poor"]["templates"], row["cells"]["ref/good"]["templates"]) == (1, 2)
+
+
+def _report_validator() -> Any:
+    import jsonschema
+
+    schema = json.loads((Path(__file__).parents[1] / "docs/schema/report.json").read_text())
+    return jsonschema.Draft202012Validator(schema)
+
+
+def test_report_json_fits_its_schema_and_holds_every_table(report_dir: Path) -> None:
+    data = json.loads((report_dir / "report.json").read_text())
+    errors = [f"{list(e.path)}: {e.message}" for e in _report_validator().iter_errors(data)]
+    assert errors == []
+    content = compute_content(synthetic_rows(), title="synthetic")
+    # the tables and figures of the Markdown, number for number
+    bias = content.sat_bias_by_family
+    assert set(data["sat_bias_by_family"]) == set(bias)
+    for family, by_model in bias.items():
+        for model, estimate in by_model.items():
+            assert data["sat_bias_by_family"][family][model]["mean"] == estimate.mean
+    for model, by_template in content.template_table.items():
+        for template, estimate in by_template.items():
+            assert data["template_table"][model][template]["n"] == estimate.n
+    curves = data["figure_data"]["size_curves"]
+    for family, series in content.size_curves.items():
+        for name, points in series.items():
+            assert [(p["x"], p["mean"]) for p in curves[family][name]] == [
+                (x, e.mean) for x, e in points
+            ]
+    bars = data["figure_data"]["duplication_bars"]
+    assert {g: set(b) for g, b in bars.items()} == {
+        g: set(b) for g, b in content.duplication_bars.items()
+    }
+    assert data["figure_data"]["knob_curves"]
+
+
+def test_schema_rejects_a_report_missing_a_table(report_dir: Path) -> None:
+    data = json.loads((report_dir / "report.json").read_text())
+    del data["template_table"]
+    data["knob_tests"][0]["p_value"] = 1.5
+    messages = {e.message for e in _report_validator().iter_errors(data)}
+    assert "'template_table' is a required property" in messages
+    assert any("1.5 is greater than the maximum of 1" in m for m in messages)
+
+
+@pytest.mark.parametrize("experiment", ["table1", "order", "edits"])
+def test_golden_reports_fit_the_schema(experiment: str) -> None:
+    path = Path(__file__).parent / "golden" / experiment / "report.json"
+    data = json.loads(path.read_text())
+    assert [e.message for e in _report_validator().iter_errors(data)] == []

@@ -11,7 +11,7 @@ that differ from what the code would write, which is what CI checks
 Examples
 --------
 >>> sorted(schemas())
-['instance', 'prompt', 'result-row', 'story']
+['instance', 'prompt', 'report', 'result-row', 'story']
 >>> schemas()["result-row"]["properties"]["decision_correct"]["anyOf"]
 [{'type': 'boolean'}, {'type': 'null'}]
 """
@@ -53,14 +53,18 @@ def result_row_model() -> type[BaseModel]:
 
 
 def schemas() -> dict[str, dict[str, Any]]:
-    """Every published schema, by file name (without ``.json``)."""
+    """Every published schema, by file name (without ``.json``): the record models,
+    the result row, and ``report`` (``report.json``, :mod:`twosat_formal.report_schema`)."""
+    from twosat_formal.report_schema import report_schema
+
     models = {**RECORD_MODELS, "result-row": result_row_model()}
     out = {}
     for name, model in sorted(models.items()):
         schema = model.model_json_schema(by_alias=True)
         schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
         out[name] = schema
-    return out
+    out["report"] = report_schema()
+    return dict(sorted(out.items()))
 
 
 def schema_text(schema: dict[str, Any]) -> str:

@@ -573,6 +573,25 @@ class RunStore(Closing):
         row = self._db.execute("SELECT count(*) FROM results WHERE model = ?", (model,))
         return int(row.fetchone()[0])
 
+    def budgets(self) -> dict[str, list[int]]:
+        """The token budgets (``max_tokens`` of the sampling parameters) each model's
+        stored requests were asked with, in increasing order; a request without one
+        is left out.
+
+        >>> import tempfile, pathlib
+        >>> with RunStore(pathlib.Path(tempfile.mkdtemp()) / "r.sqlite") as store:
+        ...     store.budgets()
+        {}
+        """
+        query = (
+            "SELECT DISTINCT model, json_extract(params, '$.max_tokens') AS budget "
+            "FROM results WHERE budget IS NOT NULL ORDER BY model, budget"
+        )
+        out: dict[str, list[int]] = {}
+        for model, budget in self._db.execute(query):
+            out.setdefault(str(model), []).append(int(budget))
+        return out
+
     def failure_counts(self) -> dict[str, int]:
         """How many stored results fall in each failure kind."""
         query = "SELECT failure, count(*) FROM results GROUP BY failure ORDER BY failure"

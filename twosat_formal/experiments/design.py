@@ -23,6 +23,12 @@ How each kind expands (``clauses`` in a design record names the setting's base s
     others at ``knob_level``: ``core`` (``|C| = core``), ``filler`` (the same core
     plus ``filler`` clauses over fresh variables, by the ``filler`` operator) and
     ``total`` (``|C| = total``); ``knob`` and ``level`` are set.
+
+A sweep or fillers cell varies only knobs that move something: a knob that is
+*inert* at a clause count (:func:`knob_moves`: every level draws the same formula from
+the same seed, as implication-cycle's ``core_ratio`` does without generator fillers) is
+not swept there (in ``fillers``: when it is inert at both the core and the total size);
+:func:`inert_knobs` lists what was left out, and the manifest and report say so.
 ``order``
     ``construction`` (the generator's order) and ``shuffled`` (the ``reorder``
     operator on it).
@@ -57,6 +63,8 @@ Examples
 
 from __future__ import annotations
 
+import functools
+import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -70,7 +78,19 @@ from twosat_formal.generators import FAMILIES, derive_seed
 from twosat_formal.generators.knobs import KNOB_GRIDS
 from twosat_formal.registry import check_choice
 
-__all__ = ["Condition", "Step", "difficulty_knobs", "expand"]
+__all__ = [
+    "INERT_SEEDS",
+    "Condition",
+    "Step",
+    "difficulty_knobs",
+    "expand",
+    "inert_knobs",
+    "knob_moves",
+]
+
+#: Seeds drawn at every level of a knob by :func:`knob_moves`: a knob is inert when
+#: every one of them draws the same formula at every level.
+INERT_SEEDS = 3
 
 #: One perturbation step: an operator name and its parameters as sorted pairs.
 Step = tuple[str, tuple[tuple[str, Any], ...]]
@@ -263,10 +283,59 @@ def _grid(b: _Builder, family: str, cell: Mapping[str, Any]) -> None:
         b.formulas(family, clauses, params, f"{family}/clauses={clauses}", [{}])
 
 
+@functools.lru_cache(maxsize=4096)
+def knob_moves(
+    family: str,
+    clauses: int,
+    params: tuple[tuple[str, Any], ...],
+    knob: str,
+    levels: tuple[float, ...],
+) -> bool:
+    """Whether ``knob`` changes the formula ``family`` draws at ``clauses``.
+
+    The knob is set to each of ``levels`` in turn (the other parameters as in
+    ``params``) and a formula drawn from each of :data:`INERT_SEEDS` seeds: it moves
+    something when some seed draws different formulas at two levels. A request the
+    family refuses counts as moving (the run reports the refusal).
+
+    >>> at = (("core_ratio", 0.5), ("split", 0.5))
+    >>> knob_moves("implication-cycle", 75, at, "core_ratio", (0.2, 0.5, 0.8))
+    False
+    >>> knob_moves("implication-cycle", 75, at, "split", (0.2, 0.5, 0.8))
+    True
+    """
+    generator = FAMILIES.get(family)
+    for seed in range(INERT_SEEDS):
+        drawn = []
+        for level in levels:
+            values = {**dict(params), knob: level}
+            try:
+                formula, _ = generator.draw(random.Random(seed), clauses, **values)
+            except ConfigError:
+                return True
+            drawn.append(formula)
+        if any(f != drawn[0] for f in drawn[1:]):
+            return True
+    return False
+
+
+def _cell_knobs(family: str, cell: Mapping[str, Any]) -> list[str]:
+    return list(cell.get("knobs") or difficulty_knobs(family))
+
+
+def _moves(b: _Builder, family: str, clauses: Sequence[int], knob: str, cell: Any) -> bool:
+    """Whether ``knob`` moves something at one of the clause counts (others at the
+    spec's knob level)."""
+    params = b.knobs(family, b.spec.knob_level)
+    return any(knob_moves(family, c, params, knob, _levels(cell)) for c in clauses)
+
+
 def _sweep(b: _Builder, family: str, cell: Mapping[str, Any]) -> None:
-    knobs = cell.get("knobs") or difficulty_knobs(family)
+    knobs = _cell_knobs(family, cell)
     for clauses in _ints(cell, "clauses"):
         for knob in knobs:
+            if not _moves(b, family, [clauses], knob, cell):
+                continue
             for level in _levels(cell):
                 params = b.knobs(family, b.spec.knob_level, **{knob: level})
                 name = f"{family}/clauses={clauses}/{knob}={_fmt(level)}"
@@ -276,7 +345,7 @@ def _sweep(b: _Builder, family: str, cell: Mapping[str, Any]) -> None:
 def _fillers(b: _Builder, family: str, cell: Mapping[str, Any]) -> None:
     core, total = _ints(cell, "core")[0], _ints(cell, "total")[0]
     filler = _ints(cell, "filler")[0]
-    knobs = cell.get("knobs") or difficulty_knobs(family)
+    knobs = [k for k in _cell_knobs(family, cell) if _moves(b, family, [core, total], k, cell)]
     for knob in knobs:
         for level in _levels(cell):
             params = b.knobs(family, b.spec.knob_level, **{knob: level})
@@ -421,6 +490,34 @@ _KIND_EXPANDERS = {
     "pairs": _pairs,
     "story": _grid,
 }
+
+
+def inert_knobs(spec: ExperimentSpec) -> list[dict[str, Any]]:
+    """The knobs a sweep or fillers spec leaves out because they move nothing:
+    ``{"family", "knob", "clauses"}`` with the clause counts where the knob is inert
+    (in ``fillers``, the core and total sizes of a cell).
+
+    >>> from twosat_formal.experiments.spec import load_spec
+    >>> [(i["family"], i["knob"]) for i in inert_knobs(load_spec("fillers"))]
+    [('implication-cycle', 'core_ratio')]
+    """
+    if spec.kind not in ("sweep", "fillers"):
+        return []
+    builder = _Builder(spec)
+    out: list[dict[str, Any]] = []
+    for cell in spec.cells:
+        family = _check_family(cell)
+        sizes = (
+            [_ints(cell, "core")[0], _ints(cell, "total")[0]]
+            if spec.kind == "fillers"
+            else _ints(cell, "clauses")
+        )
+        for knob in _cell_knobs(family, cell):
+            groups = [sizes] if spec.kind == "fillers" else [[c] for c in sizes]
+            inert = [c for g in groups if not _moves(builder, family, g, knob, cell) for c in g]
+            if inert:
+                out.append({"family": family, "knob": knob, "clauses": inert})
+    return out
 
 
 def expand(spec: ExperimentSpec) -> list[Condition]:

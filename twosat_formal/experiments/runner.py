@@ -51,7 +51,7 @@ from twosat_formal.edits import edit_instances
 from twosat_formal.edits.classify import EDIT_KIND
 from twosat_formal.errors import CertificateError, ConfigError
 from twosat_formal.evaluate import EvalItem, EvalSummary, Verification, evaluate, verify_items
-from twosat_formal.experiments.design import Condition, expand
+from twosat_formal.experiments.design import Condition, expand, inert_knobs
 from twosat_formal.experiments.manifest import (
     content_digest,
     environment,
@@ -571,6 +571,7 @@ def _manifest(
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
         **environment(),
         "spec": spec.to_json(),
+        "inert_knobs": inert_knobs(spec),
         "seed": spec.seed,
         "formulas": spec.formulas,
         "templates": list(spec.templates),

@@ -50,7 +50,9 @@ MIN_CLAUSES = 3
 
 PARAMS: tuple[ParamSpec, ...] = (
     ParamSpec.knob(
-        "split", "k", "twist position k/L: k = 1 + round(split*(L-1)); 0 gives k=1, 1 gives k=L"
+        "split",
+        "k",
+        "twist position (k-1)/(L-1): k = 1 + round(split*(L-1)); 0 gives k=1, 1 gives k=L",
     ),
     ParamSpec.knob(
         "filler_share",
@@ -59,7 +61,9 @@ PARAMS: tuple[ParamSpec, ...] = (
         default=0.0,
     ),
     ParamSpec.knob(
-        "core_ratio", "n", "core variables L/n: n = L + round((1-core_ratio)*2r); 1 gives n=L"
+        "core_ratio",
+        "n",
+        "variables: n = L + round((1-core_ratio)*2r); 1 gives n=L; inert when r=0",
     ),
     ParamSpec(
         "L", "int", None, "literals on the contradiction cycle (core has L+1 clauses)", low=2

@@ -27,13 +27,14 @@ from twosat_formal.report.load import ReportData, load_report_data
 from twosat_formal.report.metrics import Estimate
 from twosat_formal.report.plots import Figure, draw_figures
 from twosat_formal.report.render import write_report
-from twosat_formal.report.sections import ReportContent, compute_content
+from twosat_formal.report.sections import Bars, Curves, ReportContent, compute_content
 
 __all__ = [
     "ReportContent",
     "ReportData",
     "build_report",
     "content_to_json",
+    "inert_knob_notes",
     "load_report_data",
     "write_content",
 ]
@@ -49,12 +50,50 @@ def _clean(value: Any) -> Any:
     return value
 
 
+def _curves(curves: Curves) -> dict[str, list[dict[str, Any]]]:
+    """Series → points ``{"x": x, **estimate}`` in increasing x."""
+    return {name: [{"x": x, **e.to_json()} for x, e in points] for name, points in curves.items()}
+
+
+def _bars(bars: Bars) -> dict[str, dict[str, Any]]:
+    """Group → bar → estimate."""
+    return {group: {name: e.to_json() for name, e in by.items()} for group, by in bars.items()}
+
+
+def figure_data(content: ReportContent) -> dict[str, Any]:
+    """The series every figure draws, by figure kind (``report.json``'s
+    ``figure_data``): curves as points ``{"x", "mean", "low", "high", "n", ...}``, bars
+    as estimates.
+
+    >>> from twosat_formal.report.sections import compute_content
+    >>> sorted(figure_data(compute_content([])))[:3]
+    ['duplication_bars', 'edit_curves', 'filler_bars']
+    """
+    return {
+        "size_curves": {f: _curves(c) for f, c in content.size_curves.items()},
+        "size_metric_curves": {
+            metric: {f: _curves(c) for f, c in by_family.items()}
+            for metric, by_family in content.size_metric_curves.items()
+        },
+        "template_curves": {f: _curves(c) for f, c in content.template_curves.items()},
+        "knob_curves": {
+            panel: {knob: _curves(c) for knob, c in by_knob.items()}
+            for panel, by_knob in content.knob_curves.items()
+        },
+        "order_bars": _bars(content.order_bars),
+        "order_model_bars": {f: _bars(b) for f, b in content.order_model_bars.items()},
+        "filler_bars": _bars(content.filler_bars),
+        "duplication_bars": _bars(content.duplication_bars),
+        "edit_curves": _curves(content.edit_curves),
+    }
+
+
 def content_to_json(content: ReportContent, figures: list[Figure]) -> dict[str, Any]:
     """The machine-readable part of a report (``report.json``).
 
     >>> from twosat_formal.report.sections import compute_content
     >>> sorted(content_to_json(compute_content([]), []))[:3]
-    ['duplication_tests', 'failures', 'families']
+    ['budgets', 'captions', 'duplication_tests']
     """
 
     def est(e: Estimate | None) -> dict[str, Any] | None:
@@ -98,20 +137,42 @@ def content_to_json(content: ReportContent, figures: list[Figure]) -> dict[str, 
                 for s in content.summaries
             ],
             "failures": {s.model: s.failures for s in content.summaries},
+            "failure_kinds": content.failure_kinds,
+            "budgets": content.budgets,
+            "sat_bias_by_family": {
+                family: {m: est(e) for m, e in by_model.items()}
+                for family, by_model in content.sat_bias_by_family.items()
+            },
+            "template_table": {
+                m: {t: est(e) for t, e in by_template.items()}
+                for m, by_template in content.template_table.items()
+            },
+            "captions": {
+                "grid_knobs": content.grid_knobs,
+                "sweep_knobs": content.sweep_knobs,
+                "grid_experiments": content.grid_experiments,
+            },
+            "figure_data": figure_data(content),
             "table1": [
                 {
                     "family": r.family,
                     "clauses": r.clauses,
                     "label": r.label,
                     "cells": {
-                        m: {"sat": est(c.sat), "wit": est(c.wit)}
+                        m: {
+                            "sat": est(c.sat),
+                            "wit": est(c.wit),
+                            "templates": c.templates,
+                            "samples": c.samples,
+                            "partial": r.partial(m),
+                        }
                         | ({"wit_unsat": est(c.cyc)} if c.cyc is not None else {})
                         for m, c in r.cells.items()
                     },
                 }
                 for r in content.table1
             ],
-            "friedman": [r.to_json() for r in content.friedman],
+            "knob_tests": [r.to_json() for r in content.knob_tests],
             "order_tests": [r.to_json() for r in content.order_tests],
             "filler_tests": [r.to_json() for r in content.filler_tests],
             "duplication_tests": [r.to_json() for r in content.duplication_tests],
@@ -144,6 +205,28 @@ def write_content(content: ReportContent, out_dir: str | os.PathLike[str]) -> Pa
         encoding="utf-8",
     )
     return md
+
+
+def inert_knob_notes(manifest: dict[str, Any] | None) -> list[str]:
+    """One note per knob the experiment did not sweep because it moves nothing
+    (the manifest's ``inert_knobs``).
+
+    >>> (note,) = inert_knob_notes({"inert_knobs": [
+    ...     {"family": "implication-cycle", "knob": "core_ratio", "clauses": [75, 100]}]})
+    >>> note.split(" (")[0]
+    'implication-cycle: knob core_ratio is inert at |C| = 75, 100'
+    """
+    entries = (manifest or {}).get("inert_knobs") or []
+    notes = []
+    for entry in entries if isinstance(entries, list) else []:
+        if not isinstance(entry, dict):
+            continue
+        sizes = ", ".join(str(c) for c in entry.get("clauses") or [])
+        notes.append(
+            f"{entry.get('family')}: knob {entry.get('knob')} is inert at |C| = {sizes} "
+            "(every level draws the same formula), so it is not swept there"
+        )
+    return notes
 
 
 def build_report(
@@ -186,8 +269,10 @@ def build_report(
         model_order=[str(m) for m in models] if isinstance(models, list) else [],
         stories=data.stories,
         traces=data.traces,
+        budgets=data.budgets,
     )
     content.notes.extend(data.notes)
+    content.notes.extend(inert_knob_notes(manifest))
     if diagnostics is not None:
         from twosat_formal.report.diagnostics import diagnostic_rows
 

@@ -5,7 +5,8 @@ The bench runs a small ``pairs`` experiment whose prompts ask for contradiction 
 
 * the twin pairs, pair accuracy and pair consistency (:mod:`twosat_formal.report.pairs`);
 * the UNSAT answers whose prompt asked for a chain, and **Wit. (UNSAT)**: the share of
-  them that say No with a valid chain (``cycle_valid``), with a Wilson interval.
+  them that say No with a valid chain (``cycle_valid``), per formula first and then over
+  the formulas, with the Wilson interval over the formulas.
 
 Examples
 --------
@@ -29,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from twosat_formal.jsonfields import fields_json
-from twosat_formal.report.metrics import METRICS, Estimate, model_order
+from twosat_formal.report.metrics import METRICS, Estimate, aggregate, model_order
 from twosat_formal.report.pairs import pair_summaries, wilson
 
 __all__ = ["DiagnosticRow", "diagnostic_rows"]
@@ -61,8 +62,8 @@ def diagnostic_rows(
     chain = METRICS["chain_witness"]
     out = []
     for model in order:
-        values = [chain(r) for r in data if str(r.get("model")) == model]
-        asked = [v for v in values if v is not None]
+        mine = [r for r in data if str(r.get("model")) == model]
+        asked = [v for v in (chain(r) for r in mine) if v is not None]
         pairs = overall.get(model)
         empty = wilson(0, 0)
         out.append(
@@ -72,7 +73,7 @@ def diagnostic_rows(
                 pairs.accuracy if pairs else empty,
                 pairs.consistency if pairs else empty,
                 len(asked),
-                wilson(int(sum(asked)), len(asked)),
+                aggregate(mine, "chain_witness"),
             )
         )
     return out

@@ -67,7 +67,9 @@ class ReportData:
     ``traces`` holds the trace-checker row of every stored answer to a template prompt
     (:func:`twosat_formal.diagnostics.trace.trace_rows`) with its instance's family.
     ``stories`` holds the validation counts of every story record found, by story id
-    (empty when there are none).
+    (empty when there are none). ``budgets`` holds the token budgets each model was
+    asked with, as its stored requests record them (:meth:`RunStore.budgets`; empty for
+    JSON Lines result rows).
     """
 
     source: Path
@@ -76,6 +78,7 @@ class ReportData:
     notes: list[str] = field(default_factory=list)
     stories: dict[str, dict[str, Any]] = field(default_factory=dict)
     traces: list[dict[str, Any]] = field(default_factory=list)
+    budgets: dict[str, list[int]] = field(default_factory=dict)
 
 
 def _manifest(path: Path) -> dict[str, Any]:
@@ -184,6 +187,7 @@ def load_report_data(store_or_dir: str | os.PathLike[str]) -> ReportData:
             for row in store.export_rows(without={"response"})
         ]
         instances = {str(r.get("id")): r for r in store.instances()}
+        budgets = store.budgets()
         for run in store.runs():
             stored = run["info"].get("stories") if isinstance(run["info"], dict) else None
             if isinstance(stored, dict):
@@ -204,4 +208,4 @@ def load_report_data(store_or_dir: str | os.PathLike[str]) -> ReportData:
     for trace in trace_rows(store_path):
         record = instances.get(str(trace["instance_id"])) or {}
         traces.append({**trace, "family": record.get("family")})
-    return ReportData(source, joined, manifest, notes, stories, traces)
+    return ReportData(source, joined, manifest, notes, stories, traces, budgets)

@@ -526,20 +526,23 @@ def verbalization_flip_rate(
 def decision_consistency(rows: Iterable[Row], *, method: str = "wilson", seed: int = 0) -> Estimate:
     """How consistently a model decides the same formula across its verbalizations.
 
-    For each (model, formula), the share of its rows that give the most common
-    decision (a missing decision counts as a decision of its own); averaged across
-    (model, formula) pairs with a confidence interval.
+    For each (model, formula), the share of its rows that give its most common decision;
+    a row without a decision gives none, so it counts against the share and never makes
+    a majority (a model that never answers is 0 % consistent, not 100 %). Averaged
+    across (model, formula) pairs with a confidence interval.
 
     >>> rows = [{"instance_id": "a", "model": "m", "decision": d}
     ...         for d in ["SAT", "SAT", "UNSAT", None]]
     >>> decision_consistency(rows).mean
     0.5
+    >>> decision_consistency([{"instance_id": "a", "model": "m", "decision": None}] * 3).mean
+    0.0
     """
     groups = group_rows(rows, ["model", "instance_id"])
     shares = []
     for members in groups.values():
-        counts = Counter(str(row.get("decision")) for row in members)
-        shares.append(max(counts.values()) / len(members))
+        counts = Counter(row.get("decision") for row in members if row.get("decision") is not None)
+        shares.append(max(counts.values(), default=0) / len(members))
     return mean_ci(shares, method=method, seed=seed, n_obs=sum(len(m) for m in groups.values()))
 
 

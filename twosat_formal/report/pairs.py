@@ -8,9 +8,11 @@ the same model, template and sample. Over the pairs:
   twin (the labels are opposite, so a reader that follows the one changed clause
   changes its answer). A missing decision on either side is inconsistent.
 
-Both are given per model, overall, per family and per template, each with a
-Wilson score interval over the pairs (:func:`wilson`): the shares are proportions, and
-Wilson's interval stays inside [0, 1] and is defined at 0 % and 100 %.
+Both are given per model, overall, per family and per template. The renderings and
+samples of one formula are not independent trials: each share is computed per source
+formula first (over its pairs), then averaged over the formulas, with the Wilson score
+interval over the ``n`` formulas (:func:`~twosat_formal.report.metrics.mean_ci`; the
+pairs are its ``n_obs``), as every other metric of the report is.
 
 Examples
 --------
@@ -35,9 +37,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from twosat_formal.jsonfields import fields_json
-from twosat_formal.report.metrics import Estimate, model_order
+from twosat_formal.report.metrics import Estimate, mean_ci, model_order
 
-__all__ = ["PairSummary", "has_twins", "pair_rows", "pair_summaries", "wilson"]
+__all__ = ["PairSummary", "clustered", "has_twins", "pair_rows", "pair_summaries", "wilson"]
 
 Row = Mapping[str, Any]
 
@@ -60,6 +62,29 @@ def wilson(successes: int, n: int, *, confidence: float = 0.95) -> Estimate:
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
     return Estimate(p, max(0.0, centre - half), min(1.0, centre + half), n, n, "wilson", confidence)
+
+
+def clustered(
+    items: Sequence[Mapping[str, Any]],
+    field: str,
+    cluster: str,
+    *,
+    confidence: float = 0.95,
+) -> Estimate:
+    """The share of ``items`` whose ``field`` is true, computed per ``cluster`` (a
+    formula) first and averaged over the clusters, with the Wilson interval over the
+    clusters (``n``: clusters, ``n_obs``: items).
+
+    >>> items = [{"f": "a", "ok": True}] * 9 + [{"f": "b", "ok": False}]
+    >>> e = clustered(items, "ok", "f")
+    >>> e.mean, e.n, e.n_obs
+    (0.5, 2, 10)
+    """
+    shares: dict[Any, list[float]] = {}
+    for item in items:
+        shares.setdefault(item.get(cluster), []).append(1.0 if item[field] else 0.0)
+    values = [sum(v) / len(v) for v in shares.values()]
+    return mean_ci(values, confidence=confidence, n_obs=len(items))
 
 
 def _key(row: Row, instance_id: object) -> tuple[Hashable, ...]:
@@ -148,8 +173,7 @@ def pair_summaries(
         for by, name, members in groups:
 
             def est(field: str, members: list[dict[str, Any]] = members) -> Estimate:
-                hits = sum(1 for p in members if p[field])
-                return wilson(hits, len(members), confidence=confidence)
+                return clustered(members, field, "source_id", confidence=confidence)
 
             out.append(
                 PairSummary(model, by, name, len(members), est("accurate"), est("consistent"))

@@ -9,8 +9,8 @@ files always hold the same sections:
    some prompt asked for a contradiction chain; best in bold, second in italics), then
    the strict and lenient answer readings side by side
 3. Truncation (App. I) and SAT-prediction bias on UNSAT instances (App. J)
-4. Friedman p-values across knob levels, Benjamini–Hochberg within each generator
-   (App. K)
+4. Knob tests across levels (permutation tests over formulas), Benjamini–Hochberg over
+   all of them together, as Table 6 reads (App. K)
 5. Clause order, fillers and duplication tests (§5.2–5.4)
 6. Verbalization templates (§5.5), then, for a run with story records or answers to
    story prompts only, the :data:`STORY_SECTION` (first-attempt validation and
@@ -45,14 +45,17 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
+from urllib.parse import parse_qs
 
 from twosat_formal.edits.metrics import FlipRate as EditFlipRate
 from twosat_formal.edits.metrics import IndividualAccuracy, NormalizedAccuracy, Retention
+from twosat_formal.model import SamplingParams
+from twosat_formal.models.base import sampling_for
 from twosat_formal.report.files import REPORT_HTML, REPORT_MD
 from twosat_formal.report.metrics import Estimate, FlipRate
 from twosat_formal.report.plots import Figure
 from twosat_formal.report.sections import (
-    FRIEDMAN_BLOCKS,
+    KNOB_FAMILY,
     EditSummary,
     ReportContent,
     StorySection,
@@ -87,7 +90,7 @@ SECTIONS = (
     "Strict and lenient answer reading",
     "Truncation (App. I)",
     "SAT-prediction bias on UNSAT instances (App. J)",
-    "Friedman tests across knob levels (App. K)",
+    "Knob tests across levels (Table 6, App. K)",
     "Clause order: construction vs shuffled (§5.3)",
     "Filler clauses (§5.2)",
     "Duplicated clauses (§5.4)",
@@ -228,27 +231,33 @@ def _flip(flips: FlipRate) -> str:
 
 
 def _ranked(values: Sequence[float | None]) -> list[str]:
-    """Styles for a row of values: best in bold, second best in italics (ties share).
+    """Styles for a row of values: the best in bold, the second best in italics, each
+    only when one value alone holds that place (a tie is not a best: a row where two
+    models share the top value, or every model has 0 %, has no bold).
 
     Rows with fewer than two values get no styling.
 
+    >>> _ranked([0.5, 1.0, None, 0.75, 0.9])
+    ['', 'b', '', '', 'i']
     >>> _ranked([0.5, 1.0, None, 0.75, 1.0])
-    ['', 'b', '', 'i', 'b']
+    ['', '', '', '', '']
+    >>> _ranked([0.0, 0.0, 0.0])
+    ['', '', '']
+    >>> _ranked([0.9, 0.5, 0.5])
+    ['b', '', '']
     """
-    present = [round(v, 9) for v in values if v is not None]
-    if len(present) < 2:
-        return [""] * len(values)
-    distinct = sorted(set(present), reverse=True)
-    styles = []
-    for value in values:
+    present = sorted((round(v, 9) for v in values if v is not None), reverse=True)
+    styles = [""] * len(values)
+    if len(present) < 2 or present[0] == present[1]:
+        return styles
+    second = len(present) == 2 or present[1] != present[2]
+    for i, value in enumerate(values):
         if value is None:
-            styles.append("")
-        elif round(value, 9) == distinct[0]:
-            styles.append("b")
-        elif len(distinct) > 1 and round(value, 9) == distinct[1]:
-            styles.append("i")
-        else:
-            styles.append("")
+            continue
+        if round(value, 9) == present[0]:
+            styles[i] = "b"
+        elif second and round(value, 9) == present[1]:
+            styles[i] = "i"
     return styles
 
 
@@ -343,6 +352,13 @@ def _readings(content: ReportContent) -> list[Block]:
     )
 
 
+#: A Table 1 value that does not apply (witness validity on an UNSAT row, the chain
+#: witness where no prompt asked for a chain); a missing one (no answers) is ``—``.
+NOT_APPLICABLE = "n/a"
+#: Marks a cell averaged over fewer templates or samples than its row's others.
+PARTIAL_MARK = "†"
+
+
 def _table1(content: ReportContent) -> list[Block]:
     if not content.table1:
         return [Paragraph(_NO_DATA)]
@@ -351,6 +367,7 @@ def _table1(content: ReportContent) -> list[Block]:
     parts = ("Sat.", "Wit.", "Wit. (UNSAT)") if chains else ("Sat.", "Wit.")
     headers = ["generator", "|C|"] + [f"{m} {part}" for m in models for part in parts]
     rows = []
+    partial = False
     for row in content.table1:
         sats = [row.cells[m].sat.mean if m in row.cells else None for m in models]
         wit_estimates = [row.cells[m].wit if m in row.cells else None for m in models]
@@ -359,11 +376,20 @@ def _table1(content: ReportContent) -> list[Block]:
         cycs = [e.mean if e is not None else None for e in cyc_estimates]
         sat_styles, wit_styles, cyc_styles = _ranked(sats), _ranked(wits), _ranked(cycs)
         cells: list[tuple[str, str]] = [(row.family, ""), (str(row.clauses), "")]
-        for i in range(len(models)):
-            cells.append((format_pct(sats[i]), sat_styles[i]))
-            cells.append((format_pct(wits[i]), wit_styles[i]))
+        for i, model in enumerate(models):
+            present = model in row.cells
+            mark = f" {PARTIAL_MARK}" if row.partial(model) else ""
+            partial = partial or bool(mark)
+
+            def shown(value: float | None, present: bool = present, mark: str = mark) -> str:
+                if not present:
+                    return "—"
+                return NOT_APPLICABLE if value is None else format_pct(value) + mark
+
+            cells.append((shown(sats[i]), sat_styles[i]))
+            cells.append((shown(wits[i]), wit_styles[i]))
             if chains:
-                cells.append((format_pct(cycs[i]), cyc_styles[i]))
+                cells.append((shown(cycs[i]), cyc_styles[i]))
         rows.append(cells)
     counts = sorted({c.sat.n for r in content.table1 for c in r.cells.values()})
     return _captioned(
@@ -376,7 +402,14 @@ def _table1(content: ReportContent) -> list[Block]:
             else ""
         )
         + f"). Formulas per cell: {', '.join(map(str, counts))}; each formula "
-        "averages its verbalizations and samples. Best in bold, second in italics.",
+        "averages its verbalizations and samples. Best in bold, second in italics (a "
+        f"tie is neither). {NOT_APPLICABLE}: does not apply; —: no answers"
+        + (
+            f"; {PARTIAL_MARK}: averaged over fewer templates or samples than the row's other cells"
+            if partial
+            else ""
+        )
+        + ".",
         headers,
         rows,
     )
@@ -385,11 +418,10 @@ def _table1(content: ReportContent) -> list[Block]:
 def _truncation(content: ReportContent) -> list[Block]:
     if not content.summaries:
         return [Paragraph(_NO_DATA)]
-    max_tokens = _max_tokens(content.manifest)
     rows = [
         _plain(
             s.model,
-            max_tokens,
+            budget_of(s.model, content.budgets.get(s.model, []), content.manifest),
             f"{s.truncated}/{s.rows}",
             format_pct(s.truncated / s.rows if s.rows else None),
         )
@@ -398,10 +430,30 @@ def _truncation(content: ReportContent) -> list[Block]:
     return [Table(["model", "max tokens", "truncated / samples", "truncation rate (%)"], rows)]
 
 
-def _max_tokens(manifest: dict[str, Any] | None) -> str:
+def budget_of(model: str, stored: Sequence[int], manifest: dict[str, Any] | None) -> str:
+    """A model's token budget: the ``max_tokens`` its stored requests were asked with
+    (all of them, when they differ); without stored ones, the run's sampling parameters
+    with the model spec's own options applied; ``—`` when neither says.
+
+    >>> budget_of("ref/coin?max_tokens=16384", [16384], {"sampling": {"max_tokens": 32768}})
+    '16384'
+    >>> budget_of("ref/coin?max_tokens=16384", [], {"sampling": {"max_tokens": 32768}})
+    '16384'
+    >>> budget_of("ref/coin", [], {"sampling": {"max_tokens": 32768}})
+    '32768'
+    >>> budget_of("ref/coin", [512, 1024], None), budget_of("ref/coin", [], None)
+    ('512, 1024', '—')
+    """
+    if stored:
+        return ", ".join(str(b) for b in sorted(set(stored)))
     sampling = (manifest or {}).get("sampling") or {}
     value = sampling.get("max_tokens") if isinstance(sampling, dict) else None
-    return "—" if value is None else str(value)
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        value = None
+    if value is None and "max_tokens" not in parse_qs(model.partition("?")[2]):
+        return "—"
+    base = SamplingParams() if value is None else SamplingParams(max_tokens=value)
+    return str(sampling_for(model, base).max_tokens)
 
 
 def _sat_bias(content: ReportContent) -> list[Block]:
@@ -443,7 +495,7 @@ def _tests(results: Sequence[TestResult], *, empty: str = _NO_DATA) -> list[Bloc
             *_plain(
                 r.label,
                 r.test,
-                str(r.n),
+                _units(r),
                 _statistic(r.statistic),
                 "—" if r.df is None or math.isnan(r.df) else f"{r.df:.4g}",
                 format_p(r.p_value),
@@ -454,6 +506,18 @@ def _tests(results: Sequence[TestResult], *, empty: str = _NO_DATA) -> list[Bloc
         for r in results
     ]
     return [Table(["comparison", "test", "n", "statistic", "df", "p", "p (BH)", "note"], rows)]
+
+
+def _units(result: TestResult) -> str:
+    """``n`` with the unit it counts when the test names one (``18 formulas``).
+
+    >>> _units(TestResult("t", 18, 1.0, 0.5, extra=(("unit", "formula"),)))
+    '18 formulas'
+    """
+    unit = dict(result.extra).get("unit")
+    if not unit:
+        return str(result.n)
+    return f"{result.n} {unit}" + ("" if result.n == 1 else "s")
 
 
 @dataclass(frozen=True)
@@ -470,28 +534,34 @@ class _TestSection:
         return [Paragraph(self.intro), *_tests(results, empty=self.empty)]
 
 
-_FRIEDMAN = _TestSection(
-    "Friedman's test for repeated measurements across knob levels. Each level draws "
-    f"its own formulas, so blocks are the units matched across levels: {FRIEDMAN_BLOCKS}, "
-    "with the mean success of its formulas at each level; n counts the blocks that "
-    "carry information (a block tied at every level is dropped, and a test without "
-    "any variation has p = 1). Benjamini–Hochberg correction within each generator; "
+_KNOBS = _TestSection(
+    "Permutation tests across knob levels (Table 6). Each level draws its own formulas, "
+    "so the unit is the formula: its success is averaged over its templates and samples "
+    "under each model, and the knob levels are exchanged between the formulas of one "
+    "size (a formula keeps its answers under every model together; every arrangement "
+    "when there are at most 9,999, else 9,999 random ones). The statistic is the "
+    "between-level sum of squares over formulas, summed over models; n counts the "
+    f"formulas the p-value rests on. Benjamini–Hochberg over one family, {KNOB_FAMILY}; "
     "adjusted p < .05 in bold.",
     empty="No knob sweep in this run.",
 )
 _ORDER = _TestSection(
-    "Paired t-tests over (model, formula) units: the same formula in its "
-    "construction order and shuffled.",
+    "Paired t-tests over formulas: the same formula in its construction order and "
+    "shuffled, each formula's success averaged over its templates, samples and models; "
+    "Benjamini–Hochberg over the order tests.",
     empty="No clause-order comparison in this run.",
 )
 _FILLERS = _TestSection(
-    "Paired t-tests: core plus filler clauses against the same core alone "
-    "(fixed core) and against a larger core (matched total clauses).",
+    "Paired t-tests over formulas (success averaged over templates, samples and "
+    "models): core plus filler clauses against the same core alone (fixed core) and "
+    "against a larger core (matched total clauses); Benjamini–Hochberg over the filler "
+    "tests.",
     empty="No filler comparison in this run.",
 )
 _DUPLICATION = _TestSection(
-    "Independent t-tests between layouts and paired t-tests between each "
-    "layout and its shuffled version.",
+    "Independent t-tests between layouts and paired t-tests between each layout and "
+    "its shuffled version, formulas as units (success averaged over templates, samples "
+    "and models); Benjamini–Hochberg over the duplication tests.",
     empty="No duplication comparison in this run.",
 )
 
@@ -1072,7 +1142,7 @@ def layout(content: ReportContent, figures: Sequence[Figure]) -> list[Block]:
         _readings(content),
         _truncation(content),
         _sat_bias(content),
-        _FRIEDMAN.blocks(content.friedman),
+        _KNOBS.blocks(content.knob_tests),
         _ORDER.blocks(content.order_tests),
         _FILLERS.blocks(content.filler_tests),
         _DUPLICATION.blocks(content.duplication_tests),

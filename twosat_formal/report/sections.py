@@ -51,7 +51,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Hashable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from twosat_formal.edits import metrics as edit_metrics
@@ -66,17 +66,21 @@ from twosat_formal.report.metrics import (
     decision_consistency,
     failure_breakdown,
     flip_rate,
+    formula_unit,
     group_rows,
     per_formula,
     verbalization_flip_rate,
 )
 from twosat_formal.report.pairs import PairSummary, has_twins, pair_summaries
 from twosat_formal.report.stats import (
+    PERMUTATION_TEST,
+    PERMUTATIONS,
+    LevelUnit,
     TestResult,
     adjust_within_families,
-    friedman_from_table,
     independent_t,
     paired_t,
+    permutation_levels,
 )
 from twosat_formal.report.traces import TraceSummary, trace_summaries
 from twosat_formal.verbalize.story.replies import ATTEMPT_OUTCOMES
@@ -89,7 +93,7 @@ from twosat_formal.verbalize.story.themes import THEMES
 
 __all__ = [
     "FAMILY_ORDER",
-    "FRIEDMAN_BLOCKS",
+    "KNOB_FAMILY",
     "Bars",
     "Cell",
     "Curves",
@@ -105,6 +109,8 @@ __all__ = [
     "compute_content",
     "experiments_of",
     "knob_settings",
+    "knob_tests",
+    "report_tests",
     "story_theme",
 ]
 
@@ -130,6 +136,10 @@ class Cell:
     sat: Estimate
     wit: Estimate | None
     cyc: Estimate | None = None
+    #: The distinct templates and sample indices the cell's answers come from (a
+    #: cell with fewer than the most of its row averages fewer renderings).
+    templates: int = 0
+    samples: int = 0
 
 
 @dataclass(frozen=True)
@@ -140,6 +150,16 @@ class Table1Row:
     clauses: int
     label: str
     cells: dict[str, Cell]
+
+    def partial(self, model: str) -> bool:
+        """Whether ``model``'s cell averages fewer templates or samples than another
+        cell of the row."""
+        cell = self.cells.get(model)
+        if cell is None:
+            return False
+        templates = max(c.templates for c in self.cells.values())
+        samples = max(c.samples for c in self.cells.values())
+        return cell.templates < templates or cell.samples < samples
 
 
 @dataclass(frozen=True)
@@ -338,7 +358,7 @@ class ReportContent:
     sat_bias_by_family: dict[str, dict[str, Estimate]]
     failure_kinds: list[str]
     template_table: dict[str, dict[str, Estimate]]
-    friedman: list[TestResult]
+    knob_tests: list[TestResult]
     order_tests: list[TestResult]
     filler_tests: list[TestResult]
     duplication_tests: list[TestResult]
@@ -365,6 +385,8 @@ class ReportContent:
     grid_knobs: str = ""
     sweep_knobs: str = ""
     grid_experiments: list[str] = field(default_factory=list)
+    #: The token budgets each model's stored requests were asked with (Table 4).
+    budgets: dict[str, list[int]] = field(default_factory=dict)
 
 
 def _family_key(name: str) -> tuple[int, str]:
@@ -441,7 +463,13 @@ def _table1(
                 sat = aggregate(mine, "accuracy", method=method, seed=seed)
                 wit = aggregate(mine, "witness", method=method, seed=seed)
                 cyc = aggregate(mine, "chain_witness", method=method, seed=seed)
-                cells[model] = Cell(sat, wit if wit.n else None, cyc if cyc.n else None)
+                cells[model] = Cell(
+                    sat,
+                    wit if wit.n else None,
+                    cyc if cyc.n else None,
+                    len({r.get("template") for r in mine}),
+                    len({r.get("sample") for r in mine}),
+                )
             out.append(Table1Row(str(family), clauses, _label_of(members), cells))
     return out
 
@@ -636,28 +664,46 @@ def _drop_instance(values: dict[Hashable, float]) -> dict[tuple[Any, ...], float
     return out
 
 
-#: What a Friedman block is: units matched across knob levels. Each knob level draws
-#: its own formulas (its own seeds), so a formula replicate is not the same unit at two
-#: levels; a model answering every level in one template is.
-FRIEDMAN_BLOCKS = "model × template"
+#: The Benjamini–Hochberg family of the knob tests: every test of Table 6 together
+#: (every family, knob and size, and the ``overall`` tests), as the paper's table reads.
+KNOB_FAMILY = "knob levels (all of Table 6)"
 
 
-def _level_means(rows: Sequence[Row]) -> dict[tuple[Hashable, Hashable], float]:
-    """``{((model, template), level): mean success}``: success averaged per formula,
-    then over the formulas of the level."""
-    cells: dict[tuple[Hashable, Hashable], list[Row]] = {}
+def _formula_units(rows: Sequence[Row]) -> list[LevelUnit]:
+    """The formulas of a sweep as permutation units: ``(|C|, level, {model: success})``,
+    each formula's success averaged over its templates and samples per model."""
+    level_of: dict[Hashable, tuple[int, float]] = {}
     for row in rows:
-        block = (row.get("model"), row.get("template"))
-        cells.setdefault((block, float(row["level"])), []).append(row)
-    out: dict[tuple[Hashable, Hashable], float] = {}
-    for key, members in cells.items():
-        values = list(per_formula(members, "success").values())
-        if values:
-            out[key] = sum(values) / len(values)
-    return out
+        level_of.setdefault(formula_unit(row), (_clauses(row), float(row["level"])))
+    values: dict[Hashable, dict[Hashable, float]] = {}
+    for key, value in per_formula(rows, "success", key=["model", "formula"]).items():
+        assert isinstance(key, tuple)
+        model, formula = key
+        values.setdefault(formula, {})[model] = value
+    return [(level_of[f][0], level_of[f][1], v) for f, v in values.items()]
 
 
-def _friedman_tests(rows: Sequence[Row]) -> list[TestResult]:
+def knob_tests(
+    rows: Sequence[Row], *, seed: int = 0, permutations: int = PERMUTATIONS
+) -> list[TestResult]:
+    """The knob tests of Table 6: does success differ between the levels of a knob?
+
+    Each level draws its own formulas, so the formula is the unit: its success is
+    averaged over its templates and samples under each model, and a permutation test
+    (:func:`~twosat_formal.report.stats.permutation_levels`) exchanges knob levels
+    between the formulas of one size (a formula keeps its answers under every model).
+    One test per family × knob × |C|, and an ``overall`` test across sizes (levels
+    exchanged within each size) when there are several; Benjamini–Hochberg over all of
+    them together (:data:`KNOB_FAMILY`).
+
+    >>> rows = [{"instance_id": f"{lvl}-{i}", "model": "m", "template": "logic",
+    ...          "family": "backbone", "clauses": 10, "knob": "k", "level": lvl,
+    ...          "label": "UNSAT", "decision_correct": lvl > 0.5}
+    ...         for lvl in (0.0, 0.5, 1.0) for i in range(3)]
+    >>> (t,) = knob_tests(rows)
+    >>> t.n, round(t.p_value, 4), t.family == KNOB_FAMILY
+    (9, 0.0357, True)
+    """
     swept = [r for r in rows if _is_swept(r)]
     results: list[TestResult] = []
     groups = group_rows(swept, ["family", "knob"])
@@ -670,28 +716,33 @@ def _friedman_tests(rows: Sequence[Row]) -> list[TestResult]:
         if len(sizes) > 1:
             scopes.append(("overall", list(members)))
         for scope, scoped in scopes:
-            table = _level_means(scoped)
+            units = _formula_units(scoped)
             label = f"{family} · {knob} · |C|={scope}"
-            levels = len({level for _, level in table})
             try:
-                result = friedman_from_table(table, label=label, family=str(family))
-            except ConfigError:
-                result = TestResult(
-                    "Friedman",
-                    len({block for block, _ in table}),
-                    float("nan"),
-                    float("nan"),
-                    None,
-                    label,
-                    str(family),
-                    note=f"too few levels or blocks ({levels} levels)",
+                result = permutation_levels(
+                    units, permutations=permutations, seed=seed, label=label, family=KNOB_FAMILY
                 )
+            except ConfigError as exc:
+                result = _untestable(PERMUTATION_TEST, len(units), label, KNOB_FAMILY, exc)
             results.append(result)
     return adjust_within_families(results)
 
 
 #: The fields that name one formula across the arms of a paired design.
 _UNIT_FIELDS = ("model", "clauses", "knob", "level", "replicate")
+
+
+def _over_models(values: Mapping[tuple[Any, ...], float]) -> dict[tuple[Any, ...], float]:
+    """``{(model, *formula): value}`` averaged over models: ``{formula: value}``."""
+    sums: dict[tuple[Any, ...], list[float]] = {}
+    for key, value in values.items():
+        sums.setdefault(key[1:], []).append(value)
+    return {k: sum(v) / len(v) for k, v in sums.items()}
+
+
+def _formula_unit_note(result: TestResult, models: int) -> TestResult:
+    """The result with its unit (the formula) and the models averaged in ``extra``."""
+    return replace(result, extra=(*result.extra, ("unit", "formula"), ("models", models)))
 
 
 def _paired(
@@ -704,7 +755,10 @@ def _paired(
     label: str,
     family: str,
 ) -> list[TestResult]:
-    """The paired t-test of two arms over their shared formulas (none when they share none)."""
+    """The paired t-test of two arms over their shared formulas (none when they share
+    none). The unit is the formula: each model's success on it is averaged over its
+    templates and samples, then over the models that answered it in both arms (models
+    answering the same formula are not independent replicates)."""
 
     def side(arm: str, shuffled: bool | None) -> dict[tuple[Any, ...], float]:
         chosen = [
@@ -715,31 +769,40 @@ def _paired(
         return _drop_instance(_unit_values(chosen, _UNIT_FIELDS))
 
     a, b = side(arm_a, shuffled_a), side(arm_b, shuffled_b)
-    keys = [k for k in a if k in b]
-    if not keys:
+    shared = {k: k for k in a if k in b}
+    if not shared:
         return []
+    ua = _over_models({k: a[k] for k in shared})
+    ub = _over_models({k: b[k] for k in shared})
+    keys = list(ua)
+    models = len({k[0] for k in shared})
     try:
-        return [paired_t([a[k] for k in keys], [b[k] for k in keys], label=label, family=family)]
+        result = paired_t([ua[k] for k in keys], [ub[k] for k in keys], label=label, family=family)
     except ConfigError as exc:
-        return [_untestable("paired t-test", len(keys), label, family, exc)]
+        result = _untestable("paired t-test", len(keys), label, family, exc)
+    return [_formula_unit_note(result, models)]
 
 
 def _independent(
     rows: Sequence[Row], arm_a: str, arm_b: str, *, label: str, family: str
 ) -> list[TestResult]:
-    """Student's t-test of two unshuffled arms (none when one is empty)."""
+    """Student's t-test of two unshuffled arms (none when one is empty), the formula as
+    unit (its success averaged over templates, samples and models)."""
 
-    def side(arm: str) -> list[float]:
+    def side(arm: str) -> dict[tuple[Any, ...], float]:
         chosen = [r for r in rows if r.get("arm") == arm and not r.get("shuffled")]
-        return list(_unit_values(chosen, _UNIT_FIELDS).values())
+        return _drop_instance(_unit_values(chosen, _UNIT_FIELDS))
 
-    a, b = side(arm_a), side(arm_b)
+    per_a, per_b = side(arm_a), side(arm_b)
+    a, b = list(_over_models(per_a).values()), list(_over_models(per_b).values())
     if not a or not b:
         return []
+    models = len({k[0] for k in [*per_a, *per_b]})
     try:
-        return [independent_t(a, b, label=label, family=family)]
+        result = independent_t(a, b, label=label, family=family)
     except ConfigError as exc:
-        return [_untestable("independent t-test (Student)", len(a) + len(b), label, family, exc)]
+        result = _untestable("independent t-test (Student)", len(a) + len(b), label, family, exc)
+    return [_formula_unit_note(result, models)]
 
 
 def _arm_success(rows: Sequence[Row], arm: str, *, method: str, seed: int) -> Estimate:
@@ -1074,6 +1137,24 @@ def _story_versus_template(
     return out
 
 
+def report_tests(
+    rows: Sequence[Row], *, seed: int = 0, permutations: int = PERMUTATIONS
+) -> dict[str, list[TestResult]]:
+    """Every significance test a report prints, by its section's key in ``report.json``
+    (``knob_tests``, ``order_tests``, ``filler_tests``, ``duplication_tests``), computed
+    as :func:`compute_content` computes them.
+
+    >>> report_tests([])["knob_tests"]
+    []
+    """
+    return {
+        "knob_tests": knob_tests(rows, seed=seed, permutations=permutations),
+        "order_tests": _order(rows, method="wilson", seed=seed)[0],
+        "filler_tests": _fillers(rows, method="wilson", seed=seed)[0],
+        "duplication_tests": _duplication(rows, method="wilson", seed=seed)[0],
+    }
+
+
 def compute_content(
     rows: Iterable[Row],
     *,
@@ -1084,6 +1165,7 @@ def compute_content(
     model_order: Sequence[str] = (),
     stories: Mapping[str, Mapping[str, Any]] | None = None,
     traces: Sequence[Mapping[str, Any]] | None = None,
+    budgets: Mapping[str, Sequence[int]] | None = None,
 ) -> ReportContent:
     """Compute every table, test and figure series of a report from joined rows.
 
@@ -1091,7 +1173,9 @@ def compute_content(
     ``"bootstrap"``, drawn with ``seed``). Models are shown in ``model_order`` (those
     it names), then in order of appearance. ``stories`` are the validation counts of
     story records by story id (:attr:`~twosat_formal.report.load.ReportData.stories`);
-    ``traces`` the trace-checker rows (:attr:`~twosat_formal.report.load.ReportData.traces`).
+    ``traces`` the trace-checker rows (:attr:`~twosat_formal.report.load.ReportData.traces`);
+    ``budgets`` the token budgets of each model's requests
+    (:attr:`~twosat_formal.report.load.ReportData.budgets`).
 
     >>> compute_content([]).rows
     0
@@ -1139,7 +1223,7 @@ def compute_content(
         sat_bias_by_family=sat_bias,
         failure_kinds=sorted({k for s in summaries for k in s.failures}),
         template_table=template_table,
-        friedman=_friedman_tests(data),
+        knob_tests=knob_tests(data, seed=seed),
         order_tests=order_tests,
         filler_tests=filler_tests,
         duplication_tests=duplication_tests,
@@ -1166,4 +1250,5 @@ def compute_content(
             exclude_swept=True,
         ),
         grid_experiments=experiments_of(r for r in data if _is_plain(r)),
+        budgets={m: sorted({int(b) for b in (budgets or {}).get(m, [])}) for m in models},
     )

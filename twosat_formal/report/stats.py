@@ -1,4 +1,5 @@
-"""Significance tests of the paper: Friedman with Benjamini–Hochberg, paired and independent t.
+"""Significance tests of the report: a permutation test over formulas across knob levels,
+paired and independent t-tests, Friedman's test and Benjamini–Hochberg.
 
 Every test returns a :class:`TestResult` that carries the test's name, the number of
 observations ``n`` it used (informative blocks for Friedman, pairs for the paired
@@ -25,6 +26,7 @@ Examples
 
 from __future__ import annotations
 
+import itertools
 import math
 import warnings
 from collections.abc import Callable, Hashable, Mapping, Sequence
@@ -37,6 +39,8 @@ from scipy import stats as _stats
 from twosat_formal.errors import ConfigError
 
 __all__ = [
+    "PERMUTATION_TEST",
+    "LevelUnit",
     "TestResult",
     "adjust_within_families",
     "benjamini_hochberg",
@@ -44,7 +48,15 @@ __all__ = [
     "friedman_from_table",
     "independent_t",
     "paired_t",
+    "permutation_levels",
 ]
+
+#: The name :func:`permutation_levels` gives its results.
+PERMUTATION_TEST = "permutation test over formulas"
+
+#: Monte Carlo permutations of :func:`permutation_levels` when exact enumeration
+#: would need more arrangements than this.
+PERMUTATIONS = 9999
 
 NAN = float("nan")
 
@@ -359,3 +371,158 @@ def adjust_within_families(
         for i, p in zip(indices, adjusted, strict=True):
             out[i] = replace(results[i], p_adjusted=p)
     return out
+
+
+#: One unit of :func:`permutation_levels`: its stratum, its level, and its value per
+#: series (a formula: its size, its knob level, and its success under each model).
+LevelUnit = tuple[Hashable, float, Mapping[Hashable, float]]
+
+
+def permutation_levels(
+    units: Sequence[LevelUnit],
+    *,
+    permutations: int = PERMUTATIONS,
+    seed: int = 0,
+    label: str = "",
+    family: str = "",
+) -> TestResult:
+    """Permutation test of a difference between levels, with each unit exchangeable.
+
+    Each unit (a formula) has a stratum (its size), a level (its knob level) and one
+    value per series (its success under each model that answered it). The statistic is
+    the between-level sum of squares, computed per stratum and series over the units
+    that have the series, summed. Under the null hypothesis that the level does not
+    matter, the level labels are exchangeable between the units of a stratum; a
+    permutation moves a unit's label, and so all its series, together. The p-value is
+    the share of arrangements whose statistic reaches the observed one: every
+    arrangement when there are at most ``permutations`` of them (``exact`` in
+    ``extra``), else ``permutations`` random ones drawn from ``seed`` plus the observed
+    one, ``(1 + hits) / (permutations + 1)``. Both are exact-level tests.
+
+    ``n`` is the number of units. Data without variation gives statistic 0 and p = 1.
+
+    >>> units = [(0, lvl, {"m": float(lvl)}) for lvl in (0.0, 1.0, 2.0) for _ in range(2)]
+    >>> r = permutation_levels(units)
+    >>> r.n, r.statistic, round(r.p_value, 4), dict(r.extra)["arrangements"]
+    (6, 4.0, 0.0667, 90)
+    >>> permutation_levels([(0, lvl, {"m": 1.0}) for lvl in (0.0, 1.0, 1.0)]).p_value
+    1.0
+    """
+    if permutations < 1:
+        raise ConfigError("permutations must be positive", parameter="permutations", valid=">= 1")
+    strata: dict[Hashable, list[LevelUnit]] = {}
+    for unit in units:
+        stratum, level, values = unit
+        if not math.isfinite(float(level)):
+            raise ConfigError(f"level {level} is not finite", parameter="units")
+        for name, value in values.items():
+            if not math.isfinite(value):
+                raise ConfigError(
+                    f"value {value} of series {name!r} is not finite", parameter="units"
+                )
+        strata.setdefault(stratum, []).append(unit)
+    levels = _sorted({float(u[1]) for u in units})
+    if not any(len({float(u[1]) for u in members}) > 1 for members in strata.values()):
+        raise ConfigError(
+            f"a permutation test needs 2 levels within a stratum, got {len(levels)} levels",
+            parameter="units",
+            valid=">= 2 levels",
+        )
+    series = _sorted({s for u in units for s in u[2]})
+    parts = [_Stratum(members, series) for members in strata.values()]
+    count = math.prod(p.arrangements for p in parts)
+    observed = sum(float(p.statistic(p.labels[None, :])[0]) for p in parts)
+    exact = count <= permutations
+    rng = np.random.default_rng(seed)
+    if exact:
+        totals = np.zeros(count)
+        choices = [p.all_labels() for p in parts]
+        sizes = [len(c) for c in choices]
+        for p, c, index in zip(parts, choices, _product_indices(sizes), strict=True):
+            totals += p.statistic(c)[index]
+        hits = int(np.sum(totals >= observed - _TOLERANCE * max(1.0, abs(observed))))
+        p_value = hits / count
+    else:
+        totals = np.zeros(permutations)
+        for p in parts:
+            drawn = rng.permuted(np.tile(p.labels, (permutations, 1)), axis=1)
+            totals += p.statistic(drawn)
+        hits = int(np.sum(totals >= observed - _TOLERANCE * max(1.0, abs(observed))))
+        p_value = (1 + hits) / (permutations + 1)
+    note = "no variation" if observed == 0.0 else ""
+    return TestResult(
+        PERMUTATION_TEST,
+        len(units),
+        observed,
+        min(1.0, p_value),
+        None,
+        label,
+        family,
+        note=note,
+        extra=(
+            ("unit", "formula"),
+            ("levels", len(levels)),
+            ("series", len(series)),
+            ("strata", len(parts)),
+            ("arrangements", count if exact else permutations),
+            ("exact", exact),
+        ),
+    )
+
+
+#: Relative tolerance under which a permuted statistic counts as reaching the observed
+#: one (sums of squares of the same numbers in another order differ by rounding).
+_TOLERANCE = 1e-9
+
+
+class _Stratum:
+    """The units of one stratum as arrays: level codes and a values x present matrix."""
+
+    def __init__(self, members: Sequence[LevelUnit], series: Sequence[Hashable]) -> None:
+        levels = _sorted({float(u[1]) for u in members})
+        self.labels = np.array([levels.index(float(u[1])) for u in members])
+        self.k = len(levels)
+        self.present = np.array([[s in u[2] for s in series] for u in members], dtype=float)
+        self.values = np.array([[u[2].get(s, 0.0) for s in series] for u in members])
+        counts = np.bincount(self.labels, minlength=self.k)
+        self.counts = counts
+        self.arrangements = math.factorial(len(members)) // math.prod(
+            math.factorial(int(c)) for c in counts
+        )
+
+    def statistic(self, labels: np.ndarray) -> np.ndarray:
+        """Between-level sum of squares, summed over series, for each row of labels."""
+        out = np.zeros(labels.shape[0])
+        n = self.present.sum(axis=0)
+        total = self.values.sum(axis=0)
+        grand = np.divide(total**2, n, out=np.zeros_like(total), where=n > 0)
+        for level in range(self.k):
+            mask = (labels == level).astype(float)
+            counts = mask @ self.present
+            sums = mask @ self.values
+            out += np.divide(sums**2, counts, out=np.zeros_like(sums), where=counts > 0).sum(axis=1)
+        return out - grand.sum()
+
+    def all_labels(self) -> np.ndarray:
+        """Every distinct arrangement of the stratum's labels, one per row."""
+        n = len(self.labels)
+        rows: list[list[int]] = []
+
+        def place(level: int, free: list[int], current: list[int]) -> None:
+            if level == self.k:
+                rows.append(current.copy())
+                return
+            for chosen in itertools.combinations(free, int(self.counts[level])):
+                for i in chosen:
+                    current[i] = level
+                rest = [i for i in free if i not in chosen]
+                place(level + 1, rest, current)
+
+        place(0, list(range(n)), [0] * n)
+        return np.array(rows, dtype=int)
+
+
+def _product_indices(sizes: Sequence[int]) -> list[np.ndarray]:
+    """For each factor, its index in every element of the product, in product order."""
+    grids = np.meshgrid(*[np.arange(s) for s in sizes], indexing="ij")
+    return [g.ravel() for g in grids]

@@ -3,8 +3,10 @@
 Rows are those of :func:`twosat_formal.diagnostics.trace.trace_rows` (one per stored
 answer to a template prompt), with the instance's ``family``. Per model and family:
 
-* the **unsupported-claim rate**: unsupported claims over all claims read, pooled over
-  the answers, with a Wilson interval (:func:`twosat_formal.report.pairs.wilson`);
+* the **unsupported-claim rate**: per formula, unsupported claims over the claims read
+  in its answers; averaged over the formulas (the claims of one answer, and the answers
+  to one formula's renderings, are not independent trials), with the Wilson interval
+  over the formulas that have claims (``n``; ``n_obs`` counts the claims);
 * the same rate among the *correct* answers (failure kind ``correct``) and among the
   wrong ones, which shows whether wrong answers rest on hallucinated rules;
 * the mean coverage (share of sentences read as claims).
@@ -12,14 +14,16 @@ answer to a template prompt), with the instance's ``family``. Per model and fami
 Examples
 --------
 >>> rows = [
-...     {"model": "m", "family": "f", "failure": "correct", "coverage": 1.0,
+...     {"instance_id": "a", "model": "m", "family": "f", "failure": "correct",
+...      "coverage": 1.0,
 ...      "counts": {"clause": 3, "entailed": 1, "contradicted": 0, "unsupported": 0}},
-...     {"model": "m", "family": "f", "failure": "wrong-decision", "coverage": 0.5,
+...     {"instance_id": "b", "model": "m", "family": "f", "failure": "wrong-decision",
+...      "coverage": 0.5,
 ...      "counts": {"clause": 1, "entailed": 0, "contradicted": 1, "unsupported": 2}},
 ... ]
 >>> (s,) = trace_summaries(rows)
->>> s.claims, s.unsupported.mean, s.correct.mean, s.wrong.mean, s.coverage
-(8, 0.25, 0.0, 0.5, 0.75)
+>>> s.claims, s.unsupported.mean, s.unsupported.n, s.correct.mean, s.wrong.mean, s.coverage
+(8, 0.25, 2, 0.0, 0.5, 0.75)
 """
 
 from __future__ import annotations
@@ -29,8 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from twosat_formal.jsonfields import fields_json
-from twosat_formal.report.metrics import Estimate, model_order
-from twosat_formal.report.pairs import wilson
+from twosat_formal.report.metrics import Estimate, formula_unit, mean_ci, model_order
 
 __all__ = ["TraceSummary", "trace_summaries"]
 
@@ -61,9 +64,14 @@ class TraceSummary:
 
 
 def _rate(rows: Sequence[Mapping[str, Any]]) -> tuple[Estimate, int]:
-    claims = sum(sum(r["counts"].values()) for r in rows)
-    unsupported = sum(r["counts"].get("unsupported", 0) for r in rows)
-    return wilson(unsupported, claims), claims
+    per: dict[Any, list[int]] = {}
+    for row in rows:
+        counts = per.setdefault(formula_unit(row), [0, 0])
+        counts[0] += int(row["counts"].get("unsupported", 0))
+        counts[1] += int(sum(row["counts"].values()))
+    claims = sum(c for _, c in per.values())
+    shares = [u / c for u, c in per.values() if c]
+    return mean_ci(shares, n_obs=claims), claims
 
 
 def trace_summaries(

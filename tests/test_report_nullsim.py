@@ -1,0 +1,110 @@
+"""Every test the report prints keeps its error rate on simulated studies, and finds a
+planted effect; the model x template Friedman test the knob tests replaced does not."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from twosat_formal.report.metrics import per_formula
+from twosat_formal.report.nullsim import (
+    PAPER_DESIGN,
+    NullDesign,
+    kind_of_test,
+    rejection_rates,
+    simulate_rows,
+)
+from twosat_formal.report.sections import report_tests
+from twosat_formal.report.stats import friedman_from_table
+
+#: Simulated studies per design: a test of level 5 % exceeds 6 % in 1,000 studies with
+#: probability about 7 % (one-size knob tests count twice as many).
+STUDIES = 1000
+#: Permutations per knob test in the simulation (the report uses 9,999; any number
+#: gives a test of exact level).
+PERMUTATIONS = 199
+
+EXPECTED_KINDS = {
+    "knob_tests: one size",
+    "knob_tests: overall",
+    "order_tests: construction vs shuffled",
+    "filler_tests: filler vs core",
+    "filler_tests: filler vs total",
+    "duplication_tests: single vs grouped",
+    "duplication_tests: single vs interleaved",
+    "duplication_tests: single vs distinct",
+    "duplication_tests: grouped vs distinct",
+    "duplication_tests: interleaved vs distinct",
+    "duplication_tests: single vs single shuffled",
+    "duplication_tests: grouped vs grouped shuffled",
+    "duplication_tests: interleaved vs interleaved shuffled",
+    "duplication_tests: distinct vs distinct shuffled",
+}
+
+
+def test_simulated_study_has_every_printed_test() -> None:
+    rows = simulate_rows(PAPER_DESIGN, seed=0)
+    kinds = {
+        kind_of_test(section, r.label)
+        for section, results in report_tests(rows, permutations=9).items()
+        for r in results
+    }
+    assert kinds == EXPECTED_KINDS
+    # the paper's layout: 10 formulas per level, 3 levels, 2 sizes, 4 models, 6 templates
+    sweep = [r for r in rows if r["kind"] == "sweep"]
+    assert len(sweep) == 2 * 3 * 10 * 4 * 6
+    assert len({r["instance_id"] for r in sweep}) == 60
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("formula_sd", [0.5, 1.5, 3.0])
+def test_every_printed_test_rejects_at_most_six_percent_under_the_null(
+    formula_sd: float,
+) -> None:
+    design = replace(PAPER_DESIGN, formula_sd=formula_sd)
+    rates = rejection_rates(design, STUDIES, seed=1000, permutations=PERMUTATIONS)
+    assert set(rates) == EXPECTED_KINDS
+    for kind, (hits, total) in rates.items():
+        assert total >= STUDIES, kind
+        assert hits / total <= 0.06, (kind, hits, total)
+
+
+@pytest.mark.slow
+def test_tests_find_a_planted_effect() -> None:
+    """Power at the paper's layout with an effect of 2 on the logit scale (the numbers
+    of docs/reports.md); the knob tests' power grows with the effect."""
+    design = replace(PAPER_DESIGN, effect=2.0)
+    rates = rejection_rates(design, 200, seed=5000, permutations=PERMUTATIONS)
+    power = {kind: hits / total for kind, (hits, total) in rates.items()}
+    for kind in (
+        "knob_tests: one size",
+        "knob_tests: overall",
+        "order_tests: construction vs shuffled",
+        "filler_tests: filler vs core",
+    ):
+        assert power[kind] >= 0.5, (kind, power[kind])
+    weaker = rejection_rates(replace(design, effect=1.0), 200, seed=5000, permutations=99)
+    for kind in ("knob_tests: one size", "knob_tests: overall"):
+        assert weaker[kind][0] / weaker[kind][1] < power[kind]
+
+
+def _blocked_friedman_p(design: NullDesign, seed: int) -> float:
+    """The replaced test: Friedman with model x template blocks over level means."""
+    rows = [r for r in simulate_rows(design, seed=seed) if r["kind"] == "sweep"]
+    rows = [r for r in rows if r["clauses"] == design.sizes[0]]
+    cells: dict[tuple[object, float], list[float]] = {}
+    for (model, template, level, _), value in per_formula(
+        rows, "success", key=["model", "template", "level", "instance_id"]
+    ).items():  # type: ignore[misc]
+        cells.setdefault(((model, template), level), []).append(value)
+    table = {key: sum(v) / len(v) for key, v in cells.items()}
+    return friedman_from_table(table).p_value
+
+
+@pytest.mark.slow
+def test_model_by_template_blocks_reject_far_too_often() -> None:
+    """The simulation can fail a test: under the same null, the Friedman test with
+    model x template blocks rejects far more often than its 5 %."""
+    ps = [_blocked_friedman_p(PAPER_DESIGN, seed) for seed in range(200)]
+    assert sum(p < 0.05 for p in ps) / len(ps) > 0.3
