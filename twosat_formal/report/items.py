@@ -73,9 +73,9 @@ def load_items(source: str | Path) -> tuple[list[dict[str, Any]], dict[str, str]
     prompts = {}
     if prompts_path.is_file():
         for record in read_jsonl(prompts_path):
-            text = record.get("text") if "text" in record else record.get("prompt")
-            if record.get("prompt_id") is not None and isinstance(text, str):
-                prompts[str(record["prompt_id"])] = text
+            key, text = record.get("id"), record.get("text")
+            if key is not None and isinstance(text, str):
+                prompts[str(key)] = text
     return rows, prompts
 
 
