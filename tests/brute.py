@@ -8,6 +8,7 @@ DIMACS-style integer literals over variables ``1..num_vars``.
 from __future__ import annotations
 
 import itertools
+import re
 import struct
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
@@ -58,6 +59,23 @@ def brute_label(formula: Formula) -> str:
 def brute_count(clauses: Clauses, num_vars: int) -> int:
     """The number of satisfying assignments."""
     return sum(1 for _ in models(clauses, num_vars))
+
+
+def check_svg(path: Path, *, min_bytes: int = 1000) -> str:
+    """Assert ``path`` is a whole SVG figure: XML with an ``svg`` root of positive size,
+    a ``<title>`` first and something drawn; return the title."""
+    import xml.etree.ElementTree as ET
+
+    data = path.read_bytes()
+    assert len(data) > min_bytes, f"{path} is suspiciously small"
+    root = ET.fromstring(data)
+    ns = "{http://www.w3.org/2000/svg}"
+    assert root.tag == f"{ns}svg", f"{path} is not an SVG document"
+    for side in ("width", "height"):
+        assert float(re.sub(r"[a-z]+$", "", root.get(side, "0"))) > 0, f"{path} has no {side}"
+    assert len(root) and root[0].tag == f"{ns}title" and root[0].text, f"{path} has no title"
+    assert any(e.tag in (f"{ns}path", f"{ns}use") for e in root.iter()), f"{path} draws nothing"
+    return root[0].text
 
 
 def check_png(path: Path, *, min_side: int = 100, min_bytes: int = 1000) -> tuple[int, int]:

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from brute import check_png
+from brute import check_svg
 from pysat.solvers import Minisat22
 
 from twosat_formal.bench import BENCH_MODELS, bench_spec, headline_table, run_bench
@@ -46,10 +46,10 @@ def test_bench_writes_every_artefact(bench: ExperimentResult) -> None:
     md = (folder / "report.md").read_text()
     for title in SECTIONS:
         assert f"## {title}" in md
-    figures = sorted((folder / "figures").glob("*.png"))
+    figures = sorted((folder / "figures").glob("*.svg"))
     assert figures
     for figure in figures:
-        check_png(figure)
+        check_svg(figure)
     for figure in figures:
         assert f"figures/{figure.name}" in md
 

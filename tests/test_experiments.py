@@ -272,7 +272,7 @@ def test_duplication_run_has_both_kinds_of_test(tmp_path: Path) -> None:
     assert kinds == {"independent t-test (Student)": 5, "paired t-test": 4}
     dataset = [json.loads(line) for line in (tmp_path / "duplication" / "dataset.jsonl").open()]
     assert {r["num_clauses"] for r in dataset} == {10, 20}
-    assert "figures/duplication.png" in data["figures"]
+    assert "figures/duplication.svg" in data["figures"]
 
 
 def test_table6_is_the_three_point_grid_across_sizes() -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from twosat_formal.generators import FAMILIES
-from twosat_formal.report.plots import draw_figures
+from twosat_formal.report.figspecs import draw_figures
 from twosat_formal.report.sections import compute_content, knob_settings
 
 
@@ -42,10 +42,10 @@ def test_a_grid_at_0_8_is_captioned_at_0_8(tmp_path: Path) -> None:
     content = compute_content(rows_at(0.8))
     assert content.grid_knobs == "every difficulty knob at 0.8"
     figures = {f.name: f for f in draw_figures(content, tmp_path)}
-    caption = figures["accuracy-vs-clauses.png"].caption
+    caption = figures["accuracy-vs-clauses.svg"].caption
     assert "0.8" in caption and "0.5" not in caption and "Table 1" not in caption
     assert "Every difficulty knob at 0.8 (experiment mine)" in caption
-    assert figures["accuracy-vs-clauses.png"].title.startswith("Decision accuracy")
+    assert figures["accuracy-vs-clauses.svg"].title.startswith("Decision accuracy")
 
 
 def test_accuracy_means_decision_accuracy_and_witness_validity_is_apart() -> None:

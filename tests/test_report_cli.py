@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from brute import check_png
+from brute import check_svg
 from cli_support import run
 
 from twosat_formal.experiments.spec import load_spec, spec_names
@@ -97,4 +97,4 @@ def test_run_experiment_then_report(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert "| paired t-test | 4 |" in md
     again = json.loads((report_dir / "report.json").read_text())
     assert again["summaries"][0]["accuracy"]["method"] == "bootstrap"
-    check_png(report_dir / "figures" / "order.png")
+    check_svg(report_dir / "figures" / "order.svg")

@@ -13,9 +13,9 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from brute import check_svg
 
 from twosat_formal.cli import main
-from twosat_formal.report.plots import PNG_SIGNATURE
 
 SVG = "{http://www.w3.org/2000/svg}"
 MODELS = ("ref/oracle", "ref/sat-biased", "ref/coin")
@@ -86,16 +86,13 @@ def tick_labels(svg: Path, axis: str) -> list[str]:
     return labels
 
 
-def test_every_figure_is_written_as_png_and_svg_with_the_names_that_say_which(
-    report: Path,
-) -> None:
+def test_every_figure_is_one_titled_svg_with_the_names_that_say_which(report: Path) -> None:
     figures = report / "figures"
-    pngs = {p.stem for p in figures.glob("*.png")}
+    assert {p.suffix for p in figures.iterdir()} == {".svg"}
     svgs = {p.stem for p in figures.glob("*.svg")}
-    assert pngs == svgs and set(NEW_FIGURES) <= pngs
-    for stem in pngs:
-        assert (figures / f"{stem}.png").read_bytes()[:8] == PNG_SIGNATURE
-        assert ET.parse(figures / f"{stem}.svg").getroot().tag == f"{SVG}svg"
+    assert set(NEW_FIGURES) <= svgs
+    for stem in svgs:
+        assert check_svg(figures / f"{stem}.svg")
 
 
 def test_each_series_keeps_one_colour_across_every_figure(report: Path) -> None:
@@ -151,6 +148,8 @@ class StrictHTML(HTMLParser):
                 self.errors.append(f"<{tag} {name}={value!r}> loads from the network")
             if tag == "img" and name == "src" and value and not value.startswith("data:"):
                 self.errors.append(f"image {value!r} is not embedded")
+            if tag == "script" and name == "src":
+                self.errors.append(f"script {value!r} is loaded, not embedded")
         if tag not in self.VOID:
             self.stack.append(tag)
 
@@ -168,14 +167,14 @@ def test_the_html_report_is_valid_and_self_contained(report: Path) -> None:
     assert parser.doctype.lower() == "doctype html"
     assert parser.errors == [] and parser.stack == []
     assert parser.tags[:1] == ["html"] and parser.tags.count("body") == 1
-    assert "script" not in parser.tags  # nothing to run, nothing to fetch
+    assert parser.tags.count("script") == 2  # the browser's data and its one inline script
     assert parser.tags.count("img") >= len(NEW_FIGURES)
 
 
 def test_the_order_figure_has_one_panel_per_family_and_a_group_per_model(
     tmp_path: Path,
 ) -> None:
-    from twosat_formal.report.plots import draw_figures
+    from twosat_formal.report.figspecs import draw_figures
     from twosat_formal.report.sections import compute_content
 
     rows = [
@@ -191,7 +190,7 @@ def test_the_order_figure_has_one_panel_per_family_and_a_group_per_model(
         for arm in ("construction", "shuffled")
     ]  # fmt: skip
     figures = draw_figures(compute_content(rows), tmp_path)
-    assert "order.png" in [f.name for f in figures]
+    assert "order.svg" in [f.name for f in figures]
     svg = ET.parse(tmp_path / "figures" / "order.svg").getroot()
     titles = [t.text for t in svg.iter(f"{SVG}text")]
     assert "backbone" in titles and "mono-bridge" in titles

@@ -1,4 +1,4 @@
-"""Reports from hand-made rows: every section, every figure a valid PNG, right numbers."""
+"""Reports from hand-made rows: every section, every figure a valid SVG, right numbers."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from brute import check_png
+from brute import check_svg
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from twosat_formal.report import build_report, write_content
+from twosat_formal.report import ReportData, build_report, write_content
 from twosat_formal.report.render import SECTIONS, format_p, layout, render_markdown
 from twosat_formal.report.sections import compute_content
 from twosat_formal.scoring import Judgement
@@ -176,12 +176,13 @@ def synthetic_rows() -> list[dict[str, Any]]:
 @pytest.fixture(scope="module")
 def report_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("report")
+    rows = synthetic_rows()
     content = compute_content(
-        synthetic_rows(),
+        rows,
         title="synthetic",
         manifest={"experiment": "synthetic", "tool_version": "0", "sampling": {"max_tokens": 512}},
     )
-    write_content(content, out)
+    write_content(content, out, data=ReportData(out, rows))
     return out
 
 
@@ -190,29 +191,29 @@ def test_every_section_in_both_formats(report_dir: Path) -> None:
     page = (report_dir / "report.html").read_text()
     for title in SECTIONS:
         assert f"## {title}" in md
-        assert f"<h2>{title}</h2>" in page.replace("&amp;", "&")
+        assert f">{title}</h2>" in page.replace("&amp;", "&")
     assert "No data for this section" not in md
     assert "512" in md  # max tokens from the manifest, in the truncation table
 
 
-def test_every_figure_is_a_valid_png(report_dir: Path) -> None:
+def test_every_figure_is_a_valid_svg(report_dir: Path) -> None:
     md = (report_dir / "report.md").read_text()
     linked = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", md)
     names = {Path(p).name for p in linked}
     assert {
-        "accuracy-vs-clauses.png",
-        "accuracy-by-template.png",
-        "order.png",
-        "fillers.png",
-        "duplication.png",
+        "accuracy-vs-clauses.svg",
+        "accuracy-by-template.svg",
+        "order.svg",
+        "fillers.svg",
+        "duplication.svg",
     } <= names
     assert any(n.startswith("knobs-mono-bridge") for n in names)
-    on_disk = sorted((report_dir / "figures").glob("*.png"))
+    on_disk = sorted((report_dir / "figures").glob("*.svg"))
     assert {p.name for p in on_disk} == names
     for path in on_disk:
-        check_png(path)
+        check_svg(path)
     page = (report_dir / "report.html").read_text()
-    assert page.count('src="data:image/png;base64,') == len(on_disk)
+    assert page.count('src="data:image/svg+xml;base64,') == len(on_disk)
 
 
 def test_table1_values_and_bold_best(report_dir: Path) -> None:
@@ -324,7 +325,7 @@ def test_build_report_from_a_run_store(tmp_path: Path) -> None:
     assert summary["accuracy"]["mean"] == pytest.approx(0.5)
     assert summary["verbal_flips"]["rate"] == pytest.approx(1.0)
     for figure in data["figures"]:
-        check_png(tmp_path / "out" / figure)
+        check_svg(tmp_path / "out" / figure)
 
 
 @settings(max_examples=25, deadline=None)

@@ -3,7 +3,10 @@
 :func:`build_report` reads a run store or an experiment folder, computes every table
 and test (:mod:`~twosat_formal.report.sections`), draws the figures
 (:mod:`~twosat_formal.report.plots`) and writes ``report.md``, ``report.html``,
-``report.json`` and ``figures/*.png`` into the output folder. A run with story
+``report.json`` and ``figures/*.png`` into the output folder; the figures come from the
+table of :mod:`~twosat_formal.report.figspecs`, and the HTML page
+(:mod:`~twosat_formal.report.page`) has a table of contents and an item browser over the
+run's answers (:mod:`~twosat_formal.report.items`). A run with story
 records or answers to story prompts also gets the "LLM story verbalizer" section
 (``stories`` in ``report.json``).
 
@@ -22,10 +25,12 @@ import os
 from pathlib import Path
 from typing import Any
 
+from twosat_formal.report.figspecs import FigureInput, hardness_of, render_figures
 from twosat_formal.report.files import REPORT_JSON
+from twosat_formal.report.items import browser_data, load_items
 from twosat_formal.report.load import ReportData, load_report_data
 from twosat_formal.report.metrics import Estimate
-from twosat_formal.report.plots import Figure, draw_figures
+from twosat_formal.report.plots import Figure
 from twosat_formal.report.render import write_report
 from twosat_formal.report.sections import Bars, Curves, ReportContent, compute_content
 
@@ -185,10 +190,21 @@ def content_to_json(content: ReportContent, figures: list[Figure]) -> dict[str, 
     )
 
 
-def write_content(content: ReportContent, out_dir: str | os.PathLike[str]) -> Path:
+def write_content(
+    content: ReportContent,
+    out_dir: str | os.PathLike[str],
+    *,
+    data: ReportData | None = None,
+    method: str = "wilson",
+    seed: int = 0,
+) -> Path:
     """Draw the figures and write ``report.md``, ``report.html`` and ``report.json``.
 
-    Returns the path of ``report.md``.
+    With ``data`` (what ``content`` was computed from) the figures that need the
+    answers one by one are drawn too (the leaderboard needs none of it; the decision
+    confusion, the structural hardness and the response lengths do), and the HTML
+    page gets the item browser over the answers of ``data.source``. Returns the path
+    of ``report.md``.
 
     >>> import tempfile
     >>> from twosat_formal.report.sections import compute_content
@@ -198,8 +214,18 @@ def write_content(content: ReportContent, out_dir: str | os.PathLike[str]) -> Pa
     """
     folder = Path(out_dir)
     folder.mkdir(parents=True, exist_ok=True)
-    figures = draw_figures(content, folder)
-    md, _ = write_report(content, figures, folder)
+    browser = None
+    if data is None:
+        inputs = FigureInput(content, method=method, seed=seed)
+    else:
+        inputs = FigureInput(
+            content, data.rows, hardness_of(data.instances.values()), method=method, seed=seed
+        )
+        families = {key: record.get("family") for key, record in data.instances.items()}
+        answers, prompts = load_items(data.source)
+        browser = browser_data(answers, prompts, families=families, traces=data.traces)
+    figures, absent = render_figures(inputs, folder)
+    md, _ = write_report(content, figures, folder, absent=absent, browser=browser)
     (folder / REPORT_JSON).write_text(
         json.dumps(content_to_json(content, figures), indent=2, sort_keys=True) + "\n",
         encoding="utf-8",
@@ -277,4 +303,4 @@ def build_report(
         from twosat_formal.report.diagnostics import diagnostic_rows
 
         content.diagnostics = diagnostic_rows(load_report_data(diagnostics).rows, content.models)
-    return write_content(content, out_dir)
+    return write_content(content, out_dir, data=data, method=method, seed=seed)

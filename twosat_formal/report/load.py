@@ -66,6 +66,7 @@ class ReportData:
 
     ``traces`` holds the trace-checker row of every stored answer to a template prompt
     (:func:`twosat_formal.diagnostics.trace.trace_rows`) with its instance's family.
+    ``instances`` holds the instance records the rows were joined with, by id.
     ``stories`` holds the validation counts of every story record found, by story id
     (empty when there are none). ``budgets`` holds the token budgets each model was
     asked with, as its stored requests record them (:meth:`RunStore.budgets`; empty for
@@ -79,6 +80,7 @@ class ReportData:
     stories: dict[str, dict[str, Any]] = field(default_factory=dict)
     traces: list[dict[str, Any]] = field(default_factory=list)
     budgets: dict[str, list[int]] = field(default_factory=dict)
+    instances: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 def _manifest(path: Path) -> dict[str, Any]:
@@ -148,7 +150,7 @@ def _load_jsonl_results(path: Path) -> ReportData:
         notes.append(
             f"{len(rows) - len(joined)} result rows name no known instance and are left out"
         )
-    return ReportData(path, joined, manifest, notes)
+    return ReportData(path, joined, manifest, notes, instances=instances)
 
 
 def load_report_data(store_or_dir: str | os.PathLike[str]) -> ReportData:
@@ -208,4 +210,4 @@ def load_report_data(store_or_dir: str | os.PathLike[str]) -> ReportData:
     for trace in trace_rows(store_path):
         record = instances.get(str(trace["instance_id"])) or {}
         traces.append({**trace, "family": record.get("family")})
-    return ReportData(source, joined, manifest, notes, stories, traces, budgets)
+    return ReportData(source, joined, manifest, notes, stories, traces, budgets, instances)

@@ -1,17 +1,18 @@
-"""Figures in the manner of the paper's Figures 1–9 (matplotlib, headless), PNG and SVG.
+"""Figures in the manner of the paper's Figures 1–9 (matplotlib, headless), as SVG.
 
-Three drawing primitives, :func:`curve_panels` (lines with shaded 95% CI bands, one
-panel per key: accuracy against a knob or against |C|), :func:`bar_groups` (bars with
-95% CI error bars: construction vs shuffled, fillers, duplication layouts, SAT bias,
-truncation) and :func:`stacked_shares` (the failure-kind mix per model), and
-:func:`draw_figures`, which draws every figure a :class:`ReportContent` has data for.
+The drawing primitives of the paper's figures: :func:`curve_panels` (lines with their
+95% CIs, one panel per key: accuracy against a knob or against |C|), :func:`bar_groups`
+and :func:`bar_panels` (bars with 95% CI error bars: construction vs shuffled, fillers,
+duplication layouts, SAT bias, truncation) and :func:`stacked_shares` (the failure-kind
+mix per model); :mod:`~twosat_formal.report.charts` has the others and
+:mod:`~twosat_formal.report.figspecs` the table of figures a report draws.
 
 Every figure of a report draws a series (a model, a template, a story theme, an arm)
 in the one colour, marker and line style :func:`~twosat_formal.report.style.assign_styles`
 gave it; a figure has one legend, below its panels, at a size readable at column width;
 axes that count (clauses, edits) have whole-number ticks; curves that coincide are
 drawn a hair apart (a small horizontal dodge) so that none hides another. Each figure
-is written as ``NAME.png`` and ``NAME.svg`` (text kept as text, no date, fixed ids:
+is written as ``NAME.svg`` (vector, text kept as text, no date, fixed ids:
 the same content gives the same bytes).
 
 Examples
@@ -22,16 +23,15 @@ Examples
 ...                                       (50.0, Estimate(0.5, 0.2, 0.8, n=3))]}}
 >>> with tempfile.TemporaryDirectory() as tmp:
 ...     path = curve_panels(panels, pathlib.Path(tmp) / "f.png", xlabel="|C|")
-...     path.read_bytes()[:8] == PNG_SIGNATURE, path.with_suffix(".svg").exists()
-(True, True)
+...     path.name, path.read_text().count("<svg")
+('f.svg', 1)
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Mapping, Sequence
+import math
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -40,25 +40,28 @@ import matplotlib
 matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt
-from matplotlib.ticker import MaxNLocator
+from matplotlib.ticker import FixedLocator, FuncFormatter, MaxNLocator, NullLocator
 
 from twosat_formal.report.metrics import Estimate
-from twosat_formal.report.sections import ReportContent
 from twosat_formal.report.style import Styles, assign_styles
 
 __all__ = [
     "FAILURE_COLORS",
-    "PNG_SIGNATURE",
+    "FONT_LABEL",
+    "FONT_LEGEND",
+    "FONT_TICK",
+    "FONT_TITLE",
+    "LOG_SPAN",
     "Figure",
     "bar_groups",
     "bar_panels",
     "curve_panels",
-    "draw_figures",
+    "finish_figure",
+    "save_figure",
     "stacked_shares",
+    "style_for",
 ]
 
-#: The eight bytes every PNG file starts with.
-PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 #: Colour of each failure kind in the failure-mix figure (others: grey).
 FAILURE_COLORS = {
     "correct": "#009E73",
@@ -72,19 +75,17 @@ FAILURE_COLORS = {
     "error": "#000000",
 }
 
-_PNG_METADATA = {"Software": None}
 _SVG_METADATA = {"Date": None, "Creator": None}
 #: Font sizes (points) of titles, axis labels, ticks and legends: readable at column width.
-_TITLE, _LABEL, _TICK, _LEGEND = 10, 9, 8, 8
-#: The panels against |C|: metric of the report's curves and what its axis says.
-_SIZE_PANELS = (("accuracy", "decision accuracy"), ("witness", "witness validity"))
+FONT_TITLE, FONT_LABEL, FONT_TICK, FONT_LEGEND = 10, 9, 8, 8
+#: An axis over positive values spanning this factor or more is drawn logarithmic.
+LOG_SPAN = 8.0
+#: A bar lower than this (in points of percent) is drawn as a stub at 0, labelled.
+_ZERO_BAR = 0.5
+#: The y range of bars in percent: a little below 0, so that a stub at 0 shows.
+_BAR_YLIM = (-3.0, 105.0)
 #: A series' horizontal dodge, as a share of the x range, times its index from the middle.
 _DODGE = 0.008
-#: The caption of the bar groups over (model, base formula) units.
-_GROUP_BARS_CAPTION = (
-    "Success (decision on UNSAT, valid witness on SAT); error bars: 95% CI across "
-    "(model, base formula) units."
-)
 #: SVG settings: fixed element ids (same content, same bytes) and text kept as text.
 _SVG_RC: dict[Any, Any] = {"svg.hashsalt": "twosat-formal", "svg.fonttype": "none"}
 
@@ -103,16 +104,17 @@ def _pct(value: float | None) -> float:
     return float("nan") if value is None else 100.0 * value
 
 
-def _save(fig: Any, path: Path) -> Path:
-    """Write ``fig`` as ``path`` (PNG) and beside it as SVG; return ``path``."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, format="png", dpi=150, metadata=_PNG_METADATA)
+def save_figure(fig: Any, path: Path) -> Path:
+    """Write ``fig`` as an SVG file at ``path`` (whatever its suffix says: ``.svg``);
+    return the path written. Text stays text, and no date is written."""
+    out = path.with_suffix(".svg")
+    out.parent.mkdir(parents=True, exist_ok=True)
     with plt.rc_context(_SVG_RC):
-        fig.savefig(path.with_suffix(".svg"), format="svg", metadata=_SVG_METADATA)
-    return path
+        fig.savefig(out, format="svg", metadata=_SVG_METADATA)
+    return out
 
 
-def _style_for(styles: Styles | None, name: str, index: int) -> tuple[str, str, str]:
+def style_for(styles: Styles | None, name: str, index: int) -> tuple[str, str, str]:
     """Colour, marker and line style of series ``name`` (``index``-th in its figure)."""
     if styles is not None and name in styles:
         style = styles[name]
@@ -129,22 +131,22 @@ def _legend_below(fig: Any, handles: list[Any], labels: list[str]) -> None:
             labels,
             loc="outside lower center",
             ncols=min(4, len(labels)),
-            fontsize=_LEGEND,
+            fontsize=FONT_LEGEND,
             frameon=False,
         )
 
 
-def _finish(
+def finish_figure(
     fig: Any, path: Path, handles: list[Any], labels: list[str], title: str | None, ax: Any = None
 ) -> None:
     """The legend under the panels, the title (over ``ax``, else the figure), and the files."""
     _legend_below(fig, handles, labels)
     if title:
         if ax is not None:
-            ax.set_title(title, fontsize=_TITLE)
+            ax.set_title(title, fontsize=FONT_TITLE)
         else:
-            fig.suptitle(title, fontsize=_TITLE)
-    _save(fig, path)
+            fig.suptitle(title, fontsize=FONT_TITLE)
+    save_figure(fig, path)
 
 
 def curve_panels(
@@ -159,18 +161,26 @@ def curve_panels(
     styles: Styles | None = None,
     cols: int = 3,
 ) -> Path:
-    """Draw one panel per key, one line per series, with a shaded CI band.
+    """Draw one panel per key, one line per series, with its 95% CI.
 
-    Points whose interval is undefined (a single formula) are drawn without a band.
+    A panel with one series shades its interval as a band; a panel with several draws
+    each interval as an error bar (bands of several series would overlap into grey).
+    Points whose interval is undefined (a single formula) are drawn without one. A
+    panel without any point is left out (none is drawn empty). The x axis is
+    logarithmic, with a tick at each value, when its values are positive and span a
+    factor of :data:`LOG_SPAN` or more (|C| from 5 to 200); else linear.
+
     ``ylabel`` is one label, or one per panel key; ``ylim`` fixes the y axis
     (``None``: fit the data); ``integer_x`` puts ticks on whole numbers only (axes
     that count). A series keeps its style from ``styles`` (others get one by their
     order). The legend, one per figure, is below the panels. Returns ``path``.
+    Raises :class:`ValueError` when no panel has a point.
     """
-    names = list(panels)
-    count = max(1, len(names))
-    cols = max(1, min(cols, count))
-    rows = (count + cols - 1) // cols
+    names = [name for name in panels if any(points for points in panels[name].values())]
+    if not names:
+        raise ValueError("curve_panels: no panel has a point to draw")
+    cols = max(1, min(cols, len(names)))
+    rows = (len(names) + cols - 1) // cols
     fig, axes = plt.subplots(
         rows, cols, figsize=(3.6 * cols, 2.8 * rows + 0.6), squeeze=False, layout="constrained"
     )
@@ -180,17 +190,16 @@ def curve_panels(
             if index >= len(names):
                 ax.set_visible(False)
                 continue
-            panel = panels[names[index]]
+            panel = {k: v for k, v in panels[names[index]].items() if v}
             xs_all = [x for points in panel.values() for x, _ in points]
-            spread = (max(xs_all) - min(xs_all)) if xs_all else 0.0
+            log = _log_axis(xs_all)
             for k, (series, points) in enumerate(panel.items()):
-                color, marker, linestyle = _style_for(styles, series, k)
-                shift = (k - (len(panel) - 1) / 2) * _DODGE * spread
-                xs = [x + shift for x, e in points if e.mean is not None]
-                means = [_pct(e.mean) for _, e in points if e.mean is not None]
+                color, marker, linestyle = style_for(styles, series, k)
+                at = _dodge(xs_all, k - (len(panel) - 1) / 2, log)
+                shown = [(at(x), e) for x, e in points if e.mean is not None]
                 (line,) = ax.plot(
-                    xs,
-                    means,
+                    [x for x, _ in shown],
+                    [_pct(e.mean) for _, e in shown],
                     color=color,
                     marker=marker,
                     linestyle=linestyle,
@@ -199,37 +208,90 @@ def curve_panels(
                     label=series,
                 )
                 legend.setdefault(series, line)
-                band = [(x, e) for x, e in points if e.low is not None and e.high is not None]
-                if band:
+                band = [(x, e) for x, e in shown if e.low is not None and e.high is not None]
+                if band and len(panel) == 1:
                     ax.fill_between(
-                        [x + shift for x, _ in band],
+                        [x for x, _ in band],
                         [max(0.0, _pct(e.low)) for _, e in band],
                         [min(100.0, _pct(e.high)) for _, e in band],
                         color=color,
-                        alpha=0.15 if len(panel) <= 3 else 0.07,
+                        alpha=0.18,
                         linewidth=0,
                     )
-            if not panel:  # a metric that applies to none of this panel's instances
-                ax.text(0.5, 0.5, "does not apply", ha="center", va="center",
-                        transform=ax.transAxes, fontsize=_LABEL, color="#555555")  # fmt: skip
-                ax.set_xticks([])
-            ax.set_title(names[index], fontsize=_LABEL)
-            ax.set_xlabel(xlabel, fontsize=_LABEL)
+                elif band:
+                    ax.errorbar(
+                        [x for x, _ in band],
+                        [_pct(e.mean) for _, e in band],
+                        yerr=[
+                            [max(0.0, _pct(e.mean) - _pct(e.low)) for _, e in band],
+                            [max(0.0, _pct(e.high) - _pct(e.mean)) for _, e in band],
+                        ],
+                        fmt="none",
+                        ecolor=color,
+                        elinewidth=0.9,
+                        capsize=2,
+                    )
+            ax.set_title(names[index], fontsize=FONT_LABEL)
+            ax.set_xlabel(xlabel, fontsize=FONT_LABEL)
             label = ylabel if isinstance(ylabel, str) else ylabel.get(names[index], "")
-            ax.set_ylabel(label, fontsize=_LABEL)
             if ylim is not None:
                 ax.set_ylim(*ylim)
-            if integer_x:
+            if ylim is not None and isinstance(ylabel, str) and index % cols:
+                ax.tick_params(labelleft=False)  # the row's first panel labels the y axis
+            else:
+                ax.set_ylabel(label, fontsize=FONT_LABEL)
+            if log:
+                ax.set_xscale("log")
+                ticks = sorted(set(xs_all))
+                ax.xaxis.set_major_locator(FixedLocator(_thin(ticks)))
+                ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+                ax.xaxis.set_minor_locator(NullLocator())
+            elif integer_x:
                 ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-            ax.tick_params(labelsize=_TICK)
+            ax.tick_params(labelsize=FONT_TICK)
             ax.grid(alpha=0.3)
-        if not names:
-            axes.flat[0].set_visible(True)
-            axes.flat[0].text(0.5, 0.5, "no data", ha="center", va="center")
-        _finish(fig, path, list(legend.values()), list(legend), title)
+        finish_figure(fig, path, list(legend.values()), list(legend), title)
     finally:
         plt.close(fig)
-    return path
+    return path.with_suffix(".svg")
+
+
+def _log_axis(xs: Sequence[float]) -> bool:
+    """Whether an axis over ``xs`` is drawn logarithmic (positive, spanning ``LOG_SPAN``).
+
+    >>> _log_axis([5, 20, 200]), _log_axis([0.2, 0.5, 0.8]), _log_axis([0, 50])
+    (True, False, False)
+    """
+    return bool(xs) and min(xs) > 0 and max(xs) / min(xs) >= LOG_SPAN
+
+
+def _dodge(xs: Sequence[float], offset: float, log: bool) -> Callable[[float], float]:
+    """The horizontal dodge of a series ``offset`` places from the middle, as a map.
+
+    On a log axis the shift is a factor, so it looks the same at every value.
+
+    >>> _dodge([10, 20], 1.0, False)(10) > 10, round(_dodge([5, 200], 0.0, True)(5), 9)
+    (True, 5.0)
+    """
+    if not xs:
+        return lambda x: x
+    if log:
+        factor = math.exp(offset * _DODGE * math.log(max(xs) / min(xs)))
+        return lambda x: x * factor
+    shift = offset * _DODGE * (max(xs) - min(xs))
+    return lambda x: x + shift
+
+
+def _thin(ticks: Sequence[float], most: int = 8) -> list[float]:
+    """At most ``most`` of ``ticks``, evenly picked, first and last kept.
+
+    >>> _thin([1, 2, 3], 8), _thin(list(range(10)), 4)
+    ([1, 2, 3], [0, 3, 6, 9])
+    """
+    if len(ticks) <= most:
+        return list(ticks)
+    step = (len(ticks) - 1) / (most - 1)
+    return [ticks[round(i * step)] for i in range(most)]
 
 
 def _draw_bars(
@@ -258,19 +320,23 @@ def _draw_bars(
             high = estimate.high if estimate.high is not None else estimate.mean
             lower.append(max(0.0, _pct(estimate.mean) - max(0.0, _pct(low))))
             upper.append(max(0.0, min(100.0, _pct(high)) - _pct(estimate.mean)))
-        color, _, _ = _style_for(styles, name, j)
+        color, _, _ = style_for(styles, name, j)
         container = ax.bar(
             xs, heights, width=width, label=name, color=color,
             yerr=[lower, upper], capsize=3, error_kw={"linewidth": 1.0},
         )  # fmt: skip
+        for x, height in zip(xs, heights, strict=True):
+            if height < _ZERO_BAR:  # a bar of (nearly) no height: a visible stub and a "0"
+                ax.plot([x - width / 2, x + width / 2], [0.0, 0.0], color=color,
+                        linewidth=3, solid_capstyle="butt")  # fmt: skip
+                ax.annotate(f"{height:.0f}", (x, 0.0), xytext=(0, 3), textcoords="offset points",
+                            ha="center", fontsize=FONT_TICK - 1, color=color)  # fmt: skip
         handles.append(container)
         labels.append(name)
     ax.set_xticks(range(len(groups)))
-    ax.set_xticklabels(list(groups), fontsize=_TICK)
-    ax.tick_params(labelsize=_TICK)
+    ax.set_xticklabels(list(groups), fontsize=FONT_TICK)
+    ax.tick_params(labelsize=FONT_TICK)
     ax.grid(axis="y", alpha=0.3)
-    if not bar_names:
-        ax.text(0.5, 0.5, "no data", ha="center", va="center", transform=ax.transAxes)
     return handles, labels
 
 
@@ -281,7 +347,7 @@ def bar_groups(
     ylabel: str = "success (%)",
     title: str | None = None,
     styles: Styles | None = None,
-    ylim: tuple[float, float] = (0.0, 105.0),
+    ylim: tuple[float, float] = _BAR_YLIM,
 ) -> Path:
     """Draw grouped bars (one group per key) with 95% CI error bars. Returns ``path``.
 
@@ -291,7 +357,7 @@ def bar_groups(
     >>> bars = {"backbone": {"construction": Estimate(0.9, 0.8, 1.0, n=5),
     ...                      "shuffled": Estimate(0.7, None, None, n=1)}}
     >>> with tempfile.TemporaryDirectory() as tmp:
-    ...     bar_groups(bars, pathlib.Path(tmp) / "b.png").stat().st_size > 1000
+    ...     bar_groups(bars, pathlib.Path(tmp) / "b.svg").stat().st_size > 1000
     True
     """
     width = max(1, len({name for bars in groups.values() for name in bars}))
@@ -299,12 +365,12 @@ def bar_groups(
     fig, ax = plt.subplots(figsize=size, layout="constrained")
     try:
         handles, labels = _draw_bars(ax, groups, styles)
-        ax.set_ylabel(ylabel, fontsize=_LABEL)
+        ax.set_ylabel(ylabel, fontsize=FONT_LABEL)
         ax.set_ylim(*ylim)
-        _finish(fig, path, handles, labels, title, ax)
+        finish_figure(fig, path, handles, labels, title, ax)
     finally:
         plt.close(fig)
-    return path
+    return path.with_suffix(".svg")
 
 
 def bar_panels(
@@ -321,7 +387,7 @@ def bar_panels(
     >>> panels = {"backbone": {"ref/coin": {"construction": Estimate(0.5, 0.2, 0.8, n=4),
     ...                                     "shuffled": Estimate(0.4, 0.1, 0.7, n=4)}}}
     >>> with tempfile.TemporaryDirectory() as tmp:
-    ...     bar_panels(panels, pathlib.Path(tmp) / "p.png").stat().st_size > 1000
+    ...     bar_panels(panels, pathlib.Path(tmp) / "p.svg").stat().st_size > 1000
     True
     """
     names = list(panels)
@@ -343,16 +409,16 @@ def bar_panels(
             handles, labels = _draw_bars(ax, panels.get(name, {}), styles)
             for handle, label in zip(handles, labels, strict=True):
                 legend.setdefault(label, handle)
-            ax.set_title(name, fontsize=_LABEL)
-            ax.set_ylabel(ylabel, fontsize=_LABEL)
-            ax.set_ylim(0.0, 105.0)
+            ax.set_title(name, fontsize=FONT_LABEL)
+            ax.set_ylabel(ylabel, fontsize=FONT_LABEL)
+            ax.set_ylim(*_BAR_YLIM)
             for label in ax.get_xticklabels():
                 label.set_rotation(20)
                 label.set_horizontalalignment("right")
-        _finish(fig, path, list(legend.values()), list(legend), title)
+        finish_figure(fig, path, list(legend.values()), list(legend), title)
     finally:
         plt.close(fig)
-    return path
+    return path.with_suffix(".svg")
 
 
 def stacked_shares(
@@ -368,7 +434,7 @@ def stacked_shares(
     >>> import tempfile, pathlib
     >>> mix = {"ref/coin": {"correct": 5, "wrong-decision": 4, "no-answer": 1}}
     >>> with tempfile.TemporaryDirectory() as tmp:
-    ...     stacked_shares(mix, pathlib.Path(tmp) / "f.png").stat().st_size > 1000
+    ...     stacked_shares(mix, pathlib.Path(tmp) / "f.svg").stat().st_size > 1000
     True
     """
     kinds: list[str] = [k for k in colors if any(c.get(k) for c in counts.values())]
@@ -392,202 +458,11 @@ def stacked_shares(
             left = [a + b for a, b in zip(left, shares, strict=True)]
         ax.set_xlim(0, 100)
         ax.invert_yaxis()  # the first model on top, as in the tables
-        ax.set_xlabel(xlabel, fontsize=_LABEL)
-        ax.tick_params(labelsize=_TICK)
+        ax.set_xlabel(xlabel, fontsize=FONT_LABEL)
+        ax.tick_params(labelsize=FONT_TICK)
         if not names:
             ax.text(0.5, 0.5, "no data", ha="center", va="center", transform=ax.transAxes)
-        _finish(fig, path, handles, labels, title, ax)
+        finish_figure(fig, path, handles, labels, title, ax)
     finally:
         plt.close(fig)
-    return path
-
-
-def _slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
-
-
-def _grid_text(content: ReportContent) -> str:
-    """What the plain grid is, read from its rows: knob settings and experiments.
-
-    >>> from twosat_formal.report.sections import compute_content
-    >>> _grid_text(compute_content([]))
-    'Knob settings not recorded'
-    """
-    text = content.grid_knobs or "knob settings not recorded"
-    if content.grid_experiments:
-        kind = "experiment" if len(content.grid_experiments) == 1 else "experiments"
-        text += f" ({kind} {', '.join(content.grid_experiments)})"
-    return text[:1].upper() + text[1:]
-
-
-def draw_figures(content: ReportContent, out_dir: Path) -> list[Figure]:
-    """Draw every figure ``content`` has data for under ``out_dir/figures``.
-
-    >>> from twosat_formal.report.sections import compute_content
-    >>> import tempfile, pathlib
-    >>> with tempfile.TemporaryDirectory() as tmp:
-    ...     draw_figures(compute_content([]), pathlib.Path(tmp))
-    []
-    """
-    figures: list[Figure] = []
-    folder = out_dir / "figures"
-    themes = list(content.stories.curves) if content.stories is not None else []
-    arms = [
-        name
-        for bars in (content.order_bars, content.filler_bars, content.duplication_bars)
-        for group in bars.values()
-        for name in group
-    ]
-    styles = assign_styles(content.models, content.templates, themes, arms)
-
-    def add(name: str, title: str, caption: str) -> None:
-        figures.append(Figure(name, Path("figures") / name, title, caption))
-
-    grid = _grid_text(content)
-    clause_curves = partial(
-        curve_panels, xlabel="number of clauses |C|", integer_x=True, styles=styles
-    )
-    metric_curves = content.size_metric_curves
-    if any(metric_curves.get(metric) for metric in ("accuracy", "witness")):
-        name = "accuracy-vs-clauses.png"
-        panels: dict[str, dict[str, list[tuple[float, Estimate]]]] = {}
-        ylabels: dict[str, str] = {}
-        families = list(dict.fromkeys(f for curves in metric_curves.values() for f in curves))
-        for family in families:
-            for metric, label in (
-                ("accuracy", "decision accuracy"),
-                ("witness", "witness validity"),
-            ):
-                key = f"{family}: {label}"
-                panels[key] = dict(metric_curves.get(metric, {}).get(family, {}))
-                ylabels[key] = f"{label} (%)"
-        clause_curves(panels, folder / name, ylabel=ylabels, cols=2)
-        add(
-            name,
-            "Decision accuracy and witness validity against |C|, per model",
-            "Left: decision accuracy (SAT/UNSAT answered right, every instance). Right: "
-            f"witness validity (a satisfying assignment given, SAT instances only). {grid}. "
-            "Shade: 95% CI across base formulas.",
-        )
-    if content.template_curves and len(content.templates) > 1:
-        name = "accuracy-by-template.png"
-        clause_curves(content.template_curves, folder / name)
-        add(
-            name,
-            "Success against |C|, per verbalization template (Figure 8)",
-            f"Success (decision on UNSAT, valid witness on SAT). {grid}. Pooled over "
-            "models; shade: 95% CI across (model, base formula) units.",
-        )
-    for panel, knobs in content.knob_curves.items():
-        name = f"knobs-{_slug(panel)}.png"
-        curve_panels(knobs, folder / name, xlabel="knob level", title=panel, styles=styles)
-        add(
-            name,
-            f"Difficulty knobs: {panel} (Figures 1–4)",
-            "Success (decision on UNSAT, valid witness on SAT) against the level of one "
-            f"knob swept at a time; the knobs not swept: {content.sweep_knobs}. Shade: "
-            "95% CI across base formulas.",
-        )
-    if content.order_bars:
-        name = "order.png"
-        bar_panels(
-            content.order_model_bars or {"all models": content.order_bars},
-            folder / name,
-            title="construction order vs shuffled, per model",
-            styles=styles,
-        )
-        add(
-            name,
-            "Construction order vs shuffled clauses, per model (Figure 6)",
-            "Success (decision on UNSAT, valid witness on SAT) of each model in each order, "
-            "one panel per family; error bars: 95% CI across base formulas.",
-        )
-    if content.filler_bars:
-        name = "fillers.png"
-        bar_groups(content.filler_bars, folder / name, title="filler clauses", styles=styles)
-        add(
-            name,
-            "Filler clauses: fixed core vs matched total (Figure 5)",
-            _GROUP_BARS_CAPTION,
-        )
-    if content.duplication_bars:
-        name = "duplication.png"
-        bar_groups(
-            content.duplication_bars, folder / name, title="clause duplication", styles=styles
-        )
-        add(
-            name,
-            "Duplicated clauses: layouts and shuffles (Figure 7)",
-            _GROUP_BARS_CAPTION,
-        )
-    if content.stories is not None and content.stories.curves:
-        name = "accuracy-by-story-theme.png"
-        clause_curves(content.stories.curves, folder / name)
-        add(
-            name,
-            "Success against |C|, per story theme (Figure 9)",
-            "Success (decision on UNSAT, valid witness on SAT) for answers to story "
-            "prompts, pooled over models; shade: 95% CI across (model, base formula) units.",
-        )
-    if content.edit_curves:
-        name = "edits-normalized-accuracy.png"
-        curve_panels(
-            {"normalized accuracy": content.edit_curves},
-            folder / name,
-            xlabel="cumulative label-preserving edits k",
-            ylabel="normalized accuracy (% of baseline)",
-            ylim=None,
-            integer_x=True,
-            styles=styles,
-        )
-        add(
-            name,
-            "Symbolic edits: normalized accuracy against k, per model",
-            "Accuracy after k cumulative label-preserving edits divided by the baseline "
-            "accuracy of the same records (100% at k = 0); records without a k-th edit "
-            "fall back to their baseline.",
-        )
-    if content.sat_bias_by_family:
-        name = "sat_bias.png"
-        bar_groups(
-            content.sat_bias_by_family,
-            folder / name,
-            ylabel="SAT answers on UNSAT instances (%)",
-            title="SAT bias on UNSAT instances",
-            styles=styles,
-        )
-        add(
-            name,
-            "SAT bias: share of UNSAT instances answered SAT, per family and model",
-            "The SAT prediction rate on UNSAT instances (App. J): 0% for a model without a "
-            "bias towards SAT. Error bars: 95% CI across formulas.",
-        )
-    if content.summaries:
-        name = "truncation.png"
-        bar_groups(
-            {"all answers": {s.model: s.truncation for s in content.summaries}},
-            folder / name,
-            ylabel="answers truncated (%)",
-            title="truncation at the token budget",
-            styles=styles,
-        )
-        add(
-            name,
-            "Truncation rate per model",
-            "Share of answers cut by the token budget (finish reason `length`); they count "
-            "as incorrect. Error bars: 95% CI across formulas.",
-        )
-        name = "failures.png"
-        stacked_shares(
-            {s.model: s.failures for s in content.summaries},
-            folder / name,
-            title="what the answers were",
-        )
-        add(
-            name,
-            "Failure kinds per model",
-            "Each answer falls in exactly one kind (the first that applies): a request "
-            "error, truncated, an ambiguous or missing answer line, a wrong decision, and on "
-            "SAT instances a missing, unparsable or invalid witness; otherwise correct.",
-        )
-    return figures
+    return path.with_suffix(".svg")

@@ -23,7 +23,8 @@ files always hold the same sections:
    (:data:`PAIRS_SECTION`: pair accuracy and consistency of minimal twins;
    :data:`TRACES_SECTION`: unsupported claims of the trace checker against correctness;
    :data:`DIAGNOSTICS_SECTION`: the bench's twins-and-chains side run)
-9. Figures and provenance
+9. Figures (and a line for each figure the run has no data for), the item browser
+   (:data:`BROWSER_SECTION`, when the report has the answers) and provenance
 
 Every p-value is shown with its test and ``n``. The HTML file embeds the figures as
 data URIs, so it can be sent alone; the Markdown file links them.
@@ -38,8 +39,6 @@ Examples
 
 from __future__ import annotations
 
-import base64
-import html
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -53,6 +52,7 @@ from twosat_formal.model import SamplingParams
 from twosat_formal.models.base import sampling_for
 from twosat_formal.report.files import REPORT_HTML, REPORT_MD
 from twosat_formal.report.metrics import Estimate, FlipRate
+from twosat_formal.report.page import render_html
 from twosat_formal.report.plots import Figure
 from twosat_formal.report.sections import (
     KNOB_FAMILY,
@@ -64,6 +64,7 @@ from twosat_formal.report.stats import TestResult
 from twosat_formal.verbalize.story.statistics import PAPER_FALLBACK_RATE, PAPER_FIRST_ATTEMPT_RATE
 
 __all__ = [
+    "BROWSER_SECTION",
     "DIAGNOSTICS_SECTION",
     "EDIT_SECTIONS",
     "PAIRS_SECTION",
@@ -71,6 +72,7 @@ __all__ = [
     "STORY_SECTION",
     "TRACES_SECTION",
     "Block",
+    "Browser",
     "Heading",
     "Image",
     "Paragraph",
@@ -126,6 +128,11 @@ DIAGNOSTICS_SECTION = "Diagnostics: minimal twins and contradiction chains"
 #: templates (§5.5)" when the run has story records or answers to story prompts.
 STORY_SECTION = "LLM story verbalizer"
 
+#: Title of the item browser's section (every answer with its prompt, judgement and
+#: trace claims; interactive in ``report.html``), shown before "Provenance" when the
+#: report has the answers.
+BROWSER_SECTION = "Item browser"
+
 _NO_DATA = "No data for this section in this run."
 
 #: What the "edits" column of the edit tables means.
@@ -168,7 +175,15 @@ class Image:
     caption: str
 
 
-Block = Heading | Paragraph | Table | Image
+@dataclass(frozen=True)
+class Browser:
+    """The item browser over the report's answers (``answers`` of them); the HTML page
+    draws it (:mod:`~twosat_formal.report.page`), the Markdown file points to it."""
+
+    answers: int
+
+
+Block = Heading | Paragraph | Table | Image | Browser
 
 
 def _plain(*texts: str) -> list[tuple[str, str]]:
@@ -1094,10 +1109,14 @@ def _stories(content: ReportContent) -> list[Block]:
     ]
 
 
-def _figures(figures: Sequence[Figure]) -> list[Block]:
+def _figures(figures: Sequence[Figure], absent: Sequence[str] = ()) -> list[Block]:
+    """The figures, then one line for each figure the run has no data for."""
+    blocks: list[Block] = [Image(f.path, f.title, f.caption) for f in figures]
     if not figures:
-        return [Paragraph("No figures for this run.")]
-    return [Image(f.path, f.title, f.caption) for f in figures]
+        blocks.append(Paragraph("No figures for this run."))
+    if absent:
+        blocks.append(Paragraph("Not drawn (no data): " + " ".join(absent)))
+    return blocks
 
 
 def _provenance(content: ReportContent) -> list[Block]:
@@ -1129,8 +1148,18 @@ def _compact(value: Any) -> str:
     return "—" if value is None else str(value)
 
 
-def layout(content: ReportContent, figures: Sequence[Figure]) -> list[Block]:
+def layout(
+    content: ReportContent,
+    figures: Sequence[Figure],
+    *,
+    absent: Sequence[str] = (),
+    answers: int | None = None,
+) -> list[Block]:
     """The report as a list of blocks, every section of :data:`SECTIONS` included.
+
+    ``absent`` holds a line for each figure not drawn for want of data; with
+    ``answers`` (how many answers the item browser holds) the :data:`BROWSER_SECTION`
+    comes before "Provenance".
 
     The :data:`STORY_SECTION` follows "Verbalization templates (§5.5)" when ``content``
     has story statistics or results; the sections of :data:`EDIT_SECTIONS` follow
@@ -1149,7 +1178,7 @@ def layout(content: ReportContent, figures: Sequence[Figure]) -> list[Block]:
         _templates(content),
         _failures(content),
         _robustness(content),
-        _figures(figures),
+        _figures(figures, absent),
         _provenance(content),
     ]
     sections = list(zip(SECTIONS, parts, strict=True))
@@ -1175,6 +1204,9 @@ def layout(content: ReportContent, figures: Sequence[Figure]) -> list[Block]:
     if content.diagnostics is not None:
         at = [title for title, _ in sections].index("Figures")
         sections.insert(at, (DIAGNOSTICS_SECTION, _diagnostics(content)))
+    if answers is not None:
+        at = [title for title, _ in sections].index("Provenance")
+        sections.insert(at, (BROWSER_SECTION, [Browser(answers)]))
     blocks: list[Block] = [Heading(content.title, 1)]
     for title, body in sections:
         blocks.append(Heading(title, 2))
@@ -1211,6 +1243,12 @@ def render_markdown(blocks: Sequence[Block]) -> str:
             for row in block.rows:
                 out.append("| " + " | ".join(_md_cell(t, s) for t, s in row) + " |")
             out.append("")
+        elif isinstance(block, Browser):
+            out += [
+                f"The {block.answers} answers, with their prompts, judgements and trace "
+                "claims, can be browsed and filtered in report.html.",
+                "",
+            ]
         else:
             out += [
                 f"![{block.title}]({block.path.as_posix()})",
@@ -1221,66 +1259,18 @@ def render_markdown(blocks: Sequence[Block]) -> str:
     return "\n".join(out)
 
 
-_CSS = (
-    "body{font-family:system-ui,sans-serif;max-width:1200px;margin:2em auto;padding:0 1em;}"
-    "table{border-collapse:collapse;margin:1em 0;font-size:0.85em;}"
-    "th,td{border:1px solid #ccc;padding:3px 6px;text-align:right;}"
-    "th{background:#f3f3f3;}td:first-child,th:first-child{text-align:left;}"
-    "figure{margin:1.5em 0;}img{max-width:100%;}figcaption{font-size:0.9em;color:#333;}"
-)
-
-
-def render_html(blocks: Sequence[Block], base: Path | None = None) -> str:
-    """The blocks as one self-contained HTML page (figures read from ``base``, inlined).
-
-    >>> page = render_html([Heading("R", 1), Paragraph("a < b")])
-    >>> "<h1>R</h1>" in page, "a &lt; b" in page
-    (True, True)
-    """
-    title = next((b.text for b in blocks if isinstance(b, Heading)), "report")
-    out = [
-        "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8">',
-        f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>",
-    ]
-    for block in blocks:
-        if isinstance(block, Heading):
-            out.append(f"<h{block.level}>{html.escape(block.text)}</h{block.level}>")
-        elif isinstance(block, Paragraph):
-            out.append(f"<p>{html.escape(block.text)}</p>")
-        elif isinstance(block, Table):
-            out.append("<table><thead><tr>")
-            out.extend(f"<th>{html.escape(h)}</th>" for h in block.headers)
-            out.append("</tr></thead><tbody>")
-            for row in block.rows:
-                cells = []
-                for text, style in row:
-                    body = html.escape(text)
-                    if style == "b":
-                        body = f"<strong>{body}</strong>"
-                    elif style == "i":
-                        body = f"<em>{body}</em>"
-                    cells.append(f"<td>{body}</td>")
-                out.append("<tr>" + "".join(cells) + "</tr>")
-            out.append("</tbody></table>")
-        else:
-            src = block.path.as_posix()
-            if base is not None and (base / block.path).is_file():
-                data = base64.b64encode((base / block.path).read_bytes()).decode("ascii")
-                src = f"data:image/png;base64,{data}"
-            out.append(
-                f'<figure><img src="{html.escape(src)}" alt="{html.escape(block.title)}">'
-                f"<figcaption><strong>{html.escape(block.title)}.</strong> "
-                f"{html.escape(block.caption)}</figcaption></figure>"
-            )
-    out.append("</body></html>")
-    return "\n".join(out) + "\n"
-
-
 def write_report(
-    content: ReportContent, figures: Sequence[Figure], out_dir: Path
+    content: ReportContent,
+    figures: Sequence[Figure],
+    out_dir: Path,
+    *,
+    absent: Sequence[str] = (),
+    browser: dict[str, Any] | None = None,
 ) -> tuple[Path, Path]:
     """Write ``report.md`` and ``report.html`` into ``out_dir``; returns both paths.
+
+    ``absent``: a line per figure not drawn; ``browser``: the item browser's data
+    (:func:`twosat_formal.report.items.browser_data`), which adds its section.
 
     >>> import tempfile, pathlib
     >>> from twosat_formal.report.sections import compute_content
@@ -1290,9 +1280,10 @@ def write_report(
     ('report.md', 'report.html', True)
     """
     out_dir.mkdir(parents=True, exist_ok=True)
-    blocks = layout(content, figures)
+    answers = None if browser is None else len(browser.get("items") or ())
+    blocks = layout(content, figures, absent=absent, answers=answers)
     md = out_dir / REPORT_MD
     page = out_dir / REPORT_HTML
     md.write_text(render_markdown(blocks), encoding="utf-8")
-    page.write_text(render_html(blocks, out_dir), encoding="utf-8")
+    page.write_text(render_html(blocks, out_dir, browser), encoding="utf-8")
     return md, page
