@@ -371,7 +371,9 @@ def test_a_changed_package_file_changes_the_fingerprint(
     certify_cache.fingerprint.cache_clear()
     try:
         before = certify_cache.fingerprint()
-        monkeypatch.setattr(certify_cache, "_package_files", lambda: iter([*real, extra]))
+        monkeypatch.setattr(
+            certify_cache, "_package_files", lambda: iter([*real, ("x/module.py", extra)])
+        )
         certify_cache.fingerprint.cache_clear()
         with_file = certify_cache.fingerprint()
         extra.write_text("x = 2\n")

@@ -73,8 +73,9 @@ _PUBLIC_KEY = b"twosat-formal certify cache"
 _DEPENDENCIES = ("python-sat", "z3-solver", "lark")
 
 
-def _package_files() -> Iterator[Path]:
-    """The files that make up the installed tool: the package and its grammars."""
+def _package_files() -> Iterator[tuple[str, Path]]:
+    """The files that make up the installed tool, the package's and its grammars', each
+    with its name relative to its folder."""
     import twosat_formal
 
     root = Path(twosat_formal.__file__).resolve().parent
@@ -86,7 +87,7 @@ def _package_files() -> Iterator[Path]:
             continue
         for path in sorted(folder.rglob("*")):
             if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
-                yield path
+                yield f"{folder.name}/{path.relative_to(folder).as_posix()}", path
 
 
 def _version(package: str) -> str:
@@ -107,8 +108,8 @@ def fingerprint() -> str:
     import twosat_formal
 
     digest = hashlib.sha256()
-    for path in _package_files():
-        digest.update(path.name.encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
+    for name, path in _package_files():
+        digest.update(name.encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
     parts = [
         f"twosat-formal {twosat_formal.__version__} {digest.hexdigest()}",
         *(f"{name} {_version(name)}" for name in _DEPENDENCIES),
