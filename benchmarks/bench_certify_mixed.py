@@ -55,8 +55,9 @@ ISSUE_MS = 4.7
 FAMILIES = ("implication-cycle", "equivalence-core", "backbone", "mono-bridge")
 
 
-def build(folder: Path, roots: int, package: str = "twosat_formal") -> list[Path]:
-    """Write the mixed dataset into ``folder`` with ``package``'s command line."""
+def build(folder: Path, roots: int, package: str = "twosat_formal", *, seed: int = 7) -> list[Path]:
+    """Write the mixed dataset into ``folder`` with ``package``'s command line (``seed``:
+    the roots' generation seed; another seed gives other records throughout)."""
     folder.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([*sys.path[:2], env.get("PYTHONPATH", "")])
@@ -85,7 +86,7 @@ def build(folder: Path, roots: int, package: str = "twosat_formal") -> list[Path
                     "--count",
                     str(roots),
                     "--seed",
-                    "7",
+                    str(seed),
                     "--no-progress",
                 )
             )

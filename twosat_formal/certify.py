@@ -62,7 +62,7 @@ from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from twosat_formal.errors import ConfigError, RecordError, TwoSatFormalError
 from twosat_formal.executors import Executor, LocalExecutor, ProcessExecutor
@@ -72,10 +72,14 @@ from twosat_formal.jsonl import EMPTY_INPUT, parse_line
 from twosat_formal.jsonread import loads
 from twosat_formal.recent import Recent
 
+if TYPE_CHECKING:
+    from twosat_formal.certify_cache import CertifyCache
+
 __all__ = [
     "BACKENDS",
     "CertifyReport",
     "CheckFailure",
+    "RecordLog",
     "RecordResult",
     "certify_file",
     "certify_files",
@@ -126,6 +130,9 @@ class RecordResult:
     seconds: float
     z3_seconds: float
     fields: Mapping[str, int] = field(default_factory=dict)
+    #: Passed on an earlier run with these exact bytes and dependencies (``--cache``):
+    #: no check ran (see :mod:`twosat_formal.certify_cache`).
+    cached: bool = False
 
 
 @dataclass(frozen=True)
@@ -144,6 +151,8 @@ class CertifyReport:
     #: Fields of story records that are attested (what the story model wrote, bound
     #: into the record's id by a hash), not checked: only ``--revalidate`` asks about them.
     story_attested: int = 0
+    #: Records that passed on an earlier run and were not checked again (``--cache``).
+    cached: int = 0
 
     @property
     def attested_line(self) -> str:
@@ -183,11 +192,23 @@ class CertifyReport:
             "fields": dict(self.fields),
             "story_fields_attested": self.story_attested,
             "checks": self.checks,
+            "cached": self.cached,
             "failed_records": len(self.failing_ids),
             "failures": [f.to_json() for f in self.failures],
             "seconds": round(self.seconds, 6),
             "z3_seconds": round(self.z3_seconds, 6),
         }
+
+
+class RecordLog(Protocol):
+    """Where :func:`certify_files` hands each record's result, in file order, as it comes
+    (a report that lists every record, such as JUnit's test cases, writes from it)."""
+
+    def add(self, result: RecordResult) -> None:
+        """Keep one record's result."""
+
+    def restart(self) -> None:
+        """Forget every result kept: the dataset is certified again from its first record."""
 
 
 # -- the checks of one record ------------------------------------------------------------------
@@ -656,6 +677,10 @@ class _Line(NamedTuple):
     #: Whether the index read some lines without parsing them: the worker then also
     #: confirms that each line found for a reference has that id.
     quick: bool = False
+    #: Whether the line with exactly these references passed before (``--cache``): the
+    #: worker confirms the references and the filing as for any line, then answers a
+    #: passing result without running a check (:func:`_from_cache`).
+    cached: bool = False
 
 
 class _Misread(NamedTuple):
@@ -812,7 +837,25 @@ def _check_line(item: _Line) -> RecordResult | _Misread | _Misfiled:
         return _Misread(item, refs)
     if _misfiled(item, record):
         return _Misfiled(item)
+    if item.cached:
+        return _from_cache(item, record)
     return _certify(_task(item, record))
+
+
+def _from_cache(item: _Line, record: Any) -> RecordResult:
+    """The result of a line that passed before with these exact bytes and dependencies."""
+    record_id = record.get("id") if isinstance(record, Mapping) else None
+    return RecordResult(
+        id=record_id if isinstance(record_id, str) else None,
+        line=item.line,
+        source=item.source,
+        kind=_kind(record),
+        checks=0,
+        failures=(),
+        seconds=0.0,
+        z3_seconds=0.0,
+        cached=True,
+    )
 
 
 def _misfiled(item: _Line, record: Any) -> bool:
@@ -990,12 +1033,21 @@ class _Index:
                 raise _Reindex
             yield _task(item, record)
 
-    def certify(self, runner: Executor) -> Iterator[RecordResult]:
-        """Each record's result, in file order, the records checked on ``runner``.
+    def certify(
+        self, runner: Executor, cache: CertifyCache | None = None
+    ) -> Iterator[RecordResult]:
+        """Each record's result, in file order, the records checked on ``runner``
+        (``cache``: the lines that passed before are marked, and this run's passes kept).
 
         Raises :class:`_Reindex` when a worker finds that the index misread a line.
         """
-        for result in runner.map(_check_line, self.items()):
+        items = self.items()
+        results = (
+            runner.map(_check_line, items)
+            if cache is None
+            else cache.map(runner, _check_line, items)
+        )
+        for result in results:
             if isinstance(result, _Misfiled):
                 raise _Reindex
             if isinstance(result, _Misread):  # checked again here, with its true references
@@ -1078,6 +1130,8 @@ def certify_files(
     executor: Executor | None = None,
     progress: Callable[[int, int], None] | None = None,
     only: Collection[str] | None = None,
+    cache: CertifyCache | None = None,
+    records: RecordLog | None = None,
 ) -> CertifyReport:
     """Certify the records of several JSON Lines files as one dataset.
 
@@ -1087,7 +1141,11 @@ def certify_files(
     with the records. The checks run on ``executor`` (default: ``jobs`` worker
     processes, or this process when ``jobs`` is 1 or the dataset has fewer than
     :data:`SMALL_DATASET` records), in file order; ``progress`` is
-    called with ``(records done, records in all)`` after each record.
+    called with ``(records done, records in all)`` after each record, and
+    each record's result is added to ``records`` (a report writer's log of the records).
+    With ``cache`` (:class:`~twosat_formal.certify_cache.CertifyCache`), a record that
+    passed before with the same bytes, dependencies and tool is not checked again, and
+    the cache is saved with this run's passes at the end.
 
     ``only`` restricts the checks to the records with these ids and every record they
     name (a prompt's instance, a derived instance's root, a twin's source), and so on:
@@ -1111,9 +1169,11 @@ def certify_files(
     try:
         executor.start(_preload)  # the workers start up while the index is read
         try:
-            tally = _tally(_Index(paths, only=only), executor, progress)
+            tally = _tally(_Index(paths, only=only), executor, progress, cache, records)
         except _Reindex:  # a line the quick index misread: every record again, exactly
-            tally = _tally(_Index(paths, exact=True), executor, progress)
+            if records is not None:
+                records.restart()
+            tally = _tally(_Index(paths, exact=True, only=only), executor, progress, cache, records)
     finally:
         if owned:
             executor.close()
@@ -1129,7 +1189,7 @@ def certify_files(
                 ", ".join(str(p) for p in paths),
             )
         )
-    return CertifyReport(
+    report = CertifyReport(
         sources=tuple(str(p) for p in paths),
         records=len(seconds),
         checks=tally.checks,
@@ -1140,7 +1200,11 @@ def certify_files(
         kinds=tally.kinds,
         fields=tally.fields,
         story_attested=tally.story_attested,
+        cached=tally.cached,
     )
+    if cache is not None:
+        cache.save()
+    return report
 
 
 @dataclass
@@ -1154,10 +1218,15 @@ class _Tally:
     checks: int = 0
     z3_seconds: float = 0.0
     story_attested: int = 0
+    cached: int = 0
 
 
 def _tally(
-    index: _Index, executor: Executor, progress: Callable[[int, int], None] | None
+    index: _Index,
+    executor: Executor,
+    progress: Callable[[int, int], None] | None,
+    cache: CertifyCache | None = None,
+    records: RecordLog | None = None,
 ) -> _Tally:
     """Certify the records of ``index`` on ``executor`` and add up their results.
 
@@ -1166,7 +1235,10 @@ def _tally(
     tally = _Tally()
     tally.failures.extend(index.duplicates)
     tally.checks += len(index.duplicates)
-    for result in index.certify(executor):
+    for result in index.certify(executor, cache):
+        if records is not None:
+            records.add(result)
+        tally.cached += result.cached
         tally.failures.extend(result.failures)
         tally.kinds[result.kind] = tally.kinds.get(result.kind, 0) + 1
         for cls, n in result.fields.items():

@@ -1,23 +1,33 @@
-"""``twosat-formal certify DATASET.jsonl [--jobs N] [--json]``: the CI gate.
+"""``twosat-formal certify DATASET.jsonl [--jobs N] [--format F] [--output FILE] [--cache DIR]``.
+
+The CI gate.
 
 Re-checks every record (parse, three solvers against the label, the certificate) and
 re-derives it byte for byte (family, params and seed; the transform chain with its Z3
 proofs; edits; prompt text; stories around their attested text), counting the
 re-derived, measured and attested fields. Exit code 0 only when every record passes
 and there is at least one; otherwise 1, listing each failing id with the check that
-failed.
+failed. ``--format`` prints the report as JSON, JUnit XML, SARIF 2.1.0 or GitHub
+workflow commands (:mod:`twosat_formal.certify_report`), ``--output`` writes it to a
+file instead (the text summary still printed, the exit code the same), and
+``--cache DIR`` skips the records that passed before exactly as they are
+(:mod:`twosat_formal.certify_cache`).
 """
 
 from __future__ import annotations
 
-import json
+import sys
+from contextlib import ExitStack, closing
+from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import IO, TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
 
+from twosat_formal.atomic import atomic_output
 from twosat_formal.certify import CertifyReport, certify_files
+from twosat_formal.certify_report import JunitLog
 from twosat_formal.cli.app import app, err_console, out_console
 from twosat_formal.cli.options import (
     ApiKeyEnvOption,
@@ -31,16 +41,31 @@ from twosat_formal.cli.progress import progress_callback
 from twosat_formal.errors import ConfigError
 from twosat_formal.fieldclass import CLASSES
 
-__all__ = ["certify"]
+if TYPE_CHECKING:
+    from twosat_formal.certify_cache import CertifyCache
+
+__all__ = ["ReportFormat", "certify"]
 
 
-def _summary(report: CertifyReport) -> Table:
+class ReportFormat(StrEnum):
+    """The forms of ``certify``'s report (:data:`twosat_formal.certify_report.FORMATS`)."""
+
+    text = "text"
+    json = "json"
+    junit = "junit"
+    sarif = "sarif"
+    github = "github"
+
+
+def _summary(report: CertifyReport, cached: bool = False) -> Table:
     table = Table(title="certify", show_header=False, title_justify="left")
     table.add_column("what")
     table.add_column("value", justify="right")
     kinds = ", ".join(f"{n} {k}" for k, n in sorted(report.kinds.items()))
     table.add_row("records", f"{report.records}" + (f" ({kinds})" if kinds else ""))
     table.add_row("checks", str(report.checks))
+    if cached:
+        table.add_row("passed before (--cache)", str(report.cached))
     table.add_row(
         "fields",
         ", ".join(f"{report.fields.get(cls, 0)} {cls}" for cls in CLASSES),
@@ -67,7 +92,41 @@ def certify(
             show_default=False,
         ),
     ],
-    as_json: Annotated[bool, json_option("Print the report as JSON on stdout.")] = False,
+    as_json: Annotated[
+        bool, json_option("Print the report as JSON on stdout (--format json).")
+    ] = False,
+    report_format: Annotated[
+        ReportFormat | None,
+        typer.Option(
+            "--format",
+            help="The report: text, json, junit (XML, a test case per record), sarif "
+            "(2.1.0, for code scanning) or github (workflow annotations).",
+            show_default="text",
+        ),
+    ] = None,
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--output",
+            help="Write the report to this file (the text summary still goes to stdout; "
+            "the exit code still gates).",
+            show_default="stdout",
+        ),
+    ] = None,
+    cache: Annotated[
+        Path | None,
+        typer.Option(
+            "--cache",
+            metavar="DIR",
+            help="Skip the records that passed before with the same bytes, referenced "
+            "records, tool and solvers; keep this run's passes there (digests only).",
+            show_default="none",
+        ),
+    ] = None,
+    no_cache: Annotated[
+        bool,
+        typer.Option("--no-cache", help="Check every record, reading and writing no cache."),
+    ] = False,
     running: RunnerOptions = RunnerOptions(),
     revalidate: Annotated[
         bool,
@@ -87,6 +146,44 @@ def certify(
     """Re-check every record of a dataset; exit 1 listing each failing record."""
     if revalidate != (model is not None):
         raise ConfigError("--revalidate and --model go together", parameter="model")
+    form = _format(report_format, as_json)
+    if output is not None and not output.resolve().parent.is_dir():
+        raise ConfigError(f"--output {output}: its folder does not exist", parameter="output")
+    cache_in = None if no_cache or cache is None else _open_cache(cache)
+    with ExitStack() as stack:
+        records = stack.enter_context(closing(JunitLog())) if form == "junit" else None
+        _run(datasets, form, output, cache_in, records, running, model, base_url, api_key_env)
+
+
+def _format(report_format: ReportFormat | None, as_json: bool) -> str:
+    if as_json and report_format not in (None, ReportFormat.json):
+        raise ConfigError(
+            f"--json and --format {report_format} ask for two reports", parameter="format"
+        )
+    return "json" if as_json else (report_format or ReportFormat.text).value
+
+
+def _open_cache(folder: Path) -> CertifyCache:
+    from twosat_formal.certify_cache import CertifyCache
+
+    cache = CertifyCache(folder)
+    if cache.note is not None:
+        err_console.print(f"certify: {cache.note}", markup=False)
+    return cache
+
+
+def _run(
+    datasets: list[Path],
+    form: str,
+    output: Path | None,
+    cache: CertifyCache | None,
+    records: JunitLog | None,
+    running: RunnerOptions,
+    model: str | None,
+    base_url: str | None,
+    api_key_env: str | None,
+) -> None:
+    """Certify, report in ``form`` (to ``output`` if given), exit 1 unless all passed."""
     validator = None
     if model is not None:
         from twosat_formal.models import load_model
@@ -94,10 +191,14 @@ def certify(
         validator = load_model(model, base_url=base_url, api_key_env=api_key_env)
     with progress_callback("certifying", enabled=running.progress) as advance:
         if running.executor is None:  # --jobs alone: worker processes unless the dataset is small
-            report = certify_files(datasets, jobs=running.jobs or 1, progress=advance)
+            report = certify_files(
+                datasets, jobs=running.jobs or 1, progress=advance, cache=cache, records=records
+            )
         else:
             with running.open() as runner:
-                report = certify_files(datasets, executor=runner, progress=advance)
+                report = certify_files(
+                    datasets, executor=runner, progress=advance, cache=cache, records=records
+                )
     if validator is not None:
         from dataclasses import replace
 
@@ -105,17 +206,37 @@ def certify(
 
         more = revalidate_stories(datasets, validator)
         report = replace(report, failures=(*report.failures, *more))
-    if as_json:
-        # plain text, not through rich: a report of many failures is megabytes long
-        typer.echo(json.dumps(report.to_json(), indent=2))
-    else:
-        out_console.print(_summary(report))
+    if output is not None:
+        with atomic_output(output) as stream:
+            _write(report, form, stream, records)
+        out_console.print(_summary(report, cache is not None))
+    elif form == "text":
+        out_console.print(_summary(report, cache is not None))
         for failure in report.failures:
             out_console.print(f"FAIL {failure}", markup=False)
+    else:
+        # plain text, not through rich: a report of many failures is megabytes long
+        _write(report, form, sys.stdout, records)
+        sys.stdout.flush()
     if not report.ok:
-        if as_json:
+        if form != "text" or output is not None:
             err_console.print(
                 f"certify: {len(report.failing_ids)} of {report.records} records failed",
                 markup=False,
             )
         raise typer.Exit(code=1)
+
+
+def _write(report: CertifyReport, form: str, stream: IO[str], records: JunitLog | None) -> None:
+    """Write the report in ``form``; the text report plainly, as the console shows it."""
+    if form != "text":
+        from twosat_formal.certify_report import write_report
+
+        write_report(report, form, stream, records)
+        return
+    from rich.console import Console
+
+    console = Console(file=stream, width=100, no_color=True, highlight=False, soft_wrap=True)
+    console.print(_summary(report, report.cached > 0))
+    for failure in report.failures:
+        console.print(f"FAIL {failure}", markup=False)

@@ -1,0 +1,268 @@
+"""``certify --cache DIR``: skip the records that passed before, exactly as they are.
+
+A run with a cache checks a record only when this record, with these bytes, has not
+passed before with the same dependencies, so a dataset that grew by 1 % costs about
+1 % of a full run. The cache stores digests only, never a record or a result:
+
+* a record's **key** is the SHA-256 of the tool's fingerprint (:func:`fingerprint`:
+  the version and every file of the installed package, the versions of PySAT, Z3 and
+  Lark, and Python's), the exact bytes of the record's line, and the exact bytes of
+  each line it refers to (its root, its instance, its twin's source; "none" where
+  it refers to no record in the dataset). A key is kept only for a record that passed
+  every check, found with the references the checks used;
+* a record is skipped only when its key is in the cache, so a change of one byte of
+  the record, of a record it refers to, of the tool or of a solver checks it again.
+  The worker that answers for a skipped record still parses its line and confirms its
+  references and where the index filed it, as for any record;
+* the cache file is **sealed**: an HMAC-SHA256 over every byte before the seal, keyed
+  by ``$TWOSAT_FORMAL_CACHE_KEY`` when it is set (a CI secret: then no entry can be
+  forged without it) and by a fixed label otherwise. A file whose seal, header or any
+  line does not read back, a file of another format, or one written by another tool
+  or solver version is ignored whole: every record is checked, never passed, and
+  the file is written again after the run (:attr:`CertifyCache.note` says why).
+
+The entries are kept per dataset file (by the digest of its path as given): a run
+replaces the entries of the files it certified with the keys of their records that
+passed, and keeps those of other files, so certifying two datasets into one cache
+folder keeps both, and the cache holds no more than the datasets' passing records.
+
+Examples
+--------
+>>> import tempfile, pathlib
+>>> from twosat_formal.certify import certify_files
+>>> from twosat_formal.generators import generate
+>>> folder = pathlib.Path(tempfile.mkdtemp())
+>>> data = folder / "data.jsonl"
+>>> _ = data.write_text(generate("backbone", clauses=8, seed=2).to_json() + "\\n")
+>>> first = certify_files([data], cache=CertifyCache(folder / "cache"))
+>>> again = certify_files([data], cache=CertifyCache(folder / "cache"))
+>>> (first.ok, first.cached), (again.ok, again.cached, again.checks)
+((True, 0), (True, 1, 0))
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+import platform
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from functools import cache
+from importlib import metadata
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from twosat_formal.atomic import atomic_path
+from twosat_formal.errors import ConfigError
+
+if TYPE_CHECKING:
+    from twosat_formal.executors import Executor
+
+__all__ = ["CACHE_FILE", "CACHE_KEY_ENV", "FORMAT", "CertifyCache", "fingerprint"]
+
+#: The first line of a cache file; another first line is another format (ignored whole).
+FORMAT = "twosat-formal certify cache 1"
+#: The file the cache keeps in its folder.
+CACHE_FILE = "certify.cache"
+#: The environment variable whose value keys the seal (a CI secret), when set.
+CACHE_KEY_ENV = "TWOSAT_FORMAL_CACHE_KEY"
+#: The seal's key when :data:`CACHE_KEY_ENV` is not set.
+_PUBLIC_KEY = b"twosat-formal certify cache"
+#: The solver and parser packages whose versions each key names.
+_DEPENDENCIES = ("python-sat", "z3-solver", "lark")
+
+
+def _package_files() -> Iterator[tuple[str, Path]]:
+    """The files that make up the installed tool, the package's and its grammars', each
+    with its name relative to its folder."""
+    import twosat_formal
+
+    root = Path(twosat_formal.__file__).resolve().parent
+    grammars = root / "grammar"
+    if not grammars.is_dir():  # a checkout: the grammars beside the package
+        grammars = root.parent / "grammar"
+    for folder in (root, grammars):
+        if not folder.is_dir():
+            continue
+        for path in sorted(folder.rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
+                yield f"{folder.name}/{path.relative_to(folder).as_posix()}", path
+
+
+def _version(package: str) -> str:
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return "absent"
+
+
+@cache
+def fingerprint() -> str:
+    """The tool's fingerprint: what a record's key names besides its bytes.
+
+    The tool's version and the SHA-256 of every file of the package (so a checkout
+    that changed without a new version is another tool), the versions of the solver
+    and parser packages, and Python's version; computed once per process.
+    """
+    import twosat_formal
+
+    digest = hashlib.sha256()
+    for name, path in _package_files():
+        digest.update(name.encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
+    parts = [
+        f"twosat-formal {twosat_formal.__version__} {digest.hexdigest()}",
+        *(f"{name} {_version(name)}" for name in _DEPENDENCIES),
+        f"python {platform.python_version()}",
+    ]
+    return "; ".join(parts)
+
+
+def _seal(key: bytes, body: bytes) -> str:
+    return hmac.new(key, body, hashlib.sha256).hexdigest()
+
+
+def _path_digest(path: str) -> str:
+    return hashlib.sha256(os.path.normpath(path).encode("utf-8", "surrogateescape")).hexdigest()
+
+
+class CertifyCache:
+    """The digests of the records that passed ``certify``, kept in the folder ``folder``.
+
+    Read when made (an unreadable, changed or foreign file is ignored whole: see
+    :attr:`note`); :func:`~twosat_formal.certify.certify_files` marks the records
+    whose key it holds (:meth:`map`) and saves this run's passes (:meth:`save`).
+
+    Raises
+    ------
+    ConfigError
+        If ``folder`` exists and is not a folder.
+    """
+
+    def __init__(self, folder: str | os.PathLike[str]) -> None:
+        self.folder = Path(folder)
+        if self.folder.exists() and not self.folder.is_dir():
+            raise ConfigError(f"--cache {self.folder}: not a folder", parameter="cache")
+        self.path = self.folder / CACHE_FILE
+        secret = os.environ.get(CACHE_KEY_ENV)
+        self._key = secret.encode("utf-8", "surrogateescape") if secret else _PUBLIC_KEY
+        self._fingerprint = fingerprint()
+        self._tool = hashlib.sha256(self._fingerprint.encode()).digest()
+        #: Why the cache file was ignored (``None``: read, or there was none).
+        self.note: str | None = None
+        #: The keys of each dataset file's passing records, by the digest of its path.
+        self.files: dict[str, set[bytes]] = {}
+        self.passed: set[bytes] = set()
+        self._run: dict[str, set[bytes]] = {}
+        self._load()
+
+    # -- reading -----------------------------------------------------------------------------
+
+    def _load(self) -> None:
+        try:
+            data = self.path.read_bytes()
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            self._ignore(f"cannot be read ({exc.strerror})")
+            return
+        problem = self._parse(data)
+        if problem is not None:
+            self._ignore(problem)
+            return
+        for keys in self.files.values():
+            self.passed |= keys
+
+    def _ignore(self, why: str) -> None:
+        self.files = {}
+        self.note = f"the cache {self.path} is ignored, every record is checked: {why}"
+
+    def _parse(self, data: bytes) -> str | None:
+        """Read ``data`` into :attr:`files`; what is wrong with it (``None``: nothing)."""
+        body, _, last = data.rstrip(b"\n").rpartition(b"\n")
+        body += b"\n"
+        if not last.startswith(b"seal "):
+            return "it has no seal (cut short, or not a cache file)"
+        expected = _seal(self._key, body)
+        if not hmac.compare_digest(last[5:].decode("ascii", "replace"), expected):
+            return (
+                "its seal does not match its content (changed by hand or damaged, "
+                f"or sealed with another ${CACHE_KEY_ENV})"
+            )
+        lines = body.decode("utf-8", "replace").splitlines()
+        if not lines or lines[0] != FORMAT:
+            return f"it is not in the format {FORMAT!r}"
+        if len(lines) < 2 or lines[1] != f"tool {self._fingerprint}":
+            return "it was written by another version of the tool or its solvers"
+        current: set[bytes] | None = None
+        for number, line in enumerate(lines[2:], 3):
+            if line.startswith("file "):
+                current = self.files.setdefault(line[5:], set())
+                continue
+            try:
+                key = bytes.fromhex(line)
+            except ValueError:
+                key = b""
+            if current is None or len(key) != hashlib.sha256().digest_size:
+                return f"line {number} is not a digest"
+            current.add(key)
+        return None
+
+    # -- the run -----------------------------------------------------------------------------
+
+    def key(self, raw: bytes, found: Iterable[bytes | None]) -> bytes:
+        """The key of a record's line ``raw`` whose references resolve to the lines
+        ``found`` (``None``: no record in the dataset has that id)."""
+        digest = hashlib.sha256(self._tool)
+        digest.update(hashlib.sha256(raw).digest())
+        for line in found:
+            digest.update(b"\0" if line is None else b"\1" + hashlib.sha256(line).digest())
+        return digest.digest()
+
+    def map(
+        self, runner: Executor, check: Callable[[Any], Any], items: Iterable[Any]
+    ) -> Iterator[Any]:
+        """``runner.map(check, items)`` with each item whose key passed before marked
+        ``cached``; keeps the key of each item whose answer is a passing result.
+
+        An item is a line as :class:`~twosat_formal.certify` reads it (``raw``,
+        ``found``, ``source``, and ``cached`` to set); an answer that is not a result
+        (the worker found other references than the reader) keeps nothing, so a key is
+        only ever kept for the references its checks used.
+        """
+        from twosat_formal.certify import RecordResult
+
+        self._run = {}
+        pending: deque[tuple[str, bytes]] = deque()
+
+        def marked() -> Iterator[Any]:
+            for item in items:
+                key = self.key(item.raw, item.found)
+                source = _path_digest(item.source)
+                self._run.setdefault(source, set())  # its entries are replaced by this run's
+                pending.append((source, key))
+                yield item._replace(cached=True) if key in self.passed else item
+
+        for answer in runner.map(check, marked()):
+            source, key = pending.popleft()
+            if isinstance(answer, RecordResult) and not answer.failures:
+                self._run[source].add(key)
+            yield answer
+
+    # -- writing -----------------------------------------------------------------------------
+
+    def save(self) -> None:
+        """Write the cache: this run's passes for the files it certified, the entries
+        of other files as they were; sealed, and atomically (a run cut short leaves the
+        file it found)."""
+        files = {**self.files, **self._run}
+        lines = [FORMAT, f"tool {self._fingerprint}"]
+        for name in sorted(files):
+            lines.append(f"file {name}")
+            lines.extend(sorted(key.hex() for key in files[name]))
+        body = ("\n".join(lines) + "\n").encode("utf-8")
+        self.folder.mkdir(parents=True, exist_ok=True)
+        seal = f"seal {_seal(self._key, body)}\n".encode("ascii")
+        with atomic_path(self.path) as partial:
+            partial.write_bytes(body + seal)
+        self.files = files

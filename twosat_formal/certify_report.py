@@ -1,0 +1,338 @@
+"""``certify --format``: the report in the forms CI systems read.
+
+``json``
+    :meth:`~twosat_formal.certify.CertifyReport.to_json`, indented (``--json``).
+``junit``
+    JUnit XML: one ``<testsuite>`` per dataset file, one ``<testcase>`` per record
+    (named by its id, with its file and line), and for a failing record one
+    ``<failure>`` whose ``type`` is its first failing check and whose text lists each
+    failing check with its message. A failure that belongs to no record (an empty
+    dataset) is a test case of its own, named by its check.
+``sarif``
+    SARIF 2.1.0: one run of the tool ``twosat-formal certify``, one rule per check
+    (``transform[2]:flip`` is the rule ``transform:flip``), and each failure a result
+    of level ``error`` at its file and line; a relative path is relative to
+    ``%SRCROOT%`` (the repository, for code scanning).
+``github``
+    GitHub workflow commands: one ``::error file=…,line=…,title=…::message`` per
+    failure, escaped as the runner reads them, then a ``::notice::`` with the totals.
+
+The text report (a table and ``FAIL`` lines) is the command line's own.
+
+Examples
+--------
+>>> from twosat_formal.certify import CertifyReport, CheckFailure
+>>> failure = CheckFailure("i-1", 3, "solve:z3", "the z3 backend finds SAT", "data.jsonl")
+>>> report = CertifyReport(("data.jsonl",), 4, 20, (failure,), 1.0, 0.5)
+>>> print(github_annotations(report))
+::error file=data.jsonl,line=3,title=certify solve%3Az3 (i-1)::the z3 backend finds SAT
+::notice title=certify::4 records, 1 failed (0 from the cache)
+>>> sarif_log(report)["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"]
+{'startLine': 3}
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import IO, Any
+from urllib.parse import quote
+from xml.sax.saxutils import escape, quoteattr
+
+from twosat_formal.certify import CertifyReport, CheckFailure, RecordResult
+
+__all__ = [
+    "FORMATS",
+    "JunitLog",
+    "github_annotations",
+    "sarif_log",
+    "write_report",
+]
+
+#: The report formats of ``certify --format`` (``text`` is the command line's own).
+FORMATS = ("text", "json", "junit", "sarif", "github")
+
+#: The schema SARIF logs name.
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+#: What each family of checks checks (the rules of a SARIF log).
+_RULES = {
+    "record": "The line is a record: JSON, its fields present and typed, its id unique.",
+    "2-sat": "The formula is a 2-CNF.",
+    "solve": "A solver backend agrees with the stored label.",
+    "certificate": "The stored model or contradiction cycle certifies the label.",
+    "regenerate": "A root record is drawn again from its family, params and seed.",
+    "transform": "A transform step is re-run from its parameters and its proof re-checked.",
+    "transforms": "The replayed transform chain gives exactly the record's formula.",
+    "twin": "A minimal twin is one clause from its source, with the opposite label.",
+    "roundtrip": "A prompt or story parses back to its instance's formula.",
+    "revalidate": "A validator model confirms a story's attested text.",
+    "dataset": "The dataset holds at least one record.",
+}
+
+
+def _rule(check: str) -> str:
+    """The rule of a check: its name without a step number (``transform[2]:flip``)."""
+    return re.sub(r"\[\d+\]", "", check)
+
+
+def _family(check: str) -> str:
+    return _rule(check).split(":", 1)[0]
+
+
+# -- GitHub workflow commands ----------------------------------------------------------------
+
+
+def _data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _property(text: str) -> str:
+    return _data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def github_annotations(report: CertifyReport) -> str:
+    """The report as GitHub workflow commands: an ``::error`` per failure, then totals."""
+    lines = []
+    for failure in report.failures:
+        where = []
+        if failure.source is not None:
+            where.append(f"file={_property(_posix(failure.source))}")
+        if failure.line is not None:
+            where.append(f"line={failure.line}")
+        who = failure.id if failure.id is not None else "no id"
+        where.append(f"title={_property(f'certify {failure.check} ({who})')}")
+        lines.append(f"::error {','.join(where)}::{_data(failure.message)}")
+    failed = len(report.failing_ids)
+    summary = f"{report.records} records, {failed} failed ({report.cached} from the cache)"
+    lines.append(f"::notice title=certify::{_data(summary)}")
+    return "\n".join(lines)
+
+
+# -- SARIF 2.1.0 -----------------------------------------------------------------------------
+
+
+def _posix(path: str) -> str:
+    return path.replace(os.sep, "/") if os.sep != "/" else path
+
+
+def _artifact(source: str) -> dict[str, Any]:
+    path = Path(source)
+    if path.is_absolute():
+        return {"uri": path.as_uri()}
+    return {"uri": quote(_posix(os.path.normpath(source))), "uriBaseId": "%SRCROOT%"}
+
+
+def _sarif_result(failure: CheckFailure, rules: dict[str, int]) -> dict[str, Any]:
+    rule = _rule(failure.check)
+    text = failure.message if rule == failure.check else f"[{failure.check}] {failure.message}"
+    if failure.id is not None:
+        text = f"{failure.id}: {text}"
+    result: dict[str, Any] = {
+        "ruleId": rule,
+        "ruleIndex": rules[rule],
+        "level": "error",
+        "message": {"text": text},
+    }
+    if failure.source is not None:
+        location: dict[str, Any] = {"artifactLocation": _artifact(failure.source)}
+        if failure.line is not None:
+            location["region"] = {"startLine": failure.line}
+        result["locations"] = [{"physicalLocation": location}]
+    if failure.id is not None:
+        result["partialFingerprints"] = {"recordId/v1": failure.id}
+    return result
+
+
+def sarif_log(report: CertifyReport) -> dict[str, Any]:
+    """The report as a SARIF 2.1.0 log: one rule per check, one result per failure."""
+    import twosat_formal
+
+    rules: dict[str, int] = {}
+    for failure in report.failures:
+        rules.setdefault(_rule(failure.check), len(rules))
+    driver = {
+        "name": "twosat-formal certify",
+        "semanticVersion": twosat_formal.__version__,
+        "rules": [
+            {
+                "id": rule,
+                "name": _family(rule),
+                "shortDescription": {"text": _RULES.get(_family(rule), f"The check {rule}.")},
+                "defaultConfiguration": {"level": "error"},
+            }
+            for rule in rules
+        ],
+    }
+    run: dict[str, Any] = {
+        "tool": {"driver": driver},
+        "invocations": [
+            {
+                "executionSuccessful": True,
+                "exitCode": 0 if report.ok else 1,
+                "properties": {
+                    "records": report.records,
+                    "checks": report.checks,
+                    "cached": report.cached,
+                    "failedRecords": len(report.failing_ids),
+                },
+            }
+        ],
+        "artifacts": [{"location": _artifact(source)} for source in report.sources],
+        "results": [_sarif_result(failure, rules) for failure in report.failures],
+    }
+    if any(not Path(source).is_absolute() for source in report.sources):
+        root = Path.cwd().as_uri().rstrip("/") + "/"
+        run["originalUriBaseIds"] = {"%SRCROOT%": {"uri": root}}
+    return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
+
+
+# -- JUnit XML -------------------------------------------------------------------------------
+
+
+class JunitLog:
+    """The records of a run, kept on disk as they come, for a JUnit report.
+
+    A :class:`~twosat_formal.certify.RecordLog`: each result is one short line of a
+    temporary file (its file, line, id, kind, seconds, whether from the cache), so
+    memory does not grow with the records; :meth:`write` reads them back.
+    """
+
+    def __init__(self) -> None:
+        self._file: IO[str] = tempfile.TemporaryFile("w+", encoding="utf-8")  # noqa: SIM115
+        self._sources: dict[str, int] = {}
+
+    def add(self, result: RecordResult) -> None:
+        """Keep one record's result."""
+        source = self._sources.setdefault(result.source or "", len(self._sources))
+        row = [source, result.line, result.id, result.kind, result.seconds, result.cached]
+        self._file.write(json.dumps(row) + "\n")
+
+    def restart(self) -> None:
+        """Forget every result kept."""
+        self._file.seek(0)
+        self._file.truncate()
+        self._sources.clear()
+
+    def close(self) -> None:
+        """Remove the temporary file."""
+        self._file.close()
+
+    def rows(self) -> Iterator[tuple[str, int | None, str | None, str, float, bool]]:
+        """The results kept, in order: ``(file, line, id, kind, seconds, cached)``."""
+        names = {number: name for name, number in self._sources.items()}
+        self._file.seek(0)
+        for text in self._file:
+            source, line, key, kind, seconds, cached = json.loads(text)
+            yield names[source], line, key, kind, seconds, cached
+        self._file.seek(0, os.SEEK_END)
+
+    def write(self, report: CertifyReport, stream: IO[str]) -> None:
+        """Write the JUnit XML of ``report`` (whose records this log kept) to ``stream``."""
+        by_place: dict[tuple[str, int | None], list[CheckFailure]] = {}
+        for failure in report.failures:
+            by_place.setdefault((failure.source or "", failure.line), []).append(failure)
+        suites: dict[str, list[str]] = {}
+        counts: dict[str, list[float]] = {}  # tests, failures, seconds
+        for source, line, key, kind, seconds, cached in self.rows():
+            failures = by_place.pop((source, line), [])
+            name = f"{key} (line {line})" if key is not None else f"line {line}"
+            case = _testcase(source, name, kind, seconds, line, failures, cached)
+            suites.setdefault(source, []).append(case)
+            tally = counts.setdefault(source, [0, 0, 0.0])
+            tally[0] += 1
+            tally[1] += bool(failures)
+            tally[2] += seconds
+        for (source, line), failures in by_place.items():  # failures of no record
+            name = failures[0].check if line is None else f"line {line}"
+            suites.setdefault(source, []).append(
+                _testcase(source, name, "dataset", 0.0, line, failures, False)
+            )
+            tally = counts.setdefault(source, [0, 0, 0.0])
+            tally[0] += 1
+            tally[1] += 1
+        total = [sum(c[0] for c in counts.values()), sum(c[1] for c in counts.values())]
+        stream.write('<?xml version="1.0" encoding="UTF-8"?>\n')
+        stream.write(
+            f'<testsuites name="twosat-formal certify" tests="{total[0]}" '
+            f'failures="{total[1]}" errors="0" time="{report.seconds:.3f}">\n'
+        )
+        for source, cases in suites.items():
+            tests, failed, seconds = counts[source]
+            stream.write(
+                f'  <testsuite name={quoteattr(_clean(source))} tests="{tests}" '
+                f'failures="{failed}" errors="0" skipped="0" time="{seconds:.3f}">\n'
+            )
+            for case in cases:
+                stream.write(case)
+            stream.write("  </testsuite>\n")
+        stream.write("</testsuites>\n")
+
+
+def _clean(text: str) -> str:
+    """``text`` without the characters XML 1.0 cannot hold (control characters)."""
+    return re.sub(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]", "\ufffd", text)
+
+
+def _testcase(
+    source: str,
+    name: str,
+    kind: str,
+    seconds: float,
+    line: int | None,
+    failures: Sequence[CheckFailure],
+    cached: bool,
+) -> str:
+    attributes = [
+        f"classname={quoteattr(_clean(f'{source}:{kind}'))}",
+        f"name={quoteattr(_clean(name))}",
+        f"file={quoteattr(_clean(source))}",
+    ]
+    if line is not None:
+        attributes.append(f'line="{line}"')
+    attributes.append(f'time="{seconds:.6f}"')
+    head = f"    <testcase {' '.join(attributes)}"
+    if not failures:
+        if cached:
+            note = "<system-out>passed before (--cache)</system-out>"
+            return f"{head}>\n      {note}\n    </testcase>\n"
+        return f"{head}/>\n"
+    first = failures[0]
+    text = "\n".join(f"[{f.check}] {f.message}" for f in failures)
+    return (
+        f"{head}>\n      <failure type={quoteattr(_clean(first.check))} "
+        f"message={quoteattr(_clean(first.message))}>{escape(_clean(text))}</failure>\n"
+        "    </testcase>\n"
+    )
+
+
+# -- one entry point -------------------------------------------------------------------------
+
+
+def write_report(
+    report: CertifyReport, format: str, stream: IO[str], records: JunitLog | None = None
+) -> None:
+    """Write ``report`` in ``format`` (one of :data:`FORMATS` but ``text``) to ``stream``.
+
+    ``records`` is the log of the run's records, which ``junit`` needs.
+
+    Raises
+    ------
+    ValueError
+        If ``format`` is not a machine format, or ``junit`` has no ``records``.
+    """
+    if format == "json":
+        stream.write(json.dumps(report.to_json(), indent=2) + "\n")
+    elif format == "sarif":
+        stream.write(json.dumps(sarif_log(report), indent=2) + "\n")
+    elif format == "github":
+        stream.write(github_annotations(report) + "\n")
+    elif format == "junit":
+        if records is None:
+            raise ValueError("a JUnit report needs the log of the run's records")
+        records.write(report, stream)
+    else:
+        raise ValueError(f"unknown report format {format!r}; one of {', '.join(FORMATS[1:])}")
