@@ -111,3 +111,28 @@ def test_a_store_without_the_reasoning_column_reads_merges_and_gains_it(tmp_path
         assert [row["reasoning"] for row in store.results()] == [None, None]
     with sqlite3.connect(old) as db:
         assert "reasoning" in {row[1] for row in db.execute("PRAGMA table_info(results)")}
+
+
+def test_the_response_cache_keeps_the_reasoning_and_gains_its_column(tmp_path: Path) -> None:
+    from twosat_formal.model import Response
+    from twosat_formal.models.cache import ResponseCache
+
+    path = tmp_path / "cache.sqlite"
+    with sqlite3.connect(path) as db:  # a cache written before the column existed
+        db.execute(
+            "CREATE TABLE responses (key TEXT PRIMARY KEY, model TEXT NOT NULL, endpoint TEXT "
+            "NOT NULL, prompt_hash TEXT NOT NULL, params TEXT NOT NULL, sample INTEGER NOT "
+            "NULL, text TEXT NOT NULL, finish_reason TEXT, prompt_tokens INTEGER, "
+            "completion_tokens INTEGER, latency_s REAL, created_at TEXT NOT NULL)"
+        )
+        db.execute(
+            "INSERT INTO responses VALUES ('old', 'm', 'local', 'h', '{}', 0, 'No', 'stop', "
+            "1, 2, 0.5, '2024-01-01')"
+        )
+    answer = Response("The answer is: No", "stop", 3, 4, 0.25, "A, so not A.")
+    with ResponseCache(path) as cache:
+        assert cache.get("old") == Response("No", "stop", 1, 2, 0.5, None)
+        cache.put("new", model="m", endpoint="local", prompt_sha="h", params="{}", sample=1,
+                  response=answer)  # fmt: skip
+    with ResponseCache(path) as cache:
+        assert cache.get("new") == answer
