@@ -147,6 +147,13 @@ def test_a_batch_output_scores_exactly_as_eval(
     assert score_summary["failures"] == eval_summary["failures"] == dict(sorted(kinds_seen.items()))
     assert score_summary["correct"] == kinds_seen["correct"]
     assert score_summary["accuracy"] == kinds_seen["correct"] / len(PLAN)
+    reports = []
+    for name in ("eval", "score"):
+        folder = tmp_path / f"report-{name}"
+        code, _, err = run(capsys, "report", str(tmp_path / f"{name}.sqlite"), "--out", str(folder))
+        assert code == 0, err
+        reports.append(json.loads((folder / "report.json").read_text(encoding="utf-8")))
+    assert reports[0] == reports[1]  # the same report, one model
     malformed = next(r for r in scored.values() if by_prompt[r["prompt_id"]] == "malformed")
     line = 1 + next(i for i, x in enumerate(lines) if x["custom_id"] == malformed["prompt_id"])
     assert malformed["error"].startswith(f"line {line}: malformed reply")
