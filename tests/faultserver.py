@@ -131,6 +131,9 @@ class FaultServer(Closing):
     answer:
         The answer text for a prompt: a function, or a mapping (prompts it lacks get
         ``default_answer``).
+    reasoning:
+        The reasoning of a chat reply (``message.reasoning_content``) for a prompt, or
+        ``None`` for none.
     latency_s:
         Seconds added to every reply.
     slow_s:
@@ -146,6 +149,8 @@ class FaultServer(Closing):
     plan: Plan = ()
     answer: Answer | None = None
     default_answer: str = "The answer is: Yes"
+    #: The reasoning sent beside each answer (``reasoning_content``), or none.
+    reasoning: Callable[[str], str | None] | None = None
     latency_s: float = 0.0
     slow_s: float = 1.0
     retry_after: str = "0"
@@ -361,16 +366,24 @@ class FaultServer(Closing):
         finish = "stop"
         if fault == "length":
             text, finish = text[: len(text) // 2], "length"
-        await _write(writer, 200, _reply(path, payload, text, finish, prompt))
+        thought = self.reasoning(prompt) if self.reasoning is not None else None
+        await _write(writer, 200, _reply(path, payload, text, finish, prompt, thought))
         return True
 
 
 def _reply(
-    path: str, payload: Mapping[str, Any], text: str, finish: str, prompt: str
+    path: str,
+    payload: Mapping[str, Any],
+    text: str,
+    finish: str,
+    prompt: str,
+    reasoning: str | None = None,
 ) -> dict[str, Any]:
     choice: dict[str, Any] = {"index": 0, "finish_reason": finish}
     if path.endswith("/chat/completions"):
         choice["message"] = {"role": "assistant", "content": text}
+        if reasoning is not None:
+            choice["message"]["reasoning_content"] = reasoning
         kind = "chat.completion"
     else:
         choice["text"] = text

@@ -213,3 +213,17 @@ def test_write_batch_parts_keep_the_order_and_the_limits(
             following = encoded[sum(n for _, n in files[: index + 1])]
             full = content.count(b"\n") == max_requests
             assert full or len(content) + len(following) > max_bytes
+
+
+def test_an_experiment_spec_sends_the_reasoning_fields_it_names() -> None:
+    from twosat_formal.errors import RecordError
+    from twosat_formal.experiments.runner import ExperimentConfig
+    from twosat_formal.experiments.spec import load_spec, parse_spec
+
+    good = load_spec("order").to_json()
+    sampling = {"max_completion_tokens": 900, "reasoning_effort": "high"}
+    spec = parse_spec({**good, "sampling": sampling})
+    params = ExperimentConfig().sampling(spec)
+    assert (params.max_completion_tokens, params.reasoning_effort) == (900, "high")
+    with pytest.raises(RecordError, match="reasoning_effort='huge' is not one of"):
+        parse_spec({**good, "sampling": {"reasoning_effort": "huge"}})

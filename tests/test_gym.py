@@ -384,3 +384,16 @@ def test_a_training_loop_over_the_registered_dataset() -> None:
         reasoning_gym.create_dataset("twosat", seed=7, size=24, max_clauses=10)[i] == data[i]
         for i in (0, 5, 23)
     )
+
+
+def test_the_training_examples_of_the_docs_run_as_written() -> None:
+    pytest.importorskip("reasoning_gym")
+    text = (ROOT / "docs" / "integrations.md").read_text(encoding="utf-8")
+    section = text.split("## Training:", 1)[1].split("\n## ", 1)[0]
+    blocks = section.split("```python\n")[1:]
+    assert len(blocks) == 2
+    for block in blocks:
+        namespace: dict[str, Any] = {}
+        exec(compile(block.split("```", 1)[0], "docs/integrations.md", "exec"), namespace)
+        assert namespace["reward"] == 1.0  # the answers the examples give are right
+        assert len(namespace["harder"]) >= 1

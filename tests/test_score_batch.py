@@ -8,6 +8,7 @@ the rows and the summary must be ``eval``'s.
 
 from __future__ import annotations
 
+import io
 import json
 from collections import Counter
 from pathlib import Path
@@ -15,12 +16,14 @@ from typing import Any
 
 import pytest
 from faultserver import FaultServer
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from jsonl_support import write_jsonl
 from test_evaluate import make_items, oracle_answer, write_inputs
 
 from twosat_formal.cli import main
 from twosat_formal.errors import RecordError
-from twosat_formal.integrations.answers import custom_id, read_answers
+from twosat_formal.integrations.answers import custom_id, read_answer_stream, read_answers
 
 #: The columns of a judgement (and of the answer it judged) that must agree.
 SAME = (
@@ -144,6 +147,13 @@ def test_a_batch_output_scores_exactly_as_eval(
     assert score_summary["failures"] == eval_summary["failures"] == dict(sorted(kinds_seen.items()))
     assert score_summary["correct"] == kinds_seen["correct"]
     assert score_summary["accuracy"] == kinds_seen["correct"] / len(PLAN)
+    reports = []
+    for name in ("eval", "score"):
+        folder = tmp_path / f"report-{name}"
+        code, _, err = run(capsys, "report", str(tmp_path / f"{name}.sqlite"), "--out", str(folder))
+        assert code == 0, err
+        reports.append(json.loads((folder / "report.json").read_text(encoding="utf-8")))
+    assert reports[0] == reports[1]  # the same report, one model
     malformed = next(r for r in scored.values() if by_prompt[r["prompt_id"]] == "malformed")
     line = 1 + next(i for i, x in enumerate(lines) if x["custom_id"] == malformed["prompt_id"])
     assert malformed["error"].startswith(f"line {line}: malformed reply")
@@ -197,3 +207,41 @@ def test_a_file_that_is_not_json_lines_still_exits_2(
         "--out", str(out),
     )  # fmt: skip
     assert code == 2 and "give the model with --model" in err and not out.exists()
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    parts=st.lists(st.text(max_size=20), min_size=1, max_size=3),
+    finish=st.sampled_from(["stop", "length"]),
+    reasoning=st.one_of(st.none(), st.text(min_size=1, max_size=20)),
+)
+def test_a_responses_api_line_reads_as_the_chat_completion_line(
+    parts: list[str], finish: str, reasoning: str | None
+) -> None:
+    text = "".join(parts)
+    message: dict[str, Any] = {"content": text}
+    if reasoning is not None:
+        message["reasoning_content"] = reasoning
+    chat = {"model": "m", "choices": [{"message": message, "finish_reason": finish}]}
+    output: list[dict[str, Any]] = []
+    if reasoning is not None:
+        output.append(
+            {"type": "reasoning", "summary": [{"type": "summary_text", "text": reasoning}]}
+        )
+    content = [{"type": "output_text", "text": part} for part in parts]
+    output.append({"type": "message", "role": "assistant", "content": content})
+    responses: dict[str, Any] = {"object": "response", "model": "m", "output": output}
+    if finish == "length":
+        responses["status"] = "incomplete"
+        responses["incomplete_details"] = {"reason": "max_output_tokens"}
+    else:
+        responses["status"] = "completed"
+    lines = [
+        {"custom_id": cid, "response": {"status_code": 200, "body": body}}
+        for cid, body in (("a", chat), ("b", responses))
+    ]
+    stream = io.StringIO("\n".join(json.dumps(line) for line in lines))
+    first, second = read_answer_stream(stream, "<mem>")
+    assert first.response is not None and first.response == second.response
+    assert first.response.text == text and first.response.reasoning == reasoning
+    assert first.response.truncated == (finish == "length")

@@ -156,6 +156,12 @@ BUILTIN_COLUMNS: tuple[ExportColumn, ...] = (
     ExportColumn(
         "cycle_reason", "string", _field("cycle_reason"), "why the chain fails, or `no-chain`"
     ),
+    ExportColumn(
+        "reasoning",
+        "string",
+        _field("reasoning"),
+        "the reasoning the server sent beside the answer (`reasoning_content`), never scored",
+    ),
 )
 
 #: Every export column by name, in export order.

@@ -20,8 +20,9 @@ Datasets: ``twosat`` (a mix of the families) and ``twosat-<family>`` for each fa
 (``twosat-implication-cycle``, ``twosat-equivalence-core``, ``twosat-backbone``,
 ``twosat-mono-bridge``, ``twosat-symmetry``); :data:`DATASET_NAMES` lists them.
 
-:func:`score_answer` is the reward: 1.0 for the right decision with, on a SAT
-instance, a valid witness; 0.0 otherwise. It reads the model's whole answer with the
+:func:`score_answer` is the reward: 1.0 for the right decision with its certificate
+(on a SAT instance a valid witness; on an UNSAT one, with ``require_chain``, a valid
+chain); 0.0 otherwise. It reads the model's whole answer with the
 scorer ``eval`` uses (the strict answer line by default; ``lenient=True`` for the
 lenient reading). Answers in ``<answer>...</answer>`` tags are read (:func:`read_answer`).
 The one partial-credit option, ``partial_credit=x``, gives ``x`` to a right decision

@@ -186,13 +186,19 @@ def extra_body(pairs: Sequence[str]) -> tuple[tuple[str, str], ...]:
 
 @dataclass(frozen=True)
 class Response:
-    """What a model answered to one prompt."""
+    """What a model answered to one prompt.
+
+    ``reasoning`` is the reasoning a server sends beside the answer
+    (``reasoning_content`` or ``reasoning``), when it sends one; it is kept, never
+    scored: the answer is ``text``.
+    """
 
     text: str
     finish_reason: str | None = None
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     latency_s: float | None = None
+    reasoning: str | None = None
 
     @property
     def truncated(self) -> bool:

@@ -76,6 +76,7 @@ EXPORT_COLUMNS: tuple[str, ...] = tuple(column.name for column in BUILTIN_COLUMN
 ADDED_RESULT_COLUMNS: tuple[tuple[str, str], ...] = (
     ("cycle_valid", "INTEGER"),
     ("cycle_reason", "TEXT"),
+    ("reasoning", "TEXT"),
 )
 
 #: The entries of a joined export row that come from the prompt and its instance
@@ -145,7 +146,8 @@ CREATE TABLE IF NOT EXISTS results (
     lenient_witness_valid INTEGER,
     created_at TEXT NOT NULL,
     cycle_valid INTEGER,
-    cycle_reason TEXT
+    cycle_reason TEXT,
+    reasoning TEXT
 );
 CREATE INDEX IF NOT EXISTS results_by_model ON results (model, prompt_hash);
 CREATE TABLE IF NOT EXISTS runs (
@@ -260,9 +262,9 @@ _INSERT_RESULT = (
     "completion_tokens, latency_s, attempts, error, failure, decision, "
     "decision_correct, witness_valid, witness_reason, witness, truncated, "
     "lenient_failure, lenient_decision, lenient_decision_correct, "
-    "lenient_witness_valid, created_at, cycle_valid, cycle_reason) "
+    "lenient_witness_valid, created_at, cycle_valid, cycle_reason, reasoning) "
     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-    "?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING"
+    "?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING"
 )
 
 
@@ -301,6 +303,7 @@ def _result_values(result: ResultRow, key: str | None) -> tuple[Any, ...]:
         result.created_at,
         _flag(j.cycle_valid),
         j.cycle_reason,
+        r.reasoning if r is not None else None,
     )
 
 
@@ -623,6 +626,7 @@ class RunStore(Closing):
                     out[flag] = _bool(out.get(flag))
             if columns is None:
                 out.setdefault("cycle_reason", None)
+                out.setdefault("reasoning", None)
             if out.get("witness") is not None:
                 out["witness"] = json.loads(out["witness"])
             yield out

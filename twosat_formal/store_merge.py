@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from twosat_formal.errors import ConfigError, RecordError
-from twosat_formal.store import RunStore
+from twosat_formal.store import ADDED_RESULT_COLUMNS, RunStore
 
 __all__ = ["MergeReport", "merge_stores"]
 
@@ -66,7 +66,8 @@ def _columns(db: sqlite3.Connection, schema: str, table: str) -> list[str]:
 
 def _conflict(db: sqlite3.Connection, source: str) -> str | None:
     """The first key whose result differs between ``src`` and the merged store."""
-    compared = [c for c in _columns(db, "main", "results") if c not in _INCIDENTAL]
+    present = set(_columns(db, "src", "results"))  # an older store lacks the added columns
+    compared = [c for c in _columns(db, "main", "results") if c not in _INCIDENTAL and c in present]
     differs = " OR ".join(f"s.{c} IS NOT m.{c}" for c in compared)
     row = db.execute(
         f"SELECT s.key, s.model, s.prompt_id, s.sample FROM src.results s "
@@ -172,8 +173,10 @@ def merge_stores(
 def _merge_one(db: sqlite3.Connection, name: str, results: list[str]) -> tuple[int, int]:
     """Copy the attached store ``src`` into ``main``; (runs copied, duplicate results)."""
     missing = set(results) - set(_columns(db, "src", "results"))
-    if missing:
-        raise RecordError(f"its results lack the columns {', '.join(sorted(missing))}", source=name)
+    added = {column for column, _ in ADDED_RESULT_COLUMNS}  # null in an older store
+    if missing - added:
+        lacking = ", ".join(sorted(missing - added))
+        raise RecordError(f"its results lack the columns {lacking}", source=name)
     problem = _conflict(db, name) or _instance_conflict(db, name) or _prompt_conflict(db, name)
     if problem is not None:
         raise ConfigError(problem, parameter="stores")
@@ -182,7 +185,9 @@ def _merge_one(db: sqlite3.Connection, name: str, results: list[str]) -> tuple[i
     db.execute("INSERT OR IGNORE INTO main.prompts SELECT * FROM src.prompts")
     before = db.execute("SELECT count(*) FROM main.results").fetchone()[0]
     picked = ", ".join(
-        "(SELECT new FROM temp.run_map WHERE old = s.run_id)" if c == "run_id" else f"s.{c}"
+        "(SELECT new FROM temp.run_map WHERE old = s.run_id)"
+        if c == "run_id"
+        else ("NULL" if c in missing else f"s.{c}")
         for c in results
     )
     db.execute(

@@ -366,6 +366,7 @@ _TRACE_COLUMNS = (
     "failure",
     "decision_correct",
     "response",
+    "reasoning",
 )
 
 
@@ -418,6 +419,17 @@ def trace_rows(
             if judge is None:
                 judge = judges[str(prompt.instance_id)] = _Judge(formula)
             trace = check_trace(row["response"], template, prompt.entities, formula, judge=judge)
+            thought = row.get("reasoning")
+            reasoning = None
+            if thought:  # the reasoning the server sent beside the answer, read the same way
+                read = check_trace(thought, template, prompt.entities, formula, judge=judge)
+                reasoning = {
+                    "claims": [c.to_json(formula) for c in read.claims],
+                    "counts": read.counts(),
+                    "sentences": read.sentences,
+                    "read": read.read,
+                    "coverage": read.coverage,
+                }
             yield {
                 "prompt_id": prompt.prompt_id,
                 "instance_id": prompt.instance_id,
@@ -433,6 +445,7 @@ def trace_rows(
                 "sentences": trace.sentences,
                 "read": trace.read,
                 "coverage": trace.coverage,
+                "reasoning": reasoning,
             }
 
 

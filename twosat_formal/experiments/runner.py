@@ -371,6 +371,8 @@ class ExperimentConfig:
             ),
             top_p=self.top_p if self.top_p is not None else spec.sampling.get("top_p"),
             seed=spec.sampling.get("seed"),
+            max_completion_tokens=spec.sampling.get("max_completion_tokens"),
+            reasoning_effort=spec.sampling.get("reasoning_effort"),
         )
 
     def connection(self) -> dict[str, Any]:

@@ -18,7 +18,8 @@ A spec names the protocol of one of the paper's experiments. Its fields:
 ``templates``
     The verbalization templates; every formula is verbalized with each of them.
 ``sampling``
-    Default sampling parameters (``max_tokens``, ``temperature``, ``top_p``, ``seed``),
+    Default sampling parameters (``max_tokens``, ``temperature``, ``top_p``, ``seed``,
+    ``max_completion_tokens``, ``reasoning_effort``),
     and under ``models`` the parameters of single models, by spec
     (``{"max_tokens": 32768, "models": {"openai/phi-4-reasoning": {"max_tokens":
     16384}}}``, Table 4's budgets). A model's own parameters travel in its spec's

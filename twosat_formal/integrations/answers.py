@@ -4,8 +4,8 @@ Three JSON Lines forms are read, one decided per line, so a file may mix them:
 
 * **plain rows**: ``prompt_id``, ``response`` (the answer text, or ``null`` with an
   ``error``), and optionally ``finish_reason``, ``model``, ``sample``,
-  ``prompt_tokens``, ``completion_tokens``, ``latency_s`` (so the rows ``results``
-  writes are plain rows too);
+  ``prompt_tokens``, ``completion_tokens``, ``latency_s``, ``reasoning`` (so the rows
+  ``results`` writes are plain rows too);
 * **OpenAI Batch API output** (also vLLM's ``run_batch``): ``custom_id`` is the prompt
   id (``PROMPT_ID#K`` for sample ``K``, as :mod:`~twosat_formal.integrations.batch`
   writes it), ``response.body`` a chat or text completion or a Responses API reply
@@ -141,7 +141,11 @@ def _plain(
             isinstance(usage[2], bool) or not isinstance(usage[2], int | float)
         ):
             raise bad("field 'latency_s' must be a number or null")
-        response, error = Response(text, finish, usage[0], usage[1], usage[2]), None
+        reasoning = obj.get("reasoning")
+        if reasoning is not None and not isinstance(reasoning, str):
+            raise bad("field 'reasoning' must be a string or null")
+        response = Response(text, finish, usage[0], usage[1], usage[2], reasoning)
+        error = None
     else:
         raise bad("field 'response' must be a string (or null with an 'error' string)")
     name = obj.get("model")

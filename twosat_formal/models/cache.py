@@ -23,7 +23,7 @@ Examples
 ...     spec, endpoint, calls = "test/echo", "local", 0
 ...     async def generate(self, prompt, params, sample=0):
 ...         self.calls += 1
-...         return Response(prompt.upper(), "stop")
+...         return Response(prompt.upper(), "stop", reasoning="Shouting it.")
 ...     async def aclose(self):
 ...         pass
 >>> echo = Echo()
@@ -72,10 +72,11 @@ CREATE TABLE IF NOT EXISTS responses (
     prompt_tokens INTEGER,
     completion_tokens INTEGER,
     latency_s REAL,
-    created_at TEXT NOT NULL
+    created_at TEXT NOT NULL,
+    reasoning TEXT
 );
 """
-_FIELDS = "text, finish_reason, prompt_tokens, completion_tokens, latency_s"
+_FIELDS = "text, finish_reason, prompt_tokens, completion_tokens, latency_s, reasoning"
 
 
 class ResponseCache(Closing):
@@ -94,6 +95,9 @@ class ResponseCache(Closing):
         if target != ":memory:":
             self._db.execute("PRAGMA journal_mode=WAL")
         self._db.executescript(_SCHEMA)
+        present = {row[1] for row in self._db.execute("PRAGMA table_info(responses)")}
+        if "reasoning" not in present:  # a cache written before the column existed
+            self._db.execute("ALTER TABLE responses ADD COLUMN reasoning TEXT")
         self._db.commit()
 
     def get(self, key: str) -> Response | None:
@@ -115,7 +119,7 @@ class ResponseCache(Closing):
         """Store one answered call (a key stored already is left as it is) and commit."""
         self._db.execute(
             f"INSERT INTO responses (key, model, endpoint, prompt_hash, params, sample, {_FIELDS},"
-            " created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+            " created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
             (
                 key,
                 model,
@@ -128,6 +132,7 @@ class ResponseCache(Closing):
                 response.prompt_tokens,
                 response.completion_tokens,
                 response.latency_s,
+                response.reasoning,
                 datetime.now(UTC).isoformat(timespec="seconds"),
             ),
         )

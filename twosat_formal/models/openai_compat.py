@@ -231,7 +231,10 @@ def parse_retry_after(value: str | None, *, now: datetime | None = None) -> floa
 
 
 def parse_reply(mode: str, payload: object, latency_s: float | None = None) -> Response:
-    """Read text, finish reason and token usage out of a decoded reply body.
+    """Read text, finish reason, token usage and reasoning out of a decoded reply body.
+
+    The reasoning is the message's ``reasoning_content`` (or ``reasoning``) when the
+    server sends it.
 
     Raises :class:`~twosat_formal.errors.EvaluationError` when the body is not the
     shape the API promises.
@@ -242,7 +245,10 @@ def parse_reply(mode: str, payload: object, latency_s: float | None = None) -> R
     ...          "usage": {"prompt_tokens": 5, "completion_tokens": 1}}
     >>> parse_reply("completion", reply)
     Response(text='Yes', finish_reason='length', prompt_tokens=5, completion_tokens=1, \
-latency_s=None)
+latency_s=None, reasoning=None)
+    >>> message = {"content": "No", "reasoning_content": "A implies not A."}
+    >>> parse_reply("chat", {"choices": [{"message": message}]}).reasoning
+    'A implies not A.'
     >>> parse_reply("chat", {"choices": []})
     Traceback (most recent call last):
     ...
@@ -259,8 +265,10 @@ latency_s=None)
         if not isinstance(message, dict):
             raise EvaluationError("malformed reply: the choice has no message object")
         text = message.get("content")
+        reasoning = _reasoning_of(message)
     else:
         text = choice.get("text")
+        reasoning = _reasoning_of(choice)
     if text is None:
         text = ""
     if not isinstance(text, str):
@@ -277,7 +285,22 @@ latency_s=None)
         prompt_tokens=_count(usage.get("prompt_tokens")),
         completion_tokens=_count(usage.get("completion_tokens")),
         latency_s=latency_s,
+        reasoning=reasoning,
     )
+
+
+#: Where servers put the reasoning beside the answer: vLLM, DeepSeek and llama.cpp
+#: ``reasoning_content``, OpenRouter and Ollama ``reasoning``.
+REASONING_FIELDS = ("reasoning_content", "reasoning")
+
+
+def _reasoning_of(part: dict[str, Any]) -> str | None:
+    """The reasoning text a message (or completion choice) carries, if any."""
+    for name in REASONING_FIELDS:
+        value = part.get(name)
+        if isinstance(value, str) and value:
+            return value
+    return None
 
 
 #: Why a Responses API reply stopped early, as a finish reason.
@@ -288,8 +311,9 @@ def parse_responses_reply(payload: object, latency_s: float | None = None) -> Re
     """Read a Responses API reply (``/v1/responses``): text, finish reason, token usage.
 
     The text is that of every ``output_text`` part of the ``message`` items of
-    ``output``, in order; an ``incomplete`` reply stopped by ``max_output_tokens`` has
-    finish reason ``length`` (truncated), a ``completed`` one ``stop``.
+    ``output``, in order, and the reasoning that of the ``reasoning`` items'
+    summaries; an ``incomplete`` reply stopped by ``max_output_tokens`` has finish
+    reason ``length`` (truncated), a ``completed`` one ``stop``.
 
     Raises :class:`~twosat_formal.errors.EvaluationError` when the body is not the
     shape the API promises.
@@ -303,7 +327,7 @@ def parse_responses_reply(payload: object, latency_s: float | None = None) -> Re
     ...          "usage": {"input_tokens": 9, "output_tokens": 2}}
     >>> parse_responses_reply(reply)
     Response(text='The answer', finish_reason='length', prompt_tokens=9, completion_tokens=2, \
-latency_s=None)
+latency_s=None, reasoning=None)
     >>> parse_responses_reply({"object": "response", "output": 3})
     Traceback (most recent call last):
     ...
@@ -315,9 +339,15 @@ latency_s=None)
     if not isinstance(output, list):
         raise EvaluationError("malformed reply: 'output' is not a list")
     texts: list[str] = []
+    thoughts: list[str] = []
     for item in output:
         if not isinstance(item, dict):
             raise EvaluationError("malformed reply: an output item is not an object")
+        if item.get("type") == "reasoning":
+            for part in item.get("summary") or []:
+                if isinstance(part, dict) and isinstance(part.get("text"), str):
+                    thoughts.append(part["text"])
+            continue
         if item.get("type") != "message":
             continue
         content = item.get("content")
@@ -347,6 +377,7 @@ latency_s=None)
         prompt_tokens=_count(usage.get("input_tokens")),
         completion_tokens=_count(usage.get("output_tokens")),
         latency_s=latency_s,
+        reasoning="\n\n".join(thoughts) or None,
     )
 
 
