@@ -48,7 +48,7 @@ from typing import Any
 
 from twosat_formal.closing import Closing
 from twosat_formal.columns import BUILTIN_COLUMNS, COLUMNS, pick_columns, sources_of
-from twosat_formal.errors import RecordError, TwoSatFormalError
+from twosat_formal.errors import EvaluationError, RecordError, TwoSatFormalError
 from twosat_formal.model import Response, public_endpoint
 from twosat_formal.scoring import Judgement
 
@@ -711,10 +711,13 @@ def filled_store(path: str | os.PathLike[str], *, keep_results: bool = True) -> 
 
     A store this call created (with its ``-wal``, ``-shm`` and ``-journal`` files) is
     removed again when the block raises a :class:`~twosat_formal.errors.TwoSatFormalError`
-    (a model spec refused once the run starts, a bad line of the answers) and holds no
-    result, or whatever it holds unless ``keep_results`` (``score``: its results are
-    scored again in a moment; ``eval`` keeps answers it paid for). An existing store,
-    and any interruption, keep what they hold.
+    that refuses the command (a model spec refused once the run starts, a bad line of
+    the answers) and the store holds no result, or whatever it holds unless
+    ``keep_results`` (``score``: its results are scored again in a moment; ``eval``
+    keeps answers it paid for). Requests that were asked and failed (an
+    :class:`~twosat_formal.errors.EvaluationError`: a closed port, a refused key) are
+    not a refusal: the store keeps its failed run. An existing store, and any
+    interruption, keep what they hold.
 
     >>> import tempfile, pathlib
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "runs.sqlite"
@@ -731,10 +734,11 @@ def filled_store(path: str | os.PathLike[str], *, keep_results: bool = True) -> 
     store = RunStore(path)
     try:
         yield store
-    except TwoSatFormalError:
+    except TwoSatFormalError as exc:
         empty = not keep_results or store.count() == 0
         store.close()
-        if empty and files[0] in made:
+        asked = isinstance(exc, EvaluationError)  # requests were sent: the failed run stays
+        if empty and not asked and files[0] in made:
             for file in made:
                 file.unlink(missing_ok=True)
         raise
