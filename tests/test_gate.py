@@ -273,3 +273,34 @@ def test_no_verify_is_recorded_with_the_run(
     with RunStore(store, readonly=True) as runs:
         [info] = [run["info"] for run in runs.runs()]
     assert info["verification"]["verify"] == "off (--no-verify)"
+
+
+@pytest.mark.slow
+def test_run_experiment_evaluates_nothing_of_a_dataset_certify_rejects(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Fault injection: the dataset the experiment wrote is tampered before its gate."""
+    from test_experiments import small_spec
+
+    from twosat_formal.errors import UnverifiedPromptError
+    from twosat_formal.experiments import runner
+
+    build = runner._build
+
+    def tampered(*args: Any, **kwargs: Any) -> Any:
+        built = build(*args, **kwargs)
+        path = built.files[0]
+        lines = path.read_text(encoding="utf-8").splitlines()
+        lines[0] = json.dumps(_forged_label(json.loads(lines[0])))
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        return built
+
+    monkeypatch.setattr(runner, "_build", tampered)
+    cells = [
+        {"family": "equivalence-core", "clauses": [8], "knobs": ["free_ratio"], "levels": [0.0]}
+    ]
+    spec = small_spec("sweep", cells, formulas=1)
+    folder = tmp_path / "run"
+    with pytest.raises(UnverifiedPromptError, match=r"certify refuses .*nothing was sent"):
+        runner.run_experiment(spec, ["ref/oracle"], out_dir=folder)
+    assert not (folder / "results.sqlite").exists()
