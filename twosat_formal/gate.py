@@ -18,11 +18,11 @@ Examples
 >>> from twosat_formal.generators import generate
 >>> from twosat_formal.instance import write_instances
 >>> from twosat_formal.prompts import write_prompts
->>> from twosat_formal.verbalize import verbalize
+>>> from twosat_formal.verbalize import prompt_record
 >>> inst = generate("backbone", clauses=6, seed=3)
 >>> folder = pathlib.Path(tempfile.mkdtemp())
 >>> _ = write_instances([inst], folder / "d.jsonl")
->>> record = verbalize(inst.formula, "logic", seed=1).record(inst.id, None)
+>>> record = prompt_record(inst.formula, "logic", instance_id=inst.id, seed=1)
 >>> _ = write_prompts([record], folder / "p.jsonl")
 >>> items = load_items(folder / "p.jsonl", dataset=folder / "d.jsonl")
 >>> gate_items(items, prompts=folder / "p.jsonl", dataset=folder / "d.jsonl").records
