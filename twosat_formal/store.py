@@ -48,6 +48,7 @@ from typing import Any
 from twosat_formal.closing import Closing
 from twosat_formal.columns import BUILTIN_COLUMNS, COLUMNS, pick_columns, sources_of
 from twosat_formal.errors import RecordError
+from twosat_formal.jsonread import loads
 from twosat_formal.model import Response, public_endpoint
 from twosat_formal.scoring import Judgement
 
@@ -449,10 +450,14 @@ class RunStore(Closing):
                 rows,
             )
 
+    def _json(self, text: str, table: str) -> Any:
+        """A JSON value stored in ``table``, read by the one JSON reader."""
+        return loads(text, source=f"{self.path} (table {table})")
+
     def instances(self) -> Iterator[dict[str, Any]]:
         """The stored instance records, by id."""
         for (record,) in self._db.execute("SELECT record FROM instances ORDER BY instance_id"):
-            yield json.loads(record)
+            yield self._json(record, "instances")
 
     def prompts(self) -> Iterator[PromptRow]:
         """The stored prompt rows, by id."""
@@ -483,7 +488,7 @@ class RunStore(Closing):
                     template,
                     label,
                     body,
-                    json.loads(entities),
+                    self._json(entities, "prompts"),
                     true_value,
                     false_value,
                     seed,
@@ -597,7 +602,7 @@ class RunStore(Closing):
             if columns is None:
                 out.setdefault("cycle_reason", None)
             if out.get("witness") is not None:
-                out["witness"] = json.loads(out["witness"])
+                out["witness"] = self._json(out["witness"], "results")
             yield out
 
     def _result_columns(self) -> list[str]:
@@ -668,6 +673,12 @@ class RunStore(Closing):
             "SELECT run_id, started_at, finished_at, status, info FROM runs ORDER BY run_id"
         )
         return [
-            {"run_id": a, "started_at": b, "finished_at": c, "status": d, "info": json.loads(e)}
+            {
+                "run_id": a,
+                "started_at": b,
+                "finished_at": c,
+                "status": d,
+                "info": self._json(e, "runs"),
+            }
             for a, b, c, d, e in cursor
         ]
