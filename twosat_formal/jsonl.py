@@ -129,8 +129,8 @@ def _not_text(exc: UnicodeDecodeError, name: str, line: int | None) -> RecordErr
 def _lines(stream: IO[str] | IO[bytes], name: str) -> Iterator[tuple[int, str]]:
     """The numbered lines of a stream; bytes that are not UTF-8 name the file and line.
 
-    A binary stream is split at ``\n`` only, as every line reader splits it (a text
-    stream opened with universal newlines would also split at ``\r``).
+    A binary stream is split at ``\\n`` only, as every line reader splits it (a text
+    stream opened with universal newlines would also split at ``\\r``).
     """
     number = 0
     iterator: Iterator[str | bytes] = iter(stream)
@@ -282,7 +282,7 @@ def read_stream(
 
     Raises :class:`RecordError` with the line number for a line that is not JSON
     (``strict=False``: yields the error as the line's value instead). Give a binary
-    stream: a text stream with universal newlines splits lines at ``\r`` as well.
+    stream: a text stream with universal newlines splits lines at ``\\r`` as well.
     """
     for number, text in _lines(stream, source):
         if not text.strip():
