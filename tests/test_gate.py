@@ -304,3 +304,18 @@ def test_run_experiment_evaluates_nothing_of_a_dataset_certify_rejects(
     with pytest.raises(UnverifiedPromptError, match=r"certify refuses .*nothing was sent"):
         runner.run_experiment(spec, ["ref/oracle"], out_dir=folder)
     assert not (folder / "results.sqlite").exists()
+
+
+def test_a_prompt_id_twice_in_the_prompt_file_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    inst = generate("backbone", clauses=8, seed=3)
+    prompt = instance_prompts(inst, ["logic"], seed=1)[0].to_record()
+    data = write_jsonl(tmp_path / "dataset.jsonl", [inst.to_record()])
+    prompts = write_jsonl(tmp_path / "prompts.jsonl", [_restated(prompt), prompt])
+    store = tmp_path / "runs.sqlite"
+    code, out, err = cli(
+        capsys, "eval", str(prompts), "--dataset", str(data), "-m", "ref/oracle",
+        "--store", str(store), "--no-progress",
+    )  # fmt: skip
+    assert_refused(code, out, err, store, prompt["id"])
