@@ -19,7 +19,7 @@ from cli_support import cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonl_support import write_jsonl
-from test_certify_tamper import DATASET, tamper, tamperable
+from test_certify_tamper import DATASET, _measured, tamper, tamperable
 
 from twosat_formal.certify import certify_files
 from twosat_formal.generators import generate
@@ -112,6 +112,27 @@ def test_eval_refuses_every_tampered_dataset_of_the_tamper_tests(
     code, out, err, store = run_eval(capsys, tmp_path_factory.mktemp("t"), dataset)
     # a record that no longer reads as one (a field deleted) is refused as it is read
     assert_refused(code, out, err, store, by_certify=False)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("index", INSTANCES + VERBALIZED)
+def test_eval_refuses_a_change_to_any_top_level_field_of_any_record(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], index: int
+) -> None:
+    """Exhaustive over the top-level fields, as the certify tamper tests are."""
+    from test_certify_tamper import _kind
+
+    record = DATASET[index]
+    for key in record:
+        if _measured(_kind(record), (key,)):
+            continue
+        dataset = copy.deepcopy(DATASET)
+        dataset[index] = tamper(record, (key,), "change")
+        folder = tmp_path / f"{key}"
+        folder.mkdir()
+        code, out, err, store = run_eval(capsys, folder, dataset)
+        assert code == 2, (key, out, err)
+        assert_refused(code, out, err, store, by_certify=False)
 
 
 def _forged_label(record: Record) -> Record:
