@@ -205,3 +205,37 @@ def test_the_certify_command_passes_clean_stories_and_lists_tampered_ones(
     report = json.loads(out)
     assert report["failed_records"] == 1
     assert [f["id"] for f in report["failures"]] == [stories[1]["id"]]
+
+
+def _attested(record: Record) -> int:
+    """The attested leaves of a story record, counted from the field rules alone."""
+    from twosat_formal.fieldclass import ATTESTED, field_class
+
+    def leaves(value: Any, path: tuple[str | int, ...]) -> int:
+        if isinstance(value, dict) and value:
+            return sum(leaves(v, (*path, k)) for k, v in value.items())
+        if isinstance(value, list) and value:
+            return sum(leaves(v, (*path, i)) for i, v in enumerate(value))
+        return int(field_class("story", path) == ATTESTED)
+
+    return leaves(record, ())
+
+
+def test_certify_says_how_many_story_fields_are_attested_not_checked(
+    tmp_path: Path, stories: list[Record], capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = write_jsonl(tmp_path / "data.jsonl", INSTANCES)
+    clean = write_jsonl(tmp_path / "clean.jsonl", stories)
+    report = certify_files([data, clean])
+    assert report.ok and report.story_attested > 0
+    assert report.story_attested == sum(_attested(r) for r in stories)
+    try:
+        main(["certify", str(data), str(clean)])
+    except SystemExit as exc:
+        assert not exc.code
+    out = capsys.readouterr().out
+    assert f"{report.story_attested} story fields are attested, not checked" in " ".join(
+        out.split()
+    )
+    alone = certify_files([data])
+    assert alone.story_attested == 0 and alone.attested_line == ""

@@ -19,7 +19,7 @@ from cli_support import cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonl_support import write_jsonl
-from test_certify_tamper import DATASET, tamper, tamperable
+from test_certify_tamper import DATASET, _measured, tamper, tamperable
 
 from twosat_formal.certify import certify_files
 from twosat_formal.generators import generate
@@ -112,6 +112,27 @@ def test_eval_refuses_every_tampered_dataset_of_the_tamper_tests(
     code, out, err, store = run_eval(capsys, tmp_path_factory.mktemp("t"), dataset)
     # a record that no longer reads as one (a field deleted) is refused as it is read
     assert_refused(code, out, err, store, by_certify=False)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("index", INSTANCES + VERBALIZED)
+def test_eval_refuses_a_change_to_any_top_level_field_of_any_record(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], index: int
+) -> None:
+    """Exhaustive over the top-level fields, as the certify tamper tests are."""
+    from test_certify_tamper import _kind
+
+    record = DATASET[index]
+    for key in record:
+        if _measured(_kind(record), (key,)):
+            continue
+        dataset = copy.deepcopy(DATASET)
+        dataset[index] = tamper(record, (key,), "change")
+        folder = tmp_path / f"{key}"
+        folder.mkdir()
+        code, out, err, store = run_eval(capsys, folder, dataset)
+        assert code == 2, (key, out, err)
+        assert_refused(code, out, err, store, by_certify=False)
 
 
 def _forged_label(record: Record) -> Record:
@@ -273,3 +294,49 @@ def test_no_verify_is_recorded_with_the_run(
     with RunStore(store, readonly=True) as runs:
         [info] = [run["info"] for run in runs.runs()]
     assert info["verification"]["verify"] == "off (--no-verify)"
+
+
+@pytest.mark.slow
+def test_run_experiment_evaluates_nothing_of_a_dataset_certify_rejects(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Fault injection: the dataset the experiment wrote is tampered before its gate."""
+    from test_experiments import small_spec
+
+    from twosat_formal.errors import UnverifiedPromptError
+    from twosat_formal.experiments import runner
+
+    build = runner._build
+
+    def tampered(*args: Any, **kwargs: Any) -> Any:
+        built = build(*args, **kwargs)
+        path = built.files[0]
+        lines = path.read_text(encoding="utf-8").splitlines()
+        lines[0] = json.dumps(_forged_label(json.loads(lines[0])))
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        return built
+
+    monkeypatch.setattr(runner, "_build", tampered)
+    cells = [
+        {"family": "equivalence-core", "clauses": [8], "knobs": ["free_ratio"], "levels": [0.0]}
+    ]
+    spec = small_spec("sweep", cells, formulas=1)
+    folder = tmp_path / "run"
+    with pytest.raises(UnverifiedPromptError, match=r"certify refuses .*nothing was sent"):
+        runner.run_experiment(spec, ["ref/oracle"], out_dir=folder)
+    assert not (folder / "results.sqlite").exists()
+
+
+def test_a_prompt_id_twice_in_the_prompt_file_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    inst = generate("backbone", clauses=8, seed=3)
+    prompt = instance_prompts(inst, ["logic"], seed=1)[0].to_record()
+    data = write_jsonl(tmp_path / "dataset.jsonl", [inst.to_record()])
+    prompts = write_jsonl(tmp_path / "prompts.jsonl", [_restated(prompt), prompt])
+    store = tmp_path / "runs.sqlite"
+    code, out, err = cli(
+        capsys, "eval", str(prompts), "--dataset", str(data), "-m", "ref/oracle",
+        "--store", str(store), "--no-progress",
+    )  # fmt: skip
+    assert_refused(code, out, err, store, prompt["id"])

@@ -131,6 +131,7 @@ def test_names_from_comment_lines(read: object) -> None:
         ("c x\np cnf 3 1\n" + "2" * 4301 + " 1 0\n%\n0\n", 3, 1, ["(4301 digits)"]),
         ("p cnf " + "1" * 5000 + " 0\n", 1, 1, ["variables exceed the limit"]),
         ("p cnf 3 " + "1" * 5000 + "\n1 0\n", 1, 1, ["clause count 1", "more than"]),
+        ("c var " + "1" * 5000 + " a\np cnf 3 0\n", 1, 7, ["(5000 digits)", '"c var"']),
         ("c var 4 d\np cnf 3 0\n", 1, 7, ["variable 4", "header's 3 variables"]),
         ("c var 0 d\np cnf 3 0\n", 1, 7, ["start at 1"]),
         ("c var one d\np cnf 3 0\n", 1, 7, ["expected a variable number"]),
@@ -154,6 +155,14 @@ def test_leading_zeros_of_any_length_keep_the_literal_s_value(
 ) -> None:
     text = "p cnf 3 1\n" + "0" * zeros + "3 -" + "0" * zeros + "2 0\n"
     assert read(text) == Formula([[3, -2]], num_vars=3)
+
+
+@pytest.mark.parametrize("read", READERS)
+def test_a_name_of_5000_digits_after_x_is_a_name_like_any_other(
+    read: Callable[..., Formula],
+) -> None:
+    name = "x" + "1" * 5000
+    assert read(f"c var 1 {name}\np cnf 2 1\n1 -2 0\n").names == (name, "x2")
 
 
 def test_swapped_default_names_are_kept() -> None:

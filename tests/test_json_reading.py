@@ -268,3 +268,20 @@ def test_every_document_reader_names_the_line_of_each_hazard(
     error = refusal(DOCUMENT_READERS[reader], path)
     assert (error.line, error.source) == (3, str(path)), str(error)
     assert SAYS[hazard] in str(error)
+
+
+@pytest.mark.parametrize("depth", [MAX_DEPTH + 1, 1_000, 1_999, 50_000])
+@pytest.mark.parametrize("limit", [None, 200_000])
+def test_deep_nesting_is_refused_the_same_whatever_the_recursion_limit(
+    depth: int, limit: int | None
+) -> None:
+    text = '{"id": "x", "a": ' + _nested(["[", "{"] * (depth // 2) + ["["] * (depth % 2)) + "}"
+    old = sys.getrecursionlimit()
+    try:
+        if limit is not None:
+            sys.setrecursionlimit(limit)
+        with pytest.raises(RecordError) as info:
+            loads(text, source="d.jsonl", line=4)
+    finally:
+        sys.setrecursionlimit(old)
+    assert str(info.value) == f"d.jsonl:4: arrays and objects nested deeper than {MAX_DEPTH}"

@@ -16,7 +16,7 @@ from twosat_formal.columns import BUILTIN_COLUMNS, COLUMNS, ExportColumn, export
 from twosat_formal.generators import generate
 from twosat_formal.instance import write_instances
 from twosat_formal.prompts import write_prompts
-from twosat_formal.verbalize import verbalize
+from twosat_formal.verbalize import prompt_record
 
 WANTED = {
     "family", "clauses", "params", "template", "error", "witness_reason",
@@ -32,7 +32,7 @@ def store(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[Path, dic
         generate("implication-cycle", clauses=10, seed=2),
     ]
     records = [
-        verbalize(inst.formula, template, seed=k).record(inst.id, None)
+        prompt_record(inst.formula, template, instance_id=inst.id, seed=k)
         for k, inst in enumerate(instances)
         for template in ("logic", "door")
     ]

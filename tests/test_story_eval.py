@@ -23,6 +23,7 @@ from faultserver import FaultServer
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from story_support import story_record
+from test_certify_story import _attested
 
 from twosat_formal.edits.classify import root_instance
 from twosat_formal.errors import ConfigError, RecordError
@@ -331,6 +332,8 @@ def test_eval_scores_story_prompts_end_to_end(
         for spec, server in (("openai/by-hand", good), ("openai/sloppy", bad)):
             summary = eval_summary(capsys, stories, store, spec, server, "--dataset", str(dataset))
             assert summary["done"] == 3
+            attested = sum(_attested(r.to_record()) for r in STORIES.values())
+            assert summary["verification"]["story_fields_attested"] == attested > 0
     with RunStore(store, readonly=True) as run_store:
         rows = list(run_store.export_rows())
         results = {(r["model"], r["prompt_id"]): r for r in run_store.results()}
@@ -367,3 +370,5 @@ def test_eval_without_a_dataset_scores_stories_against_their_recovered_formulas(
     with FaultServer(answer=oracle_answers) as server:
         summary = eval_summary(capsys, stories, store, "openai/by-hand", server)
     assert summary["failures"] == {"correct": 3}
+    attested = sum(_attested(r.to_record()) for r in STORIES.values())
+    assert summary["verification"]["story_fields_attested"] == attested > 0

@@ -917,7 +917,8 @@ class _Index:
     it without parsing the line (:func:`_filing`), unless ``exact``; such a line then
     tells its worker what it was filed under, and the worker confirms it from the
     parsed record (or answers :class:`_Misfiled`, and :func:`certify_files` starts
-    again on an exact index).
+    again on an exact index). An index asked for ``only`` some records parses every
+    line: it is a gate, and what it checks must not rest on a shortcut.
     """
 
     def __init__(
@@ -938,7 +939,7 @@ class _Index:
         for number, path in enumerate(self.paths):
             for line, offset, raw in _raw_lines(path):
                 self.records += 1
-                filed = None if exact else _filing(raw)
+                filed = None if self.exact else _filing(raw)
                 key, instance = _filed(_value(raw, line, path)) if filed is None else filed
                 if instance is not None:
                     instances.add(instance)

@@ -74,11 +74,20 @@ def default_name(var: int) -> str:
 def default_var(name: str) -> int | None:
     """The variable whose default name is ``name``, if any.
 
-    >>> default_var("x7"), default_var("x07"), default_var("a")
-    (7, None, None)
+    A number of more than 18 digits is no variable's (none has one, and Python will not
+    convert more than 4,300 digits), so its name is no default name.
+
+    >>> default_var("x7"), default_var("x07"), default_var("a"), default_var("x" + "9" * 5000)
+    (7, None, None, None)
     """
     digits = name[1:]
-    if name[:1] == "x" and digits.isascii() and digits.isdigit() and digits[0] != "0":
+    if (
+        name[:1] == "x"
+        and 0 < len(digits) <= 18
+        and digits.isascii()
+        and digits.isdigit()
+        and digits[0] != "0"
+    ):
         return int(digits)
     return None
 

@@ -18,11 +18,11 @@ Examples
 >>> from twosat_formal.generators import generate
 >>> from twosat_formal.instance import write_instances
 >>> from twosat_formal.prompts import write_prompts
->>> from twosat_formal.verbalize import verbalize
+>>> from twosat_formal.verbalize import prompt_record
 >>> inst = generate("backbone", clauses=6, seed=3)
 >>> folder = pathlib.Path(tempfile.mkdtemp())
 >>> _ = write_instances([inst], folder / "d.jsonl")
->>> record = verbalize(inst.formula, "logic", seed=1).record(inst.id, None)
+>>> record = prompt_record(inst.formula, "logic", instance_id=inst.id, seed=1)
 >>> _ = write_prompts([record], folder / "p.jsonl")
 >>> items = load_items(folder / "p.jsonl", dataset=folder / "d.jsonl")
 >>> gate_items(items, prompts=folder / "p.jsonl", dataset=folder / "d.jsonl").records
@@ -38,7 +38,7 @@ from twosat_formal.certify import CertifyReport, certify_files
 from twosat_formal.errors import UnverifiedPromptError
 from twosat_formal.evaluate import EvalItem, Verification, verify_items
 
-__all__ = ["CERTIFY_METHOD", "certify_judged", "gate_items"]
+__all__ = ["CERTIFY_METHOD", "certify_judged", "gate_items", "refusal"]
 
 #: How the gate verifies when it has the dataset (recorded with the run).
 CERTIFY_METHOD = "certify's checks on each prompt, its instance and the records that instance names"
@@ -60,10 +60,21 @@ def certify_judged(
         files.setdefault(os.path.realpath(path), os.fspath(path))
     report = certify_files(list(files.values()), only=ids)
     if report.failures:
-        more = len(report.failures) - 1
-        extra = f" (and {more} more failed checks; `certify` lists them)" if more else ""
-        raise UnverifiedPromptError(f"certify refuses {report.failures[0]}{extra}; {action}")
+        raise refusal(report, action)
     return report
+
+
+def refusal(report: CertifyReport, action: str) -> UnverifiedPromptError:
+    """The error of a gate that ``report`` fails: its first failure, and how many more.
+
+    >>> from twosat_formal.certify import CheckFailure
+    >>> failure = CheckFailure("i1", 3, "certificate", "the model falsifies clause 2", "d.jsonl")
+    >>> print(refusal(CertifyReport(("d.jsonl",), 1, 5, (failure,), 0.0, 0.0), "nothing was sent"))
+    certify refuses d.jsonl:3 i1 [certificate] the model falsifies clause 2; nothing was sent
+    """
+    more = len(report.failures) - 1
+    extra = f" (and {more} more failed checks; `certify` lists them)" if more else ""
+    return UnverifiedPromptError(f"certify refuses {report.failures[0]}{extra}; {action}")
 
 
 def gate_items(

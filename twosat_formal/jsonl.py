@@ -148,8 +148,8 @@ def _too_long(name: str, line: int) -> RecordError:
 def _lines(stream: IO[str] | IO[bytes], name: str) -> Iterator[tuple[int, str]]:
     """The numbered lines of a stream; bytes that are not UTF-8 name the file and line.
 
-    A binary stream is split at ``\n`` only, as every line reader splits it (a text
-    stream opened with universal newlines would also split at ``\r``). A line longer
+    A binary stream is split at ``\\n`` only, as every line reader splits it (a text
+    stream opened with universal newlines would also split at ``\\r``). A line longer
     than :data:`~twosat_formal.inputs.MAX_LINE_CHARS` (a file with no line end, say) is
     a :class:`RecordError`, raised once that much is read.
     """
@@ -310,7 +310,7 @@ def read_stream(
 
     Raises :class:`RecordError` with the line number for a line that is not JSON
     (``strict=False``: yields the error as the line's value instead). Give a binary
-    stream: a text stream with universal newlines splits lines at ``\r`` as well.
+    stream: a text stream with universal newlines splits lines at ``\\r`` as well.
     """
     for number, text in _lines(stream, source):
         if not text.strip():

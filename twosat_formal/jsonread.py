@@ -33,7 +33,6 @@ from __future__ import annotations
 import json
 import os
 import re
-from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
@@ -46,8 +45,7 @@ MAX_DEPTH = 100
 
 #: A JSON string, escapes included (the text around it holds no quote).
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
-#: What is not a bracket, once the strings are gone.
-_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+#: How a bracket moves the depth.
 _STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 #: A ``\\u`` escape of a surrogate (perhaps escaped itself: then the walk finds nothing).
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
@@ -74,12 +72,19 @@ def _constant(name: str) -> Any:
 _DECODER = json.JSONDecoder(object_pairs_hook=_object, parse_constant=_constant)
 
 
-def _too_deep(text: str) -> bool:
-    """Whether ``text`` nests arrays and objects deeper than :data:`MAX_DEPTH`."""
-    if text.count("[") + text.count("{") <= MAX_DEPTH:
-        return False
-    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
-    return max(accumulate(_STEP[c] for c in brackets), default=0) > MAX_DEPTH
+def _too_deep(value: Any) -> bool:
+    """Whether the parsed ``value`` nests arrays and objects deeper than :data:`MAX_DEPTH`.
+
+    Walked without recursion, over the containers only.
+    """
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return True
+        children = item.values() if isinstance(item, dict) else item
+        stack.extend((c, depth + 1) for c in children if isinstance(c, dict | list))
+    return False
 
 
 def _first_duplicate(text: str) -> tuple[str, int]:
@@ -128,14 +133,28 @@ def _blanked(text: str) -> str:
     return _STRING.sub(lambda m: '"' + " " * (len(m.group()) - 2) + '"', text)
 
 
+#: Above this many brackets the text is scanned for its depth before it is parsed, so
+#: the parser never recurses far (whatever the interpreter's recursion limit); below it,
+#: the parsed value is walked (cheaper; records hold far fewer).
+_SCAN_FIRST = 20 * MAX_DEPTH
+
+
 def _deepest(text: str) -> int:
-    """Where nesting first goes deeper than :data:`MAX_DEPTH`."""
+    """Where nesting first goes deeper than :data:`MAX_DEPTH` (0: it does not)."""
     depth = 0
     for match in re.finditer(r"[\[\]{}]", _blanked(text)):
         depth += _STEP[match.group()]
         if depth > MAX_DEPTH:
             return match.start()
     return 0
+
+
+def _deep(text: str, line: int | None, source: str) -> RecordError:
+    return RecordError(
+        f"arrays and objects nested deeper than {MAX_DEPTH}",
+        line=_line_of(text, line, _deepest),
+        source=source,
+    )
 
 
 def _line_of(text: str, line: int | None, find: re.Pattern[str] | Any) -> int | None:
@@ -178,12 +197,9 @@ def loads(text: str, *, source: str, line: int | None = None) -> Any:
     ...
     twosat_formal.errors.RecordError: d.jsonl:1: a \\u escape of half a surrogate pair ...
     """
-    if _too_deep(text):
-        raise RecordError(
-            f"arrays and objects nested deeper than {MAX_DEPTH}",
-            line=_line_of(text, line, _deepest),
-            source=source,
-        )
+    brackets = text.count("[") + text.count("{")  # more than the depth, if any is deep
+    if brackets > _SCAN_FIRST and _deepest(text):  # never parse what is very deep
+        raise _deep(text, line, source)
     try:
         value = _DECODER.decode(text)
     except _Duplicate:
@@ -196,13 +212,15 @@ def loads(text: str, *, source: str, line: int | None = None) -> Any:
     except json.JSONDecodeError as exc:
         where = line if line is not None else exc.lineno
         raise RecordError(f"invalid JSON: {exc.msg}", line=where, source=source) from None
-    except RecursionError:  # not reached below MAX_DEPTH; kept so no reader ever crashes
-        raise RecordError("arrays and objects nested too deep", line=line, source=source) from None
+    except RecursionError:  # far deeper than MAX_DEPTH: refused as any deep text is
+        raise _deep(text, line, source) from None
     except ValueError as exc:
         message, find = str(exc), _CONSTANT
         if "digits" in message:
             message, find = "a number of more than 4300 digits", _LONG_NUMBER
         raise RecordError(message, line=_line_of(text, line, find), source=source) from None
+    if brackets > MAX_DEPTH and isinstance(value, dict | list) and _too_deep(value):
+        raise _deep(text, line, source)
     if "\\u" in text and _SURROGATE_ESCAPE.search(text) and _has_surrogate(value):
         raise RecordError(
             "a \\u escape of half a surrogate pair (no UTF-8 text holds one)",

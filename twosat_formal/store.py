@@ -49,6 +49,7 @@ from typing import Any
 from twosat_formal.closing import Closing
 from twosat_formal.columns import BUILTIN_COLUMNS, COLUMNS, pick_columns, sources_of
 from twosat_formal.errors import EvaluationError, RecordError, TwoSatFormalError
+from twosat_formal.jsonread import loads
 from twosat_formal.model import Response, public_endpoint
 from twosat_formal.scoring import Judgement
 
@@ -460,10 +461,14 @@ class RunStore(Closing):
                 rows,
             )
 
+    def _json(self, text: str, table: str) -> Any:
+        """A JSON value stored in ``table``, read by the one JSON reader."""
+        return loads(text, source=f"{self.path} (table {table})")
+
     def instances(self) -> Iterator[dict[str, Any]]:
         """The stored instance records, by id."""
         for (record,) in self._db.execute("SELECT record FROM instances ORDER BY instance_id"):
-            yield json.loads(record)
+            yield self._json(record, "instances")
 
     def prompts(self) -> Iterator[PromptRow]:
         """The stored prompt rows, by id."""
@@ -494,7 +499,7 @@ class RunStore(Closing):
                     template,
                     label,
                     body,
-                    json.loads(entities),
+                    self._json(entities, "prompts"),
                     true_value,
                     false_value,
                     seed,
@@ -628,7 +633,7 @@ class RunStore(Closing):
                 out.setdefault("cycle_reason", None)
                 out.setdefault("reasoning", None)
             if out.get("witness") is not None:
-                out["witness"] = json.loads(out["witness"])
+                out["witness"] = self._json(out["witness"], "results")
             yield out
 
     def _result_columns(self) -> list[str]:
@@ -699,7 +704,13 @@ class RunStore(Closing):
             "SELECT run_id, started_at, finished_at, status, info FROM runs ORDER BY run_id"
         )
         return [
-            {"run_id": a, "started_at": b, "finished_at": c, "status": d, "info": json.loads(e)}
+            {
+                "run_id": a,
+                "started_at": b,
+                "finished_at": c,
+                "status": d,
+                "info": self._json(e, "runs"),
+            }
             for a, b, c, d, e in cursor
         ]
 

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from twosat_formal.errors import ConfigError, RecordError
+from twosat_formal.jsonread import loads
 from twosat_formal.store import ADDED_RESULT_COLUMNS, RunStore
 
 __all__ = ["MergeReport", "merge_stores"]
@@ -124,7 +125,7 @@ def _copy_runs(db: sqlite3.Connection, source: str) -> int:
     )
     copied = 0
     for run_id, started, finished, status, info in cursor.fetchall():
-        meta = json.loads(info)
+        meta = loads(info, source=f"{source} (table runs)")
         meta.setdefault("merged_from", source)
         meta.setdefault("merged_run_id", run_id)
         new = db.execute(

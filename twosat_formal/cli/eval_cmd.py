@@ -146,8 +146,9 @@ def eval_command(
         Path | None,
         dataset_option(
             "Instances (JSON Lines) the prompts verbalize: formulas, labels and metadata "
-            "for reports. Without it, formulas are read back from the prompts (a story's "
-            "recovered formula) and solved."
+            "for reports; each prompt, its instance and the records it names get "
+            "certify's checks before anything is sent. Without it, formulas are read back "
+            "from the prompts (a story's recovered formula) and solved."
         ),
     ] = None,
     concurrency: ConcurrencyOption = 8,
@@ -197,8 +198,9 @@ def eval_command(
 ) -> None:
     """Ask models every prompt, score the answers and keep them in the run store.
 
-    Each prompt is first re-derived from its instance (the dataset's, or the formula
-    read back from it) and compared: a prompt that differs stops the run before any
+    Every record a judgement depends on is checked first: with --dataset, certify's
+    checks on each prompt, its instance and the records that names; else each prompt
+    re-derived from the formula read back from it. A failure stops the run before any
     store is written or request sent (exit 2), unless ``--no-verify``.
 
     Story prompts are scored with each entity's own true and false description.

@@ -46,7 +46,8 @@ def score_command(
     dataset: Annotated[
         Path | None,
         dataset_option(
-            "Instances (JSON Lines) the prompts verbalize. Without it, formulas are "
+            "Instances (JSON Lines) the prompts verbalize; each prompt, its instance and "
+            "the records it names get certify's checks first. Without it, formulas are "
             "read back from the prompts and solved."
         ),
     ] = None,

@@ -60,7 +60,6 @@ Examples
 
 from __future__ import annotations
 
-import json
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -69,6 +68,7 @@ from twosat_formal.edits.classify import CHANGING, EDIT_KIND, PRESERVING
 from twosat_formal.edits.operators import CATEGORIES, OPERATOR, PREMISE, category_of
 from twosat_formal.errors import ConfigError, RecordError
 from twosat_formal.jsonfields import fields_json
+from twosat_formal.jsonread import loads
 from twosat_formal.registry import check_choice
 
 __all__ = [
@@ -122,8 +122,8 @@ def _transforms(row: Row) -> Sequence[Any]:
     value = row.get("transforms") or []
     if isinstance(value, str):
         try:
-            value = json.loads(value)
-        except json.JSONDecodeError:
+            value = loads(value, source="transforms")
+        except RecordError:
             raise RecordError(f"row {row.get('instance_id')!r}: transforms are not JSON") from None
     if not isinstance(value, list | tuple):
         raise RecordError(f"row {row.get('instance_id')!r}: transforms must be a list")

@@ -35,7 +35,7 @@ from typing import Any
 
 from twosat_formal.errors import TwoSatFormalError, UnverifiedPromptError
 from twosat_formal.evaluate.items import EvalItem, StoryPrompt
-from twosat_formal.fieldclass import compare_record
+from twosat_formal.fieldclass import ATTESTED, compare_record
 
 __all__ = ["METHOD", "Verification", "verify_item", "verify_items"]
 
@@ -71,6 +71,7 @@ class Verification:
         }
         if self.records is not None:
             out["records_certified"] = self.records
+        if not self.skipped:
             out["story_fields_attested"] = self.story_attested
         return out
 
@@ -79,8 +80,11 @@ def _refuse(prompt: Any, why: str) -> UnverifiedPromptError:
     return UnverifiedPromptError(f"prompt {prompt.id}: {why}; nothing was sent")
 
 
-def verify_item(item: EvalItem) -> None:
+def verify_item(item: EvalItem) -> int:
     """Re-derive one item's prompt from its formula; raise if it differs.
+
+    Returns the number of its fields taken on trust: a story's attested fields (what
+    the story model wrote), 0 for a template prompt.
 
     Raises
     ------
@@ -89,8 +93,7 @@ def verify_item(item: EvalItem) -> None:
     """
     prompt = item.prompt
     if isinstance(prompt, StoryPrompt):
-        _verify_story(prompt, item)
-        return
+        return _verify_story(prompt, item)
     from twosat_formal.prompts import prompt_id
     from twosat_formal.verbalize import example_formula, verbalize
 
@@ -129,9 +132,10 @@ def verify_item(item: EvalItem) -> None:
             f"its text is not what {prompt.template} renders from instance "
             f"{prompt.instance_id} with seed {seed}: " + "; ".join(result.differences),
         )
+    return 0
 
 
-def _verify_story(prompt: StoryPrompt, item: EvalItem) -> None:
+def _verify_story(prompt: StoryPrompt, item: EvalItem) -> int:
     from twosat_formal.rederive import rederive_story
 
     if prompt.story is None:
@@ -144,6 +148,7 @@ def _verify_story(prompt: StoryPrompt, item: EvalItem) -> None:
     result = compare_record("story", record, expected, limit=2)
     if result.differences:
         raise _refuse(prompt, "the story does not re-derive: " + "; ".join(result.differences))
+    return result.counts[ATTESTED]
 
 
 def verify_items(items: Sequence[EvalItem]) -> Verification:
@@ -154,6 +159,5 @@ def verify_items(items: Sequence[EvalItem]) -> Verification:
     UnverifiedPromptError
         For the first prompt whose text is not its re-derivation.
     """
-    for item in items:
-        verify_item(item)
-    return Verification(len(items))
+    attested = sum(verify_item(item) for item in items)
+    return Verification(len(items), story_attested=attested)

@@ -49,7 +49,7 @@ from rich.console import Console
 
 from twosat_formal.edits import edit_instances
 from twosat_formal.edits.classify import EDIT_KIND
-from twosat_formal.errors import CertificateError, ConfigError
+from twosat_formal.errors import ConfigError
 from twosat_formal.evaluate import EvalItem, EvalSummary, Verification, evaluate, verify_items
 from twosat_formal.experiments.design import Condition, expand, inert_knobs
 from twosat_formal.experiments.manifest import (
@@ -249,15 +249,11 @@ def _prompts(
 def _certify(files: Sequence[Path], jobs: int) -> dict[str, Any]:
     """Re-check every instance, prompt and story (``certify``); raise if any check fails."""
     from twosat_formal.certify import certify_files
+    from twosat_formal.gate import refusal
 
     outcome = certify_files(list(files), jobs=jobs)
-    if not outcome.ok:
-        shown = "; ".join(str(f) for f in outcome.failures[:5])
-        more = len(outcome.failures) - 5
-        raise CertificateError(
-            f"certify found {len(outcome.failures)} failed checks: {shown}"
-            + (f" (and {more} more)" if more > 0 else "")
-        )
+    if not outcome.ok:  # the gate: nothing is asked of a dataset certify rejects (exit 2)
+        raise refusal(outcome, "nothing was sent")
     summary = outcome.to_json()
     return {
         "ok": True,
@@ -266,6 +262,7 @@ def _certify(files: Sequence[Path], jobs: int) -> dict[str, Any]:
         "checks": summary["checks"],
         "seconds": summary["seconds"],
         "z3_seconds": summary["z3_seconds"],
+        "story_fields_attested": outcome.story_attested,
     }
 
 
@@ -451,8 +448,11 @@ def run_experiment(
     ------
     ConfigError, UnknownNameError
         For a bad spec, parameter, template or model spec.
-    CertificateError, ProofError, SolverDisagreementError
-        If any instance or prompt fails certification (nothing is evaluated then).
+    UnverifiedPromptError
+        If any instance, prompt or story fails certification (nothing is evaluated
+        then; exit code 2), naming the first failing record and check.
+    ProofError, SolverDisagreementError
+        If a check could not be made.
     """
     config = replace(config or ExperimentConfig(), **options)
     spec, models = _plan(name, models, config)

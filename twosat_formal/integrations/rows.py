@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING, Any
 from twosat_formal.errors import RecordError
 from twosat_formal.formula import Formula
 from twosat_formal.io import scan_dimacs, write_dimacs
+from twosat_formal.jsonread import loads
 from twosat_formal.models.base import Response
 from twosat_formal.scoring import (
     AnyPrompt,
@@ -160,10 +161,7 @@ def item_row(item: EvalItem) -> dict[str, Any]:
 
 def _loaded(value: Any, field: str, row_id: Any) -> Any:
     if isinstance(value, str):
-        try:
-            return json.loads(value)
-        except json.JSONDecodeError:
-            raise RecordError(f"row {row_id}: field {field!r} is not JSON") from None
+        return loads(value, source=f"row {row_id}: field {field!r}")
     return value
 
 

@@ -160,7 +160,7 @@ def _names(
         if match is None:
             continue
         number = match[1]
-        var = int(number) if number.isascii() and number.isdigit() else None
+        var = number_value(number) if number.isascii() and number.isdigit() else None
         parsed.append((at, var, match[2], match))
     if not parsed:
         return None, None
@@ -175,7 +175,8 @@ def _names(
         if not 1 <= var <= num_vars:
             return None, (
                 at_number,
-                f'variable {var} in "c var" is beyond the header\'s {num_vars} variables'
+                f'variable {shown_number(match[1])} in "c var" is beyond the header\'s '
+                f"{num_vars} variables"
                 if var
                 else 'variable numbers in "c var" start at 1',
             )

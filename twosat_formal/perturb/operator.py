@@ -22,16 +22,16 @@ Examples
 
 from __future__ import annotations
 
-import json
 import math
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
-from twosat_formal.errors import ConfigError
+from twosat_formal.errors import ConfigError, RecordError
 from twosat_formal.formula import Formula, default_name, is_valid_name
 from twosat_formal.jsonfields import fields_json
+from twosat_formal.jsonread import loads
 from twosat_formal.perturb.proofs import prove
 from twosat_formal.perturb.transform import JsonValue, Transform
 from twosat_formal.registry import Registry
@@ -121,8 +121,8 @@ class Param:
                 text = value.strip()
                 if text.startswith("["):
                     try:
-                        items = json.loads(text)
-                    except json.JSONDecodeError:
+                        items = loads(text, source=self.name)
+                    except RecordError:
                         raise self._bad(value) from None
                 else:
                     items = [part for part in text.split(",") if part.strip()] if text else []

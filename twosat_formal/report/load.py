@@ -108,9 +108,14 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
 def read_design(path: Path) -> dict[str, dict[str, Any]]:
     """Design records by instance id."""
     design = {}
-    for number, record in enumerate(read_jsonl(path), start=1):
+    for line in read_json_lines(path):
+        record = line.value
+        if not isinstance(record, dict):
+            raise RecordError("a record must be a JSON object", line=line.number, source=str(path))
         if "instance_id" not in record:
-            raise RecordError("design record without instance_id", line=number, source=str(path))
+            raise RecordError(
+                "design record without instance_id", line=line.number, source=str(path)
+            )
         design[str(record["instance_id"])] = record
     return design
 

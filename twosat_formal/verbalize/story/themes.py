@@ -32,7 +32,6 @@ Examples
 from __future__ import annotations
 
 import hashlib
-import json
 import random
 import re
 from collections.abc import Sequence
@@ -40,6 +39,7 @@ from dataclasses import dataclass
 from importlib import resources
 
 from twosat_formal.errors import ConfigError
+from twosat_formal.jsonread import loads
 from twosat_formal.registry import Registry
 from twosat_formal.verbalize.entities import check_mapping
 
@@ -187,7 +187,7 @@ def _load(registry: Registry[Theme]) -> None:
         .joinpath("themes.json")
         .read_text(encoding="utf-8")
     )
-    for name, spec in json.loads(text).items():
+    for name, spec in loads(text, source="themes.json").items():
         vocabulary = tuple(StoryEntity(*row) for row in spec.pop("vocabulary"))
         registry.add(name, Theme(name=name, vocabulary=vocabulary, **spec))
 
