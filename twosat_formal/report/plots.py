@@ -104,11 +104,15 @@ def _pct(value: float | None) -> float:
 
 
 def _save(fig: Any, path: Path) -> Path:
-    """Write ``fig`` as ``path`` (PNG) and beside it as SVG; return ``path``."""
+    """Write ``fig`` as ``path`` (PNG) and beside it as SVG; return ``path``.
+
+    The page is the box of everything drawn (``bbox_inches="tight"``), so a legend
+    wider than its panels grows the page instead of being clipped."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, format="png", dpi=150, metadata=_PNG_METADATA)
+    tight = {"bbox_inches": "tight", "pad_inches": 0.05}
+    fig.savefig(path, format="png", dpi=150, metadata=_PNG_METADATA, **tight)
     with plt.rc_context(_SVG_RC):
-        fig.savefig(path.with_suffix(".svg"), format="svg", metadata=_SVG_METADATA)
+        fig.savefig(path.with_suffix(".svg"), format="svg", metadata=_SVG_METADATA, **tight)
     return path
 
 
@@ -432,13 +436,13 @@ def draw_figures(content: ReportContent, out_dir: Path) -> list[Figure]:
     figures: list[Figure] = []
     folder = out_dir / "figures"
     themes = list(content.stories.curves) if content.stories is not None else []
+    # the arms of each comparison figure are a group of their own: each figure's bars
+    # start the palette afresh, so no two bars of one figure share a colour
     arms = [
-        name
+        list(dict.fromkeys(name for group in bars.values() for name in group))
         for bars in (content.order_bars, content.filler_bars, content.duplication_bars)
-        for group in bars.values()
-        for name in group
     ]
-    styles = assign_styles(content.models, content.templates, themes, arms)
+    styles = assign_styles(content.models, content.templates, themes, *arms)
 
     def add(name: str, title: str, caption: str) -> None:
         figures.append(Figure(name, Path("figures") / name, title, caption))
