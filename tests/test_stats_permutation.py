@@ -138,3 +138,46 @@ def test_no_variation_and_bad_input() -> None:
         permutation_levels([(0, 0.2, {"m": float("nan")}), (0, 0.5, {"m": 0.0})])
     with pytest.raises(ConfigError, match="permutations"):
         permutation_levels([(0, 0.2, {"m": 1.0}), (0, 0.5, {"m": 0.0})], permutations=0)
+
+
+def _sweep_rows(outcomes: list[list[bool]], templates: int, models: int) -> list[dict[str, object]]:
+    """Rows of a one-size sweep: formula i at level i % 3, answered by every model in
+    every template with the outcomes ``outcomes[i]`` (one per model)."""
+    rows: list[dict[str, object]] = []
+    for i, per_model in enumerate(outcomes):
+        for m in range(models):
+            for t in range(templates):
+                rows.append(
+                    {
+                        "instance_id": f"f{i}",
+                        "model": f"m{m}",
+                        "template": f"t{t}",
+                        "sample": 0,
+                        "family": "backbone",
+                        "clauses": 20,
+                        "knob": "beta",
+                        "level": (0.2, 0.5, 0.8)[i % 3],
+                        "label": "UNSAT",
+                        "decision_correct": per_model[m % len(per_model)],
+                    }
+                )
+    return rows
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.lists(st.lists(st.booleans(), min_size=2, max_size=2), min_size=6, max_size=9),
+    st.integers(2, 6),
+)
+def test_copying_answers_to_more_templates_changes_nothing(
+    outcomes: list[list[bool]], templates: int
+) -> None:
+    """The formula is the unit: the same answers repeated under more templates (the
+    renderings of one formula) leave n and the p-value as they are."""
+    from twosat_formal.report.sections import knob_tests
+
+    (one,) = knob_tests(_sweep_rows(outcomes, 1, 2))
+    (many,) = knob_tests(_sweep_rows(outcomes, templates, 2))
+    assert one.n == many.n == len(outcomes)
+    assert one.p_value == many.p_value
+    assert one.family == many.family == "knob levels (all of Table 6)"
