@@ -104,36 +104,24 @@ def test_tests_find_a_planted_effect() -> None:
         assert weaker[kind][0] / weaker[kind][1] < power[kind]
 
 
-def _blocked_friedman_p(design: NullDesign, seed: int) -> float:
-    """The replaced test: Friedman with model x template blocks over level means."""
+def _blocked_friedman_p(design: NullDesign, seed: int, blocks: tuple[str, ...]) -> float:
+    """A replaced test: Friedman with ``blocks`` (model x template, or models) over
+    the level means of the formulas of one size."""
     rows = [r for r in simulate_rows(design, seed=seed) if r["kind"] == "sweep"]
     rows = [r for r in rows if r["clauses"] == design.sizes[0]]
     cells: dict[tuple[object, float], list[float]] = {}
-    for (model, template, level, _), value in per_formula(
-        rows, "success", key=["model", "template", "level", "instance_id"]
-    ).items():  # type: ignore[misc]
-        cells.setdefault(((model, template), level), []).append(value)
+    means = per_formula(rows, "success", key=[*blocks, "level", "instance_id"])
+    for key, value in means.items():
+        assert isinstance(key, tuple)
+        cells.setdefault((key[:-2], key[-2]), []).append(value)
     table = {key: sum(v) / len(v) for key, v in cells.items()}
     return friedman_from_table(table).p_value
 
 
 @pytest.mark.slow
-def test_model_by_template_blocks_reject_far_too_often() -> None:
-    """The simulation can fail a test: under the same null, the Friedman test with
-    model x template blocks rejects far more often than its 5 %."""
-    ps = [_blocked_friedman_p(PAPER_DESIGN, seed) for seed in range(200)]
+@pytest.mark.parametrize("blocks", [("model", "template"), ("model",)])
+def test_friedman_blocks_reject_far_too_often(blocks: tuple[str, ...]) -> None:
+    """The simulation can fail a test: under the same null, Friedman's test with model
+    x template blocks, or with models as blocks, rejects far more often than 5 %."""
+    ps = [_blocked_friedman_p(PAPER_DESIGN, seed, blocks) for seed in range(100)]
     assert sum(p < 0.05 for p in ps) / len(ps) > 0.3
-
-
-def test_the_table_command(capsys: pytest.CaptureFixture[str]) -> None:
-    from twosat_formal.report.nullsim import main
-
-    assert main(["--studies", "2"]) == 0
-    lines = capsys.readouterr().out.splitlines()
-    assert lines[0].startswith("| test | null, formula SD 0.5 |")
-    assert len(lines) == 2 + len(EXPECTED_KINDS)
-    for bad in ("0", "x"):
-        with pytest.raises(SystemExit) as info:
-            main(["--studies", bad])
-        assert info.value.code == 2
-        assert "--studies" in capsys.readouterr().err
