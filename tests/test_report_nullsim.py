@@ -125,3 +125,17 @@ def test_friedman_blocks_reject_far_too_often(blocks: tuple[str, ...]) -> None:
     x template blocks, or with models as blocks, rejects far more often than 5 %."""
     ps = [_blocked_friedman_p(PAPER_DESIGN, seed, blocks) for seed in range(100)]
     assert sum(p < 0.05 for p in ps) / len(ps) > 0.3
+
+
+def test_the_table_command(capsys: pytest.CaptureFixture[str]) -> None:
+    from twosat_formal.report.nullsim import main
+
+    assert main(["--studies", "2"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("| test | null, formula SD 0.5 |")
+    assert len(lines) == 2 + len(EXPECTED_KINDS)
+    for bad in ("0", "x"):
+        with pytest.raises(SystemExit) as info:
+            main(["--studies", bad])
+        assert info.value.code == 2
+        assert "--studies" in capsys.readouterr().err
