@@ -115,6 +115,8 @@ def test_monte_carlo_agrees_with_exact() -> None:
     assert dict(exact.extra)["arrangements"] == 1680
     sampled = permutation_levels(units, permutations=999, seed=5)
     assert not dict(sampled.extra)["exact"] and dict(sampled.extra)["arrangements"] == 999
+    assert exact.note == "exact over 1,680 arrangements"
+    assert sampled.note == "999 random arrangements (seed 5)"
     assert sampled.p_value == pytest.approx(exact.p_value, abs=0.05)
     assert sampled.p_value == permutation_levels(units, permutations=999, seed=5).p_value
 
@@ -131,7 +133,8 @@ def test_a_unit_moves_with_all_its_series() -> None:
 
 def test_no_variation_and_bad_input() -> None:
     flat = permutation_levels([(0, lvl, {"m": 0.0}) for lvl in (0.2, 0.5, 0.8, 0.2)])
-    assert flat.p_value == 1.0 and flat.statistic == 0.0 and flat.note == "no variation"
+    assert flat.p_value == 1.0 and flat.statistic == 0.0
+    assert flat.note == "no variation; exact over 12 arrangements"
     with pytest.raises(ConfigError, match="2 levels within a stratum"):
         permutation_levels([(0, 0.2, {"m": 1.0}), (1, 0.5, {"m": 0.0})])
     with pytest.raises(ConfigError, match="not finite"):

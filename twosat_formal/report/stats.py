@@ -453,7 +453,12 @@ def permutation_levels(
             totals += p.statistic(drawn)
         hits = int(np.sum(totals >= observed - _TOLERANCE * max(1.0, abs(observed))))
         p_value = (1 + hits) / (permutations + 1)
-    note = "no variation" if observed == 0.0 else ""
+    how = (
+        f"exact over {count:,} arrangements"
+        if exact
+        else f"{permutations:,} random arrangements (seed {seed})"
+    )
+    note = f"no variation; {how}" if observed == 0.0 else how
     return TestResult(
         PERMUTATION_TEST,
         len(units),
