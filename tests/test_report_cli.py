@@ -84,7 +84,9 @@ def test_run_experiment_then_report(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert sorted(d["arm"] for d in design) == ["construction"] * 2 + ["shuffled"] * 2
     data = json.loads((folder / "report.json").read_text())
     (order_test,) = data["order_tests"]
-    assert order_test["test"] == "paired t-test" and order_test["n"] == 4  # 2 models x 2
+    # the unit is the formula (2 of them), each averaged over the 2 models
+    assert order_test["test"] == "paired t-test" and order_test["n"] == 2
+    assert order_test["unit"] == "formula" and order_test["models"] == 2
     for summary in data["summaries"]:
         assert summary["flips"]["pairs"] == 2  # each shuffled formula against its base
 
@@ -94,7 +96,7 @@ def test_run_experiment_then_report(tmp_path: Path, capsys: pytest.CaptureFixtur
     md = (report_dir / "report.md").read_text()
     for title in SECTIONS:
         assert f"## {title}" in md
-    assert "| paired t-test | 4 |" in md
+    assert "| paired t-test | 2 formulas |" in md
     again = json.loads((report_dir / "report.json").read_text())
     assert again["summaries"][0]["accuracy"]["method"] == "bootstrap"
     check_svg(report_dir / "figures" / "order.svg")

@@ -196,3 +196,53 @@ def test_the_order_figure_has_one_panel_per_family_and_a_group_per_model(
     assert "backbone" in titles and "mono-bridge" in titles
     assert tick_labels(tmp_path / "figures" / "order.svg", "x") == list(MODELS) * 2
     assert set(legend(tmp_path / "figures" / "order.svg")) == {"construction", "shuffled"}
+
+
+def _legend_overflow(svg: Path) -> list[str]:
+    """Legend labels whose text (measured in the font it is drawn in) leaves the page."""
+    from matplotlib.textpath import TextPath
+
+    root = ET.parse(svg).getroot()
+    width = float(root.get("viewBox", "0 0 0 0").split()[2])
+    height = float(root.get("viewBox", "0 0 0 0").split()[3])
+    out = []
+    for group in root.iter(f"{SVG}g"):
+        if not group.get("id", "").startswith("legend"):
+            continue
+        for text in group.iter(f"{SVG}text"):
+            size = float(re.search(r"font-size: ([0-9.]+)px", text.get("style", "")).group(1))  # type: ignore[union-attr]
+            extent = TextPath((0, 0), text.text or "", size=size).get_extents()
+            x, y = float(text.get("x", "0")), float(text.get("y", "0"))
+            if x < 0 or x + extent.width > width or y > height or y - size < 0:
+                out.append(text.text or "")
+    return out
+
+
+def test_no_legend_is_clipped(tmp_path: Path) -> None:
+    """Eight long series names under narrow panels: the saved page holds the legend."""
+    from twosat_formal.report.metrics import Estimate
+    from twosat_formal.report.plots import bar_groups, curve_panels
+
+    names = [f"openai/a-rather-long-model-name-number-{i}?max_tokens=16384" for i in range(8)]
+    point = Estimate(0.5, 0.4, 0.6, n=10)
+    curve_panels({"p": {n: [(1.0, point), (2.0, point)] for n in names}}, tmp_path / "c.png",
+                 xlabel="x", cols=1)  # fmt: skip
+    bar_groups({"g": dict.fromkeys(names, point)}, tmp_path / "b.png")
+    for svg in (tmp_path / "c.svg", tmp_path / "b.svg"):
+        labels = legend(svg)
+        assert set(labels) == set(names)
+        assert len(set(labels.values())) == len(names)  # eight series, eight colours
+        assert _legend_overflow(svg) == []
+
+
+def test_every_bar_of_a_figure_has_its_own_colour(tmp_path: Path) -> None:
+    from test_report_render import synthetic_rows
+
+    from twosat_formal.report import write_content
+    from twosat_formal.report.sections import compute_content
+
+    write_content(compute_content(synthetic_rows(), title="s"), tmp_path)
+    for name in ("duplication", "fillers", "order"):
+        labels = legend(tmp_path / "figures" / f"{name}.svg")
+        assert len(set(labels.values())) == len(labels), (name, labels)
+    assert len(legend(tmp_path / "figures" / "duplication.svg")) == 8

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy.stats import binomtest
 
 from twosat_formal.experiments.design import expand
@@ -125,3 +127,27 @@ def test_a_model_that_never_answers_is_not_consistent() -> None:
         s for s in pair_summaries([*silent, row("t1", None, False, twin_of="s1")]) if s.by == "all"
     ]
     assert overall.consistency.mean == 0.0
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.booleans(), st.booleans()), min_size=1, max_size=6), st.integers(1, 5))
+def test_more_renderings_of_the_same_answers_change_no_interval(
+    answers: list[tuple[bool, bool]], renderings: int
+) -> None:
+    """Repeating every pair under more templates leaves the estimates as they are."""
+
+    def rows(templates: int) -> list[dict[str, object]]:
+        out = []
+        for i, (source_right, twin_right) in enumerate(answers):
+            for t in range(templates):
+                out.append(row(f"s{i}", "UNSAT" if source_right else "SAT", source_right,
+                               template=f"t{t}"))  # fmt: skip
+                out.append(row(f"t{i}", "SAT" if twin_right else "UNSAT", twin_right,
+                               twin_of=f"s{i}", template=f"t{t}"))  # fmt: skip
+        return out
+
+    (one,) = [s for s in pair_summaries(rows(1)) if s.by == "all"]
+    (many,) = [s for s in pair_summaries(rows(renderings)) if s.by == "all"]
+    for a, b in ((one.accuracy, many.accuracy), (one.consistency, many.consistency)):
+        assert (a.mean, a.low, a.high, a.n) == (b.mean, b.low, b.high, b.n) == (
+            a.mean, a.low, a.high, len(answers))  # fmt: skip

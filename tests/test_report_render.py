@@ -466,3 +466,20 @@ def test_golden_reports_fit_the_schema(experiment: str) -> None:
     path = Path(__file__).parent / "golden" / experiment / "report.json"
     data = json.loads(path.read_text())
     assert [e.message for e in _report_validator().iter_errors(data)] == []
+
+
+@settings(max_examples=100)
+@given(st.lists(st.one_of(st.none(), st.sampled_from([0.0, 0.25, 0.5, 1.0])), max_size=6))
+def test_bold_and_italics_only_for_a_place_held_alone(values: list[float | None]) -> None:
+    from twosat_formal.report.render import _ranked
+
+    styles = _ranked(values)
+    present = sorted((v for v in values if v is not None), reverse=True)
+    for value, style in zip(values, styles, strict=True):
+        if style == "b":
+            assert value == present[0] and present.count(value) == 1 and len(present) > 1
+        if style == "i":
+            assert present.count(present[0]) == 1 and value == present[1]
+            assert present.count(value) == 1
+    if len(present) > 1 and present[0] > present[1]:
+        assert styles.count("b") == 1

@@ -115,6 +115,8 @@ def test_monte_carlo_agrees_with_exact() -> None:
     assert dict(exact.extra)["arrangements"] == 1680
     sampled = permutation_levels(units, permutations=999, seed=5)
     assert not dict(sampled.extra)["exact"] and dict(sampled.extra)["arrangements"] == 999
+    assert exact.note == "exact over 1,680 arrangements"
+    assert sampled.note == "999 random arrangements (seed 5)"
     assert sampled.p_value == pytest.approx(exact.p_value, abs=0.05)
     assert sampled.p_value == permutation_levels(units, permutations=999, seed=5).p_value
 
@@ -131,10 +133,54 @@ def test_a_unit_moves_with_all_its_series() -> None:
 
 def test_no_variation_and_bad_input() -> None:
     flat = permutation_levels([(0, lvl, {"m": 0.0}) for lvl in (0.2, 0.5, 0.8, 0.2)])
-    assert flat.p_value == 1.0 and flat.statistic == 0.0 and flat.note == "no variation"
+    assert flat.p_value == 1.0 and flat.statistic == 0.0
+    assert flat.note == "no variation; exact over 12 arrangements"
     with pytest.raises(ConfigError, match="2 levels within a stratum"):
         permutation_levels([(0, 0.2, {"m": 1.0}), (1, 0.5, {"m": 0.0})])
     with pytest.raises(ConfigError, match="not finite"):
         permutation_levels([(0, 0.2, {"m": float("nan")}), (0, 0.5, {"m": 0.0})])
     with pytest.raises(ConfigError, match="permutations"):
         permutation_levels([(0, 0.2, {"m": 1.0}), (0, 0.5, {"m": 0.0})], permutations=0)
+
+
+def _sweep_rows(outcomes: list[list[bool]], templates: int, models: int) -> list[dict[str, object]]:
+    """Rows of a one-size sweep: formula i at level i % 3, answered by every model in
+    every template with the outcomes ``outcomes[i]`` (one per model)."""
+    rows: list[dict[str, object]] = []
+    for i, per_model in enumerate(outcomes):
+        for m in range(models):
+            for t in range(templates):
+                rows.append(
+                    {
+                        "instance_id": f"f{i}",
+                        "model": f"m{m}",
+                        "template": f"t{t}",
+                        "sample": 0,
+                        "family": "backbone",
+                        "clauses": 20,
+                        "knob": "beta",
+                        "level": (0.2, 0.5, 0.8)[i % 3],
+                        "label": "UNSAT",
+                        "decision_correct": per_model[m % len(per_model)],
+                    }
+                )
+    return rows
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.lists(st.lists(st.booleans(), min_size=2, max_size=2), min_size=6, max_size=9),
+    st.integers(2, 6),
+)
+def test_copying_answers_to_more_templates_changes_nothing(
+    outcomes: list[list[bool]], templates: int
+) -> None:
+    """The formula is the unit: the same answers repeated under more templates (the
+    renderings of one formula) leave n and the p-value as they are."""
+    from twosat_formal.report.sections import knob_tests
+
+    (one,) = knob_tests(_sweep_rows(outcomes, 1, 2))
+    (many,) = knob_tests(_sweep_rows(outcomes, templates, 2))
+    assert one.n == many.n == len(outcomes)
+    assert one.p_value == many.p_value
+    assert one.family == many.family == "knob levels (all of Table 6)"

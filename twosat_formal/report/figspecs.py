@@ -84,13 +84,13 @@ class FigureInput:
         the outcomes correct and wrong in the colours of the failure-kind figure."""
         content = self.content
         themes = list(content.stories.curves) if content.stories is not None else []
+        # the arms of each comparison figure are a group of their own: each figure's bars
+        # start the palette afresh, so no two bars of one figure share a colour
         arms = [
-            name
+            list(dict.fromkeys(name for group in bars.values() for name in group))
             for bars in (content.order_bars, content.filler_bars, content.duplication_bars)
-            for group in bars.values()
-            for name in group
         ]
-        styles = assign_styles(content.models, content.templates, themes, arms, _READINGS)
+        styles = assign_styles(content.models, content.templates, themes, _READINGS, *arms)
         for outcome, kind in zip(_OUTCOMES, ("correct", "wrong-decision"), strict=True):
             styles.setdefault(outcome, SeriesStyle(FAILURE_COLORS[kind], "o", "-"))
         return styles

@@ -106,11 +106,14 @@ def _pct(value: float | None) -> float:
 
 def save_figure(fig: Any, path: Path) -> Path:
     """Write ``fig`` as an SVG file at ``path`` (whatever its suffix says: ``.svg``);
-    return the path written. Text stays text, and no date is written."""
+    return the path written. Text stays text, and no date is written.
+
+    The page is the box of everything drawn (``bbox_inches="tight"``), so a legend
+    wider than its panels grows the page instead of being clipped."""
     out = path.with_suffix(".svg")
     out.parent.mkdir(parents=True, exist_ok=True)
     with plt.rc_context(_SVG_RC):
-        fig.savefig(out, format="svg", metadata=_SVG_METADATA)
+        fig.savefig(out, format="svg", metadata=_SVG_METADATA, bbox_inches="tight", pad_inches=0.05)
     return out
 
 

@@ -824,7 +824,9 @@ def _by_family(rows: Sequence[Row], kind: str) -> list[tuple[str, list[Row]]]:
     return [(str(k[0]), groups[k]) for k in sorted(groups, key=lambda k: _family_key(str(k[0])))]
 
 
-def _order(rows: Sequence[Row], *, method: str, seed: int) -> tuple[list[TestResult], Bars]:
+def _order(
+    rows: Sequence[Row], *, method: str, seed: int, bars_too: bool = True
+) -> tuple[list[TestResult], Bars]:
     tests: list[TestResult] = []
     bars: Bars = {}
     for family, members in _by_family(rows, "order"):
@@ -837,10 +839,11 @@ def _order(rows: Sequence[Row], *, method: str, seed: int) -> tuple[list[TestRes
             label=f"{family}: construction vs shuffled",
             family="order",
         )
-        bars[family] = {
-            arm: _arm_success(members, arm, method=method, seed=seed)
-            for arm in ("construction", "shuffled")
-        }
+        if bars_too:
+            bars[family] = {
+                arm: _arm_success(members, arm, method=method, seed=seed)
+                for arm in ("construction", "shuffled")
+            }
     return adjust_within_families(tests), bars
 
 
@@ -870,7 +873,9 @@ def _arm_names(rows: Sequence[Row], arms: Sequence[str]) -> dict[str, str]:
     return {arm: names[arm] for arm in arms if arm in names}
 
 
-def _fillers(rows: Sequence[Row], *, method: str, seed: int) -> tuple[list[TestResult], Bars]:
+def _fillers(
+    rows: Sequence[Row], *, method: str, seed: int, bars_too: bool = True
+) -> tuple[list[TestResult], Bars]:
     tests: list[TestResult] = []
     bars: Bars = {}
     for family, members in _by_family(rows, "fillers"):
@@ -886,6 +891,8 @@ def _fillers(rows: Sequence[Row], *, method: str, seed: int) -> tuple[list[TestR
                     label=f"{family}: {names['filler']} vs {names[other]}",
                     family="fillers",
                 )
+        if not bars_too:
+            continue
         group = f"{family}\n" + " / ".join(names.values())
         bars[group] = {
             _FILLER_ROLES[arm]: _arm_success(members, arm, method=method, seed=seed)
@@ -894,7 +901,9 @@ def _fillers(rows: Sequence[Row], *, method: str, seed: int) -> tuple[list[TestR
     return adjust_within_families(tests), bars
 
 
-def _duplication(rows: Sequence[Row], *, method: str, seed: int) -> tuple[list[TestResult], Bars]:
+def _duplication(
+    rows: Sequence[Row], *, method: str, seed: int, bars_too: bool = True
+) -> tuple[list[TestResult], Bars]:
     tests: list[TestResult] = []
     bars: Bars = {}
     for family, members in _by_family(rows, "duplication"):
@@ -920,6 +929,8 @@ def _duplication(rows: Sequence[Row], *, method: str, seed: int) -> tuple[list[T
                 label=f"{family}: {label} vs {label} shuffled",
                 family="duplication",
             )
+        if not bars_too:
+            continue
         group: dict[str, Estimate] = {}
         for arm, label in names.items():
             for shuffled in (False, True):
@@ -1149,9 +1160,9 @@ def report_tests(
     """
     return {
         "knob_tests": knob_tests(rows, seed=seed, permutations=permutations),
-        "order_tests": _order(rows, method="wilson", seed=seed)[0],
-        "filler_tests": _fillers(rows, method="wilson", seed=seed)[0],
-        "duplication_tests": _duplication(rows, method="wilson", seed=seed)[0],
+        "order_tests": _order(rows, method="wilson", seed=seed, bars_too=False)[0],
+        "filler_tests": _fillers(rows, method="wilson", seed=seed, bars_too=False)[0],
+        "duplication_tests": _duplication(rows, method="wilson", seed=seed, bars_too=False)[0],
     }
 
 

@@ -2,9 +2,9 @@
 paired and independent t-tests, Friedman's test and Benjamini–Hochberg.
 
 Every test returns a :class:`TestResult` that carries the test's name, the number of
-observations ``n`` it used (informative blocks for Friedman, pairs for the paired
-t-test, both group sizes for the independent one), the statistic, its degrees of
-freedom and the p-value.
+observations ``n`` it used (formulas for the permutation test, informative blocks for
+Friedman, pairs for the paired t-test, both group sizes for the independent one), the
+statistic, its degrees of freedom and the p-value.
 
 Data without variation is a test that found nothing, not a missing test: every block
 tied, or every difference zero, gives statistic 0 and p = 1 (with a ``note``), and
@@ -128,10 +128,14 @@ def _floats(values: Sequence[float], name: str) -> np.ndarray:
 def friedman(table: Sequence[Sequence[float]], *, label: str = "", family: str = "") -> TestResult:
     """Friedman's test for repeated measurements across k >= 3 levels.
 
-    ``table`` has one row per block and one column per level; blocks must be units
-    that are matched across the levels (models, or model × template, over per-level
-    means). The statistic is tie-corrected (:func:`scipy.stats.friedmanchisquare`)
-    with ``k - 1`` degrees of freedom. A block whose values are all tied carries no
+    ``table`` has one row per block and one column per level; blocks must be
+    independent units matched across the levels. A knob sweep has none: its levels draw
+    different formulas, and models (or model × template) answering the same formulas are
+    not independent blocks, so the report tests knob levels with
+    :func:`permutation_levels` instead.
+
+    The statistic is tie-corrected (:func:`scipy.stats.friedmanchisquare`) with
+    ``k - 1`` degrees of freedom. A block whose values are all tied carries no
     information about the levels: it is left out, ``n`` counts the others and the
     ``note`` says how many were dropped. Without any informative block the test found
     nothing: statistic 0, p = 1.
@@ -449,7 +453,12 @@ def permutation_levels(
             totals += p.statistic(drawn)
         hits = int(np.sum(totals >= observed - _TOLERANCE * max(1.0, abs(observed))))
         p_value = (1 + hits) / (permutations + 1)
-    note = "no variation" if observed == 0.0 else ""
+    how = (
+        f"exact over {count:,} arrangements"
+        if exact
+        else f"{permutations:,} random arrangements (seed {seed})"
+    )
+    note = f"no variation; {how}" if observed == 0.0 else how
     return TestResult(
         PERMUTATION_TEST,
         len(units),

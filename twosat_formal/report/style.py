@@ -6,7 +6,7 @@ follows a series by its colour and marker, so each name keeps one style everywhe
 in the order the report lists them, the colours of the Okabe–Ito palette
 (distinguishable with the common colour-vision deficiencies) and a marker and line style
 each. Groups never share a figure, so each group starts the palette afresh: a model and
-a template may look alike, two models never do (up to 28 of them).
+a template may look alike, two models never do (up to 11 colours, then line styles).
 
 Examples
 --------
@@ -26,9 +26,12 @@ from dataclasses import dataclass
 
 __all__ = ["COLORS", "MARKERS", "SeriesStyle", "Styles", "assign_styles"]
 
-#: Okabe–Ito colours (black last: it stays for what has no series style).
+#: Okabe–Ito colours, then four of Paul Tol's muted palette, so that a figure of up to
+#: 11 series (the duplication figure has 8 bars) gives each its own colour (black last:
+#: it stays for what has no series style).
 COLORS = (
-    "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000",
+    "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442",
+    "#882255", "#44AA99", "#999933", "#332288", "#000000",
 )  # fmt: skip
 #: Markers, chosen to stay apart when they overlap.
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
@@ -57,8 +60,9 @@ def assign_styles(*groups: Iterable[str]) -> Styles:
     """Styles for every name of ``groups`` (models, then templates...), in order.
 
     A name seen twice keeps its first style. The ``k``-th new name of a group gets
-    colour ``k`` modulo 7 (black is kept back), marker ``k`` modulo 8 and line style
-    ``k // 7`` modulo 4, so the first 28 names of a group differ in colour or line style.
+    colour ``k`` modulo 11 (black is kept back), marker ``k`` modulo 8 and line style
+    ``k // 11`` modulo 4: the first 11 names of a group have 11 colours, and the first
+    44 differ in colour or line style.
     """
     styles = Styles()
     for group in groups:
