@@ -17,9 +17,8 @@ from integrations_support import cli, make_dataset
 from twosat_formal.errors import MissingExtraError
 from twosat_formal.instance import read_instances
 from twosat_formal.integrations.exports import EXPORT_FORMATS, export_dataset
-from twosat_formal.integrations.rows import ROW_COLUMNS, judge_row, row_formula
+from twosat_formal.integrations.rows import judge_row, row_formula
 from twosat_formal.solve import solve
-from twosat_formal.verbalize import backparse
 
 ROOT = Path(__file__).resolve().parents[1]
 OFFLINE = {
@@ -124,46 +123,6 @@ def test_prompts_need_their_instances(
     argv = ["export", str(prompts), "--to", "hf", "--out", str(tmp_path / "hf"), "--no-certify"]
     code, _, err = cli(capsys, *argv)
     assert code == 2 and "which is in none of the inputs" in err
-
-
-def test_hf_export_loads_offline_with_datasets_and_rows_score(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path, inputs: tuple[Path, Path, list[Any]]
-) -> None:
-    datasets = pytest.importorskip("datasets")
-    dataset, _, records = inputs
-    out = tmp_path / "hf"
-    code, err = export_inputs(capsys, inputs, "hf", out)
-    assert code == 0, err
-    card = (out / "README.md").read_text(encoding="utf-8")
-    assert card.startswith("---\nlicense: mit\n") and "configs:" in card and "## Citation" in card
-    code = (
-        "import json, sys\n"
-        "from datasets import load_dataset\n"
-        f"data = load_dataset({str(out)!r}, split='test')\n"
-        "print(json.dumps({'features': {k: str(v.dtype) for k, v in data.features.items()},"
-        " 'rows': data.to_list()}))\n"
-    )
-    done = run_tool([sys.executable, "-c", code], tmp_path)
-    loaded = json.loads(done.stdout.strip().splitlines()[-1])
-    assert list(loaded["features"]) == list(ROW_COLUMNS)
-    assert loaded["features"]["clauses"] == "int64"
-    rows = loaded["rows"]
-    assert [row["id"] for row in rows] == [record.id for record in records]
-    instances = {inst.id: inst for inst in read_instances(dataset)}
-    for row, record in zip(rows, records, strict=True):
-        inst = instances[row["instance_id"]]
-        assert row["prompt"] == record.text and row["label"] == inst.label
-        assert row["answer"] == {"SAT": "Yes", "UNSAT": "No"}[inst.label]
-        formula = row_formula(row)
-        assert formula.same_clauses(inst.formula)
-        assert solve(formula).status == row["label"]
-        entities = list(json.loads(row["entities"]))
-        parsed = backparse(row["prompt"], row["template"], entities=entities).formula
-        assert parsed.with_names(list(json.loads(row["entities"]).values())).same_clauses(formula)
-        assert judge_row(row, f"The answer is: {row['answer']}").decision_correct
-    jsonl = [json.loads(line) for line in (out / "data" / "test.jsonl").read_text().splitlines()]
-    assert jsonl == rows
-    del datasets
 
 
 def test_inspect_export_runs_offline_with_a_reference_model(

@@ -82,8 +82,8 @@ for _format in (
     ExportFormat(
         "hf",
         _HERE + "hf:write",
-        "Hugging Face dataset: Parquet and JSON Lines rows, a dataset card",
-        ("pyarrow",),
+        "Hugging Face dataset: typed Parquet rows, one config per family, a dataset card",
+        ("pyarrow", "datasets"),
     ),
     ExportFormat(
         "dimacs", _HERE + "dimacs:write", "one DIMACS .cnf per instance with its label, index.csv"

@@ -1,0 +1,179 @@
+"""``export --to hf``: a typed Hugging Face dataset, read by ``datasets`` itself, offline."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from integrations_support import cli, make_dataset, run_installed
+
+pytest.importorskip("datasets")
+
+from twosat_formal.instance import read_instances
+from twosat_formal.integrations.rows import judge_row
+
+LOAD = """
+import json, sys
+from datasets import load_dataset
+folder, config = sys.argv[1], sys.argv[2]
+data = load_dataset(folder, config, split="test")
+print(json.dumps({"features": data.features.to_dict(), "rows": data.to_list()}))
+"""
+
+
+@pytest.fixture(scope="module")
+def export(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
+    """The dataset, its prompts and their hf export (license cc-by-4.0)."""
+    folder = tmp_path_factory.mktemp("hf")
+    dataset, prompts, _ = make_dataset(folder, per_family=3)
+    out = folder / "hf"
+    from twosat_formal.integrations.exports import ExportOptions, export_dataset
+
+    export_dataset([dataset, prompts], "hf", out, options=ExportOptions(license="cc-by-4.0"))
+    return dataset, prompts, out
+
+
+def load(out: Path, config: str) -> dict[str, Any]:
+    """``datasets.load_dataset(out, config, split="test")`` in a fresh, offline process."""
+    done = run_installed([sys.executable, "-c", LOAD, str(out), config], out.parent)
+    loaded: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return loaded
+
+
+def negate(literal: str) -> str:
+    return literal[1:] if literal.startswith("~") else "~" + literal
+
+
+def clauses_of(dimacs: str) -> tuple[list[str], list[frozenset[str]]]:
+    """Variable names and clauses (literals as names, ``~`` for negation) of DIMACS text,
+    read here line by line (a variable without a ``c var`` line is ``x<v>``)."""
+    names: dict[int, str] = {}
+    count = 0
+    lines: list[list[int]] = []
+    for line in dimacs.splitlines():
+        parts = line.split()
+        if parts[:2] == ["c", "var"]:
+            names[int(parts[2])] = parts[3]
+        elif parts[:1] == ["p"]:
+            count = int(parts[2])
+        elif parts and parts[0] != "c":
+            lines.append([int(p) for p in parts if p != "0"])
+    name = [names.get(v, f"x{v}") for v in range(1, count + 1)]
+    clauses = [frozenset(("~" if x < 0 else "") + name[abs(x) - 1] for x in c) for c in lines]
+    return name, clauses
+
+
+def test_features_are_typed(export: tuple[Path, Path, Path]) -> None:
+    _, _, out = export
+    features = load(out, "all")["features"]
+    assert features["satisfiable"] == {"dtype": "bool", "_type": "Value"}
+    assert features["label"]["dtype"] == "string"
+    for column in ("clauses", "num_vars", "seed"):
+        assert features[column]["dtype"] == "int64"
+    assert isinstance(features["params"], dict) and "_type" not in features["params"]
+    assert features["params"]["filler_share"]["dtype"] == "float64"
+    assert features["entities"]["_type"] == "List"
+    assert set(features["entities"]["feature"]) == {"entity", "variable"}
+    assert set(features["solution"]) == {"assignment", "cycle"}
+    assert set(features["messages"]["feature"]) == {"role", "content"}
+    assert features["transforms"]["_type"] == "List"
+    assert not list(out.rglob("*.jsonl"))  # no JSON Lines copy beside the Parquet files
+
+
+def test_rows_carry_checked_solutions_and_chat_messages(export: tuple[Path, Path, Path]) -> None:
+    from pysat.solvers import Minisat22
+
+    dataset, prompts, out = export
+    rows = load(out, "all")["rows"]
+    prompt_ids = [json.loads(line)["id"] for line in prompts.read_text().splitlines()]
+    assert sorted(row["id"] for row in rows) == sorted(prompt_ids)
+    instances = {inst.id: inst for inst in read_instances(dataset)}
+    for row in rows:
+        inst = instances[row["instance_id"]]
+        assert row["label"] == inst.label and row["satisfiable"] == (inst.label == "SAT")
+        names, clauses = clauses_of(row["dimacs"])
+        index = {name: i + 1 for i, name in enumerate(names)}
+        cnf = [[(-1 if lit.startswith("~") else 1) * index[lit.lstrip("~")] for lit in c]
+               for c in clauses]  # fmt: skip
+        with Minisat22(bootstrap_with=cnf) as solver:
+            assert solver.solve() == row["satisfiable"]
+        solution = row["solution"]
+        if row["satisfiable"]:
+            truth = {item["variable"]: item["value"] for item in solution["assignment"]}
+            assert {e["entity"] for e in row["entities"]} == {
+                item["entity"] for item in solution["assignment"]
+            }
+            for clause in clauses:  # the model satisfies every clause
+                assert any(truth[lit.lstrip("~")] != lit.startswith("~") for lit in clause)
+            assert solution["cycle"] is None
+        else:
+            cycle = solution["cycle"]
+            assert solution["assignment"] is None and len(cycle) >= 2
+            assert any(negate(lit) in cycle for lit in cycle)  # x and ¬x on one cycle
+            for a, b in zip(cycle, cycle[1:] + cycle[:1], strict=True):  # a → b: (¬a ∨ b)
+                assert frozenset({negate(a), b}) in clauses or frozenset({b}) in clauses
+        user, assistant = row["messages"]
+        assert user == {"role": "user", "content": row["prompt"]}
+        assert assistant["role"] == "assistant"
+        judgement = judge_row(row, assistant["content"])
+        assert judgement.correct and judgement.decision == row["label"]
+        assert row["params"]["clauses"] == inst.params["clauses"]
+
+
+def test_one_config_per_family(export: tuple[Path, Path, Path]) -> None:
+    _, _, out = export
+    everything = load(out, "all")["rows"]
+    families = sorted({row["family"] for row in everything})
+    assert len(families) >= 2
+    total = 0
+    for family in families:
+        rows = load(out, family)["rows"]
+        assert rows and {row["family"] for row in rows} == {family}
+        assert sorted(r["id"] for r in rows) == sorted(
+            r["id"] for r in everything if r["family"] == family
+        )
+        total += len(rows)
+    assert total == len(everything)
+
+
+def test_the_card_passes_datasets_own_validation(export: tuple[Path, Path, Path]) -> None:
+    import datasets
+    from datasets.info import DatasetInfosDict
+    from datasets.utils.metadata import MetadataConfigs
+    from huggingface_hub import DatasetCard
+
+    _, _, out = export
+    card = DatasetCard.load(out / "README.md")
+    configs = MetadataConfigs.from_dataset_card_data(card.data)
+    for config in configs.values():
+        MetadataConfigs._raise_if_data_files_field_not_valid(config)
+    assert configs.get_default_config_name() == "all"
+    infos = DatasetInfosDict.from_dataset_card_data(card.data)
+    loaded = load(out, "all")
+    families = sorted({row["family"] for row in loaded["rows"]})
+    assert set(infos) == set(configs) == {"all", *families}
+    for info in infos.values():
+        assert info.features is not None and info.features.to_dict() == loaded["features"]
+    assert infos["all"].splits["test"].num_examples == len(loaded["rows"])
+    sizes = Path(datasets.__file__).parent / "utils" / "resources" / "size_categories.json"
+    assert card.data.size_categories[0] in json.loads(sizes.read_text())
+    assert card.data.license == "cc-by-4.0"
+    assert {"question-answering", "text-generation"} <= set(card.data.task_categories)
+    bibtex = card.text.split("```bibtex", 1)[1].split("```", 1)[0]
+    for field in ("title", "author", "year", "eprint", "url"):
+        assert f"{field} " in bibtex or f"{field}=" in bibtex
+
+
+def test_the_license_is_chosen(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    dataset, prompts, _ = make_dataset(tmp_path)
+    code, _, err = cli(capsys, "export", str(dataset), str(prompts), "--to", "hf",
+                       "-o", str(tmp_path / "a"))  # fmt: skip
+    assert code == 0, err
+    assert "\nlicense: unknown\n" in (tmp_path / "a" / "README.md").read_text()
+    code, _, err = cli(capsys, "export", str(dataset), str(prompts), "--to", "hf",
+                       "-o", str(tmp_path / "b"), "--license", "mit")  # fmt: skip
+    assert code == 0, err
+    assert "\nlicense: mit\n" in (tmp_path / "b" / "README.md").read_text()
