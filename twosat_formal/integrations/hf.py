@@ -279,6 +279,7 @@ def card(
         counts[str(row["family"])] = counts.get(str(row["family"]), 0) + 1
     counts = dict(sorted(counts.items()))
     header = _header(counts, arrow if arrow is not None else schema(rows), options)
+
     class Dumper(yaml.SafeDumper):
         def ignore_aliases(self, data: Any) -> bool:  # each config spells out its features
             return True
