@@ -8,12 +8,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from integrations_support import cli, make_dataset, run_installed
 
 pytest.importorskip("datasets")
 
+from twosat_formal.generators import FAMILIES
 from twosat_formal.instance import read_instances
 from twosat_formal.integrations.rows import judge_row
+from twosat_formal.verbalize import TEMPLATES
 
 LOAD = """
 import json, sys
@@ -177,3 +181,46 @@ def test_the_license_is_chosen(capsys: pytest.CaptureFixture[str], tmp_path: Pat
                        "-o", str(tmp_path / "b"), "--license", "mit")  # fmt: skip
     assert code == 0, err
     assert "\nlicense: mit\n" in (tmp_path / "b" / "README.md").read_text()
+
+
+def test_a_license_that_is_not_an_identifier_is_refused(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    dataset, prompts, _ = make_dataset(tmp_path)
+    for bad in ("MIT License", "mit\nlicense: other", ""):
+        code, _, err = cli(capsys, "export", str(dataset), str(prompts), "--to", "hf",
+                           "-o", str(tmp_path / "c"), "--license", bad)  # fmt: skip
+        assert code == 2 and "not a Hub license identifier" in err
+        assert len(err.strip().splitlines()) == 1 and not (tmp_path / "c").exists()
+
+
+@settings(max_examples=12, deadline=None)
+@given(
+    family=st.sampled_from([f for f in FAMILIES.names() if f != "symmetry"]),
+    seed=st.integers(0, 10_000),
+    template=st.sampled_from(TEMPLATES.names()),
+)
+def test_a_typed_row_carries_a_certificate_and_an_answer_judged_correct(
+    family: str, seed: int, template: str
+) -> None:
+    from twosat_formal.evaluate import EvalItem
+    from twosat_formal.generators import generate
+    from twosat_formal.integrations.hf import typed_row
+    from twosat_formal.verbalize import prompt_record
+
+    inst = generate(family, clauses=10, seed=seed)
+    record = prompt_record(inst.formula, template, instance_id=inst.id, seed=seed)
+    row = typed_row(EvalItem(record, inst.formula, inst.label, inst.to_record()))
+    names, clauses = clauses_of(row["dimacs"])
+    assert row["satisfiable"] == (inst.label == "SAT") and row["num_vars"] == len(names)
+    if row["satisfiable"]:
+        truth = {a["variable"]: a["value"] for a in row["solution"]["assignment"]}
+        assert all(any(truth[x.lstrip("~")] != x.startswith("~") for x in c) for c in clauses)
+    else:
+        cycle = row["solution"]["cycle"]
+        assert any(negate(lit) in cycle for lit in cycle)
+        for a, b in zip(cycle, cycle[1:] + cycle[:1], strict=True):
+            assert frozenset({negate(a), b}) in clauses or frozenset({b}) in clauses
+    assert judge_row(row, row["messages"][1]["content"]).correct
+    wrong = "The answer is: " + ("No" if row["satisfiable"] else "Yes")
+    assert not judge_row(row, wrong).correct

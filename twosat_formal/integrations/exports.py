@@ -21,6 +21,7 @@ Examples
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -122,6 +123,14 @@ class ExportOptions:
     max_gen_toks: int = DEFAULT_MAX_GEN_TOKS
     license: str = DEFAULT_LICENSE
     extra: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not re.fullmatch(r"[a-z0-9][a-z0-9.+-]*", self.license):
+            raise ConfigError(
+                f"license {self.license!r} is not a Hub license identifier",
+                parameter="license",
+                valid="lowercase, like cc-by-4.0, apache-2.0, mit, other or unknown",
+            )
 
 
 @dataclass(frozen=True)
