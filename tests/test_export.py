@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
-import os
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -19,15 +16,6 @@ from twosat_formal.instance import read_instances
 from twosat_formal.integrations.exports import EXPORT_FORMATS, export_dataset
 from twosat_formal.integrations.rows import judge_row, row_formula
 from twosat_formal.solve import solve
-
-ROOT = Path(__file__).resolve().parents[1]
-OFFLINE = {
-    "HF_DATASETS_OFFLINE": "1",
-    "HF_HUB_OFFLINE": "1",
-    "TRANSFORMERS_OFFLINE": "1",
-    "INSPECT_DISPLAY": "none",
-    "PYTHONPATH": str(ROOT),
-}
 
 
 @pytest.fixture(scope="module")
@@ -50,17 +38,6 @@ def export_inputs(
         capsys, "export", str(dataset), str(prompts), "--to", target, "-o", str(out), *options
     )
     return code, err
-
-
-def run_tool(argv: list[str], cwd: Path, timeout: int = 600) -> subprocess.CompletedProcess[str]:
-    """Run a tool offline, with a fresh short HOME (inspect puts a unix socket there)."""
-    with tempfile.TemporaryDirectory(prefix="home") as home:
-        env = {**os.environ, **OFFLINE, "HOME": home, "XDG_RUNTIME_DIR": home}
-        done = subprocess.run(
-            argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, check=False
-        )
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    return done
 
 
 def test_the_formats_are_registered() -> None:
