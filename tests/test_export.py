@@ -102,6 +102,7 @@ def test_prompts_need_their_instances(
     assert code == 2 and "which is in none of the inputs" in err
 
 
+@pytest.mark.slow
 def test_inspect_export_runs_offline_with_a_reference_model(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, inputs: tuple[Path, Path, list[Any]]
 ) -> None:
@@ -173,6 +174,7 @@ def test_inspect_scorer_judges_like_eval(inputs: tuple[Path, Path, list[Any]]) -
         assert expected.failure == "truncated"
 
 
+@pytest.mark.slow
 def test_lm_eval_export_runs_offline_with_the_dummy_model(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, inputs: tuple[Path, Path, list[Any]]
 ) -> None:

@@ -70,6 +70,7 @@ def clauses_of(dimacs: str) -> tuple[list[str], list[frozenset[str]]]:
     return name, clauses
 
 
+@pytest.mark.slow
 def test_features_are_typed(export: tuple[Path, Path, Path]) -> None:
     _, _, out = export
     features = load(out, "all")["features"]
@@ -87,6 +88,7 @@ def test_features_are_typed(export: tuple[Path, Path, Path]) -> None:
     assert not list(out.rglob("*.jsonl"))  # no JSON Lines copy beside the Parquet files
 
 
+@pytest.mark.slow
 def test_rows_carry_checked_solutions_and_chat_messages(export: tuple[Path, Path, Path]) -> None:
     from pysat.solvers import Minisat22
 
@@ -127,6 +129,7 @@ def test_rows_carry_checked_solutions_and_chat_messages(export: tuple[Path, Path
         assert row["params"]["clauses"] == inst.params["clauses"]
 
 
+@pytest.mark.slow
 def test_one_config_per_family(export: tuple[Path, Path, Path]) -> None:
     _, _, out = export
     everything = load(out, "all")["rows"]
@@ -143,6 +146,7 @@ def test_one_config_per_family(export: tuple[Path, Path, Path]) -> None:
     assert total == len(everything)
 
 
+@pytest.mark.slow
 def test_the_card_passes_datasets_own_validation(export: tuple[Path, Path, Path]) -> None:
     import datasets
     from datasets.info import DatasetInfosDict
