@@ -228,3 +228,23 @@ def test_a_typed_row_carries_a_certificate_and_an_answer_judged_correct(
     assert judge_row(row, row["messages"][1]["content"]).correct
     wrong = "The answer is: " + ("No" if row["satisfiable"] else "Yes")
     assert not judge_row(row, wrong).correct
+
+
+def test_story_rows_carry_their_descriptions(tmp_path: Path) -> None:
+    import pyarrow.parquet as pq
+    from jsonl_support import write_jsonl
+    from test_certify_story import INSTANCES, STORIES
+
+    from twosat_formal.integrations.exports import export_dataset
+
+    data = write_jsonl(tmp_path / "data.jsonl", INSTANCES)
+    stories = write_jsonl(tmp_path / "stories.jsonl", STORIES)
+    files = export_dataset([data, stories], "hf", tmp_path / "hf")
+    rows = [row for f in files if f.suffix == ".parquet" for row in pq.read_table(f).to_pylist()]
+    assert len(rows) == len(STORIES) and {row["kind"] for row in rows} == {"story"}
+    for row in rows:
+        story = next(s for s in STORIES if s["id"] == row["id"])
+        values = {v["entity"]: (v["true"], v["false"]) for v in row["entity_values"]}
+        assert set(values) == {e["entity"] for e in row["entities"]}
+        assert row["story_theme"] == story["theme"] and row["true_value"] is None
+        assert judge_row(row, row["messages"][1]["content"]).correct
