@@ -130,3 +130,12 @@ def test_witness_is_not_a_number_without_sat_prompts(tmp_path: Path) -> None:
     found_metrics = metrics(log)
     assert found_metrics["strict"]["accuracy"] == 1.0
     assert math.isnan(found_metrics["witness"]["accuracy"])  # N/A, not 0
+
+
+def test_a_missing_rows_file_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from twosat_formal.errors import ConfigError
+    from twosat_formal.integrations.inspect import twosat
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ConfigError, match=f"no rows file {tmp_path / 'rows.jsonl'}"):
+        twosat("rows.jsonl")
