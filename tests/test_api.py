@@ -189,3 +189,20 @@ def test_evaluate_reads_files_and_stores_like_eval(tmp_path: Path) -> None:
     assert again.done == 0 and again.skipped == 3
     with pytest.raises(ConfigError, match="not among the instances"):
         tf.evaluate("ref/oracle", [tf.verbalize(insts[0], "room")], tmp_path / "x.sqlite")
+
+
+def test_a_bare_formula_goes_through_the_pipeline() -> None:
+    from twosat_formal.edits import root_instance
+
+    formula = tf.parse("a | b\n~a | c\n~c | ~b")
+    derived = tf.perturb(formula, "reorder", ("rename", {}), seed=1)
+    assert derived.base_id == root_instance(formula).id and derived.label == "SAT"
+    prompt = tf.verbalize(formula, "logic")
+    # the label comes from the solver when no instance is given
+    assert tf.score("The answer is: Yes", prompt).decision_correct
+    assert not tf.score("The answer is: No", prompt).decision_correct
+    assert tf.score("The answer is: No", prompt, label="UNSAT").decision_correct
+    report = tf.certify(root_instance(formula), derived, tf.verbalize(derived, "door").record())
+    assert report.ok, [str(f) for f in report.failures]
+    with pytest.raises(ConfigError, match="at least one operator"):
+        tf.perturb(formula)

@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
-import os
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -17,18 +14,8 @@ from integrations_support import cli, make_dataset
 from twosat_formal.errors import MissingExtraError
 from twosat_formal.instance import read_instances
 from twosat_formal.integrations.exports import EXPORT_FORMATS, export_dataset
-from twosat_formal.integrations.rows import ROW_COLUMNS, judge_row, row_formula
+from twosat_formal.integrations.rows import judge_row, row_formula
 from twosat_formal.solve import solve
-from twosat_formal.verbalize import backparse
-
-ROOT = Path(__file__).resolve().parents[1]
-OFFLINE = {
-    "HF_DATASETS_OFFLINE": "1",
-    "HF_HUB_OFFLINE": "1",
-    "TRANSFORMERS_OFFLINE": "1",
-    "INSPECT_DISPLAY": "none",
-    "PYTHONPATH": str(ROOT),
-}
 
 
 @pytest.fixture(scope="module")
@@ -51,17 +38,6 @@ def export_inputs(
         capsys, "export", str(dataset), str(prompts), "--to", target, "-o", str(out), *options
     )
     return code, err
-
-
-def run_tool(argv: list[str], cwd: Path, timeout: int = 600) -> subprocess.CompletedProcess[str]:
-    """Run a tool offline, with a fresh short HOME (inspect puts a unix socket there)."""
-    with tempfile.TemporaryDirectory(prefix="home") as home:
-        env = {**os.environ, **OFFLINE, "HOME": home, "XDG_RUNTIME_DIR": home}
-        done = subprocess.run(
-            argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, check=False
-        )
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    return done
 
 
 def test_the_formats_are_registered() -> None:
@@ -126,46 +102,7 @@ def test_prompts_need_their_instances(
     assert code == 2 and "which is in none of the inputs" in err
 
 
-def test_hf_export_loads_offline_with_datasets_and_rows_score(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path, inputs: tuple[Path, Path, list[Any]]
-) -> None:
-    datasets = pytest.importorskip("datasets")
-    dataset, _, records = inputs
-    out = tmp_path / "hf"
-    code, err = export_inputs(capsys, inputs, "hf", out)
-    assert code == 0, err
-    card = (out / "README.md").read_text(encoding="utf-8")
-    assert card.startswith("---\nlicense: mit\n") and "configs:" in card and "## Citation" in card
-    code = (
-        "import json, sys\n"
-        "from datasets import load_dataset\n"
-        f"data = load_dataset({str(out)!r}, split='test')\n"
-        "print(json.dumps({'features': {k: str(v.dtype) for k, v in data.features.items()},"
-        " 'rows': data.to_list()}))\n"
-    )
-    done = run_tool([sys.executable, "-c", code], tmp_path)
-    loaded = json.loads(done.stdout.strip().splitlines()[-1])
-    assert list(loaded["features"]) == list(ROW_COLUMNS)
-    assert loaded["features"]["clauses"] == "int64"
-    rows = loaded["rows"]
-    assert [row["id"] for row in rows] == [record.id for record in records]
-    instances = {inst.id: inst for inst in read_instances(dataset)}
-    for row, record in zip(rows, records, strict=True):
-        inst = instances[row["instance_id"]]
-        assert row["prompt"] == record.text and row["label"] == inst.label
-        assert row["answer"] == {"SAT": "Yes", "UNSAT": "No"}[inst.label]
-        formula = row_formula(row)
-        assert formula.same_clauses(inst.formula)
-        assert solve(formula).status == row["label"]
-        entities = list(json.loads(row["entities"]))
-        parsed = backparse(row["prompt"], row["template"], entities=entities).formula
-        assert parsed.with_names(list(json.loads(row["entities"]).values())).same_clauses(formula)
-        assert judge_row(row, f"The answer is: {row['answer']}").decision_correct
-    jsonl = [json.loads(line) for line in (out / "data" / "test.jsonl").read_text().splitlines()]
-    assert jsonl == rows
-    del datasets
-
-
+@pytest.mark.slow
 def test_inspect_export_runs_offline_with_a_reference_model(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, inputs: tuple[Path, Path, list[Any]]
 ) -> None:
@@ -237,6 +174,7 @@ def test_inspect_scorer_judges_like_eval(inputs: tuple[Path, Path, list[Any]]) -
         assert expected.failure == "truncated"
 
 
+@pytest.mark.slow
 def test_lm_eval_export_runs_offline_with_the_dummy_model(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, inputs: tuple[Path, Path, list[Any]]
 ) -> None:

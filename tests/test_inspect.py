@@ -108,3 +108,34 @@ def test_the_reasoners_are_inspect_models(folder: Path) -> None:
                           "logs"], folder, check=False)  # fmt: skip
     assert done.returncode != 0 and "unknown reference reasoner 'gpt'" in done.stdout + done.stderr
     assert len(data) >= 4
+
+
+@pytest.mark.slow
+def test_witness_is_not_a_number_without_sat_prompts(tmp_path: Path) -> None:
+    import math
+
+    from twosat_formal.generators import generate
+    from twosat_formal.instance import write_instances
+    from twosat_formal.prompts import write_prompts
+    from twosat_formal.verbalize import prompt_record
+
+    found = (generate("implication-cycle", clauses=8, seed=s) for s in range(40))
+    unsat = [inst for inst in found if inst.label == "UNSAT"][:2]
+    dataset, prompts = tmp_path / "d.jsonl", tmp_path / "p.jsonl"
+    write_instances(unsat, dataset)
+    write_prompts([prompt_record(i.formula, "logic", instance_id=i.id) for i in unsat], prompts)
+    export_dataset([dataset, prompts], "inspect", tmp_path / "inspect")
+    log = inspect_eval(tmp_path, "twosat_formal/twosat", "-T", "path=inspect/twosat.jsonl",
+                       "--model", "twosat/oracle")  # fmt: skip
+    found_metrics = metrics(log)
+    assert found_metrics["strict"]["accuracy"] == 1.0
+    assert math.isnan(found_metrics["witness"]["accuracy"])  # N/A, not 0
+
+
+def test_a_missing_rows_file_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from twosat_formal.errors import ConfigError
+    from twosat_formal.integrations.inspect import twosat
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ConfigError, match=f"no rows file {tmp_path / 'rows.jsonl'}"):
+        twosat("rows.jsonl")

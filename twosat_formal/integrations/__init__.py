@@ -13,6 +13,9 @@
   :mod:`~twosat_formal.integrations.task_files` (inspect and lm-evaluation-harness
   task folders, which run :mod:`~twosat_formal.integrations.inspect` and
   :mod:`~twosat_formal.integrations.lm_eval`);
+* :mod:`~twosat_formal.integrations.inspect_registry`: what the ``inspect_ai`` entry
+  point registers, the task ``twosat_formal/twosat`` and the reference reasoners as
+  inspect models ``twosat/<name>`` (:mod:`~twosat_formal.integrations.inspect_models`);
 * :mod:`~twosat_formal.integrations.reasoning_gym`: the datasets of
   :mod:`twosat_formal.gym` registered with reasoning-gym.
 

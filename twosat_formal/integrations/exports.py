@@ -21,6 +21,7 @@ Examples
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Callable, Sequence
@@ -84,8 +85,8 @@ for _format in (
     ExportFormat(
         "hf",
         _HERE + "hf:write",
-        "Hugging Face dataset: Parquet and JSON Lines rows, a dataset card",
-        ("pyarrow",),
+        "Hugging Face dataset: typed Parquet rows, one config per family, a dataset card",
+        ("pyarrow", "datasets"),
     ),
     ExportFormat(
         "dimacs", _HERE + "dimacs:write", "one DIMACS .cnf per instance with its label, index.csv"
@@ -124,6 +125,14 @@ class ExportOptions:
     max_gen_toks: int = DEFAULT_MAX_GEN_TOKS
     license: str = DEFAULT_LICENSE
     extra: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not re.fullmatch(r"[a-z0-9][a-z0-9.+-]*", self.license):
+            raise ConfigError(
+                f"license {self.license!r} is not a Hub license identifier",
+                parameter="license",
+                valid="lowercase, like cc-by-4.0, apache-2.0, mit, other or unknown",
+            )
 
 
 @dataclass(frozen=True)

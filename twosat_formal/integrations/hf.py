@@ -1,57 +1,160 @@
 """``export --to hf``: a Hugging Face dataset folder that ``datasets.load_dataset`` reads.
 
-The folder holds ``data/test.parquet`` (typed columns), the same rows as
-``data/test.jsonl``, and a dataset card ``README.md`` whose YAML header declares the
-config (data files), the features and the license, followed by what each family and
-knob is, how labels and round trips are certified, what each column holds, how to
-score an answer and how to cite the paper. One row per prompt, with the columns of
-:data:`~twosat_formal.integrations.rows.ROW_COLUMNS`.
+The folder holds one Parquet file per family, ``data/<family>/test.parquet``, and a
+dataset card ``README.md``. The card's YAML header declares one config per family and
+``all`` (the default: every family, files in name order), the typed features of each,
+the license (``export --license``), size category, task categories and tags; its text
+tells what each family and knob is, how labels and round trips are certified, what each
+column holds, how to score an answer and how to cite the paper.
+
+One row per prompt (:func:`typed_row`), with typed columns (:data:`COLUMN_DOCS`):
+``satisfiable`` (bool) beside the text ``label``, integers as integers, ``params`` a
+struct (the union of the families' knobs and structural parameters), ``entities`` and
+``entity_values`` lists of structs, ``transforms`` a list of strings, the gold
+``solution`` (the model, or the contradiction cycle) and a chat ``messages`` column
+(the prompt, and a reference answer that the scorer judges correct).
 
 Examples
 --------
->>> sorted(FEATURES.items())[:3]
-[('answer', 'string'), ('base_id', 'string'), ('clauses', 'int64')]
+>>> size_category(999), size_category(1000), size_category(12_345)
+('n<1K', '1K<n<10K', '10K<n<100K')
 """
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from twosat_formal.integrations.exports import Bundle, ExportOptions
-from twosat_formal.integrations.rows import ROW_COLUMNS, item_row
-from twosat_formal.jsonl import json_line, write_lines
+from twosat_formal.integrations.rows import item_row
 
-__all__ = ["FEATURES", "card", "write"]
+if TYPE_CHECKING:
+    from twosat_formal.evaluate import EvalItem
 
-_INTS = {"clauses", "num_vars", "seed"}
-#: Column → Hugging Face feature dtype (every column nullable).
-FEATURES: dict[str, str] = {c: "int64" if c in _INTS else "string" for c in ROW_COLUMNS}
+__all__ = [
+    "CITATION",
+    "COLUMN_DOCS",
+    "card",
+    "reference_answer",
+    "schema",
+    "size_category",
+    "typed_row",
+    "write",
+]
 
-_COLUMN_DOCS: dict[str, str] = {
+#: Column → its meaning, in order (the card's table).
+COLUMN_DOCS: dict[str, str] = {
     "id": "the prompt's id (SHA-256 of instance id, template and seed; a story's own id)",
     "kind": "`template` (one of the six template verbalizers) or `story` (LLM story)",
     "prompt": "the full text a model receives (App. G.2 evaluation prompt)",
+    "messages": "the chat form: the prompt as the user turn, a reference answer as the "
+    "assistant turn (the gold solution in the answer format; the scorer judges it correct)",
     "answer": "the expected final word: `Yes` (SAT) or `No` (UNSAT)",
     "label": "`SAT` or `UNSAT`, from the solver, checked by three solvers",
+    "satisfiable": "the label as a boolean",
+    "solution": "the gold certificate: `assignment` (entity, variable, value) for SAT, "
+    "`cycle` (the literals of a contradiction cycle x ⇝ ¬x ⇝ x, variables of `dimacs`) "
+    "for UNSAT",
     "family": "the generator family of the instance",
     "clauses": "clauses in the formula",
     "num_vars": "variables in the formula",
-    "params": "the family's knobs and structural parameters (JSON object)",
+    "params": "the family's knobs and structural parameters (null where a family has none)",
     "template": "the verbalization template (`story:<theme>` for stories)",
     "instance_id": "the instance's id",
     "seed": "the seed of the entity mapping (template) or of the story",
-    "entities": "entity → variable name of `dimacs` (JSON object)",
+    "entities": "entity → variable name of `dimacs`, in variable order",
     "true_value": "the word for true in the answer's JSON (template prompts)",
     "false_value": "the word for false (template prompts)",
-    "entity_values": "entity → [true description, false description] (story prompts, JSON)",
+    "entity_values": "entity → its true and false descriptions (story prompts)",
     "dimacs": "the formula in DIMACS, with `c var` name lines and provenance comments",
     "base_id": "for a derived instance, the instance it was derived from",
-    "transforms": "operators applied to the base, in order (JSON list; `edit:` marks edits)",
+    "transforms": "operators applied to the base, in order (`edit:` marks edits)",
     "story_theme": "the story's theme (story prompts)",
     "story_model": "the model that wrote the story (story prompts)",
 }
+
+#: The upper bounds of the Hub's size categories (``datasets``' list), smallest first.
+_SIZES = ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"),
+          (1_000_000, "100K<n<1M"), (10_000_000, "1M<n<10M"))  # fmt: skip
+
+
+def size_category(rows: int) -> str:
+    """The Hub's size category of a dataset of ``rows`` rows."""
+    for bound, name in _SIZES:
+        if rows < bound:
+            return name
+    return "n>10M" if rows >= 10_000_000 else "1M<n<10M"
+
+
+def reference_answer(row: Mapping[str, Any], solution: Mapping[str, Any]) -> str:
+    """An answer in the prompt's format: the gold assignment's JSON, then the answer line.
+
+    >>> reference_answer({"answer": "No"}, {"assignment": None, "cycle": ["a", "~a"]})
+    'The answer is: No'
+    """
+    assignment = solution.get("assignment")
+    if not assignment:
+        return f"The answer is: {row['answer']}"
+    values = {v["entity"]: v for v in row.get("entity_values") or []}
+    words: dict[str, str] = {}
+    for item in assignment:
+        entity, value = item["entity"], bool(item["value"])
+        if entity in values:
+            words[entity] = values[entity]["true" if value else "false"]
+        else:
+            words[entity] = row["true_value"] if value else row["false_value"]
+    return json.dumps(words, ensure_ascii=False) + f"\nThe answer is: {row['answer']}"
+
+
+def _solution(row: Mapping[str, Any], record: Mapping[str, Any]) -> dict[str, Any]:
+    """The gold certificate of a row: its instance's, else the solver's."""
+    certificate = record.get("certificate") or {}
+    model, cycle = certificate.get("model"), certificate.get("cycle")
+    if model is None and cycle is None:
+        from twosat_formal.integrations.rows import row_formula
+        from twosat_formal.solve import solve
+
+        formula = row_formula(row)
+        result = solve(formula)
+        if result.model is not None:
+            model = dict(zip(formula.names, (bool(v) for v in result.model), strict=True))
+        else:
+            cycle = result.to_json(formula).get("cycle")
+    if model is None:
+        return {"assignment": None, "cycle": [str(lit) for lit in cycle or []]}
+    entities = json.loads(row["entities"])
+    return {
+        "assignment": [
+            {"entity": e, "variable": v, "value": bool(model[v])} for e, v in entities.items()
+        ],
+        "cycle": None,
+    }
+
+
+def typed_row(item: EvalItem) -> dict[str, Any]:
+    """The typed Hugging Face row of one prompt (:data:`COLUMN_DOCS`)."""
+    flat = item_row(item)
+    record: Mapping[str, Any] = item.instance or {}
+    entity_values = json.loads(flat["entity_values"]) if flat["entity_values"] else None
+    row: dict[str, Any] = {
+        **flat,
+        "satisfiable": flat["label"] == "SAT",
+        "params": dict(record.get("params") or {}) or None,
+        "entities": [{"entity": e, "variable": v} for e, v in json.loads(flat["entities"]).items()],
+        "entity_values": None
+        if entity_values is None
+        else [{"entity": e, "true": t, "false": f} for e, (t, f) in entity_values.items()],
+        "transforms": json.loads(flat["transforms"]),
+    }
+    row["solution"] = _solution(flat, record)
+    row["messages"] = [
+        {"role": "user", "content": flat["prompt"]},
+        {"role": "assistant", "content": reference_answer(row, row["solution"])},
+    ]
+    return {column: row[column] for column in COLUMN_DOCS}
 
 
 def _pyarrow() -> Any:
@@ -64,43 +167,127 @@ def _pyarrow() -> Any:
     return pyarrow
 
 
-def _yaml_str(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+def schema(rows: Sequence[Mapping[str, Any]]) -> Any:
+    """The Arrow schema of typed rows: fixed types, ``params`` the union of the rows'.
+
+    Raises
+    ------
+    RecordError
+        Two rows give one parameter values of types that do not mix.
+    """
+    pa = _pyarrow()
+    text, count = pa.string(), pa.int64()
+    entity = pa.struct([("entity", text), ("variable", text)])
+    try:
+        params = pa.array([row["params"] for row in rows]).type
+    except (pa.ArrowInvalid, pa.ArrowTypeError) as error:
+        from twosat_formal.errors import RecordError
+
+        raise RecordError(f"the params of the rows do not share types: {error}") from None
+    types = {
+        "messages": pa.list_(pa.struct([("role", text), ("content", text)])),
+        "satisfiable": pa.bool_(),
+        "solution": pa.struct(
+            [
+                ("assignment", pa.list_(pa.struct([*entity, ("value", pa.bool_())]))),
+                ("cycle", pa.list_(text)),
+            ]
+        ),
+        "clauses": count,
+        "num_vars": count,
+        "seed": count,
+        "params": params,
+        "entities": pa.list_(entity),
+        "entity_values": pa.list_(pa.struct([("entity", text), ("true", text), ("false", text)])),
+        "transforms": pa.list_(text),
+    }
+    return pa.schema([(column, types.get(column, text)) for column in COLUMN_DOCS])
 
 
-def card(rows: Sequence[Mapping[str, Any]], options: ExportOptions, sources: Sequence[str]) -> str:
-    """The dataset card: YAML header (configs, features, license) and the documentation."""
+def _folder(family: str) -> str:
+    return re.sub(r"[^\w.-]", "_", family) or "_"
+
+
+def _header(counts: Mapping[str, int], arrow: Any, options: ExportOptions) -> dict[str, Any]:
+    """The card's YAML header: configs (``all`` and one per family) and their features."""
+    from twosat_formal.integrations import require
+
+    datasets = require("datasets", "export --to hf")
+    features = datasets.Features.from_arrow_schema(arrow)._to_yaml_list()
+    total = sum(counts.values())
+    configs = [
+        {
+            "config_name": "all",
+            "default": True,
+            "data_files": [{"split": "test", "path": "data/*/test.parquet"}],
+        }
+    ]
+    configs += [
+        {
+            "config_name": family,
+            "data_files": [{"split": "test", "path": f"data/{_folder(family)}/test.parquet"}],
+        }
+        for family in counts
+    ]
+    sizes = {"all": total, **counts}
+    return {
+        "license": options.license,
+        "pretty_name": f"{options.name} (certified 2-SAT reasoning prompts)",
+        "language": ["en"],
+        "size_categories": [size_category(total)],
+        "task_categories": ["question-answering", "text-generation", "text-classification"],
+        "tags": ["logic", "2-sat", "reasoning", "satisfiability", "certified", "synthetic"],
+        "configs": configs,
+        "dataset_info": [
+            {
+                "config_name": name,
+                "features": features,
+                "splits": [{"name": "test", "num_examples": size}],
+            }
+            for name, size in sizes.items()
+        ],
+    }
+
+
+#: The paper the families come from (arXiv:2602.12665).
+CITATION = """@misc{essebbani2026evaluating,
+  title         = {Evaluating Robustness of Reasoning Models on Parameterized Logical Problems},
+  author        = {Es-sebbani, Naïm and Marquer, Esteban and Salhi, Yakoub and Bouraoui, Zied},
+  year          = {2026},
+  eprint        = {2602.12665},
+  archivePrefix = {arXiv},
+  primaryClass  = {cs.AI},
+  url           = {https://arxiv.org/abs/2602.12665}
+}"""
+
+
+def card(
+    rows: Sequence[Mapping[str, Any]],
+    options: ExportOptions,
+    sources: Sequence[str],
+    arrow: Any = None,
+) -> str:
+    """The dataset card: YAML header (configs, features, license...) and the documentation."""
+    import yaml
+
     from twosat_formal.generators import FAMILIES
     from twosat_formal.provenance import tool_version
     from twosat_formal.verbalize import TEMPLATES
 
-    lines = [
-        "---",
-        "license: mit",
-        f"pretty_name: {_yaml_str(options.name + ' (certified 2-SAT reasoning prompts)')}",
-        "language:",
-        "- en",
-        "task_categories:",
-        "- question-answering",
-        "- text-generation",
-        "tags:",
-        "- logic",
-        "- 2-sat",
-        "- reasoning",
-        "- certified",
-        "configs:",
-        "- config_name: default",
-        "  data_files:",
-        "  - split: test",
-        "    path: data/test.parquet",
-        "dataset_info:",
-        "  features:",
-    ]
-    for column, dtype in FEATURES.items():
-        lines += [f"  - name: {column}", f"    dtype: {dtype}"]
-    lines += ["  splits:", "  - name: test", f"    num_examples: {len(rows)}", "---", ""]
+    counts: dict[str, int] = {}
+    for row in rows:
+        counts[str(row["family"])] = counts.get(str(row["family"]), 0) + 1
+    counts = dict(sorted(counts.items()))
+    header = _header(counts, arrow if arrow is not None else schema(rows), options)
+
+    class Dumper(yaml.SafeDumper):
+        def ignore_aliases(self, data: Any) -> bool:  # each config spells out its features
+            return True
+
+    text = yaml.dump(header, Dumper=Dumper, sort_keys=False, allow_unicode=True)
+    lines = ["---", text.rstrip(), "---", ""]
     labels = {label: sum(r["label"] == label for r in rows) for label in ("SAT", "UNSAT")}
-    families = sorted({str(r["family"]) for r in rows if r["family"]})
+    families = list(counts)
     lines += [
         f"# {options.name}",
         "",
@@ -113,8 +300,15 @@ def card(rows: Sequence[Mapping[str, Any]], options: ExportOptions, sources: Seq
         "```python",
         "from datasets import load_dataset",
         "",
-        'data = load_dataset("path/to/this/folder", split="test")',
+        'data = load_dataset("path/to/this/folder", split="test")  # config "all"',
+        'one = load_dataset("path/to/this/folder", '
+        f'"{families[0] if families else "all"}", split="test")  # one family',
         "```",
+        "",
+        "Configs: `all` (the default: every family, the files in name order) and one per "
+        "family: " + ", ".join(f"`{f}` ({n} prompts)" for f, n in counts.items()) + ".",
+        "",
+        f"License: `{options.license}`.",
         "",
         "## Families and knobs",
         "",
@@ -135,7 +329,8 @@ def card(rows: Sequence[Mapping[str, Any]], options: ExportOptions, sources: Seq
         "",
         "- Each label comes from a linear-time SCC solver with a certificate (a satisfying "
         "model, or a contradiction cycle x ⇝ ¬x ⇝ x) that is re-checked clause by clause "
-        "and edge by edge, and PySAT and Z3 must agree with it.",
+        "and edge by edge, and PySAT and Z3 must agree with it; the certificate is the "
+        "`solution` column.",
         "- Each derived instance (`base_id`, `transforms`) is replayed from its base, and "
         "each perturbation's relation is proven again with Z3.",
         "- Each template prompt parses back to exactly its instance's formula (the "
@@ -147,11 +342,11 @@ def card(rows: Sequence[Mapping[str, Any]], options: ExportOptions, sources: Seq
         "",
         "## Columns",
         "",
-        "| column | type | meaning |",
-        "|---|---|---|",
+        "| column | meaning |",
+        "|---|---|",
     ]
-    for column, dtype in FEATURES.items():
-        lines.append(f"| `{column}` | {dtype} | {_COLUMN_DOCS[column]} |")
+    for column, meaning in COLUMN_DOCS.items():
+        lines.append(f"| `{column}` | {meaning} |")
     lines += [
         "",
         "## Scoring",
@@ -171,11 +366,10 @@ def card(rows: Sequence[Mapping[str, Any]], options: ExportOptions, sources: Seq
         "",
         "## Citation",
         "",
+        "The families, prompts and metrics are those of:",
+        "",
         "```bibtex",
-        "@misc{twosat_robustness,",
-        "  title = {Evaluating Robustness of Reasoning Models on Parameterized Logical Problems},",
-        "  note  = {Diagnostic 2-SAT benchmark; data generated and certified with twosat-formal},",
-        "}",
+        CITATION,
         "```",
         "",
     ]
@@ -183,9 +377,9 @@ def card(rows: Sequence[Mapping[str, Any]], options: ExportOptions, sources: Seq
 
 
 def write(bundle: Bundle, folder: Path, options: ExportOptions) -> list[Path]:
-    """Write the rows as Parquet and JSON Lines under ``folder/data``, and the card."""
+    """Write the typed rows as ``data/<family>/test.parquet``, and the card."""
     pa = _pyarrow()
-    rows = [item_row(item) for item in bundle.items]
+    rows = [typed_row(item) for item in bundle.items]
     if not rows:
         from twosat_formal.errors import ConfigError
 
@@ -194,13 +388,14 @@ def write(bundle: Bundle, folder: Path, options: ExportOptions) -> list[Path]:
             "(run `twosat-formal verbalize` and give its output too)",
             parameter="inputs",
         )
-    data = folder / "data"
-    data.mkdir()
-    types = {"int64": pa.int64(), "string": pa.string()}
-    schema = pa.schema([(c, types[dtype]) for c, dtype in FEATURES.items()])
-    table = pa.Table.from_pylist([{c: row[c] for c in ROW_COLUMNS} for row in rows], schema)
-    parquet, jsonl, readme = data / "test.parquet", data / "test.jsonl", folder / "README.md"
-    pa.parquet.write_table(table, str(parquet))
-    write_lines((json_line({c: row[c] for c in ROW_COLUMNS}) for row in rows), jsonl)
-    readme.write_text(card(rows, options, bundle.sources), encoding="utf-8")
-    return [parquet, jsonl, readme]
+    arrow = schema(rows)
+    files = []
+    for family in sorted({str(row["family"]) for row in rows}):
+        part = folder / "data" / _folder(family) / "test.parquet"
+        part.parent.mkdir(parents=True)
+        chosen = [row for row in rows if str(row["family"]) == family]
+        pa.parquet.write_table(pa.Table.from_pylist(chosen, arrow), str(part))
+        files.append(part)
+    readme = folder / "README.md"
+    readme.write_text(card(rows, options, bundle.sources, arrow), encoding="utf-8")
+    return [*files, readme]

@@ -83,8 +83,8 @@ def read_samples(path: str | Path) -> list[Sample]:
         from twosat_formal.errors import ConfigError
 
         raise ConfigError(
-            f"no rows file {str(path)!r} (looked for {file.resolve()}): give the "
-            "<name>.jsonl that `twosat-formal export --to inspect` wrote",
+            f"no rows file {file.resolve()}: give the <name>.jsonl that "
+            "`twosat-formal export --to inspect` wrote (relative to the working directory)",
             parameter="path",
         )
     samples = []

@@ -48,7 +48,7 @@ def load_docs(path: str | Path, *, family: str | None = None, **_: Any) -> Any:
     datasets = require("datasets", "the lm-eval task")
     rows = [line.value for line in read_json_lines(path)]
     if family is not None:
-        rows = [row for row in rows if row.get("family") == family]
+        rows = [row for row in rows if str(row.get("family")) == family]
     return datasets.DatasetDict({"test": datasets.Dataset.from_list(rows)})
 
 

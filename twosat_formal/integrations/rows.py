@@ -160,8 +160,14 @@ def item_row(item: EvalItem) -> dict[str, Any]:
 
 
 def _loaded(value: Any, field: str, row_id: Any) -> Any:
+    """A JSON-valued column: JSON text, the value itself, or (typed Hugging Face rows)
+    a list of ``{"entity": ..., ...}`` structs, read as a mapping by entity."""
     if isinstance(value, str):
         return loads(value, source=f"row {row_id}: field {field!r}")
+    if isinstance(value, list) and all(isinstance(v, Mapping) and "entity" in v for v in value):
+        if field == "entities":
+            return {str(v["entity"]): v.get("variable") for v in value}
+        return {str(v["entity"]): [v.get("true"), v.get("false")] for v in value}
     return value
 
 
@@ -187,6 +193,9 @@ def row_prompt(row: Mapping[str, Any]) -> AnyPrompt:
 
     >>> row_prompt({"entities": '{"A":"x1"}', "true_value": "on", "false_value": "off"})
     PromptView(entities={'A': 'x1'}, true_value='on', false_value='off')
+    >>> typed = [{"entity": "A", "variable": "x1"}]  # a typed Hugging Face row
+    >>> row_prompt({"entities": typed, "true_value": "on", "false_value": "off"}).entities
+    {'A': 'x1'}
     """
     row_id = row.get("id")
     entities = _loaded(row.get("entities"), "entities", row_id)

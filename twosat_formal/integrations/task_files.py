@@ -9,7 +9,7 @@ when the harness runs; writing the folders needs neither harness.
 
 * inspect: ``<name>.py`` with a ``@task`` named ``<name>``::
 
-      inspect eval DIR/<name>.py --model mockllm/model --limit 4
+      inspect eval DIR/<name>.py --model twosat/oracle --limit 4
 
 * lm-eval: the group ``<name>.yaml`` (group ``<name>``), one subtask
   ``<name>_<family>.yaml`` per family, and ``utils.py``::
