@@ -8,6 +8,7 @@ wide span, visible zero-height bars, no empty figure) are read back from the SVG
 
 from __future__ import annotations
 
+import itertools
 import math
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -142,7 +143,7 @@ def test_hardness_bins_cover_every_value_once_in_order(values: list[int]) -> Non
     bins = _bins(values)
     assert len(bins) <= 6
     assert all(low <= high for low, high in bins)
-    assert all(a[1] < b[0] for a, b in zip(bins, bins[1:], strict=False))
+    assert all(a[1] < b[0] for a, b in itertools.pairwise(bins))
     for value in values:
         assert sum(low <= value <= high for low, high in bins) == 1
 
