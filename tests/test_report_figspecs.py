@@ -236,3 +236,22 @@ def test_a_zero_height_bar_is_drawn_as_a_labelled_stub(tmp_path: Path) -> None:
     assert texts(svg, outside_ticks=True).count("0") == 1
     ids = group_ids(svg)
     assert sum(i.startswith("line2d") for i in ids) >= 1  # the stub
+
+
+def test_figures_drawn_in_parallel_are_the_bytes_drawn_one_by_one(tmp_path: Path) -> None:
+    rows = [
+        {"instance_id": f"i{k}", "prompt_id": f"p{k}", "model": model, "family": "backbone",
+         "template": "logic", "sample": 0, "label": "SAT", "decision": "SAT",
+         "decision_correct": True, "witness_valid": k % 2 == 0,
+         "failure": "correct" if k % 2 == 0 else "invalid-witness", "truncated": False,
+         "completion_tokens": 5 + k, "clauses": 10 * (1 + k % 3), "num_clauses": 10,
+         "params": {}, "transforms": []}
+        for model in MODELS
+        for k in range(6)
+    ]  # fmt: skip
+    inp = FigureInput(compute_content(rows), rows)
+    files = {}
+    for workers in (1, 3):
+        figures, _ = render_figures(inp, tmp_path / str(workers), workers=workers)
+        files[workers] = {f.name: (tmp_path / str(workers) / f.path).read_bytes() for f in figures}
+    assert len(files[1]) >= 5 and files[1] == files[3]

@@ -22,8 +22,11 @@ Examples
 from __future__ import annotations
 
 import math
+import multiprocessing
+import os
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from functools import cached_property, partial
 from pathlib import Path
@@ -702,23 +705,41 @@ def title_svg(path: Path, title: str, caption: str) -> None:
     path.write_text(text[:end] + head + text[end:], encoding="utf-8")
 
 
-def render_figures(inp: FigureInput, out_dir: Path) -> tuple[list[Figure], list[str]]:
+def _draw(drawing: Drawing, path: Path) -> None:
+    drawing.draw()
+    title_svg(path, drawing.title, drawing.caption)
+
+
+def render_figures(
+    inp: FigureInput, out_dir: Path, *, workers: int | None = None
+) -> tuple[list[Figure], list[str]]:
     """Draw every figure of :data:`FIGURES` that ``inp`` has data for under
     ``out_dir/figures``; return the figures and, for each spec without data, the one
-    line that says so (``"Leaderboard: no answers in this run."``)."""
+    line that says so (``"Leaderboard: no answers in this run."``).
+
+    The figures are drawn by ``workers`` processes at once (default: one per processor,
+    at most one per figure; ``1`` draws them here, one after the other). Each figure is
+    drawn from its own data alone, so the files are the same either way.
+    """
     folder = out_dir / "figures"
-    figures: list[Figure] = []
+    planned: list[Drawing] = []
     absent: list[str] = []
     for spec in FIGURES:
         drawings = spec.plan(inp, folder)
         if not drawings:
             absent.append(f"{spec.label}: {spec.missing}.")
-        for drawing in drawings:
-            drawing.draw()
-            title_svg(folder / drawing.name, drawing.title, drawing.caption)
-            figures.append(
-                Figure(drawing.name, Path("figures") / drawing.name, drawing.title, drawing.caption)
-            )
+        planned.extend(drawings)
+    count = min(len(planned), workers or os.cpu_count() or 1)
+    if count > 1 and "fork" in multiprocessing.get_all_start_methods():
+        context = multiprocessing.get_context("fork")  # the children need no imports
+        with ProcessPoolExecutor(count, mp_context=context) as pool:
+            done = [pool.submit(_draw, d, folder / d.name) for d in planned]
+            for future in done:
+                future.result()
+    else:
+        for drawing in planned:
+            _draw(drawing, folder / drawing.name)
+    figures = [Figure(d.name, Path("figures") / d.name, d.title, d.caption) for d in planned]
     return figures, absent
 
 
