@@ -120,6 +120,14 @@ def test_a_missing_run_is_a_located_error(
     assert code == 2 and "Traceback" not in err and "nothing-here" in err
 
 
+def test_a_run_given_twice_is_refused(
+    stores: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    twice = stores["a"].parent / "." / stores["a"].name
+    code, _, err = cli(capsys, "report", str(stores["a"]), str(twice), "-o", str(tmp_path / "o"))
+    assert code == 2 and "given twice" in err and "Traceback" not in err
+
+
 @given(st.lists(st.sampled_from(["a", "b", "x/a", "y/a", "a.sqlite", "c.jsonl"]), max_size=6))
 def test_run_labels_are_distinct_for_distinct_runs(names: list[str]) -> None:
     paths = [Path(n) for n in dict.fromkeys(names)]

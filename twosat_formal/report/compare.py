@@ -135,13 +135,22 @@ def compare_runs(
 ) -> Path:
     """Write the comparison of ``sources`` (two or more runs) into ``out_dir``.
 
-    Raises :class:`~twosat_formal.errors.ConfigError` for fewer than two runs, and for
-    runs whose datasets (sets of prompts answered) differ unless ``allow_different``.
+    Raises :class:`~twosat_formal.errors.ConfigError` for fewer than two runs, for a run
+    given twice, and for runs whose datasets (sets of prompts answered) differ unless
+    ``allow_different``.
     Returns the path of ``report.md``.
     """
     paths = [Path(s) for s in sources]
     if len(paths) < 2:
         raise ConfigError("a comparison needs two runs or more", parameter="sources")
+    seen: dict[Path, Path] = {}
+    for path in paths:
+        first = seen.setdefault(path.resolve(), path)
+        if first is not path:
+            raise ConfigError(
+                f"run {path} is given twice (as {first} too); name each run once",
+                parameter="sources",
+            )
     labels = run_labels(paths)
     entries = [
         _entry(label, load_report_data(path), method, seed)
