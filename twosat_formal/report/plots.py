@@ -269,7 +269,7 @@ def curve_panels(
                         fmt="none",
                         ecolor=color,
                         elinewidth=0.9,
-                        capsize=2,
+                        capsize=0,
                     )
             ax.set_title(names[index], fontsize=FONT_LABEL)
             ax.set_xlabel(xlabel, fontsize=FONT_LABEL)
