@@ -126,6 +126,26 @@ class Drawing:
     caption: str
     draw: Callable[[], object]
 
+    @property
+    def weight(self) -> int:
+        """Roughly how much the figure draws: the values in the data it is drawn from
+        (the first argument of ``draw``), so that the largest figures start first."""
+        args = getattr(self.draw, "args", ())
+        return _values(args[0]) if args else 1
+
+
+def _values(data: object) -> int:
+    """How many values ``data`` holds, counting through mappings and sequences.
+
+    >>> _values({"a": [(1, 2.0), (2, 3.0)], "b": {"x": 5}})
+    5
+    """
+    if isinstance(data, Mapping):
+        return sum(_values(v) for v in data.values())
+    if isinstance(data, list | tuple):
+        return sum(_values(v) for v in data)
+    return 1
+
 
 @dataclass(frozen=True)
 class FigureSpec:
@@ -718,8 +738,9 @@ def render_figures(
     line that says so (``"Leaderboard: no answers in this run."``).
 
     The figures are drawn by ``workers`` processes at once (default: one per processor,
-    at most one per figure; ``1`` draws them here, one after the other). Each figure is
-    drawn from its own data alone, so the files are the same either way.
+    at most one per figure; ``1`` draws them here, one after the other), the largest
+    (:attr:`Drawing.weight`) first. Each figure is drawn from its own data alone, so
+    the files are the same either way.
     """
     folder = out_dir / "figures"
     planned: list[Drawing] = []
@@ -733,7 +754,8 @@ def render_figures(
     if count > 1 and "fork" in multiprocessing.get_all_start_methods():
         context = multiprocessing.get_context("fork")  # the children need no imports
         with ProcessPoolExecutor(count, mp_context=context) as pool:
-            done = [pool.submit(_draw, d, folder / d.name) for d in planned]
+            largest_first = sorted(planned, key=lambda d: -d.weight)
+            done = [pool.submit(_draw, d, folder / d.name) for d in largest_first]
             for future in done:
                 future.result()
     else:
