@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
@@ -229,6 +230,22 @@ def test_panels_without_points_are_left_out_and_no_figure_is_drawn_empty(
     assert "full" in titles and "empty" not in titles and "hollow" not in titles
     with pytest.raises(ValueError, match="no panel"):
         curve_panels({"empty": {}}, tmp_path / "g.svg", xlabel="x")
+    kept = curve_panels(
+        {"a": {"m": [(1.0, point)]}, "b": {}, "c": {"m": [(1.0, point)]}},
+        tmp_path / "k.svg",
+        xlabel="x",
+        cols=2,
+        keep_places=True,
+    )
+    assert "b" not in texts(kept) and sum(i.startswith("axes_") for i in group_ids(kept)) == 2
+    root = ET.parse(kept).getroot()
+    corners = []
+    for group in root.iter(f"{SVG}g"):
+        if group.get("id", "").startswith("axes_"):
+            box = next(group.iter(f"{SVG}path")).get("d", "")
+            corners.append(tuple(float(v) for v in re.findall(r"-?[\d.]+", box)[:2]))
+    (ax, ay), (cx, cy) = corners
+    assert cx == pytest.approx(ax) and cy > ay  # "c" sits under "a", in the first column
 
 
 def test_a_zero_height_bar_is_drawn_as_a_labelled_stub(tmp_path: Path) -> None:

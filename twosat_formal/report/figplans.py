@@ -162,7 +162,7 @@ def clause_curves(inp: FigureInput, folder: Path) -> list[Drawing]:
             "Decision accuracy (SAT/UNSAT answered right, every instance) and witness "
             f"validity (a satisfying assignment given, SAT instances only). {inp.grid}. "
             "Error bars: 95% CI across base formulas; a panel without instances it applies "
-            "to is left out.",
+            "to (witness validity of a family without SAT instances) is left blank.",
             partial(
                 plots.curve_panels,
                 panels,
@@ -172,6 +172,7 @@ def clause_curves(inp: FigureInput, folder: Path) -> list[Drawing]:
                 integer_x=True,
                 styles=inp.styles,
                 cols=2,
+                keep_places=True,
             ),
         )
     ]

@@ -198,13 +198,15 @@ def curve_panels(
     integer_x: bool = False,
     styles: Styles | None = None,
     cols: int = 3,
+    keep_places: bool = False,
 ) -> Path:
     """Draw one panel per key, one line per series, with its 95% CI.
 
     A panel with one series shades its interval as a band; a panel with several draws
     each interval as an error bar (bands of several series would overlap into grey).
     Points whose interval is undefined (a single formula) are drawn without one. A
-    panel without any point is left out (none is drawn empty). The x axis is
+    panel without any point is left out (none is drawn empty); with ``keep_places`` its
+    place in the grid stays blank, so that the panels after it keep their column. The x axis is
     logarithmic, with a tick at each value, when its values are positive and span a
     factor of :data:`LOG_SPAN` or more (|C| from 5 to 200); else linear.
 
@@ -214,12 +216,13 @@ def curve_panels(
     order). The legend, one per figure, is below the panels. Returns ``path``.
     Raises :class:`ValueError` when no panel has a point.
     """
-    names = [name for name in panels if any(points for points in panels[name].values())]
-    if not names:
+    drawn = [name for name in panels if any(points for points in panels[name].values())]
+    if not drawn:
         raise ValueError("curve_panels: no panel has a point to draw")
+    names = list(panels) if keep_places else drawn
     cols = max(1, min(cols, len(names)))
     rows = (len(names) + cols - 1) // cols
-    named = {k for name in names for k, v in panels[name].items() if v}
+    named = {k for name in drawn for k, v in panels[name].items() if v}
     shared = ylim is not None and isinstance(ylabel, str)  # one y axis label per row
     fig, axes = panel_grid(
         rows, cols, legend=len(named), titled=bool(title), ylabel_each=not shared
@@ -227,8 +230,8 @@ def curve_panels(
     legend: dict[str, Any] = {}
     try:
         for index, ax in enumerate(axes.flat):
-            if index >= len(names):
-                ax.set_visible(False)
+            if index >= len(names) or names[index] not in drawn:
+                ax.set_visible(False)  # no panel, or one without points: its place is blank
                 continue
             panel = {k: v for k, v in panels[names[index]].items() if v}
             xs_all = [x for points in panel.values() for x, _ in points]
