@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import math
 import re
+import threading
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
@@ -268,6 +269,7 @@ def test_figures_drawn_in_parallel_are_the_bytes_drawn_one_by_one(tmp_path: Path
         for k in range(6)
     ]  # fmt: skip
     inp = FigureInput(compute_content(rows), rows)
+    assert threading.active_count() == 1  # else render_figures would not fork
     files = {}
     for workers in (1, 3):
         figures, _ = render_figures(inp, tmp_path / str(workers), workers=workers)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -132,8 +133,8 @@ def render_figures(
 
     The figures are drawn by ``workers`` processes at once (default: one per processor,
     at most one per figure; ``1`` draws them here, one after the other), the largest
-    (:attr:`Drawing.weight`) first. Each figure is drawn from its own data alone, so
-    the files are the same either way.
+    (:attr:`Drawing.weight`) first; a process running other threads draws them here.
+    Each figure is drawn from its own data alone, so the files are the same either way.
     """
     folder = out_dir / "figures"
     planned: list[Drawing] = []
@@ -144,7 +145,10 @@ def render_figures(
             absent.append(f"{spec.label}: {spec.missing}.")
         planned.extend(drawings)
     count = min(len(planned), workers or os.cpu_count() or 1)
-    if count > 1 and "fork" in multiprocessing.get_all_start_methods():
+    # forked children start from a copy of this process: safe only while no other thread
+    # may hold a lock there
+    alone = threading.active_count() == 1
+    if count > 1 and alone and "fork" in multiprocessing.get_all_start_methods():
         context = multiprocessing.get_context("fork")  # the children need no imports
         with ProcessPoolExecutor(count, mp_context=context) as pool:
             largest_first = sorted(planned, key=lambda d: -d.weight)
