@@ -28,6 +28,7 @@ from twosat_formal.experiments.spec import load_spec, parse_spec
 from twosat_formal.generators import derive_seed
 from twosat_formal.instance import Instance
 from twosat_formal.report.render import (
+    BROWSER_SECTION,
     EDIT_SECTIONS,
     SECTIONS,
     TRACES_SECTION,
@@ -138,11 +139,13 @@ def h2(markdown: str) -> list[str]:
 
 def with_edit_sections(*, traces: bool = False) -> list[str]:
     """Every section, the edit sections after "Robustness", and with ``traces`` the
-    trace checker's section before "Figures" (a run that answers template prompts)."""
+    trace checker's section before "Figures" and the item browser before "Provenance"
+    (a report of a run store whose answers are to template prompts)."""
     at = SECTIONS.index("Robustness") + 1
     titles = [*SECTIONS[:at], *EDIT_SECTIONS, *SECTIONS[at:]]
     if traces:
         titles.insert(titles.index("Figures"), TRACES_SECTION)
+        titles.insert(titles.index("Provenance"), BROWSER_SECTION)
     return titles
 
 

@@ -126,13 +126,14 @@ def _print_result(result: ExperimentResult, as_json: bool = False) -> None:
 
 @app.command("report")
 def report_command(
-    source: Annotated[
-        Path,
+    sources: Annotated[
+        list[Path],
         typer.Argument(
-            metavar="STORE_OR_DIR",
+            metavar="STORE_OR_DIR...",
             help="A run store (SQLite, from `eval`), an experiment folder "
             "(from `run-experiment` or `bench`), or its results.jsonl (read with the "
-            "dataset.jsonl beside it).",
+            "dataset.jsonl beside it). Several: a comparison of the runs, a leaderboard "
+            "across stores.",
         ),
     ],
     out: Annotated[Path, out_option("Folder for report.md, report.html and figures/.")],
@@ -141,12 +142,25 @@ def report_command(
         typer.Option("--bootstrap", help="Percentile-bootstrap CIs instead of Wilson score ones."),
     ] = False,
     seed: Annotated[int, seed_option("Seed of the bootstrap resamples.")] = 0,
+    allow_different: Annotated[
+        bool,
+        typer.Option(
+            "--allow-different-datasets",
+            help="Compare runs that answered different prompts (refused otherwise).",
+        ),
+    ] = False,
     as_json: JsonOption = False,
 ) -> None:
-    """Write the report of a run: tables, significance tests and figures."""
-    from twosat_formal.report import build_report
+    """Write the report of a run (tables, significance tests and figures), or compare runs."""
+    method = "bootstrap" if bootstrap else "wilson"
+    if len(sources) > 1:
+        from twosat_formal.report.compare import compare_runs
 
-    path = build_report(source, out, method="bootstrap" if bootstrap else "wilson", seed=seed)
+        path = compare_runs(sources, out, allow_different=allow_different, method=method, seed=seed)
+    else:
+        from twosat_formal.report import build_report
+
+        path = build_report(sources[0], out, method=method, seed=seed)
     if as_json:
         print_json(_report_files(path))
         return

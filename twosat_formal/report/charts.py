@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import matplotlib.pyplot as plt
+from matplotlib.ticker import FuncFormatter, NullFormatter
 
 from twosat_formal.report.metrics import Estimate
 from twosat_formal.report.plots import FONT_LABEL, FONT_TICK, finish_figure, style_for
@@ -253,6 +254,8 @@ def box_groups(
                 )  # fmt: skip
         if every and min(every) > 0 and max(every) / min(every) > 20:
             ax.set_yscale("log")
+            ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+            ax.yaxis.set_minor_formatter(NullFormatter())
         ax.set_xticks(range(len(groups)))
         ax.set_xticklabels(list(groups), fontsize=FONT_TICK)
         ax.set_xlim(-0.6, len(groups) - 0.4)

@@ -239,7 +239,14 @@ def _browser(data: dict[str, Any]) -> str:
             ("failure", "failure kind"),
         )
     )
-    payload = json.dumps(data, ensure_ascii=True, sort_keys=True).replace("</", "<\\/")
+    # "<", ">" and "&" occur only inside JSON strings: escaped there, no text of the
+    # run can end the script element or open a comment in it
+    payload = (
+        json.dumps(data, ensure_ascii=True, sort_keys=True)
+        .replace("<", "\\u003c")
+        .replace(">", "\\u003e")
+        .replace("&", "\\u0026")
+    )
     return (
         f'<div class="filters">{filters}</div>'
         '<p id="item-count"></p><div id="item-list"></div>'

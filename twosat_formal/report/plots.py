@@ -57,6 +57,7 @@ __all__ = [
     "bar_panels",
     "curve_panels",
     "finish_figure",
+    "panel_grid",
     "save_figure",
     "stacked_shares",
     "style_for",
@@ -84,6 +85,8 @@ LOG_SPAN = 8.0
 _ZERO_BAR = 0.5
 #: The y range of bars in percent: a little below 0, so that a stub at 0 shows.
 _BAR_YLIM = (-3.0, 105.0)
+#: Entries per row of a figure's legend.
+_LEGEND_COLUMNS = 4
 #: A series' horizontal dodge, as a share of the x range, times its index from the middle.
 _DODGE = 0.008
 #: SVG settings: fixed element ids (same content, same bytes) and text kept as text.
@@ -127,16 +130,51 @@ def style_for(styles: Styles | None, name: str, index: int) -> tuple[str, str, s
 
 
 def _legend_below(fig: Any, handles: list[Any], labels: list[str]) -> None:
-    """One legend for the whole figure, centred under its panels."""
+    """One legend for the whole figure, centred under its panels (in the room a figure
+    laid out by :func:`panel_grid` keeps for it, else outside the constrained layout)."""
     if handles:
+        placed = fig.get_layout_engine() is None
         fig.legend(
             handles,
             labels,
-            loc="outside lower center",
-            ncols=min(4, len(labels)),
+            loc="lower center" if placed else "outside lower center",
+            bbox_to_anchor=(0.5, 0.02) if placed else None,
+            ncols=min(_LEGEND_COLUMNS, len(labels)),
             fontsize=FONT_LEGEND,
             frameon=False,
         )
+
+
+def panel_grid(
+    rows: int, cols: int, *, legend: int, titled: bool, ylabel_each: bool
+) -> tuple[Any, Any]:
+    """A figure of ``rows`` × ``cols`` panels laid out by fixed margins (inches).
+
+    Margins leave room for tick labels, axis labels and panel titles at the report's
+    font sizes, and under the panels for a legend of ``legend`` entries; ``titled``:
+    room for a figure title; ``ylabel_each``: every panel labels its y axis (else only
+    the first of a row does). A fixed layout costs nothing to compute, where a
+    constrained one measures every text of the figure several times.
+    """
+    width, height = 3.6 * cols, 2.8 * rows + 0.6
+    legend_rows = -(-legend // _LEGEND_COLUMNS) if legend else 0
+    left, right = 0.7, 0.15
+    top = 0.3 + (0.3 if titled else 0.0)
+    bottom = 0.55 + 0.22 * legend_rows + (0.1 if legend_rows else 0.0)
+    gap_w, gap_h = (0.75 if ylabel_each else 0.3), 0.85
+    height += 0.22 * max(0, legend_rows - 1)
+    fig, axes = plt.subplots(rows, cols, figsize=(width, height), squeeze=False)
+    axis_w = (width - left - right - (cols - 1) * gap_w) / cols
+    axis_h = (height - top - bottom - (rows - 1) * gap_h) / rows
+    fig.subplots_adjust(
+        left=left / width,
+        right=1 - right / width,
+        bottom=bottom / height,
+        top=1 - top / height,
+        wspace=gap_w / axis_w,
+        hspace=gap_h / axis_h,
+    )
+    return fig, axes
 
 
 def finish_figure(
@@ -163,13 +201,15 @@ def curve_panels(
     integer_x: bool = False,
     styles: Styles | None = None,
     cols: int = 3,
+    keep_places: bool = False,
 ) -> Path:
     """Draw one panel per key, one line per series, with its 95% CI.
 
     A panel with one series shades its interval as a band; a panel with several draws
     each interval as an error bar (bands of several series would overlap into grey).
     Points whose interval is undefined (a single formula) are drawn without one. A
-    panel without any point is left out (none is drawn empty). The x axis is
+    panel without any point is left out (none is drawn empty); with ``keep_places`` its
+    place in the grid stays blank, so that the panels after it keep their column. The x axis is
     logarithmic, with a tick at each value, when its values are positive and span a
     factor of :data:`LOG_SPAN` or more (|C| from 5 to 200); else linear.
 
@@ -179,19 +219,22 @@ def curve_panels(
     order). The legend, one per figure, is below the panels. Returns ``path``.
     Raises :class:`ValueError` when no panel has a point.
     """
-    names = [name for name in panels if any(points for points in panels[name].values())]
-    if not names:
+    drawn = [name for name in panels if any(points for points in panels[name].values())]
+    if not drawn:
         raise ValueError("curve_panels: no panel has a point to draw")
+    names = list(panels) if keep_places else drawn
     cols = max(1, min(cols, len(names)))
     rows = (len(names) + cols - 1) // cols
-    fig, axes = plt.subplots(
-        rows, cols, figsize=(3.6 * cols, 2.8 * rows + 0.6), squeeze=False, layout="constrained"
+    named = {k for name in drawn for k, v in panels[name].items() if v}
+    shared = ylim is not None and isinstance(ylabel, str)  # one y axis label per row
+    fig, axes = panel_grid(
+        rows, cols, legend=len(named), titled=bool(title), ylabel_each=not shared
     )
     legend: dict[str, Any] = {}
     try:
         for index, ax in enumerate(axes.flat):
-            if index >= len(names):
-                ax.set_visible(False)
+            if index >= len(names) or names[index] not in drawn:
+                ax.set_visible(False)  # no panel, or one without points: its place is blank
                 continue
             panel = {k: v for k, v in panels[names[index]].items() if v}
             xs_all = [x for points in panel.values() for x, _ in points]
@@ -232,14 +275,14 @@ def curve_panels(
                         fmt="none",
                         ecolor=color,
                         elinewidth=0.9,
-                        capsize=2,
+                        capsize=0,
                     )
             ax.set_title(names[index], fontsize=FONT_LABEL)
             ax.set_xlabel(xlabel, fontsize=FONT_LABEL)
             label = ylabel if isinstance(ylabel, str) else ylabel.get(names[index], "")
             if ylim is not None:
                 ax.set_ylim(*ylim)
-            if ylim is not None and isinstance(ylabel, str) and index % cols:
+            if shared and index % cols:
                 ax.tick_params(labelleft=False)  # the row's first panel labels the y axis
             else:
                 ax.set_ylabel(label, fontsize=FONT_LABEL)

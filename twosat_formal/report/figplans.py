@@ -1,0 +1,562 @@
+"""The plans of the report's figures: each turns a :class:`FigureInput` into the
+figures it draws (none when the run lacks their data), listed in the table of
+:mod:`~twosat_formal.report.figspecs`.
+
+The figures researchers ask for beside the paper's come first (leaderboard, model ×
+family, decision confusion, accuracy against |C| and against structural hardness,
+response length, pair consistency, templates per model), then the paper's.
+
+Examples
+--------
+>>> from twosat_formal.report.sections import compute_content
+>>> leaderboard(FigureInput(compute_content([])), Path("figures"))
+[]
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from twosat_formal.report import charts, plots
+from twosat_formal.report.figinput import OUTCOMES, Drawing, FigureInput, figure_file, slug
+from twosat_formal.report.metrics import Estimate, Row, aggregate, group_rows, metric_value
+from twosat_formal.report.sections import _curve, _family_key, _is_plain
+
+__all__ = [
+    "clause_curves",
+    "confusion",
+    "edits",
+    "failures",
+    "grouped",
+    "hardness",
+    "hardness_of",
+    "knobs",
+    "leaderboard",
+    "model_family",
+    "order",
+    "pair_consistency",
+    "response_length",
+    "sat_bias",
+    "story_themes",
+    "template_curves",
+    "truncation",
+]
+
+#: The answers of the decision-confusion figure (``none``: no decision read).
+_ANSWERS = ("SAT", "UNSAT", "none")
+#: Bins of the structural-hardness axis, at most.
+_HARDNESS_BINS = 6
+#: The caption of the bar groups over (model, base formula) units.
+_GROUP_BARS_CAPTION = (
+    "Success (decision on UNSAT, valid witness on SAT); error bars: 95% CI across "
+    "(model, base formula) units."
+)
+_SUCCESS = "Success (decision on UNSAT, valid witness on SAT)"
+
+
+def _success_metric(row: Row) -> float | None:
+    return metric_value("success")(row)
+
+
+# -- the figures researchers ask for ----------------------------------------------------------
+
+
+def leaderboard(inp: FigureInput, folder: Path) -> list[Drawing]:
+    board = {
+        s.model: {"strict": s.success, "lenient": s.lenient_success}
+        for s in sorted(inp.content.summaries, key=lambda s: -(s.success.mean or 0.0))
+        if s.success.mean is not None
+    }
+    if not board:
+        return []
+    name = figure_file("leaderboard")
+    return [
+        Drawing(
+            name,
+            "Leaderboard: strict and lenient success per model",
+            f"{_SUCCESS} under the strict and the lenient reading of the answer, best model "
+            "on top; error bars: 95% CI across base formulas.",
+            partial(charts.interval_dots, board, folder / name, styles=inp.styles),
+        )
+    ]
+
+
+def model_family(inp: FigureInput, folder: Path) -> list[Drawing]:
+    families = sorted({str(r["family"]) for r in inp.rows if r.get("family")}, key=_family_key)
+    if not families:
+        return []
+    grid: dict[str, dict[str, Estimate]] = {}
+    for (model, family), members in group_rows(inp.rows, ["model", "family"]).items():
+        estimate = aggregate(members, "success", method=inp.method, seed=inp.seed)
+        if estimate.mean is not None and family is not None:
+            grid.setdefault(str(model), {})[str(family)] = estimate
+    ordered = {m: grid[m] for m in inp.models if m in grid}
+    if not ordered:
+        return []
+    name = figure_file("model-family")
+    return [
+        Drawing(
+            name,
+            "Success per model and family",
+            f"{_SUCCESS} of each model on each family, every answer of the run; each cell "
+            "gives the mean in percent and the number of base formulas n.",
+            partial(charts.heatmap, ordered, folder / name, columns=families),
+        )
+    ]
+
+
+def confusion(inp: FigureInput, folder: Path) -> list[Drawing]:
+    panels: dict[str, dict[str, dict[str, int]]] = {}
+    for row in inp.rows:
+        label = str(row.get("label") or "").upper()
+        if label not in ("SAT", "UNSAT"):
+            continue
+        decision = str(row.get("decision") or "").upper()
+        answer = decision if decision in ("SAT", "UNSAT") else "none"
+        cells = panels.setdefault(str(row.get("model")), {}).setdefault(label, {})
+        cells[answer] = cells.get(answer, 0) + 1
+    if not panels:
+        return []
+    name = figure_file("decision-confusion")
+    ordered = {m: panels[m] for m in inp.models if m in panels}
+    return [
+        Drawing(
+            name,
+            "Decision confusion per model",
+            "Answers by the instance's label (rows) and the decision read from the answer "
+            "(columns; none: no decision read), with each cell's share of its row.",
+            partial(
+                charts.count_grids,
+                ordered,
+                folder / name,
+                rows=("SAT", "UNSAT"),
+                columns=_ANSWERS,
+                xlabel="answer",
+                ylabel="label",
+            ),
+        )
+    ]
+
+
+def clause_curves(inp: FigureInput, folder: Path) -> list[Drawing]:
+    curves = inp.content.size_metric_curves
+    if not any(curves.get(metric) for metric in ("accuracy", "witness")):
+        return []
+    panels: dict[str, dict[str, list[tuple[float, Estimate]]]] = {}
+    ylabels: dict[str, str] = {}
+    families = list(dict.fromkeys(f for per_family in curves.values() for f in per_family))
+    for family in families:
+        for metric, label in (("accuracy", "decision accuracy"), ("witness", "witness validity")):
+            key = f"{family}: {label}"
+            panels[key] = dict(curves.get(metric, {}).get(family, {}))
+            ylabels[key] = f"{label} (%)"
+    name = figure_file("accuracy-vs-clauses")
+    return [
+        Drawing(
+            name,
+            "Decision accuracy and witness validity against |C|, per model",
+            "Decision accuracy (SAT/UNSAT answered right, every instance) and witness "
+            f"validity (a satisfying assignment given, SAT instances only). {inp.grid}. "
+            "Error bars: 95% CI across base formulas; a panel without instances it applies "
+            "to (witness validity of a family without SAT instances) is left blank.",
+            partial(
+                plots.curve_panels,
+                panels,
+                folder / name,
+                xlabel="number of clauses |C|",
+                ylabel=ylabels,
+                integer_x=True,
+                styles=inp.styles,
+                cols=2,
+                keep_places=True,
+            ),
+        )
+    ]
+
+
+def hardness_of(records: Iterable[Mapping[str, Any]]) -> dict[str, int]:
+    """The structural hardness of each readable instance record, by id: the size (in
+    literals) of the largest strong component of its implication graph
+    (:func:`twosat_formal.analysis.analyze`), how much of the formula one chain of
+    implications ties together. Records that do not read as instances are left out.
+
+    >>> from twosat_formal.formula import Formula
+    >>> from twosat_formal.instance import Instance
+    >>> chain = Instance(id="a", family="demo", params={}, seed=0, label="UNSAT",
+    ...     formula=Formula([[1, 2], [-1, 2], [1, -2], [-1, -2], [3, 4]]),
+    ...     certificate={"status": "UNSAT", "backend": "scc", "checked": True,
+    ...                  "cycle": ["x1", "~x1"]}, structure={}, provenance={})
+    >>> hardness_of([chain.to_record(), {"id": "unreadable"}])
+    {'a': 4}
+    """
+    from twosat_formal.analysis import analyze
+    from twosat_formal.errors import TwoSatFormalError
+    from twosat_formal.instance import Instance
+
+    out: dict[str, int] = {}
+    for record in records:
+        try:
+            formula = Instance.from_record(record).formula
+        except (TwoSatFormalError, KeyError, ValueError, TypeError):
+            continue
+        out[str(record.get("id"))] = int(analyze(formula).largest_scc)
+    return out
+
+
+def _bins(values: Sequence[int]) -> list[tuple[int, int]]:
+    """Up to :data:`_HARDNESS_BINS` ranges ``(low, high)`` of ``values`` with about as
+    many values each (one per distinct value when there are few).
+
+    >>> _bins([1, 1, 2, 9])
+    [(1, 1), (2, 2), (9, 9)]
+    >>> _bins(list(range(1, 13)))
+    [(1, 2), (3, 4), (5, 6), (7, 8), (9, 10), (11, 12)]
+    """
+    distinct = sorted(set(values))
+    if len(distinct) <= _HARDNESS_BINS:
+        return [(v, v) for v in distinct]
+    ordered = sorted(values)
+    edges: list[tuple[int, int]] = []
+    for i in range(_HARDNESS_BINS):
+        chunk = ordered[
+            i * len(ordered) // _HARDNESS_BINS : (i + 1) * len(ordered) // _HARDNESS_BINS
+        ]
+        if not chunk:
+            continue
+        low = chunk[0] if not edges else max(chunk[0], edges[-1][1] + 1)
+        if low <= chunk[-1]:
+            edges.append((low, chunk[-1]))
+    return edges
+
+
+def hardness(inp: FigureInput, folder: Path) -> list[Drawing]:
+    rated = [r for r in inp.rows if str(r.get("instance_id")) in inp.hardness]
+    if not rated:
+        return []
+    panels: dict[str, dict[str, list[tuple[float, Estimate]]]] = {}
+    for (family,), members in sorted(
+        group_rows(rated, ["family"]).items(), key=lambda kv: _family_key(str(kv[0][0]))
+    ):
+        bins = _bins([inp.hardness[str(r["instance_id"])] for r in members])
+        if len(bins) < 2:
+            continue
+        panel: dict[str, list[tuple[float, Estimate]]] = {}
+        for model in inp.models:
+            mine = [r for r in members if r.get("model") == model]
+            points = []
+            for low, high in bins:
+                inside = [r for r in mine if low <= inp.hardness[str(r["instance_id"])] <= high]
+                estimate = aggregate(inside, "accuracy", method=inp.method, seed=inp.seed)
+                if estimate.mean is not None:
+                    points.append(
+                        (math.sqrt(low * high) if low > 0 else (low + high) / 2, estimate)
+                    )
+            if points:
+                panel[model] = points
+        if panel:
+            panels[str(family)] = panel
+    if not panels:
+        return []
+    name = figure_file("accuracy-vs-hardness")
+    return [
+        Drawing(
+            name,
+            "Decision accuracy against structural hardness, per model",
+            "Structural hardness: literals in the largest strong component of the "
+            "instance's implication graph (how much of the formula one chain of "
+            "implications ties together), in up to six bins of about equal counts per "
+            "family, each drawn at its geometric middle. Error bars: 95% CI across base "
+            "formulas; a family whose instances all fall in one bin is left out.",
+            partial(
+                plots.curve_panels,
+                panels,
+                folder / name,
+                xlabel="largest strong component (literals)",
+                ylabel="decision accuracy (%)",
+                styles=inp.styles,
+            ),
+        )
+    ]
+
+
+def response_length(inp: FigureInput, folder: Path) -> list[Drawing]:
+    groups: dict[str, dict[str, list[float]]] = {}
+    for row in inp.rows:
+        tokens = row.get("completion_tokens")
+        success = _success_metric(row)
+        if not isinstance(tokens, int | float) or isinstance(tokens, bool) or success is None:
+            continue
+        outcome = OUTCOMES[0] if success == 1.0 else OUTCOMES[1]
+        groups.setdefault(str(row.get("model")), {}).setdefault(outcome, []).append(float(tokens))
+    if not groups:
+        return []
+    ordered = {m: groups[m] for m in inp.models if m in groups}
+    name = figure_file("response-length")
+    return [
+        Drawing(
+            name,
+            "Response length against correctness, per model",
+            "Completion tokens of each answer, those that succeeded (decision on UNSAT, valid "
+            "witness on SAT) and those that failed apart; boxes: quartiles, whiskers: 1.5 "
+            "IQR, n: answers. The axis is logarithmic when the lengths span more than a "
+            "factor of 20.",
+            partial(
+                charts.box_groups,
+                ordered,
+                folder / name,
+                ylabel="completion tokens",
+                styles=inp.styles,
+            ),
+        )
+    ]
+
+
+def pair_consistency(inp: FigureInput, folder: Path) -> list[Drawing]:
+    content = inp.content
+    if content.pairs:
+        rows = [(s.model, s.accuracy, s.consistency) for s in content.pairs if s.by == "all"]
+        source = "the run's minimal twins"
+    elif content.diagnostics:
+        rows = [(d.model, d.pair_accuracy, d.pair_consistency) for d in content.diagnostics]
+        source = "the diagnostics side run's minimal twins"
+    else:
+        return []
+    bars = {
+        "pair accuracy": {model: acc for model, acc, _ in rows},
+        "pair consistency": {model: cons for model, _, cons in rows},
+    }
+    if not any(e.mean is not None for group in bars.values() for e in group.values()):
+        return []
+    name = figure_file("pair-consistency")
+    return [
+        Drawing(
+            name,
+            "Minimal twins: pair accuracy and pair consistency, per model",
+            f"Over {source} (a formula and its one-clause twin of the opposite label): "
+            "pair accuracy, both decisions right; pair consistency, the two decisions "
+            "differ as the labels do. Error bars: 95% CI across pairs.",
+            partial(plots.bar_groups, bars, folder / name, ylabel="pairs (%)", styles=inp.styles),
+        )
+    ]
+
+
+def template_curves(inp: FigureInput, folder: Path) -> list[Drawing]:
+    content = inp.content
+    if len(content.templates) < 2:
+        return []
+    plain = [r for r in inp.rows if _is_plain(r)]
+    panels: dict[str, dict[str, list[tuple[float, Estimate]]]] = {}
+    groups = group_rows(plain, ["model", "family"])
+    for model in inp.models:
+        for family in sorted({str(f) for m, f in groups if m == model}, key=_family_key):
+            members = groups[(model, family)]
+            curves = {
+                str(template): _curve(mine, "clauses", method=inp.method, seed=inp.seed)
+                for (template,), mine in group_rows(members, ["template"]).items()
+            }
+            if len(curves) > 1:
+                panels[f"{model} · {family}"] = curves
+    if not panels:
+        return []
+    name = figure_file("accuracy-by-template")
+    cols = max(1, min(4, len({key.split(" · ")[1] for key in panels})))
+    return [
+        Drawing(
+            name,
+            "Success against |C|, per verbalization template and model (Figure 8)",
+            f"{_SUCCESS}. {inp.grid}. One panel per model and family; error bars: 95% CI "
+            "across base formulas.",
+            partial(
+                plots.curve_panels,
+                panels,
+                folder / name,
+                xlabel="number of clauses |C|",
+                integer_x=True,
+                styles=inp.styles,
+                cols=cols,
+            ),
+        )
+    ]
+
+
+# -- the paper's figures --------------------------------------------------------------------
+
+
+def knobs(inp: FigureInput, folder: Path) -> list[Drawing]:
+    content = inp.content
+    out = []
+    for panel, knobs in content.knob_curves.items():
+        if not any(points for curves in knobs.values() for points in curves.values()):
+            continue
+        name = figure_file(f"knobs-{slug(panel)}")
+        out.append(
+            Drawing(
+                name,
+                f"Difficulty knobs: {panel} (Figures 1–4)",
+                f"{_SUCCESS} against the level of one knob swept at a time; the knobs not "
+                f"swept: {content.sweep_knobs}. Error bars: 95% CI across base formulas.",
+                partial(
+                    plots.curve_panels,
+                    knobs,
+                    folder / name,
+                    xlabel="knob level",
+                    title=panel,
+                    styles=inp.styles,
+                ),
+            )
+        )
+    return out
+
+
+def order(inp: FigureInput, folder: Path) -> list[Drawing]:
+    content = inp.content
+    if not content.order_bars:
+        return []
+    name = figure_file("order")
+    return [
+        Drawing(
+            name,
+            "Construction order vs shuffled clauses, per model (Figure 6)",
+            f"{_SUCCESS} of each model in each order, one panel per family; error bars: "
+            "95% CI across base formulas.",
+            partial(
+                plots.bar_panels,
+                content.order_model_bars or {"all models": content.order_bars},
+                folder / name,
+                title="construction order vs shuffled, per model",
+                styles=inp.styles,
+            ),
+        )
+    ]
+
+
+def grouped(attribute: str, stem: str, title: str, heading: str) -> Callable[..., list[Drawing]]:
+    def plan(inp: FigureInput, folder: Path) -> list[Drawing]:
+        bars = getattr(inp.content, attribute)
+        if not bars:
+            return []
+        name = figure_file(stem)
+        draw = partial(plots.bar_groups, bars, folder / name, title=heading, styles=inp.styles)
+        return [Drawing(name, title, _GROUP_BARS_CAPTION, draw)]
+
+    return plan
+
+
+def story_themes(inp: FigureInput, folder: Path) -> list[Drawing]:
+    stories = inp.content.stories
+    if stories is None or not stories.curves:
+        return []
+    name = figure_file("accuracy-by-story-theme")
+    return [
+        Drawing(
+            name,
+            "Success against |C|, per story theme (Figure 9)",
+            f"{_SUCCESS} for answers to story prompts, pooled over models; error bars: 95% "
+            "CI across (model, base formula) units.",
+            partial(
+                plots.curve_panels,
+                stories.curves,
+                folder / name,
+                xlabel="number of clauses |C|",
+                integer_x=True,
+                styles=inp.styles,
+            ),
+        )
+    ]
+
+
+def edits(inp: FigureInput, folder: Path) -> list[Drawing]:
+    curves = inp.content.edit_curves
+    if not any(curves.values()):
+        return []
+    name = figure_file("edits-normalized-accuracy")
+    return [
+        Drawing(
+            name,
+            "Symbolic edits: normalized accuracy against k, per model",
+            "Accuracy after k cumulative label-preserving edits divided by the baseline "
+            "accuracy of the same records (100% at k = 0); records without a k-th edit "
+            "fall back to their baseline.",
+            partial(
+                plots.curve_panels,
+                {"normalized accuracy": curves},
+                folder / name,
+                xlabel="cumulative label-preserving edits k",
+                ylabel="normalized accuracy (% of baseline)",
+                ylim=None,
+                integer_x=True,
+                styles=inp.styles,
+            ),
+        )
+    ]
+
+
+def sat_bias(inp: FigureInput, folder: Path) -> list[Drawing]:
+    bias = inp.content.sat_bias_by_family
+    if not bias:
+        return []
+    name = figure_file("sat_bias")
+    return [
+        Drawing(
+            name,
+            "SAT bias: share of UNSAT instances answered SAT, per family and model",
+            "The SAT prediction rate on UNSAT instances (App. J): 0% for a model without a "
+            "bias towards SAT, drawn as a stub labelled 0. Error bars: 95% CI across "
+            "formulas.",
+            partial(
+                plots.bar_groups,
+                bias,
+                folder / name,
+                ylabel="SAT answers on UNSAT instances (%)",
+                title="SAT bias on UNSAT instances",
+                styles=inp.styles,
+            ),
+        )
+    ]
+
+
+def truncation(inp: FigureInput, folder: Path) -> list[Drawing]:
+    summaries = inp.content.summaries
+    if not summaries:
+        return []
+    name = figure_file("truncation")
+    bars = {"all answers": {s.model: s.truncation for s in summaries}}
+    return [
+        Drawing(
+            name,
+            "Truncation rate per model",
+            "Share of answers cut by the token budget (finish reason `length`); they count "
+            "as incorrect; a rate of 0 is drawn as a stub labelled 0. Error bars: 95% CI "
+            "across formulas.",
+            partial(
+                plots.bar_groups,
+                bars,
+                folder / name,
+                ylabel="answers truncated (%)",
+                title="truncation at the token budget",
+                styles=inp.styles,
+            ),
+        )
+    ]
+
+
+def failures(inp: FigureInput, folder: Path) -> list[Drawing]:
+    summaries = inp.content.summaries
+    if not summaries:
+        return []
+    name = figure_file("failures")
+    mix = {s.model: s.failures for s in summaries}
+    return [
+        Drawing(
+            name,
+            "Failure kinds per model",
+            "Each answer falls in exactly one kind (the first that applies): a request "
+            "error, truncated, an ambiguous or missing answer line, a wrong decision, and on "
+            "SAT instances a missing, unparsable or invalid witness; otherwise correct.",
+            partial(plots.stacked_shares, mix, folder / name, title="what the answers were"),
+        )
+    ]
