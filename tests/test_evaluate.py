@@ -28,6 +28,7 @@ from faultserver import FaultServer
 from hypothesis import given
 from hypothesis import strategies as st
 from rich.console import Console
+from signal_support import default_signals
 
 from twosat_formal.cli import main
 from twosat_formal.errors import EvaluationError
@@ -467,7 +468,16 @@ def test_api_keys_never_reach_the_store_the_logs_or_the_exports(
         assert b"SENTINEL" not in blob
 
 
-def test_ctrl_c_flushes_the_store_and_exits_cleanly(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("stop", "code", "said"),
+    [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")],
+    ids=["sigint", "sigterm"],
+)
+def test_ctrl_c_flushes_the_store_and_exits_cleanly(
+    tmp_path: Path, stop: signal.Signals, code: int, said: str
+) -> None:
+    """Ctrl-C, and SIGTERM alike: the answers received are stored, the run is marked
+    interrupted, and a second run asks only the rest."""
     items = make_items(40, seed=4)
     server = FaultServer(answer=answers_for(items), latency_s=0.05, lifetime_s=120)
     with server:
@@ -480,15 +490,17 @@ def test_ctrl_c_flushes_the_store_and_exits_cleanly(tmp_path: Path) -> None:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
+            preexec_fn=default_signals,  # launched from a background job, Ctrl-C is ignored
         )
         for _ in range(3000):
             if proc.poll() is not None or server.faults().total() >= 6:
                 break
             time.sleep(0.01)
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(stop)
         out, err = proc.communicate(timeout=60)
-        assert proc.returncode == 130, err
+        assert proc.returncode == code, err
         assert "interrupted" in out and "Traceback" not in err
+        assert err.strip().splitlines()[-1] == said
         with RunStore(store_path, readonly=True) as store:
             interrupted = store.count()
             assert store.runs()[-1]["status"] == "interrupted"

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from twosat_formal.cli.app import app, err_console, fail, out_console
+from twosat_formal.cli.app import app, err_console, fail, out_console, stopped
 from twosat_formal.cli.options import (
     ApiKeyEnvOption,
     ConcurrencyOption,
@@ -35,7 +35,7 @@ from twosat_formal.cli.options import (
 )
 from twosat_formal.cli.output import print_json, print_lines
 from twosat_formal.columns import pick_columns
-from twosat_formal.errors import EXIT_INTERRUPTED, EXIT_REQUESTS_FAILED, ConfigError
+from twosat_formal.errors import EXIT_REQUESTS_FAILED, ConfigError
 from twosat_formal.export import export_results, format_of
 from twosat_formal.model import SamplingParams
 from twosat_formal.models import spec_forms
@@ -73,9 +73,9 @@ def error_lines(summary: EvalSummary) -> list[str]:
 
 
 def exit_on_failed_requests(summary: EvalSummary) -> None:
-    """Exit with code 3 when every request of some model failed (130 if interrupted)."""
+    """Exit with code 3 when every request of some model failed (130 or 143 if stopped)."""
     if summary.interrupted:
-        raise SystemExit(EXIT_INTERRUPTED)
+        stopped()
     if summary.failed_models:
         fail(
             f"every request of {', '.join(summary.failed_models)} failed "
