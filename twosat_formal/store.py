@@ -46,6 +46,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from twosat_formal.atomic import stream_target
 from twosat_formal.closing import Closing
 from twosat_formal.columns import BUILTIN_COLUMNS, COLUMNS, pick_columns, sources_of
 from twosat_formal.errors import RecordError, TwoSatFormalError
@@ -341,6 +342,11 @@ class RunStore(Closing):
         self.readonly = readonly
         if readonly and not self.path.is_file():
             raise FileNotFoundError(2, "No such file or directory", str(self.path))
+        if stream_target(self.path):  # SQLite would write its journal beside a device
+            raise RecordError(
+                "not a run store (a device, pipe or descriptor, not a file)",
+                source=str(self.path),
+            )
         try:
             if readonly:
                 self._db = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True)
