@@ -45,12 +45,17 @@ def _running(pid: int) -> bool:
     not Path("/proc/self/task").exists(), reason="reads the process tree from /proc"
 )
 @pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT], ids=["sigterm", "sigint"])
+@pytest.mark.parametrize("name", ["generate", "certify"])
 def test_a_signal_to_the_command_alone_stops_it_and_its_workers(
-    tmp_path: Path, stop: signal.Signals
+    tmp_path: Path, many: Path, stop: signal.Signals, name: str
 ) -> None:
     out = tmp_path / "dataset.jsonl"
-    command = [sys.executable, "-c", _MAIN, "generate", "backbone", "--clauses", "40"]
-    command += ["--count", "1000000", "--jobs", "2", "--no-progress", "--out", str(out)]
+    if name == "generate":
+        words = ["generate", "backbone", "--clauses", "40", "--count", "1000000"]
+        words += ["--out", str(out)]
+    else:
+        words = ["certify", str(many)]
+    command = [sys.executable, "-c", _MAIN, *words, "--jobs", "2", "--no-progress"]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     proc = subprocess.Popen(
         command,
@@ -84,6 +89,17 @@ def test_a_signal_to_the_command_alone_stops_it_and_its_workers(
             break
         time.sleep(0.01)
     assert not any(_running(pid) for pid in workers)
+
+
+@pytest.fixture(scope="module")
+def many(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A dataset that certify takes seconds over."""
+    from twosat_formal.generators import generate
+
+    path = tmp_path_factory.mktemp("many") / "dataset.jsonl"
+    lines = [generate("backbone", clauses=20, seed=seed).to_json() for seed in range(2000)]
+    path.write_text("\n".join(lines) + "\n")
+    return path
 
 
 _HANDLER = "import signal; print(signal.getsignal(signal.SIGINT) is signal.default_int_handler)"
