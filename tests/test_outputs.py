@@ -390,3 +390,24 @@ def test_a_bad_answers_file_leaves_no_new_store(
     code, _, err = cli(capsys, *argv, "--out", str(inputs / "s.jsonl"), "--store", str(store))
     assert code == 2 and "answers.jsonl" in err, err
     assert not any(p.name.startswith(("scored.sqlite", "s.jsonl")) for p in inputs.iterdir())
+
+
+def test_standard_input_redirected_from_the_output_is_refused(inputs: Path) -> None:
+    dataset = inputs / "dataset.jsonl"
+    before = digest(dataset)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    command = [sys.executable, "-c", "from twosat_formal.cli import main; main()", "pairs", "-"]
+    with open(dataset) as stdin:
+        done = subprocess.run(
+            [*command, "--out", str(dataset)], stdin=stdin, capture_output=True, text=True, env=env
+        )
+    assert done.returncode == 2 and "is the file standard input reads" in done.stderr
+    assert digest(dataset) == before
+    piped = subprocess.run(
+        [*command, "--out", str(dataset)],
+        input=dataset.read_text(),
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert piped.returncode == 0, piped.stderr  # a pipe is no file: the output is written

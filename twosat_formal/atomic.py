@@ -189,9 +189,11 @@ def refuse_aliases(
     """Refuse an output that is one of the inputs, or another output.
 
     ``outputs`` and ``inputs`` map a parameter's name to its path (inputs: or paths);
-    None and ``"-"`` (stdin, stdout) are skipped, and so are stream targets
-    (:func:`stream_target`), which nothing replaces. Two paths alias when they resolve
-    to one path (links, ``..``) or name one regular file (hard links).
+    None and an output ``"-"`` (stdout) are skipped, and so are stream targets
+    (:func:`stream_target`), which nothing replaces; an input ``"-"`` is standard
+    input, which aliases an output when it was redirected from that file. Two paths
+    alias when they resolve to one path (links, ``..``) or name one regular file (hard
+    links).
 
     Raises
     ------
@@ -217,14 +219,16 @@ def refuse_aliases(
         if value is None:
             continue
         paths = [value] if isinstance(value, str | os.PathLike) else list(value)
-        read += [(name, str(p)) for p in paths if str(p) != "-"]
+        read += [(name, str(p)) for p in paths]
     for index, (name, path) in enumerate(written):
         option = f"--{name.replace('_', '-')}"
         later = [(f"--{n.replace('_', '-')}", p, "the output") for n, p in written[index + 1 :]]
         for source, other, what in [(n, p, "the input") for n, p in read] + later:
-            if _same(Path(path), Path(other)):
+            stdin = other == "-"
+            if _same(Path(path), Path("/dev/stdin" if stdin else other)):
+                shown = "the file standard input reads" if stdin else f"{what} {other}"
                 raise ConfigError(
-                    f"{option} {path} is {what} {other} ({source}); write to another file",
+                    f"{option} {path} is {shown} ({source}); write to another file",
                     parameter=name,
                     valid="a path that is none of the command's inputs",
                 )
