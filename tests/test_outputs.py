@@ -330,6 +330,13 @@ def test_a_failed_merge_keeps_files_it_did_not_make(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="conflicting results"):
         merge_stores([a, b], out)
     assert not [p.name for p in tmp_path.iterdir() if p.name.startswith("c.")]
+    link = tmp_path / "link.sqlite"
+    link.symlink_to("real.sqlite")  # the merge writes through it, and keeps it on failure
+    with pytest.raises(ConfigError, match="conflicting results"):
+        merge_stores([a, b], link)
+    assert link.is_symlink() and not (tmp_path / "real.sqlite").exists()
+    merge_stores([a], link)
+    assert link.is_symlink() and (tmp_path / "real.sqlite").is_file()
     for suffix in ("-wal", "-shm", "-journal"):  # a stray file is no merge's to replace
         stale = tmp_path / f"c.sqlite{suffix}"
         stale.write_text("not the merge's")
