@@ -49,7 +49,7 @@ from typing import Any
 from twosat_formal.atomic import stream_target
 from twosat_formal.closing import Closing
 from twosat_formal.columns import BUILTIN_COLUMNS, COLUMNS, pick_columns, sources_of
-from twosat_formal.errors import RecordError, TwoSatFormalError
+from twosat_formal.errors import EXIT_USAGE, RecordError, TwoSatFormalError
 from twosat_formal.model import Response, public_endpoint
 from twosat_formal.scoring import Judgement
 
@@ -693,11 +693,13 @@ def filled_store(path: str | os.PathLike[str], *, keep_results: bool = True) -> 
     when the command is refused.
 
     A store this call created (with its ``-wal``, ``-shm`` and ``-journal`` files) is
-    removed again when the block raises a :class:`~twosat_formal.errors.TwoSatFormalError`
-    (a model spec refused once the run starts, a bad line of the answers) and holds no
-    result, or whatever it holds unless ``keep_results`` (``score``: its results are
+    removed again when the block raises a refusal (a
+    :class:`~twosat_formal.errors.TwoSatFormalError` of exit code 2: a model spec
+    refused once the run starts, a bad line of the answers) and holds no result, or
+    whatever it holds unless ``keep_results`` (``score``: its results are
     scored again in a moment; ``eval`` keeps answers it paid for). An existing store,
-    and any interruption, keep what they hold.
+    an interruption and failed requests (exit code 3: the run is stored as ``failed``)
+    keep what they hold.
 
     >>> import tempfile, pathlib
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "runs.sqlite"
@@ -714,10 +716,11 @@ def filled_store(path: str | os.PathLike[str], *, keep_results: bool = True) -> 
     store = RunStore(path)
     try:
         yield store
-    except TwoSatFormalError:
+    except TwoSatFormalError as error:
+        refused = error.exit_code == EXIT_USAGE  # not a failed request: that run is kept
         empty = not keep_results or store.count() == 0
         store.close()
-        if empty and files[0] in made:
+        if refused and empty and files[0] in made:
             for file in made:
                 file.unlink(missing_ok=True)
         raise
