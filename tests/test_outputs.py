@@ -418,3 +418,21 @@ def test_standard_input_redirected_from_the_output_is_refused(inputs: Path) -> N
         env=env,
     )
     assert piped.returncode == 0, piped.stderr  # a pipe is no file: the output is written
+
+
+def test_dev_stdout_appended_to_an_input_is_refused(inputs: Path) -> None:
+    """``--out /dev/stdout >> dataset.jsonl`` would read its own output as it grows."""
+    dataset = inputs / "dataset.jsonl"
+    before = digest(dataset)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    command = [sys.executable, "-c", "from twosat_formal.cli import main; main()", "perturb"]
+    command += [str(dataset), "--op", "reorder", "--out", "/dev/stdout"]
+    with open(dataset, "a") as appended:
+        done = subprocess.run(command, stdout=appended, stderr=subprocess.PIPE, text=True, env=env)
+    assert done.returncode == 2 and "--out /dev/stdout is the input" in done.stderr
+    assert digest(dataset) == before
+    other = inputs / "other.jsonl"
+    with open(other, "a") as appended:
+        done = subprocess.run(command, stdout=appended, stderr=subprocess.PIPE, text=True, env=env)
+    assert done.returncode == 0, done.stderr
+    assert other.read_text().count("\n") == 2

@@ -168,6 +168,14 @@ def atomic_output(
         yield stream
 
 
+def _regular(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` leads to a regular file (``/dev/stdout`` redirected to one)."""
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
 def _same(one: Path, two: Path) -> bool:
     """Whether the paths name one regular file (or one path, once resolved)."""
     if os.path.realpath(one) == os.path.realpath(two):
@@ -190,8 +198,10 @@ def refuse_aliases(
 
     ``outputs`` and ``inputs`` map a parameter's name to its path (inputs: or paths);
     None and an output ``"-"`` (stdout) are skipped, and so are stream targets
-    (:func:`stream_target`), which nothing replaces; an input ``"-"`` is standard
-    input, which aliases an output when it was redirected from that file. Two paths
+    (:func:`stream_target`), which nothing replaces, but for a descriptor that leads
+    to a regular file (``--out /dev/stdout >> input.jsonl`` would read its own
+    output); an input ``"-"`` is standard input, which aliases an output when it was
+    redirected from that file. Two paths
     alias when they resolve to one path (links, ``..``) or name one regular file (hard
     links).
 
@@ -212,7 +222,7 @@ def refuse_aliases(
     written = [
         (name, str(path))
         for name, path in outputs.items()
-        if path is not None and str(path) != "-" and not stream_target(path)
+        if path is not None and str(path) != "-" and (not stream_target(path) or _regular(path))
     ]
     read: list[tuple[str, str]] = []
     for name, value in inputs.items():
