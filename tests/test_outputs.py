@@ -436,3 +436,30 @@ def test_dev_stdout_appended_to_an_input_is_refused(inputs: Path) -> None:
         done = subprocess.run(command, stdout=appended, stderr=subprocess.PIPE, text=True, env=env)
     assert done.returncode == 0, done.stderr
     assert other.read_text().count("\n") == 2
+
+
+def test_an_output_that_cannot_be_written_is_named_as_given(
+    tmp_path: Path, inputs: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    dataset = str(inputs / "dataset.jsonl")
+    for out, named in ((folder, f"{folder}: is a directory"), (tmp_path / "no" / "x.jsonl", "no")):
+        code, _, err = cli(capsys, "pairs", dataset, "--out", str(out))
+        assert code == 2 and err.startswith(f"error: {tmp_path / named}"), err
+        assert ".partial" not in err
+    assert list(folder.iterdir()) == []
+
+
+def test_export_writes_through_a_link_to_an_empty_folder(
+    tmp_path: Path, inputs: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    real = tmp_path / "real"
+    real.mkdir()
+    link = tmp_path / "link"
+    link.symlink_to(real)
+    files = [str(inputs / "dataset.jsonl"), str(inputs / "prompts.jsonl")]
+    argv = ["export", *files, "--to", "hf", "--out", str(link), "--no-certify"]
+    code, _, err = cli(capsys, *argv)
+    assert code == 0, err
+    assert link.is_symlink() and any(real.iterdir())

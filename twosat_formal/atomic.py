@@ -36,6 +36,7 @@ True
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import tempfile
@@ -119,9 +120,14 @@ def atomic_path(target: str | os.PathLike[str]) -> Iterator[Path]:
         yield Path(target)
         return
     final = write_target(target)
-    handle, name = tempfile.mkstemp(
-        prefix=f".{final.name}.", suffix=".partial", dir=final.parent or "."
-    )
+    if final.is_dir():
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), os.fspath(target))
+    try:
+        handle, name = tempfile.mkstemp(
+            prefix=f".{final.name}.", suffix=".partial", dir=final.parent or "."
+        )
+    except OSError as error:  # named by the folder asked for, not the temporary file
+        raise type(error)(error.errno, error.strerror, os.fspath(final.parent)) from None
     os.close(handle)
     partial = Path(name)
     try:
