@@ -349,23 +349,51 @@ def test_a_failed_merge_keeps_files_it_did_not_make(tmp_path: Path) -> None:
 # -- refused inputs are not modified ---------------------------------------------------------
 
 
-def test_another_applications_sqlite_file_is_refused_untouched(
-    inputs: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    foreign = inputs / "app.sqlite"
-    with sqlite3.connect(foreign) as db:
+#: Every command that writes into a store it is given (``--store S``), with its inputs.
+STORES = {
+    "eval": ["eval", "D/prompts.jsonl", "-m", "ref/oracle", "--no-progress"],
+    "score": ["score", "D/answers.jsonl", "--prompts", "D/prompts.jsonl", "--out", "D/s.jsonl"],
+    "verbalize --story": [
+        "verbalize", "D/dataset.jsonl", "--story", "spy", "-m", "ref/oracle", "--out", "D/s.jsonl",
+    ],
+}  # fmt: skip
+
+
+def _foreign(path: Path) -> None:
+    """Another application's SQLite file (rollback journal, a table of its own)."""
+    with sqlite3.connect(path) as db:
         db.execute("CREATE TABLE notes (text TEXT)")
         db.execute("INSERT INTO notes VALUES ('mine')")
     db.close()
-    before = digest(foreign)
-    argv = ["eval", str(inputs / "prompts.jsonl"), "-m", "ref/oracle", "--no-progress"]
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "text", "device"])
+@pytest.mark.parametrize("command", sorted(STORES))
+def test_a_file_that_is_no_store_is_refused_untouched(
+    inputs: Path, capsys: pytest.CaptureFixture[str], command: str, kind: str
+) -> None:
+    foreign = inputs / "app.sqlite"
+    if kind == "sqlite":
+        _foreign(foreign)
+    elif kind == "text":
+        foreign.write_text("my notes, not a database\n")
+    else:
+        foreign = Path("/dev/null")
+    before = digest(foreign) if kind != "device" else ""
+    argv = [word.replace("D/", f"{inputs}/") for word in STORES[command]]
     code, _, err = cli(capsys, *argv, "--store", str(foreign))
-    assert code == 2 and "not a run store" in err, err
+    assert code == 2 and f"error: {foreign}: not a run store" in err, err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    if kind == "device":
+        assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+        assert not list(Path("/dev").glob("null?*"))
+        return
     assert digest(foreign) == before
     assert sorted(p.name for p in inputs.iterdir() if p.name.startswith("app")) == ["app.sqlite"]
-    with sqlite3.connect(foreign) as db:
-        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
-    db.close()
+    if kind == "sqlite":
+        with sqlite3.connect(foreign) as db:
+            assert db.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+        db.close()
 
 
 def test_a_refused_model_leaves_no_new_store(
