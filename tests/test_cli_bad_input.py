@@ -11,17 +11,22 @@ Every case that writes (``--out``, ``--store``) is also told to write over its i
 (the same path, a symbolic link to it, a hard link): exit 2, one line, the input
 unchanged; and to write to ``/dev/null``: the device is written as a stream (or the
 command says in one line that it is no folder or store), never replaced, and nothing
-appears beside it. Signals are walked in ``test_signals.py`` and ``test_evaluate.py``.
+appears beside it; and is sent a real ``SIGTERM`` as it puts its finished output in
+place: exit 143, ``terminated``, neither output nor partial file left. Signals in the
+middle of the work (workers, an evaluation) are sent in ``test_signals.py`` and
+``test_evaluate.py``.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import signal
 import stat
 from collections.abc import Callable
 from itertools import pairwise
 from pathlib import Path
+from typing import Any
 
 import pytest
 from cli_support import cli
@@ -167,6 +172,8 @@ def good(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (folder / "prompts.jsonl").write_text(json.dumps(made.to_record()) + "\n", encoding="utf-8")
     answer = {"prompt_id": made.id, "response": "The answer is: Yes"}
     (folder / "answers.jsonl").write_text(json.dumps(answer) + "\n", encoding="utf-8")
+    both = (folder / "dataset.jsonl").read_text() + (folder / "prompts.jsonl").read_text()
+    (folder / "bundle.jsonl").write_text(both, encoding="utf-8")  # instances and prompts
     return folder
 
 
@@ -268,6 +275,7 @@ GOOD_JSONL = {
     "score": "answers.jsonl",
     "score --prompts": "prompts.jsonl",
     "certify a second file": "prompts.jsonl",
+    "export": "bundle.jsonl",
 }
 
 
@@ -311,3 +319,56 @@ def stored(good: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
         main([*argv, "--store", str(store)])
     assert done.value.code in (0, None)
     return store
+
+
+#: Writing cases whose output is not one file renamed into place (a store, a report
+#: folder): a SIGTERM as the output is put in place does not concern them; each is
+#: stopped by real signals elsewhere (``test_signals.py``, ``test_evaluate.py``).
+NOT_RENAMED = {
+    "eval": "writes into its run store as answers come (test_evaluate.py stops it)",
+    "eval --dataset": "as eval",
+    "store": "merges into a new SQLite file (a failed merge removes it: test_outputs.py)",
+    "report": "writes a report folder",
+}
+
+
+@pytest.mark.parametrize(
+    "command", [c for c in WRITERS if not c.startswith(("run-experiment", *NOT_RENAMED))]
+)
+def test_sigterm_as_the_output_is_put_in_place_leaves_nothing(
+    tmp_path: Path,
+    good: Path,
+    stored: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    command: str,
+) -> None:
+    """A real SIGTERM, sent to the command by itself at the last moment (as it renames
+    its finished output into place): exit 143, ``terminated``, and neither the output
+    nor a partial file is left."""
+    argv, kind = {**CASES, **MORE_CASES}[command]
+    if kind == "formula":
+        path = tmp_path / "input.cnf"
+        path.write_text(GOOD["formula"], encoding="utf-8")
+    elif kind == "store":
+        path = stored
+    else:
+        path = good / GOOD_JSONL.get(command, "dataset.jsonl")
+    work = tmp_path / "out"
+    work.mkdir()
+    out = work / ("result.csv" if command.startswith(("results", "score")) else "result")
+    renamed = os.replace
+    sent: list[bool] = []
+
+    def signalled(source: Any, target: Any) -> None:
+        sent.append(True)
+        signal.raise_signal(signal.SIGTERM)  # handled before the next line runs
+        renamed(source, target)
+
+    monkeypatch.setattr(os, "replace", signalled)
+    code, stdout, err = cli(capsys, *argv(str(path), good, out))
+    monkeypatch.undo()
+    assert sent, (code, err)
+    assert code == 143, (code, stdout, err)
+    assert err.strip().splitlines()[-1] == "terminated" and "Traceback" not in err
+    assert list(work.iterdir()) == []
