@@ -122,20 +122,21 @@ def atomic_path(target: str | os.PathLike[str]) -> Iterator[Path]:
     final = write_target(target)
     if final.is_dir():
         raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), os.fspath(target))
-    try:
-        handle, name = tempfile.mkstemp(
-            prefix=f".{final.name}.", suffix=".partial", dir=final.parent or "."
-        )
-    except OSError as error:  # named by the folder asked for, not the temporary file
-        raise type(error)(error.errno, error.strerror, os.fspath(final.parent)) from None
-    os.close(handle)
-    partial = Path(name)
-    try:
+    partial: Path | None = None
+    try:  # from the moment the file exists: removed on any way out (Ctrl-C, SIGTERM)
+        try:
+            handle, name = tempfile.mkstemp(
+                prefix=f".{final.name}.", suffix=".partial", dir=final.parent or "."
+            )
+        except OSError as error:  # named by the folder asked for, not the temporary file
+            raise type(error)(error.errno, error.strerror, os.fspath(final.parent)) from None
+        partial = Path(name)
+        os.close(handle)
         os.chmod(partial, _mode_for(final))
         yield partial
         os.replace(partial, final)
     finally:
-        if partial.exists():
+        if partial is not None and partial.exists():
             partial.unlink()
 
 
