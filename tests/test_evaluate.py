@@ -18,7 +18,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -468,16 +468,26 @@ def test_api_keys_never_reach_the_store_the_logs_or_the_exports(
         assert b"SENTINEL" not in blob
 
 
+def _ctrl_c_ignored() -> None:
+    """A child as a background job starts it: Ctrl-C ignored, SIGTERM at its default."""
+    default_signals()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 @pytest.mark.parametrize(
-    ("stop", "code", "said"),
-    [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")],
-    ids=["sigint", "sigterm"],
+    ("stop", "code", "said", "start"),
+    [
+        (signal.SIGINT, 130, "interrupted", default_signals),
+        (signal.SIGTERM, 143, "terminated", default_signals),
+        (signal.SIGTERM, 143, "terminated", _ctrl_c_ignored),
+    ],
+    ids=["sigint", "sigterm", "sigterm-in-background"],
 )
 def test_ctrl_c_flushes_the_store_and_exits_cleanly(
-    tmp_path: Path, stop: signal.Signals, code: int, said: str
+    tmp_path: Path, stop: signal.Signals, code: int, said: str, start: Callable[[], None]
 ) -> None:
-    """Ctrl-C, and SIGTERM alike: the answers received are stored, the run is marked
-    interrupted, and a second run asks only the rest."""
+    """Ctrl-C, and SIGTERM alike (also where Ctrl-C is ignored): the answers received
+    are stored, the run is marked interrupted, and a second run asks only the rest."""
     items = make_items(40, seed=4)
     server = FaultServer(answer=answers_for(items), latency_s=0.05, lifetime_s=120)
     with server:
@@ -490,7 +500,7 @@ def test_ctrl_c_flushes_the_store_and_exits_cleanly(
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
-            preexec_fn=default_signals,  # launched from a background job, Ctrl-C is ignored
+            preexec_fn=start,  # whatever this test's own process ignores
         )
         for _ in range(3000):
             if proc.poll() is not None or server.faults().total() >= 6:
