@@ -13,6 +13,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -44,10 +45,24 @@ def _running(pid: int) -> bool:
 @pytest.mark.skipif(
     not Path("/proc/self/task").exists(), reason="reads the process tree from /proc"
 )
-@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT], ids=["sigterm", "sigint"])
+def _ctrl_c_ignored() -> None:
+    """A child as a background job starts it: Ctrl-C ignored, SIGTERM at its default."""
+    default_signals()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@pytest.mark.parametrize(
+    ("stop", "start"),
+    [
+        (signal.SIGTERM, default_signals),
+        (signal.SIGINT, default_signals),
+        (signal.SIGTERM, _ctrl_c_ignored),
+    ],
+    ids=["sigterm", "sigint", "sigterm-in-background"],
+)
 @pytest.mark.parametrize("name", ["generate", "certify"])
 def test_a_signal_to_the_command_alone_stops_it_and_its_workers(
-    tmp_path: Path, many: Path, stop: signal.Signals, name: str
+    tmp_path: Path, many: Path, stop: signal.Signals, start: Callable[[], None], name: str
 ) -> None:
     out = tmp_path / "dataset.jsonl"
     if name == "generate":
@@ -63,7 +78,7 @@ def test_a_signal_to_the_command_alone_stops_it_and_its_workers(
         stderr=subprocess.PIPE,
         text=True,
         env=env,
-        preexec_fn=default_signals,
+        preexec_fn=start,
     )
     try:
         workers: set[int] = set()
