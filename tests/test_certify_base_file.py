@@ -99,3 +99,22 @@ def test_a_fifo_named_as_base_file_is_not_opened(dataset: Path) -> None:
     )
     assert done.returncode == 1, done.stderr
     assert "the base file 'pipe.cnf' is not a regular file" in done.stdout
+
+
+def test_generate_says_when_certify_would_not_find_the_base_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "data"
+    folder.mkdir()
+    (folder / "base.cnf").write_text(BASE)
+    argv = ["generate", "symmetry", "--clauses", "6", "--set"]
+    monkeypatch.chdir(tmp_path)  # the recorded 'data/base.cnf' is not in data/ itself
+    code, _, err = cli(capsys, *argv, "base_file=data/base.cnf", "--out", "data/ds.jsonl")
+    assert code == 0 and "note: certify reads base_file 'data/base.cnf'" in err, err
+    code, out, _ = cli(capsys, "certify", "data/ds.jsonl")
+    assert code == 1 and "is not here" in out
+    monkeypatch.chdir(folder)
+    code, _, err = cli(capsys, *argv, "base_file=base.cnf", "--out", "ds.jsonl")
+    assert code == 0 and "note:" not in err, err
+    code, out, err = cli(capsys, "certify", str(folder / "ds.jsonl"))
+    assert code == 0, out + err

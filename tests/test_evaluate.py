@@ -18,7 +18,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,7 @@ from faultserver import FaultServer
 from hypothesis import given
 from hypothesis import strategies as st
 from rich.console import Console
+from signal_support import default_signals
 
 from twosat_formal.cli import main
 from twosat_formal.edits.classify import root_instance
@@ -465,7 +466,26 @@ def test_api_keys_never_reach_the_store_the_logs_or_the_exports(
         assert b"SENTINEL" not in blob
 
 
-def test_ctrl_c_flushes_the_store_and_exits_cleanly(tmp_path: Path) -> None:
+def _ctrl_c_ignored() -> None:
+    """A child as a background job starts it: Ctrl-C ignored, SIGTERM at its default."""
+    default_signals()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@pytest.mark.parametrize(
+    ("stop", "code", "said", "start"),
+    [
+        (signal.SIGINT, 130, "interrupted", default_signals),
+        (signal.SIGTERM, 143, "terminated", default_signals),
+        (signal.SIGTERM, 143, "terminated", _ctrl_c_ignored),
+    ],
+    ids=["sigint", "sigterm", "sigterm-in-background"],
+)
+def test_ctrl_c_flushes_the_store_and_exits_cleanly(
+    tmp_path: Path, stop: signal.Signals, code: int, said: str, start: Callable[[], None]
+) -> None:
+    """Ctrl-C, and SIGTERM alike (also where Ctrl-C is ignored): the answers received
+    are stored, the run is marked interrupted, and a second run asks only the rest."""
     items = make_items(40, seed=4)
     server = FaultServer(answer=answers_for(items), latency_s=0.05, lifetime_s=120)
     with server:
@@ -478,15 +498,17 @@ def test_ctrl_c_flushes_the_store_and_exits_cleanly(tmp_path: Path) -> None:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
+            preexec_fn=start,  # whatever this test's own process ignores
         )
         for _ in range(3000):
             if proc.poll() is not None or server.faults().total() >= 6:
                 break
             time.sleep(0.01)
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(stop)
         out, err = proc.communicate(timeout=60)
-        assert proc.returncode == 130, err
+        assert proc.returncode == code, err
         assert "interrupted" in out and "Traceback" not in err
+        assert err.strip().splitlines()[-1] == said
         with RunStore(store_path, readonly=True) as store:
             interrupted = store.count()
             assert store.runs()[-1]["status"] == "interrupted"

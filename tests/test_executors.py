@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 from cli_support import run
+from signal_support import default_signals
 
 from twosat_formal import executors
 from twosat_formal.cli import main
@@ -181,6 +182,7 @@ def test_ctrl_c_stops_the_workers_and_the_command_at_once(tmp_path: Path) -> Non
         text=True,
         env=env,
         start_new_session=True,
+        preexec_fn=default_signals,  # launched from a background job, Ctrl-C is ignored
     )
     try:
         assert command.stdout is not None and command.stdout.readline() == "running\n"

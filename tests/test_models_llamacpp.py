@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from llama_support import NEEDS_LLAMA
+from signal_support import default_signals
 
 from twosat_formal.errors import EvaluationError
 from twosat_formal.models import load_model
@@ -145,6 +146,7 @@ def test_server_dies_with_its_owner(how: str) -> None:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=default_signals,  # launched from a background job, Ctrl-C is ignored
     )
     try:
         assert child.stdout is not None

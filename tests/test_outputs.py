@@ -330,6 +330,13 @@ def test_a_failed_merge_keeps_files_it_did_not_make(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="conflicting results"):
         merge_stores([a, b], out)
     assert not [p.name for p in tmp_path.iterdir() if p.name.startswith("c.")]
+    link = tmp_path / "link.sqlite"
+    link.symlink_to("real.sqlite")  # the merge writes through it, and keeps it on failure
+    with pytest.raises(ConfigError, match="conflicting results"):
+        merge_stores([a, b], link)
+    assert link.is_symlink() and not (tmp_path / "real.sqlite").exists()
+    merge_stores([a], link)
+    assert link.is_symlink() and (tmp_path / "real.sqlite").is_file()
     for suffix in ("-wal", "-shm", "-journal"):  # a stray file is no merge's to replace
         stale = tmp_path / f"c.sqlite{suffix}"
         stale.write_text("not the merge's")
@@ -342,23 +349,51 @@ def test_a_failed_merge_keeps_files_it_did_not_make(tmp_path: Path) -> None:
 # -- refused inputs are not modified ---------------------------------------------------------
 
 
-def test_another_applications_sqlite_file_is_refused_untouched(
-    inputs: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    foreign = inputs / "app.sqlite"
-    with sqlite3.connect(foreign) as db:
+#: Every command that writes into a store it is given (``--store S``), with its inputs.
+STORES = {
+    "eval": ["eval", "D/prompts.jsonl", "-m", "ref/oracle", "--no-progress"],
+    "score": ["score", "D/answers.jsonl", "--prompts", "D/prompts.jsonl", "--out", "D/s.jsonl"],
+    "verbalize --story": [
+        "verbalize", "D/dataset.jsonl", "--story", "spy", "-m", "ref/oracle", "--out", "D/s.jsonl",
+    ],
+}  # fmt: skip
+
+
+def _foreign(path: Path) -> None:
+    """Another application's SQLite file (rollback journal, a table of its own)."""
+    with sqlite3.connect(path) as db:
         db.execute("CREATE TABLE notes (text TEXT)")
         db.execute("INSERT INTO notes VALUES ('mine')")
     db.close()
-    before = digest(foreign)
-    argv = ["eval", str(inputs / "prompts.jsonl"), "-m", "ref/oracle", "--no-progress"]
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "text", "device"])
+@pytest.mark.parametrize("command", sorted(STORES))
+def test_a_file_that_is_no_store_is_refused_untouched(
+    inputs: Path, capsys: pytest.CaptureFixture[str], command: str, kind: str
+) -> None:
+    foreign = inputs / "app.sqlite"
+    if kind == "sqlite":
+        _foreign(foreign)
+    elif kind == "text":
+        foreign.write_text("my notes, not a database\n")
+    else:
+        foreign = Path("/dev/null")
+    before = digest(foreign) if kind != "device" else ""
+    argv = [word.replace("D/", f"{inputs}/") for word in STORES[command]]
     code, _, err = cli(capsys, *argv, "--store", str(foreign))
-    assert code == 2 and "not a run store" in err, err
+    assert code == 2 and f"error: {foreign}: not a run store" in err, err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    if kind == "device":
+        assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+        assert not list(Path("/dev").glob("null?*"))
+        return
     assert digest(foreign) == before
     assert sorted(p.name for p in inputs.iterdir() if p.name.startswith("app")) == ["app.sqlite"]
-    with sqlite3.connect(foreign) as db:
-        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
-    db.close()
+    if kind == "sqlite":
+        with sqlite3.connect(foreign) as db:
+            assert db.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+        db.close()
 
 
 def test_a_refused_model_leaves_no_new_store(
@@ -390,3 +425,69 @@ def test_a_bad_answers_file_leaves_no_new_store(
     code, _, err = cli(capsys, *argv, "--out", str(inputs / "s.jsonl"), "--store", str(store))
     assert code == 2 and "answers.jsonl" in err, err
     assert not any(p.name.startswith(("scored.sqlite", "s.jsonl")) for p in inputs.iterdir())
+
+
+def test_standard_input_redirected_from_the_output_is_refused(inputs: Path) -> None:
+    dataset = inputs / "dataset.jsonl"
+    before = digest(dataset)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    command = [sys.executable, "-c", "from twosat_formal.cli import main; main()", "pairs", "-"]
+    with open(dataset) as stdin:
+        done = subprocess.run(
+            [*command, "--out", str(dataset)], stdin=stdin, capture_output=True, text=True, env=env
+        )
+    assert done.returncode == 2 and "is the file standard input reads" in done.stderr
+    assert digest(dataset) == before
+    piped = subprocess.run(
+        [*command, "--out", str(dataset)],
+        input=dataset.read_text(),
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert piped.returncode == 0, piped.stderr  # a pipe is no file: the output is written
+
+
+def test_dev_stdout_appended_to_an_input_is_refused(inputs: Path) -> None:
+    """``--out /dev/stdout >> dataset.jsonl`` would read its own output as it grows."""
+    dataset = inputs / "dataset.jsonl"
+    before = digest(dataset)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    command = [sys.executable, "-c", "from twosat_formal.cli import main; main()", "perturb"]
+    command += [str(dataset), "--op", "reorder", "--out", "/dev/stdout"]
+    with open(dataset, "a") as appended:
+        done = subprocess.run(command, stdout=appended, stderr=subprocess.PIPE, text=True, env=env)
+    assert done.returncode == 2 and "--out /dev/stdout is the input" in done.stderr
+    assert digest(dataset) == before
+    other = inputs / "other.jsonl"
+    with open(other, "a") as appended:
+        done = subprocess.run(command, stdout=appended, stderr=subprocess.PIPE, text=True, env=env)
+    assert done.returncode == 0, done.stderr
+    assert other.read_text().count("\n") == 2
+
+
+def test_an_output_that_cannot_be_written_is_named_as_given(
+    tmp_path: Path, inputs: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    dataset = str(inputs / "dataset.jsonl")
+    for out, named in ((folder, f"{folder}: is a directory"), (tmp_path / "no" / "x.jsonl", "no")):
+        code, _, err = cli(capsys, "pairs", dataset, "--out", str(out))
+        assert code == 2 and err.startswith(f"error: {tmp_path / named}"), err
+        assert ".partial" not in err
+    assert list(folder.iterdir()) == []
+
+
+def test_export_writes_through_a_link_to_an_empty_folder(
+    tmp_path: Path, inputs: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    real = tmp_path / "real"
+    real.mkdir()
+    link = tmp_path / "link"
+    link.symlink_to(real)
+    files = [str(inputs / "dataset.jsonl"), str(inputs / "prompts.jsonl")]
+    argv = ["export", *files, "--to", "hf", "--out", str(link), "--no-certify"]
+    code, _, err = cli(capsys, *argv)
+    assert code == 0, err
+    assert link.is_symlink() and any(real.iterdir())

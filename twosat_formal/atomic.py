@@ -36,6 +36,7 @@ True
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import tempfile
@@ -119,17 +120,23 @@ def atomic_path(target: str | os.PathLike[str]) -> Iterator[Path]:
         yield Path(target)
         return
     final = write_target(target)
-    handle, name = tempfile.mkstemp(
-        prefix=f".{final.name}.", suffix=".partial", dir=final.parent or "."
-    )
-    os.close(handle)
-    partial = Path(name)
-    try:
+    if final.is_dir():
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), os.fspath(target))
+    partial: Path | None = None
+    try:  # from the moment the file exists: removed on any way out (Ctrl-C, SIGTERM)
+        try:
+            handle, name = tempfile.mkstemp(
+                prefix=f".{final.name}.", suffix=".partial", dir=final.parent or "."
+            )
+        except OSError as error:  # named by the folder asked for, not the temporary file
+            raise type(error)(error.errno, error.strerror, os.fspath(final.parent)) from None
+        partial = Path(name)
+        os.close(handle)
         os.chmod(partial, _mode_for(final))
         yield partial
         os.replace(partial, final)
     finally:
-        if partial.exists():
+        if partial is not None and partial.exists():
             partial.unlink()
 
 
@@ -168,6 +175,14 @@ def atomic_output(
         yield stream
 
 
+def _regular(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` leads to a regular file (``/dev/stdout`` redirected to one)."""
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
 def _same(one: Path, two: Path) -> bool:
     """Whether the paths name one regular file (or one path, once resolved)."""
     if os.path.realpath(one) == os.path.realpath(two):
@@ -189,9 +204,13 @@ def refuse_aliases(
     """Refuse an output that is one of the inputs, or another output.
 
     ``outputs`` and ``inputs`` map a parameter's name to its path (inputs: or paths);
-    None and ``"-"`` (stdin, stdout) are skipped, and so are stream targets
-    (:func:`stream_target`), which nothing replaces. Two paths alias when they resolve
-    to one path (links, ``..``) or name one regular file (hard links).
+    None and an output ``"-"`` (stdout) are skipped, and so are stream targets
+    (:func:`stream_target`), which nothing replaces, but for a descriptor that leads
+    to a regular file (``--out /dev/stdout >> input.jsonl`` would read its own
+    output); an input ``"-"`` is standard input, which aliases an output when it was
+    redirected from that file. Two paths
+    alias when they resolve to one path (links, ``..``) or name one regular file (hard
+    links).
 
     Raises
     ------
@@ -210,21 +229,23 @@ def refuse_aliases(
     written = [
         (name, str(path))
         for name, path in outputs.items()
-        if path is not None and str(path) != "-" and not stream_target(path)
+        if path is not None and str(path) != "-" and (not stream_target(path) or _regular(path))
     ]
     read: list[tuple[str, str]] = []
     for name, value in inputs.items():
         if value is None:
             continue
         paths = [value] if isinstance(value, str | os.PathLike) else list(value)
-        read += [(name, str(p)) for p in paths if str(p) != "-"]
+        read += [(name, str(p)) for p in paths]
     for index, (name, path) in enumerate(written):
         option = f"--{name.replace('_', '-')}"
         later = [(f"--{n.replace('_', '-')}", p, "the output") for n, p in written[index + 1 :]]
         for source, other, what in [(n, p, "the input") for n, p in read] + later:
-            if _same(Path(path), Path(other)):
+            stdin = other == "-"
+            if _same(Path(path), Path("/dev/stdin" if stdin else other)):
+                shown = "the file standard input reads" if stdin else f"{what} {other}"
                 raise ConfigError(
-                    f"{option} {path} is {what} {other} ({source}); write to another file",
+                    f"{option} {path} is {shown} ({source}); write to another file",
                     parameter=name,
                     valid="a path that is none of the command's inputs",
                 )

@@ -16,7 +16,8 @@ For each instance record (one JSON object per line):
 ``regenerate``
     A root record of a registered family is drawn again from its family, params and
     seed, and must give the same id, formula and label (a root built from a formula
-    file, ``base_file``, is not regenerated).
+    file, ``base_file``, is drawn again from that file, which must be a regular file
+    in the dataset's own folder: a record makes certify read no other file).
 ``transform[i]:<operator>``
     A derived record (``base_id`` set) starts from its root, found in the dataset or
     regenerated; each step is re-run from its recorded parameters and seed, must

@@ -324,10 +324,25 @@ class ProcessExecutor(Executor):
         self.close()
 
     def _terminate(self) -> None:
-        """End the worker processes now (what they run and what is queued is dropped)."""
-        if self._pool is not None:
-            for process in list((getattr(self._pool, "_processes", None) or {}).values()):
-                process.terminate()
+        """End the worker processes now (what they run and what is queued is dropped).
+
+        A worker ended while it sent a result leaves half a message in the result
+        pipe, and the pool's reader thread would wait for the rest for ever (and the
+        command's exit with it): once the workers are gone, this process closes its
+        own end for writing too, so that the reader sees the pipe end and the pool
+        shuts down as broken.
+        """
+        if self._pool is None:
+            return
+        workers = list((getattr(self._pool, "_processes", None) or {}).values())
+        for process in workers:
+            process.terminate()
+        for process in workers:
+            process.join(timeout=30)
+        results = getattr(self._pool, "_result_queue", None)
+        writer = getattr(results, "_writer", None)
+        if writer is not None:
+            writer.close()
 
 
 def _import_ray() -> Any:

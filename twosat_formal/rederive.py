@@ -114,12 +114,8 @@ def _stamp(path: Path) -> tuple[int, int, int]:
 def _generate_in(
     family: str, params_json: str, seed: int, folder: str, stamp: tuple[int, int, int]
 ) -> Instance:
-    """:func:`_generate` of a root read from a base file (cached per folder and file)."""
-    import json
-
-    from twosat_formal.generators import generate
-
-    return generate(family, seed=seed, **json.loads(params_json))
+    """:func:`_generate` of a root read from a base file (cached per file and its state)."""
+    return _generate.__wrapped__(family, params_json, seed)
 
 
 def rederive_root(record: Mapping[str, Any]) -> dict[str, Any]:

@@ -46,9 +46,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from twosat_formal.atomic import stream_target
 from twosat_formal.closing import Closing
 from twosat_formal.columns import BUILTIN_COLUMNS, COLUMNS, pick_columns, sources_of
-from twosat_formal.errors import EvaluationError, RecordError, TwoSatFormalError
+from twosat_formal.errors import EXIT_USAGE, RecordError, TwoSatFormalError
 from twosat_formal.jsonread import loads
 from twosat_formal.model import Response, public_endpoint
 from twosat_formal.scoring import Judgement
@@ -345,6 +346,11 @@ class RunStore(Closing):
         self.readonly = readonly
         if readonly and not self.path.is_file():
             raise FileNotFoundError(2, "No such file or directory", str(self.path))
+        if stream_target(self.path):  # SQLite would write its journal beside a device
+            raise RecordError(
+                "not a run store (a device, pipe or descriptor, not a file)",
+                source=str(self.path),
+            )
         try:
             if readonly:
                 self._db = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True)
@@ -721,14 +727,13 @@ def filled_store(path: str | os.PathLike[str], *, keep_results: bool = True) -> 
     when the command is refused.
 
     A store this call created (with its ``-wal``, ``-shm`` and ``-journal`` files) is
-    removed again when the block raises a :class:`~twosat_formal.errors.TwoSatFormalError`
-    that refuses the command (a model spec refused once the run starts, a bad line of
-    the answers) and the store holds no result, or whatever it holds unless
-    ``keep_results`` (``score``: its results are scored again in a moment; ``eval``
-    keeps answers it paid for). Requests that were asked and failed (an
-    :class:`~twosat_formal.errors.EvaluationError`: a closed port, a refused key) are
-    not a refusal: the store keeps its failed run. An existing store, and any
-    interruption, keep what they hold.
+    removed again when the block raises a refusal (a
+    :class:`~twosat_formal.errors.TwoSatFormalError` of exit code 2: a model spec
+    refused once the run starts, a bad line of the answers) and holds no result, or
+    whatever it holds unless ``keep_results`` (``score``: its results are
+    scored again in a moment; ``eval`` keeps answers it paid for). An existing store,
+    an interruption and failed requests (exit code 3: the run is stored as ``failed``)
+    keep what they hold.
 
     >>> import tempfile, pathlib
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "runs.sqlite"
@@ -745,11 +750,11 @@ def filled_store(path: str | os.PathLike[str], *, keep_results: bool = True) -> 
     store = RunStore(path)
     try:
         yield store
-    except TwoSatFormalError as exc:
+    except TwoSatFormalError as error:
+        refused = error.exit_code == EXIT_USAGE  # not a failed request: that run is kept
         empty = not keep_results or store.count() == 0
         store.close()
-        asked = isinstance(exc, EvaluationError)  # requests were sent: the failed run stays
-        if empty and not asked and files[0] in made:
+        if refused and empty and files[0] in made:
             for file in made:
                 file.unlink(missing_ok=True)
         raise

@@ -39,6 +39,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from twosat_formal.atomic import write_target
 from twosat_formal.errors import ConfigError, RecordError
 from twosat_formal.jsonread import loads
 from twosat_formal.store import ADDED_RESULT_COLUMNS, RunStore
@@ -154,7 +155,7 @@ def merge_stores(
     """
     if not sources:
         raise ConfigError("name at least one store to merge", parameter="stores")
-    target = Path(out)
+    target = write_target(out)  # a link: the store is made where it points, the link stays
     if target.exists():
         raise ConfigError(f"{target} exists; merge into a new file", parameter="out")
     for source in sources:  # each must be a run store this version reads

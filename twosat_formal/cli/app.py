@@ -46,6 +46,7 @@ __all__ = [
     "finish_plain",
     "main",
     "out_console",
+    "stopped",
     "sub_app",
     "terminate_as_interrupt",
 ]
@@ -238,6 +239,16 @@ def terminate_as_interrupt() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
+def stopped() -> NoReturn:
+    """End a command that Ctrl-C (exit code 130) or ``SIGTERM`` (143) stopped.
+
+    Prints ``interrupted`` or ``terminated`` on stderr; a command that caught the
+    interruption itself, to store what it had (``eval``), ends through here too.
+    """
+    console("err_console").print("terminated" if _terminated else "interrupted", markup=False)
+    raise SystemExit(EXIT_TERMINATED if _terminated else EXIT_INTERRUPTED)
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """Run the CLI; user errors print one line on stderr and exit with code 2.
 
@@ -280,9 +291,7 @@ def _finish(run: Callable[[], Any]) -> NoReturn:
     try:
         result = run()
     except (typer.Abort, KeyboardInterrupt):
-        stopped = "terminated" if _terminated else "interrupted"
-        console("err_console").print(stopped, markup=False)
-        raise SystemExit(EXIT_TERMINATED if _terminated else EXIT_INTERRUPTED) from None
+        stopped()
     except typer.TyperException as exc:  # usage errors: typer prints them, exit code 2
         show = getattr(exc, "show", None)
         if callable(show):
@@ -294,6 +303,8 @@ def _finish(run: Callable[[], Any]) -> NoReturn:
         fail(str(exc), exc.exit_code)
     except (OSError, UnicodeDecodeError) as exc:
         fail(_describe_os_error(exc))
+    if result == EXIT_INTERRUPTED:  # Typer's answer to KeyboardInterrupt: Ctrl-C or SIGTERM
+        stopped()
     sys.exit(result if isinstance(result, int) else 0)
 
 

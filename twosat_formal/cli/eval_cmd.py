@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from twosat_formal.cli.app import app, err_console, fail, out_console
+from twosat_formal.cli.app import app, err_console, fail, out_console, stopped
 from twosat_formal.cli.options import (
     ApiKeyEnvOption,
     BodyOption,
@@ -38,7 +38,7 @@ from twosat_formal.cli.options import (
 )
 from twosat_formal.cli.output import print_json, print_lines
 from twosat_formal.columns import pick_columns
-from twosat_formal.errors import EXIT_INTERRUPTED, EXIT_REQUESTS_FAILED, ConfigError
+from twosat_formal.errors import EXIT_REQUESTS_FAILED, ConfigError
 from twosat_formal.export import export_results, format_of
 from twosat_formal.jsonl import rereadable
 from twosat_formal.model import SamplingParams, extra_body
@@ -94,9 +94,9 @@ def verification_line(verification: Verification) -> str:
 
 
 def exit_on_failed_requests(summary: EvalSummary) -> None:
-    """Exit with code 3 when every request of some model failed (130 if interrupted)."""
+    """Exit with code 3 when every request of some model failed (130 or 143 if stopped)."""
     if summary.interrupted:
-        raise SystemExit(EXIT_INTERRUPTED)
+        stopped()
     if summary.failed_models:
         fail(
             f"every request of {', '.join(summary.failed_models)} failed "

@@ -2,7 +2,8 @@
 
 A command's outputs are its ``--out`` and ``--store`` options; its inputs are every
 other parameter whose value is a path (or a list of paths), and every argument that
-names an existing file (``pairs INPUT`` takes a string: ``-`` is stdin), but for
+names an existing file or is ``-`` (standard input: ``pairs - --out d.jsonl <
+d.jsonl`` is refused too), but for
 the registry names of :data:`NAMES`. :func:`guard_outputs` wraps a loaded command so
 that ``trace runs.sqlite --out runs.sqlite`` or ``eval d.jsonl --store d.jsonl`` stop
 with exit code 2 and one line naming both, and nothing is read or written
@@ -84,7 +85,7 @@ def guard_outputs(command: Any) -> Any:
                 continue
             paths = _paths(value)
             if paths is None and name in arguments and isinstance(value, str):
-                paths = [Path(value)] if os.path.isfile(value) else None
+                paths = [Path(value)] if value == "-" or os.path.isfile(value) else None
             if paths is not None:
                 inputs[shown.get(name, name)] = paths
         refuse_aliases({name: kwargs.get(name) for name in outputs}, inputs)

@@ -44,7 +44,9 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
+from twosat_formal.atomic import stream_target
 from twosat_formal.closing import Closing
+from twosat_formal.errors import RecordError
 from twosat_formal.model import (
     Model,
     Response,
@@ -89,9 +91,21 @@ class ResponseCache(Closing):
     def __init__(self, path: str | os.PathLike[str]) -> None:
         target = str(path)
         if target != ":memory:":
+            if stream_target(target):  # SQLite would write its journal beside a device
+                raise RecordError(
+                    "not a run store (a device, pipe or descriptor, not a file)", source=target
+                )
             Path(target).parent.mkdir(parents=True, exist_ok=True)
         self.path = target
         self._db = sqlite3.connect(target)
+        try:  # refused before anything is written: another application's file stays as it is
+            tables = {row[0] for row in self._db.execute("SELECT name FROM sqlite_master")}
+        except sqlite3.DatabaseError as exc:
+            self._db.close()
+            raise RecordError(f"not a run store ({exc})", source=target) from None
+        if tables and not tables & {"responses", "schema_version"}:
+            self._db.close()
+            raise RecordError("not a run store (an SQLite file with other tables)", source=target)
         if target != ":memory:":
             self._db.execute("PRAGMA journal_mode=WAL")
         self._db.executescript(_SCHEMA)
