@@ -39,6 +39,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any, Protocol
 
+from twosat_formal.atomic import atomic_output, stream_target, write_target
 from twosat_formal.errors import ConfigError
 from twosat_formal.integrations.answers import custom_id
 from twosat_formal.jsonl import json_line
@@ -192,6 +193,29 @@ def part_paths(out: str | Path, parts: int) -> list[Path]:
     return [out.with_name(f"{out.stem}.part{n}{out.suffix}") for n in range(1, parts + 1)]
 
 
+def _request_bytes(row: dict[str, Any], max_bytes: int) -> bytes:
+    """A request line's bytes; one longer than a file may hold is a :class:`ConfigError`."""
+    data = (json_line(row) + "\n").encode("utf-8")
+    if len(data) > max_bytes:
+        raise ConfigError(
+            f"request {row.get('custom_id')!r} takes {len(data)} bytes, more than a "
+            f"file may hold ({max_bytes})",
+            parameter="max_bytes",
+        )
+    return data
+
+
+def _write_stream(rows: Iterable[dict[str, Any]], out: str | Path, max_bytes: int) -> int:
+    """Write every request line to the stream ``out`` (not split: a device has no
+    parts); the number of lines."""
+    count = 0
+    with atomic_output(out) as stream:
+        for row in rows:
+            stream.write(_request_bytes(row, max_bytes).decode("utf-8"))
+            count += 1
+    return count
+
+
 def write_batch(
     rows: Iterable[dict[str, Any]],
     out: str | Path,
@@ -204,7 +228,9 @@ def write_batch(
 
     Each part holds at most ``max_requests`` lines and ``max_bytes`` bytes. The parts
     are written beside their targets and renamed into place once every line is
-    written, so a failure leaves no file behind.
+    written, so a failure leaves no file behind. A device, pipe or descriptor
+    (``/dev/null``, ``/dev/stdout``) is written in place as one stream, never split
+    nor replaced; a symbolic link is written through.
 
     Raises
     ------
@@ -214,19 +240,15 @@ def write_batch(
     for name, value in (("max_requests", max_requests), ("max_bytes", max_bytes)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise ConfigError(f"{name} must be an integer >= 1, got {value!r}", parameter=name)
-    out = Path(out)
+    if stream_target(out):  # a device, pipe or descriptor: one stream, written in place
+        return [(Path(out), _write_stream(rows, out, max_bytes))]
+    out = write_target(out)  # a symbolic link is written through, never replaced
     temps: list[tuple[Path, int]] = []
     stream: IO[bytes] | None = None
     count = size = 0
     try:
         for row in rows:
-            data = (json_line(row) + "\n").encode("utf-8")
-            if len(data) > max_bytes:
-                raise ConfigError(
-                    f"request {row.get('custom_id')!r} takes {len(data)} bytes, more than a "
-                    f"file may hold ({max_bytes})",
-                    parameter="max_bytes",
-                )
+            data = _request_bytes(row, max_bytes)
             if stream is None or count == max_requests or size + len(data) > max_bytes:
                 if stream is not None:
                     stream.close()
@@ -252,6 +274,15 @@ def write_batch(
             temp.unlink(missing_ok=True)
         raise
     paths = part_paths(out, len(temps))
-    for (temp, _), path in zip(temps, paths, strict=True):
-        os.replace(temp, path)
+    placed: list[Path] = []
+    try:
+        for (temp, _), path in zip(temps, paths, strict=True):
+            os.replace(temp, path)
+            placed.append(path)
+    except BaseException:  # stopped half-way (SIGTERM): no part and no temporary file left
+        for temp, _ in temps:
+            temp.unlink(missing_ok=True)
+        for path in placed:
+            path.unlink(missing_ok=True)
+        raise
     return [(path, n) for path, (_, n) in zip(paths, temps, strict=True)]
