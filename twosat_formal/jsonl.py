@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import IO, Any, NamedTuple
 
 from twosat_formal.errors import RecordError
-from twosat_formal.inputs import MAX_LINE_CHARS, check_input, read_bounded
+from twosat_formal.inputs import bounded_lines, check_input, read_bounded
 
 __all__ = [
     "JsonLine",
@@ -116,24 +116,18 @@ def _lines(stream: IO[str], name: str) -> Iterator[tuple[int, str]]:
     """The numbered lines of a text stream; bytes that are not UTF-8 name the file and line.
 
     A line longer than :data:`~twosat_formal.inputs.MAX_LINE_CHARS` (a file with no
-    line end, say) is a :class:`RecordError`, raised once that many characters are read.
+    line end, say) is a :class:`RecordError` (:func:`~twosat_formal.inputs.bounded_lines`).
     """
     number = 0
+    lines = bounded_lines(stream, name, RecordError)
     while True:
         try:
-            text = stream.readline(MAX_LINE_CHARS + 1)
+            text = next(lines)
+        except StopIteration:
+            return
         except UnicodeDecodeError as exc:
             raise _not_text(exc, name, number + 1) from None
-        if not text:
-            return
         number += 1
-        if len(text) > MAX_LINE_CHARS and not text.endswith("\n"):
-            raise RecordError(
-                f"the line is longer than {MAX_LINE_CHARS} characters, the most a line may "
-                "have (a file without line ends?)",
-                line=number,
-                source=name,
-            )
         if "\0" in text:
             raise RecordError(
                 "binary data (a NUL character) where text was expected", line=number, source=name
