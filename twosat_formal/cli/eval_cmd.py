@@ -190,11 +190,18 @@ def eval_command(
         )
     from twosat_formal.evaluate.limits import ModelLimits, split_limits
     from twosat_formal.executors import parse_shard
-    from twosat_formal.models import parse_spec
+    from twosat_formal.models import load_model
 
     limits = ModelLimits(model_concurrency, rpm, tpm)
-    for spec in model:  # an unknown spec (or bad limit) is refused before a store is created
-        parse_spec(split_limits(spec, limits)[0])
+    for spec in model:  # a bad spec, limit, base URL or time-out is refused before a store is
+        for url in [*base_url] if base_url else [None]:  # created (building a model starts and contacts nothing)
+            load_model(
+                split_limits(spec, limits)[0],
+                base_url=url,
+                api_key_env=api_key_env,
+                mode=mode,
+                timeout_s=timeout,
+            )
     part = parse_shard(shard) if shard is not None else None
     items = load_items(prompts, dataset=dataset, limit=limit, shard=part)
     if not items:
