@@ -99,6 +99,11 @@ def _print_summary(summary: EvalSummary, store: Path, as_json: bool) -> None:
         *error_lines(summary),
         f"store      {store}",
     ]
+    if summary.leased:
+        lines.append(
+            f"leased     {summary.leased} asked by another run on this store meanwhile; "
+            "run the same command again once it ends to ask what it left"
+        )
     if summary.interrupted:
         lines.append("interrupted: run the same command again to finish")
     print_lines(lines)
@@ -194,7 +199,9 @@ def eval_command(
 
     limits = ModelLimits(model_concurrency, rpm, tpm)
     for spec in model:  # a bad spec, limit, base URL or time-out is refused before a store is
-        for url in [*base_url] if base_url else [None]:  # created (building a model starts and contacts nothing)
+        for url in (
+            [*base_url] if base_url else [None]
+        ):  # created (building a model starts and contacts nothing)
             load_model(
                 split_limits(spec, limits)[0],
                 base_url=url,
