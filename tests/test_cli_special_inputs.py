@@ -135,4 +135,6 @@ def test_a_special_file_is_one_line_naming_it_exit_2(
     lines = [line for line in err.splitlines() if line.strip()]
     assert len(lines) == 1 and lines[0].startswith("error: "), err
     assert path.name in lines[0], lines[0]
+    what = {"dev-zero": "is a character device", "fifo": "is a named pipe"}.get(how, "")
+    assert what in lines[0], lines[0]  # says what the file is, not "no such file"
     assert list(out.parent.iterdir()) == []

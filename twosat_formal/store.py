@@ -50,6 +50,7 @@ from typing import Any
 from twosat_formal.closing import Closing
 from twosat_formal.columns import BUILTIN_COLUMNS, COLUMNS, pick_columns, sources_of
 from twosat_formal.errors import RecordError
+from twosat_formal.inputs import check_input
 from twosat_formal.model import Response, public_endpoint
 from twosat_formal.scoring import Judgement
 
@@ -368,7 +369,9 @@ class RunStore(Closing):
     def __init__(self, path: str | os.PathLike[str], *, readonly: bool = False) -> None:
         self.path = Path(path)
         self.readonly = readonly
-        if readonly and not self.path.is_file():
+        if self.path.exists():  # a pipe or a device is no store (nor a directory)
+            check_input(self.path, str(self.path), RecordError)
+        elif readonly:
             raise FileNotFoundError(2, "No such file or directory", str(self.path))
         try:
             if readonly:
