@@ -258,3 +258,14 @@ def test_eval_stores_a_hostile_reply_as_a_failed_request_and_resumes(
         assert code == 0 and "2 already stored" in out, (code, out, err)
     rows = store_rows(store)
     assert len(rows) == 2 and all(expected in str(error) for _, error in rows), rows
+
+
+@pytest.mark.slow
+def test_a_bomb_of_two_gib_of_zeros_stops_at_the_bound() -> None:
+    """The issue's case: 2 GiB of zeros, about 2 MB gzipped, over real HTTP."""
+    reply = Raw(200, gzip_bomb(2 << 30), {"Content-Encoding": "gzip"})
+    with (
+        RawServer(always(reply)) as server,
+        pytest.raises(EvaluationError, match="reply too large: more than 16 MiB decompressed"),
+    ):
+        generate(server.url)

@@ -69,7 +69,8 @@ from twosat_formal.errors import ConfigError, RecordError, TwoSatFormalError
 from twosat_formal.executors import Executor, LocalExecutor, ProcessExecutor
 from twosat_formal.fieldclass import ATTESTED, CLASSES
 from twosat_formal.formula import Formula
-from twosat_formal.jsonl import EMPTY_INPUT, parse_line
+from twosat_formal.inputs import bounded_lines
+from twosat_formal.jsonl import parse_line, refuse_empty
 from twosat_formal.jsonread import loads
 from twosat_formal.recent import Recent
 
@@ -1068,15 +1069,14 @@ SMALL_DATASET = 64
 
 def _refuse_empty(paths: Sequence[str]) -> None:
     for path in paths:
-        if Path(path).stat().st_size == 0:  # one rule for every command
-            raise RecordError(EMPTY_INPUT, source=path)
+        refuse_empty(path, path)  # one rule for every command
 
 
 def _raw_lines(path: str) -> Iterator[tuple[int, int, bytes]]:
-    """``(line number, byte offset, bytes)`` of each non-blank line."""
+    """``(line number, byte offset, bytes)`` of each non-blank line (bounded in length)."""
     offset = 0
     with open(path, "rb") as stream:
-        for number, raw in enumerate(stream, 1):
+        for number, raw in enumerate(bounded_lines(stream, path, RecordError), 1):
             start, offset = offset, offset + len(raw)
             if raw.strip():
                 yield number, start, raw

@@ -39,6 +39,7 @@ from twosat_formal.lazy import cached_property
 __all__ = [
     "FEW_LITERALS",
     "KEYWORDS",
+    "MAX_SIZE",
     "NAME_PATTERN",
     "Assignment",
     "Clause",
@@ -53,6 +54,11 @@ __all__ = [
 NAME_PATTERN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 #: Words of the DSL that cannot be variable names.
 KEYWORDS = frozenset({"not", "or", "and", "vars"})
+#: The most variables, clauses, instances or steps any size parameter may ask for
+#: (a generator's ``--clauses``, ``--set n=``, ``--count``, an operator's ``count``,
+#: a DIMACS header): more is refused as an absurd number, before anything is sized.
+MAX_SIZE = 10_000_000
+
 #: Up to this many literals, work on a formula is done on Python lists rather than numpy
 #: arrays (numpy's fixed cost per call, 1 - 3 us, is most of the work there): its array
 #: checks, ``is_2cnf``, a rebuilt transform, the solver's certificate check.

@@ -22,12 +22,13 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Callable
-from typing import BinaryIO
+from collections.abc import Callable, Iterator
+from typing import IO, AnyStr, BinaryIO
 
 __all__ = [
     "MAX_LINE_CHARS",
     "MAX_TEXT_BYTES",
+    "bounded_lines",
     "check_input",
     "read_bounded",
     "read_stream_bounded",
@@ -103,3 +104,35 @@ def read_bounded(
         raise _too_large(error, name, limit)
     with open(path, "rb") as stream:
         return read_stream_bounded(stream, name, error, limit)
+
+
+def bounded_lines(
+    stream: IO[AnyStr], name: str, error: ErrorType, limit: int = MAX_LINE_CHARS
+) -> Iterator[AnyStr]:
+    """The lines of ``stream`` (text or bytes), ``error`` at a line longer than ``limit``.
+
+    The line is refused once ``limit`` characters of it are read, so a file without
+    line ends costs at most ``limit`` characters of memory. ``error`` is called as
+    ``error(message, line=number, source=name)``.
+
+    >>> import io
+    >>> from twosat_formal.errors import RecordError
+    >>> list(bounded_lines(io.BytesIO(b"ab\\ncd"), "f", RecordError, limit=3))
+    [b'ab\\n', b'cd']
+    >>> list(bounded_lines(io.StringIO("abcd\\n"), "f", RecordError, limit=3))
+    Traceback (most recent call last):
+    ...
+    twosat_formal.errors.RecordError: f:1: the line is longer than 3 characters, the most \
+a line may have (a file without line ends?)
+    """
+    number = 0
+    while line := stream.readline(limit + 1):
+        number += 1
+        if len(line) > limit and line[-1:] not in ("\n", b"\n"):
+            raise error(
+                f"the line is longer than {limit} characters, the most a line may have "
+                "(a file without line ends?)",
+                line=number,
+                source=name,
+            )
+        yield line

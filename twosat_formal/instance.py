@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -47,6 +47,7 @@ __all__ = [
     "canonical_json",
     "instance_id",
     "read_instances",
+    "refuse_edited",
     "write_instances",
 ]
 
@@ -305,3 +306,45 @@ def write_instances(instances: Iterable[Instance], path_or_stream: str | Path | 
     0
     """
     return write_lines((instance.to_json() for instance in instances), path_or_stream)
+
+
+def refuse_edited(
+    instance: Instance,
+    command: str,
+    *,
+    modes: Collection[str] | None = None,
+    line: int | None = None,
+    source: str | None = None,
+) -> Instance:
+    """``instance``, unless it holds edit steps (of ``modes``): :class:`RecordError` then.
+
+    A record's chain is its perturbation steps, then its edit steps (an ``edit`` run,
+    mode ``cumulative`` or ``individual``, or a ``pairs`` twin, mode ``twin``).
+    ``perturb`` starts a chain, so it takes no record with edit steps; ``edit`` goes on
+    from an edited record but not from a twin (``modes=("twin",)``). A record refused
+    is named at its line, with what to give instead.
+
+    >>> from dataclasses import replace
+    >>> from twosat_formal.generators import generate
+    >>> root = generate("backbone", clauses=6, seed=1)
+    >>> refuse_edited(root, "perturb") is root
+    True
+    >>> twin = replace(root, id="r~t1", base_id="r", transforms=({"kind": "edit", "mode": "twin"},))
+    >>> refuse_edited(twin, "edit", modes=("twin",), line=2, source="pairs.jsonl")
+    Traceback (most recent call last):
+    ...
+    twosat_formal.errors.RecordError: pairs.jsonl:2: instance r~t1 holds twin steps: edit \
+does not take it; give the records it was made from (base r)
+    """
+    steps = [step for step in instance.transforms if step.get("kind") == "edit"]
+    if modes is not None:
+        steps = [step for step in steps if step.get("mode") in modes]
+    if steps:
+        what = "/".join(sorted({str(step.get("mode") or "edit") for step in steps}))
+        raise RecordError(
+            f"instance {instance.id} holds {what} steps: {command} does not take it; "
+            f"give the records it was made from (base {instance.base_id})",
+            line=line,
+            source=source,
+        )
+    return instance

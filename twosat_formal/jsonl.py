@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import IO, Any, NamedTuple
 
 from twosat_formal.errors import RecordError
-from twosat_formal.inputs import MAX_LINE_CHARS, check_input, read_bounded
+from twosat_formal.inputs import bounded_lines, check_input, read_bounded
 from twosat_formal.jsonread import loads
 
 __all__ = [
@@ -135,44 +135,31 @@ def _not_text(exc: UnicodeDecodeError, name: str, line: int | None) -> RecordErr
     )
 
 
-def _too_long(name: str, line: int) -> RecordError:
-    """The error for a line longer than the most a line may have."""
-    return RecordError(
-        f"the line is longer than {MAX_LINE_CHARS} characters, the most a line may "
-        "have (a file without line ends?)",
-        line=line,
-        source=name,
-    )
-
-
 def _lines(stream: IO[str] | IO[bytes], name: str) -> Iterator[tuple[int, str]]:
     """The numbered lines of a stream; bytes that are not UTF-8 name the file and line.
 
     A binary stream is split at ``\\n`` only, as every line reader splits it (a text
     stream opened with universal newlines would also split at ``\\r``). A line longer
     than :data:`~twosat_formal.inputs.MAX_LINE_CHARS` (a file with no line end, say) is
-    a :class:`RecordError`, raised once that much is read.
+    a :class:`RecordError` (:func:`~twosat_formal.inputs.bounded_lines`).
     """
     number = 0
+    lines: Iterator[str | bytes] = bounded_lines(stream, name, RecordError)  # type: ignore[misc]
     while True:
         try:
-            item: str | bytes = stream.readline(MAX_LINE_CHARS + 1)
+            item = next(lines)
+        except StopIteration:
+            return
         except UnicodeDecodeError as exc:
             raise _not_text(exc, name, number + 1) from None
-        if not item:
-            return
         number += 1
         if isinstance(item, bytes):
-            if len(item) > MAX_LINE_CHARS and not item.endswith(b"\n"):
-                raise _too_long(name, number)
             try:
                 text = item.decode("utf-8")
             except UnicodeDecodeError as exc:
                 raise _not_text(exc, name, number) from None
         else:
             text = item
-            if len(text) > MAX_LINE_CHARS and not text.endswith("\n"):
-                raise _too_long(name, number)
         if "\0" in text:
             raise RecordError(
                 "binary data (a NUL character) where text was expected", line=number, source=name

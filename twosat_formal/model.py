@@ -36,7 +36,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
 from functools import lru_cache
 from typing import Protocol, runtime_checkable
@@ -47,8 +47,11 @@ from twosat_formal.errors import TransientModelError
 __all__ = [
     "BODY_FIELDS",
     "DEFAULT_MAX_TOKENS",
+    "MAX_SEED",
+    "MAX_TOKENS",
     "REASONING_EFFORTS",
     "ROLES",
+    "SAMPLING_RULES",
     "ChatModel",
     "Model",
     "Response",
@@ -61,12 +64,47 @@ __all__ = [
     "join_url",
     "public_endpoint",
     "redact_url",
+    "sampling_value_ok",
     "url_secrets",
 ]
 
 #: The token budget of every model in the paper's Table 4 (Phi-4-reasoning and -plus
 #: ran with 16,384: give them ``?max_tokens=16384`` in their spec).
 DEFAULT_MAX_TOKENS = 32768
+
+
+#: The largest seed and token budget a request carries (a server's 64-bit and 32-bit
+#: integers; ``seed + sample`` must fit as well).
+MAX_SEED = 2**62
+MAX_TOKENS = 2**31 - 1
+
+#: What each sampling parameter may be: ``name -> (test, description)``; the one rule
+#: for :class:`SamplingParams`, ``--temperature``/``--top-p``/``--seed``/``--max-tokens``
+#: and a model spec's ``?temperature=...`` options.
+SAMPLING_RULES: dict[str, tuple[Callable[[float], bool], str]] = {
+    "max_tokens": (lambda v: 1 <= v <= MAX_TOKENS, f"an integer in [1, {MAX_TOKENS}]"),
+    "max_completion_tokens": (
+        lambda v: 1 <= v <= MAX_TOKENS,
+        f"an integer in [1, {MAX_TOKENS}]",
+    ),
+    "temperature": (lambda v: v >= 0, "a finite number >= 0"),
+    "top_p": (lambda v: 0 < v <= 1, "a number in (0, 1]"),
+    "seed": (lambda v: 0 <= v <= MAX_SEED, f"an integer in [0, {MAX_SEED}]"),
+}
+
+
+def sampling_value_ok(name: str, value: object) -> bool:
+    """Whether ``value`` is a valid ``name`` (:data:`SAMPLING_RULES`).
+
+    >>> sampling_value_ok("top_p", 2.0), sampling_value_ok("seed", -1), sampling_value_ok("seed", 3)
+    (False, False, True)
+    """
+    integer = name in ("max_tokens", "max_completion_tokens", "seed")
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    if integer and not isinstance(value, int):
+        return False
+    return math.isfinite(value) and SAMPLING_RULES[name][0](value)
 
 
 @dataclass(frozen=True)
@@ -91,13 +129,11 @@ class SamplingParams:
     def __post_init__(self) -> None:
         from twosat_formal.errors import ConfigError
 
-        for name in ("temperature", "top_p"):
+        for name, (_, valid) in SAMPLING_RULES.items():
             value = getattr(self, name)
-            if value is not None and not math.isfinite(value):
+            if value is not None and not sampling_value_ok(name, value):
                 raise ConfigError(
-                    f"{name} must be a finite number, not {value!r}",
-                    parameter=name,
-                    valid="a finite number",
+                    f"{name} must be {valid}, not {value!r}", parameter=name, valid=valid
                 )
         if self.reasoning_effort is not None and self.reasoning_effort not in REASONING_EFFORTS:
             raise ConfigError(
@@ -105,15 +141,6 @@ class SamplingParams:
                 f"not {self.reasoning_effort!r}",
                 parameter="reasoning_effort",
                 valid=", ".join(REASONING_EFFORTS),
-            )
-        count = self.max_completion_tokens
-        if count is not None and (
-            isinstance(count, bool) or not isinstance(count, int) or count < 1
-        ):
-            raise ConfigError(
-                f"max_completion_tokens must be an integer >= 1, not {count!r}",
-                parameter="max_completion_tokens",
-                valid="an integer >= 1",
             )
         for key, _ in self.extra_body:
             if key in BODY_FIELDS:

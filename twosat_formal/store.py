@@ -37,7 +37,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import socket
 import sqlite3
+import time
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -50,12 +52,14 @@ from twosat_formal.atomic import stream_target
 from twosat_formal.closing import Closing
 from twosat_formal.columns import BUILTIN_COLUMNS, COLUMNS, pick_columns, sources_of
 from twosat_formal.errors import EXIT_USAGE, RecordError, TwoSatFormalError
+from twosat_formal.inputs import check_input
 from twosat_formal.jsonread import loads
 from twosat_formal.model import Response, public_endpoint
 from twosat_formal.scoring import Judgement
 
 __all__ = [
     "EXPORT_COLUMNS",
+    "LEASE_S",
     "SCHEMA_VERSION",
     "PromptRow",
     "ResultRow",
@@ -159,7 +163,35 @@ CREATE TABLE IF NOT EXISTS runs (
     status TEXT NOT NULL,
     info TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS leases (
+    key TEXT PRIMARY KEY,
+    run_id INTEGER NOT NULL,
+    owner TEXT NOT NULL,
+    expires REAL NOT NULL
+);
 """
+
+
+def _alive(pid: int) -> bool:
+    """Whether a process ``pid`` runs on this host (one of another user's counts)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+#: Seconds a run's lease on a planned request holds (see :meth:`RunStore.lease`).
+LEASE_S = 900.0
+_LEASE = (
+    "INSERT INTO leases (key, run_id, owner, expires) VALUES (?, ?, ?, ?) "
+    "ON CONFLICT (key) DO UPDATE "
+    "SET run_id = excluded.run_id, owner = excluded.owner, expires = excluded.expires "
+    "WHERE leases.run_id = excluded.run_id OR leases.expires < ? "
+    "OR leases.run_id NOT IN (SELECT run_id FROM runs WHERE status = 'running')"
+)
 
 
 #: ``json.dumps(value, sort_keys=True)``, with one encoder made once.
@@ -344,7 +376,9 @@ class RunStore(Closing):
     def __init__(self, path: str | os.PathLike[str], *, readonly: bool = False) -> None:
         self.path = Path(path)
         self.readonly = readonly
-        if readonly and not self.path.is_file():
+        if self.path.exists():  # a pipe or a device is no store (nor a directory)
+            check_input(self.path, str(self.path), RecordError)
+        elif readonly:
             raise FileNotFoundError(2, "No such file or directory", str(self.path))
         if stream_target(self.path):  # SQLite would write its journal beside a device
             raise RecordError(
@@ -567,6 +601,67 @@ class RunStore(Closing):
             query = f"SELECT key FROM results WHERE key IN ({marks})"
             found.update(row[0] for row in self._db.execute(query, chunk))
         return found
+
+    def lease(
+        self,
+        keys: Sequence[str],
+        run_id: int,
+        *,
+        now: float | None = None,
+        lease_s: float = LEASE_S,
+    ) -> set[str]:
+        """Lease ``keys`` to run ``run_id``; the keys among them that it holds now.
+
+        A key is held by the run that leased it until the lease expires (``lease_s``
+        seconds), the run ends (its status is no longer ``running``), its process is
+        found gone (a run killed on this host) or it is :meth:`release`\\ d; meanwhile
+        no other run gets it. Two ``eval`` runs on one
+        store so share the requests instead of both asking each: what one holds, the
+        other leaves. The leases are committed at once (and with them the results
+        stored so far), so that every other run sees them.
+
+        >>> import tempfile, pathlib
+        >>> with RunStore(pathlib.Path(tempfile.mkdtemp()) / "runs.sqlite") as store:
+        ...     one, two = store.start_run({}), store.start_run({})
+        ...     first, second = store.lease(["a", "b"], one), store.lease(["b", "c"], two)
+        ...     store.finish_run(one, "finished")
+        ...     sorted(first), sorted(second), sorted(store.lease(["b"], two))
+        (['a', 'b'], ['c'], ['b'])
+        """
+        now = time.time() if now is None else now
+        owner = f"{socket.gethostname()}:{os.getpid()}"
+        held: set[str] = set()
+        with self._db:
+            for start in range(0, len(keys), 500):
+                chunk = keys[start : start + 500]
+                for _ in range(2):  # again once the leases of killed runs are cleared
+                    rows = ((k, run_id, owner, now + lease_s, now) for k in chunk)
+                    self._db.executemany(_LEASE, rows)
+                    marks = ", ".join("?" * len(chunk))
+                    query = f"SELECT key FROM leases WHERE run_id = ? AND key IN ({marks})"
+                    got = {row[0] for row in self._db.execute(query, (run_id, *chunk))}
+                    if len(got) == len(set(chunk)) or not self._clear_dead(chunk, run_id):
+                        break
+                held.update(got)
+        return held
+
+    def _clear_dead(self, keys: Sequence[str], run_id: int) -> bool:
+        """Drop the leases among ``keys`` of other runs whose process on this host is gone."""
+        marks = ", ".join("?" * len(keys))
+        query = f"SELECT DISTINCT owner FROM leases WHERE run_id != ? AND key IN ({marks})"
+        host = socket.gethostname()
+        dead = []
+        for (owner,) in self._db.execute(query, (run_id, *keys)):
+            where, _, pid = str(owner).rpartition(":")
+            if where == host and pid.isdigit() and not _alive(int(pid)):
+                dead.append((owner,))
+        self._db.executemany("DELETE FROM leases WHERE owner = ?", dead)
+        return bool(dead)
+
+    def release(self, run_id: int) -> None:
+        """Give up every lease of run ``run_id`` (at its end, whatever it came to)."""
+        with self._db:
+            self._db.execute("DELETE FROM leases WHERE run_id = ?", (run_id,))
 
     def stored_keys(self) -> set[str]:
         """Every stored key."""

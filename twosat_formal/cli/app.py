@@ -292,12 +292,16 @@ def _finish(run: Callable[[], Any]) -> NoReturn:
         result = run()
     except (typer.Abort, KeyboardInterrupt):
         stopped()
-    except typer.TyperException as exc:  # usage errors: typer prints them, exit code 2
+    except typer.TyperException as exc:  # usage errors: one line, exit code 2
         show = getattr(exc, "show", None)
-        if callable(show):
-            show()
-        else:
-            console("err_console").print(f"error: {exc}", markup=False)
+        if type(exc).__name__.startswith("NoArgsIsHelp") and callable(show):
+            show()  # the help text a bare command asks for
+            raise SystemExit(getattr(exc, "exit_code", 2)) from None
+        format_message = getattr(exc, "format_message", None)
+        message = format_message() if callable(format_message) else str(exc)
+        context = getattr(exc, "ctx", None)
+        hint = f" (see '{context.command_path} --help')" if context is not None else ""
+        console("err_console").print(f"error: {message}{hint}", markup=False)
         raise SystemExit(getattr(exc, "exit_code", 2)) from None
     except TwoSatFormalError as exc:
         fail(str(exc), exc.exit_code)

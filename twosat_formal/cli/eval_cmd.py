@@ -123,6 +123,11 @@ def _print_summary(
         f"store      {store}",
         verification_line(verification),
     ]
+    if summary.leased:
+        lines.append(
+            f"leased     {summary.leased} asked by another run on this store meanwhile; "
+            "run the same command again once it ends to ask what it left"
+        )
     if summary.interrupted:
         lines.append("interrupted: run the same command again to finish")
     print_lines(lines)
@@ -220,11 +225,20 @@ def eval_command(
         )
     from twosat_formal.evaluate.limits import ModelLimits, split_limits
     from twosat_formal.executors import parse_shard
-    from twosat_formal.models import parse_spec
+    from twosat_formal.models import load_model
 
     limits = ModelLimits(model_concurrency, rpm, tpm)
-    for spec in model:  # an unknown spec (or bad limit) is refused before a store is created
-        parse_spec(split_limits(spec, limits)[0])
+    for spec in model:  # a bad spec, limit, base URL or time-out is refused before a store is
+        for url in (
+            [*base_url] if base_url else [None]
+        ):  # created (building a model starts and contacts nothing)
+            load_model(
+                split_limits(spec, limits)[0],
+                base_url=url,
+                api_key_env=api_key_env,
+                mode=mode,
+                timeout_s=timeout,
+            )
     part = parse_shard(shard) if shard is not None else None
     with rereadable(prompts) as (prompt_file, _):
         items = load_items(prompt_file, dataset=dataset, limit=limit, shard=part)

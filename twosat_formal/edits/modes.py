@@ -52,7 +52,7 @@ from twosat_formal.edits.classify import (
 from twosat_formal.edits.operators import EDITS, EditOperator, default_operators
 from twosat_formal.errors import ConfigError
 from twosat_formal.executors import Executor, LocalExecutor
-from twosat_formal.instance import Instance
+from twosat_formal.instance import Instance, refuse_edited
 from twosat_formal.jsonl import (
     RawLine,
     is_dataset,
@@ -441,6 +441,7 @@ def _edit_one(settings: _EditSettings, instance: Instance) -> tuple[list[Instanc
 
 def _edit_line(settings: _EditSettings, line: RawLine) -> _Edited:
     instance = Instance.from_record(parse_raw(line).value, line=line.number, source=line.source)
+    refuse_edited(instance, "edit", modes=("twin",), line=line.number, source=line.source)
     records, counts = _edit_one(settings, instance)
     lines = [record.to_json() for record in records]
     return _Edited(lines, counts.preserving, counts.changing, counts.reached)
@@ -570,4 +571,7 @@ def _origins(path: str | Path) -> Iterator[Instance]:
             return
         for line in raw_lines(file, source=source):
             value = parse_raw(line).value
-            yield Instance.from_record(value, line=line.number, source=line.source)
+            instance = Instance.from_record(value, line=line.number, source=line.source)
+            yield refuse_edited(
+                instance, "edit", modes=("twin",), line=line.number, source=line.source
+            )

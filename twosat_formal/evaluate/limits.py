@@ -50,11 +50,13 @@ class ModelLimits:
     def __post_init__(self) -> None:
         for name in LIMIT_OPTIONS:
             value = getattr(self, name)
-            if value is not None and (isinstance(value, bool) or not value > 0):
+            if value is not None and (
+                isinstance(value, bool) or not (value > 0 and math.isfinite(value))
+            ):
                 raise ConfigError(
-                    f"{name} must be a positive number, got {value!r}",
+                    f"{name} must be a finite positive number, got {value!r}",
                     parameter=name,
-                    valid="> 0",
+                    valid="a finite number > 0",
                 )
         if self.concurrency is not None and self.concurrency != int(self.concurrency):
             raise ConfigError(

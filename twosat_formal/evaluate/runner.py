@@ -273,13 +273,22 @@ class _Runner:
     ) -> Iterator[_Request]:
         """The requests whose keys are not stored, in plan order (an anti-join per batch).
 
-        Memory holds one batch, never the whole plan nor the stored keys, so it does
-        not grow with prompts x models x samples.
+        Each batch's requests are leased to this run (:meth:`RunStore.lease`) before
+        they are asked: a request another run on the store holds is left to it, and
+        counted (``summary.leased``), never asked twice at once. Memory holds one batch,
+        never the whole plan nor the stored keys, so it does not grow with prompts x
+        models x samples.
         """
         for batch in self.plan(models, items, samples):
             stored = self.store.stored_among([r.key for r in batch])
             self.summary.skipped += sum(1 for r in batch if r.key in stored)
-            yield from (r for r in batch if r.key not in stored)
+            fresh = [r for r in batch if r.key not in stored]
+            if self.run_id is None or not fresh:
+                yield from fresh
+                continue
+            held = self.store.lease([r.key for r in fresh], self.run_id)
+            self.summary.leased += len(fresh) - len(held)
+            yield from (r for r in fresh if r.key in held)
 
     def count_todo(
         self, models: Sequence[RetryingModel], items: Sequence[EvalItem], samples: int
@@ -540,6 +549,7 @@ async def run_eval(
         if bar is not None:
             bar.stop()
         store.finish_run(summary.run_id, status)
+        store.release(summary.run_id)
     return summary
 
 

@@ -17,8 +17,9 @@ __all__ = ["EvalSummary", "story_counts"]
 class EvalSummary:
     """What a run did.
 
-    ``planned`` requests in all, ``skipped`` because they were stored already, ``done``
-    stored by this run (``correct`` of them), ``failures`` by kind, ``retries``
+    ``planned`` requests in all, ``skipped`` because they were stored already,
+    ``leased`` because another run on the store was asking them, ``done`` stored by
+    this run (``correct`` of them), ``failures`` by kind, ``retries``
     attempts that were retried, and whether the run was ``interrupted``. ``errors``
     counts the messages of requests that failed (failure ``error``); ``model_done``
     and ``model_errors`` count this run's results and failed requests by model spec.
@@ -31,6 +32,7 @@ class EvalSummary:
 
     planned: int = 0
     skipped: int = 0
+    leased: int = 0
     done: int = 0
     correct: int = 0
     retries: int = 0
@@ -58,8 +60,11 @@ class EvalSummary:
 
     @property
     def remaining(self) -> int:
-        """Requests still to do (those in flight at an interrupt, for instance)."""
-        return self.planned - self.skipped - self.done
+        """Requests still to do here (those in flight at an interrupt, for instance).
+
+        The requests left to another run (``leased``) are not among them.
+        """
+        return self.planned - self.skipped - self.leased - self.done
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready view.
@@ -70,6 +75,7 @@ class EvalSummary:
         return {
             "planned": self.planned,
             "skipped": self.skipped,
+            "leased": self.leased,
             "done": self.done,
             "remaining": self.remaining,
             "correct": self.correct,

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import overload
 
 from twosat_formal.errors import ConfigError
+from twosat_formal.formula import MAX_SIZE
 from twosat_formal.generators.draw import check_seed, derive_seed, generate
 from twosat_formal.generators.family import FAMILIES
 from twosat_formal.generators.knobs import ParamValue
@@ -53,8 +54,12 @@ class Dataset(Sequence[Instance]):
     """
 
     def __init__(self, config: DatasetConfig, *, seed: int = 0, size: int = 10) -> None:
-        if isinstance(size, bool) or not isinstance(size, int) or size < 0:
-            raise ConfigError(f"size must be >= 0, got {size!r}", parameter="size", valid=">= 0")
+        if isinstance(size, bool) or not isinstance(size, int) or not 0 <= size <= MAX_SIZE:
+            raise ConfigError(
+                f"size must be in [0, {MAX_SIZE}], got {size!r}",
+                parameter="size",
+                valid=f"an integer in [0, {MAX_SIZE}]",
+            )
         config.validate()
         self.config = config
         self.seed = check_seed(seed)

@@ -27,6 +27,7 @@ from fractions import Fraction
 from typing import Literal
 
 from twosat_formal.errors import ConfigError
+from twosat_formal.formula import MAX_SIZE
 from twosat_formal.registry import split_setting
 
 __all__ = [
@@ -88,7 +89,7 @@ class ParamSpec:
     Examples
     --------
     >>> ParamSpec("k", "int", None, "twist", low=1).valid()
-    'an integer >= 1'
+    'an integer in [1, 10000000]'
     >>> ParamSpec("shuffle", "bool", False, "order").coerce("yes")
     True
     """
@@ -134,19 +135,15 @@ class ParamSpec:
             return "one of " + ", ".join(self.choices)
         if self.kind == "text":
             return "a string"
-        if self.low is not None and self.high is not None:
-            return f"an integer in [{self.low}, {self.high}]"
-        if self.low is not None:
-            return f"an integer >= {self.low}"
-        if self.high is not None:
-            return f"an integer <= {self.high}"
-        return "an integer"
+        high = self.high if self.high is not None else MAX_SIZE
+        low = self.low if self.low is not None else -MAX_SIZE
+        return f"an integer in [{low}, {high}]"
 
     def to_json(self) -> dict[str, ParamValue]:
         """The spec as a JSON object (for ``families --json``).
 
         >>> ParamSpec("r", "int", None, "fillers", low=0).to_json()["valid"]
-        'an integer >= 0'
+        'an integer in [0, 10000000]'
         """
         return {
             "name": self.name,
@@ -216,9 +213,9 @@ class ParamSpec:
             number = int(value)
         else:
             raise self._error(value)
-        if (self.low is not None and number < self.low) or (
-            self.high is not None and number > self.high
-        ):
+        high = self.high if self.high is not None else MAX_SIZE
+        low = self.low if self.low is not None else -MAX_SIZE
+        if not low <= number <= high:  # a size beyond MAX_SIZE is absurd
             raise self._error(value)
         return number
 

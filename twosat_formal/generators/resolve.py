@@ -43,6 +43,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from twosat_formal.errors import ConfigError
+from twosat_formal.formula import MAX_SIZE
 from twosat_formal.generators.knobs import (
     ParamSpec,
     ParamValue,
@@ -195,6 +196,12 @@ def resolve_sizes(
         For a bad parameter, a target below the floor or sizes that do not fit.
     """
     values, given = validate_params(sizing.family, sizing.params, params)
+    if clauses is not None and clauses > MAX_SIZE:
+        raise ConfigError(
+            f"{sizing.family}: {clauses} clauses is more than the {MAX_SIZE} a formula may have",
+            parameter="clauses",
+            valid=f"<= {MAX_SIZE}",
+        )
     if clauses is not None and clauses < sizing.min_clauses:
         noun = "clause" if sizing.min_clauses == 1 else "clauses"
         raise ConfigError(

@@ -38,7 +38,7 @@ import numpy as np
 import numpy.typing as npt
 
 from twosat_formal.errors import ConfigError, ParseError, raises
-from twosat_formal.formula import Formula, default_var, is_valid_name
+from twosat_formal.formula import MAX_SIZE, Formula, default_var, is_valid_name
 from twosat_formal.io._parsing import BLANKS, check_text, context_line, lark_parser, translate
 
 if TYPE_CHECKING:  # Lark is imported by the reader of record when it runs
@@ -61,7 +61,7 @@ __all__ = [
 ]
 
 #: The most variables a header may declare; more is refused as an absurd number.
-MAX_VARIABLES = 10_000_000
+MAX_VARIABLES = MAX_SIZE
 #: Literals whose size does not fit are stored as this (always beyond the header).
 _CLAMP = 1 << 62
 

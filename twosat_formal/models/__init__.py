@@ -48,6 +48,7 @@ llamacpp/<path.gguf>, llamacpp/gemma3-270m, llamacpp/smollm2-135m-instruct
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
@@ -103,6 +104,14 @@ class LoadOptions:
     api_key_env: str | None = None
     mode: str = "chat"
     timeout_s: float = DEFAULT_TIMEOUT_S
+
+    def __post_init__(self) -> None:
+        if not (self.timeout_s > 0 and math.isfinite(self.timeout_s)):
+            raise ConfigError(
+                f"timeout must be a finite positive number of seconds, got {self.timeout_s}",
+                parameter="timeout_s",
+                valid="a finite number > 0",
+            )
 
 
 #: How one kind of model is built: ``build(spec, rest, options, load_options)``,

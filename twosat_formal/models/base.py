@@ -27,11 +27,13 @@ from twosat_formal.errors import ConfigError, TransientModelError
 from twosat_formal.model import (
     DEFAULT_MAX_TOKENS,
     REASONING_EFFORTS,
+    SAMPLING_RULES,
     ChatModel,
     Model,
     Response,
     SamplingParams,
     Turn,
+    sampling_value_ok,
     takes_messages,
 )
 
@@ -77,21 +79,8 @@ def _number(key: str, raw: str, *, integer: bool) -> float | int | str:
         value: float | int = int(raw) if integer else float(raw)
     except ValueError:
         value = math.nan
-    ok = math.isfinite(value) and {
-        "max_tokens": lambda v: v >= 1,
-        "max_completion_tokens": lambda v: v >= 1,
-        "temperature": lambda v: v >= 0,
-        "top_p": lambda v: 0 < v <= 1,
-        "seed": lambda v: v >= 0,
-    }[key](value)
-    if not ok:
-        valid = {
-            "max_tokens": "an integer >= 1",
-            "max_completion_tokens": "an integer >= 1",
-            "temperature": "a number >= 0",
-            "top_p": "a number in (0, 1]",
-            "seed": "an integer >= 0",
-        }[key]
+    if not sampling_value_ok(key, value):
+        valid = SAMPLING_RULES[key][1]
         raise ConfigError(f"option {key}={raw!r} is not {valid}", parameter=key, valid=valid)
     return value
 
@@ -107,7 +96,7 @@ def sampling_options(options: Mapping[str, str]) -> dict[str, Any]:
     >>> sampling_options({"temperature": "hot"})
     Traceback (most recent call last):
     ...
-    twosat_formal.errors.ConfigError: option temperature='hot' is not a number >= 0
+    twosat_formal.errors.ConfigError: option temperature='hot' is not a finite number >= 0
     """
     return {
         key: _number(key, options[key], integer=key in _INTEGERS)

@@ -50,6 +50,7 @@ import asyncio
 import dataclasses
 import email.utils
 import json
+import math
 import os
 import time
 from collections.abc import Callable, Sequence
@@ -468,15 +469,21 @@ class OpenAICompatModel(ClosingModel):
             raise ConfigError(
                 f"unknown request mode {mode!r}", parameter="mode", valid=" or ".join(MODES)
             )
-        if not timeout_s > 0:
+        if not (timeout_s > 0 and math.isfinite(timeout_s)):
             raise ConfigError(
-                f"timeout must be positive, got {timeout_s}", parameter="timeout_s", valid="> 0"
+                f"timeout must be a finite positive number of seconds, got {timeout_s}",
+                parameter="timeout_s",
+                valid="a finite number > 0",
             )
         raw_url = base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
         parts = urlsplit(raw_url.strip())
-        if parts.scheme not in ("http", "https") or not parts.hostname:
+        try:
+            port_ok = parts.port is None or parts.port > 0
+        except ValueError:  # not a number, or not in 0-65535
+            port_ok = False
+        if parts.scheme not in ("http", "https") or not parts.hostname or not port_ok:
             raise ConfigError(
-                f"base URL {public_url(raw_url)!r} is not an http(s) URL",
+                f"base URL {public_url(raw_url)!r} is not an http(s) URL with a port in 1-65535",
                 parameter="base_url",
                 valid="http(s)://HOST[:PORT]/PATH",
             )

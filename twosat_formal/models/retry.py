@@ -34,6 +34,7 @@ Examples
 from __future__ import annotations
 
 import asyncio
+import math
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -137,6 +138,12 @@ class RetryingModel(OnePathModel):
         self.endpoint = model.endpoint
         self.policy = policy or RetryPolicy()
         self.rng = rng if rng is not None else random.Random(seed)
+        if timeout_s is not None and not (timeout_s > 0 and math.isfinite(timeout_s)):
+            raise ConfigError(
+                f"timeout must be a finite positive number of seconds, got {timeout_s}",
+                parameter="timeout_s",
+                valid="a finite number > 0",
+            )
         self.timeout_s = timeout_s
         self.on_retry = on_retry
         #: Attempts that failed transiently and were retried.

@@ -30,7 +30,7 @@ from typing import Any
 from twosat_formal.errors import ConfigError, ProofError
 from twosat_formal.executors import Executor, LocalExecutor
 from twosat_formal.formula import Formula
-from twosat_formal.instance import SCHEMA_VERSION, Instance, canonical_digest
+from twosat_formal.instance import SCHEMA_VERSION, Instance, canonical_digest, refuse_edited
 from twosat_formal.jsonl import RawLine, is_dataset, parse_raw, raw_lines, read_text, rereadable
 from twosat_formal.perturb.chain import Chain, StepSpec, apply_chain
 from twosat_formal.perturb.transform import Transform
@@ -203,6 +203,7 @@ def _base_line(line: RawLine) -> str:
 
 def _derived_line(steps: Sequence[StepSpec], seed: int, line: RawLine) -> str:
     inst = Instance.from_record(parse_raw(line).value, line=line.number, source=line.source)
+    refuse_edited(inst, "perturb", line=line.number, source=line.source)
     try:
         derived = perturb_instance(inst, steps, seed=instance_seed(seed, inst.id))
     except ConfigError as exc:

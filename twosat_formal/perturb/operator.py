@@ -29,7 +29,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from twosat_formal.errors import ConfigError, RecordError
-from twosat_formal.formula import Formula, default_name, is_valid_name
+from twosat_formal.formula import MAX_SIZE, Formula, default_name, is_valid_name
 from twosat_formal.jsonfields import fields_json
 from twosat_formal.jsonread import loads
 from twosat_formal.perturb.proofs import prove
@@ -173,6 +173,8 @@ class Param:
             if self.minimum is not None and result < self.minimum:
                 raise self._bad(value)
             if self.maximum is not None and result > self.maximum:
+                raise self._bad(value)
+            if kind == "int" and abs(result) > MAX_SIZE:  # an absurd count or index
                 raise self._bad(value)
         return result
 

@@ -28,9 +28,11 @@ from functools import partial
 from itertools import islice
 from pathlib import Path
 
+from twosat_formal.errors import RecordError
 from twosat_formal.executors import Executor, LocalExecutor, shard_range
+from twosat_formal.inputs import bounded_lines
 from twosat_formal.instance import Instance
-from twosat_formal.jsonl import RawLine, json_line, parse_raw, raw_lines
+from twosat_formal.jsonl import RawLine, json_line, parse_raw, raw_lines, refuse_empty
 from twosat_formal.prompts import PromptRecord
 from twosat_formal.verbalize import example_formula, prompt_record
 
@@ -88,8 +90,10 @@ def count_records(path: str | Path) -> int:
     ...     count_records(path)
     2
     """
+    name = str(path)
+    refuse_empty(path, name)
     with open(path, "rb") as stream:
-        return sum(1 for text in stream if text.strip())
+        return sum(1 for text in bounded_lines(stream, name, RecordError) if text.strip())
 
 
 def prompt_lines(
