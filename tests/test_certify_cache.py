@@ -424,3 +424,13 @@ def test_cli_an_ignored_cache_is_reported_on_stderr(
     store.write_bytes(store.read_bytes().replace(b"\nfile ", b"\nfile 0", 1))
     code, _, err = run(["certify", str(path), "--cache", str(folder), "--no-progress"], capsys)
     assert code == 0 and "is ignored" in err and "seal" in err
+
+
+def test_the_cache_holds_when_the_index_is_read_again(warm: tuple[Path, Path]) -> None:
+    """A misfiled line restarts certify on an exact index; the cache answers the same."""
+    path, folder = warm
+    write_lines(path, [*lines_of(path), '{"id": "q" oops}'])
+    report, log = certify(path, folder)
+    assert report.cached == len(DATASET) and log.checked() == {len(DATASET) + 1}
+    assert [r.line for r in log.results] == list(range(1, len(DATASET) + 2))
+    assert verdict(report) == verdict(certify(path, None)[0])
