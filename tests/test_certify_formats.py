@@ -332,3 +332,10 @@ def test_junit_lists_each_record_once_when_the_index_is_read_again(
     cases = list(suite)
     assert [int(case._elem.get("line")) for case in cases] == list(range(1, len(DATASET) + 2))
     assert suite.failures == 1
+
+
+def test_output_that_is_a_folder_is_a_clear_error(
+    files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = certify_cli(capsys, str(files["good"]), "--format", "sarif", output=tmp_path)
+    assert code == 2 and "Traceback" not in err and "a folder" in err
