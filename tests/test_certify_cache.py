@@ -296,6 +296,11 @@ POISONS: dict[str, tuple[str, Poison]] = {
     ),
     "bytes that are not text": ("no seal", lambda body, seal, forged: b"\xff\xfe\x00" * 40),
     "an empty file": ("no seal", lambda body, seal, forged: b""),
+    "a line after the seal": (
+        "no seal",
+        lambda body, seal, forged: body + seal + forged.hex().encode() + b" instance\n",
+    ),
+    "an empty body, sealed": ("not in the format", lambda body, seal, forged: _reseal(b"")),
     "the forged entry sealed without the secret": (
         "seal does not match",
         lambda body, seal, forged: _reseal(_forged(body, forged)),

@@ -54,7 +54,7 @@ from collections.abc import Callable, Iterable, Iterator
 from functools import cache
 from importlib import metadata
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from twosat_formal.atomic import atomic_path
 from twosat_formal.errors import ConfigError
@@ -123,8 +123,17 @@ def fingerprint() -> str:
     return "; ".join(parts)
 
 
-def _seal(key: bytes, body: bytes) -> str:
-    return hmac.new(key, body, hashlib.sha256).hexdigest()
+def _entry(line: str, current: dict[bytes, str] | None, number: int) -> str | None:
+    """Add the entry ``line`` (a key and its record's kind) to ``current``; or why not."""
+    digest, _, kind = line.partition(" ")
+    try:
+        key = bytes.fromhex(digest)
+    except ValueError:
+        key = b""
+    if current is None or len(key) != hashlib.sha256().digest_size or kind not in KINDS:
+        return f"line {number} is not a digest and a record kind"
+    current[key] = kind
+    return None
 
 
 def _passed(item: Any, kind: str) -> Any:
@@ -193,13 +202,12 @@ class CertifyCache:
 
     def _load(self) -> None:
         try:
-            data = self.path.read_bytes()
+            with open(self.path, "rb") as stream:
+                problem = self._parse(stream)
         except FileNotFoundError:
             return
         except OSError as exc:
-            self._ignore(f"cannot be read ({exc.strerror})")
-            return
-        problem = self._parse(data)
+            problem = f"cannot be read ({exc.strerror})"
         if problem is not None:
             self._ignore(problem)
             return
@@ -210,37 +218,45 @@ class CertifyCache:
         self.files = {}
         self.note = f"the cache {self.path} is ignored, every record is checked: {why}"
 
-    def _parse(self, data: bytes) -> str | None:
-        """Read ``data`` into :attr:`files`; what is wrong with it (``None``: nothing)."""
-        body, _, last = data.rstrip(b"\n").rpartition(b"\n")
-        body += b"\n"
-        if not last.startswith(b"seal "):
+    def _parse(self, stream: IO[bytes]) -> str | None:
+        """Read ``stream`` into :attr:`files`, a line at a time, the seal computed as it
+        goes; what is wrong with it (``None``: nothing; the seal is judged first)."""
+        mac = hmac.new(self._key, digestmod=hashlib.sha256)
+        seal: bytes | None = None
+        problem: str | None = None
+        current: dict[bytes, str] | None = None
+        mac_lines = 0
+        for number, raw in enumerate(stream, 1):
+            if seal is not None or not raw.endswith(b"\n"):  # nothing after the seal
+                seal = None
+                break
+            if raw.startswith(b"seal "):
+                seal = raw[5:-1]
+                continue
+            mac.update(raw)
+            mac_lines += 1
+            if problem is not None:
+                continue
+            line = raw[:-1].decode("utf-8", "replace")
+            if number == 1:
+                problem = None if line == FORMAT else f"it is not in the format {FORMAT!r}"
+            elif number == 2:
+                if line != f"tool {self._fingerprint}":
+                    problem = "it was written by another version of the tool or its solvers"
+            elif line.startswith("file "):
+                current = self.files.setdefault(line[5:], {})
+            else:
+                problem = _entry(line, current, number)
+        if seal is None:
             return "it has no seal (cut short, or not a cache file)"
-        expected = _seal(self._key, body)
-        if not hmac.compare_digest(last[5:].decode("ascii", "replace"), expected):
+        if not hmac.compare_digest(seal.decode("ascii", "replace"), mac.hexdigest()):
             return (
                 "its seal does not match its content (changed by hand or damaged, "
                 f"or sealed with another ${CACHE_KEY_ENV})"
             )
-        lines = body.decode("utf-8", "replace").splitlines()
-        if not lines or lines[0] != FORMAT:
-            return f"it is not in the format {FORMAT!r}"
-        if len(lines) < 2 or lines[1] != f"tool {self._fingerprint}":
-            return "it was written by another version of the tool or its solvers"
-        current: dict[bytes, str] | None = None
-        for number, line in enumerate(lines[2:], 3):
-            if line.startswith("file "):
-                current = self.files.setdefault(line[5:], {})
-                continue
-            digest, _, kind = line.partition(" ")
-            try:
-                key = bytes.fromhex(digest)
-            except ValueError:
-                key = b""
-            if current is None or len(key) != hashlib.sha256().digest_size or kind not in KINDS:
-                return f"line {number} is not a digest and a record kind"
-            current[key] = kind
-        return None
+        if problem is None and mac_lines < 2:  # sealed, but without its first two lines
+            problem = f"it is not in the format {FORMAT!r}"
+        return problem
 
     # -- the run -----------------------------------------------------------------------------
 
@@ -296,13 +312,20 @@ class CertifyCache:
         of other files as they were; sealed, and atomically (a run cut short leaves the
         file it found)."""
         files = {**self.files, **self._run}
-        lines = [FORMAT, f"tool {self._fingerprint}"]
-        for name in sorted(files):
-            lines.append(f"file {name}")
-            lines.extend(sorted(f"{key.hex()} {kind}" for key, kind in files[name].items()))
-        body = ("\n".join(lines) + "\n").encode("utf-8")
+        mac = hmac.new(self._key, digestmod=hashlib.sha256)
         self.folder.mkdir(parents=True, exist_ok=True)
-        seal = f"seal {_seal(self._key, body)}\n".encode("ascii")
-        with atomic_path(self.path) as partial:
-            partial.write_bytes(body + seal)
+        with atomic_path(self.path) as partial, open(partial, "wb") as out:
+
+            def put(text: str) -> None:
+                data = (text + "\n").encode("utf-8")
+                mac.update(data)
+                out.write(data)
+
+            put(FORMAT)
+            put(f"tool {self._fingerprint}")
+            for name in sorted(files):
+                put(f"file {name}")
+                for key, kind in sorted(files[name].items()):
+                    put(f"{key.hex()} {kind}")
+            out.write(f"seal {mac.hexdigest()}\n".encode("ascii"))
         self.files = files
