@@ -63,11 +63,12 @@ print(json.dumps({"code": code, "driver_kb": own, "worker_kb": workers}), file=s
 def certify(
     paths: Sequence[Path], jobs: int, cache: Path, report: Path
 ) -> tuple[dict[str, Any], float]:
-    """``certify PATHS --jobs N --format junit --output REPORT --cache CACHE --json``-like
-    run in a fresh process: its memory figures and code, and its wall seconds."""
+    """``certify PATHS --jobs N --format junit --output REPORT --cache CACHE`` in a fresh
+    process: its exit code and peak memory (driver, largest worker), and its wall seconds."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([*sys.path[:2], env.get("PYTHONPATH", "")])
-    argv = [*map(str, paths), "--jobs", str(jobs), "--no-progress"]
+    # --executor process: workers at every size, so the sizes' memory compares
+    argv = [*map(str, paths), "--jobs", str(jobs), "--executor", "process", "--no-progress"]
     argv += ["--format", "junit", "--output", str(report), "--cache", str(cache)]
     start = time.perf_counter()
     done = subprocess.run(
@@ -147,10 +148,11 @@ def main(argv: Sequence[str] | None = None) -> None:
                 f"{_mb(figures['worker_kb'])}"
             )
         (small, _, low), (whole, full_wall, high) = runs["a tenth"], runs["whole"]
+        ratios = {who: high[f"{who}_kb"] / max(1, low[f"{who}_kb"]) for who in ("driver", "worker")}
         print(
-            f"  memory from {small} to {whole} records: driver x"
-            f"{high['driver_kb'] / low['driver_kb']:.2f}, worker x"
-            f"{high['worker_kb'] / low['worker_kb']:.2f} (flat: about x1)"
+            f"  peak memory from {small} to {whole} records ({whole / small:.0f}x the "
+            f"records): driver x{ratios['driver']:.2f}, largest worker x{ratios['worker']:.2f}"
+            " (flat: about x1)"
         )
         grow(paths, extra)
         records = count(paths)

@@ -216,7 +216,7 @@ def test_the_cache_holds_digests_only(warm: tuple[Path, Path]) -> None:
     assert lines[0] == certify_cache.FORMAT and lines[1].startswith("tool twosat-formal ")
     assert re.fullmatch(r"seal [0-9a-f]{64}", lines[-1])
     for line in lines[2:-1]:
-        assert re.fullmatch(r"(file )?[0-9a-f]{64}", line), line
+        assert re.fullmatch(r"file [0-9a-f]{64}|[0-9a-f]{64} [a-z]+", line), line
     for record in DATASET:
         for value in record.values():
             if isinstance(value, str) and len(value) > 6:
@@ -257,7 +257,7 @@ def _flip(text: bytes) -> bytes:
 def _forged(body: bytes, forged: bytes) -> bytes:
     """``body`` with the key ``forged`` added to the entries of its first file."""
     at = body.index(b"\n", body.index(b"\nfile ") + 1) + 1
-    return body[:at] + forged.hex().encode() + b"\n" + body[at:]
+    return body[:at] + forged.hex().encode() + b" instance\n" + body[at:]
 
 
 Poison = Callable[[bytes, bytes, bytes], bytes]
@@ -291,11 +291,16 @@ POISONS: dict[str, tuple[str, Poison]] = {
     "another format": (
         "not in the format",
         lambda body, seal, forged: _reseal(
-            _forged(body, forged).replace(b"cache 1", b"cache 2", 1)
+            _forged(body, forged).replace(certify_cache.FORMAT.encode(), b"cache 0", 1)
         ),
     ),
     "bytes that are not text": ("no seal", lambda body, seal, forged: b"\xff\xfe\x00" * 40),
     "an empty file": ("no seal", lambda body, seal, forged: b""),
+    "a line after the seal": (
+        "no seal",
+        lambda body, seal, forged: body + seal + forged.hex().encode() + b" instance\n",
+    ),
+    "an empty body, sealed": ("not in the format", lambda body, seal, forged: _reseal(b"")),
     "the forged entry sealed without the secret": (
         "seal does not match",
         lambda body, seal, forged: _reseal(_forged(body, forged)),
@@ -424,3 +429,45 @@ def test_cli_an_ignored_cache_is_reported_on_stderr(
     store.write_bytes(store.read_bytes().replace(b"\nfile ", b"\nfile 0", 1))
     code, _, err = run(["certify", str(path), "--cache", str(folder), "--no-progress"], capsys)
     assert code == 0 and "is ignored" in err and "seal" in err
+
+
+def test_the_cache_holds_when_the_index_is_read_again(warm: tuple[Path, Path]) -> None:
+    """A misfiled line restarts certify on an exact index; the cache answers the same."""
+    path, folder = warm
+    write_lines(path, [*lines_of(path), '{"id": "q" oops}'])
+    report, log = certify(path, folder)
+    assert report.cached == len(DATASET) and log.checked() == {len(DATASET) + 1}
+    assert [r.line for r in log.results] == list(range(1, len(DATASET) + 2))
+    assert verdict(report) == verdict(certify(path, None)[0])
+
+
+def test_lines_read_on_an_exact_index_are_not_kept(tmp_path: Path) -> None:
+    """A run that had to read every line exactly (a misfiled line) keeps no new entry:
+    only lines whose reading a worker confirmed on the quick index are kept."""
+    path = write_jsonl(tmp_path / "data.jsonl", [*DATASET, '{"id": "q" oops}'])
+    folder = tmp_path / "cache"
+    first, _ = certify(path, folder)
+    assert not first.ok and first.cached == 0
+    assert not any(CertifyCache(folder).files.values())
+    write_lines(path, lines_of(path)[:-1])
+    again, log = certify(path, folder)
+    assert again.ok and again.cached == 0 and len(log.checked()) == len(DATASET)
+    third, log = certify(path, folder)
+    assert third.ok and third.cached == len(DATASET) and log.checked() == set()
+
+
+def test_a_line_the_index_parses_is_skipped_with_its_id(tmp_path: Path) -> None:
+    """A line not laid out as the tool writes it (compact JSON) is parsed by the index;
+    skipped later, its id is read from it. Such a line that refers to another record
+    is checked every time: the reader's quick scan does not see its references, so no
+    worker confirms them as read, and its key is not kept."""
+    compact = [json.dumps(r, separators=(",", ":")) for r in DATASET]
+    path = write_jsonl(tmp_path / "data.jsonl", compact)
+    first, _ = certify(path, tmp_path / "cache")
+    assert first.ok
+    again, log = certify(path, tmp_path / "cache")
+    referring = {n for n, r in enumerate(DATASET, 1) if any(r.get(f) for f in REFERENCES)}
+    assert again.ok and log.checked() == referring and again.cached == len(DATASET) - len(referring)
+    assert 0 < len(referring) < len(DATASET)
+    assert [r.id for r in log.results] == [r.get("id") for r in DATASET]
+    assert [r.kind for r in log.results] == [r.kind for r in certify(path, None)[1].results]

@@ -317,3 +317,25 @@ def test_output_into_a_missing_folder_is_a_clear_error(
     out = tmp_path / "missing" / "report.xml"
     code, _, err = certify_cli(capsys, str(files["good"]), "--format", "junit", output=out)
     assert code == 2 and "Traceback" not in err and "missing" in err
+
+
+def test_junit_lists_each_record_once_when_the_index_is_read_again(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A line the quick index misfiles (it looks like a record but is not JSON) makes
+    certify start again on an exact index: the log of records starts again with it."""
+    path = write_jsonl(tmp_path / "data.jsonl", [*DATASET, '{"id": "q" oops}'])
+    out = tmp_path / "report.xml"
+    code, _, _ = certify_cli(capsys, str(path), "--format", "junit", output=out)
+    assert code == 1
+    (suite,) = list(JUnitXml.fromfile(str(out)))
+    cases = list(suite)
+    assert [int(case._elem.get("line")) for case in cases] == list(range(1, len(DATASET) + 2))
+    assert suite.failures == 1
+
+
+def test_output_that_is_a_folder_is_a_clear_error(
+    files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = certify_cli(capsys, str(files["good"]), "--format", "sarif", output=tmp_path)
+    assert code == 2 and "Traceback" not in err and "a folder" in err

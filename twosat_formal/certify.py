@@ -679,10 +679,6 @@ class _Line(NamedTuple):
     #: Whether the index read some lines without parsing them: the worker then also
     #: confirms that each line found for a reference has that id.
     quick: bool = False
-    #: Whether the line with exactly these references passed before (``--cache``): the
-    #: worker confirms the references and the filing as for any line, then answers a
-    #: passing result without running a check (:func:`_from_cache`).
-    cached: bool = False
 
 
 class _Misread(NamedTuple):
@@ -831,33 +827,18 @@ def _task(item: _Line, record: Any) -> _Task:
     )
 
 
-def _check_line(item: _Line) -> RecordResult | _Misread | _Misfiled:
-    """Parse one record and certify it: the work each worker does."""
+def _check_line(item: _Line | RecordResult) -> RecordResult | _Misread | _Misfiled:
+    """Parse one record and certify it: the work each worker does (a result already
+    known, a record that passed before as it is, ``--cache``, is answered as it is)."""
+    if isinstance(item, RecordResult):
+        return item
     record = _value(item.raw, item.line, item.source)
     refs = _references(record)
     if refs != item.refs:
         return _Misread(item, refs)
     if _misfiled(item, record):
         return _Misfiled(item)
-    if item.cached:
-        return _from_cache(item, record)
     return _certify(_task(item, record))
-
-
-def _from_cache(item: _Line, record: Any) -> RecordResult:
-    """The result of a line that passed before with these exact bytes and dependencies."""
-    record_id = record.get("id") if isinstance(record, Mapping) else None
-    return RecordResult(
-        id=record_id if isinstance(record_id, str) else None,
-        line=item.line,
-        source=item.source,
-        kind=_kind(record),
-        checks=0,
-        failures=(),
-        seconds=0.0,
-        z3_seconds=0.0,
-        cached=True,
-    )
 
 
 def _misfiled(item: _Line, record: Any) -> bool:

@@ -2,18 +2,20 @@
 
 A run with a cache checks a record only when this record, with these bytes, has not
 passed before with the same dependencies, so a dataset that grew by 1 % costs about
-1 % of a full run. The cache stores digests only, never a record or a result:
+1 % of a full run, plus reading the files. The cache stores digests (and each passing
+record's kind: instance, prompt, story or document), never a record or a result:
 
 * a record's **key** is the SHA-256 of the tool's fingerprint (:func:`fingerprint`:
   the version and every file of the installed package, the versions of PySAT, Z3 and
   Lark, and Python's), the exact bytes of the record's line, and the exact bytes of
   each line it refers to (its root, its instance, its twin's source; "none" where
   it refers to no record in the dataset). A key is kept only for a record that passed
-  every check, found with the references the checks used;
+  every check, read by the quick index and confirmed by its worker as every line is
+  (its id, its references, the ids of the lines found for them);
 * a record is skipped only when its key is in the cache, so a change of one byte of
   the record, of a record it refers to, of the tool or of a solver checks it again.
-  The worker that answers for a skipped record still parses its line and confirms its
-  references and where the index filed it, as for any record;
+  A skipped record is neither parsed nor sent to a worker's checks: its bytes are
+  those a worker confirmed, so it is read and resolved as its checks saw it;
 * the cache file is **sealed**: an HMAC-SHA256 over every byte before the seal, keyed
   by ``$TWOSAT_FORMAL_CACHE_KEY`` when it is set (a CI secret: then no entry can be
   forged without it) and by a fixed label otherwise. A file whose seal, header or any
@@ -44,6 +46,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import json
 import os
 import platform
 from collections import deque
@@ -51,7 +54,7 @@ from collections.abc import Callable, Iterable, Iterator
 from functools import cache
 from importlib import metadata
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from twosat_formal.atomic import atomic_path
 from twosat_formal.errors import ConfigError
@@ -59,16 +62,18 @@ from twosat_formal.errors import ConfigError
 if TYPE_CHECKING:
     from twosat_formal.executors import Executor
 
-__all__ = ["CACHE_FILE", "CACHE_KEY_ENV", "FORMAT", "CertifyCache", "fingerprint"]
+__all__ = ["CACHE_FILE", "CACHE_KEY_ENV", "FORMAT", "KINDS", "CertifyCache", "fingerprint"]
 
 #: The first line of a cache file; another first line is another format (ignored whole).
-FORMAT = "twosat-formal certify cache 1"
+FORMAT = "twosat-formal certify cache 2"
 #: The file the cache keeps in its folder.
 CACHE_FILE = "certify.cache"
 #: The environment variable whose value keys the seal (a CI secret), when set.
 CACHE_KEY_ENV = "TWOSAT_FORMAL_CACHE_KEY"
 #: The seal's key when :data:`CACHE_KEY_ENV` is not set.
 _PUBLIC_KEY = b"twosat-formal certify cache"
+#: The kinds of record an entry may name (:func:`twosat_formal.certify._kind`).
+KINDS = frozenset({"instance", "prompt", "story", "document"})
 #: The solver and parser packages whose versions each key names.
 _DEPENDENCIES = ("python-sat", "z3-solver", "lark")
 
@@ -118,8 +123,43 @@ def fingerprint() -> str:
     return "; ".join(parts)
 
 
-def _seal(key: bytes, body: bytes) -> str:
-    return hmac.new(key, body, hashlib.sha256).hexdigest()
+def _entry(line: str, current: dict[bytes, str] | None, number: int) -> str | None:
+    """Add the entry ``line`` (a key and its record's kind) to ``current``; or why not."""
+    digest, _, kind = line.partition(" ")
+    try:
+        key = bytes.fromhex(digest)
+    except ValueError:
+        key = b""
+    if current is None or len(key) != hashlib.sha256().digest_size or kind not in KINDS:
+        return f"line {number} is not a digest and a record kind"
+    current[key] = kind
+    return None
+
+
+def _passed(item: Any, kind: str) -> Any:
+    """The result of a line that passed before with these exact bytes and dependencies.
+
+    Its id is the one the quick index read (confirmed when the key was kept), or, for
+    a line the index parsed, read from the line here.
+    """
+    from twosat_formal.certify import RecordResult
+
+    if item.filed is not None:
+        record_id = item.filed[0]
+    else:
+        record = json.loads(item.raw)  # it passed: a JSON object
+        record_id = record.get("id") if isinstance(record.get("id"), str) else None
+    return RecordResult(
+        id=record_id,
+        line=item.line,
+        source=item.source,
+        kind=kind,
+        checks=0,
+        failures=(),
+        seconds=0.0,
+        z3_seconds=0.0,
+        cached=True,
+    )
 
 
 def _path_digest(path: str) -> str:
@@ -150,63 +190,73 @@ class CertifyCache:
         self._tool = hashlib.sha256(self._fingerprint.encode()).digest()
         #: Why the cache file was ignored (``None``: read, or there was none).
         self.note: str | None = None
-        #: The keys of each dataset file's passing records, by the digest of its path.
-        self.files: dict[str, set[bytes]] = {}
-        self.passed: set[bytes] = set()
-        self._run: dict[str, set[bytes]] = {}
+        #: The keys of each dataset file's passing records with their kinds, by the
+        #: digest of the file's path.
+        self.files: dict[str, dict[bytes, str]] = {}
+        #: The key of every record that passed, with its kind.
+        self.passed: dict[bytes, str] = {}
+        self._run: dict[str, dict[bytes, str]] = {}
         self._load()
 
     # -- reading -----------------------------------------------------------------------------
 
     def _load(self) -> None:
         try:
-            data = self.path.read_bytes()
+            with open(self.path, "rb") as stream:
+                problem = self._parse(stream)
         except FileNotFoundError:
             return
         except OSError as exc:
-            self._ignore(f"cannot be read ({exc.strerror})")
-            return
-        problem = self._parse(data)
+            problem = f"cannot be read ({exc.strerror})"
         if problem is not None:
             self._ignore(problem)
             return
         for keys in self.files.values():
-            self.passed |= keys
+            self.passed.update(keys)
 
     def _ignore(self, why: str) -> None:
         self.files = {}
         self.note = f"the cache {self.path} is ignored, every record is checked: {why}"
 
-    def _parse(self, data: bytes) -> str | None:
-        """Read ``data`` into :attr:`files`; what is wrong with it (``None``: nothing)."""
-        body, _, last = data.rstrip(b"\n").rpartition(b"\n")
-        body += b"\n"
-        if not last.startswith(b"seal "):
+    def _parse(self, stream: IO[bytes]) -> str | None:
+        """Read ``stream`` into :attr:`files`, a line at a time, the seal computed as it
+        goes; what is wrong with it (``None``: nothing; the seal is judged first)."""
+        mac = hmac.new(self._key, digestmod=hashlib.sha256)
+        seal: bytes | None = None
+        problem: str | None = None
+        current: dict[bytes, str] | None = None
+        mac_lines = 0
+        for number, raw in enumerate(stream, 1):
+            if seal is not None or not raw.endswith(b"\n"):  # nothing after the seal
+                seal = None
+                break
+            if raw.startswith(b"seal "):
+                seal = raw[5:-1]
+                continue
+            mac.update(raw)
+            mac_lines += 1
+            if problem is not None:
+                continue
+            line = raw[:-1].decode("utf-8", "replace")
+            if number == 1:
+                problem = None if line == FORMAT else f"it is not in the format {FORMAT!r}"
+            elif number == 2:
+                if line != f"tool {self._fingerprint}":
+                    problem = "it was written by another version of the tool or its solvers"
+            elif line.startswith("file "):
+                current = self.files.setdefault(line[5:], {})
+            else:
+                problem = _entry(line, current, number)
+        if seal is None:
             return "it has no seal (cut short, or not a cache file)"
-        expected = _seal(self._key, body)
-        if not hmac.compare_digest(last[5:].decode("ascii", "replace"), expected):
+        if not hmac.compare_digest(seal.decode("ascii", "replace"), mac.hexdigest()):
             return (
                 "its seal does not match its content (changed by hand or damaged, "
                 f"or sealed with another ${CACHE_KEY_ENV})"
             )
-        lines = body.decode("utf-8", "replace").splitlines()
-        if not lines or lines[0] != FORMAT:
-            return f"it is not in the format {FORMAT!r}"
-        if len(lines) < 2 or lines[1] != f"tool {self._fingerprint}":
-            return "it was written by another version of the tool or its solvers"
-        current: set[bytes] | None = None
-        for number, line in enumerate(lines[2:], 3):
-            if line.startswith("file "):
-                current = self.files.setdefault(line[5:], set())
-                continue
-            try:
-                key = bytes.fromhex(line)
-            except ValueError:
-                key = b""
-            if current is None or len(key) != hashlib.sha256().digest_size:
-                return f"line {number} is not a digest"
-            current.add(key)
-        return None
+        if problem is None and mac_lines < 2:  # sealed, but without its first two lines
+            problem = f"it is not in the format {FORMAT!r}"
+        return problem
 
     # -- the run -----------------------------------------------------------------------------
 
@@ -222,31 +272,37 @@ class CertifyCache:
     def map(
         self, runner: Executor, check: Callable[[Any], Any], items: Iterable[Any]
     ) -> Iterator[Any]:
-        """``runner.map(check, items)`` with each item whose key passed before marked
-        ``cached``; keeps the key of each item whose answer is a passing result.
+        """``runner.map(check, items)``, each item whose key passed before replaced by its
+        passing result (``check`` answers a result as it is); keeps the key of each item
+        whose answer is a passing result, when its worker confirmed how it was read.
 
-        An item is a line as :class:`~twosat_formal.certify` reads it (``raw``,
-        ``found``, ``source``, and ``cached`` to set); an answer that is not a result
-        (the worker found other references than the reader) keeps nothing, so a key is
-        only ever kept for the references its checks used.
+        An item is a line as :mod:`twosat_formal.certify` reads it (``raw``, ``found``,
+        ``source``, ``line``, ``filed``, ``quick``). A key is kept only for a line read
+        by the quick index (``quick``), whose worker confirmed the line's id and
+        references and the ids of the lines found for them, and only when the answer is
+        a result (not "the references are others"): so a line skipped later, with the
+        same bytes, is filed and resolved as its checks saw it, without a worker
+        confirming it again.
         """
         from twosat_formal.certify import RecordResult
 
         self._run = {}
-        pending: deque[tuple[str, bytes]] = deque()
+        pending: deque[tuple[str, bytes, bool]] = deque()
 
         def marked() -> Iterator[Any]:
             for item in items:
                 key = self.key(item.raw, item.found)
                 source = _path_digest(item.source)
-                self._run.setdefault(source, set())  # its entries are replaced by this run's
-                pending.append((source, key))
-                yield item._replace(cached=True) if key in self.passed else item
+                self._run.setdefault(source, {})  # its entries are replaced by this run's
+                pending.append((source, key, item.quick))
+                kind = self.passed.get(key)
+                yield item if kind is None else _passed(item, kind)
 
         for answer in runner.map(check, marked()):
-            source, key = pending.popleft()
-            if isinstance(answer, RecordResult) and not answer.failures:
-                self._run[source].add(key)
+            source, key, confirmed = pending.popleft()
+            passed = isinstance(answer, RecordResult) and not answer.failures
+            if passed and (answer.cached or confirmed):
+                self._run[source][key] = answer.kind
             yield answer
 
     # -- writing -----------------------------------------------------------------------------
@@ -256,13 +312,20 @@ class CertifyCache:
         of other files as they were; sealed, and atomically (a run cut short leaves the
         file it found)."""
         files = {**self.files, **self._run}
-        lines = [FORMAT, f"tool {self._fingerprint}"]
-        for name in sorted(files):
-            lines.append(f"file {name}")
-            lines.extend(sorted(key.hex() for key in files[name]))
-        body = ("\n".join(lines) + "\n").encode("utf-8")
+        mac = hmac.new(self._key, digestmod=hashlib.sha256)
         self.folder.mkdir(parents=True, exist_ok=True)
-        seal = f"seal {_seal(self._key, body)}\n".encode("ascii")
-        with atomic_path(self.path) as partial:
-            partial.write_bytes(body + seal)
+        with atomic_path(self.path) as partial, open(partial, "wb") as out:
+
+            def put(text: str) -> None:
+                data = (text + "\n").encode("utf-8")
+                mac.update(data)
+                out.write(data)
+
+            put(FORMAT)
+            put(f"tool {self._fingerprint}")
+            for name in sorted(files):
+                put(f"file {name}")
+                for key, kind in sorted(files[name].items()):
+                    put(f"{key.hex()} {kind}")
+            out.write(f"seal {mac.hexdigest()}\n".encode("ascii"))
         self.files = files

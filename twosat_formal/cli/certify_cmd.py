@@ -149,6 +149,8 @@ def certify(
     form = _format(report_format, as_json)
     if output is not None and not output.resolve().parent.is_dir():
         raise ConfigError(f"--output {output}: its folder does not exist", parameter="output")
+    if output is not None and output.is_dir():
+        raise ConfigError(f"--output {output}: a folder, not a file", parameter="output")
     cache_in = None if no_cache or cache is None else _open_cache(cache)
     with ExitStack() as stack:
         records = stack.enter_context(closing(JunitLog())) if form == "junit" else None
