@@ -41,13 +41,28 @@ import numpy as np
 from lark import Token, Tree
 from lark.exceptions import LarkError
 
-from twosat_formal.errors import ConfigError, NotTwoCNFError, ParseError, raises
+from twosat_formal.errors import (
+    ConfigError,
+    NotTwoCNFError,
+    ParseError,
+    ProofError,
+    RecordError,
+    raises,
+)
 from twosat_formal.formula import KEYWORDS, Formula
 from twosat_formal.io._parsing import check_text, error_at, lark_parser, translate
 from twosat_formal.propositional import Expr, LineLimitError, parse_expression
 from twosat_formal.two_cnf import convert, prove_equivalent
 
-__all__ = ["DESCRIBE", "Conversion", "DslReading", "parse_dsl", "read_dsl", "write_dsl"]
+__all__ = [
+    "DESCRIBE",
+    "Conversion",
+    "DslReading",
+    "check_conversions",
+    "parse_dsl",
+    "read_dsl",
+    "write_dsl",
+]
 
 _NEGATION = "a negation (~, !, ¬ or not)"
 #: How error messages name the grammar's terminals.
@@ -192,6 +207,74 @@ def read_dsl(text: str, *, source: str | None = None) -> DslReading:
         builder.add_tree(tree, chunk, before)
         break
     return builder.result()
+
+
+def check_conversions(entries: object, formula: Formula) -> tuple[Conversion, ...]:
+    """Re-derive the recorded conversions of a formula's DSL formula lines.
+
+    Each entry (:meth:`Conversion.to_json`) is read again from its ``text``, converted,
+    compared clause for clause (by name) with ``formula.clauses[start:stop]``, and
+    proven again with Z3; the result is the conversions as they are derived now.
+
+    Raises
+    ------
+    RecordError
+        For entries of the wrong shape.
+    ParseError, ProofError
+        When a text no longer reads, or converts to other clauses than the formula's.
+
+    Examples
+    --------
+    >>> reading = read_dsl("x\\nnand(x, y)")
+    >>> entries = [c.to_json() for c in reading.conversions]
+    >>> check_conversions(entries, reading.formula) == reading.conversions
+    True
+    >>> check_conversions([{**entries[0], "text": "nor(x, y)"}], reading.formula)
+    ... # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    twosat_formal.errors.ProofError: formula line 2 converts to ~x, ~y, not to the record's ...
+    """
+    if not isinstance(entries, list):
+        raise RecordError("provenance 'formula_lines' must be a list")
+    found = []
+    for entry in entries:
+        keys = {"line", "text", "clauses", "proof"}
+        bounds = entry.get("clauses") if isinstance(entry, dict) else None
+        if (
+            not isinstance(entry, dict)
+            or set(entry) != keys
+            or not isinstance(entry["line"], int)
+            or not isinstance(entry["text"], str)
+            or not isinstance(bounds, list)
+            or len(bounds) != 2
+            or not all(isinstance(b, int) and not isinstance(b, bool) for b in bounds)
+            or not 0 <= bounds[0] <= bounds[1] <= formula.num_clauses
+        ):
+            raise RecordError(
+                "each of provenance 'formula_lines' must be {line, text, clauses: [start, "
+                f"stop] within the formula's {formula.num_clauses} clauses, proof}}"
+            )
+        line, text = entry["line"], entry["text"]
+        expr = parse_expression(text, line=line)
+        try:
+            clauses = convert(expr)
+        except (NotTwoCNFError, ConfigError) as exc:
+            raise ProofError(f"formula line {line}: {exc}") from None
+        start, stop = bounds
+        held = tuple(
+            tuple(formula.literal_name(lit) for lit in clause)
+            for clause in formula.clauses[start:stop]
+        )
+        if held != clauses:
+            shown = ", ".join(" | ".join(c) or "()" for c in clauses)
+            holds = ", ".join(" | ".join(c) or "()" for c in held)
+            raise ProofError(
+                f"formula line {line} converts to {shown}, not to the record's clauses "
+                f"{start}..{stop}: {holds}"
+            )
+        found.append(Conversion(line, text, start, stop, prove_equivalent(expr, clauses)))
+    return tuple(found)
 
 
 def _line_start(text: str, line: int) -> int:
