@@ -13,6 +13,11 @@ The DSL is meant for people (``docs/dsl.md`` has the full description):
   ``a -> b`` is the clause ``~a | b``, and ``a <-> b`` is ``~a | b`` then ``~b | a``.
   ``|`` binds tighter than the arrows, which bind tighter than ``&``; a clause holds at
   most one arrow;
+* a line the clause grammar refuses is a *formula line*: any propositional expression
+  (negated groups, ``^``/``xor``, ``nand(...)``, ``nor(...)``, nested arrows; see
+  :mod:`twosat_formal.propositional`), converted to clauses by sympy
+  (:mod:`twosat_formal.two_cnf`) when they are 2-SAT, each conversion proven by Z3 and
+  returned by :func:`read_dsl` as a :class:`Conversion`;
 * ``#`` starts a comment; a line ``vars: a, b, c`` (commas optional) declares variables.
 
 Variables are numbered in their order of first appearance in the text, a ``vars:`` line
