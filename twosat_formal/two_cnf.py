@@ -42,6 +42,7 @@ __all__ = [
     "formula_to_sympy",
     "from_sympy",
     "prove_equivalent",
+    "simplest_cnf",
     "to_sympy",
 ]
 
@@ -123,6 +124,28 @@ def convert(expr: Expr) -> tuple[NamedClause, ...]:
         When no 2-CNF is equivalent to ``expr``; the message shows the shortest clause
         of three literals or more that its simplest CNF needs.
     """
+    clauses = simplest_cnf(expr)
+    wide = [c for c in clauses if len(c) > 2]
+    if wide:
+        smallest = min(wide, key=len)
+        raise NotTwoCNFError(
+            f"not 2-SAT: it needs the clause {' | '.join(smallest)} of {len(smallest)} literals"
+        )
+    return clauses
+
+
+def simplest_cnf(expr: Expr) -> tuple[NamedClause, ...]:
+    """The clauses of sympy's simplest CNF of ``expr``, of any width, in the fixed order.
+
+    >>> from twosat_formal.propositional import parse_expression
+    >>> simplest_cnf(parse_expression("~(a -> (b | c))"))
+    (('a',), ('~b',), ('~c',))
+
+    Raises
+    ------
+    ConfigError
+        When ``expr`` holds more than :data:`MAX_VARIABLES` distinct variables.
+    """
     import sympy
     from sympy.logic.boolalg import to_cnf
 
@@ -151,16 +174,7 @@ def convert(expr: Expr) -> tuple[NamedClause, ...]:
         if not any((var, 1 - sign) in keys for var, sign in keys):  # not a tautology
             keyed.append(keys)
     keyed.sort()
-    clauses = tuple(
-        tuple(("~" if sign else "") + order[var] for var, sign in keys) for keys in keyed
-    )
-    wide = [c for c in clauses if len(c) > 2]
-    if wide:
-        smallest = min(wide, key=len)
-        raise NotTwoCNFError(
-            f"not 2-SAT: it needs the clause {' | '.join(smallest)} of {len(smallest)} literals"
-        )
-    return clauses
+    return tuple(tuple(("~" if sign else "") + order[var] for var, sign in keys) for keys in keyed)
 
 
 def prove_equivalent(expr: Expr, clauses: Sequence[NamedClause]) -> str:
