@@ -21,6 +21,9 @@ form               sentences                                        claim
 ``chain``          ``L1 → L2 → ... → Lk`` (``→``, ``->``, ``=>``)    one ``(~Li | Li+1)``
                                                                     per arrow
 ``supposition``    ``Suppose L.``, ``Assume L.``                    read, not judged
+``formula``        a formula over the entities: ``A → (B ∧ ¬C)``,  the formula
+                   ``¬A ∨ B``, ``A = 1, B = 0``
+                   (:mod:`~twosat_formal.diagnostics.formula_claims`)
 =================  ===============================================  ==================
 
 Each claim gets one ``kind``, in this order of precedence:
@@ -33,6 +36,11 @@ Each claim gets one ``kind``, in this order of precedence:
     the formula implies its negation;
 ``unsupported``
     neither: a constraint the formula does not give (a hallucinated rule).
+
+A ``formula`` claim is judged through the clauses of sympy's simplest CNF of the formula
+and of its negation: ``clause`` when it is one clause of the formula, ``entailed`` when
+every clause of its CNF follows, ``contradicted`` when every clause of its negation's
+CNF follows.
 
 On a satisfiable formula, *follows* is decided by the solver: ``F |= C`` iff
 ``F & ~C`` is UNSAT, and ``F |= ~C`` iff ``F & C`` is UNSAT (basis ``solver``). An
