@@ -26,6 +26,7 @@ twosat_formal.errors.NotTwoCNFError: not 2-SAT: it needs the clause a | b | c of
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from twosat_formal.errors import ConfigError, NotTwoCNFError, ProofError
@@ -177,6 +178,15 @@ def simplest_cnf(expr: Expr) -> tuple[NamedClause, ...]:
     return tuple(tuple(("~" if sign else "") + order[var] for var, sign in keys) for keys in keyed)
 
 
+@cache
+def _session() -> tuple[Any, Any]:
+    """One Z3 context and solver per process; each proof runs between push and pop."""
+    import z3
+
+    ctx = z3.Context()
+    return ctx, z3.SolverFor("QF_FD", ctx=ctx)
+
+
 def prove_equivalent(expr: Expr, clauses: Sequence[NamedClause]) -> str:
     """Prove with Z3 that ``expr`` and the conjunction of ``clauses`` are equivalent.
 
@@ -192,7 +202,7 @@ def prove_equivalent(expr: Expr, clauses: Sequence[NamedClause]) -> str:
     """
     import z3
 
-    ctx = z3.Context()
+    ctx, solver = _session()
     names: dict[str, Any] = {}
 
     def var(name: str) -> Any:
@@ -231,15 +241,18 @@ def prove_equivalent(expr: Expr, clauses: Sequence[NamedClause]) -> str:
         [z3.Or([literal(lit) for lit in clause] or [z3.BoolVal(False, ctx)]) for clause in clauses]
         or [z3.BoolVal(True, ctx)]
     )
-    solver = z3.Solver(ctx=ctx)
-    solver.add(z3.Xor(left, right, ctx))
-    answer = solver.check()
-    if answer == z3.unsat:
-        return "z3:equivalence"
-    if answer != z3.sat:
-        raise ProofError(f"Z3 answered unknown ({solver.reason_unknown()})")
-    model = solver.model()
-    counterexample = {name: bool(z3.is_true(model.eval(v, True))) for name, v in names.items()}
+    solver.push()
+    try:
+        solver.add(z3.Xor(left, right, ctx))
+        answer = solver.check()
+        if answer == z3.unsat:
+            return "z3:equivalence"
+        if answer != z3.sat:
+            raise ProofError(f"Z3 answered unknown ({solver.reason_unknown()})")
+        model = solver.model()
+        counterexample = {name: bool(z3.is_true(model.eval(v, True))) for name, v in names.items()}
+    finally:
+        solver.pop()
     raise ProofError(
         "the clauses are not equivalent to the expression", counterexample=counterexample
     )
