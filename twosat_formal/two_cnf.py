@@ -138,14 +138,16 @@ def convert(expr: Expr) -> tuple[NamedClause, ...]:
 def simplest_cnf(expr: Expr) -> tuple[NamedClause, ...]:
     """The clauses of sympy's simplest CNF of ``expr``, of any width, in the fixed order.
 
-    >>> from twosat_formal.propositional import parse_expression
-    >>> simplest_cnf(parse_expression("~(a -> (b | c))"))
-    (('a',), ('~b',), ('~c',))
-
     Raises
     ------
     ConfigError
         When ``expr`` holds more than :data:`MAX_VARIABLES` distinct variables.
+
+    Examples
+    --------
+    >>> from twosat_formal.propositional import parse_expression
+    >>> simplest_cnf(parse_expression("~(a -> (b | c))"))
+    (('a',), ('~b',), ('~c',))
     """
     import sympy
     from sympy.logic.boolalg import to_cnf
