@@ -94,6 +94,14 @@ def test_edited_records_carry_the_conversions_and_certify(
 
     for change in (other_text, other_range, other_proof, not_a_list):
         assert base["id"] in tampered(change), change.__name__
+    # a derived record keeps its root's entries, checked against the root's re-derivation
+    derived = json.loads(json.dumps(records))
+    victim = derived[1]
+    assert victim["base_id"] == base["id"]
+    other_text(victim["provenance"]["formula_lines"])
+    path = tmp_path / "derived.jsonl"
+    write_lines(path, derived)
+    assert certify_file(path).failing_ids == [victim["id"]]
 
 
 def test_the_perturb_document_carries_the_conversions_and_certifies(
