@@ -12,8 +12,10 @@
   as the DSL writes it), ``clause_index`` (its 0-based index), ``clauses`` (every clause
   that gives it, ``"; "``-joined), ``on_cycle`` and ``cycle_step`` (its first 1-based step
   on the contradiction cycle, 0 when not on it);
-* the graph attributes ``num_vars``, ``num_clauses``, ``satisfiable`` and ``cycle`` (the
-  solver's checked contradiction cycle, ``"a -> b -> ~a -> a"``; empty when SAT).
+* the graph attributes ``num_vars``, ``num_clauses``, ``satisfiable``, ``cycle`` (the
+  solver's checked contradiction cycle, ``"a -> b -> ~a -> a"``; empty when SAT) and
+  the :func:`~twosat_formal.measures.structural_measures` that apply (those that are
+  ``None`` for the formula's label are left out).
 
 :func:`write_graph` writes it through networkx's writers, the format chosen by the
 file's suffix (:data:`GRAPH_FORMATS`): GraphML, GEXF, Graphviz DOT (through pydot; the
@@ -41,6 +43,7 @@ from typing import Any
 
 from twosat_formal.errors import ConfigError, NotTwoCNFError, raises
 from twosat_formal.formula import Formula
+from twosat_formal.measures import structural_measures
 
 __all__ = ["GRAPH_FORMATS", "graph_format", "implication_digraph", "write_graph"]
 
@@ -79,11 +82,13 @@ def implication_digraph(formula: Formula) -> Any:
     cycle = list(result.cycle or ())
     name = formula.literal_name
 
+    measures = structural_measures(formula)
     graph = nx.DiGraph(
         num_vars=formula.num_vars,
         num_clauses=formula.num_clauses,
         satisfiable=result.status == "SAT",
         cycle=" -> ".join(name(lit) for lit in [*cycle, *cycle[:1]]),
+        **{key: value for key, value in measures.items() if value is not None},
     )
     on_cycle = set(cycle)
     for node, label in enumerate(labels):

@@ -3,7 +3,8 @@
 ``solve`` prints the label with its checked certificate (a model, or a contradiction
 cycle); ``--json`` prints one object, the one :meth:`SolveResult.to_json` gives
 (encoded in bulk by :meth:`SolveResult.to_json_text`).
-``inspect`` prints the implication-graph structure of a 2-CNF (:func:`analyze`); with
+``inspect`` prints the implication-graph structure of a 2-CNF (:func:`analyze`) and its
+structural measures (:func:`~twosat_formal.measures.structural_measures`); with
 ``--graph OUT.graphml|.gexf|.dot|.json`` it also writes the annotated implication graph
 (:func:`~twosat_formal.graphs.implication_digraph`).
 
@@ -121,6 +122,15 @@ def _structure_table(structure: Structure) -> Table:
     return table
 
 
+#: The rows of the structural measures in ``inspect``'s table (JSON: ``measures``).
+_MEASURE_ROWS = (
+    ("shortest_cycle", "shortest contradiction cycle"),
+    ("longest_path", "longest implication path (components)"),
+    ("backbone", "backbone size"),
+    ("forced_depth", "deepest forced literal (steps)"),
+)
+
+
 @app.command("inspect")
 def inspect(
     file: FileArgument,
@@ -142,6 +152,7 @@ def inspect(
 ) -> None:
     """Print the implication-graph structure of a 2-CNF in FILE."""
     from twosat_formal.analysis import analyze
+    from twosat_formal.measures import structural_measures
 
     suffix = None
     if graph is not None:
@@ -162,7 +173,12 @@ def inspect(
             f"{drawn.number_of_edges()} implications) to {graph}",
             markup=False,
         )
+    measures = structural_measures(formula)
     if as_json:
-        typer.echo(json.dumps(structure.to_json()))
+        typer.echo(json.dumps({**structure.to_json(), "measures": measures}))
         return
-    console("out_console").print(_structure_table(structure))
+    table = _structure_table(structure)
+    for key, label in _MEASURE_ROWS:
+        value = measures[key]
+        table.add_row(label, "-" if value is None else str(value))
+    console("out_console").print(table)
