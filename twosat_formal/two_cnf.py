@@ -26,10 +26,10 @@ twosat_formal.errors.NotTwoCNFError: not 2-SAT: it needs the clause a | b | c of
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from twosat_formal.errors import ConfigError, NotTwoCNFError, ProofError
+from twosat_formal.per_process import PerProcess
 from twosat_formal.propositional import Expr
 
 if TYPE_CHECKING:
@@ -180,13 +180,16 @@ def simplest_cnf(expr: Expr) -> tuple[NamedClause, ...]:
     return tuple(tuple(("~" if sign else "") + order[var] for var, sign in keys) for keys in keyed)
 
 
-@cache
-def _session() -> tuple[Any, Any]:
-    """One Z3 context and solver per process; each proof runs between push and pop."""
+def _make_session() -> tuple[Any, Any]:
     import z3
 
     ctx = z3.Context()
     return ctx, z3.SolverFor("QF_FD", ctx=ctx)
+
+
+#: One Z3 context and solver per process (made again in a forked child); each proof
+#: runs between push and pop.
+_session = PerProcess(_make_session)
 
 
 def prove_equivalent(expr: Expr, clauses: Sequence[NamedClause]) -> str:
