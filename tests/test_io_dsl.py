@@ -100,8 +100,8 @@ def test_default_names_are_default() -> None:
         ("a b", 1, 3, ["found 'b'"]),
         ("a |", 1, 4, ["expected a variable name", "end of the line"]),
         ("a\n(b | c", 2, 7, ['expected ")"', "end of the line"]),
-        ("a -> b -> c", 1, 8, ["at most one arrow"]),
-        ("a -> b <-> c", 1, 8, ["at most one arrow"]),
+        ("a -> b -> c", 1, 1, ["not 2-SAT", "the clause ~a | ~b | c of 3 literals"]),
+        ("  a -> b <-> c", 1, 3, ["not 2-SAT", "of 3 literals"]),
         ("or | a", 1, 1, ["keyword 'or'"]),
         ("a | not", 1, 8, ["expected a variable name"]),
         ("vars: a, and", 1, 10, ["keyword 'and'"]),
@@ -111,7 +111,8 @@ def test_default_names_are_default() -> None:
         ("3x | a", 1, 1, ["found '3x'"]),
         ("a - b", 1, 3, ["found '-'"]),
         ("a\x00", 1, 2, ["binary data"]),
-        ("((a))", 1, 2, ["found '('"]),
+        ("~(a & b", 1, 8, ['expected an operator or ")"', "end of the line"]),
+        ("a\n~(a | b) # c\nnand(a) | b", 3, 7, ["nand() takes two arguments or more"]),
     ],
 )
 def test_errors(text: str, line: int, column: int, words: list[str]) -> None:

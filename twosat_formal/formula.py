@@ -656,6 +656,42 @@ class Formula:
         gather = np.repeat(starts - offsets[:-1], lengths) + np.arange(offsets[-1])
         return Formula.from_arrays(self._lits[gather], offsets, self.num_vars, self._table)
 
+    # -- sympy ------------------------------------------------------------------------------
+
+    def to_sympy(self) -> Any:
+        """The formula as a sympy Boolean expression (``And`` of ``Or``; names as symbols).
+
+        >>> Formula.from_named([["a", "~b"], ["b"]]).to_sympy()
+        b & (a | ~b)
+        """
+        from twosat_formal.two_cnf import formula_to_sympy
+
+        return formula_to_sympy(self)
+
+    @classmethod
+    def from_sympy(cls, expr: Any, variables: Iterable[str] = ()) -> Formula:
+        """The 2-CNF formula equivalent to a sympy Boolean expression over symbols.
+
+        A conjunction of clauses of at most two literals is read as it stands; any
+        other expression is converted as a DSL formula line is
+        (:func:`~twosat_formal.two_cnf.convert`, proven by Z3) and refused with the
+        same message when no 2-CNF is equivalent to it. Variables are numbered
+        ``variables`` first, then in sympy's order of the expression.
+
+        >>> import sympy
+        >>> a, b, c = sympy.symbols("a b c")
+        >>> f = Formula.from_sympy(~(a & b) & sympy.Implies(b, c), variables="abc")
+        >>> f.names, sorted(f.clauses)
+        (('a', 'b', 'c'), [Clause(-2, -1), Clause(-2, 3)])
+        >>> Formula.from_sympy(a | b | c)
+        Traceback (most recent call last):
+        ...
+        twosat_formal.errors.NotTwoCNFError: not 2-SAT: it needs the clause a | b | c of 3 literals
+        """
+        from twosat_formal.two_cnf import formula_from_sympy
+
+        return formula_from_sympy(expr, tuple(variables))
+
     # -- comparison and display -----------------------------------------------------------
 
     def __eq__(self, other: object) -> bool:

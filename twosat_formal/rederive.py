@@ -73,9 +73,17 @@ def _root_instance(record: Mapping[str, Any]) -> Instance:
     if regenerable(family, params):
         return _generate(family, canonical_json(params), seed)
     if family == "file":
+        from twosat_formal.io.dsl import check_conversions
+
         inst = Instance.from_record(record)
         source = inst.provenance.get("source")
-        return root_instance(inst.formula, source=source if isinstance(source, str) else None)
+        lines = inst.provenance.get("formula_lines")
+        conversions = () if lines is None else check_conversions(lines, inst.formula)
+        return root_instance(
+            inst.formula,
+            source=source if isinstance(source, str) else None,
+            conversions=conversions,
+        )
     if params.get("base_file") is not None:
         return _from_base_file(family, params, seed)
     raise ConfigError(
@@ -337,7 +345,9 @@ def _classified(formula: Formula, label: str, edit: Edit) -> EditOutcome:
 def rederive_document(record: Mapping[str, Any]) -> dict[str, Any]:
     """A ``perturb`` document of a formula file, built again from its base and steps.
 
-    Its ``source`` is written again into the base text's ``c source:`` line.
+    Its ``source`` is written again into the base text's ``c source:`` line, and the
+    conversions of its DSL formula lines (``formula_lines``) are derived and proven
+    again (:func:`~twosat_formal.io.dsl.check_conversions`).
     """
     from twosat_formal.io import parse_dimacs, write_dimacs
     from twosat_formal.perturb import Chain
@@ -346,7 +356,7 @@ def rederive_document(record: Mapping[str, Any]) -> dict[str, Any]:
     result, replayed = _replay_perturbations(base, record["transforms"])
     source = record.get("source")
     header = None if source is None else {"source": source}
-    return {
+    document = {
         "schema_version": SCHEMA_VERSION,
         "source": source,
         "base_dimacs": write_dimacs(base, provenance=header),
@@ -355,6 +365,12 @@ def rederive_document(record: Mapping[str, Any]) -> dict[str, Any]:
         "num_clauses": result.num_clauses,
         "transforms": Chain(tuple(replayed)).to_json(),
     }
+    if "formula_lines" in record:
+        from twosat_formal.io.dsl import check_conversions
+
+        lines = check_conversions(record["formula_lines"], base)
+        document["formula_lines"] = [c.to_json() for c in lines]
+    return document
 
 
 def rederive_prompt(

@@ -3,7 +3,10 @@
 ``solve`` prints the label with its checked certificate (a model, or a contradiction
 cycle); ``--json`` prints one object, the one :meth:`SolveResult.to_json` gives
 (encoded in bulk by :meth:`SolveResult.to_json_text`).
-``inspect`` prints the implication-graph structure of a 2-CNF (:func:`analyze`).
+``inspect`` prints the implication-graph structure of a 2-CNF (:func:`analyze`) and its
+structural measures (:func:`~twosat_formal.measures.structural_measures`); with
+``--graph OUT.graphml|.gexf|.dot|.json`` it also writes the annotated implication graph
+(:func:`~twosat_formal.graphs.implication_digraph`).
 
 A plain ``solve`` command line (one FILE and the options below, each at most once,
 every value a separate word or ``--option=value``) is read by
@@ -18,6 +21,7 @@ goes through Typer as every other command does, which prints its usual messages.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -118,6 +122,15 @@ def _structure_table(structure: Structure) -> Table:
     return table
 
 
+#: The rows of the structural measures in ``inspect``'s table (JSON: ``measures``).
+_MEASURE_ROWS = (
+    ("shortest_cycle", "shortest contradiction cycle"),
+    ("longest_path", "longest implication path (components)"),
+    ("backbone", "backbone size"),
+    ("forced_depth", "deepest forced literal (steps)"),
+)
+
+
 @app.command("inspect")
 def inspect(
     file: FileArgument,
@@ -125,13 +138,47 @@ def inspect(
         bool, typer.Option("--json", help="Print the structure as one JSON object.")
     ] = False,
     format: FormatOption = None,
+    graph: Annotated[
+        Path | None,
+        typer.Option(
+            "--graph",
+            metavar="OUT",
+            help="Also write the implication graph (literals, edges labelled with their "
+            "clause, strong components and the contradiction cycle as attributes) to OUT: "
+            ".graphml, .gexf, .dot or .json.",
+            show_default="none: no graph written",
+        ),
+    ] = None,
 ) -> None:
     """Print the implication-graph structure of a 2-CNF in FILE."""
     from twosat_formal.analysis import analyze
+    from twosat_formal.measures import structural_measures
 
+    suffix = None
+    if graph is not None:
+        from twosat_formal.graphs import graph_format
+
+        suffix = graph_format(graph)  # refused before anything is read
     formula = read_formula(file, format=format.value if format else None)
     structure = analyze(formula)
+    if graph is not None:
+        from twosat_formal.atomic import atomic_path
+        from twosat_formal.graphs import implication_digraph, write_graph
+
+        drawn = implication_digraph(formula)
+        with atomic_path(graph) as partial:
+            write_graph(drawn, partial, suffix)
+        console("err_console").print(
+            f"wrote the implication graph ({drawn.number_of_nodes()} literals, "
+            f"{drawn.number_of_edges()} implications) to {graph}",
+            markup=False,
+        )
+    measures = structural_measures(formula)
     if as_json:
-        typer.echo(json.dumps(structure.to_json()))
+        typer.echo(json.dumps({**structure.to_json(), "measures": measures}))
         return
-    console("out_console").print(_structure_table(structure))
+    table = _structure_table(structure)
+    for key, label in _MEASURE_ROWS:
+        value = measures[key]
+        table.add_row(label, "-" if value is None else str(value))
+    console("out_console").print(table)

@@ -21,6 +21,9 @@ form               sentences                                        claim
 ``chain``          ``L1 → L2 → ... → Lk`` (``→``, ``->``, ``=>``)    one ``(~Li | Li+1)``
                                                                     per arrow
 ``supposition``    ``Suppose L.``, ``Assume L.``                    read, not judged
+``formula``        a formula over the entities: ``A → (B ∧ ¬C)``,  the formula
+                   ``¬A ∨ B``, ``A = 1, B = 0``
+                   (:mod:`~twosat_formal.diagnostics.formula_claims`)
 =================  ===============================================  ==================
 
 Each claim gets one ``kind``, in this order of precedence:
@@ -33,6 +36,11 @@ Each claim gets one ``kind``, in this order of precedence:
     the formula implies its negation;
 ``unsupported``
     neither: a constraint the formula does not give (a hallucinated rule).
+
+A ``formula`` claim is judged through the clauses of sympy's simplest CNF of the formula
+and of its negation: ``clause`` when it is one clause of the formula, ``entailed`` when
+every clause of its CNF follows, ``contradicted`` when every clause of its negation's
+CNF follows.
 
 On a satisfiable formula, *follows* is decided by the solver: ``F |= C`` iff
 ``F & ~C`` is UNSAT, and ``F |= ~C`` iff ``F & C`` is UNSAT (basis ``solver``). An
@@ -68,10 +76,12 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, NamedTuple
 
+from twosat_formal.diagnostics.formula_claims import claim_clauses, read_formula_claim, renamed
 from twosat_formal.diagnostics.implications import Implications
 from twosat_formal.formula import Formula
+from twosat_formal.propositional import Expr
 
 __all__ = [
     "FORMS",
@@ -88,7 +98,7 @@ __all__ = [
 #: The kinds of claim, in order of precedence.
 KINDS = ("clause", "entailed", "contradicted", "unsupported")
 #: The sentence forms of the grammar of record.
-FORMS = ("clause", "assignment", "conditional", "chain")
+FORMS = ("clause", "assignment", "conditional", "chain", "formula")
 #: Sentences longer than this (characters) are never claims: they are counted, not read.
 MAX_SENTENCE = 2000
 
@@ -102,23 +112,31 @@ _ANSWER_LINE = re.compile(r"the\s+answer\s+is\s*:", re.IGNORECASE)
 
 @dataclass(frozen=True)
 class Claim:
-    """One claim: its text, form, kind, literals (DIMACS ints) and character span."""
+    """One claim: its text, form, kind, literals (DIMACS ints) and character span.
+
+    A ``formula`` claim also has its ``expression`` over the formula's variable names;
+    its ``literals`` are those of its clause when it is one clause, else empty.
+    """
 
     text: str
     form: str
     kind: str
     literals: tuple[int, ...]
     span: tuple[int, int]
+    expression: str | None = None
 
     def to_json(self, formula: Formula) -> dict[str, Any]:
         """The claim as a JSON object, literals as the formula names them."""
-        return {
+        found: dict[str, Any] = {
             "text": self.text,
             "form": self.form,
             "kind": self.kind,
             "literals": [formula.literal_name(lit) for lit in self.literals],
             "span": list(self.span),
         }
+        if self.expression is not None:
+            found["expression"] = self.expression
+        return found
 
 
 @dataclass(frozen=True)
@@ -135,9 +153,19 @@ class Trace:
         """The share of sentences read (``None`` for an answer without sentences)."""
         return self.read / self.sentences if self.sentences else None
 
+    #: How many sentences were read in each form (``supposition`` included).
+    forms: Mapping[str, int] = field(default_factory=dict)
+
     def counts(self) -> dict[str, int]:
         """How many claims of each kind."""
         return {kind: sum(1 for c in self.claims if c.kind == kind) for kind in KINDS}
+
+    def coverage_by_form(self) -> dict[str, float | None]:
+        """The share of sentences read in each form (they sum to :attr:`coverage`)."""
+        return {
+            form: (self.forms.get(form, 0) / self.sentences if self.sentences else None)
+            for form in (*FORMS, "supposition")
+        }
 
 
 class _Vocabulary:
@@ -184,8 +212,13 @@ def _norm(text: str) -> str:
     return " ".join(text.split()).casefold()
 
 
-def _parse(sentence: str, vocab: _Vocabulary) -> tuple[str, list[tuple[int, ...]]] | None:
-    """``(form, clauses)`` of one sentence, or ``None`` when it is not a claim."""
+#: What one sentence claims: its form, the clauses it claims, and for a ``formula``
+#: claim its expression over the entities (case-folded), else ``None``.
+_Parsed = tuple[str, list[tuple[int, ...]], "Expr | None"]
+
+
+def _parse(sentence: str, vocab: _Vocabulary) -> _Parsed | None:
+    """``(form, clauses, expression)`` of one sentence, or ``None`` when it is not a claim."""
     from twosat_formal.errors import SentenceError
     from twosat_formal.verbalize.schemes import normalize_apostrophes
 
@@ -208,12 +241,12 @@ def _parse(sentence: str, vocab: _Vocabulary) -> tuple[str, list[tuple[int, ...]
             literals = []
         if literals and all(e in vocab.entities for e, _ in literals):
             clause = tuple(vocab.entities[e] if p else -vocab.entities[e] for e, p in literals)
-            return ("assignment" if len(clause) == 1 else "clause"), [clause]
+            return ("assignment" if len(clause) == 1 else "clause"), [clause], None
         body = _norm(text.rstrip(".!?"))
         if re.match(r"^(?:suppose|assume|let's say)\b", body):
             rest = re.sub(r"^(?:suppose|assume|let's say)( that)?\s*", "", body)
             if vocab.literal(rest) is not None:
-                return "supposition", []
+                return "supposition", [], None
         match = re.match(r"^if (?P<a>.+?),? then (?P<b>.+)$", body) or re.match(
             r"^(?P<a>.+?) (?:implies|means) (?:that )?(?P<b>.+)$", body
         )
@@ -222,16 +255,19 @@ def _parse(sentence: str, vocab: _Vocabulary) -> tuple[str, list[tuple[int, ...]
         if match is not None:
             a, b = vocab.literal(match.group("a")), vocab.literal(match.group("b"))
             if a is not None and b is not None:
-                return "conditional", [(-a, b)]
+                return "conditional", [(-a, b)], None
         parts = _ARROWS.split(body)
         if len(parts) > 1:
             lits = [vocab.literal(p) for p in parts]
             if all(lit is not None for lit in lits):
                 known = [int(lit) for lit in lits if lit is not None]
-                return "chain", [(-x, y) for x, y in pairwise(known)]
+                return "chain", [(-x, y) for x, y in pairwise(known)], None
         lit = vocab.assignment(body)
         if lit is not None:
-            return "assignment", [(lit,)]
+            return "assignment", [(lit,)], None
+        expr = read_formula_claim(body, vocab.by_entity, vocab.values)
+        if expr is not None:
+            return "formula", [], expr
     return None
 
 
@@ -267,24 +303,47 @@ def _reasoning(text: str) -> list[tuple[str, int]]:
     return out
 
 
+#: A claim before judging: its sentence, form, clause (a ``formula`` claim: the clauses
+#: of the claim and of its negation, and its expression), and span.
+_Found = tuple[str, str, tuple[int, ...], tuple[int, int], "_Formula | None"]
+
+
+class _Formula(NamedTuple):
+    """A ``formula`` claim before judging."""
+
+    expr: Expr
+    claim: tuple[tuple[int, ...], ...]
+    negation: tuple[tuple[int, ...], ...]
+
+
 def read_claims(
     text: str, template: str, entities: Mapping[str, int]
-) -> tuple[list[tuple[str, str, tuple[int, ...], tuple[int, int]]], int, int]:
-    """The claims of ``text`` before judging: ``(text, form, clause, span)`` each, the
-    number of sentences and the number read (claims and suppositions)."""
+) -> tuple[list[_Found], int, int, dict[str, int]]:
+    """The claims of ``text`` before judging: ``(text, form, clause, span, formula)``
+    each, the number of sentences, the number read (claims and suppositions), and how
+    many sentences were read in each form."""
     vocab = _Vocabulary(template, entities)
     sentences = _reasoning(text)
-    found = []
+    found: list[_Found] = []
     read = 0
+    forms: dict[str, int] = {}
     for sentence, start in sentences:
         parsed = _parse(sentence, vocab)
-        if parsed is None:
+        span = (start, start + len(sentence))
+        if parsed is not None and parsed[2] is not None:
+            clauses = claim_clauses(parsed[2], vocab.by_entity)
+            if clauses is None:  # past sympy's bound: counted, not read
+                continue
+            single = clauses[0][0] if len(clauses[0]) == 1 else ()
+            found.append((sentence, "formula", single, span, _Formula(parsed[2], *clauses)))
+        elif parsed is not None:
+            for clause in parsed[1]:
+                found.append((sentence, parsed[0], clause, span, None))
+        else:
             continue
         read += 1
-        form, clauses = parsed
-        for clause in clauses:
-            found.append((sentence, form, clause, (start, start + len(sentence))))
-    return found, len(sentences), read
+        forms[parsed[0]] = forms.get(parsed[0], 0) + 1
+    return found, len(sentences), read, forms
 
 
 class _Judge:
@@ -311,6 +370,24 @@ class _Judge:
         if key not in self._kinds:
             self._kinds[key] = self._kind(clause)
         return self._kinds[key]
+
+    def follows(self, clause: tuple[int, ...]) -> bool:
+        """Whether the formula gives ``clause`` (the empty clause: when it is UNSAT)."""
+        if not clause:
+            return not self.sat
+        return self.kind(clause) in ("clause", "entailed")
+
+    def formula_kind(self, claim: _Formula) -> str:
+        """The kind of a ``formula`` claim: ``clause`` when it is one clause of the
+        formula; ``entailed`` when every clause of its CNF follows; ``contradicted``
+        when every clause of its negation's CNF follows; else ``unsupported``."""
+        if len(claim.claim) == 1 and frozenset(claim.claim[0]) in self.present:
+            return "clause"
+        if all(self.follows(c) for c in claim.claim):
+            return "entailed"
+        if all(self.follows(c) for c in claim.negation):
+            return "contradicted"
+        return "unsupported"
 
     def _kind(self, clause: tuple[int, ...]) -> str:
         if frozenset(clause) in self.present:
@@ -348,13 +425,23 @@ def check_trace(
         entity: (var if isinstance(var, int) else formula.names.index(str(var)) + 1)
         for entity, var in entities.items()
     }
-    found, sentences, read = read_claims(text, template, variables)
+    found, sentences, read, forms = read_claims(text, template, variables)
     judge = judge if judge is not None and judge.formula is formula else _Judge(formula)
+    named = {_norm(entity): formula.name(var) for entity, var in variables.items()}
     claims = tuple(
         Claim(sentence, form, judge.kind(clause), clause, span)
-        for sentence, form, clause, span in found
+        if claimed is None
+        else Claim(
+            sentence,
+            form,
+            judge.formula_kind(claimed),
+            clause,
+            span,
+            renamed(claimed.expr, named.__getitem__).render(),
+        )
+        for sentence, form, clause, span, claimed in found
     )
-    return Trace(claims, sentences, read, judge.basis)
+    return Trace(claims, sentences, read, judge.basis, forms)
 
 
 #: The columns of a stored result that a trace row is made of.
@@ -429,6 +516,7 @@ def trace_rows(
                     "sentences": read.sentences,
                     "read": read.read,
                     "coverage": read.coverage,
+                    "coverage_by_form": read.coverage_by_form(),
                 }
             yield {
                 "prompt_id": prompt.prompt_id,
@@ -445,6 +533,7 @@ def trace_rows(
                 "sentences": trace.sentences,
                 "read": trace.read,
                 "coverage": trace.coverage,
+                "coverage_by_form": trace.coverage_by_form(),
                 "reasoning": reasoning,
             }
 

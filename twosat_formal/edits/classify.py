@@ -40,13 +40,16 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from twosat_formal.edits.operators import EDITS, Edit, category_of
 from twosat_formal.errors import ConfigError, RecordError
 from twosat_formal.formula import Formula
 from twosat_formal.instance import Instance, canonical_digest
 from twosat_formal.provenance import tool_version
+
+if TYPE_CHECKING:
+    from twosat_formal.io.dsl import Conversion
 
 __all__ = [
     "CHANGING",
@@ -126,11 +129,15 @@ def classify_edit(formula: Formula, label: str, edit: Edit) -> EditOutcome:
     return outcome
 
 
-def root_instance(formula: Formula, *, source: str | None = None) -> Instance:
+def root_instance(
+    formula: Formula, *, source: str | None = None, conversions: Sequence[Conversion] = ()
+) -> Instance:
     """A root instance for a formula that comes from a file rather than a generator.
 
     Its family is ``"file"``, its id a hash of the formula (names included), its label
-    and certificate the solver's.
+    and certificate the solver's. The ``conversions`` of the DSL formula lines the
+    formula was read from (:func:`~twosat_formal.io.parse_reading`), each with its Z3
+    proof, are kept in ``provenance["formula_lines"]``, which ``certify`` re-derives.
 
     >>> inst = root_instance(Formula([[1], [-1]]))
     >>> inst.family, inst.label, inst.id.startswith("file-")
@@ -149,6 +156,8 @@ def root_instance(formula: Formula, *, source: str | None = None) -> Instance:
     provenance: dict[str, Any] = {"tool": "twosat-formal", "tool_version": tool_version()}
     if source is not None:
         provenance["source"] = source
+    if conversions:
+        provenance["formula_lines"] = [c.to_json() for c in conversions]
     return Instance(
         id=f"file-{digest}",
         family="file",

@@ -524,14 +524,15 @@ def edit_lines(
     >>> len(lines), run.bases, run.preserving
     (3, 1, 2)
     """
-    from twosat_formal.io import parse_formula
+    from twosat_formal.io import parse_reading
 
     settings = _settings(run.mode, keep, run.max_edits, seed, operators, order, keep_base)
     runner = executor or LocalExecutor()
     with rereadable(path) as (file, source):
         if not is_dataset(file, source=source):
             text = read_text(file, source=source)
-            instance = root_instance(parse_formula(text, source=source), source=source)
+            formula, conversions = parse_reading(text, source=source)
+            instance = root_instance(formula, source=source, conversions=conversions)
             records, counts = _edit_one(settings, instance)
             _count_into(run, counts)
             yield from (record.to_json() for record in records)
@@ -562,12 +563,13 @@ def edit_file(
 
 def _origins(path: str | Path) -> Iterator[Instance]:
     """The instances of a dataset, or the one :func:`root_instance` of a formula file."""
-    from twosat_formal.io import parse_formula
+    from twosat_formal.io import parse_reading
 
     with rereadable(path) as (file, source):
         if not is_dataset(file, source=source):
             text = read_text(file, source=source)
-            yield root_instance(parse_formula(text, source=source), source=source)
+            formula, conversions = parse_reading(text, source=source)
+            yield root_instance(formula, source=source, conversions=conversions)
             return
         for line in raw_lines(file, source=source):
             value = parse_raw(line).value

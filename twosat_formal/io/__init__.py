@@ -18,7 +18,7 @@ True
 
 from typing import TYPE_CHECKING, Any
 
-from twosat_formal.io.detect import detect_format, parse_formula, read_formula
+from twosat_formal.io.detect import detect_format, parse_formula, parse_reading, read_formula
 from twosat_formal.io.dimacs import parse_dimacs, write_dimacs
 from twosat_formal.io.scanner import scan_dimacs
 
@@ -30,6 +30,7 @@ __all__ = [
     "parse_dimacs",
     "parse_dsl",
     "parse_formula",
+    "parse_reading",
     "read_formula",
     "scan_dimacs",
     "write_dimacs",

@@ -17,7 +17,7 @@ import os
 import re
 import sys
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from twosat_formal.errors import ConfigError, ParseError
 from twosat_formal.formula import Formula
@@ -26,7 +26,17 @@ from twosat_formal.io._parsing import BLANKS, decode
 from twosat_formal.io.dimacs import parse_dimacs
 from twosat_formal.io.scanner import scan_dimacs
 
-__all__ = ["FORMATS", "SCANNER_THRESHOLD", "detect_format", "parse_formula", "read_formula"]
+if TYPE_CHECKING:
+    from twosat_formal.io.dsl import Conversion
+
+__all__ = [
+    "FORMATS",
+    "SCANNER_THRESHOLD",
+    "detect_format",
+    "parse_formula",
+    "parse_reading",
+    "read_formula",
+]
 
 Format = Literal["dimacs", "dsl"]
 #: The formats :func:`parse_formula` and :func:`read_formula` accept.
@@ -116,12 +126,30 @@ def parse_formula(text: str, *, format: str | None = None, source: str | None = 
     ...
     twosat_formal.errors.ParseError: 1:1: expected "p cnf <vars> <clauses>", found 'a'
     """
+    return parse_reading(text, format=format, source=source)[0]
+
+
+def parse_reading(
+    text: str, *, format: str | None = None, source: str | None = None
+) -> tuple[Formula, tuple[Conversion, ...]]:
+    """:func:`parse_formula`, with the conversions of the DSL's formula lines.
+
+    A DIMACS text, or a DSL text of plain clause lines only, has none; a record made
+    from the formula keeps them in its provenance (see
+    :func:`~twosat_formal.io.dsl.check_conversions`).
+
+    Examples
+    --------
+    >>> formula, conversions = parse_reading("a\\n~(a & b)")
+    >>> formula.num_clauses, [c.line for c in conversions]
+    (2, [2])
+    """
     chosen = _chosen(format) or detect_format(text)
     if chosen == "dsl":
-        from twosat_formal.io.dsl import parse_dsl  # Lark: imported for the DSL only
+        from twosat_formal.io.dsl import read_dsl  # Lark: imported for the DSL only
 
-        return parse_dsl(text, source=source)
-    return _dimacs(text, source)
+        return read_dsl(text, source=source)
+    return _dimacs(text, source), ()
 
 
 def read_formula(path: str | os.PathLike[str], *, format: str | None = None) -> Formula:

@@ -25,7 +25,7 @@ import json
 from collections.abc import Iterator, Sequence
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from twosat_formal.errors import ConfigError, ProofError
 from twosat_formal.executors import Executor, LocalExecutor
@@ -35,6 +35,9 @@ from twosat_formal.jsonl import RawLine, is_dataset, parse_raw, raw_lines, read_
 from twosat_formal.perturb.chain import Chain, StepSpec, apply_chain
 from twosat_formal.perturb.transform import Transform
 from twosat_formal.provenance import tool_version
+
+if TYPE_CHECKING:
+    from twosat_formal.io.dsl import Conversion
 
 __all__ = [
     "bridge_index",
@@ -162,20 +165,26 @@ def _source_line(source: object) -> dict[str, object] | None:
 
 
 def perturb_document(
-    formula: Formula, steps: Sequence[StepSpec], *, seed: int = 0, source: str | None = None
+    formula: Formula,
+    steps: Sequence[StepSpec],
+    *,
+    seed: int = 0,
+    source: str | None = None,
+    conversions: Sequence[Conversion] = (),
 ) -> dict[str, Any]:
     """Apply a chain to a formula; a JSON document with both formulas and the chain.
 
     The document holds ``base_dimacs`` (with a ``c source:`` line naming ``source``)
     and ``dimacs`` (with names), the result's variable and clause counts, and
-    ``transforms``, so it can be re-checked alone.
+    ``transforms``, so it can be re-checked alone; and ``formula_lines``, the proven
+    conversions of the DSL formula lines the base was read from, when it has some.
     """
     from twosat_formal.io import write_dimacs
 
     if not steps:
         raise ConfigError("give at least one operator", parameter="op")
     result, chain = apply_chain(formula, steps, seed=seed)
-    return {
+    document = {
         "schema_version": SCHEMA_VERSION,
         "source": source,
         "base_dimacs": write_dimacs(formula, provenance=_source_line(source)),
@@ -184,6 +193,9 @@ def perturb_document(
         "num_clauses": result.num_clauses,
         "transforms": chain.to_json(),
     }
+    if conversions:
+        document["formula_lines"] = [c.to_json() for c in conversions]
+    return document
 
 
 def instance_seed(seed: int, instance_id: str) -> int:
@@ -234,15 +246,18 @@ def perturb_lines(
     file), so memory does not grow with its size; ``executor`` does the per-record
     work, in input order.
     """
-    from twosat_formal.io import parse_formula
+    from twosat_formal.io import parse_reading
 
     if not steps:
         raise ConfigError("give at least one operator", parameter="op")
     runner = executor or LocalExecutor()
     with rereadable(path) as (file, source):
         if not is_dataset(file, source=source):
-            formula = parse_formula(read_text(file, source=source), source=source)
-            yield json.dumps(perturb_document(formula, steps, seed=seed, source=source))
+            formula, conversions = parse_reading(read_text(file, source=source), source=source)
+            document = perturb_document(
+                formula, steps, seed=seed, source=source, conversions=conversions
+            )
+            yield json.dumps(document)
             return
         if keep_base:
             yield from runner.map(_base_line, raw_lines(file, source=source))
