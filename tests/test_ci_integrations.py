@@ -170,7 +170,17 @@ def test_the_action_with_github_annotations(action: Any, shim: Path, tmp_path: P
 def pre_commit(*args: str, cwd: Path, home: Path) -> subprocess.CompletedProcess[str]:
     exe = shutil.which("pre-commit")
     assert exe is not None, "pre-commit is a test dependency (the [dev] extra)"
-    env = dict(os.environ, PRE_COMMIT_HOME=str(home))
+    # Offline, as CI runs: the hook's environment sees this environment's packages
+    # (virtualenv's system site packages), and pip builds the tool from its source
+    # without an index or an isolated build environment (hatchling is a [dev] package).
+    env = dict(
+        os.environ,
+        PRE_COMMIT_HOME=str(home),
+        VIRTUALENV_SYSTEM_SITE_PACKAGES="true",
+        PIP_NO_INDEX="1",
+        PIP_INDEX_URL="http://127.0.0.1:9/simple",
+        PIP_NO_BUILD_ISOLATION="0",
+    )
     return subprocess.run(
         [exe, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=1200
     )
