@@ -17,6 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from twosat_formal.errors import ConfigError
+from twosat_formal.executors import MAX_JOBS
 from twosat_formal.formula import MAX_SIZE
 from twosat_formal.generators import generate
 from twosat_formal.model import MAX_SEED, MAX_TOKENS, SamplingParams
@@ -42,6 +43,8 @@ GENERATE = {
     "--clauses just over": ["--clauses", str(MAX_SIZE + 1)],
     "--set n=": ["--set", f"n={HUGE}"],
     "--count 0": ["--count", "0"],
+    "--jobs": ["--count", "2", "--jobs", HUGE],
+    "--jobs just over": ["--count", "2", "--jobs", str(MAX_JOBS + 1)],
 }
 
 EVAL = {
@@ -62,6 +65,8 @@ EVAL = {
     "port too large": ["-m", "openai/m", "--base-url", "http://127.0.0.1:99999/v1"],
     "port not a number": ["-m", "openai/m", "--base-url", "http://127.0.0.1:http/v1"],
     "port zero": ["-m", "openai/m", "--base-url", "http://127.0.0.1:0/v1"],
+    "--samples huge": ["--samples", HUGE],
+    "--samples just over": ["--samples", str(MAX_SIZE + 1)],
 }
 
 

@@ -63,6 +63,7 @@ __all__ = [
     "DEFAULT_CHUNK",
     "EXECUTORS",
     "FIRST_CHUNK",
+    "MAX_JOBS",
     "Executor",
     "LocalExecutor",
     "ProcessExecutor",
@@ -131,6 +132,11 @@ def _batches(items: Iterable[T], size: int, first: int | None = None) -> Iterato
         step = min(2 * step, size)
 
 
+#: The most workers ``--jobs`` may ask for (a process each on this machine, or Ray
+#: workers): more is refused rather than forking without end.
+MAX_JOBS = 1024
+
+
 class Executor(Closing, ABC):
     """Runs a function over items and yields the results in input order.
 
@@ -148,8 +154,12 @@ class Executor(Closing, ABC):
     name = "executor"
 
     def __init__(self, jobs: int | None = None, *, chunk: int | None = None) -> None:
-        if jobs is not None and (isinstance(jobs, bool) or jobs < 1):
-            raise ConfigError(f"--jobs must be >= 1, got {jobs}", parameter="jobs", valid=">= 1")
+        if jobs is not None and (isinstance(jobs, bool) or not 1 <= jobs <= MAX_JOBS):
+            raise ConfigError(
+                f"--jobs must be in [1, {MAX_JOBS}], got {jobs}",
+                parameter="jobs",
+                valid=f"an integer in [1, {MAX_JOBS}]",
+            )
         if chunk is not None and chunk < 1:
             raise ConfigError(f"chunk must be >= 1, got {chunk}", parameter="chunk", valid=">= 1")
         self.jobs = jobs or os.cpu_count() or 1
