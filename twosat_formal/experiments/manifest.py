@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from twosat_formal.errors import RecordError
+from twosat_formal.inputs import bounded_lines
 from twosat_formal.provenance import tool_version, tool_versions
 
 __all__ = [
@@ -128,7 +129,7 @@ def content_digest(path: Path) -> str:
     """
     digest = hashlib.sha256()
     with path.open(encoding="utf-8") as handle:
-        for line in handle:
+        for line in bounded_lines(handle, str(path), RecordError):
             if not line.strip():
                 continue
             record = _without_timings(json.loads(line))

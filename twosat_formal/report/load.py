@@ -35,6 +35,7 @@ from typing import Any
 
 from twosat_formal.errors import RecordError
 from twosat_formal.evaluate import story_counts
+from twosat_formal.inputs import bounded_lines, check_input
 from twosat_formal.report.files import (
     DATASET_FILE,
     DESIGN_FILE,
@@ -84,8 +85,9 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
     object.
     """
     records = []
+    check_input(path, str(path), RecordError)
     with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
+        for number, line in enumerate(bounded_lines(handle, str(path), RecordError), start=1):
             if not line.strip():
                 continue
             try:
