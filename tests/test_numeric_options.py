@@ -135,3 +135,13 @@ def test_sampling_params_take_exactly_the_values_of_their_range(name: str, value
     else:
         with pytest.raises(ConfigError):
             SamplingParams(**{name: value})  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("command", ["certify", "verbalize"])
+def test_jobs_out_of_range_is_refused_even_where_no_worker_starts(
+    command: str, inputs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    extra = ["-t", "logic", "--out", str(tmp_path / "out.jsonl")] if command == "verbalize" else []
+    for jobs in (HUGE, str(MAX_JOBS + 1), "0"):
+        argv = [command, str(inputs / "dataset.jsonl"), "--jobs", jobs, *extra]
+        one_line(*cli(capsys, *argv))

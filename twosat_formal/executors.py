@@ -68,6 +68,7 @@ __all__ = [
     "LocalExecutor",
     "ProcessExecutor",
     "RayExecutor",
+    "check_jobs",
     "make_executor",
     "parse_shard",
     "shard_range",
@@ -137,6 +138,22 @@ def _batches(items: Iterable[T], size: int, first: int | None = None) -> Iterato
 MAX_JOBS = 1024
 
 
+def check_jobs(jobs: int | None) -> None:
+    """Refuse a ``--jobs`` outside ``[1, MAX_JOBS]`` (:class:`ConfigError`; ``None``: the CPUs).
+
+    >>> check_jobs(4096)
+    Traceback (most recent call last):
+    ...
+    twosat_formal.errors.ConfigError: --jobs must be in [1, 1024], got 4096
+    """
+    if jobs is not None and (isinstance(jobs, bool) or not 1 <= jobs <= MAX_JOBS):
+        raise ConfigError(
+            f"--jobs must be in [1, {MAX_JOBS}], got {jobs}",
+            parameter="jobs",
+            valid=f"an integer in [1, {MAX_JOBS}]",
+        )
+
+
 class Executor(Closing, ABC):
     """Runs a function over items and yields the results in input order.
 
@@ -154,12 +171,7 @@ class Executor(Closing, ABC):
     name = "executor"
 
     def __init__(self, jobs: int | None = None, *, chunk: int | None = None) -> None:
-        if jobs is not None and (isinstance(jobs, bool) or not 1 <= jobs <= MAX_JOBS):
-            raise ConfigError(
-                f"--jobs must be in [1, {MAX_JOBS}], got {jobs}",
-                parameter="jobs",
-                valid=f"an integer in [1, {MAX_JOBS}]",
-            )
+        check_jobs(jobs)
         if chunk is not None and chunk < 1:
             raise ConfigError(f"chunk must be >= 1, got {chunk}", parameter="chunk", valid=">= 1")
         self.jobs = jobs or os.cpu_count() or 1
