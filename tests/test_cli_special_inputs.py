@@ -97,9 +97,14 @@ def long_line(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 HOW = ["dev-zero", "fifo", "sparse", "no-line-end"]
 
+#: Inputs beyond the bad-input walk's: ``report`` also reads a ``results.jsonl``.
+SPECIAL_CASES = {
+    "report results.jsonl": (lambda f, d, o: ["report", f, "--out", str(o)], "dataset"),
+}
+
 
 @pytest.mark.parametrize("how", HOW)
-@pytest.mark.parametrize("command", [*sorted(CASES), *MORE_CASES])
+@pytest.mark.parametrize("command", [*sorted(CASES), *MORE_CASES, *SPECIAL_CASES])
 def test_a_special_file_is_one_line_naming_it_exit_2(
     tmp_path: Path,
     good: Path,  # noqa: F811  (the fixture imported above)
@@ -108,7 +113,7 @@ def test_a_special_file_is_one_line_naming_it_exit_2(
     command: str,
     how: str,
 ) -> None:
-    argv, kind = {**CASES, **MORE_CASES}[command]
+    argv, kind = {**CASES, **MORE_CASES, **SPECIAL_CASES}[command]
     if how == "no-line-end" and kind not in LINE_KINDS:
         pytest.skip("read whole, not by lines: bounded by size (the sparse case)")
     work = tmp_path / "work"

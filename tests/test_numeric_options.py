@@ -17,6 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from twosat_formal.errors import ConfigError
+from twosat_formal.executors import MAX_JOBS
 from twosat_formal.formula import MAX_SIZE
 from twosat_formal.generators import generate
 from twosat_formal.model import MAX_SEED, MAX_TOKENS, SamplingParams
@@ -42,6 +43,8 @@ GENERATE = {
     "--clauses just over": ["--clauses", str(MAX_SIZE + 1)],
     "--set n=": ["--set", f"n={HUGE}"],
     "--count 0": ["--count", "0"],
+    "--jobs": ["--count", "2", "--jobs", HUGE],
+    "--jobs just over": ["--count", "2", "--jobs", str(MAX_JOBS + 1)],
 }
 
 EVAL = {
@@ -62,6 +65,8 @@ EVAL = {
     "port too large": ["-m", "openai/m", "--base-url", "http://127.0.0.1:99999/v1"],
     "port not a number": ["-m", "openai/m", "--base-url", "http://127.0.0.1:http/v1"],
     "port zero": ["-m", "openai/m", "--base-url", "http://127.0.0.1:0/v1"],
+    "--samples huge": ["--samples", HUGE],
+    "--samples just over": ["--samples", str(MAX_SIZE + 1)],
 }
 
 
@@ -130,3 +135,13 @@ def test_sampling_params_take_exactly_the_values_of_their_range(name: str, value
     else:
         with pytest.raises(ConfigError):
             SamplingParams(**{name: value})  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("command", ["certify", "verbalize"])
+def test_jobs_out_of_range_is_refused_even_where_no_worker_starts(
+    command: str, inputs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    extra = ["-t", "logic", "--out", str(tmp_path / "out.jsonl")] if command == "verbalize" else []
+    for jobs in (HUGE, str(MAX_JOBS + 1), "0"):
+        argv = [command, str(inputs / "dataset.jsonl"), "--jobs", jobs, *extra]
+        one_line(*cli(capsys, *argv))

@@ -64,10 +64,12 @@ __all__ = [
     "DEFAULT_CHUNK",
     "EXECUTORS",
     "FIRST_CHUNK",
+    "MAX_JOBS",
     "Executor",
     "LocalExecutor",
     "ProcessExecutor",
     "RayExecutor",
+    "check_jobs",
     "make_executor",
     "parse_shard",
     "shard_range",
@@ -132,6 +134,27 @@ def _batches(items: Iterable[T], size: int, first: int | None = None) -> Iterato
         step = min(2 * step, size)
 
 
+#: The most workers ``--jobs`` may ask for (a process each on this machine, or Ray
+#: workers): more is refused rather than forking without end.
+MAX_JOBS = 1024
+
+
+def check_jobs(jobs: int | None) -> None:
+    """Refuse a ``--jobs`` outside ``[1, MAX_JOBS]`` (:class:`ConfigError`; ``None``: the CPUs).
+
+    >>> check_jobs(4096)
+    Traceback (most recent call last):
+    ...
+    twosat_formal.errors.ConfigError: --jobs must be in [1, 1024], got 4096
+    """
+    if jobs is not None and (isinstance(jobs, bool) or not 1 <= jobs <= MAX_JOBS):
+        raise ConfigError(
+            f"--jobs must be in [1, {MAX_JOBS}], got {jobs}",
+            parameter="jobs",
+            valid=f"an integer in [1, {MAX_JOBS}]",
+        )
+
+
 class Executor(Closing, ABC):
     """Runs a function over items and yields the results in input order.
 
@@ -149,8 +172,7 @@ class Executor(Closing, ABC):
     name = "executor"
 
     def __init__(self, jobs: int | None = None, *, chunk: int | None = None) -> None:
-        if jobs is not None and (isinstance(jobs, bool) or jobs < 1):
-            raise ConfigError(f"--jobs must be >= 1, got {jobs}", parameter="jobs", valid=">= 1")
+        check_jobs(jobs)
         if chunk is not None and chunk < 1:
             raise ConfigError(f"chunk must be >= 1, got {chunk}", parameter="chunk", valid=">= 1")
         self.jobs = jobs or os.cpu_count() or 1

@@ -224,10 +224,12 @@ def eval_command(
             valid=", ".join(EVAL_EXECUTORS),
         )
     from twosat_formal.evaluate.limits import ModelLimits, split_limits
+    from twosat_formal.evaluate.runner import check_run
     from twosat_formal.executors import parse_shard
     from twosat_formal.models import load_model
 
     limits = ModelLimits(model_concurrency, rpm, tpm)
+    check_run(samples, concurrency)
     for spec in model:  # a bad spec, limit, base URL or time-out is refused before a store is
         for url in (
             [*base_url] if base_url else [None]

@@ -311,6 +311,11 @@ class RunnerOptions:
     jobs: JobsOption = None
     ray_address: RayAddressOption = None
 
+    def __post_init__(self) -> None:
+        from twosat_formal.executors import check_jobs
+
+        check_jobs(self.jobs)  # also where a small input runs here without workers
+
     def open(self) -> Executor:
         """The executor the options name (``--jobs`` above 1 alone selects ``process``)."""
         from twosat_formal.executors import make_executor

@@ -26,6 +26,7 @@ from twosat_formal.errors import ConfigError
 from twosat_formal.evaluate.items import EvalItem, StoryPrompt
 from twosat_formal.evaluate.limits import ModelLimiter, ModelLimits, split_limits
 from twosat_formal.evaluate.summary import EvalSummary, story_counts
+from twosat_formal.formula import MAX_SIZE
 from twosat_formal.model import Model, SamplingParams
 from twosat_formal.models.base import sampling_for
 from twosat_formal.models.retry import Outcome, RetryingModel, RetryPolicy
@@ -48,6 +49,7 @@ __all__ = [
     "SCORE_BATCH",
     "SCORE_QUIET_S",
     "SCORE_WAIT_S",
+    "check_run",
     "evaluate",
     "evaluate_async",
     "run_eval",
@@ -349,6 +351,26 @@ class _Runner:
         self.store_inputs(items, len(items))  # a run with no model stores them too
 
 
+def check_run(samples: int, concurrency: int) -> None:
+    """Refuse a number of samples or a concurrency out of range (:class:`ConfigError`).
+
+    >>> check_run(10**12, 4)
+    Traceback (most recent call last):
+    ...
+    twosat_formal.errors.ConfigError: samples must be in [1, 10000000], got 1000000000000
+    """
+    if not 1 <= samples <= MAX_SIZE:
+        raise ConfigError(
+            f"samples must be in [1, {MAX_SIZE}], got {samples}",
+            parameter="samples",
+            valid=f"an integer in [1, {MAX_SIZE}]",
+        )
+    if concurrency < 1:
+        raise ConfigError(
+            f"concurrency must be >= 1, got {concurrency}", parameter="concurrency", valid=">= 1"
+        )
+
+
 def _check_items(items: Sequence[EvalItem]) -> None:
     """Refuse, before anything is stored or sent, a prompt whose entity map does not
     fit its formula, or whose label is unknown."""
@@ -493,12 +515,7 @@ async def run_eval(
     >>> summary.done, summary.retries, dict(summary.failures)
     (1, 1, {'correct': 1})
     """
-    if samples < 1:
-        raise ConfigError(f"samples must be >= 1, got {samples}", parameter="samples", valid=">= 1")
-    if concurrency < 1:
-        raise ConfigError(
-            f"concurrency must be >= 1, got {concurrency}", parameter="concurrency", valid=">= 1"
-        )
+    check_run(samples, concurrency)
     params = params or SamplingParams()
     summary = summary if summary is not None else EvalSummary()
     _check_items(items)

@@ -582,9 +582,9 @@ class OpenAICompatModel(ClosingModel):
     def mask(self, text: str) -> str:
         """``text`` with the key and the base URL's secrets masked (``***``).
 
-        >>> model = OpenAICompatModel("m", base_url="http://127.0.0.1:8000/v1?key=sk/123")
-        >>> model.mask("no route /v1/completions?key=sk%2F123")
-        'no route /v1/completions?key=***'
+        >>> model = OpenAICompatModel("m", base_url="http://127.0.0.1:8000/v1?key=sk/12345678")
+        >>> model.mask("no route /v1/completions?key=sk%2F12345678; key sk/12345678")
+        'no route /v1/completions?***; key ***'
         """
         return self._mask(text)
 
