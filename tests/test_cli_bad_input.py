@@ -134,6 +134,10 @@ MORE_CASES: dict[str, tuple[Argv, str]] = {
         lambda f, d, o: ["certify", str(d / "dataset.jsonl"), f],
         "dataset",
     ),
+    "inspect --graph": (
+        lambda f, d, o: ["inspect", f, "--graph", str(o), "--graph-format", "graphml"],
+        "formula",
+    ),
 }
 
 #: A malformed file of each kind (valid UTF-8, wrong content).

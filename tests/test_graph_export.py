@@ -124,6 +124,34 @@ def test_the_cli_writes_a_graph_networkx_reads_back(
         assert graph.graph["satisfiable"] is False
 
 
+@pytest.mark.parametrize("suffix", SUFFIXES)
+def test_graph_format_names_the_format_of_a_file_without_its_suffix(
+    suffix: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--graph-format`` writes what the suffix would: the same graph read back."""
+    source = tmp_path / "f.dsl"
+    source.write_text("a -> b\nb -> ~a\n~a -> c\n")
+    out = tmp_path / "graph-without-suffix"
+    argv = ["inspect", str(source), "--graph", str(out), "--graph-format", suffix[1:]]
+    code, _, err = run(argv, capsys)
+    assert code == 0, err
+    named = tmp_path / ("g" + suffix)
+    named.write_bytes(out.read_bytes())
+    from twosat_formal.io import read_formula
+
+    check_graph(read_formula(source), read_back(named))
+
+
+def test_an_unknown_graph_format_is_one_line_before_anything_is_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "g"
+    argv = ["inspect", str(tmp_path / "missing.cnf"), "--graph", str(out), "--graph-format", "png"]
+    code, _, err = run(argv, capsys)
+    assert code == 2 and err.count("\n") == 1 and "'png' is not a graph format" in err, err
+    assert not out.exists()
+
+
 @settings(max_examples=40, deadline=None)
 @given(clause_lists(max_var=5, min_size=0, max_size=10), st.sampled_from(SUFFIXES))
 def test_every_format_round_trips_drawn_formulas(clauses: list[list[int]], suffix: str) -> None:

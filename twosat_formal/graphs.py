@@ -130,19 +130,30 @@ def implication_digraph(formula: Formula) -> Any:
     return graph
 
 
-def graph_format(path: str | os.PathLike[str]) -> str:
-    """The suffix of ``path`` when :func:`write_graph` writes it, else a ConfigError.
+def graph_format(path: str | os.PathLike[str], chosen: str | None = None) -> str:
+    """The format :func:`write_graph` writes ``path`` in, as a suffix: ``chosen``
+    (``graphml``, ``gexf``, ``dot``, ``json``) or else ``path``'s suffix; a format it
+    cannot write is a ConfigError.
 
-    >>> graph_format("out.GraphML")
-    '.graphml'
+    >>> graph_format("out.GraphML"), graph_format("/dev/stdout", "dot")
+    ('.graphml', '.dot')
     >>> graph_format("out.png")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     twosat_formal.errors.ConfigError: cannot write a graph to out.png: give a file ending in ...
     """
+    shown = ", ".join(list(GRAPH_FORMATS)[:-1]) + " or " + list(GRAPH_FORMATS)[-1]
+    if chosen is not None:
+        if f".{chosen.lower()}" not in GRAPH_FORMATS:
+            names = shown.replace(".", "")
+            raise ConfigError(
+                f"--graph-format {chosen!r} is not a graph format: {names}",
+                parameter="graph_format",
+                valid=names,
+            )
+        return f".{chosen.lower()}"
     suffix = Path(path).suffix.lower()
     if suffix not in GRAPH_FORMATS:
-        shown = ", ".join(list(GRAPH_FORMATS)[:-1]) + " or " + list(GRAPH_FORMATS)[-1]
         raise ConfigError(
             f"cannot write a graph to {path}: give a file ending in {shown}",
             parameter="graph",

@@ -177,7 +177,7 @@ COMMANDS: dict[str, Command] = {
         Command(
             "report",
             _P + "report_cmd",
-            "Write the report of a run: tables, significance tests and figures.",
+            "Write the report of a run (tables, significance tests and figures), or compare runs.",
         ),
         Command(
             "bench",

@@ -5,8 +5,8 @@ cycle); ``--json`` prints one object, the one :meth:`SolveResult.to_json` gives
 (encoded in bulk by :meth:`SolveResult.to_json_text`).
 ``inspect`` prints the implication-graph structure of a 2-CNF (:func:`analyze`) and its
 structural measures (:func:`~twosat_formal.measures.structural_measures`); with
-``--graph OUT.graphml|.gexf|.dot|.json`` it also writes the annotated implication graph
-(:func:`~twosat_formal.graphs.implication_digraph`).
+``--graph OUT.graphml|.gexf|.dot|.json`` (or any OUT with ``--graph-format``) it also
+writes the annotated implication graph (:func:`~twosat_formal.graphs.implication_digraph`).
 
 A plain ``solve`` command line (one FILE and the options below, each at most once,
 every value a separate word or ``--option=value``) is read by
@@ -149,6 +149,15 @@ def inspect(
             show_default="none: no graph written",
         ),
     ] = None,
+    graph_as: Annotated[
+        str | None,
+        typer.Option(
+            "--graph-format",
+            metavar="graphml|gexf|dot|json",
+            help="The format of --graph when its name does not say it (/dev/stdout, say).",
+            show_default="the suffix of OUT",
+        ),
+    ] = None,
 ) -> None:
     """Print the implication-graph structure of a 2-CNF in FILE."""
     from twosat_formal.analysis import analyze
@@ -158,7 +167,7 @@ def inspect(
     if graph is not None:
         from twosat_formal.graphs import graph_format
 
-        suffix = graph_format(graph)  # refused before anything is read
+        suffix = graph_format(graph, graph_as)  # refused before anything is read
     formula = read_formula(file, format=format.value if format else None)
     structure = analyze(formula)
     if graph is not None:
