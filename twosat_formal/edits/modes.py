@@ -31,7 +31,6 @@ True
 
 from __future__ import annotations
 
-import hashlib
 import random
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
@@ -62,10 +61,12 @@ from twosat_formal.jsonl import (
     rereadable,
 )
 from twosat_formal.registry import check_choice
+from twosat_formal.seeds import derive_seed
 
 __all__ = [
     "EDIT_MODES",
     "KEEP",
+    "MAX_EDITS",
     "ORDERS",
     "CumulativeChain",
     "EditRun",
@@ -84,6 +85,8 @@ EDIT_MODES = ("cumulative", "individual")
 KEEP = ("preserving", "changing", "both")
 #: Orders in which a cumulative chain scans the clauses.
 ORDERS = ("forward", "shuffled")
+#: The edits drawn per instance unless a caller asks for another number.
+MAX_EDITS = 3
 
 
 def _operators(names: Sequence[str] | None) -> list[EditOperator]:
@@ -109,8 +112,7 @@ def edit_seed(seed: int, instance_id: str) -> int:
     >>> edit_seed(0, "a") == edit_seed(0, "a") != edit_seed(0, "b")
     True
     """
-    digest = hashlib.sha256(f"edit:{seed}:{instance_id}".encode()).digest()
-    return int.from_bytes(digest[:8], "big") >> 1
+    return derive_seed("edit", seed, instance_id)
 
 
 # -- cumulative ---------------------------------------------------------------------------
@@ -162,7 +164,7 @@ class CumulativeChain:
 def cumulative_edits(
     instance: Instance,
     *,
-    max_edits: int = 3,
+    max_edits: int = MAX_EDITS,
     seed: int = 0,
     operators: Sequence[str] | None = None,
     order: str = "forward",
@@ -460,7 +462,7 @@ def edit_instances(
     *,
     mode: str,
     keep: str = "both",
-    max_edits: int = 3,
+    max_edits: int = MAX_EDITS,
     seed: int = 0,
     operators: Sequence[str] | None = None,
     order: str = "forward",
@@ -547,7 +549,7 @@ def edit_file(
     *,
     mode: str,
     keep: str = "both",
-    max_edits: int = 3,
+    max_edits: int = MAX_EDITS,
     seed: int = 0,
     operators: Sequence[str] | None = None,
     order: str = "forward",

@@ -42,6 +42,7 @@ from twosat_formal.store import ResultRow, RunStore, prompt_hash, request_key
 
 __all__ = [
     "COMMIT_INTERVAL_S",
+    "DEFAULT_CONCURRENCY",
     "EVAL_EXECUTORS",
     "PLAN_BATCH",
     "SCORE_BACKLOG",
@@ -55,6 +56,8 @@ __all__ = [
 
 #: Where ``eval`` can ask its models (``--executor``).
 EVAL_EXECUTORS = ("local", "ray")
+#: The requests in flight per model unless a caller asks for another number.
+DEFAULT_CONCURRENCY = 8
 
 #: Requests planned, and looked up in the store, at a time.
 PLAN_BATCH = 512
@@ -407,7 +410,7 @@ async def run_eval(
     *,
     params: SamplingParams | None = None,
     samples: int = 1,
-    concurrency: int = 8,
+    concurrency: int = DEFAULT_CONCURRENCY,
     retry: RetryPolicy | None = None,
     seed: int = 0,
     request_timeout_s: float | None = None,

@@ -51,6 +51,7 @@ from twosat_formal.edits import edit_instances
 from twosat_formal.edits.classify import EDIT_KIND
 from twosat_formal.errors import ConfigError
 from twosat_formal.evaluate import EvalItem, EvalSummary, Verification, evaluate, verify_items
+from twosat_formal.evaluate.runner import DEFAULT_CONCURRENCY
 from twosat_formal.experiments.design import Condition, expand, inert_knobs
 from twosat_formal.experiments.manifest import (
     content_digest,
@@ -330,7 +331,7 @@ class ExperimentConfig:
     max_tokens: int | None = None
     temperature: float | None = None
     top_p: float | None = None
-    concurrency: int = 8
+    concurrency: int = DEFAULT_CONCURRENCY
     jobs: int = 1
     certify: bool = True
     verify: bool = True

@@ -79,7 +79,9 @@ from twosat_formal.jsonfields import fields_json
 from twosat_formal.registry import check_choice
 
 __all__ = [
+    "CONFIDENCE",
     "METRICS",
+    "N_BOOT",
     "Estimate",
     "FlipRate",
     "Metric",
@@ -106,6 +108,10 @@ Row = Mapping[str, Any]
 Metric = Callable[[Row], float | None]
 
 _CI_METHODS = ("wilson", "t", "bootstrap")
+#: The confidence level of every interval unless a caller asks for another.
+CONFIDENCE = 0.95
+#: The bootstrap resamples unless a caller asks for another number.
+N_BOOT = 2000
 
 
 def formula_unit(row: Row) -> Hashable:
@@ -229,7 +235,7 @@ class Estimate:
     n: int
     n_obs: int = 0
     method: str = "wilson"
-    confidence: float = 0.95
+    confidence: float = CONFIDENCE
 
     def to_json(self) -> dict[str, Any]:
         """The estimate as a JSON-ready dict.
@@ -243,9 +249,9 @@ class Estimate:
 def mean_ci(
     values: Sequence[float],
     *,
-    confidence: float = 0.95,
+    confidence: float = CONFIDENCE,
     method: str = "wilson",
-    n_boot: int = 2000,
+    n_boot: int = N_BOOT,
     seed: int = 0,
     n_obs: int | None = None,
     bounds: tuple[float, float] | None = (0.0, 1.0),
@@ -353,8 +359,8 @@ def aggregate(
     *,
     key: str | Sequence[str] = "formula",
     method: str = "wilson",
-    confidence: float = 0.95,
-    n_boot: int = 2000,
+    confidence: float = CONFIDENCE,
+    n_boot: int = N_BOOT,
     seed: int = 0,
 ) -> Estimate:
     """Average per formula, then across formulas, with a confidence interval.
