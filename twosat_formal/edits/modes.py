@@ -64,6 +64,8 @@ from twosat_formal.registry import check_choice
 from twosat_formal.seeds import derive_seed
 
 __all__ = [
+    "DEFAULT_KEEP",
+    "DEFAULT_ORDER",
     "EDIT_MODES",
     "KEEP",
     "MAX_EDITS",
@@ -82,9 +84,13 @@ __all__ = [
 #: The modes ``twosat-formal edit --mode`` accepts.
 EDIT_MODES = ("cumulative", "individual")
 #: The classes ``--keep`` accepts.
-KEEP = ("preserving", "changing", "both")
+#: The edits kept unless a caller asks for others: label-preserving and label-changing.
+DEFAULT_KEEP = "both"
+KEEP = ("preserving", "changing", DEFAULT_KEEP)
 #: Orders in which a cumulative chain scans the clauses.
-ORDERS = ("forward", "shuffled")
+#: The order edits are drawn in unless a caller asks for another.
+DEFAULT_ORDER = "forward"
+ORDERS = (DEFAULT_ORDER, "shuffled")
 #: The edits drawn per instance unless a caller asks for another number.
 MAX_EDITS = 3
 
@@ -167,7 +173,7 @@ def cumulative_edits(
     max_edits: int = MAX_EDITS,
     seed: int = 0,
     operators: Sequence[str] | None = None,
-    order: str = "forward",
+    order: str = DEFAULT_ORDER,
 ) -> CumulativeChain:
     """Up to ``max_edits`` label-preserving edits, one per clause, scanning the clauses once.
 
@@ -262,7 +268,7 @@ def individual_edits(
     instance: Instance,
     *,
     count: int = 3,
-    keep: str = "both",
+    keep: str = DEFAULT_KEEP,
     seed: int = 0,
     operators: Sequence[str] | None = None,
     max_tries: int | None = None,
@@ -461,11 +467,11 @@ def edit_instances(
     instances: Iterable[Instance],
     *,
     mode: str,
-    keep: str = "both",
+    keep: str = DEFAULT_KEEP,
     max_edits: int = MAX_EDITS,
     seed: int = 0,
     operators: Sequence[str] | None = None,
-    order: str = "forward",
+    order: str = DEFAULT_ORDER,
     keep_base: bool = True,
 ) -> EditRun:
     """Run one mode over instances: each origin (unless ``keep_base`` is false), then its edits.
@@ -501,10 +507,10 @@ def edit_lines(
     path: str | Path,
     run: EditRun,
     *,
-    keep: str = "both",
+    keep: str = DEFAULT_KEEP,
     seed: int = 0,
     operators: Sequence[str] | None = None,
-    order: str = "forward",
+    order: str = DEFAULT_ORDER,
     keep_base: bool = True,
     executor: Executor | None = None,
 ) -> Iterator[str]:
@@ -548,11 +554,11 @@ def edit_file(
     path: str | Path,
     *,
     mode: str,
-    keep: str = "both",
+    keep: str = DEFAULT_KEEP,
     max_edits: int = MAX_EDITS,
     seed: int = 0,
     operators: Sequence[str] | None = None,
-    order: str = "forward",
+    order: str = DEFAULT_ORDER,
     keep_base: bool = True,
 ) -> EditRun:
     """:func:`edit_instances` over a dataset (JSON Lines) or a formula file (``"-"``: stdin).

@@ -26,7 +26,7 @@ from twosat_formal.errors import ConfigError
 from twosat_formal.evaluate.items import EvalItem, StoryPrompt
 from twosat_formal.evaluate.limits import ModelLimiter, ModelLimits, split_limits
 from twosat_formal.evaluate.summary import EvalSummary, story_counts
-from twosat_formal.model import Model, SamplingParams
+from twosat_formal.model import DEFAULT_MODE, Model, SamplingParams
 from twosat_formal.models.base import sampling_for
 from twosat_formal.models.retry import Outcome, RetryingModel, RetryPolicy
 from twosat_formal.provenance import tool_version
@@ -563,7 +563,7 @@ async def evaluate_async(
     *,
     base_url: str | Sequence[str] | None = None,
     api_key_env: str | None = None,
-    mode: str = "chat",
+    mode: str = DEFAULT_MODE,
     timeout_s: float | None = None,
     limits: ModelLimits | None = None,
     executor: str = "local",
@@ -627,7 +627,7 @@ def evaluate(
     *,
     base_url: str | Sequence[str] | None = None,
     api_key_env: str | None = None,
-    mode: str = "chat",
+    mode: str = DEFAULT_MODE,
     timeout_s: float | None = None,
     limits: ModelLimits | None = None,
     executor: str = "local",

@@ -68,7 +68,7 @@ from twosat_formal.experiments.stories import (
 from twosat_formal.export import export_results
 from twosat_formal.generators import derive_seed, generate
 from twosat_formal.instance import Instance, write_instances
-from twosat_formal.model import Model, SamplingParams
+from twosat_formal.model import DEFAULT_MODE, Model, SamplingParams
 from twosat_formal.models import parse_spec as parse_model_spec
 from twosat_formal.perturb.instances import perturb_instance
 from twosat_formal.prompts import PromptRecord, write_prompts
@@ -338,7 +338,7 @@ class ExperimentConfig:
     make_report: bool = True
     base_url: str | None = None
     api_key_env: str | None = None
-    mode: str = "chat"
+    mode: str = DEFAULT_MODE
     timeout_s: float | None = None
     progress: bool = False
 

@@ -79,6 +79,7 @@ from twosat_formal.jsonfields import fields_json
 from twosat_formal.registry import check_choice
 
 __all__ = [
+    "CI_METHOD",
     "CONFIDENCE",
     "METRICS",
     "N_BOOT",
@@ -107,7 +108,9 @@ Row = Mapping[str, Any]
 #: A metric: ``1.0``/``0.0`` for a row it applies to, ``None`` otherwise.
 Metric = Callable[[Row], float | None]
 
-_CI_METHODS = ("wilson", "t", "bootstrap")
+#: The interval method unless a caller asks for another (see :func:`mean_ci`).
+CI_METHOD = "wilson"
+_CI_METHODS = (CI_METHOD, "t", "bootstrap")
 #: The confidence level of every interval unless a caller asks for another.
 CONFIDENCE = 0.95
 #: The bootstrap resamples unless a caller asks for another number.
@@ -234,7 +237,7 @@ class Estimate:
     high: float | None
     n: int
     n_obs: int = 0
-    method: str = "wilson"
+    method: str = CI_METHOD
     confidence: float = CONFIDENCE
 
     def to_json(self) -> dict[str, Any]:
@@ -250,7 +253,7 @@ def mean_ci(
     values: Sequence[float],
     *,
     confidence: float = CONFIDENCE,
-    method: str = "wilson",
+    method: str = CI_METHOD,
     n_boot: int = N_BOOT,
     seed: int = 0,
     n_obs: int | None = None,
@@ -358,7 +361,7 @@ def aggregate(
     metric: str | Metric,
     *,
     key: str | Sequence[str] = "formula",
-    method: str = "wilson",
+    method: str = CI_METHOD,
     confidence: float = CONFIDENCE,
     n_boot: int = N_BOOT,
     seed: int = 0,
@@ -529,7 +532,9 @@ def verbalization_flip_rate(
     return _count_flips(pairs, fn)
 
 
-def decision_consistency(rows: Iterable[Row], *, method: str = "wilson", seed: int = 0) -> Estimate:
+def decision_consistency(
+    rows: Iterable[Row], *, method: str = CI_METHOD, seed: int = 0
+) -> Estimate:
     """How consistently a model decides the same formula across its verbalizations.
 
     For each (model, formula), the share of its rows that give its most common decision;
@@ -552,7 +557,7 @@ def decision_consistency(rows: Iterable[Row], *, method: str = "wilson", seed: i
     return mean_ci(shares, method=method, seed=seed, n_obs=sum(len(m) for m in groups.values()))
 
 
-def summarize(rows: Iterable[Row], *, method: str = "wilson", seed: int = 0) -> dict[str, Any]:
+def summarize(rows: Iterable[Row], *, method: str = CI_METHOD, seed: int = 0) -> dict[str, Any]:
     """Every metric of :data:`METRICS`, the failure breakdown and the row count.
 
     >>> summary = summarize([{"instance_id": "a", "label": "UNSAT", "decision": "UNSAT",
