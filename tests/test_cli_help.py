@@ -20,6 +20,7 @@ from typer.core import TyperArgument, TyperOption
 
 from twosat_formal.cli import app, main
 from twosat_formal.cli.commands import COMMANDS
+from twosat_formal.cli.metavars import Command
 
 #: A metavar: a word in capitals (``SPEC``, ``KEY=VALUE``, ``FILE...``) or a choice.
 METAVAR = re.compile(r"^(?:[A-Z][A-Z0-9_.=/]*(?:\.\.\.)?|[a-z0-9:-]+(?:\|[a-z0-9:-]+)+)$")
@@ -45,13 +46,24 @@ ALL = list(commands())
 
 
 def help_records(command: click.Command) -> list[tuple[click.Parameter, str, str]]:
+    """The rows of the command's help, each checked to be in the help as printed."""
     ctx = click.Context(command, info_name="x")
-    out = []
-    for param in command.get_params(ctx):
-        record = param.get_help_record(ctx)
-        if record is not None:
-            out.append((param, record[0], record[1]))
-    return out
+    if isinstance(command, Command):
+        rows = command.help_rows(ctx)
+    else:  # a group (``batch``): options only, as Typer writes them
+        assert not any(isinstance(p, TyperArgument) for p in command.params), command
+        rows = [(p, *r) for p in command.get_params(ctx) if (r := p.get_help_record(ctx))]
+    printed = "".join(command.get_help(ctx).split())  # as wrapped, without the spaces
+    for _, shown, text in rows:
+        assert "".join(shown.split()) in printed and "".join(text.split()) in printed, shown
+    return rows
+
+
+@pytest.mark.parametrize(("name", "command"), ALL, ids=[n for n, _ in ALL])
+def test_parameters_are_typers_own_classes(name: str, command: Any) -> None:
+    """Only Typer's public API shapes the help: no parameter of a class of ours."""
+    for param in command.params:
+        assert type(param) in (TyperOption, TyperArgument), f"{name}: {type(param)}"
 
 
 @pytest.mark.parametrize(("name", "command"), ALL, ids=[n for n, _ in ALL])

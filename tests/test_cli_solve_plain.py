@@ -257,3 +257,18 @@ def test_echo_writes_what_typer_echo_writes(capsys: pytest.CaptureFixture[str]) 
         ours = capsys.readouterr()
         typer.echo(text)
         assert ours == capsys.readouterr(), text
+
+
+@pytest.mark.parametrize("extra", [[], ["--"]], ids=["plain", "through Typer"])
+def test_a_closed_output_pipe_ends_quietly_with_exit_code_1(extra: list[str]) -> None:
+    """A reader gone before the answer is written (``| head -0``): exit 1, stderr empty."""
+    script = "from twosat_formal.entry import main; main()"
+    argv = [sys.executable, "-c", script, "solve", "--json", *extra, "-"]
+    process = subprocess.Popen(
+        argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert process.stdin is not None and process.stdout is not None
+    process.stdout.close()  # before the process can have written anything
+    _, err = process.communicate(STDIN)
+    assert process.returncode == 1, err
+    assert err == b""

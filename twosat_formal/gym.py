@@ -66,17 +66,19 @@ from typing import Any, ClassVar, overload
 from twosat_formal.diagnostics.chains import chain_object, closed_walk
 from twosat_formal.errors import ConfigError, TwoSatFormalError, UnknownNameError
 from twosat_formal.formula import Formula
-from twosat_formal.generators import FAMILIES, derive_seed, generate
+from twosat_formal.generators import FAMILIES, generate
 from twosat_formal.instance import LABELS
 from twosat_formal.io import scan_dimacs
 from twosat_formal.models.base import Response
 from twosat_formal.scoring import PromptView, score
+from twosat_formal.seeds import seeded_rng
 from twosat_formal.solve import solve
 from twosat_formal.verbalize import TEMPLATES, Prompt, verbalize
 
 __all__ = [
     "CURRICULUM_LEVELS",
     "DATASET_NAMES",
+    "DEFAULT_SIZE",
     "Curriculum",
     "CurriculumLevel",
     "TwoSatConfig",
@@ -94,6 +96,8 @@ MIXED = "twosat"
 _FILLER = "filler_share"
 #: Draws of an item's parameters before giving up (a family may refuse a combination).
 _ATTEMPTS = 16
+#: The number of items of a dataset unless a config asks for another.
+DEFAULT_SIZE = 500
 
 
 @dataclass
@@ -144,7 +148,7 @@ class TwoSatConfig:
     lenient: bool = False
     partial_credit: float = 0.0
     seed: int | None = 0
-    size: int = 500
+    size: int = DEFAULT_SIZE
 
     #: The dataset name items report as ``source_dataset``.
     dataset_name: ClassVar[str] = MIXED
@@ -378,7 +382,7 @@ def gold_answer(prompt: Prompt, formula: Formula) -> str:
 
 def make_item(config: TwoSatConfig, seed: int, index: int) -> dict[str, Any]:
     """Item ``index`` of a dataset with ``config`` and ``seed`` (see the module docstring)."""
-    rng = random.Random(derive_seed(seed, index))
+    rng = seeded_rng(seed, index)
     family, fixed = _draw_family(rng, config, index)
     template = rng.choice(config.templates)
     error: TwoSatFormalError | None = None
@@ -426,7 +430,7 @@ def make_item(config: TwoSatConfig, seed: int, index: int) -> dict[str, Any]:
 
 
 def create_dataset(
-    name: str = MIXED, *, seed: int | None = 0, size: int = 500, **config: Any
+    name: str = MIXED, *, seed: int | None = 0, size: int = DEFAULT_SIZE, **config: Any
 ) -> TwoSatDataset:
     """The dataset ``name`` (see :data:`DATASET_NAMES`) with ``config`` (:class:`TwoSatConfig`).
 
@@ -636,7 +640,9 @@ class Curriculum:
         """The config of the current level (``overrides`` win)."""
         return self.config_cls(**{**CURRICULUM_LEVELS[self.level].config_fields(), **overrides})
 
-    def dataset(self, *, seed: int | None = 0, size: int = 500, **overrides: Any) -> TwoSatDataset:
+    def dataset(
+        self, *, seed: int | None = 0, size: int = DEFAULT_SIZE, **overrides: Any
+    ) -> TwoSatDataset:
         """The dataset of the current level."""
         return TwoSatDataset(self.config(seed=seed, size=size, **overrides))
 

@@ -47,6 +47,7 @@ from twosat_formal.errors import TransientModelError
 __all__ = [
     "BODY_FIELDS",
     "DEFAULT_MAX_TOKENS",
+    "DEFAULT_MODE",
     "MAX_SEED",
     "MAX_TOKENS",
     "REASONING_EFFORTS",
@@ -71,6 +72,8 @@ __all__ = [
 #: The token budget of every model in the paper's Table 4 (Phi-4-reasoning and -plus
 #: ran with 16,384: give them ``?max_tokens=16384`` in their spec).
 DEFAULT_MAX_TOKENS = 32768
+#: The request dialect of an OpenAI-compatible or llama.cpp model unless a spec names one.
+DEFAULT_MODE = "chat"
 
 
 #: The largest seed and token budget a request carries (a server's 64-bit and 32-bit

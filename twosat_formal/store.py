@@ -58,6 +58,7 @@ from twosat_formal.model import Response, public_endpoint
 from twosat_formal.scoring import Judgement
 
 __all__ = [
+    "BUSY_TIMEOUT_MS",
     "EXPORT_COLUMNS",
     "LEASE_S",
     "SCHEMA_VERSION",
@@ -72,6 +73,8 @@ __all__ = [
 
 #: Version of the store's tables; a store written by a newer version is refused.
 SCHEMA_VERSION = 1
+#: How long a writer waits for another's lock on a store, in milliseconds.
+BUSY_TIMEOUT_MS = 10000
 
 #: The built-in columns of ``twosat-formal results``, in order (the full, extensible
 #: list is :func:`twosat_formal.columns.export_columns`).
@@ -394,7 +397,7 @@ class RunStore(Closing):
         except sqlite3.DatabaseError as exc:
             raise RecordError(f"not a run store ({exc})", source=str(self.path)) from None
         try:
-            self._db.execute("PRAGMA busy_timeout = 10000")
+            self._db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             self._setup()
         except sqlite3.DatabaseError as exc:
             self._db.close()

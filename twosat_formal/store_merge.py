@@ -42,7 +42,7 @@ from pathlib import Path
 from twosat_formal.atomic import write_target
 from twosat_formal.errors import ConfigError, RecordError
 from twosat_formal.jsonread import loads
-from twosat_formal.store import ADDED_RESULT_COLUMNS, RunStore
+from twosat_formal.store import ADDED_RESULT_COLUMNS, BUSY_TIMEOUT_MS, RunStore
 
 __all__ = ["MergeReport", "merge_stores"]
 
@@ -205,7 +205,7 @@ def _merge(sources: Sequence[str | os.PathLike[str]], target: Path) -> MergeRepo
     RunStore(target).close()
     db = sqlite3.connect(target, isolation_level=None)
     try:
-        db.execute("PRAGMA busy_timeout = 10000")
+        db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         db.execute("CREATE TEMP TABLE run_map (old INTEGER PRIMARY KEY, new INTEGER NOT NULL)")
         results = _columns(db, "main", "results")
         runs = duplicates = 0

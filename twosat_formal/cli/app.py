@@ -38,6 +38,7 @@ if TYPE_CHECKING:  # Rich is imported when a console is first used (see __getatt
     err_console: Console
 
 __all__ = [
+    "App",
     "LazyCommandGroup",
     "app",
     "console",
@@ -145,7 +146,22 @@ def _load(name: str) -> Any:
     return _LOADED[name]
 
 
-app = typer.Typer(
+class App(typer.Typer):
+    """A Typer application whose commands are of :class:`~twosat_formal.cli.metavars.Command`.
+
+    Only the default of Typer's public ``cls`` changes; a command may still name its own.
+    """
+
+    def command(
+        self, name: str | None = None, *, cls: type[TyperCommand] | None = None, **kwargs: Any
+    ) -> Callable[[Any], Any]:
+        """Typer's :meth:`typer.Typer.command`, with :class:`Command` as the default ``cls``."""
+        from twosat_formal.cli.metavars import Command
+
+        return super().command(name, cls=cls or Command, **kwargs)
+
+
+app = App(
     cls=LazyCommandGroup,
     name="twosat-formal",
     help="Certified diagnostic 2-SAT benchmarks for LLM reasoners.",
@@ -186,7 +202,7 @@ def __getattr__(name: str) -> Any:
 
 def sub_app(name: str, help: str) -> typer.Typer:
     """A command group ``twosat-formal NAME ...`` (``batch``, ``store``), registered on ``app``."""
-    group = typer.Typer(
+    group = App(
         name=name,
         help=help,
         no_args_is_help=True,
@@ -340,13 +356,26 @@ def _invoke_plain(kwargs: dict[str, Any], raised: BaseException | None = None) -
         except OSError as exc:
             if exc.errno != errno.EPIPE:
                 raise
-            from typer._click.utils import PacifyFlushWrapper
-
-            sys.stdout = PacifyFlushWrapper(sys.stdout)
-            sys.stderr = PacifyFlushWrapper(sys.stderr)
-            sys.exit(1)
+            _leave_closed_pipe()
     except typer.Exit as exc:
         return exc.exit_code
+
+
+def _leave_closed_pipe() -> NoReturn:
+    """Exit 1 on a closed output pipe, silencing the flush at exit.
+
+    Python's documented way (the note on ``SIGPIPE`` of the :mod:`signal` module): the
+    standard streams' descriptors go to ``os.devnull``, so that the text still buffered
+    is dropped instead of raising again while the interpreter exits.
+    """
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            os.dup2(devnull, stream.fileno())
+        except (AttributeError, OSError, ValueError):  # not a file (a test's capture)
+            continue
+    os.close(devnull)
+    sys.exit(1)
 
 
 def _describe_os_error(exc: BaseException) -> str:

@@ -10,6 +10,7 @@ import typer
 from twosat_formal.cli.app import app, err_console, out_console
 from twosat_formal.cli.options import out_option
 from twosat_formal.integrations.exports import DEFAULT_LICENSE, DEFAULT_MAX_GEN_TOKS
+from twosat_formal.model import DEFAULT_MAX_TOKENS
 
 __all__ = ["export_command"]
 
@@ -44,7 +45,7 @@ def export_command(
     max_tokens: Annotated[
         int,
         typer.Option("--max-tokens", min=1, help="Generation budget of the inspect task."),
-    ] = 32768,
+    ] = DEFAULT_MAX_TOKENS,
     max_gen_toks: Annotated[
         int,
         typer.Option(

@@ -2,7 +2,9 @@
 
 Typer prints a parameter's Python type as its metavar (``<list[str]>``,
 ``<int range>``, ``<path>``) and wraps arguments in braces (``{file}``). :func:`tidy`
-rewrites the parameters of a loaded command once, so that every command reads alike:
+sets the public ``metavar`` and ``help`` of a loaded command's parameters once, and
+:class:`Command` (each command's class, given through Typer's public ``cls``) writes
+the arguments, so that every command reads alike:
 
 * an option's value is a word in capitals: its declared metavar (``SPEC``), else
   ``N`` for whole numbers, ``X`` for other numbers, ``FILE`` for paths, ``A|B`` for a
@@ -22,9 +24,9 @@ from collections.abc import Sequence
 from pathlib import PurePath
 from typing import Any, get_args, get_origin
 
-from typer.core import TyperArgument, TyperOption
+from typer.core import TyperArgument, TyperCommand, TyperOption
 
-__all__ = ["metavar_of", "plain", "tidy"]
+__all__ = ["Command", "argument_name", "metavar_of", "plain", "tidy"]
 
 
 def metavar_of(
@@ -68,31 +70,50 @@ def _option_metavar(option: TyperOption) -> str:
     return metavar_of(option.opts, option.metavar, descriptor.annotation, choices)
 
 
-class _Option(TyperOption):
-    """A Typer option whose value shows as its metavar alone."""
-
-    def display_type_rich(self, ctx: Any) -> str | None:
-        return self.metavar
-
-    def display_type(self, ctx: Any) -> str:
-        return self.metavar or ""
+def argument_name(argument: TyperArgument) -> str:
+    """How ``argument`` shows in help: its metavar or name in capitals, ``...`` if several."""
+    name = (argument.metavar or argument.name or "ARG").upper().removesuffix("...")
+    return name + ("..." if argument.nargs != 1 else "")
 
 
-class _Argument(TyperArgument):
-    """A Typer argument shown by its name in capitals, with no type after it."""
+class Command(TyperCommand):
+    """A Typer command whose arguments show by name alone, in usage and in help.
 
-    def _name(self) -> str:
-        name = (self.metavar or self.name or "ARG").upper()
-        return name + ("..." if self.nargs != 1 and not name.endswith("...") else "")
+    Typer writes a required argument as ``{NAME}`` in the usage line and follows its
+    name with its Python type (``FILE <path>``); this class overrides Click's public
+    :meth:`collect_usage_pieces` and :meth:`format_options` to write ``NAME``,
+    ``[NAME]`` when optional and ``NAME...`` when it takes several. It is given to
+    every command through Typer's ``cls`` (:class:`~twosat_formal.cli.app.App`).
+    """
 
-    def display_type_rich(self, ctx: Any) -> str | None:
-        return None
+    def collect_usage_pieces(self, ctx: Any) -> list[str]:
+        """``[OPTIONS]`` and each argument as :func:`argument_name` writes it."""
+        pieces = [self.options_metavar] if self.options_metavar else []
+        for param in self.get_params(ctx):
+            if isinstance(param, TyperArgument):
+                name = argument_name(param)
+                pieces.append(name if param.required else f"[{name}]")
+        return pieces
 
-    def _rich_display_name(self) -> str:
-        return self._name()
+    def help_rows(self, ctx: Any) -> list[tuple[Any, str, str]]:
+        """Each parameter shown in help, with its left column and its help text."""
+        rows = []
+        for param in self.get_params(ctx):
+            record = param.get_help_record(ctx)
+            if record is None:
+                continue
+            shown = argument_name(param) if isinstance(param, TyperArgument) else record[0]
+            rows.append((param, shown, record[1]))
+        return rows
 
-    def _usage_display_name(self) -> str:
-        return self._name() if self.required else f"[{self._name()}]"
+    def format_options(self, ctx: Any, formatter: Any) -> None:
+        """The ``Arguments`` section, then the ``Options`` section."""
+        rows = self.help_rows(ctx)
+        for title, kind in (("Arguments", TyperArgument), ("Options", TyperOption)):
+            section = [(shown, text) for param, shown, text in rows if isinstance(param, kind)]
+            if section:
+                with formatter.section(title):
+                    formatter.write_dl(section)
 
 
 def plain(text: str | None) -> str | None:
@@ -113,10 +134,8 @@ def tidy(command: Any) -> Any:
             param.help = plain(param.help)
         if isinstance(param, TyperOption) and not param.is_flag and not param.count:
             param.metavar = _option_metavar(param)
-            param.__class__ = _Option
         elif isinstance(param, TyperArgument):
-            param.metavar = (param.metavar or param.name or "ARG").upper().removesuffix("...")
-            param.__class__ = _Argument
+            param.metavar = argument_name(param).removesuffix("...")
     for sub in getattr(command, "commands", {}).values():
         tidy(sub)
     return command

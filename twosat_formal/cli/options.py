@@ -25,6 +25,8 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
+from twosat_formal.model import DEFAULT_MAX_TOKENS
+
 if TYPE_CHECKING:
     from twosat_formal.executors import Executor
     from twosat_formal.experiments.runner import ExperimentConfig
@@ -215,7 +217,8 @@ MaxTokensOption = Annotated[
     typer.Option(
         "--max-tokens",
         min=1,
-        help="Token budget of each answer (the paper's 32768; a model spec may set its own: "
+        help=f"Token budget of each answer (the paper's {DEFAULT_MAX_TOKENS}; a model spec may "
+        "set its own: "
         "openai/m?max_tokens=16384).",
     ),
 ]

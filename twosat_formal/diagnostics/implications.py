@@ -92,17 +92,6 @@ class Implications:
                 queue.append(dst)
         return None
 
-    def reachable(self, start: int) -> set[int]:
-        """Every literal ``start`` reaches in one step or more."""
-        seen: set[int] = set()
-        queue = deque([start])
-        while queue:
-            for dst in self.successors(queue.popleft()):
-                if dst not in seen:
-                    seen.add(dst)
-                    queue.append(dst)
-        return seen
-
     def entails(self, lit: int) -> bool:
         """Whether ``~lit ~> lit``: the formula forces ``lit`` (or is UNSAT).
 

@@ -31,7 +31,6 @@ True
 
 from __future__ import annotations
 
-import hashlib
 import random
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
@@ -62,10 +61,14 @@ from twosat_formal.jsonl import (
     rereadable,
 )
 from twosat_formal.registry import check_choice
+from twosat_formal.seeds import derive_seed
 
 __all__ = [
+    "DEFAULT_KEEP",
+    "DEFAULT_ORDER",
     "EDIT_MODES",
     "KEEP",
+    "MAX_EDITS",
     "ORDERS",
     "CumulativeChain",
     "EditRun",
@@ -81,9 +84,15 @@ __all__ = [
 #: The modes ``twosat-formal edit --mode`` accepts.
 EDIT_MODES = ("cumulative", "individual")
 #: The classes ``--keep`` accepts.
-KEEP = ("preserving", "changing", "both")
+#: The edits kept unless a caller asks for others: label-preserving and label-changing.
+DEFAULT_KEEP = "both"
+KEEP = ("preserving", "changing", DEFAULT_KEEP)
 #: Orders in which a cumulative chain scans the clauses.
-ORDERS = ("forward", "shuffled")
+#: The order edits are drawn in unless a caller asks for another.
+DEFAULT_ORDER = "forward"
+ORDERS = (DEFAULT_ORDER, "shuffled")
+#: The edits drawn per instance unless a caller asks for another number.
+MAX_EDITS = 3
 
 
 def _operators(names: Sequence[str] | None) -> list[EditOperator]:
@@ -109,8 +118,7 @@ def edit_seed(seed: int, instance_id: str) -> int:
     >>> edit_seed(0, "a") == edit_seed(0, "a") != edit_seed(0, "b")
     True
     """
-    digest = hashlib.sha256(f"edit:{seed}:{instance_id}".encode()).digest()
-    return int.from_bytes(digest[:8], "big") >> 1
+    return derive_seed("edit", seed, instance_id)
 
 
 # -- cumulative ---------------------------------------------------------------------------
@@ -162,10 +170,10 @@ class CumulativeChain:
 def cumulative_edits(
     instance: Instance,
     *,
-    max_edits: int = 3,
+    max_edits: int = MAX_EDITS,
     seed: int = 0,
     operators: Sequence[str] | None = None,
-    order: str = "forward",
+    order: str = DEFAULT_ORDER,
 ) -> CumulativeChain:
     """Up to ``max_edits`` label-preserving edits, one per clause, scanning the clauses once.
 
@@ -260,7 +268,7 @@ def individual_edits(
     instance: Instance,
     *,
     count: int = 3,
-    keep: str = "both",
+    keep: str = DEFAULT_KEEP,
     seed: int = 0,
     operators: Sequence[str] | None = None,
     max_tries: int | None = None,
@@ -459,11 +467,11 @@ def edit_instances(
     instances: Iterable[Instance],
     *,
     mode: str,
-    keep: str = "both",
-    max_edits: int = 3,
+    keep: str = DEFAULT_KEEP,
+    max_edits: int = MAX_EDITS,
     seed: int = 0,
     operators: Sequence[str] | None = None,
-    order: str = "forward",
+    order: str = DEFAULT_ORDER,
     keep_base: bool = True,
 ) -> EditRun:
     """Run one mode over instances: each origin (unless ``keep_base`` is false), then its edits.
@@ -499,10 +507,10 @@ def edit_lines(
     path: str | Path,
     run: EditRun,
     *,
-    keep: str = "both",
+    keep: str = DEFAULT_KEEP,
     seed: int = 0,
     operators: Sequence[str] | None = None,
-    order: str = "forward",
+    order: str = DEFAULT_ORDER,
     keep_base: bool = True,
     executor: Executor | None = None,
 ) -> Iterator[str]:
@@ -546,11 +554,11 @@ def edit_file(
     path: str | Path,
     *,
     mode: str,
-    keep: str = "both",
-    max_edits: int = 3,
+    keep: str = DEFAULT_KEEP,
+    max_edits: int = MAX_EDITS,
     seed: int = 0,
     operators: Sequence[str] | None = None,
-    order: str = "forward",
+    order: str = DEFAULT_ORDER,
     keep_base: bool = True,
 ) -> EditRun:
     """:func:`edit_instances` over a dataset (JSON Lines) or a formula file (``"-"``: stdin).

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from twosat_formal.errors import TwoSatFormalError
-from twosat_formal.model import Model, Response, SamplingParams
+from twosat_formal.model import DEFAULT_MODE, Model, Response, SamplingParams
 from twosat_formal.models.base import ClosingModel
 
 __all__ = ["ModelSource", "ModelWorker", "RemoteModel", "ray_models"]
@@ -52,7 +52,7 @@ class ModelSource:
     spec: str
     urls: tuple[str | None, ...] = (None,)
     api_key_env: str | None = None
-    mode: str = "chat"
+    mode: str = DEFAULT_MODE
     timeout_s: float | None = None
 
     def load(self) -> Model:

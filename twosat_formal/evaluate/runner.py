@@ -27,7 +27,7 @@ from twosat_formal.evaluate.items import EvalItem, StoryPrompt
 from twosat_formal.evaluate.limits import ModelLimiter, ModelLimits, split_limits
 from twosat_formal.evaluate.summary import EvalSummary, story_counts
 from twosat_formal.formula import MAX_SIZE
-from twosat_formal.model import Model, SamplingParams
+from twosat_formal.model import DEFAULT_MODE, Model, SamplingParams
 from twosat_formal.models.base import sampling_for
 from twosat_formal.models.retry import Outcome, RetryingModel, RetryPolicy
 from twosat_formal.provenance import tool_version
@@ -43,6 +43,7 @@ from twosat_formal.store import ResultRow, RunStore, prompt_hash, request_key
 
 __all__ = [
     "COMMIT_INTERVAL_S",
+    "DEFAULT_CONCURRENCY",
     "EVAL_EXECUTORS",
     "PLAN_BATCH",
     "SCORE_BACKLOG",
@@ -57,6 +58,8 @@ __all__ = [
 
 #: Where ``eval`` can ask its models (``--executor``).
 EVAL_EXECUTORS = ("local", "ray")
+#: The requests in flight per model unless a caller asks for another number.
+DEFAULT_CONCURRENCY = 8
 
 #: Requests planned, and looked up in the store, at a time.
 PLAN_BATCH = 512
@@ -429,7 +432,7 @@ async def run_eval(
     *,
     params: SamplingParams | None = None,
     samples: int = 1,
-    concurrency: int = 8,
+    concurrency: int = DEFAULT_CONCURRENCY,
     retry: RetryPolicy | None = None,
     seed: int = 0,
     request_timeout_s: float | None = None,
@@ -577,7 +580,7 @@ async def evaluate_async(
     *,
     base_url: str | Sequence[str] | None = None,
     api_key_env: str | None = None,
-    mode: str = "chat",
+    mode: str = DEFAULT_MODE,
     timeout_s: float | None = None,
     limits: ModelLimits | None = None,
     executor: str = "local",
@@ -641,7 +644,7 @@ def evaluate(
     *,
     base_url: str | Sequence[str] | None = None,
     api_key_env: str | None = None,
-    mode: str = "chat",
+    mode: str = DEFAULT_MODE,
     timeout_s: float | None = None,
     limits: ModelLimits | None = None,
     executor: str = "local",

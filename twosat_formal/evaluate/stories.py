@@ -16,7 +16,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from twosat_formal.model import Model
+from twosat_formal.model import DEFAULT_MODE, Model
 from twosat_formal.models.cache import CachedModel, ResponseCache
 from twosat_formal.models.retry import RetryingModel, RetryPolicy
 from twosat_formal.verbalize.story.generator import StoryItem, StorySettings, tell_stories
@@ -52,7 +52,7 @@ def generate_stories(
     concurrency: int = 1,
     base_url: str | None = None,
     api_key_env: str | None = None,
-    mode: str = "chat",
+    mode: str = DEFAULT_MODE,
 ) -> StoryRun:
     """Load the model ``model`` names, write one story per item, and release the model.
 

@@ -29,6 +29,9 @@ from twosat_formal.jsonl import read_json_lines
 from twosat_formal.jsonread import read_json_file
 from twosat_formal.provenance import tool_version, tool_versions
 
+#: How long a ``git`` query for the commit of the code may take, in seconds.
+_GIT_TIMEOUT_S = 10
+
 __all__ = [
     "TIMING_KEYS",
     "content_digest",
@@ -59,7 +62,7 @@ def git_revision(start: Path | None = None) -> str | None:
             ["git", "-C", str(where), "rev-parse", "HEAD"],
             capture_output=True,
             text=True,
-            timeout=10,
+            timeout=_GIT_TIMEOUT_S,
             check=False,
         )
         if head.returncode != 0:
@@ -68,7 +71,7 @@ def git_revision(start: Path | None = None) -> str | None:
             ["git", "-C", str(where), "status", "--porcelain", "--untracked-files=no"],
             capture_output=True,
             text=True,
-            timeout=10,
+            timeout=_GIT_TIMEOUT_S,
             check=False,
         )
     except (OSError, subprocess.SubprocessError):

@@ -51,6 +51,7 @@ from twosat_formal.edits import edit_instances
 from twosat_formal.edits.classify import EDIT_KIND
 from twosat_formal.errors import ConfigError
 from twosat_formal.evaluate import EvalItem, EvalSummary, Verification, evaluate, verify_items
+from twosat_formal.evaluate.runner import DEFAULT_CONCURRENCY
 from twosat_formal.experiments.design import Condition, expand, inert_knobs
 from twosat_formal.experiments.manifest import (
     content_digest,
@@ -67,7 +68,7 @@ from twosat_formal.experiments.stories import (
 from twosat_formal.export import export_results
 from twosat_formal.generators import derive_seed, generate
 from twosat_formal.instance import Instance, write_instances
-from twosat_formal.model import Model, SamplingParams
+from twosat_formal.model import DEFAULT_MODE, Model, SamplingParams
 from twosat_formal.models import parse_spec as parse_model_spec
 from twosat_formal.perturb.instances import perturb_instance
 from twosat_formal.prompts import PromptRecord, write_prompts
@@ -330,14 +331,14 @@ class ExperimentConfig:
     max_tokens: int | None = None
     temperature: float | None = None
     top_p: float | None = None
-    concurrency: int = 8
+    concurrency: int = DEFAULT_CONCURRENCY
     jobs: int = 1
     certify: bool = True
     verify: bool = True
     make_report: bool = True
     base_url: str | None = None
     api_key_env: str | None = None
-    mode: str = "chat"
+    mode: str = DEFAULT_MODE
     timeout_s: float | None = None
     progress: bool = False
 

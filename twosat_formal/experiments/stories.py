@@ -25,7 +25,7 @@ from twosat_formal.evaluate import EvalItem, StoryPrompt
 from twosat_formal.evaluate.stories import generate_stories
 from twosat_formal.experiments.spec import ExperimentSpec
 from twosat_formal.instance import Instance
-from twosat_formal.model import Model
+from twosat_formal.model import DEFAULT_MODE, Model
 from twosat_formal.models import parse_spec as parse_model_spec
 from twosat_formal.report.files import STORE_FILE, STORIES_FILE
 from twosat_formal.store import RunStore
@@ -72,7 +72,7 @@ def tell_experiment_stories(
     concurrency: int = 1,
     base_url: str | None = None,
     api_key_env: str | None = None,
-    mode: str = "chat",
+    mode: str = DEFAULT_MODE,
     report: Callable[[str, str], None] | None = None,
 ) -> tuple[list[StoryRecord], dict[str, Any]]:
     """Tell every instance in every theme of ``spec``; write ``stories.jsonl``.

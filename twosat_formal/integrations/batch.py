@@ -43,6 +43,7 @@ from twosat_formal.atomic import atomic_output, stream_target, write_target
 from twosat_formal.errors import ConfigError
 from twosat_formal.integrations.answers import custom_id
 from twosat_formal.jsonl import json_line
+from twosat_formal.model import DEFAULT_MODE
 from twosat_formal.models import MODELS, parse_spec
 from twosat_formal.models.base import SamplingParams, sampling_for
 from twosat_formal.models.openai_compat import MODES, request_body
@@ -139,7 +140,7 @@ def batch_requests(
     params: SamplingParams,
     *,
     samples: int = 1,
-    mode: str = "chat",
+    mode: str = DEFAULT_MODE,
 ) -> Iterator[dict[str, Any]]:
     """One Batch API request line per prompt and sample, in prompt order (lazily).
 

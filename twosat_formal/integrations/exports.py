@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from twosat_formal.atomic import write_target
 from twosat_formal.errors import ConfigError, RecordError
+from twosat_formal.model import DEFAULT_MAX_TOKENS
 from twosat_formal.registry import Registry
 
 if TYPE_CHECKING:
@@ -121,7 +122,7 @@ class ExportOptions:
     """
 
     name: str = "twosat"
-    max_tokens: int = 32768
+    max_tokens: int = DEFAULT_MAX_TOKENS
     max_gen_toks: int = DEFAULT_MAX_GEN_TOKS
     license: str = DEFAULT_LICENSE
     extra: dict[str, Any] = field(default_factory=dict)

@@ -52,6 +52,7 @@ from inspect_ai.solver import TaskState, generate  # noqa: E402
 
 from twosat_formal.integrations.rows import judge_row  # noqa: E402
 from twosat_formal.jsonl import read_json_lines  # noqa: E402
+from twosat_formal.model import DEFAULT_MAX_TOKENS  # noqa: E402
 
 __all__ = [
     "GROUPS",
@@ -150,7 +151,9 @@ def twosat_scorer() -> Any:
     return score
 
 
-def twosat_task(path: str | Path, *, max_tokens: int = 32768, name: str | None = None) -> Task:
+def twosat_task(
+    path: str | Path, *, max_tokens: int = DEFAULT_MAX_TOKENS, name: str | None = None
+) -> Task:
     """The task over the rows of ``path``: generate once, score with :func:`twosat_scorer`."""
     return Task(
         dataset=MemoryDataset(read_samples(path), name=name or Path(path).stem),
@@ -162,7 +165,7 @@ def twosat_task(path: str | Path, *, max_tokens: int = 32768, name: str | None =
 
 
 @task
-def twosat(path: str, max_tokens: int = 32768) -> Task:
+def twosat(path: str, max_tokens: int = DEFAULT_MAX_TOKENS) -> Task:
     """The prompts of an exported rows file (``export --to inspect`` or ``--to lm-eval``).
 
     ``path`` is relative to the working directory, or absolute.

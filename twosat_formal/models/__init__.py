@@ -57,6 +57,7 @@ from typing import Protocol
 from urllib.parse import parse_qsl
 
 from twosat_formal.errors import ConfigError, UnknownNameError
+from twosat_formal.model import DEFAULT_MODE
 from twosat_formal.models import llamacpp
 from twosat_formal.models.base import (
     SAMPLING_OPTIONS,
@@ -102,7 +103,7 @@ class LoadOptions:
 
     base_url: str | None = None
     api_key_env: str | None = None
-    mode: str = "chat"
+    mode: str = DEFAULT_MODE
     timeout_s: float = DEFAULT_TIMEOUT_S
 
     def __post_init__(self) -> None:
@@ -226,7 +227,7 @@ def load_model(
     *,
     base_url: str | None = None,
     api_key_env: str | None = None,
-    mode: str = "chat",
+    mode: str = DEFAULT_MODE,
     timeout_s: float = DEFAULT_TIMEOUT_S,
 ) -> ManagedModel:
     """Build the model that ``spec`` names (nothing is started or contacted yet).

@@ -53,7 +53,7 @@ from pathlib import Path
 from typing import IO, Self
 
 from twosat_formal.errors import ConfigError, EvaluationError
-from twosat_formal.model import Turn
+from twosat_formal.model import DEFAULT_MODE, Turn
 from twosat_formal.models.base import OnePathModel, Response, SamplingParams
 from twosat_formal.models.openai_compat import DEFAULT_TIMEOUT_S, MODES, OpenAICompatModel
 
@@ -440,7 +440,7 @@ class LlamaCppModel(OnePathModel):
         model_path: str | Path | Callable[[], Path],
         *,
         spec: str | None = None,
-        mode: str = "chat",
+        mode: str = DEFAULT_MODE,
         n_ctx: int = DEFAULT_N_CTX,
         timeout_s: float = DEFAULT_TIMEOUT_S,
         startup_timeout_s: float = DEFAULT_STARTUP_TIMEOUT_S,

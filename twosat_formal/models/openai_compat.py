@@ -68,6 +68,7 @@ from twosat_formal.errors import (
     request_error,
 )
 from twosat_formal.model import (
+    DEFAULT_MODE,
     ROLES,
     SecretMask,
     Turn,
@@ -104,7 +105,7 @@ __all__ = [
 #: Where requests go when neither ``base_url`` nor ``OPENAI_BASE_URL`` is set.
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 #: The two request dialects.
-MODES = ("chat", "completion")
+MODES = (DEFAULT_MODE, "completion")
 
 Mode = Literal["chat", "completion"]
 
@@ -456,7 +457,7 @@ class OpenAICompatModel(ClosingModel):
         *,
         base_url: str | None = None,
         api_key_env: str | None = None,
-        mode: str = "chat",
+        mode: str = DEFAULT_MODE,
         timeout_s: float = DEFAULT_TIMEOUT_S,
         spec: str | None = None,
         endpoint: str | None = None,

@@ -52,7 +52,6 @@ Examples
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import random
 import time
@@ -63,6 +62,7 @@ from typing import ClassVar, Literal
 from twosat_formal.errors import ConfigError, EvaluationError, ParseError
 from twosat_formal.formula import Formula
 from twosat_formal.models.base import ClosingModel, Response, SamplingParams
+from twosat_formal.seeds import seeded_rng
 
 __all__ = [
     "DEFAULT_BUDGET",
@@ -235,8 +235,7 @@ def coin_rng(prompt: str, sample: int) -> random.Random:
     >>> coin_rng("p", 0).random() == coin_rng("p", 0).random() != coin_rng("p", 1).random()
     True
     """
-    digest = hashlib.sha256(f"ref/coin\x00{sample}\x00{prompt}".encode()).digest()
-    return random.Random(int.from_bytes(digest, "big"))
+    return seeded_rng("ref/coin", sample, prompt, sep="\x00", bits=256)
 
 
 def _chain(read: ReadPrompt, walk: Sequence[int]) -> dict[str, list[dict[str, str]]]:

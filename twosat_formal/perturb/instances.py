@@ -20,7 +20,6 @@ Examples
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Iterator, Sequence
 from functools import partial
@@ -35,6 +34,7 @@ from twosat_formal.jsonl import RawLine, is_dataset, parse_raw, raw_lines, read_
 from twosat_formal.perturb.chain import Chain, StepSpec, apply_chain
 from twosat_formal.perturb.transform import Transform
 from twosat_formal.provenance import tool_version
+from twosat_formal.seeds import derive_seed
 
 if TYPE_CHECKING:
     from twosat_formal.io.dsl import Conversion
@@ -204,8 +204,7 @@ def instance_seed(seed: int, instance_id: str) -> int:
     >>> instance_seed(0, "a") == instance_seed(0, "a") != instance_seed(0, "b")
     True
     """
-    digest = hashlib.sha256(f"{seed}:{instance_id}".encode()).digest()
-    return int.from_bytes(digest[:8], "big") >> 1
+    return derive_seed(seed, instance_id)
 
 
 def _base_line(line: RawLine) -> str:

@@ -29,7 +29,7 @@ from twosat_formal.report.figspecs import FigureInput, hardness_of, render_figur
 from twosat_formal.report.files import REPORT_JSON
 from twosat_formal.report.items import browser_data, load_items
 from twosat_formal.report.load import ReportData, load_report_data
-from twosat_formal.report.metrics import Estimate
+from twosat_formal.report.metrics import CI_METHOD, Estimate
 from twosat_formal.report.plots import Figure
 from twosat_formal.report.render import write_report
 from twosat_formal.report.sections import Bars, Curves, ReportContent, compute_content
@@ -195,7 +195,7 @@ def write_content(
     out_dir: str | os.PathLike[str],
     *,
     data: ReportData | None = None,
-    method: str = "wilson",
+    method: str = CI_METHOD,
     seed: int = 0,
 ) -> Path:
     """Draw the figures and write ``report.md``, ``report.html`` and ``report.json``.
@@ -260,7 +260,7 @@ def build_report(
     out_dir: str | os.PathLike[str],
     *,
     title: str | None = None,
-    method: str = "wilson",
+    method: str = CI_METHOD,
     seed: int = 0,
     diagnostics: str | os.PathLike[str] | None = None,
 ) -> Path:

@@ -30,7 +30,7 @@ from twosat_formal.report import charts
 from twosat_formal.report.figspecs import title_svg
 from twosat_formal.report.files import FIGURES_DIR, REPORT_HTML, REPORT_JSON, REPORT_MD
 from twosat_formal.report.load import ReportData, load_report_data
-from twosat_formal.report.metrics import Estimate
+from twosat_formal.report.metrics import CI_METHOD, Estimate
 from twosat_formal.report.page import render_html
 from twosat_formal.report.render import Block, Heading, Image, Paragraph, Table, render_markdown
 from twosat_formal.report.sections import ModelSummary, compute_content
@@ -129,7 +129,7 @@ def compare_runs(
     out_dir: str | os.PathLike[str],
     *,
     allow_different: bool = False,
-    method: str = "wilson",
+    method: str = CI_METHOD,
     seed: int = 0,
     title: str = "twosat-formal comparison",
 ) -> Path:

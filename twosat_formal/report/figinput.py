@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from twosat_formal.report.metrics import Row
+from twosat_formal.report.metrics import CI_METHOD, Row
 from twosat_formal.report.plots import FAILURE_COLORS
 from twosat_formal.report.sections import ReportContent
 from twosat_formal.report.style import SeriesStyle, Styles, assign_styles
@@ -41,7 +41,7 @@ class FigureInput:
     content: ReportContent
     rows: Sequence[Row] = ()
     hardness: Mapping[str, int] = field(default_factory=dict)
-    method: str = "wilson"
+    method: str = CI_METHOD
     seed: int = 0
 
     @cached_property

@@ -79,7 +79,10 @@ from twosat_formal.jsonfields import fields_json
 from twosat_formal.registry import check_choice
 
 __all__ = [
+    "CI_METHOD",
+    "CONFIDENCE",
     "METRICS",
+    "N_BOOT",
     "Estimate",
     "FlipRate",
     "Metric",
@@ -105,7 +108,13 @@ Row = Mapping[str, Any]
 #: A metric: ``1.0``/``0.0`` for a row it applies to, ``None`` otherwise.
 Metric = Callable[[Row], float | None]
 
-_CI_METHODS = ("wilson", "t", "bootstrap")
+#: The interval method unless a caller asks for another (see :func:`mean_ci`).
+CI_METHOD = "wilson"
+_CI_METHODS = (CI_METHOD, "t", "bootstrap")
+#: The confidence level of every interval unless a caller asks for another.
+CONFIDENCE = 0.95
+#: The bootstrap resamples unless a caller asks for another number.
+N_BOOT = 2000
 
 
 def formula_unit(row: Row) -> Hashable:
@@ -228,8 +237,8 @@ class Estimate:
     high: float | None
     n: int
     n_obs: int = 0
-    method: str = "wilson"
-    confidence: float = 0.95
+    method: str = CI_METHOD
+    confidence: float = CONFIDENCE
 
     def to_json(self) -> dict[str, Any]:
         """The estimate as a JSON-ready dict.
@@ -243,9 +252,9 @@ class Estimate:
 def mean_ci(
     values: Sequence[float],
     *,
-    confidence: float = 0.95,
-    method: str = "wilson",
-    n_boot: int = 2000,
+    confidence: float = CONFIDENCE,
+    method: str = CI_METHOD,
+    n_boot: int = N_BOOT,
     seed: int = 0,
     n_obs: int | None = None,
     bounds: tuple[float, float] | None = (0.0, 1.0),
@@ -352,9 +361,9 @@ def aggregate(
     metric: str | Metric,
     *,
     key: str | Sequence[str] = "formula",
-    method: str = "wilson",
-    confidence: float = 0.95,
-    n_boot: int = 2000,
+    method: str = CI_METHOD,
+    confidence: float = CONFIDENCE,
+    n_boot: int = N_BOOT,
     seed: int = 0,
 ) -> Estimate:
     """Average per formula, then across formulas, with a confidence interval.
@@ -523,7 +532,9 @@ def verbalization_flip_rate(
     return _count_flips(pairs, fn)
 
 
-def decision_consistency(rows: Iterable[Row], *, method: str = "wilson", seed: int = 0) -> Estimate:
+def decision_consistency(
+    rows: Iterable[Row], *, method: str = CI_METHOD, seed: int = 0
+) -> Estimate:
     """How consistently a model decides the same formula across its verbalizations.
 
     For each (model, formula), the share of its rows that give its most common decision;
@@ -546,7 +557,7 @@ def decision_consistency(rows: Iterable[Row], *, method: str = "wilson", seed: i
     return mean_ci(shares, method=method, seed=seed, n_obs=sum(len(m) for m in groups.values()))
 
 
-def summarize(rows: Iterable[Row], *, method: str = "wilson", seed: int = 0) -> dict[str, Any]:
+def summarize(rows: Iterable[Row], *, method: str = CI_METHOD, seed: int = 0) -> dict[str, Any]:
     """Every metric of :data:`METRICS`, the failure breakdown and the row count.
 
     >>> summary = summarize([{"instance_id": "a", "label": "UNSAT", "decision": "UNSAT",

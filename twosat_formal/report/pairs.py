@@ -37,14 +37,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from twosat_formal.jsonfields import fields_json
-from twosat_formal.report.metrics import Estimate, mean_ci, model_order
+from twosat_formal.report.metrics import CONFIDENCE, Estimate, mean_ci, model_order
 
 __all__ = ["PairSummary", "clustered", "has_twins", "pair_rows", "pair_summaries", "wilson"]
 
 Row = Mapping[str, Any]
 
 
-def wilson(successes: int, n: int, *, confidence: float = 0.95) -> Estimate:
+def wilson(successes: int, n: int, *, confidence: float = CONFIDENCE) -> Estimate:
     """The share ``successes / n`` with its Wilson score interval.
 
     >>> e = wilson(8, 10)
@@ -69,7 +69,7 @@ def clustered(
     field: str,
     cluster: str,
     *,
-    confidence: float = 0.95,
+    confidence: float = CONFIDENCE,
 ) -> Estimate:
     """The share of ``items`` whose ``field`` is true, computed per ``cluster`` (a
     formula) first and averaged over the clusters, with the Wilson interval over the
@@ -159,7 +159,7 @@ def pair_summaries(
     rows: Iterable[Row],
     models: Sequence[str] = (),
     *,
-    confidence: float = 0.95,
+    confidence: float = CONFIDENCE,
 ) -> list[PairSummary]:
     """Per model (in ``models`` order, then by appearance): all pairs, per family, per template."""
     pairs, _ = pair_rows(rows)

@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import parse_qs
@@ -163,7 +163,6 @@ class Table:
 
     headers: list[str]
     rows: list[list[tuple[str, str]]]
-    header_rows: list[list[str]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

@@ -59,6 +59,7 @@ from twosat_formal.errors import ConfigError
 from twosat_formal.evaluate import STORY_TEMPLATE_PREFIX
 from twosat_formal.report.diagnostics import DiagnosticRow
 from twosat_formal.report.metrics import (
+    CI_METHOD,
     Estimate,
     FlipRate,
     Row,
@@ -1171,7 +1172,7 @@ def compute_content(
     *,
     title: str = "twosat-formal report",
     manifest: dict[str, Any] | None = None,
-    method: str = "wilson",
+    method: str = CI_METHOD,
     seed: int = 0,
     model_order: Sequence[str] = (),
     stories: Mapping[str, Mapping[str, Any]] | None = None,

@@ -32,7 +32,6 @@ True
 
 from __future__ import annotations
 
-import hashlib
 import random
 import re
 from collections.abc import Callable, Iterable, Sequence
@@ -41,6 +40,7 @@ from functools import cache, lru_cache, partial
 
 from twosat_formal.errors import ConfigError
 from twosat_formal.resources import data_text
+from twosat_formal.seeds import seeded_rng
 
 __all__ = [
     "NAMINGS",
@@ -328,8 +328,7 @@ def mapping_rng(seed: int, copy: int = 0) -> random.Random:
     >>> mapping_rng(1).random() == mapping_rng(1).random() != mapping_rng(1, copy=1).random()
     True
     """
-    digest = hashlib.sha256(f"twosat-formal/entities/{int(seed)}/{int(copy)}".encode()).digest()
-    return random.Random(int.from_bytes(digest[:8], "big"))
+    return seeded_rng("twosat-formal/entities", int(seed), int(copy), sep="/", bits=64)
 
 
 def _naming(naming: str | Naming) -> Naming:

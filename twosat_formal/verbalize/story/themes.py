@@ -31,8 +31,6 @@ Examples
 
 from __future__ import annotations
 
-import hashlib
-import random
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -41,6 +39,7 @@ from importlib import resources
 from twosat_formal.errors import ConfigError
 from twosat_formal.jsonread import loads
 from twosat_formal.registry import Registry
+from twosat_formal.seeds import seeded_rng
 from twosat_formal.verbalize.entities import check_mapping
 
 __all__ = ["THEMES", "StoryEntity", "Theme"]
@@ -164,8 +163,7 @@ class Theme:
             raise ConfigError(
                 f"num_vars must be >= 0, got {num_vars}", parameter="num_vars", valid=">= 0"
             )
-        digest = hashlib.sha256(f"twosat-formal/story/{self.name}/{int(seed)}".encode()).digest()
-        rng = random.Random(int.from_bytes(digest[:8], "big"))
+        rng = seeded_rng("twosat-formal/story", self.name, int(seed), sep="/", bits=64)
         pool = [self.entity(i) for i in range(max(num_vars, len(self.vocabulary)))]
         return tuple(rng.sample(pool, num_vars))
 
