@@ -178,8 +178,8 @@ def parse_strategies(specs: Iterable[str] | None) -> tuple[Strategy, ...]:
 def strip_strategy(text: str) -> str:
     """``text`` with a strategy's inserted instruction taken out (the prompt it came from).
 
-    >>> text = "rules\n\n" + ANSWER_INSTRUCTIONS
-    >>> strip_strategy("rules\n\n" + COT_INSTRUCTION + "\n\n" + ANSWER_INSTRUCTIONS) == text
+    >>> text = "rules" + 2 * chr(10) + ANSWER_INSTRUCTIONS
+    >>> strip_strategy(text.replace("rules", "rules" + 2 * chr(10) + COT_INSTRUCTION)) == text
     True
     """
     for inserted in _TEXTS.values():
