@@ -19,6 +19,7 @@ from test_evaluate import make_items, oracle_answer, write_inputs
 
 from twosat_formal.errors import ConfigError
 from twosat_formal.evaluate import EvalItem, evaluate
+from twosat_formal.evaluate.votes import vote_rows
 from twosat_formal.formula import Formula
 from twosat_formal.store import RunStore, public_endpoint, request_key
 from twosat_formal.strategies import (
@@ -222,14 +223,62 @@ def test_a_bad_strategy_on_the_command_line_is_one_line_and_exit_2(
 def test_reference_reasoners_under_every_strategy(tmp_path: Path) -> None:
     items = make_items(6, seed=9)
     with RunStore(tmp_path / "runs.sqlite") as store:
-        summary = evaluate(["ref/oracle"], items, store, strategies=[s.key for s in ALL], samples=2)
-        rows = list(store.results(["strategy", "sample", "decision_correct"]))
-    assert summary.done == len(items) * 2 * (1 + 1 + 1 + 3)
-    assert all(r["decision_correct"] for r in rows)
-    samples = Counter((r["strategy"], r["sample"]) for r in rows)
-    assert {s for (name, s) in samples if name == "sample-k:3"} == set(range(6))
+        summary = evaluate(
+            ["ref/oracle", "ref/coin", "ref/bounded"],
+            items,
+            store,
+            strategies=[s.key for s in ALL],
+            samples=2,
+        )
+        columns = ["model", "strategy", "sample", "decision_correct", "formalization"]
+        rows = list(store.results(columns))
+    assert summary.done == 3 * len(items) * 2 * (1 + 1 + 1 + 3)
+    assert all(r["decision_correct"] for r in rows if r["model"] == "ref/oracle")
+    # under symbolic-cot every reasoner writes the rules it read, exactly
+    for r in rows:
+        exact = r["formalization"] is not None and r["formalization"]["exact"]
+        assert exact is (r["strategy"] == "symbolic-cot")
+    samples = Counter((r["model"], r["strategy"], r["sample"]) for r in rows)
+    for model in ("ref/oracle", "ref/coin", "ref/bounded"):
+        assert {s for (m, name, s) in samples if (m, name) == (model, "sample-k:3")} == set(
+            range(6)
+        )
 
 
 def test_a_strategy_needs_the_answer_instructions_to_insert_before() -> None:
     with pytest.raises(ConfigError, match="answer instructions"):
         Strategy("cot").apply("no instructions here")
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    k=st.integers(2, 5),
+    decisions=st.lists(st.sampled_from(["SAT", "UNSAT", None]), min_size=1, max_size=20),
+)
+def test_sample_k_votes_against_a_plain_count(k: int, decisions: list[str | None]) -> None:
+    strategy = f"sample-k:{k}"
+    rows = [
+        {"model": "m", "prompt_id": "p", "strategy": strategy, "sample": i, "decision": d,
+         "decision_correct": d == "SAT", "failure": "correct", "witness": f"w{i}"}
+        for i, d in enumerate(decisions)
+    ]  # fmt: skip
+    rows.append({"model": "m", "prompt_id": "p", "strategy": "cot", "sample": 0, "decision": "X"})
+    voted = vote_rows(rows)
+    assert voted[-1] == rows[-1]  # another strategy passes through
+    groups = [decisions[start : start + k] for start in range(0, len(decisions), k)]
+    assert len(voted) == len(groups) + 1
+    for g, (row, group) in enumerate(zip(voted, groups, strict=False)):
+        yes, no = group.count("SAT"), group.count("UNSAT")
+        assert (row["sample"], row["vote_k"], row["vote_n"]) == (g, k, len(group))
+        assert row["votes"] == {d: n for d, n in (("SAT", yes), ("UNSAT", no)) if n}
+        if yes and yes == no:
+            assert row["vote_tie"] and row["decision"] is None and not row["decision_correct"]
+            continue
+        assert row["vote_tie"] is False
+        if yes == no == 0:
+            assert row["decision"] is None and row["witness"] == f"w{g * k}"
+            continue
+        winner = "SAT" if yes > no else "UNSAT"
+        first = g * k + group.index(winner)
+        assert row["decision"] == winner and row["witness"] == f"w{first}"
+        assert row["decision_correct"] is (winner == "SAT")

@@ -31,7 +31,7 @@ Examples
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -53,6 +53,7 @@ __all__ = [
     "parse_strategies",
     "parse_strategy",
     "strip_strategy",
+    "write_formalization",
 ]
 
 #: The strategy of today's prompt; its results keep the store keys they always had.
@@ -224,6 +225,22 @@ def identifier(entity: str) -> str:
     ('door_2', 'Alice')
     """
     return re.sub(r"\s+", "_", entity.strip())
+
+
+def write_formalization(clauses: Iterable[Iterable[int]], entities: Sequence[str]) -> str:
+    """The ``FORMULAS:`` block :data:`SYMBOLIC_INSTRUCTION` asks for (``entities[v - 1]``
+    names variable ``v``).
+
+    >>> print(write_formalization([[1, -2]], ["door 1", "door 2"]))
+    FORMULAS:
+    door_1 | ~door_2
+    END FORMULAS
+    """
+    lines = [
+        " | ".join(("" if lit > 0 else "~") + identifier(entities[abs(lit) - 1]) for lit in clause)
+        for clause in clauses
+    ]
+    return "\n".join(["FORMULAS:", *lines, "END FORMULAS"])
 
 
 def _canonical(clauses: Iterable[Iterable[int]]) -> set[frozenset[int]]:
