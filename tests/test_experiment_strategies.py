@@ -87,3 +87,19 @@ def test_the_report_compares_strategies_per_model_on_the_edit_metrics(run_dir: P
     md = (run_dir / "report.md").read_text()
     for arm in expected:
         assert f"| {arm} |" in md
+    # the strategy section: answers (votes), accuracy and ties per model and strategy
+    assert "## Reasoning strategies and reasoning quality" in md
+    reported = {(s["model"], s["strategy"]): s for s in data["strategies"]}
+    assert set(reported) == {(m, s) for m in MODELS for s in STRATEGIES}
+    for model in MODELS:
+        for strategy in STRATEGIES:
+            mine = [r for r in arms if r["model"] == f"{model} [{strategy}]"]
+            got = reported[(model, strategy)]
+            assert got["rows"] == len(mine) == len(dataset)
+            right = sum(bool(r["decision_correct"]) for r in mine)
+            assert got["accuracy"] == pytest.approx(right / len(mine))
+            if strategy == "cot":
+                assert got["ties"] is None
+            else:
+                ties = sum(1 for r in mine if r["decision"] is None and not r["decision_correct"])
+                assert got["ties"] == ties

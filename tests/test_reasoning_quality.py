@@ -70,6 +70,16 @@ def test_premise_fidelity_and_inference_validity_equal_a_brute_force_count(
     assert code["inference_validity"] == pytest.approx(follows / len(cited))
 
 
+def test_a_rule_written_as_a_formula_is_a_cited_rule() -> None:
+    formula = Formula.from_named([["a", "~b"], ["b", "c"]])
+    text = "A ∨ ¬B.\nA ∨ B.\nA = 1, B = 0.\nThe answer is: Yes"
+    trace = check_trace(text, "logic", {"A": "a", "B": "b", "C": "c"}, formula)
+    code = code_quality(trace, text, {"decision": "SAT", "failure": "correct"})
+    # two rules cited (one is the instance's), three claims (one entailed: the rule)
+    assert code["premise_fidelity"] == 0.5
+    assert code["inference_validity"] == pytest.approx(1 / 3)
+
+
 @pytest.mark.parametrize(
     ("row", "complete"),
     [

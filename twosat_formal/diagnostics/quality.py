@@ -5,10 +5,11 @@ LogicEdit codes an answer's reasoning with an evaluator LLM on four dimensions a
 the result an estimate. The formula is known here, so each dimension is computed:
 
 ``premise_fidelity``
-    The share of the cited rules that are rules of the instance: of the claims read in
-    the template's own rule sentence (form ``clause``, the sentences the prompt states
-    its rules in), those that restate a clause of the formula (kind ``clause``).
-    ``None`` when the reasoning cites no rule.
+    The share of the cited rules that are rules of the instance: of the claims that
+    state one rule, in the template's own rule sentence (form ``clause``, the sentences
+    the prompt states its rules in) or as a formula of one clause (form ``formula``:
+    ``A ∨ ¬B``, the lines of a ``symbolic-cot`` formalization), those that restate a
+    clause of the formula (kind ``clause``). ``None`` when the reasoning cites no rule.
 ``inference_validity``
     The share of the reasoning's claims (every form) that the rules entail (kind
     ``clause`` or ``entailed``; the solver decides, see
@@ -135,7 +136,7 @@ def code_quality(trace: Trace, text: str, row: Mapping[str, Any]) -> dict[str, A
 
     Returns the four :data:`DIMENSIONS` and ``concluded`` (:func:`concluded`).
     """
-    cited = [c for c in trace.claims if c.form == "clause"]
+    cited = [c for c in trace.claims if c.form == "clause" or (c.form == "formula" and c.literals)]
     valid = [c for c in trace.claims if c.kind in ("clause", "entailed")]
     decision = row.get("decision")
     conclusion = concluded(text)
