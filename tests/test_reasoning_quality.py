@@ -227,3 +227,52 @@ def test_trace_with_a_judge_model_end_to_end(
         "kappa": None,
     }
     assert got == agreement(rows)
+
+
+def test_the_judge_is_retried_and_a_failed_judgement_is_left_out(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    items = make_items(4, seed=2)
+    prompts, dataset = write_inputs(tmp_path, items)
+    store = tmp_path / "runs.sqlite"
+    code, _, err = cli(
+        capsys, "eval", str(prompts), "--dataset", str(dataset), "-m", "ref/oracle",
+        "--store", str(store), "--no-progress",
+    )  # fmt: skip
+    assert code == 0, err
+    broken = items[0].prompt.text  # the judge always fails on this prompt's answer
+
+    def plan(prompt: str, attempt: int) -> str:
+        if broken in prompt:
+            return "500"
+        return "429" if attempt == 0 else "ok"  # every other one once refused, then judged
+
+    reply = "Premise Fidelity: No\nInference Validity: No\nAnswer Completion: No\n"
+    out = tmp_path / "traces.jsonl"
+    with FaultServer(plan=plan, answer=lambda _: reply) as judge_server:
+        code, _, err = cli(
+            capsys, "trace", str(store), "--out", str(out), "--no-progress",
+            "--judge-model", "openai/judge", "--base-url", judge_server.url,
+            "--max-attempts", "2",
+        )  # fmt: skip
+        faults = judge_server.faults()
+    assert code == 0, err
+    assert faults == {"500": 2, "429": len(items) - 1, "ok": len(items) - 1}
+    rows = {row["prompt_id"]: row for row in map(json.loads, out.read_text().splitlines())}
+    assert "error" in rows[items[0].prompt.id]["judge"]
+    summary = json.loads(err.strip().splitlines()[-1])["agreement"]
+    assert summary["answer_completion"]["compared"] == len(items) - 1
+    assert summary["answer_completion"]["agree"] == 0  # the oracle's answers are complete
+    assert summary["answer_alignment"]["compared"] == 0  # the judge gave no alignment
+
+
+def test_an_unknown_judge_model_is_one_line_and_exit_2(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    items = make_items(2)
+    prompts, dataset = write_inputs(tmp_path, items)
+    store = tmp_path / "runs.sqlite"
+    cli(capsys, "eval", str(prompts), "--dataset", str(dataset), "-m", "ref/oracle",
+        "--store", str(store), "--no-progress")  # fmt: skip
+    code, _, err = cli(capsys, "trace", str(store), "--judge-model", "nosuch/x", "--no-progress")
+    assert code == 2 and "Traceback" not in err and "nosuch" in err

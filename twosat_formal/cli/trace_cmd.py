@@ -54,6 +54,12 @@ def trace(
     max_tokens: Annotated[
         int, typer.Option("--max-tokens", min=1, help="Token budget of each judge reply.")
     ] = 256,
+    max_attempts: Annotated[
+        int,
+        typer.Option(
+            "--max-attempts", min=1, help="Attempts per judge request on 429, 5xx, time-outs."
+        ),
+    ] = 6,
 ) -> None:
     """Check each claim of every stored answer's reasoning against the formula.
 
@@ -71,6 +77,7 @@ def trace(
         from twosat_formal.diagnostics.judge import judge_store
         from twosat_formal.model import SamplingParams
         from twosat_formal.models import load_model
+        from twosat_formal.models.retry import RetryPolicy
 
         model = load_model(judge_model, base_url=base_url, api_key_env=api_key_env)
         with progress_callback("tracing", enabled=progress) as advance:
@@ -81,6 +88,7 @@ def trace(
                 params=SamplingParams(max_tokens=max_tokens),
                 concurrency=concurrency,
                 progress=advance,
+                retry=RetryPolicy(max_attempts=max_attempts),
             )
     if out is None:
         sys.stdout.flush()

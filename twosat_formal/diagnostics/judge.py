@@ -26,6 +26,7 @@ Examples
 from __future__ import annotations
 
 import asyncio
+import random
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -33,6 +34,7 @@ from typing import IO, Any
 
 from twosat_formal.diagnostics.quality import DIMENSIONS
 from twosat_formal.model import Model, SamplingParams
+from twosat_formal.models.retry import RetryingModel, RetryPolicy
 
 __all__ = [
     "JUDGE_PROMPT",
@@ -159,25 +161,28 @@ async def judge_rows(
     *,
     params: SamplingParams | None = None,
     concurrency: int = 8,
+    retry: RetryPolicy | None = None,
 ) -> None:
     """Ask ``model`` to code every row (``prompt_text`` and ``response`` entries), in place.
 
-    Each row gets ``judge``: the four answers and the reply (``reply``), or ``error``
-    when the request failed (that row is then not compared).
+    Transient failures (HTTP 429, 5xx, time-outs) are retried as ``eval`` retries them
+    (:class:`~twosat_formal.models.retry.RetryingModel` with ``retry``). Each row gets
+    ``judge``: the four answers and the reply (``reply``), or ``error`` when the request
+    failed for good (that row is then not compared).
     """
     params = params or SamplingParams(max_tokens=256)
+    asking = RetryingModel(model, retry, rng=random.Random(0))
     gate = asyncio.Semaphore(concurrency)
 
     async def one(row: dict[str, Any]) -> None:
         async with gate:
-            try:
-                response = await model.generate(
-                    judge_prompt(str(row["prompt_text"]), str(row["response"])), params, 0
-                )
-            except Exception as exc:
-                row["judge"] = {"error": str(exc) or type(exc).__name__}
-                return
-        row["judge"] = {**read_judgement(response.text), "reply": response.text}
+            text = judge_prompt(str(row["prompt_text"]), str(row["response"]))
+            outcome = await asking.attempt(text, params, 0)
+        if outcome.response is None:
+            row["judge"] = {"error": str(outcome.error or "request failed")}
+            return
+        reply = outcome.response.text
+        row["judge"] = {**read_judgement(reply), "reply": reply}
 
     async with asyncio.TaskGroup() as group:
         for row in rows:
@@ -192,6 +197,7 @@ def judge_store(
     params: SamplingParams | None = None,
     concurrency: int = 8,
     progress: Callable[[int, int], None] | None = None,
+    retry: RetryPolicy | None = None,
 ) -> tuple[int, dict[str, dict[str, Any]]]:
     """The trace rows of a run store (:func:`~twosat_formal.diagnostics.trace.trace_rows`)
     with the judge's coding beside the exact one, written as JSON Lines to ``out``.
@@ -208,7 +214,7 @@ def judge_store(
         enter = getattr(model, "__aenter__", None)  # a managed model starts here
         ready = await enter() if enter is not None else model
         try:
-            await judge_rows(rows, ready, params=params, concurrency=concurrency)
+            await judge_rows(rows, ready, params=params, concurrency=concurrency, retry=retry)
         finally:
             await model.aclose()
 
