@@ -18,9 +18,10 @@ from hypothesis import strategies as st
 from test_evaluate import make_items, oracle_answer, write_inputs
 
 from twosat_formal.errors import ConfigError
-from twosat_formal.evaluate import EvalItem, evaluate
+from twosat_formal.evaluate import EvalItem, EvalPrompt, evaluate
 from twosat_formal.evaluate.votes import vote_rows
 from twosat_formal.formula import Formula
+from twosat_formal.prompts import ANSWER_INSTRUCTIONS
 from twosat_formal.store import RunStore, public_endpoint, request_key
 from twosat_formal.strategies import (
     COT_INSTRUCTION,
@@ -282,3 +283,20 @@ def test_sample_k_votes_against_a_plain_count(k: int, decisions: list[str | None
         first = g * k + group.index(winner)
         assert row["decision"] == winner and row["witness"] == f"w{first}"
         assert row["decision_correct"] is (winner == "SAT")
+
+
+def test_a_prompt_whose_rules_a_strategy_would_split_is_refused_before_asking(
+    tmp_path: Path,
+) -> None:
+    item = make_items(1, seed=4)[0]
+    lines = item.prompt.text.split("\n")
+    # the answer instructions moved in among the rules: the strategy text would land there
+    tampered = "\n".join([lines[0], lines[1], ANSWER_INSTRUCTIONS, *lines[2:]])
+    p = item.prompt
+    true, false = getattr(p, "true_value", "true"), getattr(p, "false_value", "false")
+    prompt = EvalPrompt(p.id, p.instance_id, p.template, tampered, dict(p.entities), true, false)
+    bad = EvalItem(prompt, item.formula, item.label)
+    with RunStore(tmp_path / "runs.sqlite") as store:
+        with pytest.raises(ConfigError, match=f"prompt {prompt.id}: strategy cot"):
+            evaluate(["ref/oracle"], [bad], store, strategies=["cot"])
+        assert store.count() == 0

@@ -192,13 +192,18 @@ def strip_strategy(text: str) -> str:
 
 
 def certify_strategy(
-    strategy: Strategy, prompt: str, formula: Formula, template: str, entities: Iterable[str]
+    strategy: Strategy,
+    prompt: str,
+    formula: Formula | None,
+    template: str,
+    entities: Iterable[str],
 ) -> None:
     """Check that ``strategy`` leaves the prompt's formula as it is.
 
     The strategy's prompt must give back ``prompt`` byte for byte once the instruction
     is taken out, and back-parse (:func:`~twosat_formal.verbalize.backparse.backparse`)
-    to the clauses of ``formula`` over the same entities.
+    to the clauses of ``formula`` over the same entities (``None``: the formula
+    ``prompt`` itself back-parses to).
 
     Raises
     ------
@@ -207,10 +212,16 @@ def certify_strategy(
     """
     from twosat_formal.verbalize.backparse import backparse
 
+    names = list(entities)
     shown = strategy.apply(prompt)
     if strip_strategy(shown) != prompt:
         raise ParseError(f"strategy {strategy.key}: the prompt does not come back unchanged")
-    read = backparse(shown, template, entities=list(entities))
+    try:
+        if formula is None:
+            formula = backparse(prompt, template, entities=names).formula
+        read = backparse(shown, template, entities=names)
+    except ParseError as exc:
+        raise ParseError(f"strategy {strategy.key}: the prompt does not read back: {exc}") from None
     if sorted(read.formula.clauses) != sorted(formula.clauses):
         raise ParseError(f"strategy {strategy.key}: the prompt's rules read back differently")
 

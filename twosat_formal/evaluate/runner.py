@@ -22,7 +22,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from twosat_formal.errors import ConfigError
+from twosat_formal.errors import ConfigError, ParseError
 from twosat_formal.evaluate.items import EvalItem, StoryPrompt
 from twosat_formal.evaluate.limits import ModelLimiter, ModelLimits, split_limits
 from twosat_formal.evaluate.summary import EvalSummary, story_counts
@@ -42,6 +42,7 @@ from twosat_formal.store import ResultRow, RunStore, prompt_hash, request_key
 from twosat_formal.strategies import (
     DIRECT,
     Strategy,
+    certify_strategy,
     check_formalization,
     formalization,
     parse_strategies,
@@ -392,16 +393,25 @@ def _check_items(items: Sequence[EvalItem]) -> None:
 
 
 def _check_strategies(items: Sequence[EvalItem], strategies: Sequence[Strategy]) -> None:
-    """Refuse, before anything is sent, a strategy whose text a prompt has no place for."""
+    """Refuse, before anything is sent, a strategy whose text a prompt has no place for,
+    or (a template prompt) whose prompt does not read back to the prompt's own rules
+    (:func:`~twosat_formal.strategies.certify_strategy`)."""
+    from twosat_formal.verbalize import TEMPLATES
+
     for strategy in strategies:
         if strategy.text is None:
             continue
         for item in items:
+            prompt = item.prompt
             try:
-                strategy.apply(item.prompt.text)
-            except ConfigError as exc:
+                strategy.apply(prompt.text)
+                if prompt.template in TEMPLATES:
+                    certify_strategy(strategy, prompt.text, None, prompt.template, prompt.entities)
+            except (ConfigError, ParseError) as exc:
                 raise ConfigError(
-                    f"prompt {item.prompt.id}: {exc}", parameter="strategy", valid=exc.valid
+                    f"prompt {prompt.id}: {exc}",
+                    parameter="strategy",
+                    valid=getattr(exc, "valid", None) or "a strategy that keeps the rules",
                 ) from None
 
 
