@@ -91,10 +91,11 @@ def _vote(samples: list[Row], k: int, group: int) -> dict[str, Any]:
 def vote_rows(rows: Iterable[Row]) -> list[dict[str, Any]]:
     """``rows`` with the samples of each ``sample-k`` vote replaced by the voted row.
 
-    The voted rows come where the vote's first sample was; other rows keep their order.
+    A voted row takes the place of the first of its samples met in ``rows``; other
+    rows keep their order.
     """
     out: list[dict[str, Any] | tuple[Hashable, ...]] = []
-    groups: dict[tuple[Hashable, ...], list[Row]] = {}
+    groups: dict[tuple[Hashable, ...], tuple[int, int, list[Row]]] = {}
     for row in rows:
         k = sample_k(row.get("strategy"))
         if k is None:
@@ -102,11 +103,11 @@ def vote_rows(rows: Iterable[Row]) -> list[dict[str, Any]]:
             continue
         key = _group(row, k)
         if key not in groups:
-            groups[key] = []
+            groups[key] = (k, int(row.get("sample") or 0) // k, [])
             out.append(key)
-        groups[key].append(row)
+        groups[key][2].append(row)
     return [
-        _vote(groups[entry], sample_k(entry[1]) or 1, int(str(entry[-1])))
+        _vote(groups[entry][2], groups[entry][0], groups[entry][1])
         if isinstance(entry, tuple)
         else entry
         for entry in out
