@@ -16,7 +16,9 @@ from test_experiment_edits import by_hand, check_report_json, read
 from twosat_formal.cli import main
 
 MODELS = ["ref/oracle", "ref/coin"]
-STRATEGIES = ["cot", "sample-k:3"]
+#: As given on the command line, and as recorded (``sample-k`` is ``sample-k:5``).
+GIVEN = ["cot", "sample-k"]
+STRATEGIES = ["cot", "sample-k:5"]
 
 pytestmark = pytest.mark.slow
 
@@ -26,7 +28,7 @@ def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("edits") / "run"
     argv = ["run-experiment", "edits", "--formulas", "1", "--template", "logic"]
     argv += [a for m in MODELS for a in ("--model", m)]
-    argv += [a for s in STRATEGIES for a in ("--strategy", s)]
+    argv += [a for s in GIVEN for a in ("--strategy", s)]
     with pytest.raises(SystemExit) as exit_info:
         main([*argv, "--out", str(folder), "--no-progress"])
     assert exit_info.value.code in (0, None)
@@ -59,11 +61,11 @@ def test_strategies_are_recorded_and_counted(run_dir: Path) -> None:
     manifest = json.loads((run_dir / "manifest.json").read_text())
     assert manifest["strategies"] == STRATEGIES
     prompts = manifest["counts"]["prompts"]
-    assert manifest["counts"]["requests"] == prompts * len(MODELS) * (1 + 3)
+    assert manifest["counts"]["requests"] == prompts * len(MODELS) * (1 + 5)
     assert manifest["evaluation"]["done"] == manifest["counts"]["requests"]
     rows = read(run_dir, "results.jsonl")
     assert Counter((r["model"], r["strategy"]) for r in rows) == {
-        (m, s): prompts * n for m in MODELS for s, n in (("cot", 1), ("sample-k:3", 3))
+        (m, s): prompts * n for m in MODELS for s, n in (("cot", 1), ("sample-k:5", 5))
     }
 
 
@@ -77,8 +79,8 @@ def test_the_report_compares_strategies_per_model_on_the_edit_metrics(run_dir: P
     for model in MODELS:
         mine = [r for r in rows if r["model"] == model]
         arms += [{**r, "model": f"{model} [cot]"} for r in mine if r["strategy"] == "cot"]
-        voted = voted_by_hand([r for r in mine if r["strategy"] == "sample-k:3"], 3)
-        arms += [{**r, "model": f"{model} [sample-k:3]"} for r in voted]
+        voted = voted_by_hand([r for r in mine if r["strategy"] == "sample-k:5"], 5)
+        arms += [{**r, "model": f"{model} [sample-k:5]"} for r in voted]
     labels = {i: r["label"] for i, r in dataset.items()}
     expected = by_hand(arms, labels)
     assert set(expected) == {f"{m} [{s}]" for m in MODELS for s in STRATEGIES}

@@ -160,11 +160,17 @@ def test_eval_strategies_end_to_end_with_a_scripted_server(
     items = make_items(6, seed=3)
     prompts, dataset = write_inputs(tmp_path, items)
     by_text = {item.prompt.text: item for item in items}
-    faithful = {item.prompt.id for item in items[::2]}
+    faithful = {item.prompt.id for item in items[::3]}
+    unknown = {item.prompt.id for item in items[1::3]}  # names an item the prompt lacks
+    unreadable = {item.prompt.id for item in items[2::6]}  # no block at all
 
     def answer(prompt: str) -> str:
         item = by_text[strip_strategy(prompt)]
         if SYMBOLIC_INSTRUCTION in prompt:
+            if item.prompt.id in unknown:
+                return "FORMULAS:\nzz_nobody | ~zz_nobody\nEND FORMULAS\n" + oracle_answer(item)
+            if item.prompt.id in unreadable:
+                return "I will not write formulas.\n" + oracle_answer(item)
             return symbolic_answer(item, faithful=item.prompt.id in faithful)
         if COT_INSTRUCTION in prompt:
             return "Step 1: I read the rules.\nThe answer is: Maybe"  # breaks the format
@@ -199,10 +205,16 @@ def test_eval_strategies_end_to_end_with_a_scripted_server(
         if row["strategy"] == "cot":
             assert row["failure"] == "no-answer"
         elif row["strategy"] == "symbolic-cot":
-            form = row["formalization"]
-            assert form["found"] and form["error"] is None
-            assert form["exact"] is (row["prompt_id"] in faithful)
-            assert form["missing"] == (0 if row["prompt_id"] in faithful else 1)
+            form, pid = row["formalization"], row["prompt_id"]
+            assert row["decision_correct"]  # the answer is scored as under any strategy
+            if pid in unknown:
+                assert form == {"found": True, "error": "unknown item zz_nobody", "exact": False}
+            elif pid in unreadable:
+                assert form == {"found": False, "exact": False}
+            else:
+                assert form["found"] and form["error"] is None
+                assert form["exact"] is (pid in faithful)
+                assert form["missing"] == (0 if pid in faithful else 1)
         else:
             assert row["decision_correct"] and row["formalization"] is None
 
