@@ -28,9 +28,12 @@ from twosat_formal.strategies import (
     SYMBOLIC_INSTRUCTION,
     Strategy,
     certify_strategy,
+    check_formalization,
+    formalization,
     identifier,
     parse_strategy,
     strip_strategy,
+    write_formalization,
 )
 from twosat_formal.verbalize import TEMPLATES, verbalize
 
@@ -312,3 +315,22 @@ def test_a_prompt_whose_rules_a_strategy_would_split_is_refused_before_asking(
         with pytest.raises(ConfigError, match=f"prompt {prompt.id}: strategy cot"):
             evaluate(["ref/oracle"], [bad], store, strategies=["cot"])
         assert store.count() == 0
+
+
+@settings(max_examples=60, deadline=None)
+@given(formula=small_2cnf(), template=st.sampled_from(sorted(TEMPLATES.names())))
+def test_a_faithful_formalization_reads_back_exact_in_every_template(
+    formula: Formula, template: str
+) -> None:
+    prompt = verbalize(formula, template).record("i")
+    variables = {entity: formula.var(str(v)) for entity, v in prompt.entities.items()}
+    ordered = sorted(variables, key=variables.__getitem__)
+    block = write_formalization(formula.clauses, ordered)
+    found = check_formalization(formalization(block, variables), formula)
+    assert found["error"] is None and found["exact"], found
+    if formula.clauses:  # one rule left out is not exact
+        fewer = [c for c in formula.clauses if set(c) != set(formula.clauses[0])]
+        short = check_formalization(
+            formalization(write_formalization(fewer, ordered), variables), formula
+        )
+        assert not short["exact"] and short["missing"] == 1
