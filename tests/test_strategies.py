@@ -23,6 +23,7 @@ from twosat_formal.evaluate.votes import vote_rows
 from twosat_formal.formula import Formula
 from twosat_formal.prompts import ANSWER_INSTRUCTIONS
 from twosat_formal.store import RunStore, public_endpoint, request_key
+from twosat_formal.store_merge import merge_stores
 from twosat_formal.strategies import (
     COT_INSTRUCTION,
     SYMBOLIC_INSTRUCTION,
@@ -334,3 +335,20 @@ def test_a_faithful_formalization_reads_back_exact_in_every_template(
             formalization(write_formalization(fewer, ordered), variables), formula
         )
         assert not short["exact"] and short["missing"] == 1
+
+
+def test_stores_of_two_strategies_merge_into_what_one_run_stores(tmp_path: Path) -> None:
+    items = make_items(3, seed=6)
+    with RunStore(tmp_path / "a.sqlite") as store:
+        evaluate(["ref/oracle"], items, store, strategies=["symbolic-cot"])
+    with RunStore(tmp_path / "b.sqlite") as store:
+        evaluate(["ref/oracle"], items, store, strategies=["sample-k:2"])
+    merge_stores([tmp_path / "a.sqlite", tmp_path / "b.sqlite"], tmp_path / "c.sqlite")
+    with RunStore(tmp_path / "both.sqlite") as store:
+        evaluate(["ref/oracle"], items, store, strategies=["symbolic-cot", "sample-k:2"])
+    columns = ["key", "strategy", "sample", "formalization", "decision"]
+    with RunStore(tmp_path / "c.sqlite", readonly=True) as merged:
+        got = sorted(map(json.dumps, merged.results(columns)))
+    with RunStore(tmp_path / "both.sqlite", readonly=True) as one:
+        assert got == sorted(map(json.dumps, one.results(columns)))
+    assert len(got) == 3 * (1 + 2)
