@@ -162,6 +162,18 @@ BUILTIN_COLUMNS: tuple[ExportColumn, ...] = (
         _field("reasoning"),
         "the reasoning the server sent beside the answer (`reasoning_content`), never scored",
     ),
+    ExportColumn(
+        "strategy",
+        "string",
+        _Reader(frozenset({"strategy"}), lambda row: row.get("strategy") or "direct"),
+        "reasoning strategy (`direct`, `cot`, `symbolic-cot`, `sample-k:K`)",
+    ),
+    ExportColumn(
+        "formalization",
+        "string",
+        _field("formalization"),
+        "what a `symbolic-cot` answer formalized, checked against the instance (JSON)",
+    ),
 )
 
 #: Every export column by name, in export order.

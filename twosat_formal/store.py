@@ -1,7 +1,9 @@
 """The run store: one SQLite file (stdlib :mod:`sqlite3`, WAL mode) per study.
 
 A request is keyed by :func:`request_key`: the SHA-256 of the model spec, the
-endpoint, the prompt's hash, the sampling parameters and the sample index. The
+endpoint, the prompt's hash, the sampling parameters and the sample index, and the
+reasoning strategy when it is not ``direct`` (so the keys of ``direct`` results, and
+of stores written before strategies, are what they always were). The
 ``results`` table holds at most one row per key (``INSERT ... ON CONFLICT DO
 NOTHING``); :meth:`RunStore.put` commits each result, :meth:`RunStore.put_many` leaves
 a group of them for one :meth:`RunStore.commit` (the evaluation runner commits every
@@ -86,6 +88,8 @@ ADDED_RESULT_COLUMNS: tuple[tuple[str, str], ...] = (
     ("cycle_valid", "INTEGER"),
     ("cycle_reason", "TEXT"),
     ("reasoning", "TEXT"),
+    ("strategy", "TEXT"),
+    ("formalization", "TEXT"),
 )
 
 #: The entries of a joined export row that come from the prompt and its instance
@@ -156,7 +160,9 @@ CREATE TABLE IF NOT EXISTS results (
     created_at TEXT NOT NULL,
     cycle_valid INTEGER,
     cycle_reason TEXT,
-    reasoning TEXT
+    reasoning TEXT,
+    strategy TEXT,
+    formalization TEXT
 );
 CREATE INDEX IF NOT EXISTS results_by_model ON results (model, prompt_hash);
 CREATE TABLE IF NOT EXISTS runs (
@@ -216,17 +222,33 @@ def prompt_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def request_key(model: str, endpoint: str, prompt_sha: str, params: str, sample: int) -> str:
-    """The store key of one request (SHA-256 hex of its five parts, as JSON).
+def request_key(
+    model: str,
+    endpoint: str,
+    prompt_sha: str,
+    params: str,
+    sample: int,
+    strategy: str | None = None,
+) -> str:
+    """The store key of one request (SHA-256 hex of its parts, as JSON).
 
     ``params`` is :meth:`~twosat_formal.model.SamplingParams.key`. The endpoint
-    goes through :func:`public_endpoint` first.
+    goes through :func:`public_endpoint` first. ``strategy`` (the key of a
+    :class:`~twosat_formal.strategies.Strategy`, ``prompt_sha`` staying the hash of the
+    prompt without the strategy's text) is a sixth part unless it is ``direct`` or
+    ``None``: a ``direct`` request keeps the five-part key it always had.
 
     >>> a = request_key("ref/oracle", "local", "ab", "{}", 0)
     >>> a == request_key("ref/oracle", "local", "ab", "{}", 1), len(a)
     (False, 64)
+    >>> a == request_key("ref/oracle", "local", "ab", "{}", 0, "direct")
+    True
+    >>> a == request_key("ref/oracle", "local", "ab", "{}", 0, "cot")
+    False
     """
-    parts = [model, _public_endpoint(endpoint), prompt_sha, params, int(sample)]
+    parts: list[str | int] = [model, _public_endpoint(endpoint), prompt_sha, params, int(sample)]
+    if strategy is not None and strategy != "direct":
+        parts.append(strategy)
     return hashlib.sha256(_key_json(parts).encode("utf-8")).hexdigest()
 
 
@@ -278,11 +300,18 @@ class ResultRow:
     attempts: int = 1
     run_id: int | None = None
     created_at: str = field(default_factory=lambda: datetime.now(UTC).isoformat())
+    #: The reasoning strategy's key (:class:`~twosat_formal.strategies.Strategy`).
+    strategy: str = "direct"
+    #: What a ``symbolic-cot`` answer formalized, checked against the instance
+    #: (:func:`~twosat_formal.strategies.check_formalization`).
+    formalization: Mapping[str, Any] | None = None
 
     @property
     def key(self) -> str:
         """:func:`request_key` of this result."""
-        return request_key(self.model, self.endpoint, self.prompt_hash, self.params, self.sample)
+        return request_key(
+            self.model, self.endpoint, self.prompt_hash, self.params, self.sample, self.strategy
+        )
 
 
 def _flag(value: bool | None) -> int | None:
@@ -299,9 +328,10 @@ _INSERT_RESULT = (
     "completion_tokens, latency_s, attempts, error, failure, decision, "
     "decision_correct, witness_valid, witness_reason, witness, truncated, "
     "lenient_failure, lenient_decision, lenient_decision_correct, "
-    "lenient_witness_valid, created_at, cycle_valid, cycle_reason, reasoning) "
+    "lenient_witness_valid, created_at, cycle_valid, cycle_reason, reasoning, "
+    "strategy, formalization) "
     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-    "?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING"
+    "?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING"
 )
 
 
@@ -341,6 +371,8 @@ def _result_values(result: ResultRow, key: str | None) -> tuple[Any, ...]:
         _flag(j.cycle_valid),
         j.cycle_reason,
         r.reasoning if r is not None else None,
+        None if result.strategy == "direct" else result.strategy,
+        None if result.formalization is None else _sorted_json(result.formalization),
     )
 
 
@@ -736,6 +768,11 @@ class RunStore(Closing):
             if columns is None:
                 out.setdefault("cycle_reason", None)
                 out.setdefault("reasoning", None)
+                out.setdefault("formalization", None)
+            if "strategy" in out or columns is None:
+                out["strategy"] = out.get("strategy") or "direct"
+            if out.get("formalization") is not None:
+                out["formalization"] = self._json(out["formalization"], "results")
             if out.get("witness") is not None:
                 out["witness"] = self._json(out["witness"], "results")
             yield out

@@ -24,6 +24,7 @@ from twosat_formal.cli.options import (
     SamplesOption,
     SamplingSeedOption,
     ShardOption,
+    StrategyOption,
     SummaryJsonOption,
     TemperatureOption,
     TimeoutOption,
@@ -160,6 +161,7 @@ def eval_command(
     max_tokens: MaxTokensOption = DEFAULT_MAX_TOKENS,
     timeout: TimeoutOption = DEFAULT_TIMEOUT_S,
     samples: SamplesOption = 1,
+    strategy: StrategyOption = None,
     limit: Annotated[
         int | None,
         typer.Option("--limit", min=0, help="Use only the first N prompts.", show_default="all"),
@@ -241,6 +243,9 @@ def eval_command(
                 mode=mode,
                 timeout_s=timeout,
             )
+    from twosat_formal.strategies import parse_strategies
+
+    strategies = [s.key for s in parse_strategies(strategy)]  # refused before a store is made
     part = parse_shard(shard) if shard is not None else None
     with rereadable(prompts) as (prompt_file, _):
         items = load_items(prompt_file, dataset=dataset, limit=limit, shard=part)
@@ -283,6 +288,7 @@ def eval_command(
             executor=executor,
             jobs=jobs,
             ray_address=ray_address,
+            strategies=strategies,
         )
     _print_summary(summary, store, as_json, verification)
     exit_on_failed_requests(summary)

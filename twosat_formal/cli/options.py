@@ -225,6 +225,17 @@ MaxTokensOption = Annotated[
 SamplesOption = Annotated[
     int, typer.Option("--samples", min=1, help="Samples per prompt and model.")
 ]
+StrategyOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--strategy",
+        metavar="NAME",
+        help="Reasoning strategy: direct (the prompt as it is), cot, symbolic-cot or "
+        "sample-k[:K] (K samples, majority vote; K=5 by default); repeat it to compare "
+        "strategies. Recorded with every result and part of its store key.",
+        show_default="direct",
+    ),
+]
 ExperimentSeedOption = Annotated[
     int | None, typer.Option("--seed", help="Experiment seed (default: the spec's).")
 ]

@@ -19,6 +19,7 @@ from twosat_formal.cli.options import (
     JsonOption,
     MaxTokensOption,
     SamplesOption,
+    StrategyOption,
     TemperatureOption,
     TemplatesOption,
     TimeoutOption,
@@ -227,6 +228,7 @@ def run_experiment_command(
         ),
     ] = None,
     samples: SamplesOption = 1,
+    strategy: StrategyOption = None,
     max_tokens: Annotated[
         int | None,
         typer.Option("--max-tokens", min=1, help="Token budget of each answer (default: spec)."),
@@ -243,6 +245,7 @@ def run_experiment_command(
     Re-running the same command resumes: stored answers are not asked again.
     """
     from twosat_formal.experiments.runner import run_experiment
+    from twosat_formal.strategies import parse_strategies
 
     config = asking.config(
         formulas=formulas,
@@ -251,6 +254,7 @@ def run_experiment_command(
         story_model=story_model,
         themes=theme or None,
         samples=samples,
+        strategies=tuple(s.key for s in parse_strategies(strategy)),
         max_tokens=max_tokens,
         temperature=temperature,
         concurrency=concurrency,

@@ -8,6 +8,7 @@ character span), the counts per kind, and coverage (see
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -15,7 +16,13 @@ from typing import Annotated
 import typer
 
 from twosat_formal.cli.app import app, err_console
-from twosat_formal.cli.options import ProgressOption, out_option
+from twosat_formal.cli.options import (
+    ApiKeyEnvOption,
+    BaseUrlOption,
+    ConcurrencyOption,
+    ProgressOption,
+    out_option,
+)
 from twosat_formal.cli.progress import progress_callback
 
 __all__ = ["trace"]
@@ -31,13 +38,62 @@ def trace(
     ],
     out: Annotated[Path | None, out_option("Write the rows here.", "stdout")] = None,
     progress: ProgressOption = True,
+    judge_model: Annotated[
+        str | None,
+        typer.Option(
+            "--judge-model",
+            metavar="SPEC",
+            help="Also code each answer's reasoning quality with this model as the judge "
+            "(LogicEdit's rubric) and report its agreement with the exact coding.",
+            show_default="none",
+        ),
+    ] = None,
+    base_url: BaseUrlOption = None,
+    api_key_env: ApiKeyEnvOption = None,
+    concurrency: ConcurrencyOption = 8,
+    max_tokens: Annotated[
+        int, typer.Option("--max-tokens", min=1, help="Token budget of each judge reply.")
+    ] = 256,
+    max_attempts: Annotated[
+        int,
+        typer.Option(
+            "--max-attempts", min=1, help="Attempts per judge request on 429, 5xx, time-outs."
+        ),
+    ] = 6,
 ) -> None:
-    """Check each claim of every stored answer's reasoning against the formula."""
+    """Check each claim of every stored answer's reasoning against the formula.
+
+    Each row codes the answer's reasoning quality exactly (premise fidelity, inference
+    validity, answer completion, answer alignment); with --judge-model a judge model
+    codes it too, and the agreement of the two codings is printed as JSON on stderr.
+    """
     from twosat_formal.diagnostics.trace import trace_store
 
-    with progress_callback("tracing", enabled=progress) as advance:
-        written = trace_store(store, out if out is not None else sys.stdout, progress=advance)
+    target = out if out is not None else sys.stdout
+    if judge_model is None:
+        with progress_callback("tracing", enabled=progress) as advance:
+            written = trace_store(store, target, progress=advance)
+    else:
+        from twosat_formal.diagnostics.judge import judge_store
+        from twosat_formal.model import SamplingParams
+        from twosat_formal.models import load_model
+        from twosat_formal.models.retry import RetryPolicy
+
+        model = load_model(judge_model, base_url=base_url, api_key_env=api_key_env)
+        with progress_callback("tracing", enabled=progress) as advance:
+            written, agreement = judge_store(
+                store,
+                target,
+                model,
+                params=SamplingParams(max_tokens=max_tokens),
+                concurrency=concurrency,
+                progress=advance,
+                retry=RetryPolicy(max_attempts=max_attempts),
+            )
     if out is None:
         sys.stdout.flush()
     where = f" to {out}" if out is not None else ""
     err_console.print(f"wrote {written} trace rows{where}", markup=False)
+    if judge_model is not None:
+        line = json.dumps({"judge_model": judge_model, "agreement": agreement}, sort_keys=True)
+        err_console.print(line, markup=False, soft_wrap=True)

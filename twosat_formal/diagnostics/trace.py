@@ -452,6 +452,9 @@ _TRACE_COLUMNS = (
     "label",
     "failure",
     "decision_correct",
+    "decision",
+    "cycle_reason",
+    "strategy",
     "response",
     "reasoning",
 )
@@ -464,21 +467,29 @@ class _Sources:
 
 
 def trace_rows(
-    store_path: str | Path, *, progress: Callable[[int, int], None] | None = None
+    store_path: str | Path,
+    *,
+    progress: Callable[[int, int], None] | None = None,
+    texts: bool = False,
 ) -> Iterator[dict[str, Any]]:
     """One trace row per stored answer to a template prompt (see ``docs/diagnostics.md``).
 
     Answers to story prompts, answers whose prompt or instance is not in the store, and
     failed requests (no answer) are left out. ``progress`` is called with
-    ``(result number, results in all)`` as each stored result is taken up.
+    ``(result number, results in all)`` as each stored result is taken up. Each row
+    holds the exact coding of the answer's reasoning quality (``quality``:
+    :func:`~twosat_formal.diagnostics.quality.code_quality`); with ``texts`` it also
+    holds the prompt's text (``prompt_text``) and the answer (``response``).
     """
+    from twosat_formal.diagnostics.quality import code_quality
     from twosat_formal.errors import TwoSatFormalError
     from twosat_formal.instance import Instance
     from twosat_formal.store import RunStore
+    from twosat_formal.strategies import parse_strategy
 
     with RunStore(store_path, readonly=True) as store:
         sources = _Sources()
-        for key, stored in store.prompts_by_hash(text=False):
+        for key, stored in store.prompts_by_hash(text=texts):
             sources.prompts.setdefault(key, stored)
         for record in store.instances():
             try:
@@ -535,6 +546,18 @@ def trace_rows(
                 "coverage": trace.coverage,
                 "coverage_by_form": trace.coverage_by_form(),
                 "reasoning": reasoning,
+                "strategy": row.get("strategy") or "direct",
+                "quality": code_quality(trace, row["response"], row),
+                **(
+                    {
+                        "prompt_text": parse_strategy(row.get("strategy") or "direct").apply(
+                            prompt.text
+                        ),
+                        "response": row["response"],
+                    }
+                    if texts
+                    else {}
+                ),
             }
 
 

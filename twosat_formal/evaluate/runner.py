@@ -22,7 +22,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from twosat_formal.errors import ConfigError
+from twosat_formal.errors import ConfigError, ParseError
 from twosat_formal.evaluate.items import EvalItem, StoryPrompt
 from twosat_formal.evaluate.limits import ModelLimiter, ModelLimits, split_limits
 from twosat_formal.evaluate.summary import EvalSummary, story_counts
@@ -40,6 +40,14 @@ from twosat_formal.scoring import (
     value_words,
 )
 from twosat_formal.store import ResultRow, RunStore, prompt_hash, request_key
+from twosat_formal.strategies import (
+    DIRECT,
+    Strategy,
+    certify_strategy,
+    check_formalization,
+    formalization,
+    parse_strategies,
+)
 
 __all__ = [
     "COMMIT_INTERVAL_S",
@@ -93,6 +101,7 @@ class _Request(NamedTuple):
     sample: int
     key: str
     prompt_sha: str
+    strategy: Strategy = Strategy(DIRECT)
 
 
 class _Runner:
@@ -104,8 +113,10 @@ class _Runner:
         seed: int,
         request_timeout_s: float | None,
         summary: EvalSummary,
+        strategies: Sequence[Strategy] = (Strategy(DIRECT),),
     ) -> None:
         self.store = store
+        self.strategies = tuple(strategies)
         self.params = params
         self._by_spec: dict[str, tuple[SamplingParams, str]] = {}
         self.retry = retry
@@ -139,7 +150,8 @@ class _Runner:
         """Ask one request; its answer waits for :meth:`drain`, so the request's slot
         is free as soon as the answer is in (scoring never delays the next request)."""
         params = self.params_of(request.model)[0]
-        outcome = await request.model.attempt(request.item.prompt.text, params, request.sample)
+        text = request.strategy.apply(request.item.prompt.text)
+        outcome = await request.model.attempt(text, params, request.sample)
         self._answered.append((request, outcome))
         if len(self._answered) >= self._backlog:
             self.drain()  # answers come faster than they are scored: score them here
@@ -196,6 +208,12 @@ class _Runner:
                 summary.model_errors[model.spec] += 1
             else:
                 judgement = score(response, item.prompt, item.formula, item.label)
+            formalized = None
+            if request.strategy.name == "symbolic-cot" and response is not None:
+                variables = entity_variables(item.prompt.entities, item.formula)
+                formalized = check_formalization(
+                    formalization(response.text, variables), item.formula
+                )
             row = ResultRow(
                 model=model.spec,
                 endpoint=model.endpoint,
@@ -208,6 +226,8 @@ class _Runner:
                 attempts=outcome.attempts,
                 run_id=self.run_id,
                 created_at=stored_at,
+                strategy=request.strategy.key,
+                formalization=formalized,
             )
             rows.append((row, request.key))
             summary.correct += judgement.correct
@@ -264,12 +284,15 @@ class _Runner:
             sha = prompt_hash(item.prompt.text)
             for model in models:
                 params_key = self.params_of(model)[1]
-                for sample in range(samples):
-                    key = request_key(model.spec, model.endpoint, sha, params_key, sample)
-                    batch.append(_Request(item, model, sample, key, sha))
-                    if len(batch) == PLAN_BATCH:
-                        yield batch
-                        batch = []
+                for strategy in self.strategies:
+                    for sample in range(samples * strategy.samples_per_vote):
+                        key = request_key(
+                            model.spec, model.endpoint, sha, params_key, sample, strategy.key
+                        )
+                        batch.append(_Request(item, model, sample, key, sha, strategy))
+                        if len(batch) == PLAN_BATCH:
+                            yield batch
+                            batch = []
         if batch:
             yield batch
 
@@ -322,7 +345,8 @@ class _Runner:
             )
             for m in models
         ]
-        self.summary.planned = len(items) * len(models) * samples
+        per_item = sum(samples * s.samples_per_vote for s in self.strategies)
+        self.summary.planned = len(items) * len(models) * per_item
         if self.progress is not None:
             total = self.count_todo(retrying, items, samples)
             self.task = self.progress.add_task("eval", total=total, accuracy=self._accuracy_text())
@@ -393,6 +417,29 @@ def _check_items(items: Sequence[EvalItem]) -> None:
             )
 
 
+def _check_strategies(items: Sequence[EvalItem], strategies: Sequence[Strategy]) -> None:
+    """Refuse, before anything is sent, a strategy whose text a prompt has no place for,
+    or (a template prompt) whose prompt does not read back to the prompt's own rules
+    (:func:`~twosat_formal.strategies.certify_strategy`)."""
+    from twosat_formal.verbalize import TEMPLATES
+
+    for strategy in strategies:
+        if strategy.text is None:
+            continue
+        for item in items:
+            prompt = item.prompt
+            try:
+                strategy.apply(prompt.text)
+                if prompt.template in TEMPLATES:
+                    certify_strategy(strategy, prompt.text, None, prompt.template, prompt.entities)
+            except (ConfigError, ParseError) as exc:
+                raise ConfigError(
+                    f"prompt {prompt.id}: {exc}",
+                    parameter="strategy",
+                    valid=getattr(exc, "valid", None) or "a strategy that keeps the rules",
+                ) from None
+
+
 def _store_inputs(store: RunStore, items: Sequence[EvalItem]) -> None:
     """The prompts, and the instances they verbalize, into the run store."""
     store.add_prompts(item.prompt_row() for item in items)
@@ -442,6 +489,7 @@ async def run_eval(
     run_info: Mapping[str, Any] | None = None,
     summary: EvalSummary | None = None,
     limits: Mapping[str, ModelLimits] | None = None,
+    strategies: Sequence[str | Strategy] | None = None,
 ) -> EvalSummary:
     """Ask every model every prompt ``samples`` times; score and store each answer.
 
@@ -479,6 +527,12 @@ async def run_eval(
     limits:
         Per-model limits by spec (:class:`~twosat_formal.evaluate.limits.ModelLimits`:
         requests in flight, requests and tokens per minute), within ``concurrency``.
+    strategies:
+        The reasoning strategies to ask each prompt under
+        (:mod:`twosat_formal.strategies`; default ``direct`` alone): names such as
+        ``cot`` or ``sample-k:5``. Each is recorded with its results and is part of
+        their store keys (a ``direct`` key is the key it always was); ``sample-k:K``
+        asks ``samples * K`` samples, voted on ``K`` at a time when reported.
 
     Notes
     -----
@@ -522,13 +576,27 @@ async def run_eval(
     params = params or SamplingParams()
     summary = summary if summary is not None else EvalSummary()
     _check_items(items)
-    runner = _Runner(store, params, retry or RetryPolicy(), seed, request_timeout_s, summary)
+    chosen = tuple(
+        s if isinstance(s, Strategy) else parse_strategies([s])[0] for s in (strategies or [DIRECT])
+    )
+    _check_strategies(items, chosen)
+    runner = _Runner(
+        store, params, retry or RetryPolicy(), seed, request_timeout_s, summary, chosen
+    )
     if retry_errors:
         store.delete_errors(  # a generator: the keys are never all in memory
-            request_key(m.spec, m.endpoint, prompt_hash(i.prompt.text), runner.params_of(m)[1], s)
+            request_key(
+                m.spec,
+                m.endpoint,
+                prompt_hash(i.prompt.text),
+                runner.params_of(m)[1],
+                s,
+                strategy.key,
+            )
             for i in items
             for m in models
-            for s in range(samples)
+            for strategy in chosen
+            for s in range(samples * strategy.samples_per_vote)
         )
     info = {
         "tool_version": tool_version(),
@@ -538,6 +606,7 @@ async def run_eval(
         "limits": {spec: asdict(found) for spec, found in sorted((limits or {}).items())},
         "samples": samples,
         "prompts": len(items),
+        **({"strategies": [s.key for s in chosen]} if chosen != (Strategy(DIRECT),) else {}),
         **dict(run_info or {}),
         **_story_info(items),
     }

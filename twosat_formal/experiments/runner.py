@@ -82,6 +82,7 @@ from twosat_formal.report.files import (
     STORIES_FILE,
 )
 from twosat_formal.store import RunStore
+from twosat_formal.strategies import parse_strategy
 from twosat_formal.verbalize.lines import instance_prompts
 
 __all__ = [
@@ -296,6 +297,10 @@ class ExperimentConfig:
         (defaults: the spec's ``sampling``). A model the spec's ``sampling.models``
         names gets its own parameters as options of its spec, and options in a model
         spec (``openai/m?max_tokens=16384``) win over both.
+    strategies:
+        The reasoning strategies every prompt is asked under (``direct``, ``cot``,
+        ``symbolic-cot``, ``sample-k:K``: :mod:`twosat_formal.strategies`); recorded in
+        the manifest and with every result.
     concurrency:
         Requests in flight.
     jobs:
@@ -328,6 +333,7 @@ class ExperimentConfig:
     story_model: str | Model | None = None
     themes: Sequence[str] | None = None
     samples: int = 1
+    strategies: Sequence[str] = ("direct",)
     max_tokens: int | None = None
     temperature: float | None = None
     top_p: float | None = None
@@ -341,6 +347,10 @@ class ExperimentConfig:
     mode: str = DEFAULT_MODE
     timeout_s: float | None = None
     progress: bool = False
+
+    def __post_init__(self) -> None:
+        for strategy in self.strategies:  # an unknown strategy is refused before any work
+            parse_strategy(strategy)
 
     def apply(self, spec: ExperimentSpec) -> ExperimentSpec:
         """``spec`` with this run's overrides (formulas, templates, seed, themes)."""
@@ -580,13 +590,17 @@ def _manifest(
         "templates": list(spec.templates),
         "models": list(models),
         "sampling": {**json.loads(params.key()), "samples": config.samples},
+        "strategies": list(config.strategies),
         **({"story": built.story_info} if story else {}),
         "counts": {
             "conditions": built.conditions,
             "instances": len(built.instances),
             "prompts": len(built.prompts),
             **({"stories": len(built.stories)} if story else {}),
-            "requests": (len(built.prompts) + len(built.stories)) * len(models) * config.samples,
+            "requests": (len(built.prompts) + len(built.stories))
+            * len(models)
+            * config.samples
+            * sum(parse_strategy(s).samples_per_vote for s in config.strategies),
         },
         "digests": digests,
         "certified": certified,
@@ -639,6 +653,7 @@ def _evaluate_stage(
                 timeout_s=config.timeout_s,
                 params=params,
                 samples=config.samples,
+                strategies=list(config.strategies),
                 concurrency=config.concurrency,
                 progress=config.progress,
                 console=console,

@@ -34,6 +34,11 @@ false value word, and last the line ``The answer is: Yes`` or ``The answer is: N
     out, or no contradiction cycle passes through that variable, it gives the walk it
     has, which is not a valid chain.
 
+Asked under the ``symbolic-cot`` strategy (:mod:`twosat_formal.strategies`), every
+reasoner first writes the rules it read as DSL formulas (the ``FORMULAS:`` block, exact
+for a template prompt), then answers as it would; the other strategies' texts change
+nothing in what they answer.
+
 Every response has finish reason ``stop``; its token counts are the numbers of
 whitespace-separated words of the prompt and of the answer, and its latency is the
 time the reasoner took. A prompt the back-parser cannot read raises
@@ -490,8 +495,13 @@ class ReferenceModel(ClosingModel):
 
     def respond(self, prompt: str, sample: int = 0) -> Response:
         """Answer ``prompt`` synchronously (what :meth:`generate` awaits)."""
+        from twosat_formal.strategies import SYMBOLIC_INSTRUCTION, write_formalization
+
         started = time.perf_counter()
-        text = self.answer(read_prompt(prompt), prompt, sample)
+        read = read_prompt(prompt)
+        text = self.answer(read, prompt, sample)
+        if SYMBOLIC_INSTRUCTION in prompt and not read.values:  # symbolic-cot: rules first
+            text = write_formalization(read.formula.clauses, read.entities) + "\n\n" + text
         return Response(
             text=text,
             finish_reason="stop",

@@ -111,6 +111,8 @@ def content_to_json(content: ReportContent, figures: list[Figure]) -> dict[str, 
     pairs = {} if content.pairs is None else {"pairs": [s.to_json() for s in content.pairs]}
     if content.traces is not None:
         pairs["traces"] = [s.to_json() for s in content.traces]
+    if content.strategies is not None:
+        pairs["strategies"] = [s.to_json() for s in content.strategies]
     if content.diagnostics is not None:
         pairs["diagnostics"] = [row.to_json() for row in content.diagnostics]
     return _clean(

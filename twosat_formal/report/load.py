@@ -36,6 +36,7 @@ from twosat_formal.errors import RecordError
 from twosat_formal.evaluate import story_counts
 from twosat_formal.jsonl import read_json_lines
 from twosat_formal.jsonread import read_json_file
+from twosat_formal.report.arms import strategy_arms
 from twosat_formal.report.files import (
     DATASET_FILE,
     DESIGN_FILE,
@@ -155,7 +156,7 @@ def _load_jsonl_results(path: Path) -> ReportData:
         notes.append(
             f"{len(rows) - len(joined)} result rows name no known instance and are left out"
         )
-    return ReportData(path, joined, manifest, notes, instances=instances)
+    return ReportData(path, strategy_arms(joined), manifest, notes, instances=instances)
 
 
 def load_report_data(store_or_dir: str | os.PathLike[str]) -> ReportData:
@@ -209,6 +210,10 @@ def load_report_data(store_or_dir: str | os.PathLike[str]) -> ReportData:
         notes.append(
             f"{len(rows) - len(joined)} result rows name no known instance and are left out"
         )
+    joined = strategy_arms(joined)
+    for row in joined:  # an arm was asked with its model's budgets
+        if row["model"] not in budgets and row["model_spec"] in budgets:
+            budgets[row["model"]] = budgets[row["model_spec"]]
     from twosat_formal.diagnostics.trace import trace_rows
 
     traces = []

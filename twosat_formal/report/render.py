@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import parse_qs
 
+from twosat_formal.diagnostics.quality import DIMENSIONS as QUALITY_DIMENSIONS
 from twosat_formal.edits.metrics import FlipRate as EditFlipRate
 from twosat_formal.edits.metrics import IndividualAccuracy, NormalizedAccuracy, Retention
 from twosat_formal.model import SamplingParams
@@ -70,6 +71,7 @@ __all__ = [
     "PAIRS_SECTION",
     "SECTIONS",
     "STORY_SECTION",
+    "STRATEGIES_SECTION",
     "TRACES_SECTION",
     "Block",
     "Browser",
@@ -120,6 +122,8 @@ PAIRS_SECTION = "Minimal twins: pair accuracy and consistency"
 #: Title of the section of the trace checker, shown before "Figures" when the run has
 #: answers to template prompts.
 TRACES_SECTION = "Reasoning traces: unsupported claims"
+#: The section comparing reasoning strategies (a run with a strategy other than ``direct``).
+STRATEGIES_SECTION = "Reasoning strategies and reasoning quality"
 
 #: Title of the bench's diagnostics section (twins and chains of a small side run).
 DIAGNOSTICS_SECTION = "Diagnostics: minimal twins and contradiction chains"
@@ -918,6 +922,46 @@ def _diagnostics(content: ReportContent) -> list[Block]:
     )
 
 
+def _count(value: int | None) -> str:
+    return "—" if value is None else str(value)
+
+
+def _strategies(content: ReportContent) -> list[Block]:
+    rows = [
+        _plain(
+            s.model,
+            s.strategy,
+            str(s.rows),
+            format_pct(s.accuracy),
+            _count(s.ties),
+            "—" if s.formalized is None else f"{s.formalized_exact} of {s.formalized}",
+            *(format_pct(s.quality.get(name)) for name in QUALITY_DIMENSIONS),
+        )
+        for s in content.strategies or []
+    ]
+    return _captioned(
+        "Each model under each reasoning strategy (`--strategy`; every other table shows "
+        "a strategy other than direct as the arm `model [strategy]`). Rows: answers, or "
+        "votes of sample-k (majority of K samples; ties counted apart, not correct). "
+        "Formalized: symbolic-cot answers whose FORMULAS block is exactly the instance's "
+        "rules, of those with a readable block. The four reasoning-quality codings are "
+        "exact (`twosat-formal trace`): means over the answers where each is defined.",
+        [
+            "model",
+            "strategy",
+            "rows",
+            "accuracy (%)",
+            "ties",
+            "formalized exactly",
+            "premise fidelity (%)",
+            "inference validity (%)",
+            "answer completion (%)",
+            "answer alignment (%)",
+        ],
+        rows,
+    )
+
+
 def _traces(content: ReportContent) -> list[Block]:
     summaries = content.traces or []
     rows = [
@@ -1200,6 +1244,9 @@ def layout(
     if content.traces is not None:
         at = [title for title, _ in sections].index("Figures")
         sections.insert(at, (TRACES_SECTION, _traces(content)))
+    if content.strategies is not None:
+        at = [title for title, _ in sections].index("Figures")
+        sections.insert(at, (STRATEGIES_SECTION, _strategies(content)))
     if content.diagnostics is not None:
         at = [title for title, _ in sections].index("Figures")
         sections.insert(at, (DIAGNOSTICS_SECTION, _diagnostics(content)))

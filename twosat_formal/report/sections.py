@@ -83,6 +83,7 @@ from twosat_formal.report.stats import (
     paired_t,
     permutation_levels,
 )
+from twosat_formal.report.strategies import StrategySummary, has_strategies, strategy_summaries
 from twosat_formal.report.traces import TraceSummary, trace_summaries
 from twosat_formal.verbalize.story.replies import ATTEMPT_OUTCOMES
 from twosat_formal.verbalize.story.statistics import (
@@ -376,6 +377,8 @@ class ReportContent:
     stories: StorySection | None = None
     pairs: list[PairSummary] | None = None
     traces: list[TraceSummary] | None = None
+    #: Per model and reasoning strategy (``None`` when every row is ``direct``).
+    strategies: list[StrategySummary] | None = None
     diagnostics: list[DiagnosticRow] | None = None
     #: Construction vs shuffled bars per family, then model (``order_bars`` pools models).
     order_model_bars: dict[str, Bars] = field(default_factory=dict)
@@ -1256,6 +1259,7 @@ def compute_content(
         stories=_stories(data, stories or {}, models, method=method, seed=seed),
         pairs=pair_summaries(data, models) if has_twins(data) else None,
         traces=trace_summaries(traces, models) if traces else None,
+        strategies=strategy_summaries(data, traces or []) if has_strategies(data) else None,
         grid_knobs=knob_settings(r for r in data if _is_plain(r)),
         sweep_knobs=knob_settings(
             (r for r in data if _is_swept(r)),

@@ -1,0 +1,124 @@
+"""The report's comparison of reasoning strategies: one line per model and strategy.
+
+Rows are the report's arms (:func:`~twosat_formal.report.arms.strategy_arms`: a
+``sample-k`` arm's rows are votes). Per model spec and strategy:
+
+* ``rows``: answers (votes for ``sample-k``) and ``accuracy``, the share correct;
+* ``ties``: votes tied between decisions (``sample-k`` only, else ``None``), counted
+  apart from the votes that decided;
+* ``formalized`` and ``formalized_exact``: ``symbolic-cot`` answers with a readable
+  formalization, and those whose rules are exactly the instance's (else ``None``);
+* ``quality``: the mean of each exact reasoning-quality coding over the arm's trace
+  rows (:mod:`twosat_formal.diagnostics.quality`; every sample of a ``sample-k`` arm),
+  each over the answers where it is defined.
+
+Examples
+--------
+>>> rows = [{"model_spec": "m", "strategy": "sample-k:3", "decision_correct": True,
+...          "vote_tie": False}, {"model_spec": "m", "strategy": "sample-k:3",
+...          "decision_correct": False, "vote_tie": True}]
+>>> (s,) = strategy_summaries(rows, [])
+>>> s.arm, s.rows, s.accuracy, s.ties
+('m [sample-k:3]', 2, 0.5, 1)
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from twosat_formal.diagnostics.quality import DIMENSIONS
+from twosat_formal.jsonfields import fields_json
+from twosat_formal.report.arms import arm_name
+
+__all__ = ["StrategySummary", "has_strategies", "strategy_summaries"]
+
+
+@dataclass(frozen=True)
+class StrategySummary:
+    """One model under one strategy."""
+
+    model: str
+    strategy: str
+    arm: str
+    rows: int
+    accuracy: float | None
+    ties: int | None = None
+    formalized: int | None = None
+    formalized_exact: int | None = None
+    quality: dict[str, float | None] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        """The summary as a JSON-ready dict."""
+        return fields_json(self)
+
+
+def has_strategies(rows: Iterable[Mapping[str, Any]]) -> bool:
+    """Whether any row was asked under a strategy other than ``direct``."""
+    return any((r.get("strategy") or "direct") != "direct" for r in rows)
+
+
+def _formalization(row: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    value = row.get("formalization")
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return None
+    return value if isinstance(value, Mapping) else None
+
+
+def _mean(values: list[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def strategy_summaries(
+    rows: Iterable[Mapping[str, Any]], traces: Iterable[Mapping[str, Any]]
+) -> list[StrategySummary]:
+    """One :class:`StrategySummary` per model and strategy, in order of appearance."""
+    groups: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
+    for row in rows:
+        spec = str(row.get("model_spec") or row.get("model"))
+        groups.setdefault((spec, str(row.get("strategy") or "direct")), []).append(row)
+    codings: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
+    for trace in traces:
+        quality = trace.get("quality")
+        if isinstance(quality, Mapping):
+            key = (str(trace.get("model")), str(trace.get("strategy") or "direct"))
+            codings.setdefault(key, []).append(quality)
+    out = []
+    for (spec, strategy), members in groups.items():
+        right = sum(bool(r.get("decision_correct")) for r in members)
+        forms = [_formalization(r) for r in members]
+        symbolic = strategy == "symbolic-cot"
+        coded = codings.get((spec, strategy), [])
+        quality = {
+            name: _mean([float(q[name]) for q in coded if q.get(name) is not None])
+            for name in DIMENSIONS
+        }
+        out.append(
+            StrategySummary(
+                model=spec,
+                strategy=strategy,
+                arm=arm_name(spec, strategy),
+                rows=len(members),
+                accuracy=right / len(members) if members else None,
+                ties=(
+                    sum(bool(r.get("vote_tie")) for r in members)
+                    if strategy.startswith("sample-k")
+                    else None
+                ),
+                formalized=(
+                    sum(1 for f in forms if f and f.get("found") and f.get("error") is None)
+                    if symbolic
+                    else None
+                ),
+                formalized_exact=(
+                    sum(1 for f in forms if f and f.get("exact")) if symbolic else None
+                ),
+                quality=quality,
+            )
+        )
+    return out
