@@ -7,6 +7,7 @@ only inside the message. The hierarchy::
 
     TwoSatFormalError
     ├── ParseError (ValueError)             text that is not a formula, prompt or record
+    │   └── LineLimitError                  a DSL formula line past its size bounds
     ├── SentenceError (ValueError)          a sentence no verbalizer pattern reads back
     ├── NotTwoCNFError (ValueError)         an empty clause or one wider than two
     ├── ConfigError (ValueError)            a parameter out of range, an impossible request
@@ -57,6 +58,7 @@ __all__ = [
     "ConfigError",
     "EndpointError",
     "EvaluationError",
+    "LineLimitError",
     "MissingExtraError",
     "ModelHTTPError",
     "NoTwinError",
@@ -173,6 +175,13 @@ def _rebuild_parse_error(
     context: str | None,
 ) -> ParseError:
     return cls(message, line=line, column=column, source=source, context=context)
+
+
+class LineLimitError(ParseError):
+    """A DSL formula line past the bounds of :mod:`twosat_formal.propositional`
+    (:data:`~twosat_formal.propositional.MAX_TOKENS` tokens,
+    :data:`~twosat_formal.propositional.MAX_DEPTH` nested groups, or too many
+    variables for one line): refused rather than converted at length."""
 
 
 class SentenceError(TwoSatFormalError, ValueError):

@@ -32,6 +32,7 @@ __all__ = [
     "check_input",
     "read_bounded",
     "read_stream_bounded",
+    "special_kind",
 ]
 
 #: The longest line a reader takes (a JSON Lines record, an answer line), in characters:
@@ -52,6 +53,19 @@ _SPECIAL = (
 )
 
 
+def special_kind(info: os.stat_result) -> str | None:
+    """What a path that is not a regular file is (``"a directory"``, ``"a named pipe
+    (FIFO)"``...), from its ``stat``; ``None`` for a regular file.
+
+    >>> import os
+    >>> special_kind(os.stat("/dev/null")), special_kind(os.stat(__file__))
+    ('a character device', None)
+    """
+    if stat.S_ISDIR(info.st_mode):
+        return "a directory"
+    return next((kind for test, kind in _SPECIAL if test(info.st_mode)), None)
+
+
 def check_input(path: str | os.PathLike[str], name: str, error: ErrorType) -> os.stat_result:
     """The ``stat`` of ``path``; ``error`` naming ``name`` unless it is a regular file.
 
@@ -60,13 +74,13 @@ def check_input(path: str | os.PathLike[str], name: str, error: ErrorType) -> os
     A missing file raises :class:`FileNotFoundError`, as ``os.stat`` does.
     """
     info = os.stat(path)
-    if stat.S_ISDIR(info.st_mode):
+    kind = special_kind(info)
+    if kind == "a directory":
         raise error("is a directory, not a file", source=name)
-    for test, kind in _SPECIAL:
-        if test(info.st_mode):
-            raise error(
-                f"is {kind}, not a regular file: give a file, or '-' to read stdin", source=name
-            )
+    if kind is not None:
+        raise error(
+            f"is {kind}, not a regular file: give a file, or '-' to read stdin", source=name
+        )
     return info
 
 

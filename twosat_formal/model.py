@@ -361,14 +361,14 @@ def _echo_pattern(plain: str) -> str:
     in a JSON string (``\\/``), a space as ``+``; in any mix.
     """
     parts = []
-    for char in plain:
-        options = [re.escape(char)]
+    for char in plain:  # the escaped forms first: "%" must take all of "%25"
         escaped = "".join(f"%{byte:02X}" for byte in char.encode("utf-8", "surrogatepass"))
-        options.append("".join(f"[{d}{d.lower()}]" if d.isalpha() else d for d in escaped))
+        options = ["".join(f"[{d}{d.lower()}]" if d.isalpha() else d for d in escaped)]
         if char == "/":
             options.append(r"\\/")
         elif char == " ":
             options.append(r"\+")
+        options.append(re.escape(char))
         parts.append("(?:" + "|".join(options) + ")")
     return "".join(parts)
 

@@ -43,9 +43,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from twosat_formal.errors import ParseError
+from twosat_formal.errors import LineLimitError, ParseError
 
-__all__ = ["FUNCTIONS", "MAX_DEPTH", "MAX_TOKENS", "Expr", "LineLimitError", "parse_expression"]
+__all__ = ["FUNCTIONS", "MAX_DEPTH", "MAX_TOKENS", "Expr", "parse_expression"]
 
 #: The most tokens one formula line may hold.
 MAX_TOKENS = 256
@@ -74,10 +74,6 @@ _SYMBOLS = {
 }
 _TOKEN = re.compile(r"\s+|#.*|[A-Za-z_][A-Za-z0-9_]*|<->|->|[~!¬|∨&∧^⊕→↔(),]")
 _OPERAND = 'a variable name, a negation or "("'
-
-
-class LineLimitError(ParseError):
-    """A formula line past :data:`MAX_TOKENS` or :data:`MAX_DEPTH` (or too many variables)."""
 
 
 @dataclass(frozen=True)

@@ -54,7 +54,7 @@ from twosat_formal.atomic import stream_target
 from twosat_formal.closing import Closing
 from twosat_formal.columns import BUILTIN_COLUMNS, COLUMNS, pick_columns, sources_of
 from twosat_formal.errors import EXIT_USAGE, RecordError, TwoSatFormalError
-from twosat_formal.inputs import check_input
+from twosat_formal.inputs import special_kind
 from twosat_formal.jsonread import loads
 from twosat_formal.model import Response, public_endpoint
 from twosat_formal.scoring import Judgement
@@ -412,7 +412,11 @@ class RunStore(Closing):
         self.path = Path(path)
         self.readonly = readonly
         if self.path.exists():  # a pipe or a device is no store (nor a directory)
-            check_input(self.path, str(self.path), RecordError)
+            kind = special_kind(self.path.stat())
+            if kind is not None:
+                raise RecordError(
+                    f"not a run store (it is {kind}, not a file)", source=str(self.path)
+                )
         elif readonly:
             raise FileNotFoundError(2, "No such file or directory", str(self.path))
         if stream_target(self.path):  # SQLite would write its journal beside a device

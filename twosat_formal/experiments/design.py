@@ -296,14 +296,19 @@ def knob_moves(
     The knob is set to each of ``levels`` in turn (the other parameters as in
     ``params``) and a formula drawn from each of :data:`INERT_SEEDS` seeds: it moves
     something when some seed draws different formulas at two levels. A request the
-    family refuses counts as moving (the run reports the refusal).
+    family refuses counts as moving (the run reports the refusal), and so does a
+    single level: there is nothing to compare, and the cell is drawn as asked.
 
     >>> at = (("core_ratio", 0.5), ("split", 0.5))
     >>> knob_moves("implication-cycle", 75, at, "core_ratio", (0.2, 0.5, 0.8))
     False
     >>> knob_moves("implication-cycle", 75, at, "split", (0.2, 0.5, 0.8))
     True
+    >>> knob_moves("implication-cycle", 75, at, "core_ratio", (0.5,))
+    True
     """
+    if len(set(levels)) < 2:
+        return True
     generator = FAMILIES.get(family)
     for seed in range(INERT_SEEDS):
         drawn = []
