@@ -127,7 +127,8 @@ WIDE = {
 
 
 def test_registry_holds_the_six_schemes_in_paper_order() -> None:
-    assert TEMPLATES.names() == ["logic", "letter", "team", "social", "room", "door"]
+    six = ["logic", "letter", "team", "social", "room", "door"]
+    assert TEMPLATES.names() == [*six, "math", "math-latex", "dimacs", "dual-story"]
     with pytest.raises(UnknownNameError):
         TEMPLATES.get("story")
 
