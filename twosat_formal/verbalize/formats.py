@@ -135,10 +135,42 @@ class Format(Scheme):
         return None
 
     def _parse_sentence(self, sentence: str) -> tuple[tuple[str, bool], ...]:
-        literals = self._read_clause(sentence.strip())
-        if self.sentence(literals) != sentence.strip():
+        """A reasoner's sentence: one clause as :meth:`sentence` writes it, or one literal
+        as :meth:`literal` writes it (a unit clause, an assignment), with or without a
+        closing period. The prompt's own lines are read by :meth:`read`, exactly."""
+        text = sentence.strip()
+        try:
+            return _strict_clause(self, text)
+        except SentenceError as err:
+            if not text.endswith("."):
+                raise
+            first = err
+        try:
+            return _strict_clause(self, text[:-1])
+        except SentenceError:
+            pass
+        try:
+            return (self.parse_literal(text[:-1]),)
+        except SentenceError:
+            raise first from None
+
+    def strict_clause(self, text: str) -> tuple[tuple[str, bool], ...]:
+        """The clause written ``text``, which must be exactly :meth:`sentence` of it."""
+        literals = self._read_clause(text)
+        if self.sentence(literals) != text:
             raise SentenceError(f"the clause is not written as the {self.name} format writes it")
         return tuple(literals)
+
+    def parse_literal(self, phrase: str) -> tuple[str, bool]:
+        """The inverse of :meth:`literal`: ``X is <value>`` unless a format says otherwise.
+
+        >>> FORMATS["dual-story"].parse_literal("B is chewy")
+        ('B', False)
+        """
+        entity, _, value = phrase.rpartition(" is ")
+        if value not in (self.true_value, self.false_value) or not self.entities.is_entity(entity):
+            raise SentenceError(f"{phrase!r} is not a {self.name} literal")
+        return entity, value == self.true_value
 
     def _read_clause(self, text: str) -> list[tuple[str, bool]]:
         raise NotImplementedError
@@ -164,7 +196,7 @@ class Format(Scheme):
                 raise _LineError(i, f"a clause line but the last ends with {self.join!r}")
             text = line[: len(line) - len(closing)]
             try:
-                found.append(list(_parse_clause(self, text)))
+                found.append(list(_strict_clause(self, text)))
             except SentenceError as err:
                 raise _LineError(i, str(err)) from None
         return found
@@ -237,9 +269,9 @@ class _LineError(Exception):
 
 
 @lru_cache(maxsize=1 << 16)
-def _parse_clause(scheme: Format, text: str) -> tuple[tuple[str, bool], ...]:
-    """:meth:`Format.parse_sentence`, remembered (a pure function of format and text)."""
-    return scheme._parse_sentence(text)
+def _strict_clause(scheme: Format, text: str) -> tuple[tuple[str, bool], ...]:
+    """:meth:`Format.strict_clause`, remembered (a pure function of format and text)."""
+    return scheme.strict_clause(text)
 
 
 @dataclass(frozen=True)
@@ -265,6 +297,17 @@ class MathFormat(Format):
         """
         return _sympy_print(entity, positive, self.latex)
 
+    def parse_literal(self, phrase: str) -> tuple[str, bool]:
+        """The inverse of :meth:`literal`, through sympy's parser.
+
+        >>> FORMATS["math"].parse_literal("¬x₂")
+        ('x2', False)
+        """
+        entity, positive = _sympy_read(phrase, self.latex)
+        if not self.entities.is_entity(entity):
+            raise SentenceError(f"unknown entity {entity!r}", entity=entity)
+        return entity, positive
+
     def _clause(self, literals: Sequence[tuple[str, bool]]) -> str:
         return "(" + self.disjunction.join(self.literal(e, p) for e, p in literals) + ")"
 
@@ -275,30 +318,24 @@ class MathFormat(Format):
     def _read_clause(self, text: str) -> list[tuple[str, bool]]:
         if not (text.startswith("(") and text.endswith(")")):
             raise SentenceError("a clause is written in parentheses")
-        found = []
-        for token in text[1:-1].split(self.disjunction):
-            entity, positive = _sympy_read(token, self.latex)
-            if not self.entities.is_entity(entity):
-                raise SentenceError(f"unknown entity {entity!r}", entity=entity)
-            found.append((entity, positive))
-        return found
+        return [self.parse_literal(token) for token in text[1:-1].split(self.disjunction)]
 
 
 @dataclass(frozen=True)
 class DimacsFormat(Format):
     """``dimacs``: the header ``p cnf N M`` and one clause line per clause."""
 
-    def literal(self, entity: str, positive: bool) -> str:
-        """The literal's DIMACS number.
+    def number(self, entity: str, positive: bool) -> str:
+        """The literal's DIMACS number (:meth:`literal` is its phrase, ``x12 is false``).
 
-        >>> FORMATS["dimacs"].literal("x12", False)
-        '-12'
+        >>> FORMATS["dimacs"].number("x12", False), FORMATS["dimacs"].literal("x12", False)
+        ('-12', 'x12 is false')
         """
         number = str(self.entities.index(entity) + 1)
         return number if positive else "-" + number
 
     def _clause(self, literals: Sequence[tuple[str, bool]]) -> str:
-        return " ".join(self.literal(e, p) for e, p in literals) + " 0"
+        return " ".join(self.number(e, p) for e, p in literals) + " 0"
 
     def sentences(self, clauses: Sequence[Sequence[int]], entities: Sequence[str]) -> list[str]:
         """The header and the clause lines, as the DIMACS writer writes clauses.
@@ -394,7 +431,7 @@ class DualStoryFormat(Format):
             if not line.startswith(head):
                 raise _LineError(i - 1, f"line {i} of the rules opens with {head!r}")
             try:
-                found.append(list(_parse_clause(self, line[len(head) :])))
+                found.append(list(_strict_clause(self, line[len(head) :])))
             except SentenceError as err:
                 raise _LineError(i - 1, str(err)) from None
         return found
