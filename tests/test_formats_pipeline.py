@@ -99,3 +99,21 @@ def test_reference_reasoners_read_the_formats_as_the_logic_prompts(
             assert failure == outcome[(model, "logic", instance)], (model, template, instance)
     # the biased reasoners do fail somewhere, so the agreement above is not vacuous
     assert any(f != "correct" for (m, t, _), f in outcome.items() if m == "ref/sat-biased")
+
+
+@pytest.mark.slow
+def test_the_verbalization_experiment_reports_the_formats(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    out = tmp_path / "exp"
+    argv = ["run-experiment", "verbalization", "--formulas", "1", "--out", str(out)]
+    argv += ["--model", "ref/oracle", "--model", "ref/sat-biased"]
+    argv += [arg for name in NAMES for arg in ("--template", name)]
+    code, _, err = cli(capsys, *argv)
+    assert code == 0, err
+    report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    assert sorted(report["templates"]) == sorted(NAMES)
+    table = report["template_table"]
+    assert all(table["ref/oracle"][name]["mean"] == 1.0 for name in NAMES)
+    assert all(table["ref/sat-biased"][name]["mean"] < 1.0 for name in NAMES)
+    assert "| model | " in (out / "report.md").read_text(encoding="utf-8")
