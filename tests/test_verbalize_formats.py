@@ -18,6 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pysat.formula import CNF
 
+from twosat_formal.certify import certify_record
+from twosat_formal.edits import root_instance
 from twosat_formal.errors import CertificateError, ParseError, ProofError
 from twosat_formal.formula import Formula
 from twosat_formal.verbalize import (
@@ -26,6 +28,7 @@ from twosat_formal.verbalize import (
     Prompt,
     backparse,
     detect_template,
+    prompt_record,
     prove_roundtrip,
     render,
     verbalize,
@@ -35,12 +38,12 @@ NAMES = list(FORMATS)
 
 
 @st.composite
-def clause_formulas(draw: st.DrawFn, max_vars: int = 8) -> Formula:
-    """Formulas of one clause or more, widths 1 to 3, repeated literals and unused
-    variables allowed."""
+def clause_formulas(draw: st.DrawFn, max_vars: int = 8, max_width: int = 3) -> Formula:
+    """Formulas of one clause or more, widths 1 to ``max_width``, repeated literals and
+    unused variables allowed."""
     num_vars = draw(st.integers(1, max_vars))
     literal = st.builds(lambda v, s: v * s, st.integers(1, num_vars), st.sampled_from([1, -1]))
-    clause = st.lists(literal, min_size=1, max_size=3)
+    clause = st.lists(literal, min_size=1, max_size=max_width)
     return Formula(draw(st.lists(clause, min_size=1, max_size=10)), num_vars=num_vars)
 
 
@@ -282,3 +285,24 @@ def test_an_entity_outside_the_given_list_is_an_error(name: str) -> None:
     prompt = verbalize(Formula([[1, -3]]), name, entities=canonical)
     with pytest.raises(ParseError, match="unknown entity"):
         backparse(prompt.text, name, entities=canonical[:2])
+
+
+# ---- certify -------------------------------------------------------------------------
+
+
+@settings(max_examples=30, deadline=None)
+@given(clause_formulas(max_width=2), st.sampled_from(NAMES), st.integers(0, 2**16), st.data())
+def test_certify_passes_a_format_prompt_and_fails_it_tampered(
+    formula: Formula, name: str, seed: int, data: st.DataObject
+) -> None:
+    instance = root_instance(formula).to_record()
+    record = prompt_record(formula, name, instance_id=instance["id"], seed=seed).to_record()
+    assert certify_record(record, line=1, source="p.jsonl", instance=instance) == []
+    lines = record["text"].split("\n")
+    first = 2 if name == "dimacs" else 1
+    row = data.draw(st.integers(first, first + formula.num_clauses - 1))
+    pattern, flip = FLIPS[name]
+    spot = data.draw(st.sampled_from(list(re.finditer(pattern, lines[row]))))
+    lines[row] = lines[row][: spot.start()] + flip(spot.group()) + lines[row][spot.end() :]
+    tampered = {**record, "text": "\n".join(lines)}
+    assert certify_record(tampered, line=1, source="p.jsonl", instance=instance) != []
