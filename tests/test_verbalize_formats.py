@@ -306,3 +306,19 @@ def test_certify_passes_a_format_prompt_and_fails_it_tampered(
     lines[row] = lines[row][: spot.start()] + flip(spot.group()) + lines[row][spot.end() :]
     tampered = {**record, "text": "\n".join(lines)}
     assert certify_record(tampered, line=1, source="p.jsonl", instance=instance) != []
+
+
+def test_a_dimacs_header_of_many_variables_reads_without_listing_them() -> None:
+    import tracemalloc
+
+    scheme = TEMPLATES.get("dimacs")
+    text = f"{scheme.preamble}\np cnf 10000000 1\n1 -2 0\n\n{scheme.question}"
+    backparse(text)  # the parsers built and cached before measuring
+    tracemalloc.start()
+    try:
+        read = backparse(text)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert read.entities == ("x1", "x2") and read.formula.clauses == ((1, -2),)
+    assert peak < 50_000_000  # ten million entity names would take several hundred MB

@@ -321,6 +321,19 @@ class MathFormat(Format):
         return [self.parse_literal(token) for token in text[1:-1].split(self.disjunction)]
 
 
+def _block(formula: Formula) -> list[str]:
+    """The lines of the DIMACS block of ``formula``: its header, then its clauses as
+    :func:`~twosat_formal.io.dimacs.write_dimacs` writes them.
+
+    >>> _block(Formula([[2, -1]]))
+    ['p cnf 2 1', '2 -1 0']
+    """
+    from twosat_formal.io.dimacs import _clause_lines
+
+    header = f"p cnf {formula.num_vars} {formula.num_clauses}"
+    return [header, *_clause_lines(formula).splitlines()]
+
+
 @dataclass(frozen=True)
 class DimacsFormat(Format):
     """``dimacs``: the header ``p cnf N M`` and one clause line per clause."""
@@ -343,17 +356,13 @@ class DimacsFormat(Format):
         >>> FORMATS["dimacs"].sentences([[1, -2]], ["x2", "x1"])
         ['p cnf 2 1', '2 -1 0']
         """
-        from twosat_formal.io.dimacs import _clause_lines
-
         if any(not clause for clause in clauses):
             raise ConfigError(
                 "an empty clause has no verbalization", parameter="clause", valid="1+ literals"
             )
         numbers = [self.entities.index(entity) + 1 for entity in entities]
         mapped = [[numbers[x - 1] if x > 0 else -numbers[-x - 1] for x in c] for c in clauses]
-        size = max(numbers, default=0)
-        block = _clause_lines(Formula(mapped, num_vars=size)) if mapped else ""
-        return [f"p cnf {size} {len(mapped)}", *block.splitlines()]
+        return _block(Formula(mapped, num_vars=max(numbers, default=0)))
 
     def _read_clause(self, text: str) -> list[tuple[str, bool]]:
         words = text.split(" ")
@@ -381,10 +390,9 @@ class DimacsFormat(Format):
             raise ParseError(message, line=line, column=err.column, context=err.context) from None
         if any(not clause for clause in formula.clauses):
             raise ParseError("the DIMACS block holds an empty clause", line=2, column=1)
-        entities = [f"x{v}" for v in range(1, formula.num_vars + 1)]
         clauses = [list(clause) for clause in formula.clauses]
-        if self.sentences(clauses, entities) != list(body):
-            rendered = self.sentences(clauses, entities)
+        rendered = _block(formula)
+        if rendered != list(body):
             lines = enumerate(zip(rendered, body, strict=False))
             i = next((i for i, (a, b) in lines if a != b), min(len(rendered), len(body)))
             raise ParseError(
@@ -394,7 +402,8 @@ class DimacsFormat(Format):
                 column=1,
                 context=body[i] if i < len(body) else None,
             )
-        pairs = [[(entities[abs(x) - 1], x > 0) for x in clause] for clause in clauses]
+        # variable k is the entity xk (no list of every variable: the header may be large)
+        pairs = [[(f"x{abs(x)}", x > 0) for x in clause] for clause in clauses]
         return pairs, 1
 
 
