@@ -117,3 +117,21 @@ def test_the_verbalization_experiment_reports_the_formats(
     assert all(table["ref/oracle"][name]["mean"] == 1.0 for name in NAMES)
     assert all(table["ref/sat-biased"][name]["mean"] < 1.0 for name in NAMES)
     assert "| model | " in (out / "report.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [("(x₂ ∨ x3)", "3:1: 'x3' is not written as sympy prints it"), ("(x₂ ∨ x₃)", "")],
+)
+def test_backparse_of_a_format_text_on_the_command_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, line: str, message: str
+) -> None:
+    text = "Consider this propositional formula:\n(x₁ ∨ ¬x₂) ∧\n" + line + "\n\n"
+    text += "Is there an assignment of truth values to the variables that makes the formula true?\n"
+    path = tmp_path / "p.txt"
+    path.write_text(text, encoding="utf-8")
+    code, out, err = cli(capsys, "backparse", str(path))
+    if message:
+        assert code == 2 and err == f"error: {path}:{message}\n" and out == ""
+    else:
+        assert code == 0 and out == "x1 | ~x2\nx2 | x3\n", err
