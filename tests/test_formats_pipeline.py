@@ -33,8 +33,9 @@ def tamper(name: str, text: str) -> str:
     return "\n".join(lines)
 
 
-def make_inputs(capsys: pytest.CaptureFixture[str], folder: Path) -> tuple[Path, Path]:
-    """A dataset of SAT and UNSAT instances and its prompts in the formats and ``logic``."""
+def make_inputs(capsys: pytest.CaptureFixture[str], folder: Path, *extra: str) -> tuple[Path, Path]:
+    """A dataset of SAT and UNSAT instances and its prompts in the formats and ``logic``
+    (``extra``: more options of ``verbalize``)."""
     parts = []
     for family, seed in (("backbone", 1), ("implication-cycle", 2), ("equivalence-core", 3)):
         out = folder / f"{family}.jsonl"
@@ -47,7 +48,8 @@ def make_inputs(capsys: pytest.CaptureFixture[str], folder: Path) -> tuple[Path,
     texts = []
     for name in [*NAMES, "logic"]:
         out = folder / f"p-{name}.jsonl"
-        code, _, err = cli(capsys, "verbalize", str(dataset), "--template", name, "-o", str(out))
+        argv = ["verbalize", str(dataset), "--template", name, "-o", str(out), *extra]
+        code, _, err = cli(capsys, *argv)
         assert code == 0, err
         texts.append(out.read_text(encoding="utf-8"))
     prompts = folder / "p.jsonl"
@@ -99,6 +101,21 @@ def test_reference_reasoners_read_the_formats_as_the_logic_prompts(
             assert failure == outcome[(model, "logic", instance)], (model, template, instance)
     # the biased reasoners do fail somewhere, so the agreement above is not vacuous
     assert any(f != "correct" for (m, t, _), f in outcome.items() if m == "ref/sat-biased")
+
+
+def test_the_oracle_chains_are_valid_in_every_format(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    dataset, prompts = make_inputs(capsys, tmp_path, "--ask-cycle")
+    store = tmp_path / "runs.sqlite"
+    argv = ["eval", str(prompts), "--dataset", str(dataset), "--store", str(store)]
+    code, _, err = cli(capsys, *argv, "-m", "ref/oracle", "--no-progress")
+    assert code == 0, err
+    with RunStore(store, readonly=True) as run_store:
+        rows = list(run_store.export_rows())
+    unsat = [r for r in rows if r["label"] == "UNSAT"]
+    assert {r["template"] for r in unsat} == {*NAMES, "logic"}
+    assert all(r["failure"] == "correct" and r["cycle_valid"] is True for r in unsat)
 
 
 @pytest.mark.slow
