@@ -322,3 +322,25 @@ def test_a_dimacs_header_of_many_variables_reads_without_listing_them() -> None:
         tracemalloc.stop()
     assert read.entities == ("x1", "x2") and read.formula.clauses == ((1, -2),)
     assert peak < 50_000_000  # ten million entity names would take several hundred MB
+
+
+#: Characters of the four formats' lines, and a few foreign ones.
+ALPHABET = "x₁₂0123-¬∨∧() \\{}_negloradTstr:+.chewycunAB~'\"$"
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from(NAMES), st.text(alphabet=ALPHABET, max_size=40), st.integers(1, 3))
+def test_any_line_is_read_or_refused_with_a_parse_error(name: str, line: str, row: int) -> None:
+    prompt = verbalize(Formula([[1, -2], [2, 3], [-3]]), name)
+    lines = prompt.text.split("\n")
+    lines[row] = line
+    try:
+        read = backparse("\n".join(lines), name)
+    except ParseError as err:
+        assert err.line is not None and 1 <= err.line <= len(lines)
+        return
+    # read: the text is exactly what the renderer writes for what was read (a DIMACS
+    # header may declare variables no clause names: its clause lines are compared)
+    rendered = render(read.formula, TEMPLATES.get(name), read.entities).split("\n")
+    skip = 2 if name == "dimacs" else 0
+    assert rendered[skip:] == lines[skip : len(rendered)]
