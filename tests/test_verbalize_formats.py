@@ -17,9 +17,10 @@ from brute import holds
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pysat.formula import CNF
+from test_edits_prompts import clauses_2cnf, edited_of, prompts_of
 
 from twosat_formal.certify import certify_record
-from twosat_formal.edits import root_instance
+from twosat_formal.edits import edit_steps, root_instance
 from twosat_formal.errors import CertificateError, ParseError, ProofError
 from twosat_formal.formula import Formula
 from twosat_formal.verbalize import (
@@ -344,3 +345,29 @@ def test_any_line_is_read_or_refused_with_a_parse_error(name: str, line: str, ro
     rendered = render(read.formula, TEMPLATES.get(name), read.entities).split("\n")
     skip = 2 if name == "dimacs" else 0
     assert rendered[skip:] == lines[skip : len(rendered)]
+
+
+# ---- edits ---------------------------------------------------------------------------
+
+
+@settings(max_examples=30, deadline=None)
+@given(clauses_2cnf, st.integers(0, 2**20), st.sampled_from(NAMES))
+def test_an_edit_that_keeps_the_clause_count_changes_only_its_lines(
+    clauses: list[list[int]], seed: int, name: str
+) -> None:
+    base = root_instance(Formula(clauses))
+    (base_prompt,) = prompts_of(base, [name], seed)
+    before_lines = base_prompt["text"].split("\n")
+    first = 2 if name == "dimacs" else 1  # the line of clause 0
+    for edited in edited_of(base, seed):
+        (prompt,) = prompts_of(edited, [name], seed)
+        steps = edit_steps(edited.transforms)
+        if any(len(step["before"]) != len(step["after"]) for step in steps):
+            continue
+        spliced = {
+            first + step["position"] + k for step in steps for k in range(len(step["after"]))
+        }
+        lines = prompt["text"].split("\n")
+        assert len(lines) == len(before_lines)
+        changed = {i for i, (a, b) in enumerate(zip(lines, before_lines, strict=True)) if a != b}
+        assert changed <= spliced
