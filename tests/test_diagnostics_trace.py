@@ -1,5 +1,6 @@
-"""The trace checker on hand-written answers: every claim form and kind, in all six
-templates, against a SAT and an UNSAT formula; the ``trace`` command on a real store."""
+"""The trace checker on hand-written answers: every claim form and kind, in every
+template but ``math-latex``, against a SAT and an UNSAT formula; the ``trace`` command
+on a real store."""
 
 from __future__ import annotations
 
@@ -12,6 +13,10 @@ from cli_support import run
 from twosat_formal.diagnostics.trace import check_trace
 from twosat_formal.formula import Formula
 from twosat_formal.verbalize import TEMPLATES, prompt_record
+
+#: The templates whose literal phrases ``trace`` reads: all but ``math-latex``, whose
+#: ``x_{1}`` the reader blanks as it blanks every brace group (a JSON object).
+READ_TEMPLATES = [name for name in TEMPLATES.names() if name != "math-latex"]
 
 # SAT: a and b forced true; c | d free
 SAT = Formula.from_named([["~a", "b"], ["a"], ["c", "d"]])
@@ -32,9 +37,12 @@ class Say:
         return self.scheme.literal(self.entity[name.lstrip("~")], positive)
 
     def clause(self, *names: str) -> str:
-        return self.scheme.sentence(
+        """The clause as the prompt writes it, closed by a period (a format's clause
+        line has none: ``(x₁ ∨ ¬x₂)``, ``1 -2 0``)."""
+        said = self.scheme.sentence(
             [(self.entity[n.lstrip("~")], not n.startswith("~")) for n in names]
         )
+        return said if said.endswith(".") else said + "."
 
     def value(self, positive: bool) -> str:
         return self.scheme.true_value if positive else self.scheme.false_value
@@ -47,7 +55,7 @@ def judged(text: str, say: Say, formula: Formula) -> list[tuple[str, str]]:
     return [(c.form, c.kind) for c in trace.claims]
 
 
-@pytest.mark.parametrize("template", TEMPLATES.names())
+@pytest.mark.parametrize("template", READ_TEMPLATES)
 def test_every_kind_and_form_on_a_sat_formula(template: str) -> None:
     say = Say(SAT, template)
     c_entity = say.entity["c"]
@@ -71,7 +79,7 @@ def test_every_kind_and_form_on_a_sat_formula(template: str) -> None:
     assert trace.counts() == {"clause": 3, "entailed": 2, "contradicted": 2, "unsupported": 2}
 
 
-@pytest.mark.parametrize("template", TEMPLATES.names())
+@pytest.mark.parametrize("template", READ_TEMPLATES)
 def test_every_kind_on_an_unsat_formula_by_chains_of_implications(template: str) -> None:
     say = Say(UNSAT, template)
     arrow = " → ".join(say.lit(n) for n in ("a", "b", "~a", "c", "a"))

@@ -14,7 +14,7 @@ from twosat_formal.edits import (
     root_instance,
 )
 from twosat_formal.formula import Formula
-from twosat_formal.verbalize import TEMPLATES, prove_roundtrip, verbalize
+from twosat_formal.verbalize import FORMATS, TEMPLATES, prove_roundtrip, verbalize
 
 BASE = root_instance(
     Formula.from_named(
@@ -52,7 +52,9 @@ def check_only_the_splice_changed(
     assert changed_old != changed_new
 
 
-@pytest.mark.parametrize("template", TEMPLATES.names())
+# the sentence schemes: a format's lines also carry their place (the ∧ closing all lines
+# but the last, a taster's number, the DIMACS header's clause count)
+@pytest.mark.parametrize("template", [n for n in TEMPLATES.names() if n not in FORMATS])
 def test_single_edits_change_only_their_sentences(template: str) -> None:
     seed = 11
     base_prompt = verbalize(BASE.formula, template, seed=seed)

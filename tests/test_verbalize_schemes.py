@@ -127,7 +127,8 @@ WIDE = {
 
 
 def test_registry_holds_the_six_schemes_in_paper_order() -> None:
-    assert TEMPLATES.names() == ["logic", "letter", "team", "social", "room", "door"]
+    six = ["logic", "letter", "team", "social", "room", "door"]
+    assert TEMPLATES.names() == [*six, "math", "math-latex", "dimacs", "dual-story"]
     with pytest.raises(UnknownNameError):
         TEMPLATES.get("story")
 
@@ -277,10 +278,10 @@ DOC = Path(__file__).resolve().parents[1] / "docs" / "verbalization.md"
 
 
 @pytest.mark.skipif(not DOC.exists(), reason="docs are not shipped with the package")
-@pytest.mark.parametrize("name", list(UNIT))
+@pytest.mark.parametrize("name", TEMPLATES.names())
 def test_documented_full_prompts_are_current(name: str) -> None:
     blocks = dict(
-        re.findall(r"<!-- example: (\w+) -->\n```text\n(.*?)\n```", DOC.read_text("utf-8"), re.S)
+        re.findall(r"<!-- example: ([\w-]+) -->\n```text\n(.*?)\n```", DOC.read_text("utf-8"), re.S)
     )
     canonical = TEMPLATES.get(name).entities.canonical(3)
     prompt = verbalize(Formula([[-1, 2], [1, -3], [2, 3]]), name, entities=canonical)

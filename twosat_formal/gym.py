@@ -116,7 +116,8 @@ class TwoSatConfig:
     min_filler_share, max_filler_share:
         The range of the filler share, for families that have one.
     templates:
-        The verbalization templates to draw from (default: all six).
+        The verbalization templates to draw from (default: every registered one, the six
+        schemes and the four formats).
     balance:
         Equal numbers of SAT and UNSAT items: item ``i`` is UNSAT exactly when ``i`` is
         odd, and its family is drawn among those that give that label (``symmetry``

@@ -107,7 +107,7 @@ COMMANDS: dict[str, Command] = {
         Command(
             "templates",
             _P + "verbalize_cmd",
-            "List the six template schemes with an example of each (paper appendix G.1, Table 2).",
+            "List the templates with an example of each: six schemes (App. G.1), four formats.",
         ),
         Command(
             "verbalize",

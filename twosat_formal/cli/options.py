@@ -101,7 +101,9 @@ ProgressOption = Annotated[
 TemplatesOption = Annotated[
     list[str] | None,
     typer.Option(
-        "--template", metavar="NAME", help="Verbalization template, repeatable (default: all 6)."
+        "--template",
+        metavar="NAME",
+        help="Verbalization template, repeatable (default: the spec's).",
     ),
 ]
 

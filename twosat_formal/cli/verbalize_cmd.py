@@ -209,7 +209,7 @@ def backparse_command(
 def templates_command(
     as_json: Annotated[bool, json_option("Print the schemes and their examples as JSON.")] = False,
 ) -> None:
-    """List the six template schemes with an example of each (paper appendix G.1, Table 2)."""
+    """List the templates with an example of each: six schemes (App. G.1), four formats."""
     rows = [
         {
             "name": name,

@@ -48,7 +48,7 @@ __all__ = [
 #: Column → its meaning, in order (the card's table).
 COLUMN_DOCS: dict[str, str] = {
     "id": "the prompt's id (SHA-256 of instance id, template and seed; a story's own id)",
-    "kind": "`template` (one of the six template verbalizers) or `story` (LLM story)",
+    "kind": "`template` (a template verbalizer: six schemes, four formats) or `story` (LLM story)",
     "prompt": "the full text a model receives (App. G.2 evaluation prompt)",
     "messages": "the chat form: the prompt as the user turn, a reference answer as the "
     "assistant turn (the gold solution in the answer format; the scorer judges it correct)",

@@ -1,7 +1,9 @@
 """Template verbalizers (App. G.1): formula → prompt text, and back.
 
-Six schemes are registered in :data:`TEMPLATES`: ``logic``, ``letter``, ``team``,
-``social``, ``room``, ``door``. :func:`verbalize` renders a formula in one of them
+Ten templates are registered in :data:`TEMPLATES`: the six schemes of the paper,
+``logic``, ``letter``, ``team``, ``social``, ``room``, ``door``, and the four formats of
+:mod:`~twosat_formal.verbalize.formats` (:data:`FORMATS`), ``math``, ``math-latex``,
+``dimacs`` and ``dual-story``. :func:`verbalize` renders a formula in one of them
 under a seeded entity mapping and wraps it in the evaluation prompt of App. G.2;
 :func:`backparse` reads such a text back into a formula; :func:`prompt_record` does
 both and stores the round-trip proof with the prompt.
@@ -35,6 +37,7 @@ from twosat_formal.formula import Formula
 from twosat_formal.prompts import PromptRecord, template_prompt
 from twosat_formal.verbalize.backparse import BackParse, backparse, detect_template
 from twosat_formal.verbalize.entities import entity_map
+from twosat_formal.verbalize.formats import FORMATS, Format
 from twosat_formal.verbalize.roundtrip import check_roundtrip, prove_roundtrip
 from twosat_formal.verbalize.schemes import TEMPLATES, Scheme
 
@@ -42,8 +45,10 @@ if TYPE_CHECKING:
     from twosat_formal.instance import Instance
 
 __all__ = [
+    "FORMATS",
     "TEMPLATES",
     "BackParse",
+    "Format",
     "Prompt",
     "Scheme",
     "backparse",

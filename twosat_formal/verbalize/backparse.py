@@ -39,6 +39,7 @@ from operator import itemgetter
 
 from twosat_formal.errors import ParseError, SentenceError
 from twosat_formal.formula import Formula
+from twosat_formal.verbalize.formats import Format, read_format
 from twosat_formal.verbalize.schemes import (
     TEMPLATES,
     Scheme,
@@ -251,6 +252,8 @@ def read_clauses(
     ('door', [[1, -2]], ['door 2', 'door 1'], [2])
     """
     scheme = TEMPLATES.get(template) if template is not None else _opening(text)
+    if isinstance(scheme, Format):
+        return read_format(scheme, text, entities, source)
     if scheme is not None:
         found = _read_lines(text, scheme, entities)
         if found is not None:

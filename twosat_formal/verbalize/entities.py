@@ -1,6 +1,6 @@
 """Entity naming: which word stands for which variable in a verbalized formula.
 
-Four namings serve the six schemes of App. G.1, Table 2:
+Four namings serve the six schemes of App. G.1, Table 2, and a fifth the formats:
 
 ``letters``
     ``A``, ``B``, …, ``Z``, ``AA``, ``AB``, … (bijective base 26; scheme ``logic``).
@@ -10,6 +10,9 @@ Four namings serve the six schemes of App. G.1, Table 2:
     entity number ``len(list) * k + i`` is ``f"{names[i]}{k + 1}"`` (``Aaron2``, …).
 ``rooms`` / ``doors``
     ``room 1``, ``room 2``, … and ``door 1``, ``door 2``, ….
+``symbols``
+    ``x1``, ``x2``, …: the symbol names of the formats ``math``, ``math-latex`` and
+    ``dimacs`` (printed there as ``x₁``, ``x_{1}`` and ``1``).
 
 Each naming has a *universe* of well-formed entities (the words a back-parser accepts
 without an entity map) and a canonical enumeration of it. The variable → entity
@@ -138,6 +141,8 @@ def _numbered(naming: str, noun: str, index: int) -> str:
         return person_name(index)
     if index < 0:
         raise ConfigError(f"entity index {index} is negative", parameter="index", valid=">= 0")
+    if naming == "symbols":
+        return f"{noun}{index + 1}"
     return f"{noun} {index + 1}"
 
 
@@ -149,6 +154,8 @@ def _well_formed(naming: str, noun: str, text: str) -> bool:
     if naming == "persons":
         match = _PERSON.match(text)
         return match is not None and match.group(1) in _person_positions() and match.group(2) != "1"
+    if naming == "symbols":
+        return text.startswith(noun) and bool(_NUMBER.fullmatch(text[len(noun) :]))
     word, _, number = text.partition(" ")
     return word == noun and bool(_NUMBER.fullmatch(number))
 
@@ -195,9 +202,11 @@ class Naming:
     Parameters
     ----------
     name:
-        ``"letters"``, ``"persons"``, ``"rooms"`` or ``"doors"``.
+        ``"letters"``, ``"persons"``, ``"rooms"``, ``"doors"`` or ``"symbols"``.
     noun:
-        For ``rooms`` / ``doors``, the word before the number (``"room"``); else ``""``.
+        For ``rooms`` / ``doors``, the word before the number and a space (``"room"``);
+        for ``symbols``, the letter before the number without a space (``"x"``); else
+        ``""``.
 
     Examples
     --------
@@ -227,6 +236,8 @@ class Naming:
             return _person_positions()[base] + (int(suffix) - 1 if suffix else 0) * len(
                 first_names()
             )
+        if self.name == "symbols":
+            return int(entity[len(self.noun) :]) - 1
         return int(entity.split(" ", 1)[1]) - 1
 
     def is_entity(self, text: str) -> bool:
@@ -234,7 +245,7 @@ class Naming:
 
         Persons: a listed first name, optionally with a suffix ``2``, ``3``, …; letters:
         ``[A-Z]+``; rooms and doors: the noun, one space, a number ``>= 1`` without
-        leading zeros.
+        leading zeros; symbols: the noun and such a number without a space.
         """
         return _well_formed(self.name, self.noun, text)
 
@@ -253,6 +264,7 @@ class Naming:
         return {
             "letters": "A..Z, AA, AB, ...",
             "persons": "a listed first name, optionally followed by 2, 3, ...",
+            "symbols": f"{self.noun}1, {self.noun}2, ...",
         }.get(self.name, f"{self.noun} 1, {self.noun} 2, ...")
 
     @property
@@ -271,19 +283,22 @@ class Naming:
             return "[A-Z]+"
         if self.name == "persons":
             return "[A-Z][a-z]+(?:[1-9][0-9]*)?"
+        if self.name == "symbols":
+            return re.escape(self.noun) + "[1-9][0-9]*"
         return re.escape(self.noun) + " [1-9][0-9]*"
 
     def identifier(self, entity: str) -> str:
         """The variable name that stands for ``entity`` in a back-parsed formula.
 
-        Letters and person names are identifiers already; ``room 3`` becomes ``room_3``.
+        Letters, person names and symbols are identifiers already; ``room 3`` becomes
+        ``room_3``.
         """
         return entity.replace(" ", "_")
 
     def draw(self, num_vars: int, rng: random.Random) -> tuple[str, ...]:
         """A random injective mapping: entity of variable ``v`` at index ``v - 1``.
 
-        Letters, rooms and doors permute the first ``num_vars`` entities; persons draw
+        Letters, rooms, doors and symbols permute the first ``num_vars`` entities; persons draw
         ``num_vars`` distinct entities from the list (and the suffixed names once the
         list runs out).
         """
@@ -313,12 +328,13 @@ class Naming:
             )
 
 
-#: The four namings, by name.
+#: The five namings, by name.
 NAMINGS: dict[str, Naming] = {
     "letters": Naming("letters"),
     "persons": Naming("persons"),
     "rooms": Naming("rooms", "room"),
     "doors": Naming("doors", "door"),
+    "symbols": Naming("symbols", "x"),
 }
 
 

@@ -1,0 +1,538 @@
+"""The formal formats: templates whose clauses are written in a notation, not sentences.
+
+Four templates join the six schemes of App. G.1 in :data:`~twosat_formal.verbalize.TEMPLATES`
+(the wording of each is in ``docs/verbalization.md``):
+
+``math``
+    The formula as a conjunction, one clause in parentheses per line, each line but
+    the last closed by ``∧``: ``(x₁ ∨ ¬x₂) ∧``. Every literal is printed by sympy's
+    pretty printer (``x₁``, ``¬x₁``) and read back by sympy's parser.
+``math-latex``
+    The same in LaTeX: ``(x_{1} \\lor \\neg x_{2}) \\land``, literals printed by sympy's
+    LaTeX printer.
+``dimacs``
+    The formula as a DIMACS block (``p cnf N M``, one ``... 0`` line per clause),
+    written as :mod:`twosat_formal.io.dimacs` writes clauses and read back by its
+    parser; variable ``k`` is the entity ``xk``.
+``dual-story``
+    Each clause told as the combination it forbids, its negation as a conjunction:
+    ``(A ∨ ¬B)`` is ``Taster 1 dislikes: chewy A + crunchy B.``
+
+The clause order and the literal order within a clause are kept (sympy's ``And`` and
+``Or`` sort and merge their arguments, so the structure between the literals is
+written and read here, literal by literal through sympy). Every line must render back
+to exactly itself, so a text parses only if the renderer could have produced it, and
+a text that does not gets a :class:`~twosat_formal.errors.ParseError` naming its line.
+Unlike the sentence schemes, a format is read line by line, as it was laid out.
+
+Examples
+--------
+>>> math = FORMATS["math"]
+>>> math.sentences([[1, -2], [2]], ["x1", "x2"])
+['(x₁ ∨ ¬x₂) ∧', '(x₂)']
+>>> math.parse_sentence("(x₁ ∨ ¬x₂)")
+[('x1', True), ('x2', False)]
+>>> FORMATS["dual-story"].sentences([[1, -2]], ["A", "B"])
+['Taster 1 dislikes: chewy A + crunchy B.']
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from twosat_formal.errors import ConfigError, ParseError, SentenceError
+from twosat_formal.formula import Formula
+from twosat_formal.verbalize.schemes import TEMPLATES, Scheme
+
+__all__ = ["FORMATS", "Format", "read_format"]
+
+#: What :func:`read_format` returns: scheme name, clauses, entities in order, lines.
+Read = tuple[str, list[list[int]], list[str], list[int]]
+
+_SUBSCRIPTS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
+#: A literal as sympy's parser is given it: nothing but a negation and a symbol name.
+_SYMPY_LITERAL = re.compile(r"~?x[1-9][0-9]*\Z")
+
+
+@lru_cache(maxsize=1 << 16)
+def _sympy_print(entity: str, positive: bool, latex: bool) -> str:
+    """The literal ``entity`` / ``¬entity`` as sympy prints it (pretty Unicode or LaTeX).
+
+    >>> _sympy_print("x12", False, False), _sympy_print("x3", True, True)
+    ('¬x₁₂', 'x_{3}')
+    """
+    from sympy import Not, Symbol, pretty
+    from sympy import latex as to_latex
+
+    expr = Symbol(entity) if positive else Not(Symbol(entity))
+    return to_latex(expr) if latex else pretty(expr, use_unicode=True)
+
+
+@lru_cache(maxsize=1 << 16)
+def _sympy_read(token: str, latex: bool) -> tuple[str, bool]:
+    """The inverse of :func:`_sympy_print`: sympy's parser reads the literal.
+
+    The token's notation is first written in sympy's input syntax (``¬`` → ``~``,
+    subscript digits → digits; ``\\neg `` → ``~``, ``x_{12}`` → ``x12``); only a token
+    that then is a negation sign and a symbol name reaches the parser, and the literal
+    read must print back to exactly ``token``.
+
+    >>> _sympy_read("¬x₁₂", False), _sympy_read("\\\\neg x_{4}", True)
+    (('x12', False), ('x4', False))
+    """
+    from sympy import Not, Symbol
+    from sympy.parsing.sympy_parser import parse_expr
+
+    if latex:
+        plain = token.replace("\\neg ", "~", 1).replace("_{", "", 1).replace("}", "", 1)
+    else:
+        plain = token.replace("¬", "~", 1).translate(_SUBSCRIPTS)
+    if not _SYMPY_LITERAL.match(plain):
+        raise SentenceError(f"{token!r} is not a literal")
+    expr = parse_expr(plain, evaluate=False)
+    positive = not isinstance(expr, Not)
+    symbol = expr if positive else expr.args[0]
+    if not isinstance(symbol, Symbol):
+        raise SentenceError(f"{token!r} is not a literal")
+    entity = symbol.name
+    if _sympy_print(entity, positive, latex) != token:
+        raise SentenceError(f"{token!r} is not written as sympy prints it")
+    return entity, positive
+
+
+@dataclass(frozen=True)
+class Format(Scheme):
+    """A template written in a notation: one clause per line, read line by line.
+
+    The fields are a :class:`~twosat_formal.verbalize.schemes.Scheme`'s (the phrase
+    fields give :meth:`literal`, the words a reasoner uses for one literal); a format
+    renders its lines with :meth:`sentences` and reads a text with :meth:`read`.
+    """
+
+    def sentence(self, literals: Sequence[tuple[str, bool]]) -> str:
+        """One clause in this notation, given as ``(entity, positive)`` pairs."""
+        if not literals:
+            raise ConfigError(
+                "an empty clause has no verbalization", parameter="clause", valid="1+ literals"
+            )
+        return self._clause(literals)
+
+    def _clause(self, literals: Sequence[tuple[str, bool]]) -> str:
+        raise NotImplementedError
+
+    def sentences(self, clauses: Sequence[Sequence[int]], entities: Sequence[str]) -> list[str]:
+        """The lines of the formula, ``entities[v - 1]`` naming variable ``v``."""
+        return [
+            self.sentence([(entities[abs(x) - 1], x > 0) for x in clause]) for clause in clauses
+        ]
+
+    @property
+    def clause_lines(self) -> None:
+        """No line pattern: a format is read by :meth:`read`."""
+        return None
+
+    def _parse_sentence(self, sentence: str) -> tuple[tuple[str, bool], ...]:
+        """A reasoner's sentence: one clause as :meth:`sentence` writes it, or one literal
+        as :meth:`literal` writes it (a unit clause, an assignment), with or without a
+        closing period. The prompt's own lines are read by :meth:`read`, exactly."""
+        text = sentence.strip()
+        try:
+            return _strict_clause(self, text)
+        except SentenceError as err:
+            if not text.endswith("."):
+                raise
+            first = err
+        try:
+            return _strict_clause(self, text[:-1])
+        except SentenceError:
+            pass
+        try:
+            return (self.parse_literal(text[:-1]),)
+        except SentenceError:
+            raise first from None
+
+    def strict_clause(self, text: str) -> tuple[tuple[str, bool], ...]:
+        """The clause written ``text``, which must be exactly :meth:`sentence` of it."""
+        literals = self._read_clause(text)
+        if self.sentence(literals) != text:
+            raise SentenceError(f"the clause is not written as the {self.name} format writes it")
+        return tuple(literals)
+
+    def parse_literal(self, phrase: str) -> tuple[str, bool]:
+        """The inverse of :meth:`literal`: ``X is <value>`` unless a format says otherwise.
+
+        >>> FORMATS["dual-story"].parse_literal("B is chewy")
+        ('B', False)
+        """
+        entity, _, value = phrase.rpartition(" is ")
+        if value not in (self.true_value, self.false_value) or not self.entities.is_entity(entity):
+            raise SentenceError(f"{phrase!r} is not a {self.name} literal")
+        return entity, value == self.true_value
+
+    def _read_clause(self, text: str) -> list[tuple[str, bool]]:
+        raise NotImplementedError
+
+    def example(self) -> str:
+        """The paper's example clauses ``(¬A ∨ B), (A ∨ ¬C)`` in this format.
+
+        >>> print(FORMATS["math-latex"].example())
+        (\\neg x_{1} \\lor x_{2}) \\land
+        (x_{1} \\lor \\neg x_{3})
+        """
+        return "\n".join(self.sentences([[-1, 2], [1, -3]], self.entities.canonical(3)))
+
+    def read_lines(self, lines: Sequence[str]) -> list[list[tuple[str, bool]]]:
+        """The clauses of the body lines, each as ``(entity, positive)`` pairs.
+
+        Raises :class:`_LineError` with the index of the line at fault.
+        """
+        found = []
+        for i, line in enumerate(lines):
+            closing = " " + self.join if self.join and i < len(lines) - 1 else ""
+            if closing and not line.endswith(closing):
+                raise _LineError(i, f"a clause line but the last ends with {self.join!r}")
+            text = line[: len(line) - len(closing)]
+            try:
+                found.append(list(_strict_clause(self, text)))
+            except SentenceError as err:
+                raise _LineError(i, str(err)) from None
+        return found
+
+    @property
+    def join(self) -> str:
+        """What closes every clause line but the last (``""``: nothing)."""
+        return ""
+
+    def read(self, text: str, entities: Sequence[str] | None, source: str | None) -> Read:
+        """Read a verbalization in this format (a full prompt: what follows is ignored).
+
+        Returns the scheme name, the clauses over variables numbered in order of first
+        appearance (or as ``entities`` numbers them), that order, and the line of each
+        clause.
+
+        Raises
+        ------
+        ParseError
+            A missing preamble or question, a line that is not a clause of this format,
+            an entity outside the naming or ``entities``; the error names the line.
+        """
+        lines = text.split("\n")
+
+        def error(message: str, line: int) -> ParseError:
+            context = lines[line - 1] if line <= len(lines) else None
+            return ParseError(message, line=line, column=1, source=source, context=context)
+
+        if lines[0] != self.preamble:
+            raise error(f"expected the {self.name} preamble {self.preamble!r}", 1)
+        try:
+            end = lines.index(self.question, 1)
+        except ValueError:
+            raise error(f"the final question {self.question!r} is missing", len(lines)) from None
+        if end < 2 or lines[end - 1] != "":
+            raise error("a blank line comes before the final question", end + 1)
+        body = lines[1 : end - 1]
+        pairs, first = self.read_body(body)
+        order: list[str] = [] if entities is None else list(entities)
+        index = {entity: v for v, entity in enumerate(order, 1)}
+        clauses = []
+        for i, clause in enumerate(pairs):
+            found = []
+            for entity, positive in clause:
+                var = index.get(entity)
+                if var is None:
+                    if entities is not None:
+                        raise error(f"unknown entity {entity!r}", first + i + 2)
+                    order.append(entity)
+                    var = index[entity] = len(order)
+                found.append(var if positive else -var)
+            clauses.append(found)
+        return self.name, clauses, order, [first + i + 2 for i in range(len(clauses))]
+
+    def read_body(self, body: Sequence[str]) -> tuple[list[list[tuple[str, bool]]], int]:
+        """The clauses of the lines between preamble and blank line, and the index of the
+        first clause line among them."""
+        try:
+            return self.read_lines(body), 0
+        except _LineError as err:
+            message, line, context = err.message, err.index + 2, body[err.index]
+        raise ParseError(message, line=line, column=1, context=context)
+
+
+class _LineError(Exception):
+    def __init__(self, index: int, message: str) -> None:
+        super().__init__(message)
+        self.index = index
+        self.message = message
+
+
+@lru_cache(maxsize=1 << 16)
+def _strict_clause(scheme: Format, text: str) -> tuple[tuple[str, bool], ...]:
+    """:meth:`Format.strict_clause`, remembered (a pure function of format and text)."""
+    return scheme.strict_clause(text)
+
+
+@dataclass(frozen=True)
+class MathFormat(Format):
+    """``math`` and ``math-latex``: a conjunction of parenthesized disjunctions."""
+
+    latex: bool = False
+
+    @property
+    def join(self) -> str:
+        return "\\land" if self.latex else "∧"
+
+    @property
+    def disjunction(self) -> str:
+        """The disjunction sign between two literals, with its spaces."""
+        return " \\lor " if self.latex else " ∨ "
+
+    def literal(self, entity: str, positive: bool) -> str:
+        """The literal as sympy prints it.
+
+        >>> FORMATS["math"].literal("x2", False)
+        '¬x₂'
+        """
+        return _sympy_print(entity, positive, self.latex)
+
+    def parse_literal(self, phrase: str) -> tuple[str, bool]:
+        """The inverse of :meth:`literal`, through sympy's parser.
+
+        >>> FORMATS["math"].parse_literal("¬x₂")
+        ('x2', False)
+        """
+        entity, positive = _sympy_read(phrase, self.latex)
+        if not self.entities.is_entity(entity):
+            raise SentenceError(f"unknown entity {entity!r}", entity=entity)
+        return entity, positive
+
+    def _clause(self, literals: Sequence[tuple[str, bool]]) -> str:
+        return "(" + self.disjunction.join(self.literal(e, p) for e, p in literals) + ")"
+
+    def sentences(self, clauses: Sequence[Sequence[int]], entities: Sequence[str]) -> list[str]:
+        lines = super().sentences(clauses, entities)
+        return [line + " " + self.join for line in lines[:-1]] + lines[-1:]
+
+    def _read_clause(self, text: str) -> list[tuple[str, bool]]:
+        if not (text.startswith("(") and text.endswith(")")):
+            raise SentenceError("a clause is written in parentheses")
+        return [self.parse_literal(token) for token in text[1:-1].split(self.disjunction)]
+
+
+def _block(formula: Formula) -> list[str]:
+    """The lines of the DIMACS block of ``formula``: its header, then its clauses as
+    :func:`~twosat_formal.io.dimacs.write_dimacs` writes them.
+
+    >>> _block(Formula([[2, -1]]))
+    ['p cnf 2 1', '2 -1 0']
+    """
+    from twosat_formal.io.dimacs import _clause_lines
+
+    header = f"p cnf {formula.num_vars} {formula.num_clauses}"
+    return [header, *_clause_lines(formula).splitlines()]
+
+
+@dataclass(frozen=True)
+class DimacsFormat(Format):
+    """``dimacs``: the header ``p cnf N M`` and one clause line per clause."""
+
+    def number(self, entity: str, positive: bool) -> str:
+        """The literal's DIMACS number (:meth:`literal` is its phrase, ``x12 is false``).
+
+        >>> FORMATS["dimacs"].number("x12", False), FORMATS["dimacs"].literal("x12", False)
+        ('-12', 'x12 is false')
+        """
+        number = str(self.entities.index(entity) + 1)
+        return number if positive else "-" + number
+
+    def _clause(self, literals: Sequence[tuple[str, bool]]) -> str:
+        return " ".join(self.number(e, p) for e, p in literals) + " 0"
+
+    def sentences(self, clauses: Sequence[Sequence[int]], entities: Sequence[str]) -> list[str]:
+        """The header and the clause lines, as the DIMACS writer writes clauses.
+
+        >>> FORMATS["dimacs"].sentences([[1, -2]], ["x2", "x1"])
+        ['p cnf 2 1', '2 -1 0']
+        """
+        if any(not clause for clause in clauses):
+            raise ConfigError(
+                "an empty clause has no verbalization", parameter="clause", valid="1+ literals"
+            )
+        numbers = [self.entities.index(entity) + 1 for entity in entities]
+        mapped = [[numbers[x - 1] if x > 0 else -numbers[-x - 1] for x in c] for c in clauses]
+        return _block(Formula(mapped, num_vars=max(numbers, default=0)))
+
+    def _read_clause(self, text: str) -> list[tuple[str, bool]]:
+        words = text.split(" ")
+        if len(words) < 2 or words[-1] != "0":
+            raise SentenceError("a clause line is its literals and 0")
+        found = []
+        for word in words[:-1]:
+            entity = "x" + word.lstrip("-")
+            if not self.entities.is_entity(entity):
+                raise SentenceError(f"{word!r} is not a literal", entity=entity)
+            found.append((entity, not word.startswith("-")))
+        return found
+
+    def read_body(self, body: Sequence[str]) -> tuple[list[list[tuple[str, bool]]], int]:
+        """The DIMACS block read by :func:`~twosat_formal.io.dimacs.parse_dimacs`, then
+        written back: it must be the block the renderer writes."""
+        from twosat_formal.io.dimacs import parse_dimacs
+
+        block = "\n".join(body)
+        try:
+            formula = parse_dimacs(block + "\n")
+        except ParseError as err:
+            line = (err.line or 1) + 1
+            message = f"the DIMACS block: {err.message}"
+            raise ParseError(message, line=line, column=err.column, context=err.context) from None
+        if any(not clause for clause in formula.clauses):
+            raise ParseError("the DIMACS block holds an empty clause", line=2, column=1)
+        clauses = [list(clause) for clause in formula.clauses]
+        rendered = _block(formula)
+        if rendered != list(body):
+            lines = enumerate(zip(rendered, body, strict=False))
+            i = next((i for i, (a, b) in lines if a != b), min(len(rendered), len(body)))
+            raise ParseError(
+                "the DIMACS block is not written as the dimacs format writes it "
+                "(the header, then one clause per line, single spaces)",
+                line=i + 2,
+                column=1,
+                context=body[i] if i < len(body) else None,
+            )
+        # variable k is the entity xk (no list of every variable: the header may be large)
+        pairs = [[(f"x{abs(x)}", x > 0) for x in clause] for clause in clauses]
+        return pairs, 1
+
+
+@dataclass(frozen=True)
+class DualStoryFormat(Format):
+    """``dual-story``: every clause as the combination it forbids, numbered."""
+
+    def _clause(self, literals: Sequence[tuple[str, bool]]) -> str:
+        # the forbidden combination is the clause's negation: each literal made false
+        words = (f"{self.false_value if p else self.true_value} {e}" for e, p in literals)
+        return " + ".join(words) + "."
+
+    def sentences(self, clauses: Sequence[Sequence[int]], entities: Sequence[str]) -> list[str]:
+        lines = super().sentences(clauses, entities)
+        return [f"{self.prefix}{i} dislikes: {line}" for i, line in enumerate(lines, 1)]
+
+    def _read_clause(self, text: str) -> list[tuple[str, bool]]:
+        if not text.endswith("."):
+            raise SentenceError("a forbidden combination ends with a period")
+        found = []
+        for part in text[:-1].split(" + "):
+            value, _, entity = part.partition(" ")
+            if value not in (self.true_value, self.false_value):
+                raise SentenceError(f"{part!r} is not {self.true_value} or {self.false_value} X")
+            if not self.entities.is_entity(entity):
+                raise SentenceError(f"unknown entity {entity!r}", entity=entity)
+            found.append((entity, value == self.false_value))
+        return found
+
+    def read_lines(self, lines: Sequence[str]) -> list[list[tuple[str, bool]]]:
+        found = []
+        for i, line in enumerate(lines, 1):
+            head = f"{self.prefix}{i} dislikes: "
+            if not line.startswith(head):
+                raise _LineError(i - 1, f"line {i} of the rules opens with {head!r}")
+            try:
+                found.append(list(_strict_clause(self, line[len(head) :])))
+            except SentenceError as err:
+                raise _LineError(i - 1, str(err)) from None
+        return found
+
+
+def _fields(name: str, values: tuple[str, str], naming: str, preamble: str, question: str) -> dict:
+    return {
+        "name": name,
+        "true_value": values[0],
+        "false_value": values[1],
+        "naming": naming,
+        "preamble": preamble,
+        "question": question,
+        "true_phrase": "{e} is " + values[0],
+        "false_phrase": "{e} is " + values[1],
+        "prefix": "",
+        "both": "",
+        "several": "",
+    }
+
+
+_MATH_QUESTION = (
+    "Is there an assignment of truth values to the variables that makes the formula true?"
+)
+
+#: The four formats, by name, registered here in :data:`~twosat_formal.verbalize.TEMPLATES`
+#: after the six schemes (every module of the package imports this one through
+#: :mod:`twosat_formal.verbalize.backparse`).
+FORMATS: dict[str, Format] = {
+    "math": MathFormat(
+        **_fields(
+            "math",
+            ("true", "false"),
+            "symbols",
+            "Consider this propositional formula:",
+            _MATH_QUESTION,
+        )
+    ),
+    "math-latex": MathFormat(
+        **_fields(
+            "math-latex",
+            ("true", "false"),
+            "symbols",
+            "Consider this propositional formula, written in LaTeX:",
+            _MATH_QUESTION,
+        ),
+        latex=True,
+    ),
+    "dimacs": DimacsFormat(
+        **_fields(
+            "dimacs",
+            ("true", "false"),
+            "symbols",
+            "Consider this CNF formula in DIMACS format (variable k is named xk):",
+            "Is there an assignment of truth values to the variables that satisfies every clause?",
+        )
+    ),
+    "dual-story": DualStoryFormat(
+        **{
+            **_fields(
+                "dual-story",
+                ("crunchy", "chewy"),
+                "letters",
+                "A baker makes every cookie either crunchy or chewy. Each taster dislikes "
+                "one combination, and no taster may be served it:",
+                "Can the baker make the cookies so that no taster is served a combination "
+                "they dislike?",
+            ),
+            "prefix": "Taster ",
+        }
+    ),
+}
+
+
+for _name, _format in FORMATS.items():
+    TEMPLATES.add(_name, _format)
+
+
+def read_format(
+    scheme: Format, text: str, entities: Sequence[str] | None, source: str | None
+) -> Read:
+    """:meth:`Format.read` with the source named in every error.
+
+    >>> text = "Consider this propositional formula:\\n(¬x₂ ∨ x₁) ∧\\n(x₂)\\n\\n" + _MATH_QUESTION
+    >>> read_format(FORMATS["math"], text, None, None)
+    ('math', [[-1, 2], [1]], ['x2', 'x1'], [2, 3])
+    """
+    try:
+        return scheme.read(text, entities, source)
+    except ParseError as err:
+        if err.source is None and source is not None:
+            raise ParseError(
+                err.message, line=err.line, column=err.column, source=source, context=err.context
+            ) from None
+        raise
