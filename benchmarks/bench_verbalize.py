@@ -90,10 +90,14 @@ def main(argv: Sequence[str] | None = None) -> None:
         path = Path(tmp) / "data.jsonl"
         instances = write_grid("twosat_formal", path, args.small, args.count)
         templates = TEMPLATES.names()
+        before = load_before(args.baseline) is not None
+        if before:  # the peers verbalize the templates both versions have
+            known = importlib.import_module("twosat_formal_before.verbalize").TEMPLATES.names()
+            templates = [name for name in templates if name in known]
         peers: dict[str, tuple[Callable[[], Iterable[Any]], str]] = {
             "now": (lambda: prompt_lines(path, templates, seed=0), "twosat_formal")
         }
-        if load_before(args.baseline) is not None:
+        if before:
             old = importlib.import_module("twosat_formal_before.verbalize.lines")
             old_path = Path(tmp) / "before.jsonl"
             write_grid("twosat_formal_before", old_path, args.small, args.count)
