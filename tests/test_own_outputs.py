@@ -156,3 +156,25 @@ def test_each_id_is_written_once_at_its_first_place(pairs: list[tuple[str, int]]
     for record_id, line in records:
         firsts.setdefault(record_id, line)
     assert kept == list(firsts.values())
+
+
+@pytest.mark.parametrize(
+    ("writer", "reader"),
+    [
+        ("perturb", "edit-cumulative"),
+        ("perturb", "pairs"),
+        ("edit-individual", "pairs"),
+        ("perturb", "perturb"),
+    ],
+)
+def test_a_derived_dataset_read_twice_writes_each_id_once(
+    writer: str, reader: str, outputs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    made = run_on(capsys, writer, outputs / "base.jsonl", tmp_path / "made.jsonl")
+    once = run_on(capsys, reader, made, tmp_path / "once.jsonl")
+    twice = run_on(capsys, reader, once, tmp_path / "twice.jsonl")
+    ids = ids_of(twice)
+    assert len(ids) == len(set(ids)), ids
+    assert set(ids_of(made)) <= set(ids_of(once)) <= set(ids)
+    code, stdout, err = cli(capsys, "certify", str(twice))
+    assert code == 0, (stdout, err)
