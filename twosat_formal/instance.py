@@ -45,6 +45,7 @@ __all__ = [
     "Instance",
     "canonical_digest",
     "canonical_json",
+    "first_of_each_id",
     "instance_id",
     "read_instances",
     "refuse_edited",
@@ -306,6 +307,25 @@ def write_instances(instances: Iterable[Instance], path_or_stream: str | Path | 
     0
     """
     return write_lines((instance.to_json() for instance in instances), path_or_stream)
+
+
+def first_of_each_id(records: Iterable[tuple[str, str]]) -> Iterator[str]:
+    """The lines of ``(id, line)`` pairs, each id once: at its first place, later ones left out.
+
+    A command that reads a dataset and writes derived records (``perturb``, ``edit``,
+    ``pairs``) can meet a record it derives already in its input, as when it reads its
+    own output: ids are content hashes of the root id and the chain (with its seed), so
+    the same id is the same derivation. Writing each id once, at its first place, keeps
+    the ids of the output unique and the output a function of the input alone.
+
+    >>> list(first_of_each_id([("a", "1"), ("b", "2"), ("a", "3")]))
+    ['1', '2']
+    """
+    seen: set[str] = set()
+    for record_id, line in records:
+        if record_id not in seen:
+            seen.add(record_id)
+            yield line
 
 
 def refuse_edited(

@@ -3,8 +3,9 @@
 Writes a dataset (JSON Lines): each input instance (its root first when it is derived),
 then its twin: the same formula with one clause changed and the opposite label, the
 change read off the contradiction cycle (:mod:`twosat_formal.diagnostics.twins`). A twin
-record carries ``twin_of`` and ``change``. Instances without a twin are kept and named
-on stderr with the reason; a summary line follows.
+record carries ``twin_of`` and ``change``. A twin in the input is carried as it is, and
+each id is written once. Instances without a twin are kept and named on stderr with the
+reason; a summary line follows.
 """
 
 from __future__ import annotations

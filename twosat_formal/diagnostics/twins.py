@@ -442,7 +442,10 @@ def twins(
 
     An instance without a twin (a general CNF, an UNSAT formula with two disjoint
     contradictions, a SAT formula that forces nothing) is kept and listed in
-    ``skipped`` with the reason. Twins of twins are not made. ``progress`` is called
+    ``skipped`` with the reason. Twins of twins are not made: a twin in the input is
+    carried as it is. Each id is written once, at its first place, so a twin already
+    in the input (a dataset ``pairs`` wrote, read again with the same seed) is carried
+    once. ``progress`` is called
     with ``(instance number, instances in all)`` as each instance is taken up.
 
     Examples
@@ -468,6 +471,7 @@ def twins(
         if progress is not None:
             progress(done, len(sources))
         if source.twin_of is not None:
+            keep(source)
             continue
         if source.base_id is not None and source.base_id in by_id:
             keep(by_id[source.base_id])

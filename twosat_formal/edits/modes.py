@@ -51,7 +51,7 @@ from twosat_formal.edits.classify import (
 from twosat_formal.edits.operators import EDITS, EditOperator, default_operators
 from twosat_formal.errors import ConfigError
 from twosat_formal.executors import Executor, LocalExecutor
-from twosat_formal.instance import Instance, refuse_edited
+from twosat_formal.instance import Instance, first_of_each_id, refuse_edited
 from twosat_formal.jsonl import (
     RawLine,
     is_dataset,
@@ -389,9 +389,9 @@ class _EditSettings:
 
 @dataclass(frozen=True)
 class _Edited:
-    """One instance's share of the output, and its counts for the summary."""
+    """One instance's share of the output (``(id, line)`` pairs), and its counts for the summary."""
 
-    lines: list[str]
+    lines: list[tuple[str, str]]
     preserving: int
     changing: int
     reached: int | None
@@ -451,7 +451,7 @@ def _edit_line(settings: _EditSettings, line: RawLine) -> _Edited:
     instance = Instance.from_record(parse_raw(line).value, line=line.number, source=line.source)
     refuse_edited(instance, "edit", modes=("twin",), line=line.number, source=line.source)
     records, counts = _edit_one(settings, instance)
-    lines = [record.to_json() for record in records]
+    lines = [(record.id, record.to_json()) for record in records]
     return _Edited(lines, counts.preserving, counts.changing, counts.reached)
 
 
@@ -479,7 +479,9 @@ def edit_instances(
     Instance ``i`` is edited with :func:`edit_seed` of ``seed`` and its id. In
     ``cumulative`` mode ``max_edits`` is ``K`` and only label-preserving edits exist
     (``keep="changing"`` is refused); in ``individual`` mode it is the number of
-    edits kept per class.
+    edits kept per class. Each id is kept once, at its first place: an edited
+    record already in the input (a dataset ``edit`` wrote, edited again with the same
+    settings) is carried once (:func:`~twosat_formal.instance.first_of_each_id`).
 
     Examples
     --------
@@ -496,9 +498,11 @@ def edit_instances(
 
 def _edit_all(settings: _EditSettings, instances: Iterable[Instance]) -> EditRun:
     run = EditRun(settings.mode, settings.max_edits)
+    written: set[str] = set()
     for instance in instances:
         records, counts = _edit_one(settings, instance)
-        run.records.extend(records)
+        run.records.extend(r for r in records if r.id not in written)
+        written.update(r.id for r in records)
         _count_into(run, counts)
     return run
 
@@ -545,9 +549,15 @@ def edit_lines(
             _count_into(run, counts)
             yield from (record.to_json() for record in records)
             return
-        for counts in runner.map(partial(_edit_line, settings), raw_lines(file, source=source)):
-            _count_into(run, counts)
-            yield from counts.lines
+        made = runner.map(partial(_edit_line, settings), raw_lines(file, source=source))
+        yield from first_of_each_id(_counted(run, made))
+
+
+def _counted(run: EditRun, made: Iterable[_Edited]) -> Iterator[tuple[str, str]]:
+    """The ``(id, line)`` pairs of each instance's share, counted into ``run`` as they come."""
+    for counts in made:
+        _count_into(run, counts)
+        yield from counts.lines
 
 
 def edit_file(

@@ -29,7 +29,13 @@ from typing import TYPE_CHECKING, Any
 from twosat_formal.errors import ConfigError, ProofError
 from twosat_formal.executors import Executor, LocalExecutor
 from twosat_formal.formula import Formula
-from twosat_formal.instance import SCHEMA_VERSION, Instance, canonical_digest, refuse_edited
+from twosat_formal.instance import (
+    SCHEMA_VERSION,
+    Instance,
+    canonical_digest,
+    first_of_each_id,
+    refuse_edited,
+)
 from twosat_formal.jsonl import RawLine, is_dataset, parse_raw, raw_lines, read_text, rereadable
 from twosat_formal.perturb.chain import Chain, StepSpec, apply_chain
 from twosat_formal.perturb.transform import Transform
@@ -207,12 +213,13 @@ def instance_seed(seed: int, instance_id: str) -> int:
     return derive_seed(seed, instance_id)
 
 
-def _base_line(line: RawLine) -> str:
+def _base_line(line: RawLine) -> tuple[str, str]:
     record = parse_raw(line).value
-    return Instance.from_record(record, line=line.number, source=line.source).to_json()
+    inst = Instance.from_record(record, line=line.number, source=line.source)
+    return inst.id, inst.to_json()
 
 
-def _derived_line(steps: Sequence[StepSpec], seed: int, line: RawLine) -> str:
+def _derived_line(steps: Sequence[StepSpec], seed: int, line: RawLine) -> tuple[str, str]:
     inst = Instance.from_record(parse_raw(line).value, line=line.number, source=line.source)
     refuse_edited(inst, "perturb", line=line.number, source=line.source)
     try:
@@ -223,7 +230,7 @@ def _derived_line(steps: Sequence[StepSpec], seed: int, line: RawLine) -> str:
         ) from None
     except ProofError as exc:
         raise ProofError(f"instance {inst.id}: {exc}", counterexample=exc.counterexample) from None
-    return derived.to_json()
+    return derived.id, derived.to_json()
 
 
 def perturb_lines(
@@ -239,7 +246,10 @@ def perturb_lines(
     A formula file (DIMACS or DSL; ``"-"`` is stdin) gives one line of JSON, the
     :func:`perturb_document`. A dataset gives JSON Lines: its records first (unless
     ``keep_base`` is false), then one derived record per instance, instance ``i``
-    perturbed with the chain seed :func:`instance_seed` of ``seed`` and its id.
+    perturbed with the chain seed :func:`instance_seed` of ``seed`` and its id. Each id
+    is written once, at its first place (:func:`~twosat_formal.instance.first_of_each_id`):
+    a derived record already in the input (a dataset ``perturb`` wrote, read again with
+    the same chain and seed) is carried once, as an input record.
 
     The dataset is read twice, a line at a time (stdin is first copied to a temporary
     file), so memory does not grow with its size; ``executor`` does the per-record
@@ -258,9 +268,21 @@ def perturb_lines(
             )
             yield json.dumps(document)
             return
-        if keep_base:
-            yield from runner.map(_base_line, raw_lines(file, source=source))
-        yield from runner.map(partial(_derived_line, steps, seed), raw_lines(file, source=source))
+        yield from first_of_each_id(_dataset_pairs(file, source, steps, seed, keep_base, runner))
+
+
+def _dataset_pairs(
+    file: Path,
+    source: str,
+    steps: Sequence[StepSpec],
+    seed: int,
+    keep_base: bool,
+    runner: Executor,
+) -> Iterator[tuple[str, str]]:
+    """The ``(id, line)`` of each record of a perturbed dataset: its records, then derived ones."""
+    if keep_base:
+        yield from runner.map(_base_line, raw_lines(file, source=source))
+    yield from runner.map(partial(_derived_line, steps, seed), raw_lines(file, source=source))
 
 
 def perturb_file(
