@@ -21,6 +21,7 @@ from twosat_formal.cli.options import (
     dataset_option,
     model_option,
     out_option,
+    sampling_params,
 )
 from twosat_formal.integrations.batch import MAX_BYTES, MAX_REQUESTS
 from twosat_formal.models.base import DEFAULT_MAX_TOKENS
@@ -98,17 +99,9 @@ def prepare_command(
     from twosat_formal.gate import gate_items
     from twosat_formal.integrations.batch import batch_model, batch_requests, write_batch
     from twosat_formal.jsonl import rereadable
-    from twosat_formal.model import extra_body
-    from twosat_formal.models.base import SamplingParams
 
-    params = SamplingParams(
-        max_tokens=max_tokens,
-        temperature=temperature,
-        top_p=top_p,
-        seed=seed,
-        max_completion_tokens=max_completion_tokens,
-        reasoning_effort=reasoning_effort,
-        extra_body=extra_body(body or ()),
+    params = sampling_params(
+        max_tokens, temperature, top_p, seed, max_completion_tokens, reasoning_effort, body
     )
     batch_model(model, params, mode)  # a bad model or option fails before the prompts are read
     records: list[Any]

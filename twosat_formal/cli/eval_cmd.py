@@ -35,6 +35,7 @@ from twosat_formal.cli.options import (
     jobs_option,
     model_option,
     out_option,
+    sampling_params,
     store_option,
 )
 from twosat_formal.cli.output import print_json, print_lines
@@ -42,7 +43,6 @@ from twosat_formal.columns import pick_columns
 from twosat_formal.errors import EXIT_REQUESTS_FAILED, ConfigError
 from twosat_formal.export import export_results, format_of
 from twosat_formal.jsonl import rereadable
-from twosat_formal.model import SamplingParams, extra_body
 from twosat_formal.models import spec_forms
 from twosat_formal.models.base import DEFAULT_MAX_TOKENS, DEFAULT_TIMEOUT_S
 from twosat_formal.store import RunStore, filled_store
@@ -252,14 +252,8 @@ def eval_command(
         if not items:
             raise ConfigError(f"{prompts}: no prompt to ask", parameter="prompts")
         verification = gate_items(items, prompts=prompt_file, dataset=dataset, skip=no_verify)
-    params = SamplingParams(
-        max_tokens=max_tokens,
-        temperature=temperature,
-        top_p=top_p,
-        seed=seed,
-        max_completion_tokens=max_completion_tokens,
-        reasoning_effort=reasoning_effort,
-        extra_body=extra_body(body or ()),
+    params = sampling_params(
+        max_tokens, temperature, top_p, seed, max_completion_tokens, reasoning_effort, body
     )
     info = {
         "prompts_file": str(prompts),

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
-from twosat_formal.model import DEFAULT_MAX_TOKENS
+from twosat_formal.model import DEFAULT_MAX_TOKENS, SamplingParams, extra_body
 
 if TYPE_CHECKING:
     from twosat_formal.executors import Executor
@@ -68,6 +68,7 @@ __all__ = [
     "model_option",
     "option_groups",
     "out_option",
+    "sampling_params",
     "seed_option",
     "store_option",
 ]
@@ -421,3 +422,25 @@ def option_groups(command: Callable[..., _Result]) -> Callable[..., _Result]:
 
     grouped.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
     return grouped
+
+
+def sampling_params(
+    max_tokens: int,
+    temperature: float | None,
+    top_p: float | None,
+    seed: int | None,
+    max_completion_tokens: int | None,
+    reasoning_effort: str | None,
+    body: list[str] | None,
+) -> SamplingParams:
+    """The sampling parameters of ``eval``'s and ``batch prepare``'s options (``--body
+    KEY=VALUE`` texts read by :func:`~twosat_formal.model.extra_body`)."""
+    return SamplingParams(
+        max_tokens=max_tokens,
+        temperature=temperature,
+        top_p=top_p,
+        seed=seed,
+        max_completion_tokens=max_completion_tokens,
+        reasoning_effort=reasoning_effort,
+        extra_body=extra_body(body or ()),
+    )
