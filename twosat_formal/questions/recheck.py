@@ -1,0 +1,135 @@
+"""The reference answers re-derived for ``certify``, on a path apart from :mod:`.reference`.
+
+Every answer here comes from PySAT's CDCL solver (Glucose 4), never from the
+project's implication-graph code:
+
+* ``forced``: one model, then one solver call per variable with the opposite of its
+  value assumed; the variable is forced exactly when that call is unsatisfiable;
+* ``entails``: one solver call with ``A`` and ``¬B`` assumed; Yes exactly when it is
+  unsatisfiable. A Yes reference's chain is checked step by step, each step against
+  the clause that gives it (:func:`~twosat_formal.diagnostics.chains.check_chain`).
+
+:func:`recheck_reference` returns the reference as it should be; ``certify`` compares
+it with the stored one, so a tampered reference fails.
+
+Examples
+--------
+>>> from twosat_formal.formula import Formula
+>>> f = Formula([[1], [-1, 2], [3, 4]])
+>>> solver_forced(f)
+[1, 2]
+>>> solver_entails(f, -3, 4), solver_entails(f, 3, 4)
+(True, False)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pysat.solvers import Solver
+
+from twosat_formal.errors import CertificateError, RecordError
+from twosat_formal.formula import Formula
+
+__all__ = ["recheck_reference", "solver_entails", "solver_forced"]
+
+_SOLVER = "glucose4"
+
+
+def _clauses(formula: Formula) -> list[list[int]]:
+    return [[int(lit) for lit in clause] for clause in formula.clauses]
+
+
+def solver_forced(formula: Formula) -> list[int]:
+    """The literals true in every model, by variable: one PySAT call per variable.
+
+    Raises
+    ------
+    CertificateError
+        The formula is unsatisfiable (it has no forced values to ask for).
+    """
+    with Solver(name=_SOLVER, bootstrap_with=_clauses(formula)) as solver:
+        if not solver.solve():
+            raise CertificateError("the formula is unsatisfiable: no forced values to ask")
+        model = {abs(lit): lit for lit in solver.get_model() or []}
+        occurring = sorted({abs(int(lit)) for clause in formula.clauses for lit in clause})
+        return [model[v] for v in occurring if not solver.solve(assumptions=[-model[v]])]
+
+
+def solver_entails(formula: Formula, a: int, b: int) -> bool:
+    """Whether ``formula ∧ a ∧ ¬b`` is unsatisfiable, by one PySAT call."""
+    with Solver(name=_SOLVER, bootstrap_with=_clauses(formula)) as solver:
+        return not solver.solve(assumptions=[a, -b])
+
+
+def _literal(obj: Any, entities: Mapping[str, int], values: tuple[str, str], what: str) -> int:
+    """The literal of a one-pair ``{entity: value}`` object of the stored reference."""
+    if not (isinstance(obj, Mapping) and len(obj) == 1):
+        raise RecordError(f"field 'reference.{what}' must be one {{entity: value}} pair")
+    ((entity, value),) = obj.items()
+    if entity not in entities or value not in values:
+        raise RecordError(f"field 'reference.{what}' names no entity value of the prompt")
+    return entities[entity] if value == values[0] else -entities[entity]
+
+
+def recheck_reference(
+    kind: str,
+    formula: Formula,
+    reference: Any,
+    entity_names: Sequence[str],
+    true_value: str,
+    false_value: str,
+) -> dict[str, Any]:
+    """The reference answer of a ``kind`` prompt, derived again by PySAT.
+
+    Parameters
+    ----------
+    kind:
+        ``forced`` or ``entails``.
+    formula:
+        The instance's formula.
+    reference:
+        The stored reference: an ``entails`` question is read from its ``if`` and
+        ``then`` (the prompt's text, re-rendered and compared apart, asks the same);
+        its chain is kept when it checks.
+    entity_names:
+        The entity of each variable (variable ``v`` at index ``v - 1``).
+    true_value, false_value:
+        The prompt's value words.
+
+    Raises
+    ------
+    RecordError
+        The stored reference is not an object of the expected shape.
+    CertificateError
+        A Yes reference whose chain does not lead from ``if`` to ``then`` step by step.
+    """
+    from twosat_formal.diagnostics.chains import check_chain
+
+    def word(lit: int) -> dict[str, str]:
+        return {entity_names[abs(lit) - 1]: true_value if lit > 0 else false_value}
+
+    if kind == "forced":
+        forced: dict[str, str] = {}
+        for lit in solver_forced(formula):
+            forced.update(word(lit))
+        return {"forced": forced}
+    if kind != "entails":
+        raise RecordError(f"question type {kind!r} has no reference answer")
+    if not isinstance(reference, Mapping):
+        raise RecordError("field 'reference' must be an object")
+    numbers = {name: v for v, name in enumerate(entity_names, 1)}
+    values = (true_value, false_value)
+    a = _literal(reference.get("if"), numbers, values, "if")
+    b = _literal(reference.get("then"), numbers, values, "then")
+    out: dict[str, Any] = {"if": word(a), "then": word(b)}
+    yes = solver_entails(formula, a, b)
+    out["answer"] = "Yes" if yes else "No"
+    if yes:
+        chain = reference.get("chain")
+        verdict = check_chain(chain, numbers, dict.fromkeys(numbers, values), formula, ends=(a, b))
+        if not verdict.valid:
+            raise CertificateError(f"the reference chain is not a chain of rules: {verdict.reason}")
+        out["chain"] = chain
+    return out

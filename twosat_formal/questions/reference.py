@@ -1,0 +1,178 @@
+"""Reference answers of the question types, made by the project's own 2-SAT code.
+
+This is the path that writes a prompt's ``reference``: the backbone of
+:func:`~twosat_formal.analysis.analyze` for ``forced``, the SCC solver on
+``F ∧ A ∧ ¬B`` and a shortest walk of the implication graph for ``entails``.
+``certify`` re-derives every answer on another path (PySAT, :mod:`.recheck`).
+
+A reference is a JSON object in the prompt's words (entity names and the scheme's
+value words):
+
+* ``forced``: ``{"forced": {entity: value, ...}}``, entities in variable order;
+* ``entails``: ``{"if": {A: value}, "then": {B: value}, "answer": "Yes"|"No",
+  "chain": [{entity: value}, ...]}``, the chain (a walk ``A ~> B`` of the implication
+  graph) only when the answer is Yes.
+
+Examples
+--------
+>>> from twosat_formal.formula import Formula
+>>> f = Formula([[1], [-1, 2], [3, 4]])
+>>> forced_literals(f)
+[1, 2]
+>>> entails(f, 3, 3), entails(f, -3, 4), entails(f, 3, 4)
+(True, True, False)
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Any
+
+from twosat_formal.errors import ConfigError
+from twosat_formal.formula import Formula
+
+__all__ = [
+    "applies",
+    "entails",
+    "entails_pair",
+    "forced_literals",
+    "literal_object",
+    "reference_answer",
+]
+
+
+def forced_literals(formula: Formula) -> list[int]:
+    """The backbone of a satisfiable 2-CNF (the literals true in every model), by variable.
+
+    Made by :func:`~twosat_formal.analysis.analyze` (the implication graph's
+    components); an unsatisfiable formula raises :class:`ConfigError`.
+    """
+    from twosat_formal.analysis import analyze
+
+    structure = analyze(formula)
+    if not structure.satisfiable:
+        raise ConfigError("an unsatisfiable formula has no forced values to ask for")
+    return sorted(structure.backbone, key=abs)
+
+
+def entails(formula: Formula, a: int, b: int) -> bool:
+    """Whether every model of ``formula`` with ``a`` true has ``b`` true (the SCC solver
+    finds ``formula ∧ a ∧ ¬b`` unsatisfiable)."""
+    from twosat_formal.solve import solve
+
+    extended = formula.with_clauses([*([int(x) for x in c] for c in formula.clauses), [a], [-b]])
+    return solve(extended, check=False).status == "UNSAT"
+
+
+def _free_literals(formula: Formula) -> list[int]:
+    """Both literals of every variable that occurs in a clause and is not forced."""
+    forced = {abs(lit) for lit in forced_literals(formula)}
+    occurring = sorted({abs(int(lit)) for clause in formula.clauses for lit in clause})
+    return [s * v for v in occurring if v not in forced for s in (1, -1)]
+
+
+def entails_pair(formula: Formula, seed: int) -> tuple[int, int]:
+    """The literals ``(a, b)`` an ``entails`` prompt asks about, chosen by ``seed``.
+
+    Both are over distinct variables that occur in a clause and are not forced (so that
+    the answer is Yes exactly when the implication graph has a walk ``a ~> b``). With
+    probability 1/2, ``b`` is drawn among the literals ``a`` reaches, when there are
+    any, so that both answers occur.
+
+    Raises
+    ------
+    ConfigError
+        Fewer than two such variables.
+    """
+    from twosat_formal.diagnostics.implications import Implications
+
+    free = _free_literals(formula)
+    if len(free) < 4:
+        raise ConfigError("an entails question needs two variables whose value is not forced")
+    rng = random.Random(f"entails:{int(seed)}")
+    a = rng.choice(free)
+    others = [lit for lit in free if abs(lit) != abs(a)]
+    reached = Implications(formula).reachable(a)
+    implied = [lit for lit in others if lit in reached]
+    pool = implied if implied and rng.random() < 0.5 else others
+    return a, rng.choice(pool)
+
+
+def applies(kind: str, formula: Formula, label: str) -> bool:
+    """Whether an instance can be asked ``kind``.
+
+    ``forced`` needs a satisfiable 2-CNF with a non-empty backbone, ``entails`` a
+    satisfiable 2-CNF with two variables that are not forced; ``decision`` and
+    ``chain`` apply to every formula.
+
+    >>> f = Formula([[1], [2, 3]])
+    >>> applies("forced", f, "SAT"), applies("entails", f, "SAT"), applies("forced", f, "UNSAT")
+    (True, True, False)
+    """
+    if kind not in ("forced", "entails"):
+        return True
+    if label != "SAT" or not formula.is_2cnf:
+        return False
+    if kind == "forced":
+        return bool(forced_literals(formula))
+    return len({abs(lit) for lit in _free_literals(formula)}) >= 2
+
+
+def literal_object(
+    lit: int, entities: Sequence[str], true_value: str, false_value: str
+) -> dict[str, str]:
+    """``{entity: value}`` of one literal (``entities[v - 1]`` names variable ``v``).
+
+    >>> literal_object(-2, ["A", "B"], "on", "off")
+    {'B': 'off'}
+    """
+    return {entities[abs(lit) - 1]: true_value if lit > 0 else false_value}
+
+
+def reference_answer(
+    kind: str,
+    formula: Formula,
+    entities: Sequence[str],
+    true_value: str,
+    false_value: str,
+    seed: int,
+) -> dict[str, Any]:
+    """The reference answer of a ``kind`` prompt (see the module's description).
+
+    Raises
+    ------
+    ConfigError
+        ``kind`` does not apply to ``formula`` (:func:`applies`), or is not one of
+        ``forced``, ``entails``.
+
+    Examples
+    --------
+    >>> f = Formula([[1], [-1, 2], [3, 4]])
+    >>> reference_answer("forced", f, ["A", "B", "C", "D"], "true", "false", 0)
+    {'forced': {'A': 'true', 'B': 'true'}}
+    """
+    if kind == "forced":
+        forced: dict[str, str] = {}
+        for lit in forced_literals(formula):
+            forced.update(literal_object(lit, entities, true_value, false_value))
+        if not forced:
+            raise ConfigError("the formula has no forced value to ask for")
+        return {"forced": forced}
+    if kind == "entails":
+        from twosat_formal.diagnostics.implications import Implications
+
+        if not formula.is_2cnf:
+            raise ConfigError("an entails question needs a 2-CNF")
+        a, b = entails_pair(formula, seed)
+        yes = entails(formula, a, b)
+        out: dict[str, Any] = {
+            "if": literal_object(a, entities, true_value, false_value),
+            "then": literal_object(b, entities, true_value, false_value),
+            "answer": "Yes" if yes else "No",
+        }
+        if yes:
+            walk = Implications(formula).walk(a, b) or []
+            out["chain"] = [literal_object(lit, entities, true_value, false_value) for lit in walk]
+        return out
+    raise ConfigError(f"question type {kind!r} has no reference answer", parameter="ask")
