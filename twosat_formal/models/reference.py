@@ -491,8 +491,15 @@ class ReferenceModel(ClosingModel):
 
     def respond(self, prompt: str, sample: int = 0) -> Response:
         """Answer ``prompt`` synchronously (what :meth:`generate` awaits)."""
+        from twosat_formal.models.questions import question_answer, read_question
+
         started = time.perf_counter()
-        text = self.answer(read_prompt(prompt), prompt, sample)
+        read = read_prompt(prompt)
+        question = read_question(prompt)
+        if question is not None:
+            text = question_answer(self, read, question, prompt, sample)
+        else:
+            text = self.answer(read, prompt, sample)
         return Response(
             text=text,
             finish_reason="stop",

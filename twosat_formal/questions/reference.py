@@ -77,8 +77,9 @@ def entails_pair(formula: Formula, seed: int) -> tuple[int, int]:
 
     Both are over distinct variables that occur in a clause and are not forced (so that
     the answer is Yes exactly when the implication graph has a walk ``a ~> b``). With
-    probability 1/2, ``b`` is drawn among the literals ``a`` reaches, when there are
-    any, so that both answers occur.
+    probability 1/2, ``a`` is drawn among the literals that reach another such literal
+    and ``b`` among those it reaches (the answer is Yes), when there are any; otherwise
+    both are drawn at random (the answer is usually No), so that both answers occur.
 
     Raises
     ------
@@ -91,12 +92,18 @@ def entails_pair(formula: Formula, seed: int) -> tuple[int, int]:
     if len(free) < 4:
         raise ConfigError("an entails question needs two variables whose value is not forced")
     rng = random.Random(f"entails:{int(seed)}")
+    graph = Implications(formula)
+    candidates = set(free)
+    implied = {
+        a: [lit for lit in sorted(graph.reachable(a), key=abs) if lit in candidates] for a in free
+    }
+    implied = {a: [lit for lit in lits if abs(lit) != abs(a)] for a, lits in implied.items()}
+    starts = [a for a in free if implied[a]]
+    if starts and rng.random() < 0.5:  # a question whose answer is Yes
+        a = rng.choice(starts)
+        return a, rng.choice(implied[a])
     a = rng.choice(free)
-    others = [lit for lit in free if abs(lit) != abs(a)]
-    reached = Implications(formula).reachable(a)
-    implied = [lit for lit in others if lit in reached]
-    pool = implied if implied and rng.random() < 0.5 else others
-    return a, rng.choice(pool)
+    return a, rng.choice([lit for lit in free if abs(lit) != abs(a)])
 
 
 def applies(kind: str, formula: Formula, label: str) -> bool:

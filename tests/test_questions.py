@@ -1,0 +1,343 @@
+"""Question types (``verbalize --ask``): reference answers, certify, readers, judgement.
+
+The reference answers are checked against brute force (every assignment of a small
+formula), which shares no code with either the SCC path that writes them or the PySAT
+path ``certify`` re-derives them with; a changed reference must fail ``certify``.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from brute import models
+from formula_strategies import small_2cnf
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from jsonl_support import write_jsonl
+
+from twosat_formal.certify import certify_files
+from twosat_formal.diagnostics.chains import check_chain
+from twosat_formal.errors import ConfigError, RecordError
+from twosat_formal.formula import Formula
+from twosat_formal.generators import generate
+from twosat_formal.models.reference import REFERENCE_MODELS
+from twosat_formal.prompts import PromptRecord
+from twosat_formal.questions import parse_ask
+from twosat_formal.questions.judge import read_forced
+from twosat_formal.questions.recheck import solver_entails, solver_forced
+from twosat_formal.questions.reference import applies, entails, forced_literals
+from twosat_formal.scoring import PromptView, score
+from twosat_formal.verbalize import prompt_record, verbalize
+
+SETTINGS = settings(
+    max_examples=150, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+)
+
+
+def brute_backbone(formula: Formula) -> set[int]:
+    """The literals true in every model, by truth table (over occurring variables)."""
+    all_models = list(models(formula.clauses, formula.num_vars))
+    occurring = {abs(int(lit)) for clause in formula.clauses for lit in clause}
+    out = set()
+    for v in occurring:
+        values = {m[v - 1] for m in all_models}
+        if len(values) == 1:
+            out.add(v if values.pop() else -v)
+    return out
+
+
+def brute_entails(formula: Formula, a: int, b: int) -> bool:
+    """Every model with ``a`` true has ``b`` true, by truth table."""
+    return all(
+        (m[abs(b) - 1] == (b > 0))
+        for m in models(formula.clauses, formula.num_vars)
+        if m[abs(a) - 1] == (a > 0)
+    )
+
+
+def label(formula: Formula) -> str:
+    return "SAT" if next(models(formula.clauses, formula.num_vars), None) else "UNSAT"
+
+
+@SETTINGS
+@given(small_2cnf(max_vars=6, max_clauses=9))
+def test_forced_is_the_brute_force_backbone_on_both_paths(formula: Formula) -> None:
+    if label(formula) == "UNSAT":
+        assert not applies("forced", formula, "UNSAT")
+        return
+    truth = brute_backbone(formula)
+    assert set(forced_literals(formula)) == truth
+    assert set(solver_forced(formula)) == truth
+    assert applies("forced", formula, "SAT") == bool(truth)
+
+
+@SETTINGS
+@given(small_2cnf(max_vars=6, max_clauses=9), st.data())
+def test_entails_agrees_with_brute_force_on_both_paths(formula: Formula, data: Any) -> None:
+    n = formula.num_vars
+    lit = st.integers(1, n).flatmap(lambda v: st.sampled_from([v, -v]))
+    a, b = data.draw(lit), data.draw(lit)
+    truth = brute_entails(formula, a, b)
+    assert entails(formula, a, b) == truth
+    assert solver_entails(formula, a, b) == truth
+
+
+@SETTINGS
+@given(small_2cnf(max_vars=6, max_clauses=9), st.integers(0, 50))
+def test_entails_prompts_ask_a_fair_question_with_a_valid_chain(
+    formula: Formula, seed: int
+) -> None:
+    if label(formula) == "UNSAT" or not applies("entails", formula, "SAT"):
+        return
+    prompt = verbalize(formula, "logic", seed=seed, ask="entails")
+    names = list(prompt.entities)
+    ref = prompt.reference
+    assert ref is not None
+    numbers = {name: v for v, name in enumerate(names, 1)}
+    (ea, va), (eb, vb) = next(iter(ref["if"].items())), next(iter(ref["then"].items()))
+    a = numbers[ea] if va == "true" else -numbers[ea]
+    b = numbers[eb] if vb == "true" else -numbers[eb]
+    forced = brute_backbone(formula)
+    assert abs(a) != abs(b) and not {a, -a, b, -b} & forced
+    assert ref["answer"] == ("Yes" if brute_entails(formula, a, b) else "No")
+    assert f'suppose "{ea}" has the value "{va}"' in prompt.text
+    if ref["answer"] == "Yes":
+        values = dict.fromkeys(names, ("true", "false"))
+        assert check_chain(ref["chain"], numbers, values, formula, ends=(a, b)).valid
+    else:
+        assert "chain" not in ref
+
+
+def dataset(tmp_path: Path) -> tuple[list[dict[str, Any]], Path]:
+    """Instances of a SAT family with their forced and entails prompts, in one file."""
+    records: list[dict[str, Any]] = []
+    for seed in range(6):
+        inst = generate("backbone", clauses=10, seed=seed)
+        records.append(inst.to_record())
+        for ask in ("forced", "entails"):
+            if applies(ask, inst.formula, inst.label):
+                made = prompt_record(inst.formula, "room", instance_id=inst.id, seed=seed, ask=ask)
+                records.append(made.to_record())
+    return records, write_jsonl(tmp_path / "q.jsonl", records)
+
+
+def test_question_prompts_certify(tmp_path: Path) -> None:
+    records, path = dataset(tmp_path)
+    asked = [r.get("ask") for r in records if "text" in r]
+    assert {"forced", "entails"} <= set(asked)
+    report = certify_files([path])
+    assert report.ok, [str(f) for f in report.failures]
+
+
+def _tampered(reference: dict[str, Any], how: int) -> dict[str, Any] | None:
+    """One way to change a reference answer, or ``None`` when it does not apply."""
+    out = copy.deepcopy(reference)
+    if "forced" in out:
+        forced = out["forced"]
+        first = next(iter(forced))
+        if how == 0:
+            del forced[first]
+        elif how == 1:
+            forced[first] = "lit" if forced[first] == "dark" else "dark"
+        else:
+            return None
+        return out
+    if how == 0:
+        out["answer"] = "No" if out["answer"] == "Yes" else "Yes"
+        if out["answer"] == "No":
+            del out["chain"]
+        else:
+            out["chain"] = [out["if"], out["then"]]
+        return out
+    if how == 1 and "chain" in out and len(out["chain"]) > 2:
+        del out["chain"][1]  # a step that follows from no rule
+        return out
+    if how == 2 and "chain" in out:
+        out["chain"] = out["chain"][:-1]  # stops short of the entity asked about
+        return out
+    return None
+
+
+@pytest.mark.parametrize("how", [0, 1, 2])
+def test_a_tampered_reference_fails_certify(tmp_path: Path, how: int) -> None:
+    records, _ = dataset(tmp_path)
+    changed = 0
+    for index, record in enumerate(records):
+        if "reference" not in record:
+            continue
+        new = _tampered(record["reference"], how)
+        if new is None:
+            continue
+        bad = [*records[:index], {**record, "reference": new}, *records[index + 1 :]]
+        report = certify_files([write_jsonl(tmp_path / f"t{index}.jsonl", bad)])
+        assert not report.ok
+        assert report.failing_ids == [record["id"]]
+        changed += 1
+    assert changed > 0
+
+
+def test_a_record_that_asks_without_a_reference_is_refused() -> None:
+    inst = generate("backbone", clauses=10, seed=1)
+    record = prompt_record(inst.formula, "logic", instance_id=inst.id, ask="forced").to_record()
+    assert PromptRecord.from_record(record).reference == record["reference"]
+    del record["reference"]
+    with pytest.raises(RecordError, match="reference"):
+        PromptRecord.from_record(record)
+
+
+def test_chain_is_the_ask_cycle_prompt_and_unknown_types_are_refused() -> None:
+    f = Formula([[1, 2], [-1, 2]])
+    assert verbalize(f, "door", ask="chain") == verbalize(f, "door", ask_cycle=True)
+    assert parse_ask(["chain", "decision", "chain"]) == ("decision", "chain")
+    with pytest.raises(ConfigError, match="unknown question type 'core2'"):
+        parse_ask(["core2"])
+    with pytest.raises(ConfigError, match="forced value"):
+        verbalize(Formula([[1, 2], [-1, -2]]), "door", ask="forced")
+
+
+FORMULA = Formula.from_named([["a"], ["~a", "b"], ["c", "d"], ["~c", "~e"]])
+VIEW = PromptView({"A": "a", "B": "b", "C": "c", "D": "d", "E": "e"}, "true", "false")
+ENTITIES = {"A": 1, "B": 2, "C": 3, "D": 4, "E": 5}
+WORDS = dict.fromkeys(ENTITIES, ("true", "false"))
+
+
+@pytest.mark.parametrize(
+    ("text", "strict", "lenient"),
+    [
+        ('The answer is: {"A": "true", "B": "true"}', {1, 2}, {1, 2}),
+        ('The answer is: {"A": "true", "B": "true"}\n\n', {1, 2}, {1, 2}),
+        ('The answer is: {"a": "TRUE"}', "bad", {1}),
+        ('```json\n{"A": "true"}\n```', "missing", {1}),
+        ('The answer is: {"A": "true"}\nWait, also B.', "missing", {1}),
+        ("The answer is: {}", set(), set()),
+        ('The answer is: {"Z": "true"}', "bad", "bad"),
+        ('The answer is: {"A": "maybe"}', "bad", "bad"),
+        ("The answer is: [1]", "bad", "missing"),
+        ("no idea", "missing", "missing"),
+    ],
+)
+def test_forced_readers(text: str, strict: Any, lenient: Any) -> None:
+    for got, want in (
+        (read_forced(text, ENTITIES, WORDS), strict),
+        (read_forced(text, ENTITIES, WORDS, lenient=True), lenient),
+    ):
+        if isinstance(want, str):
+            assert got.status == want
+        else:
+            assert got.status == "found" and got.literals == frozenset(want)
+
+
+def test_forced_judgement_gives_partial_credit() -> None:
+    forced = type(
+        "P",
+        (),
+        {"entities": VIEW.entities, "true_value": "true", "false_value": "false", "ask": "forced"},
+    )()
+    right = score('The answer is: {"A": "true", "B": "true"}', forced, FORMULA, "SAT")
+    assert (right.failure, right.precision, right.recall, right.correct) == ("correct", 1, 1, True)
+    part = score('The answer is: {"A": "true", "C": "true"}', forced, FORMULA, "SAT")
+    assert (part.failure, part.precision, part.recall) == ("wrong-decision", 0.5, 0.5)
+    none = score("The answer is: {}", forced, FORMULA, "SAT")
+    assert (none.failure, none.precision, none.recall) == ("wrong-decision", 1.0, 0.0)
+    cut = score(
+        _resp('The answer is: {"A": "true", "B": "true"}', "length"), forced, FORMULA, "SAT"
+    )
+    assert cut.failure == "truncated" and not cut.correct
+
+
+def _resp(text: str, finish: str) -> Any:
+    from twosat_formal.model import Response
+
+    return Response(text, finish_reason=finish)
+
+
+def _entails_view(a: dict[str, str], b: dict[str, str]) -> Any:
+    return type(
+        "P",
+        (),
+        {
+            "entities": VIEW.entities,
+            "true_value": "true",
+            "false_value": "false",
+            "ask": "entails",
+            "reference": {"if": a, "then": b},
+        },
+    )()
+
+
+def test_entails_judgement_reads_yes_no_and_checks_the_chain() -> None:
+    # c true forces e false (~c | ~e); d false forces c true
+    prompt = _entails_view({"D": "false"}, {"E": "false"})
+    good = '{"chain": [{"D": "false"}, {"C": "true"}, {"E": "false"}]}\nThe answer is: Yes'
+    j = score(good, prompt, FORMULA, "SAT")
+    assert (j.failure, j.chain_valid, j.chain_reason) == ("correct", True, None)
+    skip = '{"chain": [{"D": "false"}, {"E": "false"}]}\nThe answer is: Yes'
+    j = score(skip, prompt, FORMULA, "SAT")
+    assert j.correct and j.chain_valid is False and j.chain_reason.startswith("bad-step")
+    j = score("The answer is: Yes", prompt, FORMULA, "SAT")
+    assert j.correct and j.chain_reason == "no-chain"
+    j = score("I think the answer is yes", prompt, FORMULA, "SAT")
+    assert (j.failure, j.lenient_failure) == ("no-answer", "correct")
+    assert score("The answer is: No", prompt, FORMULA, "SAT").failure == "wrong-decision"
+    no = _entails_view({"D": "true"}, {"E": "false"})
+    j = score("The answer is: No", no, FORMULA, "SAT")
+    assert j.correct and j.chain_valid is None and j.chain_reason is None
+
+
+def test_reference_reasoners_answer_every_question_type() -> None:
+    """The oracle is right on every question; the biased reasoners are not."""
+    right: dict[tuple[str, str], list[bool]] = {}
+    for seed in range(12):
+        inst = generate("backbone", clauses=12, seed=seed)
+        for ask in ("forced", "entails"):
+            if not applies(ask, inst.formula, inst.label):
+                continue
+            record = prompt_record(inst.formula, "team", instance_id=inst.id, seed=seed, ask=ask)
+            for name, cls in REFERENCE_MODELS.items():
+                j = score(cls().respond(record.text), record, inst.formula, inst.label)
+                right.setdefault((name, ask), []).append(j.correct)
+                if name == "oracle" and record.reference.get("answer") == "Yes":
+                    assert j.chain_valid is True
+    assert all(all(v) for (name, _), v in right.items() if name == "oracle")
+    assert not all(right["sat-biased", "forced"]) and not all(right["sat-biased", "entails"])
+    assert set(right) == {(n, a) for n in REFERENCE_MODELS for a in ("forced", "entails")}
+
+
+def test_cli_writes_one_prompt_per_type_and_refuses_what_does_not_apply(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from cli_support import cli
+
+    data = tmp_path / "d.jsonl"
+    write_jsonl(data, [generate("backbone", clauses=10, seed=s).to_record() for s in range(3)])
+    out = tmp_path / "p.jsonl"
+    code, _, err = cli(
+        capsys,
+        "verbalize",
+        str(data),
+        "-t",
+        "logic",
+        "--ask",
+        "forced",
+        "--ask",
+        "chain",
+        "--ask",
+        "entails",
+        "--out",
+        str(out),
+        "--no-progress",
+    )
+    assert code == 0, err
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    kinds = [("chain" if r.get("ask_cycle") else r.get("ask", "decision")) for r in rows]
+    assert kinds == ["chain", "forced", "entails"] * 3
+    unsat = tmp_path / "u.cnf"
+    unsat.write_text("p cnf 1 2\n1 0\n-1 0\n")
+    code, out_text, err = cli(capsys, "verbalize", str(unsat), "-t", "logic", "--ask", "forced")
+    assert code == 2 and "does not apply" in err and "Traceback" not in err + out_text
+    code, _, err = cli(capsys, "verbalize", str(unsat), "-t", "logic", "--ask", "maxsat2")
+    assert code == 2 and "unknown question type" in err
