@@ -162,6 +162,27 @@ BUILTIN_COLUMNS: tuple[ExportColumn, ...] = (
         _field("reasoning"),
         "the reasoning the server sent beside the answer (`reasoning_content`), never scored",
     ),
+    ExportColumn(
+        "question_type",
+        "string",
+        _Reader(frozenset({"question_type"}), lambda row: row.get("question_type") or "decision"),
+        "the question asked: `decision` (with or without a chain), `forced` or `entails`",
+    ),
+    ExportColumn(
+        "precision", "float", _field("precision"), "a `forced` answer's precision (partial credit)"
+    ),
+    ExportColumn(
+        "recall", "float", _field("recall"), "a `forced` answer's recall (partial credit)"
+    ),
+    ExportColumn(
+        "chain_valid",
+        "bool",
+        _flag("chain_valid"),
+        "an `entails` answer's chain from A to B is valid (on a right Yes)",
+    ),
+    ExportColumn(
+        "chain_reason", "string", _field("chain_reason"), "why that chain fails, or `no-chain`"
+    ),
 )
 
 #: Every export column by name, in export order.

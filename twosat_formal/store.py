@@ -83,6 +83,11 @@ ADDED_RESULT_COLUMNS: tuple[tuple[str, str], ...] = (
     ("cycle_valid", "INTEGER"),
     ("cycle_reason", "TEXT"),
     ("reasoning", "TEXT"),
+    ("question_type", "TEXT"),
+    ("precision", "REAL"),
+    ("recall", "REAL"),
+    ("chain_valid", "INTEGER"),
+    ("chain_reason", "TEXT"),
 )
 
 #: The entries of a joined export row that come from the prompt and its instance
@@ -153,7 +158,12 @@ CREATE TABLE IF NOT EXISTS results (
     created_at TEXT NOT NULL,
     cycle_valid INTEGER,
     cycle_reason TEXT,
-    reasoning TEXT
+    reasoning TEXT,
+    question_type TEXT,
+    precision REAL,
+    recall REAL,
+    chain_valid INTEGER,
+    chain_reason TEXT
 );
 CREATE INDEX IF NOT EXISTS results_by_model ON results (model, prompt_hash);
 CREATE TABLE IF NOT EXISTS runs (
@@ -296,9 +306,10 @@ _INSERT_RESULT = (
     "completion_tokens, latency_s, attempts, error, failure, decision, "
     "decision_correct, witness_valid, witness_reason, witness, truncated, "
     "lenient_failure, lenient_decision, lenient_decision_correct, "
-    "lenient_witness_valid, created_at, cycle_valid, cycle_reason, reasoning) "
+    "lenient_witness_valid, created_at, cycle_valid, cycle_reason, reasoning, "
+    "question_type, precision, recall, chain_valid, chain_reason) "
     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-    "?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING"
+    "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING"
 )
 
 
@@ -338,6 +349,11 @@ def _result_values(result: ResultRow, key: str | None) -> tuple[Any, ...]:
         _flag(j.cycle_valid),
         j.cycle_reason,
         r.reasoning if r is not None else None,
+        j.ask,
+        j.precision,
+        j.recall,
+        _flag(j.chain_valid),
+        j.chain_reason,
     )
 
 
@@ -727,12 +743,15 @@ class RunStore(Closing):
             for flag in ("decision_correct", "truncated", "lenient_decision_correct"):
                 if flag in out:
                     out[flag] = bool(out[flag])
-            for flag in ("witness_valid", "lenient_witness_valid", "cycle_valid"):
+            for flag in ("witness_valid", "lenient_witness_valid", "cycle_valid", "chain_valid"):
                 if flag in out or columns is None:
                     out[flag] = _bool(out.get(flag))
             if columns is None:
-                out.setdefault("cycle_reason", None)
-                out.setdefault("reasoning", None)
+                for name in ("cycle_reason", "reasoning", "precision", "recall", "chain_reason"):
+                    out.setdefault(name, None)
+                out.setdefault("question_type", None)
+            if "question_type" in out and out["question_type"] is None:
+                out["question_type"] = "decision"  # a row stored before question types
             if out.get("witness") is not None:
                 out["witness"] = self._json(out["witness"], "results")
             yield out
