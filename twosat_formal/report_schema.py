@@ -246,8 +246,9 @@ def report_schema() -> dict[str, Any]:
         "pairs": {"type": "array", "items": {"type": "object"}},
         "traces": {"type": "array", "items": {"type": "object"}},
         "diagnostics": {"type": "array", "items": {"type": "object"}},
+        "questions": {"type": "array", "items": {"type": "object"}},
     }
-    optional = {"edits", "stories", "pairs", "traces", "diagnostics"}
+    optional = {"edits", "stories", "pairs", "traces", "diagnostics", "questions"}
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": "report.json",

@@ -113,6 +113,8 @@ def content_to_json(content: ReportContent, figures: list[Figure]) -> dict[str, 
         pairs["traces"] = [s.to_json() for s in content.traces]
     if content.diagnostics is not None:
         pairs["diagnostics"] = [row.to_json() for row in content.diagnostics]
+    if content.questions is not None:
+        pairs["questions"] = [row.to_json() for row in content.questions]
     return _clean(
         {
             "title": content.title,
@@ -286,8 +288,12 @@ def build_report(
         experiment = (manifest or {}).get("experiment")
         title = f"twosat-formal report: {experiment}" if experiment else "twosat-formal report"
     models = (manifest or {}).get("models") or []
+    from twosat_formal.report.questions import asked_types, decision_rows, question_rows
+
+    # the other sections read the decision; other question types get their own section
+    asked = asked_types(data.rows)
     content = compute_content(
-        data.rows,
+        decision_rows(data.rows) if asked else data.rows,
         title=title,
         manifest=manifest,
         method=method,
@@ -299,6 +305,8 @@ def build_report(
     )
     content.notes.extend(data.notes)
     content.notes.extend(inert_knob_notes(manifest))
+    if asked:
+        content.questions = question_rows(data.rows, content.models)
     if diagnostics is not None:
         from twosat_formal.report.diagnostics import diagnostic_rows
 

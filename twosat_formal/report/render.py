@@ -121,6 +121,9 @@ PAIRS_SECTION = "Minimal twins: pair accuracy and consistency"
 #: answers to template prompts.
 TRACES_SECTION = "Reasoning traces: unsupported claims"
 
+#: Title of the section of question types other than the decision.
+QUESTIONS_SECTION = "Question types"
+
 #: Title of the bench's diagnostics section (twins and chains of a small side run).
 DIAGNOSTICS_SECTION = "Diagnostics: minimal twins and contradiction chains"
 
@@ -919,6 +922,41 @@ def _diagnostics(content: ReportContent) -> list[Block]:
     )
 
 
+def _questions(content: ReportContent) -> list[Block]:
+    rows = [
+        _plain(
+            r.model,
+            r.question_type,
+            r.family,
+            str(r.answers),
+            _ci(r.accuracy),
+            _ci(r.lenient_accuracy),
+            "—" if r.recall is None else f"{100 * r.recall:.1f}",
+            _ci(r.decision_accuracy),
+        )
+        for r in content.questions or []
+    ]
+    return _captioned(
+        "Each formula asked more than its decision (`verbalize --ask`; see "
+        'docs/verbalization.md, "Question types"): per model, question type and family, '
+        "the share of right answers (strict and lenient readings, 95% Wilson intervals "
+        "over the answers), a `forced` answer's mean recall (partial credit), and the "
+        "decision accuracy of the same formulas. The other sections read the decision "
+        "prompts alone.",
+        [
+            "model",
+            "question",
+            "family",
+            "answers",
+            "accuracy (%)",
+            "lenient (%)",
+            "recall (%)",
+            "decision, same formulas (%)",
+        ],
+        rows,
+    )
+
+
 def _traces(content: ReportContent) -> list[Block]:
     summaries = content.traces or []
     rows = [
@@ -1204,6 +1242,9 @@ def layout(
     if content.diagnostics is not None:
         at = [title for title, _ in sections].index("Figures")
         sections.insert(at, (DIAGNOSTICS_SECTION, _diagnostics(content)))
+    if content.questions is not None:
+        at = [title for title, _ in sections].index("Figures")
+        sections.insert(at, (QUESTIONS_SECTION, _questions(content)))
     if answers is not None:
         at = [title for title, _ in sections].index("Provenance")
         sections.insert(at, (BROWSER_SECTION, [Browser(answers)]))

@@ -72,6 +72,7 @@ from twosat_formal.report.metrics import (
     verbalization_flip_rate,
 )
 from twosat_formal.report.pairs import PairSummary, has_twins, pair_summaries
+from twosat_formal.report.questions import QuestionRow
 from twosat_formal.report.stats import (
     PERMUTATION_TEST,
     PERMUTATIONS,
@@ -376,6 +377,8 @@ class ReportContent:
     pairs: list[PairSummary] | None = None
     traces: list[TraceSummary] | None = None
     diagnostics: list[DiagnosticRow] | None = None
+    #: Accuracy per question type, family and model (:mod:`twosat_formal.report.questions`).
+    questions: list[QuestionRow] | None = None
     #: Construction vs shuffled bars per family, then model (``order_bars`` pools models).
     order_model_bars: dict[str, Bars] = field(default_factory=dict)
     #: Curves against |C| per metric of :data:`SIZE_METRICS`, then family, then model.
