@@ -27,9 +27,14 @@ from twosat_formal.generators import generate
 from twosat_formal.models.reference import REFERENCE_MODELS
 from twosat_formal.prompts import PromptRecord
 from twosat_formal.questions import parse_ask
-from twosat_formal.questions.judge import read_forced
-from twosat_formal.questions.recheck import solver_entails, solver_forced
-from twosat_formal.questions.reference import applies, entails, forced_literals
+from twosat_formal.questions.judge import read_core, read_forced
+from twosat_formal.questions.recheck import (
+    core_verdict,
+    own_minimum_core_size,
+    solver_entails,
+    solver_forced,
+)
+from twosat_formal.questions.reference import applies, entails, forced_literals, minimum_core
 from twosat_formal.scoring import PromptView, score
 from twosat_formal.verbalize import prompt_record, verbalize
 
@@ -112,13 +117,57 @@ def test_entails_prompts_ask_a_fair_question_with_a_valid_chain(
         assert "chain" not in ref
 
 
+def brute_minimal(formula: Formula, indices: list[int]) -> bool:
+    """Unsatisfiable, and satisfiable with any one clause left out, by truth table."""
+    clauses = [formula.clauses[i] for i in indices]
+    n = formula.num_vars
+    if next(models(clauses, n), None) is not None:
+        return False
+    return all(
+        next(models(clauses[:k] + clauses[k + 1 :], n), None) is not None
+        for k in range(len(clauses))
+    )
+
+
+def brute_smallest_core(formula: Formula) -> int:
+    """The size of a smallest unsatisfiable subset, trying subsets by size."""
+    from itertools import combinations
+
+    for size in range(1, formula.num_clauses + 1):
+        for subset in combinations(range(formula.num_clauses), size):
+            chosen = [formula.clauses[i] for i in subset]
+            if next(models(chosen, formula.num_vars), None) is None:
+                return size
+    raise AssertionError("satisfiable")
+
+
+@settings(
+    max_examples=80, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+)
+@given(small_2cnf(max_vars=4, max_clauses=9), st.data())
+def test_core_is_a_smallest_core_on_both_paths(formula: Formula, data: Any) -> None:
+    if label(formula) == "SAT":
+        assert not applies("core", formula, "SAT")
+        return
+    smallest = brute_smallest_core(formula)
+    core = minimum_core(formula)
+    assert len(core) == smallest and brute_minimal(formula, core)
+    assert own_minimum_core_size(formula) == smallest
+    assert core_verdict(formula, core) is None
+    subset = data.draw(st.lists(st.integers(0, formula.num_clauses - 1), unique=True))
+    assert (core_verdict(formula, subset) is None) == brute_minimal(formula, subset)
+
+
 def dataset(tmp_path: Path) -> tuple[list[dict[str, Any]], Path]:
     """Instances of a SAT family with their forced and entails prompts, in one file."""
     records: list[dict[str, Any]] = []
-    for seed in range(6):
-        inst = generate("backbone", clauses=10, seed=seed)
+    made = [generate("backbone", clauses=10, seed=seed) for seed in range(6)]
+    made += [
+        generate("implication-cycle", clauses=10, seed=seed, filler_share=0.4) for seed in range(3)
+    ]
+    for seed, inst in enumerate(made):
         records.append(inst.to_record())
-        for ask in ("forced", "entails"):
+        for ask in ("forced", "entails", "core"):
             if applies(ask, inst.formula, inst.label):
                 made = prompt_record(inst.formula, "room", instance_id=inst.id, seed=seed, ask=ask)
                 records.append(made.to_record())
@@ -128,7 +177,7 @@ def dataset(tmp_path: Path) -> tuple[list[dict[str, Any]], Path]:
 def test_question_prompts_certify(tmp_path: Path) -> None:
     records, path = dataset(tmp_path)
     asked = [r.get("ask") for r in records if "text" in r]
-    assert {"forced", "entails"} <= set(asked)
+    assert {"forced", "entails", "core"} <= set(asked)
     report = certify_files([path])
     assert report.ok, [str(f) for f in report.failures]
 
@@ -136,6 +185,16 @@ def test_question_prompts_certify(tmp_path: Path) -> None:
 def _tampered(reference: dict[str, Any], how: int) -> dict[str, Any] | None:
     """One way to change a reference answer, or ``None`` when it does not apply."""
     out = copy.deepcopy(reference)
+    if "core" in out:
+        rules = out["core"]
+        if how == 0:
+            out["core"] = rules[:-1]  # satisfiable
+        elif how == 1:
+            out["size"] += 1
+        else:
+            spare = next((n for n in range(1, 50) if n not in rules), None)
+            out["core"], out["size"] = [*rules, spare], len(rules) + 1  # not minimal
+        return out
     if "forced" in out:
         forced = out["forced"]
         first = next(iter(forced))
@@ -291,9 +350,12 @@ def test_entails_judgement_reads_yes_no_and_checks_the_chain() -> None:
 def test_reference_reasoners_answer_every_question_type() -> None:
     """The oracle is right on every question; the biased reasoners are not."""
     right: dict[tuple[str, str], list[bool]] = {}
-    for seed in range(12):
-        inst = generate("backbone", clauses=12, seed=seed)
-        for ask in ("forced", "entails"):
+    made = [generate("backbone", clauses=12, seed=seed) for seed in range(12)]
+    made += [
+        generate("implication-cycle", clauses=12, seed=seed, filler_share=0.4) for seed in range(6)
+    ]
+    for seed, inst in enumerate(made):
+        for ask in ("forced", "entails", "core"):
             if not applies(ask, inst.formula, inst.label):
                 continue
             record = prompt_record(inst.formula, "team", instance_id=inst.id, seed=seed, ask=ask)
@@ -304,7 +366,9 @@ def test_reference_reasoners_answer_every_question_type() -> None:
                     assert j.chain_valid is True
     assert all(all(v) for (name, _), v in right.items() if name == "oracle")
     assert not all(right["sat-biased", "forced"]) and not all(right["sat-biased", "entails"])
-    assert set(right) == {(n, a) for n in REFERENCE_MODELS for a in ("forced", "entails")}
+    assert not all(right["sat-biased", "core"])
+    kinds = ("forced", "entails", "core")
+    assert set(right) == {(n, a) for n in REFERENCE_MODELS for a in kinds}
 
 
 def test_cli_writes_one_prompt_per_type_and_refuses_what_does_not_apply(
@@ -339,5 +403,55 @@ def test_cli_writes_one_prompt_per_type_and_refuses_what_does_not_apply(
     unsat.write_text("p cnf 1 2\n1 0\n-1 0\n")
     code, out_text, err = cli(capsys, "verbalize", str(unsat), "-t", "logic", "--ask", "forced")
     assert code == 2 and "does not apply" in err and "Traceback" not in err + out_text
+    code, out_text, err = cli(capsys, "verbalize", str(unsat), "-t", "logic", "--ask", "core")
+    assert code == 0 and "The answer is: [<rule number>, ...]" in out_text
     code, _, err = cli(capsys, "verbalize", str(unsat), "-t", "logic", "--ask", "maxsat2")
     assert code == 2 and "unknown question type" in err
+
+
+@pytest.mark.parametrize(
+    ("text", "strict", "lenient"),
+    [
+        ("The answer is: [2, 1]", [2, 1], [2, 1]),
+        ("The answer is: [2, 1]\n\n", [2, 1], [2, 1]),
+        ("Rules [1, 2] clash.", None, [1, 2]),
+        ("The answer is: [1, 5]", "bad", "bad"),
+        ("The answer is: [1, 1]", "bad", "bad"),
+        ("The answer is: [true]", "bad", "bad"),
+        ("The answer is: rules 1 and 2", None, None),
+        ("nothing", None, None),
+    ],
+)
+def test_core_readers(text: str, strict: Any, lenient: Any) -> None:
+    for got, want in ((read_core(text, 4), strict), (read_core(text, 4, lenient=True), lenient)):
+        if want is None:
+            assert got == ("missing", None)
+        elif want == "bad":
+            assert got == ("bad", None)
+        else:
+            assert got == ("found", want)
+
+
+def test_core_judgement_checks_unsatisfiable_minimal_and_smallest() -> None:
+    # rules 1-2 clash (a, ~a); rules 3-6 clash through b and c; rule 7 is free
+    f = Formula([[1], [-1], [2, 3], [-2, 3], [2, -3], [-2, -3], [4, 5]])
+    view = type(
+        "P",
+        (),
+        {
+            "entities": {"A": 1, "B": 2, "C": 3, "D": 4, "E": 5},
+            "true_value": "true",
+            "false_value": "false",
+            "ask": "core",
+        },
+    )()
+    right = score("The answer is: [2, 1]", view, f, "UNSAT")
+    assert (right.failure, right.core_reason, right.size_ratio) == ("correct", None, 1.0)
+    larger = score("The answer is: [3, 4, 5, 6]", view, f, "UNSAT")
+    assert (larger.failure, larger.core_reason, larger.size_ratio) == ("wrong-decision", None, 0.5)
+    extra = score("The answer is: [1, 2, 7]", view, f, "UNSAT")
+    assert extra.failure == "wrong-decision" and extra.core_reason.startswith("not minimal")
+    assert score("The answer is: [1]", view, f, "UNSAT").core_reason == "satisfiable"
+    assert score("The answer is: [1, 9]", view, f, "UNSAT").failure == "bad-json"
+    loose = score("Rules [1, 2] clash.", view, f, "UNSAT")
+    assert (loose.failure, loose.lenient_failure) == ("no-answer", "correct")

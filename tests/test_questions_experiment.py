@@ -19,10 +19,10 @@ MODELS = ["ref/oracle", "ref/sat-biased", "ref/bounded"]
 
 def test_the_questions_spec_asks_every_type() -> None:
     spec = load_spec("questions")
-    assert spec.questions == ("decision", "forced", "entails")
-    assert spec.to_json()["questions"] == ["decision", "forced", "entails"]
+    assert spec.questions == ("decision", "forced", "entails", "core")
+    assert spec.to_json()["questions"] == ["decision", "forced", "entails", "core"]
     chained = parse_spec({**spec.to_json(), "ask_cycle": True})
-    assert chained.asks == ("chain", "forced", "entails")
+    assert chained.asks == ("chain", "forced", "entails", "core")
     with pytest.raises(Exception, match="field 'questions'"):
         parse_spec({**spec.to_json(), "questions": ["decision", "maxsat9"]})
     with pytest.raises(Exception, match="field 'questions'"):
@@ -45,7 +45,7 @@ def test_questions_run_reports_accuracy_per_type_and_family(tmp_path: Path) -> N
     assert result.certified["ok"] and result.report is not None
     prompts = list(read_prompts(tmp_path / "q" / "prompts.jsonl"))
     asked = {p.ask for p in prompts}
-    assert asked == {"decision", "forced", "entails"}
+    assert asked == {"decision", "forced", "entails", "core"}
     assert result.evaluation.done == len(prompts) * len(MODELS)
     with RunStore(tmp_path / "q" / "results.sqlite") as store:
         rows = list(store.results())
@@ -56,7 +56,8 @@ def test_questions_run_reports_accuracy_per_type_and_family(tmp_path: Path) -> N
     table = report["questions"]
     kinds = {(r["model"], r["question_type"], r["family"]) for r in table}
     assert ("ref/oracle", "forced", "backbone") in kinds
-    assert not any(r["family"] == "implication-cycle" for r in table)  # UNSAT: decision only
+    unsat = {r["question_type"] for r in table if r["family"] == "implication-cycle"}
+    assert unsat == {"core"}  # an UNSAT family is asked its decision and its core
     for row in table:
         expected = sum(
             1

@@ -166,7 +166,7 @@ BUILTIN_COLUMNS: tuple[ExportColumn, ...] = (
         "question_type",
         "string",
         _Reader(frozenset({"question_type"}), lambda row: row.get("question_type") or "decision"),
-        "the question asked: `decision` (with or without a chain), `forced` or `entails`",
+        "the question asked: `decision` (with or without a chain), `forced`, `entails`, `core`",
     ),
     ExportColumn(
         "precision", "float", _field("precision"), "a `forced` answer's precision (partial credit)"
@@ -182,6 +182,18 @@ BUILTIN_COLUMNS: tuple[ExportColumn, ...] = (
     ),
     ExportColumn(
         "chain_reason", "string", _field("chain_reason"), "why that chain fails, or `no-chain`"
+    ),
+    ExportColumn(
+        "core_reason",
+        "string",
+        _field("core_reason"),
+        "why a `core` answer is not a minimal unsatisfiable set of rules (null when it is)",
+    ),
+    ExportColumn(
+        "size_ratio",
+        "float",
+        _field("size_ratio"),
+        "a minimal `core` answer's partial credit: the smallest core's size over its size",
     ),
 )
 

@@ -321,6 +321,10 @@ class Judgement:
         An ``entails`` answer's chain from the first entity's value to the second's,
         checked clause by clause when the right answer Yes was given (``None``
         otherwise; ``chain_reason`` ``"no-chain"`` when none was given).
+    core_reason, size_ratio:
+        A ``core`` answer (strict reading): why the rules given are not a minimal
+        unsatisfiable set (``"satisfiable"``, ``"not minimal: ..."``; ``None`` when they
+        are), and for a minimal one the smallest core's size over its size.
     """
 
     failure: str
@@ -345,6 +349,8 @@ class Judgement:
     lenient_recall: float | None = None
     chain_valid: bool | None = None
     chain_reason: str | None = None
+    core_reason: str | None = None
+    size_ratio: float | None = None
 
     @property
     def correct(self) -> bool:

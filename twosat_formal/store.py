@@ -88,6 +88,8 @@ ADDED_RESULT_COLUMNS: tuple[tuple[str, str], ...] = (
     ("recall", "REAL"),
     ("chain_valid", "INTEGER"),
     ("chain_reason", "TEXT"),
+    ("core_reason", "TEXT"),
+    ("size_ratio", "REAL"),
 )
 
 #: The entries of a joined export row that come from the prompt and its instance
@@ -163,7 +165,9 @@ CREATE TABLE IF NOT EXISTS results (
     precision REAL,
     recall REAL,
     chain_valid INTEGER,
-    chain_reason TEXT
+    chain_reason TEXT,
+    core_reason TEXT,
+    size_ratio REAL
 );
 CREATE INDEX IF NOT EXISTS results_by_model ON results (model, prompt_hash);
 CREATE TABLE IF NOT EXISTS runs (
@@ -307,9 +311,9 @@ _INSERT_RESULT = (
     "decision_correct, witness_valid, witness_reason, witness, truncated, "
     "lenient_failure, lenient_decision, lenient_decision_correct, "
     "lenient_witness_valid, created_at, cycle_valid, cycle_reason, reasoning, "
-    "question_type, precision, recall, chain_valid, chain_reason) "
+    "question_type, precision, recall, chain_valid, chain_reason, core_reason, size_ratio) "
     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-    "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING"
+    "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING"
 )
 
 
@@ -354,7 +358,21 @@ def _result_values(result: ResultRow, key: str | None) -> tuple[Any, ...]:
         j.recall,
         _flag(j.chain_valid),
         j.chain_reason,
+        j.core_reason,
+        j.size_ratio,
     )
+
+
+#: Columns added after the first release that a full read of an older store gives as null.
+_LATER_COLUMNS = (
+    "cycle_reason",
+    "reasoning",
+    "precision",
+    "recall",
+    "chain_reason",
+    "core_reason",
+    "size_ratio",
+)
 
 
 class RunStore(Closing):
@@ -747,7 +765,7 @@ class RunStore(Closing):
                 if flag in out or columns is None:
                     out[flag] = _bool(out.get(flag))
             if columns is None:
-                for name in ("cycle_reason", "reasoning", "precision", "recall", "chain_reason"):
+                for name in _LATER_COLUMNS:
                     out.setdefault(name, None)
                 out.setdefault("question_type", None)
             if "question_type" in out and out["question_type"] is None:

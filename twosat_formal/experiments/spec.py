@@ -103,7 +103,7 @@ class ExperimentSpec:
         ``decision`` when ``ask_cycle`` is set.
 
         >>> load_spec("questions").asks
-        ('decision', 'forced', 'entails')
+        ('decision', 'forced', 'entails', 'core')
         """
         if not self.ask_cycle:
             return self.questions

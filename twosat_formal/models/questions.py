@@ -14,6 +14,11 @@ reasoner's answer in the format the prompt shows:
   when a breadth-first walk from the first entity's value reaches the second's within
   the budget, No otherwise.
 
+For ``core``: the oracle names a smallest core (OptUx), ``ref/sat-biased`` every rule,
+``ref/coin`` each rule with probability 1/2, ``ref/bounded`` the rules of the
+contradiction cycle the SCC solver finds (unsatisfiable, not always minimal or
+smallest).
+
 Examples
 --------
 >>> from twosat_formal.formula import Formula
@@ -30,7 +35,7 @@ import re
 from collections import deque
 from typing import Any
 
-from twosat_formal.questions.wording import FORCED_QUESTION
+from twosat_formal.questions.wording import CORE_QUESTION, FORCED_QUESTION
 
 __all__ = ["question_answer", "read_question"]
 
@@ -55,6 +60,8 @@ def read_question(prompt: str) -> tuple[str, tuple[tuple[str, str], tuple[str, s
     """
     if FORCED_QUESTION in prompt:
         return "forced", None
+    if CORE_QUESTION in prompt:
+        return "core", None
     match = _ENTAILS.search(prompt)
     if match is None:
         return None
@@ -129,6 +136,34 @@ def _bounded_walk(read: Any, a: int, b: int, budget: int) -> list[int] | None:
     return None
 
 
+def _core_text(name: str, read: Any, prompt: str, sample: int) -> str:
+    from twosat_formal.models.reference import coin_rng
+    from twosat_formal.questions.reference import minimum_core
+
+    m = read.formula.num_clauses
+    if name == "oracle":
+        numbers = [i + 1 for i in minimum_core(read.formula)]
+        reasoning = "I search for the smallest set of rules that contradict each other."
+    elif name == "sat-biased":
+        numbers = list(range(1, m + 1))
+        reasoning = "All the rules together, I think."
+    elif name == "coin":
+        rng = coin_rng(prompt, sample)
+        numbers = [n for n in range(1, m + 1) if rng.random() < 0.5]
+        reasoning = "I flip a coin for each rule."
+    else:
+        from twosat_formal.diagnostics.chains import closed_walk
+        from twosat_formal.diagnostics.implications import Implications
+        from twosat_formal.solve import solve
+
+        cycle = solve(read.formula).cycle or ()
+        walk = closed_walk(cycle) if cycle else []
+        steps = Implications(read.formula).walk_clauses(walk) if walk else []
+        numbers = sorted({i + 1 for i in steps})
+        reasoning = "I follow the rules around a contradiction and name the rules I used."
+    return f"{reasoning}\n\nThe answer is: {json.dumps(numbers)}"
+
+
 def question_answer(
     model: Any, read: Any, question: tuple[str, Any], prompt: str, sample: int
 ) -> str:
@@ -139,6 +174,8 @@ def question_answer(
 
     kind, details = question
     name = model.name
+    if kind == "core":
+        return _core_text(name, read, prompt, sample)
     if kind == "forced":
         if name == "oracle":
             return _forced_text(read, forced_literals(read.formula), "I compute the backbone.")

@@ -7,11 +7,12 @@
 ``chain``       the decision with a contradiction chain on No (``--ask-cycle``)
 ``forced``      which entities have a value fixed by the rules, and which value
 ``entails``     if one entity has a value, must another have a given value
+``core``        a smallest set of rules that cannot all hold together (UNSAT formulas)
 ==============  =========================================================================
 
 Each type in :data:`ASKED` has its fixed wording (:mod:`.wording`), a reference answer
-made by the project's own 2-SAT code (:mod:`.reference`), the same answer re-derived
-by PySAT for ``certify`` (:mod:`.recheck`), and strict and lenient readers and a
+made on one path (:mod:`.reference`), the same answer re-derived on another for
+``certify`` (:mod:`.recheck`), and strict and lenient readers and a
 judgement shared by ``eval`` and ``score`` (:mod:`.judge`).
 
 Examples
@@ -31,10 +32,10 @@ from twosat_formal.errors import ConfigError
 __all__ = ["ASKED", "QUESTION_TYPES", "parse_ask"]
 
 #: Every question type, in the order prompts are written.
-QUESTION_TYPES: tuple[str, ...] = ("decision", "chain", "forced", "entails")
+QUESTION_TYPES: tuple[str, ...] = ("decision", "chain", "forced", "entails", "core")
 
 #: The types with a question block of their own (the others are the decision prompt).
-ASKED: tuple[str, ...] = ("forced", "entails")
+ASKED: tuple[str, ...] = ("forced", "entails", "core")
 
 
 def parse_ask(values: Iterable[str]) -> tuple[str, ...]:

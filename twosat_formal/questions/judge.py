@@ -22,6 +22,15 @@ it).
     chain (``{"chain": [...]}``) is checked clause by clause from ``A`` to ``B``
     (``chain_valid``, ``chain_reason``; ``"no-chain"`` when none was given).
 
+``core``
+    Strictly, the last non-blank line is ``The answer is: [JSON list]`` of rule
+    numbers; leniently, that line's list, or else the last list of integers
+    (``[2, 5, 7]``) anywhere. A number out of range or given twice is ``bad-json``.
+    PySAT checks the set: unsatisfiable, and satisfiable with any one rule removed
+    (``core_reason`` says what fails, ``None`` for a minimal core); correct when it is
+    minimal and as small as the smallest (OptUx); ``size_ratio`` is the smallest size
+    over the size given, for a minimal core.
+
 Failure kinds: ``truncated``, ``ambiguous-answer`` (entails), ``no-answer``,
 ``bad-json`` (an answer that names an entity or value the prompt lacks), then
 ``wrong-decision`` (a wrong answer) or ``correct``.
@@ -43,6 +52,7 @@ Examples
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -50,7 +60,7 @@ from typing import Any
 from twosat_formal.formula import Formula
 from twosat_formal.model import Response
 
-__all__ = ["ForcedRead", "judge_question", "read_forced"]
+__all__ = ["ForcedRead", "judge_question", "read_core", "read_forced"]
 
 _PREFIX = "The answer is:"
 
@@ -66,6 +76,50 @@ class ForcedRead:
     status: str
     literals: frozenset[int] | None = None
     reason: str | None = None
+
+
+_NUMBER_LIST = re.compile(r"\[\s*\d{1,9}(?:\s*,\s*\d{1,9})*\s*\]")
+
+
+def read_core(text: str, rules: int, *, lenient: bool = False) -> tuple[str, list[int] | None]:
+    """Read a ``core`` answer: ``(status, rule numbers)`` (see the module's description).
+
+    >>> read_core("The answer is: [3, 1]", 4)
+    ('found', [3, 1])
+    >>> read_core("So rules [1, 2] clash.", 4), read_core("So rules [1, 2] clash.", 4, lenient=True)
+    (('missing', None), ('found', [1, 2]))
+    >>> read_core("The answer is: [1, 9]", 4), read_core("The answer is: [1, 1]", 4)
+    (('bad', None), ('bad', None))
+    """
+    obj = _strict_object(text)
+    if lenient and not isinstance(obj, list):
+        found = _NUMBER_LIST.findall(text)
+        obj = json.loads(found[-1]) if found else None
+    if obj is None:
+        return "missing", None
+    if not (isinstance(obj, list) and all(type(n) is int for n in obj)):
+        return "bad", None
+    if len(set(obj)) != len(obj) or not all(1 <= n <= rules for n in obj):
+        return "bad", None
+    return "found", obj
+
+
+def _pysat_core_verdict(formula: Formula, numbers: list[int]) -> str | None:
+    """Why rules ``numbers`` are not a minimal unsatisfiable set (PySAT), or ``None``."""
+    from pysat.solvers import Solver
+
+    clauses = [[int(lit) for lit in formula.clauses[n - 1]] for n in numbers]
+
+    def sat(kept: list[list[int]]) -> bool:
+        with Solver(name="glucose4", bootstrap_with=kept) as solver:
+            return bool(solver.solve())
+
+    if sat(clauses):
+        return "satisfiable"
+    for i, n in enumerate(numbers):
+        if not sat(clauses[:i] + clauses[i + 1 :]):
+            return f"not minimal: it stays unsatisfiable without rule {n}"
+    return None
 
 
 def _strict_object(text: str) -> Any:
@@ -228,6 +282,23 @@ def judge_question(
             else:
                 verdict = check_chain(chain, entities, values, formula, ends=(a, b))
                 fields.update(chain_valid=verdict.valid, chain_reason=verdict.reason)
+    elif kind == "core":
+        from twosat_formal.questions.reference import minimum_core
+
+        smallest = len(minimum_core(formula))
+        verdicts = []
+        for lenient in (False, True):
+            status, numbers = read_core(text, formula.num_clauses, lenient=lenient)
+            if status == "missing" or numbers is None:
+                verdicts.append("bad-json" if status == "bad" else "no-answer")
+                continue
+            why = _pysat_core_verdict(formula, numbers)
+            if not lenient:
+                ratio = None if why is not None else smallest / len(numbers)
+                fields.update(core_reason=why, size_ratio=ratio)
+            right = why is None and len(numbers) == smallest
+            verdicts.append("correct" if right else "wrong-decision")
+        failures = (verdicts[0], verdicts[1])
     else:
         raise ValueError(f"question type {kind!r} has no judgement here")
     if response.truncated:

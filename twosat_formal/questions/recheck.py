@@ -9,6 +9,13 @@ project's implication-graph code:
   unsatisfiable. A Yes reference's chain is checked step by step, each step against
   the clause that gives it (:func:`~twosat_formal.diagnostics.chains.check_chain`).
 
+The ``core`` reference is written by PySAT's OptUx, so its re-derivation takes the
+project's own SCC solver instead: the stored core must be unsatisfiable and lose that
+with any one rule removed (:func:`core_verdict`), and its size must be the minimum that
+an implicit-hitting-set search of its own finds (:func:`own_minimum_core_size`: minimum
+hitting sets of the correction sets found so far, by RC2, each checked by the SCC
+solver and grown to a maximal satisfiable set when it is satisfiable).
+
 :func:`recheck_reference` returns the reference as it should be; ``certify`` compares
 it with the stored one, so a tampered reference fails.
 
@@ -32,7 +39,13 @@ from pysat.solvers import Solver
 from twosat_formal.errors import CertificateError, RecordError
 from twosat_formal.formula import Formula
 
-__all__ = ["recheck_reference", "solver_entails", "solver_forced"]
+__all__ = [
+    "core_verdict",
+    "own_minimum_core_size",
+    "recheck_reference",
+    "solver_entails",
+    "solver_forced",
+]
 
 _SOLVER = "glucose4"
 
@@ -61,6 +74,66 @@ def solver_entails(formula: Formula, a: int, b: int) -> bool:
     """Whether ``formula ∧ a ∧ ¬b`` is unsatisfiable, by one PySAT call."""
     with Solver(name=_SOLVER, bootstrap_with=_clauses(formula)) as solver:
         return not solver.solve(assumptions=[a, -b])
+
+
+def _own_sat(formula: Formula, indices: Sequence[int]) -> bool:
+    """Whether the clauses at ``indices`` are satisfiable, by the project's SCC solver."""
+    from twosat_formal.solve import solve
+
+    return solve(formula.select(list(indices)), check=False).status == "SAT"
+
+
+def core_verdict(formula: Formula, indices: Sequence[int]) -> str | None:
+    """Why the clauses at ``indices`` (0-based) are not a minimal unsatisfiable set, or
+    ``None`` when they are (the SCC solver: one call, then one per rule left out).
+
+    >>> f = Formula([[1], [-1], [2], [1, 2]])
+    >>> core_verdict(f, [0, 1]), core_verdict(f, [0, 1, 2]), core_verdict(f, [0])
+    (None, 'not minimal: it stays unsatisfiable without rule 3', 'satisfiable')
+    """
+    if _own_sat(formula, indices):
+        return "satisfiable"
+    for i in indices:
+        if not _own_sat(formula, [j for j in indices if j != i]):
+            return f"not minimal: it stays unsatisfiable without rule {i + 1}"
+    return None
+
+
+def own_minimum_core_size(formula: Formula) -> int:
+    """The size of a smallest unsatisfiable set of clauses: implicit hitting sets.
+
+    Each round takes a minimum hitting set of the correction sets found so far (RC2
+    over one selector per clause); an unsatisfiable one is a smallest core (any core
+    hits every correction set); a satisfiable one is grown, clause by clause, to a
+    maximal satisfiable set, whose complement is a new correction set. Satisfiability
+    is the SCC solver's.
+
+    >>> own_minimum_core_size(Formula([[1, 2], [-1, 2], [1, -2], [-1, -2], [3], [-3]]))
+    2
+    """
+    from pysat.examples.rc2 import RC2
+    from pysat.formula import WCNF
+
+    m = formula.num_clauses
+    if _own_sat(formula, range(m)):
+        raise CertificateError("the formula is satisfiable: no unsatisfiable core to ask for")
+    corrections: list[list[int]] = []
+    while True:
+        wcnf = WCNF()
+        for correction in corrections:
+            wcnf.append([i + 1 for i in correction])
+        for i in range(m):
+            wcnf.append([-(i + 1)], weight=1)
+        with RC2(wcnf) as rc2:
+            model = rc2.compute() or []
+        hitting = [lit - 1 for lit in model if 0 < lit <= m]
+        if not _own_sat(formula, hitting):
+            return len(hitting)
+        kept = set(hitting)
+        for i in range(m):
+            if i not in kept and _own_sat(formula, sorted(kept | {i})):
+                kept.add(i)
+        corrections.append([i for i in range(m) if i not in kept])
 
 
 def _literal(obj: Any, entities: Mapping[str, int], values: tuple[str, str], what: str) -> int:
@@ -115,6 +188,26 @@ def recheck_reference(
         for lit in solver_forced(formula):
             forced.update(word(lit))
         return {"forced": forced}
+    if kind == "core":
+        if not isinstance(reference, Mapping):
+            raise RecordError("field 'reference' must be an object")
+        core = reference.get("core")
+        m = formula.num_clauses
+        if not (
+            isinstance(core, list)
+            and all(isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= m for n in core)
+            and len(set(core)) == len(core)
+        ):
+            raise RecordError(f"field 'reference.core' must list distinct rule numbers 1..{m}")
+        why = core_verdict(formula, [n - 1 for n in core])
+        if why is not None:
+            raise CertificateError(f"the reference core is not a minimal core: {why}")
+        smallest = own_minimum_core_size(formula)
+        if len(core) != smallest:
+            raise CertificateError(
+                f"the reference core has {len(core)} rules; the smallest has {smallest}"
+            )
+        return {"core": core, "size": smallest}
     if kind != "entails":
         raise RecordError(f"question type {kind!r} has no reference answer")
     if not isinstance(reference, Mapping):

@@ -11,7 +11,10 @@ value words):
 * ``forced``: ``{"forced": {entity: value, ...}}``, entities in variable order;
 * ``entails``: ``{"if": {A: value}, "then": {B: value}, "answer": "Yes"|"No",
   "chain": [{entity: value}, ...]}``, the chain (a walk ``A ~> B`` of the implication
-  graph) only when the answer is Yes.
+  graph) only when the answer is Yes;
+* ``core``: ``{"core": [rule numbers], "size": k}``, a smallest unsatisfiable set of
+  rules (numbered from 1 in the order the prompt gives them), by PySAT's OptUx
+  (:func:`minimum_core`); its ``certify`` path is the project's own.
 
 Examples
 --------
@@ -106,19 +109,43 @@ def entails_pair(formula: Formula, seed: int) -> tuple[int, int]:
     return a, rng.choice([lit for lit in free if abs(lit) != abs(a)])
 
 
+def minimum_core(formula: Formula) -> list[int]:
+    """A smallest unsatisfiable set of clauses (0-based indices, sorted), by PySAT's OptUx.
+
+    OptUx computes a smallest MUS by implicit hitting sets; ``certify`` re-derives the
+    minimum size on a path of its own (:func:`~.recheck.own_minimum_core_size`).
+
+    >>> minimum_core(Formula([[1, 2], [-1, 2], [1, -2], [-1, -2], [3], [-3]]))
+    [4, 5]
+    """
+    from pysat.examples.optux import OptUx
+    from pysat.formula import WCNF
+
+    wcnf = WCNF()
+    for clause in formula.clauses:
+        wcnf.append([int(lit) for lit in clause], weight=1)
+    with OptUx(wcnf) as optux:
+        found = optux.compute()
+    if found is None:
+        raise ConfigError("a satisfiable formula has no unsatisfiable core to ask for")
+    return sorted(int(i) - 1 for i in found)
+
+
 def applies(kind: str, formula: Formula, label: str) -> bool:
     """Whether an instance can be asked ``kind``.
 
     ``forced`` needs a satisfiable 2-CNF with a non-empty backbone, ``entails`` a
-    satisfiable 2-CNF with two variables that are not forced; ``decision`` and
-    ``chain`` apply to every formula.
+    satisfiable 2-CNF with two variables that are not forced, ``core`` an
+    unsatisfiable 2-CNF; ``decision`` and ``chain`` apply to every formula.
 
     >>> f = Formula([[1], [2, 3]])
     >>> applies("forced", f, "SAT"), applies("entails", f, "SAT"), applies("forced", f, "UNSAT")
     (True, True, False)
     """
-    if kind not in ("forced", "entails"):
+    if kind not in ("forced", "entails", "core"):
         return True
+    if kind == "core":
+        return label == "UNSAT" and formula.is_2cnf and formula.num_clauses > 0
     if label != "SAT" or not formula.is_2cnf:
         return False
     if kind == "forced":
@@ -182,4 +209,9 @@ def reference_answer(
             walk = Implications(formula).walk(a, b) or []
             out["chain"] = [literal_object(lit, entities, true_value, false_value) for lit in walk]
         return out
+    if kind == "core":
+        if not formula.is_2cnf:
+            raise ConfigError("a core question needs a 2-CNF")
+        core = minimum_core(formula)
+        return {"core": [i + 1 for i in core], "size": len(core)}
     raise ConfigError(f"question type {kind!r} has no reference answer", parameter="ask")

@@ -28,7 +28,7 @@ from typing import Any
 
 from twosat_formal.errors import ConfigError
 
-__all__ = ["ENTAILS_QUESTION", "FORCED_QUESTION", "question_block"]
+__all__ = ["CORE_QUESTION", "ENTAILS_QUESTION", "FORCED_QUESTION", "question_block"]
 
 #: The question of a ``forced`` prompt.
 FORCED_QUESTION = (
@@ -41,6 +41,14 @@ FORCED_QUESTION = (
 ENTAILS_QUESTION = (
     "Question: suppose {a} has the value {va}. Must {b} then have the value {vb}\n"
     "in every assignment that satisfies all the rules?"
+)
+
+
+#: The question of a ``core`` prompt (the rules are numbered by their order).
+CORE_QUESTION = (
+    "Question: the rules above cannot all hold together. Number them 1, 2, 3, ... in\n"
+    "the order they are given (the first rule after the opening line is rule 1).\n"
+    "Name a smallest set of rules that cannot all hold together."
 )
 
 
@@ -61,7 +69,7 @@ def question_block(
     Parameters
     ----------
     kind:
-        ``forced`` or ``entails``.
+        ``forced``, ``entails`` or ``core``.
     true_value, false_value:
         The scheme's value words.
     shown:
@@ -116,5 +124,14 @@ def question_block(
             "End your response with exactly one of:\n"
             f'- "The answer is: Yes" (if {b} must have the value {vb})\n'
             '- "The answer is: No" (if it need not)'
+        )
+    if kind == "core":
+        return (
+            CORE_QUESTION + "\n\n"
+            "Provide the numbers of those rules as one JSON list.\n"
+            "Example format:\n"
+            "[1, 3]\n\n"
+            "End your response with exactly one line:\n"
+            "The answer is: [<rule number>, ...]"
         )
     raise ConfigError(f"question type {kind!r} has no question block", parameter="ask")

@@ -4,8 +4,9 @@ A run whose prompts ask more than the decision (``verbalize --ask``, the ``quest
 experiment) has rows of several ``question_type`` values. The report's other sections
 read the decision rows alone; this section gives, per model, question type and family,
 the answers, the strict and lenient accuracy (95 % Wilson intervals over the answers),
-a ``forced`` answer's mean recall (partial credit), and the decision accuracy of the
-same formulas (the decision rows of the instances asked that type).
+the mean partial credit (a ``forced`` answer's recall; a ``core`` answer's size ratio,
+over the answers that are minimal cores), and the decision accuracy of the same
+formulas (the decision rows of the instances asked that type).
 
 Examples
 --------
@@ -16,7 +17,7 @@ Examples
 ...      "decision_correct": False, "lenient_decision_correct": False},
 ... ]
 >>> (row,) = question_rows(rows)
->>> row.question_type, row.accuracy.mean, row.recall, row.decision_accuracy.mean
+>>> row.question_type, row.accuracy.mean, row.partial_credit, row.decision_accuracy.mean
 ('forced', 1.0, 1.0, 0.0)
 >>> asked_types(rows), len(decision_rows(rows))
 (['forced'], 1)
@@ -62,7 +63,7 @@ class QuestionRow:
     answers: int
     accuracy: Estimate
     lenient_accuracy: Estimate
-    recall: float | None
+    partial_credit: float | None
     decision_accuracy: Estimate
 
     def to_json(self) -> dict[str, Any]:
@@ -93,7 +94,8 @@ def question_rows(
                     for r in mine
                     if _type(r) == "decision" and r.get("instance_id") in ids
                 ]
-                recalls = [float(r["recall"]) for r in these if r.get("recall") is not None]
+                key = {"forced": "recall", "core": "size_ratio"}.get(kind)
+                credits = [float(r[key]) for r in these if key and r.get(key) is not None]
                 out.append(
                     QuestionRow(
                         model=model,
@@ -104,7 +106,7 @@ def question_rows(
                         lenient_accuracy=_share(
                             [bool(r.get("lenient_decision_correct")) for r in these]
                         ),
-                        recall=sum(recalls) / len(recalls) if recalls else None,
+                        partial_credit=sum(credits) / len(credits) if credits else None,
                         decision_accuracy=_share(decided),
                     )
                 )

@@ -931,7 +931,7 @@ def _questions(content: ReportContent) -> list[Block]:
             str(r.answers),
             _ci(r.accuracy),
             _ci(r.lenient_accuracy),
-            "—" if r.recall is None else f"{100 * r.recall:.1f}",
+            "—" if r.partial_credit is None else f"{100 * r.partial_credit:.1f}",
             _ci(r.decision_accuracy),
         )
         for r in content.questions or []
@@ -940,9 +940,9 @@ def _questions(content: ReportContent) -> list[Block]:
         "Each formula asked more than its decision (`verbalize --ask`; see "
         'docs/verbalization.md, "Question types"): per model, question type and family, '
         "the share of right answers (strict and lenient readings, 95% Wilson intervals "
-        "over the answers), a `forced` answer's mean recall (partial credit), and the "
-        "decision accuracy of the same formulas. The other sections read the decision "
-        "prompts alone.",
+        "over the answers), the mean partial credit (a `forced` answer's recall; a `core` "
+        "answer's smallest size over its size, among minimal cores), and the decision "
+        "accuracy of the same formulas. The other sections read the decision prompts alone.",
         [
             "model",
             "question",
@@ -950,7 +950,7 @@ def _questions(content: ReportContent) -> list[Block]:
             "answers",
             "accuracy (%)",
             "lenient (%)",
-            "recall (%)",
+            "partial credit (%)",
             "decision, same formulas (%)",
         ],
         rows,
