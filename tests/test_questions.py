@@ -30,11 +30,19 @@ from twosat_formal.questions import parse_ask
 from twosat_formal.questions.judge import read_core, read_forced
 from twosat_formal.questions.recheck import (
     core_verdict,
+    fu_malik_cost,
     own_minimum_core_size,
+    repair_verdict,
     solver_entails,
     solver_forced,
 )
-from twosat_formal.questions.reference import applies, entails, forced_literals, minimum_core
+from twosat_formal.questions.reference import (
+    applies,
+    entails,
+    forced_literals,
+    maxsat_model,
+    minimum_core,
+)
 from twosat_formal.scoring import PromptView, score
 from twosat_formal.verbalize import prompt_record, verbalize
 
@@ -158,6 +166,43 @@ def test_core_is_a_smallest_core_on_both_paths(formula: Formula, data: Any) -> N
     assert (core_verdict(formula, subset) is None) == brute_minimal(formula, subset)
 
 
+def brute_fewest_falsified(formula: Formula) -> int:
+    """The fewest clauses one assignment falsifies, over every assignment."""
+    from itertools import product
+
+    return min(
+        sum(1 for c in formula.clauses if not any(bits[abs(x) - 1] == (x > 0) for x in c))
+        for bits in product((False, True), repeat=formula.num_vars)
+    )
+
+
+def brute_minimal_repair(formula: Formula, dropped: list[int]) -> bool:
+    """The rest is satisfiable and putting back any one dropped clause is not."""
+    n = formula.num_vars
+    rest = [c for i, c in enumerate(formula.clauses) if i not in set(dropped)]
+    if next(models(rest, n), None) is None:
+        return False
+    return all(next(models([*rest, formula.clauses[i]], n), None) is None for i in dropped)
+
+
+@settings(
+    max_examples=80, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+)
+@given(small_2cnf(max_vars=4, max_clauses=9), st.data())
+def test_repair_and_maxsat_are_optimal_on_both_paths(formula: Formula, data: Any) -> None:
+    fewest = brute_fewest_falsified(formula)
+    literals, falsified = maxsat_model(formula)
+    true = set(literals)
+    assert sum(1 for c in formula.clauses if not any(int(x) in true for x in c)) == fewest
+    assert len(falsified) == fewest == fu_malik_cost(formula)
+    if label(formula) == "SAT":
+        assert not applies("repair", formula, "SAT") and not applies("maxsat", formula, "SAT")
+        return
+    assert brute_minimal_repair(formula, falsified) and repair_verdict(formula, falsified) is None
+    subset = data.draw(st.lists(st.integers(0, formula.num_clauses - 1), unique=True))
+    assert (repair_verdict(formula, subset) is None) == brute_minimal_repair(formula, subset)
+
+
 def dataset(tmp_path: Path) -> tuple[list[dict[str, Any]], Path]:
     """Instances of a SAT family with their forced and entails prompts, in one file."""
     records: list[dict[str, Any]] = []
@@ -167,7 +212,7 @@ def dataset(tmp_path: Path) -> tuple[list[dict[str, Any]], Path]:
     ]
     for seed, inst in enumerate(made):
         records.append(inst.to_record())
-        for ask in ("forced", "entails", "core"):
+        for ask in ("forced", "entails", "core", "repair", "maxsat"):
             if applies(ask, inst.formula, inst.label):
                 made = prompt_record(inst.formula, "room", instance_id=inst.id, seed=seed, ask=ask)
                 records.append(made.to_record())
@@ -177,7 +222,7 @@ def dataset(tmp_path: Path) -> tuple[list[dict[str, Any]], Path]:
 def test_question_prompts_certify(tmp_path: Path) -> None:
     records, path = dataset(tmp_path)
     asked = [r.get("ask") for r in records if "text" in r]
-    assert {"forced", "entails", "core"} <= set(asked)
+    assert {"forced", "entails", "core", "repair", "maxsat"} <= set(asked)
     report = certify_files([path])
     assert report.ok, [str(f) for f in report.failures]
 
@@ -185,6 +230,21 @@ def test_question_prompts_certify(tmp_path: Path) -> None:
 def _tampered(reference: dict[str, Any], how: int) -> dict[str, Any] | None:
     """One way to change a reference answer, or ``None`` when it does not apply."""
     out = copy.deepcopy(reference)
+    if "satisfied" in out:
+        if how == 2:
+            return None
+        out["satisfied"] += 1 if how == 0 else -1
+        return out
+    if "repair" in out:
+        rules = out["repair"]
+        if how == 0:
+            out["repair"] = []  # the rest still cannot hold
+        elif how == 1:
+            out["size"] += 1
+        else:
+            spare = next(n for n in range(1, 50) if n not in rules)
+            out["repair"], out["size"] = [*rules, spare], len(rules) + 1  # not minimal
+        return out
     if "core" in out:
         rules = out["core"]
         if how == 0:
@@ -355,7 +415,7 @@ def test_reference_reasoners_answer_every_question_type() -> None:
         generate("implication-cycle", clauses=12, seed=seed, filler_share=0.4) for seed in range(6)
     ]
     for seed, inst in enumerate(made):
-        for ask in ("forced", "entails", "core"):
+        for ask in ("forced", "entails", "core", "repair", "maxsat"):
             if not applies(ask, inst.formula, inst.label):
                 continue
             record = prompt_record(inst.formula, "team", instance_id=inst.id, seed=seed, ask=ask)
@@ -366,8 +426,9 @@ def test_reference_reasoners_answer_every_question_type() -> None:
                     assert j.chain_valid is True
     assert all(all(v) for (name, _), v in right.items() if name == "oracle")
     assert not all(right["sat-biased", "forced"]) and not all(right["sat-biased", "entails"])
-    assert not all(right["sat-biased", "core"])
-    kinds = ("forced", "entails", "core")
+    assert not all(right["sat-biased", "core"]) and not any(right["sat-biased", "repair"])
+    assert not all(right["sat-biased", "maxsat"])
+    kinds = ("forced", "entails", "core", "repair", "maxsat")
     assert set(right) == {(n, a) for n in REFERENCE_MODELS for a in kinds}
 
 
@@ -403,8 +464,11 @@ def test_cli_writes_one_prompt_per_type_and_refuses_what_does_not_apply(
     unsat.write_text("p cnf 1 2\n1 0\n-1 0\n")
     code, out_text, err = cli(capsys, "verbalize", str(unsat), "-t", "logic", "--ask", "forced")
     assert code == 2 and "does not apply" in err and "Traceback" not in err + out_text
-    code, out_text, err = cli(capsys, "verbalize", str(unsat), "-t", "logic", "--ask", "core")
+    code, out_text, err = cli(
+        capsys, "verbalize", str(unsat), "-t", "logic", "--ask", "core", "--ask", "maxsat"
+    )
     assert code == 0 and "The answer is: [<rule number>, ...]" in out_text
+    assert "# template: logic, question: maxsat" in out_text
     code, _, err = cli(capsys, "verbalize", str(unsat), "-t", "logic", "--ask", "maxsat2")
     assert code == 2 and "unknown question type" in err
 
@@ -455,3 +519,25 @@ def test_core_judgement_checks_unsatisfiable_minimal_and_smallest() -> None:
     assert score("The answer is: [1, 9]", view, f, "UNSAT").failure == "bad-json"
     loose = score("Rules [1, 2] clash.", view, f, "UNSAT")
     assert (loose.failure, loose.lenient_failure) == ("no-answer", "correct")
+
+
+def test_repair_and_maxsat_judgements() -> None:
+    # rules 1-2 clash (a, ~a); rules 3-6 clash through b and c; rule 7 is free
+    f = Formula([[1], [-1], [2, 3], [-2, 3], [2, -3], [-2, -3], [4, 5]])
+    ents = {"A": 1, "B": 2, "C": 3, "D": 4, "E": 5}
+    view = type("P", (), {"entities": ents, "true_value": "on", "false_value": "off"})()
+    view.ask = "repair"
+    right = score("The answer is: [1, 3]", view, f, "UNSAT")
+    assert (right.failure, right.core_reason, right.size_ratio) == ("correct", None, 1.0)
+    assert score("The answer is: [1]", view, f, "UNSAT").core_reason.startswith("the other")
+    extra = score("The answer is: [1, 3, 7]", view, f, "UNSAT")
+    assert extra.core_reason == "not minimal: rule 7 can be kept"
+    view.ask = "maxsat"
+    best = 'The answer is: {"A": "on", "B": "on", "C": "on", "D": "on", "E": "on"}'
+    j = score(best, view, f, "UNSAT")
+    assert (j.failure, j.size_ratio) == ("correct", 1.0)
+    worse = 'The answer is: {"A": "on", "B": "on", "C": "off", "D": "off", "E": "off"}'
+    j = score(worse, view, f, "UNSAT")
+    assert j.failure == "wrong-decision" and j.size_ratio == 4 / 5  # rules 2, 4, 7 broken
+    j = score('{"a": "ON", "b": "on", "c": "on", "d": "on", "e": "on"}', view, f, "UNSAT")
+    assert (j.failure, j.lenient_failure) == ("no-answer", "correct")

@@ -19,10 +19,11 @@ MODELS = ["ref/oracle", "ref/sat-biased", "ref/bounded"]
 
 def test_the_questions_spec_asks_every_type() -> None:
     spec = load_spec("questions")
-    assert spec.questions == ("decision", "forced", "entails", "core")
-    assert spec.to_json()["questions"] == ["decision", "forced", "entails", "core"]
+    every = ("decision", "forced", "entails", "core", "repair", "maxsat")
+    assert spec.questions == every
+    assert spec.to_json()["questions"] == list(every)
     chained = parse_spec({**spec.to_json(), "ask_cycle": True})
-    assert chained.asks == ("chain", "forced", "entails", "core")
+    assert chained.asks == ("chain", *every[1:])
     with pytest.raises(Exception, match="field 'questions'"):
         parse_spec({**spec.to_json(), "questions": ["decision", "maxsat9"]})
     with pytest.raises(Exception, match="field 'questions'"):
@@ -45,7 +46,7 @@ def test_questions_run_reports_accuracy_per_type_and_family(tmp_path: Path) -> N
     assert result.certified["ok"] and result.report is not None
     prompts = list(read_prompts(tmp_path / "q" / "prompts.jsonl"))
     asked = {p.ask for p in prompts}
-    assert asked == {"decision", "forced", "entails", "core"}
+    assert asked == {"decision", "forced", "entails", "core", "repair", "maxsat"}
     assert result.evaluation.done == len(prompts) * len(MODELS)
     with RunStore(tmp_path / "q" / "results.sqlite") as store:
         rows = list(store.results())
@@ -57,7 +58,7 @@ def test_questions_run_reports_accuracy_per_type_and_family(tmp_path: Path) -> N
     kinds = {(r["model"], r["question_type"], r["family"]) for r in table}
     assert ("ref/oracle", "forced", "backbone") in kinds
     unsat = {r["question_type"] for r in table if r["family"] == "implication-cycle"}
-    assert unsat == {"core"}  # an UNSAT family is asked its decision and its core
+    assert unsat == {"core", "repair", "maxsat"}  # an UNSAT family: no forced, no entails
     for row in table:
         expected = sum(
             1

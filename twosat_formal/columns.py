@@ -166,7 +166,8 @@ BUILTIN_COLUMNS: tuple[ExportColumn, ...] = (
         "question_type",
         "string",
         _Reader(frozenset({"question_type"}), lambda row: row.get("question_type") or "decision"),
-        "the question asked: `decision` (with or without a chain), `forced`, `entails`, `core`",
+        "the question asked: `decision` (with or without a chain), `forced`, `entails`, `core`, "
+        "`repair` or `maxsat`",
     ),
     ExportColumn(
         "precision", "float", _field("precision"), "a `forced` answer's precision (partial credit)"
@@ -187,13 +188,15 @@ BUILTIN_COLUMNS: tuple[ExportColumn, ...] = (
         "core_reason",
         "string",
         _field("core_reason"),
-        "why a `core` answer is not a minimal unsatisfiable set of rules (null when it is)",
+        "why a `core` (`repair`) answer is not a minimal unsatisfiable set of rules (set of "
+        "rules to drop); null when it is",
     ),
     ExportColumn(
         "size_ratio",
         "float",
         _field("size_ratio"),
-        "a minimal `core` answer's partial credit: the smallest core's size over its size",
+        "partial credit: a minimal `core` or `repair` answer's smallest size over its size; "
+        "a `maxsat` answer's rules satisfied over the optimum",
     ),
 )
 

@@ -254,7 +254,7 @@ class InstanceRecord(_Record):
 
 #: The question types a prompt record may name (``"chain"`` is the decision with
 #: ``ask_cycle``).
-AskType = Literal["decision", "forced", "entails", "core"]
+AskType = Literal["decision", "forced", "entails", "core", "repair", "maxsat"]
 
 
 class PromptRecordModel(_Record):

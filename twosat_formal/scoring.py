@@ -322,9 +322,10 @@ class Judgement:
         checked clause by clause when the right answer Yes was given (``None``
         otherwise; ``chain_reason`` ``"no-chain"`` when none was given).
     core_reason, size_ratio:
-        A ``core`` answer (strict reading): why the rules given are not a minimal
-        unsatisfiable set (``"satisfiable"``, ``"not minimal: ..."``; ``None`` when they
-        are), and for a minimal one the smallest core's size over its size.
+        A ``core`` or ``repair`` answer (strict reading): why the rules given are not a
+        minimal unsatisfiable set (a minimal set of rules to drop; ``None`` when they
+        are), and for a minimal one the smallest size over its size; a ``maxsat``
+        answer's ``size_ratio`` is the rules it satisfies over the optimum.
     """
 
     failure: str

@@ -5,7 +5,8 @@
     records with ``--out``. A dataset (a ``.jsonl`` file, or input whose first
     character is ``{``, stdin included) writes one prompt record per instance and
     template, to stdout or ``--out``. Every prompt carries its round-trip proof.
-    ``--ask TYPE`` (repeatable: decision, chain, forced, entails, core; default decision)
+    ``--ask TYPE`` (repeatable: decision, chain, forced, entails, core, repair, maxsat;
+    default decision)
     writes one prompt per question type; a dataset leaves out the types an instance
     does not allow. ``--ask-cycle`` is ``--ask chain``.
 ``backparse TEXT_FILE [--template NAME] [--to dsl|dimacs]``
@@ -116,8 +117,8 @@ def verbalize_command(
         typer.Option(
             "--ask",
             metavar="TYPE",
-            help="Question type, repeatable: decision, chain, forced, entails, core "
-            "(see docs/verbalization.md).",
+            help="Question type, repeatable: decision, chain, forced, entails, core, repair, "
+            "maxsat (see docs/verbalization.md).",
             show_default="decision",
         ),
     ] = None,
@@ -150,8 +151,8 @@ def verbalize_command(
             raise ConfigError(
                 f"question type {kind!r} does not apply to this formula "
                 "(forced: a satisfiable 2-CNF with a forced value; entails: a satisfiable "
-                "2-CNF with two variables whose value is not forced; core: an unsatisfiable "
-                "2-CNF)",
+                "2-CNF with two variables whose value is not forced; core, repair, maxsat: an "
+                "unsatisfiable 2-CNF)",
                 parameter="--ask",
             )
     records_list = [

@@ -103,7 +103,7 @@ class ExperimentSpec:
         ``decision`` when ``ask_cycle`` is set.
 
         >>> load_spec("questions").asks
-        ('decision', 'forced', 'entails', 'core')
+        ('decision', 'forced', 'entails', 'core', 'repair', 'maxsat')
         """
         if not self.ask_cycle:
             return self.questions

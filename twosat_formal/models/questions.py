@@ -17,7 +17,11 @@ reasoner's answer in the format the prompt shows:
 For ``core``: the oracle names a smallest core (OptUx), ``ref/sat-biased`` every rule,
 ``ref/coin`` each rule with probability 1/2, ``ref/bounded`` the rules of the
 contradiction cycle the SCC solver finds (unsatisfiable, not always minimal or
-smallest).
+smallest). For ``repair``: the oracle drops the rules an optimum of RC2 falsifies,
+``ref/sat-biased`` none, ``ref/coin`` each with probability 1/2, ``ref/bounded`` one rule
+of each contradiction cycle the SCC solver finds until the rest holds. For ``maxsat``:
+the oracle gives RC2's optimum, ``ref/sat-biased`` every entity true, ``ref/coin``
+coins, ``ref/bounded`` the assignment its bounded search reaches.
 
 Examples
 --------
@@ -35,7 +39,12 @@ import re
 from collections import deque
 from typing import Any
 
-from twosat_formal.questions.wording import CORE_QUESTION, FORCED_QUESTION
+from twosat_formal.questions.wording import (
+    CORE_QUESTION,
+    FORCED_QUESTION,
+    MAXSAT_QUESTION,
+    REPAIR_QUESTION,
+)
 
 __all__ = ["question_answer", "read_question"]
 
@@ -62,6 +71,10 @@ def read_question(prompt: str) -> tuple[str, tuple[tuple[str, str], tuple[str, s
         return "forced", None
     if CORE_QUESTION in prompt:
         return "core", None
+    if REPAIR_QUESTION in prompt:
+        return "repair", None
+    if MAXSAT_QUESTION in prompt:
+        return "maxsat", None
     match = _ENTAILS.search(prompt)
     if match is None:
         return None
@@ -164,6 +177,62 @@ def _core_text(name: str, read: Any, prompt: str, sample: int) -> str:
     return f"{reasoning}\n\nThe answer is: {json.dumps(numbers)}"
 
 
+def _repair_text(name: str, read: Any, prompt: str, sample: int) -> str:
+    from twosat_formal.models.reference import coin_rng
+    from twosat_formal.questions.reference import maxsat_model
+
+    m = read.formula.num_clauses
+    if name == "oracle":
+        numbers = [i + 1 for i in maxsat_model(read.formula)[1]]
+        reasoning = "I search for an assignment that breaks the fewest rules."
+    elif name == "sat-biased":
+        numbers = []
+        reasoning = "No rule needs to go, I think."
+    elif name == "coin":
+        rng = coin_rng(prompt, sample)
+        numbers = [n for n in range(1, m + 1) if rng.random() < 0.5]
+        reasoning = "I flip a coin for each rule."
+    else:
+        from twosat_formal.diagnostics.chains import closed_walk
+        from twosat_formal.diagnostics.implications import Implications
+        from twosat_formal.solve import solve
+
+        dropped: set[int] = set()
+        while True:
+            kept = [i for i in range(m) if i not in dropped]
+            rest = read.formula.select(kept)
+            cycle = solve(rest).cycle
+            if cycle is None:
+                break
+            steps = Implications(rest).walk_clauses(closed_walk(cycle))
+            dropped.add(kept[steps[0]])
+        numbers = sorted(i + 1 for i in dropped)
+        reasoning = "I drop one rule of each contradiction I find until the rest can hold."
+    return f"{reasoning}\n\nThe answer is: {json.dumps(numbers)}"
+
+
+def _maxsat_text(model: Any, read: Any, prompt: str, sample: int) -> str:
+    from twosat_formal.models.reference import bounded_search, coin_rng
+    from twosat_formal.questions.reference import maxsat_model
+
+    n = len(read.entities)
+    if model.name == "oracle":
+        literals = maxsat_model(read.formula)[0]
+        reasoning = "I search for an assignment that satisfies the most rules."
+    elif model.name == "sat-biased":
+        literals = list(range(1, n + 1))
+        reasoning = "Every entity true should satisfy most rules."
+    elif model.name == "coin":
+        rng = coin_rng(prompt, sample)
+        literals = [v if rng.random() < 0.5 else -v for v in range(1, n + 1)]
+        reasoning = "I flip a coin for each entity."
+    else:
+        run = bounded_search(read.formula, model.budget)
+        literals = [v if run.assignment[v - 1] is not False else -v for v in range(1, n + 1)]
+        reasoning = "I assign values one at a time within my budget."
+    return _forced_text(read, literals, reasoning)
+
+
 def question_answer(
     model: Any, read: Any, question: tuple[str, Any], prompt: str, sample: int
 ) -> str:
@@ -176,6 +245,10 @@ def question_answer(
     name = model.name
     if kind == "core":
         return _core_text(name, read, prompt, sample)
+    if kind == "repair":
+        return _repair_text(name, read, prompt, sample)
+    if kind == "maxsat":
+        return _maxsat_text(model, read, prompt, sample)
     if kind == "forced":
         if name == "oracle":
             return _forced_text(read, forced_literals(read.formula), "I compute the backbone.")

@@ -8,6 +8,8 @@
 ``forced``      which entities have a value fixed by the rules, and which value
 ``entails``     if one entity has a value, must another have a given value
 ``core``        a smallest set of rules that cannot all hold together (UNSAT formulas)
+``repair``      the fewest rules to drop so that the rest can hold (UNSAT formulas)
+``maxsat``      an assignment that satisfies as many rules as possible (UNSAT formulas)
 ==============  =========================================================================
 
 Each type in :data:`ASKED` has its fixed wording (:mod:`.wording`), a reference answer
@@ -32,10 +34,18 @@ from twosat_formal.errors import ConfigError
 __all__ = ["ASKED", "QUESTION_TYPES", "parse_ask"]
 
 #: Every question type, in the order prompts are written.
-QUESTION_TYPES: tuple[str, ...] = ("decision", "chain", "forced", "entails", "core")
+QUESTION_TYPES: tuple[str, ...] = (
+    "decision",
+    "chain",
+    "forced",
+    "entails",
+    "core",
+    "repair",
+    "maxsat",
+)
 
 #: The types with a question block of their own (the others are the decision prompt).
-ASKED: tuple[str, ...] = ("forced", "entails", "core")
+ASKED: tuple[str, ...] = ("forced", "entails", "core", "repair", "maxsat")
 
 
 def parse_ask(values: Iterable[str]) -> tuple[str, ...]:

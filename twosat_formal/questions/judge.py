@@ -31,6 +31,16 @@ it).
     minimal and as small as the smallest (OptUx); ``size_ratio`` is the smallest size
     over the size given, for a minimal core.
 
+``repair``
+    Read as ``core`` (a list of rule numbers). PySAT checks the set: the other rules
+    satisfiable, and unsatisfiable again with any one of the set put back (``core_reason``
+    says what fails); correct when it is minimal and as small as the fewest (RC2's
+    optimum); ``size_ratio`` is the fewest over the number given, for a minimal repair.
+``maxsat``
+    Read as ``forced`` (one JSON object of entities to values; an entity left out
+    satisfies no literal). Correct when the assignment satisfies as many rules as RC2's
+    optimum; ``size_ratio`` is the rules it satisfies over that optimum.
+
 Failure kinds: ``truncated``, ``ambiguous-answer`` (entails), ``no-answer``,
 ``bad-json`` (an answer that names an entity or value the prompt lacks), then
 ``wrong-decision`` (a wrong answer) or ``correct``.
@@ -119,6 +129,25 @@ def _pysat_core_verdict(formula: Formula, numbers: list[int]) -> str | None:
     for i, n in enumerate(numbers):
         if not sat(clauses[:i] + clauses[i + 1 :]):
             return f"not minimal: it stays unsatisfiable without rule {n}"
+    return None
+
+
+def _pysat_repair_verdict(formula: Formula, numbers: list[int]) -> str | None:
+    """Why dropping rules ``numbers`` is not a minimal repair (PySAT), or ``None``."""
+    from pysat.solvers import Solver
+
+    dropped = set(numbers)
+    rest = [[int(x) for x in c] for i, c in enumerate(formula.clauses, 1) if i not in dropped]
+
+    def sat(kept: list[list[int]]) -> bool:
+        with Solver(name="glucose4", bootstrap_with=kept) as solver:
+            return bool(solver.solve())
+
+    if not sat(rest):
+        return "the other rules still cannot all hold"
+    for n in sorted(dropped):
+        if sat([*rest, [int(x) for x in formula.clauses[n - 1]]]):
+            return f"not minimal: rule {n} can be kept"
     return None
 
 
@@ -282,19 +311,41 @@ def judge_question(
             else:
                 verdict = check_chain(chain, entities, values, formula, ends=(a, b))
                 fields.update(chain_valid=verdict.valid, chain_reason=verdict.reason)
-    elif kind == "core":
-        from twosat_formal.questions.reference import minimum_core
+    elif kind == "maxsat":
+        from twosat_formal.questions.reference import maxsat_model
 
-        smallest = len(minimum_core(formula))
+        _, falsified = maxsat_model(formula)
+        best = formula.num_clauses - len(falsified)
+        verdicts = []
+        for lenient in (False, True):
+            read = read_forced(text, entities, values, lenient=lenient)
+            if read.status != "found" or read.literals is None:
+                verdicts.append("no-answer" if read.status == "missing" else "bad-json")
+                continue
+            true = read.literals
+            count = sum(1 for c in formula.clauses if any(int(x) in true for x in c))
+            if not lenient:
+                fields.update(size_ratio=count / best if best else 1.0)
+            verdicts.append("correct" if count == best else "wrong-decision")
+        failures = (verdicts[0], verdicts[1])
+    elif kind in ("core", "repair"):
+        from twosat_formal.questions.reference import maxsat_model, minimum_core
+
+        if kind == "core":
+            smallest = len(minimum_core(formula))
+            check_set = _pysat_core_verdict
+        else:
+            smallest = len(maxsat_model(formula)[1])
+            check_set = _pysat_repair_verdict
         verdicts = []
         for lenient in (False, True):
             status, numbers = read_core(text, formula.num_clauses, lenient=lenient)
             if status == "missing" or numbers is None:
                 verdicts.append("bad-json" if status == "bad" else "no-answer")
                 continue
-            why = _pysat_core_verdict(formula, numbers)
+            why = check_set(formula, numbers)
             if not lenient:
-                ratio = None if why is not None else smallest / len(numbers)
+                ratio = None if why is not None else smallest / max(1, len(numbers))
                 fields.update(core_reason=why, size_ratio=ratio)
             right = why is None and len(numbers) == smallest
             verdicts.append("correct" if right else "wrong-decision")

@@ -16,6 +16,12 @@ an implicit-hitting-set search of its own finds (:func:`own_minimum_core_size`: 
 hitting sets of the correction sets found so far, by RC2, each checked by the SCC
 solver and grown to a maximal satisfiable set when it is satisfiable).
 
+The ``repair`` and ``maxsat`` references are written by PySAT's RC2 (core-guided, with
+totalizers); ``certify`` re-derives the optimum with the Fu–Malik algorithm
+(:func:`fu_malik_cost`, PySAT's ``FM``), and checks a ``repair`` set with the SCC
+solver: the other rules satisfiable, and unsatisfiable again with any one of the set
+put back (:func:`repair_verdict`).
+
 :func:`recheck_reference` returns the reference as it should be; ``certify`` compares
 it with the stored one, so a tampered reference fails.
 
@@ -41,8 +47,10 @@ from twosat_formal.formula import Formula
 
 __all__ = [
     "core_verdict",
+    "fu_malik_cost",
     "own_minimum_core_size",
     "recheck_reference",
+    "repair_verdict",
     "solver_entails",
     "solver_forced",
 ]
@@ -136,6 +144,57 @@ def own_minimum_core_size(formula: Formula) -> int:
         corrections.append([i for i in range(m) if i not in kept])
 
 
+def fu_malik_cost(formula: Formula) -> int:
+    """The fewest clauses an assignment must falsify, by the Fu–Malik algorithm.
+
+    >>> fu_malik_cost(Formula([[1, 2], [-1, 2], [1, -2], [-1, -2], [3], [-3]]))
+    2
+    """
+    from pysat.examples.fm import FM
+    from pysat.formula import WCNF
+
+    wcnf = WCNF()
+    for clause in _clauses(formula):
+        wcnf.append(clause, weight=1)
+    fm = FM(wcnf, verbose=0)
+    try:
+        fm.compute()
+        return int(fm.cost)
+    finally:
+        fm.delete()
+
+
+def repair_verdict(formula: Formula, indices: Sequence[int]) -> str | None:
+    """Why dropping the clauses at ``indices`` (0-based) is not a minimal repair, or
+    ``None`` when it is (the SCC solver).
+
+    >>> f = Formula([[1], [-1], [2]])
+    >>> repair_verdict(f, [0]), repair_verdict(f, [2]), repair_verdict(f, [0, 2])
+    (None, 'the other rules still cannot all hold', 'not minimal: rule 3 can be kept')
+    """
+    dropped = set(indices)
+    rest = [i for i in range(formula.num_clauses) if i not in dropped]
+    if not _own_sat(formula, rest):
+        return "the other rules still cannot all hold"
+    for i in sorted(dropped):
+        if _own_sat(formula, sorted([*rest, i])):
+            return f"not minimal: rule {i + 1} can be kept"
+    return None
+
+
+def _rule_numbers(reference: Any, key: str, m: int) -> list[int]:
+    if not isinstance(reference, Mapping):
+        raise RecordError("field 'reference' must be an object")
+    numbers = reference.get(key)
+    if not (
+        isinstance(numbers, list)
+        and all(isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= m for n in numbers)
+        and len(set(numbers)) == len(numbers)
+    ):
+        raise RecordError(f"field 'reference.{key}' must list distinct rule numbers 1..{m}")
+    return numbers
+
+
 def _literal(obj: Any, entities: Mapping[str, int], values: tuple[str, str], what: str) -> int:
     """The literal of a one-pair ``{entity: value}`` object of the stored reference."""
     if not (isinstance(obj, Mapping) and len(obj) == 1):
@@ -188,17 +247,22 @@ def recheck_reference(
         for lit in solver_forced(formula):
             forced.update(word(lit))
         return {"forced": forced}
-    if kind == "core":
-        if not isinstance(reference, Mapping):
-            raise RecordError("field 'reference' must be an object")
-        core = reference.get("core")
+    if kind == "repair":
+        dropped = _rule_numbers(reference, "repair", formula.num_clauses)
+        why = repair_verdict(formula, [n - 1 for n in dropped])
+        if why is not None:
+            raise CertificateError(f"the reference repair is not a minimal repair: {why}")
+        cost = fu_malik_cost(formula)
+        if len(dropped) != cost:
+            raise CertificateError(
+                f"the reference repair drops {len(dropped)} rules; the fewest is {cost}"
+            )
+        return {"repair": dropped, "size": cost}
+    if kind == "maxsat":
         m = formula.num_clauses
-        if not (
-            isinstance(core, list)
-            and all(isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= m for n in core)
-            and len(set(core)) == len(core)
-        ):
-            raise RecordError(f"field 'reference.core' must list distinct rule numbers 1..{m}")
+        return {"satisfied": m - fu_malik_cost(formula), "rules": m}
+    if kind == "core":
+        core = _rule_numbers(reference, "core", formula.num_clauses)
         why = core_verdict(formula, [n - 1 for n in core])
         if why is not None:
             raise CertificateError(f"the reference core is not a minimal core: {why}")

@@ -14,7 +14,11 @@ value words):
   graph) only when the answer is Yes;
 * ``core``: ``{"core": [rule numbers], "size": k}``, a smallest unsatisfiable set of
   rules (numbered from 1 in the order the prompt gives them), by PySAT's OptUx
-  (:func:`minimum_core`); its ``certify`` path is the project's own.
+  (:func:`minimum_core`); its ``certify`` path is the project's own;
+* ``repair``: ``{"repair": [rule numbers], "size": k}``, a smallest set of rules to
+  drop so that the rest can hold (the rules an optimum of PySAT's RC2 falsifies);
+* ``maxsat``: ``{"satisfied": k, "rules": m}``, the most rules one assignment
+  satisfies (RC2's optimum).
 
 Examples
 --------
@@ -131,20 +135,46 @@ def minimum_core(formula: Formula) -> list[int]:
     return sorted(int(i) - 1 for i in found)
 
 
+def maxsat_model(formula: Formula) -> tuple[list[int], list[int]]:
+    """An assignment that satisfies as many clauses as possible, by PySAT's RC2: its
+    literals (one per variable) and the 0-based indices of the clauses it falsifies
+    (a smallest set of rules to drop so that the rest can hold).
+
+    >>> maxsat_model(Formula([[1], [-1], [2]]))[1] in ([0], [1])
+    True
+    """
+    from pysat.examples.rc2 import RC2
+    from pysat.formula import WCNF
+
+    wcnf = WCNF()
+    for clause in formula.clauses:
+        wcnf.append([int(lit) for lit in clause], weight=1)
+    with RC2(wcnf) as rc2:
+        model = rc2.compute() or []
+    value = {abs(lit): lit for lit in model}
+    literals = [value.get(v, -v) for v in range(1, formula.num_vars + 1)]
+    true = set(literals)
+    falsified = [
+        i for i, clause in enumerate(formula.clauses) if not any(int(x) in true for x in clause)
+    ]
+    return literals, falsified
+
+
 def applies(kind: str, formula: Formula, label: str) -> bool:
     """Whether an instance can be asked ``kind``.
 
     ``forced`` needs a satisfiable 2-CNF with a non-empty backbone, ``entails`` a
-    satisfiable 2-CNF with two variables that are not forced, ``core`` an
-    unsatisfiable 2-CNF; ``decision`` and ``chain`` apply to every formula.
+    satisfiable 2-CNF with two variables that are not forced, ``core``, ``repair`` and
+    ``maxsat`` an unsatisfiable 2-CNF; ``decision`` and ``chain`` apply to every
+    formula.
 
     >>> f = Formula([[1], [2, 3]])
     >>> applies("forced", f, "SAT"), applies("entails", f, "SAT"), applies("forced", f, "UNSAT")
     (True, True, False)
     """
-    if kind not in ("forced", "entails", "core"):
+    if kind not in ("forced", "entails", "core", "repair", "maxsat"):
         return True
-    if kind == "core":
+    if kind in ("core", "repair", "maxsat"):
         return label == "UNSAT" and formula.is_2cnf and formula.num_clauses > 0
     if label != "SAT" or not formula.is_2cnf:
         return False
@@ -214,4 +244,14 @@ def reference_answer(
             raise ConfigError("a core question needs a 2-CNF")
         core = minimum_core(formula)
         return {"core": [i + 1 for i in core], "size": len(core)}
+    if kind in ("repair", "maxsat"):
+        if not formula.is_2cnf:
+            raise ConfigError(f"a {kind} question needs a 2-CNF")
+        _, falsified = maxsat_model(formula)
+        if not falsified:
+            raise ConfigError(f"a satisfiable formula has nothing to ask as {kind}")
+        if kind == "repair":
+            return {"repair": [i + 1 for i in falsified], "size": len(falsified)}
+        m = formula.num_clauses
+        return {"satisfied": m - len(falsified), "rules": m}
     raise ConfigError(f"question type {kind!r} has no reference answer", parameter="ask")

@@ -28,7 +28,14 @@ from typing import Any
 
 from twosat_formal.errors import ConfigError
 
-__all__ = ["CORE_QUESTION", "ENTAILS_QUESTION", "FORCED_QUESTION", "question_block"]
+__all__ = [
+    "CORE_QUESTION",
+    "ENTAILS_QUESTION",
+    "FORCED_QUESTION",
+    "MAXSAT_QUESTION",
+    "REPAIR_QUESTION",
+    "question_block",
+]
 
 #: The question of a ``forced`` prompt.
 FORCED_QUESTION = (
@@ -52,6 +59,20 @@ CORE_QUESTION = (
 )
 
 
+#: The question of a ``repair`` prompt.
+REPAIR_QUESTION = (
+    "Question: the rules above cannot all hold together. Number them 1, 2, 3, ... in\n"
+    "the order they are given (the first rule after the opening line is rule 1).\n"
+    "Which fewest rules must be dropped so that all the other rules can hold together?"
+)
+
+#: The question of a ``maxsat`` prompt.
+MAXSAT_QUESTION = (
+    "Question: the rules above cannot all hold together. Give an assignment that\n"
+    "satisfies as many of the rules as possible."
+)
+
+
 def _pair(obj: Mapping[str, str]) -> tuple[str, str]:
     ((entity, value),) = obj.items()
     return json.dumps(entity, ensure_ascii=False), json.dumps(value, ensure_ascii=False)
@@ -69,7 +90,7 @@ def question_block(
     Parameters
     ----------
     kind:
-        ``forced``, ``entails`` or ``core``.
+        ``forced``, ``entails``, ``core``, ``repair`` or ``maxsat``.
     true_value, false_value:
         The scheme's value words.
     shown:
@@ -133,5 +154,29 @@ def question_block(
             "[1, 3]\n\n"
             "End your response with exactly one line:\n"
             "The answer is: [<rule number>, ...]"
+        )
+    if kind == "repair":
+        return (
+            REPAIR_QUESTION + "\n\n"
+            "Provide the numbers of the rules to drop as one JSON list.\n"
+            "Example format:\n"
+            "[2]\n\n"
+            "End your response with exactly one line:\n"
+            "The answer is: [<rule number>, ...]"
+        )
+    if kind == "maxsat":
+        values = (true_value, false_value)
+        example = json.dumps(
+            {entity: value for entity, value in zip(shown[:2], values, strict=False)},
+            ensure_ascii=False,
+        )
+        return (
+            MAXSAT_QUESTION + "\n\n"
+            "Provide a value for every entity as one JSON object\n"
+            f'using "{true_value}" or "{false_value}" as values.\n'
+            "Example format:\n"
+            f"{example}\n\n"
+            "End your response with exactly one line:\n"
+            'The answer is: {"<entity>": "<value>", ...}'
         )
     raise ConfigError(f"question type {kind!r} has no question block", parameter="ask")

@@ -4,8 +4,9 @@ A run whose prompts ask more than the decision (``verbalize --ask``, the ``quest
 experiment) has rows of several ``question_type`` values. The report's other sections
 read the decision rows alone; this section gives, per model, question type and family,
 the answers, the strict and lenient accuracy (95 % Wilson intervals over the answers),
-the mean partial credit (a ``forced`` answer's recall; a ``core`` answer's size ratio,
-over the answers that are minimal cores), and the decision accuracy of the same
+the mean partial credit (a ``forced`` answer's recall; a ``core`` or ``repair``
+answer's size ratio, over the minimal ones; a ``maxsat`` answer's share of the
+optimum), and the decision accuracy of the same
 formulas (the decision rows of the instances asked that type).
 
 Examples
@@ -94,7 +95,7 @@ def question_rows(
                     for r in mine
                     if _type(r) == "decision" and r.get("instance_id") in ids
                 ]
-                key = {"forced": "recall", "core": "size_ratio"}.get(kind)
+                key = {"forced": "recall"}.get(kind, "size_ratio")
                 credits = [float(r[key]) for r in these if key and r.get(key) is not None]
                 out.append(
                     QuestionRow(

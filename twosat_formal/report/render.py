@@ -941,8 +941,9 @@ def _questions(content: ReportContent) -> list[Block]:
         'docs/verbalization.md, "Question types"): per model, question type and family, '
         "the share of right answers (strict and lenient readings, 95% Wilson intervals "
         "over the answers), the mean partial credit (a `forced` answer's recall; a `core` "
-        "answer's smallest size over its size, among minimal cores), and the decision "
-        "accuracy of the same formulas. The other sections read the decision prompts alone.",
+        "or `repair` answer's smallest size over its size, among minimal ones; a `maxsat` "
+        "answer's rules satisfied over the optimum), and the decision accuracy of the same "
+        "formulas. The other sections read the decision prompts alone.",
         [
             "model",
             "question",
