@@ -541,3 +541,38 @@ def test_repair_and_maxsat_judgements() -> None:
     assert j.failure == "wrong-decision" and j.size_ratio == 4 / 5  # rules 2, 4, 7 broken
     j = score('{"a": "ON", "b": "on", "c": "on", "d": "on", "e": "on"}', view, f, "UNSAT")
     assert (j.failure, j.lenient_failure) == ("no-answer", "correct")
+
+
+def test_export_rows_carry_the_question_and_judge_it_as_eval_does() -> None:
+    """A flat export row (HF, lm-eval, inspect) of a question prompt judges an answer
+    exactly as ``score`` on the prompt record does; its reference answer is right."""
+    from twosat_formal.evaluate import EvalItem
+    from twosat_formal.integrations.hf import typed_row
+    from twosat_formal.integrations.rows import item_row, judge_row
+
+    made = [generate("backbone", clauses=12, seed=2)]
+    made.append(generate("implication-cycle", clauses=12, seed=2, filler_share=0.4))
+    seen = set()
+    for inst in made:
+        for ask in ("forced", "entails", "core", "repair", "maxsat"):
+            if not applies(ask, inst.formula, inst.label):
+                continue
+            record = prompt_record(inst.formula, "door", instance_id=inst.id, seed=4, ask=ask)
+            item = EvalItem(record, inst.formula, inst.label, inst.to_record())
+            row = item_row(item)
+            assert row["question_type"] == ask and json.loads(row["reference"]) == record.reference
+            for cls in REFERENCE_MODELS.values():
+                text = cls().respond(record.text).text
+                assert judge_row(row, text) == score(text, record, inst.formula, inst.label)
+            typed = typed_row(item)
+            gold = typed["messages"][1]["content"]
+            assert judge_row(typed, gold).correct
+            closing = gold.rsplit("The answer is: ", 1)[1]
+            if ask in ("forced", "entails"):  # the one right answer (any order of entities)
+                assert json.loads(json.dumps(closing) if ask == "entails" else closing) == (
+                    json.loads(typed["answer"]) if ask == "forced" else typed["answer"]
+                )
+            elif ask != "maxsat":  # a smallest set: the same size as the reference's
+                assert len(json.loads(closing)) == len(json.loads(typed["answer"]))
+            seen.add(ask)
+    assert seen == {"forced", "entails", "core", "repair", "maxsat"}

@@ -52,7 +52,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from typing import Any, NamedTuple, Protocol, cast
 
@@ -163,6 +163,10 @@ class PromptView:
     entities: Mapping[str, Any]
     true_value: str
     false_value: str
+    #: The question type (:mod:`twosat_formal.questions`) and its reference (for
+    #: ``entails``, the question's ``if`` and ``then``); not shown.
+    ask: str = field(default="decision", repr=False)
+    reference: Mapping[str, Any] | None = field(default=None, repr=False)
 
 
 class StoryPromptLike(Protocol):

@@ -24,6 +24,8 @@ thing that fails, checked in this order:
 ``bad-step``        a step follows from no rule (no clause gives that implication)
 ``not-closed``      the walk does not return to its start
 ``no-contradiction``  the closed walk never holds a value and its opposite
+``wrong-start``     (an open chain, ``ends`` given) it does not start at the first end
+``wrong-end``       (an open chain) it does not end at the second end
 ==================  ==================================================================
 
 On a results row, ``cycle_valid`` is ``true`` / ``false`` for a chain given in answer to
