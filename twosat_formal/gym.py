@@ -530,7 +530,7 @@ def score_answer(
     meta = entry["metadata"]
     require_chain = bool(meta.get("require_chain", False))
     view = _RewardView(
-        dict(meta["entities"]), meta["true_value"], meta["false_value"], require_chain
+        dict(meta["entities"]), meta["true_value"], meta["false_value"], ask_cycle=require_chain
     )
     formula = scan_dimacs(meta["dimacs"])
     judgement = score(Response(read_answer(answer)), view, formula, meta["label"])
