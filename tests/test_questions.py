@@ -576,3 +576,23 @@ def test_export_rows_carry_the_question_and_judge_it_as_eval_does() -> None:
                 assert len(json.loads(closing)) == len(json.loads(typed["answer"]))
             seen.add(ask)
     assert seen == {"forced", "entails", "core", "repair", "maxsat"}
+
+
+def test_lm_eval_export_has_one_subtask_per_family_and_question_type(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from cli_support import cli
+
+    from twosat_formal.integrations.lm_eval import load_docs
+
+    records, path = dataset(tmp_path)
+    tasks = tmp_path / "lm"
+    code, _, err = cli(capsys, "export", str(path), "--to", "lm-eval", "-o", str(tasks))
+    assert code == 0, err
+    prompts = [r for r in records if "text" in r]
+    asked = {(r["instance_id"].rsplit("-", 1)[0], r["ask"]) for r in prompts}
+    names = {p.stem for p in tasks.glob("twosat_*.yaml")}
+    assert names == {f"twosat_{f.replace('-', '_')}_{k}" for f, k in asked}
+    core = load_docs(tasks / "twosat.jsonl", family="implication-cycle", question_type="core")
+    assert len(core["test"]) == sum(1 for r in prompts if r["ask"] == "core")
+    assert all(row["question_type"] == "core" for row in core["test"])
