@@ -454,6 +454,7 @@ _TRACE_COLUMNS = (
     "decision_correct",
     "response",
     "reasoning",
+    "question_type",
 )
 
 
@@ -527,6 +528,7 @@ def trace_rows(
                 "label": row["label"],
                 "failure": row["failure"],
                 "decision_correct": row["decision_correct"],
+                "question_type": row.get("question_type") or "decision",
                 "basis": trace.basis,
                 "claims": [c.to_json(formula) for c in trace.claims],
                 "counts": trace.counts(),
