@@ -310,5 +310,8 @@ def build_report(
     if diagnostics is not None:
         from twosat_formal.report.diagnostics import diagnostic_rows
 
-        content.diagnostics = diagnostic_rows(load_report_data(diagnostics).rows, content.models)
+        side = load_report_data(diagnostics).rows
+        content.diagnostics = diagnostic_rows(decision_rows(side), content.models)
+        if content.questions is None and asked_types(side):  # the side run asks them
+            content.questions = question_rows(side, content.models)
     return write_content(content, out_dir, data=data, method=method, seed=seed)
