@@ -72,6 +72,63 @@ def entails(formula: Formula, a: int, b: int) -> bool:
     return solve(extended, check=False).status == "UNSAT"
 
 
+class _Graph:
+    """Breadth-first search over the implication graph of
+    :func:`~twosat_formal.solve.graph.implication_graph` (clause ``(a | b)`` gives
+    ``~a -> b`` and ``~b -> a``; a unit clause ``(a)`` gives ``~a -> a``).
+
+    >>> g = _Graph(Formula([[-1, 2], [-2, 3], [4]]))
+    >>> sorted(g.reachable(1)), g.walk(1, 3), g.walk(3, 1), g.walk(-4, 4)
+    ([2, 3], [1, 2, 3], None, [-4, 4])
+    """
+
+    def __init__(self, formula: Formula) -> None:
+        from twosat_formal.solve.graph import implication_graph
+
+        matrix = implication_graph(formula).matrix
+        self._indptr = matrix.indptr.tolist()
+        self._indices = matrix.indices.tolist()
+
+    @staticmethod
+    def _node(lit: int) -> int:
+        return 2 * (abs(lit) - 1) + (lit < 0)
+
+    @staticmethod
+    def _lit(node: int) -> int:
+        return -(node // 2 + 1) if node & 1 else node // 2 + 1
+
+    def _search(self, start: int, goal: int | None) -> tuple[dict[int, int], bool]:
+        parent: dict[int, int] = {}
+        queue = [self._node(start)]
+        seen = set(queue)
+        target = None if goal is None else self._node(goal)
+        for node in queue:
+            for nxt in self._indices[self._indptr[node] : self._indptr[node + 1]]:
+                if nxt in seen:
+                    continue
+                seen.add(nxt)
+                parent[nxt] = node
+                if nxt == target:
+                    return parent, True
+                queue.append(nxt)
+        return parent, False
+
+    def reachable(self, start: int) -> set[int]:
+        """The literals ``start`` reaches in one step or more, ``start`` itself left out."""
+        parent, _ = self._search(start, None)
+        return {self._lit(node) for node in parent}
+
+    def walk(self, start: int, goal: int) -> list[int] | None:
+        """A shortest walk ``start ~> goal`` (distinct literals), or ``None``."""
+        parent, found = self._search(start, goal)
+        if not found:
+            return None
+        path = [self._node(goal)]
+        while path[-1] != self._node(start):
+            path.append(parent[path[-1]])
+        return [self._lit(node) for node in reversed(path)]
+
+
 def _free_literals(formula: Formula) -> list[int]:
     """Both literals of every variable that occurs in a clause and is not forced."""
     forced = {abs(lit) for lit in forced_literals(formula)}
@@ -93,13 +150,11 @@ def entails_pair(formula: Formula, seed: int) -> tuple[int, int]:
     ConfigError
         Fewer than two such variables.
     """
-    from twosat_formal.diagnostics.implications import Implications
-
     free = _free_literals(formula)
     if len(free) < 4:
         raise ConfigError("an entails question needs two variables whose value is not forced")
     rng = random.Random(f"entails:{int(seed)}")
-    graph = Implications(formula)
+    graph = _Graph(formula)
     candidates = set(free)
     implied = {
         a: [lit for lit in sorted(graph.reachable(a), key=abs) if lit in candidates] for a in free
@@ -224,8 +279,6 @@ def reference_answer(
             raise ConfigError("the formula has no forced value to ask for")
         return {"forced": forced}
     if kind == "entails":
-        from twosat_formal.diagnostics.implications import Implications
-
         if not formula.is_2cnf:
             raise ConfigError("an entails question needs a 2-CNF")
         a, b = entails_pair(formula, seed)
@@ -236,7 +289,7 @@ def reference_answer(
             "answer": "Yes" if yes else "No",
         }
         if yes:
-            walk = Implications(formula).walk(a, b) or []
+            walk = _Graph(formula).walk(a, b) or []
             out["chain"] = [literal_object(lit, entities, true_value, false_value) for lit in walk]
         return out
     if kind == "core":
