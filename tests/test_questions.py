@@ -596,3 +596,27 @@ def test_lm_eval_export_has_one_subtask_per_family_and_question_type(
     core = load_docs(tasks / "twosat.jsonl", family="implication-cycle", question_type="core")
     assert len(core["test"]) == sum(1 for r in prompts if r["ask"] == "core")
     assert all(row["question_type"] == "core" for row in core["test"])
+
+
+def test_gym_types_ask_question_types_with_their_reward() -> None:
+    from collections import Counter
+
+    from twosat_formal.gym import create_dataset
+
+    data = create_dataset(size=24, seed=3, types=("forced", "entails", "core", "repair", "maxsat"))
+    kinds = Counter()
+    for entry in data:
+        meta = entry["metadata"]
+        kind = meta.get("question_type", "decision")
+        kinds[kind] += 1
+        assert data.score_answer(entry["answer"], entry) == 1.0
+        if kind != "decision":
+            assert meta["reference"]
+            assert data.score_answer("The answer is: []", entry) == 0.0
+    assert len(set(kinds) - {"decision"}) >= 3
+    again = create_dataset(size=24, seed=3, types=("forced", "entails", "core", "repair", "maxsat"))
+    assert [e["question"] for e in again] == [e["question"] for e in data]
+    plain = create_dataset(size=6, seed=3)
+    assert all("question_type" not in e["metadata"] for e in plain)
+    with pytest.raises(ConfigError, match="unknown question type"):
+        create_dataset(size=2, types=("nope",))
