@@ -76,6 +76,8 @@ def test_questions_run_reports_accuracy_per_type_and_family(tmp_path: Path) -> N
     assert sat_biased and all(r["accuracy"]["mean"] < 1.0 for r in sat_biased)
     text = (tmp_path / "q" / "report.md").read_text()
     assert "## Question types" in text
+    assert "figures/question-types.svg" in text
+    assert (tmp_path / "q" / "figures" / "question-types.svg").stat().st_size > 1000
     from twosat_formal.diagnostics.trace import trace_rows
 
     traced = list(trace_rows(tmp_path / "q" / "results.sqlite"))

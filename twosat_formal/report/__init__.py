@@ -305,6 +305,7 @@ def build_report(
     )
     content.notes.extend(data.notes)
     content.notes.extend(inert_knob_notes(manifest))
+    question_source = data.rows if asked else None
     if asked:
         content.questions = question_rows(data.rows, content.models)
     if diagnostics is not None:
@@ -314,4 +315,9 @@ def build_report(
         content.diagnostics = diagnostic_rows(decision_rows(side), content.models)
         if content.questions is None and asked_types(side):  # the side run asks them
             content.questions = question_rows(side, content.models)
+            question_source = side
+    if question_source is not None:
+        from twosat_formal.report.questions import draw_questions_figure
+
+        content.questions_figure = draw_questions_figure(question_source, out_dir, content.models)
     return write_content(content, out_dir, data=data, method=method, seed=seed)

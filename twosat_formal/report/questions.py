@@ -34,7 +34,24 @@ from twosat_formal.jsonfields import fields_json
 from twosat_formal.report.metrics import Estimate, model_order
 from twosat_formal.report.pairs import wilson
 
-__all__ = ["QuestionRow", "asked_types", "decision_rows", "question_rows"]
+__all__ = [
+    "QUESTIONS_FIGURE",
+    "QuestionRow",
+    "asked_types",
+    "decision_rows",
+    "draw_questions_figure",
+    "question_board",
+    "question_rows",
+]
+
+#: The figure of accuracy per question type and model, relative to the report folder.
+QUESTIONS_FIGURE = "figures/question-types.svg"
+#: Its title and caption.
+FIGURE_TITLE = "Accuracy per question type and model"
+FIGURE_CAPTION = (
+    "Strict and lenient accuracy of each model on each question type, over every family "
+    "(the decision among them); bars: 95% Wilson intervals over the answers."
+)
 
 
 def _type(row: Mapping[str, Any]) -> str:
@@ -112,3 +129,47 @@ def question_rows(
                     )
                 )
     return out
+
+
+def question_board(
+    rows: Iterable[Mapping[str, Any]], models: Sequence[str] = ()
+) -> dict[str, dict[str, Estimate]]:
+    """Strict and lenient accuracy per model and question type (over every family), the
+    decision among them: the rows of :data:`QUESTIONS_FIGURE`.
+
+    >>> rows = [{"model": "m", "question_type": "core", "decision_correct": True,
+    ...          "lenient_decision_correct": True}]
+    >>> board = question_board(rows)
+    >>> list(board), board["m · core"]["strict"].mean
+    (['m · core'], 1.0)
+    """
+    from twosat_formal.questions import QUESTION_TYPES
+
+    data = list(rows)
+    out: dict[str, dict[str, Estimate]] = {}
+    for model in model_order(data, models):
+        mine = [r for r in data if str(r.get("model")) == model]
+        present = {_type(r) for r in mine}
+        for kind in (t for t in QUESTION_TYPES if t in present):
+            these = [r for r in mine if _type(r) == kind]
+            out[f"{model} · {kind}"] = {
+                "strict": _share([bool(r.get("decision_correct")) for r in these]),
+                "lenient": _share([bool(r.get("lenient_decision_correct")) for r in these]),
+            }
+    return out
+
+
+def draw_questions_figure(
+    rows: Iterable[Mapping[str, Any]], out_dir: Any, models: Sequence[str] = ()
+) -> str:
+    """Draw :data:`QUESTIONS_FIGURE` under ``out_dir``; return its relative path."""
+    from pathlib import Path
+
+    from twosat_formal.report import charts
+    from twosat_formal.report.figspecs import title_svg
+
+    path = Path(out_dir) / QUESTIONS_FIGURE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    charts.interval_dots(question_board(rows, models), path, xlabel="accuracy (%)")
+    title_svg(path, FIGURE_TITLE, FIGURE_CAPTION)
+    return QUESTIONS_FIGURE

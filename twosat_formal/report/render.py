@@ -54,6 +54,7 @@ from twosat_formal.report.files import REPORT_HTML, REPORT_MD
 from twosat_formal.report.metrics import Estimate, FlipRate
 from twosat_formal.report.page import render_html
 from twosat_formal.report.plots import Figure
+from twosat_formal.report.questions import FIGURE_CAPTION, FIGURE_TITLE
 from twosat_formal.report.sections import (
     KNOB_FAMILY,
     EditSummary,
@@ -936,7 +937,7 @@ def _questions(content: ReportContent) -> list[Block]:
         )
         for r in content.questions or []
     ]
-    return _captioned(
+    blocks = _captioned(
         "Each formula asked more than its decision (`verbalize --ask`; see "
         'docs/verbalization.md, "Question types"): per model, question type and family, '
         "the share of right answers (strict and lenient readings, 95% Wilson intervals "
@@ -956,6 +957,9 @@ def _questions(content: ReportContent) -> list[Block]:
         ],
         rows,
     )
+    if content.questions_figure is not None:
+        blocks.append(Image(Path(content.questions_figure), FIGURE_TITLE, FIGURE_CAPTION))
+    return blocks
 
 
 def _traces(content: ReportContent) -> list[Block]:

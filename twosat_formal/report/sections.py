@@ -379,6 +379,8 @@ class ReportContent:
     diagnostics: list[DiagnosticRow] | None = None
     #: Accuracy per question type, family and model (:mod:`twosat_formal.report.questions`).
     questions: list[QuestionRow] | None = None
+    #: The figure of accuracy per question type and model (relative path), when drawn.
+    questions_figure: str | None = None
     #: Construction vs shuffled bars per family, then model (``order_bars`` pools models).
     order_model_bars: dict[str, Bars] = field(default_factory=dict)
     #: Curves against |C| per metric of :data:`SIZE_METRICS`, then family, then model.
