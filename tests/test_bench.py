@@ -167,7 +167,16 @@ def test_bench_reports_twins_and_chains_of_the_reference_reasoners(
     assert twins and all(
         r["label"] != next(s["label"] for s in records if s["id"] == r["twin_of"]) for r in twins
     )
-    assert all(p.get("ask_cycle") is True for p in read_jsonl(side / "prompts.jsonl"))
+    prompts = read_jsonl(side / "prompts.jsonl")
+    decisions = [p for p in prompts if "ask" not in p]  # the other question types beside
+    assert decisions and all(p.get("ask_cycle") is True for p in decisions)
+    assert {p["ask"] for p in prompts if "ask" in p} == {
+        "forced",
+        "entails",
+        "core",
+        "repair",
+        "maxsat",
+    }
     assert certify_files([side / "dataset.jsonl", side / "prompts.jsonl"]).ok
     assert f"## {DIAGNOSTICS_SECTION}" in (bench.out_dir / "report.md").read_text()
     rows = {
@@ -180,3 +189,8 @@ def test_bench_reports_twins_and_chains_of_the_reference_reasoners(
     assert oracle["pair_accuracy"]["mean"] == 1.0 and oracle["pair_consistency"]["mean"] == 1.0
     assert oracle["wit_unsat"]["mean"] == 1.0
     assert rows["ref/sat-biased"]["wit_unsat"]["mean"] == 0.0
+    # the bench shows the question types of the side run: the oracle answers every one
+    questions = json.loads((bench.out_dir / "report.json").read_text())["questions"]
+    assert {r["model"] for r in questions} == set(BENCH_MODELS)
+    assert all(r["accuracy"]["mean"] == 1.0 for r in questions if r["model"] == "ref/oracle")
+    assert "## Question types" in (bench.out_dir / "report.md").read_text()

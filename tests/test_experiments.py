@@ -24,6 +24,7 @@ NAMES = [
     "fillers",
     "order",
     "pairs",
+    "questions",
     "story",
     "sweep",
     "table1",

@@ -6,8 +6,9 @@ the instances, certifies every instance and prompt, evaluates, and writes
 ``bench-report/`` (``report.md``, ``report.html``, ``figures/``, ``dataset.jsonl``,
 ``prompts.jsonl``, ``results.sqlite``, ``results.jsonl``, ``manifest.json``). No network
 and no key are needed. Beside it, a small side run (:func:`diagnostics_spec`: minimal
-twins, prompts that ask for contradiction chains) on the reference reasoners goes to
-``bench-report/diagnostics/``, and the report gains a short section on it. Extra
+twins, prompts that ask for contradiction chains and every other question type) on the
+reference reasoners goes to ``bench-report/diagnostics/``, and the report gains a short
+section on it and the section "Question types". Extra
 models (``--model SPEC``) join the four; ``--full`` runs the paper-size grid (10
 formulas per cell).
 
@@ -156,7 +157,8 @@ def diagnostics_spec(
     templates: Sequence[str] | None = None,
     max_clauses: int | None = None,
 ) -> ExperimentSpec:
-    """The bench's side run: the ``pairs`` spec, small, asking for contradiction chains.
+    """The bench's side run: the ``pairs`` spec, small, asking for contradiction chains
+    and every other question type an instance allows (:mod:`twosat_formal.questions`).
 
     :data:`DIAGNOSTIC_FORMULAS` formulas per setting (10 with ``full``), the first two
     templates (of ``templates`` when given); ``max_clauses`` keeps the settings up to
@@ -165,6 +167,8 @@ def diagnostics_spec(
     >>> spec = diagnostics_spec(templates=["team"], max_clauses=10)
     >>> spec.name, spec.formulas, spec.templates, spec.ask_cycle
     ('pairs', 2, ('team',), True)
+    >>> spec.asks
+    ('chain', 'forced', 'entails', 'core', 'repair', 'maxsat')
     """
     from dataclasses import replace
 
@@ -173,7 +177,10 @@ def diagnostics_spec(
     if max_clauses is not None:
         smallest = min(c for cell in spec.cells for c in cell["clauses"])
         spec = spec.with_max_clauses(max(max_clauses, smallest))
-    return replace(spec, ask_cycle=True)
+    from twosat_formal.questions import QUESTION_TYPES
+
+    asked = tuple(t for t in QUESTION_TYPES if t != "chain")
+    return replace(spec, ask_cycle=True, questions=asked)
 
 
 def _pct(estimate: dict[str, Any] | None) -> str:

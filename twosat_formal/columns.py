@@ -174,6 +174,42 @@ BUILTIN_COLUMNS: tuple[ExportColumn, ...] = (
         _field("formalization"),
         "what a `symbolic-cot` answer formalized, checked against the instance (JSON)",
     ),
+    ExportColumn(
+        "question_type",
+        "string",
+        _Reader(frozenset({"question_type"}), lambda row: row.get("question_type") or "decision"),
+        "the question asked: `decision` (with or without a chain), `forced`, `entails`, `core`, "
+        "`repair` or `maxsat`",
+    ),
+    ExportColumn(
+        "precision", "float", _field("precision"), "a `forced` answer's precision (partial credit)"
+    ),
+    ExportColumn(
+        "recall", "float", _field("recall"), "a `forced` answer's recall (partial credit)"
+    ),
+    ExportColumn(
+        "chain_valid",
+        "bool",
+        _flag("chain_valid"),
+        "an `entails` answer's chain from A to B is valid (on a right Yes)",
+    ),
+    ExportColumn(
+        "chain_reason", "string", _field("chain_reason"), "why that chain fails, or `no-chain`"
+    ),
+    ExportColumn(
+        "core_reason",
+        "string",
+        _field("core_reason"),
+        "why a `core` (`repair`) answer is not a minimal unsatisfiable set of rules (set of "
+        "rules to drop); null when it is",
+    ),
+    ExportColumn(
+        "size_ratio",
+        "float",
+        _field("size_ratio"),
+        "partial credit: a minimal `core` or `repair` answer's smallest size over its size; "
+        "a `maxsat` answer's rules satisfied over the optimum",
+    ),
 )
 
 #: Every export column by name, in export order.

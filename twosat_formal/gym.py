@@ -133,6 +133,14 @@ class TwoSatConfig:
     partial_credit:
         Reward of a right decision whose certificate is missing or invalid: the witness
         of a "Yes"; with ``require_chain``, also the chain of a "No".
+    types:
+        Question types to ask besides the decision (``verbalize --ask``: ``forced``,
+        ``entails``, ``core``, ``repair``, ``maxsat``; ``decision`` too): each item asks
+        one, drawn among those its instance allows (the decision when it allows none of
+        them). Empty (the default): every item asks the decision. An item of another
+        type earns 1.0 for a right answer (as ``eval`` judges it) and 0.0 otherwise;
+        its ``answer`` is the exact reference reasoner's closing line, and its metadata
+        carries ``question_type`` and ``reference``.
     seed, size:
         The dataset's seed and number of items.
     """
@@ -150,6 +158,7 @@ class TwoSatConfig:
     partial_credit: float = 0.0
     seed: int | None = 0
     size: int = DEFAULT_SIZE
+    types: tuple[str, ...] = ()
 
     #: The dataset name items report as ``source_dataset``.
     dataset_name: ClassVar[str] = MIXED
@@ -160,6 +169,7 @@ class TwoSatConfig:
         if not self.templates:
             self.templates = tuple(TEMPLATES.names())
         self.families, self.templates = tuple(self.families), tuple(self.templates)
+        self.types = tuple(self.types)
 
     def validate(self) -> None:
         """Raise :class:`ConfigError` (or :class:`UnknownNameError`) for a bad config.
@@ -188,6 +198,17 @@ class TwoSatConfig:
         _check_unit("min_filler_share", self.min_filler_share, 1.0)
         _check_unit("max_filler_share", self.max_filler_share, 1.0)
         _check_unit("partial_credit", self.partial_credit, 1.0)
+        from twosat_formal.questions import ASKED
+
+        for kind in self.types:
+            if kind != "decision" and kind not in ASKED:
+                raise ConfigError(
+                    f"unknown question type {kind!r} in types",
+                    parameter="types",
+                    valid="decision, " + ", ".join(ASKED),
+                )
+        if self.types and self.require_chain:
+            raise ConfigError("types and require_chain do not mix", parameter="types")
         for flag in ("balance", "require_chain", "lenient"):
             if not isinstance(getattr(self, flag), bool):
                 raise ConfigError(
@@ -398,6 +419,14 @@ def make_item(config: TwoSatConfig, seed: int, index: int) -> dict[str, Any]:
     else:
         raise ConfigError(f"{family} could not be drawn with this config: {error}")
     prompt_seed = rng.getrandbits(31)
+    kind = "decision"
+    if config.types:  # drawn only then, so that a dataset without types draws as before
+        from twosat_formal.questions.reference import applies
+
+        allowed = [t for t in config.types if applies(t, instance.formula, instance.label)]
+        kind = rng.choice(allowed) if allowed else "decision"
+    if kind != "decision":
+        return _question_item(config, index, family, knobs, instance, template, prompt_seed, kind)
     prompt = verbalize(instance.formula, template, seed=prompt_seed, ask_cycle=config.require_chain)
     metadata = {
         "source_dataset": config.dataset_name,
@@ -428,6 +457,44 @@ def make_item(config: TwoSatConfig, seed: int, index: int) -> dict[str, Any]:
         "answer": gold_answer(prompt, instance.formula),
         "metadata": metadata,
     }
+
+
+def _question_item(
+    config: TwoSatConfig,
+    index: int,
+    family: str,
+    knobs: Mapping[str, Any],
+    instance: Any,
+    template: str,
+    prompt_seed: int,
+    kind: str,
+) -> dict[str, Any]:
+    """Item ``index`` asking question type ``kind`` (``types``) of ``instance``."""
+    from twosat_formal.models.reference import OracleModel
+
+    prompt = verbalize(instance.formula, template, seed=prompt_seed, ask=kind)
+    gold = OracleModel().respond(prompt.text).text
+    metadata = {
+        "source_dataset": config.dataset_name,
+        "source_index": index,
+        "family": family,
+        "clauses": instance.formula.num_clauses,
+        "num_vars": instance.formula.num_vars,
+        "knobs": dict(knobs),
+        "params": instance.params,
+        "require_chain": False,
+        "label": instance.label,
+        "template": prompt.template,
+        "entities": prompt.entity_map(),
+        "true_value": prompt.true_value,
+        "false_value": prompt.false_value,
+        "dimacs": instance.dimacs,
+        "instance_id": instance.id,
+        "prompt_seed": prompt_seed,
+        "question_type": kind,
+        "reference": dict(prompt.reference or {}),
+    }
+    return {"question": prompt.text, "answer": gold, "metadata": metadata}
 
 
 def create_dataset(
@@ -533,9 +600,22 @@ def score_answer(
     if not isinstance(answer, str) or not answer:
         return 0.0
     meta = entry["metadata"]
+    kind = meta.get("question_type", "decision")
+    if kind != "decision":  # another question type: right or not, as eval judges it
+        question = PromptView(
+            dict(meta["entities"]),
+            meta["true_value"],
+            meta["false_value"],
+            ask=kind,
+            reference=meta.get("reference"),
+        )
+        judged = score(Response(read_answer(answer)), question, scan_dimacs(meta["dimacs"]),
+                       meta["label"])  # fmt: skip
+        right = judged.lenient_failure == "correct" if lenient else judged.correct
+        return 1.0 if right else 0.0
     require_chain = bool(meta.get("require_chain", False))
     view = _RewardView(
-        dict(meta["entities"]), meta["true_value"], meta["false_value"], require_chain
+        dict(meta["entities"]), meta["true_value"], meta["false_value"], ask_cycle=require_chain
     )
     formula = scan_dimacs(meta["dimacs"])
     judgement = score(Response(read_answer(answer)), view, formula, meta["label"])

@@ -40,14 +40,14 @@ import hashlib
 import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, cast
 
 from pydantic import ConfigDict
 
 from twosat_formal.errors import RecordError
 from twosat_formal.formula import Formula
 from twosat_formal.jsonl import json_line, read_json_lines, write_lines
-from twosat_formal.records import PromptRecordModel, read_record
+from twosat_formal.records import AskType, PromptRecordModel, read_record
 
 __all__ = [
     "ANSWER_INSTRUCTIONS",
@@ -91,6 +91,7 @@ def template_prompt(
     entities: Sequence[str],
     *,
     ask_cycle: bool = False,
+    question: str | None = None,
 ) -> str:
     """The App. G.2 evaluation prompt for a template verbalization.
 
@@ -105,6 +106,9 @@ def template_prompt(
         (fewer when there are fewer), with the values true, false, true.
     ask_cycle:
         Add :data:`CYCLE_INSTRUCTION` before the closing lines (``--ask-cycle``).
+    question:
+        A question type's block (:func:`twosat_formal.questions.wording.question_block`)
+        in place of the decision's instructions.
 
     Examples
     --------
@@ -116,6 +120,8 @@ def template_prompt(
       "room 3": "lit"
     }
     """
+    if question is not None:
+        return f"{verbalization}\n\nThink step by step.\n\n{question}"
     values = (true_value, false_value, true_value)
     example = ",\n".join(
         f'  "{entity}": "{value}"' for entity, value in zip(entities[:3], values, strict=False)
@@ -172,12 +178,18 @@ def story_prompt(story: str, entities: Iterable[tuple[str, str, str]]) -> str:
     )
 
 
-def prompt_id(instance_id: str, template: str, seed: int, *, ask_cycle: bool = False) -> str:
+def prompt_id(
+    instance_id: str, template: str, seed: int, *, ask_cycle: bool = False, ask: str = "decision"
+) -> str:
     """The stable id of a prompt: SHA-256 (hex) over ``(instance_id, template, seed)``.
 
     A prompt that asks for a contradiction chain (``ask_cycle``) hashes
-    ``(instance_id, template, seed, "ask-cycle")``, so it never shares an id with the
-    plain prompt.
+    ``(instance_id, template, seed, "ask-cycle")``, and one that asks another question
+    type (``ask``, not ``"decision"``) ``(instance_id, template, seed, "ask:" + ask)``,
+    so none shares an id with the plain prompt.
+
+    >>> prompt_id("er-1", "logic", 0, ask="forced") != prompt_id("er-1", "logic", 0)
+    True
 
     >>> a, b = prompt_id("er-1", "logic", 0), prompt_id("er-1", "door", 0)
     >>> a == prompt_id("er-1", "logic", 0) != b
@@ -188,6 +200,8 @@ def prompt_id(instance_id: str, template: str, seed: int, *, ask_cycle: bool = F
     parts: list[object] = [instance_id, template, int(seed)]
     if ask_cycle:
         parts.append("ask-cycle")
+    if ask != "decision":
+        parts.append("ask:" + ask)
     key = _PARTS(parts)
     return hashlib.sha256(key.encode("utf-8")).hexdigest()
 
@@ -250,6 +264,12 @@ class PromptRecord(PromptRecordModel):
     ask_cycle:
         Whether the text asks for a contradiction chain (:data:`CYCLE_INSTRUCTION`);
         written as ``"ask_cycle": true`` only when set.
+    ask:
+        The question type (:mod:`twosat_formal.questions`); written only when not
+        ``"decision"``.
+    reference:
+        The reference answer of a question type other than the decision (written only
+        then); ``certify`` re-derives it on a path of its own.
 
     Examples
     --------
@@ -273,11 +293,13 @@ class PromptRecord(PromptRecordModel):
         roundtrip: Mapping[str, Any] | None = None,
         *,
         ask_cycle: bool = False,
+        ask: str = "decision",
+        reference: Mapping[str, Any] | None = None,
     ) -> PromptRecord:
         """A record with its id computed by :func:`prompt_id`."""
         return cls(
             schema_version=SCHEMA_VERSION,
-            id=prompt_id(instance_id, template, seed, ask_cycle=ask_cycle),
+            id=prompt_id(instance_id, template, seed, ask_cycle=ask_cycle, ask=ask),
             instance_id=instance_id,
             template=template,
             text=text,
@@ -287,11 +309,18 @@ class PromptRecord(PromptRecordModel):
             seed=int(seed),
             roundtrip=dict(roundtrip) if roundtrip is not None else None,
             ask_cycle=ask_cycle,
+            ask=cast("AskType", ask),  # pydantic checks it
+            reference=dict(reference) if reference is not None else None,
         )
 
     def to_record(self) -> dict[str, Any]:
         """The JSON object of this record (field order fixed)."""
-        return self.model_dump(exclude=None if self.ask_cycle else {"ask_cycle"})
+        left_out = set() if self.ask_cycle else {"ask_cycle"}
+        if self.ask == "decision":
+            left_out.add("ask")
+        if self.reference is None:
+            left_out.add("reference")
+        return self.model_dump(exclude=left_out or None)
 
     @classmethod
     def from_record(
@@ -314,13 +343,20 @@ class PromptRecord(PromptRecordModel):
         read = read_record(cls, record, what="a prompt record", line=line, source=source)
         if len(set(read.entities.values())) != len(read.entities):
             raise bad("field 'entities' maps two entities to the same variable")
-        expected = prompt_id(read.instance_id, read.template, read.seed, ask_cycle=read.ask_cycle)
+        expected = prompt_id(
+            read.instance_id, read.template, read.seed, ask_cycle=read.ask_cycle, ask=read.ask
+        )
         if read.id != expected:
             raise bad(
                 f"id {read.id!r} is not the hash of (instance_id, template, seed"
                 + (", ask-cycle" if read.ask_cycle else "")
+                + (f", ask:{read.ask}" if read.ask != "decision" else "")
                 + f"); expected {expected!r}"
             )
+        if (read.ask == "decision") != (read.reference is None):
+            raise bad("field 'reference' must be given exactly when field 'ask' is not 'decision'")
+        if read.ask != "decision" and read.ask_cycle:
+            raise bad("field 'ask_cycle' applies to the decision question only")
         return read
 
 

@@ -252,6 +252,11 @@ class InstanceRecord(_Record):
     change: ChangeRecord | None = None
 
 
+#: The question types a prompt record may name (``"chain"`` is the decision with
+#: ``ask_cycle``).
+AskType = Literal["decision", "forced", "entails", "core", "repair", "maxsat"]
+
+
 class PromptRecordModel(_Record):
     """One template prompt: the text a model reads, its entity map and its round trip."""
 
@@ -266,6 +271,12 @@ class PromptRecordModel(_Record):
     seed: int
     roundtrip: dict[str, Any] | None
     ask_cycle: bool = Field(default=False, description="asks for a contradiction chain")
+    ask: AskType = Field(
+        default="decision", description="the question type asked (docs/verbalization.md)"
+    )
+    reference: dict[str, Any] | None = Field(
+        default=None, description="the reference answer of a question type other than decision"
+    )
 
 
 def _as_tuple(value: object) -> object:

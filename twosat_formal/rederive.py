@@ -381,8 +381,11 @@ def rederive_prompt(
     """A prompt record rendered again from its instance's formula, template and seed.
 
     The whole text (preamble, sentences, question, instructions, example JSON, and
-    the contradiction-chain instruction when the record says ``ask_cycle``), the
-    entity map, the value words and the round-trip proof are re-made. ``transforms``
+    the contradiction-chain instruction when the record says ``ask_cycle``, the
+    question block of its ``ask``), the entity map, the value words and the
+    round-trip proof are re-made. A question type's reference answer is derived again
+    by PySAT (:func:`~twosat_formal.questions.recheck.recheck_reference`), a path apart
+    from the one that wrote it. ``transforms``
     are the instance's: an edited instance's example JSON shows the entities of the
     formula its edits started from (:func:`~twosat_formal.verbalize.example_formula`).
     """
@@ -399,6 +402,9 @@ def rederive_prompt(
         raise RecordError("field 'ask_cycle' must be true or false")
     if transforms is not None and not isinstance(transforms, list | tuple):
         raise RecordError("its instance's transforms must be a list")
+    ask = record.get("ask", "decision")
+    if not isinstance(ask, str):
+        raise RecordError("field 'ask' must be a string")
     again = prompt_record(
         formula,
         record["template"],
@@ -406,8 +412,21 @@ def rederive_prompt(
         seed=seed,
         ask_cycle=ask_cycle,
         example_from=example_formula(formula, transforms),
-    )
-    return again.to_record()
+        ask=ask,
+    ).to_record()
+    if ask != "decision":
+        # the reference answer on a path of its own (PySAT), not the one that wrote it
+        from twosat_formal.questions.recheck import recheck_reference
+
+        again["reference"] = recheck_reference(
+            ask,
+            formula,
+            record.get("reference"),
+            list(again["entities"]),
+            again["true_value"],
+            again["false_value"],
+        )
+    return again
 
 
 def rederive_story(record: Mapping[str, Any], formula: Formula) -> dict[str, Any]:

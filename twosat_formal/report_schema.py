@@ -247,8 +247,9 @@ def report_schema() -> dict[str, Any]:
         "traces": {"type": "array", "items": {"type": "object"}},
         "diagnostics": {"type": "array", "items": {"type": "object"}},
         "strategies": {"type": "array", "items": {"type": "object"}},
+        "questions": {"type": "array", "items": {"type": "object"}},
     }
-    optional = {"edits", "stories", "pairs", "traces", "diagnostics", "strategies"}
+    optional = {"edits", "stories", "pairs", "traces", "diagnostics", "strategies", "questions"}
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": "report.json",

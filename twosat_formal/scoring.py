@@ -52,7 +52,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from typing import Any, NamedTuple, Protocol, cast
 
@@ -163,6 +163,10 @@ class PromptView:
     entities: Mapping[str, Any]
     true_value: str
     false_value: str
+    #: The question type (:mod:`twosat_formal.questions`) and its reference (for
+    #: ``entails``, the question's ``if`` and ``then``); not shown.
+    ask: str = field(default="decision", repr=False)
+    reference: Mapping[str, Any] | None = field(default=None, repr=False)
 
 
 class StoryPromptLike(Protocol):
@@ -308,6 +312,24 @@ class Judgement:
         (:func:`twosat_formal.diagnostics.chains.judge_chain`): valid or not, and why
         not; ``None`` when not asked, on SAT instances, or (``cycle_valid``) when no
         chain was given (``cycle_reason`` is then ``"no-chain"``).
+    ask:
+        The question type of the prompt (:mod:`twosat_formal.questions`); for
+        ``forced`` and ``entails`` the failure kinds judge that question's answer
+        (:mod:`twosat_formal.questions.judge`), ``decision`` and ``witness_valid`` are
+        ``None``.
+    precision, recall, lenient_precision, lenient_recall:
+        A ``forced`` answer's partial credit: the precision and recall of the set of
+        entity values read against the forced ones (``None`` when none was read or
+        for other types).
+    chain_valid, chain_reason:
+        An ``entails`` answer's chain from the first entity's value to the second's,
+        checked clause by clause when the right answer Yes was given (``None``
+        otherwise; ``chain_reason`` ``"no-chain"`` when none was given).
+    core_reason, size_ratio:
+        A ``core`` or ``repair`` answer (strict reading): why the rules given are not a
+        minimal unsatisfiable set (a minimal set of rules to drop; ``None`` when they
+        are), and for a minimal one the smallest size over its size; a ``maxsat``
+        answer's ``size_ratio`` is the rules it satisfies over the optimum.
     """
 
     failure: str
@@ -325,6 +347,15 @@ class Judgement:
     lenient_witness_valid: bool | None = None
     cycle_valid: bool | None = None
     cycle_reason: str | None = None
+    ask: str = "decision"
+    precision: float | None = None
+    recall: float | None = None
+    lenient_precision: float | None = None
+    lenient_recall: float | None = None
+    chain_valid: bool | None = None
+    chain_reason: str | None = None
+    core_reason: str | None = None
+    size_ratio: float | None = None
 
     @property
     def correct(self) -> bool:
@@ -1034,6 +1065,12 @@ def score(response: Response | str, prompt: AnyPrompt, formula: Formula, label: 
     if isinstance(response, str):
         response = Response(response)
     _check_label(label)
+    ask = getattr(prompt, "ask", "decision")
+    if ask != "decision":  # a question type of its own: forced, entails
+        from twosat_formal.questions.judge import judge_question
+
+        judged: Judgement = judge_question(ask, response, prompt, formula, label)
+        return judged
     # a map that does not fit is a data error; both readings use what is read here
     mapped = (entity_variables(prompt.entities, formula), value_words(prompt))
     lines = response.text.splitlines()

@@ -90,6 +90,13 @@ ADDED_RESULT_COLUMNS: tuple[tuple[str, str], ...] = (
     ("reasoning", "TEXT"),
     ("strategy", "TEXT"),
     ("formalization", "TEXT"),
+    ("question_type", "TEXT"),
+    ("precision", "REAL"),
+    ("recall", "REAL"),
+    ("chain_valid", "INTEGER"),
+    ("chain_reason", "TEXT"),
+    ("core_reason", "TEXT"),
+    ("size_ratio", "REAL"),
 )
 
 #: The entries of a joined export row that come from the prompt and its instance
@@ -162,7 +169,14 @@ CREATE TABLE IF NOT EXISTS results (
     cycle_reason TEXT,
     reasoning TEXT,
     strategy TEXT,
-    formalization TEXT
+    formalization TEXT,
+    question_type TEXT,
+    precision REAL,
+    recall REAL,
+    chain_valid INTEGER,
+    chain_reason TEXT,
+    core_reason TEXT,
+    size_ratio REAL
 );
 CREATE INDEX IF NOT EXISTS results_by_model ON results (model, prompt_hash);
 CREATE TABLE IF NOT EXISTS runs (
@@ -329,9 +343,10 @@ _INSERT_RESULT = (
     "decision_correct, witness_valid, witness_reason, witness, truncated, "
     "lenient_failure, lenient_decision, lenient_decision_correct, "
     "lenient_witness_valid, created_at, cycle_valid, cycle_reason, reasoning, "
-    "strategy, formalization) "
+    "strategy, formalization, "
+    "question_type, precision, recall, chain_valid, chain_reason, core_reason, size_ratio) "
     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-    "?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING"
+    "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING"
 )
 
 
@@ -373,7 +388,27 @@ def _result_values(result: ResultRow, key: str | None) -> tuple[Any, ...]:
         r.reasoning if r is not None else None,
         None if result.strategy == "direct" else result.strategy,
         None if result.formalization is None else _sorted_json(result.formalization),
+        j.ask,
+        j.precision,
+        j.recall,
+        _flag(j.chain_valid),
+        j.chain_reason,
+        j.core_reason,
+        j.size_ratio,
     )
+
+
+#: Columns added after the first release that a full read of an older store gives as null.
+_LATER_COLUMNS = (
+    "formalization",
+    "cycle_reason",
+    "reasoning",
+    "precision",
+    "recall",
+    "chain_reason",
+    "core_reason",
+    "size_ratio",
+)
 
 
 class RunStore(Closing):
@@ -766,17 +801,19 @@ class RunStore(Closing):
             for flag in ("decision_correct", "truncated", "lenient_decision_correct"):
                 if flag in out:
                     out[flag] = bool(out[flag])
-            for flag in ("witness_valid", "lenient_witness_valid", "cycle_valid"):
+            for flag in ("witness_valid", "lenient_witness_valid", "cycle_valid", "chain_valid"):
                 if flag in out or columns is None:
                     out[flag] = _bool(out.get(flag))
             if columns is None:
-                out.setdefault("cycle_reason", None)
-                out.setdefault("reasoning", None)
-                out.setdefault("formalization", None)
+                for name in _LATER_COLUMNS:
+                    out.setdefault(name, None)
+                out.setdefault("question_type", None)
             if "strategy" in out or columns is None:
                 out["strategy"] = out.get("strategy") or "direct"
             if out.get("formalization") is not None:
                 out["formalization"] = self._json(out["formalization"], "results")
+            if "question_type" in out and out["question_type"] is None:
+                out["question_type"] = "decision"  # a row stored before question types
             if out.get("witness") is not None:
                 out["witness"] = self._json(out["witness"], "results")
             yield out

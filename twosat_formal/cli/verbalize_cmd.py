@@ -1,11 +1,14 @@
 """``twosat-formal verbalize``, ``backparse`` and ``templates``: the template verbalizers.
 
-``verbalize INPUT --template NAME|all [--seed S] [--ask-cycle] [--out FILE.jsonl]``
+``verbalize INPUT --template NAME|all [--seed S] [--ask TYPE ...] [--out FILE.jsonl]``
     A formula file (DIMACS or DSL; ``-`` for stdin) prints its prompt, or writes prompt
     records with ``--out``. A dataset (a ``.jsonl`` file, or input whose first
     character is ``{``, stdin included) writes one prompt record per instance and
     template, to stdout or ``--out``. Every prompt carries its round-trip proof.
-    ``--ask-cycle`` adds the contradiction-chain instruction to every prompt.
+    ``--ask TYPE`` (repeatable: decision, chain, forced, entails, core, repair, maxsat;
+    default decision)
+    writes one prompt per question type; a dataset leaves out the types an instance
+    does not allow. ``--ask-cycle`` is ``--ask chain``.
 ``backparse TEXT_FILE [--template NAME] [--to dsl|dimacs]``
     Reads a verbalization or a full prompt back into a formula.
 ``templates [--json]``
@@ -40,6 +43,9 @@ from twosat_formal.executors import parse_shard
 from twosat_formal.io import parse_formula, read_formula, write_dimacs, write_dsl
 from twosat_formal.jsonl import is_dataset, read_text, rereadable
 from twosat_formal.prompts import formula_id, write_prompts
+from twosat_formal.questions import parse_ask
+from twosat_formal.questions.reference import applies
+from twosat_formal.solve import solve
 from twosat_formal.verbalize import TEMPLATES, backparse, prompt_record
 
 __all__ = ["backparse_command", "templates_command", "verbalize_command"]
@@ -103,13 +109,24 @@ def verbalize_command(
         typer.Option(
             "--ask-cycle",
             help='Also ask for a contradiction chain as JSON when the answer is "No" '
-            "(template prompts; see docs/evaluation.md).",
+            "(template prompts; see docs/evaluation.md); the same as --ask chain.",
         ),
     ] = False,
+    ask: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--ask",
+            metavar="TYPE",
+            help="Question type, repeatable: decision, chain, forced, entails, core, repair, "
+            "maxsat (see docs/verbalization.md).",
+            show_default="decision",
+        ),
+    ] = None,
 ) -> None:
     """Turn a formula or a dataset into evaluation prompts, each with its round-trip proof."""
-    if ask_cycle and (story is not None or model is not None):
-        raise ConfigError("--ask-cycle applies to template prompts, not to stories")
+    asks = parse_ask([*(ask or []), *(["chain"] if ask_cycle else [])])
+    if asks != ("decision",) and (story is not None or model is not None):
+        raise ConfigError("--ask and --ask-cycle apply to template prompts, not to stories")
     if story is not None or model is not None:
         story_cmd.verbalize_story(
             input_path, story, model, template=template, seed=seed, out=out, store=store
@@ -119,7 +136,7 @@ def verbalize_command(
     part = parse_shard(shard) if shard is not None else None
     with rereadable(input_path) as (file, source):
         if is_dataset(file, source=source):
-            _verbalize_dataset(file, source, names, seed, out, part, running, ask_cycle=ask_cycle)
+            _verbalize_dataset(file, source, names, seed, out, part, running, asks=asks)
             return
         if part is not None:
             raise ConfigError("--shard needs a dataset (JSON Lines), not one formula")
@@ -128,9 +145,27 @@ def verbalize_command(
         else:
             formula = read_formula(input_path)
     instance = formula_id(formula)
+    label = solve(formula, check=False).status
+    for kind in asks:
+        if not applies(kind, formula, label):
+            raise ConfigError(
+                f"question type {kind!r} does not apply to this formula "
+                "(forced: a satisfiable 2-CNF with a forced value; entails: a satisfiable "
+                "2-CNF with two variables whose value is not forced; core, repair, maxsat: an "
+                "unsatisfiable 2-CNF)",
+                parameter="--ask",
+            )
     records_list = [
-        prompt_record(formula, n, instance_id=instance, seed=seed, ask_cycle=ask_cycle)
+        prompt_record(
+            formula,
+            n,
+            instance_id=instance,
+            seed=seed,
+            ask_cycle=kind == "chain",
+            ask="decision" if kind == "chain" else kind,
+        )
         for n in names
+        for kind in asks
     ]
     if out is not None:
         written = write_prompts(records_list, out)
@@ -138,7 +173,8 @@ def verbalize_command(
         return
     for i, record in enumerate(records_list):
         if len(records_list) > 1:
-            typer.echo(("\n" if i else "") + f"# template: {record.template}")
+            asked = "" if len(asks) == 1 else f", question: {asks[i % len(asks)]}"
+            typer.echo(("\n" if i else "") + f"# template: {record.template}{asked}")
         typer.echo(record.text)
 
 
@@ -151,12 +187,15 @@ def _verbalize_dataset(
     part: tuple[int, int] | None,
     running: RunnerOptions,
     *,
-    ask_cycle: bool = False,
+    asks: tuple[str, ...] = ("decision",),
 ) -> None:
     from twosat_formal.executors import shard_range
     from twosat_formal.verbalize.lines import count_records, prompt_lines
 
-    total = len(shard_range(count_records(file), part)) * len(names) if running.progress else None
+    # a question type an instance does not allow is left out: no total known ahead
+    counted = running.progress and all(kind in ("decision", "chain") for kind in asks)
+    per_record = len(names) * len(asks)
+    total = len(shard_range(count_records(file), part)) * per_record if counted else None
     with running.open() as runner:
         lines = prompt_lines(
             file,
@@ -165,7 +204,7 @@ def _verbalize_dataset(
             executor=runner,
             shard=part,
             source=source,
-            ask_cycle=ask_cycle,
+            asks=asks,
         )
         written = write_with_progress(lines, out, total, "verbalizing", enabled=running.progress)
     if out is not None:

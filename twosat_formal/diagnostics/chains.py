@@ -24,6 +24,8 @@ thing that fails, checked in this order:
 ``bad-step``        a step follows from no rule (no clause gives that implication)
 ``not-closed``      the walk does not return to its start
 ``no-contradiction``  the closed walk never holds a value and its opposite
+``wrong-start``     (an open chain, ``ends`` given) it does not start at the first end
+``wrong-end``       (an open chain) it does not end at the second end
 ==================  ==================================================================
 
 On a results row, ``cycle_valid`` is ``true`` / ``false`` for a chain given in answer to
@@ -129,6 +131,8 @@ def check_chain(
     entities: Mapping[str, int],
     values: Mapping[str, tuple[str, str]],
     formula: Formula,
+    *,
+    ends: tuple[int, int] | None = None,
 ) -> ChainCheck:
     """Check a chain (the JSON value of ``chain``) against ``formula``'s implication graph.
 
@@ -142,6 +146,11 @@ def check_chain(
         Entity → its (true, false) value words.
     formula:
         The instance's formula (a 2-CNF).
+    ends:
+        An open chain's first and last literals instead (the chain of an ``entails``
+        answer, :mod:`twosat_formal.questions`): the chain must start at the first
+        (``wrong-start``) and end at the last (``wrong-end``), and need be neither
+        closed nor contradictory; one step suffices when the two are equal.
 
     Entities and values are matched ignoring case and runs of spaces.
 
@@ -151,6 +160,10 @@ def check_chain(
     ChainCheck(valid=True, reason=None, literals=(1, -1))
     >>> check_chain([{"A": "false"}], ents, vals, f).reason
     'too-short: a chain needs at least two steps'
+    >>> check_chain([{"A": "false"}, {"A": "true"}], ents, vals, f, ends=(-1, 1)).valid
+    True
+    >>> check_chain([{"A": "false"}, {"A": "true"}], ents, vals, f, ends=(1, 1)).reason
+    'wrong-start: the chain starts at A false, not at the literal asked about'
     """
     if not isinstance(chain, list) or not chain:
         return ChainCheck(False, "malformed: 'chain' is not a non-empty list")
@@ -176,8 +189,20 @@ def check_chain(
             shown.append(f"{name} {false_word}")
         else:
             return ChainCheck(False, f"unknown-value: step {number} gives {raw_value!r} to {name}")
-    if len(literals) < 2:
+    if len(literals) < 2 and (ends is None or ends[0] != ends[1]):
         return ChainCheck(False, "too-short: a chain needs at least two steps", tuple(literals))
+    if ends is not None and literals[0] != ends[0]:
+        return ChainCheck(
+            False,
+            f"wrong-start: the chain starts at {shown[0]}, not at the literal asked about",
+            tuple(literals),
+        )
+    if ends is not None and literals[-1] != ends[1]:
+        return ChainCheck(
+            False,
+            f"wrong-end: the chain ends at {shown[-1]}, not at the literal asked about",
+            tuple(literals),
+        )
     graph = Implications(formula)
     for number in range(1, len(literals)):
         src, dst = literals[number - 1], literals[number]
@@ -188,6 +213,8 @@ def check_chain(
                 "follows from no rule",
                 tuple(literals),
             )
+    if ends is not None:
+        return ChainCheck(True, None, tuple(literals))
     if literals[-1] != literals[0] and graph.clause_of(literals[-1], literals[0]) is None:
         return ChainCheck(
             False,

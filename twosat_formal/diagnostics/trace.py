@@ -457,6 +457,7 @@ _TRACE_COLUMNS = (
     "strategy",
     "response",
     "reasoning",
+    "question_type",
 )
 
 
@@ -538,6 +539,7 @@ def trace_rows(
                 "label": row["label"],
                 "failure": row["failure"],
                 "decision_correct": row["decision_correct"],
+                "question_type": row.get("question_type") or "decision",
                 "basis": trace.basis,
                 "claims": [c.to_json(formula) for c in trace.claims],
                 "counts": trace.counts(),

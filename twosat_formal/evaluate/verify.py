@@ -101,13 +101,19 @@ def verify_item(item: EvalItem) -> int:
     if not isinstance(seed, int) or isinstance(seed, bool):
         raise _refuse(prompt, "it has no seed, so its text cannot be re-derived")
     ask_cycle = bool(getattr(prompt, "ask_cycle", False))
+    ask = str(getattr(prompt, "ask", "decision"))
     transforms = item.instance.get("transforms") if item.instance is not None else None
     try:
         example = example_formula(
             item.formula, transforms if isinstance(transforms, list | tuple) else None
         )
         again = verbalize(
-            item.formula, prompt.template, seed=seed, ask_cycle=ask_cycle, example_from=example
+            item.formula,
+            prompt.template,
+            seed=seed,
+            ask_cycle=ask_cycle,
+            example_from=example,
+            ask=ask,
         )
     except TwoSatFormalError as exc:
         raise _refuse(prompt, f"it cannot be rendered again from its instance ({exc})") from None
@@ -117,13 +123,15 @@ def verify_item(item: EvalItem) -> int:
         "entities": dict(prompt.entities),
         "true_value": prompt.true_value,
         "false_value": prompt.false_value,
+        "reference": getattr(prompt, "reference", None),
     }
     expected = {
-        "id": prompt_id(prompt.instance_id, prompt.template, seed, ask_cycle=ask_cycle),
+        "id": prompt_id(prompt.instance_id, prompt.template, seed, ask_cycle=ask_cycle, ask=ask),
         "text": again.text,
         "entities": again.entity_map(),
         "true_value": again.true_value,
         "false_value": again.false_value,
+        "reference": None if again.reference is None else dict(again.reference),
     }
     result = compare_record("prompt", stored, expected, limit=2)
     if result.differences:

@@ -237,12 +237,12 @@ def _prompts(
     seed: int,
     *,
     report: Reporter = quiet,
-    ask_cycle: bool = False,
+    asks: Sequence[str] = ("decision",),
 ) -> list[PromptRecord]:
     records = []
     for number, instance in enumerate(instances, start=1):
         verbal_seed = derive_seed(seed, "verbalize", _entity_key(instance)) % (2**31)
-        records += instance_prompts(instance, templates, verbal_seed, ask_cycle=ask_cycle)
+        records += instance_prompts(instance, templates, verbal_seed, asks=asks)
         if number % 25 == 0:
             report("verbalize", f"{number}/{len(instances)} instances")
     return records
@@ -526,9 +526,7 @@ def _build(spec: ExperimentSpec, folder: Path, config: ExperimentConfig, clock: 
         write_instances(instances, folder / DATASET_FILE)
         (folder / DESIGN_FILE).write_text(_design_text(design), encoding="utf-8")
     with clock.stage("verbalize"):
-        prompts = _prompts(
-            instances, spec.templates, spec.seed, report=report, ask_cycle=spec.ask_cycle
-        )
+        prompts = _prompts(instances, spec.templates, spec.seed, report=report, asks=spec.asks)
         write_prompts(prompts, folder / PROMPTS_FILE)
     built = _Built(
         len(conditions), instances, prompts, files=[folder / DATASET_FILE, folder / PROMPTS_FILE]

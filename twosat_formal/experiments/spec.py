@@ -29,6 +29,11 @@ A spec names the protocol of one of the paper's experiments. Its fields:
 ``ask_cycle`` (optional, default false)
     Verbalize as ``verbalize --ask-cycle`` does: every prompt also asks for a
     contradiction chain when the answer is "No" (see ``docs/diagnostics.md``).
+``questions`` (optional, default ``["decision"]``)
+    The question types every formula is asked (``verbalize --ask``; see
+    ``docs/verbalization.md``), each where the instance allows it; the ``questions``
+    experiment asks them all, and its report gives the accuracy per type and family
+    beside the decision accuracy of the same formulas.
 ``themes`` (``story`` only; default: every registered story theme)
     The story themes each formula is told in by the LLM story verbalizer, beside its
     template verbalizations.
@@ -36,8 +41,8 @@ A spec names the protocol of one of the paper's experiments. Its fields:
 Examples
 --------
 >>> sorted(spec_names())  # doctest: +NORMALIZE_WHITESPACE
-['duplication', 'edits', 'fillers', 'order', 'pairs', 'story', 'sweep', 'table1', 'table6',
- 'verbalization']
+['duplication', 'edits', 'fillers', 'order', 'pairs', 'questions', 'story', 'sweep', 'table1',
+ 'table6', 'verbalization']
 >>> spec = load_spec("table1")
 >>> spec.kind, spec.formulas, len(spec.templates)
 ('grid', 10, 6)
@@ -56,6 +61,7 @@ from twosat_formal.errors import ConfigError, RecordError, UnknownNameError
 from twosat_formal.jsonl import read_text
 from twosat_formal.jsonread import loads
 from twosat_formal.models.base import SAMPLING_OPTIONS, sampling_options
+from twosat_formal.questions import parse_ask
 
 __all__ = ["KINDS", "ExperimentSpec", "load_spec", "parse_spec", "spec_names"]
 
@@ -89,6 +95,19 @@ class ExperimentSpec:
     sampling: dict[str, Any] = field(default_factory=dict)
     ask_cycle: bool = False
     themes: tuple[str, ...] = ()
+    questions: tuple[str, ...] = ("decision",)
+
+    @property
+    def asks(self) -> tuple[str, ...]:
+        """The question types prompts ask: ``questions``, ``chain`` in place of
+        ``decision`` when ``ask_cycle`` is set.
+
+        >>> load_spec("questions").asks
+        ('decision', 'forced', 'entails', 'core', 'repair', 'maxsat')
+        """
+        if not self.ask_cycle:
+            return self.questions
+        return tuple("chain" if q == "decision" else q for q in self.questions)
 
     def model_spec(self, model: str) -> str:
         """``model`` with the spec's own sampling parameters for it as ``?`` options.
@@ -134,6 +153,7 @@ class ExperimentSpec:
             "cells": [dict(c) for c in self.cells],
             **({"ask_cycle": True} if self.ask_cycle else {}),
             **({"themes": list(self.themes)} if self.themes else {}),
+            **({"questions": list(self.questions)} if self.questions != ("decision",) else {}),
         }
 
     def with_formulas(self, formulas: int) -> ExperimentSpec:
@@ -278,6 +298,15 @@ def parse_spec(data: object, *, source: str | None = None) -> ExperimentSpec:
     ask_cycle = data.get("ask_cycle", False)
     if not isinstance(ask_cycle, bool):
         raise bad("field 'ask_cycle' must be true or false")
+    questions = data.get("questions", ["decision"])
+    if not (
+        isinstance(questions, list) and questions and all(isinstance(q, str) for q in questions)
+    ):
+        raise bad("field 'questions' must be a non-empty list of question types")
+    try:
+        asked = parse_ask(questions)
+    except ConfigError as exc:
+        raise bad(f"field 'questions': {exc} (valid: {exc.valid})") from None
     themes: tuple[str, ...] = ()
     if data["kind"] == "story":
         try:
@@ -300,6 +329,7 @@ def parse_spec(data: object, *, source: str | None = None) -> ExperimentSpec:
         sampling=dict(sampling),
         ask_cycle=ask_cycle,
         themes=themes,
+        questions=asked,
     )
 
 
@@ -340,7 +370,7 @@ def load_spec(name_or_path: str | os.PathLike[str]) -> ExperimentSpec:
     Traceback (most recent call last):
     ...
     twosat_formal.errors.UnknownNameError: unknown experiment 'nope'; choose one of: \
-duplication, edits, fillers, order, pairs, story, sweep, table1, table6, verbalization
+duplication, edits, fillers, order, pairs, questions, story, sweep, table1, table6, verbalization
     """
     text_name = os.fspath(name_or_path)
     path = Path(text_name)

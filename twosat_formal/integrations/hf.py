@@ -52,7 +52,8 @@ COLUMN_DOCS: dict[str, str] = {
     "prompt": "the full text a model receives (App. G.2 evaluation prompt)",
     "messages": "the chat form: the prompt as the user turn, a reference answer as the "
     "assistant turn (the gold solution in the answer format; the scorer judges it correct)",
-    "answer": "the expected final word: `Yes` (SAT) or `No` (UNSAT)",
+    "answer": "the expected final word: `Yes` (SAT) or `No` (UNSAT); for another question "
+    'type, what its closing line carries (docs/verbalization.md, "Question types")',
     "label": "`SAT` or `UNSAT`, from the solver, checked by three solvers",
     "satisfiable": "the label as a boolean",
     "solution": "the gold certificate: `assignment` (entity, variable, value) for SAT, "
@@ -74,6 +75,9 @@ COLUMN_DOCS: dict[str, str] = {
     "transforms": "operators applied to the base, in order (`edit:` marks edits)",
     "story_theme": "the story's theme (story prompts)",
     "story_model": "the model that wrote the story (story prompts)",
+    "question_type": "the question asked: `decision` (with or without a chain), `forced`, "
+    "`entails`, `core`, `repair` or `maxsat`",
+    "reference": "the reference answer of a question type (JSON text; null for the decision)",
 }
 
 #: The upper bounds of the Hub's size categories (``datasets``' list), smallest first.
@@ -150,9 +154,15 @@ def typed_row(item: EvalItem) -> dict[str, Any]:
         "transforms": json.loads(flat["transforms"]),
     }
     row["solution"] = _solution(flat, record)
+    if flat["question_type"] == "decision":
+        gold = reference_answer(row, row["solution"])
+    else:  # the exact reference reasoner's answer, which the scorer judges correct
+        from twosat_formal.models.reference import OracleModel
+
+        gold = OracleModel().respond(flat["prompt"]).text
     row["messages"] = [
         {"role": "user", "content": flat["prompt"]},
-        {"role": "assistant", "content": reference_answer(row, row["solution"])},
+        {"role": "assistant", "content": gold},
     ]
     return {column: row[column] for column in COLUMN_DOCS}
 

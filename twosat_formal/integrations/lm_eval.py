@@ -39,9 +39,16 @@ __all__ = [
 ]
 
 
-def load_docs(path: str | Path, *, family: str | None = None, **_: Any) -> Any:
-    """The rows of a JSON Lines file (of ``family`` only, when given) as a
-    ``datasets.DatasetDict`` with a ``test`` split."""
+def load_docs(
+    path: str | Path,
+    *,
+    family: str | None = None,
+    question_type: str | None = None,
+    **_: Any,
+) -> Any:
+    """The rows of a JSON Lines file (of ``family`` and of ``question_type`` only, when
+    given; a row without one is a ``decision`` row) as a ``datasets.DatasetDict`` with a
+    ``test`` split."""
     from twosat_formal.integrations import require
     from twosat_formal.jsonl import read_json_lines
 
@@ -49,6 +56,8 @@ def load_docs(path: str | Path, *, family: str | None = None, **_: Any) -> Any:
     rows = [line.value for line in read_json_lines(path)]
     if family is not None:
         rows = [row for row in rows if str(row.get("family")) == family]
+    if question_type is not None:
+        rows = [row for row in rows if (row.get("question_type") or "decision") == question_type]
     return datasets.DatasetDict({"test": datasets.Dataset.from_list(rows)})
 
 
@@ -58,7 +67,8 @@ def doc_to_text(doc: Mapping[str, Any]) -> str:
 
 
 def doc_to_target(doc: Mapping[str, Any]) -> str:
-    """The expected final word, ``Yes`` or ``No``."""
+    """The expected final word, ``Yes`` or ``No`` (for another question type, what its
+    closing line carries)."""
     return str(doc["answer"])
 
 

@@ -18,7 +18,11 @@ order),
 ``true_value``, ``false_value``, ``entity_values`` (JSON: entity → ``[true, false]``,
 story prompts only), ``dimacs``, ``base_id``, ``transforms`` (JSON list of the
 operator names applied to the base, ``edit:`` before symbolic edits),
-``story_theme``, ``story_model``.
+``story_theme``, ``story_model``, ``question_type`` (``decision`` or another question
+type, :mod:`twosat_formal.questions`) and ``reference`` (JSON: the reference answer of
+a question type, null for the decision). A question row's ``answer`` is what its
+closing line carries: the forced values' JSON, ``Yes``/``No``, a list of rule numbers,
+or for ``maxsat`` the optimum (``satisfies K of M rules``).
 
 Examples
 --------
@@ -94,7 +98,26 @@ ROW_COLUMNS: tuple[str, ...] = (
     "transforms",
     "story_theme",
     "story_model",
+    "question_type",
+    "reference",
 )
+
+
+def question_answer_line(ask: str, reference: Mapping[str, Any]) -> str:
+    """What the closing line of a right answer to a question prompt carries.
+
+    >>> question_answer_line("core", {"core": [2, 1], "size": 2})
+    '[2, 1]'
+    >>> question_answer_line("maxsat", {"satisfied": 4, "rules": 5})
+    'satisfies 4 of 5 rules'
+    """
+    if ask == "forced":
+        return json.dumps(reference["forced"], ensure_ascii=False)
+    if ask == "entails":
+        return str(reference["answer"])
+    if ask in ("core", "repair"):
+        return json.dumps(reference[ask])
+    return f"satisfies {reference['satisfied']} of {reference['rules']} rules"
 
 
 def _json(value: Any, *, sort_keys: bool = True) -> str:
@@ -134,11 +157,16 @@ def item_row(item: EvalItem) -> dict[str, Any]:
         pairs = {e: list(pair) for e, pair in story.entity_values.items()}
         entity_values = _json(pairs, sort_keys=False)
     dimacs = record.get("dimacs") or write_dimacs(item.formula)
+    ask = str(getattr(prompt, "ask", "decision"))
+    reference = getattr(prompt, "reference", None)
+    answer = ANSWERS[item.label]
+    if ask != "decision" and reference is not None:
+        answer = question_answer_line(ask, reference)
     return {
         "id": prompt.id,
         "kind": "template" if story is None else "story",
         "prompt": prompt.text,
-        "answer": ANSWERS[item.label],
+        "answer": answer,
         "label": item.label,
         "family": record.get("family"),
         "clauses": item.formula.num_clauses,
@@ -156,6 +184,8 @@ def item_row(item: EvalItem) -> dict[str, Any]:
         "transforms": _json(transforms_summary(record.get("transforms"))),
         "story_theme": story.theme if story is not None else None,
         "story_model": story.story.model if story is not None and story.story else None,
+        "question_type": ask,
+        "reference": None if reference is None else _json(dict(reference), sort_keys=False),
     }
 
 
@@ -213,7 +243,17 @@ def row_prompt(row: Mapping[str, Any]) -> AnyPrompt:
     true_value, false_value = row.get("true_value"), row.get("false_value")
     if not isinstance(true_value, str) or not isinstance(false_value, str):
         raise RecordError(f"row {row_id}: a template row needs true_value and false_value")
-    return PromptView(dict(entities), true_value, false_value)
+    ask = row.get("question_type") or "decision"
+    if ask == "decision":
+        return PromptView(dict(entities), true_value, false_value)
+    from twosat_formal.questions import ASKED
+
+    if ask not in ASKED:
+        raise RecordError(f"row {row_id}: unknown question_type {ask!r}")
+    reference = _loaded(row.get("reference"), "reference", row_id)
+    if not isinstance(reference, Mapping):
+        raise RecordError(f"row {row_id}: a {ask} row needs its reference (a JSON object)")
+    return PromptView(dict(entities), true_value, false_value, ask, dict(reference))
 
 
 def judge_row(row: Mapping[str, Any], text: str, finish_reason: str | None = None) -> Judgement:

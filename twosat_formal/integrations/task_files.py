@@ -12,7 +12,8 @@ when the harness runs; writing the folders needs neither harness.
       inspect eval DIR/<name>.py --model twosat/oracle --limit 4
 
 * lm-eval: the group ``<name>.yaml`` (group ``<name>``), one subtask
-  ``<name>_<family>.yaml`` per family, and ``utils.py``::
+  ``<name>_<family>.yaml`` per family (and ``<name>_<family>_<type>.yaml`` per family and
+  question type other than the decision, when the prompts ask them), and ``utils.py``::
 
       lm_eval --model dummy --tasks <name> --include_path DIR --limit 3
 
@@ -110,9 +111,11 @@ from twosat_formal.integrations.lm_eval import (  # noqa: F401  (named in the YA
 )
 
 
-def load(family=None, **kwargs):
-    """The test split: the rows of {data} (of one family, when given)."""
-    return load_docs(Path(__file__).with_name({data!r}), family=family)
+def load(family=None, question_type=None, **kwargs):
+    """The test split: the rows of {data} (of one family and question type, when given)."""
+    return load_docs(
+        Path(__file__).with_name({data!r}), family=family, question_type=question_type
+    )
 '''
 
 #: The metrics of the lm-eval task: name and meaning. ``witness_validity`` has values
@@ -129,14 +132,18 @@ LM_EVAL_METRICS: tuple[tuple[str, str], ...] = (
 GROUP_METRICS = ("strict_accuracy", "lenient_accuracy", "decision_accuracy")
 
 
-def _subtask_yaml(task: str, family: str, options: ExportOptions) -> str:
+def _subtask_yaml(
+    task: str, family: str, options: ExportOptions, question_type: str | None = None
+) -> str:
+    what = "" if question_type is None else f" {question_type}"
     lines = [
-        f"# lm-evaluation-harness task {task!r}: the {family} prompts of group "
+        f"# lm-evaluation-harness task {task!r}: the {family}{what} prompts of group "
         f"{options.name!r}, exported by twosat-formal.",
         f"task: {json.dumps(task)}",
         "custom_dataset: !function utils.load",
         "dataset_kwargs:",
         f"  family: {json.dumps(family)}",
+        *([] if question_type is None else [f"  question_type: {json.dumps(question_type)}"]),
         "test_split: test",
         "output_type: generate_until",
         "doc_to_text: !function utils.doc_to_text",
@@ -183,15 +190,25 @@ def write_lm_eval(bundle: Bundle, folder: Path, options: ExportOptions) -> list[
     subtask per family and ``utils.py`` into ``folder``."""
     group = task_identifier(options.name)
     data = _rows(bundle, folder, group)
-    families = sorted({str(row["family"]) for row in map(item_row, bundle.items)})
+    rows = list(map(item_row, bundle.items))
+    families = sorted({str(row["family"]) for row in rows})
+    kinds = sorted({str(row["question_type"]) for row in rows} - {"decision"})
     files = [data]
     tasks = []
     for family in families:
-        task = f"{group}_{task_identifier(family)}"
-        path = folder / f"{task}.yaml"
-        path.write_text(_subtask_yaml(task, family, options), encoding="utf-8")
-        tasks.append(task)
-        files.append(path)
+        asked = {str(r["question_type"]) for r in rows if str(r["family"]) == family}
+        # with other question types, the family's decision subtask reads decision rows only
+        for kind in [None, *kinds] if kinds else [None]:
+            if kind is not None and kind not in asked:
+                continue
+            if kind is None and kinds and "decision" not in asked:
+                continue
+            task = f"{group}_{task_identifier(family)}" + ("" if kind is None else f"_{kind}")
+            path = folder / f"{task}.yaml"
+            only = kind if kind is not None else ("decision" if kinds else None)
+            path.write_text(_subtask_yaml(task, family, options, only), encoding="utf-8")
+            tasks.append(task)
+            files.append(path)
     config = folder / f"{group}.yaml"
     config.write_text(_group_yaml(group, tasks, options), encoding="utf-8")
     utils = folder / "utils.py"

@@ -495,11 +495,16 @@ class ReferenceModel(ClosingModel):
 
     def respond(self, prompt: str, sample: int = 0) -> Response:
         """Answer ``prompt`` synchronously (what :meth:`generate` awaits)."""
+        from twosat_formal.models.questions import question_answer, read_question
         from twosat_formal.strategies import SYMBOLIC_INSTRUCTION, write_formalization
 
         started = time.perf_counter()
         read = read_prompt(prompt)
-        text = self.answer(read, prompt, sample)
+        question = read_question(prompt)
+        if question is not None:
+            text = question_answer(self, read, question, prompt, sample)
+        else:
+            text = self.answer(read, prompt, sample)
         if SYMBOLIC_INSTRUCTION in prompt and not read.values:  # symbolic-cot: rules first
             text = write_formalization(read.formula.clauses, read.entities) + "\n\n" + text
         return Response(

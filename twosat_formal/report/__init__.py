@@ -115,6 +115,8 @@ def content_to_json(content: ReportContent, figures: list[Figure]) -> dict[str, 
         pairs["strategies"] = [s.to_json() for s in content.strategies]
     if content.diagnostics is not None:
         pairs["diagnostics"] = [row.to_json() for row in content.diagnostics]
+    if content.questions is not None:
+        pairs["questions"] = [row.to_json() for row in content.questions]
     return _clean(
         {
             "title": content.title,
@@ -288,8 +290,12 @@ def build_report(
         experiment = (manifest or {}).get("experiment")
         title = f"twosat-formal report: {experiment}" if experiment else "twosat-formal report"
     models = (manifest or {}).get("models") or []
+    from twosat_formal.report.questions import asked_types, decision_rows, question_rows
+
+    # the other sections read the decision; other question types get their own section
+    asked = asked_types(data.rows)
     content = compute_content(
-        data.rows,
+        decision_rows(data.rows) if asked else data.rows,
         title=title,
         manifest=manifest,
         method=method,
@@ -301,8 +307,19 @@ def build_report(
     )
     content.notes.extend(data.notes)
     content.notes.extend(inert_knob_notes(manifest))
+    question_source = data.rows if asked else None
+    if asked:
+        content.questions = question_rows(data.rows, content.models)
     if diagnostics is not None:
         from twosat_formal.report.diagnostics import diagnostic_rows
 
-        content.diagnostics = diagnostic_rows(load_report_data(diagnostics).rows, content.models)
+        side = load_report_data(diagnostics).rows
+        content.diagnostics = diagnostic_rows(decision_rows(side), content.models)
+        if content.questions is None and asked_types(side):  # the side run asks them
+            content.questions = question_rows(side, content.models)
+            question_source = side
+    if question_source is not None:
+        from twosat_formal.report.questions import draw_questions_figure
+
+        content.questions_figure = draw_questions_figure(question_source, out_dir, content.models)
     return write_content(content, out_dir, data=data, method=method, seed=seed)

@@ -595,9 +595,13 @@ def check_row(row: Row, number: int | None = None) -> None:
     0/1); the witness flags are booleans or null (a text such as ``'NaN'`` is neither).
     The failure kind decides them: ``correct`` means a right decision and, on SAT, a
     valid witness; a witness failure means a right decision and an invalid witness;
-    every other kind means a wrong decision.
+    every other kind means a wrong decision. A row of another question type
+    (``question_type`` ``forced`` or ``entails``) has no witness: ``correct`` alone
+    means a right answer.
 
     >>> check_row({"failure": "correct", "label": "UNSAT", "decision_correct": True})
+    >>> check_row({"failure": "correct", "label": "SAT", "decision_correct": True,
+    ...            "question_type": "forced"})
     >>> check_row({"failure": "correct", "decision_correct": "NaN"}, 3)
     Traceback (most recent call last):
     ...
@@ -612,7 +616,9 @@ def check_row(row: Row, number: int | None = None) -> None:
     decided = bool(row["decision_correct"])
     witness = row.get("witness_valid")
     sat = _is(row, "SAT")
-    if failure == "correct":
+    if row.get("question_type") not in (None, "decision"):
+        fits = decided == (failure == "correct")
+    elif failure == "correct":
         fits = decided and (not sat or bool(witness))
     elif failure in _WITNESS_KINDS:
         fits = decided and sat and not witness

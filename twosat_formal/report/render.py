@@ -55,6 +55,7 @@ from twosat_formal.report.files import REPORT_HTML, REPORT_MD
 from twosat_formal.report.metrics import Estimate, FlipRate
 from twosat_formal.report.page import render_html
 from twosat_formal.report.plots import Figure
+from twosat_formal.report.questions import FIGURE_CAPTION, FIGURE_TITLE
 from twosat_formal.report.sections import (
     KNOB_FAMILY,
     EditSummary,
@@ -124,6 +125,9 @@ PAIRS_SECTION = "Minimal twins: pair accuracy and consistency"
 TRACES_SECTION = "Reasoning traces: unsupported claims"
 #: The section comparing reasoning strategies (a run with a strategy other than ``direct``).
 STRATEGIES_SECTION = "Reasoning strategies and reasoning quality"
+
+#: Title of the section of question types other than the decision.
+QUESTIONS_SECTION = "Question types"
 
 #: Title of the bench's diagnostics section (twins and chains of a small side run).
 DIAGNOSTICS_SECTION = "Diagnostics: minimal twins and contradiction chains"
@@ -962,6 +966,45 @@ def _strategies(content: ReportContent) -> list[Block]:
     )
 
 
+def _questions(content: ReportContent) -> list[Block]:
+    rows = [
+        _plain(
+            r.model,
+            r.question_type,
+            r.family,
+            str(r.answers),
+            _ci(r.accuracy),
+            _ci(r.lenient_accuracy),
+            "—" if r.partial_credit is None else f"{100 * r.partial_credit:.1f}",
+            _ci(r.decision_accuracy),
+        )
+        for r in content.questions or []
+    ]
+    blocks = _captioned(
+        "Each formula asked more than its decision (`verbalize --ask`; see "
+        'docs/verbalization.md, "Question types"): per model, question type and family, '
+        "the share of right answers (strict and lenient readings, 95% Wilson intervals "
+        "over the answers), the mean partial credit (a `forced` answer's recall; a `core` "
+        "or `repair` answer's smallest size over its size, among minimal ones; a `maxsat` "
+        "answer's rules satisfied over the optimum), and the decision accuracy of the same "
+        "formulas. The other sections read the decision prompts alone.",
+        [
+            "model",
+            "question",
+            "family",
+            "answers",
+            "accuracy (%)",
+            "lenient (%)",
+            "partial credit (%)",
+            "decision, same formulas (%)",
+        ],
+        rows,
+    )
+    if content.questions_figure is not None:
+        blocks.append(Image(Path(content.questions_figure), FIGURE_TITLE, FIGURE_CAPTION))
+    return blocks
+
+
 def _traces(content: ReportContent) -> list[Block]:
     summaries = content.traces or []
     rows = [
@@ -1250,6 +1293,9 @@ def layout(
     if content.diagnostics is not None:
         at = [title for title, _ in sections].index("Figures")
         sections.insert(at, (DIAGNOSTICS_SECTION, _diagnostics(content)))
+    if content.questions is not None:
+        at = [title for title, _ in sections].index("Figures")
+        sections.insert(at, (QUESTIONS_SECTION, _questions(content)))
     if answers is not None:
         at = [title for title, _ in sections].index("Provenance")
         sections.insert(at, (BROWSER_SECTION, [Browser(answers)]))

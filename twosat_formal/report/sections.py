@@ -73,6 +73,7 @@ from twosat_formal.report.metrics import (
     verbalization_flip_rate,
 )
 from twosat_formal.report.pairs import PairSummary, has_twins, pair_summaries
+from twosat_formal.report.questions import QuestionRow
 from twosat_formal.report.stats import (
     PERMUTATION_TEST,
     PERMUTATIONS,
@@ -380,6 +381,10 @@ class ReportContent:
     #: Per model and reasoning strategy (``None`` when every row is ``direct``).
     strategies: list[StrategySummary] | None = None
     diagnostics: list[DiagnosticRow] | None = None
+    #: Accuracy per question type, family and model (:mod:`twosat_formal.report.questions`).
+    questions: list[QuestionRow] | None = None
+    #: The figure of accuracy per question type and model (relative path), when drawn.
+    questions_figure: str | None = None
     #: Construction vs shuffled bars per family, then model (``order_bars`` pools models).
     order_model_bars: dict[str, Bars] = field(default_factory=dict)
     #: Curves against |C| per metric of :data:`SIZE_METRICS`, then family, then model.

@@ -85,6 +85,11 @@ class Prompt:
         The seed of the entity mapping.
     ask_cycle:
         Whether the prompt asks for a contradiction chain when the answer is "No".
+    ask:
+        The question type (:mod:`twosat_formal.questions`): ``"decision"`` (with or
+        without ``ask_cycle``), ``"forced"`` or ``"entails"``.
+    reference:
+        The reference answer of a question type other than the decision.
     formula:
         The formula verbalized (not compared, not shown): :meth:`record` proves the
         round trip against it.
@@ -102,6 +107,8 @@ class Prompt:
     false_value: str
     seed: int
     ask_cycle: bool = False
+    ask: str = "decision"
+    reference: Mapping[str, Any] | None = None
     formula: Formula | None = field(default=None, compare=False, repr=False)
     instance_id: str | None = field(default=None, compare=False)
 
@@ -169,6 +176,8 @@ class Prompt:
             self.seed,
             None if roundtrip is None else dict(roundtrip),
             ask_cycle=self.ask_cycle,
+            ask=self.ask,
+            reference=self.reference,
         )
 
 
@@ -234,6 +243,7 @@ def verbalize(
     entities: Sequence[str] | None = None,
     ask_cycle: bool = False,
     example_from: Formula | None = None,
+    ask: str = "decision",
 ) -> Prompt:
     """Verbalize ``formula`` with scheme ``template`` and wrap it in the evaluation prompt.
 
@@ -260,6 +270,14 @@ def verbalize(
         The formula whose entities the example JSON shows (default ``formula``); an
         edited formula passes its base's (:func:`example_formula`), which has the same
         variables.
+    ask:
+        The question type (:data:`~twosat_formal.questions.QUESTION_TYPES`):
+        ``"decision"`` (the default), ``"chain"`` (the same as ``ask_cycle``),
+        ``"forced"`` or ``"entails"``; the last two replace the decision's
+        instructions by the type's block
+        (:func:`~twosat_formal.questions.wording.question_block`) and carry the
+        reference answer (:func:`~twosat_formal.questions.reference.reference_answer`,
+        an ``entails`` question chosen by ``seed``).
 
     Returns
     -------
@@ -299,8 +317,32 @@ def verbalize(
             parameter="example_from",
         )
     shown = _first_shown(formula if example_from is None else example_from, names)
+    if ask == "chain":
+        ask, ask_cycle = "decision", True
+    reference: dict[str, Any] | None = None
+    question: str | None = None
+    if ask != "decision":
+        from twosat_formal.questions import QUESTION_TYPES
+        from twosat_formal.questions.reference import reference_answer
+        from twosat_formal.questions.wording import question_block
+
+        if ask not in QUESTION_TYPES:
+            raise ConfigError(
+                f"unknown question type {ask!r}", parameter="ask", valid=", ".join(QUESTION_TYPES)
+            )
+        if ask_cycle:
+            raise ConfigError("a contradiction chain is asked with the decision only")
+        reference = reference_answer(
+            ask, formula, names, scheme.true_value, scheme.false_value, seed
+        )
+        question = question_block(ask, scheme.true_value, scheme.false_value, shown, reference)
     text = template_prompt(
-        verbalization, scheme.true_value, scheme.false_value, shown, ask_cycle=ask_cycle
+        verbalization,
+        scheme.true_value,
+        scheme.false_value,
+        shown,
+        ask_cycle=ask_cycle,
+        question=question,
     )
     return Prompt(
         template=scheme.name,
@@ -312,6 +354,8 @@ def verbalize(
         false_value=scheme.false_value,
         seed=int(seed),
         ask_cycle=ask_cycle,
+        ask=ask,
+        reference=reference,
         formula=formula,
         instance_id=instance_id,
     )
@@ -326,6 +370,7 @@ def prompt_record(
     entities: Sequence[str] | None = None,
     ask_cycle: bool = False,
     example_from: Formula | None = None,
+    ask: str = "decision",
 ) -> PromptRecord:
     """Verbalize, prove the round trip, and return the prompt record.
 
@@ -347,6 +392,7 @@ def prompt_record(
         entities=entities,
         ask_cycle=ask_cycle,
         example_from=example_from,
+        ask=ask,
     )
     # the entity of each variable: the record's map (a formula's names are distinct)
     proof = prove_roundtrip(formula, prompt.text, prompt.template, prompt.entities)

@@ -40,25 +40,39 @@ __all__ = ["count_records", "instance_prompt_lines", "instance_prompts", "prompt
 
 
 def instance_prompt_lines(
-    templates: Sequence[str], seed: int, line: RawLine, *, ask_cycle: bool = False
+    templates: Sequence[str],
+    seed: int,
+    line: RawLine,
+    *,
+    ask_cycle: bool = False,
+    asks: Sequence[str] | None = None,
 ) -> list[str]:
-    """The prompt record lines of one dataset line, one per template, in order.
+    """The prompt record lines of one dataset line, one per template and question type.
 
-    ``ask_cycle`` adds the contradiction-chain instruction (``verbalize --ask-cycle``).
+    ``ask_cycle`` adds the contradiction-chain instruction (``verbalize --ask-cycle``);
+    ``asks`` names the question types instead (:func:`instance_prompts`).
     An edited instance's example JSON shows its base's entities
     (:func:`~twosat_formal.verbalize.example_formula`).
     """
     instance = Instance.from_record(parse_raw(line).value, line=line.number, source=line.source)
-    records = instance_prompts(instance, templates, seed, ask_cycle=ask_cycle)
+    records = instance_prompts(instance, templates, seed, ask_cycle=ask_cycle, asks=asks)
     return [json_line(record.to_record()) for record in records]
 
 
 def instance_prompts(
-    instance: Instance, templates: Sequence[str], seed: int, *, ask_cycle: bool = False
+    instance: Instance,
+    templates: Sequence[str],
+    seed: int,
+    *,
+    ask_cycle: bool = False,
+    asks: Sequence[str] | None = None,
 ) -> list[PromptRecord]:
-    """The prompt records of one instance, one per template, in order, all with ``seed``.
+    """The prompt records of one instance, all with ``seed``: per template, per question type.
 
-    An edited instance's example JSON shows its base's entities
+    ``asks`` lists question types (:data:`~twosat_formal.questions.QUESTION_TYPES`;
+    default ``("chain",)`` with ``ask_cycle``, else ``("decision",)``); a type that does
+    not apply to the instance (:func:`~twosat_formal.questions.reference.applies`) is
+    left out. An edited instance's example JSON shows its base's entities
     (:func:`~twosat_formal.verbalize.example_formula`), worked out once for every template.
 
     >>> from twosat_formal.generators import generate
@@ -66,6 +80,11 @@ def instance_prompts(
     >>> [(r.template, r.seed) for r in records]
     [('logic', 5), ('door', 5)]
     """
+    from twosat_formal.questions.reference import applies
+
+    if asks is None:
+        asks = ("chain",) if ask_cycle else ("decision",)
+    kinds = [kind for kind in asks if applies(kind, instance.formula, instance.label)]
     example = example_formula(instance.formula, instance.transforms)
     return [
         prompt_record(
@@ -73,10 +92,12 @@ def instance_prompts(
             name,
             instance_id=instance.id,
             seed=seed,
-            ask_cycle=ask_cycle,
+            ask_cycle=kind == "chain",
             example_from=example,
+            ask="decision" if kind == "chain" else kind,
         )
         for name in templates
+        for kind in kinds
     ]
 
 
@@ -105,6 +126,7 @@ def prompt_lines(
     shard: tuple[int, int] | None = None,
     source: str | None = None,
     ask_cycle: bool = False,
+    asks: Sequence[str] | None = None,
 ) -> Iterator[str]:
     """The prompt records of every instance of a dataset file (or of one shard), in order.
 
@@ -114,6 +136,12 @@ def prompt_lines(
     if shard is not None:
         block = shard_range(count_records(path), shard)
         lines = islice(lines, block.start, block.stop)
-    work = partial(instance_prompt_lines, tuple(templates), seed, ask_cycle=ask_cycle)
+    work = partial(
+        instance_prompt_lines,
+        tuple(templates),
+        seed,
+        ask_cycle=ask_cycle,
+        asks=None if asks is None else tuple(asks),
+    )
     for records in (executor or LocalExecutor()).map(work, lines):
         yield from records

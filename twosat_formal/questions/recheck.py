@@ -1,0 +1,292 @@
+"""The reference answers re-derived for ``certify``, on a path apart from :mod:`.reference`.
+
+Every answer here comes from PySAT's CDCL solver (Glucose 4), never from the
+project's implication-graph code:
+
+* ``forced``: one model, then one solver call per variable with the opposite of its
+  value assumed; the variable is forced exactly when that call is unsatisfiable;
+* ``entails``: one solver call with ``A`` and ``¬B`` assumed; Yes exactly when it is
+  unsatisfiable. A Yes reference's chain is checked step by step, each step against
+  the clause that gives it (:func:`~twosat_formal.diagnostics.chains.check_chain`).
+
+The ``core`` reference is written by PySAT's OptUx, so its re-derivation takes the
+project's own SCC solver instead: the stored core must be unsatisfiable and lose that
+with any one rule removed (:func:`core_verdict`), and its size must be the minimum that
+an implicit-hitting-set search of its own finds (:func:`own_minimum_core_size`: minimum
+hitting sets of the correction sets found so far, by RC2, each checked by the SCC
+solver and grown to a maximal satisfiable set when it is satisfiable).
+
+The ``repair`` and ``maxsat`` references are written by PySAT's RC2 (core-guided, with
+totalizers); ``certify`` re-derives the optimum with the Fu–Malik algorithm
+(:func:`fu_malik_cost`, PySAT's ``FM``), and checks a ``repair`` set with the SCC
+solver: the other rules satisfiable, and unsatisfiable again with any one of the set
+put back (:func:`repair_verdict`).
+
+:func:`recheck_reference` returns the reference as it should be; ``certify`` compares
+it with the stored one, so a tampered reference fails.
+
+Examples
+--------
+>>> from twosat_formal.formula import Formula
+>>> f = Formula([[1], [-1, 2], [3, 4]])
+>>> solver_forced(f)
+[1, 2]
+>>> solver_entails(f, -3, 4), solver_entails(f, 3, 4)
+(True, False)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pysat.solvers import Solver
+
+from twosat_formal.errors import CertificateError, RecordError
+from twosat_formal.formula import Formula
+
+__all__ = [
+    "core_verdict",
+    "fu_malik_cost",
+    "own_minimum_core_size",
+    "recheck_reference",
+    "repair_verdict",
+    "solver_entails",
+    "solver_forced",
+]
+
+_SOLVER = "glucose4"
+
+
+def _clauses(formula: Formula) -> list[list[int]]:
+    return [[int(lit) for lit in clause] for clause in formula.clauses]
+
+
+def solver_forced(formula: Formula) -> list[int]:
+    """The literals true in every model, by variable: one PySAT call per variable.
+
+    Raises
+    ------
+    CertificateError
+        The formula is unsatisfiable (it has no forced values to ask for).
+    """
+    with Solver(name=_SOLVER, bootstrap_with=_clauses(formula)) as solver:
+        if not solver.solve():
+            raise CertificateError("the formula is unsatisfiable: no forced values to ask")
+        model = {abs(lit): lit for lit in solver.get_model() or []}
+        occurring = sorted({abs(int(lit)) for clause in formula.clauses for lit in clause})
+        return [model[v] for v in occurring if not solver.solve(assumptions=[-model[v]])]
+
+
+def solver_entails(formula: Formula, a: int, b: int) -> bool:
+    """Whether ``formula ∧ a ∧ ¬b`` is unsatisfiable, by one PySAT call."""
+    with Solver(name=_SOLVER, bootstrap_with=_clauses(formula)) as solver:
+        return not solver.solve(assumptions=[a, -b])
+
+
+def _own_sat(formula: Formula, indices: Sequence[int]) -> bool:
+    """Whether the clauses at ``indices`` are satisfiable, by the project's SCC solver."""
+    from twosat_formal.solve import solve
+
+    return solve(formula.select(list(indices)), check=False).status == "SAT"
+
+
+def core_verdict(formula: Formula, indices: Sequence[int]) -> str | None:
+    """Why the clauses at ``indices`` (0-based) are not a minimal unsatisfiable set, or
+    ``None`` when they are (the SCC solver: one call, then one per rule left out).
+
+    >>> f = Formula([[1], [-1], [2], [1, 2]])
+    >>> core_verdict(f, [0, 1]), core_verdict(f, [0, 1, 2]), core_verdict(f, [0])
+    (None, 'not minimal: it stays unsatisfiable without rule 3', 'satisfiable')
+    """
+    if _own_sat(formula, indices):
+        return "satisfiable"
+    for i in indices:
+        if not _own_sat(formula, [j for j in indices if j != i]):
+            return f"not minimal: it stays unsatisfiable without rule {i + 1}"
+    return None
+
+
+def own_minimum_core_size(formula: Formula) -> int:
+    """The size of a smallest unsatisfiable set of clauses: implicit hitting sets.
+
+    Each round takes a minimum hitting set of the correction sets found so far (RC2
+    over one selector per clause); an unsatisfiable one is a smallest core (any core
+    hits every correction set); a satisfiable one is grown, clause by clause, to a
+    maximal satisfiable set, whose complement is a new correction set. Satisfiability
+    is the SCC solver's.
+
+    >>> own_minimum_core_size(Formula([[1, 2], [-1, 2], [1, -2], [-1, -2], [3], [-3]]))
+    2
+    """
+    from pysat.examples.rc2 import RC2
+    from pysat.formula import WCNF
+
+    m = formula.num_clauses
+    if _own_sat(formula, range(m)):
+        raise CertificateError("the formula is satisfiable: no unsatisfiable core to ask for")
+    corrections: list[list[int]] = []
+    while True:
+        wcnf = WCNF()
+        for correction in corrections:
+            wcnf.append([i + 1 for i in correction])
+        for i in range(m):
+            wcnf.append([-(i + 1)], weight=1)
+        with RC2(wcnf) as rc2:
+            model = rc2.compute() or []
+        hitting = [lit - 1 for lit in model if 0 < lit <= m]
+        if not _own_sat(formula, hitting):
+            return len(hitting)
+        kept = set(hitting)
+        for i in range(m):
+            if i not in kept and _own_sat(formula, sorted(kept | {i})):
+                kept.add(i)
+        corrections.append([i for i in range(m) if i not in kept])
+
+
+def fu_malik_cost(formula: Formula) -> int:
+    """The fewest clauses an assignment must falsify, by the Fu–Malik algorithm.
+
+    >>> fu_malik_cost(Formula([[1, 2], [-1, 2], [1, -2], [-1, -2], [3], [-3]]))
+    2
+    """
+    from pysat.examples.fm import FM
+    from pysat.formula import WCNF
+
+    wcnf = WCNF()
+    for clause in _clauses(formula):
+        wcnf.append(clause, weight=1)
+    fm = FM(wcnf, verbose=0)
+    try:
+        fm.compute()
+        return int(fm.cost)
+    finally:
+        fm.delete()
+
+
+def repair_verdict(formula: Formula, indices: Sequence[int]) -> str | None:
+    """Why dropping the clauses at ``indices`` (0-based) is not a minimal repair, or
+    ``None`` when it is (the SCC solver).
+
+    >>> f = Formula([[1], [-1], [2]])
+    >>> repair_verdict(f, [0]), repair_verdict(f, [2]), repair_verdict(f, [0, 2])
+    (None, 'the other rules still cannot all hold', 'not minimal: rule 3 can be kept')
+    """
+    dropped = set(indices)
+    rest = [i for i in range(formula.num_clauses) if i not in dropped]
+    if not _own_sat(formula, rest):
+        return "the other rules still cannot all hold"
+    for i in sorted(dropped):
+        if _own_sat(formula, sorted([*rest, i])):
+            return f"not minimal: rule {i + 1} can be kept"
+    return None
+
+
+def _rule_numbers(reference: Any, key: str, m: int) -> list[int]:
+    if not isinstance(reference, Mapping):
+        raise RecordError("field 'reference' must be an object")
+    numbers = reference.get(key)
+    if not (
+        isinstance(numbers, list)
+        and all(isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= m for n in numbers)
+        and len(set(numbers)) == len(numbers)
+    ):
+        raise RecordError(f"field 'reference.{key}' must list distinct rule numbers 1..{m}")
+    return numbers
+
+
+def _literal(obj: Any, entities: Mapping[str, int], values: tuple[str, str], what: str) -> int:
+    """The literal of a one-pair ``{entity: value}`` object of the stored reference."""
+    if not (isinstance(obj, Mapping) and len(obj) == 1):
+        raise RecordError(f"field 'reference.{what}' must be one {{entity: value}} pair")
+    ((entity, value),) = obj.items()
+    if entity not in entities or value not in values:
+        raise RecordError(f"field 'reference.{what}' names no entity value of the prompt")
+    return entities[entity] if value == values[0] else -entities[entity]
+
+
+def recheck_reference(
+    kind: str,
+    formula: Formula,
+    reference: Any,
+    entity_names: Sequence[str],
+    true_value: str,
+    false_value: str,
+) -> dict[str, Any]:
+    """The reference answer of a ``kind`` prompt, derived again by PySAT.
+
+    Parameters
+    ----------
+    kind:
+        ``forced`` or ``entails``.
+    formula:
+        The instance's formula.
+    reference:
+        The stored reference: an ``entails`` question is read from its ``if`` and
+        ``then`` (the prompt's text, re-rendered and compared apart, asks the same);
+        its chain is kept when it checks.
+    entity_names:
+        The entity of each variable (variable ``v`` at index ``v - 1``).
+    true_value, false_value:
+        The prompt's value words.
+
+    Raises
+    ------
+    RecordError
+        The stored reference is not an object of the expected shape.
+    CertificateError
+        A Yes reference whose chain does not lead from ``if`` to ``then`` step by step.
+    """
+    from twosat_formal.diagnostics.chains import check_chain
+
+    def word(lit: int) -> dict[str, str]:
+        return {entity_names[abs(lit) - 1]: true_value if lit > 0 else false_value}
+
+    if kind == "forced":
+        forced: dict[str, str] = {}
+        for lit in solver_forced(formula):
+            forced.update(word(lit))
+        return {"forced": forced}
+    if kind == "repair":
+        dropped = _rule_numbers(reference, "repair", formula.num_clauses)
+        why = repair_verdict(formula, [n - 1 for n in dropped])
+        if why is not None:
+            raise CertificateError(f"the reference repair is not a minimal repair: {why}")
+        cost = fu_malik_cost(formula)
+        if len(dropped) != cost:
+            raise CertificateError(
+                f"the reference repair drops {len(dropped)} rules; the fewest is {cost}"
+            )
+        return {"repair": dropped, "size": cost}
+    if kind == "maxsat":
+        m = formula.num_clauses
+        return {"satisfied": m - fu_malik_cost(formula), "rules": m}
+    if kind == "core":
+        core = _rule_numbers(reference, "core", formula.num_clauses)
+        why = core_verdict(formula, [n - 1 for n in core])
+        if why is not None:
+            raise CertificateError(f"the reference core is not a minimal core: {why}")
+        smallest = own_minimum_core_size(formula)
+        if len(core) != smallest:
+            raise CertificateError(
+                f"the reference core has {len(core)} rules; the smallest has {smallest}"
+            )
+        return {"core": core, "size": smallest}
+    if kind != "entails":
+        raise RecordError(f"question type {kind!r} has no reference answer")
+    if not isinstance(reference, Mapping):
+        raise RecordError("field 'reference' must be an object")
+    numbers = {name: v for v, name in enumerate(entity_names, 1)}
+    values = (true_value, false_value)
+    a = _literal(reference.get("if"), numbers, values, "if")
+    b = _literal(reference.get("then"), numbers, values, "then")
+    out: dict[str, Any] = {"if": word(a), "then": word(b)}
+    yes = solver_entails(formula, a, b)
+    out["answer"] = "Yes" if yes else "No"
+    if yes:
+        chain = reference.get("chain")
+        verdict = check_chain(chain, numbers, dict.fromkeys(numbers, values), formula, ends=(a, b))
+        if not verdict.valid:
+            raise CertificateError(f"the reference chain is not a chain of rules: {verdict.reason}")
+        out["chain"] = chain
+    return out

@@ -1,0 +1,175 @@
+"""The question-types section of a report: accuracy per question type, family and model.
+
+A run whose prompts ask more than the decision (``verbalize --ask``, the ``questions``
+experiment) has rows of several ``question_type`` values. The report's other sections
+read the decision rows alone; this section gives, per model, question type and family,
+the answers, the strict and lenient accuracy (95 % Wilson intervals over the answers),
+the mean partial credit (a ``forced`` answer's recall; a ``core`` or ``repair``
+answer's size ratio, over the minimal ones; a ``maxsat`` answer's share of the
+optimum), and the decision accuracy of the same
+formulas (the decision rows of the instances asked that type).
+
+Examples
+--------
+>>> rows = [
+...     {"instance_id": "a", "model": "m", "family": "f", "question_type": "forced",
+...      "decision_correct": True, "lenient_decision_correct": True, "recall": 1.0},
+...     {"instance_id": "a", "model": "m", "family": "f", "question_type": "decision",
+...      "decision_correct": False, "lenient_decision_correct": False},
+... ]
+>>> (row,) = question_rows(rows)
+>>> row.question_type, row.accuracy.mean, row.partial_credit, row.decision_accuracy.mean
+('forced', 1.0, 1.0, 0.0)
+>>> asked_types(rows), len(decision_rows(rows))
+(['forced'], 1)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from twosat_formal.jsonfields import fields_json
+from twosat_formal.report.metrics import Estimate, model_order
+from twosat_formal.report.pairs import wilson
+
+__all__ = [
+    "QUESTIONS_FIGURE",
+    "QuestionRow",
+    "asked_types",
+    "decision_rows",
+    "draw_questions_figure",
+    "question_board",
+    "question_rows",
+]
+
+#: The figure of accuracy per question type and model, relative to the report folder.
+QUESTIONS_FIGURE = "figures/question-types.svg"
+#: Its title and caption.
+FIGURE_TITLE = "Accuracy per question type and model"
+FIGURE_CAPTION = (
+    "Strict and lenient accuracy of each model on each question type, over every family "
+    "(the decision among them); bars: 95% Wilson intervals over the answers."
+)
+
+
+def _type(row: Mapping[str, Any]) -> str:
+    return str(row.get("question_type") or "decision")
+
+
+def decision_rows(rows: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The rows of decision prompts (with or without a chain): what the other sections read."""
+    return [row for row in rows if _type(row) == "decision"]
+
+
+def asked_types(rows: Iterable[Mapping[str, Any]]) -> list[str]:
+    """The question types other than the decision that the rows answer, in type order."""
+    from twosat_formal.questions import QUESTION_TYPES
+
+    present = {_type(row) for row in rows}
+    return [t for t in QUESTION_TYPES if t in present and t not in ("decision", "chain")]
+
+
+@dataclass(frozen=True)
+class QuestionRow:
+    """One model's answers to one question type on one family."""
+
+    model: str
+    question_type: str
+    family: str
+    answers: int
+    accuracy: Estimate
+    lenient_accuracy: Estimate
+    partial_credit: float | None
+    decision_accuracy: Estimate
+
+    def to_json(self) -> dict[str, Any]:
+        """The row as a JSON-ready dict."""
+        return fields_json(self)
+
+
+def _share(flags: Sequence[bool]) -> Estimate:
+    return wilson(sum(flags), len(flags))
+
+
+def question_rows(
+    rows: Iterable[Mapping[str, Any]], models: Sequence[str] = ()
+) -> list[QuestionRow]:
+    """One :class:`QuestionRow` per model, asked type and family (models in ``models``
+    order first, then by appearance; types in their order; families sorted)."""
+    data = list(rows)
+    out = []
+    for model in model_order(data, models):
+        mine = [r for r in data if str(r.get("model")) == model]
+        for kind in asked_types(mine):
+            asked = [r for r in mine if _type(r) == kind]
+            for family in sorted({str(r.get("family")) for r in asked}):
+                these = [r for r in asked if str(r.get("family")) == family]
+                ids = {r.get("instance_id") for r in these}
+                decided = [
+                    bool(r.get("decision_correct"))
+                    for r in mine
+                    if _type(r) == "decision" and r.get("instance_id") in ids
+                ]
+                key = {"forced": "recall"}.get(kind, "size_ratio")
+                credits = [float(r[key]) for r in these if key and r.get(key) is not None]
+                out.append(
+                    QuestionRow(
+                        model=model,
+                        question_type=kind,
+                        family=family,
+                        answers=len(these),
+                        accuracy=_share([bool(r.get("decision_correct")) for r in these]),
+                        lenient_accuracy=_share(
+                            [bool(r.get("lenient_decision_correct")) for r in these]
+                        ),
+                        partial_credit=sum(credits) / len(credits) if credits else None,
+                        decision_accuracy=_share(decided),
+                    )
+                )
+    return out
+
+
+def question_board(
+    rows: Iterable[Mapping[str, Any]], models: Sequence[str] = ()
+) -> dict[str, dict[str, Estimate]]:
+    """Strict and lenient accuracy per model and question type (over every family), the
+    decision among them: the rows of :data:`QUESTIONS_FIGURE`.
+
+    >>> rows = [{"model": "m", "question_type": "core", "decision_correct": True,
+    ...          "lenient_decision_correct": True}]
+    >>> board = question_board(rows)
+    >>> list(board), board["m · core"]["strict"].mean
+    (['m · core'], 1.0)
+    """
+    from twosat_formal.questions import QUESTION_TYPES
+
+    data = list(rows)
+    out: dict[str, dict[str, Estimate]] = {}
+    for model in model_order(data, models):
+        mine = [r for r in data if str(r.get("model")) == model]
+        present = {_type(r) for r in mine}
+        for kind in (t for t in QUESTION_TYPES if t in present):
+            these = [r for r in mine if _type(r) == kind]
+            out[f"{model} · {kind}"] = {
+                "strict": _share([bool(r.get("decision_correct")) for r in these]),
+                "lenient": _share([bool(r.get("lenient_decision_correct")) for r in these]),
+            }
+    return out
+
+
+def draw_questions_figure(
+    rows: Iterable[Mapping[str, Any]], out_dir: Any, models: Sequence[str] = ()
+) -> str:
+    """Draw :data:`QUESTIONS_FIGURE` under ``out_dir``; return its relative path."""
+    from pathlib import Path
+
+    from twosat_formal.report import charts
+    from twosat_formal.report.figspecs import title_svg
+
+    path = Path(out_dir) / QUESTIONS_FIGURE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    charts.interval_dots(question_board(rows, models), path, xlabel="accuracy (%)")
+    title_svg(path, FIGURE_TITLE, FIGURE_CAPTION)
+    return QUESTIONS_FIGURE
