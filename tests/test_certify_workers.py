@@ -134,7 +134,7 @@ def exact_summary(path: Path) -> tuple[Any, ...]:
 
     tally = _tally(_Index([path], exact=True), LocalExecutor(), None)
     failures = sorted((f.id or "", f.check, f.message) for f in tally.failures)
-    return len(tally.seconds), tally.checks, tally.kinds, tally.fields, failures
+    return tally.records, tally.checks, tally.kinds, tally.fields, failures
 
 
 ROOT_ID = RECORDS[0]["id"]
