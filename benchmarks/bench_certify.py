@@ -10,7 +10,7 @@ exercised:
   ``duplicate`` (equivalence-core), ``filler`` over fresh variables (backbone),
   ``bridge-move`` of the bridge to the end (mono-bridge).
 
-Building the dataset is timed apart; then ``certify_file`` runs and the script prints
+Building the dataset is timed apart; then ``certify_files`` runs and the script prints
 the time per record (mean, median, 95th percentile, max) and the share of the time spent
 in Z3 (the Z3 backend and the perturbation proofs). Then the same dataset is certified
 with ``--jobs 1`` and ``--jobs N`` (process executor, N = ``--jobs``, default 2), each
@@ -35,7 +35,7 @@ from pathlib import Path
 from _common import bench_parser  # type: ignore[import-not-found,unused-ignore]
 from bench_certify_mixed import cli_certify
 
-from twosat_formal.certify import certify_file
+from twosat_formal.certify import RecordResult, certify_files
 from twosat_formal.generators.grids import grid_cells, grid_instances
 from twosat_formal.instance import Instance
 from twosat_formal.perturb.chain import StepSpec
@@ -69,6 +69,19 @@ def records(small: bool, seed: int, count: int = 10) -> Iterator[Instance]:
             yield perturb_instance(inst, steps, seed=instance_seed(seed + k, inst.id))
 
 
+class _Seconds:
+    """A record log (:class:`twosat_formal.certify.RecordLog`) of each record's seconds."""
+
+    def __init__(self) -> None:
+        self.seconds: list[float] = []
+
+    def add(self, result: RecordResult) -> None:
+        self.seconds.append(result.seconds)
+
+    def restart(self) -> None:
+        self.seconds.clear()
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = bench_parser(__doc__, "a few dozen records (for CI)", jobs=2, seed=0, count=10)
     args = parser.parse_args(argv)
@@ -82,13 +95,14 @@ def main(argv: Sequence[str] | None = None) -> None:
                 out.write(inst.to_json() + "\n")
                 count += 1
         built = time.perf_counter() - start
-        report = certify_file(path, jobs=1)
+        log = _Seconds()
+        report = certify_files([path], records=log)
         # the speed-up: fresh command-line processes (a worker forked from this one would
         # start with the imports and caches of the run above); workers even when small
         _, one_wall, _ = cli_certify([path], 1)
         _, many_wall, _ = cli_certify([path], args.jobs, "process")
 
-    per = sorted(report.record_seconds)
+    per = sorted(log.seconds)
     p95 = per[min(len(per) - 1, int(0.95 * len(per)))] if per else 0.0
     worker_seconds = sum(per)
     print(f"dataset: {count} records built in {built:.2f} s")

@@ -134,7 +134,7 @@ def exact_summary(path: Path) -> tuple[Any, ...]:
 
     tally = _tally(_Index([path], exact=True), LocalExecutor(), None)
     failures = sorted((f.id or "", f.check, f.message) for f in tally.failures)
-    return len(tally.seconds), tally.checks, tally.kinds, tally.fields, failures
+    return tally.records, tally.checks, tally.kinds, tally.fields, failures
 
 
 ROOT_ID = RECORDS[0]["id"]
@@ -213,3 +213,30 @@ def test_the_quick_index_reads_the_tools_lines_without_a_second_pass(
     path.write_text(TRICKY[0] + "\n" + path.read_text())  # misfiled: certified again, exactly
     assert not certify_files([path], executor=LocalExecutor()).ok
     assert tallied == [False, False, True]
+
+
+@given(
+    files=st.integers(1, 70_000),
+    data=st.data(),
+)
+def test_the_index_packs_file_offset_and_line_into_one_int_and_back(
+    files: int, data: st.DataObject
+) -> None:
+    """Every (file, offset, line) the index can meet reads back as it was packed, and
+    two places of one file and offset share one spot whatever their lines; an offset
+    beyond what one int packs is a clear error, never a wrong place."""
+    from twosat_formal.certify import _OFFSETS, _Index
+    from twosat_formal.errors import ConfigError
+
+    index = _Index.__new__(_Index)
+    index._files = files
+    index.paths = [f"f{i}" for i in range(files)]
+    number = data.draw(st.integers(0, files - 1))
+    offset = data.draw(st.integers(0, _OFFSETS - 1))
+    line, other = data.draw(st.integers(1, 1 << 40)), data.draw(st.integers(1, 1 << 40))
+    packed = index._pack(number, offset, line)
+    assert index.place(packed) == (number, offset, line)
+    assert index.spot(packed) == index.spot(index._pack(number, offset, other))
+    assert index.spot(packed) == number * _OFFSETS + offset
+    with pytest.raises(ConfigError, match="too large"):
+        index._pack(number, _OFFSETS + data.draw(st.integers(0, 1 << 20)), line)

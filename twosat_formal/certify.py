@@ -147,7 +147,6 @@ class CertifyReport:
     failures: tuple[CheckFailure, ...]
     seconds: float
     z3_seconds: float
-    record_seconds: tuple[float, ...] = field(default=(), repr=False)
     kinds: Mapping[str, int] = field(default_factory=dict)
     fields: Mapping[str, int] = field(default_factory=dict)
     #: Fields of story records that are attested (what the story model wrote, bound
@@ -701,6 +700,10 @@ class _Reindex(Exception):
 #: Referenced records kept in memory (raw by the reader, parsed by each worker).
 _CACHE_SIZE = 256
 
+#: Byte offsets in a dataset file are below this (256 TiB): :class:`_Index` packs a
+#: record's file, offset and line into one int.
+_OFFSETS = 1 << 48
+
 #: The fields that name another record: a derived instance's root, a prompt's
 #: instance, a twin's source (the order of :class:`_Task`'s fields).
 _REFERENCES = ("base_id", "instance_id", "twin_of")
@@ -891,7 +894,8 @@ class _Index:
     """Where the record of each id is: ``id -> (file, byte offset, line)``.
 
     The first pass over the files keeps only this, never the records, so memory grows
-    by a few dozen bytes per record; the second pass (:meth:`items`) reads each line
+    by the id and one int per record (about 150 bytes with the dict's slot: measured in
+    ``docs/performance.md``); the second pass (:meth:`items`) reads each line
     again, unparsed, with the raw lines of the records it refers to (a derived
     instance's root, a prompt's instance, a twin's source) read back from their
     offsets through a small cache, since many records share one root.
@@ -913,10 +917,13 @@ class _Index:
     ) -> None:
         self.paths = [str(p) for p in paths]
         self.exact = exact or only is not None
-        self.where: dict[str, tuple[int, int, int]] = {}
+        #: Where each id's record is, packed in one int (:meth:`place`): an int costs
+        #: less than a tuple of three, and this dict is what grows with the records.
+        self.where: dict[str, int] = {}
         self.duplicates: list[CheckFailure] = []
         self.records = 0
-        self._cache: Recent[tuple[int, int], bytes] = Recent(_CACHE_SIZE)
+        self._files = max(1, len(self.paths))
+        self._cache: Recent[int, bytes] = Recent(_CACHE_SIZE)
         _refuse_empty(self.paths)
         instances: set[str] = set()  # the ids that prompts and stories name as instance
         for number, path in enumerate(self.paths):
@@ -930,20 +937,21 @@ class _Index:
                     continue
                 first = self.where.get(key)
                 if first is None:
-                    self.where[key] = (number, offset, line)
+                    self.where[key] = self._pack(number, offset, line)
                     continue
+                first_number, _, first_line = self.place(first)
                 self.duplicates.append(
                     CheckFailure(
                         key,
                         line,
                         "record",
-                        f"the id is used again (first on line {first[2]} of "
-                        f"{self.paths[first[0]]})",
+                        f"the id is used again (first on line {first_line} of "
+                        f"{self.paths[first_number]})",
                         path,
                     )
                 )
-        #: Where the records named as instances are: ``(file number, byte offset)``.
-        self.verbalized = {self.where[key][:2] for key in instances if key in self.where}
+        #: Where the records named as instances are: the line of :meth:`spot`.
+        self.verbalized = {self.spot(self.where[key]) for key in instances if key in self.where}
         #: The ids of the records to check (``None``: every record).
         self.wanted: set[str] | None = None
         if only is not None:
@@ -956,6 +964,28 @@ class _Index:
             ]
             self.records = sum(1 for key in wanted if key in self.where)
 
+    def _pack(self, number: int, offset: int, line: int) -> int:
+        """``(file number, byte offset, line)`` as one int, read back by :meth:`place`."""
+        if offset >= _OFFSETS:
+            raise ConfigError(f"{self.paths[number]}: a file over {_OFFSETS} bytes is too large")
+        return (line * self._files + number) * _OFFSETS + offset
+
+    def place(self, packed: int) -> tuple[int, int, int]:
+        """``(file number, byte offset, line)`` of a value of :attr:`where`.
+
+        >>> index = _Index.__new__(_Index); index._files = 3
+        >>> index.place(index._pack(2, 12345, 7))
+        (2, 12345, 7)
+        """
+        rest, offset = divmod(packed, _OFFSETS)
+        line, number = divmod(rest, self._files)
+        return number, offset, line
+
+    def spot(self, packed: int) -> int:
+        """The file number and byte offset of a value of :attr:`where` as one int, without
+        its line (what :meth:`items` finds in :attr:`verbalized` for that line)."""
+        return packed % (self._files * _OFFSETS)
+
     def _named(self, ids: Collection[str]) -> set[str]:
         """``ids`` and the ids of every record they name, and those name, and so on."""
         found: set[str] = set()
@@ -967,7 +997,7 @@ class _Index:
             found.add(key)
             raw = self.raw(key)
             if raw is not None:
-                refs = _references(_value(raw, 0, self.paths[self.where[key][0]]))
+                refs = _references(_value(raw, 0, self.paths[self.place(self.where[key])[0]]))
                 todo.extend(ref for ref in refs if ref is not None)
         return found
 
@@ -975,14 +1005,15 @@ class _Index:
         """The raw line of the record whose id is ``key`` (``None`` if no record has it)."""
         if key is None or key not in self.where:
             return None
-        number, offset, _ = self.where[key]
-        found = self._cache.get((number, offset))
+        packed = self.where[key]
+        number, offset, _ = self.place(packed)
+        found = self._cache.get(self.spot(packed))
         if found is not None:
             return found
         with open(self.paths[number], "rb") as stream:
             stream.seek(offset)
             found = stream.readline()
-        self._cache.put((number, offset), found)
+        self._cache.put(self.spot(packed), found)
         return found
 
     def line(self, item: _Line, refs: tuple[str | None, ...]) -> _Line:
@@ -996,7 +1027,7 @@ class _Index:
             for line, offset, raw in _raw_lines(path):
                 if self.wanted is not None and not self._wanted(raw, line, path):
                     continue
-                verbalized = (number, offset) in self.verbalized
+                verbalized = number * _OFFSETS + offset in self.verbalized
                 filed = None if self.exact else _filing(raw)
                 item = _Line(path, line, raw, (), (), verbalized, filed, not self.exact)
                 yield self.line(item, _scan(raw))
@@ -1160,9 +1191,9 @@ def certify_files(
     finally:
         if owned:
             executor.close()
-    failures, seconds = tally.failures, tally.seconds
+    failures = tally.failures
     failures.sort(key=lambda f: (f.source or "", f.line or 0))
-    if not seconds:
+    if not tally.records:
         failures.append(
             CheckFailure(
                 None,
@@ -1174,12 +1205,11 @@ def certify_files(
         )
     report = CertifyReport(
         sources=tuple(str(p) for p in paths),
-        records=len(seconds),
+        records=tally.records,
         checks=tally.checks,
         failures=tuple(failures),
         seconds=time.perf_counter() - start,
         z3_seconds=tally.z3_seconds,
-        record_seconds=tuple(seconds),
         kinds=tally.kinds,
         fields=tally.fields,
         story_attested=tally.story_attested,
@@ -1197,7 +1227,8 @@ class _Tally:
     failures: list[CheckFailure] = field(default_factory=list)
     kinds: dict[str, int] = field(default_factory=dict)
     fields: dict[str, int] = field(default_factory=lambda: dict.fromkeys(CLASSES, 0))
-    seconds: list[float] = field(default_factory=list)
+    #: The records whose results came (a count: nothing is kept per record).
+    records: int = 0
     checks: int = 0
     z3_seconds: float = 0.0
     story_attested: int = 0
@@ -1228,11 +1259,11 @@ def _tally(
             tally.fields[cls] += n
         if result.kind == "story":
             tally.story_attested += result.fields.get(ATTESTED, 0)
-        tally.seconds.append(result.seconds)
+        tally.records += 1
         tally.checks += result.checks
         tally.z3_seconds += result.z3_seconds
         if progress is not None:
-            progress(len(tally.seconds), index.records)
+            progress(tally.records, index.records)
     return tally
 
 

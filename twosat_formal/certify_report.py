@@ -231,24 +231,29 @@ class JunitLog:
         self._file.seek(0, os.SEEK_END)
 
     def write(self, report: CertifyReport, stream: IO[str]) -> None:
-        """Write the JUnit XML of ``report`` (whose records this log kept) to ``stream``."""
+        """Write the JUnit XML of ``report`` (whose records this log kept) to ``stream``.
+
+        A suite's header holds its counts, so a first pass over the log adds them up and
+        each suite's test cases are then written as they are read back, never all held.
+        """
         by_place: dict[tuple[str, int | None], list[CheckFailure]] = {}
         for failure in report.failures:
             by_place.setdefault((failure.source or "", failure.line), []).append(failure)
-        suites: dict[str, list[str]] = {}
-        counts: dict[str, list[float]] = {}  # tests, failures, seconds
-        for source, line, key, kind, seconds, cached in self.rows():
-            failures = by_place.pop((source, line), [])
-            name = f"{key} (line {line})" if key is not None else f"line {line}"
-            case = _testcase(source, name, kind, seconds, line, failures, cached)
-            suites.setdefault(source, []).append(case)
+        counts: dict[str, list[float]] = {}  # tests, failures, seconds: in suite order
+        matched: set[tuple[str, int | None]] = set()  # places of failures of a record
+        for source, line, _, _, seconds, _ in self.rows():
             tally = counts.setdefault(source, [0, 0, 0.0])
             tally[0] += 1
-            tally[1] += bool(failures)
             tally[2] += seconds
-        for (source, line), failures in by_place.items():  # failures of no record
+            if (source, line) in by_place:
+                matched.add((source, line))
+                tally[1] += 1
+        orphans: dict[str, list[str]] = {}  # failures of no record, by suite
+        for (source, line), failures in by_place.items():
+            if (source, line) in matched:
+                continue
             name = failures[0].check if line is None else f"line {line}"
-            suites.setdefault(source, []).append(
+            orphans.setdefault(source, []).append(
                 _testcase(source, name, "dataset", 0.0, line, failures, False)
             )
             tally = counts.setdefault(source, [0, 0, 0.0])
@@ -260,13 +265,18 @@ class JunitLog:
             f'<testsuites name="twosat-formal certify" tests="{total[0]}" '
             f'failures="{total[1]}" errors="0" time="{report.seconds:.3f}">\n'
         )
-        for source, cases in suites.items():
-            tests, failed, seconds = counts[source]
+        for suite, (tests, failed, time) in counts.items():
             stream.write(
-                f'  <testsuite name={quoteattr(_clean(source))} tests="{tests}" '
-                f'failures="{failed}" errors="0" skipped="0" time="{seconds:.3f}">\n'
+                f'  <testsuite name={quoteattr(_clean(suite))} tests="{tests}" '
+                f'failures="{failed}" errors="0" skipped="0" time="{time:.3f}">\n'
             )
-            for case in cases:
+            for source, line, key, kind, seconds, cached in self.rows():
+                if source != suite:
+                    continue
+                failures = by_place.get((source, line), []) if (source, line) in matched else []
+                name = f"{key} (line {line})" if key is not None else f"line {line}"
+                stream.write(_testcase(source, name, kind, seconds, line, failures, cached))
+            for case in orphans.get(suite, ()):
                 stream.write(case)
             stream.write("  </testsuite>\n")
         stream.write("</testsuites>\n")

@@ -21,7 +21,13 @@ from collections import OrderedDict
 from collections.abc import Hashable, Iterator
 from typing import Generic, TypeVar
 
-__all__ = ["Recent"]
+__all__ = ["TEXTS", "Recent"]
+
+#: The entries a cache keyed by a text that varies without end (a clause's sentence,
+#: whose entity names each prompt draws again) keeps: a few MB at most, so a worker's
+#: memory stays flat over any number of records, while a prompt's clauses, read again
+#: as its record is checked, are still found.
+TEXTS = 1 << 12
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")

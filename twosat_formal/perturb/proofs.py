@@ -61,7 +61,7 @@ import z3
 
 from twosat_formal.errors import ConfigError, ProofError
 from twosat_formal.formula import Formula
-from twosat_formal.per_process import PerProcess
+from twosat_formal.per_process import Z3_USES, PerProcess
 from twosat_formal.perturb.transform import Proof, Transform
 from twosat_formal.recent import Recent
 
@@ -219,7 +219,7 @@ class Z3Session:
 
 
 #: The Z3 session of this process (a fresh one in a forked worker).
-session: PerProcess[Z3Session] = PerProcess(Z3Session)
+session: PerProcess[Z3Session] = PerProcess(Z3Session, uses=Z3_USES)
 
 
 # -- helpers ---------------------------------------------------------------------------------

@@ -52,7 +52,7 @@ import numpy as np
 
 from twosat_formal.errors import ProofError, SolverDisagreementError
 from twosat_formal.formula import Formula
-from twosat_formal.per_process import PerProcess
+from twosat_formal.per_process import Z3_USES, PerProcess
 from twosat_formal.registry import Registry
 from twosat_formal.solve.result import SolveResult
 from twosat_formal.solve.scc import solve_scc
@@ -283,7 +283,8 @@ _Z3_TRUE = re.compile(r"\(define-fun k!(\d+) \(\) Bool\s+true\)")
 def _new_z3_solver() -> Any:
     """A Z3 ``QF_BV`` solver in a context of its own, for :func:`decide`.
 
-    One serves every call of a process (:data:`_z3_solver`): each formula is decided
+    One serves a process's calls (:data:`_z3_solver`, made again every
+    :data:`~twosat_formal.per_process.Z3_USES` calls): each formula is decided
     between ``push`` and ``pop``, so one leaves no assertion behind for the next, and
     no new solver is made per formula (about 5 ms less a call). What the solver learnt
     before can change the model it finds, never the label, so :func:`solve_z3` does
@@ -295,7 +296,7 @@ def _new_z3_solver() -> Any:
 
 
 #: This process's solver for :func:`decide` (a fresh one in a forked child).
-_z3_solver: PerProcess[Any] = PerProcess(_new_z3_solver)
+_z3_solver: PerProcess[Any] = PerProcess(_new_z3_solver, uses=Z3_USES)
 
 
 def _dimacs(formula: Formula) -> str:

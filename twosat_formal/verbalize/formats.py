@@ -45,6 +45,7 @@ from functools import lru_cache
 
 from twosat_formal.errors import ConfigError, ParseError, SentenceError
 from twosat_formal.formula import Formula
+from twosat_formal.recent import TEXTS
 from twosat_formal.verbalize.schemes import TEMPLATES, Scheme
 
 __all__ = ["FORMATS", "Format", "read_format"]
@@ -268,7 +269,7 @@ class _LineError(Exception):
         self.message = message
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=TEXTS)  # keyed by clause texts: bounded small
 def _strict_clause(scheme: Format, text: str) -> tuple[tuple[str, bool], ...]:
     """:meth:`Format.strict_clause`, remembered (a pure function of format and text)."""
     return scheme.strict_clause(text)

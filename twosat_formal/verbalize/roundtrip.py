@@ -35,7 +35,7 @@ import z3
 
 from twosat_formal.errors import CertificateError, ParseError, ProofError
 from twosat_formal.formula import Formula
-from twosat_formal.per_process import PerProcess
+from twosat_formal.per_process import Z3_USES, PerProcess
 from twosat_formal.prompts import PromptRecord
 from twosat_formal.recent import Recent
 from twosat_formal.verbalize.backparse import read_clauses
@@ -220,7 +220,7 @@ class _Session:
 
 
 #: The round-trip session of this process (a fresh one in a forked child).
-_session: PerProcess[_Session] = PerProcess(_Session)
+_session: PerProcess[_Session] = PerProcess(_Session, uses=Z3_USES)
 
 
 def _variable_map(formula: Formula, entities: Mapping[str, str] | Sequence[str]) -> dict[str, int]:

@@ -43,6 +43,7 @@ from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
 from twosat_formal.errors import ConfigError, SentenceError
+from twosat_formal.recent import TEXTS
 from twosat_formal.registry import Registry
 from twosat_formal.verbalize.entities import NAMINGS, Naming
 
@@ -67,7 +68,7 @@ def normalize_apostrophes(text: str) -> str:
     return text.replace("'", APOSTROPHE)
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=TEXTS)  # keyed by clause texts: bounded small
 def _parse_sentence(scheme: Scheme, sentence: str) -> tuple[tuple[str, bool], ...]:
     """:meth:`Scheme.parse_sentence`, remembered: a pure function of scheme and sentence.
 
