@@ -44,8 +44,10 @@ def inputs(tmp_path_factory: pytest.TempPathFactory) -> dict[int, Path]:
     for size in (2_000, 20_000):
         paths[size] = folder / f"data-{size}.jsonl"
         with open(paths[size], "w", encoding="utf-8") as stream:
-            for i in range(size):
-                stream.write(lines[i % len(lines)] + "\n")
+            for i in range(size):  # each line its own id: a dataset holds an id once
+                record = json.loads(lines[i % len(lines)])
+                record["id"] = f"{record['id']}-{i}"
+                stream.write(json.dumps(record) + "\n")
     return paths
 
 
