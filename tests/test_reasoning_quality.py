@@ -24,7 +24,7 @@ from twosat_formal.diagnostics.quality import code_quality, concluded
 from twosat_formal.diagnostics.trace import check_trace
 from twosat_formal.formula import Formula
 from twosat_formal.strategies import COT_INSTRUCTION
-from twosat_formal.verbalize import TEMPLATES, verbalize
+from twosat_formal.verbalize import FORMATS, TEMPLATES, verbalize
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 
@@ -39,7 +39,9 @@ def entailed(clauses: Sequence[Sequence[int]], num_vars: int, clause: Sequence[i
 @settings(max_examples=60, deadline=None)
 @given(
     formula=small_2cnf(),
-    template=st.sampled_from(sorted(TEMPLATES.names())),
+    # the schemes' sentences: a format's line is its clause with its place (∧, a number),
+    # which trace reads as the clause alone
+    template=st.sampled_from(sorted(n for n in TEMPLATES.names() if n not in FORMATS)),
     seed=st.integers(0, 10_000),
 )
 def test_premise_fidelity_and_inference_validity_equal_a_brute_force_count(

@@ -22,7 +22,7 @@ Examples
 >>> write_csv(rows, buffer)
 1
 >>> print(buffer.getvalue().splitlines()[1][:40])
-i1,,,,,,,0,,,,,,,,,,,,,false,,,,,,,
+i1,,,,,,,0,,,,,,,,,,,,,false,,,,,,,,,,,,
 """
 
 from __future__ import annotations
