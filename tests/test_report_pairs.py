@@ -151,3 +151,17 @@ def test_more_renderings_of_the_same_answers_change_no_interval(
     for a, b in ((one.accuracy, many.accuracy), (one.consistency, many.consistency)):
         assert (a.mean, a.low, a.high, a.n) == (b.mean, b.low, b.high, b.n) == (
             a.mean, a.low, a.high, len(answers))  # fmt: skip
+
+
+@given(
+    st.integers(min_value=1, max_value=500).flatmap(
+        lambda n: st.tuples(st.integers(0, n), st.just(n))
+    )
+)
+def test_a_wilson_interval_holds_its_share(case: tuple[int, int]) -> None:
+    """low <= share <= high exactly, also at 0 and n (where rounding once lifted the
+    low bound past a share of 0 and a figure's error bar went negative)."""
+    successes, n = case
+    e = wilson(successes, n)
+    assert e.low is not None and e.high is not None and e.mean is not None
+    assert 0.0 <= e.low <= e.mean <= e.high <= 1.0

@@ -78,8 +78,10 @@ def interval_dots(
                 mean = _pct(estimate.mean)
                 low = mean if estimate.low is None else _pct(estimate.low)
                 high = mean if estimate.high is None else _pct(estimate.high)
+                # a bound may pass its mean by a rounding error (Wilson at 0 or 100 %)
+                below, above = max(0.0, mean - low), max(0.0, high - mean)
                 container = ax.errorbar(
-                    [mean], [y], xerr=[[mean - low], [high - mean]], fmt=marker, color=color,
+                    [mean], [y], xerr=[[below], [above]], fmt=marker, color=color,
                     markersize=5, capsize=3, linewidth=1.2, label=metric,
                 )  # fmt: skip
                 handles.setdefault(metric, container)
