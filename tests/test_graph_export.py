@@ -181,3 +181,31 @@ def test_bad_graph_targets_are_one_line_errors(
     assert code == 2 and "Traceback" not in err and not (tmp_path / "w.json").exists()
     with pytest.raises(ConfigError):
         write_graph(nx.DiGraph(), tmp_path / "g.svg")
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_a_graph_on_standard_output_is_all_it_holds(tmp_path: Path, as_json: bool) -> None:
+    """``--graph /dev/stdout --graph-format dot`` pipes into Graphviz: the structure goes
+    to stderr, so standard output is the DOT text alone (a real process, a real pipe)."""
+    import subprocess
+    import sys
+
+    source = tmp_path / "f.dsl"
+    source.write_text("a -> b\nb -> ~a\n~(a & c)\n")
+    cli = str(Path(__file__).parents[1] / "cli.py")
+    argv = [cli, "inspect", str(source), "--graph", "/dev/stdout", "--graph-format", "dot"]
+    done = subprocess.run(
+        [sys.executable, *argv, *(["--json"] if as_json else [])],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    out = tmp_path / "g.dot"
+    out.write_text(done.stdout)
+    from twosat_formal.io import read_formula
+
+    check_graph(read_formula(source), read_back(out))
+    shown = '{"num_vars"' if as_json else "┌"  # the JSON object, or the table's frame
+    assert shown in done.stderr and shown not in done.stdout
+    assert done.stdout.startswith("strict digraph")

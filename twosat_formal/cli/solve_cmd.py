@@ -20,7 +20,10 @@ goes through Typer as every other command does, which prints its usual messages.
 
 from __future__ import annotations
 
+import io
 import json
+import os
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -183,11 +186,23 @@ def inspect(
             markup=False,
         )
     measures = structural_measures(formula)
+    # a graph written to standard output (piped into dot) keeps it to itself
+    shown = "err_console" if graph is not None and _is_stdout(graph) else "out_console"
     if as_json:
-        typer.echo(json.dumps({**structure.to_json(), "measures": measures}))
+        typer.echo(
+            json.dumps({**structure.to_json(), "measures": measures}), err=shown == "err_console"
+        )
         return
     table = _structure_table(structure)
     for key, label in _MEASURE_ROWS:
         value = measures[key]
         table.add_row(label, "-" if value is None else str(value))
-    console("out_console").print(table)
+    console(shown).print(table)
+
+
+def _is_stdout(path: Path) -> bool:
+    """Whether ``path`` is this process's standard output (``/dev/stdout``, ``/dev/fd/1``)."""
+    try:
+        return os.path.samestat(os.stat(path), os.fstat(sys.stdout.fileno()))
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        return False
