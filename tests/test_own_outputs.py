@@ -13,6 +13,7 @@ those files (the bases that ``edit`` and ``pairs`` repeat) are taken as any inst
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -178,3 +179,35 @@ def test_a_derived_dataset_read_twice_writes_each_id_once(
     assert set(ids_of(made)) <= set(ids_of(once)) <= set(ids)
     code, stdout, err = cli(capsys, "certify", str(twice))
     assert code == 0, (stdout, err)
+
+
+def edit_summary(
+    capsys: pytest.CaptureFixture[str], name: str, data: Path, out: Path
+) -> tuple[int, ...]:
+    """The counts of an ``edit`` run's summary line: records, instances, edits of each kind."""
+    code, _, err = cli(capsys, "edit", str(data), *SELF_READERS[name], "--out", str(out))
+    assert code == 0, err
+    match = re.search(
+        r"wrote (\d+) records .*: (\d+) instances?, (\d+) label-preserving edits?, "
+        r"(\d+) label-changing edits?",
+        err,
+    )
+    assert match, err
+    return tuple(map(int, match.groups()))
+
+
+@pytest.mark.parametrize("name", ["edit-cumulative", "edit-individual"])
+def test_the_edit_summary_counts_the_edits_written(
+    name: str, outputs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An input holding each instance twice makes each edit twice: the copies left out
+    as duplicates are not counted, so the edits counted are the edit lines written."""
+    base = (outputs / "base.jsonl").read_text(encoding="utf-8")
+    twice = tmp_path / "twice.jsonl"
+    twice.write_text(base + base, encoding="utf-8")
+    once_counts = edit_summary(capsys, name, outputs / "base.jsonl", tmp_path / "once.jsonl")
+    written, bases, preserving, changing = edit_summary(capsys, name, twice, tmp_path / "out.jsonl")
+    assert bases == 2 * once_counts[1]
+    assert written == len(ids_of(tmp_path / "out.jsonl")) == once_counts[0]
+    assert (preserving, changing) == once_counts[2:]
+    assert written == once_counts[1] + preserving + changing

@@ -31,7 +31,7 @@ import json
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, TextIO, TypeVar
 
 from twosat_formal.errors import ParseError, RecordError
 from twosat_formal.formula import Formula
@@ -56,6 +56,8 @@ __all__ = [
 SCHEMA_VERSION = 1
 #: The two labels an instance can carry.
 LABELS = ("SAT", "UNSAT")
+
+T = TypeVar("T")
 
 
 def canonical_json(obj: object) -> str:
@@ -309,7 +311,9 @@ def write_instances(instances: Iterable[Instance], path_or_stream: str | Path | 
     return write_lines((instance.to_json() for instance in instances), path_or_stream)
 
 
-def first_of_each_id(records: Iterable[tuple[str, str]]) -> Iterator[str]:
+def first_of_each_id(
+    records: Iterable[tuple[str, T]], *, seen: set[str] | None = None
+) -> Iterator[T]:
     """The lines of ``(id, line)`` pairs, each id once: at its first place, later ones left out.
 
     A command that reads a dataset and writes derived records (``perturb``, ``edit``,
@@ -318,10 +322,14 @@ def first_of_each_id(records: Iterable[tuple[str, str]]) -> Iterator[str]:
     the same id is the same derivation. Writing each id once, at its first place, keeps
     the ids of the output unique and the output a function of the input alone.
 
+    ``seen`` (updated in place) holds the ids written before, when the output is
+    written in several calls; a line may be any value carried with its id.
+
     >>> list(first_of_each_id([("a", "1"), ("b", "2"), ("a", "3")]))
     ['1', '2']
     """
-    seen: set[str] = set()
+    if seen is None:
+        seen = set()
     for record_id, line in records:
         if record_id not in seen:
             seen.add(record_id)

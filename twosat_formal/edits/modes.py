@@ -351,6 +351,24 @@ class EditRun:
     preserving: int = 0
     changing: int = 0
     reached: Counter[int] = field(default_factory=Counter)
+    written: set[str] = field(default_factory=set, repr=False)
+
+    def origin(self, reached: int | None) -> None:
+        """Count one instance edited, and (cumulative mode) the level its chain reached."""
+        self.bases += 1
+        if reached is not None:
+            self.reached[reached] += 1
+
+    def count(self, kind: str | None) -> None:
+        """Count one record written: an edit of ``kind``, or (``None``) an origin.
+
+        An edit left out because its id was written already (a dataset ``edit`` wrote,
+        edited again) is not counted: the summary counts the records of the output.
+        """
+        if kind == PRESERVING:
+            self.preserving += 1
+        elif kind == CHANGING:
+            self.changing += 1
 
     def summary(self) -> str:
         """One line per mode: what was made, and (cumulative) the fallbacks per level.
@@ -389,11 +407,10 @@ class _EditSettings:
 
 @dataclass(frozen=True)
 class _Edited:
-    """One instance's share of the output (``(id, line)`` pairs), and its counts for the summary."""
+    """One instance's share of the output, ``(id, (line, kind))`` pairs (``kind`` ``None``
+    for the origin), and the level its chain reached (cumulative mode)."""
 
-    lines: list[tuple[str, str]]
-    preserving: int
-    changing: int
+    lines: list[tuple[str, tuple[str, str | None]]]
     reached: int | None
 
 
@@ -420,7 +437,11 @@ def _settings(
     return _EditSettings(mode, keep, max_edits, seed, names, order, keep_base)
 
 
-def _edit_one(settings: _EditSettings, instance: Instance) -> tuple[list[Instance], _Edited]:
+def _edit_one(
+    settings: _EditSettings, instance: Instance
+) -> tuple[list[tuple[Instance, str | None]], int | None]:
+    """The records of one origin with their kinds (``None``: the origin), and the level
+    its chain reached (``None`` in individual mode)."""
     own_seed = edit_seed(settings.seed, instance.id)
     made: Sequence[EditedInstance]
     reached = None
@@ -442,25 +463,15 @@ def _edit_one(settings: _EditSettings, instance: Instance) -> tuple[list[Instanc
             seed=own_seed,
             operators=settings.operators,
         ).all()
-    records = ([instance] if settings.keep_base else []) + [e.instance for e in made]
-    preserving = sum(1 for e in made if e.kind == PRESERVING)
-    return records, _Edited([], preserving, len(made) - preserving, reached)
+    origin: list[tuple[Instance, str | None]] = [(instance, None)] if settings.keep_base else []
+    return origin + [(e.instance, e.kind) for e in made], reached
 
 
 def _edit_line(settings: _EditSettings, line: RawLine) -> _Edited:
     instance = Instance.from_record(parse_raw(line).value, line=line.number, source=line.source)
     refuse_edited(instance, "edit", modes=("twin",), line=line.number, source=line.source)
-    records, counts = _edit_one(settings, instance)
-    lines = [(record.id, record.to_json()) for record in records]
-    return _Edited(lines, counts.preserving, counts.changing, counts.reached)
-
-
-def _count_into(run: EditRun, counts: _Edited) -> None:
-    run.bases += 1
-    run.preserving += counts.preserving
-    run.changing += counts.changing
-    if counts.reached is not None:
-        run.reached[counts.reached] += 1
+    records, reached = _edit_one(settings, instance)
+    return _Edited([(record.id, (record.to_json(), kind)) for record, kind in records], reached)
 
 
 def edit_instances(
@@ -498,12 +509,13 @@ def edit_instances(
 
 def _edit_all(settings: _EditSettings, instances: Iterable[Instance]) -> EditRun:
     run = EditRun(settings.mode, settings.max_edits)
-    written: set[str] = set()
     for instance in instances:
-        records, counts = _edit_one(settings, instance)
-        run.records.extend(r for r in records if r.id not in written)
-        written.update(r.id for r in records)
-        _count_into(run, counts)
+        records, reached = _edit_one(settings, instance)
+        run.origin(reached)
+        shares = [(record.id, (record, kind)) for record, kind in records]
+        for record, kind in first_of_each_id(shares, seen=run.written):
+            run.records.append(record)
+            run.count(kind)
     return run
 
 
@@ -545,19 +557,23 @@ def edit_lines(
             text = read_text(file, source=source)
             formula, conversions = parse_reading(text, source=source)
             instance = root_instance(formula, source=source, conversions=conversions)
-            records, counts = _edit_one(settings, instance)
-            _count_into(run, counts)
-            yield from (record.to_json() for record in records)
+            records, reached = _edit_one(settings, instance)
+            run.origin(reached)
+            for record, kind in records:
+                run.count(kind)
+                yield record.to_json()
             return
         made = runner.map(partial(_edit_line, settings), raw_lines(file, source=source))
-        yield from first_of_each_id(_counted(run, made))
+        for line, kind in first_of_each_id(_shares(run, made)):
+            run.count(kind)
+            yield line
 
 
-def _counted(run: EditRun, made: Iterable[_Edited]) -> Iterator[tuple[str, str]]:
-    """The ``(id, line)`` pairs of each instance's share, counted into ``run`` as they come."""
-    for counts in made:
-        _count_into(run, counts)
-        yield from counts.lines
+def _shares(run: EditRun, made: Iterable[_Edited]) -> Iterator[tuple[str, tuple[str, str | None]]]:
+    """Each instance's share of the output, its origin counted into ``run`` as it comes."""
+    for share in made:
+        run.origin(share.reached)
+        yield from share.lines
 
 
 def edit_file(
