@@ -5,8 +5,9 @@
 :func:`derive_measures` gives the same measures from the clauses alone, in plain Python:
 adjacency lists built here, Kosaraju's two depth-first passes for the strong components
 (the engine runs another algorithm), reachability between components as bit sets for
-the backbone (a literal ``l`` is forced when ``~l`` reaches ``l``), and one breadth-first
-search per conflicting variable or backbone literal that stops at its target.
+the backbone (a literal ``l`` is forced when ``~l`` reaches ``l``), and a breadth-first
+search from each conflicting literal or negated backbone literal, all run at once level
+by level in NumPy (the engine asks SciPy's shortest paths), each stopping at its target.
 :func:`check_measures` is what ``certify`` runs on an instance record's ``measures``:
 every value must equal the one derived here.
 
@@ -24,8 +25,9 @@ missing largest_scc, missing nontrivial_sccs, missing forced_depth, missing proo
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Mapping
+
+import numpy as np
 
 from twosat_formal.errors import CertificateError
 from twosat_formal.formula import Formula
@@ -92,21 +94,60 @@ def _components(out: list[list[int]]) -> tuple[list[int], int]:
     return comp, count
 
 
-def _distance(out: list[list[int]], source: int, target: int) -> int:
-    """Edges on a shortest path from ``source`` to ``target`` (which it reaches)."""
-    if source == target:
-        return 0
-    dist = {source: 0}
-    queue = deque([source])
-    while queue:
-        u = queue.popleft()
-        for v in out[u]:
-            if v not in dist:
-                if v == target:
-                    return dist[u] + 1
-                dist[v] = dist[u] + 1
-                queue.append(v)
-    raise AssertionError("the target is reached")  # pragma: no cover - callers know
+#: Most (source, literal) cells one batch of searches may mark.
+_BATCH_CELLS = 1 << 22
+
+
+def _distances(out: list[list[int]], sources: list[int], targets: list[int]) -> list[int]:
+    """Edges on a shortest path from each source to its target (-1: none), by a
+    level-synchronous breadth-first search of every source at once.
+
+    The frontier is an array of ``(source, node)`` pairs, expanded one level at a time
+    through the adjacency lists (flattened here), so the work is that of one search per
+    source, done in NumPy; a source leaves the frontier when it reaches its target.
+    """
+    size = len(out)
+    degree = np.fromiter((len(targets_of) for targets_of in out), dtype=np.int64, count=size)
+    start = np.concatenate(([0], np.cumsum(degree)))
+    flat = np.fromiter((v for targets_of in out for v in targets_of), dtype=np.int64)
+    found: list[int] = []
+    batch = max(1, _BATCH_CELLS // max(size, 1))
+    for first in range(0, len(sources), batch):
+        src = np.asarray(sources[first : first + batch], dtype=np.int64)
+        dst = np.asarray(targets[first : first + batch], dtype=np.int64)
+        count = len(src)
+        seen = np.zeros((count, size), dtype=bool)
+        seen[np.arange(count), src] = True
+        dist = np.where(src == dst, 0, -1)
+        who = np.flatnonzero(dist < 0)
+        at = src[who]
+        level = 0
+        while who.size:
+            level += 1
+            steps = degree[at]
+            total = int(steps.sum())
+            who = np.repeat(who, steps)
+            offset = np.arange(total) - np.repeat(np.cumsum(steps) - steps, steps)
+            at = flat[np.repeat(start[at], steps) + offset]
+            new = ~seen[who, at]
+            cells = np.unique(who[new] * size + at[new])
+            who, at = cells // size, cells % size
+            seen[who, at] = True
+            hit = at == dst[who]
+            dist[who[hit]] = level
+            going = dist[who] < 0
+            who, at = who[going], at[going]
+        found.extend(int(d) for d in dist)
+    return found
+
+
+def _shortest_cycle(out: list[list[int]], conflicts: list[int]) -> int:
+    """The least ``d(v, ~v) + d(~v, v)`` over the conflicting variables ``v``."""
+    positive = [2 * v for v in conflicts]
+    negative = [2 * v + 1 for v in conflicts]
+    there = _distances(out, positive + negative, negative + positive)
+    half = len(conflicts)
+    return min(there[i] + there[half + i] for i in range(half))
 
 
 def derive_measures(formula: Formula) -> dict[str, int | None]:
@@ -135,10 +176,7 @@ def derive_measures(formula: Formula) -> dict[str, int | None]:
     variables = range(formula.num_vars)
     conflicts = [v for v in variables if comp[2 * v] == comp[2 * v + 1]]
     if conflicts:
-        cycle = min(
-            _distance(out, 2 * v, 2 * v + 1) + _distance(out, 2 * v + 1, 2 * v) for v in conflicts
-        )
-        found["shortest_cycle"] = found["proof_length"] = cycle
+        found["shortest_cycle"] = found["proof_length"] = _shortest_cycle(out, conflicts)
         return found
     reach = [0] * count
     for c in reversed(range(count)):
@@ -150,7 +188,7 @@ def derive_measures(formula: Formula) -> dict[str, int | None]:
         node for node in range(len(out)) if reach[comp[node ^ 1]] >> comp[node] & 1
     ]  # node ^ 1 is the negation of node
     found["backbone"] = len(forced)
-    deepest = max((_distance(out, node ^ 1, node) for node in forced), default=0)
+    deepest = max(_distances(out, [node ^ 1 for node in forced], forced), default=0)
     found["forced_depth"] = found["proof_length"] = deepest
     return found
 
