@@ -2,8 +2,10 @@
 along edit chains against prediction flips, recomputed here from the stored files.
 
 The proof lengths are recomputed with networkx and brute force (``test_measures``'s
-oracle) from each record's DIMACS text; the pairs and flips from ``results.jsonl`` and
-``dataset.jsonl`` in plain Python.
+oracle) from each record's DIMACS text; the pairs and flips from the golden ``edits``
+run's ``results.jsonl`` and ``dataset.jsonl`` in plain Python, and compared with its
+``report.json`` (which ``test_golden`` holds equal to what the code writes) and with a
+report built from those files.
 """
 
 from __future__ import annotations
@@ -16,30 +18,37 @@ from typing import Any
 
 import pytest
 from brute import check_svg
-from test_experiment_edits import edit_steps, read, run_dir  # noqa: F401 (a fixture)
 from test_measures import oracle
 
 from twosat_formal.edits.proof_lengths import changed_proof_lengths, proof_length_flips
 from twosat_formal.instance import Instance
 from twosat_formal.measures import MEASURES
+from twosat_formal.report import build_report
 from twosat_formal.report.figinput import FigureInput, slug
 from twosat_formal.report.measureplans import MEASURE_LABELS, measure_curves
 from twosat_formal.report.sections import compute_content
 
+GOLDEN = Path(__file__).resolve().parent / "golden" / "edits"
 
-def proof_lengths(dataset: dict[str, dict[str, Any]]) -> dict[str, int]:
-    """Each record's proof length from its formula, by the networkx oracle."""
-    return {
-        key: oracle(Instance.from_record(record).formula)["proof_length"]  # type: ignore[misc]
+
+def read(name: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (GOLDEN / name).read_text().splitlines() if line]
+
+
+def edit_steps(record: dict[str, Any]) -> list[dict[str, Any]]:
+    return [t for t in record.get("transforms") or [] if t.get("kind") == "edit"]
+
+
+def recount() -> tuple[dict[str, Counter[tuple[int, bool]]], dict[str, bool]]:
+    """Per model, (change, flip) counts; per edited record, whether its length changed;
+    the proof lengths by the networkx oracle from each record's DIMACS text."""
+    dataset = {r["id"]: r for r in read("dataset.jsonl")}
+    lengths = {
+        key: oracle(Instance.from_record(record).formula)["proof_length"]
         for key, record in dataset.items()
     }
-
-
-def test_flips_against_proof_length_change_equal_a_recount(run_dir: Path) -> None:  # noqa: F811
-    dataset = {r["id"]: r for r in read(run_dir, "dataset.jsonl")}
-    lengths = proof_lengths(dataset)
     assert all(dataset[k]["measures"]["proof_length"] == v for k, v in lengths.items())
-    results = read(run_dir, "results.jsonl")
+    results = read("results.jsonl")
     answers = {(r["instance_id"], r["model"], r["template"], r["sample"]): r for r in results}
     expected: dict[str, Counter[tuple[int, bool]]] = {}
     edited: dict[str, bool] = {}
@@ -49,41 +58,51 @@ def test_flips_against_proof_length_change_equal_a_recount(run_dir: Path) -> Non
             continue
         origin = steps[-1]["origin"]
         base = answers[(origin, row["model"], row["template"], row["sample"])]
-        change = lengths[row["instance_id"]] - lengths[origin]
+        change = int(lengths[row["instance_id"]] or 0) - int(lengths[origin] or 0)
         edited[row["instance_id"]] = change != 0
         flip = base["decision"] != row["decision"]
         expected.setdefault(row["model"], Counter())[(change, flip)] += 1
-    assert any(edited.values()) and not all(edited.values())
+    return expected, edited
 
-    report = json.loads((run_dir / "report.json").read_text())
+
+def test_the_edits_report_counts_flips_per_proof_length_change_as_a_recount() -> None:
+    expected, edited = recount()
+    assert any(edited.values()) and not all(edited.values())
+    report = json.loads((GOLDEN / "report.json").read_text())
     counts = report["edits"]["proof_length_records"]
     assert counts == {"edited": len(edited), "changed": sum(edited.values())}
-    md = (run_dir / "report.md").read_text()
+    for model, tally in expected.items():
+        got: Counter[tuple[int, bool]] = Counter()
+        for summary in report["edits"]["models"]:
+            if summary["model"] != model:
+                continue
+            for entry in summary["proof_length_flips"]:
+                got[(entry["change"], True)] += entry["flips"]
+                got[(entry["change"], False)] += entry["pairs"] - entry["flips"]
+        assert +got == +tally, model
+        assert f"figures/proof-length-flips-{slug(model)}.svg" in report["figures"]
+    assert "figures/accuracy-vs-measures.svg" in report["figures"]
+
+
+def test_the_report_shows_the_section_and_draws_the_figures(tmp_path: Path) -> None:
+    expected, edited = recount()
+    md = build_report(GOLDEN / "results.jsonl", tmp_path).read_text()
     assert f"{sum(edited.values())} of {len(edited)} edited records" in md
     section = md.split("## Symbolic edits: proof length and prediction flips")[1]
     section = section.split("\n## ")[0]
     for model, tally in expected.items():
-        shown = [s for s in report["edits"]["models"] if s["model"] == model]
-        got: Counter[tuple[int, bool]] = Counter()
-        for summary in shown:
-            for entry in summary["proof_length_flips"]:
-                got[(entry["change"], True)] += entry["flips"]
-                got[(entry["change"], False)] += entry["pairs"] - entry["flips"]
-                row = rf"\| {re.escape(model)} \| {summary['category']} \| {entry['change']:+d} \| "
-                assert re.search(row + rf"{entry['pairs']} \| {entry['flips']} \|", section)
-        assert +got == +tally, model
-        figure = run_dir / "figures" / f"proof-length-flips-{slug(model)}.svg"
-        check_svg(figure)
-        assert f"figures/proof-length-flips-{slug(model)}.svg" in report["figures"]
-
-
-def test_accuracy_against_each_measure_is_drawn(run_dir: Path) -> None:  # noqa: F811
-    report = json.loads((run_dir / "report.json").read_text())
-    assert "figures/accuracy-vs-measures.svg" in report["figures"]
-    svg = (run_dir / "figures" / "accuracy-vs-measures.svg").read_text()
-    check_svg(run_dir / "figures" / "accuracy-vs-measures.svg")
+        for change in sorted({c for c, _ in tally}):
+            pairs = tally[(change, True)] + tally[(change, False)]
+            row = (
+                rf"\| {re.escape(model)} \| operator \| {re.escape(f'{change:+d}')} \| {pairs} \| "
+            )
+            assert re.search(row + rf"{tally[(change, True)]} \|", section), (model, change)
+        check_svg(tmp_path / "figures" / f"proof-length-flips-{slug(model)}.svg")
+    svg = tmp_path / "figures" / "accuracy-vs-measures.svg"
+    check_svg(svg)
+    text = svg.read_text()
     for label in ("proof length (steps)", "largest strong component (literals)"):
-        assert label in svg
+        assert label in text
 
 
 def test_rows_without_measures_draw_nothing_and_count_nothing() -> None:
