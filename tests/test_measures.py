@@ -46,9 +46,10 @@ def oracle(formula: Formula) -> dict[str, int | None]:
         "shortest_cycle": None,
         "backbone": None,
         "forced_depth": None,
+        "proof_length": None,
     }
     if not models:
-        found["shortest_cycle"] = int(
+        found["shortest_cycle"] = found["proof_length"] = int(
             min(d(v, -v) + d(-v, v) for v in range(1, n + 1) if d(v, -v) + d(-v, v) < 1e9)
         )
         return found
@@ -56,6 +57,10 @@ def oracle(formula: Formula) -> dict[str, int | None]:
     backbone = [lit for lit in literals if all(m[abs(lit) - 1] == (lit > 0) for m in models)]
     found["backbone"] = len(backbone)
     found["forced_depth"] = int(max((d(-lit, lit) for lit in backbone), default=0))
+    # the proof of SAT that the hardest forced literal needs: its shortest forcing chain
+    found["proof_length"] = int(
+        max((nx.shortest_path_length(g, -lit, lit) for lit in backbone), default=0)
+    )
     return found
 
 

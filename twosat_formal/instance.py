@@ -30,6 +30,7 @@ import hashlib
 import json
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -194,6 +195,22 @@ class Instance:
             header["source"] = source
         return header
 
+    @cached_property
+    def measures(self) -> dict[str, int | None] | None:
+        """The structural measures of the formula
+        (:func:`~twosat_formal.measures.structural_measures`: shortest contradiction cycle,
+        longest implication path, strong components, backbone, deepest forced literal,
+        proof length), written into the record as ``measures``; ``None`` for a formula
+        that is not 2-CNF.
+
+        >>> Instance("i", "f", {}, 0, Formula([[1], [-1, 2]]), "SAT", {}, {}, {}).measures[
+        ...     "proof_length"]
+        3
+        """
+        from twosat_formal.measures import structural_measures
+
+        return structural_measures(self.formula) if self.formula.is_2cnf else None
+
     @property
     def dimacs(self) -> str:
         """The formula in DIMACS, with name lines and the provenance header."""
@@ -216,6 +233,7 @@ class Instance:
             "label": self.label,
             "certificate": self.certificate,
             "structure": self.structure,
+            "measures": self.measures,
             "base_id": self.base_id,
             "transforms": list(self.transforms),
             "provenance": self.provenance,

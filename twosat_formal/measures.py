@@ -14,7 +14,15 @@
 * ``forced_depth``: for a SAT formula, the depth of the deepest forced literal: the
   largest ``d(~l, l)`` over the backbone literals ``l``, the length of the shortest
   chain that refutes ``~l`` (``(a) & (~a | b) & (~b | c)`` forces ``c`` by
-  ``~c -> ~b -> ~a -> a -> b -> c``: 5); 0 without a backbone; ``None`` when UNSAT.
+  ``~c -> ~b -> ~a -> a -> b -> c``: 5); 0 without a backbone; ``None`` when UNSAT;
+* ``proof_length``: the length (in implication steps) of the shortest proof of the
+  label that the hardest part of the formula needs: ``shortest_cycle`` for an UNSAT
+  formula (its shortest refutation), ``forced_depth`` for a SAT one (the longest of
+  the shortest chains that force a backbone literal; 0 when nothing is forced).
+
+Every instance record carries these measures (``measures``,
+:meth:`~twosat_formal.instance.Instance.to_record`); ``certify`` derives them again by
+another algorithm (:func:`twosat_formal.measures_check.check_measures`).
 
 The distances are breadth-first searches of the engine's graph, one per conflicting
 variable or backbone literal, run in batches by SciPy: the cost is that many searches of
@@ -28,8 +36,8 @@ Examples
 5
 >>> both = [["a", "b"], ["~a", "b"], ["a", "~b"], ["~a", "~b"]]
 >>> m = structural_measures(Formula.from_named(both))
->>> m["shortest_cycle"], m["backbone"], m["scc_count"]
-(4, None, 1)
+>>> m["shortest_cycle"], m["backbone"], m["scc_count"], m["proof_length"]
+(4, None, 1, 4)
 """
 
 from __future__ import annotations
@@ -50,6 +58,7 @@ MEASURES = (
     "nontrivial_sccs",
     "backbone",
     "forced_depth",
+    "proof_length",
 )
 #: Most distance entries one batch of searches may hold.
 _BATCH_ENTRIES = 1 << 22
@@ -87,16 +96,17 @@ def structural_measures(formula: Formula) -> dict[str, int | None]:
         "nontrivial_sccs": int(np.count_nonzero(sizes > 1)),
         "backbone": None,
         "forced_depth": None,
+        "proof_length": None,
     }
     if conflicts.size:
         there = _distances(graph.matrix, literal_index(conflicts), literal_index(-conflicts))
         back = _distances(graph.matrix, literal_index(-conflicts), literal_index(conflicts))
-        measures["shortest_cycle"] = int((there + back).min())
+        measures["shortest_cycle"] = measures["proof_length"] = int((there + back).min())
         return measures
     backbone = backbone_literals(graph, components)
     measures["backbone"] = int(backbone.size)
     depth = _distances(graph.matrix, literal_index(-backbone), literal_index(backbone))
-    measures["forced_depth"] = int(depth.max()) if depth.size else 0
+    measures["forced_depth"] = measures["proof_length"] = int(depth.max()) if depth.size else 0
     return measures
 
 

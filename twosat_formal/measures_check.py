@@ -1,0 +1,224 @@
+"""The structural measures derived again, by code that shares nothing with the engine's.
+
+:func:`twosat_formal.measures.structural_measures` reads the engine's implication graph
+(CSR arrays), its compiled strong-component search and SciPy's breadth-first searches.
+:func:`derive_measures` gives the same measures from the clauses alone, in plain Python:
+adjacency lists built here, Kosaraju's two depth-first passes for the strong components
+(the engine runs another algorithm), reachability between components as bit sets for
+the backbone (a literal ``l`` is forced when ``~l`` reaches ``l``), and a breadth-first
+search from each conflicting literal or negated backbone literal, all run at once level
+by level in NumPy (the engine asks SciPy's shortest paths), each stopping at its target.
+:func:`check_measures` is what ``certify`` runs on an instance record's ``measures``:
+every value must equal the one derived here.
+
+Examples
+--------
+>>> from twosat_formal.formula import Formula
+>>> derive_measures(Formula.from_named([["a"], ["~a", "b"], ["~b", "c"]]))["proof_length"]
+5
+>>> check_measures(Formula([[1], [-1]]), {"shortest_cycle": 2, "backbone": None})
+Traceback (most recent call last):
+...
+twosat_formal.errors.CertificateError: measures: missing longest_path, missing scc_count, \
+missing largest_scc, missing nontrivial_sccs, missing forced_depth, missing proof_length
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from twosat_formal.errors import CertificateError
+from twosat_formal.formula import Formula
+from twosat_formal.measures import MEASURES as MEASURE_KEYS
+
+__all__ = ["check_measures", "derive_measures"]
+
+
+def _node(literal: int) -> int:
+    """Literal ``v`` is node ``2v - 2``, ``-v`` node ``2v - 1``."""
+    return 2 * literal - 2 if literal > 0 else -2 * literal - 1
+
+
+def _adjacency(formula: Formula) -> list[list[int]]:
+    """The implication graph: clause ``a | b`` gives ``~a -> b`` and ``~b -> a``."""
+    out: list[list[int]] = [[] for _ in range(2 * formula.num_vars)]
+    for clause in formula.clauses:
+        a, b = (clause[0], clause[0]) if len(clause) == 1 else (clause[0], clause[1])
+        out[_node(-a)].append(_node(b))
+        out[_node(-b)].append(_node(a))
+    return out
+
+
+def _components(out: list[list[int]]) -> tuple[list[int], int]:
+    """Kosaraju: each node's component, numbered in a topological order of the
+    condensation (an edge between components goes from a lower to a higher number)."""
+    size = len(out)
+    back: list[list[int]] = [[] for _ in range(size)]
+    for u, targets in enumerate(out):
+        for v in targets:
+            back[v].append(u)
+    seen = [False] * size
+    order: list[int] = []
+    for root in range(size):
+        if seen[root]:
+            continue
+        seen[root] = True
+        stack = [(root, 0)]
+        while stack:
+            u, i = stack[-1]
+            if i < len(out[u]):
+                stack[-1] = (u, i + 1)
+                v = out[u][i]
+                if not seen[v]:
+                    seen[v] = True
+                    stack.append((v, 0))
+            else:
+                stack.pop()
+                order.append(u)
+    comp = [-1] * size
+    count = 0
+    for root in reversed(order):
+        if comp[root] >= 0:
+            continue
+        comp[root] = count
+        todo = [root]
+        while todo:
+            u = todo.pop()
+            for v in back[u]:
+                if comp[v] < 0:
+                    comp[v] = count
+                    todo.append(v)
+        count += 1
+    return comp, count
+
+
+#: Most (source, literal) cells one batch of searches may mark.
+_BATCH_CELLS = 1 << 22
+
+
+def _distances(out: list[list[int]], sources: list[int], targets: list[int]) -> list[int]:
+    """Edges on a shortest path from each source to its target (-1: none), by a
+    level-synchronous breadth-first search of every source at once.
+
+    The frontier is an array of ``(source, node)`` pairs, expanded one level at a time
+    through the adjacency lists (flattened here), so the work is that of one search per
+    source, done in NumPy; a source leaves the frontier when it reaches its target.
+    """
+    size = len(out)
+    degree = np.fromiter((len(targets_of) for targets_of in out), dtype=np.int64, count=size)
+    start = np.concatenate(([0], np.cumsum(degree)))
+    flat = np.fromiter((v for targets_of in out for v in targets_of), dtype=np.int64)
+    found: list[int] = []
+    batch = max(1, _BATCH_CELLS // max(size, 1))
+    for first in range(0, len(sources), batch):
+        src = np.asarray(sources[first : first + batch], dtype=np.int64)
+        dst = np.asarray(targets[first : first + batch], dtype=np.int64)
+        count = len(src)
+        seen = np.zeros((count, size), dtype=bool)
+        seen[np.arange(count), src] = True
+        dist = np.where(src == dst, 0, -1)
+        who = np.flatnonzero(dist < 0)
+        at = src[who]
+        level = 0
+        while who.size:
+            level += 1
+            steps = degree[at]
+            total = int(steps.sum())
+            who = np.repeat(who, steps)
+            offset = np.arange(total) - np.repeat(np.cumsum(steps) - steps, steps)
+            at = flat[np.repeat(start[at], steps) + offset]
+            new = ~seen[who, at]
+            cells = np.unique(who[new] * size + at[new])
+            who, at = cells // size, cells % size
+            seen[who, at] = True
+            hit = at == dst[who]
+            dist[who[hit]] = level
+            going = dist[who] < 0
+            who, at = who[going], at[going]
+        found.extend(int(d) for d in dist)
+    return found
+
+
+def _shortest_cycle(out: list[list[int]], conflicts: list[int]) -> int:
+    """The least ``d(v, ~v) + d(~v, v)`` over the conflicting variables ``v``."""
+    positive = [2 * v for v in conflicts]
+    negative = [2 * v + 1 for v in conflicts]
+    there = _distances(out, positive + negative, negative + positive)
+    half = len(conflicts)
+    return min(there[i] + there[half + i] for i in range(half))
+
+
+def derive_measures(formula: Formula) -> dict[str, int | None]:
+    """The structural measures of a 2-CNF (see :mod:`twosat_formal.measures`).
+
+    >>> derive_measures(Formula([[1, 2], [-1, 2], [1, -2], [-1, -2]]))["shortest_cycle"]
+    4
+    """
+    out = _adjacency(formula)
+    comp, count = _components(out)
+    members = [0] * count
+    for c in comp:
+        members[c] += 1
+    depth = [0] * count
+    successors: list[set[int]] = [set() for _ in range(count)]
+    for u in sorted(range(len(out)), key=comp.__getitem__):
+        for v in out[u]:
+            if comp[v] != comp[u]:
+                successors[comp[u]].add(comp[v])
+                depth[comp[v]] = max(depth[comp[v]], depth[comp[u]] + 1)
+    found: dict[str, int | None] = dict.fromkeys(MEASURE_KEYS)
+    found["longest_path"] = max(depth, default=0)
+    found["scc_count"] = count
+    found["largest_scc"] = max(members, default=0)
+    found["nontrivial_sccs"] = sum(1 for m in members if m > 1)
+    variables = range(formula.num_vars)
+    conflicts = [v for v in variables if comp[2 * v] == comp[2 * v + 1]]
+    if conflicts:
+        found["shortest_cycle"] = found["proof_length"] = _shortest_cycle(out, conflicts)
+        return found
+    reach = [0] * count
+    for c in reversed(range(count)):
+        bits = 1 << c
+        for d in successors[c]:
+            bits |= reach[d]
+        reach[c] = bits
+    forced = [
+        node for node in range(len(out)) if reach[comp[node ^ 1]] >> comp[node] & 1
+    ]  # node ^ 1 is the negation of node
+    found["backbone"] = len(forced)
+    deepest = max(_distances(out, [node ^ 1 for node in forced], forced), default=0)
+    found["forced_depth"] = found["proof_length"] = deepest
+    return found
+
+
+def check_measures(formula: Formula, stored: object) -> None:
+    """Check an instance record's ``measures`` against :func:`derive_measures`.
+
+    Raises
+    ------
+    CertificateError
+        Naming each measure missing, unknown or not the derived value.
+
+    Examples
+    --------
+    >>> formula = Formula([[1], [-1, 2]])
+    >>> check_measures(formula, derive_measures(formula))
+    >>> check_measures(formula, {**derive_measures(formula), "backbone": 1})
+    Traceback (most recent call last):
+    ...
+    twosat_formal.errors.CertificateError: measures: backbone is 1, derived 2
+    """
+    if not isinstance(stored, Mapping):
+        raise CertificateError(f"measures must be an object, not {type(stored).__name__}")
+    derived = derive_measures(formula)
+    problems = [f"missing {key}" for key in MEASURE_KEYS if key not in stored]
+    problems += [f"unknown {key}" for key in stored if key not in derived]
+    problems += [
+        f"{key} is {stored[key]!r}, derived {derived[key]!r}"
+        for key in MEASURE_KEYS
+        if key in stored and (stored[key] != derived[key] or type(stored[key]) is bool)
+    ]
+    if problems:
+        raise CertificateError("measures: " + ", ".join(problems))
