@@ -1,10 +1,13 @@
 """The measures in every instance record, and ``certify``'s independent derivation of them.
 
 :func:`derive_measures` (plain Python, Kosaraju, bit-set reachability) must equal the
-networkx and brute-force oracle of ``test_measures`` on drawn formulas, and the engine's
-:func:`structural_measures` on generated, perturbed and edited instances. A record
-carries the engine's measures; ``certify`` passes it and fails, naming ``measures``,
-when any one of them is changed, removed or added to.
+networkx and brute-force oracle of ``test_measures`` and the engine's
+:func:`structural_measures` on drawn formulas, and the measures every builder writes
+(a family's draw, a formula file's root, a perturbation, an edit, a minimal twin). A
+record carries the engine's measures; ``certify`` passes it, computing measures once
+(by the derivation alone: the engine is never called), and fails, naming ``measures``,
+when any one of them is changed, removed or added to. A record without ``measures``
+makes no claim and certifies.
 """
 
 from __future__ import annotations
@@ -21,15 +24,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_measures import oracle
 
+import twosat_formal.measures as engine
 from twosat_formal.certify import certify_files, certify_record
+from twosat_formal.diagnostics.twins import twin_instance
 from twosat_formal.edits import edit_instances
+from twosat_formal.edits.classify import root_instance
 from twosat_formal.errors import CertificateError
+from twosat_formal.fieldclass import compare_record
 from twosat_formal.formula import Formula
 from twosat_formal.generators import generate
 from twosat_formal.instance import Instance
-from twosat_formal.measures import MEASURES, structural_measures
+from twosat_formal.measures import MEASURES, structural_measures, unmeasured
 from twosat_formal.measures_check import check_measures, derive_measures
 from twosat_formal.perturb.instances import perturb_instance
+from twosat_formal.rederive import rederive_derived, rederive_root, rederive_twin
 
 FAMILIES = ("implication-cycle", "equivalence-core", "backbone", "mono-bridge")
 
@@ -40,7 +48,7 @@ def test_the_derivation_equals_the_oracles(clauses: list[list[int]]) -> None:
     formula = Formula(clauses, num_vars=7)
     derived = derive_measures(formula)
     assert list(derived) == list(MEASURES)
-    assert derived == oracle(formula)
+    assert derived == oracle(formula) == structural_measures(formula)
 
 
 def instances() -> list[Instance]:
@@ -49,7 +57,11 @@ def instances() -> list[Instance]:
         root = generate(family, clauses=40, seed=i)
         made += [root, perturb_instance(root, ["rename", ("filler", {"count": 5})], seed=i)]
     edited = edit_instances(made[:4], mode="cumulative", max_edits=2, seed=3, keep_base=False)
-    return made + list(edited.records)
+    made += list(edited.records)
+    named = Formula.from_named([["a", "b"], ["~a", "b"], ["~b", "c"], ["c", "d"]])
+    made.append(root_instance(named, source="f.dsl"))
+    made += [twin_instance(made[0], seed=1), twin_instance(made[-1], seed=2)]
+    return made
 
 
 INSTANCES = instances()
@@ -61,7 +73,7 @@ def test_records_carry_the_engines_measures_which_the_derivation_confirms(
 ) -> None:
     record = inst.to_record()
     measures = structural_measures(inst.formula)
-    assert record["measures"] == measures == derive_measures(inst.formula)
+    assert inst.measures == record["measures"] == measures == derive_measures(inst.formula)
     assert list(record)[list(record).index("structure") + 1] == "measures"
     expected = measures["shortest_cycle"] if inst.label == "UNSAT" else measures["forced_depth"]
     assert measures["proof_length"] == expected
@@ -69,10 +81,64 @@ def test_records_carry_the_engines_measures_which_the_derivation_confirms(
     assert Instance.from_record(json.loads(inst.to_json())).to_record() == record
 
 
-def test_both_labels_and_forced_literals_occur() -> None:
+def test_both_labels_forced_literals_and_every_builder_occur() -> None:
     labels = {inst.label for inst in INSTANCES}
     assert labels == {"SAT", "UNSAT"}
     assert any((inst.measures or {}).get("backbone") for inst in INSTANCES)
+    kinds = {(i.family == "file", i.twin_of is not None, bool(i.transforms)) for i in INSTANCES}
+    assert {(False, False, False), (True, False, False), (False, True, True)} <= kinds
+    assert any(t.get("kind") == "edit" for i in INSTANCES for t in i.transforms)
+
+
+def test_inside_unmeasured_the_builders_make_no_claim() -> None:
+    with unmeasured():
+        root = generate("backbone", clauses=12, seed=5)
+        made = [root, perturb_instance(root, ["rename"], seed=1), twin_instance(root, seed=1)]
+        made.append(root_instance(root.formula))
+    assert all(inst.measures is None for inst in made)
+    assert all("measures" not in inst.to_record() for inst in made)
+    assert generate("backbone", clauses=12, seed=5).measures is not None
+
+
+def _base_of(record: dict[str, Any]) -> dict[str, Any] | None:
+    return next((i.to_record() for i in INSTANCES if i.id == record.get("base_id")), None)
+
+
+def _source_of(record: dict[str, Any]) -> dict[str, Any]:
+    return next(i.to_record() for i in INSTANCES if i.id == record.get("twin_of"))
+
+
+def test_certify_computes_the_measures_once_by_the_derivation(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: list[Formula] = []
+    real = engine.structural_measures
+
+    def counted(formula: Formula) -> dict[str, int | None]:
+        calls.append(formula)
+        return real(formula)
+
+    monkeypatch.setattr(engine, "structural_measures", counted)
+    path = tmp_path / "data.jsonl"
+    path.write_text("".join(inst.to_json() + "\n" for inst in INSTANCES))
+    report = certify_files([str(path)])
+    assert report.ok and report.kinds == {"instance": len(INSTANCES)}
+    assert calls == []  # the engine's measures are never computed
+    for inst in INSTANCES:
+        record = inst.to_record()
+        # the re-derived record holds the claimed measures, whatever they are
+        claimed = {**record, "measures": {**record["measures"], "scc_count": 99}}
+        if inst.twin_of is not None:
+            assert rederive_twin(claimed, _source_of(record)) == claimed
+            continue
+        base = _base_of(record)
+        again = rederive_derived(claimed, base) if inst.base_id else rederive_root(claimed)
+        assert again["measures"] == claimed["measures"]
+        assert compare_record("instance", claimed, again).differences == []  # timings apart
+        failures = certify_record(claimed, base=base)
+        assert [f.check for f in failures] == ["measures"]
+        assert "scc_count is 99, derived" in failures[0].message
+    assert calls == []
 
 
 @settings(max_examples=40, deadline=None)
@@ -102,22 +168,26 @@ def test_any_tampered_measure_fails_certify(index: int, key: str, how: str) -> N
         stored[key] = value + 1 if how == "plus" or value == 0 else value - 1
     with pytest.raises(CertificateError, match=f"measures: .*{key}"):
         check_measures(INSTANCES[index].formula, stored)
-    base = None
-    if record.get("base_id"):
-        base = next(i.to_record() for i in INSTANCES if i.id == record["base_id"])
-    checks = {failure.check for failure in certify_record(record, base=base)}
-    assert checks & {"measures", "record"}, checks
+    if record.get("twin_of") is not None:
+        assert rederive_twin(record, _source_of(record)) == record
+        return  # the twin's own check needs its source: the command test below
+    checks = {failure.check for failure in certify_record(record, base=_base_of(record))}
+    assert checks in ({"measures"}, {"record", "measures"}, {"record"}), checks
 
 
-def test_an_added_measure_and_a_missing_object_fail() -> None:
+def test_an_added_measure_and_a_null_object_fail_an_absent_one_makes_no_claim() -> None:
     inst = INSTANCES[0]
     with pytest.raises(CertificateError, match="unknown depth"):
         check_measures(inst.formula, {**inst.to_record()["measures"], "depth": 1})
     record = inst.to_record()
-    del record["measures"]
+    record["measures"] = None
     failures = certify_record(record)
     assert [f.check for f in failures] == ["measures", "regenerate"]
     assert "measures must be an object, not NoneType" in failures[0].message
+    del record["measures"]  # a record written before records carried measures
+    assert certify_record(record) == []
+    assert rederive_root(record) == record
+    assert "measures" not in Instance.from_record(record).to_record()
 
 
 def test_certify_command_names_a_tampered_measure(

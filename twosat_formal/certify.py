@@ -33,8 +33,11 @@ For each instance record (one JSON object per line):
     The record's structural measures (shortest contradiction cycle, longest implication
     path, strong components, backbone, deepest forced literal, proof length) equal those
     derived again from its formula by code that shares nothing with the engine's
-    (:func:`twosat_formal.measures_check.check_measures`); re-deriving the record
-    compares them with the engine's too.
+    (:func:`twosat_formal.measures_check.check_measures`). This is the one place they
+    are computed: the record is re-derived without them
+    (:func:`twosat_formal.measures.unmeasured`), holding the values checked here. A
+    record without ``measures`` (written before records carried them) makes no claim,
+    and the check is not run.
 
 A prompt record (``instance_id`` and ``text``) is checked by ``record`` and
 ``roundtrip``: its text must parse back to its instance's formula (the instance must be
@@ -416,7 +419,8 @@ def _check_instance(c: _Checker, task: _Task) -> None:
         check_certificate_json(formula, inst.certificate)
 
     c.run("certificate", certificate)
-    c.run("measures", lambda: check_measures(formula, task.record.get("measures")))
+    if "measures" in task.record:  # absent: no claim (a record older than the measures)
+        c.run("measures", lambda: check_measures(formula, task.record["measures"]))
     if inst.twin_of is not None:
         c.run("twin", lambda: _check_twin(inst, task.twin_source))
     if derived is None:
@@ -877,7 +881,6 @@ _PRELOAD = (
     "twosat_formal.instance",
     "twosat_formal.solve",
     "twosat_formal.measures_check",
-    "scipy.sparse.csgraph",
     "twosat_formal.rederive",
     "twosat_formal.prompts",
     "twosat_formal.verbalize.roundtrip",

@@ -21,8 +21,13 @@
   the shortest chains that force a backbone literal; 0 when nothing is forced).
 
 Every instance record carries these measures (``measures``,
-:meth:`~twosat_formal.instance.Instance.to_record`); ``certify`` derives them again by
-another algorithm (:func:`twosat_formal.measures_check.check_measures`).
+:meth:`~twosat_formal.instance.Instance.to_record`): each builder that makes an
+instance (a family's draw, a formula file's root, a perturbation, an edit, a minimal
+twin) fills its ``measures`` field through :func:`instance_measures`. ``certify``
+derives them again by another algorithm
+(:func:`twosat_formal.measures_check.check_measures`), and re-derives the rest of the
+record inside :func:`unmeasured`, where the builders leave the measures out, so that
+they are computed once per record, by that other algorithm.
 
 The distances are breadth-first searches of the engine's graph, one per conflicting
 variable or backbone literal, run in batches by SciPy: the cost is that many searches of
@@ -42,12 +47,16 @@ Examples
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+
 import numpy as np
 
 from twosat_formal.errors import NotTwoCNFError, raises
 from twosat_formal.formula import Formula
 
-__all__ = ["MEASURES", "structural_measures"]
+__all__ = ["MEASURES", "instance_measures", "structural_measures", "unmeasured"]
 
 #: The measures :func:`structural_measures` gives, in order.
 MEASURES = (
@@ -62,6 +71,42 @@ MEASURES = (
 )
 #: Most distance entries one batch of searches may hold.
 _BATCH_ENTRIES = 1 << 22
+#: Whether the builders measure the instances they make (off inside :func:`unmeasured`).
+_MEASURING: ContextVar[bool] = ContextVar("measuring", default=True)
+
+
+def instance_measures(formula: Formula) -> dict[str, int | None] | None:
+    """The ``measures`` a builder gives the instance it makes of ``formula``: its
+    :func:`structural_measures`, or ``None`` (no claim) inside :func:`unmeasured`.
+
+    Examples
+    --------
+    >>> f = Formula([[1], [-1, 2]])
+    >>> instance_measures(f)["backbone"]
+    2
+    >>> with unmeasured():
+    ...     print(instance_measures(f))
+    None
+    """
+    return structural_measures(formula) if _MEASURING.get() else None
+
+
+@contextmanager
+def unmeasured() -> Iterator[None]:
+    """Within it, the builders make instances without measures (``certify`` re-derives
+    a record inside it and checks the record's measures by its own derivation).
+
+    >>> with unmeasured():
+    ...     _MEASURING.get()
+    False
+    >>> _MEASURING.get()
+    True
+    """
+    token = _MEASURING.set(False)
+    try:
+        yield
+    finally:
+        _MEASURING.reset(token)
 
 
 @raises(NotTwoCNFError)

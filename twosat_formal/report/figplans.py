@@ -182,8 +182,8 @@ def clause_curves(inp: FigureInput, folder: Path) -> list[Drawing]:
 def measures_of(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, int | None]]:
     """The structural measures of each readable instance record, by id: the record's
     ``measures`` (certified), or for a record written without them the measures of its
-    formula (:attr:`~twosat_formal.instance.Instance.measures`). Records that do not
-    read as instances are left out.
+    formula (:func:`~twosat_formal.measures.structural_measures`). Records that do not
+    read as 2-CNF instances are left out.
 
     >>> from twosat_formal.formula import Formula
     >>> from twosat_formal.instance import Instance
@@ -191,15 +191,21 @@ def measures_of(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, int
     ...     formula=Formula([[1], [-1, 2]]), certificate={"status": "SAT", "backend": "scc",
     ...     "checked": True, "model": {"x1": True, "x2": True}}, structure={}, provenance={})
     >>> record = sat.to_record()
-    >>> measures_of([record])["s"]["proof_length"]
-    3
-    >>> del record["measures"]
+    >>> "measures" in record  # made here, not by a builder: no claim
+    False
     >>> measures_of([record, {"id": "unreadable"}])["s"]["backbone"]
     2
+    >>> measures_of([{**record, "measures": {"backbone": 9}}])["s"]["backbone"]
+    Traceback (most recent call last):
+    ...
+    KeyError: 's'
+    >>> claimed = {**record, "measures": {**measures_of([record])["s"], "backbone": 7}}
+    >>> measures_of([claimed])["s"]["backbone"]
+    7
     """
     from twosat_formal.errors import TwoSatFormalError
     from twosat_formal.instance import Instance
-    from twosat_formal.measures import MEASURES
+    from twosat_formal.measures import MEASURES, structural_measures
 
     out: dict[str, dict[str, int | None]] = {}
     for record in records:
@@ -208,11 +214,11 @@ def measures_of(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, int
             out[str(record.get("id"))] = {key: stored[key] for key in MEASURES}
             continue
         try:
-            measures = Instance.from_record(record).measures
+            formula = Instance.from_record(record).formula
         except (TwoSatFormalError, KeyError, ValueError, TypeError):
             continue
-        if measures is not None:
-            out[str(record.get("id"))] = measures
+        if formula.is_2cnf:
+            out[str(record.get("id"))] = structural_measures(formula)
     return out
 
 
