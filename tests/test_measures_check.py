@@ -17,6 +17,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import networkx as nx
 import pytest
 from cli_support import run
 from formula_strategies import clause_lists
@@ -49,6 +50,60 @@ def test_the_derivation_equals_the_oracles(clauses: list[list[int]]) -> None:
     derived = derive_measures(formula)
     assert list(derived) == list(MEASURES)
     assert derived == oracle(formula) == structural_measures(formula)
+
+
+def graph_oracle(formula: Formula) -> dict[str, int | None]:
+    """The measures by networkx alone (a literal is forced when its negation reaches
+    it): the oracle for formulas too wide for ``oracle``'s truth table."""
+    g = nx.DiGraph()
+    g.add_nodes_from(lit for v in range(1, formula.num_vars + 1) for lit in (v, -v))
+    for clause in formula.clauses:
+        a, b = (clause[0], clause[0]) if len(clause) == 1 else clause
+        g.add_edges_from([(-a, b), (-b, a)])
+    comps = list(nx.strongly_connected_components(g))
+    dag = nx.condensation(g, comps)
+    sizes = [len(c) for c in comps]
+    found: dict[str, int | None] = dict.fromkeys(MEASURES)
+    found["longest_path"] = nx.dag_longest_path_length(dag) if dag.number_of_nodes() else 0
+    found["scc_count"], found["largest_scc"] = len(comps), max(sizes, default=0)
+    found["nontrivial_sccs"] = sum(1 for size in sizes if size > 1)
+    member = {lit: i for i, comp in enumerate(comps) for lit in comp}
+    conflicts = [v for v in range(1, formula.num_vars + 1) if member[v] == member[-v]]
+    length = nx.shortest_path_length
+    if conflicts:
+        cycle = min(length(g, v, -v) + length(g, -v, v) for v in conflicts)
+        found["shortest_cycle"] = found["proof_length"] = cycle
+        return found
+    forced = [lit for lit in g if nx.has_path(g, -lit, lit)]
+    found["backbone"] = len(forced)
+    depth = max((length(g, -lit, lit) for lit in forced), default=0)
+    found["forced_depth"] = found["proof_length"] = depth
+    return found
+
+
+@settings(max_examples=60, deadline=None)
+@given(clause_lists(max_var=24, min_size=8, max_size=60))
+def test_the_derivation_equals_networkx_and_the_engine_on_wider_formulas(
+    clauses: list[list[int]],
+) -> None:
+    formula = Formula(clauses, num_vars=24)
+    assert derive_measures(formula) == graph_oracle(formula) == structural_measures(formula)
+
+
+def ring(n: int, *, chords: int = 0) -> Formula:
+    """``x1 | ~x2, ..., x(n-1) | ~xn`` closed by ``xn`` and ``~x1``: one cycle through
+    every literal, ``2n`` steps long; ``chords`` clauses ``x(i+2) | ~xi`` shorten it."""
+    clauses = [[i, -(i + 1)] for i in range(1, n)] + [[n], [-1]]
+    clauses += [[i + 2, -i] for i in range(1, min(chords, n - 2) + 1)]
+    return Formula(clauses, num_vars=n)
+
+
+@pytest.mark.parametrize(("n", "chords"), [(1, 0), (2, 0), (9, 0), (60, 0), (60, 5), (300, 0)])
+def test_rings_where_every_variable_conflicts(n: int, chords: int) -> None:
+    formula = ring(n, chords=chords)
+    derived = derive_measures(formula)
+    assert derived == structural_measures(formula) == graph_oracle(formula)
+    assert chords or derived["shortest_cycle"] == 2 * n
 
 
 def instances() -> list[Instance]:

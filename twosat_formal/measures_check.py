@@ -5,9 +5,12 @@
 :func:`derive_measures` gives the same measures from the clauses alone, in plain Python:
 adjacency lists built here, Kosaraju's two depth-first passes for the strong components
 (the engine runs another algorithm), reachability between components as bit sets for
-the backbone (a literal ``l`` is forced when ``~l`` reaches ``l``), and a breadth-first
-search from each conflicting literal or negated backbone literal, all run at once level
-by level in NumPy (the engine asks SciPy's shortest paths), each stopping at its target.
+the backbone (a literal ``l`` is forced when ``~l`` reaches ``l``), and a plain
+breadth-first search from each conflicting literal or negated backbone literal ``u``
+for the distance to ``~u`` (the engine asks SciPy's shortest paths), which by the
+graph's duality stops halfway (:func:`_to_negation`); the searches for the shortest
+contradiction cycle keep inside the strong component and stop once they cannot beat
+the shortest found.
 :func:`check_measures` is what ``certify`` runs on an instance record's ``measures``:
 every value must equal the one derived here.
 
@@ -26,8 +29,6 @@ missing largest_scc, missing nontrivial_sccs, missing forced_depth, missing proo
 from __future__ import annotations
 
 from collections.abc import Mapping
-
-import numpy as np
 
 from twosat_formal.errors import CertificateError
 from twosat_formal.formula import Formula
@@ -94,60 +95,57 @@ def _components(out: list[list[int]]) -> tuple[list[int], int]:
     return comp, count
 
 
-#: Most (source, literal) cells one batch of searches may mark.
-_BATCH_CELLS = 1 << 22
+def _to_negation(out: list[list[int]], u: int, limit: int) -> int:
+    """Edges on a shortest path from node ``u`` to its negation ``u ^ 1``, or
+    ``limit + 1`` when there is none of at most ``limit`` edges.
 
+    By the graph's duality (an edge ``a -> b`` for each ``~b -> ~a``), the path from ``w``
+    to ``~u`` is as long as the one from ``u`` to ``~w``, so ``d(u, ~u)`` is the least
+    ``d(u, w) + d(u, ~w)`` over the nodes ``w``, and a ``w`` halfway along a shortest path
+    gives it with both terms at most half of it, rounded up. One breadth-first search
+    from ``u`` takes each newly reached ``w`` whose negation it has reached already, and
+    stops when the searched depth proves the least sum found (or proves it above
+    ``limit``): half as deep as a search for ``~u`` itself.
 
-def _distances(out: list[list[int]], sources: list[int], targets: list[int]) -> list[int]:
-    """Edges on a shortest path from each source to its target (-1: none), by a
-    level-synchronous breadth-first search of every source at once.
-
-    The frontier is an array of ``(source, node)`` pairs, expanded one level at a time
-    through the adjacency lists (flattened here), so the work is that of one search per
-    source, done in NumPy; a source leaves the frontier when it reaches its target.
+    >>> _to_negation([[2], [], [1], []], 0, 9)  # 0 -> 2 -> 1
+    2
+    >>> _to_negation([[2], [], [1], []], 0, 1), _to_negation([[2], [], [], []], 0, 9)
+    (2, 10)
     """
-    size = len(out)
-    degree = np.fromiter((len(targets_of) for targets_of in out), dtype=np.int64, count=size)
-    start = np.concatenate(([0], np.cumsum(degree)))
-    flat = np.fromiter((v for targets_of in out for v in targets_of), dtype=np.int64)
-    found: list[int] = []
-    batch = max(1, _BATCH_CELLS // max(size, 1))
-    for first in range(0, len(sources), batch):
-        src = np.asarray(sources[first : first + batch], dtype=np.int64)
-        dst = np.asarray(targets[first : first + batch], dtype=np.int64)
-        count = len(src)
-        seen = np.zeros((count, size), dtype=bool)
-        seen[np.arange(count), src] = True
-        dist = np.where(src == dst, 0, -1)
-        who = np.flatnonzero(dist < 0)
-        at = src[who]
-        level = 0
-        while who.size:
-            level += 1
-            steps = degree[at]
-            total = int(steps.sum())
-            who = np.repeat(who, steps)
-            offset = np.arange(total) - np.repeat(np.cumsum(steps) - steps, steps)
-            at = flat[np.repeat(start[at], steps) + offset]
-            new = ~seen[who, at]
-            cells = np.unique(who[new] * size + at[new])
-            who, at = cells // size, cells % size
-            seen[who, at] = True
-            hit = at == dst[who]
-            dist[who[hit]] = level
-            going = dist[who] < 0
-            who, at = who[going], at[going]
-        found.extend(int(d) for d in dist)
-    return found
+    dist = [-1] * len(out)
+    dist[u] = 0
+    frontier = [u]
+    best = limit + 1
+    bound = limit  # the search goes on while 2 * level + 1 <= min(best, limit)
+    level = 0
+    while frontier and 2 * level + 1 <= bound:
+        level += 1
+        reached = []
+        for a in frontier:
+            for w in out[a]:
+                if dist[w] < 0:
+                    dist[w] = level
+                    reached.append(w)
+                    if dist[w ^ 1] >= 0 and level + dist[w ^ 1] < best:
+                        best = bound = level + dist[w ^ 1]
+        frontier = reached
+    return best
 
 
-def _shortest_cycle(out: list[list[int]], conflicts: list[int]) -> int:
-    """The least ``d(v, ~v) + d(~v, v)`` over the conflicting variables ``v``."""
-    positive = [2 * v for v in conflicts]
-    negative = [2 * v + 1 for v in conflicts]
-    there = _distances(out, positive + negative, negative + positive)
-    half = len(conflicts)
-    return min(there[i] + there[half + i] for i in range(half))
+def _shortest_cycle(out: list[list[int]], comp: list[int], conflicts: list[int]) -> int:
+    """The least ``d(v, ~v) + d(~v, v)`` over the conflicting variables ``v``.
+
+    A cycle through ``v`` and ``~v`` stays in their strong component, so the searches
+    follow the edges inside components alone, and each stops once it cannot beat the
+    least sum found so far.
+    """
+    inside = [[v for v in targets if comp[v] == comp[u]] for u, targets in enumerate(out)]
+    best = 2 * len(out)  # above any sum of two simple paths
+    for v in conflicts:
+        there = _to_negation(inside, 2 * v, best - 2)
+        if there <= best - 2:
+            best = min(best, there + _to_negation(inside, 2 * v + 1, best - there - 1))
+    return best
 
 
 def derive_measures(formula: Formula) -> dict[str, int | None]:
@@ -176,7 +174,7 @@ def derive_measures(formula: Formula) -> dict[str, int | None]:
     variables = range(formula.num_vars)
     conflicts = [v for v in variables if comp[2 * v] == comp[2 * v + 1]]
     if conflicts:
-        found["shortest_cycle"] = found["proof_length"] = _shortest_cycle(out, conflicts)
+        found["shortest_cycle"] = found["proof_length"] = _shortest_cycle(out, comp, conflicts)
         return found
     reach = [0] * count
     for c in reversed(range(count)):
@@ -188,7 +186,8 @@ def derive_measures(formula: Formula) -> dict[str, int | None]:
         node for node in range(len(out)) if reach[comp[node ^ 1]] >> comp[node] & 1
     ]  # node ^ 1 is the negation of node
     found["backbone"] = len(forced)
-    deepest = max(_distances(out, [node ^ 1 for node in forced], forced), default=0)
+    # ~l reaches l for each forced l
+    deepest = max((_to_negation(out, node ^ 1, len(out)) for node in forced), default=0)
     found["forced_depth"] = found["proof_length"] = deepest
     return found
 
