@@ -37,18 +37,21 @@ from twosat_formal.measures import MEASURES as MEASURE_KEYS
 __all__ = ["check_measures", "derive_measures"]
 
 
-def _node(literal: int) -> int:
-    """Literal ``v`` is node ``2v - 2``, ``-v`` node ``2v - 1``."""
-    return 2 * literal - 2 if literal > 0 else -2 * literal - 1
-
-
 def _adjacency(formula: Formula) -> list[list[int]]:
-    """The implication graph: clause ``a | b`` gives ``~a -> b`` and ``~b -> a``."""
+    """The implication graph: clause ``a | b`` gives ``~a -> b`` and ``~b -> a``.
+
+    Literal ``v`` is node ``2v - 2``, ``-v`` node ``2v - 1``: a node's negation is the
+    node ``^ 1``.
+
+    >>> _adjacency(Formula([[1, -2]]))  # ~x1 -> ~x2, x2 -> x1
+    [[], [3], [0], []]
+    """
     out: list[list[int]] = [[] for _ in range(2 * formula.num_vars)]
     for clause in formula.clauses:
-        a, b = (clause[0], clause[0]) if len(clause) == 1 else (clause[0], clause[1])
-        out[_node(-a)].append(_node(b))
-        out[_node(-b)].append(_node(a))
+        a = 2 * clause[0] - 2 if clause[0] > 0 else -2 * clause[0] - 1
+        b = a if len(clause) == 1 else 2 * clause[1] - 2 if clause[1] > 0 else -2 * clause[1] - 1
+        out[a ^ 1].append(b)
+        out[b ^ 1].append(a)
     return out
 
 
@@ -66,15 +69,14 @@ def _components(out: list[list[int]]) -> tuple[list[int], int]:
         if seen[root]:
             continue
         seen[root] = True
-        stack = [(root, 0)]
+        stack = [(root, iter(out[root]))]
         while stack:
-            u, i = stack[-1]
-            if i < len(out[u]):
-                stack[-1] = (u, i + 1)
-                v = out[u][i]
+            u, targets = stack[-1]
+            for v in targets:
                 if not seen[v]:
                     seen[v] = True
-                    stack.append((v, 0))
+                    stack.append((v, iter(out[v])))
+                    break
             else:
                 stack.pop()
                 order.append(u)
@@ -156,21 +158,22 @@ def derive_measures(formula: Formula) -> dict[str, int | None]:
     """
     out = _adjacency(formula)
     comp, count = _components(out)
-    members = [0] * count
-    for c in comp:
-        members[c] += 1
+    members: list[list[int]] = [[] for _ in range(count)]
+    for u, c in enumerate(comp):
+        members[c].append(u)
     depth = [0] * count
     successors: list[set[int]] = [set() for _ in range(count)]
-    for u in sorted(range(len(out)), key=comp.__getitem__):
-        for v in out[u]:
-            if comp[v] != comp[u]:
-                successors[comp[u]].add(comp[v])
-                depth[comp[v]] = max(depth[comp[v]], depth[comp[u]] + 1)
+    for c in range(count):  # a topological order: each component after its predecessors
+        for u in members[c]:
+            for v in out[u]:
+                if comp[v] != c:
+                    successors[c].add(comp[v])
+                    depth[comp[v]] = max(depth[comp[v]], depth[c] + 1)
     found: dict[str, int | None] = dict.fromkeys(MEASURE_KEYS)
     found["longest_path"] = max(depth, default=0)
     found["scc_count"] = count
-    found["largest_scc"] = max(members, default=0)
-    found["nontrivial_sccs"] = sum(1 for m in members if m > 1)
+    found["largest_scc"] = max(map(len, members), default=0)
+    found["nontrivial_sccs"] = sum(1 for m in members if len(m) > 1)
     variables = range(formula.num_vars)
     conflicts = [v for v in variables if comp[2 * v] == comp[2 * v + 1]]
     if conflicts:
