@@ -28,7 +28,7 @@ missing largest_scc, missing nontrivial_sccs, missing forced_depth, missing proo
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 
 from twosat_formal.errors import CertificateError
 from twosat_formal.formula import Formula
@@ -69,10 +69,10 @@ def _components(out: list[list[int]]) -> tuple[list[int], int]:
         if seen[root]:
             continue
         seen[root] = True
-        stack = [(root, iter(out[root]))]
+        stack: list[tuple[int, Iterator[int]]] = [(root, iter(out[root]))]
         while stack:
-            u, targets = stack[-1]
-            for v in targets:
+            u, pending = stack[-1]
+            for v in pending:
                 if not seen[v]:
                     seen[v] = True
                     stack.append((v, iter(out[v])))
