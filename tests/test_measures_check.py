@@ -230,6 +230,20 @@ def test_any_tampered_measure_fails_certify(index: int, key: str, how: str) -> N
     assert checks in ({"measures"}, {"record", "measures"}, {"record"}), checks
 
 
+@pytest.mark.parametrize("label", ["SAT", "UNSAT"])
+@pytest.mark.parametrize("key", MEASURES)
+def test_each_measure_changed_fails_certify_naming_it(key: str, label: str) -> None:
+    inst = next(i for i in INSTANCES if i.label == label and not i.base_id)
+    record = copy.deepcopy(inst.to_record())
+    value = record["measures"][key]
+    record["measures"][key] = 7 if value is None else value + 5
+    failures = certify_record(record)
+    assert [f.check for f in failures] == ["measures"]
+    assert failures[0].message == (
+        f"measures: {key} is {record['measures'][key]!r}, derived {value!r}"
+    )
+
+
 def test_an_added_measure_and_a_null_object_fail_an_absent_one_makes_no_claim() -> None:
     inst = INSTANCES[0]
     with pytest.raises(CertificateError, match="unknown depth"):
