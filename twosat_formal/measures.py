@@ -30,9 +30,14 @@ record inside :func:`unmeasured`, where the builders leave the measures out, so 
 they are computed once per record, by that other algorithm.
 
 The distances are breadth-first searches of the engine's graph, one per conflicting
-variable or backbone literal, run in batches by SciPy: the cost is that many searches of
-the whole graph, fine for benchmark instances (thousands of clauses), long for a
-million-clause formula with a large backbone.
+variable or backbone literal: the cost is that many searches of the whole graph, fine
+for benchmark instances (thousands of clauses), long for a million-clause formula with
+a large backbone. As ``solve`` does (:mod:`twosat_formal.solve.small`), a formula of at
+most :data:`~twosat_formal.solve.small.SMALL_CLAUSES` clauses is measured in plain
+Python on the engine's successor lists and Tarjan components, with no SciPy to import
+(about 0.2 ms for tens of clauses, where SciPy's set-up alone takes milliseconds); a
+larger one on its CSR graph, the searches run in batches by SciPy. The tests compare
+the two paths value for value.
 
 Examples
 --------
@@ -118,6 +123,74 @@ def structural_measures(formula: Formula) -> dict[str, int | None]:
     >>> structural_measures(Formula())["longest_path"]
     0
     """
+    from twosat_formal.solve.small import is_small
+
+    formula.require_2cnf("structural measures")
+    return _small_measures(formula) if is_small(formula) else _scipy_measures(formula)
+
+
+def _small_measures(formula: Formula) -> dict[str, int | None]:
+    """:func:`structural_measures` of a small formula in plain Python, on the engine's
+    successor lists, Tarjan components and breadth-first paths
+    (:mod:`twosat_formal.solve.small`, as ``solve`` takes them): no SciPy to import.
+
+    >>> _small_measures(Formula([[1], [-1, 2], [-2, 3]]))["forced_depth"]
+    5
+    """
+    from twosat_formal.solve.small import _shortest_path, small_components, successor_lists
+
+    succ = successor_lists(formula)
+    count, label = small_components(succ)
+    members: list[list[int]] = [[] for _ in range(count)]
+    for node, c in enumerate(label):
+        members[c].append(node)
+    level = [0] * count
+    for c in reversed(range(count)):  # an edge goes from a higher number to a lower one
+        for node in members[c]:
+            for w in succ[node]:
+                if label[w] != c and level[label[w]] <= level[c]:
+                    level[label[w]] = level[c] + 1
+    sizes = [len(m) for m in members]
+    measures: dict[str, int | None] = dict.fromkeys(MEASURES)
+    measures["longest_path"] = max(level, default=0)
+    measures["scc_count"] = count
+    measures["largest_scc"] = max(sizes, default=0)
+    measures["nontrivial_sccs"] = sum(1 for size in sizes if size > 1)
+
+    def steps(start: int, goal: int, limit: int) -> int:
+        """Edges from ``start`` to ``goal``; ``limit + 1`` when more than ``limit``."""
+        path = _shortest_path(succ, start, goal, limit)
+        return limit + 1 if path is None else len(path) - 1
+
+    conflicts = [v for v in range(formula.num_vars) if label[2 * v] == label[2 * v + 1]]
+    if conflicts:
+        cycle = 2 * len(succ)  # above any two simple paths; each search stops past it
+        for v in conflicts:
+            there = steps(2 * v, 2 * v + 1, cycle - 2)
+            if there <= cycle - 2:
+                cycle = min(cycle, there + steps(2 * v + 1, 2 * v, cycle - there - 1))
+        measures["shortest_cycle"] = measures["proof_length"] = cycle
+        return measures
+    reach = [0] * count  # the components each one reaches, as bits
+    for c in range(count):
+        bits = 1 << c
+        for node in members[c]:
+            for w in succ[node]:
+                bits |= reach[label[w]]
+        reach[c] = bits
+    forced = [n for n in range(len(succ)) if reach[label[n ^ 1]] >> label[n] & 1]  # ~n ~> n
+    measures["backbone"] = len(forced)
+    depth = max((steps(n ^ 1, n, len(succ)) for n in forced), default=0)
+    measures["forced_depth"] = measures["proof_length"] = depth
+    return measures
+
+
+def _scipy_measures(formula: Formula) -> dict[str, int | None]:
+    """:func:`structural_measures` on the engine's CSR graph, with SciPy.
+
+    >>> _scipy_measures(Formula([[1], [-1, 2], [-2, 3]]))["forced_depth"]
+    5
+    """
     from twosat_formal.analysis import backbone_literals
     from twosat_formal.solve.graph import implication_graph, literal_index
     from twosat_formal.solve.scc import (
@@ -127,7 +200,6 @@ def structural_measures(formula: Formula) -> dict[str, int | None]:
         strong_components,
     )
 
-    formula.require_2cnf("structural measures")
     graph = implication_graph(formula)
     components = strong_components(graph)
     sizes = components.sizes()
