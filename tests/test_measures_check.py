@@ -271,3 +271,33 @@ def test_certify_command_names_a_tampered_measure(
     code, stdout, err = run(["certify", str(path)], capsys)
     assert code != 0
     assert "[measures] measures: scc_count is" in stdout + err
+
+
+def test_every_record_the_commands_write_carries_measures_and_certifies(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data, dsl = tmp_path / "data.jsonl", tmp_path / "f.dsl"
+    dsl.write_text("a\na -> b\nb | c\n~c | ~a\n")
+    commands = [
+        ["generate", "implication-cycle", "--clauses", "12", "--count", "2", "--seed", "1"],
+        ["perturb", str(data), "--op", "reorder", "--op", "filler", "--seed", "2"],
+        ["edit", str(data), "--mode", "cumulative", "--max-edits", "2"],
+        ["edit", str(dsl), "--mode", "individual"],
+        ["pairs", str(data)],
+    ]
+    outputs = []
+    for k, argv in enumerate(commands):
+        out = data if k == 0 else tmp_path / f"out{k}.jsonl"
+        code, _, err = run([*argv, "--out", str(out)], capsys)
+        assert code == 0, err
+        outputs.append(out)
+    records = [json.loads(line) for out in outputs for line in out.read_text().splitlines()]
+    assert len({r["id"] for r in records}) > 10
+    for record in records:
+        formula = Instance.from_record(record).formula
+        assert record["measures"] == derive_measures(formula), record["id"]
+    assert {r["family"] for r in records} >= {"implication-cycle", "file"}
+    assert any(r.get("twin_of") for r in records)
+    for out in outputs:  # each a dataset of its own (the commands write their bases too)
+        code, stdout, err = run(["certify", str(out)], capsys)
+        assert code == 0, stdout + err
