@@ -69,9 +69,9 @@ def test_a_clean_story_file_certifies(tmp_path: Path, stories: list[Record]) -> 
     report = certify_pair(tmp_path, stories)
     assert report.ok, [str(f) for f in report.failures]
     assert report.kinds == {"instance": 2, "story": 2}
-    # instances: record, 2-sat, three solvers, certificate, regenerate;
+    # instances: record, 2-sat, three solvers, certificate, measures, regenerate;
     # stories: record, roundtrip (the re-derivation around the attested text)
-    assert report.checks == 2 * 7 + 2 * 2
+    assert report.checks == 2 * 8 + 2 * 2
     # roots and stories hold no timing: the versions they name are re-derived
     assert report.fields["attested"] > 0 and report.fields["measured"] == 0
 

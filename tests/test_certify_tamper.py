@@ -4,7 +4,9 @@ A mixed dataset (roots, perturbed, edited, prompts, stories) certifies; then one
 field of one random record is changed (a value, a deleted field, an added field, a
 renamed key) and ``certify`` must name that record, for every field outside the
 measured class: the tool and Z3 versions and the path a formula was read from
-included. Measured fields (timings, and nothing else) change without a failure.
+included. Measured fields (timings, and nothing else) change without a failure; an
+instance's ``measures`` deleted whole is a record older than them, which makes no claim
+(each of its values changed, deleted or added to fails).
 """
 
 from __future__ import annotations
@@ -146,6 +148,11 @@ def test_any_change_outside_the_measured_class_names_its_record(data: st.DataObj
     bad = tamper(record, path, how)
     assert bad != record
     failures = certify_one(bad)
+    if path == ("measures",) and how == "delete":
+        # the one field whose absence is a record of its own: written before records
+        # carried measures, it makes no claim (docs/certificates.md)
+        assert failures == []
+        return
     assert failures, f"{how} {path} of record {index} ({_kind(record)}) was not caught"
     assert {f.line for f in failures} == {1}
 

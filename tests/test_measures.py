@@ -14,7 +14,13 @@ from formula_strategies import clause_lists
 from hypothesis import given, settings
 
 from twosat_formal.formula import Formula
-from twosat_formal.measures import MEASURES, structural_measures
+from twosat_formal.measures import (
+    MEASURES,
+    _scipy_measures,
+    _small_measures,
+    structural_measures,
+)
+from twosat_formal.solve.small import SMALL_CLAUSES, is_small
 
 
 def oracle(formula: Formula) -> dict[str, int | None]:
@@ -46,9 +52,10 @@ def oracle(formula: Formula) -> dict[str, int | None]:
         "shortest_cycle": None,
         "backbone": None,
         "forced_depth": None,
+        "proof_length": None,
     }
     if not models:
-        found["shortest_cycle"] = int(
+        found["shortest_cycle"] = found["proof_length"] = int(
             min(d(v, -v) + d(-v, v) for v in range(1, n + 1) if d(v, -v) + d(-v, v) < 1e9)
         )
         return found
@@ -56,6 +63,10 @@ def oracle(formula: Formula) -> dict[str, int | None]:
     backbone = [lit for lit in literals if all(m[abs(lit) - 1] == (lit > 0) for m in models)]
     found["backbone"] = len(backbone)
     found["forced_depth"] = int(max((d(-lit, lit) for lit in backbone), default=0))
+    # the proof of SAT that the hardest forced literal needs: its shortest forcing chain
+    found["proof_length"] = int(
+        max((nx.shortest_path_length(g, -lit, lit) for lit in backbone), default=0)
+    )
     return found
 
 
@@ -66,6 +77,22 @@ def test_measures_equal_the_oracles(clauses: list[list[int]]) -> None:
     measures = structural_measures(formula)
     assert list(measures) == list(MEASURES)
     assert measures == oracle(formula)
+
+
+@settings(max_examples=150, deadline=None)
+@given(clause_lists(max_var=20, min_size=0, max_size=50))
+def test_the_small_path_equals_the_scipy_path(clauses: list[list[int]]) -> None:
+    formula = Formula(clauses, num_vars=20)
+    assert _small_measures(formula) == _scipy_measures(formula)
+
+
+def test_a_formula_above_the_small_size_takes_the_scipy_path() -> None:
+    n = SMALL_CLAUSES  # a ring of n + 1 clauses: every variable conflicts
+    ring = Formula([[i, -(i + 1)] for i in range(1, n)] + [[n], [-1]], num_vars=n)
+    assert not is_small(ring)
+    measures = structural_measures(ring)
+    assert measures == _scipy_measures(ring) == _small_measures(ring)
+    assert measures["shortest_cycle"] == 2 * n
 
 
 def test_inspect_json_and_the_graph_carry_the_measures(

@@ -29,6 +29,15 @@ For each instance record (one JSON object per line):
     is the one the source's structure gives, it turns the source into the twin, the two
     are one clause apart, and PySAT gives them opposite labels (see
     :func:`twosat_formal.diagnostics.twins.check_twin`).
+``measures``
+    The record's structural measures (shortest contradiction cycle, longest implication
+    path, strong components, backbone, deepest forced literal, proof length) equal those
+    derived again from its formula by code that shares nothing with the engine's
+    (:func:`twosat_formal.measures_check.check_measures`). This is the one place they
+    are computed: the record is re-derived without them
+    (:func:`twosat_formal.measures.unmeasured`), holding the values checked here. A
+    record without ``measures`` (written before records carried them) makes no claim,
+    and the check is not run.
 
 A prompt record (``instance_id`` and ``text``) is checked by ``record`` and
 ``roundtrip``: its text must parse back to its instance's formula (the instance must be
@@ -362,6 +371,7 @@ def _proof_seconds(expected: Any) -> float:
 
 def _check_instance(c: _Checker, task: _Task) -> None:
     from twosat_formal.instance import Instance
+    from twosat_formal.measures_check import check_measures
     from twosat_formal.solve import check_certificate_json, decide
 
     inst = c.run(
@@ -409,6 +419,8 @@ def _check_instance(c: _Checker, task: _Task) -> None:
         check_certificate_json(formula, inst.certificate)
 
     c.run("certificate", certificate)
+    if "measures" in task.record:  # absent: no claim (a record older than the measures)
+        c.run("measures", lambda: check_measures(formula, task.record["measures"]))
     if inst.twin_of is not None:
         c.run("twin", lambda: _check_twin(inst, task.twin_source))
     if derived is None:
@@ -868,6 +880,7 @@ def _misfiled(item: _Line, record: Any) -> bool:
 _PRELOAD = (
     "twosat_formal.instance",
     "twosat_formal.solve",
+    "twosat_formal.measures_check",
     "twosat_formal.rederive",
     "twosat_formal.prompts",
     "twosat_formal.verbalize.roundtrip",

@@ -134,6 +134,13 @@ class Instance:
         instance it is the twin of.
     change:
         For a minimal twin, the one-clause change that turns its source into it.
+    measures:
+        The structural measures of the formula (shortest contradiction cycle, longest
+        implication path, strong components, backbone, deepest forced literal, proof
+        length), as the builders that make instances compute them
+        (:func:`twosat_formal.measures.instance_measures`); ``None`` makes no claim (a
+        record written before records carried them). Written into the record as
+        ``measures`` when set; ``certify`` derives them again.
     """
 
     id: str
@@ -149,6 +156,7 @@ class Instance:
     transforms: tuple[dict[str, Any], ...] = field(default=())
     twin_of: str | None = None
     change: dict[str, Any] | None = None
+    measures: dict[str, Any] | None = None
 
     def derive(
         self,
@@ -163,8 +171,9 @@ class Instance:
         """An instance made from this one: its family, parameters (a copy) and seed kept.
 
         ``more`` sets the other fields (``base_id``, ``transforms``, ``twin_of``,
-        ``change``); a derived instance is written with its own id, formula, label,
-        certificate, structure and provenance.
+        ``change``, ``measures``: the origin's measures are not kept); a derived
+        instance is written with its own id, formula, label, certificate, structure and
+        provenance.
 
         >>> base = Instance("i", "f", {"n": 1}, 7, Formula([[1]]), "SAT", {}, {}, {})
         >>> twin = base.derive("j", Formula([[-1]]), "SAT", {}, {}, {}, base_id="i")
@@ -204,7 +213,9 @@ class Instance:
     def to_record(self) -> dict[str, Any]:
         """The JSON Lines record (a plain dict of JSON values).
 
-        ``twin_of`` and ``change`` are written only for a minimal twin.
+        ``measures`` follows ``structure`` when the instance holds them (every instance
+        a builder makes does); ``twin_of`` and ``change`` are written only for a
+        minimal twin.
         """
         record: dict[str, Any] = {
             "schema_version": SCHEMA_VERSION,
@@ -218,10 +229,12 @@ class Instance:
             "label": self.label,
             "certificate": self.certificate,
             "structure": self.structure,
-            "base_id": self.base_id,
-            "transforms": list(self.transforms),
-            "provenance": self.provenance,
         }
+        if self.measures is not None:
+            record["measures"] = self.measures
+        record["base_id"] = self.base_id
+        record["transforms"] = list(self.transforms)
+        record["provenance"] = self.provenance
         if self.twin_of is not None:
             record["twin_of"] = self.twin_of
             record["change"] = self.change
@@ -284,6 +297,7 @@ class Instance:
             transforms=tuple(record.get("transforms", [])),
             twin_of=twin_of,
             change=None if change is None else dict(change),
+            measures=None if record.get("measures") is None else dict(record["measures"]),
         )
 
 

@@ -69,6 +69,7 @@ __all__ = [
     "EditRecord",
     "EditSplice",
     "InstanceRecord",
+    "Measures",
     "PerturbationRecord",
     "PerturbationStep",
     "PromptRecordModel",
@@ -98,6 +99,22 @@ class Certificate(_Record):
     checked: bool
     model: dict[str, bool] | None = None
     cycle: list[str] | None = None
+
+
+class Measures(_Record):
+    """The structural measures of an instance's formula (``twosat_formal.measures``), in
+    implication steps or literals; ``null`` where a measure does not apply."""
+
+    shortest_cycle: int | None = Field(ge=1, description="UNSAT: shortest contradiction cycle")
+    longest_path: int = Field(ge=0, description="longest path of the condensation")
+    scc_count: int = Field(ge=0)
+    largest_scc: int = Field(ge=0)
+    nontrivial_sccs: int = Field(ge=0)
+    backbone: int | None = Field(ge=0, description="SAT: literals true in every model")
+    forced_depth: int | None = Field(ge=0, description="SAT: deepest forced literal")
+    proof_length: int | None = Field(
+        ge=0, description="shortest_cycle (UNSAT) or forced_depth (SAT)"
+    )
 
 
 class Proof(_Record):
@@ -245,6 +262,9 @@ class InstanceRecord(_Record):
     label: Label
     certificate: Certificate
     structure: dict[str, Any]
+    measures: Measures | None = Field(
+        default=None, description="structural measures; re-derived by certify"
+    )
     base_id: str | None = None
     transforms: list[TransformRecord] = Field(default_factory=list)
     provenance: dict[str, Any]

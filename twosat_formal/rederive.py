@@ -8,6 +8,13 @@ its instance and the model's attested text. :func:`twosat_formal.fieldclass.comp
 then compares the two. Every function is pure (record in, record out) and raises a
 :class:`~twosat_formal.errors.TwoSatFormalError` when a record cannot be re-derived.
 
+An instance is re-derived without its structural measures
+(:func:`twosat_formal.measures.unmeasured`): the re-derived record holds the measures
+the stored one claims, which ``certify`` checks on its own, by an algorithm apart from
+the engine's (:func:`twosat_formal.measures_check.check_measures`), so that they are
+computed once per record. A record without ``measures`` (written before records carried
+them) re-derives to a record without them.
+
 Examples
 --------
 >>> from twosat_formal.generators import generate
@@ -19,6 +26,7 @@ True
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -26,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 from twosat_formal.errors import CertificateError, ConfigError, RecordError
 from twosat_formal.formula import Formula
 from twosat_formal.instance import SCHEMA_VERSION, Instance, canonical_json
+from twosat_formal.measures import unmeasured
 from twosat_formal.provenance import tool_version
 from twosat_formal.recent import Recent
 
@@ -134,7 +143,13 @@ def rederive_root(record: Mapping[str, Any]) -> dict[str, Any]:
     ConfigError
         For a family that is not registered, or a base file that is not here.
     """
-    return _root_instance(record).to_record()
+    with unmeasured():
+        return _claimed(_root_instance(record), record)
+
+
+def _claimed(instance: Instance, record: Mapping[str, Any]) -> dict[str, Any]:
+    """The record of a re-derived ``instance``, with the measures ``record`` claims."""
+    return replace(instance, measures=record.get("measures")).to_record()
 
 
 def _root_for(record: Mapping[str, Any], root_record: Mapping[str, Any] | None) -> Instance:
@@ -242,6 +257,12 @@ def rederive_derived(
         When the root cannot be found or drawn, a step does not replay or prove, or an
         edit is not one its operator makes.
     """
+    with unmeasured():
+        return _claimed(_derived(record, root_record), record)
+
+
+def _derived(record: Mapping[str, Any], root_record: Mapping[str, Any] | None) -> Instance:
+    """The derived instance of :func:`rederive_derived`."""
     from twosat_formal.perturb.instances import derived_instance
 
     root = _root_for(record, root_record)
@@ -256,8 +277,8 @@ def rederive_derived(
     if not edits:
         if not perturbations:
             raise RecordError("a record with a base_id needs transforms")
-        return origin.to_record()
-    return _rederive_edits(origin, edits).to_record()
+        return origin
+    return _rederive_edits(origin, edits)
 
 
 def _is_option(formula: Formula, edit: Any) -> bool:
@@ -460,4 +481,5 @@ def rederive_twin(
     seed = change.get("seed") if isinstance(change, Mapping) else None
     if not isinstance(seed, int) or isinstance(seed, bool):
         raise RecordError("field 'change' must be an object with an integer seed")
-    return twin_instance(Instance.from_record(source_record), seed=seed).to_record()
+    with unmeasured():
+        return _claimed(twin_instance(Instance.from_record(source_record), seed=seed), record)

@@ -131,6 +131,7 @@ _MEASURE_ROWS = (
     ("longest_path", "longest implication path (components)"),
     ("backbone", "backbone size"),
     ("forced_depth", "deepest forced literal (steps)"),
+    ("proof_length", "proof length (steps)"),
 )
 
 

@@ -368,6 +368,7 @@ def twin_instance(source: Instance, *, seed: int = 0) -> Instance:
     >>> twin.twin_of == src.id, twin.label, twin.change["description"]
     (True, 'SAT', 'replace clause 1: (a) -> (~a)')
     """
+    from twosat_formal.measures import instance_measures
     from twosat_formal.solve import solve
 
     change = choose_change(source.formula, seed=seed)
@@ -409,6 +410,7 @@ def twin_instance(source: Instance, *, seed: int = 0) -> Instance:
         transforms=transforms,
         twin_of=source.id,
         change=change.to_json(source.formula),
+        measures=instance_measures(formula),
     )
 
 

@@ -143,6 +143,7 @@ def root_instance(
     >>> inst.family, inst.label, inst.id.startswith("file-")
     ('file', 'UNSAT', True)
     """
+    from twosat_formal.measures import instance_measures
     from twosat_formal.solve import solve
 
     formula.require_2cnf("symbolic edits")
@@ -168,6 +169,7 @@ def root_instance(
         certificate=result.to_json(formula),
         structure={},
         provenance=provenance,
+        measures=instance_measures(formula),
     )
 
 
@@ -311,6 +313,8 @@ def build_edited(
     >>> e.instance.base_id == base.id, e.instance.structure["edit"]["level"]
     (True, 1)
     """
+    from twosat_formal.measures import instance_measures
+
     if mode not in MODES:
         raise ConfigError(f"unknown edit mode {mode!r}", parameter="mode", valid=", ".join(MODES))
     if not outcomes:
@@ -375,6 +379,7 @@ def build_edited(
         provenance=provenance,
         base_id=root_id,
         transforms=tuple(transforms),
+        measures=instance_measures(last.formula),
     )
     return EditedInstance(instance, origin.id, origin.label, tuple(outcomes), mode)
 

@@ -15,6 +15,7 @@ from typing import Any
 from twosat_formal.errors import ConfigError, TwoSatFormalError
 from twosat_formal.generators.family import FAMILIES
 from twosat_formal.instance import Instance, instance_id
+from twosat_formal.measures import instance_measures
 from twosat_formal.provenance import tool_version
 from twosat_formal.seeds import derive_seed
 from twosat_formal.solve import solve
@@ -99,6 +100,7 @@ def generate(family: str, *, clauses: int | None = None, seed: int, **params: An
         label=result.status,
         certificate=result.to_json(formula),
         structure=structure,
+        measures=instance_measures(formula),
         provenance={
             "tool": "twosat-formal",
             "tool_version": tool_version(),

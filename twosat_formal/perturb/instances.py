@@ -130,6 +130,7 @@ def derived_instance(
     ProofError
         If the solver gives ``formula`` another label than ``origin``'s.
     """
+    from twosat_formal.measures import instance_measures
     from twosat_formal.solve import solve
 
     root_id, _, root_structure = _root_parts(origin)
@@ -162,6 +163,7 @@ def derived_instance(
         provenance=provenance,
         base_id=root_id,
         transforms=tuple(t.to_json() for t in full.steps),
+        measures=instance_measures(formula),
     )
 
 

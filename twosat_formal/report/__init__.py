@@ -25,7 +25,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from twosat_formal.report.figspecs import FigureInput, hardness_of, render_figures
+from twosat_formal.report.figplans import measures_of
+from twosat_formal.report.figspecs import FigureInput, render_figures
 from twosat_formal.report.files import REPORT_JSON
 from twosat_formal.report.items import browser_data, load_items
 from twosat_formal.report.load import ReportData, load_report_data
@@ -104,8 +105,16 @@ def content_to_json(content: ReportContent, figures: list[Figure]) -> dict[str, 
     def est(e: Estimate | None) -> dict[str, Any] | None:
         return None if e is None else e.to_json()
 
+    edited, changed = content.edit_proof_lengths
     edits = (
-        {} if content.edits is None else {"edits": {"models": [s.to_json() for s in content.edits]}}
+        {}
+        if content.edits is None
+        else {
+            "edits": {
+                "models": [s.to_json() for s in content.edits],
+                "proof_length_records": {"edited": edited, "changed": changed},
+            }
+        }
     )
     stories = {} if content.stories is None else {"stories": content.stories.to_json()}
     pairs = {} if content.pairs is None else {"pairs": [s.to_json() for s in content.pairs]}
@@ -222,8 +231,10 @@ def write_content(
     if data is None:
         inputs = FigureInput(content, method=method, seed=seed)
     else:
+        measures = measures_of(data.instances.values())
+        hardness = {key: int(m["largest_scc"] or 0) for key, m in measures.items()}
         inputs = FigureInput(
-            content, data.rows, hardness_of(data.instances.values()), method=method, seed=seed
+            content, data.rows, hardness, method=method, seed=seed, measures=measures
         )
         families = {key: record.get("family") for key, record in data.instances.items()}
         answers, prompts = load_items(data.source)

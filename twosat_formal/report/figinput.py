@@ -34,8 +34,9 @@ class FigureInput:
     """What the figures are drawn from.
 
     ``rows`` are the report's joined result rows (one per answer); ``hardness`` maps
-    an instance id to its structural hardness (:func:`hardness_of`); ``method`` and
-    ``seed`` pick the intervals, as for the report's tables.
+    an instance id to its structural hardness (:func:`hardness_of`) and ``measures``
+    to its structural measures (:func:`measures_of`); ``method`` and ``seed`` pick the
+    intervals, as for the report's tables.
     """
 
     content: ReportContent
@@ -43,6 +44,7 @@ class FigureInput:
     hardness: Mapping[str, int] = field(default_factory=dict)
     method: str = CI_METHOD
     seed: int = 0
+    measures: Mapping[str, Mapping[str, int | None]] = field(default_factory=dict)
 
     @cached_property
     def styles(self) -> Styles:

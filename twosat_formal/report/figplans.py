@@ -36,6 +36,7 @@ __all__ = [
     "hardness_of",
     "knobs",
     "leaderboard",
+    "measures_of",
     "model_family",
     "order",
     "pair_consistency",
@@ -178,10 +179,53 @@ def clause_curves(inp: FigureInput, folder: Path) -> list[Drawing]:
     ]
 
 
+def measures_of(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, int | None]]:
+    """The structural measures of each readable instance record, by id: the record's
+    ``measures`` (certified), or for a record written without them the measures of its
+    formula (:func:`~twosat_formal.measures.structural_measures`). Records that do not
+    read as 2-CNF instances are left out.
+
+    >>> from twosat_formal.formula import Formula
+    >>> from twosat_formal.instance import Instance
+    >>> sat = Instance(id="s", family="demo", params={}, seed=0, label="SAT",
+    ...     formula=Formula([[1], [-1, 2]]), certificate={"status": "SAT", "backend": "scc",
+    ...     "checked": True, "model": {"x1": True, "x2": True}}, structure={}, provenance={})
+    >>> record = sat.to_record()
+    >>> "measures" in record  # made here, not by a builder: no claim
+    False
+    >>> measures_of([record, {"id": "unreadable"}])["s"]["backbone"]
+    2
+    >>> measures_of([{**record, "measures": {"backbone": 9}}])["s"]["backbone"]
+    Traceback (most recent call last):
+    ...
+    KeyError: 's'
+    >>> claimed = {**record, "measures": {**measures_of([record])["s"], "backbone": 7}}
+    >>> measures_of([claimed])["s"]["backbone"]
+    7
+    """
+    from twosat_formal.errors import TwoSatFormalError
+    from twosat_formal.instance import Instance
+    from twosat_formal.measures import MEASURES, structural_measures
+
+    out: dict[str, dict[str, int | None]] = {}
+    for record in records:
+        stored = record.get("measures")
+        if isinstance(stored, Mapping) and all(key in stored for key in MEASURES):
+            out[str(record.get("id"))] = {key: stored[key] for key in MEASURES}
+            continue
+        try:
+            formula = Instance.from_record(record).formula
+        except (TwoSatFormalError, KeyError, ValueError, TypeError):
+            continue
+        if formula.is_2cnf:
+            out[str(record.get("id"))] = structural_measures(formula)
+    return out
+
+
 def hardness_of(records: Iterable[Mapping[str, Any]]) -> dict[str, int]:
     """The structural hardness of each readable instance record, by id: the size (in
-    literals) of the largest strong component of its implication graph
-    (:func:`twosat_formal.analysis.analyze`), how much of the formula one chain of
+    literals) of the largest strong component of its implication graph (its measure
+    ``largest_scc``, :func:`measures_of`), how much of the formula one chain of
     implications ties together. Records that do not read as instances are left out.
 
     >>> from twosat_formal.formula import Formula
@@ -193,18 +237,7 @@ def hardness_of(records: Iterable[Mapping[str, Any]]) -> dict[str, int]:
     >>> hardness_of([chain.to_record(), {"id": "unreadable"}])
     {'a': 4}
     """
-    from twosat_formal.analysis import analyze
-    from twosat_formal.errors import TwoSatFormalError
-    from twosat_formal.instance import Instance
-
-    out: dict[str, int] = {}
-    for record in records:
-        try:
-            formula = Instance.from_record(record).formula
-        except (TwoSatFormalError, KeyError, ValueError, TypeError):
-            continue
-        out[str(record.get("id"))] = int(analyze(formula).largest_scc)
-    return out
+    return {key: int(m["largest_scc"] or 0) for key, m in measures_of(records).items()}
 
 
 def _bins(values: Sequence[int]) -> list[tuple[int, int]]:

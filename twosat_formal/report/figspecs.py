@@ -31,6 +31,7 @@ from pathlib import Path
 from xml.sax.saxutils import escape as xml_escape
 
 from twosat_formal.report import figplans as plans
+from twosat_formal.report import measureplans
 from twosat_formal.report.figinput import Drawing, FigureInput
 from twosat_formal.report.figplans import hardness_of
 from twosat_formal.report.metrics import Row
@@ -72,6 +73,9 @@ FIGURES: tuple[FigureSpec, ...] = (
                "no answers on the plain grid in this run"),
     FigureSpec("accuracy-vs-hardness", "Accuracy against structural hardness", plans.hardness,
                "no family whose instances differ in structure (or no readable instances)"),
+    FigureSpec("accuracy-vs-measures", "Accuracy against the structural measures",
+               measureplans.measure_curves,
+               "no structural measure takes two values or more (or no readable instances)"),
     FigureSpec("response-length", "Response length against correctness", plans.response_length,
                "no answer records its completion tokens"),
     FigureSpec("pair-consistency", "Pair consistency of minimal twins", plans.pair_consistency,
@@ -95,6 +99,9 @@ FIGURES: tuple[FigureSpec, ...] = (
                "no answers to story prompts in this run"),
     FigureSpec("edits-normalized-accuracy", "Symbolic edits", plans.edits,
                "no symbolically edited instances in this run"),
+    FigureSpec("proof-length-flips", "Proof length and prediction flips (per model)",
+               measureplans.proof_length_flips,
+               "no edited answers whose records carry proof lengths"),
     FigureSpec("sat_bias", "SAT bias", plans.sat_bias, "no UNSAT instances in this run"),
     FigureSpec("truncation", "Truncation", plans.truncation, "no answers in this run"),
     FigureSpec("failures", "Failure kinds", plans.failures, "no answers in this run"),

@@ -643,7 +643,8 @@ def join_instances(
 
     ``instances`` maps instance ids to instance records (or is an iterable of records
     with an ``id``). Each joined row gains ``family``, ``num_clauses``, ``num_vars``,
-    ``params``, ``base_id``, ``transforms`` and ``twin_of``; a ``design`` record for the instance
+    ``params``, ``base_id``, ``transforms``, ``twin_of`` and ``measures`` (the
+    structural measures, ``None`` for a record without them); a ``design`` record for the instance
     adds its fields (``experiment``, ``clauses``, ``knob``, ``level``, ``arm``,
     ``replicate``...) without overwriting the row's own columns. A row whose instance
     is unknown raises :class:`RecordError` when ``strict``, and is dropped otherwise.
@@ -682,6 +683,7 @@ def join_instances(
         out["base_id"] = record.get("base_id")
         out["transforms"] = list(record.get("transforms") or [])
         out["twin_of"] = record.get("twin_of")
+        out["measures"] = record.get("measures")
         if design is not None and instance_id in design:
             for field, value in design[instance_id].items():
                 out.setdefault(field, value)

@@ -114,6 +114,7 @@ EDIT_SECTIONS = (
     "Symbolic edits: original-answer retention",
     "Symbolic edits: individual edits",
     "Symbolic edits: per operator",
+    "Symbolic edits: proof length and prediction flips",
 )
 
 #: Title of the section of minimal twins, shown after "Robustness" (and the edit
@@ -770,6 +771,42 @@ def _edit_flips(content: ReportContent) -> list[Block]:
     )
 
 
+def _edit_proof_lengths(content: ReportContent) -> list[Block]:
+    from twosat_formal.report.pairs import wilson
+
+    edited, changed = content.edit_proof_lengths
+    count = Paragraph(
+        f"{changed} of {edited} edited records have a proof length that differs from "
+        "their origin's (proof length: the shortest contradiction cycle of an UNSAT "
+        "formula, the longest shortest chain forcing a backbone literal of a SAT one)."
+    )
+    rows = [
+        _plain(
+            s.model,
+            s.category,
+            f"{p.change:+d}",
+            str(p.pairs),
+            str(p.flips),
+            _ci(wilson(p.flips, p.pairs)),
+        )
+        for s in content.edits or []
+        for p in s.proof_lengths
+    ]
+    if not rows:
+        return [count, Paragraph("No edited answers whose records carry proof lengths.")]
+    return [
+        count,
+        *_captioned(
+            "Each edited answer paired with the answer to its origin (same model, template "
+            "and sample), by the change in proof length from the origin to the edited "
+            "record (LogicEdit, Appendix F); a prediction flip is a pair whose two "
+            "decisions differ. Flip rate with its 95% Wilson interval.",
+            ["model", "edits", "proof length change", "pairs", "flips", "flip rate (%)"],
+            rows,
+        ),
+    ]
+
+
 def _edit_retention(content: ReportContent) -> list[Block]:
     summaries = [s for s in content.edits or [] if s.retention.rows]
     if not summaries:
@@ -1278,6 +1315,7 @@ def layout(
             _edit_retention(content),
             _edit_individual(content),
             _edit_operators(content),
+            _edit_proof_lengths(content),
         ]
         at = [title for title, _ in sections].index("Robustness") + 1
         sections[at:at] = list(zip(EDIT_SECTIONS, edit_parts, strict=True))

@@ -55,6 +55,11 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from twosat_formal.edits import metrics as edit_metrics
+from twosat_formal.edits.proof_lengths import (
+    ProofLengthFlips,
+    changed_proof_lengths,
+    proof_length_flips,
+)
 from twosat_formal.errors import ConfigError
 from twosat_formal.evaluate import STORY_TEMPLATE_PREFIX
 from twosat_formal.report.diagnostics import DiagnosticRow
@@ -233,6 +238,8 @@ class EditSummary:
     category: str = "operator"
     #: The same metrics per operator (the last edit's), in operator order.
     operators: list[OperatorEdits] = field(default_factory=list)
+    #: Pairs and prediction flips per change in proof length from the origin, by change.
+    proof_lengths: list[ProofLengthFlips] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         """The metrics as a JSON-ready dict.
@@ -248,6 +255,7 @@ class EditSummary:
             "retention": self.retention.to_json(),
             "individual": [i.to_json() for i in self.individual],
             "operators": [o.to_json() for o in self.operators],
+            "proof_length_flips": [p.to_json() for p in self.proof_lengths],
         }
 
 
@@ -375,6 +383,9 @@ class ReportContent:
     notes: list[str] = field(default_factory=list)
     edits: list[EditSummary] | None = None
     edit_curves: Curves = field(default_factory=dict)
+    #: ``(edited, changed)``: the edited records with a proof length, and those whose
+    #: proof length differs from their origin's (:func:`changed_proof_lengths`).
+    edit_proof_lengths: tuple[int, int] = (0, 0)
     stories: StorySection | None = None
     pairs: list[PairSummary] | None = None
     traces: list[TraceSummary] | None = None
@@ -1001,6 +1012,7 @@ def _edits(rows: Sequence[Row], models: Sequence[str]) -> tuple[list[EditSummary
                     [i for i in individual if i.rows],
                     category,
                     [_operator_edits(mine, name, category, top) for name in every],
+                    proof_length_flips(mine, category=category),
                 )
             )
             name = model if category == categories[0] else f"{model} ({category} edits)"
@@ -1261,6 +1273,7 @@ def compute_content(
         manifest=manifest,
         edits=edits,
         edit_curves=edit_curves,
+        edit_proof_lengths=changed_proof_lengths(r for r in data if not r.get("twin_of")),
         stories=_stories(data, stories or {}, models, method=method, seed=seed),
         pairs=pair_summaries(data, models) if has_twins(data) else None,
         traces=trace_summaries(traces, models) if traces else None,
