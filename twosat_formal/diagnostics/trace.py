@@ -105,6 +105,8 @@ MAX_SENTENCE = 2000
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _ARROWS = re.compile(r"\s*(?:→|->|=>|⇒)\s*")
 _LEAD_WORDS = re.compile(r"^(?:so|thus|therefore|hence|then|and|but)\b,?\s*", re.IGNORECASE)
+#: A sentence that is nothing but a list item's number (``3.``, ``3)``).
+_LIST_NUMBER = re.compile(r"\d{1,3}[.)]")
 _MARKUP = re.compile(r"^\s*(?:[-+*\u2022]|\d{1,3}[.)]|#{1,6}|>)\s+")
 _EMPHASIS = re.compile(r"[*_`]+")
 _ANSWER_LINE = re.compile(r"the\s+answer\s+is\s*:", re.IGNORECASE)
@@ -294,7 +296,12 @@ def _reasoning(text: str) -> list[tuple[str, int]]:
             fenced = not fenced
         elif stripped and not fenced and not _ANSWER_LINE.search(line):
             position = 0
-            for piece in _SENTENCE_END.split(line):
+            pieces = _SENTENCE_END.split(line)
+            if len(pieces) > 1 and _LIST_NUMBER.fullmatch(pieces[0].strip()):
+                # a numbered list item (``3. Either A is true ...``, as a prompt whose
+                # rules are numbered shows them): the number opens its sentence
+                pieces[:2] = [line[: line.find(pieces[1], len(pieces[0]))] + pieces[1]]
+            for piece in pieces:
                 where = line.find(piece, position)
                 position = where + len(piece)
                 if piece.strip():
