@@ -176,9 +176,8 @@ DOC = Path(__file__).resolve().parents[1] / "docs" / "verbalization.md"
 
 @pytest.mark.skipif(not DOC.exists(), reason="docs are not shipped with the package")
 def test_the_documented_numbered_prompts_are_current() -> None:
-    blocks = dict(
-        re.findall(r"<!-- numbered: ([\w-]+) -->\n```text\n(.*?)\n```", DOC.read_text("utf-8"), re.S)
-    )
+    pattern = r"<!-- numbered: ([\w-]+) -->\n```text\n(.*?)\n```"
+    blocks = dict(re.findall(pattern, DOC.read_text("utf-8"), re.S))
     formula = Formula([[1, 2], [-1, 2], [3, 4], [1, -2], [-1, -2]])
     logic = verbalize(formula, "logic", entities=list("ABCD"), ask="core")
     dimacs = verbalize(formula, "dimacs", entities=["x1", "x2", "x3", "x4"], ask="repair")
