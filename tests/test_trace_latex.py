@@ -10,6 +10,8 @@ independently of the reader.
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -152,3 +154,42 @@ def test_a_rule_restated_as_sympy_prints_it_is_that_rule() -> None:
     trace = check_trace(text, "math-latex", entities, formula)
     assert [(c.form, c.kind) for c in trace.claims] == [("formula", "clause")] * 2
     assert [c.literals for c in trace.claims] == [(-1, 2), (2, 3)]
+
+
+def test_trace_on_the_command_line_reads_latex_answers_to_a_math_latex_prompt(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """generate → verbalize math-latex → score a LaTeX answer into a store → trace."""
+    import json
+
+    from cli_support import cli
+
+    dataset, prompts = tmp_path / "d.jsonl", tmp_path / "p.jsonl"
+    steps = [
+        ["generate", "backbone", "--clauses", "6", "--seed", "1", "-o", str(dataset)],
+        ["verbalize", str(dataset), "-t", "math-latex", "-o", str(prompts), "--no-progress"],
+    ]
+    for argv in steps:
+        code, out, err = cli(capsys, *argv)
+        assert code == 0, out + err
+    record = json.loads(prompts.read_text(encoding="utf-8").splitlines()[0])
+    first, entity = record["text"].split("\n")[1], record["entities"]
+    rule = first.removesuffix(" \\land")  # the first rule, as the prompt writes it
+    text = f"So ${rule[1:-1]}$.\nThen \\text{{nothing}}.\n\nThe answer is: Yes"
+    responses = tmp_path / "r.jsonl"
+    row = {"prompt_id": record["id"], "response": text, "model": "hand"}
+    responses.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    store, traced = tmp_path / "s.sqlite", tmp_path / "t.jsonl"
+    argv = ["score", str(responses), "--prompts", str(prompts), "--dataset", str(dataset)]
+    code, out, err = cli(capsys, *argv, "--store", str(store), "--out", str(tmp_path / "s.jsonl"))
+    assert code == 0, out + err
+    code, out, err = cli(capsys, "trace", str(store), "-o", str(traced), "--no-progress")
+    assert code == 0, out + err
+    (trace,) = [json.loads(line) for line in traced.read_text(encoding="utf-8").splitlines()]
+    assert (trace["sentences"], trace["read"]) == (2, 1)
+    (claim,) = trace["claims"]
+    assert (claim["form"], claim["kind"]) == ("formula", "clause")
+    # the claim's literals, named by the instance's variables through the entity map
+    names = re.findall(r"(\\neg )?x_\{(\d+)\}", rule)
+    expected = [("~" if neg else "") + entity[f"x{k}"] for neg, k in names]
+    assert claim["literals"] == expected
