@@ -251,3 +251,31 @@ def test_numbered_prompts_end_to_end(capsys: pytest.CaptureFixture[str], tmp_pat
         code, out, err = cli(capsys, "certify", str(dataset), str(path))
         assert code == 1, out + err
         assert f"{path.name}:{index + 1} {records[index]['id']}" in out
+
+
+@pytest.mark.parametrize("template", ["door", "math", "dimacs"])
+def test_backparse_on_the_command_line_reads_numbers_and_locates_a_wrong_one(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, template: str
+) -> None:
+    prompt = verbalize(CLASH, template, seed=2, ask="repair")
+    good = tmp_path / "p.txt"
+    good.write_text(prompt.text, encoding="utf-8")
+    code, out, err = cli(capsys, "backparse", str(good), "--to", "dimacs")
+    assert code == 0, err
+    assert out.split("\n")[-8:-1] == [
+        "1 0",
+        "-1 0",
+        "2 3 0",
+        "-2 3 0",
+        "2 -3 0",
+        "-2 -3 0",
+        "4 5 0",
+    ]
+    lines = prompt.text.split("\n")
+    at = next(i for i, line in enumerate(lines) if re.match(r"(c rule )?3\b", line))
+    lines[at] = lines[at].replace("3", "4", 1)
+    bad = tmp_path / "bad.txt"
+    bad.write_text("\n".join(lines), encoding="utf-8")
+    code, out, err = cli(capsys, "backparse", str(bad))
+    assert code == 2 and out == "" and "Traceback" not in err
+    assert err.startswith(f"error: {bad}:{at + 1}:1: rule 3 opens with ")
