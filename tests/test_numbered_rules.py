@@ -279,3 +279,32 @@ def test_backparse_on_the_command_line_reads_numbers_and_locates_a_wrong_one(
     code, out, err = cli(capsys, "backparse", str(bad))
     assert code == 2 and out == "" and "Traceback" not in err
     assert err.startswith(f"error: {bad}:{at + 1}:1: rule 3 opens with ")
+
+
+def test_exports_and_the_gym_carry_the_numbered_prompts() -> None:
+    """The reasoning-gym items and the HF rows of core and repair questions show the
+    numbered rules (the prompt record's text); the other items do not number them."""
+    from twosat_formal.evaluate import EvalItem
+    from twosat_formal.generators import generate
+    from twosat_formal.gym import create_dataset
+    from twosat_formal.integrations.hf import typed_row
+
+    data = create_dataset(size=12, seed=3, types=("core", "repair"))
+    kinds = set()
+    for entry in data:
+        kind = entry["metadata"].get("question_type", "decision")
+        block = rule_block(entry["question"])
+        numbered = any(re.match(r"1\. |c rule 1\Z", line) for line in block[:2])
+        assert numbered == (kind in ("core", "repair")), entry["question"]
+        if numbered:
+            numbers, _ = numbers_of(entry["metadata"]["template"], block)
+            assert numbers == list(range(1, len(numbers) + 1))
+        kinds.add(kind)
+    assert kinds >= {"repair"}
+    inst = generate("implication-cycle", clauses=8, seed=4)
+    for ask in ("core", "repair"):
+        record = verbalize(inst, "dual-story", seed=1, ask=ask).record()
+        row = typed_row(EvalItem(record, inst.formula, inst.label, inst.to_record()))
+        assert row["messages"][0]["content"] == record.text
+        numbers, _ = numbers_of("dual-story", rule_block(record.text))
+        assert numbers == list(range(1, inst.formula.num_clauses + 1))
