@@ -322,7 +322,7 @@ class Format(Scheme):
         """
         found = []
         for i, line in enumerate(body):
-            head = rule_head(i + 1)
+            head = self.mark(i + 1)
             if not line.startswith(head):
                 raise _numbering_error(i + 1, head, i + 2, line)
             found.append(line[len(head) :])
@@ -355,7 +355,7 @@ def rule_comment(number: int) -> str:
     >>> rule_comment(3)
     'c rule 3'
     """
-    return "c rule " + rule_head(number).rstrip(". ")
+    return f"c rule {number}"
 
 
 class _LineError(Exception):
@@ -479,7 +479,7 @@ class DimacsFormat(Format):
         """
         found = list(lines[:1])
         for k, line in enumerate(lines[1:], 1):
-            found += [rule_comment(k), line]
+            found += [self.mark(k), line]
         return found
 
     def unnumbered(self, body: Sequence[str]) -> tuple[list[str], list[int]]:
@@ -491,7 +491,7 @@ class DimacsFormat(Format):
         """
         found, where = list(body[:1]), [0] if body else []
         for k, at in enumerate(range(1, len(body), 2), 1):
-            head = rule_comment(k)
+            head = self.mark(k)
             if body[at] != head:
                 raise _numbering_error(k, head, at + 2, body[at])
             if at + 1 >= len(body):
