@@ -71,7 +71,8 @@ class Prompt:
     template:
         The scheme name.
     verbalization:
-        Preamble, one sentence per clause, a blank line and the final question.
+        Preamble, one sentence per clause (each with its number when the question
+        names rules, :attr:`numbered`), a blank line and the final question.
     text:
         The full prompt a model receives (App. G.2 around the verbalization).
     entities:
@@ -87,7 +88,8 @@ class Prompt:
         Whether the prompt asks for a contradiction chain when the answer is "No".
     ask:
         The question type (:mod:`twosat_formal.questions`): ``"decision"`` (with or
-        without ``ask_cycle``), ``"forced"`` or ``"entails"``.
+        without ``ask_cycle``), ``"forced"``, ``"entails"``, ``"core"``, ``"repair"`` or
+        ``"maxsat"``.
     reference:
         The reference answer of a question type other than the decision.
     formula:
