@@ -308,3 +308,38 @@ def test_exports_and_the_gym_carry_the_numbered_prompts() -> None:
         assert row["messages"][0]["content"] == record.text
         numbers, _ = numbers_of("dual-story", rule_block(record.text))
         assert numbers == list(range(1, inst.formula.num_clauses + 1))
+
+
+SCHEMES = [name for name in NAMES if TEMPLATES.get(name).clause_lines is not None]
+
+
+@SETTINGS
+@given(
+    small_2cnf(max_vars=5, max_clauses=12),
+    st.sampled_from(SCHEMES),
+    st.lists(st.sampled_from([" ", "  ", "\n", " \n\t"]), min_size=1, max_size=40),
+)
+def test_the_line_reading_and_the_word_reading_agree_on_numbered_rules(
+    formula: Formula, template: str, gaps: list[str]
+) -> None:
+    """A numbered text laid out as rendered is read by the one pattern per line; the
+    word-by-word reading gives the same, and still does once the words are reflowed."""
+    from twosat_formal.verbalize import render
+    from twosat_formal.verbalize.backparse import _read_lines, _read_words
+
+    scheme = TEMPLATES.get(template)
+    names = scheme.entities.canonical(formula.num_vars)
+    text = render(formula, scheme, names, numbered=True)
+    lines = _read_lines(text, scheme, None, True)
+    assert lines is not None
+    assert lines == _read_words(text, template, None, None, True)
+    assert lines == _read_words(text, template, None, None, None)
+    words = text.split(" ")
+    flowed = "".join(w + gaps[i % len(gaps)] for i, w in enumerate(words[:-1])) + words[-1]
+    again = _read_words(flowed, template, None, None, True)
+    assert again[:3] == lines[:3]
+    # a number out of turn: no line reading, a located error from the word reading
+    wrong = text.replace("\n1. ", "\n2. ", 1)
+    assert _read_lines(wrong, scheme, None, True) is None
+    with pytest.raises(ParseError, match=r"rule 1 opens with '2\.'"):
+        _read_words(wrong, template, None, None, None)
