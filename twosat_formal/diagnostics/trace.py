@@ -103,10 +103,19 @@ FORMS = ("clause", "assignment", "conditional", "chain", "formula")
 MAX_SENTENCE = 2000
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
-_ARROWS = re.compile(r"\s*(?:→|->|=>|⇒)\s*")
+_ARROWS = re.compile(r"\s*(?:→|->|=>|⇒|\\(?:long)?rightarrow\b|\\to\b|\\implies\b)\s*")
 _LEAD_WORDS = re.compile(r"^(?:so|thus|therefore|hence|then|and|but)\b,?\s*", re.IGNORECASE)
+#: A sentence that is nothing but a list item's number (``3.``, ``3)``).
+_LIST_NUMBER = re.compile(r"\d{1,3}[.)]")
 _MARKUP = re.compile(r"^\s*(?:[-+*\u2022]|\d{1,3}[.)]|#{1,6}|>)\s+")
-_EMPHASIS = re.compile(r"[*_`]+")
+#: Markdown emphasis; an underscore between a name and a brace is a LaTeX subscript
+#: (``x_{1}``) and stays.
+_EMPHASIS = re.compile(r"[*`]+|_+(?!\{)|(?<![A-Za-z])_+")
+#: LaTeX math delimiters: ``$``, ``$$``, ``\(`` ... ``\)``, ``\[`` ... ``\]``.
+_MATH = re.compile(r"\$+|\\[()\[\]]")
+#: What opens a LaTeX group rather than a JSON object: a subscript, a superscript, a
+#: command or a group just closed (``x_{1}``, ``\neg{x}``, ``\neg{}{x}``).
+_LATEX_GROUP = re.compile(r"(?:[_^}]|\\[A-Za-z]+ *)\Z")
 _ANSWER_LINE = re.compile(r"the\s+answer\s+is\s*:", re.IGNORECASE)
 
 
@@ -224,7 +233,7 @@ def _parse(sentence: str, vocab: _Vocabulary) -> _Parsed | None:
 
     if len(sentence) > MAX_SENTENCE:
         return None
-    raw = " ".join(_EMPHASIS.sub("", _MARKUP.sub("", sentence)).split())
+    raw = " ".join(_EMPHASIS.sub("", _MATH.sub("", _MARKUP.sub("", sentence))).split())
     if not raw:
         return None
     candidates = [raw]
@@ -278,6 +287,8 @@ def _reasoning(text: str) -> list[tuple[str, int]]:
     for i, ch in enumerate(text):  # blank out JSON objects (balanced braces)
         if ch == "{":
             if depth == 0:
+                if _LATEX_GROUP.search(text, max(0, i - 32), i):
+                    continue
                 start = i
             depth += 1
         elif ch == "}" and depth:
@@ -294,7 +305,12 @@ def _reasoning(text: str) -> list[tuple[str, int]]:
             fenced = not fenced
         elif stripped and not fenced and not _ANSWER_LINE.search(line):
             position = 0
-            for piece in _SENTENCE_END.split(line):
+            pieces = _SENTENCE_END.split(line)
+            if len(pieces) > 1 and _LIST_NUMBER.fullmatch(pieces[0].strip()):
+                # a numbered list item (``3. Either A is true ...``, as a prompt whose
+                # rules are numbered shows them): the number opens its sentence
+                pieces[:2] = [line[: line.find(pieces[1], len(pieces[0]))] + pieces[1]]
+            for piece in pieces:
                 where = line.find(piece, position)
                 position = where + len(piece)
                 if piece.strip():

@@ -31,7 +31,7 @@ from collections.abc import Iterable
 
 from twosat_formal.errors import ConfigError
 
-__all__ = ["ASKED", "QUESTION_TYPES", "parse_ask"]
+__all__ = ["ASKED", "NUMBERED", "QUESTION_TYPES", "parse_ask"]
 
 #: Every question type, in the order prompts are written.
 QUESTION_TYPES: tuple[str, ...] = (
@@ -46,6 +46,11 @@ QUESTION_TYPES: tuple[str, ...] = (
 
 #: The types with a question block of their own (the others are the decision prompt).
 ASKED: tuple[str, ...] = ("forced", "entails", "core", "repair", "maxsat")
+
+#: The types whose answer names rules by number: their prompts print each rule with
+#: its number (:meth:`~twosat_formal.verbalize.schemes.Scheme.numbered`), and the
+#: round trip reads the numbers back. The other prompts print the rules unnumbered.
+NUMBERED: frozenset[str] = frozenset({"core", "repair"})
 
 
 def parse_ask(values: Iterable[str]) -> tuple[str, ...]:

@@ -13,7 +13,7 @@ value words):
   "chain": [{entity: value}, ...]}``, the chain (a walk ``A ~> B`` of the implication
   graph) only when the answer is Yes;
 * ``core``: ``{"core": [rule numbers], "size": k}``, a smallest unsatisfiable set of
-  rules (numbered from 1 in the order the prompt gives them), by PySAT's OptUx
+  rules (the numbers the prompt prints before them, 1, 2, 3, ... in order), by PySAT's OptUx
   (:func:`minimum_core`); its ``certify`` path is the project's own;
 * ``repair``: ``{"repair": [rule numbers], "size": k}``, a smallest set of rules to
   drop so that the rest can hold (the rules an optimum of PySAT's RC2 falsifies);

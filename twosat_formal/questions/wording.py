@@ -51,18 +51,16 @@ ENTAILS_QUESTION = (
 )
 
 
-#: The question of a ``core`` prompt (the rules are numbered by their order).
+#: The question of a ``core`` prompt (its rules are printed with their numbers).
 CORE_QUESTION = (
-    "Question: the rules above cannot all hold together. Number them 1, 2, 3, ... in\n"
-    "the order they are given (the first rule after the opening line is rule 1).\n"
+    "Question: the numbered rules above cannot all hold together.\n"
     "Name a smallest set of rules that cannot all hold together."
 )
 
 
-#: The question of a ``repair`` prompt.
+#: The question of a ``repair`` prompt (its rules are printed with their numbers).
 REPAIR_QUESTION = (
-    "Question: the rules above cannot all hold together. Number them 1, 2, 3, ... in\n"
-    "the order they are given (the first rule after the opening line is rule 1).\n"
+    "Question: the numbered rules above cannot all hold together.\n"
     "Which fewest rules must be dropped so that all the other rules can hold together?"
 )
 

@@ -71,7 +71,8 @@ class Prompt:
     template:
         The scheme name.
     verbalization:
-        Preamble, one sentence per clause, a blank line and the final question.
+        Preamble, one sentence per clause (each with its number when the question
+        names rules, :attr:`numbered`), a blank line and the final question.
     text:
         The full prompt a model receives (App. G.2 around the verbalization).
     entities:
@@ -87,7 +88,8 @@ class Prompt:
         Whether the prompt asks for a contradiction chain when the answer is "No".
     ask:
         The question type (:mod:`twosat_formal.questions`): ``"decision"`` (with or
-        without ``ask_cycle``), ``"forced"`` or ``"entails"``.
+        without ``ask_cycle``), ``"forced"``, ``"entails"``, ``"core"``, ``"repair"`` or
+        ``"maxsat"``.
     reference:
         The reference answer of a question type other than the decision.
     formula:
@@ -111,6 +113,18 @@ class Prompt:
     reference: Mapping[str, Any] | None = None
     formula: Formula | None = field(default=None, compare=False, repr=False)
     instance_id: str | None = field(default=None, compare=False)
+
+    @property
+    def numbered(self) -> bool:
+        """Whether the rules are numbered: the question names rules by number.
+
+        >>> f = Formula([[1], [-1]])
+        >>> verbalize(f, "logic", ask="core").numbered, verbalize(f, "logic").numbered
+        (True, False)
+        """
+        from twosat_formal.questions import NUMBERED
+
+        return self.ask in NUMBERED
 
     def entity_map(self) -> dict[str, str]:
         """Entity → variable name, in variable order.
@@ -165,7 +179,9 @@ class Prompt:
                     "this prompt does not carry its formula: give the round-trip proof",
                     parameter="roundtrip",
                 )
-            roundtrip = prove_roundtrip(self.formula, self.text, self.template, self.entities)
+            roundtrip = prove_roundtrip(
+                self.formula, self.text, self.template, self.entities, numbered=self.numbered
+            )
         return PromptRecord.create(
             instance_id,
             self.template,
@@ -186,11 +202,15 @@ class Prompt:
 SHOWN = 3
 
 
-def render(formula: Formula, scheme: Scheme, entities: Sequence[str]) -> str:
+def render(
+    formula: Formula, scheme: Scheme, entities: Sequence[str], *, numbered: bool = False
+) -> str:
     """The verbalization of ``formula``: preamble, sentences, blank line, question.
 
-    ``entities[v - 1]`` names variable ``v``. An empty clause raises
-    :class:`~twosat_formal.errors.ConfigError`.
+    ``entities[v - 1]`` names variable ``v``. ``numbered`` writes each rule with its
+    number (:meth:`~twosat_formal.verbalize.schemes.Scheme.numbered`), as a question
+    that names rules asks (:data:`~twosat_formal.questions.NUMBERED`). An empty clause
+    raises :class:`~twosat_formal.errors.ConfigError`.
 
     >>> f = Formula([[1, 2], [-2]])
     >>> print(render(f, TEMPLATES.get("door"), ["door 1", "door 2"]))
@@ -199,8 +219,18 @@ def render(formula: Formula, scheme: Scheme, entities: Sequence[str]) -> str:
     door 2 is closed.
     <BLANKLINE>
     Is there a configuration of doors that satisfies all the rules?
+    >>> print(render(f, TEMPLATES.get("dimacs"), ["x1", "x2"], numbered=True))
+    Consider this CNF formula in DIMACS format (variable k is named xk):
+    p cnf 2 2
+    c rule 1
+    1 2 0
+    c rule 2
+    -2 0
+    <BLANKLINE>
+    Is there an assignment of truth values to the variables that satisfies every clause?
     """
-    lines = [scheme.preamble, *scheme.sentences(formula.clauses, entities)]
+    rules = scheme.sentences(formula.clauses, entities)
+    lines = [scheme.preamble, *(scheme.numbered(rules) if numbered else rules)]
     return "\n".join(lines) + "\n\n" + scheme.question
 
 
@@ -309,7 +339,9 @@ def verbalize(
         names = entity_map(naming, formula.num_vars, seed=seed)
     else:
         names = naming.validate(entities, formula.num_vars)
-    verbalization = render(formula, scheme, names)
+    from twosat_formal.questions import NUMBERED
+
+    verbalization = render(formula, scheme, names, numbered=ask in NUMBERED)
     if example_from is not None and example_from.num_vars != formula.num_vars:
         raise ConfigError(
             f"the example formula has {example_from.num_vars} variables, the formula "
@@ -395,5 +427,7 @@ def prompt_record(
         ask=ask,
     )
     # the entity of each variable: the record's map (a formula's names are distinct)
-    proof = prove_roundtrip(formula, prompt.text, prompt.template, prompt.entities)
+    proof = prove_roundtrip(
+        formula, prompt.text, prompt.template, prompt.entities, numbered=prompt.numbered
+    )
     return prompt.record(instance_id, proof)

@@ -45,11 +45,15 @@ from twosat_formal.verbalize.schemes import (
     Scheme,
     _parse_sentence,
     normalize_apostrophes,
+    rule_head,
 )
 
 __all__ = ["BackParse", "backparse", "detect_template", "read_clauses"]
 
 _WORD = re.compile(r"\S+")
+
+#: A word that numbers a rule (:func:`~twosat_formal.verbalize.schemes.rule_head`).
+_RULE_NUMBER = re.compile(r"[0-9]+\.")
 
 #: The entity groups of a match of :attr:`Scheme.clause_lines`.
 _ENTITY_GROUPS = itemgetter(0, 2, 4)
@@ -192,6 +196,7 @@ def backparse(
     *,
     entities: Sequence[str] | None = None,
     source: str | None = None,
+    numbered: bool | None = None,
 ) -> BackParse:
     """Parse a template verbalization, or a full prompt that starts with one.
 
@@ -209,6 +214,11 @@ def backparse(
         variables are numbered in order of first appearance.
     source:
         A file name for error messages.
+    numbered:
+        Whether each rule carries its number, as a prompt that names rules by number
+        writes them (:meth:`~twosat_formal.verbalize.schemes.Scheme.numbered`):
+        ``True`` requires the numbers 1, 2, 3, ... in order, ``False`` refuses them,
+        ``None`` (the default) reads either, as the first rule shows.
 
     Returns
     -------
@@ -218,7 +228,8 @@ def backparse(
     ------
     ParseError
         A missing preamble or final question, a sentence that fits no pattern of the
-        scheme, or an unknown entity; the error names the line.
+        scheme, a rule number missing or out of order, or an unknown entity; the error
+        names the line.
 
     Examples
     --------
@@ -229,8 +240,15 @@ def backparse(
     (('door 2', 'door 1'), ('door_2', 'door_1'), (Clause(1, -2),))
     >>> backparse(text, "door", entities=["door 1", "door 2"]).formula.clauses
     (Clause(2, -1),)
+    >>> numbered = text.replace("\\ndoor 2", "\\n1. door 2")
+    >>> backparse(numbered, "door").formula.clauses
+    (Clause(1, -2),)
+    >>> backparse(numbered.replace("1. ", "2. "), "door")
+    Traceback (most recent call last):
+    ...
+    twosat_formal.errors.ParseError: 2:1: rule 1 opens with '2.' instead of its number '1.'
     """
-    name, clauses, order, lines = read_clauses(text, template, entities, source)
+    name, clauses, order, lines = read_clauses(text, template, entities, source, numbered)
     naming = TEMPLATES.get(name).entities
     names = [naming.identifier(e) for e in order]
     formula = Formula(clauses, num_vars=len(order), names=names)
@@ -238,7 +256,11 @@ def backparse(
 
 
 def read_clauses(
-    text: str, template: str | None, entities: Sequence[str] | None, source: str | None
+    text: str,
+    template: str | None,
+    entities: Sequence[str] | None,
+    source: str | None,
+    numbered: bool | None = None,
 ) -> tuple[str, list[list[int]], list[str], list[int]]:
     """What :func:`backparse` reads: scheme name, clauses, entities in order, lines.
 
@@ -253,12 +275,12 @@ def read_clauses(
     """
     scheme = TEMPLATES.get(template) if template is not None else _opening(text)
     if isinstance(scheme, Format):
-        return read_format(scheme, text, entities, source)
+        return read_format(scheme, text, entities, source, numbered)
     if scheme is not None:
-        found = _read_lines(text, scheme, entities)
+        found = _read_lines(text, scheme, entities, numbered)
         if found is not None:
             return found
-    return _read_words(text, template, entities, source)
+    return _read_words(text, template, entities, source, numbered)
 
 
 def _opening(text: str) -> Scheme | None:
@@ -278,7 +300,7 @@ def _opening(text: str) -> Scheme | None:
 
 
 def _read_lines(
-    text: str, scheme: Scheme, entities: Sequence[str] | None
+    text: str, scheme: Scheme, entities: Sequence[str] | None, numbered: bool | None = None
 ) -> tuple[str, list[list[int]], list[str], list[int]] | None:
     """:func:`read_clauses` of a text laid out as the renderer lays it out, or ``None``.
 
@@ -290,6 +312,8 @@ def _read_lines(
     line matched by one pattern instead of its words joined and parsed. Any other
     text, or one with an entity outside the scheme's naming (or the caller's
     entities), is ``None``: the word-by-word reading reads it or raises the error.
+    Numbered rules (``numbered``, or ``None`` and the first line numbered 1) lose their
+    numbers before the lines are matched; a line without its number is ``None`` too.
 
     >>> room = TEMPLATES.get("room")
     >>> text = "A building has lighting rules:\\nroom 2 is dark.\\n\\n" + room.question
@@ -307,6 +331,12 @@ def _read_lines(
     if end < len(head) or (after < len(text) and not text[after].isspace()):
         return None
     block = text[len(head) : end]
+    if numbered or (numbered is None and block.startswith(rule_head(1))):
+        rules = block.split("\n")
+        heads = [rule_head(k) for k in range(1, len(rules) + 1)]
+        if not all(map(str.startswith, rules, heads)):
+            return None
+        block = "\n".join(rule[len(h) :] for rule, h in zip(rules, heads, strict=True))
     matches = pattern[0].findall(block)
     if len(matches) != block.count("\n") + 1:
         return None
@@ -328,9 +358,16 @@ def _read_lines(
 
 
 def _read_words(
-    text: str, template: str | None, entities: Sequence[str] | None, source: str | None
+    text: str,
+    template: str | None,
+    entities: Sequence[str] | None,
+    source: str | None,
+    numbered: bool | None = None,
 ) -> tuple[str, list[list[int]], list[str], list[int]]:
-    """:func:`read_clauses` word by word: any whitespace, errors with their positions."""
+    """:func:`read_clauses` word by word: any whitespace, errors with their positions.
+
+    Numbered rules open with their number as a word of its own (``1.``), which must be
+    one more than the rule before's."""
     words = _Words(text)
     if template is None:
         scheme = _detect(words, source)
@@ -358,11 +395,28 @@ def _read_words(
     ends = [k for k in range(i, limit) if text_words[k].endswith(".")]
     ends.append(limit)
     e = 0
+    if numbered is None:
+        numbered = i < n and _RULE_NUMBER.fullmatch(text_words[i]) is not None
     while True:
         if i >= n:
             raise words.error(f"the final question {scheme.question!r} is missing", n, source)
         if text_words[i] == first and text_words[i : i + length] == question:
             break
+        start = i
+        if numbered:
+            number = rule_head(len(clauses) + 1).rstrip()
+            if text_words[i] != number:
+                raise words.error(
+                    f"rule {len(clauses) + 1} opens with {text_words[i]!r} instead of its "
+                    f"number {number!r}",
+                    i,
+                    source,
+                )
+            i += 1
+        elif _RULE_NUMBER.fullmatch(text_words[i]):
+            raise words.error(
+                f"{text_words[i]!r} numbers a rule where the rules are not numbered", i, source
+            )
         while ends[e] < i:
             e += 1
         if ends[e] == limit < n:  # a sentence runs on over the question's words
@@ -384,6 +438,6 @@ def _read_words(
                 var = index_of[entity] = len(order)
             clause.append(var if positive else -var)
         clauses.append(clause)
-        lines.append(words.lines[i])
+        lines.append(words.lines[start])
         i = j + 1
     return scheme.name, clauses, order, lines

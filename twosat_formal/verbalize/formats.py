@@ -42,11 +42,12 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import ClassVar
 
 from twosat_formal.errors import ConfigError, ParseError, SentenceError
 from twosat_formal.formula import Formula
 from twosat_formal.recent import TEXTS
-from twosat_formal.verbalize.schemes import TEMPLATES, Scheme
+from twosat_formal.verbalize.schemes import TEMPLATES, Scheme, rule_head
 
 __all__ = ["FORMATS", "Format", "read_format"]
 
@@ -56,6 +57,9 @@ Read = tuple[str, list[list[int]], list[str], list[int]]
 _SUBSCRIPTS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
 #: A literal as sympy's parser is given it: nothing but a negation and a symbol name.
 _SYMPY_LITERAL = re.compile(r"~?x[1-9][0-9]*\Z")
+#: The opening of a numbered rule's line, and a numbered DIMACS block's comment.
+_RULE_HEAD = re.compile(r"[0-9]+\. ")
+_RULE_COMMENT = re.compile(r"c rule [0-9]+\Z")
 
 
 @lru_cache(maxsize=1 << 16)
@@ -112,6 +116,10 @@ class Format(Scheme):
     fields give :meth:`literal`, the words a reasoner uses for one literal); a format
     renders its lines with :meth:`sentences` and reads a text with :meth:`read`.
     """
+
+    #: The line of the body (the lines between preamble and blank line) that is the
+    #: first rule's, or that numbers it.
+    first_rule: ClassVar[int] = 0
 
     def sentence(self, literals: Sequence[tuple[str, bool]]) -> str:
         """One clause in this notation, given as ``(entity, positive)`` pairs."""
@@ -207,17 +215,26 @@ class Format(Scheme):
         """What closes every clause line but the last (``""``: nothing)."""
         return ""
 
-    def read(self, text: str, entities: Sequence[str] | None, source: str | None) -> Read:
+    def read(
+        self,
+        text: str,
+        entities: Sequence[str] | None,
+        source: str | None,
+        numbered: bool | None = None,
+    ) -> Read:
         """Read a verbalization in this format (a full prompt: what follows is ignored).
 
         Returns the scheme name, the clauses over variables numbered in order of first
         appearance (or as ``entities`` numbers them), that order, and the line of each
-        clause.
+        clause. ``numbered``: the rules carry their numbers (:meth:`numbered`), as a
+        prompt that names rules writes them (``True``), or carry none (``False``), or
+        either, as the first rule line shows (``None``).
 
         Raises
         ------
         ParseError
             A missing preamble or question, a line that is not a clause of this format,
+            a rule without its number (or out of order) where the rules are numbered,
             an entity outside the naming or ``entities``; the error names the line.
         """
         lines = text.split("\n")
@@ -235,7 +252,26 @@ class Format(Scheme):
         if end < 2 or lines[end - 1] != "":
             raise error("a blank line comes before the final question", end + 1)
         body = lines[1 : end - 1]
-        pairs, first = self.read_body(body)
+        shown = self.numbers_shown(body)
+        if numbered is None:
+            numbered = shown
+        elif shown and not numbered:
+            line = self.first_rule + 2
+            raise error("a rule number where the rules are not numbered", line)
+        # where[i]: the line of the body that line i of the body without numbers was
+        where = list(range(len(body)))
+        if numbered:
+            body, where = self.unnumbered(body)
+        try:
+            pairs, first = self.read_body(body)
+        except ParseError as err:
+            at = (err.line or 2) - 2
+            if not numbered or not 0 <= at < len(where):
+                raise
+            line = where[at] + 2  # the line in the text, numbers and all
+            raise ParseError(
+                err.message, line=line, column=err.column, source=source, context=lines[line - 1]
+            ) from None
         order: list[str] = [] if entities is None else list(entities)
         index = {entity: v for v, entity in enumerate(order, 1)}
         clauses = []
@@ -250,7 +286,47 @@ class Format(Scheme):
                     var = index[entity] = len(order)
                 found.append(var if positive else -var)
             clauses.append(found)
-        return self.name, clauses, order, [first + i + 2 for i in range(len(clauses))]
+        return self.name, clauses, order, [where[first + i] + 2 for i in range(len(clauses))]
+
+    def numbers_shown(self, body: Sequence[str]) -> bool:
+        """Whether the first rule line of ``body`` is numbered (by any number).
+
+        >>> FORMATS["math"].numbers_shown(["2. (x₁)"]), FORMATS["dimacs"].numbers_shown(["p"])
+        (True, False)
+        """
+        at = self.first_rule
+        return len(body) > at and self.marked.match(body[at]) is not None
+
+    @property
+    def marked(self) -> re.Pattern[str]:
+        """What opens a numbered rule's line (or its numbering line), any number."""
+        return _RULE_HEAD
+
+    def mark(self, number: int) -> str:
+        """What numbers rule ``number`` (:func:`~twosat_formal.verbalize.schemes.rule_head`).
+
+        >>> FORMATS["math"].mark(2), FORMATS["dimacs"].mark(2)
+        ('2. ', 'c rule 2')
+        """
+        return rule_head(number)
+
+    def unnumbered(self, body: Sequence[str]) -> tuple[list[str], list[int]]:
+        """The body lines without the rule numbers :meth:`numbered` writes, and the index
+        in ``body`` of each line kept.
+
+        Raises :class:`~twosat_formal.errors.ParseError` at the first line that does
+        not open with the number it must have (one after the line before's).
+
+        >>> FORMATS["math"].unnumbered(["1. (x₁) ∧", "2. (¬x₁)"])
+        (['(x₁) ∧', '(¬x₁)'], [0, 1])
+        """
+        found = []
+        for i, line in enumerate(body):
+            head = self.mark(i + 1)
+            if not line.startswith(head):
+                raise _numbering_error(i + 1, head, i + 2, line)
+            found.append(line[len(head) :])
+        return found, list(range(len(body)))
 
     def read_body(self, body: Sequence[str]) -> tuple[list[list[tuple[str, bool]]], int]:
         """The clauses of the lines between preamble and blank line, and the index of the
@@ -260,6 +336,26 @@ class Format(Scheme):
         except _LineError as err:
             message, line, context = err.message, err.index + 2, body[err.index]
         raise ParseError(message, line=line, column=1, context=context)
+
+
+def _numbering_error(rule: int, head: str, line: int, context: str) -> ParseError:
+    """The error of a rule line without the number ``head`` it must open with."""
+    found = context[: len(head)]
+    return ParseError(
+        f"rule {rule} opens with {found!r} instead of its number {head!r}",
+        line=line,
+        column=1,
+        context=context,
+    )
+
+
+def rule_comment(number: int) -> str:
+    """The comment that numbers the next clause line of a numbered DIMACS block.
+
+    >>> rule_comment(3)
+    'c rule 3'
+    """
+    return f"c rule {number}"
 
 
 class _LineError(Exception):
@@ -339,6 +435,15 @@ def _block(formula: Formula) -> list[str]:
 class DimacsFormat(Format):
     """``dimacs``: the header ``p cnf N M`` and one clause line per clause."""
 
+    first_rule: ClassVar[int] = 1
+
+    def mark(self, number: int) -> str:
+        return rule_comment(number)
+
+    @property
+    def marked(self) -> re.Pattern[str]:
+        return _RULE_COMMENT
+
     def number(self, entity: str, positive: bool) -> str:
         """The literal's DIMACS number (:meth:`literal` is its phrase, ``x12 is false``).
 
@@ -364,6 +469,41 @@ class DimacsFormat(Format):
         numbers = [self.entities.index(entity) + 1 for entity in entities]
         mapped = [[numbers[x - 1] if x > 0 else -numbers[-x - 1] for x in c] for c in clauses]
         return _block(Formula(mapped, num_vars=max(numbers, default=0)))
+
+    def numbered(self, lines: Sequence[str]) -> list[str]:
+        """The block with a comment ``c rule N`` before the line of clause ``N`` (a clause
+        line has no room for its number: the comment keeps the block valid DIMACS).
+
+        >>> FORMATS["dimacs"].numbered(["p cnf 2 2", "1 -2 0", "2 0"])
+        ['p cnf 2 2', 'c rule 1', '1 -2 0', 'c rule 2', '2 0']
+        """
+        found = list(lines[:1])
+        for k, line in enumerate(lines[1:], 1):
+            found += [self.mark(k), line]
+        return found
+
+    def unnumbered(self, body: Sequence[str]) -> tuple[list[str], list[int]]:
+        """The block without the ``c rule N`` comments, each of which must come right
+        before the line of clause ``N``.
+
+        >>> FORMATS["dimacs"].unnumbered(["p cnf 1 2", "c rule 1", "1 0", "c rule 2", "-1 0"])
+        (['p cnf 1 2', '1 0', '-1 0'], [0, 2, 4])
+        """
+        found, where = list(body[:1]), [0] if body else []
+        for k, at in enumerate(range(1, len(body), 2), 1):
+            head = self.mark(k)
+            if body[at] != head:
+                raise _numbering_error(k, head, at + 2, body[at])
+            if at + 1 >= len(body):
+                raise ParseError(
+                    f"rule {k} has no clause line after its comment {head!r}",
+                    line=at + 2,
+                    column=1,
+                    context=body[at],
+                )
+            found.append(body[at + 1])
+            where.append(at + 1)
+        return found, where
 
     def _read_clause(self, text: str) -> list[tuple[str, bool]]:
         words = text.split(" ")
@@ -521,7 +661,11 @@ for _name, _format in FORMATS.items():
 
 
 def read_format(
-    scheme: Format, text: str, entities: Sequence[str] | None, source: str | None
+    scheme: Format,
+    text: str,
+    entities: Sequence[str] | None,
+    source: str | None,
+    numbered: bool | None = None,
 ) -> Read:
     """:meth:`Format.read` with the source named in every error.
 
@@ -530,7 +674,7 @@ def read_format(
     ('math', [[-1, 2], [1]], ['x2', 'x1'], [2, 3])
     """
     try:
-        return scheme.read(text, entities, source)
+        return scheme.read(text, entities, source, numbered)
     except ParseError as err:
         if err.source is None and source is not None:
             raise ParseError(

@@ -252,6 +252,7 @@ def prove_roundtrip(
     entities: Mapping[str, str] | Sequence[str],
     *,
     timeout_ms: int | None = None,
+    numbered: bool = False,
 ) -> dict[str, Any]:
     """Prove that ``text`` parses back to ``formula`` through the entity map.
 
@@ -267,6 +268,10 @@ def prove_roundtrip(
         ``{entity: variable name}``, or the entity of each variable in order.
     timeout_ms:
         Optional Z3 time limit; running out of time is a failure.
+    numbered:
+        Whether the text numbers its rules, as a prompt whose question names rules does
+        (:data:`~twosat_formal.questions.NUMBERED`): the numbers must then be 1, 2, 3,
+        ... in order, one for each rule; otherwise no rule may carry one.
 
     Returns
     -------
@@ -277,14 +282,15 @@ def prove_roundtrip(
     Raises
     ------
     CertificateError
-        The text does not parse, names an entity outside the map, or its clauses
-        differ from the formula's.
+        The text does not parse (a rule number missing, out of order, or where none
+        belongs included), names an entity outside the map, or its clauses differ from
+        the formula's.
     ProofError
         Z3 finds the formulas different or cannot decide.
     """
     start = time.perf_counter()
     try:
-        scheme, clauses, order, lines = read_clauses(text, template, None, None)
+        scheme, clauses, order, lines = read_clauses(text, template, None, None, numbered)
     except ParseError as err:
         raise CertificateError(f"the prompt text does not parse back: {err}") from None
     index = _variable_map(formula, entities)
@@ -331,7 +337,9 @@ def check_roundtrip(record: PromptRecord, formula: Formula) -> dict[str, Any]:
 
     The stored proof (when present) must claim success; the record's value words must
     be its scheme's; the text must parse back, through the record's entity map, to the
-    formula clause for clause, and Z3 must prove the two equivalent.
+    formula clause for clause, and Z3 must prove the two equivalent. The rules must be
+    numbered exactly when the record's question names rules
+    (:data:`~twosat_formal.questions.NUMBERED`).
 
     Returns
     -------
@@ -366,4 +374,8 @@ def check_roundtrip(record: PromptRecord, formula: Formula) -> dict[str, Any]:
             f"prompt {record.id}: values {record.true_value!r}/{record.false_value!r} are not "
             f"the {scheme.name} values {scheme.true_value!r}/{scheme.false_value!r}"
         )
-    return prove_roundtrip(formula, record.text, record.template, record.entities)
+    from twosat_formal.questions import NUMBERED
+
+    return prove_roundtrip(
+        formula, record.text, record.template, record.entities, numbered=record.ask in NUMBERED
+    )

@@ -53,6 +53,7 @@ __all__ = [
     "Scheme",
     "SentenceError",
     "normalize_apostrophes",
+    "rule_head",
 ]
 
 #: The apostrophe the paper prints in ``doesn’t``, ``You’re`` and ``everyone’s``.
@@ -66,6 +67,15 @@ def normalize_apostrophes(text: str) -> str:
     True
     """
     return text.replace("'", APOSTROPHE)
+
+
+def rule_head(number: int) -> str:
+    """What opens rule ``number``'s line in a prompt whose rules are numbered.
+
+    >>> rule_head(12)
+    '12. '
+    """
+    return f"{number}. "
 
 
 @lru_cache(maxsize=TEXTS)  # keyed by clause texts: bounded small
@@ -172,6 +182,18 @@ class Scheme:
             else:
                 found.append(self.sentence([(entities[abs(x) - 1], x > 0) for x in clause]))
         return found
+
+    def numbered(self, lines: Sequence[str]) -> list[str]:
+        """The rule lines of a prompt that names rules by number (``core``, ``repair``).
+
+        Each line is opened by its number, ``1. ``, ``2. ``, ... in order
+        (:func:`rule_head`); the formats whose lines cannot carry one say otherwise
+        (``dimacs``).
+
+        >>> TEMPLATES.get("room").numbered(["room 1 is lit.", "room 2 is dark."])
+        ['1. room 1 is lit.', '2. room 2 is dark.']
+        """
+        return [rule_head(k) + line for k, line in enumerate(lines, 1)]
 
     @cached_property
     def _phrase_parts(self) -> tuple[tuple[str, str], tuple[str, str]]:
