@@ -212,11 +212,12 @@ def test_bad_configs_are_refused_with_one_clear_message() -> None:
 
 
 def test_registration_needs_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    import twosat_formal.gym as gym
     from twosat_formal.integrations import reasoning_gym as adapter
 
     monkeypatch.setitem(sys.modules, "reasoning_gym", None)
     with pytest.raises(MissingExtraError, match=r"pip install 'twosat-formal\[integrations\]'"):
-        adapter.register()
+        adapter.register(gym.DATASET_NAMES, gym.config_class, gym.TwoSatDataset, [])
 
 
 def test_reasoning_gym_creates_and_scores_our_datasets() -> None:

@@ -688,9 +688,10 @@ class Formula:
         ...
         twosat_formal.errors.NotTwoCNFError: not 2-SAT: it needs the clause a | b | c of 3 literals
         """
-        from twosat_formal.two_cnf import formula_from_sympy
+        from twosat_formal.two_cnf import clauses_from_sympy
 
-        return formula_from_sympy(expr, tuple(variables))
+        clauses, names = clauses_from_sympy(expr, tuple(variables))
+        return cls.from_named(clauses, variables=names)
 
     # -- comparison and display -----------------------------------------------------------
 

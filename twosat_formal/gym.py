@@ -731,4 +731,4 @@ class Curriculum:
 if importlib.util.find_spec("reasoning_gym") is not None:  # pragma: no branch
     from twosat_formal.integrations import reasoning_gym as _reasoning_gym
 
-    _reasoning_gym.register()
+    _reasoning_gym.register(DATASET_NAMES, config_class, TwoSatDataset, CURRICULUM_LEVELS)

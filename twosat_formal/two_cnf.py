@@ -38,8 +38,8 @@ if TYPE_CHECKING:
 __all__ = [
     "MAX_VARIABLES",
     "NamedClause",
+    "clauses_from_sympy",
     "convert",
-    "formula_from_sympy",
     "formula_to_sympy",
     "from_sympy",
     "prove_equivalent",
@@ -303,13 +303,20 @@ def _direct(expr: Expr) -> tuple[NamedClause, ...] | None:
     return tuple(c for c in found if c is not None)
 
 
-def formula_from_sympy(value: Any, variables: Sequence[str] = ()) -> Formula:
-    """:meth:`Formula.from_sympy <twosat_formal.formula.Formula.from_sympy>`."""
-    from twosat_formal.formula import Formula
+def clauses_from_sympy(
+    value: Any, variables: Sequence[str] = ()
+) -> tuple[Sequence[Sequence[str]], list[str]]:
+    """The named clauses of :meth:`Formula.from_sympy
+    <twosat_formal.formula.Formula.from_sympy>`, and its variables in order.
 
+    >>> import sympy
+    >>> a, b = sympy.symbols("a b")
+    >>> clauses_from_sympy(sympy.Implies(a, b))
+    ((('~a', 'b'),), ['a', 'b'])
+    """
     expr = from_sympy(value)
     clauses = _direct(expr)
     if clauses is None:
         clauses = convert(expr)
         prove_equivalent(expr, clauses)
-    return Formula.from_named(clauses, variables=[*variables, *expr.variables()])
+    return clauses, [*variables, *expr.variables()]

@@ -19,15 +19,29 @@ True
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from twosat_formal.integrations import require
+
+if TYPE_CHECKING:
+    from twosat_formal import gym
 
 __all__ = ["register"]
 
 
-def register() -> list[str]:
-    """Register the datasets that reasoning-gym does not know yet; return their names."""
+def register(
+    names: Sequence[str],
+    config_class: Callable[[str], type[gym.TwoSatConfig]],
+    dataset_class: type[gym.TwoSatDataset],
+    levels: Sequence[gym.CurriculumLevel],
+) -> list[str]:
+    """Register the datasets that reasoning-gym does not know yet; return their names.
+
+    :mod:`twosat_formal.gym` calls it with its dataset names, their config classes,
+    its dataset class and its curriculum levels (handed in, so that this module does
+    not import the one that imports it).
+    """
     require("reasoning_gym", "registering the twosat datasets with reasoning-gym")
     from reasoning_gym.coaching.attributes import (
         RangeAttributeDefinition,
@@ -37,16 +51,12 @@ def register() -> list[str]:
     from reasoning_gym.dataset import ProceduralDataset
     from reasoning_gym.factory import DATASETS, register_dataset
 
-    from twosat_formal import gym
-
-    levels = gym.CURRICULUM_LEVELS
-
     class TwoSatGymDataset(ProceduralDataset):
         """A :class:`twosat_formal.gym.TwoSatDataset` as a reasoning-gym dataset."""
 
         def __init__(self, config: gym.TwoSatConfig) -> None:
             super().__init__(config=config, seed=config.seed, size=config.size)
-            self.inner = gym.TwoSatDataset(config)
+            self.inner = dataset_class(config)
             self.inner.seed = self.seed  # reasoning-gym draws one when the config has none
 
         def __getitem__(self, idx: int) -> dict[str, Any]:
@@ -92,10 +102,10 @@ def register() -> list[str]:
         return TwoSatCurriculum
 
     added = []
-    for name in gym.DATASET_NAMES:
+    for name in names:
         if name in DATASETS:
             continue
-        config_cls = gym.config_class(name)
+        config_cls = config_class(name)
         register_dataset(name, TwoSatGymDataset, config_cls, curriculum_for(name, config_cls))
         added.append(name)
     return added
