@@ -1,0 +1,142 @@
+"""Parameter tables (pydantic): what a family's or an operator's table accepts and refuses.
+
+The expectations are written from the documented rules (``docs/generators.md``,
+``docs/perturbations.md``), not from the validators: a value and its text read the
+same, bounds hold at both ends, ``true`` is never a number, an unknown key is named.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from twosat_formal.errors import ConfigError
+from twosat_formal.formula import MAX_SIZE
+from twosat_formal.generators.knobs import ParamSpec, validate_params
+from twosat_formal.params import table, validate
+from twosat_formal.perturb.operator import Param
+
+KNOB = ParamSpec("split", "knob", 0.5, "twist")
+SPECS = (KNOB, ParamSpec("k", "int", None, "index", low=1, high=9))
+
+
+def _refused(spec: ParamSpec, value: object) -> ConfigError:
+    with pytest.raises(ConfigError) as info:
+        validate_params("demo", (spec,), {spec.name: value})
+    return info.value
+
+
+@given(st.floats(0, 1))
+def test_a_knob_reads_its_value_and_its_text_alike(value: float) -> None:
+    assert KNOB.coerce(value) == value
+    assert KNOB.coerce(repr(value)) == value
+    assert KNOB.coerce(f"  {value!r} ") == value
+
+
+@given(st.integers(0, 50), st.integers(1, 50))
+def test_a_knob_reads_fractions(p: int, q: int) -> None:
+    text = f"{p}/{q}"
+    if p <= q:
+        assert KNOB.coerce(text) == float(Fraction(p, q))
+    else:
+        assert _refused(KNOB, text).parameter == "split"
+
+
+@given(st.one_of(st.floats().filter(lambda v: not 0 <= v <= 1), st.booleans(), st.just("1/0")))
+def test_a_knob_refuses_what_is_not_in_0_1(value: object) -> None:
+    error = _refused(KNOB, value)
+    assert error.parameter == "split" and error.valid == "a number in [0, 1]"
+    assert f"got {value!r}" in str(error)
+
+
+@given(st.integers(-20, 20), st.integers(-5, 5), st.integers(0, 10))
+def test_an_int_holds_its_bounds_given_as_int_text_or_integral_float(
+    value: int, low: int, width: int
+) -> None:
+    spec = ParamSpec("n", "int", None, "count", low=low, high=low + width)
+    for given_as in (value, str(value), f" {value} ", float(value)):
+        if low <= value <= low + width:
+            assert spec.coerce(given_as) == value and type(spec.coerce(given_as)) is int
+        else:
+            assert _refused(spec, given_as).valid == f"an integer in [{low}, {low + width}]"
+
+
+@pytest.mark.parametrize("value", [True, 2.5, "two", "", MAX_SIZE + 1, [1]])
+def test_an_int_refuses_what_is_no_integer_in_range(value: object) -> None:
+    assert _refused(ParamSpec("n", "int", None, "count"), value).parameter == "n"
+
+
+@given(st.sampled_from(["1", "true", "yes", "on", "0", "false", "no", "off"]), st.booleans())
+def test_a_bool_reads_its_words_in_any_case(word: str, upper: bool) -> None:
+    spec = ParamSpec("shuffle", "bool", False, "order")
+    text = f" {word.upper() if upper else word} "
+    assert spec.coerce(text) is (word in ("1", "true", "yes", "on"))
+    assert _refused(spec, 1).valid == "true or false"
+
+
+def test_not_given_keys_take_defaults_and_unknown_keys_are_named() -> None:
+    values, given_keys = validate_params("demo", SPECS, {"k": "4", "split": None})
+    assert values == {"split": 0.5, "k": 4} and given_keys == {"k"}
+    with pytest.raises(ConfigError) as info:
+        validate_params("demo", SPECS, {"k": "x", "zz": None})
+    assert info.value.parameter == "zz" and info.value.valid == "split, k"
+
+
+# -- operator parameters ---------------------------------------------------------------------
+
+
+@given(st.lists(st.integers(-MAX_SIZE, MAX_SIZE), max_size=5), st.sampled_from([", ", ","]))
+def test_an_int_list_reads_json_comma_text_tuples_alike(items: list[int], sep: str) -> None:
+    param = Param("perm", "ints", None, "order")
+    for form in (items, tuple(items), sep.join(map(str, items)), str(items)):
+        assert param.coerce(form) == items
+    assert param.coerce("none") is None and param.coerce(None) is None
+
+
+@given(st.lists(st.from_regex(r"[a-z][a-z0-9_]{0,5}", fullmatch=True), min_size=1, max_size=4))
+def test_a_name_list_strips_each_name(names: list[str]) -> None:
+    param = Param("vars", "strs", None, "names")
+    assert param.coerce(" , ".join(names)) == names
+    assert param.coerce([f" {n} " for n in names]) == names
+
+
+@given(st.integers(-10, 10))
+def test_an_operator_int_holds_its_minimum_and_refuses_floats(value: int) -> None:
+    param = Param("count", "int", 3, "how many", minimum=0)
+    if value >= 0:
+        assert param.coerce(str(value)) == value
+    else:
+        with pytest.raises(ConfigError, match=f"invalid value '{value}' for parameter 'count'"):
+            param.coerce(str(value))
+    with pytest.raises(ConfigError):
+        param.coerce(float(value))
+
+
+@pytest.mark.parametrize(
+    ("kind", "value"),
+    [("int", None), ("int", "none"), ("float", "inf"), ("float", "nan"), ("bool", "on")],
+)
+def test_an_operator_parameter_refuses(kind: str, value: object) -> None:
+    with pytest.raises(ConfigError) as info:
+        Param("p", kind, 0, "help").coerce(value)
+    assert info.value.parameter == "p"
+
+
+def test_a_table_refuses_an_unknown_key_before_a_bad_value() -> None:
+    adapter = table("t", {"a": int})
+    seen: list[tuple[str, bool]] = []
+
+    def problem(key: str, unknown: bool) -> Exception:
+        seen.append((key, unknown))
+        return ValueError(key)
+
+    params: dict[str, Any] = {"a": "x", "b": 1}
+    with pytest.raises(ValueError, match="b"):
+        validate(adapter, params, problem)
+    with pytest.raises(ValueError, match="a"):
+        validate(adapter, {"a": True}, problem)
+    assert seen == [("b", True), ("a", False)]

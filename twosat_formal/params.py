@@ -1,0 +1,94 @@
+"""User-given parameters, validated by pydantic as records are: one typed table per owner.
+
+Generator families (``--set KEY=VALUE``), perturbation operators, experiment specs and
+model specs (``ref/bounded?budget=N``) declare their parameters in tables; each table
+becomes a pydantic :class:`~pydantic.TypeAdapter` over a ``TypedDict`` (:func:`table`):
+an unknown key is refused, each value is checked strictly against its annotated type
+(``true`` is no integer, ``1.5`` no count), its bounds and its choices, as
+:mod:`twosat_formal.records` checks records. Text, as the command line passes it, is
+read first by the field's own reader (:func:`from_text`); text it cannot read stays
+text and fails the type check. :func:`validate` returns the given values, typed, and
+turns the first problem into the owner's error, which names the parameter and its
+valid values.
+
+Examples
+--------
+>>> from typing import Annotated
+>>> from pydantic import Field
+>>> count = Annotated[int, from_text(int), Field(ge=0)]
+>>> demo = table("demo", {"count": count})
+>>> validate(demo, {"count": "3"}, lambda key, unknown: ValueError(key))
+{'count': 3}
+>>> validate(demo, {"count": True}, lambda key, unknown: ValueError(f"bad {key}"))
+Traceback (most recent call last):
+...
+ValueError: bad count
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from pydantic import BeforeValidator, ConfigDict, TypeAdapter, ValidationError, with_config
+from typing_extensions import TypedDict
+
+__all__ = ["Problem", "from_text", "table", "validate"]
+
+#: ``TypedDict``'s functional form, with field names known only at run time.
+_TYPED_DICT: Any = TypedDict
+#: A table refuses unknown keys and converts nothing it is not told to.
+_STRICT = ConfigDict(extra="forbid", strict=True)
+
+#: Builds the owner's error from the offending key and whether the key is unknown.
+Problem = Callable[[str, bool], Exception]
+
+
+def from_text(read: Callable[[str], object]) -> BeforeValidator:
+    """A validator that reads text with ``read`` before the type check; other values pass.
+
+    Text that ``read`` refuses (:class:`ValueError`, :class:`ArithmeticError`) is kept
+    as it is, so that the type check refuses it.
+
+    >>> from typing import Annotated
+    >>> TypeAdapter(Annotated[int, from_text(int)]).validate_python(" 7 ", strict=True)
+    7
+    """
+
+    def before(value: object) -> object:
+        if not isinstance(value, str):
+            return value
+        try:
+            return read(value)
+        except (ValueError, ArithmeticError):
+            return value
+
+    return BeforeValidator(before)
+
+
+def table(name: str, fields: Mapping[str, Any]) -> TypeAdapter[dict[str, Any]]:
+    """The validator of a parameter table: ``fields`` maps each key to its annotated type.
+
+    Every key is optional (a table checks what is given; its owner fills defaults).
+
+    >>> sorted(table("t", {"k": int, "x": str}).json_schema()["properties"])
+    ['k', 'x']
+    """
+    typed = with_config(_STRICT)(_TYPED_DICT(name, dict(fields), total=False))
+    return TypeAdapter(typed)
+
+
+def validate(
+    adapter: TypeAdapter[dict[str, Any]], params: Mapping[str, object], problem: Problem
+) -> dict[str, Any]:
+    """``params`` checked by ``adapter``, typed; ``problem(key, unknown)`` for the first fault.
+
+    ``unknown`` says that ``key`` is not in the table (else its value is invalid); an
+    unknown key is reported before any invalid value.
+    """
+    try:
+        return adapter.validate_python(dict(params))
+    except ValidationError as exc:
+        errors = exc.errors(include_url=False)
+        first = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
+        raise problem(str(first["loc"][0]), first["type"] == "extra_forbidden") from None
