@@ -7,6 +7,7 @@ same, bounds hold at both ends, ``true`` is never a number, an unknown key is na
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 from typing import Any
 
@@ -140,3 +141,47 @@ def test_a_table_refuses_an_unknown_key_before_a_bad_value() -> None:
     with pytest.raises(ValueError, match="a"):
         validate(adapter, {"a": True}, problem)
     assert seen == [("b", True), ("a", False)]
+
+
+# -- model spec options ----------------------------------------------------------------------
+
+
+@given(st.integers(-5, 10**6), st.sampled_from(["", " "]))
+def test_a_budget_is_an_integer_of_at_least_one(budget: int, pad: str) -> None:
+    from twosat_formal.models import load_model, parse_spec
+
+    spec = f"ref/bounded?budget={pad}{budget}"
+    if budget >= 1:
+        assert parse_spec(spec)[2] == {"budget": budget}
+        assert load_model(spec).budget == budget  # type: ignore[attr-defined]
+    else:
+        with pytest.raises(ConfigError, match=re.escape(f"option budget='{pad}{budget}' is not")):
+            parse_spec(spec)
+
+
+@pytest.mark.parametrize(
+    ("spec", "parameter"),
+    [
+        ("ref/bounded?budget=1.5", "budget"),
+        ("ref/bounded?budget=", "budget"),
+        ("openai/m?mode=chatty", "mode"),
+        ("openai/m?n_ctx=4096", "n_ctx"),  # a llama.cpp option
+        ("openai/m?temperature=-0.1", "temperature"),
+        ("openai/m?reasoning_effort=huge", "reasoning_effort"),
+        ("ref/oracle?budget=3", "budget"),
+    ],
+)
+def test_a_model_spec_option_is_checked_by_its_kinds_table(spec: str, parameter: str) -> None:
+    from twosat_formal.models import parse_spec
+
+    with pytest.raises(ConfigError) as info:
+        parse_spec(spec)
+    assert info.value.parameter == parameter and info.value.valid
+
+
+def test_model_spec_options_come_back_typed() -> None:
+    from twosat_formal.models import parse_spec
+
+    options = parse_spec("openai/m?mode=completion&temperature=0.5&seed=7&max_tokens=9")[2]
+    assert options == {"mode": "completion", "temperature": 0.5, "seed": 7, "max_tokens": 9}
+    assert [type(options[k]) for k in ("temperature", "seed")] == [float, int]
