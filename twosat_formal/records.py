@@ -413,7 +413,13 @@ _MUST = {
     "model_type": "must be an object",
     "model_attributes_type": "must be an object",
     "list_type": "must be a list",
+    "tuple_type": "must be a list",
 }
+
+
+#: The bound of each pydantic range error, as its context names it.
+_BOUND = {"greater_than_equal": "ge", "less_than_equal": "le", "greater_than": "gt"}
+_BOUND_TEXT = {"ge": ">=", "le": "<=", "gt": ">"}
 
 
 def _path(loc: tuple[int | str, ...]) -> str:
@@ -431,16 +437,21 @@ def _path(loc: tuple[int | str, ...]) -> str:
 def _describe(error: Mapping[str, Any]) -> str:
     where = f"field {_path(tuple(error['loc']))!r}"
     kind = error["type"]
+    ctx = error.get("ctx") or {}
+    if not error["loc"]:  # a check of the whole record, whose message names its fields
+        return str(ctx.get("error", error["msg"]))
     got = type(error.get("input")).__name__
     if kind == "missing":
         return f"missing {where}"
     if kind in _MUST:
         return f"{where} {_MUST[kind]}, not {'null' if got == 'NoneType' else got}"
-    ctx = error.get("ctx") or {}
     if kind == "literal_error":
         return f"{where} must be {ctx.get('expected')}, not {error.get('input')!r}"
-    if kind == "greater_than_equal":
-        return f"{where} must be >= {ctx.get('ge')}, not {error.get('input')!r}"
+    if kind in _BOUND:
+        key = _BOUND[kind]
+        return f"{where} must be {_BOUND_TEXT[key]} {ctx.get(key)}, not {error.get('input')!r}"
+    if kind == "too_short":
+        return f"{where} must not be empty"
     if kind == "value_error":
         return f"{where}: {ctx.get('error', error['msg'])}"
     return f"{where}: {error['msg']}"

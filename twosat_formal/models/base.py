@@ -40,6 +40,7 @@ __all__ = [
     "DEFAULT_TIMEOUT_S",
     "OPTION_RULES",
     "SAMPLING_OPTIONS",
+    "SAMPLING_TEXT",
     "ClosingModel",
     "Model",
     "OnePathModel",
@@ -82,7 +83,8 @@ OPTION_RULES: dict[str, tuple[Any, str]] = {
     name: (Annotated[rule, from_text(_READ[name])], valid)
     for name, (rule, valid) in SAMPLING_RULES.items()
 }
-_OPTIONS = table("sampling options", {name: rule for name, (rule, _) in OPTION_RULES.items()})
+#: The table of :data:`OPTION_RULES`: a spec's sampling options, read from text.
+SAMPLING_TEXT = table("sampling options", {name: rule for name, (rule, _) in OPTION_RULES.items()})
 
 
 def option_error(key: str, raw: object, valid: str) -> ConfigError:
@@ -106,7 +108,7 @@ def sampling_options(options: Mapping[str, object]) -> dict[str, Any]:
     """
     given = {key: options[key] for key in SAMPLING_OPTIONS if key in options}
     return validate(
-        _OPTIONS, given, lambda key, _: option_error(key, given[key], OPTION_RULES[key][1])
+        SAMPLING_TEXT, given, lambda key, _: option_error(key, given[key], OPTION_RULES[key][1])
     )
 
 
