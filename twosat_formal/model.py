@@ -44,7 +44,7 @@ from urllib.parse import parse_qsl, unquote, unquote_plus, urlsplit, urlunsplit
 from pydantic import Field
 
 from twosat_formal.errors import ConfigError, TransientModelError
-from twosat_formal.params import table, validate
+from twosat_formal.params import must, table, validate
 
 __all__ = [
     "BODY_FIELDS",
@@ -68,7 +68,6 @@ __all__ = [
     "join_url",
     "public_endpoint",
     "redact_url",
-    "sampling_error",
     "url_secrets",
 ]
 
@@ -105,16 +104,6 @@ SAMPLING_RULES: dict[str, tuple[Any, str]] = {
 SAMPLING = table("sampling", {name: rule for name, (rule, _) in SAMPLING_RULES.items()})
 
 
-def sampling_error(name: str, value: object) -> ConfigError:
-    """The error of a sampling parameter outside its rule (:data:`SAMPLING_RULES`).
-
-    >>> print(sampling_error("top_p", 2.0))
-    top_p must be a number in (0, 1], not 2.0
-    """
-    valid = SAMPLING_RULES[name][1]
-    return ConfigError(f"{name} must be {valid}, not {value!r}", parameter=name, valid=valid)
-
-
 @dataclass(frozen=True)
 class SamplingParams:
     """Sampling parameters of one request (the sample index is not one of them).
@@ -137,7 +126,7 @@ class SamplingParams:
     def __post_init__(self) -> None:
         given = {name: getattr(self, name) for name in SAMPLING_RULES}
         given = {name: value for name, value in given.items() if value is not None}
-        validate(SAMPLING, given, lambda name, _: sampling_error(name, given[name]))
+        validate(SAMPLING, given, lambda key, _: must(key, given[key], SAMPLING_RULES[key][1]))
         for key, _ in self.extra_body:
             if key in BODY_FIELDS:
                 raise ConfigError(

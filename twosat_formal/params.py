@@ -33,7 +33,9 @@ from typing import Any
 from pydantic import BeforeValidator, ConfigDict, TypeAdapter, ValidationError, with_config
 from typing_extensions import TypedDict
 
-__all__ = ["Problem", "from_text", "table", "validate"]
+from twosat_formal.errors import ConfigError
+
+__all__ = ["Problem", "from_text", "must", "table", "validate"]
 
 #: ``TypedDict``'s functional form, with field names known only at run time.
 _TYPED_DICT: Any = TypedDict
@@ -92,3 +94,12 @@ def validate(
         errors = exc.errors(include_url=False)
         first = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
         raise problem(str(first["loc"][0]), first["type"] == "extra_forbidden") from None
+
+
+def must(key: str, value: object, valid: str) -> ConfigError:
+    """The error of parameter ``key`` whose ``value`` is not ``valid``.
+
+    >>> print(must("top_p", 2.0, "a number in (0, 1]"))
+    top_p must be a number in (0, 1], not 2.0
+    """
+    return ConfigError(f"{key} must be {valid}, not {value!r}", parameter=key, valid=valid)

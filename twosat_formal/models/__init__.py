@@ -73,7 +73,7 @@ from twosat_formal.models.base import (
 )
 from twosat_formal.models.openai_compat import DEFAULT_TIMEOUT_S, MODES, OpenAICompatModel
 from twosat_formal.models.reference import DEFAULT_BUDGET, REFERENCE_MODELS, BoundedModel
-from twosat_formal.params import from_text, table, validate
+from twosat_formal.params import from_text, must, table, validate
 from twosat_formal.registry import Registry
 
 __all__ = [
@@ -112,26 +112,15 @@ class LoadOptions:
 
     def __post_init__(self) -> None:
         given = {"mode": self.mode, "timeout_s": self.timeout_s}
-        validate(_LOAD, given, lambda key, _: _load_error(key, given[key]))
+        validate(_LOAD, given, lambda key, _: must(key, given[key], _LOAD_RULES[key][1]))
 
 
 #: What :class:`LoadOptions` checks (the other two are names).
-_LOAD = table(
-    "load options",
-    {"mode": Literal[MODES], "timeout_s": Annotated[float, Field(gt=0, allow_inf_nan=False)]},
-)
-
-
-def _load_error(key: str, value: object) -> ConfigError:
-    if key == "mode":
-        return ConfigError(
-            f"unknown request mode {value!r}", parameter="mode", valid=" or ".join(MODES)
-        )
-    return ConfigError(
-        f"timeout must be a finite positive number of seconds, got {value}",
-        parameter="timeout_s",
-        valid="a finite number > 0",
-    )
+_LOAD_RULES: dict[str, tuple[Any, str]] = {
+    "mode": (Literal[MODES], " or ".join(MODES)),
+    "timeout_s": (Annotated[float, Field(gt=0, allow_inf_nan=False)], "a finite number > 0"),
+}
+_LOAD = table("load options", {key: rule for key, (rule, _) in _LOAD_RULES.items()})
 
 
 #: The options a kind of model may take: ``name -> (type, description)``, the sampling
@@ -140,7 +129,7 @@ _RULES: dict[str, tuple[Any, str]] = {
     **OPTION_RULES,
     "budget": (Annotated[int, from_text(int), Field(ge=1)], "an integer >= 1"),
     "n_ctx": (Annotated[int, from_text(int), Field(ge=1)], "an integer >= 1"),
-    "mode": (Literal[MODES], " or ".join(MODES)),
+    "mode": _LOAD_RULES["mode"],
 }
 
 
@@ -313,11 +302,6 @@ def _options_table(allowed: tuple[str, ...]) -> TypeAdapter[dict[str, Any]]:
     return table("model options", {key: _RULES[key][0] for key in allowed})
 
 
-def _mode_option(options: Mapping[str, Any], load: LoadOptions) -> str:
-    mode: str = options.get("mode", load.mode)
-    return mode
-
-
 def _build_reference(name: str) -> Builder:
     def build(spec: str, rest: str, options: Mapping[str, Any], load: LoadOptions) -> ManagedModel:
         if name == "bounded":
@@ -334,7 +318,7 @@ def _build_openai(
         rest,
         base_url=load.base_url,
         api_key_env=load.api_key_env,
-        mode=_mode_option(options, load),
+        mode=options.get("mode", load.mode),
         timeout_s=load.timeout_s,
         spec=spec,
     )
@@ -344,7 +328,7 @@ def _build_llamacpp(
     spec: str, rest: str, options: Mapping[str, Any], load: LoadOptions
 ) -> ManagedModel:
     llamacpp.require_local_extra()
-    mode = _mode_option(options, load)
+    mode = options.get("mode", load.mode)
     n_ctx = options.get("n_ctx", llamacpp.DEFAULT_N_CTX)
     path: Path | Callable[[], Path]
     if rest == llamacpp.GEMMA3_270M:
