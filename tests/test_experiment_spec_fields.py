@@ -92,8 +92,52 @@ def test_a_bad_spec_file_is_one_located_line_and_exit_code_2(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = tmp_path / "mine.json"
-    path.write_text(json.dumps({**GOOD, "knob_level": 3}), encoding="utf-8")
+    text = json.dumps({**GOOD, "knob_level": 3}, indent=1)
+    path.write_text(text, encoding="utf-8")
+    line = 1 + text[: text.index('"knob_level"')].count("\n")
     out_dir = str(tmp_path / "run")
     code, out, err = cli(capsys, "run-experiment", str(path), "-m", "ref/oracle", "-o", out_dir)
     assert code == 2 and not out and "Traceback" not in err
-    assert err.strip().splitlines() == [f"error: {path}: field 'knob_level' must be <= 1.0, not 3"]
+    assert err.strip().splitlines() == [
+        f"error: {path}:{line}: field 'knob_level' must be <= 1.0, not 3"
+    ]
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3)
+    ),
+    max_leaves=12,
+)
+
+
+def paths(value: Any, prefix: tuple[str | int, ...] = ()) -> list[tuple[str | int, ...]]:
+    inside = (
+        value.items()
+        if isinstance(value, dict)
+        else enumerate(value)
+        if isinstance(value, list)
+        else []
+    )
+    return [prefix] + [p for key, item in inside for p in paths(item, (*prefix, key))]
+
+
+@given(JSON, st.data())
+def test_line_of_path_finds_each_value_where_the_text_holds_it(
+    value: Any, data: st.DataObject
+) -> None:
+    from twosat_formal.jsonread import line_of_path
+
+    path = data.draw(st.sampled_from(paths(value)))
+    if not path:
+        return
+    marked = json.loads(json.dumps(value))
+    holder = marked
+    for key in path[:-1]:
+        holder = holder[key]
+    holder[path[-1]] = "@@here@@"
+    text, shown = json.dumps(value, indent=1), json.dumps(marked, indent=1)
+    assert line_of_path(text, path) == 1 + shown[: shown.index('"@@here@@"')].count("\n")
+    assert line_of_path(json.dumps(value), path) == 1
+    assert line_of_path(text, (*path[:-1], "@@absent@@")) is None

@@ -57,6 +57,7 @@ from pydantic import (
 )
 
 from twosat_formal.errors import RecordError
+from twosat_formal.jsonread import line_of_path
 
 T = TypeVar("T")
 
@@ -464,12 +465,14 @@ def read_record(
     what: str = "a record",
     line: int | None = None,
     source: str | None = None,
+    text: str | None = None,
 ) -> M:
     """``record`` checked against ``model`` (strictly); a :class:`RecordError` names the field.
 
     The error carries ``line`` and ``source`` (shown as ``source:line:``) and describes
     the first field that does not fit: a missing field, a value of the wrong type, a
-    value outside its set.
+    value outside its set. A record read from a whole JSON document ``text`` (a spec
+    file) has the line of the offending field there.
 
     Examples
     --------
@@ -494,5 +497,7 @@ def read_record(
     try:
         return model.model_validate(record, strict=True)
     except ValidationError as exc:
-        errors = exc.errors(include_url=False)
-        raise RecordError(_describe(errors[0]), line=line, source=source) from None
+        first = exc.errors(include_url=False)[0]
+        if line is None and text is not None and first["loc"]:
+            line = line_of_path(text, first["loc"])
+        raise RecordError(_describe(first), line=line, source=source) from None

@@ -289,10 +289,13 @@ def spec_names() -> list[str]:
     return sorted(p.stem for p in _specs_dir().glob("*.json"))
 
 
-def parse_spec(data: object, *, source: str | None = None) -> ExperimentSpec:
+def parse_spec(
+    data: object, *, source: str | None = None, text: str | None = None
+) -> ExperimentSpec:
     """Check a spec's JSON object and build the :class:`ExperimentSpec`.
 
-    Raises :class:`RecordError` naming the field that is missing or malformed.
+    Raises :class:`RecordError` naming the field that is missing or malformed (and its
+    line, given the spec's JSON ``text``).
 
     >>> parse_spec({"name": "x", "title": "X", "kind": "grid", "formulas": 1,
     ...             "templates": ["logic"], "cells": [{"family": "backbone",
@@ -308,7 +311,7 @@ def parse_spec(data: object, *, source: str | None = None) -> ExperimentSpec:
     ...
     twosat_formal.errors.RecordError: field 'formulas' must be >= 1, not 0
     """
-    return read_record(ExperimentSpec, data, what="a spec", source=source)
+    return read_record(ExperimentSpec, data, what="a spec", source=source, text=text)
 
 
 def _check_themes(themes: object) -> tuple[str, ...]:
@@ -356,5 +359,5 @@ duplication, edits, fillers, order, pairs, questions, story, sweep, table1, tabl
         if text_name not in spec_names():
             raise UnknownNameError("experiment", text_name, spec_names())
         path = _specs_dir() / f"{text_name}.json"
-    data = loads(read_text(path, source=str(path)), source=str(path))
-    return parse_spec(data, source=str(path))
+    text = read_text(path, source=str(path))
+    return parse_spec(loads(text, source=str(path)), source=str(path), text=text)
