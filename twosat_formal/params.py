@@ -1,15 +1,12 @@
 """User-given parameters, validated by pydantic as records are: one typed table per owner.
 
-Generator families (``--set KEY=VALUE``), perturbation operators, experiment specs and
-model specs (``ref/bounded?budget=N``) declare their parameters in tables; each table
-becomes a pydantic :class:`~pydantic.TypeAdapter` over a ``TypedDict`` (:func:`table`):
-an unknown key is refused, each value is checked strictly against its annotated type
-(``true`` is no integer, ``1.5`` no count), its bounds and its choices, as
-:mod:`twosat_formal.records` checks records. Text, as the command line passes it, is
-read first by the field's own reader (:func:`from_text`); text it cannot read stays
-text and fails the type check. :func:`validate` returns the given values, typed, and
-turns the first problem into the owner's error, which names the parameter and its
-valid values.
+Families (``--set KEY=VALUE``), perturbation operators, sampling parameters and model
+spec options (``ref/bounded?budget=N``) declare their parameters; each table is a
+pydantic ``TypedDict`` adapter (:func:`table`) that refuses unknown keys and checks
+each value strictly (``true`` is no integer) against its type, bounds and choices.
+Command-line text is read first by the field's reader (:func:`from_text`).
+:func:`validate` returns the typed values, or raises the owner's error for the first
+fault, which names the parameter.
 
 Examples
 --------

@@ -122,17 +122,17 @@ class ExperimentSpec(BaseModel):
 
     name: str
     title: str
+    paper: str = ""
+    description: str = ""
     kind: Kind
     formulas: Annotated[int, Field(ge=1)]
+    seed: int = 0
+    knob_level: Annotated[float, Field(ge=0, le=1)] = 0.5
     templates: Annotated[tuple[str, ...], _AS_TUPLE, Field(min_length=1)]
+    sampling: Annotated[dict[str, Any], AfterValidator(_sampling)] = Field(default_factory=dict)
     cells: Annotated[
         tuple[Annotated[dict[str, Any], AfterValidator(_cell)], ...], _AS_TUPLE, Field(min_length=1)
     ]
-    paper: str = ""
-    description: str = ""
-    seed: int = 0
-    knob_level: Annotated[float, Field(ge=0, le=1)] = 0.5
-    sampling: Annotated[dict[str, Any], AfterValidator(_sampling)] = Field(default_factory=dict)
     ask_cycle: bool = False
     themes: Annotated[tuple[str, ...], _AS_TUPLE] = ()
     questions: Annotated[
@@ -191,27 +191,16 @@ class ExperimentSpec(BaseModel):
         return f"{model}{'&' if query else '?'}{urlencode(added)}"
 
     def to_json(self) -> dict[str, Any]:
-        """The spec as a JSON object (what a manifest records).
+        """The spec as a JSON object (what a manifest records), its fields in order;
+        ``ask_cycle``, ``themes`` and ``questions`` only when they are not the defaults.
 
         >>> load_spec("order").to_json()["kind"]
         'order'
         """
-        return {
-            "name": self.name,
-            "title": self.title,
-            "paper": self.paper,
-            "description": self.description,
-            "kind": self.kind,
-            "formulas": self.formulas,
-            "seed": self.seed,
-            "knob_level": self.knob_level,
-            "templates": list(self.templates),
-            "sampling": dict(self.sampling),
-            "cells": [dict(c) for c in self.cells],
-            **({"ask_cycle": True} if self.ask_cycle else {}),
-            **({"themes": list(self.themes)} if self.themes else {}),
-            **({"questions": list(self.questions)} if self.questions != ("decision",) else {}),
-        }
+        unset = {"ask_cycle": False, "themes": (), "questions": ("decision",)}
+        return self.model_dump(
+            mode="json", exclude={k for k, v in unset.items() if getattr(self, k) == v}
+        )
 
     def with_formulas(self, formulas: int) -> ExperimentSpec:
         """This spec with another number of formulas per setting.

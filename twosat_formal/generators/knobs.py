@@ -67,8 +67,11 @@ KNOB_GRIDS: dict[str, tuple[float, ...]] = {
     "paper-7": (0.0, 0.2, 1 / 3, 0.5, 2 / 3, 0.8, 1.0),
 }
 
-_TRUE = frozenset({"1", "true", "yes", "on"})
-_FALSE = frozenset({"0", "false", "no", "off"})
+#: The words a bool parameter reads (in any case, spaces around ignored).
+_TRUTH = {
+    **dict.fromkeys(("1", "true", "yes", "on"), True),
+    **dict.fromkeys(("0", "false", "no", "off"), False),
+}
 
 
 @dataclass(frozen=True)
@@ -170,13 +173,14 @@ class ParamSpec:
         <class 'bool'>
         """
         if self.kind == "knob":
-            return Annotated[float, from_text(_fraction), Field(ge=0, le=1, allow_inf_nan=False)]
+            fraction = from_text(lambda t: float(Fraction(t)))  # "1/3"
+            return Annotated[float, fraction, Field(ge=0, le=1, allow_inf_nan=False)]
         if self.kind == "int":
             low = -MAX_SIZE if self.low is None else self.low
             high = MAX_SIZE if self.high is None else self.high
-            return Annotated[int, from_text(_integer), _INTEGRAL, Field(ge=low, le=high)]
+            return Annotated[int, from_text(int), _INTEGRAL, Field(ge=low, le=high)]
         if self.kind == "bool":
-            return Annotated[bool, from_text(_truth)]
+            return Annotated[bool, from_text(lambda t: _TRUTH.get(t.strip().lower(), t))]
         if self.kind == "choice":
             return Literal[self.choices]
         return str
@@ -197,21 +201,6 @@ class ParamSpec:
         )
         result: ParamValue = checked[self.name]
         return result
-
-
-def _fraction(text: str) -> float:
-    return float(Fraction(text.strip()))
-
-
-def _integer(text: str) -> int:
-    return int(text.strip())
-
-
-def _truth(text: str) -> bool:
-    word = text.strip().lower()
-    if word not in _TRUE | _FALSE:
-        raise ValueError(word)
-    return word in _TRUE
 
 
 #: An integral float (``3.0``) counts as its integer.
