@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 from hypothesis import given
@@ -185,3 +186,29 @@ def test_model_spec_options_come_back_typed() -> None:
     options = parse_spec("openai/m?mode=completion&temperature=0.5&seed=7&max_tokens=9")[2]
     assert options == {"mode": "completion", "temperature": 0.5, "seed": 7, "max_tokens": 9}
     assert [type(options[k]) for k in ("temperature", "seed")] == [float, int]
+
+
+@given(st.floats(allow_nan=True, allow_infinity=True) | st.integers(-3, 10**6))
+def test_a_rate_limit_in_a_spec_is_a_finite_positive_number(rate: float) -> None:
+    from twosat_formal.evaluate.limits import ModelLimits, split_limits
+
+    spec = f"openai/m?rpm={quote(repr(rate))}&mode=chat"
+    if rate > 0 and rate not in (float("inf"),):
+        assert split_limits(spec) == ("openai/m?mode=chat", ModelLimits(rpm=float(rate)))
+    else:
+        with pytest.raises(ConfigError, match=r"option rpm=.* is not a finite number > 0"):
+            split_limits(spec)
+
+
+@given(st.integers(-3, 50), st.booleans())
+def test_a_concurrency_is_a_whole_number_of_at_least_one(count: int, as_float: bool) -> None:
+    from twosat_formal.evaluate.limits import ModelLimits, split_limits
+
+    text = f"{float(count)!r}" if as_float else str(count)
+    if count >= 1:
+        assert split_limits(f"ref/coin?concurrency={text}")[1] == ModelLimits(concurrency=count)
+    else:
+        with pytest.raises(ConfigError):
+            split_limits(f"ref/coin?concurrency={text}")
+    with pytest.raises(ConfigError, match="concurrency"):
+        split_limits(f"ref/coin?concurrency={count}.5")
