@@ -191,19 +191,25 @@ def line_of_path(text: str, path: Sequence[str | int]) -> int | None:
     open_: list[list[Any]] = []  # per open container: [is an object, its key or index]
     for token in _PART.finditer(text):
         mark = token.group()
-        top: list[Any] = open_[-1] if open_ else [False, None]
-        if mark == ",":
-            top[1] = None if top[0] else top[1] + 1
-        elif mark in "]}":
-            open_.pop()
-        elif mark != ":":
-            if top[0] and top[1] is None:  # a key
-                top[1] = json.loads(mark)
-            if [entry[1] for entry in open_] == want:
-                return _line_at(text, token.start(), None)
-            if mark in "[{":
-                open_.append([mark == "{", None if mark == "{" else 0])
+        if mark in ",:]}":
+            _past(open_, mark)
+            continue
+        if open_ and open_[-1][0] and open_[-1][1] is None:  # a key
+            open_[-1][1] = json.loads(mark)
+        if [entry[1] for entry in open_] == want:
+            return _line_at(text, token.start(), None)
+        if mark in "[{":
+            open_.append([mark == "{", None if mark == "{" else 0])
     return None
+
+
+def _past(open_: list[list[Any]], mark: str) -> None:
+    """Step past punctuation: a comma to the next member or item, a bracket out."""
+    if mark == ",":
+        top = open_[-1]
+        top[1] = None if top[0] else top[1] + 1
+    elif mark != ":":
+        open_.pop()
 
 
 def loads(text: str, *, source: str, line: int | None = None) -> Any:
