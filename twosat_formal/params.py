@@ -24,19 +24,21 @@ ValueError: bad count
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol
 
 from pydantic import BeforeValidator, ConfigDict, TypeAdapter, ValidationError, with_config
 from typing_extensions import TypedDict
 
 from twosat_formal.errors import ConfigError
+from twosat_formal.recent import Recent
 
-__all__ = ["Problem", "from_text", "must", "table", "validate"]
+__all__ = ["Declared", "Problem", "from_text", "must", "table", "table_of", "validate"]
 
 #: ``TypedDict``'s functional form, with field names known only at run time.
 _TYPED_DICT: Any = TypedDict
-#: A table refuses unknown keys and converts nothing it is not told to.
+#: A table refuses unknown keys and converts nothing it is not told to. (A field's bounds
+#: come before its readers in its ``Annotated``, so that pydantic checks them natively.)
 _STRICT = ConfigDict(extra="forbid", strict=True)
 
 #: Builds the owner's error from the offending key and whether the key is unknown.
@@ -75,6 +77,37 @@ def table(name: str, fields: Mapping[str, Any]) -> TypeAdapter[dict[str, Any]]:
     """
     typed = with_config(_STRICT)(_TYPED_DICT(name, dict(fields), total=False))
     return TypeAdapter(typed)
+
+
+class Declared(Protocol):
+    """A declared parameter: its key and its annotated type."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def annotation(self) -> Any: ...
+
+
+#: The tables of declarations, by the identity of the declaring sequence (held, so
+#: that its identity stays its own): found again without hashing every parameter.
+_BUILT: Recent[int, tuple[Sequence[Declared], TypeAdapter[dict[str, Any]]]] = Recent(256)
+
+
+def table_of(name: str, declared: Sequence[Declared]) -> TypeAdapter[dict[str, Any]]:
+    """The table of the ``declared`` parameters, built once per sequence.
+
+    >>> class P:
+    ...     name, annotation = "n", int
+    >>> params = (P(),)
+    >>> table_of("t", params) is table_of("t", params)
+    True
+    """
+    held = _BUILT.get(id(declared))
+    if held is None or held[0] is not declared:
+        held = (declared, table(name, {d.name: d.annotation for d in declared}))
+        _BUILT.put(id(declared), held)
+    return held[1]
 
 
 def validate(

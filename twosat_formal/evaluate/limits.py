@@ -66,10 +66,10 @@ class ModelLimits:
 
 #: A whole float (``2.0``) counts as its integer.
 _WHOLE = BeforeValidator(lambda v: int(v) if isinstance(v, float) and v.is_integer() else v)
-_RATE = Annotated[float, from_text(float), Field(gt=0, allow_inf_nan=False)]
+_RATE = Annotated[float, Field(gt=0, allow_inf_nan=False), from_text(float)]
 #: What each limit may be: ``name -> (type, description)`` (a spec's text read as a number).
 LIMIT_RULES: dict[str, tuple[Any, str]] = {
-    "concurrency": (Annotated[int, _WHOLE, from_text(float), Field(ge=1)], "an integer >= 1"),
+    "concurrency": (Annotated[int, Field(ge=1), _WHOLE, from_text(float)], "an integer >= 1"),
     "rpm": (_RATE, "a finite number > 0"),
     "tpm": (_RATE, "a finite number > 0"),
 }

@@ -24,14 +24,14 @@ import math
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import cache, cached_property
+from functools import cached_property
 from typing import Annotated, Any, Literal
 
-from pydantic import BeforeValidator, Field, TypeAdapter
+from pydantic import BeforeValidator, Field
 
 from twosat_formal.errors import ConfigError
 from twosat_formal.formula import MAX_SIZE
-from twosat_formal.params import from_text, table, validate
+from twosat_formal.params import from_text, table_of, validate
 from twosat_formal.registry import split_setting
 
 __all__ = [
@@ -166,6 +166,11 @@ class ParamSpec:
         }
 
     @cached_property
+    def alone(self) -> tuple[Any, ...]:
+        """This parameter as a table of its own (for checking one value)."""
+        return (self,)
+
+    @cached_property
     def annotation(self) -> Any:
         """The value's type for the family's parameter table (:mod:`twosat_formal.params`).
 
@@ -174,11 +179,11 @@ class ParamSpec:
         """
         if self.kind == "knob":
             fraction = from_text(lambda t: float(Fraction(t)))  # "1/3"
-            return Annotated[float, fraction, Field(ge=0, le=1, allow_inf_nan=False)]
+            return Annotated[float, Field(ge=0, le=1, allow_inf_nan=False), fraction]
         if self.kind == "int":
             low = -MAX_SIZE if self.low is None else self.low
             high = MAX_SIZE if self.high is None else self.high
-            return Annotated[int, from_text(int), _INTEGRAL, Field(ge=low, le=high)]
+            return Annotated[int, Field(ge=low, le=high), from_text(int), _INTEGRAL]
         if self.kind == "bool":
             return Annotated[bool, from_text(lambda t: _TRUTH.get(t.strip().lower(), t))]
         if self.kind == "choice":
@@ -197,7 +202,7 @@ class ParamSpec:
         if value is None:
             return None
         checked = validate(
-            _table("value", (self,)), {self.name: value}, lambda key, _: self._error(value)
+            table_of(self.name, self.alone), {self.name: value}, lambda key, _: self._error(value)
         )
         result: ParamValue = checked[self.name]
         return result
@@ -205,11 +210,6 @@ class ParamSpec:
 
 #: An integral float (``3.0``) counts as its integer.
 _INTEGRAL = BeforeValidator(lambda v: int(v) if isinstance(v, float) and v.is_integer() else v)
-
-
-@cache
-def _table(family: str, specs: tuple[ParamSpec, ...]) -> TypeAdapter[dict[str, Any]]:
-    return table(family, {spec.name: spec.annotation for spec in specs})
 
 
 #: The ``filler_share`` knob of the families whose fillers use fresh variables (§5.2).
@@ -261,7 +261,7 @@ def validate_params(
         )
 
     given = {k: v for k, v in params.items() if v is not None or k not in by_name}
-    checked = validate(_table(family, tuple(specs)), given, problem)
+    checked = validate(table_of(family, specs), given, problem)
     values = {spec.name: checked.get(spec.name, spec.default) for spec in specs}
     return values, frozenset(checked)
 

@@ -127,8 +127,8 @@ _LOAD = table("load options", {key: rule for key, (rule, _) in _LOAD_RULES.items
 #: ones (:data:`~twosat_formal.models.base.OPTION_RULES`) and the kinds' own.
 _RULES: dict[str, tuple[Any, str]] = {
     **OPTION_RULES,
-    "budget": (Annotated[int, from_text(int), Field(ge=1)], "an integer >= 1"),
-    "n_ctx": (Annotated[int, from_text(int), Field(ge=1)], "an integer >= 1"),
+    "budget": (Annotated[int, Field(ge=1), from_text(int)], "an integer >= 1"),
+    "n_ctx": (Annotated[int, Field(ge=1), from_text(int)], "an integer >= 1"),
     "mode": _LOAD_RULES["mode"],
 }
 

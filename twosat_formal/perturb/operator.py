@@ -25,16 +25,16 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
-from functools import cache, cached_property
+from functools import cached_property
 from typing import Annotated, Any, Literal
 
-from pydantic import BeforeValidator, Field, TypeAdapter
+from pydantic import BeforeValidator, Field
 
 from twosat_formal.errors import ConfigError
 from twosat_formal.formula import MAX_SIZE, Formula, default_name, is_valid_name
 from twosat_formal.jsonfields import fields_json
 from twosat_formal.jsonread import loads
-from twosat_formal.params import Problem, from_text, table, validate
+from twosat_formal.params import Problem, from_text, table_of, validate
 from twosat_formal.perturb.proofs import prove
 from twosat_formal.perturb.transform import JsonValue, Transform
 from twosat_formal.registry import Registry
@@ -112,6 +112,11 @@ class Param:
         )
 
     @cached_property
+    def alone(self) -> tuple[Any, ...]:
+        """This parameter as a table of its own (for checking one value)."""
+        return (self,)
+
+    @cached_property
     def annotation(self) -> Any:
         """The value's type for the operator's parameter table (:mod:`twosat_formal.params`).
 
@@ -133,7 +138,7 @@ class Param:
     def coerce(self, value: object) -> JsonValue:
         """``value`` converted to this parameter's kind; :class:`ConfigError` if invalid."""
         problem: Problem = lambda *_: self._bad(value)  # noqa: E731
-        result: JsonValue = validate(_table(self.name, (self,)), {self.name: value}, problem)[
+        result: JsonValue = validate(table_of(self.name, self.alone), {self.name: value}, problem)[
             self.name
         ]
         return result
@@ -181,11 +186,6 @@ _TYPES: dict[str, Any] = {
     "ints": Annotated[list[Annotated[int, _stripped(int)]], _AS_LIST],
     "strs": Annotated[list[Annotated[str, _stripped(str)]], _AS_LIST],
 }
-
-
-@cache
-def _table(name: str, params: tuple[Param, ...]) -> TypeAdapter[dict[str, Any]]:
-    return table(name, {p.name: p.annotation for p in params})
 
 
 @dataclass(frozen=True)
@@ -263,7 +263,7 @@ class Operator:
         >>> OPERATORS.get("reorder").resolve({"order": "reversed"})
         {'order': 'reversed', 'permutation': None}
         """
-        checked = validate(_table(self.name, self.params), params, self._problem(params))
+        checked = validate(table_of(self.name, self.params), params, self._problem(params))
         return {p.name: checked.get(p.name, p.default) for p in self.params}
 
     def _problem(self, params: Mapping[str, object]) -> Problem:
