@@ -212,3 +212,18 @@ def test_a_concurrency_is_a_whole_number_of_at_least_one(count: int, as_float: b
             split_limits(f"ref/coin?concurrency={text}")
     with pytest.raises(ConfigError, match="concurrency"):
         split_limits(f"ref/coin?concurrency={count}.5")
+
+
+def test_families_and_operators_stay_picklable_once_their_tables_are_used() -> None:
+    import pickle
+
+    from twosat_formal.formula import Formula
+    from twosat_formal.generators import FAMILIES, generate
+    from twosat_formal.perturb import OPERATORS
+
+    generate("backbone", clauses=20, seed=1, beta="0.3")
+    OPERATORS.get("filler").apply(Formula([[1, 2]]), seed=1, count="2")
+    for declared in (FAMILIES.get("backbone"), OPERATORS.get("filler")):
+        for param in declared.params:
+            param.coerce(None if param.default is None else param.default)
+        assert pickle.loads(pickle.dumps(declared)) == declared

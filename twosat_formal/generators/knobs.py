@@ -170,7 +170,7 @@ class ParamSpec:
         """This parameter as a table of its own (for checking one value)."""
         return (self,)
 
-    @cached_property
+    @property
     def annotation(self) -> Any:
         """The value's type for the family's parameter table (:mod:`twosat_formal.params`).
 

@@ -116,7 +116,7 @@ class Param:
         """This parameter as a table of its own (for checking one value)."""
         return (self,)
 
-    @cached_property
+    @property
     def annotation(self) -> Any:
         """The value's type for the operator's parameter table (:mod:`twosat_formal.params`).
 
