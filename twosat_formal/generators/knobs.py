@@ -4,8 +4,10 @@ Every family declares its parameters as :class:`ParamSpec` records. A *knob* is 
 difficulty parameter in ``[0, 1]`` that a family maps to a *structural* parameter (an
 int such as the twist position ``k``); the structural parameter can also be set
 directly, and then it wins over its knob. :func:`validate_params` checks a request
-against the specs (unknown key, wrong type, out of range: :class:`ConfigError` naming
-the parameter and its valid range) and coerces text values as the CLI passes them.
+against the family's table, a pydantic one built from its specs
+(:mod:`twosat_formal.params`: unknown key, wrong type, out of range raise a
+:class:`ConfigError` naming the parameter and its valid range), text values read as
+the CLI passes them.
 
 Examples
 --------

@@ -1,7 +1,8 @@
 """The operator interface: parameters, validation, and the apply-then-prove step.
 
 An :class:`Operator` bundles a name, the relation it guarantees, its parameters
-(:class:`Param`) and a *planner*: a function that, given the base formula, a seeded
+(:class:`Param`, validated by the operator's pydantic table: :mod:`twosat_formal.params`)
+and a *planner*: a function that, given the base formula, a seeded
 ``random.Random`` and the resolved parameters, returns a :class:`Plan` (maps,
 permutation, added clauses, fresh variables, witness, names). :meth:`Operator.apply`
 turns the plan into a :class:`~twosat_formal.perturb.transform.Transform`, builds the
