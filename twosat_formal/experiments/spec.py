@@ -56,7 +56,16 @@ from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any, Literal, get_args
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from twosat_formal.errors import ConfigError, UnknownNameError
 from twosat_formal.jsonl import read_text
@@ -141,18 +150,22 @@ class ExperimentSpec(BaseModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _themes(cls, data: Any) -> Any:
-        """A story's themes, checked (all registered ones by default); no other kind has any."""
-        if not isinstance(data, dict):
-            return data
-        if data.get("kind") == "story":
-            try:
-                return {**data, "themes": _check_themes(data.get("themes"))}
-            except (ConfigError, UnknownNameError) as exc:
-                raise ValueError(f"field 'themes': {exc}") from None
-        if "themes" in data:
-            raise ValueError("field 'themes' belongs to a story experiment")
+    def _story_default(cls, data: Any) -> Any:
+        """A story without themes is told in every registered one."""
+        if isinstance(data, dict) and data.get("kind") == "story" and "themes" not in data:
+            return {**data, "themes": None}
         return data
+
+    @field_validator("themes", mode="before")
+    @classmethod
+    def _story_themes(cls, themes: Any, info: ValidationInfo) -> Any:
+        """A story's themes, checked; no other kind has any."""
+        if info.data.get("kind") != "story":
+            raise ValueError("only a story experiment has themes")
+        try:
+            return _check_themes(themes)
+        except UnknownNameError as exc:
+            raise ValueError(str(exc)) from None
 
     @property
     def asks(self) -> tuple[str, ...]:
