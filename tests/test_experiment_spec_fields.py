@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from cli_support import cli
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from twosat_formal.errors import RecordError
@@ -142,3 +142,63 @@ def test_line_of_path_finds_each_value_where_the_text_holds_it(
     assert line_of_path(text, path) == 1 + shown[: shown.index('"@@here@@"')].count("\n")
     assert line_of_path(json.dumps(value), path) == 1
     assert line_of_path(text, (*path[:-1], "@@absent@@")) is None
+
+
+# -- cells -----------------------------------------------------------------------------------
+
+
+def expanded(kind: str, **settings: object) -> int:
+    from twosat_formal.experiments.design import expand
+
+    cell = {"family": "backbone", "clauses": [20], **settings}
+    return len(expand(parse_spec({**GOOD, "kind": kind, "cells": [cell]})))
+
+
+@given(st.integers(-2, 30) | st.lists(st.integers(-1, 30), max_size=3))
+def test_a_cells_clauses_are_positive_counts(clauses: int | list[int]) -> None:
+    from twosat_formal.errors import ConfigError
+
+    counts = clauses if isinstance(clauses, list) else [clauses]
+    if counts and all(c >= 1 for c in counts):
+        assert expanded("grid", clauses=clauses) == len(counts)
+    else:
+        with pytest.raises(ConfigError, match="'clauses' must be a positive integer"):
+            expanded("grid", clauses=clauses)
+
+
+@settings(max_examples=40)
+@given(st.lists(st.floats(-0.5, 1.5, allow_nan=False) | st.integers(-1, 2), max_size=3))
+def test_a_sweeps_levels_are_numbers_in_0_1(levels: list[float]) -> None:
+    from twosat_formal.errors import ConfigError
+    from twosat_formal.experiments.design import expand
+
+    cell = {"family": "equivalence-core", "clauses": [20], "knobs": ["free_ratio"]}
+    spec = parse_spec({**GOOD, "kind": "sweep", "cells": [{**cell, "levels": levels}]})
+    if levels and all(0 <= v <= 1 for v in levels):
+        assert {c.level for c in expand(spec)} <= {float(v) for v in levels}
+    else:
+        with pytest.raises(ConfigError, match="'levels' must be a non-empty list"):
+            expand(spec)
+
+
+@pytest.mark.parametrize(
+    ("kind", "settings", "parameter"),
+    [
+        ("edits", {"modes": ["cumulative", "cumulative"]}, "modes"),
+        ("edits", {"premise_edits": "yes"}, "premise_edits"),
+        ("edits", {"order": "backward"}, "order"),
+        ("edits", {"count": True}, "count"),
+        ("sweep", {"grid": "paper-5"}, "grid"),
+        ("sweep", {"knobs": "beta"}, "knobs"),
+        ("duplication", {"distinct": 40, "copies": 1.5}, "copies"),
+    ],
+)
+def test_a_cell_setting_is_checked_by_its_rule(
+    kind: str, settings: dict[str, object], parameter: str
+) -> None:
+    from twosat_formal.errors import ConfigError
+
+    with pytest.raises(ConfigError) as info:
+        expanded(kind, **settings)
+    assert info.value.parameter == parameter
+    assert str(info.value).startswith(f"cell of 'backbone': {parameter!r} must be")
