@@ -170,7 +170,6 @@ def diagnostics_spec(
     >>> spec.asks
     ('chain', 'forced', 'entails', 'core', 'repair', 'maxsat')
     """
-    from dataclasses import replace
 
     spec = load_spec("pairs").with_formulas(10 if full else DIAGNOSTIC_FORMULAS)
     spec = spec.with_templates(tuple(templates or ("logic", "door"))[:2])
@@ -180,7 +179,7 @@ def diagnostics_spec(
     from twosat_formal.questions import QUESTION_TYPES
 
     asked = tuple(t for t in QUESTION_TYPES if t != "chain")
-    return replace(spec, ask_cycle=True, questions=asked)
+    return spec.model_copy(update={"ask_cycle": True, "questions": asked})
 
 
 def _pct(estimate: dict[str, Any] | None) -> str:

@@ -33,12 +33,13 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from twosat_formal.errors import RecordError
 
-__all__ = ["MAX_DEPTH", "loads", "read_json_file"]
+__all__ = ["MAX_DEPTH", "line_of_path", "loads", "read_json_file"]
 
 #: The deepest nesting of arrays and objects a JSON text may have (records need < 10).
 MAX_DEPTH = 100
@@ -52,6 +53,9 @@ _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 #: The tokens that tell where keys are: strings, brackets, colons.
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}:]', re.DOTALL)
+
+#: Every token of a JSON text: strings, brackets, colons, commas and other scalars.
+_PART = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}:,]|[^\s\[\]{}:,"]+', re.DOTALL)
 
 
 class _Duplicate(ValueError):
@@ -171,6 +175,41 @@ def _line_of(text: str, line: int | None, find: re.Pattern[str] | Any) -> int | 
 def _line_at(text: str, position: int, line: int | None) -> int:
     """The line of ``position``: ``line`` itself for one JSON Lines record."""
     return line if line is not None else text.count("\n", 0, position) + 1
+
+
+def line_of_path(text: str, path: Sequence[str | int]) -> int | None:
+    """The line of the value at ``path`` (keys and list indexes) in the JSON ``text``.
+
+    A member of an object is found at its key; ``None`` when ``path`` is not in ``text``.
+
+    >>> line_of_path('{"a": 1,\\n "b": [true,\\n {"c": 2}]}', ["b", 1, "c"])
+    3
+    >>> line_of_path('{"a": 1}', ["z"]) is None
+    True
+    """
+    want = list(path)
+    open_: list[list[Any]] = []  # per open container: [is an object, its key or index]
+    for token in _PART.finditer(text):
+        mark = token.group()
+        if mark in ",:]}":
+            _past(open_, mark)
+            continue
+        if open_ and open_[-1][0] and open_[-1][1] is None:  # a key
+            open_[-1][1] = json.loads(mark)
+        if [entry[1] for entry in open_] == want:
+            return _line_at(text, token.start(), None)
+        if mark in "[{":
+            open_.append([mark == "{", None if mark == "{" else 0])
+    return None
+
+
+def _past(open_: list[list[Any]], mark: str) -> None:
+    """Step past punctuation: a comma to the next member or item, a bracket out."""
+    if mark == ",":
+        top = open_[-1]
+        top[1] = None if top[0] else top[1] + 1
+    elif mark != ":":
+        open_.pop()
 
 
 def loads(text: str, *, source: str, line: int | None = None) -> Any:

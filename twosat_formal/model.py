@@ -34,15 +34,17 @@ False
 from __future__ import annotations
 
 import json
-import math
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from functools import lru_cache
-from typing import Protocol, runtime_checkable
+from typing import Annotated, Any, Literal, Protocol, runtime_checkable
 from urllib.parse import parse_qsl, unquote, unquote_plus, urlsplit, urlunsplit
 
-from twosat_formal.errors import TransientModelError
+from pydantic import Field
+
+from twosat_formal.errors import ConfigError, TransientModelError
+from twosat_formal.params import must, table, validate
 
 __all__ = [
     "BODY_FIELDS",
@@ -52,6 +54,7 @@ __all__ = [
     "MAX_TOKENS",
     "REASONING_EFFORTS",
     "ROLES",
+    "SAMPLING",
     "SAMPLING_RULES",
     "ChatModel",
     "Model",
@@ -65,7 +68,6 @@ __all__ = [
     "join_url",
     "public_endpoint",
     "redact_url",
-    "sampling_value_ok",
     "url_secrets",
 ]
 
@@ -81,33 +83,25 @@ DEFAULT_MODE = "chat"
 MAX_SEED = 2**62
 MAX_TOKENS = 2**31 - 1
 
-#: What each sampling parameter may be: ``name -> (test, description)``; the one rule
-#: for :class:`SamplingParams`, ``--temperature``/``--top-p``/``--seed``/``--max-tokens``
-#: and a model spec's ``?temperature=...`` options.
-SAMPLING_RULES: dict[str, tuple[Callable[[float], bool], str]] = {
-    "max_tokens": (lambda v: 1 <= v <= MAX_TOKENS, f"an integer in [1, {MAX_TOKENS}]"),
+#: The values of ``reasoning_effort`` (OpenAI's reasoning models; vLLM passes it on).
+REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high")
+#: What each sampling parameter may be: ``name -> (type, description)``, the type a
+#: pydantic one with its bounds; the one rule for :class:`SamplingParams`,
+#: ``--temperature``/``--top-p``/``--seed``/``--max-tokens`` and a model spec's
+#: ``?temperature=...`` options (:data:`SAMPLING`).
+SAMPLING_RULES: dict[str, tuple[Any, str]] = {
+    "max_tokens": (Annotated[int, Field(ge=1, le=MAX_TOKENS)], f"an integer in [1, {MAX_TOKENS}]"),
     "max_completion_tokens": (
-        lambda v: 1 <= v <= MAX_TOKENS,
+        Annotated[int, Field(ge=1, le=MAX_TOKENS)],
         f"an integer in [1, {MAX_TOKENS}]",
     ),
-    "temperature": (lambda v: v >= 0, "a finite number >= 0"),
-    "top_p": (lambda v: 0 < v <= 1, "a number in (0, 1]"),
-    "seed": (lambda v: 0 <= v <= MAX_SEED, f"an integer in [0, {MAX_SEED}]"),
+    "temperature": (Annotated[float, Field(ge=0, allow_inf_nan=False)], "a finite number >= 0"),
+    "top_p": (Annotated[float, Field(gt=0, le=1, allow_inf_nan=False)], "a number in (0, 1]"),
+    "seed": (Annotated[int, Field(ge=0, le=MAX_SEED)], f"an integer in [0, {MAX_SEED}]"),
+    "reasoning_effort": (Literal[REASONING_EFFORTS], "one of " + ", ".join(REASONING_EFFORTS)),
 }
-
-
-def sampling_value_ok(name: str, value: object) -> bool:
-    """Whether ``value`` is a valid ``name`` (:data:`SAMPLING_RULES`).
-
-    >>> sampling_value_ok("top_p", 2.0), sampling_value_ok("seed", -1), sampling_value_ok("seed", 3)
-    (False, False, True)
-    """
-    integer = name in ("max_tokens", "max_completion_tokens", "seed")
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return False
-    if integer and not isinstance(value, int):
-        return False
-    return math.isfinite(value) and SAMPLING_RULES[name][0](value)
+#: The table of :data:`SAMPLING_RULES` (:mod:`twosat_formal.params`).
+SAMPLING = table("sampling", {name: rule for name, (rule, _) in SAMPLING_RULES.items()})
 
 
 @dataclass(frozen=True)
@@ -130,21 +124,9 @@ class SamplingParams:
     extra_body: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
-        from twosat_formal.errors import ConfigError
-
-        for name, (_, valid) in SAMPLING_RULES.items():
-            value = getattr(self, name)
-            if value is not None and not sampling_value_ok(name, value):
-                raise ConfigError(
-                    f"{name} must be {valid}, not {value!r}", parameter=name, valid=valid
-                )
-        if self.reasoning_effort is not None and self.reasoning_effort not in REASONING_EFFORTS:
-            raise ConfigError(
-                f"reasoning_effort must be one of {', '.join(REASONING_EFFORTS)}, "
-                f"not {self.reasoning_effort!r}",
-                parameter="reasoning_effort",
-                valid=", ".join(REASONING_EFFORTS),
-            )
+        given = {name: getattr(self, name) for name in SAMPLING_RULES}
+        given = {name: value for name, value in given.items() if value is not None}
+        validate(SAMPLING, given, lambda key, _: must(key, given[key], SAMPLING_RULES[key][1]))
         for key, _ in self.extra_body:
             if key in BODY_FIELDS:
                 raise ConfigError(
@@ -169,8 +151,6 @@ class SamplingParams:
         return json.dumps(fields, sort_keys=True, separators=(",", ":"))
 
 
-#: The values of ``reasoning_effort`` (OpenAI's reasoning models; vLLM passes it on).
-REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high")
 #: Body fields made from the request and its parameters: never extra fields.
 BODY_FIELDS = (
     "model",
@@ -196,8 +176,6 @@ def extra_body(pairs: Sequence[str]) -> tuple[tuple[str, str], ...]:
     ...
     twosat_formal.errors.ConfigError: body field 'top_k' is not KEY=VALUE
     """
-    from twosat_formal.errors import ConfigError
-
     found: dict[str, str] = {}
     for pair in pairs:
         key, equals, raw = pair.partition("=")

@@ -57,6 +57,7 @@ from pydantic import (
 )
 
 from twosat_formal.errors import RecordError
+from twosat_formal.jsonread import line_of_path
 
 T = TypeVar("T")
 
@@ -433,7 +434,13 @@ _MUST = {
     "model_type": "must be an object",
     "model_attributes_type": "must be an object",
     "list_type": "must be a list",
+    "tuple_type": "must be a list",
 }
+
+
+#: The bound of each pydantic range error, as its context names it.
+_BOUND = {"greater_than_equal": "ge", "less_than_equal": "le", "greater_than": "gt"}
+_BOUND_TEXT = {"ge": ">=", "le": "<=", "gt": ">"}
 
 
 def _path(loc: tuple[int | str, ...]) -> str:
@@ -451,16 +458,21 @@ def _path(loc: tuple[int | str, ...]) -> str:
 def _describe(error: Mapping[str, Any]) -> str:
     where = f"field {_path(tuple(error['loc']))!r}"
     kind = error["type"]
+    ctx = error.get("ctx") or {}
+    if not error["loc"]:  # a check of the whole record, whose message names its fields
+        return str(ctx.get("error", error["msg"]))
     got = type(error.get("input")).__name__
     if kind == "missing":
         return f"missing {where}"
     if kind in _MUST:
         return f"{where} {_MUST[kind]}, not {'null' if got == 'NoneType' else got}"
-    ctx = error.get("ctx") or {}
     if kind == "literal_error":
         return f"{where} must be {ctx.get('expected')}, not {error.get('input')!r}"
-    if kind == "greater_than_equal":
-        return f"{where} must be >= {ctx.get('ge')}, not {error.get('input')!r}"
+    if kind in _BOUND:
+        key = _BOUND[kind]
+        return f"{where} must be {_BOUND_TEXT[key]} {ctx.get(key)}, not {error.get('input')!r}"
+    if kind == "too_short":
+        return f"{where} must not be empty"
     if kind == "value_error":
         return f"{where}: {ctx.get('error', error['msg'])}"
     return f"{where}: {error['msg']}"
@@ -473,12 +485,14 @@ def read_record(
     what: str = "a record",
     line: int | None = None,
     source: str | None = None,
+    text: str | None = None,
 ) -> M:
     """``record`` checked against ``model`` (strictly); a :class:`RecordError` names the field.
 
     The error carries ``line`` and ``source`` (shown as ``source:line:``) and describes
     the first field that does not fit: a missing field, a value of the wrong type, a
-    value outside its set.
+    value outside its set. A record read from a whole JSON document ``text`` (a spec
+    file) has the line of the offending field there.
 
     Examples
     --------
@@ -503,5 +517,7 @@ def read_record(
     try:
         return model.model_validate(record, strict=True)
     except ValidationError as exc:
-        errors = exc.errors(include_url=False)
-        raise RecordError(_describe(errors[0]), line=line, source=source) from None
+        first = exc.errors(include_url=False)[0]
+        if line is None and text is not None and first["loc"]:
+            line = line_of_path(text, first["loc"])
+        raise RecordError(_describe(first), line=line, source=source) from None

@@ -26,11 +26,22 @@ from __future__ import annotations
 import asyncio
 import math
 from dataclasses import dataclass, replace
+from typing import Annotated, Any
 from urllib.parse import parse_qsl, urlencode
 
-from twosat_formal.errors import ConfigError
+from pydantic import BeforeValidator, Field
 
-__all__ = ["LIMIT_OPTIONS", "ModelLimiter", "ModelLimits", "estimated_tokens", "split_limits"]
+from twosat_formal.errors import ConfigError
+from twosat_formal.params import from_text, must, table, validate
+
+__all__ = [
+    "LIMIT_OPTIONS",
+    "LIMIT_RULES",
+    "ModelLimiter",
+    "ModelLimits",
+    "estimated_tokens",
+    "split_limits",
+]
 
 #: Spec options that set limits (never part of a request's key).
 LIMIT_OPTIONS = ("concurrency", "rpm", "tpm")
@@ -48,63 +59,41 @@ class ModelLimits:
     tpm: float | None = None
 
     def __post_init__(self) -> None:
-        for name in LIMIT_OPTIONS:
-            value = getattr(self, name)
-            if value is not None and (
-                isinstance(value, bool) or not (value > 0 and math.isfinite(value))
-            ):
-                raise ConfigError(
-                    f"{name} must be a finite positive number, got {value!r}",
-                    parameter=name,
-                    valid="a finite number > 0",
-                )
-        if self.concurrency is not None and self.concurrency != int(self.concurrency):
-            raise ConfigError(
-                f"concurrency must be a whole number, got {self.concurrency!r}",
-                parameter="concurrency",
-                valid="an integer >= 1",
-            )
+        given = {name: getattr(self, name) for name in LIMIT_OPTIONS}
+        given = {name: value for name, value in given.items() if value is not None}
+        validate(_LIMITS, given, lambda key, _: must(key, given[key], LIMIT_RULES[key][1]))
 
 
-def _number(spec: str, key: str, raw: str) -> float:
-    try:
-        value = float(raw)
-    except ValueError:
-        value = math.nan
-    if not math.isfinite(value) or value <= 0:
-        raise ConfigError(
-            f"model spec {spec!r}: option {key}={raw!r} is not a positive number",
-            parameter=key,
-            valid="> 0",
-        )
-    return value
+#: A whole float (``2.0``) counts as its integer.
+_WHOLE = BeforeValidator(lambda v: int(v) if isinstance(v, float) and v.is_integer() else v)
+_RATE = Annotated[float, Field(gt=0, allow_inf_nan=False), from_text(float)]
+#: What each limit may be: ``name -> (type, description)`` (a spec's text read as a number).
+LIMIT_RULES: dict[str, tuple[Any, str]] = {
+    "concurrency": (Annotated[int, Field(ge=1), _WHOLE, from_text(float)], "an integer >= 1"),
+    "rpm": (_RATE, "a finite number > 0"),
+    "tpm": (_RATE, "a finite number > 0"),
+}
+_LIMITS = table("limits", {name: rule for name, (rule, _) in LIMIT_RULES.items()})
 
 
 def split_limits(spec: str, defaults: ModelLimits | None = None) -> tuple[str, ModelLimits]:
     """The spec without its limit options, and the limits (the spec's over ``defaults``)."""
-    limits = defaults or ModelLimits()
     body, mark, query = spec.partition("?")
     if not mark:
-        return spec, limits
-    kept: list[tuple[str, str]] = []
-    for key, raw in parse_qsl(query, keep_blank_values=True):
-        if key not in LIMIT_OPTIONS:
-            kept.append((key, raw))
-            continue
-        value = _number(spec, key, raw)
-        if key == "rpm":
-            limits = replace(limits, rpm=value)
-        elif key == "tpm":
-            limits = replace(limits, tpm=value)
-        elif value == int(value):
-            limits = replace(limits, concurrency=int(value))
-        else:
-            raise ConfigError(
-                f"model spec {spec!r}: option concurrency={raw!r} is not a whole number",
-                parameter="concurrency",
-                valid="an integer >= 1",
-            )
-    rest = urlencode(kept, safe="/:")
+        return spec, defaults or ModelLimits()
+    pairs = parse_qsl(query, keep_blank_values=True)
+    given = {key: raw for key, raw in pairs if key in LIMIT_OPTIONS}
+
+    def problem(key: str, unknown: bool) -> ConfigError:
+        valid = LIMIT_RULES[key][1]
+        return ConfigError(
+            f"model spec {spec!r}: option {key}={given[key]!r} is not {valid}",
+            parameter=key,
+            valid=valid,
+        )
+
+    limits = replace(defaults or ModelLimits(), **validate(_LIMITS, given, problem))
+    rest = urlencode([(key, raw) for key, raw in pairs if key not in LIMIT_OPTIONS], safe="/:")
     return (f"{body}?{rest}" if rest else body), limits
 
 

@@ -67,7 +67,10 @@ import functools
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from types import GenericAlias
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, BeforeValidator, Field
 
 from twosat_formal.edits import EDIT_MODES, EDITS
 from twosat_formal.edits.modes import ORDERS
@@ -76,9 +79,10 @@ from twosat_formal.errors import ConfigError
 from twosat_formal.experiments.spec import ExperimentSpec
 from twosat_formal.generators import FAMILIES, derive_seed
 from twosat_formal.generators.knobs import KNOB_GRIDS
-from twosat_formal.registry import check_choice
+from twosat_formal.params import table, validate
 
 __all__ = [
+    "CELL_RULES",
     "INERT_SEEDS",
     "Condition",
     "Step",
@@ -188,35 +192,70 @@ def _fmt(value: float) -> str:
     return f"{value:.4g}"
 
 
-def _ints(cell: Mapping[str, Any], key: str) -> list[int]:
-    value = cell.get(key)
-    values: list[Any] = value if isinstance(value, list) else [value]
-    out = [v for v in values if isinstance(v, int) and not isinstance(v, bool) and v > 0]
-    if not values or len(out) != len(values):
-        raise ConfigError(
-            f"cell of {cell.get('family')!r}: {key!r} must be a positive integer or a list of them",
+def _distinct(items: list[Any]) -> list[Any]:
+    if len(set(items)) != len(items):
+        raise ValueError("an item is repeated")
+    return items
+
+
+#: Positive counts: one, or a list of them.
+_COUNTS = Annotated[
+    list[Annotated[int, Field(ge=1)]],
+    Field(min_length=1),
+    BeforeValidator(lambda v: v if isinstance(v, list) else [v]),
+]
+_LEVELS = Annotated[list[Annotated[float, Field(ge=0, le=1)]], Field(min_length=1)]
+#: What each setting of a cell may be: ``name -> (type, description)``; a kind reads
+#: the settings it takes (the module docstring of :mod:`~twosat_formal.experiments.spec`).
+CELL_RULES: dict[str, tuple[Any, str]] = {
+    **dict.fromkeys(
+        ("clauses", "core", "filler", "total", "distinct", "copies", "max_edits", "count"),
+        (_COUNTS, "a positive integer or a list of them"),
+    ),
+    "levels": (_LEVELS, "a non-empty list of numbers in [0, 1]"),
+    "grid": (Literal[tuple(KNOB_GRIDS)], "one of " + ", ".join(KNOB_GRIDS)),
+    "knobs": (list[str], "a list of difficulty knobs"),
+    "modes": (
+        Annotated[
+            GenericAlias(list, Literal[EDIT_MODES]), Field(min_length=1), AfterValidator(_distinct)
+        ],
+        "a non-empty list of distinct edit modes: " + ", ".join(EDIT_MODES),
+    ),
+    "operators": (Annotated[list[Any], Field(min_length=1)], "a non-empty list of edits"),
+    "premise_edits": (bool, "true or false"),
+    "order": (Literal[ORDERS], "one of " + ", ".join(ORDERS)),
+}
+_CELL = table("cell", {name: rule for name, (rule, _) in CELL_RULES.items()})
+
+
+def _checked(cell: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+    """A cell's family (registered) and its settings, checked by :data:`CELL_RULES`."""
+    family = str(cell["family"])
+    FAMILIES.get(family)  # UnknownNameError for a family nobody registered
+    given = {key: value for key, value in cell.items() if key in CELL_RULES}
+
+    def problem(key: str, unknown: bool) -> ConfigError:
+        valid = CELL_RULES[key][1]
+        return ConfigError(
+            f"cell of {family!r}: {key!r} must be {valid}, got {given[key]!r}",
             parameter=key,
-            valid="positive integers",
+            valid=valid,
         )
-    return out
+
+    return family, {**cell, **validate(_CELL, given, problem)}
+
+
+def _ints(cell: Mapping[str, Any], key: str) -> list[int]:
+    if key not in cell:
+        raise ConfigError(
+            f"cell of {cell['family']!r} needs {key!r}: {CELL_RULES[key][1]}", parameter=key
+        )
+    counts: list[int] = cell[key]
+    return counts
 
 
 def _levels(cell: Mapping[str, Any]) -> tuple[float, ...]:
-    if "levels" in cell:
-        levels = cell["levels"]
-        if (
-            not isinstance(levels, list)
-            or not levels
-            or not all(
-                isinstance(v, int | float) and not isinstance(v, bool) and 0 <= v <= 1
-                for v in levels
-            )
-        ):
-            raise ConfigError("'levels' must be a list of numbers in [0, 1]", parameter="levels")
-        return tuple(float(v) for v in levels)
-    grid = cell.get("grid", "paper-3")
-    check_choice(grid, KNOB_GRIDS, what="knob grid", parameter="grid")
-    return KNOB_GRIDS[grid]
+    return tuple(cell["levels"]) if "levels" in cell else KNOB_GRIDS[cell.get("grid", "paper-3")]
 
 
 class _Builder:
@@ -266,12 +305,6 @@ class _Builder:
                     )
                 )
         self.setting += 1
-
-
-def _check_family(cell: Mapping[str, Any]) -> str:
-    family = str(cell["family"])
-    FAMILIES.get(family)  # UnknownNameError for a family nobody registered
-    return family
 
 
 Variant = dict[str, Any]
@@ -410,7 +443,7 @@ def _with_shuffles(
 def _duplication(b: _Builder, family: str, cell: Mapping[str, Any]) -> None:
     base = _ints(cell, "clauses")[0]
     distinct = _ints(cell, "distinct")[0]
-    copies = _ints(cell, "copies")[0] if "copies" in cell else 2
+    copies = cell.get("copies", [2])[0]
     shuffle = bool(cell.get("shuffle", True))
     params = b.knobs(family, b.spec.knob_level)
     entries: list[tuple[str, str, tuple[Step, ...]]] = [("single", str(base), ())]
@@ -432,39 +465,18 @@ def _duplication(b: _Builder, family: str, cell: Mapping[str, Any]) -> None:
 def _edit_stage(cell: Mapping[str, Any], seed: int) -> tuple[tuple[str, Any], ...]:
     """The cell's edit settings, checked, as sorted pairs (``seed``: the experiment's)."""
     modes = cell.get("modes", list(EDIT_MODES))
-    if (
-        not isinstance(modes, list)
-        or not modes
-        or len(set(modes)) != len(modes)
-        or any(m not in EDIT_MODES for m in modes)
-    ):
-        raise ConfigError(
-            f"'modes' must be a list of distinct edit modes, got {modes!r}",
-            parameter="modes",
-            valid=", ".join(EDIT_MODES),
-        )
     operators = cell.get("operators")
-    if operators is not None:
-        if not isinstance(operators, list) or not operators:
-            raise ConfigError(
-                "'operators' must be a non-empty list of edits", parameter="operators"
-            )
-        for name in operators:
-            EDITS.get(str(name))  # UnknownNameError for an edit nobody registered
+    for name in operators or ():
+        EDITS.get(str(name))  # UnknownNameError for an edit nobody registered
     premise = cell.get("premise_edits", False)
-    if not isinstance(premise, bool):
-        raise ConfigError(
-            f"'premise_edits' must be true or false, got {premise!r}", parameter="premise_edits"
-        )
     if premise:
         chosen = [str(o) for o in operators] if operators is not None else list(default_operators())
         operators = chosen + [o for o in default_operators(premise=True) if o not in chosen]
     order = cell.get("order", "forward")
-    check_choice(order, ORDERS, what="order", parameter="order")
     stage = {
         "modes": tuple(modes),
-        "max_edits": _ints(cell, "max_edits")[0] if "max_edits" in cell else 3,
-        "count": _ints(cell, "count")[0] if "count" in cell else 3,
+        "max_edits": cell.get("max_edits", [3])[0],
+        "count": cell.get("count", [3])[0],
         "operators": None if operators is None else tuple(str(o) for o in operators),
         "order": order,
         "seed": seed,
@@ -511,7 +523,7 @@ def inert_knobs(spec: ExperimentSpec) -> list[dict[str, Any]]:
     builder = _Builder(spec)
     out: list[dict[str, Any]] = []
     for cell in spec.cells:
-        family = _check_family(cell)
+        family, cell = _checked(cell)
         sizes = (
             [_ints(cell, "core")[0], _ints(cell, "total")[0]]
             if spec.kind == "fillers"
@@ -535,5 +547,5 @@ def expand(spec: ExperimentSpec) -> list[Condition]:
     builder = _Builder(spec)
     expander = _KIND_EXPANDERS[spec.kind]
     for cell in spec.cells:
-        expander(builder, _check_family(cell), cell)
+        expander(builder, *_checked(cell))
     return builder.out

@@ -359,7 +359,7 @@ class ExperimentConfig:
         if self.templates is not None:
             spec = spec.with_templates(tuple(self.templates))
         if self.seed is not None:
-            spec = replace(spec, seed=self.seed)
+            spec = spec.model_copy(update={"seed": self.seed})
         if self.themes is not None:
             spec = spec.with_themes(tuple(self.themes))
         return spec

@@ -52,50 +52,120 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal, get_args
 
-from twosat_formal.errors import ConfigError, RecordError, UnknownNameError
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+
+from twosat_formal.errors import ConfigError, UnknownNameError
 from twosat_formal.jsonl import read_text
 from twosat_formal.jsonread import loads
-from twosat_formal.models.base import SAMPLING_OPTIONS, sampling_options
+from twosat_formal.models.base import OPTION_RULES, SAMPLING_OPTIONS, SAMPLING_TEXT, option_error
+from twosat_formal.params import validate
 from twosat_formal.questions import parse_ask
+from twosat_formal.records import read_record
 
 __all__ = ["KINDS", "ExperimentSpec", "load_spec", "parse_spec", "spec_names"]
 
+#: How a spec's cells expand into conditions (:mod:`twosat_formal.experiments.design`).
+Kind = Literal["grid", "sweep", "fillers", "order", "duplication", "edits", "pairs", "story"]
 #: The kinds of experiment a spec can describe.
-KINDS = ("grid", "sweep", "fillers", "order", "duplication", "edits", "pairs", "story")
+KINDS: tuple[str, ...] = get_args(Kind)
 
-_REQUIRED: dict[str, type | tuple[type, ...]] = {
-    "name": str,
-    "title": str,
-    "kind": str,
-    "formulas": int,
-    "templates": list,
-    "cells": list,
-}
+#: A JSON list is read as the spec's tuple.
+_AS_TUPLE = BeforeValidator(lambda v: tuple(v) if isinstance(v, list) else v)
 
 
-@dataclass(frozen=True)
-class ExperimentSpec:
-    """A parsed experiment spec (see the module docstring for the fields)."""
+def _cell(cell: dict[str, Any]) -> dict[str, Any]:
+    if not isinstance(cell.get("family"), str):
+        raise ValueError("a cell names its generator 'family' (a string)")
+    return cell
+
+
+def _sampling(sampling: dict[str, Any]) -> dict[str, Any]:
+    """``sampling`` as it is, once its parameters and each model's passed :data:`SAMPLING_TEXT`."""
+    per_model = sampling.get("models", {})
+    if not isinstance(per_model, dict) or not all(isinstance(v, dict) for v in per_model.values()):
+        raise ValueError("'models' must map model specs to objects")
+    _sampling_options("", {k: v for k, v in sampling.items() if k != "models"})
+    for model, options in per_model.items():
+        _sampling_options(f"models[{model!r}]: ", options)
+    return sampling
+
+
+def _sampling_options(where: str, options: dict[str, Any]) -> None:
+    def problem(key: str, unknown: bool) -> ValueError:
+        if unknown:
+            known = ", ".join(SAMPLING_OPTIONS)
+            return ValueError(f"{where}unknown sampling parameter {key!r} (known: {known})")
+        return ValueError(f"{where}{option_error(key, options[key], OPTION_RULES[key][1])}")
+
+    validate(SAMPLING_TEXT, options, problem)
+
+
+def _questions(questions: tuple[str, ...]) -> tuple[str, ...]:
+    try:
+        return parse_ask(questions)
+    except ConfigError as exc:
+        raise ValueError(f"{exc} (valid: {exc.valid})") from None
+
+
+class ExperimentSpec(BaseModel):
+    """A checked experiment spec (see the module docstring for the fields).
+
+    Read strictly, as records are (:func:`~twosat_formal.records.read_record`): a field
+    of the wrong type, out of its range or unknown to its table is named in the error.
+    """
+
+    model_config = ConfigDict(frozen=True, strict=True, extra="ignore")
 
     name: str
     title: str
-    kind: str
-    formulas: int
-    templates: tuple[str, ...]
-    cells: tuple[dict[str, Any], ...]
     paper: str = ""
     description: str = ""
+    kind: Kind
+    formulas: Annotated[int, Field(ge=1)]
     seed: int = 0
-    knob_level: float = 0.5
-    sampling: dict[str, Any] = field(default_factory=dict)
+    knob_level: Annotated[float, Field(ge=0, le=1)] = 0.5
+    templates: Annotated[tuple[str, ...], _AS_TUPLE, Field(min_length=1)]
+    sampling: Annotated[dict[str, Any], AfterValidator(_sampling)] = Field(default_factory=dict)
+    cells: Annotated[
+        tuple[Annotated[dict[str, Any], AfterValidator(_cell)], ...], _AS_TUPLE, Field(min_length=1)
+    ]
     ask_cycle: bool = False
-    themes: tuple[str, ...] = ()
-    questions: tuple[str, ...] = ("decision",)
+    themes: Annotated[tuple[str, ...], _AS_TUPLE] = ()
+    questions: Annotated[
+        tuple[str, ...], _AS_TUPLE, Field(min_length=1), AfterValidator(_questions)
+    ] = ("decision",)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _story_default(cls, data: Any) -> Any:
+        """A story without themes is told in every registered one."""
+        if isinstance(data, dict) and data.get("kind") == "story" and "themes" not in data:
+            return {**data, "themes": None}
+        return data
+
+    @field_validator("themes", mode="before")
+    @classmethod
+    def _story_themes(cls, themes: Any, info: ValidationInfo) -> Any:
+        """A story's themes, checked; no other kind has any."""
+        if info.data.get("kind") != "story":
+            raise ValueError("only a story experiment has themes")
+        try:
+            return _check_themes(themes)
+        except UnknownNameError as exc:
+            raise ValueError(str(exc)) from None
 
     @property
     def asks(self) -> tuple[str, ...]:
@@ -134,27 +204,16 @@ class ExperimentSpec:
         return f"{model}{'&' if query else '?'}{urlencode(added)}"
 
     def to_json(self) -> dict[str, Any]:
-        """The spec as a JSON object (what a manifest records).
+        """The spec as a JSON object (what a manifest records), its fields in order;
+        ``ask_cycle``, ``themes`` and ``questions`` only when they are not the defaults.
 
         >>> load_spec("order").to_json()["kind"]
         'order'
         """
-        return {
-            "name": self.name,
-            "title": self.title,
-            "paper": self.paper,
-            "description": self.description,
-            "kind": self.kind,
-            "formulas": self.formulas,
-            "seed": self.seed,
-            "knob_level": self.knob_level,
-            "templates": list(self.templates),
-            "sampling": dict(self.sampling),
-            "cells": [dict(c) for c in self.cells],
-            **({"ask_cycle": True} if self.ask_cycle else {}),
-            **({"themes": list(self.themes)} if self.themes else {}),
-            **({"questions": list(self.questions)} if self.questions != ("decision",) else {}),
-        }
+        unset = {"ask_cycle": False, "themes": (), "questions": ("decision",)}
+        return self.model_dump(
+            mode="json", exclude={k for k, v in unset.items() if getattr(self, k) == v}
+        )
 
     def with_formulas(self, formulas: int) -> ExperimentSpec:
         """This spec with another number of formulas per setting.
@@ -168,7 +227,7 @@ class ExperimentSpec:
                 parameter="formulas",
                 valid=">= 1",
             )
-        return replace(self, formulas=formulas)
+        return self.model_copy(update={"formulas": formulas})
 
     def with_templates(self, templates: list[str] | tuple[str, ...]) -> ExperimentSpec:
         """This spec with other verbalization templates.
@@ -178,7 +237,7 @@ class ExperimentSpec:
         """
         if not templates:
             raise ConfigError("at least one template is needed", parameter="templates")
-        return replace(self, templates=tuple(templates))
+        return self.model_copy(update={"templates": tuple(templates)})
 
     def with_themes(self, themes: list[str] | tuple[str, ...]) -> ExperimentSpec:
         """This ``story`` spec with other story themes.
@@ -191,7 +250,7 @@ class ExperimentSpec:
                 f"only a story experiment has themes; {self.name} is a {self.kind} experiment",
                 parameter="themes",
             )
-        return replace(self, themes=_check_themes(list(themes)))
+        return self.model_copy(update={"themes": _check_themes(list(themes))})
 
     def with_max_clauses(self, max_clauses: int) -> ExperimentSpec:
         """This spec without the clause counts above ``max_clauses`` (grid-like cells).
@@ -216,7 +275,7 @@ class ExperimentSpec:
                 f"no setting of {self.name} has at most {max_clauses} clauses",
                 parameter="max_clauses",
             )
-        return replace(self, cells=tuple(cells))
+        return self.model_copy(update={"cells": tuple(cells)})
 
 
 def _specs_dir() -> Path:
@@ -232,10 +291,13 @@ def spec_names() -> list[str]:
     return sorted(p.stem for p in _specs_dir().glob("*.json"))
 
 
-def parse_spec(data: object, *, source: str | None = None) -> ExperimentSpec:
+def parse_spec(
+    data: object, *, source: str | None = None, text: str | None = None
+) -> ExperimentSpec:
     """Check a spec's JSON object and build the :class:`ExperimentSpec`.
 
-    Raises :class:`RecordError` naming the field that is missing or malformed.
+    Raises :class:`RecordError` naming the field that is missing or malformed (and its
+    line, given the spec's JSON ``text``).
 
     >>> parse_spec({"name": "x", "title": "X", "kind": "grid", "formulas": 1,
     ...             "templates": ["logic"], "cells": [{"family": "backbone",
@@ -245,92 +307,13 @@ def parse_spec(data: object, *, source: str | None = None) -> ExperimentSpec:
     Traceback (most recent call last):
     ...
     twosat_formal.errors.RecordError: missing field 'title'
+    >>> parse_spec({"name": "x", "title": "X", "kind": "grid", "formulas": 0,
+    ...             "templates": ["logic"], "cells": [{"family": "backbone"}]})
+    Traceback (most recent call last):
+    ...
+    twosat_formal.errors.RecordError: field 'formulas' must be >= 1, not 0
     """
-
-    def bad(message: str) -> RecordError:
-        return RecordError(message, source=source)
-
-    if not isinstance(data, dict):
-        raise bad("a spec is a JSON object")
-    for key, kind in _REQUIRED.items():
-        if key not in data:
-            raise bad(f"missing field {key!r}")
-        if not isinstance(data[key], kind) or isinstance(data[key], bool):
-            raise bad(f"field {key!r} has the wrong type {type(data[key]).__name__}")
-    if data["kind"] not in KINDS:
-        raise bad(f"field 'kind' is {data['kind']!r}; expected one of {', '.join(KINDS)}")
-    if data["formulas"] < 1:
-        raise bad("field 'formulas' must be >= 1")
-    if not data["templates"] or not all(isinstance(t, str) for t in data["templates"]):
-        raise bad("field 'templates' must be a non-empty list of template names")
-    cells = data["cells"]
-    if not cells or not all(
-        isinstance(c, dict) and isinstance(c.get("family"), str) for c in cells
-    ):
-        raise bad("field 'cells' must be a non-empty list of objects with a 'family'")
-    level = data.get("knob_level", 0.5)
-    if isinstance(level, bool) or not isinstance(level, int | float) or not 0.0 <= level <= 1.0:
-        raise bad("field 'knob_level' must be a number in [0, 1]")
-    seed = data.get("seed", 0)
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise bad("field 'seed' must be an integer")
-    sampling = data.get("sampling", {})
-    if not isinstance(sampling, dict):
-        raise bad("field 'sampling' must be an object")
-    per_model = sampling.get("models", {})
-    if not isinstance(per_model, dict) or not all(
-        isinstance(k, str) and isinstance(v, dict) for k, v in per_model.items()
-    ):
-        raise bad("field 'sampling.models' must map model specs to objects")
-    for where, options in [("sampling", sampling), *per_model.items()]:
-        unknown = sorted(
-            set(options) - set(SAMPLING_OPTIONS) - ({"models"} if where == "sampling" else set())
-        )
-        if unknown:
-            raise bad(
-                f"{where}: unknown sampling parameter {unknown[0]!r} "
-                f"(known: {', '.join(SAMPLING_OPTIONS)})"
-            )
-        try:
-            sampling_options({k: str(v) for k, v in options.items() if k != "models"})
-        except ConfigError as exc:
-            raise bad(f"{where}: {exc}") from None
-    ask_cycle = data.get("ask_cycle", False)
-    if not isinstance(ask_cycle, bool):
-        raise bad("field 'ask_cycle' must be true or false")
-    questions = data.get("questions", ["decision"])
-    if not (
-        isinstance(questions, list) and questions and all(isinstance(q, str) for q in questions)
-    ):
-        raise bad("field 'questions' must be a non-empty list of question types")
-    try:
-        asked = parse_ask(questions)
-    except ConfigError as exc:
-        raise bad(f"field 'questions': {exc} (valid: {exc.valid})") from None
-    themes: tuple[str, ...] = ()
-    if data["kind"] == "story":
-        try:
-            themes = _check_themes(data.get("themes"))
-        except (ConfigError, UnknownNameError) as exc:
-            raise bad(f"field 'themes': {exc}") from None
-    elif "themes" in data:
-        raise bad("field 'themes' belongs to a story experiment")
-    return ExperimentSpec(
-        name=data["name"],
-        title=data["title"],
-        kind=data["kind"],
-        formulas=data["formulas"],
-        templates=tuple(data["templates"]),
-        cells=tuple(dict(c) for c in cells),
-        paper=str(data.get("paper", "")),
-        description=str(data.get("description", "")),
-        seed=seed,
-        knob_level=float(level),
-        sampling=dict(sampling),
-        ask_cycle=ask_cycle,
-        themes=themes,
-        questions=asked,
-    )
+    return read_record(ExperimentSpec, data, what="a spec", source=source, text=text)
 
 
 def _check_themes(themes: object) -> tuple[str, ...]:
@@ -378,5 +361,5 @@ duplication, edits, fillers, order, pairs, questions, story, sweep, table1, tabl
         if text_name not in spec_names():
             raise UnknownNameError("experiment", text_name, spec_names())
         path = _specs_dir() / f"{text_name}.json"
-    data = loads(read_text(path, source=str(path)), source=str(path))
-    return parse_spec(data, source=str(path))
+    text = read_text(path, source=str(path))
+    return parse_spec(loads(text, source=str(path)), source=str(path), text=text)

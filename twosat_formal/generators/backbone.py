@@ -33,8 +33,8 @@ from twosat_formal.generators.fillers import clause_order, fresh_fillers, place,
 from twosat_formal.generators.knobs import (
     FILLER_SHARE,
     FRESH_FILLERS,
+    Checked,
     ParamSpec,
-    ParamValue,
     round_half_up,
 )
 from twosat_formal.generators.resolve import KnobRule, Request, Sizing, resolve_sizes
@@ -179,7 +179,7 @@ SIZING = Sizing(
 )
 
 
-def resolve(clauses: int | None, params: Mapping[str, object]) -> dict[str, ParamValue]:
+def resolve(clauses: int | None, params: Mapping[str, object]) -> Checked:
     """Validate a request and derive ``n``, ``B``, ``m_mono`` and ``r`` from the knobs.
 
     The clause count is ``2B + m_mono + r``; the knob path meets the target exactly
@@ -215,7 +215,7 @@ def _free_size(mono: int, size_b: int, beta: float, density: float, used: set[st
     return min(2 * mono, max(2, size))
 
 
-def build(rng: random.Random, p: Mapping[str, ParamValue]) -> tuple[Formula, dict[str, Any]]:
+def build(rng: random.Random, p: Checked) -> tuple[Formula, dict[str, Any]]:
     """Draw a formula of resolved sizes ``p`` (:func:`resolve`'s result) from ``rng``.
 
     Returns
@@ -231,7 +231,7 @@ def build(rng: random.Random, p: Mapping[str, ParamValue]) -> tuple[Formula, dic
     >>> f.num_clauses, f.num_vars, sorted(s["auxiliaries"]) == sorted(s["backbone"])
     (4, 4, True)
     """
-    n, size_b, mono, r = (int(p[key]) for key in ("n", "B", "m_mono", "r"))  # type: ignore[arg-type]
+    n, size_b, mono, r = (int(p[key]) for key in ("n", "B", "m_mono", "r"))
     backbone_vars = list(range(1, size_b + 1))
     free = list(range(size_b + 1, n + 1))
     values = {x: rng.random() < 0.5 for x in backbone_vars}
@@ -241,7 +241,7 @@ def build(rng: random.Random, p: Mapping[str, ParamValue]) -> tuple[Formula, dic
         core.extend([(lit, aux), (lit, -aux)])
     orientation = p["orientation"]
     if orientation is None:
-        orientation = "+" if rng.random() < float(p["pi"]) else "-"  # type: ignore[arg-type]
+        orientation = "+" if rng.random() < float(p["pi"]) else "-"
     sign = 1 if orientation == "+" else -1
     core.extend((sign * y, sign * z) for y, z in sample_pairs(rng, free, mono))
     total_vars = n + size_b

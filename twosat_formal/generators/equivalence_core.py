@@ -29,8 +29,8 @@ from twosat_formal.generators.fillers import clause_order, fresh_fillers, place
 from twosat_formal.generators.knobs import (
     FILLER_SHARE,
     FRESH_FILLERS,
+    Checked,
     ParamSpec,
-    ParamValue,
     round_half_up,
 )
 from twosat_formal.generators.resolve import Request, Sizing, resolve_sizes
@@ -150,7 +150,7 @@ def _split_target(
 SIZING = Sizing(FAMILY, PARAMS, min_clauses=MIN_CLAUSES, budget=_budget)
 
 
-def resolve(clauses: int | None, params: Mapping[str, object]) -> dict[str, ParamValue]:
+def resolve(clauses: int | None, params: Mapping[str, object]) -> Checked:
     """Validate a request and derive ``n``, ``f`` and ``r`` from the knobs.
 
     The clause count is ``2(n − f) + r``; an odd target is met within ±1 by the core
@@ -168,7 +168,7 @@ def resolve(clauses: int | None, params: Mapping[str, object]) -> dict[str, Para
     return resolve_sizes(SIZING, clauses, params)
 
 
-def build(rng: random.Random, p: Mapping[str, ParamValue]) -> tuple[Formula, dict[str, Any]]:
+def build(rng: random.Random, p: Checked) -> tuple[Formula, dict[str, Any]]:
     """Draw a formula of resolved sizes ``p`` (:func:`resolve`'s result) from ``rng``.
 
     Returns
@@ -184,7 +184,7 @@ def build(rng: random.Random, p: Mapping[str, ParamValue]) -> tuple[Formula, dic
     >>> f.num_clauses, s["free"] == [next(iter(s["bound"].values()))["parent"]]
     (4, True)
     """
-    n, f, r = int(p["n"]), int(p["f"]), int(p["r"])  # type: ignore[arg-type]
+    n, f, r = int(p["n"]), int(p["f"]), int(p["r"])
     free = list(range(1, f + 1))
     bound = list(range(f + 1, n + 1))
     parents = free[:] if f <= len(bound) else []

@@ -22,16 +22,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from twosat_formal.formula import Formula
-from twosat_formal.generators.knobs import ParamSpec, ParamValue
+from twosat_formal.generators.knobs import Checked, ParamSpec
 from twosat_formal.jsonfields import fields_json
 from twosat_formal.registry import Registry
 
 __all__ = ["FAMILIES", "Builder", "Family", "Resolver", "register_family"]
 
 #: A family's builder: ``(rng, resolved sizes) -> (formula, structure)``.
-Builder = Callable[[random.Random, Mapping[str, ParamValue]], tuple[Formula, dict[str, Any]]]
+Builder = Callable[[random.Random, Checked], tuple[Formula, dict[str, Any]]]
 #: A family's request resolver: ``(clauses, params) -> complete params``.
-Resolver = Callable[[int | None, Mapping[str, object]], dict[str, ParamValue]]
+Resolver = Callable[[int | None, Mapping[str, object]], Checked]
 
 
 @dataclass(frozen=True)

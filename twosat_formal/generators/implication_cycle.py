@@ -35,8 +35,8 @@ from twosat_formal.formula import Formula
 from twosat_formal.generators.family import register_family
 from twosat_formal.generators.fillers import clause_order, place, planted_fillers
 from twosat_formal.generators.knobs import (
+    Checked,
     ParamSpec,
-    ParamValue,
     knob_to_int,
     round_half_up,
 )
@@ -146,7 +146,7 @@ SIZING = Sizing(
 )
 
 
-def resolve(clauses: int | None, params: Mapping[str, object]) -> dict[str, ParamValue]:
+def resolve(clauses: int | None, params: Mapping[str, object]) -> Checked:
     """Validate a request and derive every structural parameter from the knobs.
 
     The clause count is ``L + 1 + r``. Structural parameters given directly win over
@@ -163,7 +163,7 @@ def resolve(clauses: int | None, params: Mapping[str, object]) -> dict[str, Para
     return resolve_sizes(SIZING, clauses, params)
 
 
-def build(rng: random.Random, p: Mapping[str, ParamValue]) -> tuple[Formula, dict[str, Any]]:
+def build(rng: random.Random, p: Checked) -> tuple[Formula, dict[str, Any]]:
     """Draw a formula of resolved sizes ``p`` (:func:`resolve`'s result) from ``rng``.
 
     Parameters
@@ -189,7 +189,7 @@ def build(rng: random.Random, p: Mapping[str, ParamValue]) -> tuple[Formula, dic
     >>> f.num_clauses, s["k"], s["L"], len(s["backward_clauses"])
     (6, 5, 5, 1)
     """
-    size_L, k, r, n = int(p["L"]), int(p["k"]), int(p["r"]), int(p["n"])  # type: ignore[arg-type]
+    size_L, k, r, n = int(p["L"]), int(p["k"]), int(p["r"]), int(p["n"])
     lits = [v if rng.random() < 0.5 else -v for v in range(1, size_L + 1)]
     core: list[tuple[int, ...]] = [(-a, b) for a, b in pairwise(lits[:k])]
     core.append((-lits[k - 1], -lits[0]))  # twist: ℓk → ¬ℓ1

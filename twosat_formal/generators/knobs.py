@@ -4,8 +4,10 @@ Every family declares its parameters as :class:`ParamSpec` records. A *knob* is 
 difficulty parameter in ``[0, 1]`` that a family maps to a *structural* parameter (an
 int such as the twist position ``k``); the structural parameter can also be set
 directly, and then it wins over its knob. :func:`validate_params` checks a request
-against the specs (unknown key, wrong type, out of range: :class:`ConfigError` naming
-the parameter and its valid range) and coerces text values as the CLI passes them.
+against the family's table, a pydantic one built from its specs
+(:mod:`twosat_formal.params`: unknown key, wrong type, out of range raise a
+:class:`ConfigError` naming the parameter and its valid range), text values read as
+the CLI passes them.
 
 Examples
 --------
@@ -24,16 +26,21 @@ import math
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Literal
+from functools import cached_property
+from typing import Annotated, Any, Literal
+
+from pydantic import BeforeValidator, Field
 
 from twosat_formal.errors import ConfigError
 from twosat_formal.formula import MAX_SIZE
+from twosat_formal.params import from_text, table_of, validate
 from twosat_formal.registry import split_setting
 
 __all__ = [
     "FILLER_SHARE",
     "FRESH_FILLERS",
     "KNOB_GRIDS",
+    "Checked",
     "ParamKind",
     "ParamSpec",
     "ParamValue",
@@ -49,6 +56,9 @@ __all__ = [
 
 #: The value of one generator parameter.
 ParamValue = float | int | bool | str | None
+#: Parameters as their family's table checked them: each value has its parameter's type
+#: (or is the parameter's default), so a reader converts nothing.
+Checked = dict[str, Any]
 #: What kind of value a parameter takes.
 ParamKind = Literal["knob", "int", "bool", "choice", "text"]
 
@@ -59,8 +69,11 @@ KNOB_GRIDS: dict[str, tuple[float, ...]] = {
     "paper-7": (0.0, 0.2, 1 / 3, 0.5, 2 / 3, 0.8, 1.0),
 }
 
-_TRUE = frozenset({"1", "true", "yes", "on"})
-_FALSE = frozenset({"0", "false", "no", "off"})
+#: The words a bool parameter reads (in any case, spaces around ignored).
+_TRUTH = {
+    **dict.fromkeys(("1", "true", "yes", "on"), True),
+    **dict.fromkeys(("0", "false", "no", "off"), False),
+}
 
 
 @dataclass(frozen=True)
@@ -154,6 +167,31 @@ class ParamSpec:
             "drives": self.drives,
         }
 
+    @cached_property
+    def alone(self) -> tuple[Any, ...]:
+        """This parameter as a table of its own (for checking one value)."""
+        return (self,)
+
+    @property
+    def annotation(self) -> Any:
+        """The value's type for the family's parameter table (:mod:`twosat_formal.params`).
+
+        >>> ParamSpec("shuffle", "bool", False, "order").annotation.__origin__
+        <class 'bool'>
+        """
+        if self.kind == "knob":
+            fraction = from_text(lambda t: float(Fraction(t)))  # "1/3"
+            return Annotated[float, Field(ge=0, le=1, allow_inf_nan=False), fraction]
+        if self.kind == "int":
+            low = -MAX_SIZE if self.low is None else self.low
+            high = MAX_SIZE if self.high is None else self.high
+            return Annotated[int, Field(ge=low, le=high), from_text(int), _INTEGRAL]
+        if self.kind == "bool":
+            return Annotated[bool, from_text(lambda t: _TRUTH.get(t.strip().lower(), t))]
+        if self.kind == "choice":
+            return Literal[self.choices]
+        return str
+
     def _error(self, value: object) -> ConfigError:
         return ConfigError(
             f"parameter {self.name!r} got {value!r}; expected {self.valid()}",
@@ -165,59 +203,15 @@ class ParamSpec:
         """Check ``value`` (a Python value or CLI text) and return it in canonical form."""
         if value is None:
             return None
-        if self.kind == "knob":
-            return self._coerce_knob(value)
-        if self.kind == "int":
-            return self._coerce_int(value)
-        if self.kind == "bool":
-            if isinstance(value, bool):
-                return value
-            if isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
-                return value.strip().lower() in _TRUE
-            raise self._error(value)
-        if self.kind == "choice":
-            if isinstance(value, str) and value in self.choices:
-                return value
-            raise self._error(value)
-        if isinstance(value, str):
-            return value
-        raise self._error(value)
+        checked = validate(
+            table_of(self.name, self.alone), {self.name: value}, lambda key, _: self._error(value)
+        )
+        result: ParamValue = checked[self.name]
+        return result
 
-    def _coerce_knob(self, value: object) -> float:
-        if isinstance(value, bool):
-            raise self._error(value)
-        if isinstance(value, str):
-            try:
-                number = float(Fraction(value.strip()))
-            except (ValueError, ZeroDivisionError, OverflowError):
-                raise self._error(value) from None
-        elif isinstance(value, int | float):
-            number = float(value)
-        else:
-            raise self._error(value)
-        if not (math.isfinite(number) and 0.0 <= number <= 1.0):
-            raise self._error(value)
-        return number
 
-    def _coerce_int(self, value: object) -> int:
-        if isinstance(value, bool):
-            raise self._error(value)
-        if isinstance(value, str):
-            try:
-                number = int(value.strip())
-            except ValueError:
-                raise self._error(value) from None
-        elif isinstance(value, int):
-            number = value
-        elif isinstance(value, float) and value.is_integer():
-            number = int(value)
-        else:
-            raise self._error(value)
-        high = self.high if self.high is not None else MAX_SIZE
-        low = self.low if self.low is not None else -MAX_SIZE
-        if not low <= number <= high:  # a size beyond MAX_SIZE is absurd
-            raise self._error(value)
-        return number
+#: An integral float (``3.0``) counts as its integer.
+_INTEGRAL = BeforeValidator(lambda v: int(v) if isinstance(v, float) and v.is_integer() else v)
 
 
 #: The ``filler_share`` knob of the families whose fillers use fresh variables (§5.2).
@@ -233,7 +227,7 @@ FRESH_FILLERS = ParamSpec("r", "int", None, "filler clauses over fresh variables
 
 def validate_params(
     family: str, specs: Sequence[ParamSpec], params: Mapping[str, object]
-) -> tuple[dict[str, ParamValue], frozenset[str]]:
+) -> tuple[Checked, frozenset[str]]:
     """Check ``params`` against ``specs``; fill defaults; say which keys were given.
 
     A value of ``None`` counts as "not given".
@@ -257,24 +251,21 @@ def validate_params(
     ({'split': 0.5, 'k': 3}, ['k'])
     """
     by_name = {spec.name: spec for spec in specs}
-    for key in params:
-        if key not in by_name:
-            known = ", ".join(by_name)
-            raise ConfigError(
-                f"family {family!r} has no parameter {key!r}; its parameters are: {known}",
-                parameter=key,
-                valid=known,
-            )
-    values: dict[str, ParamValue] = {}
-    given: set[str] = set()
-    for spec in specs:
-        value = spec.coerce(params.get(spec.name))
-        if value is None:
-            values[spec.name] = spec.default
-        else:
-            values[spec.name] = value
-            given.add(spec.name)
-    return values, frozenset(given)
+
+    def problem(key: str, unknown: bool) -> ConfigError:
+        if not unknown:
+            return by_name[key]._error(params[key])
+        known = ", ".join(by_name)
+        return ConfigError(
+            f"family {family!r} has no parameter {key!r}; its parameters are: {known}",
+            parameter=key,
+            valid=known,
+        )
+
+    given = {k: v for k, v in params.items() if v is not None or k not in by_name}
+    checked = validate(table_of(family, specs), given, problem)
+    values = {spec.name: checked.get(spec.name, spec.default) for spec in specs}
+    return values, frozenset(checked)
 
 
 def used_knobs(

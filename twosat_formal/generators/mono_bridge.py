@@ -33,8 +33,8 @@ from twosat_formal.generators.fillers import clause_order, fresh_fillers, place,
 from twosat_formal.generators.knobs import (
     FILLER_SHARE,
     FRESH_FILLERS,
+    Checked,
     ParamSpec,
-    ParamValue,
     knob_to_int,
     round_half_up,
     share_count,
@@ -177,7 +177,7 @@ SIZING = Sizing(
 )
 
 
-def resolve(clauses: int | None, params: Mapping[str, object]) -> dict[str, ParamValue]:
+def resolve(clauses: int | None, params: Mapping[str, object]) -> Checked:
     """Validate a request and derive the sizes and the bridge position from the knobs.
 
     Examples
@@ -191,7 +191,7 @@ def resolve(clauses: int | None, params: Mapping[str, object]) -> dict[str, Para
     return resolve_sizes(SIZING, clauses, params)
 
 
-def build(rng: random.Random, p: Mapping[str, ParamValue]) -> tuple[Formula, dict[str, Any]]:
+def build(rng: random.Random, p: Checked) -> tuple[Formula, dict[str, Any]]:
     """Draw a formula of resolved sizes ``p`` (:func:`resolve`'s result) from ``rng``.
 
     Returns
@@ -209,8 +209,7 @@ def build(rng: random.Random, p: Mapping[str, ParamValue]) -> tuple[Formula, dic
     (5, 0, 1)
     """
     n_pos, n_neg, m_pos, m_neg, s, r = (
-        int(p[key])  # type: ignore[arg-type]
-        for key in ("n_pos", "n_neg", "m_pos", "m_neg", "s", "r")
+        int(p[key]) for key in ("n_pos", "n_neg", "m_pos", "m_neg", "s", "r")
     )
     pos_vars = list(range(1, n_pos + 1))
     neg_vars = list(range(n_pos + 1, n_pos + n_neg + 1))

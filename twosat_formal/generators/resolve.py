@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 from twosat_formal.errors import ConfigError
 from twosat_formal.formula import MAX_SIZE
 from twosat_formal.generators.knobs import (
+    Checked,
     ParamSpec,
     ParamValue,
     optional_int,
@@ -70,10 +71,10 @@ class Request:
 
     sizing: Sizing
     clauses: int | None
-    values: dict[str, ParamValue]
+    values: Checked
     given: frozenset[str]
     used: set[str] = field(default_factory=set)
-    sizes: dict[str, ParamValue] = field(default_factory=dict)
+    sizes: Checked = field(default_factory=dict)
 
     @property
     def target(self) -> int:
@@ -82,7 +83,7 @@ class Request:
 
     def knob(self, name: str) -> float:
         """The value of knob ``name`` (given or default)."""
-        return float(self.values[name])  # type: ignore[arg-type]
+        return float(self.values[name])
 
     def asked(self, name: str) -> int | None:
         """The structural parameter ``name`` as given directly, else ``None``."""
@@ -90,7 +91,7 @@ class Request:
 
     def size(self, name: str) -> int:
         """A size fixed by the budget or an earlier rule."""
-        return int(self.sizes[name])  # type: ignore[arg-type]
+        return int(self.sizes[name])
 
     def use(self, *knobs: str) -> None:
         """Record that ``knobs`` drove the draw."""
@@ -185,9 +186,7 @@ class Sizing:
     rules: tuple[KnobRule, ...] = ()
 
 
-def resolve_sizes(
-    sizing: Sizing, clauses: int | None, params: Mapping[str, object]
-) -> dict[str, ParamValue]:
+def resolve_sizes(sizing: Sizing, clauses: int | None, params: Mapping[str, object]) -> Checked:
     """Validate a request and resolve every structural parameter of ``sizing``'s family.
 
     Raises

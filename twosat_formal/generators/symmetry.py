@@ -35,8 +35,8 @@ from twosat_formal.formula import Formula
 from twosat_formal.generators.draw import generate
 from twosat_formal.generators.family import FAMILIES, register_family
 from twosat_formal.generators.knobs import (
+    Checked,
     ParamSpec,
-    ParamValue,
     optional_int,
     round_half_up,
     validate_params,
@@ -165,7 +165,7 @@ def _read_base_file(path: str) -> tuple[Formula, str]:
     return formula, digest
 
 
-def resolve(clauses: int | None, params: Mapping[str, object]) -> dict[str, ParamValue]:
+def resolve(clauses: int | None, params: Mapping[str, object]) -> Checked:
     """Validate the symmetry options and the base's parameters.
 
     Parameters other than those of :data:`PARAMS` go to the base family, whose
@@ -181,12 +181,12 @@ def resolve(clauses: int | None, params: Mapping[str, object]) -> dict[str, Para
     rest = {k: v for k, v in params.items() if k not in _OWN}
     values, given = validate_params(FAMILY, PARAMS, own)
     base_clauses = values["base_clauses"]
-    copies = int(values["copies"])  # type: ignore[arg-type]
+    copies = int(values["copies"])
     if clauses is not None and clauses < 2:
         raise ConfigError(
             f"symmetry needs at least 2 clauses, got {clauses}", parameter="clauses", valid=">= 2"
         )
-    base_resolved: dict[str, ParamValue] = {}
+    base_resolved: Checked = {}
     if values["base_file"] is not None:
         if rest:
             raise ConfigError(
@@ -231,7 +231,7 @@ def resolve(clauses: int | None, params: Mapping[str, object]) -> dict[str, Para
     }
 
 
-def build(rng: random.Random, p: Mapping[str, ParamValue]) -> tuple[Formula, dict[str, Any]]:
+def build(rng: random.Random, p: Checked) -> tuple[Formula, dict[str, Any]]:
     """Draw the copies for resolved parameters ``p`` (:func:`resolve`'s result) from ``rng``.
 
     Returns
@@ -250,7 +250,7 @@ def build(rng: random.Random, p: Mapping[str, ParamValue]) -> tuple[Formula, dic
     (12, 9, [0, 1, 2])
     """
     clauses = optional_int(p["clauses"])
-    copies = int(p["copies"])  # type: ignore[arg-type]
+    copies = int(p["copies"])
     base_formula, base_structure, base_info = _draw_base(rng, p)
     m, nb = base_formula.num_clauses, base_formula.num_vars
     if clauses is not None and abs(copies * m - clauses) > 1:
@@ -302,9 +302,7 @@ def build(rng: random.Random, p: Mapping[str, ParamValue]) -> tuple[Formula, dic
     return formula, structure
 
 
-def _draw_base(
-    rng: random.Random, p: Mapping[str, ParamValue]
-) -> tuple[Formula, dict[str, Any], dict[str, Any]]:
+def _draw_base(rng: random.Random, p: Checked) -> tuple[Formula, dict[str, Any], dict[str, Any]]:
     """The base formula, its structure and what the record says of it (read from its
     file, or drawn from its family with the next 63 bits of ``rng`` as seed)."""
     if p["base_file"] is not None:
@@ -326,7 +324,7 @@ def _draw_base(
     return base_instance.formula, base_instance.structure, info
 
 
-def _trigger_clause(p: Mapping[str, ParamValue], base_structure: Mapping[str, Any], m: int) -> int:
+def _trigger_clause(p: Checked, base_structure: Mapping[str, Any], m: int) -> int:
     """The base clause each copy moves to its start or end (``trigger_clause``, else the
     base's own trigger clause, else its last clause)."""
     t = optional_int(p["trigger_clause"])
@@ -342,7 +340,7 @@ def _trigger_clause(p: Mapping[str, ParamValue], base_structure: Mapping[str, An
 
 
 def _copy_orders_and_maps(
-    rng: random.Random, p: Mapping[str, ParamValue], copies: int, m: int, nb: int, t: int
+    rng: random.Random, p: Checked, copies: int, m: int, nb: int, t: int
 ) -> tuple[list[list[int]], list[list[int]]]:
     """Per copy, the order of the base clauses and the variables the base's map to."""
     trigger = p["trigger"]

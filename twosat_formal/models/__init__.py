@@ -48,28 +48,32 @@ llamacpp/<path.gguf>, llamacpp/gemma3-270m, llamacpp/smollm2-135m-instruct
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
-from typing import Protocol
+from typing import Annotated, Any, Literal, Protocol
 from urllib.parse import parse_qsl
+
+from pydantic import Field, TypeAdapter
 
 from twosat_formal.errors import ConfigError, UnknownNameError
 from twosat_formal.model import DEFAULT_MODE
 from twosat_formal.models import llamacpp
 from twosat_formal.models.base import (
+    OPTION_RULES,
     SAMPLING_OPTIONS,
     Model,
     Response,
     SamplingParams,
     TransientModelError,
+    option_error,
     sampling_for,
-    sampling_options,
 )
 from twosat_formal.models.openai_compat import DEFAULT_TIMEOUT_S, MODES, OpenAICompatModel
 from twosat_formal.models.reference import DEFAULT_BUDGET, REFERENCE_MODELS, BoundedModel
+from twosat_formal.params import from_text, must, table, validate
 from twosat_formal.registry import Registry
 
 __all__ = [
@@ -107,18 +111,32 @@ class LoadOptions:
     timeout_s: float = DEFAULT_TIMEOUT_S
 
     def __post_init__(self) -> None:
-        if not (self.timeout_s > 0 and math.isfinite(self.timeout_s)):
-            raise ConfigError(
-                f"timeout must be a finite positive number of seconds, got {self.timeout_s}",
-                parameter="timeout_s",
-                valid="a finite number > 0",
-            )
+        given = {"mode": self.mode, "timeout_s": self.timeout_s}
+        validate(_LOAD, given, lambda key, _: must(key, given[key], _LOAD_RULES[key][1]))
+
+
+#: What :class:`LoadOptions` checks (the other two are names).
+_LOAD_RULES: dict[str, tuple[Any, str]] = {
+    "mode": (Literal[MODES], " or ".join(MODES)),
+    "timeout_s": (Annotated[float, Field(gt=0, allow_inf_nan=False)], "a finite number > 0"),
+}
+_LOAD = table("load options", {key: rule for key, (rule, _) in _LOAD_RULES.items()})
+
+
+#: The options a kind of model may take: ``name -> (type, description)``, the sampling
+#: ones (:data:`~twosat_formal.models.base.OPTION_RULES`) and the kinds' own.
+_RULES: dict[str, tuple[Any, str]] = {
+    **OPTION_RULES,
+    "budget": (Annotated[int, Field(ge=1), from_text(int)], "an integer >= 1"),
+    "n_ctx": (Annotated[int, Field(ge=1), from_text(int)], "an integer >= 1"),
+    "mode": _LOAD_RULES["mode"],
+}
 
 
 #: How one kind of model is built: ``build(spec, rest, options, load_options)``,
 #: where ``rest`` is what follows the prefix (model id or path) and ``options`` the
 #: spec's ``?key=value`` pairs.
-Builder = Callable[[str, str, Mapping[str, str], LoadOptions], ManagedModel]
+Builder = Callable[[str, str, Mapping[str, Any], LoadOptions], ManagedModel]
 
 
 @dataclass(frozen=True)
@@ -170,13 +188,16 @@ def shown_spec(spec: str) -> str:
     return body + "?" + "&".join(f"{k}={v if k in known else '***'}" for k, v in pairs)
 
 
-def parse_spec(spec: str) -> tuple[str, str, dict[str, str]]:
+def parse_spec(spec: str) -> tuple[str, str, dict[str, Any]]:
     """Split ``spec`` into its registry name, the rest (model id or path) and options.
+
+    The options are checked and typed by the kind's table of options (its own and the
+    sampling ones, :data:`OPTION_RULES`).
 
     Examples
     --------
     >>> parse_spec("ref/bounded?budget=20")
-    ('ref/bounded', '', {'budget': '20'})
+    ('ref/bounded', '', {'budget': 20})
     >>> parse_spec("openai/meta-llama/Llama-3.1-8B?mode=completion")
     ('openai', 'meta-llama/Llama-3.1-8B', {'mode': 'completion'})
     """
@@ -210,16 +231,23 @@ def parse_spec(spec: str) -> tuple[str, str, dict[str, str]]:
                     f"model spec {shown_spec(spec)!r} sets option {key!r} twice", parameter=key
                 )
             options[key] = value
+    return name, rest, _checked_options(name, spec, options)
+
+
+def _checked_options(name: str, spec: str, options: Mapping[str, str]) -> dict[str, Any]:
+    """``options`` checked by the table of kind ``name``: its own options and sampling's."""
     allowed = (*MODELS.get(name).options, *SAMPLING_OPTIONS)
-    sampling_options(options)  # typed and range-checked here, at load time
-    for key in options:
-        if key not in allowed:
-            raise ConfigError(
-                f"model spec {shown_spec(spec)!r}: unknown option {key!r}",
-                parameter=key,
-                valid=", ".join(allowed) if allowed else "no options",
-            )
-    return name, rest, options
+
+    def problem(key: str, unknown: bool) -> ConfigError:
+        if not unknown:
+            return option_error(key, options[key], _RULES[key][1])
+        return ConfigError(
+            f"model spec {shown_spec(spec)!r}: unknown option {key!r}",
+            parameter=key,
+            valid=", ".join(allowed) if allowed else "no options",
+        )
+
+    return validate(_options_table(allowed), options, problem)
 
 
 def load_model(
@@ -269,60 +297,39 @@ def load_model(
     return MODELS.get(name).build(spec, rest, options, load)
 
 
-def _int_option(options: Mapping[str, str], key: str, default: int, minimum: int = 1) -> int:
-    raw = options.get(key)
-    if raw is None:
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        value = minimum - 1
-    if value < minimum:
-        raise ConfigError(
-            f"option {key}={raw!r} is not an integer >= {minimum}",
-            parameter=key,
-            valid=f"integer >= {minimum}",
-        )
-    return value
-
-
-def _mode_option(options: Mapping[str, str], load: LoadOptions) -> str:
-    mode = options.get("mode", load.mode)
-    if mode not in MODES:
-        raise ConfigError(
-            f"unknown request mode {mode!r}", parameter="mode", valid=" or ".join(MODES)
-        )
-    return mode
+@cache
+def _options_table(allowed: tuple[str, ...]) -> TypeAdapter[dict[str, Any]]:
+    return table("model options", {key: _RULES[key][0] for key in allowed})
 
 
 def _build_reference(name: str) -> Builder:
-    def build(spec: str, rest: str, options: Mapping[str, str], load: LoadOptions) -> ManagedModel:
+    def build(spec: str, rest: str, options: Mapping[str, Any], load: LoadOptions) -> ManagedModel:
         if name == "bounded":
-            return BoundedModel(budget=_int_option(options, "budget", DEFAULT_BUDGET), spec=spec)
+            return BoundedModel(budget=options.get("budget", DEFAULT_BUDGET), spec=spec)
         return REFERENCE_MODELS[name](spec=spec)
 
     return build
 
 
 def _build_openai(
-    spec: str, rest: str, options: Mapping[str, str], load: LoadOptions
+    spec: str, rest: str, options: Mapping[str, Any], load: LoadOptions
 ) -> ManagedModel:
     return OpenAICompatModel(
         rest,
         base_url=load.base_url,
         api_key_env=load.api_key_env,
-        mode=_mode_option(options, load),
+        mode=options.get("mode", load.mode),
         timeout_s=load.timeout_s,
         spec=spec,
     )
 
 
 def _build_llamacpp(
-    spec: str, rest: str, options: Mapping[str, str], load: LoadOptions
+    spec: str, rest: str, options: Mapping[str, Any], load: LoadOptions
 ) -> ManagedModel:
     llamacpp.require_local_extra()
-    mode = _mode_option(options, load)
-    n_ctx = _int_option(options, "n_ctx", llamacpp.DEFAULT_N_CTX)
+    mode = options.get("mode", load.mode)
+    n_ctx = options.get("n_ctx", llamacpp.DEFAULT_N_CTX)
     path: Path | Callable[[], Path]
     if rest == llamacpp.GEMMA3_270M:
         path = llamacpp.gemma3_270m_path

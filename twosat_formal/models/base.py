@@ -16,37 +16,38 @@ max_completion_tokens=None, reasoning_effort=None, extra_body=())
 
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from types import TracebackType
-from typing import Any, Self
+from typing import Annotated, Any, Self
 from urllib.parse import parse_qsl
 
 from twosat_formal.errors import ConfigError, TransientModelError
 from twosat_formal.model import (
     DEFAULT_MAX_TOKENS,
-    REASONING_EFFORTS,
     SAMPLING_RULES,
     ChatModel,
     Model,
     Response,
     SamplingParams,
     Turn,
-    sampling_value_ok,
     takes_messages,
 )
+from twosat_formal.params import from_text, table, validate
 
 __all__ = [
     "DEFAULT_MAX_TOKENS",
     "DEFAULT_TIMEOUT_S",
+    "OPTION_RULES",
     "SAMPLING_OPTIONS",
+    "SAMPLING_TEXT",
     "ClosingModel",
     "Model",
     "OnePathModel",
     "Response",
     "SamplingParams",
     "TransientModelError",
+    "option_error",
     "sampling_for",
     "sampling_options",
     "send",
@@ -67,28 +68,35 @@ SAMPLING_OPTIONS: tuple[str, ...] = (
 )
 
 
-def _number(key: str, raw: str, *, integer: bool) -> float | int | str:
-    if key == "reasoning_effort":
-        if raw not in REASONING_EFFORTS:
-            valid = ", ".join(REASONING_EFFORTS)
-            raise ConfigError(
-                f"option {key}={raw!r} is not one of {valid}", parameter=key, valid=valid
-            )
-        return raw
-    try:
-        value: float | int = int(raw) if integer else float(raw)
-    except ValueError:
-        value = math.nan
-    if not sampling_value_ok(key, value):
-        valid = SAMPLING_RULES[key][1]
-        raise ConfigError(f"option {key}={raw!r} is not {valid}", parameter=key, valid=valid)
-    return value
+#: How a spec's text becomes each sampling parameter, before its rule is checked.
+_READ: dict[str, Callable[[str], object]] = {
+    "max_tokens": int,
+    "max_completion_tokens": int,
+    "seed": int,
+    "temperature": float,
+    "top_p": float,
+    "reasoning_effort": str,
+}
+#: :data:`~twosat_formal.model.SAMPLING_RULES` over a spec's text (``?max_tokens=16384``):
+#: ``name -> (type, description)``; a kind of model adds its own options' rules.
+OPTION_RULES: dict[str, tuple[Any, str]] = {
+    name: (Annotated[rule, from_text(_READ[name])], valid)
+    for name, (rule, valid) in SAMPLING_RULES.items()
+}
+#: The table of :data:`OPTION_RULES`: a spec's sampling options, read from text.
+SAMPLING_TEXT = table("sampling options", {name: rule for name, (rule, _) in OPTION_RULES.items()})
 
 
-_INTEGERS = frozenset({"max_tokens", "max_completion_tokens", "seed"})
+def option_error(key: str, raw: object, valid: str) -> ConfigError:
+    """The error of a spec option ``key=raw`` that is not ``valid``.
+
+    >>> print(option_error("budget", "x", "an integer >= 1"))
+    option budget='x' is not an integer >= 1
+    """
+    return ConfigError(f"option {key}={raw!r} is not {valid}", parameter=key, valid=valid)
 
 
-def sampling_options(options: Mapping[str, str]) -> dict[str, Any]:
+def sampling_options(options: Mapping[str, object]) -> dict[str, Any]:
     """The sampling parameters among a spec's options, checked and typed.
 
     >>> sampling_options({"max_tokens": "16384", "mode": "chat", "top_p": "0.9"})
@@ -98,11 +106,10 @@ def sampling_options(options: Mapping[str, str]) -> dict[str, Any]:
     ...
     twosat_formal.errors.ConfigError: option temperature='hot' is not a finite number >= 0
     """
-    return {
-        key: _number(key, options[key], integer=key in _INTEGERS)
-        for key in SAMPLING_OPTIONS
-        if key in options
-    }
+    given = {key: options[key] for key in SAMPLING_OPTIONS if key in options}
+    return validate(
+        SAMPLING_TEXT, given, lambda key, _: option_error(key, given[key], OPTION_RULES[key][1])
+    )
 
 
 def sampling_for(spec: str, base: SamplingParams) -> SamplingParams:

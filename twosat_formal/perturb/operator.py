@@ -1,7 +1,8 @@
 """The operator interface: parameters, validation, and the apply-then-prove step.
 
 An :class:`Operator` bundles a name, the relation it guarantees, its parameters
-(:class:`Param`) and a *planner*: a function that, given the base formula, a seeded
+(:class:`Param`, validated by the operator's pydantic table: :mod:`twosat_formal.params`)
+and a *planner*: a function that, given the base formula, a seeded
 ``random.Random`` and the resolved parameters, returns a :class:`Plan` (maps,
 permutation, added clauses, fresh variables, witness, names). :meth:`Operator.apply`
 turns the plan into a :class:`~twosat_formal.perturb.transform.Transform`, builds the
@@ -22,16 +23,19 @@ Examples
 
 from __future__ import annotations
 
-import math
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
-from typing import Any
+from functools import cached_property
+from typing import Annotated, Any, Literal
 
-from twosat_formal.errors import ConfigError, RecordError
+from pydantic import BeforeValidator, Field
+
+from twosat_formal.errors import ConfigError
 from twosat_formal.formula import MAX_SIZE, Formula, default_name, is_valid_name
 from twosat_formal.jsonfields import fields_json
 from twosat_formal.jsonread import loads
+from twosat_formal.params import Problem, from_text, table_of, validate
 from twosat_formal.perturb.proofs import prove
 from twosat_formal.perturb.transform import JsonValue, Transform
 from twosat_formal.registry import Registry
@@ -108,75 +112,81 @@ class Param:
             f"invalid value {value!r} for parameter {self.name!r}", parameter=self.name, valid=valid
         )
 
+    @cached_property
+    def alone(self) -> tuple[Any, ...]:
+        """This parameter as a table of its own (for checking one value)."""
+        return (self,)
+
+    @property
+    def annotation(self) -> Any:
+        """The value's type for the operator's parameter table (:mod:`twosat_formal.params`).
+
+        Text is read as the kind says; ``none`` or ``null`` is ``None``, valid where the
+        default is ``None``.
+        """
+        base = _TYPES[self.kind]
+        if self.kind == "choice":
+            base = Literal[self.choices]
+        elif self.kind in ("int", "float"):
+            low, high = self.minimum, self.maximum
+            if self.kind == "int":  # an absurd count or index
+                low = -MAX_SIZE if low is None else max(low, -MAX_SIZE)
+                high = MAX_SIZE if high is None else min(high, MAX_SIZE)
+            base = Annotated[base, Field(ge=low, le=high, allow_inf_nan=False)]
+        read = from_text(_reader(_READERS.get(self.kind, _items)))
+        return Annotated[base | None if self.default is None else base, read]
+
     def coerce(self, value: object) -> JsonValue:
         """``value`` converted to this parameter's kind; :class:`ConfigError` if invalid."""
-        if value is None or (isinstance(value, str) and value.lower() in ("none", "null")):
-            if self.default is None:
-                return None
-            raise self._bad(value)
-        kind = self.kind
-        if kind in ("ints", "strs"):
-            items: object = value
-            if isinstance(value, str):
-                text = value.strip()
-                if text.startswith("["):
-                    try:
-                        items = loads(text, source=self.name)
-                    except RecordError:
-                        raise self._bad(value) from None
-                else:
-                    items = [part for part in text.split(",") if part.strip()] if text else []
-            if not isinstance(items, list | tuple):
-                raise self._bad(value)
-            one = Param(self.name, "int" if kind == "ints" else "str", 0, self.help)
-            return [one.coerce(item.strip() if isinstance(item, str) else item) for item in items]
-        result: JsonValue
-        if kind == "bool":
-            if isinstance(value, bool):
-                result = value
-            elif isinstance(value, str) and value.lower() in (
-                "true",
-                "yes",
-                "1",
-                "false",
-                "no",
-                "0",
-            ):
-                result = value.lower() in ("true", "yes", "1")
-            else:
-                raise self._bad(value)
-        elif kind == "int":
-            if isinstance(value, bool):
-                raise self._bad(value)
-            try:
-                result = int(value) if isinstance(value, int | str) else None
-            except ValueError:
-                result = None
-            if result is None:
-                raise self._bad(value)
-        elif kind == "float":
-            if isinstance(value, bool) or not isinstance(value, int | float | str):
-                raise self._bad(value)
-            try:
-                result = float(value)
-            except (ValueError, OverflowError):
-                raise self._bad(value) from None
-            if not math.isfinite(result):  # nan, inf and 1e309 are no parameter values
-                raise self._bad(value)
-        else:
-            if not isinstance(value, str):
-                raise self._bad(value)
-            result = value
-            if kind == "choice" and value not in self.choices:
-                raise self._bad(value)
-        if isinstance(result, int | float) and not isinstance(result, bool):
-            if self.minimum is not None and result < self.minimum:
-                raise self._bad(value)
-            if self.maximum is not None and result > self.maximum:
-                raise self._bad(value)
-            if kind == "int" and abs(result) > MAX_SIZE:  # an absurd count or index
-                raise self._bad(value)
+        problem: Problem = lambda *_: self._bad(value)  # noqa: E731
+        result: JsonValue = validate(table_of(self.name, self.alone), {self.name: value}, problem)[
+            self.name
+        ]
         return result
+
+
+_NONE = ("none", "null")
+_TRUTH = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}
+#: How text becomes a value of each kind (of a list's items: stripped first).
+_READERS: dict[str, Callable[[str], object]] = {
+    "int": int,
+    "float": float,
+    "bool": lambda t: _TRUTH.get(t.lower(), t),
+    "str": str,
+    "choice": str,
+}
+
+
+def _reader(read: Callable[[str], object]) -> Callable[[str], object]:
+    """``read``, with ``none`` and ``null`` read as ``None``."""
+    return lambda text: None if text.lower() in _NONE else read(text)
+
+
+def _items(text: str) -> object:
+    """A list's text: JSON (``[2, 0, 1]``) or comma-separated (``a, b``)."""
+    text = text.strip()
+    if text.startswith("["):
+        return loads(text, source="parameter")  # RecordError (a ValueError): the text stays
+    return [part for part in text.split(",") if part.strip()] if text else []
+
+
+def _stripped(read: Callable[[str], object]) -> BeforeValidator:
+    """How a list's item is read: stripped, then as its kind (``none``: ``None``)."""
+    return from_text(lambda text: _reader(read)(text.strip()))
+
+
+#: A list given as a tuple is the same list.
+_AS_LIST = BeforeValidator(lambda v: list(v) if isinstance(v, tuple) else v)
+#: The type of each kind's values (a choice's is narrowed to its choices).
+_TYPES: dict[str, Any] = {
+    "int": int,
+    "float": float,
+    "bool": bool,
+    "str": str,
+    "choice": str,
+    "ints": Annotated[list[Annotated[int, _stripped(int)]], _AS_LIST],
+    "strs": Annotated[list[Annotated[str, _stripped(str)]], _AS_LIST],
+}
 
 
 @dataclass(frozen=True)
@@ -254,10 +264,11 @@ class Operator:
         >>> OPERATORS.get("reorder").resolve({"order": "reversed"})
         {'order': 'reversed', 'permutation': None}
         """
-        resolved = {p.name: p.default for p in self.params}
-        for key, value in params.items():
-            resolved[key] = self.param(key).coerce(value)
-        return resolved
+        checked = validate(table_of(self.name, self.params), params, self._problem(params))
+        return {p.name: checked.get(p.name, p.default) for p in self.params}
+
+    def _problem(self, params: Mapping[str, object]) -> Problem:
+        return lambda key, unknown: self.param(key)._bad(params[key])
 
     def apply(
         self, formula: Formula, *, seed: int = 0, **params: object
