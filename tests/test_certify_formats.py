@@ -26,7 +26,7 @@ from junitparser import Failure, JUnitXml
 from test_certify_tamper import DATASET
 
 from twosat_formal.certify import CertifyReport, CheckFailure, certify_files
-from twosat_formal.certify_report import JunitLog, github_annotations, sarif_log
+from twosat_formal.certify.report import JunitLog, github_annotations, sarif_log
 
 SCHEMAS = Path(__file__).parent / "data" / "ci"
 SARIF_SCHEMA = json.loads((SCHEMAS / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
