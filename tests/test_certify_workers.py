@@ -250,29 +250,3 @@ def test_the_index_keeps_no_record_and_names_each_reference(tmp_path: Path) -> N
         named = tuple(record.get(field) for field in REFERENCES)
         assert tuple(None if e is None else e.id for e in item.found) == named
         assert item.id == record["id"]
-
-
-@given(
-    files=st.integers(1, 70_000),
-    data=st.data(),
-)
-def test_the_index_packs_file_place_and_line_into_one_int_and_back(
-    files: int, data: st.DataObject
-) -> None:
-    """Every (file, place, line) the index can meet reads back as it was packed, and
-    two places of one spill offset share one spot whatever their lines; a place
-    beyond what one int packs is a clear error, never a wrong place."""
-    from twosat_formal.certify.index import OFFSETS, Index
-    from twosat_formal.errors import ConfigError
-
-    index = Index.__new__(Index)
-    index._files = files
-    index.paths = [f"f{i}" for i in range(files)]
-    number = data.draw(st.integers(0, files - 1))
-    offset = data.draw(st.integers(0, OFFSETS - 1))
-    line, other = data.draw(st.integers(1, 1 << 40)), data.draw(st.integers(1, 1 << 40))
-    packed = index._pack(number, offset, line)
-    assert index.place(packed) == (number, offset, line)
-    assert index.spot(packed) == index.spot(index._pack(number, offset, other)) == offset
-    with pytest.raises(ConfigError, match="too large"):
-        index._pack(number, OFFSETS + data.draw(st.integers(0, 1 << 20)), line)
