@@ -226,23 +226,23 @@ class Index:
                 if entry.refs[1] is not None:
                     instances.add(entry.refs[1])
                 if entry.id is not None:
-                    self._file(entry, self._pack(number, offset, line))
+                    self._file(entry.id, entry, self._pack(number, offset, line))
                 offset += len(data)
         self._spill.flush()
         #: The spots (:meth:`spot`) of the records named as instances.
         self.verbalized = {self.spot(self.where[key]) for key in instances if key in self.where}
         return offset
 
-    def _file(self, entry: Entry, packed: int) -> None:
-        """File ``entry``'s id at ``packed``, or keep a failure if the id is taken."""
-        assert entry.id is not None
-        first = self.where.setdefault(entry.id, packed)
+    def _file(self, key: str, entry: Entry, packed: int) -> None:
+        """File ``entry`` under its id ``key`` at ``packed``, or keep a failure if the id
+        is taken."""
+        first = self.where.setdefault(key, packed)
         if first == packed:
             return
         first_number, _, first_line = self.place(first)
         self.duplicates.append(
             CheckFailure(
-                entry.id,
+                key,
                 entry.line,
                 "record",
                 f"the id is used again (first on line {first_line} of {self.paths[first_number]})",
