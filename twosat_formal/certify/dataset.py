@@ -196,7 +196,7 @@ def certify_files(
         executor = ProcessExecutor(jobs) if parallel else LocalExecutor()
     try:
         executor.start(_preload)  # the workers start up while the index is read
-        with Index(paths, only=only) as index:
+        with Index(paths, only=only, runner=executor) as index:
             tally = _tally(index, executor, progress, cache, records)
     finally:
         if owned:

@@ -1,7 +1,8 @@
 """The one pass over a dataset: each line read and parsed once, and the index of its ids.
 
 :class:`Index` reads the dataset's files a line at a time and parses each line once
-(:func:`parse`, the strict JSON reader of every command). What the checks need of the
+(:func:`parse`, the strict JSON reader of every command), on the executor that runs
+the checks (:func:`read_line`: on its workers, when it has some). What the checks need of the
 line, its parsed value, is written to a spill file (a private temporary file, pickled,
 beside the SHA-256 of the line, its id and the ids it refers to), never held in
 memory; what the index keeps per record is where its id's entry is: the id and one
@@ -43,11 +44,22 @@ from typing import Any, NamedTuple
 from twosat_formal.certify.checker import Task
 from twosat_formal.certify.results import CheckFailure
 from twosat_formal.errors import ConfigError, RecordError
+from twosat_formal.executors import Executor, LocalExecutor
 from twosat_formal.inputs import bounded_lines
 from twosat_formal.jsonl import parse_line, refuse_empty
 from twosat_formal.recent import Recent
 
-__all__ = ["REFERENCES", "Entry", "Index", "Item", "count_records", "parse", "task_of"]
+__all__ = [
+    "REFERENCES",
+    "Entry",
+    "Index",
+    "Item",
+    "Line",
+    "count_records",
+    "parse",
+    "read_line",
+    "task_of",
+]
 
 #: The fields that name another record: a derived instance's root, a prompt's
 #: instance, a twin's source (the order of :attr:`Entry.refs`).
@@ -116,21 +128,28 @@ def references(record: Any) -> tuple[str | None, ...]:
     return tuple(value if isinstance(value, str) else None for value in values)
 
 
-def _entry(number: int, line: int, raw: bytes, path: str) -> tuple[Entry, bytes]:
-    """The entry of one line, and its bytes in the spill file."""
-    value = parse(raw, line, path)
+class Line(NamedTuple):
+    """A line for :func:`read_line`: its file's number and path, its line, its bytes."""
+
+    number: int
+    line: int
+    raw: bytes
+    path: str
+
+
+def read_line(item: Line) -> tuple[int, int, str | None, str | None, bytes]:
+    """Parse one line: its file's number, its line, its id and instance id (``None``:
+    none), and its entry's bytes in the spill file (the work the index hands out)."""
+    value = parse(item.raw, item.line, item.path)
     key = value.get("id") if isinstance(value, dict) else None
+    record_id = key if isinstance(key, str) else None
     refs = references(value)
-    entry = Entry(
-        number,
-        line,
-        hashlib.sha256(raw).digest(),
-        key if isinstance(key, str) else None,
-        refs,
-        pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL),
+    payload = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+    head = marshal.dumps(
+        (item.number, item.line, hashlib.sha256(item.raw).digest(), record_id, refs)
     )
-    head = marshal.dumps((number, line, entry.key, entry.id, refs))
-    return entry, _LENGTHS.pack(len(head), len(entry.payload)) + head + entry.payload
+    data = _LENGTHS.pack(len(head), len(payload)) + head + payload
+    return item.number, item.line, record_id, refs[1], data
 
 
 def raw_lines(path: str) -> Iterator[tuple[int, bytes]]:
@@ -193,7 +212,13 @@ class Index:
         If a file is empty, or the dataset is too large to index.
     """
 
-    def __init__(self, paths: Sequence[str | Path], *, only: Collection[str] | None = None):
+    def __init__(
+        self,
+        paths: Sequence[str | Path],
+        *,
+        only: Collection[str] | None = None,
+        runner: Executor | None = None,
+    ):
         self.paths = [str(p) for p in paths]
         #: Where each id's entry is, packed in one int (:meth:`place`): an int costs
         #: less than a tuple of three, and this dict is what grows with the records.
@@ -204,7 +229,7 @@ class Index:
         self._cache: Recent[int, Entry] = Recent(CACHE_SIZE)
         self._spill = tempfile.TemporaryFile()  # noqa: SIM115 (closed by close())
         try:
-            self._end = self._read()
+            self._end = self._read(LocalExecutor() if runner is None else runner)
         except BaseException:
             self.close()
             raise
@@ -213,42 +238,40 @@ class Index:
         if only is not None:
             self._only(only)
 
-    def _read(self) -> int:
-        """Read every line into the spill file; the end of the spill file."""
+    def _read(self, runner: Executor) -> int:
+        """Read every line into the spill file, each parsed on ``runner``; the end of
+        the spill file."""
         refuse_empties(self.paths)
+        lines = (
+            Line(number, line, raw, path)
+            for number, path in enumerate(self.paths)
+            for line, raw in raw_lines(path)
+        )
         instances: set[str] = set()  # the ids that prompts and stories name as instance
         offset = 0
-        for number, path in enumerate(self.paths):
-            for line, raw in raw_lines(path):
-                self.records += 1
-                entry, data = _entry(number, line, raw, path)
-                self._spill.write(data)
-                if entry.refs[1] is not None:
-                    instances.add(entry.refs[1])
-                if entry.id is not None:
-                    self._file(entry.id, entry, self._pack(number, offset, line))
-                offset += len(data)
+        for number, line, key, instance, data in runner.map(read_line, lines):
+            self.records += 1
+            self._spill.write(data)
+            if instance is not None:
+                instances.add(instance)
+            if key is not None:
+                self._file(key, number, line, self._pack(number, offset, line))
+            offset += len(data)
         self._spill.flush()
         #: The spots (:meth:`spot`) of the records named as instances.
         self.verbalized = {self.spot(self.where[key]) for key in instances if key in self.where}
         return offset
 
-    def _file(self, key: str, entry: Entry, packed: int) -> None:
-        """File ``entry`` under its id ``key`` at ``packed``, or keep a failure if the id
-        is taken."""
+    def _file(self, key: str, number: int, line: int, packed: int) -> None:
+        """File the record of id ``key`` (line ``line`` of file ``number``) at ``packed``,
+        or keep a failure if the id is taken."""
         first = self.where.setdefault(key, packed)
         if first == packed:
             return
         first_number, _, first_line = self.place(first)
-        self.duplicates.append(
-            CheckFailure(
-                key,
-                entry.line,
-                "record",
-                f"the id is used again (first on line {first_line} of {self.paths[first_number]})",
-                self.paths[entry.number],
-            )
-        )
+        where = f"line {first_line} of {self.paths[first_number]}"
+        message = f"the id is used again (first on {where})"
+        self.duplicates.append(CheckFailure(key, line, "record", message, self.paths[number]))
 
     def _only(self, only: Collection[str]) -> None:
         wanted = self.wanted = self._named(only)
