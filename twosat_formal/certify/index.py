@@ -1,16 +1,16 @@
 """The one pass over a dataset: each line read and parsed once, and the index of its ids.
 
-:class:`Index` reads the dataset's files a line at a time and parses each line once
-(:func:`parse`, the strict JSON reader of every command), on the executor that runs
-the checks (:func:`read_line`: on its workers, when it has some). What the checks need of the
-line, its parsed value, is written to a spill file (a private temporary file, pickled,
-beside the SHA-256 of the line, its id and the ids it refers to), never held in
-memory; what the index keeps per record is where its id's entry is: the id and one
-int, so memory does not grow with the records but by that (about 170 bytes a record,
-``tests/test_memory_bound.py``). Then :meth:`Index.items` reads the entries back in
-file order, each with the entries of the records it refers to (a derived instance's
-root, a prompt's or story's instance, a twin's source), read back by their place
-through a small cache since many records share one root. A worker
+:class:`Index` reads the dataset's files a line at a time and has each line parsed
+once (:func:`parse`, the strict JSON reader of every command) on the executor that
+runs the checks (:func:`read_line`: on its workers, when it has some). What the checks
+need of the line, its parsed value, is written to a spill file (a private temporary
+file, pickled, beside the SHA-256 of the line, its id and the ids it refers to), never
+held in memory; what the index keeps per record is where its id's entry is: the id and
+one int, so memory does not grow with the records but by that (about 170 bytes a
+record, ``tests/test_memory_bound.py``). Then :meth:`Index.items` reads the entries
+back in file order, each with the entries of the records it refers to (a derived
+instance's root, a prompt's or story's instance, a twin's source), read back by their
+place through a small cache since many records share one root. A worker
 (:func:`task_of`) unpickles the parsed values: no line is parsed twice, and no id is
 guessed.
 
