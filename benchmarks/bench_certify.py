@@ -78,9 +78,6 @@ class _Seconds:
     def add(self, result: RecordResult) -> None:
         self.seconds.append(result.seconds)
 
-    def restart(self) -> None:
-        self.seconds.clear()
-
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = bench_parser(__doc__, "a few dozen records (for CI)", jobs=2, seed=0, count=10)

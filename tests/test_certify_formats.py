@@ -26,7 +26,7 @@ from junitparser import Failure, JUnitXml
 from test_certify_tamper import DATASET
 
 from twosat_formal.certify import CertifyReport, CheckFailure, certify_files
-from twosat_formal.certify_report import JunitLog, github_annotations, sarif_log
+from twosat_formal.certify.report import JunitLog, github_annotations, sarif_log
 
 SCHEMAS = Path(__file__).parent / "data" / "ci"
 SARIF_SCHEMA = json.loads((SCHEMAS / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
@@ -319,11 +319,11 @@ def test_output_into_a_missing_folder_is_a_clear_error(
     assert code == 2 and "Traceback" not in err and "missing" in err
 
 
-def test_junit_lists_each_record_once_when_the_index_is_read_again(
+def test_junit_lists_each_record_once_with_a_line_that_is_no_json(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """A line the quick index misfiles (it looks like a record but is not JSON) makes
-    certify start again on an exact index: the log of records starts again with it."""
+    """A line that looks like a record but is not JSON is one failing test case in
+    its place; every other record is listed once, in file order."""
     path = write_jsonl(tmp_path / "data.jsonl", [*DATASET, '{"id": "q" oops}'])
     out = tmp_path / "report.xml"
     code, _, _ = certify_cli(capsys, str(path), "--format", "junit", output=out)

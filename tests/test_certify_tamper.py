@@ -23,7 +23,8 @@ from jsonl_support import write_jsonl
 from test_certify_story import INSTANCES as STORY_INSTANCES
 from test_certify_story import STORIES
 
-from twosat_formal.certify import _kind, certify_files, certify_record
+from twosat_formal.certify import certify_files, certify_record
+from twosat_formal.certify.checks import kind_of as _kind
 from twosat_formal.edits import edit_instances, root_instance
 from twosat_formal.fieldclass import MEASURED, compare_record, field_class
 from twosat_formal.formula import Formula

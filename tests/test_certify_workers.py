@@ -1,9 +1,10 @@
-"""``certify`` on workers: the reader ships raw lines, the workers parse them.
+"""``certify``'s index and its workers: each line parsed once, its references exact.
 
-The reader finds each record's references (root, instance, twin source) by a quick
-byte search and the worker that parses the record checks that guess; a record it
-misread (another layout of the JSON, a forward reference) must be checked with its
-true references, on every executor and start method, with the same report.
+The index reads and parses each line once and finds each record's references (root,
+instance, twin source) whatever the layout of the JSON, before or after the record;
+the workers receive the parsed records. The report must be the one an independent
+reading gives (every line parsed into memory, each record certified alone with the
+records it names), on every executor and start method.
 """
 
 from __future__ import annotations
@@ -16,11 +17,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from twosat_formal import executors
-from twosat_formal.certify import CertifyReport, _references, _scan, certify_files
+from twosat_formal import executors, jsonl
+from twosat_formal.certify import CertifyReport, certify_files, certify_record
+from twosat_formal.certify import index as certify_index
+from twosat_formal.errors import RecordError
 from twosat_formal.executors import LocalExecutor, ProcessExecutor
 from twosat_formal.generators import generate
-from twosat_formal.jsonl import json_line
+from twosat_formal.jsonl import json_line, parse_line
 from twosat_formal.perturb.instances import perturb_instance
 from twosat_formal.verbalize import prompt_record
 
@@ -62,15 +65,6 @@ def summary(result: CertifyReport) -> tuple[Any, ...]:
     return result.records, result.checks, dict(result.kinds), dict(result.fields), failures
 
 
-def test_the_scan_misreads_the_compact_layout() -> None:
-    """The precondition of the tests below: the compact layout takes the slow path."""
-    for record in RECORDS[1:]:
-        line = json.dumps(record, separators=(",", ":")).encode()
-        assert _references(record) != (None, None, None)
-        assert _scan(line) == (None, None, None)
-        assert _scan(json_line(record).encode()) == _references(record)
-
-
 @pytest.mark.parametrize(
     "method,tamper",
     [("fork", False), ("fork", True), ("spawn", True)],
@@ -95,7 +89,7 @@ def test_every_layout_gives_the_same_report_on_workers(
             assert summary(report(lines, tmp_path / f"{name}.jsonl", pool)) == expected, name
 
 
-def test_a_record_whose_reference_is_misread_locally_keeps_its_line(tmp_path: Path) -> None:
+def test_a_failing_record_of_another_layout_keeps_its_line(tmp_path: Path) -> None:
     lines = layouts(RECORDS)["compact"]
     result = report(lines, tmp_path / "c.jsonl", LocalExecutor())
     assert result.ok, [str(f) for f in result.failures]
@@ -105,41 +99,58 @@ def test_a_record_whose_reference_is_misread_locally_keeps_its_line(tmp_path: Pa
     assert {(f.id, f.line) for f in result.failures} == {(bad["id"], 3)}
 
 
-@given(
-    st.dictionaries(
-        st.sampled_from(["id", "base_id", "instance_id", "twin_of", "text", "note"]),
-        st.one_of(st.none(), st.integers(), st.text(max_size=8)),
-    )
-)
-def test_the_scan_of_a_written_record_is_its_references_or_none(record: Record) -> None:
-    """On a line json_line wrote, the scan finds each plain reference exactly, no
-    reference where there is none, and never a wrong one that would pass for the true
-    one (a string written with escapes is read with them: the worker catches it)."""
-    found = _scan(json_line(record).encode())
-    for guess, true in zip(found, _references(record), strict=True):
-        if true is None:
-            assert guess is None
-        elif json_line(true) == f'"{true}"':  # written as it is, nothing escaped
-            assert guess == true
+# -- an independent reading: every line in memory, each record certified alone ----------
+
+
+REFERENCES = ("base_id", "instance_id", "twin_of")
+
+
+def reference_summary(path: Path) -> tuple[Any, ...]:
+    """The records and failures an independent reading gives: every line parsed into
+    memory, the first record of each id named by the others, each record certified
+    alone (:func:`certify_record`) with the records it names."""
+    values: list[tuple[int, Any]] = []
+    for number, text in enumerate(path.read_text(encoding="utf-8").split("\n"), 1):
+        if text.strip():
+            try:
+                values.append((number, parse_line(text, str(path), number)))
+            except RecordError as exc:
+                values.append((number, exc))
+    first: dict[str, tuple[int, Record]] = {}
+    failures = []
+    for number, value in values:
+        key = value.get("id") if isinstance(value, dict) else None
+        if not isinstance(key, str):
+            continue
+        if key in first:
+            message = f"the id is used again (first on line {first[key][0]} of {path})"
+            failures.append((key, "record", message))
         else:
-            assert guess != true
+            first[key] = (number, value)
+    for number, value in values:
+        if not isinstance(value, dict):
+            message = str(value) if isinstance(value, RecordError) else ""
+            failures.append(("", "record", message or "a record must be a JSON object"))
+            continue
+        named = [value.get(field) for field in REFERENCES]
+        base, instance, twin = (
+            first[ref][1] if isinstance(ref, str) and ref in first else None for ref in named
+        )
+        for f in certify_record(
+            value, line=number, source=str(path), base=base, instance=instance, twin_source=twin
+        ):
+            failures.append((f.id or "", f.check, f.message))
+    return len(values), sorted(failures)
 
 
-# -- the index read without parsing ------------------------------------------------------
-
-
-def exact_summary(path: Path) -> tuple[Any, ...]:
-    """The summary certify gives on an index that parses every line (the reference)."""
-    from twosat_formal.certify import _Index, _tally
-
-    tally = _tally(_Index([path], exact=True), LocalExecutor(), None)
-    failures = sorted((f.id or "", f.check, f.message) for f in tally.failures)
-    return tally.records, tally.checks, tally.kinds, tally.fields, failures
+def short_summary(result: CertifyReport) -> tuple[Any, ...]:
+    """The records and the failures' ids, checks and messages."""
+    return result.records, sorted((f.id or "", f.check, f.message) for f in result.failures)
 
 
 ROOT_ID = RECORDS[0]["id"]
-#: Lines the quick index would file wrongly, or cannot file: a nested id where the
-#: record has none, a repeated id key, a line that is not JSON, an id with escapes.
+#: Lines that no byte search reads right: a nested id where the record has none, a
+#: repeated id key, a line that is not JSON, an id with escapes, a nested instance id.
 TRICKY = [
     line.replace("ROOT", ROOT_ID)
     for line in [
@@ -154,17 +165,17 @@ TRICKY = [
 
 
 @pytest.mark.parametrize("tricky", TRICKY)
-def test_a_line_the_quick_index_misreads_gives_the_exact_report(
+def test_a_tricky_line_gives_the_report_of_the_independent_reading(
     tmp_path: Path, tricky: str
 ) -> None:
     lines = layouts(RECORDS)["standard"]
     path = tmp_path / "d.jsonl"
     for at in (0, len(lines)):  # the tricky line first, or after every other record
         path.write_text("".join(line + "\n" for line in [*lines[:at], tricky, *lines[at:]]))
-        expected = exact_summary(path)
-        assert summary(certify_files([path], executor=LocalExecutor())) == expected
+        expected = reference_summary(path)
+        assert short_summary(certify_files([path], executor=LocalExecutor())) == expected
         with ProcessExecutor(2, chunk=2) as pool:
-            assert summary(certify_files([path], executor=pool)) == expected
+            assert short_summary(certify_files([path], executor=pool)) == expected
 
 
 @given(
@@ -178,65 +189,64 @@ def test_a_line_the_quick_index_misreads_gives_the_exact_report(
         max_size=6,
     )
 )
-def test_any_dataset_certifies_as_on_the_exact_index(lines: list[str]) -> None:
-    """Whatever the lines (repeated ids, misleading marks, other layouts), certify's
-    report is the one of an index that parses every line."""
+def test_any_dataset_certifies_as_the_independent_reading_does(lines: list[str]) -> None:
+    """Whatever the lines (repeated ids, misleading marks, other layouts, references
+    before or after their records), certify's report is that of the independent
+    reading."""
     import tempfile
 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "d.jsonl"
         path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
-        assert summary(certify_files([path], executor=LocalExecutor())) == exact_summary(path)
+        result = certify_files([path], executor=LocalExecutor())
+        assert short_summary(result) == reference_summary(path)
 
 
-def test_the_quick_index_reads_the_tools_lines_without_a_second_pass(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """On lines the tool wrote, no record is parsed by the index, and none misfiled:
-    the records are certified once, on the quick index."""
-    from twosat_formal import certify
-
+def test_each_line_is_parsed_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every line of the dataset is parsed exactly once, by the index, whatever the
+    layout and the order of the records, on this process and on workers; the records
+    a line names reach its checks parsed."""
+    forms = layouts(RECORDS)
+    mixed = [forms["compact" if i % 2 else "standard"][i] for i in range(len(RECORDS))]
+    lines = mixed[1:] + mixed[:1]  # the root last: every reference forward
     path = tmp_path / "d.jsonl"
-    path.write_text("".join(line + "\n" for line in layouts(RECORDS)["standard"]))
-    parsed: list[bytes] = []
-    value = certify._value
-    monkeypatch.setattr(certify, "_value", lambda raw, *a: parsed.append(raw) or value(raw, *a))
-    certify._Index([path])
-    assert parsed == []
-    tallied: list[bool] = []
-    tally = certify._tally
-    monkeypatch.setattr(
-        certify, "_tally", lambda index, *a: tallied.append(index.exact) or tally(index, *a)
-    )
+    path.write_text("".join(line + "\n" for line in lines))
+    log = tmp_path / "parsed.log"  # appended to by this process and by forked workers
+    real = certify_index.parse_line
+
+    def counted(text: str, source: str, number: int) -> Any:
+        if source == str(path):
+            with open(log, "a", encoding="utf-8") as out:
+                out.write(f"{number}\n")
+        return real(text, source, number)
+
+    def parsed() -> list[int]:
+        numbers = sorted(map(int, log.read_text().split()))
+        log.unlink()
+        return numbers
+
+    monkeypatch.setattr(certify_index, "parse_line", counted)
+    monkeypatch.setattr(jsonl, "parse_line", counted)
     assert certify_files([path], executor=LocalExecutor()).ok
-    assert tallied == [False]
-    path.write_text(TRICKY[0] + "\n" + path.read_text())  # misfiled: certified again, exactly
-    assert not certify_files([path], executor=LocalExecutor()).ok
-    assert tallied == [False, False, True]
+    assert parsed() == list(range(1, len(RECORDS) + 1))
+    with ProcessExecutor(2, chunk=2) as pool:
+        assert certify_files([path], executor=pool).ok
+    assert parsed() == list(range(1, len(RECORDS) + 1))
 
 
-@given(
-    files=st.integers(1, 70_000),
-    data=st.data(),
-)
-def test_the_index_packs_file_offset_and_line_into_one_int_and_back(
-    files: int, data: st.DataObject
-) -> None:
-    """Every (file, offset, line) the index can meet reads back as it was packed, and
-    two places of one file and offset share one spot whatever their lines; an offset
-    beyond what one int packs is a clear error, never a wrong place."""
-    from twosat_formal.certify import _OFFSETS, _Index
-    from twosat_formal.errors import ConfigError
-
-    index = _Index.__new__(_Index)
-    index._files = files
-    index.paths = [f"f{i}" for i in range(files)]
-    number = data.draw(st.integers(0, files - 1))
-    offset = data.draw(st.integers(0, _OFFSETS - 1))
-    line, other = data.draw(st.integers(1, 1 << 40)), data.draw(st.integers(1, 1 << 40))
-    packed = index._pack(number, offset, line)
-    assert index.place(packed) == (number, offset, line)
-    assert index.spot(packed) == index.spot(index._pack(number, offset, other))
-    assert index.spot(packed) == number * _OFFSETS + offset
-    with pytest.raises(ConfigError, match="too large"):
-        index._pack(number, _OFFSETS + data.draw(st.integers(0, 1 << 20)), line)
+def test_the_index_keeps_no_record_and_names_each_reference(tmp_path: Path) -> None:
+    """The index holds ids and places only; each item comes in file order with the
+    entries of the records it names, the first record of a repeated id."""
+    lines = layouts(RECORDS)["roots-last"]
+    path = tmp_path / "d.jsonl"
+    path.write_text("".join(line + "\n" for line in [*lines, lines[-1]]))
+    with certify_index.Index([path]) as index:
+        assert all(isinstance(value, int) for value in index.where.values())
+        assert [d.line for d in index.duplicates] == [len(lines) + 1]
+        items = list(index.items())
+    assert [item.line for item in items] == list(range(1, len(lines) + 2))
+    for item in items:
+        record = json.loads(lines[item.line - 1] if item.line <= len(lines) else lines[-1])
+        named = tuple(record.get(field) for field in REFERENCES)
+        assert tuple(None if e is None else e.id for e in item.found) == named
+        assert item.id == record["id"]

@@ -105,27 +105,27 @@ def test_peak_memory_does_not_grow_with_the_records(
     assert peaks[20_000] <= 1.5 * peaks[2_000], peaks
 
 
-def index_bytes(path: Path, exact: bool) -> int:
+def index_bytes(path: Path) -> int:
     """The bytes that certify's index of ``path`` holds once built (traced allocations)."""
     import gc
     import tracemalloc
 
-    from twosat_formal.certify import _Index
+    from twosat_formal.certify.index import Index
 
     gc.collect()
     tracemalloc.start()
     try:
         before = tracemalloc.get_traced_memory()[0]
-        index = _Index([path], exact=exact)
+        index = Index([path])
         held = tracemalloc.get_traced_memory()[0] - before
     finally:
         tracemalloc.stop()
-    assert not index.duplicates and len(index.where) == index.records
+    with index:
+        assert not index.duplicates and len(index.where) == index.records
     return held
 
 
-@pytest.mark.parametrize("exact", [False, True], ids=["quick", "exact"])
-def test_certify_index_holds_an_id_and_one_int_per_record(tmp_path: Path, exact: bool) -> None:
+def test_certify_index_holds_an_id_and_one_int_per_record(tmp_path: Path) -> None:
     """What certify keeps for every record is its id's place in the index: the id, one
     int and the dict's slot, under 200 bytes a record for ids of 33 characters (a tuple
     of file, offset and line, as it once was, costs about 90 bytes more); nothing else
@@ -142,7 +142,7 @@ def test_certify_index_holds_an_id_and_one_int_per_record(tmp_path: Path, exact:
                 if i % 3 == 1:  # a prompt naming the record before it as its instance
                     record["instance_id"] = f"backbone-n20-m20-{i - 1:016x}"
                 stream.write(json_line(record) + "\n")
-        held[size] = index_bytes(data, exact)
+        held[size] = index_bytes(data)
     per_record = (held[40_000] - held[4_000]) / 36_000
     assert per_record < 200, held
 

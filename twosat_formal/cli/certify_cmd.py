@@ -8,10 +8,10 @@ proofs; edits; prompt text; stories around their attested text), counting the
 re-derived, measured and attested fields. Exit code 0 only when every record passes
 and there is at least one; otherwise 1, listing each failing id with the check that
 failed. ``--format`` prints the report as JSON, JUnit XML, SARIF 2.1.0 or GitHub
-workflow commands (:mod:`twosat_formal.certify_report`), ``--output`` writes it to a
+workflow commands (:mod:`twosat_formal.certify.report`), ``--output`` writes it to a
 file instead (the text summary still printed, the exit code the same), and
 ``--cache DIR`` skips the records that passed before exactly as they are
-(:mod:`twosat_formal.certify_cache`).
+(:mod:`twosat_formal.certify.cache`).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from rich.table import Table
 
 from twosat_formal.atomic import atomic_output
 from twosat_formal.certify import CertifyReport, certify_files
-from twosat_formal.certify_report import JunitLog
+from twosat_formal.certify.report import JunitLog
 from twosat_formal.cli.app import app, err_console, out_console
 from twosat_formal.cli.options import (
     ApiKeyEnvOption,
@@ -42,13 +42,13 @@ from twosat_formal.errors import ConfigError
 from twosat_formal.fieldclass import CLASSES
 
 if TYPE_CHECKING:
-    from twosat_formal.certify_cache import CertifyCache
+    from twosat_formal.certify.cache import CertifyCache
 
 __all__ = ["ReportFormat", "certify"]
 
 
 class ReportFormat(StrEnum):
-    """The forms of ``certify``'s report (:data:`twosat_formal.certify_report.FORMATS`)."""
+    """The forms of ``certify``'s report (:data:`twosat_formal.certify.report.FORMATS`)."""
 
     text = "text"
     json = "json"
@@ -166,7 +166,7 @@ def _format(report_format: ReportFormat | None, as_json: bool) -> str:
 
 
 def _open_cache(folder: Path) -> CertifyCache:
-    from twosat_formal.certify_cache import CertifyCache
+    from twosat_formal.certify.cache import CertifyCache
 
     cache = CertifyCache(folder)
     if cache.note is not None:
@@ -232,7 +232,7 @@ def _run(
 def _write(report: CertifyReport, form: str, stream: IO[str], records: JunitLog | None) -> None:
     """Write the report in ``form``; the text report plainly, as the console shows it."""
     if form != "text":
-        from twosat_formal.certify_report import write_report
+        from twosat_formal.certify.report import write_report
 
         write_report(report, form, stream, records)
         return

@@ -43,7 +43,7 @@ from typing import IO, Any
 from urllib.parse import quote
 from xml.sax.saxutils import escape, quoteattr
 
-from twosat_formal.certify import CertifyReport, CheckFailure, RecordResult
+from twosat_formal.certify.results import CertifyReport, CheckFailure, RecordResult
 
 __all__ = [
     "FORMATS",
@@ -210,12 +210,6 @@ class JunitLog:
         source = self._sources.setdefault(result.source or "", len(self._sources))
         row = [source, result.line, result.id, result.kind, result.seconds, result.cached]
         self._file.write(json.dumps(row) + "\n")
-
-    def restart(self) -> None:
-        """Forget every result kept."""
-        self._file.seek(0)
-        self._file.truncate()
-        self._sources.clear()
 
     def close(self) -> None:
         """Remove the temporary file."""

@@ -7,15 +7,14 @@ record's kind: instance, prompt, story or document), never a record or a result:
 
 * a record's **key** is the SHA-256 of the tool's fingerprint (:func:`fingerprint`:
   the version and every file of the installed package, the versions of PySAT, Z3 and
-  Lark, and Python's), the exact bytes of the record's line, and the exact bytes of
-  each line it refers to (its root, its instance, its twin's source; "none" where
-  it refers to no record in the dataset). A key is kept only for a record that passed
-  every check, read by the quick index and confirmed by its worker as every line is
-  (its id, its references, the ids of the lines found for them);
+  Lark, and Python's), the SHA-256 of the exact bytes of the record's line, and that of
+  each line it refers to (its root, its instance, its twin's source; "none" where it
+  refers to no record in the dataset), as the index read them
+  (:class:`~twosat_formal.certify.index.Index`: each line parsed once, exactly). A key
+  is kept only for a record that passed every check;
 * a record is skipped only when its key is in the cache, so a change of one byte of
   the record, of a record it refers to, of the tool or of a solver checks it again.
-  A skipped record is neither parsed nor sent to a worker's checks: its bytes are
-  those a worker confirmed, so it is read and resolved as its checks saw it;
+  A skipped record is not sent to a worker's checks;
 * the cache file is **sealed**: an HMAC-SHA256 over every byte before the seal, keyed
   by ``$TWOSAT_FORMAL_CACHE_KEY`` when it is set (a CI secret: then no entry can be
   forged without it) and by a fixed label otherwise. A file whose seal, header or any
@@ -46,7 +45,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import json
 import os
 import platform
 from collections import deque
@@ -54,12 +52,14 @@ from collections.abc import Callable, Iterable, Iterator
 from functools import cache
 from importlib import metadata
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING
 
 from twosat_formal.atomic import atomic_path
+from twosat_formal.certify.results import RecordResult
 from twosat_formal.errors import ConfigError
 
 if TYPE_CHECKING:
+    from twosat_formal.certify.index import Item
     from twosat_formal.executors import Executor
 
 __all__ = ["CACHE_FILE", "CACHE_KEY_ENV", "FORMAT", "KINDS", "CertifyCache", "fingerprint"]
@@ -72,7 +72,7 @@ CACHE_FILE = "certify.cache"
 CACHE_KEY_ENV = "TWOSAT_FORMAL_CACHE_KEY"
 #: The seal's key when :data:`CACHE_KEY_ENV` is not set.
 _PUBLIC_KEY = b"twosat-formal certify cache"
-#: The kinds of record an entry may name (:func:`twosat_formal.certify._kind`).
+#: The kinds of record an entry may name (:func:`twosat_formal.certify.checks.kind_of`).
 KINDS = frozenset({"instance", "prompt", "story", "document"})
 #: The solver and parser packages whose versions each key names.
 _DEPENDENCIES = ("python-sat", "z3-solver", "lark")
@@ -136,21 +136,10 @@ def _entry(line: str, current: dict[bytes, str] | None, number: int) -> str | No
     return None
 
 
-def _passed(item: Any, kind: str) -> Any:
-    """The result of a line that passed before with these exact bytes and dependencies.
-
-    Its id is the one the quick index read (confirmed when the key was kept), or, for
-    a line the index parsed, read from the line here.
-    """
-    from twosat_formal.certify import RecordResult
-
-    if item.filed is not None:
-        record_id = item.filed[0]
-    else:
-        record = json.loads(item.raw)  # it passed: a JSON object
-        record_id = record.get("id") if isinstance(record.get("id"), str) else None
+def _passed(item: Item, kind: str) -> RecordResult:
+    """The result of a line that passed before with these exact bytes and dependencies."""
     return RecordResult(
-        id=record_id,
+        id=item.id,
         line=item.line,
         source=item.source,
         kind=kind,
@@ -260,48 +249,39 @@ class CertifyCache:
 
     # -- the run -----------------------------------------------------------------------------
 
-    def key(self, raw: bytes, found: Iterable[bytes | None]) -> bytes:
-        """The key of a record's line ``raw`` whose references resolve to the lines
-        ``found`` (``None``: no record in the dataset has that id)."""
+    def key(self, line: bytes, found: Iterable[bytes | None]) -> bytes:
+        """The key of a record whose line's SHA-256 is ``line`` and whose references
+        resolve to the lines of SHA-256 ``found`` (``None``: no record has that id)."""
         digest = hashlib.sha256(self._tool)
-        digest.update(hashlib.sha256(raw).digest())
-        for line in found:
-            digest.update(b"\0" if line is None else b"\1" + hashlib.sha256(line).digest())
+        digest.update(line)
+        for key in found:
+            digest.update(b"\0" if key is None else b"\1" + key)
         return digest.digest()
 
     def map(
-        self, runner: Executor, check: Callable[[Any], Any], items: Iterable[Any]
-    ) -> Iterator[Any]:
+        self,
+        runner: Executor,
+        check: Callable[[Item | RecordResult], RecordResult],
+        items: Iterable[Item],
+    ) -> Iterator[RecordResult]:
         """``runner.map(check, items)``, each item whose key passed before replaced by its
         passing result (``check`` answers a result as it is); keeps the key of each item
-        whose answer is a passing result, when its worker confirmed how it was read.
-
-        An item is a line as :mod:`twosat_formal.certify` reads it (``raw``, ``found``,
-        ``source``, ``line``, ``filed``, ``quick``). A key is kept only for a line read
-        by the quick index (``quick``), whose worker confirmed the line's id and
-        references and the ids of the lines found for them, and only when the answer is
-        a result (not "the references are others"): so a line skipped later, with the
-        same bytes, is filed and resolved as its checks saw it, without a worker
-        confirming it again.
-        """
-        from twosat_formal.certify import RecordResult
-
+        whose answer is a passing result."""
         self._run = {}
-        pending: deque[tuple[str, bytes, bool]] = deque()
+        pending: deque[tuple[str, bytes]] = deque()
 
-        def marked() -> Iterator[Any]:
+        def marked() -> Iterator[Item | RecordResult]:
             for item in items:
-                key = self.key(item.raw, item.found)
+                key = self.key(item.key, (None if e is None else e.key for e in item.found))
                 source = _path_digest(item.source)
                 self._run.setdefault(source, {})  # its entries are replaced by this run's
-                pending.append((source, key, item.quick))
+                pending.append((source, key))
                 kind = self.passed.get(key)
                 yield item if kind is None else _passed(item, kind)
 
         for answer in runner.map(check, marked()):
-            source, key, confirmed = pending.popleft()
-            passed = isinstance(answer, RecordResult) and not answer.failures
-            if passed and (answer.cached or confirmed):
+            source, key = pending.popleft()
+            if not answer.failures:
                 self._run[source][key] = answer.kind
             yield answer
 
