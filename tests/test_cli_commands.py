@@ -30,7 +30,6 @@ CLI_MODULES = {
     "twosat_formal.cli",
     "twosat_formal.cli.app",
     "twosat_formal.cli.commands",
-    "twosat_formal.entry",
 }
 
 
