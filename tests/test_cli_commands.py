@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import importlib
 import inspect
 import json
@@ -30,7 +31,6 @@ CLI_MODULES = {
     "twosat_formal.cli",
     "twosat_formal.cli.app",
     "twosat_formal.cli.commands",
-    "twosat_formal.entry",
 }
 
 
@@ -143,7 +143,73 @@ def test_solve_json_of_a_small_file_loads_no_rich_scipy_or_solver(tmp_path: Path
         f"try:\n    main(['solve', {str(path)!r}, '--json'])\nexcept SystemExit:\n    pass"
     )
     assert "twosat_formal.solve.small" in loaded  # the probe did solve
-    assert not {top(m) for m in loaded} & {"rich", "scipy", "pysat", "z3", "networkx", "lark"}
+    heavy = {"rich", "scipy", "pysat", "z3", "networkx", "lark", "aiohttp", "matplotlib"}
+    assert not {top(m) for m in loaded} & heavy
+    cmd_modules = {m for m in loaded if m.startswith("twosat_formal.cli.") and m.endswith("_cmd")}
+    assert cmd_modules == {"twosat_formal.cli.solve_cmd"}
+
+
+def _imported_names(tree: ast.AST) -> set[str]:
+    """Every module an ``import`` statement of ``tree`` names (in functions too), with
+    each ``from X import Y`` giving both ``X`` and ``X.Y``; relative imports are left
+    relative (``.entry``, ``..entry``), as are ``import_module`` calls on a literal."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = "." * node.level + (node.module or "")
+            names.add(base)
+            joiner = "" if base.endswith(".") else "."
+            names.update(base + joiner + alias.name for alias in node.names)
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, (ast.Name, ast.Attribute))
+            and (node.func.id if isinstance(node.func, ast.Name) else node.func.attr)
+            in {"import_module", "__import__"}
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):
+            names.add(node.args[0].value)
+    return names
+
+
+def _resolve(name: str, package: str) -> str:
+    """``name`` as an absolute module name, for a module of ``package``."""
+    if not name.startswith("."):
+        return name
+    level = len(name) - len(name.lstrip("."))
+    parts = package.split(".")
+    base = parts[: len(parts) - (level - 1)]
+    rest = name[level:]
+    return ".".join(base + ([rest] if rest else []))
+
+
+def test_imported_names_sees_every_form_of_import() -> None:
+    tree = ast.parse(
+        "import a.b\nfrom c import d\nfrom .. import e\nfrom .f import g\n"
+        "def h():\n    import_module('i.j')\n    importlib.import_module('k')\n"
+    )
+    names = {_resolve(n, "p.q") for n in _imported_names(tree)}
+    assert {"a.b", "c.d", "p.e", "p.q.f.g", "i.j", "k"} <= names
+
+
+def test_nothing_in_the_cli_imports_the_console_script_module() -> None:
+    """``twosat_formal.entry`` calls into the CLI; the CLI never imports it back (no
+    cycle), in a function body or by name either."""
+    folder = ROOT / "twosat_formal" / "cli"
+    files = sorted(folder.rglob("*.py"))
+    assert folder / "app.py" in files
+    for path in files:
+        names = {
+            _resolve(name, "twosat_formal.cli")
+            for name in _imported_names(ast.parse(path.read_text(encoding="utf-8")))
+        }
+        bad = {
+            n for n in names if n == "twosat_formal.entry" or n.startswith("twosat_formal.entry.")
+        }
+        assert not bad, f"{path.relative_to(ROOT)} imports {sorted(bad)}"
 
 
 def test_reading_dimacs_loads_no_lark(tmp_path: Path) -> None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -159,8 +161,6 @@ def test_exit_codes_follow_the_sat_competition_on_request(
 
 @pytest.mark.parametrize("given", [None, "3"])
 def test_the_cli_runs_one_blas_thread_unless_told(given: str | None) -> None:
-    import os
-
     probe = (
         "import os\n"
         "from twosat_formal.cli import main\n"
@@ -175,3 +175,61 @@ def test_the_cli_runs_one_blas_thread_unless_told(given: str | None) -> None:
         env["OPENBLAS_NUM_THREADS"] = given
     env["PYTHONPATH"] = str(Path(__file__).resolve().parents[1])
     assert python_stdout(probe, env=env).split()[-1] == (given or "1")
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _process(argv: list[str], cwd: Path, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
+    """A fresh interpreter running ``argv`` (a script and its arguments) in ``cwd``."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run(
+        [sys.executable, *argv], cwd=cwd, input=stdin, capture_output=True, env=env
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "words", "code"),
+    [("sat", ["--json"], 0), ("unsat", ["--json", "--exit-codes"], 20), ("wide", [], 0)],
+)
+def test_the_console_script_is_the_cli(
+    files: dict[str, Path], name: str, words: list[str], code: int
+) -> None:
+    """``python cli.py`` and the console script's entry point print what the CLI's
+    :func:`~twosat_formal.cli.main` prints, with its exit code, in a fresh process."""
+    folder = files[name].parent
+    argv = ["solve", files[name].name, *words]
+    runs = [
+        _process([str(ROOT / "cli.py"), *argv], folder),
+        _process(["-c", "from twosat_formal.entry import main; main()", *argv], folder),
+        _process(["-c", "from twosat_formal.cli import main; main()", *argv], folder),
+    ]
+    assert runs[0].returncode == code, runs[0].stderr
+    if "--json" in words:
+        answer = json.loads(runs[0].stdout)
+        assert answer["status"] == name.upper() and answer["checked"] is True
+        check_certificate_json(names_formula(files[name].read_text()), answer)
+    else:
+        assert runs[0].stdout.startswith(b"SAT  (backend pysat, general CNF")
+    for other in runs[1:]:
+        assert (other.returncode, other.stdout, other.stderr) == (
+            runs[0].returncode,
+            runs[0].stdout,
+            runs[0].stderr,
+        )
+
+
+@pytest.mark.parametrize("extra", [[], ["--"]], ids=["options", "after --"])
+def test_a_closed_output_pipe_ends_quietly_with_exit_code_1(extra: list[str]) -> None:
+    """A reader gone before the answer is written (``| head -0``): exit 1, stderr empty."""
+    script = "from twosat_formal.entry import main; main()"
+    argv = [sys.executable, "-c", script, "solve", "--json", *extra, "-"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    process = subprocess.Popen(
+        argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
+    )
+    assert process.stdin is not None and process.stdout is not None
+    process.stdout.close()  # before the process can have written anything
+    _, err = process.communicate(b"p cnf 3 3\n1 -2 0\n2 3 0\n-1 0\n")
+    assert process.returncode == 1, err
+    assert err == b""

@@ -14,7 +14,6 @@ lives in the CLI beyond argument handling and printing.
 
 from __future__ import annotations
 
-import errno
 import os
 import signal
 import sys
@@ -28,7 +27,6 @@ import typer
 from typer.core import TyperCommand, TyperGroup
 
 from twosat_formal.cli.commands import COMMANDS
-from twosat_formal.entry import console, plain_line, run_plain
 from twosat_formal.errors import EXIT_INTERRUPTED, EXIT_TERMINATED, TwoSatFormalError
 
 if TYPE_CHECKING:  # Rich is imported when a console is first used (see __getattr__)
@@ -44,7 +42,6 @@ __all__ = [
     "console",
     "err_console",
     "fail",
-    "finish_plain",
     "main",
     "out_console",
     "stopped",
@@ -200,6 +197,20 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+#: The consoles for results (stdout) and for messages, progress and errors (stderr),
+#: made on first use by :func:`console`.
+_CONSOLES: dict[str, Console] = {}
+
+
+def console(name: str) -> Console:
+    """``"out_console"`` or ``"err_console"``, made (and Rich imported) on first use."""
+    if name not in _CONSOLES:
+        from rich.console import Console
+
+        _CONSOLES[name] = Console(stderr=name == "err_console", highlight=False, soft_wrap=True)
+    return _CONSOLES[name]
+
+
 def sub_app(name: str, help: str) -> typer.Typer:
     """A command group ``twosat-formal NAME ...`` (``batch``, ``store``), registered on ``app``."""
     group = App(
@@ -271,18 +282,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     Unless the environment says otherwise, NumPy's and SciPy's OpenBLAS run one thread:
     no command does dense linear algebra, and starting their thread pools cost each
     process about 0.1 s of CPU (set before a command imports NumPy).
-
-    A plain ``solve`` line (:func:`~twosat_formal.entry.plain_solve`) runs without
-    Typer's parameter processing, which imports pydantic
-    (:func:`~twosat_formal.entry.run_plain`); the output and the exit code are the ones
-    Typer's reading gives (tests compare both). The console script,
-    :func:`twosat_formal.entry.main`, runs such a line without importing Typer at all.
     """
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    args = list(argv) if argv is not None else sys.argv[1:]
-    plain = _plain_solve(args)
-    if plain is not None:
-        _finish(lambda: _invoke_plain(plain))
     with terminate_as_interrupt():
         _finish(
             lambda: typer.main.get_command(app).main(
@@ -291,15 +292,6 @@ def main(argv: Sequence[str] | None = None) -> None:
                 standalone_mode=False,
             )
         )
-
-
-def finish_plain(kwargs: dict[str, Any], raised: BaseException) -> NoReturn:
-    """End a plain ``solve`` that raised ``raised`` as :func:`main` ends it.
-
-    The same message on stderr and the same exit code as when the error comes up
-    inside :func:`main` (:func:`twosat_formal.entry.main` calls this).
-    """
-    _finish(lambda: _invoke_plain(kwargs, raised))
 
 
 def _finish(run: Callable[[], Any]) -> NoReturn:
@@ -326,56 +318,6 @@ def _finish(run: Callable[[], Any]) -> NoReturn:
     if result == EXIT_INTERRUPTED:  # Typer's answer to KeyboardInterrupt: Ctrl-C or SIGTERM
         stopped()
     sys.exit(result if isinstance(result, int) else 0)
-
-
-def _plain_solve(args: list[str]) -> dict[str, Any] | None:
-    """``solve``'s arguments when ``args`` is a plain ``solve`` line, else None.
-
-    See :func:`twosat_formal.entry.plain_line` (tests switch the plain reading off here).
-    """
-    return plain_line(args)
-
-
-def _invoke_plain(kwargs: dict[str, Any], raised: BaseException | None = None) -> Any:
-    """Run ``solve`` with ``kwargs`` as Typer runs a command (``standalone_mode=False``).
-
-    The same outcomes as through Typer: the exit code asked for, an interrupt exit code
-    130, end of input an abort, a closed output pipe exit code 1. ``raised``: an error
-    the plain run already raised, handled here as if raised now.
-    """
-    try:
-        try:
-            if raised is not None:
-                raise raised
-            return run_plain(**kwargs)
-        except EOFError as exc:
-            typer.echo(file=sys.stderr)
-            raise typer.Abort() from exc
-        except KeyboardInterrupt as exc:
-            raise typer.Exit(130) from exc
-        except OSError as exc:
-            if exc.errno != errno.EPIPE:
-                raise
-            _leave_closed_pipe()
-    except typer.Exit as exc:
-        return exc.exit_code
-
-
-def _leave_closed_pipe() -> NoReturn:
-    """Exit 1 on a closed output pipe, silencing the flush at exit.
-
-    Python's documented way (the note on ``SIGPIPE`` of the :mod:`signal` module): the
-    standard streams' descriptors go to ``os.devnull``, so that the text still buffered
-    is dropped instead of raising again while the interpreter exits.
-    """
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            os.dup2(devnull, stream.fileno())
-        except (AttributeError, OSError, ValueError):  # not a file (a test's capture)
-            continue
-    os.close(devnull)
-    sys.exit(1)
 
 
 def _describe_os_error(exc: BaseException) -> str:

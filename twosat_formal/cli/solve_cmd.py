@@ -7,15 +7,6 @@ cycle); ``--json`` prints one object, the one :meth:`SolveResult.to_json` gives
 structural measures (:func:`~twosat_formal.measures.structural_measures`); with
 ``--graph OUT.graphml|.gexf|.dot|.json`` (or any OUT with ``--graph-format``) it also
 writes the annotated implication graph (:func:`~twosat_formal.graphs.implication_digraph`).
-
-A plain ``solve`` command line (one FILE and the options below, each at most once,
-every value a separate word or ``--option=value``) is read by
-:func:`~twosat_formal.entry.plain_solve` and run by
-:func:`~twosat_formal.entry.run_plain`, without Typer's parameter processing (which
-imports pydantic, about 0.15 s of a one-off solve); the console script
-(:func:`twosat_formal.entry.main`) runs it without importing Typer at all. Anything
-else (``--help``, an unknown or repeated option, a value Typer would refuse, ``--``)
-goes through Typer as every other command does, which prints its usual messages.
 """
 
 from __future__ import annotations
@@ -24,28 +15,45 @@ import io
 import json
 import os
 import sys
+from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from twosat_formal.cli.app import app, console
-from twosat_formal.entry import (
-    SAT_COMPETITION_CODES,
-    FormatChoice,
-    describe,
-    listing,
-    solve_file,
-)
 from twosat_formal.io import read_formula
-from twosat_formal.solve import BACKENDS
+from twosat_formal.solve import BACKENDS, solve
 
 if TYPE_CHECKING:  # the solver stack is imported when a command runs, not for --help
     from rich.table import Table
 
     from twosat_formal.analysis import Structure
+    from twosat_formal.formula import Formula
+    from twosat_formal.solve import SolveResult
 
-__all__ = ["SAT_COMPETITION_CODES", "inspect", "solve_command"]
+__all__ = [
+    "SAT_COMPETITION_CODES",
+    "SHOWN",
+    "FormatChoice",
+    "describe",
+    "inspect",
+    "listing",
+    "solve_command",
+    "solve_file",
+]
+
+#: Human output lists at most this many literals of a model, cycle or literal set.
+SHOWN = 100
+#: ``solve --exit-codes``: the SAT-competition convention.
+SAT_COMPETITION_CODES = {"SAT": 10, "UNSAT": 20}
+
+
+class FormatChoice(StrEnum):
+    """Input formats."""
+
+    dimacs = "dimacs"
+    dsl = "dsl"
 
 
 FileArgument = Annotated[
@@ -99,6 +107,65 @@ def solve_command(
             console("out_console").print(line, markup=False)
     if exit_codes:
         raise typer.Exit(SAT_COMPETITION_CODES[result.status])
+
+
+def solve_file(
+    file: str, backend: str = "scc", format: FormatChoice | None = None
+) -> tuple[Formula, SolveResult]:
+    """Read FILE and solve it with ``backend``, the certificate checked: ``solve``'s work.
+
+    An unknown backend fails before the file is read.
+    """
+    BACKENDS.get(backend)
+    formula = read_formula(file, format=format.value if format else None)
+    return formula, solve(formula, backend, check=True)
+
+
+def listing(words: list[str], separator: str = " ", total: int | None = None) -> str:
+    """The first :data:`SHOWN` of ``total`` words (default: all of ``words``).
+
+    >>> listing(["a", "b"]), listing([])
+    ('a b', '(none)')
+    """
+    total = len(words) if total is None else total
+    if not total:
+        return "(none)"
+    shown = separator.join(words[:SHOWN])
+    more = total - SHOWN
+    return shown + (f" ... ({more} more; --json prints all)" if more > 0 else "")
+
+
+def describe(result: SolveResult, formula: Formula) -> list[str]:
+    """The lines ``twosat-formal solve`` prints without ``--json``.
+
+    >>> from twosat_formal.formula import Formula
+    >>> from twosat_formal.solve import solve
+    >>> f = Formula.from_named([["a"], ["~a"]])
+    >>> describe(solve(f), f)
+    ['UNSAT  (backend scc)', 'contradiction cycle (2 steps): a -> ~a -> a', 'certificate: checked']
+    """
+    solver = f"backend {result.backend}"
+    if result.general_cnf:
+        solver += ", general CNF (not 2-CNF)"
+    lines = [f"{result.status}  ({solver})"]
+    if result.model is not None:  # only the literals shown are named
+        head = [v if value else -v for v, value in enumerate(result.model[:SHOWN], 1)]
+        lines.append("model: " + listing(formula.literal_names(head), total=len(result.model)))
+    if result.cycle is not None:
+        steps = len(result.cycle)
+        walk = formula.literal_names(result.cycle[:SHOWN])
+        lines.append(f"contradiction cycle ({steps} steps): " + listing(walk, " -> ", steps))
+        if steps <= SHOWN:
+            lines[-1] += f" -> {walk[0]}"
+    if result.empty_clause is not None:
+        lines.append(f"empty clause: clause {result.empty_clause + 1}")
+    if result.checked:
+        lines.append("certificate: checked")
+    elif not result.has_certificate:
+        lines.append("certificate: none (the solver gives no proof for this general CNF)")
+    else:
+        lines.append("certificate: not checked")
+    return lines
 
 
 def _structure_table(structure: Structure) -> Table:
