@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     )
     from twosat_formal.formula import Clause, Formula, Literal
 
-__version__ = "0.1.0"
+from twosat_formal._version import __version__
 
 __all__ = [
     "CertificateError",

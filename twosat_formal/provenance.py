@@ -17,7 +17,7 @@ __all__ = ["tool_version", "tool_versions"]
 
 def tool_version() -> str:
     """The installed version of twosat-formal."""
-    from twosat_formal import __version__
+    from twosat_formal._version import __version__
 
     return __version__
 

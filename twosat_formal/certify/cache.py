@@ -81,9 +81,7 @@ _DEPENDENCIES = ("python-sat", "z3-solver", "lark")
 def _package_files() -> Iterator[tuple[str, Path]]:
     """The files that make up the installed tool, the package's and its grammars', each
     with its name relative to its folder."""
-    import twosat_formal
-
-    root = Path(twosat_formal.__file__).resolve().parent
+    root = Path(__file__).resolve().parent.parent  # the package, above certify/
     grammars = root / "grammar"
     if not grammars.is_dir():  # a checkout: the grammars beside the package
         grammars = root.parent / "grammar"
@@ -110,13 +108,13 @@ def fingerprint() -> str:
     that changed without a new version is another tool), the versions of the solver
     and parser packages, and Python's version; computed once per process.
     """
-    import twosat_formal
+    from twosat_formal.provenance import tool_version
 
     digest = hashlib.sha256()
     for name, path in _package_files():
         digest.update(name.encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
     parts = [
-        f"twosat-formal {twosat_formal.__version__} {digest.hexdigest()}",
+        f"twosat-formal {tool_version()} {digest.hexdigest()}",
         *(f"{name} {_version(name)}" for name in _DEPENDENCIES),
         f"python {platform.python_version()}",
     ]

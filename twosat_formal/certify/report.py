@@ -149,14 +149,14 @@ def _sarif_result(failure: CheckFailure, rules: dict[str, int]) -> dict[str, Any
 
 def sarif_log(report: CertifyReport) -> dict[str, Any]:
     """The report as a SARIF 2.1.0 log: one rule per check, one result per failure."""
-    import twosat_formal
+    from twosat_formal.provenance import tool_version
 
     rules: dict[str, int] = {}
     for failure in report.failures:
         rules.setdefault(_rule(failure.check), len(rules))
     driver = {
         "name": "twosat-formal certify",
-        "semanticVersion": twosat_formal.__version__,
+        "semanticVersion": tool_version(),
         "rules": [
             {
                 "id": rule,
