@@ -1027,6 +1027,37 @@ def _check_label(label: str) -> None:
         raise ConfigError(f"unknown label {label!r}", parameter="label", valid="SAT or UNSAT")
 
 
+def _readings(
+    response: Response, prompt: AnyPrompt, formula: Formula, label: str
+) -> tuple[_Verdict, _Verdict]:
+    """The strict and the lenient verdicts on a decision answer.
+
+    The strict reading takes the decision from the closing answer lines alone; the
+    lenient one starts there and else searches the whole text. When both come to the
+    same verdict (see :func:`_lenient_finds_strict`) the strict one is not judged again.
+    """
+    # a map that does not fit is a data error; both readings use what is read here
+    mapped = (entity_variables(prompt.entities, formula), value_words(prompt))
+    lines = response.text.splitlines()
+    closing = _closing_decision(lines)  # the strict reading, where the lenient one starts
+    strict_decision = closing or Decision(None, False)
+    strict = _judge(response, prompt, formula, label, strict_decision, mapped, lenient=False)
+    if closing is not None and (label != "SAT" or _lenient_finds_strict(response.text, strict)):
+        return strict, strict  # the same verdict either way: see _lenient_finds_strict
+    lenient_decision = closing or _lenient_decision(lines)
+    loose = _judge(
+        response,
+        prompt,
+        formula,
+        label,
+        lenient_decision,
+        mapped,
+        lenient=True,
+        known=strict.valid_check,
+    )
+    return strict, loose
+
+
 def score(response: Response | str, prompt: AnyPrompt, formula: Formula, label: str) -> Judgement:
     """Judge one answer to ``prompt`` about ``formula`` whose true label is ``label``.
 
@@ -1071,26 +1102,7 @@ def score(response: Response | str, prompt: AnyPrompt, formula: Formula, label: 
 
         judged: Judgement = judge_question(ask, response, prompt, formula, label)
         return judged
-    # a map that does not fit is a data error; both readings use what is read here
-    mapped = (entity_variables(prompt.entities, formula), value_words(prompt))
-    lines = response.text.splitlines()
-    closing = _closing_decision(lines)  # the strict reading, where the lenient one starts
-    strict_decision = closing or Decision(None, False)
-    lenient_decision = closing or _lenient_decision(lines)
-    strict = _judge(response, prompt, formula, label, strict_decision, mapped, lenient=False)
-    if closing is not None and (label != "SAT" or _lenient_finds_strict(response.text, strict)):
-        loose = strict  # the same verdict either way: see _lenient_finds_strict
-    else:
-        loose = _judge(
-            response,
-            prompt,
-            formula,
-            label,
-            lenient_decision,
-            mapped,
-            lenient=True,
-            known=strict.valid_check,
-        )
+    strict, loose = _readings(response, prompt, formula, label)
     cycle: tuple[bool | None, str | None] = (None, None)
     if getattr(prompt, "ask_cycle", False):  # chains are scored on their own
         from twosat_formal.diagnostics.chains import judge_chain
