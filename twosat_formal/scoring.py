@@ -769,20 +769,44 @@ def extract_witness(
     cut = len(text) > MAX_JSON_CHARS
     objects, tried = _objects(text[-MAX_JSON_CHARS:] if cut else text, lenient=lenient)
     if lenient:
-        for index, item in enumerate(objects):
-            if isinstance(item, dict) and len(item) == 1:
-                (inner,) = item.values()
-                if isinstance(inner, dict) and _is_mapping(inner):
-                    objects[index] = inner
-    if entities is not None:
-        fold = _fold if lenient else str
-        known = {fold(e) for e in entities}
-        for item in reversed(objects):
-            if isinstance(item, str):
-                if fold(item) in known:
-                    return WitnessText("found", None, f"entity {item!r} is given two values")
-            elif _is_mapping(item) and all(fold(k) in known for k in item):
-                return WitnessText("found", item)
+        _unwrap(objects)
+    found = _entity_witness(objects, entities, lenient) if entities is not None else None
+    if found is None:
+        found = _last_witness(objects)
+    if found is not None:
+        return found
+    return _no_witness(text, tried, cut)
+
+
+def _unwrap(objects: list[dict[str, Any] | str]) -> None:
+    """Replace each object whose one value is a flat map with that map, in place (the
+    lenient reading of ``{"assignment": {...}}``)."""
+    for index, item in enumerate(objects):
+        if isinstance(item, dict) and len(item) == 1:
+            (inner,) = item.values()
+            if isinstance(inner, dict) and _is_mapping(inner):
+                objects[index] = inner
+
+
+def _entity_witness(
+    objects: Sequence[dict[str, Any] | str], entities: Collection[str], lenient: bool
+) -> WitnessText | None:
+    """The last flat object whose keys are all ``entities`` (folded when ``lenient``), or
+    an entity given two values, whichever comes last; ``None`` when neither is there."""
+    fold = _fold if lenient else str
+    known = {fold(e) for e in entities}
+    for item in reversed(objects):
+        if isinstance(item, str):
+            if fold(item) in known:
+                return WitnessText("found", None, f"entity {item!r} is given two values")
+        elif _is_mapping(item) and all(fold(k) in known for k in item):
+            return WitnessText("found", item)
+    return None
+
+
+def _last_witness(objects: Sequence[dict[str, Any] | str]) -> WitnessText | None:
+    """The last flat object or key given two values; the last object, not a flat map,
+    when there is no such one; ``None`` when there is no object at all."""
     for item in reversed(objects):
         if isinstance(item, str):
             return WitnessText("found", None, f"entity {item!r} is given two values")
@@ -790,6 +814,12 @@ def extract_witness(
             return WitnessText("found", item)
     if objects:
         return WitnessText("found", None, "the JSON object is not a flat entity → value map")
+    return None
+
+
+def _no_witness(text: str, tried: str | None, cut: bool) -> WitnessText:
+    """Why an answer with no JSON object has no witness: none was attempted (in the part
+    read, when the answer was ``cut``), or the last attempt was refused or broken."""
     if tried is None:
         if cut:
             return WitnessText(
@@ -911,6 +941,26 @@ def _check_mapped(
 ) -> WitnessCheck:
     """:func:`check_witness` with the prompt's entity variables and value words at hand
     (:func:`score` reads them once for both of its readings)."""
+    values = _witness_values(obj, to_var, words, formula, lenient)
+    if isinstance(values, str):
+        return WitnessCheck(False, None, values)
+    assignment = {formula.name(v): values[v] for v in sorted(values)}
+    for index, clause in enumerate(formula.clauses):
+        if not any(values.get(abs(lit)) == (lit > 0) for lit in clause):
+            shown = " | ".join(formula.literal_name(lit) for lit in clause) or "empty clause"
+            return WitnessCheck(False, assignment, f"clause {index + 1} ({shown}) is false")
+    return WitnessCheck(True, assignment)
+
+
+def _witness_values(
+    obj: Mapping[str, Any],
+    to_var: Mapping[str, int],
+    words: Mapping[str, tuple[str, str]],
+    formula: Formula,
+    lenient: bool,
+) -> dict[int, bool] | str:
+    """The value the witness gives each variable it names; else why it cannot be read
+    (an unknown entity, a value that is neither word, a variable given two values)."""
     folded = {" ".join(e.split()).lower(): e for e in to_var} if lenient else {}
     values: dict[int, bool] = {}
     for key, raw in obj.items():
@@ -918,25 +968,16 @@ def _check_mapped(
         if entity is None and lenient:
             entity = folded.get(" ".join(str(key).split()).lower())
         if entity is None:
-            return WitnessCheck(False, None, f"unknown entity {key!r}")
+            return f"unknown entity {key!r}"
         var = to_var[entity]
         true_word, false_word = words[entity]
         value = _value_of(raw, true_word, false_word, lenient=lenient)
         if value is None:
-            return WitnessCheck(
-                False,
-                None,
-                f"entity {key!r} has the value {raw!r}, not {true_word!r} or {false_word!r}",
-            )
+            return f"entity {key!r} has the value {raw!r}, not {true_word!r} or {false_word!r}"
         if values.get(var, value) != value:
-            return WitnessCheck(False, None, f"variable {formula.name(var)} is given two values")
+            return f"variable {formula.name(var)} is given two values"
         values[var] = value
-    assignment = {formula.name(v): values[v] for v in sorted(values)}
-    for index, clause in enumerate(formula.clauses):
-        if not any(values.get(abs(lit)) == (lit > 0) for lit in clause):
-            shown = " | ".join(formula.literal_name(lit) for lit in clause) or "empty clause"
-            return WitnessCheck(False, assignment, f"clause {index + 1} ({shown}) is false")
-    return WitnessCheck(True, assignment)
+    return values
 
 
 # -- the verdict -------------------------------------------------------------------------
@@ -967,41 +1008,72 @@ def _judge(
     """One reading of an answer. ``known`` is a witness object the strict reading found
     valid: the lenient check of an equal object (same keys, the same exact words) finds
     it valid with the same assignment, so it is not checked twice."""
-    witness_valid: bool | None = None
-    valid_check: tuple[Mapping[str, Any], WitnessCheck] | None = None
-    reason: str | None = None
-    witness_kind: str | None = None
-    assignment: dict[str, bool] | None = None
+    witness = _NO_WITNESS
     if label == "SAT":
-        found = extract_witness(response.text, lenient=lenient, entities=prompt.entities.keys())
-        if found.status != "found":
-            witness_valid, reason = False, found.reason
-            witness_kind = "missing-witness" if found.status == "missing" else "bad-json"
-        elif found.obj is None or found.reason is not None:
-            witness_valid, reason, witness_kind = False, found.reason, "invalid-witness"
-        else:
-            if known is not None and known[0] == found.obj:
-                check = known[1]
-            else:
-                check = _check_mapped(found.obj, *mapped, formula, lenient)
-            if check.valid:
-                valid_check = (found.obj, check)
-            witness_valid, reason, assignment = check.valid, check.reason, check.assignment
-            witness_kind = None if check.valid else "invalid-witness"
+        witness = _read_witness(response.text, prompt, formula, mapped, lenient, known)
     correct = decision.value == label and not response.truncated
-    if response.truncated:
-        failure = "truncated"
-    elif decision.ambiguous:
-        failure = "ambiguous-answer"
-    elif decision.value is None:
-        failure = "no-answer"
-    elif decision.value != label:
-        failure = "wrong-decision"
-    else:
-        failure = witness_kind or "correct"
     return _Verdict(
-        failure, decision.value, correct, witness_valid, reason, assignment, valid_check
+        _failure(response, decision, label, witness.kind),
+        decision.value,
+        correct,
+        witness.valid,
+        witness.reason,
+        witness.assignment,
+        witness.valid_check,
     )
+
+
+class _Witness(NamedTuple):
+    """What one reading of a SAT answer's witness found."""
+
+    valid: bool | None
+    reason: str | None
+    #: The failure kind the witness gives a right decision (``None``: none).
+    kind: str | None
+    assignment: dict[str, bool] | None
+    valid_check: tuple[Mapping[str, Any], WitnessCheck] | None
+
+
+#: The witness of an UNSAT answer: none is asked for.
+_NO_WITNESS = _Witness(None, None, None, None, None)
+
+
+def _read_witness(
+    text: str,
+    prompt: AnyPrompt,
+    formula: Formula,
+    mapped: tuple[Mapping[str, int], Mapping[str, tuple[str, str]]],
+    lenient: bool,
+    known: tuple[Mapping[str, Any], WitnessCheck] | None,
+) -> _Witness:
+    """Find the witness of a SAT answer and check it (see :func:`_judge` for ``known``)."""
+    found = extract_witness(text, lenient=lenient, entities=prompt.entities.keys())
+    if found.status != "found":
+        kind = "missing-witness" if found.status == "missing" else "bad-json"
+        return _Witness(False, found.reason, kind, None, None)
+    if found.obj is None or found.reason is not None:
+        return _Witness(False, found.reason, "invalid-witness", None, None)
+    if known is not None and known[0] == found.obj:
+        check = known[1]
+    else:
+        check = _check_mapped(found.obj, *mapped, formula, lenient)
+    if check.valid:
+        return _Witness(True, check.reason, None, check.assignment, (found.obj, check))
+    return _Witness(False, check.reason, "invalid-witness", check.assignment, None)
+
+
+def _failure(response: Response, decision: Decision, label: str, witness_kind: str | None) -> str:
+    """The failure kind of a reading: the first of a cut-off answer, an ambiguous or
+    missing decision, a wrong one; else what the witness gives (``correct`` if nothing)."""
+    if response.truncated:
+        return "truncated"
+    if decision.ambiguous:
+        return "ambiguous-answer"
+    if decision.value is None:
+        return "no-answer"
+    if decision.value != label:
+        return "wrong-decision"
+    return witness_kind or "correct"
 
 
 def _lenient_finds_strict(text: str, strict: _Verdict) -> bool:
