@@ -227,27 +227,34 @@ def value_words(prompt: AnyPrompt) -> dict[str, tuple[str, str]]:
         template = cast(PromptLike, prompt)
         pair = (template.true_value, template.false_value)
         return {str(entity): pair for entity in template.entities}
-    words: dict[str, tuple[str, str]] = {}
-    for entity in prompt.entities:
-        found = per_entity.get(entity) if isinstance(per_entity, Mapping) else None
-        if (
-            not isinstance(found, Sequence)
-            or isinstance(found, str)
-            or len(found) != 2
-            or not all(isinstance(word, str) for word in found)
-        ):
-            raise ConfigError(
-                f"entity {entity!r} has no true and false descriptions",
-                parameter="entity_values",
-                valid="a (true, false) pair of strings for every entity",
-            )
-        if found[0] == found[1]:
-            raise ConfigError(
-                f"entity {entity!r} has the same true and false description {found[0]!r}",
-                parameter="entity_values",
-            )
-        words[str(entity)] = (found[0], found[1])
-    return words
+    return {
+        str(entity): _description_pair(
+            entity, per_entity.get(entity) if isinstance(per_entity, Mapping) else None
+        )
+        for entity in prompt.entities
+    }
+
+
+def _description_pair(entity: Any, found: Any) -> tuple[str, str]:
+    """A story entity's ``(true, false)`` descriptions, refused (:class:`ConfigError`)
+    unless they are two different strings."""
+    if (
+        not isinstance(found, Sequence)
+        or isinstance(found, str)
+        or len(found) != 2
+        or not all(isinstance(word, str) for word in found)
+    ):
+        raise ConfigError(
+            f"entity {entity!r} has no true and false descriptions",
+            parameter="entity_values",
+            valid="a (true, false) pair of strings for every entity",
+        )
+    if found[0] == found[1]:
+        raise ConfigError(
+            f"entity {entity!r} has the same true and false description {found[0]!r}",
+            parameter="entity_values",
+        )
+    return (found[0], found[1])
 
 
 class Decision(NamedTuple):
@@ -430,20 +437,29 @@ def _strict_line(line: str) -> list[str] | None:
     peeled = _peel(bare, parenthetical=True)
     if peeled is None:
         return None
-    bare, said = peeled
-    if bare[:1] in _QUOTES or bare[-1:] in _QUOTES:
-        if len(bare) < 2 or bare[0] not in _QUOTES or bare[-1] not in _QUOTES:
-            return None
-        peeled = _peel(bare[1:-1].strip(), parenthetical=said is None)
+    if peeled[0][:1] in _QUOTES or peeled[0][-1:] in _QUOTES:
+        peeled = _unquote(*peeled)
         if peeled is None:
             return None
-        bare, inner = peeled
-        said = said or inner
+    bare, said = peeled
     match = _STRICT_CORE.fullmatch(bare)
     if match is None:
         return None
     answers = [match.group(1).lower(), *(w.lower() for w in _STRICT_MORE.findall(match.group(2)))]
     return answers if said is None else [*answers, said]
+
+
+def _unquote(bare: str, said: str | None) -> tuple[str, str | None] | None:
+    """A quoted answer line (``bare``, the parenthetical ``said`` outside its quotes)
+    with its quotes and what it ends with inside them peeled; ``None`` unless it opens
+    and closes with a quote."""
+    if len(bare) < 2 or bare[0] not in _QUOTES or bare[-1] not in _QUOTES:
+        return None
+    peeled = _peel(bare[1:-1].strip(), parenthetical=said is None)
+    if peeled is None:
+        return None
+    inner_bare, inner = peeled
+    return inner_bare, said or inner
 
 
 def _closes(rest: Sequence[str]) -> bool:
