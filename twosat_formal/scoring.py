@@ -697,54 +697,87 @@ def _strict_objects(text: str) -> tuple[tuple[dict[str, Any] | str, ...], str | 
 
 
 def _scan_objects(text: str, *, lenient: bool) -> tuple[list[dict[str, Any] | str], str | None]:
-    items: list[dict[str, Any] | str] = []
-    tried: str | None = None
-    spans: tuple[dict[int, int], frozenset[int]] | None = None
-    retries, repairs = [0], [0]
-    failed_at = failed_end = -1  # where the last span that failed to decode failed, and ended
-    pos = 0
-    while (start := text.find("{", pos)) != -1:
-        pos = start + 1
+    """The objects of ``text`` and the last attempt that did not parse (see :func:`_objects`)."""
+    return _ObjectScan(text, lenient).run()
+
+
+class _ObjectScan:
+    """One scan of an answer for its JSON objects, brace by brace.
+
+    ``items`` are the objects read (a ``str`` for an object with a key given two
+    values); ``tried``: the last attempt at one that did not parse (``None`` when a
+    later repair succeeded). Decoding retries and lenient repairs are bounded per
+    answer (:data:`_MAX_RETRIES`, :data:`_MAX_REPAIRS`).
+    """
+
+    def __init__(self, text: str, lenient: bool) -> None:
+        self.text = text
+        self.lenient = lenient
+        self.items: list[dict[str, Any] | str] = []
+        self.tried: str | None = None
+        self.spans: tuple[dict[int, int], frozenset[int]] | None = None
+        self.retries = [0]
+        self.repairs = 0
+        # where the last span that failed to decode failed, and where it ended
+        self.failed_at = self.failed_end = -1
+
+    def run(self) -> tuple[list[dict[str, Any] | str], str | None]:
+        """Read every attempt at an object, in order; the objects and the last failure."""
+        pos = 0
+        while (start := self.text.find("{", pos)) != -1:
+            pos = self.read(start)
+        return self.items, self.tried
+
+    def read(self, start: int) -> int:
+        """Read the attempt at an object that may open at ``start``; where the scan goes
+        on (past an object read, else the next character)."""
+        text = self.text
         if not _ATTEMPT.match(text, start):
-            continue  # prose such as "{A, B}", or the empty object
-        if spans is None:
-            spans = _span_ends(text)
-        closed = spans[0].get(start)
+            return start + 1  # prose such as "{A, B}", or the empty object
+        if self.spans is None:
+            self.spans = _span_ends(text)
+        closed = self.spans[0].get(start)
         if closed is None:  # never closed: cut off, or broken
-            tried = text[start : start + 80]
-            continue
-        if start in spans[1]:  # refused: nested too deep to be an assignment
-            tried = _TOO_DEEP + text[start : start + 40]
-            continue
+            self.tried = text[start : start + 80]
+            return start + 1
+        if start in self.spans[1]:  # refused: nested too deep to be an assignment
+            self.tried = _TOO_DEEP + text[start : start + 40]
+            return start + 1
         try:
-            if start < failed_end and closed > failed_at:
+            if start < self.failed_end and closed > self.failed_at:
                 # inside a span that failed, and around where it failed: fails there too
                 raise ValueError("known to fail")
-            obj, end = _decode(text, start, closed, retries)
+            obj, end = _decode(text, start, closed, self.retries)
         except _DuplicateKeyError as exc:
-            items.append(exc.key)
-            continue
+            self.items.append(exc.key)
+            return start + 1
         except RecursionError:  # a misread span that nests deeper than the scan saw
-            tried = _TOO_DEEP + text[start : start + 40]
-            continue
+            self.tried = _TOO_DEEP + text[start : start + 40]
+            return start + 1
         except ValueError as exc:
-            if isinstance(exc, json.JSONDecodeError) and start + exc.pos < closed:
-                failed_at, failed_end = start + exc.pos, closed
-            tried = text[start:closed]
-            if not lenient or repairs[0] >= _MAX_REPAIRS:
-                continue
-            repairs[0] += 1
-            try:
-                obj = _repair(tried)
-            except _DuplicateKeyError as exc:
-                items.append(exc.key)
-                continue
-            if obj is None:
-                continue
-            tried, end = None, closed
-        items.append(obj)
-        pos = end
-    return items, tried
+            return self.failed(exc, start, closed)
+        self.items.append(obj)
+        return end
+
+    def failed(self, exc: ValueError, start: int, closed: int) -> int:
+        """Note the span ``start:closed`` that did not decode, and where; a lenient scan
+        repairs it if it can. Where the scan goes on."""
+        if isinstance(exc, json.JSONDecodeError) and start + exc.pos < closed:
+            self.failed_at, self.failed_end = start + exc.pos, closed
+        self.tried = self.text[start:closed]
+        if not self.lenient or self.repairs >= _MAX_REPAIRS:
+            return start + 1
+        self.repairs += 1
+        try:
+            obj = _repair(self.tried)
+        except _DuplicateKeyError as exc:
+            self.items.append(exc.key)
+            return start + 1
+        if obj is None:
+            return start + 1
+        self.tried = None
+        self.items.append(obj)
+        return closed
 
 
 def _is_mapping(obj: Mapping[str, Any]) -> bool:
