@@ -227,27 +227,34 @@ def value_words(prompt: AnyPrompt) -> dict[str, tuple[str, str]]:
         template = cast(PromptLike, prompt)
         pair = (template.true_value, template.false_value)
         return {str(entity): pair for entity in template.entities}
-    words: dict[str, tuple[str, str]] = {}
-    for entity in prompt.entities:
-        found = per_entity.get(entity) if isinstance(per_entity, Mapping) else None
-        if (
-            not isinstance(found, Sequence)
-            or isinstance(found, str)
-            or len(found) != 2
-            or not all(isinstance(word, str) for word in found)
-        ):
-            raise ConfigError(
-                f"entity {entity!r} has no true and false descriptions",
-                parameter="entity_values",
-                valid="a (true, false) pair of strings for every entity",
-            )
-        if found[0] == found[1]:
-            raise ConfigError(
-                f"entity {entity!r} has the same true and false description {found[0]!r}",
-                parameter="entity_values",
-            )
-        words[str(entity)] = (found[0], found[1])
-    return words
+    return {
+        str(entity): _description_pair(
+            entity, per_entity.get(entity) if isinstance(per_entity, Mapping) else None
+        )
+        for entity in prompt.entities
+    }
+
+
+def _description_pair(entity: Any, found: Any) -> tuple[str, str]:
+    """A story entity's ``(true, false)`` descriptions, refused (:class:`ConfigError`)
+    unless they are two different strings."""
+    if (
+        not isinstance(found, Sequence)
+        or isinstance(found, str)
+        or len(found) != 2
+        or not all(isinstance(word, str) for word in found)
+    ):
+        raise ConfigError(
+            f"entity {entity!r} has no true and false descriptions",
+            parameter="entity_values",
+            valid="a (true, false) pair of strings for every entity",
+        )
+    if found[0] == found[1]:
+        raise ConfigError(
+            f"entity {entity!r} has the same true and false description {found[0]!r}",
+            parameter="entity_values",
+        )
+    return (found[0], found[1])
 
 
 class Decision(NamedTuple):
@@ -430,20 +437,29 @@ def _strict_line(line: str) -> list[str] | None:
     peeled = _peel(bare, parenthetical=True)
     if peeled is None:
         return None
-    bare, said = peeled
-    if bare[:1] in _QUOTES or bare[-1:] in _QUOTES:
-        if len(bare) < 2 or bare[0] not in _QUOTES or bare[-1] not in _QUOTES:
-            return None
-        peeled = _peel(bare[1:-1].strip(), parenthetical=said is None)
+    if peeled[0][:1] in _QUOTES or peeled[0][-1:] in _QUOTES:
+        peeled = _unquote(*peeled)
         if peeled is None:
             return None
-        bare, inner = peeled
-        said = said or inner
+    bare, said = peeled
     match = _STRICT_CORE.fullmatch(bare)
     if match is None:
         return None
     answers = [match.group(1).lower(), *(w.lower() for w in _STRICT_MORE.findall(match.group(2)))]
     return answers if said is None else [*answers, said]
+
+
+def _unquote(bare: str, said: str | None) -> tuple[str, str | None] | None:
+    """A quoted answer line (``bare``, the parenthetical ``said`` outside its quotes)
+    with its quotes and what it ends with inside them peeled; ``None`` unless it opens
+    and closes with a quote."""
+    if len(bare) < 2 or bare[0] not in _QUOTES or bare[-1] not in _QUOTES:
+        return None
+    peeled = _peel(bare[1:-1].strip(), parenthetical=said is None)
+    if peeled is None:
+        return None
+    inner_bare, inner = peeled
+    return inner_bare, said or inner
 
 
 def _closes(rest: Sequence[str]) -> bool:
@@ -681,54 +697,87 @@ def _strict_objects(text: str) -> tuple[tuple[dict[str, Any] | str, ...], str | 
 
 
 def _scan_objects(text: str, *, lenient: bool) -> tuple[list[dict[str, Any] | str], str | None]:
-    items: list[dict[str, Any] | str] = []
-    tried: str | None = None
-    spans: tuple[dict[int, int], frozenset[int]] | None = None
-    retries, repairs = [0], [0]
-    failed_at = failed_end = -1  # where the last span that failed to decode failed, and ended
-    pos = 0
-    while (start := text.find("{", pos)) != -1:
-        pos = start + 1
+    """The objects of ``text`` and the last attempt that did not parse (see :func:`_objects`)."""
+    return _ObjectScan(text, lenient).run()
+
+
+class _ObjectScan:
+    """One scan of an answer for its JSON objects, brace by brace.
+
+    ``items`` are the objects read (a ``str`` for an object with a key given two
+    values); ``tried``: the last attempt at one that did not parse (``None`` when a
+    later repair succeeded). Decoding retries and lenient repairs are bounded per
+    answer (:data:`_MAX_RETRIES`, :data:`_MAX_REPAIRS`).
+    """
+
+    def __init__(self, text: str, lenient: bool) -> None:
+        self.text = text
+        self.lenient = lenient
+        self.items: list[dict[str, Any] | str] = []
+        self.tried: str | None = None
+        self.spans: tuple[dict[int, int], frozenset[int]] | None = None
+        self.retries = [0]
+        self.repairs = 0
+        # where the last span that failed to decode failed, and where it ended
+        self.failed_at = self.failed_end = -1
+
+    def run(self) -> tuple[list[dict[str, Any] | str], str | None]:
+        """Read every attempt at an object, in order; the objects and the last failure."""
+        pos = 0
+        while (start := self.text.find("{", pos)) != -1:
+            pos = self.read(start)
+        return self.items, self.tried
+
+    def read(self, start: int) -> int:
+        """Read the attempt at an object that may open at ``start``; where the scan goes
+        on (past an object read, else the next character)."""
+        text = self.text
         if not _ATTEMPT.match(text, start):
-            continue  # prose such as "{A, B}", or the empty object
-        if spans is None:
-            spans = _span_ends(text)
-        closed = spans[0].get(start)
+            return start + 1  # prose such as "{A, B}", or the empty object
+        if self.spans is None:
+            self.spans = _span_ends(text)
+        closed = self.spans[0].get(start)
         if closed is None:  # never closed: cut off, or broken
-            tried = text[start : start + 80]
-            continue
-        if start in spans[1]:  # refused: nested too deep to be an assignment
-            tried = _TOO_DEEP + text[start : start + 40]
-            continue
+            self.tried = text[start : start + 80]
+            return start + 1
+        if start in self.spans[1]:  # refused: nested too deep to be an assignment
+            self.tried = _TOO_DEEP + text[start : start + 40]
+            return start + 1
         try:
-            if start < failed_end and closed > failed_at:
+            if start < self.failed_end and closed > self.failed_at:
                 # inside a span that failed, and around where it failed: fails there too
                 raise ValueError("known to fail")
-            obj, end = _decode(text, start, closed, retries)
+            obj, end = _decode(text, start, closed, self.retries)
         except _DuplicateKeyError as exc:
-            items.append(exc.key)
-            continue
+            self.items.append(exc.key)
+            return start + 1
         except RecursionError:  # a misread span that nests deeper than the scan saw
-            tried = _TOO_DEEP + text[start : start + 40]
-            continue
+            self.tried = _TOO_DEEP + text[start : start + 40]
+            return start + 1
         except ValueError as exc:
-            if isinstance(exc, json.JSONDecodeError) and start + exc.pos < closed:
-                failed_at, failed_end = start + exc.pos, closed
-            tried = text[start:closed]
-            if not lenient or repairs[0] >= _MAX_REPAIRS:
-                continue
-            repairs[0] += 1
-            try:
-                obj = _repair(tried)
-            except _DuplicateKeyError as exc:
-                items.append(exc.key)
-                continue
-            if obj is None:
-                continue
-            tried, end = None, closed
-        items.append(obj)
-        pos = end
-    return items, tried
+            return self.failed(exc, start, closed)
+        self.items.append(obj)
+        return end
+
+    def failed(self, exc: ValueError, start: int, closed: int) -> int:
+        """Note the span ``start:closed`` that did not decode, and where; a lenient scan
+        repairs it if it can. Where the scan goes on."""
+        if isinstance(exc, json.JSONDecodeError) and start + exc.pos < closed:
+            self.failed_at, self.failed_end = start + exc.pos, closed
+        self.tried = self.text[start:closed]
+        if not self.lenient or self.repairs >= _MAX_REPAIRS:
+            return start + 1
+        self.repairs += 1
+        try:
+            obj = _repair(self.tried)
+        except _DuplicateKeyError as exc:
+            self.items.append(exc.key)
+            return start + 1
+        if obj is None:
+            return start + 1
+        self.tried = None
+        self.items.append(obj)
+        return closed
 
 
 def _is_mapping(obj: Mapping[str, Any]) -> bool:
@@ -769,20 +818,44 @@ def extract_witness(
     cut = len(text) > MAX_JSON_CHARS
     objects, tried = _objects(text[-MAX_JSON_CHARS:] if cut else text, lenient=lenient)
     if lenient:
-        for index, item in enumerate(objects):
-            if isinstance(item, dict) and len(item) == 1:
-                (inner,) = item.values()
-                if isinstance(inner, dict) and _is_mapping(inner):
-                    objects[index] = inner
-    if entities is not None:
-        fold = _fold if lenient else str
-        known = {fold(e) for e in entities}
-        for item in reversed(objects):
-            if isinstance(item, str):
-                if fold(item) in known:
-                    return WitnessText("found", None, f"entity {item!r} is given two values")
-            elif _is_mapping(item) and all(fold(k) in known for k in item):
-                return WitnessText("found", item)
+        _unwrap(objects)
+    found = _entity_witness(objects, entities, lenient) if entities is not None else None
+    if found is None:
+        found = _last_witness(objects)
+    if found is not None:
+        return found
+    return _no_witness(text, tried, cut)
+
+
+def _unwrap(objects: list[dict[str, Any] | str]) -> None:
+    """Replace each object whose one value is a flat map with that map, in place (the
+    lenient reading of ``{"assignment": {...}}``)."""
+    for index, item in enumerate(objects):
+        if isinstance(item, dict) and len(item) == 1:
+            (inner,) = item.values()
+            if isinstance(inner, dict) and _is_mapping(inner):
+                objects[index] = inner
+
+
+def _entity_witness(
+    objects: Sequence[dict[str, Any] | str], entities: Collection[str], lenient: bool
+) -> WitnessText | None:
+    """The last flat object whose keys are all ``entities`` (folded when ``lenient``), or
+    an entity given two values, whichever comes last; ``None`` when neither is there."""
+    fold = _fold if lenient else str
+    known = {fold(e) for e in entities}
+    for item in reversed(objects):
+        if isinstance(item, str):
+            if fold(item) in known:
+                return WitnessText("found", None, f"entity {item!r} is given two values")
+        elif _is_mapping(item) and all(fold(k) in known for k in item):
+            return WitnessText("found", item)
+    return None
+
+
+def _last_witness(objects: Sequence[dict[str, Any] | str]) -> WitnessText | None:
+    """The last flat object or key given two values; the last object, not a flat map,
+    when there is no such one; ``None`` when there is no object at all."""
     for item in reversed(objects):
         if isinstance(item, str):
             return WitnessText("found", None, f"entity {item!r} is given two values")
@@ -790,6 +863,12 @@ def extract_witness(
             return WitnessText("found", item)
     if objects:
         return WitnessText("found", None, "the JSON object is not a flat entity → value map")
+    return None
+
+
+def _no_witness(text: str, tried: str | None, cut: bool) -> WitnessText:
+    """Why an answer with no JSON object has no witness: none was attempted (in the part
+    read, when the answer was ``cut``), or the last attempt was refused or broken."""
     if tried is None:
         if cut:
             return WitnessText(
@@ -911,6 +990,26 @@ def _check_mapped(
 ) -> WitnessCheck:
     """:func:`check_witness` with the prompt's entity variables and value words at hand
     (:func:`score` reads them once for both of its readings)."""
+    values = _witness_values(obj, to_var, words, formula, lenient)
+    if isinstance(values, str):
+        return WitnessCheck(False, None, values)
+    assignment = {formula.name(v): values[v] for v in sorted(values)}
+    for index, clause in enumerate(formula.clauses):
+        if not any(values.get(abs(lit)) == (lit > 0) for lit in clause):
+            shown = " | ".join(formula.literal_name(lit) for lit in clause) or "empty clause"
+            return WitnessCheck(False, assignment, f"clause {index + 1} ({shown}) is false")
+    return WitnessCheck(True, assignment)
+
+
+def _witness_values(
+    obj: Mapping[str, Any],
+    to_var: Mapping[str, int],
+    words: Mapping[str, tuple[str, str]],
+    formula: Formula,
+    lenient: bool,
+) -> dict[int, bool] | str:
+    """The value the witness gives each variable it names; else why it cannot be read
+    (an unknown entity, a value that is neither word, a variable given two values)."""
     folded = {" ".join(e.split()).lower(): e for e in to_var} if lenient else {}
     values: dict[int, bool] = {}
     for key, raw in obj.items():
@@ -918,25 +1017,16 @@ def _check_mapped(
         if entity is None and lenient:
             entity = folded.get(" ".join(str(key).split()).lower())
         if entity is None:
-            return WitnessCheck(False, None, f"unknown entity {key!r}")
+            return f"unknown entity {key!r}"
         var = to_var[entity]
         true_word, false_word = words[entity]
         value = _value_of(raw, true_word, false_word, lenient=lenient)
         if value is None:
-            return WitnessCheck(
-                False,
-                None,
-                f"entity {key!r} has the value {raw!r}, not {true_word!r} or {false_word!r}",
-            )
+            return f"entity {key!r} has the value {raw!r}, not {true_word!r} or {false_word!r}"
         if values.get(var, value) != value:
-            return WitnessCheck(False, None, f"variable {formula.name(var)} is given two values")
+            return f"variable {formula.name(var)} is given two values"
         values[var] = value
-    assignment = {formula.name(v): values[v] for v in sorted(values)}
-    for index, clause in enumerate(formula.clauses):
-        if not any(values.get(abs(lit)) == (lit > 0) for lit in clause):
-            shown = " | ".join(formula.literal_name(lit) for lit in clause) or "empty clause"
-            return WitnessCheck(False, assignment, f"clause {index + 1} ({shown}) is false")
-    return WitnessCheck(True, assignment)
+    return values
 
 
 # -- the verdict -------------------------------------------------------------------------
@@ -967,41 +1057,72 @@ def _judge(
     """One reading of an answer. ``known`` is a witness object the strict reading found
     valid: the lenient check of an equal object (same keys, the same exact words) finds
     it valid with the same assignment, so it is not checked twice."""
-    witness_valid: bool | None = None
-    valid_check: tuple[Mapping[str, Any], WitnessCheck] | None = None
-    reason: str | None = None
-    witness_kind: str | None = None
-    assignment: dict[str, bool] | None = None
+    witness = _NO_WITNESS
     if label == "SAT":
-        found = extract_witness(response.text, lenient=lenient, entities=prompt.entities.keys())
-        if found.status != "found":
-            witness_valid, reason = False, found.reason
-            witness_kind = "missing-witness" if found.status == "missing" else "bad-json"
-        elif found.obj is None or found.reason is not None:
-            witness_valid, reason, witness_kind = False, found.reason, "invalid-witness"
-        else:
-            if known is not None and known[0] == found.obj:
-                check = known[1]
-            else:
-                check = _check_mapped(found.obj, *mapped, formula, lenient)
-            if check.valid:
-                valid_check = (found.obj, check)
-            witness_valid, reason, assignment = check.valid, check.reason, check.assignment
-            witness_kind = None if check.valid else "invalid-witness"
+        witness = _read_witness(response.text, prompt, formula, mapped, lenient, known)
     correct = decision.value == label and not response.truncated
-    if response.truncated:
-        failure = "truncated"
-    elif decision.ambiguous:
-        failure = "ambiguous-answer"
-    elif decision.value is None:
-        failure = "no-answer"
-    elif decision.value != label:
-        failure = "wrong-decision"
-    else:
-        failure = witness_kind or "correct"
     return _Verdict(
-        failure, decision.value, correct, witness_valid, reason, assignment, valid_check
+        _failure(response, decision, label, witness.kind),
+        decision.value,
+        correct,
+        witness.valid,
+        witness.reason,
+        witness.assignment,
+        witness.valid_check,
     )
+
+
+class _Witness(NamedTuple):
+    """What one reading of a SAT answer's witness found."""
+
+    valid: bool | None
+    reason: str | None
+    #: The failure kind the witness gives a right decision (``None``: none).
+    kind: str | None
+    assignment: dict[str, bool] | None
+    valid_check: tuple[Mapping[str, Any], WitnessCheck] | None
+
+
+#: The witness of an UNSAT answer: none is asked for.
+_NO_WITNESS = _Witness(None, None, None, None, None)
+
+
+def _read_witness(
+    text: str,
+    prompt: AnyPrompt,
+    formula: Formula,
+    mapped: tuple[Mapping[str, int], Mapping[str, tuple[str, str]]],
+    lenient: bool,
+    known: tuple[Mapping[str, Any], WitnessCheck] | None,
+) -> _Witness:
+    """Find the witness of a SAT answer and check it (see :func:`_judge` for ``known``)."""
+    found = extract_witness(text, lenient=lenient, entities=prompt.entities.keys())
+    if found.status != "found":
+        kind = "missing-witness" if found.status == "missing" else "bad-json"
+        return _Witness(False, found.reason, kind, None, None)
+    if found.obj is None or found.reason is not None:
+        return _Witness(False, found.reason, "invalid-witness", None, None)
+    if known is not None and known[0] == found.obj:
+        check = known[1]
+    else:
+        check = _check_mapped(found.obj, *mapped, formula, lenient)
+    if check.valid:
+        return _Witness(True, check.reason, None, check.assignment, (found.obj, check))
+    return _Witness(False, check.reason, "invalid-witness", check.assignment, None)
+
+
+def _failure(response: Response, decision: Decision, label: str, witness_kind: str | None) -> str:
+    """The failure kind of a reading: the first of a cut-off answer, an ambiguous or
+    missing decision, a wrong one; else what the witness gives (``correct`` if nothing)."""
+    if response.truncated:
+        return "truncated"
+    if decision.ambiguous:
+        return "ambiguous-answer"
+    if decision.value is None:
+        return "no-answer"
+    if decision.value != label:
+        return "wrong-decision"
+    return witness_kind or "correct"
 
 
 def _lenient_finds_strict(text: str, strict: _Verdict) -> bool:
@@ -1025,6 +1146,37 @@ def _lenient_finds_strict(text: str, strict: _Verdict) -> bool:
 def _check_label(label: str) -> None:
     if label not in LABELS:
         raise ConfigError(f"unknown label {label!r}", parameter="label", valid="SAT or UNSAT")
+
+
+def _readings(
+    response: Response, prompt: AnyPrompt, formula: Formula, label: str
+) -> tuple[_Verdict, _Verdict]:
+    """The strict and the lenient verdicts on a decision answer.
+
+    The strict reading takes the decision from the closing answer lines alone; the
+    lenient one starts there and else searches the whole text. When both come to the
+    same verdict (see :func:`_lenient_finds_strict`) the strict one is not judged again.
+    """
+    # a map that does not fit is a data error; both readings use what is read here
+    mapped = (entity_variables(prompt.entities, formula), value_words(prompt))
+    lines = response.text.splitlines()
+    closing = _closing_decision(lines)  # the strict reading, where the lenient one starts
+    strict_decision = closing or Decision(None, False)
+    strict = _judge(response, prompt, formula, label, strict_decision, mapped, lenient=False)
+    if closing is not None and (label != "SAT" or _lenient_finds_strict(response.text, strict)):
+        return strict, strict  # the same verdict either way: see _lenient_finds_strict
+    lenient_decision = closing or _lenient_decision(lines)
+    loose = _judge(
+        response,
+        prompt,
+        formula,
+        label,
+        lenient_decision,
+        mapped,
+        lenient=True,
+        known=strict.valid_check,
+    )
+    return strict, loose
 
 
 def score(response: Response | str, prompt: AnyPrompt, formula: Formula, label: str) -> Judgement:
@@ -1071,26 +1223,7 @@ def score(response: Response | str, prompt: AnyPrompt, formula: Formula, label: 
 
         judged: Judgement = judge_question(ask, response, prompt, formula, label)
         return judged
-    # a map that does not fit is a data error; both readings use what is read here
-    mapped = (entity_variables(prompt.entities, formula), value_words(prompt))
-    lines = response.text.splitlines()
-    closing = _closing_decision(lines)  # the strict reading, where the lenient one starts
-    strict_decision = closing or Decision(None, False)
-    lenient_decision = closing or _lenient_decision(lines)
-    strict = _judge(response, prompt, formula, label, strict_decision, mapped, lenient=False)
-    if closing is not None and (label != "SAT" or _lenient_finds_strict(response.text, strict)):
-        loose = strict  # the same verdict either way: see _lenient_finds_strict
-    else:
-        loose = _judge(
-            response,
-            prompt,
-            formula,
-            label,
-            lenient_decision,
-            mapped,
-            lenient=True,
-            known=strict.valid_check,
-        )
+    strict, loose = _readings(response, prompt, formula, label)
     cycle: tuple[bool | None, str | None] = (None, None)
     if getattr(prompt, "ask_cycle", False):  # chains are scored on their own
         from twosat_formal.diagnostics.chains import judge_chain

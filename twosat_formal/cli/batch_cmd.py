@@ -3,28 +3,26 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from twosat_formal.cli.app import err_console, sub_app
 from twosat_formal.cli.options import (
-    BodyOption,
-    MaxCompletionTokensOption,
     MaxTokensOption,
     NoVerifyOption,
-    ReasoningEffortOption,
     RequestModeOption,
-    SamplingSeedOption,
-    TemperatureOption,
-    TopPOption,
+    SamplingOptions,
     dataset_option,
     model_option,
+    option_groups,
     out_option,
-    sampling_params,
 )
 from twosat_formal.integrations.batch import MAX_BYTES, MAX_REQUESTS
 from twosat_formal.models.base import DEFAULT_MAX_TOKENS
+
+if TYPE_CHECKING:  # read when the command runs, not for --help
+    from twosat_formal.evaluate import Verification
 
 __all__ = ["batch_app", "prepare_command"]
 
@@ -32,6 +30,7 @@ batch_app = sub_app("batch", "Batch API request files; their output goes to `sco
 
 
 @batch_app.command("prepare")
+@option_groups
 def prepare_command(
     prompts: Annotated[
         Path,
@@ -59,12 +58,7 @@ def prepare_command(
         ),
     ],
     max_tokens: MaxTokensOption = DEFAULT_MAX_TOKENS,
-    temperature: TemperatureOption = None,
-    top_p: TopPOption = None,
-    seed: SamplingSeedOption = None,
-    max_completion_tokens: MaxCompletionTokensOption = None,
-    reasoning_effort: ReasoningEffortOption = None,
-    body: BodyOption = None,
+    sampling: SamplingOptions = SamplingOptions(),
     samples: Annotated[
         int, typer.Option("--samples", min=1, help="Requests per prompt (custom_id ID#k).")
     ] = 1,
@@ -95,28 +89,32 @@ def prepare_command(
     command (exit 2, nothing written), unless ``--no-verify``.
     """
     from twosat_formal.cli.eval_cmd import verification_line
-    from twosat_formal.evaluate import Verification, load_items, read_eval_prompts
-    from twosat_formal.gate import gate_items
     from twosat_formal.integrations.batch import batch_model, batch_requests, write_batch
-    from twosat_formal.jsonl import rereadable
 
-    params = sampling_params(
-        max_tokens, temperature, top_p, seed, max_completion_tokens, reasoning_effort, body
-    )
+    params = sampling.params(max_tokens)
     batch_model(model, params, mode)  # a bad model or option fails before the prompts are read
-    records: list[Any]
-    with rereadable(prompts) as (prompt_file, _):  # every line is read before anything is written
-        if no_verify:  # the prompts as they are: no formula is read back from them
-            records = list(read_eval_prompts(prompt_file))
-            verification = Verification(0, skipped=True)
-        else:
-            items = load_items(prompt_file, dataset=dataset)
-            verification = gate_items(
-                items, prompts=prompt_file, dataset=dataset, action="nothing was written"
-            )
-            records = [item.prompt for item in items]
+    records, verification = _gated_records(prompts, dataset, no_verify)
     rows = batch_requests(records, model, params, samples=samples, mode=mode)
     files = write_batch(rows, out, max_requests=max_requests, max_bytes=max_bytes)
     said = verification_line(verification).removeprefix("verified").strip()
     for path, count in files:
         err_console.print(f"{count} requests written to {path} (verified {said})", markup=False)
+
+
+def _gated_records(
+    prompts: Path, dataset: Path | None, no_verify: bool
+) -> tuple[list[Any], Verification]:
+    """The prompt (or story) records of ``prompts``, every line read, and what the gate
+    checked on them (nothing with ``no_verify``: no formula is read back from them)."""
+    from twosat_formal.evaluate import Verification, load_items, read_eval_prompts
+    from twosat_formal.gate import gate_items
+    from twosat_formal.jsonl import rereadable
+
+    with rereadable(prompts) as (prompt_file, _):  # every line is read before anything is written
+        if no_verify:
+            return list(read_eval_prompts(prompt_file)), Verification(0, skipped=True)
+        items = load_items(prompt_file, dataset=dataset)
+        verification = gate_items(
+            items, prompts=prompt_file, dataset=dataset, action="nothing was written"
+        )
+    return [item.prompt for item in items], verification

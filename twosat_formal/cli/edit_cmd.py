@@ -11,6 +11,7 @@ goes to stderr.
 
 from __future__ import annotations
 
+import dataclasses
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -28,7 +29,7 @@ from twosat_formal.cli.progress import write_with_progress
 from twosat_formal.edits import EDITS
 from twosat_formal.edits.operators import default_operators
 
-__all__ = ["edit"]
+__all__ = ["EditChoice", "edit"]
 
 
 class Mode(StrEnum):
@@ -51,6 +52,50 @@ class Order(StrEnum):
 
     forward = "forward"
     shuffled = "shuffled"
+
+
+OpsOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--op",
+        help="Edit to use (repeatable; default: the operator edits "
+        f"{', '.join(default_operators())}; all: {', '.join(EDITS.names())}).",
+        show_default=False,
+    ),
+]
+PremiseEditsOption = Annotated[
+    bool,
+    typer.Option(
+        "--premise-edits/--no-premise-edits",
+        help="Also use the premise edits drop and insert, which take a clause out or add "
+        "one rather than edit an operator (reported apart from operator edits).",
+    ),
+]
+
+
+@dataclasses.dataclass(frozen=True)
+class EditChoice:
+    """The edits ``edit`` uses: --op and --premise-edits (an option group, see
+    :func:`~twosat_formal.cli.options.option_groups`).
+
+    Examples
+    --------
+    >>> EditChoice(ops=["converse"]).operators()
+    ['converse']
+    >>> EditChoice(premise_edits=True).operators()[-2:]
+    ['drop', 'insert']
+    """
+
+    ops: OpsOption = None
+    premise_edits: PremiseEditsOption = False
+
+    def operators(self) -> list[str]:
+        """The edits named by --op (the operator edits by default), then, with
+        --premise-edits, the premise edits not named already."""
+        chosen = list(self.ops) if self.ops else list(default_operators())
+        if self.premise_edits:
+            chosen += [name for name in default_operators(premise=True) if name not in chosen]
+        return chosen
 
 
 @app.command("edit")
@@ -89,23 +134,7 @@ def edit(
         ),
     ] = 3,
     seed: Annotated[int, seed_option("Seed of the edits.")] = 0,
-    ops: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--op",
-            help="Edit to use (repeatable; default: the operator edits "
-            f"{', '.join(default_operators())}; all: {', '.join(EDITS.names())}).",
-            show_default=False,
-        ),
-    ] = None,
-    premise_edits: Annotated[
-        bool,
-        typer.Option(
-            "--premise-edits/--no-premise-edits",
-            help="Also use the premise edits drop and insert, which take a clause out or add "
-            "one rather than edit an operator (reported apart from operator edits).",
-        ),
-    ] = False,
+    edits: EditChoice = EditChoice(),
     order: Annotated[
         Order,
         typer.Option("--order", help="Cumulative: scan the clauses in formula order or shuffled."),
@@ -123,9 +152,6 @@ def edit(
     """Make solver-verified symbolic edits, label-preserving or label-changing."""
     from twosat_formal.edits import EditRun, edit_lines
 
-    chosen = list(ops) if ops else list(default_operators())
-    if premise_edits:
-        chosen += [name for name in default_operators(premise=True) if name not in chosen]
     run = EditRun(mode.value, max_edits)
     with running.open() as runner:
         lines = edit_lines(
@@ -133,7 +159,7 @@ def edit(
             run,
             keep=keep.value,
             seed=seed,
-            operators=chosen,
+            operators=edits.operators(),
             order=order.value,
             keep_base=keep_base,
             executor=runner,

@@ -3,39 +3,30 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from twosat_formal.cli.app import app, err_console, fail, out_console, stopped
+from twosat_formal.cli.eval_options import EndpointOptions, RetryOptions
 from twosat_formal.cli.options import (
-    ApiKeyEnvOption,
-    BodyOption,
     ConcurrencyOption,
-    MaxCompletionTokensOption,
     MaxTokensOption,
-    ModelConcurrencyOption,
     NoVerifyOption,
     ProgressOption,
     RayAddressOption,
-    ReasoningEffortOption,
-    RequestModeOption,
-    RpmOption,
     SamplesOption,
-    SamplingSeedOption,
+    SamplingOptions,
     ShardOption,
     StrategyOption,
     SummaryJsonOption,
-    TemperatureOption,
     TimeoutOption,
-    TopPOption,
-    TpmOption,
     dataset_option,
     executor_option,
     jobs_option,
     model_option,
+    option_groups,
     out_option,
-    sampling_params,
     store_option,
 )
 from twosat_formal.cli.output import print_json, print_lines
@@ -48,7 +39,7 @@ from twosat_formal.models.base import DEFAULT_MAX_TOKENS, DEFAULT_TIMEOUT_S
 from twosat_formal.store import RunStore, filled_store
 
 if TYPE_CHECKING:  # the runner is imported when ``eval`` runs, not for --help
-    from twosat_formal.evaluate import EvalSummary, Verification
+    from twosat_formal.evaluate import EvalItem, EvalSummary, Verification
 
 __all__ = [
     "ModelSpecsOption",
@@ -134,67 +125,47 @@ def _print_summary(
     print_lines(lines)
 
 
+_PromptsArgument = Annotated[
+    Path,
+    typer.Argument(
+        help="Prompt records (JSON Lines), as written by `verbalize`, or story records, "
+        "as written by `verbalize --story`."
+    ),
+]
+_DatasetOption = Annotated[
+    Path | None,
+    dataset_option(
+        "Instances (JSON Lines) the prompts verbalize: formulas, labels and metadata "
+        "for reports; each prompt, its instance and the records it names get "
+        "certify's checks before anything is sent. Without it, formulas are read back "
+        "from the prompts (a story's recovered formula) and solved."
+    ),
+]
+_LimitOption = Annotated[
+    int | None,
+    typer.Option("--limit", min=0, help="Use only the first N prompts.", show_default="all"),
+]
+
+
 @app.command("eval")
+@option_groups
 def eval_command(
-    prompts: Annotated[
-        Path,
-        typer.Argument(
-            help="Prompt records (JSON Lines), as written by `verbalize`, or story records, "
-            "as written by `verbalize --story`."
-        ),
-    ],
+    prompts: _PromptsArgument,
     model: ModelSpecsOption,
     store: Annotated[
         Path,
         store_option("The SQLite run store (created when missing)."),
     ] = Path("runs.sqlite"),
-    dataset: Annotated[
-        Path | None,
-        dataset_option(
-            "Instances (JSON Lines) the prompts verbalize: formulas, labels and metadata "
-            "for reports; each prompt, its instance and the records it names get "
-            "certify's checks before anything is sent. Without it, formulas are read back "
-            "from the prompts (a story's recovered formula) and solved."
-        ),
-    ] = None,
+    dataset: _DatasetOption = None,
     concurrency: ConcurrencyOption = 8,
     max_tokens: MaxTokensOption = DEFAULT_MAX_TOKENS,
     timeout: TimeoutOption = DEFAULT_TIMEOUT_S,
     samples: SamplesOption = 1,
     strategy: StrategyOption = None,
-    limit: Annotated[
-        int | None,
-        typer.Option("--limit", min=0, help="Use only the first N prompts.", show_default="all"),
-    ] = None,
-    base_url: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--base-url",
-            metavar="URL",
-            help="API root of openai/ models (default: $OPENAI_BASE_URL); repeat it for "
-            "several endpoints of one deployment: requests go to the least busy one.",
-            show_default=False,
-        ),
-    ] = None,
-    model_concurrency: ModelConcurrencyOption = None,
-    rpm: RpmOption = None,
-    tpm: TpmOption = None,
-    api_key_env: ApiKeyEnvOption = None,
-    mode: RequestModeOption = "chat",
-    temperature: TemperatureOption = None,
-    top_p: TopPOption = None,
-    seed: SamplingSeedOption = None,
-    max_completion_tokens: MaxCompletionTokensOption = None,
-    reasoning_effort: ReasoningEffortOption = None,
-    body: BodyOption = None,
-    max_attempts: Annotated[
-        int,
-        typer.Option("--max-attempts", min=1, help="Attempts per request on 429, 5xx, time-outs."),
-    ] = 6,
-    retry_errors: Annotated[
-        bool,
-        typer.Option("--retry-errors", help="Ask again the requests stored with failure `error`."),
-    ] = False,
+    limit: _LimitOption = None,
+    endpoint: EndpointOptions = EndpointOptions(),
+    sampling: SamplingOptions = SamplingOptions(),
+    retry: RetryOptions = RetryOptions(),
     progress: ProgressOption = True,
     as_json: SummaryJsonOption = False,
     no_verify: NoVerifyOption = False,
@@ -213,69 +184,33 @@ def eval_command(
     Story prompts are scored with each entity's own true and false description.
     Stored requests are skipped, so a run that was stopped resumes where it was.
     """
-    if mode not in ("chat", "completion"):
-        raise ConfigError(f"unknown mode {mode!r}", parameter="mode", valid="chat or completion")
-    from twosat_formal.evaluate import RetryPolicy, evaluate, load_items
-    from twosat_formal.evaluate.runner import EVAL_EXECUTORS
-    from twosat_formal.gate import gate_items
-
-    if executor not in EVAL_EXECUTORS:  # refused before a store is created
-        raise ConfigError(
-            f"eval asks its models here (local) or on Ray workers (ray), not {executor!r}",
-            parameter="executor",
-            valid=", ".join(EVAL_EXECUTORS),
-        )
-    from twosat_formal.evaluate.limits import ModelLimits, split_limits
+    from twosat_formal.evaluate import evaluate
     from twosat_formal.evaluate.runner import check_run
-    from twosat_formal.executors import parse_shard
-    from twosat_formal.models import load_model
-
-    limits = ModelLimits(model_concurrency, rpm, tpm)
-    check_run(samples, concurrency)
-    for spec in model:  # a bad spec, limit, base URL or time-out is refused before a store is
-        for url in (
-            [*base_url] if base_url else [None]
-        ):  # created (building a model starts and contacts nothing)
-            load_model(
-                split_limits(spec, limits)[0],
-                base_url=url,
-                api_key_env=api_key_env,
-                mode=mode,
-                timeout_s=timeout,
-            )
     from twosat_formal.strategies import parse_strategies
 
-    strategies = [s.key for s in parse_strategies(strategy)]  # refused before a store is made
-    part = parse_shard(shard) if shard is not None else None
-    with rereadable(prompts) as (prompt_file, _):
-        items = load_items(prompt_file, dataset=dataset, limit=limit, shard=part)
-        if not items:
-            raise ConfigError(f"{prompts}: no prompt to ask", parameter="prompts")
-        verification = gate_items(items, prompts=prompt_file, dataset=dataset, skip=no_verify)
-    params = sampling_params(
-        max_tokens, temperature, top_p, seed, max_completion_tokens, reasoning_effort, body
-    )
-    info = {
-        "prompts_file": str(prompts),
-        "dataset": str(dataset) if dataset else None,
-        "verification": verification.to_json(),
-        "shard": shard,
-    }
+    _check_executor(executor)  # refused before a store is created, as every option here
+    limits = endpoint.limits()
+    check_run(samples, concurrency)
+    endpoint.check_models(model, limits, timeout)
+    strategies = [s.key for s in parse_strategies(strategy)]
+    items, verification = _gated_items(prompts, dataset, limit, shard, no_verify)
+    params = sampling.params(max_tokens)
+    info = _run_info(prompts, dataset, verification, shard)
     with filled_store(store) as run_store:
         summary = evaluate(
             model,
             items,
             run_store,
-            base_url=base_url or None,
+            base_url=endpoint.base_url or None,
             limits=limits,
-            api_key_env=api_key_env,
-            mode=mode,
+            api_key_env=endpoint.api_key_env,
+            mode=endpoint.mode,
             timeout_s=timeout,
             params=params,
             samples=samples,
             concurrency=concurrency,
-            retry=RetryPolicy(max_attempts=max_attempts),
-            retry_errors=retry_errors,
+            retry=retry.policy(),
+            retry_errors=retry.retry_errors,
             progress=progress,
             console=err_console,
             run_info=info,
@@ -286,6 +221,48 @@ def eval_command(
         )
     _print_summary(summary, store, as_json, verification)
     exit_on_failed_requests(summary)
+
+
+def _check_executor(executor: str) -> None:
+    """Refuse an executor ``eval`` cannot ask its models on (:class:`ConfigError`)."""
+    from twosat_formal.evaluate.runner import EVAL_EXECUTORS
+
+    if executor not in EVAL_EXECUTORS:
+        raise ConfigError(
+            f"eval asks its models here (local) or on Ray workers (ray), not {executor!r}",
+            parameter="executor",
+            valid=", ".join(EVAL_EXECUTORS),
+        )
+
+
+def _gated_items(
+    prompts: Path, dataset: Path | None, limit: int | None, shard: str | None, no_verify: bool
+) -> tuple[list[EvalItem], Verification]:
+    """The items of ``eval`` (the first ``limit`` of the shard's block), and what the gate
+    checked on them (nothing with ``no_verify``); no prompt at all is refused."""
+    from twosat_formal.evaluate import load_items
+    from twosat_formal.executors import parse_shard
+    from twosat_formal.gate import gate_items
+
+    part = parse_shard(shard) if shard is not None else None
+    with rereadable(prompts) as (prompt_file, _):
+        items = load_items(prompt_file, dataset=dataset, limit=limit, shard=part)
+        if not items:
+            raise ConfigError(f"{prompts}: no prompt to ask", parameter="prompts")
+        verification = gate_items(items, prompts=prompt_file, dataset=dataset, skip=no_verify)
+    return items, verification
+
+
+def _run_info(
+    prompts: Path, dataset: Path | None, verification: Verification, shard: str | None
+) -> dict[str, Any]:
+    """What the run store records of an ``eval`` run beyond the runner's own fields."""
+    return {
+        "prompts_file": str(prompts),
+        "dataset": str(dataset) if dataset else None,
+        "verification": verification.to_json(),
+        "shard": shard,
+    }
 
 
 @app.command("results")

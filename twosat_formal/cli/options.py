@@ -4,8 +4,8 @@ Options that are the same everywhere are Typer ``Annotated`` aliases
 (:data:`ProgressOption`, ...); options that only differ by their help text, one
 command to the next, come from small factories returning the ``typer.Option``
 (:func:`out_option`, :func:`model_option`, ...). Options that several commands take
-together are one option group (:class:`RunnerOptions`), a dataclass of aliases that a
-command declares as one parameter (:func:`option_groups`).
+together are one option group (:class:`RunnerOptions`, :class:`SamplingOptions`, ...),
+a dataclass of aliases that a command declares as one parameter (:func:`option_groups`).
 
 Examples
 --------
@@ -53,6 +53,7 @@ __all__ = [
     "RpmOption",
     "RunnerOptions",
     "SamplesOption",
+    "SamplingOptions",
     "SamplingSeedOption",
     "ShardOption",
     "SummaryJsonOption",
@@ -68,7 +69,6 @@ __all__ = [
     "model_option",
     "option_groups",
     "out_option",
-    "sampling_params",
     "seed_option",
     "store_option",
 ]
@@ -424,23 +424,38 @@ def option_groups(command: Callable[..., _Result]) -> Callable[..., _Result]:
     return grouped
 
 
-def sampling_params(
-    max_tokens: int,
-    temperature: float | None,
-    top_p: float | None,
-    seed: int | None,
-    max_completion_tokens: int | None,
-    reasoning_effort: str | None,
-    body: list[str] | None,
-) -> SamplingParams:
-    """The sampling parameters of ``eval``'s and ``batch prepare``'s options (``--body
-    KEY=VALUE`` texts read by :func:`~twosat_formal.model.extra_body`)."""
-    return SamplingParams(
-        max_tokens=max_tokens,
-        temperature=temperature,
-        top_p=top_p,
-        seed=seed,
-        max_completion_tokens=max_completion_tokens,
-        reasoning_effort=reasoning_effort,
-        extra_body=extra_body(body or ()),
-    )
+@dataclasses.dataclass(frozen=True)
+class SamplingOptions:
+    """What every request of ``eval`` and ``batch prepare`` samples with, beyond its token
+    budget: --temperature, --top-p, --seed, --max-completion-tokens, --reasoning-effort
+    and --body.
+
+    An option group (see :func:`option_groups`); :meth:`params` builds (and so checks)
+    the sampling parameters when the command asks for them.
+
+    Examples
+    --------
+    >>> params = SamplingOptions(temperature=0.5, body=["top_k=20"]).params(100)
+    >>> params.max_tokens, params.temperature, params.extra_body
+    (100, 0.5, (('top_k', '20'),))
+    """
+
+    temperature: TemperatureOption = None
+    top_p: TopPOption = None
+    seed: SamplingSeedOption = None
+    max_completion_tokens: MaxCompletionTokensOption = None
+    reasoning_effort: ReasoningEffortOption = None
+    body: BodyOption = None
+
+    def params(self, max_tokens: int) -> SamplingParams:
+        """The sampling parameters of these options and ``max_tokens`` (``--body
+        KEY=VALUE`` texts read by :func:`~twosat_formal.model.extra_body`)."""
+        return SamplingParams(
+            max_tokens=max_tokens,
+            temperature=self.temperature,
+            top_p=self.top_p,
+            seed=self.seed,
+            max_completion_tokens=self.max_completion_tokens,
+            reasoning_effort=self.reasoning_effort,
+            extra_body=extra_body(self.body or ()),
+        )

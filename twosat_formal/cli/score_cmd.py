@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -19,6 +19,10 @@ from twosat_formal.cli.options import (
 )
 from twosat_formal.cli.output import print_json, print_lines
 from twosat_formal.cli.progress import with_progress
+
+if TYPE_CHECKING:  # read when the command runs, not for --help
+    from twosat_formal.evaluate import Verification
+    from twosat_formal.integrations.rescore import ScoreSummary
 
 __all__ = ["score_command"]
 
@@ -69,7 +73,6 @@ def score_command(
     re-derived from the formula read back from it): a failure stops the command
     (exit 2) before anything is written, unless --no-verify.
     """
-    from twosat_formal.cli.eval_cmd import verification_line
     from twosat_formal.evaluate import load_items
     from twosat_formal.gate import gate_items
     from twosat_formal.integrations.answers import read_answers
@@ -101,6 +104,17 @@ def score_command(
     if as_json:
         print_json({**summary.to_dict(), "verification": verification.to_json()})
         return
+    print_lines(_summary_lines(summary, verification, store))
+    err_console.print(f"{summary.scored} rows written to {out}", markup=False)
+
+
+def _summary_lines(
+    summary: ScoreSummary, verification: Verification, store: Path | None
+) -> list[str]:
+    """The text summary of ``score``: answers scored, accuracy, failures, what the gate
+    checked and, with a store, the results it took in."""
+    from twosat_formal.cli.eval_cmd import verification_line
+
     data = summary.to_dict()
     accuracy = "-" if data["accuracy"] is None else f"{data['accuracy']:.1%}"
     failures = ", ".join(f"{k} {v}" for k, v in data["failures"].items()) or "none"
@@ -111,5 +125,4 @@ def score_command(
     ]
     if store is not None:
         lines.append(f"store      {store} ({summary.stored} new results)")
-    print_lines(lines)
-    err_console.print(f"{summary.scored} rows written to {out}", markup=False)
+    return lines

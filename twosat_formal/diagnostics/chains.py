@@ -165,70 +165,96 @@ def check_chain(
     >>> check_chain([{"A": "false"}, {"A": "true"}], ents, vals, f, ends=(1, 1)).reason
     'wrong-start: the chain starts at A false, not at the literal asked about'
     """
+    read = _read_chain(chain, entities, values)
+    if isinstance(read, str):
+        return ChainCheck(False, read)
+    literals, shown = read
+    reason = _ends_reason(literals, shown, ends)
+    if reason is None:
+        graph = Implications(formula)
+        reason = _step_reason(literals, shown, graph)
+        if reason is None and ends is None:
+            reason = _cycle_reason(literals, shown, graph)
+    return ChainCheck(reason is None, reason, tuple(literals))
+
+
+def _read_chain(
+    chain: Any, entities: Mapping[str, int], values: Mapping[str, tuple[str, str]]
+) -> tuple[list[int], list[str]] | str:
+    """The chain's literals, and each as the prompt words it (``A true``); else the
+    reason it cannot be read (``malformed``, ``unknown-entity``, ``unknown-value``)."""
     if not isinstance(chain, list) or not chain:
-        return ChainCheck(False, "malformed: 'chain' is not a non-empty list")
+        return "malformed: 'chain' is not a non-empty list"
     by_name = {_fold(name): name for name in entities}
     literals: list[int] = []
     shown: list[str] = []
     for number, step in enumerate(chain, 1):
-        if not (isinstance(step, dict) and len(step) == 1):
-            return ChainCheck(False, f"malformed: step {number} is not one {{entity: value}}")
-        ((raw_entity, raw_value),) = step.items()
-        if not isinstance(raw_value, str):
-            return ChainCheck(False, f"malformed: the value at step {number} is not a string")
-        name = by_name.get(_fold(raw_entity))
-        if name is None:
-            return ChainCheck(False, f"unknown-entity: step {number} names {raw_entity!r}")
-        true_word, false_word = values[name]
-        value = _fold(raw_value)
-        if value == _fold(true_word):
-            literals.append(entities[name])
-            shown.append(f"{name} {true_word}")
-        elif value == _fold(false_word):
-            literals.append(-entities[name])
-            shown.append(f"{name} {false_word}")
-        else:
-            return ChainCheck(False, f"unknown-value: step {number} gives {raw_value!r} to {name}")
+        read = _read_step(number, step, by_name, entities, values)
+        if isinstance(read, str):
+            return read
+        literals.append(read[0])
+        shown.append(read[1])
+    return literals, shown
+
+
+def _read_step(
+    number: int,
+    step: Any,
+    by_name: Mapping[str, str],
+    entities: Mapping[str, int],
+    values: Mapping[str, tuple[str, str]],
+) -> tuple[int, str] | str:
+    """Step ``number``'s literal, and the literal as the prompt words it; else the reason
+    it cannot be read. ``by_name``: each entity by its folded name."""
+    if not (isinstance(step, dict) and len(step) == 1):
+        return f"malformed: step {number} is not one {{entity: value}}"
+    ((raw_entity, raw_value),) = step.items()
+    if not isinstance(raw_value, str):
+        return f"malformed: the value at step {number} is not a string"
+    name = by_name.get(_fold(raw_entity))
+    if name is None:
+        return f"unknown-entity: step {number} names {raw_entity!r}"
+    words = values[name]
+    value = _fold(raw_value)
+    polarity = next((i for i, word in enumerate(words) if value == _fold(word)), None)
+    if polarity is None:
+        return f"unknown-value: step {number} gives {raw_value!r} to {name}"
+    return (entities[name] if polarity == 0 else -entities[name]), f"{name} {words[polarity]}"
+
+
+def _ends_reason(literals: list[int], shown: list[str], ends: tuple[int, int] | None) -> str | None:
+    """Why the chain is too short, or (an open chain) starts or ends elsewhere than
+    ``ends``; ``None`` when it is not."""
     if len(literals) < 2 and (ends is None or ends[0] != ends[1]):
-        return ChainCheck(False, "too-short: a chain needs at least two steps", tuple(literals))
+        return "too-short: a chain needs at least two steps"
     if ends is not None and literals[0] != ends[0]:
-        return ChainCheck(
-            False,
-            f"wrong-start: the chain starts at {shown[0]}, not at the literal asked about",
-            tuple(literals),
-        )
+        return f"wrong-start: the chain starts at {shown[0]}, not at the literal asked about"
     if ends is not None and literals[-1] != ends[1]:
-        return ChainCheck(
-            False,
-            f"wrong-end: the chain ends at {shown[-1]}, not at the literal asked about",
-            tuple(literals),
-        )
-    graph = Implications(formula)
+        return f"wrong-end: the chain ends at {shown[-1]}, not at the literal asked about"
+    return None
+
+
+def _step_reason(literals: list[int], shown: list[str], graph: Implications) -> str | None:
+    """The first step that is no edge of ``graph`` (``bad-step``); ``None`` when none."""
     for number in range(1, len(literals)):
         src, dst = literals[number - 1], literals[number]
         if graph.clause_of(src, dst) is None:
-            return ChainCheck(
-                False,
+            return (
                 f"bad-step: step {number} ({shown[number - 1]} -> {shown[number]}) "
-                "follows from no rule",
-                tuple(literals),
+                "follows from no rule"
             )
-    if ends is not None:
-        return ChainCheck(True, None, tuple(literals))
+    return None
+
+
+def _cycle_reason(literals: list[int], shown: list[str], graph: Implications) -> str | None:
+    """Why a walk of edges proves no contradiction: it is not closed (``not-closed``), or
+    holds no literal with its negation (``no-contradiction``); ``None`` when it does."""
     if literals[-1] != literals[0] and graph.clause_of(literals[-1], literals[0]) is None:
-        return ChainCheck(
-            False,
-            f"not-closed: the chain ends at {shown[-1]}, which does not lead back to {shown[0]}",
-            tuple(literals),
-        )
+        return f"not-closed: the chain ends at {shown[-1]}, which does not lead back to {shown[0]}"
     present = set(literals)
     if not any(-lit in present for lit in present):
-        return ChainCheck(
-            False,
-            "no-contradiction: the chain never reaches the opposite value of an entity on it",
-            tuple(literals),
-        )
-    return ChainCheck(True, None, tuple(literals))
+        return "no-contradiction: the chain never reaches the opposite value of an entity on it"
+    return None
 
 
 def judge_chain(

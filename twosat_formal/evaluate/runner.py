@@ -1,4 +1,41 @@
-"""The asynchronous runner: ask models every item, score each answer, store it."""
+"""The asynchronous runner: ask models every item, score each answer, store it.
+
+:func:`run_eval` asks every model every prompt; :func:`evaluate` (and
+:func:`evaluate_async` inside an event loop) loads the models by their specs first.
+
+Answers are scored and stored off the requests' path, in batches
+(:data:`SCORE_QUIET_S`, :data:`SCORE_WAIT_S`, :data:`SCORE_BATCH`), and committed in
+groups (:data:`COMMIT_INTERVAL_S`). A run that ends, is cancelled or fails stores
+and commits every answer that came in; a killed process loses what was not
+committed yet (the requests in flight, the answers not scored, the last commit
+interval's results). A re-run asks exactly what is not stored, once.
+
+Examples
+--------
+A model that fails once with HTTP 429 is asked again, and its answer scored:
+
+>>> import tempfile, pathlib
+>>> from twosat_formal.errors import TransientModelError
+>>> from twosat_formal.evaluate import EvalPrompt
+>>> from twosat_formal.model import Response
+>>> from twosat_formal.formula import Formula
+>>> class Flaky:  # fails once with HTTP 429, then answers
+...     spec, endpoint, calls = "test/flaky", "local", 0
+...     async def generate(self, prompt, params, sample=0):
+...         self.calls += 1
+...         if self.calls == 1:
+...             raise TransientModelError("HTTP 429", status=429, retry_after=0.0)
+...         return Response('{"A": "true"}\\nThe answer is: Yes', "stop")
+...     async def aclose(self):
+...         pass
+>>> prompt = EvalPrompt("p1", "i1", "logic", "A is true.", {"A": "x1"}, "true", "false")
+>>> path = pathlib.Path(tempfile.mkdtemp()) / "runs.sqlite"
+>>> with RunStore(path) as store:
+...     summary = asyncio.run(run_eval([Flaky()], [EvalItem(prompt, Formula([[1]]), "SAT")],
+...                                    store, retry=RetryPolicy(base_delay_s=0.0)))
+>>> summary.done, summary.retries, dict(summary.failures)
+(1, 1, {'correct': 1})
+"""
 
 from __future__ import annotations
 
@@ -108,8 +145,8 @@ class _Runner:
     def __init__(
         self,
         store: RunStore,
-        params: SamplingParams,
-        retry: RetryPolicy,
+        params: SamplingParams | None,
+        retry: RetryPolicy | None,
         seed: int,
         request_timeout_s: float | None,
         summary: EvalSummary,
@@ -117,9 +154,9 @@ class _Runner:
     ) -> None:
         self.store = store
         self.strategies = tuple(strategies)
-        self.params = params
+        self.params = params or SamplingParams()
         self._by_spec: dict[str, tuple[SamplingParams, str]] = {}
-        self.retry = retry
+        self.retry = retry or RetryPolicy()
         self.rng = random.Random(seed)
         self.request_timeout_s = request_timeout_s
         self.summary = summary
@@ -142,6 +179,11 @@ class _Runner:
             params = sampling_for(model.spec, self.params)
             found = self._by_spec[model.spec] = (params, params.key())
         return found
+
+    def start(self, info: Mapping[str, Any]) -> int:
+        """Record the start of the run in the store (``info``: what was asked); its id."""
+        self.run_id = self.summary.run_id = self.store.start_run(info)
+        return self.run_id
 
     def _count_retry(self) -> None:
         self.summary.retries += 1
@@ -195,51 +237,51 @@ class _Runner:
             batch, self._answered = self._answered[:limit], self._answered[limit:]
         if not batch:
             return
-        rows: list[tuple[ResultRow, str]] = []
-        summary = self.summary
         stored_at = datetime.now(UTC).isoformat()  # one time for the statement's rows
-        for request, outcome in batch:
-            item, model, response = request.item, request.model, outcome.response
-            judgement: Judgement
-            if response is None:
-                error = str(outcome.error or "request failed")
-                judgement = error_judgement(item.label, error)
-                summary.errors[error] += 1
-                summary.model_errors[model.spec] += 1
-            else:
-                judgement = score(response, item.prompt, item.formula, item.label)
-            formalized = None
-            if request.strategy.name == "symbolic-cot" and response is not None:
-                variables = entity_variables(item.prompt.entities, item.formula)
-                formalized = check_formalization(
-                    formalization(response.text, variables), item.formula
-                )
-            row = ResultRow(
-                model=model.spec,
-                endpoint=model.endpoint,
-                prompt_hash=request.prompt_sha,
-                prompt_id=item.prompt.id,
-                params=self.params_of(model)[1],
-                sample=request.sample,
-                judgement=judgement,
-                response=response,
-                attempts=outcome.attempts,
-                run_id=self.run_id,
-                created_at=stored_at,
-                strategy=request.strategy.key,
-                formalization=formalized,
-            )
-            rows.append((row, request.key))
-            summary.correct += judgement.correct
-            summary.failures[judgement.failure] += 1
-            summary.model_done[model.spec] += 1
+        rows = [(self._row(*answered, stored_at), answered[0].key) for answered in batch]
         self.store.put_many(rows)
-        summary.done += len(batch)
+        self.summary.done += len(batch)
         if self._commit_timer is None:
             loop = asyncio.get_running_loop()
             self._commit_timer = loop.call_later(COMMIT_INTERVAL_S, self._commit_due)
         if self.progress is not None and self.task is not None:
             self.progress.update(self.task, advance=len(batch), accuracy=self._accuracy_text())
+
+    def _row(self, request: _Request, outcome: Outcome, stored_at: str) -> ResultRow:
+        """The stored row of one answer (or failed request), scored; counted in the
+        summary."""
+        item, model, response = request.item, request.model, outcome.response
+        summary = self.summary
+        judgement: Judgement
+        if response is None:
+            error = str(outcome.error or "request failed")
+            judgement = error_judgement(item.label, error)
+            summary.errors[error] += 1
+            summary.model_errors[model.spec] += 1
+        else:
+            judgement = score(response, item.prompt, item.formula, item.label)
+        formalized = None
+        if request.strategy.name == "symbolic-cot" and response is not None:
+            variables = entity_variables(item.prompt.entities, item.formula)
+            formalized = check_formalization(formalization(response.text, variables), item.formula)
+        summary.correct += judgement.correct
+        summary.failures[judgement.failure] += 1
+        summary.model_done[model.spec] += 1
+        return ResultRow(
+            model=model.spec,
+            endpoint=model.endpoint,
+            prompt_hash=request.prompt_sha,
+            prompt_id=item.prompt.id,
+            params=self.params_of(model)[1],
+            sample=request.sample,
+            judgement=judgement,
+            response=response,
+            attempts=outcome.attempts,
+            run_id=self.run_id,
+            created_at=stored_at,
+            strategy=request.strategy.key,
+            formalization=formalized,
+        )
 
     def _commit_due(self) -> None:
         """The commit interval is over: commit now, or, when answers are waiting to be
@@ -296,6 +338,21 @@ class _Runner:
         if batch:
             yield batch
 
+    def request_keys(
+        self, models: Sequence[Model], items: Sequence[EvalItem], samples: int
+    ) -> Iterator[str]:
+        """The store key of every request of the run, in plan order, lazily (so that the
+        keys are never all in memory)."""
+        for item in items:
+            sha = prompt_hash(item.prompt.text)
+            for model in models:
+                params_key = self.params_of(model)[1]
+                for strategy in self.strategies:
+                    for sample in range(samples * strategy.samples_per_vote):
+                        yield request_key(
+                            model.spec, model.endpoint, sha, params_key, sample, strategy.key
+                        )
+
     def todo(
         self, models: Sequence[RetryingModel], items: Sequence[EvalItem], samples: int
     ) -> Iterator[_Request]:
@@ -308,15 +365,20 @@ class _Runner:
         models x samples.
         """
         for batch in self.plan(models, items, samples):
-            stored = self.store.stored_among([r.key for r in batch])
-            self.summary.skipped += sum(1 for r in batch if r.key in stored)
-            fresh = [r for r in batch if r.key not in stored]
+            fresh = self._unstored(batch)
             if self.run_id is None or not fresh:
                 yield from fresh
                 continue
             held = self.store.lease([r.key for r in fresh], self.run_id)
             self.summary.leased += len(fresh) - len(held)
             yield from (r for r in fresh if r.key in held)
+
+    def _unstored(self, batch: list[_Request]) -> list[_Request]:
+        """The requests of ``batch`` whose keys are not stored; the others are counted
+        (``summary.skipped``)."""
+        stored = self.store.stored_among([r.key for r in batch])
+        self.summary.skipped += sum(1 for r in batch if r.key in stored)
+        return [r for r in batch if r.key not in stored]
 
     def count_todo(
         self, models: Sequence[RetryingModel], items: Sequence[EvalItem], samples: int
@@ -472,6 +534,96 @@ def _progress_bar(console: Console | None) -> Progress:
     )
 
 
+def _checked_run(
+    items: Sequence[EvalItem],
+    strategies: Sequence[str | Strategy] | None,
+    samples: int,
+    concurrency: int,
+) -> tuple[Strategy, ...]:
+    """The run's strategies (``direct`` alone by default), once the run's numbers, its
+    items and its strategies are checked (:class:`ConfigError` before anything is
+    stored or sent)."""
+    check_run(samples, concurrency)
+    _check_items(items)
+    chosen = tuple(
+        s if isinstance(s, Strategy) else parse_strategies([s])[0] for s in (strategies or [DIRECT])
+    )
+    _check_strategies(items, chosen)
+    return chosen
+
+
+def _run_info(
+    runner: _Runner,
+    models: Sequence[Model],
+    items: Sequence[EvalItem],
+    samples: int,
+    limits: Mapping[str, ModelLimits] | None,
+    run_info: Mapping[str, Any] | None,
+) -> dict[str, Any]:
+    """What the run store records about a run: the tool, its models and their sampling
+    parameters, limits, samples, prompts, strategies (unless ``direct`` alone), the
+    caller's ``run_info`` and the story counts."""
+    chosen = runner.strategies
+    return {
+        "tool_version": tool_version(),
+        "models": [m.spec for m in models],
+        "params": runner.params.key(),
+        "model_params": {m.spec: runner.params_of(m)[1] for m in models},
+        "limits": {spec: asdict(found) for spec, found in sorted((limits or {}).items())},
+        "samples": samples,
+        "prompts": len(items),
+        **({"strategies": [s.key for s in chosen]} if chosen != (Strategy(DIRECT),) else {}),
+        **dict(run_info or {}),
+        **_story_info(items),
+    }
+
+
+async def _run_recorded(
+    runner: _Runner,
+    run_id: int,
+    models: Sequence[Model],
+    items: Sequence[EvalItem],
+    samples: int,
+    concurrency: int,
+    limits: Mapping[str, ModelLimits] | None,
+    bar: Progress | None,
+) -> None:
+    """Run the started run ``run_id`` to its end, with ``bar`` shown; however it ends, store and
+    commit the answers in, and record its status (finished, interrupted or failed).
+
+    A request that failed unexpectedly is raised alone (the first of them, with a note
+    counting the others), not as the task group's exception group.
+    """
+    summary, store = runner.summary, runner.store
+    started = time.perf_counter()
+    status = "failed"
+    if bar is not None:
+        runner.progress = bar
+        bar.start()
+    try:
+        await runner.run(models, items, samples, concurrency, limits)
+        status = "finished"
+    except asyncio.CancelledError:
+        status = "interrupted"
+        summary.interrupted = True
+        raise
+    except BaseExceptionGroup as group:  # a request failed unexpectedly: show the first
+        first = group.exceptions[0]
+        if len(group.exceptions) > 1:
+            first.add_note(f"({len(group.exceptions) - 1} other requests failed as well)")
+        raise first from None
+    finally:
+        summary.elapsed_s = time.perf_counter() - started
+        try:
+            runner.drain()  # the answers in, not scored yet: a cancelled run keeps them
+        finally:
+            runner.commit()
+        if bar is not None:
+            bar.stop()
+        store.finish_run(run_id, status)
+        store.release(run_id)
+
+
 async def run_eval(
     models: Sequence[Model],
     items: Sequence[EvalItem],
@@ -534,111 +686,22 @@ async def run_eval(
         their store keys (a ``direct`` key is the key it always was); ``sample-k:K``
         asks ``samples * K`` samples, voted on ``K`` at a time when reported.
 
-    Notes
-    -----
-    Answers are scored and stored off the requests' path, in batches
-    (:data:`SCORE_QUIET_S`, :data:`SCORE_WAIT_S`, :data:`SCORE_BATCH`), and committed in
-    groups (:data:`COMMIT_INTERVAL_S`). A run that ends, is cancelled or fails stores
-    and commits every answer that came in; a killed process loses what was not
-    committed yet (the requests in flight, the answers not scored, the last commit
-    interval's results). A re-run asks exactly what is not stored, once.
+    See the module's notes for when answers are scored, stored and committed, and
+    what a stopped run keeps.
 
     Returns
     -------
     EvalSummary
         Counts of what was planned, skipped, done and how it was judged.
-
-    Examples
-    --------
-    >>> import tempfile, pathlib
-    >>> from twosat_formal.errors import TransientModelError
-    >>> from twosat_formal.evaluate import EvalPrompt
-    >>> from twosat_formal.model import Response
-    >>> from twosat_formal.formula import Formula
-    >>> class Flaky:  # fails once with HTTP 429, then answers
-    ...     spec, endpoint, calls = "test/flaky", "local", 0
-    ...     async def generate(self, prompt, params, sample=0):
-    ...         self.calls += 1
-    ...         if self.calls == 1:
-    ...             raise TransientModelError("HTTP 429", status=429, retry_after=0.0)
-    ...         return Response('{"A": "true"}\\nThe answer is: Yes', "stop")
-    ...     async def aclose(self):
-    ...         pass
-    >>> prompt = EvalPrompt("p1", "i1", "logic", "A is true.", {"A": "x1"}, "true", "false")
-    >>> path = pathlib.Path(tempfile.mkdtemp()) / "runs.sqlite"
-    >>> with RunStore(path) as store:
-    ...     summary = asyncio.run(run_eval([Flaky()], [EvalItem(prompt, Formula([[1]]), "SAT")],
-    ...                                    store, retry=RetryPolicy(base_delay_s=0.0)))
-    >>> summary.done, summary.retries, dict(summary.failures)
-    (1, 1, {'correct': 1})
     """
-    check_run(samples, concurrency)
-    params = params or SamplingParams()
+    chosen = _checked_run(items, strategies, samples, concurrency)
     summary = summary if summary is not None else EvalSummary()
-    _check_items(items)
-    chosen = tuple(
-        s if isinstance(s, Strategy) else parse_strategies([s])[0] for s in (strategies or [DIRECT])
-    )
-    _check_strategies(items, chosen)
-    runner = _Runner(
-        store, params, retry or RetryPolicy(), seed, request_timeout_s, summary, chosen
-    )
+    runner = _Runner(store, params, retry, seed, request_timeout_s, summary, chosen)
     if retry_errors:
-        store.delete_errors(  # a generator: the keys are never all in memory
-            request_key(
-                m.spec,
-                m.endpoint,
-                prompt_hash(i.prompt.text),
-                runner.params_of(m)[1],
-                s,
-                strategy.key,
-            )
-            for i in items
-            for m in models
-            for strategy in chosen
-            for s in range(samples * strategy.samples_per_vote)
-        )
-    info = {
-        "tool_version": tool_version(),
-        "models": [m.spec for m in models],
-        "params": params.key(),
-        "model_params": {m.spec: runner.params_of(m)[1] for m in models},
-        "limits": {spec: asdict(found) for spec, found in sorted((limits or {}).items())},
-        "samples": samples,
-        "prompts": len(items),
-        **({"strategies": [s.key for s in chosen]} if chosen != (Strategy(DIRECT),) else {}),
-        **dict(run_info or {}),
-        **_story_info(items),
-    }
-    runner.run_id = summary.run_id = store.start_run(info)
-    started = time.perf_counter()
-    status = "failed"
+        store.delete_errors(runner.request_keys(models, items, samples))
+    run_id = runner.start(_run_info(runner, models, items, samples, limits, run_info))
     bar = _progress_bar(console) if progress else None
-    if bar is not None:
-        runner.progress = bar
-        bar.start()
-    try:
-        await runner.run(models, items, samples, concurrency, limits)
-        status = "finished"
-    except asyncio.CancelledError:
-        status = "interrupted"
-        summary.interrupted = True
-        raise
-    except BaseExceptionGroup as group:  # a request failed unexpectedly: show the first
-        first = group.exceptions[0]
-        if len(group.exceptions) > 1:
-            first.add_note(f"({len(group.exceptions) - 1} other requests failed as well)")
-        raise first from None
-    finally:
-        summary.elapsed_s = time.perf_counter() - started
-        try:
-            runner.drain()  # the answers in, not scored yet: a cancelled run keeps them
-        finally:
-            runner.commit()
-        if bar is not None:
-            bar.stop()
-        store.finish_run(summary.run_id, status)
-        store.release(summary.run_id)
+    await _run_recorded(runner, run_id, models, items, samples, concurrency, limits, bar)
     return summary
 
 
@@ -706,6 +769,21 @@ async def evaluate_async(
     return summary
 
 
+def _refuse_running_loop() -> None:
+    """Refuse to start an event loop where one is running (:class:`ConfigError`), naming
+    :func:`evaluate_async`, which runs there."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return  # no loop runs here: evaluate runs its own
+    raise ConfigError(
+        "evaluate runs its own event loop and one is already running here (a notebook?): "
+        "use `summary = await evaluate_async(...)` with the same arguments",
+        parameter="evaluate",
+        valid="await twosat_formal.evaluate.evaluate_async(...)",
+    )
+
+
 def evaluate(
     specs: Sequence[str],
     items: Sequence[EvalItem],
@@ -759,17 +837,7 @@ def evaluate(
     >>> summary.done, dict(summary.failures)
     (2, {'correct': 2})
     """
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        pass  # no loop runs here: evaluate runs its own
-    else:
-        raise ConfigError(
-            "evaluate runs its own event loop and one is already running here (a notebook?): "
-            "use `summary = await evaluate_async(...)` with the same arguments",
-            parameter="evaluate",
-            valid="await twosat_formal.evaluate.evaluate_async(...)",
-        )
+    _refuse_running_loop()
     summary: EvalSummary = options.pop("summary", None) or EvalSummary()
     try:
         asyncio.run(

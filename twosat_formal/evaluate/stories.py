@@ -109,20 +109,30 @@ reasoners read template verbalizations only; ...
     )
     with ResponseCache(store) as cache:
         cached = CachedModel(RetryingModel(loaded, retry, seed=seed), cache)
-
-        async def tell() -> list[StoryRecord]:
-            try:
-                records: list[StoryRecord] = []
-                for name in themes:
-                    records += await tell_stories(
-                        items, name, cached, seed=seed, settings=settings, concurrency=concurrency
-                    )
-                return records
-            finally:
-                await cached.aclose()
-
         try:
-            run.records = asyncio.run(tell())
+            told = _tell(items, themes, cached, seed, settings, concurrency)
+            run.records = asyncio.run(told)
         finally:
             run.calls_made, run.calls_reused = cached.made, cached.reused
     return run
+
+
+async def _tell(
+    items: Sequence[StoryItem],
+    themes: Sequence[str],
+    model: CachedModel,
+    seed: int,
+    settings: StorySettings | None,
+    concurrency: int,
+) -> list[StoryRecord]:
+    """The stories of ``items``, theme by theme, each in item order; ``model`` is closed
+    at the end, however it comes."""
+    try:
+        records: list[StoryRecord] = []
+        for name in themes:
+            records += await tell_stories(
+                items, name, model, seed=seed, settings=settings, concurrency=concurrency
+            )
+        return records
+    finally:
+        await model.aclose()

@@ -480,12 +480,7 @@ def run_experiment(
     manifest["evaluation"] = summary.to_dict()
     manifest["seconds"] = dict(clock.seconds)
     write_manifest(folder / MANIFEST_FILE, manifest)
-    report_path = None
-    if config.make_report:
-        from twosat_formal.report import build_report
-
-        with clock.stage("report"):
-            report_path = build_report(folder, folder)
+    report_path = _report_stage(folder, config, clock)
     return ExperimentResult(
         name=spec.name,
         out_dir=folder,
@@ -497,6 +492,16 @@ def run_experiment(
         manifest=manifest,
         seconds=clock.seconds,
     )
+
+
+def _report_stage(folder: Path, config: ExperimentConfig, clock: _Clock) -> Path | None:
+    """Write the experiment's report into its folder (unless the run makes none); where."""
+    if not config.make_report:
+        return None
+    from twosat_formal.report import build_report
+
+    with clock.stage("report"):
+        return build_report(folder, folder)
 
 
 def _plan(

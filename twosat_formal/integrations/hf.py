@@ -278,27 +278,45 @@ def card(
     arrow: Any = None,
 ) -> str:
     """The dataset card: YAML header (configs, features, license...) and the documentation."""
-    import yaml
-
-    from twosat_formal.generators import FAMILIES
-    from twosat_formal.provenance import tool_version
-    from twosat_formal.verbalize import TEMPLATES
-
     counts: dict[str, int] = {}
     for row in rows:
         counts[str(row["family"])] = counts.get(str(row["family"]), 0) + 1
     counts = dict(sorted(counts.items()))
     header = _header(counts, arrow if arrow is not None else schema(rows), options)
+    lines = [
+        *_yaml_lines(header),
+        *_intro_lines(rows, counts, options),
+        *_family_lines(),
+        *_certified_lines(sources),
+        *_column_lines(),
+        *_scoring_lines(),
+    ]
+    return "\n".join(lines)
+
+
+def _yaml_lines(header: Mapping[str, Any]) -> list[str]:
+    """The card's YAML header between its ``---`` lines, every config's features spelled
+    out (no YAML aliases)."""
+    import yaml
 
     class Dumper(yaml.SafeDumper):
         def ignore_aliases(self, data: Any) -> bool:  # each config spells out its features
             return True
 
     text = yaml.dump(header, Dumper=Dumper, sort_keys=False, allow_unicode=True)
-    lines = ["---", text.rstrip(), "---", ""]
+    return ["---", text.rstrip(), "---", ""]
+
+
+def _intro_lines(
+    rows: Sequence[Mapping[str, Any]], counts: Mapping[str, int], options: ExportOptions
+) -> list[str]:
+    """The card's title and first paragraphs: what the prompts are, how to load them, the
+    configs and the license."""
+    from twosat_formal.provenance import tool_version
+
     labels = {label: sum(r["label"] == label for r in rows) for label in ("SAT", "UNSAT")}
     families = list(counts)
-    lines += [
+    return [
         f"# {options.name}",
         "",
         "Certified diagnostic 2-SAT prompts for LLM reasoners, exported by twosat-formal "
@@ -320,6 +338,15 @@ def card(
         "",
         f"License: `{options.license}`.",
         "",
+    ]
+
+
+def _family_lines() -> list[str]:
+    """The section on the generator families, each with its knobs, and the templates."""
+    from twosat_formal.generators import FAMILIES
+    from twosat_formal.verbalize import TEMPLATES
+
+    lines = [
         "## Families and knobs",
         "",
         "Each family is a parameterized generator of structured 2-CNF formulas; its knobs "
@@ -335,6 +362,13 @@ def card(
         "Templates: " + ", ".join(f"`{name}`" for name in TEMPLATES.names()) + " "
         "(App. G.1); `story:<theme>` prompts are LLM stories validated clue by clue.",
         "",
+    ]
+    return lines
+
+
+def _certified_lines(sources: Sequence[str]) -> list[str]:
+    """The section on how labels, derived instances and prompts are certified."""
+    return [
         "## How the data is certified",
         "",
         "- Each label comes from a linear-time SCC solver with a certificate (a satisfying "
@@ -350,15 +384,24 @@ def card(
         + ", ".join(f"`{Path(s).name}`" for s in sources)
         + ".",
         "",
+    ]
+
+
+def _column_lines() -> list[str]:
+    """The section that tells what each column holds (:data:`COLUMN_DOCS`)."""
+    lines = [
         "## Columns",
         "",
         "| column | meaning |",
         "|---|---|",
     ]
-    for column, meaning in COLUMN_DOCS.items():
-        lines.append(f"| `{column}` | {meaning} |")
-    lines += [
-        "",
+    lines += [f"| `{column}` | {meaning} |" for column, meaning in COLUMN_DOCS.items()]
+    return [*lines, ""]
+
+
+def _scoring_lines() -> list[str]:
+    """The sections on how an answer is scored, and on the paper to cite."""
+    return [
         "## Scoring",
         "",
         "An answer is correct when its final line gives the right decision and, on SAT "
@@ -383,7 +426,6 @@ def card(
         "```",
         "",
     ]
-    return "\n".join(lines)
 
 
 def write(bundle: Bundle, folder: Path, options: ExportOptions) -> list[Path]:

@@ -219,14 +219,15 @@ def curve_panels(
     order). The legend, one per figure, is below the panels. Returns ``path``.
     Raises :class:`ValueError` when no panel has a point.
     """
-    drawn = [name for name in panels if any(points for points in panels[name].values())]
+    drawn = _with_points(panels)
     if not drawn:
         raise ValueError("curve_panels: no panel has a point to draw")
-    names = list(panels) if keep_places else drawn
+    names = list(panels) if keep_places else list(drawn)
     cols = max(1, min(cols, len(names)))
     rows = (len(names) + cols - 1) // cols
-    named = {k for name in drawn for k, v in panels[name].items() if v}
+    named = {series for panel in drawn.values() for series in panel}
     shared = ylim is not None and isinstance(ylabel, str)  # one y axis label per row
+    dress = _CurveAxes(xlabel, ylabel, ylim, integer_x, shared, cols)
     fig, axes = panel_grid(
         rows, cols, legend=len(named), titled=bool(title), ylabel_each=not shared
     )
@@ -236,70 +237,134 @@ def curve_panels(
             if index >= len(names) or names[index] not in drawn:
                 ax.set_visible(False)  # no panel, or one without points: its place is blank
                 continue
-            panel = {k: v for k, v in panels[names[index]].items() if v}
-            xs_all = [x for points in panel.values() for x, _ in points]
-            log = _log_axis(xs_all)
-            for k, (series, points) in enumerate(panel.items()):
-                color, marker, linestyle = style_for(styles, series, k)
-                at = _dodge(xs_all, k - (len(panel) - 1) / 2, log)
-                shown = [(at(x), e) for x, e in points if e.mean is not None]
-                (line,) = ax.plot(
-                    [x for x, _ in shown],
-                    [_pct(e.mean) for _, e in shown],
-                    color=color,
-                    marker=marker,
-                    linestyle=linestyle,
-                    markersize=4,
-                    linewidth=1.4,
-                    label=series,
-                )
-                legend.setdefault(series, line)
-                band = [(x, e) for x, e in shown if e.low is not None and e.high is not None]
-                if band and len(panel) == 1:
-                    ax.fill_between(
-                        [x for x, _ in band],
-                        [max(0.0, _pct(e.low)) for _, e in band],
-                        [min(100.0, _pct(e.high)) for _, e in band],
-                        color=color,
-                        alpha=0.18,
-                        linewidth=0,
-                    )
-                elif band:
-                    ax.errorbar(
-                        [x for x, _ in band],
-                        [_pct(e.mean) for _, e in band],
-                        yerr=[
-                            [max(0.0, _pct(e.mean) - _pct(e.low)) for _, e in band],
-                            [max(0.0, _pct(e.high) - _pct(e.mean)) for _, e in band],
-                        ],
-                        fmt="none",
-                        ecolor=color,
-                        elinewidth=0.9,
-                        capsize=0,
-                    )
-            ax.set_title(names[index], fontsize=FONT_LABEL)
-            ax.set_xlabel(xlabel, fontsize=FONT_LABEL)
-            label = ylabel if isinstance(ylabel, str) else ylabel.get(names[index], "")
-            if ylim is not None:
-                ax.set_ylim(*ylim)
-            if shared and index % cols:
-                ax.tick_params(labelleft=False)  # the row's first panel labels the y axis
-            else:
-                ax.set_ylabel(label, fontsize=FONT_LABEL)
-            if log:
-                ax.set_xscale("log")
-                ticks = sorted(set(xs_all))
-                ax.xaxis.set_major_locator(FixedLocator(_thin(ticks)))
-                ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
-                ax.xaxis.set_minor_locator(NullLocator())
-            elif integer_x:
-                ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-            ax.tick_params(labelsize=FONT_TICK)
-            ax.grid(alpha=0.3)
+            xs, log = _draw_curves(ax, drawn[names[index]], styles, legend)
+            dress(ax, index, names[index], xs, log)
         finish_figure(fig, path, list(legend.values()), list(legend), title)
     finally:
         plt.close(fig)
     return path.with_suffix(".svg")
+
+
+def _with_points(
+    panels: Mapping[str, Mapping[str, Sequence[tuple[float, Estimate]]]],
+) -> dict[str, dict[str, Sequence[tuple[float, Estimate]]]]:
+    """The panels that have a point, in order, each with its series that have one.
+
+    >>> from twosat_formal.report.metrics import Estimate
+    >>> one = [(1.0, Estimate(0.5, None, None, n=1))]
+    >>> drawn = _with_points({"a": {"m": []}, "b": {"m": [], "n": one}})
+    >>> {name: list(panel) for name, panel in drawn.items()}
+    {'b': ['n']}
+    """
+    return {
+        name: {series: points for series, points in panel.items() if points}
+        for name, panel in panels.items()
+        if any(panel.values())
+    }
+
+
+def _draw_curves(
+    ax: Any,
+    panel: Mapping[str, Sequence[tuple[float, Estimate]]],
+    styles: Styles | None,
+    legend: dict[str, Any],
+) -> tuple[list[float], bool]:
+    """Draw each series of one panel as a line with its 95% CI, dodged apart; each new
+    series' line goes into ``legend``. The panel's x values, and whether its x axis is
+    logarithmic."""
+    xs = [x for points in panel.values() for x, _ in points]
+    log = _log_axis(xs)
+    for k, (series, points) in enumerate(panel.items()):
+        color, marker, linestyle = style_for(styles, series, k)
+        shown = _dodged(points, _dodge(xs, k - (len(panel) - 1) / 2, log))
+        (line,) = ax.plot(
+            [x for x, _ in shown],
+            [_pct(e.mean) for _, e in shown],
+            color=color,
+            marker=marker,
+            linestyle=linestyle,
+            markersize=4,
+            linewidth=1.4,
+            label=series,
+        )
+        legend.setdefault(series, line)
+        band = [(x, e) for x, e in shown if e.low is not None and e.high is not None]
+        if band:
+            _draw_interval(ax, band, color, alone=len(panel) == 1)
+    return xs, log
+
+
+def _dodged(
+    points: Sequence[tuple[float, Estimate]], at: Callable[[float], float]
+) -> list[tuple[float, Estimate]]:
+    """The points that have a value, each moved to ``at(x)``."""
+    return [(at(x), e) for x, e in points if e.mean is not None]
+
+
+def _draw_interval(
+    ax: Any, band: Sequence[tuple[float, Estimate]], color: Any, alone: bool
+) -> None:
+    """The 95% CIs of a series' points: a shaded band when the series is ``alone`` in its
+    panel, else error bars (bands of several series would overlap into grey)."""
+    if alone:
+        ax.fill_between(
+            [x for x, _ in band],
+            [max(0.0, _pct(e.low)) for _, e in band],
+            [min(100.0, _pct(e.high)) for _, e in band],
+            color=color,
+            alpha=0.18,
+            linewidth=0,
+        )
+        return
+    ax.errorbar(
+        [x for x, _ in band],
+        [_pct(e.mean) for _, e in band],
+        yerr=[
+            [max(0.0, _pct(e.mean) - _pct(e.low)) for _, e in band],
+            [max(0.0, _pct(e.high) - _pct(e.mean)) for _, e in band],
+        ],
+        fmt="none",
+        ecolor=color,
+        elinewidth=0.9,
+        capsize=0,
+    )
+
+
+@dataclass(frozen=True)
+class _CurveAxes:
+    """How :func:`curve_panels` labels, limits and ticks each of its panels.
+
+    ``shared``: one y axis label per row (the row's first panel's), the others' tick
+    labels hidden; ``cols``: the panels in a row.
+    """
+
+    xlabel: str
+    ylabel: str | Mapping[str, str]
+    ylim: tuple[float, float] | None
+    integer_x: bool
+    shared: bool
+    cols: int
+
+    def __call__(self, ax: Any, index: int, name: str, xs: Sequence[float], log: bool) -> None:
+        """Dress panel ``index`` (key ``name``) whose x values are ``xs``."""
+        ax.set_title(name, fontsize=FONT_LABEL)
+        ax.set_xlabel(self.xlabel, fontsize=FONT_LABEL)
+        label = self.ylabel if isinstance(self.ylabel, str) else self.ylabel.get(name, "")
+        if self.ylim is not None:
+            ax.set_ylim(*self.ylim)
+        if self.shared and index % self.cols:
+            ax.tick_params(labelleft=False)  # the row's first panel labels the y axis
+        else:
+            ax.set_ylabel(label, fontsize=FONT_LABEL)
+        if log:
+            ax.set_xscale("log")
+            ax.xaxis.set_major_locator(FixedLocator(_thin(sorted(set(xs)))))
+            ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+            ax.xaxis.set_minor_locator(NullLocator())
+        elif self.integer_x:
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.tick_params(labelsize=FONT_TICK)
+        ax.grid(alpha=0.3)
 
 
 def _log_axis(xs: Sequence[float]) -> bool:
@@ -340,10 +405,13 @@ def _thin(ticks: Sequence[float], most: int = 8) -> list[float]:
     return [ticks[round(i * step)] for i in range(most)]
 
 
-def _draw_bars(
-    ax: Any, groups: Mapping[str, Mapping[str, Estimate]], styles: Styles | None
-) -> tuple[list[Any], list[str]]:
-    """Grouped bars with CI error bars on ``ax``; the legend handles and labels."""
+def _bar_order(groups: Mapping[str, Mapping[str, Estimate]], styles: Styles | None) -> list[str]:
+    """The bars of the groups, each once: in the report's order of series (models first)
+    with ``styles``, else in the data's.
+
+    >>> _bar_order({"g": {"b": None, "a": None}, "h": {"c": None, "a": None}}, None)
+    ['b', 'a', 'c']
+    """
     bar_names: list[str] = []
     for bars in groups.values():
         for name in bars:
@@ -352,20 +420,40 @@ def _draw_bars(
     if styles is not None:  # the report's order of series (models first), not the data's
         rank = {name: i for i, name in enumerate(styles)}
         bar_names.sort(key=lambda name: rank.get(name, len(rank)))
+    return bar_names
+
+
+def _bar_series(
+    groups: Mapping[str, Mapping[str, Estimate]], name: str, offset: float
+) -> tuple[list[float], list[float], list[float], list[float]]:
+    """The bars of series ``name``, ``offset`` from each group's place: their places,
+    heights (%) and error bars below and above, clamped to [0, 100] (an undefined
+    interval: none); a group without a value for it has no bar."""
+    xs, heights, lower, upper = [], [], [], []
+    for i, bars in enumerate(groups.values()):
+        estimate = bars.get(name)
+        if estimate is None or estimate.mean is None:
+            continue
+        xs.append(i + offset)
+        heights.append(_pct(estimate.mean))
+        low = estimate.low if estimate.low is not None else estimate.mean
+        high = estimate.high if estimate.high is not None else estimate.mean
+        lower.append(max(0.0, _pct(estimate.mean) - max(0.0, _pct(low))))
+        upper.append(max(0.0, min(100.0, _pct(high)) - _pct(estimate.mean)))
+    return xs, heights, lower, upper
+
+
+def _draw_bars(
+    ax: Any, groups: Mapping[str, Mapping[str, Estimate]], styles: Styles | None
+) -> tuple[list[Any], list[str]]:
+    """Grouped bars with CI error bars on ``ax``; the legend handles and labels."""
+    bar_names = _bar_order(groups, styles)
     width = 0.8 / max(1, len(bar_names))
     handles, labels = [], []
     for j, name in enumerate(bar_names):
-        xs, heights, lower, upper = [], [], [], []
-        for i, bars in enumerate(groups.values()):
-            estimate = bars.get(name)
-            if estimate is None or estimate.mean is None:
-                continue
-            xs.append(i + (j - (len(bar_names) - 1) / 2) * width)
-            heights.append(_pct(estimate.mean))
-            low = estimate.low if estimate.low is not None else estimate.mean
-            high = estimate.high if estimate.high is not None else estimate.mean
-            lower.append(max(0.0, _pct(estimate.mean) - max(0.0, _pct(low))))
-            upper.append(max(0.0, min(100.0, _pct(high)) - _pct(estimate.mean)))
+        xs, heights, lower, upper = _bar_series(
+            groups, name, (j - (len(bar_names) - 1) / 2) * width
+        )
         color, _, _ = style_for(styles, name, j)
         container = ax.bar(
             xs, heights, width=width, label=name, color=color,
@@ -467,6 +555,26 @@ def bar_panels(
     return path.with_suffix(".svg")
 
 
+def _kinds(counts: Mapping[str, Mapping[str, int]], colors: Mapping[str, str]) -> list[str]:
+    """The kinds some key counts: those of ``colors`` in its order, then the others sorted.
+
+    >>> _kinds({"m": {"z": 1, "correct": 2, "a": 0}}, {"no-answer": "#000", "correct": "#111"})
+    ['correct', 'z']
+    """
+    kinds: list[str] = [k for k in colors if any(c.get(k) for c in counts.values())]
+    return kinds + sorted({k for c in counts.values() for k, n in c.items() if n} - set(kinds))
+
+
+def _share(counts: Mapping[str, int], kind: str) -> float:
+    """The share (%) of ``kind`` in ``counts`` (0 when they count nothing).
+
+    >>> _share({"a": 1, "b": 3}, "b"), _share({}, "b")
+    (75.0, 0.0)
+    """
+    total = sum(counts.values())
+    return 100.0 * counts.get(kind, 0) / total if total else 0.0
+
+
 def stacked_shares(
     counts: Mapping[str, Mapping[str, int]],
     path: Path,
@@ -483,18 +591,14 @@ def stacked_shares(
     ...     stacked_shares(mix, pathlib.Path(tmp) / "f.svg").stat().st_size > 1000
     True
     """
-    kinds: list[str] = [k for k in colors if any(c.get(k) for c in counts.values())]
-    kinds += sorted({k for c in counts.values() for k, n in c.items() if n} - set(kinds))
+    kinds = _kinds(counts, colors)
     names = list(counts)
     fig, ax = plt.subplots(figsize=(6.0, 1.0 + 0.45 * max(1, len(names))), layout="constrained")
     handles, labels = [], []
     try:
         left = [0.0] * len(names)
         for kind in kinds:
-            shares = []
-            for name in names:
-                total = sum(counts[name].values())
-                shares.append(100.0 * counts[name].get(kind, 0) / total if total else 0.0)
+            shares = [_share(counts[name], kind) for name in names]
             bars = ax.barh(
                 names, shares, left=left, color=colors.get(kind, "#999999"), label=kind,
                 edgecolor="white", linewidth=0.5,

@@ -188,6 +188,15 @@ def friedman(table: Sequence[Sequence[float]], *, label: str = "", family: str =
     )
 
 
+def _check_table(values: Mapping[tuple[Hashable, Hashable], float]) -> None:
+    """Refuse a value, or a numeric level, that is not finite (:class:`ConfigError`)."""
+    for key, value in values.items():
+        if not math.isfinite(value):
+            raise ConfigError(f"value {value} of {key!r} is not finite", parameter="values")
+        if isinstance(key[1], float | int) and not math.isfinite(key[1]):
+            raise ConfigError(f"level {key[1]} is not finite", parameter="values")
+
+
 def friedman_from_table(
     values: Mapping[tuple[Hashable, Hashable], float],
     *,
@@ -203,11 +212,7 @@ def friedman_from_table(
     >>> r.n, round(r.p_value, 4)
     (3, 0.0498)
     """
-    for key, value in values.items():
-        if not math.isfinite(value):
-            raise ConfigError(f"value {value} of {key!r} is not finite", parameter="values")
-        if isinstance(key[1], float | int) and not math.isfinite(key[1]):
-            raise ConfigError(f"level {key[1]} is not finite", parameter="values")
+    _check_table(values)
     levels = _sorted({level for _, level in values})
     blocks = _sorted({block for block, _ in values})
     complete = [b for b in blocks if all((b, lvl) in values for lvl in levels)]
@@ -382,6 +387,83 @@ def adjust_within_families(
 LevelUnit = tuple[Hashable, float, Mapping[Hashable, float]]
 
 
+def _level_strata(units: Sequence[LevelUnit]) -> dict[Hashable, list[LevelUnit]]:
+    """The units by stratum, in order; a level or value that is not finite is refused
+    (:class:`ConfigError`)."""
+    strata: dict[Hashable, list[LevelUnit]] = {}
+    for unit in units:
+        stratum, level, values = unit
+        if not math.isfinite(float(level)):
+            raise ConfigError(f"level {level} is not finite", parameter="units")
+        for name, value in values.items():
+            if not math.isfinite(value):
+                raise ConfigError(
+                    f"value {value} of series {name!r} is not finite", parameter="units"
+                )
+        strata.setdefault(stratum, []).append(unit)
+    return strata
+
+
+def _levels_within(
+    units: Sequence[LevelUnit], strata: Mapping[Hashable, Sequence[LevelUnit]]
+) -> list[float]:
+    """The levels of the units, sorted; refused (:class:`ConfigError`) unless some
+    stratum holds two of them."""
+    levels = _sorted({float(u[1]) for u in units})
+    if not any(len({float(u[1]) for u in members}) > 1 for members in strata.values()):
+        raise ConfigError(
+            f"a permutation test needs 2 levels within a stratum, got {len(levels)} levels",
+            parameter="units",
+            valid=">= 2 levels",
+        )
+    return levels
+
+
+def _arrangements_note(exact: int | None, permutations: int, seed: int, observed: float) -> str:
+    """What a permutation test went over: all ``exact`` arrangements, else ``permutations``
+    random ones from ``seed``; led by "no variation" when the statistic is 0.
+
+    >>> _arrangements_note(90, 1000, 0, 4.0), _arrangements_note(None, 1000, 3, 0.0)
+    ('exact over 90 arrangements', 'no variation; 1,000 random arrangements (seed 3)')
+    """
+    how = (
+        f"exact over {exact:,} arrangements"
+        if exact is not None
+        else f"{permutations:,} random arrangements (seed {seed})"
+    )
+    return f"no variation; {how}" if observed == 0.0 else how
+
+
+def _reaches(totals: np.ndarray, observed: float) -> int:
+    """How many of the arrangements' ``totals`` reach the ``observed`` statistic (up to
+    the rounding of a sum)."""
+    return int(np.sum(totals >= observed - _TOLERANCE * max(1.0, abs(observed))))
+
+
+def _exact_p_value(parts: Sequence[_Stratum], count: int, observed: float) -> float:
+    """The share of all ``count`` arrangements of the strata's labels whose statistic
+    reaches ``observed``."""
+    totals = np.zeros(count)
+    choices = [p.all_labels() for p in parts]
+    sizes = [len(c) for c in choices]
+    for p, c, index in zip(parts, choices, _product_indices(sizes), strict=True):
+        totals += p.statistic(c)[index]
+    return _reaches(totals, observed) / count
+
+
+def _drawn_p_value(
+    parts: Sequence[_Stratum], permutations: int, seed: int, observed: float
+) -> float:
+    """``(1 + hits) / (permutations + 1)`` over ``permutations`` arrangements drawn from
+    ``seed`` (each stratum's labels permuted within it) and the observed one."""
+    rng = np.random.default_rng(seed)
+    totals = np.zeros(permutations)
+    for p in parts:
+        drawn = rng.permuted(np.tile(p.labels, (permutations, 1)), axis=1)
+        totals += p.statistic(drawn)
+    return (1 + _reaches(totals, observed)) / (permutations + 1)
+
+
 def permutation_levels(
     units: Sequence[LevelUnit],
     *,
@@ -414,51 +496,18 @@ def permutation_levels(
     """
     if permutations < 1:
         raise ConfigError("permutations must be positive", parameter="permutations", valid=">= 1")
-    strata: dict[Hashable, list[LevelUnit]] = {}
-    for unit in units:
-        stratum, level, values = unit
-        if not math.isfinite(float(level)):
-            raise ConfigError(f"level {level} is not finite", parameter="units")
-        for name, value in values.items():
-            if not math.isfinite(value):
-                raise ConfigError(
-                    f"value {value} of series {name!r} is not finite", parameter="units"
-                )
-        strata.setdefault(stratum, []).append(unit)
-    levels = _sorted({float(u[1]) for u in units})
-    if not any(len({float(u[1]) for u in members}) > 1 for members in strata.values()):
-        raise ConfigError(
-            f"a permutation test needs 2 levels within a stratum, got {len(levels)} levels",
-            parameter="units",
-            valid=">= 2 levels",
-        )
+    strata = _level_strata(units)
+    levels = _levels_within(units, strata)
     series = _sorted({s for u in units for s in u[2]})
     parts = [_Stratum(members, series) for members in strata.values()]
     count = math.prod(p.arrangements for p in parts)
     observed = sum(float(p.statistic(p.labels[None, :])[0]) for p in parts)
     exact = count <= permutations
-    rng = np.random.default_rng(seed)
     if exact:
-        totals = np.zeros(count)
-        choices = [p.all_labels() for p in parts]
-        sizes = [len(c) for c in choices]
-        for p, c, index in zip(parts, choices, _product_indices(sizes), strict=True):
-            totals += p.statistic(c)[index]
-        hits = int(np.sum(totals >= observed - _TOLERANCE * max(1.0, abs(observed))))
-        p_value = hits / count
+        p_value = _exact_p_value(parts, count, observed)
     else:
-        totals = np.zeros(permutations)
-        for p in parts:
-            drawn = rng.permuted(np.tile(p.labels, (permutations, 1)), axis=1)
-            totals += p.statistic(drawn)
-        hits = int(np.sum(totals >= observed - _TOLERANCE * max(1.0, abs(observed))))
-        p_value = (1 + hits) / (permutations + 1)
-    how = (
-        f"exact over {count:,} arrangements"
-        if exact
-        else f"{permutations:,} random arrangements (seed {seed})"
-    )
-    note = f"no variation; {how}" if observed == 0.0 else how
+        p_value = _drawn_p_value(parts, permutations, seed, observed)
+    note = _arrangements_note(count if exact else None, permutations, seed, observed)
     return TestResult(
         PERMUTATION_TEST,
         len(units),

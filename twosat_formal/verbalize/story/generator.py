@@ -508,6 +508,30 @@ class _Story:
                 error = error or failed
         return entities_reply, state_replies, error
 
+    async def clues(self, formula: Formula, start: str, intro: str) -> list[ClueRecord]:
+        """The clue of each clause of ``formula``, in order (Steps 2 and 3), each asked
+        after the conversation so far: the introduction (``start``, ``intro``) and the
+        clues before it. A clause of one entity is not asked: its fixed sentence is
+        its clue."""
+        exchanges: list[tuple[str, str]] = []
+        clues: list[ClueRecord] = []
+        for index, clause in enumerate(formula.clauses, 1):
+            source = [(self.names[abs(lit) - 1], lit > 0) for lit in clause]
+            statements = [(e, self.descriptions[e][0 if v else 1]) for e, v in source]
+            sentence = fallback_sentence(statements)
+            literals = tuple(formula.literal_name(lit) for lit in clause)
+            if len(clause) != 2 or abs(clause[0]) == abs(clause[1]):
+                # one entity: nothing to ask, the fixed sentence is the clue
+                clues.append(clue_record(index, literals, sentence))
+                continue
+            prompt = clue_prompt(
+                self.theme, index, formula.num_clauses, statements[0], statements[1]
+            )
+            conversation = [*self.conversation(start, intro, exchanges), ("user", prompt)]
+            clues.append(await self.clue(conversation, index, source, sentence, literals))
+            exchanges.append((prompt, clues[-1].text))
+        return clues
+
     def conversation(self, start: str, intro: str, exchanges: list[tuple[str, str]]) -> list[Turn]:
         kept = exchanges if self.settings.history is None else exchanges[-self.settings.history :]
         messages: list[Turn] = [("user", start), ("assistant", intro)]
@@ -586,21 +610,7 @@ async def write_story(
     )
     start = intro_prompt(chosen, names)
     intro = await story.intro(start)
-    exchanges: list[tuple[str, str]] = []
-    clues: list[ClueRecord] = []
-    for index, clause in enumerate(formula.clauses, 1):
-        source = [(names[abs(lit) - 1], lit > 0) for lit in clause]
-        statements = [(e, story.descriptions[e][0 if v else 1]) for e, v in source]
-        sentence = fallback_sentence(statements)
-        literals = tuple(formula.literal_name(lit) for lit in clause)
-        if len(clause) != 2 or abs(clause[0]) == abs(clause[1]):
-            # one entity: nothing to ask, the fixed sentence is the clue
-            clues.append(clue_record(index, literals, sentence))
-            continue
-        prompt = clue_prompt(chosen, index, formula.num_clauses, statements[0], statements[1])
-        conversation = [*story.conversation(start, intro, exchanges), ("user", prompt)]
-        clues.append(await story.clue(conversation, index, source, sentence, literals))
-        exchanges.append((prompt, clues[-1].text))
+    clues = await story.clues(formula, start, intro)
     return seal_story(_assemble(story, formula, iid, seed, intro, clues), formula)
 
 

@@ -72,48 +72,10 @@ def rebuild_story(record: StoryRecord, formula: Formula) -> StoryRecord:
     theme = THEMES.get(record.theme)
     names = theme.entities_for(formula.num_vars, seed=record.seed)
     descriptions = {e: theme.describe(e) for e in names}
-    clues: list[ClueRecord] = []
-    for index, clause in enumerate(formula.clauses, 1):
-        source = [(names[abs(lit) - 1], lit > 0) for lit in clause]
-        statements = [(e, descriptions[e][0 if v else 1]) for e, v in source]
-        sentence = fallback_sentence(statements)
-        literal_names = tuple(formula.literal_name(lit) for lit in clause)
-        if len(clause) != 2 or abs(clause[0]) == abs(clause[1]):
-            clues.append(clue_record(index, literal_names, sentence))
-            continue
-        stored = record.clues[index - 1].attempts if index <= len(record.clues) else ()
-        attempts: list[Attempt] = []
-        for number, attempt in enumerate(stored[:MAX_ATTEMPTS], 1):
-            again = assess(
-                attempt.text, attempt.entities_reply, attempt.state_replies, source, list(names)
-            )
-            attempts.append(
-                attempt.model_copy(
-                    update={
-                        "attempt": number,
-                        "outcome": again.outcome,
-                        "entities": again.entities,
-                        "states": again.states,
-                        "recovered": again.recovered,
-                    }
-                )
-            )
-            if again.outcome == "valid":
-                break
-        if not attempts or (attempts[-1].outcome != "valid" and len(attempts) < MAX_ATTEMPTS):
-            raise CertificateError(
-                f"clue {index}: {len(attempts)} attempts, none valid, and no fallback is due"
-            )
-        last = attempts[-1]
-        if last.outcome == "valid":
-            pairs = _in_source_order(list(last.recovered or ()), source)
-        else:
-            pairs = parse_fallback(sentence, descriptions)
-        variable = {entity: v for v, entity in enumerate(names, 1)}
-        recovered = tuple(
-            formula.literal_name(variable[e] if value else -variable[e]) for e, value in pairs
-        )
-        clues.append(clue_record(index, literal_names, sentence, attempts, recovered))
+    clues = [
+        _rebuilt_clue(record, index, clause, formula, names, descriptions)
+        for index, clause in enumerate(formula.clauses, 1)
+    ]
     body = assemble_story(record.intro, [c.text for c in clues])
     again_record = StoryRecord.create(
         id=record.id,
@@ -132,8 +94,86 @@ def rebuild_story(record: StoryRecord, formula: Formula) -> StoryRecord:
     return seal_story(again_record, formula)
 
 
+def _rebuilt_clue(
+    record: StoryRecord,
+    index: int,
+    clause: Sequence[int],
+    formula: Formula,
+    names: Sequence[str],
+    descriptions: Mapping[str, tuple[str, str]],
+) -> ClueRecord:
+    """Clue ``index`` (of ``clause``) re-derived from the attempts ``record`` stores for
+    it: the accepted clue or the fallback sentence, and the clause it recovers. A
+    clause of one entity is its fixed sentence."""
+    source = _literals(clause, names)
+    sentence = fallback_sentence([(e, descriptions[e][0 if v else 1]) for e, v in source])
+    literal_names = tuple(formula.literal_name(lit) for lit in clause)
+    if not _is_llm_clause(clause):
+        return clue_record(index, literal_names, sentence)
+    stored = record.clues[index - 1].attempts if index <= len(record.clues) else ()
+    attempts = _reassessed(stored, source, names)
+    pairs = _rebuilt_pairs(index, attempts, source, sentence, descriptions)
+    recovered = tuple(formula.literal_name(lit) for lit in _as_ints(pairs, names))
+    return clue_record(index, literal_names, sentence, attempts, recovered)
+
+
+def _rebuilt_pairs(
+    index: int,
+    attempts: Sequence[Attempt],
+    source: Sequence[tuple[str, bool]],
+    sentence: str,
+    descriptions: Mapping[str, tuple[str, str]],
+) -> list[tuple[str, bool]]:
+    """The literals clue ``index`` recovers: its valid last attempt's, else (every
+    attempt made failed) the fallback ``sentence``'s; refused when neither is due."""
+    if not attempts or (attempts[-1].outcome != "valid" and len(attempts) < MAX_ATTEMPTS):
+        raise CertificateError(
+            f"clue {index}: {len(attempts)} attempts, none valid, and no fallback is due"
+        )
+    last = attempts[-1]
+    if last.outcome == "valid":
+        return _in_source_order(list(last.recovered or ()), source)
+    return parse_fallback(sentence, descriptions)
+
+
+def _reassessed(
+    stored: Sequence[Attempt], source: Sequence[tuple[str, bool]], names: Sequence[str]
+) -> list[Attempt]:
+    """The stored attempts (at most :data:`MAX_ATTEMPTS`), each numbered in order and
+    read again from its stored replies, up to the first valid one."""
+    attempts: list[Attempt] = []
+    for number, attempt in enumerate(stored[:MAX_ATTEMPTS], 1):
+        again = assess(
+            attempt.text, attempt.entities_reply, attempt.state_replies, source, list(names)
+        )
+        attempts.append(
+            attempt.model_copy(
+                update={
+                    "attempt": number,
+                    "outcome": again.outcome,
+                    "entities": again.entities,
+                    "states": again.states,
+                    "recovered": again.recovered,
+                }
+            )
+        )
+        if again.outcome == "valid":
+            break
+    return attempts
+
+
 def _literals(clause: Sequence[int], entity_of: Sequence[str]) -> list[tuple[str, bool]]:
     return [(entity_of[abs(lit) - 1], lit > 0) for lit in clause]
+
+
+def _as_ints(pairs: Sequence[tuple[str, bool]], entity_of: Sequence[str]) -> list[int]:
+    """``(entity, value)`` literals as DIMACS ints, the variables numbered in ``entity_of``.
+
+    >>> _as_ints([("b", False), ("a", True)], ["a", "b"])
+    [-2, 1]
+    """
+    variable = {entity: v for v, entity in enumerate(entity_of, 1)}
+    return [variable[e] if value else -variable[e] for e, value in pairs]
 
 
 def _is_llm_clause(clause: Sequence[int]) -> bool:
@@ -157,6 +197,24 @@ def _check_clue(
     """Check one clue against its source clause; its recovered clause as DIMACS ints."""
     where = f"clue {clue.index}"
     source = _literals(clause, entity_of)
+    _check_clue_kind(clue, clause, formula, where)
+    sentence = fallback_sentence([(e, descriptions[e][0 if v else 1]) for e, v in source])
+    recovered: list[tuple[str, bool]]
+    if clue.mode == "direct":
+        recovered = _direct_recovered(clue, sentence, descriptions, where)
+    else:
+        _check_attempts(clue, source, entity_of, where)
+        recovered = _asked_recovered(clue, source, sentence, descriptions, where)
+    ints = _as_ints(recovered, entity_of)
+    if tuple(formula.literal_name(lit) for lit in ints) != clue.recovered:
+        raise CertificateError(f"{where}: the stored recovered clause is not what the text gives")
+    return ints
+
+
+def _check_clue_kind(clue: ClueRecord, clause: Sequence[int], formula: Formula, where: str) -> None:
+    """Check that the clue names its source clause, has the clause's mode (``llm`` for
+    two entities, else ``direct``) and the outcome its accepted attempt or fallback
+    gives."""
     names = tuple(formula.literal_name(lit) for lit in clause)
     if clue.clause != names:
         raise CertificateError(f"{where} names clause {list(clue.clause)}, the source is {names}")
@@ -166,57 +224,68 @@ def _check_clue(
     outcome = clue_outcome(clue.accepted, clue.fallback)
     if clue.outcome != outcome:
         raise CertificateError(f"{where} says outcome {clue.outcome!r}, it is {outcome!r}")
-    sentence = fallback_sentence([(e, descriptions[e][0 if v else 1]) for e, v in source])
-    recovered: list[tuple[str, bool]]
-    if clue.mode == "direct":
-        if clue.attempts or clue.accepted is not None or clue.fallback:
-            raise CertificateError(f"{where} is direct but records attempts or a fallback")
-        if clue.text != sentence:
-            raise CertificateError(f"{where} is direct but is not the programmatic sentence")
-        recovered = parse_fallback(clue.text, descriptions)
-    else:
-        if not 1 <= len(clue.attempts) <= MAX_ATTEMPTS:
-            raise CertificateError(f"{where} has {len(clue.attempts)} attempts")
-        available = list(entity_of)
-        for number, attempt in enumerate(clue.attempts, 1):
-            again = assess(
-                attempt.text, attempt.entities_reply, attempt.state_replies, source, available
+
+
+def _direct_recovered(
+    clue: ClueRecord, sentence: str, descriptions: Mapping[str, tuple[str, str]], where: str
+) -> list[tuple[str, bool]]:
+    """A direct clue (one entity, never asked): no attempts nor fallback, its text the
+    programmatic ``sentence``; the literals it reads back as."""
+    if clue.attempts or clue.accepted is not None or clue.fallback:
+        raise CertificateError(f"{where} is direct but records attempts or a fallback")
+    if clue.text != sentence:
+        raise CertificateError(f"{where} is direct but is not the programmatic sentence")
+    return parse_fallback(clue.text, descriptions)
+
+
+def _check_attempts(
+    clue: ClueRecord, source: Sequence[tuple[str, bool]], entity_of: Sequence[str], where: str
+) -> None:
+    """Check an asked clue's attempts: 1 to :data:`MAX_ATTEMPTS` of them, numbered in
+    order, each stored reading what :func:`assess` gives again from its stored replies,
+    an error with its message, none after a valid one."""
+    if not 1 <= len(clue.attempts) <= MAX_ATTEMPTS:
+        raise CertificateError(f"{where} has {len(clue.attempts)} attempts")
+    available = list(entity_of)
+    for number, attempt in enumerate(clue.attempts, 1):
+        again = assess(
+            attempt.text, attempt.entities_reply, attempt.state_replies, source, available
+        )
+        stored = Assessment(attempt.entities, attempt.states, attempt.recovered, attempt.outcome)
+        if attempt.attempt != number or stored != again:
+            raise CertificateError(
+                f"{where}, attempt {number}: the stored replies give outcome "
+                f"{again.outcome!r}, the record says {attempt.outcome!r}"
             )
-            stored = Assessment(
-                attempt.entities, attempt.states, attempt.recovered, attempt.outcome
-            )
-            if attempt.attempt != number or stored != again:
-                raise CertificateError(
-                    f"{where}, attempt {number}: the stored replies give outcome "
-                    f"{again.outcome!r}, the record says {attempt.outcome!r}"
-                )
-            if attempt.outcome == "error" and not attempt.error:
-                raise CertificateError(f"{where}, attempt {number}: an error without a message")
-            if attempt.outcome == "valid" and number != len(clue.attempts):
-                raise CertificateError(f"{where}: attempts continue after a valid one")
-        last = clue.attempts[-1]
-        if last.outcome == "valid":
-            if clue.accepted != len(clue.attempts) or clue.fallback or clue.text != last.text:
-                raise CertificateError(
-                    f"{where}: the valid attempt {len(clue.attempts)} is not used"
-                )
-            recovered = _in_source_order(list(last.recovered or ()), source)
-        else:
-            if len(clue.attempts) != MAX_ATTEMPTS or clue.accepted is not None:
-                raise CertificateError(
-                    f"{where}: no attempt validated, yet {len(clue.attempts)} of "
-                    f"{MAX_ATTEMPTS} were made or one is marked accepted"
-                )
-            if not clue.fallback or clue.text != sentence:
-                raise CertificateError(
-                    f"{where}: every attempt failed but the fallback is not used"
-                )
-            recovered = parse_fallback(clue.text, descriptions)
-    variable = {entity: v for v, entity in enumerate(entity_of, 1)}
-    ints = [variable[e] if value else -variable[e] for e, value in recovered]
-    if tuple(formula.literal_name(lit) for lit in ints) != clue.recovered:
-        raise CertificateError(f"{where}: the stored recovered clause is not what the text gives")
-    return ints
+        if attempt.outcome == "error" and not attempt.error:
+            raise CertificateError(f"{where}, attempt {number}: an error without a message")
+        if attempt.outcome == "valid" and number != len(clue.attempts):
+            raise CertificateError(f"{where}: attempts continue after a valid one")
+
+
+def _asked_recovered(
+    clue: ClueRecord,
+    source: Sequence[tuple[str, bool]],
+    sentence: str,
+    descriptions: Mapping[str, tuple[str, str]],
+    where: str,
+) -> list[tuple[str, bool]]:
+    """The literals an asked clue recovers: its valid last attempt's, which must be the
+    clue used; else (every attempt made failed) the fallback ``sentence``'s, which must
+    be the clue's text."""
+    last = clue.attempts[-1]
+    if last.outcome == "valid":
+        if clue.accepted != len(clue.attempts) or clue.fallback or clue.text != last.text:
+            raise CertificateError(f"{where}: the valid attempt {len(clue.attempts)} is not used")
+        return _in_source_order(list(last.recovered or ()), source)
+    if len(clue.attempts) != MAX_ATTEMPTS or clue.accepted is not None:
+        raise CertificateError(
+            f"{where}: no attempt validated, yet {len(clue.attempts)} of "
+            f"{MAX_ATTEMPTS} were made or one is marked accepted"
+        )
+    if not clue.fallback or clue.text != sentence:
+        raise CertificateError(f"{where}: every attempt failed but the fallback is not used")
+    return parse_fallback(clue.text, descriptions)
 
 
 def prove_story(record: StoryRecord, formula: Formula) -> dict[str, Any]:
@@ -255,6 +324,29 @@ def prove_story(record: StoryRecord, formula: Formula) -> dict[str, Any]:
     >>> prove_story(rec, f)["result"]
     'validated'
     """
+    entity_of, descriptions = _check_entities(record, formula)
+    recovered = _recovered_formula(record, formula, entity_of, descriptions)
+    source = [list(clause) for clause in formula.clauses]
+    z3_equivalent(source, recovered, formula.num_vars, names=formula.names)
+    _check_texts(record, entity_of, descriptions)
+    outcomes = [c.outcome for c in record.clues]
+    return {
+        "method": METHOD,
+        "result": "validated",
+        "clauses": len(source),
+        "validated": outcomes.count("validated"),
+        "fallback": outcomes.count("fallback"),
+        "direct": outcomes.count("direct"),
+        "z3": _Z3_VERSION,
+    }
+
+
+def _check_entities(
+    record: StoryRecord, formula: Formula
+) -> tuple[list[str], dict[str, tuple[str, str]]]:
+    """Check the entity map (every variable in order, distinct entities of the theme),
+    the record's id (it binds the attested text) and the entities' descriptions (the
+    theme's); the entities in variable order, and their descriptions."""
     theme = THEMES.get(record.theme)
     entity_of = list(record.entities)
     if list(record.entities.values()) != list(formula.names):
@@ -272,6 +364,18 @@ def prove_story(record: StoryRecord, formula: Formula) -> dict[str, Any]:
     descriptions = {entity: theme.describe(entity) for entity in entity_of}
     if list(record.descriptions.items()) != list(descriptions.items()):
         raise CertificateError("the descriptions are not the theme's descriptions of the entities")
+    return entity_of, descriptions
+
+
+def _recovered_formula(
+    record: StoryRecord,
+    formula: Formula,
+    entity_of: Sequence[str],
+    descriptions: Mapping[str, tuple[str, str]],
+) -> list[list[int]]:
+    """Check every clue (one per clause, numbered in order) and that the record's
+    recovered formula is the clues' and equals the source clause for clause; the
+    recovered clauses as DIMACS ints."""
     if len(record.clues) != formula.num_clauses:
         raise CertificateError(
             f"the story has {len(record.clues)} clues for {formula.num_clauses} clauses"
@@ -283,26 +387,22 @@ def prove_story(record: StoryRecord, formula: Formula) -> dict[str, Any]:
         recovered.append(_check_clue(clue, clause, formula, entity_of, descriptions))
     if record.recovered != tuple(c.recovered for c in record.clues):
         raise CertificateError("the recovered formula is not the clues' recovered clauses")
-    source = [list(clause) for clause in formula.clauses]
-    for i, (got, want) in enumerate(zip(recovered, source, strict=True)):
-        if got != want:
-            raise CertificateError(f"clue {i + 1} recovers {got} instead of {want}")
-    z3_equivalent(source, recovered, formula.num_vars, names=formula.names)
+    for i, (got, clause) in enumerate(zip(recovered, formula.clauses, strict=True)):
+        if got != list(clause):
+            raise CertificateError(f"clue {i + 1} recovers {got} instead of {list(clause)}")
+    return recovered
+
+
+def _check_texts(
+    record: StoryRecord, entity_of: Sequence[str], descriptions: Mapping[str, tuple[str, str]]
+) -> None:
+    """Check the story text (the introduction, then the clues) and the prompt text (the
+    App. G.2 story prompt of the story)."""
     if record.story != assemble_story(record.intro, [c.text for c in record.clues]):
         raise CertificateError("the story text is not the introduction followed by the clues")
     triples = [(e, *descriptions[e]) for e in entity_of]
     if record.text != story_prompt(record.story, triples):
         raise CertificateError("the prompt text is not the App. G.2 story prompt of the story")
-    outcomes = [c.outcome for c in record.clues]
-    return {
-        "method": METHOD,
-        "result": "validated",
-        "clauses": len(source),
-        "validated": outcomes.count("validated"),
-        "fallback": outcomes.count("fallback"),
-        "direct": outcomes.count("direct"),
-        "z3": _Z3_VERSION,
-    }
 
 
 def check_story_record(record: StoryRecord | Mapping[str, Any], formula: Formula) -> dict[str, Any]:
