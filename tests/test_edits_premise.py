@@ -106,6 +106,11 @@ def test_the_edit_command_turns_premise_edits_on_only_when_asked(
     found = records(out)
     assert operators_used(found) == {"drop"}
     assert {s["category"] for r in found for s in edit_steps(r.transforms)} == {PREMISE}
+    # --premise-edits beside --op adds the premise edits, not the other operator edits
+    code, out, _ = run([*argv, "--op", "converse", "--premise-edits"], capsys)
+    assert code == 0
+    assert operators_used(records(out)) <= {"converse", "drop", "insert"}
+    assert {"drop", "insert"} <= operators_used(records(out))
     code, out, _ = run(["edit", "--help"], capsys)
     assert "--premise-edits" in out
 

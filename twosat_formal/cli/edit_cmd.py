@@ -27,7 +27,7 @@ from twosat_formal.cli.options import (
 )
 from twosat_formal.cli.progress import write_with_progress
 from twosat_formal.edits import EDITS
-from twosat_formal.edits.operators import default_operators
+from twosat_formal.edits.operators import PREMISE, category_of, default_operators
 
 __all__ = ["EditChoice", "edit"]
 
@@ -84,6 +84,8 @@ class EditChoice:
     ['converse']
     >>> EditChoice(premise_edits=True).operators()[-2:]
     ['drop', 'insert']
+    >>> EditChoice(ops=["converse"], premise_edits=True).operators()
+    ['converse', 'drop', 'insert']
     """
 
     ops: OpsOption = None
@@ -94,7 +96,8 @@ class EditChoice:
         --premise-edits, the premise edits not named already."""
         chosen = list(self.ops) if self.ops else list(default_operators())
         if self.premise_edits:
-            chosen += [name for name in default_operators(premise=True) if name not in chosen]
+            premise = [n for n in default_operators(premise=True) if category_of(n) == PREMISE]
+            chosen += [name for name in premise if name not in chosen]
         return chosen
 
 
