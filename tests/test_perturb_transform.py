@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 
 import numpy as np
 import pytest
@@ -192,16 +193,16 @@ def test_canonical_params_are_what_their_json_text_gives_back(params: dict) -> N
     assert got is not params and repr(canonical_params(got)) == repr(got)
 
 
-def _rebuilt_by_selection(t: Transform, base: Formula) -> Formula:
-    """The result as the source clauses (every map's copy, then the added clauses),
-    built as one formula, with ``Formula.select`` then taking them in permutation order."""
-    clauses = [
+def _rebuilt_by_lists(t: Transform, base: Formula) -> Formula:
+    """The result on Python lists: the source clauses (every map's copy, then the added
+    clauses), taken in permutation order."""
+    sources = [
         [lmap[lit - 1] if lit > 0 else -lmap[-lit - 1] for lit in clause]
         for lmap in t.literal_map
         for clause in base.clauses
     ]
-    sources = Formula([*clauses, *map(list, t.added_clauses)], t.num_vars, t.names)
-    return sources.select(list(t.clause_permutation))
+    sources += map(list, t.added_clauses)
+    return Formula([sources[i] for i in t.clause_permutation], t.num_vars, t.names)
 
 
 @settings(max_examples=60)
@@ -212,10 +213,52 @@ def test_rebuild_takes_the_source_clauses_in_permutation_order(
     name, params = call
     base = Formula.from_named([["a", "b"], ["~a", "c"], ["b", "~c"], ["c"]]) if named else BASE
     _, t = OPERATORS.get(name).apply(base, seed=seed, **params)
-    expected = _rebuilt_by_selection(t, base)
-    # rebuild itself, and both of its paths (lists for few literals, numpy arrays)
-    for again in (t.rebuild(base), t._rebuild_few(base), t._rebuild_arrays(base)):
-        assert again == expected and again.names == expected.names
-        assert again.clauses == expected.clauses and again.num_vars == expected.num_vars
-        assert np.array_equal(again.literals, expected.literals)
-        assert np.array_equal(again.offsets, expected.offsets)
+    expected = _rebuilt_by_lists(t, base)
+    again = t.rebuild(base)
+    assert again == expected and again.names == expected.names
+    assert again.clauses == expected.clauses and again.num_vars == expected.num_vars
+    assert np.array_equal(again.literals, expected.literals)
+    assert np.array_equal(again.offsets, expected.offsets)
+
+
+@st.composite
+def drawn_transforms(draw: st.DrawFn) -> tuple[Formula, Transform]:
+    """A base (3 to 12 clauses, or 100 to 500 drawn from a seed) and a transform of it with
+    1 to 3 copies, any literal maps, added clauses and any permutation of the sources."""
+    rng = random.Random(draw(st.integers(0, 2**32)))
+    n = draw(st.integers(1, 40))
+    size = draw(st.sampled_from([rng.randint(3, 12), rng.randint(100, 500)]))
+    clauses = [
+        [rng.choice((1, -1)) * rng.randint(1, n) for _ in range(rng.choice([0, 1, 2, 2, 3]))]
+        for _ in range(size)
+    ]
+    base = Formula(clauses, num_vars=n)
+    copies = draw(st.integers(1, 3))
+    num_vars = n * copies + draw(st.integers(0, 3))
+
+    def literal() -> int:
+        return rng.choice((1, -1)) * rng.randint(1, num_vars)
+
+    maps = tuple(tuple(literal() for _ in range(n)) for _ in range(copies))
+    added = tuple(
+        tuple(literal() for _ in range(rng.randint(0, 3))) for _ in range(draw(st.integers(0, 5)))
+    )
+    perm = list(range(copies * size + len(added)))
+    rng.shuffle(perm)
+    names = tuple(f"v{i}" for i in range(num_vars)) if draw(st.booleans()) else None
+    relation = "equisatisfiable-copy-product" if copies > 1 else "equivalent-under-map"
+    t = Transform("drawn", {}, 0, relation, maps, tuple(perm), num_vars, added, names=names)
+    return base, t
+
+
+@settings(max_examples=150, deadline=None)
+@given(drawn_transforms())
+def test_rebuild_of_drawn_transforms_is_the_list_reference(
+    drawn: tuple[Formula, Transform],
+) -> None:
+    base, t = drawn
+    expected = _rebuilt_by_lists(t, base)
+    again = t.rebuild(base)
+    assert again == expected and again.names == expected.names
+    assert again.clauses == expected.clauses and again.num_vars == expected.num_vars
+    assert np.array_equal(again.offsets, expected.offsets)

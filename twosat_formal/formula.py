@@ -37,7 +37,6 @@ from twosat_formal.errors import ConfigError, NotTwoCNFError
 from twosat_formal.lazy import cached_property
 
 __all__ = [
-    "FEW_LITERALS",
     "KEYWORDS",
     "MAX_SIZE",
     "NAME_PATTERN",
@@ -48,6 +47,7 @@ __all__ = [
     "default_name",
     "default_var",
     "is_valid_name",
+    "take_clauses",
 ]
 
 #: A variable name: an identifier that the DSL can print and read back.
@@ -58,11 +58,6 @@ KEYWORDS = frozenset({"not", "or", "and", "vars"})
 #: (a generator's ``--clauses``, ``--set n=``, ``--count``, an operator's ``count``,
 #: a DIMACS header): more is refused as an absurd number, before anything is sized.
 MAX_SIZE = 10_000_000
-
-#: Up to this many literals, work on a formula is done on Python lists rather than numpy
-#: arrays (numpy's fixed cost per call, 1 - 3 us, is most of the work there): its array
-#: checks, ``is_2cnf``, a rebuilt transform, the solver's certificate check.
-FEW_LITERALS = 256
 
 #: An assignment: ``{var_or_name: bool}`` or a sequence of bools indexed by ``var - 1``.
 Assignment = Mapping[int, bool] | Mapping[str, bool] | Sequence[bool]
@@ -185,6 +180,26 @@ IntArray = npt.NDArray[np.int64]
 Names = Sequence[str] | Mapping[int, str] | None
 
 
+def take_clauses(lits: IntArray, offsets: IntArray, indices: IntArray) -> tuple[IntArray, IntArray]:
+    """The clauses at ``indices`` (valid, in range) of a flat literal array and its offsets.
+
+    Returns the new literal array and offsets, clause ``indices[i]`` becoming clause
+    ``i``: a permutation, a subset or repeats, in one gather.
+
+    >>> lits, offsets = take_clauses(
+    ...     np.array([1, -2, 3]), np.array([0, 2, 3]), np.array([1, 0, 1])
+    ... )
+    >>> lits.tolist(), offsets.tolist()
+    ([3, 1, -2, 3], [0, 1, 3, 4])
+    """
+    starts = offsets[indices]
+    lengths = offsets[indices + 1] - starts
+    taken = np.zeros(len(indices) + 1, dtype=np.int64)
+    np.add.accumulate(lengths, out=taken[1:])  # np.cumsum, without its wrapper's cost
+    gather = np.repeat(starts - taken[:-1], lengths) + np.arange(taken[-1])
+    return lits[gather], taken
+
+
 def _sparse_names(names: Mapping[int, str], num_vars: int) -> dict[int, str] | None:
     """Check a mapping of some variables to names; the non-default ones, by variable.
 
@@ -237,10 +252,11 @@ class Formula:
     call :meth:`require_2cnf`, which refuses clauses of width 0 or above 2.
     """
 
-    __slots__ = ("__dict__", "_lits", "_offsets", "_sparse", "num_vars")
+    __slots__ = ("__dict__", "_lits", "_offsets", "_sparse", "_widths", "num_vars")
 
     _lits: IntArray
     _offsets: IntArray
+    _widths: IntArray
     _sparse: dict[int, str] | None
     num_vars: int
 
@@ -251,16 +267,8 @@ class Formula:
         names: Names = None,
     ) -> None:
         rows = [tuple(map(int, clause)) for clause in clauses]
-        if len(rows) <= FEW_LITERALS // 2:  # few clauses: the arrays from lists
-            bounds = [0, *accumulate(map(len, rows))]
-            flat = list(chain.from_iterable(rows))
-            self._setup(
-                np.array(flat, dtype=np.int64), np.array(bounds, dtype=np.int64), num_vars, names
-            )
-            return
-        lengths = np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
-        offsets = np.zeros(len(rows) + 1, dtype=np.int64)
-        np.cumsum(lengths, out=offsets[1:])
+        bounds = accumulate(map(len, rows), initial=0)
+        offsets = np.fromiter(bounds, dtype=np.int64, count=len(rows) + 1)
         lits = np.fromiter(chain.from_iterable(rows), dtype=np.int64, count=int(offsets[-1]))
         self._setup(lits, offsets, num_vars, names)
 
@@ -339,23 +347,19 @@ class Formula:
     ) -> None:
         if lits.ndim != 1 or offsets.ndim != 1 or len(offsets) < 1:
             raise ConfigError("literals and offsets must be flat arrays", parameter="arrays")
-        if len(lits) <= FEW_LITERALS:  # the same checks on lists: numpy's calls cost more
-            flat, bounds = lits.tolist(), offsets.tolist()
-            rising = bounds[0] == 0 and all(map(operator.le, bounds, bounds[1:]))
-            rising = rising and bounds[-1] == len(flat)
-            zero = 0 in flat
-            used = max(max(flat), -min(flat)) if flat else 0
-        else:
-            rising = offsets[0] == 0 and offsets[-1] == len(lits)
-            rising = rising and not (offsets[1:] < offsets[:-1]).any()
-            zero = bool(len(lits)) and not lits.all()
-            used = int(np.abs(lits).max()) if len(lits) else 0
+        # few calls, each on a whole array: numpy's fixed cost per call (about 1 us) is
+        # most of the work for a formula of a few clauses
+        rising = offsets[0] == 0 and offsets[-1] == len(lits)
+        rising = rising and not np.count_nonzero(offsets[1:] < offsets[:-1])
+        zero = np.count_nonzero(lits) != len(lits)
+        used = int(np.abs(lits).max()) if len(lits) else 0
         if not rising:
             raise ConfigError(
                 "clause offsets must rise from 0 to the number of literals", parameter="offsets"
             )
         if zero:
             raise ConfigError("a clause cannot contain the literal 0", parameter="literal")
+        widths = offsets[1:] - offsets[:-1]  # np.diff's result, without its wrapper
         if isinstance(names, Mapping):
             if num_vars is None:
                 num_vars = max(used, max(names, default=0))
@@ -394,8 +398,10 @@ class Formula:
         offsets = np.ascontiguousarray(offsets, dtype=np.int64)
         lits.flags.writeable = False
         offsets.flags.writeable = False
+        widths.flags.writeable = False
         object.__setattr__(self, "_lits", lits)
         object.__setattr__(self, "_offsets", offsets)
+        object.__setattr__(self, "_widths", widths)
         object.__setattr__(self, "num_vars", int(num_vars))
         object.__setattr__(self, "_sparse", sparse)
         if sparse is None:  # else :attr:`_names` builds the table on first use
@@ -430,12 +436,10 @@ class Formula:
         """Clause ``i`` is ``literals[offsets[i]:offsets[i + 1]]``."""
         return self._offsets
 
-    @cached_property
+    @property
     def widths(self) -> IntArray:
-        """The number of literals of each clause."""
-        w = self._offsets[1:] - self._offsets[:-1]  # np.diff's result, without its wrapper
-        w.flags.writeable = False
-        return w
+        """The number of literals of each clause (read-only)."""
+        return self._widths
 
     @cached_property
     def clauses(self) -> tuple[Clause, ...]:
@@ -465,12 +469,8 @@ class Formula:
     @cached_property
     def is_2cnf(self) -> bool:
         """Whether every clause has one or two literals (an empty formula is 2-CNF)."""
-        if len(self._lits) <= FEW_LITERALS:  # on lists: numpy's calls cost more
-            bounds: list[int] = self._offsets.tolist()
-            few = list(map(operator.sub, bounds[1:], bounds))
-            return not few or (min(few) >= 1 and max(few) <= 2)
-        widths = self.widths
-        return bool(((widths >= 1) & (widths <= 2)).all())
+        widths = self._widths
+        return not len(widths) or bool(widths.min() >= 1 and widths.max() <= 2)
 
     def require_2cnf(self, operation: str = "this operation") -> None:
         """Raise :class:`NotTwoCNFError` naming the first clause that is not 2-CNF."""
@@ -649,12 +649,8 @@ class Formula:
             raise ConfigError(
                 "clause index out of range", parameter="indices", valid=f"0..{self.num_clauses - 1}"
             )
-        starts, ends = self._offsets[idx], self._offsets[idx + 1]
-        lengths = ends - starts
-        offsets = np.zeros(len(idx) + 1, dtype=np.int64)
-        np.cumsum(lengths, out=offsets[1:])
-        gather = np.repeat(starts - offsets[:-1], lengths) + np.arange(offsets[-1])
-        return Formula.from_arrays(self._lits[gather], offsets, self.num_vars, self._table)
+        lits, offsets = take_clauses(self._lits, self._offsets, idx)
+        return Formula.from_arrays(lits, offsets, self.num_vars, self._table)
 
     # -- sympy ------------------------------------------------------------------------------
 

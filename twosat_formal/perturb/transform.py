@@ -36,13 +36,13 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from itertools import pairwise
+from itertools import chain
 from typing import Any
 
 import numpy as np
 
 from twosat_formal.errors import ConfigError, RecordError
-from twosat_formal.formula import FEW_LITERALS, Formula
+from twosat_formal.formula import Formula, take_clauses
 from twosat_formal.records import PerturbationStep, StepProof, read_record
 
 __all__ = ["RELATIONS", "JsonValue", "Proof", "Transform", "canonical_params"]
@@ -222,54 +222,30 @@ class Transform:
     def rebuild(self, base: Formula) -> Formula:
         """The result of this transform on ``base``, from the recorded fields alone."""
         self.check_shape(base)
-        if len(base.literals) * self.copies <= FEW_LITERALS:  # over all copies
-            return self._rebuild_few(base)
-        return self._rebuild_arrays(base)
-
-    def _rebuild_arrays(self, base: Formula) -> Formula:
-        """:meth:`rebuild` on numpy arrays (after :meth:`check_shape`)."""
-        lits_parts: list[np.ndarray] = []
-        width_parts: list[np.ndarray] = []
-        base_lits = base.literals
-        base_widths = np.diff(base.offsets)
-        for lmap in self.literal_map:
-            table = np.zeros(base.num_vars + 1, dtype=np.int64)
-            table[1:] = lmap
-            lits_parts.append(np.sign(base_lits) * table[np.abs(base_lits)])
-            width_parts.append(base_widths)
-        if self.added_clauses:
-            lits_parts.append(
-                np.fromiter((lit for c in self.added_clauses for lit in c), dtype=np.int64)
+        maps = np.array(self.literal_map, dtype=np.int64).reshape(self.copies, base.num_vars)
+        # tables[k, lit] is what base literal lit becomes in copy k: maps[k, v - 1] for v,
+        # its negation for -v (a negative index counts from the end of the row)
+        zero = np.zeros((self.copies, 1), dtype=np.int64)
+        tables = np.concatenate((zero, maps, -maps[:, ::-1]), axis=1)
+        added = self.added_clauses
+        lits = np.concatenate(
+            (
+                tables[:, base.literals].reshape(-1),
+                np.fromiter(chain.from_iterable(added), dtype=np.int64),
             )
-            width_parts.append(np.array([len(c) for c in self.added_clauses], dtype=np.int64))
-        lits = np.concatenate(lits_parts) if lits_parts else np.zeros(0, dtype=np.int64)
-        widths = np.concatenate(width_parts) if width_parts else np.zeros(0, dtype=np.int64)
-        # the source clauses in permutation order (check_shape: a permutation of them all),
+        )
+        widths = np.concatenate(
+            (
+                *(base.widths,) * self.copies,
+                np.fromiter(map(len, added), dtype=np.int64, count=len(added)),
+            )
+        )
+        offsets = np.zeros(len(widths) + 1, dtype=np.int64)
+        np.add.accumulate(widths, out=offsets[1:])
+        # the sources in permutation order (check_shape: a permutation of them all),
         # gathered here so that one formula is built, not the sources' and then a selection
-        perm = np.asarray(self.clause_permutation, dtype=np.int64)
-        starts = np.cumsum(widths) - widths
-        lengths = widths[perm]
-        offsets = np.zeros(len(perm) + 1, dtype=np.int64)
-        np.cumsum(lengths, out=offsets[1:])
-        gather = np.repeat(starts[perm] - offsets[:-1], lengths) + np.arange(offsets[-1])
-        return Formula.from_arrays(lits[gather], offsets, self.num_vars, self.names)
-
-    def _rebuild_few(self, base: Formula) -> Formula:
-        """:meth:`rebuild` on Python lists (after :meth:`check_shape`), for a base of few
-        literals, where numpy's calls would cost more than the work: the same formula
-        as :meth:`_rebuild_arrays` (a test compares them)."""
-        flat, bounds = base.literals.tolist(), base.offsets.tolist()
-        sources: list[list[int]] = []
-        for lmap in self.literal_map:
-            # table[lit] for a literal of the base: lmap[v - 1] for v, its negation for -v
-            table = [0, *lmap, *(-lit for lit in reversed(lmap))]
-            sources.extend([table[lit] for lit in flat[a:b]] for a, b in pairwise(bounds))
-        sources.extend(list(clause) for clause in self.added_clauses)
-        lits: list[int] = []
-        offsets = [0]
-        for index in self.clause_permutation:
-            lits.extend(sources[index])
-            offsets.append(len(lits))
+        perm = np.array(self.clause_permutation, dtype=np.int64)
+        lits, offsets = take_clauses(lits, offsets, perm)
         return Formula.from_arrays(lits, offsets, self.num_vars, self.names)
 
     # -- JSON ------------------------------------------------------------------------------

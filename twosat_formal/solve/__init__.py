@@ -29,12 +29,11 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from itertools import pairwise
 
 import numpy as np
 
 from twosat_formal.errors import CertificateError, ConfigError, SolverDisagreementError, raises
-from twosat_formal.formula import FEW_LITERALS, Formula
+from twosat_formal.formula import Formula
 from twosat_formal.solve.backends import BACKENDS, Backend, decide
 from twosat_formal.solve.check import (
     check_certificate_json,
@@ -158,27 +157,11 @@ def verify(formula: Formula, result: SolveResult) -> SolveResult:
 
 
 def _verify_model(formula: Formula, model: np.ndarray, who: str) -> None:
+    """Raise :class:`CertificateError` naming the first clause that ``model`` falsifies."""
     if model.shape != (formula.num_vars,):
         raise CertificateError(
             f"{who} model has {model.size} values for {formula.num_vars} variables"
         )
-    if len(formula.literals) <= FEW_LITERALS:  # on lists, the same verdicts and messages
-        _verify_model_few(formula, model, who)
-    else:
-        _verify_model_arrays(formula, model, who)
-
-
-def _verify_model_few(formula: Formula, model: np.ndarray, who: str) -> None:
-    """:func:`_verify_model`'s clause test on lists (the model's shape is checked)."""
-    values = model.tolist()
-    flat, bounds = formula.literals.tolist(), formula.offsets.tolist()
-    for number, (start, end) in enumerate(pairwise(bounds), 1):
-        if not any(values[abs(lit) - 1] == (lit > 0) for lit in flat[start:end]):
-            raise CertificateError(f"{who} model falsifies clause {number}")
-
-
-def _verify_model_arrays(formula: Formula, model: np.ndarray, who: str) -> None:
-    """:func:`_verify_model`'s clause test, vectorised (the model's shape is checked)."""
     lits = formula.literals
     true = model[np.abs(lits) - 1] == (lits > 0)
     m = formula.num_clauses
@@ -187,49 +170,26 @@ def _verify_model_arrays(formula: Formula, model: np.ndarray, who: str) -> None:
         satisfied = pairs[:, 0] | pairs[:, 1]
     else:
         satisfied = np.bincount(formula.clause_of_literal, weights=true, minlength=m) > 0
-    if not bool(np.all(satisfied)):
+    if not satisfied.all():
         bad = int(np.flatnonzero(~satisfied)[0])
         raise CertificateError(f"{who} model falsifies clause {bad + 1}")
 
 
 def _verify_cycle(formula: Formula, cycle: np.ndarray, who: str) -> None:
-    if cycle.ndim == 1 and max(cycle.size, len(formula.literals)) <= FEW_LITERALS:
-        _verify_cycle_few(formula, cycle.tolist(), who)
-    else:
-        _verify_cycle_arrays(formula, cycle, who)
+    """Raise :class:`CertificateError` unless ``cycle`` is a contradiction cycle.
 
-
-def _verify_cycle_few(formula: Formula, cycle: list[int], who: str) -> None:
-    """:func:`_verify_cycle` on lists: the same checks, in the same order."""
+    It must be a walk of at least two literals of the formula, hold a literal and its
+    negation, and each step ``a -> b`` must be the implication of a clause ``(~a | b)``
+    of one or two literals (a unit clause ``(b)`` is ``(b | b)``); the first failing
+    check is named, and the first failing step.
+    """
     n = formula.num_vars
-    if len(cycle) < 2 or any(lit == 0 or abs(lit) > n for lit in cycle):
+    variables = np.abs(cycle)
+    if cycle.ndim != 1 or cycle.size < 2 or variables.min() < 1 or variables.max() > n:
         raise CertificateError(f"{who} cycle is not a walk of at least 2 literals")
-    seen = set(cycle)
-    if not any(-lit in seen for lit in seen):
-        raise CertificateError(f"{who} cycle has no literal together with its negation")
-    flat, bounds = formula.literals.tolist(), formula.offsets.tolist()
-    have = set()  # each clause of one or two literals as its sorted pair ((a) is (a, a))
-    for start, end in pairwise(bounds):
-        if 1 <= end - start <= 2:
-            first, second = flat[start], flat[end - 1]
-            have.add((first, second) if first <= second else (second, first))
-    for step, (source, target) in enumerate(zip(cycle, [*cycle[1:], cycle[0]], strict=True)):
-        first, second = -source, target  # the clause (~source | target)
-        if ((first, second) if first <= second else (second, first)) not in have:
-            raise CertificateError(
-                f"{who} cycle step {step + 1} ({source} -> {target}) is not an implication "
-                "of any clause"
-            )
-
-
-def _verify_cycle_arrays(formula: Formula, cycle: np.ndarray, who: str) -> None:
-    """:func:`_verify_cycle`, vectorised."""
-    n = formula.num_vars
-    if cycle.ndim != 1 or cycle.size < 2 or np.any(cycle == 0) or np.any(np.abs(cycle) > n):
-        raise CertificateError(f"{who} cycle is not a walk of at least 2 literals")
-    seen = np.zeros((2, n + 1), dtype=np.bool_)  # seen[0, v]: literal v, seen[1, v]: -v
-    seen[(cycle < 0).view(np.int8), np.abs(cycle)] = True
-    if not bool(np.any(seen[0] & seen[1])):
+    seen = np.zeros(2 * n + 1, dtype=np.bool_)  # seen[n + lit]: lit is on the walk
+    seen[cycle + n] = True
+    if not seen[n - cycle].any():
         raise CertificateError(f"{who} cycle has no literal together with its negation")
     widths = formula.widths
     short = (widths >= 1) & (widths <= 2)
@@ -239,14 +199,15 @@ def _verify_cycle_arrays(formula: Formula, cycle: np.ndarray, who: str) -> None:
     base = 2 * n + 1
 
     def key(p: np.ndarray, q: np.ndarray) -> np.ndarray:
-        return (np.minimum(p, q) + n) * base + (np.maximum(p, q) + n)
+        # one int per unordered pair of literals in -n..n (base > the spread of q)
+        return np.minimum(p, q) * base + np.maximum(p, q)
 
-    steps_from, steps_to = cycle, np.roll(cycle, -1)
+    steps_from, steps_to = cycle, np.concatenate((cycle[1:], cycle[:1]))
     needed = key(-steps_from, steps_to)
     have = key(first, second)
     if 4 * needed.size < have.size:  # a short walk: look each clause up among its keys
+        # (a key needed twice is found at its first place in the sorted keys, both times)
         wanted = np.sort(needed)
-        wanted = wanted[np.concatenate(([True], wanted[1:] != wanted[:-1]))]
         where = np.minimum(np.searchsorted(wanted, have), wanted.size - 1)
         found = np.zeros(wanted.size, dtype=np.bool_)
         found[where[wanted[where] == have]] = True
@@ -257,11 +218,11 @@ def _verify_cycle_arrays(formula: Formula, cycle: np.ndarray, who: str) -> None:
         # steps: 0.04 against 0.45 s); the steps' own order only names a failing one.
         wanted = np.sort(needed)
         where = np.minimum(np.searchsorted(have, wanted), max(have.size - 1, 0))
-        if have.size and bool(np.all(have[where] == wanted)):
+        if have.size and (have[where] == wanted).all():
             return
         where = np.minimum(np.searchsorted(have, needed), max(have.size - 1, 0))
         ok = have[where] == needed if have.size else np.zeros(needed.size, dtype=np.bool_)
-    if not bool(np.all(ok)):
+    if not ok.all():
         step = int(np.flatnonzero(~ok)[0])
         raise CertificateError(
             f"{who} cycle step {step + 1} ({int(steps_from[step])} -> "
