@@ -150,7 +150,7 @@ def _bounded_walk(read: Any, a: int, b: int, budget: int) -> list[int] | None:
 
 
 def _core_text(name: str, read: Any, prompt: str, sample: int) -> str:
-    from twosat_formal.models.reference import coin_rng
+    from twosat_formal.models.procedures import coin_rng
     from twosat_formal.questions.reference import minimum_core
 
     m = read.formula.num_clauses
@@ -178,7 +178,7 @@ def _core_text(name: str, read: Any, prompt: str, sample: int) -> str:
 
 
 def _repair_text(name: str, read: Any, prompt: str, sample: int) -> str:
-    from twosat_formal.models.reference import coin_rng
+    from twosat_formal.models.procedures import coin_rng
     from twosat_formal.questions.reference import maxsat_model
 
     m = read.formula.num_clauses
@@ -212,7 +212,7 @@ def _repair_text(name: str, read: Any, prompt: str, sample: int) -> str:
 
 
 def _maxsat_text(model: Any, read: Any, prompt: str, sample: int) -> str:
-    from twosat_formal.models.reference import bounded_search, coin_rng
+    from twosat_formal.models.procedures import bounded_search, coin_rng
     from twosat_formal.questions.reference import maxsat_model
 
     n = len(read.entities)
@@ -238,7 +238,7 @@ def question_answer(
 ) -> str:
     """The answer text of reference reasoner ``model`` to a question prompt."""
     from twosat_formal.diagnostics.implications import Implications
-    from twosat_formal.models.reference import coin_rng
+    from twosat_formal.models.procedures import coin_rng
     from twosat_formal.questions.reference import entails, forced_literals
 
     kind, details = question
