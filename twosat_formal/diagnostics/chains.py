@@ -265,7 +265,7 @@ def judge_chain(
     ``(None, None)`` on a SAT instance; ``(None, "no-chain")`` when the answer gives no
     chain; otherwise the verdict of :func:`check_chain`.
     """
-    from twosat_formal.scoring import entity_variables, value_words
+    from twosat_formal.scoring.answers import entity_variables, value_words
 
     if label != "UNSAT" or not formula.is_2cnf:
         return None, None

@@ -1,7 +1,7 @@
 """How the reference reasoners answer the question types (``verbalize --ask``).
 
 :func:`read_question` recognises a question prompt by its fixed wording
-(:mod:`twosat_formal.questions.wording`); :func:`question_answer` writes each
+(:mod:`twosat_formal.verbalize.questions`); :func:`question_answer` writes each
 reasoner's answer in the format the prompt shows:
 
 * ``ref/oracle`` answers exactly: the backbone for ``forced``; for ``entails`` the
@@ -39,7 +39,7 @@ import re
 from collections import deque
 from typing import Any
 
-from twosat_formal.questions.wording import (
+from twosat_formal.verbalize.questions import (
     CORE_QUESTION,
     FORCED_QUESTION,
     MAXSAT_QUESTION,

@@ -48,7 +48,7 @@ Failure kinds: ``truncated``, ``ambiguous-answer`` (entails), ``no-answer``,
 Examples
 --------
 >>> from twosat_formal.formula import Formula
->>> from twosat_formal.scoring import PromptView
+>>> from twosat_formal.scoring.answers import PromptView
 >>> f = Formula.from_named([["a"], ["~a", "b"], ["c", "d"]])
 >>> p = PromptView({"A": "a", "B": "b", "C": "c", "D": "d"}, "true", "false")
 >>> j = judge_question("forced", 'The answer is: {"A": "true", "B": "true"}', p, f, "SAT")
@@ -200,7 +200,7 @@ def read_forced(
     >>> read_forced("The answer is: {}", ents, vals).literals
     frozenset()
     """
-    from twosat_formal.scoring import extract_witness
+    from twosat_formal.scoring.answers import extract_witness
 
     obj: Any = _strict_object(text)
     if lenient and not isinstance(obj, dict):  # the strict line first, then any object
@@ -264,7 +264,7 @@ def judge_question(
     """
     from twosat_formal.diagnostics.chains import NO_CHAIN, check_chain, extract_chain
     from twosat_formal.questions.reference import entails, forced_literals
-    from twosat_formal.scoring import (
+    from twosat_formal.scoring.answers import (
         Judgement,
         entity_variables,
         extract_decision,
