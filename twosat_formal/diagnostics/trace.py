@@ -78,18 +78,13 @@ from itertools import pairwise
 from pathlib import Path
 from typing import IO, Any, NamedTuple
 
-from twosat_formal.diagnostics.claims import FORMS, KINDS, MAX_SENTENCE, Claim, Trace
+from twosat_formal.diagnostics.claims import MAX_SENTENCE, Claim, Trace
 from twosat_formal.diagnostics.formula_claims import claim_clauses, read_formula_claim, renamed
 from twosat_formal.diagnostics.implications import Implications
 from twosat_formal.formula import Formula
 from twosat_formal.propositional import Expr
 
 __all__ = [
-    "FORMS",
-    "KINDS",
-    "MAX_SENTENCE",
-    "Claim",
-    "Trace",
     "check_trace",
     "read_claims",
     "trace_rows",

@@ -23,16 +23,17 @@ false value word, and last the line ``The answer is: Yes`` or ``The answer is: N
     :class:`random.Random` seeded with the SHA-256 of the prompt text and the sample
     index: the same prompt and sample give the same answer in every process.
 ``ref/bounded?budget=N``
-    The resource-bounded procedure of :func:`bounded_search`: clause-by-clause
+    The resource-bounded procedure of
+    :func:`~twosat_formal.models.procedures.bounded_search`: clause-by-clause
     propagation in text order where every literal inspection costs one step. With
     enough steps it is exact on 2-CNF; with a fixed budget its accuracy falls as
     formulas get more clauses or longer implication chains. Asked for a contradiction
     chain after saying "No", it searches for one with the checks it has left
-    (:func:`bounded_chain`): only around the variable its propagation refuted (or, for
-    a contradiction among the unit clauses, the first variable of the failing
-    clause), breadth first, one check per implication looked at. When the checks run
-    out, or no contradiction cycle passes through that variable, it gives the walk it
-    has, which is not a valid chain.
+    (:func:`~twosat_formal.models.procedures.bounded_chain`): only around the variable
+    its propagation refuted (or, for a contradiction among the unit clauses, the first
+    variable of the failing clause), breadth first, one check per implication looked
+    at. When the checks run out, or no contradiction cycle passes through that
+    variable, it gives the walk it has, which is not a valid chain.
 
 Asked under the ``symbolic-cot`` strategy (:mod:`twosat_formal.strategies`), every
 reasoner first writes the rules it read as DSL formulas (the ``FORMULAS:`` block, exact
@@ -47,11 +48,12 @@ time the reasoner took. A prompt the back-parser cannot read raises
 Examples
 --------
 >>> from twosat_formal.formula import Formula
->>> run = bounded_search(Formula.from_named([["a", "b"], ["~a", "b"], ["~b", "a"]]), 100)
->>> run.status, run.assignment, run.steps
-('SAT', (True, True), 16)
->>> bounded_search(Formula.from_named([["a", "b"], ["~a", "b"], ["~b", "a"]]), 5).status
-'EXHAUSTED'
+>>> from twosat_formal.verbalize import verbalize
+>>> p = verbalize(Formula([[1, 2], [-1, 2], [-2, 1], [-1, -2]]), "logic", entities=list("AB"))
+>>> OracleModel().respond(p.text).text.splitlines()[-1]
+'The answer is: No'
+>>> SatBiasedModel().respond(p.text).text.splitlines()[-1]
+'The answer is: Yes'
 """
 
 from __future__ import annotations
@@ -72,16 +74,12 @@ __all__ = [
     "DEFAULT_BUDGET",
     "REFERENCE_MODELS",
     "BoundedModel",
-    "BoundedRun",
     "CoinModel",
     "OracleModel",
     "ReadPrompt",
     "ReferenceModel",
     "SatBiasedModel",
     "asks_for_chain",
-    "bounded_chain",
-    "bounded_search",
-    "coin_rng",
     "read_prompt",
     "render_answer",
 ]

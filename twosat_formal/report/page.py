@@ -1,6 +1,6 @@
 """The report as one self-contained HTML page (``report.html``).
 
-:func:`render_html` writes the laid-out blocks of :mod:`~twosat_formal.report.render`
+:func:`render_html` writes the laid-out blocks (:mod:`~twosat_formal.report.blocks`)
 as a page that works offline and alone: a table of contents linking every section
 (each heading has a stable ``id``), the figures embedded as SVG ``data:`` URIs (each
 SVG has a ``<title>``), print styles (no contents list or filters on paper, no figure
@@ -260,7 +260,7 @@ def render_html(
     """The blocks as one self-contained HTML page.
 
     Figures are read from ``base`` (their SVG, else their PNG) and embedded. A
-    :class:`~twosat_formal.report.render.Browser` block becomes the item browser over
+    :class:`~twosat_formal.report.blocks.Browser` block becomes the item browser over
     ``browser`` (:func:`twosat_formal.report.items.browser_data`); without ``browser``
     it says that the report has no answers to browse.
     """
