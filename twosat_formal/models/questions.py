@@ -39,6 +39,7 @@ import re
 from collections import deque
 from typing import Any
 
+from twosat_formal.models.procedures import bounded_search, coin_rng
 from twosat_formal.verbalize.questions import (
     CORE_QUESTION,
     FORCED_QUESTION,
@@ -150,7 +151,6 @@ def _bounded_walk(read: Any, a: int, b: int, budget: int) -> list[int] | None:
 
 
 def _core_text(name: str, read: Any, prompt: str, sample: int) -> str:
-    from twosat_formal.models.procedures import coin_rng
     from twosat_formal.questions.reference import minimum_core
 
     m = read.formula.num_clauses
@@ -178,7 +178,6 @@ def _core_text(name: str, read: Any, prompt: str, sample: int) -> str:
 
 
 def _repair_text(name: str, read: Any, prompt: str, sample: int) -> str:
-    from twosat_formal.models.procedures import coin_rng
     from twosat_formal.questions.reference import maxsat_model
 
     m = read.formula.num_clauses
@@ -212,7 +211,6 @@ def _repair_text(name: str, read: Any, prompt: str, sample: int) -> str:
 
 
 def _maxsat_text(model: Any, read: Any, prompt: str, sample: int) -> str:
-    from twosat_formal.models.procedures import bounded_search, coin_rng
     from twosat_formal.questions.reference import maxsat_model
 
     n = len(read.entities)
@@ -238,7 +236,6 @@ def question_answer(
 ) -> str:
     """The answer text of reference reasoner ``model`` to a question prompt."""
     from twosat_formal.diagnostics.implications import Implications
-    from twosat_formal.models.procedures import coin_rng
     from twosat_formal.questions.reference import entails, forced_literals
 
     kind, details = question

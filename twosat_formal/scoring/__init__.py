@@ -141,8 +141,7 @@ def score(response: Response | str, prompt: AnyPrompt, formula: Formula, label: 
     if ask != "decision":  # a question type of its own: forced, entails
         from twosat_formal.scoring.questions import judge_question
 
-        judged: Judgement = judge_question(ask, response, prompt, formula, label)
-        return judged
+        return judge_question(ask, response, prompt, formula, label)
     strict, loose = readings(response, prompt, formula, label)
     cycle: tuple[bool | None, str | None] = (None, None)
     if getattr(prompt, "ask_cycle", False):  # chains are scored on their own
