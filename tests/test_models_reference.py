@@ -24,6 +24,7 @@ from twosat_formal.errors import ConfigError, EvaluationError
 from twosat_formal.formula import Formula
 from twosat_formal.models import load_model
 from twosat_formal.models.base import Response, SamplingParams
+from twosat_formal.models.procedures import bounded_search
 from twosat_formal.models.reference import (
     DEFAULT_BUDGET,
     BoundedModel,
@@ -31,7 +32,6 @@ from twosat_formal.models.reference import (
     OracleModel,
     ReferenceModel,
     SatBiasedModel,
-    bounded_search,
 )
 from twosat_formal.verbalize import Prompt, verbalize
 

@@ -24,8 +24,8 @@ from twosat_formal.diagnostics.trace import check_trace
 from twosat_formal.errors import CertificateError, ParseError
 from twosat_formal.formula import Formula
 from twosat_formal.models.reference import REFERENCE_MODELS
-from twosat_formal.questions.judge import read_core
 from twosat_formal.scoring import score
+from twosat_formal.scoring.questions import read_core
 from twosat_formal.store import RunStore
 from twosat_formal.verbalize import TEMPLATES, backparse, check_roundtrip, verbalize
 

@@ -20,15 +20,7 @@ from hypothesis import strategies as st
 from jsonl_support import write_jsonl
 
 from twosat_formal.certify import certify_files
-from twosat_formal.diagnostics.chains import check_chain
-from twosat_formal.errors import ConfigError, RecordError
-from twosat_formal.formula import Formula
-from twosat_formal.generators import generate
-from twosat_formal.models.reference import REFERENCE_MODELS
-from twosat_formal.prompts import PromptRecord
-from twosat_formal.questions import parse_ask
-from twosat_formal.questions.judge import read_core, read_forced
-from twosat_formal.questions.recheck import (
+from twosat_formal.certify.questions import (
     core_verdict,
     fu_malik_cost,
     own_minimum_core_size,
@@ -36,6 +28,13 @@ from twosat_formal.questions.recheck import (
     solver_entails,
     solver_forced,
 )
+from twosat_formal.diagnostics.chains import check_chain
+from twosat_formal.errors import ConfigError, RecordError
+from twosat_formal.formula import Formula
+from twosat_formal.generators import generate
+from twosat_formal.models.reference import REFERENCE_MODELS
+from twosat_formal.prompts import PromptRecord
+from twosat_formal.questions import parse_ask
 from twosat_formal.questions.reference import (
     applies,
     entails,
@@ -44,6 +43,7 @@ from twosat_formal.questions.reference import (
     minimum_core,
 )
 from twosat_formal.scoring import PromptView, score
+from twosat_formal.scoring.questions import read_core, read_forced
 from twosat_formal.verbalize import prompt_record, verbalize
 
 SETTINGS = settings(

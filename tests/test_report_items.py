@@ -14,9 +14,9 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
+from twosat_formal.report.blocks import Browser, Heading, Paragraph
 from twosat_formal.report.items import browser_data
 from twosat_formal.report.page import BROWSER_ID, anchor_ids, render_html
-from twosat_formal.report.render import Browser, Heading, Paragraph
 
 FAILURES = st.sampled_from([None, "correct", "wrong-decision", "no-answer", "truncated"])
 

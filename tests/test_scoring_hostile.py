@@ -136,6 +136,6 @@ def _span_ends_reference(text: str) -> tuple[dict[int, int], frozenset[int]]:
 @settings(max_examples=400, deadline=None)
 @given(st.text(alphabet='{}[]"\\\n ab:,', max_size=60))
 def test_the_brace_scan_agrees_with_a_plain_one_from_the_first_character(text: str) -> None:
-    from twosat_formal.scoring import _span_ends
+    from twosat_formal.scoring.answers import _span_ends
 
     assert _span_ends(text) == _span_ends_reference(text)

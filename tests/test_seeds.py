@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from twosat_formal.edits.modes import edit_seed
 from twosat_formal.generators import derive_seed as generators_derive_seed
-from twosat_formal.models.reference import coin_rng
+from twosat_formal.models.procedures import coin_rng
 from twosat_formal.perturb.instances import instance_seed
 from twosat_formal.seeds import derive_seed, seeded_rng
 from twosat_formal.verbalize.entities import mapping_rng

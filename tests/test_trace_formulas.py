@@ -18,7 +18,8 @@ from cli_support import run
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from twosat_formal.diagnostics.trace import FORMS, check_trace
+from twosat_formal.diagnostics.claims import FORMS
+from twosat_formal.diagnostics.trace import check_trace
 from twosat_formal.formula import Formula
 from twosat_formal.verbalize import prompt_record
 

@@ -19,8 +19,9 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from test_trace_formulas import SAT, Tree, entities_of, expected_kind, trees
 
+from twosat_formal.diagnostics.claims import FORMS
 from twosat_formal.diagnostics.formula_claims import from_latex, read_formula_claim
-from twosat_formal.diagnostics.trace import FORMS, check_trace
+from twosat_formal.diagnostics.trace import check_trace
 from twosat_formal.formula import Formula
 
 #: The entities of ``SAT`` in a ``math-latex`` prompt: ``x1`` ... ``x4``.

@@ -107,7 +107,7 @@ def template_prompt(
     ask_cycle:
         Add :data:`CYCLE_INSTRUCTION` before the closing lines (``--ask-cycle``).
     question:
-        A question type's block (:func:`twosat_formal.questions.wording.question_block`)
+        A question type's block (:func:`twosat_formal.verbalize.questions.question_block`)
         in place of the decision's instructions.
 
     Examples

@@ -405,7 +405,7 @@ def rederive_prompt(
     the contradiction-chain instruction when the record says ``ask_cycle``, the
     question block of its ``ask``), the entity map, the value words and the
     round-trip proof are re-made. A question type's reference answer is derived again
-    by PySAT (:func:`~twosat_formal.questions.recheck.recheck_reference`), a path apart
+    by PySAT (:func:`~twosat_formal.certify.questions.recheck_reference`), a path apart
     from the one that wrote it. ``transforms``
     are the instance's: an edited instance's example JSON shows the entities of the
     formula its edits started from (:func:`~twosat_formal.verbalize.example_formula`).
@@ -437,7 +437,7 @@ def rederive_prompt(
     ).to_record()
     if ask != "decision":
         # the reference answer on a path of its own (PySAT), not the one that wrote it
-        from twosat_formal.questions.recheck import recheck_reference
+        from twosat_formal.certify.questions import recheck_reference
 
         again["reference"] = recheck_reference(
             ask,

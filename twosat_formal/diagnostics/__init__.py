@@ -15,8 +15,9 @@ See ``docs/diagnostics.md``.
 """
 
 from twosat_formal.diagnostics.chains import ChainCheck, check_chain, extract_chain, judge_chain
+from twosat_formal.diagnostics.claims import Claim, Trace
 from twosat_formal.diagnostics.implications import Implications
-from twosat_formal.diagnostics.trace import Claim, Trace, check_trace, trace_rows, trace_store
+from twosat_formal.diagnostics.trace import check_trace, trace_rows, trace_store
 from twosat_formal.diagnostics.twins import (
     Change,
     NoTwinError,

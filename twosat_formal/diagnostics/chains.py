@@ -59,6 +59,7 @@ from typing import Any
 
 from twosat_formal.diagnostics.implications import Implications
 from twosat_formal.formula import Formula
+from twosat_formal.scoring.answers import entity_variables, value_words
 
 __all__ = [
     "MAX_CHAIN_ATTEMPTS",
@@ -265,8 +266,6 @@ def judge_chain(
     ``(None, None)`` on a SAT instance; ``(None, "no-chain")`` when the answer gives no
     chain; otherwise the verdict of :func:`check_chain`.
     """
-    from twosat_formal.scoring import entity_variables, value_words
-
     if label != "UNSAT" or not formula.is_2cnf:
         return None, None
     chain = extract_chain(text)

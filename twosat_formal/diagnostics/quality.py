@@ -45,7 +45,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from twosat_formal.diagnostics.trace import Trace
+from twosat_formal.diagnostics.claims import Trace
 
 __all__ = ["DIMENSIONS", "INCOMPLETE", "code_quality", "concluded"]
 

@@ -1,7 +1,7 @@
 """How the reference reasoners answer the question types (``verbalize --ask``).
 
 :func:`read_question` recognises a question prompt by its fixed wording
-(:mod:`twosat_formal.questions.wording`); :func:`question_answer` writes each
+(:mod:`twosat_formal.verbalize.questions`); :func:`question_answer` writes each
 reasoner's answer in the format the prompt shows:
 
 * ``ref/oracle`` answers exactly: the backbone for ``forced``; for ``entails`` the
@@ -39,7 +39,8 @@ import re
 from collections import deque
 from typing import Any
 
-from twosat_formal.questions.wording import (
+from twosat_formal.models.procedures import bounded_search, coin_rng
+from twosat_formal.verbalize.questions import (
     CORE_QUESTION,
     FORCED_QUESTION,
     MAXSAT_QUESTION,
@@ -150,7 +151,6 @@ def _bounded_walk(read: Any, a: int, b: int, budget: int) -> list[int] | None:
 
 
 def _core_text(name: str, read: Any, prompt: str, sample: int) -> str:
-    from twosat_formal.models.reference import coin_rng
     from twosat_formal.questions.reference import minimum_core
 
     m = read.formula.num_clauses
@@ -178,7 +178,6 @@ def _core_text(name: str, read: Any, prompt: str, sample: int) -> str:
 
 
 def _repair_text(name: str, read: Any, prompt: str, sample: int) -> str:
-    from twosat_formal.models.reference import coin_rng
     from twosat_formal.questions.reference import maxsat_model
 
     m = read.formula.num_clauses
@@ -212,7 +211,6 @@ def _repair_text(name: str, read: Any, prompt: str, sample: int) -> str:
 
 
 def _maxsat_text(model: Any, read: Any, prompt: str, sample: int) -> str:
-    from twosat_formal.models.reference import bounded_search, coin_rng
     from twosat_formal.questions.reference import maxsat_model
 
     n = len(read.entities)
@@ -238,7 +236,6 @@ def question_answer(
 ) -> str:
     """The answer text of reference reasoner ``model`` to a question prompt."""
     from twosat_formal.diagnostics.implications import Implications
-    from twosat_formal.models.reference import coin_rng
     from twosat_formal.questions.reference import entails, forced_literals
 
     kind, details = question

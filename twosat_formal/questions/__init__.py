@@ -12,10 +12,13 @@
 ``maxsat``      an assignment that satisfies as many rules as possible (UNSAT formulas)
 ==============  =========================================================================
 
-Each type in :data:`ASKED` has its fixed wording (:mod:`.wording`), a reference answer
-made on one path (:mod:`.reference`), the same answer re-derived on another for
-``certify`` (:mod:`.recheck`), and strict and lenient readers and a
-judgement shared by ``eval`` and ``score`` (:mod:`.judge`).
+Each type in :data:`ASKED` has its fixed wording
+(:mod:`twosat_formal.verbalize.questions`), a reference answer made on one path
+(:mod:`.reference`), the same answer re-derived on another for ``certify``
+(:mod:`twosat_formal.certify.questions`), and strict and lenient readers and a
+judgement shared by ``eval`` and ``score`` (:mod:`twosat_formal.scoring.questions`).
+This package is the logic of the question types (what each asks of its formula);
+each of the other parts lives in the layer that uses it.
 
 Examples
 --------

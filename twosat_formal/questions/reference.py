@@ -3,7 +3,8 @@
 This is the path that writes a prompt's ``reference``: the backbone of
 :func:`~twosat_formal.analysis.analyze` for ``forced``, the SCC solver on
 ``F ∧ A ∧ ¬B`` and a shortest walk of the implication graph for ``entails``.
-``certify`` re-derives every answer on another path (PySAT, :mod:`.recheck`).
+``certify`` re-derives every answer on another path (PySAT,
+:mod:`twosat_formal.certify.questions`).
 
 A reference is a JSON object in the prompt's words (entity names and the scheme's
 value words):
@@ -172,7 +173,8 @@ def minimum_core(formula: Formula) -> list[int]:
     """A smallest unsatisfiable set of clauses (0-based indices, sorted), by PySAT's OptUx.
 
     OptUx computes a smallest MUS by implicit hitting sets; ``certify`` re-derives the
-    minimum size on a path of its own (:func:`~.recheck.own_minimum_core_size`).
+    minimum size on a path of its own
+    (:func:`~twosat_formal.certify.questions.own_minimum_core_size`).
 
     >>> minimum_core(Formula([[1, 2], [-1, 2], [1, -2], [-1, -2], [3], [-3]]))
     [4, 5]

@@ -28,14 +28,13 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from xml.sax.saxutils import escape as xml_escape
 
 from twosat_formal.report import figplans as plans
 from twosat_formal.report import measureplans
 from twosat_formal.report.figinput import Drawing, FigureInput
 from twosat_formal.report.figplans import hardness_of
 from twosat_formal.report.metrics import Row
-from twosat_formal.report.plots import Figure
+from twosat_formal.report.plots import Figure, title_svg
 from twosat_formal.report.sections import ReportContent
 
 __all__ = [
@@ -46,7 +45,6 @@ __all__ = [
     "draw_figures",
     "hardness_of",
     "render_figures",
-    "title_svg",
 ]
 
 
@@ -106,24 +104,6 @@ FIGURES: tuple[FigureSpec, ...] = (
     FigureSpec("truncation", "Truncation", plans.truncation, "no answers in this run"),
     FigureSpec("failures", "Failure kinds", plans.failures, "no answers in this run"),
 )  # fmt: skip
-
-
-def title_svg(path: Path, title: str, caption: str) -> None:
-    """Give the SVG file ``path`` a ``<title>`` and a ``<desc>`` (its first children),
-    which browsers show on hover and screen readers read.
-
-    >>> import tempfile, pathlib
-    >>> svg = pathlib.Path(tempfile.mkdtemp()) / "f.svg"
-    >>> _ = svg.write_text('<?xml version="1.0"?>\\n<svg width="1"><g/></svg>')
-    >>> title_svg(svg, "A < B", "why")
-    >>> svg.read_text().split("\\n")[1]
-    '<svg width="1"><title>A &lt; B</title><desc>why</desc><g/></svg>'
-    """
-    text = path.read_text(encoding="utf-8")
-    start = text.index("<svg")
-    end = text.index(">", start) + 1
-    head = f"<title>{xml_escape(title)}</title><desc>{xml_escape(caption)}</desc>"
-    path.write_text(text[:end] + head + text[end:], encoding="utf-8")
 
 
 def _draw(drawing: Drawing, path: Path) -> None:

@@ -1,6 +1,6 @@
 """The report as one self-contained HTML page (``report.html``).
 
-:func:`render_html` writes the laid-out blocks of :mod:`~twosat_formal.report.render`
+:func:`render_html` writes the laid-out blocks (:mod:`~twosat_formal.report.blocks`)
 as a page that works offline and alone: a table of contents linking every section
 (each heading has a stable ``id``), the figures embedded as SVG ``data:`` URIs (each
 SVG has a ``<title>``), print styles (no contents list or filters on paper, no figure
@@ -12,7 +12,7 @@ page's one script; nothing is loaded from the network.
 
 Examples
 --------
->>> from twosat_formal.report.render import Heading, Paragraph
+>>> from twosat_formal.report.blocks import Heading, Paragraph
 >>> page = render_html([Heading("R", 1), Heading("A b", 2), Paragraph("a < b")])
 >>> '<h2 id="a-b">A b</h2>' in page, '<a href="#a-b">A b</a>' in page, "a &lt; b" in page
 (True, True, True)
@@ -26,10 +26,9 @@ import json
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from twosat_formal.report.render import Block
+from twosat_formal.report.blocks import Block, Browser, Heading, Paragraph, Table
 
 __all__ = ["BROWSER_ID", "anchor_ids", "render_html"]
 
@@ -261,12 +260,10 @@ def render_html(
     """The blocks as one self-contained HTML page.
 
     Figures are read from ``base`` (their SVG, else their PNG) and embedded. A
-    :class:`~twosat_formal.report.render.Browser` block becomes the item browser over
+    :class:`~twosat_formal.report.blocks.Browser` block becomes the item browser over
     ``browser`` (:func:`twosat_formal.report.items.browser_data`); without ``browser``
     it says that the report has no answers to browse.
     """
-    from twosat_formal.report.render import Browser, Heading, Paragraph, Table
-
     headings = [b for b in blocks if isinstance(b, Heading) and b.level >= 2]
     ids = dict(zip(map(id, headings), anchor_ids([h.text for h in headings]), strict=True))
     title = next((b.text for b in blocks if isinstance(b, Heading)), "report")

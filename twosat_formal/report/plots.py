@@ -34,6 +34,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from xml.sax.saxutils import escape as xml_escape
 
 import matplotlib
 
@@ -61,6 +62,7 @@ __all__ = [
     "save_figure",
     "stacked_shares",
     "style_for",
+    "title_svg",
 ]
 
 #: Colour of each failure kind in the failure-mix figure (others: grey).
@@ -118,6 +120,24 @@ def save_figure(fig: Any, path: Path) -> Path:
     with plt.rc_context(_SVG_RC):
         fig.savefig(out, format="svg", metadata=_SVG_METADATA, bbox_inches="tight", pad_inches=0.05)
     return out
+
+
+def title_svg(path: Path, title: str, caption: str) -> None:
+    """Give the SVG file ``path`` a ``<title>`` and a ``<desc>`` (its first children),
+    which browsers show on hover and screen readers read.
+
+    >>> import tempfile, pathlib
+    >>> svg = pathlib.Path(tempfile.mkdtemp()) / "f.svg"
+    >>> _ = svg.write_text('<?xml version="1.0"?>\\n<svg width="1"><g/></svg>')
+    >>> title_svg(svg, "A < B", "why")
+    >>> svg.read_text().split("\\n")[1]
+    '<svg width="1"><title>A &lt; B</title><desc>why</desc><g/></svg>'
+    """
+    text = path.read_text(encoding="utf-8")
+    start = text.index("<svg")
+    end = text.index(">", start) + 1
+    head = f"<title>{xml_escape(title)}</title><desc>{xml_escape(caption)}</desc>"
+    path.write_text(text[:end] + head + text[end:], encoding="utf-8")
 
 
 def style_for(styles: Styles | None, name: str, index: int) -> tuple[str, str, str]:

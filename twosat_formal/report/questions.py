@@ -166,7 +166,7 @@ def draw_questions_figure(
     from pathlib import Path
 
     from twosat_formal.report import charts
-    from twosat_formal.report.figspecs import title_svg
+    from twosat_formal.report.plots import title_svg
 
     path = Path(out_dir) / QUESTIONS_FIGURE
     path.parent.mkdir(parents=True, exist_ok=True)

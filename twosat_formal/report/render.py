@@ -51,6 +51,7 @@ from twosat_formal.edits.metrics import FlipRate as EditFlipRate
 from twosat_formal.edits.metrics import IndividualAccuracy, NormalizedAccuracy, Retention
 from twosat_formal.model import SamplingParams
 from twosat_formal.models.base import sampling_for
+from twosat_formal.report.blocks import Block, Browser, Heading, Image, Paragraph, Table
 from twosat_formal.report.files import REPORT_HTML, REPORT_MD
 from twosat_formal.report.metrics import Estimate, FlipRate
 from twosat_formal.report.page import render_html
@@ -74,12 +75,6 @@ __all__ = [
     "STORY_SECTION",
     "STRATEGIES_SECTION",
     "TRACES_SECTION",
-    "Block",
-    "Browser",
-    "Heading",
-    "Image",
-    "Paragraph",
-    "Table",
     "format_p",
     "format_pct",
     "layout",
@@ -149,49 +144,6 @@ _CATEGORY_NOTE = (
     "Edits: operator (an edit of a clause's logic) or premise (a chain that drops or "
     "inserts a clause; off unless asked for), reported apart."
 )
-
-
-@dataclass(frozen=True)
-class Heading:
-    """A heading of ``level`` 1–3."""
-
-    text: str
-    level: int = 2
-
-
-@dataclass(frozen=True)
-class Paragraph:
-    """A paragraph of plain text."""
-
-    text: str
-
-
-@dataclass(frozen=True)
-class Table:
-    """A table; each cell is ``(text, style)`` with style ``""``, ``"b"`` or ``"i"``."""
-
-    headers: list[str]
-    rows: list[list[tuple[str, str]]]
-
-
-@dataclass(frozen=True)
-class Image:
-    """A figure: its path relative to the report folder, title and caption."""
-
-    path: Path
-    title: str
-    caption: str
-
-
-@dataclass(frozen=True)
-class Browser:
-    """The item browser over the report's answers (``answers`` of them); the HTML page
-    draws it (:mod:`~twosat_formal.report.page`), the Markdown file points to it."""
-
-    answers: int
-
-
-Block = Heading | Paragraph | Table | Image | Browser
 
 
 def _plain(*texts: str) -> list[tuple[str, str]]:

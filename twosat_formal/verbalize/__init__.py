@@ -305,7 +305,7 @@ def verbalize(
         ``"decision"`` (the default), ``"chain"`` (the same as ``ask_cycle``),
         ``"forced"`` or ``"entails"``; the last two replace the decision's
         instructions by the type's block
-        (:func:`~twosat_formal.questions.wording.question_block`) and carry the
+        (:func:`~twosat_formal.verbalize.questions.question_block`) and carry the
         reference answer (:func:`~twosat_formal.questions.reference.reference_answer`,
         an ``entails`` question chosen by ``seed``).
 
@@ -356,7 +356,7 @@ def verbalize(
     if ask != "decision":
         from twosat_formal.questions import QUESTION_TYPES
         from twosat_formal.questions.reference import reference_answer
-        from twosat_formal.questions.wording import question_block
+        from twosat_formal.verbalize.questions import question_block
 
         if ask not in QUESTION_TYPES:
             raise ConfigError(

@@ -48,7 +48,7 @@ Failure kinds: ``truncated``, ``ambiguous-answer`` (entails), ``no-answer``,
 Examples
 --------
 >>> from twosat_formal.formula import Formula
->>> from twosat_formal.scoring import PromptView
+>>> from twosat_formal.scoring.answers import PromptView
 >>> f = Formula.from_named([["a"], ["~a", "b"], ["c", "d"]])
 >>> p = PromptView({"A": "a", "B": "b", "C": "c", "D": "d"}, "true", "false")
 >>> j = judge_question("forced", 'The answer is: {"A": "true", "B": "true"}', p, f, "SAT")
@@ -69,6 +69,13 @@ from typing import Any
 
 from twosat_formal.formula import Formula
 from twosat_formal.model import Response
+from twosat_formal.scoring.answers import (
+    Judgement,
+    entity_variables,
+    extract_decision,
+    extract_witness,
+    value_words,
+)
 
 __all__ = ["ForcedRead", "judge_question", "read_core", "read_forced"]
 
@@ -200,8 +207,6 @@ def read_forced(
     >>> read_forced("The answer is: {}", ents, vals).literals
     frozenset()
     """
-    from twosat_formal.scoring import extract_witness
-
     obj: Any = _strict_object(text)
     if lenient and not isinstance(obj, dict):  # the strict line first, then any object
         found = extract_witness(text, lenient=True, entities=entities.keys())
@@ -256,7 +261,7 @@ def _literal(obj: Any, entities: Mapping[str, int], values: Mapping[str, tuple[s
 
 def judge_question(
     kind: str, response: Response | str, prompt: Any, formula: Formula, label: str
-) -> Any:
+) -> Judgement:
     """The :class:`~twosat_formal.scoring.Judgement` of an answer to a ``kind`` prompt.
 
     ``prompt`` is the prompt record (its entity map, value words and, for ``entails``,
@@ -264,12 +269,6 @@ def judge_question(
     """
     from twosat_formal.diagnostics.chains import NO_CHAIN, check_chain, extract_chain
     from twosat_formal.questions.reference import entails, forced_literals
-    from twosat_formal.scoring import (
-        Judgement,
-        entity_variables,
-        extract_decision,
-        value_words,
-    )
 
     if isinstance(response, str):
         response = Response(response)

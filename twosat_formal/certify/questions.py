@@ -1,4 +1,5 @@
-"""The reference answers re-derived for ``certify``, on a path apart from :mod:`.reference`.
+"""The reference answers re-derived for ``certify``, on a path apart from
+:mod:`twosat_formal.questions.reference`.
 
 Every answer here comes from PySAT's CDCL solver (Glucose 4), never from the
 project's implication-graph code:
