@@ -24,9 +24,11 @@ HEAVY = ("scipy", "numpy", "z3", "pysat", "aiohttp", "matplotlib", "networkx", "
 #: The packages ``--help`` may load: the CLI toolkit and its own dependencies.
 CLI_TOOLKIT = {"typer", "click", "rich", "shellingham", "annotated_doc", "typing_extensions"}
 
-#: The package's modules ``--help`` may load: the CLI entry point and the command table.
+#: The package's modules ``--help`` may load: the package (its version, its errors), the
+#: CLI entry point and the command table.
 CLI_MODULES = {
     "twosat_formal",
+    "twosat_formal._version",
     "twosat_formal.errors",
     "twosat_formal.cli",
     "twosat_formal.cli.app",
