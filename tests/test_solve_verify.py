@@ -1,8 +1,9 @@
-"""The solver's own certificate check, on both of its paths.
+"""The solver's own certificate check against the independent checker.
 
-``verify`` checks a model or a contradiction cycle on Python lists for a formula of few
-literals and with numpy arrays otherwise; the two must give the same verdict and the
-same message on every certificate, right or wrong.
+``verify`` checks a model or a contradiction cycle with numpy arrays;
+:func:`~twosat_formal.solve.check.check_model` and
+:func:`~twosat_formal.solve.check.check_cycle` share no code with it and must give
+the same verdict on every certificate, right or wrong.
 """
 
 from __future__ import annotations
@@ -15,10 +16,10 @@ from hypothesis import strategies as st
 from twosat_formal.errors import CertificateError
 from twosat_formal.formula import Formula
 from twosat_formal.solve import (
-    _verify_cycle_arrays,
-    _verify_cycle_few,
-    _verify_model_arrays,
-    _verify_model_few,
+    _verify_cycle,
+    _verify_model,
+    check_cycle,
+    check_model,
     solve,
     verify,
 )
@@ -39,21 +40,21 @@ def outcome(check: object, *args: object) -> str | None:
 
 @settings(max_examples=300)
 @given(formulas(NAMES, max_vars=6, max_width=3), st.data())
-def test_both_model_paths_agree(f: Formula, data: st.DataObject) -> None:
-    model = np.array(data.draw(st.lists(st.booleans(), min_size=f.num_vars, max_size=f.num_vars)))
-    few = outcome(_verify_model_few, f, model, WHO)
-    assert few == outcome(_verify_model_arrays, f, model, WHO)
+def test_model_verdicts_agree_with_the_checker(f: Formula, data: st.DataObject) -> None:
+    values = data.draw(st.lists(st.booleans(), min_size=f.num_vars, max_size=f.num_vars))
+    ours = outcome(_verify_model, f, np.array(values, dtype=np.bool_), WHO)
+    assert (ours is None) == (outcome(check_model, f, values) is None)
 
 
 @settings(max_examples=400)
 @given(formulas(NAMES, max_vars=6, max_width=3), small_2cnf(max_clauses=12), st.data())
-def test_both_cycle_paths_agree(f: Formula, g: Formula, data: st.DataObject) -> None:
+def test_cycle_verdicts_agree_with_the_checker(f: Formula, g: Formula, data: st.DataObject) -> None:
     """Random walks, the solver's own cycles of unsat 2-CNFs, and those cycles with one
     literal dropped, negated or moved."""
     n = f.num_vars
     cycle = data.draw(st.lists(st.integers(-n - 1, n + 1), max_size=8))
-    few = outcome(_verify_cycle_few, f, cycle, WHO)
-    assert few == outcome(_verify_cycle_arrays, f, np.array(cycle, dtype=np.int64), WHO)
+    ours = outcome(_verify_cycle, f, np.array(cycle, dtype=np.int64), WHO)
+    assert (ours is None) == (outcome(check_cycle, f, cycle) is None)
     result = solve(g)
     if result.cycle is None:
         return
@@ -66,22 +67,22 @@ def test_both_cycle_paths_agree(f: Formula, g: Formula, data: st.DataObject) -> 
         cycle[at] = -cycle[at]
     elif change == "move":
         cycle.insert(data.draw(st.integers(0, len(cycle))), cycle.pop(at))
-    few = outcome(_verify_cycle_few, g, cycle, WHO)
-    assert few == outcome(_verify_cycle_arrays, g, np.array(cycle, dtype=np.int64), WHO)
+    ours = outcome(_verify_cycle, g, np.array(cycle, dtype=np.int64), WHO)
+    assert (ours is None) == (outcome(check_cycle, g, cycle) is None)
     if change == "none":
-        assert few is None
+        assert ours is None
 
 
-def test_the_list_path_names_each_failure() -> None:
+def test_verify_names_each_failure() -> None:
     f = Formula([[1, 2], [-1, 2], [1, -2], [-1, -2]])
     assert verify(f, solve(f)).checked
-    assert outcome(_verify_cycle_few, f, [1], WHO) == (
+    assert outcome(_verify_cycle, f, np.array([1]), WHO) == (
         f"{WHO} cycle is not a walk of at least 2 literals"
     )
-    assert outcome(_verify_cycle_few, f, [1, 2], WHO) == (
+    assert outcome(_verify_cycle, f, np.array([1, 2]), WHO) == (
         f"{WHO} cycle has no literal together with its negation"
     )
-    assert outcome(_verify_cycle_few, f, [1, 2, -1], WHO) == (
+    assert outcome(_verify_cycle, f, np.array([1, 2, -1]), WHO) == (
         f"{WHO} cycle step 3 (-1 -> 1) is not an implication of any clause"
     )
     g = Formula([[1, 2], [3]])

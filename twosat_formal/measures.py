@@ -34,10 +34,15 @@ Examples
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
-from twosat_formal.errors import NotTwoCNFError, raises
+from twosat_formal.errors import NotTwoCNFError, TwoSatFormalError, raises
 from twosat_formal.formula import Formula
+
+if TYPE_CHECKING:
+    from twosat_formal.solve.graph import ImplicationGraph
 
 __all__ = ["MEASURES", "structural_measures"]
 
@@ -51,8 +56,6 @@ MEASURES = (
     "backbone",
     "forced_depth",
 )
-#: Most distance entries one batch of searches may hold.
-_BATCH_ENTRIES = 1 << 22
 
 
 @raises(NotTwoCNFError)
@@ -64,14 +67,9 @@ def structural_measures(formula: Formula) -> dict[str, int | None]:
     >>> structural_measures(Formula())["longest_path"]
     0
     """
-    from twosat_formal.analysis import backbone_literals
+    from twosat_formal.analysis import backbone_literals, condensation, dag_levels
     from twosat_formal.solve.graph import implication_graph, literal_index
-    from twosat_formal.solve.scc import (
-        condensation,
-        conflicting_variables,
-        dag_levels,
-        strong_components,
-    )
+    from twosat_formal.solve.scc import conflicting_variables, strong_components
 
     formula.require_2cnf("structural measures")
     graph = implication_graph(formula)
@@ -89,26 +87,29 @@ def structural_measures(formula: Formula) -> dict[str, int | None]:
         "forced_depth": None,
     }
     if conflicts.size:
-        there = _distances(graph.matrix, literal_index(conflicts), literal_index(-conflicts))
-        back = _distances(graph.matrix, literal_index(-conflicts), literal_index(conflicts))
+        there = _distances(graph, literal_index(conflicts), literal_index(-conflicts))
+        back = _distances(graph, literal_index(-conflicts), literal_index(conflicts))
         measures["shortest_cycle"] = int((there + back).min())
         return measures
     backbone = backbone_literals(graph, components)
     measures["backbone"] = int(backbone.size)
-    depth = _distances(graph.matrix, literal_index(-backbone), literal_index(backbone))
+    depth = _distances(graph, literal_index(-backbone), literal_index(backbone))
     measures["forced_depth"] = int(depth.max()) if depth.size else 0
     return measures
 
 
-def _distances(matrix: object, sources: np.ndarray, targets: np.ndarray) -> np.ndarray:
-    """The shortest-path distance (in edges) from each source to its target."""
-    from scipy.sparse.csgraph import shortest_path
+def _distances(graph: ImplicationGraph, sources: np.ndarray, targets: np.ndarray) -> np.ndarray:
+    """The shortest-path distance (in edges) from each source to its target, which it reaches.
 
-    size = int(matrix.shape[0])  # type: ignore[attr-defined]
-    batch = max(1, _BATCH_ENTRIES // max(size, 1))
+    One breadth-first search per pair, the solver's own
+    (:func:`~twosat_formal.solve.scc.shortest_path`), stopping at the target.
+    """
+    from twosat_formal.solve.scc import shortest_path
+
     found = np.zeros(len(sources), dtype=np.int64)
-    for start in range(0, len(sources), batch):
-        rows = sources[start : start + batch]
-        dist = shortest_path(matrix, unweighted=True, indices=rows)
-        found[start : start + batch] = dist[np.arange(len(rows)), targets[start : start + batch]]
+    for k, (source, target) in enumerate(zip(sources.tolist(), targets.tolist(), strict=True)):
+        path = shortest_path(graph, source, target)
+        if path is None:
+            raise TwoSatFormalError(f"node {target} is not reachable from node {source}")
+        found[k] = path.size - 1
     return found

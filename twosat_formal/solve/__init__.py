@@ -29,12 +29,11 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from itertools import pairwise
 
 import numpy as np
 
 from twosat_formal.errors import CertificateError, ConfigError, SolverDisagreementError, raises
-from twosat_formal.formula import FEW_LITERALS, Formula
+from twosat_formal.formula import Formula
 from twosat_formal.solve.backends import BACKENDS, Backend, decide
 from twosat_formal.solve.check import (
     check_certificate_json,
@@ -162,23 +161,6 @@ def _verify_model(formula: Formula, model: np.ndarray, who: str) -> None:
         raise CertificateError(
             f"{who} model has {model.size} values for {formula.num_vars} variables"
         )
-    if len(formula.literals) <= FEW_LITERALS:  # on lists, the same verdicts and messages
-        _verify_model_few(formula, model, who)
-    else:
-        _verify_model_arrays(formula, model, who)
-
-
-def _verify_model_few(formula: Formula, model: np.ndarray, who: str) -> None:
-    """:func:`_verify_model`'s clause test on lists (the model's shape is checked)."""
-    values = model.tolist()
-    flat, bounds = formula.literals.tolist(), formula.offsets.tolist()
-    for number, (start, end) in enumerate(pairwise(bounds), 1):
-        if not any(values[abs(lit) - 1] == (lit > 0) for lit in flat[start:end]):
-            raise CertificateError(f"{who} model falsifies clause {number}")
-
-
-def _verify_model_arrays(formula: Formula, model: np.ndarray, who: str) -> None:
-    """:func:`_verify_model`'s clause test, vectorised (the model's shape is checked)."""
     lits = formula.literals
     true = model[np.abs(lits) - 1] == (lits > 0)
     m = formula.num_clauses
@@ -193,37 +175,6 @@ def _verify_model_arrays(formula: Formula, model: np.ndarray, who: str) -> None:
 
 
 def _verify_cycle(formula: Formula, cycle: np.ndarray, who: str) -> None:
-    if cycle.ndim == 1 and max(cycle.size, len(formula.literals)) <= FEW_LITERALS:
-        _verify_cycle_few(formula, cycle.tolist(), who)
-    else:
-        _verify_cycle_arrays(formula, cycle, who)
-
-
-def _verify_cycle_few(formula: Formula, cycle: list[int], who: str) -> None:
-    """:func:`_verify_cycle` on lists: the same checks, in the same order."""
-    n = formula.num_vars
-    if len(cycle) < 2 or any(lit == 0 or abs(lit) > n for lit in cycle):
-        raise CertificateError(f"{who} cycle is not a walk of at least 2 literals")
-    seen = set(cycle)
-    if not any(-lit in seen for lit in seen):
-        raise CertificateError(f"{who} cycle has no literal together with its negation")
-    flat, bounds = formula.literals.tolist(), formula.offsets.tolist()
-    have = set()  # each clause of one or two literals as its sorted pair ((a) is (a, a))
-    for start, end in pairwise(bounds):
-        if 1 <= end - start <= 2:
-            first, second = flat[start], flat[end - 1]
-            have.add((first, second) if first <= second else (second, first))
-    for step, (source, target) in enumerate(zip(cycle, [*cycle[1:], cycle[0]], strict=True)):
-        first, second = -source, target  # the clause (~source | target)
-        if ((first, second) if first <= second else (second, first)) not in have:
-            raise CertificateError(
-                f"{who} cycle step {step + 1} ({source} -> {target}) is not an implication "
-                "of any clause"
-            )
-
-
-def _verify_cycle_arrays(formula: Formula, cycle: np.ndarray, who: str) -> None:
-    """:func:`_verify_cycle`, vectorised."""
     n = formula.num_vars
     if cycle.ndim != 1 or cycle.size < 2 or np.any(cycle == 0) or np.any(np.abs(cycle) > n):
         raise CertificateError(f"{who} cycle is not a walk of at least 2 literals")
