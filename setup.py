@@ -9,7 +9,7 @@ NumPy's headers whenever the package is built or installed (``pip install -e .``
 
 import numpy
 from Cython.Build import cythonize
-from setuptools import Extension, find_packages, setup
+from setuptools import Extension, find_namespace_packages, setup
 
 kernel = Extension(
     "twosat_formal.solve._kernel",
