@@ -19,12 +19,14 @@ kernel = Extension(
 )
 
 setup(
+    # namespace packages too: the data folders (data/, experiments/specs/) have no
+    # __init__.py, and their files are package data
     packages=[
-        *find_packages(include=["twosat_formal", "twosat_formal.*"]),
+        *find_namespace_packages(include=["twosat_formal*"], exclude=["*.__pycache__"]),
         "twosat_formal.grammar",
     ],
     package_dir={"twosat_formal.grammar": "grammar"},
-    package_data={"": ["*.json", "*.txt", "*.lark", "py.typed", "*.pyx"]},
+    package_data={"": ["*.json", "*.txt", "*.lark", "py.typed", "*.pyx", "*.pyi"]},
     exclude_package_data={"": ["*.c"]},
     ext_modules=cythonize([kernel], compiler_directives={"language_level": "3"}),
 )
