@@ -16,6 +16,7 @@ from collections import deque
 
 import networkx as nx
 import numpy as np
+import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -259,3 +260,13 @@ def test_a_large_ring_with_chords_follows_the_rule() -> None:
     status, certificate = rule_certificate(formula)
     assert result.status == status == minisat_label(formula)
     assert (result.model if status == "SAT" else result.cycle) == certificate
+
+
+def test_the_path_search_refuses_a_node_outside_the_graph() -> None:
+    graph = implication_graph(Formula([[1, 2]]))
+    with pytest.raises(IndexError, match="the graph has 4 nodes"):
+        shortest_path(graph, -1, 2)
+    with pytest.raises(IndexError, match="the graph has 4 nodes"):
+        shortest_path(graph, 0, 4)
+    with pytest.raises(ValueError, match="2 labels for 4 nodes"):
+        shortest_path(graph, 0, 2, np.zeros(2, dtype=np.int64))

@@ -126,6 +126,10 @@ def bfs_path(
     cdef Py_ssize_t head = 0, tail = 0, e, length = 1
     cdef int64_t v, w
     cdef bint found = start == goal
+    if not (0 <= start < n and 0 <= goal < n):
+        raise IndexError(f"nodes {start} and {goal}: the graph has {n} nodes")
+    if within >= 0 and labels.shape[0] < n:
+        raise ValueError(f"{labels.shape[0]} labels for {n} nodes")
     parent[start] = start
     queue[tail] = start
     tail += 1

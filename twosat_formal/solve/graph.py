@@ -141,7 +141,7 @@ def implication_arrays(formula: Formula) -> tuple[IndexArray, IndexArray]:
     nodes = literal_index(pairs)
     first, second = nodes[:, 0], nodes[:, 1]
     # Each edge as one number, source-major: sorted and without repeats, they are the
-    # canonical CSR rows in one pass (one sort of the edges instead of SciPy's scatter
+    # canonical CSR rows in one pass (one sort of the edges instead of a scatter
     # into rows and its sort of every row).
     edges = np.concatenate([(first ^ 1) * num_nodes + second, (second ^ 1) * num_nodes + first])
     # A formula written in order (a chain, a ring) gives a few sorted runs, which a
