@@ -26,7 +26,7 @@ from scipy.sparse.csgraph import connected_components
 from twosat_formal.formula import Formula
 from twosat_formal.solve import check_result, solve
 from twosat_formal.solve.graph import implication_graph
-from twosat_formal.solve.scc import shortest_path, strong_components
+from twosat_formal.solve.scc import shortest_paths, strong_components
 
 # -- the rule, written again -------------------------------------------------------------
 
@@ -245,8 +245,8 @@ def test_the_path_search_inside_a_component_is_the_whole_graphs(
     labels = strong_components(graph).labels
     start = data.draw(st.integers(0, graph.num_nodes - 1))
     goal = data.draw(st.sampled_from(np.flatnonzero(labels == labels[start]).tolist()))
-    inside = shortest_path(graph, start, goal, labels)
-    whole = shortest_path(graph, start, goal)
+    (inside,) = shortest_paths(graph, [(start, goal)], labels)
+    (whole,) = shortest_paths(graph, [(start, goal)])
     assert inside is not None and whole is not None
     assert inside.tolist() == whole.tolist() == bfs_path(successor_lists(formula), start, goal)
 
@@ -265,8 +265,8 @@ def test_a_large_ring_with_chords_follows_the_rule() -> None:
 def test_the_path_search_refuses_a_node_outside_the_graph() -> None:
     graph = implication_graph(Formula([[1, 2]]))
     with pytest.raises(IndexError, match="the graph has 4 nodes"):
-        shortest_path(graph, -1, 2)
+        shortest_paths(graph, [(-1, 2)])
     with pytest.raises(IndexError, match="the graph has 4 nodes"):
-        shortest_path(graph, 0, 4)
+        shortest_paths(graph, [(0, 2), (0, 4)])
     with pytest.raises(ValueError, match="2 labels for 4 nodes"):
-        shortest_path(graph, 0, 2, np.zeros(2, dtype=np.int64))
+        shortest_paths(graph, [(0, 2)], np.zeros(2, dtype=np.int64))

@@ -203,6 +203,8 @@ def digraphs(draw: st.DrawFn) -> tuple[sp.csr_array, int, int]:
 
 def scipy_path(graph: sp.csr_array, start: int, goal: int) -> list[int] | None:
     """The path to ``goal`` in SciPy's breadth-first tree from ``start``, or None."""
+    if start == goal:
+        return [start]
     _order, pred = breadth_first_order(graph, start, directed=True, return_predecessors=True)
     if pred[goal] < 0:
         return None
@@ -213,17 +215,24 @@ def scipy_path(graph: sp.csr_array, start: int, goal: int) -> list[int] | None:
 
 
 @settings(max_examples=300)
-@given(digraphs())
-def test_the_kernels_breadth_first_path_is_scipys(case: tuple[sp.csr_array, int, int]) -> None:
+@given(digraphs(), st.data())
+def test_the_kernels_breadth_first_paths_are_scipys(
+    case: tuple[sp.csr_array, int, int], data: st.DataObject
+) -> None:
+    """One search, and several side by side (each the path it finds alone), int32 and int64."""
     graph, start, goal = case
+    node = st.integers(0, graph.shape[0] - 1)
+    ends = [(start, goal), *data.draw(st.lists(st.tuples(node, node), max_size=5))]
+    starts = np.array([a for a, _ in ends], dtype=np.int64)
+    goals = np.array([b for _, b in ends], dtype=np.int64)
+    expected = [scipy_path(graph, a, b) for a, b in ends]
     nowhere = np.zeros(1, dtype=np.int64)
-    found = _kernel.bfs_path(graph.indptr, graph.indices, start, goal, nowhere, -1)
-    expected = scipy_path(graph, start, goal)
-    assert (None if found is None else found.tolist()) == expected
-    wide = _kernel.bfs_path(
-        graph.indptr.astype(np.int64), graph.indices.astype(np.int64), start, goal, nowhere, -1
-    )
-    assert (None if wide is None else wide.tolist()) == expected
+    for dtype in (np.int32, np.int64):
+        indptr, indices = graph.indptr.astype(dtype), graph.indices.astype(dtype)
+        found = _kernel.bfs_paths(indptr, indices, starts, goals, nowhere, -1)
+        assert [None if p is None else p.tolist() for p in found] == expected
+        alone = _kernel.bfs_paths(indptr, indices, starts[:1], goals[:1], nowhere, -1)
+        assert [None if p is None else p.tolist() for p in alone] == expected[:1]
 
 
 @pytest.mark.parametrize("n", [10, 5_000])

@@ -102,13 +102,13 @@ def _distances(graph: ImplicationGraph, sources: np.ndarray, targets: np.ndarray
     """The shortest-path distance (in edges) from each source to its target, which it reaches.
 
     One breadth-first search per pair, the solver's own
-    (:func:`~twosat_formal.solve.scc.shortest_path`), stopping at the target.
+    (:func:`~twosat_formal.solve.scc.shortest_paths`), stopping at the target.
     """
-    from twosat_formal.solve.scc import shortest_path
+    from twosat_formal.solve.scc import shortest_paths
 
     found = np.zeros(len(sources), dtype=np.int64)
     for k, (source, target) in enumerate(zip(sources.tolist(), targets.tolist(), strict=True)):
-        path = shortest_path(graph, source, target)
+        (path,) = shortest_paths(graph, [(source, target)])
         if path is None:
             raise TwoSatFormalError(f"node {target} is not reachable from node {source}")
         found[k] = path.size - 1

@@ -8,11 +8,11 @@ import numpy.typing as npt
 _Index = npt.NDArray[np.signedinteger[Any]]
 
 def strong_components(indptr: _Index, indices: _Index) -> tuple[int, npt.NDArray[np.int64]]: ...
-def bfs_path(
+def bfs_paths(
     indptr: _Index,
     indices: _Index,
-    start: int,
-    goal: int,
+    starts: npt.NDArray[np.int64],
+    goals: npt.NDArray[np.int64],
     labels: npt.NDArray[np.int64],
     within: int,
-) -> npt.NDArray[np.int64] | None: ...
+) -> list[npt.NDArray[np.int64] | None]: ...

@@ -102,54 +102,104 @@ def strong_components(const index_t[::1] indptr, const index_t[::1] indices):
     return int(n - 1 - closed), labels
 
 
-def bfs_path(
+cdef bint _advance(
     const index_t[::1] indptr,
     const index_t[::1] indices,
-    Py_ssize_t start,
-    Py_ssize_t goal,
+    int64_t[::1] parent,
+    int64_t[::1] queue,
+    Py_ssize_t* head,
+    Py_ssize_t* tail,
+    int64_t goal,
+    const int64_t[::1] labels,
+    int64_t within,
+) noexcept nogil:
+    """Take the next node off one search's queue and reach its successors.
+
+    True when the search has reached ``goal``; a search whose queue is empty is over.
+    """
+    cdef int64_t v = queue[head[0]], w
+    cdef Py_ssize_t e
+    head[0] += 1
+    for e in range(indptr[v], indptr[v + 1]):
+        w = indices[e]
+        if parent[w] >= 0 or (within >= 0 and labels[w] != within):
+            continue
+        parent[w] = v
+        if w == goal:
+            return True
+        queue[tail[0]] = w
+        tail[0] += 1
+    return False
+
+
+def bfs_paths(
+    const index_t[::1] indptr,
+    const index_t[::1] indices,
+    const int64_t[::1] starts,
+    const int64_t[::1] goals,
     const int64_t[::1] labels,
     int64_t within,
 ):
-    """The breadth-first path ``start ~> goal``, both included, or None.
+    """The breadth-first path ``starts[k] ~> goals[k]`` of each ``k``, both ends included.
 
-    A first-in first-out search from ``start`` that takes each node's successors in
+    Each search is first-in first-out from its start, takes each node's successors in
     CSR order, keeps for each node the first node that reached it, and stops when it
-    reaches ``goal``. With ``within >= 0`` only nodes whose label is ``within`` are
-    entered (a strong component holding both ends: the same path, searched alone).
-    ``start == goal`` gives the one-node path.
+    reaches its goal (None if it never does; ``start == goal`` gives the one-node
+    path). The searches take turns one node at a time, so that a processor overlaps
+    their memory look-ups (a long path is a chain of dependent look-ups); each finds
+    the path it would find alone. With ``within >= 0`` only nodes whose label is
+    ``within`` are entered (a strong component holding both ends of every search:
+    the same paths, searched alone).
     """
-    cdef Py_ssize_t n = indptr.shape[0] - 1
-    parent_arr = np.full(n, -1, dtype=np.int64)
-    queue_arr = np.empty(max(n, 1), dtype=np.int64)
-    cdef int64_t[::1] parent = parent_arr
-    cdef int64_t[::1] queue = queue_arr
-    cdef Py_ssize_t head = 0, tail = 0, e, length = 1
-    cdef int64_t v, w
-    cdef bint found = start == goal
-    if not (0 <= start < n and 0 <= goal < n):
-        raise IndexError(f"nodes {start} and {goal}: the graph has {n} nodes")
+    cdef Py_ssize_t n = indptr.shape[0] - 1, k, count = starts.shape[0], left
+    if goals.shape[0] != count:
+        raise ValueError(f"{count} starts and {goals.shape[0]} goals")
     if within >= 0 and labels.shape[0] < n:
         raise ValueError(f"{labels.shape[0]} labels for {n} nodes")
-    parent[start] = start
-    queue[tail] = start
-    tail += 1
+    for k in range(count):
+        if not (0 <= starts[k] < n and 0 <= goals[k] < n):
+            raise IndexError(f"nodes {starts[k]} and {goals[k]}: the graph has {n} nodes")
+    parent_arr = np.full((count, n), -1, dtype=np.int64)
+    queue_arr = np.empty((count, max(n, 1)), dtype=np.int64)
+    heads_arr = np.zeros(count, dtype=np.intp)
+    tails_arr = np.ones(count, dtype=np.intp)
+    state_arr = np.zeros(count, dtype=np.uint8)  # 0 searching, 1 found, 2 not reachable
+    cdef int64_t[:, ::1] parent = parent_arr
+    cdef int64_t[:, ::1] queue = queue_arr
+    cdef Py_ssize_t[::1] heads = heads_arr
+    cdef Py_ssize_t[::1] tails = tails_arr
+    cdef unsigned char[::1] state = state_arr
+    left = count
+    for k in range(count):
+        parent[k, starts[k]] = starts[k]
+        queue[k, 0] = starts[k]
+        if starts[k] == goals[k]:
+            state[k] = 1
+            left -= 1
     with nogil:
-        while head < tail and not found:
-            v = queue[head]
-            head += 1
-            for e in range(indptr[v], indptr[v + 1]):
-                w = indices[e]
-                if parent[w] >= 0 or (within >= 0 and labels[w] != within):
+        while left > 0:
+            for k in range(count):
+                if state[k] != 0:
                     continue
-                parent[w] = v
-                if w == goal:
-                    found = True
-                    break
-                queue[tail] = w
-                tail += 1
-    if not found:
-        return None
-    v = goal
+                if heads[k] == tails[k]:
+                    state[k] = 2
+                    left -= 1
+                elif _advance(
+                    indptr, indices, parent[k], queue[k], &heads[k], &tails[k], goals[k],
+                    labels, within,
+                ):
+                    state[k] = 1
+                    left -= 1
+    paths = []
+    for k in range(count):
+        paths.append(_walk_back(parent_arr[k], starts[k], goals[k]) if state[k] == 1 else None)
+    return paths
+
+
+def _walk_back(const int64_t[::1] parent, int64_t start, int64_t goal):
+    """The path ``start ~> goal`` in a tree of parents."""
+    cdef Py_ssize_t length = 1, e
+    cdef int64_t v = goal
     while v != start:
         v = parent[v]
         length += 1

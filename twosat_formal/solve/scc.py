@@ -2,7 +2,7 @@
 
 One engine for every formula: Tarjan's linear-time search for strong components
 (:func:`strong_components`) and a breadth-first search for the contradiction cycle
-(:func:`shortest_path`), both compiled loops over the implication graph's CSR arrays
+(:func:`shortest_paths`), both compiled loops over the implication graph's CSR arrays
 (``_kernel.pyx``). The certificate follows one rule, stated in
 ``docs/certificates.md`` and fixed by the node numbering and the order of each node's
 successors (ascending), never by how the engine runs:
@@ -33,6 +33,7 @@ Examples
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -51,7 +52,7 @@ __all__ = [
     "conflicting_variables",
     "contradiction_cycle",
     "model_from_components",
-    "shortest_path",
+    "shortest_paths",
     "solve_scc",
     "strong_components",
 ]
@@ -135,30 +136,39 @@ def model_from_components(components: Components) -> BoolArray:
     return np.asarray(labels[0::2] < labels[1::2], dtype=np.bool_)
 
 
-def shortest_path(
-    graph: ImplicationGraph, start: int, goal: int, labels: IntArray | None = None
-) -> IntArray | None:
-    """The breadth-first path of nodes ``start ~> goal`` (both included), or None.
+def shortest_paths(
+    graph: ImplicationGraph,
+    ends: Sequence[tuple[int, int]],
+    labels: IntArray | None = None,
+) -> list[IntArray | None]:
+    """The breadth-first path of nodes ``start ~> goal`` (both included) of each pair, or None.
 
     The path a first-in first-out search finds when it takes each node's successors
-    in ascending order and keeps the first node that reaches each node. With
-    ``labels``, the search stays inside ``start``'s strong component (the same path
-    when ``goal`` is in it: a shortest path between two nodes of one component never
-    leaves it, and only the component's nodes reach them).
+    in ascending order and keeps the first node that reaches each node. The searches
+    run side by side in the kernel (each finds the path it would find alone). With
+    ``labels``, every search stays inside the strong component of the first start
+    (the same paths when all the ends are in it: a shortest path between two nodes of
+    one component never leaves it, and only the component's nodes reach them).
+
+    Raises
+    ------
+    IndexError
+        If a node is outside the graph.
 
     Examples
     --------
     >>> from twosat_formal.formula import Formula
     >>> g = implication_graph(Formula([[-1, 2], [-2, 3], [-1, 3]]))  # 1 -> 2 -> 3, 1 -> 3
-    >>> shortest_path(g, 0, 4).tolist(), shortest_path(g, 4, 0) is None
-    ([0, 4], True)
+    >>> [None if p is None else p.tolist() for p in shortest_paths(g, [(0, 4), (4, 0)])]
+    [[0, 4], None]
     """
-    within = -1 if labels is None else int(labels[start])
+    starts = np.array([start for start, _ in ends], dtype=np.int64)
+    goals = np.array([goal for _, goal in ends], dtype=np.int64)
+    within = -1 if labels is None or starts.size == 0 else int(labels[starts[0]])
     empty = np.zeros(1, dtype=np.int64)
-    path = _kernel.bfs_path(
-        graph.indptr, graph.indices, start, goal, empty if labels is None else labels, within
+    return _kernel.bfs_paths(
+        graph.indptr, graph.indices, starts, goals, empty if labels is None else labels, within
     )
-    return None if path is None else np.asarray(path, dtype=np.int64)
 
 
 def contradiction_cycle(
@@ -202,16 +212,19 @@ def contradiction_cycle(
         if conflicts.size == 0:
             raise TwoSatFormalError("no variable shares a component with its negation")
         comp_of = labels[2 * (conflicts - 1)]
-        sizes = np.bincount(labels, minlength=components.count)
+        sizes = components.sizes()
         target = int(comp_of[np.argmin(sizes[comp_of])])
         size = int(sizes[target])
         tries = max(1, min(CYCLE_CANDIDATES, CYCLE_SEARCH_BUDGET // (2 * size)))
         candidates = conflicts[comp_of == target][:tries].tolist()
+    # The searches stay inside the component (the same paths), unless it is most of the
+    # graph: then looking up each node's label costs more than the few nodes it spares.
+    component_size = int(components.sizes()[labels[2 * (candidates[0] - 1)]])
+    inside = labels if 2 * component_size <= labels.size else None
     best: IntArray | None = None
     for x in candidates:
         pos, neg = 2 * (x - 1), 2 * (x - 1) + 1
-        there = shortest_path(graph, pos, neg, labels)
-        back = shortest_path(graph, neg, pos, labels)
+        there, back = shortest_paths(graph, [(pos, neg), (neg, pos)], inside)
         if there is None or back is None:  # pragma: no cover - the components say otherwise
             raise TwoSatFormalError(f"variable {x}: no path between {x} and {-x}")
         walk = np.concatenate([there, back[1:-1]])
