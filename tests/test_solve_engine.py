@@ -270,3 +270,21 @@ def test_the_path_search_refuses_a_node_outside_the_graph() -> None:
         shortest_paths(graph, [(0, 2), (0, 4)])
     with pytest.raises(ValueError, match="2 labels for 4 nodes"):
         shortest_paths(graph, [(0, 2)], np.zeros(2, dtype=np.int64))
+
+
+@settings(max_examples=100, deadline=None)
+@given(shaped())
+def test_the_cycle_does_not_depend_on_how_many_searches_run_together(formula: Formula) -> None:
+    from twosat_formal.solve import scc
+
+    graph = implication_graph(formula)
+    components = strong_components(graph)
+    if not bool(np.any(components.labels[0::2] == components.labels[1::2])):
+        return
+    together = scc.contradiction_cycle(graph, components)
+    entries = scc.SEARCH_ENTRIES
+    scc.SEARCH_ENTRIES = 1  # one candidate's two searches at a time
+    try:
+        assert scc.contradiction_cycle(graph, components) == together
+    finally:
+        scc.SEARCH_ENTRIES = entries

@@ -17,9 +17,9 @@
   ``~c -> ~b -> ~a -> a -> b -> c``: 5); 0 without a backbone; ``None`` when UNSAT.
 
 The distances are breadth-first searches of the engine's graph, one per conflicting
-variable or backbone literal, run in batches by SciPy: the cost is that many searches of
-the whole graph, fine for benchmark instances (thousands of clauses), long for a
-million-clause formula with a large backbone.
+variable or backbone literal, by the solver's compiled search, each stopping at its
+target: at worst that many searches of the whole graph, fine for benchmark instances
+(thousands of clauses), long for a million-clause formula with a large backbone.
 
 Examples
 --------

@@ -20,7 +20,7 @@ ctypedef fused index_t:
     int64_t
 
 
-def strong_components(const index_t[::1] indptr, const index_t[::1] indices):
+def strong_components(indptr, indices):
     """Strong components by Tarjan's depth-first search (Pearce's one-array form).
 
     Roots are taken in ascending node order and each node's successors in CSR order
@@ -40,49 +40,67 @@ def strong_components(const index_t[::1] indptr, const index_t[::1] indices):
     (count, labels):
         The number of components and the component of each node (int64).
     """
+    if indptr.dtype == np.int32 and indices.dtype == np.int32:
+        return _strong_components[int32_t](indptr, indices)
+    return _strong_components[int64_t](
+        np.asarray(indptr, dtype=np.int64), np.asarray(indices, dtype=np.int64)
+    )
+
+
+cdef object _strong_components(const index_t[::1] indptr, const index_t[::1] indices):
+    """:func:`strong_components` on one index type: a specialisation chosen when the
+    kernel is compiled, so that no call pays for a fused function's run-time dispatch."""
     cdef Py_ssize_t n = indptr.shape[0] - 1
     dtype = np.int32 if index_t is int32_t else np.int64
     rindex_arr = np.zeros(n, dtype=dtype)  # 0: not yet reached
-    next_arr = np.empty(n, dtype=dtype)  # the next edge of each node on the path
     stack_arr = np.empty(n, dtype=dtype)  # the reached nodes of open components
-    path_arr = np.empty(n, dtype=dtype)  # the depth-first path (the call stack)
-    root_arr = np.zeros(n, dtype=np.uint8)  # no edge of the node's has reached back yet
+    # The depth-first path (the call stack): each node on it with its next edge, the
+    # end of its row and whether no edge of its has reached back yet (kept with the
+    # path, not per node: one look-up of rindex is all a reached node costs).
+    path_arr = np.empty(n, dtype=dtype)
+    edge_arr = np.empty(n, dtype=dtype)
+    end_arr = np.empty(n, dtype=dtype)
+    root_arr = np.empty(n, dtype=np.uint8)
     cdef index_t[::1] rindex = rindex_arr
-    cdef index_t[::1] nxt = next_arr
     cdef index_t[::1] stack = stack_arr
     cdef index_t[::1] path = path_arr
+    cdef index_t[::1] edge = edge_arr
+    cdef index_t[::1] end = end_arr
     cdef unsigned char[::1] root = root_arr
     cdef index_t index = 1, closed = n - 1, top = 0, depth = 0
-    cdef index_t start, v, w, e
+    cdef index_t start, v, w, e, d
     with nogil:
         for start in range(n):
             if rindex[start] != 0:
                 continue
             rindex[start] = index
             index += 1
-            root[start] = 1
-            nxt[start] = indptr[start]
             path[0] = start
+            edge[0] = indptr[start]
+            end[0] = indptr[start + 1]
+            root[0] = 1
             depth = 1
             while depth > 0:
-                v = path[depth - 1]
-                e = nxt[v]
-                if e < indptr[v + 1]:
-                    nxt[v] = e + 1
+                d = depth - 1
+                v = path[d]
+                e = edge[d]
+                if e < end[d]:
+                    edge[d] = e + 1
                     w = indices[e]
                     if rindex[w] == 0:  # descend; the link is taken on the way back
                         rindex[w] = index
                         index += 1
-                        root[w] = 1
-                        nxt[w] = indptr[w]
                         path[depth] = w
+                        edge[depth] = indptr[w]
+                        end[depth] = indptr[w + 1]
+                        root[depth] = 1
                         depth += 1
                     elif rindex[w] < rindex[v]:
                         rindex[v] = rindex[w]
-                        root[v] = 0
+                        root[d] = 0
                     continue
-                depth -= 1
-                if root[v]:
+                depth = d
+                if root[d]:
                     index -= 1
                     while top > 0 and rindex[v] <= rindex[stack[top - 1]]:
                         top -= 1
@@ -93,31 +111,31 @@ def strong_components(const index_t[::1] indptr, const index_t[::1] indices):
                 else:
                     stack[top] = v
                     top += 1
-                if depth > 0:
-                    w = path[depth - 1]
+                if d > 0:
+                    w = path[d - 1]
                     if rindex[v] < rindex[w]:
                         rindex[w] = rindex[v]
-                        root[w] = 0
+                        root[d - 1] = 0
     labels = (n - 1) - rindex_arr.astype(np.int64)
     return int(n - 1 - closed), labels
 
 
-cdef bint _advance(
-    const index_t[::1] indptr,
-    const index_t[::1] indices,
-    int64_t[::1] parent,
-    int64_t[::1] queue,
+cdef inline bint _advance(
+    const index_t* indptr,
+    const index_t* indices,
+    index_t* parent,
+    index_t* queue,
     Py_ssize_t* head,
     Py_ssize_t* tail,
     int64_t goal,
-    const int64_t[::1] labels,
+    const int64_t* labels,
     int64_t within,
 ) noexcept nogil:
     """Take the next node off one search's queue and reach its successors.
 
     True when the search has reached ``goal``; a search whose queue is empty is over.
     """
-    cdef int64_t v = queue[head[0]], w
+    cdef index_t v = queue[head[0]], w
     cdef Py_ssize_t e
     head[0] += 1
     for e in range(indptr[v], indptr[v + 1]):
@@ -132,14 +150,7 @@ cdef bint _advance(
     return False
 
 
-def bfs_paths(
-    const index_t[::1] indptr,
-    const index_t[::1] indices,
-    const int64_t[::1] starts,
-    const int64_t[::1] goals,
-    const int64_t[::1] labels,
-    int64_t within,
-):
+def bfs_paths(indptr, indices, starts, goals, labels, int64_t within):
     """The breadth-first path ``starts[k] ~> goals[k]`` of each ``k``, both ends included.
 
     Each search is first-in first-out from its start, takes each node's successors in
@@ -151,6 +162,27 @@ def bfs_paths(
     ``within`` are entered (a strong component holding both ends of every search:
     the same paths, searched alone).
     """
+    if indptr.dtype == np.int32 and indices.dtype == np.int32:
+        return _bfs_paths[int32_t](indptr, indices, starts, goals, labels, within)
+    return _bfs_paths[int64_t](
+        np.asarray(indptr, dtype=np.int64),
+        np.asarray(indices, dtype=np.int64),
+        starts,
+        goals,
+        labels,
+        within,
+    )
+
+
+cdef object _bfs_paths(
+    const index_t[::1] indptr,
+    const index_t[::1] indices,
+    const int64_t[::1] starts,
+    const int64_t[::1] goals,
+    const int64_t[::1] labels,
+    int64_t within,
+):
+    """:func:`bfs_paths` on one index type (see :func:`_strong_components`)."""
     cdef Py_ssize_t n = indptr.shape[0] - 1, k, count = starts.shape[0], left
     if goals.shape[0] != count:
         raise ValueError(f"{count} starts and {goals.shape[0]} goals")
@@ -159,13 +191,18 @@ def bfs_paths(
     for k in range(count):
         if not (0 <= starts[k] < n and 0 <= goals[k] < n):
             raise IndexError(f"nodes {starts[k]} and {goals[k]}: the graph has {n} nodes")
-    parent_arr = np.full((count, n), -1, dtype=np.int64)
-    queue_arr = np.empty((count, max(n, 1)), dtype=np.int64)
+    dtype = np.int32 if index_t is int32_t else np.int64
+    parent_arr = np.full((count, n), -1, dtype=dtype)
+    queue_arr = np.empty((count, n), dtype=dtype)
     heads_arr = np.zeros(count, dtype=np.intp)
     tails_arr = np.ones(count, dtype=np.intp)
     state_arr = np.zeros(count, dtype=np.uint8)  # 0 searching, 1 found, 2 not reachable
-    cdef int64_t[:, ::1] parent = parent_arr
-    cdef int64_t[:, ::1] queue = queue_arr
+    cdef index_t[:, ::1] parent = parent_arr
+    cdef index_t[:, ::1] queue = queue_arr
+    # raw pointers for the inner loop (a node's turn is a call: no memoryview copies)
+    cdef const index_t* ip = &indptr[0]
+    cdef const index_t* ix = &indices[0] if indices.shape[0] > 0 else NULL
+    cdef const int64_t* lab = &labels[0] if labels.shape[0] > 0 else NULL
     cdef Py_ssize_t[::1] heads = heads_arr
     cdef Py_ssize_t[::1] tails = tails_arr
     cdef unsigned char[::1] state = state_arr
@@ -185,18 +222,18 @@ def bfs_paths(
                     state[k] = 2
                     left -= 1
                 elif _advance(
-                    indptr, indices, parent[k], queue[k], &heads[k], &tails[k], goals[k],
-                    labels, within,
+                    ip, ix, &parent[k, 0], &queue[k, 0], &heads[k], &tails[k], goals[k],
+                    lab, within,
                 ):
                     state[k] = 1
                     left -= 1
     paths = []
     for k in range(count):
-        paths.append(_walk_back(parent_arr[k], starts[k], goals[k]) if state[k] == 1 else None)
+        paths.append(_walk_back(parent[k], starts[k], goals[k]) if state[k] == 1 else None)
     return paths
 
 
-def _walk_back(const int64_t[::1] parent, int64_t start, int64_t goal):
+cdef object _walk_back(index_t[::1] parent, int64_t start, int64_t goal):
     """The path ``start ~> goal`` in a tree of parents."""
     cdef Py_ssize_t length = 1, e
     cdef int64_t v = goal

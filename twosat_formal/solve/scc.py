@@ -48,6 +48,7 @@ from twosat_formal.solve.result import SolveResult, certificate_tuple
 __all__ = [
     "CYCLE_CANDIDATES",
     "CYCLE_SEARCH_BUDGET",
+    "SEARCH_ENTRIES",
     "Components",
     "conflicting_variables",
     "contradiction_cycle",
@@ -63,6 +64,10 @@ BoolArray = npt.NDArray[np.bool_]
 #: How many conflicting variables of the chosen component are tried, at most, for
 #: the shortest contradiction cycle.
 CYCLE_CANDIDATES = 8
+
+#: At most this many entries (a parent and a queue place per node of the graph, for
+#: each search) are held by the searches for a contradiction cycle that run together.
+SEARCH_ENTRIES = 1 << 22
 
 #: About how many component nodes the searches for a contradiction cycle visit in all:
 #: a component of ``s`` literals tries ``min(8, budget // (2 s))`` variables, at least one.
@@ -221,10 +226,16 @@ def contradiction_cycle(
     # graph: then looking up each node's label costs more than the few nodes it spares.
     component_size = int(components.sizes()[labels[2 * (candidates[0] - 1)]])
     inside = labels if 2 * component_size <= labels.size else None
+    # Each candidate's two searches, x ~> -x and -x ~> x, side by side in the kernel,
+    # as many candidates at once as SEARCH_ENTRIES allows.
+    nodes = 2 * (np.asarray(candidates, dtype=np.int64) - 1)
+    ends = np.stack([nodes, nodes + 1, nodes + 1, nodes], axis=1).reshape(-1, 2)
+    batch = 2 * max(1, SEARCH_ENTRIES // max(4 * labels.size, 1))
+    paths: list[IntArray | None] = []
+    for first in range(0, len(ends), batch):
+        paths += shortest_paths(graph, ends[first : first + batch].tolist(), inside)
     best: IntArray | None = None
-    for x in candidates:
-        pos, neg = 2 * (x - 1), 2 * (x - 1) + 1
-        there, back = shortest_paths(graph, [(pos, neg), (neg, pos)], inside)
+    for x, there, back in zip(candidates, paths[0::2], paths[1::2], strict=True):
         if there is None or back is None:  # pragma: no cover - the components say otherwise
             raise TwoSatFormalError(f"variable {x}: no path between {x} and {-x}")
         walk = np.concatenate([there, back[1:-1]])
