@@ -288,3 +288,10 @@ def test_the_cycle_does_not_depend_on_how_many_searches_run_together(formula: Fo
         assert scc.contradiction_cycle(graph, components) == together
     finally:
         scc.SEARCH_ENTRIES = entries
+
+
+def test_the_graph_builder_refuses_a_node_outside_the_graph() -> None:
+    from twosat_formal.solve import _kernel
+
+    with pytest.raises(IndexError, match="clause 1: a node outside the 4 of the graph"):
+        _kernel.implication_csr(np.array([[0, 1], [2, 4]], dtype=np.int64), 4)

@@ -16,3 +16,6 @@ def bfs_paths(
     labels: npt.NDArray[np.int64],
     within: int,
 ) -> list[npt.NDArray[np.int64] | None]: ...
+def implication_csr(
+    nodes: npt.NDArray[np.int64], num_nodes: int
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]: ...

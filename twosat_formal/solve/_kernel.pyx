@@ -247,3 +247,69 @@ cdef object _walk_back(index_t[::1] parent, int64_t start, int64_t goal):
         out[e] = v
         v = parent[v]
     return path_arr
+
+
+def implication_csr(const int64_t[:, ::1] nodes, Py_ssize_t num_nodes):
+    """The implication graph's canonical CSR arrays from the node pairs of its clauses.
+
+    Row ``nodes[k, 0] ^ 1`` gets ``nodes[k, 1]`` and row ``nodes[k, 1] ^ 1`` gets
+    ``nodes[k, 0]``; each row comes out sorted and without repeats. Two stable counting
+    sorts, by target and then by source (a two-digit radix sort), so linear time.
+
+    Returns
+    -------
+    (indptr, columns):
+        int64 arrays.
+    """
+    cdef Py_ssize_t m = nodes.shape[0], total = 2 * nodes.shape[0], k, i, row, kept
+    cdef int64_t a, b, lo, hi, last
+    for k in range(m):
+        if not (0 <= nodes[k, 0] < num_nodes and 0 <= nodes[k, 1] < num_nodes):
+            raise IndexError(f"clause {k}: a node outside the {num_nodes} of the graph")
+    count_arr = np.zeros(num_nodes + 1, dtype=np.int64)
+    src_arr = np.empty(total, dtype=np.int64)  # the edges, ordered by target
+    dst_arr = np.empty(total, dtype=np.int64)
+    columns_arr = np.empty(total, dtype=np.int64)
+    indptr_arr = np.zeros(num_nodes + 1, dtype=np.int64)
+    cdef int64_t[::1] count = count_arr
+    cdef int64_t[::1] src = src_arr
+    cdef int64_t[::1] dst = dst_arr
+    cdef int64_t[::1] columns = columns_arr
+    cdef int64_t[::1] indptr = indptr_arr
+    with nogil:
+        for k in range(m):  # by target
+            count[nodes[k, 1] + 1] += 1
+            count[nodes[k, 0] + 1] += 1
+        for i in range(num_nodes):
+            count[i + 1] += count[i]
+        for k in range(m):
+            a = nodes[k, 0]
+            b = nodes[k, 1]
+            src[count[b]] = a ^ 1
+            dst[count[b]] = b
+            count[b] += 1
+            src[count[a]] = b ^ 1
+            dst[count[a]] = a
+            count[a] += 1
+        for i in range(total):  # then by source, stable: each row sorted by target
+            indptr[src[i] + 1] += 1
+        for i in range(num_nodes):
+            indptr[i + 1] += indptr[i]
+        for i in range(num_nodes + 1):
+            count[i] = indptr[i]
+        for i in range(total):
+            columns[count[src[i]]] = dst[i]
+            count[src[i]] += 1
+        kept = 0  # drop repeats within each row, in place
+        for row in range(num_nodes):
+            lo = indptr[row]
+            hi = indptr[row + 1]
+            indptr[row] = kept
+            last = -1
+            for i in range(lo, hi):
+                if columns[i] != last:
+                    last = columns[i]
+                    columns[kept] = last
+                    kept += 1
+        indptr[num_nodes] = kept
+    return indptr_arr, columns_arr[:kept]

@@ -30,6 +30,7 @@ import numpy.typing as npt
 
 from twosat_formal.errors import NotTwoCNFError, raises
 from twosat_formal.formula import Formula
+from twosat_formal.solve import _kernel
 
 __all__ = [
     "ImplicationGraph",
@@ -42,9 +43,6 @@ __all__ = [
 IntArray = npt.NDArray[np.int64]
 #: CSR index arrays: int32, or int64 for graphs past 2**31 entries.
 IndexArray = npt.NDArray[np.signedinteger[Any]]
-
-#: Edges that come in at most this many sorted runs are sorted by merging the runs.
-SORTED_RUNS = 64
 
 
 def literal_index(lits: npt.ArrayLike) -> IntArray:
@@ -138,24 +136,11 @@ def implication_arrays(formula: Formula) -> tuple[IndexArray, IndexArray]:
     """
     pairs = formula.pairs()
     num_nodes = 2 * formula.num_vars
-    nodes = literal_index(pairs)
-    first, second = nodes[:, 0], nodes[:, 1]
-    # Each edge as one number, source-major: sorted and without repeats, they are the
-    # canonical CSR rows in one pass (one sort of the edges instead of a scatter
-    # into rows and its sort of every row).
-    edges = np.concatenate([(first ^ 1) * num_nodes + second, (second ^ 1) * num_nodes + first])
-    # A formula written in order (a chain, a ring) gives a few sorted runs, which a
-    # merging sort joins in one pass; other formulas sort faster with quicksort.
-    runs = np.count_nonzero(edges[1:] < edges[:-1])
-    edges.sort(kind="stable" if runs <= SORTED_RUNS else "quicksort")
-    if edges.size:
-        edges = edges[np.concatenate(([True], edges[1:] != edges[:-1]))]
-    rows = edges // max(num_nodes, 1)
-    columns = edges - rows * num_nodes
-    index_type = np.int32 if max(num_nodes, edges.size) < 2**31 - 1 else np.int64
-    indptr: IndexArray = np.zeros(num_nodes + 1, dtype=index_type)
-    np.cumsum(np.bincount(rows, minlength=num_nodes), out=indptr[1:])
-    return indptr, columns.astype(index_type)
+    # Two counting sorts of the edges in the kernel (by target, then by source): the
+    # canonical rows in linear time, whatever order the clauses come in.
+    indptr, columns = _kernel.implication_csr(np.ascontiguousarray(literal_index(pairs)), num_nodes)
+    index_type = np.int32 if max(num_nodes, columns.size) < 2**31 - 1 else np.int64
+    return indptr.astype(index_type), columns.astype(index_type)
 
 
 @raises(NotTwoCNFError)
