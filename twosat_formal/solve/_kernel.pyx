@@ -120,9 +120,31 @@ cdef object _strong_components(const index_t[::1] indptr, const index_t[::1] ind
     return int(n - 1 - closed), labels
 
 
+cdef inline bint _reach(
+    index_t w,
+    index_t v,
+    index_t* parent,
+    index_t* queue,
+    Py_ssize_t* tail,
+    int64_t goal,
+    const int64_t* labels,
+    int64_t within,
+) noexcept nogil:
+    """Reach ``w`` from ``v`` if it is new (and inside): True when ``w`` is the goal."""
+    if parent[w] >= 0 or (within >= 0 and labels[w] != within):
+        return False
+    parent[w] = v
+    if w == goal:
+        return True
+    queue[tail[0]] = w
+    tail[0] += 1
+    return False
+
+
 cdef inline bint _advance(
     const index_t* indptr,
     const index_t* indices,
+    const index_t* first,
     index_t* parent,
     index_t* queue,
     Py_ssize_t* head,
@@ -134,19 +156,20 @@ cdef inline bint _advance(
     """Take the next node off one search's queue and reach its successors.
 
     True when the search has reached ``goal``; a search whose queue is empty is over.
+    The node's first successor is read from ``first``, whose address depends on the
+    node alone, so that the processor fetches it beside the row's bounds (along a
+    path of single successors, one memory look-up a step instead of two in a row).
     """
-    cdef index_t v = queue[head[0]], w
+    cdef index_t v = queue[head[0]], w = first[v]
     cdef Py_ssize_t e
     head[0] += 1
-    for e in range(indptr[v], indptr[v + 1]):
-        w = indices[e]
-        if parent[w] >= 0 or (within >= 0 and labels[w] != within):
-            continue
-        parent[w] = v
-        if w == goal:
+    if w < 0:
+        return False
+    if _reach(w, v, parent, queue, tail, goal, labels, within):
+        return True
+    for e in range(indptr[v] + 1, indptr[v + 1]):
+        if _reach(indices[e], v, parent, queue, tail, goal, labels, within):
             return True
-        queue[tail[0]] = w
-        tail[0] += 1
     return False
 
 
@@ -203,6 +226,11 @@ cdef object _bfs_paths(
     cdef const index_t* ip = &indptr[0]
     cdef const index_t* ix = &indices[0] if indices.shape[0] > 0 else NULL
     cdef const int64_t* lab = &labels[0] if labels.shape[0] > 0 else NULL
+    first_arr = np.empty(max(n, 1), dtype=dtype)  # each node's first successor, or -1
+    cdef index_t[::1] first = first_arr
+    cdef Py_ssize_t v
+    for v in range(n):
+        first[v] = indices[indptr[v]] if indptr[v] < indptr[v + 1] else -1
     cdef Py_ssize_t[::1] heads = heads_arr
     cdef Py_ssize_t[::1] tails = tails_arr
     cdef unsigned char[::1] state = state_arr
@@ -222,8 +250,8 @@ cdef object _bfs_paths(
                     state[k] = 2
                     left -= 1
                 elif _advance(
-                    ip, ix, &parent[k, 0], &queue[k, 0], &heads[k], &tails[k], goals[k],
-                    lab, within,
+                    ip, ix, &first[0], &parent[k, 0], &queue[k, 0], &heads[k], &tails[k],
+                    goals[k], lab, within,
                 ):
                     state[k] = 1
                     left -= 1
