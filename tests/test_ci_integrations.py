@@ -172,7 +172,8 @@ def pre_commit(*args: str, cwd: Path, home: Path) -> subprocess.CompletedProcess
     assert exe is not None, "pre-commit is a test dependency (the [dev] extra)"
     # Offline, as CI runs: the hook's environment sees this environment's packages
     # (virtualenv's system site packages), and pip builds the tool from its source
-    # without an index or an isolated build environment (hatchling is a [dev] package).
+    # without an index or an isolated build environment (setuptools and Cython, which
+    # compile its kernel, are [dev] packages).
     env = dict(
         os.environ,
         PRE_COMMIT_HOME=str(home),

@@ -14,13 +14,7 @@ from formula_strategies import clause_lists
 from hypothesis import given, settings
 
 from twosat_formal.formula import Formula
-from twosat_formal.measures import (
-    MEASURES,
-    _scipy_measures,
-    _small_measures,
-    structural_measures,
-)
-from twosat_formal.solve.small import SMALL_CLAUSES, is_small
+from twosat_formal.measures import MEASURES, structural_measures
 
 
 def oracle(formula: Formula) -> dict[str, int | None]:
@@ -79,19 +73,11 @@ def test_measures_equal_the_oracles(clauses: list[list[int]]) -> None:
     assert measures == oracle(formula)
 
 
-@settings(max_examples=150, deadline=None)
-@given(clause_lists(max_var=20, min_size=0, max_size=50))
-def test_the_small_path_equals_the_scipy_path(clauses: list[list[int]]) -> None:
-    formula = Formula(clauses, num_vars=20)
-    assert _small_measures(formula) == _scipy_measures(formula)
-
-
-def test_a_formula_above_the_small_size_takes_the_scipy_path() -> None:
-    n = SMALL_CLAUSES  # a ring of n + 1 clauses: every variable conflicts
+def test_a_long_ring_is_measured_by_the_engine_as_by_the_oracle() -> None:
+    n = 600  # a ring of n + 1 clauses: every variable conflicts
     ring = Formula([[i, -(i + 1)] for i in range(1, n)] + [[n], [-1]], num_vars=n)
-    assert not is_small(ring)
     measures = structural_measures(ring)
-    assert measures == _scipy_measures(ring) == _small_measures(ring)
+    assert measures == oracle(ring)
     assert measures["shortest_cycle"] == 2 * n
 
 

@@ -9,7 +9,6 @@ here from the clauses in plain Python, strong components by networkx, labels by 
 from __future__ import annotations
 
 from collections import deque
-from itertools import pairwise
 
 import networkx as nx
 import numpy as np
@@ -22,16 +21,17 @@ from scipy.sparse.csgraph import breadth_first_order
 
 from twosat_formal.errors import CertificateError
 from twosat_formal.formula import Formula
-from twosat_formal.solve import SolveResult, check_cycle, check_model, check_result, solve, verify
-from twosat_formal.solve.graph import implication_graph, index_literal
-from twosat_formal.solve.scc import (
-    CYCLE_CANDIDATES,
-    contradiction_cycle,
-    mirror_path,
-    near_path,
-    strong_components,
-    tree_path,
+from twosat_formal.solve import (
+    SolveResult,
+    _kernel,
+    check_cycle,
+    check_model,
+    check_result,
+    solve,
+    verify,
 )
+from twosat_formal.solve.graph import implication_graph
+from twosat_formal.solve.scc import CYCLE_CANDIDATES, contradiction_cycle, strong_components
 
 # -- references ------------------------------------------------------------------------
 
@@ -172,36 +172,6 @@ def test_a_long_chain_is_sat_with_a_checked_model() -> None:
     check_model(formula, result.model)
 
 
-@st.composite
-def trees(draw: st.DrawFn) -> tuple[list[int], int, int]:
-    """A random tree of predecessors (nodes outside it marked -9999), a root and a node."""
-    size = draw(st.integers(1, 80))
-    order = draw(st.permutations(range(size)))
-    in_tree = draw(st.integers(1, size))
-    pred = [-9999] * size
-    for i in range(1, in_tree):
-        pred[order[i]] = order[draw(st.integers(0, i - 1))]
-    goal = order[draw(st.integers(0, in_tree - 1))]
-    return pred, order[0], goal
-
-
-@settings(max_examples=200)
-@given(trees())
-def test_tree_path_walks_the_predecessors(tree: tuple[list[int], int, int]) -> None:
-    pred, root, goal = tree
-    expected = [goal]
-    while expected[-1] != root:
-        expected.append(pred[expected[-1]])
-    assert tree_path(np.array(pred, dtype=np.int32), root, goal).tolist() == expected[::-1]
-    from twosat_formal.solve import scc
-
-    short, scc.SHORT_WALK = scc.SHORT_WALK, 2  # the long walk (SciPy, up the tree), same trees
-    try:
-        assert tree_path(np.array(pred, dtype=np.int64), root, goal).tolist() == expected[::-1]
-    finally:
-        scc.SHORT_WALK = short
-
-
 def test_a_large_component_tries_one_variable(monkeypatch: pytest.MonkeyPatch) -> None:
     from twosat_formal.solve import scc
 
@@ -231,22 +201,38 @@ def digraphs(draw: st.DrawFn) -> tuple[sp.csr_array, int, int]:
     return graph, start, goal
 
 
-@settings(max_examples=300)
-@given(digraphs(), st.sampled_from([1, 2, 3, 64]))
-def test_the_level_search_finds_scipys_breadth_first_path(
-    case: tuple[sp.csr_array, int, int], levels: int
-) -> None:
-    graph, start, goal = case
+def scipy_path(graph: sp.csr_array, start: int, goal: int) -> list[int] | None:
+    """The path to ``goal`` in SciPy's breadth-first tree from ``start``, or None."""
+    if start == goal:
+        return [start]
     _order, pred = breadth_first_order(graph, start, directed=True, return_predecessors=True)
-    near = near_path(graph, start, goal, levels=levels)
-    if pred[goal] < 0:  # unreachable
-        assert near is None
-        return
-    scipy_path = tree_path(pred, start, goal).tolist()
-    if len(scipy_path) - 1 <= levels:
-        assert near is not None and near.tolist() == scipy_path
-    else:
-        assert near is None
+    if pred[goal] < 0:
+        return None
+    walk = [goal]
+    while walk[-1] != start:
+        walk.append(int(pred[walk[-1]]))
+    return walk[::-1]
+
+
+@settings(max_examples=300)
+@given(digraphs(), st.data())
+def test_the_kernels_breadth_first_paths_are_scipys(
+    case: tuple[sp.csr_array, int, int], data: st.DataObject
+) -> None:
+    """One search, and several side by side (each the path it finds alone), int32 and int64."""
+    graph, start, goal = case
+    node = st.integers(0, graph.shape[0] - 1)
+    ends = [(start, goal), *data.draw(st.lists(st.tuples(node, node), max_size=5))]
+    starts = np.array([a for a, _ in ends], dtype=np.int64)
+    goals = np.array([b for _, b in ends], dtype=np.int64)
+    expected = [scipy_path(graph, a, b) for a, b in ends]
+    nowhere = np.zeros(1, dtype=np.int64)
+    for dtype in (np.int32, np.int64):
+        indptr, indices = graph.indptr.astype(dtype), graph.indices.astype(dtype)
+        found = _kernel.bfs_paths(indptr, indices, starts, goals, nowhere, -1)
+        assert [None if p is None else p.tolist() for p in found] == expected
+        alone = _kernel.bfs_paths(indptr, indices, starts[:1], goals[:1], nowhere, -1)
+        assert [None if p is None else p.tolist() for p in alone] == expected[:1]
 
 
 @pytest.mark.parametrize("n", [10, 5_000])
@@ -274,46 +260,3 @@ def two_cnfs(draw: st.DrawFn) -> Formula:
     return Formula(
         draw(st.lists(st.lists(literal, min_size=1, max_size=2), min_size=m, max_size=m))
     )
-
-
-@settings(max_examples=300)
-@given(two_cnfs(), st.data(), st.sampled_from([1, 2, 64]))
-def test_the_search_from_both_ends_finds_a_shortest_path_to_the_negation(
-    formula: Formula, data: st.DataObject, levels: int
-) -> None:
-    graph = implication_graph(formula)
-    start = data.draw(st.integers(0, graph.num_nodes - 1))
-    goal = start ^ 1
-    _order, pred = breadth_first_order(graph.matrix, start, directed=True, return_predecessors=True)
-    path = mirror_path(graph.matrix, start, levels=levels)
-    if pred[goal] < 0:
-        assert path is None
-        return
-    steps = len(tree_path(pred, start, goal)) - 1
-    if (steps + 1) // 2 > levels:
-        assert path is None
-        return
-    assert path is not None and len(path) - 1 == steps
-    assert path[0] == start and path[-1] == goal
-    edges = set(graph.edges())
-    walk = index_literal(path).tolist()
-    assert all(step in edges for step in pairwise(walk))
-
-
-@settings(max_examples=200)
-@given(two_cnfs())
-def test_a_large_component_cycle_is_as_short_and_checked(formula: Formula) -> None:
-    from twosat_formal.solve import scc
-
-    graph = implication_graph(formula)
-    components = strong_components(graph)
-    if not np.any(components.labels[0::2] == components.labels[1::2]):
-        return
-    one_ended = contradiction_cycle(graph, components)
-    large, scc.LARGE_COMPONENT = scc.LARGE_COMPONENT, 0  # every component is "large"
-    try:
-        both_ends = contradiction_cycle(graph, components)
-    finally:
-        scc.LARGE_COMPONENT = large
-    check_cycle(formula, both_ends)
-    assert len(both_ends) == len(one_ended)

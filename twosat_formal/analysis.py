@@ -50,7 +50,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import breadth_first_order, connected_components
 
-from twosat_formal.errors import ConfigError, NotTwoCNFError, raises
+from twosat_formal.errors import ConfigError, NotTwoCNFError, TwoSatFormalError, raises
 from twosat_formal.formula import Formula
 from twosat_formal.solve.graph import ImplicationGraph, implication_graph, index_literal
 from twosat_formal.solve.graph import literal_index as _node
@@ -58,9 +58,7 @@ from twosat_formal.solve.scc import (
     BoolArray,
     Components,
     IntArray,
-    condensation,
     conflicting_variables,
-    dag_levels,
     model_from_components,
     strong_components,
 )
@@ -71,7 +69,9 @@ __all__ = [
     "Structure",
     "analyze",
     "backbone_literals",
+    "condensation",
     "count_models",
+    "dag_levels",
 ]
 
 #: Independent parts with at most this many variables are counted by brute force.
@@ -219,7 +219,7 @@ def backbone_literals(graph: ImplicationGraph, components: Components) -> IntArr
     failed = np.zeros(count, dtype=np.bool_)
 
     def add_backbone(nodes: IntArray) -> None:
-        implied = _descendants(graph.matrix, nodes)
+        implied = _descendants(graph, nodes)
         failed[labels[np.flatnonzero(implied) ^ 1]] = True
 
     add_backbone(dst[src == (dst ^ 1)])  # unit clauses (p) are the edges ~p -> p
@@ -271,13 +271,76 @@ def backbone_literals(graph: ImplicationGraph, components: Components) -> IntArr
     return index_literal(true_nodes[failed[false_comp]]).astype(np.int64)
 
 
-def _descendants(matrix: sp.csr_array, starts: IntArray) -> BoolArray:
+def condensation(graph: ImplicationGraph, labels: IntArray, count: int) -> sp.csr_array:
+    """The condensation DAG: one node per component, one edge per linked pair.
+
+    >>> from twosat_formal.formula import Formula
+    >>> g = implication_graph(Formula([[1, 2]]))
+    >>> comps = strong_components(g)
+    >>> condensation(g, comps.labels, comps.count).nnz
+    2
+    """
+    src, dst = graph.edge_arrays()
+    cs, cd = labels[src], labels[dst]
+    keep = cs != cd
+    coo = sp.coo_array(
+        (np.ones(int(keep.sum()), dtype=np.float64), (cs[keep], cd[keep])), shape=(count, count)
+    )
+    dag = coo.tocsr()
+    dag.sum_duplicates()
+    return dag
+
+
+def dag_levels(dag: sp.csr_array) -> IntArray:
+    """Longest-path depth of every node of a DAG (sources are at level 0).
+
+    A level-synchronous Kahn sweep in numpy: one vectorised step per level. Every
+    edge goes from a lower level to a higher one, so sorting by level gives a
+    topological order.
+
+    Raises
+    ------
+    TwoSatFormalError
+        If the graph has a cycle.
+
+    Examples
+    --------
+    >>> dag = sp.csr_array(([1.0, 1.0, 1.0], ([0, 0, 1], [1, 2, 2])), shape=(3, 3))
+    >>> dag_levels(dag).tolist()
+    [0, 1, 2]
+    """
+    count = dag.shape[0]
+    indptr = dag.indptr.astype(np.int64)
+    indices = dag.indices.astype(np.int64)
+    indegree = np.bincount(indices, minlength=count)
+    levels = np.full(count, -1, dtype=np.int64)
+    frontier = np.flatnonzero(indegree == 0)
+    depth = 0
+    while frontier.size:
+        levels[frontier] = depth
+        starts, ends = indptr[frontier], indptr[frontier + 1]
+        lengths = ends - starts
+        total = int(lengths.sum())
+        if total == 0:
+            break
+        offsets = np.cumsum(lengths) - lengths
+        gather = np.repeat(starts - offsets, lengths) + np.arange(total, dtype=np.int64)
+        targets, hits = np.unique(indices[gather], return_counts=True)
+        indegree[targets] -= hits
+        frontier = targets[indegree[targets] == 0]
+        depth += 1
+    if np.any(levels < 0):
+        raise TwoSatFormalError("the condensation has a cycle: the strong components are wrong")
+    return levels
+
+
+def _descendants(graph: ImplicationGraph, starts: IntArray) -> BoolArray:
     """Nodes reachable from any of ``starts`` (included), by one compiled BFS."""
-    size = matrix.shape[0]
+    size = graph.num_nodes
     if starts.size == 0:
         return np.zeros(size, dtype=np.bool_)
-    indptr = np.concatenate([matrix.indptr.astype(np.int64), [matrix.nnz + starts.size]])
-    indices = np.concatenate([matrix.indices.astype(np.int64), starts.astype(np.int64)])
+    indptr = np.concatenate([graph.indptr.astype(np.int64), [graph.num_edges + starts.size]])
+    indices = np.concatenate([graph.indices.astype(np.int64), starts.astype(np.int64)])
     extended = sp.csr_array((np.ones(indices.size), indices, indptr), shape=(size + 1, size + 1))
     order = breadth_first_order(extended, size, directed=True, return_predecessors=False)
     reached = np.zeros(size + 1, dtype=np.bool_)

@@ -30,14 +30,9 @@ record inside :func:`unmeasured`, where the builders leave the measures out, so 
 they are computed once per record, by that other algorithm.
 
 The distances are breadth-first searches of the engine's graph, one per conflicting
-variable or backbone literal: the cost is that many searches of the whole graph, fine
-for benchmark instances (thousands of clauses), long for a million-clause formula with
-a large backbone. As ``solve`` does (:mod:`twosat_formal.solve.small`), a formula of at
-most :data:`~twosat_formal.solve.small.SMALL_CLAUSES` clauses is measured in plain
-Python on the engine's successor lists and Tarjan components, with no SciPy to import
-(about 0.2 ms for tens of clauses, where SciPy's set-up alone takes milliseconds); a
-larger one on its CSR graph, the searches run in batches by SciPy. The tests compare
-the two paths value for value.
+variable or backbone literal, by the solver's compiled search, each stopping at its
+target: at worst that many searches of the whole graph, fine for benchmark instances
+(thousands of clauses), long for a million-clause formula with a large backbone.
 
 Examples
 --------
@@ -55,11 +50,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from twosat_formal.errors import NotTwoCNFError, raises
+from twosat_formal.errors import NotTwoCNFError, TwoSatFormalError, raises
 from twosat_formal.formula import Formula
+
+if TYPE_CHECKING:
+    from twosat_formal.solve.graph import ImplicationGraph
 
 __all__ = ["MEASURES", "instance_measures", "structural_measures", "unmeasured"]
 
@@ -74,8 +73,6 @@ MEASURES = (
     "forced_depth",
     "proof_length",
 )
-#: Most distance entries one batch of searches may hold.
-_BATCH_ENTRIES = 1 << 22
 #: Whether the builders measure the instances they make (off inside :func:`unmeasured`).
 _MEASURING: ContextVar[bool] = ContextVar("measuring", default=True)
 
@@ -123,83 +120,11 @@ def structural_measures(formula: Formula) -> dict[str, int | None]:
     >>> structural_measures(Formula())["longest_path"]
     0
     """
-    from twosat_formal.solve.small import is_small
+    from twosat_formal.analysis import backbone_literals, condensation, dag_levels
+    from twosat_formal.solve.graph import implication_graph, literal_index
+    from twosat_formal.solve.scc import conflicting_variables, strong_components
 
     formula.require_2cnf("structural measures")
-    return _small_measures(formula) if is_small(formula) else _scipy_measures(formula)
-
-
-def _small_measures(formula: Formula) -> dict[str, int | None]:
-    """:func:`structural_measures` of a small formula in plain Python, on the engine's
-    successor lists, Tarjan components and breadth-first paths
-    (:mod:`twosat_formal.solve.small`, as ``solve`` takes them): no SciPy to import.
-
-    >>> _small_measures(Formula([[1], [-1, 2], [-2, 3]]))["forced_depth"]
-    5
-    """
-    from twosat_formal.solve.small import _shortest_path, small_components, successor_lists
-
-    succ = successor_lists(formula)
-    count, label = small_components(succ)
-    members: list[list[int]] = [[] for _ in range(count)]
-    for node, c in enumerate(label):
-        members[c].append(node)
-    level = [0] * count
-    for c in reversed(range(count)):  # an edge goes from a higher number to a lower one
-        for node in members[c]:
-            for w in succ[node]:
-                if label[w] != c and level[label[w]] <= level[c]:
-                    level[label[w]] = level[c] + 1
-    sizes = [len(m) for m in members]
-    measures: dict[str, int | None] = dict.fromkeys(MEASURES)
-    measures["longest_path"] = max(level, default=0)
-    measures["scc_count"] = count
-    measures["largest_scc"] = max(sizes, default=0)
-    measures["nontrivial_sccs"] = sum(1 for size in sizes if size > 1)
-
-    def steps(start: int, goal: int, limit: int) -> int:
-        """Edges from ``start`` to ``goal``; ``limit + 1`` when more than ``limit``."""
-        path = _shortest_path(succ, start, goal, limit)
-        return limit + 1 if path is None else len(path) - 1
-
-    conflicts = [v for v in range(formula.num_vars) if label[2 * v] == label[2 * v + 1]]
-    if conflicts:
-        cycle = 2 * len(succ)  # above any two simple paths; each search stops past it
-        for v in conflicts:
-            there = steps(2 * v, 2 * v + 1, cycle - 2)
-            if there <= cycle - 2:
-                cycle = min(cycle, there + steps(2 * v + 1, 2 * v, cycle - there - 1))
-        measures["shortest_cycle"] = measures["proof_length"] = cycle
-        return measures
-    reach = [0] * count  # the components each one reaches, as bits
-    for c in range(count):
-        bits = 1 << c
-        for node in members[c]:
-            for w in succ[node]:
-                bits |= reach[label[w]]
-        reach[c] = bits
-    forced = [n for n in range(len(succ)) if reach[label[n ^ 1]] >> label[n] & 1]  # ~n ~> n
-    measures["backbone"] = len(forced)
-    depth = max((steps(n ^ 1, n, len(succ)) for n in forced), default=0)
-    measures["forced_depth"] = measures["proof_length"] = depth
-    return measures
-
-
-def _scipy_measures(formula: Formula) -> dict[str, int | None]:
-    """:func:`structural_measures` on the engine's CSR graph, with SciPy.
-
-    >>> _scipy_measures(Formula([[1], [-1, 2], [-2, 3]]))["forced_depth"]
-    5
-    """
-    from twosat_formal.analysis import backbone_literals
-    from twosat_formal.solve.graph import implication_graph, literal_index
-    from twosat_formal.solve.scc import (
-        condensation,
-        conflicting_variables,
-        dag_levels,
-        strong_components,
-    )
-
     graph = implication_graph(formula)
     components = strong_components(graph)
     sizes = components.sizes()
@@ -216,26 +141,29 @@ def _scipy_measures(formula: Formula) -> dict[str, int | None]:
         "proof_length": None,
     }
     if conflicts.size:
-        there = _distances(graph.matrix, literal_index(conflicts), literal_index(-conflicts))
-        back = _distances(graph.matrix, literal_index(-conflicts), literal_index(conflicts))
+        there = _distances(graph, literal_index(conflicts), literal_index(-conflicts))
+        back = _distances(graph, literal_index(-conflicts), literal_index(conflicts))
         measures["shortest_cycle"] = measures["proof_length"] = int((there + back).min())
         return measures
     backbone = backbone_literals(graph, components)
     measures["backbone"] = int(backbone.size)
-    depth = _distances(graph.matrix, literal_index(-backbone), literal_index(backbone))
+    depth = _distances(graph, literal_index(-backbone), literal_index(backbone))
     measures["forced_depth"] = measures["proof_length"] = int(depth.max()) if depth.size else 0
     return measures
 
 
-def _distances(matrix: object, sources: np.ndarray, targets: np.ndarray) -> np.ndarray:
-    """The shortest-path distance (in edges) from each source to its target."""
-    from scipy.sparse.csgraph import shortest_path
+def _distances(graph: ImplicationGraph, sources: np.ndarray, targets: np.ndarray) -> np.ndarray:
+    """The shortest-path distance (in edges) from each source to its target, which it reaches.
 
-    size = int(matrix.shape[0])  # type: ignore[attr-defined]
-    batch = max(1, _BATCH_ENTRIES // max(size, 1))
+    One breadth-first search per pair, the solver's own
+    (:func:`~twosat_formal.solve.scc.shortest_paths`), stopping at the target.
+    """
+    from twosat_formal.solve.scc import shortest_paths
+
     found = np.zeros(len(sources), dtype=np.int64)
-    for start in range(0, len(sources), batch):
-        rows = sources[start : start + batch]
-        dist = shortest_path(matrix, unweighted=True, indices=rows)
-        found[start : start + batch] = dist[np.arange(len(rows)), targets[start : start + batch]]
+    for k, (source, target) in enumerate(zip(sources.tolist(), targets.tolist(), strict=True)):
+        (path,) = shortest_paths(graph, [(source, target)])
+        if path is None:
+            raise TwoSatFormalError(f"node {target} is not reachable from node {source}")
+        found[k] = path.size - 1
     return found

@@ -86,9 +86,9 @@ class _Graph:
     def __init__(self, formula: Formula) -> None:
         from twosat_formal.solve.graph import implication_graph
 
-        matrix = implication_graph(formula).matrix
-        self._indptr = matrix.indptr.tolist()
-        self._indices = matrix.indices.tolist()
+        graph = implication_graph(formula)
+        self._indptr = graph.indptr.tolist()
+        self._indices = graph.indices.tolist()
 
     @staticmethod
     def _node(lit: int) -> int:

@@ -1,11 +1,8 @@
 """Solver backends behind one interface: ``backend(formula) -> SolveResult``.
 
-* ``scc``: the own linear-time 2-SAT solver: SciPy's strong components
-  (:mod:`twosat_formal.solve.scc`), or plain Python for a formula of at most
-  :data:`~twosat_formal.solve.small.SMALL_CLAUSES` clauses, and for somewhat larger
-  ones while SciPy is not imported (:mod:`twosat_formal.solve.small`, same results,
-  no SciPy import; :func:`~twosat_formal.solve.small.prefers_python`); it refuses
-  clauses of width 0 or above 2 with :class:`~twosat_formal.errors.NotTwoCNFError`.
+* ``scc``: the own linear-time 2-SAT solver, strong components of the implication
+  graph in compiled code (:mod:`twosat_formal.solve.scc`); it refuses clauses of
+  width 0 or above 2 with :class:`~twosat_formal.errors.NotTwoCNFError`.
 * ``pysat``: CaDiCaL 1.9.5 through python-sat; solves any CNF.
 * ``z3``: Z3 (``SolverFor("QF_BV")``, which decides a pure Boolean CNF faster than
   its finite-domain ``QF_FD`` solver); solves any CNF. Each formula is solved in a
@@ -56,7 +53,6 @@ from twosat_formal.per_process import Z3_USES, PerProcess
 from twosat_formal.registry import Registry
 from twosat_formal.solve.result import SolveResult
 from twosat_formal.solve.scc import solve_scc
-from twosat_formal.solve.small import prefers_python, solve_small
 
 __all__ = [
     "BACKENDS",
@@ -64,10 +60,8 @@ __all__ = [
     "PYSAT_SOLVER",
     "Backend",
     "decide",
-    "solve_own",
     "solve_pysat",
     "solve_scc",
-    "solve_small",
     "solve_z3",
 ]
 
@@ -84,22 +78,7 @@ PYSAT_SOLVER = "cadical195"
 DECIDE_PYSAT_SOLVER = "minisat22"
 
 
-@BACKENDS.register("scc")
-def solve_own(formula: Formula) -> SolveResult:
-    """Decide a 2-CNF with the own solver: plain Python when small, SciPy otherwise.
-
-    "Small" is :func:`~twosat_formal.solve.small.prefers_python`: at most 500 clauses,
-    or a few thousand while SciPy is not imported.
-
-    Both paths give the same model or cycle (:mod:`twosat_formal.solve.small`).
-
-    Examples
-    --------
-    >>> from twosat_formal.formula import Formula
-    >>> solve_own(Formula([[1, 2], [-1]])).model
-    (False, True)
-    """
-    return solve_small(formula) if prefers_python(formula) else solve_scc(formula)
+BACKENDS.register("scc")(solve_scc)
 
 
 def _clause_lists(formula: Formula) -> list[list[int]]:
@@ -123,7 +102,7 @@ def _unsat_result(formula: Formula, backend: str) -> SolveResult:
     if empty is not None:
         return SolveResult("UNSAT", backend=backend, general_cnf=True, empty_clause=empty)
     short = formula if not general else formula.select(np.flatnonzero(formula.widths <= 2))
-    own = solve_own(short)
+    own = solve_scc(short)
     if own.cycle is not None:
         return SolveResult("UNSAT", cycle=own.cycle, backend=backend, general_cnf=general)
     if not general:

@@ -1,15 +1,14 @@
-"""The implication graph of a 2-CNF as a sparse CSR matrix.
+"""The implication graph of a 2-CNF as CSR arrays.
 
 Node ``2*(v-1)`` is the literal ``v`` and node ``2*(v-1)+1`` is ``-v``, so the
 negation of node ``i`` is ``i ^ 1``. A clause ``(a | b)`` gives the edges
 ``-a -> b`` and ``-b -> a``; a unit clause ``(a)`` is read as ``(a | a)`` and gives
-the edge ``-a -> a``. Parallel edges (from repeated clauses) are merged, so the
-matrix is in canonical form (sorted indices, no duplicates): SciPy's strong
-components give wrong labels on matrices with duplicate entries, and can even
-loop forever on them (observed with SciPy 1.17), so the graph never has any.
+the edge ``-a -> a``. Parallel edges (from repeated clauses) are merged, and each
+node's successors are sorted: the order in which the solver's searches
+(:mod:`twosat_formal.solve.scc`) take them, and so a part of the certificate's
+definition (``docs/certificates.md``).
 
-Everything here is numpy/SciPy; no Python loop touches a clause or a literal. SciPy
-is imported when the first graph is built.
+Everything here is numpy; no Python loop touches a clause or a literal.
 
 Examples
 --------
@@ -24,16 +23,14 @@ Examples
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from twosat_formal.errors import NotTwoCNFError, raises
 from twosat_formal.formula import Formula
-
-if TYPE_CHECKING:  # SciPy is imported when a graph is built, not with the package
-    import scipy.sparse as sp
+from twosat_formal.solve import _kernel
 
 __all__ = [
     "ImplicationGraph",
@@ -41,34 +38,11 @@ __all__ = [
     "implication_graph",
     "index_literal",
     "literal_index",
-    "sorted_unique",
 ]
 
 IntArray = npt.NDArray[np.int64]
 #: CSR index arrays: int32, or int64 for graphs past 2**31 entries.
 IndexArray = npt.NDArray[np.signedinteger[Any]]
-
-#: Edges that come in at most this many sorted runs are sorted by merging the runs.
-SORTED_RUNS = 64
-
-
-def sorted_unique(values: npt.NDArray[Any]) -> npt.NDArray[Any]:
-    """The distinct values of a 1-d integer array, in ascending order (``np.unique``'s).
-
-    One sort and one comparison of neighbours: ``np.unique`` of NumPy 2 first asks
-    whether the array is masked, which imports ``numpy.ma`` (about 7 ms of a solver's
-    start-up), and hashes where a sort is quicker on these arrays.
-
-    >>> sorted_unique(np.array([3, 1, 3, 2])).tolist()
-    [1, 2, 3]
-    """
-    ordered = np.sort(values)
-    if ordered.size < 2:
-        return ordered
-    keep = np.empty(ordered.size, dtype=np.bool_)
-    keep[0] = True
-    np.not_equal(ordered[1:], ordered[:-1], out=keep[1:])
-    return ordered[keep]
 
 
 def literal_index(lits: npt.ArrayLike) -> IntArray:
@@ -104,13 +78,15 @@ class ImplicationGraph:
     ----------
     num_vars:
         Number of variables; the graph has ``2 * num_vars`` nodes.
-    matrix:
-        ``(2n, 2n)`` CSR matrix in canonical form; entry ``(i, j)`` is the edge
-        ``i -> j`` (see :func:`literal_index` for the node numbering).
+    indptr, indices:
+        The CSR arrays (:func:`implication_arrays`): the successors of node ``i`` are
+        ``indices[indptr[i]:indptr[i + 1]]``, ascending, without repeats (see
+        :func:`literal_index` for the node numbering).
     """
 
     num_vars: int
-    matrix: sp.csr_array
+    indptr: IndexArray
+    indices: IndexArray
 
     @property
     def num_nodes(self) -> int:
@@ -120,13 +96,12 @@ class ImplicationGraph:
     @property
     def num_edges(self) -> int:
         """Number of distinct edges."""
-        return int(self.matrix.nnz)
+        return int(self.indices.size)
 
     def edge_arrays(self) -> tuple[IntArray, IntArray]:
         """Source and target node of every edge, as two int64 arrays."""
-        indptr = self.matrix.indptr
-        src = np.repeat(np.arange(self.num_nodes, dtype=np.int64), np.diff(indptr))
-        return src, self.matrix.indices.astype(np.int64)
+        src = np.repeat(np.arange(self.num_nodes, dtype=np.int64), np.diff(self.indptr))
+        return src, self.indices.astype(np.int64)
 
     def edges(self) -> list[tuple[int, int]]:
         """All edges as pairs of DIMACS literals (for small graphs and tests)."""
@@ -141,16 +116,16 @@ class ImplicationGraph:
         [2, 3]
         """
         node = int(literal_index(lit))
-        lo, hi = self.matrix.indptr[node], self.matrix.indptr[node + 1]
-        return index_literal(self.matrix.indices[lo:hi]).tolist()
+        lo, hi = self.indptr[node], self.indptr[node + 1]
+        return index_literal(self.indices[lo:hi]).tolist()
 
 
 @raises(NotTwoCNFError)
 def implication_arrays(formula: Formula) -> tuple[IndexArray, IndexArray]:
-    """The implication graph's canonical CSR arrays ``(indptr, columns)``, in numpy alone.
+    """The implication graph's canonical CSR arrays ``(indptr, columns)``.
 
     Row ``i`` of the graph is ``columns[indptr[i]:indptr[i + 1]]``, sorted and without
-    repeats: the arrays of :func:`implication_graph`'s matrix, before SciPy is needed.
+    repeats (the arrays of :func:`implication_graph`).
 
     Examples
     --------
@@ -161,24 +136,11 @@ def implication_arrays(formula: Formula) -> tuple[IndexArray, IndexArray]:
     """
     pairs = formula.pairs()
     num_nodes = 2 * formula.num_vars
-    nodes = literal_index(pairs)
-    first, second = nodes[:, 0], nodes[:, 1]
-    # Each edge as one number, source-major: sorted and without repeats, they are the
-    # canonical CSR rows in one pass (one sort of the edges instead of SciPy's scatter
-    # into rows and its sort of every row).
-    edges = np.concatenate([(first ^ 1) * num_nodes + second, (second ^ 1) * num_nodes + first])
-    # A formula written in order (a chain, a ring) gives a few sorted runs, which a
-    # merging sort joins in one pass; other formulas sort faster with quicksort.
-    runs = np.count_nonzero(edges[1:] < edges[:-1])
-    edges.sort(kind="stable" if runs <= SORTED_RUNS else "quicksort")
-    if edges.size:
-        edges = edges[np.concatenate(([True], edges[1:] != edges[:-1]))]
-    rows = edges // max(num_nodes, 1)
-    columns = edges - rows * num_nodes
-    index_type = np.int32 if max(num_nodes, edges.size) < 2**31 - 1 else np.int64
-    indptr: IndexArray = np.zeros(num_nodes + 1, dtype=index_type)
-    np.cumsum(np.bincount(rows, minlength=num_nodes), out=indptr[1:])
-    return indptr, columns.astype(index_type)
+    # Two counting sorts of the edges in the kernel (by target, then by source): the
+    # canonical rows in linear time, whatever order the clauses come in.
+    indptr, columns = _kernel.implication_csr(np.ascontiguousarray(literal_index(pairs)), num_nodes)
+    index_type = np.int32 if max(num_nodes, columns.size) < 2**31 - 1 else np.int64
+    return indptr.astype(index_type), columns.astype(index_type)
 
 
 @raises(NotTwoCNFError)
@@ -201,13 +163,5 @@ def implication_graph(
     >>> g.edges()
     [(-1, -2), (2, 1)]
     """
-    import scipy.sparse as sp
-
     indptr, columns = implication_arrays(formula) if arrays is None else arrays
-    num_nodes = 2 * formula.num_vars
-    matrix = sp.csr_array(
-        (np.ones(columns.size, dtype=np.float64), columns, indptr),
-        shape=(num_nodes, num_nodes),
-    )
-    matrix.has_canonical_format = True  # sorted, no repeats: what the SCC code needs
-    return ImplicationGraph(formula.num_vars, matrix)
+    return ImplicationGraph(formula.num_vars, indptr, columns)
