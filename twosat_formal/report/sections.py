@@ -1187,6 +1187,48 @@ def report_tests(
     }
 
 
+def _ordered_models(data: Sequence[Row], model_order: Sequence[str]) -> list[str]:
+    """The models of ``data``: those ``model_order`` names in its order, then the rest
+    in order of appearance."""
+    present = [str(m) for m in _first_seen(r.get("model") for r in data)]
+    return [m for m in model_order if m in present] + [m for m in present if m not in model_order]
+
+
+def _sat_bias(data: Sequence[Row], *, method: str, seed: int) -> dict[str, dict[str, Estimate]]:
+    """Family → model → the share of SAT predictions, families in the report's order
+    (pairs without a prediction left out)."""
+    sat_bias: dict[str, dict[str, Estimate]] = {}
+    for (family, model), members in group_rows(data, ["family", "model"]).items():
+        estimate = aggregate(members, "sat_prediction", method=method, seed=seed)
+        if estimate.n:
+            sat_bias.setdefault(str(family), {})[str(model)] = estimate
+    return {f: sat_bias[f] for f in sorted(sat_bias, key=_family_key)}
+
+
+def _template_table(
+    by_model: Mapping[tuple[Hashable, ...], Sequence[Row]],
+    models: Sequence[str],
+    templates: Sequence[str],
+    *,
+    method: str,
+    seed: int,
+) -> dict[str, dict[str, Estimate]]:
+    """Model → template → the success rate of its prompts in that template."""
+    table: dict[str, dict[str, Estimate]] = {}
+    for model in models:
+        mine = by_model[(model,)]
+        table[model] = {
+            template: aggregate(
+                [r for r in mine if r.get("template") == template],
+                "success",
+                method=method,
+                seed=seed,
+            )
+            for template in templates
+        }
+    return table
+
+
 def compute_content(
     rows: Iterable[Row],
     *,
@@ -1213,33 +1255,11 @@ def compute_content(
     0
     """
     data = list(rows)
-    present = [str(m) for m in _first_seen(r.get("model") for r in data)]
-    models = [m for m in model_order if m in present] + [m for m in present if m not in model_order]
+    models = _ordered_models(data, model_order)
     families = sorted({str(r.get("family")) for r in data if r.get("family")}, key=_family_key)
     templates = [str(t) for t in _first_seen(r.get("template") for r in data)]
     by_model = group_rows(data, ["model"])
     summaries = [_summary(m, by_model[(m,)], method=method, seed=seed) for m in models]
-
-    sat_bias: dict[str, dict[str, Estimate]] = {}
-    for (family, model), members in group_rows(data, ["family", "model"]).items():
-        estimate = aggregate(members, "sat_prediction", method=method, seed=seed)
-        if estimate.n:
-            sat_bias.setdefault(str(family), {})[str(model)] = estimate
-    sat_bias = {f: sat_bias[f] for f in sorted(sat_bias, key=_family_key)}
-
-    template_table: dict[str, dict[str, Estimate]] = {}
-    for model in models:
-        mine = by_model[(model,)]
-        template_table[model] = {
-            template: aggregate(
-                [r for r in mine if r.get("template") == template],
-                "success",
-                method=method,
-                seed=seed,
-            )
-            for template in templates
-        }
-
     order_tests, order_bars = _order(data, method=method, seed=seed)
     filler_tests, filler_bars = _fillers(data, method=method, seed=seed)
     duplication_tests, duplication_bars = _duplication(data, method=method, seed=seed)
@@ -1252,9 +1272,9 @@ def compute_content(
         templates=templates,
         summaries=summaries,
         table1=_table1(data, models, method=method, seed=seed),
-        sat_bias_by_family=sat_bias,
+        sat_bias_by_family=_sat_bias(data, method=method, seed=seed),
         failure_kinds=sorted({k for s in summaries for k in s.failures}),
-        template_table=template_table,
+        template_table=_template_table(by_model, models, templates, method=method, seed=seed),
         knob_tests=knob_tests(data, seed=seed),
         order_tests=order_tests,
         filler_tests=filler_tests,
