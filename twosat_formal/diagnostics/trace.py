@@ -76,13 +76,16 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 from pathlib import Path
-from typing import IO, Any, NamedTuple
+from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
 from twosat_formal.diagnostics.claims import MAX_SENTENCE, Claim, Trace
 from twosat_formal.diagnostics.formula_claims import claim_clauses, read_formula_claim, renamed
 from twosat_formal.diagnostics.implications import Implications
 from twosat_formal.formula import Formula
 from twosat_formal.propositional import Expr
+
+if TYPE_CHECKING:
+    from twosat_formal.store import RunStore
 
 __all__ = [
     "check_trace",
@@ -414,6 +417,75 @@ class _Sources:
     formulas: dict[str, Formula] = field(default_factory=dict)
 
 
+def _read_sources(store: RunStore, texts: bool) -> _Sources:
+    """The prompts of ``store`` by hash (first stored wins) and its readable formulas by
+    instance id (an unreadable instance is left out)."""
+    from twosat_formal.errors import TwoSatFormalError
+    from twosat_formal.instance import Instance
+
+    sources = _Sources()
+    for key, stored in store.prompts_by_hash(text=texts):
+        sources.prompts.setdefault(key, stored)
+    for record in store.instances():
+        try:
+            sources.formulas[str(record["id"])] = Instance.from_record(record).formula
+        except (TwoSatFormalError, KeyError, ValueError):  # unreadable: left out
+            continue
+    return sources
+
+
+def _trace_json(trace: Trace, formula: Formula) -> dict[str, Any]:
+    """The claims of a trace and what they cover, as a trace row holds them."""
+    return {
+        "claims": [c.to_json(formula) for c in trace.claims],
+        "counts": trace.counts(),
+        "sentences": trace.sentences,
+        "read": trace.read,
+        "coverage": trace.coverage,
+        "coverage_by_form": trace.coverage_by_form(),
+    }
+
+
+def _trace_row(
+    row: Mapping[str, Any], prompt: Any, formula: Formula, judge: _Judge, texts: bool
+) -> dict[str, Any]:
+    """The trace row of one stored answer ``row`` to template prompt ``prompt``."""
+    from twosat_formal.diagnostics.quality import code_quality
+    from twosat_formal.strategies import parse_strategy
+
+    template = prompt.template
+    trace = check_trace(row["response"], template, prompt.entities, formula, judge=judge)
+    thought = row.get("reasoning")
+    reasoning = None
+    if thought:  # the reasoning the server sent beside the answer, read the same way
+        read = check_trace(thought, template, prompt.entities, formula, judge=judge)
+        reasoning = _trace_json(read, formula)
+    strategy = row.get("strategy") or "direct"
+    quality = code_quality(trace, row["response"], row)
+    shown = (
+        {"prompt_text": parse_strategy(strategy).apply(prompt.text), "response": row["response"]}
+        if texts
+        else {}
+    )
+    return {
+        "prompt_id": prompt.prompt_id,
+        "instance_id": prompt.instance_id,
+        "template": prompt.template,
+        "model": row["model"],
+        "sample": row["sample"],
+        "label": row["label"],
+        "failure": row["failure"],
+        "decision_correct": row["decision_correct"],
+        "question_type": row.get("question_type") or "decision",
+        "basis": trace.basis,
+        **_trace_json(trace, formula),
+        "reasoning": reasoning,
+        "strategy": strategy,
+        "quality": quality,
+        **shown,
+    }
+
+
 def trace_rows(
     store_path: str | Path,
     *,
@@ -429,21 +501,10 @@ def trace_rows(
     :func:`~twosat_formal.diagnostics.quality.code_quality`); with ``texts`` it also
     holds the prompt's text (``prompt_text``) and the answer (``response``).
     """
-    from twosat_formal.diagnostics.quality import code_quality
-    from twosat_formal.errors import TwoSatFormalError
-    from twosat_formal.instance import Instance
     from twosat_formal.store import RunStore
-    from twosat_formal.strategies import parse_strategy
 
     with RunStore(store_path, readonly=True) as store:
-        sources = _Sources()
-        for key, stored in store.prompts_by_hash(text=texts):
-            sources.prompts.setdefault(key, stored)
-        for record in store.instances():
-            try:
-                sources.formulas[str(record["id"])] = Instance.from_record(record).formula
-            except (TwoSatFormalError, KeyError, ValueError):  # unreadable: left out
-                continue
+        sources = _read_sources(store, texts)
         from twosat_formal.verbalize import TEMPLATES
 
         # one answer at a time: the store reads these columns alone, row by row
@@ -464,50 +525,7 @@ def trace_rows(
             judge = judges.get(str(prompt.instance_id))
             if judge is None:
                 judge = judges[str(prompt.instance_id)] = _Judge(formula)
-            trace = check_trace(row["response"], template, prompt.entities, formula, judge=judge)
-            thought = row.get("reasoning")
-            reasoning = None
-            if thought:  # the reasoning the server sent beside the answer, read the same way
-                read = check_trace(thought, template, prompt.entities, formula, judge=judge)
-                reasoning = {
-                    "claims": [c.to_json(formula) for c in read.claims],
-                    "counts": read.counts(),
-                    "sentences": read.sentences,
-                    "read": read.read,
-                    "coverage": read.coverage,
-                    "coverage_by_form": read.coverage_by_form(),
-                }
-            yield {
-                "prompt_id": prompt.prompt_id,
-                "instance_id": prompt.instance_id,
-                "template": prompt.template,
-                "model": row["model"],
-                "sample": row["sample"],
-                "label": row["label"],
-                "failure": row["failure"],
-                "decision_correct": row["decision_correct"],
-                "question_type": row.get("question_type") or "decision",
-                "basis": trace.basis,
-                "claims": [c.to_json(formula) for c in trace.claims],
-                "counts": trace.counts(),
-                "sentences": trace.sentences,
-                "read": trace.read,
-                "coverage": trace.coverage,
-                "coverage_by_form": trace.coverage_by_form(),
-                "reasoning": reasoning,
-                "strategy": row.get("strategy") or "direct",
-                "quality": code_quality(trace, row["response"], row),
-                **(
-                    {
-                        "prompt_text": parse_strategy(row.get("strategy") or "direct").apply(
-                            prompt.text
-                        ),
-                        "response": row["response"],
-                    }
-                    if texts
-                    else {}
-                ),
-            }
+            yield _trace_row(row, prompt, formula, judge, texts)
 
 
 def trace_store(
