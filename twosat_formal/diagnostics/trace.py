@@ -160,11 +160,87 @@ def _norm(text: str) -> str:
 _Parsed = tuple[str, list[tuple[int, ...]], "Expr | None"]
 
 
-def _parse(sentence: str, vocab: _Vocabulary) -> _Parsed | None:
-    """``(form, clauses, expression)`` of one sentence, or ``None`` when it is not a claim."""
+def _scheme_claim(text: str, body: str, vocab: _Vocabulary) -> _Parsed | None:
+    """A sentence of the scheme's own pattern over the prompt's entities: a clause, or an
+    assignment when it has one literal."""
     from twosat_formal.errors import SentenceError
     from twosat_formal.verbalize.schemes import normalize_apostrophes
 
+    with_period = text if text.endswith(".") else text + "."
+    try:
+        literals = vocab.scheme.parse_sentence(normalize_apostrophes(with_period))
+    except SentenceError:
+        return None
+    if literals and all(e in vocab.entities for e, _ in literals):
+        clause = tuple(vocab.entities[e] if p else -vocab.entities[e] for e, p in literals)
+        return ("assignment" if len(clause) == 1 else "clause"), [clause], None
+    return None
+
+
+def _supposition(text: str, body: str, vocab: _Vocabulary) -> _Parsed | None:
+    """``Suppose``, ``assume`` or ``let's say`` (``that``) and a literal: claims nothing."""
+    if re.match(r"^(?:suppose|assume|let's say)\b", body):
+        rest = re.sub(r"^(?:suppose|assume|let's say)( that)?\s*", "", body)
+        if vocab.literal(rest) is not None:
+            return "supposition", [], None
+    return None
+
+
+def _conditional(text: str, body: str, vocab: _Vocabulary) -> _Parsed | None:
+    """``If A(,) then B``, ``A implies/means (that) B`` or ``If A, B``: the clause ``¬A ∨ B``."""
+    match = re.match(r"^if (?P<a>.+?),? then (?P<b>.+)$", body) or re.match(
+        r"^(?P<a>.+?) (?:implies|means) (?:that )?(?P<b>.+)$", body
+    )
+    if match is None:
+        match = re.match(r"^if (?P<a>.+?), (?P<b>.+)$", body)
+    if match is not None:
+        a, b = vocab.literal(match.group("a")), vocab.literal(match.group("b"))
+        if a is not None and b is not None:
+            return "conditional", [(-a, b)], None
+    return None
+
+
+def _arrow_chain(text: str, body: str, vocab: _Vocabulary) -> _Parsed | None:
+    """Literals joined by arrows: the implication of each step."""
+    parts = _ARROWS.split(body)
+    if len(parts) > 1:
+        lits = [vocab.literal(p) for p in parts]
+        if all(lit is not None for lit in lits):
+            known = [int(lit) for lit in lits if lit is not None]
+            return "chain", [(-x, y) for x, y in pairwise(known)], None
+    return None
+
+
+def _assignment(text: str, body: str, vocab: _Vocabulary) -> _Parsed | None:
+    """One entity's value."""
+    lit = vocab.assignment(body)
+    return None if lit is None else ("assignment", [(lit,)], None)
+
+
+def _formula_claim(text: str, body: str, vocab: _Vocabulary) -> _Parsed | None:
+    """A propositional formula over the entities."""
+    expr = read_formula_claim(body, vocab.by_entity, vocab.values)
+    return None if expr is None else ("formula", [], expr)
+
+
+#: The readers of a sentence (its text, its normalised body without the final mark), in
+#: the order they are tried: the first that reads it gives the claim.
+_READERS: tuple[Callable[[str, str, _Vocabulary], _Parsed | None], ...] = (
+    _scheme_claim,
+    _supposition,
+    _conditional,
+    _arrow_chain,
+    _assignment,
+    _formula_claim,
+)
+
+
+def _parse(sentence: str, vocab: _Vocabulary) -> _Parsed | None:
+    """``(form, clauses, expression)`` of one sentence, or ``None`` when it is not a claim.
+
+    The sentence without its markup is read, then, after a colon, what follows it; each
+    without its lead words (``so``, ``thus``, ...) by the :data:`_READERS` in order.
+    """
     if len(sentence) > MAX_SENTENCE:
         return None
     raw = " ".join(_EMPHASIS.sub("", _MATH.sub("", _MARKUP.sub("", sentence))).split())
@@ -177,40 +253,11 @@ def _parse(sentence: str, vocab: _Vocabulary) -> _Parsed | None:
         text = _LEAD_WORDS.sub("", text).strip()
         if not text:
             continue
-        with_period = text if text.endswith(".") else text + "."
-        try:
-            literals = vocab.scheme.parse_sentence(normalize_apostrophes(with_period))
-        except SentenceError:
-            literals = []
-        if literals and all(e in vocab.entities for e, _ in literals):
-            clause = tuple(vocab.entities[e] if p else -vocab.entities[e] for e, p in literals)
-            return ("assignment" if len(clause) == 1 else "clause"), [clause], None
         body = _norm(text.rstrip(".!?"))
-        if re.match(r"^(?:suppose|assume|let's say)\b", body):
-            rest = re.sub(r"^(?:suppose|assume|let's say)( that)?\s*", "", body)
-            if vocab.literal(rest) is not None:
-                return "supposition", [], None
-        match = re.match(r"^if (?P<a>.+?),? then (?P<b>.+)$", body) or re.match(
-            r"^(?P<a>.+?) (?:implies|means) (?:that )?(?P<b>.+)$", body
-        )
-        if match is None:
-            match = re.match(r"^if (?P<a>.+?), (?P<b>.+)$", body)
-        if match is not None:
-            a, b = vocab.literal(match.group("a")), vocab.literal(match.group("b"))
-            if a is not None and b is not None:
-                return "conditional", [(-a, b)], None
-        parts = _ARROWS.split(body)
-        if len(parts) > 1:
-            lits = [vocab.literal(p) for p in parts]
-            if all(lit is not None for lit in lits):
-                known = [int(lit) for lit in lits if lit is not None]
-                return "chain", [(-x, y) for x, y in pairwise(known)], None
-        lit = vocab.assignment(body)
-        if lit is not None:
-            return "assignment", [(lit,)], None
-        expr = read_formula_claim(body, vocab.by_entity, vocab.values)
-        if expr is not None:
-            return "formula", [], expr
+        for reader in _READERS:
+            parsed = reader(text, body, vocab)
+            if parsed is not None:
+                return parsed
     return None
 
 
