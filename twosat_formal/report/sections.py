@@ -1071,22 +1071,16 @@ def _theme_key(name: str) -> tuple[int, str]:
     return (order.index(name), "") if name in order else (len(order), name)
 
 
-def _stories(
-    rows: Sequence[Row],
-    counts: Mapping[str, Mapping[str, Any]],
+def _story_cells(
+    story_rows: Sequence[Row],
     models: Sequence[str],
+    themes: Sequence[str],
     *,
     method: str,
     seed: int,
-) -> StorySection | None:
-    story_rows = [r for r in rows if story_theme(r) is not None]
-    if not story_rows and not counts:
-        return None
-    by_theme_counts: dict[str, list[Mapping[str, Any]]] = {}
-    for entry in counts.values():
-        by_theme_counts.setdefault(str(entry.get("theme")), []).append(entry)
-    result_themes = {str(story_theme(r)) for r in story_rows}
-    themes = sorted(result_themes | set(by_theme_counts), key=_theme_key)
+) -> dict[str, dict[str, StoryThemeCell]]:
+    """Model → theme → its story results' success, UNSAT accuracy and witness rate (the
+    themes and models without results left out)."""
     cells: dict[str, dict[str, StoryThemeCell]] = {}
     for model in models:
         mine = [r for r in story_rows if r.get("model") == model]
@@ -1104,6 +1098,13 @@ def _stories(
             )
         if by_theme:
             cells[model] = by_theme
+    return cells
+
+
+def _story_curves(
+    story_rows: Sequence[Row], themes: Sequence[str], *, method: str, seed: int
+) -> dict[str, Curves]:
+    """Family → one success curve over the size per story theme (``story:THEME``)."""
     curves: dict[str, Curves] = {}
     groups = group_rows([r for r in story_rows if r.get("family")], ["family"])
     for (family,) in sorted(groups, key=lambda k: _family_key(str(k[0]))):
@@ -1118,6 +1119,25 @@ def _stories(
             for theme in themes
             if any(story_theme(r) == theme for r in members)
         }
+    return curves
+
+
+def _stories(
+    rows: Sequence[Row],
+    counts: Mapping[str, Mapping[str, Any]],
+    models: Sequence[str],
+    *,
+    method: str,
+    seed: int,
+) -> StorySection | None:
+    story_rows = [r for r in rows if story_theme(r) is not None]
+    if not story_rows and not counts:
+        return None
+    by_theme_counts: dict[str, list[Mapping[str, Any]]] = {}
+    for entry in counts.values():
+        by_theme_counts.setdefault(str(entry.get("theme")), []).append(entry)
+    result_themes = {str(story_theme(r)) for r in story_rows}
+    themes = sorted(result_themes | set(by_theme_counts), key=_theme_key)
     return StorySection(
         versus=_story_versus_template(rows, story_rows, models, themes, method=method, seed=seed),
         statistics=combine_story_counts(counts.values()) if counts else None,
@@ -1126,8 +1146,8 @@ def _stories(
         },
         themes=themes,
         results=len(story_rows),
-        cells=cells,
-        curves=curves,
+        cells=_story_cells(story_rows, models, themes, method=method, seed=seed),
+        curves=_story_curves(story_rows, themes, method=method, seed=seed),
     )
 
 
