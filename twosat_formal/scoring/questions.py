@@ -63,7 +63,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -207,16 +207,9 @@ def read_forced(
     >>> read_forced("The answer is: {}", ents, vals).literals
     frozenset()
     """
-    obj: Any = _strict_object(text)
-    if lenient and not isinstance(obj, dict):  # the strict line first, then any object
-        found = extract_witness(text, lenient=True, entities=entities.keys())
-        if found.status == "missing":
-            return ForcedRead("missing", reason=found.reason)
-        if found.obj is None or found.reason is not None:
-            return ForcedRead("bad", reason=found.reason)
-        obj = found.obj
-    elif obj is None:
-        return ForcedRead("missing", reason=f"no closing line {_PREFIX} {{...}}")
+    obj, failed = _forced_object(text, entities, lenient=lenient)
+    if failed is not None:
+        return failed
     if not isinstance(obj, dict):
         return ForcedRead("bad", reason="the answer is not a JSON object")
     fold = (lambda word: " ".join(word.split()).casefold()) if lenient else (lambda word: word)
@@ -226,19 +219,56 @@ def read_forced(
         name = names.get(fold(raw_name))
         if name is None:
             return ForcedRead("bad", reason=f"unknown entity {raw_name!r}")
-        true_word, false_word = values[name]
-        if lenient and isinstance(raw_value, bool):
-            raw_value = true_word if raw_value else false_word
-        if not isinstance(raw_value, str):
-            return ForcedRead("bad", reason=f"the value of {name!r} is not a string")
-        word = fold(raw_value)
-        if word in (fold(true_word), *(("true",) if lenient else ())):
-            literals.add(entities[name])
-        elif word in (fold(false_word), *(("false",) if lenient else ())):
-            literals.add(-entities[name])
-        else:
-            return ForcedRead("bad", reason=f"unknown value {raw_value!r} of {name!r}")
+        sign = _forced_sign(name, raw_value, values[name], fold, lenient=lenient)
+        if isinstance(sign, ForcedRead):
+            return sign
+        literals.add(sign * entities[name])
     return ForcedRead("found", frozenset(literals))
+
+
+def _forced_object(
+    text: str, entities: Mapping[str, int], *, lenient: bool
+) -> tuple[Any, ForcedRead | None]:
+    """The JSON value a ``forced`` answer gives, or why none was read.
+
+    Strictly, the closing line's; leniently, that line's object, or else the last flat
+    object of entities to values anywhere.
+    """
+    obj: Any = _strict_object(text)
+    if lenient and not isinstance(obj, dict):  # the strict line first, then any object
+        found = extract_witness(text, lenient=True, entities=entities.keys())
+        if found.status == "missing":
+            return None, ForcedRead("missing", reason=found.reason)
+        if found.obj is None or found.reason is not None:
+            return None, ForcedRead("bad", reason=found.reason)
+        return found.obj, None
+    if obj is None:
+        return None, ForcedRead("missing", reason=f"no closing line {_PREFIX} {{...}}")
+    return obj, None
+
+
+def _forced_sign(
+    name: str,
+    raw_value: Any,
+    words: tuple[str, str],
+    fold: Callable[[str], str],
+    *,
+    lenient: bool,
+) -> int | ForcedRead:
+    """``1`` for entity ``name``'s true word, ``-1`` for its false word (``words``), read
+    through ``fold``; leniently ``true``/``false`` too, as words or JSON booleans. Any other
+    value is a ``bad`` read."""
+    true_word, false_word = words
+    if lenient and isinstance(raw_value, bool):
+        raw_value = true_word if raw_value else false_word
+    if not isinstance(raw_value, str):
+        return ForcedRead("bad", reason=f"the value of {name!r} is not a string")
+    word = fold(raw_value)
+    if word in (fold(true_word), *(("true",) if lenient else ())):
+        return 1
+    if word in (fold(false_word), *(("false",) if lenient else ())):
+        return -1
+    return ForcedRead("bad", reason=f"unknown value {raw_value!r} of {name!r}")
 
 
 def _forced_verdict(
