@@ -299,6 +299,47 @@ def _opening(text: str) -> Scheme | None:
     return next((scheme for scheme, words in preambles if head[: len(words)] == words), None)
 
 
+def _rule_block(text: str, scheme: Scheme) -> str | None:
+    """The lines between ``scheme``'s preamble line and its question, or ``None`` unless
+    the text opens with the preamble and a line break and the question follows a blank
+    line and ends at a whitespace or the end."""
+    head, marker = scheme.preamble + "\n", "\n\n" + scheme.question
+    if not text.startswith(head):
+        return None
+    end = text.find(marker, len(head) - 1)
+    after = end + len(marker)
+    if end < len(head) or (after < len(text) and not text[after].isspace()):
+        return None
+    return text[len(head) : end]
+
+
+def _without_numbers(block: str) -> str | None:
+    """The lines of ``block`` without their rule numbers 1, 2, 3, ..., or ``None`` when a
+    line does not open with its number."""
+    rules = block.split("\n")
+    heads = [rule_head(k) for k in range(1, len(rules) + 1)]
+    if not all(map(str.startswith, rules, heads)):
+        return None
+    return "\n".join(rule[len(h) :] for rule, h in zip(rules, heads, strict=True))
+
+
+def _line_entities(
+    matches: Sequence[tuple[str, ...]], scheme: Scheme, entities: Sequence[str] | None
+) -> list[str] | None:
+    """The entity of each variable: ``entities``, or those of the matched lines in order of
+    first appearance; ``None`` when a line names an entity outside the scheme's naming
+    or outside ``entities``."""
+    # each match holds two or one of them
+    seen = dict.fromkeys(chain.from_iterable(map(_ENTITY_GROUPS, matches)))
+    seen.pop("", None)  # the groups of the other kind of sentence
+    if not scheme.entities.are_entities(seen):
+        return None
+    order = list(seen) if entities is None else [normalize_apostrophes(e) for e in entities]
+    if not set(order) >= seen.keys():
+        return None
+    return order
+
+
 def _read_lines(
     text: str, scheme: Scheme, entities: Sequence[str] | None, numbered: bool | None = None
 ) -> tuple[str, list[list[int]], list[str], list[int]] | None:
@@ -323,32 +364,20 @@ def _read_lines(
     True
     """
     pattern = scheme.clause_lines
-    head, marker = scheme.preamble + "\n", "\n\n" + scheme.question
-    if pattern is None or not text.startswith(head):
+    block = _rule_block(text, scheme)
+    if pattern is None or block is None:
         return None
-    end = text.find(marker, len(head) - 1)
-    after = end + len(marker)
-    if end < len(head) or (after < len(text) and not text[after].isspace()):
-        return None
-    block = text[len(head) : end]
     if numbered or (numbered is None and block.startswith(rule_head(1))):
-        rules = block.split("\n")
-        heads = [rule_head(k) for k in range(1, len(rules) + 1)]
-        if not all(map(str.startswith, rules, heads)):
+        block = _without_numbers(block)
+        if block is None:
             return None
-        block = "\n".join(rule[len(h) :] for rule, h in zip(rules, heads, strict=True))
     matches = pattern[0].findall(block)
     if len(matches) != block.count("\n") + 1:
         return None
-    # the entities in order of first appearance (each match holds two or one of them)
-    seen = dict.fromkeys(chain.from_iterable(map(_ENTITY_GROUPS, matches)))
-    seen.pop("", None)  # the groups of the other kind of sentence
-    if not scheme.entities.are_entities(seen):
+    order = _line_entities(matches, scheme, entities)
+    if order is None:
         return None
-    order = list(seen) if entities is None else [normalize_apostrophes(e) for e in entities]
     var = {entity: v for v, entity in enumerate(order, 1)}
-    if not var.keys() >= seen.keys():
-        return None
     sign = {pattern[1]: 1, pattern[2]: -1}
     clauses = [
         [var[a] * sign[x], var[b] * sign[y]] if a else [var[u] * sign[z]]
