@@ -261,11 +261,12 @@ def _parse(sentence: str, vocab: _Vocabulary) -> _Parsed | None:
     return None
 
 
-def _reasoning(text: str) -> list[tuple[str, int]]:
-    """The sentences of the reasoning, each with its start offset in ``text``."""
+def _without_json(text: str) -> str:
+    """``text`` with every JSON object (balanced braces) blanked out, offsets kept; a brace
+    that opens a LaTeX group (:data:`_LATEX_GROUP`) opens no object."""
     blanked = list(text)
     depth, start = 0, -1
-    for i, ch in enumerate(text):  # blank out JSON objects (balanced braces)
+    for i, ch in enumerate(text):
         if ch == "{":
             if depth == 0:
                 if _LATEX_GROUP.search(text, max(0, i - 32), i):
@@ -276,26 +277,38 @@ def _reasoning(text: str) -> list[tuple[str, int]]:
             depth -= 1
             if depth == 0:
                 blanked[start : i + 1] = " " * (i + 1 - start)
-    clean = "".join(blanked)
+    return "".join(blanked)
+
+
+def _line_sentences(line: str, offset: int) -> list[tuple[str, int]]:
+    """The sentences of one line that starts at ``offset``, each with its start offset."""
+    out: list[tuple[str, int]] = []
+    position = 0
+    pieces = _SENTENCE_END.split(line)
+    if len(pieces) > 1 and _LIST_NUMBER.fullmatch(pieces[0].strip()):
+        # a numbered list item (``3. Either A is true ...``, as a prompt whose
+        # rules are numbered shows them): the number opens its sentence
+        pieces[:2] = [line[: line.find(pieces[1], len(pieces[0]))] + pieces[1]]
+    for piece in pieces:
+        where = line.find(piece, position)
+        position = where + len(piece)
+        if piece.strip():
+            out.append((piece.strip(), offset + where + (len(piece) - len(piece.lstrip()))))
+    return out
+
+
+def _reasoning(text: str) -> list[tuple[str, int]]:
+    """The sentences of the reasoning, each with its start offset in ``text``: JSON
+    objects, fenced code and the answer line are left out."""
     out: list[tuple[str, int]] = []
     offset = 0
     fenced = False
-    for line in clean.split("\n"):
+    for line in _without_json(text).split("\n"):
         stripped = line.strip()
         if stripped.startswith(("```", "~~~")):
             fenced = not fenced
         elif stripped and not fenced and not _ANSWER_LINE.search(line):
-            position = 0
-            pieces = _SENTENCE_END.split(line)
-            if len(pieces) > 1 and _LIST_NUMBER.fullmatch(pieces[0].strip()):
-                # a numbered list item (``3. Either A is true ...``, as a prompt whose
-                # rules are numbered shows them): the number opens its sentence
-                pieces[:2] = [line[: line.find(pieces[1], len(pieces[0]))] + pieces[1]]
-            for piece in pieces:
-                where = line.find(piece, position)
-                position = where + len(piece)
-                if piece.strip():
-                    out.append((piece.strip(), offset + where + (len(piece) - len(piece.lstrip()))))
+            out.extend(_line_sentences(line, offset))
         offset += len(line) + 1
     return out
 
