@@ -120,29 +120,41 @@ def own_minimum_core_size(formula: Formula) -> int:
     >>> own_minimum_core_size(Formula([[1, 2], [-1, 2], [1, -2], [-1, -2], [3], [-3]]))
     2
     """
-    from pysat.examples.rc2 import RC2
-    from pysat.formula import WCNF
-
     m = formula.num_clauses
     if _own_sat(formula, range(m)):
         raise CertificateError("the formula is satisfiable: no unsatisfiable core to ask for")
     corrections: list[list[int]] = []
     while True:
-        wcnf = WCNF()
-        for correction in corrections:
-            wcnf.append([i + 1 for i in correction])
-        for i in range(m):
-            wcnf.append([-(i + 1)], weight=1)
-        with RC2(wcnf) as rc2:
-            model = rc2.compute() or []
-        hitting = [lit - 1 for lit in model if 0 < lit <= m]
+        hitting = _minimum_hitting_set(corrections, m)
         if not _own_sat(formula, hitting):
             return len(hitting)
-        kept = set(hitting)
-        for i in range(m):
-            if i not in kept and _own_sat(formula, sorted(kept | {i})):
-                kept.add(i)
-        corrections.append([i for i in range(m) if i not in kept])
+        corrections.append(_correction_set(formula, hitting))
+
+
+def _minimum_hitting_set(corrections: Sequence[Sequence[int]], m: int) -> list[int]:
+    """A smallest set of clause indices ``0..m-1`` that hits every correction set (RC2)."""
+    from pysat.examples.rc2 import RC2
+    from pysat.formula import WCNF
+
+    wcnf = WCNF()
+    for correction in corrections:
+        wcnf.append([i + 1 for i in correction])
+    for i in range(m):
+        wcnf.append([-(i + 1)], weight=1)
+    with RC2(wcnf) as rc2:
+        model = rc2.compute() or []
+    return [lit - 1 for lit in model if 0 < lit <= m]
+
+
+def _correction_set(formula: Formula, satisfiable: Sequence[int]) -> list[int]:
+    """The complement of a maximal satisfiable set grown from the ``satisfiable`` clause
+    indices, clause by clause in index order."""
+    m = formula.num_clauses
+    kept = set(satisfiable)
+    for i in range(m):
+        if i not in kept and _own_sat(formula, sorted(kept | {i})):
+            kept.add(i)
+    return [i for i in range(m) if i not in kept]
 
 
 def fu_malik_cost(formula: Formula) -> int:
