@@ -122,6 +122,22 @@ def _clauses(flat: _Flat) -> list[tuple[int, ...]]:
     return found
 
 
+def _counterexample(
+    model: z3.ModelRef,
+    ctx: z3.Context,
+    num_vars: int,
+    names: Sequence[str] | Callable[[], Sequence[str]] | None,
+) -> dict[str, bool]:
+    """The value of each variable in Z3's ``model``, by name (``x1``, ``x2``, ... without
+    ``names``; ``names`` may be a function)."""
+    given = names() if callable(names) else names
+    labels = list(given) if given is not None else [f"x{v}" for v in range(1, num_vars + 1)]
+    return {
+        labels[v - 1]: bool(z3.is_true(model.eval(z3.Bool(f"v{v}", ctx), model_completion=True)))
+        for v in range(1, num_vars + 1)
+    }
+
+
 def _prove(
     left: _Flat,
     right: _Flat,
@@ -154,15 +170,7 @@ def _prove(
             session.remember(key)
             return
         if answer == z3.sat:
-            model = solver.model()
-            given = names() if callable(names) else names
-            labels = list(given) if given is not None else [f"x{v}" for v in range(1, num_vars + 1)]
-            counterexample = {
-                labels[v - 1]: bool(
-                    z3.is_true(model.eval(z3.Bool(f"v{v}", ctx), model_completion=True))
-                )
-                for v in range(1, num_vars + 1)
-            }
+            counterexample = _counterexample(solver.model(), ctx, num_vars, names)
             shown = ", ".join(f"{k}={v}" for k, v in counterexample.items())
             raise ProofError(f"the formulas differ: {shown}", counterexample=counterexample)
         raise ProofError(f"z3 could not decide the equivalence ({solver.reason_unknown()})")
