@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -289,6 +289,35 @@ def inert_knob_notes(manifest: dict[str, Any] | None) -> list[str]:
     return notes
 
 
+def _report_title(manifest: Mapping[str, Any] | None) -> str:
+    """The default title: the experiment's name, when the manifest gives one."""
+    experiment = (manifest or {}).get("experiment")
+    return f"twosat-formal report: {experiment}" if experiment else "twosat-formal report"
+
+
+def _model_order(manifest: Mapping[str, Any] | None) -> list[str]:
+    """The models in the manifest's order (none without a list of models)."""
+    models = (manifest or {}).get("models") or []
+    return [str(m) for m in models] if isinstance(models, list) else []
+
+
+def _add_diagnostics(
+    content: ReportContent, diagnostics: str | os.PathLike[str]
+) -> list[dict[str, Any]] | None:
+    """Add the diagnostics section of the side run ``diagnostics`` to ``content``, and its
+    question section when ``content`` has none and the side run asks question types;
+    return the side run's rows in that case (the questions figure is drawn from them)."""
+    from twosat_formal.report.diagnostics import diagnostic_rows
+    from twosat_formal.report.questions import asked_types, decision_rows, question_rows
+
+    side = load_report_data(diagnostics).rows
+    content.diagnostics = diagnostic_rows(decision_rows(side), content.models)
+    if content.questions is None and asked_types(side):  # the side run asks them
+        content.questions = question_rows(side, content.models)
+        return side
+    return None
+
+
 def build_report(
     store_or_dir: str | os.PathLike[str],
     out_dir: str | os.PathLike[str],
@@ -316,21 +345,17 @@ def build_report(
     """
     data = load_report_data(store_or_dir)
     manifest = data.manifest
-    if title is None:
-        experiment = (manifest or {}).get("experiment")
-        title = f"twosat-formal report: {experiment}" if experiment else "twosat-formal report"
-    models = (manifest or {}).get("models") or []
     from twosat_formal.report.questions import asked_types, decision_rows, question_rows
 
     # the other sections read the decision; other question types get their own section
     asked = asked_types(data.rows)
     content = compute_content(
         decision_rows(data.rows) if asked else data.rows,
-        title=title,
+        title=_report_title(manifest) if title is None else title,
         manifest=manifest,
         method=method,
         seed=seed,
-        model_order=[str(m) for m in models] if isinstance(models, list) else [],
+        model_order=_model_order(manifest),
         stories=data.stories,
         traces=data.traces,
         budgets=data.budgets,
@@ -340,14 +365,9 @@ def build_report(
     question_source = data.rows if asked else None
     if asked:
         content.questions = question_rows(data.rows, content.models)
-    if diagnostics is not None:
-        from twosat_formal.report.diagnostics import diagnostic_rows
-
-        side = load_report_data(diagnostics).rows
-        content.diagnostics = diagnostic_rows(decision_rows(side), content.models)
-        if content.questions is None and asked_types(side):  # the side run asks them
-            content.questions = question_rows(side, content.models)
-            question_source = side
+    side = None if diagnostics is None else _add_diagnostics(content, diagnostics)
+    if side is not None:  # the questions come from the side run
+        question_source = side
     if question_source is not None:
         from twosat_formal.report.questions import draw_questions_figure
 
