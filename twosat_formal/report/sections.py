@@ -928,42 +928,57 @@ def _duplication(
     bars: Bars = {}
     for family, members in _by_family(rows, "duplication"):
         names = _arm_names(members, _DUPLICATION_ARMS)
-        pairs = [("single", other) for other in ("grouped", "interleaved", "distinct")]
-        pairs += [(copy, "distinct") for copy in ("grouped", "interleaved")]
-        for a, b in pairs:
-            if a in names and b in names:
-                tests += _independent(
-                    members,
-                    a,
-                    b,
-                    label=f"{family}: {names[a]} vs {names[b]}",
-                    family="duplication",
-                )
-        for arm, label in names.items():
-            tests += _paired(
+        tests += _duplication_tests(family, members, names)
+        if bars_too:
+            bars[family] = _duplication_bars(members, names, method=method, seed=seed)
+    return adjust_within_families(tests), bars
+
+
+def _duplication_tests(
+    family: str, members: Sequence[Row], names: Mapping[str, str]
+) -> list[TestResult]:
+    """The duplication tests of one family: single against each copy layout and each copy
+    layout against distinct clauses (independent), each arm against itself shuffled
+    (paired)."""
+    tests: list[TestResult] = []
+    pairs = [("single", other) for other in ("grouped", "interleaved", "distinct")]
+    pairs += [(copy, "distinct") for copy in ("grouped", "interleaved")]
+    for a, b in pairs:
+        if a in names and b in names:
+            tests += _independent(
                 members,
-                arm,
-                arm,
-                shuffled_a=False,
-                shuffled_b=True,
-                label=f"{family}: {label} vs {label} shuffled",
+                a,
+                b,
+                label=f"{family}: {names[a]} vs {names[b]}",
                 family="duplication",
             )
-        if not bars_too:
-            continue
-        group: dict[str, Estimate] = {}
-        for arm, label in names.items():
-            for shuffled in (False, True):
-                chosen = [
-                    r
-                    for r in members
-                    if r.get("arm") == arm and bool(r.get("shuffled")) == shuffled
-                ]
-                if chosen:
-                    name = f"{label} shuffled" if shuffled else label
-                    group[name] = aggregate(chosen, "success", key=_UNIT, method=method, seed=seed)
-        bars[family] = group
-    return adjust_within_families(tests), bars
+    for arm, label in names.items():
+        tests += _paired(
+            members,
+            arm,
+            arm,
+            shuffled_a=False,
+            shuffled_b=True,
+            label=f"{family}: {label} vs {label} shuffled",
+            family="duplication",
+        )
+    return tests
+
+
+def _duplication_bars(
+    members: Sequence[Row], names: Mapping[str, str], *, method: str, seed: int
+) -> dict[str, Estimate]:
+    """The success rate of each arm of one family, plain and shuffled (those with rows)."""
+    group: dict[str, Estimate] = {}
+    for arm, label in names.items():
+        for shuffled in (False, True):
+            chosen = [
+                r for r in members if r.get("arm") == arm and bool(r.get("shuffled")) == shuffled
+            ]
+            if chosen:
+                name = f"{label} shuffled" if shuffled else label
+                group[name] = aggregate(chosen, "success", key=_UNIT, method=method, seed=seed)
+    return group
 
 
 def _operator_edits(mine: Sequence[Row], operator: str, category: str, top: int) -> OperatorEdits:
@@ -971,6 +986,35 @@ def _operator_edits(mine: Sequence[Row], operator: str, category: str, top: int)
     normalized = [edit_metrics.normalized_accuracy(mine, k, **which) for k in range(1, top + 1)]
     flips = [edit_metrics.flip_rate(mine, k, **which) for k in range(1, top + 1)]
     return OperatorEdits(operator, normalized, flips, edit_metrics.retention(mine, **which))
+
+
+def _edit_summary(
+    model: str,
+    mine: Sequence[Row],
+    category: str,
+    normalized: list[edit_metrics.NormalizedAccuracy],
+    top: int,
+) -> EditSummary:
+    """The edit metrics of ``model``'s rows ``mine`` of one category, levels 1..``top``
+    (``normalized``: its normalized accuracy at levels 0..``top``)."""
+    flips = [edit_metrics.flip_rate(mine, k, category=category) for k in range(1, top + 1)]
+    names = edit_metrics.edit_operators(mine, mode="individual", category=category)
+    individual = [
+        edit_metrics.individual_accuracy(mine, kind, operator=operator, category=category)
+        for operator in (None, *names)
+        for kind in ("preserving", "changing")
+    ]
+    every = edit_metrics.edit_operators(mine, mode=None, category=category)
+    return EditSummary(
+        model,
+        normalized[1:],
+        flips,
+        edit_metrics.retention(mine, category=category),
+        [i for i in individual if i.rows],
+        category,
+        [_operator_edits(mine, name, category, top) for name in every],
+        proof_length_flips(mine, category=category),
+    )
 
 
 def _edits(rows: Sequence[Row], models: Sequence[str]) -> tuple[list[EditSummary] | None, Curves]:
@@ -995,26 +1039,7 @@ def _edits(rows: Sequence[Row], models: Sequence[str]) -> tuple[list[EditSummary
             normalized = [
                 edit_metrics.normalized_accuracy(mine, k, category=category) for k in range(top + 1)
             ]
-            flips = [edit_metrics.flip_rate(mine, k, category=category) for k in range(1, top + 1)]
-            names = edit_metrics.edit_operators(mine, mode="individual", category=category)
-            individual = [
-                edit_metrics.individual_accuracy(mine, kind, operator=operator, category=category)
-                for operator in (None, *names)
-                for kind in ("preserving", "changing")
-            ]
-            every = edit_metrics.edit_operators(mine, mode=None, category=category)
-            summaries.append(
-                EditSummary(
-                    model,
-                    normalized[1:],
-                    flips,
-                    edit_metrics.retention(mine, category=category),
-                    [i for i in individual if i.rows],
-                    category,
-                    [_operator_edits(mine, name, category, top) for name in every],
-                    proof_length_flips(mine, category=category),
-                )
-            )
+            summaries.append(_edit_summary(model, mine, category, normalized, top))
             name = model if category == categories[0] else f"{model} ({category} edits)"
             curves[name] = [
                 (float(n.level), Estimate(n.value, None, None, n.records, n.records))
