@@ -1274,6 +1274,24 @@ def _template_table(
     return table
 
 
+def _captions(data: Sequence[Row]) -> tuple[str, str, list[str]]:
+    """What the captions name: the knob settings of the grid rows and of the swept rows
+    (the swept knob left out), and the experiments of the grid rows."""
+    plain = [r for r in data if _is_plain(r)]
+    return (
+        knob_settings(plain),
+        knob_settings((r for r in data if _is_swept(r)), exclude_swept=True),
+        experiments_of(plain),
+    )
+
+
+def _sorted_budgets(
+    budgets: Mapping[str, Sequence[int]], models: Sequence[str]
+) -> dict[str, list[int]]:
+    """Each model's distinct token budgets, in increasing order."""
+    return {m: sorted({int(b) for b in budgets.get(m, [])}) for m in models}
+
+
 def compute_content(
     rows: Iterable[Row],
     *,
@@ -1309,6 +1327,7 @@ def compute_content(
     filler_tests, filler_bars = _fillers(data, method=method, seed=seed)
     duplication_tests, duplication_bars = _duplication(data, method=method, seed=seed)
     edits, edit_curves = _edits(data, models)
+    grid_knobs, sweep_knobs, grid_experiments = _captions(data)
     return ReportContent(
         title=title,
         rows=len(data),
@@ -1343,11 +1362,8 @@ def compute_content(
         pairs=pair_summaries(data, models) if has_twins(data) else None,
         traces=trace_summaries(traces, models) if traces else None,
         strategies=strategy_summaries(data, traces or []) if has_strategies(data) else None,
-        grid_knobs=knob_settings(r for r in data if _is_plain(r)),
-        sweep_knobs=knob_settings(
-            (r for r in data if _is_swept(r)),
-            exclude_swept=True,
-        ),
-        grid_experiments=experiments_of(r for r in data if _is_plain(r)),
-        budgets={m: sorted({int(b) for b in (budgets or {}).get(m, [])}) for m in models},
+        grid_knobs=grid_knobs,
+        sweep_knobs=sweep_knobs,
+        grid_experiments=grid_experiments,
+        budgets=_sorted_budgets(budgets or {}, models),
     )
