@@ -1176,6 +1176,16 @@ def _stories(
     )
 
 
+def _told_as_templates(rows: Sequence[Row], story_rows: Sequence[Row]) -> list[Row]:
+    """The rows of template prompts of the formulas that ``story_rows`` tell as stories."""
+    told = {r.get("instance_id") for r in story_rows}
+    return [
+        r
+        for r in rows
+        if r.get("instance_id") in told and story_theme(r) is None and r.get("template")
+    ]
+
+
 def _story_versus_template(
     rows: Sequence[Row],
     story_rows: Sequence[Row],
@@ -1186,32 +1196,34 @@ def _story_versus_template(
     seed: int,
 ) -> dict[str, StoryVersusTemplate]:
     """Per model: stories beside the template prompts of the formulas told as stories."""
-    told = {r.get("instance_id") for r in story_rows}
-    templated = [
-        r
-        for r in rows
-        if r.get("instance_id") in told and story_theme(r) is None and r.get("template")
-    ]
+    templated = _told_as_templates(rows, story_rows)
     out: dict[str, StoryVersusTemplate] = {}
     for model in models:
         plain = [r for r in templated if r.get("model") == model]
         mine = [r for r in story_rows if r.get("model") == model]
-        if not plain or not mine:
-            continue
-
-        def est(chosen: Sequence[Row]) -> Estimate:
-            return aggregate(chosen, "success", method=method, seed=seed)
-
-        out[model] = StoryVersusTemplate(
-            template=est(plain),
-            themes={
-                theme: est([r for r in mine if story_theme(r) == theme])
-                for theme in themes
-                if any(story_theme(r) == theme for r in mine)
-            },
-            story=est(mine),
-        )
+        if plain and mine:
+            out[model] = _story_versus(plain, mine, themes, method=method, seed=seed)
     return out
+
+
+def _story_versus(
+    plain: Sequence[Row], mine: Sequence[Row], themes: Sequence[str], *, method: str, seed: int
+) -> StoryVersusTemplate:
+    """One model's success on template prompts (``plain``) beside its stories (``mine``),
+    in all and per theme (the themes it has stories of)."""
+
+    def est(chosen: Sequence[Row]) -> Estimate:
+        return aggregate(chosen, "success", method=method, seed=seed)
+
+    return StoryVersusTemplate(
+        template=est(plain),
+        themes={
+            theme: est([r for r in mine if story_theme(r) == theme])
+            for theme in themes
+            if any(story_theme(r) == theme for r in mine)
+        },
+        story=est(mine),
+    )
 
 
 def report_tests(
