@@ -590,6 +590,25 @@ def _number(value: float) -> str:
     return f"{value:.3g}"
 
 
+def _knob_values(row: Row, *, exclude_swept: bool) -> list[tuple[str, float]]:
+    """The numeric difficulty-knob values of one row's ``params`` (see
+    :func:`knob_settings`); none for a row of no known family."""
+    from twosat_formal.generators import FAMILIES
+
+    family = row.get("family")
+    if not isinstance(family, str) or family not in FAMILIES:
+        return []
+    params = row.get("params") or {}
+    out: list[tuple[str, float]] = []
+    for spec in FAMILIES.get(family).knobs():
+        if spec.name == "filler_share" or (exclude_swept and spec.name == row.get("knob")):
+            continue
+        value = params.get(spec.name)
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            out.append((spec.name, float(value)))
+    return out
+
+
 def knob_settings(rows: Iterable[Row], *, exclude_swept: bool = False) -> str:
     """The difficulty-knob settings of ``rows``, read from their instances' ``params``.
 
@@ -606,20 +625,10 @@ def knob_settings(rows: Iterable[Row], *, exclude_swept: bool = False) -> str:
     >>> knob_settings([{"family": "backbone", "params": {}}])
     'knob settings not recorded'
     """
-    from twosat_formal.generators import FAMILIES
-
     values: dict[str, set[float]] = {}
     for row in rows:
-        family = row.get("family")
-        if not isinstance(family, str) or family not in FAMILIES:
-            continue
-        params = row.get("params") or {}
-        for spec in FAMILIES.get(family).knobs():
-            if spec.name == "filler_share" or (exclude_swept and spec.name == row.get("knob")):
-                continue
-            value = params.get(spec.name)
-            if isinstance(value, int | float) and not isinstance(value, bool):
-                values.setdefault(spec.name, set()).add(float(value))
+        for name, value in _knob_values(row, exclude_swept=exclude_swept):
+            values.setdefault(name, set()).add(value)
     if not values:
         return "knob settings not recorded"
     every = set().union(*values.values())
