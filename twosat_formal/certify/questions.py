@@ -38,7 +38,7 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from pysat.solvers import Solver
@@ -120,29 +120,41 @@ def own_minimum_core_size(formula: Formula) -> int:
     >>> own_minimum_core_size(Formula([[1, 2], [-1, 2], [1, -2], [-1, -2], [3], [-3]]))
     2
     """
-    from pysat.examples.rc2 import RC2
-    from pysat.formula import WCNF
-
     m = formula.num_clauses
     if _own_sat(formula, range(m)):
         raise CertificateError("the formula is satisfiable: no unsatisfiable core to ask for")
     corrections: list[list[int]] = []
     while True:
-        wcnf = WCNF()
-        for correction in corrections:
-            wcnf.append([i + 1 for i in correction])
-        for i in range(m):
-            wcnf.append([-(i + 1)], weight=1)
-        with RC2(wcnf) as rc2:
-            model = rc2.compute() or []
-        hitting = [lit - 1 for lit in model if 0 < lit <= m]
+        hitting = _minimum_hitting_set(corrections, m)
         if not _own_sat(formula, hitting):
             return len(hitting)
-        kept = set(hitting)
-        for i in range(m):
-            if i not in kept and _own_sat(formula, sorted(kept | {i})):
-                kept.add(i)
-        corrections.append([i for i in range(m) if i not in kept])
+        corrections.append(_correction_set(formula, hitting))
+
+
+def _minimum_hitting_set(corrections: Sequence[Sequence[int]], m: int) -> list[int]:
+    """A smallest set of clause indices ``0..m-1`` that hits every correction set (RC2)."""
+    from pysat.examples.rc2 import RC2
+    from pysat.formula import WCNF
+
+    wcnf = WCNF()
+    for correction in corrections:
+        wcnf.append([i + 1 for i in correction])
+    for i in range(m):
+        wcnf.append([-(i + 1)], weight=1)
+    with RC2(wcnf) as rc2:
+        model = rc2.compute() or []
+    return [lit - 1 for lit in model if 0 < lit <= m]
+
+
+def _correction_set(formula: Formula, satisfiable: Sequence[int]) -> list[int]:
+    """The complement of a maximal satisfiable set grown from the ``satisfiable`` clause
+    indices, clause by clause in index order."""
+    m = formula.num_clauses
+    kept = set(satisfiable)
+    for i in range(m):
+        if i not in kept and _own_sat(formula, sorted(kept | {i})):
+            kept.add(i)
+    return [i for i in range(m) if i not in kept]
 
 
 def fu_malik_cost(formula: Formula) -> int:
@@ -206,6 +218,97 @@ def _literal(obj: Any, entities: Mapping[str, int], values: tuple[str, str], wha
     return entities[entity] if value == values[0] else -entities[entity]
 
 
+def _word(lit: int, entity_names: Sequence[str], values: tuple[str, str]) -> dict[str, str]:
+    """The one-pair ``{entity: value}`` object of literal ``lit``."""
+    return {entity_names[abs(lit) - 1]: values[0] if lit > 0 else values[1]}
+
+
+def _recheck_forced(
+    formula: Formula, reference: Any, entity_names: Sequence[str], values: tuple[str, str]
+) -> dict[str, Any]:
+    """The ``forced`` reference: every forced entity with its value (the SCC solver)."""
+    forced: dict[str, str] = {}
+    for lit in solver_forced(formula):
+        forced.update(_word(lit, entity_names, values))
+    return {"forced": forced}
+
+
+def _recheck_repair(
+    formula: Formula, reference: Any, entity_names: Sequence[str], values: tuple[str, str]
+) -> dict[str, Any]:
+    """The ``repair`` reference: its rules, checked minimal and as few as Fu–Malik's."""
+    dropped = _rule_numbers(reference, "repair", formula.num_clauses)
+    why = repair_verdict(formula, [n - 1 for n in dropped])
+    if why is not None:
+        raise CertificateError(f"the reference repair is not a minimal repair: {why}")
+    cost = fu_malik_cost(formula)
+    if len(dropped) != cost:
+        raise CertificateError(
+            f"the reference repair drops {len(dropped)} rules; the fewest is {cost}"
+        )
+    return {"repair": dropped, "size": cost}
+
+
+def _recheck_maxsat(
+    formula: Formula, reference: Any, entity_names: Sequence[str], values: tuple[str, str]
+) -> dict[str, Any]:
+    """The ``maxsat`` reference: the most rules an assignment satisfies (Fu–Malik)."""
+    m = formula.num_clauses
+    return {"satisfied": m - fu_malik_cost(formula), "rules": m}
+
+
+def _recheck_core(
+    formula: Formula, reference: Any, entity_names: Sequence[str], values: tuple[str, str]
+) -> dict[str, Any]:
+    """The ``core`` reference: its rules, checked minimal and as few as the smallest core's."""
+    core = _rule_numbers(reference, "core", formula.num_clauses)
+    why = core_verdict(formula, [n - 1 for n in core])
+    if why is not None:
+        raise CertificateError(f"the reference core is not a minimal core: {why}")
+    smallest = own_minimum_core_size(formula)
+    if len(core) != smallest:
+        raise CertificateError(
+            f"the reference core has {len(core)} rules; the smallest has {smallest}"
+        )
+    return {"core": core, "size": smallest}
+
+
+def _recheck_entails(
+    formula: Formula, reference: Any, entity_names: Sequence[str], values: tuple[str, str]
+) -> dict[str, Any]:
+    """The ``entails`` reference: the stored question, its answer and a Yes's chain."""
+    from twosat_formal.diagnostics.chains import check_chain
+
+    if not isinstance(reference, Mapping):
+        raise RecordError("field 'reference' must be an object")
+    numbers = {name: v for v, name in enumerate(entity_names, 1)}
+    a = _literal(reference.get("if"), numbers, values, "if")
+    b = _literal(reference.get("then"), numbers, values, "then")
+    out: dict[str, Any] = {
+        "if": _word(a, entity_names, values),
+        "then": _word(b, entity_names, values),
+    }
+    yes = solver_entails(formula, a, b)
+    out["answer"] = "Yes" if yes else "No"
+    if yes:
+        chain = reference.get("chain")
+        verdict = check_chain(chain, numbers, dict.fromkeys(numbers, values), formula, ends=(a, b))
+        if not verdict.valid:
+            raise CertificateError(f"the reference chain is not a chain of rules: {verdict.reason}")
+        out["chain"] = chain
+    return out
+
+
+_RECHECKS: dict[str, Callable[[Formula, Any, Sequence[str], tuple[str, str]], dict[str, Any]]] = {
+    "forced": _recheck_forced,
+    "repair": _recheck_repair,
+    "maxsat": _recheck_maxsat,
+    "core": _recheck_core,
+    "entails": _recheck_entails,
+}
+"""How the reference answer of each question type but the decision is derived again."""
+
+
 def recheck_reference(
     kind: str,
     formula: Formula,
@@ -219,7 +322,7 @@ def recheck_reference(
     Parameters
     ----------
     kind:
-        ``forced`` or ``entails``.
+        ``forced``, ``entails``, ``core``, ``repair`` or ``maxsat``.
     formula:
         The instance's formula.
     reference:
@@ -238,56 +341,7 @@ def recheck_reference(
     CertificateError
         A Yes reference whose chain does not lead from ``if`` to ``then`` step by step.
     """
-    from twosat_formal.diagnostics.chains import check_chain
-
-    def word(lit: int) -> dict[str, str]:
-        return {entity_names[abs(lit) - 1]: true_value if lit > 0 else false_value}
-
-    if kind == "forced":
-        forced: dict[str, str] = {}
-        for lit in solver_forced(formula):
-            forced.update(word(lit))
-        return {"forced": forced}
-    if kind == "repair":
-        dropped = _rule_numbers(reference, "repair", formula.num_clauses)
-        why = repair_verdict(formula, [n - 1 for n in dropped])
-        if why is not None:
-            raise CertificateError(f"the reference repair is not a minimal repair: {why}")
-        cost = fu_malik_cost(formula)
-        if len(dropped) != cost:
-            raise CertificateError(
-                f"the reference repair drops {len(dropped)} rules; the fewest is {cost}"
-            )
-        return {"repair": dropped, "size": cost}
-    if kind == "maxsat":
-        m = formula.num_clauses
-        return {"satisfied": m - fu_malik_cost(formula), "rules": m}
-    if kind == "core":
-        core = _rule_numbers(reference, "core", formula.num_clauses)
-        why = core_verdict(formula, [n - 1 for n in core])
-        if why is not None:
-            raise CertificateError(f"the reference core is not a minimal core: {why}")
-        smallest = own_minimum_core_size(formula)
-        if len(core) != smallest:
-            raise CertificateError(
-                f"the reference core has {len(core)} rules; the smallest has {smallest}"
-            )
-        return {"core": core, "size": smallest}
-    if kind != "entails":
+    recheck = _RECHECKS.get(kind)
+    if recheck is None:
         raise RecordError(f"question type {kind!r} has no reference answer")
-    if not isinstance(reference, Mapping):
-        raise RecordError("field 'reference' must be an object")
-    numbers = {name: v for v, name in enumerate(entity_names, 1)}
-    values = (true_value, false_value)
-    a = _literal(reference.get("if"), numbers, values, "if")
-    b = _literal(reference.get("then"), numbers, values, "then")
-    out: dict[str, Any] = {"if": word(a), "then": word(b)}
-    yes = solver_entails(formula, a, b)
-    out["answer"] = "Yes" if yes else "No"
-    if yes:
-        chain = reference.get("chain")
-        verdict = check_chain(chain, numbers, dict.fromkeys(numbers, values), formula, ends=(a, b))
-        if not verdict.valid:
-            raise CertificateError(f"the reference chain is not a chain of rules: {verdict.reason}")
-        out["chain"] = chain
-    return out
+    return recheck(formula, reference, entity_names, (true_value, false_value))

@@ -40,6 +40,7 @@ from twosat_formal.cli.options import (
 from twosat_formal.cli.progress import write_with_progress
 from twosat_formal.errors import ConfigError
 from twosat_formal.executors import parse_shard
+from twosat_formal.formula import Formula
 from twosat_formal.io import parse_formula, read_formula, write_dimacs, write_dsl
 from twosat_formal.jsonl import is_dataset, read_text, rereadable
 from twosat_formal.prompts import formula_id, write_prompts
@@ -49,6 +50,29 @@ from twosat_formal.solve import solve
 from twosat_formal.verbalize import TEMPLATES, backparse, prompt_record
 
 __all__ = ["backparse_command", "templates_command", "verbalize_command"]
+
+
+AskCycleOption = Annotated[
+    bool,
+    typer.Option(
+        "--ask-cycle",
+        help='Also ask for a contradiction chain as JSON when the answer is "No" '
+        "(template prompts; see docs/evaluation.md); the same as --ask chain.",
+    ),
+]
+"""``--ask-cycle``: the decision prompt also asks for a contradiction chain."""
+
+AskOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--ask",
+        metavar="TYPE",
+        help="Question type, repeatable: decision, chain, forced, entails, core, repair, "
+        "maxsat (see docs/verbalization.md).",
+        show_default="decision",
+    ),
+]
+"""``--ask TYPE``, repeatable: the question types of the prompts."""
 
 
 def _templates(choice: str) -> list[str]:
@@ -104,24 +128,8 @@ def verbalize_command(
     ] = None,
     running: RunnerOptions = RunnerOptions(),
     shard: ShardOption = None,
-    ask_cycle: Annotated[
-        bool,
-        typer.Option(
-            "--ask-cycle",
-            help='Also ask for a contradiction chain as JSON when the answer is "No" '
-            "(template prompts; see docs/evaluation.md); the same as --ask chain.",
-        ),
-    ] = False,
-    ask: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--ask",
-            metavar="TYPE",
-            help="Question type, repeatable: decision, chain, forced, entails, core, repair, "
-            "maxsat (see docs/verbalization.md).",
-            show_default="decision",
-        ),
-    ] = None,
+    ask_cycle: AskCycleOption = False,
+    ask: AskOption = None,
 ) -> None:
     """Turn a formula or a dataset into evaluation prompts, each with its round-trip proof."""
     asks = parse_ask([*(ask or []), *(["chain"] if ask_cycle else [])])
@@ -140,11 +148,19 @@ def verbalize_command(
             return
         if part is not None:
             raise ConfigError("--shard needs a dataset (JSON Lines), not one formula")
-        if input_path == "-":
-            formula = parse_formula(read_text(file, source=source), source=source)
-        else:
-            formula = read_formula(input_path)
-    instance = formula_id(formula)
+        formula = _read_one(input_path, file, source)
+    _verbalize_formula(formula, names, seed, out, asks)
+
+
+def _read_one(input_path: str, file: Path, source: str) -> Formula:
+    """Read the one formula of ``input_path`` (DIMACS or DSL; ``-`` is stdin, ``file``)."""
+    if input_path == "-":
+        return parse_formula(read_text(file, source=source), source=source)
+    return read_formula(input_path)
+
+
+def _require_applies(asks: tuple[str, ...], formula: Formula) -> None:
+    """Raise a :class:`ConfigError` if a question type of ``asks`` does not apply to ``formula``."""
     label = solve(formula, check=False).status
     for kind in asks:
         if not applies(kind, formula, label):
@@ -155,6 +171,18 @@ def verbalize_command(
                 "unsatisfiable 2-CNF)",
                 parameter="--ask",
             )
+
+
+def _verbalize_formula(
+    formula: Formula, names: list[str], seed: int, out: Path | None, asks: tuple[str, ...]
+) -> None:
+    """Write the prompts of one formula, each template and question type, to ``out``.
+
+    Without ``out`` the prompts are printed; several are each headed by their template
+    and, with several question types, the question.
+    """
+    instance = formula_id(formula)
+    _require_applies(asks, formula)
     records_list = [
         prompt_record(
             formula,

@@ -76,13 +76,16 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 from pathlib import Path
-from typing import IO, Any, NamedTuple
+from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
 from twosat_formal.diagnostics.claims import MAX_SENTENCE, Claim, Trace
 from twosat_formal.diagnostics.formula_claims import claim_clauses, read_formula_claim, renamed
 from twosat_formal.diagnostics.implications import Implications
 from twosat_formal.formula import Formula
 from twosat_formal.propositional import Expr
+
+if TYPE_CHECKING:
+    from twosat_formal.store import RunStore
 
 __all__ = [
     "check_trace",
@@ -157,11 +160,87 @@ def _norm(text: str) -> str:
 _Parsed = tuple[str, list[tuple[int, ...]], "Expr | None"]
 
 
-def _parse(sentence: str, vocab: _Vocabulary) -> _Parsed | None:
-    """``(form, clauses, expression)`` of one sentence, or ``None`` when it is not a claim."""
+def _scheme_claim(text: str, body: str, vocab: _Vocabulary) -> _Parsed | None:
+    """A sentence of the scheme's own pattern over the prompt's entities: a clause, or an
+    assignment when it has one literal."""
     from twosat_formal.errors import SentenceError
     from twosat_formal.verbalize.schemes import normalize_apostrophes
 
+    with_period = text if text.endswith(".") else text + "."
+    try:
+        literals = vocab.scheme.parse_sentence(normalize_apostrophes(with_period))
+    except SentenceError:
+        return None
+    if literals and all(e in vocab.entities for e, _ in literals):
+        clause = tuple(vocab.entities[e] if p else -vocab.entities[e] for e, p in literals)
+        return ("assignment" if len(clause) == 1 else "clause"), [clause], None
+    return None
+
+
+def _supposition(text: str, body: str, vocab: _Vocabulary) -> _Parsed | None:
+    """``Suppose``, ``assume`` or ``let's say`` (``that``) and a literal: claims nothing."""
+    if re.match(r"^(?:suppose|assume|let's say)\b", body):
+        rest = re.sub(r"^(?:suppose|assume|let's say)( that)?\s*", "", body)
+        if vocab.literal(rest) is not None:
+            return "supposition", [], None
+    return None
+
+
+def _conditional(text: str, body: str, vocab: _Vocabulary) -> _Parsed | None:
+    """``If A(,) then B``, ``A implies/means (that) B`` or ``If A, B``: the clause ``¬A ∨ B``."""
+    match = re.match(r"^if (?P<a>.+?),? then (?P<b>.+)$", body) or re.match(
+        r"^(?P<a>.+?) (?:implies|means) (?:that )?(?P<b>.+)$", body
+    )
+    if match is None:
+        match = re.match(r"^if (?P<a>.+?), (?P<b>.+)$", body)
+    if match is not None:
+        a, b = vocab.literal(match.group("a")), vocab.literal(match.group("b"))
+        if a is not None and b is not None:
+            return "conditional", [(-a, b)], None
+    return None
+
+
+def _arrow_chain(text: str, body: str, vocab: _Vocabulary) -> _Parsed | None:
+    """Literals joined by arrows: the implication of each step."""
+    parts = _ARROWS.split(body)
+    if len(parts) > 1:
+        lits = [vocab.literal(p) for p in parts]
+        if all(lit is not None for lit in lits):
+            known = [int(lit) for lit in lits if lit is not None]
+            return "chain", [(-x, y) for x, y in pairwise(known)], None
+    return None
+
+
+def _assignment(text: str, body: str, vocab: _Vocabulary) -> _Parsed | None:
+    """One entity's value."""
+    lit = vocab.assignment(body)
+    return None if lit is None else ("assignment", [(lit,)], None)
+
+
+def _formula_claim(text: str, body: str, vocab: _Vocabulary) -> _Parsed | None:
+    """A propositional formula over the entities."""
+    expr = read_formula_claim(body, vocab.by_entity, vocab.values)
+    return None if expr is None else ("formula", [], expr)
+
+
+#: The readers of a sentence (its text, its normalised body without the final mark), in
+#: the order they are tried: the first that reads it gives the claim.
+_READERS: tuple[Callable[[str, str, _Vocabulary], _Parsed | None], ...] = (
+    _scheme_claim,
+    _supposition,
+    _conditional,
+    _arrow_chain,
+    _assignment,
+    _formula_claim,
+)
+
+
+def _parse(sentence: str, vocab: _Vocabulary) -> _Parsed | None:
+    """``(form, clauses, expression)`` of one sentence, or ``None`` when it is not a claim.
+
+    The sentence without its markup is read, then, after a colon, what follows it; each
+    without its lead words (``so``, ``thus``, ...) by the :data:`_READERS` in order.
+    """
     if len(sentence) > MAX_SENTENCE:
         return None
     raw = " ".join(_EMPHASIS.sub("", _MATH.sub("", _MARKUP.sub("", sentence))).split())
@@ -174,48 +253,20 @@ def _parse(sentence: str, vocab: _Vocabulary) -> _Parsed | None:
         text = _LEAD_WORDS.sub("", text).strip()
         if not text:
             continue
-        with_period = text if text.endswith(".") else text + "."
-        try:
-            literals = vocab.scheme.parse_sentence(normalize_apostrophes(with_period))
-        except SentenceError:
-            literals = []
-        if literals and all(e in vocab.entities for e, _ in literals):
-            clause = tuple(vocab.entities[e] if p else -vocab.entities[e] for e, p in literals)
-            return ("assignment" if len(clause) == 1 else "clause"), [clause], None
         body = _norm(text.rstrip(".!?"))
-        if re.match(r"^(?:suppose|assume|let's say)\b", body):
-            rest = re.sub(r"^(?:suppose|assume|let's say)( that)?\s*", "", body)
-            if vocab.literal(rest) is not None:
-                return "supposition", [], None
-        match = re.match(r"^if (?P<a>.+?),? then (?P<b>.+)$", body) or re.match(
-            r"^(?P<a>.+?) (?:implies|means) (?:that )?(?P<b>.+)$", body
-        )
-        if match is None:
-            match = re.match(r"^if (?P<a>.+?), (?P<b>.+)$", body)
-        if match is not None:
-            a, b = vocab.literal(match.group("a")), vocab.literal(match.group("b"))
-            if a is not None and b is not None:
-                return "conditional", [(-a, b)], None
-        parts = _ARROWS.split(body)
-        if len(parts) > 1:
-            lits = [vocab.literal(p) for p in parts]
-            if all(lit is not None for lit in lits):
-                known = [int(lit) for lit in lits if lit is not None]
-                return "chain", [(-x, y) for x, y in pairwise(known)], None
-        lit = vocab.assignment(body)
-        if lit is not None:
-            return "assignment", [(lit,)], None
-        expr = read_formula_claim(body, vocab.by_entity, vocab.values)
-        if expr is not None:
-            return "formula", [], expr
+        for reader in _READERS:
+            parsed = reader(text, body, vocab)
+            if parsed is not None:
+                return parsed
     return None
 
 
-def _reasoning(text: str) -> list[tuple[str, int]]:
-    """The sentences of the reasoning, each with its start offset in ``text``."""
+def _without_json(text: str) -> str:
+    """``text`` with every JSON object (balanced braces) blanked out, offsets kept; a brace
+    that opens a LaTeX group (:data:`_LATEX_GROUP`) opens no object."""
     blanked = list(text)
     depth, start = 0, -1
-    for i, ch in enumerate(text):  # blank out JSON objects (balanced braces)
+    for i, ch in enumerate(text):
         if ch == "{":
             if depth == 0:
                 if _LATEX_GROUP.search(text, max(0, i - 32), i):
@@ -226,26 +277,38 @@ def _reasoning(text: str) -> list[tuple[str, int]]:
             depth -= 1
             if depth == 0:
                 blanked[start : i + 1] = " " * (i + 1 - start)
-    clean = "".join(blanked)
+    return "".join(blanked)
+
+
+def _line_sentences(line: str, offset: int) -> list[tuple[str, int]]:
+    """The sentences of one line that starts at ``offset``, each with its start offset."""
+    out: list[tuple[str, int]] = []
+    position = 0
+    pieces = _SENTENCE_END.split(line)
+    if len(pieces) > 1 and _LIST_NUMBER.fullmatch(pieces[0].strip()):
+        # a numbered list item (``3. Either A is true ...``, as a prompt whose
+        # rules are numbered shows them): the number opens its sentence
+        pieces[:2] = [line[: line.find(pieces[1], len(pieces[0]))] + pieces[1]]
+    for piece in pieces:
+        where = line.find(piece, position)
+        position = where + len(piece)
+        if piece.strip():
+            out.append((piece.strip(), offset + where + (len(piece) - len(piece.lstrip()))))
+    return out
+
+
+def _reasoning(text: str) -> list[tuple[str, int]]:
+    """The sentences of the reasoning, each with its start offset in ``text``: JSON
+    objects, fenced code and the answer line are left out."""
     out: list[tuple[str, int]] = []
     offset = 0
     fenced = False
-    for line in clean.split("\n"):
+    for line in _without_json(text).split("\n"):
         stripped = line.strip()
         if stripped.startswith(("```", "~~~")):
             fenced = not fenced
         elif stripped and not fenced and not _ANSWER_LINE.search(line):
-            position = 0
-            pieces = _SENTENCE_END.split(line)
-            if len(pieces) > 1 and _LIST_NUMBER.fullmatch(pieces[0].strip()):
-                # a numbered list item (``3. Either A is true ...``, as a prompt whose
-                # rules are numbered shows them): the number opens its sentence
-                pieces[:2] = [line[: line.find(pieces[1], len(pieces[0]))] + pieces[1]]
-            for piece in pieces:
-                where = line.find(piece, position)
-                position = where + len(piece)
-                if piece.strip():
-                    out.append((piece.strip(), offset + where + (len(piece) - len(piece.lstrip()))))
+            out.extend(_line_sentences(line, offset))
         offset += len(line) + 1
     return out
 
@@ -414,6 +477,75 @@ class _Sources:
     formulas: dict[str, Formula] = field(default_factory=dict)
 
 
+def _read_sources(store: RunStore, texts: bool) -> _Sources:
+    """The prompts of ``store`` by hash (first stored wins) and its readable formulas by
+    instance id (an unreadable instance is left out)."""
+    from twosat_formal.errors import TwoSatFormalError
+    from twosat_formal.instance import Instance
+
+    sources = _Sources()
+    for key, stored in store.prompts_by_hash(text=texts):
+        sources.prompts.setdefault(key, stored)
+    for record in store.instances():
+        try:
+            sources.formulas[str(record["id"])] = Instance.from_record(record).formula
+        except (TwoSatFormalError, KeyError, ValueError):  # unreadable: left out
+            continue
+    return sources
+
+
+def _trace_json(trace: Trace, formula: Formula) -> dict[str, Any]:
+    """The claims of a trace and what they cover, as a trace row holds them."""
+    return {
+        "claims": [c.to_json(formula) for c in trace.claims],
+        "counts": trace.counts(),
+        "sentences": trace.sentences,
+        "read": trace.read,
+        "coverage": trace.coverage,
+        "coverage_by_form": trace.coverage_by_form(),
+    }
+
+
+def _trace_row(
+    row: Mapping[str, Any], prompt: Any, formula: Formula, judge: _Judge, texts: bool
+) -> dict[str, Any]:
+    """The trace row of one stored answer ``row`` to template prompt ``prompt``."""
+    from twosat_formal.diagnostics.quality import code_quality
+    from twosat_formal.strategies import parse_strategy
+
+    template = prompt.template
+    trace = check_trace(row["response"], template, prompt.entities, formula, judge=judge)
+    thought = row.get("reasoning")
+    reasoning = None
+    if thought:  # the reasoning the server sent beside the answer, read the same way
+        read = check_trace(thought, template, prompt.entities, formula, judge=judge)
+        reasoning = _trace_json(read, formula)
+    strategy = row.get("strategy") or "direct"
+    quality = code_quality(trace, row["response"], row)
+    shown = (
+        {"prompt_text": parse_strategy(strategy).apply(prompt.text), "response": row["response"]}
+        if texts
+        else {}
+    )
+    return {
+        "prompt_id": prompt.prompt_id,
+        "instance_id": prompt.instance_id,
+        "template": prompt.template,
+        "model": row["model"],
+        "sample": row["sample"],
+        "label": row["label"],
+        "failure": row["failure"],
+        "decision_correct": row["decision_correct"],
+        "question_type": row.get("question_type") or "decision",
+        "basis": trace.basis,
+        **_trace_json(trace, formula),
+        "reasoning": reasoning,
+        "strategy": strategy,
+        "quality": quality,
+        **shown,
+    }
+
+
 def trace_rows(
     store_path: str | Path,
     *,
@@ -429,21 +561,10 @@ def trace_rows(
     :func:`~twosat_formal.diagnostics.quality.code_quality`); with ``texts`` it also
     holds the prompt's text (``prompt_text``) and the answer (``response``).
     """
-    from twosat_formal.diagnostics.quality import code_quality
-    from twosat_formal.errors import TwoSatFormalError
-    from twosat_formal.instance import Instance
     from twosat_formal.store import RunStore
-    from twosat_formal.strategies import parse_strategy
 
     with RunStore(store_path, readonly=True) as store:
-        sources = _Sources()
-        for key, stored in store.prompts_by_hash(text=texts):
-            sources.prompts.setdefault(key, stored)
-        for record in store.instances():
-            try:
-                sources.formulas[str(record["id"])] = Instance.from_record(record).formula
-            except (TwoSatFormalError, KeyError, ValueError):  # unreadable: left out
-                continue
+        sources = _read_sources(store, texts)
         from twosat_formal.verbalize import TEMPLATES
 
         # one answer at a time: the store reads these columns alone, row by row
@@ -464,50 +585,7 @@ def trace_rows(
             judge = judges.get(str(prompt.instance_id))
             if judge is None:
                 judge = judges[str(prompt.instance_id)] = _Judge(formula)
-            trace = check_trace(row["response"], template, prompt.entities, formula, judge=judge)
-            thought = row.get("reasoning")
-            reasoning = None
-            if thought:  # the reasoning the server sent beside the answer, read the same way
-                read = check_trace(thought, template, prompt.entities, formula, judge=judge)
-                reasoning = {
-                    "claims": [c.to_json(formula) for c in read.claims],
-                    "counts": read.counts(),
-                    "sentences": read.sentences,
-                    "read": read.read,
-                    "coverage": read.coverage,
-                    "coverage_by_form": read.coverage_by_form(),
-                }
-            yield {
-                "prompt_id": prompt.prompt_id,
-                "instance_id": prompt.instance_id,
-                "template": prompt.template,
-                "model": row["model"],
-                "sample": row["sample"],
-                "label": row["label"],
-                "failure": row["failure"],
-                "decision_correct": row["decision_correct"],
-                "question_type": row.get("question_type") or "decision",
-                "basis": trace.basis,
-                "claims": [c.to_json(formula) for c in trace.claims],
-                "counts": trace.counts(),
-                "sentences": trace.sentences,
-                "read": trace.read,
-                "coverage": trace.coverage,
-                "coverage_by_form": trace.coverage_by_form(),
-                "reasoning": reasoning,
-                "strategy": row.get("strategy") or "direct",
-                "quality": code_quality(trace, row["response"], row),
-                **(
-                    {
-                        "prompt_text": parse_strategy(row.get("strategy") or "direct").apply(
-                            prompt.text
-                        ),
-                        "response": row["response"],
-                    }
-                    if texts
-                    else {}
-                ),
-            }
+            yield _trace_row(row, prompt, formula, judge, texts)
 
 
 def trace_store(

@@ -297,6 +297,47 @@ class EditedInstance:
         return tuple(o.edit for o in self.outcomes)
 
 
+def _require_follows(outcome: EditOutcome, formula: Formula, level: int) -> None:
+    """Raise a :class:`ConfigError` unless edit ``level`` (``outcome``) edits ``formula``."""
+    try:
+        # an outcome classify_edit made from this very formula follows it by construction
+        follows = outcome._source is formula or outcome.edit.apply(formula) == outcome.formula
+        reason = "it gives another formula"
+    except ConfigError as exc:
+        follows, reason = False, str(exc)
+    if not follows:
+        raise ConfigError(
+            f"edit {level} of the chain does not follow edit {level - 1}: {reason}",
+            parameter="outcomes",
+        )
+
+
+def _edit_steps(
+    origin: Instance, outcomes: Sequence[EditOutcome], *, mode: str, seed: int
+) -> list[dict[str, Any]]:
+    """The transform record of each edit of the chain, each checked to follow the last."""
+    steps: list[dict[str, Any]] = []
+    formula = origin.formula
+    for level, outcome in enumerate(outcomes, 1):
+        _require_follows(outcome, formula, level)
+        step: dict[str, Any] = {
+            "kind": EDIT_KIND,
+            "operator": outcome.edit.operator,
+            "category": category_of(outcome.edit.operator),
+            **outcome.edit.to_json(formula),
+        }
+        step["label_before"] = outcome.label_before
+        step["label_after"] = outcome.label_after
+        step["class"] = outcome.kind
+        step["mode"] = mode
+        step["level"] = level
+        step["origin"] = origin.id
+        step["seed"] = seed
+        steps.append(step)
+        formula = outcome.formula
+    return steps
+
+
 def build_edited(
     origin: Instance, outcomes: Sequence[EditOutcome], *, mode: str, seed: int
 ) -> EditedInstance:
@@ -319,35 +360,7 @@ def build_edited(
         raise ConfigError(f"unknown edit mode {mode!r}", parameter="mode", valid=", ".join(MODES))
     if not outcomes:
         raise ConfigError("an edited instance needs at least one edit", parameter="outcomes")
-    steps: list[dict[str, Any]] = []
-    formula = origin.formula
-    for level, outcome in enumerate(outcomes, 1):
-        try:
-            # an outcome classify_edit made from this very formula follows it by construction
-            follows = outcome._source is formula or outcome.edit.apply(formula) == outcome.formula
-            reason = "it gives another formula"
-        except ConfigError as exc:
-            follows, reason = False, str(exc)
-        if not follows:
-            raise ConfigError(
-                f"edit {level} of the chain does not follow edit {level - 1}: {reason}",
-                parameter="outcomes",
-            )
-        step: dict[str, Any] = {
-            "kind": EDIT_KIND,
-            "operator": outcome.edit.operator,
-            "category": category_of(outcome.edit.operator),
-            **outcome.edit.to_json(formula),
-        }
-        step["label_before"] = outcome.label_before
-        step["label_after"] = outcome.label_after
-        step["class"] = outcome.kind
-        step["mode"] = mode
-        step["level"] = level
-        step["origin"] = origin.id
-        step["seed"] = seed
-        steps.append(step)
-        formula = outcome.formula
+    steps = _edit_steps(origin, outcomes, mode=mode, seed=seed)
     last = outcomes[-1]
     root_id = origin.base_id if origin.base_id is not None else origin.id
     root_structure = origin.structure if origin.base_id is None else origin.structure.get("base")

@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import math
 import os
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +34,14 @@ from twosat_formal.report.load import ReportData, load_report_data
 from twosat_formal.report.metrics import CI_METHOD, Estimate
 from twosat_formal.report.plots import Figure
 from twosat_formal.report.render import write_report
-from twosat_formal.report.sections import Bars, Curves, ReportContent, compute_content
+from twosat_formal.report.sections import (
+    Bars,
+    Curves,
+    ModelSummary,
+    ReportContent,
+    Table1Row,
+    compute_content,
+)
 
 __all__ = [
     "ReportContent",
@@ -94,6 +102,82 @@ def figure_data(content: ReportContent) -> dict[str, Any]:
     }
 
 
+def _est(e: Estimate | None) -> dict[str, Any] | None:
+    """The JSON of an estimate, ``None`` for none."""
+    return None if e is None else e.to_json()
+
+
+def _summary_json(s: ModelSummary) -> dict[str, Any]:
+    """The JSON of one model's summary (``summaries`` in ``report.json``)."""
+    return {
+        "model": s.model,
+        "rows": s.rows,
+        "accuracy": _est(s.accuracy),
+        "accuracy_sat": _est(s.accuracy_sat),
+        "accuracy_unsat": _est(s.accuracy_unsat),
+        "witness": _est(s.witness),
+        "sat_prediction": _est(s.sat_prediction),
+        "truncation": _est(s.truncation),
+        "truncated": s.truncated,
+        "flips": s.flips.to_json(),
+        "verbal_flips": s.verbal_flips.to_json(),
+        "consistency": _est(s.consistency),
+        "success": _est(s.success),
+        "lenient_accuracy": _est(s.lenient_accuracy),
+        "lenient_success": _est(s.lenient_success),
+        "forgiven": s.forgiven,
+    }
+
+
+def _table1_json(r: Table1Row) -> dict[str, Any]:
+    """The JSON of one row of Table 1: its family, size, label and per-model cells."""
+    return {
+        "family": r.family,
+        "clauses": r.clauses,
+        "label": r.label,
+        "cells": {
+            m: {
+                "sat": _est(c.sat),
+                "wit": _est(c.wit),
+                "templates": c.templates,
+                "samples": c.samples,
+                "partial": r.partial(m),
+            }
+            | ({"wit_unsat": _est(c.cyc)} if c.cyc is not None else {})
+            for m, c in r.cells.items()
+        },
+    }
+
+
+def _optional_json(content: ReportContent) -> dict[str, Any]:
+    """The sections a run has only with their records: edits, stories, pairs and the rest.
+
+    In this order: ``edits``, ``stories``, ``pairs``, ``traces``, ``strategies``,
+    ``diagnostics``, ``questions``; each only where the content has it.
+    """
+    out: dict[str, Any] = {}
+    if content.edits is not None:
+        edited, changed = content.edit_proof_lengths
+        out["edits"] = {
+            "models": [s.to_json() for s in content.edits],
+            "proof_length_records": {"edited": edited, "changed": changed},
+        }
+    if content.stories is not None:
+        out["stories"] = content.stories.to_json()
+    if content.pairs is not None:
+        out["pairs"] = [s.to_json() for s in content.pairs]
+    listed: dict[str, Sequence[Any] | None] = {
+        "traces": content.traces,
+        "strategies": content.strategies,
+        "diagnostics": content.diagnostics,
+        "questions": content.questions,
+    }
+    for key, rows in listed.items():
+        if rows is not None:
+            out[key] = [row.to_json() for row in rows]
+    return out
+
+
 def content_to_json(content: ReportContent, figures: list[Figure]) -> dict[str, Any]:
     """The machine-readable part of a report (``report.json``).
 
@@ -101,31 +185,6 @@ def content_to_json(content: ReportContent, figures: list[Figure]) -> dict[str, 
     >>> sorted(content_to_json(compute_content([]), []))[:3]
     ['budgets', 'captions', 'duplication_tests']
     """
-
-    def est(e: Estimate | None) -> dict[str, Any] | None:
-        return None if e is None else e.to_json()
-
-    edited, changed = content.edit_proof_lengths
-    edits = (
-        {}
-        if content.edits is None
-        else {
-            "edits": {
-                "models": [s.to_json() for s in content.edits],
-                "proof_length_records": {"edited": edited, "changed": changed},
-            }
-        }
-    )
-    stories = {} if content.stories is None else {"stories": content.stories.to_json()}
-    pairs = {} if content.pairs is None else {"pairs": [s.to_json() for s in content.pairs]}
-    if content.traces is not None:
-        pairs["traces"] = [s.to_json() for s in content.traces]
-    if content.strategies is not None:
-        pairs["strategies"] = [s.to_json() for s in content.strategies]
-    if content.diagnostics is not None:
-        pairs["diagnostics"] = [row.to_json() for row in content.diagnostics]
-    if content.questions is not None:
-        pairs["questions"] = [row.to_json() for row in content.questions]
     return _clean(
         {
             "title": content.title,
@@ -133,36 +192,16 @@ def content_to_json(content: ReportContent, figures: list[Figure]) -> dict[str, 
             "models": content.models,
             "families": content.families,
             "templates": content.templates,
-            "summaries": [
-                {
-                    "model": s.model,
-                    "rows": s.rows,
-                    "accuracy": est(s.accuracy),
-                    "accuracy_sat": est(s.accuracy_sat),
-                    "accuracy_unsat": est(s.accuracy_unsat),
-                    "witness": est(s.witness),
-                    "sat_prediction": est(s.sat_prediction),
-                    "truncation": est(s.truncation),
-                    "truncated": s.truncated,
-                    "flips": s.flips.to_json(),
-                    "verbal_flips": s.verbal_flips.to_json(),
-                    "consistency": est(s.consistency),
-                    "success": est(s.success),
-                    "lenient_accuracy": est(s.lenient_accuracy),
-                    "lenient_success": est(s.lenient_success),
-                    "forgiven": s.forgiven,
-                }
-                for s in content.summaries
-            ],
+            "summaries": [_summary_json(s) for s in content.summaries],
             "failures": {s.model: s.failures for s in content.summaries},
             "failure_kinds": content.failure_kinds,
             "budgets": content.budgets,
             "sat_bias_by_family": {
-                family: {m: est(e) for m, e in by_model.items()}
+                family: {m: _est(e) for m, e in by_model.items()}
                 for family, by_model in content.sat_bias_by_family.items()
             },
             "template_table": {
-                m: {t: est(e) for t, e in by_template.items()}
+                m: {t: _est(e) for t, e in by_template.items()}
                 for m, by_template in content.template_table.items()
             },
             "captions": {
@@ -171,34 +210,14 @@ def content_to_json(content: ReportContent, figures: list[Figure]) -> dict[str, 
                 "grid_experiments": content.grid_experiments,
             },
             "figure_data": figure_data(content),
-            "table1": [
-                {
-                    "family": r.family,
-                    "clauses": r.clauses,
-                    "label": r.label,
-                    "cells": {
-                        m: {
-                            "sat": est(c.sat),
-                            "wit": est(c.wit),
-                            "templates": c.templates,
-                            "samples": c.samples,
-                            "partial": r.partial(m),
-                        }
-                        | ({"wit_unsat": est(c.cyc)} if c.cyc is not None else {})
-                        for m, c in r.cells.items()
-                    },
-                }
-                for r in content.table1
-            ],
+            "table1": [_table1_json(r) for r in content.table1],
             "knob_tests": [r.to_json() for r in content.knob_tests],
             "order_tests": [r.to_json() for r in content.order_tests],
             "filler_tests": [r.to_json() for r in content.filler_tests],
             "duplication_tests": [r.to_json() for r in content.duplication_tests],
             "figures": [f.path.as_posix() for f in figures],
             "notes": content.notes,
-            **edits,
-            **stories,
-            **pairs,
+            **_optional_json(content),
         }
     )
 
@@ -270,6 +289,35 @@ def inert_knob_notes(manifest: dict[str, Any] | None) -> list[str]:
     return notes
 
 
+def _report_title(manifest: Mapping[str, Any] | None) -> str:
+    """The default title: the experiment's name, when the manifest gives one."""
+    experiment = (manifest or {}).get("experiment")
+    return f"twosat-formal report: {experiment}" if experiment else "twosat-formal report"
+
+
+def _model_order(manifest: Mapping[str, Any] | None) -> list[str]:
+    """The models in the manifest's order (none without a list of models)."""
+    models = (manifest or {}).get("models") or []
+    return [str(m) for m in models] if isinstance(models, list) else []
+
+
+def _add_diagnostics(
+    content: ReportContent, diagnostics: str | os.PathLike[str]
+) -> list[dict[str, Any]] | None:
+    """Add the diagnostics section of the side run ``diagnostics`` to ``content``, and its
+    question section when ``content`` has none and the side run asks question types;
+    return the side run's rows in that case (the questions figure is drawn from them)."""
+    from twosat_formal.report.diagnostics import diagnostic_rows
+    from twosat_formal.report.questions import asked_types, decision_rows, question_rows
+
+    side = load_report_data(diagnostics).rows
+    content.diagnostics = diagnostic_rows(decision_rows(side), content.models)
+    if content.questions is None and asked_types(side):  # the side run asks them
+        content.questions = question_rows(side, content.models)
+        return side
+    return None
+
+
 def build_report(
     store_or_dir: str | os.PathLike[str],
     out_dir: str | os.PathLike[str],
@@ -297,21 +345,17 @@ def build_report(
     """
     data = load_report_data(store_or_dir)
     manifest = data.manifest
-    if title is None:
-        experiment = (manifest or {}).get("experiment")
-        title = f"twosat-formal report: {experiment}" if experiment else "twosat-formal report"
-    models = (manifest or {}).get("models") or []
     from twosat_formal.report.questions import asked_types, decision_rows, question_rows
 
     # the other sections read the decision; other question types get their own section
     asked = asked_types(data.rows)
     content = compute_content(
         decision_rows(data.rows) if asked else data.rows,
-        title=title,
+        title=_report_title(manifest) if title is None else title,
         manifest=manifest,
         method=method,
         seed=seed,
-        model_order=[str(m) for m in models] if isinstance(models, list) else [],
+        model_order=_model_order(manifest),
         stories=data.stories,
         traces=data.traces,
         budgets=data.budgets,
@@ -321,14 +365,9 @@ def build_report(
     question_source = data.rows if asked else None
     if asked:
         content.questions = question_rows(data.rows, content.models)
-    if diagnostics is not None:
-        from twosat_formal.report.diagnostics import diagnostic_rows
-
-        side = load_report_data(diagnostics).rows
-        content.diagnostics = diagnostic_rows(decision_rows(side), content.models)
-        if content.questions is None and asked_types(side):  # the side run asks them
-            content.questions = question_rows(side, content.models)
-            question_source = side
+    side = None if diagnostics is None else _add_diagnostics(content, diagnostics)
+    if side is not None:  # the questions come from the side run
+        question_source = side
     if question_source is not None:
         from twosat_formal.report.questions import draw_questions_figure
 

@@ -590,6 +590,25 @@ def _number(value: float) -> str:
     return f"{value:.3g}"
 
 
+def _knob_values(row: Row, *, exclude_swept: bool) -> list[tuple[str, float]]:
+    """The numeric difficulty-knob values of one row's ``params`` (see
+    :func:`knob_settings`); none for a row of no known family."""
+    from twosat_formal.generators import FAMILIES
+
+    family = row.get("family")
+    if not isinstance(family, str) or family not in FAMILIES:
+        return []
+    params = row.get("params") or {}
+    out: list[tuple[str, float]] = []
+    for spec in FAMILIES.get(family).knobs():
+        if spec.name == "filler_share" or (exclude_swept and spec.name == row.get("knob")):
+            continue
+        value = params.get(spec.name)
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            out.append((spec.name, float(value)))
+    return out
+
+
 def knob_settings(rows: Iterable[Row], *, exclude_swept: bool = False) -> str:
     """The difficulty-knob settings of ``rows``, read from their instances' ``params``.
 
@@ -606,20 +625,10 @@ def knob_settings(rows: Iterable[Row], *, exclude_swept: bool = False) -> str:
     >>> knob_settings([{"family": "backbone", "params": {}}])
     'knob settings not recorded'
     """
-    from twosat_formal.generators import FAMILIES
-
     values: dict[str, set[float]] = {}
     for row in rows:
-        family = row.get("family")
-        if not isinstance(family, str) or family not in FAMILIES:
-            continue
-        params = row.get("params") or {}
-        for spec in FAMILIES.get(family).knobs():
-            if spec.name == "filler_share" or (exclude_swept and spec.name == row.get("knob")):
-                continue
-            value = params.get(spec.name)
-            if isinstance(value, int | float) and not isinstance(value, bool):
-                values.setdefault(spec.name, set()).add(float(value))
+        for name, value in _knob_values(row, exclude_swept=exclude_swept):
+            values.setdefault(name, set()).add(value)
     if not values:
         return "knob settings not recorded"
     every = set().union(*values.values())
@@ -928,42 +937,57 @@ def _duplication(
     bars: Bars = {}
     for family, members in _by_family(rows, "duplication"):
         names = _arm_names(members, _DUPLICATION_ARMS)
-        pairs = [("single", other) for other in ("grouped", "interleaved", "distinct")]
-        pairs += [(copy, "distinct") for copy in ("grouped", "interleaved")]
-        for a, b in pairs:
-            if a in names and b in names:
-                tests += _independent(
-                    members,
-                    a,
-                    b,
-                    label=f"{family}: {names[a]} vs {names[b]}",
-                    family="duplication",
-                )
-        for arm, label in names.items():
-            tests += _paired(
+        tests += _duplication_tests(family, members, names)
+        if bars_too:
+            bars[family] = _duplication_bars(members, names, method=method, seed=seed)
+    return adjust_within_families(tests), bars
+
+
+def _duplication_tests(
+    family: str, members: Sequence[Row], names: Mapping[str, str]
+) -> list[TestResult]:
+    """The duplication tests of one family: single against each copy layout and each copy
+    layout against distinct clauses (independent), each arm against itself shuffled
+    (paired)."""
+    tests: list[TestResult] = []
+    pairs = [("single", other) for other in ("grouped", "interleaved", "distinct")]
+    pairs += [(copy, "distinct") for copy in ("grouped", "interleaved")]
+    for a, b in pairs:
+        if a in names and b in names:
+            tests += _independent(
                 members,
-                arm,
-                arm,
-                shuffled_a=False,
-                shuffled_b=True,
-                label=f"{family}: {label} vs {label} shuffled",
+                a,
+                b,
+                label=f"{family}: {names[a]} vs {names[b]}",
                 family="duplication",
             )
-        if not bars_too:
-            continue
-        group: dict[str, Estimate] = {}
-        for arm, label in names.items():
-            for shuffled in (False, True):
-                chosen = [
-                    r
-                    for r in members
-                    if r.get("arm") == arm and bool(r.get("shuffled")) == shuffled
-                ]
-                if chosen:
-                    name = f"{label} shuffled" if shuffled else label
-                    group[name] = aggregate(chosen, "success", key=_UNIT, method=method, seed=seed)
-        bars[family] = group
-    return adjust_within_families(tests), bars
+    for arm, label in names.items():
+        tests += _paired(
+            members,
+            arm,
+            arm,
+            shuffled_a=False,
+            shuffled_b=True,
+            label=f"{family}: {label} vs {label} shuffled",
+            family="duplication",
+        )
+    return tests
+
+
+def _duplication_bars(
+    members: Sequence[Row], names: Mapping[str, str], *, method: str, seed: int
+) -> dict[str, Estimate]:
+    """The success rate of each arm of one family, plain and shuffled (those with rows)."""
+    group: dict[str, Estimate] = {}
+    for arm, label in names.items():
+        for shuffled in (False, True):
+            chosen = [
+                r for r in members if r.get("arm") == arm and bool(r.get("shuffled")) == shuffled
+            ]
+            if chosen:
+                name = f"{label} shuffled" if shuffled else label
+                group[name] = aggregate(chosen, "success", key=_UNIT, method=method, seed=seed)
+    return group
 
 
 def _operator_edits(mine: Sequence[Row], operator: str, category: str, top: int) -> OperatorEdits:
@@ -971,6 +995,35 @@ def _operator_edits(mine: Sequence[Row], operator: str, category: str, top: int)
     normalized = [edit_metrics.normalized_accuracy(mine, k, **which) for k in range(1, top + 1)]
     flips = [edit_metrics.flip_rate(mine, k, **which) for k in range(1, top + 1)]
     return OperatorEdits(operator, normalized, flips, edit_metrics.retention(mine, **which))
+
+
+def _edit_summary(
+    model: str,
+    mine: Sequence[Row],
+    category: str,
+    normalized: list[edit_metrics.NormalizedAccuracy],
+    top: int,
+) -> EditSummary:
+    """The edit metrics of ``model``'s rows ``mine`` of one category, levels 1..``top``
+    (``normalized``: its normalized accuracy at levels 0..``top``)."""
+    flips = [edit_metrics.flip_rate(mine, k, category=category) for k in range(1, top + 1)]
+    names = edit_metrics.edit_operators(mine, mode="individual", category=category)
+    individual = [
+        edit_metrics.individual_accuracy(mine, kind, operator=operator, category=category)
+        for operator in (None, *names)
+        for kind in ("preserving", "changing")
+    ]
+    every = edit_metrics.edit_operators(mine, mode=None, category=category)
+    return EditSummary(
+        model,
+        normalized[1:],
+        flips,
+        edit_metrics.retention(mine, category=category),
+        [i for i in individual if i.rows],
+        category,
+        [_operator_edits(mine, name, category, top) for name in every],
+        proof_length_flips(mine, category=category),
+    )
 
 
 def _edits(rows: Sequence[Row], models: Sequence[str]) -> tuple[list[EditSummary] | None, Curves]:
@@ -995,26 +1048,7 @@ def _edits(rows: Sequence[Row], models: Sequence[str]) -> tuple[list[EditSummary
             normalized = [
                 edit_metrics.normalized_accuracy(mine, k, category=category) for k in range(top + 1)
             ]
-            flips = [edit_metrics.flip_rate(mine, k, category=category) for k in range(1, top + 1)]
-            names = edit_metrics.edit_operators(mine, mode="individual", category=category)
-            individual = [
-                edit_metrics.individual_accuracy(mine, kind, operator=operator, category=category)
-                for operator in (None, *names)
-                for kind in ("preserving", "changing")
-            ]
-            every = edit_metrics.edit_operators(mine, mode=None, category=category)
-            summaries.append(
-                EditSummary(
-                    model,
-                    normalized[1:],
-                    flips,
-                    edit_metrics.retention(mine, category=category),
-                    [i for i in individual if i.rows],
-                    category,
-                    [_operator_edits(mine, name, category, top) for name in every],
-                    proof_length_flips(mine, category=category),
-                )
-            )
+            summaries.append(_edit_summary(model, mine, category, normalized, top))
             name = model if category == categories[0] else f"{model} ({category} edits)"
             curves[name] = [
                 (float(n.level), Estimate(n.value, None, None, n.records, n.records))
@@ -1071,22 +1105,16 @@ def _theme_key(name: str) -> tuple[int, str]:
     return (order.index(name), "") if name in order else (len(order), name)
 
 
-def _stories(
-    rows: Sequence[Row],
-    counts: Mapping[str, Mapping[str, Any]],
+def _story_cells(
+    story_rows: Sequence[Row],
     models: Sequence[str],
+    themes: Sequence[str],
     *,
     method: str,
     seed: int,
-) -> StorySection | None:
-    story_rows = [r for r in rows if story_theme(r) is not None]
-    if not story_rows and not counts:
-        return None
-    by_theme_counts: dict[str, list[Mapping[str, Any]]] = {}
-    for entry in counts.values():
-        by_theme_counts.setdefault(str(entry.get("theme")), []).append(entry)
-    result_themes = {str(story_theme(r)) for r in story_rows}
-    themes = sorted(result_themes | set(by_theme_counts), key=_theme_key)
+) -> dict[str, dict[str, StoryThemeCell]]:
+    """Model → theme → its story results' success, UNSAT accuracy and witness rate (the
+    themes and models without results left out)."""
     cells: dict[str, dict[str, StoryThemeCell]] = {}
     for model in models:
         mine = [r for r in story_rows if r.get("model") == model]
@@ -1104,6 +1132,13 @@ def _stories(
             )
         if by_theme:
             cells[model] = by_theme
+    return cells
+
+
+def _story_curves(
+    story_rows: Sequence[Row], themes: Sequence[str], *, method: str, seed: int
+) -> dict[str, Curves]:
+    """Family → one success curve over the size per story theme (``story:THEME``)."""
     curves: dict[str, Curves] = {}
     groups = group_rows([r for r in story_rows if r.get("family")], ["family"])
     for (family,) in sorted(groups, key=lambda k: _family_key(str(k[0]))):
@@ -1118,6 +1153,25 @@ def _stories(
             for theme in themes
             if any(story_theme(r) == theme for r in members)
         }
+    return curves
+
+
+def _stories(
+    rows: Sequence[Row],
+    counts: Mapping[str, Mapping[str, Any]],
+    models: Sequence[str],
+    *,
+    method: str,
+    seed: int,
+) -> StorySection | None:
+    story_rows = [r for r in rows if story_theme(r) is not None]
+    if not story_rows and not counts:
+        return None
+    by_theme_counts: dict[str, list[Mapping[str, Any]]] = {}
+    for entry in counts.values():
+        by_theme_counts.setdefault(str(entry.get("theme")), []).append(entry)
+    result_themes = {str(story_theme(r)) for r in story_rows}
+    themes = sorted(result_themes | set(by_theme_counts), key=_theme_key)
     return StorySection(
         versus=_story_versus_template(rows, story_rows, models, themes, method=method, seed=seed),
         statistics=combine_story_counts(counts.values()) if counts else None,
@@ -1126,9 +1180,19 @@ def _stories(
         },
         themes=themes,
         results=len(story_rows),
-        cells=cells,
-        curves=curves,
+        cells=_story_cells(story_rows, models, themes, method=method, seed=seed),
+        curves=_story_curves(story_rows, themes, method=method, seed=seed),
     )
+
+
+def _told_as_templates(rows: Sequence[Row], story_rows: Sequence[Row]) -> list[Row]:
+    """The rows of template prompts of the formulas that ``story_rows`` tell as stories."""
+    told = {r.get("instance_id") for r in story_rows}
+    return [
+        r
+        for r in rows
+        if r.get("instance_id") in told and story_theme(r) is None and r.get("template")
+    ]
 
 
 def _story_versus_template(
@@ -1141,32 +1205,34 @@ def _story_versus_template(
     seed: int,
 ) -> dict[str, StoryVersusTemplate]:
     """Per model: stories beside the template prompts of the formulas told as stories."""
-    told = {r.get("instance_id") for r in story_rows}
-    templated = [
-        r
-        for r in rows
-        if r.get("instance_id") in told and story_theme(r) is None and r.get("template")
-    ]
+    templated = _told_as_templates(rows, story_rows)
     out: dict[str, StoryVersusTemplate] = {}
     for model in models:
         plain = [r for r in templated if r.get("model") == model]
         mine = [r for r in story_rows if r.get("model") == model]
-        if not plain or not mine:
-            continue
-
-        def est(chosen: Sequence[Row]) -> Estimate:
-            return aggregate(chosen, "success", method=method, seed=seed)
-
-        out[model] = StoryVersusTemplate(
-            template=est(plain),
-            themes={
-                theme: est([r for r in mine if story_theme(r) == theme])
-                for theme in themes
-                if any(story_theme(r) == theme for r in mine)
-            },
-            story=est(mine),
-        )
+        if plain and mine:
+            out[model] = _story_versus(plain, mine, themes, method=method, seed=seed)
     return out
+
+
+def _story_versus(
+    plain: Sequence[Row], mine: Sequence[Row], themes: Sequence[str], *, method: str, seed: int
+) -> StoryVersusTemplate:
+    """One model's success on template prompts (``plain``) beside its stories (``mine``),
+    in all and per theme (the themes it has stories of)."""
+
+    def est(chosen: Sequence[Row]) -> Estimate:
+        return aggregate(chosen, "success", method=method, seed=seed)
+
+    return StoryVersusTemplate(
+        template=est(plain),
+        themes={
+            theme: est([r for r in mine if story_theme(r) == theme])
+            for theme in themes
+            if any(story_theme(r) == theme for r in mine)
+        },
+        story=est(mine),
+    )
 
 
 def report_tests(
@@ -1185,6 +1251,66 @@ def report_tests(
         "filler_tests": _fillers(rows, method="wilson", seed=seed, bars_too=False)[0],
         "duplication_tests": _duplication(rows, method="wilson", seed=seed, bars_too=False)[0],
     }
+
+
+def _ordered_models(data: Sequence[Row], model_order: Sequence[str]) -> list[str]:
+    """The models of ``data``: those ``model_order`` names in its order, then the rest
+    in order of appearance."""
+    present = [str(m) for m in _first_seen(r.get("model") for r in data)]
+    return [m for m in model_order if m in present] + [m for m in present if m not in model_order]
+
+
+def _sat_bias(data: Sequence[Row], *, method: str, seed: int) -> dict[str, dict[str, Estimate]]:
+    """Family → model → the share of SAT predictions, families in the report's order
+    (pairs without a prediction left out)."""
+    sat_bias: dict[str, dict[str, Estimate]] = {}
+    for (family, model), members in group_rows(data, ["family", "model"]).items():
+        estimate = aggregate(members, "sat_prediction", method=method, seed=seed)
+        if estimate.n:
+            sat_bias.setdefault(str(family), {})[str(model)] = estimate
+    return {f: sat_bias[f] for f in sorted(sat_bias, key=_family_key)}
+
+
+def _template_table(
+    by_model: Mapping[tuple[Hashable, ...], Sequence[Row]],
+    models: Sequence[str],
+    templates: Sequence[str],
+    *,
+    method: str,
+    seed: int,
+) -> dict[str, dict[str, Estimate]]:
+    """Model → template → the success rate of its prompts in that template."""
+    table: dict[str, dict[str, Estimate]] = {}
+    for model in models:
+        mine = by_model[(model,)]
+        table[model] = {
+            template: aggregate(
+                [r for r in mine if r.get("template") == template],
+                "success",
+                method=method,
+                seed=seed,
+            )
+            for template in templates
+        }
+    return table
+
+
+def _captions(data: Sequence[Row]) -> tuple[str, str, list[str]]:
+    """What the captions name: the knob settings of the grid rows and of the swept rows
+    (the swept knob left out), and the experiments of the grid rows."""
+    plain = [r for r in data if _is_plain(r)]
+    return (
+        knob_settings(plain),
+        knob_settings((r for r in data if _is_swept(r)), exclude_swept=True),
+        experiments_of(plain),
+    )
+
+
+def _sorted_budgets(
+    budgets: Mapping[str, Sequence[int]], models: Sequence[str]
+) -> dict[str, list[int]]:
+    """Each model's distinct token budgets, in increasing order."""
+    return {m: sorted({int(b) for b in budgets.get(m, [])}) for m in models}
 
 
 def compute_content(
@@ -1213,37 +1339,16 @@ def compute_content(
     0
     """
     data = list(rows)
-    present = [str(m) for m in _first_seen(r.get("model") for r in data)]
-    models = [m for m in model_order if m in present] + [m for m in present if m not in model_order]
+    models = _ordered_models(data, model_order)
     families = sorted({str(r.get("family")) for r in data if r.get("family")}, key=_family_key)
     templates = [str(t) for t in _first_seen(r.get("template") for r in data)]
     by_model = group_rows(data, ["model"])
     summaries = [_summary(m, by_model[(m,)], method=method, seed=seed) for m in models]
-
-    sat_bias: dict[str, dict[str, Estimate]] = {}
-    for (family, model), members in group_rows(data, ["family", "model"]).items():
-        estimate = aggregate(members, "sat_prediction", method=method, seed=seed)
-        if estimate.n:
-            sat_bias.setdefault(str(family), {})[str(model)] = estimate
-    sat_bias = {f: sat_bias[f] for f in sorted(sat_bias, key=_family_key)}
-
-    template_table: dict[str, dict[str, Estimate]] = {}
-    for model in models:
-        mine = by_model[(model,)]
-        template_table[model] = {
-            template: aggregate(
-                [r for r in mine if r.get("template") == template],
-                "success",
-                method=method,
-                seed=seed,
-            )
-            for template in templates
-        }
-
     order_tests, order_bars = _order(data, method=method, seed=seed)
     filler_tests, filler_bars = _fillers(data, method=method, seed=seed)
     duplication_tests, duplication_bars = _duplication(data, method=method, seed=seed)
     edits, edit_curves = _edits(data, models)
+    grid_knobs, sweep_knobs, grid_experiments = _captions(data)
     return ReportContent(
         title=title,
         rows=len(data),
@@ -1252,9 +1357,9 @@ def compute_content(
         templates=templates,
         summaries=summaries,
         table1=_table1(data, models, method=method, seed=seed),
-        sat_bias_by_family=sat_bias,
+        sat_bias_by_family=_sat_bias(data, method=method, seed=seed),
         failure_kinds=sorted({k for s in summaries for k in s.failures}),
-        template_table=template_table,
+        template_table=_template_table(by_model, models, templates, method=method, seed=seed),
         knob_tests=knob_tests(data, seed=seed),
         order_tests=order_tests,
         filler_tests=filler_tests,
@@ -1278,11 +1383,8 @@ def compute_content(
         pairs=pair_summaries(data, models) if has_twins(data) else None,
         traces=trace_summaries(traces, models) if traces else None,
         strategies=strategy_summaries(data, traces or []) if has_strategies(data) else None,
-        grid_knobs=knob_settings(r for r in data if _is_plain(r)),
-        sweep_knobs=knob_settings(
-            (r for r in data if _is_swept(r)),
-            exclude_swept=True,
-        ),
-        grid_experiments=experiments_of(r for r in data if _is_plain(r)),
-        budgets={m: sorted({int(b) for b in (budgets or {}).get(m, [])}) for m in models},
+        grid_knobs=grid_knobs,
+        sweep_knobs=sweep_knobs,
+        grid_experiments=grid_experiments,
+        budgets=_sorted_budgets(budgets or {}, models),
     )

@@ -63,7 +63,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -207,16 +207,9 @@ def read_forced(
     >>> read_forced("The answer is: {}", ents, vals).literals
     frozenset()
     """
-    obj: Any = _strict_object(text)
-    if lenient and not isinstance(obj, dict):  # the strict line first, then any object
-        found = extract_witness(text, lenient=True, entities=entities.keys())
-        if found.status == "missing":
-            return ForcedRead("missing", reason=found.reason)
-        if found.obj is None or found.reason is not None:
-            return ForcedRead("bad", reason=found.reason)
-        obj = found.obj
-    elif obj is None:
-        return ForcedRead("missing", reason=f"no closing line {_PREFIX} {{...}}")
+    obj, failed = _forced_object(text, entities, lenient=lenient)
+    if failed is not None:
+        return failed
     if not isinstance(obj, dict):
         return ForcedRead("bad", reason="the answer is not a JSON object")
     fold = (lambda word: " ".join(word.split()).casefold()) if lenient else (lambda word: word)
@@ -226,19 +219,56 @@ def read_forced(
         name = names.get(fold(raw_name))
         if name is None:
             return ForcedRead("bad", reason=f"unknown entity {raw_name!r}")
-        true_word, false_word = values[name]
-        if lenient and isinstance(raw_value, bool):
-            raw_value = true_word if raw_value else false_word
-        if not isinstance(raw_value, str):
-            return ForcedRead("bad", reason=f"the value of {name!r} is not a string")
-        word = fold(raw_value)
-        if word in (fold(true_word), *(("true",) if lenient else ())):
-            literals.add(entities[name])
-        elif word in (fold(false_word), *(("false",) if lenient else ())):
-            literals.add(-entities[name])
-        else:
-            return ForcedRead("bad", reason=f"unknown value {raw_value!r} of {name!r}")
+        sign = _forced_sign(name, raw_value, values[name], fold, lenient=lenient)
+        if isinstance(sign, ForcedRead):
+            return sign
+        literals.add(sign * entities[name])
     return ForcedRead("found", frozenset(literals))
+
+
+def _forced_object(
+    text: str, entities: Mapping[str, int], *, lenient: bool
+) -> tuple[Any, ForcedRead | None]:
+    """The JSON value a ``forced`` answer gives, or why none was read.
+
+    Strictly, the closing line's; leniently, that line's object, or else the last flat
+    object of entities to values anywhere.
+    """
+    obj: Any = _strict_object(text)
+    if lenient and not isinstance(obj, dict):  # the strict line first, then any object
+        found = extract_witness(text, lenient=True, entities=entities.keys())
+        if found.status == "missing":
+            return None, ForcedRead("missing", reason=found.reason)
+        if found.obj is None or found.reason is not None:
+            return None, ForcedRead("bad", reason=found.reason)
+        return found.obj, None
+    if obj is None:
+        return None, ForcedRead("missing", reason=f"no closing line {_PREFIX} {{...}}")
+    return obj, None
+
+
+def _forced_sign(
+    name: str,
+    raw_value: Any,
+    words: tuple[str, str],
+    fold: Callable[[str], str],
+    *,
+    lenient: bool,
+) -> int | ForcedRead:
+    """``1`` for entity ``name``'s true word, ``-1`` for its false word (``words``), read
+    through ``fold``; leniently ``true``/``false`` too, as words or JSON booleans. Any other
+    value is a ``bad`` read."""
+    true_word, false_word = words
+    if lenient and isinstance(raw_value, bool):
+        raw_value = true_word if raw_value else false_word
+    if not isinstance(raw_value, str):
+        return ForcedRead("bad", reason=f"the value of {name!r} is not a string")
+    word = fold(raw_value)
+    if word in (fold(true_word), *(("true",) if lenient else ())):
+        return 1
+    if word in (fold(false_word), *(("false",) if lenient else ())):
+        return -1
+    return ForcedRead("bad", reason=f"unknown value {raw_value!r} of {name!r}")
 
 
 def _forced_verdict(
@@ -259,6 +289,162 @@ def _literal(obj: Any, entities: Mapping[str, int], values: Mapping[str, tuple[s
     return entities[entity] if value == values[entity][0] else -entities[entity]
 
 
+_Verdicts = tuple[tuple[str, str], dict[str, Any]]
+"""The strict and lenient failure kinds of an answer, and its extra judgement fields."""
+
+
+def _judge_forced(
+    text: str,
+    formula: Formula,
+    entities: Mapping[str, int],
+    values: Mapping[str, tuple[str, str]],
+    prompt: Any,
+) -> _Verdicts:
+    """Judge a ``forced`` answer: the backbone, with precision and recall of each read."""
+    from twosat_formal.questions.reference import forced_literals
+
+    truth = frozenset(forced_literals(formula))
+    strict = _forced_verdict(read_forced(text, entities, values), truth)
+    loose = _forced_verdict(read_forced(text, entities, values, lenient=True), truth)
+    fields = {
+        "precision": strict[1],
+        "recall": strict[2],
+        "lenient_precision": loose[1],
+        "lenient_recall": loose[2],
+    }
+    return (strict[0], loose[0]), fields
+
+
+def _decision_verdict(text: str, expected: str, *, lenient: bool) -> str:
+    """The failure kind of the Yes/No of ``text`` against ``expected`` (SAT for Yes)."""
+    decision = extract_decision(text, lenient=lenient)
+    if decision.ambiguous:
+        return "ambiguous-answer"
+    if decision.value is None:
+        return "no-answer"
+    return "correct" if decision.value == expected else "wrong-decision"
+
+
+def _judge_entails(
+    text: str,
+    formula: Formula,
+    entities: Mapping[str, int],
+    values: Mapping[str, tuple[str, str]],
+    prompt: Any,
+) -> _Verdicts:
+    """Judge an ``entails`` answer: its Yes/No, and the chain of a right Yes."""
+    from twosat_formal.diagnostics.chains import NO_CHAIN, check_chain, extract_chain
+    from twosat_formal.questions.reference import entails
+
+    reference = prompt.reference
+    a = _literal(reference["if"], entities, values)
+    b = _literal(reference["then"], entities, values)
+    yes = entails(formula, a, b)
+    expected = "SAT" if yes else "UNSAT"  # Yes/No as the decision reader gives them
+    failures = (
+        _decision_verdict(text, expected, lenient=False),
+        _decision_verdict(text, expected, lenient=True),
+    )
+    fields: dict[str, Any] = {}
+    if yes and "correct" in failures:
+        chain = extract_chain(text)
+        if chain is None:
+            fields.update(chain_valid=None, chain_reason=NO_CHAIN)
+        else:
+            verdict = check_chain(chain, entities, values, formula, ends=(a, b))
+            fields.update(chain_valid=verdict.valid, chain_reason=verdict.reason)
+    return failures, fields
+
+
+def _judge_maxsat(
+    text: str,
+    formula: Formula,
+    entities: Mapping[str, int],
+    values: Mapping[str, tuple[str, str]],
+    prompt: Any,
+) -> _Verdicts:
+    """Judge a ``maxsat`` answer: the rules its assignment satisfies against RC2's optimum."""
+    from twosat_formal.questions.reference import maxsat_model
+
+    _, falsified = maxsat_model(formula)
+    best = formula.num_clauses - len(falsified)
+    verdicts = []
+    fields: dict[str, Any] = {}
+    for lenient in (False, True):
+        read = read_forced(text, entities, values, lenient=lenient)
+        if read.status != "found" or read.literals is None:
+            verdicts.append("no-answer" if read.status == "missing" else "bad-json")
+            continue
+        true = read.literals
+        count = sum(1 for c in formula.clauses if any(int(x) in true for x in c))
+        if not lenient:
+            fields.update(size_ratio=count / best if best else 1.0)
+        verdicts.append("correct" if count == best else "wrong-decision")
+    return (verdicts[0], verdicts[1]), fields
+
+
+def _judge_rule_set(
+    kind: str,
+    text: str,
+    formula: Formula,
+) -> _Verdicts:
+    """Judge a ``core`` or ``repair`` answer: a list of rule numbers, checked by PySAT."""
+    from twosat_formal.questions.reference import maxsat_model, minimum_core
+
+    if kind == "core":
+        smallest = len(minimum_core(formula))
+        check_set = _pysat_core_verdict
+    else:
+        smallest = len(maxsat_model(formula)[1])
+        check_set = _pysat_repair_verdict
+    verdicts = []
+    fields: dict[str, Any] = {}
+    for lenient in (False, True):
+        status, numbers = read_core(text, formula.num_clauses, lenient=lenient)
+        if status == "missing" or numbers is None:
+            verdicts.append("bad-json" if status == "bad" else "no-answer")
+            continue
+        why = check_set(formula, numbers)
+        if not lenient:
+            ratio = None if why is not None else smallest / max(1, len(numbers))
+            fields.update(core_reason=why, size_ratio=ratio)
+        right = why is None and len(numbers) == smallest
+        verdicts.append("correct" if right else "wrong-decision")
+    return (verdicts[0], verdicts[1]), fields
+
+
+def _judge_core(
+    text: str,
+    formula: Formula,
+    entities: Mapping[str, int],
+    values: Mapping[str, tuple[str, str]],
+    prompt: Any,
+) -> _Verdicts:
+    """Judge a ``core`` answer (:func:`_judge_rule_set`)."""
+    return _judge_rule_set("core", text, formula)
+
+
+def _judge_repair(
+    text: str,
+    formula: Formula,
+    entities: Mapping[str, int],
+    values: Mapping[str, tuple[str, str]],
+    prompt: Any,
+) -> _Verdicts:
+    """Judge a ``repair`` answer (:func:`_judge_rule_set`)."""
+    return _judge_rule_set("repair", text, formula)
+
+
+_JUDGES = {
+    "forced": _judge_forced,
+    "entails": _judge_entails,
+    "maxsat": _judge_maxsat,
+    "core": _judge_core,
+    "repair": _judge_repair,
+}
+"""The judge of each question type but the decision."""
+
+
 def judge_question(
     kind: str, response: Response | str, prompt: Any, formula: Formula, label: str
 ) -> Judgement:
@@ -267,90 +453,14 @@ def judge_question(
     ``prompt`` is the prompt record (its entity map, value words and, for ``entails``,
     its ``reference``'s ``if`` and ``then``).
     """
-    from twosat_formal.diagnostics.chains import NO_CHAIN, check_chain, extract_chain
-    from twosat_formal.questions.reference import entails, forced_literals
-
     if isinstance(response, str):
         response = Response(response)
     entities = entity_variables(prompt.entities, formula)
     values = value_words(prompt)
-    text = response.text
-    fields: dict[str, Any] = {}
-    if kind == "forced":
-        truth = frozenset(forced_literals(formula))
-        strict = _forced_verdict(read_forced(text, entities, values), truth)
-        loose = _forced_verdict(read_forced(text, entities, values, lenient=True), truth)
-        fields.update(
-            precision=strict[1],
-            recall=strict[2],
-            lenient_precision=loose[1],
-            lenient_recall=loose[2],
-        )
-        failures = (strict[0], loose[0])
-    elif kind == "entails":
-        reference = prompt.reference
-        a = _literal(reference["if"], entities, values)
-        b = _literal(reference["then"], entities, values)
-        yes = entails(formula, a, b)
-        expected = "SAT" if yes else "UNSAT"  # Yes/No as the decision reader gives them
-        verdicts = []
-        for lenient in (False, True):
-            decision = extract_decision(text, lenient=lenient)
-            if decision.ambiguous:
-                verdicts.append("ambiguous-answer")
-            elif decision.value is None:
-                verdicts.append("no-answer")
-            else:
-                verdicts.append("correct" if decision.value == expected else "wrong-decision")
-        failures = (verdicts[0], verdicts[1])
-        if yes and "correct" in failures:
-            chain = extract_chain(text)
-            if chain is None:
-                fields.update(chain_valid=None, chain_reason=NO_CHAIN)
-            else:
-                verdict = check_chain(chain, entities, values, formula, ends=(a, b))
-                fields.update(chain_valid=verdict.valid, chain_reason=verdict.reason)
-    elif kind == "maxsat":
-        from twosat_formal.questions.reference import maxsat_model
-
-        _, falsified = maxsat_model(formula)
-        best = formula.num_clauses - len(falsified)
-        verdicts = []
-        for lenient in (False, True):
-            read = read_forced(text, entities, values, lenient=lenient)
-            if read.status != "found" or read.literals is None:
-                verdicts.append("no-answer" if read.status == "missing" else "bad-json")
-                continue
-            true = read.literals
-            count = sum(1 for c in formula.clauses if any(int(x) in true for x in c))
-            if not lenient:
-                fields.update(size_ratio=count / best if best else 1.0)
-            verdicts.append("correct" if count == best else "wrong-decision")
-        failures = (verdicts[0], verdicts[1])
-    elif kind in ("core", "repair"):
-        from twosat_formal.questions.reference import maxsat_model, minimum_core
-
-        if kind == "core":
-            smallest = len(minimum_core(formula))
-            check_set = _pysat_core_verdict
-        else:
-            smallest = len(maxsat_model(formula)[1])
-            check_set = _pysat_repair_verdict
-        verdicts = []
-        for lenient in (False, True):
-            status, numbers = read_core(text, formula.num_clauses, lenient=lenient)
-            if status == "missing" or numbers is None:
-                verdicts.append("bad-json" if status == "bad" else "no-answer")
-                continue
-            why = check_set(formula, numbers)
-            if not lenient:
-                ratio = None if why is not None else smallest / max(1, len(numbers))
-                fields.update(core_reason=why, size_ratio=ratio)
-            right = why is None and len(numbers) == smallest
-            verdicts.append("correct" if right else "wrong-decision")
-        failures = (verdicts[0], verdicts[1])
-    else:
+    judge = _JUDGES.get(kind)
+    if judge is None:
         raise ValueError(f"question type {kind!r} has no judgement here")
+    failures, fields = judge(response.text, formula, entities, values, prompt)
     if response.truncated:
         failures = ("truncated", "truncated")
     return Judgement(

@@ -23,6 +23,18 @@ Can you assign truth values to all statements without creating a contradiction?
 True
 >>> backparse(p.text).formula.same_clauses(f)
 True
+
+The same seed gives the same prompt; an explicit entity list replaces the seeded
+mapping:
+
+>>> g = Formula.from_named([["a", "~b"]])
+>>> verbalize(g, "letter", seed=5) == verbalize(g, "letter", seed=5)
+True
+>>> print(verbalize(g, "team", entities=["Alice", "Bob"]).verbalization)
+We have team assignment rules:
+Either Alice is on the Red team or Bob is on the Blue team.
+<BLANKLINE>
+Is there a valid team assignment that satisfies all constraints?
 """
 
 from __future__ import annotations
@@ -122,9 +134,7 @@ class Prompt:
         >>> verbalize(f, "logic", ask="core").numbered, verbalize(f, "logic").numbered
         (True, False)
         """
-        from twosat_formal.questions import NUMBERED
-
-        return self.ask in NUMBERED
+        return _numbered(self.ask)
 
     def entity_map(self) -> dict[str, str]:
         """Entity → variable name, in variable order.
@@ -265,6 +275,101 @@ def example_formula(formula: Formula, transforms: Sequence[Mapping[str, Any]] | 
     return undo_edits(formula, transforms) if transforms else formula
 
 
+def _numbered(ask: str) -> bool:
+    """Whether a question of type ``ask`` names rules by number, so numbers them."""
+    from twosat_formal.questions import NUMBERED
+
+    return ask in NUMBERED
+
+
+def _instance_parts(
+    instance: Formula | Instance, example_from: Formula | None
+) -> tuple[str | None, Formula, Formula | None]:
+    """Return the id, the formula and the example formula of ``instance``.
+
+    A bare formula has no id and keeps ``example_from``; for an instance, the example
+    formula is ``example_from`` when given, else the unedited formula of an edited
+    instance (:func:`example_formula`).
+    """
+    if isinstance(instance, Formula):
+        return None, instance, example_from
+    formula = instance.formula
+    if example_from is None:
+        example_from = example_formula(formula, instance.transforms)
+    return instance.id, formula, example_from
+
+
+def _entity_names(
+    scheme: Scheme, num_vars: int, seed: int, entities: Sequence[str] | None
+) -> tuple[str, ...]:
+    """Return the entities of variables ``1..num_vars``: seeded, or ``entities`` checked."""
+    if entities is None:
+        return entity_map(scheme.entities, num_vars, seed=seed)
+    return scheme.entities.validate(entities, num_vars)
+
+
+def _example_entities(
+    formula: Formula, example_from: Formula | None, entities: Sequence[str]
+) -> list[str]:
+    """Return the entities the prompt's example shows (:func:`_first_shown`).
+
+    They are read from ``example_from`` when given, which must have the variables of
+    ``formula``; else from ``formula``.
+
+    Raises
+    ------
+    ConfigError
+        If ``example_from`` has another number of variables than ``formula``.
+    """
+    if example_from is None:
+        return _first_shown(formula, entities)
+    if example_from.num_vars != formula.num_vars:
+        raise ConfigError(
+            f"the example formula has {example_from.num_vars} variables, the formula "
+            f"{formula.num_vars}",
+            parameter="example_from",
+        )
+    return _first_shown(example_from, entities)
+
+
+def _asked_question(
+    ask: str,
+    ask_cycle: bool,
+    formula: Formula,
+    scheme: Scheme,
+    names: Sequence[str],
+    shown: Sequence[str],
+    seed: int,
+) -> tuple[str, bool, dict[str, Any] | None, str | None]:
+    """Return the question type, ``ask_cycle``, reference answer and question block.
+
+    ``"chain"`` is the decision with ``ask_cycle``; the decision has neither a
+    reference answer nor a question block; another type has both.
+
+    Raises
+    ------
+    ConfigError
+        If ``ask`` is no question type, or a contradiction chain is asked with it.
+    """
+    if ask == "chain":
+        return "decision", True, None, None
+    if ask == "decision":
+        return ask, ask_cycle, None, None
+    from twosat_formal.questions import QUESTION_TYPES
+    from twosat_formal.questions.reference import reference_answer
+    from twosat_formal.verbalize.questions import question_block
+
+    if ask not in QUESTION_TYPES:
+        raise ConfigError(
+            f"unknown question type {ask!r}", parameter="ask", valid=", ".join(QUESTION_TYPES)
+        )
+    if ask_cycle:
+        raise ConfigError("a contradiction chain is asked with the decision only")
+    reference = reference_answer(ask, formula, names, scheme.true_value, scheme.false_value, seed)
+    question = question_block(ask, scheme.true_value, scheme.false_value, shown, reference)
+    return ask, ask_cycle, reference, question
+
+
 def verbalize(
     formula: Formula | Instance,
     template: str,
@@ -302,84 +407,38 @@ def verbalize(
         variables.
     ask:
         The question type (:data:`~twosat_formal.questions.QUESTION_TYPES`):
-        ``"decision"`` (the default), ``"chain"`` (the same as ``ask_cycle``),
-        ``"forced"`` or ``"entails"``; the last two replace the decision's
-        instructions by the type's block
-        (:func:`~twosat_formal.verbalize.questions.question_block`) and carry the
-        reference answer (:func:`~twosat_formal.questions.reference.reference_answer`,
-        an ``entails`` question chosen by ``seed``).
+        ``"decision"`` (the default), ``"chain"`` (the same as ``ask_cycle``) or
+        another type, whose block
+        (:func:`~twosat_formal.verbalize.questions.question_block`) replaces the
+        decision's instructions and whose reference answer
+        (:func:`~twosat_formal.questions.reference.reference_answer`, an ``entails``
+        question chosen by ``seed``) the prompt carries.
 
     Returns
     -------
     Prompt
         The example JSON of the prompt shows the first three entities in order of
         first appearance in ``example_from`` (in the text, by default).
-
-    Examples
-    --------
-    >>> f = Formula.from_named([["a", "~b"]])
-    >>> p = verbalize(f, "letter", seed=5)
-    >>> p == verbalize(f, "letter", seed=5)
-    True
-    >>> print(verbalize(f, "team", entities=["Alice", "Bob"]).verbalization)
-    We have team assignment rules:
-    Either Alice is on the Red team or Bob is on the Blue team.
-    <BLANKLINE>
-    Is there a valid team assignment that satisfies all constraints?
     """
-    instance_id: str | None = None
-    if not isinstance(formula, Formula):
-        instance = formula
-        instance_id, formula = instance.id, instance.formula
-        if example_from is None:
-            example_from = example_formula(formula, instance.transforms)
+    instance_id, formula, example_from = _instance_parts(formula, example_from)
     scheme = TEMPLATES.get(template)
-    naming = scheme.entities
-    if entities is None:
-        names = entity_map(naming, formula.num_vars, seed=seed)
-    else:
-        names = naming.validate(entities, formula.num_vars)
-    from twosat_formal.questions import NUMBERED
-
-    verbalization = render(formula, scheme, names, numbered=ask in NUMBERED)
-    if example_from is not None and example_from.num_vars != formula.num_vars:
-        raise ConfigError(
-            f"the example formula has {example_from.num_vars} variables, the formula "
-            f"{formula.num_vars}",
-            parameter="example_from",
-        )
-    shown = _first_shown(formula if example_from is None else example_from, names)
-    if ask == "chain":
-        ask, ask_cycle = "decision", True
-    reference: dict[str, Any] | None = None
-    question: str | None = None
-    if ask != "decision":
-        from twosat_formal.questions import QUESTION_TYPES
-        from twosat_formal.questions.reference import reference_answer
-        from twosat_formal.verbalize.questions import question_block
-
-        if ask not in QUESTION_TYPES:
-            raise ConfigError(
-                f"unknown question type {ask!r}", parameter="ask", valid=", ".join(QUESTION_TYPES)
-            )
-        if ask_cycle:
-            raise ConfigError("a contradiction chain is asked with the decision only")
-        reference = reference_answer(
-            ask, formula, names, scheme.true_value, scheme.false_value, seed
-        )
-        question = question_block(ask, scheme.true_value, scheme.false_value, shown, reference)
-    text = template_prompt(
-        verbalization,
-        scheme.true_value,
-        scheme.false_value,
-        shown,
-        ask_cycle=ask_cycle,
-        question=question,
+    names = _entity_names(scheme, formula.num_vars, seed, entities)
+    verbalization = render(formula, scheme, names, numbered=_numbered(ask))
+    shown = _example_entities(formula, example_from, names)
+    ask, ask_cycle, reference, question = _asked_question(
+        ask, ask_cycle, formula, scheme, names, shown, seed
     )
     return Prompt(
         template=scheme.name,
         verbalization=verbalization,
-        text=text,
+        text=template_prompt(
+            verbalization,
+            scheme.true_value,
+            scheme.false_value,
+            shown,
+            ask_cycle=ask_cycle,
+            question=question,
+        ),
         entities=names,
         variables=formula.names,
         true_value=scheme.true_value,

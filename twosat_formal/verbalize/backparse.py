@@ -299,6 +299,47 @@ def _opening(text: str) -> Scheme | None:
     return next((scheme for scheme, words in preambles if head[: len(words)] == words), None)
 
 
+def _rule_block(text: str, scheme: Scheme) -> str | None:
+    """The lines between ``scheme``'s preamble line and its question, or ``None`` unless
+    the text opens with the preamble and a line break and the question follows a blank
+    line and ends at a whitespace or the end."""
+    head, marker = scheme.preamble + "\n", "\n\n" + scheme.question
+    if not text.startswith(head):
+        return None
+    end = text.find(marker, len(head) - 1)
+    after = end + len(marker)
+    if end < len(head) or (after < len(text) and not text[after].isspace()):
+        return None
+    return text[len(head) : end]
+
+
+def _without_numbers(block: str) -> str | None:
+    """The lines of ``block`` without their rule numbers 1, 2, 3, ..., or ``None`` when a
+    line does not open with its number."""
+    rules = block.split("\n")
+    heads = [rule_head(k) for k in range(1, len(rules) + 1)]
+    if not all(map(str.startswith, rules, heads)):
+        return None
+    return "\n".join(rule[len(h) :] for rule, h in zip(rules, heads, strict=True))
+
+
+def _line_entities(
+    matches: Sequence[tuple[str, ...]], scheme: Scheme, entities: Sequence[str] | None
+) -> list[str] | None:
+    """The entity of each variable: ``entities``, or those of the matched lines in order of
+    first appearance; ``None`` when a line names an entity outside the scheme's naming
+    or outside ``entities``."""
+    # each match holds two or one of them
+    seen = dict.fromkeys(chain.from_iterable(map(_ENTITY_GROUPS, matches)))
+    seen.pop("", None)  # the groups of the other kind of sentence
+    if not scheme.entities.are_entities(seen):
+        return None
+    order = list(seen) if entities is None else [normalize_apostrophes(e) for e in entities]
+    if not set(order) >= seen.keys():
+        return None
+    return order
+
+
 def _read_lines(
     text: str, scheme: Scheme, entities: Sequence[str] | None, numbered: bool | None = None
 ) -> tuple[str, list[list[int]], list[str], list[int]] | None:
@@ -323,38 +364,85 @@ def _read_lines(
     True
     """
     pattern = scheme.clause_lines
-    head, marker = scheme.preamble + "\n", "\n\n" + scheme.question
-    if pattern is None or not text.startswith(head):
+    block = _rule_block(text, scheme)
+    if pattern is None or block is None:
         return None
-    end = text.find(marker, len(head) - 1)
-    after = end + len(marker)
-    if end < len(head) or (after < len(text) and not text[after].isspace()):
-        return None
-    block = text[len(head) : end]
     if numbered or (numbered is None and block.startswith(rule_head(1))):
-        rules = block.split("\n")
-        heads = [rule_head(k) for k in range(1, len(rules) + 1)]
-        if not all(map(str.startswith, rules, heads)):
+        block = _without_numbers(block)
+        if block is None:
             return None
-        block = "\n".join(rule[len(h) :] for rule, h in zip(rules, heads, strict=True))
     matches = pattern[0].findall(block)
     if len(matches) != block.count("\n") + 1:
         return None
-    # the entities in order of first appearance (each match holds two or one of them)
-    seen = dict.fromkeys(chain.from_iterable(map(_ENTITY_GROUPS, matches)))
-    seen.pop("", None)  # the groups of the other kind of sentence
-    if not scheme.entities.are_entities(seen):
+    order = _line_entities(matches, scheme, entities)
+    if order is None:
         return None
-    order = list(seen) if entities is None else [normalize_apostrophes(e) for e in entities]
     var = {entity: v for v, entity in enumerate(order, 1)}
-    if not var.keys() >= seen.keys():
-        return None
     sign = {pattern[1]: 1, pattern[2]: -1}
     clauses = [
         [var[a] * sign[x], var[b] * sign[y]] if a else [var[u] * sign[z]]
         for a, x, b, y, u, z in matches
     ]
     return scheme.name, clauses, order, list(range(2, len(clauses) + 2))
+
+
+def _opening_scheme(words: _Words, template: str | None, source: str | None) -> Scheme:
+    """The scheme whose preamble opens ``words``: detected, or ``template``'s checked."""
+    if template is None:
+        return _detect(words, source)
+    scheme = TEMPLATES.get(template)
+    if not words.starts_with(0, _phrase(scheme.preamble)):
+        raise words.error(f"expected the {scheme.name} preamble {scheme.preamble!r}", 0, source)
+    return scheme
+
+
+def _past_number(words: _Words, i: int, rule: int, *, numbered: bool, source: str | None) -> int:
+    """The word after rule ``rule``'s number at word ``i`` (``i`` itself when the rules are
+    not numbered).
+
+    Raises
+    ------
+    ParseError
+        A numbered rule that does not open with its number, or a number opening a rule
+        where the rules are not numbered.
+    """
+    word = words.words[i]
+    if numbered:
+        number = rule_head(rule).rstrip()
+        if word != number:
+            raise words.error(
+                f"rule {rule} opens with {word!r} instead of its number {number!r}", i, source
+            )
+        return i + 1
+    if _RULE_NUMBER.fullmatch(word):
+        raise words.error(f"{word!r} numbers a rule where the rules are not numbered", i, source)
+    return i
+
+
+def _clause(
+    literals: Sequence[tuple[str, bool]],
+    index_of: dict[str, int],
+    order: list[str],
+    open_ended: bool,
+    words: _Words,
+    i: int,
+    source: str | None,
+) -> list[int]:
+    """The clause of a sentence's ``literals`` (at word ``i``) over the variables ``index_of``.
+
+    An entity met for the first time becomes the next variable (appended to ``order``)
+    when the entities are ``open_ended``; else it is an error.
+    """
+    clause = []
+    for entity, positive in literals:
+        var = index_of.get(entity)
+        if var is None:
+            if not open_ended:
+                raise words.error(f"unknown entity {entity!r}", i, source)
+            order.append(entity)
+            var = index_of[entity] = len(order)
+        clause.append(var if positive else -var)
+    return clause
 
 
 def _read_words(
@@ -369,12 +457,7 @@ def _read_words(
     Numbered rules open with their number as a word of its own (``1.``), which must be
     one more than the rule before's."""
     words = _Words(text)
-    if template is None:
-        scheme = _detect(words, source)
-    else:
-        scheme = TEMPLATES.get(template)
-        if not words.starts_with(0, _phrase(scheme.preamble)):
-            raise words.error(f"expected the {scheme.name} preamble {scheme.preamble!r}", 0, source)
+    scheme = _opening_scheme(words, template, source)
     question = _phrase(scheme.question)
     known: dict[str, int] | None = None
     order: list[str] = []
@@ -403,20 +486,7 @@ def _read_words(
         if text_words[i] == first and text_words[i : i + length] == question:
             break
         start = i
-        if numbered:
-            number = rule_head(len(clauses) + 1).rstrip()
-            if text_words[i] != number:
-                raise words.error(
-                    f"rule {len(clauses) + 1} opens with {text_words[i]!r} instead of its "
-                    f"number {number!r}",
-                    i,
-                    source,
-                )
-            i += 1
-        elif _RULE_NUMBER.fullmatch(text_words[i]):
-            raise words.error(
-                f"{text_words[i]!r} numbers a rule where the rules are not numbered", i, source
-            )
+        i = _past_number(words, i, len(clauses) + 1, numbered=numbered, source=source)
         while ends[e] < i:
             e += 1
         if ends[e] == limit < n:  # a sentence runs on over the question's words
@@ -428,16 +498,7 @@ def _read_words(
             literals = _parse_sentence(scheme, sentence)
         except SentenceError as err:
             raise words.error(str(err), i, source) from None
-        clause = []
-        for entity, positive in literals:
-            var = index_of.get(entity)
-            if var is None:
-                if known is not None:
-                    raise words.error(f"unknown entity {entity!r}", i, source)
-                order.append(entity)
-                var = index_of[entity] = len(order)
-            clause.append(var if positive else -var)
-        clauses.append(clause)
+        clauses.append(_clause(literals, index_of, order, known is None, words, i, source))
         lines.append(words.lines[start])
         i = j + 1
     return scheme.name, clauses, order, lines

@@ -23,7 +23,7 @@ The answer is: {"<entity>": "<value>", ...}
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from twosat_formal.errors import ConfigError
@@ -76,6 +76,111 @@ def _pair(obj: Mapping[str, str]) -> tuple[str, str]:
     return json.dumps(entity, ensure_ascii=False), json.dumps(value, ensure_ascii=False)
 
 
+def _example_object(true_value: str, false_value: str, shown: Sequence[str]) -> str:
+    """The example JSON object: the first two shown entities, true and false."""
+    values = (true_value, false_value)
+    return json.dumps(
+        {entity: value for entity, value in zip(shown[:2], values, strict=False)},
+        ensure_ascii=False,
+    )
+
+
+def _forced_block(
+    true_value: str, false_value: str, shown: Sequence[str], reference: Mapping[str, Any] | None
+) -> str:
+    """The block of a ``forced`` prompt: the fixed entities as one JSON object."""
+    return (
+        FORCED_QUESTION + "\n\n"
+        "Provide every entity whose value is fixed, with that value, as one JSON object\n"
+        f'using "{true_value}" or "{false_value}" as values ({{}} if no value is fixed).\n'
+        "Example format:\n"
+        f"{_example_object(true_value, false_value, shown)}\n\n"
+        "End your response with exactly one line:\n"
+        'The answer is: {"<entity>": "<value>", ...}'
+    )
+
+
+def _entails_block(
+    true_value: str, false_value: str, shown: Sequence[str], reference: Mapping[str, Any] | None
+) -> str:
+    """The block of an ``entails`` prompt: Yes or No, with the chain of a Yes.
+
+    Raises
+    ------
+    ConfigError
+        If there is no ``reference`` to name the question's entities.
+    """
+    if reference is None:
+        raise ConfigError("an entails prompt needs its question (the reference)")
+    a, va = _pair(reference["if"])
+    b, vb = _pair(reference["then"])
+    start = json.dumps(reference["if"], ensure_ascii=False)
+    end = json.dumps(reference["then"], ensure_ascii=False)
+    return (
+        ENTAILS_QUESTION.format(a=a, va=va, b=b, vb=vb) + "\n\n"
+        "If yes, also provide the chain of rules as JSON:\n"
+        f'{{"chain": [{start}, ..., {end}]}}\n'
+        f"The chain starts at {a}: {va}, ends at {b}: {vb}, and each step\n"
+        "must follow from the step before by one rule above.\n\n"
+        "End your response with exactly one of:\n"
+        f'- "The answer is: Yes" (if {b} must have the value {vb})\n'
+        '- "The answer is: No" (if it need not)'
+    )
+
+
+def _core_block(
+    true_value: str, false_value: str, shown: Sequence[str], reference: Mapping[str, Any] | None
+) -> str:
+    """The block of a ``core`` prompt: the numbers of a smallest core as a JSON list."""
+    return (
+        CORE_QUESTION + "\n\n"
+        "Provide the numbers of those rules as one JSON list.\n"
+        "Example format:\n"
+        "[1, 3]\n\n"
+        "End your response with exactly one line:\n"
+        "The answer is: [<rule number>, ...]"
+    )
+
+
+def _repair_block(
+    true_value: str, false_value: str, shown: Sequence[str], reference: Mapping[str, Any] | None
+) -> str:
+    """The block of a ``repair`` prompt: the numbers of the rules to drop as a JSON list."""
+    return (
+        REPAIR_QUESTION + "\n\n"
+        "Provide the numbers of the rules to drop as one JSON list.\n"
+        "Example format:\n"
+        "[2]\n\n"
+        "End your response with exactly one line:\n"
+        "The answer is: [<rule number>, ...]"
+    )
+
+
+def _maxsat_block(
+    true_value: str, false_value: str, shown: Sequence[str], reference: Mapping[str, Any] | None
+) -> str:
+    """The block of a ``maxsat`` prompt: a value for every entity as one JSON object."""
+    return (
+        MAXSAT_QUESTION + "\n\n"
+        "Provide a value for every entity as one JSON object\n"
+        f'using "{true_value}" or "{false_value}" as values.\n'
+        "Example format:\n"
+        f"{_example_object(true_value, false_value, shown)}\n\n"
+        "End your response with exactly one line:\n"
+        'The answer is: {"<entity>": "<value>", ...}'
+    )
+
+
+_BLOCKS: dict[str, Callable[[str, str, Sequence[str], Mapping[str, Any] | None], str]] = {
+    "forced": _forced_block,
+    "entails": _entails_block,
+    "core": _core_block,
+    "repair": _repair_block,
+    "maxsat": _maxsat_block,
+}
+"""The block of each question type but the decision."""
+
+
 def question_block(
     kind: str,
     true_value: str,
@@ -112,69 +217,7 @@ def question_block(
     - "The answer is: Yes" (if "B" must have the value "false")
     - "The answer is: No" (if it need not)
     """
-    if kind == "forced":
-        values = (true_value, false_value)
-        example = json.dumps(
-            {entity: value for entity, value in zip(shown[:2], values, strict=False)},
-            ensure_ascii=False,
-        )
-        return (
-            FORCED_QUESTION + "\n\n"
-            "Provide every entity whose value is fixed, with that value, as one JSON object\n"
-            f'using "{true_value}" or "{false_value}" as values ({{}} if no value is fixed).\n'
-            "Example format:\n"
-            f"{example}\n\n"
-            "End your response with exactly one line:\n"
-            'The answer is: {"<entity>": "<value>", ...}'
-        )
-    if kind == "entails":
-        if reference is None:
-            raise ConfigError("an entails prompt needs its question (the reference)")
-        a, va = _pair(reference["if"])
-        b, vb = _pair(reference["then"])
-        start = json.dumps(reference["if"], ensure_ascii=False)
-        end = json.dumps(reference["then"], ensure_ascii=False)
-        return (
-            ENTAILS_QUESTION.format(a=a, va=va, b=b, vb=vb) + "\n\n"
-            "If yes, also provide the chain of rules as JSON:\n"
-            f'{{"chain": [{start}, ..., {end}]}}\n'
-            f"The chain starts at {a}: {va}, ends at {b}: {vb}, and each step\n"
-            "must follow from the step before by one rule above.\n\n"
-            "End your response with exactly one of:\n"
-            f'- "The answer is: Yes" (if {b} must have the value {vb})\n'
-            '- "The answer is: No" (if it need not)'
-        )
-    if kind == "core":
-        return (
-            CORE_QUESTION + "\n\n"
-            "Provide the numbers of those rules as one JSON list.\n"
-            "Example format:\n"
-            "[1, 3]\n\n"
-            "End your response with exactly one line:\n"
-            "The answer is: [<rule number>, ...]"
-        )
-    if kind == "repair":
-        return (
-            REPAIR_QUESTION + "\n\n"
-            "Provide the numbers of the rules to drop as one JSON list.\n"
-            "Example format:\n"
-            "[2]\n\n"
-            "End your response with exactly one line:\n"
-            "The answer is: [<rule number>, ...]"
-        )
-    if kind == "maxsat":
-        values = (true_value, false_value)
-        example = json.dumps(
-            {entity: value for entity, value in zip(shown[:2], values, strict=False)},
-            ensure_ascii=False,
-        )
-        return (
-            MAXSAT_QUESTION + "\n\n"
-            "Provide a value for every entity as one JSON object\n"
-            f'using "{true_value}" or "{false_value}" as values.\n'
-            "Example format:\n"
-            f"{example}\n\n"
-            "End your response with exactly one line:\n"
-            'The answer is: {"<entity>": "<value>", ...}'
-        )
-    raise ConfigError(f"question type {kind!r} has no question block", parameter="ask")
+    builder = _BLOCKS.get(kind)
+    if builder is None:
+        raise ConfigError(f"question type {kind!r} has no question block", parameter="ask")
+    return builder(true_value, false_value, shown, reference)

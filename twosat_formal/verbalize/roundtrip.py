@@ -122,6 +122,22 @@ def _clauses(flat: _Flat) -> list[tuple[int, ...]]:
     return found
 
 
+def _counterexample(
+    model: z3.ModelRef,
+    ctx: z3.Context,
+    num_vars: int,
+    names: Sequence[str] | Callable[[], Sequence[str]] | None,
+) -> dict[str, bool]:
+    """The value of each variable in Z3's ``model``, by name (``x1``, ``x2``, ... without
+    ``names``; ``names`` may be a function)."""
+    given = names() if callable(names) else names
+    labels = list(given) if given is not None else [f"x{v}" for v in range(1, num_vars + 1)]
+    return {
+        labels[v - 1]: bool(z3.is_true(model.eval(z3.Bool(f"v{v}", ctx), model_completion=True)))
+        for v in range(1, num_vars + 1)
+    }
+
+
 def _prove(
     left: _Flat,
     right: _Flat,
@@ -154,15 +170,7 @@ def _prove(
             session.remember(key)
             return
         if answer == z3.sat:
-            model = solver.model()
-            given = names() if callable(names) else names
-            labels = list(given) if given is not None else [f"x{v}" for v in range(1, num_vars + 1)]
-            counterexample = {
-                labels[v - 1]: bool(
-                    z3.is_true(model.eval(z3.Bool(f"v{v}", ctx), model_completion=True))
-                )
-                for v in range(1, num_vars + 1)
-            }
+            counterexample = _counterexample(solver.model(), ctx, num_vars, names)
             shown = ", ".join(f"{k}={v}" for k, v in counterexample.items())
             raise ProofError(f"the formulas differ: {shown}", counterexample=counterexample)
         raise ProofError(f"z3 could not decide the equivalence ({solver.reason_unknown()})")
@@ -245,6 +253,41 @@ def _variable_map(formula: Formula, entities: Mapping[str, str] | Sequence[str])
     return index
 
 
+def _source_variables(order: Sequence[str], index: Mapping[str, int]) -> list[int]:
+    """The source variable of each entity of the text, in ``order`` (of first appearance).
+
+    Raises
+    ------
+    CertificateError
+        An entity outside the entity map ``index``.
+    """
+    sources = []
+    for entity in order:
+        if entity not in index:
+            raise CertificateError(f"entity {entity!r} is not in the prompt's entity map")
+        sources.append(index[entity])
+    return sources
+
+
+def _require_same_clauses(
+    mapped: _Flat, source: _Flat, formula: Formula, lines: Sequence[int]
+) -> None:
+    """Raise a :class:`CertificateError` unless the text's clauses, ``mapped`` to the source
+    variables, are ``formula``'s (``source``) clause for clause; the first clause that
+    differs is named with its line of the text."""
+    if len(mapped[1]) != len(source[1]):
+        raise CertificateError(
+            f"the text has {len(mapped[1])} clause sentences for {len(source[1])} clauses"
+        )
+    if mapped != source:
+        pairs = zip(_clauses(mapped), formula.clauses, strict=True)
+        i, (got, want) = next((i, pair) for i, pair in enumerate(pairs) if pair[0] != pair[1])
+        raise CertificateError(
+            f"clause {i + 1} reads back as {_show(formula, got)} instead of "
+            f"{_show(formula, want)} (line {lines[i]})"
+        )
+
+
 def prove_roundtrip(
     formula: Formula,
     text: str,
@@ -294,28 +337,13 @@ def prove_roundtrip(
     except ParseError as err:
         raise CertificateError(f"the prompt text does not parse back: {err}") from None
     index = _variable_map(formula, entities)
-    # the source variable of each variable of the text (in order of first appearance)
-    sources = []
-    for entity in order:
-        if entity not in index:
-            raise CertificateError(f"entity {entity!r} is not in the prompt's entity map")
-        sources.append(index[entity])
+    sources = _source_variables(order, index)
     # the source literal of each literal of the text, ``table[lit]`` (negative: from the end)
     table = [0, *sources, *(-v for v in reversed(sources))]
     # both clause lists flat (literals, widths): equal so if and only if equal clause by clause
     mapped = (tuple(map(table.__getitem__, chain.from_iterable(clauses))), tuple(map(len, clauses)))
     source = (tuple(formula.literals.tolist()), tuple(formula.widths.tolist()))
-    if len(mapped[1]) != len(source[1]):
-        raise CertificateError(
-            f"the text has {len(mapped[1])} clause sentences for {len(source[1])} clauses"
-        )
-    if mapped != source:
-        pairs = zip(_clauses(mapped), formula.clauses, strict=True)
-        i, (got, want) = next((i, pair) for i, pair in enumerate(pairs) if pair[0] != pair[1])
-        raise CertificateError(
-            f"clause {i + 1} reads back as {_show(formula, got)} instead of "
-            f"{_show(formula, want)} (line {lines[i]})"
-        )
+    _require_same_clauses(mapped, source, formula, lines)
     _prove(source, mapped, formula.num_vars, lambda: formula.names, timeout_ms)
     return {
         "method": METHOD,
