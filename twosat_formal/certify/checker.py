@@ -23,7 +23,7 @@ from typing import Any
 from twosat_formal.certify.results import CheckFailure
 from twosat_formal.errors import ConfigError, TwoSatFormalError
 
-__all__ = ["Checker", "Derived", "Stop", "Task", "fail_with", "proof_seconds", "rederive"]
+__all__ = ["Checker", "Derived", "Task", "fail_with", "proof_seconds", "rederive"]
 
 
 @dataclass(frozen=True)
@@ -48,7 +48,7 @@ class Task:
     verbalized: bool = False
 
 
-class Stop(Exception):
+class _Stop(Exception):
     """A check failed in a way that makes the remaining checks meaningless."""
 
 
@@ -70,7 +70,7 @@ class Checker:
 
     def run(self, check: str, action: Callable[[], Any], *, stop: bool = False) -> Any:
         """Run one check; record a failure instead of raising. ``stop``: abort on failure
-        (raise :class:`Stop`)."""
+        (raise :class:`_Stop`)."""
         self.checks += 1
         try:
             return action()
@@ -79,7 +79,7 @@ class Checker:
         except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
             self.fail(check, f"{type(exc).__name__}: {exc}")
         if stop:
-            raise Stop
+            raise _Stop
         return None
 
 

@@ -12,7 +12,7 @@ Examples
 >>> record = generate("backbone", clauses=8, seed=2).to_record()
 >>> result = certify_task(Task(None, 1, record))
 >>> result.kind, result.checks, result.failures
-('instance', 7, ())
+('instance', 8, ())
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ from typing import Any
 from twosat_formal.certify.checker import (
     Checker,
     Derived,
-    Stop,
     Task,
+    _Stop,
     fail_with,
     rederive,
 )
@@ -140,7 +140,7 @@ def _certify_in_folder(task: Task) -> RecordResult:
         if not isinstance(record, Mapping):
             c.run("record", fail_with("a record must be a JSON object"), stop=True)
         CHECKS[kind](c, task)
-    except Stop:
+    except _Stop:
         pass
     return RecordResult(
         id=c.id,

@@ -1,5 +1,6 @@
 """The checks of an instance record: ``record``, ``2-sat``, the solver backends,
-``certificate``, ``twin``, and its re-derivation (``regenerate`` or ``transforms``).
+``certificate``, ``measures``, ``twin``, and its re-derivation (``regenerate`` or
+``transforms``).
 
 Examples
 --------
@@ -8,7 +9,7 @@ Examples
 >>> c = Checker(None, 1, None)
 >>> check_instance(c, Task(None, 1, generate("backbone", clauses=8, seed=2).to_record()))
 >>> c.checks, c.failures
-(7, [])
+(8, [])
 """
 
 from __future__ import annotations
@@ -78,7 +79,7 @@ def _measures(formula: Any, claimed: Any) -> None:
 
 
 def check_instance(c: Checker, task: Task) -> None:
-    """Every check of an instance record (raises :class:`~twosat_formal.certify.checker.Stop`
+    """Every check of an instance record (raises :class:`~twosat_formal.certify.checker._Stop`
     when the record does not read, or is not 2-SAT)."""
     from twosat_formal.instance import Instance
 

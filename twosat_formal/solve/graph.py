@@ -28,9 +28,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+import twosat_formal.solve._kernel as _kernel
 from twosat_formal.errors import NotTwoCNFError, raises
 from twosat_formal.formula import Formula
-from twosat_formal.solve import _kernel
 
 __all__ = [
     "ImplicationGraph",

@@ -39,9 +39,9 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+import twosat_formal.solve._kernel as _kernel
 from twosat_formal.errors import NotTwoCNFError, TwoSatFormalError, raises
 from twosat_formal.formula import Formula
-from twosat_formal.solve import _kernel
 from twosat_formal.solve.graph import ImplicationGraph, implication_graph, index_literal
 from twosat_formal.solve.result import SolveResult, certificate_tuple
 
