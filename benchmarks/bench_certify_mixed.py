@@ -67,13 +67,13 @@ def build(folder: Path, roots: int, package: str = "twosat_formal", *, seed: int
 
     def tf(*args: str) -> bytes:
         code = f"from {package}.cli import main; main()"
-        return subprocess.run(
-            [sys.executable, "-c", code, *args],
-            cwd=folder,
-            capture_output=True,
-            check=True,
-            env=env,
-        ).stdout
+        done = subprocess.run(
+            [sys.executable, "-c", code, *args], cwd=folder, capture_output=True, env=env
+        )
+        if done.returncode:
+            sys.stderr.write(done.stderr.decode(errors="replace"))
+            raise SystemExit(f"twosat-formal {' '.join(args)}: exit {done.returncode}")
+        return done.stdout
 
     with open(folder / "roots.jsonl", "wb") as out:
         for family in FAMILIES:
