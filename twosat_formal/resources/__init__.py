@@ -10,7 +10,6 @@ True
 from __future__ import annotations
 
 from functools import cache
-from importlib import resources
 from pathlib import Path
 
 __all__ = ["data_text", "grammar_text"]
@@ -21,7 +20,7 @@ _PACKAGE = Path(__file__).resolve().parents[1]
 @cache
 def grammar_text(name: str) -> str:
     """The text of grammar file ``name`` (e.g. ``"dimacs.lark"``)."""
-    packaged = resources.files("twosat_formal").joinpath("grammar", name)
+    packaged = _PACKAGE / "grammar" / name
     if packaged.is_file():
         return packaged.read_text(encoding="utf-8")
     return (_PACKAGE.parent / "grammar" / name).read_text(encoding="utf-8")
@@ -29,5 +28,9 @@ def grammar_text(name: str) -> str:
 
 @cache
 def data_text(name: str) -> str:
-    """The text of data file ``name`` shipped in ``twosat_formal/data/``."""
-    return resources.files("twosat_formal").joinpath("data", name).read_text(encoding="utf-8")
+    """The text of data file ``name`` shipped in ``twosat_formal/data/``.
+
+    Read beside the package's own files, as the grammars are: an editable install can
+    make ``importlib.resources`` see the package in several folders at once.
+    """
+    return (_PACKAGE / "data" / name).read_text(encoding="utf-8")
