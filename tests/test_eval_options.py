@@ -18,7 +18,7 @@ from cli_support import cli
 from twosat_formal.cli.edit_cmd import EditChoice
 from twosat_formal.cli.eval_options import EndpointOptions, RetryOptions
 from twosat_formal.cli.options import SamplingOptions
-from twosat_formal.edits.operators import default_operators
+from twosat_formal.edits.operators import PREMISE, category_of, default_operators
 from twosat_formal.errors import ConfigError
 from twosat_formal.generators import generate
 from twosat_formal.verbalize import prompt_record
@@ -108,6 +108,7 @@ def test_edit_choice_keeps_the_named_edits_then_adds_the_premise_ones(
     added = chosen[len(named) :]
     if premise:
         assert {"drop", "insert"} <= set(chosen)
-        assert added == [n for n in default_operators(premise=True) if n not in named]
+        premise_edits = [n for n in default_operators(premise=True) if category_of(n) == PREMISE]
+        assert added == [n for n in premise_edits if n not in named]  # not the operator edits
     else:
         assert added == []
