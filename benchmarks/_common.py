@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from twosat_formal.formula import Formula
+from twosat_formal.core.formula import Formula
 
 __all__ = ["bench_parser", "best_of", "random_2cnf"]
 

@@ -36,10 +36,10 @@ from _common import bench_parser  # type: ignore[import-not-found,unused-ignore]
 from bench_certify_mixed import cli_certify
 
 from twosat_formal.certify import RecordResult, certify_files
-from twosat_formal.generators.grids import grid_cells, grid_instances
-from twosat_formal.instance import Instance
-from twosat_formal.perturb.chain import StepSpec
-from twosat_formal.perturb.instances import instance_seed, perturb_instance
+from twosat_formal.io.instance import Instance
+from twosat_formal.make.generators.grids import grid_cells, grid_instances
+from twosat_formal.make.perturb.chain import StepSpec
+from twosat_formal.make.perturb.instances import instance_seed, perturb_instance
 
 THIRD: dict[str, list[StepSpec]] = {
     "implication-cycle": [("filler", {"over": "existing", "placement": "interleave"})],

@@ -48,11 +48,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from _common import bench_parser  # type: ignore[import-not-found,unused-ignore]
 from faultserver import SpawnedServer, spawn_fault_server  # type: ignore[import-not-found,unused-ignore]
 
-from twosat_formal.evaluate import EvalItem, EvalPrompt, run_eval
-from twosat_formal.formula import Formula
-from twosat_formal.models import load_model
-from twosat_formal.models.base import Response, SamplingParams
-from twosat_formal.store import RunStore
+from twosat_formal.core.formula import Formula
+from twosat_formal.evaluate.models import load_model
+from twosat_formal.evaluate.models.base import Response, SamplingParams
+from twosat_formal.evaluate.run import EvalItem, EvalPrompt, run_eval
+from twosat_formal.evaluate.store import RunStore
 
 ANSWER = 'Set A true.\n```json\n{"A": "true", "B": "false"}\n```\nThe answer is: Yes'
 FORMULA = Formula.from_named([["x1", "~x2"], ["x1"]])

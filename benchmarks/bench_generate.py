@@ -16,7 +16,7 @@ import time
 from _common import bench_parser  # type: ignore[import-not-found,unused-ignore]
 from pysat.solvers import Minisat22
 
-from twosat_formal.generators.grids import grid_cells, grid_instances
+from twosat_formal.make.generators.grids import grid_cells, grid_instances
 from twosat_formal.solve import solve
 
 

@@ -99,7 +99,7 @@ with Minisat22(bootstrap_with=cnf.clauses) as solver:
 """
 
 #: Our process, as the ``twosat-formal`` console script runs it (pyproject.toml's entry).
-OURS = "from twosat_formal.entry import main; main()"
+OURS = "from twosat_formal.cli.entry import main; main()"
 
 
 def random_pairs(num_vars: int, ratio: float, seed: int) -> np.ndarray:
@@ -349,7 +349,7 @@ def main(argv: list[str] | None = None) -> None:
             if not tiny.exists():  # its shape was left out above
                 write_dimacs_pairs(tiny, *SHAPES["5-variable file"][0](0, args.seed))
             print("\npython -X importtime (top-level imports, ms; best of 3)")
-            cli = "from twosat_formal.entry import main\ntry: main({})\nexcept SystemExit: pass"
+            cli = "from twosat_formal.cli.entry import main\ntry: main({})\nexcept SystemExit: pass"
             for label, args_list in (
                 ("--help", ["--help"]),
                 ("solve 5-variable file", ["solve", str(tiny), "--json"]),

@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _before import BASELINE, cold, load_before
 from _common import bench_parser  # type: ignore[import-not-found,unused-ignore]
 
-from twosat_formal.executors import Executor, LocalExecutor, ProcessExecutor
+from twosat_formal._util.executors import Executor, LocalExecutor, ProcessExecutor
 from twosat_formal.verbalize import TEMPLATES
 from twosat_formal.verbalize.lines import prompt_lines
 

@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 #: module -> the tests that must kill its mutants
 TARGETS: dict[str, tuple[str, tuple[str, ...]]] = {
     "proofs": (
-        "twosat_formal/perturb/proofs.py",
+        "twosat_formal/make/perturb/proofs.py",
         ("tests/test_proof_bugs.py", "tests/test_perturb_proofs.py", "tests/test_z3_reuse.py"),
     ),
     "check": (
@@ -44,7 +44,7 @@ TARGETS: dict[str, tuple[str, tuple[str, ...]]] = {
         ("tests/test_check.py",),
     ),
     "fieldclass": (
-        "twosat_formal/fieldclass.py",
+        "twosat_formal/core/fieldclass.py",
         (
             "tests/test_fieldclass_rules.py",
             "tests/test_certify_tamper.py",

@@ -13,7 +13,7 @@ import struct
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
-from twosat_formal.formula import Formula
+from twosat_formal.core.formula import Formula
 
 Clauses = Iterable[Sequence[int]]
 

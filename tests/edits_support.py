@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from twosat_formal.instance import Instance
+from twosat_formal.io.instance import Instance
 
 __all__ = ["records"]
 

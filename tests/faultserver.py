@@ -65,7 +65,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from twosat_formal.closing import Closing
+from twosat_formal._util.closing import Closing
 
 __all__ = [
     "FAULTS",

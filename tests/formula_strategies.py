@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from twosat_formal.formula import Formula
+from twosat_formal.core.formula import Formula
 
 __all__ = ["TRUTH_TABLE_CNFS", "clause_lists", "formulas", "small_2cnf"]
 

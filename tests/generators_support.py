@@ -39,7 +39,7 @@ def assert_rejects(
 
     Examples
     --------
-    >>> from twosat_formal.generators.backbone import backbone
+    >>> from twosat_formal.make.generators.backbone import backbone
     >>> assert_rejects(backbone, 20, {"pi": 2}, "pi").parameter
     'pi'
     """

@@ -11,10 +11,10 @@ from pathlib import Path
 
 from cli_support import cli
 
-from twosat_formal.generators import FAMILIES, generate
-from twosat_formal.instance import Instance, write_instances
-from twosat_formal.prompts import PromptRecord, write_prompts
+from twosat_formal.io.instance import Instance, write_instances
+from twosat_formal.make.generators import FAMILIES, generate
 from twosat_formal.verbalize import TEMPLATES, prompt_record
+from twosat_formal.verbalize.prompts import PromptRecord, write_prompts
 
 __all__ = ["OFFLINE", "cli", "installed", "make_dataset", "run_installed", "small_instances"]
 

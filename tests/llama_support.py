@@ -9,10 +9,10 @@ from typing import Any, NamedTuple
 import pytest
 
 from twosat_formal.cli import main
-from twosat_formal.generators import generate
-from twosat_formal.instance import Instance, write_instances
-from twosat_formal.prompts import PromptRecord, write_prompts
+from twosat_formal.io.instance import Instance, write_instances
+from twosat_formal.make.generators import generate
 from twosat_formal.verbalize import prompt_record
+from twosat_formal.verbalize.prompts import PromptRecord, write_prompts
 
 __all__ = [
     "HAVE_LLAMA",

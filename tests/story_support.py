@@ -31,10 +31,10 @@ from pathlib import Path
 from brute import brute_label, models
 from faultserver import FaultServer
 
-from twosat_formal.evaluate.stories import StoryRun, generate_stories
-from twosat_formal.formula import Formula
-from twosat_formal.model import Response, SamplingParams
-from twosat_formal.models.retry import RetryPolicy
+from twosat_formal.core.formula import Formula
+from twosat_formal.core.model import Response, SamplingParams
+from twosat_formal.evaluate.models.retry import RetryPolicy
+from twosat_formal.evaluate.run.stories import StoryRun, generate_stories
 from twosat_formal.verbalize.story import THEMES, StoryRecord
 from twosat_formal.verbalize.story.generator import StoryItem, StorySettings
 

@@ -12,10 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pysat.solvers import Minisat22
 
-from twosat_formal import analysis
-from twosat_formal.analysis import BRUTE_FORCE_VARS, analyze, count_models
+from twosat_formal.core.formula import Formula
 from twosat_formal.errors import ConfigError, NotTwoCNFError
-from twosat_formal.formula import Formula
+from twosat_formal.solve import analysis
+from twosat_formal.solve.analysis import BRUTE_FORCE_VARS, analyze, count_models
 
 
 @st.composite

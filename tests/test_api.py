@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import twosat_formal as tf
 from twosat_formal.errors import ConfigError
-from twosat_formal.generators import FAMILIES
+from twosat_formal.make.generators import FAMILIES
 from twosat_formal.verbalize import TEMPLATES
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -78,8 +78,8 @@ def test_subpackages_stay_modules_and_are_callable() -> None:
 
 
 def test_score_takes_a_plain_string_and_judges_like_scoring() -> None:
-    from twosat_formal.models.base import Response
-    from twosat_formal.scoring import score
+    from twosat_formal.evaluate.models.base import Response
+    from twosat_formal.evaluate.scoring import score
 
     inst = tf.generate("backbone", clauses=8, seed=3)
     prompt = tf.verbalize(inst, "team", seed=1)
@@ -161,8 +161,8 @@ def test_evaluate_in_a_running_loop_names_evaluate_async(tmp_path: Path) -> None
 
     assert asyncio.run(cell()) == (1, 1)
     # and the library's own evaluate says the same
-    from twosat_formal.evaluate import EvalItem, evaluate
-    from twosat_formal.store import RunStore
+    from twosat_formal.evaluate.run import EvalItem, evaluate
+    from twosat_formal.evaluate.store import RunStore
 
     async def library_cell() -> None:
         item = EvalItem(prompt.record(), inst.formula, inst.label)
@@ -176,8 +176,8 @@ def test_evaluate_in_a_running_loop_names_evaluate_async(tmp_path: Path) -> None
 
 
 def test_evaluate_reads_files_and_stores_like_eval(tmp_path: Path) -> None:
-    from twosat_formal.instance import write_instances
-    from twosat_formal.prompts import write_prompts
+    from twosat_formal.io.instance import write_instances
+    from twosat_formal.verbalize.prompts import write_prompts
 
     insts = [tf.generate("mono-bridge", clauses=8, seed=s) for s in range(3)]
     dataset, prompts = tmp_path / "d.jsonl", tmp_path / "p.jsonl"
@@ -192,7 +192,7 @@ def test_evaluate_reads_files_and_stores_like_eval(tmp_path: Path) -> None:
 
 
 def test_a_bare_formula_goes_through_the_pipeline() -> None:
-    from twosat_formal.edits import root_instance
+    from twosat_formal.make.edits import root_instance
 
     formula = tf.parse("a | b\n~a | c\n~c | ~b")
     derived = tf.perturb(formula, "reorder", ("rename", {}), seed=1)

@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 from integrations_support import cli, make_dataset
 from test_evaluate import answers_for, make_items, write_inputs
 
+from twosat_formal.core.model import SamplingParams
 from twosat_formal.errors import ConfigError
 from twosat_formal.integrations.batch import part_paths, write_batch
-from twosat_formal.model import SamplingParams
 
 #: What the OpenAI API takes as a model id (its own ids, fine-tunes, vLLM repo names).
 API_MODEL_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/@+-]*")
@@ -217,8 +217,8 @@ def test_write_batch_parts_keep_the_order_and_the_limits(
 
 def test_an_experiment_spec_sends_the_reasoning_fields_it_names() -> None:
     from twosat_formal.errors import RecordError
-    from twosat_formal.experiments.runner import ExperimentConfig
-    from twosat_formal.experiments.spec import load_spec, parse_spec
+    from twosat_formal.study.experiments.runner import ExperimentConfig
+    from twosat_formal.study.experiments.spec import load_spec, parse_spec
 
     good = load_spec("order").to_json()
     sampling = {"max_completion_tokens": 900, "reasoning_effort": "high"}

@@ -10,12 +10,12 @@ import pytest
 from brute import check_svg
 from pysat.solvers import Minisat22
 
-from twosat_formal.bench import BENCH_MODELS, bench_spec, headline_table, run_bench
 from twosat_formal.certify import certify_files
 from twosat_formal.cli import main
-from twosat_formal.experiments.runner import ExperimentResult
-from twosat_formal.instance import read_instances
+from twosat_formal.io.instance import read_instances
 from twosat_formal.report.render import SECTIONS
+from twosat_formal.study.bench import BENCH_MODELS, bench_spec, headline_table, run_bench
+from twosat_formal.study.experiments.runner import ExperimentResult
 
 TINY: dict[str, Any] = {"formulas": 1, "templates": ["logic", "team"], "max_clauses": 10}
 

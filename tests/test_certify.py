@@ -13,12 +13,12 @@ import pytest
 from cli_support import run
 from jsonl_support import write_jsonl
 
+from twosat_formal._util.recent import Recent
 from twosat_formal.certify import CheckFailure, certify_file, certify_files, certify_record
 from twosat_formal.errors import ConfigError, RecordError
-from twosat_formal.generators import generate
-from twosat_formal.instance import Instance
-from twosat_formal.perturb.instances import perturb_instance
-from twosat_formal.recent import Recent
+from twosat_formal.io.instance import Instance
+from twosat_formal.make.generators import generate
+from twosat_formal.make.perturb.instances import perturb_instance
 from twosat_formal.verbalize import prompt_record
 
 Record = dict[str, Any]
@@ -341,7 +341,8 @@ def test_the_scc_backend_solves_a_record_once(
     """Re-deriving an instance solves its formula with the scc backend; ``solve:scc``
     takes that answer rather than solving the same formula again, and the other two
     backends each decide it once (their label alone, :func:`~twosat_formal.solve.decide`)."""
-    from twosat_formal import rederive, solve
+    from twosat_formal import solve
+    from twosat_formal.certify import rederive
     from twosat_formal.solve import BACKENDS
 
     calls: list[tuple[str, tuple[Any, ...]]] = []

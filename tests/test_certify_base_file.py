@@ -16,7 +16,7 @@ import pytest
 from cli_support import cli
 from signal_support import default_signals
 
-from twosat_formal.generators import generate
+from twosat_formal.make.generators import generate
 
 BASE = "p cnf 3 3\n1 2 0\n-1 3 0\n-2 -3 0\n"
 

@@ -27,11 +27,11 @@ from hypothesis import strategies as st
 from jsonl_support import write_jsonl
 from test_certify_tamper import DATASET
 
+from twosat_formal._util.executors import ProcessExecutor
 from twosat_formal.certify import CertifyReport, RecordResult, certify_files
 from twosat_formal.certify import cache as certify_cache
 from twosat_formal.certify.cache import CACHE_KEY_ENV, CertifyCache
-from twosat_formal.executors import ProcessExecutor
-from twosat_formal.generators import generate
+from twosat_formal.make.generators import generate
 
 REFERENCES = ("base_id", "instance_id", "twin_of")
 

@@ -10,9 +10,9 @@ import pytest
 from jsonl_support import write_jsonl
 
 from twosat_formal.certify import certify_file
-from twosat_formal.edits import edit_instances
-from twosat_formal.edits.operators import default_operators
-from twosat_formal.generators import generate
+from twosat_formal.make.edits import edit_instances
+from twosat_formal.make.edits.operators import default_operators
+from twosat_formal.make.generators import generate
 
 Record = dict[str, Any]
 
@@ -76,8 +76,8 @@ def test_a_cumulative_chain_classifies_each_edit_once(
     """The records of a cumulative chain replay the chain's first edits from the same
     root: each edit is classified once per formula and label, and a tampered later
     level still fails as before."""
-    import twosat_formal.edits.classify as classify_module
-    import twosat_formal.rederive as rederive_module
+    import twosat_formal.certify.rederive as rederive_module
+    import twosat_formal.make.edits.classify as classify_module
 
     calls: list[tuple[bytes, bytes, str, str]] = []
     real = classify_module.classify_edit

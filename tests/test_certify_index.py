@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from twosat_formal.certify.index import OFFSETS, REFERENCES, Index
 from twosat_formal.errors import ConfigError, RecordError
-from twosat_formal.jsonl import json_line
+from twosat_formal.io.jsonl import json_line
 
 IDS = st.sampled_from(["a", "b", "c", "é"])
 SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.text(max_size=4))

@@ -14,8 +14,8 @@ from test_certify_tamper import DATASET, certify_one
 
 from twosat_formal.certify import certify_files
 from twosat_formal.cli import main
-from twosat_formal.edits.classify import EDIT_KIND
-from twosat_formal.instance import Instance
+from twosat_formal.io.instance import Instance
+from twosat_formal.make.edits.classify import EDIT_KIND
 from twosat_formal.verbalize.story import StoryRecord
 from twosat_formal.verbalize.story.record import attested_digest, story_id
 from twosat_formal.verbalize.story.sentences import assemble_story

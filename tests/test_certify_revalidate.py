@@ -20,8 +20,8 @@ from test_certify_story import INSTANCES, STORIES
 from test_cli_eval import cli
 
 from twosat_formal.certify import certify_files, revalidate_stories
-from twosat_formal.instance import Instance
-from twosat_formal.models import load_model
+from twosat_formal.evaluate.models import load_model
+from twosat_formal.io.instance import Instance
 from twosat_formal.verbalize.story import StoryRecord
 from twosat_formal.verbalize.story.proof import rebuild_story
 

@@ -19,8 +19,8 @@ from story_support import story_record
 
 from twosat_formal.certify import certify_files, certify_record
 from twosat_formal.cli import main
-from twosat_formal.generators import generate
-from twosat_formal.instance import Instance
+from twosat_formal.io.instance import Instance
+from twosat_formal.make.generators import generate
 from twosat_formal.verbalize.story import StoryRecord
 from twosat_formal.verbalize.story.generator import StoryItem
 from twosat_formal.verbalize.story.record import attested_digest, story_id
@@ -209,7 +209,7 @@ def test_the_certify_command_passes_clean_stories_and_lists_tampered_ones(
 
 def _attested(record: Record) -> int:
     """The attested leaves of a story record, counted from the field rules alone."""
-    from twosat_formal.fieldclass import ATTESTED, field_class
+    from twosat_formal.core.fieldclass import ATTESTED, field_class
 
     def leaves(value: Any, path: tuple[str | int, ...]) -> int:
         if isinstance(value, dict) and value:

@@ -25,11 +25,11 @@ from test_certify_story import STORIES
 
 from twosat_formal.certify import certify_files, certify_record
 from twosat_formal.certify.checks import kind_of as _kind
-from twosat_formal.edits import edit_instances, root_instance
-from twosat_formal.fieldclass import MEASURED, compare_record, field_class
-from twosat_formal.formula import Formula
-from twosat_formal.generators import generate
-from twosat_formal.perturb.instances import perturb_document, perturb_instance
+from twosat_formal.core.fieldclass import MEASURED, compare_record, field_class
+from twosat_formal.core.formula import Formula
+from twosat_formal.make.edits import edit_instances, root_instance
+from twosat_formal.make.generators import generate
+from twosat_formal.make.perturb.instances import perturb_document, perturb_instance
 from twosat_formal.verbalize import prompt_record
 
 Record = dict[str, Any]

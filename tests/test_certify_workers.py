@@ -17,14 +17,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from twosat_formal import executors, jsonl
+from twosat_formal._util import executors
+from twosat_formal._util.executors import LocalExecutor, ProcessExecutor
 from twosat_formal.certify import CertifyReport, certify_files, certify_record
 from twosat_formal.certify import index as certify_index
 from twosat_formal.errors import RecordError
-from twosat_formal.executors import LocalExecutor, ProcessExecutor
-from twosat_formal.generators import generate
-from twosat_formal.jsonl import json_line, parse_line
-from twosat_formal.perturb.instances import perturb_instance
+from twosat_formal.io import jsonl
+from twosat_formal.io.jsonl import json_line, parse_line
+from twosat_formal.make.generators import generate
+from twosat_formal.make.perturb.instances import perturb_instance
 from twosat_formal.verbalize import prompt_record
 
 Record = dict[str, Any]

@@ -17,8 +17,8 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from twosat_formal.core.formula import Formula
 from twosat_formal.errors import CertificateError
-from twosat_formal.formula import Formula
 from twosat_formal.solve import (
     SolveResult,
     check_certificate_json,

@@ -33,7 +33,7 @@ from cli_support import cli
 from test_json_reading import HAZARDS
 
 from twosat_formal.cli.commands import COMMANDS
-from twosat_formal.generators import generate
+from twosat_formal.make.generators import generate
 from twosat_formal.verbalize import prompt_record
 
 #: Commands that read no file given on the command line, and why.

@@ -12,8 +12,8 @@ import pytest
 from cli_support import cli
 from test_evaluate import make_items, write_inputs
 
-from twosat_formal.evaluate import EvalItem
-from twosat_formal.store import EXPORT_COLUMNS, RunStore
+from twosat_formal.evaluate.run import EvalItem
+from twosat_formal.evaluate.store import EXPORT_COLUMNS, RunStore
 
 Inputs = tuple[Path, Path, list[EvalItem]]
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from cli_support import run
 
-from twosat_formal.generators import FAMILIES, Dataset, DatasetConfig
+from twosat_formal.make.generators import FAMILIES, Dataset, DatasetConfig
 
 
 def test_families_lists_knobs_ranges_and_defaults(capsys: pytest.CaptureFixture[str]) -> None:

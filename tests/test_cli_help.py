@@ -127,7 +127,7 @@ def test_eval_help_names_the_command_that_writes_prompts(
 
 
 def test_version_option(capsys: pytest.CaptureFixture[str]) -> None:
-    from twosat_formal.provenance import tool_version
+    from twosat_formal.core.provenance import tool_version
 
     with pytest.raises(SystemExit) as info:
         main(["--version"])

@@ -10,7 +10,7 @@ import pytest
 from cli_support import run
 
 from twosat_formal import __version__
-from twosat_formal.formula import Formula
+from twosat_formal.core.formula import Formula
 from twosat_formal.io import parse_dimacs, parse_dsl
 
 

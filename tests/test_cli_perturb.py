@@ -9,11 +9,11 @@ import pytest
 from cli_support import input_file, run
 
 from twosat_formal.certify import certify_file
-from twosat_formal.formula import Formula
-from twosat_formal.generators import generate
-from twosat_formal.instance import Instance
+from twosat_formal.core.formula import Formula
 from twosat_formal.io import parse_dimacs, write_dimacs
-from twosat_formal.perturb import OPERATORS, Chain, replay
+from twosat_formal.io.instance import Instance
+from twosat_formal.make.generators import generate
+from twosat_formal.make.perturb import OPERATORS, Chain, replay
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from cli_support import python_stdout, run
 
-from twosat_formal.formula import Formula
+from twosat_formal.core.formula import Formula
 from twosat_formal.solve import check_certificate_json
 
 SAT_DSL = "a | b\n~a | b\na | ~b\n"
@@ -201,7 +201,7 @@ def test_the_console_script_is_the_cli(
     argv = ["solve", files[name].name, *words]
     runs = [
         _process([str(ROOT / "cli.py"), *argv], folder),
-        _process(["-c", "from twosat_formal.entry import main; main()", *argv], folder),
+        _process(["-c", "from twosat_formal.cli.entry import main; main()", *argv], folder),
         _process(["-c", "from twosat_formal.cli import main; main()", *argv], folder),
     ]
     assert runs[0].returncode == code, runs[0].stderr
@@ -222,7 +222,7 @@ def test_the_console_script_is_the_cli(
 @pytest.mark.parametrize("extra", [[], ["--"]], ids=["options", "after --"])
 def test_a_closed_output_pipe_ends_quietly_with_exit_code_1(extra: list[str]) -> None:
     """A reader gone before the answer is written (``| head -0``): exit 1, stderr empty."""
-    script = "from twosat_formal.entry import main; main()"
+    script = "from twosat_formal.cli.entry import main; main()"
     argv = [sys.executable, "-c", script, "solve", "--json", *extra, "-"]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     process = subprocess.Popen(

@@ -3,7 +3,7 @@
 Every command that reads a file is given, in place of its input, a character device
 that never ends (``/dev/zero``, through a link named like the input), a named pipe
 (FIFO), a 4 GiB sparse file and, where it reads lines, a file of more than
-:data:`~twosat_formal.inputs.MAX_LINE_CHARS` characters without a line end. Each must
+:data:`~twosat_formal.io.inputs.MAX_LINE_CHARS` characters without a line end. Each must
 exit with 2 and print one line naming the file, without a traceback, without reading
 the device or the sparse file whole, and without opening the pipe (a thread watches
 for a reader of the pipe and lets it go, so that a command that opens it fails the
@@ -23,7 +23,7 @@ import pytest
 from cli_support import cli
 from test_cli_bad_input import CASES, MORE_CASES, SUFFIX, good  # noqa: F401  (a fixture)
 
-from twosat_formal.inputs import MAX_LINE_CHARS
+from twosat_formal.io.inputs import MAX_LINE_CHARS
 
 #: Kinds of input that are read a line at a time (the others are read whole).
 LINE_KINDS = {"dataset"}

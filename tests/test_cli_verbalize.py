@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from cli_support import input_file, run
 
-from twosat_formal.formula import Formula
-from twosat_formal.instance import Instance, write_instances
-from twosat_formal.prompts import prompt_id, read_prompts
+from twosat_formal.core.formula import Formula
+from twosat_formal.io.instance import Instance, write_instances
 from twosat_formal.solve import solve
 from twosat_formal.verbalize import TEMPLATES, check_roundtrip
+from twosat_formal.verbalize.prompts import prompt_id, read_prompts
 
 DSL = "a | ~b\nb | c\n~c\n"
 FORMULA = Formula.from_named([["a", "~b"], ["b", "c"], ["~c"]])

@@ -14,20 +14,20 @@ from cli_support import input_file, run
 from hypothesis import given
 from hypothesis import strategies as st
 
-from twosat_formal.diagnostics.chains import check_chain, extract_chain
-from twosat_formal.formula import Formula
-from twosat_formal.models.base import Response
-from twosat_formal.models.reference import (
+from twosat_formal.core.formula import Formula
+from twosat_formal.evaluate.diagnostics.chains import check_chain, extract_chain
+from twosat_formal.evaluate.models.base import Response
+from twosat_formal.evaluate.models.reference import (
     BoundedModel,
     OracleModel,
     bounded_search,
     read_prompt,
 )
-from twosat_formal.prompts import CYCLE_INSTRUCTION, PromptRecord
-from twosat_formal.scoring import entity_variables, score, value_words
+from twosat_formal.evaluate.scoring import entity_variables, score, value_words
+from twosat_formal.evaluate.store import RunStore
 from twosat_formal.solve import solve
-from twosat_formal.store import RunStore
 from twosat_formal.verbalize import TEMPLATES, prompt_record
+from twosat_formal.verbalize.prompts import CYCLE_INSTRUCTION, PromptRecord
 
 # a -> b -> ~a and ~a -> c -> a: UNSAT; d <-> e: a cycle without a contradiction
 UNSAT = Formula.from_named(
@@ -188,7 +188,7 @@ def test_oracle_chains_are_valid_and_bounded_has_limits(template: str) -> None:
 
 
 def test_oracle_chain_on_generated_unsat_instances() -> None:
-    from twosat_formal.generators import generate
+    from twosat_formal.make.generators import generate
 
     for seed in range(4):
         inst = generate("implication-cycle", clauses=20, seed=seed)
@@ -249,8 +249,8 @@ def test_ask_cycle_prompts_certify_and_pass_the_eval_gate(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from twosat_formal.certify import certify_files
-    from twosat_formal.generators import generate
-    from twosat_formal.instance import write_instances
+    from twosat_formal.io.instance import write_instances
+    from twosat_formal.make.generators import generate
 
     data, prompts = tmp_path / "d.jsonl", tmp_path / "p.jsonl"
     write_instances([generate("implication-cycle", clauses=10, seed=1)], data)
@@ -281,7 +281,7 @@ def test_hostile_chain_answers() -> None:
 
 
 def test_ask_cycle_prompts_validate_against_the_record_model() -> None:
-    from twosat_formal.records import PromptRecordModel
+    from twosat_formal.core.records import PromptRecordModel
 
     asked = prompt_record(UNSAT, "door", instance_id="u", seed=1, ask_cycle=True)
     assert PromptRecordModel.model_validate(asked.to_record()).ask_cycle is True

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from cli_support import run
 
-from twosat_formal.diagnostics.trace import check_trace
-from twosat_formal.formula import Formula
+from twosat_formal.core.formula import Formula
+from twosat_formal.evaluate.diagnostics.trace import check_trace
 from twosat_formal.verbalize import TEMPLATES, prompt_record
 
 #: The templates whose literal phrases ``trace`` reads: all but ``math-latex``, whose
@@ -111,8 +111,8 @@ def test_sentences_outside_the_grammar_are_not_read() -> None:
 
 
 def test_trace_command_on_a_store(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from twosat_formal.generators import generate
-    from twosat_formal.instance import write_instances
+    from twosat_formal.io.instance import write_instances
+    from twosat_formal.make.generators import generate
 
     data, prompts, store = tmp_path / "d.jsonl", tmp_path / "p.jsonl", tmp_path / "s.sqlite"
     write_instances([generate("implication-cycle", clauses=8, seed=2)], data)

@@ -20,11 +20,11 @@ from hypothesis import strategies as st
 from pysat.solvers import Solver
 
 from twosat_formal.certify import certify_file
-from twosat_formal.diagnostics import NoTwinError, choose_change, twin_instance, twins
-from twosat_formal.edits import root_instance
-from twosat_formal.formula import Formula
-from twosat_formal.generators import generate
-from twosat_formal.instance import Instance, write_instances
+from twosat_formal.core.formula import Formula
+from twosat_formal.evaluate.diagnostics import NoTwinError, choose_change, twin_instance, twins
+from twosat_formal.io.instance import Instance, write_instances
+from twosat_formal.make.edits import root_instance
+from twosat_formal.make.generators import generate
 from twosat_formal.verbalize import TEMPLATES, verbalize
 
 # -- independent oracles ---------------------------------------------------------------------
@@ -239,7 +239,7 @@ def test_pairs_command_refuses_bad_input(tmp_path: Path, capsys: pytest.CaptureF
 
 
 def test_twin_records_validate_against_the_record_model() -> None:
-    from twosat_formal.records import InstanceRecord
+    from twosat_formal.core.records import InstanceRecord
 
     source = generate("backbone", clauses=15, seed=2)
     record = twin_instance(source).to_record()
@@ -259,8 +259,8 @@ def test_twin_records_validate_against_the_record_model() -> None:
     ],
 )
 def test_a_malformed_change_is_named_by_its_field(change: dict[str, object], message: str) -> None:
-    from twosat_formal.diagnostics.twins import Change
     from twosat_formal.errors import RecordError
+    from twosat_formal.evaluate.diagnostics.twins import Change
 
     twin = twin_instance(root_instance(Formula.from_named([["a"], ["~a"]])))
     assert twin.change is not None

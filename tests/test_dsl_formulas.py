@@ -20,11 +20,11 @@ from cli_support import run
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from twosat_formal.core.formula import Formula
+from twosat_formal.core.propositional import MAX_DEPTH, MAX_TOKENS, parse_expression
+from twosat_formal.core.two_cnf import MAX_VARIABLES, prove_equivalent
 from twosat_formal.errors import ConfigError, NotTwoCNFError, ParseError, ProofError
-from twosat_formal.formula import Formula
 from twosat_formal.io.dsl import parse_dsl, read_dsl, write_dsl
-from twosat_formal.propositional import MAX_DEPTH, MAX_TOKENS, parse_expression
-from twosat_formal.two_cnf import MAX_VARIABLES, prove_equivalent
 
 Tree = tuple[Any, ...]
 NAMES = ("a", "b", "c", "d")

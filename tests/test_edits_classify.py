@@ -8,7 +8,10 @@ from formula_strategies import small_2cnf
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from twosat_formal.edits import (
+from twosat_formal.core.formula import Formula
+from twosat_formal.errors import ConfigError, NotTwoCNFError, RecordError
+from twosat_formal.io.instance import Instance
+from twosat_formal.make.edits import (
     CHANGING,
     EDITS,
     PRESERVING,
@@ -20,10 +23,7 @@ from twosat_formal.edits import (
     replay_edits,
     root_instance,
 )
-from twosat_formal.edits.classify import EditOutcome, edited_id
-from twosat_formal.errors import ConfigError, NotTwoCNFError, RecordError
-from twosat_formal.formula import Formula
-from twosat_formal.instance import Instance
+from twosat_formal.make.edits.classify import EditOutcome, edited_id
 from twosat_formal.solve import check_certificate_json
 
 

@@ -8,9 +8,9 @@ import pytest
 from cli_support import input_file, run
 from edits_support import records
 
-from twosat_formal.edits import edit_steps, root_instance
-from twosat_formal.formula import Formula
-from twosat_formal.instance import write_instances
+from twosat_formal.core.formula import Formula
+from twosat_formal.io.instance import write_instances
+from twosat_formal.make.edits import edit_steps, root_instance
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from twosat_formal.edits.metrics import edit_operators, individual_accuracy, retention
+from twosat_formal.make.edits.metrics import edit_operators, individual_accuracy, retention
 from twosat_formal.report.render import EDIT_SECTIONS, layout, render_markdown
 from twosat_formal.report.sections import compute_content
 

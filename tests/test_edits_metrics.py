@@ -9,8 +9,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from twosat_formal.edits import cumulative_edits, individual_edits, root_instance
-from twosat_formal.edits.metrics import (
+from twosat_formal.core.formula import Formula
+from twosat_formal.errors import ConfigError, RecordError
+from twosat_formal.make.edits import cumulative_edits, individual_edits, root_instance
+from twosat_formal.make.edits.metrics import (
     edit_info,
     flip_rate,
     level_pairs,
@@ -18,8 +20,6 @@ from twosat_formal.edits.metrics import (
     normalized_accuracy,
     retention,
 )
-from twosat_formal.errors import ConfigError, RecordError
-from twosat_formal.formula import Formula
 
 
 def step(

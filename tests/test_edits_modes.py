@@ -14,7 +14,10 @@ from formula_strategies import small_2cnf
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from twosat_formal.edits import (
+from twosat_formal.core.formula import Formula
+from twosat_formal.errors import ConfigError, UnknownNameError
+from twosat_formal.io.instance import Instance, write_instances
+from twosat_formal.make.edits import (
     CHANGING,
     PRESERVING,
     cumulative_edits,
@@ -25,11 +28,8 @@ from twosat_formal.edits import (
     replay_edits,
     root_instance,
 )
-from twosat_formal.edits.modes import edit_seed
-from twosat_formal.edits.operators import default_operators
-from twosat_formal.errors import ConfigError, UnknownNameError
-from twosat_formal.formula import Formula
-from twosat_formal.instance import Instance, write_instances
+from twosat_formal.make.edits.modes import edit_seed
+from twosat_formal.make.edits.operators import default_operators
 
 
 def visited_origins(num_clauses: int, transforms: Sequence[Mapping[str, Any]]) -> list[int]:

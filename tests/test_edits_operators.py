@@ -9,10 +9,10 @@ from formula_strategies import small_2cnf
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from twosat_formal.edits import EDITS, Edit
-from twosat_formal.edits.operators import clause_text
+from twosat_formal.core.formula import Formula
 from twosat_formal.errors import ConfigError, RecordError, UnknownNameError
-from twosat_formal.formula import Formula
+from twosat_formal.make.edits import EDITS, Edit
+from twosat_formal.make.edits.operators import clause_text
 
 F = Formula.from_named([["~a", "b"], ["a", "c"], ["~c"], ["b", "b"]])
 

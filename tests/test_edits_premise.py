@@ -12,7 +12,10 @@ from formula_strategies import clause_lists
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from twosat_formal.edits import (
+from twosat_formal.core.formula import Formula
+from twosat_formal.errors import ConfigError
+from twosat_formal.io.instance import Instance
+from twosat_formal.make.edits import (
     EDITS,
     apply_edit,
     cumulative_edits,
@@ -20,7 +23,7 @@ from twosat_formal.edits import (
     individual_edits,
     root_instance,
 )
-from twosat_formal.edits.metrics import (
+from twosat_formal.make.edits.metrics import (
     edit_categories,
     edit_info,
     edit_operators,
@@ -29,19 +32,16 @@ from twosat_formal.edits.metrics import (
     normalized_accuracy,
     retention,
 )
-from twosat_formal.edits.operators import (
+from twosat_formal.make.edits.operators import (
     CATEGORIES,
     OPERATOR,
     PREMISE,
     category_of,
     default_operators,
 )
-from twosat_formal.errors import ConfigError
-from twosat_formal.experiments.design import expand
-from twosat_formal.experiments.spec import load_spec, parse_spec
-from twosat_formal.formula import Formula
-from twosat_formal.instance import Instance
 from twosat_formal.report.sections import _edits
+from twosat_formal.study.experiments.design import expand
+from twosat_formal.study.experiments.spec import load_spec, parse_spec
 
 clauses_2cnf = clause_lists(max_var=5, min_size=2, max_size=9)
 

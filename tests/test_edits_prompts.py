@@ -19,7 +19,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from twosat_formal.certify import certify_files
-from twosat_formal.edits import (
+from twosat_formal.certify.rederive import rederive_prompt
+from twosat_formal.core.formula import Formula
+from twosat_formal.errors import UnverifiedPromptError
+from twosat_formal.evaluate.run.items import EvalItem
+from twosat_formal.evaluate.run.verify import verify_item
+from twosat_formal.io.instance import Instance, write_instances
+from twosat_formal.io.jsonl import RawLine
+from twosat_formal.make.edits import (
     apply_edit,
     cumulative_edits,
     edit_steps,
@@ -27,17 +34,10 @@ from twosat_formal.edits import (
     root_instance,
     undo_edits,
 )
-from twosat_formal.edits.operators import default_operators
-from twosat_formal.errors import UnverifiedPromptError
-from twosat_formal.evaluate.items import EvalItem
-from twosat_formal.evaluate.verify import verify_item
-from twosat_formal.formula import Formula
-from twosat_formal.instance import Instance, write_instances
-from twosat_formal.jsonl import RawLine
-from twosat_formal.prompts import PromptRecord
-from twosat_formal.rederive import rederive_prompt
+from twosat_formal.make.edits.operators import default_operators
 from twosat_formal.verbalize import FORMATS, TEMPLATES, example_formula, prompt_record
 from twosat_formal.verbalize.lines import instance_prompt_lines
+from twosat_formal.verbalize.prompts import PromptRecord
 
 clauses_2cnf = clause_lists(max_var=6, min_size=3, max_size=10)
 

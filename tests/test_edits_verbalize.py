@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from twosat_formal.edits import (
+from twosat_formal.core.formula import Formula
+from twosat_formal.make.edits import (
     EDITS,
     Edit,
     EditedInstance,
@@ -13,7 +14,6 @@ from twosat_formal.edits import (
     individual_edits,
     root_instance,
 )
-from twosat_formal.formula import Formula
 from twosat_formal.verbalize import FORMATS, TEMPLATES, prove_roundtrip, verbalize
 
 BASE = root_instance(

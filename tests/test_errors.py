@@ -68,8 +68,8 @@ def test_request_error_sorts_time_outs_from_connection_failures() -> None:
 
 
 def test_old_import_paths_name_the_same_classes() -> None:
-    from twosat_formal.models.base import TransientModelError as FromBase
-    from twosat_formal.models.openai_compat import ModelHTTPError as FromClient
+    from twosat_formal.evaluate.models.base import TransientModelError as FromBase
+    from twosat_formal.evaluate.models.openai_compat import ModelHTTPError as FromClient
     from twosat_formal.verbalize.schemes import SentenceError as FromSchemes
 
     assert (FromBase, FromClient, FromSchemes) == (

@@ -22,9 +22,9 @@ from twosat_formal.errors import (
     RefusedRequestError,
     unreachable,
 )
-from twosat_formal.evaluate import run_eval
-from twosat_formal.models import load_model
-from twosat_formal.store import RunStore
+from twosat_formal.evaluate.models import load_model
+from twosat_formal.evaluate.run import run_eval
+from twosat_formal.evaluate.store import RunStore
 
 SECRET = "hunter2-secret"
 

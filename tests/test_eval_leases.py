@@ -21,7 +21,7 @@ import pytest
 from faultserver import FaultServer
 from test_evaluate import answers_for, make_items, write_inputs
 
-from twosat_formal.store import RunStore
+from twosat_formal.evaluate.store import RunStore
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -79,7 +79,7 @@ def test_the_leases_of_a_killed_run_are_taken_over(tmp_path: Path) -> None:
     with RunStore(path) as store:
         killed = store.start_run({})
     code = (
-        "import sys; from twosat_formal.store import RunStore\n"
+        "import sys; from twosat_formal.evaluate.store import RunStore\n"
         f"s = RunStore({str(path)!r}); s.lease(['a', 'b'], {killed}); s.close()\n"
     )
     env = {**os.environ, "PYTHONPATH": str(ROOT)}

@@ -18,11 +18,11 @@ from cli_support import cli
 from faultserver import FaultServer
 from test_evaluate import answers_for, make_items, write_inputs
 
+from twosat_formal.core.model import Response, SamplingParams
 from twosat_formal.errors import ConfigError
-from twosat_formal.evaluate import EvalItem, run_eval
-from twosat_formal.evaluate.limits import ModelLimiter, ModelLimits, split_limits
-from twosat_formal.model import Response, SamplingParams
-from twosat_formal.store import RunStore
+from twosat_formal.evaluate.run import EvalItem, run_eval
+from twosat_formal.evaluate.run.limits import ModelLimiter, ModelLimits, split_limits
+from twosat_formal.evaluate.store import RunStore
 
 
 def test_limit_options_leave_the_spec_and_are_checked() -> None:

@@ -18,9 +18,9 @@ from cli_support import cli
 from twosat_formal.cli.edit_cmd import EditChoice
 from twosat_formal.cli.eval_options import EndpointOptions, RetryOptions
 from twosat_formal.cli.options import SamplingOptions
-from twosat_formal.edits.operators import PREMISE, category_of, default_operators
 from twosat_formal.errors import ConfigError
-from twosat_formal.generators import generate
+from twosat_formal.make.edits.operators import PREMISE, category_of, default_operators
+from twosat_formal.make.generators import generate
 from twosat_formal.verbalize import prompt_record
 
 

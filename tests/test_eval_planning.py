@@ -13,12 +13,12 @@ from pathlib import Path
 
 from test_evaluate import make_items
 
-from twosat_formal.evaluate import EvalItem, run_eval
-from twosat_formal.evaluate.runner import PLAN_BATCH
-from twosat_formal.models import load_model
-from twosat_formal.models.base import SamplingParams
-from twosat_formal.scoring import error_judgement
-from twosat_formal.store import ResultRow, RunStore, prompt_hash
+from twosat_formal.evaluate.models import load_model
+from twosat_formal.evaluate.models.base import SamplingParams
+from twosat_formal.evaluate.run import EvalItem, run_eval
+from twosat_formal.evaluate.run.runner import PLAN_BATCH
+from twosat_formal.evaluate.scoring import error_judgement
+from twosat_formal.evaluate.store import ResultRow, RunStore, prompt_hash
 
 SPEC = "ref/coin"
 

@@ -20,10 +20,10 @@ from cli_support import cli
 from faultserver import FaultServer
 from test_evaluate import make_items
 
+from twosat_formal._util.executors import make_executor
 from twosat_formal.errors import EndpointError
-from twosat_formal.evaluate import EvalItem, EvalSummary, RetryPolicy, evaluate
-from twosat_formal.executors import make_executor
-from twosat_formal.store import RunStore
+from twosat_formal.evaluate.run import EvalItem, EvalSummary, RetryPolicy, evaluate
+from twosat_formal.evaluate.store import RunStore
 
 pytestmark = pytest.mark.slow
 
@@ -119,7 +119,7 @@ def test_a_refused_endpoint_stops_a_ray_run_as_a_local_one(
 def test_the_eval_command_runs_on_ray(
     ray_session: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from twosat_formal.prompts import write_prompts
+    from twosat_formal.verbalize.prompts import write_prompts
 
     items = make_items(6, seed=8)
     write_prompts([item.prompt for item in items], tmp_path / "p.jsonl")
@@ -134,7 +134,7 @@ def test_the_eval_command_runs_on_ray(
 def test_eval_refuses_the_process_executor(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from twosat_formal.prompts import write_prompts
+    from twosat_formal.verbalize.prompts import write_prompts
 
     items = make_items(2, seed=9)
     write_prompts([item.prompt for item in items], tmp_path / "p.jsonl")
@@ -149,8 +149,8 @@ def test_eval_refuses_the_process_executor(
 def test_an_interrupted_ray_run_resumes_to_the_local_store(
     ray_session: None, tmp_path: Path
 ) -> None:
-    from twosat_formal.evaluate import run_eval
-    from twosat_formal.evaluate.remote import ModelSource, ray_models
+    from twosat_formal.evaluate.run import run_eval
+    from twosat_formal.evaluate.run.remote import ModelSource, ray_models
 
     items = make_items(8, seed=10)
     late = {item.prompt.text for item in items[4:]}

@@ -14,9 +14,9 @@ from jsonl_support import write_jsonl
 from test_evaluate import answers_for, make_items, write_inputs
 
 from twosat_formal.cli import main
+from twosat_formal.evaluate.store import RunStore
+from twosat_formal.evaluate.store_merge import merge_stores
 from twosat_formal.integrations.answers import custom_id, read_answers
-from twosat_formal.store import RunStore
-from twosat_formal.store_merge import merge_stores
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -114,8 +114,8 @@ def test_a_store_without_the_reasoning_column_reads_merges_and_gains_it(tmp_path
 
 
 def test_the_response_cache_keeps_the_reasoning_and_gains_its_column(tmp_path: Path) -> None:
-    from twosat_formal.model import Response
-    from twosat_formal.models.cache import ResponseCache
+    from twosat_formal.core.model import Response
+    from twosat_formal.evaluate.models.cache import ResponseCache
 
     path = tmp_path / "cache.sqlite"
     with sqlite3.connect(path) as db:  # a cache written before the column existed

@@ -1,7 +1,7 @@
 """What a stopped run keeps, and what its resumption asks again.
 
 The runner scores answers in batches and commits the stored results in groups
-(:data:`~twosat_formal.evaluate.runner.COMMIT_INTERVAL_S`), so the guarantee is:
+(:data:`~twosat_formal.evaluate.run.runner.COMMIT_INTERVAL_S`), so the guarantee is:
 
 * a cancelled or failed run (Ctrl-C, an unexpected error) keeps every answer that came
   in: the answers not scored yet are scored, stored and committed on the way out;
@@ -31,11 +31,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_evaluate import Scripted, answers_for, make_items, run
 
+from twosat_formal.core.model import Response, SamplingParams
 from twosat_formal.errors import TransientModelError
-from twosat_formal.evaluate import EvalItem, run_eval
-from twosat_formal.model import Response, SamplingParams
-from twosat_formal.scoring import error_judgement, score
-from twosat_formal.store import ResultRow, RunStore, prompt_hash
+from twosat_formal.evaluate.run import EvalItem, run_eval
+from twosat_formal.evaluate.scoring import error_judgement, score
+from twosat_formal.evaluate.store import ResultRow, RunStore, prompt_hash
 
 ITEMS = make_items(12, seed=7)
 
@@ -220,10 +220,10 @@ def test_put_many_stores_the_rows_of_put_byte_for_byte(tmp_path: Path) -> None:
 KILLED_RUN = """
 import asyncio, sys
 from pathlib import Path
-from twosat_formal.evaluate import EvalItem, EvalPrompt, run_eval, runner
-from twosat_formal.formula import Formula
-from twosat_formal.model import Response
-from twosat_formal.store import RunStore
+from twosat_formal.evaluate.run import EvalItem, EvalPrompt, run_eval, runner
+from twosat_formal.core.formula import Formula
+from twosat_formal.core.model import Response
+from twosat_formal.evaluate.store import RunStore
 
 store, log = Path(sys.argv[1]), Path(sys.argv[2])
 answered, runner.COMMIT_INTERVAL_S = int(sys.argv[3]), float(sys.argv[4])
@@ -314,7 +314,7 @@ def stored_prompt_hashes(path: Path) -> tuple[set[str], list[str]]:
 def test_every_result_is_committed_with_or_after_its_prompt(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("twosat_formal.evaluate.runner.PLAN_BATCH", 4)
+    monkeypatch.setattr("twosat_formal.evaluate.run.runner.PLAN_BATCH", 4)
     path = tmp_path / "runs.sqlite"
     items = make_items(20, seed=5)
     answers = answers_for(items)
@@ -357,9 +357,9 @@ def test_an_instance_shared_by_prompts_is_stored_once(tmp_path: Path) -> None:
 
 
 def test_answers_waiting_to_be_scored_stay_bounded_by_the_concurrency(tmp_path: Path) -> None:
-    from twosat_formal.evaluate import EvalPrompt
-    from twosat_formal.evaluate.runner import SCORE_BACKLOG
-    from twosat_formal.formula import Formula
+    from twosat_formal.core.formula import Formula
+    from twosat_formal.evaluate.run import EvalPrompt
+    from twosat_formal.evaluate.run.runner import SCORE_BACKLOG
 
     formula = Formula.from_named([["x1", "x2"]])
     items = [

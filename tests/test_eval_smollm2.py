@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 from llama_support import exported_rows, first_eval, run_cli
 
-from twosat_formal.models.base import Response
-from twosat_formal.prompts import read_prompts
-from twosat_formal.scoring import score
+from twosat_formal.evaluate.models.base import Response
+from twosat_formal.evaluate.scoring import score
+from twosat_formal.verbalize.prompts import read_prompts
 
 try:
     import llama_cpp
@@ -37,7 +37,7 @@ SPEC = "llamacpp/smollm2-135m-instruct?n_ctx=2048"
 def test_the_gguf_file_is_found_in_the_wheel_without_importing_it() -> None:
     import sys
 
-    from twosat_formal.models.llamacpp import smollm2_path
+    from twosat_formal.evaluate.models.llamacpp import smollm2_path
 
     path = smollm2_path()
     assert path.name == "SmolLM2-135M-Instruct.Q4_1.gguf" and path.stat().st_size > 50e6
@@ -48,7 +48,7 @@ def test_the_gguf_file_is_found_in_the_wheel_without_importing_it() -> None:
 def test_eval_in_chat_mode_scores_what_the_real_chat_model_says(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from twosat_formal.models.llamacpp import smollm2_path
+    from twosat_formal.evaluate.models.llamacpp import smollm2_path
 
     run = first_eval(tmp_path, capsys, SPEC, (3, 4), mode="chat", max_tokens=24)
     records, prompts, store, summary = run.records, run.prompts, run.store, run.summary

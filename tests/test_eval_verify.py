@@ -12,8 +12,8 @@ from test_certify_story import STORIES
 from test_evaluate import make_items, write_inputs
 
 from twosat_formal.errors import UnverifiedPromptError
-from twosat_formal.evaluate import load_items, verify_items
-from twosat_formal.store import RunStore
+from twosat_formal.evaluate.run import load_items, verify_items
+from twosat_formal.evaluate.store import RunStore
 
 
 @pytest.fixture
@@ -127,7 +127,7 @@ def test_a_changed_story_prompt_is_refused(tmp_path: Path) -> None:
 
 
 def test_run_experiment_records_the_verification(tmp_path: Path) -> None:
-    from twosat_formal.experiments.runner import run_experiment
+    from twosat_formal.study.experiments.runner import run_experiment
 
     result = run_experiment(
         "table1",

@@ -31,16 +31,16 @@ from rich.console import Console
 from signal_support import default_signals
 
 from twosat_formal.cli import main
-from twosat_formal.edits.classify import root_instance
+from twosat_formal.core.formula import Formula
 from twosat_formal.errors import EvaluationError
-from twosat_formal.evaluate import EvalItem, EvalSummary, RetryPolicy, run_eval
-from twosat_formal.formula import Formula
-from twosat_formal.instance import write_instances
-from twosat_formal.models import load_model
-from twosat_formal.models.base import Model, Response, SamplingParams, TransientModelError
-from twosat_formal.prompts import PromptRecord, write_prompts
-from twosat_formal.store import RunStore, prompt_hash
+from twosat_formal.evaluate.models import load_model
+from twosat_formal.evaluate.models.base import Model, Response, SamplingParams, TransientModelError
+from twosat_formal.evaluate.run import EvalItem, EvalSummary, RetryPolicy, run_eval
+from twosat_formal.evaluate.store import RunStore, prompt_hash
+from twosat_formal.io.instance import write_instances
+from twosat_formal.make.edits.classify import root_instance
 from twosat_formal.verbalize import prompt_record
+from twosat_formal.verbalize.prompts import PromptRecord, write_prompts
 
 TEMPLATES = ("logic", "letter", "team", "social", "room", "door")
 FAST = RetryPolicy(max_attempts=4, base_delay_s=0.001, max_delay_s=0.01)

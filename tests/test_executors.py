@@ -21,10 +21,8 @@ import pytest
 from cli_support import run
 from signal_support import default_signals
 
-from twosat_formal import executors
-from twosat_formal.cli import main
-from twosat_formal.errors import ConfigError, RecordError, TwoSatFormalError, UnknownNameError
-from twosat_formal.executors import (
+from twosat_formal._util import executors
+from twosat_formal._util.executors import (
     DEFAULT_CHUNK,
     FIRST_CHUNK,
     Executor,
@@ -34,6 +32,8 @@ from twosat_formal.executors import (
     parse_shard,
     shard_range,
 )
+from twosat_formal.cli import main
+from twosat_formal.errors import ConfigError, RecordError, TwoSatFormalError, UnknownNameError
 
 MEASURED = {"seconds", "time_s", "z3_seconds"}
 
@@ -157,7 +157,7 @@ INTERRUPTED = """
 import sys
 from functools import partial
 from test_executors import log_and_sleep
-from twosat_formal.executors import ProcessExecutor
+from twosat_formal._util.executors import ProcessExecutor
 with ProcessExecutor(2, chunk=1) as ex:
     for done in ex.map(partial(log_and_sleep, sys.argv[1]), range(100_000)):
         if done == 4:

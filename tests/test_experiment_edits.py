@@ -2,7 +2,7 @@
 
 The metrics a report shows are checked against a recomputation written here from the
 stored rows (``results.jsonl`` joined with ``dataset.jsonl``), not with
-:mod:`twosat_formal.edits.metrics`.
+:mod:`twosat_formal.make.edits.metrics`.
 """
 
 from __future__ import annotations
@@ -21,12 +21,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from twosat_formal.cli import main
-from twosat_formal.edits import edit_instances
 from twosat_formal.errors import ConfigError, UnknownNameError
-from twosat_formal.experiments.design import expand
-from twosat_formal.experiments.spec import load_spec, parse_spec
-from twosat_formal.generators import derive_seed
-from twosat_formal.instance import Instance
+from twosat_formal.io.instance import Instance
+from twosat_formal.make.edits import edit_instances
+from twosat_formal.make.generators import derive_seed
 from twosat_formal.report.render import (
     BROWSER_SECTION,
     EDIT_SECTIONS,
@@ -36,6 +34,8 @@ from twosat_formal.report.render import (
     render_markdown,
 )
 from twosat_formal.report.sections import compute_content
+from twosat_formal.study.experiments.design import expand
+from twosat_formal.study.experiments.spec import load_spec, parse_spec
 
 MODELS = ["ref/oracle", "ref/coin"]
 

@@ -1,6 +1,6 @@
 """An experiment spec's fields are read strictly, each error naming its field and file.
 
-Written from the field list of ``twosat_formal.experiments.spec``'s docstring: a value
+Written from the field list of ``twosat_formal.study.experiments.spec``'s docstring: a value
 of the wrong JSON type, outside its range or unknown to its table is refused with
 exit code 2 and one ``error:`` line that names the file and the field.
 """
@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from twosat_formal.errors import RecordError
-from twosat_formal.experiments.spec import KINDS, parse_spec
+from twosat_formal.study.experiments.spec import KINDS, parse_spec
 
 GOOD: dict[str, Any] = {
     "name": "x",
@@ -128,7 +128,7 @@ def paths(value: Any, prefix: tuple[str | int, ...] = ()) -> list[tuple[str | in
 def test_line_of_path_finds_each_value_where_the_text_holds_it(
     value: Any, data: st.DataObject
 ) -> None:
-    from twosat_formal.jsonread import line_of_path
+    from twosat_formal.core.jsonread import line_of_path
 
     path = data.draw(st.sampled_from(paths(value)))
     if not path:
@@ -148,7 +148,7 @@ def test_line_of_path_finds_each_value_where_the_text_holds_it(
 
 
 def expanded(kind: str, **settings: object) -> int:
-    from twosat_formal.experiments.design import expand
+    from twosat_formal.study.experiments.design import expand
 
     cell = {"family": "backbone", "clauses": [20], **settings}
     return len(expand(parse_spec({**GOOD, "kind": kind, "cells": [cell]})))
@@ -170,7 +170,7 @@ def test_a_cells_clauses_are_positive_counts(clauses: int | list[int]) -> None:
 @given(st.lists(st.floats(-0.5, 1.5, allow_nan=False) | st.integers(-1, 2), max_size=3))
 def test_a_sweeps_levels_are_numbers_in_0_1(levels: list[float]) -> None:
     from twosat_formal.errors import ConfigError
-    from twosat_formal.experiments.design import expand
+    from twosat_formal.study.experiments.design import expand
 
     cell = {"family": "equivalence-core", "clauses": [20], "knobs": ["free_ratio"]}
     spec = parse_spec({**GOOD, "kind": "sweep", "cells": [{**cell, "levels": levels}]})

@@ -25,10 +25,10 @@ from story_support import (
     theme_descriptions,
 )
 
+from twosat_formal.core.formula import Formula
 from twosat_formal.errors import ConfigError, RecordError, UnknownNameError
-from twosat_formal.experiments.runner import ExperimentResult, run_experiment
-from twosat_formal.experiments.spec import load_spec, parse_spec
-from twosat_formal.formula import Formula
+from twosat_formal.study.experiments.runner import ExperimentResult, run_experiment
+from twosat_formal.study.experiments.spec import load_spec, parse_spec
 from twosat_formal.verbalize.story import THEMES
 
 SMALL = load_spec("story").with_max_clauses(10)  # implication-cycle and equivalence-core at 10

@@ -12,11 +12,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from twosat_formal.errors import ConfigError, RecordError, UnknownNameError
-from twosat_formal.experiments.design import difficulty_knobs, expand, inert_knobs
-from twosat_formal.experiments.spec import ExperimentSpec, load_spec, parse_spec, spec_names
-from twosat_formal.generators import FAMILIES, derive_seed
-from twosat_formal.generators.grids import grid_cells
-from twosat_formal.generators.knobs import KNOB_GRIDS
+from twosat_formal.make.generators import FAMILIES, derive_seed
+from twosat_formal.make.generators.grids import grid_cells
+from twosat_formal.make.generators.knobs import KNOB_GRIDS
+from twosat_formal.study.experiments.design import difficulty_knobs, expand, inert_knobs
+from twosat_formal.study.experiments.spec import ExperimentSpec, load_spec, parse_spec, spec_names
 
 NAMES = [
     "duplication",
@@ -194,7 +194,7 @@ def small_spec(name: str, cells: list[dict[str, Any]], formulas: int = 2) -> Exp
 
 
 def run_small(tmp_path: Path, name: str, cells: list[dict[str, Any]]) -> dict[str, Any]:
-    from twosat_formal.experiments.runner import run_experiment
+    from twosat_formal.study.experiments.runner import run_experiment
 
     spec = small_spec(name, cells)
     result = run_experiment(spec, SMALL_MODELS, out_dir=tmp_path / name)
@@ -315,8 +315,8 @@ def test_table6_runs_end_to_end_with_overall_rows(tmp_path: Path) -> None:
 
 def test_table4_budget_is_each_models_own(tmp_path: Path) -> None:
     """A model whose spec sets its own budget shows that budget, not the run's."""
-    from twosat_formal.experiments.runner import run_experiment
-    from twosat_formal.store import RunStore
+    from twosat_formal.evaluate.store import RunStore
+    from twosat_formal.study.experiments.runner import run_experiment
 
     spec = small_spec("table1", [{"family": "backbone", "clauses": [6]}], formulas=1)
     models = ["ref/oracle", "ref/coin?max_tokens=16384"]
@@ -357,8 +357,8 @@ def test_inert_knob_is_not_swept_and_the_report_says_so(tmp_path: Path) -> None:
 def test_knob_moves_is_a_property_of_the_draw() -> None:
     """The same knob is inert without generator fillers and moves with them; an inert
     knob leaves every resolved size as it is."""
-    from twosat_formal.experiments.design import knob_moves
-    from twosat_formal.generators import FAMILIES
+    from twosat_formal.make.generators import FAMILIES
+    from twosat_formal.study.experiments.design import knob_moves
 
     levels = (0.2, 0.5, 0.8)
     plain = (("core_ratio", 0.5), ("split", 0.5))

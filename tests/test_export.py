@@ -12,9 +12,9 @@ import pytest
 from integrations_support import cli, make_dataset
 
 from twosat_formal.errors import MissingExtraError
-from twosat_formal.instance import read_instances
 from twosat_formal.integrations.exports import EXPORT_FORMATS, export_dataset
 from twosat_formal.integrations.rows import judge_row, row_formula
+from twosat_formal.io.instance import read_instances
 from twosat_formal.solve import solve
 
 
@@ -147,7 +147,7 @@ def test_inspect_scorer_judges_like_eval(inputs: tuple[Path, Path, list[Any]]) -
     from twosat_formal.integrations.rows import item_row
 
     dataset, prompts, _ = inputs
-    from twosat_formal.evaluate import load_items
+    from twosat_formal.evaluate.run import load_items
 
     items = load_items(prompts, dataset=dataset)
     rows_file = Path(prompts).with_name("rows.jsonl")
@@ -243,9 +243,9 @@ def test_story_prompts_export_with_their_own_columns(tmp_path: Path) -> None:
     from jsonl_support import write_jsonl
     from test_certify_story import INSTANCES, STORIES
 
-    from twosat_formal.evaluate import load_items
-    from twosat_formal.models.base import Response
-    from twosat_formal.scoring import score
+    from twosat_formal.evaluate.models.base import Response
+    from twosat_formal.evaluate.run import load_items
+    from twosat_formal.evaluate.scoring import score
 
     data = write_jsonl(tmp_path / "data.jsonl", INSTANCES)
     stories = write_jsonl(tmp_path / "stories.jsonl", STORIES)

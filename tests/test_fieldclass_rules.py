@@ -7,8 +7,8 @@ import copy
 from hypothesis import given
 from hypothesis import strategies as st
 
-from twosat_formal import fieldclass
-from twosat_formal.fieldclass import (
+from twosat_formal.core import fieldclass
+from twosat_formal.core.fieldclass import (
     FIELD_CLASSES,
     Comparison,
     _class_of,

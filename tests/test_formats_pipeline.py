@@ -16,7 +16,7 @@ import pytest
 from cli_support import cli
 from test_verbalize_formats import FLIPS
 
-from twosat_formal.store import RunStore
+from twosat_formal.evaluate.store import RunStore
 from twosat_formal.verbalize import FORMATS
 
 NAMES = list(FORMATS)

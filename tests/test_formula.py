@@ -1,7 +1,7 @@
 """Tests of the formula model: construction, views, names, semantics, immutability.
 
 Semantics are checked against a plain-Python evaluator written here, independent of the
-numpy code in :mod:`twosat_formal.formula`.
+numpy code in :mod:`twosat_formal.core.formula`.
 """
 
 from __future__ import annotations
@@ -14,14 +14,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from twosat_formal.errors import ConfigError, NotTwoCNFError, TwoSatFormalError
-from twosat_formal.formula import (
+from twosat_formal.core.formula import (
     Clause,
     Formula,
     Literal,
     default_name,
     is_valid_name,
 )
+from twosat_formal.errors import ConfigError, NotTwoCNFError, TwoSatFormalError
 
 
 @st.composite

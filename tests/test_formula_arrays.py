@@ -16,8 +16,8 @@ from formula_strategies import clause_lists
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from twosat_formal.core.formula import Formula, take_clauses
 from twosat_formal.errors import ConfigError
-from twosat_formal.formula import Formula, take_clauses
 
 
 @st.composite

@@ -22,8 +22,8 @@ from jsonl_support import write_jsonl
 from test_certify_tamper import DATASET, _measured, tamper, tamperable
 
 from twosat_formal.certify import certify_files
-from twosat_formal.generators import generate
-from twosat_formal.instance import Instance
+from twosat_formal.io.instance import Instance
+from twosat_formal.make.generators import generate
 from twosat_formal.solve import solve
 from twosat_formal.verbalize.lines import instance_prompts
 
@@ -289,7 +289,7 @@ def test_no_verify_is_recorded_with_the_run(
     code, out, err, store = run_eval(capsys, tmp_path, dataset, "--no-verify", "--json")
     assert code == 0, err
     assert json.loads(out)["verification"]["verify"] == "off (--no-verify)"
-    from twosat_formal.store import RunStore
+    from twosat_formal.evaluate.store import RunStore
 
     with RunStore(store, readonly=True) as runs:
         [info] = [run["info"] for run in runs.runs()]
@@ -304,7 +304,7 @@ def test_run_experiment_evaluates_nothing_of_a_dataset_certify_rejects(
     from test_experiments import small_spec
 
     from twosat_formal.errors import UnverifiedPromptError
-    from twosat_formal.experiments import runner
+    from twosat_formal.study.experiments import runner
 
     build = runner._build
 

@@ -11,10 +11,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pysat.solvers import Glucose4
 
+from twosat_formal.core.formula import Formula
 from twosat_formal.errors import ConfigError
-from twosat_formal.formula import Formula
-from twosat_formal.generators.backbone import backbone
-from twosat_formal.generators.backbone import resolve as resolve_params
+from twosat_formal.make.generators.backbone import backbone
+from twosat_formal.make.generators.backbone import resolve as resolve_params
 
 
 def resolve(clauses: int | None, params: dict[str, Any]) -> dict[str, Any]:

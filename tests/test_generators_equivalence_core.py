@@ -12,9 +12,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pysat.solvers import Minisat22
 
-from twosat_formal.formula import Formula
-from twosat_formal.generators.equivalence_core import equivalence_core
-from twosat_formal.generators.equivalence_core import resolve as resolve_params
+from twosat_formal.core.formula import Formula
+from twosat_formal.make.generators.equivalence_core import equivalence_core
+from twosat_formal.make.generators.equivalence_core import resolve as resolve_params
 
 
 def resolve(clauses: int | None, params: dict[str, Any]) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from pysat.solvers import Minisat22
 
 from twosat_formal.errors import ConfigError
-from twosat_formal.generators.fillers import (
+from twosat_formal.make.generators.fillers import (
     arrange,
     matched_fresh_count,
     planted_fillers,

@@ -13,10 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pysat.solvers import Minisat22
 
+from twosat_formal.core.formula import Formula
 from twosat_formal.errors import ConfigError, UnknownNameError
-from twosat_formal.formula import Formula
-from twosat_formal.generators import FAMILIES, Dataset, DatasetConfig, derive_seed, generate
-from twosat_formal.generators.grids import TABLE1_CLAUSES, grid_cells, grid_instances
+from twosat_formal.make.generators import FAMILIES, Dataset, DatasetConfig, derive_seed, generate
+from twosat_formal.make.generators.grids import TABLE1_CLAUSES, grid_cells, grid_instances
 
 BASE_FAMILIES = ["implication-cycle", "equivalence-core", "backbone", "mono-bridge"]
 
@@ -188,7 +188,7 @@ def test_sweep_grids() -> None:
 
 _SCRIPT = """
 import json, sys
-from twosat_formal.generators import generate
+from twosat_formal.make.generators import generate
 for family in ("implication-cycle", "equivalence-core", "backbone", "mono-bridge", "symmetry"):
     for seed in (0, 1):
         params = {"shuffle": True} if family != "symmetry" else {"layout": "interleaved"}

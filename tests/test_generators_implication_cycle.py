@@ -11,9 +11,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pysat.solvers import Minisat22
 
-from twosat_formal.formula import Formula
-from twosat_formal.generators.implication_cycle import implication_cycle
-from twosat_formal.generators.implication_cycle import resolve as resolve_params
+from twosat_formal.core.formula import Formula
+from twosat_formal.make.generators.implication_cycle import implication_cycle
+from twosat_formal.make.generators.implication_cycle import resolve as resolve_params
 
 
 def resolve(clauses: int | None, params: dict[str, Any]) -> dict[str, Any]:

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from twosat_formal.errors import ConfigError
-from twosat_formal.generators.knobs import (
+from twosat_formal.make.generators.knobs import (
     KNOB_GRIDS,
     ParamSpec,
     knob_grid,

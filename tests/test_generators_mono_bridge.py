@@ -11,8 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pysat.solvers import Minisat22
 
-from twosat_formal.generators.mono_bridge import mono_bridge
-from twosat_formal.generators.mono_bridge import resolve as resolve_params
+from twosat_formal.make.generators.mono_bridge import mono_bridge
+from twosat_formal.make.generators.mono_bridge import resolve as resolve_params
 
 
 def resolve(clauses: int | None, params: dict[str, Any]) -> dict[str, Any]:

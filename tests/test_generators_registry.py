@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-import twosat_formal.generators as generators
+import twosat_formal.make.generators as generators
 from twosat_formal.errors import TwoSatFormalError
-from twosat_formal.generators import FAMILIES
-from twosat_formal.generators.family import register_family
+from twosat_formal.make.generators import FAMILIES
+from twosat_formal.make.generators.family import register_family
 
 PACKAGE = Path(generators.__file__).parent
 
@@ -28,7 +28,7 @@ def test_the_registry_keeps_the_papers_order() -> None:
 @pytest.mark.parametrize("name", FAMILIES.names())
 def test_each_family_is_registered_by_its_own_module(name: str) -> None:
     family = FAMILIES.get(name)
-    module = f"twosat_formal.generators.{name.replace('-', '_')}"
+    module = f"twosat_formal.make.generators.{name.replace('-', '_')}"
     assert family.build.__module__ == module and family.resolve.__module__ == module
     source = (PACKAGE / f"{name.replace('-', '_')}.py").read_text(encoding="utf-8")
     calls = [
@@ -61,6 +61,6 @@ def test_no_family_module_imports_the_package_back() -> None:
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
             imports_package = (
-                isinstance(node, ast.ImportFrom) and node.module == "twosat_formal.generators"
+                isinstance(node, ast.ImportFrom) and node.module == "twosat_formal.make.generators"
             )
             assert not imports_package, f"{path.name} imports the generators package back"

@@ -9,15 +9,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from twosat_formal.errors import ConfigError
-from twosat_formal.generators import FAMILIES
-from twosat_formal.generators.knobs import ParamSpec, knob_to_int
-from twosat_formal.generators.resolve import KnobRule, Request, Sizing, resolve_sizes
+from twosat_formal.make.generators import FAMILIES
+from twosat_formal.make.generators.knobs import ParamSpec, knob_to_int
+from twosat_formal.make.generators.resolve import KnobRule, Request, Sizing, resolve_sizes
 
 SIZED = ["implication-cycle", "equivalence-core", "backbone", "mono-bridge"]
 
 
 def _sizing(name: str) -> Sizing:
-    module = importlib.import_module(f"twosat_formal.generators.{name.replace('-', '_')}")
+    module = importlib.import_module(f"twosat_formal.make.generators.{name.replace('-', '_')}")
     sizing = module.SIZING
     assert isinstance(sizing, Sizing)
     return sizing

@@ -13,10 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pysat.solvers import Minisat22
 
+from twosat_formal.core.formula import Formula
 from twosat_formal.errors import ConfigError
-from twosat_formal.formula import Formula
-from twosat_formal.generators import FAMILIES
-from twosat_formal.generators.symmetry import resolve, symmetry
+from twosat_formal.make.generators import FAMILIES
+from twosat_formal.make.generators.symmetry import resolve, symmetry
 
 
 def pysat_sat(formula: Formula) -> bool:

@@ -20,11 +20,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from networkx.drawing.nx_pydot import read_dot
 
+from twosat_formal.core.formula import Formula
 from twosat_formal.errors import ConfigError
-from twosat_formal.formula import Formula
-from twosat_formal.graphs import implication_digraph, write_graph
 from twosat_formal.solve import solve
 from twosat_formal.solve.graph import implication_graph
+from twosat_formal.solve.graphs import implication_digraph, write_graph
 
 SUFFIXES = (".graphml", ".gexf", ".dot", ".json")
 

@@ -1,4 +1,5 @@
-"""``twosat_formal.gym``: items and rewards checked against the solver, determinism, curriculum."""
+"""``twosat_formal.integrations.gym``: items and rewards checked against the solver, determinism,
+curriculum."""
 
 from __future__ import annotations
 
@@ -15,10 +16,9 @@ from cli_support import python_stdout
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from twosat_formal.core.formula import Formula
 from twosat_formal.errors import ConfigError, MissingExtraError, UnknownNameError
-from twosat_formal.formula import Formula
-from twosat_formal.generators import FAMILIES
-from twosat_formal.gym import (
+from twosat_formal.integrations.gym import (
     CURRICULUM_LEVELS,
     DATASET_NAMES,
     Curriculum,
@@ -26,6 +26,7 @@ from twosat_formal.gym import (
     score_answer,
 )
 from twosat_formal.io import scan_dimacs
+from twosat_formal.make.generators import FAMILIES
 from twosat_formal.solve import solve
 from twosat_formal.verbalize import backparse
 
@@ -158,7 +159,7 @@ def test_items_are_the_same_in_another_process_and_any_order() -> None:
     here = digest("twosat", 11, [7, 0, 3], 20)
     code = (
         "import hashlib, json\n"
-        "from twosat_formal.gym import create_dataset\n"
+        "from twosat_formal.integrations.gym import create_dataset\n"
         "data = create_dataset('twosat', seed=11, size=8, max_clauses=10)\n"
         "items = [data[i] for i in (3, 0, 7)]\n"
         "blob = json.dumps([items[2], items[1], items[0]], sort_keys=True)\n"
@@ -212,7 +213,7 @@ def test_bad_configs_are_refused_with_one_clear_message() -> None:
 
 
 def test_registration_needs_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
-    import twosat_formal.gym as gym
+    import twosat_formal.integrations.gym as gym
     from twosat_formal.integrations import reasoning_gym as adapter
 
     monkeypatch.setitem(sys.modules, "reasoning_gym", None)
@@ -222,7 +223,7 @@ def test_registration_needs_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_reasoning_gym_creates_and_scores_our_datasets() -> None:
     reasoning_gym = pytest.importorskip("reasoning_gym")
-    import twosat_formal.gym as gym
+    import twosat_formal.integrations.gym as gym
 
     data = reasoning_gym.create_dataset("twosat", seed=3, size=2)
     ours = gym.create_dataset("twosat", seed=3, size=2)
@@ -253,7 +254,7 @@ def test_reasoning_gym_curriculum_levels_are_the_documented_ones() -> None:
     )
     from reasoning_gym.factory import create_curriculum
 
-    import twosat_formal.gym  # noqa: F401  (registers the datasets)
+    import twosat_formal.integrations.gym  # noqa: F401  (registers the datasets)
 
     docs = (ROOT / "docs" / "integrations.md").read_text(encoding="utf-8")
     for mode in RangeAttributeMode:
@@ -344,8 +345,8 @@ def test_a_training_loop_over_the_registered_dataset() -> None:
     reasoning_gym = pytest.importorskip("reasoning_gym")
     from reasoning_gym.utils import extract_answer
 
-    import twosat_formal.gym  # noqa: F401  (registers the datasets)
-    from twosat_formal.models.reference import OracleModel
+    import twosat_formal.integrations.gym  # noqa: F401  (registers the datasets)
+    from twosat_formal.evaluate.models.reference import OracleModel
 
     data = reasoning_gym.create_dataset("twosat", seed=7, size=24, max_clauses=10)
     chained = reasoning_gym.create_dataset(

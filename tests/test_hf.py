@@ -14,9 +14,9 @@ from integrations_support import cli, make_dataset, run_installed
 
 pytest.importorskip("datasets")
 
-from twosat_formal.generators import FAMILIES
-from twosat_formal.instance import read_instances
 from twosat_formal.integrations.rows import judge_row
+from twosat_formal.io.instance import read_instances
+from twosat_formal.make.generators import FAMILIES
 from twosat_formal.verbalize import TEMPLATES
 
 LOAD = """
@@ -207,9 +207,9 @@ def test_a_license_that_is_not_an_identifier_is_refused(
 def test_a_typed_row_carries_a_certificate_and_an_answer_judged_correct(
     family: str, seed: int, template: str
 ) -> None:
-    from twosat_formal.evaluate import EvalItem
-    from twosat_formal.generators import generate
+    from twosat_formal.evaluate.run import EvalItem
     from twosat_formal.integrations.hf import typed_row
+    from twosat_formal.make.generators import generate
     from twosat_formal.verbalize import prompt_record
 
     inst = generate(family, clauses=10, seed=seed)

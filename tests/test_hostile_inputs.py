@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 from cli_support import cli, input_file
 
+from twosat_formal.core.formula import Formula
+from twosat_formal.core.model import SamplingParams
 from twosat_formal.errors import ConfigError, NotTwoCNFError, ParseError
-from twosat_formal.formula import Formula
-from twosat_formal.generators import generate
 from twosat_formal.io import parse_dimacs, parse_dsl, write_dimacs
-from twosat_formal.model import SamplingParams
+from twosat_formal.make.generators import generate
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -26,15 +26,15 @@ from rawserver import Raw, RawServer, chat_reply
 from test_evaluate import make_items, write_inputs
 
 from twosat_formal.errors import EvaluationError, TransientModelError
-from twosat_formal.models.base import SamplingParams
-from twosat_formal.models.bounded import (
+from twosat_formal.evaluate.models.base import SamplingParams
+from twosat_formal.evaluate.models.bounded import (
     MAX_REPLY_BYTES,
     MAX_REPLY_DEPTH,
     inflate,
     json_depth,
     load_reply,
 )
-from twosat_formal.models.openai_compat import OpenAICompatModel
+from twosat_formal.evaluate.models.openai_compat import OpenAICompatModel
 
 DEEP = 1_001  # deeper than Python's own recursion limit
 

@@ -114,10 +114,10 @@ def test_the_reasoners_are_inspect_models(folder: Path) -> None:
 def test_witness_is_not_a_number_without_sat_prompts(tmp_path: Path) -> None:
     import math
 
-    from twosat_formal.generators import generate
-    from twosat_formal.instance import write_instances
-    from twosat_formal.prompts import write_prompts
+    from twosat_formal.io.instance import write_instances
+    from twosat_formal.make.generators import generate
     from twosat_formal.verbalize import prompt_record
+    from twosat_formal.verbalize.prompts import write_prompts
 
     found = (generate("implication-cycle", clauses=8, seed=s) for s in range(40))
     unsat = [inst for inst in found if inst.label == "UNSAT"][:2]

@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from twosat_formal.core.formula import Formula
 from twosat_formal.errors import RecordError
-from twosat_formal.formula import Formula
-from twosat_formal.instance import (
+from twosat_formal.io.instance import (
     SCHEMA_VERSION,
     Instance,
     canonical_json,
@@ -140,7 +140,7 @@ def test_bad_json_line_names_its_line(tmp_path: Path) -> None:
 
 
 def test_a_malformed_edit_step_is_named_by_its_path() -> None:
-    from twosat_formal.edits import apply_edit, root_instance
+    from twosat_formal.make.edits import apply_edit, root_instance
 
     edited = apply_edit(root_instance(Formula([[1, 2], [-1, 2]])), "converse", position=1)
     record = edited.instance.to_record()

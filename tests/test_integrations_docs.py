@@ -46,7 +46,7 @@ def commands_of(block: str) -> list[str]:
 
 def batch_output(folder: Path) -> None:
     """What the Batch API returns for ``requests.jsonl``: the oracle's answers."""
-    from twosat_formal.models.reference import OracleModel
+    from twosat_formal.evaluate.models.reference import OracleModel
 
     oracle = OracleModel()
     lines = []

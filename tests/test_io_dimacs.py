@@ -20,8 +20,8 @@ from parse_support import assert_parse_error
 from pysat.formula import CNF
 
 from twosat_formal import __version__
+from twosat_formal.core.formula import Formula, default_name, is_valid_name
 from twosat_formal.errors import ConfigError, ParseError
-from twosat_formal.formula import Formula, default_name, is_valid_name
 from twosat_formal.io import parse_dimacs, scan_dimacs, write_dimacs
 from twosat_formal.io._parsing import decode
 from twosat_formal.io.dimacs import MAX_VARIABLES

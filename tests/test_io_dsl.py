@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from parse_support import assert_parse_error
 
+from twosat_formal.core.formula import Formula, is_valid_name
 from twosat_formal.errors import ParseError
-from twosat_formal.formula import Formula, is_valid_name
 from twosat_formal.io import parse_dimacs, parse_dsl, scan_dimacs, write_dimacs, write_dsl
 from twosat_formal.io._parsing import decode
 

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from twosat_formal.core.formula import Formula
 from twosat_formal.errors import ConfigError, ParseError, TwoSatFormalError
-from twosat_formal.formula import Formula
 from twosat_formal.io import (
     detect_format,
     parse_dimacs,

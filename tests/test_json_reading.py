@@ -20,16 +20,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from twosat_formal.certify import certify_files
+from twosat_formal.core.jsonread import MAX_DEPTH, loads, read_json_file
 from twosat_formal.errors import RecordError
-from twosat_formal.experiments.manifest import content_digest, read_manifest
-from twosat_formal.experiments.spec import load_spec
-from twosat_formal.generators import generate
-from twosat_formal.instance import read_instances
 from twosat_formal.integrations.answers import read_answers
-from twosat_formal.jsonl import parse_raw, raw_lines, read_json_lines
-from twosat_formal.jsonread import MAX_DEPTH, loads, read_json_file
-from twosat_formal.prompts import read_prompts
+from twosat_formal.io.instance import read_instances
+from twosat_formal.io.jsonl import parse_raw, raw_lines, read_json_lines
+from twosat_formal.make.generators import generate
 from twosat_formal.report.load import read_jsonl
+from twosat_formal.study.experiments.manifest import content_digest, read_manifest
+from twosat_formal.study.experiments.spec import load_spec
+from twosat_formal.verbalize.prompts import read_prompts
 
 FIXTURE = HealthCheck.function_scoped_fixture
 GOOD = generate("backbone", clauses=6, seed=1).to_json()

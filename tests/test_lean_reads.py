@@ -21,14 +21,14 @@ from typing import Any
 import pytest
 from cli_support import cli
 
-from twosat_formal.columns import COLUMNS, JOINED, ExportColumn, pick_columns, sources_of
 from twosat_formal.errors import ConfigError
-from twosat_formal.evaluate import EvalItem, run_eval
-from twosat_formal.export import export_results
-from twosat_formal.generators import generate
-from twosat_formal.models import load_model
+from twosat_formal.evaluate.columns import COLUMNS, JOINED, ExportColumn, pick_columns, sources_of
+from twosat_formal.evaluate.export import export_results
+from twosat_formal.evaluate.models import load_model
+from twosat_formal.evaluate.run import EvalItem, run_eval
+from twosat_formal.evaluate.store import RunStore
+from twosat_formal.make.generators import generate
 from twosat_formal.report.load import load_report_data
-from twosat_formal.store import RunStore
 from twosat_formal.verbalize import verbalize
 
 ROWS = 32

@@ -13,12 +13,12 @@ from integrations_support import cli, installed, make_dataset, run_installed
 
 pytest.importorskip("lm_eval")
 
-from twosat_formal.instance import write_instances
 from twosat_formal.integrations.exports import export_dataset
 from twosat_formal.integrations.rows import judge_row
 from twosat_formal.integrations.task_files import task_identifier
-from twosat_formal.prompts import write_prompts
+from twosat_formal.io.instance import write_instances
 from twosat_formal.verbalize import prompt_record
+from twosat_formal.verbalize.prompts import write_prompts
 
 
 @pytest.fixture(scope="module")
@@ -110,7 +110,7 @@ def test_the_group_runs_with_per_family_subtasks(
 def test_witness_validity_is_na_without_sat_prompts(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    from twosat_formal.generators import generate
+    from twosat_formal.make.generators import generate
 
     unsat = [
         inst

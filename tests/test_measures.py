@@ -13,9 +13,9 @@ from cli_support import run
 from formula_strategies import clause_lists
 from hypothesis import given, settings
 
-from twosat_formal.formula import Formula
-from twosat_formal.measures import MEASURES, structural_measures
-from twosat_formal.measures_check import derive_measures
+from twosat_formal.core.formula import Formula
+from twosat_formal.solve.measures import MEASURES, structural_measures
+from twosat_formal.solve.measures_check import derive_measures
 
 
 def oracle(formula: Formula) -> dict[str, int | None]:

@@ -25,20 +25,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_measures import oracle
 
-import twosat_formal.measures as engine
+import twosat_formal.solve.measures as engine
 from twosat_formal.certify import certify_files, certify_record
-from twosat_formal.diagnostics.twins import twin_instance
-from twosat_formal.edits import edit_instances
-from twosat_formal.edits.classify import root_instance
+from twosat_formal.certify.rederive import rederive_derived, rederive_root, rederive_twin
+from twosat_formal.core.fieldclass import compare_record
+from twosat_formal.core.formula import Formula
 from twosat_formal.errors import CertificateError
-from twosat_formal.fieldclass import compare_record
-from twosat_formal.formula import Formula
-from twosat_formal.generators import generate
-from twosat_formal.instance import Instance
-from twosat_formal.measures import MEASURES, structural_measures, unmeasured
-from twosat_formal.measures_check import check_measures, derive_measures
-from twosat_formal.perturb.instances import perturb_instance
-from twosat_formal.rederive import rederive_derived, rederive_root, rederive_twin
+from twosat_formal.evaluate.diagnostics.twins import twin_instance
+from twosat_formal.io.instance import Instance
+from twosat_formal.make.edits import edit_instances
+from twosat_formal.make.edits.classify import root_instance
+from twosat_formal.make.generators import generate
+from twosat_formal.make.perturb.instances import perturb_instance
+from twosat_formal.solve.measures import MEASURES, structural_measures, unmeasured
+from twosat_formal.solve.measures_check import check_measures, derive_measures
 
 FAMILIES = ("implication-cycle", "equivalence-core", "backbone", "mono-bridge")
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from twosat_formal.generators import Dataset, DatasetConfig
+from twosat_formal.make.generators import Dataset, DatasetConfig
 
 RUNNER = """
 import resource, sys
@@ -131,7 +131,7 @@ def test_certify_index_holds_an_id_and_one_int_per_record(tmp_path: Path) -> Non
     of file, offset and line, as it once was, costs about 90 bytes more); nothing else
     grows with the records (measured as the growth from 4,000 to 40,000 records, so
     what is fixed cancels out)."""
-    from twosat_formal.jsonl import json_line
+    from twosat_formal.io.jsonl import json_line
 
     held = {}
     for size in (4_000, 40_000):
@@ -149,7 +149,7 @@ def test_certify_index_holds_an_id_and_one_int_per_record(tmp_path: Path) -> Non
 
 Z3_RUNNER = """
 import resource, sys
-from twosat_formal.generators import generate
+from twosat_formal.make.generators import generate
 from twosat_formal.solve import decide
 formulas = [generate("backbone", clauses=20, seed=s).formula for s in range(50)]
 def peak_after(calls):
@@ -162,7 +162,7 @@ print(peak_after(1_500), peak_after(6_000))
 
 def test_z3_answers_in_a_process_do_not_grow_its_memory() -> None:
     """A worker decides every record with Z3 on one process-wide solver, renewed every
-    :data:`~twosat_formal.per_process.Z3_USES` queries: Z3 keeps about a kilobyte a
+    :data:`~twosat_formal._util.per_process.Z3_USES` queries: Z3 keeps about a kilobyte a
     query until its context goes (6 MB over these 6,000 queries when never renewed);
     renewed, the peak grows by well under half of that."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}

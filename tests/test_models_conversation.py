@@ -13,13 +13,13 @@ import asyncio
 import pytest
 from faultserver import FaultServer
 
+from twosat_formal.core.model import ChatModel, SamplingParams, conversation_key, takes_messages
 from twosat_formal.errors import ConfigError
-from twosat_formal.model import ChatModel, SamplingParams, conversation_key, takes_messages
-from twosat_formal.models import load_model
-from twosat_formal.models.cache import CachedModel, ResponseCache
-from twosat_formal.models.openai_compat import OpenAICompatModel, request_body
-from twosat_formal.models.pool import PooledModel
-from twosat_formal.models.retry import RetryingModel, RetryPolicy
+from twosat_formal.evaluate.models import load_model
+from twosat_formal.evaluate.models.cache import CachedModel, ResponseCache
+from twosat_formal.evaluate.models.openai_compat import OpenAICompatModel, request_body
+from twosat_formal.evaluate.models.pool import PooledModel
+from twosat_formal.evaluate.models.retry import RetryingModel, RetryPolicy
 from twosat_formal.verbalize.story.generator import render_conversation
 
 TURNS = [("user", "Write an intro."), ("assistant", "Night fell."), ("user", "Write clue 1/2.")]

@@ -21,9 +21,9 @@ from llama_support import NEEDS_LLAMA
 from signal_support import default_signals
 
 from twosat_formal.errors import EvaluationError
-from twosat_formal.models import load_model
-from twosat_formal.models.base import SamplingParams
-from twosat_formal.models.llamacpp import LlamaCppModel, LlamaCppServer
+from twosat_formal.evaluate.models import load_model
+from twosat_formal.evaluate.models.base import SamplingParams
+from twosat_formal.evaluate.models.llamacpp import LlamaCppModel, LlamaCppServer
 
 pytestmark = NEEDS_LLAMA
 
@@ -121,7 +121,7 @@ def test_cancelled_task_stops_the_server() -> None:
 _CHILD = textwrap.dedent(
     """
     import asyncio, sys
-    from twosat_formal.models import load_model
+    from twosat_formal.evaluate.models import load_model
 
     async def main(how):
         model = load_model("llamacpp/gemma3-270m?n_ctx=512", mode="completion")

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from twosat_formal.errors import ConfigError, EvaluationError
-from twosat_formal.models import load_model
-from twosat_formal.models.llamacpp import LlamaCppServer, require_local_extra
+from twosat_formal.evaluate.models import load_model
+from twosat_formal.evaluate.models.llamacpp import LlamaCppServer, require_local_extra
 
 
 class StandIn(LlamaCppServer):

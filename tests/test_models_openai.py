@@ -22,9 +22,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from twosat_formal.errors import ConfigError, EndpointError, EvaluationError, UnknownNameError
-from twosat_formal.models import ManagedModel, load_model
-from twosat_formal.models.base import Response, SamplingParams, TransientModelError
-from twosat_formal.models.openai_compat import (
+from twosat_formal.evaluate.models import ManagedModel, load_model
+from twosat_formal.evaluate.models.base import Response, SamplingParams, TransientModelError
+from twosat_formal.evaluate.models.openai_compat import (
     ModelHTTPError,
     OpenAICompatModel,
     parse_reply,

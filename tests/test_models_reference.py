@@ -20,12 +20,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pysat.solvers import Solver
 
+from twosat_formal.core.formula import Formula
 from twosat_formal.errors import ConfigError, EvaluationError
-from twosat_formal.formula import Formula
-from twosat_formal.models import load_model
-from twosat_formal.models.base import Response, SamplingParams
-from twosat_formal.models.procedures import bounded_search
-from twosat_formal.models.reference import (
+from twosat_formal.evaluate.models import load_model
+from twosat_formal.evaluate.models.base import Response, SamplingParams
+from twosat_formal.evaluate.models.procedures import bounded_search
+from twosat_formal.evaluate.models.reference import (
     DEFAULT_BUDGET,
     BoundedModel,
     CoinModel,
@@ -225,7 +225,7 @@ def test_coin_is_seeded_by_prompt_and_sample() -> None:
 def test_coin_is_identical_in_another_process() -> None:
     prompt = verbalize(random_2cnf(5, 7, random.Random(2)), "team", seed=9)
     code = (
-        "import sys; from twosat_formal.models.reference import CoinModel; "
+        "import sys; from twosat_formal.evaluate.models.reference import CoinModel; "
         "sys.stdout.write(CoinModel().respond(sys.stdin.read(), 5).text)"
     )
     env = dict(os.environ, PYTHONHASHSEED="12345")

@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from twosat_formal.core.model import Model, Response, SamplingParams
 from twosat_formal.errors import ConfigError, EvaluationError, TransientModelError
-from twosat_formal.model import Model, Response, SamplingParams
-from twosat_formal.models.cache import CachedModel, ResponseCache
-from twosat_formal.models.retry import RetryingModel, RetryPolicy
+from twosat_formal.evaluate.models.cache import CachedModel, ResponseCache
+from twosat_formal.evaluate.models.retry import RetryingModel, RetryPolicy
 
 NO_WAIT = RetryPolicy(max_attempts=4, base_delay_s=0.0, max_delay_s=0.0)
 

@@ -20,13 +20,13 @@ from formula_strategies import small_2cnf
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from twosat_formal.diagnostics.trace import check_trace
+from twosat_formal.core.formula import Formula
 from twosat_formal.errors import CertificateError, ParseError
-from twosat_formal.formula import Formula
-from twosat_formal.models.reference import REFERENCE_MODELS
-from twosat_formal.scoring import score
-from twosat_formal.scoring.questions import read_core
-from twosat_formal.store import RunStore
+from twosat_formal.evaluate.diagnostics.trace import check_trace
+from twosat_formal.evaluate.models.reference import REFERENCE_MODELS
+from twosat_formal.evaluate.scoring import score
+from twosat_formal.evaluate.scoring.questions import read_core
+from twosat_formal.evaluate.store import RunStore
 from twosat_formal.verbalize import TEMPLATES, backparse, check_roundtrip, verbalize
 
 NAMES = list(TEMPLATES)
@@ -284,10 +284,10 @@ def test_backparse_on_the_command_line_reads_numbers_and_locates_a_wrong_one(
 def test_exports_and_the_gym_carry_the_numbered_prompts() -> None:
     """The reasoning-gym items and the HF rows of core and repair questions show the
     numbered rules (the prompt record's text); the other items do not number them."""
-    from twosat_formal.evaluate import EvalItem
-    from twosat_formal.generators import generate
-    from twosat_formal.gym import create_dataset
+    from twosat_formal.evaluate.run import EvalItem
+    from twosat_formal.integrations.gym import create_dataset
     from twosat_formal.integrations.hf import typed_row
+    from twosat_formal.make.generators import generate
 
     data = create_dataset(size=12, seed=3, types=("core", "repair"))
     kinds = set()

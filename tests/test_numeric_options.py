@@ -16,11 +16,11 @@ from cli_support import cli
 from hypothesis import given
 from hypothesis import strategies as st
 
+from twosat_formal._util.executors import MAX_JOBS
+from twosat_formal.core.formula import MAX_SIZE
+from twosat_formal.core.model import MAX_SEED, MAX_TOKENS, SamplingParams
 from twosat_formal.errors import ConfigError
-from twosat_formal.executors import MAX_JOBS
-from twosat_formal.formula import MAX_SIZE
-from twosat_formal.generators import generate
-from twosat_formal.model import MAX_SEED, MAX_TOKENS, SamplingParams
+from twosat_formal.make.generators import generate
 from twosat_formal.verbalize import prompt_record
 
 HUGE = "99999999999999999999"

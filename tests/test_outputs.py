@@ -23,11 +23,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_store_merge import write_result
 
-from twosat_formal.atomic import atomic_output, atomic_path, refuse_aliases, stream_target
+from twosat_formal._util.atomic import atomic_output, atomic_path, refuse_aliases, stream_target
 from twosat_formal.errors import ConfigError
-from twosat_formal.generators import generate
-from twosat_formal.store import RunStore
-from twosat_formal.store_merge import merge_stores
+from twosat_formal.evaluate.store import RunStore
+from twosat_formal.evaluate.store_merge import merge_stores
+from twosat_formal.make.generators import generate
 from twosat_formal.verbalize import prompt_record
 
 
@@ -101,7 +101,7 @@ def test_a_link_is_written_through_and_stays_a_link(tmp_path: Path) -> None:
 
 _WRITE_STDOUT = """
 import sys
-from twosat_formal.atomic import atomic_output
+from twosat_formal._util.atomic import atomic_output
 with atomic_output(sys.argv[1]) as stream:
     stream.write("new\\n")
 """

@@ -22,8 +22,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from test_executors import comparable
 
-from twosat_formal.generators import generate
-from twosat_formal.instance import first_of_each_id
+from twosat_formal.io.instance import first_of_each_id
+from twosat_formal.make.generators import generate
 
 
 @pytest.fixture(scope="module")

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from story_support import INTRO, tell
 
-from twosat_formal.formula import Formula
+from twosat_formal.core.formula import Formula
 from twosat_formal.verbalize import prompt_record, verbalize
 from twosat_formal.verbalize.story import THEMES
 

@@ -16,11 +16,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from twosat_formal.core.formula import MAX_SIZE
+from twosat_formal.core.params import table, validate
 from twosat_formal.errors import ConfigError
-from twosat_formal.formula import MAX_SIZE
-from twosat_formal.generators.knobs import ParamSpec, validate_params
-from twosat_formal.params import table, validate
-from twosat_formal.perturb.operator import Param
+from twosat_formal.make.generators.knobs import ParamSpec, validate_params
+from twosat_formal.make.perturb.operator import Param
 
 KNOB = ParamSpec("split", "knob", 0.5, "twist")
 SPECS = (KNOB, ParamSpec("k", "int", None, "index", low=1, high=9))
@@ -149,7 +149,7 @@ def test_a_table_refuses_an_unknown_key_before_a_bad_value() -> None:
 
 @given(st.integers(-5, 10**6), st.sampled_from(["", " "]))
 def test_a_budget_is_an_integer_of_at_least_one(budget: int, pad: str) -> None:
-    from twosat_formal.models import load_model, parse_spec
+    from twosat_formal.evaluate.models import load_model, parse_spec
 
     spec = f"ref/bounded?budget={pad}{budget}"
     if budget >= 1:
@@ -173,7 +173,7 @@ def test_a_budget_is_an_integer_of_at_least_one(budget: int, pad: str) -> None:
     ],
 )
 def test_a_model_spec_option_is_checked_by_its_kinds_table(spec: str, parameter: str) -> None:
-    from twosat_formal.models import parse_spec
+    from twosat_formal.evaluate.models import parse_spec
 
     with pytest.raises(ConfigError) as info:
         parse_spec(spec)
@@ -181,7 +181,7 @@ def test_a_model_spec_option_is_checked_by_its_kinds_table(spec: str, parameter:
 
 
 def test_model_spec_options_come_back_typed() -> None:
-    from twosat_formal.models import parse_spec
+    from twosat_formal.evaluate.models import parse_spec
 
     options = parse_spec("openai/m?mode=completion&temperature=0.5&seed=7&max_tokens=9")[2]
     assert options == {"mode": "completion", "temperature": 0.5, "seed": 7, "max_tokens": 9}
@@ -190,7 +190,7 @@ def test_model_spec_options_come_back_typed() -> None:
 
 @given(st.floats(allow_nan=True, allow_infinity=True) | st.integers(-3, 10**6))
 def test_a_rate_limit_in_a_spec_is_a_finite_positive_number(rate: float) -> None:
-    from twosat_formal.evaluate.limits import ModelLimits, split_limits
+    from twosat_formal.evaluate.run.limits import ModelLimits, split_limits
 
     spec = f"openai/m?rpm={quote(repr(rate))}&mode=chat"
     if rate > 0 and rate not in (float("inf"),):
@@ -202,7 +202,7 @@ def test_a_rate_limit_in_a_spec_is_a_finite_positive_number(rate: float) -> None
 
 @given(st.integers(-3, 50), st.booleans())
 def test_a_concurrency_is_a_whole_number_of_at_least_one(count: int, as_float: bool) -> None:
-    from twosat_formal.evaluate.limits import ModelLimits, split_limits
+    from twosat_formal.evaluate.run.limits import ModelLimits, split_limits
 
     text = f"{float(count)!r}" if as_float else str(count)
     if count >= 1:
@@ -217,9 +217,9 @@ def test_a_concurrency_is_a_whole_number_of_at_least_one(count: int, as_float: b
 def test_families_and_operators_stay_picklable_once_their_tables_are_used() -> None:
     import pickle
 
-    from twosat_formal.formula import Formula
-    from twosat_formal.generators import FAMILIES, generate
-    from twosat_formal.perturb import OPERATORS
+    from twosat_formal.core.formula import Formula
+    from twosat_formal.make.generators import FAMILIES, generate
+    from twosat_formal.make.perturb import OPERATORS
 
     generate("backbone", clauses=20, seed=1, beta="0.3")
     OPERATORS.get("filler").apply(Formula([[1, 2]]), seed=1, count="2")

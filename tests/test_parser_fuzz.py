@@ -14,8 +14,8 @@ import random
 import pytest
 from test_io_dimacs import outcome
 
+from twosat_formal.core.formula import Formula
 from twosat_formal.errors import ParseError
-from twosat_formal.formula import Formula
 from twosat_formal.io import parse_dimacs, parse_dsl, scan_dimacs, write_dimacs, write_dsl
 
 SEED = 20240612

@@ -6,7 +6,7 @@ import multiprocessing
 import os
 from multiprocessing.queues import Queue
 
-from twosat_formal.per_process import PerProcess
+from twosat_formal._util.per_process import PerProcess
 
 _MADE: list[int] = []
 _PID = PerProcess(lambda: _MADE.append(os.getpid()) or os.getpid())

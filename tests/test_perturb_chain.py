@@ -11,10 +11,10 @@ from cli_support import python_stdout
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from twosat_formal.core.formula import Formula
 from twosat_formal.errors import ConfigError, ProofError, UnknownNameError
-from twosat_formal.formula import Formula
-from twosat_formal.perturb import Chain, Transform, apply_chain, replay, replay_step
-from twosat_formal.perturb.chain import StepSpec
+from twosat_formal.make.perturb import Chain, Transform, apply_chain, replay, replay_step
+from twosat_formal.make.perturb.chain import StepSpec
 
 BASE = Formula([[1, 2], [-1, 3], [2, -3], [-2, 4], [3, 4], [-4, 1]])
 STEPS: list[StepSpec] = [
@@ -58,8 +58,8 @@ def test_same_seed_same_chain(seed: int) -> None:
 def test_chain_is_byte_identical_in_another_process() -> None:
     code = (
         "import json\n"
-        "from twosat_formal.formula import Formula\n"
-        "from twosat_formal.perturb import apply_chain\n"
+        "from twosat_formal.core.formula import Formula\n"
+        "from twosat_formal.make.perturb import apply_chain\n"
         f"base = Formula({[list(c) for c in BASE.clauses]})\n"
         f"new, chain = apply_chain(base, {STEPS!r}, seed=77)\n"
         "print(json.dumps([t.to_json(with_proof=False) for t in chain.steps]))\n"

@@ -6,11 +6,11 @@ import json
 
 import pytest
 
+from twosat_formal.core.formula import Formula
 from twosat_formal.errors import ConfigError
-from twosat_formal.formula import Formula
-from twosat_formal.generators import generate
-from twosat_formal.perturb import Chain, replay
-from twosat_formal.perturb.instances import (
+from twosat_formal.make.generators import generate
+from twosat_formal.make.perturb import Chain, replay
+from twosat_formal.make.perturb.instances import (
     derived_id,
     instance_seed,
     perturb_document,

@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from twosat_formal.core.formula import Formula
 from twosat_formal.errors import ConfigError, UnknownNameError
-from twosat_formal.formula import Formula
-from twosat_formal.perturb import OPERATORS
-from twosat_formal.perturb.operator import Param, interleave
+from twosat_formal.make.perturb import OPERATORS
+from twosat_formal.make.perturb.operator import Param, interleave
 
 
 def clause_bag(f: Formula) -> Counter[tuple[int, ...]]:

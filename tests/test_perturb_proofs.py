@@ -12,12 +12,12 @@ from formula_strategies import TRUTH_TABLE_CNFS
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from twosat_formal._util.per_process import PerProcess
+from twosat_formal.core.formula import Formula
 from twosat_formal.errors import ProofError
-from twosat_formal.formula import Formula
-from twosat_formal.per_process import PerProcess
-from twosat_formal.perturb import OPERATORS, prove
-from twosat_formal.perturb import proofs as proofs_module
-from twosat_formal.perturb.proofs import Z3Session
+from twosat_formal.make.perturb import OPERATORS, prove
+from twosat_formal.make.perturb import proofs as proofs_module
+from twosat_formal.make.perturb.proofs import Z3Session
 
 BASE = Formula.from_named([["a", "b"], ["~a", "c"], ["~b", "~c"]])
 UNSAT = Formula([[1, 2], [-1, 2], [1, -2], [-1, -2]])

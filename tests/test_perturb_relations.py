@@ -16,9 +16,9 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from pysat.solvers import Minisat22
 
+from twosat_formal.core.formula import Formula
 from twosat_formal.errors import ProofError
-from twosat_formal.formula import Formula
-from twosat_formal.perturb import OPERATORS, Transform, apply_chain
+from twosat_formal.make.perturb import OPERATORS, Transform, apply_chain
 
 Clauses = list[tuple[int, ...]]
 BRUTE_LIMIT = 12

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from twosat_formal.core.formula import Formula
 from twosat_formal.errors import ConfigError, RecordError
-from twosat_formal.formula import Formula
-from twosat_formal.perturb import OPERATORS, Proof, Transform
+from twosat_formal.make.perturb import OPERATORS, Proof, Transform
 
 BASE = Formula([[1, 2], [-1, 3], [2, -3], [3]])
 
@@ -185,7 +185,7 @@ _PARAM_VALUES = st.one_of(
     )
 )
 def test_canonical_params_are_what_their_json_text_gives_back(params: dict) -> None:
-    from twosat_formal.perturb.transform import canonical_params
+    from twosat_formal.make.perturb.transform import canonical_params
 
     expected = json.loads(json.dumps(params, sort_keys=True))
     got = canonical_params(params)

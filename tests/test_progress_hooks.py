@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 from cli_support import run
 
-from twosat_formal.diagnostics.trace import trace_rows
-from twosat_formal.diagnostics.twins import twins
-from twosat_formal.generators import generate
-from twosat_formal.instance import write_instances
+from twosat_formal.evaluate.diagnostics.trace import trace_rows
+from twosat_formal.evaluate.diagnostics.twins import twins
+from twosat_formal.io.instance import write_instances
+from twosat_formal.make.generators import generate
 
 
 def test_twins_report_each_instance() -> None:

@@ -11,9 +11,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from twosat_formal.core.formula import Formula
 from twosat_formal.errors import RecordError
-from twosat_formal.formula import Formula
-from twosat_formal.prompts import (
+from twosat_formal.verbalize import prompt_record, verbalize
+from twosat_formal.verbalize.prompts import (
     SCHEMA_VERSION,
     PromptRecord,
     formula_id,
@@ -23,7 +24,6 @@ from twosat_formal.prompts import (
     template_prompt,
     write_prompts,
 )
-from twosat_formal.verbalize import prompt_record, verbalize
 
 # App. G.1's example in the logic scheme inside App. G.2's template prompt, by hand.
 LOGIC_PROMPT = """Consider these logical relationships:

@@ -1,7 +1,7 @@
 """Tests that fail under each plausible bug of the perturbation proofs.
 
 Each builds a false claim that a specific, plausible mistake in
-``twosat_formal.perturb.proofs`` would prove, and asserts the outcome: the proof is
+``twosat_formal.make.perturb.proofs`` would prove, and asserts the outcome: the proof is
 refused, and (checked here without the prover) the claim really is false.
 """
 
@@ -11,10 +11,10 @@ from dataclasses import replace
 
 import pytest
 
+from twosat_formal.core.formula import Formula
 from twosat_formal.errors import ProofError
-from twosat_formal.formula import Formula
-from twosat_formal.perturb.proofs import Z3Session, prove
-from twosat_formal.perturb.transform import Transform
+from twosat_formal.make.perturb.proofs import Z3Session, prove
+from twosat_formal.make.perturb.transform import Transform
 from twosat_formal.solve import solve
 
 

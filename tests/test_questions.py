@@ -28,23 +28,23 @@ from twosat_formal.certify.questions import (
     solver_entails,
     solver_forced,
 )
-from twosat_formal.diagnostics.chains import check_chain
+from twosat_formal.core.formula import Formula
 from twosat_formal.errors import ConfigError, RecordError
-from twosat_formal.formula import Formula
-from twosat_formal.generators import generate
-from twosat_formal.models.reference import REFERENCE_MODELS
-from twosat_formal.prompts import PromptRecord
-from twosat_formal.questions import parse_ask
-from twosat_formal.questions.reference import (
+from twosat_formal.evaluate.diagnostics.chains import check_chain
+from twosat_formal.evaluate.models.reference import REFERENCE_MODELS
+from twosat_formal.evaluate.scoring import PromptView, score
+from twosat_formal.evaluate.scoring.questions import read_core, read_forced
+from twosat_formal.make.generators import generate
+from twosat_formal.solve.questions import parse_ask
+from twosat_formal.solve.questions.reference import (
     applies,
     entails,
     forced_literals,
     maxsat_model,
     minimum_core,
 )
-from twosat_formal.scoring import PromptView, score
-from twosat_formal.scoring.questions import read_core, read_forced
 from twosat_formal.verbalize import prompt_record, verbalize
+from twosat_formal.verbalize.prompts import PromptRecord
 
 SETTINGS = settings(
     max_examples=150, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
@@ -369,7 +369,7 @@ def test_forced_judgement_gives_partial_credit() -> None:
 
 
 def _resp(text: str, finish: str) -> Any:
-    from twosat_formal.model import Response
+    from twosat_formal.core.model import Response
 
     return Response(text, finish_reason=finish)
 
@@ -546,7 +546,7 @@ def test_repair_and_maxsat_judgements() -> None:
 def test_export_rows_carry_the_question_and_judge_it_as_eval_does() -> None:
     """A flat export row (HF, lm-eval, inspect) of a question prompt judges an answer
     exactly as ``score`` on the prompt record does; its reference answer is right."""
-    from twosat_formal.evaluate import EvalItem
+    from twosat_formal.evaluate.run import EvalItem
     from twosat_formal.integrations.hf import typed_row
     from twosat_formal.integrations.rows import item_row, judge_row
 
@@ -601,7 +601,7 @@ def test_lm_eval_export_has_one_subtask_per_family_and_question_type(
 def test_gym_types_ask_question_types_with_their_reward() -> None:
     from collections import Counter
 
-    from twosat_formal.gym import create_dataset
+    from twosat_formal.integrations.gym import create_dataset
 
     data = create_dataset(size=24, seed=3, types=("forced", "entails", "core", "repair", "maxsat"))
     kinds = Counter()

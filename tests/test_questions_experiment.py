@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from twosat_formal.experiments.runner import run_experiment
-from twosat_formal.experiments.spec import load_spec, parse_spec
-from twosat_formal.prompts import read_prompts
-from twosat_formal.store import RunStore
+from twosat_formal.evaluate.store import RunStore
+from twosat_formal.study.experiments.runner import run_experiment
+from twosat_formal.study.experiments.spec import load_spec, parse_spec
+from twosat_formal.verbalize.prompts import read_prompts
 
 MODELS = ["ref/oracle", "ref/sat-biased", "ref/bounded"]
 
@@ -78,7 +78,7 @@ def test_questions_run_reports_accuracy_per_type_and_family(tmp_path: Path) -> N
     assert "## Question types" in text
     assert "figures/question-types.svg" in text
     assert (tmp_path / "q" / "figures" / "question-types.svg").stat().st_size > 1000
-    from twosat_formal.diagnostics.trace import trace_rows
+    from twosat_formal.evaluate.diagnostics.trace import trace_rows
 
     traced = list(trace_rows(tmp_path / "q" / "results.sqlite"))
     assert {r["question_type"] for r in traced} == asked and len(traced) == len(rows)

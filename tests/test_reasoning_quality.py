@@ -19,12 +19,12 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from test_evaluate import make_items, oracle_answer, write_inputs
 
-from twosat_formal.diagnostics.judge import JUDGE_PROMPT, agreement, read_judgement
-from twosat_formal.diagnostics.quality import code_quality, concluded
-from twosat_formal.diagnostics.trace import check_trace
-from twosat_formal.formula import Formula
-from twosat_formal.strategies import COT_INSTRUCTION
+from twosat_formal.core.formula import Formula
+from twosat_formal.evaluate.diagnostics.judge import JUDGE_PROMPT, agreement, read_judgement
+from twosat_formal.evaluate.diagnostics.quality import code_quality, concluded
+from twosat_formal.evaluate.diagnostics.trace import check_trace
 from twosat_formal.verbalize import FORMATS, TEMPLATES, verbalize
+from twosat_formal.verbalize.strategies import COT_INSTRUCTION
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 

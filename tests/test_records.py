@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from twosat_formal.formula import Formula
-from twosat_formal.model import Response
-from twosat_formal.records import InstanceRecord, PromptRecordModel, StoryRecordModel
-from twosat_formal.schemas import SCHEMA_DIR, result_row_model, schemas, stale_schemas
+from twosat_formal.core.formula import Formula
+from twosat_formal.core.model import Response
+from twosat_formal.core.records import InstanceRecord, PromptRecordModel, StoryRecordModel
+from twosat_formal.evaluate.schemas import SCHEMA_DIR, result_row_model, schemas, stale_schemas
 from twosat_formal.verbalize.story.generator import write_story
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -37,7 +37,7 @@ def _unmask(value: Any) -> Any:
 
 def test_the_published_schemas_are_current() -> None:
     assert stale_schemas(ROOT / SCHEMA_DIR) == [], (
-        "docs/schema is stale: run `python -m twosat_formal.schemas` and commit it"
+        "docs/schema is stale: run `python -m twosat_formal.evaluate.schemas` and commit it"
     )
     published = sorted(p.stem for p in (ROOT / SCHEMA_DIR).glob("*.json"))
     assert published == sorted(schemas())

@@ -21,7 +21,7 @@ from browser_support import Browser, chromium_path
 from brute import check_png
 
 from twosat_formal.cli import main
-from twosat_formal.diagnostics.trace import trace_rows
+from twosat_formal.evaluate.diagnostics.trace import trace_rows
 from twosat_formal.report.render import SECTIONS
 
 MODELS = ("ref/oracle", "ref/coin", "ref/bounded")

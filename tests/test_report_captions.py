@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from twosat_formal.generators import FAMILIES
+from twosat_formal.make.generators import FAMILIES
 from twosat_formal.report.figspecs import draw_figures
 from twosat_formal.report.sections import compute_content, knob_settings
 

@@ -9,8 +9,8 @@ import pytest
 from brute import check_svg
 from cli_support import run
 
-from twosat_formal.experiments.spec import load_spec, spec_names
 from twosat_formal.report.render import SECTIONS
+from twosat_formal.study.experiments.spec import load_spec, spec_names
 
 
 def test_experiments_lists_every_protocol(capsys: pytest.CaptureFixture[str]) -> None:

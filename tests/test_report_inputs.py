@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from report_support import result_row as row
 
-from twosat_formal.bench import run_bench
 from twosat_formal.cli import main
 from twosat_formal.errors import RecordError
 from twosat_formal.report import build_report
 from twosat_formal.report.metrics import check_row, join_instances
+from twosat_formal.study.bench import run_bench
 
 INSTANCES = {"a": {"id": "a", "label": "SAT", "family": "backbone", "num_clauses": 3}}
 

@@ -7,12 +7,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import binomtest
 
-from twosat_formal.experiments.design import expand
-from twosat_formal.experiments.runner import _entity_key, build_dataset
-from twosat_formal.experiments.spec import load_spec
 from twosat_formal.report.pairs import pair_rows, pair_summaries, wilson
 from twosat_formal.report.render import PAIRS_SECTION, Heading, layout
 from twosat_formal.report.sections import compute_content
+from twosat_formal.study.experiments.design import expand
+from twosat_formal.study.experiments.runner import _entity_key, build_dataset
+from twosat_formal.study.experiments.spec import load_spec
 
 
 def row(iid, decision, correct, *, twin_of=None, model="m", template="logic", family="f"):

@@ -13,11 +13,11 @@ from brute import check_svg
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from twosat_formal.evaluate.scoring import Judgement
+from twosat_formal.evaluate.store import PromptRow, ResultRow, RunStore
 from twosat_formal.report import ReportData, build_report, write_content
 from twosat_formal.report.render import SECTIONS, format_p, layout, render_markdown
 from twosat_formal.report.sections import compute_content
-from twosat_formal.scoring import Judgement
-from twosat_formal.store import PromptRow, ResultRow, RunStore
 
 MODELS = ("ref/good", "ref/poor")
 TEMPLATES = ("logic", "team")

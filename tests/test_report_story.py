@@ -21,14 +21,14 @@ from hypothesis import strategies as st
 from report_support import result_row
 from story_support import story_record
 
-from twosat_formal.evaluate import EvalItem, StoryPrompt, run_eval, story_counts
-from twosat_formal.formula import Formula
-from twosat_formal.instance import Instance
-from twosat_formal.models.base import Response, SamplingParams
+from twosat_formal.core.formula import Formula
+from twosat_formal.evaluate.models.base import Response, SamplingParams
+from twosat_formal.evaluate.run import EvalItem, StoryPrompt, run_eval, story_counts
+from twosat_formal.evaluate.store import RunStore
+from twosat_formal.io.instance import Instance
 from twosat_formal.report import build_report, content_to_json
 from twosat_formal.report.render import EDIT_SECTIONS, SECTIONS, STORY_SECTION, Heading, layout
 from twosat_formal.report.sections import combine_story_counts, compute_content
-from twosat_formal.store import RunStore
 from twosat_formal.verbalize.story import THEMES, StoryRecord, story_statistics, write_stories
 from twosat_formal.verbalize.story.generator import StoryItem
 

@@ -12,11 +12,11 @@ import pytest
 from cli_support import cli
 from faultserver import FaultServer
 
-from twosat_formal.columns import BUILTIN_COLUMNS, COLUMNS, ExportColumn, export_columns
-from twosat_formal.generators import generate
-from twosat_formal.instance import write_instances
-from twosat_formal.prompts import write_prompts
+from twosat_formal.evaluate.columns import BUILTIN_COLUMNS, COLUMNS, ExportColumn, export_columns
+from twosat_formal.io.instance import write_instances
+from twosat_formal.make.generators import generate
 from twosat_formal.verbalize import prompt_record
+from twosat_formal.verbalize.prompts import write_prompts
 
 WANTED = {
     "family", "clauses", "params", "template", "error", "witness_reason",

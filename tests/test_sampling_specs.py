@@ -16,17 +16,17 @@ from faultserver import FaultServer
 from test_evaluate import make_items, write_inputs
 
 from twosat_formal.errors import ConfigError, RecordError
-from twosat_formal.evaluate import EvalItem
-from twosat_formal.experiments.spec import load_spec, parse_spec
-from twosat_formal.models import load_model
-from twosat_formal.models import parse_spec as parse_model_spec
-from twosat_formal.models.base import (
+from twosat_formal.evaluate.models import load_model
+from twosat_formal.evaluate.models import parse_spec as parse_model_spec
+from twosat_formal.evaluate.models.base import (
     DEFAULT_MAX_TOKENS,
     SamplingParams,
     sampling_for,
     sampling_options,
 )
-from twosat_formal.store import RunStore
+from twosat_formal.evaluate.run import EvalItem
+from twosat_formal.evaluate.store import RunStore
+from twosat_formal.study.experiments.spec import load_spec, parse_spec
 
 
 def test_the_default_budget_is_the_papers() -> None:

@@ -15,14 +15,14 @@ from hypothesis import strategies as st
 from integrations_support import cli, make_dataset
 from jsonl_support import write_jsonl
 
-from twosat_formal.columns import export_columns
-from twosat_formal.evaluate import EvalItem, load_items, run_eval
+from twosat_formal.evaluate.columns import export_columns
+from twosat_formal.evaluate.models.base import Response, SamplingParams
+from twosat_formal.evaluate.models.openai_compat import request_body
+from twosat_formal.evaluate.run import EvalItem, load_items, run_eval
+from twosat_formal.evaluate.store import RunStore
 from twosat_formal.integrations.answers import custom_id, read_answers
 from twosat_formal.integrations.batch import batch_requests
 from twosat_formal.integrations.rescore import score_answers
-from twosat_formal.models.base import Response, SamplingParams
-from twosat_formal.models.openai_compat import request_body
-from twosat_formal.store import RunStore
 
 #: What a judgement is: the columns that must agree between ``eval`` and ``score``.
 VERDICT = (

@@ -15,11 +15,10 @@ from brute import first_model
 from hypothesis import given
 from hypothesis import strategies as st
 
+from twosat_formal.core.formula import Formula
 from twosat_formal.errors import ConfigError
-from twosat_formal.formula import Formula
-from twosat_formal.models.base import Response
-from twosat_formal.prompts import PromptRecord
-from twosat_formal.scoring import (
+from twosat_formal.evaluate.models.base import Response
+from twosat_formal.evaluate.scoring import (
     FAILURE_KINDS,
     Judgement,
     PromptView,
@@ -30,6 +29,7 @@ from twosat_formal.scoring import (
     score,
 )
 from twosat_formal.verbalize import verbalize
+from twosat_formal.verbalize.prompts import PromptRecord
 
 TEMPLATES = ("logic", "letter", "team", "social", "room", "door")
 

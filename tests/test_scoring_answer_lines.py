@@ -12,9 +12,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from twosat_formal.formula import Formula
-from twosat_formal.models.base import Response
-from twosat_formal.scoring import PromptView, extract_decision, score
+from twosat_formal.core.formula import Formula
+from twosat_formal.evaluate.models.base import Response
+from twosat_formal.evaluate.scoring import PromptView, extract_decision, score
 
 PARENTHETICAL = {"Yes": "(if a valid assignment exists)", "No": "(if no valid assignment exists)"}
 VALUE = {"Yes": "SAT", "No": "UNSAT"}

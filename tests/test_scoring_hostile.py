@@ -6,10 +6,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from twosat_formal.evaluate import EvalPrompt
-from twosat_formal.formula import Formula
-from twosat_formal.models.base import Response
-from twosat_formal.scoring import (
+from twosat_formal.core.formula import Formula
+from twosat_formal.evaluate.models.base import Response
+from twosat_formal.evaluate.run import EvalPrompt
+from twosat_formal.evaluate.scoring import (
     FAILURE_KINDS,
     MAX_JSON_CHARS,
     MAX_JSON_DEPTH,
@@ -95,7 +95,7 @@ def test_any_answer_gets_a_judgement(parts: list[str], tail: str) -> None:
 def _span_ends_reference(text: str) -> tuple[dict[int, int], frozenset[int]]:
     """The brace scan read from the first character, written out plainly: where each
     matched ``{`` closes, strings skipped, and the openings nested too deep."""
-    from twosat_formal.scoring import MAX_JSON_DEPTH
+    from twosat_formal.evaluate.scoring import MAX_JSON_DEPTH
 
     ends: dict[int, int] = {}
     deep: set[int] = set()
@@ -136,6 +136,6 @@ def _span_ends_reference(text: str) -> tuple[dict[int, int], frozenset[int]]:
 @settings(max_examples=400, deadline=None)
 @given(st.text(alphabet='{}[]"\\\n ab:,', max_size=60))
 def test_the_brace_scan_agrees_with_a_plain_one_from_the_first_character(text: str) -> None:
-    from twosat_formal.scoring.answers import _span_ends
+    from twosat_formal.evaluate.scoring.answers import _span_ends
 
     assert _span_ends(text) == _span_ends_reference(text)

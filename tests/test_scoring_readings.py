@@ -6,10 +6,10 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from twosat_formal.evaluate import EvalPrompt
-from twosat_formal.formula import Formula
-from twosat_formal.models.base import Response
-from twosat_formal.scoring import check_witness, extract_decision, extract_witness, score
+from twosat_formal.core.formula import Formula
+from twosat_formal.evaluate.models.base import Response
+from twosat_formal.evaluate.run import EvalPrompt
+from twosat_formal.evaluate.scoring import check_witness, extract_decision, extract_witness, score
 
 FORMULA = Formula.from_named([["x1", "~x2"], ["x2", "x3"]])
 PROMPT = EvalPrompt(

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from rawserver import Raw, RawServer, chat_reply
 from test_evaluate import make_items, write_inputs
 
-from twosat_formal.model import SecretMask
+from twosat_formal.core.model import SecretMask
 
 KEY = "sk-live/Abc+123=xyz"
 URL_KEY = "qk/987+654=uvw"

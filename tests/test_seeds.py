@@ -1,4 +1,4 @@
-"""The one seed rule: :func:`twosat_formal.seeds.derive_seed` and every caller's bytes.
+"""The one seed rule: :func:`twosat_formal.core.seeds.derive_seed` and every caller's bytes.
 
 Each caller's seed is recomputed here from its documented formula with :mod:`hashlib`
 directly, so a change to the helper that moved any dataset, mapping or sampled answer
@@ -14,11 +14,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from twosat_formal.edits.modes import edit_seed
-from twosat_formal.generators import derive_seed as generators_derive_seed
-from twosat_formal.models.procedures import coin_rng
-from twosat_formal.perturb.instances import instance_seed
-from twosat_formal.seeds import derive_seed, seeded_rng
+from twosat_formal.core.seeds import derive_seed, seeded_rng
+from twosat_formal.evaluate.models.procedures import coin_rng
+from twosat_formal.make.edits.modes import edit_seed
+from twosat_formal.make.generators import derive_seed as generators_derive_seed
+from twosat_formal.make.perturb.instances import instance_seed
 from twosat_formal.verbalize.entities import mapping_rng
 from twosat_formal.verbalize.story.themes import THEMES
 

@@ -109,7 +109,7 @@ def test_a_signal_to_the_command_alone_stops_it_and_its_workers(
 @pytest.fixture(scope="module")
 def many(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A dataset that certify takes seconds over."""
-    from twosat_formal.generators import generate
+    from twosat_formal.make.generators import generate
 
     path = tmp_path_factory.mktemp("many") / "dataset.jsonl"
     lines = [generate("backbone", clauses=20, seed=seed).to_json() for seed in range(2000)]

@@ -16,13 +16,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pysat.solvers import Minisat22
 
+from twosat_formal.core.formula import Formula
 from twosat_formal.errors import (
     CertificateError,
     NotTwoCNFError,
     SolverDisagreementError,
     UnknownNameError,
 )
-from twosat_formal.formula import Formula
 from twosat_formal.solve import (
     BACKENDS,
     SolveResult,

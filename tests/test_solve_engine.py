@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from pysat.solvers import Minisat22
 from scipy.sparse.csgraph import connected_components
 
-from twosat_formal.formula import Formula
+from twosat_formal.core.formula import Formula
 from twosat_formal.solve import check_result, solve
 from twosat_formal.solve.graph import implication_graph
 from twosat_formal.solve.scc import shortest_paths, strong_components

@@ -16,8 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from twosat_formal.cli import main
+from twosat_formal.core.formula import Formula
 from twosat_formal.errors import ConfigError
-from twosat_formal.formula import Formula
 from twosat_formal.io import write_dimacs
 from twosat_formal.solve import SolveResult, solve
 

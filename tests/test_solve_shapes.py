@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 from pysat.solvers import Minisat22
 from scipy.sparse.csgraph import breadth_first_order
 
+from twosat_formal.core.formula import Formula
 from twosat_formal.errors import CertificateError
-from twosat_formal.formula import Formula
 from twosat_formal.solve import (
     SolveResult,
     _kernel,

@@ -14,8 +14,8 @@ from formula_strategies import formulas, small_2cnf
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from twosat_formal.core.formula import Formula
 from twosat_formal.errors import CertificateError
-from twosat_formal.formula import Formula
 from twosat_formal.solve import solve, verify
 from twosat_formal.solve.result import SolveResult
 

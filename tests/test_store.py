@@ -19,9 +19,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from twosat_formal.errors import RecordError
-from twosat_formal.models.base import Response, SamplingParams
-from twosat_formal.scoring import Judgement, error_judgement
-from twosat_formal.store import (
+from twosat_formal.evaluate.models.base import Response, SamplingParams
+from twosat_formal.evaluate.scoring import Judgement, error_judgement
+from twosat_formal.evaluate.store import (
     EXPORT_COLUMNS,
     SCHEMA_VERSION,
     PromptRow,
@@ -100,7 +100,7 @@ def test_request_keys_never_change() -> None:
 def test_request_keys_are_the_same_in_every_process() -> None:
     key = request_key("openai/m", "http://127.0.0.1:1/v1", prompt_hash("é"), "{}", 3)
     code = (
-        "from twosat_formal.store import request_key, prompt_hash;"
+        "from twosat_formal.evaluate.store import request_key, prompt_hash;"
         "print(request_key('openai/m', 'http://127.0.0.1:1/v1', prompt_hash('é'), '{}', 3))"
     )
     env = dict(os.environ, PYTHONHASHSEED="12345")
@@ -162,9 +162,9 @@ def test_results_survive_a_sigkill(tmp_path: Path) -> None:
     script = textwrap.dedent(
         f"""
         import os, signal
-        from twosat_formal.models.base import Response, SamplingParams
-        from twosat_formal.scoring import Judgement, error_judgement
-        from twosat_formal.store import ResultRow, RunStore, prompt_hash
+        from twosat_formal.evaluate.models.base import Response, SamplingParams
+        from twosat_formal.evaluate.scoring import Judgement, error_judgement
+        from twosat_formal.evaluate.store import ResultRow, RunStore, prompt_hash
         store = RunStore({str(path)!r})
         for i in range(25):
             store.put(ResultRow("m", "local", prompt_hash(str(i)), str(i),

@@ -7,9 +7,9 @@ from pathlib import Path
 
 from test_evaluate import make_items
 
-from twosat_formal.evaluate import run_eval
-from twosat_formal.models import load_model
-from twosat_formal.store import RunStore
+from twosat_formal.evaluate.models import load_model
+from twosat_formal.evaluate.run import run_eval
+from twosat_formal.evaluate.store import RunStore
 
 
 def test_rows_without_the_response_match_the_full_rows_but_for_it(tmp_path: Path) -> None:

@@ -12,9 +12,9 @@ from cli_support import cli
 from test_evaluate import make_items, write_inputs
 
 from twosat_formal.errors import ConfigError, RecordError
-from twosat_formal.scoring import error_judgement
-from twosat_formal.store import PromptRow, ResultRow, RunStore, prompt_hash
-from twosat_formal.store_merge import merge_stores
+from twosat_formal.evaluate.scoring import error_judgement
+from twosat_formal.evaluate.store import PromptRow, ResultRow, RunStore, prompt_hash
+from twosat_formal.evaluate.store_merge import merge_stores
 
 #: What differs between two runs that asked the same requests: when, how fast, which run.
 MEASURED = {"created_at", "latency_s", "run_id"}

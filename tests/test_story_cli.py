@@ -10,8 +10,8 @@ import pytest
 from cli_support import input_file, run
 from story_support import StoryScript, StoryServer
 
-from twosat_formal.formula import Formula
-from twosat_formal.instance import Instance, write_instances
+from twosat_formal.core.formula import Formula
+from twosat_formal.io.instance import Instance, write_instances
 from twosat_formal.solve import solve
 from twosat_formal.verbalize.story import THEMES, check_story_record, read_stories
 

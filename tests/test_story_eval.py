@@ -25,9 +25,10 @@ from hypothesis import strategies as st
 from story_support import story_record
 from test_certify_story import _attested
 
-from twosat_formal.edits.classify import root_instance
+from twosat_formal.core.formula import Formula
 from twosat_formal.errors import ConfigError, RecordError
-from twosat_formal.evaluate import (
+from twosat_formal.evaluate.models.base import Response, SamplingParams
+from twosat_formal.evaluate.run import (
     EvalItem,
     StoryPrompt,
     load_items,
@@ -35,14 +36,13 @@ from twosat_formal.evaluate import (
     run_eval,
     story_counts,
 )
-from twosat_formal.formula import Formula
-from twosat_formal.instance import write_instances
-from twosat_formal.models.base import Response, SamplingParams
-from twosat_formal.prompts import write_prompts
-from twosat_formal.scoring import check_witness, score
+from twosat_formal.evaluate.scoring import check_witness, score
+from twosat_formal.evaluate.store import RunStore
+from twosat_formal.io.instance import write_instances
+from twosat_formal.make.edits.classify import root_instance
 from twosat_formal.solve import solve
-from twosat_formal.store import RunStore
 from twosat_formal.verbalize import verbalize
+from twosat_formal.verbalize.prompts import write_prompts
 from twosat_formal.verbalize.story import THEMES, StoryRecord, write_stories
 from twosat_formal.verbalize.story.generator import StoryItem
 

@@ -34,11 +34,11 @@ from story_support import (
 from story_support import expected_outcome as outcome_of
 from story_support import expected_requests as cost_of
 
+from twosat_formal.core.formula import Formula
 from twosat_formal.errors import EvaluationError, NotTwoCNFError
-from twosat_formal.evaluate.stories import generate_stories
-from twosat_formal.formula import Formula
-from twosat_formal.models.cache import ResponseCache
-from twosat_formal.store import prompt_hash
+from twosat_formal.evaluate.models.cache import ResponseCache
+from twosat_formal.evaluate.run.stories import generate_stories
+from twosat_formal.evaluate.store import prompt_hash
 from twosat_formal.verbalize.story import (
     MAX_ATTEMPTS,
     THEMES,

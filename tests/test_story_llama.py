@@ -15,10 +15,10 @@ from pathlib import Path
 
 from llama_support import NEEDS_LLAMA
 
-from twosat_formal.evaluate.stories import generate_stories
-from twosat_formal.formula import Formula
-from twosat_formal.models.base import SamplingParams
-from twosat_formal.models.cache import ResponseCache
+from twosat_formal.core.formula import Formula
+from twosat_formal.evaluate.models.base import SamplingParams
+from twosat_formal.evaluate.models.cache import ResponseCache
+from twosat_formal.evaluate.run.stories import generate_stories
 from twosat_formal.verbalize.story import MAX_ATTEMPTS, check_story_record
 from twosat_formal.verbalize.story.generator import StoryItem, StorySettings
 

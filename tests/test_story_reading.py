@@ -16,11 +16,11 @@ from brute import brute_label
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from twosat_formal.core.formula import Formula
 from twosat_formal.errors import EvaluationError, ParseError
-from twosat_formal.formula import Formula
-from twosat_formal.models.base import SamplingParams
-from twosat_formal.models.reference import OracleModel, SatBiasedModel
-from twosat_formal.prompts import story_prompt
+from twosat_formal.evaluate.models.base import SamplingParams
+from twosat_formal.evaluate.models.reference import OracleModel, SatBiasedModel
+from twosat_formal.verbalize.prompts import story_prompt
 from twosat_formal.verbalize.story import THEMES
 from twosat_formal.verbalize.story.reading import read_story_prompt
 

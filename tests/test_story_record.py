@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 from story_support import equivalent, recovered_ints, tell
 
+from twosat_formal.core.formula import Formula
+from twosat_formal.core.records import Clue, StoryRecordModel, clue_outcome
 from twosat_formal.errors import CertificateError, ProofError, RecordError
-from twosat_formal.formula import Formula
-from twosat_formal.records import Clue, StoryRecordModel, clue_outcome
 from twosat_formal.verbalize.story import (
     THEMES,
     ClueRecord,

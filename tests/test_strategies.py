@@ -17,14 +17,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_evaluate import make_items, oracle_answer, write_inputs
 
+from twosat_formal.core.formula import Formula
 from twosat_formal.errors import ConfigError
-from twosat_formal.evaluate import EvalItem, EvalPrompt, evaluate
-from twosat_formal.evaluate.votes import vote_rows
-from twosat_formal.formula import Formula
-from twosat_formal.prompts import ANSWER_INSTRUCTIONS
-from twosat_formal.store import RunStore, public_endpoint, request_key
-from twosat_formal.store_merge import merge_stores
-from twosat_formal.strategies import (
+from twosat_formal.evaluate.run import EvalItem, EvalPrompt, evaluate
+from twosat_formal.evaluate.run.votes import vote_rows
+from twosat_formal.evaluate.store import RunStore, public_endpoint, request_key
+from twosat_formal.evaluate.store_merge import merge_stores
+from twosat_formal.verbalize import TEMPLATES, verbalize
+from twosat_formal.verbalize.prompts import ANSWER_INSTRUCTIONS
+from twosat_formal.verbalize.strategies import (
     COT_INSTRUCTION,
     SYMBOLIC_INSTRUCTION,
     Strategy,
@@ -36,7 +37,6 @@ from twosat_formal.strategies import (
     strip_strategy,
     write_formalization,
 )
-from twosat_formal.verbalize import TEMPLATES, verbalize
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 ALL = [parse_strategy(name) for name in ("direct", "cot", "symbolic-cot", "sample-k:3")]

@@ -18,9 +18,9 @@ from cli_support import run
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from twosat_formal.diagnostics.claims import FORMS
-from twosat_formal.diagnostics.trace import check_trace
-from twosat_formal.formula import Formula
+from twosat_formal.core.formula import Formula
+from twosat_formal.evaluate.diagnostics.claims import FORMS
+from twosat_formal.evaluate.diagnostics.trace import check_trace
 from twosat_formal.verbalize import prompt_record
 
 # SAT: a and b forced true; c | d free
@@ -185,8 +185,8 @@ def test_claims_past_the_bounds_are_counted_not_read() -> None:
 def test_trace_rows_carry_coverage_by_form(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from twosat_formal.generators import generate
-    from twosat_formal.instance import write_instances
+    from twosat_formal.io.instance import write_instances
+    from twosat_formal.make.generators import generate
 
     data, prompts, store = tmp_path / "d.jsonl", tmp_path / "p.jsonl", tmp_path / "s.sqlite"
     write_instances([generate("implication-cycle", clauses=8, seed=2)], data)

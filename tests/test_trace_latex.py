@@ -19,10 +19,10 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from test_trace_formulas import SAT, Tree, entities_of, expected_kind, trees
 
-from twosat_formal.diagnostics.claims import FORMS
-from twosat_formal.diagnostics.formula_claims import from_latex, read_formula_claim
-from twosat_formal.diagnostics.trace import check_trace
-from twosat_formal.formula import Formula
+from twosat_formal.core.formula import Formula
+from twosat_formal.evaluate.diagnostics.claims import FORMS
+from twosat_formal.evaluate.diagnostics.formula_claims import from_latex, read_formula_claim
+from twosat_formal.evaluate.diagnostics.trace import check_trace
 
 #: The entities of ``SAT`` in a ``math-latex`` prompt: ``x1`` ... ``x4``.
 ENTITIES = entities_of(SAT, "math-latex")

@@ -10,10 +10,10 @@ from cli_support import cli
 from faultserver import FaultServer
 from test_evaluate import make_items, write_inputs
 
+from twosat_formal.core.model import join_url, public_endpoint, redact_url
 from twosat_formal.errors import EvaluationError
-from twosat_formal.model import join_url, public_endpoint, redact_url
-from twosat_formal.models.base import SamplingParams
-from twosat_formal.models.openai_compat import OpenAICompatModel, public_url
+from twosat_formal.evaluate.models.base import SamplingParams
+from twosat_formal.evaluate.models.openai_compat import OpenAICompatModel, public_url
 
 SECRET = "sk-SECRET-42"
 

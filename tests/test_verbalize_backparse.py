@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from parse_support import assert_parse_error
 
+from twosat_formal.core.formula import Formula
 from twosat_formal.errors import ParseError, UnknownNameError
-from twosat_formal.formula import Formula
 from twosat_formal.verbalize import FORMATS, TEMPLATES, backparse, detect_template, verbalize
 from twosat_formal.verbalize.entities import NAMINGS, first_names, person_name
 

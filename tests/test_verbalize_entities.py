@@ -14,8 +14,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import twosat_formal
+from twosat_formal.core.formula import KEYWORDS, is_valid_name
 from twosat_formal.errors import ConfigError
-from twosat_formal.formula import KEYWORDS, is_valid_name
 from twosat_formal.verbalize import TEMPLATES
 from twosat_formal.verbalize.entities import (
     NAMINGS,

@@ -20,9 +20,9 @@ from pysat.formula import CNF
 from test_edits_prompts import clauses_2cnf, edited_of, prompts_of
 
 from twosat_formal.certify import certify_record
-from twosat_formal.edits import edit_steps, root_instance
+from twosat_formal.core.formula import Formula
 from twosat_formal.errors import CertificateError, ParseError, ProofError
-from twosat_formal.formula import Formula
+from twosat_formal.make.edits import edit_steps, root_instance
 from twosat_formal.verbalize import (
     FORMATS,
     TEMPLATES,

@@ -14,10 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import twosat_formal.verbalize.roundtrip as roundtrip_module
+from twosat_formal._util.per_process import PerProcess
+from twosat_formal.core.formula import Formula
 from twosat_formal.errors import CertificateError, ParseError, ProofError
-from twosat_formal.formula import Formula
-from twosat_formal.per_process import PerProcess
-from twosat_formal.prompts import PromptRecord
 from twosat_formal.verbalize import (
     FORMATS,
     TEMPLATES,
@@ -29,6 +28,7 @@ from twosat_formal.verbalize import (
     verbalize,
 )
 from twosat_formal.verbalize.entities import NAMINGS
+from twosat_formal.verbalize.prompts import PromptRecord
 from twosat_formal.verbalize.roundtrip import METHOD, z3_equivalent
 
 # the six sentence schemes (the formats have their own tests: test_verbalize_formats.py)

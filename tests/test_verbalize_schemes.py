@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from twosat_formal.core.formula import Formula
 from twosat_formal.errors import ConfigError, UnknownNameError
-from twosat_formal.formula import Formula
 from twosat_formal.verbalize import TEMPLATES, backparse, render, verbalize
 from twosat_formal.verbalize.schemes import SentenceError
 

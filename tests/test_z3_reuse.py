@@ -11,11 +11,11 @@ from formula_strategies import TRUTH_TABLE_CNFS
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from twosat_formal._util.per_process import PerProcess
+from twosat_formal.core.formula import Formula
 from twosat_formal.errors import ParseError, ProofError
-from twosat_formal.formula import Formula
-from twosat_formal.per_process import PerProcess
-from twosat_formal.perturb import OPERATORS, prove
-from twosat_formal.perturb import proofs as proofs_module
+from twosat_formal.make.perturb import OPERATORS, prove
+from twosat_formal.make.perturb import proofs as proofs_module
 from twosat_formal.verbalize import prompt_record
 from twosat_formal.verbalize import roundtrip as roundtrip_module
 from twosat_formal.verbalize.roundtrip import z3_equivalent
@@ -164,7 +164,7 @@ def _counting(monkeypatch: pytest.MonkeyPatch, solver: z3.Solver) -> list[str]:
 def test_a_proof_query_found_unsat_is_answered_again_without_z3(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from twosat_formal.perturb import apply_chain
+    from twosat_formal.make.perturb import apply_chain
 
     monkeypatch.setattr(proofs_module, "session", PerProcess(proofs_module.Z3Session))
     session = proofs_module.session()

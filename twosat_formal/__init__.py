@@ -46,7 +46,7 @@ if TYPE_CHECKING:
         solve,
         verbalize,
     )
-    from twosat_formal.formula import Clause, Formula, Literal
+    from twosat_formal.core.formula import Clause, Formula, Literal
 
 from twosat_formal._version import __version__
 
@@ -119,10 +119,10 @@ sys.modules[__name__].__class__ = _Package
 
 
 def __getattr__(name: str) -> Any:
-    """Load :mod:`twosat_formal.formula`'s classes (and NumPy) on first use, and the
+    """Load :mod:`twosat_formal.core.formula`'s classes (and NumPy) on first use, and the
     pipeline's functions (:mod:`twosat_formal.api`)."""
     if name in _LAZY:
-        from twosat_formal import formula
+        from twosat_formal.core import formula
 
         return getattr(formula, name)
     if name in _API:

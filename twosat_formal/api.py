@@ -4,10 +4,10 @@ Each function is the library's own (no second implementation), with the argument
 notebook has at hand: a formula or an instance, a prompt as :func:`verbalize` returns
 it, an answer as a plain string.
 
-* ``tf.parse``: text (DIMACS or DSL, detected) → :class:`~twosat_formal.formula.Formula`;
+* ``tf.parse``: text (DIMACS or DSL, detected) → :class:`~twosat_formal.core.formula.Formula`;
 * ``tf.solve``: a formula (an instance's, or text) → its label and checked certificate;
 * ``tf.generate``: family, clauses, seed, knobs → a labelled
-  :class:`~twosat_formal.instance.Instance`;
+  :class:`~twosat_formal.io.instance.Instance`;
 * ``tf.perturb``: an instance (or formula) and operators → the derived instance, proven;
 * ``tf.verbalize``: an instance (or formula) and a template → the prompt, whose
   ``.record()`` certifies;
@@ -16,7 +16,7 @@ it, an answer as a plain string.
 * ``tf.evaluate``: models, prompts, a run store → the run's summary
   (``await tf.evaluate_async(...)`` where an event loop runs, as in Jupyter);
 * ``tf.score``: an answer (a plain string), its prompt and instance →
-  :class:`~twosat_formal.scoring.Judgement`;
+  :class:`~twosat_formal.evaluate.scoring.Judgement`;
 * ``tf.report``: a run store → the report folder (``report.md``, ``report.html``...).
 
 Examples
@@ -44,14 +44,14 @@ from twosat_formal.errors import ConfigError
 
 if TYPE_CHECKING:
     from twosat_formal.certify import CertifyReport
-    from twosat_formal.evaluate import EvalItem, EvalSummary
-    from twosat_formal.formula import Formula
-    from twosat_formal.instance import Instance
-    from twosat_formal.models.base import Response
-    from twosat_formal.perturb.chain import StepSpec
-    from twosat_formal.scoring import Judgement
+    from twosat_formal.core.formula import Formula
+    from twosat_formal.evaluate.models.base import Response
+    from twosat_formal.evaluate.run import EvalItem, EvalSummary
+    from twosat_formal.evaluate.scoring import Judgement
+    from twosat_formal.evaluate.store import RunStore
+    from twosat_formal.io.instance import Instance
+    from twosat_formal.make.perturb.chain import StepSpec
     from twosat_formal.solve import SolveResult
-    from twosat_formal.store import RunStore
     from twosat_formal.verbalize import Prompt
 
 __all__ = [
@@ -102,7 +102,7 @@ def parse(text: str, *, format: str | None = None) -> Formula:
 
 
 def _formula(source: Formula | Instance | str) -> Formula:
-    from twosat_formal.formula import Formula
+    from twosat_formal.core.formula import Formula
 
     if isinstance(source, Formula):
         return source
@@ -134,7 +134,7 @@ def generate(family: str, *, clauses: int | None = None, seed: int = 0, **params
     >>> generate("backbone", clauses=6, seed=2).family
     'backbone'
     """
-    from twosat_formal.generators import generate as draw
+    from twosat_formal.make.generators import generate as draw
 
     return draw(family, clauses=clauses, seed=seed, **params)
 
@@ -150,9 +150,9 @@ def perturb(instance: Instance | Formula, *operators: StepSpec, seed: int = 0) -
     >>> moved.base_id == inst.id, moved.label == inst.label
     (True, True)
     """
-    from twosat_formal.edits import root_instance
-    from twosat_formal.formula import Formula
-    from twosat_formal.perturb.instances import perturb_instance
+    from twosat_formal.core.formula import Formula
+    from twosat_formal.make.edits import root_instance
+    from twosat_formal.make.perturb.instances import perturb_instance
 
     if not operators:
         raise ConfigError("give at least one operator", parameter="operators")
@@ -210,7 +210,7 @@ def certify(*records: Any, jobs: int = 1) -> CertifyReport:
         ``.ok``, ``.failures`` (each with its record, check and message).
     """
     from twosat_formal.certify import certify_files
-    from twosat_formal.jsonl import json_line
+    from twosat_formal.io.jsonl import json_line
 
     paths: list[PathLike] = []
     inline: list[str] = []
@@ -229,8 +229,8 @@ def certify(*records: Any, jobs: int = 1) -> CertifyReport:
 
 def _items(prompts: Any, instances: Any) -> list[EvalItem]:
     """Evaluation items from prompt files or objects and their instances."""
-    from twosat_formal.evaluate import EvalItem, load_items
-    from twosat_formal.instance import Instance, read_instances
+    from twosat_formal.evaluate.run import EvalItem, load_items
+    from twosat_formal.io.instance import Instance, read_instances
     from twosat_formal.verbalize import Prompt
 
     if isinstance(prompts, str | os.PathLike):
@@ -273,8 +273,8 @@ async def evaluate_async(
     **options: Any,
 ) -> EvalSummary:
     """:func:`evaluate` for code that runs in an event loop: ``await tf.evaluate_async(...)``."""
-    from twosat_formal.evaluate import evaluate_async as run
-    from twosat_formal.store import RunStore
+    from twosat_formal.evaluate.run import evaluate_async as run
+    from twosat_formal.evaluate.store import RunStore
 
     specs = [models] if isinstance(models, str) else list(models)
     items = _items(prompts, instances)
@@ -303,11 +303,11 @@ def evaluate(
         items).
     store:
         The run store (a path, created if missing, or an open
-        :class:`~twosat_formal.store.RunStore`); a re-run skips what it holds.
+        :class:`~twosat_formal.evaluate.store.RunStore`); a re-run skips what it holds.
     instances:
         The instances the prompts verbalize (objects, or the dataset file).
     **options:
-        Those of :func:`twosat_formal.evaluate.evaluate` (``base_url``, ``samples``...).
+        Those of :func:`twosat_formal.evaluate.run.evaluate` (``base_url``, ``samples``...).
 
     Raises
     ------
@@ -327,8 +327,8 @@ def evaluate(
             parameter="evaluate",
             valid="await twosat_formal.evaluate_async(...)",
         )
-    from twosat_formal.evaluate import evaluate as run
-    from twosat_formal.store import RunStore
+    from twosat_formal.evaluate.run import evaluate as run
+    from twosat_formal.evaluate.store import RunStore
 
     specs = [models] if isinstance(models, str) else list(models)
     items = _items(prompts, instances)
@@ -351,7 +351,7 @@ def score(
     Parameters
     ----------
     answer:
-        The model's answer text (or a :class:`~twosat_formal.models.base.Response`).
+        The model's answer text (or a :class:`~twosat_formal.evaluate.models.base.Response`).
     prompt:
         A prompt of :func:`verbalize`, a prompt or story record, or an evaluation item.
     instance:
@@ -363,10 +363,10 @@ def score(
     finish_reason:
         ``"length"`` marks the answer truncated.
     """
-    from twosat_formal.evaluate import EvalItem
-    from twosat_formal.formula import Formula
-    from twosat_formal.models.base import Response
-    from twosat_formal.scoring import score as judge
+    from twosat_formal.core.formula import Formula
+    from twosat_formal.evaluate.models.base import Response
+    from twosat_formal.evaluate.run import EvalItem
+    from twosat_formal.evaluate.scoring import score as judge
     from twosat_formal.verbalize import Prompt
 
     response = answer if isinstance(answer, Response) else Response(str(answer), finish_reason)

@@ -178,9 +178,9 @@ def _rebuild_parse_error(
 
 
 class LineLimitError(ParseError):
-    """A DSL formula line past the bounds of :mod:`twosat_formal.propositional`
-    (:data:`~twosat_formal.propositional.MAX_TOKENS` tokens,
-    :data:`~twosat_formal.propositional.MAX_DEPTH` nested groups, or too many
+    """A DSL formula line past the bounds of :mod:`twosat_formal.core.propositional`
+    (:data:`~twosat_formal.core.propositional.MAX_TOKENS` tokens,
+    :data:`~twosat_formal.core.propositional.MAX_DEPTH` nested groups, or too many
     variables for one line): refused rather than converted at length."""
 
 

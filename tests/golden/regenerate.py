@@ -79,8 +79,8 @@ def masked_text(path: Path) -> str:
 
 def produce(out: Path) -> dict[str, str]:
     """Run every experiment of :data:`RUNS` under ``out``; return ``{path: masked text}``."""
-    from twosat_formal.experiments.runner import run_experiment
-    from twosat_formal.experiments.spec import load_spec
+    from twosat_formal.study.experiments.runner import run_experiment
+    from twosat_formal.study.experiments.spec import load_spec
 
     texts: dict[str, str] = {}
     for name, formulas, templates, max_clauses in RUNS:

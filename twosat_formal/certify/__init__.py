@@ -28,14 +28,14 @@ For each instance record (one JSON object per line):
     A minimal twin (``twin_of`` set): its source is in the dataset, the recorded change
     is the one the source's structure gives, it turns the source into the twin, the two
     are one clause apart, and PySAT gives them opposite labels (see
-    :func:`twosat_formal.diagnostics.twins.check_twin`).
+    :func:`twosat_formal.evaluate.diagnostics.twins.check_twin`).
 ``measures``
     The record's structural measures (shortest contradiction cycle, longest implication
     path, strong components, backbone, deepest forced literal, proof length) equal those
     derived again from its formula by code that shares nothing with the engine's
-    (:func:`twosat_formal.measures_check.check_measures`). This is the one place they
+    (:func:`twosat_formal.solve.measures_check.check_measures`). This is the one place they
     are computed: the record is re-derived without them
-    (:func:`twosat_formal.measures.unmeasured`), holding the values checked here. A
+    (:func:`twosat_formal.solve.measures.unmeasured`), holding the values checked here. A
     record without ``measures`` (written before records carried them) makes no claim,
     and the check is not run.
 
@@ -60,7 +60,7 @@ kind (:mod:`~twosat_formal.certify.checks`, a table from kind to checks, with
 Examples
 --------
 >>> import json, tempfile, os
->>> from twosat_formal.generators import generate
+>>> from twosat_formal.make.generators import generate
 >>> inst = generate("implication-cycle", clauses=10, seed=1)
 >>> with tempfile.TemporaryDirectory() as tmp:
 ...     path = os.path.join(tmp, "data.jsonl")

@@ -31,7 +31,7 @@ Examples
 --------
 >>> import tempfile, pathlib
 >>> from twosat_formal.certify import certify_files
->>> from twosat_formal.generators import generate
+>>> from twosat_formal.make.generators import generate
 >>> folder = pathlib.Path(tempfile.mkdtemp())
 >>> data = folder / "data.jsonl"
 >>> _ = data.write_text(generate("backbone", clauses=8, seed=2).to_json() + "\\n")
@@ -54,13 +54,13 @@ from importlib import metadata
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
-from twosat_formal.atomic import atomic_path
+from twosat_formal._util.atomic import atomic_path
 from twosat_formal.certify.results import RecordResult
 from twosat_formal.errors import ConfigError
 
 if TYPE_CHECKING:
+    from twosat_formal._util.executors import Executor
     from twosat_formal.certify.index import Item
-    from twosat_formal.executors import Executor
 
 __all__ = ["CACHE_FILE", "CACHE_KEY_ENV", "FORMAT", "KINDS", "CertifyCache", "fingerprint"]
 
@@ -108,7 +108,7 @@ def fingerprint() -> str:
     that changed without a new version is another tool), the versions of the solver
     and parser packages, and Python's version; computed once per process.
     """
-    from twosat_formal.provenance import tool_version
+    from twosat_formal.core.provenance import tool_version
 
     digest = hashlib.sha256()
     for name, path in _package_files():

@@ -116,7 +116,7 @@ class Derived:
 
 def compare(c: Checker, check: str, kind: str, record: Any, expected: Any) -> None:
     """Compare a record with its re-derived form; one failure listing the differences."""
-    from twosat_formal.fieldclass import compare_record
+    from twosat_formal.core.fieldclass import compare_record
 
     result = compare_record(kind, record, expected)
     for cls, n in result.counts.items():

@@ -8,7 +8,7 @@ entry of :data:`CHECKS` and of :func:`kind_of`.
 
 Examples
 --------
->>> from twosat_formal.generators import generate
+>>> from twosat_formal.make.generators import generate
 >>> record = generate("backbone", clauses=8, seed=2).to_record()
 >>> result = certify_task(Task(None, 1, record))
 >>> result.kind, result.checks, result.failures
@@ -58,8 +58,8 @@ def kind_of(record: Any) -> str:
 
 def _check_verbalization(c: Checker, task: Task, kind: str) -> None:
     """A prompt or story record: read it, then re-derive it from its instance's formula."""
-    from twosat_formal.prompts import PromptRecord
-    from twosat_formal.rederive import rederive_prompt, rederive_story
+    from twosat_formal.certify.rederive import rederive_prompt, rederive_story
+    from twosat_formal.verbalize.prompts import PromptRecord
     from twosat_formal.verbalize.story.record import StoryRecord
 
     reader = PromptRecord.from_record if kind == "prompt" else StoryRecord.from_record
@@ -90,7 +90,7 @@ def _check_story(c: Checker, task: Task) -> None:
 
 
 def _check_document(c: Checker, task: Task) -> None:
-    from twosat_formal.rederive import rederive_document
+    from twosat_formal.certify.rederive import rederive_document
 
     record = task.record
     rederive(c, "transforms", "document", record, Derived.of(lambda: rederive_document(record)))
@@ -115,7 +115,7 @@ def _dataset_folder(source: str | None) -> Path:
 def certify_task(task: Task) -> RecordResult:
     """Run every check of one record; its result (a base file is read from the dataset's
     own folder only)."""
-    from twosat_formal.generators.symmetry import BASE_FOLDER
+    from twosat_formal.make.generators.symmetry import BASE_FOLDER
 
     token = BASE_FOLDER.set(_dataset_folder(task.source))
     try:
@@ -181,7 +181,7 @@ def certify_record(
 
     Examples
     --------
-    >>> from twosat_formal.generators import generate
+    >>> from twosat_formal.make.generators import generate
     >>> record = generate("backbone", clauses=8, seed=2).to_record()
     >>> certify_record(record)
     []

@@ -11,12 +11,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from twosat_formal._util.executors import Executor, LocalExecutor, ProcessExecutor
 from twosat_formal.certify.checks import certify_task
 from twosat_formal.certify.index import Index, Item, count_records, task_of
 from twosat_formal.certify.results import CertifyReport, CheckFailure, RecordLog, RecordResult
+from twosat_formal.core.fieldclass import ATTESTED, CLASSES
 from twosat_formal.errors import ConfigError, TwoSatFormalError
-from twosat_formal.executors import Executor, LocalExecutor, ProcessExecutor
-from twosat_formal.fieldclass import ATTESTED, CLASSES
 
 if TYPE_CHECKING:
     from twosat_formal.certify.cache import CertifyCache
@@ -35,16 +35,16 @@ SMALL_DATASET = 64
 
 #: What the checks import, imported by each worker as it starts (beside the reading).
 _PRELOAD = (
-    "twosat_formal.instance",
+    "twosat_formal.io.instance",
     "twosat_formal.solve",
-    "twosat_formal.measures_check",
-    "twosat_formal.rederive",
-    "twosat_formal.prompts",
+    "twosat_formal.solve.measures_check",
+    "twosat_formal.certify.rederive",
+    "twosat_formal.verbalize.prompts",
     "twosat_formal.verbalize.roundtrip",
     "twosat_formal.verbalize.story.record",
-    "twosat_formal.perturb",
-    "twosat_formal.edits",
-    "twosat_formal.generators",
+    "twosat_formal.make.perturb",
+    "twosat_formal.make.edits",
+    "twosat_formal.make.generators",
     "pysat.solvers",
     "z3",
 )
@@ -236,7 +236,7 @@ def revalidate_stories(paths: Sequence[str | Path], model: Any) -> list[CheckFai
     """
     import asyncio
 
-    from twosat_formal.instance import Instance
+    from twosat_formal.io.instance import Instance
     from twosat_formal.verbalize.story.record import StoryRecord, is_story_record
     from twosat_formal.verbalize.story.revalidate import revalidate_story
 

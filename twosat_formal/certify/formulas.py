@@ -18,11 +18,11 @@ from collections import OrderedDict
 from functools import lru_cache
 from typing import Any
 
+from twosat_formal._util.recent import Recent
 from twosat_formal.certify.checker import Task
+from twosat_formal.core.formula import Formula
+from twosat_formal.core.jsonread import loads
 from twosat_formal.errors import ConfigError
-from twosat_formal.formula import Formula
-from twosat_formal.jsonread import loads
-from twosat_formal.recent import Recent
 
 __all__ = ["FormulaByRecord", "formula_of", "instance_formula", "remember"]
 
@@ -59,7 +59,7 @@ def instance_formula(task: Task, instance_id: str) -> Formula:
 
 def _record_formula(record: Any) -> Formula:
     """The formula of the instance record ``record``, read once per text (:func:`formula_of`)."""
-    from twosat_formal.instance import Instance
+    from twosat_formal.io.instance import Instance
 
     try:
         text = json.dumps(record, allow_nan=False)
@@ -110,6 +110,6 @@ def formula_of(text: str) -> Formula:
     The prompts and stories of one instance usually come together; a pure function of
     the record's text, so a prompt is checked against exactly its instance's formula.
     """
-    from twosat_formal.instance import Instance
+    from twosat_formal.io.instance import Instance
 
     return Instance.from_record(loads(text, source="<record>")).formula

@@ -17,7 +17,7 @@ guessed.
 Examples
 --------
 >>> import os, tempfile
->>> from twosat_formal.jsonl import json_line
+>>> from twosat_formal.io.jsonl import json_line
 >>> with tempfile.TemporaryDirectory() as tmp:
 ...     path = os.path.join(tmp, "d.jsonl")
 ...     with open(path, "w") as out:
@@ -41,13 +41,13 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, NamedTuple
 
+from twosat_formal._util.executors import Executor, LocalExecutor
+from twosat_formal._util.recent import Recent
 from twosat_formal.certify.checker import Task
 from twosat_formal.certify.results import CheckFailure
 from twosat_formal.errors import ConfigError, RecordError
-from twosat_formal.executors import Executor, LocalExecutor
-from twosat_formal.inputs import bounded_lines
-from twosat_formal.jsonl import parse_line, refuse_empty
-from twosat_formal.recent import Recent
+from twosat_formal.io.inputs import bounded_lines
+from twosat_formal.io.jsonl import parse_line, refuse_empty
 
 __all__ = [
     "REFERENCES",

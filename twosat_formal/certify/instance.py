@@ -5,7 +5,7 @@
 Examples
 --------
 >>> from twosat_formal.certify.checker import Checker, Task
->>> from twosat_formal.generators import generate
+>>> from twosat_formal.make.generators import generate
 >>> c = Checker(None, 1, None)
 >>> check_instance(c, Task(None, 1, generate("backbone", clauses=8, seed=2).to_record()))
 >>> c.checks, c.failures
@@ -20,8 +20,8 @@ from typing import Any
 
 from twosat_formal.certify.checker import Checker, Derived, Task, fail_with, rederive
 from twosat_formal.certify.formulas import remember
+from twosat_formal.core.formula import Formula
 from twosat_formal.errors import ConfigError
-from twosat_formal.formula import Formula
 
 __all__ = ["BACKENDS", "check_instance", "scc_label"]
 
@@ -73,7 +73,7 @@ def _certificate(inst: Any) -> None:
 
 
 def _measures(formula: Any, claimed: Any) -> None:
-    from twosat_formal.measures_check import check_measures
+    from twosat_formal.solve.measures_check import check_measures
 
     check_measures(formula, claimed)
 
@@ -81,7 +81,7 @@ def _measures(formula: Any, claimed: Any) -> None:
 def check_instance(c: Checker, task: Task) -> None:
     """Every check of an instance record (raises :class:`~twosat_formal.certify.checker._Stop`
     when the record does not read, or is not 2-SAT)."""
-    from twosat_formal.instance import Instance
+    from twosat_formal.io.instance import Instance
 
     inst = c.run(
         "record",
@@ -106,7 +106,7 @@ def check_instance(c: Checker, task: Task) -> None:
 
 def _derivation(inst: Any, task: Task) -> tuple[str, Derived | None]:
     """The check that re-derives an instance and its outcome (``None``: it cannot be)."""
-    from twosat_formal.rederive import rederive_derived, rederive_root, rederive_twin
+    from twosat_formal.certify.rederive import rederive_derived, rederive_root, rederive_twin
 
     record = task.record
     if inst.twin_of is not None:
@@ -143,8 +143,8 @@ def scc_label(record: Any, derived: Derived | None) -> str | None:
 
 
 def _check_twin(twin: Any, source_record: Any) -> None:
-    from twosat_formal.diagnostics.twins import check_twin
-    from twosat_formal.instance import Instance
+    from twosat_formal.evaluate.diagnostics.twins import check_twin
+    from twosat_formal.io.instance import Instance
 
     source = None if source_record is None else Instance.from_record(source_record)
     check_twin(twin, source)

@@ -1,5 +1,5 @@
 """The reference answers re-derived for ``certify``, on a path apart from
-:mod:`twosat_formal.questions.reference`.
+:mod:`twosat_formal.solve.questions.reference`.
 
 Every answer here comes from PySAT's CDCL solver (Glucose 4), never from the
 project's implication-graph code:
@@ -8,7 +8,7 @@ project's implication-graph code:
   value assumed; the variable is forced exactly when that call is unsatisfiable;
 * ``entails``: one solver call with ``A`` and ``¬B`` assumed; Yes exactly when it is
   unsatisfiable. A Yes reference's chain is checked step by step, each step against
-  the clause that gives it (:func:`~twosat_formal.diagnostics.chains.check_chain`).
+  the clause that gives it (:func:`~twosat_formal.evaluate.diagnostics.chains.check_chain`).
 
 The ``core`` reference is written by PySAT's OptUx, so its re-derivation takes the
 project's own SCC solver instead: the stored core must be unsatisfiable and lose that
@@ -28,7 +28,7 @@ it with the stored one, so a tampered reference fails.
 
 Examples
 --------
->>> from twosat_formal.formula import Formula
+>>> from twosat_formal.core.formula import Formula
 >>> f = Formula([[1], [-1, 2], [3, 4]])
 >>> solver_forced(f)
 [1, 2]
@@ -43,8 +43,8 @@ from typing import Any
 
 from pysat.solvers import Solver
 
+from twosat_formal.core.formula import Formula
 from twosat_formal.errors import CertificateError, RecordError
-from twosat_formal.formula import Formula
 
 __all__ = [
     "core_verdict",
@@ -277,7 +277,7 @@ def _recheck_entails(
     formula: Formula, reference: Any, entity_names: Sequence[str], values: tuple[str, str]
 ) -> dict[str, Any]:
     """The ``entails`` reference: the stored question, its answer and a Yes's chain."""
-    from twosat_formal.diagnostics.chains import check_chain
+    from twosat_formal.evaluate.diagnostics.chains import check_chain
 
     if not isinstance(reference, Mapping):
         raise RecordError("field 'reference' must be an object")

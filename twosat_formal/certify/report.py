@@ -149,7 +149,7 @@ def _sarif_result(failure: CheckFailure, rules: dict[str, int]) -> dict[str, Any
 
 def sarif_log(report: CertifyReport) -> dict[str, Any]:
     """The report as a SARIF 2.1.0 log: one rule per check, one result per failure."""
-    from twosat_formal.provenance import tool_version
+    from twosat_formal.core.provenance import tool_version
 
     rules: dict[str, int] = {}
     for failure in report.failures:

@@ -171,7 +171,7 @@ app = App(
 
 def _print_version(value: bool) -> None:
     if value:
-        from twosat_formal.provenance import tool_version
+        from twosat_formal.core.provenance import tool_version
 
         typer.echo(f"twosat-formal {tool_version()}")
         raise typer.Exit()

@@ -18,11 +18,11 @@ from twosat_formal.cli.options import (
     option_groups,
     out_option,
 )
+from twosat_formal.evaluate.models.base import DEFAULT_MAX_TOKENS
 from twosat_formal.integrations.batch import MAX_BYTES, MAX_REQUESTS
-from twosat_formal.models.base import DEFAULT_MAX_TOKENS
 
 if TYPE_CHECKING:  # read when the command runs, not for --help
-    from twosat_formal.evaluate import Verification
+    from twosat_formal.evaluate.run import Verification
 
 __all__ = ["batch_app", "prepare_command"]
 
@@ -106,9 +106,9 @@ def _gated_records(
 ) -> tuple[list[Any], Verification]:
     """The prompt (or story) records of ``prompts``, every line read, and what the gate
     checked on them (nothing with ``no_verify``: no formula is read back from them)."""
-    from twosat_formal.evaluate import Verification, load_items, read_eval_prompts
-    from twosat_formal.gate import gate_items
-    from twosat_formal.jsonl import rereadable
+    from twosat_formal.evaluate.gate import gate_items
+    from twosat_formal.evaluate.run import Verification, load_items, read_eval_prompts
+    from twosat_formal.io.jsonl import rereadable
 
     with rereadable(prompts) as (prompt_file, _):  # every line is read before anything is written
         if no_verify:

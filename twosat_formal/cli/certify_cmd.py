@@ -25,7 +25,7 @@ from typing import IO, TYPE_CHECKING, Annotated
 import typer
 from rich.table import Table
 
-from twosat_formal.atomic import atomic_output
+from twosat_formal._util.atomic import atomic_output
 from twosat_formal.certify import CertifyReport, certify_files
 from twosat_formal.certify.report import JunitLog
 from twosat_formal.cli.app import app, err_console, out_console
@@ -38,8 +38,8 @@ from twosat_formal.cli.options import (
     option_groups,
 )
 from twosat_formal.cli.progress import progress_callback
+from twosat_formal.core.fieldclass import CLASSES
 from twosat_formal.errors import ConfigError
-from twosat_formal.fieldclass import CLASSES
 
 if TYPE_CHECKING:
     from twosat_formal.certify.cache import CertifyCache
@@ -188,7 +188,7 @@ def _run(
     """Certify, report in ``form`` (to ``output`` if given), exit 1 unless all passed."""
     validator = None
     if model is not None:
-        from twosat_formal.models import load_model
+        from twosat_formal.evaluate.models import load_model
 
         validator = load_model(model, base_url=base_url, api_key_env=api_key_env)
     with progress_callback("certifying", enabled=running.progress) as advance:

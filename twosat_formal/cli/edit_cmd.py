@@ -26,8 +26,8 @@ from twosat_formal.cli.options import (
     seed_option,
 )
 from twosat_formal.cli.progress import write_with_progress
-from twosat_formal.edits import EDITS
-from twosat_formal.edits.operators import PREMISE, category_of, default_operators
+from twosat_formal.make.edits import EDITS
+from twosat_formal.make.edits.operators import PREMISE, category_of, default_operators
 
 __all__ = ["EditChoice", "edit"]
 
@@ -153,7 +153,7 @@ def edit(
     running: RunnerOptions = RunnerOptions(),
 ) -> None:
     """Make solver-verified symbolic edits, label-preserving or label-changing."""
-    from twosat_formal.edits import EditRun, edit_lines
+    from twosat_formal.make.edits import EditRun, edit_lines
 
     run = EditRun(mode.value, max_edits)
     with running.open() as runner:

@@ -30,16 +30,16 @@ from twosat_formal.cli.options import (
     store_option,
 )
 from twosat_formal.cli.output import print_json, print_lines
-from twosat_formal.columns import pick_columns
 from twosat_formal.errors import EXIT_REQUESTS_FAILED, ConfigError
-from twosat_formal.export import export_results, format_of
-from twosat_formal.jsonl import rereadable
-from twosat_formal.models import spec_forms
-from twosat_formal.models.base import DEFAULT_MAX_TOKENS, DEFAULT_TIMEOUT_S
-from twosat_formal.store import RunStore, filled_store
+from twosat_formal.evaluate.columns import pick_columns
+from twosat_formal.evaluate.export import export_results, format_of
+from twosat_formal.evaluate.models import spec_forms
+from twosat_formal.evaluate.models.base import DEFAULT_MAX_TOKENS, DEFAULT_TIMEOUT_S
+from twosat_formal.evaluate.store import RunStore, filled_store
+from twosat_formal.io.jsonl import rereadable
 
 if TYPE_CHECKING:  # the runner is imported when ``eval`` runs, not for --help
-    from twosat_formal.evaluate import EvalItem, EvalSummary, Verification
+    from twosat_formal.evaluate.run import EvalItem, EvalSummary, Verification
 
 __all__ = [
     "ModelSpecsOption",
@@ -184,9 +184,9 @@ def eval_command(
     Story prompts are scored with each entity's own true and false description.
     Stored requests are skipped, so a run that was stopped resumes where it was.
     """
-    from twosat_formal.evaluate import evaluate
-    from twosat_formal.evaluate.runner import check_run
-    from twosat_formal.strategies import parse_strategies
+    from twosat_formal.evaluate.run import evaluate
+    from twosat_formal.evaluate.run.runner import check_run
+    from twosat_formal.verbalize.strategies import parse_strategies
 
     _check_executor(executor)  # refused before a store is created, as every option here
     limits = endpoint.limits()
@@ -225,7 +225,7 @@ def eval_command(
 
 def _check_executor(executor: str) -> None:
     """Refuse an executor ``eval`` cannot ask its models on (:class:`ConfigError`)."""
-    from twosat_formal.evaluate.runner import EVAL_EXECUTORS
+    from twosat_formal.evaluate.run.runner import EVAL_EXECUTORS
 
     if executor not in EVAL_EXECUTORS:
         raise ConfigError(
@@ -240,9 +240,9 @@ def _gated_items(
 ) -> tuple[list[EvalItem], Verification]:
     """The items of ``eval`` (the first ``limit`` of the shard's block), and what the gate
     checked on them (nothing with ``no_verify``); no prompt at all is refused."""
-    from twosat_formal.evaluate import load_items
-    from twosat_formal.executors import parse_shard
-    from twosat_formal.gate import gate_items
+    from twosat_formal._util.executors import parse_shard
+    from twosat_formal.evaluate.gate import gate_items
+    from twosat_formal.evaluate.run import load_items
 
     part = parse_shard(shard) if shard is not None else None
     with rereadable(prompts) as (prompt_file, _):

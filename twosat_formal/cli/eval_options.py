@@ -30,8 +30,8 @@ from twosat_formal.cli.options import (
 from twosat_formal.errors import ConfigError
 
 if TYPE_CHECKING:  # the runner is imported when ``eval`` runs, not for --help
-    from twosat_formal.evaluate.limits import ModelLimits
-    from twosat_formal.models.retry import RetryPolicy
+    from twosat_formal.evaluate.models.retry import RetryPolicy
+    from twosat_formal.evaluate.run.limits import ModelLimits
 
 __all__ = ["EndpointOptions", "RetryOptions"]
 
@@ -81,7 +81,7 @@ class EndpointOptions:
 
     def limits(self) -> ModelLimits:
         """The limits every model gets (a spec's own win over them)."""
-        from twosat_formal.evaluate.limits import ModelLimits
+        from twosat_formal.evaluate.run.limits import ModelLimits
 
         return ModelLimits(self.model_concurrency, self.rpm, self.tpm)
 
@@ -89,8 +89,8 @@ class EndpointOptions:
         """Build every model at every base URL, to refuse a bad spec, limit, base URL or
         time-out before a store is created (building a model starts and contacts
         nothing)."""
-        from twosat_formal.evaluate.limits import split_limits
-        from twosat_formal.models import load_model
+        from twosat_formal.evaluate.models import load_model
+        from twosat_formal.evaluate.run.limits import split_limits
 
         for spec in specs:
             for url in [*self.base_url] if self.base_url else [None]:
@@ -112,6 +112,6 @@ class RetryOptions:
 
     def policy(self) -> RetryPolicy:
         """The backoff policy of a transient failure (429, 5xx, time-out)."""
-        from twosat_formal.models.retry import RetryPolicy
+        from twosat_formal.evaluate.models.retry import RetryPolicy
 
         return RetryPolicy(max_attempts=self.max_attempts)

@@ -9,8 +9,8 @@ import typer
 
 from twosat_formal.cli.app import app, err_console, out_console
 from twosat_formal.cli.options import out_option
+from twosat_formal.core.model import DEFAULT_MAX_TOKENS
 from twosat_formal.integrations.exports import DEFAULT_LICENSE, DEFAULT_MAX_GEN_TOKS
-from twosat_formal.model import DEFAULT_MAX_TOKENS
 
 __all__ = ["export_command"]
 

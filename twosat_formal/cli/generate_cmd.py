@@ -36,7 +36,7 @@ def families(
     ] = False,
 ) -> None:
     """List the generator families with their knobs, ranges and defaults."""
-    from twosat_formal.generators import FAMILIES
+    from twosat_formal.make.generators import FAMILIES
 
     print_catalogue(
         FAMILIES.items(),
@@ -89,12 +89,12 @@ def generate(
     shard: ShardOption = None,
 ) -> None:
     """Draw labelled instances of a family (or a named grid) as JSON Lines."""
-    from twosat_formal.atomic import refuse_aliases
-    from twosat_formal.executors import parse_shard
-    from twosat_formal.generators import FAMILIES, Dataset, DatasetConfig
-    from twosat_formal.generators.grids import grid_cells
-    from twosat_formal.generators.knobs import parse_settings
-    from twosat_formal.generators.lines import dataset_lines, shard_size
+    from twosat_formal._util.atomic import refuse_aliases
+    from twosat_formal._util.executors import parse_shard
+    from twosat_formal.make.generators import FAMILIES, Dataset, DatasetConfig
+    from twosat_formal.make.generators.grids import grid_cells
+    from twosat_formal.make.generators.knobs import parse_settings
+    from twosat_formal.make.generators.lines import dataset_lines, shard_size
 
     params = parse_settings(settings or [])
     if isinstance(params.get("base_file"), str):  # read by the generator: an input too
@@ -124,10 +124,10 @@ def generate(
 
 def _note_base_file(name: str, out: Path | None) -> None:
     """Warn when ``certify`` will not find the base file: it reads it relative to the
-    dataset's folder only (:func:`~twosat_formal.generators.symmetry.base_file_path`)."""
+    dataset's folder only (:func:`~twosat_formal.make.generators.symmetry.base_file_path`)."""
     import os
 
-    from twosat_formal.generators.symmetry import base_file_path
+    from twosat_formal.make.generators.symmetry import base_file_path
 
     folder = out.parent if out is not None else Path.cwd()
     try:

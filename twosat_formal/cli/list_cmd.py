@@ -5,7 +5,7 @@ from __future__ import annotations
 from twosat_formal.cli.app import app
 from twosat_formal.cli.options import JsonOption
 from twosat_formal.cli.output import print_json, print_lines
-from twosat_formal.provenance import tool_versions
+from twosat_formal.core.provenance import tool_versions
 
 
 @app.command()

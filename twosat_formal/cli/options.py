@@ -25,11 +25,11 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
-from twosat_formal.model import DEFAULT_MAX_TOKENS, SamplingParams, extra_body
+from twosat_formal.core.model import DEFAULT_MAX_TOKENS, SamplingParams, extra_body
 
 if TYPE_CHECKING:
-    from twosat_formal.executors import Executor
-    from twosat_formal.experiments.runner import ExperimentConfig
+    from twosat_formal._util.executors import Executor
+    from twosat_formal.study.experiments.runner import ExperimentConfig
 
 __all__ = [
     "ApiKeyEnvOption",
@@ -329,13 +329,13 @@ class RunnerOptions:
     ray_address: RayAddressOption = None
 
     def __post_init__(self) -> None:
-        from twosat_formal.executors import check_jobs
+        from twosat_formal._util.executors import check_jobs
 
         check_jobs(self.jobs)  # also where a small input runs here without workers
 
     def open(self) -> Executor:
         """The executor the options name (``--jobs`` above 1 alone selects ``process``)."""
-        from twosat_formal.executors import make_executor
+        from twosat_formal._util.executors import make_executor
 
         kind = self.executor
         if kind is None:
@@ -364,7 +364,7 @@ class ExperimentOptions:
 
     def config(self, **fields: Any) -> ExperimentConfig:
         """The run's experiment configuration: ``fields`` and these options."""
-        from twosat_formal.experiments.runner import ExperimentConfig
+        from twosat_formal.study.experiments.runner import ExperimentConfig
 
         return ExperimentConfig(
             verify=not self.no_verify,
@@ -449,7 +449,7 @@ class SamplingOptions:
 
     def params(self, max_tokens: int) -> SamplingParams:
         """The sampling parameters of these options and ``max_tokens`` (``--body
-        KEY=VALUE`` texts read by :func:`~twosat_formal.model.extra_body`)."""
+        KEY=VALUE`` texts read by :func:`~twosat_formal.core.model.extra_body`)."""
         return SamplingParams(
             max_tokens=max_tokens,
             temperature=self.temperature,

@@ -7,7 +7,7 @@ d.jsonl`` is refused too), but for
 the registry names of :data:`NAMES`. :func:`guard_outputs` wraps a loaded command so
 that ``trace runs.sqlite --out runs.sqlite`` or ``eval d.jsonl --store d.jsonl`` stop
 with exit code 2 and one line naming both, and nothing is read or written
-(:func:`twosat_formal.atomic.refuse_aliases` says when two paths alias).
+(:func:`twosat_formal._util.atomic.refuse_aliases` says when two paths alias).
 
 Examples
 --------
@@ -36,7 +36,7 @@ import os
 from pathlib import Path, PurePath
 from typing import Any
 
-from twosat_formal.atomic import refuse_aliases
+from twosat_formal._util.atomic import refuse_aliases
 
 __all__ = ["NAMES", "OUTPUT_OPTIONS", "guard_outputs"]
 

@@ -2,7 +2,7 @@
 
 Writes a dataset (JSON Lines): each input instance (its root first when it is derived),
 then its twin: the same formula with one clause changed and the opposite label, the
-change read off the contradiction cycle (:mod:`twosat_formal.diagnostics.twins`). A twin
+change read off the contradiction cycle (:mod:`twosat_formal.evaluate.diagnostics.twins`). A twin
 record carries ``twin_of`` and ``change``. A twin in the input is carried as it is, and
 each id is written once. Instances without a twin are kept and named on stderr with the
 reason; a summary line follows.
@@ -19,8 +19,8 @@ import typer
 from twosat_formal.cli.app import app, err_console
 from twosat_formal.cli.options import ProgressOption, out_option, seed_option
 from twosat_formal.cli.progress import progress_callback
-from twosat_formal.diagnostics.twins import twins
-from twosat_formal.instance import Instance, read_instances, write_instances
+from twosat_formal.evaluate.diagnostics.twins import twins
+from twosat_formal.io.instance import Instance, read_instances, write_instances
 
 __all__ = ["pairs"]
 

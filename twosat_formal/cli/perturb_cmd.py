@@ -23,9 +23,9 @@ from twosat_formal.cli.options import (
     seed_option,
 )
 from twosat_formal.cli.progress import write_with_progress
-from twosat_formal.perturb import OPERATORS
-from twosat_formal.perturb.chain import parse_steps
-from twosat_formal.perturb.instances import perturb_lines
+from twosat_formal.make.perturb import OPERATORS
+from twosat_formal.make.perturb.chain import parse_steps
+from twosat_formal.make.perturb.instances import perturb_lines
 
 __all__ = ["operators", "perturb"]
 

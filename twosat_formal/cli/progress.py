@@ -71,7 +71,7 @@ def progress_callback(label: str, *, enabled: bool = True) -> Iterator[Callable[
 
     The bar (and rich's thread that redraws it) starts at the first call, so work that
     starts worker processes before its first record forks them from a single thread
-    (see :func:`twosat_formal.executors.start_method`).
+    (see :func:`twosat_formal._util.executors.start_method`).
 
     >>> with progress_callback("checking", enabled=False) as advance:
     ...     advance(1, 2)
@@ -106,7 +106,7 @@ def write_with_progress(
     >>> count, buf.getvalue()
     (1, '{"a": 1}\\n')
     """
-    from twosat_formal.jsonl import write_lines
+    from twosat_formal.io.jsonl import write_lines
 
     shown = with_progress(lines, total, label, enabled=enabled)
     if out is not None:

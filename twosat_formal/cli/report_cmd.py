@@ -9,7 +9,6 @@ import typer
 from rich.console import Console
 from rich.measure import Measurement
 
-from twosat_formal.bench import BENCH_MODELS, DEFAULT_OUT
 from twosat_formal.cli.app import app, err_console, out_console
 from twosat_formal.cli.eval_cmd import ModelSpecsOption, error_lines, exit_on_failed_requests
 from twosat_formal.cli.options import (
@@ -29,14 +28,15 @@ from twosat_formal.cli.options import (
     seed_option,
 )
 from twosat_formal.cli.output import print_json, print_lines
+from twosat_formal.core.jsonread import read_json_file
 from twosat_formal.errors import ConfigError
-from twosat_formal.experiments.spec import load_spec, spec_names
-from twosat_formal.jsonread import read_json_file
-from twosat_formal.models.base import DEFAULT_MAX_TOKENS, DEFAULT_TIMEOUT_S
+from twosat_formal.evaluate.models.base import DEFAULT_MAX_TOKENS, DEFAULT_TIMEOUT_S
+from twosat_formal.study.bench import BENCH_MODELS, DEFAULT_OUT
+from twosat_formal.study.experiments.spec import load_spec, spec_names
 from twosat_formal.verbalize.story.statistics import PAPER_FALLBACK_RATE, PAPER_FIRST_ATTEMPT_RATE
 
 if TYPE_CHECKING:
-    from twosat_formal.experiments.runner import ExperimentResult
+    from twosat_formal.study.experiments.runner import ExperimentResult
 
 __all__ = ["bench_command", "experiments_command", "report_command", "run_experiment_command"]
 
@@ -244,8 +244,8 @@ def run_experiment_command(
 
     Re-running the same command resumes: stored answers are not asked again.
     """
-    from twosat_formal.experiments.runner import run_experiment
-    from twosat_formal.strategies import parse_strategies
+    from twosat_formal.study.experiments.runner import run_experiment
+    from twosat_formal.verbalize.strategies import parse_strategies
 
     config = asking.config(
         formulas=formulas,
@@ -311,7 +311,7 @@ def bench_command(
     Writes the report, figures, dataset, results and manifest, and prints the headline
     table.
     """
-    from twosat_formal.bench import diagnostics_table, headline_table, run_bench
+    from twosat_formal.study.bench import diagnostics_table, headline_table, run_bench
 
     if formulas is not None and full:
         raise ConfigError("--formulas and --full exclude each other", parameter="formulas")

@@ -21,7 +21,7 @@ from twosat_formal.cli.output import print_json, print_lines
 from twosat_formal.cli.progress import with_progress
 
 if TYPE_CHECKING:  # read when the command runs, not for --help
-    from twosat_formal.evaluate import Verification
+    from twosat_formal.evaluate.run import Verification
     from twosat_formal.integrations.rescore import ScoreSummary
 
 __all__ = ["score_command"]
@@ -73,12 +73,12 @@ def score_command(
     re-derived from the formula read back from it): a failure stops the command
     (exit 2) before anything is written, unless --no-verify.
     """
-    from twosat_formal.evaluate import load_items
-    from twosat_formal.gate import gate_items
+    from twosat_formal.evaluate.gate import gate_items
+    from twosat_formal.evaluate.run import load_items
+    from twosat_formal.evaluate.store import filled_store
     from twosat_formal.integrations.answers import read_answers
     from twosat_formal.integrations.rescore import score_to_file
-    from twosat_formal.jsonl import rereadable
-    from twosat_formal.store import filled_store
+    from twosat_formal.io.jsonl import rereadable
 
     with rereadable(prompts) as (prompt_file, _):
         items = load_items(prompt_file, dataset=dataset)

@@ -4,9 +4,9 @@
 cycle); ``--json`` prints one object, the one :meth:`SolveResult.to_json` gives
 (encoded in bulk by :meth:`SolveResult.to_json_text`).
 ``inspect`` prints the implication-graph structure of a 2-CNF (:func:`analyze`) and its
-structural measures (:func:`~twosat_formal.measures.structural_measures`); with
+structural measures (:func:`~twosat_formal.solve.measures.structural_measures`); with
 ``--graph OUT.graphml|.gexf|.dot|.json`` (or any OUT with ``--graph-format``) it also
-writes the annotated implication graph (:func:`~twosat_formal.graphs.implication_digraph`).
+writes the annotated implication graph (:func:`~twosat_formal.solve.graphs.implication_digraph`).
 """
 
 from __future__ import annotations
@@ -28,9 +28,9 @@ from twosat_formal.solve import BACKENDS, solve
 if TYPE_CHECKING:  # the solver stack is imported when a command runs, not for --help
     from rich.table import Table
 
-    from twosat_formal.analysis import Structure
-    from twosat_formal.formula import Formula
+    from twosat_formal.core.formula import Formula
     from twosat_formal.solve import SolveResult
+    from twosat_formal.solve.analysis import Structure
 
 __all__ = [
     "SAT_COMPETITION_CODES",
@@ -138,7 +138,7 @@ def listing(words: list[str], separator: str = " ", total: int | None = None) ->
 def describe(result: SolveResult, formula: Formula) -> list[str]:
     """The lines ``twosat-formal solve`` prints without ``--json``.
 
-    >>> from twosat_formal.formula import Formula
+    >>> from twosat_formal.core.formula import Formula
     >>> from twosat_formal.solve import solve
     >>> f = Formula.from_named([["a"], ["~a"]])
     >>> describe(solve(f), f)
@@ -231,19 +231,19 @@ def inspect(
     ] = None,
 ) -> None:
     """Print the implication-graph structure of a 2-CNF in FILE."""
-    from twosat_formal.analysis import analyze
-    from twosat_formal.measures import structural_measures
+    from twosat_formal.solve.analysis import analyze
+    from twosat_formal.solve.measures import structural_measures
 
     suffix = None
     if graph is not None:
-        from twosat_formal.graphs import graph_format
+        from twosat_formal.solve.graphs import graph_format
 
         suffix = graph_format(graph, graph_as)  # refused before anything is read
     formula = read_formula(file, format=format.value if format else None)
     structure = analyze(formula)
     if graph is not None:
-        from twosat_formal.atomic import atomic_path
-        from twosat_formal.graphs import implication_digraph, write_graph
+        from twosat_formal._util.atomic import atomic_path
+        from twosat_formal.solve.graphs import implication_digraph, write_graph
 
         drawn = implication_digraph(formula)
         with atomic_path(graph) as partial:

@@ -29,7 +29,7 @@ def merge_command(
     out: Annotated[Path, out_option("The merged store (a new file).", False)],
 ) -> None:
     """Merge run stores into a new one; refuse conflicting results for one request key."""
-    from twosat_formal.store_merge import merge_stores
+    from twosat_formal.evaluate.store_merge import merge_stores
 
     report = merge_stores(stores, out)
     err_console.print(

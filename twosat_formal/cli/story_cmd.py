@@ -56,7 +56,7 @@ def verbalize_story(
     store: Path | None,
 ) -> None:
     """What ``verbalize --story THEME --model SPEC`` does (see the module docstring)."""
-    from twosat_formal.evaluate.stories import generate_stories
+    from twosat_formal.evaluate.run.stories import generate_stories
     from twosat_formal.verbalize.story import read_story_inputs, write_stories
 
     if template is not None:

@@ -3,7 +3,7 @@
 Writes one JSON Lines row per stored answer to a template prompt: its ids, model,
 label, failure kind, the claims read from its reasoning (text, form, kind, literals,
 character span), the counts per kind, and coverage (see
-:mod:`twosat_formal.diagnostics.trace`). A summary line goes to stderr.
+:mod:`twosat_formal.evaluate.diagnostics.trace`). A summary line goes to stderr.
 """
 
 from __future__ import annotations
@@ -67,17 +67,17 @@ def trace(
     validity, answer completion, answer alignment); with --judge-model a judge model
     codes it too, and the agreement of the two codings is printed as JSON on stderr.
     """
-    from twosat_formal.diagnostics.trace import trace_store
+    from twosat_formal.evaluate.diagnostics.trace import trace_store
 
     target = out if out is not None else sys.stdout
     if judge_model is None:
         with progress_callback("tracing", enabled=progress) as advance:
             written = trace_store(store, target, progress=advance)
     else:
-        from twosat_formal.diagnostics.judge import judge_store
-        from twosat_formal.model import SamplingParams
-        from twosat_formal.models import load_model
-        from twosat_formal.models.retry import RetryPolicy
+        from twosat_formal.core.model import SamplingParams
+        from twosat_formal.evaluate.diagnostics.judge import judge_store
+        from twosat_formal.evaluate.models import load_model
+        from twosat_formal.evaluate.models.retry import RetryPolicy
 
         model = load_model(judge_model, base_url=base_url, api_key_env=api_key_env)
         with progress_callback("tracing", enabled=progress) as advance:

@@ -24,6 +24,7 @@ from typing import Annotated
 
 import typer
 
+from twosat_formal._util.executors import parse_shard
 from twosat_formal.cli import story_cmd
 from twosat_formal.cli.app import app, err_console
 from twosat_formal.cli.options import (
@@ -38,16 +39,15 @@ from twosat_formal.cli.options import (
     store_option,
 )
 from twosat_formal.cli.progress import write_with_progress
+from twosat_formal.core.formula import Formula
 from twosat_formal.errors import ConfigError
-from twosat_formal.executors import parse_shard
-from twosat_formal.formula import Formula
 from twosat_formal.io import parse_formula, read_formula, write_dimacs, write_dsl
-from twosat_formal.jsonl import is_dataset, read_text, rereadable
-from twosat_formal.prompts import formula_id, write_prompts
-from twosat_formal.questions import parse_ask
-from twosat_formal.questions.reference import applies
+from twosat_formal.io.jsonl import is_dataset, read_text, rereadable
 from twosat_formal.solve import solve
+from twosat_formal.solve.questions import parse_ask
+from twosat_formal.solve.questions.reference import applies
 from twosat_formal.verbalize import TEMPLATES, backparse, prompt_record
+from twosat_formal.verbalize.prompts import formula_id, write_prompts
 
 __all__ = ["backparse_command", "templates_command", "verbalize_command"]
 
@@ -217,7 +217,7 @@ def _verbalize_dataset(
     *,
     asks: tuple[str, ...] = ("decision",),
 ) -> None:
-    from twosat_formal.executors import shard_range
+    from twosat_formal._util.executors import shard_range
     from twosat_formal.verbalize.lines import count_records, prompt_lines
 
     # a question type an instance does not allow is left out: no total known ahead

@@ -17,7 +17,7 @@
   point registers, the task ``twosat_formal/twosat`` and the reference reasoners as
   inspect models ``twosat/<name>`` (:mod:`~twosat_formal.integrations.inspect_models`);
 * :mod:`~twosat_formal.integrations.reasoning_gym`: the datasets of
-  :mod:`twosat_formal.gym` registered with reasoning-gym.
+  :mod:`twosat_formal.integrations.gym` registered with reasoning-gym.
 
 The third-party packages come with the ``integrations`` extra
 (``pip install 'twosat-formal[integrations]'``); :func:`require` imports one or fails

@@ -48,9 +48,9 @@ from pathlib import Path
 from typing import IO, Any
 
 from twosat_formal.errors import EvaluationError, RecordError
-from twosat_formal.jsonl import read_stream, refuse_empty
-from twosat_formal.models.base import Response
-from twosat_formal.models.openai_compat import parse_reply, parse_responses_reply
+from twosat_formal.evaluate.models.base import Response
+from twosat_formal.evaluate.models.openai_compat import parse_reply, parse_responses_reply
+from twosat_formal.io.jsonl import read_stream, refuse_empty
 
 __all__ = [
     "DEFAULT_MODEL",

@@ -19,8 +19,8 @@ API's limits of a file (:data:`MAX_REQUESTS` requests, :data:`MAX_BYTES` bytes).
 
 Examples
 --------
->>> from twosat_formal.evaluate import EvalPrompt
->>> from twosat_formal.models.base import SamplingParams
+>>> from twosat_formal.evaluate.run import EvalPrompt
+>>> from twosat_formal.evaluate.models.base import SamplingParams
 >>> prompt = EvalPrompt("p1", "i1", "logic", "Is A true?", {"A": "x1"}, "true", "false")
 >>> rows = list(batch_requests([prompt], "gpt-4o-mini", SamplingParams(max_tokens=64),
 ...                            samples=2))
@@ -39,14 +39,14 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any, Protocol
 
-from twosat_formal.atomic import atomic_output, stream_target, write_target
+from twosat_formal._util.atomic import atomic_output, stream_target, write_target
+from twosat_formal.core.model import DEFAULT_MODE
 from twosat_formal.errors import ConfigError
+from twosat_formal.evaluate.models import MODELS, parse_spec
+from twosat_formal.evaluate.models.base import SamplingParams, sampling_for
+from twosat_formal.evaluate.models.openai_compat import MODES, request_body
 from twosat_formal.integrations.answers import custom_id
-from twosat_formal.jsonl import json_line
-from twosat_formal.model import DEFAULT_MODE
-from twosat_formal.models import MODELS, parse_spec
-from twosat_formal.models.base import SamplingParams, sampling_for
-from twosat_formal.models.openai_compat import MODES, request_body
+from twosat_formal.io.jsonl import json_line
 
 __all__ = [
     "ENDPOINTS",

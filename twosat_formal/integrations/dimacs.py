@@ -9,7 +9,7 @@ label, num_vars, num_clauses, seed, base_id, transforms, params`` in input order
 
 Examples
 --------
->>> from twosat_formal.generators import generate
+>>> from twosat_formal.make.generators import generate
 >>> text = cnf_text(generate("implication-cycle", clauses=4, seed=1))
 >>> [line for line in text.splitlines() if line.startswith(("c label", "p cnf"))]
 ['c label: UNSAT', 'p cnf 3 4']
@@ -21,9 +21,9 @@ import csv
 import json
 from pathlib import Path
 
-from twosat_formal.instance import Instance
 from twosat_formal.integrations.exports import Bundle, ExportOptions
 from twosat_formal.integrations.rows import transforms_summary
+from twosat_formal.io.instance import Instance
 
 __all__ = ["INDEX_COLUMNS", "cnf_text", "write"]
 

@@ -30,14 +30,14 @@ from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from twosat_formal.atomic import write_target
+from twosat_formal._util.atomic import write_target
+from twosat_formal._util.registry import Registry
+from twosat_formal.core.model import DEFAULT_MAX_TOKENS
 from twosat_formal.errors import ConfigError, RecordError
-from twosat_formal.model import DEFAULT_MAX_TOKENS
-from twosat_formal.registry import Registry
 
 if TYPE_CHECKING:
-    from twosat_formal.evaluate import EvalItem
-    from twosat_formal.instance import Instance
+    from twosat_formal.evaluate.run import EvalItem
+    from twosat_formal.io.instance import Instance
 
 __all__ = [
     "DEFAULT_LICENSE",
@@ -157,10 +157,10 @@ def load_bundle(paths: Sequence[str | Path]) -> Bundle:
     RecordError
         A malformed record, or a prompt whose instance is in none of the files.
     """
-    from twosat_formal.evaluate import EvalItem, StoryPrompt
-    from twosat_formal.instance import Instance
-    from twosat_formal.jsonl import read_json_lines
-    from twosat_formal.prompts import PromptRecord
+    from twosat_formal.evaluate.run import EvalItem, StoryPrompt
+    from twosat_formal.io.instance import Instance
+    from twosat_formal.io.jsonl import read_json_lines
+    from twosat_formal.verbalize.prompts import PromptRecord
     from twosat_formal.verbalize.story.record import StoryRecord, is_story_record
 
     instances: dict[str, Instance] = {}

@@ -32,7 +32,7 @@ from twosat_formal.integrations.exports import Bundle, ExportOptions
 from twosat_formal.integrations.rows import item_row
 
 if TYPE_CHECKING:
-    from twosat_formal.evaluate import EvalItem
+    from twosat_formal.evaluate.run import EvalItem
 
 __all__ = [
     "CITATION",
@@ -157,7 +157,7 @@ def typed_row(item: EvalItem) -> dict[str, Any]:
     if flat["question_type"] == "decision":
         gold = reference_answer(row, row["solution"])
     else:  # the exact reference reasoner's answer, which the scorer judges correct
-        from twosat_formal.models.reference import OracleModel
+        from twosat_formal.evaluate.models.reference import OracleModel
 
         gold = OracleModel().respond(flat["prompt"]).text
     row["messages"] = [
@@ -312,7 +312,7 @@ def _intro_lines(
 ) -> list[str]:
     """The card's title and first paragraphs: what the prompts are, how to load them, the
     configs and the license."""
-    from twosat_formal.provenance import tool_version
+    from twosat_formal.core.provenance import tool_version
 
     labels = {label: sum(r["label"] == label for r in rows) for label in ("SAT", "UNSAT")}
     families = list(counts)
@@ -343,7 +343,7 @@ def _intro_lines(
 
 def _family_lines() -> list[str]:
     """The section on the generator families, each with its knobs, and the templates."""
-    from twosat_formal.generators import FAMILIES
+    from twosat_formal.make.generators import FAMILIES
     from twosat_formal.verbalize import TEMPLATES
 
     lines = [

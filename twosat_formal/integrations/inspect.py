@@ -50,9 +50,9 @@ from inspect_ai.scorer import (  # noqa: E402
 )
 from inspect_ai.solver import TaskState, generate  # noqa: E402
 
+from twosat_formal.core.model import DEFAULT_MAX_TOKENS  # noqa: E402
 from twosat_formal.integrations.rows import judge_row  # noqa: E402
-from twosat_formal.jsonl import read_json_lines  # noqa: E402
-from twosat_formal.model import DEFAULT_MAX_TOKENS  # noqa: E402
+from twosat_formal.io.jsonl import read_json_lines  # noqa: E402
 
 __all__ = [
     "GROUPS",

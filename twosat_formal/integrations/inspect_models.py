@@ -1,7 +1,7 @@
 """The reference reasoners as an inspect model provider: ``--model twosat/<name>``.
 
 ``twosat/oracle``, ``twosat/sat-biased``, ``twosat/coin`` and ``twosat/bounded`` are
-the reference reasoners of :mod:`twosat_formal.models.reference` (``ref/<name>`` in
+the reference reasoners of :mod:`twosat_formal.evaluate.models.reference` (``ref/<name>`` in
 ``eval``): they read the prompt text an LLM reads and answer without a network or a
 tokenizer download, so ``inspect eval twosat_formal/twosat --model twosat/oracle``
 is an offline smoke test of the whole task, and ``twosat/oracle`` scores 1.0.
@@ -32,8 +32,8 @@ from inspect_ai.model import (  # noqa: E402
 from inspect_ai.tool import ToolChoice, ToolInfo  # noqa: E402
 
 from twosat_formal.errors import ConfigError  # noqa: E402
-from twosat_formal.models import load_model  # noqa: E402
-from twosat_formal.models.reference import REFERENCE_MODELS, ReferenceModel  # noqa: E402
+from twosat_formal.evaluate.models import load_model  # noqa: E402
+from twosat_formal.evaluate.models.reference import REFERENCE_MODELS, ReferenceModel  # noqa: E402
 
 __all__ = ["PROVIDER", "ReferenceReasoners", "reference_spec"]
 

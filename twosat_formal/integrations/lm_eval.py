@@ -50,7 +50,7 @@ def load_docs(
     given; a row without one is a ``decision`` row) as a ``datasets.DatasetDict`` with a
     ``test`` split."""
     from twosat_formal.integrations import require
-    from twosat_formal.jsonl import read_json_lines
+    from twosat_formal.io.jsonl import read_json_lines
 
     datasets = require("datasets", "the lm-eval task")
     rows = [line.value for line in read_json_lines(path)]

@@ -1,18 +1,18 @@
-"""The datasets of :mod:`twosat_formal.gym`, registered with reasoning-gym.
+"""The datasets of :mod:`twosat_formal.integrations.gym`, registered with reasoning-gym.
 
-:func:`register` (called when :mod:`twosat_formal.gym` is imported with reasoning-gym
-installed) registers every name of :data:`twosat_formal.gym.DATASET_NAMES` with its
+:func:`register` (called when :mod:`twosat_formal.integrations.gym` is imported with reasoning-gym
+installed) registers every name of :data:`twosat_formal.integrations.gym.DATASET_NAMES` with its
 config class and a curriculum, so ``reasoning_gym.create_dataset("twosat", seed=3,
-size=2)`` draws the same items as ``twosat_formal.gym.create_dataset`` and its
-``score_answer`` is :func:`twosat_formal.gym.score_answer`. A ``seed`` of ``None``
+size=2)`` draws the same items as ``twosat_formal.integrations.gym.create_dataset`` and its
+``score_answer`` is :func:`twosat_formal.integrations.gym.score_answer`. A ``seed`` of ``None``
 draws a random seed, as reasoning-gym's own datasets do.
 
 Examples
 --------
->>> import twosat_formal.gym
+>>> import twosat_formal.integrations.gym
 >>> import reasoning_gym
 >>> data = reasoning_gym.create_dataset("twosat-backbone", seed=3, size=2, max_clauses=8)
->>> data[1] == twosat_formal.gym.create_dataset("twosat-backbone", seed=3, size=2,
+>>> data[1] == twosat_formal.integrations.gym.create_dataset("twosat-backbone", seed=3, size=2,
 ...                                              max_clauses=8)[1]
 True
 """
@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from twosat_formal.integrations import require
 
 if TYPE_CHECKING:
-    from twosat_formal import gym
+    from twosat_formal.integrations import gym
 
 __all__ = ["register"]
 
@@ -38,7 +38,7 @@ def register(
 ) -> list[str]:
     """Register the datasets that reasoning-gym does not know yet; return their names.
 
-    :mod:`twosat_formal.gym` calls it with its dataset names, their config classes,
+    :mod:`twosat_formal.integrations.gym` calls it with its dataset names, their config classes,
     its dataset class and its curriculum levels (handed in, so that this module does
     not import the one that imports it).
     """
@@ -52,7 +52,7 @@ def register(
     from reasoning_gym.factory import DATASETS, register_dataset
 
     class TwoSatGymDataset(ProceduralDataset):
-        """A :class:`twosat_formal.gym.TwoSatDataset` as a reasoning-gym dataset."""
+        """A :class:`twosat_formal.integrations.gym.TwoSatDataset` as a reasoning-gym dataset."""
 
         def __init__(self, config: gym.TwoSatConfig) -> None:
             super().__init__(config=config, seed=config.seed, size=config.size)
@@ -84,7 +84,7 @@ def register(
 
     def curriculum_for(name: str, config_cls: type[gym.TwoSatConfig]) -> type[BaseCurriculum]:
         class TwoSatCurriculum(BaseCurriculum):
-            """The levels of :class:`twosat_formal.gym.Curriculum`."""
+            """The levels of :class:`twosat_formal.integrations.gym.Curriculum`."""
 
             def __init__(self) -> None:
                 super().__init__(f"{name} curriculum", config_cls)

@@ -1,11 +1,11 @@
 """Score answers produced elsewhere with the judgement code of ``eval``.
 
 Each answer (:mod:`~twosat_formal.integrations.answers`) is matched to its prompt by
-id and judged by :func:`twosat_formal.scoring.score` against the prompt's formula and
+id and judged by :func:`twosat_formal.evaluate.scoring.score` against the prompt's formula and
 label, exactly as ``eval`` judges the answers it asks for; a failed request becomes a
 judgement of kind ``error``. The results are stored as ``eval`` stores them (endpoint
 ``external``), in a scratch run store, and the rows out are that store's ``results``
-export (:func:`twosat_formal.export.export_results`): the same columns, computed by
+export (:func:`twosat_formal.evaluate.export.export_results`): the same columns, computed by
 the same code, in the same order (model, prompt, sample), and any format ``results``
 writes (``.jsonl``, ``.csv``, ``.parquet``).
 
@@ -14,9 +14,9 @@ well, so ``report`` and ``results`` read them like any run.
 
 Examples
 --------
->>> from twosat_formal.evaluate import EvalItem, EvalPrompt
->>> from twosat_formal.formula import Formula
->>> from twosat_formal.models.base import Response
+>>> from twosat_formal.evaluate.run import EvalItem, EvalPrompt
+>>> from twosat_formal.core.formula import Formula
+>>> from twosat_formal.evaluate.models.base import Response
 >>> from twosat_formal.integrations.answers import ExternalAnswer
 >>> prompt = EvalPrompt("p1", "i1", "logic", "A and not A?", {"A": "x1"}, "true", "false")
 >>> items = [EvalItem(prompt, Formula([[1], [-1]]), "UNSAT")]
@@ -36,15 +36,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from twosat_formal.core.provenance import tool_version
 from twosat_formal.errors import RecordError
-from twosat_formal.export import export_results, format_of
+from twosat_formal.evaluate.export import export_results, format_of
+from twosat_formal.evaluate.scoring import error_judgement, score
+from twosat_formal.evaluate.store import ResultRow, RunStore, prompt_hash
 from twosat_formal.integrations.answers import ExternalAnswer
-from twosat_formal.provenance import tool_version
-from twosat_formal.scoring import error_judgement, score
-from twosat_formal.store import ResultRow, RunStore, prompt_hash
 
 if TYPE_CHECKING:
-    from twosat_formal.evaluate import EvalItem
+    from twosat_formal.evaluate.run import EvalItem
 
 __all__ = [
     "ENDPOINT",

@@ -5,7 +5,7 @@ A row holds what a model reads (``prompt``), what a right answer ends with
 witness without this package's files: the formula as DIMACS (with ``c var`` name
 lines), the entity map and the value words (one pair per scheme, or one pair per
 entity for a story prompt). :func:`judge_row` rebuilds the prompt view and formula
-from a row and calls :func:`twosat_formal.scoring.score`, the code ``eval`` uses, so
+from a row and calls :func:`twosat_formal.evaluate.scoring.score`, the code ``eval`` uses, so
 an answer gets the same judgement wherever it is scored.
 
 Columns (:data:`ROW_COLUMNS`), JSON-valued ones as JSON text so that every row has
@@ -19,16 +19,16 @@ order),
 story prompts only), ``dimacs``, ``base_id``, ``transforms`` (JSON list of the
 operator names applied to the base, ``edit:`` before symbolic edits),
 ``story_theme``, ``story_model``, ``question_type`` (``decision`` or another question
-type, :mod:`twosat_formal.questions`) and ``reference`` (JSON: the reference answer of
+type, :mod:`twosat_formal.solve.questions`) and ``reference`` (JSON: the reference answer of
 a question type, null for the decision). A question row's ``answer`` is what its
 closing line carries: the forced values' JSON, ``Yes``/``No``, a list of rule numbers,
 or for ``maxsat`` the optimum (``satisfies K of M rules``).
 
 Examples
 --------
->>> from twosat_formal.evaluate import EvalItem
->>> from twosat_formal.formula import Formula
->>> from twosat_formal.models.base import Response
+>>> from twosat_formal.evaluate.run import EvalItem
+>>> from twosat_formal.core.formula import Formula
+>>> from twosat_formal.evaluate.models.base import Response
 >>> from twosat_formal.verbalize import verbalize
 >>> formula = Formula.from_named([["p", "q"], ["~p"]])
 >>> item = EvalItem(verbalize(formula, "door").record("i1", None), formula, "SAT")
@@ -46,21 +46,21 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from twosat_formal.core.formula import Formula
+from twosat_formal.core.jsonread import loads
 from twosat_formal.errors import RecordError
-from twosat_formal.formula import Formula
-from twosat_formal.io import scan_dimacs, write_dimacs
-from twosat_formal.jsonread import loads
-from twosat_formal.models.base import Response
-from twosat_formal.scoring import (
+from twosat_formal.evaluate.models.base import Response
+from twosat_formal.evaluate.scoring import (
     AnyPrompt,
     Judgement,
     PromptView,
     StoryPromptView,
     score,
 )
+from twosat_formal.io import scan_dimacs, write_dimacs
 
 if TYPE_CHECKING:
-    from twosat_formal.evaluate import EvalItem
+    from twosat_formal.evaluate.run import EvalItem
 
 __all__ = [
     "ANSWERS",
@@ -147,7 +147,7 @@ def item_row(item: EvalItem) -> dict[str, Any]:
     The formula is the instance's DIMACS when the item carries its record, else the
     item's formula written as DIMACS.
     """
-    from twosat_formal.evaluate import StoryPrompt
+    from twosat_formal.evaluate.run import StoryPrompt
 
     prompt = item.prompt
     record: Mapping[str, Any] = item.instance or {}
@@ -246,7 +246,7 @@ def row_prompt(row: Mapping[str, Any]) -> AnyPrompt:
     ask = row.get("question_type") or "decision"
     if ask == "decision":
         return PromptView(dict(entities), true_value, false_value)
-    from twosat_formal.questions import ASKED
+    from twosat_formal.solve.questions import ASKED
 
     if ask not in ASKED:
         raise RecordError(f"row {row_id}: unknown question_type {ask!r}")
@@ -257,7 +257,7 @@ def row_prompt(row: Mapping[str, Any]) -> AnyPrompt:
 
 
 def judge_row(row: Mapping[str, Any], text: str, finish_reason: str | None = None) -> Judgement:
-    """Judge an answer to the prompt of ``row`` with :func:`twosat_formal.scoring.score`.
+    """Judge an answer to the prompt of ``row`` with :func:`twosat_formal.evaluate.scoring.score`.
 
     Parameters
     ----------

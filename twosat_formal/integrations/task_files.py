@@ -31,7 +31,7 @@ from pathlib import Path
 
 from twosat_formal.integrations.exports import Bundle, ExportOptions
 from twosat_formal.integrations.rows import ROW_COLUMNS, item_row
-from twosat_formal.jsonl import json_line, write_lines
+from twosat_formal.io.jsonl import json_line, write_lines
 
 __all__ = ["GROUP_METRICS", "LM_EVAL_METRICS", "task_identifier", "write_inspect", "write_lm_eval"]
 

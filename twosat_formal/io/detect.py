@@ -19,11 +19,11 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from twosat_formal.core.formula import Formula
 from twosat_formal.errors import ConfigError, ParseError
-from twosat_formal.formula import Formula
-from twosat_formal.inputs import read_bounded, read_stream_bounded
 from twosat_formal.io._parsing import BLANKS, decode
 from twosat_formal.io.dimacs import parse_dimacs
+from twosat_formal.io.inputs import read_bounded, read_stream_bounded
 from twosat_formal.io.scanner import scan_dimacs
 
 if TYPE_CHECKING:
@@ -157,8 +157,8 @@ def read_formula(path: str | os.PathLike[str], *, format: str | None = None) -> 
 
     An empty file (no bytes at all), binary data, a directory or a missing file is a
     :class:`ParseError` naming the file, like any malformed text; so are a file larger
-    than :data:`~twosat_formal.inputs.MAX_TEXT_BYTES` and a pipe or a device
-    (:func:`~twosat_formal.inputs.check_input`).
+    than :data:`~twosat_formal.io.inputs.MAX_TEXT_BYTES` and a pipe or a device
+    (:func:`~twosat_formal.io.inputs.check_input`).
 
     Examples
     --------

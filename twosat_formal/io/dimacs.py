@@ -37,8 +37,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
+from twosat_formal.core.formula import MAX_SIZE, Formula, default_var, is_valid_name
 from twosat_formal.errors import ConfigError, ParseError, raises
-from twosat_formal.formula import MAX_SIZE, Formula, default_var, is_valid_name
 from twosat_formal.io._parsing import BLANKS, check_text, context_line, lark_parser, translate
 
 if TYPE_CHECKING:  # Lark is imported by the reader of record when it runs
@@ -374,7 +374,7 @@ def write_dimacs(formula: Formula, *, provenance: Mapping[str, object] | None = 
     >>> write_dimacs(f).splitlines()[1:]
     ['c var 1 a', 'c var 2 b', 'p cnf 2 1', '1 -2 0']
     """
-    from twosat_formal.provenance import tool_version  # importlib.metadata: for writers only
+    from twosat_formal.core.provenance import tool_version  # importlib.metadata: for writers only
 
     lines = [f"c twosat-formal {tool_version()}"]
     for key in sorted(provenance or {}):

@@ -15,8 +15,8 @@ The DSL is meant for people (``docs/dsl.md`` has the full description):
   most one arrow;
 * a line the clause grammar refuses is a *formula line*: any propositional expression
   (negated groups, ``^``/``xor``, ``nand(...)``, ``nor(...)``, nested arrows; see
-  :mod:`twosat_formal.propositional`), converted to clauses by sympy
-  (:mod:`twosat_formal.two_cnf`) when they are 2-SAT, each conversion proven by Z3 and
+  :mod:`twosat_formal.core.propositional`), converted to clauses by sympy
+  (:mod:`twosat_formal.core.two_cnf`) when they are 2-SAT, each conversion proven by Z3 and
   returned by :func:`read_dsl` as a :class:`Conversion`;
 * ``#`` starts a comment; a line ``vars: a, b, c`` (commas optional) declares variables.
 
@@ -46,6 +46,9 @@ import numpy as np
 from lark import Token, Tree
 from lark.exceptions import LarkError
 
+from twosat_formal.core.formula import KEYWORDS, Formula
+from twosat_formal.core.propositional import Expr, LineLimitError, parse_expression
+from twosat_formal.core.two_cnf import convert, prove_equivalent
 from twosat_formal.errors import (
     ConfigError,
     NotTwoCNFError,
@@ -54,10 +57,7 @@ from twosat_formal.errors import (
     RecordError,
     raises,
 )
-from twosat_formal.formula import KEYWORDS, Formula
 from twosat_formal.io._parsing import check_text, error_at, lark_parser, translate
-from twosat_formal.propositional import Expr, LineLimitError, parse_expression
-from twosat_formal.two_cnf import convert, prove_equivalent
 
 __all__ = [
     "DESCRIBE",
@@ -173,11 +173,11 @@ def read_dsl(text: str, *, source: str | None = None) -> DslReading:
     """Parse DSL ``text``: the formula and the conversion of each formula line.
 
     Plain clause lines are read by the grammar of record; a line the grammar refuses is
-    read as a propositional expression (:mod:`twosat_formal.propositional`), converted
-    to clauses (:func:`~twosat_formal.two_cnf.convert`) and proven equivalent to them
+    read as a propositional expression (:mod:`twosat_formal.core.propositional`), converted
+    to clauses (:func:`~twosat_formal.core.two_cnf.convert`) and proven equivalent to them
     with Z3. When neither reader accepts a line, the error is that of the reader that
     read further into it (the grammar's on a tie), or the formula reader's when the line
-    passes its bounds (:class:`~twosat_formal.propositional.LineLimitError`).
+    passes its bounds (:class:`~twosat_formal.core.propositional.LineLimitError`).
 
     Examples
     --------

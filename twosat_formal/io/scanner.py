@@ -1,7 +1,7 @@
 """A fast DIMACS reader: whole-file numpy passes instead of a token-by-token parser.
 
 :func:`scan_dimacs` accepts exactly the language of ``grammar/dimacs.lark`` and returns
-the same :class:`~twosat_formal.formula.Formula` as
+the same :class:`~twosat_formal.core.formula.Formula` as
 :func:`~twosat_formal.io.dimacs.parse_dimacs`, or a :class:`ParseError` at the same
 line and column; the tests check this on random, hand-made and mutated files.
 
@@ -42,8 +42,9 @@ from functools import cache
 import numpy as np
 import numpy.typing as npt
 
+from twosat_formal._util.lazy import cached_property
+from twosat_formal.core.formula import Formula
 from twosat_formal.errors import ParseError
-from twosat_formal.formula import Formula
 from twosat_formal.io._parsing import check_text, decode, describe_expected
 from twosat_formal.io.dimacs import (
     DECLARATION,
@@ -56,7 +57,6 @@ from twosat_formal.io.dimacs import (
     header_numbers,
     number_value,
 )
-from twosat_formal.lazy import cached_property
 
 __all__ = ["SMALL_BYTES", "scan_dimacs"]
 

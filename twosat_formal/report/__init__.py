@@ -337,7 +337,7 @@ def build_report(
     ``report.md``; ``report.html``, ``report.json`` and ``figures/`` sit next to it.
 
     >>> import tempfile, pathlib
-    >>> from twosat_formal.store import RunStore
+    >>> from twosat_formal.evaluate.store import RunStore
     >>> tmp = pathlib.Path(tempfile.mkdtemp())
     >>> RunStore(tmp / "runs.sqlite").close()
     >>> build_report(tmp / "runs.sqlite", tmp / "out").name

@@ -6,7 +6,7 @@ an arm of its own: rows of the ``direct`` strategy keep the model's spec as thei
 with the spec kept in ``model_spec``. Every section (accuracy, failure kinds, edit
 metrics: normalized accuracy, flip rate, retention) then shows the strategies of a
 model side by side. ``sample-k`` samples are voted first
-(:func:`~twosat_formal.evaluate.votes.vote_rows`), so an arm's row is one vote.
+(:func:`~twosat_formal.evaluate.run.votes.vote_rows`), so an arm's row is one vote.
 
 Examples
 --------
@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from twosat_formal.evaluate.votes import vote_rows
+from twosat_formal.evaluate.run.votes import vote_rows
 
 __all__ = ["arm_name", "strategy_arms"]
 

@@ -29,7 +29,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from twosat_formal.jsonfields import fields_json
+from twosat_formal.core.jsonfields import fields_json
 from twosat_formal.report.metrics import METRICS, Estimate, aggregate, model_order
 from twosat_formal.report.pairs import pair_summaries, wilson
 

@@ -182,11 +182,11 @@ def clause_curves(inp: FigureInput, folder: Path) -> list[Drawing]:
 def measures_of(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, int | None]]:
     """The structural measures of each readable instance record, by id: the record's
     ``measures`` (certified), or for a record written without them the measures of its
-    formula (:func:`~twosat_formal.measures.structural_measures`). Records that do not
+    formula (:func:`~twosat_formal.solve.measures.structural_measures`). Records that do not
     read as 2-CNF instances are left out.
 
-    >>> from twosat_formal.formula import Formula
-    >>> from twosat_formal.instance import Instance
+    >>> from twosat_formal.core.formula import Formula
+    >>> from twosat_formal.io.instance import Instance
     >>> sat = Instance(id="s", family="demo", params={}, seed=0, label="SAT",
     ...     formula=Formula([[1], [-1, 2]]), certificate={"status": "SAT", "backend": "scc",
     ...     "checked": True, "model": {"x1": True, "x2": True}}, structure={}, provenance={})
@@ -204,8 +204,8 @@ def measures_of(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, int
     7
     """
     from twosat_formal.errors import TwoSatFormalError
-    from twosat_formal.instance import Instance
-    from twosat_formal.measures import MEASURES, structural_measures
+    from twosat_formal.io.instance import Instance
+    from twosat_formal.solve.measures import MEASURES, structural_measures
 
     out: dict[str, dict[str, int | None]] = {}
     for record in records:
@@ -228,8 +228,8 @@ def hardness_of(records: Iterable[Mapping[str, Any]]) -> dict[str, int]:
     ``largest_scc``, :func:`measures_of`), how much of the formula one chain of
     implications ties together. Records that do not read as instances are left out.
 
-    >>> from twosat_formal.formula import Formula
-    >>> from twosat_formal.instance import Instance
+    >>> from twosat_formal.core.formula import Formula
+    >>> from twosat_formal.io.instance import Instance
     >>> chain = Instance(id="a", family="demo", params={}, seed=0, label="UNSAT",
     ...     formula=Formula([[1, 2], [-1, 2], [1, -2], [-1, -2], [3, 4]]),
     ...     certificate={"status": "UNSAT", "backend": "scc", "checked": True,

@@ -59,7 +59,7 @@ def load_items(source: str | Path) -> tuple[list[dict[str, Any]], dict[str, str]
     path = Path(source)
     store = path / STORE_FILE if path.is_dir() else path
     if store.is_file() and _is_sqlite(store):
-        from twosat_formal.store import RunStore
+        from twosat_formal.evaluate.store import RunStore
 
         with RunStore(store, readonly=True) as run:
             rows = list(run.export_rows(columns=ITEM_COLUMNS))
@@ -114,7 +114,7 @@ def browser_data(
     """The item browser's data: ``{"prompts": {id: text}, "items": [...]}``.
 
         ``families`` maps an instance id to its family; ``traces`` are trace-checker rows
-        (:func:`twosat_formal.diagnostics.trace.trace_rows`), whose claims are joined to
+        (:func:`twosat_formal.evaluate.diagnostics.trace.trace_rows`), whose claims are joined to
         the answer with the same prompt id, model and sample. A failure kind of ``None``
         (a correct answer) reads ``correct``. A claim is ``[kind, start, end]``: its kind
     (supported, contradicted, unsupported) and where its sentence lies in the answer

@@ -1,7 +1,7 @@
 """Read what a report needs: result rows, instance metadata, design and manifest.
 
 A report reads either a run store (an SQLite file written by ``twosat-formal eval``)
-or an experiment folder written by :func:`twosat_formal.experiments.run_experiment`
+or an experiment folder written by :func:`twosat_formal.study.experiments.run_experiment`
 or ``twosat-formal bench``, which holds:
 
 * ``results.sqlite``: the run store (results, prompts, instance records);
@@ -12,7 +12,7 @@ or ``twosat-formal bench``, which holds:
 * ``manifest.json``: versions, seeds, spec, models and sampling parameters;
 * ``stories.jsonl`` (optional): story records of the LLM story verbalizer.
 
-Story validation counts (:func:`twosat_formal.evaluate.story_counts`) are gathered by
+Story validation counts (:func:`twosat_formal.evaluate.run.story_counts`) are gathered by
 story id from the ``stories.jsonl`` of a folder and from the ``info`` of every run in
 the store (``eval`` keeps the counts of the story prompts it asks there).
 
@@ -32,10 +32,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from twosat_formal.core.jsonread import read_json_file
 from twosat_formal.errors import RecordError
-from twosat_formal.evaluate import story_counts
-from twosat_formal.jsonl import read_json_lines
-from twosat_formal.jsonread import read_json_file
+from twosat_formal.evaluate.run import story_counts
+from twosat_formal.evaluate.store import RunStore
+from twosat_formal.io.jsonl import read_json_lines
 from twosat_formal.report.arms import strategy_arms
 from twosat_formal.report.files import (
     DATASET_FILE,
@@ -45,7 +46,6 @@ from twosat_formal.report.files import (
     STORIES_FILE,
 )
 from twosat_formal.report.metrics import join_instances
-from twosat_formal.store import RunStore
 from twosat_formal.verbalize.story.files import read_stories
 
 __all__ = [
@@ -66,7 +66,7 @@ class ReportData:
     """Joined rows ready for :func:`~twosat_formal.report.sections.compute_content`.
 
     ``traces`` holds the trace-checker row of every stored answer to a template prompt
-    (:func:`twosat_formal.diagnostics.trace.trace_rows`) with its instance's family.
+    (:func:`twosat_formal.evaluate.diagnostics.trace.trace_rows`) with its instance's family.
     ``instances`` holds the instance records the rows were joined with, by id.
     ``stories`` holds the validation counts of every story record found, by story id
     (empty when there are none). ``budgets`` holds the token budgets each model was
@@ -214,7 +214,7 @@ def load_report_data(store_or_dir: str | os.PathLike[str]) -> ReportData:
     for row in joined:  # an arm was asked with its model's budgets
         if row["model"] not in budgets and row["model_spec"] in budgets:
             budgets[row["model"]] = budgets[row["model_spec"]]
-    from twosat_formal.diagnostics.trace import trace_rows
+    from twosat_formal.evaluate.diagnostics.trace import trace_rows
 
     traces = []
     for trace in trace_rows(store_path):

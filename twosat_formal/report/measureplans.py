@@ -2,7 +2,7 @@
 
 ``accuracy-vs-measures``
     Decision accuracy per model against each structural measure
-    (:data:`twosat_formal.measures.MEASURES`: shortest contradiction cycle, longest
+    (:data:`twosat_formal.solve.measures.MEASURES`: shortest contradiction cycle, longest
     implication path, strong components, backbone, deepest forced literal, proof
     length), one panel per measure, every family pooled, the values in up to six bins
     of about equal counts: what makes an instance hard for a model, beside the number
@@ -26,12 +26,12 @@ import math
 from functools import partial
 from pathlib import Path
 
-from twosat_formal.measures import MEASURES
 from twosat_formal.report import plots
 from twosat_formal.report.figinput import Drawing, FigureInput, figure_file, slug
 from twosat_formal.report.figplans import _bins
 from twosat_formal.report.metrics import Estimate, aggregate
 from twosat_formal.report.pairs import wilson
+from twosat_formal.solve.measures import MEASURES
 
 __all__ = ["MEASURE_LABELS", "measure_curves", "proof_length_flips"]
 

@@ -36,7 +36,7 @@ name                      value                                              row
 ========================  =================================================  =========
 
 The lenient metrics read the ``lenient_*`` columns (the lenient reading of the same
-answer, :mod:`twosat_formal.scoring`); shown beside the strict ones they separate
+answer, :mod:`twosat_formal.evaluate.scoring`); shown beside the strict ones they separate
 format failures from reasoning failures.
 
 Missing answers, unparsable output and truncation count as incorrect, as in the paper.
@@ -74,9 +74,9 @@ from typing import Any
 import numpy as np
 from scipy import stats as _scipy_stats
 
+from twosat_formal._util.registry import check_choice
+from twosat_formal.core.jsonfields import fields_json
 from twosat_formal.errors import ConfigError, RecordError
-from twosat_formal.jsonfields import fields_json
-from twosat_formal.registry import check_choice
 
 __all__ = [
     "CI_METHOD",

@@ -36,7 +36,7 @@ from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from twosat_formal.jsonfields import fields_json
+from twosat_formal.core.jsonfields import fields_json
 from twosat_formal.report.metrics import CONFIDENCE, Estimate, mean_ci, model_order
 
 __all__ = ["PairSummary", "clustered", "has_twins", "pair_rows", "pair_summaries", "wilson"]

@@ -30,7 +30,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from twosat_formal.jsonfields import fields_json
+from twosat_formal.core.jsonfields import fields_json
 from twosat_formal.report.metrics import Estimate, model_order
 from twosat_formal.report.pairs import wilson
 
@@ -65,7 +65,7 @@ def decision_rows(rows: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
 
 def asked_types(rows: Iterable[Mapping[str, Any]]) -> list[str]:
     """The question types other than the decision that the rows answer, in type order."""
-    from twosat_formal.questions import QUESTION_TYPES
+    from twosat_formal.solve.questions import QUESTION_TYPES
 
     present = {_type(row) for row in rows}
     return [t for t in QUESTION_TYPES if t in present and t not in ("decision", "chain")]
@@ -143,7 +143,7 @@ def question_board(
     >>> list(board), board["m · core"]["strict"].mean
     (['m · core'], 1.0)
     """
-    from twosat_formal.questions import QUESTION_TYPES
+    from twosat_formal.solve.questions import QUESTION_TYPES
 
     data = list(rows)
     out: dict[str, dict[str, Estimate]] = {}

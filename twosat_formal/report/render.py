@@ -46,11 +46,11 @@ from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import parse_qs
 
-from twosat_formal.diagnostics.quality import DIMENSIONS as QUALITY_DIMENSIONS
-from twosat_formal.edits.metrics import FlipRate as EditFlipRate
-from twosat_formal.edits.metrics import IndividualAccuracy, NormalizedAccuracy, Retention
-from twosat_formal.model import SamplingParams
-from twosat_formal.models.base import sampling_for
+from twosat_formal.core.model import SamplingParams
+from twosat_formal.evaluate.diagnostics.quality import DIMENSIONS as QUALITY_DIMENSIONS
+from twosat_formal.evaluate.models.base import sampling_for
+from twosat_formal.make.edits.metrics import FlipRate as EditFlipRate
+from twosat_formal.make.edits.metrics import IndividualAccuracy, NormalizedAccuracy, Retention
 from twosat_formal.report.blocks import Block, Browser, Heading, Image, Paragraph, Table
 from twosat_formal.report.files import REPORT_HTML, REPORT_MD
 from twosat_formal.report.metrics import Estimate, FlipRate

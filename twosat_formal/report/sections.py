@@ -7,7 +7,7 @@ SAT-bias tables, failure kinds, robustness, significance tests and the series th
 figures draw. Nothing here draws or formats; :mod:`twosat_formal.report.plots` and
 :mod:`twosat_formal.report.render` do.
 
-Design fields a row may carry (written by :mod:`twosat_formal.experiments`):
+Design fields a row may carry (written by :mod:`twosat_formal.study.experiments`):
 ``experiment`` (the spec's name), ``kind`` (``grid``, ``sweep``, ``fillers``,
 ``order``, ``duplication``; comparisons are found by kind), ``clauses`` (the clause
 count that names the setting), ``replicate`` (formula index inside its setting),
@@ -18,13 +18,13 @@ comparison: ``construction``/``shuffled``, ``filler``/``core``/
 
 Rows of symbolically edited instances (edit transforms in their ``transforms``) get
 their own metrics (:class:`EditSummary`, computed with
-:mod:`twosat_formal.edits.metrics`): normalized accuracy and flip rate at each
+:mod:`twosat_formal.make.edits.metrics`): normalized accuracy and flip rate at each
 cumulative level, and original-answer retention on label-changing edits. They stay out
 of the Table 1 grid, its curves and the perturbation flip rate; a run without edited
 rows has no edit metrics (:attr:`ReportContent.edits` is ``None``).
 
 Rows of story prompts (template ``story:<theme>``, see
-:class:`twosat_formal.evaluate.StoryPrompt`) and the validation counts of story records
+:class:`twosat_formal.evaluate.run.StoryPrompt`) and the validation counts of story records
 give the LLM story verbalizer's section (:class:`StorySection`): the first-attempt
 validation rate and the fallback rate beside the paper's, and success by story theme
 (Figure 9). Like the paper's Table 1, the Table 1 grid and its curves hold template
@@ -54,14 +54,14 @@ from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from twosat_formal.edits import metrics as edit_metrics
-from twosat_formal.edits.proof_lengths import (
+from twosat_formal.errors import ConfigError
+from twosat_formal.evaluate.run import STORY_TEMPLATE_PREFIX
+from twosat_formal.make.edits import metrics as edit_metrics
+from twosat_formal.make.edits.proof_lengths import (
     ProofLengthFlips,
     changed_proof_lengths,
     proof_length_flips,
 )
-from twosat_formal.errors import ConfigError
-from twosat_formal.evaluate import STORY_TEMPLATE_PREFIX
 from twosat_formal.report.diagnostics import DiagnosticRow
 from twosat_formal.report.metrics import (
     CI_METHOD,
@@ -593,7 +593,7 @@ def _number(value: float) -> str:
 def _knob_values(row: Row, *, exclude_swept: bool) -> list[tuple[str, float]]:
     """The numeric difficulty-knob values of one row's ``params`` (see
     :func:`knob_settings`); none for a row of no known family."""
-    from twosat_formal.generators import FAMILIES
+    from twosat_formal.make.generators import FAMILIES
 
     family = row.get("family")
     if not isinstance(family, str) or family not in FAMILIES:
@@ -612,7 +612,7 @@ def _knob_values(row: Row, *, exclude_swept: bool) -> list[tuple[str, float]]:
 def knob_settings(rows: Iterable[Row], *, exclude_swept: bool = False) -> str:
     """The difficulty-knob settings of ``rows``, read from their instances' ``params``.
 
-    Knobs are the family's knobs (:meth:`~twosat_formal.generators.Family.knobs`)
+    Knobs are the family's knobs (:meth:`~twosat_formal.make.generators.Family.knobs`)
     but ``filler_share``; with ``exclude_swept`` a row's own swept ``knob`` is left
     out (the setting of the *other* knobs of a sweep).
 

@@ -9,7 +9,7 @@ Rows are the report's arms (:func:`~twosat_formal.report.arms.strategy_arms`: a
 * ``formalized`` and ``formalized_exact``: ``symbolic-cot`` answers with a readable
   formalization, and those whose rules are exactly the instance's (else ``None``);
 * ``quality``: the mean of each exact reasoning-quality coding over the arm's trace
-  rows (:mod:`twosat_formal.diagnostics.quality`; every sample of a ``sample-k`` arm),
+  rows (:mod:`twosat_formal.evaluate.diagnostics.quality`; every sample of a ``sample-k`` arm),
   each over the answers where it is defined.
 
 Examples
@@ -29,8 +29,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from twosat_formal.diagnostics.quality import DIMENSIONS
-from twosat_formal.jsonfields import fields_json
+from twosat_formal.core.jsonfields import fields_json
+from twosat_formal.evaluate.diagnostics.quality import DIMENSIONS
 from twosat_formal.report.arms import arm_name
 
 __all__ = ["StrategySummary", "has_strategies", "strategy_summaries"]

@@ -1,6 +1,6 @@
 """Trace metrics: how often an answer's reasoning states a rule the formula does not give.
 
-Rows are those of :func:`twosat_formal.diagnostics.trace.trace_rows` (one per stored
+Rows are those of :func:`twosat_formal.evaluate.diagnostics.trace.trace_rows` (one per stored
 answer to a template prompt), with the instance's ``family``. Per model and family:
 
 * the **unsupported-claim rate**: per formula, unsupported claims over the claims read
@@ -32,7 +32,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from twosat_formal.jsonfields import fields_json
+from twosat_formal.core.jsonfields import fields_json
 from twosat_formal.report.metrics import Estimate, formula_unit, mean_ci, model_order
 
 __all__ = ["TraceSummary", "trace_summaries"]

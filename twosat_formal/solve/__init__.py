@@ -13,7 +13,7 @@ solvers.
 
 Examples
 --------
->>> from twosat_formal.formula import Formula
+>>> from twosat_formal.core.formula import Formula
 >>> f = Formula.from_named([["a", "b"], ["~a", "b"], ["a", "~b"], ["~a", "~b"]])
 >>> result = solve(f)
 >>> result.status, result.checked
@@ -32,8 +32,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from twosat_formal.core.formula import Formula
 from twosat_formal.errors import CertificateError, ConfigError, SolverDisagreementError, raises
-from twosat_formal.formula import Formula
 from twosat_formal.solve.backends import BACKENDS, Backend, decide
 from twosat_formal.solve.check import (
     check_certificate_json,
@@ -82,7 +82,7 @@ def solve(formula: Formula, backend: str = "scc", *, check: bool = True) -> Solv
 
     Examples
     --------
-    >>> from twosat_formal.formula import Formula
+    >>> from twosat_formal.core.formula import Formula
     >>> solve(Formula([[1, -2], [2]]), "z3").model
     (True, True)
     >>> solve(Formula([[1], []])).empty_clause
@@ -107,7 +107,7 @@ def solve_agreed(formula: Formula, backends: Sequence[str] = ("scc", "pysat", "z
 
     Examples
     --------
-    >>> from twosat_formal.formula import Formula
+    >>> from twosat_formal.core.formula import Formula
     >>> solve_agreed(Formula([[1, 2], [-1, 2]])).status
     'SAT'
     """
@@ -132,7 +132,7 @@ def verify(formula: Formula, result: SolveResult) -> SolveResult:
 
     Examples
     --------
-    >>> from twosat_formal.formula import Formula
+    >>> from twosat_formal.core.formula import Formula
     >>> verify(Formula([[1]]), SolveResult("SAT", model=(True,))).checked
     True
     >>> verify(Formula([[1]]), SolveResult("SAT", model=(False,)))

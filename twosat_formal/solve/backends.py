@@ -26,7 +26,7 @@ formula was a general (non-2) CNF. Results come back unchecked; the caller
 
 Examples
 --------
->>> from twosat_formal.formula import Formula
+>>> from twosat_formal.core.formula import Formula
 >>> BACKENDS.names()
 ['scc', 'pysat', 'z3']
 >>> f = Formula([[1, 2], [-1], [-2]])
@@ -47,10 +47,10 @@ from typing import Any
 
 import numpy as np
 
+from twosat_formal._util.per_process import Z3_USES, PerProcess
+from twosat_formal._util.registry import Registry
+from twosat_formal.core.formula import Formula
 from twosat_formal.errors import ProofError, SolverDisagreementError
-from twosat_formal.formula import Formula
-from twosat_formal.per_process import Z3_USES, PerProcess
-from twosat_formal.registry import Registry
 from twosat_formal.solve.result import SolveResult
 from twosat_formal.solve.scc import solve_scc
 
@@ -88,7 +88,7 @@ def _clause_lists(formula: Formula) -> list[list[int]]:
 
 def _empty_clause(formula: Formula) -> int | None:
     """The index of the first empty clause, if any (a 2-CNF has none: the cached
-    :attr:`~twosat_formal.formula.Formula.is_2cnf` answers without another array pass)."""
+    :attr:`~twosat_formal.core.formula.Formula.is_2cnf` answers without another array pass)."""
     if formula.is_2cnf:
         return None
     empty = np.flatnonzero(formula.widths == 0)
@@ -127,7 +127,7 @@ def solve_pysat(formula: Formula) -> SolveResult:
 
     Examples
     --------
-    >>> from twosat_formal.formula import Formula
+    >>> from twosat_formal.core.formula import Formula
     >>> solve_pysat(Formula([[1, 2, 3], [-1], [-2]])).model
     (False, False, True)
     """
@@ -159,7 +159,7 @@ def solve_z3(formula: Formula) -> SolveResult:
 
     Examples
     --------
-    >>> from twosat_formal.formula import Formula
+    >>> from twosat_formal.core.formula import Formula
     >>> solve_z3(Formula([[1, -2], [2]])).model
     (True, True)
     """
@@ -200,7 +200,7 @@ def decide(formula: Formula, backend: str = "scc") -> str:
 
     Examples
     --------
-    >>> from twosat_formal.formula import Formula
+    >>> from twosat_formal.core.formula import Formula
     >>> decide(Formula([[1, 2], [-1], [-2]]), "z3"), decide(Formula([[1, 2, 3]]), "pysat")
     ('UNSAT', 'SAT')
     """
@@ -263,7 +263,7 @@ def _new_z3_solver() -> Any:
     """A Z3 ``QF_BV`` solver in a context of its own, for :func:`decide`.
 
     One serves a process's calls (:data:`_z3_solver`, made again every
-    :data:`~twosat_formal.per_process.Z3_USES` calls): each formula is decided
+    :data:`~twosat_formal._util.per_process.Z3_USES` calls): each formula is decided
     between ``push`` and ``pop``, so one leaves no assertion behind for the next, and
     no new solver is made per formula (about 5 ms less a call). What the solver learnt
     before can change the model it finds, never the label, so :func:`solve_z3` does

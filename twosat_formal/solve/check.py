@@ -9,7 +9,7 @@ says what is wrong, naming literals as the DSL writes them.
 
 Examples
 --------
->>> from twosat_formal.formula import Formula
+>>> from twosat_formal.core.formula import Formula
 >>> f = Formula.from_named([["a", "b"], ["~a", "b"], ["a", "~b"], ["~a", "~b"]])
 >>> check_cycle(f, [1, 2, -1, -2])
 >>> try:
@@ -29,8 +29,8 @@ from collections.abc import Mapping, Sequence
 from itertools import pairwise
 from typing import Any
 
+from twosat_formal.core.formula import Formula
 from twosat_formal.errors import CertificateError
-from twosat_formal.formula import Formula
 
 __all__ = ["check_certificate_json", "check_cycle", "check_model", "check_result"]
 
@@ -54,7 +54,7 @@ def check_model(formula: Formula, model: Sequence[bool]) -> None:
 
     Examples
     --------
-    >>> from twosat_formal.formula import Formula
+    >>> from twosat_formal.core.formula import Formula
     >>> check_model(Formula([[1, -2]]), (False, False))
     >>> check_model(Formula([[1, -2]]), (False,))
     Traceback (most recent call last):
@@ -99,7 +99,7 @@ def check_cycle(formula: Formula, cycle: Sequence[int]) -> None:
 
     Examples
     --------
-    >>> from twosat_formal.formula import Formula
+    >>> from twosat_formal.core.formula import Formula
     >>> check_cycle(Formula([[1], [-1]]), (1, -1))
     >>> check_cycle(Formula([[1], [-1]]), (1, 1))
     Traceback (most recent call last):
@@ -167,7 +167,7 @@ def check_result(formula: Formula, result: Any) -> None:
 
     Examples
     --------
-    >>> from twosat_formal.formula import Formula
+    >>> from twosat_formal.core.formula import Formula
     >>> from twosat_formal.solve.result import SolveResult
     >>> check_result(Formula([[1]]), SolveResult("SAT", model=(True,)))
     """
@@ -210,7 +210,7 @@ def check_certificate_json(formula: Formula, obj: Mapping[str, Any]) -> None:
 
     Examples
     --------
-    >>> from twosat_formal.formula import Formula
+    >>> from twosat_formal.core.formula import Formula
     >>> f = Formula.from_named([["a"], ["~a", "b"]])
     >>> check_certificate_json(f, {"status": "SAT", "model": {"a": True, "b": True}})
     >>> check_certificate_json(f, {"status": "SAT", "model": {"a": True}})

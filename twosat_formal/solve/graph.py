@@ -12,7 +12,7 @@ Everything here is numpy; no Python loop touches a clause or a literal.
 
 Examples
 --------
->>> from twosat_formal.formula import Formula
+>>> from twosat_formal.core.formula import Formula
 >>> g = implication_graph(Formula([[1, 2], [-1]]))
 >>> g.num_nodes, g.num_edges
 (4, 3)
@@ -29,8 +29,8 @@ import numpy as np
 import numpy.typing as npt
 
 import twosat_formal.solve._kernel as _kernel
+from twosat_formal.core.formula import Formula
 from twosat_formal.errors import NotTwoCNFError, raises
-from twosat_formal.formula import Formula
 
 __all__ = [
     "ImplicationGraph",
@@ -111,7 +111,7 @@ class ImplicationGraph:
     def successors(self, lit: int) -> list[int]:
         """The literals that ``lit`` implies in one step.
 
-        >>> from twosat_formal.formula import Formula
+        >>> from twosat_formal.core.formula import Formula
         >>> implication_graph(Formula([[1, 2], [1, 3]])).successors(-1)
         [2, 3]
         """
@@ -129,7 +129,7 @@ def implication_arrays(formula: Formula) -> tuple[IndexArray, IndexArray]:
 
     Examples
     --------
-    >>> from twosat_formal.formula import Formula
+    >>> from twosat_formal.core.formula import Formula
     >>> indptr, columns = implication_arrays(Formula([[1, -2], [2]]))
     >>> indptr.tolist(), columns.tolist()
     ([0, 0, 1, 2, 3], [3, 0, 2])
@@ -158,7 +158,7 @@ def implication_graph(
 
     Examples
     --------
-    >>> from twosat_formal.formula import Formula
+    >>> from twosat_formal.core.formula import Formula
     >>> g = implication_graph(Formula([[1, -2], [1, -2]]))
     >>> g.edges()
     [(-1, -2), (2, 1)]

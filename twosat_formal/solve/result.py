@@ -10,7 +10,7 @@ certificate and ``checked`` stays False.
 
 Examples
 --------
->>> from twosat_formal.formula import Formula
+>>> from twosat_formal.core.formula import Formula
 >>> f = Formula.from_named([["a"], ["~a", "b"]])
 >>> r = SolveResult("SAT", model=(True, True), backend="scc", checked=True)
 >>> r.to_json(f)
@@ -30,8 +30,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from twosat_formal.core.formula import Formula
 from twosat_formal.errors import ConfigError
-from twosat_formal.formula import Formula
 
 __all__ = ["STATUSES", "SolveResult", "certificate_array", "certificate_tuple"]
 
@@ -126,7 +126,7 @@ class SolveResult:
 
         A million-variable model or a million-literal cycle is joined from its parts
         with a few C-level passes rather than encoded key by key; variable names are
-        identifiers (:func:`~twosat_formal.formula.is_valid_name`), so they need no
+        identifiers (:func:`~twosat_formal.core.formula.is_valid_name`), so they need no
         escaping.
 
         >>> f = Formula([[1, -2]])

@@ -24,7 +24,7 @@ successors (ascending), never by how the engine runs:
 
 Examples
 --------
->>> from twosat_formal.formula import Formula
+>>> from twosat_formal.core.formula import Formula
 >>> solve_scc(Formula([[1, 2], [-1, 2], [1, -2]])).model
 (True, True)
 >>> solve_scc(Formula([[1, 2], [-1, 2], [1, -2], [-1, -2]])).cycle
@@ -40,8 +40,8 @@ import numpy as np
 import numpy.typing as npt
 
 import twosat_formal.solve._kernel as _kernel
+from twosat_formal.core.formula import Formula
 from twosat_formal.errors import NotTwoCNFError, TwoSatFormalError, raises
-from twosat_formal.formula import Formula
 from twosat_formal.solve.graph import ImplicationGraph, implication_graph, index_literal
 from twosat_formal.solve.result import SolveResult, certificate_tuple
 
@@ -105,7 +105,7 @@ class Components:
 def strong_components(graph: ImplicationGraph) -> Components:
     """Strong components of ``graph``, numbered in the order Tarjan's search completes them.
 
-    >>> from twosat_formal.formula import Formula
+    >>> from twosat_formal.core.formula import Formula
     >>> comps = strong_components(implication_graph(Formula([[1, 2], [-1, -2]])))
     >>> comps.count, comps.labels.tolist()
     (2, [0, 1, 1, 0])
@@ -117,7 +117,7 @@ def strong_components(graph: ImplicationGraph) -> Components:
 def conflicting_variables(components: Components) -> IntArray:
     """Variables ``x`` whose literals ``x`` and ``-x`` share a strong component.
 
-    >>> from twosat_formal.formula import Formula
+    >>> from twosat_formal.core.formula import Formula
     >>> g = implication_graph(Formula([[1, 2], [-1, 2], [1, -2], [-1, -2], [3]]))
     >>> conflicting_variables(strong_components(g)).tolist()
     [1, 2]
@@ -132,7 +132,7 @@ def model_from_components(components: Components) -> BoolArray:
     Variable ``x`` is true iff the component of ``x`` is completed before the
     component of ``-x`` (comes after it in topological order).
 
-    >>> from twosat_formal.formula import Formula
+    >>> from twosat_formal.core.formula import Formula
     >>> g = implication_graph(Formula([[-1, 2], [1]]))
     >>> model_from_components(strong_components(g)).tolist()
     [True, True]
@@ -162,7 +162,7 @@ def shortest_paths(
 
     Examples
     --------
-    >>> from twosat_formal.formula import Formula
+    >>> from twosat_formal.core.formula import Formula
     >>> g = implication_graph(Formula([[-1, 2], [-2, 3], [-1, 3]]))  # 1 -> 2 -> 3, 1 -> 3
     >>> [None if p is None else p.tolist() for p in shortest_paths(g, [(0, 4), (4, 0)])]
     [[0, 4], None]
@@ -201,7 +201,7 @@ def contradiction_cycle(
 
     Examples
     --------
-    >>> from twosat_formal.formula import Formula
+    >>> from twosat_formal.core.formula import Formula
     >>> f = Formula([[-1, 2], [-2, 3], [-3, -1], [1, 4], [-4, 1]])
     >>> g = implication_graph(f)
     >>> contradiction_cycle(g, strong_components(g))

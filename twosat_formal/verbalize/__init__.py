@@ -10,7 +10,7 @@ both and stores the round-trip proof with the prompt.
 
 Examples
 --------
->>> from twosat_formal.formula import Formula
+>>> from twosat_formal.core.formula import Formula
 >>> f = Formula.from_named([["~a", "b"], ["a", "~c"]])
 >>> p = verbalize(f, "logic", entities=["A", "B", "C"])
 >>> print(p.verbalization)
@@ -43,18 +43,18 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from twosat_formal.edits.classify import undo_edits
+from twosat_formal.core.formula import Formula
 from twosat_formal.errors import ConfigError
-from twosat_formal.formula import Formula
-from twosat_formal.prompts import PromptRecord, template_prompt
+from twosat_formal.make.edits.classify import undo_edits
 from twosat_formal.verbalize.backparse import BackParse, backparse, detect_template
 from twosat_formal.verbalize.entities import entity_map
 from twosat_formal.verbalize.formats import FORMATS, Format
+from twosat_formal.verbalize.prompts import PromptRecord, template_prompt
 from twosat_formal.verbalize.roundtrip import check_roundtrip, prove_roundtrip
 from twosat_formal.verbalize.schemes import TEMPLATES, Scheme
 
 if TYPE_CHECKING:
-    from twosat_formal.instance import Instance
+    from twosat_formal.io.instance import Instance
 
 __all__ = [
     "FORMATS",
@@ -99,7 +99,7 @@ class Prompt:
     ask_cycle:
         Whether the prompt asks for a contradiction chain when the answer is "No".
     ask:
-        The question type (:mod:`twosat_formal.questions`): ``"decision"`` (with or
+        The question type (:mod:`twosat_formal.solve.questions`): ``"decision"`` (with or
         without ``ask_cycle``), ``"forced"``, ``"entails"``, ``"core"``, ``"repair"`` or
         ``"maxsat"``.
     reference:
@@ -150,7 +150,8 @@ class Prompt:
         instance_id: str | None = None,
         roundtrip: Mapping[str, Any] | Literal["prove"] | None = "prove",
     ) -> PromptRecord:
-        """This prompt as a :class:`~twosat_formal.prompts.PromptRecord`, round trip proven.
+        """This prompt as a :class:`~twosat_formal.verbalize.prompts.PromptRecord`, round trip
+        proven.
 
         Parameters
         ----------
@@ -170,7 +171,7 @@ class Prompt:
 
         Examples
         --------
-        >>> from twosat_formal.generators import generate
+        >>> from twosat_formal.make.generators import generate
         >>> inst = generate("backbone", clauses=6, seed=1)
         >>> rec = verbalize(inst, "door", seed=2).record()
         >>> rec.instance_id == inst.id, rec.roundtrip["result"]
@@ -208,7 +209,7 @@ class Prompt:
 
 
 #: How many entities the example JSON of a prompt shows
-#: (:func:`~twosat_formal.prompts.template_prompt` shows the first three it is given).
+#: (:func:`~twosat_formal.verbalize.prompts.template_prompt` shows the first three it is given).
 SHOWN = 3
 
 
@@ -219,7 +220,7 @@ def render(
 
     ``entities[v - 1]`` names variable ``v``. ``numbered`` writes each rule with its
     number (:meth:`~twosat_formal.verbalize.schemes.Scheme.numbered`), as a question
-    that names rules asks (:data:`~twosat_formal.questions.NUMBERED`). An empty clause
+    that names rules asks (:data:`~twosat_formal.solve.questions.NUMBERED`). An empty clause
     raises :class:`~twosat_formal.errors.ConfigError`.
 
     >>> f = Formula([[1, 2], [-2]])
@@ -266,7 +267,7 @@ def example_formula(formula: Formula, transforms: Sequence[Mapping[str, Any]] | 
     started from, so that its prompt differs from that instance's prompt only in the
     edited sentences; any other instance shows its own formula's.
 
-    >>> from twosat_formal.edits import apply_edit, root_instance
+    >>> from twosat_formal.make.edits import apply_edit, root_instance
     >>> base = root_instance(Formula.from_named([["a", "b"], ["~b", "c"]]))
     >>> edited = apply_edit(base, "substitute", position=0, seed=1).instance
     >>> example_formula(edited.formula, edited.transforms) == base.formula
@@ -277,7 +278,7 @@ def example_formula(formula: Formula, transforms: Sequence[Mapping[str, Any]] | 
 
 def _numbered(ask: str) -> bool:
     """Whether a question of type ``ask`` names rules by number, so numbers them."""
-    from twosat_formal.questions import NUMBERED
+    from twosat_formal.solve.questions import NUMBERED
 
     return ask in NUMBERED
 
@@ -355,8 +356,8 @@ def _asked_question(
         return "decision", True, None, None
     if ask == "decision":
         return ask, ask_cycle, None, None
-    from twosat_formal.questions import QUESTION_TYPES
-    from twosat_formal.questions.reference import reference_answer
+    from twosat_formal.solve.questions import QUESTION_TYPES
+    from twosat_formal.solve.questions.reference import reference_answer
     from twosat_formal.verbalize.questions import question_block
 
     if ask not in QUESTION_TYPES:
@@ -387,7 +388,7 @@ def verbalize(
     formula:
         Any CNF formula without empty clauses; two-literal clauses use the paper's
         pattern, unit and wider clauses the documented extensions. Or an
-        :class:`~twosat_formal.instance.Instance`: its formula, its id (the default of
+        :class:`~twosat_formal.io.instance.Instance`: its formula, its id (the default of
         :meth:`Prompt.record`) and, for an edited instance, the example of its
         unedited formula (:func:`example_formula`), as ``verbalize`` on a dataset does.
     template:
@@ -400,18 +401,18 @@ def verbalize(
         must consist of distinct, well-formed entities of the scheme's naming.
     ask_cycle:
         Also ask for a contradiction chain when the answer is "No"
-        (:data:`~twosat_formal.prompts.CYCLE_INSTRUCTION`).
+        (:data:`~twosat_formal.verbalize.prompts.CYCLE_INSTRUCTION`).
     example_from:
         The formula whose entities the example JSON shows (default ``formula``); an
         edited formula passes its base's (:func:`example_formula`), which has the same
         variables.
     ask:
-        The question type (:data:`~twosat_formal.questions.QUESTION_TYPES`):
+        The question type (:data:`~twosat_formal.solve.questions.QUESTION_TYPES`):
         ``"decision"`` (the default), ``"chain"`` (the same as ``ask_cycle``) or
         another type, whose block
         (:func:`~twosat_formal.verbalize.questions.question_block`) replaces the
         decision's instructions and whose reference answer
-        (:func:`~twosat_formal.questions.reference.reference_answer`, an ``entails``
+        (:func:`~twosat_formal.solve.questions.reference.reference_answer`, an ``entails``
         question chosen by ``seed``) the prompt carries.
 
     Returns

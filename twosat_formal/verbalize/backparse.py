@@ -37,8 +37,8 @@ from functools import cached_property
 from itertools import chain
 from operator import itemgetter
 
+from twosat_formal.core.formula import Formula
 from twosat_formal.errors import ParseError, SentenceError
-from twosat_formal.formula import Formula
 from twosat_formal.verbalize.formats import Format, read_format
 from twosat_formal.verbalize.schemes import (
     TEMPLATES,
@@ -265,7 +265,7 @@ def read_clauses(
     """What :func:`backparse` reads: scheme name, clauses, entities in order, lines.
 
     The round-trip proof uses the clauses as they are, without building a
-    :class:`~twosat_formal.formula.Formula` of them. Raises :class:`ParseError` as
+    :class:`~twosat_formal.core.formula.Formula` of them. Raises :class:`ParseError` as
     :func:`backparse` does.
 
     >>> text = "A facility has door coupling rules:\\ndoor 2 is open or door 1 is closed (or both)."

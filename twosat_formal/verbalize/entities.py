@@ -41,9 +41,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache, partial
 
+from twosat_formal.core.seeds import seeded_rng
 from twosat_formal.errors import ConfigError
 from twosat_formal.resources import data_text
-from twosat_formal.seeds import seeded_rng
 
 __all__ = [
     "NAMINGS",

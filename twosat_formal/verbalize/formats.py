@@ -44,9 +44,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import ClassVar
 
+from twosat_formal._util.recent import TEXTS
+from twosat_formal.core.formula import Formula
 from twosat_formal.errors import ConfigError, ParseError, SentenceError
-from twosat_formal.formula import Formula
-from twosat_formal.recent import TEXTS
 from twosat_formal.verbalize.schemes import TEMPLATES, Scheme, rule_head
 
 __all__ = ["FORMATS", "Format", "read_format"]

@@ -8,8 +8,8 @@ whole output.
 Examples
 --------
 >>> import json, os, tempfile
->>> from twosat_formal.generators import Dataset, DatasetConfig
->>> from twosat_formal.instance import write_instances
+>>> from twosat_formal.make.generators import Dataset, DatasetConfig
+>>> from twosat_formal.io.instance import write_instances
 >>> with tempfile.TemporaryDirectory() as tmp:
 ...     path = os.path.join(tmp, "d.jsonl")
 ...     _ = write_instances(Dataset(DatasetConfig("backbone", clauses=6), size=3), path)
@@ -28,13 +28,13 @@ from functools import partial
 from itertools import islice
 from pathlib import Path
 
+from twosat_formal._util.executors import Executor, LocalExecutor, shard_range
 from twosat_formal.errors import RecordError
-from twosat_formal.executors import Executor, LocalExecutor, shard_range
-from twosat_formal.inputs import bounded_lines
-from twosat_formal.instance import Instance
-from twosat_formal.jsonl import RawLine, json_line, parse_raw, raw_lines, refuse_empty
-from twosat_formal.prompts import PromptRecord
+from twosat_formal.io.inputs import bounded_lines
+from twosat_formal.io.instance import Instance
+from twosat_formal.io.jsonl import RawLine, json_line, parse_raw, raw_lines, refuse_empty
 from twosat_formal.verbalize import example_formula, prompt_record
+from twosat_formal.verbalize.prompts import PromptRecord
 
 __all__ = ["count_records", "instance_prompt_lines", "instance_prompts", "prompt_lines"]
 
@@ -69,18 +69,18 @@ def instance_prompts(
 ) -> list[PromptRecord]:
     """The prompt records of one instance, all with ``seed``: per template, per question type.
 
-    ``asks`` lists question types (:data:`~twosat_formal.questions.QUESTION_TYPES`;
+    ``asks`` lists question types (:data:`~twosat_formal.solve.questions.QUESTION_TYPES`;
     default ``("chain",)`` with ``ask_cycle``, else ``("decision",)``); a type that does
-    not apply to the instance (:func:`~twosat_formal.questions.reference.applies`) is
+    not apply to the instance (:func:`~twosat_formal.solve.questions.reference.applies`) is
     left out. An edited instance's example JSON shows its base's entities
     (:func:`~twosat_formal.verbalize.example_formula`), worked out once for every template.
 
-    >>> from twosat_formal.generators import generate
+    >>> from twosat_formal.make.generators import generate
     >>> records = instance_prompts(generate("backbone", seed=1), ["logic", "door"], seed=5)
     >>> [(r.template, r.seed) for r in records]
     [('logic', 5), ('door', 5)]
     """
-    from twosat_formal.questions.reference import applies
+    from twosat_formal.solve.questions.reference import applies
 
     if asks is None:
         asks = ("chain",) if ask_cycle else ("decision",)

@@ -33,12 +33,12 @@ from typing import Any
 
 import z3
 
+from twosat_formal._util.per_process import Z3_USES, PerProcess
+from twosat_formal._util.recent import Recent
+from twosat_formal.core.formula import Formula
 from twosat_formal.errors import CertificateError, ParseError, ProofError
-from twosat_formal.formula import Formula
-from twosat_formal.per_process import Z3_USES, PerProcess
-from twosat_formal.prompts import PromptRecord
-from twosat_formal.recent import Recent
 from twosat_formal.verbalize.backparse import read_clauses
+from twosat_formal.verbalize.prompts import PromptRecord
 from twosat_formal.verbalize.schemes import TEMPLATES
 
 __all__ = ["METHOD", "check_roundtrip", "prove_roundtrip", "z3_equivalent"]
@@ -313,7 +313,7 @@ def prove_roundtrip(
         Optional Z3 time limit; running out of time is a failure.
     numbered:
         Whether the text numbers its rules, as a prompt whose question names rules does
-        (:data:`~twosat_formal.questions.NUMBERED`): the numbers must then be 1, 2, 3,
+        (:data:`~twosat_formal.solve.questions.NUMBERED`): the numbers must then be 1, 2, 3,
         ... in order, one for each rule; otherwise no rule may carry one.
 
     Returns
@@ -367,7 +367,7 @@ def check_roundtrip(record: PromptRecord, formula: Formula) -> dict[str, Any]:
     be its scheme's; the text must parse back, through the record's entity map, to the
     formula clause for clause, and Z3 must prove the two equivalent. The rules must be
     numbered exactly when the record's question names rules
-    (:data:`~twosat_formal.questions.NUMBERED`).
+    (:data:`~twosat_formal.solve.questions.NUMBERED`).
 
     Returns
     -------
@@ -402,7 +402,7 @@ def check_roundtrip(record: PromptRecord, formula: Formula) -> dict[str, Any]:
             f"prompt {record.id}: values {record.true_value!r}/{record.false_value!r} are not "
             f"the {scheme.name} values {scheme.true_value!r}/{scheme.false_value!r}"
         )
-    from twosat_formal.questions import NUMBERED
+    from twosat_formal.solve.questions import NUMBERED
 
     return prove_roundtrip(
         formula, record.text, record.template, record.entities, numbered=record.ask in NUMBERED

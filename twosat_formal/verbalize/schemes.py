@@ -42,9 +42,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
+from twosat_formal._util.recent import TEXTS
+from twosat_formal._util.registry import Registry
 from twosat_formal.errors import ConfigError, SentenceError
-from twosat_formal.recent import TEXTS
-from twosat_formal.registry import Registry
 from twosat_formal.verbalize.entities import NAMINGS, Naming
 
 __all__ = [

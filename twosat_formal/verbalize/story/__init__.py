@@ -20,8 +20,8 @@ paper's), :mod:`~twosat_formal.verbalize.story.files` (JSON Lines),
 :mod:`~twosat_formal.verbalize.story.reading` (a story prompt read literally) and
 :mod:`~twosat_formal.verbalize.story.revalidate` (asking a validator again). Only the
 generator and the revalidation call a model; they are handed one and know only the
-:class:`~twosat_formal.model.Model` protocol.
-:func:`twosat_formal.evaluate.stories.generate_stories` loads a model by its spec,
+:class:`~twosat_formal.core.model.Model` protocol.
+:func:`twosat_formal.evaluate.run.stories.generate_stories` loads a model by its spec,
 wraps it to retry and cache its calls, and hands it over.
 
 Examples

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO
 
-from twosat_formal.jsonl import read_json_lines, write_lines
+from twosat_formal.io.jsonl import read_json_lines, write_lines
 from twosat_formal.verbalize.story.record import StoryRecord
 
 __all__ = ["read_stories", "write_stories"]
@@ -31,7 +31,7 @@ def write_stories(records: Iterable[StoryRecord], path_or_stream: str | Path | I
     ...     entities={}, intro="I.", clues=(), story="I.", text="T", recovered=()))
     >>> write_stories([rec], buf)
     1
-    >>> from twosat_formal.jsonl import read_stream
+    >>> from twosat_formal.io.jsonl import read_stream
     >>> lines = read_stream(io.StringIO(buf.getvalue()), "<mem>")
     >>> [StoryRecord.from_record(line.value) == rec for line in lines]
     [True]

@@ -19,20 +19,20 @@ gets the programmatic sentence directly (mode ``direct``), without a model call.
 **The conversation** (App. G.3 is multi-turn): the first turn is the Step 1 prompt,
 sent alone; each clue prompt is sent with the turns before it (the Step 1 prompt, the
 introduction, every earlier clue prompt with the clue that stands in the story). A
-model that takes messages (:func:`~twosat_formal.model.takes_messages`: a chat
+model that takes messages (:func:`~twosat_formal.core.model.takes_messages`: a chat
 endpoint) gets them as messages, the earlier answers as ``assistant`` messages
-(:meth:`~twosat_formal.model.ChatModel.converse`). Any other model (a completion
+(:meth:`~twosat_formal.core.model.ChatModel.converse`). Any other model (a completion
 endpoint) takes one prompt text: the turns are rendered into a transcript, each
 introduced by a ``User:`` or ``Assistant:`` line (:func:`render_conversation`),
 ending with the new clue prompt. The record's ``provenance.conversation`` says which
 (``messages`` or ``transcript``). ``history`` in :class:`StorySettings` keeps only the
 last clue exchanges when a long formula would not fit a model's context.
 
-**Calls.** The generator depends on the :class:`~twosat_formal.model.Model` protocol
+**Calls.** The generator depends on the :class:`~twosat_formal.core.model.Model` protocol
 only: its caller hands it a model. Retrying and caching are wrappers around that model
-(:class:`~twosat_formal.models.retry.RetryingModel`,
-:class:`~twosat_formal.models.cache.CachedModel`);
-:func:`twosat_formal.evaluate.stories.generate_stories`, which the CLI calls, hands it
+(:class:`~twosat_formal.evaluate.models.retry.RetryingModel`,
+:class:`~twosat_formal.evaluate.models.cache.CachedModel`);
+:func:`twosat_formal.evaluate.run.stories.generate_stories`, which the CLI calls, hands it
 a model with both, so an interrupted generation resumes from the cached calls and a
 complete re-run makes no call at all. A
 :class:`~twosat_formal.errors.TransientModelError` that reaches the generator (a
@@ -72,16 +72,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from twosat_formal.errors import (
-    ConfigError,
-    EndpointError,
-    EvaluationError,
-    TransientModelError,
-    TwoSatFormalError,
-)
-from twosat_formal.formula import Formula
-from twosat_formal.jsonl import is_dataset
-from twosat_formal.model import (
+from twosat_formal.core.formula import Formula
+from twosat_formal.core.model import (
     ChatModel,
     Model,
     SamplingParams,
@@ -89,8 +81,16 @@ from twosat_formal.model import (
     public_endpoint,
     takes_messages,
 )
-from twosat_formal.prompts import formula_id, story_prompt
-from twosat_formal.provenance import tool_version
+from twosat_formal.core.provenance import tool_version
+from twosat_formal.errors import (
+    ConfigError,
+    EndpointError,
+    EvaluationError,
+    TransientModelError,
+    TwoSatFormalError,
+)
+from twosat_formal.io.jsonl import is_dataset
+from twosat_formal.verbalize.prompts import formula_id, story_prompt
 from twosat_formal.verbalize.story.proof import seal_story
 from twosat_formal.verbalize.story.record import (
     MAX_ATTEMPTS,
@@ -309,7 +309,7 @@ def read_story_inputs(path: str | os.PathLike[str]) -> tuple[list[StoryItem], bo
     """The formulas of a dataset (``.jsonl`` instances) or of one formula file.
 
     Returns the items and whether ``path`` was a dataset. A formula file's instance id
-    is :func:`~twosat_formal.prompts.formula_id` and its label comes from the solver.
+    is :func:`~twosat_formal.verbalize.prompts.formula_id` and its label comes from the solver.
 
     >>> import tempfile, pathlib
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "f.cnf"
@@ -320,7 +320,7 @@ def read_story_inputs(path: str | os.PathLike[str]) -> tuple[list[StoryItem], bo
     """
     text_path = str(path)
     if text_path != "-" and is_dataset(text_path):  # stdin: one formula
-        from twosat_formal.instance import read_instances
+        from twosat_formal.io.instance import read_instances
 
         items = [StoryItem(i.id, i.formula, i.label) for i in read_instances(text_path)]
         return items, True
@@ -559,10 +559,11 @@ async def write_story(
     theme:
         A name registered in :data:`~twosat_formal.verbalize.story.themes.THEMES`.
     model:
-        Any :class:`~twosat_formal.model.Model`; wrap it to retry and cache its calls
-        (:func:`twosat_formal.evaluate.stories.generate_stories` does).
+        Any :class:`~twosat_formal.core.model.Model`; wrap it to retry and cache its calls
+        (:func:`twosat_formal.evaluate.run.stories.generate_stories` does).
     instance_id:
-        The instance the story verbalizes (default: :func:`~twosat_formal.prompts.formula_id`).
+        The instance the story verbalizes (default:
+        :func:`~twosat_formal.verbalize.prompts.formula_id`).
     seed:
         Seed of the entity mapping and of the generation sampling.
     entities:
@@ -585,7 +586,7 @@ async def write_story(
     Examples
     --------
     >>> import asyncio
-    >>> from twosat_formal.model import Response
+    >>> from twosat_formal.core.model import Response
     >>> class Silent:  # writes nothing useful: every clue falls back
     ...     spec, endpoint = "test/silent", "local"
     ...     async def generate(self, prompt, params, sample=0):
@@ -676,7 +677,7 @@ async def tell_stories(
     Examples
     --------
     >>> import asyncio
-    >>> from twosat_formal.model import Response
+    >>> from twosat_formal.core.model import Response
     >>> class Terse:  # one sentence for everything: every clue falls back
     ...     spec, endpoint = "test/terse", "local"
     ...     async def generate(self, prompt, params, sample=0):

@@ -17,10 +17,10 @@ from typing import Any
 
 import z3
 
+from twosat_formal.core.formula import Formula
+from twosat_formal.core.records import clue_outcome
 from twosat_formal.errors import CertificateError, ConfigError
-from twosat_formal.formula import Formula
-from twosat_formal.prompts import story_prompt
-from twosat_formal.records import clue_outcome
+from twosat_formal.verbalize.prompts import story_prompt
 from twosat_formal.verbalize.roundtrip import z3_equivalent
 from twosat_formal.verbalize.story.record import (
     MAX_ATTEMPTS,

@@ -5,7 +5,7 @@ can still be read back without a model: those whose every clue states its two
 statements (``<entity> <description>``) word for word, as the programmatic fallback
 sentence does and as a scripted writer can. :func:`read_story_prompt` reads such a
 story out of its App. G.2 evaluation prompt (the story variant of
-:func:`~twosat_formal.prompts.story_prompt`); the reference reasoners use it to answer
+:func:`~twosat_formal.verbalize.prompts.story_prompt`); the reference reasoners use it to answer
 story prompts, so an experiment with stories runs end to end without a language model.
 
 The reading rule:
@@ -24,7 +24,7 @@ A story whose clues paraphrase their statements is not readable this way
 
 Examples
 --------
->>> from twosat_formal.prompts import story_prompt
+>>> from twosat_formal.verbalize.prompts import story_prompt
 >>> text = story_prompt(
 ...     "Night fell.\\n\\nEither the vault is open, or the guard is loyal (or both).",
 ...     [("the vault", "is open", "is sealed"), ("the guard", "was bribed", "is loyal")])
@@ -38,9 +38,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from twosat_formal.core.formula import Formula
 from twosat_formal.errors import ParseError
-from twosat_formal.formula import Formula
-from twosat_formal.prompts import story_prompt
+from twosat_formal.verbalize.prompts import story_prompt
 
 __all__ = ["LiteralStory", "read_story_prompt"]
 
@@ -94,7 +94,7 @@ def read_story_prompt(text: str) -> LiteralStory:
     Raises :class:`~twosat_formal.errors.ParseError` for a text that is not a story
     prompt, or a paragraph that states more than two statements (see the module).
 
-    >>> from twosat_formal.prompts import story_prompt
+    >>> from twosat_formal.verbalize.prompts import story_prompt
     >>> read_story_prompt(story_prompt("Intro.\\n\\nThe vault is open; the vault is "
     ...     "sealed; the guard is loyal.", [("the vault", "is open", "is sealed"),
     ...     ("the guard", "was bribed", "is loyal")]))

@@ -10,7 +10,7 @@ read it back from an accepted clue, or as
 :func:`~twosat_formal.verbalize.story.sentences.parse_fallback` reads it back from a
 fallback sentence.
 
-The record types are the typed models of :mod:`twosat_formal.records`, whose JSON
+The record types are the typed models of :mod:`twosat_formal.core.records`, whose JSON
 Schema is published as ``docs/schema/story.json``: a :class:`StoryRecord` is a
 ``StoryRecordModel`` with how it is made, written and read added, a
 :class:`ClueRecord` is the model ``Clue`` and an :class:`Attempt` the model
@@ -44,10 +44,10 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from twosat_formal import records
+from twosat_formal.core import records
+from twosat_formal.core.records import clue_outcome
 from twosat_formal.errors import ConfigError, RecordError
-from twosat_formal.jsonl import json_line
-from twosat_formal.records import clue_outcome
+from twosat_formal.io.jsonl import json_line
 from twosat_formal.verbalize.story.replies import ATTEMPT_OUTCOMES
 from twosat_formal.verbalize.story.themes import THEMES
 
@@ -76,9 +76,9 @@ _CLAUSE_MODES = ("llm", "direct")
 
 
 #: One generated clue and its validation: the typed model
-#: :class:`twosat_formal.records.Attempt`.
+#: :class:`twosat_formal.core.records.Attempt`.
 Attempt = records.Attempt
-#: What became of one clause: the typed model :class:`twosat_formal.records.Clue`
+#: What became of one clause: the typed model :class:`twosat_formal.core.records.Clue`
 #: (:func:`clue_record` makes one).
 ClueRecord = records.Clue
 
@@ -90,7 +90,8 @@ def clue_record(
     attempts: Sequence[Attempt] = (),
     recovered: tuple[str, ...] | None = None,
 ) -> ClueRecord:
-    """The clue of clause ``index``, with its outcome (:func:`~twosat_formal.records.clue_outcome`).
+    """The clue of clause ``index``, with its outcome
+    (:func:`~twosat_formal.core.records.clue_outcome`).
 
     Without ``attempts`` the clause has one entity (mode ``"direct"``): no model is
     asked and the clue is the programmatic ``sentence``. With them (mode ``"llm"``) the
@@ -170,10 +171,10 @@ class StoryRecord(records.StoryRecordModel):
     """One formula as a story, with its validation history and round-trip proof.
 
     The record's fields are those of its typed model
-    (:class:`~twosat_formal.records.StoryRecordModel`, published as
+    (:class:`~twosat_formal.core.records.StoryRecordModel`, published as
     ``docs/schema/story.json``), declared once there, its clues and their attempts
-    those of :class:`~twosat_formal.records.Clue` and
-    :class:`~twosat_formal.records.Attempt`; this class adds how a record is made
+    those of :class:`~twosat_formal.core.records.Clue` and
+    :class:`~twosat_formal.core.records.Attempt`; this class adds how a record is made
     (:meth:`create`, which fills in the theme's descriptions), written
     (:meth:`to_record`) and read with the checks a schema cannot state
     (:meth:`from_record`). Fields a reader does not know are dropped, so a record is

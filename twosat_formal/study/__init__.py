@@ -1,0 +1,1 @@
+"""Studies: the papers' experiments and the one-command benchmark."""
