@@ -74,3 +74,15 @@ def cold(package: str) -> None:
                 value.cache_clear()
             elif attribute in ("_SESSION", "_Z3_SOLVER"):
                 setattr(module, attribute, None)
+
+
+def module_of(package: str, *paths: str) -> ModuleType:
+    """The first of ``paths`` (dotted, below ``package``) that ``package`` has: the
+    package's own layout first, then an older commit's (``core.formula``, then
+    ``formula`` before the folders became the layers)."""
+    for path in paths[:-1]:
+        try:
+            return importlib.import_module(f"{package}.{path}")
+        except ModuleNotFoundError:
+            continue
+    return importlib.import_module(f"{package}.{paths[-1]}")

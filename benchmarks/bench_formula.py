@@ -19,7 +19,6 @@ Usage::
 
 from __future__ import annotations
 
-import importlib
 import math
 import random
 import sys
@@ -32,7 +31,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _before import BASELINE, load_before
+from _before import BASELINE, load_before, module_of
 from _common import bench_parser  # type: ignore[import-not-found,unused-ignore]
 
 #: (variables, clauses) of the formulas: 16 to 800 literals.
@@ -49,9 +48,9 @@ def clause_rows(variables: int, clauses: int, seed: int) -> list[list[int]]:
 
 def calls(package: str, variables: int, clauses: int) -> dict[str, Callable[[], Any]]:
     """The timed calls of ``package`` on formulas of this size, by name."""
-    formula_module = importlib.import_module(f"{package}.formula")
-    transform_module = importlib.import_module(f"{package}.perturb.transform")
-    solve_module = importlib.import_module(f"{package}.solve")
+    formula_module = module_of(package, "core.formula", "formula")
+    transform_module = module_of(package, "make.perturb.transform", "perturb.transform")
+    solve_module = module_of(package, "solve")
     formula, transform = formula_module.Formula, transform_module.Transform
     solve, verify = solve_module.solve, solve_module.verify
     seed = 1

@@ -34,7 +34,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _before import BASELINE, cold, load_before
+from _before import BASELINE, cold, load_before, module_of
 from _common import bench_parser  # type: ignore[import-not-found,unused-ignore]
 
 from twosat_formal._util.executors import Executor, LocalExecutor, ProcessExecutor
@@ -70,11 +70,11 @@ def rates(
 
 def write_grid(package: str, path: Path, small: bool, count: int) -> int:
     """Write the grid's instances with ``package`` (the current one or the peer)."""
-    grids = importlib.import_module(f"{package}.generators.grids")
+    grids = module_of(package, "make.generators.grids", "generators.grids")
     cells = grids.grid_cells("table1", count=1 if small else count)
     if small:
         cells = [cell for cell in cells if cell.clauses is not None and cell.clauses <= 20]
-    written: int = importlib.import_module(f"{package}.instance").write_instances(
+    written: int = module_of(package, "io.instance", "instance").write_instances(
         grids.grid_instances(cells, 0), path
     )
     return written
