@@ -23,7 +23,7 @@ The answer is: {"<entity>": "<value>", ...}
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from twosat_formal.errors import ConfigError
@@ -71,114 +71,74 @@ MAXSAT_QUESTION = (
 )
 
 
-def _pair(obj: Mapping[str, str]) -> tuple[str, str]:
-    ((entity, value),) = obj.items()
-    return json.dumps(entity, ensure_ascii=False), json.dumps(value, ensure_ascii=False)
+#: The closing line of an answer that is one JSON object of entities to values.
+_OBJECT_ANSWER = 'The answer is: {{"<entity>": "<value>", ...}}'
+#: The closing line of an answer that is one JSON list of rule numbers.
+_LIST_ANSWER = "The answer is: [<rule number>, ...]"
 
 
-def _example_object(true_value: str, false_value: str, shown: Sequence[str]) -> str:
-    """The example JSON object: the first two shown entities, true and false."""
-    values = (true_value, false_value)
-    return json.dumps(
-        {entity: value for entity, value in zip(shown[:2], values, strict=False)},
-        ensure_ascii=False,
+def _block(question: str, provide: str, example: str, closing: str) -> str:
+    """A block: the question, what to provide, an example and the one closing line."""
+    return (
+        f"{question}\n\n{provide}\nExample format:\n{example}\n\n"
+        f"End your response with exactly one line:\n{closing}"
     )
 
 
-def _forced_block(
-    true_value: str, false_value: str, shown: Sequence[str], reference: Mapping[str, Any] | None
-) -> str:
-    """The block of a ``forced`` prompt: the fixed entities as one JSON object."""
-    return (
-        FORCED_QUESTION + "\n\n"
+#: The template of each question type's block but the decision's, keyed by
+#: :data:`~twosat_formal.solve.questions.ASKED`: filled by :func:`str.format` with the
+#: value words (``true``, ``false``), the ``example`` object and, for ``entails``, the
+#: question's entities and values (:func:`_entails_fields`).
+_TEMPLATES: dict[str, str] = {
+    "forced": _block(
+        FORCED_QUESTION,
         "Provide every entity whose value is fixed, with that value, as one JSON object\n"
-        f'using "{true_value}" or "{false_value}" as values ({{}} if no value is fixed).\n'
-        "Example format:\n"
-        f"{_example_object(true_value, false_value, shown)}\n\n"
-        "End your response with exactly one line:\n"
-        'The answer is: {"<entity>": "<value>", ...}'
-    )
-
-
-def _entails_block(
-    true_value: str, false_value: str, shown: Sequence[str], reference: Mapping[str, Any] | None
-) -> str:
-    """The block of an ``entails`` prompt: Yes or No, with the chain of a Yes.
-
-    Raises
-    ------
-    ConfigError
-        If there is no ``reference`` to name the question's entities.
-    """
-    if reference is None:
-        raise ConfigError("an entails prompt needs its question (the reference)")
-    a, va = _pair(reference["if"])
-    b, vb = _pair(reference["then"])
-    start = json.dumps(reference["if"], ensure_ascii=False)
-    end = json.dumps(reference["then"], ensure_ascii=False)
-    return (
-        ENTAILS_QUESTION.format(a=a, va=va, b=b, vb=vb) + "\n\n"
-        "If yes, also provide the chain of rules as JSON:\n"
-        f'{{"chain": [{start}, ..., {end}]}}\n'
-        f"The chain starts at {a}: {va}, ends at {b}: {vb}, and each step\n"
-        "must follow from the step before by one rule above.\n\n"
-        "End your response with exactly one of:\n"
-        f'- "The answer is: Yes" (if {b} must have the value {vb})\n'
-        '- "The answer is: No" (if it need not)'
-    )
-
-
-def _core_block(
-    true_value: str, false_value: str, shown: Sequence[str], reference: Mapping[str, Any] | None
-) -> str:
-    """The block of a ``core`` prompt: the numbers of a smallest core as a JSON list."""
-    return (
-        CORE_QUESTION + "\n\n"
-        "Provide the numbers of those rules as one JSON list.\n"
-        "Example format:\n"
-        "[1, 3]\n\n"
-        "End your response with exactly one line:\n"
-        "The answer is: [<rule number>, ...]"
-    )
-
-
-def _repair_block(
-    true_value: str, false_value: str, shown: Sequence[str], reference: Mapping[str, Any] | None
-) -> str:
-    """The block of a ``repair`` prompt: the numbers of the rules to drop as a JSON list."""
-    return (
-        REPAIR_QUESTION + "\n\n"
-        "Provide the numbers of the rules to drop as one JSON list.\n"
-        "Example format:\n"
-        "[2]\n\n"
-        "End your response with exactly one line:\n"
-        "The answer is: [<rule number>, ...]"
-    )
-
-
-def _maxsat_block(
-    true_value: str, false_value: str, shown: Sequence[str], reference: Mapping[str, Any] | None
-) -> str:
-    """The block of a ``maxsat`` prompt: a value for every entity as one JSON object."""
-    return (
-        MAXSAT_QUESTION + "\n\n"
+        'using "{true}" or "{false}" as values ({{}} if no value is fixed).',
+        "{example}",
+        _OBJECT_ANSWER,
+    ),
+    "entails": ENTAILS_QUESTION + "\n\n"
+    "If yes, also provide the chain of rules as JSON:\n"
+    '{{"chain": [{start}, ..., {end}]}}\n'
+    "The chain starts at {a}: {va}, ends at {b}: {vb}, and each step\n"
+    "must follow from the step before by one rule above.\n\n"
+    "End your response with exactly one of:\n"
+    '- "The answer is: Yes" (if {b} must have the value {vb})\n'
+    '- "The answer is: No" (if it need not)',
+    "core": _block(
+        CORE_QUESTION,
+        "Provide the numbers of those rules as one JSON list.",
+        "[1, 3]",
+        _LIST_ANSWER,
+    ),
+    "repair": _block(
+        REPAIR_QUESTION,
+        "Provide the numbers of the rules to drop as one JSON list.",
+        "[2]",
+        _LIST_ANSWER,
+    ),
+    "maxsat": _block(
+        MAXSAT_QUESTION,
         "Provide a value for every entity as one JSON object\n"
-        f'using "{true_value}" or "{false_value}" as values.\n'
-        "Example format:\n"
-        f"{_example_object(true_value, false_value, shown)}\n\n"
-        "End your response with exactly one line:\n"
-        'The answer is: {"<entity>": "<value>", ...}'
-    )
-
-
-_BLOCKS: dict[str, Callable[[str, str, Sequence[str], Mapping[str, Any] | None], str]] = {
-    "forced": _forced_block,
-    "entails": _entails_block,
-    "core": _core_block,
-    "repair": _repair_block,
-    "maxsat": _maxsat_block,
+        'using "{true}" or "{false}" as values.',
+        "{example}",
+        _OBJECT_ANSWER,
+    ),
 }
-"""The block of each question type but the decision."""
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _entails_fields(reference: Mapping[str, Any]) -> dict[str, str]:
+    """The entities (``a``, ``b``) and values (``va``, ``vb``) of an ``entails``
+    question, quoted, and its first and last steps (``start``, ``end``) as JSON."""
+    ((a, va),) = reference["if"].items()
+    ((b, vb),) = reference["then"].items()
+    quoted = {"a": a, "va": va, "b": b, "vb": vb}
+    ends = {"start": reference["if"], "end": reference["then"]}
+    return {key: _json(value) for key, value in {**quoted, **ends}.items()}
 
 
 def question_block(
@@ -217,7 +177,13 @@ def question_block(
     - "The answer is: Yes" (if "B" must have the value "false")
     - "The answer is: No" (if it need not)
     """
-    builder = _BLOCKS.get(kind)
-    if builder is None:
+    template = _TEMPLATES.get(kind)
+    if template is None:
         raise ConfigError(f"question type {kind!r} has no question block", parameter="ask")
-    return builder(true_value, false_value, shown, reference)
+    example = _json(dict(zip(shown[:2], (true_value, false_value), strict=False)))
+    fields = {"true": true_value, "false": false_value, "example": example}
+    if "{a}" in template:  # the question names the reference's entities
+        if reference is None:
+            raise ConfigError("an entails prompt needs its question (the reference)")
+        fields.update(_entails_fields(reference))
+    return template.format(**fields)
