@@ -45,6 +45,7 @@ from pysat.solvers import Solver
 
 from twosat_formal.core.formula import Formula
 from twosat_formal.errors import CertificateError, RecordError
+from twosat_formal.solve.questions import rule_numbers
 
 __all__ = [
     "core_verdict",
@@ -199,11 +200,7 @@ def _rule_numbers(reference: Any, key: str, m: int) -> list[int]:
     if not isinstance(reference, Mapping):
         raise RecordError("field 'reference' must be an object")
     numbers = reference.get(key)
-    if not (
-        isinstance(numbers, list)
-        and all(isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= m for n in numbers)
-        and len(set(numbers)) == len(numbers)
-    ):
+    if not rule_numbers(numbers, m):
         raise RecordError(f"field 'reference.{key}' must list distinct rule numbers 1..{m}")
     return numbers
 

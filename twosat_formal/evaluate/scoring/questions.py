@@ -76,6 +76,7 @@ from twosat_formal.evaluate.scoring.answers import (
     extract_witness,
     value_words,
 )
+from twosat_formal.solve.questions import rule_numbers
 
 __all__ = ["ForcedRead", "judge_question", "read_core", "read_forced"]
 
@@ -114,46 +115,35 @@ def read_core(text: str, rules: int, *, lenient: bool = False) -> tuple[str, lis
         obj = json.loads(found[-1]) if found else None
     if obj is None:
         return "missing", None
-    if not (isinstance(obj, list) and all(type(n) is int for n in obj)):
-        return "bad", None
-    if len(set(obj)) != len(obj) or not all(1 <= n <= rules for n in obj):
-        return "bad", None
-    return "found", obj
+    return ("found", obj) if rule_numbers(obj, rules) else ("bad", None)
+
+
+def _pysat_sat(clauses: list[list[int]]) -> bool:
+    from pysat.solvers import Solver
+
+    with Solver(name="glucose4", bootstrap_with=clauses) as solver:
+        return bool(solver.solve())
 
 
 def _pysat_core_verdict(formula: Formula, numbers: list[int]) -> str | None:
     """Why rules ``numbers`` are not a minimal unsatisfiable set (PySAT), or ``None``."""
-    from pysat.solvers import Solver
-
     clauses = [[int(lit) for lit in formula.clauses[n - 1]] for n in numbers]
-
-    def sat(kept: list[list[int]]) -> bool:
-        with Solver(name="glucose4", bootstrap_with=kept) as solver:
-            return bool(solver.solve())
-
-    if sat(clauses):
+    if _pysat_sat(clauses):
         return "satisfiable"
     for i, n in enumerate(numbers):
-        if not sat(clauses[:i] + clauses[i + 1 :]):
+        if not _pysat_sat(clauses[:i] + clauses[i + 1 :]):
             return f"not minimal: it stays unsatisfiable without rule {n}"
     return None
 
 
 def _pysat_repair_verdict(formula: Formula, numbers: list[int]) -> str | None:
     """Why dropping rules ``numbers`` is not a minimal repair (PySAT), or ``None``."""
-    from pysat.solvers import Solver
-
     dropped = set(numbers)
     rest = [[int(x) for x in c] for i, c in enumerate(formula.clauses, 1) if i not in dropped]
-
-    def sat(kept: list[list[int]]) -> bool:
-        with Solver(name="glucose4", bootstrap_with=kept) as solver:
-            return bool(solver.solve())
-
-    if not sat(rest):
+    if not _pysat_sat(rest):
         return "the other rules still cannot all hold"
     for n in sorted(dropped):
-        if sat([*rest, [int(x) for x in formula.clauses[n - 1]]]):
+        if _pysat_sat([*rest, [int(x) for x in formula.clauses[n - 1]]]):
             return f"not minimal: rule {n} can be kept"
     return None
 
@@ -271,178 +261,159 @@ def _forced_sign(
     return ForcedRead("bad", reason=f"unknown value {raw_value!r} of {name!r}")
 
 
-def _forced_verdict(
-    read: ForcedRead, truth: frozenset[int]
-) -> tuple[str, float | None, float | None]:
-    if read.status == "missing":
-        return "no-answer", None, None
-    if read.status != "found" or read.literals is None:
-        return "bad-json", None, None
-    hit = len(read.literals & truth)
-    precision = hit / len(read.literals) if read.literals else 1.0
-    recall = hit / len(truth) if truth else 1.0
-    return ("correct" if read.literals == truth else "wrong-decision"), precision, recall
-
-
 def _literal(obj: Any, entities: Mapping[str, int], values: Mapping[str, tuple[str, str]]) -> int:
     ((entity, value),) = obj.items()
     return entities[entity] if value == values[entity][0] else -entities[entity]
 
 
-_Verdicts = tuple[tuple[str, str], dict[str, Any]]
-"""The strict and lenient failure kinds of an answer, and its extra judgement fields."""
+@dataclass(frozen=True)
+class _Question:
+    """What a judge reads an answer against: the formula, the prompt's entity map
+    (entity → variable), each entity's value words, and the prompt record."""
+
+    formula: Formula
+    entities: Mapping[str, int]
+    values: Mapping[str, tuple[str, str]]
+    prompt: Any
 
 
-def _judge_forced(
-    text: str,
-    formula: Formula,
-    entities: Mapping[str, int],
-    values: Mapping[str, tuple[str, str]],
-    prompt: Any,
-) -> _Verdicts:
-    """Judge a ``forced`` answer: the backbone, with precision and recall of each read."""
-    from twosat_formal.solve.questions.reference import forced_literals
+_Read = tuple[str, Any]
+"""An answer as read: ``found`` and its value, or ``missing``, ``bad`` or ``ambiguous``."""
 
-    truth = frozenset(forced_literals(formula))
-    strict = _forced_verdict(read_forced(text, entities, values), truth)
-    loose = _forced_verdict(read_forced(text, entities, values, lenient=True), truth)
-    fields = {
-        "precision": strict[1],
-        "recall": strict[2],
-        "lenient_precision": loose[1],
-        "lenient_recall": loose[2],
-    }
-    return (strict[0], loose[0]), fields
+_Verdict = tuple[bool, dict[str, Any]]
+"""Whether an answer read is right, and its judgement fields."""
 
 
-def _decision_verdict(text: str, expected: str, *, lenient: bool) -> str:
-    """The failure kind of the Yes/No of ``text`` against ``expected`` (SAT for Yes)."""
+def _read_forced(text: str, q: _Question, lenient: bool) -> _Read:
+    read = read_forced(text, q.entities, q.values, lenient=lenient)
+    return read.status, read.literals
+
+
+def _read_rules(text: str, q: _Question, lenient: bool) -> _Read:
+    return read_core(text, q.formula.num_clauses, lenient=lenient)
+
+
+def _read_yes_no(text: str, q: _Question, lenient: bool) -> _Read:
     decision = extract_decision(text, lenient=lenient)
     if decision.ambiguous:
-        return "ambiguous-answer"
-    if decision.value is None:
-        return "no-answer"
-    return "correct" if decision.value == expected else "wrong-decision"
+        return "ambiguous", None
+    return ("missing", None) if decision.value is None else ("found", decision.value == "SAT")
 
 
-def _judge_entails(
-    text: str,
-    formula: Formula,
-    entities: Mapping[str, int],
-    values: Mapping[str, tuple[str, str]],
-    prompt: Any,
-) -> _Verdicts:
-    """Judge an ``entails`` answer: its Yes/No, and the chain of a right Yes."""
-    from twosat_formal.evaluate.diagnostics.chains import NO_CHAIN, check_chain, extract_chain
+def _backbone(q: _Question) -> frozenset[int]:
+    from twosat_formal.solve.questions.reference import forced_literals
+
+    return frozenset(forced_literals(q.formula))
+
+
+def _entailed(q: _Question) -> tuple[int, int, bool]:
+    """The literals ``A``, ``B`` of the prompt's question, and whether ``A`` entails ``B``."""
     from twosat_formal.solve.questions.reference import entails
 
-    reference = prompt.reference
-    a = _literal(reference["if"], entities, values)
-    b = _literal(reference["then"], entities, values)
-    yes = entails(formula, a, b)
-    expected = "SAT" if yes else "UNSAT"  # Yes/No as the decision reader gives them
-    failures = (
-        _decision_verdict(text, expected, lenient=False),
-        _decision_verdict(text, expected, lenient=True),
-    )
-    fields: dict[str, Any] = {}
-    if yes and "correct" in failures:
-        chain = extract_chain(text)
-        if chain is None:
-            fields.update(chain_valid=None, chain_reason=NO_CHAIN)
-        else:
-            verdict = check_chain(chain, entities, values, formula, ends=(a, b))
-            fields.update(chain_valid=verdict.valid, chain_reason=verdict.reason)
-    return failures, fields
+    a = _literal(q.prompt.reference["if"], q.entities, q.values)
+    b = _literal(q.prompt.reference["then"], q.entities, q.values)
+    return a, b, entails(q.formula, a, b)
 
 
-def _judge_maxsat(
-    text: str,
-    formula: Formula,
-    entities: Mapping[str, int],
-    values: Mapping[str, tuple[str, str]],
-    prompt: Any,
-) -> _Verdicts:
-    """Judge a ``maxsat`` answer: the rules its assignment satisfies against RC2's optimum."""
+def _fewest_falsified(q: _Question) -> int:
     from twosat_formal.solve.questions.reference import maxsat_model
 
-    _, falsified = maxsat_model(formula)
-    best = formula.num_clauses - len(falsified)
-    verdicts = []
-    fields: dict[str, Any] = {}
-    for lenient in (False, True):
-        read = read_forced(text, entities, values, lenient=lenient)
-        if read.status != "found" or read.literals is None:
-            verdicts.append("no-answer" if read.status == "missing" else "bad-json")
-            continue
-        true = read.literals
-        count = sum(1 for c in formula.clauses if any(int(x) in true for x in c))
-        if not lenient:
-            fields.update(size_ratio=count / best if best else 1.0)
-        verdicts.append("correct" if count == best else "wrong-decision")
-    return (verdicts[0], verdicts[1]), fields
+    return len(maxsat_model(q.formula)[1])
 
 
-def _judge_rule_set(
-    kind: str,
-    text: str,
-    formula: Formula,
-) -> _Verdicts:
-    """Judge a ``core`` or ``repair`` answer: a list of rule numbers, checked by PySAT."""
-    from twosat_formal.solve.questions.reference import maxsat_model, minimum_core
+def _smallest_core(q: _Question) -> int:
+    from twosat_formal.solve.questions.reference import minimum_core
 
-    if kind == "core":
-        smallest = len(minimum_core(formula))
-        check_set = _pysat_core_verdict
-    else:
-        smallest = len(maxsat_model(formula)[1])
-        check_set = _pysat_repair_verdict
-    verdicts = []
-    fields: dict[str, Any] = {}
-    for lenient in (False, True):
-        status, numbers = read_core(text, formula.num_clauses, lenient=lenient)
-        if status == "missing" or numbers is None:
-            verdicts.append("bad-json" if status == "bad" else "no-answer")
-            continue
-        why = check_set(formula, numbers)
-        if not lenient:
-            ratio = None if why is not None else smallest / max(1, len(numbers))
-            fields.update(core_reason=why, size_ratio=ratio)
-        right = why is None and len(numbers) == smallest
-        verdicts.append("correct" if right else "wrong-decision")
-    return (verdicts[0], verdicts[1]), fields
+    return len(minimum_core(q.formula))
 
 
-def _judge_core(
-    text: str,
-    formula: Formula,
-    entities: Mapping[str, int],
-    values: Mapping[str, tuple[str, str]],
-    prompt: Any,
-) -> _Verdicts:
-    """Judge a ``core`` answer (:func:`_judge_rule_set`)."""
-    return _judge_rule_set("core", text, formula)
+def _forced_verdict(literals: frozenset[int], truth: frozenset[int], q: _Question) -> _Verdict:
+    hit = len(literals & truth)
+    precision = hit / len(literals) if literals else 1.0
+    recall = hit / len(truth) if truth else 1.0
+    return literals == truth, {"precision": precision, "recall": recall}
 
 
-def _judge_repair(
-    text: str,
-    formula: Formula,
-    entities: Mapping[str, int],
-    values: Mapping[str, tuple[str, str]],
-    prompt: Any,
-) -> _Verdicts:
-    """Judge a ``repair`` answer (:func:`_judge_rule_set`)."""
-    return _judge_rule_set("repair", text, formula)
+def _entails_verdict(yes: bool, truth: tuple[int, int, bool], q: _Question) -> _Verdict:
+    return yes == truth[2], {}
 
 
-_JUDGES = {
-    "forced": _judge_forced,
-    "entails": _judge_entails,
-    "maxsat": _judge_maxsat,
-    "core": _judge_core,
-    "repair": _judge_repair,
+def _maxsat_verdict(true: frozenset[int], falsified: int, q: _Question) -> _Verdict:
+    best = q.formula.num_clauses - falsified
+    count = sum(1 for c in q.formula.clauses if any(int(x) in true for x in c))
+    return count == best, {"size_ratio": count / best if best else 1.0}
+
+
+def _rule_set_verdict(
+    check_set: Callable[[Formula, list[int]], str | None],
+) -> Callable[[list[int], int, _Question], _Verdict]:
+    """The verdict on a set of rule numbers that ``check_set`` checks, against the size
+    of the smallest such set."""
+
+    def verdict(numbers: list[int], smallest: int, q: _Question) -> _Verdict:
+        why = check_set(q.formula, numbers)
+        ratio = None if why is not None else smallest / max(1, len(numbers))
+        return why is None and len(numbers) == smallest, {"core_reason": why, "size_ratio": ratio}
+
+    return verdict
+
+
+def _entails_chain(
+    text: str, q: _Question, truth: Any, failures: tuple[str, str]
+) -> dict[str, Any]:
+    """The chain of a right Yes, checked clause by clause from ``A`` to ``B``."""
+    from twosat_formal.evaluate.diagnostics.chains import NO_CHAIN, check_chain, extract_chain
+
+    a, b, yes = truth
+    if not (yes and "correct" in failures):
+        return {}
+    chain = extract_chain(text)
+    if chain is None:
+        return {"chain_valid": None, "chain_reason": NO_CHAIN}
+    verdict = check_chain(chain, q.entities, q.values, q.formula, ends=(a, b))
+    return {"chain_valid": verdict.valid, "chain_reason": verdict.reason}
+
+
+@dataclass(frozen=True)
+class _Judge:
+    """How one question type's answer is judged.
+
+    ``truth`` works out the true answer from the formula; ``read`` reads an answer
+    (strictly or leniently); ``verdict`` judges an answer found against the truth.
+    The judgement's fields are the strict reading's, with the lenient reading's as
+    ``lenient_*`` when ``lenient_fields``, and ``extra``'s, given both failure kinds.
+    """
+
+    truth: Callable[[_Question], Any]
+    read: Callable[[str, _Question, bool], _Read]
+    verdict: Callable[[Any, Any, _Question], _Verdict]
+    lenient_fields: bool = False
+    extra: Callable[[str, _Question, Any, tuple[str, str]], dict[str, Any]] | None = None
+
+
+#: The judge of each question type but the decision, keyed by
+#: :data:`~twosat_formal.solve.questions.ASKED`.
+_JUDGES: dict[str, _Judge] = {
+    "forced": _Judge(_backbone, _read_forced, _forced_verdict, lenient_fields=True),
+    "entails": _Judge(_entailed, _read_yes_no, _entails_verdict, extra=_entails_chain),
+    "core": _Judge(_smallest_core, _read_rules, _rule_set_verdict(_pysat_core_verdict)),
+    "repair": _Judge(_fewest_falsified, _read_rules, _rule_set_verdict(_pysat_repair_verdict)),
+    "maxsat": _Judge(_fewest_falsified, _read_forced, _maxsat_verdict),
 }
-"""The judge of each question type but the decision."""
+
+#: The failure kind of an answer that could not be read, by its reading's status.
+_UNREAD = {"missing": "no-answer", "bad": "bad-json", "ambiguous": "ambiguous-answer"}
+
+
+def _judged(
+    judge: _Judge, text: str, q: _Question, truth: Any, lenient: bool
+) -> tuple[str, dict[str, Any]]:
+    """The failure kind of one reading of ``text``, and its fields."""
+    status, value = judge.read(text, q, lenient)
+    if status != "found":
+        return _UNREAD[status], {}
+    right, fields = judge.verdict(value, truth, q)
+    return ("correct" if right else "wrong-decision"), fields
 
 
 def judge_question(
@@ -455,12 +426,18 @@ def judge_question(
     """
     if isinstance(response, str):
         response = Response(response)
-    entities = entity_variables(prompt.entities, formula)
-    values = value_words(prompt)
+    q = _Question(formula, entity_variables(prompt.entities, formula), value_words(prompt), prompt)
     judge = _JUDGES.get(kind)
     if judge is None:
         raise ValueError(f"question type {kind!r} has no judgement here")
-    failures, fields = judge(response.text, formula, entities, values, prompt)
+    truth = judge.truth(q)
+    strict, fields = _judged(judge, response.text, q, truth, lenient=False)
+    loose, loose_fields = _judged(judge, response.text, q, truth, lenient=True)
+    if judge.lenient_fields:
+        fields.update({f"lenient_{key}": value for key, value in loose_fields.items()})
+    failures = (strict, loose)
+    if judge.extra is not None:
+        fields.update(judge.extra(response.text, q, truth, failures))
     if response.truncated:
         failures = ("truncated", "truncated")
     return Judgement(

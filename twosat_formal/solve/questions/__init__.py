@@ -31,10 +31,11 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any, TypeGuard
 
 from twosat_formal.errors import ConfigError
 
-__all__ = ["ASKED", "NUMBERED", "QUESTION_TYPES", "parse_ask"]
+__all__ = ["ASKED", "NUMBERED", "QUESTION_TYPES", "parse_ask", "rule_numbers"]
 
 #: Every question type, in the order prompts are written.
 QUESTION_TYPES: tuple[str, ...] = (
@@ -75,3 +76,19 @@ def parse_ask(values: Iterable[str]) -> tuple[str, ...]:
             )
         wanted.add(value)
     return tuple(t for t in QUESTION_TYPES if t in wanted) or ("decision",)
+
+
+def rule_numbers(value: Any, rules: int) -> TypeGuard[list[int]]:
+    """Whether ``value`` is a JSON list of distinct rule numbers ``1..rules`` (the answer
+    and the reference of a ``core`` or ``repair`` prompt).
+
+    >>> rule_numbers([3, 1], 3), rule_numbers([1, 1], 3), rule_numbers([4], 3)
+    (True, False, False)
+    >>> rule_numbers([True], 3), rule_numbers("1", 3)
+    (False, False)
+    """
+    return (
+        isinstance(value, list)
+        and all(type(n) is int and 1 <= n <= rules for n in value)
+        and len(set(value)) == len(value)
+    )
