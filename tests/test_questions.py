@@ -620,3 +620,64 @@ def test_gym_types_ask_question_types_with_their_reward() -> None:
     assert all("question_type" not in e["metadata"] for e in plain)
     with pytest.raises(ConfigError, match="unknown question type"):
         create_dataset(size=2, types=("nope",))
+
+
+def test_every_asked_type_has_an_entry_in_each_layers_table() -> None:
+    """The types are listed once (``solve.questions``); each layer's table is keyed by them."""
+    from twosat_formal.certify.questions import _RECHECKS
+    from twosat_formal.evaluate.scoring.questions import _JUDGES
+    from twosat_formal.solve.questions import ASKED, QUESTION_TYPES
+    from twosat_formal.solve.questions.reference import _REFERENCES
+    from twosat_formal.verbalize.questions import _TEMPLATES
+
+    assert set(ASKED) <= set(QUESTION_TYPES)
+    for table in (_TEMPLATES, _JUDGES, _RECHECKS, _REFERENCES):
+        assert sorted(table) == sorted(ASKED)
+
+
+@pytest.mark.parametrize(
+    ("kind", "clauses", "reference", "message"),
+    [
+        (
+            "core",
+            [[1], [-1], [2], [-2, 3], [-2, -3]],
+            {"core": [3, 4, 5]},
+            "the reference core has 3 rules; the smallest has 2",
+        ),
+        (
+            "core",
+            [[1], [-1], [2], [-2, 3], [-2, -3]],
+            {"core": [1, 2, 3]},
+            "the reference core is not a minimal core: "
+            "not minimal: it stays unsatisfiable without rule 3",
+        ),
+        (
+            "repair",
+            [[1], [1], [-1]],
+            {"repair": [1, 2]},
+            "the reference repair drops 2 rules; the fewest is 1",
+        ),
+        (
+            "repair",
+            [[1], [1], [-1]],
+            {"repair": [1]},
+            "the reference repair is not a minimal repair: the other rules still cannot all hold",
+        ),
+    ],
+)
+def test_a_minimal_but_not_smallest_rule_set_fails_its_recheck(
+    kind: str, clauses: list[list[int]], reference: dict[str, Any], message: str
+) -> None:
+    """A stored core or repair that is not minimal, or minimal but not the smallest, is
+    refused with a message naming the sizes (checked by hand on these formulas)."""
+    from twosat_formal.certify.questions import recheck_reference
+    from twosat_formal.errors import CertificateError
+
+    with pytest.raises(CertificateError) as caught:
+        recheck_reference(kind, Formula(clauses), reference, ["A", "B", "C"], "true", "false")
+    assert str(caught.value) == message
+    best = {"core": [1, 2], "repair": [3]}[kind]
+    assert recheck_reference(kind, Formula(clauses), {kind: best}, ["A", "B", "C"], "t", "f") == {
+        kind: best,
+        "size": len(best),
+    }

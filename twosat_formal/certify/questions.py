@@ -39,6 +39,7 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from pysat.solvers import Solver
@@ -230,20 +231,28 @@ def _recheck_forced(
     return {"forced": forced}
 
 
-def _recheck_repair(
-    formula: Formula, reference: Any, entity_names: Sequence[str], values: tuple[str, str]
-) -> dict[str, Any]:
-    """The ``repair`` reference: its rules, checked minimal and as few as Fu–Malik's."""
-    dropped = _rule_numbers(reference, "repair", formula.num_clauses)
-    why = repair_verdict(formula, [n - 1 for n in dropped])
-    if why is not None:
-        raise CertificateError(f"the reference repair is not a minimal repair: {why}")
-    cost = fu_malik_cost(formula)
-    if len(dropped) != cost:
-        raise CertificateError(
-            f"the reference repair drops {len(dropped)} rules; the fewest is {cost}"
-        )
-    return {"repair": dropped, "size": cost}
+@dataclass(frozen=True)
+class _RuleSet:
+    """The re-derivation of a ``core`` or ``repair`` reference (its ``kind``): the
+    stored rules, checked minimal by ``verdict`` and as few as ``optimum``; ``wrong_size``
+    words the error of another size (the size given, then the optimum)."""
+
+    kind: str
+    verdict: Callable[[Formula, Sequence[int]], str | None]
+    optimum: Callable[[Formula], int]
+    wrong_size: str
+
+    def __call__(
+        self, formula: Formula, reference: Any, entity_names: Sequence[str], values: Any
+    ) -> dict[str, Any]:
+        numbers = _rule_numbers(reference, self.kind, formula.num_clauses)
+        why = self.verdict(formula, [n - 1 for n in numbers])
+        if why is not None:
+            raise CertificateError(f"the reference {self.kind} is not a minimal {self.kind}: {why}")
+        optimum = self.optimum(formula)
+        if len(numbers) != optimum:
+            raise CertificateError(self.wrong_size.format(len(numbers), optimum))
+        return {self.kind: numbers, "size": optimum}
 
 
 def _recheck_maxsat(
@@ -252,22 +261,6 @@ def _recheck_maxsat(
     """The ``maxsat`` reference: the most rules an assignment satisfies (Fu–Malik)."""
     m = formula.num_clauses
     return {"satisfied": m - fu_malik_cost(formula), "rules": m}
-
-
-def _recheck_core(
-    formula: Formula, reference: Any, entity_names: Sequence[str], values: tuple[str, str]
-) -> dict[str, Any]:
-    """The ``core`` reference: its rules, checked minimal and as few as the smallest core's."""
-    core = _rule_numbers(reference, "core", formula.num_clauses)
-    why = core_verdict(formula, [n - 1 for n in core])
-    if why is not None:
-        raise CertificateError(f"the reference core is not a minimal core: {why}")
-    smallest = own_minimum_core_size(formula)
-    if len(core) != smallest:
-        raise CertificateError(
-            f"the reference core has {len(core)} rules; the smallest has {smallest}"
-        )
-    return {"core": core, "size": smallest}
 
 
 def _recheck_entails(
@@ -298,12 +291,23 @@ def _recheck_entails(
 
 _RECHECKS: dict[str, Callable[[Formula, Any, Sequence[str], tuple[str, str]], dict[str, Any]]] = {
     "forced": _recheck_forced,
-    "repair": _recheck_repair,
+    "repair": _RuleSet(
+        "repair",
+        repair_verdict,
+        fu_malik_cost,
+        "the reference repair drops {} rules; the fewest is {}",
+    ),
     "maxsat": _recheck_maxsat,
-    "core": _recheck_core,
+    "core": _RuleSet(
+        "core",
+        core_verdict,
+        own_minimum_core_size,
+        "the reference core has {} rules; the smallest has {}",
+    ),
     "entails": _recheck_entails,
 }
-"""How the reference answer of each question type but the decision is derived again."""
+"""How the reference answer of each question type but the decision is derived again,
+keyed by :data:`~twosat_formal.solve.questions.ASKED`."""
 
 
 def recheck_reference(

@@ -34,7 +34,8 @@ Examples
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from twosat_formal.core.formula import Formula
@@ -137,6 +138,17 @@ def _free_literals(formula: Formula) -> list[int]:
     return [s * v for v in occurring if v not in forced for s in (1, -1)]
 
 
+def _implied(formula: Formula, free: list[int]) -> dict[int, list[int]]:
+    """The literals of ``free`` that each one reaches in the implication graph, over
+    another variable, by variable."""
+    graph = _Graph(formula)
+    candidates = set(free)
+    return {
+        a: [b for b in sorted(graph.reachable(a), key=abs) if b in candidates and abs(b) != abs(a)]
+        for a in free
+    }
+
+
 def entails_pair(formula: Formula, seed: int) -> tuple[int, int]:
     """The literals ``(a, b)`` an ``entails`` prompt asks about, chosen by ``seed``.
 
@@ -155,12 +167,7 @@ def entails_pair(formula: Formula, seed: int) -> tuple[int, int]:
     if len(free) < 4:
         raise ConfigError("an entails question needs two variables whose value is not forced")
     rng = random.Random(f"entails:{int(seed)}")
-    graph = _Graph(formula)
-    candidates = set(free)
-    implied = {
-        a: [lit for lit in sorted(graph.reachable(a), key=abs) if lit in candidates] for a in free
-    }
-    implied = {a: [lit for lit in lits if abs(lit) != abs(a)] for a, lits in implied.items()}
+    implied = _implied(formula, free)
     starts = [a for a in free if implied[a]]
     if starts and rng.random() < 0.5:  # a question whose answer is Yes
         a = rng.choice(starts)
@@ -217,6 +224,89 @@ def maxsat_model(formula: Formula) -> tuple[list[int], list[int]]:
     return literals, falsified
 
 
+def literal_object(
+    lit: int, entities: Sequence[str], true_value: str, false_value: str
+) -> dict[str, str]:
+    """``{entity: value}`` of one literal (``entities[v - 1]`` names variable ``v``).
+
+    >>> literal_object(-2, ["A", "B"], "on", "off")
+    {'B': 'off'}
+    """
+    return {entities[abs(lit) - 1]: true_value if lit > 0 else false_value}
+
+
+_Words = Callable[[int], dict[str, str]]
+"""The ``{entity: value}`` object of a literal, in a prompt's words."""
+
+
+def _forced_reference(formula: Formula, words: _Words, seed: int) -> dict[str, Any]:
+    forced: dict[str, str] = {}
+    for lit in forced_literals(formula):
+        forced.update(words(lit))
+    if not forced:
+        raise ConfigError("the formula has no forced value to ask for")
+    return {"forced": forced}
+
+
+def _entails_reference(formula: Formula, words: _Words, seed: int) -> dict[str, Any]:
+    a, b = entails_pair(formula, seed)
+    yes = entails(formula, a, b)
+    out: dict[str, Any] = {"if": words(a), "then": words(b), "answer": "Yes" if yes else "No"}
+    if yes:
+        out["chain"] = [words(lit) for lit in _Graph(formula).walk(a, b) or []]
+    return out
+
+
+def _core_reference(formula: Formula, words: _Words, seed: int) -> dict[str, Any]:
+    core = minimum_core(formula)
+    return {"core": [i + 1 for i in core], "size": len(core)}
+
+
+def _falsified(formula: Formula, kind: str) -> list[int]:
+    """The clauses an optimum falsifies (:func:`maxsat_model`), at least one."""
+    _, falsified = maxsat_model(formula)
+    if not falsified:
+        raise ConfigError(f"a satisfiable formula has nothing to ask as {kind}")
+    return falsified
+
+
+def _repair_reference(formula: Formula, words: _Words, seed: int) -> dict[str, Any]:
+    falsified = _falsified(formula, "repair")
+    return {"repair": [i + 1 for i in falsified], "size": len(falsified)}
+
+
+def _maxsat_reference(formula: Formula, words: _Words, seed: int) -> dict[str, Any]:
+    m = formula.num_clauses
+    return {"satisfied": m - len(_falsified(formula, "maxsat")), "rules": m}
+
+
+@dataclass(frozen=True)
+class _Asked:
+    """A question type's reference: the ``label`` its instances have, whether an
+    instance of that label ``can`` be asked it (a 2-CNF besides), and its ``answer``.
+    ``checks_2cnf`` is false where the answer's own analysis refuses another formula."""
+
+    label: str
+    can: Callable[[Formula], bool]
+    answer: Callable[[Formula, _Words, int], dict[str, Any]]
+    checks_2cnf: bool = True
+
+
+#: The reference of each question type but the decision, keyed by
+#: :data:`~twosat_formal.solve.questions.ASKED`.
+_REFERENCES: dict[str, _Asked] = {
+    "forced": _Asked(
+        "SAT", lambda f: bool(forced_literals(f)), _forced_reference, checks_2cnf=False
+    ),
+    "entails": _Asked(
+        "SAT", lambda f: len({abs(lit) for lit in _free_literals(f)}) >= 2, _entails_reference
+    ),
+    "core": _Asked("UNSAT", lambda f: f.num_clauses > 0, _core_reference),
+    "repair": _Asked("UNSAT", lambda f: f.num_clauses > 0, _repair_reference),
+    "maxsat": _Asked("UNSAT", lambda f: f.num_clauses > 0, _maxsat_reference),
+}
+
+
 def applies(kind: str, formula: Formula, label: str) -> bool:
     """Whether an instance can be asked ``kind``.
 
@@ -229,26 +319,10 @@ def applies(kind: str, formula: Formula, label: str) -> bool:
     >>> applies("forced", f, "SAT"), applies("entails", f, "SAT"), applies("forced", f, "UNSAT")
     (True, True, False)
     """
-    if kind not in ("forced", "entails", "core", "repair", "maxsat"):
+    asked = _REFERENCES.get(kind)
+    if asked is None:
         return True
-    if kind in ("core", "repair", "maxsat"):
-        return label == "UNSAT" and formula.is_2cnf and formula.num_clauses > 0
-    if label != "SAT" or not formula.is_2cnf:
-        return False
-    if kind == "forced":
-        return bool(forced_literals(formula))
-    return len({abs(lit) for lit in _free_literals(formula)}) >= 2
-
-
-def literal_object(
-    lit: int, entities: Sequence[str], true_value: str, false_value: str
-) -> dict[str, str]:
-    """``{entity: value}`` of one literal (``entities[v - 1]`` names variable ``v``).
-
-    >>> literal_object(-2, ["A", "B"], "on", "off")
-    {'B': 'off'}
-    """
-    return {entities[abs(lit) - 1]: true_value if lit > 0 else false_value}
+    return label == asked.label and formula.is_2cnf and asked.can(formula)
 
 
 def reference_answer(
@@ -265,7 +339,7 @@ def reference_answer(
     ------
     ConfigError
         ``kind`` does not apply to ``formula`` (:func:`applies`), or is not one of
-        ``forced``, ``entails``.
+        ``forced``, ``entails``, ``core``, ``repair``, ``maxsat``.
 
     Examples
     --------
@@ -273,40 +347,12 @@ def reference_answer(
     >>> reference_answer("forced", f, ["A", "B", "C", "D"], "true", "false", 0)
     {'forced': {'A': 'true', 'B': 'true'}}
     """
-    if kind == "forced":
-        forced: dict[str, str] = {}
-        for lit in forced_literals(formula):
-            forced.update(literal_object(lit, entities, true_value, false_value))
-        if not forced:
-            raise ConfigError("the formula has no forced value to ask for")
-        return {"forced": forced}
-    if kind == "entails":
-        if not formula.is_2cnf:
-            raise ConfigError("an entails question needs a 2-CNF")
-        a, b = entails_pair(formula, seed)
-        yes = entails(formula, a, b)
-        out: dict[str, Any] = {
-            "if": literal_object(a, entities, true_value, false_value),
-            "then": literal_object(b, entities, true_value, false_value),
-            "answer": "Yes" if yes else "No",
-        }
-        if yes:
-            walk = _Graph(formula).walk(a, b) or []
-            out["chain"] = [literal_object(lit, entities, true_value, false_value) for lit in walk]
-        return out
-    if kind == "core":
-        if not formula.is_2cnf:
-            raise ConfigError("a core question needs a 2-CNF")
-        core = minimum_core(formula)
-        return {"core": [i + 1 for i in core], "size": len(core)}
-    if kind in ("repair", "maxsat"):
-        if not formula.is_2cnf:
-            raise ConfigError(f"a {kind} question needs a 2-CNF")
-        _, falsified = maxsat_model(formula)
-        if not falsified:
-            raise ConfigError(f"a satisfiable formula has nothing to ask as {kind}")
-        if kind == "repair":
-            return {"repair": [i + 1 for i in falsified], "size": len(falsified)}
-        m = formula.num_clauses
-        return {"satisfied": m - len(falsified), "rules": m}
-    raise ConfigError(f"question type {kind!r} has no reference answer", parameter="ask")
+    asked = _REFERENCES.get(kind)
+    if asked is None:
+        raise ConfigError(f"question type {kind!r} has no reference answer", parameter="ask")
+    if asked.checks_2cnf and not formula.is_2cnf:
+        article = "an" if kind[0] in "aeiou" else "a"
+        raise ConfigError(f"{article} {kind} question needs a 2-CNF")
+    return asked.answer(
+        formula, lambda lit: literal_object(lit, entities, true_value, false_value), seed
+    )
