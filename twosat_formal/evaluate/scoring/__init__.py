@@ -51,52 +51,12 @@ from __future__ import annotations
 
 from twosat_formal.core.formula import Formula
 from twosat_formal.core.model import Response
-from twosat_formal.evaluate.scoring.answers import (
-    FAILURE_KINDS,
-    LABELS,
-    MAX_JSON_CHARS,
-    MAX_JSON_DEPTH,
-    AnyPrompt,
-    Decision,
-    Judgement,
-    PromptLike,
-    PromptView,
-    StoryPromptLike,
-    StoryPromptView,
-    WitnessCheck,
-    WitnessText,
-    check_label,
-    check_witness,
-    entity_variables,
-    error_judgement,
-    extract_decision,
-    extract_witness,
-    readings,
-    value_words,
-)
+from twosat_formal.evaluate.scoring import answers
+from twosat_formal.evaluate.scoring.answers import *  # noqa: F403 (the names of answers.__all__)
+from twosat_formal.evaluate.scoring.answers import AnyPrompt, Judgement, check_label, readings
 
-__all__ = [
-    "FAILURE_KINDS",
-    "LABELS",
-    "MAX_JSON_CHARS",
-    "MAX_JSON_DEPTH",
-    "AnyPrompt",
-    "Decision",
-    "Judgement",
-    "PromptLike",
-    "PromptView",
-    "StoryPromptLike",
-    "StoryPromptView",
-    "WitnessCheck",
-    "WitnessText",
-    "check_witness",
-    "entity_variables",
-    "error_judgement",
-    "extract_decision",
-    "extract_witness",
-    "score",
-    "value_words",
-]
+__all__ = ["score"]
+__all__ += answers.__all__
 
 
 def score(response: Response | str, prompt: AnyPrompt, formula: Formula, label: str) -> Judgement:
