@@ -39,6 +39,7 @@ from operator import itemgetter
 
 from twosat_formal.core.formula import Formula
 from twosat_formal.errors import ParseError, SentenceError
+from twosat_formal.verbalize.entities import EntityNumbers
 from twosat_formal.verbalize.formats import Format, read_format
 from twosat_formal.verbalize.schemes import (
     TEMPLATES,
@@ -419,30 +420,40 @@ def _past_number(words: _Words, i: int, rule: int, *, numbered: bool, source: st
     return i
 
 
-def _clause(
-    literals: Sequence[tuple[str, bool]],
-    index_of: dict[str, int],
-    order: list[str],
-    open_ended: bool,
-    words: _Words,
-    i: int,
-    source: str | None,
-) -> list[int]:
-    """The clause of a sentence's ``literals`` (at word ``i``) over the variables ``index_of``.
+class _SentenceEnds:
+    """The word that ends the sentence at a word: the first from there that ends with a
+    period. The ends are found up to the first place the question could start (what
+    follows it, the evaluation prompt, is long and not read), then the sentinel
+    ``limit``, and past it only when a sentence runs on over the question's words."""
 
-    An entity met for the first time becomes the next variable (appended to ``order``)
-    when the entities are ``open_ended``; else it is an error.
-    """
-    clause = []
-    for entity, positive in literals:
-        var = index_of.get(entity)
-        if var is None:
-            if not open_ended:
-                raise words.error(f"unknown entity {entity!r}", i, source)
-            order.append(entity)
-            var = index_of[entity] = len(order)
-        clause.append(var if positive else -var)
-    return clause
+    def __init__(self, words: list[str], question: list[str], start: int) -> None:
+        self._words = words
+        self._limit = _find(words, question, start)
+        self._ends = self._periods(start, self._limit)
+        self._e = 0
+
+    def _periods(self, start: int, stop: int) -> list[int]:
+        return [k for k in range(start, stop) if self._words[k].endswith(".")] + [stop]
+
+    def after(self, i: int) -> int:
+        """The end of the sentence that starts at word ``i`` (at or after the last asked)."""
+        while self._ends[self._e] < i:
+            self._e += 1
+        n = len(self._words)
+        if self._ends[self._e] == self._limit < n:  # a sentence runs on over the question
+            self._ends[self._e :] = self._periods(self._limit, n)
+            self._limit = n
+        return self._ends[self._e]
+
+
+def _at_question(
+    words: _Words, i: int, question: list[str], scheme: Scheme, source: str | None
+) -> bool:
+    """Whether the final question starts at word ``i``; an error past the last word."""
+    n = len(words.words)
+    if i >= n:
+        raise words.error(f"the final question {scheme.question!r} is missing", n, source)
+    return words.words[i] == question[0] and words.words[i : i + len(question)] == question
 
 
 def _read_words(
@@ -459,46 +470,28 @@ def _read_words(
     words = _Words(text)
     scheme = _opening_scheme(words, template, source)
     question = _phrase(scheme.question)
-    known: dict[str, int] | None = None
-    order: list[str] = []
-    if entities is not None:
-        order = [normalize_apostrophes(e) for e in entities]
-        known = {e: v for v, e in enumerate(order, 1)}
-    index_of: dict[str, int] = dict(known) if known is not None else {}
+    normalized = None if entities is None else [normalize_apostrophes(e) for e in entities]
+    numbers = EntityNumbers(normalized)
     clauses: list[list[int]] = []
     lines: list[int] = []
     i = len(_phrase(scheme.preamble))
     text_words = words.words
-    n = len(text_words)
-    first, length = question[0], len(question)
-    # a sentence ends at the first word that ends with a period; the word ends are
-    # found up to the first place the question could start (what follows it, the
-    # evaluation prompt, is long and not read), then the sentinel ``limit``
-    limit = _find(text_words, question, i)
-    ends = [k for k in range(i, limit) if text_words[k].endswith(".")]
-    ends.append(limit)
-    e = 0
+    ends = _SentenceEnds(text_words, question, i)
     if numbered is None:
-        numbered = i < n and _RULE_NUMBER.fullmatch(text_words[i]) is not None
-    while True:
-        if i >= n:
-            raise words.error(f"the final question {scheme.question!r} is missing", n, source)
-        if text_words[i] == first and text_words[i : i + length] == question:
-            break
+        numbered = i < len(text_words) and _RULE_NUMBER.fullmatch(text_words[i]) is not None
+    while not _at_question(words, i, question, scheme, source):
         start = i
         i = _past_number(words, i, len(clauses) + 1, numbered=numbered, source=source)
-        while ends[e] < i:
-            e += 1
-        if ends[e] == limit < n:  # a sentence runs on over the question's words
-            ends[e:] = [k for k in range(limit, n) if text_words[k].endswith(".")] + [n]
-            limit = n
-        j = ends[e]
+        j = ends.after(i)
         sentence = " ".join(text_words[i : j + 1])
         try:
             literals = _parse_sentence(scheme, sentence)
         except SentenceError as err:
             raise words.error(str(err), i, source) from None
-        clauses.append(_clause(literals, index_of, order, known is None, words, i, source))
+        try:
+            clauses.append(numbers.clause(literals))
+        except KeyError as err:
+            raise words.error(f"unknown entity {err.args[0]!r}", i, source) from None
         lines.append(words.lines[start])
         i = j + 1
-    return scheme.name, clauses, order, lines
+    return scheme.name, clauses, numbers.order, lines

@@ -47,6 +47,7 @@ from twosat_formal.resources import data_text
 
 __all__ = [
     "NAMINGS",
+    "EntityNumbers",
     "Naming",
     "check_mapping",
     "entity_map",
@@ -61,6 +62,39 @@ __all__ = [
 _PERSON = re.compile(r"([A-Z][a-z]+)([1-9][0-9]*)?\Z")
 _LETTERS = re.compile(r"[A-Z]+\Z")
 _NUMBER = re.compile(r"[1-9][0-9]*")
+
+
+class EntityNumbers:
+    """The variable of each entity a verbalization names: those of ``entities`` when
+    given (entity ``k``, 1-based, is variable ``k``), else numbered in order of first
+    appearance (``order`` grows as clauses are read).
+
+    >>> numbers = EntityNumbers(None)
+    >>> numbers.clause([("B", True), ("A", False)]), numbers.clause([("A", True)]), numbers.order
+    ([1, -2], [2], ['B', 'A'])
+    >>> EntityNumbers(["A"]).clause([("B", True)])
+    Traceback (most recent call last):
+    KeyError: 'B'
+    """
+
+    def __init__(self, entities: Sequence[str] | None) -> None:
+        self.order: list[str] = [] if entities is None else list(entities)
+        self._open = entities is None
+        self._index = {entity: v for v, entity in enumerate(self.order, 1)}
+
+    def clause(self, literals: Iterable[tuple[str, bool]]) -> list[int]:
+        """The clause of ``(entity, positive)`` pairs; an entity outside the given
+        ``entities`` raises :class:`KeyError` with its name."""
+        clause = []
+        for entity, positive in literals:
+            var = self._index.get(entity)
+            if var is None:
+                if not self._open:
+                    raise KeyError(entity)
+                self.order.append(entity)
+                var = self._index[entity] = len(self.order)
+            clause.append(var if positive else -var)
+        return clause
 
 
 @cache

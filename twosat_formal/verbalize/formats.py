@@ -47,6 +47,7 @@ from typing import ClassVar
 from twosat_formal._util.recent import TEXTS
 from twosat_formal.core.formula import Formula
 from twosat_formal.errors import ConfigError, ParseError, SentenceError
+from twosat_formal.verbalize.entities import EntityNumbers
 from twosat_formal.verbalize.schemes import TEMPLATES, Scheme, rule_head
 
 __all__ = ["FORMATS", "Format", "read_format"]
@@ -238,30 +239,10 @@ class Format(Scheme):
             an entity outside the naming or ``entities``; the error names the line.
         """
         lines = text.split("\n")
-
-        def error(message: str, line: int) -> ParseError:
-            context = lines[line - 1] if line <= len(lines) else None
-            return ParseError(message, line=line, column=1, source=source, context=context)
-
-        if lines[0] != self.preamble:
-            raise error(f"expected the {self.name} preamble {self.preamble!r}", 1)
-        try:
-            end = lines.index(self.question, 1)
-        except ValueError:
-            raise error(f"the final question {self.question!r} is missing", len(lines)) from None
-        if end < 2 or lines[end - 1] != "":
-            raise error("a blank line comes before the final question", end + 1)
-        body = lines[1 : end - 1]
-        shown = self.numbers_shown(body)
-        if numbered is None:
-            numbered = shown
-        elif shown and not numbered:
-            line = self.first_rule + 2
-            raise error("a rule number where the rules are not numbered", line)
+        body = self._body(lines, source)
+        numbered = self._numbered(body, numbered, lines, source)
         # where[i]: the line of the body that line i of the body without numbers was
-        where = list(range(len(body)))
-        if numbered:
-            body, where = self.unnumbered(body)
+        body, where = self.unnumbered(body) if numbered else (body, list(range(len(body))))
         try:
             pairs, first = self.read_body(body)
         except ParseError as err:
@@ -269,24 +250,47 @@ class Format(Scheme):
             if not numbered or not 0 <= at < len(where):
                 raise
             line = where[at] + 2  # the line in the text, numbers and all
-            raise ParseError(
-                err.message, line=line, column=err.column, source=source, context=lines[line - 1]
-            ) from None
-        order: list[str] = [] if entities is None else list(entities)
-        index = {entity: v for v, entity in enumerate(order, 1)}
+            raise _line_error(err.message, line, lines, source, column=err.column) from None
+        numbers = EntityNumbers(entities)
         clauses = []
         for i, clause in enumerate(pairs):
-            found = []
-            for entity, positive in clause:
-                var = index.get(entity)
-                if var is None:
-                    if entities is not None:
-                        raise error(f"unknown entity {entity!r}", first + i + 2)
-                    order.append(entity)
-                    var = index[entity] = len(order)
-                found.append(var if positive else -var)
-            clauses.append(found)
-        return self.name, clauses, order, [where[first + i] + 2 for i in range(len(clauses))]
+            try:
+                clauses.append(numbers.clause(clause))
+            except KeyError as err:
+                message = f"unknown entity {err.args[0]!r}"
+                raise _line_error(message, first + i + 2, lines, source) from None
+        return (
+            self.name,
+            clauses,
+            numbers.order,
+            [where[first + i] + 2 for i in range(len(clauses))],
+        )
+
+    def _body(self, lines: Sequence[str], source: str | None) -> list[str]:
+        """The lines between the preamble and the blank line before the question."""
+        if lines[0] != self.preamble:
+            message = f"expected the {self.name} preamble {self.preamble!r}"
+            raise _line_error(message, 1, lines, source)
+        try:
+            end = lines.index(self.question, 1)
+        except ValueError:
+            message = f"the final question {self.question!r} is missing"
+            raise _line_error(message, len(lines), lines, source) from None
+        if end < 2 or lines[end - 1] != "":
+            raise _line_error(
+                "a blank line comes before the final question", end + 1, lines, source
+            )
+        return list(lines[1 : end - 1])
+
+    def _numbered(
+        self, body: Sequence[str], numbered: bool | None, lines: Sequence[str], source: str | None
+    ) -> bool:
+        """Whether the rules are numbered: as asked, or as the first rule line shows."""
+        shown = self.numbers_shown(body)
+        if shown and numbered is False:
+            message = "a rule number where the rules are not numbered"
+            raise _line_error(message, self.first_rule + 2, lines, source)
+        return shown if numbered is None else numbered
 
     def numbers_shown(self, body: Sequence[str]) -> bool:
         """Whether the first rule line of ``body`` is numbered (by any number).
@@ -336,6 +340,14 @@ class Format(Scheme):
         except _LineError as err:
             message, line, context = err.message, err.index + 2, body[err.index]
         raise ParseError(message, line=line, column=1, context=context)
+
+
+def _line_error(
+    message: str, line: int, lines: Sequence[str], source: str | None, column: int | None = 1
+) -> ParseError:
+    """The error at ``line`` (1-based) of the text split into ``lines``."""
+    context = lines[line - 1] if line <= len(lines) else None
+    return ParseError(message, line=line, column=column, source=source, context=context)
 
 
 def _numbering_error(rule: int, head: str, line: int, context: str) -> ParseError:
