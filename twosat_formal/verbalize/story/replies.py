@@ -69,6 +69,18 @@ def read_entities(reply: str, available: Sequence[str]) -> tuple[str, str] | Non
     index: dict[str, str] = {}
     for name in available:
         index.setdefault(_normal(name), name)
+    items = _bracketed(reply)
+    if items is None or len(items) != 2:
+        return None
+    found = [index.get(_normal(item)) if isinstance(item, str) else None for item in items]
+    if found[0] is None or found[1] is None:
+        return None
+    return found[0], found[1]
+
+
+def _bracketed(reply: str) -> list[object] | None:
+    """The items of the first bracketed list of ``reply`` (as JSON, or its quoted
+    strings), or ``None``."""
     match = _ARRAY.search(reply)
     if match is None:
         return None
@@ -77,14 +89,7 @@ def read_entities(reply: str, available: Sequence[str]) -> tuple[str, str] | Non
         items = json.loads(chunk)
     except json.JSONDecodeError:
         items = [a if a else b for a, b in _QUOTED.findall(chunk)]
-    if not isinstance(items, list) or len(items) != 2:
-        return None
-    found = []
-    for item in items:
-        if not isinstance(item, str) or _normal(item) not in index:
-            return None
-        found.append(index[_normal(item)])
-    return found[0], found[1]
+    return items if isinstance(items, list) else None
 
 
 def read_state(reply: str) -> str | None:
@@ -151,26 +156,36 @@ recovered=(('the cook', False), ('the maid', True)), outcome='valid')
     ...        ["the maid", "the cook"]).outcome
     'wrong-polarity'
     """
-    if text is None:
-        return Assessment(None, None, None, "error")
-    if not text.strip():
-        return Assessment(None, None, None, "empty-clue")
-    if entities_reply is None:
-        return Assessment(None, None, None, "error")
+    stopped = _stopped(text, entities_reply)
+    if stopped is not None or entities_reply is None:
+        return Assessment(None, None, None, stopped or "error")
     entities = read_entities(entities_reply, available)
     if entities is None:
         return Assessment(None, None, None, "malformed-entities")
     if not needs_states(entities, source):
         return Assessment(entities, None, None, "wrong-entities")
-    if len(state_replies) != 2 or any(reply is None for reply in state_replies):
-        return Assessment(entities, None, None, "error")
-    states = tuple(read_state(reply or "") for reply in state_replies)
-    if any(state is None for state in states):
-        return Assessment(entities, None, None, "malformed-state")
-    known = tuple(str(s) for s in states)
-    recovered = tuple((e, s == "A") for e, s in zip(entities, known, strict=True))
+    states = _states(state_replies)
+    if isinstance(states, str):
+        return Assessment(entities, None, None, states)
+    recovered = tuple((e, s == "A") for e, s in zip(entities, states, strict=True))
     outcome = "valid" if sorted(recovered) == sorted(source) else "wrong-polarity"
-    return Assessment(entities, known, recovered, outcome)
+    return Assessment(entities, states, recovered, outcome)
+
+
+def _stopped(text: str | None, entities_reply: str | None) -> str | None:
+    """The outcome of an attempt that stops before Step 3a's reply is read, or ``None``."""
+    if text is not None and not text.strip():
+        return "empty-clue"
+    return "error" if text is None or entities_reply is None else None
+
+
+def _states(state_replies: Sequence[str | None]) -> tuple[str, ...] | str:
+    """The letters of the two Step 3b replies, or the outcome when one failed or is
+    unclear."""
+    if len(state_replies) != 2 or any(reply is None for reply in state_replies):
+        return "error"
+    states = [read_state(reply or "") for reply in state_replies]
+    return "malformed-state" if None in states else tuple(str(s) for s in states)
 
 
 def needs_states(entities: Sequence[str], source: Sequence[tuple[str, bool]]) -> bool:
