@@ -104,37 +104,50 @@ async def revalidate_story(record: StoryRecord, formula: Formula, model: Model) 
 
     ``formula`` is the instance's formula (clause ``i`` is clue ``i``).
     """
-    problems: list[str] = []
     entities = list(record.entities)
-    descriptions = record.descriptions
-    reply = await _ask(model, intro_prompt(record.intro, entities))
-    said = read_yes_no(reply) if reply is not None else None
-    if said != "no":
-        problems.append(
-            "the introduction states a rule about the entities (validator: "
-            f"{(reply or 'no reply').strip()[:60]!r})"
-        )
+    intro = await _intro_problem(record.intro, entities, model)
+    problems = [] if intro is None else [intro]
     for clue, clause in zip(record.clues, formula.clauses, strict=False):
         if clue.accepted is None:
             continue  # a programmatic sentence, read back by parsing
         source = [(entities[abs(lit) - 1], lit > 0) for lit in clause]
-        where = f"clue {clue.index}"
-        found = await _ask(model, entities_prompt(clue.text, entities))
-        states: list[str | None] = []
-        named = None
-        if found is not None:
-            named = read_entities(found, entities)
-        for entity in named or ():
-            true, false = descriptions[entity]
-            states.append(await _ask(model, state_prompt(clue.text, entity, true, false)))
-        outcome = assess(clue.text, found, states, source, entities).outcome
-        if outcome != "valid":
-            problems.append(f"{where}: the validator now reads it as {outcome!r}")
-            continue
-        statements = [f"{e} {descriptions[e][0 if v else 1]}" for e, v in source]
-        relation = await _ask(model, relation_prompt(clue.text, *statements[:2]))
-        letter = read_letter(relation, "ABC") if relation is not None else None
-        if letter != RELATION_ANSWER:
-            meaning = {"B": "both hold", "C": "if-then", None: "no clear answer"}[letter]
-            problems.append(f"{where}: the validator reads its relation as {meaning}")
+        problem = await _clue_problem(clue.text, source, record, model)
+        if problem is not None:
+            problems.append(f"clue {clue.index}: {problem}")
     return problems
+
+
+async def _intro_problem(intro: str, entities: list[str], model: Model) -> str | None:
+    """The problem of an introduction the validator says states a rule, or ``None``."""
+    reply = await _ask(model, intro_prompt(intro, entities))
+    if reply is not None and read_yes_no(reply) == "no":
+        return None
+    return (
+        "the introduction states a rule about the entities (validator: "
+        f"{(reply or 'no reply').strip()[:60]!r})"
+    )
+
+
+async def _clue_problem(
+    text: str, source: list[tuple[str, bool]], record: StoryRecord, model: Model
+) -> str | None:
+    """The problem of an accepted clue the validator now reads otherwise, or ``None``:
+    Steps 3a and 3b asked again (:func:`assess`), then the relation."""
+    entities = list(record.entities)
+    descriptions = record.descriptions
+    found = await _ask(model, entities_prompt(text, entities))
+    named = read_entities(found, entities) if found is not None else None
+    states: list[str | None] = []
+    for entity in named or ():
+        true, false = descriptions[entity]
+        states.append(await _ask(model, state_prompt(text, entity, true, false)))
+    outcome = assess(text, found, states, source, entities).outcome
+    if outcome != "valid":
+        return f"the validator now reads it as {outcome!r}"
+    statements = [f"{e} {descriptions[e][0 if v else 1]}" for e, v in source]
+    relation = await _ask(model, relation_prompt(text, *statements[:2]))
+    letter = read_letter(relation, "ABC") if relation is not None else None
+    if letter == RELATION_ANSWER:
+        return None
+    meaning = {"B": "both hold", "C": "if-then", None: "no clear answer"}[letter]
+    return f"the validator reads its relation as {meaning}"
