@@ -38,7 +38,7 @@ Examples
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
@@ -281,19 +281,8 @@ class Scheme:
 
     def _parse_sentence(self, sentence: str) -> tuple[tuple[str, bool], ...]:
         text = normalize_apostrophes(sentence)
-        frames = [
-            (1, "", "."),
-            (2, self.prefix, self.both + "."),
-            (3, self.prefix, self.several + "."),
-        ]
         unknown: SentenceError | None = None
-        for width, prefix, suffix in frames:
-            if not (text.startswith(prefix) and text.endswith(suffix)):
-                continue
-            middle = text[len(prefix) : len(text) - len(suffix)]
-            parts = middle.split(" or ")
-            if (len(parts) < 3) if width == 3 else (len(parts) != width):
-                continue
+        for parts in self._framings(text):
             try:
                 literals = [self.parse_literal(part) for part in parts]
             except SentenceError as err:
@@ -305,6 +294,21 @@ class Scheme:
         if unknown is not None:
             raise unknown
         raise SentenceError(f"the sentence fits no {self.name} pattern")
+
+    def _framings(self, text: str) -> Iterator[list[str]]:
+        """The literal phrases of ``text`` in each sentence frame that fits it: one
+        literal and a period, two between :attr:`prefix` and :attr:`both`, three or more
+        between :attr:`prefix` and :attr:`several`."""
+        frames = [
+            (1, "", "."),
+            (2, self.prefix, self.both + "."),
+            (3, self.prefix, self.several + "."),
+        ]
+        for width, prefix, suffix in frames:
+            if text.startswith(prefix) and text.endswith(suffix):
+                parts = text[len(prefix) : len(text) - len(suffix)].split(" or ")
+                if (len(parts) >= 3) if width == 3 else (len(parts) == width):
+                    yield parts
 
     def example(self) -> str:
         """The paper's G.1 example clauses ``(¬A ∨ B), (A ∨ ¬C)`` in this scheme's words.

@@ -20,6 +20,7 @@ Examples
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 
 from twosat_formal.errors import CertificateError, ConfigError
@@ -69,23 +70,26 @@ def parse_fallback(
     for entity, (true, false) in descriptions.items():
         statements[f"{entity} {true}"] = (entity, True)
         statements[f"{entity} {false}"] = (entity, False)
-    readings: list[list[tuple[str, bool]]] = []
-    if text.startswith(_EITHER) and text.endswith(_BOTH):
-        body = text[len(_EITHER) : -len(_BOTH)]
-        start = body.find(_OR)
-        while start >= 0:
-            left, right = body[:start], body[start + len(_OR) :]
-            if left in statements and right in statements:
-                readings.append([statements[left], statements[right]])
-            start = body.find(_OR, start + 1)
-    elif text.startswith(_CERTAIN) and text.endswith(_PERIOD):
-        body = text[len(_CERTAIN) : -len(_PERIOD)]
-        if body in statements:
-            readings.append([statements[body]])
+    readings = _fallback_readings(text, statements)
     if len(readings) != 1:
         why = "reads in several ways" if readings else "is not a fallback sentence of the entities"
         raise CertificateError(f"the clue {text!r} {why}")
     return readings[0]
+
+
+def _fallback_readings(
+    text: str, statements: Mapping[str, tuple[str, bool]]
+) -> list[list[tuple[str, bool]]]:
+    """Every way ``text`` reads as a fallback sentence of the ``statements``."""
+    if text.startswith(_EITHER) and text.endswith(_BOTH):
+        body = text[len(_EITHER) : -len(_BOTH)]
+        cuts = [m.start() for m in re.finditer(f"(?={re.escape(_OR)})", body)]
+        halves = [(body[:cut], body[cut + len(_OR) :]) for cut in cuts]
+        return [[statements[a], statements[b]] for a, b in halves if {a, b} <= statements.keys()]
+    if text.startswith(_CERTAIN) and text.endswith(_PERIOD):
+        body = text[len(_CERTAIN) : -len(_PERIOD)]
+        return [[statements[body]]] if body in statements else []
+    return []
 
 
 def assemble_story(intro: str, clues: Iterable[str]) -> str:
