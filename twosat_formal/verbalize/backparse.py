@@ -40,7 +40,7 @@ from operator import itemgetter
 from twosat_formal.core.formula import Formula
 from twosat_formal.errors import ParseError, SentenceError
 from twosat_formal.verbalize.entities import EntityNumbers
-from twosat_formal.verbalize.formats import Format, read_format
+from twosat_formal.verbalize.formats import Format, Read, read_format
 from twosat_formal.verbalize.schemes import (
     TEMPLATES,
     Scheme,
@@ -262,7 +262,7 @@ def read_clauses(
     entities: Sequence[str] | None,
     source: str | None,
     numbered: bool | None = None,
-) -> tuple[str, list[list[int]], list[str], list[int]]:
+) -> Read:
     """What :func:`backparse` reads: scheme name, clauses, entities in order, lines.
 
     The round-trip proof uses the clauses as they are, without building a
@@ -343,7 +343,7 @@ def _line_entities(
 
 def _read_lines(
     text: str, scheme: Scheme, entities: Sequence[str] | None, numbered: bool | None = None
-) -> tuple[str, list[list[int]], list[str], list[int]] | None:
+) -> Read | None:
     """:func:`read_clauses` of a text laid out as the renderer lays it out, or ``None``.
 
     The preamble and a line break open the text, every line up to a blank line and the
@@ -462,7 +462,7 @@ def _read_words(
     entities: Sequence[str] | None,
     source: str | None,
     numbered: bool | None = None,
-) -> tuple[str, list[list[int]], list[str], list[int]]:
+) -> Read:
     """:func:`read_clauses` word by word: any whitespace, errors with their positions.
 
     Numbered rules open with their number as a word of its own (``1.``), which must be
