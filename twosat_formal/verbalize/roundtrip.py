@@ -153,9 +153,7 @@ def _prove(
     key = (num_vars, left, right)
     if session.proved.seen(key):  # this very pair (its literals in range) was proven already
         return
-    literals = left[0] + right[0]
-    if literals and (max(literals) > num_vars or min(literals) < -num_vars or 0 in literals):
-        raise ProofError(f"a literal lies outside the variables 1..{num_vars}")
+    _check_range(left[0] + right[0], num_vars)
     # the same clauses are the same term: written once (Z3 still proves the pair)
     term = _smt_cnf(_clauses(left))
     claim = f"(assert (xor {term} {term if right == left else _smt_cnf(_clauses(right))}))"
@@ -166,16 +164,33 @@ def _prove(
     try:
         solver.from_string(claim)
         answer = solver.check()
-        if answer == z3.unsat:
-            session.remember(key)
-            return
-        if answer == z3.sat:
-            counterexample = _counterexample(solver.model(), ctx, num_vars, names)
-            shown = ", ".join(f"{k}={v}" for k, v in counterexample.items())
-            raise ProofError(f"the formulas differ: {shown}", counterexample=counterexample)
-        raise ProofError(f"z3 could not decide the equivalence ({solver.reason_unknown()})")
+        if answer != z3.unsat:
+            raise _refutation(answer, solver, ctx, num_vars, names)
+        session.remember(key)
     finally:
         solver.pop()
+
+
+def _check_range(literals: Sequence[int], num_vars: int) -> None:
+    """Raise :class:`ProofError` for a literal outside the variables ``1..num_vars``."""
+    if literals and (max(literals) > num_vars or min(literals) < -num_vars or 0 in literals):
+        raise ProofError(f"a literal lies outside the variables 1..{num_vars}")
+
+
+def _refutation(
+    answer: z3.CheckSatResult,
+    solver: z3.Solver,
+    ctx: z3.Context,
+    num_vars: int,
+    names: Sequence[str] | Callable[[], Sequence[str]] | None,
+) -> ProofError:
+    """The error of a claim of difference Z3 did not refute: its counterexample when Z3
+    found one (``sat``), else Z3's reason (``unknown``)."""
+    if answer != z3.sat:
+        return ProofError(f"z3 could not decide the equivalence ({solver.reason_unknown()})")
+    counterexample = _counterexample(solver.model(), ctx, num_vars, names)
+    shown = ", ".join(f"{k}={v}" for k, v in counterexample.items())
+    return ProofError(f"the formulas differ: {shown}", counterexample=counterexample)
 
 
 #: How many proven pairs a session remembers.
