@@ -278,30 +278,41 @@ class StoryRecord(records.StoryRecordModel):
         out = _validated(data, cls)
         if out.theme not in THEMES:
             raise RecordError(f"unknown story theme {out.theme!r}")
-        for i, clue in enumerate(out.clues):
-            _choice(clue.mode, f"clues.{i}.mode", _CLAUSE_MODES)
-            outcome = clue_outcome(clue.accepted, clue.fallback)
-            if clue.outcome != outcome:
-                raise RecordError(
-                    f"field 'clues.{i}.outcome' must be {outcome!r} (accepted "
-                    f"{clue.accepted!r}, fallback {clue.fallback!r}), got {clue.outcome!r}"
-                )
-            for k, attempt in enumerate(clue.attempts):
-                _choice(attempt.outcome, f"clues.{i}.attempts.{k}.outcome", ATTEMPT_OUTCOMES)
-        theme = THEMES.get(out.theme)
-        try:
-            described = {entity: theme.describe(entity) for entity in out.entities}
-        except ConfigError as exc:
-            raise RecordError(f"field 'entities': {exc}") from None
-        if list(out.descriptions.items()) != list(described.items()):
-            raise RecordError(
-                f"field 'descriptions' must be the {out.theme} theme's descriptions of the "
-                "entities, in their order"
-            )
+        _check_clues(out)
+        _check_descriptions(out)
         expected = story_id(out.instance_id, out.theme, out.model, out.seed, attested_digest(out))
         if out.id != expected:
             raise RecordError(f"id {out.id!r} is not the hash of the record; expected {expected!r}")
         return out
+
+
+def _check_clues(record: StoryRecord) -> None:
+    """Every clue's mode and attempt outcomes known, its outcome the one its
+    ``accepted`` and ``fallback`` say."""
+    for i, clue in enumerate(record.clues):
+        _choice(clue.mode, f"clues.{i}.mode", _CLAUSE_MODES)
+        outcome = clue_outcome(clue.accepted, clue.fallback)
+        if clue.outcome != outcome:
+            raise RecordError(
+                f"field 'clues.{i}.outcome' must be {outcome!r} (accepted "
+                f"{clue.accepted!r}, fallback {clue.fallback!r}), got {clue.outcome!r}"
+            )
+        for k, attempt in enumerate(clue.attempts):
+            _choice(attempt.outcome, f"clues.{i}.attempts.{k}.outcome", ATTEMPT_OUTCOMES)
+
+
+def _check_descriptions(record: StoryRecord) -> None:
+    """The descriptions the theme's, of the entities in their order."""
+    theme = THEMES.get(record.theme)
+    try:
+        described = {entity: theme.describe(entity) for entity in record.entities}
+    except ConfigError as exc:
+        raise RecordError(f"field 'entities': {exc}") from None
+    if list(record.descriptions.items()) != list(described.items()):
+        raise RecordError(
+            f"field 'descriptions' must be the {record.theme} theme's descriptions of the "
+            "entities, in their order"
+        )
 
 
 def is_story_record(record: object) -> bool:
