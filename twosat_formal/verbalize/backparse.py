@@ -300,10 +300,12 @@ def _opening(text: str) -> Scheme | None:
     return next((scheme for scheme, words in preambles if head[: len(words)] == words), None)
 
 
-def _rule_block(text: str, scheme: Scheme) -> str | None:
-    """The lines between ``scheme``'s preamble line and its question, or ``None`` unless
-    the text opens with the preamble and a line break and the question follows a blank
-    line and ends at a whitespace or the end."""
+def _rule_block(text: str, scheme: Scheme, numbered: bool | None) -> str | None:
+    """The lines between ``scheme``'s preamble line and its question, without their
+    rule numbers where the rules are ``numbered`` (``None``: the first line is numbered
+    1), or ``None`` unless the text opens with the preamble and a line break, the
+    question follows a blank line and ends at a whitespace or the end, and a numbered
+    line opens with its number."""
     head, marker = scheme.preamble + "\n", "\n\n" + scheme.question
     if not text.startswith(head):
         return None
@@ -311,7 +313,10 @@ def _rule_block(text: str, scheme: Scheme) -> str | None:
     after = end + len(marker)
     if end < len(head) or (after < len(text) and not text[after].isspace()):
         return None
-    return text[len(head) : end]
+    block = text[len(head) : end]
+    if numbered or (numbered is None and block.startswith(rule_head(1))):
+        return _without_numbers(block)
+    return block
 
 
 def _without_numbers(block: str) -> str | None:
@@ -365,13 +370,9 @@ def _read_lines(
     True
     """
     pattern = scheme.clause_lines
-    block = _rule_block(text, scheme)
+    block = _rule_block(text, scheme, numbered)
     if pattern is None or block is None:
         return None
-    if numbered or (numbered is None and block.startswith(rule_head(1))):
-        block = _without_numbers(block)
-        if block is None:
-            return None
     matches = pattern[0].findall(block)
     if len(matches) != block.count("\n") + 1:
         return None
