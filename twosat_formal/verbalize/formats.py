@@ -543,21 +543,26 @@ class DimacsFormat(Format):
             raise ParseError(message, line=line, column=err.column, context=err.context) from None
         if any(not clause for clause in formula.clauses):
             raise ParseError("the DIMACS block holds an empty clause", line=2, column=1)
-        clauses = [list(clause) for clause in formula.clauses]
-        rendered = _block(formula)
-        if rendered != list(body):
-            lines = enumerate(zip(rendered, body, strict=False))
-            i = next((i for i, (a, b) in lines if a != b), min(len(rendered), len(body)))
-            raise ParseError(
-                "the DIMACS block is not written as the dimacs format writes it "
-                "(the header, then one clause per line, single spaces)",
-                line=i + 2,
-                column=1,
-                context=body[i] if i < len(body) else None,
-            )
+        _check_rewritten(_block(formula), body)
         # variable k is the entity xk (no list of every variable: the header may be large)
-        pairs = [[(f"x{abs(x)}", x > 0) for x in clause] for clause in clauses]
+        pairs = [[(f"x{abs(x)}", x > 0) for x in clause] for clause in formula.clauses]
         return pairs, 1
+
+
+def _check_rewritten(rendered: Sequence[str], body: Sequence[str]) -> None:
+    """Raise :class:`ParseError` at the first line where ``body`` is not the DIMACS
+    block ``rendered`` as the renderer writes it."""
+    if list(rendered) == list(body):
+        return
+    lines = enumerate(zip(rendered, body, strict=False))
+    i = next((i for i, (a, b) in lines if a != b), min(len(rendered), len(body)))
+    raise ParseError(
+        "the DIMACS block is not written as the dimacs format writes it "
+        "(the header, then one clause per line, single spaces)",
+        line=i + 2,
+        column=1,
+        context=body[i] if i < len(body) else None,
+    )
 
 
 @dataclass(frozen=True)
