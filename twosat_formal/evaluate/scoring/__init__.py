@@ -98,7 +98,7 @@ def score(response: Response | str, prompt: AnyPrompt, formula: Formula, label: 
         response = Response(response)
     check_label(label)
     ask = getattr(prompt, "ask", "decision")
-    if ask != "decision":  # a question type of its own: forced, entails
+    if ask != "decision":  # a question type of its own: forced, entails, ...
         from twosat_formal.evaluate.scoring.questions import judge_question
 
         return judge_question(ask, response, prompt, formula, label)

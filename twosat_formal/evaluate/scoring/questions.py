@@ -1,10 +1,10 @@
 """Strict and lenient readers of question-type answers, and their judgement.
 
-:func:`judge_question` is what :func:`twosat_formal.evaluate.scoring.score` returns for a prompt
-whose ``ask`` is ``forced`` or ``entails``, so ``eval``, ``score`` and the reward judge
-alike. The true answer is worked out from the formula, never taken from the prompt's
-stored reference (only the ``entails`` question, its ``if`` and ``then``, is read from
-it).
+:func:`judge_question` is what :func:`twosat_formal.evaluate.scoring.score` returns for a
+prompt whose ``ask`` is a question type of its own (not the decision), so ``eval``,
+``score`` and the reward judge alike. The true answer is worked out from the formula,
+never taken from the prompt's stored reference (only the ``entails`` question, its
+``if`` and ``then``, is read from it).
 
 ``forced``
     Strictly, the last non-blank line is ``The answer is: {JSON}``, a flat object of

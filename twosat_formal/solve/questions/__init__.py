@@ -18,7 +18,9 @@ Each type in :data:`ASKED` has its fixed wording
 (:mod:`twosat_formal.certify.questions`), and strict and lenient readers and a
 judgement shared by ``eval`` and ``score`` (:mod:`twosat_formal.evaluate.scoring.questions`).
 This package is the logic of the question types (what each asks of its formula);
-each of the other parts lives in the layer that uses it.
+each of the other parts lives in the layer that uses it, as one function driven by a
+table keyed by :data:`ASKED` (the wording's templates, the reference answers, the
+re-derivations, the judges), so a type is added by an entry in each table.
 
 Examples
 --------
