@@ -174,3 +174,30 @@ def test_unknown_naming_and_negative_letter_index() -> None:
         entity_map("planets", 3)
     with pytest.raises(ConfigError):
         letter_name(-1)
+
+
+_CLAUSES = st.lists(
+    st.lists(st.tuples(st.sampled_from("ABCDEF"), st.booleans()), min_size=1, max_size=3),
+    max_size=8,
+)
+
+
+@given(_CLAUSES, st.none() | st.lists(st.sampled_from("ABCDEF"), unique=True))
+def test_entity_numbers_follow_first_appearance_or_the_given_entities(
+    clauses: list[list[tuple[str, bool]]], given_entities: list[str] | None
+) -> None:
+    """Both readers number entities with EntityNumbers: checked against a plain count."""
+    from twosat_formal.verbalize.entities import EntityNumbers
+
+    named = [entity for clause in clauses for entity, _ in clause]
+    order = list(dict.fromkeys(named)) if given_entities is None else given_entities
+    numbers = EntityNumbers(given_entities)
+    if not set(named) <= set(order):
+        with pytest.raises(KeyError):
+            for clause in clauses:
+                numbers.clause(clause)
+        return
+    read = [numbers.clause(clause) for clause in clauses]
+    assert numbers.order == order
+    for clause, lits in zip(clauses, read, strict=True):
+        assert lits == [(order.index(e) + 1) * (1 if pos else -1) for e, pos in clause]
