@@ -427,59 +427,90 @@ def _walk(
     cls = _class_of(rules, len(path)) if path else RE_DERIVED
     if cls is None:
         _walk_parted(stored, expected, path, out, rules)
-        return
-    if cls != RE_DERIVED:
+    elif cls != RE_DERIVED:
         out.counts[cls] += _leaves(stored)
         if cls == MEASURED and not _timing(stored):  # every measured field is a timing
             out.differ(f"{_show_path(path)} is {_show(stored)}, not a timing")
-        return
+    else:
+        _walk_derived(stored, expected, path, out, rules)
+
+
+def _walk_derived(
+    stored: Any, expected: Any, path: list[str | int], out: Comparison, rules: _Rules
+) -> None:
+    """A re-derived field: its object, list or leaf compared with the expected one."""
     if not rules and path and _identical(stored, expected):
         out.counts[RE_DERIVED] += _leaves(stored)
-        return
-    if isinstance(expected, Mapping) and isinstance(stored, Mapping):
-        keys, wanted = list(stored), list(expected)
-        for key in keys:
-            if key not in expected:
-                out.counts[RE_DERIVED] += _leaves(stored[key])
-                out.differ(
-                    f"{_show_path([*path, key])} is not a field of the re-derived record"
-                    f" (fields: {_show(wanted)})",
-                )
-        for key in wanted:
-            if key not in stored:
-                out.differ(f"{_show_path([*path, key])} is missing")
-        common = [k for k in keys if k in expected]
-        if common != [k for k in wanted if k in stored]:
-            out.differ(f"the fields of {_show_path(path)} are in another order")
-        for key in common:
-            below = _descend(rules, len(path), key)
-            _walk(stored[key], expected[key], [*path, key], out, below)
-        if not stored:
-            out.counts[RE_DERIVED] += 1
-        return
-    if isinstance(expected, list) and isinstance(stored, list):
-        if len(stored) != len(expected):
-            out.counts[RE_DERIVED] += _leaves(stored)
+    elif isinstance(expected, Mapping) and isinstance(stored, Mapping):
+        _walk_object(stored, expected, path, out, rules)
+    elif isinstance(expected, list) and isinstance(stored, list):
+        _walk_list(stored, expected, path, out, rules)
+    else:
+        out.counts[RE_DERIVED] += _leaves(stored)
+        if not _same_leaf(stored, expected):
+            _differ_leaf(stored, expected, path, out)
+
+
+def _walk_object(
+    stored: Mapping[str, Any],
+    expected: Mapping[str, Any],
+    path: list[str | int],
+    out: Comparison,
+    rules: _Rules,
+) -> None:
+    """Two objects: extra, missing and reordered fields named, the common ones walked."""
+    common = _differ_keys(stored, expected, path, out)
+    for key in common:
+        _walk(stored[key], expected[key], [*path, key], out, _descend(rules, len(path), key))
+    if not stored:
+        out.counts[RE_DERIVED] += 1
+
+
+def _differ_keys(
+    stored: Mapping[str, Any], expected: Mapping[str, Any], path: list[str | int], out: Comparison
+) -> list[str]:
+    """Name the fields only one object has, and a change of order; the common keys."""
+    keys, wanted = list(stored), list(expected)
+    for key in keys:
+        if key not in expected:
+            out.counts[RE_DERIVED] += _leaves(stored[key])
             out.differ(
-                f"{_show_path(path)} has {len(stored)} items, re-derived {len(expected)}",
+                f"{_show_path([*path, key])} is not a field of the re-derived record"
+                f" (fields: {_show(wanted)})",
             )
-            return
-        for i, (a, b) in enumerate(zip(stored, expected, strict=True)):
-            _walk(a, b, [*path, i], out, _descend(rules, len(path), i))
-        if not stored:
-            out.counts[RE_DERIVED] += 1
+    for key in wanted:
+        if key not in stored:
+            out.differ(f"{_show_path([*path, key])} is missing")
+    common = [k for k in keys if k in expected]
+    if common != [k for k in wanted if k in stored]:
+        out.differ(f"the fields of {_show_path(path)} are in another order")
+    return common
+
+
+def _walk_list(
+    stored: list[Any], expected: list[Any], path: list[str | int], out: Comparison, rules: _Rules
+) -> None:
+    """Two lists: their lengths compared, then their items walked in step."""
+    if len(stored) != len(expected):
+        out.counts[RE_DERIVED] += _leaves(stored)
+        out.differ(f"{_show_path(path)} has {len(stored)} items, re-derived {len(expected)}")
         return
-    out.counts[RE_DERIVED] += _leaves(stored)
-    if not _same_leaf(stored, expected):
-        where = _show_path(path)
-        if isinstance(stored, str) and isinstance(expected, str) and "\n" in stored + expected:
-            a, b = stored.split("\n"), expected.split("\n")
-            line = next(
-                (i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y),
-                min(len(a), len(b)),
-            )
-            got = a[line] if line < len(a) else "(end of text)"
-            want = b[line] if line < len(b) else "(end of text)"
-            where += f" line {line + 1}"
-            stored, expected = got, want
-        out.differ(f"{where} is {_show(stored)}, re-derived {_show(expected)}")
+    for i, (a, b) in enumerate(zip(stored, expected, strict=True)):
+        _walk(a, b, [*path, i], out, _descend(rules, len(path), i))
+    if not stored:
+        out.counts[RE_DERIVED] += 1
+
+
+def _differ_leaf(stored: Any, expected: Any, path: list[str | int], out: Comparison) -> None:
+    """Name two different leaves; of two texts of several lines, the first line that differs."""
+    where = _show_path(path)
+    if isinstance(stored, str) and isinstance(expected, str) and "\n" in stored + expected:
+        a, b = stored.split("\n"), expected.split("\n")
+        line = next(
+            (i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y),
+            min(len(a), len(b)),
+        )
+        where += f" line {line + 1}"
+        stored = a[line] if line < len(a) else "(end of text)"
+        expected = b[line] if line < len(b) else "(end of text)"
+    out.differ(f"{where} is {_show(stored)}, re-derived {_show(expected)}")
