@@ -407,18 +407,31 @@ def _walk_parted(
     if not stored:
         out.counts[outer] += 1
     for key in {**stored, **expected}:
-        below = _descend(rules, len(path), key)
-        where = [*path, key]
-        if key in stored and key in expected:
-            _walk(stored[key], expected[key], where, out, below)
-        elif _class_of(below, len(where)) != RE_DERIVED:
-            if key in stored:
-                _walk(stored[key], None, where, out, below)
-        elif key in stored:
-            out.counts[RE_DERIVED] += _leaves(stored[key])
-            out.differ(f"{_show_path(where)} is not a field of the re-derived record")
-        else:
-            out.differ(f"{_show_path(where)} is missing")
+        _walk_member(stored, expected, key, path, out, rules)
+
+
+def _walk_member(
+    stored: Mapping[str, Any],
+    expected: Mapping[str, Any],
+    key: str,
+    path: list[str | int],
+    out: Comparison,
+    rules: _Rules,
+) -> None:
+    """A field of a parted object, where one of the two may lack it: walked where both
+    have it, or the stored one alone when it is not re-derived; else named extra or
+    missing."""
+    below, where = _descend(rules, len(path), key), [*path, key]
+    if key in stored and key in expected:
+        _walk(stored[key], expected[key], where, out, below)
+    elif _class_of(below, len(where)) != RE_DERIVED:
+        if key in stored:
+            _walk(stored[key], None, where, out, below)
+    elif key in stored:
+        out.counts[RE_DERIVED] += _leaves(stored[key])
+        out.differ(f"{_show_path(where)} is not a field of the re-derived record")
+    else:
+        out.differ(f"{_show_path(where)} is missing")
 
 
 def _walk(
