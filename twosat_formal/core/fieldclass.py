@@ -299,30 +299,43 @@ def _blanked(
     if any(len(pattern) == depth for pattern, _ in rules):
         timings.append(stored)
         return None, None
+    kind = _container(stored, expected)
+    if kind is None:  # a leaf, or a value JSON cannot encode exactly (then the walk runs)
+        return stored, expected
+    left, right = kind(stored), kind(expected)
+    for key in _reached(stored, rules, depth):
+        below = _descend(rules, depth, key)
+        left[key], right[key] = _blanked(stored[key], expected[key], below, depth + 1, timings)
+    if list(map(type, _values(left))) != list(map(type, _values(right))):
+        raise _Walk
+    return left, right
+
+
+def _container(stored: Any, expected: Any) -> type[dict[Any, Any]] | type[list[Any]] | None:
+    """``dict`` or ``list`` when both values are one with the same keys or length,
+    ``None`` when they are something else of the same type; else :class:`_Walk`."""
     kind = type(stored)
     if kind is not type(expected):
         raise _Walk
     if kind is dict:
         if list(stored) != list(expected):
             raise _Walk
-    elif kind is list:
+        return dict
+    if kind is list:
         if len(expected) != len(stored):
             raise _Walk
-    else:  # a leaf, or a value JSON cannot encode exactly (then the walk runs)
-        return stored, expected
-    left, right = kind(stored), kind(expected)
+        return list
+    return None
+
+
+def _reached(stored: dict[Any, Any] | list[Any], rules: _Rules, depth: int) -> Sequence[Any]:
+    """The keys or indices of ``stored`` that a rule's part at ``depth`` reaches."""
     reached = {pattern[depth] for pattern, _ in rules}
-    keys: Sequence[Any]
+    is_dict = type(stored) is dict
     if "*" in reached:
-        keys = list(stored) if kind is dict else range(len(stored))
-    else:  # the keys the rules name (a list's indices are never names)
-        keys = [key for key in reached if key in stored] if kind is dict else ()
-    for key in keys:
-        below = _descend(rules, depth, key)
-        left[key], right[key] = _blanked(stored[key], expected[key], below, depth + 1, timings)
-    if list(map(type, _values(left))) != list(map(type, _values(right))):
-        raise _Walk
-    return left, right
+        return list(stored) if is_dict else range(len(stored))
+    # the keys the rules name (a list's indices are never names)
+    return [key for key in reached if key in stored] if is_dict else ()
 
 
 def _values(value: dict[Any, Any] | list[Any]) -> Any:
