@@ -180,6 +180,19 @@ class Edit:
         clauses[self.position : self.position + len(self.before)] = self.after
         return formula.with_clauses(clauses)
 
+    def describe(self, formula: Formula) -> str:
+        """One line for people, with the formula's names."""
+
+        def show(clauses: tuple[ClauseT, ...]) -> str:
+            if not clauses:
+                return "nothing"
+            return " & ".join(f"({clause_text(formula, c)})" for c in clauses)
+
+        return (
+            f"{self.operator} at clause {self.position + 1}: "
+            f"{show(self.before)} -> {show(self.after)}"
+        )
+
     def to_json(self, formula: Formula | None = None) -> dict[str, Any]:
         """The edit as a JSON object; with ``formula``, the clauses also as named text.
 
