@@ -137,11 +137,20 @@ def _show(value: Any) -> str:
 
 
 def _leaves(value: Any) -> int:
-    if isinstance(value, Mapping):
-        return sum(_leaves(v) for v in value.values()) or 1
-    if isinstance(value, list | tuple):
-        return sum(_leaves(v) for v in value) or 1
-    return 1
+    """The fields of a value, without recursion: its leaves, an empty object or list
+    counting one."""
+    if not isinstance(value, Mapping | list | tuple):
+        return 1
+    stack, count = [value], 0
+    while stack:
+        item = stack.pop()
+        if isinstance(item, Mapping) and item:
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple) and item:
+            stack.extend(item)
+        else:
+            count += 1
+    return count
 
 
 def _identical(stored: Any, expected: Any) -> bool:
@@ -221,7 +230,7 @@ def _same(stored: Any, expected: Any, rules: _Rules) -> dict[str, int] | None:
                 return None
         except (TypeError, ValueError):
             return None
-        fields = _fields(left)
+        fields = _leaves(left)
     return {RE_DERIVED: fields - len(timings), MEASURED: len(timings), ATTESTED: 0}
 
 
@@ -244,7 +253,7 @@ def _marshalled(value: Any) -> bytes | None:
 
 
 def _plain_fields(value: Any) -> int | None:
-    """:func:`_fields` of a value that encodes as JSON (``None`` for any other).
+    """:func:`_leaves` of a value that encodes as JSON (``None`` for any other).
 
     Plain: objects with string keys, lists and tuples, strings, integers, booleans,
     ``None`` and finite floats, so :data:`_exact` would encode it without an error.
@@ -340,24 +349,6 @@ def _reached(stored: dict[Any, Any] | list[Any], rules: _Rules, depth: int) -> S
 
 def _values(value: dict[Any, Any] | list[Any]) -> Any:
     return value.values() if type(value) is dict else value
-
-
-def _fields(value: Any) -> int:
-    """:func:`_leaves` without recursion: the fields of a JSON value (an empty object or
-    list is one)."""
-    stack, count = [value], 0
-    while stack:
-        item = stack.pop()
-        kind = type(item)
-        if kind is dict:
-            if item:
-                stack.extend(item.values())
-                continue
-        elif (kind is list or kind is tuple) and item:
-            stack.extend(item)
-            continue
-        count += 1
-    return count
 
 
 def _timing(value: Any) -> bool:
