@@ -114,6 +114,14 @@ CASES: list[tuple[str, Callable[[], object], type[Exception], str | None, str | 
         "r=10 fillers leave no room for the bridge in 10 clauses",
     ),
     (
+        "implication-cycle r too big",
+        lambda: generate("implication-cycle", clauses=10, seed=1, r=9),
+        ConfigError,
+        "r",
+        "0..7 for 10 clauses",
+        "r=9 fillers leave no room for a core of at least 3 clauses in 10",
+    ),
+    (
         "symmetry too few",
         lambda: generate("symmetry", clauses=1, seed=1),
         ConfigError,

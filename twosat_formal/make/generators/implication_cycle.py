@@ -101,12 +101,8 @@ def _budget(request: Request) -> None:
         r = request.fillers_beside(size_L + 1, "when L is set without a clause target")
     else:
         target = request.target
-        if r is None:
-            r = request.fillers_in(target)
-        else:
-            request.refuse_fillers(
-                r, target - MIN_CLAUSES, f"a core of at least 3 clauses in {target}"
-            )
+        room = f"a core of at least 3 clauses in {target}"
+        r = request.fillers_for(r, None, target - MIN_CLAUSES, room)
         size_L = target - 1 - r
     request.sizes.update(L=size_L, r=r)
 
