@@ -294,3 +294,16 @@ def test_interleave_is_a_merge_that_keeps_order(lengths: list[int], seed: int) -
     assert sorted(merged) == [(k, i) for k, n in enumerate(lengths) for i in range(n)]
     for k in range(len(lengths)):
         assert [i for s, i in merged if s == k] == list(range(lengths[k]))
+
+
+@given(m=st.integers(1, 6), beyond=st.integers(0, 3))
+def test_bridge_move_refuses_a_clause_or_position_beyond_the_clauses(m: int, beyond: int) -> None:
+    formula = Formula([[i, i + 1] for i in range(1, m + 1)])
+    move = OPERATORS.get("bridge-move")
+    for name in ("clause", "position"):
+        params = {"clause": 0, "position": 0, name: m + beyond}
+        with pytest.raises(ConfigError) as err:
+            move.apply(formula, seed=1, **params)
+        assert err.value.parameter == name
+        assert str(err.value).startswith(f"{name} {m + beyond} is out of range for {m} clauses")
+        assert err.value.valid == f"0..{m - 1}"

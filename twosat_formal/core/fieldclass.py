@@ -137,11 +137,20 @@ def _show(value: Any) -> str:
 
 
 def _leaves(value: Any) -> int:
-    if isinstance(value, Mapping):
-        return sum(_leaves(v) for v in value.values()) or 1
-    if isinstance(value, list | tuple):
-        return sum(_leaves(v) for v in value) or 1
-    return 1
+    """The fields of a value, without recursion: its leaves, an empty object or list
+    counting one."""
+    if not isinstance(value, Mapping | list | tuple):
+        return 1
+    stack, count = [value], 0
+    while stack:
+        item = stack.pop()
+        if isinstance(item, Mapping) and item:
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple) and item:
+            stack.extend(item)
+        else:
+            count += 1
+    return count
 
 
 def _identical(stored: Any, expected: Any) -> bool:
@@ -221,7 +230,7 @@ def _same(stored: Any, expected: Any, rules: _Rules) -> dict[str, int] | None:
                 return None
         except (TypeError, ValueError):
             return None
-        fields = _fields(left)
+        fields = _leaves(left)
     return {RE_DERIVED: fields - len(timings), MEASURED: len(timings), ATTESTED: 0}
 
 
@@ -244,7 +253,7 @@ def _marshalled(value: Any) -> bytes | None:
 
 
 def _plain_fields(value: Any) -> int | None:
-    """:func:`_fields` of a value that encodes as JSON (``None`` for any other).
+    """:func:`_leaves` of a value that encodes as JSON (``None`` for any other).
 
     Plain: objects with string keys, lists and tuples, strings, integers, booleans,
     ``None`` and finite floats, so :data:`_exact` would encode it without an error.
@@ -299,25 +308,11 @@ def _blanked(
     if any(len(pattern) == depth for pattern, _ in rules):
         timings.append(stored)
         return None, None
-    kind = type(stored)
-    if kind is not type(expected):
-        raise _Walk
-    if kind is dict:
-        if list(stored) != list(expected):
-            raise _Walk
-    elif kind is list:
-        if len(expected) != len(stored):
-            raise _Walk
-    else:  # a leaf, or a value JSON cannot encode exactly (then the walk runs)
+    kind = _container(stored, expected)
+    if kind is None:  # a leaf, or a value JSON cannot encode exactly (then the walk runs)
         return stored, expected
     left, right = kind(stored), kind(expected)
-    reached = {pattern[depth] for pattern, _ in rules}
-    keys: Sequence[Any]
-    if "*" in reached:
-        keys = list(stored) if kind is dict else range(len(stored))
-    else:  # the keys the rules name (a list's indices are never names)
-        keys = [key for key in reached if key in stored] if kind is dict else ()
-    for key in keys:
+    for key in _reached(stored, rules, depth):
         below = _descend(rules, depth, key)
         left[key], right[key] = _blanked(stored[key], expected[key], below, depth + 1, timings)
     if list(map(type, _values(left))) != list(map(type, _values(right))):
@@ -325,26 +320,35 @@ def _blanked(
     return left, right
 
 
+def _container(stored: Any, expected: Any) -> type[dict[Any, Any]] | type[list[Any]] | None:
+    """``dict`` or ``list`` when both values are one with the same keys or length,
+    ``None`` when they are something else of the same type; else :class:`_Walk`."""
+    kind = type(stored)
+    if kind is not type(expected):
+        raise _Walk
+    if kind is dict:
+        if list(stored) != list(expected):
+            raise _Walk
+        return dict
+    if kind is list:
+        if len(expected) != len(stored):
+            raise _Walk
+        return list
+    return None
+
+
+def _reached(stored: dict[Any, Any] | list[Any], rules: _Rules, depth: int) -> Sequence[Any]:
+    """The keys or indices of ``stored`` that a rule's part at ``depth`` reaches."""
+    reached = {pattern[depth] for pattern, _ in rules}
+    is_dict = type(stored) is dict
+    if "*" in reached:
+        return list(stored) if is_dict else range(len(stored))
+    # the keys the rules name (a list's indices are never names)
+    return [key for key in reached if key in stored] if is_dict else ()
+
+
 def _values(value: dict[Any, Any] | list[Any]) -> Any:
     return value.values() if type(value) is dict else value
-
-
-def _fields(value: Any) -> int:
-    """:func:`_leaves` without recursion: the fields of a JSON value (an empty object or
-    list is one)."""
-    stack, count = [value], 0
-    while stack:
-        item = stack.pop()
-        kind = type(item)
-        if kind is dict:
-            if item:
-                stack.extend(item.values())
-                continue
-        elif (kind is list or kind is tuple) and item:
-            stack.extend(item)
-            continue
-        count += 1
-    return count
 
 
 def _timing(value: Any) -> bool:
@@ -407,18 +411,31 @@ def _walk_parted(
     if not stored:
         out.counts[outer] += 1
     for key in {**stored, **expected}:
-        below = _descend(rules, len(path), key)
-        where = [*path, key]
-        if key in stored and key in expected:
-            _walk(stored[key], expected[key], where, out, below)
-        elif _class_of(below, len(where)) != RE_DERIVED:
-            if key in stored:
-                _walk(stored[key], None, where, out, below)
-        elif key in stored:
-            out.counts[RE_DERIVED] += _leaves(stored[key])
-            out.differ(f"{_show_path(where)} is not a field of the re-derived record")
-        else:
-            out.differ(f"{_show_path(where)} is missing")
+        _walk_member(stored, expected, key, path, out, rules)
+
+
+def _walk_member(
+    stored: Mapping[str, Any],
+    expected: Mapping[str, Any],
+    key: str,
+    path: list[str | int],
+    out: Comparison,
+    rules: _Rules,
+) -> None:
+    """A field of a parted object, where one of the two may lack it: walked where both
+    have it, or the stored one alone when it is not re-derived; else named extra or
+    missing."""
+    below, where = _descend(rules, len(path), key), [*path, key]
+    if key in stored and key in expected:
+        _walk(stored[key], expected[key], where, out, below)
+    elif _class_of(below, len(where)) != RE_DERIVED:
+        if key in stored:
+            _walk(stored[key], None, where, out, below)
+    elif key in stored:
+        out.counts[RE_DERIVED] += _leaves(stored[key])
+        out.differ(f"{_show_path(where)} is not a field of the re-derived record")
+    else:
+        out.differ(f"{_show_path(where)} is missing")
 
 
 def _walk(
@@ -427,59 +444,90 @@ def _walk(
     cls = _class_of(rules, len(path)) if path else RE_DERIVED
     if cls is None:
         _walk_parted(stored, expected, path, out, rules)
-        return
-    if cls != RE_DERIVED:
+    elif cls != RE_DERIVED:
         out.counts[cls] += _leaves(stored)
         if cls == MEASURED and not _timing(stored):  # every measured field is a timing
             out.differ(f"{_show_path(path)} is {_show(stored)}, not a timing")
-        return
+    else:
+        _walk_derived(stored, expected, path, out, rules)
+
+
+def _walk_derived(
+    stored: Any, expected: Any, path: list[str | int], out: Comparison, rules: _Rules
+) -> None:
+    """A re-derived field: its object, list or leaf compared with the expected one."""
     if not rules and path and _identical(stored, expected):
         out.counts[RE_DERIVED] += _leaves(stored)
-        return
-    if isinstance(expected, Mapping) and isinstance(stored, Mapping):
-        keys, wanted = list(stored), list(expected)
-        for key in keys:
-            if key not in expected:
-                out.counts[RE_DERIVED] += _leaves(stored[key])
-                out.differ(
-                    f"{_show_path([*path, key])} is not a field of the re-derived record"
-                    f" (fields: {_show(wanted)})",
-                )
-        for key in wanted:
-            if key not in stored:
-                out.differ(f"{_show_path([*path, key])} is missing")
-        common = [k for k in keys if k in expected]
-        if common != [k for k in wanted if k in stored]:
-            out.differ(f"the fields of {_show_path(path)} are in another order")
-        for key in common:
-            below = _descend(rules, len(path), key)
-            _walk(stored[key], expected[key], [*path, key], out, below)
-        if not stored:
-            out.counts[RE_DERIVED] += 1
-        return
-    if isinstance(expected, list) and isinstance(stored, list):
-        if len(stored) != len(expected):
-            out.counts[RE_DERIVED] += _leaves(stored)
+    elif isinstance(expected, Mapping) and isinstance(stored, Mapping):
+        _walk_object(stored, expected, path, out, rules)
+    elif isinstance(expected, list) and isinstance(stored, list):
+        _walk_list(stored, expected, path, out, rules)
+    else:
+        out.counts[RE_DERIVED] += _leaves(stored)
+        if not _same_leaf(stored, expected):
+            _differ_leaf(stored, expected, path, out)
+
+
+def _walk_object(
+    stored: Mapping[str, Any],
+    expected: Mapping[str, Any],
+    path: list[str | int],
+    out: Comparison,
+    rules: _Rules,
+) -> None:
+    """Two objects: extra, missing and reordered fields named, the common ones walked."""
+    common = _differ_keys(stored, expected, path, out)
+    for key in common:
+        _walk(stored[key], expected[key], [*path, key], out, _descend(rules, len(path), key))
+    if not stored:
+        out.counts[RE_DERIVED] += 1
+
+
+def _differ_keys(
+    stored: Mapping[str, Any], expected: Mapping[str, Any], path: list[str | int], out: Comparison
+) -> list[str]:
+    """Name the fields only one object has, and a change of order; the common keys."""
+    keys, wanted = list(stored), list(expected)
+    for key in keys:
+        if key not in expected:
+            out.counts[RE_DERIVED] += _leaves(stored[key])
             out.differ(
-                f"{_show_path(path)} has {len(stored)} items, re-derived {len(expected)}",
+                f"{_show_path([*path, key])} is not a field of the re-derived record"
+                f" (fields: {_show(wanted)})",
             )
-            return
-        for i, (a, b) in enumerate(zip(stored, expected, strict=True)):
-            _walk(a, b, [*path, i], out, _descend(rules, len(path), i))
-        if not stored:
-            out.counts[RE_DERIVED] += 1
+    for key in wanted:
+        if key not in stored:
+            out.differ(f"{_show_path([*path, key])} is missing")
+    common = [k for k in keys if k in expected]
+    if common != [k for k in wanted if k in stored]:
+        out.differ(f"the fields of {_show_path(path)} are in another order")
+    return common
+
+
+def _walk_list(
+    stored: list[Any], expected: list[Any], path: list[str | int], out: Comparison, rules: _Rules
+) -> None:
+    """Two lists: their lengths compared, then their items walked in step."""
+    if len(stored) != len(expected):
+        out.counts[RE_DERIVED] += _leaves(stored)
+        out.differ(f"{_show_path(path)} has {len(stored)} items, re-derived {len(expected)}")
         return
-    out.counts[RE_DERIVED] += _leaves(stored)
-    if not _same_leaf(stored, expected):
-        where = _show_path(path)
-        if isinstance(stored, str) and isinstance(expected, str) and "\n" in stored + expected:
-            a, b = stored.split("\n"), expected.split("\n")
-            line = next(
-                (i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y),
-                min(len(a), len(b)),
-            )
-            got = a[line] if line < len(a) else "(end of text)"
-            want = b[line] if line < len(b) else "(end of text)"
-            where += f" line {line + 1}"
-            stored, expected = got, want
-        out.differ(f"{where} is {_show(stored)}, re-derived {_show(expected)}")
+    for i, (a, b) in enumerate(zip(stored, expected, strict=True)):
+        _walk(a, b, [*path, i], out, _descend(rules, len(path), i))
+    if not stored:
+        out.counts[RE_DERIVED] += 1
+
+
+def _differ_leaf(stored: Any, expected: Any, path: list[str | int], out: Comparison) -> None:
+    """Name two different leaves; of two texts of several lines, the first line that differs."""
+    where = _show_path(path)
+    if isinstance(stored, str) and isinstance(expected, str) and "\n" in stored + expected:
+        a, b = stored.split("\n"), expected.split("\n")
+        line = next(
+            (i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y),
+            min(len(a), len(b)),
+        )
+        where += f" line {line + 1}"
+        stored = a[line] if line < len(a) else "(end of text)"
+        expected = b[line] if line < len(b) else "(end of text)"
+    out.differ(f"{where} is {_show(stored)}, re-derived {_show(expected)}")

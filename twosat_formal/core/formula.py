@@ -212,22 +212,102 @@ def _sparse_names(names: Mapping[int, str], num_vars: int) -> dict[int, str] | N
         if not 1 <= var <= num_vars:
             raise ConfigError(f"variable {var} is not in 1..{num_vars}", parameter="names")
         if not is_valid_name(name):
-            raise ConfigError(
-                f"invalid variable name {name!r}",
-                parameter="names",
-                valid="an identifier [A-Za-z_][A-Za-z0-9_]* that is not not/or/and/vars",
-            )
+            raise _invalid_name(name)
         if name in owner:
-            raise ConfigError(f"variable name {name!r} is used twice", parameter="names")
+            raise _used_twice(name)
         owner[name] = var
         if name != default_name(var):
             sparse[var] = name
+    _check_default_clash(owner, num_vars)
+    return sparse or None
+
+
+def _check_default_clash(owner: dict[str, int], num_vars: int) -> None:
+    """Refuse a given name that is the default name of a variable given no name."""
     given = set(owner.values())
     for name, var in owner.items():
         clash = default_var(name)
         if clash is not None and clash != var and clash <= num_vars and clash not in given:
-            raise ConfigError(f"variable name {name!r} is used twice", parameter="names")
-    return sparse or None
+            raise _used_twice(name)
+
+
+def _largest_var(lits: IntArray, offsets: IntArray) -> int:
+    """Check a flat literal array and its clause offsets; the largest variable used."""
+    if lits.ndim != 1 or offsets.ndim != 1 or len(offsets) < 1:
+        raise ConfigError("literals and offsets must be flat arrays", parameter="arrays")
+    # few calls, each on a whole array: numpy's fixed cost per call (about 1 us) is
+    # most of the work for a formula of a few clauses
+    rising = offsets[0] == 0 and offsets[-1] == len(lits)
+    rising = rising and not np.count_nonzero(offsets[1:] < offsets[:-1])
+    if not rising:
+        raise ConfigError(
+            "clause offsets must rise from 0 to the number of literals", parameter="offsets"
+        )
+    if np.count_nonzero(lits) != len(lits):
+        raise ConfigError("a clause cannot contain the literal 0", parameter="literal")
+    return int(np.abs(lits).max()) if len(lits) else 0
+
+
+def _name_table(
+    names: Names, num_vars: int | None, used: int
+) -> tuple[int, tuple[str, ...] | None, dict[int, str] | None]:
+    """The variable count, the full name table and the sparse names, checked.
+
+    The table is ``None`` when every name is the default or the names are a mapping;
+    the sparse names are those of :func:`_sparse_names`, for a mapping alone.
+    """
+    sparse = None
+    if isinstance(names, Mapping):
+        num_vars = max(used, max(names, default=0)) if num_vars is None else num_vars
+        sparse = _sparse_names(names, num_vars)
+        names = None
+    elif num_vars is None:
+        num_vars = max(used, len(names) if names is not None else 0)
+    if num_vars < used:
+        raise ConfigError(
+            f"literal {used} is beyond the {num_vars} declared variables",
+            parameter="num_vars",
+            valid=f">= {used}",
+        )
+    table = None if names is None else _dense_names(names, num_vars)
+    return int(num_vars), table, sparse
+
+
+def _dense_names(names: Sequence[str], num_vars: int) -> tuple[str, ...] | None:
+    """Check one name per variable; the names, or ``None`` when all are the defaults."""
+    table = tuple(str(n) for n in names)
+    if len(table) != num_vars:
+        raise ConfigError(f"{len(table)} names given for {num_vars} variables", parameter="names")
+    bad = [n for n in table if not is_valid_name(n)]
+    if bad:
+        raise _invalid_name(bad[0])
+    if len(set(table)) != len(table):
+        raise _used_twice(_first_repeat(table))
+    if all(n == default_name(i) for i, n in enumerate(table, 1)):
+        return None
+    return table
+
+
+def _first_repeat(names: Sequence[str]) -> str:
+    """The first name of ``names`` that an earlier one repeats (there must be one)."""
+    seen: set[str] = set()
+    for name in names:
+        if name in seen:
+            return name
+        seen.add(name)
+    raise AssertionError("no name is repeated")
+
+
+def _invalid_name(name: str) -> ConfigError:
+    return ConfigError(
+        f"invalid variable name {name!r}",
+        parameter="names",
+        valid="an identifier [A-Za-z_][A-Za-z0-9_]* that is not not/or/and/vars",
+    )
+
+
+def _used_twice(name: str) -> ConfigError:
+    return ConfigError(f"variable name {name!r} is used twice", parameter="names")
 
 
 class Formula:
@@ -345,55 +425,9 @@ class Formula:
         num_vars: int | None,
         names: Names,
     ) -> None:
-        if lits.ndim != 1 or offsets.ndim != 1 or len(offsets) < 1:
-            raise ConfigError("literals and offsets must be flat arrays", parameter="arrays")
-        # few calls, each on a whole array: numpy's fixed cost per call (about 1 us) is
-        # most of the work for a formula of a few clauses
-        rising = offsets[0] == 0 and offsets[-1] == len(lits)
-        rising = rising and not np.count_nonzero(offsets[1:] < offsets[:-1])
-        zero = np.count_nonzero(lits) != len(lits)
-        used = int(np.abs(lits).max()) if len(lits) else 0
-        if not rising:
-            raise ConfigError(
-                "clause offsets must rise from 0 to the number of literals", parameter="offsets"
-            )
-        if zero:
-            raise ConfigError("a clause cannot contain the literal 0", parameter="literal")
+        used = _largest_var(lits, offsets)
         widths = offsets[1:] - offsets[:-1]  # np.diff's result, without its wrapper
-        if isinstance(names, Mapping):
-            if num_vars is None:
-                num_vars = max(used, max(names, default=0))
-            sparse = _sparse_names(names, num_vars)
-            names = None
-        else:
-            sparse = None
-        if num_vars is None:
-            num_vars = max(used, len(names) if names is not None else 0)
-        if num_vars < used:
-            raise ConfigError(
-                f"literal {used} is beyond the {num_vars} declared variables",
-                parameter="num_vars",
-                valid=f">= {used}",
-            )
-        if names is not None:
-            names = tuple(str(n) for n in names)
-            if len(names) != num_vars:
-                raise ConfigError(
-                    f"{len(names)} names given for {num_vars} variables", parameter="names"
-                )
-            bad = [n for n in names if not is_valid_name(n)]
-            if bad:
-                raise ConfigError(
-                    f"invalid variable name {bad[0]!r}",
-                    parameter="names",
-                    valid="an identifier [A-Za-z_][A-Za-z0-9_]* that is not not/or/and/vars",
-                )
-            if len(set(names)) != len(names):
-                seen: set[str] = set()
-                dup = next(n for n in names if n in seen or seen.add(n))  # type: ignore[func-returns-value]
-                raise ConfigError(f"variable name {dup!r} is used twice", parameter="names")
-            if all(n == default_name(i) for i, n in enumerate(names, 1)):
-                names = None
+        num_vars, table, sparse = _name_table(names, num_vars, used)
         lits = np.ascontiguousarray(lits, dtype=np.int64)
         offsets = np.ascontiguousarray(offsets, dtype=np.int64)
         lits.flags.writeable = False
@@ -402,10 +436,10 @@ class Formula:
         object.__setattr__(self, "_lits", lits)
         object.__setattr__(self, "_offsets", offsets)
         object.__setattr__(self, "_widths", widths)
-        object.__setattr__(self, "num_vars", int(num_vars))
+        object.__setattr__(self, "num_vars", num_vars)
         object.__setattr__(self, "_sparse", sparse)
         if sparse is None:  # else :attr:`_names` builds the table on first use
-            object.__setattr__(self, "_names", names)
+            object.__setattr__(self, "_names", table)
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("Formula is immutable")

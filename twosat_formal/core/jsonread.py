@@ -212,6 +212,29 @@ def _past(open_: list[list[Any]], mark: str) -> None:
         open_.pop()
 
 
+def _decode(text: str, source: str, line: int | None) -> Any:
+    """The decoder's value of ``text``; what it refuses, a located :class:`RecordError`."""
+    try:
+        return _DECODER.decode(text)
+    except _Duplicate:
+        key, at = _first_duplicate(text)
+        raise RecordError(
+            f"the key {key!r} appears twice in one object",
+            line=_line_at(text, at, line),
+            source=source,
+        ) from None
+    except json.JSONDecodeError as exc:
+        where = line if line is not None else exc.lineno
+        raise RecordError(f"invalid JSON: {exc.msg}", line=where, source=source) from None
+    except RecursionError:  # far deeper than MAX_DEPTH: refused as any deep text is
+        raise _deep(text, line, source) from None
+    except ValueError as exc:
+        message, find = str(exc), _CONSTANT
+        if "digits" in message:
+            message, find = "a number of more than 4300 digits", _LONG_NUMBER
+        raise RecordError(message, line=_line_of(text, line, find), source=source) from None
+
+
 def loads(text: str, *, source: str, line: int | None = None) -> Any:
     """The JSON value of ``text``, or a located :class:`RecordError` (see the module).
 
@@ -239,25 +262,7 @@ def loads(text: str, *, source: str, line: int | None = None) -> Any:
     brackets = text.count("[") + text.count("{")  # more than the depth, if any is deep
     if brackets > _SCAN_FIRST and _deepest(text):  # never parse what is very deep
         raise _deep(text, line, source)
-    try:
-        value = _DECODER.decode(text)
-    except _Duplicate:
-        key, at = _first_duplicate(text)
-        raise RecordError(
-            f"the key {key!r} appears twice in one object",
-            line=_line_at(text, at, line),
-            source=source,
-        ) from None
-    except json.JSONDecodeError as exc:
-        where = line if line is not None else exc.lineno
-        raise RecordError(f"invalid JSON: {exc.msg}", line=where, source=source) from None
-    except RecursionError:  # far deeper than MAX_DEPTH: refused as any deep text is
-        raise _deep(text, line, source) from None
-    except ValueError as exc:
-        message, find = str(exc), _CONSTANT
-        if "digits" in message:
-            message, find = "a number of more than 4300 digits", _LONG_NUMBER
-        raise RecordError(message, line=_line_of(text, line, find), source=source) from None
+    value = _decode(text, source, line)
     if brackets > MAX_DEPTH and isinstance(value, dict | list) and _too_deep(value):
         raise _deep(text, line, source)
     if "\\u" in text and _SURROGATE_ESCAPE.search(text) and _has_surrogate(value):

@@ -165,19 +165,32 @@ def simplest_cnf(expr: Expr) -> tuple[NamedClause, ...]:
         return ()
     if cnf is sympy.false:
         return ((),)
+    return _ordered_clauses(cnf.args if isinstance(cnf, sympy.And) else (cnf,), order)
+
+
+def _ordered_clauses(parts: Sequence[Any], order: Sequence[str]) -> tuple[NamedClause, ...]:
+    """The clauses of sympy's CNF but the tautologies, each and all in the fixed order
+    (the variables in ``order``, a positive literal before its negation)."""
     rank = {name: i for i, name in enumerate(order)}
-    parts = cnf.args if isinstance(cnf, sympy.And) else (cnf,)
-    keyed = []
-    for part in parts:
-        lits = part.args if isinstance(part, sympy.Or) else (part,)
-        keys = sorted(
-            (rank[lit.args[0].name], 1) if isinstance(lit, sympy.Not) else (rank[lit.name], 0)
-            for lit in lits
-        )
-        if not any((var, 1 - sign) in keys for var, sign in keys):  # not a tautology
-            keyed.append(keys)
-    keyed.sort()
+    keyed = sorted(
+        keys for keys in (_clause_keys(part, rank) for part in parts) if keys is not None
+    )
     return tuple(tuple(("~" if sign else "") + order[var] for var, sign in keys) for keys in keyed)
+
+
+def _clause_keys(part: Any, rank: dict[str, int]) -> list[tuple[int, int]] | None:
+    """A clause of sympy's CNF as sorted ``(variable rank, negated)`` pairs; ``None`` for
+    a tautology (a variable and its negation)."""
+    import sympy
+
+    lits = part.args if isinstance(part, sympy.Or) else (part,)
+    keys = sorted(
+        (rank[lit.args[0].name], 1) if isinstance(lit, sympy.Not) else (rank[lit.name], 0)
+        for lit in lits
+    )
+    if any((var, 1 - sign) in keys for var, sign in keys):
+        return None
+    return keys
 
 
 def _make_session() -> tuple[Any, Any]:

@@ -111,6 +111,10 @@ class EditInfo:
     category: str = OPERATOR
     operator: str = ""
 
+    def cumulative_at(self, level: int) -> bool:
+        """Whether this is a cumulative edit at ``level`` (above 0: level 0 is no edit)."""
+        return self.mode == "cumulative" and self.level == level and level > 0
+
     def matches(self, operator: str | None, category: str | None) -> bool:
         """Whether this edit passes the ``operator`` and ``category`` filters (``None``: any)."""
         return (operator is None or self.operator == operator) and (
@@ -140,12 +144,11 @@ def edit_info(row: Row) -> EditInfo | None:
     >>> edit_info({"instance_id": "x", "transforms": [step]}).kind
     'changing'
     """
-    steps = [t for t in _transforms(row) if isinstance(t, Mapping) and t.get("kind") == EDIT_KIND]
-    if not steps:
+    found = _edit_chain(row)
+    if found is None:
         return None
-    last = steps[-1]
-    origin = last.get("origin") or row.get("base_id")
-    chain = [t for t in steps if (t.get("origin") or row.get("base_id")) == origin]
+    origin, chain = found
+    last = chain[-1]
     try:
         origin_label = str(chain[0]["label_before"]).upper()
         label = str(last["label_after"]).upper()
@@ -161,6 +164,16 @@ def edit_info(row: Row) -> EditInfo | None:
     category = PREMISE if premise else OPERATOR
     operator = str(last.get("operator"))
     return EditInfo(origin, len(chain), mode, kind, origin_label, label, category, operator)
+
+
+def _edit_chain(row: Row) -> tuple[object, list[Mapping[str, Any]]] | None:
+    """The origin of a row's last edit and its edit steps from that origin (``None``
+    when the row has no edit step: a baseline)."""
+    steps = [t for t in _transforms(row) if isinstance(t, Mapping) and t.get("kind") == EDIT_KIND]
+    if not steps:
+        return None
+    origin = steps[-1].get("origin") or row.get("base_id")
+    return origin, [t for t in steps if (t.get("origin") or row.get("base_id")) == origin]
 
 
 def _step_category(row: Row, step: Mapping[str, Any]) -> str:
@@ -244,20 +257,8 @@ def level_pairs(
         info = edit_info(row)
         if info is None:
             baselines.append(row)
-        elif (
-            info.mode == "cumulative"
-            and info.level == level
-            and level > 0
-            and info.matches(operator, category)
-        ):
-            key = _key(row, info.origin)
-            if key in at_level:
-                raise RecordError(
-                    f"two level-{level} rows for origin {info.origin!r} (model {key[1]!r}, "
-                    f"template {key[2]!r}, sample {key[3]!r}): "
-                    f"{at_level[key].get('instance_id')!r} and {row.get('instance_id')!r}"
-                )
-            at_level[key] = row
+        elif info.cumulative_at(level) and info.matches(operator, category):
+            _add_at_level(at_level, row, info.origin, level)
     pairs: list[tuple[Row, Row, bool]] = []
     used = set()
     for base in baselines:
@@ -269,6 +270,20 @@ def level_pairs(
             continue
         pairs.append((base, variant if variant is not None else base, variant is not None))
     return pairs, len(at_level) - len(used)
+
+
+def _add_at_level(
+    at_level: dict[tuple[Hashable, ...], Row], row: Row, origin: str, level: int
+) -> None:
+    """File a level-``level`` row under its key; refuse a second row for the same key."""
+    key = _key(row, origin)
+    if key in at_level:
+        raise RecordError(
+            f"two level-{level} rows for origin {origin!r} (model {key[1]!r}, "
+            f"template {key[2]!r}, sample {key[3]!r}): "
+            f"{at_level[key].get('instance_id')!r} and {row.get('instance_id')!r}"
+        )
+    at_level[key] = row
 
 
 @dataclass(frozen=True)

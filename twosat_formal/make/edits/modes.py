@@ -40,6 +40,7 @@ from pathlib import Path
 
 from twosat_formal._util.executors import Executor, LocalExecutor
 from twosat_formal._util.registry import check_choice
+from twosat_formal.core.formula import Formula
 from twosat_formal.core.seeds import derive_seed
 from twosat_formal.errors import ConfigError
 from twosat_formal.io.instance import Instance, first_of_each_id, refuse_edited
@@ -61,7 +62,7 @@ from twosat_formal.make.edits.classify import (
     classify_edit,
     root_instance,
 )
-from twosat_formal.make.edits.operators import EDITS, EditOperator, default_operators
+from twosat_formal.make.edits.operators import EDITS, Edit, EditOperator, default_operators
 
 __all__ = [
     "DEFAULT_KEEP",
@@ -264,6 +265,26 @@ def _wanted(keep: str) -> tuple[str, ...]:
     return CLASSES if keep == "both" else (keep,)
 
 
+def _shuffled_pairs(
+    ops: Sequence[EditOperator], num_clauses: int, rng: random.Random
+) -> list[tuple[EditOperator, int]]:
+    """Every (edit, clause index) pair, in the random order they are tried in."""
+    pairs = [(op, index) for index in range(num_clauses) for op in ops]
+    rng.shuffle(pairs)
+    return pairs
+
+
+def _new_edit(edit: Edit | None, formula: Formula, seen: set[Formula]) -> Edit | None:
+    """``edit`` when it gives a formula not ``seen`` yet (then seen), else ``None``."""
+    if edit is None:
+        return None
+    edited = edit.apply(formula)
+    if edited in seen:
+        return None
+    seen.add(edited)
+    return edit
+
+
 def individual_edits(
     instance: Instance,
     *,
@@ -308,23 +329,16 @@ def individual_edits(
     formula = instance.formula
     formula.require_2cnf("symbolic edits")
     rng = random.Random(seed)
-    pairs = [(op, index) for index in range(formula.num_clauses) for op in ops]
-    rng.shuffle(pairs)
+    pairs = _shuffled_pairs(ops, formula.num_clauses, rng)
     kept: dict[str, list[EditedInstance]] = {PRESERVING: [], CHANGING: []}
     seen = {formula}
-    tries = 0
+    tries, most = 0, len(pairs) if max_tries is None else max_tries
     for op, index in pairs:
-        if all(len(kept[k]) >= count for k in wanted):
+        if tries >= most or all(len(kept[k]) >= count for k in wanted):
             break
-        if max_tries is not None and tries >= max_tries:
-            break
-        edit = op.draw(formula, index, rng)
+        edit = _new_edit(op.draw(formula, index, rng), formula, seen)
         if edit is None:
             continue
-        edited = edit.apply(formula)
-        if edited in seen:
-            continue
-        seen.add(edited)
         tries += 1
         outcome = classify_edit(formula, instance.label, edit)
         bucket = kept[outcome.kind]

@@ -162,10 +162,14 @@ class Edit:
                 f"{self.position + 1}, the formula has {list(map(list, found))}",
                 parameter="before",
             )
+        self._check_after(formula.num_vars)
+
+    def _check_after(self, num_vars: int) -> None:
+        """Refuse an empty clause put in, or one outside variables ``1..num_vars``."""
         used = [abs(lit) for c in self.after for lit in c]
-        if any(v < 1 or v > formula.num_vars for v in used) or any(not c for c in self.after):
+        if any(v < 1 or v > num_vars for v in used) or any(not c for c in self.after):
             raise ConfigError(
-                f"edit {self.operator} writes a clause outside variables 1..{formula.num_vars}",
+                f"edit {self.operator} writes a clause outside variables 1..{num_vars}",
                 parameter="after",
             )
 

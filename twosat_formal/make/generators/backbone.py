@@ -96,19 +96,36 @@ def _knob_sizes(core: int, beta: float, density: float) -> tuple[int, int, int]:
 def _budget(request: Request) -> None:
     """``B``, ``m_mono``, ``r`` and ``n`` from the sizes given, the knobs and the target."""
     beta, density = request.knob("beta"), request.knob("mono_density")
+    n, size_b, mono, r = _clause_sizes(request)
+    if n is None:
+        n = size_b + _free_size(mono, size_b, beta, density, request.used)
+    _check_free(n, size_b, mono)
+    request.sizes.update(n=n, B=size_b, m_mono=mono, r=r)
+
+
+def _clause_sizes(request: Request) -> tuple[int | None, int, int, int]:
+    """``(n, B, m_mono, r)``: the clause sizes, from those given or the target (``n`` may
+    stay open)."""
     n, size_b, mono, r = (request.asked(key) for key in ("n", "B", "m_mono", "r"))
     if request.clauses is None and n is not None and size_b is None and mono is None:
-        # The paper's direct mapping from n: |B| = beta*n, m_mono = density*|F|^2/2.
-        size_b = round_half_up(beta * n)
-        mono = round_half_up(density * (n - size_b) ** 2 / 2.0)
-        request.use("beta", "mono_density")
+        size_b, mono = _sizes_of_n(request, n)
     if request.clauses is None and size_b is not None and mono is not None:
         if r is None:
             r = request.fillers_beside(2 * size_b + mono)
-    else:
-        n, size_b, mono, r = _split_target(request, n, size_b, mono, r)
-    if n is None:
-        n = size_b + _free_size(mono, size_b, beta, density, request.used)
+        return n, size_b, mono, r
+    return _split_target(request, n, size_b, mono, r)
+
+
+def _sizes_of_n(request: Request, n: int) -> tuple[int, int]:
+    """The paper's direct mapping from ``n``: ``|B| = beta*n``, ``m_mono = density*|F|^2/2``."""
+    size_b = round_half_up(request.knob("beta") * n)
+    mono = round_half_up(request.knob("mono_density") * (n - size_b) ** 2 / 2.0)
+    request.use("beta", "mono_density")
+    return size_b, mono
+
+
+def _check_free(n: int, size_b: int, mono: int) -> None:
+    """Refuse ``n`` variables that leave too few free ones for the monotone clauses."""
     min_free = 2 if mono > 0 else 0
     if n < size_b + min_free:
         raise ConfigError(
@@ -116,7 +133,6 @@ def _budget(request: Request) -> None:
             parameter="n",
             valid=f">= {size_b + min_free}",
         )
-    request.sizes.update(n=n, B=size_b, m_mono=mono, r=r)
 
 
 def _split_target(
@@ -124,37 +140,15 @@ def _split_target(
 ) -> tuple[int | None, int, int, int]:
     """``(n, B, m_mono, r)`` meeting the clause target ``2B + m_mono + r``."""
     target = request.target
-    if r is None:
-        if size_b is not None and mono is not None:
-            r = max(0, target - 2 * size_b - mono) if "filler_share" in request.given else 0
-        else:
-            r = request.fillers_in(target)
-    else:
-        request.refuse_fillers(r, target - 1, f"a core in {target} clauses")
+    fixed = 2 * size_b + mono if size_b is not None and mono is not None else None
+    r = request.fillers_for(r, fixed, target - 1, f"a core in {target} clauses")
     core = target - r
     if size_b is not None and mono is not None:
-        if abs(2 * size_b + mono - core) > 1:
-            raise ConfigError(
-                f"B={size_b} and m_mono={mono} make {2 * size_b + mono} core clauses,"
-                f" not {core} (±1)",
-                parameter="clauses",
-                valid=f"{2 * size_b + mono + r - 1}..{2 * size_b + mono + r + 1}",
-            )
+        _check_core(size_b, mono, core, r)
     elif size_b is not None:
-        mono = core - 2 * size_b
-        if mono < 0:
-            raise ConfigError(
-                f"B={size_b} needs {2 * size_b} clauses, only {core} are left",
-                parameter="B",
-                valid=f"0..{core // 2} for {core} core clauses",
-            )
+        mono = _mono_beside(size_b, core)
     elif mono is not None:
-        if mono > core:
-            raise ConfigError(
-                f"m_mono={mono} exceeds the {core} core clauses",
-                parameter="m_mono",
-                valid=f"0..{core}",
-            )
+        mono = _refuse_mono(mono, core)
         size_b = (core - mono) // 2
     elif n is not None:
         size_b = min(core // 2, round_half_up(request.knob("beta") * n))
@@ -165,6 +159,39 @@ def _split_target(
         n = size_b + size_f
         request.use("beta", "mono_density")
     return n, size_b, mono, r
+
+
+def _check_core(size_b: int, mono: int, core: int, r: int) -> None:
+    """Refuse ``B`` and ``m_mono`` both given that miss the ``core`` clauses by more than 1."""
+    if abs(2 * size_b + mono - core) > 1:
+        raise ConfigError(
+            f"B={size_b} and m_mono={mono} make {2 * size_b + mono} core clauses, not {core} (±1)",
+            parameter="clauses",
+            valid=f"{2 * size_b + mono + r - 1}..{2 * size_b + mono + r + 1}",
+        )
+
+
+def _mono_beside(size_b: int, core: int) -> int:
+    """``m_mono``: the ``core`` clauses the pairs of ``B`` backbone variables leave."""
+    mono = core - 2 * size_b
+    if mono < 0:
+        raise ConfigError(
+            f"B={size_b} needs {2 * size_b} clauses, only {core} are left",
+            parameter="B",
+            valid=f"0..{core // 2} for {core} core clauses",
+        )
+    return mono
+
+
+def _refuse_mono(mono: int, core: int) -> int:
+    """``m_mono`` as given, refused above the ``core`` clauses."""
+    if mono > core:
+        raise ConfigError(
+            f"m_mono={mono} exceeds the {core} core clauses",
+            parameter="m_mono",
+            valid=f"0..{core}",
+        )
+    return mono
 
 
 #: How a request becomes sizes: the budget splits the clauses into backbone pairs,
@@ -215,6 +242,20 @@ def _free_size(mono: int, size_b: int, beta: float, density: float, used: set[st
     return min(2 * mono, max(2, size))
 
 
+#: The sign of the monotone clauses' literals, by orientation.
+_SIGN = {"+": 1, "-": -1}
+
+
+def _backbone_pairs(values: dict[int, bool], n: int) -> list[tuple[int, ...]]:
+    """Per backbone variable ``x`` of planted value ``values[x]``, with the literal ``l``
+    true under it and its auxiliary ``a = n + x``: the pairs ``(l, a)`` and ``(l, -a)``."""
+    core: list[tuple[int, ...]] = []
+    for x, value in values.items():
+        lit, aux = (x if value else -x), n + x
+        core.extend([(lit, aux), (lit, -aux)])
+    return core
+
+
 def build(rng: random.Random, p: Checked) -> tuple[Formula, dict[str, Any]]:
     """Draw a formula of resolved sizes ``p`` (:func:`resolve`'s result) from ``rng``.
 
@@ -235,14 +276,11 @@ def build(rng: random.Random, p: Checked) -> tuple[Formula, dict[str, Any]]:
     backbone_vars = list(range(1, size_b + 1))
     free = list(range(size_b + 1, n + 1))
     values = {x: rng.random() < 0.5 for x in backbone_vars}
-    core: list[tuple[int, ...]] = []
-    for x in backbone_vars:
-        lit, aux = (x if values[x] else -x), n + x
-        core.extend([(lit, aux), (lit, -aux)])
+    core = _backbone_pairs(values, n)
     orientation = p["orientation"]
     if orientation is None:
         orientation = "+" if rng.random() < float(p["pi"]) else "-"
-    sign = 1 if orientation == "+" else -1
+    sign = _SIGN[orientation]
     core.extend((sign * y, sign * z) for y, z in sample_pairs(rng, free, mono))
     total_vars = n + size_b
     fillers, fresh = fresh_fillers(rng, r, total_vars, len(core))
@@ -259,9 +297,9 @@ def build(rng: random.Random, p: Checked) -> tuple[Formula, dict[str, Any]]:
         "auxiliaries": {name(x): name(n + x) for x in backbone_vars},
         "free": [name(y) for y in free],
         "orientation": orientation,
-        "backbone_clauses": [position[i] for i in range(nb)],
-        "mono_clauses": [position[i] for i in range(nb, len(core))],
-        "filler_clauses": [position[i] for i in range(len(core), len(body))],
+        "backbone_clauses": position[:nb],
+        "mono_clauses": position[nb : len(core)],
+        "filler_clauses": position[len(core) : len(body)],
         "filler_vars": [name(v) for v in fresh],
     }
     return formula, structure

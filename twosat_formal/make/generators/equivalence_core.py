@@ -187,19 +187,7 @@ def build(rng: random.Random, p: Checked) -> tuple[Formula, dict[str, Any]]:
     n, f, r = int(p["n"]), int(p["f"]), int(p["r"])
     free = list(range(1, f + 1))
     bound = list(range(f + 1, n + 1))
-    parents = free[:] if f <= len(bound) else []
-    rng.shuffle(parents)
-    while len(parents) < len(bound):
-        parents.append(rng.choice(free))
-    defs: list[tuple[int, ...]] = []
-    signs: list[bool] = []
-    for y, parent in zip(bound, parents, strict=True):
-        positive = rng.random() < 0.5
-        signs.append(positive)
-        if positive:
-            defs.extend([(-y, parent), (-parent, y)])
-        else:
-            defs.extend([(-y, -parent), (parent, y)])
+    parents, signs, defs = _definitions(rng, free, bound)
     fillers, fresh = fresh_fillers(rng, r, n, len(defs))
     if p["definitions"] == "early":
         body, def_at, fill_at = [*defs, *fillers], 0, len(defs)
@@ -222,11 +210,32 @@ def build(rng: random.Random, p: Checked) -> tuple[Formula, dict[str, Any]]:
         "definition_clauses": [
             [position[def_at + 2 * i], position[def_at + 2 * i + 1]] for i in range(len(bound))
         ],
-        "filler_clauses": [position[fill_at + j] for j in range(len(fillers))],
+        "filler_clauses": position[fill_at : fill_at + len(fillers)],
         "filler_vars": [name(v) for v in fresh],
         "core_model_count": 2**f,
     }
     return formula, structure
+
+
+def _definitions(
+    rng: random.Random, free: list[int], bound: list[int]
+) -> tuple[list[int], list[bool], list[tuple[int, ...]]]:
+    """Each bound variable's parent (every free variable one while they last), the sign
+    of its equivalence, and its two definition clauses."""
+    parents = free[:] if len(free) <= len(bound) else []
+    rng.shuffle(parents)
+    while len(parents) < len(bound):
+        parents.append(rng.choice(free))
+    defs: list[tuple[int, ...]] = []
+    signs: list[bool] = []
+    for y, parent in zip(bound, parents, strict=True):
+        positive = rng.random() < 0.5
+        signs.append(positive)
+        if positive:
+            defs.extend([(-y, parent), (-parent, y)])
+        else:
+            defs.extend([(-y, -parent), (parent, y)])
+    return parents, signs, defs
 
 
 #: ``equivalence_core(rng, clauses=None, **params)``:

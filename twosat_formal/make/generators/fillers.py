@@ -76,31 +76,44 @@ def sample_pairs(
             parameter="variables",
             valid=">= 2 variables",
         )
-    pairs: list[tuple[int, int]] = []
-    order = list(dict.fromkeys(pool if cover is None else cover))
-    rng.shuffle(order)
-    for i in range(0, len(order) - 1, 2):
-        pairs.append((order[i], order[i + 1]))
-    if len(order) % 2:
-        last = order[-1]
-        pairs.append((last, rng.choice([v for v in pool if v != last])))
-    pairs = pairs[:count]
+    pairs = _covering_pairs(rng, pool, pool if cover is None else cover)[:count]
     used = {frozenset(p) for p in pairs}
     total = len(pool) * (len(pool) - 1) // 2
     while len(pairs) < count:
-        if len(used) >= total:
-            u, v = rng.sample(pool, 2)
-        elif 2 * len(used) > total:
-            free = [p for p in combinations(pool, 2) if frozenset(p) not in used]
-            u, v = rng.choice(free)
-        else:
-            u, v = rng.sample(pool, 2)
-            while frozenset((u, v)) in used:
-                u, v = rng.sample(pool, 2)
+        u, v = _new_pair(rng, pool, used, total)
         used.add(frozenset((u, v)))
         pairs.append((u, v) if rng.random() < 0.5 else (v, u))
     rng.shuffle(pairs)
     return pairs
+
+
+def _covering_pairs(rng: random.Random, pool: list[int], cover: Sequence[int]) -> list[Pair]:
+    """Pairs that hold every variable of ``cover`` once (the last one with any other)."""
+    order = list(dict.fromkeys(cover))
+    rng.shuffle(order)
+    pairs = [(order[i], order[i + 1]) for i in range(0, len(order) - 1, 2)]
+    if len(order) % 2:
+        last = order[-1]
+        pairs.append((last, rng.choice([v for v in pool if v != last])))
+    return pairs
+
+
+def _new_pair(rng: random.Random, pool: list[int], used: set[frozenset[int]], total: int) -> Pair:
+    """Two distinct variables of ``pool`` not paired in ``used`` while unused pairs remain."""
+    if len(used) >= total:
+        return _two(rng, pool)
+    if 2 * len(used) > total:
+        free = [p for p in combinations(pool, 2) if frozenset(p) not in used]
+        return rng.choice(free)
+    u, v = _two(rng, pool)
+    while frozenset((u, v)) in used:
+        u, v = _two(rng, pool)
+    return u, v
+
+
+def _two(rng: random.Random, pool: list[int]) -> Pair:
+    u, v = rng.sample(pool, 2)
+    return u, v
 
 
 def random_assignment(rng: random.Random, variables: Sequence[int]) -> dict[int, bool]:

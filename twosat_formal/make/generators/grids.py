@@ -110,26 +110,44 @@ def grid_cells(
         Parameters added to every cell (e.g. ``shuffle=True``); they replace the
         knobs held at 0.5, never the knob a sweep varies.
     """
-    base = dict(extra or {})
     if count < 1:
         raise ConfigError(f"count must be >= 1, got {count}", parameter="count", valid=">= 1")
+    base = dict(extra or {})
     if name == "table1":
-        if family is not None or clauses is not None:
-            raise ConfigError(
-                "the table1 grid fixes its families and clause counts",
-                parameter="family" if family is not None else "clauses",
-                valid="none with --grid table1",
-            )
-        cells = []
-        for fam, sizes in TABLE1_CLAUSES.items():
-            settings = {**{knob: 0.5 for knob in _difficulty_knobs(fam)}, **base}
-            for size in sizes:
-                cells.append(GridCell(f"{fam}/clauses={size}", fam, size, settings, count))
-        return cells
+        return _table1_cells(family, clauses, base, count)
     if name not in KNOB_GRIDS:
         raise ConfigError(
             f"unknown grid {name!r}", parameter="grid", valid="one of " + ", ".join(GRID_NAMES)
         )
+    return _knob_cells(name, family, clauses, base, count)
+
+
+def _table1_cells(
+    family: str | None, clauses: int | None, base: dict[str, ParamValue], count: int
+) -> list[GridCell]:
+    """The ``table1`` grid: its families at their clause counts, every knob at 0.5."""
+    if family is not None or clauses is not None:
+        raise ConfigError(
+            "the table1 grid fixes its families and clause counts",
+            parameter="family" if family is not None else "clauses",
+            valid="none with --grid table1",
+        )
+    cells = []
+    for fam, sizes in TABLE1_CLAUSES.items():
+        settings = {**{knob: 0.5 for knob in _difficulty_knobs(fam)}, **base}
+        for size in sizes:
+            cells.append(GridCell(f"{fam}/clauses={size}", fam, size, settings, count))
+    return cells
+
+
+def _knob_cells(
+    name: str,
+    family: str | None,
+    clauses: int | None,
+    base: dict[str, ParamValue],
+    count: int,
+) -> list[GridCell]:
+    """A knob grid: each difficulty knob of ``family`` swept in turn, the others at 0.5."""
     if family is None:
         raise ConfigError(
             f"the {name} grid sweeps the knobs of one family; name it",

@@ -101,12 +101,8 @@ def _budget(request: Request) -> None:
         r = request.fillers_beside(size_L + 1, "when L is set without a clause target")
     else:
         target = request.target
-        if r is None:
-            r = request.fillers_in(target)
-        else:
-            request.refuse_fillers(
-                r, target - MIN_CLAUSES, f"a core of at least 3 clauses in {target}"
-            )
+        room = f"a core of at least 3 clauses in {target}"
+        r = request.fillers_for(r, None, target - MIN_CLAUSES, room)
         size_L = target - 1 - r
     request.sizes.update(L=size_L, r=r)
 
@@ -205,7 +201,7 @@ def build(rng: random.Random, p: Checked) -> tuple[Formula, dict[str, Any]]:
         return formula.literal_name(new if role_lit > 0 else -new)
 
     walk = [*lits[:k], -lits[0], *lits[k:]]
-    core_idx = [position[i] for i in range(len(core))]
+    core_idx = position[: len(core)]
     structure: dict[str, Any] = {
         "L": size_L,
         "k": k,
@@ -217,7 +213,7 @@ def build(rng: random.Random, p: Checked) -> tuple[Formula, dict[str, Any]]:
         "backward_clauses": core_idx[k:],
         "twist_clause": core_idx[k - 1],
         "trigger_clause": core_idx[-1],
-        "filler_clauses": [position[i] for i in range(len(core), len(body))],
+        "filler_clauses": position[len(core) : len(body)],
         "extra_vars": [formula.name(perm[v - 1]) for v in range(size_L + 1, n + 1)],
     }
     return formula, structure

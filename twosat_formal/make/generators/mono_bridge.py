@@ -87,13 +87,8 @@ def _split_target(
 ) -> tuple[int, int, int, int]:
     """``(m_pos, m_neg, r, total)`` meeting the clause target ``m+ + m- + 1 + r`` (±1)."""
     target = request.target
-    if r is None:
-        if m_pos is not None and m_neg is not None:
-            r = max(0, target - m_pos - m_neg - 1) if "filler_share" in request.given else 0
-        else:
-            r = request.fillers_in(target)
-    else:
-        request.refuse_fillers(r, target - MIN_CLAUSES, f"the bridge in {target} clauses")
+    fixed = m_pos + m_neg + 1 if m_pos is not None and m_neg is not None else None
+    r = request.fillers_for(r, fixed, target - MIN_CLAUSES, f"the bridge in {target} clauses")
     mono = target - r - 1
     if m_pos is not None and m_neg is not None:
         if abs(m_pos + m_neg - mono) > 1:
@@ -104,22 +99,25 @@ def _split_target(
                 valid=f"{m_pos + m_neg + r}..{m_pos + m_neg + r + 2}",
             )
         return m_pos, m_neg, r, m_pos + m_neg + 1 + r
-    if m_pos is not None or m_neg is not None:
-        known = m_pos if m_pos is not None else m_neg
-        assert known is not None
-        if known > mono:
-            name = "m_pos" if m_pos is not None else "m_neg"
-            raise ConfigError(
-                f"{name}={known} exceeds the {mono} monotone clauses",
-                parameter=name,
-                valid=f"0..{mono}",
-            )
-        if m_pos is not None:
-            return m_pos, mono - m_pos, r, target
-        return mono - known, known, r, target
+    if m_pos is not None:
+        _refuse_part("m_pos", m_pos, mono)
+        return m_pos, mono - m_pos, r, target
+    if m_neg is not None:
+        _refuse_part("m_neg", m_neg, mono)
+        return mono - m_neg, m_neg, r, target
     m_pos = share_count(request.knob("pos_ratio"), target, mono)
     request.use("pos_ratio")
     return m_pos, mono - m_pos, r, target
+
+
+def _refuse_part(name: str, size: int, mono: int) -> None:
+    """Refuse a part of ``size`` clauses above the ``mono`` monotone clauses."""
+    if size > mono:
+        raise ConfigError(
+            f"{name}={size} exceeds the {mono} monotone clauses",
+            parameter=name,
+            valid=f"0..{mono}",
+        )
 
 
 def _variables(request: Request, m_pos: int, m_neg: int) -> tuple[int, int]:
@@ -214,10 +212,8 @@ def build(rng: random.Random, p: Checked) -> tuple[Formula, dict[str, Any]]:
     pos_vars = list(range(1, n_pos + 1))
     neg_vars = list(range(n_pos + 1, n_pos + n_neg + 1))
     p_star, q_star = rng.choice(pos_vars), rng.choice(neg_vars)
-    cover_pos = [v for v in pos_vars if v != p_star]
-    cover_neg = [v for v in neg_vars if v != q_star]
-    positive = [(a, b) for a, b in _pairs(rng, pos_vars, m_pos, cover_pos)]
-    negative = [(-a, -b) for a, b in _pairs(rng, neg_vars, m_neg, cover_neg)]
+    positive = _pairs(rng, pos_vars, m_pos, p_star)
+    negative = [(-a, -b) for a, b in _pairs(rng, neg_vars, m_neg, q_star)]
     n_core = n_pos + n_neg
     fillers, fresh = fresh_fillers(rng, r, n_core, m_pos + m_neg + 1)
     body: list[tuple[int, ...]] = [*positive, *negative, *fillers]
@@ -239,22 +235,20 @@ def build(rng: random.Random, p: Checked) -> tuple[Formula, dict[str, Any]]:
             "p_star": name(p_star),
             "q_star": name(q_star),
         },
-        "positive_clauses": [position[i] for i in range(m_pos)],
-        "negative_clauses": [position[i] for i in range(m_pos, m_pos + m_neg)],
-        "filler_clauses": [position[i] for i in range(m_pos + m_neg, bridge_role)],
+        "positive_clauses": position[:m_pos],
+        "negative_clauses": position[m_pos : m_pos + m_neg],
+        "filler_clauses": position[m_pos + m_neg : bridge_role],
         "filler_vars": [name(v) for v in fresh],
         "trigger_clause": s - 1,
     }
     return formula, structure
 
 
-def _pairs(
-    rng: random.Random, variables: list[int], count: int, cover: list[int]
-) -> list[tuple[int, int]]:
-    """Monotone pairs; the bridge end already occurs, so only the others must be covered."""
+def _pairs(rng: random.Random, variables: list[int], count: int, end: int) -> list[tuple[int, int]]:
+    """Monotone pairs; the bridge ``end`` already occurs, so only the others must be covered."""
     if count == 0:
         return []
-    return sample_pairs(rng, variables, count, cover=cover)
+    return sample_pairs(rng, variables, count, cover=[v for v in variables if v != end])
 
 
 #: ``mono_bridge(rng, clauses=None, **params)``: draw a mono-bridge formula (App. E),

@@ -114,6 +114,20 @@ class Request:
         self.use("filler_share")
         return round_half_up(share * core / (1.0 - share))
 
+    def fillers_for(self, r: int | None, core: int | None, most: int, room: str) -> int:
+        """``r`` within the clause target.
+
+        Given, it is refused above ``most`` (:meth:`refuse_fillers`); with the core's
+        size ``core`` fixed, the fillers are the rest of the target when
+        ``filler_share`` is given, else none; otherwise ``filler_share`` sets them.
+        """
+        if r is not None:
+            self.refuse_fillers(r, most, room)
+            return r
+        if core is None:
+            return self.fillers_in(self.target)
+        return max(0, self.target - core) if "filler_share" in self.given else 0
+
     def refuse_fillers(self, r: int, most: int, room: str) -> None:
         """Refuse ``r`` fillers above ``most``: they leave no room for ``room``."""
         if r > most:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import hashlib
 import os
 import random
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from contextvars import ContextVar
 from pathlib import Path, PurePath
 from typing import Any
@@ -187,35 +187,15 @@ def resolve(clauses: int | None, params: Mapping[str, object]) -> Checked:
             f"symmetry needs at least 2 clauses, got {clauses}", parameter="clauses", valid=">= 2"
         )
     base_resolved: Checked = {}
+    base = None
     if values["base_file"] is not None:
-        if rest:
-            raise ConfigError(
-                f"base_file takes no base parameters, got {', '.join(sorted(rest))}",
-                parameter=sorted(rest)[0],
-                valid="only the symmetry parameters with base_file",
-            )
-        base_formula, _ = _read_base_file(str(values["base_file"]))
-        size = base_formula.num_clauses
-        if clauses is not None and "copies" not in given and size > 0:
-            copies = max(2, round_half_up(clauses / size))
+        copies = _copies_of_file(values, given, rest, clauses, copies)
         base_clauses = None
-        if clauses is not None and abs(copies * size - clauses) > 1:
-            raise ConfigError(
-                f"{copies} copies of the {size} clauses of {values['base_file']} make"
-                f" {copies * size} clauses, not {clauses}",
-                parameter="clauses",
-                valid=f"{copies * size - 1}..{copies * size + 1}",
-            )
-        base = None
     else:
         base = str(values["base"])
-        spec = _base_spec(base)
-        if base_clauses is None and clauses is not None:
-            base_clauses = max(1, round_half_up(clauses / copies))
-        elif base_clauses is not None and clauses is not None and "copies" not in given:
-            copies = max(2, round_half_up(clauses / int(base_clauses)))
-        base_resolved = dict(spec.resolve(base_clauses, rest))
-        base_resolved.pop("clauses", None)
+        copies, base_clauses, base_resolved = _resolve_family_base(
+            base, base_clauses, given, rest, clauses, copies
+        )
     return {
         "clauses": clauses,
         "base": base,
@@ -229,6 +209,49 @@ def resolve(clauses: int | None, params: Mapping[str, object]) -> Checked:
         "trigger_clause": values["trigger_clause"],
         **base_resolved,
     }
+
+
+def _copies_of_file(
+    values: Checked, given: frozenset[str], rest: Checked, clauses: int | None, copies: int
+) -> int:
+    """The copies of a base read from ``base_file``: ``clauses`` over its size, unless given."""
+    if rest:
+        raise ConfigError(
+            f"base_file takes no base parameters, got {', '.join(sorted(rest))}",
+            parameter=sorted(rest)[0],
+            valid="only the symmetry parameters with base_file",
+        )
+    base_formula, _ = _read_base_file(str(values["base_file"]))
+    size = base_formula.num_clauses
+    if clauses is not None and "copies" not in given and size > 0:
+        copies = max(2, round_half_up(clauses / size))
+    if clauses is not None and abs(copies * size - clauses) > 1:
+        raise ConfigError(
+            f"{copies} copies of the {size} clauses of {values['base_file']} make"
+            f" {copies * size} clauses, not {clauses}",
+            parameter="clauses",
+            valid=f"{copies * size - 1}..{copies * size + 1}",
+        )
+    return copies
+
+
+def _resolve_family_base(
+    base: str,
+    base_clauses: Any,
+    given: frozenset[str],
+    rest: Checked,
+    clauses: int | None,
+    copies: int,
+) -> tuple[int, Any, Checked]:
+    """The copies, the base's clause count and its resolved parameters (``clauses`` left out)."""
+    spec = _base_spec(base)
+    if base_clauses is None and clauses is not None:
+        base_clauses = max(1, round_half_up(clauses / copies))
+    elif base_clauses is not None and clauses is not None and "copies" not in given:
+        copies = max(2, round_half_up(clauses / int(base_clauses)))
+    base_resolved = dict(spec.resolve(base_clauses, rest))
+    base_resolved.pop("clauses", None)
+    return copies, base_clauses, base_resolved
 
 
 def build(rng: random.Random, p: Checked) -> tuple[Formula, dict[str, Any]]:
@@ -265,18 +288,7 @@ def build(rng: random.Random, p: Checked) -> tuple[Formula, dict[str, Any]]:
     labels = [c for c in range(copies) for _ in range(m)]
     if p["layout"] == "interleaved":
         rng.shuffle(labels)
-    base_clauses = base_formula.clauses
-    taken = [0] * copies
-    final: list[tuple[int, ...]] = []
-    base_of: list[int] = []
-    for c in labels:
-        j = orders[c][taken[c]]
-        taken[c] += 1
-        vmap = maps[c]
-        final.append(
-            tuple(vmap[lit - 1] if lit > 0 else -vmap[-lit - 1] for lit in base_clauses[j])
-        )
-        base_of.append(j)
+    final, base_of = _place_copies(base_formula.clauses, labels, orders, maps)
     formula = Formula(final, num_vars=copies * nb)
     structure: dict[str, Any] = {
         "copies": copies,
@@ -291,15 +303,38 @@ def build(rng: random.Random, p: Checked) -> tuple[Formula, dict[str, Any]]:
         "base": base_info,
     }
     if trigger != "none" and m > 0:
-        structure["trigger_clauses"] = [
-            next(
-                i
-                for i, (cc, j) in enumerate(zip(labels, base_of, strict=True))
-                if cc == c and j == t
-            )
-            for c in range(copies)
-        ]
+        structure["trigger_clauses"] = _trigger_positions(labels, base_of, copies, t)
     return formula, structure
+
+
+def _place_copies(
+    base_clauses: Sequence[Sequence[int]],
+    labels: list[int],
+    orders: Sequence[Sequence[int]],
+    maps: Sequence[Sequence[int]],
+) -> tuple[list[tuple[int, ...]], list[int]]:
+    """The clauses in the order of ``labels`` (each the next clause of its copy, renamed)
+    and the base clause each copies."""
+    taken = [0] * len(orders)
+    final: list[tuple[int, ...]] = []
+    base_of: list[int] = []
+    for c in labels:
+        j = orders[c][taken[c]]
+        taken[c] += 1
+        vmap = maps[c]
+        final.append(
+            tuple(vmap[lit - 1] if lit > 0 else -vmap[-lit - 1] for lit in base_clauses[j])
+        )
+        base_of.append(j)
+    return final, base_of
+
+
+def _trigger_positions(labels: list[int], base_of: list[int], copies: int, t: int) -> list[int]:
+    """Per copy, the index of its copy of base clause ``t``."""
+    return [
+        next(i for i, (cc, j) in enumerate(zip(labels, base_of, strict=True)) if cc == c and j == t)
+        for c in range(copies)
+    ]
 
 
 def _draw_base(rng: random.Random, p: Checked) -> tuple[Formula, dict[str, Any], dict[str, Any]]:

@@ -40,27 +40,25 @@ def _plan(formula: Formula, rng: random.Random, params: Mapping[str, Any]) -> Pl
             "mono-bridge instance, whose bridge is the default)",
             parameter="clause",
         )
-    if clause >= m:
-        raise ConfigError(
-            f"clause {clause} is out of range for {m} clauses",
-            parameter="clause",
-            valid=f"0..{m - 1}",
-        )
+    _check_index("clause", clause, m)
     if position is not None and relative is not None:
         raise ConfigError("give 'position' or 'relative', not both", parameter="position")
     if relative is not None:
         position = round(relative * (m - 1))
     elif position is None:
         position = rng.randrange(m)
-    if position >= m:
-        raise ConfigError(
-            f"position {position} is out of range for {m} clauses",
-            parameter="position",
-            valid=f"0..{m - 1}",
-        )
+    _check_index("position", position, m)
     order = [i for i in range(m) if i != clause]
     order.insert(position, clause)
     return Plan.keep(formula, order)
+
+
+def _check_index(name: str, value: int, m: int) -> None:
+    """Refuse a clause index ``value`` (parameter ``name``) beyond the ``m`` clauses."""
+    if value >= m:
+        raise ConfigError(
+            f"{name} {value} is out of range for {m} clauses", parameter=name, valid=f"0..{m - 1}"
+        )
 
 
 OPERATOR = Operator(

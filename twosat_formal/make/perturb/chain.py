@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from twosat_formal._util.registry import split_setting
 from twosat_formal.core.formula import Formula
 from twosat_formal.errors import ConfigError, ProofError, RecordError
-from twosat_formal.make.perturb.operator import OPERATORS
+from twosat_formal.make.perturb.operator import OPERATORS, Operator
 from twosat_formal.make.perturb.transform import JsonValue, Transform
 
 __all__ = [
@@ -200,6 +200,33 @@ def replay(base: Formula, transforms: Sequence[Transform]) -> Formula:
     return current
 
 
+def _steps_of(setting: str, ops: Sequence[Operator], target: str | None, name: str) -> list[int]:
+    """The steps (0-based) a setting of parameter ``name`` goes to: those whose operator
+    has it (no ``target``), step ``target`` (a number) or the steps of operator ``target``."""
+    if target is None:
+        chosen = [i for i, op in enumerate(ops) if any(p.name == name for p in op.params)]
+        missing = f"no operator of the chain has a parameter {name!r}"
+    elif target.isdigit():
+        return [_step_index(setting, target, len(ops))]
+    else:
+        chosen = [i for i, op in enumerate(ops) if op.name == target]
+        missing = f"operator {target!r} is not in the chain"
+    if not chosen:
+        raise ConfigError(missing, parameter="set")
+    return chosen
+
+
+def _step_index(setting: str, number: str, steps: int) -> int:
+    """The 0-based index of the step ``number`` (1-based) a setting names."""
+    if not 1 <= int(number) <= steps:
+        raise ConfigError(
+            f"setting {setting!r} names step {number} of {steps}",
+            parameter="set",
+            valid=f"1..{steps}",
+        )
+    return int(number) - 1
+
+
 def parse_steps(operators: Sequence[str], settings: Sequence[str] = ()) -> list[StepSpec]:
     """Steps from operator names and ``KEY=VALUE`` settings, as the CLI passes them.
 
@@ -219,25 +246,7 @@ def parse_steps(operators: Sequence[str], settings: Sequence[str] = ()) -> list[
     for setting in settings:
         key, value = split_setting(setting)
         target, dot, name = key.rpartition(".")
-        if not dot:
-            chosen = [i for i, op in enumerate(ops) if any(p.name == name for p in op.params)]
-            if not chosen:
-                raise ConfigError(
-                    f"no operator of the chain has a parameter {name!r}", parameter="set"
-                )
-        elif target.isdigit():
-            if not 1 <= int(target) <= len(ops):
-                raise ConfigError(
-                    f"setting {setting!r} names step {target} of {len(ops)}",
-                    parameter="set",
-                    valid=f"1..{len(ops)}",
-                )
-            chosen = [int(target) - 1]
-        else:
-            chosen = [i for i, op in enumerate(ops) if op.name == target]
-            if not chosen:
-                raise ConfigError(f"operator {target!r} is not in the chain", parameter="set")
-        for i in chosen:
+        for i in _steps_of(setting, ops, target if dot else None, name):
             ops[i].param(name)
             params[i][name] = value
     return [(op.name, p) if p else op.name for op, p in zip(ops, params, strict=True)]

@@ -72,47 +72,66 @@ def _placement(m: int, r: int, how: str, rng: random.Random) -> tuple[int, ...]:
     return tuple(i if part == 0 else m + i for part, i in interleave([m, r], rng))
 
 
+def _random_pair(pool: tuple[int, ...] | list[int], rng: random.Random) -> list[int]:
+    """Two distinct variables of ``pool``, each with a random sign."""
+    a, b = rng.sample(pool, 2)
+    return [a if rng.random() < 0.5 else -a, b if rng.random() < 0.5 else -b]
+
+
+def _true_pair(
+    fresh: tuple[int, ...], value: dict[int, bool], rng: random.Random
+) -> tuple[int, ...]:
+    """A random pair over ``fresh`` with a literal true under ``value`` (one flipped if not)."""
+    lits = _random_pair(fresh, rng)
+    if not any(value[abs(lit)] == (lit > 0) for lit in lits):
+        j = 0 if rng.random() < 0.5 else 1
+        lits[j] = -lits[j]
+    return tuple(lits)
+
+
 def _plan(formula: Formula, rng: random.Random, params: Mapping[str, Any]) -> Plan:
-    n, m = formula.num_vars, formula.num_clauses
-    r = params["count"] if params["count"] is not None else default_count(m)
-    added: list[tuple[int, ...]] = []
-    if params["over"] == "existing":
-        if params["variables"] is not None:
-            raise ConfigError(
-                "'variables' counts fresh variables; it does not apply to over='existing'",
-                parameter="variables",
-            )
-        pool = sorted(formula.used_variables)
-        if len(pool) < 2 and r > 0:
-            raise ConfigError(
-                "filler over existing variables needs a base with at least two variables",
-                parameter="over",
-            )
-        for _ in range(r):
-            a, b = rng.sample(pool, 2)
-            added.append((a if rng.random() < 0.5 else -a, b if rng.random() < 0.5 else -b))
-        perm = _placement(m, r, params["placement"], rng)
-        return Plan(
-            literal_map=(tuple(range(1, n + 1)),),
-            clause_permutation=perm,
-            num_vars=n,
-            names=None if formula.has_default_names else formula.names,
-            added_clauses=tuple(added),
-            relation="label-preserving-monotone",
-        )
+    count = params["count"] if params["count"] is not None else default_count(formula.num_clauses)
+    return _PLANNERS[params["over"]](formula, rng, params, count)
+
+
+def _plan_existing(
+    formula: Formula, rng: random.Random, params: Mapping[str, Any], count: int
+) -> Plan:
+    """``count`` clauses over two distinct variables of the base each."""
     if params["variables"] is not None:
-        k = params["variables"]
-    else:
-        k = matched_variables(formula, r) if r > 0 else 0
+        raise ConfigError(
+            "'variables' counts fresh variables; it does not apply to over='existing'",
+            parameter="variables",
+        )
+    pool = sorted(formula.used_variables)
+    if len(pool) < 2 and count > 0:
+        raise ConfigError(
+            "filler over existing variables needs a base with at least two variables",
+            parameter="over",
+        )
+    added = tuple(tuple(_random_pair(pool, rng)) for _ in range(count))
+    n = formula.num_vars
+    return Plan(
+        literal_map=(tuple(range(1, n + 1)),),
+        clause_permutation=_placement(formula.num_clauses, count, params["placement"], rng),
+        num_vars=n,
+        names=None if formula.has_default_names else formula.names,
+        added_clauses=added,
+        relation="label-preserving-monotone",
+    )
+
+
+def _plan_fresh(
+    formula: Formula, rng: random.Random, params: Mapping[str, Any], count: int
+) -> Plan:
+    """``count`` clauses over fresh variables, each true under a seeded model of its own."""
+    n = formula.num_vars
+    k = params["variables"]
+    if k is None:
+        k = matched_variables(formula, count) if count > 0 else 0
     fresh = tuple(range(n + 1, n + k + 1))
     value = {v: rng.random() < 0.5 for v in fresh}
-    for _ in range(r):
-        a, b = rng.sample(fresh, 2)
-        lits = [a if rng.random() < 0.5 else -a, b if rng.random() < 0.5 else -b]
-        if not any(value[abs(lit)] == (lit > 0) for lit in lits):
-            j = 0 if rng.random() < 0.5 else 1
-            lits[j] = -lits[j]
-        added.append(tuple(lits))
+    added = tuple(_true_pair(fresh, value, rng) for _ in range(count))
     names: tuple[str, ...] | None = None
     if not formula.has_default_names:
         names = formula.names + fresh_names(
@@ -120,14 +139,18 @@ def _plan(formula: Formula, rng: random.Random, params: Mapping[str, Any]) -> Pl
         )
     return Plan(
         literal_map=(tuple(range(1, n + 1)),),
-        clause_permutation=_placement(m, r, params["placement"], rng),
+        clause_permutation=_placement(formula.num_clauses, count, params["placement"], rng),
         num_vars=n + k,
         names=names,
-        added_clauses=tuple(added),
+        added_clauses=added,
         fresh_vars=fresh,
         witness=tuple(v if value[v] else -v for v in fresh),
         relation="conservative-extension",
     )
+
+
+#: The planner of each ``over`` choice: the one place the choices are listed.
+_PLANNERS = {"existing": _plan_existing, "fresh": _plan_fresh}
 
 
 OPERATOR = Operator(

@@ -350,25 +350,37 @@ def _monotone(c: _Context) -> str:
     return "z3:monotonicity+base-unsat"
 
 
-def _copy_product(c: _Context) -> str:
-    t = c.t
-    if t.added_clauses or t.fresh_vars or t.witness:
-        raise c.fail("a copy product adds no clauses and no fresh variables")
+def _copy_images(c: _Context) -> list[set[int]]:
+    """The variables of each copy: injective maps onto disjoint sets that cover the result."""
     images: list[set[int]] = []
-    for k, lmap in enumerate(t.literal_map):
+    for k, lmap in enumerate(c.t.literal_map):
         image = c.injective(lmap, f"literal map {k}")
         if any(image & other for other in images):
             raise c.fail(f"copy {k} shares variables with an earlier copy")
         images.append(image)
     if set().union(*images) != set(range(1, c.result.num_vars + 1)):
         raise c.fail("the copies do not cover the result's variables")
+    return images
+
+
+def _copy_parts(c: _Context) -> list[list[tuple[int, ...]]]:
+    """The result's clauses, grouped by the copy each comes from."""
     m = c.base.num_clauses
     # check_shape made the permutation one entry per clause of each copy (none are added)
-    if c.result.num_clauses != len(t.clause_permutation):
+    if c.result.num_clauses != len(c.t.clause_permutation):
         raise c.fail("the result does not have one clause per clause of each copy")
-    parts: list[list[tuple[int, ...]]] = [[] for _ in range(t.copies)]
-    for position, source in enumerate(t.clause_permutation):
+    parts: list[list[tuple[int, ...]]] = [[] for _ in range(c.t.copies)]
+    for position, source in enumerate(c.t.clause_permutation):
         parts[source // m].append(c.result_clauses[position])
+    return parts
+
+
+def _copy_product(c: _Context) -> str:
+    t = c.t
+    if t.added_clauses or t.fresh_vars or t.witness:
+        raise c.fail("a copy product adds no clauses and no fresh variables")
+    images = _copy_images(c)
+    parts = _copy_parts(c)
     for k, (part, lmap, image) in enumerate(zip(parts, t.literal_map, images, strict=True)):
         if any(abs(lit) not in image for cl in part for lit in cl):
             raise c.fail(f"copy {k} uses variables of another copy")

@@ -34,7 +34,7 @@ True
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from itertools import chain
 from typing import Any
@@ -187,36 +187,48 @@ class Transform:
             raise ConfigError("a transform's num_vars cannot be negative", parameter="num_vars")
         if self.copies < 1:
             raise ConfigError("a transform needs at least one literal map", parameter="literal_map")
-        for k, lmap in enumerate(self.literal_map):
-            if len(lmap) != base.num_vars:
-                raise ConfigError(
-                    f"literal map {k} has {len(lmap)} entries for {base.num_vars} base variables",
-                    parameter="literal_map",
-                )
-            if any(lit == 0 or abs(lit) > self.num_vars for lit in lmap):
-                raise ConfigError(
-                    f"literal map {k} names a variable outside 1..{self.num_vars}",
-                    parameter="literal_map",
-                )
-        sources = self.copies * base.num_clauses + len(self.added_clauses)
-        perm = self.clause_permutation
-        if len(perm) != sources or sorted(perm) != list(range(sources)):
-            raise ConfigError(
-                f"the clause permutation is not a permutation of the {sources} source clauses",
-                parameter="clause_permutation",
-            )
+        self._check_maps(base)
+        self._check_permutation(base)
         for lits, what in (
             ([lit for c in self.added_clauses for lit in c], "added_clauses"),
-            (list(self.fresh_vars), "fresh_vars"),
-            (list(self.witness), "witness"),
+            (self.fresh_vars, "fresh_vars"),
+            (self.witness, "witness"),
         ):
-            if any(lit == 0 or abs(lit) > self.num_vars for lit in lits):
+            if self._outside(lits):
                 raise ConfigError(
                     f"{what} names a variable outside 1..{self.num_vars}", parameter=what
                 )
         if self.names is not None and len(self.names) != self.num_vars:
             raise ConfigError(
                 f"{len(self.names)} names for {self.num_vars} variables", parameter="names"
+            )
+
+    def _outside(self, lits: Iterable[int]) -> bool:
+        """Whether a literal of ``lits`` is 0 or names a variable beyond the result's."""
+        return any(lit == 0 or abs(lit) > self.num_vars for lit in lits)
+
+    def _check_maps(self, base: Formula) -> None:
+        """Refuse a literal map that does not send each base variable to a result literal."""
+        for k, lmap in enumerate(self.literal_map):
+            if len(lmap) != base.num_vars:
+                raise ConfigError(
+                    f"literal map {k} has {len(lmap)} entries for {base.num_vars} base variables",
+                    parameter="literal_map",
+                )
+            if self._outside(lmap):
+                raise ConfigError(
+                    f"literal map {k} names a variable outside 1..{self.num_vars}",
+                    parameter="literal_map",
+                )
+
+    def _check_permutation(self, base: Formula) -> None:
+        """Refuse a clause permutation that is not one of all the source clauses."""
+        sources = self.copies * base.num_clauses + len(self.added_clauses)
+        perm = self.clause_permutation
+        if len(perm) != sources or sorted(perm) != list(range(sources)):
+            raise ConfigError(
+                f"the clause permutation is not a permutation of the {sources} source clauses",
+                parameter="clause_permutation",
             )
 
     def rebuild(self, base: Formula) -> Formula:
