@@ -301,16 +301,7 @@ def _finish(run: Callable[[], Any]) -> NoReturn:
     except (typer.Abort, KeyboardInterrupt):
         stopped()
     except typer.TyperException as exc:  # usage errors: one line, exit code 2
-        show = getattr(exc, "show", None)
-        if type(exc).__name__.startswith("NoArgsIsHelp") and callable(show):
-            show()  # the help text a bare command asks for
-            raise SystemExit(getattr(exc, "exit_code", 2)) from None
-        format_message = getattr(exc, "format_message", None)
-        message = format_message() if callable(format_message) else str(exc)
-        context = getattr(exc, "ctx", None)
-        hint = f" (see '{context.command_path} --help')" if context is not None else ""
-        console("err_console").print(f"error: {message}{hint}", markup=False)
-        raise SystemExit(getattr(exc, "exit_code", 2)) from None
+        _usage_error(exc)
     except TwoSatFormalError as exc:
         fail(str(exc), exc.exit_code)
     except (OSError, UnicodeDecodeError) as exc:
@@ -318,6 +309,20 @@ def _finish(run: Callable[[], Any]) -> NoReturn:
     if result == EXIT_INTERRUPTED:  # Typer's answer to KeyboardInterrupt: Ctrl-C or SIGTERM
         stopped()
     sys.exit(result if isinstance(result, int) else 0)
+
+
+def _usage_error(exc: Exception) -> NoReturn:
+    """Exit on a usage error: the help text a bare command asks for, else one line."""
+    show = getattr(exc, "show", None)
+    if type(exc).__name__.startswith("NoArgsIsHelp") and callable(show):
+        show()  # the help text a bare command asks for
+        raise SystemExit(getattr(exc, "exit_code", 2)) from None
+    format_message = getattr(exc, "format_message", None)
+    message = format_message() if callable(format_message) else str(exc)
+    context = getattr(exc, "ctx", None)
+    hint = f" (see '{context.command_path} --help')" if context is not None else ""
+    console("err_console").print(f"error: {message}{hint}", markup=False)
+    raise SystemExit(getattr(exc, "exit_code", 2)) from None
 
 
 def _describe_os_error(exc: BaseException) -> str:
