@@ -111,36 +111,30 @@ def _load(name: str) -> Any:
 
     if name not in _LOADED:
         import_module(COMMANDS[name].module)
-        for info in app.registered_commands:
-            callback_name = info.callback.__name__ if info.callback else ""
-            if (info.name or callback_name.replace("_", "-")) == name:
-                _LOADED[name] = guard_outputs(
-                    tidy(
-                        typer.main.get_command_from_info(
-                            info,
-                            pretty_exceptions_short=app.pretty_exceptions_short,
-                            rich_markup_mode=app.rich_markup_mode,
-                        )
-                    )
-                )
-                break
-        else:
-            for group in app.registered_groups:  # a command with subcommands (``batch``)
-                if group.name == name:
-                    _LOADED[name] = guard_outputs(
-                        tidy(
-                            typer.main.get_group_from_info(
-                                group,
-                                pretty_exceptions_short=app.pretty_exceptions_short,
-                                suggest_commands=app.suggest_commands,
-                                rich_markup_mode=app.rich_markup_mode,
-                            )
-                        )
-                    )
-                    break
-            else:
-                raise LookupError(f"{COMMANDS[name].module} does not register the command {name!r}")
+        _LOADED[name] = guard_outputs(tidy(_click_command(name)))
     return _LOADED[name]
+
+
+def _click_command(name: str) -> Any:
+    """The Click command ``name`` registered on ``app``: a command, or a command with
+    subcommands (``batch``)."""
+    for info in app.registered_commands:
+        callback_name = info.callback.__name__ if info.callback else ""
+        if (info.name or callback_name.replace("_", "-")) == name:
+            return typer.main.get_command_from_info(
+                info,
+                pretty_exceptions_short=app.pretty_exceptions_short,
+                rich_markup_mode=app.rich_markup_mode,
+            )
+    for group in app.registered_groups:
+        if group.name == name:
+            return typer.main.get_group_from_info(
+                group,
+                pretty_exceptions_short=app.pretty_exceptions_short,
+                suggest_commands=app.suggest_commands,
+                rich_markup_mode=app.rich_markup_mode,
+            )
+    raise LookupError(f"{COMMANDS[name].module} does not register the command {name!r}")
 
 
 class App(typer.Typer):

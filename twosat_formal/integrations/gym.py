@@ -446,21 +446,7 @@ def make_item(config: TwoSatConfig, seed: int, index: int) -> dict[str, Any]:
         return _question_item(config, index, family, knobs, instance, template, prompt_seed, kind)
     prompt = verbalize(instance.formula, template, seed=prompt_seed, ask_cycle=config.require_chain)
     metadata = {
-        "source_dataset": config.dataset_name,
-        "source_index": index,
-        "family": family,
-        "clauses": instance.formula.num_clauses,
-        "num_vars": instance.formula.num_vars,
-        "knobs": knobs,
-        "params": instance.params,
-        "require_chain": config.require_chain,
-        "label": instance.label,
-        "template": prompt.template,
-        "entities": prompt.entity_map(),
-        "true_value": prompt.true_value,
-        "false_value": prompt.false_value,
-        "dimacs": instance.dimacs,
-        "instance_id": instance.id,
+        **_metadata(config, index, family, knobs, instance, prompt, config.require_chain),
         "instance_seed": instance_seed,
         "prompt_seed": prompt_seed,
         "difficulty": {
@@ -492,6 +478,25 @@ def _question_item(
     prompt = verbalize(instance.formula, template, seed=prompt_seed, ask=kind)
     gold = OracleModel().respond(prompt.text).text
     metadata = {
+        **_metadata(config, index, family, knobs, instance, prompt, False),
+        "prompt_seed": prompt_seed,
+        "question_type": kind,
+        "reference": dict(prompt.reference or {}),
+    }
+    return {"question": prompt.text, "answer": gold, "metadata": metadata}
+
+
+def _metadata(
+    config: TwoSatConfig,
+    index: int,
+    family: str,
+    knobs: Mapping[str, Any],
+    instance: Any,
+    prompt: Any,
+    require_chain: bool,
+) -> dict[str, Any]:
+    """The metadata every item carries, in order, up to its instance's id."""
+    return {
         "source_dataset": config.dataset_name,
         "source_index": index,
         "family": family,
@@ -499,7 +504,7 @@ def _question_item(
         "num_vars": instance.formula.num_vars,
         "knobs": dict(knobs),
         "params": instance.params,
-        "require_chain": False,
+        "require_chain": require_chain,
         "label": instance.label,
         "template": prompt.template,
         "entities": prompt.entity_map(),
@@ -507,11 +512,7 @@ def _question_item(
         "false_value": prompt.false_value,
         "dimacs": instance.dimacs,
         "instance_id": instance.id,
-        "prompt_seed": prompt_seed,
-        "question_type": kind,
-        "reference": dict(prompt.reference or {}),
     }
-    return {"question": prompt.text, "answer": gold, "metadata": metadata}
 
 
 def create_dataset(
