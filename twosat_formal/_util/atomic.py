@@ -226,26 +226,45 @@ def refuse_aliases(
     ...     print(error)
     --out ./a.jsonl is the input a.jsonl (dataset); write to another file
     """
-    written = [
-        (name, str(path))
-        for name, path in outputs.items()
-        if path is not None and str(path) != "-" and (not stream_target(path) or _regular(path))
-    ]
-    read: list[tuple[str, str]] = []
-    for name, value in inputs.items():
-        if value is None:
-            continue
-        paths = [value] if isinstance(value, str | os.PathLike) else list(value)
-        read += [(name, str(p)) for p in paths]
+    written = _written_paths(outputs)
+    read = [(name, path, "the input") for name, path in _read_paths(inputs)]
     for index, (name, path) in enumerate(written):
-        option = f"--{name.replace('_', '-')}"
-        later = [(f"--{n.replace('_', '-')}", p, "the output") for n, p in written[index + 1 :]]
-        for source, other, what in [(n, p, "the input") for n, p in read] + later:
+        later = [(_option(n), p, "the output") for n, p in written[index + 1 :]]
+        for source, other, what in read + later:
             stdin = other == "-"
             if _same(Path(path), Path("/dev/stdin" if stdin else other)):
                 shown = "the file standard input reads" if stdin else f"{what} {other}"
                 raise ConfigError(
-                    f"{option} {path} is {shown} ({source}); write to another file",
+                    f"{_option(name)} {path} is {shown} ({source}); write to another file",
                     parameter=name,
                     valid="a path that is none of the command's inputs",
                 )
+
+
+def _written_paths(
+    outputs: Mapping[str, str | os.PathLike[str] | None],
+) -> list[tuple[str, str]]:
+    """The output paths that could replace an input, with their parameter's name: not
+    None nor ``-`` (stdout), nor a stream target but one that leads to a regular file."""
+    return [
+        (name, str(path))
+        for name, path in outputs.items()
+        if path is not None and str(path) != "-" and (not stream_target(path) or _regular(path))
+    ]
+
+
+def _option(name: str) -> str:
+    """The option of a parameter: ``--max-bytes`` for ``max_bytes``."""
+    return f"--{name.replace('_', '-')}"
+
+
+def _read_paths(
+    inputs: Mapping[str, str | os.PathLike[str] | Iterable[str | os.PathLike[str]] | None],
+) -> list[tuple[str, str]]:
+    """Each input path with the name of its parameter (one or several paths, or None)."""
+    read: list[tuple[str, str]] = []
+    for name, value in inputs.items():
+        if value is not None:
+            paths = [value] if isinstance(value, str | os.PathLike) else list(value)
+            read += [(name, str(p)) for p in paths]
+    return read

@@ -121,6 +121,20 @@ def fingerprint() -> str:
     return "; ".join(parts)
 
 
+def _verdict(seal: bytes | None, digest: str, problem: str | None, mac_lines: int) -> str | None:
+    """What is wrong with a cache file read whole: its seal first, then its lines."""
+    if seal is None:
+        return "it has no seal (cut short, or not a cache file)"
+    if not hmac.compare_digest(seal.decode("ascii", "replace"), digest):
+        return (
+            "its seal does not match its content (changed by hand or damaged, "
+            f"or sealed with another ${CACHE_KEY_ENV})"
+        )
+    if problem is None and mac_lines < 2:  # sealed, but without its first two lines
+        return f"it is not in the format {FORMAT!r}"
+    return problem
+
+
 def _entry(line: str, current: dict[bytes, str] | None, number: int) -> str | None:
     """Add the entry ``line`` (a key and its record's kind) to ``current``; or why not."""
     digest, _, kind = line.partition(" ")
@@ -224,26 +238,23 @@ class CertifyCache:
             mac_lines += 1
             if problem is not None:
                 continue
-            line = raw[:-1].decode("utf-8", "replace")
-            if number == 1:
-                problem = None if line == FORMAT else f"it is not in the format {FORMAT!r}"
-            elif number == 2:
-                if line != f"tool {self._fingerprint}":
-                    problem = "it was written by another version of the tool or its solvers"
-            elif line.startswith("file "):
-                current = self.files.setdefault(line[5:], {})
-            else:
-                problem = _entry(line, current, number)
-        if seal is None:
-            return "it has no seal (cut short, or not a cache file)"
-        if not hmac.compare_digest(seal.decode("ascii", "replace"), mac.hexdigest()):
-            return (
-                "its seal does not match its content (changed by hand or damaged, "
-                f"or sealed with another ${CACHE_KEY_ENV})"
-            )
-        if problem is None and mac_lines < 2:  # sealed, but without its first two lines
-            problem = f"it is not in the format {FORMAT!r}"
-        return problem
+            problem, current = self._take(number, raw[:-1].decode("utf-8", "replace"), current)
+        return _verdict(seal, mac.hexdigest(), problem, mac_lines)
+
+    def _take(
+        self, number: int, line: str, current: dict[bytes, str] | None
+    ) -> tuple[str | None, dict[bytes, str] | None]:
+        """What is wrong with line ``number`` (``None``: nothing), and the entries of the
+        file the lines after it belong to."""
+        if number == 1:
+            return (None if line == FORMAT else f"it is not in the format {FORMAT!r}"), current
+        if number == 2:
+            if line != f"tool {self._fingerprint}":
+                return "it was written by another version of the tool or its solvers", current
+            return None, current
+        if line.startswith("file "):
+            return None, self.files.setdefault(line[5:], {})
+        return _entry(line, current, number), current
 
     # -- the run -----------------------------------------------------------------------------
 

@@ -128,11 +128,20 @@ def scc_label(record: Any, derived: Derived | None) -> str | None:
     twice. Otherwise (no re-derivation, another text, another backend): ``None``.
     """
     again = None if derived is None else derived.value
-    if not isinstance(again, Mapping) or not isinstance(record, Mapping):
+    if not isinstance(again, Mapping) or not _same_dimacs(record, again):
         return None
-    dimacs = record.get("dimacs")
-    if not isinstance(dimacs, str) or again.get("dimacs") != dimacs:
-        return None
+    return _checked_scc_label(again)
+
+
+def _same_dimacs(record: Any, again: Mapping[str, Any]) -> bool:
+    """Whether the re-derived record has exactly the stored DIMACS text."""
+    dimacs = record.get("dimacs") if isinstance(record, Mapping) else None
+    return isinstance(dimacs, str) and again.get("dimacs") == dimacs
+
+
+def _checked_scc_label(again: Mapping[str, Any]) -> str | None:
+    """The label of a re-derived record whose certificate the ``scc`` backend wrote and
+    checked, and which says that label; else ``None``."""
     certificate = again.get("certificate")
     if not isinstance(certificate, Mapping) or certificate.get("backend") != "scc":
         return None

@@ -307,8 +307,7 @@ def _rederive_edits(origin: Instance, steps: Sequence[Mapping[str, Any]]) -> Ins
 
 def _rederive_edit_run(origin: Instance, steps: Sequence[Mapping[str, Any]]) -> Instance:
     """One run of ``edit`` (steps numbered from level 1) rebuilt on ``origin``."""
-    from twosat_formal.make.edits.classify import CHANGING, build_edited
-    from twosat_formal.make.edits.operators import Edit
+    from twosat_formal.make.edits.classify import build_edited
 
     first = steps[0]
     mode, seed = first.get("mode"), first.get("seed")
@@ -320,21 +319,33 @@ def _rederive_edit_run(origin: Instance, steps: Sequence[Mapping[str, Any]]) -> 
     current = origin.formula
     for level, step in enumerate(steps, 1):
         try:
-            edit = Edit.from_json(step)
-            if not _is_option(current, edit):
-                raise CertificateError(
-                    f"edit {level} ({edit.operator} at clause {edit.position + 1}) is not one "
-                    "of the changes its operator makes there"
-                )
-            outcome = _classified(current, origin.label, edit)
-            if mode == "cumulative" and outcome.kind == CHANGING:
-                raise CertificateError(f"cumulative edit {level} changes the label")
+            outcome = _replayed(current, origin.label, step, level, mode)
         except (CertificateError, ConfigError, RecordError) as exc:
             setattr(exc, "level", level)  # noqa: B010  (the step's level, read by the caller)
             raise
         outcomes.append(outcome)
         current = outcome.formula
     return build_edited(origin, outcomes, mode=mode, seed=seed).instance
+
+
+def _replayed(
+    formula: Formula, label: str, step: Mapping[str, Any], level: int, mode: str
+) -> EditOutcome:
+    """The outcome of edit ``level`` of a run, proven one of its operator's changes (and,
+    in a cumulative run, keeping the label)."""
+    from twosat_formal.make.edits.classify import CHANGING
+    from twosat_formal.make.edits.operators import Edit
+
+    edit = Edit.from_json(step)
+    if not _is_option(formula, edit):
+        raise CertificateError(
+            f"edit {level} ({edit.operator} at clause {edit.position + 1}) is not one "
+            "of the changes its operator makes there"
+        )
+    outcome = _classified(formula, label, edit)
+    if mode == "cumulative" and outcome.kind == CHANGING:
+        raise CertificateError(f"cumulative edit {level} changes the label")
+    return outcome
 
 
 #: The last edits classified while re-deriving: ``(id of the formula, label, repr of

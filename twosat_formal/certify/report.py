@@ -37,7 +37,7 @@ import json
 import os
 import re
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 from urllib.parse import quote
@@ -233,26 +233,8 @@ class JunitLog:
         by_place: dict[tuple[str, int | None], list[CheckFailure]] = {}
         for failure in report.failures:
             by_place.setdefault((failure.source or "", failure.line), []).append(failure)
-        counts: dict[str, list[float]] = {}  # tests, failures, seconds: in suite order
-        matched: set[tuple[str, int | None]] = set()  # places of failures of a record
-        for source, line, _, _, seconds, _ in self.rows():
-            tally = counts.setdefault(source, [0, 0, 0.0])
-            tally[0] += 1
-            tally[2] += seconds
-            if (source, line) in by_place:
-                matched.add((source, line))
-                tally[1] += 1
-        orphans: dict[str, list[str]] = {}  # failures of no record, by suite
-        for (source, line), failures in by_place.items():
-            if (source, line) in matched:
-                continue
-            name = failures[0].check if line is None else f"line {line}"
-            orphans.setdefault(source, []).append(
-                _testcase(source, name, "dataset", 0.0, line, failures, False)
-            )
-            tally = counts.setdefault(source, [0, 0, 0.0])
-            tally[0] += 1
-            tally[1] += 1
+        counts, matched = self._tally(by_place)
+        orphans = _orphans(by_place, matched, counts)
         total = [sum(c[0] for c in counts.values()), sum(c[1] for c in counts.values())]
         stream.write('<?xml version="1.0" encoding="UTF-8"?>\n')
         stream.write(
@@ -264,16 +246,60 @@ class JunitLog:
                 f'  <testsuite name={quoteattr(_clean(suite))} tests="{tests}" '
                 f'failures="{failed}" errors="0" skipped="0" time="{time:.3f}">\n'
             )
-            for source, line, key, kind, seconds, cached in self.rows():
-                if source != suite:
-                    continue
-                failures = by_place.get((source, line), []) if (source, line) in matched else []
-                name = f"{key} (line {line})" if key is not None else f"line {line}"
-                stream.write(_testcase(source, name, kind, seconds, line, failures, cached))
+            self._write_cases(stream, suite, {place: by_place[place] for place in matched})
             for case in orphans.get(suite, ()):
                 stream.write(case)
             stream.write("  </testsuite>\n")
         stream.write("</testsuites>\n")
+
+    def _tally(
+        self, by_place: Mapping[tuple[str, int | None], list[CheckFailure]]
+    ) -> tuple[dict[str, list[float]], set[tuple[str, int | None]]]:
+        """The tests, failures and seconds of each suite (in suite order) over the
+        records kept, and the places of the failures that belong to a record."""
+        counts: dict[str, list[float]] = {}
+        matched: set[tuple[str, int | None]] = set()
+        for source, line, _, _, seconds, _ in self.rows():
+            tally = counts.setdefault(source, [0, 0, 0.0])
+            tally[0] += 1
+            tally[2] += seconds
+            if (source, line) in by_place:
+                matched.add((source, line))
+                tally[1] += 1
+        return counts, matched
+
+    def _write_cases(
+        self,
+        stream: IO[str],
+        suite: str,
+        failing: Mapping[tuple[str, int | None], list[CheckFailure]],
+    ) -> None:
+        """Write the test case of each record of ``suite``, with the failures of its place."""
+        for source, line, key, kind, seconds, cached in self.rows():
+            if source == suite:
+                name = f"{key} (line {line})" if key is not None else f"line {line}"
+                failures = failing.get((source, line), [])
+                stream.write(_testcase(source, name, kind, seconds, line, failures, cached))
+
+
+def _orphans(
+    by_place: Mapping[tuple[str, int | None], list[CheckFailure]],
+    matched: set[tuple[str, int | None]],
+    counts: dict[str, list[float]],
+) -> dict[str, list[str]]:
+    """The test cases of the failures of no record, by suite, each counted in ``counts``."""
+    orphans: dict[str, list[str]] = {}
+    for (source, line), failures in by_place.items():
+        if (source, line) in matched:
+            continue
+        name = failures[0].check if line is None else f"line {line}"
+        orphans.setdefault(source, []).append(
+            _testcase(source, name, "dataset", 0.0, line, failures, False)
+        )
+        tally = counts.setdefault(source, [0, 0, 0.0])
+        tally[0] += 1
+        tally[1] += 1
+    return orphans
 
 
 def _clean(text: str) -> str:

@@ -111,36 +111,30 @@ def _load(name: str) -> Any:
 
     if name not in _LOADED:
         import_module(COMMANDS[name].module)
-        for info in app.registered_commands:
-            callback_name = info.callback.__name__ if info.callback else ""
-            if (info.name or callback_name.replace("_", "-")) == name:
-                _LOADED[name] = guard_outputs(
-                    tidy(
-                        typer.main.get_command_from_info(
-                            info,
-                            pretty_exceptions_short=app.pretty_exceptions_short,
-                            rich_markup_mode=app.rich_markup_mode,
-                        )
-                    )
-                )
-                break
-        else:
-            for group in app.registered_groups:  # a command with subcommands (``batch``)
-                if group.name == name:
-                    _LOADED[name] = guard_outputs(
-                        tidy(
-                            typer.main.get_group_from_info(
-                                group,
-                                pretty_exceptions_short=app.pretty_exceptions_short,
-                                suggest_commands=app.suggest_commands,
-                                rich_markup_mode=app.rich_markup_mode,
-                            )
-                        )
-                    )
-                    break
-            else:
-                raise LookupError(f"{COMMANDS[name].module} does not register the command {name!r}")
+        _LOADED[name] = guard_outputs(tidy(_click_command(name)))
     return _LOADED[name]
+
+
+def _click_command(name: str) -> Any:
+    """The Click command ``name`` registered on ``app``: a command, or a command with
+    subcommands (``batch``)."""
+    for info in app.registered_commands:
+        callback_name = info.callback.__name__ if info.callback else ""
+        if (info.name or callback_name.replace("_", "-")) == name:
+            return typer.main.get_command_from_info(
+                info,
+                pretty_exceptions_short=app.pretty_exceptions_short,
+                rich_markup_mode=app.rich_markup_mode,
+            )
+    for group in app.registered_groups:
+        if group.name == name:
+            return typer.main.get_group_from_info(
+                group,
+                pretty_exceptions_short=app.pretty_exceptions_short,
+                suggest_commands=app.suggest_commands,
+                rich_markup_mode=app.rich_markup_mode,
+            )
+    raise LookupError(f"{COMMANDS[name].module} does not register the command {name!r}")
 
 
 class App(typer.Typer):
@@ -301,16 +295,7 @@ def _finish(run: Callable[[], Any]) -> NoReturn:
     except (typer.Abort, KeyboardInterrupt):
         stopped()
     except typer.TyperException as exc:  # usage errors: one line, exit code 2
-        show = getattr(exc, "show", None)
-        if type(exc).__name__.startswith("NoArgsIsHelp") and callable(show):
-            show()  # the help text a bare command asks for
-            raise SystemExit(getattr(exc, "exit_code", 2)) from None
-        format_message = getattr(exc, "format_message", None)
-        message = format_message() if callable(format_message) else str(exc)
-        context = getattr(exc, "ctx", None)
-        hint = f" (see '{context.command_path} --help')" if context is not None else ""
-        console("err_console").print(f"error: {message}{hint}", markup=False)
-        raise SystemExit(getattr(exc, "exit_code", 2)) from None
+        _usage_error(exc)
     except TwoSatFormalError as exc:
         fail(str(exc), exc.exit_code)
     except (OSError, UnicodeDecodeError) as exc:
@@ -318,6 +303,20 @@ def _finish(run: Callable[[], Any]) -> NoReturn:
     if result == EXIT_INTERRUPTED:  # Typer's answer to KeyboardInterrupt: Ctrl-C or SIGTERM
         stopped()
     sys.exit(result if isinstance(result, int) else 0)
+
+
+def _usage_error(exc: Exception) -> NoReturn:
+    """Exit on a usage error: the help text a bare command asks for, else one line."""
+    show = getattr(exc, "show", None)
+    if type(exc).__name__.startswith("NoArgsIsHelp") and callable(show):
+        show()  # the help text a bare command asks for
+        raise SystemExit(getattr(exc, "exit_code", 2)) from None
+    format_message = getattr(exc, "format_message", None)
+    message = format_message() if callable(format_message) else str(exc)
+    context = getattr(exc, "ctx", None)
+    hint = f" (see '{context.command_path} --help')" if context is not None else ""
+    console("err_console").print(f"error: {message}{hint}", markup=False)
+    raise SystemExit(getattr(exc, "exit_code", 2)) from None
 
 
 def _describe_os_error(exc: BaseException) -> str:

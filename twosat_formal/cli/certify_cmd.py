@@ -191,16 +191,7 @@ def _run(
         from twosat_formal.evaluate.models import load_model
 
         validator = load_model(model, base_url=base_url, api_key_env=api_key_env)
-    with progress_callback("certifying", enabled=running.progress) as advance:
-        if running.executor is None:  # --jobs alone: worker processes unless the dataset is small
-            report = certify_files(
-                datasets, jobs=running.jobs or 1, progress=advance, cache=cache, records=records
-            )
-        else:
-            with running.open() as runner:
-                report = certify_files(
-                    datasets, executor=runner, progress=advance, cache=cache, records=records
-                )
+    report = _certify(datasets, running, cache, records)
     if validator is not None:
         from dataclasses import replace
 
@@ -208,18 +199,7 @@ def _run(
 
         more = revalidate_stories(datasets, validator)
         report = replace(report, failures=(*report.failures, *more))
-    if output is not None:
-        with atomic_output(output) as stream:
-            _write(report, form, stream, records)
-        out_console.print(_summary(report, cache is not None))
-    elif form == "text":
-        out_console.print(_summary(report, cache is not None))
-        for failure in report.failures:
-            out_console.print(f"FAIL {failure}", markup=False)
-    else:
-        # plain text, not through rich: a report of many failures is megabytes long
-        _write(report, form, sys.stdout, records)
-        sys.stdout.flush()
+    _show(report, form, output, cache is not None, records)
     if not report.ok:
         if form != "text" or output is not None:
             err_console.print(
@@ -227,6 +207,46 @@ def _run(
                 markup=False,
             )
         raise typer.Exit(code=1)
+
+
+def _certify(
+    datasets: list[Path],
+    running: RunnerOptions,
+    cache: CertifyCache | None,
+    records: JunitLog | None,
+) -> CertifyReport:
+    """The report of certify's checks, run as ``running`` says."""
+    with progress_callback("certifying", enabled=running.progress) as advance:
+        if running.executor is None:  # --jobs alone: worker processes unless the dataset is small
+            return certify_files(
+                datasets, jobs=running.jobs or 1, progress=advance, cache=cache, records=records
+            )
+        with running.open() as runner:
+            return certify_files(
+                datasets, executor=runner, progress=advance, cache=cache, records=records
+            )
+
+
+def _show(
+    report: CertifyReport,
+    form: str,
+    output: Path | None,
+    cached: bool,
+    records: JunitLog | None,
+) -> None:
+    """Write the report in ``form`` to ``output`` (then the summary on stdout), or on stdout."""
+    if output is not None:
+        with atomic_output(output) as stream:
+            _write(report, form, stream, records)
+        out_console.print(_summary(report, cached))
+    elif form == "text":
+        out_console.print(_summary(report, cached))
+        for failure in report.failures:
+            out_console.print(f"FAIL {failure}", markup=False)
+    else:
+        # plain text, not through rich: a report of many failures is megabytes long
+        _write(report, form, sys.stdout, records)
+        sys.stdout.flush()
 
 
 def _write(report: CertifyReport, form: str, stream: IO[str], records: JunitLog | None) -> None:

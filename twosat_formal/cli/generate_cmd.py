@@ -9,7 +9,7 @@ the Table 1 grid; ``generate FAMILY --grid paper-7`` sweeps the family's knobs.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -25,6 +25,9 @@ from twosat_formal.cli.options import (
 )
 from twosat_formal.cli.progress import write_with_progress
 from twosat_formal.errors import ConfigError
+
+if TYPE_CHECKING:
+    from twosat_formal.make.generators import Dataset
 
 __all__ = ["families", "generate"]
 
@@ -91,8 +94,6 @@ def generate(
     """Draw labelled instances of a family (or a named grid) as JSON Lines."""
     from twosat_formal._util.atomic import refuse_aliases
     from twosat_formal._util.executors import parse_shard
-    from twosat_formal.make.generators import FAMILIES, Dataset, DatasetConfig
-    from twosat_formal.make.generators.grids import grid_cells
     from twosat_formal.make.generators.knobs import parse_settings
     from twosat_formal.make.generators.lines import dataset_lines, shard_size
 
@@ -100,18 +101,7 @@ def generate(
     if isinstance(params.get("base_file"), str):  # read by the generator: an input too
         refuse_aliases({"out": out}, {"base_file": [str(params["base_file"])]})
     part = parse_shard(shard) if shard is not None else None
-    if grid is not None:
-        cells = grid_cells(grid, family=family, clauses=clauses, count=count or 10, extra=params)
-        datasets = [cell.dataset(seed) for cell in cells]
-    else:
-        if family is None:
-            raise ConfigError(
-                "name a family (or a --grid)",
-                parameter="family",
-                valid="one of " + ", ".join(FAMILIES.names()),
-            )
-        config = DatasetConfig(family, clauses=clauses, params=params)
-        datasets = [Dataset(config, seed=seed, size=count or 1)]
+    datasets = _datasets(family, clauses, params, count, seed, grid)
     total = shard_size(datasets, part)
     with running.open() as runner:
         lines = dataset_lines(datasets, executor=runner, shard=part)
@@ -120,6 +110,31 @@ def generate(
         err_console.print(f"wrote {written} instances to {out}", markup=False)
     if isinstance(params.get("base_file"), str):
         _note_base_file(str(params["base_file"]), out)
+
+
+def _datasets(
+    family: str | None,
+    clauses: int | None,
+    params: dict[str, str],
+    count: int | None,
+    seed: int,
+    grid: str | None,
+) -> list[Dataset]:
+    """The datasets to draw: one per cell of ``grid``, else one of ``family``."""
+    from twosat_formal.make.generators import FAMILIES, Dataset, DatasetConfig
+    from twosat_formal.make.generators.grids import grid_cells
+
+    if grid is not None:
+        cells = grid_cells(grid, family=family, clauses=clauses, count=count or 10, extra=params)
+        return [cell.dataset(seed) for cell in cells]
+    if family is None:
+        raise ConfigError(
+            "name a family (or a --grid)",
+            parameter="family",
+            valid="one of " + ", ".join(FAMILIES.names()),
+        )
+    config = DatasetConfig(family, clauses=clauses, params=params)
+    return [Dataset(config, seed=seed, size=count or 1)]
 
 
 def _note_base_file(name: str, out: Path | None) -> None:

@@ -28,6 +28,9 @@ from typer.core import TyperArgument, TyperCommand, TyperOption
 
 __all__ = ["Command", "argument_name", "metavar_of", "plain", "tidy"]
 
+#: The metavar of an option's value, by its type (paths are ``FILE``).
+_TYPE_METAVARS: dict[Any, str] = {bool: "BOOL", int: "N", float: "X"}
+
 
 def metavar_of(
     opts: Sequence[str],
@@ -52,12 +55,8 @@ def metavar_of(
         return "|".join(str(getattr(choice, "value", choice)) for choice in choices)
     while get_origin(annotation) in (list, tuple):
         annotation = get_args(annotation)[0]
-    if annotation is bool:
-        return "BOOL"
-    if annotation is int:
-        return "N"
-    if annotation is float:
-        return "X"
+    if annotation in _TYPE_METAVARS:
+        return _TYPE_METAVARS[annotation]
     if isinstance(annotation, type) and issubclass(annotation, PurePath):
         return "FILE"
     longest = max(opts, key=len).lstrip("-")

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import functools
 import os
+from collections.abc import Callable
 from pathlib import Path, PurePath
 from typing import Any
 
@@ -62,16 +63,38 @@ def _shown(param: Any) -> str:
     return str(max(param.opts, key=len))
 
 
+def _inputs(
+    kwargs: dict[str, Any], outputs: list[str], arguments: set[str], shown: dict[str, str]
+) -> dict[str, list[PurePath]]:
+    """The input paths of a call, by the name its parameter shows: paths of options, and
+    of string arguments that name a file (or ``-``)."""
+    inputs: dict[str, list[PurePath]] = {}
+    for name, value in kwargs.items():
+        if name in outputs:
+            continue
+        paths = _paths(value)
+        if paths is None and name in arguments and isinstance(value, str):
+            paths = [Path(value)] if value == "-" or os.path.isfile(value) else None
+        if paths is not None:
+            inputs[shown.get(name, name)] = paths
+    return inputs
+
+
 def guard_outputs(command: Any) -> Any:
     """Make ``command`` (and its subcommands) refuse an output that aliases an input."""
     for sub in getattr(command, "commands", {}).values():
         guard_outputs(sub)
     callback = getattr(command, "callback", None)
-    if callback is None or getattr(callback, "_guarded", False):
-        return command
+    if callback is not None and not getattr(callback, "_guarded", False):
+        _guard(command, callback)
+    return command
+
+
+def _guard(command: Any, callback: Callable[..., Any]) -> None:
+    """Wrap the ``callback`` of a command that has an output option in the check."""
     outputs = [p.name for p in command.params if OUTPUT_OPTIONS & set(p.opts)]
     if not outputs:
-        return command
+        return
     arguments = {
         p.name for p in command.params if p.param_type_name == "argument" and p.name not in NAMES
     }
@@ -79,18 +102,9 @@ def guard_outputs(command: Any) -> Any:
 
     @functools.wraps(callback)
     def checked(*args: Any, **kwargs: Any) -> Any:
-        inputs: dict[str, list[PurePath]] = {}
-        for name, value in kwargs.items():
-            if name in outputs:
-                continue
-            paths = _paths(value)
-            if paths is None and name in arguments and isinstance(value, str):
-                paths = [Path(value)] if value == "-" or os.path.isfile(value) else None
-            if paths is not None:
-                inputs[shown.get(name, name)] = paths
+        inputs = _inputs(kwargs, outputs, arguments, shown)
         refuse_aliases({name: kwargs.get(name) for name in outputs}, inputs)
         return callback(*args, **kwargs)
 
     checked._guarded = True  # type: ignore[attr-defined]
     command.callback = checked
-    return command

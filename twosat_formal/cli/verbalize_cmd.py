@@ -133,9 +133,9 @@ def verbalize_command(
 ) -> None:
     """Turn a formula or a dataset into evaluation prompts, each with its round-trip proof."""
     asks = parse_ask([*(ask or []), *(["chain"] if ask_cycle else [])])
-    if asks != ("decision",) and (story is not None or model is not None):
-        raise ConfigError("--ask and --ask-cycle apply to template prompts, not to stories")
     if story is not None or model is not None:
+        if asks != ("decision",):
+            raise ConfigError("--ask and --ask-cycle apply to template prompts, not to stories")
         story_cmd.verbalize_story(
             input_path, story, model, template=template, seed=seed, out=out, store=store
         )

@@ -119,6 +119,35 @@ def _sample(value: Any, bad: Any) -> int:
     return value
 
 
+#: The optional fields of a plain row's answer, in :class:`Response`'s order after the
+#: text: the fields, the types they may have (or null) and the error when they do not.
+_RESPONSE_FIELDS: tuple[tuple[tuple[str, ...], type | tuple[type, ...], str], ...] = (
+    (("finish_reason",), str, "field 'finish_reason' must be a string or null"),
+    (
+        ("prompt_tokens", "completion_tokens"),
+        int,
+        "fields 'prompt_tokens' and 'completion_tokens' must be integers or null",
+    ),
+    (("latency_s",), (int, float), "field 'latency_s' must be a number or null"),
+    (("reasoning",), str, "field 'reasoning' must be a string or null"),
+)
+
+
+def _typed(value: Any, kinds: type | tuple[type, ...]) -> bool:
+    """Whether ``value`` is null or of ``kinds`` (a bool is no number)."""
+    return value is None or (not isinstance(value, bool) and isinstance(value, kinds))
+
+
+def _plain_response(obj: Mapping[str, Any], text: str, bad: Any) -> Response:
+    values: list[Any] = []
+    for fields, kinds, message in _RESPONSE_FIELDS:
+        found = [obj.get(field) for field in fields]
+        if not all(_typed(value, kinds) for value in found):
+            raise bad(message)
+        values += found
+    return Response(text, *values)
+
+
 def _plain(
     obj: Mapping[str, Any], model: str | None, bad: Any, number: int
 ) -> Iterator[ExternalAnswer]:
@@ -126,30 +155,14 @@ def _plain(
     if not isinstance(prompt_id, str):
         raise bad("field 'prompt_id' must be a string")
     text, error = obj.get("response"), obj.get("error")
-    if text is None and isinstance(error, str):
-        response = None
-    elif isinstance(text, str):
-        finish = obj.get("finish_reason")
-        if finish is not None and not isinstance(finish, str):
-            raise bad("field 'finish_reason' must be a string or null")
-        usage = [obj.get(k) for k in ("prompt_tokens", "completion_tokens", "latency_s")]
-        if any(
-            v is not None and (isinstance(v, bool) or not isinstance(v, int)) for v in usage[:2]
-        ):
-            raise bad("fields 'prompt_tokens' and 'completion_tokens' must be integers or null")
-        if usage[2] is not None and (
-            isinstance(usage[2], bool) or not isinstance(usage[2], int | float)
-        ):
-            raise bad("field 'latency_s' must be a number or null")
-        reasoning = obj.get("reasoning")
-        if reasoning is not None and not isinstance(reasoning, str):
-            raise bad("field 'reasoning' must be a string or null")
-        response = Response(text, finish, usage[0], usage[1], usage[2], reasoning)
-        error = None
-    else:
+    if isinstance(text, str):
+        response, error = _plain_response(obj, text, bad), None
+    elif text is not None or not isinstance(error, str):
         raise bad("field 'response' must be a string (or null with an 'error' string)")
+    else:
+        response = None
     name = obj.get("model")
-    if name is not None and not isinstance(name, str):
+    if not _typed(name, str):
         raise bad("field 'model' must be a string")
     yield ExternalAnswer(
         prompt_id, _sample(obj.get("sample"), bad), model or name or DEFAULT_MODEL, response, error
@@ -157,6 +170,7 @@ def _plain(
 
 
 def _batch_error(obj: Mapping[str, Any]) -> str | None:
+    """Why a Batch API request failed (``None`` when it did not)."""
     error = obj.get("error")
     if error:
         if isinstance(error, Mapping):
@@ -167,13 +181,15 @@ def _batch_error(obj: Mapping[str, Any]) -> str | None:
     if not isinstance(reply, Mapping):
         return "the line has neither a response nor an error"
     status = reply.get("status_code", 200)
-    if status != 200:
-        body = reply.get("body")
-        detail = body.get("error") if isinstance(body, Mapping) else None
-        if isinstance(detail, Mapping):
-            detail = detail.get("message")
-        return f"HTTP {status}" + (f": {detail}" if detail else "")
-    return None
+    return None if status == 200 else _status_error(status, reply.get("body"))
+
+
+def _status_error(status: Any, body: Any) -> str:
+    """The error of a reply with a status code other than 200."""
+    detail = body.get("error") if isinstance(body, Mapping) else None
+    if isinstance(detail, Mapping):
+        detail = detail.get("message")
+    return f"HTTP {status}" + (f": {detail}" if detail else "")
 
 
 def _parse_body(body: Any) -> Response:
@@ -267,9 +283,27 @@ def read_answer_stream(
         A line that is not JSON or not one of the forms, with its line number; a failed
         Batch API request when the file's lines name no model or several.
     """
-    seen_filter: str | None = None
     unnamed: list[ExternalAnswer] = []  # failed batch requests, named at the end
-    batch_models: dict[str, int] = {}  # model -> first line that names it
+    batch_models: dict[str, int | None] = {}  # model -> first line that names it
+    for answer in _read_lines(stream, source, model, lm_eval_model):
+        if answer.form == "openai-batch" and not answer.model:
+            unnamed.append(answer)
+            continue
+        if answer.form == "openai-batch":
+            batch_models.setdefault(answer.model, answer.line)
+        yield answer
+    if unnamed:
+        owner = _batch_model(unnamed[0], batch_models, source)
+        for answer in unnamed:
+            yield dataclasses.replace(answer, model=owner)
+
+
+def _read_lines(
+    stream: IO[str] | IO[bytes], source: str, model: str | None, lm_eval_model: str | None
+) -> Iterator[ExternalAnswer]:
+    """The answers of each line, in order, with their form and where they were read;
+    lm-eval lines of the first filter only (lm-eval writes one line per doc and filter)."""
+    seen_filter: str | None = None
     for line in read_stream(stream, source):
         obj = line.value
 
@@ -279,27 +313,17 @@ def read_answer_stream(
         if not isinstance(obj, Mapping):
             raise bad("an answer line must be a JSON object")
         form = _form(obj)
-        if form == "lm-eval":  # lm-eval writes one line per doc and filter: keep one filter
+        if form == "lm-eval":
             key = str(obj.get("filter"))
             seen_filter = key if seen_filter is None else seen_filter
             if key != seen_filter:
                 continue
         named = model if form != "lm-eval" else (model or lm_eval_model)
         for answer in _READERS[form](obj, named, bad, line.number):
-            located = dataclasses.replace(answer, form=form, source=source, line=line.number)
-            if form == "openai-batch" and not answer.model:
-                unnamed.append(located)
-                continue
-            if form == "openai-batch":
-                batch_models.setdefault(answer.model, line.number)
-            yield located
-    if unnamed:
-        owner = _batch_model(unnamed[0], batch_models, source)
-        for answer in unnamed:
-            yield dataclasses.replace(answer, model=owner)
+            yield dataclasses.replace(answer, form=form, source=source, line=line.number)
 
 
-def _batch_model(first: ExternalAnswer, models: Mapping[str, int], source: str) -> str:
+def _batch_model(first: ExternalAnswer, models: Mapping[str, int | None], source: str) -> str:
     """The one model a batch file's answers name, for its failed requests."""
     if len(models) == 1:
         return next(iter(models))

@@ -244,46 +244,72 @@ def write_batch(
     if stream_target(out):  # a device, pipe or descriptor: one stream, written in place
         return [(Path(out), _write_stream(rows, out, max_bytes))]
     out = write_target(out)  # a symbolic link is written through, never replaced
-    temps: list[tuple[Path, int]] = []
+    counts = _write_parts(_lines_by_part(rows, max_requests, max_bytes), out)
+    paths = part_paths(out, len(counts))
+    _place([_temp(out, part) for part in range(1, len(counts) + 1)], paths)
+    return list(zip(paths, counts, strict=True))
+
+
+def _lines_by_part(
+    rows: Iterable[dict[str, Any]], max_requests: int, max_bytes: int
+) -> Iterator[tuple[int, bytes]]:
+    """Each request line's bytes with the part (1, 2...) it falls in: a part is full
+    at ``max_requests`` lines or where the next line would pass ``max_bytes``."""
+    part, count, size = 0, max_requests, 0
+    for row in rows:
+        data = _request_bytes(row, max_bytes)
+        if count == max_requests or size + len(data) > max_bytes:
+            part, count, size = part + 1, 0, 0
+        count += 1
+        size += len(data)
+        yield part, data
+
+
+def _temp(out: Path, part: int) -> Path:
+    """The temporary file part ``part`` of ``out`` is written to."""
+    return out.with_name(f".{out.name}.{part}.{os.getpid()}.tmp")
+
+
+def _write_parts(lines: Iterable[tuple[int, bytes]], out: Path) -> list[int]:
+    """Write the lines of each part to its temporary file (:func:`_temp`); the number of
+    lines of each part. No line writes one empty part; a failure leaves no file."""
+    counts: list[int] = []
     stream: IO[bytes] | None = None
-    count = size = 0
     try:
-        for row in rows:
-            data = _request_bytes(row, max_bytes)
-            if stream is None or count == max_requests or size + len(data) > max_bytes:
-                if stream is not None:
-                    stream.close()
-                    temps[-1] = (temps[-1][0], count)
-                temp = out.with_name(f".{out.name}.{len(temps) + 1}.{os.getpid()}.tmp")
-                stream = open(temp, "wb")  # noqa: SIM115  (closed when the part is full)
-                temps.append((temp, 0))
-                count = size = 0
+        for part, data in lines:
+            if part > len(counts):
+                _close(stream)
+                stream = open(_temp(out, part), "wb")  # noqa: SIM115  (closed when full)
+                counts.append(0)
+            assert stream is not None
             stream.write(data)
-            count += 1
-            size += len(data)
+            counts[-1] += 1
         if stream is None:  # no request: one empty file
-            temp = out.with_name(f".{out.name}.1.{os.getpid()}.tmp")
-            temp.write_bytes(b"")
-            temps.append((temp, 0))
-        else:
-            stream.close()
-            temps[-1] = (temps[-1][0], count)
+            _temp(out, 1).write_bytes(b"")
+            counts.append(0)
     except BaseException:
-        if stream is not None:
-            stream.close()
-        for temp, _ in temps:
-            temp.unlink(missing_ok=True)
+        _close(stream)
+        for part in range(1, len(counts) + 1):
+            _temp(out, part).unlink(missing_ok=True)
         raise
-    paths = part_paths(out, len(temps))
+    _close(stream)
+    return counts
+
+
+def _close(stream: IO[bytes] | None) -> None:
+    if stream is not None:
+        stream.close()
+
+
+def _place(temps: list[Path], paths: list[Path]) -> None:
+    """Rename each temporary part into place; stopped half-way (SIGTERM), no part and no
+    temporary file is left."""
     placed: list[Path] = []
     try:
-        for (temp, _), path in zip(temps, paths, strict=True):
+        for temp, path in zip(temps, paths, strict=True):
             os.replace(temp, path)
             placed.append(path)
-    except BaseException:  # stopped half-way (SIGTERM): no part and no temporary file left
-        for temp, _ in temps:
-            temp.unlink(missing_ok=True)
-        for path in placed:
-            path.unlink(missing_ok=True)
+    except BaseException:
+        for leftover in [*temps, *placed]:
+            leftover.unlink(missing_ok=True)
         raise
-    return [(path, n) for path, (_, n) in zip(paths, temps, strict=True)]

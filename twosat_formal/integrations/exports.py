@@ -36,8 +36,9 @@ from twosat_formal.core.model import DEFAULT_MAX_TOKENS
 from twosat_formal.errors import ConfigError, RecordError
 
 if TYPE_CHECKING:
-    from twosat_formal.evaluate.run import EvalItem
+    from twosat_formal.evaluate.run import EvalItem, StoryPrompt
     from twosat_formal.io.instance import Instance
+    from twosat_formal.verbalize.prompts import PromptRecord
 
 __all__ = [
     "DEFAULT_LICENSE",
@@ -157,30 +158,9 @@ def load_bundle(paths: Sequence[str | Path]) -> Bundle:
     RecordError
         A malformed record, or a prompt whose instance is in none of the files.
     """
-    from twosat_formal.evaluate.run import EvalItem, StoryPrompt
-    from twosat_formal.io.instance import Instance
-    from twosat_formal.io.jsonl import read_json_lines
-    from twosat_formal.verbalize.prompts import PromptRecord
-    from twosat_formal.verbalize.story.record import StoryRecord, is_story_record
+    from twosat_formal.evaluate.run import EvalItem
 
-    instances: dict[str, Instance] = {}
-    prompts: list[tuple[PromptRecord | StoryPrompt, str, int]] = []
-    for path in paths:
-        for line in read_json_lines(path):
-            record, number, source = line.value, line.number, line.source
-            if is_story_record(record):
-                story = StoryRecord.from_record(record, line=number, source=source)
-                prompts.append((StoryPrompt.from_story(story), source, number))
-            elif isinstance(record, dict) and "instance_id" in record and "text" in record:
-                record_prompt = PromptRecord.from_record(record, line=number, source=source)
-                prompts.append((record_prompt, source, number))
-            elif isinstance(record, dict) and "base_dimacs" in record and "id" not in record:
-                continue  # a one-formula perturb document: nothing to export
-            elif not isinstance(record, dict):
-                raise RecordError("a record must be a JSON object", line=number, source=source)
-            else:
-                instance = Instance.from_record(record, line=number, source=source)
-                instances.setdefault(instance.id, instance)
+    instances, prompts = _read_records(paths)
     items = []
     for prompt, source, number in prompts:
         found = instances.get(prompt.instance_id)
@@ -193,6 +173,45 @@ def load_bundle(paths: Sequence[str | Path]) -> Bundle:
             )
         items.append(EvalItem(prompt, found.formula, found.label, found.to_record()))
     return Bundle(tuple(instances.values()), tuple(items), tuple(str(p) for p in paths))
+
+
+def _read_records(
+    paths: Sequence[str | Path],
+) -> tuple[dict[str, Instance], list[tuple[PromptRecord | StoryPrompt, str, int]]]:
+    """The instances (the first of each id) and the prompts, each with where it was read."""
+    from twosat_formal.io.instance import Instance
+    from twosat_formal.io.jsonl import read_json_lines
+
+    instances: dict[str, Instance] = {}
+    prompts: list[tuple[PromptRecord | StoryPrompt, str, int]] = []
+    for path in paths:
+        for line in read_json_lines(path):
+            record, number, source = line.value, line.number, line.source
+            prompt = _prompt_of(record, number, source)
+            if prompt is not None:
+                prompts.append((prompt, source, number))
+            elif not isinstance(record, dict):
+                raise RecordError("a record must be a JSON object", line=number, source=source)
+            elif "base_dimacs" in record and "id" not in record:
+                continue  # a one-formula perturb document: nothing to export
+            else:
+                instance = Instance.from_record(record, line=number, source=source)
+                instances.setdefault(instance.id, instance)
+    return instances, prompts
+
+
+def _prompt_of(record: Any, number: int, source: str) -> PromptRecord | StoryPrompt | None:
+    """The prompt of a story or prompt record; ``None`` for any other record."""
+    from twosat_formal.evaluate.run import StoryPrompt
+    from twosat_formal.verbalize.prompts import PromptRecord
+    from twosat_formal.verbalize.story.record import StoryRecord, is_story_record
+
+    if is_story_record(record):
+        story = StoryRecord.from_record(record, line=number, source=source)
+        return StoryPrompt.from_story(story)
+    if isinstance(record, dict) and "instance_id" in record and "text" in record:
+        return PromptRecord.from_record(record, line=number, source=source)
+    return None
 
 
 def certify_inputs(paths: Sequence[str | Path], *, jobs: int = 1) -> int:

@@ -179,56 +179,73 @@ class TwoSatConfig:
         ...
         twosat_formal.errors.ConfigError: min_clauses 9 is above max_clauses 3
         """
-        for family in self.families:
-            FAMILIES.get(family)
-        for template in self.templates:
-            TEMPLATES.get(template)
-        _check_int("min_clauses", self.min_clauses, 1)
-        _check_int("max_clauses", self.max_clauses, 1)
-        _check_int("size", self.size, 0)
-        if self.seed is not None:
-            _check_int("seed", self.seed, None)
-        if self.min_clauses > self.max_clauses:
-            raise ConfigError(
-                f"min_clauses {self.min_clauses} is above max_clauses {self.max_clauses}",
-                parameter="min_clauses",
-                valid=f"<= {self.max_clauses}",
-            )
-        _check_unit("knob_spread", self.knob_spread, 0.5)
-        _check_unit("min_filler_share", self.min_filler_share, 1.0)
-        _check_unit("max_filler_share", self.max_filler_share, 1.0)
-        _check_unit("partial_credit", self.partial_credit, 1.0)
-        from twosat_formal.solve.questions import ASKED
+        for step in (_check_names, _check_numbers, _check_types, _check_flags, _check_balance):
+            step(self)
 
-        for kind in self.types:
-            if kind != "decision" and kind not in ASKED:
-                raise ConfigError(
-                    f"unknown question type {kind!r} in types",
-                    parameter="types",
-                    valid="decision, " + ", ".join(ASKED),
-                )
-        if self.types and self.require_chain:
-            raise ConfigError("types and require_chain do not mix", parameter="types")
-        for flag in ("balance", "require_chain", "lenient"):
-            if not isinstance(getattr(self, flag), bool):
-                raise ConfigError(
-                    f"{flag} must be true or false, got {getattr(self, flag)!r}",
-                    parameter=flag,
-                    valid="true or false",
-                )
-        if self.balance:
-            for label in LABELS:
-                if not _families_giving(self.families, label):
-                    raise ConfigError(
-                        f"balance needs families that give {label} items, and none of "
-                        f"{', '.join(self.families)} does (set balance to false)",
-                        parameter="balance",
-                        valid="false for these families",
-                    )
-        if self.min_filler_share > self.max_filler_share:
+
+def _check_names(config: TwoSatConfig) -> None:
+    for family in config.families:
+        FAMILIES.get(family)
+    for template in config.templates:
+        TEMPLATES.get(template)
+
+
+def _check_numbers(config: TwoSatConfig) -> None:
+    _check_int("min_clauses", config.min_clauses, 1)
+    _check_int("max_clauses", config.max_clauses, 1)
+    _check_int("size", config.size, 0)
+    if config.seed is not None:
+        _check_int("seed", config.seed, None)
+    if config.min_clauses > config.max_clauses:
+        raise ConfigError(
+            f"min_clauses {config.min_clauses} is above max_clauses {config.max_clauses}",
+            parameter="min_clauses",
+            valid=f"<= {config.max_clauses}",
+        )
+    _check_unit("knob_spread", config.knob_spread, 0.5)
+    _check_unit("min_filler_share", config.min_filler_share, 1.0)
+    _check_unit("max_filler_share", config.max_filler_share, 1.0)
+    _check_unit("partial_credit", config.partial_credit, 1.0)
+
+
+def _check_types(config: TwoSatConfig) -> None:
+    from twosat_formal.solve.questions import ASKED
+
+    for kind in config.types:
+        if kind != "decision" and kind not in ASKED:
             raise ConfigError(
-                "min_filler_share is above max_filler_share", parameter="min_filler_share"
+                f"unknown question type {kind!r} in types",
+                parameter="types",
+                valid="decision, " + ", ".join(ASKED),
             )
+    if config.types and config.require_chain:
+        raise ConfigError("types and require_chain do not mix", parameter="types")
+
+
+def _check_flags(config: TwoSatConfig) -> None:
+    for flag in ("balance", "require_chain", "lenient"):
+        if not isinstance(getattr(config, flag), bool):
+            raise ConfigError(
+                f"{flag} must be true or false, got {getattr(config, flag)!r}",
+                parameter=flag,
+                valid="true or false",
+            )
+
+
+def _check_balance(config: TwoSatConfig) -> None:
+    if config.balance:
+        for label in LABELS:
+            if not _families_giving(config.families, label):
+                raise ConfigError(
+                    f"balance needs families that give {label} items, and none of "
+                    f"{', '.join(config.families)} does (set balance to false)",
+                    parameter="balance",
+                    valid="false for these families",
+                )
+    if config.min_filler_share > config.max_filler_share:
+        raise ConfigError(
+            "min_filler_share is above max_filler_share", parameter="min_filler_share"
+        )
 
 
 def _check_int(name: str, value: object, low: int | None) -> None:
@@ -429,21 +446,7 @@ def make_item(config: TwoSatConfig, seed: int, index: int) -> dict[str, Any]:
         return _question_item(config, index, family, knobs, instance, template, prompt_seed, kind)
     prompt = verbalize(instance.formula, template, seed=prompt_seed, ask_cycle=config.require_chain)
     metadata = {
-        "source_dataset": config.dataset_name,
-        "source_index": index,
-        "family": family,
-        "clauses": instance.formula.num_clauses,
-        "num_vars": instance.formula.num_vars,
-        "knobs": knobs,
-        "params": instance.params,
-        "require_chain": config.require_chain,
-        "label": instance.label,
-        "template": prompt.template,
-        "entities": prompt.entity_map(),
-        "true_value": prompt.true_value,
-        "false_value": prompt.false_value,
-        "dimacs": instance.dimacs,
-        "instance_id": instance.id,
+        **_metadata(config, index, family, knobs, instance, prompt, config.require_chain),
         "instance_seed": instance_seed,
         "prompt_seed": prompt_seed,
         "difficulty": {
@@ -475,6 +478,25 @@ def _question_item(
     prompt = verbalize(instance.formula, template, seed=prompt_seed, ask=kind)
     gold = OracleModel().respond(prompt.text).text
     metadata = {
+        **_metadata(config, index, family, knobs, instance, prompt, False),
+        "prompt_seed": prompt_seed,
+        "question_type": kind,
+        "reference": dict(prompt.reference or {}),
+    }
+    return {"question": prompt.text, "answer": gold, "metadata": metadata}
+
+
+def _metadata(
+    config: TwoSatConfig,
+    index: int,
+    family: str,
+    knobs: Mapping[str, Any],
+    instance: Any,
+    prompt: Any,
+    require_chain: bool,
+) -> dict[str, Any]:
+    """The metadata every item carries, in order, up to its instance's id."""
+    return {
         "source_dataset": config.dataset_name,
         "source_index": index,
         "family": family,
@@ -482,7 +504,7 @@ def _question_item(
         "num_vars": instance.formula.num_vars,
         "knobs": dict(knobs),
         "params": instance.params,
-        "require_chain": False,
+        "require_chain": require_chain,
         "label": instance.label,
         "template": prompt.template,
         "entities": prompt.entity_map(),
@@ -490,11 +512,7 @@ def _question_item(
         "false_value": prompt.false_value,
         "dimacs": instance.dimacs,
         "instance_id": instance.id,
-        "prompt_seed": prompt_seed,
-        "question_type": kind,
-        "reference": dict(prompt.reference or {}),
     }
-    return {"question": prompt.text, "answer": gold, "metadata": metadata}
 
 
 def create_dataset(
@@ -600,25 +618,34 @@ def score_answer(
     if not isinstance(answer, str) or not answer:
         return 0.0
     meta = entry["metadata"]
-    kind = meta.get("question_type", "decision")
-    if kind != "decision":  # another question type: right or not, as eval judges it
-        question = PromptView(
-            dict(meta["entities"]),
-            meta["true_value"],
-            meta["false_value"],
-            ask=kind,
-            reference=meta.get("reference"),
-        )
-        judged = score(Response(read_answer(answer)), question, scan_dimacs(meta["dimacs"]),
-                       meta["label"])  # fmt: skip
-        right = judged.lenient_failure == "correct" if lenient else judged.correct
-        return 1.0 if right else 0.0
+    if meta.get("question_type", "decision") != "decision":
+        return _question_reward(read_answer(answer), meta, lenient)
+    return _decision_reward(read_answer(answer), meta, lenient, partial_credit)
+
+
+def _question_reward(text: str, meta: Mapping[str, Any], lenient: bool) -> float:
+    """The reward of another question type: right or not, as ``eval`` judges it."""
+    question = PromptView(
+        dict(meta["entities"]),
+        meta["true_value"],
+        meta["false_value"],
+        ask=meta["question_type"],
+        reference=meta.get("reference"),
+    )
+    judged = score(Response(text), question, scan_dimacs(meta["dimacs"]), meta["label"])
+    right = judged.lenient_failure == "correct" if lenient else judged.correct
+    return 1.0 if right else 0.0
+
+
+def _decision_reward(
+    text: str, meta: Mapping[str, Any], lenient: bool, partial_credit: float
+) -> float:
+    """The reward of a decision: 1.0 with its certificate, ``partial_credit`` without."""
     require_chain = bool(meta.get("require_chain", False))
     view = _RewardView(
         dict(meta["entities"]), meta["true_value"], meta["false_value"], ask_cycle=require_chain
     )
-    formula = scan_dimacs(meta["dimacs"])
-    judgement = score(Response(read_answer(answer)), view, formula, meta["label"])
+    judgement = score(Response(text), view, scan_dimacs(meta["dimacs"]), meta["label"])
     if lenient:
         decision, witness = judgement.lenient_decision_correct, judgement.lenient_witness_valid
     else:

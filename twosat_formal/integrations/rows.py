@@ -60,7 +60,7 @@ from twosat_formal.evaluate.scoring import (
 from twosat_formal.io import scan_dimacs, write_dimacs
 
 if TYPE_CHECKING:
-    from twosat_formal.evaluate.run import EvalItem
+    from twosat_formal.evaluate.run import EvalItem, StoryPrompt
 
 __all__ = [
     "ANSWERS",
@@ -151,12 +151,9 @@ def item_row(item: EvalItem) -> dict[str, Any]:
 
     prompt = item.prompt
     record: Mapping[str, Any] = item.instance or {}
-    story = prompt if isinstance(prompt, StoryPrompt) else None
-    entity_values: str | None = None
-    if story is not None:
-        pairs = {e: list(pair) for e, pair in story.entity_values.items()}
-        entity_values = _json(pairs, sort_keys=False)
-    dimacs = record.get("dimacs") or write_dimacs(item.formula)
+    kind, entity_values, theme, story_model = _story_columns(
+        prompt if isinstance(prompt, StoryPrompt) else None
+    )
     ask = str(getattr(prompt, "ask", "decision"))
     reference = getattr(prompt, "reference", None)
     answer = ANSWERS[item.label]
@@ -164,7 +161,7 @@ def item_row(item: EvalItem) -> dict[str, Any]:
         answer = question_answer_line(ask, reference)
     return {
         "id": prompt.id,
-        "kind": "template" if story is None else "story",
+        "kind": kind,
         "prompt": prompt.text,
         "answer": answer,
         "label": item.label,
@@ -179,14 +176,25 @@ def item_row(item: EvalItem) -> dict[str, Any]:
         "true_value": getattr(prompt, "true_value", None),
         "false_value": getattr(prompt, "false_value", None),
         "entity_values": entity_values,
-        "dimacs": dimacs,
+        "dimacs": record.get("dimacs") or write_dimacs(item.formula),
         "base_id": record.get("base_id"),
         "transforms": _json(transforms_summary(record.get("transforms"))),
-        "story_theme": story.theme if story is not None else None,
-        "story_model": story.story.model if story is not None and story.story else None,
+        "story_theme": theme,
+        "story_model": story_model,
         "question_type": ask,
         "reference": None if reference is None else _json(dict(reference), sort_keys=False),
     }
+
+
+def _story_columns(
+    story: StoryPrompt | None,
+) -> tuple[str, str | None, str | None, str | None]:
+    """A prompt's kind and, for a story, its entity values (JSON), theme and story model."""
+    if story is None:
+        return "template", None, None, None
+    pairs = {e: list(pair) for e, pair in story.entity_values.items()}
+    model = story.story.model if story.story else None
+    return "story", _json(pairs, sort_keys=False), story.theme, model
 
 
 def _loaded(value: Any, field: str, row_id: Any) -> Any:
@@ -233,27 +241,38 @@ def row_prompt(row: Mapping[str, Any]) -> AnyPrompt:
         raise RecordError(f"row {row_id}: field 'entities' must map entities to variables")
     values = _loaded(row.get("entity_values"), "entity_values", row_id)
     if values is not None:
-        if not isinstance(values, Mapping):
-            raise RecordError(f"row {row_id}: field 'entity_values' must be an object")
-        pairs: dict[str, tuple[str, str]] = {}
-        for entity, pair in values.items():
-            if isinstance(pair, list | tuple) and len(pair) == 2:
-                pairs[str(entity)] = (str(pair[0]), str(pair[1]))
-        return StoryPromptView(dict(entities), pairs)
+        return _story_view(dict(entities), values, row_id)
     true_value, false_value = row.get("true_value"), row.get("false_value")
     if not isinstance(true_value, str) or not isinstance(false_value, str):
         raise RecordError(f"row {row_id}: a template row needs true_value and false_value")
     ask = row.get("question_type") or "decision"
     if ask == "decision":
         return PromptView(dict(entities), true_value, false_value)
+    return PromptView(dict(entities), true_value, false_value, ask, _reference(row, ask))
+
+
+def _story_view(entities: dict[str, Any], values: Any, row_id: Any) -> StoryPromptView:
+    """The view of a story row: its value words per entity (pairs of two)."""
+    if not isinstance(values, Mapping):
+        raise RecordError(f"row {row_id}: field 'entity_values' must be an object")
+    pairs: dict[str, tuple[str, str]] = {}
+    for entity, pair in values.items():
+        if isinstance(pair, list | tuple) and len(pair) == 2:
+            pairs[str(entity)] = (str(pair[0]), str(pair[1]))
+    return StoryPromptView(entities, pairs)
+
+
+def _reference(row: Mapping[str, Any], ask: str) -> dict[str, Any]:
+    """The reference answer of a row asking question type ``ask`` (not the decision)."""
     from twosat_formal.solve.questions import ASKED
 
+    row_id = row.get("id")
     if ask not in ASKED:
         raise RecordError(f"row {row_id}: unknown question_type {ask!r}")
     reference = _loaded(row.get("reference"), "reference", row_id)
     if not isinstance(reference, Mapping):
         raise RecordError(f"row {row_id}: a {ask} row needs its reference (a JSON object)")
-    return PromptView(dict(entities), true_value, false_value, ask, dict(reference))
+    return dict(reference)
 
 
 def judge_row(row: Mapping[str, Any], text: str, finish_reason: str | None = None) -> Judgement:

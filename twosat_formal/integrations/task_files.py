@@ -185,6 +185,26 @@ def _group_yaml(group: str, tasks: list[str], options: ExportOptions) -> str:
     return "\n".join(lines)
 
 
+def _subtasks(asked: set[str], kinds: list[str]) -> list[tuple[str, str | None]]:
+    """A family's subtasks (the suffix of the task's name, the question type it reads)
+    given the types it asks and the dataset's types other than the decision: one
+    subtask of every row without other types, else one per type the family asks (its
+    decision subtask reads decision rows only).
+
+    >>> _subtasks({"decision"}, [])
+    [('', None)]
+    >>> _subtasks({"decision", "core"}, ["core", "forced"])
+    [('', 'decision'), ('_core', 'core')]
+    """
+    if not kinds:
+        return [("", None)]
+    return [
+        ("" if kind == "decision" else f"_{kind}", kind)
+        for kind in ["decision", *kinds]
+        if kind in asked
+    ]
+
+
 def write_lm_eval(bundle: Bundle, folder: Path, options: ExportOptions) -> list[Path]:
     """Write ``<name>.jsonl``, the group ``<name>.yaml``, one ``<name>_<family>.yaml``
     subtask per family and ``utils.py`` into ``folder``."""
@@ -197,15 +217,9 @@ def write_lm_eval(bundle: Bundle, folder: Path, options: ExportOptions) -> list[
     tasks = []
     for family in families:
         asked = {str(r["question_type"]) for r in rows if str(r["family"]) == family}
-        # with other question types, the family's decision subtask reads decision rows only
-        for kind in [None, *kinds] if kinds else [None]:
-            if kind is not None and kind not in asked:
-                continue
-            if kind is None and kinds and "decision" not in asked:
-                continue
-            task = f"{group}_{task_identifier(family)}" + ("" if kind is None else f"_{kind}")
+        for suffix, only in _subtasks(asked, kinds):
+            task = f"{group}_{task_identifier(family)}{suffix}"
             path = folder / f"{task}.yaml"
-            only = kind if kind is not None else ("decision" if kinds else None)
             path.write_text(_subtask_yaml(task, family, options, only), encoding="utf-8")
             tasks.append(task)
             files.append(path)

@@ -208,24 +208,30 @@ def headline_table(report_json: str | os.PathLike[str] | dict[str, Any]) -> Tabl
         table.add_column(f"{model}\nSat.", justify="right")
         table.add_column(f"{model}\nWit.", justify="right")
     for row in data.get("table1", []):
-        cells = row.get("cells", {})
-        sats = [(cells.get(m) or {}).get("sat") for m in models]
-        wits = [(cells.get(m) or {}).get("wit") for m in models]
-
-        def best(values: list[dict[str, Any] | None]) -> float | None:
-            means = [v["mean"] for v in values if v and v.get("mean") is not None]
-            return max(means) if len(means) > 1 else None
-
-        top_sat, top_wit = best(sats), best(wits)
-        rendered = [str(row.get("family")), str(row.get("clauses"))]
-        for sat, wit in zip(sats, wits, strict=True):
-            for value, top in ((sat, top_sat), (wit, top_wit)):
-                text = _pct(value)
-                if top is not None and value and value.get("mean") == top:
-                    text = f"[bold]{text}[/bold]"
-                rendered.append(text)
-        table.add_row(*rendered)
+        table.add_row(*_headline_row(row, models))
     return table
+
+
+def _headline_row(row: dict[str, Any], models: list[str]) -> list[str]:
+    """The cells of one row of :func:`headline_table`, the best Sat. and Wit. in bold."""
+    cells = row.get("cells", {})
+    sats = [(cells.get(m) or {}).get("sat") for m in models]
+    wits = [(cells.get(m) or {}).get("wit") for m in models]
+    top_sat, top_wit = _best(sats), _best(wits)
+    rendered = [str(row.get("family")), str(row.get("clauses"))]
+    for sat, wit in zip(sats, wits, strict=True):
+        for value, top in ((sat, top_sat), (wit, top_wit)):
+            text = _pct(value)
+            if top is not None and value and value.get("mean") == top:
+                text = f"[bold]{text}[/bold]"
+            rendered.append(text)
+    return rendered
+
+
+def _best(values: list[dict[str, Any] | None]) -> float | None:
+    """The highest mean of a row's cells, when at least two cells have one."""
+    means = [v["mean"] for v in values if v and v.get("mean") is not None]
+    return max(means) if len(means) > 1 else None
 
 
 def diagnostics_table(report_json: str | os.PathLike[str] | dict[str, Any]) -> Table | None:

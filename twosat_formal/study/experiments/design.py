@@ -524,17 +524,20 @@ def inert_knobs(spec: ExperimentSpec) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for cell in spec.cells:
         family, cell = _checked(cell)
-        sizes = (
-            [_ints(cell, "core")[0], _ints(cell, "total")[0]]
-            if spec.kind == "fillers"
-            else _ints(cell, "clauses")
-        )
+        groups = _size_groups(spec.kind, cell)
         for knob in _cell_knobs(family, cell):
-            groups = [sizes] if spec.kind == "fillers" else [[c] for c in sizes]
             inert = [c for g in groups if not _moves(builder, family, g, knob, cell) for c in g]
             if inert:
                 out.append({"family": family, "knob": knob, "clauses": inert})
     return out
+
+
+def _size_groups(kind: str, cell: dict[str, Any]) -> list[list[int]]:
+    """The sizes a knob is tried at together: a fillers cell's core and total sizes as
+    one group, each clause count of a sweep cell alone."""
+    if kind == "fillers":
+        return [[_ints(cell, "core")[0], _ints(cell, "total")[0]]]
+    return [[c] for c in _ints(cell, "clauses")]
 
 
 def expand(spec: ExperimentSpec) -> list[Condition]:
