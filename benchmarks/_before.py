@@ -16,6 +16,7 @@ from __future__ import annotations
 import atexit
 import importlib
 import io
+import os
 import re
 import shutil
 import subprocess
@@ -60,8 +61,41 @@ def load_before(rev: str = BASELINE) -> ModuleType | None:
             target = folder / ("twosat_formal_before" + member.name[len("twosat_formal") :])
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(content)
+    _compile_extensions(folder)
     sys.path.insert(0, str(folder))
     return importlib.import_module("twosat_formal_before")
+
+
+def _compile_extensions(folder: Path) -> None:
+    """Compile the Cython modules of the extracted package in place (a commit from
+    after the solver kernel became a compiled extension), as ``setup.py`` would."""
+    sources = sorted(folder.rglob("*.pyx"))
+    if not sources:
+        return
+    import numpy
+    from Cython.Build import cythonize
+    from setuptools import Distribution, Extension
+
+    extensions = [
+        Extension(
+            ".".join(source.relative_to(folder).with_suffix("").parts),
+            [str(source.relative_to(folder))],
+            include_dirs=[numpy.get_include()],
+            define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
+        )
+        for source in sources
+    ]
+    here = Path.cwd()
+    try:
+        os.chdir(folder)
+        distribution = Distribution(
+            {"ext_modules": cythonize(extensions, quiet=True, language_level="3")}
+        )
+        command = distribution.get_command_obj("build_ext")
+        command.inplace = True
+        distribution.run_command("build_ext")
+    finally:
+        os.chdir(here)
 
 
 def cold(package: str) -> None:
