@@ -31,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 
 from twosat_formal.core.formula import Formula
+from twosat_formal.core.jsonread import json_type_name
 from twosat_formal.errors import CertificateError
 from twosat_formal.solve.measures import MEASURES as MEASURE_KEYS
 
@@ -213,7 +214,7 @@ def check_measures(formula: Formula, stored: object) -> None:
     twosat_formal.errors.CertificateError: measures: backbone is 1, derived 2
     """
     if not isinstance(stored, Mapping):
-        raise CertificateError(f"measures must be an object, not {type(stored).__name__}")
+        raise CertificateError(f"measures must be an object, not {json_type_name(stored)}")
     derived = derive_measures(formula)
     problems = [f"missing {key}" for key in MEASURE_KEYS if key not in stored]
     problems += [f"unknown {key}" for key in stored if key not in derived]
