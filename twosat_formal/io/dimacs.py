@@ -154,48 +154,71 @@ def _names(
 
     Only the declared names are kept: a header's variable count sizes nothing here.
     """
-    parsed: list[tuple[Position, int | None, str, re.Match[str]]] = []
-    for at, comment in declarations:
-        match = DECLARATION.fullmatch(comment)
-        if match is None:
-            continue
-        number = match[1]
-        var = number_value(number) if number.isascii() and number.isdigit() else None
-        parsed.append((at, var, match[2], match))
+    parsed = _parse_declarations(declarations)
     if not parsed:
         return None, None
-    declared = {var for _, var, _, _ in parsed if var is not None and 1 <= var <= num_vars}
+    declared = {var for _, var, _, _ in parsed if 1 <= var <= num_vars}
     by_var: dict[int, str] = {}
     by_name: dict[str, int] = {}
     for (line, column), var, name, match in parsed:
-        at_number = (line, column + match.start(1))
-        at_name = (line, column + match.start(2))
-        if var is None:
-            return None, (at_number, f'expected a variable number in "c var", found {match[1]!r}')
-        if not 1 <= var <= num_vars:
-            return None, (
-                at_number,
-                f'variable {shown_number(match[1])} in "c var" is beyond the header\'s '
-                f"{num_vars} variables"
-                if var
-                else 'variable numbers in "c var" start at 1',
-            )
-        if var in by_var:
-            return None, (at_number, f"variable {var} is named twice ({by_var[var]!r}, {name!r})")
-        if not is_valid_name(name):
-            return None, (
-                at_name,
-                f"invalid variable name {name!r}: expected an identifier "
-                "[A-Za-z_][A-Za-z0-9_]* that is not not/or/and/vars",
-            )
-        if name in by_name:
-            return None, (at_name, f"name {name!r} already names variable {by_name[name]}")
-        clash = default_var(name)
-        if clash is not None and clash != var and clash <= num_vars and clash not in declared:
-            return None, (at_name, f"name {name!r} is already the default name of variable {clash}")
+        problem = _number_problem(match[1], var, num_vars, by_var.get(var), name)
+        if problem is not None:
+            return None, ((line, column + match.start(1)), problem)
+        problem = _name_problem(name, var, num_vars, by_name, declared)
+        if problem is not None:
+            return None, ((line, column + match.start(2)), problem)
         by_var[var] = name
         by_name[name] = var
     return by_var, None
+
+
+def _parse_declarations(
+    declarations: Sequence[tuple[Position, str]],
+) -> list[tuple[Position, int, str, re.Match[str]]]:
+    """Each ``c var`` line's place, number (-1 if not digits alone), name and match."""
+    parsed = []
+    for at, comment in declarations:
+        match = DECLARATION.fullmatch(comment)
+        if match is not None:
+            number = match[1]
+            var = number_value(number) if number.isascii() and number.isdigit() else -1
+            parsed.append((at, var, match[2], match))
+    return parsed
+
+
+def _number_problem(
+    number: str, var: int, num_vars: int, named: str | None, name: str
+) -> str | None:
+    """What is wrong with the number of a ``c var`` line (``named``: its earlier name)."""
+    if var < 0:
+        return f'expected a variable number in "c var", found {number!r}'
+    if var == 0:
+        return 'variable numbers in "c var" start at 1'
+    if var > num_vars:
+        return (
+            f'variable {shown_number(number)} in "c var" is beyond the header\'s '
+            f"{num_vars} variables"
+        )
+    if named is not None:
+        return f"variable {var} is named twice ({named!r}, {name!r})"
+    return None
+
+
+def _name_problem(
+    name: str, var: int, num_vars: int, by_name: dict[str, int], declared: set[int]
+) -> str | None:
+    """What is wrong with the name a ``c var`` line gives variable ``var``."""
+    if not is_valid_name(name):
+        return (
+            f"invalid variable name {name!r}: expected an identifier "
+            "[A-Za-z_][A-Za-z0-9_]* that is not not/or/and/vars"
+        )
+    if name in by_name:
+        return f"name {name!r} already names variable {by_name[name]}"
+    clash = default_var(name)
+    if clash is not None and clash != var and clash <= num_vars and clash not in declared:
+        return f"name {name!r} is already the default name of variable {clash}"
+    return None
 
 
 def declarations_in(text: str) -> list[tuple[Position, str]]:
