@@ -30,7 +30,6 @@ from itertools import pairwise
 from typing import Any
 
 from twosat_formal.core.formula import Formula
-from twosat_formal.core.jsonread import json_type_name
 from twosat_formal.errors import CertificateError
 
 __all__ = ["check_certificate_json", "check_cycle", "check_model", "check_result"]
@@ -228,6 +227,10 @@ def check_certificate_json(formula: Formula, obj: Mapping[str, Any]) -> None:
     twosat_formal.errors.CertificateError: the model has no value for b
     """
     if not isinstance(obj, Mapping):
+        from twosat_formal.core.jsonread import (
+            json_type_name,
+        )  # imported on this error's path alone: solve does not need it
+
         raise CertificateError(f"a certificate is a JSON object, not {json_type_name(obj)}")
     status = obj.get("status")
     if status == "SAT":
