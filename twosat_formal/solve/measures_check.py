@@ -17,7 +17,6 @@ every value must equal the one derived here.
 Examples
 --------
 >>> from twosat_formal.core.formula import Formula
-from twosat_formal.core.jsonread import json_type_name
 >>> derive_measures(Formula.from_named([["a"], ["~a", "b"], ["~b", "c"]]))["proof_length"]
 5
 >>> check_measures(Formula([[1], [-1]]), {"shortest_cycle": 2, "backbone": None})
@@ -32,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 
 from twosat_formal.core.formula import Formula
+from twosat_formal.core.jsonread import json_type_name
 from twosat_formal.errors import CertificateError
 from twosat_formal.solve.measures import MEASURES as MEASURE_KEYS
 
