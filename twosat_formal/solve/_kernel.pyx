@@ -116,7 +116,7 @@ cdef object _strong_components(const index_t[::1] indptr, const index_t[::1] ind
                     if rindex[v] < rindex[w]:
                         rindex[w] = rindex[v]
                         root[d - 1] = 0
-    labels = (n - 1) - rindex_arr.astype(np.int64)
+    labels = np.subtract(n - 1, rindex_arr, dtype=np.int64)  # one pass, no int64 copy first
     return int(n - 1 - closed), labels
 
 

@@ -91,12 +91,6 @@ class Components:
     count: int
     labels: IntArray
 
-    @property
-    def rank(self) -> IntArray:
-        """Position of each component in a topological order of the condensation:
-        every edge between two components goes from a lower rank to a higher one."""
-        return (self.count - 1) - np.arange(self.count, dtype=np.int64)
-
     def sizes(self) -> IntArray:
         """Number of nodes (literals) in each component."""
         return np.bincount(self.labels, minlength=self.count)
@@ -207,11 +201,11 @@ def contradiction_cycle(
     >>> contradiction_cycle(g, strong_components(g))
     (1, 2, 3, -1, 4)
     """
-    labels = components.labels
-    candidates = _cycle_candidates(components, var)
+    labels, sizes = components.labels, components.sizes()
+    candidates = _cycle_candidates(components, sizes, var)
     # The searches stay inside the component (the same paths), unless it is most of the
     # graph: then looking up each node's label costs more than the few nodes it spares.
-    component_size = int(components.sizes()[labels[2 * (candidates[0] - 1)]])
+    component_size = int(sizes[labels[2 * (candidates[0] - 1)]])
     inside = labels if 2 * component_size <= labels.size else None
     # Each candidate's two searches, x ~> -x and -x ~> x, side by side in the kernel,
     # as many candidates at once as SEARCH_ENTRIES allows.
@@ -230,7 +224,7 @@ def contradiction_cycle(
     return certificate_tuple(index_literal(best))
 
 
-def _cycle_candidates(components: Components, var: int | None) -> list[int]:
+def _cycle_candidates(components: Components, sizes: IntArray, var: int | None) -> list[int]:
     """``[var]``, or the rule's candidates: conflicting variables of the smallest component."""
     conflicts = conflicting_variables(components)
     if var is not None:
@@ -240,7 +234,6 @@ def _cycle_candidates(components: Components, var: int | None) -> list[int]:
     if conflicts.size == 0:
         raise TwoSatFormalError("no variable shares a component with its negation")
     comp_of = components.labels[2 * (conflicts - 1)]
-    sizes = components.sizes()
     target = int(comp_of[np.argmin(sizes[comp_of])])
     tries = max(1, min(CYCLE_CANDIDATES, CYCLE_SEARCH_BUDGET // (2 * int(sizes[target]))))
     candidates: list[int] = conflicts[comp_of == target][:tries].tolist()
