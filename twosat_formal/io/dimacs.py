@@ -42,7 +42,7 @@ from twosat_formal.errors import ConfigError, ParseError, raises
 from twosat_formal.io._parsing import BLANKS, check_text, context_line, lark_parser, translate
 
 if TYPE_CHECKING:  # Lark is imported by the reader of record when it runs
-    from lark import Token
+    from lark import Token, Tree
 
 __all__ = [
     "DECLARATION",
@@ -326,7 +326,7 @@ def parse_dimacs(text: str, *, source: str | None = None) -> Formula:
     ...
     twosat_formal.errors.ParseError: 2:3: literal 3 is beyond the header's 2 variables
     """
-    from lark import Token, Tree
+    from lark import Token
     from lark.exceptions import LarkError
 
     check_text(text, source=source)
@@ -340,19 +340,7 @@ def parse_dimacs(text: str, *, source: str | None = None) -> Formula:
     indent = len(header) - len(header.lstrip(BLANKS))
     header_at = (header.line or 1, (header.column or 1) + indent)
 
-    tokens: list[Token] = []
-    firsts: list[Token] = []
-    values: list[int] = []
-    ends: list[int] = [0]
-    for child in tree.children[1:]:
-        if not isinstance(child, Tree) or child.data != "clause":
-            continue
-        clause = [tok for tok in child.children if isinstance(tok, Token)]
-        firsts.append(clause[0])
-        for tok in clause[:-1]:
-            tokens.append(tok)
-            values.append(number_value(str(tok)))
-        ends.append(len(values))
+    tokens, firsts, values, ends = _clause_tokens(tree)
 
     def at(tok: Token) -> Position:
         return (tok.line or 1, tok.column or 1)
@@ -370,6 +358,27 @@ def parse_dimacs(text: str, *, source: str | None = None) -> Formula:
         context=lambda line: context_line(text, line),
     )
     return assemble(parts, source=source)
+
+
+def _clause_tokens(tree: Tree[Token]) -> tuple[list[Token], list[Token], list[int], list[int]]:
+    """The literal tokens of a parse tree's clauses, each clause's first token (its
+    ``0`` when empty), the literals' values and the clauses' end offsets."""
+    from lark import Token, Tree
+
+    tokens: list[Token] = []
+    firsts: list[Token] = []
+    values: list[int] = []
+    ends: list[int] = [0]
+    for child in tree.children[1:]:
+        if not isinstance(child, Tree) or child.data != "clause":
+            continue
+        clause = [tok for tok in child.children if isinstance(tok, Token)]
+        firsts.append(clause[0])
+        for tok in clause[:-1]:
+            tokens.append(tok)
+            values.append(number_value(str(tok)))
+        ends.append(len(values))
+    return tokens, firsts, values, ends
 
 
 #: ``json.dumps(value, sort_keys=True, ensure_ascii=True)``, its encoder made once.
