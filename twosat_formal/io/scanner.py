@@ -190,6 +190,20 @@ def _numbers(text: bytes) -> IntArray:
     return values
 
 
+def _int_numbers(body: bytes) -> list[int] | None:
+    """The numbers of a body of digits, minus signs and blanks read by ``int``, the last
+    one 0 and all within int64; ``None`` for any other body."""
+    if body.translate(None, _NUMBER_BYTES):
+        return None
+    try:
+        numbers = list(map(int, body.split()))
+    except ValueError:
+        return None
+    if numbers and (numbers[-1] != 0 or max(max(numbers), -min(numbers)) >= _INT64.max):
+        return None
+    return numbers
+
+
 class _Scan:
     """One scan of one DIMACS text (``data`` is valid UTF-8 without a byte-order mark)."""
 
@@ -402,14 +416,8 @@ class _Scan:
         if len(self.data) > SMALL_BYTES or self.prologue is None:
             return None
         comments, header, header_end = self.prologue
-        body = self.data[header_end:]
-        if body.translate(None, _NUMBER_BYTES):
-            return None
-        try:
-            numbers = list(map(int, body.split()))
-        except ValueError:
-            return None
-        if numbers and (numbers[-1] != 0 or max(max(numbers), -min(numbers)) >= _INT64.max):
+        numbers = _int_numbers(self.data[header_end:])
+        if numbers is None:
             return None
         if not any(DECLARATION.fullmatch(self.data[a:b].decode("utf-8")) for a, b in comments):
             formula = self.plain(numbers, header, header_end)
