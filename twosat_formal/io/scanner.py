@@ -190,6 +190,16 @@ def _numbers(text: bytes) -> IntArray:
     return values
 
 
+def _trusted(values: IntArray, trailer: IntArray) -> bool:
+    """Whether numpy's reading of a body and a trailer stands: the trailer at most one
+    ``0``, the last clause closed, no number at int64's ends (perhaps clamped there)."""
+    if len(trailer) > 1 or (len(trailer) and trailer[0] != 0):
+        return False
+    return not len(values) or (
+        values[-1] == 0 and not np.any((values == _INT64.max) | (values == _INT64.min))
+    )
+
+
 def _int_numbers(body: bytes) -> list[int] | None:
     """The numbers of a body of digits, minus signs and blanks read by ``int``, the last
     one 0 and all within int64; ``None`` for any other body."""
@@ -496,6 +506,18 @@ class _Scan:
 
     def fast(self) -> Formula | None:
         """The formula of a well-formed file, or ``None`` if anything looks unusual."""
+        layout = self.fast_layout()
+        if layout is None:
+            return None
+        values = self.fast_values(*layout)
+        if values is None:
+            return None
+        header = layout[0]
+        return self.finish(values, header, self.line_end(header), self.comments_naming())
+
+    def fast_layout(self) -> tuple[int, int | None, IntArray, IntArray] | None:
+        """The header's offset, the trailer's (``%``) and the cuts (comments and the
+        trailer's ``%``) of a text laid out as the fast path expects, or ``None``."""
         lines = self.lines
         headers, percents = lines.of(_HEADER_LINE), lines.of(_PERCENT)
         if lines.bad is not None or len(headers) != 1 or len(percents) > 1:
@@ -503,16 +525,24 @@ class _Scan:
         header = int(headers[0])
         if not HEADER.fullmatch(self.data[header : self.line_end(header)].decode("utf-8")):
             return None
-        if len(percents) and int(percents[0]) < header:
-            return None  # the trailer before the header
+        percent = int(percents[0]) if len(percents) else None
         cut_from, cut_to = lines.cuts
-        if len(percents):
-            percent = int(percents[0])
+        if percent is not None:
+            if percent < header:
+                return None  # the trailer before the header
             at = int(np.searchsorted(cut_from, percent))
             cut_from = np.insert(cut_from, at, percent)
             cut_to = np.insert(cut_to, at, percent + 1)
         if not self.minus_signs_start_numbers(cut_from, cut_to):
             return None
+        return header, percent, cut_from, cut_to
+
+    def fast_values(
+        self, header: int, percent: int | None, cut_from: IntArray, cut_to: IntArray
+    ) -> IntArray | None:
+        """The numbers of the body, read by numpy from the text between the cuts, or
+        ``None`` if a number comes before the header, the trailer holds more than one
+        ``0``, the last clause is open or a number is too large to trust numpy with."""
         # The text between the cuts, in three parts: before the header, up to the
         # trailer, after the trailer.
         keep_from = np.concatenate(([0], cut_to)).tolist()
@@ -520,7 +550,7 @@ class _Scan:
         pieces = [self.data[a:b] for a, b in zip(keep_from, keep_to, strict=True)]
         split_header = int(np.searchsorted(cut_from, header)) + 1
         split_percent = (
-            int(np.searchsorted(cut_from, percents[0])) + 1 if len(percents) else len(pieces)
+            len(pieces) if percent is None else int(np.searchsorted(cut_from, percent)) + 1
         )
         if b"".join(pieces[:split_header]).strip(b" \t\f\r\v\n"):
             return None  # a number before the header
@@ -529,13 +559,7 @@ class _Scan:
             trailer = _numbers(b" ".join(pieces[split_percent:]))
         except (ValueError, DeprecationWarning):
             return None
-        if len(trailer) > 1 or (len(trailer) and trailer[0] != 0):
-            return None
-        if len(values) and (
-            values[-1] != 0 or np.any((values == _INT64.max) | (values == _INT64.min))
-        ):
-            return None  # an open clause, or a number too large to trust numpy with
-        return self.finish(values, header, self.line_end(header), self.comments_naming())
+        return values if _trusted(values, trailer) else None
 
     def minus_signs_start_numbers(self, cut_from: IntArray, cut_to: IntArray) -> bool:
         """Whether every minus sign outside the cuts follows a blank and precedes a digit."""
