@@ -647,42 +647,54 @@ class _Scan:
         self, values: IntArray, headers: IntArray, percents: IntArray
     ) -> list[tuple[int, ParseError]]:
         """Errors in the order of tokens: header first, clauses closed, trailer last."""
-        starts = self.runs[0]
-        found: list[tuple[int, ParseError]] = []
-
-        def complain(offset: int, expected: set[str]) -> None:
-            found.append((offset, self.unexpected(offset, expected)))
-
-        firsts = [int(a[0]) for a in (starts, headers, percents) if len(a)]
+        firsts = [int(a[0]) for a in (self.runs[0], headers, percents) if len(a)]
         if not firsts:
             message = f"expected {DESCRIBE['HEADER']}, found the end of the input"
             return [(len(self.data) + 1, self.error(message, (1, 1)))]
         first = min(firsts)
         if not len(headers) or headers[0] != first:
-            complain(first, {"HEADER"})
-            return found
+            return [(first, self.unexpected(first, {"HEADER"}))]
+        found: list[tuple[int, ParseError]] = []
         header = int(headers[0])
         if not HEADER.fullmatch(self.data[header : self.line_end(header)].decode("utf-8")):
-            complain(header, {"HEADER"})
+            found.append((header, self.unexpected(header, {"HEADER"})))
         if len(headers) > 1:
-            complain(int(headers[1]), self.expected_at(int(headers[1]), headers, percents))
+            second = int(headers[1])
+            found.append(
+                (second, self.unexpected(second, self.expected_at(second, headers, percents)))
+            )
         if len(percents):
-            percent = int(percents[0])
-            k = int(np.searchsorted(starts, percent))
-            if k and values[k - 1] != 0:
-                complain(percent, {"LITERAL", "ZERO"})
-            if len(starts) > k:
-                if values[k] != 0:
-                    complain(int(starts[k]), {"ZERO", "$END"})
-                elif len(starts) > k + 1:
-                    complain(int(starts[k + 1]), {"$END"})
-            if len(percents) > 1:
-                second = int(percents[1])
-                complain(second, self.expected_at(second, headers, percents))
-        elif len(values) and values[-1] != 0:
-            # The parser meets the end of the input inside a clause; it reports the
-            # position of the last token, and only if nothing went wrong before.
-            expected = describe_expected({"LITERAL", "ZERO"}, DESCRIBE)
-            message = f"expected {expected}, found the end of the input"
-            found.append((len(self.data) + 1, self.error(message, self.position(int(starts[-1])))))
-        return found
+            return found + self.trailer_errors(values, headers, percents)
+        return found + self.open_end(values)
+
+    def trailer_errors(
+        self, values: IntArray, headers: IntArray, percents: IntArray
+    ) -> list[tuple[int, ParseError]]:
+        """Errors around the ``%`` trailer: a clause open before it, more than one ``0``
+        after it, a second trailer."""
+        starts = self.runs[0]
+        expected: list[tuple[int, set[str]]] = []
+        percent = int(percents[0])
+        k = int(np.searchsorted(starts, percent))
+        if k and values[k - 1] != 0:
+            expected.append((percent, {"LITERAL", "ZERO"}))
+        if len(starts) > k and values[k] != 0:
+            expected.append((int(starts[k]), {"ZERO", "$END"}))
+        elif len(starts) > k + 1:
+            expected.append((int(starts[k + 1]), {"$END"}))
+        if len(percents) > 1:
+            second = int(percents[1])
+            expected.append((second, self.expected_at(second, headers, percents)))
+        return [(offset, self.unexpected(offset, wanted)) for offset, wanted in expected]
+
+    def open_end(self, values: IntArray) -> list[tuple[int, ParseError]]:
+        """The error of a text that ends inside a clause (none if it does not).
+
+        The parser meets the end of the input inside a clause; it reports the position
+        of the last token, and only if nothing went wrong before.
+        """
+        if not len(values) or values[-1] == 0:
+            return []
+        expected = describe_expected({"LITERAL", "ZERO"}, DESCRIBE)
+        message = f"expected {expected}, found the end of the input"
+        return [(len(self.data) + 1, self.error(message, self.position(int(self.runs[0][-1]))))]
