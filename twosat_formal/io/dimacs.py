@@ -74,7 +74,7 @@ DESCRIBE: dict[str, str] = {
     "$END": "the end of the input",
 }
 
-_BL = "[ \\t\\f\\r\\v]"
+_BL = f"[{BLANKS}]"  # one blank
 #: A header line that the grammar accepted; the two groups are its numbers.
 HEADER = re.compile(rf"{_BL}*p{_BL}+cnf{_BL}+([0-9]+){_BL}+([0-9]+){_BL}*")
 #: A comment line that names a variable: ``c var <i> <name>`` (exactly four words).

@@ -45,7 +45,7 @@ import numpy.typing as npt
 from twosat_formal._util.lazy import cached_property
 from twosat_formal.core.formula import Formula
 from twosat_formal.errors import ParseError
-from twosat_formal.io._parsing import check_text, decode, describe_expected
+from twosat_formal.io._parsing import BLANKS, check_text, decode, describe_expected
 from twosat_formal.io.dimacs import (
     DECLARATION,
     DESCRIBE,
@@ -64,7 +64,9 @@ __all__ = ["SMALL_BYTES", "scan_dimacs"]
 SMALL_BYTES = 4096
 
 BLANK, NEWLINE, OTHER, DIGIT, MINUS = 0, 1, 2, 3, 4
-_BLANK_BYTES = b" \t\f\r\v"
+_BLANK_BYTES = BLANKS.encode("ascii")
+#: Blanks and newlines: the bytes between tokens.
+_SPACE_BYTES = _BLANK_BYTES + b"\n"
 _CLASS = np.full(256, OTHER, dtype=np.uint8)
 _CLASS[list(_BLANK_BYTES)] = BLANK
 _CLASS[ord("\n")] = NEWLINE
@@ -77,7 +79,7 @@ _IS_SPACE = _CLASS <= NEWLINE
 _SAFE_DIGITS = 18
 _INT64 = np.iinfo(np.int64)
 #: Bytes of the body of a plain file: digits, minus signs, blanks and newlines.
-_NUMBER_BYTES = b"0123456789-" + _BLANK_BYTES + b"\n"
+_NUMBER_BYTES = b"0123456789-" + _SPACE_BYTES
 #: Comment lines before the header that the quick path reads one by one.
 _PROLOGUE_LINES = 512
 #: Offsets below this are located by counting newlines, without the newline index.
@@ -85,7 +87,10 @@ _NEAR = 1 << 20
 _ZERO = re.compile(rb"-?0+")
 _NUMBER = re.compile(rb"-?[0-9]+")
 #: Blank lines and comment lines, then the header's line (from its ``p``).
-_OPENING = re.compile(rb"(?:[ \t\f\r\v]*(?:c[^\n]*)?\n)*[ \t\f\r\v]*(?P<header>p[^\n]*)")
+_BLANK_RUN = b"[" + _BLANK_BYTES + b"]*"
+_OPENING = re.compile(
+    b"(?:" + _BLANK_RUN + rb"(?:c[^\n]*)?\n)*" + _BLANK_RUN + rb"(?P<header>p[^\n]*)"
+)
 #: Kinds of lines that hold an "other" byte.
 _COMMENT, _HEADER_LINE, _PERCENT, _BAD = 0, 1, 2, 3
 
@@ -182,7 +187,7 @@ def _numbers(text: bytes) -> IntArray:
 
     Raises ``ValueError`` or ``DeprecationWarning`` if numpy could not read it all.
     """
-    if not text.strip(b" \t\f\r\v\n"):
+    if not text.strip(_SPACE_BYTES):
         return np.empty(0, dtype=np.int64)  # numpy reads blank text as [0]
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -552,7 +557,7 @@ class _Scan:
         split_percent = (
             len(pieces) if percent is None else int(np.searchsorted(cut_from, percent)) + 1
         )
-        if b"".join(pieces[:split_header]).strip(b" \t\f\r\v\n"):
+        if b"".join(pieces[:split_header]).strip(_SPACE_BYTES):
             return None  # a number before the header
         try:
             values = _numbers(b" ".join(pieces[split_header:split_percent]))
