@@ -193,8 +193,16 @@ def _verify_cycle(formula: Formula, cycle: np.ndarray, who: str) -> None:
         raise CertificateError(f"{who} cycle has no literal together with its negation")
     widths, lits, offsets = formula.widths, formula.literals, formula.offsets
     short = (widths >= 1) & (widths <= 2)
+    first, second = lits[offsets[:-1][short]], lits[offsets[1:][short] - 1]
+    if 4 * cycle.size < first.size:
+        # A step's clause is over the walk's literals and their negations: the other
+        # clauses are left out before their keys are looked up (a short cycle in a
+        # large formula: two look-ups a clause instead of a binary search).
+        near = seen | seen[::-1]
+        keep = near[first + n] & near[second + n]
+        first, second = first[keep], second[keep]
     base = 2 * n + 1  # one int per unordered pair of literals in -n..n
-    have = _pair_key(lits[offsets[:-1][short]], lits[offsets[1:][short] - 1], base)
+    have = _pair_key(first, second, base)
     steps_to = np.concatenate((cycle[1:], cycle[:1]))
     step = _first_missing(_pair_key(-cycle, steps_to, base), have)
     if step >= 0:
