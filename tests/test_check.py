@@ -9,6 +9,7 @@ step, a replaced literal.
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Sequence
 from types import SimpleNamespace
@@ -238,8 +239,25 @@ def test_stored_json_is_rechecked() -> None:
     for obj, message in bad_cases:
         with pytest.raises(CertificateError, match=message):
             check_certificate_json(formula, obj)
-    with pytest.raises(CertificateError, match="JSON object"):
+    with pytest.raises(CertificateError, match=r"^a certificate is a JSON object, not array$"):
         check_certificate_json(formula, ["SAT"])  # type: ignore[arg-type]
+
+
+#: The JSON type a serialised value's first character shows (anything else is a number).
+_FIRST_CHAR_TYPE = {"n": "null", "t": "boolean", "f": "boolean", '"': "string", "[": "array"}
+
+_SCALARS = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text()
+
+
+@settings(max_examples=200, deadline=None)
+@given(_SCALARS | st.lists(_SCALARS, max_size=3))
+def test_a_certificate_that_is_no_object_is_named_by_its_json_type(value: object) -> None:
+    """The message names the JSON type the JSON text shows, never a Python type."""
+    text = json.dumps(value)
+    with pytest.raises(CertificateError) as caught:
+        check_certificate_json(Formula([[1]]), json.loads(text))
+    expected = _FIRST_CHAR_TYPE.get(text[0], "number")
+    assert str(caught.value) == f"a certificate is a JSON object, not {expected}"
 
 
 def test_json_cycle_round_trip_with_names() -> None:

@@ -130,3 +130,31 @@ def test_check_conversions_refuses_what_does_not_convert_to_the_formula() -> Non
         check_conversions([{**entry, "clauses": [0, 9]}], formula)
     with pytest.raises(RecordError, match="must be a list"):
         check_conversions({"line": 1}, formula)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda e: "a line",
+        lambda e: {k: v for k, v in e.items() if k != "proof"},
+        lambda e: {**e, "extra": 1},
+        lambda e: {**e, "line": "2"},
+        lambda e: {**e, "text": None},
+        lambda e: {**e, "clauses": "1..2"},
+        lambda e: {**e, "clauses": [1]},
+        lambda e: {**e, "clauses": [1, 2, 2]},
+        lambda e: {**e, "clauses": [True, 2]},
+        lambda e: {**e, "clauses": [1, 2.0]},
+        lambda e: {**e, "clauses": [2, 1]},
+        lambda e: {**e, "clauses": [-1, 2]},
+    ],
+)
+def test_check_conversions_names_the_shape_of_a_malformed_entry(change: Any) -> None:
+    formula, conversions = parse_reading("a\n~(a & b)\n")
+    entry = change(conversions[0].to_json())
+    with pytest.raises(RecordError) as caught:
+        check_conversions([entry], formula)
+    assert str(caught.value) == (
+        "each of provenance 'formula_lines' must be {line, text, clauses: [start, stop] "
+        "within the formula's 2 clauses, proof}"
+    )

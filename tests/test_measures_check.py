@@ -252,7 +252,7 @@ def test_an_added_measure_and_a_null_object_fail_an_absent_one_makes_no_claim() 
     record["measures"] = None
     failures = certify_record(record)
     assert [f.check for f in failures] == ["measures", "regenerate"]
-    assert "measures must be an object, not NoneType" in failures[0].message
+    assert "measures must be an object, not null" in failures[0].message
     del record["measures"]  # a record written before records carried measures
     assert certify_record(record) == []
     assert rederive_root(record) == record
@@ -301,3 +301,22 @@ def test_every_record_the_commands_write_carries_measures_and_certifies(
     for out in outputs:  # each a dataset of its own (the commands write their bases too)
         code, stdout, err = run(["certify", str(out)], capsys)
         assert code == 0, stdout + err
+
+
+@pytest.mark.parametrize(
+    ("stored", "name"),
+    [
+        (None, "null"),
+        (True, "boolean"),
+        (3, "number"),
+        (0.5, "number"),
+        ("x", "string"),
+        ([], "array"),
+    ],
+)
+def test_measures_that_are_no_object_are_named_by_their_json_type(
+    stored: object, name: str
+) -> None:
+    with pytest.raises(CertificateError) as caught:
+        check_measures(INSTANCES[0].formula, stored)
+    assert str(caught.value) == f"measures must be an object, not {name}"

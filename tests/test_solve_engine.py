@@ -295,3 +295,27 @@ def test_the_graph_builder_refuses_a_node_outside_the_graph() -> None:
 
     with pytest.raises(IndexError, match="clause 1: a node outside the 4 of the graph"):
         _kernel.implication_csr(np.array([[0, 1], [2, 4]], dtype=np.int64), 4)
+
+
+@settings(max_examples=200, deadline=None)
+@given(shaped())
+def test_the_graph_builder_gives_each_row_sorted_and_without_repeats_in_both_widths(
+    formula: Formula,
+) -> None:
+    """Row ``~a`` holds ``b`` and row ``~b`` holds ``a`` for each clause ``(a | b)``."""
+    from twosat_formal.solve import _kernel
+
+    def node(lit: int) -> int:
+        return 2 * (abs(lit) - 1) + (lit < 0)
+
+    rows: list[set[int]] = [set() for _ in range(2 * formula.num_vars)]
+    for clause in formula.clauses:
+        a, b = (clause[0], clause[0]) if len(clause) == 1 else clause
+        rows[node(-a)].add(node(b))
+        rows[node(-b)].add(node(a))
+    nodes = np.array([[node(c[0]), node(c[-1])] for c in formula.clauses], dtype=np.int64)
+    for wide, dtype in ((False, np.int32), (True, np.int64)):
+        indptr, columns = _kernel.implication_csr(nodes.reshape(-1, 2), 2 * formula.num_vars, wide)
+        assert indptr.dtype == columns.dtype == dtype
+        got = [columns[indptr[i] : indptr[i + 1]].tolist() for i in range(len(rows))]
+        assert got == [sorted(row) for row in rows]

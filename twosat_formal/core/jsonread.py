@@ -39,7 +39,7 @@ from typing import Any
 
 from twosat_formal.errors import RecordError
 
-__all__ = ["MAX_DEPTH", "line_of_path", "loads", "read_json_file"]
+__all__ = ["MAX_DEPTH", "json_type_name", "line_of_path", "loads", "read_json_file"]
 
 #: The deepest nesting of arrays and objects a JSON text may have (records need < 10).
 MAX_DEPTH = 100
@@ -286,3 +286,30 @@ def read_json_file(path: str | os.PathLike[str], *, source: str | None = None) -
     except UnicodeDecodeError as exc:
         raise RecordError(f"not UTF-8 text (byte {exc.start})", source=name) from None
     return loads(text, source=name)
+
+
+#: The JSON name of each type a JSON value parses to (``bool`` before ``int``: a bool is an int).
+_JSON_TYPES: tuple[tuple[type | tuple[type, ...], str], ...] = (
+    (type(None), "null"),
+    (bool, "boolean"),
+    ((int, float), "number"),
+    (str, "string"),
+    ((list, tuple), "array"),
+    (dict, "object"),
+)
+
+
+def json_type_name(value: Any) -> str:
+    """The JSON type of ``value`` for a "must be X, not T" message; Python's name otherwise.
+
+    Examples
+    --------
+    >>> [json_type_name(v) for v in (None, True, 3, 2.5, "a", [1], {"a": 1})]
+    ['null', 'boolean', 'number', 'number', 'string', 'array', 'object']
+    >>> json_type_name(b"x")
+    'bytes'
+    """
+    for kind, name in _JSON_TYPES:
+        if isinstance(value, kind):
+            return name
+    return type(value).__name__

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # Lark is imported when a parser is built or an error translated
     from lark import Lark, Token
@@ -219,31 +219,54 @@ def translate(
 
     if isinstance(exc, VisitError) and isinstance(exc.orig_exc, ParseError):
         return exc.orig_exc
-    if isinstance(exc, UnexpectedToken):
-        expected = describe_expected(_expected(exc), describe)
-        token: Token = exc.token
-        if token.type == "$END":
-            line, column = getattr(token, "line", None) or 1, getattr(token, "column", None) or 1
-            return error_at(
-                f"expected {expected}, found the end of the input",
-                text,
-                line=line,
-                column=column,
-                source=source,
-            )
-        offset = (token.start_pos or 0) + len(token) - len(token.lstrip(BLANKS))
-        word = str(token).strip(BLANKS).split(maxsplit=1)[0] if token.strip() else ""
-        found = repr(word) if word and word.isprintable() else _found_word(text, offset)
-        return error_at(f"expected {expected}, found {found}", text, offset, source=source)
-    if isinstance(exc, UnexpectedCharacters):
-        expected = describe_expected(_expected(exc), describe)
-        offset = int(getattr(exc, "pos_in_stream", 0) or 0)
-        return error_at(
-            f"expected {expected}, found {_found_word(text, offset)}", text, offset, source=source
-        )
-    if isinstance(exc, UnexpectedEOF):
-        expected = describe_expected(set(exc.expected or ()), describe)
-        return error_at(
-            f"expected {expected}, found the end of the input", text, len(text), source=source
-        )
+    kinds = (
+        (UnexpectedToken, _unexpected_token),
+        (UnexpectedCharacters, _unexpected_characters),
+        (UnexpectedEOF, _unexpected_end),
+    )
+    for kind, error in kinds:
+        if isinstance(exc, kind):
+            return error(exc, text, source, describe)
     return error_at(f"malformed input ({type(exc).__name__})", text, 0, source=source)
+
+
+def _unexpected_token(
+    exc: Any, text: str, source: str | None, describe: Mapping[str, str]
+) -> ParseError:
+    """A token the grammar does not allow there, perhaps the end of the input."""
+    expected = describe_expected(_expected(exc), describe)
+    token: Token = exc.token
+    if token.type == "$END":
+        line, column = getattr(token, "line", None) or 1, getattr(token, "column", None) or 1
+        return error_at(
+            f"expected {expected}, found the end of the input",
+            text,
+            line=line,
+            column=column,
+            source=source,
+        )
+    offset = (token.start_pos or 0) + len(token) - len(token.lstrip(BLANKS))
+    word = str(token).strip(BLANKS).split(maxsplit=1)[0] if token.strip() else ""
+    found = repr(word) if word and word.isprintable() else _found_word(text, offset)
+    return error_at(f"expected {expected}, found {found}", text, offset, source=source)
+
+
+def _unexpected_characters(
+    exc: Any, text: str, source: str | None, describe: Mapping[str, str]
+) -> ParseError:
+    """Characters no terminal matches."""
+    expected = describe_expected(_expected(exc), describe)
+    offset = int(getattr(exc, "pos_in_stream", 0) or 0)
+    return error_at(
+        f"expected {expected}, found {_found_word(text, offset)}", text, offset, source=source
+    )
+
+
+def _unexpected_end(
+    exc: Any, text: str, source: str | None, describe: Mapping[str, str]
+) -> ParseError:
+    """The input ends where the grammar wants more."""
+    expected = describe_expected(set(exc.expected or ()), describe)
+    return error_at(
+        f"expected {expected}, found the end of the input", text, len(text), source=source
+    )

@@ -42,7 +42,7 @@ from twosat_formal.errors import ConfigError, ParseError, raises
 from twosat_formal.io._parsing import BLANKS, check_text, context_line, lark_parser, translate
 
 if TYPE_CHECKING:  # Lark is imported by the reader of record when it runs
-    from lark import Token
+    from lark import Token, Tree
 
 __all__ = [
     "DECLARATION",
@@ -74,7 +74,7 @@ DESCRIBE: dict[str, str] = {
     "$END": "the end of the input",
 }
 
-_BL = "[ \\t\\f\\r\\v]"
+_BL = f"[{BLANKS}]"  # one blank
 #: A header line that the grammar accepted; the two groups are its numbers.
 HEADER = re.compile(rf"{_BL}*p{_BL}+cnf{_BL}+([0-9]+){_BL}+([0-9]+){_BL}*")
 #: A comment line that names a variable: ``c var <i> <name>`` (exactly four words).
@@ -154,48 +154,71 @@ def _names(
 
     Only the declared names are kept: a header's variable count sizes nothing here.
     """
-    parsed: list[tuple[Position, int | None, str, re.Match[str]]] = []
-    for at, comment in declarations:
-        match = DECLARATION.fullmatch(comment)
-        if match is None:
-            continue
-        number = match[1]
-        var = number_value(number) if number.isascii() and number.isdigit() else None
-        parsed.append((at, var, match[2], match))
+    parsed = _parse_declarations(declarations)
     if not parsed:
         return None, None
-    declared = {var for _, var, _, _ in parsed if var is not None and 1 <= var <= num_vars}
+    declared = {var for _, var, _, _ in parsed if 1 <= var <= num_vars}
     by_var: dict[int, str] = {}
     by_name: dict[str, int] = {}
     for (line, column), var, name, match in parsed:
-        at_number = (line, column + match.start(1))
-        at_name = (line, column + match.start(2))
-        if var is None:
-            return None, (at_number, f'expected a variable number in "c var", found {match[1]!r}')
-        if not 1 <= var <= num_vars:
-            return None, (
-                at_number,
-                f'variable {shown_number(match[1])} in "c var" is beyond the header\'s '
-                f"{num_vars} variables"
-                if var
-                else 'variable numbers in "c var" start at 1',
-            )
-        if var in by_var:
-            return None, (at_number, f"variable {var} is named twice ({by_var[var]!r}, {name!r})")
-        if not is_valid_name(name):
-            return None, (
-                at_name,
-                f"invalid variable name {name!r}: expected an identifier "
-                "[A-Za-z_][A-Za-z0-9_]* that is not not/or/and/vars",
-            )
-        if name in by_name:
-            return None, (at_name, f"name {name!r} already names variable {by_name[name]}")
-        clash = default_var(name)
-        if clash is not None and clash != var and clash <= num_vars and clash not in declared:
-            return None, (at_name, f"name {name!r} is already the default name of variable {clash}")
+        problem = _number_problem(match[1], var, num_vars, by_var.get(var), name)
+        if problem is not None:
+            return None, ((line, column + match.start(1)), problem)
+        problem = _name_problem(name, var, num_vars, by_name, declared)
+        if problem is not None:
+            return None, ((line, column + match.start(2)), problem)
         by_var[var] = name
         by_name[name] = var
     return by_var, None
+
+
+def _parse_declarations(
+    declarations: Sequence[tuple[Position, str]],
+) -> list[tuple[Position, int, str, re.Match[str]]]:
+    """Each ``c var`` line's place, number (-1 if not digits alone), name and match."""
+    parsed = []
+    for at, comment in declarations:
+        match = DECLARATION.fullmatch(comment)
+        if match is not None:
+            number = match[1]
+            var = number_value(number) if number.isascii() and number.isdigit() else -1
+            parsed.append((at, var, match[2], match))
+    return parsed
+
+
+def _number_problem(
+    number: str, var: int, num_vars: int, named: str | None, name: str
+) -> str | None:
+    """What is wrong with the number of a ``c var`` line (``named``: its earlier name)."""
+    if var < 0:
+        return f'expected a variable number in "c var", found {number!r}'
+    if var == 0:
+        return 'variable numbers in "c var" start at 1'
+    if var > num_vars:
+        return (
+            f'variable {shown_number(number)} in "c var" is beyond the header\'s '
+            f"{num_vars} variables"
+        )
+    if named is not None:
+        return f"variable {var} is named twice ({named!r}, {name!r})"
+    return None
+
+
+def _name_problem(
+    name: str, var: int, num_vars: int, by_name: dict[str, int], declared: set[int]
+) -> str | None:
+    """What is wrong with the name a ``c var`` line gives variable ``var``."""
+    if not is_valid_name(name):
+        return (
+            f"invalid variable name {name!r}: expected an identifier "
+            "[A-Za-z_][A-Za-z0-9_]* that is not not/or/and/vars"
+        )
+    if name in by_name:
+        return f"name {name!r} already names variable {by_name[name]}"
+    clash = default_var(name)
+    if clash is not None and clash != var and clash <= num_vars and clash not in declared:
+        return f"name {name!r} is already the default name of variable {clash}"
+    return None
 
 
 def declarations_in(text: str) -> list[tuple[Position, str]]:
@@ -303,7 +326,7 @@ def parse_dimacs(text: str, *, source: str | None = None) -> Formula:
     ...
     twosat_formal.errors.ParseError: 2:3: literal 3 is beyond the header's 2 variables
     """
-    from lark import Token, Tree
+    from lark import Token
     from lark.exceptions import LarkError
 
     check_text(text, source=source)
@@ -317,19 +340,7 @@ def parse_dimacs(text: str, *, source: str | None = None) -> Formula:
     indent = len(header) - len(header.lstrip(BLANKS))
     header_at = (header.line or 1, (header.column or 1) + indent)
 
-    tokens: list[Token] = []
-    firsts: list[Token] = []
-    values: list[int] = []
-    ends: list[int] = [0]
-    for child in tree.children[1:]:
-        if not isinstance(child, Tree) or child.data != "clause":
-            continue
-        clause = [tok for tok in child.children if isinstance(tok, Token)]
-        firsts.append(clause[0])
-        for tok in clause[:-1]:
-            tokens.append(tok)
-            values.append(number_value(str(tok)))
-        ends.append(len(values))
+    tokens, firsts, values, ends = _clause_tokens(tree)
 
     def at(tok: Token) -> Position:
         return (tok.line or 1, tok.column or 1)
@@ -347,6 +358,27 @@ def parse_dimacs(text: str, *, source: str | None = None) -> Formula:
         context=lambda line: context_line(text, line),
     )
     return assemble(parts, source=source)
+
+
+def _clause_tokens(tree: Tree[Token]) -> tuple[list[Token], list[Token], list[int], list[int]]:
+    """The literal tokens of a parse tree's clauses, each clause's first token (its
+    ``0`` when empty), the literals' values and the clauses' end offsets."""
+    from lark import Token, Tree
+
+    tokens: list[Token] = []
+    firsts: list[Token] = []
+    values: list[int] = []
+    ends: list[int] = [0]
+    for child in tree.children[1:]:
+        if not isinstance(child, Tree) or child.data != "clause":
+            continue
+        clause = [tok for tok in child.children if isinstance(tok, Token)]
+        firsts.append(clause[0])
+        for tok in clause[:-1]:
+            tokens.append(tok)
+            values.append(number_value(str(tok)))
+        ends.append(len(values))
+    return tokens, firsts, values, ends
 
 
 #: ``json.dumps(value, sort_keys=True, ensure_ascii=True)``, its encoder made once.

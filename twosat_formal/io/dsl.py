@@ -242,44 +242,51 @@ def check_conversions(entries: object, formula: Formula) -> tuple[Conversion, ..
     """
     if not isinstance(entries, list):
         raise RecordError("provenance 'formula_lines' must be a list")
-    found = []
-    for entry in entries:
-        keys = {"line", "text", "clauses", "proof"}
-        bounds = entry.get("clauses") if isinstance(entry, dict) else None
-        if (
-            not isinstance(entry, dict)
-            or set(entry) != keys
-            or not isinstance(entry["line"], int)
-            or not isinstance(entry["text"], str)
-            or not isinstance(bounds, list)
-            or len(bounds) != 2
-            or not all(isinstance(b, int) and not isinstance(b, bool) for b in bounds)
-            or not 0 <= bounds[0] <= bounds[1] <= formula.num_clauses
-        ):
-            raise RecordError(
-                "each of provenance 'formula_lines' must be {line, text, clauses: [start, "
-                f"stop] within the formula's {formula.num_clauses} clauses, proof}}"
-            )
-        line, text = entry["line"], entry["text"]
-        expr = parse_expression(text, line=line)
-        try:
-            clauses = convert(expr)
-        except (NotTwoCNFError, ConfigError) as exc:
-            raise ProofError(f"formula line {line}: {exc}") from None
-        start, stop = bounds
-        held = tuple(
-            tuple(formula.literal_name(lit) for lit in clause)
-            for clause in formula.clauses[start:stop]
+    return tuple(_check_conversion(entry, formula) for entry in entries)
+
+
+def _check_conversion(entry: object, formula: Formula) -> Conversion:
+    """One entry of :func:`check_conversions`, read, converted, compared and proven."""
+    if not isinstance(entry, dict) or not _well_formed(entry, formula.num_clauses):
+        raise RecordError(
+            "each of provenance 'formula_lines' must be {line, text, clauses: [start, "
+            f"stop] within the formula's {formula.num_clauses} clauses, proof}}"
         )
-        if held != clauses:
-            shown = ", ".join(" | ".join(c) or "()" for c in clauses)
-            holds = ", ".join(" | ".join(c) or "()" for c in held)
-            raise ProofError(
-                f"formula line {line} converts to {shown}, not to the record's clauses "
-                f"{start}..{stop}: {holds}"
-            )
-        found.append(Conversion(line, text, start, stop, prove_equivalent(expr, clauses)))
-    return tuple(found)
+    line, text, (start, stop) = entry["line"], entry["text"], entry["clauses"]
+    expr = parse_expression(text, line=line)
+    try:
+        clauses = convert(expr)
+    except (NotTwoCNFError, ConfigError) as exc:
+        raise ProofError(f"formula line {line}: {exc}") from None
+    held = tuple(
+        tuple(formula.literal_name(lit) for lit in clause) for clause in formula.clauses[start:stop]
+    )
+    if held != clauses:
+        raise ProofError(
+            f"formula line {line} converts to {_shown(clauses)}, not to the record's clauses "
+            f"{start}..{stop}: {_shown(held)}"
+        )
+    return Conversion(line, text, start, stop, prove_equivalent(expr, clauses))
+
+
+def _well_formed(entry: dict[str, Any], num_clauses: int) -> bool:
+    """Whether ``entry`` is ``{line, text, clauses: [start, stop], proof}`` in bounds."""
+    keys = {"line", "text", "clauses", "proof"}
+    if set(entry) != keys or not isinstance(entry["line"], int):
+        return False
+    bounds = entry["clauses"]
+    return (
+        isinstance(entry["text"], str)
+        and isinstance(bounds, list)
+        and len(bounds) == 2
+        and all(isinstance(b, int) and not isinstance(b, bool) for b in bounds)
+        and 0 <= bounds[0] <= bounds[1] <= num_clauses
+    )
+
+
+def _shown(clauses: tuple[tuple[str, ...], ...]) -> str:
+    """Clauses as ``a | ~b, c`` (an empty clause as ``()``)."""
+    return ", ".join(" | ".join(c) or "()" for c in clauses)
 
 
 def _line_start(text: str, line: int) -> int:

@@ -45,7 +45,7 @@ import numpy.typing as npt
 from twosat_formal._util.lazy import cached_property
 from twosat_formal.core.formula import Formula
 from twosat_formal.errors import ParseError
-from twosat_formal.io._parsing import check_text, decode, describe_expected
+from twosat_formal.io._parsing import BLANKS, check_text, decode, describe_expected
 from twosat_formal.io.dimacs import (
     DECLARATION,
     DESCRIBE,
@@ -64,7 +64,9 @@ __all__ = ["SMALL_BYTES", "scan_dimacs"]
 SMALL_BYTES = 4096
 
 BLANK, NEWLINE, OTHER, DIGIT, MINUS = 0, 1, 2, 3, 4
-_BLANK_BYTES = b" \t\f\r\v"
+_BLANK_BYTES = BLANKS.encode("ascii")
+#: Blanks and newlines: the bytes between tokens.
+_SPACE_BYTES = _BLANK_BYTES + b"\n"
 _CLASS = np.full(256, OTHER, dtype=np.uint8)
 _CLASS[list(_BLANK_BYTES)] = BLANK
 _CLASS[ord("\n")] = NEWLINE
@@ -77,7 +79,7 @@ _IS_SPACE = _CLASS <= NEWLINE
 _SAFE_DIGITS = 18
 _INT64 = np.iinfo(np.int64)
 #: Bytes of the body of a plain file: digits, minus signs, blanks and newlines.
-_NUMBER_BYTES = b"0123456789-" + _BLANK_BYTES + b"\n"
+_NUMBER_BYTES = b"0123456789-" + _SPACE_BYTES
 #: Comment lines before the header that the quick path reads one by one.
 _PROLOGUE_LINES = 512
 #: Offsets below this are located by counting newlines, without the newline index.
@@ -85,7 +87,10 @@ _NEAR = 1 << 20
 _ZERO = re.compile(rb"-?0+")
 _NUMBER = re.compile(rb"-?[0-9]+")
 #: Blank lines and comment lines, then the header's line (from its ``p``).
-_OPENING = re.compile(rb"(?:[ \t\f\r\v]*(?:c[^\n]*)?\n)*[ \t\f\r\v]*(?P<header>p[^\n]*)")
+_BLANK_RUN = b"[" + _BLANK_BYTES + b"]*"
+_OPENING = re.compile(
+    b"(?:" + _BLANK_RUN + rb"(?:c[^\n]*)?\n)*" + _BLANK_RUN + rb"(?P<header>p[^\n]*)"
+)
 #: Kinds of lines that hold an "other" byte.
 _COMMENT, _HEADER_LINE, _PERCENT, _BAD = 0, 1, 2, 3
 
@@ -182,12 +187,36 @@ def _numbers(text: bytes) -> IntArray:
 
     Raises ``ValueError`` or ``DeprecationWarning`` if numpy could not read it all.
     """
-    if not text.strip(b" \t\f\r\v\n"):
+    if not text.strip(_SPACE_BYTES):
         return np.empty(0, dtype=np.int64)  # numpy reads blank text as [0]
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         values: IntArray = np.fromstring(text, dtype=np.int64, sep=" ")
     return values
+
+
+def _trusted(values: IntArray, trailer: IntArray) -> bool:
+    """Whether numpy's reading of a body and a trailer stands: the trailer at most one
+    ``0``, the last clause closed, no number at int64's ends (perhaps clamped there)."""
+    if len(trailer) > 1 or (len(trailer) and trailer[0] != 0):
+        return False
+    return not len(values) or (
+        values[-1] == 0 and not np.any((values == _INT64.max) | (values == _INT64.min))
+    )
+
+
+def _int_numbers(body: bytes) -> list[int] | None:
+    """The numbers of a body of digits, minus signs and blanks read by ``int``, the last
+    one 0 and all within int64; ``None`` for any other body."""
+    if body.translate(None, _NUMBER_BYTES):
+        return None
+    try:
+        numbers = list(map(int, body.split()))
+    except ValueError:
+        return None
+    if numbers and (numbers[-1] != 0 or max(max(numbers), -min(numbers)) >= _INT64.max):
+        return None
+    return numbers
 
 
 class _Scan:
@@ -402,14 +431,8 @@ class _Scan:
         if len(self.data) > SMALL_BYTES or self.prologue is None:
             return None
         comments, header, header_end = self.prologue
-        body = self.data[header_end:]
-        if body.translate(None, _NUMBER_BYTES):
-            return None
-        try:
-            numbers = list(map(int, body.split()))
-        except ValueError:
-            return None
-        if numbers and (numbers[-1] != 0 or max(max(numbers), -min(numbers)) >= _INT64.max):
+        numbers = _int_numbers(self.data[header_end:])
+        if numbers is None:
             return None
         if not any(DECLARATION.fullmatch(self.data[a:b].decode("utf-8")) for a, b in comments):
             formula = self.plain(numbers, header, header_end)
@@ -488,6 +511,18 @@ class _Scan:
 
     def fast(self) -> Formula | None:
         """The formula of a well-formed file, or ``None`` if anything looks unusual."""
+        layout = self.fast_layout()
+        if layout is None:
+            return None
+        values = self.fast_values(*layout)
+        if values is None:
+            return None
+        header = layout[0]
+        return self.finish(values, header, self.line_end(header), self.comments_naming())
+
+    def fast_layout(self) -> tuple[int, int | None, IntArray, IntArray] | None:
+        """The header's offset, the trailer's (``%``) and the cuts (comments and the
+        trailer's ``%``) of a text laid out as the fast path expects, or ``None``."""
         lines = self.lines
         headers, percents = lines.of(_HEADER_LINE), lines.of(_PERCENT)
         if lines.bad is not None or len(headers) != 1 or len(percents) > 1:
@@ -495,16 +530,24 @@ class _Scan:
         header = int(headers[0])
         if not HEADER.fullmatch(self.data[header : self.line_end(header)].decode("utf-8")):
             return None
-        if len(percents) and int(percents[0]) < header:
-            return None  # the trailer before the header
+        percent = int(percents[0]) if len(percents) else None
         cut_from, cut_to = lines.cuts
-        if len(percents):
-            percent = int(percents[0])
+        if percent is not None:
+            if percent < header:
+                return None  # the trailer before the header
             at = int(np.searchsorted(cut_from, percent))
             cut_from = np.insert(cut_from, at, percent)
             cut_to = np.insert(cut_to, at, percent + 1)
         if not self.minus_signs_start_numbers(cut_from, cut_to):
             return None
+        return header, percent, cut_from, cut_to
+
+    def fast_values(
+        self, header: int, percent: int | None, cut_from: IntArray, cut_to: IntArray
+    ) -> IntArray | None:
+        """The numbers of the body, read by numpy from the text between the cuts, or
+        ``None`` if a number comes before the header, the trailer holds more than one
+        ``0``, the last clause is open or a number is too large to trust numpy with."""
         # The text between the cuts, in three parts: before the header, up to the
         # trailer, after the trailer.
         keep_from = np.concatenate(([0], cut_to)).tolist()
@@ -512,22 +555,16 @@ class _Scan:
         pieces = [self.data[a:b] for a, b in zip(keep_from, keep_to, strict=True)]
         split_header = int(np.searchsorted(cut_from, header)) + 1
         split_percent = (
-            int(np.searchsorted(cut_from, percents[0])) + 1 if len(percents) else len(pieces)
+            len(pieces) if percent is None else int(np.searchsorted(cut_from, percent)) + 1
         )
-        if b"".join(pieces[:split_header]).strip(b" \t\f\r\v\n"):
+        if b"".join(pieces[:split_header]).strip(_SPACE_BYTES):
             return None  # a number before the header
         try:
             values = _numbers(b" ".join(pieces[split_header:split_percent]))
             trailer = _numbers(b" ".join(pieces[split_percent:]))
         except (ValueError, DeprecationWarning):
             return None
-        if len(trailer) > 1 or (len(trailer) and trailer[0] != 0):
-            return None
-        if len(values) and (
-            values[-1] != 0 or np.any((values == _INT64.max) | (values == _INT64.min))
-        ):
-            return None  # an open clause, or a number too large to trust numpy with
-        return self.finish(values, header, self.line_end(header), self.comments_naming())
+        return values if _trusted(values, trailer) else None
 
     def minus_signs_start_numbers(self, cut_from: IntArray, cut_to: IntArray) -> bool:
         """Whether every minus sign outside the cuts follows a blank and precedes a digit."""
@@ -615,42 +652,54 @@ class _Scan:
         self, values: IntArray, headers: IntArray, percents: IntArray
     ) -> list[tuple[int, ParseError]]:
         """Errors in the order of tokens: header first, clauses closed, trailer last."""
-        starts = self.runs[0]
-        found: list[tuple[int, ParseError]] = []
-
-        def complain(offset: int, expected: set[str]) -> None:
-            found.append((offset, self.unexpected(offset, expected)))
-
-        firsts = [int(a[0]) for a in (starts, headers, percents) if len(a)]
+        firsts = [int(a[0]) for a in (self.runs[0], headers, percents) if len(a)]
         if not firsts:
             message = f"expected {DESCRIBE['HEADER']}, found the end of the input"
             return [(len(self.data) + 1, self.error(message, (1, 1)))]
         first = min(firsts)
         if not len(headers) or headers[0] != first:
-            complain(first, {"HEADER"})
-            return found
+            return [(first, self.unexpected(first, {"HEADER"}))]
+        found: list[tuple[int, ParseError]] = []
         header = int(headers[0])
         if not HEADER.fullmatch(self.data[header : self.line_end(header)].decode("utf-8")):
-            complain(header, {"HEADER"})
+            found.append((header, self.unexpected(header, {"HEADER"})))
         if len(headers) > 1:
-            complain(int(headers[1]), self.expected_at(int(headers[1]), headers, percents))
+            second = int(headers[1])
+            found.append(
+                (second, self.unexpected(second, self.expected_at(second, headers, percents)))
+            )
         if len(percents):
-            percent = int(percents[0])
-            k = int(np.searchsorted(starts, percent))
-            if k and values[k - 1] != 0:
-                complain(percent, {"LITERAL", "ZERO"})
-            if len(starts) > k:
-                if values[k] != 0:
-                    complain(int(starts[k]), {"ZERO", "$END"})
-                elif len(starts) > k + 1:
-                    complain(int(starts[k + 1]), {"$END"})
-            if len(percents) > 1:
-                second = int(percents[1])
-                complain(second, self.expected_at(second, headers, percents))
-        elif len(values) and values[-1] != 0:
-            # The parser meets the end of the input inside a clause; it reports the
-            # position of the last token, and only if nothing went wrong before.
-            expected = describe_expected({"LITERAL", "ZERO"}, DESCRIBE)
-            message = f"expected {expected}, found the end of the input"
-            found.append((len(self.data) + 1, self.error(message, self.position(int(starts[-1])))))
-        return found
+            return found + self.trailer_errors(values, headers, percents)
+        return found + self.open_end(values)
+
+    def trailer_errors(
+        self, values: IntArray, headers: IntArray, percents: IntArray
+    ) -> list[tuple[int, ParseError]]:
+        """Errors around the ``%`` trailer: a clause open before it, more than one ``0``
+        after it, a second trailer."""
+        starts = self.runs[0]
+        expected: list[tuple[int, set[str]]] = []
+        percent = int(percents[0])
+        k = int(np.searchsorted(starts, percent))
+        if k and values[k - 1] != 0:
+            expected.append((percent, {"LITERAL", "ZERO"}))
+        if len(starts) > k and values[k] != 0:
+            expected.append((int(starts[k]), {"ZERO", "$END"}))
+        elif len(starts) > k + 1:
+            expected.append((int(starts[k + 1]), {"$END"}))
+        if len(percents) > 1:
+            second = int(percents[1])
+            expected.append((second, self.expected_at(second, headers, percents)))
+        return [(offset, self.unexpected(offset, wanted)) for offset, wanted in expected]
+
+    def open_end(self, values: IntArray) -> list[tuple[int, ParseError]]:
+        """The error of a text that ends inside a clause (none if it does not).
+
+        The parser meets the end of the input inside a clause; it reports the position
+        of the last token, and only if nothing went wrong before.
+        """
+        if not len(values) or values[-1] == 0:
+            return []
+        expected = describe_expected({"LITERAL", "ZERO"}, DESCRIBE)
+        message = f"expected {expected}, found the end of the input"
+        return [(len(self.data) + 1, self.error(message, self.position(int(self.runs[0][-1]))))]

@@ -191,40 +191,49 @@ def _verify_cycle(formula: Formula, cycle: np.ndarray, who: str) -> None:
     seen[cycle + n] = True
     if not seen[n - cycle].any():
         raise CertificateError(f"{who} cycle has no literal together with its negation")
-    widths = formula.widths
+    widths, lits, offsets = formula.widths, formula.literals, formula.offsets
     short = (widths >= 1) & (widths <= 2)
-    lits, offsets = formula.literals, formula.offsets
-    first = lits[offsets[:-1][short]]
-    second = lits[offsets[1:][short] - 1]
-    base = 2 * n + 1
+    first, second = lits[offsets[:-1][short]], lits[offsets[1:][short] - 1]
+    if 4 * cycle.size < first.size:
+        # A step's clause is over the walk's literals and their negations: the other
+        # clauses are left out before their keys are looked up (a short cycle in a
+        # large formula: two look-ups a clause instead of a binary search).
+        near = seen | seen[::-1]
+        keep = near[first + n] & near[second + n]
+        first, second = first[keep], second[keep]
+    base = 2 * n + 1  # one int per unordered pair of literals in -n..n
+    have = _pair_key(first, second, base)
+    steps_to = np.concatenate((cycle[1:], cycle[:1]))
+    step = _first_missing(_pair_key(-cycle, steps_to, base), have)
+    if step >= 0:
+        raise CertificateError(
+            f"{who} cycle step {step + 1} ({int(cycle[step])} -> "
+            f"{int(steps_to[step])}) is not an implication of any clause"
+        )
 
-    def key(p: np.ndarray, q: np.ndarray) -> np.ndarray:
-        # one int per unordered pair of literals in -n..n (base > the spread of q)
-        return np.minimum(p, q) * base + np.maximum(p, q)
 
-    steps_from, steps_to = cycle, np.concatenate((cycle[1:], cycle[:1]))
-    needed = key(-steps_from, steps_to)
-    have = key(first, second)
+def _pair_key(p: np.ndarray, q: np.ndarray, base: int) -> np.ndarray:
+    """One int per unordered pair of literals (``base`` is above the spread of ``q``)."""
+    return np.minimum(p, q) * base + np.maximum(p, q)
+
+
+def _first_missing(needed: np.ndarray, have: np.ndarray) -> int:
+    """The first place of ``needed`` holding a key not in ``have``, or -1."""
+    wanted = np.sort(needed)
     if 4 * needed.size < have.size:  # a short walk: look each clause up among its keys
         # (a key needed twice is found at its first place in the sorted keys, both times)
-        wanted = np.sort(needed)
         where = np.minimum(np.searchsorted(wanted, have), wanted.size - 1)
         found = np.zeros(wanted.size, dtype=np.bool_)
         found[where[wanted[where] == have]] = True
         ok = found[np.searchsorted(wanted, needed)]
+    elif have.size == 0:
+        return 0
     else:  # a long walk: look each step up among the clauses' keys, in sorted order
-        have.sort()
+        have.sort()  # the caller's keys, made for this lookup alone
         # Sorted needles keep the binary searches in cache (a shuffled ring's million
         # steps: 0.04 against 0.45 s); the steps' own order only names a failing one.
-        wanted = np.sort(needed)
-        where = np.minimum(np.searchsorted(have, wanted), max(have.size - 1, 0))
-        if have.size and (have[where] == wanted).all():
-            return
-        where = np.minimum(np.searchsorted(have, needed), max(have.size - 1, 0))
-        ok = have[where] == needed if have.size else np.zeros(needed.size, dtype=np.bool_)
-    if not ok.all():
-        step = int(np.flatnonzero(~ok)[0])
-        raise CertificateError(
-            f"{who} cycle step {step + 1} ({int(steps_from[step])} -> "
-            f"{int(steps_to[step])}) is not an implication of any clause"
-        )
+        where = np.minimum(np.searchsorted(have, wanted), have.size - 1)
+        if (have[where] == wanted).all():
+            return -1
+        ok = have[np.minimum(np.searchsorted(have, needed), have.size - 1)] == needed
+    return -1 if ok.all() else int(np.flatnonzero(~ok)[0])

@@ -116,7 +116,7 @@ cdef object _strong_components(const index_t[::1] indptr, const index_t[::1] ind
                     if rindex[v] < rindex[w]:
                         rindex[w] = rindex[v]
                         root[d - 1] = 0
-    labels = (n - 1) - rindex_arr.astype(np.int64)
+    labels = np.subtract(n - 1, rindex_arr, dtype=np.int64)  # one pass, no int64 copy first
     return int(n - 1 - closed), labels
 
 
@@ -277,7 +277,7 @@ cdef object _walk_back(index_t[::1] parent, int64_t start, int64_t goal):
     return path_arr
 
 
-def implication_csr(const int64_t[:, ::1] nodes, Py_ssize_t num_nodes):
+def implication_csr(const int64_t[:, ::1] nodes, Py_ssize_t num_nodes, bint wide=False):
     """The implication graph's canonical CSR arrays from the node pairs of its clauses.
 
     Row ``nodes[k, 0] ^ 1`` gets ``nodes[k, 1]`` and row ``nodes[k, 1] ^ 1`` gets
@@ -287,23 +287,32 @@ def implication_csr(const int64_t[:, ::1] nodes, Py_ssize_t num_nodes):
     Returns
     -------
     (indptr, columns):
-        int64 arrays.
+        int32 arrays when every node and edge number fits one (the type the strong
+        components and the searches then run on), else (or if ``wide``) int64.
     """
-    cdef Py_ssize_t m = nodes.shape[0], total = 2 * nodes.shape[0], k, i, row, kept
-    cdef int64_t a, b, lo, hi, last
+    cdef Py_ssize_t m = nodes.shape[0], k
     for k in range(m):
         if not (0 <= nodes[k, 0] < num_nodes and 0 <= nodes[k, 1] < num_nodes):
             raise IndexError(f"clause {k}: a node outside the {num_nodes} of the graph")
-    count_arr = np.zeros(num_nodes + 1, dtype=np.int64)
-    src_arr = np.empty(total, dtype=np.int64)  # the edges, ordered by target
-    dst_arr = np.empty(total, dtype=np.int64)
-    columns_arr = np.empty(total, dtype=np.int64)
-    indptr_arr = np.zeros(num_nodes + 1, dtype=np.int64)
-    cdef int64_t[::1] count = count_arr
-    cdef int64_t[::1] src = src_arr
-    cdef int64_t[::1] dst = dst_arr
-    cdef int64_t[::1] columns = columns_arr
-    cdef int64_t[::1] indptr = indptr_arr
+    if not wide and max(num_nodes, 2 * m) < 2**31 - 1:
+        return _implication_csr[int32_t](nodes, num_nodes, np.int32)
+    return _implication_csr[int64_t](nodes, num_nodes, np.int64)
+
+
+cdef object _implication_csr(const int64_t[:, ::1] nodes, index_t num_nodes, dtype):
+    """:func:`implication_csr` in one index type, for its temporary and returned arrays."""
+    cdef Py_ssize_t m = nodes.shape[0], total = 2 * nodes.shape[0], k, i, row
+    cdef index_t a, b, lo, hi, last, kept
+    count_arr = np.zeros(num_nodes + 1, dtype=dtype)
+    src_arr = np.empty(total, dtype=dtype)  # the edges, ordered by target
+    dst_arr = np.empty(total, dtype=dtype)
+    columns_arr = np.empty(total, dtype=dtype)
+    indptr_arr = np.zeros(num_nodes + 1, dtype=dtype)
+    cdef index_t[::1] count = count_arr
+    cdef index_t[::1] src = src_arr
+    cdef index_t[::1] dst = dst_arr
+    cdef index_t[::1] columns = columns_arr
+    cdef index_t[::1] indptr = indptr_arr
     with nogil:
         for k in range(m):  # by target
             count[nodes[k, 1] + 1] += 1
@@ -311,8 +320,8 @@ def implication_csr(const int64_t[:, ::1] nodes, Py_ssize_t num_nodes):
         for i in range(num_nodes):
             count[i + 1] += count[i]
         for k in range(m):
-            a = nodes[k, 0]
-            b = nodes[k, 1]
+            a = <index_t>nodes[k, 0]
+            b = <index_t>nodes[k, 1]
             src[count[b]] = a ^ 1
             dst[count[b]] = b
             count[b] += 1

@@ -206,69 +206,116 @@ def backbone_literals(graph: ImplicationGraph, components: Components) -> IntArr
     >>> backbone_literals(g, strong_components(g)).tolist()
     [-1]
     """
-    n = graph.num_vars
-    if n == 0:
+    if graph.num_vars == 0:
         return np.zeros(0, dtype=np.int64)
-    labels, count = components.labels, components.count
-    model = model_from_components(components)
-    true_nodes = 2 * np.arange(n, dtype=np.int64) + (~model)
-    false_comp = labels[true_nodes ^ 1]
+    found = _Backbone(graph, components)
     src, dst = graph.edge_arrays()
+    found.add(dst[src == (dst ^ 1)])  # unit clauses (p) are the edges ~p -> p
+    part = _false_part(found, src, dst)
+    if part is not None:
+        found.sweep_masks(part, found.sweep_pairs(part))
+    return found.literals()
 
-    # failed[S] for a false component S: its dual (a true component) is in the backbone
-    failed = np.zeros(count, dtype=np.bool_)
 
-    def add_backbone(nodes: IntArray) -> None:
-        implied = _descendants(graph, nodes)
-        failed[labels[np.flatnonzero(implied) ^ 1]] = True
+@dataclass(frozen=True)
+class _FalsePart:
+    """The false half of the condensation, where the backbone sweeps run."""
 
-    add_backbone(dst[src == (dst ^ 1)])  # unit clauses (p) are the edges ~p -> p
-    sources = np.unique(false_comp)
-    sources = sources[~failed[sources]]
+    sources: IntArray  # candidate false components, by level
+    edges: tuple[IntArray, IntArray]  # condensation edges between false components
+    levels: IntArray
+    meet: IntArray  # clauses true on both sides, as pairs of false components (~p, ~q)
+    dual: IntArray  # component of the negated literals
+    first_node: IntArray  # a node of each component
+
+
+def _false_part(found: _Backbone, src: IntArray, dst: IntArray) -> _FalsePart | None:
+    """The candidates still open and the graph they are answered on; None if none is."""
+    labels, count = found.labels, found.count
+    sources = found.open(np.unique(found.false_comp))
     if sources.size == 0:
-        return index_literal(true_nodes[failed[false_comp]]).astype(np.int64)
-
+        return None
     is_false = np.zeros(count, dtype=np.bool_)
-    is_false[false_comp] = True
-    dag = condensation(graph, labels, count)
+    is_false[found.false_comp] = True
+    dag = condensation(found.graph, labels, count)
     levels = dag_levels(dag)
-    # clauses true on both sides, as pairs of false components (~p, ~q)
     crossing = is_false[labels[src]] & ~is_false[labels[dst]]
     meet = np.unique(np.stack([labels[src[crossing]], labels[dst[crossing] ^ 1]], axis=1), axis=0)
     dual = np.empty(count, dtype=np.int64)
-    dual[labels] = labels[np.arange(2 * n, dtype=np.int64) ^ 1]
+    dual[labels] = labels[np.arange(labels.size, dtype=np.int64) ^ 1]
     sources = sources[levels[dual[sources]] > levels[sources]]
-    sources = sources[np.argsort(levels[sources], kind="stable")]
     if sources.size == 0 or meet.size == 0:
-        return index_literal(true_nodes[failed[false_comp]]).astype(np.int64)
+        return None
     first_node = np.full(count, -1, dtype=np.int64)
-    first_node[labels[::-1]] = np.arange(2 * n - 1, -1, -1, dtype=np.int64)
+    first_node[labels[::-1]] = np.arange(labels.size - 1, -1, -1, dtype=np.int64)
     dag_src = np.repeat(np.arange(count, dtype=np.int64), np.diff(dag.indptr))
     dag_dst = dag.indices.astype(np.int64)
     inside = is_false[dag_src] & is_false[dag_dst]
-    pair_sweep = _PairSweep(dag_src[inside], dag_dst[inside], levels, meet)
-    chunk = max(1, _PAIR_BUDGET // max(1, PAIR_REACH_CAP))
-    big: list[IntArray] = []
-    while sources.size:
-        batch, sources = sources[:chunk], sources[chunk:]
-        fails, too_far = pair_sweep.run(batch, PAIR_REACH_CAP)
-        if bool(fails.any()):
-            add_backbone(first_node[dual[batch[fails]]])
-            sources = sources[~failed[sources]]
-        big.append(batch[too_far])
-    pending = np.concatenate(big)
-    pending = pending[~failed[pending]]
-    if pending.size:
-        sweep = _MaskSweep(dag_src[inside], dag_dst[inside], levels, meet)
-        words = max(1, min(64, _MASK_BYTES // (8 * count)))
+    return _FalsePart(
+        sources=sources[np.argsort(levels[sources], kind="stable")],
+        edges=(dag_src[inside], dag_dst[inside]),
+        levels=levels,
+        meet=meet,
+        dual=dual,
+        first_node=first_node,
+    )
+
+
+class _Backbone:
+    """The backbone found so far, as the false components whose duals are in it."""
+
+    def __init__(self, graph: ImplicationGraph, components: Components) -> None:
+        self.graph = graph
+        self.labels, self.count = components.labels, components.count
+        model = model_from_components(components)
+        self.true_nodes = 2 * np.arange(graph.num_vars, dtype=np.int64) + (~model)
+        self.false_comp = self.labels[self.true_nodes ^ 1]
+        self.failed = np.zeros(self.count, dtype=np.bool_)
+
+    def add(self, nodes: IntArray) -> None:
+        """Put ``nodes`` and everything they imply in the backbone."""
+        implied = _descendants(self.graph, nodes)
+        self.failed[self.labels[np.flatnonzero(implied) ^ 1]] = True
+
+    def add_duals(self, part: _FalsePart, comps: IntArray) -> None:
+        """Put the duals of the false components ``comps`` (and what they imply) in it."""
+        self.add(part.first_node[part.dual[comps]])
+
+    def open(self, comps: IntArray) -> IntArray:
+        """The false components of ``comps`` whose duals are not known backbone yet."""
+        return comps[~self.failed[comps]]
+
+    def literals(self) -> IntArray:
+        """The backbone literals, sorted by variable."""
+        return index_literal(self.true_nodes[self.failed[self.false_comp]]).astype(np.int64)
+
+    def sweep_pairs(self, part: _FalsePart) -> IntArray:
+        """Answer candidates by (candidate, component) pairs; return those reaching too far."""
+        sweep = _PairSweep(*part.edges, part.levels, part.meet)
+        chunk = max(1, _PAIR_BUDGET // max(1, PAIR_REACH_CAP))
+        sources, big = part.sources, []
+        while sources.size:
+            batch, sources = sources[:chunk], sources[chunk:]
+            fails, too_far = sweep.run(batch, PAIR_REACH_CAP)
+            if bool(fails.any()):
+                self.add_duals(part, batch[fails])
+                sources = self.open(sources)
+            big.append(batch[too_far])
+        return self.open(np.concatenate(big))
+
+    def sweep_masks(self, part: _FalsePart, pending: IntArray) -> None:
+        """Answer the ``pending`` candidates by bit masks, 64 per word of a sweep."""
+        if pending.size == 0:
+            return
+        sweep = _MaskSweep(*part.edges, part.levels, part.meet)
+        words = max(1, min(64, _MASK_BYTES // (8 * self.count)))
         while pending.size:
             batch, pending = pending[: 64 * words], pending[64 * words :]
             fails = sweep.run(batch, words)
             if bool(fails.any()):
-                add_backbone(first_node[dual[batch[fails]]])
-            pending = pending[~sweep.touched(~fails, pending)]
-            pending = pending[~failed[pending]]
-    return index_literal(true_nodes[failed[false_comp]]).astype(np.int64)
+                self.add_duals(part, batch[fails])
+            # a candidate that met no pair proves what it reaches consistent
+            pending = self.open(pending[~sweep.touched(~fails, pending)])
 
 
 def condensation(graph: ImplicationGraph, labels: IntArray, count: int) -> sp.csr_array:

@@ -107,6 +107,20 @@ def check_cycle(formula: Formula, cycle: Sequence[int]) -> None:
     twosat_formal.errors.CertificateError: the cycle does not contain a literal and its negation
     """
     walk = list(cycle)
+    _check_walk(formula, walk)
+    steps = [*pairwise(walk), (walk[-1], walk[0])]
+    found = _short_clauses(formula, {_step_clause(a, b) for a, b in steps})
+    for number, (a, b) in enumerate(steps, 1):
+        if _step_clause(a, b) not in found:
+            raise CertificateError(
+                f"step {number} of the cycle, {formula.literal_name(a)} -> "
+                f"{formula.literal_name(b)}, is not an implication: no clause "
+                f"{_clause_text(formula, [-a, b])}"
+            )
+
+
+def _check_walk(formula: Formula, walk: list[int]) -> None:
+    """The cycle's literals are literals of ``formula``, some ``x`` and ``-x`` among them."""
     if len(walk) < 2:
         raise CertificateError(f"a contradiction cycle needs at least 2 literals, got {len(walk)}")
     for lit in walk:
@@ -119,30 +133,24 @@ def check_cycle(formula: Formula, cycle: Sequence[int]) -> None:
     present = set(walk)
     if not any(-lit in present for lit in present):
         raise CertificateError("the cycle does not contain a literal and its negation")
-    steps = [*pairwise(walk), (walk[-1], walk[0])]
-    # the clause a step needs, as an unordered pair of literals
-    needed = {(min(-a, b), max(-a, b)) for a, b in steps}
+
+
+def _step_clause(a: int, b: int) -> tuple[int, int]:
+    """The clause a step ``a -> b`` needs, as a sorted pair of literals."""
+    return (min(-a, b), max(-a, b))
+
+
+def _short_clauses(formula: Formula, wanted: set[tuple[int, int]]) -> set[tuple[int, int]]:
+    """Those of ``wanted`` that are clauses of width two (or one, as ``(p, p)``)."""
     found: set[tuple[int, int]] = set()
     lits = formula.literals.tolist()
-    bounds = formula.offsets.tolist()
-    for lo, hi in pairwise(bounds):
-        width = hi - lo
-        if width == 2:
-            p, q = lits[lo], lits[lo + 1]
-        elif width == 1:
-            p = q = lits[lo]
-        else:
-            continue
-        key = (p, q) if p <= q else (q, p)
-        if key in needed:
-            found.add(key)
-    for number, (a, b) in enumerate(steps, 1):
-        if (min(-a, b), max(-a, b)) not in found:
-            raise CertificateError(
-                f"step {number} of the cycle, {formula.literal_name(a)} -> "
-                f"{formula.literal_name(b)}, is not an implication: no clause "
-                f"{_clause_text(formula, [-a, b])}"
-            )
+    for lo, hi in pairwise(formula.offsets.tolist()):
+        if 1 <= hi - lo <= 2:
+            p, q = lits[lo], lits[hi - 1]  # p == q for a unit clause
+            key = (min(p, q), max(p, q))
+            if key in wanted:
+                found.add(key)
+    return found
 
 
 def _check_empty_clause(formula: Formula, index: object) -> None:
@@ -219,30 +227,43 @@ def check_certificate_json(formula: Formula, obj: Mapping[str, Any]) -> None:
     twosat_formal.errors.CertificateError: the model has no value for b
     """
     if not isinstance(obj, Mapping):
-        raise CertificateError(f"a certificate is a JSON object, not {type(obj).__name__}")
+        from twosat_formal.core.jsonread import (
+            json_type_name,
+        )  # imported on this error's path alone: solve does not need it
+
+        raise CertificateError(f"a certificate is a JSON object, not {json_type_name(obj)}")
     status = obj.get("status")
     if status == "SAT":
-        model = obj.get("model")
-        if not isinstance(model, Mapping):
-            raise CertificateError("a SAT certificate needs a model object {name: bool}")
-        names = formula.names
-        missing = [n for n in names if n not in model]
-        if missing:
-            raise CertificateError(f"the model has no value for {missing[0]}")
-        if len(model) != len(names):
-            extra = sorted(set(model) - set(names))
-            raise CertificateError(f"the model names {extra[0]!r}, which is not a variable")
-        check_model(formula, [model[n] for n in names])
+        _check_model_json(formula, obj.get("model"))
     elif status == "UNSAT":
-        if "cycle" in obj:
-            cycle = obj["cycle"]
-            if not isinstance(cycle, list):
-                raise CertificateError("the cycle is a list of literal names")
-            index = {n: v for v, n in enumerate(formula.names, 1)}
-            check_cycle(formula, [_literal_of(index, text) for text in cycle])
-        elif "empty_clause" in obj:
-            _check_empty_clause(formula, obj["empty_clause"])
-        else:
-            raise CertificateError("an UNSAT certificate needs a cycle or an empty_clause")
+        _check_unsat_json(formula, obj)
     else:
         raise CertificateError(f"the certificate's status is {status!r}, not SAT or UNSAT")
+
+
+def _check_model_json(formula: Formula, model: object) -> None:
+    """Check a model object ``{name: bool}`` over exactly the formula's variables."""
+    if not isinstance(model, Mapping):
+        raise CertificateError("a SAT certificate needs a model object {name: bool}")
+    names = formula.names
+    missing = [n for n in names if n not in model]
+    if missing:
+        raise CertificateError(f"the model has no value for {missing[0]}")
+    if len(model) != len(names):
+        extra = sorted(set(model) - set(names))
+        raise CertificateError(f"the model names {extra[0]!r}, which is not a variable")
+    check_model(formula, [model[n] for n in names])
+
+
+def _check_unsat_json(formula: Formula, obj: Mapping[str, Any]) -> None:
+    """Check the cycle of literal names, or the empty-clause index, of an UNSAT object."""
+    if "cycle" in obj:
+        cycle = obj["cycle"]
+        if not isinstance(cycle, list):
+            raise CertificateError("the cycle is a list of literal names")
+        index = {n: v for v, n in enumerate(formula.names, 1)}
+        check_cycle(formula, [_literal_of(index, text) for text in cycle])
+    elif "empty_clause" in obj:
+        _check_empty_clause(formula, obj["empty_clause"])
+    else:
+        raise CertificateError("an UNSAT certificate needs a cycle or an empty_clause")

@@ -137,10 +137,11 @@ def implication_arrays(formula: Formula) -> tuple[IndexArray, IndexArray]:
     pairs = formula.pairs()
     num_nodes = 2 * formula.num_vars
     # Two counting sorts of the edges in the kernel (by target, then by source): the
-    # canonical rows in linear time, whatever order the clauses come in.
+    # canonical rows in linear time, whatever order the clauses come in, made in int32
+    # when the numbers fit (no copy to convert here then).
     indptr, columns = _kernel.implication_csr(np.ascontiguousarray(literal_index(pairs)), num_nodes)
     index_type = np.int32 if max(num_nodes, columns.size) < 2**31 - 1 else np.int64
-    return indptr.astype(index_type), columns.astype(index_type)
+    return indptr.astype(index_type, copy=False), columns.astype(index_type, copy=False)
 
 
 @raises(NotTwoCNFError)

@@ -39,11 +39,16 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from twosat_formal.core.formula import Formula
 from twosat_formal.errors import ConfigError, NotTwoCNFError, raises
 from twosat_formal.solve.measures import structural_measures
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from twosat_formal.solve.scc import Components
 
 __all__ = ["GRAPH_FORMATS", "graph_format", "implication_digraph", "write_graph"]
 
@@ -66,22 +71,14 @@ def implication_digraph(formula: Formula) -> Any:
     import networkx as nx
 
     from twosat_formal.solve import solve
-    from twosat_formal.solve.graph import implication_graph, index_literal
-    from twosat_formal.solve.scc import conflicting_variables, strong_components
+    from twosat_formal.solve.graph import implication_graph
+    from twosat_formal.solve.scc import strong_components
 
     formula.require_2cnf("the implication graph")
     engine = implication_graph(formula)
-    components = strong_components(engine)
-    labels = components.labels.tolist()
-    renumber: dict[int, int] = {}
-    for label in labels:
-        renumber.setdefault(label, len(renumber))
-    sizes = components.sizes().tolist()
-    conflicts = set(conflicting_variables(components).tolist())
     result = solve(formula)
-    cycle = list(result.cycle or ())
+    cycle = [int(lit) for lit in result.cycle or ()]
     name = formula.literal_name
-
     measures = structural_measures(formula)
     graph = nx.DiGraph(
         num_vars=formula.num_vars,
@@ -90,11 +87,26 @@ def implication_digraph(formula: Formula) -> Any:
         cycle=" -> ".join(name(lit) for lit in [*cycle, *cycle[:1]]),
         **{key: value for key, value in measures.items() if value is not None},
     )
-    on_cycle = set(cycle)
+    _add_nodes(graph, formula, strong_components(engine), set(cycle))
+    _add_edges(graph, formula, engine.edges(), cycle)
+    return graph
+
+
+def _add_nodes(graph: Any, formula: Formula, components: Components, on_cycle: set[int]) -> None:
+    """One node per literal, with its component (numbered by first appearance)."""
+    from twosat_formal.solve.graph import index_literal
+    from twosat_formal.solve.scc import conflicting_variables
+
+    labels = components.labels.tolist()
+    renumber: dict[int, int] = {}
+    for label in labels:
+        renumber.setdefault(label, len(renumber))
+    sizes = components.sizes().tolist()
+    conflicts = set(conflicting_variables(components).tolist())
     for node, label in enumerate(labels):
         lit = int(index_literal(node))
         graph.add_node(
-            name(lit),
+            formula.literal_name(lit),
             literal=lit,
             variable=formula.name(abs(lit)),
             positive=lit > 0,
@@ -103,6 +115,12 @@ def implication_digraph(formula: Formula) -> Any:
             conflicting=abs(lit) in conflicts,
             on_cycle=lit in on_cycle,
         )
+
+
+def _add_edges(
+    graph: Any, formula: Formula, edges: Iterable[tuple[int, int]], cycle: list[int]
+) -> None:
+    """One edge per implication, with the clauses that give it and its step on the cycle."""
     givers: dict[tuple[int, int], list[int]] = {}
     for index, clause in enumerate(formula.clauses):
         first, second = (clause[0], clause[0]) if len(clause) == 1 else clause
@@ -113,21 +131,20 @@ def implication_digraph(formula: Formula) -> Any:
         steps.setdefault(edge, step)  # a walk may pass an edge twice: its first step
 
     def shown(index: int) -> str:
-        return " | ".join(name(lit) for lit in formula.clause(index))
+        return " | ".join(formula.literal_name(lit) for lit in formula.clause(index))
 
-    for source, target in engine.edges():
+    for source, target in edges:
         indices = givers[(source, target)]
         step = steps.get((source, target), 0)
         graph.add_edge(
-            name(source),
-            name(target),
+            formula.literal_name(source),
+            formula.literal_name(target),
             clause=shown(indices[0]),
             clause_index=indices[0],
             clauses="; ".join(dict.fromkeys(shown(i) for i in indices)),
             on_cycle=step > 0,
             cycle_step=step,
         )
-    return graph
 
 
 def graph_format(path: str | os.PathLike[str], chosen: str | None = None) -> str:

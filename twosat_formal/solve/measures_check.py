@@ -31,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 
 from twosat_formal.core.formula import Formula
+from twosat_formal.core.jsonread import json_type_name
 from twosat_formal.errors import CertificateError
 from twosat_formal.solve.measures import MEASURES as MEASURE_KEYS
 
@@ -58,14 +59,24 @@ def _adjacency(formula: Formula) -> list[list[int]]:
 def _components(out: list[list[int]]) -> tuple[list[int], int]:
     """Kosaraju: each node's component, numbered in a topological order of the
     condensation (an edge between components goes from a lower to a higher number)."""
-    size = len(out)
-    back: list[list[int]] = [[] for _ in range(size)]
+    back: list[list[int]] = [[] for _ in out]
     for u, targets in enumerate(out):
         for v in targets:
             back[v].append(u)
-    seen = [False] * size
+    comp = [-1] * len(out)
+    count = 0
+    for root in reversed(_finish_order(out)):
+        if comp[root] < 0:
+            _label(back, root, comp, count)
+            count += 1
+    return comp, count
+
+
+def _finish_order(out: list[list[int]]) -> list[int]:
+    """The nodes in the order a depth-first search finishes them."""
+    seen = [False] * len(out)
     order: list[int] = []
-    for root in range(size):
+    for root in range(len(out)):
         if seen[root]:
             continue
         seen[root] = True
@@ -80,21 +91,18 @@ def _components(out: list[list[int]]) -> tuple[list[int], int]:
             else:
                 stack.pop()
                 order.append(u)
-    comp = [-1] * size
-    count = 0
-    for root in reversed(order):
-        if comp[root] >= 0:
-            continue
-        comp[root] = count
-        todo = [root]
-        while todo:
-            u = todo.pop()
-            for v in back[u]:
-                if comp[v] < 0:
-                    comp[v] = count
-                    todo.append(v)
-        count += 1
-    return comp, count
+    return order
+
+
+def _label(back: list[list[int]], root: int, comp: list[int], label: int) -> None:
+    """Give ``label`` to every unlabelled node that reaches ``root``."""
+    comp[root] = label
+    todo = [root]
+    while todo:
+        for v in back[todo.pop()]:
+            if comp[v] < 0:
+                comp[v] = label
+                todo.append(v)
 
 
 def _to_negation(out: list[list[int]], u: int, limit: int) -> int:
@@ -158,41 +166,58 @@ def derive_measures(formula: Formula) -> dict[str, int | None]:
     """
     out = _adjacency(formula)
     comp, count = _components(out)
-    members: list[list[int]] = [[] for _ in range(count)]
-    for u, c in enumerate(comp):
-        members[c].append(u)
-    depth = [0] * count
-    successors: list[set[int]] = [set() for _ in range(count)]
-    for c in range(count):  # a topological order: each component after its predecessors
-        for u in members[c]:
-            for v in out[u]:
-                if comp[v] != c:
-                    successors[c].add(comp[v])
-                    depth[comp[v]] = max(depth[comp[v]], depth[c] + 1)
+    members, successors = _condense(out, comp, count)
     found: dict[str, int | None] = dict.fromkeys(MEASURE_KEYS)
-    found["longest_path"] = max(depth, default=0)
+    found["longest_path"] = _longest_path(successors)
     found["scc_count"] = count
     found["largest_scc"] = max(map(len, members), default=0)
     found["nontrivial_sccs"] = sum(1 for m in members if len(m) > 1)
-    variables = range(formula.num_vars)
-    conflicts = [v for v in variables if comp[2 * v] == comp[2 * v + 1]]
+    conflicts = [v for v in range(formula.num_vars) if comp[2 * v] == comp[2 * v + 1]]
     if conflicts:
         found["shortest_cycle"] = found["proof_length"] = _shortest_cycle(out, comp, conflicts)
         return found
-    reach = [0] * count
-    for c in reversed(range(count)):
-        bits = 1 << c
-        for d in successors[c]:
-            bits |= reach[d]
-        reach[c] = bits
-    forced = [
-        node for node in range(len(out)) if reach[comp[node ^ 1]] >> comp[node] & 1
-    ]  # node ^ 1 is the negation of node
+    forced = _forced(comp, successors)
     found["backbone"] = len(forced)
     # ~l reaches l for each forced l
     deepest = max((_to_negation(out, node ^ 1, len(out)) for node in forced), default=0)
     found["forced_depth"] = found["proof_length"] = deepest
     return found
+
+
+def _condense(
+    out: list[list[int]], comp: list[int], count: int
+) -> tuple[list[list[int]], list[set[int]]]:
+    """Each component's nodes, and the components its edges lead to (itself not)."""
+    members: list[list[int]] = [[] for _ in range(count)]
+    for u, c in enumerate(comp):
+        members[c].append(u)
+    successors = [{comp[v] for u in members[c] for v in out[u]} - {c} for c in range(count)]
+    return members, successors
+
+
+def _longest_path(successors: list[set[int]]) -> int:
+    """Edges on a longest path of the condensation (components in topological order)."""
+    depth = [0] * len(successors)
+    for c, targets in enumerate(successors):  # each component after its predecessors
+        for d in targets:
+            depth[d] = max(depth[d], depth[c] + 1)
+    return max(depth, default=0)
+
+
+def _forced(comp: list[int], successors: list[set[int]]) -> list[int]:
+    """The nodes ``l`` with ``~l ~> l`` (``l ^ 1`` is the negation of node ``l``)."""
+    reach = [0] * len(successors)
+    for c in reversed(range(len(successors))):
+        bits = 1 << c
+        for d in successors[c]:
+            bits |= reach[d]
+        reach[c] = bits
+    return [node for node in range(len(comp)) if reach[comp[node ^ 1]] >> comp[node] & 1]
+
+
+def _same(stored: object, derived: int | None) -> bool:
+    """Whether a stored measure is the derived one (a bool is no count)."""
+    return stored == derived and type(stored) is not bool
 
 
 def check_measures(formula: Formula, stored: object) -> None:
@@ -213,14 +238,14 @@ def check_measures(formula: Formula, stored: object) -> None:
     twosat_formal.errors.CertificateError: measures: backbone is 1, derived 2
     """
     if not isinstance(stored, Mapping):
-        raise CertificateError(f"measures must be an object, not {type(stored).__name__}")
+        raise CertificateError(f"measures must be an object, not {json_type_name(stored)}")
     derived = derive_measures(formula)
     problems = [f"missing {key}" for key in MEASURE_KEYS if key not in stored]
     problems += [f"unknown {key}" for key in stored if key not in derived]
     problems += [
         f"{key} is {stored[key]!r}, derived {derived[key]!r}"
         for key in MEASURE_KEYS
-        if key in stored and (stored[key] != derived[key] or type(stored[key]) is bool)
+        if key in stored and not _same(stored[key], derived[key])
     ]
     if problems:
         raise CertificateError("measures: " + ", ".join(problems))

@@ -91,12 +91,6 @@ class Components:
     count: int
     labels: IntArray
 
-    @property
-    def rank(self) -> IntArray:
-        """Position of each component in a topological order of the condensation:
-        every edge between two components goes from a lower rank to a higher one."""
-        return (self.count - 1) - np.arange(self.count, dtype=np.int64)
-
     def sizes(self) -> IntArray:
         """Number of nodes (literals) in each component."""
         return np.bincount(self.labels, minlength=self.count)
@@ -207,24 +201,11 @@ def contradiction_cycle(
     >>> contradiction_cycle(g, strong_components(g))
     (1, 2, 3, -1, 4)
     """
-    labels = components.labels
-    conflicts = conflicting_variables(components)
-    if var is not None:
-        if not bool(np.any(conflicts == var)):
-            raise TwoSatFormalError(f"variable {var} does not share a component with its negation")
-        candidates = [int(var)]
-    else:
-        if conflicts.size == 0:
-            raise TwoSatFormalError("no variable shares a component with its negation")
-        comp_of = labels[2 * (conflicts - 1)]
-        sizes = components.sizes()
-        target = int(comp_of[np.argmin(sizes[comp_of])])
-        size = int(sizes[target])
-        tries = max(1, min(CYCLE_CANDIDATES, CYCLE_SEARCH_BUDGET // (2 * size)))
-        candidates = conflicts[comp_of == target][:tries].tolist()
+    labels, sizes = components.labels, components.sizes()
+    candidates = _cycle_candidates(components, sizes, var)
     # The searches stay inside the component (the same paths), unless it is most of the
     # graph: then looking up each node's label costs more than the few nodes it spares.
-    component_size = int(components.sizes()[labels[2 * (candidates[0] - 1)]])
+    component_size = int(sizes[labels[2 * (candidates[0] - 1)]])
     inside = labels if 2 * component_size <= labels.size else None
     # Each candidate's two searches, x ~> -x and -x ~> x, side by side in the kernel,
     # as many candidates at once as SEARCH_ENTRIES allows.
@@ -234,15 +215,29 @@ def contradiction_cycle(
     paths: list[IntArray | None] = []
     for first in range(0, len(ends), batch):
         paths += shortest_paths(graph, ends[first : first + batch].tolist(), inside)
-    best: IntArray | None = None
+    walks = []
     for x, there, back in zip(candidates, paths[0::2], paths[1::2], strict=True):
         if there is None or back is None:  # pragma: no cover - the components say otherwise
             raise TwoSatFormalError(f"variable {x}: no path between {x} and {-x}")
-        walk = np.concatenate([there, back[1:-1]])
-        if best is None or walk.size < best.size:
-            best = walk
-    assert best is not None
+        walks.append(np.concatenate([there, back[1:-1]]))
+    best = min(walks, key=len)  # the first of the shortest
     return certificate_tuple(index_literal(best))
+
+
+def _cycle_candidates(components: Components, sizes: IntArray, var: int | None) -> list[int]:
+    """``[var]``, or the rule's candidates: conflicting variables of the smallest component."""
+    conflicts = conflicting_variables(components)
+    if var is not None:
+        if not bool(np.any(conflicts == var)):
+            raise TwoSatFormalError(f"variable {var} does not share a component with its negation")
+        return [int(var)]
+    if conflicts.size == 0:
+        raise TwoSatFormalError("no variable shares a component with its negation")
+    comp_of = components.labels[2 * (conflicts - 1)]
+    target = int(comp_of[np.argmin(sizes[comp_of])])
+    tries = max(1, min(CYCLE_CANDIDATES, CYCLE_SEARCH_BUDGET // (2 * int(sizes[target]))))
+    candidates: list[int] = conflicts[comp_of == target][:tries].tolist()
+    return candidates
 
 
 @raises(NotTwoCNFError)
