@@ -36,7 +36,8 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -274,13 +275,9 @@ async def evaluate_async(
 ) -> EvalSummary:
     """:func:`evaluate` for code that runs in an event loop: ``await tf.evaluate_async(...)``."""
     from twosat_formal.evaluate.run import evaluate_async as run
-    from twosat_formal.evaluate.store import RunStore
 
-    specs = [models] if isinstance(models, str) else list(models)
-    items = _items(prompts, instances)
-    if isinstance(store, RunStore):
-        return await run(specs, items, store, **options)
-    with RunStore(store) as opened:
+    specs, items = _specs(models), _items(prompts, instances)
+    with _opened(store) as opened:
         return await run(specs, items, opened, **options)
 
 
@@ -307,35 +304,38 @@ def evaluate(
     instances:
         The instances the prompts verbalize (objects, or the dataset file).
     **options:
-        Those of :func:`twosat_formal.evaluate.run.evaluate` (``base_url``, ``samples``...).
+        Those of :func:`twosat_formal.evaluate.run.evaluate`: how the models are reached
+        (:class:`~twosat_formal.evaluate.run.ModelAccess`: ``base_url``, ``mode``...)
+        and those of :func:`twosat_formal.evaluate.run.run_eval` (``samples``...).
 
     Raises
     ------
     ConfigError
         Called where an event loop runs (Jupyter): ``await evaluate_async(...)`` there.
     """
-    import asyncio
-
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        pass
-    else:
-        raise ConfigError(
-            "evaluate runs its own event loop and one is already running here (a notebook?): "
-            "use `summary = await tf.evaluate_async(...)` with the same arguments",
-            parameter="evaluate",
-            valid="await twosat_formal.evaluate_async(...)",
-        )
     from twosat_formal.evaluate.run import evaluate as run
+    from twosat_formal.evaluate.run.runner import refuse_running_loop
+
+    refuse_running_loop("tf.evaluate_async", "twosat_formal.evaluate_async")
+    specs, items = _specs(models), _items(prompts, instances)
+    with _opened(store) as opened:
+        return run(specs, items, opened, **options)
+
+
+def _specs(models: str | Sequence[str]) -> list[str]:
+    return [models] if isinstance(models, str) else list(models)
+
+
+@contextmanager
+def _opened(store: PathLike | RunStore) -> Iterator[RunStore]:
+    """``store`` when it is an open store, else the store at that path, closed after."""
     from twosat_formal.evaluate.store import RunStore
 
-    specs = [models] if isinstance(models, str) else list(models)
-    items = _items(prompts, instances)
     if isinstance(store, RunStore):
-        return run(specs, items, store, **options)
+        yield store
+        return
     with RunStore(store) as opened:
-        return run(specs, items, opened, **options)
+        yield opened
 
 
 def score(
