@@ -130,29 +130,6 @@ def _propagated(read: Any, budget: int) -> list[int]:
     return sorted(known, key=abs)
 
 
-def _bounded_walk(read: Any, a: int, b: int, budget: int) -> list[int] | None:
-    from twosat_formal.evaluate.diagnostics.implications import Implications
-
-    graph = Implications(read.formula)
-    parent: dict[int, int] = {}
-    queue, seen, steps = deque([a]), {a}, 0
-    while queue and steps < budget:
-        lit = queue.popleft()
-        steps += 1
-        for dst in graph.successors(lit):
-            if dst in seen:
-                continue
-            seen.add(dst)
-            parent[dst] = lit
-            if dst == b:
-                path = [b]
-                while path[-1] != a:
-                    path.append(parent[path[-1]])
-                return path[::-1]
-            queue.append(dst)
-    return None
-
-
 @dataclass(frozen=True)
 class _Ask:
     """One question to a reference reasoner: the model, the prompt read back, the
@@ -283,8 +260,11 @@ def _entails_oracle(ask: _Ask) -> str:
 
 
 def _entails_bounded(ask: _Ask) -> str:
+    from twosat_formal.evaluate.diagnostics.implications import Implications
+
     a, b = ask.pair
-    walk = _bounded_walk(ask.read, a, b, ask.model.budget)
+    # from a literal to itself, no walk: the search starts where it would end
+    walk = None if a == b else Implications(ask.read.formula).walk(a, b, ask.model.budget)
     reasoning = "I follow the rules forward from the first value, within my budget."
     return _entails_text(ask.read, reasoning, walk, walk is not None)
 
