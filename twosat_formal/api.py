@@ -55,20 +55,6 @@ if TYPE_CHECKING:
     from twosat_formal.solve import SolveResult
     from twosat_formal.verbalize import Prompt
 
-__all__ = [
-    "NAMES",
-    "certify",
-    "evaluate",
-    "evaluate_async",
-    "generate",
-    "parse",
-    "perturb",
-    "report",
-    "score",
-    "solve",
-    "verbalize",
-]
-
 #: The names ``import twosat_formal as tf`` offers (``tf.<name>``).
 NAMES = (
     "parse",
@@ -82,6 +68,7 @@ NAMES = (
     "score",
     "report",
 )
+__all__ = ["NAMES", *NAMES]
 
 PathLike = str | Path
 
