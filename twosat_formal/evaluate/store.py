@@ -431,32 +431,24 @@ def _stored_json(store: RunStore, value: Any) -> Any:
     return None if value is None else store._json(value, "results")
 
 
+#: The flags stored as 0 or 1 that may be null (not judged).
+_OPTIONAL_FLAGS = ("witness_valid", "lenient_witness_valid", "cycle_valid", "chain_valid")
 #: How :meth:`RunStore.results` reads a stored value back, per column (in this order):
 #: flags as booleans (an optional flag keeps ``None``), the strategy ``direct`` when
 #: unset, a row stored before question types a ``decision`` question, JSON decoded.
 _RESULT_READERS: dict[str, Callable[[RunStore, Any], Any]] = {
-    "decision_correct": lambda _, value: bool(value),
-    "truncated": lambda _, value: bool(value),
-    "lenient_decision_correct": lambda _, value: bool(value),
-    "witness_valid": lambda _, value: _bool(value),
-    "lenient_witness_valid": lambda _, value: _bool(value),
-    "cycle_valid": lambda _, value: _bool(value),
-    "chain_valid": lambda _, value: _bool(value),
+    **dict.fromkeys(
+        ("decision_correct", "truncated", "lenient_decision_correct"),
+        lambda _, value: bool(value),
+    ),
+    **dict.fromkeys(_OPTIONAL_FLAGS, lambda _, value: _bool(value)),
     "strategy": lambda _, value: value or "direct",
     "formalization": _stored_json,
     "question_type": lambda _, value: "decision" if value is None else value,
     "witness": _stored_json,
 }
 #: The columns a full read of an older store gives as null (then read as above).
-_FULL_READ_DEFAULTS = (
-    "witness_valid",
-    "lenient_witness_valid",
-    "cycle_valid",
-    "chain_valid",
-    *_LATER_COLUMNS,
-    "question_type",
-    "strategy",
-)
+_FULL_READ_DEFAULTS = (*_OPTIONAL_FLAGS, *_LATER_COLUMNS, "question_type", "strategy")
 
 
 @dataclass(frozen=True)
