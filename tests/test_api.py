@@ -175,6 +175,34 @@ def test_evaluate_in_a_running_loop_names_evaluate_async(tmp_path: Path) -> None
     asyncio.run(library_cell())
 
 
+def test_model_access_as_one_object_or_as_keywords(tmp_path: Path) -> None:
+    from twosat_formal.evaluate.run import ModelAccess
+
+    inst = tf.generate("backbone", clauses=6, seed=1)
+    prompt = tf.verbalize(inst, "logic")
+    given = {"instances": [inst]}
+    messages = []
+    for how in ({"executor": "nowhere"}, {"access": ModelAccess(executor="nowhere")}):
+        with pytest.raises(ConfigError) as caught:
+            tf.evaluate("ref/oracle", [prompt], tmp_path / "a.sqlite", **given, **how)
+        messages.append(str(caught.value))
+    assert messages[0] == messages[1] and "not 'nowhere'" in messages[0]
+    # a keyword argument wins over the object's field; the others keep the object's value
+    summary = tf.evaluate(
+        "ref/oracle",
+        [prompt],
+        tmp_path / "b.sqlite",
+        **given,
+        access=ModelAccess(executor="nowhere", mode="completion"),
+        executor="local",
+    )
+    assert (summary.done, summary.correct) == (1, 1)
+    access, rest = ModelAccess.take({"mode": "completion", "samples": 2}, ModelAccess(jobs=3))
+    assert (access.mode, access.jobs, rest) == ("completion", 3, {"samples": 2})
+    with pytest.raises(TypeError, match="no_such_option"):
+        tf.evaluate("ref/oracle", [prompt], tmp_path / "c.sqlite", **given, no_such_option=1)
+
+
 def test_evaluate_reads_files_and_stores_like_eval(tmp_path: Path) -> None:
     from twosat_formal.io.instance import write_instances
     from twosat_formal.verbalize.prompts import write_prompts

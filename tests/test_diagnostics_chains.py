@@ -285,3 +285,32 @@ def test_ask_cycle_prompts_validate_against_the_record_model() -> None:
 
     asked = prompt_record(UNSAT, "door", instance_id="u", seed=1, ask_cycle=True)
     assert PromptRecordModel.model_validate(asked.to_record()).ask_cycle is True
+
+
+_CLAUSE = st.lists(
+    st.integers(1, 5).flatmap(lambda v: st.sampled_from([v, -v])), min_size=1, max_size=2
+)
+
+
+@given(
+    st.lists(_CLAUSE, min_size=1, max_size=10),
+    st.integers(-5, 5).filter(bool),
+    st.integers(-5, 5).filter(bool),
+    st.integers(0, 12),
+)
+def test_a_budgeted_walk_is_the_shortest_walk_when_found(
+    clauses: list[list[int]], start: int, goal: int, budget: int
+) -> None:
+    """A walk found within a budget is a shortest walk, each step an implication of a
+    clause; a budget of every literal finds what the unbounded search finds."""
+    from twosat_formal.evaluate.diagnostics.implications import Implications
+
+    graph = Implications(Formula(clauses))
+    free = graph.walk(start, goal)
+    bounded = graph.walk(start, goal, budget)
+    assert bounded is None or bounded == free
+    if free is not None:
+        assert free[0] == start and free[-1] == goal and len(free) >= 2
+        assert all(dst in graph.successors(src) for src, dst in pairwise(free))
+    assert graph.walk(start, goal, 10) == free
+    assert graph.walk(start, goal, 0) is None

@@ -11,6 +11,8 @@ import pyarrow.parquet as pq
 import pytest
 from cli_support import cli
 from faultserver import FaultServer
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from twosat_formal.evaluate.columns import BUILTIN_COLUMNS, COLUMNS, ExportColumn, export_columns
 from twosat_formal.io.instance import write_instances
@@ -113,3 +115,37 @@ def test_a_registered_column_reaches_every_format(
 def test_builtin_columns_are_registered_once_in_order() -> None:
     assert export_columns()[: len(BUILTIN_COLUMNS)] == tuple(c.name for c in BUILTIN_COLUMNS)
     assert len(set(export_columns())) == len(export_columns())
+
+
+_ENTRY = st.one_of(st.none(), st.booleans(), st.integers(-2, 2), st.text(max_size=3))
+_SOURCES = sorted({key for column in BUILTIN_COLUMNS for key in column.sources() or ()})
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(st.sampled_from(_SOURCES), _ENTRY), st.dictionaries(st.text(), _ENTRY))
+def test_a_builtin_column_reads_only_its_sources(row: dict, noise: dict) -> None:
+    """Each built-in column is a function of the entries it names (so a lean read that
+    fetches only those gives the same value); flags are booleans or null; a column
+    with a default is never null."""
+    for column in BUILTIN_COLUMNS:
+        sources = column.sources()
+        assert sources is not None
+        value = column.value(row)
+        mine = {key: row[key] for key in sources if key in row}
+        others = {key: entry for key, entry in noise.items() if key not in sources}
+        assert column.value({**others, **mine}) == value
+        assert column.value(mine) == value
+        if column.kind == "bool":
+            assert value is None or isinstance(value, bool)
+        if column.name in ("strategy", "question_type"):
+            assert value
+        if (
+            len(sources) == 1
+            and column.kind != "bool"
+            and column.name
+            not in (
+                "strategy",
+                "question_type",
+            )
+        ):
+            assert value == row.get(next(iter(sources)))

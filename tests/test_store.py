@@ -286,3 +286,35 @@ def test_runs_are_recorded_without_secrets(tmp_path: Path) -> None:
         (info,) = store.runs()
         assert info["status"] == "interrupted" and info["info"] == {"models": ["ref/coin"]}
         assert json.dumps(info)
+
+
+def test_an_older_store_reads_back_with_the_later_columns_null(tmp_path: Path) -> None:
+    """A store written before the added columns, read in full, gives every column: the
+    added ones null (a flag ``None``), its strategy ``direct`` and question ``decision``;
+    a read of named columns gives those alone, read as in a current store."""
+    from twosat_formal.evaluate.store import ADDED_RESULT_COLUMNS
+
+    path = tmp_path / "old.sqlite"
+    with RunStore(path) as store:
+        store.put(row("a"))
+        store.put(row("b", judgement=judged("SAT"), strategy="cot"))
+        current = list(store.results())
+    with sqlite3.connect(path) as db:
+        for name, _ in ADDED_RESULT_COLUMNS:
+            db.execute(f"ALTER TABLE results DROP COLUMN {name}")
+    with RunStore(path, readonly=True) as store:
+        older = list(store.results())
+        named = list(store.results(["decision_correct", "witness_valid", "sample"]))
+    added = {name for name, _ in ADDED_RESULT_COLUMNS}
+    defaults = {"strategy": "direct", "question_type": "decision"}
+    assert [set(r) for r in older] == [set(r) for r in current]
+    for old, new in zip(older, current, strict=True):
+        for name, value in new.items():
+            expected = defaults.get(name) if name in added else value
+            assert old[name] == expected and type(old[name]) is type(expected), name
+    assert named == [
+        {"sample": r["sample"], "decision_correct": r["decision_correct"],
+         "witness_valid": r["witness_valid"]}
+        for r in current
+    ]  # fmt: skip
+    assert all(isinstance(r["decision_correct"], bool) for r in named)

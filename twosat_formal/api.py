@@ -36,7 +36,8 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -54,20 +55,6 @@ if TYPE_CHECKING:
     from twosat_formal.solve import SolveResult
     from twosat_formal.verbalize import Prompt
 
-__all__ = [
-    "NAMES",
-    "certify",
-    "evaluate",
-    "evaluate_async",
-    "generate",
-    "parse",
-    "perturb",
-    "report",
-    "score",
-    "solve",
-    "verbalize",
-]
-
 #: The names ``import twosat_formal as tf`` offers (``tf.<name>``).
 NAMES = (
     "parse",
@@ -81,6 +68,7 @@ NAMES = (
     "score",
     "report",
 )
+__all__ = ["NAMES", *NAMES]
 
 PathLike = str | Path
 
@@ -230,7 +218,6 @@ def certify(*records: Any, jobs: int = 1) -> CertifyReport:
 def _items(prompts: Any, instances: Any) -> list[EvalItem]:
     """Evaluation items from prompt files or objects and their instances."""
     from twosat_formal.evaluate.run import EvalItem, load_items
-    from twosat_formal.io.instance import Instance, read_instances
     from twosat_formal.verbalize import Prompt
 
     if isinstance(prompts, str | os.PathLike):
@@ -241,27 +228,39 @@ def _items(prompts: Any, instances: Any) -> list[EvalItem]:
                 parameter="instances",
             )
         return load_items(Path(prompts), dataset=dataset)
-    known: dict[str, Instance] = {}
-    if isinstance(instances, str | os.PathLike):
-        known = {inst.id: inst for inst in read_instances(Path(instances))}
-    elif instances is not None:
-        found = [instances] if isinstance(instances, Instance) else list(instances)
-        known = {inst.id: inst for inst in found}
+    known = _instances_by_id(instances)
     items: list[EvalItem] = []
     for prompt in [prompts] if isinstance(prompts, Prompt) else prompts:
-        if isinstance(prompt, EvalItem):
-            items.append(prompt)
-            continue
-        record = prompt.record(roundtrip=None) if isinstance(prompt, Prompt) else prompt
-        inst = known.get(record.instance_id)
-        if inst is None:
-            raise ConfigError(
-                f"prompt {record.id} verbalizes instance {record.instance_id!r}, which is "
-                "not among the instances given",
-                parameter="instances",
-            )
-        items.append(EvalItem(record, inst.formula, inst.label, inst.to_record()))
+        items.append(prompt if isinstance(prompt, EvalItem) else _item(prompt, known))
     return items
+
+
+def _instances_by_id(instances: Any) -> dict[str, Instance]:
+    """The instances given (objects or a dataset file), by id."""
+    from twosat_formal.io.instance import Instance, read_instances
+
+    if isinstance(instances, str | os.PathLike):
+        return {inst.id: inst for inst in read_instances(Path(instances))}
+    found = (
+        [] if instances is None else [instances] if isinstance(instances, Instance) else instances
+    )
+    return {inst.id: inst for inst in found}
+
+
+def _item(prompt: Any, known: Mapping[str, Instance]) -> EvalItem:
+    """The evaluation item of a prompt (or prompt record) and its instance among ``known``."""
+    from twosat_formal.evaluate.run import EvalItem
+    from twosat_formal.verbalize import Prompt
+
+    record = prompt.record(roundtrip=None) if isinstance(prompt, Prompt) else prompt
+    inst = known.get(record.instance_id)
+    if inst is None:
+        raise ConfigError(
+            f"prompt {record.id} verbalizes instance {record.instance_id!r}, which is "
+            "not among the instances given",
+            parameter="instances",
+        )
+    return EvalItem(record, inst.formula, inst.label, inst.to_record())
 
 
 async def evaluate_async(
@@ -274,13 +273,9 @@ async def evaluate_async(
 ) -> EvalSummary:
     """:func:`evaluate` for code that runs in an event loop: ``await tf.evaluate_async(...)``."""
     from twosat_formal.evaluate.run import evaluate_async as run
-    from twosat_formal.evaluate.store import RunStore
 
-    specs = [models] if isinstance(models, str) else list(models)
-    items = _items(prompts, instances)
-    if isinstance(store, RunStore):
-        return await run(specs, items, store, **options)
-    with RunStore(store) as opened:
+    specs, items = _specs(models), _items(prompts, instances)
+    with _opened(store) as opened:
         return await run(specs, items, opened, **options)
 
 
@@ -307,35 +302,38 @@ def evaluate(
     instances:
         The instances the prompts verbalize (objects, or the dataset file).
     **options:
-        Those of :func:`twosat_formal.evaluate.run.evaluate` (``base_url``, ``samples``...).
+        Those of :func:`twosat_formal.evaluate.run.evaluate`: how the models are reached
+        (:class:`~twosat_formal.evaluate.run.ModelAccess`: ``base_url``, ``mode``...)
+        and those of :func:`twosat_formal.evaluate.run.run_eval` (``samples``...).
 
     Raises
     ------
     ConfigError
         Called where an event loop runs (Jupyter): ``await evaluate_async(...)`` there.
     """
-    import asyncio
-
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        pass
-    else:
-        raise ConfigError(
-            "evaluate runs its own event loop and one is already running here (a notebook?): "
-            "use `summary = await tf.evaluate_async(...)` with the same arguments",
-            parameter="evaluate",
-            valid="await twosat_formal.evaluate_async(...)",
-        )
     from twosat_formal.evaluate.run import evaluate as run
+    from twosat_formal.evaluate.run.runner import refuse_running_loop
+
+    refuse_running_loop("tf.evaluate_async", "twosat_formal.evaluate_async")
+    specs, items = _specs(models), _items(prompts, instances)
+    with _opened(store) as opened:
+        return run(specs, items, opened, **options)
+
+
+def _specs(models: str | Sequence[str]) -> list[str]:
+    return [models] if isinstance(models, str) else list(models)
+
+
+@contextmanager
+def _opened(store: PathLike | RunStore) -> Iterator[RunStore]:
+    """``store`` when it is an open store, else the store at that path, closed after."""
     from twosat_formal.evaluate.store import RunStore
 
-    specs = [models] if isinstance(models, str) else list(models)
-    items = _items(prompts, instances)
     if isinstance(store, RunStore):
-        return run(specs, items, store, **options)
+        yield store
+        return
     with RunStore(store) as opened:
-        return run(specs, items, opened, **options)
+        yield opened
 
 
 def score(
@@ -365,17 +363,10 @@ def score(
     """
     from twosat_formal.core.formula import Formula
     from twosat_formal.evaluate.models.base import Response
-    from twosat_formal.evaluate.run import EvalItem
     from twosat_formal.evaluate.scoring import score as judge
-    from twosat_formal.verbalize import Prompt
 
     response = answer if isinstance(answer, Response) else Response(str(answer), finish_reason)
-    formula: Formula | None = None
-    view: Any = prompt
-    if isinstance(prompt, EvalItem):
-        view, formula, label = prompt.prompt, prompt.formula, label or prompt.label
-    elif isinstance(prompt, Prompt):
-        view, formula = prompt.record(prompt.instance_id or "(formula)", None), prompt.formula
+    view, formula, label = _scored_prompt(prompt, label)
     if isinstance(instance, Formula):
         formula = instance
     elif instance is not None:
@@ -388,6 +379,19 @@ def score(
     if label is None:
         label = solve(formula).status
     return judge(response, view, formula, label)
+
+
+def _scored_prompt(prompt: Any, label: str | None) -> tuple[Any, Formula | None, str | None]:
+    """What :func:`score` reads of ``prompt``: the prompt record, and the formula and label
+    an evaluation item or a prompt of :func:`verbalize` carries."""
+    from twosat_formal.evaluate.run import EvalItem
+    from twosat_formal.verbalize import Prompt
+
+    if isinstance(prompt, EvalItem):
+        return prompt.prompt, prompt.formula, label or prompt.label
+    if isinstance(prompt, Prompt):
+        return prompt.record(prompt.instance_id or "(formula)", None), prompt.formula, label
+    return prompt, None, label
 
 
 def report(store: PathLike, out: PathLike, **options: Any) -> Path:

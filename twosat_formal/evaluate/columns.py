@@ -95,118 +95,117 @@ class _Reader:
         return self.read(row)
 
 
-def _field(key: str) -> _Reader:
-    return _Reader(frozenset({key}), lambda row: row.get(key))
+def _stored(
+    name: str, kind: Kind, doc: str, *keys: str, default: str | None = None
+) -> ExportColumn:
+    """The column ``name`` that is an entry of the joined row: the first of ``keys``
+    (by default ``name``) that is not null; a ``bool`` column reads it as a flag, and a
+    ``default`` stands for a null or empty entry."""
+    return ExportColumn(name, kind, _reader(keys or (name,), kind, default), doc)
 
 
-def _flag(key: str) -> _Reader:
-    def read(row: Mapping[str, Any]) -> bool | None:
-        value = row.get(key)
-        return None if value is None else bool(value)
+def _reader(keys: tuple[str, ...], kind: Kind, default: str | None) -> _Reader:
+    """The reader of :func:`_stored`, made once per column (it runs once per row)."""
+    key = keys[0]
+    read: Callable[[Mapping[str, Any]], Any]
+    if len(keys) > 1:
 
-    return _Reader(frozenset({key}), read)
+        def read(row: Mapping[str, Any]) -> Any:
+            return next((row[k] for k in keys if row.get(k) is not None), None)
+
+    elif kind == "bool":
+
+        def read(row: Mapping[str, Any]) -> bool | None:
+            value = row.get(key)
+            return None if value is None else bool(value)
+
+    elif default is not None:
+
+        def read(row: Mapping[str, Any]) -> Any:
+            return row.get(key) or default
+
+    else:
+
+        def read(row: Mapping[str, Any]) -> Any:
+            return row.get(key)
+
+    return _Reader(frozenset(keys), read)
 
 
-def _either(first: str, second: str) -> _Reader:
-    return _Reader(
-        frozenset({first, second}),
-        lambda row: row.get(first) if row.get(first) is not None else row.get(second),
-    )
-
-
-#: The built-in columns, in export order.
+#: The built-in columns, in export order: name, kind, what docs/evaluation.md says of
+#: it, and the joined-row entries it reads when they are not its name.
 BUILTIN_COLUMNS: tuple[ExportColumn, ...] = (
-    ExportColumn("instance_id", "string", _field("prompt_instance_id"), "the instance's id"),
-    ExportColumn(
-        "prompt_id", "string", _either("stored_prompt_id", "prompt_id"), "the prompt's id"
-    ),
-    ExportColumn("family", "string", _field("instance_family"), "generator family"),
-    ExportColumn("clauses", "int", _field("instance_num_clauses"), "clauses of the formula"),
-    ExportColumn(
-        "params", "string", _field("instance_params"), "generator knobs (JSON object text)"
-    ),
-    ExportColumn("template", "string", _field("prompt_template"), "verbalization template"),
-    ExportColumn("model", "string", _field("model"), "model spec"),
-    ExportColumn("sample", "int", _field("sample"), "sample index"),
-    ExportColumn("label", "string", _field("label"), "`SAT` or `UNSAT`"),
-    ExportColumn("decision", "string", _field("decision"), "`SAT`, `UNSAT` or null"),
-    ExportColumn("decision_correct", "bool", _flag("decision_correct"), "decision = label"),
-    ExportColumn("witness_valid", "bool", _flag("witness_valid"), "null on UNSAT"),
-    ExportColumn(
-        "witness_reason", "string", _field("witness_reason"), "why a witness is not valid"
-    ),
-    ExportColumn("failure", "string", _field("failure"), "failure kind (strict reading)"),
-    ExportColumn("lenient_failure", "string", _field("lenient_failure"), "lenient reading"),
-    ExportColumn("lenient_decision", "string", _field("lenient_decision"), "lenient reading"),
-    ExportColumn("lenient_decision_correct", "bool", _flag("lenient_decision_correct"), "lenient"),
-    ExportColumn("lenient_witness_valid", "bool", _flag("lenient_witness_valid"), "lenient"),
-    ExportColumn("error", "string", _field("error"), "why the request failed"),
-    ExportColumn("finish_reason", "string", _field("finish_reason"), "`stop`, `length`..."),
-    ExportColumn("truncated", "bool", _flag("truncated"), "finish reason `length`"),
-    ExportColumn("prompt_tokens", "int", _field("prompt_tokens"), "as the server counted"),
-    ExportColumn("completion_tokens", "int", _field("completion_tokens"), "as counted"),
-    ExportColumn("latency_s", "float", _field("latency_s"), "seconds of the request"),
-    ExportColumn("response", "string", _field("response"), "the answer text"),
-    ExportColumn(
+    _stored("instance_id", "string", "the instance's id", "prompt_instance_id"),
+    _stored("prompt_id", "string", "the prompt's id", "stored_prompt_id", "prompt_id"),
+    _stored("family", "string", "generator family", "instance_family"),
+    _stored("clauses", "int", "clauses of the formula", "instance_num_clauses"),
+    _stored("params", "string", "generator knobs (JSON object text)", "instance_params"),
+    _stored("template", "string", "verbalization template", "prompt_template"),
+    _stored("model", "string", "model spec"),
+    _stored("sample", "int", "sample index"),
+    _stored("label", "string", "`SAT` or `UNSAT`"),
+    _stored("decision", "string", "`SAT`, `UNSAT` or null"),
+    _stored("decision_correct", "bool", "decision = label"),
+    _stored("witness_valid", "bool", "null on UNSAT"),
+    _stored("witness_reason", "string", "why a witness is not valid"),
+    _stored("failure", "string", "failure kind (strict reading)"),
+    _stored("lenient_failure", "string", "lenient reading"),
+    _stored("lenient_decision", "string", "lenient reading"),
+    _stored("lenient_decision_correct", "bool", "lenient"),
+    _stored("lenient_witness_valid", "bool", "lenient"),
+    _stored("error", "string", "why the request failed"),
+    _stored("finish_reason", "string", "`stop`, `length`..."),
+    _stored("truncated", "bool", "finish reason `length`"),
+    _stored("prompt_tokens", "int", "as the server counted"),
+    _stored("completion_tokens", "int", "as counted"),
+    _stored("latency_s", "float", "seconds of the request"),
+    _stored("response", "string", "the answer text"),
+    _stored(
         "cycle_valid",
         "bool",
-        _flag("cycle_valid"),
         "the contradiction chain is valid (`--ask-cycle` prompts, UNSAT instances)",
     ),
-    ExportColumn(
-        "cycle_reason", "string", _field("cycle_reason"), "why the chain fails, or `no-chain`"
-    ),
-    ExportColumn(
+    _stored("cycle_reason", "string", "why the chain fails, or `no-chain`"),
+    _stored(
         "reasoning",
         "string",
-        _field("reasoning"),
         "the reasoning the server sent beside the answer (`reasoning_content`), never scored",
     ),
-    ExportColumn(
+    _stored(
         "strategy",
         "string",
-        _Reader(frozenset({"strategy"}), lambda row: row.get("strategy") or "direct"),
         "reasoning strategy (`direct`, `cot`, `symbolic-cot`, `sample-k:K`)",
+        default="direct",
     ),
-    ExportColumn(
+    _stored(
         "formalization",
         "string",
-        _field("formalization"),
         "what a `symbolic-cot` answer formalized, checked against the instance (JSON)",
     ),
-    ExportColumn(
+    _stored(
         "question_type",
         "string",
-        _Reader(frozenset({"question_type"}), lambda row: row.get("question_type") or "decision"),
         "the question asked: `decision` (with or without a chain), `forced`, `entails`, `core`, "
         "`repair` or `maxsat`",
+        default="decision",
     ),
-    ExportColumn(
-        "precision", "float", _field("precision"), "a `forced` answer's precision (partial credit)"
-    ),
-    ExportColumn(
-        "recall", "float", _field("recall"), "a `forced` answer's recall (partial credit)"
-    ),
-    ExportColumn(
+    _stored("precision", "float", "a `forced` answer's precision (partial credit)"),
+    _stored("recall", "float", "a `forced` answer's recall (partial credit)"),
+    _stored(
         "chain_valid",
         "bool",
-        _flag("chain_valid"),
         "an `entails` answer's chain from A to B is valid (on a right Yes)",
     ),
-    ExportColumn(
-        "chain_reason", "string", _field("chain_reason"), "why that chain fails, or `no-chain`"
-    ),
-    ExportColumn(
+    _stored("chain_reason", "string", "why that chain fails, or `no-chain`"),
+    _stored(
         "core_reason",
         "string",
-        _field("core_reason"),
         "why a `core` (`repair`) answer is not a minimal unsatisfiable set of rules (set of "
         "rules to drop); null when it is",
     ),
-    ExportColumn(
+    _stored(
         "size_ratio",
         "float",
-        _field("size_ratio"),
         "partial credit: a minimal `core` or `repair` answer's smallest size over its size; "
         "a `maxsat` answer's rules satisfied over the optimum",
     ),

@@ -42,7 +42,7 @@ import os
 import socket
 import sqlite3
 import time
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Container, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -328,6 +328,10 @@ class ResultRow:
         )
 
 
+def _optional_json(value: Any) -> str | None:
+    return None if value is None else _sorted_json(value)
+
+
 def _flag(value: bool | None) -> int | None:
     return None if value is None else int(bool(value))
 
@@ -354,6 +358,18 @@ def _result_values(result: ResultRow, key: str | None) -> tuple[Any, ...]:
     """The values of :data:`_INSERT_RESULT` for ``result`` (stored under ``key``)."""
     j = result.judgement
     r = result.response
+    text, finish, prompt_tokens, completion_tokens, latency_s, reasoning = (
+        (None,) * 6
+        if r is None
+        else (
+            r.text,
+            r.finish_reason,
+            r.prompt_tokens,
+            r.completion_tokens,
+            r.latency_s,
+            r.reasoning,
+        )
+    )
     return (
         key or result.key,
         result.model,
@@ -364,11 +380,11 @@ def _result_values(result: ResultRow, key: str | None) -> tuple[Any, ...]:
         int(result.sample),
         result.run_id,
         j.label,
-        r.text if r is not None else None,
-        r.finish_reason if r is not None else None,
-        r.prompt_tokens if r is not None else None,
-        r.completion_tokens if r is not None else None,
-        r.latency_s if r is not None else None,
+        text,
+        finish,
+        prompt_tokens,
+        completion_tokens,
+        latency_s,
         int(result.attempts),
         j.error,
         j.failure,
@@ -376,7 +392,7 @@ def _result_values(result: ResultRow, key: str | None) -> tuple[Any, ...]:
         int(j.decision_correct),
         _flag(j.witness_valid),
         j.witness_reason,
-        _sorted_json(j.witness) if j.witness is not None else None,
+        _optional_json(j.witness),
         int(j.truncated),
         j.lenient_failure,
         j.lenient_decision,
@@ -385,9 +401,9 @@ def _result_values(result: ResultRow, key: str | None) -> tuple[Any, ...]:
         result.created_at,
         _flag(j.cycle_valid),
         j.cycle_reason,
-        r.reasoning if r is not None else None,
+        reasoning,
         None if result.strategy == "direct" else result.strategy,
-        None if result.formalization is None else _sorted_json(result.formalization),
+        _optional_json(result.formalization),
         j.ask,
         j.precision,
         j.recall,
@@ -409,6 +425,42 @@ _LATER_COLUMNS = (
     "core_reason",
     "size_ratio",
 )
+
+
+def _stored_json(store: RunStore, value: Any) -> Any:
+    return None if value is None else store._json(value, "results")
+
+
+#: The flags stored as 0 or 1 that may be null (not judged).
+_OPTIONAL_FLAGS = ("witness_valid", "lenient_witness_valid", "cycle_valid", "chain_valid")
+#: How :meth:`RunStore.results` reads a stored value back, per column (in this order):
+#: flags as booleans (an optional flag keeps ``None``), the strategy ``direct`` when
+#: unset, a row stored before question types a ``decision`` question, JSON decoded.
+_RESULT_READERS: dict[str, Callable[[RunStore, Any], Any]] = {
+    **dict.fromkeys(
+        ("decision_correct", "truncated", "lenient_decision_correct"),
+        lambda _, value: bool(value),
+    ),
+    **dict.fromkeys(_OPTIONAL_FLAGS, lambda _, value: _bool(value)),
+    "strategy": lambda _, value: value or "direct",
+    "formalization": _stored_json,
+    "question_type": lambda _, value: "decision" if value is None else value,
+    "witness": _stored_json,
+}
+#: The columns a full read of an older store gives as null (then read as above).
+_FULL_READ_DEFAULTS = (*_OPTIONAL_FLAGS, *_LATER_COLUMNS, "question_type", "strategy")
+
+
+@dataclass(frozen=True)
+class _Wanted:
+    """The stored columns an export reads: those ``needed`` (all for ``None``), less
+    those ``without``."""
+
+    without: Collection[str]
+    needed: Collection[str] | None
+
+    def __contains__(self, name: object) -> bool:
+        return name not in self.without and (self.needed is None or name in self.needed)
 
 
 class RunStore(Closing):
@@ -478,31 +530,39 @@ class RunStore(Closing):
             raise
 
     def _setup(self) -> None:
-        db = self._db
-        tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
-        if "schema_version" in tables:
-            row = db.execute("SELECT max(version) FROM schema_version").fetchone()
-            version = row[0] if row else None
-            if version is None or version > SCHEMA_VERSION:
-                raise RecordError(
-                    f"run store schema version {version} is not supported "
-                    f"(this version reads {SCHEMA_VERSION})",
-                    source=str(self.path),
-                )
-        elif tables or self.readonly:
-            raise RecordError("not a run store (no schema_version table)", source=str(self.path))
+        self._check_schema()
         if self.readonly:
             return
+        db = self._db
         db.execute("PRAGMA journal_mode = WAL")  # once the file is known to be a run store
         db.execute("PRAGMA synchronous = NORMAL")
         with db:
             db.executescript(_SCHEMA)
             if db.execute("SELECT count(*) FROM schema_version").fetchone()[0] == 0:
                 db.execute("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))
-            present = {row[1] for row in db.execute("PRAGMA table_info(results)")}
+            present = set(self._result_columns())
             for name, kind in ADDED_RESULT_COLUMNS:
                 if name not in present:
                     db.execute(f"ALTER TABLE results ADD COLUMN {name} {kind}")
+
+    def _check_schema(self) -> None:
+        """Refuse a file whose schema version this version does not read, and a file
+        that is not a run store (an empty one may become one unless read-only)."""
+        tables = {row[0] for row in self._db.execute("SELECT name FROM sqlite_master")}
+        if "schema_version" not in tables:
+            if tables or self.readonly:
+                raise RecordError(
+                    "not a run store (no schema_version table)", source=str(self.path)
+                )
+            return
+        row = self._db.execute("SELECT max(version) FROM schema_version").fetchone()
+        version = row[0] if row else None
+        if version is None or version > SCHEMA_VERSION:
+            raise RecordError(
+                f"run store schema version {version} is not supported "
+                f"(this version reads {SCHEMA_VERSION})",
+                source=str(self.path),
+            )
 
     # -- life cycle ----------------------------------------------------------------------
 
@@ -787,39 +847,28 @@ class RunStore(Closing):
         for ``None``); SQLite reads no other, so a caller that does not name
         ``response`` never loads an answer's text.
         """
-        if columns is None:
-            picked = "*"
-        else:
-            present = self._result_columns()
-            picked = ", ".join(name for name in present if name in columns) or "key"
+        picked = "*" if columns is None else self._present(columns, prefix="") or "key"
         cursor = self._db.execute(
             f"SELECT {picked} FROM results ORDER BY model, prompt_id, sample, params, endpoint"
         )
         names = [d[0] for d in cursor.description]
+        defaults = _FULL_READ_DEFAULTS if columns is None else ()
+        keys = {*names, *defaults}
+        readers = [(name, read) for name, read in _RESULT_READERS.items() if name in keys]
         for row in cursor:
             out = dict(zip(names, row, strict=True))
-            for flag in ("decision_correct", "truncated", "lenient_decision_correct"):
-                if flag in out:
-                    out[flag] = bool(out[flag])
-            for flag in ("witness_valid", "lenient_witness_valid", "cycle_valid", "chain_valid"):
-                if flag in out or columns is None:
-                    out[flag] = _bool(out.get(flag))
-            if columns is None:
-                for name in _LATER_COLUMNS:
-                    out.setdefault(name, None)
-                out.setdefault("question_type", None)
-            if "strategy" in out or columns is None:
-                out["strategy"] = out.get("strategy") or "direct"
-            if out.get("formalization") is not None:
-                out["formalization"] = self._json(out["formalization"], "results")
-            if "question_type" in out and out["question_type"] is None:
-                out["question_type"] = "decision"  # a row stored before question types
-            if out.get("witness") is not None:
-                out["witness"] = self._json(out["witness"], "results")
+            for name in defaults:
+                out.setdefault(name, None)
+            for name, read in readers:
+                out[name] = read(self, out[name])
             yield out
 
     def _result_columns(self) -> list[str]:
         return [row[1] for row in self._db.execute("PRAGMA table_info(results)")]
+
+    def _present(self, wanted: Container[str], *, prefix: str) -> str:
+        """The SQL list of the ``results`` columns in ``wanted``, in table order."""
+        return ", ".join(prefix + name for name in self._result_columns() if name in wanted)
 
     def export_rows(
         self, *, without: Collection[str] = (), columns: Sequence[str] | None = None
@@ -840,26 +889,27 @@ class RunStore(Closing):
         them are ``None``.
         """
         picked_columns = pick_columns(columns)
-        needed = None if columns is None else sources_of(picked_columns)
-
-        def wanted(name: str) -> bool:
-            return name not in without and (needed is None or name in needed)
-
-        selected = [f"r.{name}" for name in self._result_columns() if wanted(name)]
-        selected += [f"{sql} AS {name}" for name, sql in _JOINED_SQL.items() if wanted(name)]
-        join_instances = any(wanted(name) for name in _JOINED_SQL if name.startswith("instance_"))
-        cursor = self._db.execute(
-            f"SELECT {', '.join(selected) or 'NULL'} "
-            "FROM results r LEFT JOIN prompts p ON p.prompt_hash = r.prompt_hash "
-            + ("LEFT JOIN instances i ON i.instance_id = p.instance_id " if join_instances else "")
-            + "ORDER BY r.model, coalesce(p.prompt_id, r.prompt_id), r.sample, r.params, "
-            "r.endpoint"
-        )
+        wanted = _Wanted(without, None if columns is None else sources_of(picked_columns))
+        cursor = self._db.execute(self._export_query(wanted))
         names = [d[0] for d in cursor.description]
         values = [(name, COLUMNS.get(name).value) for name in picked_columns]
         for row in cursor:
             joined = dict(zip(names, row, strict=True))
             yield {name: value(joined) for name, value in values}
+
+    def _export_query(self, wanted: Container[str]) -> str:
+        """The query of :meth:`export_rows` reading the ``wanted`` columns."""
+        joined_sql = {name: sql for name, sql in _JOINED_SQL.items() if name in wanted}
+        selected = [self._present(wanted, prefix="r.")]
+        selected += [f"{sql} AS {name}" for name, sql in joined_sql.items()]
+        join_instances = any(name.startswith("instance_") for name in joined_sql)
+        return (
+            f"SELECT {', '.join(filter(None, selected)) or 'NULL'} "
+            "FROM results r LEFT JOIN prompts p ON p.prompt_hash = r.prompt_hash "
+            + ("LEFT JOIN instances i ON i.instance_id = p.instance_id " if join_instances else "")
+            + "ORDER BY r.model, coalesce(p.prompt_id, r.prompt_id), r.sample, r.params, "
+            "r.endpoint"
+        )
 
     # -- runs ------------------------------------------------------------------------------
 
@@ -921,16 +971,15 @@ def filled_store(path: str | os.PathLike[str], *, keep_results: bool = True) -> 
     >>> path.exists()
     False
     """
-    files = [Path(f"{os.fspath(path)}{suffix}") for suffix in ("", "-wal", "-shm", "-journal")]
-    made = [file for file in files if not file.exists() and not file.is_symlink()]
+    made = _new_files(path)
     store = RunStore(path)
     try:
         yield store
     except TwoSatFormalError as error:
-        refused = error.exit_code == EXIT_USAGE  # not a failed request: that run is kept
-        empty = not keep_results or store.count() == 0
+        # a refusal, not a failed request (that run is kept), on a store left empty
+        discard = error.exit_code == EXIT_USAGE and (not keep_results or store.count() == 0)
         store.close()
-        if refused and empty and files[0] in made:
+        if discard:
             for file in made:
                 file.unlink(missing_ok=True)
         raise
@@ -938,3 +987,11 @@ def filled_store(path: str | os.PathLike[str], *, keep_results: bool = True) -> 
         store.close()
         raise
     store.close()
+
+
+def _new_files(path: str | os.PathLike[str]) -> list[Path]:
+    """The files of a store at ``path`` (with its ``-wal``, ``-shm`` and ``-journal``
+    files) that opening it creates: none when the store exists."""
+    files = [Path(f"{os.fspath(path)}{suffix}") for suffix in ("", "-wal", "-shm", "-journal")]
+    made = [file for file in files if not file.exists() and not file.is_symlink()]
+    return made if files[0] in made else []

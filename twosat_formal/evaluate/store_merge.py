@@ -38,6 +38,7 @@ import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from twosat_formal._util.atomic import write_target
 from twosat_formal.core.jsonread import loads
@@ -66,15 +67,23 @@ def _columns(db: sqlite3.Connection, schema: str, table: str) -> list[str]:
     return [row[1] for row in db.execute(f"PRAGMA {schema}.table_info({table})")]
 
 
+def _differing(
+    db: sqlite3.Connection, table: str, key: str, columns: Sequence[str], picked: str
+) -> Any:
+    """``picked`` of the first row of ``src``'s ``table`` whose ``columns`` differ from
+    those of ``main``'s row with the same ``key`` (``None`` when none does)."""
+    differs = " OR ".join(f"s.{c} IS NOT m.{c}" for c in columns)
+    return db.execute(
+        f"SELECT {picked} FROM src.{table} s JOIN main.{table} m "
+        f"ON m.{key} = s.{key} WHERE {differs} LIMIT 1"
+    ).fetchone()
+
+
 def _conflict(db: sqlite3.Connection, source: str) -> str | None:
     """The first key whose result differs between ``src`` and the merged store."""
     present = set(_columns(db, "src", "results"))  # an older store lacks the added columns
     compared = [c for c in _columns(db, "main", "results") if c not in _INCIDENTAL and c in present]
-    differs = " OR ".join(f"s.{c} IS NOT m.{c}" for c in compared)
-    row = db.execute(
-        f"SELECT s.key, s.model, s.prompt_id, s.sample FROM src.results s "
-        f"JOIN main.results m ON m.key = s.key WHERE {differs} LIMIT 1"
-    ).fetchone()
+    row = _differing(db, "results", "key", compared, "s.key, s.model, s.prompt_id, s.sample")
     if row is None:
         return None
     key, model, prompt_id, sample = row
@@ -85,10 +94,7 @@ def _conflict(db: sqlite3.Connection, source: str) -> str | None:
 
 
 def _instance_conflict(db: sqlite3.Connection, source: str) -> str | None:
-    row = db.execute(
-        "SELECT s.instance_id FROM src.instances s JOIN main.instances m "
-        "ON m.instance_id = s.instance_id WHERE s.record IS NOT m.record LIMIT 1"
-    ).fetchone()
+    row = _differing(db, "instances", "instance_id", ["record"], "s.instance_id")
     if row is None:
         return None
     return f"{source}: instance {row[0]} differs from the one merged already; refusing to merge"
@@ -101,11 +107,7 @@ _PROMPT = ("prompt_hash", "instance_id", "template", "label", "text", "entities"
 def _prompt_conflict(db: sqlite3.Connection, source: str) -> str | None:
     """The first prompt id that ``src`` holds with another text (or entity map, label...)
     than ``main`` does, or twice with different texts itself."""
-    differs = " OR ".join(f"s.{c} IS NOT m.{c}" for c in _PROMPT)
-    row = db.execute(
-        f"SELECT s.prompt_id FROM src.prompts s JOIN main.prompts m "
-        f"ON m.prompt_id = s.prompt_id WHERE {differs} LIMIT 1"
-    ).fetchone()
+    row = _differing(db, "prompts", "prompt_id", _PROMPT, "s.prompt_id")
     if row is None:
         row = db.execute(
             "SELECT prompt_id FROM src.prompts GROUP BY prompt_id "

@@ -69,15 +69,18 @@ class Implications:
         """The literals one step from ``lit``, in clause order."""
         return [dst for dst, _ in self._out.get(lit, [])]
 
-    def walk(self, start: int, goal: int) -> list[int] | None:
+    def walk(self, start: int, goal: int, budget: int | None = None) -> list[int] | None:
         """A shortest walk ``start ~> goal`` (literals, both ends included), or ``None``.
 
-        A walk from a literal to itself has at least one step (a cycle through it).
+        A walk from a literal to itself has at least one step (a cycle through it). With
+        a ``budget``, the breadth-first search expands that many literals at most.
         """
         parent: dict[int, int] = {}
         queue = deque([start])
         seen = {start} if start != goal else set()
-        while queue:
+        expanded = 0
+        while queue and (budget is None or expanded < budget):
+            expanded += 1
             lit = queue.popleft()
             for dst, _ in self._out.get(lit, []):
                 if dst in seen:

@@ -133,6 +133,20 @@ def agreement(rows: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
     (rows without ``judge`` are skipped). Kappa is ``None`` when it is undefined (both
     codings constant and equal, or nothing compared).
     """
+    out = {}
+    for name, found in _coded_pairs(rows).items():
+        agree = sum(a == b for a, b in found)
+        out[name] = {
+            "compared": len(found),
+            "agree": agree,
+            "rate": agree / len(found) if found else None,
+            "kappa": _kappa(found),
+        }
+    return out
+
+
+def _coded_pairs(rows: Iterable[Mapping[str, Any]]) -> dict[str, list[tuple[bool, bool]]]:
+    """Per dimension, the (exact, judge) codings of the judged rows that have both."""
     pairs: dict[str, list[tuple[bool, bool]]] = {name: [] for name in DIMENSIONS}
     for row in rows:
         judged = row.get("judge")
@@ -143,16 +157,7 @@ def agreement(rows: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
             a, b = exact.get(name), judged.get(name)
             if a is not None and b is not None:
                 pairs[name].append((bool(a), bool(b)))
-    out = {}
-    for name, found in pairs.items():
-        agree = sum(a == b for a, b in found)
-        out[name] = {
-            "compared": len(found),
-            "agree": agree,
-            "rate": agree / len(found) if found else None,
-            "kappa": _kappa(found),
-        }
-    return out
+    return pairs
 
 
 async def judge_rows(

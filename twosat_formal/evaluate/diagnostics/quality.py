@@ -140,17 +140,21 @@ def code_quality(trace: Trace, text: str, row: Mapping[str, Any]) -> dict[str, A
     valid = [c for c in trace.claims if c.kind in ("clause", "entailed")]
     decision = row.get("decision")
     conclusion = concluded(text)
-    complete = (
-        decision is not None
-        and row.get("failure") not in INCOMPLETE
-        and row.get("cycle_reason") != "no-chain"
-    )
     return {
         "premise_fidelity": _share(sum(c.kind == "clause" for c in cited), len(cited)),
         "inference_validity": _share(len(valid), len(trace.claims)),
-        "answer_completion": complete,
+        "answer_completion": _complete(decision, row),
         "answer_alignment": (
             None if conclusion is None or decision is None else conclusion == decision
         ),
         "concluded": conclusion,
     }
+
+
+def _complete(decision: Any, row: Mapping[str, Any]) -> bool:
+    """Whether the answer gave a decision, in full, with its chain when one was asked."""
+    return (
+        decision is not None
+        and row.get("failure") not in INCOMPLETE
+        and row.get("cycle_reason") != "no-chain"
+    )

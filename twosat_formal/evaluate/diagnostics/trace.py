@@ -409,15 +409,19 @@ class _Judge:
         if any(-lit in clause for lit in clause):
             return "entailed"  # a tautology follows from anything
         if self.graph is None:
-            if self._unsat_with([(-lit,) for lit in clause]):
-                return "entailed"
-            if self._unsat_with([clause]):
-                return "contradicted"
-            return "unsupported"
+            return self._solved_kind(clause)
         first, last = clause[0], clause[-1]
         if self.graph.walk(-first, last) is not None:
             return "entailed"
         if all(self.graph.walk(lit, -lit) is not None for lit in clause):
+            return "contradicted"
+        return "unsupported"
+
+    def _solved_kind(self, clause: tuple[int, ...]) -> str:
+        """The kind of ``clause`` by solving (no implication graph to walk)."""
+        if self._unsat_with([(-lit,) for lit in clause]):
+            return "entailed"
+        if self._unsat_with([clause]):
             return "contradicted"
         return "unsupported"
 

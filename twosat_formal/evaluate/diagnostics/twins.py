@@ -206,15 +206,7 @@ def _appearance(clauses: Iterable[Sequence[int]]) -> list[int]:
 
 
 def _break_cycle(formula: Formula, seed: int) -> Change:
-    x = _conflict_variable(formula)
-    if x is None:  # a 2-CNF is UNSAT iff some x and ~x share a component
-        raise ConfigError("an UNSAT 2-CNF without a conflicting variable (a solver defect)")
-    graph = Implications(formula)
-    there, back = graph.walk(x, -x), graph.walk(-x, x)
-    if there is None or back is None:
-        raise ConfigError("x and ~x share a component but do not reach each other (a defect)")
-    cycle = (*there[:-1], *back[:-1])
-    steps = graph.walk_clauses([*cycle, cycle[0]])
+    x, cycle, steps = _contradiction_cycle(formula)
     order = list(dict.fromkeys(steps))
     start = random.Random(seed).randrange(len(order))
     present = {tuple(sorted(set(c))) for c in formula.clauses}
@@ -225,10 +217,7 @@ def _break_cycle(formula: Formula, seed: int) -> Change:
         if _label(rest) != "SAT":
             continue
         clause = tuple(clauses[index])
-        options = [(*clause[:k], -clause[k], *clause[k + 1 :]) for k in range(len(clause))]
-        if len(set(clause)) == 1:  # (a | a) is the unit (a): negate it whole
-            options = [tuple(-lit for lit in clause)]
-        for after in options:
+        for after in _flips(clause):
             change = Change("replace", index, clause, after, "break-cycle", cycle, seed)
             if tuple(sorted(set(after))) not in present:
                 return change  # a clause the formula does not have yet
@@ -241,13 +230,56 @@ def _break_cycle(formula: Formula, seed: int) -> Change:
     )
 
 
+def _contradiction_cycle(formula: Formula) -> tuple[int, tuple[int, ...], list[int]]:
+    """The conflicting variable ``x`` of an UNSAT formula, the cycle ``x ~> ~x ~> x``
+    and the indices of the clauses of its steps."""
+    x = _conflict_variable(formula)
+    if x is None:  # a 2-CNF is UNSAT iff some x and ~x share a component
+        raise ConfigError("an UNSAT 2-CNF without a conflicting variable (a solver defect)")
+    graph = Implications(formula)
+    there, back = graph.walk(x, -x), graph.walk(-x, x)
+    if there is None or back is None:
+        raise ConfigError("x and ~x share a component but do not reach each other (a defect)")
+    cycle = (*there[:-1], *back[:-1])
+    return x, cycle, graph.walk_clauses([*cycle, cycle[0]])
+
+
+def _flips(clause: ClauseT) -> list[ClauseT]:
+    """The clauses with one literal of ``clause`` negated; (a | a) is the unit (a),
+    negated whole."""
+    if len(set(clause)) == 1:
+        return [tuple(-lit for lit in clause)]
+    return [(*clause[:k], -clause[k], *clause[k + 1 :]) for k in range(len(clause))]
+
+
 def _close_cycle(formula: Formula, seed: int) -> Change:
+    rng = random.Random(seed)
+    after, cycle, used = _forced_cycle(formula, rng)
+    clauses = [tuple(c) for c in formula.clauses]
+    free = [i for i in range(len(clauses)) if i not in used]
+    rng.shuffle(free)
+    shown = _appearance(clauses)[:3]
+    variables = set(_appearance(clauses))
+    for index in free:
+        # a replaced clause that keeps the variables and the first three shown
+        order = _appearance([*clauses[:index], after, *clauses[index + 1 :]])
+        if order[:3] == shown and set(order) == variables:
+            return Change("replace", index, clauses[index], after, "close-cycle", cycle, seed)
+    if free:
+        return Change("replace", free[0], clauses[free[0]], after, "close-cycle", cycle, seed)
+    return Change("add", len(clauses), (), after, "close-cycle", cycle, seed)
+
+
+def _forced_cycle(
+    formula: Formula, rng: random.Random
+) -> tuple[ClauseT, tuple[int, ...], set[int]]:
+    """The clause that closes a contradiction over one or two forced literals (drawn by
+    ``rng``), the cycle it closes and the clauses their derivations use."""
     from twosat_formal.solve.analysis import analyze
 
     forced = sorted(analyze(formula).backbone, key=lambda lit: (abs(lit), lit < 0))
     if not forced:
         raise NoTwinError("the formula forces no literal, so no one-clause change makes it UNSAT")
-    rng = random.Random(seed)
     graph = Implications(formula)
     chosen = rng.sample(forced, min(2, len(forced)))
     chosen.sort(key=lambda lit: (abs(lit), lit < 0))
@@ -258,31 +290,13 @@ def _close_cycle(formula: Formula, seed: int) -> Change:
             raise ConfigError(f"backbone literal {lit} has no derivation (a defect)")
         derivations.append(walk)
     used = {i for walk in derivations for i in graph.walk_clauses(walk)}
-    if len(chosen) == 2:
-        l1, l2 = chosen
-        after: ClauseT = (-l1, -l2)
-        w1, w2 = derivations
-        # l1 -> ~l2 ~> l2 -> ~l1 ~> l1, the last step closing the cycle
-        cycle = (l1, *w2, *w1[:-1])
-    else:
+    if len(chosen) == 1:
         (l1,) = chosen
-        after = (-l1,)
-        cycle = (l1, *derivations[0][:-1])
-    clauses = [tuple(c) for c in formula.clauses]
-    free = [i for i in range(len(clauses)) if i not in used]
-    rng.shuffle(free)
-    shown = _appearance(clauses)[:3]
-    variables = set(_appearance(clauses))
-    fallback = None
-    for index in free:
-        trial = [*clauses[:index], after, *clauses[index + 1 :]]
-        order = _appearance(trial)
-        if order[:3] == shown and set(order) == variables:
-            return Change("replace", index, clauses[index], after, "close-cycle", cycle, seed)
-        fallback = index if fallback is None else fallback
-    if fallback is not None:
-        return Change("replace", fallback, clauses[fallback], after, "close-cycle", cycle, seed)
-    return Change("add", len(clauses), (), after, "close-cycle", cycle, seed)
+        return (-l1,), (l1, *derivations[0][:-1]), used
+    l1, l2 = chosen
+    w1, w2 = derivations
+    # l1 -> ~l2 ~> l2 -> ~l1 ~> l1, the last step closing the cycle
+    return (-l1, -l2), (l1, *w2, *w1[:-1]), used
 
 
 def choose_change(formula: Formula, *, seed: int = 0) -> Change:
@@ -514,27 +528,37 @@ def check_twin(twin: Instance, source: Instance | None) -> None:
     ...
     twosat_formal.errors.ConfigError: the change does not turn the source into this twin
     """
-    from twosat_formal.solve import solve
-
     if twin.twin_of is None or twin.change is None:
         raise ConfigError("not a twin record (no twin_of or change)")
     if source is None:
         raise ConfigError(f"its source {twin.twin_of} is not in the dataset")
     if source.id != twin.twin_of:
         raise ConfigError(f"its source is {twin.twin_of}, not {source.id}")
-    recorded = Change.from_json(twin.change)
+    _check_change(twin, twin.change, source)
+    _check_labels(twin, source)
+
+
+def _check_change(twin: Instance, change: Mapping[str, Any], source: Instance) -> None:
+    """The recorded ``change`` is the one the source derives, and it makes the twin."""
+    recorded = Change.from_json(change)
     derived = choose_change(source.formula, seed=recorded.seed)
     if derived != recorded:
         raise ConfigError(
             "the recorded change is not the one the source's structure gives: "
             f"{derived.describe(source.formula)}"
         )
-    if twin.change != derived.to_json(source.formula):
+    if change != derived.to_json(source.formula):
         raise ConfigError("the change's text fields do not match the change")
     if derived.apply(source.formula) != twin.formula:
         raise ConfigError("the change does not turn the source into this twin")
     if not one_clause_apart(source.formula, twin.formula):
         raise ConfigError("the twin is not one clause apart from its source")
+
+
+def _check_labels(twin: Instance, source: Instance) -> None:
+    """PySAT gives the twin and its source the labels they record, and they differ."""
+    from twosat_formal.solve import solve
+
     labels = {}
     for name, inst in (("source", source), ("twin", twin)):
         status = solve(inst.formula, "pysat").status

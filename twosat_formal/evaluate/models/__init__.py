@@ -330,49 +330,28 @@ def _build_llamacpp(
     llamacpp.require_local_extra()
     mode = options.get("mode", load.mode)
     n_ctx = options.get("n_ctx", llamacpp.DEFAULT_N_CTX)
-    path: Path | Callable[[], Path]
-    if rest == llamacpp.GEMMA3_270M:
-        path = llamacpp.gemma3_270m_path
-    elif rest == llamacpp.SMOLLM2:
-        path = llamacpp.smollm2_path
-    else:
-        path = Path(rest).expanduser()
-        if not path.is_file():
-            raise ConfigError(
-                f"model spec {spec!r}: no GGUF file at {rest!r}",
-                parameter="model",
-                valid=", ".join(MODELS.get("llamacpp").forms),
-            )
+    bundled = {
+        llamacpp.GEMMA3_270M: llamacpp.gemma3_270m_path,
+        llamacpp.SMOLLM2: llamacpp.smollm2_path,
+    }
+    path: Path | Callable[[], Path] = bundled.get(rest) or Path(rest).expanduser()
+    if isinstance(path, Path) and not path.is_file():
+        raise ConfigError(
+            f"model spec {spec!r}: no GGUF file at {rest!r}",
+            parameter="model",
+            valid=", ".join(MODELS.get("llamacpp").forms),
+        )
     return llamacpp.LlamaCppModel(path, spec=spec, mode=mode, n_ctx=n_ctx, timeout_s=load.timeout_s)
 
 
-MODELS.add(
-    "ref/oracle",
-    ModelKind(
-        ("ref/oracle",),
-        "exact: solves the formula read from the prompt",
-        (),
-        _build_reference("oracle"),
-    ),
+#: The reference reasoners without options: name and summary.
+_REFERENCE_KINDS = (
+    ("oracle", "exact: solves the formula read from the prompt"),
+    ("sat-biased", 'always "Yes" with the all-true assignment'),
+    ("coin", "seeded coin flip: random decision and assignment"),
 )
-MODELS.add(
-    "ref/sat-biased",
-    ModelKind(
-        ("ref/sat-biased",),
-        'always "Yes" with the all-true assignment',
-        (),
-        _build_reference("sat-biased"),
-    ),
-)
-MODELS.add(
-    "ref/coin",
-    ModelKind(
-        ("ref/coin",),
-        "seeded coin flip: random decision and assignment",
-        (),
-        _build_reference("coin"),
-    ),
-)
+for _name, _summary in _REFERENCE_KINDS:
+    MODELS.add(f"ref/{_name}", ModelKind((f"ref/{_name}",), _summary, (), _build_reference(_name)))
 MODELS.add(
     "ref/bounded",
     ModelKind(

@@ -56,7 +56,7 @@ import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Literal
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import SplitResult, urlsplit, urlunsplit
 
 from twosat_formal.core.model import (
     DEFAULT_MODE,
@@ -165,45 +165,53 @@ def request_body(
     {'model': 'o3-mini', 'prompt': 'Hi', 'max_completion_tokens': 900, \
 'reasoning_effort': 'low', 'top_k': 20}
     """
+    _check_mode(mode)
     body: dict[str, Any] = {"model": model_id}
-    if mode not in MODES:
-        raise ConfigError(
-            f"unknown request mode {mode!r}", parameter="mode", valid=" or ".join(MODES)
-        )
-    if isinstance(prompt, str):
-        turns: Sequence[Turn] = [("user", prompt)]
-    elif mode == "chat":
-        turns = prompt
-        if not turns or turns[-1][0] != "user" or any(role not in ROLES for role, _ in turns):
-            raise ConfigError(
-                "a conversation is user and assistant turns ending with a user turn",
-                parameter="messages",
-            )
+    if mode == "chat":
+        turns = _turns(prompt)
+        body["messages"] = [{"role": role, "content": text} for role, text in turns]
+    elif isinstance(prompt, str):
+        body["prompt"] = prompt
     else:
         raise ConfigError(
             "completion mode takes one prompt text, not a conversation",
             parameter="mode",
             valid="chat",
         )
-    if mode == "chat":
-        body["messages"] = [{"role": role, "content": text} for role, text in turns]
-    else:
-        body["prompt"] = prompt
     if params.max_completion_tokens is not None:
         body["max_completion_tokens"] = params.max_completion_tokens
     else:
         body["max_tokens"] = params.max_tokens
-    if params.temperature is not None:
-        body["temperature"] = params.temperature
-    if params.top_p is not None:
-        body["top_p"] = params.top_p
-    if params.seed is not None:
-        body["seed"] = params.seed + sample
-    if params.reasoning_effort is not None:
-        body["reasoning_effort"] = params.reasoning_effort
+    optional = {
+        "temperature": params.temperature,
+        "top_p": params.top_p,
+        "seed": None if params.seed is None else params.seed + sample,
+        "reasoning_effort": params.reasoning_effort,
+    }
+    body.update((key, value) for key, value in optional.items() if value is not None)
     for key, value in params.extra_body:
         body[key] = json.loads(value)
     return body
+
+
+def _check_mode(mode: str) -> None:
+    """Raise :class:`~twosat_formal.errors.ConfigError` for a mode not in :data:`MODES`."""
+    if mode not in MODES:
+        raise ConfigError(
+            f"unknown request mode {mode!r}", parameter="mode", valid=" or ".join(MODES)
+        )
+
+
+def _turns(prompt: str | Sequence[Turn]) -> Sequence[Turn]:
+    """The chat turns of ``prompt``: one user turn for a text, else the checked conversation."""
+    if isinstance(prompt, str):
+        return [("user", prompt)]
+    if not prompt or prompt[-1][0] != "user" or any(role not in ROLES for role, _ in prompt):
+        raise ConfigError(
+            "a conversation is user and assistant turns ending with a user turn",
+            parameter="messages",
+        )
+    return prompt
 
 
 def parse_retry_after(value: str | None, *, now: datetime | None = None) -> float | None:
@@ -261,36 +269,67 @@ latency_s=None, reasoning=None)
     ...
     twosat_formal.errors.EvaluationError: malformed reply: no choices in the reply body
     """
+    body = _json_object(payload)
+    choice = _first_choice(body)
+    part: Any = choice
+    if mode == "chat":
+        part = choice.get("message")
+        if not isinstance(part, dict):
+            raise EvaluationError("malformed reply: the choice has no message object")
+    text = _text_field(part.get("content" if mode == "chat" else "text"))
+    finish = choice.get("finish_reason")
+    if isinstance(finish, str):
+        check_text(finish, "the finish reason")
+    return _response(
+        body,
+        text,
+        finish if isinstance(finish, str) else None,
+        ("prompt_tokens", "completion_tokens"),
+        latency_s,
+        _reasoning_of(part),
+    )
+
+
+def _json_object(payload: object) -> dict[str, Any]:
+    """``payload``, which must be a JSON object."""
     if not isinstance(payload, dict):
         raise EvaluationError("malformed reply: the body is not a JSON object")
+    return payload
+
+
+def _first_choice(payload: dict[str, Any]) -> dict[str, Any]:
+    """The first of the reply's ``choices``."""
     choices = payload.get("choices")
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
         raise EvaluationError("malformed reply: no choices in the reply body")
-    choice = choices[0]
-    if mode == "chat":
-        message = choice.get("message")
-        if not isinstance(message, dict):
-            raise EvaluationError("malformed reply: the choice has no message object")
-        text = message.get("content")
-        reasoning = _reasoning_of(message)
-    else:
-        text = choice.get("text")
-        reasoning = _reasoning_of(choice)
+    return choices[0]
+
+
+def _text_field(text: object) -> str:
+    """The answer text of a reply field (missing is empty), checked."""
     if text is None:
         text = ""
     if not isinstance(text, str):
         raise EvaluationError("malformed reply: the answer text is not a string")
-    check_text(text, "the answer text")
-    finish = choice.get("finish_reason")
-    if isinstance(finish, str):
-        check_text(finish, "the finish reason")
+    return check_text(text, "the answer text")
+
+
+def _response(
+    payload: dict[str, Any],
+    text: str,
+    finish: str | None,
+    usage_fields: tuple[str, str],
+    latency_s: float | None,
+    reasoning: str | None,
+) -> Response:
+    """The :class:`Response` of a reply, its token counts read from ``usage``."""
     usage = payload.get("usage")
     usage = usage if isinstance(usage, dict) else {}
     return Response(
         text=text,
-        finish_reason=finish if isinstance(finish, str) else None,
-        prompt_tokens=_count(usage.get("prompt_tokens")),
-        completion_tokens=_count(usage.get("completion_tokens")),
+        finish_reason=finish,
+        prompt_tokens=_count(usage.get(usage_fields[0])),
+        completion_tokens=_count(usage.get(usage_fields[1])),
         latency_s=latency_s,
         reasoning=reasoning,
     )
@@ -340,8 +379,7 @@ latency_s=None, reasoning=None)
     ...
     twosat_formal.errors.EvaluationError: malformed reply: 'output' is not a list
     """
-    if not isinstance(payload, dict):
-        raise EvaluationError("malformed reply: the body is not a JSON object")
+    payload = _json_object(payload)
     output = payload.get("output")
     if not isinstance(output, list):
         raise EvaluationError("malformed reply: 'output' is not a list")
@@ -351,41 +389,52 @@ latency_s=None, reasoning=None)
         if not isinstance(item, dict):
             raise EvaluationError("malformed reply: an output item is not an object")
         if item.get("type") == "reasoning":
-            for part in item.get("summary") or []:
-                if isinstance(part, dict) and isinstance(part.get("text"), str):
-                    thoughts.append(part["text"])
-            continue
-        if item.get("type") != "message":
-            continue
-        content = item.get("content")
-        if not isinstance(content, list):
-            raise EvaluationError("malformed reply: a message's content is not a list")
-        for part in content:
-            if not isinstance(part, dict):
-                raise EvaluationError("malformed reply: a content part is not an object")
-            if part.get("type") == "output_text":
-                text = part.get("text")
-                if not isinstance(text, str):
-                    raise EvaluationError("malformed reply: the answer text is not a string")
-                texts.append(text)
-    status = payload.get("status")
-    finish: str | None = None
-    if status == "completed":
-        finish = "stop"
-    elif status == "incomplete":
-        details = payload.get("incomplete_details")
-        reason = details.get("reason") if isinstance(details, dict) else None
-        finish = _INCOMPLETE.get(reason, reason) if isinstance(reason, str) else "incomplete"
-    usage = payload.get("usage")
-    usage = usage if isinstance(usage, dict) else {}
-    return Response(
-        text="".join(texts),
-        finish_reason=finish,
-        prompt_tokens=_count(usage.get("input_tokens")),
-        completion_tokens=_count(usage.get("output_tokens")),
-        latency_s=latency_s,
-        reasoning="\n\n".join(thoughts) or None,
+            thoughts.extend(_summary_texts(item))
+        elif item.get("type") == "message":
+            texts.extend(_output_texts(item))
+    return _response(
+        payload,
+        "".join(texts),
+        _responses_finish(payload),
+        ("input_tokens", "output_tokens"),
+        latency_s,
+        "\n\n".join(thoughts) or None,
     )
+
+
+def _summary_texts(item: dict[str, Any]) -> list[str]:
+    """The texts of a Responses API ``reasoning`` item's summary parts."""
+    parts = item.get("summary") or []
+    return [p["text"] for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str)]
+
+
+def _output_texts(item: dict[str, Any]) -> list[str]:
+    """The texts of a Responses API ``message`` item's ``output_text`` parts."""
+    content = item.get("content")
+    if not isinstance(content, list):
+        raise EvaluationError("malformed reply: a message's content is not a list")
+    texts = []
+    for part in content:
+        if not isinstance(part, dict):
+            raise EvaluationError("malformed reply: a content part is not an object")
+        if part.get("type") == "output_text":
+            text = part.get("text")
+            if not isinstance(text, str):
+                raise EvaluationError("malformed reply: the answer text is not a string")
+            texts.append(text)
+    return texts
+
+
+def _responses_finish(payload: dict[str, Any]) -> str | None:
+    """The finish reason of a Responses API reply, from its ``status``."""
+    status = payload.get("status")
+    if status == "completed":
+        return "stop"
+    if status != "incomplete":
+        return None
+    details = payload.get("incomplete_details")
+    reason = details.get("reason") if isinstance(details, dict) else None
+    return _INCOMPLETE.get(reason, reason) if isinstance(reason, str) else "incomplete"
 
 
 def _count(value: object) -> int | None:
@@ -420,6 +469,57 @@ def _error_detail(body: bytes, mask: Callable[[str], str] = str) -> str:
             text = json.dumps(payload)
     text = " ".join(mask(check_text(text[: _DETAIL_CHARS * 4], "", strict=False)).split())
     return text if len(text) <= _DETAIL_CHARS else text[: _DETAIL_CHARS - 3] + "..."
+
+
+def _check_settings(model_id: str, mode: str, timeout_s: float) -> None:
+    """Raise :class:`~twosat_formal.errors.ConfigError` for an empty model id, an unknown
+    mode or a time-out that is not a finite positive number."""
+    if not model_id:
+        raise ConfigError("the model id is empty", parameter="model", valid="openai/<model-id>")
+    _check_mode(mode)
+    if not (timeout_s > 0 and math.isfinite(timeout_s)):
+        raise ConfigError(
+            f"timeout must be a finite positive number of seconds, got {timeout_s}",
+            parameter="timeout_s",
+            valid="a finite number > 0",
+        )
+
+
+def _http_url(url: str) -> SplitResult:
+    """The parts of ``url``, which must be http(s) with a host and a port in 1-65535."""
+    parts = urlsplit(url.strip())
+    try:
+        port_ok = parts.port is None or parts.port > 0
+    except ValueError:  # not a number, or not in 0-65535
+        port_ok = False
+    if parts.scheme not in ("http", "https") or not parts.hostname or not port_ok:
+        raise ConfigError(
+            f"base URL {public_url(url)!r} is not an http(s) URL with a port in 1-65535",
+            parameter="base_url",
+            valid="http(s)://HOST[:PORT]/PATH",
+        )
+    return parts
+
+
+def _api_key(api_key_env: str | None) -> str | None:
+    """The API key from the environment; a variable named explicitly must be set."""
+    key = os.environ.get(api_key_env or "OPENAI_API_KEY")
+    if api_key_env and not key:
+        raise ConfigError(
+            f"environment variable {api_key_env} (named as the API key) is not set",
+            parameter="api_key_env",
+            valid="the name of a set environment variable",
+        )
+    return key
+
+
+def _request_base(url: str, parts: SplitResult, key: str | None) -> str:
+    """What requests are sent to: ``url`` with its user information and query kept (never
+    printed or stored), but an API key is the credential: then the user information goes."""
+    if not key or parts.username is None:
+        return url
+    host = parts.netloc.rpartition("@")[2]
+    return urlunsplit((parts.scheme, host, parts.path, parts.query, parts.fragment))
 
 
 class OpenAICompatModel(ClosingModel):
@@ -469,64 +569,29 @@ class OpenAICompatModel(ClosingModel):
         send_key: bool = True,
         max_reply_bytes: int = MAX_REPLY_BYTES,
     ) -> None:
-        if not model_id:
-            raise ConfigError("the model id is empty", parameter="model", valid="openai/<model-id>")
-        if mode not in MODES:
-            raise ConfigError(
-                f"unknown request mode {mode!r}", parameter="mode", valid=" or ".join(MODES)
-            )
-        if not (timeout_s > 0 and math.isfinite(timeout_s)):
-            raise ConfigError(
-                f"timeout must be a finite positive number of seconds, got {timeout_s}",
-                parameter="timeout_s",
-                valid="a finite number > 0",
-            )
+        _check_settings(model_id, mode, timeout_s)
         raw_url = base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
-        parts = urlsplit(raw_url.strip())
-        try:
-            port_ok = parts.port is None or parts.port > 0
-        except ValueError:  # not a number, or not in 0-65535
-            port_ok = False
-        if parts.scheme not in ("http", "https") or not parts.hostname or not port_ok:
-            raise ConfigError(
-                f"base URL {public_url(raw_url)!r} is not an http(s) URL with a port in 1-65535",
-                parameter="base_url",
-                valid="http(s)://HOST[:PORT]/PATH",
-            )
+        parts = _http_url(raw_url)
         self.model_id = model_id
         self.mode: Mode = "chat" if mode == "chat" else "completion"
         self.timeout_s = float(timeout_s)
         self.base_url = public_url(raw_url)
-        # what requests are sent to: user info and query kept (never printed or stored)
-        self._request_base = raw_url.strip()
         self.spec = spec if spec is not None else f"openai/{model_id}"
         self.endpoint = endpoint if endpoint is not None else self.base_url
-        key_var = api_key_env or "OPENAI_API_KEY"
-        key = os.environ.get(key_var) if send_key else None
-        if send_key and api_key_env and not key:
-            raise ConfigError(
-                f"environment variable {api_key_env} (named as the API key) is not set",
-                parameter="api_key_env",
-                valid="the name of a set environment variable",
-            )
+        key = _api_key(api_key_env) if send_key else None
         self._headers = {"Accept-Encoding": ACCEPT_ENCODING}
         if key:
             self._headers["Authorization"] = f"Bearer {key}"
         self._mask = SecretMask([*url_secrets(raw_url), *([key] if key else [])])
         self.max_reply_bytes = max_reply_bytes
-        if key and parts.username is not None:
-            # an API key is the credential: the URL's user information is not sent too
-            host = parts.netloc.rpartition("@")[2]
-            self._request_base = urlunsplit(
-                (parts.scheme, host, parts.path, parts.query, parts.fragment)
-            )
+        request_base = _request_base(raw_url.strip(), parts, key)
         # Loopback servers are never reached through a proxy from the environment.
         self._trust_env = parts.hostname not in _LOOPBACK_HOSTS
         import aiohttp
         import yarl
 
         # parsed once: every request of this model goes to the same URL
-        self._url = yarl.URL(join_url(self._request_base, self.path))
+        self._url = yarl.URL(join_url(request_base, self.path))
         self._timeout = aiohttp.ClientTimeout(
             total=self.timeout_s, connect=min(self.timeout_s, 30.0)
         )

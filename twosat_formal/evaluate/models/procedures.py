@@ -232,31 +232,35 @@ class _Search:
 
         Every variable it assigns is appended to ``trail``.
         """
-        value = self.value
         while True:
             changed = False
             for index, clause in enumerate(self.clauses):
-                free = 0
-                free_lit = 0
-                satisfied = False
-                for lit in clause:
-                    if self.spent >= self.budget:
-                        raise _OutOfBudget
-                    self.spent += 1
-                    current = value[abs(lit)]
-                    if current is None:
-                        free += 1
-                        free_lit = lit
-                    elif current == (lit > 0):
-                        satisfied = True
-                        break
-                if satisfied:
+                state = self._unresolved(clause)
+                if state is None:
                     continue
+                free, free_lit = state
                 if free == 0:
                     return index
                 if free == 1:
-                    value[abs(free_lit)] = free_lit > 0
+                    self.value[abs(free_lit)] = free_lit > 0
                     trail.append(abs(free_lit))
                     changed = True
             if not changed:
                 return None
+
+    def _unresolved(self, clause: tuple[int, ...]) -> tuple[int, int] | None:
+        """``None`` when ``clause`` is satisfied, else how many of its literals are
+        unassigned and the last of them; each literal read is a step of the budget."""
+        free = 0
+        free_lit = 0
+        for lit in clause:
+            if self.spent >= self.budget:
+                raise _OutOfBudget
+            self.spent += 1
+            current = self.value[abs(lit)]
+            if current is None:
+                free += 1
+                free_lit = lit
+            elif current == (lit > 0):
+                return None
+        return free, free_lit

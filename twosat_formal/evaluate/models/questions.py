@@ -35,8 +35,11 @@ Examples
 from __future__ import annotations
 
 import json
+import random
 import re
 from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from twosat_formal.evaluate.models.procedures import bounded_search, coin_rng
@@ -127,149 +130,193 @@ def _propagated(read: Any, budget: int) -> list[int]:
     return sorted(known, key=abs)
 
 
-def _bounded_walk(read: Any, a: int, b: int, budget: int) -> list[int] | None:
+@dataclass(frozen=True)
+class _Ask:
+    """One question to a reference reasoner: the model, the prompt read back, the
+    literals of an ``entails`` question (does the first entail the second?), the prompt
+    text and the sample (which seeds the coins)."""
+
+    model: Any
+    read: Any
+    pair: Any
+    prompt: str
+    sample: int
+
+    @property
+    def rules(self) -> range:
+        """The rule numbers, from 1."""
+        return range(1, self.read.formula.num_clauses + 1)
+
+    @property
+    def variables(self) -> range:
+        """The entity numbers, from 1."""
+        return range(1, len(self.read.entities) + 1)
+
+    def coins(self) -> random.Random:
+        return coin_rng(self.prompt, self.sample)
+
+
+def _rules_text(reasoning: str, numbers: list[int]) -> str:
+    return f"{reasoning}\n\nThe answer is: {json.dumps(numbers)}"
+
+
+def _coin_rules(ask: _Ask) -> str:
+    rng = ask.coins()
+    return _rules_text("I flip a coin for each rule.", [n for n in ask.rules if rng.random() < 0.5])
+
+
+def _cycle_rules(formula: Any) -> list[int]:
+    """The indices of the rules of the contradiction cycle the SCC solver finds (none
+    when it finds none)."""
+    from twosat_formal.evaluate.diagnostics.chains import closed_walk
     from twosat_formal.evaluate.diagnostics.implications import Implications
+    from twosat_formal.solve import solve
 
-    graph = Implications(read.formula)
-    parent: dict[int, int] = {}
-    queue, seen, steps = deque([a]), {a}, 0
-    while queue and steps < budget:
-        lit = queue.popleft()
-        steps += 1
-        for dst in graph.successors(lit):
-            if dst in seen:
-                continue
-            seen.add(dst)
-            parent[dst] = lit
-            if dst == b:
-                path = [b]
-                while path[-1] != a:
-                    path.append(parent[path[-1]])
-                return path[::-1]
-            queue.append(dst)
-    return None
+    cycle = solve(formula).cycle
+    return Implications(formula).walk_clauses(closed_walk(cycle)) if cycle else []
 
 
-def _core_text(name: str, read: Any, prompt: str, sample: int) -> str:
+def _core_oracle(ask: _Ask) -> str:
     from twosat_formal.solve.questions.reference import minimum_core
 
-    m = read.formula.num_clauses
-    if name == "oracle":
-        numbers = [i + 1 for i in minimum_core(read.formula)]
-        reasoning = "I search for the smallest set of rules that contradict each other."
-    elif name == "sat-biased":
-        numbers = list(range(1, m + 1))
-        reasoning = "All the rules together, I think."
-    elif name == "coin":
-        rng = coin_rng(prompt, sample)
-        numbers = [n for n in range(1, m + 1) if rng.random() < 0.5]
-        reasoning = "I flip a coin for each rule."
-    else:
-        from twosat_formal.evaluate.diagnostics.chains import closed_walk
-        from twosat_formal.evaluate.diagnostics.implications import Implications
-        from twosat_formal.solve import solve
-
-        cycle = solve(read.formula).cycle or ()
-        walk = closed_walk(cycle) if cycle else []
-        steps = Implications(read.formula).walk_clauses(walk) if walk else []
-        numbers = sorted({i + 1 for i in steps})
-        reasoning = "I follow the rules around a contradiction and name the rules I used."
-    return f"{reasoning}\n\nThe answer is: {json.dumps(numbers)}"
+    numbers = [i + 1 for i in minimum_core(ask.read.formula)]
+    return _rules_text(
+        "I search for the smallest set of rules that contradict each other.", numbers
+    )
 
 
-def _repair_text(name: str, read: Any, prompt: str, sample: int) -> str:
+def _core_bounded(ask: _Ask) -> str:
+    numbers = sorted({i + 1 for i in _cycle_rules(ask.read.formula)})
+    reasoning = "I follow the rules around a contradiction and name the rules I used."
+    return _rules_text(reasoning, numbers)
+
+
+def _repair_oracle(ask: _Ask) -> str:
     from twosat_formal.solve.questions.reference import maxsat_model
 
-    m = read.formula.num_clauses
-    if name == "oracle":
-        numbers = [i + 1 for i in maxsat_model(read.formula)[1]]
-        reasoning = "I search for an assignment that breaks the fewest rules."
-    elif name == "sat-biased":
-        numbers = []
-        reasoning = "No rule needs to go, I think."
-    elif name == "coin":
-        rng = coin_rng(prompt, sample)
-        numbers = [n for n in range(1, m + 1) if rng.random() < 0.5]
-        reasoning = "I flip a coin for each rule."
-    else:
-        from twosat_formal.evaluate.diagnostics.chains import closed_walk
-        from twosat_formal.evaluate.diagnostics.implications import Implications
-        from twosat_formal.solve import solve
-
-        dropped: set[int] = set()
-        while True:
-            kept = [i for i in range(m) if i not in dropped]
-            rest = read.formula.select(kept)
-            cycle = solve(rest).cycle
-            if cycle is None:
-                break
-            steps = Implications(rest).walk_clauses(closed_walk(cycle))
-            dropped.add(kept[steps[0]])
-        numbers = sorted(i + 1 for i in dropped)
-        reasoning = "I drop one rule of each contradiction I find until the rest can hold."
-    return f"{reasoning}\n\nThe answer is: {json.dumps(numbers)}"
+    numbers = [i + 1 for i in maxsat_model(ask.read.formula)[1]]
+    return _rules_text("I search for an assignment that breaks the fewest rules.", numbers)
 
 
-def _maxsat_text(model: Any, read: Any, prompt: str, sample: int) -> str:
+def _repair_bounded(ask: _Ask) -> str:
+    formula = ask.read.formula
+    dropped: set[int] = set()
+    while True:
+        kept = [i for i in range(formula.num_clauses) if i not in dropped]
+        steps = _cycle_rules(formula.select(kept))
+        if not steps:
+            break
+        dropped.add(kept[steps[0]])
+    numbers = sorted(i + 1 for i in dropped)
+    reasoning = "I drop one rule of each contradiction I find until the rest can hold."
+    return _rules_text(reasoning, numbers)
+
+
+def _maxsat_oracle(ask: _Ask) -> str:
     from twosat_formal.solve.questions.reference import maxsat_model
 
-    n = len(read.entities)
-    if model.name == "oracle":
-        literals = maxsat_model(read.formula)[0]
-        reasoning = "I search for an assignment that satisfies the most rules."
-    elif model.name == "sat-biased":
-        literals = list(range(1, n + 1))
-        reasoning = "Every entity true should satisfy most rules."
-    elif model.name == "coin":
-        rng = coin_rng(prompt, sample)
-        literals = [v if rng.random() < 0.5 else -v for v in range(1, n + 1)]
-        reasoning = "I flip a coin for each entity."
-    else:
-        run = bounded_search(read.formula, model.budget)
-        literals = [v if run.assignment[v - 1] is not False else -v for v in range(1, n + 1)]
-        reasoning = "I assign values one at a time within my budget."
-    return _forced_text(read, literals, reasoning)
+    reasoning = "I search for an assignment that satisfies the most rules."
+    return _forced_text(ask.read, maxsat_model(ask.read.formula)[0], reasoning)
+
+
+def _maxsat_coin(ask: _Ask) -> str:
+    rng = ask.coins()
+    literals = [v if rng.random() < 0.5 else -v for v in ask.variables]
+    return _forced_text(ask.read, literals, "I flip a coin for each entity.")
+
+
+def _maxsat_bounded(ask: _Ask) -> str:
+    run = bounded_search(ask.read.formula, ask.model.budget)
+    literals = [v if run.assignment[v - 1] is not False else -v for v in ask.variables]
+    return _forced_text(ask.read, literals, "I assign values one at a time within my budget.")
+
+
+def _forced_oracle(ask: _Ask) -> str:
+    from twosat_formal.solve.questions.reference import forced_literals
+
+    return _forced_text(ask.read, forced_literals(ask.read.formula), "I compute the backbone.")
+
+
+def _forced_coin(ask: _Ask) -> str:
+    rng = ask.coins()
+    picked = [v if rng.random() < 0.5 else -v for v in ask.variables]
+    kept = [lit for lit in picked if rng.random() < 0.5]
+    return _forced_text(ask.read, kept, "I flip coins for each entity.")
+
+
+def _forced_bounded(ask: _Ask) -> str:
+    reasoning = "I follow the rules from the fixed ones."
+    return _forced_text(ask.read, _propagated(ask.read, ask.model.budget), reasoning)
+
+
+def _entails_oracle(ask: _Ask) -> str:
+    from twosat_formal.evaluate.diagnostics.implications import Implications
+    from twosat_formal.solve.questions.reference import entails
+
+    a, b = ask.pair
+    yes = entails(ask.read.formula, a, b)
+    walk = Implications(ask.read.formula).walk(a, b) if yes else None
+    return _entails_text(ask.read, "I solve the rules with the first value given.", walk, yes)
+
+
+def _entails_bounded(ask: _Ask) -> str:
+    from twosat_formal.evaluate.diagnostics.implications import Implications
+
+    a, b = ask.pair
+    # from a literal to itself, no walk: the search starts where it would end
+    walk = None if a == b else Implications(ask.read.formula).walk(a, b, ask.model.budget)
+    reasoning = "I follow the rules forward from the first value, within my budget."
+    return _entails_text(ask.read, reasoning, walk, walk is not None)
+
+
+#: How each reference reasoner answers each question type (by kind, then by the
+#: reasoner's name; ``bounded`` answers for any other name).
+_ANSWERS: dict[str, dict[str, Callable[[_Ask], str]]] = {
+    "core": {
+        "oracle": _core_oracle,
+        "sat-biased": lambda ask: _rules_text("All the rules together, I think.", [*ask.rules]),
+        "coin": _coin_rules,
+        "bounded": _core_bounded,
+    },
+    "repair": {
+        "oracle": _repair_oracle,
+        "sat-biased": lambda ask: _rules_text("No rule needs to go, I think.", []),
+        "coin": _coin_rules,
+        "bounded": _repair_bounded,
+    },
+    "maxsat": {
+        "oracle": _maxsat_oracle,
+        "sat-biased": lambda ask: _forced_text(
+            ask.read, [*ask.variables], "Every entity true should satisfy most rules."
+        ),
+        "coin": _maxsat_coin,
+        "bounded": _maxsat_bounded,
+    },
+    "forced": {
+        "oracle": _forced_oracle,
+        "sat-biased": lambda ask: _forced_text(
+            ask.read, [*ask.variables], "Every entity must be true, I think."
+        ),
+        "coin": _forced_coin,
+        "bounded": _forced_bounded,
+    },
+    "entails": {
+        "oracle": _entails_oracle,
+        "sat-biased": lambda ask: _entails_text(ask.read, "It must, I think.", None, True),
+        "coin": lambda ask: _entails_text(
+            ask.read, "I flip a coin.", None, ask.coins().random() < 0.5
+        ),
+        "bounded": _entails_bounded,
+    },
+}
 
 
 def question_answer(
     model: Any, read: Any, question: tuple[str, Any], prompt: str, sample: int
 ) -> str:
     """The answer text of reference reasoner ``model`` to a question prompt."""
-    from twosat_formal.evaluate.diagnostics.implications import Implications
-    from twosat_formal.solve.questions.reference import entails, forced_literals
-
     kind, details = question
-    name = model.name
-    if kind == "core":
-        return _core_text(name, read, prompt, sample)
-    if kind == "repair":
-        return _repair_text(name, read, prompt, sample)
-    if kind == "maxsat":
-        return _maxsat_text(model, read, prompt, sample)
-    if kind == "forced":
-        if name == "oracle":
-            return _forced_text(read, forced_literals(read.formula), "I compute the backbone.")
-        if name == "sat-biased":
-            every = list(range(1, len(read.entities) + 1))
-            return _forced_text(read, every, "Every entity must be true, I think.")
-        if name == "coin":
-            rng = coin_rng(prompt, sample)
-            picked = [v if rng.random() < 0.5 else -v for v in range(1, len(read.entities) + 1)]
-            kept = [lit for lit in picked if rng.random() < 0.5]
-            return _forced_text(read, kept, "I flip coins for each entity.")
-        return _forced_text(
-            read, _propagated(read, model.budget), "I follow the rules from the fixed ones."
-        )
-    a, b = _lit(read, details[0]), _lit(read, details[1])
-    if name == "oracle":
-        yes = entails(read.formula, a, b)
-        walk = Implications(read.formula).walk(a, b) if yes else None
-        return _entails_text(read, "I solve the rules with the first value given.", walk, yes)
-    if name == "sat-biased":
-        return _entails_text(read, "It must, I think.", None, True)
-    if name == "coin":
-        yes = coin_rng(prompt, sample).random() < 0.5
-        return _entails_text(read, "I flip a coin.", None, yes)
-    walk = _bounded_walk(read, a, b, model.budget)
-    reasoning = "I follow the rules forward from the first value, within my budget."
-    return _entails_text(read, reasoning, walk, walk is not None)
+    pair = None if details is None else (_lit(read, details[0]), _lit(read, details[1]))
+    answers = _ANSWERS[kind]
+    answer = answers.get(model.name, answers["bounded"])
+    return answer(_Ask(model, read, pair, prompt, sample))

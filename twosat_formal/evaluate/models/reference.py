@@ -384,6 +384,28 @@ class CoinModel(ReferenceModel):
         )
 
 
+#: What the bounded reasoner says of each event of its search, by kind:
+#: ``line(read, run, literal, clause)`` (the clause's index, or a count of values).
+_EVENT_LINES: dict[str, Callable[[ReadPrompt, BoundedRun, int, int], str]] = {
+    "decide": lambda read, run, lit, clause: f"Suppose {read.phrase(lit)}.",
+    "consistent": lambda read, run, lit, clause: (
+        f"That forces {clause} more values without a contradiction."
+    ),
+    "conflict": lambda read, run, lit, clause: f"That makes statement {clause + 1} impossible.",
+    "refuted": lambda read, run, lit, clause: (
+        f"Both values of {read.entities[lit - 1]} lead to a contradiction, "
+        "so the rules cannot all hold."
+    ),
+    "unit-conflict": lambda read, run, lit, clause: (
+        f"The statements force each other until statement {clause + 1} fails."
+    ),
+    "exhausted": lambda read, run, lit, clause: (
+        f"I ran out of checks after {run.steps}; I guess the rules can hold, "
+        f'giving "{read.true_value}" to every entity not decided yet.'
+    ),
+}
+
+
 class BoundedModel(ReferenceModel):
     """``ref/bounded?budget=N``: :func:`bounded_search` with a budget of N steps.
 
@@ -409,24 +431,9 @@ class BoundedModel(ReferenceModel):
             f"with a budget of {self.budget} checks."
         ]
         for kind, lit, clause in run.events:
-            if kind == "decide":
-                lines.append(f"Suppose {read.phrase(lit)}.")
-            elif kind == "consistent":
-                lines.append(f"That forces {clause} more values without a contradiction.")
-            elif kind == "conflict":
-                lines.append(f"That makes statement {clause + 1} impossible.")
-            elif kind == "refuted":
-                lines.append(
-                    f"Both values of {read.entities[lit - 1]} lead to a contradiction, "
-                    "so the rules cannot all hold."
-                )
-            elif kind == "unit-conflict":
-                lines.append(f"The statements force each other until statement {clause + 1} fails.")
-            elif kind == "exhausted":
-                lines.append(
-                    f"I ran out of checks after {run.steps}; I guess the rules can hold, "
-                    f'giving "{read.true_value}" to every entity not decided yet.'
-                )
+            line = _EVENT_LINES.get(kind)
+            if line is not None:
+                lines.append(line(read, run, lit, clause))
         if run.status == "SAT":
             lines.append(f"All {run.steps} checks done: every statement is satisfied.")
         witness = None if run.status == "UNSAT" else read.witness(run.assignment)

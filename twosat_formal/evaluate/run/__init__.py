@@ -76,7 +76,7 @@ from twosat_formal.evaluate.run.items import (
     load_items,
     read_eval_prompts,
 )
-from twosat_formal.evaluate.run.runner import evaluate, evaluate_async, run_eval
+from twosat_formal.evaluate.run.runner import ModelAccess, evaluate, evaluate_async, run_eval
 from twosat_formal.evaluate.run.stories import StoryRun, generate_stories
 from twosat_formal.evaluate.run.summary import EvalSummary, story_counts
 from twosat_formal.evaluate.run.verify import Verification, verify_items
@@ -86,6 +86,7 @@ __all__ = [
     "EvalItem",
     "EvalPrompt",
     "EvalSummary",
+    "ModelAccess",
     "PromptRecordLike",
     "RetryPolicy",
     "StoryPrompt",

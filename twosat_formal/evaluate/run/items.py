@@ -7,7 +7,7 @@ read back from the prompt and labelled by the solver).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -302,7 +302,7 @@ def load_items(
     if limit is not None and limit < 0:
         raise ConfigError(f"limit must be >= 0, got {limit}", parameter="limit", valid=">= 0")
     records: list[PromptRecord | StoryPrompt] = []
-    for record in read_eval_prompts(prompts):
+    for record in read_eval_prompts(prompts):  # the line after the limit is read too
         if limit is not None and len(records) >= limit:
             break
         records.append(record)
@@ -316,6 +316,14 @@ def load_items(
             item_from_story(record) if isinstance(record, StoryPrompt) else item_from_text(record)
             for record in records
         ]
+    return _dataset_items(records, dataset, prompts)
+
+
+def _dataset_items(
+    records: Sequence[PromptRecord | StoryPrompt], dataset: str | Path, prompts: str | Path
+) -> list[EvalItem]:
+    """The items of ``records`` with the formulas and labels of their instances in
+    ``dataset`` (:class:`RecordError` for a prompt whose instance it lacks)."""
     from twosat_formal.io.instance import read_instances
 
     wanted = {record.instance_id for record in records}

@@ -44,7 +44,7 @@ import random
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AsyncExitStack
-from dataclasses import asdict
+from dataclasses import asdict, dataclass, fields, replace
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
@@ -705,19 +705,80 @@ async def run_eval(
     return summary
 
 
+@dataclass(frozen=True)
+class ModelAccess:
+    """How :func:`evaluate` and :func:`evaluate_async` reach the models named by their specs.
+
+    Both take these as keyword arguments (``base_url=...``) or as one object
+    (``access=ModelAccess(...)``); their other keyword arguments are those of
+    :func:`run_eval`.
+
+    Parameters
+    ----------
+    base_url:
+        The endpoint of the ``openai/`` models; several endpoints of the same
+        deployment fan each model's requests out over them
+        (:class:`~twosat_formal.evaluate.models.pool.PooledModel`; the store keys name
+        the first).
+    api_key_env:
+        The environment variable holding the API key.
+    mode:
+        ``chat`` or ``completion``.
+    timeout_s:
+        The seconds one request may take (default: the client's, 300 s).
+    limits:
+        Limits of every model; a spec's own ``?concurrency=N&rpm=R&tpm=T`` win, and are
+        taken out of the spec (:func:`~twosat_formal.evaluate.run.limits.split_limits`),
+        so limits never change a request's key.
+    executor:
+        Where the models are asked: ``local`` (here) or ``ray`` (on ``jobs`` Ray
+        workers, each building its own clients; ``ray_address`` or ``$RAY_ADDRESS``
+        names a cluster, else a local Ray is started:
+        :func:`~twosat_formal.evaluate.run.remote.ray_models`). Either way this process
+        plans, limits, retries, scores and writes the store, so both store the same
+        results.
+    jobs, ray_address:
+        The Ray workers and cluster of the ``ray`` executor.
+
+    Examples
+    --------
+    >>> ModelAccess.take({"mode": "completion", "samples": 2})
+    (ModelAccess(base_url=None, api_key_env=None, mode='completion', timeout_s=None, \
+limits=None, executor='local', jobs=None, ray_address=None), {'samples': 2})
+    """
+
+    base_url: str | Sequence[str] | None = None
+    api_key_env: str | None = None
+    mode: str = DEFAULT_MODE
+    timeout_s: float | None = None
+    limits: ModelLimits | None = None
+    executor: str = "local"
+    jobs: int | None = None
+    ray_address: str | None = None
+
+    @classmethod
+    def take(
+        cls, options: Mapping[str, Any], access: ModelAccess | None = None
+    ) -> tuple[ModelAccess, dict[str, Any]]:
+        """The access named among keyword ``options`` (on top of ``access``), and the
+        options left for :func:`run_eval`."""
+        names = {f.name for f in fields(cls)}
+        mine = {key: value for key, value in options.items() if key in names}
+        rest = {key: value for key, value in options.items() if key not in names}
+        return replace(access or cls(), **mine), rest
+
+    def urls(self) -> tuple[str | None, ...]:
+        """The endpoints the models are asked at (``None``: the client's default)."""
+        url = self.base_url
+        return (url,) if url is None or isinstance(url, str) else tuple(url) or (None,)
+
+
 async def evaluate_async(
     specs: Sequence[str],
     items: Sequence[EvalItem],
     store: RunStore,
     *,
-    base_url: str | Sequence[str] | None = None,
-    api_key_env: str | None = None,
-    mode: str = DEFAULT_MODE,
-    timeout_s: float | None = None,
-    limits: ModelLimits | None = None,
-    executor: str = "local",
-    jobs: int | None = None,
-    ray_address: str | None = None,
+    access: ModelAccess | None = None,
     **options: Any,
 ) -> EvalSummary:
     """:func:`evaluate` as a coroutine, for code that already runs an event loop.
@@ -742,23 +803,23 @@ async def evaluate_async(
     """
     from twosat_formal.evaluate.run.remote import ModelSource, ray_models
 
-    if executor not in EVAL_EXECUTORS:
+    how, options = ModelAccess.take(options, access)
+    if how.executor not in EVAL_EXECUTORS:
         raise ConfigError(
-            f"eval asks its models here (local) or on Ray workers (ray), not {executor!r}",
+            f"eval asks its models here (local) or on Ray workers (ray), not {how.executor!r}",
             parameter="executor",
             valid=", ".join(EVAL_EXECUTORS),
         )
     summary: EvalSummary = options.pop("summary", None) or EvalSummary()
-
-    urls: tuple[str | None, ...] = (
-        (base_url,) if base_url is None or isinstance(base_url, str) else tuple(base_url) or (None,)
-    )
-    by_spec = dict(split_limits(spec, limits) for spec in specs)
-    sources = [ModelSource(spec, urls, api_key_env, mode, timeout_s) for spec in by_spec]
+    urls = how.urls()
+    by_spec = dict(split_limits(spec, how.limits) for spec in specs)
+    sources = [
+        ModelSource(spec, urls, how.api_key_env, how.mode, how.timeout_s) for spec in by_spec
+    ]
     async with AsyncExitStack() as stack:
-        if executor == "ray":
+        if how.executor == "ray":
             models = await stack.enter_async_context(
-                ray_models(sources, jobs=jobs, address=ray_address)
+                ray_models(sources, jobs=how.jobs, address=how.ray_address)
             )
         else:
             models = []
@@ -769,18 +830,20 @@ async def evaluate_async(
     return summary
 
 
-def _refuse_running_loop() -> None:
+def refuse_running_loop(
+    call: str = "evaluate_async", valid: str = "twosat_formal.evaluate.run.evaluate_async"
+) -> None:
     """Refuse to start an event loop where one is running (:class:`ConfigError`), naming
-    :func:`evaluate_async`, which runs there."""
+    the coroutine ``call`` (``valid``: its full name), which runs there."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
         return  # no loop runs here: evaluate runs its own
     raise ConfigError(
         "evaluate runs its own event loop and one is already running here (a notebook?): "
-        "use `summary = await evaluate_async(...)` with the same arguments",
+        f"use `summary = await {call}(...)` with the same arguments",
         parameter="evaluate",
-        valid="await twosat_formal.evaluate.run.evaluate_async(...)",
+        valid=f"await {valid}(...)",
     )
 
 
@@ -789,36 +852,19 @@ def evaluate(
     items: Sequence[EvalItem],
     store: RunStore,
     *,
-    base_url: str | Sequence[str] | None = None,
-    api_key_env: str | None = None,
-    mode: str = DEFAULT_MODE,
-    timeout_s: float | None = None,
-    limits: ModelLimits | None = None,
-    executor: str = "local",
-    jobs: int | None = None,
-    ray_address: str | None = None,
+    access: ModelAccess | None = None,
     **options: Any,
 ) -> EvalSummary:
     """Load the models named by ``specs``, run :func:`run_eval`, and release them.
 
-    ``base_url`` may list several endpoints of the same deployment: each
-    ``openai/`` model then fans its requests out over them
-    (:class:`~twosat_formal.evaluate.models.pool.PooledModel`; the store keys name the first).
-    ``limits`` apply to every model; a spec's own ``?concurrency=N&rpm=R&tpm=T``
-    win, and are taken out of the spec (:func:`~twosat_formal.evaluate.run.limits.split_limits`),
-    so limits never change a request's key.
+    The models are reached as ``access`` and the keyword arguments named in
+    :class:`ModelAccess` say (``base_url``, ``api_key_env``, ``mode``, ``timeout_s``,
+    ``limits``, ``executor``, ``jobs``, ``ray_address``); the other ``options`` are
+    those of :func:`run_eval`.
 
-    ``executor`` is where the models are asked: ``local`` (here) or ``ray`` (on
-    ``jobs`` Ray workers, each building its own clients; ``ray_address`` or
-    ``$RAY_ADDRESS`` names a cluster, else a local Ray is started:
-    :func:`~twosat_formal.evaluate.run.remote.ray_models`). Either way this process plans,
-    limits, retries, scores and writes the store, so both store the same results.
-
-    ``timeout_s`` is the seconds one request may take (default: the client's, 300 s).
     Models are loaded with :func:`twosat_formal.evaluate.models.load_model` and closed on the
     way out, even on error or Ctrl-C (a llama.cpp server is stopped). A Ctrl-C returns
     the summary with ``interrupted=True``: what was stored stays stored.
-    ``options`` are those of :func:`run_eval`.
 
     It runs its own event loop, so it cannot be called where one is running (a
     Jupyter notebook): there, ``await`` :func:`evaluate_async` instead, which a
@@ -837,26 +883,10 @@ def evaluate(
     >>> summary.done, dict(summary.failures)
     (2, {'correct': 2})
     """
-    _refuse_running_loop()
+    refuse_running_loop()
     summary: EvalSummary = options.pop("summary", None) or EvalSummary()
     try:
-        asyncio.run(
-            evaluate_async(
-                specs,
-                items,
-                store,
-                base_url=base_url,
-                api_key_env=api_key_env,
-                mode=mode,
-                timeout_s=timeout_s,
-                limits=limits,
-                executor=executor,
-                jobs=jobs,
-                ray_address=ray_address,
-                summary=summary,
-                **options,
-            )
-        )
+        asyncio.run(evaluate_async(specs, items, store, access=access, summary=summary, **options))
     except KeyboardInterrupt:
         summary.interrupted = True
     return summary
