@@ -254,7 +254,7 @@ def test_twin_records_validate_against_the_record_model() -> None:
         ({"position": -1}, "field 'position' must be >= 0, not -1"),
         ({"before": [1, 0]}, "field 'before[1]': a literal is a non-zero integer"),
         ({"reason": "whim"}, "field 'reason' must be 'break-cycle' or 'close-cycle', not 'whim'"),
-        ({"seed": True}, "field 'seed' must be an integer, not bool"),
+        ({"seed": True}, "field 'seed' must be an integer, not boolean"),
         ({"cycle": None}, "field 'cycle' must be a list, not null"),
     ],
 )

@@ -110,14 +110,14 @@ def record_with(**changes: Any) -> dict[str, Any]:
         (record_with(label=KeyError), "missing field 'label'"),
         (record_with(schema_version=2), "schema_version 2"),
         (record_with(label="MAYBE"), "label"),
-        (record_with(seed="5"), "field 'seed' must be an integer, not str"),
-        (record_with(num_vars=True), "field 'num_vars' must be an integer, not bool"),
+        (record_with(seed="5"), "field 'seed' must be an integer, not string"),
+        (record_with(num_vars=True), "field 'num_vars' must be an integer, not boolean"),
         (record_with(num_clauses=4), "the record says"),
         (record_with(dimacs="p cnf 1 1\n2 0\n"), "field 'dimacs'"),
         (record_with(transforms={"a": 1}), "transforms"),
-        (record_with(base_id=3), "field 'base_id' must be a string, not int"),
+        (record_with(base_id=3), "field 'base_id' must be a string, not number"),
         (record_with(certificate={"status": "SAT"}), "missing field 'certificate.backend'"),
-        (record_with(provenance=[]), "field 'provenance' must be an object, not list"),
+        (record_with(provenance=[]), "field 'provenance' must be an object, not array"),
         (record_with(twin_of="demo-1"), "twin record"),
         ([1, 2], "JSON object"),
     ],
@@ -148,5 +148,5 @@ def test_a_malformed_edit_step_is_named_by_its_path() -> None:
     with pytest.raises(RecordError) as info:
         Instance.from_record(record, line=3, source="e.jsonl")
     assert str(info.value) == (
-        "e.jsonl:3: field 'transforms[0].position' must be an integer, not str"
+        "e.jsonl:3: field 'transforms[0].position' must be an integer, not string"
     )

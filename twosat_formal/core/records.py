@@ -14,7 +14,7 @@ The models describe the records, and :func:`read_record` is the one reader that
 checks a record against its model: strictly (``true`` is not an integer, ``"5"`` is
 not a number), with a :class:`~twosat_formal.errors.RecordError` that names the
 file, the line and the field (``data.jsonl:7: field 'transforms[0].position' must be
-an integer, not str``). :meth:`twosat_formal.io.instance.Instance.from_record` and
+an integer, not string``). :meth:`twosat_formal.io.instance.Instance.from_record` and
 :meth:`twosat_formal.verbalize.prompts.PromptRecord.from_record` (a ``PromptRecord`` is a
 :class:`PromptRecordModel` with the id rule added) read through it and keep only
 the checks a schema cannot state (the DIMACS text against its counts, an id against
@@ -56,7 +56,7 @@ from pydantic import (
     ValidationError,
 )
 
-from twosat_formal.core.jsonread import line_of_path
+from twosat_formal.core.jsonread import json_type_name, line_of_path
 from twosat_formal.errors import RecordError
 
 T = TypeVar("T")
@@ -461,11 +461,11 @@ def _describe(error: Mapping[str, Any]) -> str:
     ctx = error.get("ctx") or {}
     if not error["loc"]:  # a check of the whole record, whose message names its fields
         return str(ctx.get("error", error["msg"]))
-    got = type(error.get("input")).__name__
+    got = json_type_name(error.get("input"))
     if kind == "missing":
         return f"missing {where}"
     if kind in _MUST:
-        return f"{where} {_MUST[kind]}, not {'null' if got == 'NoneType' else got}"
+        return f"{where} {_MUST[kind]}, not {got}"
     if kind == "literal_error":
         return f"{where} must be {ctx.get('expected')}, not {error.get('input')!r}"
     if kind in _BOUND:
@@ -504,15 +504,15 @@ def read_record(
     >>> read_record(PromptRecordModel, {**good, "seed": True}, line=4, source="p.jsonl")
     Traceback (most recent call last):
     ...
-    twosat_formal.errors.RecordError: p.jsonl:4: field 'seed' must be an integer, not bool
+    twosat_formal.errors.RecordError: p.jsonl:4: field 'seed' must be an integer, not boolean
     >>> read_record(PromptRecordModel, [], what="a prompt record")
     Traceback (most recent call last):
     ...
-    twosat_formal.errors.RecordError: a prompt record must be a JSON object, not list
+    twosat_formal.errors.RecordError: a prompt record must be a JSON object, not array
     """
     if not isinstance(record, Mapping):
         raise RecordError(
-            f"{what} must be a JSON object, not {type(record).__name__}", line=line, source=source
+            f"{what} must be a JSON object, not {json_type_name(record)}", line=line, source=source
         )
     try:
         return model.model_validate(record, strict=True)
