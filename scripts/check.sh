@@ -6,6 +6,7 @@ echo "== ruff check"; ruff check .
 echo "== ruff format --check"; ruff format --check .
 echo "== mypy"; mypy
 echo "== import layers (pyproject.toml [tool.importlinter])"; lint-imports
+echo "== function length and complexity (scripts/complexity.py --check)"; python scripts/complexity.py --check >/dev/null || python scripts/complexity.py --check
 echo "== record schemas current (docs/schema)"; python -m twosat_formal.evaluate.schemas --check
 echo "== benchmarks (small)"
 for bench in benchmarks/bench_*.py; do
