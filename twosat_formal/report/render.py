@@ -62,6 +62,7 @@ from twosat_formal.report.sections import (
     EditSummary,
     ReportContent,
     StorySection,
+    Table1Row,
 )
 from twosat_formal.report.stats import TestResult
 from twosat_formal.verbalize.story.statistics import PAPER_FALLBACK_RATE, PAPER_FIRST_ATTEMPT_RATE
@@ -222,18 +223,12 @@ def _ranked(values: Sequence[float | None]) -> list[str]:
     ['b', '', '']
     """
     present = sorted((round(v, 9) for v in values if v is not None), reverse=True)
-    styles = [""] * len(values)
     if len(present) < 2 or present[0] == present[1]:
-        return styles
-    second = len(present) == 2 or present[1] != present[2]
-    for i, value in enumerate(values):
-        if value is None:
-            continue
-        if round(value, 9) == present[0]:
-            styles[i] = "b"
-        elif second and round(value, 9) == present[1]:
-            styles[i] = "i"
-    return styles
+        return [""] * len(values)
+    places = {present[0]: "b"}
+    if len(present) == 2 or present[1] != present[2]:
+        places[present[1]] = "i"
+    return ["" if v is None else places.get(round(v, 9), "") for v in values]
 
 
 def _method(content: ReportContent) -> str:
@@ -334,40 +329,41 @@ NOT_APPLICABLE = "n/a"
 PARTIAL_MARK = "†"
 
 
-def _table1(content: ReportContent) -> list[Block]:
-    if not content.table1:
-        return [Paragraph(_NO_DATA)]
-    models = content.models
-    chains = any(c.cyc is not None for r in content.table1 for c in r.cells.values())
-    parts = ("Sat.", "Wit.", "Wit. (UNSAT)") if chains else ("Sat.", "Wit.")
-    headers = ["generator", "|C|"] + [f"{m} {part}" for m in models for part in parts]
-    rows = []
-    partial = False
-    for row in content.table1:
-        sats = [row.cells[m].sat.mean if m in row.cells else None for m in models]
-        wit_estimates = [row.cells[m].wit if m in row.cells else None for m in models]
-        wits = [e.mean if e is not None else None for e in wit_estimates]
-        cyc_estimates = [row.cells[m].cyc if m in row.cells else None for m in models]
-        cycs = [e.mean if e is not None else None for e in cyc_estimates]
-        sat_styles, wit_styles, cyc_styles = _ranked(sats), _ranked(wits), _ranked(cycs)
-        cells: list[tuple[str, str]] = [(row.family, ""), (str(row.clauses), "")]
-        for i, model in enumerate(models):
-            present = model in row.cells
-            mark = f" {PARTIAL_MARK}" if row.partial(model) else ""
-            partial = partial or bool(mark)
+def _table1_means(row: Table1Row, models: Sequence[str], part: str) -> list[float | None]:
+    """Each model's mean of one Table 1 estimate (``sat``, ``wit`` or ``cyc``) in ``row``."""
+    estimates = [getattr(row.cells[m], part) if m in row.cells else None for m in models]
+    return [None if e is None else e.mean for e in estimates]
 
-            def shown(value: float | None, present: bool = present, mark: str = mark) -> str:
-                if not present:
-                    return "—"
-                return NOT_APPLICABLE if value is None else format_pct(value) + mark
 
-            cells.append((shown(sats[i]), sat_styles[i]))
-            cells.append((shown(wits[i]), wit_styles[i]))
-            if chains:
-                cells.append((shown(cycs[i]), cyc_styles[i]))
-        rows.append(cells)
+def _table1_cell(row: Table1Row, model: str, value: float | None) -> str:
+    """A Table 1 value: ``—`` with no answers, n/a where it does not apply, else a
+    percentage (marked when the cell averages fewer templates or samples)."""
+    if model not in row.cells:
+        return "—"
+    if value is None:
+        return NOT_APPLICABLE
+    return format_pct(value) + (f" {PARTIAL_MARK}" if row.partial(model) else "")
+
+
+def _table1_row(
+    row: Table1Row, models: Sequence[str], parts: Sequence[str]
+) -> list[tuple[str, str]]:
+    """One Table 1 row: its generator and size, then each model's parts, ranked."""
+    means = [_table1_means(row, models, part) for part in parts]
+    styles = [_ranked(values) for values in means]
+    cells: list[tuple[str, str]] = [(row.family, ""), (str(row.clauses), "")]
+    for i, model in enumerate(models):
+        cells.extend(
+            (_table1_cell(row, model, values[i]), ranks[i])
+            for values, ranks in zip(means, styles, strict=True)
+        )
+    return cells
+
+
+def _table1_caption(content: ReportContent, chains: bool, partial: bool) -> str:
+    """Table 1's caption: the chain column and the partial mark only where they appear."""
     counts = sorted({c.sat.n for r in content.table1 for c in r.cells.values()})
-    return _captioned(
+    return (
         "Satisfiability decision accuracy (Sat., %) and witness validity (Wit., %, SAT "
         "instances only"
         + (
@@ -384,10 +380,21 @@ def _table1(content: ReportContent) -> list[Block]:
             if partial
             else ""
         )
-        + ".",
-        headers,
-        rows,
+        + "."
     )
+
+
+def _table1(content: ReportContent) -> list[Block]:
+    if not content.table1:
+        return [Paragraph(_NO_DATA)]
+    models = content.models
+    chains = any(c.cyc is not None for r in content.table1 for c in r.cells.values())
+    parts = ("sat", "wit", "cyc") if chains else ("sat", "wit")
+    names = {"sat": "Sat.", "wit": "Wit.", "cyc": "Wit. (UNSAT)"}
+    headers = ["generator", "|C|"] + [f"{m} {names[part]}" for m in models for part in parts]
+    rows = [_table1_row(row, models, parts) for row in content.table1]
+    partial = any(row.partial(m) for row in content.table1 for m in models)
+    return _captioned(_table1_caption(content, chains, partial), headers, rows)
 
 
 def _truncation(content: ReportContent) -> list[Block]:
