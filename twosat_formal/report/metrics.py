@@ -618,6 +618,18 @@ def _is_flag(value: object, *, optional: bool) -> bool:
     return value is True or value is False or (type(value) is int and value in (0, 1))
 
 
+def _fits(row: Row, failure: object, decided: bool, witness: object) -> bool:
+    """Whether the failure kind agrees with the decision and witness flags."""
+    if row.get("question_type") not in (None, "decision"):
+        return decided == (failure == "correct")
+    sat = _is(row, "SAT")
+    if failure == "correct":
+        return decided and (not sat or bool(witness))
+    if failure in _WITNESS_KINDS:
+        return decided and sat and not witness
+    return not decided
+
+
 def check_row(row: Row, number: int | None = None) -> None:
     """Refuse a result row whose flags are not 0/1 or disagree with its failure kind.
 
@@ -643,21 +655,50 @@ def check_row(row: Row, number: int | None = None) -> None:
     failure = row.get("failure")
     if failure is None or "decision_correct" not in row:
         return
-    decided = bool(row["decision_correct"])
     witness = row.get("witness_valid")
-    sat = _is(row, "SAT")
-    if row.get("question_type") not in (None, "decision"):
-        fits = decided == (failure == "correct")
-    elif failure == "correct":
-        fits = decided and (not sat or bool(witness))
-    elif failure in _WITNESS_KINDS:
-        fits = decided and sat and not witness
-    else:
-        fits = not decided
-    if not fits:
+    if not _fits(row, failure, bool(row["decision_correct"]), witness):
         raise RecordError(
             f"failure {failure!r} disagrees with decision_correct={row['decision_correct']!r}"
             f" and witness_valid={witness!r}",
+            line=number,
+        )
+
+
+def _joined_row(
+    row: Row, record: Mapping[str, Any], instance_id: str, number: int
+) -> dict[str, Any]:
+    """The row with its instance record's metadata (the labels must agree)."""
+    if row.get("label") is not None and record.get("label") not in (None, row.get("label")):
+        raise RecordError(
+            f"result row of instance {instance_id!r} has label {row.get('label')!r}, "
+            f"but the certified dataset says {record.get('label')!r}",
+            line=number,
+        )
+    out = dict(row)
+    out.setdefault("label", record.get("label"))
+    out["family"] = record.get("family")
+    out["num_clauses"] = record.get("num_clauses")
+    out["num_vars"] = record.get("num_vars")
+    out["params"] = dict(record.get("params") or {})
+    out["base_id"] = record.get("base_id")
+    out["transforms"] = list(record.get("transforms") or [])
+    out["twin_of"] = record.get("twin_of")
+    out["measures"] = record.get("measures")
+    return out
+
+
+def _add_design(
+    out: dict[str, Any], design: Mapping[str, Any], instance_id: str, number: int
+) -> None:
+    """Add the instance's design fields the row lacks; its level must be a finite number."""
+    for field, value in design.items():
+        out.setdefault(field, value)
+    level = out.get("level")
+    if level is not None and (
+        isinstance(level, bool) or not isinstance(level, int | float) or not math.isfinite(level)
+    ):
+        raise RecordError(
+            f"design of instance {instance_id!r} has level {level!r}, not a finite number",
             line=number,
         )
 
@@ -698,34 +739,8 @@ def join_instances(
                 raise RecordError(f"result row for unknown instance {instance_id!r}", line=number)
             continue
         check_row(row, number)
-        if row.get("label") is not None and record.get("label") not in (None, row.get("label")):
-            raise RecordError(
-                f"result row of instance {instance_id!r} has label {row.get('label')!r}, "
-                f"but the certified dataset says {record.get('label')!r}",
-                line=number,
-            )
-        out = dict(row)
-        out.setdefault("label", record.get("label"))
-        out["family"] = record.get("family")
-        out["num_clauses"] = record.get("num_clauses")
-        out["num_vars"] = record.get("num_vars")
-        out["params"] = dict(record.get("params") or {})
-        out["base_id"] = record.get("base_id")
-        out["transforms"] = list(record.get("transforms") or [])
-        out["twin_of"] = record.get("twin_of")
-        out["measures"] = record.get("measures")
+        out = _joined_row(row, record, instance_id, number)
         if design is not None and instance_id in design:
-            for field, value in design[instance_id].items():
-                out.setdefault(field, value)
-            level = out.get("level")
-            if level is not None and (
-                isinstance(level, bool)
-                or not isinstance(level, int | float)
-                or not math.isfinite(level)
-            ):
-                raise RecordError(
-                    f"design of instance {instance_id!r} has level {level!r}, not a finite number",
-                    line=number,
-                )
+            _add_design(out, design[instance_id], instance_id, number)
         joined.append(out)
     return joined
