@@ -412,6 +412,16 @@ def _truncation(content: ReportContent) -> list[Block]:
     return [Table(["model", "max tokens", "truncated / samples", "truncation rate (%)"], rows)]
 
 
+def _run_budget(manifest: dict[str, Any] | None) -> int | None:
+    """The run's ``max_tokens`` from its manifest's sampling parameters (a positive
+    integer), or ``None``."""
+    sampling = (manifest or {}).get("sampling") or {}
+    value = sampling.get("max_tokens") if isinstance(sampling, dict) else None
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        return None
+    return value
+
+
 def budget_of(model: str, stored: Sequence[int], manifest: dict[str, Any] | None) -> str:
     """A model's token budget: the ``max_tokens`` its stored requests were asked with
     (all of them, when they differ); without stored ones, the run's sampling parameters
@@ -428,10 +438,7 @@ def budget_of(model: str, stored: Sequence[int], manifest: dict[str, Any] | None
     """
     if stored:
         return ", ".join(str(b) for b in sorted(set(stored)))
-    sampling = (manifest or {}).get("sampling") or {}
-    value = sampling.get("max_tokens") if isinstance(sampling, dict) else None
-    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-        value = None
+    value = _run_budget(manifest)
     if value is None and "max_tokens" not in parse_qs(model.partition("?")[2]):
         return "—"
     base = SamplingParams() if value is None else SamplingParams(max_tokens=value)
@@ -804,8 +811,9 @@ def _edit_individual(content: ReportContent) -> list[Block]:
     )
 
 
-def _edit_operators(content: ReportContent) -> list[Block]:
-    cumulative = [
+def _operator_levels(content: ReportContent) -> list[list[tuple[str, str]]]:
+    """A row per model, edits category, operator and level k with records edited at k."""
+    return [
         _plain(
             s.model,
             s.category,
@@ -822,48 +830,50 @@ def _edit_operators(content: ReportContent) -> list[Block]:
         for n, f in zip(o.normalized, o.flips, strict=True)
         if n.records
     ]
-    kept = [
+
+
+def _operator_retention(content: ReportContent) -> list[list[tuple[str, str]]]:
+    """A row per model, edits category and operator with retained rows."""
+    return [
         [*_plain(s.model, s.category, o.operator), *_retention_cells(o.retention)]
         for s in content.edits or []
         for o in s.operators
         if o.retention.rows
     ]
-    if not cumulative and not kept:
+
+
+#: The headers of the per-operator tables: cumulative levels, then retention.
+_OPERATOR_HEADERS = (
+    [
+        "model",
+        "edits",
+        "operator",
+        "k",
+        "records",
+        "baseline acc. (%)",
+        "acc. at k (%)",
+        "normalized acc.",
+        "flip rate (%)",
+    ],
+    ["model", "edits", "operator", *_RETENTION_HEADERS],
+)
+
+
+def _edit_operators(content: ReportContent) -> list[Block]:
+    tables = (_operator_levels(content), _operator_retention(content))
+    if not any(tables):
         return [Paragraph("No edited samples in this run.")]
-    blocks: list[Block] = [
-        Paragraph(
-            "The cumulative metrics and retention of each operator (per-operator accuracy on "
-            "individual edits is in the previous section). At level k a record counts under "
-            "the operator of its k-th edit, and only records edited at k count (no "
-            "fallbacks): baseline and level-k accuracy over those records, their ratio, and "
-            "the flip rate. " + _CATEGORY_NOTE
-        )
+    intro = Paragraph(
+        "The cumulative metrics and retention of each operator (per-operator accuracy on "
+        "individual edits is in the previous section). At level k a record counts under "
+        "the operator of its k-th edit, and only records edited at k count (no "
+        "fallbacks): baseline and level-k accuracy over those records, their ratio, and "
+        "the flip rate. " + _CATEGORY_NOTE
+    )
+    return [
+        intro,
+        *(Table(h, rows) for h, rows in zip(_OPERATOR_HEADERS, tables, strict=True) if rows),
     ]
-    if cumulative:
-        blocks.append(
-            Table(
-                [
-                    "model",
-                    "edits",
-                    "operator",
-                    "k",
-                    "records",
-                    "baseline acc. (%)",
-                    "acc. at k (%)",
-                    "normalized acc.",
-                    "flip rate (%)",
-                ],
-                cumulative,
-            )
-        )
-    if kept:
-        blocks.append(
-            Table(
-                ["model", "edits", "operator", *_RETENTION_HEADERS],
-                kept,
-            )
-        )
-    return blocks
 
 
 def _pairs(content: ReportContent) -> list[Block]:
@@ -1230,6 +1240,43 @@ def _compact(value: Any) -> str:
     return "—" if value is None else str(value)
 
 
+#: The sections of :data:`EDIT_SECTIONS` and what writes each.
+_EDIT_WRITERS: tuple[tuple[str, Callable[[ReportContent], list[Block]]], ...] = tuple(
+    zip(
+        EDIT_SECTIONS,
+        (
+            _edit_normalized,
+            _edit_flips,
+            _edit_retention,
+            _edit_individual,
+            _edit_operators,
+            _edit_proof_lengths,
+        ),
+        strict=True,
+    )
+)
+#: The sections shown before "Figures" when the content has their part: title, the
+#: content's attribute and what writes the section.
+_OPTIONAL_SECTIONS: tuple[tuple[str, str, Callable[[ReportContent], list[Block]]], ...] = (
+    (PAIRS_SECTION, "pairs", _pairs),
+    (TRACES_SECTION, "traces", _traces),
+    (STRATEGIES_SECTION, "strategies", _strategies),
+    (DIAGNOSTICS_SECTION, "diagnostics", _diagnostics),
+    (QUESTIONS_SECTION, "questions", _questions),
+)
+
+
+def _insert(
+    sections: list[tuple[str, list[Block]]],
+    anchor: str,
+    more: list[tuple[str, list[Block]]],
+    after: int = 0,
+) -> None:
+    """Insert ``more`` before the section ``anchor`` (after it with ``after=1``)."""
+    at = [title for title, _ in sections].index(anchor) + after
+    sections[at:at] = more
+
+
 def layout(
     content: ReportContent,
     figures: Sequence[Figure],
@@ -1265,37 +1312,17 @@ def layout(
     ]
     sections = list(zip(SECTIONS, parts, strict=True))
     if content.stories is not None:
-        at = SECTIONS.index("Verbalization templates (§5.5)") + 1
-        sections.insert(at, (STORY_SECTION, _stories(content)))
+        _insert(sections, "Verbalization templates (§5.5)", [(STORY_SECTION, _stories(content))], 1)
     if content.edits is not None:
-        edit_parts = [
-            _edit_normalized(content),
-            _edit_flips(content),
-            _edit_retention(content),
-            _edit_individual(content),
-            _edit_operators(content),
-            _edit_proof_lengths(content),
-        ]
-        at = [title for title, _ in sections].index("Robustness") + 1
-        sections[at:at] = list(zip(EDIT_SECTIONS, edit_parts, strict=True))
-    if content.pairs is not None:
-        at = [title for title, _ in sections].index("Figures")
-        sections.insert(at, (PAIRS_SECTION, _pairs(content)))
-    if content.traces is not None:
-        at = [title for title, _ in sections].index("Figures")
-        sections.insert(at, (TRACES_SECTION, _traces(content)))
-    if content.strategies is not None:
-        at = [title for title, _ in sections].index("Figures")
-        sections.insert(at, (STRATEGIES_SECTION, _strategies(content)))
-    if content.diagnostics is not None:
-        at = [title for title, _ in sections].index("Figures")
-        sections.insert(at, (DIAGNOSTICS_SECTION, _diagnostics(content)))
-    if content.questions is not None:
-        at = [title for title, _ in sections].index("Figures")
-        sections.insert(at, (QUESTIONS_SECTION, _questions(content)))
+        _insert(sections, "Robustness", [(t, write(content)) for t, write in _EDIT_WRITERS], 1)
+    optional = [
+        (title, write(content))
+        for title, attribute, write in _OPTIONAL_SECTIONS
+        if getattr(content, attribute) is not None
+    ]
+    _insert(sections, "Figures", optional)
     if answers is not None:
-        at = [title for title, _ in sections].index("Provenance")
-        sections.insert(at, (BROWSER_SECTION, [Browser(answers)]))
+        _insert(sections, "Provenance", [(BROWSER_SECTION, [Browser(answers)])])
     blocks: list[Block] = [Heading(content.title, 1)]
     for title, body in sections:
         blocks.append(Heading(title, 2))
