@@ -32,7 +32,15 @@ from twosat_formal.report.load import ReportData, load_report_data
 from twosat_formal.report.metrics import CI_METHOD, Estimate
 from twosat_formal.report.page import render_html
 from twosat_formal.report.plots import title_svg
-from twosat_formal.report.render import Block, Heading, Image, Paragraph, Table, render_markdown
+from twosat_formal.report.render import (
+    Block,
+    Heading,
+    Image,
+    Paragraph,
+    Table,
+    format_ci,
+    render_markdown,
+)
 from twosat_formal.report.sections import ModelSummary, compute_content
 
 __all__ = ["RunEntry", "compare_runs", "dataset_key", "run_labels"]
@@ -105,17 +113,6 @@ def _difference(first: RunEntry, other: RunEntry) -> str:
     if missing:
         parts.append(f"lacks {len(missing)} of its prompts (e.g. {', '.join(missing[:_SHOWN])})")
     return f"run {other.label} ({other.source}) " + " and ".join(parts)
-
-
-def _pct(estimate: Estimate) -> str:
-    if estimate.mean is None:
-        return "—"
-    if estimate.low is None or estimate.high is None:
-        return f"{100 * estimate.mean:.1f} (n={estimate.n})"
-    return (
-        f"{100 * estimate.mean:.1f} [{100 * estimate.low:.1f}, {100 * estimate.high:.1f}] "
-        f"(n={estimate.n})"
-    )
 
 
 def _board(entries: Sequence[RunEntry]) -> list[tuple[RunEntry, ModelSummary]]:
@@ -252,10 +249,10 @@ def _layout(
                     (e.label, ""),
                     (s.model, ""),
                     (str(s.rows), ""),
-                    (_pct(s.success), "b" if rank == 1 else ""),
-                    (_pct(s.lenient_success), ""),
-                    (_pct(s.accuracy), ""),
-                    (_pct(s.witness), ""),
+                    (format_ci(s.success), "b" if rank == 1 else ""),
+                    (format_ci(s.lenient_success), ""),
+                    (format_ci(s.accuracy), ""),
+                    (format_ci(s.witness), ""),
                 ]
                 for rank, (e, s) in enumerate(board, start=1)
             ],

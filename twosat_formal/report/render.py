@@ -76,6 +76,7 @@ __all__ = [
     "STORY_SECTION",
     "STRATEGIES_SECTION",
     "TRACES_SECTION",
+    "format_ci",
     "format_p",
     "format_pct",
     "layout",
@@ -189,7 +190,12 @@ def format_p(value: float | None) -> str:
     return f"{value:.3e}"
 
 
-def _ci(estimate: Estimate) -> str:
+def format_ci(estimate: Estimate) -> str:
+    """An estimate as a percentage with its interval and its number of units.
+
+    >>> format_ci(Estimate(0.5, 0.25, 0.75, n=4)), format_ci(Estimate(0.5, None, None, n=1))
+    ('50.0 [25.0, 75.0] (n=4)', '50.0 (n=1)')
+    """
     if estimate.mean is None:
         return "—"
     if estimate.low is None or estimate.high is None:
@@ -261,13 +267,13 @@ def _summary(content: ReportContent) -> list[Block]:
         _plain(
             s.model,
             str(s.rows),
-            _ci(s.accuracy),
-            _ci(s.accuracy_sat),
-            _ci(s.accuracy_unsat),
-            _ci(s.witness),
-            _ci(s.sat_prediction),
-            _ci(s.truncation),
-            _ci(s.consistency),
+            format_ci(s.accuracy),
+            format_ci(s.accuracy_sat),
+            format_ci(s.accuracy_unsat),
+            format_ci(s.witness),
+            format_ci(s.sat_prediction),
+            format_ci(s.truncation),
+            format_ci(s.consistency),
             _flip(s.flips),
             _flip(s.verbal_flips),
         )
@@ -302,10 +308,10 @@ def _readings(content: ReportContent) -> list[Block]:
     rows = [
         _plain(
             s.model,
-            _ci(s.accuracy),
-            _ci(s.lenient_accuracy),
-            _ci(s.success),
-            _ci(s.lenient_success),
+            format_ci(s.accuracy),
+            format_ci(s.lenient_accuracy),
+            format_ci(s.success),
+            format_ci(s.lenient_success),
             f"{s.forgiven} of {s.rows}",
         )
         for s in content.summaries
@@ -452,9 +458,10 @@ def _sat_bias(content: ReportContent) -> list[Block]:
     rows = []
     for family, by_model in content.sat_bias_by_family.items():
         rows.append(
-            [(family, "")] + [(_ci(by_model[m]) if m in by_model else "—", "") for m in models]
+            [(family, "")]
+            + [(format_ci(by_model[m]) if m in by_model else "—", "") for m in models]
         )
-    overall = [("all UNSAT", "")] + [(_ci(s.sat_prediction), "") for s in content.summaries]
+    overall = [("all UNSAT", "")] + [(format_ci(s.sat_prediction), "") for s in content.summaries]
     rows.append(overall)
     return _captioned(
         "Share of samples on UNSAT instances where the model answered SAT (%).",
@@ -597,7 +604,7 @@ def _robustness(content: ReportContent) -> list[Block]:
             str(s.flips.broken),
             str(s.flips.fixed),
             _flip(s.verbal_flips),
-            _ci(s.consistency),
+            format_ci(s.consistency),
         )
         for s in content.summaries
     ]
@@ -753,7 +760,7 @@ def _edit_proof_lengths(content: ReportContent) -> list[Block]:
             f"{p.change:+d}",
             str(p.pairs),
             str(p.flips),
-            _ci(wilson(p.flips, p.pairs)),
+            format_ci(wilson(p.flips, p.pairs)),
         )
         for s in content.edits or []
         for p in s.proof_lengths
@@ -885,8 +892,8 @@ def _pairs(content: ReportContent) -> list[Block]:
             s.model,
             "all" if s.by == "all" else f"{s.by}: {s.group}",
             str(s.pairs),
-            _ci(s.accuracy),
-            _ci(s.consistency),
+            format_ci(s.accuracy),
+            format_ci(s.consistency),
         )
         for s in summaries
     ]
@@ -906,10 +913,10 @@ def _diagnostics(content: ReportContent) -> list[Block]:
         _plain(
             r.model,
             str(r.pairs),
-            _ci(r.pair_accuracy),
-            _ci(r.pair_consistency),
+            format_ci(r.pair_accuracy),
+            format_ci(r.pair_consistency),
             str(r.chains_asked),
-            _ci(r.chain_witness),
+            format_ci(r.chain_witness),
         )
         for r in content.diagnostics or []
     ]
@@ -979,10 +986,10 @@ def _questions(content: ReportContent) -> list[Block]:
             r.question_type,
             r.family,
             str(r.answers),
-            _ci(r.accuracy),
-            _ci(r.lenient_accuracy),
+            format_ci(r.accuracy),
+            format_ci(r.lenient_accuracy),
             "—" if r.partial_credit is None else f"{100 * r.partial_credit:.1f}",
-            _ci(r.decision_accuracy),
+            format_ci(r.decision_accuracy),
         )
         for r in content.questions or []
     ]
@@ -1020,9 +1027,9 @@ def _traces(content: ReportContent) -> list[Block]:
             str(s.answers),
             str(s.claims),
             format_pct(s.coverage),
-            _ci(s.unsupported),
-            _ci(s.correct),
-            _ci(s.wrong),
+            format_ci(s.unsupported),
+            format_ci(s.correct),
+            format_ci(s.wrong),
         )
         for s in summaries
     ]
@@ -1127,9 +1134,9 @@ def _story_accuracy(section: StorySection) -> list[Block]:
             model,
             theme,
             str(cell.samples),
-            _ci(cell.success),
-            _ci(cell.accuracy_unsat),
-            _ci(cell.witness),
+            format_ci(cell.success),
+            format_ci(cell.accuracy_unsat),
+            format_ci(cell.witness),
         )
         for model, by_theme in section.cells.items()
         for theme, cell in by_theme.items()
@@ -1158,11 +1165,11 @@ def _story_versus(section: StorySection) -> list[Block]:
             [
                 *_plain(
                     model,
-                    _ci(versus.template),
+                    format_ci(versus.template),
                 ),
-                *((_ci(versus.themes[t]) if t in versus.themes else "—", "") for t in themes),
+                *((format_ci(versus.themes[t]) if t in versus.themes else "—", "") for t in themes),
                 *_plain(
-                    _ci(versus.story),
+                    format_ci(versus.story),
                     "—" if drop is None else f"{100 * drop:+.1f}",
                 ),
             ]
