@@ -464,33 +464,51 @@ def _label_of(rows: Sequence[Row]) -> str:
     return labels.pop() if len(labels) == 1 else "mixed"
 
 
+def _cell(mine: Sequence[Row], *, method: str, seed: int) -> Cell:
+    """One model's Table 1 cell from its answers in the cell (at least one)."""
+    sat = aggregate(mine, "accuracy", method=method, seed=seed)
+    wit = aggregate(mine, "witness", method=method, seed=seed)
+    cyc = aggregate(mine, "chain_witness", method=method, seed=seed)
+    return Cell(
+        sat,
+        wit if wit.n else None,
+        cyc if cyc.n else None,
+        len({r.get("template") for r in mine}),
+        len({r.get("sample") for r in mine}),
+    )
+
+
+def _table1_row(
+    family: str,
+    clauses: int,
+    members: Sequence[Row],
+    models: Sequence[str],
+    *,
+    method: str,
+    seed: int,
+) -> Table1Row:
+    """The Table 1 row of one family at one clause count (models without answers left out)."""
+    cells = {}
+    for model in models:
+        mine = [r for r in members if r.get("model") == model]
+        if mine:
+            cells[model] = _cell(mine, method=method, seed=seed)
+    return Table1Row(family, clauses, _label_of(members), cells)
+
+
 def _table1(
     rows: Sequence[Row], models: Sequence[str], *, method: str, seed: int
 ) -> list[Table1Row]:
     groups = group_rows([r for r in rows if _is_plain(r)], ["family"])
-    out = []
+    out: list[Table1Row] = []
     for (family,) in sorted(groups, key=lambda k: _family_key(str(k[0]))):
         by_size: dict[int, list[Row]] = {}
         for row in groups[(family,)]:
             by_size.setdefault(_clauses(row), []).append(row)
-        for clauses in sorted(by_size):
-            members = by_size[clauses]
-            cells = {}
-            for model in models:
-                mine = [r for r in members if r.get("model") == model]
-                if not mine:
-                    continue
-                sat = aggregate(mine, "accuracy", method=method, seed=seed)
-                wit = aggregate(mine, "witness", method=method, seed=seed)
-                cyc = aggregate(mine, "chain_witness", method=method, seed=seed)
-                cells[model] = Cell(
-                    sat,
-                    wit if wit.n else None,
-                    cyc if cyc.n else None,
-                    len({r.get("template") for r in mine}),
-                    len({r.get("sample") for r in mine}),
-                )
-            out.append(Table1Row(str(family), clauses, _label_of(members), cells))
+        out.extend(
+            _table1_row(str(family), clauses, by_size[clauses], models, method=method, seed=seed)
+            for clauses in sorted(by_size)
+        )
     return out
 
 
@@ -1313,6 +1331,32 @@ def _sorted_budgets(
     return {m: sorted({int(b) for b in budgets.get(m, [])}) for m in models}
 
 
+def _families(data: Sequence[Row]) -> list[str]:
+    """The families of the rows, in the report's order."""
+    return sorted({str(r.get("family")) for r in data if r.get("family")}, key=_family_key)
+
+
+def _size_metric_curves(
+    data: Sequence[Row], models: Sequence[str], *, method: str, seed: int
+) -> dict[str, dict[str, Curves]]:
+    """Each metric of :data:`SIZE_METRICS` against |C|, per family and model."""
+    return {
+        metric: _size_curves(data, models, method=method, seed=seed, metric=metric)
+        for metric in SIZE_METRICS
+    }
+
+
+def _optional_parts(
+    data: Sequence[Row], models: Sequence[str], traces: Sequence[Mapping[str, Any]] | None
+) -> dict[str, Any]:
+    """The parts a run has only with twins, trace rows or strategies (else ``None``)."""
+    return {
+        "pairs": pair_summaries(data, models) if has_twins(data) else None,
+        "traces": trace_summaries(traces, models) if traces else None,
+        "strategies": strategy_summaries(data, traces or []) if has_strategies(data) else None,
+    }
+
+
 def compute_content(
     rows: Iterable[Row],
     *,
@@ -1340,7 +1384,6 @@ def compute_content(
     """
     data = list(rows)
     models = _ordered_models(data, model_order)
-    families = sorted({str(r.get("family")) for r in data if r.get("family")}, key=_family_key)
     templates = [str(t) for t in _first_seen(r.get("template") for r in data)]
     by_model = group_rows(data, ["model"])
     summaries = [_summary(m, by_model[(m,)], method=method, seed=seed) for m in models]
@@ -1353,7 +1396,7 @@ def compute_content(
         title=title,
         rows=len(data),
         models=models,
-        families=families,
+        families=_families(data),
         templates=templates,
         summaries=summaries,
         table1=_table1(data, models, method=method, seed=seed),
@@ -1365,10 +1408,7 @@ def compute_content(
         filler_tests=filler_tests,
         duplication_tests=duplication_tests,
         size_curves=_size_curves(data, models, method=method, seed=seed),
-        size_metric_curves={
-            metric: _size_curves(data, models, method=method, seed=seed, metric=metric)
-            for metric in SIZE_METRICS
-        },
+        size_metric_curves=_size_metric_curves(data, models, method=method, seed=seed),
         template_curves=_template_curves(data, method=method, seed=seed),
         knob_curves=_knob_curves(data, models, method=method, seed=seed),
         order_bars=order_bars,
@@ -1380,9 +1420,7 @@ def compute_content(
         edit_curves=edit_curves,
         edit_proof_lengths=changed_proof_lengths(r for r in data if not r.get("twin_of")),
         stories=_stories(data, stories or {}, models, method=method, seed=seed),
-        pairs=pair_summaries(data, models) if has_twins(data) else None,
-        traces=trace_summaries(traces, models) if traces else None,
-        strategies=strategy_summaries(data, traces or []) if has_strategies(data) else None,
+        **_optional_parts(data, models, traces),
         grid_knobs=grid_knobs,
         sweep_knobs=sweep_knobs,
         grid_experiments=grid_experiments,
