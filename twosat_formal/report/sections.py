@@ -50,7 +50,7 @@ Examples
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -132,6 +132,7 @@ Bars = dict[str, dict[str, Estimate]]
 
 _UNIT = ("model", "formula")
 _DUPLICATION_ARMS = ("single", "grouped", "interleaved", "distinct")
+_ORDER_ARMS = ("construction", "shuffled")
 _FILLER_ARMS = ("filler", "core", "total")
 _FILLER_ROLES = {"filler": "core + fillers", "core": "same core", "total": "matched total"}
 
@@ -871,29 +872,6 @@ def _by_family(rows: Sequence[Row], kind: str) -> list[tuple[str, list[Row]]]:
     return [(str(k[0]), groups[k]) for k in sorted(groups, key=lambda k: _family_key(str(k[0])))]
 
 
-def _order(
-    rows: Sequence[Row], *, method: str, seed: int, bars_too: bool = True
-) -> tuple[list[TestResult], Bars]:
-    tests: list[TestResult] = []
-    bars: Bars = {}
-    for family, members in _by_family(rows, "order"):
-        tests += _paired(
-            members,
-            "construction",
-            "shuffled",
-            shuffled_a=None,
-            shuffled_b=None,
-            label=f"{family}: construction vs shuffled",
-            family="order",
-        )
-        if bars_too:
-            bars[family] = {
-                arm: _arm_success(members, arm, method=method, seed=seed)
-                for arm in ("construction", "shuffled")
-            }
-    return adjust_within_families(tests), bars
-
-
 def _order_by_model(
     rows: Sequence[Row], models: Sequence[str], *, method: str, seed: int
 ) -> dict[str, Bars]:
@@ -905,7 +883,7 @@ def _order_by_model(
         for model in [m for m in models if (m,) in by_model]:
             bars[str(model)] = {
                 arm: _arm_success(by_model[(model,)], arm, method=method, seed=seed)
-                for arm in ("construction", "shuffled")
+                for arm in _ORDER_ARMS
             }
         out[family] = bars
     return out
@@ -918,47 +896,6 @@ def _arm_names(rows: Sequence[Row], arms: Sequence[str]) -> dict[str, str]:
         if arm in arms:
             names.setdefault(str(arm), str(row.get("arm_label") or arm))
     return {arm: names[arm] for arm in arms if arm in names}
-
-
-def _fillers(
-    rows: Sequence[Row], *, method: str, seed: int, bars_too: bool = True
-) -> tuple[list[TestResult], Bars]:
-    tests: list[TestResult] = []
-    bars: Bars = {}
-    for family, members in _by_family(rows, "fillers"):
-        names = _arm_names(members, _FILLER_ARMS)
-        for other in ("core", "total"):
-            if "filler" in names and other in names:
-                tests += _paired(
-                    members,
-                    "filler",
-                    other,
-                    shuffled_a=None,
-                    shuffled_b=None,
-                    label=f"{family}: {names['filler']} vs {names[other]}",
-                    family="fillers",
-                )
-        if not bars_too:
-            continue
-        group = f"{family}\n" + " / ".join(names.values())
-        bars[group] = {
-            _FILLER_ROLES[arm]: _arm_success(members, arm, method=method, seed=seed)
-            for arm in names
-        }
-    return adjust_within_families(tests), bars
-
-
-def _duplication(
-    rows: Sequence[Row], *, method: str, seed: int, bars_too: bool = True
-) -> tuple[list[TestResult], Bars]:
-    tests: list[TestResult] = []
-    bars: Bars = {}
-    for family, members in _by_family(rows, "duplication"):
-        names = _arm_names(members, _DUPLICATION_ARMS)
-        tests += _duplication_tests(family, members, names)
-        if bars_too:
-            bars[family] = _duplication_bars(members, names, method=method, seed=seed)
-    return adjust_within_families(tests), bars
 
 
 def _duplication_tests(
@@ -993,8 +930,8 @@ def _duplication_tests(
 
 
 def _duplication_bars(
-    members: Sequence[Row], names: Mapping[str, str], *, method: str, seed: int
-) -> dict[str, Estimate]:
+    family: str, members: Sequence[Row], names: Mapping[str, str], *, method: str, seed: int
+) -> tuple[str, dict[str, Estimate]]:
     """The success rate of each arm of one family, plain and shuffled (those with rows)."""
     group: dict[str, Estimate] = {}
     for arm, label in names.items():
@@ -1005,7 +942,90 @@ def _duplication_bars(
             if chosen:
                 name = f"{label} shuffled" if shuffled else label
                 group[name] = aggregate(chosen, "success", key=_UNIT, method=method, seed=seed)
-    return group
+    return family, group
+
+
+def _order_tests(family: str, members: Sequence[Row], names: Mapping[str, str]) -> list[TestResult]:
+    """Construction order against shuffled clauses on one family (paired)."""
+    return _paired(
+        members,
+        "construction",
+        "shuffled",
+        shuffled_a=None,
+        shuffled_b=None,
+        label=f"{family}: construction vs shuffled",
+        family="order",
+    )
+
+
+def _order_bars(
+    family: str, members: Sequence[Row], names: Mapping[str, str], *, method: str, seed: int
+) -> tuple[str, dict[str, Estimate]]:
+    """The success rate of both orders of one family."""
+    return family, {
+        arm: _arm_success(members, arm, method=method, seed=seed) for arm in _ORDER_ARMS
+    }
+
+
+def _filler_tests(
+    family: str, members: Sequence[Row], names: Mapping[str, str]
+) -> list[TestResult]:
+    """Core and fillers against the same core and against the matched total (paired)."""
+    tests: list[TestResult] = []
+    for other in ("core", "total"):
+        if "filler" in names and other in names:
+            tests += _paired(
+                members,
+                "filler",
+                other,
+                shuffled_a=None,
+                shuffled_b=None,
+                label=f"{family}: {names['filler']} vs {names[other]}",
+                family="fillers",
+            )
+    return tests
+
+
+def _filler_bars(
+    family: str, members: Sequence[Row], names: Mapping[str, str], *, method: str, seed: int
+) -> tuple[str, dict[str, Estimate]]:
+    """The success rate of each filler arm of one family, grouped under its arms' names."""
+    return f"{family}\n" + " / ".join(names.values()), {
+        _FILLER_ROLES[arm]: _arm_success(members, arm, method=method, seed=seed) for arm in names
+    }
+
+
+#: The experiments that compare arms, by kind: their arms, the tests of one family and
+#: the bars of one family (its group's name and each arm's success).
+_ARM_EXPERIMENTS: dict[
+    str,
+    tuple[
+        tuple[str, ...],
+        Callable[..., list[TestResult]],
+        Callable[..., tuple[str, dict[str, Estimate]]],
+    ],
+] = {
+    "order": (_ORDER_ARMS, _order_tests, _order_bars),
+    "fillers": (_FILLER_ARMS, _filler_tests, _filler_bars),
+    "duplication": (_DUPLICATION_ARMS, _duplication_tests, _duplication_bars),
+}
+
+
+def _arm_comparison(
+    rows: Sequence[Row], kind: str, *, method: str, seed: int, bars_too: bool = True
+) -> tuple[list[TestResult], Bars]:
+    """The tests (adjusted within the experiment) and bars of an experiment of
+    :data:`_ARM_EXPERIMENTS`, family by family."""
+    arms, tests_of, bars_of = _ARM_EXPERIMENTS[kind]
+    tests: list[TestResult] = []
+    bars: Bars = {}
+    for family, members in _by_family(rows, kind):
+        names = _arm_names(members, arms)
+        tests += tests_of(family, members, names)
+        if bars_too:
+            group, bar = bars_of(family, members, names, method=method, seed=seed)
+            bars[group] = bar
+    return adjust_within_families(tests), bars
 
 
 def _operator_edits(mine: Sequence[Row], operator: str, category: str, top: int) -> OperatorEdits:
@@ -1263,11 +1283,15 @@ def report_tests(
     >>> report_tests([])["knob_tests"]
     []
     """
+
+    def tests(kind: str) -> list[TestResult]:
+        return _arm_comparison(rows, kind, method="wilson", seed=seed, bars_too=False)[0]
+
     return {
         "knob_tests": knob_tests(rows, seed=seed, permutations=permutations),
-        "order_tests": _order(rows, method="wilson", seed=seed, bars_too=False)[0],
-        "filler_tests": _fillers(rows, method="wilson", seed=seed, bars_too=False)[0],
-        "duplication_tests": _duplication(rows, method="wilson", seed=seed, bars_too=False)[0],
+        "order_tests": tests("order"),
+        "filler_tests": tests("fillers"),
+        "duplication_tests": tests("duplication"),
     }
 
 
@@ -1387,9 +1411,11 @@ def compute_content(
     templates = [str(t) for t in _first_seen(r.get("template") for r in data)]
     by_model = group_rows(data, ["model"])
     summaries = [_summary(m, by_model[(m,)], method=method, seed=seed) for m in models]
-    order_tests, order_bars = _order(data, method=method, seed=seed)
-    filler_tests, filler_bars = _fillers(data, method=method, seed=seed)
-    duplication_tests, duplication_bars = _duplication(data, method=method, seed=seed)
+    order_tests, order_bars = _arm_comparison(data, "order", method=method, seed=seed)
+    filler_tests, filler_bars = _arm_comparison(data, "fillers", method=method, seed=seed)
+    duplication_tests, duplication_bars = _arm_comparison(
+        data, "duplication", method=method, seed=seed
+    )
     edits, edit_curves = _edits(data, models)
     grid_knobs, sweep_knobs, grid_experiments = _captions(data)
     return ReportContent(
