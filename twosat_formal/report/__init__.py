@@ -26,6 +26,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from twosat_formal.core.jsonfields import fields_json
 from twosat_formal.report.figplans import measures_of
 from twosat_formal.report.figspecs import FigureInput, render_figures
 from twosat_formal.report.files import REPORT_JSON
@@ -108,25 +109,9 @@ def _est(e: Estimate | None) -> dict[str, Any] | None:
 
 
 def _summary_json(s: ModelSummary) -> dict[str, Any]:
-    """The JSON of one model's summary (``summaries`` in ``report.json``)."""
-    return {
-        "model": s.model,
-        "rows": s.rows,
-        "accuracy": _est(s.accuracy),
-        "accuracy_sat": _est(s.accuracy_sat),
-        "accuracy_unsat": _est(s.accuracy_unsat),
-        "witness": _est(s.witness),
-        "sat_prediction": _est(s.sat_prediction),
-        "truncation": _est(s.truncation),
-        "truncated": s.truncated,
-        "flips": s.flips.to_json(),
-        "verbal_flips": s.verbal_flips.to_json(),
-        "consistency": _est(s.consistency),
-        "success": _est(s.success),
-        "lenient_accuracy": _est(s.lenient_accuracy),
-        "lenient_success": _est(s.lenient_success),
-        "forgiven": s.forgiven,
-    }
+    """The JSON of one model's summary (``summaries`` in ``report.json``): its fields but
+    the failure kinds (``failures`` holds them by model)."""
+    return fields_json(s, skip=("failures",))
 
 
 def _table1_json(r: Table1Row) -> dict[str, Any]:

@@ -54,6 +54,7 @@ from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from twosat_formal.core.jsonfields import fields_json
 from twosat_formal.errors import ConfigError
 from twosat_formal.evaluate.run import STORY_TEMPLATE_PREFIX
 from twosat_formal.make.edits import metrics as edit_metrics
@@ -196,6 +197,14 @@ class ModelSummary:
     forgiven: int = 0
 
 
+#: The keys of the edit metrics in ``report.json`` that differ from their field names.
+_EDIT_KEYS = {
+    "normalized": "normalized_accuracy",
+    "flips": "flip_rate",
+    "proof_lengths": "proof_length_flips",
+}
+
+
 @dataclass(frozen=True)
 class OperatorEdits:
     """The cumulative metrics and retention of the edits whose last step is one operator.
@@ -211,12 +220,7 @@ class OperatorEdits:
 
     def to_json(self) -> dict[str, Any]:
         """The metrics as a JSON-ready dict."""
-        return {
-            "operator": self.operator,
-            "normalized_accuracy": [n.to_json() for n in self.normalized],
-            "flip_rate": [f.to_json() for f in self.flips],
-            "retention": self.retention.to_json(),
-        }
+        return fields_json(self, rename=_EDIT_KEYS)
 
 
 @dataclass(frozen=True)
@@ -248,16 +252,7 @@ class EditSummary:
         >>> EditSummary("m", [], [], edit_metrics.Retention(0, 0, 0)).to_json()["retention"]
         {'rows': 0, 'retained': 0, 'correct': 0, 'rate': None, 'accuracy': None}
         """
-        return {
-            "model": self.model,
-            "category": self.category,
-            "normalized_accuracy": [n.to_json() for n in self.normalized],
-            "flip_rate": [f.to_json() for f in self.flips],
-            "retention": self.retention.to_json(),
-            "individual": [i.to_json() for i in self.individual],
-            "operators": [o.to_json() for o in self.operators],
-            "proof_length_flips": [p.to_json() for p in self.proof_lengths],
-        }
+        return fields_json(self, rename=_EDIT_KEYS)
 
 
 @dataclass(frozen=True)
@@ -298,12 +293,7 @@ class StoryVersusTemplate:
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready view."""
-        return {
-            "template": self.template.to_json(),
-            "themes": {theme: e.to_json() for theme, e in self.themes.items()},
-            "story": self.story.to_json(),
-            "drop": self.drop,
-        }
+        return fields_json(self, then=("drop",))
 
 
 @dataclass(frozen=True)
@@ -341,15 +331,7 @@ class StorySection:
             "themes": list(self.themes),
             "results": self.results,
             "accuracy_by_theme": {
-                model: {
-                    theme: {
-                        "samples": cell.samples,
-                        "success": cell.success.to_json(),
-                        "accuracy_unsat": cell.accuracy_unsat.to_json(),
-                        "witness": cell.witness.to_json(),
-                    }
-                    for theme, cell in by_theme.items()
-                }
+                model: {theme: fields_json(cell) for theme, cell in by_theme.items()}
                 for model, by_theme in self.cells.items()
             },
             "story_vs_template": {model: v.to_json() for model, v in self.versus.items()},
