@@ -1344,6 +1344,38 @@ def _md_cell(text: str, style: str) -> str:
     return f"**{text}**" if style == "b" else f"*{text}*"
 
 
+def _md_table(block: Table) -> list[str]:
+    rows = ["| " + " | ".join(_md_cell(t, s) for t, s in row) + " |" for row in block.rows]
+    return [
+        "| " + " | ".join(h.replace("|", "\\|") for h in block.headers) + " |",
+        "|" + "|".join("---" for _ in block.headers) + "|",
+        *rows,
+        "",
+    ]
+
+
+def _md_figure(block: Image) -> list[str]:
+    return [
+        f"![{block.title}]({block.path.as_posix()})",
+        "",
+        f"*{block.title}.* {block.caption}",
+        "",
+    ]
+
+
+#: How each kind of block is written in Markdown, as lines (any other block is a figure).
+_MARKDOWN: dict[type, Callable[[Any], list[str]]] = {
+    Heading: lambda block: ["#" * block.level + " " + block.text, ""],
+    Paragraph: lambda block: [block.text, ""],
+    Table: _md_table,
+    Browser: lambda block: [
+        f"The {block.answers} answers, with their prompts, judgements and trace "
+        "claims, can be browsed and filtered in report.html.",
+        "",
+    ],
+}
+
+
 def render_markdown(blocks: Sequence[Block]) -> str:
     """The blocks as GitHub-flavoured Markdown.
 
@@ -1354,32 +1386,9 @@ def render_markdown(blocks: Sequence[Block]) -> str:
     |---|
     | **1** |
     """
-    out: list[str] = []
-    for block in blocks:
-        if isinstance(block, Heading):
-            out += ["#" * block.level + " " + block.text, ""]
-        elif isinstance(block, Paragraph):
-            out += [block.text, ""]
-        elif isinstance(block, Table):
-            out.append("| " + " | ".join(h.replace("|", "\\|") for h in block.headers) + " |")
-            out.append("|" + "|".join("---" for _ in block.headers) + "|")
-            for row in block.rows:
-                out.append("| " + " | ".join(_md_cell(t, s) for t, s in row) + " |")
-            out.append("")
-        elif isinstance(block, Browser):
-            out += [
-                f"The {block.answers} answers, with their prompts, judgements and trace "
-                "claims, can be browsed and filtered in report.html.",
-                "",
-            ]
-        else:
-            out += [
-                f"![{block.title}]({block.path.as_posix()})",
-                "",
-                f"*{block.title}.* {block.caption}",
-                "",
-            ]
-    return "\n".join(out)
+    return "\n".join(
+        line for block in blocks for line in _MARKDOWN.get(type(block), _md_figure)(block)
+    )
 
 
 def write_report(
