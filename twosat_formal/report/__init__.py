@@ -163,6 +163,15 @@ def _optional_json(content: ReportContent) -> dict[str, Any]:
     return out
 
 
+#: The significance tests of ``report.json``, each under its content attribute's name.
+_TESTS = ("knob_tests", "order_tests", "filler_tests", "duplication_tests")
+
+
+def _table_json(table: Mapping[str, Mapping[str, Estimate]]) -> dict[str, dict[str, Any]]:
+    """A table of estimates (row → column → estimate) as JSON."""
+    return {row: {col: _est(e) for col, e in cells.items()} for row, cells in table.items()}
+
+
 def content_to_json(content: ReportContent, figures: list[Figure]) -> dict[str, Any]:
     """The machine-readable part of a report (``report.json``).
 
@@ -181,14 +190,8 @@ def content_to_json(content: ReportContent, figures: list[Figure]) -> dict[str, 
             "failures": {s.model: s.failures for s in content.summaries},
             "failure_kinds": content.failure_kinds,
             "budgets": content.budgets,
-            "sat_bias_by_family": {
-                family: {m: _est(e) for m, e in by_model.items()}
-                for family, by_model in content.sat_bias_by_family.items()
-            },
-            "template_table": {
-                m: {t: _est(e) for t, e in by_template.items()}
-                for m, by_template in content.template_table.items()
-            },
+            "sat_bias_by_family": _table_json(content.sat_bias_by_family),
+            "template_table": _table_json(content.template_table),
             "captions": {
                 "grid_knobs": content.grid_knobs,
                 "sweep_knobs": content.sweep_knobs,
@@ -196,10 +199,7 @@ def content_to_json(content: ReportContent, figures: list[Figure]) -> dict[str, 
             },
             "figure_data": figure_data(content),
             "table1": [_table1_json(r) for r in content.table1],
-            "knob_tests": [r.to_json() for r in content.knob_tests],
-            "order_tests": [r.to_json() for r in content.order_tests],
-            "filler_tests": [r.to_json() for r in content.filler_tests],
-            "duplication_tests": [r.to_json() for r in content.duplication_tests],
+            **{key: [r.to_json() for r in getattr(content, key)] for key in _TESTS},
             "figures": [f.path.as_posix() for f in figures],
             "notes": content.notes,
             **_optional_json(content),
