@@ -348,16 +348,19 @@ def response_length(inp: FigureInput, folder: Path) -> list[Drawing]:
     )
 
 
-def pair_consistency(inp: FigureInput, folder: Path) -> list[Drawing]:
+def _twins(inp: FigureInput) -> tuple[list[tuple[str, Estimate, Estimate]], str]:
+    """Each model's pair accuracy and consistency, from the run's own twins or else the
+    diagnostics side run's, and which twins they are (no rows without either)."""
     content = inp.content
     if content.pairs:
         rows = [(s.model, s.accuracy, s.consistency) for s in content.pairs if s.by == "all"]
-        source = "the run's minimal twins"
-    elif content.diagnostics:
-        rows = [(d.model, d.pair_accuracy, d.pair_consistency) for d in content.diagnostics]
-        source = "the diagnostics side run's minimal twins"
-    else:
-        return []
+        return rows, "the run's minimal twins"
+    rows = [(d.model, d.pair_accuracy, d.pair_consistency) for d in content.diagnostics or []]
+    return rows, "the diagnostics side run's minimal twins"
+
+
+def pair_consistency(inp: FigureInput, folder: Path) -> list[Drawing]:
+    rows, source = _twins(inp)
     bars = {
         "pair accuracy": {model: acc for model, acc, _ in rows},
         "pair consistency": {model: cons for model, _, cons in rows},
@@ -378,22 +381,27 @@ def pair_consistency(inp: FigureInput, folder: Path) -> list[Drawing]:
     )
 
 
+def _template_panels(inp: FigureInput) -> dict[str, dict[str, list[tuple[float, Estimate]]]]:
+    """Per model and family of the plain grid, each template's success against |C|
+    (those with two templates or more)."""
+    groups = group_rows([r for r in inp.rows if _is_plain(r)], ["model", "family"])
+    panels = {}
+    for model in inp.models:
+        for family in sorted({str(f) for m, f in groups if m == model}, key=_family_key):
+            curves = {
+                str(template): _curve(mine, "clauses", method=inp.method, seed=inp.seed)
+                for (template,), mine in group_rows(groups[(model, family)], ["template"]).items()
+            }
+            if len(curves) > 1:
+                panels[f"{model} · {family}"] = curves
+    return panels
+
+
 def template_curves(inp: FigureInput, folder: Path) -> list[Drawing]:
     content = inp.content
     if len(content.templates) < 2:
         return []
-    plain = [r for r in inp.rows if _is_plain(r)]
-    panels: dict[str, dict[str, list[tuple[float, Estimate]]]] = {}
-    groups = group_rows(plain, ["model", "family"])
-    for model in inp.models:
-        for family in sorted({str(f) for m, f in groups if m == model}, key=_family_key):
-            members = groups[(model, family)]
-            curves = {
-                str(template): _curve(mine, "clauses", method=inp.method, seed=inp.seed)
-                for (template,), mine in group_rows(members, ["template"]).items()
-            }
-            if len(curves) > 1:
-                panels[f"{model} · {family}"] = curves
+    panels = _template_panels(inp)
     if not panels:
         return []
     return single(
