@@ -121,6 +121,34 @@ def _board(entries: Sequence[RunEntry]) -> list[tuple[RunEntry, ModelSummary]]:
     return sorted(pairs, key=lambda pair: -(pair[1].success.mean or 0.0))
 
 
+def _distinct_runs(sources: Sequence[str | os.PathLike[str]]) -> list[Path]:
+    """The runs' paths: two or more, none given twice."""
+    paths = [Path(s) for s in sources]
+    if len(paths) < 2:
+        raise ConfigError("a comparison needs two runs or more", parameter="sources")
+    seen: dict[Path, Path] = {}
+    for path in paths:
+        first = seen.setdefault(path.resolve(), path)
+        if first is not path:
+            raise ConfigError(
+                f"run {path} is given twice (as {first} too); name each run once",
+                parameter="sources",
+            )
+    return paths
+
+
+def _draw_leaderboard(board: list[tuple[RunEntry, ModelSummary]], figure: Path) -> None:
+    """Draw the leaderboard across runs: each run and model's strict and lenient success."""
+    charts.interval_dots(
+        {
+            f"{e.label} · {s.model}": {"strict": s.success, "lenient": s.lenient_success}
+            for e, s in board
+        },
+        figure,
+    )
+    title_svg(figure, _FIGURE_TITLE, _FIGURE_CAPTION)
+
+
 def compare_runs(
     sources: Sequence[str | os.PathLike[str]],
     out_dir: str | os.PathLike[str],
@@ -137,17 +165,7 @@ def compare_runs(
     ``allow_different``.
     Returns the path of ``report.md``.
     """
-    paths = [Path(s) for s in sources]
-    if len(paths) < 2:
-        raise ConfigError("a comparison needs two runs or more", parameter="sources")
-    seen: dict[Path, Path] = {}
-    for path in paths:
-        first = seen.setdefault(path.resolve(), path)
-        if first is not path:
-            raise ConfigError(
-                f"run {path} is given twice (as {first} too); name each run once",
-                parameter="sources",
-            )
+    paths = _distinct_runs(sources)
     labels = run_labels(paths)
     entries = [
         _entry(label, load_report_data(path), method, seed)
@@ -162,18 +180,9 @@ def compare_runs(
         )
     folder = Path(out_dir)
     board = _board(entries)
-    figure = None
     if board:
-        figure = folder / FIGURES_DIR / "leaderboard.svg"
-        charts.interval_dots(
-            {
-                f"{e.label} · {s.model}": {"strict": s.success, "lenient": s.lenient_success}
-                for e, s in board
-            },
-            figure,
-        )
-        title_svg(figure, _FIGURE_TITLE, _FIGURE_CAPTION)
-    blocks = _layout(title, entries, board, differ, figure is not None)
+        _draw_leaderboard(board, folder / FIGURES_DIR / "leaderboard.svg")
+    blocks = _layout(title, entries, board, differ, bool(board))
     folder.mkdir(parents=True, exist_ok=True)
     md = folder / REPORT_MD
     md.write_text(render_markdown(blocks), encoding="utf-8")
