@@ -734,28 +734,34 @@ def knob_tests(
     >>> t.n, round(t.p_value, 4), t.family == KNOB_FAMILY
     (9, 0.0357, True)
     """
-    swept = [r for r in rows if _is_swept(r)]
-    results: list[TestResult] = []
-    groups = group_rows(swept, ["family", "knob"])
-    for family, knob in sorted(groups, key=lambda k: (_family_key(str(k[0])), str(k[1]))):
-        members = groups[(family, knob)]
-        sizes = sorted({_clauses(r) for r in members})
-        scopes: list[tuple[str, list[Row]]] = [
-            (str(c), [r for r in members if _clauses(r) == c]) for c in sizes
-        ]
-        if len(sizes) > 1:
-            scopes.append(("overall", list(members)))
-        for scope, scoped in scopes:
-            units = _formula_units(scoped)
-            label = f"{family} · {knob} · |C|={scope}"
-            try:
-                result = permutation_levels(
-                    units, permutations=permutations, seed=seed, label=label, family=KNOB_FAMILY
-                )
-            except ConfigError as exc:
-                result = _untestable(PERMUTATION_TEST, len(units), label, KNOB_FAMILY, exc)
-            results.append(result)
+    groups = group_rows([r for r in rows if _is_swept(r)], ["family", "knob"])
+    results = [
+        _knob_test(f"{family} · {knob} · |C|={scope}", scoped, seed, permutations)
+        for family, knob in sorted(groups, key=lambda k: (_family_key(str(k[0])), str(k[1])))
+        for scope, scoped in _knob_scopes(groups[(family, knob)])
+    ]
     return adjust_within_families(results)
+
+
+def _knob_scopes(members: Sequence[Row]) -> list[tuple[str, list[Row]]]:
+    """The rows of each size of one family and knob, then all of them (``overall``)
+    when there are several sizes."""
+    sizes = sorted({_clauses(r) for r in members})
+    scopes = [(str(c), [r for r in members if _clauses(r) == c]) for c in sizes]
+    if len(sizes) > 1:
+        scopes.append(("overall", list(members)))
+    return scopes
+
+
+def _knob_test(label: str, scoped: Sequence[Row], seed: int, permutations: int) -> TestResult:
+    """The permutation test of one scope's knob levels (a note where it cannot run)."""
+    units = _formula_units(scoped)
+    try:
+        return permutation_levels(
+            units, permutations=permutations, seed=seed, label=label, family=KNOB_FAMILY
+        )
+    except ConfigError as exc:
+        return _untestable(PERMUTATION_TEST, len(units), label, KNOB_FAMILY, exc)
 
 
 #: The fields that name one formula across the arms of a paired design.
