@@ -26,6 +26,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from twosat_formal.core.jsonfields import fields_json
 from twosat_formal.report.figplans import measures_of
 from twosat_formal.report.figspecs import FigureInput, render_figures
 from twosat_formal.report.files import REPORT_JSON
@@ -108,25 +109,9 @@ def _est(e: Estimate | None) -> dict[str, Any] | None:
 
 
 def _summary_json(s: ModelSummary) -> dict[str, Any]:
-    """The JSON of one model's summary (``summaries`` in ``report.json``)."""
-    return {
-        "model": s.model,
-        "rows": s.rows,
-        "accuracy": _est(s.accuracy),
-        "accuracy_sat": _est(s.accuracy_sat),
-        "accuracy_unsat": _est(s.accuracy_unsat),
-        "witness": _est(s.witness),
-        "sat_prediction": _est(s.sat_prediction),
-        "truncation": _est(s.truncation),
-        "truncated": s.truncated,
-        "flips": s.flips.to_json(),
-        "verbal_flips": s.verbal_flips.to_json(),
-        "consistency": _est(s.consistency),
-        "success": _est(s.success),
-        "lenient_accuracy": _est(s.lenient_accuracy),
-        "lenient_success": _est(s.lenient_success),
-        "forgiven": s.forgiven,
-    }
+    """The JSON of one model's summary (``summaries`` in ``report.json``): its fields but
+    the failure kinds (``failures`` holds them by model)."""
+    return fields_json(s, skip=("failures",))
 
 
 def _table1_json(r: Table1Row) -> dict[str, Any]:
@@ -178,6 +163,15 @@ def _optional_json(content: ReportContent) -> dict[str, Any]:
     return out
 
 
+#: The significance tests of ``report.json``, each under its content attribute's name.
+_TESTS = ("knob_tests", "order_tests", "filler_tests", "duplication_tests")
+
+
+def _table_json(table: Mapping[str, Mapping[str, Estimate]]) -> dict[str, dict[str, Any]]:
+    """A table of estimates (row → column → estimate) as JSON."""
+    return {row: {col: _est(e) for col, e in cells.items()} for row, cells in table.items()}
+
+
 def content_to_json(content: ReportContent, figures: list[Figure]) -> dict[str, Any]:
     """The machine-readable part of a report (``report.json``).
 
@@ -196,14 +190,8 @@ def content_to_json(content: ReportContent, figures: list[Figure]) -> dict[str, 
             "failures": {s.model: s.failures for s in content.summaries},
             "failure_kinds": content.failure_kinds,
             "budgets": content.budgets,
-            "sat_bias_by_family": {
-                family: {m: _est(e) for m, e in by_model.items()}
-                for family, by_model in content.sat_bias_by_family.items()
-            },
-            "template_table": {
-                m: {t: _est(e) for t, e in by_template.items()}
-                for m, by_template in content.template_table.items()
-            },
+            "sat_bias_by_family": _table_json(content.sat_bias_by_family),
+            "template_table": _table_json(content.template_table),
             "captions": {
                 "grid_knobs": content.grid_knobs,
                 "sweep_knobs": content.sweep_knobs,
@@ -211,10 +199,7 @@ def content_to_json(content: ReportContent, figures: list[Figure]) -> dict[str, 
             },
             "figure_data": figure_data(content),
             "table1": [_table1_json(r) for r in content.table1],
-            "knob_tests": [r.to_json() for r in content.knob_tests],
-            "order_tests": [r.to_json() for r in content.order_tests],
-            "filler_tests": [r.to_json() for r in content.filler_tests],
-            "duplication_tests": [r.to_json() for r in content.duplication_tests],
+            **{key: [r.to_json() for r in getattr(content, key)] for key in _TESTS},
             "figures": [f.path.as_posix() for f in figures],
             "notes": content.notes,
             **_optional_json(content),

@@ -212,6 +212,32 @@ def count_grids(
     return path.with_suffix(".svg")
 
 
+def _box(ax: Any, values: list[float], x: float, width: float, color: str) -> Any:
+    """Draw one box at ``x``, labelled with its number of values; return its patch."""
+    drawn = ax.boxplot(
+        [values], positions=[x], widths=width * 0.8, patch_artist=True,
+        showfliers=True, flierprops={"markersize": 2},
+        medianprops={"color": "black"},
+    )  # fmt: skip
+    for patch in drawn["boxes"]:
+        patch.set_facecolor(color)
+        patch.set_edgecolor(color)
+        patch.set_alpha(0.8)
+    ax.annotate(
+        f"n={len(values)}", (x, max(values)), xytext=(0, 3),
+        textcoords="offset points", ha="center", fontsize=FONT_TICK - 1,
+    )  # fmt: skip
+    return drawn["boxes"][0]
+
+
+def _log_when_spread(ax: Any, values: list[float]) -> None:
+    """A logarithmic y axis when the values are all positive and span more than 20×."""
+    if values and min(values) > 0 and max(values) / min(values) > 20:
+        ax.set_yscale("log")
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.yaxis.set_minor_formatter(NullFormatter())
+
+
 def box_groups(
     groups: Mapping[str, Mapping[str, Sequence[float]]],
     path: Path,
@@ -237,27 +263,10 @@ def box_groups(
             color, _, _ = style_for(styles, outcome, j)
             for i, boxes in enumerate(groups.values()):
                 values = list(boxes.get(outcome, ()))
-                if not values:
-                    continue
-                x = i + (j - (len(outcomes) - 1) / 2) * width
-                drawn = ax.boxplot(
-                    [values], positions=[x], widths=width * 0.8, patch_artist=True,
-                    showfliers=True, flierprops={"markersize": 2},
-                    medianprops={"color": "black"},
-                )  # fmt: skip
-                for patch in drawn["boxes"]:
-                    patch.set_facecolor(color)
-                    patch.set_edgecolor(color)
-                    patch.set_alpha(0.8)
-                handles.setdefault(outcome, drawn["boxes"][0])
-                ax.annotate(
-                    f"n={len(values)}", (x, max(values)), xytext=(0, 3),
-                    textcoords="offset points", ha="center", fontsize=FONT_TICK - 1,
-                )  # fmt: skip
-        if every and min(every) > 0 and max(every) / min(every) > 20:
-            ax.set_yscale("log")
-            ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
-            ax.yaxis.set_minor_formatter(NullFormatter())
+                if values:
+                    x = i + (j - (len(outcomes) - 1) / 2) * width
+                    handles.setdefault(outcome, _box(ax, values, x, width, color))
+        _log_when_spread(ax, every)
         ax.set_xticks(range(len(groups)))
         ax.set_xticklabels(list(groups), fontsize=FONT_TICK)
         ax.set_xlim(-0.6, len(groups) - 0.4)

@@ -32,7 +32,15 @@ from twosat_formal.report.load import ReportData, load_report_data
 from twosat_formal.report.metrics import CI_METHOD, Estimate
 from twosat_formal.report.page import render_html
 from twosat_formal.report.plots import title_svg
-from twosat_formal.report.render import Block, Heading, Image, Paragraph, Table, render_markdown
+from twosat_formal.report.render import (
+    Block,
+    Heading,
+    Image,
+    Paragraph,
+    Table,
+    format_ci,
+    render_markdown,
+)
 from twosat_formal.report.sections import ModelSummary, compute_content
 
 __all__ = ["RunEntry", "compare_runs", "dataset_key", "run_labels"]
@@ -107,21 +115,38 @@ def _difference(first: RunEntry, other: RunEntry) -> str:
     return f"run {other.label} ({other.source}) " + " and ".join(parts)
 
 
-def _pct(estimate: Estimate) -> str:
-    if estimate.mean is None:
-        return "—"
-    if estimate.low is None or estimate.high is None:
-        return f"{100 * estimate.mean:.1f} (n={estimate.n})"
-    return (
-        f"{100 * estimate.mean:.1f} [{100 * estimate.low:.1f}, {100 * estimate.high:.1f}] "
-        f"(n={estimate.n})"
-    )
-
-
 def _board(entries: Sequence[RunEntry]) -> list[tuple[RunEntry, ModelSummary]]:
     """Every (run, model) with answers, best strict success first (ties: input order)."""
     pairs = [(e, s) for e in entries for s in e.summaries if s.rows]
     return sorted(pairs, key=lambda pair: -(pair[1].success.mean or 0.0))
+
+
+def _distinct_runs(sources: Sequence[str | os.PathLike[str]]) -> list[Path]:
+    """The runs' paths: two or more, none given twice."""
+    paths = [Path(s) for s in sources]
+    if len(paths) < 2:
+        raise ConfigError("a comparison needs two runs or more", parameter="sources")
+    seen: dict[Path, Path] = {}
+    for path in paths:
+        first = seen.setdefault(path.resolve(), path)
+        if first is not path:
+            raise ConfigError(
+                f"run {path} is given twice (as {first} too); name each run once",
+                parameter="sources",
+            )
+    return paths
+
+
+def _draw_leaderboard(board: list[tuple[RunEntry, ModelSummary]], figure: Path) -> None:
+    """Draw the leaderboard across runs: each run and model's strict and lenient success."""
+    charts.interval_dots(
+        {
+            f"{e.label} · {s.model}": {"strict": s.success, "lenient": s.lenient_success}
+            for e, s in board
+        },
+        figure,
+    )
+    title_svg(figure, _FIGURE_TITLE, _FIGURE_CAPTION)
 
 
 def compare_runs(
@@ -140,17 +165,7 @@ def compare_runs(
     ``allow_different``.
     Returns the path of ``report.md``.
     """
-    paths = [Path(s) for s in sources]
-    if len(paths) < 2:
-        raise ConfigError("a comparison needs two runs or more", parameter="sources")
-    seen: dict[Path, Path] = {}
-    for path in paths:
-        first = seen.setdefault(path.resolve(), path)
-        if first is not path:
-            raise ConfigError(
-                f"run {path} is given twice (as {first} too); name each run once",
-                parameter="sources",
-            )
+    paths = _distinct_runs(sources)
     labels = run_labels(paths)
     entries = [
         _entry(label, load_report_data(path), method, seed)
@@ -165,18 +180,9 @@ def compare_runs(
         )
     folder = Path(out_dir)
     board = _board(entries)
-    figure = None
     if board:
-        figure = folder / FIGURES_DIR / "leaderboard.svg"
-        charts.interval_dots(
-            {
-                f"{e.label} · {s.model}": {"strict": s.success, "lenient": s.lenient_success}
-                for e, s in board
-            },
-            figure,
-        )
-        title_svg(figure, _FIGURE_TITLE, _FIGURE_CAPTION)
-    blocks = _layout(title, entries, board, differ, figure is not None)
+        _draw_leaderboard(board, folder / FIGURES_DIR / "leaderboard.svg")
+    blocks = _layout(title, entries, board, differ, bool(board))
     folder.mkdir(parents=True, exist_ok=True)
     md = folder / REPORT_MD
     md.write_text(render_markdown(blocks), encoding="utf-8")
@@ -252,10 +258,10 @@ def _layout(
                     (e.label, ""),
                     (s.model, ""),
                     (str(s.rows), ""),
-                    (_pct(s.success), "b" if rank == 1 else ""),
-                    (_pct(s.lenient_success), ""),
-                    (_pct(s.accuracy), ""),
-                    (_pct(s.witness), ""),
+                    (format_ci(s.success), "b" if rank == 1 else ""),
+                    (format_ci(s.lenient_success), ""),
+                    (format_ci(s.accuracy), ""),
+                    (format_ci(s.witness), ""),
                 ]
                 for rank, (e, s) in enumerate(board, start=1)
             ],

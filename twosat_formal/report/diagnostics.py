@@ -31,7 +31,7 @@ from typing import Any
 
 from twosat_formal.core.jsonfields import fields_json
 from twosat_formal.report.metrics import METRICS, Estimate, aggregate, model_order
-from twosat_formal.report.pairs import pair_summaries, wilson
+from twosat_formal.report.pairs import PairSummary, pair_summaries, wilson
 
 __all__ = ["DiagnosticRow", "diagnostic_rows"]
 
@@ -52,6 +52,13 @@ class DiagnosticRow:
         return fields_json(self, rename={"chain_witness": "wit_unsat"})
 
 
+def _pair_columns(pairs: PairSummary | None) -> tuple[int, Estimate, Estimate]:
+    """Pairs, pair accuracy and pair consistency of a model (none without twins)."""
+    if pairs is None:
+        return 0, wilson(0, 0), wilson(0, 0)
+    return pairs.pairs, pairs.accuracy, pairs.consistency
+
+
 def diagnostic_rows(
     rows: Iterable[Mapping[str, Any]], models: Sequence[str] = ()
 ) -> list[DiagnosticRow]:
@@ -64,14 +71,10 @@ def diagnostic_rows(
     for model in order:
         mine = [r for r in data if str(r.get("model")) == model]
         asked = [v for v in (chain(r) for r in mine) if v is not None]
-        pairs = overall.get(model)
-        empty = wilson(0, 0)
         out.append(
             DiagnosticRow(
                 model,
-                pairs.pairs if pairs else 0,
-                pairs.accuracy if pairs else empty,
-                pairs.consistency if pairs else empty,
+                *_pair_columns(overall.get(model)),
                 len(asked),
                 aggregate(mine, "chain_witness"),
             )

@@ -14,14 +14,16 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, partial
+from pathlib import Path
+from typing import Any
 
 from twosat_formal.report.metrics import CI_METHOD, Row
 from twosat_formal.report.plots import FAILURE_COLORS
 from twosat_formal.report.sections import ReportContent
 from twosat_formal.report.style import SeriesStyle, Styles, assign_styles
 
-__all__ = ["OUTCOMES", "Drawing", "FigureInput", "figure_file", "slug"]
+__all__ = ["OUTCOMES", "Drawing", "FigureInput", "figure_file", "single", "slug"]
 
 #: The two readings of an answer on the leaderboard.
 _READINGS = ("strict", "lenient")
@@ -120,3 +122,23 @@ def slug(text: str) -> str:
 def figure_file(name: str) -> str:
     """The file name of the figure ``name`` (``name.svg``)."""
     return f"{name}.svg"
+
+
+def single(
+    stem: str,
+    title: str,
+    caption: str,
+    chart: Callable[..., object],
+    data: object,
+    folder: Path,
+    /,
+    **options: Any,
+) -> list[Drawing]:
+    """The one drawing of a figure plan: ``chart(data, folder / "<stem>.svg", **options)``.
+
+    >>> (d,) = single("demo", "Title", "Caption.", print, {"a": 1}, Path("figures"))
+    >>> d.name, d.weight
+    ('demo.svg', 1)
+    """
+    name = figure_file(stem)
+    return [Drawing(name, title, caption, partial(chart, data, folder / name, **options))]

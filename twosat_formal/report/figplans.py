@@ -17,16 +17,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from functools import partial
 from pathlib import Path
 from typing import Any
 
 from twosat_formal.report import charts, plots
-from twosat_formal.report.figinput import OUTCOMES, Drawing, FigureInput, figure_file, slug
+from twosat_formal.report.figinput import OUTCOMES, Drawing, FigureInput, single, slug
 from twosat_formal.report.metrics import Estimate, Row, aggregate, group_rows, metric_value
 from twosat_formal.report.sections import _curve, _family_key, _is_plain
 
 __all__ = [
+    "binned_accuracy",
     "clause_curves",
     "confusion",
     "edits",
@@ -74,16 +74,16 @@ def leaderboard(inp: FigureInput, folder: Path) -> list[Drawing]:
     }
     if not board:
         return []
-    name = figure_file("leaderboard")
-    return [
-        Drawing(
-            name,
-            "Leaderboard: strict and lenient success per model",
-            f"{_SUCCESS} under the strict and the lenient reading of the answer, best model "
-            "on top; error bars: 95% CI across base formulas.",
-            partial(charts.interval_dots, board, folder / name, styles=inp.styles),
-        )
-    ]
+    return single(
+        "leaderboard",
+        "Leaderboard: strict and lenient success per model",
+        f"{_SUCCESS} under the strict and the lenient reading of the answer, best model "
+        "on top; error bars: 95% CI across base formulas.",
+        charts.interval_dots,
+        board,
+        folder,
+        styles=inp.styles,
+    )
 
 
 def model_family(inp: FigureInput, folder: Path) -> list[Drawing]:
@@ -98,16 +98,16 @@ def model_family(inp: FigureInput, folder: Path) -> list[Drawing]:
     ordered = {m: grid[m] for m in inp.models if m in grid}
     if not ordered:
         return []
-    name = figure_file("model-family")
-    return [
-        Drawing(
-            name,
-            "Success per model and family",
-            f"{_SUCCESS} of each model on each family, every answer of the run; each cell "
-            "gives the mean in percent and the number of base formulas n.",
-            partial(charts.heatmap, ordered, folder / name, columns=families),
-        )
-    ]
+    return single(
+        "model-family",
+        "Success per model and family",
+        f"{_SUCCESS} of each model on each family, every answer of the run; each cell "
+        "gives the mean in percent and the number of base formulas n.",
+        charts.heatmap,
+        ordered,
+        folder,
+        columns=families,
+    )
 
 
 def confusion(inp: FigureInput, folder: Path) -> list[Drawing]:
@@ -122,25 +122,19 @@ def confusion(inp: FigureInput, folder: Path) -> list[Drawing]:
         cells[answer] = cells.get(answer, 0) + 1
     if not panels:
         return []
-    name = figure_file("decision-confusion")
-    ordered = {m: panels[m] for m in inp.models if m in panels}
-    return [
-        Drawing(
-            name,
-            "Decision confusion per model",
-            "Answers by the instance's label (rows) and the decision read from the answer "
-            "(columns; none: no decision read), with each cell's share of its row.",
-            partial(
-                charts.count_grids,
-                ordered,
-                folder / name,
-                rows=("SAT", "UNSAT"),
-                columns=_ANSWERS,
-                xlabel="answer",
-                ylabel="label",
-            ),
-        )
-    ]
+    return single(
+        "decision-confusion",
+        "Decision confusion per model",
+        "Answers by the instance's label (rows) and the decision read from the answer "
+        "(columns; none: no decision read), with each cell's share of its row.",
+        charts.count_grids,
+        {m: panels[m] for m in inp.models if m in panels},
+        folder,
+        rows=("SAT", "UNSAT"),
+        columns=_ANSWERS,
+        xlabel="answer",
+        ylabel="label",
+    )
 
 
 def clause_curves(inp: FigureInput, folder: Path) -> list[Drawing]:
@@ -155,28 +149,23 @@ def clause_curves(inp: FigureInput, folder: Path) -> list[Drawing]:
             key = f"{family}: {label}"
             panels[key] = dict(curves.get(metric, {}).get(family, {}))
             ylabels[key] = f"{label} (%)"
-    name = figure_file("accuracy-vs-clauses")
-    return [
-        Drawing(
-            name,
-            "Decision accuracy and witness validity against |C|, per model",
-            "Decision accuracy (SAT/UNSAT answered right, every instance) and witness "
-            f"validity (a satisfying assignment given, SAT instances only). {inp.grid}. "
-            "Error bars: 95% CI across base formulas; a panel without instances it applies "
-            "to (witness validity of a family without SAT instances) is left blank.",
-            partial(
-                plots.curve_panels,
-                panels,
-                folder / name,
-                xlabel="number of clauses |C|",
-                ylabel=ylabels,
-                integer_x=True,
-                styles=inp.styles,
-                cols=2,
-                keep_places=True,
-            ),
-        )
-    ]
+    return single(
+        "accuracy-vs-clauses",
+        "Decision accuracy and witness validity against |C|, per model",
+        "Decision accuracy (SAT/UNSAT answered right, every instance) and witness "
+        f"validity (a satisfying assignment given, SAT instances only). {inp.grid}. "
+        "Error bars: 95% CI across base formulas; a panel without instances it applies "
+        "to (witness validity of a family without SAT instances) is left blank.",
+        plots.curve_panels,
+        panels,
+        folder,
+        xlabel="number of clauses |C|",
+        ylabel=ylabels,
+        integer_x=True,
+        styles=inp.styles,
+        cols=2,
+        keep_places=True,
+    )
 
 
 def measures_of(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, int | None]]:
@@ -266,54 +255,71 @@ def _bins(values: Sequence[int]) -> list[tuple[int, int]]:
     return edges
 
 
+def _middle(low: int, high: int) -> float:
+    """Where a bin is drawn: its geometric middle (the arithmetic one from 0)."""
+    return math.sqrt(low * high) if low > 0 else (low + high) / 2
+
+
+def _bin_points(
+    valued: Sequence[tuple[Row, int]], bins: Sequence[tuple[int, int]], inp: FigureInput
+) -> list[tuple[float, Estimate]]:
+    """The decision accuracy of the rows in each bin (bins without any left out)."""
+    points = []
+    for low, high in bins:
+        inside = [r for r, value in valued if low <= value <= high]
+        estimate = aggregate(inside, "accuracy", method=inp.method, seed=inp.seed)
+        if estimate.mean is not None:
+            points.append((_middle(low, high), estimate))
+    return points
+
+
+def binned_accuracy(
+    valued: Sequence[tuple[Row, int]], inp: FigureInput
+) -> dict[str, list[tuple[float, Estimate]]]:
+    """Each model's decision accuracy in the bins (:func:`_bins`) of the rows' values,
+    drawn at each bin's middle; empty when the values fall in fewer than two bins."""
+    bins = _bins([value for _, value in valued])
+    if len(bins) < 2:
+        return {}
+    panel = {}
+    for model in inp.models:
+        points = _bin_points([(r, v) for r, v in valued if r.get("model") == model], bins, inp)
+        if points:
+            panel[model] = points
+    return panel
+
+
 def hardness(inp: FigureInput, folder: Path) -> list[Drawing]:
     rated = [r for r in inp.rows if str(r.get("instance_id")) in inp.hardness]
-    if not rated:
-        return []
-    panels: dict[str, dict[str, list[tuple[float, Estimate]]]] = {}
-    for (family,), members in sorted(
+    families = sorted(
         group_rows(rated, ["family"]).items(), key=lambda kv: _family_key(str(kv[0][0]))
-    ):
-        bins = _bins([inp.hardness[str(r["instance_id"])] for r in members])
-        if len(bins) < 2:
-            continue
-        panel: dict[str, list[tuple[float, Estimate]]] = {}
-        for model in inp.models:
-            mine = [r for r in members if r.get("model") == model]
-            points = []
-            for low, high in bins:
-                inside = [r for r in mine if low <= inp.hardness[str(r["instance_id"])] <= high]
-                estimate = aggregate(inside, "accuracy", method=inp.method, seed=inp.seed)
-                if estimate.mean is not None:
-                    points.append(
-                        (math.sqrt(low * high) if low > 0 else (low + high) / 2, estimate)
-                    )
-            if points:
-                panel[model] = points
-        if panel:
-            panels[str(family)] = panel
+    )
+    panels = {
+        str(family): panel
+        for (family,), members in families
+        if (
+            panel := binned_accuracy(
+                [(r, inp.hardness[str(r["instance_id"])]) for r in members], inp
+            )
+        )
+    }
     if not panels:
         return []
-    name = figure_file("accuracy-vs-hardness")
-    return [
-        Drawing(
-            name,
-            "Decision accuracy against structural hardness, per model",
-            "Structural hardness: literals in the largest strong component of the "
-            "instance's implication graph (how much of the formula one chain of "
-            "implications ties together), in up to six bins of about equal counts per "
-            "family, each drawn at its geometric middle. Error bars: 95% CI across base "
-            "formulas; a family whose instances all fall in one bin is left out.",
-            partial(
-                plots.curve_panels,
-                panels,
-                folder / name,
-                xlabel="largest strong component (literals)",
-                ylabel="decision accuracy (%)",
-                styles=inp.styles,
-            ),
-        )
-    ]
+    return single(
+        "accuracy-vs-hardness",
+        "Decision accuracy against structural hardness, per model",
+        "Structural hardness: literals in the largest strong component of the "
+        "instance's implication graph (how much of the formula one chain of "
+        "implications ties together), in up to six bins of about equal counts per "
+        "family, each drawn at its geometric middle. Error bars: 95% CI across base "
+        "formulas; a family whose instances all fall in one bin is left out.",
+        plots.curve_panels,
+        panels,
+        folder,
+        xlabel="largest strong component (literals)",
+        ylabel="decision accuracy (%)",
+        styles=inp.styles,
+    )
 
 
 def response_length(inp: FigureInput, folder: Path) -> list[Drawing]:
@@ -327,93 +333,90 @@ def response_length(inp: FigureInput, folder: Path) -> list[Drawing]:
         groups.setdefault(str(row.get("model")), {}).setdefault(outcome, []).append(float(tokens))
     if not groups:
         return []
-    ordered = {m: groups[m] for m in inp.models if m in groups}
-    name = figure_file("response-length")
-    return [
-        Drawing(
-            name,
-            "Response length against correctness, per model",
-            "Completion tokens of each answer, those that succeeded (decision on UNSAT, valid "
-            "witness on SAT) and those that failed apart; boxes: quartiles, whiskers: 1.5 "
-            "IQR, n: answers. The axis is logarithmic when the lengths span more than a "
-            "factor of 20.",
-            partial(
-                charts.box_groups,
-                ordered,
-                folder / name,
-                ylabel="completion tokens",
-                styles=inp.styles,
-            ),
-        )
-    ]
+    return single(
+        "response-length",
+        "Response length against correctness, per model",
+        "Completion tokens of each answer, those that succeeded (decision on UNSAT, valid "
+        "witness on SAT) and those that failed apart; boxes: quartiles, whiskers: 1.5 "
+        "IQR, n: answers. The axis is logarithmic when the lengths span more than a "
+        "factor of 20.",
+        charts.box_groups,
+        {m: groups[m] for m in inp.models if m in groups},
+        folder,
+        ylabel="completion tokens",
+        styles=inp.styles,
+    )
 
 
-def pair_consistency(inp: FigureInput, folder: Path) -> list[Drawing]:
+def _twins(inp: FigureInput) -> tuple[list[tuple[str, Estimate, Estimate]], str]:
+    """Each model's pair accuracy and consistency, from the run's own twins or else the
+    diagnostics side run's, and which twins they are (no rows without either)."""
     content = inp.content
     if content.pairs:
         rows = [(s.model, s.accuracy, s.consistency) for s in content.pairs if s.by == "all"]
-        source = "the run's minimal twins"
-    elif content.diagnostics:
-        rows = [(d.model, d.pair_accuracy, d.pair_consistency) for d in content.diagnostics]
-        source = "the diagnostics side run's minimal twins"
-    else:
-        return []
+        return rows, "the run's minimal twins"
+    rows = [(d.model, d.pair_accuracy, d.pair_consistency) for d in content.diagnostics or []]
+    return rows, "the diagnostics side run's minimal twins"
+
+
+def pair_consistency(inp: FigureInput, folder: Path) -> list[Drawing]:
+    rows, source = _twins(inp)
     bars = {
         "pair accuracy": {model: acc for model, acc, _ in rows},
         "pair consistency": {model: cons for model, _, cons in rows},
     }
     if not any(e.mean is not None for group in bars.values() for e in group.values()):
         return []
-    name = figure_file("pair-consistency")
-    return [
-        Drawing(
-            name,
-            "Minimal twins: pair accuracy and pair consistency, per model",
-            f"Over {source} (a formula and its one-clause twin of the opposite label): "
-            "pair accuracy, both decisions right; pair consistency, the two decisions "
-            "differ as the labels do. Error bars: 95% CI across pairs.",
-            partial(plots.bar_groups, bars, folder / name, ylabel="pairs (%)", styles=inp.styles),
-        )
-    ]
+    return single(
+        "pair-consistency",
+        "Minimal twins: pair accuracy and pair consistency, per model",
+        f"Over {source} (a formula and its one-clause twin of the opposite label): "
+        "pair accuracy, both decisions right; pair consistency, the two decisions "
+        "differ as the labels do. Error bars: 95% CI across pairs.",
+        plots.bar_groups,
+        bars,
+        folder,
+        ylabel="pairs (%)",
+        styles=inp.styles,
+    )
+
+
+def _template_panels(inp: FigureInput) -> dict[str, dict[str, list[tuple[float, Estimate]]]]:
+    """Per model and family of the plain grid, each template's success against |C|
+    (those with two templates or more)."""
+    groups = group_rows([r for r in inp.rows if _is_plain(r)], ["model", "family"])
+    panels = {}
+    for model in inp.models:
+        for family in sorted({str(f) for m, f in groups if m == model}, key=_family_key):
+            curves = {
+                str(template): _curve(mine, "clauses", method=inp.method, seed=inp.seed)
+                for (template,), mine in group_rows(groups[(model, family)], ["template"]).items()
+            }
+            if len(curves) > 1:
+                panels[f"{model} · {family}"] = curves
+    return panels
 
 
 def template_curves(inp: FigureInput, folder: Path) -> list[Drawing]:
     content = inp.content
     if len(content.templates) < 2:
         return []
-    plain = [r for r in inp.rows if _is_plain(r)]
-    panels: dict[str, dict[str, list[tuple[float, Estimate]]]] = {}
-    groups = group_rows(plain, ["model", "family"])
-    for model in inp.models:
-        for family in sorted({str(f) for m, f in groups if m == model}, key=_family_key):
-            members = groups[(model, family)]
-            curves = {
-                str(template): _curve(mine, "clauses", method=inp.method, seed=inp.seed)
-                for (template,), mine in group_rows(members, ["template"]).items()
-            }
-            if len(curves) > 1:
-                panels[f"{model} · {family}"] = curves
+    panels = _template_panels(inp)
     if not panels:
         return []
-    name = figure_file("accuracy-by-template")
-    cols = max(1, min(4, len({key.split(" · ")[1] for key in panels})))
-    return [
-        Drawing(
-            name,
-            "Success against |C|, per verbalization template and model (Figure 8)",
-            f"{_SUCCESS}. {inp.grid}. One panel per model and family; error bars: 95% CI "
-            "across base formulas.",
-            partial(
-                plots.curve_panels,
-                panels,
-                folder / name,
-                xlabel="number of clauses |C|",
-                integer_x=True,
-                styles=inp.styles,
-                cols=cols,
-            ),
-        )
-    ]
+    return single(
+        "accuracy-by-template",
+        "Success against |C|, per verbalization template and model (Figure 8)",
+        f"{_SUCCESS}. {inp.grid}. One panel per model and family; error bars: 95% CI "
+        "across base formulas.",
+        plots.curve_panels,
+        panels,
+        folder,
+        xlabel="number of clauses |C|",
+        integer_x=True,
+        styles=inp.styles,
+        cols=max(1, min(4, len({key.split(" · ")[1] for key in panels}))),
+    )
 
 
 # -- the paper's figures --------------------------------------------------------------------
@@ -421,50 +424,40 @@ def template_curves(inp: FigureInput, folder: Path) -> list[Drawing]:
 
 def knobs(inp: FigureInput, folder: Path) -> list[Drawing]:
     content = inp.content
-    out = []
-    for panel, knobs in content.knob_curves.items():
-        if not any(points for curves in knobs.values() for points in curves.values()):
-            continue
-        name = figure_file(f"knobs-{slug(panel)}")
-        out.append(
-            Drawing(
-                name,
-                f"Difficulty knobs: {panel} (Figures 1–4)",
-                f"{_SUCCESS} against the level of one knob swept at a time; the knobs not "
-                f"swept: {content.sweep_knobs}. Error bars: 95% CI across base formulas.",
-                partial(
-                    plots.curve_panels,
-                    knobs,
-                    folder / name,
-                    xlabel="knob level",
-                    title=panel,
-                    styles=inp.styles,
-                ),
-            )
+    return [
+        drawing
+        for panel, knobs in content.knob_curves.items()
+        if any(points for curves in knobs.values() for points in curves.values())
+        for drawing in single(
+            f"knobs-{slug(panel)}",
+            f"Difficulty knobs: {panel} (Figures 1–4)",
+            f"{_SUCCESS} against the level of one knob swept at a time; the knobs not "
+            f"swept: {content.sweep_knobs}. Error bars: 95% CI across base formulas.",
+            plots.curve_panels,
+            knobs,
+            folder,
+            xlabel="knob level",
+            title=panel,
+            styles=inp.styles,
         )
-    return out
+    ]
 
 
 def order(inp: FigureInput, folder: Path) -> list[Drawing]:
     content = inp.content
     if not content.order_bars:
         return []
-    name = figure_file("order")
-    return [
-        Drawing(
-            name,
-            "Construction order vs shuffled clauses, per model (Figure 6)",
-            f"{_SUCCESS} of each model in each order, one panel per family; error bars: "
-            "95% CI across base formulas.",
-            partial(
-                plots.bar_panels,
-                content.order_model_bars or {"all models": content.order_bars},
-                folder / name,
-                title="construction order vs shuffled, per model",
-                styles=inp.styles,
-            ),
-        )
-    ]
+    return single(
+        "order",
+        "Construction order vs shuffled clauses, per model (Figure 6)",
+        f"{_SUCCESS} of each model in each order, one panel per family; error bars: "
+        "95% CI across base formulas.",
+        plots.bar_panels,
+        content.order_model_bars or {"all models": content.order_bars},
+        folder,
+        title="construction order vs shuffled, per model",
+        styles=inp.styles,
+    )
 
 
 def grouped(attribute: str, stem: str, title: str, heading: str) -> Callable[..., list[Drawing]]:
@@ -472,9 +465,16 @@ def grouped(attribute: str, stem: str, title: str, heading: str) -> Callable[...
         bars = getattr(inp.content, attribute)
         if not bars:
             return []
-        name = figure_file(stem)
-        draw = partial(plots.bar_groups, bars, folder / name, title=heading, styles=inp.styles)
-        return [Drawing(name, title, _GROUP_BARS_CAPTION, draw)]
+        return single(
+            stem,
+            title,
+            _GROUP_BARS_CAPTION,
+            plots.bar_groups,
+            bars,
+            folder,
+            title=heading,
+            styles=inp.styles,
+        )
 
     return plan
 
@@ -483,113 +483,91 @@ def story_themes(inp: FigureInput, folder: Path) -> list[Drawing]:
     stories = inp.content.stories
     if stories is None or not stories.curves:
         return []
-    name = figure_file("accuracy-by-story-theme")
-    return [
-        Drawing(
-            name,
-            "Success against |C|, per story theme (Figure 9)",
-            f"{_SUCCESS} for answers to story prompts, pooled over models; error bars: 95% "
-            "CI across (model, base formula) units.",
-            partial(
-                plots.curve_panels,
-                stories.curves,
-                folder / name,
-                xlabel="number of clauses |C|",
-                integer_x=True,
-                styles=inp.styles,
-            ),
-        )
-    ]
+    return single(
+        "accuracy-by-story-theme",
+        "Success against |C|, per story theme (Figure 9)",
+        f"{_SUCCESS} for answers to story prompts, pooled over models; error bars: 95% "
+        "CI across (model, base formula) units.",
+        plots.curve_panels,
+        stories.curves,
+        folder,
+        xlabel="number of clauses |C|",
+        integer_x=True,
+        styles=inp.styles,
+    )
 
 
 def edits(inp: FigureInput, folder: Path) -> list[Drawing]:
     curves = inp.content.edit_curves
     if not any(curves.values()):
         return []
-    name = figure_file("edits-normalized-accuracy")
-    return [
-        Drawing(
-            name,
-            "Symbolic edits: normalized accuracy against k, per model",
-            "Accuracy after k cumulative label-preserving edits divided by the baseline "
-            "accuracy of the same records (100% at k = 0); records without a k-th edit "
-            "fall back to their baseline.",
-            partial(
-                plots.curve_panels,
-                {"normalized accuracy": curves},
-                folder / name,
-                xlabel="cumulative label-preserving edits k",
-                ylabel="normalized accuracy (% of baseline)",
-                ylim=None,
-                integer_x=True,
-                styles=inp.styles,
-            ),
-        )
-    ]
+    return single(
+        "edits-normalized-accuracy",
+        "Symbolic edits: normalized accuracy against k, per model",
+        "Accuracy after k cumulative label-preserving edits divided by the baseline "
+        "accuracy of the same records (100% at k = 0); records without a k-th edit "
+        "fall back to their baseline.",
+        plots.curve_panels,
+        {"normalized accuracy": curves},
+        folder,
+        xlabel="cumulative label-preserving edits k",
+        ylabel="normalized accuracy (% of baseline)",
+        ylim=None,
+        integer_x=True,
+        styles=inp.styles,
+    )
 
 
 def sat_bias(inp: FigureInput, folder: Path) -> list[Drawing]:
     bias = inp.content.sat_bias_by_family
     if not bias:
         return []
-    name = figure_file("sat_bias")
-    return [
-        Drawing(
-            name,
-            "SAT bias: share of UNSAT instances answered SAT, per family and model",
-            "The SAT prediction rate on UNSAT instances (App. J): 0% for a model without a "
-            "bias towards SAT, drawn as a stub labelled 0. Error bars: 95% CI across "
-            "formulas.",
-            partial(
-                plots.bar_groups,
-                bias,
-                folder / name,
-                ylabel="SAT answers on UNSAT instances (%)",
-                title="SAT bias on UNSAT instances",
-                styles=inp.styles,
-            ),
-        )
-    ]
+    return single(
+        "sat_bias",
+        "SAT bias: share of UNSAT instances answered SAT, per family and model",
+        "The SAT prediction rate on UNSAT instances (App. J): 0% for a model without a "
+        "bias towards SAT, drawn as a stub labelled 0. Error bars: 95% CI across "
+        "formulas.",
+        plots.bar_groups,
+        bias,
+        folder,
+        ylabel="SAT answers on UNSAT instances (%)",
+        title="SAT bias on UNSAT instances",
+        styles=inp.styles,
+    )
 
 
 def truncation(inp: FigureInput, folder: Path) -> list[Drawing]:
     summaries = inp.content.summaries
     if not summaries:
         return []
-    name = figure_file("truncation")
-    bars = {"all answers": {s.model: s.truncation for s in summaries}}
-    return [
-        Drawing(
-            name,
-            "Truncation rate per model",
-            "Share of answers cut by the token budget (finish reason `length`); they count "
-            "as incorrect; a rate of 0 is drawn as a stub labelled 0. Error bars: 95% CI "
-            "across formulas.",
-            partial(
-                plots.bar_groups,
-                bars,
-                folder / name,
-                ylabel="answers truncated (%)",
-                title="truncation at the token budget",
-                styles=inp.styles,
-            ),
-        )
-    ]
+    return single(
+        "truncation",
+        "Truncation rate per model",
+        "Share of answers cut by the token budget (finish reason `length`); they count "
+        "as incorrect; a rate of 0 is drawn as a stub labelled 0. Error bars: 95% CI "
+        "across formulas.",
+        plots.bar_groups,
+        {"all answers": {s.model: s.truncation for s in summaries}},
+        folder,
+        ylabel="answers truncated (%)",
+        title="truncation at the token budget",
+        styles=inp.styles,
+    )
 
 
 def failures(inp: FigureInput, folder: Path) -> list[Drawing]:
     summaries = inp.content.summaries
     if not summaries:
         return []
-    name = figure_file("failures")
-    mix = {s.model: s.failures for s in summaries}
-    return [
-        Drawing(
-            name,
-            "Failure kinds per model",
-            "Each answer falls in exactly one kind (the first that applies): a request "
-            "error, truncated, an ambiguous or missing answer line, a wrong decision, and on "
-            "SAT instances a missing, unparsable or invalid witness; otherwise correct.",
-            partial(plots.stacked_shares, mix, folder / name, title="what the answers were"),
-        )
-    ]
+    return single(
+        "failures",
+        "Failure kinds per model",
+        "Each answer falls in exactly one kind (the first that applies): a request "
+        "error, truncated, an ambiguous or missing answer line, a wrong decision, and on "
+        "SAT instances a missing, unparsable or invalid witness; otherwise correct.",
+        plots.stacked_shares,
+        {s.model: s.failures for s in summaries},
+        folder,
+        title="what the answers were",
+    )

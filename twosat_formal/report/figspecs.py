@@ -111,6 +111,24 @@ def _draw(drawing: Drawing, path: Path) -> None:
     title_svg(path, drawing.title, drawing.caption)
 
 
+def _draw_all(planned: list[Drawing], folder: Path, count: int) -> None:
+    """Draw the figures under ``folder``: by ``count`` forked processes, largest first,
+    or here, one after the other (one process, or other threads running)."""
+    # forked children start from a copy of this process: safe only while no other thread
+    # may hold a lock there
+    alone = threading.active_count() == 1
+    if count > 1 and alone and "fork" in multiprocessing.get_all_start_methods():
+        context = multiprocessing.get_context("fork")  # the children need no imports
+        with ProcessPoolExecutor(count, mp_context=context) as pool:
+            largest_first = sorted(planned, key=lambda d: -d.weight)
+            done = [pool.submit(_draw, d, folder / d.name) for d in largest_first]
+            for future in done:
+                future.result()
+        return
+    for drawing in planned:
+        _draw(drawing, folder / drawing.name)
+
+
 def render_figures(
     inp: FigureInput, out_dir: Path, *, workers: int | None = None
 ) -> tuple[list[Figure], list[str]]:
@@ -131,20 +149,7 @@ def render_figures(
         if not drawings:
             absent.append(f"{spec.label}: {spec.missing}.")
         planned.extend(drawings)
-    count = min(len(planned), workers or os.cpu_count() or 1)
-    # forked children start from a copy of this process: safe only while no other thread
-    # may hold a lock there
-    alone = threading.active_count() == 1
-    if count > 1 and alone and "fork" in multiprocessing.get_all_start_methods():
-        context = multiprocessing.get_context("fork")  # the children need no imports
-        with ProcessPoolExecutor(count, mp_context=context) as pool:
-            largest_first = sorted(planned, key=lambda d: -d.weight)
-            done = [pool.submit(_draw, d, folder / d.name) for d in largest_first]
-            for future in done:
-                future.result()
-    else:
-        for drawing in planned:
-            _draw(drawing, folder / drawing.name)
+    _draw_all(planned, folder, min(len(planned), workers or os.cpu_count() or 1))
     figures = [Figure(d.name, Path("figures") / d.name, d.title, d.caption) for d in planned]
     return figures, absent
 

@@ -54,28 +54,40 @@ def load_items(source: str | Path) -> tuple[list[dict[str, Any]], dict[str, str]
     ``results.jsonl`` (with ``prompts.jsonl`` beside it when there is one). A source
     with neither gives no items.
     """
-    from twosat_formal.report.load import _is_sqlite, read_jsonl
+    from twosat_formal.report.load import _is_sqlite
 
     path = Path(source)
     store = path / STORE_FILE if path.is_dir() else path
     if store.is_file() and _is_sqlite(store):
-        from twosat_formal.evaluate.store import RunStore
-
-        with RunStore(store, readonly=True) as run:
-            rows = list(run.export_rows(columns=ITEM_COLUMNS))
-            prompts = {str(p.prompt_id): p.text for _, p in run.prompts_by_hash()}
-        return rows, prompts
+        return _store_items(store)
     results = path / RESULTS_FILE if path.is_dir() else path
     if not results.is_file():
         return [], {}
+    return _jsonl_items(results)
+
+
+def _store_items(store: Path) -> tuple[list[dict[str, Any]], dict[str, str]]:
+    """The answers and prompt texts of a run store."""
+    from twosat_formal.evaluate.store import RunStore
+
+    with RunStore(store, readonly=True) as run:
+        rows = list(run.export_rows(columns=ITEM_COLUMNS))
+        prompts = {str(p.prompt_id): p.text for _, p in run.prompts_by_hash()}
+    return rows, prompts
+
+
+def _jsonl_items(results: Path) -> tuple[list[dict[str, Any]], dict[str, str]]:
+    """The answers of a ``results.jsonl`` and the texts of the ``prompts.jsonl`` beside it."""
+    from twosat_formal.report.load import read_jsonl
+
     rows = [{c: r.get(c) for c in ITEM_COLUMNS} for r in read_jsonl(results)]
     prompts_path = results.parent / PROMPTS_FILE
+    records = read_jsonl(prompts_path) if prompts_path.is_file() else []
     prompts = {}
-    if prompts_path.is_file():
-        for record in read_jsonl(prompts_path):
-            key, text = record.get("id"), record.get("text")
-            if key is not None and isinstance(text, str):
-                prompts[str(key)] = text
+    for record in records:
+        key, text = record.get("id"), record.get("text")
+        if key is not None and isinstance(text, str):
+            prompts[str(key)] = text
     return rows, prompts
 
 
@@ -113,21 +125,15 @@ def browser_data(
 ) -> dict[str, Any]:
     """The item browser's data: ``{"prompts": {id: text}, "items": [...]}``.
 
-        ``families`` maps an instance id to its family; ``traces`` are trace-checker rows
-        (:func:`twosat_formal.evaluate.diagnostics.trace.trace_rows`), whose claims are joined to
-        the answer with the same prompt id, model and sample. A failure kind of ``None``
-        (a correct answer) reads ``correct``. A claim is ``[kind, start, end]``: its kind
+    ``families`` maps an instance id to its family; ``traces`` are trace-checker rows
+    (:func:`twosat_formal.evaluate.diagnostics.trace.trace_rows`), whose claims are joined
+    to the answer with the same prompt id, model and sample. A failure kind of ``None``
+    (a correct answer) reads ``correct``. A claim is ``[kind, start, end]``: its kind
     (supported, contradicted, unsupported) and where its sentence lies in the answer
     (``answer[start:end]``), so the text is stored once. Only the prompts some item asks
     are kept.
     """
-    claims = {
-        (str(t.get("prompt_id")), str(t.get("model")), t.get("sample")): [
-            [str(c.get("kind")), *(int(v) for v in c.get("span") or (0, 0))]
-            for c in t.get("claims") or ()
-        ]
-        for t in traces
-    }
+    claims = _claims(traces)
     items = []
     asked: dict[str, str] = {}
     for row in rows:
@@ -135,20 +141,33 @@ def browser_data(
         if prompt_id in prompts:
             asked[prompt_id] = prompts[prompt_id]
         key = (prompt_id, str(row.get("model")), row.get("sample"))
-        items.append(
-            {
-                "model": str(row.get("model")),
-                "family": str((families or {}).get(str(row.get("instance_id"))) or "unknown"),
-                "template": str(row.get("template") or "unknown"),
-                "failure": str(row.get("failure") or "correct"),
-                "instance": str(row.get("instance_id")),
-                "prompt": prompt_id,
-                "sample": row.get("sample"),
-                "label": row.get("label"),
-                "decision": row.get("decision"),
-                "judgement": _judgement(row),
-                "answer": row.get("response") if row.get("response") is not None else "",
-                "claims": claims.get(key, []),
-            }
-        )
+        items.append(_item(row, families or {}) | {"claims": claims.get(key, [])})
     return {"prompts": asked, "items": items}
+
+
+def _claims(traces: Sequence[Mapping[str, Any]]) -> dict[tuple[str, str, Any], list[list[Any]]]:
+    """Each answer's claims ``[kind, start, end]``, by prompt id, model and sample."""
+    return {
+        (str(t.get("prompt_id")), str(t.get("model")), t.get("sample")): [
+            [str(c.get("kind")), *(int(v) for v in c.get("span") or (0, 0))]
+            for c in t.get("claims") or ()
+        ]
+        for t in traces
+    }
+
+
+def _item(row: Mapping[str, Any], families: Mapping[str, Any]) -> dict[str, Any]:
+    """One answer of the browser, but its claims."""
+    return {
+        "model": str(row.get("model")),
+        "family": str(families.get(str(row.get("instance_id"))) or "unknown"),
+        "template": str(row.get("template") or "unknown"),
+        "failure": str(row.get("failure") or "correct"),
+        "instance": str(row.get("instance_id")),
+        "prompt": str(row.get("prompt_id")),
+        "sample": row.get("sample"),
+        "label": row.get("label"),
+        "decision": row.get("decision"),
+        "judgement": _judgement(row),
+        "answer": row.get("response") if row.get("response") is not None else "",
+    }

@@ -28,9 +28,10 @@ Examples
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from twosat_formal.core.jsonread import read_json_file
 from twosat_formal.errors import RecordError
@@ -121,6 +122,8 @@ def read_design(path: Path) -> dict[str, dict[str, Any]]:
     return design
 
 
+_T = TypeVar("_T")
+
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
@@ -128,6 +131,26 @@ def _is_sqlite(path: Path) -> bool:
     with path.open("rb") as handle:
         head = handle.read(len(_SQLITE_MAGIC))
     return head == _SQLITE_MAGIC or not head  # an empty file is a new store
+
+
+def _optional(path: Path, reader: Callable[[Path], _T]) -> _T | None:
+    """``reader(path)`` when the file exists, else ``None``."""
+    return reader(path) if path.is_file() else None
+
+
+def _joined(
+    rows: list[dict[str, Any]],
+    instances: dict[str, dict[str, Any]],
+    design: dict[str, dict[str, Any]] | None,
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """The rows joined with their instances and arms, and the note on rows left out."""
+    joined = join_instances(rows, instances, design=design, strict=False)
+    notes = []
+    if len(joined) < len(rows):
+        notes.append(
+            f"{len(rows) - len(joined)} result rows name no known instance and are left out"
+        )
+    return strategy_arms(joined), notes
 
 
 def _load_jsonl_results(path: Path) -> ReportData:
@@ -144,19 +167,75 @@ def _load_jsonl_results(path: Path) -> ReportData:
         )
     rows = read_jsonl(path)
     instances = {str(r.get("id")): r for r in read_jsonl(dataset_path)}
-    design_path = path.parent / DESIGN_FILE
-    design = read_design(design_path) if design_path.is_file() else None
-    manifest_path = path.parent / MANIFEST_FILE
-    manifest = None
-    if manifest_path.is_file():
-        manifest = _manifest(manifest_path)
-    joined = join_instances(rows, instances, design=design, strict=False)
-    notes = []
-    if len(joined) < len(rows):
-        notes.append(
-            f"{len(rows) - len(joined)} result rows name no known instance and are left out"
-        )
-    return ReportData(path, strategy_arms(joined), manifest, notes, instances=instances)
+    design = _optional(path.parent / DESIGN_FILE, read_design)
+    manifest = _optional(path.parent / MANIFEST_FILE, _manifest)
+    joined, notes = _joined(rows, instances, design)
+    return ReportData(path, joined, manifest, notes, instances=instances)
+
+
+def _folder_records(
+    folder: Path,
+) -> tuple[
+    dict[str, Any] | None,
+    dict[str, dict[str, Any]] | None,
+    list[dict[str, Any]],
+    dict[str, dict[str, Any]],
+]:
+    """The manifest, design, dataset and story counts an experiment folder holds."""
+    manifest = _optional(folder / MANIFEST_FILE, _manifest)
+    design = _optional(folder / DESIGN_FILE, read_design)
+    dataset = _optional(folder / DATASET_FILE, read_jsonl) or []
+    stories = _optional(folder / STORIES_FILE, lambda p: story_counts(read_stories(p))) or {}
+    return manifest, design, dataset, stories
+
+
+def _store_records(
+    store_path: Path,
+) -> tuple[
+    list[dict[str, Any]],
+    dict[str, dict[str, Any]],
+    dict[str, list[int]],
+    dict[str, dict[str, Any]],
+]:
+    """The result rows, instances, budgets and run story counts of a run store."""
+    with RunStore(store_path, readonly=True) as store:
+        # the experiment design's nominal clause count, not the formula's, names a cell
+        # every column but the answers' text, which no table or figure reads
+        rows = [
+            {k: v for k, v in row.items() if k != "clauses"}
+            for row in store.export_rows(without={"response"})
+        ]
+        instances = {str(r.get("id")): r for r in store.instances()}
+        return rows, instances, store.budgets(), _run_stories(store)
+
+
+def _run_stories(store: RunStore) -> dict[str, dict[str, Any]]:
+    """The story counts every run of the store keeps in its ``info``, by story id."""
+    stories: dict[str, dict[str, Any]] = {}
+    for run in store.runs():
+        stored = run["info"].get("stories") if isinstance(run["info"], dict) else None
+        if isinstance(stored, dict):
+            for key, counts in stored.items():
+                if isinstance(counts, dict):
+                    stories.setdefault(str(key), counts)
+    return stories
+
+
+def _traces(store_path: Path, instances: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """The trace rows of the store, each with its instance's family."""
+    from twosat_formal.evaluate.diagnostics.trace import trace_rows
+
+    return [
+        {**trace, "family": (instances.get(str(trace["instance_id"])) or {}).get("family")}
+        for trace in trace_rows(store_path)
+    ]
+
+
+def _arm_budgets(rows: list[dict[str, Any]], budgets: dict[str, list[int]]) -> None:
+    """Give every strategy arm its model's budgets (an arm was asked with them)."""
+    for row in rows:
+        if row["model"] not in budgets and row["model_spec"] in budgets:
+            budgets[row["model"]] = budgets[row["model_spec"]]
 
 
 def load_report_data(store_or_dir: str | os.PathLike[str]) -> ReportData:
@@ -167,57 +246,24 @@ def load_report_data(store_or_dir: str | os.PathLike[str]) -> ReportData:
     out and counted in ``notes``.
     """
     source = Path(store_or_dir)
-    manifest = None
-    design = None
-    dataset: list[dict[str, Any]] = []
     if source.is_file() and not _is_sqlite(source):
         return _load_jsonl_results(source)
+    store_path = source
+    manifest: dict[str, Any] | None = None
+    design: dict[str, dict[str, Any]] | None = None
+    dataset: list[dict[str, Any]] = []
+    stories: dict[str, dict[str, Any]] = {}
     if source.is_dir():
         store_path = source / STORE_FILE
         if not store_path.is_file():
             raise FileNotFoundError(2, "No such file or directory", str(store_path))
-        if (source / MANIFEST_FILE).is_file():
-            manifest = _manifest(source / MANIFEST_FILE)
-        if (source / DESIGN_FILE).is_file():
-            design = read_design(source / DESIGN_FILE)
-        if (source / DATASET_FILE).is_file():
-            dataset = read_jsonl(source / DATASET_FILE)
-    else:
-        store_path = source
-    stories: dict[str, dict[str, Any]] = {}
-    if source.is_dir() and (source / STORIES_FILE).is_file():
-        stories.update(story_counts(read_stories(source / STORIES_FILE)))
-    with RunStore(store_path, readonly=True) as store:
-        # the experiment design's nominal clause count, not the formula's, names a cell
-        # every column but the answers' text, which no table or figure reads
-        rows = [
-            {k: v for k, v in row.items() if k != "clauses"}
-            for row in store.export_rows(without={"response"})
-        ]
-        instances = {str(r.get("id")): r for r in store.instances()}
-        budgets = store.budgets()
-        for run in store.runs():
-            stored = run["info"].get("stories") if isinstance(run["info"], dict) else None
-            if isinstance(stored, dict):
-                for key, counts in stored.items():
-                    if isinstance(counts, dict):
-                        stories.setdefault(str(key), counts)
+        manifest, design, dataset, stories = _folder_records(source)
+    rows, instances, budgets, run_stories = _store_records(store_path)
+    for key, counts in run_stories.items():
+        stories.setdefault(key, counts)
     for record in dataset:
         instances.setdefault(str(record.get("id")), record)
-    joined = join_instances(rows, instances, design=design, strict=False)
-    notes = []
-    if len(joined) < len(rows):
-        notes.append(
-            f"{len(rows) - len(joined)} result rows name no known instance and are left out"
-        )
-    joined = strategy_arms(joined)
-    for row in joined:  # an arm was asked with its model's budgets
-        if row["model"] not in budgets and row["model_spec"] in budgets:
-            budgets[row["model"]] = budgets[row["model_spec"]]
-    from twosat_formal.evaluate.diagnostics.trace import trace_rows
-
-    traces = []
-    for trace in trace_rows(store_path):
-        record = instances.get(str(trace["instance_id"])) or {}
-        traces.append({**trace, "family": record.get("family")})
+    joined, notes = _joined(rows, instances, design)
+    _arm_budgets(joined, budgets)
+    traces = _traces(store_path, instances)
     return ReportData(source, joined, manifest, notes, stories, traces, budgets, instances)

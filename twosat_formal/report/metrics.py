@@ -278,6 +278,30 @@ def mean_ci(
     >>> mean_ci([1.0], method="t").low is None
     True
     """
+    data = _ci_data(values, confidence, method, bounds)
+    n = len(data)
+    observed = n if n_obs is None else n_obs
+    if n == 0:
+        return Estimate(None, None, None, 0, observed, method, confidence)
+    mean = math.fsum(data) / n
+    if method == "wilson":
+        low, high = _wilson(data, mean, confidence, bounds)
+        return Estimate(mean, low, high, n, observed, method, confidence)
+    if n < 2:
+        return Estimate(mean, None, None, n, observed, method, confidence)
+    if method == "t":
+        low, high = _t_interval(data, mean, confidence)
+    else:
+        low, high = _bootstrap(data, confidence, n_boot, seed)
+    if bounds is not None:
+        low, high = max(bounds[0], low), min(bounds[1], high)
+    return Estimate(mean, low, high, n, observed, method, confidence)
+
+
+def _ci_data(
+    values: Sequence[float], confidence: float, method: str, bounds: tuple[float, float] | None
+) -> list[float]:
+    """The values as floats, once the method, confidence and values are checked."""
     check_choice(method, _CI_METHODS, what="interval method", parameter="method")
     if not 0.0 < confidence < 1.0:
         raise ConfigError(
@@ -290,37 +314,43 @@ def mean_ci(
         raise ConfigError(
             f"a value lies outside {list(bounds)}", parameter="values", valid=str(list(bounds))
         )
+    return data
+
+
+def _wilson(
+    data: list[float], mean: float, confidence: float, bounds: tuple[float, float] | None
+) -> tuple[float, float]:
+    """The Wilson score interval of ``mean`` as a proportion over ``len(data)`` units."""
+    if bounds != (0.0, 1.0) and not all(0.0 <= v <= 1.0 for v in data):
+        raise ConfigError("Wilson intervals need values in [0, 1]", parameter="method")
     n = len(data)
-    observed = n if n_obs is None else n_obs
-    if n == 0:
-        return Estimate(None, None, None, 0, observed, method, confidence)
-    mean = math.fsum(data) / n
-    if method == "wilson":
-        if bounds != (0.0, 1.0) and not all(0.0 <= v <= 1.0 for v in data):
-            raise ConfigError("Wilson intervals need values in [0, 1]", parameter="method")
-        z = float(_scipy_stats.norm.ppf(0.5 + confidence / 2.0))
-        shrink = 1.0 + z * z / n
-        centre = (mean + z * z / (2 * n)) / shrink
-        half = z / shrink * math.sqrt(max(mean * (1.0 - mean), 0.0) / n + z * z / (4 * n * n))
-        low = 0.0 if mean == 0.0 else max(0.0, centre - half)  # exact at the edges
-        high = 1.0 if mean == 1.0 else min(1.0, centre + half)
-        return Estimate(mean, low, high, n, observed, method, confidence)
-    if n < 2:
-        return Estimate(mean, None, None, n, observed, method, confidence)
-    if method == "t":
-        var = math.fsum((v - mean) ** 2 for v in data) / (n - 1)
-        half = float(_scipy_stats.t.ppf(0.5 + confidence / 2.0, n - 1)) * math.sqrt(var / n)
-        low, high = mean - half, mean + half
-    else:
-        if n_boot < 1:
-            raise ConfigError(f"n_boot {n_boot} must be positive", parameter="n_boot", valid=">= 1")
-        rng = random.Random(seed)
-        means = [math.fsum(rng.choices(data, k=n)) / n for _ in range(n_boot)]
-        alpha = (1.0 - confidence) / 2.0
-        low, high = (float(q) for q in np.quantile(means, [alpha, 1.0 - alpha]))
-    if bounds is not None:
-        low, high = max(bounds[0], low), min(bounds[1], high)
-    return Estimate(mean, low, high, n, observed, method, confidence)
+    z = float(_scipy_stats.norm.ppf(0.5 + confidence / 2.0))
+    shrink = 1.0 + z * z / n
+    centre = (mean + z * z / (2 * n)) / shrink
+    half = z / shrink * math.sqrt(max(mean * (1.0 - mean), 0.0) / n + z * z / (4 * n * n))
+    low = 0.0 if mean == 0.0 else max(0.0, centre - half)  # exact at the edges
+    high = 1.0 if mean == 1.0 else min(1.0, centre + half)
+    return low, high
+
+
+def _t_interval(data: list[float], mean: float, confidence: float) -> tuple[float, float]:
+    """The Student-t interval ``mean ± t(1-α/2, n-1) · s/√n`` (at least two values)."""
+    n = len(data)
+    var = math.fsum((v - mean) ** 2 for v in data) / (n - 1)
+    half = float(_scipy_stats.t.ppf(0.5 + confidence / 2.0, n - 1)) * math.sqrt(var / n)
+    return mean - half, mean + half
+
+
+def _bootstrap(data: list[float], confidence: float, n_boot: int, seed: int) -> tuple[float, float]:
+    """The percentile bootstrap interval of the mean over ``n_boot`` resamples."""
+    if n_boot < 1:
+        raise ConfigError(f"n_boot {n_boot} must be positive", parameter="n_boot", valid=">= 1")
+    n = len(data)
+    rng = random.Random(seed)
+    means = [math.fsum(rng.choices(data, k=n)) / n for _ in range(n_boot)]
+    alpha = (1.0 - confidence) / 2.0
+    low, high = (float(q) for q in np.quantile(means, [alpha, 1.0 - alpha]))
+    return low, high
 
 
 def per_formula(
@@ -588,6 +618,18 @@ def _is_flag(value: object, *, optional: bool) -> bool:
     return value is True or value is False or (type(value) is int and value in (0, 1))
 
 
+def _fits(row: Row, failure: object, decided: bool, witness: object) -> bool:
+    """Whether the failure kind agrees with the decision and witness flags."""
+    if row.get("question_type") not in (None, "decision"):
+        return decided == (failure == "correct")
+    sat = _is(row, "SAT")
+    if failure == "correct":
+        return decided and (not sat or bool(witness))
+    if failure in _WITNESS_KINDS:
+        return decided and sat and not witness
+    return not decided
+
+
 def check_row(row: Row, number: int | None = None) -> None:
     """Refuse a result row whose flags are not 0/1 or disagree with its failure kind.
 
@@ -613,21 +655,50 @@ def check_row(row: Row, number: int | None = None) -> None:
     failure = row.get("failure")
     if failure is None or "decision_correct" not in row:
         return
-    decided = bool(row["decision_correct"])
     witness = row.get("witness_valid")
-    sat = _is(row, "SAT")
-    if row.get("question_type") not in (None, "decision"):
-        fits = decided == (failure == "correct")
-    elif failure == "correct":
-        fits = decided and (not sat or bool(witness))
-    elif failure in _WITNESS_KINDS:
-        fits = decided and sat and not witness
-    else:
-        fits = not decided
-    if not fits:
+    if not _fits(row, failure, bool(row["decision_correct"]), witness):
         raise RecordError(
             f"failure {failure!r} disagrees with decision_correct={row['decision_correct']!r}"
             f" and witness_valid={witness!r}",
+            line=number,
+        )
+
+
+def _joined_row(
+    row: Row, record: Mapping[str, Any], instance_id: str, number: int
+) -> dict[str, Any]:
+    """The row with its instance record's metadata (the labels must agree)."""
+    if row.get("label") is not None and record.get("label") not in (None, row.get("label")):
+        raise RecordError(
+            f"result row of instance {instance_id!r} has label {row.get('label')!r}, "
+            f"but the certified dataset says {record.get('label')!r}",
+            line=number,
+        )
+    out = dict(row)
+    out.setdefault("label", record.get("label"))
+    out["family"] = record.get("family")
+    out["num_clauses"] = record.get("num_clauses")
+    out["num_vars"] = record.get("num_vars")
+    out["params"] = dict(record.get("params") or {})
+    out["base_id"] = record.get("base_id")
+    out["transforms"] = list(record.get("transforms") or [])
+    out["twin_of"] = record.get("twin_of")
+    out["measures"] = record.get("measures")
+    return out
+
+
+def _add_design(
+    out: dict[str, Any], design: Mapping[str, Any], instance_id: str, number: int
+) -> None:
+    """Add the instance's design fields the row lacks; its level must be a finite number."""
+    for field, value in design.items():
+        out.setdefault(field, value)
+    level = out.get("level")
+    if level is not None and (
+        isinstance(level, bool) or not isinstance(level, int | float) or not math.isfinite(level)
+    ):
+        raise RecordError(
+            f"design of instance {instance_id!r} has level {level!r}, not a finite number",
             line=number,
         )
 
@@ -668,34 +739,8 @@ def join_instances(
                 raise RecordError(f"result row for unknown instance {instance_id!r}", line=number)
             continue
         check_row(row, number)
-        if row.get("label") is not None and record.get("label") not in (None, row.get("label")):
-            raise RecordError(
-                f"result row of instance {instance_id!r} has label {row.get('label')!r}, "
-                f"but the certified dataset says {record.get('label')!r}",
-                line=number,
-            )
-        out = dict(row)
-        out.setdefault("label", record.get("label"))
-        out["family"] = record.get("family")
-        out["num_clauses"] = record.get("num_clauses")
-        out["num_vars"] = record.get("num_vars")
-        out["params"] = dict(record.get("params") or {})
-        out["base_id"] = record.get("base_id")
-        out["transforms"] = list(record.get("transforms") or [])
-        out["twin_of"] = record.get("twin_of")
-        out["measures"] = record.get("measures")
+        out = _joined_row(row, record, instance_id, number)
         if design is not None and instance_id in design:
-            for field, value in design[instance_id].items():
-                out.setdefault(field, value)
-            level = out.get("level")
-            if level is not None and (
-                isinstance(level, bool)
-                or not isinstance(level, int | float)
-                or not math.isfinite(level)
-            ):
-                raise RecordError(
-                    f"design of instance {instance_id!r} has level {level!r}, not a finite number",
-                    line=number,
-                )
+            _add_design(out, design[instance_id], instance_id, number)
         joined.append(out)
     return joined

@@ -24,7 +24,8 @@ import base64
 import html
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -254,6 +255,62 @@ def _browser(data: dict[str, Any]) -> str:
     )
 
 
+@dataclass(frozen=True)
+class _Page:
+    """What a block's HTML depends on beyond the block: heading anchors, the table of
+    contents (after the first title), the figures' folder and the browser's data."""
+
+    ids: dict[int, str]
+    toc: str
+    base: Path | None
+    browser: dict[str, Any] | None
+
+    @property
+    def browsable(self) -> bool:
+        return bool(self.browser and self.browser.get("items"))
+
+
+def _heading_html(block: Heading, page: _Page) -> str:
+    anchor = f' id="{page.ids[id(block)]}"' if id(block) in page.ids else ""
+    return f"<h{block.level}{anchor}>{html.escape(block.text)}</h{block.level}>"
+
+
+def _browser_html(block: Browser, page: _Page) -> str:
+    if page.browser is not None and page.browsable:
+        return f'<div id="{BROWSER_ID}">{_browser(page.browser)}</div>'
+    return f'<p id="{BROWSER_ID}">No answers to browse in this report.</p>'
+
+
+def _figure_html(block: Any, page: _Page) -> str:
+    return _figure(block, page.base)
+
+
+def _contents(blocks: Sequence[Block]) -> tuple[dict[int, str], str]:
+    """The anchor of each section heading (by block id) and the table of contents
+    (empty without sections)."""
+    headings = [b for b in blocks if isinstance(b, Heading) and b.level >= 2]
+    ids = dict(zip(map(id, headings), anchor_ids([h.text for h in headings]), strict=True))
+    items = "".join(
+        f'<li><a href="#{ids[id(h)]}">{html.escape(h.text)}</a></li>'
+        for h in headings
+        if h.level == 2
+    )
+    if not items:
+        return ids, ""
+    return ids, (
+        f'<nav class="toc" aria-label="contents"><strong>Contents</strong><ol>{items}</ol></nav>'
+    )
+
+
+#: How each kind of block is written (any other block is a figure).
+_HTML: dict[type, Callable[[Any, _Page], str]] = {
+    Heading: _heading_html,
+    Paragraph: lambda block, page: f"<p>{html.escape(block.text)}</p>",
+    Table: lambda block, page: _table(block),
+    Browser: _browser_html,
+}
+
+
 def render_html(
     blocks: Sequence[Block], base: Path | None = None, browser: dict[str, Any] | None = None
 ) -> str:
@@ -264,44 +321,21 @@ def render_html(
     ``browser`` (:func:`twosat_formal.report.items.browser_data`); without ``browser``
     it says that the report has no answers to browse.
     """
-    headings = [b for b in blocks if isinstance(b, Heading) and b.level >= 2]
-    ids = dict(zip(map(id, headings), anchor_ids([h.text for h in headings]), strict=True))
+    page = _Page(*_contents(blocks), base, browser)
     title = next((b.text for b in blocks if isinstance(b, Heading)), "report")
-    toc = "".join(
-        f'<li><a href="#{ids[id(h)]}">{html.escape(h.text)}</a></li>'
-        for h in headings
-        if h.level == 2
-    )
     out = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>",
     ]
-    script = False
+    toc = page.toc
     for block in blocks:
-        if isinstance(block, Heading):
-            anchor = f' id="{ids[id(block)]}"' if id(block) in ids else ""
-            out.append(f"<h{block.level}{anchor}>{html.escape(block.text)}</h{block.level}>")
-            if block.level == 1 and toc:
-                out.append(
-                    '<nav class="toc" aria-label="contents"><strong>Contents</strong>'
-                    f"<ol>{toc}</ol></nav>"
-                )
-                toc = ""
-        elif isinstance(block, Paragraph):
-            out.append(f"<p>{html.escape(block.text)}</p>")
-        elif isinstance(block, Table):
-            out.append(_table(block))
-        elif isinstance(block, Browser):
-            if browser and browser.get("items"):
-                out.append(f'<div id="{BROWSER_ID}">{_browser(browser)}</div>')
-                script = True
-            else:
-                out.append(f'<p id="{BROWSER_ID}">No answers to browse in this report.</p>')
-        else:
-            out.append(_figure(block, base))
-    if script:
+        out.append(_HTML.get(type(block), _figure_html)(block, page))
+        if toc and isinstance(block, Heading) and block.level == 1:
+            out.append(toc)
+            toc = ""
+    if page.browsable and any(isinstance(b, Browser) for b in blocks):
         out.append(f"<script>{_SCRIPT}</script>")
     out.append("</body></html>")
     return "\n".join(out) + "\n"

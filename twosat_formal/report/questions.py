@@ -26,7 +26,7 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -89,8 +89,43 @@ class QuestionRow:
         return fields_json(self)
 
 
-def _share(flags: Sequence[bool]) -> Estimate:
+def _share(rows: Sequence[Mapping[str, Any]], column: str) -> Estimate:
+    """The Wilson estimate of the share of ``rows`` whose ``column`` is true."""
+    flags = [bool(r.get(column)) for r in rows]
     return wilson(sum(flags), len(flags))
+
+
+def _by_model(
+    rows: Iterable[Mapping[str, Any]], models: Sequence[str]
+) -> Iterator[tuple[str, list[Mapping[str, Any]]]]:
+    """Each model (``models`` order first, then by appearance) with its rows."""
+    data = list(rows)
+    for model in model_order(data, models):
+        yield model, [r for r in data if str(r.get("model")) == model]
+
+
+def _question_row(
+    model: str,
+    kind: str,
+    family: str,
+    these: list[Mapping[str, Any]],
+    mine: list[Mapping[str, Any]],
+) -> QuestionRow:
+    """The row of ``these`` answers (one type, one family) among all of a model's."""
+    ids = {r.get("instance_id") for r in these}
+    decided = [r for r in mine if _type(r) == "decision" and r.get("instance_id") in ids]
+    key = {"forced": "recall"}.get(kind, "size_ratio")
+    credits = [float(r[key]) for r in these if r.get(key) is not None]
+    return QuestionRow(
+        model=model,
+        question_type=kind,
+        family=family,
+        answers=len(these),
+        accuracy=_share(these, "decision_correct"),
+        lenient_accuracy=_share(these, "lenient_decision_correct"),
+        partial_credit=sum(credits) / len(credits) if credits else None,
+        decision_accuracy=_share(decided, "decision_correct"),
+    )
 
 
 def question_rows(
@@ -98,36 +133,13 @@ def question_rows(
 ) -> list[QuestionRow]:
     """One :class:`QuestionRow` per model, asked type and family (models in ``models``
     order first, then by appearance; types in their order; families sorted)."""
-    data = list(rows)
     out = []
-    for model in model_order(data, models):
-        mine = [r for r in data if str(r.get("model")) == model]
+    for model, mine in _by_model(rows, models):
         for kind in asked_types(mine):
             asked = [r for r in mine if _type(r) == kind]
             for family in sorted({str(r.get("family")) for r in asked}):
                 these = [r for r in asked if str(r.get("family")) == family]
-                ids = {r.get("instance_id") for r in these}
-                decided = [
-                    bool(r.get("decision_correct"))
-                    for r in mine
-                    if _type(r) == "decision" and r.get("instance_id") in ids
-                ]
-                key = {"forced": "recall"}.get(kind, "size_ratio")
-                credits = [float(r[key]) for r in these if key and r.get(key) is not None]
-                out.append(
-                    QuestionRow(
-                        model=model,
-                        question_type=kind,
-                        family=family,
-                        answers=len(these),
-                        accuracy=_share([bool(r.get("decision_correct")) for r in these]),
-                        lenient_accuracy=_share(
-                            [bool(r.get("lenient_decision_correct")) for r in these]
-                        ),
-                        partial_credit=sum(credits) / len(credits) if credits else None,
-                        decision_accuracy=_share(decided),
-                    )
-                )
+                out.append(_question_row(model, kind, family, these, mine))
     return out
 
 
@@ -145,16 +157,14 @@ def question_board(
     """
     from twosat_formal.solve.questions import QUESTION_TYPES
 
-    data = list(rows)
     out: dict[str, dict[str, Estimate]] = {}
-    for model in model_order(data, models):
-        mine = [r for r in data if str(r.get("model")) == model]
+    for model, mine in _by_model(rows, models):
         present = {_type(r) for r in mine}
         for kind in (t for t in QUESTION_TYPES if t in present):
             these = [r for r in mine if _type(r) == kind]
             out[f"{model} · {kind}"] = {
-                "strict": _share([bool(r.get("decision_correct")) for r in these]),
-                "lenient": _share([bool(r.get("lenient_decision_correct")) for r in these]),
+                "strict": _share(these, "decision_correct"),
+                "lenient": _share(these, "lenient_decision_correct"),
             }
     return out
 

@@ -62,6 +62,7 @@ from twosat_formal.report.sections import (
     EditSummary,
     ReportContent,
     StorySection,
+    Table1Row,
 )
 from twosat_formal.report.stats import TestResult
 from twosat_formal.verbalize.story.statistics import PAPER_FALLBACK_RATE, PAPER_FIRST_ATTEMPT_RATE
@@ -75,6 +76,7 @@ __all__ = [
     "STORY_SECTION",
     "STRATEGIES_SECTION",
     "TRACES_SECTION",
+    "format_ci",
     "format_p",
     "format_pct",
     "layout",
@@ -188,7 +190,12 @@ def format_p(value: float | None) -> str:
     return f"{value:.3e}"
 
 
-def _ci(estimate: Estimate) -> str:
+def format_ci(estimate: Estimate) -> str:
+    """An estimate as a percentage with its interval and its number of units.
+
+    >>> format_ci(Estimate(0.5, 0.25, 0.75, n=4)), format_ci(Estimate(0.5, None, None, n=1))
+    ('50.0 [25.0, 75.0] (n=4)', '50.0 (n=1)')
+    """
     if estimate.mean is None:
         return "—"
     if estimate.low is None or estimate.high is None:
@@ -222,18 +229,12 @@ def _ranked(values: Sequence[float | None]) -> list[str]:
     ['b', '', '']
     """
     present = sorted((round(v, 9) for v in values if v is not None), reverse=True)
-    styles = [""] * len(values)
     if len(present) < 2 or present[0] == present[1]:
-        return styles
-    second = len(present) == 2 or present[1] != present[2]
-    for i, value in enumerate(values):
-        if value is None:
-            continue
-        if round(value, 9) == present[0]:
-            styles[i] = "b"
-        elif second and round(value, 9) == present[1]:
-            styles[i] = "i"
-    return styles
+        return [""] * len(values)
+    places = {present[0]: "b"}
+    if len(present) == 2 or present[1] != present[2]:
+        places[present[1]] = "i"
+    return ["" if v is None else places.get(round(v, 9), "") for v in values]
 
 
 def _method(content: ReportContent) -> str:
@@ -266,13 +267,13 @@ def _summary(content: ReportContent) -> list[Block]:
         _plain(
             s.model,
             str(s.rows),
-            _ci(s.accuracy),
-            _ci(s.accuracy_sat),
-            _ci(s.accuracy_unsat),
-            _ci(s.witness),
-            _ci(s.sat_prediction),
-            _ci(s.truncation),
-            _ci(s.consistency),
+            format_ci(s.accuracy),
+            format_ci(s.accuracy_sat),
+            format_ci(s.accuracy_unsat),
+            format_ci(s.witness),
+            format_ci(s.sat_prediction),
+            format_ci(s.truncation),
+            format_ci(s.consistency),
             _flip(s.flips),
             _flip(s.verbal_flips),
         )
@@ -307,10 +308,10 @@ def _readings(content: ReportContent) -> list[Block]:
     rows = [
         _plain(
             s.model,
-            _ci(s.accuracy),
-            _ci(s.lenient_accuracy),
-            _ci(s.success),
-            _ci(s.lenient_success),
+            format_ci(s.accuracy),
+            format_ci(s.lenient_accuracy),
+            format_ci(s.success),
+            format_ci(s.lenient_success),
             f"{s.forgiven} of {s.rows}",
         )
         for s in content.summaries
@@ -334,40 +335,41 @@ NOT_APPLICABLE = "n/a"
 PARTIAL_MARK = "†"
 
 
-def _table1(content: ReportContent) -> list[Block]:
-    if not content.table1:
-        return [Paragraph(_NO_DATA)]
-    models = content.models
-    chains = any(c.cyc is not None for r in content.table1 for c in r.cells.values())
-    parts = ("Sat.", "Wit.", "Wit. (UNSAT)") if chains else ("Sat.", "Wit.")
-    headers = ["generator", "|C|"] + [f"{m} {part}" for m in models for part in parts]
-    rows = []
-    partial = False
-    for row in content.table1:
-        sats = [row.cells[m].sat.mean if m in row.cells else None for m in models]
-        wit_estimates = [row.cells[m].wit if m in row.cells else None for m in models]
-        wits = [e.mean if e is not None else None for e in wit_estimates]
-        cyc_estimates = [row.cells[m].cyc if m in row.cells else None for m in models]
-        cycs = [e.mean if e is not None else None for e in cyc_estimates]
-        sat_styles, wit_styles, cyc_styles = _ranked(sats), _ranked(wits), _ranked(cycs)
-        cells: list[tuple[str, str]] = [(row.family, ""), (str(row.clauses), "")]
-        for i, model in enumerate(models):
-            present = model in row.cells
-            mark = f" {PARTIAL_MARK}" if row.partial(model) else ""
-            partial = partial or bool(mark)
+def _table1_means(row: Table1Row, models: Sequence[str], part: str) -> list[float | None]:
+    """Each model's mean of one Table 1 estimate (``sat``, ``wit`` or ``cyc``) in ``row``."""
+    estimates = [getattr(row.cells[m], part) if m in row.cells else None for m in models]
+    return [None if e is None else e.mean for e in estimates]
 
-            def shown(value: float | None, present: bool = present, mark: str = mark) -> str:
-                if not present:
-                    return "—"
-                return NOT_APPLICABLE if value is None else format_pct(value) + mark
 
-            cells.append((shown(sats[i]), sat_styles[i]))
-            cells.append((shown(wits[i]), wit_styles[i]))
-            if chains:
-                cells.append((shown(cycs[i]), cyc_styles[i]))
-        rows.append(cells)
+def _table1_cell(row: Table1Row, model: str, value: float | None) -> str:
+    """A Table 1 value: ``—`` with no answers, n/a where it does not apply, else a
+    percentage (marked when the cell averages fewer templates or samples)."""
+    if model not in row.cells:
+        return "—"
+    if value is None:
+        return NOT_APPLICABLE
+    return format_pct(value) + (f" {PARTIAL_MARK}" if row.partial(model) else "")
+
+
+def _table1_row(
+    row: Table1Row, models: Sequence[str], parts: Sequence[str]
+) -> list[tuple[str, str]]:
+    """One Table 1 row: its generator and size, then each model's parts, ranked."""
+    means = [_table1_means(row, models, part) for part in parts]
+    styles = [_ranked(values) for values in means]
+    cells: list[tuple[str, str]] = [(row.family, ""), (str(row.clauses), "")]
+    for i, model in enumerate(models):
+        cells.extend(
+            (_table1_cell(row, model, values[i]), ranks[i])
+            for values, ranks in zip(means, styles, strict=True)
+        )
+    return cells
+
+
+def _table1_caption(content: ReportContent, chains: bool, partial: bool) -> str:
+    """Table 1's caption: the chain column and the partial mark only where they appear."""
     counts = sorted({c.sat.n for r in content.table1 for c in r.cells.values()})
-    return _captioned(
+    return (
         "Satisfiability decision accuracy (Sat., %) and witness validity (Wit., %, SAT "
         "instances only"
         + (
@@ -384,10 +386,21 @@ def _table1(content: ReportContent) -> list[Block]:
             if partial
             else ""
         )
-        + ".",
-        headers,
-        rows,
+        + "."
     )
+
+
+def _table1(content: ReportContent) -> list[Block]:
+    if not content.table1:
+        return [Paragraph(_NO_DATA)]
+    models = content.models
+    chains = any(c.cyc is not None for r in content.table1 for c in r.cells.values())
+    parts = ("sat", "wit", "cyc") if chains else ("sat", "wit")
+    names = {"sat": "Sat.", "wit": "Wit.", "cyc": "Wit. (UNSAT)"}
+    headers = ["generator", "|C|"] + [f"{m} {names[part]}" for m in models for part in parts]
+    rows = [_table1_row(row, models, parts) for row in content.table1]
+    partial = any(row.partial(m) for row in content.table1 for m in models)
+    return _captioned(_table1_caption(content, chains, partial), headers, rows)
 
 
 def _truncation(content: ReportContent) -> list[Block]:
@@ -403,6 +416,16 @@ def _truncation(content: ReportContent) -> list[Block]:
         for s in content.summaries
     ]
     return [Table(["model", "max tokens", "truncated / samples", "truncation rate (%)"], rows)]
+
+
+def _run_budget(manifest: dict[str, Any] | None) -> int | None:
+    """The run's ``max_tokens`` from its manifest's sampling parameters (a positive
+    integer), or ``None``."""
+    sampling = (manifest or {}).get("sampling") or {}
+    value = sampling.get("max_tokens") if isinstance(sampling, dict) else None
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        return None
+    return value
 
 
 def budget_of(model: str, stored: Sequence[int], manifest: dict[str, Any] | None) -> str:
@@ -421,10 +444,7 @@ def budget_of(model: str, stored: Sequence[int], manifest: dict[str, Any] | None
     """
     if stored:
         return ", ".join(str(b) for b in sorted(set(stored)))
-    sampling = (manifest or {}).get("sampling") or {}
-    value = sampling.get("max_tokens") if isinstance(sampling, dict) else None
-    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-        value = None
+    value = _run_budget(manifest)
     if value is None and "max_tokens" not in parse_qs(model.partition("?")[2]):
         return "—"
     base = SamplingParams() if value is None else SamplingParams(max_tokens=value)
@@ -438,9 +458,10 @@ def _sat_bias(content: ReportContent) -> list[Block]:
     rows = []
     for family, by_model in content.sat_bias_by_family.items():
         rows.append(
-            [(family, "")] + [(_ci(by_model[m]) if m in by_model else "—", "") for m in models]
+            [(family, "")]
+            + [(format_ci(by_model[m]) if m in by_model else "—", "") for m in models]
         )
-    overall = [("all UNSAT", "")] + [(_ci(s.sat_prediction), "") for s in content.summaries]
+    overall = [("all UNSAT", "")] + [(format_ci(s.sat_prediction), "") for s in content.summaries]
     rows.append(overall)
     return _captioned(
         "Share of samples on UNSAT instances where the model answered SAT (%).",
@@ -583,7 +604,7 @@ def _robustness(content: ReportContent) -> list[Block]:
             str(s.flips.broken),
             str(s.flips.fixed),
             _flip(s.verbal_flips),
-            _ci(s.consistency),
+            format_ci(s.consistency),
         )
         for s in content.summaries
     ]
@@ -739,7 +760,7 @@ def _edit_proof_lengths(content: ReportContent) -> list[Block]:
             f"{p.change:+d}",
             str(p.pairs),
             str(p.flips),
-            _ci(wilson(p.flips, p.pairs)),
+            format_ci(wilson(p.flips, p.pairs)),
         )
         for s in content.edits or []
         for p in s.proof_lengths
@@ -797,8 +818,9 @@ def _edit_individual(content: ReportContent) -> list[Block]:
     )
 
 
-def _edit_operators(content: ReportContent) -> list[Block]:
-    cumulative = [
+def _operator_levels(content: ReportContent) -> list[list[tuple[str, str]]]:
+    """A row per model, edits category, operator and level k with records edited at k."""
+    return [
         _plain(
             s.model,
             s.category,
@@ -815,48 +837,50 @@ def _edit_operators(content: ReportContent) -> list[Block]:
         for n, f in zip(o.normalized, o.flips, strict=True)
         if n.records
     ]
-    kept = [
+
+
+def _operator_retention(content: ReportContent) -> list[list[tuple[str, str]]]:
+    """A row per model, edits category and operator with retained rows."""
+    return [
         [*_plain(s.model, s.category, o.operator), *_retention_cells(o.retention)]
         for s in content.edits or []
         for o in s.operators
         if o.retention.rows
     ]
-    if not cumulative and not kept:
+
+
+#: The headers of the per-operator tables: cumulative levels, then retention.
+_OPERATOR_HEADERS = (
+    [
+        "model",
+        "edits",
+        "operator",
+        "k",
+        "records",
+        "baseline acc. (%)",
+        "acc. at k (%)",
+        "normalized acc.",
+        "flip rate (%)",
+    ],
+    ["model", "edits", "operator", *_RETENTION_HEADERS],
+)
+
+
+def _edit_operators(content: ReportContent) -> list[Block]:
+    tables = (_operator_levels(content), _operator_retention(content))
+    if not any(tables):
         return [Paragraph("No edited samples in this run.")]
-    blocks: list[Block] = [
-        Paragraph(
-            "The cumulative metrics and retention of each operator (per-operator accuracy on "
-            "individual edits is in the previous section). At level k a record counts under "
-            "the operator of its k-th edit, and only records edited at k count (no "
-            "fallbacks): baseline and level-k accuracy over those records, their ratio, and "
-            "the flip rate. " + _CATEGORY_NOTE
-        )
+    intro = Paragraph(
+        "The cumulative metrics and retention of each operator (per-operator accuracy on "
+        "individual edits is in the previous section). At level k a record counts under "
+        "the operator of its k-th edit, and only records edited at k count (no "
+        "fallbacks): baseline and level-k accuracy over those records, their ratio, and "
+        "the flip rate. " + _CATEGORY_NOTE
+    )
+    return [
+        intro,
+        *(Table(h, rows) for h, rows in zip(_OPERATOR_HEADERS, tables, strict=True) if rows),
     ]
-    if cumulative:
-        blocks.append(
-            Table(
-                [
-                    "model",
-                    "edits",
-                    "operator",
-                    "k",
-                    "records",
-                    "baseline acc. (%)",
-                    "acc. at k (%)",
-                    "normalized acc.",
-                    "flip rate (%)",
-                ],
-                cumulative,
-            )
-        )
-    if kept:
-        blocks.append(
-            Table(
-                ["model", "edits", "operator", *_RETENTION_HEADERS],
-                kept,
-            )
-        )
-    return blocks
 
 
 def _pairs(content: ReportContent) -> list[Block]:
@@ -868,8 +892,8 @@ def _pairs(content: ReportContent) -> list[Block]:
             s.model,
             "all" if s.by == "all" else f"{s.by}: {s.group}",
             str(s.pairs),
-            _ci(s.accuracy),
-            _ci(s.consistency),
+            format_ci(s.accuracy),
+            format_ci(s.consistency),
         )
         for s in summaries
     ]
@@ -889,10 +913,10 @@ def _diagnostics(content: ReportContent) -> list[Block]:
         _plain(
             r.model,
             str(r.pairs),
-            _ci(r.pair_accuracy),
-            _ci(r.pair_consistency),
+            format_ci(r.pair_accuracy),
+            format_ci(r.pair_consistency),
             str(r.chains_asked),
-            _ci(r.chain_witness),
+            format_ci(r.chain_witness),
         )
         for r in content.diagnostics or []
     ]
@@ -962,10 +986,10 @@ def _questions(content: ReportContent) -> list[Block]:
             r.question_type,
             r.family,
             str(r.answers),
-            _ci(r.accuracy),
-            _ci(r.lenient_accuracy),
+            format_ci(r.accuracy),
+            format_ci(r.lenient_accuracy),
             "—" if r.partial_credit is None else f"{100 * r.partial_credit:.1f}",
-            _ci(r.decision_accuracy),
+            format_ci(r.decision_accuracy),
         )
         for r in content.questions or []
     ]
@@ -1003,9 +1027,9 @@ def _traces(content: ReportContent) -> list[Block]:
             str(s.answers),
             str(s.claims),
             format_pct(s.coverage),
-            _ci(s.unsupported),
-            _ci(s.correct),
-            _ci(s.wrong),
+            format_ci(s.unsupported),
+            format_ci(s.correct),
+            format_ci(s.wrong),
         )
         for s in summaries
     ]
@@ -1110,9 +1134,9 @@ def _story_accuracy(section: StorySection) -> list[Block]:
             model,
             theme,
             str(cell.samples),
-            _ci(cell.success),
-            _ci(cell.accuracy_unsat),
-            _ci(cell.witness),
+            format_ci(cell.success),
+            format_ci(cell.accuracy_unsat),
+            format_ci(cell.witness),
         )
         for model, by_theme in section.cells.items()
         for theme, cell in by_theme.items()
@@ -1141,11 +1165,11 @@ def _story_versus(section: StorySection) -> list[Block]:
             [
                 *_plain(
                     model,
-                    _ci(versus.template),
+                    format_ci(versus.template),
                 ),
-                *((_ci(versus.themes[t]) if t in versus.themes else "—", "") for t in themes),
+                *((format_ci(versus.themes[t]) if t in versus.themes else "—", "") for t in themes),
                 *_plain(
-                    _ci(versus.story),
+                    format_ci(versus.story),
                     "—" if drop is None else f"{100 * drop:+.1f}",
                 ),
             ]
@@ -1223,6 +1247,43 @@ def _compact(value: Any) -> str:
     return "—" if value is None else str(value)
 
 
+#: The sections of :data:`EDIT_SECTIONS` and what writes each.
+_EDIT_WRITERS: tuple[tuple[str, Callable[[ReportContent], list[Block]]], ...] = tuple(
+    zip(
+        EDIT_SECTIONS,
+        (
+            _edit_normalized,
+            _edit_flips,
+            _edit_retention,
+            _edit_individual,
+            _edit_operators,
+            _edit_proof_lengths,
+        ),
+        strict=True,
+    )
+)
+#: The sections shown before "Figures" when the content has their part: title, the
+#: content's attribute and what writes the section.
+_OPTIONAL_SECTIONS: tuple[tuple[str, str, Callable[[ReportContent], list[Block]]], ...] = (
+    (PAIRS_SECTION, "pairs", _pairs),
+    (TRACES_SECTION, "traces", _traces),
+    (STRATEGIES_SECTION, "strategies", _strategies),
+    (DIAGNOSTICS_SECTION, "diagnostics", _diagnostics),
+    (QUESTIONS_SECTION, "questions", _questions),
+)
+
+
+def _insert(
+    sections: list[tuple[str, list[Block]]],
+    anchor: str,
+    more: list[tuple[str, list[Block]]],
+    after: int = 0,
+) -> None:
+    """Insert ``more`` before the section ``anchor`` (after it with ``after=1``)."""
+    at = [title for title, _ in sections].index(anchor) + after
+    sections[at:at] = more
+
+
 def layout(
     content: ReportContent,
     figures: Sequence[Figure],
@@ -1258,37 +1319,17 @@ def layout(
     ]
     sections = list(zip(SECTIONS, parts, strict=True))
     if content.stories is not None:
-        at = SECTIONS.index("Verbalization templates (§5.5)") + 1
-        sections.insert(at, (STORY_SECTION, _stories(content)))
+        _insert(sections, "Verbalization templates (§5.5)", [(STORY_SECTION, _stories(content))], 1)
     if content.edits is not None:
-        edit_parts = [
-            _edit_normalized(content),
-            _edit_flips(content),
-            _edit_retention(content),
-            _edit_individual(content),
-            _edit_operators(content),
-            _edit_proof_lengths(content),
-        ]
-        at = [title for title, _ in sections].index("Robustness") + 1
-        sections[at:at] = list(zip(EDIT_SECTIONS, edit_parts, strict=True))
-    if content.pairs is not None:
-        at = [title for title, _ in sections].index("Figures")
-        sections.insert(at, (PAIRS_SECTION, _pairs(content)))
-    if content.traces is not None:
-        at = [title for title, _ in sections].index("Figures")
-        sections.insert(at, (TRACES_SECTION, _traces(content)))
-    if content.strategies is not None:
-        at = [title for title, _ in sections].index("Figures")
-        sections.insert(at, (STRATEGIES_SECTION, _strategies(content)))
-    if content.diagnostics is not None:
-        at = [title for title, _ in sections].index("Figures")
-        sections.insert(at, (DIAGNOSTICS_SECTION, _diagnostics(content)))
-    if content.questions is not None:
-        at = [title for title, _ in sections].index("Figures")
-        sections.insert(at, (QUESTIONS_SECTION, _questions(content)))
+        _insert(sections, "Robustness", [(t, write(content)) for t, write in _EDIT_WRITERS], 1)
+    optional = [
+        (title, write(content))
+        for title, attribute, write in _OPTIONAL_SECTIONS
+        if getattr(content, attribute) is not None
+    ]
+    _insert(sections, "Figures", optional)
     if answers is not None:
-        at = [title for title, _ in sections].index("Provenance")
-        sections.insert(at, (BROWSER_SECTION, [Browser(answers)]))
+        _insert(sections, "Provenance", [(BROWSER_SECTION, [Browser(answers)])])
     blocks: list[Block] = [Heading(content.title, 1)]
     for title, body in sections:
         blocks.append(Heading(title, 2))
@@ -1303,6 +1344,38 @@ def _md_cell(text: str, style: str) -> str:
     return f"**{text}**" if style == "b" else f"*{text}*"
 
 
+def _md_table(block: Table) -> list[str]:
+    rows = ["| " + " | ".join(_md_cell(t, s) for t, s in row) + " |" for row in block.rows]
+    return [
+        "| " + " | ".join(h.replace("|", "\\|") for h in block.headers) + " |",
+        "|" + "|".join("---" for _ in block.headers) + "|",
+        *rows,
+        "",
+    ]
+
+
+def _md_figure(block: Image) -> list[str]:
+    return [
+        f"![{block.title}]({block.path.as_posix()})",
+        "",
+        f"*{block.title}.* {block.caption}",
+        "",
+    ]
+
+
+#: How each kind of block is written in Markdown, as lines (any other block is a figure).
+_MARKDOWN: dict[type, Callable[[Any], list[str]]] = {
+    Heading: lambda block: ["#" * block.level + " " + block.text, ""],
+    Paragraph: lambda block: [block.text, ""],
+    Table: _md_table,
+    Browser: lambda block: [
+        f"The {block.answers} answers, with their prompts, judgements and trace "
+        "claims, can be browsed and filtered in report.html.",
+        "",
+    ],
+}
+
+
 def render_markdown(blocks: Sequence[Block]) -> str:
     """The blocks as GitHub-flavoured Markdown.
 
@@ -1313,32 +1386,9 @@ def render_markdown(blocks: Sequence[Block]) -> str:
     |---|
     | **1** |
     """
-    out: list[str] = []
-    for block in blocks:
-        if isinstance(block, Heading):
-            out += ["#" * block.level + " " + block.text, ""]
-        elif isinstance(block, Paragraph):
-            out += [block.text, ""]
-        elif isinstance(block, Table):
-            out.append("| " + " | ".join(h.replace("|", "\\|") for h in block.headers) + " |")
-            out.append("|" + "|".join("---" for _ in block.headers) + "|")
-            for row in block.rows:
-                out.append("| " + " | ".join(_md_cell(t, s) for t, s in row) + " |")
-            out.append("")
-        elif isinstance(block, Browser):
-            out += [
-                f"The {block.answers} answers, with their prompts, judgements and trace "
-                "claims, can be browsed and filtered in report.html.",
-                "",
-            ]
-        else:
-            out += [
-                f"![{block.title}]({block.path.as_posix()})",
-                "",
-                f"*{block.title}.* {block.caption}",
-                "",
-            ]
-    return "\n".join(out)
+    return "\n".join(
+        line for block in blocks for line in _MARKDOWN.get(type(block), _md_figure)(block)
+    )
 
 
 def write_report(

@@ -50,10 +50,11 @@ Examples
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from twosat_formal.core.jsonfields import fields_json
 from twosat_formal.errors import ConfigError
 from twosat_formal.evaluate.run import STORY_TEMPLATE_PREFIX
 from twosat_formal.make.edits import metrics as edit_metrics
@@ -132,6 +133,7 @@ Bars = dict[str, dict[str, Estimate]]
 
 _UNIT = ("model", "formula")
 _DUPLICATION_ARMS = ("single", "grouped", "interleaved", "distinct")
+_ORDER_ARMS = ("construction", "shuffled")
 _FILLER_ARMS = ("filler", "core", "total")
 _FILLER_ROLES = {"filler": "core + fillers", "core": "same core", "total": "matched total"}
 
@@ -195,6 +197,14 @@ class ModelSummary:
     forgiven: int = 0
 
 
+#: The keys of the edit metrics in ``report.json`` that differ from their field names.
+_EDIT_KEYS = {
+    "normalized": "normalized_accuracy",
+    "flips": "flip_rate",
+    "proof_lengths": "proof_length_flips",
+}
+
+
 @dataclass(frozen=True)
 class OperatorEdits:
     """The cumulative metrics and retention of the edits whose last step is one operator.
@@ -210,12 +220,7 @@ class OperatorEdits:
 
     def to_json(self) -> dict[str, Any]:
         """The metrics as a JSON-ready dict."""
-        return {
-            "operator": self.operator,
-            "normalized_accuracy": [n.to_json() for n in self.normalized],
-            "flip_rate": [f.to_json() for f in self.flips],
-            "retention": self.retention.to_json(),
-        }
+        return fields_json(self, rename=_EDIT_KEYS)
 
 
 @dataclass(frozen=True)
@@ -247,16 +252,7 @@ class EditSummary:
         >>> EditSummary("m", [], [], edit_metrics.Retention(0, 0, 0)).to_json()["retention"]
         {'rows': 0, 'retained': 0, 'correct': 0, 'rate': None, 'accuracy': None}
         """
-        return {
-            "model": self.model,
-            "category": self.category,
-            "normalized_accuracy": [n.to_json() for n in self.normalized],
-            "flip_rate": [f.to_json() for f in self.flips],
-            "retention": self.retention.to_json(),
-            "individual": [i.to_json() for i in self.individual],
-            "operators": [o.to_json() for o in self.operators],
-            "proof_length_flips": [p.to_json() for p in self.proof_lengths],
-        }
+        return fields_json(self, rename=_EDIT_KEYS)
 
 
 @dataclass(frozen=True)
@@ -297,12 +293,7 @@ class StoryVersusTemplate:
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready view."""
-        return {
-            "template": self.template.to_json(),
-            "themes": {theme: e.to_json() for theme, e in self.themes.items()},
-            "story": self.story.to_json(),
-            "drop": self.drop,
-        }
+        return fields_json(self, then=("drop",))
 
 
 @dataclass(frozen=True)
@@ -340,15 +331,7 @@ class StorySection:
             "themes": list(self.themes),
             "results": self.results,
             "accuracy_by_theme": {
-                model: {
-                    theme: {
-                        "samples": cell.samples,
-                        "success": cell.success.to_json(),
-                        "accuracy_unsat": cell.accuracy_unsat.to_json(),
-                        "witness": cell.witness.to_json(),
-                    }
-                    for theme, cell in by_theme.items()
-                }
+                model: {theme: fields_json(cell) for theme, cell in by_theme.items()}
                 for model, by_theme in self.cells.items()
             },
             "story_vs_template": {model: v.to_json() for model, v in self.versus.items()},
@@ -464,33 +447,51 @@ def _label_of(rows: Sequence[Row]) -> str:
     return labels.pop() if len(labels) == 1 else "mixed"
 
 
+def _cell(mine: Sequence[Row], *, method: str, seed: int) -> Cell:
+    """One model's Table 1 cell from its answers in the cell (at least one)."""
+    sat = aggregate(mine, "accuracy", method=method, seed=seed)
+    wit = aggregate(mine, "witness", method=method, seed=seed)
+    cyc = aggregate(mine, "chain_witness", method=method, seed=seed)
+    return Cell(
+        sat,
+        wit if wit.n else None,
+        cyc if cyc.n else None,
+        len({r.get("template") for r in mine}),
+        len({r.get("sample") for r in mine}),
+    )
+
+
+def _table1_row(
+    family: str,
+    clauses: int,
+    members: Sequence[Row],
+    models: Sequence[str],
+    *,
+    method: str,
+    seed: int,
+) -> Table1Row:
+    """The Table 1 row of one family at one clause count (models without answers left out)."""
+    cells = {}
+    for model in models:
+        mine = [r for r in members if r.get("model") == model]
+        if mine:
+            cells[model] = _cell(mine, method=method, seed=seed)
+    return Table1Row(family, clauses, _label_of(members), cells)
+
+
 def _table1(
     rows: Sequence[Row], models: Sequence[str], *, method: str, seed: int
 ) -> list[Table1Row]:
     groups = group_rows([r for r in rows if _is_plain(r)], ["family"])
-    out = []
+    out: list[Table1Row] = []
     for (family,) in sorted(groups, key=lambda k: _family_key(str(k[0]))):
         by_size: dict[int, list[Row]] = {}
         for row in groups[(family,)]:
             by_size.setdefault(_clauses(row), []).append(row)
-        for clauses in sorted(by_size):
-            members = by_size[clauses]
-            cells = {}
-            for model in models:
-                mine = [r for r in members if r.get("model") == model]
-                if not mine:
-                    continue
-                sat = aggregate(mine, "accuracy", method=method, seed=seed)
-                wit = aggregate(mine, "witness", method=method, seed=seed)
-                cyc = aggregate(mine, "chain_witness", method=method, seed=seed)
-                cells[model] = Cell(
-                    sat,
-                    wit if wit.n else None,
-                    cyc if cyc.n else None,
-                    len({r.get("template") for r in mine}),
-                    len({r.get("sample") for r in mine}),
-                )
-            out.append(Table1Row(str(family), clauses, _label_of(members), cells))
+        out.extend(
+            _table1_row(str(family), clauses, by_size[clauses], models, method=method, seed=seed)
+            for clauses in sorted(by_size)
+        )
     return out
 
 
@@ -733,28 +734,34 @@ def knob_tests(
     >>> t.n, round(t.p_value, 4), t.family == KNOB_FAMILY
     (9, 0.0357, True)
     """
-    swept = [r for r in rows if _is_swept(r)]
-    results: list[TestResult] = []
-    groups = group_rows(swept, ["family", "knob"])
-    for family, knob in sorted(groups, key=lambda k: (_family_key(str(k[0])), str(k[1]))):
-        members = groups[(family, knob)]
-        sizes = sorted({_clauses(r) for r in members})
-        scopes: list[tuple[str, list[Row]]] = [
-            (str(c), [r for r in members if _clauses(r) == c]) for c in sizes
-        ]
-        if len(sizes) > 1:
-            scopes.append(("overall", list(members)))
-        for scope, scoped in scopes:
-            units = _formula_units(scoped)
-            label = f"{family} · {knob} · |C|={scope}"
-            try:
-                result = permutation_levels(
-                    units, permutations=permutations, seed=seed, label=label, family=KNOB_FAMILY
-                )
-            except ConfigError as exc:
-                result = _untestable(PERMUTATION_TEST, len(units), label, KNOB_FAMILY, exc)
-            results.append(result)
+    groups = group_rows([r for r in rows if _is_swept(r)], ["family", "knob"])
+    results = [
+        _knob_test(f"{family} · {knob} · |C|={scope}", scoped, seed, permutations)
+        for family, knob in sorted(groups, key=lambda k: (_family_key(str(k[0])), str(k[1])))
+        for scope, scoped in _knob_scopes(groups[(family, knob)])
+    ]
     return adjust_within_families(results)
+
+
+def _knob_scopes(members: Sequence[Row]) -> list[tuple[str, list[Row]]]:
+    """The rows of each size of one family and knob, then all of them (``overall``)
+    when there are several sizes."""
+    sizes = sorted({_clauses(r) for r in members})
+    scopes = [(str(c), [r for r in members if _clauses(r) == c]) for c in sizes]
+    if len(sizes) > 1:
+        scopes.append(("overall", list(members)))
+    return scopes
+
+
+def _knob_test(label: str, scoped: Sequence[Row], seed: int, permutations: int) -> TestResult:
+    """The permutation test of one scope's knob levels (a note where it cannot run)."""
+    units = _formula_units(scoped)
+    try:
+        return permutation_levels(
+            units, permutations=permutations, seed=seed, label=label, family=KNOB_FAMILY
+        )
+    except ConfigError as exc:
+        return _untestable(PERMUTATION_TEST, len(units), label, KNOB_FAMILY, exc)
 
 
 #: The fields that name one formula across the arms of a paired design.
@@ -853,29 +860,6 @@ def _by_family(rows: Sequence[Row], kind: str) -> list[tuple[str, list[Row]]]:
     return [(str(k[0]), groups[k]) for k in sorted(groups, key=lambda k: _family_key(str(k[0])))]
 
 
-def _order(
-    rows: Sequence[Row], *, method: str, seed: int, bars_too: bool = True
-) -> tuple[list[TestResult], Bars]:
-    tests: list[TestResult] = []
-    bars: Bars = {}
-    for family, members in _by_family(rows, "order"):
-        tests += _paired(
-            members,
-            "construction",
-            "shuffled",
-            shuffled_a=None,
-            shuffled_b=None,
-            label=f"{family}: construction vs shuffled",
-            family="order",
-        )
-        if bars_too:
-            bars[family] = {
-                arm: _arm_success(members, arm, method=method, seed=seed)
-                for arm in ("construction", "shuffled")
-            }
-    return adjust_within_families(tests), bars
-
-
 def _order_by_model(
     rows: Sequence[Row], models: Sequence[str], *, method: str, seed: int
 ) -> dict[str, Bars]:
@@ -887,7 +871,7 @@ def _order_by_model(
         for model in [m for m in models if (m,) in by_model]:
             bars[str(model)] = {
                 arm: _arm_success(by_model[(model,)], arm, method=method, seed=seed)
-                for arm in ("construction", "shuffled")
+                for arm in _ORDER_ARMS
             }
         out[family] = bars
     return out
@@ -900,47 +884,6 @@ def _arm_names(rows: Sequence[Row], arms: Sequence[str]) -> dict[str, str]:
         if arm in arms:
             names.setdefault(str(arm), str(row.get("arm_label") or arm))
     return {arm: names[arm] for arm in arms if arm in names}
-
-
-def _fillers(
-    rows: Sequence[Row], *, method: str, seed: int, bars_too: bool = True
-) -> tuple[list[TestResult], Bars]:
-    tests: list[TestResult] = []
-    bars: Bars = {}
-    for family, members in _by_family(rows, "fillers"):
-        names = _arm_names(members, _FILLER_ARMS)
-        for other in ("core", "total"):
-            if "filler" in names and other in names:
-                tests += _paired(
-                    members,
-                    "filler",
-                    other,
-                    shuffled_a=None,
-                    shuffled_b=None,
-                    label=f"{family}: {names['filler']} vs {names[other]}",
-                    family="fillers",
-                )
-        if not bars_too:
-            continue
-        group = f"{family}\n" + " / ".join(names.values())
-        bars[group] = {
-            _FILLER_ROLES[arm]: _arm_success(members, arm, method=method, seed=seed)
-            for arm in names
-        }
-    return adjust_within_families(tests), bars
-
-
-def _duplication(
-    rows: Sequence[Row], *, method: str, seed: int, bars_too: bool = True
-) -> tuple[list[TestResult], Bars]:
-    tests: list[TestResult] = []
-    bars: Bars = {}
-    for family, members in _by_family(rows, "duplication"):
-        names = _arm_names(members, _DUPLICATION_ARMS)
-        tests += _duplication_tests(family, members, names)
-        if bars_too:
-            bars[family] = _duplication_bars(members, names, method=method, seed=seed)
-    return adjust_within_families(tests), bars
 
 
 def _duplication_tests(
@@ -975,8 +918,8 @@ def _duplication_tests(
 
 
 def _duplication_bars(
-    members: Sequence[Row], names: Mapping[str, str], *, method: str, seed: int
-) -> dict[str, Estimate]:
+    family: str, members: Sequence[Row], names: Mapping[str, str], *, method: str, seed: int
+) -> tuple[str, dict[str, Estimate]]:
     """The success rate of each arm of one family, plain and shuffled (those with rows)."""
     group: dict[str, Estimate] = {}
     for arm, label in names.items():
@@ -987,7 +930,90 @@ def _duplication_bars(
             if chosen:
                 name = f"{label} shuffled" if shuffled else label
                 group[name] = aggregate(chosen, "success", key=_UNIT, method=method, seed=seed)
-    return group
+    return family, group
+
+
+def _order_tests(family: str, members: Sequence[Row], names: Mapping[str, str]) -> list[TestResult]:
+    """Construction order against shuffled clauses on one family (paired)."""
+    return _paired(
+        members,
+        "construction",
+        "shuffled",
+        shuffled_a=None,
+        shuffled_b=None,
+        label=f"{family}: construction vs shuffled",
+        family="order",
+    )
+
+
+def _order_bars(
+    family: str, members: Sequence[Row], names: Mapping[str, str], *, method: str, seed: int
+) -> tuple[str, dict[str, Estimate]]:
+    """The success rate of both orders of one family."""
+    return family, {
+        arm: _arm_success(members, arm, method=method, seed=seed) for arm in _ORDER_ARMS
+    }
+
+
+def _filler_tests(
+    family: str, members: Sequence[Row], names: Mapping[str, str]
+) -> list[TestResult]:
+    """Core and fillers against the same core and against the matched total (paired)."""
+    tests: list[TestResult] = []
+    for other in ("core", "total"):
+        if "filler" in names and other in names:
+            tests += _paired(
+                members,
+                "filler",
+                other,
+                shuffled_a=None,
+                shuffled_b=None,
+                label=f"{family}: {names['filler']} vs {names[other]}",
+                family="fillers",
+            )
+    return tests
+
+
+def _filler_bars(
+    family: str, members: Sequence[Row], names: Mapping[str, str], *, method: str, seed: int
+) -> tuple[str, dict[str, Estimate]]:
+    """The success rate of each filler arm of one family, grouped under its arms' names."""
+    return f"{family}\n" + " / ".join(names.values()), {
+        _FILLER_ROLES[arm]: _arm_success(members, arm, method=method, seed=seed) for arm in names
+    }
+
+
+#: The experiments that compare arms, by kind: their arms, the tests of one family and
+#: the bars of one family (its group's name and each arm's success).
+_ARM_EXPERIMENTS: dict[
+    str,
+    tuple[
+        tuple[str, ...],
+        Callable[..., list[TestResult]],
+        Callable[..., tuple[str, dict[str, Estimate]]],
+    ],
+] = {
+    "order": (_ORDER_ARMS, _order_tests, _order_bars),
+    "fillers": (_FILLER_ARMS, _filler_tests, _filler_bars),
+    "duplication": (_DUPLICATION_ARMS, _duplication_tests, _duplication_bars),
+}
+
+
+def _arm_comparison(
+    rows: Sequence[Row], kind: str, *, method: str, seed: int, bars_too: bool = True
+) -> tuple[list[TestResult], Bars]:
+    """The tests (adjusted within the experiment) and bars of an experiment of
+    :data:`_ARM_EXPERIMENTS`, family by family."""
+    arms, tests_of, bars_of = _ARM_EXPERIMENTS[kind]
+    tests: list[TestResult] = []
+    bars: Bars = {}
+    for family, members in _by_family(rows, kind):
+        names = _arm_names(members, arms)
+        tests += tests_of(family, members, names)
+        if bars_too:
+            group, bar = bars_of(family, members, names, method=method, seed=seed)
+            bars[group] = bar
+    return adjust_within_families(tests), bars
 
 
 def _operator_edits(mine: Sequence[Row], operator: str, category: str, top: int) -> OperatorEdits:
@@ -1245,11 +1271,15 @@ def report_tests(
     >>> report_tests([])["knob_tests"]
     []
     """
+
+    def tests(kind: str) -> list[TestResult]:
+        return _arm_comparison(rows, kind, method="wilson", seed=seed, bars_too=False)[0]
+
     return {
         "knob_tests": knob_tests(rows, seed=seed, permutations=permutations),
-        "order_tests": _order(rows, method="wilson", seed=seed, bars_too=False)[0],
-        "filler_tests": _fillers(rows, method="wilson", seed=seed, bars_too=False)[0],
-        "duplication_tests": _duplication(rows, method="wilson", seed=seed, bars_too=False)[0],
+        "order_tests": tests("order"),
+        "filler_tests": tests("fillers"),
+        "duplication_tests": tests("duplication"),
     }
 
 
@@ -1313,6 +1343,32 @@ def _sorted_budgets(
     return {m: sorted({int(b) for b in budgets.get(m, [])}) for m in models}
 
 
+def _families(data: Sequence[Row]) -> list[str]:
+    """The families of the rows, in the report's order."""
+    return sorted({str(r.get("family")) for r in data if r.get("family")}, key=_family_key)
+
+
+def _size_metric_curves(
+    data: Sequence[Row], models: Sequence[str], *, method: str, seed: int
+) -> dict[str, dict[str, Curves]]:
+    """Each metric of :data:`SIZE_METRICS` against |C|, per family and model."""
+    return {
+        metric: _size_curves(data, models, method=method, seed=seed, metric=metric)
+        for metric in SIZE_METRICS
+    }
+
+
+def _optional_parts(
+    data: Sequence[Row], models: Sequence[str], traces: Sequence[Mapping[str, Any]] | None
+) -> dict[str, Any]:
+    """The parts a run has only with twins, trace rows or strategies (else ``None``)."""
+    return {
+        "pairs": pair_summaries(data, models) if has_twins(data) else None,
+        "traces": trace_summaries(traces, models) if traces else None,
+        "strategies": strategy_summaries(data, traces or []) if has_strategies(data) else None,
+    }
+
+
 def compute_content(
     rows: Iterable[Row],
     *,
@@ -1340,20 +1396,21 @@ def compute_content(
     """
     data = list(rows)
     models = _ordered_models(data, model_order)
-    families = sorted({str(r.get("family")) for r in data if r.get("family")}, key=_family_key)
     templates = [str(t) for t in _first_seen(r.get("template") for r in data)]
     by_model = group_rows(data, ["model"])
     summaries = [_summary(m, by_model[(m,)], method=method, seed=seed) for m in models]
-    order_tests, order_bars = _order(data, method=method, seed=seed)
-    filler_tests, filler_bars = _fillers(data, method=method, seed=seed)
-    duplication_tests, duplication_bars = _duplication(data, method=method, seed=seed)
+    order_tests, order_bars = _arm_comparison(data, "order", method=method, seed=seed)
+    filler_tests, filler_bars = _arm_comparison(data, "fillers", method=method, seed=seed)
+    duplication_tests, duplication_bars = _arm_comparison(
+        data, "duplication", method=method, seed=seed
+    )
     edits, edit_curves = _edits(data, models)
     grid_knobs, sweep_knobs, grid_experiments = _captions(data)
     return ReportContent(
         title=title,
         rows=len(data),
         models=models,
-        families=families,
+        families=_families(data),
         templates=templates,
         summaries=summaries,
         table1=_table1(data, models, method=method, seed=seed),
@@ -1365,10 +1422,7 @@ def compute_content(
         filler_tests=filler_tests,
         duplication_tests=duplication_tests,
         size_curves=_size_curves(data, models, method=method, seed=seed),
-        size_metric_curves={
-            metric: _size_curves(data, models, method=method, seed=seed, metric=metric)
-            for metric in SIZE_METRICS
-        },
+        size_metric_curves=_size_metric_curves(data, models, method=method, seed=seed),
         template_curves=_template_curves(data, method=method, seed=seed),
         knob_curves=_knob_curves(data, models, method=method, seed=seed),
         order_bars=order_bars,
@@ -1380,9 +1434,7 @@ def compute_content(
         edit_curves=edit_curves,
         edit_proof_lengths=changed_proof_lengths(r for r in data if not r.get("twin_of")),
         stories=_stories(data, stories or {}, models, method=method, seed=seed),
-        pairs=pair_summaries(data, models) if has_twins(data) else None,
-        traces=trace_summaries(traces, models) if traces else None,
-        strategies=strategy_summaries(data, traces or []) if has_strategies(data) else None,
+        **_optional_parts(data, models, traces),
         grid_knobs=grid_knobs,
         sweep_knobs=sweep_knobs,
         grid_experiments=grid_experiments,

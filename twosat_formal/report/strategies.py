@@ -74,51 +74,62 @@ def _mean(values: list[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
+def _key(record: Mapping[str, Any], model: object) -> tuple[str, str]:
+    """A (model spec, strategy) key; no strategy is ``direct``."""
+    return str(model), str(record.get("strategy") or "direct")
+
+
+def _codings(traces: Iterable[Mapping[str, Any]]) -> dict[tuple[str, str], list[Mapping[str, Any]]]:
+    """The quality codings of the trace rows, by model spec and strategy."""
+    codings: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
+    for trace in traces:
+        quality = trace.get("quality")
+        if isinstance(quality, Mapping):
+            codings.setdefault(_key(trace, trace.get("model")), []).append(quality)
+    return codings
+
+
+def _formalized(members: list[Mapping[str, Any]]) -> tuple[int, int]:
+    """How many answers have a readable formalization, and how many an exact one."""
+    forms = [_formalization(r) for r in members]
+    found = sum(1 for f in forms if f and f.get("found") and f.get("error") is None)
+    return found, sum(1 for f in forms if f and f.get("exact"))
+
+
+def _summary(
+    spec: str, strategy: str, members: list[Mapping[str, Any]], coded: list[Mapping[str, Any]]
+) -> StrategySummary:
+    """The summary of one model's answers under one strategy (``members``: at least one)."""
+    right = sum(bool(r.get("decision_correct")) for r in members)
+    ties = None
+    if strategy.startswith("sample-k"):
+        ties = sum(bool(r.get("vote_tie")) for r in members)
+    formalized, exact = _formalized(members) if strategy == "symbolic-cot" else (None, None)
+    return StrategySummary(
+        model=spec,
+        strategy=strategy,
+        arm=arm_name(spec, strategy),
+        rows=len(members),
+        accuracy=right / len(members),
+        ties=ties,
+        formalized=formalized,
+        formalized_exact=exact,
+        quality={
+            name: _mean([float(q[name]) for q in coded if q.get(name) is not None])
+            for name in DIMENSIONS
+        },
+    )
+
+
 def strategy_summaries(
     rows: Iterable[Mapping[str, Any]], traces: Iterable[Mapping[str, Any]]
 ) -> list[StrategySummary]:
     """One :class:`StrategySummary` per model and strategy, in order of appearance."""
     groups: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
     for row in rows:
-        spec = str(row.get("model_spec") or row.get("model"))
-        groups.setdefault((spec, str(row.get("strategy") or "direct")), []).append(row)
-    codings: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
-    for trace in traces:
-        quality = trace.get("quality")
-        if isinstance(quality, Mapping):
-            key = (str(trace.get("model")), str(trace.get("strategy") or "direct"))
-            codings.setdefault(key, []).append(quality)
-    out = []
-    for (spec, strategy), members in groups.items():
-        right = sum(bool(r.get("decision_correct")) for r in members)
-        forms = [_formalization(r) for r in members]
-        symbolic = strategy == "symbolic-cot"
-        coded = codings.get((spec, strategy), [])
-        quality = {
-            name: _mean([float(q[name]) for q in coded if q.get(name) is not None])
-            for name in DIMENSIONS
-        }
-        out.append(
-            StrategySummary(
-                model=spec,
-                strategy=strategy,
-                arm=arm_name(spec, strategy),
-                rows=len(members),
-                accuracy=right / len(members) if members else None,
-                ties=(
-                    sum(bool(r.get("vote_tie")) for r in members)
-                    if strategy.startswith("sample-k")
-                    else None
-                ),
-                formalized=(
-                    sum(1 for f in forms if f and f.get("found") and f.get("error") is None)
-                    if symbolic
-                    else None
-                ),
-                formalized_exact=(
-                    sum(1 for f in forms if f and f.get("exact")) if symbolic else None
-                ),
-                quality=quality,
-            )
-        )
-    return out
+        groups.setdefault(_key(row, row.get("model_spec") or row.get("model")), []).append(row)
+    codings = _codings(traces)
+    return [
+        _summary(spec, strategy, members, codings.get((spec, strategy), []))
+        for (spec, strategy), members in groups.items()
+    ]

@@ -74,24 +74,26 @@ def _rate(rows: Sequence[Mapping[str, Any]]) -> tuple[Estimate, int]:
     return mean_ci(shares, n_obs=claims), claims
 
 
+def _trace_summary(model: str, family: str, members: list[Mapping[str, Any]]) -> TraceSummary:
+    """The summary of one model's trace rows on one family (or ``all``)."""
+    rate, claims = _rate(members)
+    correct, _ = _rate([r for r in members if r.get("failure") == "correct"])
+    wrong, _ = _rate([r for r in members if r.get("failure") != "correct"])
+    covered = [float(r["coverage"]) for r in members if r.get("coverage") is not None]
+    coverage = sum(covered) / len(covered) if covered else None
+    return TraceSummary(model, family, len(members), claims, rate, correct, wrong, coverage)
+
+
 def trace_summaries(
     rows: Iterable[Mapping[str, Any]], models: Sequence[str] = ()
 ) -> list[TraceSummary]:
     """Per model (``models`` first, then by appearance): every family, then each family."""
     data = list(rows)
-    out = []
+    out: list[TraceSummary] = []
     for model in model_order(data, models):
         mine = [r for r in data if str(r["model"]) == model]
         families = list(dict.fromkeys(str(r.get("family")) for r in mine))
         groups = [("all", mine)] if len(families) > 1 else []
         groups += [(f, [r for r in mine if str(r.get("family")) == f]) for f in families]
-        for family, members in groups:
-            rate, claims = _rate(members)
-            correct, _ = _rate([r for r in members if r.get("failure") == "correct"])
-            wrong, _ = _rate([r for r in members if r.get("failure") != "correct"])
-            covered = [float(r["coverage"]) for r in members if r.get("coverage") is not None]
-            coverage = sum(covered) / len(covered) if covered else None
-            out.append(
-                TraceSummary(model, family, len(members), claims, rate, correct, wrong, coverage)
-            )
+        out.extend(_trace_summary(model, family, members) for family, members in groups)
     return out
