@@ -136,8 +136,9 @@ def test_trace_command_on_a_store(tmp_path: Path, capsys: pytest.CaptureFixture[
 
 
 def test_report_relates_unsupported_claims_to_correctness() -> None:
-    from twosat_formal.report.render import TRACES_SECTION, Heading, layout
-    from twosat_formal.report.sections import compute_content
+    from twosat_formal.report.blocks import Heading
+    from twosat_formal.report.content import compute_content
+    from twosat_formal.report.render import TRACES_SECTION, layout
 
     def trace(model: str, failure: str, unsupported: int, clause: int) -> dict[str, object]:
         counts = {"clause": clause, "entailed": 0, "contradicted": 0, "unsupported": unsupported}

@@ -9,8 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from twosat_formal.make.edits.metrics import edit_operators, individual_accuracy, retention
+from twosat_formal.report.content import compute_content
 from twosat_formal.report.render import EDIT_SECTIONS, layout, render_markdown
-from twosat_formal.report.sections import compute_content
 
 
 def edited(origin: str, index: int, kind: str, right: bool, operator: str, decision: Any) -> dict:

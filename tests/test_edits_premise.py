@@ -39,7 +39,7 @@ from twosat_formal.make.edits.operators import (
     category_of,
     default_operators,
 )
-from twosat_formal.report.sections import _edits
+from twosat_formal.report.sections.edits import _edits
 from twosat_formal.study.experiments.design import expand
 from twosat_formal.study.experiments.spec import load_spec, parse_spec
 

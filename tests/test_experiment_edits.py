@@ -25,6 +25,7 @@ from twosat_formal.errors import ConfigError, UnknownNameError
 from twosat_formal.io.instance import Instance
 from twosat_formal.make.edits import edit_instances
 from twosat_formal.make.generators import derive_seed
+from twosat_formal.report.content import compute_content
 from twosat_formal.report.render import (
     BROWSER_SECTION,
     EDIT_SECTIONS,
@@ -33,7 +34,6 @@ from twosat_formal.report.render import (
     layout,
     render_markdown,
 )
-from twosat_formal.report.sections import compute_content
 from twosat_formal.study.experiments.design import expand
 from twosat_formal.study.experiments.spec import load_spec, parse_spec
 

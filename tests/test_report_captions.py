@@ -6,8 +6,9 @@ from pathlib import Path
 from typing import Any
 
 from twosat_formal.make.generators import FAMILIES
+from twosat_formal.report.content import compute_content
 from twosat_formal.report.figspecs import draw_figures
-from twosat_formal.report.sections import compute_content, knob_settings
+from twosat_formal.report.sections.captions import knob_settings
 
 
 def rows_at(level: float, *, knob: str | None = None) -> list[dict[str, Any]]:

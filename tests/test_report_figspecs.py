@@ -21,11 +21,11 @@ from brute import check_svg
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from twosat_formal.report.content import compute_content
 from twosat_formal.report.figplans import _bins
 from twosat_formal.report.figspecs import FIGURES, FigureInput, render_figures
 from twosat_formal.report.metrics import Estimate
 from twosat_formal.report.plots import bar_groups, curve_panels
-from twosat_formal.report.sections import compute_content
 
 SVG = "{http://www.w3.org/2000/svg}"
 MODELS = ("ref/oracle", "ref/coin", "ref/bounded")

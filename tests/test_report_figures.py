@@ -174,8 +174,8 @@ def test_the_html_report_is_valid_and_self_contained(report: Path) -> None:
 def test_the_order_figure_has_one_panel_per_family_and_a_group_per_model(
     tmp_path: Path,
 ) -> None:
+    from twosat_formal.report.content import compute_content
     from twosat_formal.report.figspecs import draw_figures
-    from twosat_formal.report.sections import compute_content
 
     rows = [
         {"instance_id": f"{family}-{base}-{arm}", "base_id": f"{family}-{base}",
@@ -239,7 +239,7 @@ def test_every_bar_of_a_figure_has_its_own_colour(tmp_path: Path) -> None:
     from test_report_render import synthetic_rows
 
     from twosat_formal.report import write_content
-    from twosat_formal.report.sections import compute_content
+    from twosat_formal.report.content import compute_content
 
     write_content(compute_content(synthetic_rows(), title="s"), tmp_path)
     for name in ("duplication", "fillers", "order"):

@@ -23,9 +23,9 @@ from test_measures import oracle
 from twosat_formal.io.instance import Instance
 from twosat_formal.make.edits.proof_lengths import changed_proof_lengths, proof_length_flips
 from twosat_formal.report import build_report
+from twosat_formal.report.content import compute_content
 from twosat_formal.report.figinput import FigureInput, slug
 from twosat_formal.report.measureplans import MEASURE_LABELS, measure_curves
-from twosat_formal.report.sections import compute_content
 from twosat_formal.solve.measures import MEASURES
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "edits"

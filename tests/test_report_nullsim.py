@@ -7,6 +7,7 @@ from dataclasses import replace
 
 import pytest
 
+from twosat_formal.report.content import report_tests
 from twosat_formal.report.metrics import per_formula
 from twosat_formal.report.nullsim import (
     PAPER_DESIGN,
@@ -15,7 +16,6 @@ from twosat_formal.report.nullsim import (
     rejection_rates,
     simulate_rows,
 )
-from twosat_formal.report.sections import report_tests
 from twosat_formal.report.stats import friedman_from_table
 
 #: Simulated studies per formula variation. A test of level exactly 5 % exceeds 6 % in

@@ -7,9 +7,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import binomtest
 
+from twosat_formal.report.blocks import Heading
+from twosat_formal.report.content import compute_content
 from twosat_formal.report.pairs import pair_rows, pair_summaries, wilson
-from twosat_formal.report.render import PAIRS_SECTION, Heading, layout
-from twosat_formal.report.sections import compute_content
+from twosat_formal.report.render import PAIRS_SECTION, layout
 from twosat_formal.study.experiments.design import expand
 from twosat_formal.study.experiments.runner import _entity_key, build_dataset
 from twosat_formal.study.experiments.spec import load_spec

@@ -8,9 +8,9 @@ from twosat_formal.core.formula import Formula
 from twosat_formal.evaluate.models.base import Response
 from twosat_formal.evaluate.scoring import PromptView, score
 from twosat_formal.evaluate.store import EXPORT_COLUMNS, PromptRow, ResultRow, RunStore
+from twosat_formal.report.content import compute_content
 from twosat_formal.report.metrics import aggregate
 from twosat_formal.report.render import SECTIONS, layout, render_markdown
-from twosat_formal.report.sections import compute_content
 
 FORMULA = Formula.from_named([["x1", "x2"]])
 PROMPT = PromptView({"A": "x1", "B": "x2"}, "true", "false")

@@ -16,8 +16,9 @@ from hypothesis import strategies as st
 from twosat_formal.evaluate.scoring import Judgement
 from twosat_formal.evaluate.store import PromptRow, ResultRow, RunStore
 from twosat_formal.report import ReportData, build_report, write_content
-from twosat_formal.report.render import SECTIONS, format_p, layout, render_markdown
-from twosat_formal.report.sections import compute_content
+from twosat_formal.report.content import compute_content
+from twosat_formal.report.render import SECTIONS, layout, render_markdown
+from twosat_formal.report.sections.format import format_p
 
 MODELS = ("ref/good", "ref/poor")
 TEMPLATES = ("logic", "team")
@@ -471,9 +472,9 @@ def test_golden_reports_fit_the_schema(experiment: str) -> None:
 @settings(max_examples=100)
 @given(st.lists(st.one_of(st.none(), st.sampled_from([0.0, 0.25, 0.5, 1.0])), max_size=6))
 def test_bold_and_italics_only_for_a_place_held_alone(values: list[float | None]) -> None:
-    from twosat_formal.report.render import _ranked
+    from twosat_formal.report.sections.format import ranked
 
-    styles = _ranked(values)
+    styles = ranked(values)
     present = sorted((v for v in values if v is not None), reverse=True)
     for value, style in zip(values, styles, strict=True):
         if style == "b":

@@ -27,8 +27,10 @@ from twosat_formal.evaluate.run import EvalItem, StoryPrompt, run_eval, story_co
 from twosat_formal.evaluate.store import RunStore
 from twosat_formal.io.instance import Instance
 from twosat_formal.report import build_report, content_to_json
-from twosat_formal.report.render import EDIT_SECTIONS, SECTIONS, STORY_SECTION, Heading, layout
-from twosat_formal.report.sections import combine_story_counts, compute_content
+from twosat_formal.report.blocks import Heading
+from twosat_formal.report.content import compute_content
+from twosat_formal.report.render import EDIT_SECTIONS, SECTIONS, STORY_SECTION, layout
+from twosat_formal.report.sections.stories import combine_story_counts
 from twosat_formal.verbalize.story import THEMES, StoryRecord, story_statistics, write_stories
 from twosat_formal.verbalize.story.generator import StoryItem
 

@@ -177,7 +177,7 @@ def test_copying_answers_to_more_templates_changes_nothing(
 ) -> None:
     """The formula is the unit: the same answers repeated under more templates (the
     renderings of one formula) leave n and the p-value as they are."""
-    from twosat_formal.report.sections import knob_tests
+    from twosat_formal.report.sections.knobs import knob_tests
 
     (one,) = knob_tests(_sweep_rows(outcomes, 1, 2))
     (many,) = knob_tests(_sweep_rows(outcomes, templates, 2))

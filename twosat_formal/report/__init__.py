@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from twosat_formal.core.jsonfields import fields_json
+from twosat_formal.report.content import ReportContent, compute_content
 from twosat_formal.report.figplans import measures_of
 from twosat_formal.report.figspecs import FigureInput, render_figures
 from twosat_formal.report.files import REPORT_JSON
@@ -35,14 +36,9 @@ from twosat_formal.report.load import ReportData, load_report_data
 from twosat_formal.report.metrics import CI_METHOD, Estimate
 from twosat_formal.report.plots import Figure
 from twosat_formal.report.render import write_report
-from twosat_formal.report.sections import (
-    Bars,
-    Curves,
-    ModelSummary,
-    ReportContent,
-    Table1Row,
-    compute_content,
-)
+from twosat_formal.report.sections.common import Bars, Curves
+from twosat_formal.report.sections.summary import ModelSummary
+from twosat_formal.report.sections.table1 import Table1Row
 
 __all__ = [
     "ReportContent",
@@ -80,7 +76,7 @@ def figure_data(content: ReportContent) -> dict[str, Any]:
     ``figure_data``): curves as points ``{"x", "mean", "low", "high", "n", ...}``, bars
     as estimates.
 
-    >>> from twosat_formal.report.sections import compute_content
+    >>> from twosat_formal.report.content import compute_content
     >>> sorted(figure_data(compute_content([])))[:3]
     ['duplication_bars', 'edit_curves', 'filler_bars']
     """
@@ -175,7 +171,7 @@ def _table_json(table: Mapping[str, Mapping[str, Estimate]]) -> dict[str, dict[s
 def content_to_json(content: ReportContent, figures: list[Figure]) -> dict[str, Any]:
     """The machine-readable part of a report (``report.json``).
 
-    >>> from twosat_formal.report.sections import compute_content
+    >>> from twosat_formal.report.content import compute_content
     >>> sorted(content_to_json(compute_content([]), []))[:3]
     ['budgets', 'captions', 'duplication_tests']
     """
@@ -224,7 +220,7 @@ def write_content(
     of ``report.md``.
 
     >>> import tempfile
-    >>> from twosat_formal.report.sections import compute_content
+    >>> from twosat_formal.report.content import compute_content
     >>> with tempfile.TemporaryDirectory() as tmp:
     ...     write_content(compute_content([]), tmp).name
     'report.md'

@@ -27,21 +27,16 @@ from typing import Any
 
 from twosat_formal.errors import ConfigError
 from twosat_formal.report import charts
+from twosat_formal.report.blocks import Block, Heading, Image, Paragraph, Table
+from twosat_formal.report.content import compute_content
 from twosat_formal.report.files import FIGURES_DIR, REPORT_HTML, REPORT_JSON, REPORT_MD
 from twosat_formal.report.load import ReportData, load_report_data
 from twosat_formal.report.metrics import CI_METHOD, Estimate
 from twosat_formal.report.page import render_html
 from twosat_formal.report.plots import title_svg
-from twosat_formal.report.render import (
-    Block,
-    Heading,
-    Image,
-    Paragraph,
-    Table,
-    format_ci,
-    render_markdown,
-)
-from twosat_formal.report.sections import ModelSummary, compute_content
+from twosat_formal.report.render import render_markdown
+from twosat_formal.report.sections.format import format_ci
+from twosat_formal.report.sections.summary import ModelSummary
 
 __all__ = ["RunEntry", "compare_runs", "dataset_key", "run_labels"]
 

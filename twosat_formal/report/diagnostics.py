@@ -25,6 +25,14 @@ Examples
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from twosat_formal.report.blocks import Block
+from twosat_formal.report.sections.format import captioned, format_ci, plain_cells
+
+if TYPE_CHECKING:
+    from twosat_formal.report.content import ReportContent
+
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -33,7 +41,7 @@ from twosat_formal.core.jsonfields import fields_json
 from twosat_formal.report.metrics import METRICS, Estimate, aggregate, model_order
 from twosat_formal.report.pairs import PairSummary, pair_summaries, wilson
 
-__all__ = ["DiagnosticRow", "diagnostic_rows"]
+__all__ = ["DiagnosticRow", "diagnostic_rows", "write_diagnostics"]
 
 
 @dataclass(frozen=True)
@@ -80,3 +88,34 @@ def diagnostic_rows(
             )
         )
     return out
+
+
+def write_diagnostics(content: ReportContent) -> list[Block]:
+    rows = [
+        plain_cells(
+            r.model,
+            str(r.pairs),
+            format_ci(r.pair_accuracy),
+            format_ci(r.pair_consistency),
+            str(r.chains_asked),
+            format_ci(r.chain_witness),
+        )
+        for r in content.diagnostics or []
+    ]
+    return captioned(
+        "A small side run (`diagnostics/` beside this report: the `pairs` experiment, "
+        "prompts that ask for a contradiction chain). Twins: each formula and its twin, "
+        "one clause apart with the opposite label; pair accuracy: both decisions right; "
+        "pair consistency: the decision changes. Wit. (UNSAT): the answer is No and its "
+        "contradiction chain is valid, over the UNSAT answers. 95% Wilson intervals; "
+        "see docs/diagnostics.md.",
+        [
+            "model",
+            "pairs",
+            "pair accuracy (%)",
+            "pair consistency (%)",
+            "UNSAT answers",
+            "Wit. (UNSAT) (%)",
+        ],
+        rows,
+    )

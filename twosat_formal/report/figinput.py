@@ -4,7 +4,7 @@ and the table of :mod:`~twosat_formal.report.figspecs`.
 
 Examples
 --------
->>> from twosat_formal.report.sections import compute_content
+>>> from twosat_formal.report.content import compute_content
 >>> FigureInput(compute_content([])).grid
 'Knob settings not recorded'
 """
@@ -18,9 +18,9 @@ from functools import cached_property, partial
 from pathlib import Path
 from typing import Any
 
+from twosat_formal.report.content import ReportContent
 from twosat_formal.report.metrics import CI_METHOD, Row
 from twosat_formal.report.plots import FAILURE_COLORS
-from twosat_formal.report.sections import ReportContent
 from twosat_formal.report.style import SeriesStyle, Styles, assign_styles
 
 __all__ = ["OUTCOMES", "Drawing", "FigureInput", "figure_file", "single", "slug"]

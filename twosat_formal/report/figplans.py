@@ -8,7 +8,7 @@ response length, pair consistency, templates per model), then the paper's.
 
 Examples
 --------
->>> from twosat_formal.report.sections import compute_content
+>>> from twosat_formal.report.content import compute_content
 >>> leaderboard(FigureInput(compute_content([])), Path("figures"))
 []
 """
@@ -23,7 +23,7 @@ from typing import Any
 from twosat_formal.report import charts, plots
 from twosat_formal.report.figinput import OUTCOMES, Drawing, FigureInput, single, slug
 from twosat_formal.report.metrics import Estimate, Row, aggregate, group_rows, metric_value
-from twosat_formal.report.sections import _curve, _family_key, _is_plain
+from twosat_formal.report.sections.common import _curve, _family_key, _is_plain
 
 __all__ = [
     "binned_accuracy",

@@ -11,7 +11,7 @@ Examples
 --------
 >>> [spec.key for spec in FIGURES][:4]
 ['leaderboard', 'model-family', 'decision-confusion', 'accuracy-vs-clauses']
->>> from twosat_formal.report.sections import compute_content
+>>> from twosat_formal.report.content import compute_content
 >>> import tempfile, pathlib
 >>> with tempfile.TemporaryDirectory() as tmp:
 ...     figures, absent = render_figures(FigureInput(compute_content([])), pathlib.Path(tmp))
@@ -31,11 +31,11 @@ from pathlib import Path
 
 from twosat_formal.report import figplans as plans
 from twosat_formal.report import measureplans
+from twosat_formal.report.content import ReportContent
 from twosat_formal.report.figinput import Drawing, FigureInput
 from twosat_formal.report.figplans import hardness_of
 from twosat_formal.report.metrics import Row
 from twosat_formal.report.plots import Figure, title_svg
-from twosat_formal.report.sections import ReportContent
 
 __all__ = [
     "FIGURES",
@@ -158,7 +158,7 @@ def draw_figures(content: ReportContent, out_dir: Path, rows: Sequence[Row] = ()
     """Draw every figure ``content`` (and its result ``rows``) has data for under
     ``out_dir/figures``; see :func:`render_figures`.
 
-    >>> from twosat_formal.report.sections import compute_content
+    >>> from twosat_formal.report.content import compute_content
     >>> import tempfile, pathlib
     >>> with tempfile.TemporaryDirectory() as tmp:
     ...     draw_figures(compute_content([]), pathlib.Path(tmp))

@@ -13,7 +13,7 @@
 
 Examples
 --------
->>> from twosat_formal.report.sections import compute_content
+>>> from twosat_formal.report.content import compute_content
 >>> import pathlib
 >>> inp = FigureInput(compute_content([]))
 >>> measure_curves(inp, pathlib.Path(".")), proof_length_flips(inp, pathlib.Path("."))

@@ -41,7 +41,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from twosat_formal.report.sections import report_tests
+from twosat_formal.report.content import report_tests
 
 __all__ = ["PAPER_DESIGN", "NullDesign", "kind_of_test", "rejection_rates", "simulate_rows"]
 

@@ -31,6 +31,14 @@ Examples
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from twosat_formal.report.blocks import Block, Paragraph, Table
+from twosat_formal.report.sections.format import format_ci, plain_cells
+
+if TYPE_CHECKING:
+    from twosat_formal.report.content import ReportContent
+
 import math
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -39,7 +47,15 @@ from typing import Any
 from twosat_formal.core.jsonfields import fields_json
 from twosat_formal.report.metrics import CONFIDENCE, Estimate, mean_ci, model_order
 
-__all__ = ["PairSummary", "clustered", "has_twins", "pair_rows", "pair_summaries", "wilson"]
+__all__ = [
+    "PairSummary",
+    "clustered",
+    "has_twins",
+    "pair_rows",
+    "pair_summaries",
+    "wilson",
+    "write_pairs",
+]
 
 Row = Mapping[str, Any]
 
@@ -184,3 +200,28 @@ def pair_summaries(
                 PairSummary(model, by, name, len(members), est("accurate"), est("consistent"))
             )
     return out
+
+
+def write_pairs(content: ReportContent) -> list[Block]:
+    summaries = content.pairs or []
+    if not summaries:
+        return [Paragraph("No twin has an evaluated source in this run.")]
+    rows = [
+        plain_cells(
+            s.model,
+            "all" if s.by == "all" else f"{s.by}: {s.group}",
+            str(s.pairs),
+            format_ci(s.accuracy),
+            format_ci(s.consistency),
+        )
+        for s in summaries
+    ]
+    return [
+        Paragraph(
+            "Each twin differs from its source in one clause and has the opposite label. "
+            "Pair accuracy: both decisions right. Pair consistency: the decision changes "
+            "between source and twin. Shares of pairs (model, template, sample) with "
+            "95% Wilson intervals."
+        ),
+        Table(["model", "group", "pairs", "pair accuracy (%)", "pair consistency (%)"], rows),
+    ]

@@ -26,6 +26,15 @@ Examples
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from twosat_formal.report.blocks import Block, Image
+from twosat_formal.report.sections.format import captioned, format_ci, plain_cells
+
+if TYPE_CHECKING:
+    from twosat_formal.report.content import ReportContent
+
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -42,6 +51,7 @@ __all__ = [
     "draw_questions_figure",
     "question_board",
     "question_rows",
+    "write_questions",
 ]
 
 #: The figure of accuracy per question type and model, relative to the report folder.
@@ -183,3 +193,42 @@ def draw_questions_figure(
     charts.interval_dots(question_board(rows, models), path, xlabel="accuracy (%)")
     title_svg(path, FIGURE_TITLE, FIGURE_CAPTION)
     return QUESTIONS_FIGURE
+
+
+def write_questions(content: ReportContent) -> list[Block]:
+    rows = [
+        plain_cells(
+            r.model,
+            r.question_type,
+            r.family,
+            str(r.answers),
+            format_ci(r.accuracy),
+            format_ci(r.lenient_accuracy),
+            "—" if r.partial_credit is None else f"{100 * r.partial_credit:.1f}",
+            format_ci(r.decision_accuracy),
+        )
+        for r in content.questions or []
+    ]
+    blocks = captioned(
+        "Each formula asked more than its decision (`verbalize --ask`; see "
+        'docs/verbalization.md, "Question types"): per model, question type and family, '
+        "the share of right answers (strict and lenient readings, 95% Wilson intervals "
+        "over the answers), the mean partial credit (a `forced` answer's recall; a `core` "
+        "or `repair` answer's smallest size over its size, among minimal ones; a `maxsat` "
+        "answer's rules satisfied over the optimum), and the decision accuracy of the same "
+        "formulas. The other sections read the decision prompts alone.",
+        [
+            "model",
+            "question",
+            "family",
+            "answers",
+            "accuracy (%)",
+            "lenient (%)",
+            "partial credit (%)",
+            "decision, same formulas (%)",
+        ],
+        rows,
+    )
+    if content.questions_figure is not None:
+        blocks.append(Image(Path(content.questions_figure), FIGURE_TITLE, FIGURE_CAPTION))
+    return blocks

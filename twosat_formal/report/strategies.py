@@ -24,6 +24,15 @@ Examples
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from twosat_formal.evaluate.diagnostics.quality import DIMENSIONS as QUALITY_DIMENSIONS
+from twosat_formal.report.blocks import Block
+from twosat_formal.report.sections.format import captioned, format_pct, plain_cells
+
+if TYPE_CHECKING:
+    from twosat_formal.report.content import ReportContent
+
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -33,7 +42,7 @@ from twosat_formal.core.jsonfields import fields_json
 from twosat_formal.evaluate.diagnostics.quality import DIMENSIONS
 from twosat_formal.report.arms import arm_name
 
-__all__ = ["StrategySummary", "has_strategies", "strategy_summaries"]
+__all__ = ["StrategySummary", "has_strategies", "strategy_summaries", "write_strategies"]
 
 
 @dataclass(frozen=True)
@@ -133,3 +142,43 @@ def strategy_summaries(
         _summary(spec, strategy, members, codings.get((spec, strategy), []))
         for (spec, strategy), members in groups.items()
     ]
+
+
+def _count(value: int | None) -> str:
+    return "—" if value is None else str(value)
+
+
+def write_strategies(content: ReportContent) -> list[Block]:
+    rows = [
+        plain_cells(
+            s.model,
+            s.strategy,
+            str(s.rows),
+            format_pct(s.accuracy),
+            _count(s.ties),
+            "—" if s.formalized is None else f"{s.formalized_exact} of {s.formalized}",
+            *(format_pct(s.quality.get(name)) for name in QUALITY_DIMENSIONS),
+        )
+        for s in content.strategies or []
+    ]
+    return captioned(
+        "Each model under each reasoning strategy (`--strategy`; every other table shows "
+        "a strategy other than direct as the arm `model [strategy]`). Rows: answers, or "
+        "votes of sample-k (majority of K samples; ties counted apart, not correct). "
+        "Formalized: symbolic-cot answers whose FORMULAS block is exactly the instance's "
+        "rules, of those with a readable block. The four reasoning-quality codings are "
+        "exact (`twosat-formal trace`): means over the answers where each is defined.",
+        [
+            "model",
+            "strategy",
+            "rows",
+            "accuracy (%)",
+            "ties",
+            "formalized exactly",
+            "premise fidelity (%)",
+            "inference validity (%)",
+            "answer completion (%)",
+            "answer alignment (%)",
+        ],
+        rows,
+    )

@@ -28,6 +28,14 @@ Examples
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from twosat_formal.report.blocks import Block
+from twosat_formal.report.sections.format import captioned, format_ci, format_pct, plain_cells
+
+if TYPE_CHECKING:
+    from twosat_formal.report.content import ReportContent
+
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -35,7 +43,7 @@ from typing import Any
 from twosat_formal.core.jsonfields import fields_json
 from twosat_formal.report.metrics import Estimate, formula_unit, mean_ci, model_order
 
-__all__ = ["TraceSummary", "trace_summaries"]
+__all__ = ["TraceSummary", "trace_summaries", "write_traces"]
 
 
 @dataclass(frozen=True)
@@ -97,3 +105,39 @@ def trace_summaries(
         groups += [(f, [r for r in mine if str(r.get("family")) == f]) for f in families]
         out.extend(_trace_summary(model, family, members) for family, members in groups)
     return out
+
+
+def write_traces(content: ReportContent) -> list[Block]:
+    summaries = content.traces or []
+    rows = [
+        plain_cells(
+            s.model,
+            s.family,
+            str(s.answers),
+            str(s.claims),
+            format_pct(s.coverage),
+            format_ci(s.unsupported),
+            format_ci(s.correct),
+            format_ci(s.wrong),
+        )
+        for s in summaries
+    ]
+    return captioned(
+        "Claims read from each answer's reasoning (template clause sentences, "
+        "conditionals, assignments; `twosat-formal trace`) and checked against the "
+        "formula. Unsupported: a claim that neither follows from the formula nor is "
+        "refuted by it. Rates pooled over claims with 95% Wilson intervals, for all "
+        "answers, the correct ones and the wrong ones; coverage: the mean share of an "
+        "answer's sentences read as claims.",
+        [
+            "model",
+            "family",
+            "answers",
+            "claims",
+            "coverage (%)",
+            "unsupported (%)",
+            "unsupported, correct answers (%)",
+            "unsupported, wrong answers (%)",
+        ],
+        rows,
+    )

@@ -1,0 +1,98 @@
+"""The series of the figures against |C|: per family and model, per template and per
+knob level."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from twosat_formal.report.metrics import Row, group_rows
+from twosat_formal.report.sections.common import (
+    Curves,
+    _clauses,
+    _curve,
+    _family_key,
+    _is_plain,
+    _is_swept,
+)
+
+__all__ = ["SIZE_METRICS"]
+
+
+def _in_order(curves: Curves, order: Sequence[str]) -> Curves:
+    """``curves`` with its series in ``order`` (series it does not name last)."""
+    rank = {name: i for i, name in enumerate(order)}
+    return dict(sorted(curves.items(), key=lambda kv: rank.get(kv[0], len(rank))))
+
+
+def _size_curves(
+    rows: Sequence[Row],
+    models: Sequence[str],
+    *,
+    method: str,
+    seed: int,
+    metric: str = "success",
+) -> dict[str, Curves]:
+    plain = [r for r in rows if _is_plain(r)]
+    out: dict[str, Curves] = {}
+    for (family,), members in sorted(
+        group_rows(plain, ["family"]).items(), key=lambda kv: _family_key(str(kv[0][0]))
+    ):
+        curves = {
+            str(model): _curve(mine, "clauses", method=method, seed=seed, metric=metric)
+            for (model,), mine in group_rows(members, ["model"]).items()
+        }
+        curves = {  # a metric that applies to no row of a family draws nothing there
+            name: points
+            for name, points in curves.items()
+            if any(estimate.mean is not None for _, estimate in points)
+        }
+        if curves:
+            out[str(family)] = _in_order(curves, models)
+    return out
+
+
+#: The metrics drawn in separate panels against |C|: decision accuracy (every
+#: instance) and witness validity (SAT instances).
+SIZE_METRICS = ("accuracy", "witness")
+
+
+def _template_curves(rows: Sequence[Row], *, method: str, seed: int) -> dict[str, Curves]:
+    plain = [r for r in rows if _is_plain(r)]
+    out: dict[str, Curves] = {}
+    for (family,), members in sorted(
+        group_rows(plain, ["family"]).items(), key=lambda kv: _family_key(str(kv[0][0]))
+    ):
+        out[str(family)] = {
+            str(template): _curve(mine, "clauses", method=method, seed=seed)
+            for (template,), mine in group_rows(members, ["template"]).items()
+        }
+    return out
+
+
+def _knob_curves(
+    rows: Sequence[Row], models: Sequence[str], *, method: str, seed: int
+) -> dict[str, dict[str, Curves]]:
+    swept = [r for r in rows if _is_swept(r)]
+    out: dict[str, dict[str, Curves]] = {}
+    groups = group_rows(swept, ["family", "knob"])
+    for family, knob in sorted(groups, key=lambda k: (_family_key(str(k[0])), str(k[1]))):
+        members = groups[(family, knob)]
+        for clauses in sorted({_clauses(r) for r in members}):
+            at_size = [r for r in members if _clauses(r) == clauses]
+            panel = out.setdefault(f"{family} |C|={clauses}", {})
+            curves = {
+                str(model): _curve(mine, "level", method=method, seed=seed)
+                for (model,), mine in group_rows(at_size, ["model"]).items()
+            }
+            panel[str(knob)] = _in_order(curves, models)
+    return out
+
+
+def _size_metric_curves(
+    data: Sequence[Row], models: Sequence[str], *, method: str, seed: int
+) -> dict[str, dict[str, Curves]]:
+    """Each metric of :data:`SIZE_METRICS` against |C|, per family and model."""
+    return {
+        metric: _size_curves(data, models, method=method, seed=seed, metric=metric)
+        for metric in SIZE_METRICS
+    }
