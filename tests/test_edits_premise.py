@@ -39,7 +39,7 @@ from twosat_formal.make.edits.operators import (
     category_of,
     default_operators,
 )
-from twosat_formal.report.sections.edits import _edits
+from twosat_formal.report.sections.edits import edit_summaries
 from twosat_formal.study.experiments.design import expand
 from twosat_formal.study.experiments.spec import load_spec, parse_spec
 
@@ -205,7 +205,7 @@ def test_metrics_filter_by_category_and_operator() -> None:
 
 
 def test_the_report_summarizes_each_category_apart() -> None:
-    summaries, curves = _edits(ROWS, ["m"])
+    summaries, curves = edit_summaries(ROWS, ["m"])
     assert summaries is not None
     assert [(s.model, s.category) for s in summaries] == [("m", OPERATOR), ("m", PREMISE)]
     operator, premise = summaries

@@ -60,24 +60,24 @@ from twosat_formal.report.diagnostics import DiagnosticRow
 from twosat_formal.report.metrics import CI_METHOD, Estimate, Row, group_rows
 from twosat_formal.report.pairs import PairSummary, has_twins, pair_summaries
 from twosat_formal.report.questions import QuestionRow
-from twosat_formal.report.sections.captions import _captions
-from twosat_formal.report.sections.common import Bars, Curves, _family_key, _first_seen
-from twosat_formal.report.sections.comparisons import _arm_comparison
+from twosat_formal.report.sections.captions import captions
+from twosat_formal.report.sections.common import Bars, Curves, family_key, first_seen
+from twosat_formal.report.sections.comparisons import arm_comparison
 from twosat_formal.report.sections.curves import (
-    _knob_curves,
-    _size_curves,
-    _size_metric_curves,
-    _template_curves,
+    knob_curves,
+    size_curves,
+    size_metric_curves,
+    template_curves,
 )
-from twosat_formal.report.sections.edits import EditSummary, _edits
+from twosat_formal.report.sections.edits import EditSummary, edit_summaries
 from twosat_formal.report.sections.knobs import knob_tests
-from twosat_formal.report.sections.order import _order_by_model
-from twosat_formal.report.sections.satbias import _sat_bias
-from twosat_formal.report.sections.stories import StorySection, _stories
-from twosat_formal.report.sections.summary import ModelSummary, _summary
-from twosat_formal.report.sections.table1 import Table1Row, _table1
-from twosat_formal.report.sections.templates import _template_table
-from twosat_formal.report.sections.truncation import _sorted_budgets
+from twosat_formal.report.sections.order import order_by_model
+from twosat_formal.report.sections.satbias import sat_bias_by_family
+from twosat_formal.report.sections.stories import StorySection, story_section
+from twosat_formal.report.sections.summary import ModelSummary, model_summary
+from twosat_formal.report.sections.table1 import Table1Row, table1_rows
+from twosat_formal.report.sections.templates import template_table
+from twosat_formal.report.sections.truncation import sorted_budgets
 from twosat_formal.report.stats import PERMUTATIONS, TestResult
 from twosat_formal.report.strategies import StrategySummary, has_strategies, strategy_summaries
 from twosat_formal.report.traces import TraceSummary, trace_summaries
@@ -151,7 +151,7 @@ def report_tests(
     """
 
     def tests(kind: str) -> list[TestResult]:
-        return _arm_comparison(rows, kind, method="wilson", seed=seed, bars_too=False)[0]
+        return arm_comparison(rows, kind, method="wilson", seed=seed, bars_too=False)[0]
 
     return {
         "knob_tests": knob_tests(rows, seed=seed, permutations=permutations),
@@ -164,13 +164,13 @@ def report_tests(
 def _ordered_models(data: Sequence[Row], model_order: Sequence[str]) -> list[str]:
     """The models of ``data``: those ``model_order`` names in its order, then the rest
     in order of appearance."""
-    present = [str(m) for m in _first_seen(r.get("model") for r in data)]
+    present = [str(m) for m in first_seen(r.get("model") for r in data)]
     return [m for m in model_order if m in present] + [m for m in present if m not in model_order]
 
 
 def _families(data: Sequence[Row]) -> list[str]:
     """The families of the rows, in the report's order."""
-    return sorted({str(r.get("family")) for r in data if r.get("family")}, key=_family_key)
+    return sorted({str(r.get("family")) for r in data if r.get("family")}, key=family_key)
 
 
 def _optional_parts(
@@ -211,16 +211,16 @@ def compute_content(
     """
     data = list(rows)
     models = _ordered_models(data, model_order)
-    templates = [str(t) for t in _first_seen(r.get("template") for r in data)]
+    templates = [str(t) for t in first_seen(r.get("template") for r in data)]
     by_model = group_rows(data, ["model"])
-    summaries = [_summary(m, by_model[(m,)], method=method, seed=seed) for m in models]
-    order_tests, order_bars = _arm_comparison(data, "order", method=method, seed=seed)
-    filler_tests, filler_bars = _arm_comparison(data, "fillers", method=method, seed=seed)
-    duplication_tests, duplication_bars = _arm_comparison(
+    summaries = [model_summary(m, by_model[(m,)], method=method, seed=seed) for m in models]
+    order_tests, order_bars = arm_comparison(data, "order", method=method, seed=seed)
+    filler_tests, filler_bars = arm_comparison(data, "fillers", method=method, seed=seed)
+    duplication_tests, duplication_bars = arm_comparison(
         data, "duplication", method=method, seed=seed
     )
-    edits, edit_curves = _edits(data, models)
-    grid_knobs, sweep_knobs, grid_experiments = _captions(data)
+    edits, edit_curves = edit_summaries(data, models)
+    grid_knobs, sweep_knobs, grid_experiments = captions(data)
     return ReportContent(
         title=title,
         rows=len(data),
@@ -228,30 +228,30 @@ def compute_content(
         families=_families(data),
         templates=templates,
         summaries=summaries,
-        table1=_table1(data, models, method=method, seed=seed),
-        sat_bias_by_family=_sat_bias(data, method=method, seed=seed),
+        table1=table1_rows(data, models, method=method, seed=seed),
+        sat_bias_by_family=sat_bias_by_family(data, method=method, seed=seed),
         failure_kinds=sorted({k for s in summaries for k in s.failures}),
-        template_table=_template_table(by_model, models, templates, method=method, seed=seed),
+        template_table=template_table(by_model, models, templates, method=method, seed=seed),
         knob_tests=knob_tests(data, seed=seed),
         order_tests=order_tests,
         filler_tests=filler_tests,
         duplication_tests=duplication_tests,
-        size_curves=_size_curves(data, models, method=method, seed=seed),
-        size_metric_curves=_size_metric_curves(data, models, method=method, seed=seed),
-        template_curves=_template_curves(data, method=method, seed=seed),
-        knob_curves=_knob_curves(data, models, method=method, seed=seed),
+        size_curves=size_curves(data, models, method=method, seed=seed),
+        size_metric_curves=size_metric_curves(data, models, method=method, seed=seed),
+        template_curves=template_curves(data, method=method, seed=seed),
+        knob_curves=knob_curves(data, models, method=method, seed=seed),
         order_bars=order_bars,
-        order_model_bars=_order_by_model(data, models, method=method, seed=seed),
+        order_model_bars=order_by_model(data, models, method=method, seed=seed),
         filler_bars=filler_bars,
         duplication_bars=duplication_bars,
         manifest=manifest,
         edits=edits,
         edit_curves=edit_curves,
         edit_proof_lengths=changed_proof_lengths(r for r in data if not r.get("twin_of")),
-        stories=_stories(data, stories or {}, models, method=method, seed=seed),
+        stories=story_section(data, stories or {}, models, method=method, seed=seed),
         **_optional_parts(data, models, traces),
         grid_knobs=grid_knobs,
         sweep_knobs=sweep_knobs,
         grid_experiments=grid_experiments,
-        budgets=_sorted_budgets(budgets or {}, models),
+        budgets=sorted_budgets(budgets or {}, models),
     )

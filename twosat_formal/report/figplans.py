@@ -23,7 +23,7 @@ from typing import Any
 from twosat_formal.report import charts, plots
 from twosat_formal.report.figinput import OUTCOMES, Drawing, FigureInput, single, slug
 from twosat_formal.report.metrics import Estimate, Row, aggregate, group_rows, metric_value
-from twosat_formal.report.sections.common import _curve, _family_key, _is_plain
+from twosat_formal.report.sections.common import estimate_curve, family_key, is_plain
 
 __all__ = [
     "binned_accuracy",
@@ -87,7 +87,7 @@ def leaderboard(inp: FigureInput, folder: Path) -> list[Drawing]:
 
 
 def model_family(inp: FigureInput, folder: Path) -> list[Drawing]:
-    families = sorted({str(r["family"]) for r in inp.rows if r.get("family")}, key=_family_key)
+    families = sorted({str(r["family"]) for r in inp.rows if r.get("family")}, key=family_key)
     if not families:
         return []
     grid: dict[str, dict[str, Estimate]] = {}
@@ -292,7 +292,7 @@ def binned_accuracy(
 def hardness(inp: FigureInput, folder: Path) -> list[Drawing]:
     rated = [r for r in inp.rows if str(r.get("instance_id")) in inp.hardness]
     families = sorted(
-        group_rows(rated, ["family"]).items(), key=lambda kv: _family_key(str(kv[0][0]))
+        group_rows(rated, ["family"]).items(), key=lambda kv: family_key(str(kv[0][0]))
     )
     panels = {
         str(family): panel
@@ -384,12 +384,12 @@ def pair_consistency(inp: FigureInput, folder: Path) -> list[Drawing]:
 def _template_panels(inp: FigureInput) -> dict[str, dict[str, list[tuple[float, Estimate]]]]:
     """Per model and family of the plain grid, each template's success against |C|
     (those with two templates or more)."""
-    groups = group_rows([r for r in inp.rows if _is_plain(r)], ["model", "family"])
+    groups = group_rows([r for r in inp.rows if is_plain(r)], ["model", "family"])
     panels = {}
     for model in inp.models:
-        for family in sorted({str(f) for m, f in groups if m == model}, key=_family_key):
+        for family in sorted({str(f) for m, f in groups if m == model}, key=family_key):
             curves = {
-                str(template): _curve(mine, "clauses", method=inp.method, seed=inp.seed)
+                str(template): estimate_curve(mine, "clauses", method=inp.method, seed=inp.seed)
                 for (template,), mine in group_rows(groups[(model, family)], ["template"]).items()
             }
             if len(curves) > 1:

@@ -9,10 +9,17 @@ from typing import Any
 
 from twosat_formal.errors import ConfigError
 from twosat_formal.report.metrics import Estimate, Row, aggregate, group_rows, per_formula
-from twosat_formal.report.sections.common import _UNIT, _family_key
+from twosat_formal.report.sections.common import UNIT_KEY, family_key
 from twosat_formal.report.stats import TestResult, independent_t, paired_t
 
-__all__ = []
+__all__ = [
+    "arm_names",
+    "arm_success",
+    "independent_arms",
+    "paired_arms",
+    "rows_by_family",
+    "untestable",
+]
 
 
 def _unit_values(rows: Sequence[Row], fields: Sequence[str]) -> dict[Hashable, float]:
@@ -45,7 +52,7 @@ def _formula_unit_note(result: TestResult, models: int) -> TestResult:
     return replace(result, extra=(*result.extra, ("unit", "formula"), ("models", models)))
 
 
-def _paired(
+def paired_arms(
     rows: Sequence[Row],
     arm_a: str,
     arm_b: str,
@@ -79,11 +86,11 @@ def _paired(
     try:
         result = paired_t([ua[k] for k in keys], [ub[k] for k in keys], label=label, family=family)
     except ConfigError as exc:
-        result = _untestable("paired t-test", len(keys), label, family, exc)
+        result = untestable("paired t-test", len(keys), label, family, exc)
     return [_formula_unit_note(result, models)]
 
 
-def _independent(
+def independent_arms(
     rows: Sequence[Row], arm_a: str, arm_b: str, *, label: str, family: str
 ) -> list[TestResult]:
     """Student's t-test of two unshuffled arms (none when one is empty), the formula as
@@ -101,30 +108,31 @@ def _independent(
     try:
         result = independent_t(a, b, label=label, family=family)
     except ConfigError as exc:
-        result = _untestable("independent t-test (Student)", len(a) + len(b), label, family, exc)
+        result = untestable("independent t-test (Student)", len(a) + len(b), label, family, exc)
     return [_formula_unit_note(result, models)]
 
 
-def _arm_success(rows: Sequence[Row], arm: str, *, method: str, seed: int) -> Estimate:
+def arm_success(rows: Sequence[Row], arm: str, *, method: str, seed: int) -> Estimate:
     """The success rate of one arm's rows, formulas as units."""
     return aggregate(
-        [r for r in rows if r.get("arm") == arm], "success", key=_UNIT, method=method, seed=seed
+        [r for r in rows if r.get("arm") == arm], "success", key=UNIT_KEY, method=method, seed=seed
     )
 
 
-def _untestable(test: str, n: int, label: str, family: str, exc: ConfigError) -> TestResult:
+def untestable(test: str, n: int, label: str, family: str, exc: ConfigError) -> TestResult:
     """A row for a test the data cannot carry: no statistic, the reason as its note."""
     return TestResult(test, n, float("nan"), float("nan"), None, label, family, note=str(exc))
 
 
-def _by_family(rows: Sequence[Row], kind: str) -> list[tuple[str, list[Row]]]:
+def rows_by_family(rows: Sequence[Row], kind: str) -> list[tuple[str, list[Row]]]:
     """Rows of experiments of ``kind`` (design field ``kind``, else ``experiment``)."""
     chosen = [r for r in rows if (r.get("kind") or r.get("experiment")) == kind]
     groups = group_rows(chosen, ["family"])
-    return [(str(k[0]), groups[k]) for k in sorted(groups, key=lambda k: _family_key(str(k[0])))]
+    return [(str(k[0]), groups[k]) for k in sorted(groups, key=lambda k: family_key(str(k[0])))]
 
 
-def _arm_names(rows: Sequence[Row], arms: Sequence[str]) -> dict[str, str]:
+def arm_names(rows: Sequence[Row], arms: Sequence[str]) -> dict[str, str]:
+    """The display name of each arm of ``arms`` in ``rows`` (its ``arm_label``, else the arm)."""
     names: dict[str, str] = {}
     for row in rows:
         arm = row.get("arm")

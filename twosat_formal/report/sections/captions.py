@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from twosat_formal.report.metrics import Row
-from twosat_formal.report.sections.common import _first_seen, _is_plain, _is_swept
+from twosat_formal.report.sections.common import first_seen, is_plain, is_swept
 
-__all__ = ["experiments_of", "knob_settings"]
+__all__ = ["captions", "experiments_of", "knob_settings"]
 
 
 def _number(value: float) -> str:
@@ -69,15 +69,15 @@ def knob_settings(rows: Iterable[Row], *, exclude_swept: bool = False) -> str:
 
 def experiments_of(rows: Iterable[Row]) -> list[str]:
     """The experiments (design field ``experiment``) the rows come from, in order."""
-    return [str(e) for e in _first_seen(r.get("experiment") for r in rows)]
+    return [str(e) for e in first_seen(r.get("experiment") for r in rows)]
 
 
-def _captions(data: Sequence[Row]) -> tuple[str, str, list[str]]:
+def captions(data: Sequence[Row]) -> tuple[str, str, list[str]]:
     """What the captions name: the knob settings of the grid rows and of the swept rows
     (the swept knob left out), and the experiments of the grid rows."""
-    plain = [r for r in data if _is_plain(r)]
+    plain = [r for r in data if is_plain(r)]
     return (
         knob_settings(plain),
-        knob_settings((r for r in data if _is_swept(r)), exclude_swept=True),
+        knob_settings((r for r in data if is_swept(r)), exclude_swept=True),
         experiments_of(plain),
     )

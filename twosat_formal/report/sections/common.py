@@ -13,7 +13,24 @@ from twosat_formal.evaluate.run import STORY_TEMPLATE_PREFIX
 from twosat_formal.make.edits import metrics as edit_metrics
 from twosat_formal.report.metrics import Estimate, Row, aggregate
 
-__all__ = ["FAMILY_ORDER", "Bars", "Cell", "Curves", "story_theme"]
+__all__ = [
+    "FAMILY_ORDER",
+    "UNIT_KEY",
+    "Bars",
+    "Cell",
+    "Curves",
+    "cell_of",
+    "clauses_of",
+    "estimate_curve",
+    "family_key",
+    "first_seen",
+    "is_edited",
+    "is_plain",
+    "is_swept",
+    "label_of",
+    "reference_template",
+    "story_theme",
+]
 
 #: The paper's order of generator families (others follow alphabetically).
 FAMILY_ORDER = ("implication-cycle", "equivalence-core", "backbone", "mono-bridge", "symmetry")
@@ -27,7 +44,8 @@ Curves = dict[str, list[tuple[float, Estimate]]]
 Bars = dict[str, dict[str, Estimate]]
 
 
-_UNIT = ("model", "formula")
+#: The units an estimate averages over: a model's formulas.
+UNIT_KEY = ("model", "formula")
 
 
 @dataclass(frozen=True)
@@ -44,11 +62,13 @@ class Cell:
     samples: int = 0
 
 
-def _family_key(name: str) -> tuple[int, str]:
+def family_key(name: str) -> tuple[int, str]:
+    """The sort key of a family: the paper's order (:data:`FAMILY_ORDER`), then by name."""
     return (FAMILY_ORDER.index(name), "") if name in FAMILY_ORDER else (len(FAMILY_ORDER), name)
 
 
-def _first_seen(values: Iterable[Any]) -> list[Any]:
+def first_seen(values: Iterable[Any]) -> list[Any]:
+    """The distinct values other than ``None``, in order of first appearance."""
     seen: dict[Any, None] = {}
     for value in values:
         if value is not None:
@@ -56,7 +76,8 @@ def _first_seen(values: Iterable[Any]) -> list[Any]:
     return list(seen)
 
 
-def _clauses(row: Row) -> int:
+def clauses_of(row: Row) -> int:
+    """The clause count that names a row's setting (``clauses``, else ``num_clauses``)."""
     value = row.get("clauses")
     if value is None:
         value = row.get("num_clauses")
@@ -68,23 +89,23 @@ def _clauses(row: Row) -> int:
     return int(value)
 
 
-def _is_edited(row: Row) -> bool:
+def is_edited(row: Row) -> bool:
     """Whether the row's instance was made by symbolic edits."""
     return bool(row.get("transforms")) and edit_metrics.edit_info(row) is not None
 
 
-def _is_plain(row: Row) -> bool:
+def is_plain(row: Row) -> bool:
     """A row of the plain grid: no swept knob, the unperturbed arm (if any), no edit, a
     template verbalization (story rows have their own section)."""
     return (
         row.get("knob") is None
         and row.get("arm") in (None, "base", "construction")
-        and not _is_edited(row)
+        and not is_edited(row)
         and story_theme(row) is None
     )
 
 
-def _is_swept(row: Row) -> bool:
+def is_swept(row: Row) -> bool:
     """A row of a knob sweep: a knob and level, and no comparison arm (the fillers
     protocol also varies one knob at a time, but compares its arms, not its levels)."""
     return (
@@ -94,12 +115,13 @@ def _is_swept(row: Row) -> bool:
     )
 
 
-def _label_of(rows: Sequence[Row]) -> str:
+def label_of(rows: Sequence[Row]) -> str:
+    """The label the rows share (the Table 1 row's ``label`` column)."""
     labels = {str(row.get("label")) for row in rows}
     return labels.pop() if len(labels) == 1 else "mixed"
 
 
-def _cell(mine: Sequence[Row], *, method: str, seed: int) -> Cell:
+def cell_of(mine: Sequence[Row], *, method: str, seed: int) -> Cell:
     """One model's Table 1 cell from its answers in the cell (at least one)."""
     sat = aggregate(mine, "accuracy", method=method, seed=seed)
     wit = aggregate(mine, "witness", method=method, seed=seed)
@@ -113,23 +135,25 @@ def _cell(mine: Sequence[Row], *, method: str, seed: int) -> Cell:
     )
 
 
-def _reference_template(rows: Sequence[Row]) -> str:
-    templates = _first_seen(r.get("template") for r in rows)
+def reference_template(rows: Sequence[Row]) -> str:
+    """The template the verbalization flip rate compares the others against."""
+    templates = first_seen(r.get("template") for r in rows)
     return "logic" if "logic" in templates or not templates else str(templates[0])
 
 
-def _curve(
+def estimate_curve(
     rows: Sequence[Row],
     x_of: str,
     *,
     method: str,
     seed: int,
-    key: Sequence[str] = _UNIT,
+    key: Sequence[str] = UNIT_KEY,
     metric: str = "success",
 ) -> list[tuple[float, Estimate]]:
+    """An estimate of ``metric`` at each value of ``x``, in increasing ``x``."""
     points: dict[float, list[Row]] = {}
     for row in rows:
-        x = _clauses(row) if x_of == "clauses" else row.get(x_of)
+        x = clauses_of(row) if x_of == "clauses" else row.get(x_of)
         if x is None:
             continue
         points.setdefault(float(x), []).append(row)

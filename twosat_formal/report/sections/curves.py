@@ -8,14 +8,14 @@ from collections.abc import Sequence
 from twosat_formal.report.metrics import Row, group_rows
 from twosat_formal.report.sections.common import (
     Curves,
-    _clauses,
-    _curve,
-    _family_key,
-    _is_plain,
-    _is_swept,
+    clauses_of,
+    estimate_curve,
+    family_key,
+    is_plain,
+    is_swept,
 )
 
-__all__ = ["SIZE_METRICS"]
+__all__ = ["SIZE_METRICS", "knob_curves", "size_curves", "size_metric_curves", "template_curves"]
 
 
 def _in_order(curves: Curves, order: Sequence[str]) -> Curves:
@@ -24,7 +24,7 @@ def _in_order(curves: Curves, order: Sequence[str]) -> Curves:
     return dict(sorted(curves.items(), key=lambda kv: rank.get(kv[0], len(rank))))
 
 
-def _size_curves(
+def size_curves(
     rows: Sequence[Row],
     models: Sequence[str],
     *,
@@ -32,13 +32,14 @@ def _size_curves(
     seed: int,
     metric: str = "success",
 ) -> dict[str, Curves]:
-    plain = [r for r in rows if _is_plain(r)]
+    """Family → model → an estimate against |C| (the grid rows)."""
+    plain = [r for r in rows if is_plain(r)]
     out: dict[str, Curves] = {}
     for (family,), members in sorted(
-        group_rows(plain, ["family"]).items(), key=lambda kv: _family_key(str(kv[0][0]))
+        group_rows(plain, ["family"]).items(), key=lambda kv: family_key(str(kv[0][0]))
     ):
         curves = {
-            str(model): _curve(mine, "clauses", method=method, seed=seed, metric=metric)
+            str(model): estimate_curve(mine, "clauses", method=method, seed=seed, metric=metric)
             for (model,), mine in group_rows(members, ["model"]).items()
         }
         curves = {  # a metric that applies to no row of a family draws nothing there
@@ -56,43 +57,46 @@ def _size_curves(
 SIZE_METRICS = ("accuracy", "witness")
 
 
-def _template_curves(rows: Sequence[Row], *, method: str, seed: int) -> dict[str, Curves]:
-    plain = [r for r in rows if _is_plain(r)]
+def template_curves(rows: Sequence[Row], *, method: str, seed: int) -> dict[str, Curves]:
+    """Family → template → success against |C| (the grid rows, pooled over models)."""
+    plain = [r for r in rows if is_plain(r)]
     out: dict[str, Curves] = {}
     for (family,), members in sorted(
-        group_rows(plain, ["family"]).items(), key=lambda kv: _family_key(str(kv[0][0]))
+        group_rows(plain, ["family"]).items(), key=lambda kv: family_key(str(kv[0][0]))
     ):
         out[str(family)] = {
-            str(template): _curve(mine, "clauses", method=method, seed=seed)
+            str(template): estimate_curve(mine, "clauses", method=method, seed=seed)
             for (template,), mine in group_rows(members, ["template"]).items()
         }
     return out
 
 
-def _knob_curves(
+def knob_curves(
     rows: Sequence[Row], models: Sequence[str], *, method: str, seed: int
 ) -> dict[str, dict[str, Curves]]:
-    swept = [r for r in rows if _is_swept(r)]
+    """Panel (``family |C|=n``) → knob → model → success against the knob's level (the
+    swept rows)."""
+    swept = [r for r in rows if is_swept(r)]
     out: dict[str, dict[str, Curves]] = {}
     groups = group_rows(swept, ["family", "knob"])
-    for family, knob in sorted(groups, key=lambda k: (_family_key(str(k[0])), str(k[1]))):
+    for family, knob in sorted(groups, key=lambda k: (family_key(str(k[0])), str(k[1]))):
         members = groups[(family, knob)]
-        for clauses in sorted({_clauses(r) for r in members}):
-            at_size = [r for r in members if _clauses(r) == clauses]
+        for clauses in sorted({clauses_of(r) for r in members}):
+            at_size = [r for r in members if clauses_of(r) == clauses]
             panel = out.setdefault(f"{family} |C|={clauses}", {})
             curves = {
-                str(model): _curve(mine, "level", method=method, seed=seed)
+                str(model): estimate_curve(mine, "level", method=method, seed=seed)
                 for (model,), mine in group_rows(at_size, ["model"]).items()
             }
             panel[str(knob)] = _in_order(curves, models)
     return out
 
 
-def _size_metric_curves(
+def size_metric_curves(
     data: Sequence[Row], models: Sequence[str], *, method: str, seed: int
 ) -> dict[str, dict[str, Curves]]:
     """Each metric of :data:`SIZE_METRICS` against |C|, per family and model."""
     return {
-        metric: _size_curves(data, models, method=method, seed=seed, metric=metric)
+        metric: size_curves(data, models, method=method, seed=seed, metric=metric)
         for metric in SIZE_METRICS
     }

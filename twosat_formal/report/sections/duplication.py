@@ -6,17 +6,22 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from twosat_formal.report.metrics import Estimate, Row, aggregate
-from twosat_formal.report.sections.armtests import _independent, _paired
-from twosat_formal.report.sections.common import _UNIT
+from twosat_formal.report.sections.armtests import independent_arms, paired_arms
+from twosat_formal.report.sections.common import UNIT_KEY
 from twosat_formal.report.sections.format import TestSection
 from twosat_formal.report.stats import TestResult
 
-__all__ = ["DUPLICATION_SECTION"]
+__all__ = [
+    "DUPLICATION_ARMS",
+    "DUPLICATION_SECTION",
+    "duplication_family_bars",
+    "duplication_family_tests",
+]
 
-_DUPLICATION_ARMS = ("single", "grouped", "interleaved", "distinct")
+DUPLICATION_ARMS = ("single", "grouped", "interleaved", "distinct")
 
 
-def _duplication_tests(
+def duplication_family_tests(
     family: str, members: Sequence[Row], names: Mapping[str, str]
 ) -> list[TestResult]:
     """The duplication tests of one family: single against each copy layout and each copy
@@ -27,7 +32,7 @@ def _duplication_tests(
     pairs += [(copy, "distinct") for copy in ("grouped", "interleaved")]
     for a, b in pairs:
         if a in names and b in names:
-            tests += _independent(
+            tests += independent_arms(
                 members,
                 a,
                 b,
@@ -35,7 +40,7 @@ def _duplication_tests(
                 family="duplication",
             )
     for arm, label in names.items():
-        tests += _paired(
+        tests += paired_arms(
             members,
             arm,
             arm,
@@ -47,7 +52,7 @@ def _duplication_tests(
     return tests
 
 
-def _duplication_bars(
+def duplication_family_bars(
     family: str, members: Sequence[Row], names: Mapping[str, str], *, method: str, seed: int
 ) -> tuple[str, dict[str, Estimate]]:
     """The success rate of each arm of one family, plain and shuffled (those with rows)."""
@@ -59,7 +64,7 @@ def _duplication_bars(
             ]
             if chosen:
                 name = f"{label} shuffled" if shuffled else label
-                group[name] = aggregate(chosen, "success", key=_UNIT, method=method, seed=seed)
+                group[name] = aggregate(chosen, "success", key=UNIT_KEY, method=method, seed=seed)
     return family, group
 
 

@@ -15,11 +15,11 @@ from twosat_formal.make.edits.metrics import IndividualAccuracy, NormalizedAccur
 from twosat_formal.make.edits.proof_lengths import ProofLengthFlips, proof_length_flips
 from twosat_formal.report.blocks import Block, Paragraph, Table
 from twosat_formal.report.metrics import Estimate, Row, group_rows
-from twosat_formal.report.sections.common import Curves, _is_edited
+from twosat_formal.report.sections.common import Curves, is_edited
 from twosat_formal.report.sections.format import (
-    _count_rate,
     captioned,
     format_ci,
+    format_count_rate,
     format_pct,
     plain_cells,
 )
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 __all__ = [
     "EditSummary",
     "OperatorEdits",
+    "edit_summaries",
     "write_edit_flips",
     "write_edit_individual",
     "write_edit_normalized",
@@ -132,7 +133,9 @@ def _edit_summary(
     )
 
 
-def _edits(rows: Sequence[Row], models: Sequence[str]) -> tuple[list[EditSummary] | None, Curves]:
+def edit_summaries(
+    rows: Sequence[Row], models: Sequence[str]
+) -> tuple[list[EditSummary] | None, Curves]:
     """Edit metrics per model and category (levels 1..K, K the deepest level), and the curves.
 
     Operator edits and premise edits (chains with ``drop`` or ``insert``) are summarized
@@ -141,7 +144,7 @@ def _edits(rows: Sequence[Row], models: Sequence[str]) -> tuple[list[EditSummary
     own. ``(None, {})`` when no row is edited.
     """
     rows = [r for r in rows if not r.get("twin_of")]  # twins have their own section
-    if not any(_is_edited(r) for r in rows):
+    if not any(is_edited(r) for r in rows):
         return None, {}
     top = edit_metrics.max_level(rows)
     categories = edit_metrics.edit_categories(rows)
@@ -182,8 +185,8 @@ def _retention_cells(retention: Retention) -> list[tuple[str, str]]:
     """The cells under :data:`_RETENTION_HEADERS`: samples, retained and new-label shares."""
     return plain_cells(
         str(retention.rows),
-        _count_rate(retention.retained, retention.rows, retention.rate),
-        _count_rate(retention.correct, retention.rows, retention.accuracy),
+        format_count_rate(retention.retained, retention.rows, retention.rate),
+        format_count_rate(retention.correct, retention.rows, retention.accuracy),
     )
 
 
@@ -222,7 +225,7 @@ def _edit_flip_cells(f: EditFlipRate) -> tuple[str, ...]:
         str(f.edited),
         str(f.broken),
         str(f.fixed),
-        _count_rate(f.flips, f.pairs, f.rate),
+        format_count_rate(f.flips, f.pairs, f.rate),
     )
 
 
@@ -238,6 +241,7 @@ def _individual_cells(i: IndividualAccuracy) -> tuple[str, ...]:
 
 
 def write_edit_normalized(content: ReportContent) -> list[Block]:
+    """The section of normalized accuracy per cumulative edit level."""
     rows = _edit_rows(content, lambda s: s.normalized, _normalized_cells)
     if not rows:
         return [Paragraph("No cumulative edits in this run.")]
@@ -275,6 +279,7 @@ def write_edit_normalized(content: ReportContent) -> list[Block]:
 
 
 def write_edit_flips(content: ReportContent) -> list[Block]:
+    """The section of flip rates per cumulative edit level."""
     rows = _edit_rows(content, lambda s: s.flips, _edit_flip_cells)
     if not rows:
         return [Paragraph("No cumulative edits in this run.")]
@@ -288,6 +293,7 @@ def write_edit_flips(content: ReportContent) -> list[Block]:
 
 
 def write_edit_proof_lengths(content: ReportContent) -> list[Block]:
+    """The section of prediction flips per change in proof length."""
     from twosat_formal.report.pairs import wilson
 
     edited, changed = content.edit_proof_lengths
@@ -324,6 +330,7 @@ def write_edit_proof_lengths(content: ReportContent) -> list[Block]:
 
 
 def write_edit_retention(content: ReportContent) -> list[Block]:
+    """The section of original-answer retention on label-changing edits."""
     summaries = [s for s in content.edits or [] if s.retention.rows]
     if not summaries:
         return [Paragraph("No label-changing edits in this run.")]
@@ -339,6 +346,7 @@ def write_edit_retention(content: ReportContent) -> list[Block]:
 
 
 def write_edit_individual(content: ReportContent) -> list[Block]:
+    """The section of accuracy on individual edits."""
     rows = _edit_rows(content, lambda s: s.individual, _individual_cells)
     if not rows:
         return [Paragraph("No individual edits in this run.")]
@@ -373,7 +381,7 @@ def _operator_levels(content: ReportContent) -> list[list[tuple[str, str]]]:
             format_pct(n.baseline_accuracy),
             format_pct(n.accuracy),
             _ratio(n.value),
-            _count_rate(f.flips, f.pairs, f.rate),
+            format_count_rate(f.flips, f.pairs, f.rate),
         )
         for s in content.edits or []
         for o in s.operators
@@ -410,6 +418,7 @@ _OPERATOR_HEADERS = (
 
 
 def write_edit_operators(content: ReportContent) -> list[Block]:
+    """The section of the edit metrics per operator."""
     tables = (_operator_levels(content), _operator_retention(content))
     if not any(tables):
         return [Paragraph("No edited samples in this run.")]

@@ -14,6 +14,7 @@ __all__ = ["write_failures"]
 
 
 def write_failures(content: ReportContent) -> list[Block]:
+    """The "Failure kinds" section."""
     if not content.summaries:
         return [Paragraph(NO_DATA)]
     kinds = content.failure_kinds

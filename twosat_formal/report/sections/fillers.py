@@ -6,26 +6,26 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from twosat_formal.report.metrics import Estimate, Row
-from twosat_formal.report.sections.armtests import _arm_success, _paired
+from twosat_formal.report.sections.armtests import arm_success, paired_arms
 from twosat_formal.report.sections.format import TestSection
 from twosat_formal.report.stats import TestResult
 
-__all__ = ["FILLER_SECTION"]
+__all__ = ["FILLER_ARMS", "FILLER_SECTION", "filler_family_bars", "filler_family_tests"]
 
-_FILLER_ARMS = ("filler", "core", "total")
+FILLER_ARMS = ("filler", "core", "total")
 
 
 _FILLER_ROLES = {"filler": "core + fillers", "core": "same core", "total": "matched total"}
 
 
-def _filler_tests(
+def filler_family_tests(
     family: str, members: Sequence[Row], names: Mapping[str, str]
 ) -> list[TestResult]:
     """Core and fillers against the same core and against the matched total (paired)."""
     tests: list[TestResult] = []
     for other in ("core", "total"):
         if "filler" in names and other in names:
-            tests += _paired(
+            tests += paired_arms(
                 members,
                 "filler",
                 other,
@@ -37,12 +37,12 @@ def _filler_tests(
     return tests
 
 
-def _filler_bars(
+def filler_family_bars(
     family: str, members: Sequence[Row], names: Mapping[str, str], *, method: str, seed: int
 ) -> tuple[str, dict[str, Estimate]]:
     """The success rate of each filler arm of one family, grouped under its arms' names."""
     return f"{family}\n" + " / ".join(names.values()), {
-        _FILLER_ROLES[arm]: _arm_success(members, arm, method=method, seed=seed) for arm in names
+        _FILLER_ROLES[arm]: arm_success(members, arm, method=method, seed=seed) for arm in names
     }
 
 

@@ -16,6 +16,7 @@ __all__ = [
     "TestSection",
     "captioned",
     "format_ci",
+    "format_count_rate",
     "format_flips",
     "format_p",
     "format_pct",
@@ -86,6 +87,7 @@ def format_ci(estimate: Estimate) -> str:
 
 
 def format_flips(flips: FlipRate) -> str:
+    """A flip rate as a percentage with its counts, ``—`` without pairs."""
     if not flips.pairs:
         return "—"
     return f"{format_pct(flips.rate)} ({flips.flips}/{flips.pairs})"
@@ -130,6 +132,7 @@ def _significant(p: float | None) -> bool:
 
 
 def test_table(results: Sequence[TestResult], *, empty: str = NO_DATA) -> list[Block]:
+    """The table of significance tests, or a paragraph saying ``empty`` without any."""
     if not results:
         return [Paragraph(empty)]
     rows = [
@@ -176,5 +179,6 @@ class TestSection:
         return [Paragraph(self.intro), *test_table(results, empty=self.empty)]
 
 
-def _count_rate(count: int, total: int, rate: float | None) -> str:
+def format_count_rate(count: int, total: int, rate: float | None) -> str:
+    """A rate as a percentage with its counts, ``—`` when ``total`` is 0."""
     return "—" if not total else f"{format_pct(rate)} ({count}/{total})"

@@ -7,8 +7,8 @@ from collections.abc import Hashable, Sequence
 
 from twosat_formal.errors import ConfigError
 from twosat_formal.report.metrics import Row, formula_unit, group_rows, per_formula
-from twosat_formal.report.sections.armtests import _untestable
-from twosat_formal.report.sections.common import _clauses, _family_key, _is_swept
+from twosat_formal.report.sections.armtests import untestable
+from twosat_formal.report.sections.common import clauses_of, family_key, is_swept
 from twosat_formal.report.sections.format import TestSection
 from twosat_formal.report.stats import (
     PERMUTATION_TEST,
@@ -31,7 +31,7 @@ def _formula_units(rows: Sequence[Row]) -> list[LevelUnit]:
     each formula's success averaged over its templates and samples per model."""
     level_of: dict[Hashable, tuple[int, float]] = {}
     for row in rows:
-        level_of.setdefault(formula_unit(row), (_clauses(row), float(row["level"])))
+        level_of.setdefault(formula_unit(row), (clauses_of(row), float(row["level"])))
     values: dict[Hashable, dict[Hashable, float]] = {}
     for key, value in per_formula(rows, "success", key=["model", "formula"]).items():
         assert isinstance(key, tuple)
@@ -61,10 +61,10 @@ def knob_tests(
     >>> t.n, round(t.p_value, 4), t.family == KNOB_FAMILY
     (9, 0.0357, True)
     """
-    groups = group_rows([r for r in rows if _is_swept(r)], ["family", "knob"])
+    groups = group_rows([r for r in rows if is_swept(r)], ["family", "knob"])
     results = [
         _knob_test(f"{family} · {knob} · |C|={scope}", scoped, seed, permutations)
-        for family, knob in sorted(groups, key=lambda k: (_family_key(str(k[0])), str(k[1])))
+        for family, knob in sorted(groups, key=lambda k: (family_key(str(k[0])), str(k[1])))
         for scope, scoped in _knob_scopes(groups[(family, knob)])
     ]
     return adjust_within_families(results)
@@ -73,8 +73,8 @@ def knob_tests(
 def _knob_scopes(members: Sequence[Row]) -> list[tuple[str, list[Row]]]:
     """The rows of each size of one family and knob, then all of them (``overall``)
     when there are several sizes."""
-    sizes = sorted({_clauses(r) for r in members})
-    scopes = [(str(c), [r for r in members if _clauses(r) == c]) for c in sizes]
+    sizes = sorted({clauses_of(r) for r in members})
+    scopes = [(str(c), [r for r in members if clauses_of(r) == c]) for c in sizes]
     if len(sizes) > 1:
         scopes.append(("overall", list(members)))
     return scopes
@@ -88,7 +88,7 @@ def _knob_test(label: str, scoped: Sequence[Row], seed: int, permutations: int) 
             units, permutations=permutations, seed=seed, label=label, family=KNOB_FAMILY
         )
     except ConfigError as exc:
-        return _untestable(PERMUTATION_TEST, len(units), label, KNOB_FAMILY, exc)
+        return untestable(PERMUTATION_TEST, len(units), label, KNOB_FAMILY, exc)
 
 
 KNOB_SECTION = TestSection(

@@ -6,36 +6,44 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from twosat_formal.report.metrics import Estimate, Row, group_rows
-from twosat_formal.report.sections.armtests import _arm_success, _by_family, _paired
+from twosat_formal.report.sections.armtests import arm_success, paired_arms, rows_by_family
 from twosat_formal.report.sections.common import Bars
 from twosat_formal.report.sections.format import TestSection
 from twosat_formal.report.stats import TestResult
 
-__all__ = ["ORDER_SECTION"]
+__all__ = [
+    "ORDER_ARMS",
+    "ORDER_SECTION",
+    "order_by_model",
+    "order_family_bars",
+    "order_family_tests",
+]
 
-_ORDER_ARMS = ("construction", "shuffled")
+ORDER_ARMS = ("construction", "shuffled")
 
 
-def _order_by_model(
+def order_by_model(
     rows: Sequence[Row], models: Sequence[str], *, method: str, seed: int
 ) -> dict[str, Bars]:
     """Construction vs shuffled per family, then per model (the order figure's panels)."""
     out: dict[str, Bars] = {}
-    for family, members in _by_family(rows, "order"):
+    for family, members in rows_by_family(rows, "order"):
         by_model = group_rows(members, ["model"])
         bars: Bars = {}
         for model in [m for m in models if (m,) in by_model]:
             bars[str(model)] = {
-                arm: _arm_success(by_model[(model,)], arm, method=method, seed=seed)
-                for arm in _ORDER_ARMS
+                arm: arm_success(by_model[(model,)], arm, method=method, seed=seed)
+                for arm in ORDER_ARMS
             }
         out[family] = bars
     return out
 
 
-def _order_tests(family: str, members: Sequence[Row], names: Mapping[str, str]) -> list[TestResult]:
+def order_family_tests(
+    family: str, members: Sequence[Row], names: Mapping[str, str]
+) -> list[TestResult]:
     """Construction order against shuffled clauses on one family (paired)."""
-    return _paired(
+    return paired_arms(
         members,
         "construction",
         "shuffled",
@@ -46,13 +54,11 @@ def _order_tests(family: str, members: Sequence[Row], names: Mapping[str, str]) 
     )
 
 
-def _order_bars(
+def order_family_bars(
     family: str, members: Sequence[Row], names: Mapping[str, str], *, method: str, seed: int
 ) -> tuple[str, dict[str, Estimate]]:
     """The success rate of both orders of one family."""
-    return family, {
-        arm: _arm_success(members, arm, method=method, seed=seed) for arm in _ORDER_ARMS
-    }
+    return family, {arm: arm_success(members, arm, method=method, seed=seed) for arm in ORDER_ARMS}
 
 
 ORDER_SECTION = TestSection(

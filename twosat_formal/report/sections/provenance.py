@@ -13,6 +13,7 @@ __all__ = ["write_provenance"]
 
 
 def write_provenance(content: ReportContent) -> list[Block]:
+    """The "Provenance" section."""
     manifest = content.manifest
     if not manifest:
         return [Paragraph("No manifest found next to the results.")]

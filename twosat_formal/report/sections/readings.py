@@ -15,6 +15,7 @@ __all__ = ["write_readings"]
 
 
 def write_readings(content: ReportContent) -> list[Block]:
+    """The "Strict and lenient answer reading" section."""
     if not content.summaries:
         return [Paragraph(NO_DATA)]
     headers = [

@@ -21,6 +21,7 @@ __all__ = ["write_robustness"]
 
 
 def write_robustness(content: ReportContent) -> list[Block]:
+    """The "Robustness" section."""
     if not content.summaries:
         return [Paragraph(NO_DATA)]
     rows = [

@@ -8,16 +8,18 @@ from typing import TYPE_CHECKING
 
 from twosat_formal.report.blocks import Block, Paragraph
 from twosat_formal.report.metrics import Estimate, Row, aggregate, group_rows
-from twosat_formal.report.sections.common import _family_key
+from twosat_formal.report.sections.common import family_key
 from twosat_formal.report.sections.format import captioned, format_ci
 
 if TYPE_CHECKING:
     from twosat_formal.report.content import ReportContent
 
-__all__ = ["write_sat_bias"]
+__all__ = ["sat_bias_by_family", "write_sat_bias"]
 
 
-def _sat_bias(data: Sequence[Row], *, method: str, seed: int) -> dict[str, dict[str, Estimate]]:
+def sat_bias_by_family(
+    data: Sequence[Row], *, method: str, seed: int
+) -> dict[str, dict[str, Estimate]]:
     """Family → model → the share of SAT predictions, families in the report's order
     (pairs without a prediction left out)."""
     sat_bias: dict[str, dict[str, Estimate]] = {}
@@ -25,10 +27,11 @@ def _sat_bias(data: Sequence[Row], *, method: str, seed: int) -> dict[str, dict[
         estimate = aggregate(members, "sat_prediction", method=method, seed=seed)
         if estimate.n:
             sat_bias.setdefault(str(family), {})[str(model)] = estimate
-    return {f: sat_bias[f] for f in sorted(sat_bias, key=_family_key)}
+    return {f: sat_bias[f] for f in sorted(sat_bias, key=family_key)}
 
 
 def write_sat_bias(content: ReportContent) -> list[Block]:
+    """The "SAT-prediction bias on UNSAT instances (App. J)" section."""
     if not content.sat_bias_by_family:
         return [Paragraph("No UNSAT instances in this run.")]
     models = content.models

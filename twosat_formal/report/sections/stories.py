@@ -12,12 +12,12 @@ from twosat_formal.core.jsonfields import fields_json
 from twosat_formal.evaluate.run import STORY_TEMPLATE_PREFIX
 from twosat_formal.report.blocks import Block, Paragraph, Table
 from twosat_formal.report.metrics import Estimate, Row, aggregate, group_rows
-from twosat_formal.report.sections.common import Curves, _curve, _family_key, story_theme
+from twosat_formal.report.sections.common import Curves, estimate_curve, family_key, story_theme
 from twosat_formal.report.sections.format import (
     NO_DATA,
-    _count_rate,
     captioned,
     format_ci,
+    format_count_rate,
     format_pct,
     plain_cells,
 )
@@ -37,6 +37,7 @@ __all__ = [
     "StoryThemeCell",
     "StoryVersusTemplate",
     "combine_story_counts",
+    "story_section",
     "write_stories",
 ]
 
@@ -196,10 +197,10 @@ def _story_curves(
     """Family → one success curve over the size per story theme (``story:THEME``)."""
     curves: dict[str, Curves] = {}
     groups = group_rows([r for r in story_rows if r.get("family")], ["family"])
-    for (family,) in sorted(groups, key=lambda k: _family_key(str(k[0]))):
+    for (family,) in sorted(groups, key=lambda k: family_key(str(k[0]))):
         members = groups[(family,)]
         curves[str(family)] = {
-            f"{STORY_TEMPLATE_PREFIX}{theme}": _curve(
+            f"{STORY_TEMPLATE_PREFIX}{theme}": estimate_curve(
                 [r for r in members if story_theme(r) == theme],
                 "clauses",
                 method=method,
@@ -211,7 +212,7 @@ def _story_curves(
     return curves
 
 
-def _stories(
+def story_section(
     rows: Sequence[Row],
     counts: Mapping[str, Mapping[str, Any]],
     models: Sequence[str],
@@ -219,6 +220,7 @@ def _stories(
     method: str,
     seed: int,
 ) -> StorySection | None:
+    """The LLM story verbalizer's section, or ``None`` without stories."""
     story_rows = [r for r in rows if story_theme(r) is not None]
     if not story_rows and not counts:
         return None
@@ -312,7 +314,7 @@ def _story_rates(section: StorySection) -> list[Block]:
                 [
                     ("first-attempt validation rate", ""),
                     (
-                        _count_rate(
+                        format_count_rate(
                             stats.first_attempt, stats.llm_clauses, stats.first_attempt_rate
                         ),
                         "",
@@ -321,7 +323,7 @@ def _story_rates(section: StorySection) -> list[Block]:
                 ],
                 plain_cells(
                     "fallback rate",
-                    _count_rate(stats.fallbacks, stats.llm_clauses, stats.fallback_rate),
+                    format_count_rate(stats.fallbacks, stats.llm_clauses, stats.fallback_rate),
                     format_pct(PAPER_FALLBACK_RATE),
                 ),
             ],
@@ -342,8 +344,8 @@ def _story_rates(section: StorySection) -> list[Block]:
                         theme,
                         str(t.stories),
                         str(t.llm_clauses),
-                        _count_rate(t.first_attempt, t.llm_clauses, t.first_attempt_rate),
-                        _count_rate(t.fallbacks, t.llm_clauses, t.fallback_rate),
+                        format_count_rate(t.first_attempt, t.llm_clauses, t.first_attempt_rate),
+                        format_count_rate(t.fallbacks, t.llm_clauses, t.fallback_rate),
                     )
                     for theme, t in section.by_theme.items()
                 ],
@@ -429,6 +431,7 @@ def _story_versus_blocks(section: StorySection) -> list[Block]:
 
 
 def write_stories(content: ReportContent) -> list[Block]:
+    """The "LLM story verbalizer" section."""
     section = content.stories
     if section is None:
         return [Paragraph(NO_DATA)]

@@ -18,13 +18,13 @@ from twosat_formal.report.metrics import (
     flip_rate,
     verbalization_flip_rate,
 )
-from twosat_formal.report.sections.common import _is_edited, _reference_template
+from twosat_formal.report.sections.common import is_edited, reference_template
 from twosat_formal.report.sections.format import NO_DATA, format_ci, format_flips, plain_cells
 
 if TYPE_CHECKING:
     from twosat_formal.report.content import ReportContent
 
-__all__ = ["ModelSummary", "write_summary"]
+__all__ = ["ModelSummary", "model_summary", "write_summary"]
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,9 @@ class ModelSummary:
     forgiven: int = 0
 
 
-def _summary(model: str, rows: Sequence[Row], *, method: str, seed: int) -> ModelSummary:
+def model_summary(model: str, rows: Sequence[Row], *, method: str, seed: int) -> ModelSummary:
+    """A model's headline numbers over its rows."""
+
     def est(metric: str) -> Estimate:
         return aggregate(rows, metric, method=method, seed=seed)
 
@@ -67,8 +69,8 @@ def _summary(model: str, rows: Sequence[Row], *, method: str, seed: int) -> Mode
         truncation=est("truncation"),
         truncated=sum(1 for r in rows if r.get("truncated") or r.get("finish_reason") == "length"),
         failures=failure_breakdown(rows),
-        flips=flip_rate([r for r in rows if not _is_edited(r)]),
-        verbal_flips=verbalization_flip_rate(rows, reference=_reference_template(rows)),
+        flips=flip_rate([r for r in rows if not is_edited(r)]),
+        verbal_flips=verbalization_flip_rate(rows, reference=reference_template(rows)),
         consistency=decision_consistency(rows, method=method, seed=seed),
         success=est("success"),
         lenient_accuracy=est("lenient_accuracy"),
@@ -91,6 +93,7 @@ def _method(content: ReportContent) -> str:
 
 
 def write_summary(content: ReportContent) -> list[Block]:
+    """The "Summary" section."""
     notes: list[Block] = [Paragraph(f"Note: {note}.") for note in content.notes]
     if not content.summaries:
         return [Paragraph(NO_DATA), *notes]

@@ -11,18 +11,18 @@ from twosat_formal.report.blocks import Block, Paragraph
 from twosat_formal.report.metrics import Row, group_rows
 from twosat_formal.report.sections.common import (
     Cell,
-    _cell,
-    _clauses,
-    _family_key,
-    _is_plain,
-    _label_of,
+    cell_of,
+    clauses_of,
+    family_key,
+    is_plain,
+    label_of,
 )
 from twosat_formal.report.sections.format import NO_DATA, captioned, format_pct, ranked
 
 if TYPE_CHECKING:
     from twosat_formal.report.content import ReportContent
 
-__all__ = ["NOT_APPLICABLE", "PARTIAL_MARK", "Table1Row", "write_table1"]
+__all__ = ["NOT_APPLICABLE", "PARTIAL_MARK", "Table1Row", "table1_rows", "write_table1"]
 
 
 @dataclass(frozen=True)
@@ -59,19 +59,20 @@ def _table1_row(
     for model in models:
         mine = [r for r in members if r.get("model") == model]
         if mine:
-            cells[model] = _cell(mine, method=method, seed=seed)
-    return Table1Row(family, clauses, _label_of(members), cells)
+            cells[model] = cell_of(mine, method=method, seed=seed)
+    return Table1Row(family, clauses, label_of(members), cells)
 
 
-def _table1(
+def table1_rows(
     rows: Sequence[Row], models: Sequence[str], *, method: str, seed: int
 ) -> list[Table1Row]:
-    groups = group_rows([r for r in rows if _is_plain(r)], ["family"])
+    """The Table 1 grid: a row per family and clause count of the grid rows."""
+    groups = group_rows([r for r in rows if is_plain(r)], ["family"])
     out: list[Table1Row] = []
-    for (family,) in sorted(groups, key=lambda k: _family_key(str(k[0]))):
+    for (family,) in sorted(groups, key=lambda k: family_key(str(k[0]))):
         by_size: dict[int, list[Row]] = {}
         for row in groups[(family,)]:
-            by_size.setdefault(_clauses(row), []).append(row)
+            by_size.setdefault(clauses_of(row), []).append(row)
         out.extend(
             _table1_row(str(family), clauses, by_size[clauses], models, method=method, seed=seed)
             for clauses in sorted(by_size)
@@ -144,6 +145,7 @@ def _table1_caption(content: ReportContent, chains: bool, partial: bool) -> str:
 
 
 def write_table1(content: ReportContent) -> list[Block]:
+    """The "Table 1" section."""
     if not content.table1:
         return [Paragraph(NO_DATA)]
     models = content.models

@@ -12,10 +12,10 @@ from twosat_formal.report.sections.format import NO_DATA, captioned, format_pct,
 if TYPE_CHECKING:
     from twosat_formal.report.content import ReportContent
 
-__all__ = ["write_templates"]
+__all__ = ["template_table", "write_templates"]
 
 
-def _template_table(
+def template_table(
     by_model: Mapping[tuple[Hashable, ...], Sequence[Row]],
     models: Sequence[str],
     templates: Sequence[str],
@@ -40,6 +40,7 @@ def _template_table(
 
 
 def write_templates(content: ReportContent) -> list[Block]:
+    """The "Verbalization templates (§5.5)" section."""
     if not content.template_table or not content.templates:
         return [Paragraph(NO_DATA)]
     rows = []

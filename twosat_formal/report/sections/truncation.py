@@ -14,10 +14,10 @@ from twosat_formal.report.sections.format import NO_DATA, format_pct, plain_cell
 if TYPE_CHECKING:
     from twosat_formal.report.content import ReportContent
 
-__all__ = ["budget_of", "write_truncation"]
+__all__ = ["budget_of", "sorted_budgets", "write_truncation"]
 
 
-def _sorted_budgets(
+def sorted_budgets(
     budgets: Mapping[str, Sequence[int]], models: Sequence[str]
 ) -> dict[str, list[int]]:
     """Each model's distinct token budgets, in increasing order."""
@@ -25,6 +25,7 @@ def _sorted_budgets(
 
 
 def write_truncation(content: ReportContent) -> list[Block]:
+    """The "Truncation (App. I)" section."""
     if not content.summaries:
         return [Paragraph(NO_DATA)]
     rows = [
