@@ -50,7 +50,7 @@ from twosat_formal.report.page import render_html
 from twosat_formal.report.pairs import write_pairs
 from twosat_formal.report.plots import Figure
 from twosat_formal.report.questions import write_questions
-from twosat_formal.report.sections.duplication import DUPLICATION_SECTION
+from twosat_formal.report.sections.duplication import write_duplication_tests
 from twosat_formal.report.sections.edits import (
     write_edit_flips,
     write_edit_individual,
@@ -61,9 +61,9 @@ from twosat_formal.report.sections.edits import (
 )
 from twosat_formal.report.sections.failures import write_failures
 from twosat_formal.report.sections.figures import write_figures
-from twosat_formal.report.sections.fillers import FILLER_SECTION
-from twosat_formal.report.sections.knobs import KNOB_SECTION
-from twosat_formal.report.sections.order import ORDER_SECTION
+from twosat_formal.report.sections.fillers import write_filler_tests
+from twosat_formal.report.sections.knobs import write_knob_tests
+from twosat_formal.report.sections.order import write_order_tests
 from twosat_formal.report.sections.provenance import write_provenance
 from twosat_formal.report.sections.readings import write_readings
 from twosat_formal.report.sections.robustness import write_robustness
@@ -94,23 +94,26 @@ __all__ = [
     "write_report",
 ]
 
-#: Titles of the second-level sections, in order; every report has all of them.
-SECTIONS = (
-    "Summary",
-    "Table 1: decision accuracy and witness validity",
-    "Strict and lenient answer reading",
-    "Truncation (App. I)",
-    "SAT-prediction bias on UNSAT instances (App. J)",
-    "Knob tests across levels (Table 6, App. K)",
-    "Clause order: construction vs shuffled (§5.3)",
-    "Filler clauses (§5.2)",
-    "Duplicated clauses (§5.4)",
-    "Verbalization templates (§5.5)",
-    "Failure kinds",
-    "Robustness",
-    "Figures",
-    "Provenance",
+#: Each second-level section, in order, and what writes it from the content ("Figures"
+#: is written from the figures drawn, :func:`write_figures`); every report has all of them.
+_WRITERS: tuple[tuple[str, Callable[[ReportContent], list[Block]] | None], ...] = (
+    ("Summary", write_summary),
+    ("Table 1: decision accuracy and witness validity", write_table1),
+    ("Strict and lenient answer reading", write_readings),
+    ("Truncation (App. I)", write_truncation),
+    ("SAT-prediction bias on UNSAT instances (App. J)", write_sat_bias),
+    ("Knob tests across levels (Table 6, App. K)", write_knob_tests),
+    ("Clause order: construction vs shuffled (§5.3)", write_order_tests),
+    ("Filler clauses (§5.2)", write_filler_tests),
+    ("Duplicated clauses (§5.4)", write_duplication_tests),
+    ("Verbalization templates (§5.5)", write_templates),
+    ("Failure kinds", write_failures),
+    ("Robustness", write_robustness),
+    ("Figures", None),
+    ("Provenance", write_provenance),
 )
+#: Titles of the second-level sections, in order; every report has all of them.
+SECTIONS = tuple(title for title, _ in _WRITERS)
 
 
 #: Titles of the sections of symbolic-edit metrics, shown after "Robustness" when the
@@ -214,23 +217,10 @@ def layout(
     has story statistics or results; the sections of :data:`EDIT_SECTIONS` follow
     "Robustness" when it has edit metrics.
     """
-    parts = [
-        write_summary(content),
-        write_table1(content),
-        write_readings(content),
-        write_truncation(content),
-        write_sat_bias(content),
-        KNOB_SECTION.blocks(content.knob_tests),
-        ORDER_SECTION.blocks(content.order_tests),
-        FILLER_SECTION.blocks(content.filler_tests),
-        DUPLICATION_SECTION.blocks(content.duplication_tests),
-        write_templates(content),
-        write_failures(content),
-        write_robustness(content),
-        write_figures(figures, absent),
-        write_provenance(content),
+    sections = [
+        (title, write_figures(figures, absent) if write is None else write(content))
+        for title, write in _WRITERS
     ]
-    sections = list(zip(SECTIONS, parts, strict=True))
     if content.stories is not None:
         _insert(
             sections, "Verbalization templates (§5.5)", [(STORY_SECTION, write_stories(content))], 1

@@ -4,6 +4,7 @@ each other and their shuffled versions, tests and bars."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from twosat_formal.report.metrics import Estimate, Row, aggregate
 from twosat_formal.report.sections.armtests import independent_arms, paired_arms
@@ -11,11 +12,16 @@ from twosat_formal.report.sections.common import UNIT_KEY
 from twosat_formal.report.sections.format import TestSection
 from twosat_formal.report.stats import TestResult
 
+if TYPE_CHECKING:
+    from twosat_formal.report.blocks import Block
+    from twosat_formal.report.content import ReportContent
+
 __all__ = [
     "DUPLICATION_ARMS",
     "DUPLICATION_SECTION",
     "duplication_family_bars",
     "duplication_family_tests",
+    "write_duplication_tests",
 ]
 
 DUPLICATION_ARMS = ("single", "grouped", "interleaved", "distinct")
@@ -74,3 +80,8 @@ DUPLICATION_SECTION = TestSection(
     "and models); Benjamini–Hochberg over the duplication tests.",
     empty="No duplication comparison in this run.",
 )
+
+
+def write_duplication_tests(content: ReportContent) -> list[Block]:
+    """The "Duplicated clauses (§5.4)" section."""
+    return DUPLICATION_SECTION.blocks(content.duplication_tests)

@@ -4,13 +4,24 @@ against a matched total, tests and bars."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from twosat_formal.report.metrics import Estimate, Row
 from twosat_formal.report.sections.armtests import arm_success, paired_arms
 from twosat_formal.report.sections.format import TestSection
 from twosat_formal.report.stats import TestResult
 
-__all__ = ["FILLER_ARMS", "FILLER_SECTION", "filler_family_bars", "filler_family_tests"]
+if TYPE_CHECKING:
+    from twosat_formal.report.blocks import Block
+    from twosat_formal.report.content import ReportContent
+
+__all__ = [
+    "FILLER_ARMS",
+    "FILLER_SECTION",
+    "filler_family_bars",
+    "filler_family_tests",
+    "write_filler_tests",
+]
 
 FILLER_ARMS = ("filler", "core", "total")
 
@@ -53,3 +64,8 @@ FILLER_SECTION = TestSection(
     "tests.",
     empty="No filler comparison in this run.",
 )
+
+
+def write_filler_tests(content: ReportContent) -> list[Block]:
+    """The "Filler clauses (§5.2)" section."""
+    return FILLER_SECTION.blocks(content.filler_tests)

@@ -4,6 +4,7 @@ the levels of each swept knob, over formulas."""
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
+from typing import TYPE_CHECKING
 
 from twosat_formal.errors import ConfigError
 from twosat_formal.report.metrics import Row, formula_unit, group_rows, per_formula
@@ -19,7 +20,11 @@ from twosat_formal.report.stats import (
     permutation_levels,
 )
 
-__all__ = ["KNOB_FAMILY", "KNOB_SECTION", "knob_tests"]
+if TYPE_CHECKING:
+    from twosat_formal.report.blocks import Block
+    from twosat_formal.report.content import ReportContent
+
+__all__ = ["KNOB_FAMILY", "KNOB_SECTION", "knob_tests", "write_knob_tests"]
 
 #: The Benjamini–Hochberg family of the knob tests: every test of Table 6 together
 #: (every family, knob and size, and the ``overall`` tests), as the paper's table reads.
@@ -102,3 +107,8 @@ KNOB_SECTION = TestSection(
     "adjusted p < .05 in bold.",
     empty="No knob sweep in this run.",
 )
+
+
+def write_knob_tests(content: ReportContent) -> list[Block]:
+    """The "Knob tests across levels (Table 6, App. K)" section."""
+    return KNOB_SECTION.blocks(content.knob_tests)

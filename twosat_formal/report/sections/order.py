@@ -4,6 +4,7 @@ bars (pooled and per model)."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from twosat_formal.report.metrics import Estimate, Row, group_rows
 from twosat_formal.report.sections.armtests import arm_success, paired_arms, rows_by_family
@@ -11,12 +12,17 @@ from twosat_formal.report.sections.common import Bars
 from twosat_formal.report.sections.format import TestSection
 from twosat_formal.report.stats import TestResult
 
+if TYPE_CHECKING:
+    from twosat_formal.report.blocks import Block
+    from twosat_formal.report.content import ReportContent
+
 __all__ = [
     "ORDER_ARMS",
     "ORDER_SECTION",
     "order_by_model",
     "order_family_bars",
     "order_family_tests",
+    "write_order_tests",
 ]
 
 ORDER_ARMS = ("construction", "shuffled")
@@ -67,3 +73,8 @@ ORDER_SECTION = TestSection(
     "Benjamini–Hochberg over the order tests.",
     empty="No clause-order comparison in this run.",
 )
+
+
+def write_order_tests(content: ReportContent) -> list[Block]:
+    """The "Clause order: construction vs shuffled (§5.3)" section."""
+    return ORDER_SECTION.blocks(content.order_tests)
