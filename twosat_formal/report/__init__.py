@@ -1,7 +1,8 @@
 """Reports: metrics, statistics, figures and the Markdown/HTML report of a run.
 
 :func:`build_report` reads a run store or an experiment folder, computes every table
-and test (:mod:`~twosat_formal.report.sections`), draws the figures
+and test (:mod:`~twosat_formal.report.content`, one module per section in
+:mod:`~twosat_formal.report.sections`), draws the figures
 (:mod:`~twosat_formal.report.plots`) and writes ``report.md``, ``report.html``,
 ``report.json`` and ``figures/*.png`` into the output folder; the figures come from the
 table of :mod:`~twosat_formal.report.figspecs`, and the HTML page

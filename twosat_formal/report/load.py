@@ -64,7 +64,7 @@ __all__ = [
 
 @dataclass
 class ReportData:
-    """Joined rows ready for :func:`~twosat_formal.report.sections.compute_content`.
+    """Joined rows ready for :func:`~twosat_formal.report.content.compute_content`.
 
     ``traces`` holds the trace-checker row of every stored answer to a template prompt
     (:func:`twosat_formal.evaluate.diagnostics.trace.trace_rows`) with its instance's family.

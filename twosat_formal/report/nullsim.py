@@ -19,7 +19,7 @@ logit scale from the lowest level to the highest, and the first arm of each comp
 gains ``effect``.
 
 :func:`rejection_rates` runs every test a report prints
-(:func:`~twosat_formal.report.sections.report_tests`) on many simulated studies and
+(:func:`~twosat_formal.report.content.report_tests`) on many simulated studies and
 counts how often each kind of test has p < α: under the null hypothesis, the type-I
 error rate; with an effect, the power. ``python -m twosat_formal.report.nullsim
 [--studies N]`` prints the table of ``docs/reports.md``.

@@ -26,6 +26,12 @@ files always hold the same sections:
 9. Figures (and a line for each figure the run has no data for), the item browser
    (:data:`BROWSER_SECTION`, when the report has the answers) and provenance
 
+Each section is written by its own module (:mod:`twosat_formal.report.sections`, and
+:mod:`~twosat_formal.report.pairs`, :mod:`~twosat_formal.report.traces`,
+:mod:`~twosat_formal.report.strategies`, :mod:`~twosat_formal.report.diagnostics` and
+:mod:`~twosat_formal.report.questions` for the diagnostics); this module holds their
+titles, the table of their writers in order, and the Markdown writer.
+
 Every p-value is shown with its test and ``n``. The HTML file embeds the figures as
 data URIs, so it can be sent alone; the Markdown file links them.
 
