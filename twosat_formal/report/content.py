@@ -46,7 +46,6 @@ Examples
 ('backbone', 20)
 >>> content.table1[0].cells["ref/oracle"].sat.mean
 1.0
-
 """
 
 from __future__ import annotations
