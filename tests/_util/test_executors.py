@@ -331,6 +331,7 @@ def test_process_executor_writes_the_local_bytes(
     assert outputs(dataset, options, capsys) == local
 
 
+@pytest.mark.slow
 def test_ray_executor_writes_the_local_bytes(
     dataset: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

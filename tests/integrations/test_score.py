@@ -77,6 +77,7 @@ def evaluated(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Pat
     return dataset, prompts, store, results
 
 
+@pytest.mark.slow
 def test_score_of_results_rows_reproduces_the_stored_judgements(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, evaluated: tuple[Path, Path, Path, Path]
 ) -> None:

@@ -96,6 +96,7 @@ def batch_line(index: int, kind: str, row: dict[str, Any]) -> dict[str, Any]:
     return {"id": f"batch_req_{index}", "custom_id": cid, "response": reply, "error": None}
 
 
+@pytest.mark.slow
 def test_a_batch_output_scores_exactly_as_eval(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

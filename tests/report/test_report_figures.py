@@ -86,6 +86,7 @@ def tick_labels(svg: Path, axis: str) -> list[str]:
     return labels
 
 
+@pytest.mark.slow
 def test_every_figure_is_one_titled_svg_with_the_names_that_say_which(report: Path) -> None:
     figures = report / "figures"
     assert {p.suffix for p in figures.iterdir()} == {".svg"}
@@ -95,6 +96,7 @@ def test_every_figure_is_one_titled_svg_with_the_names_that_say_which(report: Pa
         assert check_svg(figures / f"{stem}.svg")
 
 
+@pytest.mark.slow
 def test_each_series_keeps_one_colour_across_every_figure(report: Path) -> None:
     seen: dict[str, set[str]] = {}
     legends = {svg.stem: legend(svg) for svg in (report / "figures").glob("*.svg")}
@@ -108,12 +110,14 @@ def test_each_series_keeps_one_colour_across_every_figure(report: Path) -> None:
     assert legends["accuracy-vs-clauses"] == legends["truncation"] == models
 
 
+@pytest.mark.slow
 def test_axes_that_count_have_whole_number_ticks(report: Path) -> None:
     for name in ("accuracy-vs-clauses", "accuracy-by-template"):
         labels = tick_labels(report / "figures" / f"{name}.svg", "x")
         assert labels and all(re.fullmatch(r"−?\d+", label) for label in labels), labels
 
 
+@pytest.mark.slow
 def test_decision_accuracy_and_witness_validity_are_separate_panels(report: Path) -> None:
     texts = [
         t.text or ""
@@ -160,6 +164,7 @@ class StrictHTML(HTMLParser):
             self.stack.pop()
 
 
+@pytest.mark.slow
 def test_the_html_report_is_valid_and_self_contained(report: Path) -> None:
     parser = StrictHTML()
     parser.feed((report / "report.html").read_text(encoding="utf-8"))

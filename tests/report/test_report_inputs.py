@@ -67,6 +67,7 @@ def bench_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+@pytest.mark.slow
 def test_report_reads_the_json_lines_results_it_writes(bench_dir: Path, tmp_path: Path) -> None:
     from_store = json.loads(
         (build_report(bench_dir, tmp_path / "a").parent / "report.json").read_text()

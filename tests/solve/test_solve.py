@@ -72,6 +72,7 @@ def two_cnfs(draw: st.DrawFn, max_vars: int = 10) -> Formula:
 # -- agreement with PySAT and Z3, every certificate checked -------------------------------
 
 
+@pytest.mark.slow
 @settings(max_examples=150)
 @given(two_cnfs())
 def test_backends_agree_and_certify(formula: Formula) -> None:
@@ -126,6 +127,7 @@ def test_decide_asks_minisat_and_solve_cadical(monkeypatch: pytest.MonkeyPatch) 
     assert asked == [DECIDE_PYSAT_SOLVER, PYSAT_SOLVER] == ["minisat22", "cadical195"]
 
 
+@pytest.mark.slow
 @settings(max_examples=40)
 @given(two_cnfs(max_vars=30), st.lists(two_cnfs(max_vars=30), min_size=1, max_size=12))
 def test_the_z3_model_does_not_depend_on_what_was_solved_before(
@@ -144,6 +146,7 @@ def test_decide_refuses_an_unknown_backend() -> None:
         decide(Formula([[1]]), "minisat")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ratio", [0.5, 0.8, 1.0, 1.2, 1.5, 2.0])
 def test_thousands_of_random_formulas_across_both_phases(ratio: float) -> None:
     rng = random.Random(f"sweep-{ratio}")

@@ -61,6 +61,7 @@ def formulas(draw: st.DrawFn) -> Formula:
     return Formula(clauses, num_vars=n, names=names)
 
 
+@pytest.mark.slow
 @settings(max_examples=300)
 @given(formulas(), st.sampled_from(["scc", "pysat", "z3"]))
 def test_result_json_is_the_old_encoding(formula: Formula, backend: str) -> None:

@@ -13,6 +13,8 @@ from __future__ import annotations
 import itertools
 from pathlib import Path
 
+import pytest
+
 from tests.support.llama import NEEDS_LLAMA
 from twosat_formal.core.formula import Formula
 from twosat_formal.evaluate.models.base import SamplingParams
@@ -31,6 +33,7 @@ SETTINGS = StorySettings(
 )
 
 
+@pytest.mark.slow
 def test_two_clauses_with_gemma3_270m(tmp_path: Path) -> None:
     formula = Formula.from_named([["a", "~b"], ["b", "c"]])
     item = StoryItem("two-clauses", formula, "SAT")
