@@ -1,6 +1,6 @@
 """Throughput of the evaluation runner against a loopback server with a fixed latency.
 
-The fault server (``tests/faultserver.py``) runs in its own process (so that it never
+The fault server (``tests/support/faultserver.py``) runs in its own process (so that it never
 competes with the client for the interpreter lock) and answers every request after
 50 ms. The runner sends 2,000 requests at concurrency 64 through the real
 OpenAI-compatible client, scores every answer and commits every result to a SQLite
@@ -43,7 +43,7 @@ from pathlib import Path
 
 import aiohttp
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+sys.path.append(str(Path(__file__).resolve().parent.parent / "tests" / "support"))
 
 from _common import bench_parser  # type: ignore[import-not-found,unused-ignore]
 from faultserver import SpawnedServer, spawn_fault_server  # type: ignore[import-not-found,unused-ignore]

@@ -37,18 +37,22 @@ ROOT = Path(__file__).resolve().parent.parent
 TARGETS: dict[str, tuple[str, tuple[str, ...]]] = {
     "proofs": (
         "twosat_formal/make/perturb/proofs.py",
-        ("tests/test_proof_bugs.py", "tests/test_perturb_proofs.py", "tests/test_z3_reuse.py"),
+        (
+            "tests/make/test_proof_bugs.py",
+            "tests/make/test_perturb_proofs.py",
+            "tests/verbalize/test_z3_reuse.py",
+        ),
     ),
     "check": (
         "twosat_formal/solve/check.py",
-        ("tests/test_check.py",),
+        ("tests/solve/test_check.py",),
     ),
     "fieldclass": (
         "twosat_formal/core/fieldclass.py",
         (
-            "tests/test_fieldclass_rules.py",
-            "tests/test_certify_tamper.py",
-            "tests/test_certify_rederive.py",
+            "tests/core/test_fieldclass_rules.py",
+            "tests/certify/test_certify_tamper.py",
+            "tests/certify/test_certify_rederive.py",
         ),
     ),
 }

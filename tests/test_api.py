@@ -30,6 +30,7 @@ def readme_block() -> str:
     return block
 
 
+@pytest.mark.slow
 def test_the_readme_example_runs_as_written(tmp_path: Path) -> None:
     # a fresh interpreter, as a notebook starts: nothing imported before `import tf`
     done = subprocess.run(

@@ -12,7 +12,7 @@ Usage (from the repository root)::
     python tests/golden/regenerate.py           # rewrite tests/golden/<experiment>/
     python tests/golden/regenerate.py --check   # compare; exit 1 and name what differs
 
-``tests/test_golden.py`` runs the same comparison.
+``tests/study/test_golden.py`` runs the same comparison.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ need of the line, its parsed value, is written to a spill file (a private tempor
 file, pickled, beside the SHA-256 of the line, its id and the ids it refers to), never
 held in memory; what the index keeps per record is where its id's entry is: the id and
 one int, so memory does not grow with the records but by that (about 170 bytes a
-record, ``tests/test_memory_bound.py``). Then :meth:`Index.items` reads the entries
+record, ``tests/cli/test_memory_bound.py``). Then :meth:`Index.items` reads the entries
 back in file order, each with the entries of the records it refers to (a derived
 instance's root, a prompt's or story's instance, a twin's source), read back by their
 place through a small cache since many records share one root. A worker

@@ -17,7 +17,7 @@ Registering a new command
        Command("NAME", "twosat_formal.cli.NAME_cmd", "First line of the docstring.")
 
    The help text is the first paragraph of the command's docstring, word for word;
-   ``tests/test_cli_commands.py`` checks that and that every command the modules
+   ``tests/cli/test_cli_commands.py`` checks that and that every command the modules
    register has a row (a command missing from the table is not reachable).
 
 Examples

@@ -51,7 +51,7 @@ def lark_parser(grammar: str, *, propagate_positions: bool = False) -> Lark:
     True
     """
     # strict=False: the grammars have no regex collisions or conflicts, which
-    # tests/test_io_grammars.py checks once with strict=True; checking it again in
+    # tests/io/test_io_grammars.py checks once with strict=True; checking it again in
     # every process cost a quarter of a second of start-up.
     from lark import Lark
 

@@ -134,7 +134,7 @@ ROLE_HEADERS: Mapping[str, str] = {"user": "User:", "assistant": "Assistant:"}
 def intro_prompt(theme: Theme, entities: Sequence[str]) -> str:
     """Step 1: the global introduction, listing every entity.
 
-    The whole text, as the paper prints it, is pinned by ``tests/test_story_themes.py``;
+    The whole text, as the paper prints it, is pinned by ``tests/verbalize/test_story_themes.py``;
     its opening, up to the requirements:
 
     >>> from twosat_formal.verbalize.story.themes import THEMES

@@ -1,0 +1,1 @@
+"""The test suite: one folder per package folder (see docs/architecture.md)."""

@@ -1,0 +1,1 @@
+"""Tests of `twosat_formal/_util/`."""

@@ -1,0 +1,80 @@
+"""Lazy planning: what is still to ask is found a batch at a time, in SQL.
+
+The plan (prompts x models x samples) is never built whole and the stored keys are
+never loaded: the memory a resumed run spends on planning stays flat when the plan
+grows tenfold. Measured with tracemalloc around the real runner.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import tracemalloc
+from pathlib import Path
+
+from tests.evaluate.test_evaluate import make_items
+from twosat_formal.evaluate.models import load_model
+from twosat_formal.evaluate.models.base import SamplingParams
+from twosat_formal.evaluate.run import EvalItem, run_eval
+from twosat_formal.evaluate.run.runner import PLAN_BATCH
+from twosat_formal.evaluate.scoring import error_judgement
+from twosat_formal.evaluate.store import ResultRow, RunStore, prompt_hash
+
+SPEC = "ref/coin"
+
+
+def fill(store: RunStore, items: list[EvalItem], samples: int, *, every: int = 1) -> int:
+    """Store a result for every ``every``-th sample of each item, as the runner keys it."""
+    params = SamplingParams().key()
+    stored = 0
+    for item in items:
+        sha = prompt_hash(item.prompt.text)
+        for sample in range(0, samples, every):
+            row = ResultRow(
+                SPEC,
+                "local",
+                sha,
+                item.prompt.id,
+                params,
+                sample,
+                error_judgement(item.label, "stored before"),
+            )
+            stored += store.put(row, commit=False)
+    store.commit()
+    return stored
+
+
+def resume_peak(tmp_path: Path, items: list[EvalItem], samples: int) -> tuple[int, int]:
+    """(skipped, peak bytes) of a run whose every request is stored already."""
+    with RunStore(tmp_path / f"runs-{samples}.sqlite") as store:
+        fill(store, items, samples)
+        model = load_model(SPEC)
+        tracemalloc.start()
+        try:
+            summary = asyncio.run(run_eval([model], items, store, samples=samples))
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+    assert summary.done == 0 and summary.planned == len(items) * samples
+    return summary.skipped, peak
+
+
+def test_planning_memory_does_not_grow_with_the_plan(tmp_path: Path) -> None:
+    items = make_items(4, seed=2)
+    small, big = 500, 5_000  # 2,000 and 20,000 requests
+    skipped_small, peak_small = resume_peak(tmp_path, items, small)
+    skipped_big, peak_big = resume_peak(tmp_path, items, big)
+    assert (skipped_small, skipped_big) == (4 * small, 4 * big)
+    assert peak_big <= 1.5 * peak_small, (peak_small, peak_big)
+
+
+def test_only_the_requests_not_stored_are_asked(tmp_path: Path) -> None:
+    items = make_items(3, seed=4)
+    samples = PLAN_BATCH  # plan batches split across items
+    with RunStore(tmp_path / "runs.sqlite") as store:
+        stored = fill(store, items, samples, every=3)
+        summary = asyncio.run(run_eval([load_model(SPEC)], items, store, samples=samples))
+        assert summary.skipped == stored
+        assert summary.done == 3 * samples - stored
+        assert store.count() == 3 * samples
+        again = asyncio.run(run_eval([load_model(SPEC)], items, store, samples=samples))
+    assert (again.skipped, again.done) == (3 * samples, 0)

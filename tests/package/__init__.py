@@ -1,0 +1,1 @@
+"""Tests of the package as a whole: layers, documented layout, scripts, end to end."""

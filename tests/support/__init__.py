@@ -1,0 +1,1 @@
+"""Shared test helpers (servers, oracles, strategies, CLI runners): ``tests.support.NAME``."""
