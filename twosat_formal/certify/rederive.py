@@ -381,10 +381,10 @@ def rederive_document(record: Mapping[str, Any]) -> dict[str, Any]:
     conversions of its DSL formula lines (``formula_lines``) are derived and proven
     again (:func:`~twosat_formal.io.dsl.check_conversions`).
     """
-    from twosat_formal.io import parse_dimacs, write_dimacs
+    from twosat_formal.io import parse_formula, write_dimacs
     from twosat_formal.make.perturb import Chain
 
-    base = parse_dimacs(record["base_dimacs"])
+    base = parse_formula(record["base_dimacs"], format="dimacs")
     result, replayed = _replay_perturbations(base, record["transforms"])
     source = record.get("source")
     header = None if source is None else {"source": source}

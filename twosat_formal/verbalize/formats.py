@@ -530,13 +530,14 @@ class DimacsFormat(Format):
         return found
 
     def read_body(self, body: Sequence[str]) -> tuple[list[list[tuple[str, bool]]], int]:
-        """The DIMACS block read by :func:`~twosat_formal.io.dimacs.parse_dimacs`, then
-        written back: it must be the block the renderer writes."""
-        from twosat_formal.io.dimacs import parse_dimacs
+        """The DIMACS block read as a DIMACS file is
+        (:func:`~twosat_formal.io.detect.parse_formula`), then written back: it must be the
+        block the renderer writes."""
+        from twosat_formal.io.detect import parse_formula
 
         block = "\n".join(body)
         try:
-            formula = parse_dimacs(block + "\n")
+            formula = parse_formula(block + "\n", format="dimacs")
         except ParseError as err:
             line = (err.line or 1) + 1
             message = f"the DIMACS block: {err.message}"
