@@ -235,3 +235,19 @@ def test_a_bare_formula_goes_through_the_pipeline() -> None:
     assert report.ok, [str(f) for f in report.failures]
     with pytest.raises(ConfigError, match="at least one operator"):
         tf.perturb(formula)
+
+
+def test_a_misspelled_option_or_a_wrong_access_is_refused_before_any_model_loads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from twosat_formal.evaluate.run import remote
+
+    loaded: list[str] = []
+    monkeypatch.setattr(remote.ModelSource, "load", lambda self: loaded.append(self.spec))
+    inst = tf.generate("implication-cycle", clauses=10, seed=1)
+    prompt = tf.verbalize(inst, "room", seed=1)
+    with pytest.raises(TypeError, match="'timout_s'"):
+        tf.evaluate(["ref/oracle"], [prompt], tmp_path / "r.sqlite", instances=[inst], timout_s=5)
+    with pytest.raises(TypeError, match="access must be a ModelAccess, not str"):
+        tf.evaluate(["ref/oracle"], [prompt], tmp_path / "r.sqlite", instances=[inst], access="x")
+    assert loaded == []

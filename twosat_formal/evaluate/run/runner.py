@@ -40,6 +40,7 @@ A model that fails once with HTTP 429 is asked again, and its answer scored:
 from __future__ import annotations
 
 import asyncio
+import inspect
 import random
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -762,15 +763,30 @@ limits=None, executor='local', jobs=None, ray_address=None), {'samples': 2})
     ) -> tuple[ModelAccess, dict[str, Any]]:
         """The access named among keyword ``options`` (on top of ``access``), and the
         options left for :func:`run_eval`."""
+        if access is not None and not isinstance(access, cls):
+            raise TypeError(f"access must be a ModelAccess, not {type(access).__name__}")
         names = {f.name for f in fields(cls)}
         mine = {key: value for key, value in options.items() if key in names}
         rest = {key: value for key, value in options.items() if key not in names}
+        unknown = sorted(set(rest) - _RUN_OPTIONS)
+        if unknown:  # before any model is loaded (a server started)
+            raise TypeError(f"evaluate() got an unexpected keyword argument {unknown[0]!r}")
         return replace(access or cls(), **mine), rest
 
     def urls(self) -> tuple[str | None, ...]:
         """The endpoints the models are asked at (``None``: the client's default)."""
         url = self.base_url
         return (url,) if url is None or isinstance(url, str) else tuple(url) or (None,)
+
+
+#: The keyword arguments :func:`evaluate` hands to :func:`run_eval` (``limits`` is
+#: built from :class:`ModelAccess`'s).
+_RUN_OPTIONS = frozenset(inspect.signature(run_eval).parameters) - {
+    "models",
+    "items",
+    "store",
+    "limits",
+}
 
 
 async def evaluate_async(
