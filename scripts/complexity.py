@@ -105,10 +105,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-share", type=float, default=3.0, help="percent")
     parser.add_argument("--check", action="store_true", help="exit 1 past the limits")
     args = parser.parse_args(argv)
+    missing = [str(path) for path in args.paths if not path.exists()]
+    if missing:
+        parser.error(f"no such file or folder: {', '.join(missing)}")
     long: list[Block] = []
     blocks: list[Block] = []
     for path in python_files(args.paths):
         source = path.read_text(encoding="utf-8")
+        try:
+            compile(source, str(path), "exec", ast.PyCF_ONLY_AST)
+        except SyntaxError as err:
+            parser.error(f"{path}:{err.lineno}:{(err.offset or 0)}: {err.msg}")
         long.extend(long_functions(path, source, args.max_lines))
         blocks.extend(complexity_blocks(path, source))
     complex_blocks = [b for b in blocks if cc_rank(b.size) >= "C"]

@@ -95,3 +95,20 @@ def test_check_fails_past_either_limit_and_passes_within_them(tmp_path: Path) ->
     (package / "b.py").write_text(function("long", 81))
     assert run("--check").returncode == 1
     assert run().returncode == 0  # without --check it only reports
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [(None, "no such file or folder"), ("def f(:\n", "bad.py:1:")],
+)
+def test_a_missing_path_or_a_file_that_does_not_parse_is_a_usage_error(
+    tmp_path: Path, content: str | None, expected: str
+) -> None:
+    path = tmp_path / "bad.py"
+    if content is not None:
+        path.write_text(content)
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), str(path), "--check"], capture_output=True, text=True
+    )
+    assert done.returncode == 2
+    assert expected in done.stderr and "Traceback" not in done.stderr
