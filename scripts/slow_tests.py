@@ -21,6 +21,7 @@ longer collects (renamed, moved) is named on stderr and does not change the exit
 from __future__ import annotations
 
 import argparse
+import math
 import re
 import subprocess
 import sys
@@ -126,11 +127,22 @@ def collect(nodes: list[str], root: Path, marker: str) -> dict[str, bool]:
     return found
 
 
+def _seconds(text: str) -> float:
+    """A threshold: a finite number of seconds, zero or more."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"a number of seconds, 0 or more, not {text!r}")
+    return value
+
+
 def main(argv: list[str] | None = None) -> int:
     """List the unmarked tests over the threshold; the exit code."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("report", type=Path, help="a saved `pytest --durations=0` report")
-    parser.add_argument("--threshold", type=float, default=10.0, help="seconds (default 10)")
+    parser.add_argument("--threshold", type=_seconds, default=10.0, help="seconds (default 10)")
     parser.add_argument("--marker", default="slow", help="the marker (default slow)")
     parser.add_argument("--root", type=Path, default=ROOT, help="where to run pytest")
     args = parser.parse_args(argv)

@@ -145,3 +145,14 @@ def test_a_report_without_durations_is_an_error(
     assert "no 'slowest durations' section" in capsys.readouterr().err
     assert slow.main([str(tmp_path / "missing.log")]) == 2
     assert "missing.log" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("threshold", ["nan", "-1", "inf", "ten"])
+def test_a_threshold_that_is_not_a_number_of_seconds_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], threshold: str
+) -> None:
+    slow = load()
+    with pytest.raises(SystemExit) as exit_:
+        slow.main([str(tmp_path / "any.log"), f"--threshold={threshold}"])
+    assert exit_.value.code == 2
+    assert f"not {threshold!r}" in capsys.readouterr().err
