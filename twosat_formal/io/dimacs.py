@@ -406,7 +406,7 @@ class _Places:
 
 
 def _failure(data: bytes, failure: tuple[int, int, int, int], source: str | None) -> ParseError:
-    """The error of the recogniser's first deviation, in the words of the Lark reader."""
+    """The error of the recogniser's first deviation, as Lark's parser of the grammar words it."""
     kind, at, end, state = failure
     text = data.decode("utf-8")
     expected = f"expected {describe_expected(_EXPECTED[state], DESCRIBE)}"
