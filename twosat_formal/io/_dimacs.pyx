@@ -21,7 +21,15 @@ digits are ``0``, else a literal); blanks and newlines separate tokens; anything
 is an error where it stands.
 
 On the first deviation the walk stops and reports its offset and kind; Python builds
-the message (``twosat_formal/io/dimacs.py``).
+the message (``twosat_formal/io/dimacs.py``). The kind is what Lark reports there. Its
+contextual lexer tries the terminals the state accepts (and the ignored ones: blanks,
+newlines, comments); when none matches, it tries all the grammar's terminals at the
+same place, and a match is an unexpected *token*, shown whole: a number (``3`` in
+``3c``), or ``%`` where a line starts (not after blanks: the blanks were lexed first,
+and ``%`` inside a line is no token). Otherwise they are unexpected *characters*, shown
+as the text up to a space. A ``p`` shows the same either way (a misplaced header line
+is a token, shown by its first word, ``p``), and the end of the input is located at
+the last token the parser was given, a literal (line 1, column 1 if there is none).
 """
 
 import numpy as np
@@ -258,7 +266,9 @@ def recognise(bytes text, bint positions=False):
     ``at``; ``TOKEN``, the token ``text[at:end]``; ``END``, the end of the input,
     ``at`` the last literal or -1 if no token came) and the state that met it.
     Offsets are byte offsets; lines and columns are 1-based (the columns count bytes
-    that are all blanks before them).
+    that are all blanks before them). The arrays are reserved at the most a text of
+    this length can hold (a number and a separator per two bytes); only what is
+    written takes memory.
     """
     cdef Walk w
     cdef Py_ssize_t n = len(text), capacity = n // 2 + 2
