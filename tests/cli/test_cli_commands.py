@@ -222,5 +222,5 @@ def test_reading_dimacs_loads_no_lark(tmp_path: Path) -> None:
     loaded = modules_after(
         f"from twosat_formal.io import read_formula\nassert read_formula({str(path)!r})"
     )
-    assert "twosat_formal.io.scanner" in loaded
+    assert "twosat_formal.io._dimacs" in loaded
     assert "lark" not in {top(m) for m in loaded}

@@ -25,7 +25,7 @@ from twosat_formal.integrations.gym import (
     create_dataset,
     score_answer,
 )
-from twosat_formal.io import scan_dimacs
+from twosat_formal.io import parse_dimacs
 from twosat_formal.make.generators import FAMILIES
 from twosat_formal.solve import solve
 from twosat_formal.verbalize import backparse
@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def formula_of(item: dict[str, Any]) -> Formula:
-    return scan_dimacs(item["metadata"]["dimacs"])
+    return parse_dimacs(item["metadata"]["dimacs"])
 
 
 def witness_text(item: dict[str, Any], model: dict[str, bool]) -> str:

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.support.lark_dimacs import lark_dimacs
 from twosat_formal.core.formula import Formula
 from twosat_formal.errors import ConfigError, ParseError, TwoSatFormalError
 from twosat_formal.io import (
@@ -20,11 +21,9 @@ from twosat_formal.io import (
     parse_dsl,
     parse_formula,
     read_formula,
-    scan_dimacs,
     write_dimacs,
     write_dsl,
 )
-from twosat_formal.io.detect import SCANNER_THRESHOLD
 
 
 def write(tmp_path: Path, name: str, data: bytes) -> Path:
@@ -124,7 +123,7 @@ def test_binary_files(tmp_path: Path, data: bytes, line: int, column: int, what:
     assert (err.line, err.column, err.source) == (line, column, str(path))
     assert "binary data" in err.message and what in err.message
     with pytest.raises(ParseError) as direct:
-        scan_dimacs(data)
+        parse_dimacs(data)
     assert (direct.value.line, direct.value.column) == (line, column)
 
 
@@ -159,20 +158,22 @@ def test_standard_input(monkeypatch: pytest.MonkeyPatch) -> None:
     assert str(info.value).startswith("<stdin>:2:1: literal 2")
 
 
-def test_large_files_take_the_scanner_and_agree(tmp_path: Path) -> None:
-    f = Formula([[v, -(v + 1)] for v in range(1, 3000)], num_vars=3000)
+@pytest.mark.parametrize("clauses", [3, 3000])
+def test_files_read_as_bytes_agree_with_text_and_the_grammar(tmp_path: Path, clauses: int) -> None:
+    """An ASCII DIMACS file is read from its bytes, large or small, with the outcome of
+    the text and of the grammar of record (tests.support.lark_dimacs)."""
+    f = Formula([[v, -(v + 1)] for v in range(1, clauses)], num_vars=clauses)
     text = write_dimacs(f)
-    assert len(text) > SCANNER_THRESHOLD
-    path = write(tmp_path, "big.cnf", text.encode())
-    assert read_formula(path) == f == parse_formula(text) == parse_dimacs(text)
-    broken = text.replace("\n17 -18 0\n", "\n17 -18 x 0\n")
-    path = write(tmp_path, "big.cnf", broken.encode())
+    path = write(tmp_path, "f.cnf", text.encode())
+    assert read_formula(path) == f == parse_formula(text) == lark_dimacs(text)
+    broken = text.replace("\n2 -3 0\n", "\n2 -3 x 0\n")
+    path = write(tmp_path, "f.cnf", broken.encode())
     with pytest.raises(ParseError) as info:
         read_formula(path)
     with pytest.raises(ParseError) as reference:
-        parse_dimacs(broken, source=str(path))
+        lark_dimacs(broken, source=str(path))
     assert str(info.value) == str(reference.value)
-    assert info.value.context == "17 -18 x 0"
+    assert info.value.context == "2 -3 x 0"
 
 
 # -- formats -------------------------------------------------------------------------------
@@ -226,7 +227,7 @@ PIECES = st.sampled_from(
 @settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
 @given(st.one_of(st.text(max_size=40), st.lists(PIECES, max_size=20).map("".join)))
 def test_any_text_gives_a_formula_or_a_parse_error(text: str) -> None:
-    for read in (parse_formula, parse_dimacs, parse_dsl, scan_dimacs):
+    for read in (parse_formula, parse_dimacs, parse_dsl):
         try:
             f = read(text)
         except ParseError as err:

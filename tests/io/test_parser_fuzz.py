@@ -3,8 +3,9 @@
 For each reader, 2,000+ mutants of valid files (bytes inserted, deleted, replaced,
 duplicated, lines swapped, keywords spliced in) must either read as a formula or raise
 the project's :class:`~twosat_formal.errors.ParseError` with a line and a column; any
-other exception fails. For DIMACS the fast scanner and the Lark grammar of record must
-agree on every mutant: the same formula, or an error at the same line and column.
+other exception fails. For DIMACS the reader and the Lark parser of the grammar of
+record (tests.support.lark_dimacs) must agree on every mutant: the same formula and
+names, or the same error (line, column, message and quoted line).
 """
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ import random
 import pytest
 
 from tests.io.test_io_dimacs import outcome
+from tests.support.lark_dimacs import lark_dimacs
 from twosat_formal.core.formula import Formula
 from twosat_formal.errors import ParseError
-from twosat_formal.io import parse_dimacs, parse_dsl, scan_dimacs, write_dimacs, write_dsl
+from twosat_formal.io import parse_dimacs, parse_dsl, write_dimacs, write_dsl
 
 SEED = 20240612
 MUTANTS = 2_000
@@ -79,10 +81,11 @@ def test_dimacs_mutants_give_a_formula_or_a_parse_error_and_both_readers_agree()
     outcomes = {"formula": 0, "error": 0}
     for _ in range(MUTANTS):
         data = mutate(rng.choice(corpus), rng)
-        lark = outcome(parse_dimacs, data)  # only ParseError may escape
-        assert outcome(scan_dimacs, data) == lark, data
-        assert outcome(scan_dimacs, data.decode("utf-8", "replace")) is not None
-        outcomes["formula" if isinstance(lark, Formula) else "error"] += 1
+        lark = outcome(lark_dimacs, data)  # only ParseError may escape
+        assert outcome(parse_dimacs, data) == lark, data
+        replaced = data.decode("utf-8", "replace")
+        assert outcome(parse_dimacs, replaced) == outcome(lark_dimacs, replaced), data
+        outcomes["formula" if isinstance(lark[0], Formula) else "error"] += 1
     # the mutants exercise both outcomes
     assert outcomes["formula"] > MUTANTS // 20 and outcomes["error"] > MUTANTS // 4
 

@@ -69,7 +69,7 @@ from twosat_formal.errors import ConfigError, TwoSatFormalError, UnknownNameErro
 from twosat_formal.evaluate.diagnostics.chains import chain_object, closed_walk
 from twosat_formal.evaluate.models.base import Response
 from twosat_formal.evaluate.scoring import PromptView, score
-from twosat_formal.io import scan_dimacs
+from twosat_formal.io import parse_dimacs
 from twosat_formal.io.instance import LABELS
 from twosat_formal.make.generators import FAMILIES, generate
 from twosat_formal.solve import solve
@@ -632,7 +632,7 @@ def _question_reward(text: str, meta: Mapping[str, Any], lenient: bool) -> float
         ask=meta["question_type"],
         reference=meta.get("reference"),
     )
-    judged = score(Response(text), question, scan_dimacs(meta["dimacs"]), meta["label"])
+    judged = score(Response(text), question, parse_dimacs(meta["dimacs"]), meta["label"])
     right = judged.lenient_failure == "correct" if lenient else judged.correct
     return 1.0 if right else 0.0
 
@@ -645,7 +645,7 @@ def _decision_reward(
     view = _RewardView(
         dict(meta["entities"]), meta["true_value"], meta["false_value"], ask_cycle=require_chain
     )
-    judgement = score(Response(text), view, scan_dimacs(meta["dimacs"]), meta["label"])
+    judgement = score(Response(text), view, parse_dimacs(meta["dimacs"]), meta["label"])
     if lenient:
         decision, witness = judgement.lenient_decision_correct, judgement.lenient_witness_valid
     else:

@@ -57,7 +57,7 @@ from twosat_formal.evaluate.scoring import (
     StoryPromptView,
     score,
 )
-from twosat_formal.io import scan_dimacs, write_dimacs
+from twosat_formal.io import parse_dimacs, write_dimacs
 
 if TYPE_CHECKING:
     from twosat_formal.evaluate.run import EvalItem, StoryPrompt
@@ -211,7 +211,7 @@ def _loaded(value: Any, field: str, row_id: Any) -> Any:
 
 @lru_cache(maxsize=64)
 def _formula(dimacs: str) -> Formula:
-    return scan_dimacs(dimacs)
+    return parse_dimacs(dimacs)
 
 
 def row_formula(row: Mapping[str, Any]) -> Formula:

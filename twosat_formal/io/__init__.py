@@ -1,8 +1,8 @@
 """Reading and writing formulas: DIMACS CNF and the human-readable DSL.
 
-Both formats have a Lark grammar of record in ``grammar/``; large DIMACS files go
-through a fast numpy scanner that accepts the same language. Every malformed input
-raises :class:`~twosat_formal.errors.ParseError` with its line, column and source.
+Both formats have a Lark grammar of record in ``grammar/``; DIMACS is read by one
+compiled recogniser that the tests hold to its grammar. Every malformed input raises
+:class:`~twosat_formal.errors.ParseError` with its line, column and source.
 
 >>> from twosat_formal.io import parse_dsl, write_dsl
 >>> f = parse_formula("rain -> wet\\nrain")
@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any
 
 from twosat_formal.io.detect import detect_format, parse_formula, parse_reading, read_formula
 from twosat_formal.io.dimacs import parse_dimacs, write_dimacs
-from twosat_formal.io.scanner import scan_dimacs
 
 if TYPE_CHECKING:
     from twosat_formal.io.dsl import parse_dsl, write_dsl
@@ -32,7 +31,6 @@ __all__ = [
     "parse_formula",
     "parse_reading",
     "read_formula",
-    "scan_dimacs",
     "write_dimacs",
     "write_dsl",
 ]

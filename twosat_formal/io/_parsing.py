@@ -32,6 +32,7 @@ __all__ = [
     "decode",
     "describe_expected",
     "error_at",
+    "found_word",
     "lark_parser",
     "locate",
     "translate",
@@ -194,7 +195,7 @@ def describe_expected(names: Iterable[str], describe: Mapping[str, str]) -> str:
     return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " or " + shown[-1]
 
 
-def _found_word(text: str, offset: int) -> str:
+def found_word(text: str, offset: int) -> str:
     """The text at ``offset`` up to the next blank, quoted, for an error message."""
     if offset >= len(text):
         return "the end of the input"
@@ -247,7 +248,7 @@ def _unexpected_token(
         )
     offset = (token.start_pos or 0) + len(token) - len(token.lstrip(BLANKS))
     word = str(token).strip(BLANKS).split(maxsplit=1)[0] if token.strip() else ""
-    found = repr(word) if word and word.isprintable() else _found_word(text, offset)
+    found = repr(word) if word and word.isprintable() else found_word(text, offset)
     return error_at(f"expected {expected}, found {found}", text, offset, source=source)
 
 
@@ -258,7 +259,7 @@ def _unexpected_characters(
     expected = describe_expected(_expected(exc), describe)
     offset = int(getattr(exc, "pos_in_stream", 0) or 0)
     return error_at(
-        f"expected {expected}, found {_found_word(text, offset)}", text, offset, source=source
+        f"expected {expected}, found {found_word(text, offset)}", text, offset, source=source
     )
 
 

@@ -24,14 +24,12 @@ from twosat_formal.errors import ConfigError, ParseError
 from twosat_formal.io._parsing import BLANKS, decode
 from twosat_formal.io.dimacs import parse_dimacs
 from twosat_formal.io.inputs import read_bounded, read_stream_bounded
-from twosat_formal.io.scanner import scan_dimacs
 
 if TYPE_CHECKING:
     from twosat_formal.io.dsl import Conversion
 
 __all__ = [
     "FORMATS",
-    "SCANNER_THRESHOLD",
     "detect_format",
     "parse_formula",
     "parse_reading",
@@ -41,10 +39,6 @@ __all__ = [
 Format = Literal["dimacs", "dsl"]
 #: The formats :func:`parse_formula` and :func:`read_formula` accept.
 FORMATS: tuple[Format, ...] = ("dimacs", "dsl")
-#: DIMACS goes through the fast scanner; an error in input up to this many characters
-#: (or bytes) is reported by the Lark reader of record, above it by the scanner.
-SCANNER_THRESHOLD = 1 << 15
-
 #: How much of a large file format detection reads before decoding it all.
 _HEAD = 1 << 16
 
@@ -149,7 +143,7 @@ def parse_reading(
         from twosat_formal.io.dsl import read_dsl  # Lark: imported for the DSL only
 
         return read_dsl(text, source=source)
-    return _dimacs(text, source), ()
+    return parse_dimacs(text, source=source), ()
 
 
 def read_formula(path: str | os.PathLike[str], *, format: str | None = None) -> Formula:
@@ -185,34 +179,18 @@ def read_formula(path: str | os.PathLike[str], *, format: str | None = None) -> 
             'the file is empty: expected DIMACS ("p cnf <vars> <clauses>") or DSL clauses',
             source=source,
         )
-    if len(data) > SCANNER_THRESHOLD and data.isascii() and b"\0" not in data:
-        # A large text file: do not decode it all just to look at its first lines.
+    if data.isascii() and b"\0" not in data:
+        # ASCII DIMACS is read as bytes: a large file is not decoded just to look at
+        # its first lines.
         chosen = chosen or _detect_bytes(data)
         if chosen == "dimacs":
-            return scan_dimacs(data, source=source)
+            return parse_dimacs(data, source=source)
     text = decode(data, source=source)
     chosen = chosen or detect_format(text)
     if chosen == "dsl":
         from twosat_formal.io.dsl import parse_dsl  # Lark: imported for the DSL only
 
         return parse_dsl(text, source=source)
-    return _dimacs(text, source)
-
-
-def _dimacs(text: str, source: str | None) -> Formula:
-    """DIMACS through the scanner; text it rejects goes to the Lark reader of record.
-
-    The scanner accepts the grammar's language exactly (the tests check it), so a
-    valid file never builds the Lark parser, which costs a process a good part of a
-    second. A rejected text up to :data:`SCANNER_THRESHOLD` characters is read again
-    by the Lark reader, whose error message is the reference; a longer one keeps the
-    scanner's error (same line and column).
-    """
-    try:
-        return scan_dimacs(text, source=source)
-    except ParseError:
-        if len(text) > SCANNER_THRESHOLD:
-            raise
     return parse_dimacs(text, source=source)
 
 

@@ -1,4 +1,4 @@
-"""DIMACS CNF: the Lark reader of record (``grammar/dimacs.lark``) and the writer.
+"""DIMACS CNF: the reader, held to the grammar of record ``grammar/dimacs.lark``, and the writer.
 
 The dialect (documented in ``docs/dsl.md``): comment lines start with ``c`` and may
 appear anywhere; the header ``p cnf <vars> <clauses>`` is required and checked (a
@@ -8,9 +8,11 @@ then ``0``) is accepted. Variable ``i`` is named ``x<i>`` unless a comment line
 ``c var <i> <name>`` names it. :func:`write_dimacs` writes those lines for the names
 that are not the default, after a provenance header, so DSL -> DIMACS -> DSL keeps names.
 
-:func:`assemble` holds the checks that need the whole file; the fast scanner
-(:mod:`twosat_formal.io.scanner`) shares it, so both readers agree by construction on
-everything past the tokens.
+:func:`parse_dimacs` is the one reader: a single pass of a compiled recogniser
+(:mod:`twosat_formal.io._dimacs`) over the text's bytes, for every text, small or
+large, valid or not, then :func:`assemble`, the checks that need the whole file. The
+tests hold it to the Lark parser of the grammar (``tests/support/lark_dimacs.py``):
+the same formula, or the same error, word for word.
 
 Examples
 --------
@@ -32,17 +34,23 @@ import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 
+from twosat_formal._util.lazy import cached_property
 from twosat_formal.core.formula import MAX_SIZE, Formula, default_var, is_valid_name
 from twosat_formal.errors import ConfigError, ParseError, raises
-from twosat_formal.io._parsing import BLANKS, check_text, context_line, lark_parser, translate
-
-if TYPE_CHECKING:  # Lark is imported by the reader of record when it runs
-    from lark import Token, Tree
+from twosat_formal.io._dimacs import END, TOKEN, recognise
+from twosat_formal.io._parsing import (
+    BLANKS,
+    check_text,
+    context_line,
+    decode,
+    describe_expected,
+    error_at,
+    found_word,
+)
 
 __all__ = [
     "DECLARATION",
@@ -52,7 +60,6 @@ __all__ = [
     "DimacsParts",
     "assemble",
     "clamp",
-    "declarations_in",
     "header_numbers",
     "number_value",
     "parse_dimacs",
@@ -79,8 +86,6 @@ _BL = f"[{BLANKS}]"  # one blank
 HEADER = re.compile(rf"{_BL}*p{_BL}+cnf{_BL}+([0-9]+){_BL}+([0-9]+){_BL}*")
 #: A comment line that names a variable: ``c var <i> <name>`` (exactly four words).
 DECLARATION = re.compile(rf"c{_BL}+var{_BL}+(\S+){_BL}+(\S+){_BL}*")
-#: Comment lines that may be declarations, as the grammar's COMMENT terminal finds them.
-_DECLARATION_LINE = re.compile(rf"^{_BL}*(c{_BL}+var{_BL}[^\n]*)", re.MULTILINE)
 #: Provenance keys: one word, so that every provenance line reads back unambiguously.
 _KEY = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*\Z")
 
@@ -221,23 +226,6 @@ def _name_problem(
     return None
 
 
-def declarations_in(text: str) -> list[tuple[Position, str]]:
-    """The comment lines of ``text`` that may name a variable, with their positions.
-
-    >>> declarations_in("c var 1 a\\np cnf 1 0\\n  c var 2 b")
-    [((1, 1), 'c var 1 a'), ((3, 3), 'c var 2 b')]
-    """
-    found: list[tuple[Position, str]] = []
-    line, last = 1, 0
-    for match in _DECLARATION_LINE.finditer(text):
-        start = match.start(1)
-        line += text.count("\n", last, start)
-        last = start
-        column = start - (text.rfind("\n", 0, start) + 1) + 1
-        found.append(((line, column), match[1]))
-    return found
-
-
 def header_numbers(header: str) -> tuple[int, int]:
     """The two numbers of a header line the grammar accepted.
 
@@ -300,14 +288,31 @@ def shown_number(text: str) -> str:
     return f"{text[:12]}...{text[-6:]} ({len(text.lstrip('-'))} digits)"
 
 
+#: What the grammar accepts in each state of the recogniser (``failure[3]``, see
+#: :func:`~twosat_formal.io._dimacs.recognise`).
+_EXPECTED = (
+    {"HEADER"},
+    {"LITERAL", "ZERO", "PERCENT", "$END"},
+    {"LITERAL", "ZERO"},
+    {"ZERO", "$END"},
+    {"$END"},
+)
+#: A number token from its first byte.
+_NUMBER = re.compile(rb"-?[0-9]+")
+
+
 @raises(ParseError)
-def parse_dimacs(text: str, *, source: str | None = None) -> Formula:
-    """Parse DIMACS CNF ``text`` with the Lark grammar ``grammar/dimacs.lark``.
+def parse_dimacs(text: str | bytes, *, source: str | None = None) -> Formula:
+    """Read DIMACS CNF ``text`` as the grammar of record ``grammar/dimacs.lark`` reads it.
+
+    One pass of the compiled recogniser (:mod:`twosat_formal.io._dimacs`) over the
+    text's UTF-8 bytes, then the checks that need the whole file (:func:`assemble`).
 
     Parameters
     ----------
     text:
-        The DIMACS text.
+        The DIMACS text, as ``str`` or as UTF-8 ``bytes`` (a leading byte-order mark is
+        dropped; NUL bytes and invalid UTF-8 are refused as binary data).
     source:
         A file name for error messages (``"<stdin>"``, a path...).
 
@@ -317,68 +322,101 @@ def parse_dimacs(text: str, *, source: str | None = None) -> Formula:
         The clauses in file order (duplicates kept), ``<vars>`` variables, names from
         ``c var`` lines.
 
+    Raises
+    ------
+    ParseError
+        At the first deviation from the grammar, with its line, column and what was
+        expected there, or at the first violation of the header and naming rules.
+
     Examples
     --------
     >>> parse_dimacs("p cnf 3 2\\n1 -3\\n  0 2 0\\n%\\n0\\n").clauses
     (Clause(1, -3), Clause(2))
-    >>> parse_dimacs("p cnf 2 1\\n1 3 0\\n")
+    >>> parse_dimacs(b"p cnf 2 1\\n1 3 0\\n")
     Traceback (most recent call last):
     ...
     twosat_formal.errors.ParseError: 2:3: literal 3 is beyond the header's 2 variables
+    >>> parse_dimacs("p cnf 2 1\\n1 -2\\n")
+    Traceback (most recent call last):
+    ...
+    twosat_formal.errors.ParseError: 2:3: expected a literal or 0, found the end of the input
     """
-    from lark import Token
-    from lark.exceptions import LarkError
-
-    check_text(text, source=source)
-    try:
-        tree = lark_parser("dimacs.lark").parse(text)
-    except LarkError as exc:
-        raise translate(exc, text, source=source, describe=DESCRIBE) from None
-    header = tree.children[0]
-    assert isinstance(header, Token)
-    num_vars, num_clauses = header_numbers(str(header))
-    indent = len(header) - len(header.lstrip(BLANKS))
-    header_at = (header.line or 1, (header.column or 1) + indent)
-
-    tokens, firsts, values, ends = _clause_tokens(tree)
-
-    def at(tok: Token) -> Position:
-        return (tok.line or 1, tok.column or 1)
-
+    data = _utf8(text, source)
+    literals, offsets, header, declarations, _, failure = recognise(data)
+    if failure is not None:
+        raise _failure(data, failure, source)
+    assert header is not None  # the recogniser fails without one
+    start, end, line, column = header
+    num_vars, num_clauses = header_numbers(data[start:end].decode("ascii"))
+    where = _Places(data)
     parts = DimacsParts(
         num_vars=num_vars,
         num_clauses=num_clauses,
-        header_at=header_at,
-        literals=np.array(values, dtype=np.int64),
-        offsets=np.array(ends, dtype=np.int64),
-        declarations=declarations_in(text),
-        literal_at=lambda k: at(tokens[k]),
-        literal_text=lambda k: str(tokens[k]),
-        clause_at=lambda i: at(firsts[i]),
-        context=lambda line: context_line(text, line),
+        header_at=(line, column),
+        literals=literals,
+        offsets=offsets,
+        declarations=[((ln, col), data[a:b].decode("utf-8")) for ln, col, a, b in declarations],
+        literal_at=lambda k: where.position(int(where.starts[0][k])),
+        literal_text=lambda k: where.number(int(where.starts[0][k])),
+        clause_at=lambda i: where.position(int(where.starts[1][i])),
+        context=lambda ln: context_line(where.text, ln),
     )
     return assemble(parts, source=source)
 
 
-def _clause_tokens(tree: Tree[Token]) -> tuple[list[Token], list[Token], list[int], list[int]]:
-    """The literal tokens of a parse tree's clauses, each clause's first token (its
-    ``0`` when empty), the literals' values and the clauses' end offsets."""
-    from lark import Token, Tree
+def _utf8(text: str | bytes, source: str | None) -> bytes:
+    """``text`` as UTF-8 bytes, binary data refused (:func:`check_text`, :func:`decode`)."""
+    if isinstance(text, str):
+        check_text(text, source=source)
+        return text.encode("utf-8")
+    data = bytes(text)
+    if not data.isascii() or b"\0" in data:
+        data = decode(data, source=source).encode("utf-8")
+    return data
 
-    tokens: list[Token] = []
-    firsts: list[Token] = []
-    values: list[int] = []
-    ends: list[int] = [0]
-    for child in tree.children[1:]:
-        if not isinstance(child, Tree) or child.data != "clause":
-            continue
-        clause = [tok for tok in child.children if isinstance(tok, Token)]
-        firsts.append(clause[0])
-        for tok in clause[:-1]:
-            tokens.append(tok)
-            values.append(number_value(str(tok)))
-        ends.append(len(values))
-    return tokens, firsts, values, ends
+
+class _Places:
+    """Where things are in a text the recogniser read, for the error that needs them."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+    @cached_property
+    def text(self) -> str:
+        return self.data.decode("utf-8")
+
+    @cached_property
+    def starts(self) -> tuple[IntArray, IntArray]:
+        """The offsets of each literal and of each clause's first token."""
+        starts = recognise(self.data, True)[4]
+        assert starts is not None
+        return starts
+
+    def position(self, offset: int) -> Position:
+        """The 1-based line and column (in characters) of byte ``offset``."""
+        line_start = self.data.rfind(b"\n", 0, offset) + 1
+        column = len(self.data[line_start:offset].decode("utf-8")) + 1
+        return self.data.count(b"\n", 0, offset) + 1, column
+
+    def number(self, offset: int) -> str:
+        """The number token at byte ``offset``."""
+        match = _NUMBER.match(self.data, offset)
+        assert match is not None
+        return match[0].decode("ascii")
+
+
+def _failure(data: bytes, failure: tuple[int, int, int, int], source: str | None) -> ParseError:
+    """The error of the recogniser's first deviation, as Lark's parser of the grammar words it."""
+    kind, at, end, state = failure
+    text = data.decode("utf-8")
+    expected = f"expected {describe_expected(_EXPECTED[state], DESCRIBE)}"
+    if kind == END:
+        line, column = (1, 1) if at < 0 else _Places(data).position(at)
+        message = f"{expected}, found the end of the input"
+        return error_at(message, text, line=line, column=column, source=source)
+    offset = len(data[:at].decode("utf-8"))
+    found = repr(data[at:end].decode("ascii")) if kind == TOKEN else found_word(text, offset)
+    return error_at(f"{expected}, found {found}", text, offset, source=source)
 
 
 #: ``json.dumps(value, sort_keys=True, ensure_ascii=True)``, its encoder made once.

@@ -36,7 +36,7 @@ from typing import Any, TextIO, TypeVar
 from twosat_formal.core.formula import Formula
 from twosat_formal.core.records import InstanceRecord, read_record
 from twosat_formal.errors import ParseError, RecordError
-from twosat_formal.io import scan_dimacs, write_dimacs
+from twosat_formal.io import parse_dimacs, write_dimacs
 from twosat_formal.io.jsonl import json_line, read_json_lines, write_lines
 
 __all__ = [
@@ -272,7 +272,7 @@ class Instance:
             )
         read_record(InstanceRecord, record, what="an instance record", line=line, source=source)
         try:
-            formula = scan_dimacs(record["dimacs"], source=source)
+            formula = parse_dimacs(record["dimacs"], source=source)
         except ParseError as exc:
             raise bad(f"field 'dimacs': {exc}") from None
         if (formula.num_vars, formula.num_clauses) != (record["num_vars"], record["num_clauses"]):
