@@ -148,6 +148,7 @@ def test_solve_of_a_small_file_loads_no_rich_scipy_or_solver(
         f"try:\n    main(['solve', {str(path)!r}, *{words!r}])\nexcept SystemExit:\n    pass"
     )
     assert "twosat_formal.solve._kernel" in loaded  # the probe did solve
+    assert "twosat_formal._util.atomic" not in loaded  # a solve writes no file
     heavy = {"rich", "scipy", "pysat", "z3", "networkx", "lark", "aiohttp", "matplotlib"}
     assert not {top(m) for m in loaded} & heavy
     cmd_modules = {m for m in loaded if m.startswith("twosat_formal.cli.") and m.endswith("_cmd")}
