@@ -6,9 +6,9 @@ application; nothing in :mod:`twosat_formal.cli` imports this module.
 The process ends without a collection over every module's objects: at exit
 (:func:`end_of_process`) it collects its garbage once, as Python's shutdown first does,
 and then freezes what is left (:func:`gc.freeze`), so that the collections of the
-modules' teardown pass over nothing; the memory goes back with the process. Typer,
-pydantic and NumPy leave hundreds of thousands of objects: their teardown was about a
-tenth of a tiny ``solve``'s whole process.
+modules' teardown pass over nothing; the memory goes back with the process. The
+objects Typer, pydantic and NumPy leave made that teardown about 15 ms of CPU, some 7 %
+of a tiny ``solve``'s whole process.
 """
 
 from __future__ import annotations
