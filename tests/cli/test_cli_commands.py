@@ -137,14 +137,18 @@ def test_an_unknown_command_is_a_usage_error(capsys: pytest.CaptureFixture[str])
     assert "No such command" in capsys.readouterr().err
 
 
-def test_solve_json_of_a_small_file_loads_no_rich_scipy_or_solver(tmp_path: Path) -> None:
+@pytest.mark.parametrize("words", [["--json"], []], ids=["json", "plain"])
+def test_solve_of_a_small_file_loads_no_rich_scipy_or_solver(
+    tmp_path: Path, words: list[str]
+) -> None:
     path = tmp_path / "five.cnf"
     path.write_text("p cnf 5 5\n1 -2 0\n2 -3 0\n3 4 0\n-4 5 0\n-5 1 0\n")
     loaded = modules_after(
         "from twosat_formal.cli import main\n"
-        f"try:\n    main(['solve', {str(path)!r}, '--json'])\nexcept SystemExit:\n    pass"
+        f"try:\n    main(['solve', {str(path)!r}, *{words!r}])\nexcept SystemExit:\n    pass"
     )
     assert "twosat_formal.solve._kernel" in loaded  # the probe did solve
+    assert "twosat_formal._util.atomic" not in loaded  # a solve writes no file
     heavy = {"rich", "scipy", "pysat", "z3", "networkx", "lark", "aiohttp", "matplotlib"}
     assert not {top(m) for m in loaded} & heavy
     cmd_modules = {m for m in loaded if m.startswith("twosat_formal.cli.") and m.endswith("_cmd")}

@@ -10,9 +10,14 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from tests.support.cli import python_stdout, run
-from twosat_formal.core.formula import Formula
+from tests.support.cli import cli, python_stdout, run
+from tests.support.formula_strategies import formulas
+from twosat_formal.cli.solve_cmd import describe, solve_file
+from twosat_formal.core.formula import Formula, is_valid_name
+from twosat_formal.io import write_dimacs
 from twosat_formal.solve import check_certificate_json
 
 SAT_DSL = "a | b\n~a | b\na | ~b\n"
@@ -80,6 +85,68 @@ def test_solve_human_output(files: dict[str, Path], capsys: pytest.CaptureFixtur
     assert "model: a b" in out and "certificate: checked" in out
     code, out, _ = run(["solve", str(files["unsat"])], capsys)
     assert out.splitlines()[0].startswith("UNSAT") and "contradiction cycle" in out
+
+
+#: Variable names: identifiers, the DSL's words that are not keywords among them.
+NAMES = st.one_of(
+    st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,6}", fullmatch=True),
+    st.sampled_from(["x1", "x10", "model", "SAT", "emoji", "smile", "b", "i", "link"]),
+).filter(is_valid_name)
+
+
+def rich_printed(lines: list[str], terminal: bool) -> str:
+    """What a Rich console (``highlight=False``, ``soft_wrap=True``: the CLI's consoles)
+    prints for ``lines``, markup off: how ``solve`` printed them before it printed plain
+    text. Narrow, so that any wrapping would show."""
+    from rich.console import Console
+
+    buffer = io.StringIO()
+    console = Console(
+        file=buffer, force_terminal=terminal, width=12, highlight=False, soft_wrap=True
+    )
+    for line in lines:
+        console.print(line, markup=False)
+    return buffer.getvalue()
+
+
+def assert_prints_as_rich(path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``solve PATH`` prints the bytes a Rich console prints for its lines, on a
+    terminal or not."""
+    code, out, err = cli(capsys, "solve", str(path))
+    assert (code, err) == (0, "")
+    formula, result = solve_file(str(path))
+    lines = describe(result, formula)
+    assert out == rich_printed(lines, terminal=False) == rich_printed(lines, terminal=True)
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(formula=formulas(NAMES, max_vars=6, max_width=3))
+def test_solve_prints_plain_what_a_rich_console_printed(
+    formula: Formula, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "formula.cnf"
+    path.write_text(write_dimacs(formula))
+    assert_prints_as_rich(path, capsys)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "\n".join(f"~v{i} | v{i + 1}" for i in range(1, 150)) + "\n",  # a model of 150
+        "\n".join(f"~v{i} | v{i + 1}" for i in range(1, 120)) + "\nv1\n~v120\n",  # a cycle
+    ],
+    ids=["long model", "long cycle"],
+)
+def test_solve_prints_long_lists_as_a_rich_console_did(
+    text: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "long.dsl"
+    path.write_text(text)
+    _, out, _ = cli(capsys, "solve", str(path))
+    assert "more; --json prints all)" in out
+    assert_prints_as_rich(path, capsys)
 
 
 def test_general_cnf_says_so(files: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
@@ -219,11 +286,13 @@ def test_the_console_script_is_the_cli(
         )
 
 
-@pytest.mark.parametrize("extra", [[], ["--"]], ids=["options", "after --"])
+@pytest.mark.parametrize(
+    "extra", [["--json"], ["--json", "--"], []], ids=["options", "after --", "plain"]
+)
 def test_a_closed_output_pipe_ends_quietly_with_exit_code_1(extra: list[str]) -> None:
     """A reader gone before the answer is written (``| head -0``): exit 1, stderr empty."""
     script = "from twosat_formal.cli.entry import main; main()"
-    argv = [sys.executable, "-c", script, "solve", "--json", *extra, "-"]
+    argv = [sys.executable, "-c", script, "solve", *extra, "-"]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     process = subprocess.Popen(
         argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env

@@ -37,8 +37,6 @@ from collections.abc import Callable
 from pathlib import Path, PurePath
 from typing import Any
 
-from twosat_formal._util.atomic import refuse_aliases
-
 __all__ = ["NAMES", "OUTPUT_OPTIONS", "guard_outputs"]
 
 #: The options whose path a command writes.
@@ -102,6 +100,9 @@ def _guard(command: Any, callback: Callable[..., Any]) -> None:
 
     @functools.wraps(callback)
     def checked(*args: Any, **kwargs: Any) -> Any:
+        # imported here: a command without an output (``solve``) starts without it
+        from twosat_formal._util.atomic import refuse_aliases
+
         inputs = _inputs(kwargs, outputs, arguments, shown)
         refuse_aliases({name: kwargs.get(name) for name in outputs}, inputs)
         return callback(*args, **kwargs)

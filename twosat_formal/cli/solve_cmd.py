@@ -1,8 +1,8 @@
 """``twosat-formal solve FILE`` and ``twosat-formal inspect FILE``.
 
 ``solve`` prints the label with its checked certificate (a model, or a contradiction
-cycle); ``--json`` prints one object, the one :meth:`SolveResult.to_json` gives
-(encoded in bulk by :meth:`SolveResult.to_json_text`).
+cycle) as plain lines (:func:`describe`); ``--json`` prints one object, the one
+:meth:`SolveResult.to_json` gives (encoded in bulk by :meth:`SolveResult.to_json_text`).
 ``inspect`` prints the implication-graph structure of a 2-CNF (:func:`analyze`) and its
 structural measures (:func:`~twosat_formal.solve.measures.structural_measures`); with
 ``--graph OUT.graphml|.gexf|.dot|.json`` (or any OUT with ``--graph-format``) it also
@@ -100,11 +100,10 @@ def solve_command(
 ) -> None:
     """Decide FILE (SAT or UNSAT) and print the checked certificate."""
     formula, result = solve_file(file, backend, format)
-    if as_json:
-        typer.echo(result.to_json_text(formula))
-    else:
-        for line in describe(result, formula):
-            console("out_console").print(line, markup=False)
+    # Plain text either way, without importing Rich (a tenth of a tiny solve's start-up):
+    # the lines hold identifiers, numbers and fixed words, which a console prints as is.
+    text = result.to_json_text(formula) if as_json else "\n".join(describe(result, formula))
+    typer.echo(text)
     if exit_codes:
         raise typer.Exit(SAT_COMPETITION_CODES[result.status])
 

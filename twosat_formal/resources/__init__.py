@@ -14,16 +14,21 @@ from pathlib import Path
 
 __all__ = ["data_text", "grammar_text"]
 
-_PACKAGE = Path(__file__).resolve().parents[1]
+
+@cache
+def _package() -> Path:
+    """The package's folder, found on first use (not at import: a command that reads no
+    grammar or data file pays nothing for it)."""
+    return Path(__file__).resolve().parents[1]
 
 
 @cache
 def grammar_text(name: str) -> str:
     """The text of grammar file ``name`` (e.g. ``"dimacs.lark"``)."""
-    packaged = _PACKAGE / "grammar" / name
+    packaged = _package() / "grammar" / name
     if packaged.is_file():
         return packaged.read_text(encoding="utf-8")
-    return (_PACKAGE.parent / "grammar" / name).read_text(encoding="utf-8")
+    return (_package().parent / "grammar" / name).read_text(encoding="utf-8")
 
 
 @cache
@@ -33,4 +38,4 @@ def data_text(name: str) -> str:
     Read beside the package's own files, as the grammars are: an editable install can
     make ``importlib.resources`` see the package in several folders at once.
     """
-    return (_PACKAGE / "data" / name).read_text(encoding="utf-8")
+    return (_package() / "data" / name).read_text(encoding="utf-8")

@@ -172,7 +172,7 @@ def solve_z3(formula: Formula) -> SolveResult:
     if answer == "UNSAT":
         return _unsat_result(formula, "z3")
     values = np.zeros(formula.num_vars, dtype=np.bool_)
-    for match in _Z3_TRUE.finditer(solver.model().sexpr()):
+    for match in re.finditer(_Z3_TRUE, solver.model().sexpr()):
         var = int(match.group(1))
         if 1 <= var <= formula.num_vars:
             values[var - 1] = True
@@ -255,8 +255,9 @@ def _run_z3(solver: Any, formula: Formula) -> str:
     return "SAT"
 
 
-#: A true variable in Z3's text of a model of a DIMACS problem (variable ``v`` is ``k!v``).
-_Z3_TRUE = re.compile(r"\(define-fun k!(\d+) \(\) Bool\s+true\)")
+#: A true variable in Z3's text of a model of a DIMACS problem (variable ``v`` is ``k!v``);
+#: compiled (and cached by :mod:`re`) on first use, not when a solve without Z3 starts.
+_Z3_TRUE = r"\(define-fun k!(\d+) \(\) Bool\s+true\)"
 
 
 def _new_z3_solver() -> Any:
