@@ -21,7 +21,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from twosat_formal.certify.index import OFFSETS, REFERENCES, Index
+from twosat_formal.certify.index import OFFSETS, REFERENCES, Index, pack, unpack
 from twosat_formal.errors import ConfigError, RecordError
 from twosat_formal.io.jsonl import json_line
 
@@ -78,6 +78,27 @@ def independent(lines: list[str]) -> list[tuple[Any, ...]]:
     return rows
 
 
+EXACT = st.recursive(
+    SCALARS | st.integers() | st.floats(allow_nan=False, allow_infinity=False),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=3), inner),
+)
+
+
+@given(EXACT)
+def test_a_value_packs_and_reads_back_with_its_types_and_key_order(value: Any) -> None:
+    payload = pack(value)
+    assert payload[:1] != pickle.dumps(None, protocol=2)[:1]  # never taken for a pickle
+    again = unpack(payload)
+    # the JSON text tells 1, 1.0 and true apart, and keeps the key order
+    assert type(again) is type(value) and json.dumps(again) == json.dumps(value)
+
+
+def test_a_line_without_a_value_packs_its_error() -> None:
+    error = RecordError("not JSON", line=4, source="d.jsonl")
+    again = unpack(pack(error))
+    assert isinstance(again, RecordError) and str(again) == str(error) == "d.jsonl:4: not JSON"
+
+
 @given(st.lists(LINES, min_size=1, max_size=8))
 def test_each_entry_is_what_its_line_holds(lines: list[str]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
@@ -90,13 +111,13 @@ def test_each_entry_is_what_its_line_holds(lines: list[str]) -> None:
     expected = independent(lines)
     assert [item.line for item in items] == [row[0] for row in expected]
     for item, (number, value, key, refs, found) in zip(items, expected, strict=True):
-        parsed = pickle.loads(item.payload)
+        parsed = unpack(item.payload)
         assert item.key == hashlib.sha256(raws[number - 1]).digest()
         if isinstance(parsed, RecordError):  # refused by the strict reader, never parsed lax
             assert value is None and str(parsed).startswith(f"{path}:{number}: ")
             assert item.id is None and item.found == (None, None, None)
             continue
-        assert parsed == value
+        assert parsed == value and json.dumps(parsed) == json.dumps(value)  # types kept
         assert item.id == key and (key is None or lines_of[key] <= number)
         assert tuple(None if e is None else e.line for e in item.found) == found
         assert tuple(None if e is None else e.id for e in item.found) == tuple(

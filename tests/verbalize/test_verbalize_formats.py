@@ -371,3 +371,44 @@ def test_an_edit_that_keeps_the_clause_count_changes_only_its_lines(
         assert len(lines) == len(before_lines)
         changed = {i for i, (a, b) in enumerate(zip(lines, before_lines, strict=True)) if a != b}
         assert changed <= spliced
+
+
+# ---- sympy's parser, its namespace built once ------------------------------------
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.from_regex(r"~?x[1-9][0-9]{0,3}\Z")
+    | st.sampled_from(["x1", "~x1", "E", "~S", "I", "pi", "max", "abs", "~~x2"])
+)
+def test_the_literal_parser_reads_as_sympy_reads_with_its_own_namespace(token: str) -> None:
+    """The namespace built once per process gives what ``parse_expr`` gives when it
+    builds its own (the parser's default), for literals and for names sympy or Python
+    define."""
+    from sympy.parsing.sympy_parser import parse_expr
+
+    from twosat_formal.verbalize.formats import _sympy_names
+
+    def read(**names: object) -> object:
+        try:
+            return parse_expr(token, evaluate=False, **names)
+        except Exception as exc:  # both must refuse alike
+            return type(exc)
+
+    assert read(global_dict=_sympy_names()) == read()
+
+
+def test_the_parser_namespace_is_sympys_and_the_builtin_functions() -> None:
+    import builtins
+    import types
+
+    import sympy
+
+    from twosat_formal.verbalize.formats import _sympy_names
+
+    names = _sympy_names()
+    assert set(sympy.__all__) <= set(names)
+    assert names["max"] is sympy.Max and names["min"] is sympy.Min
+    assert names["len"] is builtins.len and names["Symbol"] is sympy.Symbol
+    functions = {k for k, v in vars(builtins).items() if isinstance(v, types.BuiltinFunctionType)}
+    assert functions - {"max", "min"} <= set(names)

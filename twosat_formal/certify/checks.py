@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -109,7 +110,17 @@ def _dataset_folder(source: str | None) -> Path:
     """The folder of the dataset file ``source`` (the working folder for stdin or none)."""
     if source is None or source.startswith("<"):
         return Path.cwd()
-    return Path(source).parent
+    return _parent(source)
+
+
+@lru_cache(maxsize=64)
+def _parent(path: str) -> Path:
+    """``Path(path).parent``, made once per file of a dataset, not once per record.
+
+    >>> _parent("data/d.jsonl") == Path("data")
+    True
+    """
+    return Path(path).parent
 
 
 def certify_task(task: Task) -> RecordResult:

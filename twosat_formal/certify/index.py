@@ -4,15 +4,16 @@
 once (:func:`parse`, the strict JSON reader of every command) on the executor that
 runs the checks (:func:`read_line`: on its workers, when it has some). What the checks
 need of the line, its parsed value, is written to a spill file (a private temporary
-file, pickled, beside the SHA-256 of the line, its id and the ids it refers to), never
+file, marshalled (:func:`pack`), beside the SHA-256 of the line, its id and the ids it
+refers to), never
 held in memory; what the index keeps per record is where its id's entry is: the id and
 one int, so memory does not grow with the records but by that (about 170 bytes a
 record, ``tests/cli/test_memory_bound.py``). Then :meth:`Index.items` reads the entries
 back in file order, each with the entries of the records it refers to (a derived
 instance's root, a prompt's or story's instance, a twin's source), read back by their
 place through a small cache since many records share one root. A worker
-(:func:`task_of`) unpickles the parsed values: no line is parsed twice, and no id is
-guessed.
+(:func:`task_of`) reads the parsed values back (:func:`unpack`): no line is parsed
+twice, and no id is guessed.
 
 Examples
 --------
@@ -88,7 +89,8 @@ class Entry(NamedTuple):
     id: str | None
     #: The ids it refers to, in the order of :data:`REFERENCES` (``None``: none).
     refs: tuple[str | None, ...]
-    #: The line's parsed value, or the :class:`RecordError` saying why it has none, pickled.
+    #: The line's parsed value, or the :class:`RecordError` saying why it has none,
+    #: packed (:func:`pack`).
     payload: bytes
 
 
@@ -128,6 +130,36 @@ def references(record: Any) -> tuple[str | None, ...]:
     return tuple(value if isinstance(value, str) else None for value in values)
 
 
+def pack(value: Any) -> bytes:
+    """A line's parsed value as bytes for the spill file, read back by :func:`unpack`.
+
+    A JSON value (objects, arrays, strings, numbers, booleans, ``null``) is written by
+    ``marshal``, which keeps exactly those types and the key order, about twice as
+    fast as ``pickle`` both ways; a :class:`RecordError` (a line with no value) is
+    pickled. A pickle opens with the byte ``0x80`` (its protocol), which opens no
+    ``marshal`` text (``0x80`` is a flag on a type code, and no type code is 0).
+
+    >>> [unpack(pack(v)) for v in ({"a": [1, 2.5, True, None]}, "x")]
+    [{'a': [1, 2.5, True, None]}, 'x']
+    >>> str(unpack(pack(RecordError("bad", line=3))))
+    '3: bad'
+    """
+    if isinstance(value, RecordError):
+        return pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+    return marshal.dumps(value)
+
+
+def unpack(payload: bytes) -> Any:
+    """The value :func:`pack` wrote."""
+    if payload[:1] == _PICKLED:
+        return pickle.loads(payload)
+    return marshal.loads(payload)
+
+
+#: What every pickle (protocol 2 and above) opens with.
+_PICKLED = b"\x80"
+
+
 class Line(NamedTuple):
     """A line for :func:`read_line`: its file's number and path, its line, its bytes."""
 
@@ -144,7 +176,7 @@ def read_line(item: Line) -> tuple[int, int, str | None, str | None, bytes]:
     key = value.get("id") if isinstance(value, dict) else None
     record_id = key if isinstance(key, str) else None
     refs = references(value)
-    payload = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+    payload = pack(value)
     head = marshal.dumps(
         (item.number, item.line, hashlib.sha256(item.raw).digest(), record_id, refs)
     )
@@ -174,18 +206,18 @@ def count_records(paths: Sequence[str]) -> int:
 
 @lru_cache(maxsize=CACHE_SIZE)
 def reference(payload: bytes) -> Any:
-    """A referenced record, unpickled once per process (many records share one root)."""
-    return pickle.loads(payload)
+    """A referenced record, read back once per process (many records share one root)."""
+    return unpack(payload)
 
 
 def task_of(item: Item) -> Task:
-    """The task of checking ``item``: its record and those it refers to, unpickled."""
+    """The task of checking ``item``: its record and those it refers to, read back."""
     base, instance, twin = (None if e is None else reference(e.payload) for e in item.found)
     found = item.found[1]
     return Task(
         item.source,
         item.line,
-        pickle.loads(item.payload),
+        unpack(item.payload),
         base,
         instance,
         twin,

@@ -4,7 +4,8 @@
 (CSR arrays), its compiled strong-component search and SciPy's breadth-first searches.
 :func:`derive_measures` gives the same measures from the clauses alone, in plain Python:
 adjacency lists built here, Kosaraju's two depth-first passes for the strong components
-(the engine runs another algorithm), reachability between components as bit sets for
+(the engine runs another algorithm; the second walks the graph's dual, which is the
+graph itself with its nodes negated), reachability between components as bit sets for
 the backbone (a literal ``l`` is forced when ``~l`` reaches ``l``), and a plain
 breadth-first search from each conflicting literal or negated backbone literal ``u``
 for the distance to ``~u`` (the engine asks SciPy's shortest paths), which by the
@@ -28,7 +29,7 @@ missing largest_scc, missing nontrivial_sccs, missing forced_depth, missing proo
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 
 from twosat_formal.core.formula import Formula
 from twosat_formal.core.jsonread import json_type_name
@@ -42,15 +43,19 @@ def _adjacency(formula: Formula) -> list[list[int]]:
     """The implication graph: clause ``a | b`` gives ``~a -> b`` and ``~b -> a``.
 
     Literal ``v`` is node ``2v - 2``, ``-v`` node ``2v - 1``: a node's negation is the
-    node ``^ 1``.
+    node ``^ 1``. The graph is its own dual (``~b -> ~a`` for each ``a -> b``), which
+    :func:`_components` uses.
 
     >>> _adjacency(Formula([[1, -2]]))  # ~x1 -> ~x2, x2 -> x1
     [[], [3], [0], []]
     """
-    out: list[list[int]] = [[] for _ in range(2 * formula.num_vars)]
+    n = formula.num_vars
+    # node[x] for a literal x of 1..n and (counted from the end) of -n..-1
+    node = [0, *range(0, 2 * n, 2), *range(2 * n - 1, 0, -2)]
+    out: list[list[int]] = [[] for _ in range(2 * n)]
     for clause in formula.clauses:
-        a = 2 * clause[0] - 2 if clause[0] > 0 else -2 * clause[0] - 1
-        b = a if len(clause) == 1 else 2 * clause[1] - 2 if clause[1] > 0 else -2 * clause[1] - 1
+        a = node[clause[0]]
+        b = node[clause[1]] if len(clause) > 1 else a
         out[a ^ 1].append(b)
         out[b ^ 1].append(a)
     return out
@@ -58,16 +63,16 @@ def _adjacency(formula: Formula) -> list[list[int]]:
 
 def _components(out: list[list[int]]) -> tuple[list[int], int]:
     """Kosaraju: each node's component, numbered in a topological order of the
-    condensation (an edge between components goes from a lower to a higher number)."""
-    back: list[list[int]] = [[] for _ in out]
-    for u, targets in enumerate(out):
-        for v in targets:
-            back[v].append(u)
+    condensation (an edge between components goes from a lower to a higher number).
+
+    The second pass walks the reversed graph, which by duality is the graph itself
+    with every node negated: ``u -> v`` is an edge exactly when ``~v -> ~u`` is.
+    """
     comp = [-1] * len(out)
     count = 0
     for root in reversed(_finish_order(out)):
         if comp[root] < 0:
-            _label(back, root, comp, count)
+            _label(out, root, comp, count)
             count += 1
     return comp, count
 
@@ -76,33 +81,35 @@ def _finish_order(out: list[list[int]]) -> list[int]:
     """The nodes in the order a depth-first search finishes them."""
     seen = [False] * len(out)
     order: list[int] = []
+    finished = order.append
     for root in range(len(out)):
         if seen[root]:
             continue
         seen[root] = True
-        stack: list[tuple[int, Iterator[int]]] = [(root, iter(out[root]))]
-        while stack:
-            u, pending = stack[-1]
-            for v in pending:
+        nodes, pending = [root], [iter(out[root])]
+        while pending:
+            for v in pending[-1]:
                 if not seen[v]:
                     seen[v] = True
-                    stack.append((v, iter(out[v])))
+                    nodes.append(v)
+                    pending.append(iter(out[v]))
                     break
             else:
-                stack.pop()
-                order.append(u)
+                pending.pop()
+                finished(nodes.pop())
     return order
 
 
-def _label(back: list[list[int]], root: int, comp: list[int], label: int) -> None:
-    """Give ``label`` to every unlabelled node that reaches ``root``."""
+def _label(out: list[list[int]], root: int, comp: list[int], label: int) -> None:
+    """Give ``label`` to every unlabelled node that reaches ``root``: a node ``u`` with
+    an edge to ``x`` is the negation of a successor of ``~x`` (the graph's duality)."""
     comp[root] = label
     todo = [root]
     while todo:
-        for v in back[todo.pop()]:
-            if comp[v] < 0:
-                comp[v] = label
-                todo.append(v)
+        for w in out[todo.pop() ^ 1]:
+            if comp[w ^ 1] < 0:
+                comp[w ^ 1] = label
+                todo.append(w ^ 1)
 
 
 def _to_negation(out: list[list[int]], u: int, limit: int) -> int:
@@ -166,13 +173,15 @@ def derive_measures(formula: Formula) -> dict[str, int | None]:
     """
     out = _adjacency(formula)
     comp, count = _components(out)
-    members, successors = _condense(out, comp, count)
+    sizes, successors = _condense(out, comp, count)
     found: dict[str, int | None] = dict.fromkeys(MEASURE_KEYS)
     found["longest_path"] = _longest_path(successors)
     found["scc_count"] = count
-    found["largest_scc"] = max(map(len, members), default=0)
-    found["nontrivial_sccs"] = sum(1 for m in members if len(m) > 1)
-    conflicts = [v for v in range(formula.num_vars) if comp[2 * v] == comp[2 * v + 1]]
+    found["largest_scc"] = max(sizes, default=0)
+    found["nontrivial_sccs"] = sum(1 for n in sizes if n > 1)
+    # the variables whose two literals share a component
+    pairs = zip(comp[::2], comp[1::2], strict=True)
+    conflicts = [v for v, (a, b) in enumerate(pairs) if a == b]
     if conflicts:
         found["shortest_cycle"] = found["proof_length"] = _shortest_cycle(out, comp, conflicts)
         return found
@@ -186,13 +195,18 @@ def derive_measures(formula: Formula) -> dict[str, int | None]:
 
 def _condense(
     out: list[list[int]], comp: list[int], count: int
-) -> tuple[list[list[int]], list[set[int]]]:
-    """Each component's nodes, and the components its edges lead to (itself not)."""
-    members: list[list[int]] = [[] for _ in range(count)]
-    for u, c in enumerate(comp):
-        members[c].append(u)
-    successors = [{comp[v] for u in members[c] for v in out[u]} - {c} for c in range(count)]
-    return members, successors
+) -> tuple[list[int], list[set[int]]]:
+    """Each component's number of nodes, and the components its edges lead to (itself
+    not)."""
+    sizes = [0] * count
+    successors: list[set[int]] = [set() for _ in range(count)]
+    label = comp.__getitem__
+    for c, targets in zip(comp, out, strict=True):
+        sizes[c] += 1
+        successors[c].update(map(label, targets))
+    for c, reached in enumerate(successors):
+        reached.discard(c)
+    return sizes, successors
 
 
 def _longest_path(successors: list[set[int]]) -> int:
