@@ -133,7 +133,7 @@ class Change:
         """One line for people, with the formula's names."""
 
         def show(clause: ClauseT) -> str:
-            return "(" + " | ".join(formula.literal_name(lit) for lit in clause) + ")"
+            return f"({formula.clause_text(clause)})"
 
         if self.kind == "add":
             return f"add clause {self.position + 1}: {show(self.after)}"
@@ -395,8 +395,8 @@ def twin_instance(source: Instance, *, seed: int = 0) -> Instance:
         "position": change.position,
         "before": [list(change.before)] if change.before else [],
         "after": [list(change.after)] if change.after else [],
-        "before_text": [_clause_text(source.formula, change.before)] if change.before else [],
-        "after_text": [_clause_text(source.formula, change.after)] if change.after else [],
+        "before_text": [source.formula.clause_text(change.before)] if change.before else [],
+        "after_text": [source.formula.clause_text(change.after)] if change.after else [],
         "label_before": source.label,
         "label_after": result.status,
         "class": "changing",
@@ -426,10 +426,6 @@ def twin_instance(source: Instance, *, seed: int = 0) -> Instance:
         change=change.to_json(source.formula),
         measures=instance_measures(formula),
     )
-
-
-def _clause_text(formula: Formula, clause: Sequence[int]) -> str:
-    return " | ".join(formula.literal_name(lit) for lit in clause)
 
 
 @dataclass

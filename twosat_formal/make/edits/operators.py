@@ -75,7 +75,6 @@ __all__ = [
     "Split",
     "Substitute",
     "category_of",
-    "clause_text",
     "default_operators",
 ]
 
@@ -88,15 +87,6 @@ CATEGORIES = (OPERATOR, PREMISE)
 
 #: A clause as a tuple of DIMACS literals.
 ClauseT = tuple[int, ...]
-
-
-def clause_text(formula: Formula, clause: Sequence[int]) -> str:
-    """A clause in the DSL's notation, with the formula's names.
-
-    >>> clause_text(Formula.from_named([["p", "~q"]]), (1, -2))
-    'p | ~q'
-    """
-    return " | ".join(formula.literal_name(lit) for lit in clause)
 
 
 def _is_tautology(clause: Sequence[int]) -> bool:
@@ -186,7 +176,7 @@ class Edit:
         def show(clauses: tuple[ClauseT, ...]) -> str:
             if not clauses:
                 return "nothing"
-            return " & ".join(f"({clause_text(formula, c)})" for c in clauses)
+            return " & ".join(f"({formula.clause_text(c)})" for c in clauses)
 
         return (
             f"{self.operator} at clause {self.position + 1}: "
@@ -207,8 +197,8 @@ class Edit:
             "after": [list(c) for c in self.after],
         }
         if formula is not None:
-            obj["before_text"] = [clause_text(formula, c) for c in self.before]
-            obj["after_text"] = [clause_text(formula, c) for c in self.after]
+            obj["before_text"] = [formula.clause_text(c) for c in self.before]
+            obj["after_text"] = [formula.clause_text(c) for c in self.after]
         return obj
 
     @classmethod
