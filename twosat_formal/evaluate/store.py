@@ -717,11 +717,6 @@ class RunStore(Closing):
         """Commit the results stored with ``put(..., commit=False)``."""
         self._db.commit()
 
-    def has(self, key: str) -> bool:
-        """Whether a result is stored under ``key``."""
-        row = self._db.execute("SELECT 1 FROM results WHERE key = ?", (key,)).fetchone()
-        return row is not None
-
     def stored_among(self, keys: Sequence[str]) -> set[str]:
         """The keys among ``keys`` that are stored (one indexed query per 500 keys).
 
@@ -797,10 +792,6 @@ class RunStore(Closing):
         with self._db:
             self._db.execute("DELETE FROM leases WHERE run_id = ?", (run_id,))
 
-    def stored_keys(self) -> set[str]:
-        """Every stored key."""
-        return {row[0] for row in self._db.execute("SELECT key FROM results")}
-
     def delete_errors(self, keys: Iterable[str]) -> int:
         """Forget the ``error`` results among ``keys`` so they are asked again."""
         with self._db:
@@ -834,11 +825,6 @@ class RunStore(Closing):
         for model, budget in self._db.execute(query):
             out.setdefault(str(model), []).append(int(budget))
         return out
-
-    def failure_counts(self) -> dict[str, int]:
-        """How many stored results fall in each failure kind."""
-        query = "SELECT failure, count(*) FROM results GROUP BY failure ORDER BY failure"
-        return {kind: int(n) for kind, n in self._db.execute(query)}
 
     def results(self, columns: Collection[str] | None = None) -> Iterator[dict[str, Any]]:
         """Every stored result as a dict of its columns, in a stable order.
