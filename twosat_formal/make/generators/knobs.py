@@ -12,8 +12,8 @@ the CLI passes them.
 Examples
 --------
 >>> spec = ParamSpec("split", "knob", 0.5, "twist position")
->>> spec.coerce("1/3")
-0.3333333333333333
+>>> validate_params("demo", [spec], {"split": "1/3"})[0]
+{'split': 0.3333333333333333}
 >>> knob_to_int(0.5, 1, 10)
 6
 >>> knob_grid("paper-3")
@@ -26,7 +26,6 @@ import math
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import cached_property
 from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, Field
@@ -103,8 +102,8 @@ class ParamSpec:
     --------
     >>> ParamSpec("k", "int", None, "twist", low=1).valid()
     'an integer in [1, 10000000]'
-    >>> ParamSpec("shuffle", "bool", False, "order").coerce("yes")
-    True
+    >>> validate_params("demo", [ParamSpec("shuffle", "bool", False, "order")], {"shuffle": "yes"})
+    ({'shuffle': True}, frozenset({'shuffle'}))
     """
 
     name: str
@@ -167,11 +166,6 @@ class ParamSpec:
             "drives": self.drives,
         }
 
-    @cached_property
-    def alone(self) -> tuple[Any, ...]:
-        """This parameter as a table of its own (for checking one value)."""
-        return (self,)
-
     @property
     def annotation(self) -> Any:
         """The value's type for the family's parameter table (:mod:`twosat_formal.core.params`).
@@ -198,16 +192,6 @@ class ParamSpec:
             parameter=self.name,
             valid=self.valid(),
         )
-
-    def coerce(self, value: object) -> ParamValue:
-        """Check ``value`` (a Python value or CLI text) and return it in canonical form."""
-        if value is None:
-            return None
-        checked = validate(
-            table_of(self.name, self.alone), {self.name: value}, lambda key, _: self._error(value)
-        )
-        result: ParamValue = checked[self.name]
-        return result
 
 
 #: An integral float (``3.0``) counts as its integer.
