@@ -126,7 +126,7 @@ def _check_option(name: str, formula: Formula, index: int, edit: Edit) -> None:
     assert edit.operator == name
     result = edit.apply(formula)
     assert result.num_vars == formula.num_vars and result.names == formula.names
-    assert result.num_clauses == formula.num_clauses + edit.delta
+    assert result.num_clauses == formula.num_clauses + len(edit.after) - len(edit.before)
     start, stop = edit.position, edit.position + len(edit.before)
     assert tuple(result.clauses[:start]) == tuple(formula.clauses[:start])
     assert tuple(result.clauses[start + len(edit.after) :]) == tuple(formula.clauses[stop:])

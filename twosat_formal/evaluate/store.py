@@ -572,11 +572,6 @@ class RunStore(Closing):
             self._db.commit()
         self._db.close()
 
-    @property
-    def journal_mode(self) -> str:
-        """SQLite's journal mode (``wal`` for a writable store)."""
-        return str(self._db.execute("PRAGMA journal_mode").fetchone()[0])
-
     # -- prompts and instances -------------------------------------------------------------
 
     def add_instance(self, record: Mapping[str, Any]) -> None:

@@ -130,11 +130,6 @@ class Edit:
     after: tuple[ClauseT, ...]
     params: Mapping[str, Any] = field(default_factory=dict)
 
-    @property
-    def delta(self) -> int:
-        """How many clauses the edit adds (negative when it takes some out)."""
-        return len(self.after) - len(self.before)
-
     def check(self, formula: Formula) -> None:
         """Raise :class:`ConfigError` unless ``before`` sits at ``position`` of ``formula``."""
         end = self.position + len(self.before)
