@@ -30,8 +30,8 @@ Examples
 >>> path = pathlib.Path(tempfile.mkdtemp()) / "runs.sqlite"
 >>> with RunStore(path) as store:
 ...     key = request_key("ref/oracle", "local", prompt_hash("Hi"), "{}", 0)
-...     store.has(key)
-False
+...     store.stored_among([key])
+set()
 """
 
 from __future__ import annotations
@@ -487,12 +487,15 @@ class RunStore(Closing):
     >>> result = ResultRow("ref/coin", "local", prompt_hash("Hi"), "p1", "{}", 0,
     ...                    error_judgement("SAT", "HTTP 503"), attempts=6)
     >>> with RunStore(path) as store:
-    ...     store.put(result), store.put(result), store.count(), store.has(result.key)
-    (True, False, 1, True)
+    ...     store.put(result), store.put(result), store.count()
+    (True, False, 1)
+    >>> with RunStore(path) as store:
+    ...     store.stored_among([result.key, "other"]) == {result.key}
+    True
     >>> with RunStore(path, readonly=True) as store:
     ...     row = next(store.export_rows())
-    ...     row["prompt_id"], row["failure"], store.failure_counts()
-    ('p1', 'error', {'error': 1})
+    ...     row["prompt_id"], row["failure"]
+    ('p1', 'error')
     """
 
     def __init__(self, path: str | os.PathLike[str], *, readonly: bool = False) -> None:
