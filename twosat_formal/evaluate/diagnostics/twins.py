@@ -44,7 +44,7 @@ Examples
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -63,7 +63,6 @@ __all__ = [
     "TwinRun",
     "check_twin",
     "choose_change",
-    "iter_pairs",
     "one_clause_apart",
     "twin_instance",
     "twins",
@@ -563,15 +562,3 @@ def _check_labels(twin: Instance, source: Instance) -> None:
         labels[name] = status
     if labels["source"] == labels["twin"]:
         raise ConfigError(f"the twin and its source are both {labels['twin']}")
-
-
-def iter_pairs(records: Iterable[Mapping[str, Any]]) -> Iterator[tuple[str, str]]:
-    """``(source id, twin id)`` for every twin record among ``records``.
-
-    >>> list(iter_pairs([{"id": "a"}, {"id": "b", "twin_of": "a"}]))
-    [('a', 'b')]
-    """
-    for record in records:
-        source = record.get("twin_of")
-        if isinstance(source, str) and isinstance(record.get("id"), str):
-            yield source, record["id"]
