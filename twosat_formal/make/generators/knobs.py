@@ -23,7 +23,7 @@ Examples
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Annotated, Any, Literal
@@ -49,7 +49,6 @@ __all__ = [
     "parse_settings",
     "round_half_up",
     "share_count",
-    "used_knobs",
     "validate_params",
 ]
 
@@ -250,17 +249,6 @@ def validate_params(
     checked = validate(table_of(family, specs), given, problem)
     values = {spec.name: checked.get(spec.name, spec.default) for spec in specs}
     return values, frozenset(checked)
-
-
-def used_knobs(
-    values: Mapping[str, ParamValue], used: Collection[str], names: Iterable[str]
-) -> dict[str, ParamValue]:
-    """Each knob of ``names`` with its value where it drove the draw, else ``None``.
-
-    >>> used_knobs({"beta": 0.5, "pi": 0.2}, {"beta"}, ["beta", "pi"])
-    {'beta': 0.5, 'pi': None}
-    """
-    return {name: values[name] if name in used else None for name in names}
 
 
 def optional_int(value: ParamValue) -> int | None:
