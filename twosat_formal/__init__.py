@@ -76,8 +76,8 @@ __all__ = [
 
 _LAZY = {"Clause", "Formula", "Literal"}
 
-#: The pipeline's names (twosat_formal.api.NAMES, spelled here so that importing the
-#: package stays cheap).
+#: The pipeline's names, the functions of :mod:`twosat_formal.api` (listed here, where
+#: importing costs nothing; the api module offers them as ``NAMES``).
 _API = (
     "parse",
     "solve",

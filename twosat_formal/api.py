@@ -41,6 +41,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from twosat_formal import _API
 from twosat_formal.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -55,19 +56,8 @@ if TYPE_CHECKING:
     from twosat_formal.solve import SolveResult
     from twosat_formal.verbalize import Prompt
 
-#: The names ``import twosat_formal as tf`` offers (``tf.<name>``).
-NAMES = (
-    "parse",
-    "solve",
-    "generate",
-    "perturb",
-    "verbalize",
-    "certify",
-    "evaluate",
-    "evaluate_async",
-    "score",
-    "report",
-)
+#: The names ``import twosat_formal as tf`` offers (``tf.<name>``), as the package lists them.
+NAMES: tuple[str, ...] = _API
 __all__ = ["NAMES", *NAMES]
 
 PathLike = str | Path

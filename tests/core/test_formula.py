@@ -22,6 +22,7 @@ from twosat_formal.core.formula import (
     is_valid_name,
 )
 from twosat_formal.errors import ConfigError, NotTwoCNFError, TwoSatFormalError
+from twosat_formal.io import parse_formula
 
 
 @st.composite
@@ -187,6 +188,24 @@ def test_with_names_and_with_clauses() -> None:
     assert g.has_default_names and g.same_clauses(f) and g != f
     h = f.with_clauses([[2], [-1, 2]])
     assert h.names == ("a", "b") and h.clauses == ((2,), (-1, 2))
+
+
+@given(cnfs(max_vars=5), st.sampled_from(["{}", "rain_{}", "x{}"]))
+def test_clause_text_reads_back_through_the_dsl(
+    cnf: tuple[int, list[list[int]]], pattern: str
+) -> None:
+    n, clauses = cnf
+    names = [pattern.format(i + 1) for i in range(n)] if pattern != "{}" else None
+    f = Formula(clauses, num_vars=n, names=names)
+    for clause in f.clauses:
+        text = f.clause_text(clause)
+        if not clause:
+            assert text == ""
+            continue
+        back = parse_formula(text, format="dsl")
+        assert [(back.name(abs(lit)), lit > 0) for lit in back.clauses[0]] == [
+            (f.name(abs(lit)), lit > 0) for lit in clause
+        ]
 
 
 # -- semantics ---------------------------------------------------------------------------

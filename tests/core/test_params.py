@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tests.support.params import value_of
 from twosat_formal.core.formula import MAX_SIZE
 from twosat_formal.core.params import table, validate
 from twosat_formal.errors import ConfigError
@@ -34,16 +35,16 @@ def _refused(spec: ParamSpec, value: object) -> ConfigError:
 
 @given(st.floats(0, 1))
 def test_a_knob_reads_its_value_and_its_text_alike(value: float) -> None:
-    assert KNOB.coerce(value) == value
-    assert KNOB.coerce(repr(value)) == value
-    assert KNOB.coerce(f"  {value!r} ") == value
+    assert value_of(KNOB, value) == value
+    assert value_of(KNOB, repr(value)) == value
+    assert value_of(KNOB, f"  {value!r} ") == value
 
 
 @given(st.integers(0, 50), st.integers(1, 50))
 def test_a_knob_reads_fractions(p: int, q: int) -> None:
     text = f"{p}/{q}"
     if p <= q:
-        assert KNOB.coerce(text) == float(Fraction(p, q))
+        assert value_of(KNOB, text) == float(Fraction(p, q))
     else:
         assert _refused(KNOB, text).parameter == "split"
 
@@ -62,7 +63,7 @@ def test_an_int_holds_its_bounds_given_as_int_text_or_integral_float(
     spec = ParamSpec("n", "int", None, "count", low=low, high=low + width)
     for given_as in (value, str(value), f" {value} ", float(value)):
         if low <= value <= low + width:
-            assert spec.coerce(given_as) == value and type(spec.coerce(given_as)) is int
+            assert value_of(spec, given_as) == value and type(value_of(spec, given_as)) is int
         else:
             assert _refused(spec, given_as).valid == f"an integer in [{low}, {low + width}]"
 
@@ -76,7 +77,7 @@ def test_an_int_refuses_what_is_no_integer_in_range(value: object) -> None:
 def test_a_bool_reads_its_words_in_any_case(word: str, upper: bool) -> None:
     spec = ParamSpec("shuffle", "bool", False, "order")
     text = f" {word.upper() if upper else word} "
-    assert spec.coerce(text) is (word in ("1", "true", "yes", "on"))
+    assert value_of(spec, text) is (word in ("1", "true", "yes", "on"))
     assert _refused(spec, 1).valid == "true or false"
 
 
@@ -95,27 +96,27 @@ def test_not_given_keys_take_defaults_and_unknown_keys_are_named() -> None:
 def test_an_int_list_reads_json_comma_text_tuples_alike(items: list[int], sep: str) -> None:
     param = Param("perm", "ints", None, "order")
     for form in (items, tuple(items), sep.join(map(str, items)), str(items)):
-        assert param.coerce(form) == items
-    assert param.coerce("none") is None and param.coerce(None) is None
+        assert value_of(param, form) == items
+    assert value_of(param, "none") is None and value_of(param, None) is None
 
 
 @given(st.lists(st.from_regex(r"[a-z][a-z0-9_]{0,5}", fullmatch=True), min_size=1, max_size=4))
 def test_a_name_list_strips_each_name(names: list[str]) -> None:
     param = Param("vars", "strs", None, "names")
-    assert param.coerce(" , ".join(names)) == names
-    assert param.coerce([f" {n} " for n in names]) == names
+    assert value_of(param, " , ".join(names)) == names
+    assert value_of(param, [f" {n} " for n in names]) == names
 
 
 @given(st.integers(-10, 10))
 def test_an_operator_int_holds_its_minimum_and_refuses_floats(value: int) -> None:
     param = Param("count", "int", 3, "how many", minimum=0)
     if value >= 0:
-        assert param.coerce(str(value)) == value
+        assert value_of(param, str(value)) == value
     else:
         with pytest.raises(ConfigError, match=f"invalid value '{value}' for parameter 'count'"):
-            param.coerce(str(value))
+            value_of(param, str(value))
     with pytest.raises(ConfigError):
-        param.coerce(float(value))
+        value_of(param, float(value))
 
 
 @pytest.mark.parametrize(
@@ -124,7 +125,7 @@ def test_an_operator_int_holds_its_minimum_and_refuses_floats(value: int) -> Non
 )
 def test_an_operator_parameter_refuses(kind: str, value: object) -> None:
     with pytest.raises(ConfigError) as info:
-        Param("p", kind, 0, "help").coerce(value)
+        value_of(Param("p", kind, 0, "help"), value)
     assert info.value.parameter == "p"
 
 
@@ -224,6 +225,4 @@ def test_families_and_operators_stay_picklable_once_their_tables_are_used() -> N
     generate("backbone", clauses=20, seed=1, beta="0.3")
     OPERATORS.get("filler").apply(Formula([[1, 2]]), seed=1, count="2")
     for declared in (FAMILIES.get("backbone"), OPERATORS.get("filler")):
-        for param in declared.params:
-            param.coerce(None if param.default is None else param.default)
         assert pickle.loads(pickle.dumps(declared)) == declared

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -129,7 +130,8 @@ def test_a_key_is_stored_once_and_the_first_result_stays(tmp_path: Path) -> None
         assert store.count() == 1
         (stored,) = store.results()
         assert stored["response"] == "The answer is: No"
-        assert store.has(first.key) and store.stored_keys() == {first.key}
+        assert store.stored_among([first.key, "other"]) == {first.key}
+        assert [r["key"] for r in store.results(["key"])] == [first.key]
 
 
 @settings(max_examples=40)
@@ -182,9 +184,10 @@ def test_results_survive_a_sigkill(tmp_path: Path) -> None:
 
 
 def test_the_store_is_in_wal_mode_with_a_schema_version(tmp_path: Path) -> None:
-    with RunStore(tmp_path / "s.sqlite") as store:
-        assert store.journal_mode == "wal"
+    with RunStore(tmp_path / "s.sqlite"):
+        pass
     db = sqlite3.connect(tmp_path / "s.sqlite")
+    assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert db.execute("SELECT version FROM schema_version").fetchall() == [(SCHEMA_VERSION,)]
     db.close()
     with RunStore(tmp_path / "s.sqlite"):  # reopening adds no second version row
@@ -267,7 +270,10 @@ def test_export_rows_join_prompts_and_keep_every_column(tmp_path: Path) -> None:
         assert orphan["instance_id"] is None
         assert [p.prompt_id for p in store.prompts()] == ["p1"]
         assert [i["family"] for i in store.instances()] == ["backbone"]
-        assert store.failure_counts() == {"correct": 2, "error": 1}
+        assert Counter(r["failure"] for r in store.results(["failure"])) == {
+            "correct": 2,
+            "error": 1,
+        }
 
 
 def test_delete_errors_forgets_only_errors(tmp_path: Path) -> None:
@@ -276,7 +282,7 @@ def test_delete_errors_forgets_only_errors(tmp_path: Path) -> None:
         store.put(good)
         store.put(bad)
         assert store.delete_errors([good.key, bad.key]) == 1
-        assert store.stored_keys() == {good.key}
+        assert [r["key"] for r in store.results(["key"])] == [good.key]
 
 
 def test_runs_are_recorded_without_secrets(tmp_path: Path) -> None:

@@ -12,7 +12,6 @@ from tests.support.formula_strategies import small_2cnf
 from twosat_formal.core.formula import Formula
 from twosat_formal.errors import ConfigError, RecordError, UnknownNameError
 from twosat_formal.make.edits import EDITS, Edit
-from twosat_formal.make.edits.operators import clause_text
 
 F = Formula.from_named([["~a", "b"], ["a", "c"], ["~c"], ["b", "b"]])
 
@@ -78,7 +77,7 @@ def test_drop_insert_split_examples() -> None:
 def test_describe_and_text() -> None:
     edit = EDITS.get("negate-both").options(F, 1)[0]
     assert edit.describe(F) == "negate-both at clause 2: (a | c) -> (~a | ~c)"
-    assert clause_text(F, (-1, 3)) == "~a | c"
+    assert F.clause_text((-1, 3)) == "~a | c"
     assert Edit("insert", 4, (), ((1, 2),)).describe(F) == "insert at clause 5: nothing -> (a | b)"
 
 
@@ -127,7 +126,7 @@ def _check_option(name: str, formula: Formula, index: int, edit: Edit) -> None:
     assert edit.operator == name
     result = edit.apply(formula)
     assert result.num_vars == formula.num_vars and result.names == formula.names
-    assert result.num_clauses == formula.num_clauses + edit.delta
+    assert result.num_clauses == formula.num_clauses + len(edit.after) - len(edit.before)
     start, stop = edit.position, edit.position + len(edit.before)
     assert tuple(result.clauses[:start]) == tuple(formula.clauses[:start])
     assert tuple(result.clauses[start + len(edit.after) :]) == tuple(formula.clauses[stop:])
@@ -208,7 +207,7 @@ def test_edit_json_round_trip(formula: Formula, data: st.DataObject) -> None:
         return
     edit = data.draw(st.sampled_from(options))
     obj = edit.to_json(formula)
-    assert obj["before_text"] == [clause_text(formula, c) for c in edit.before]
+    assert obj["before_text"] == [formula.clause_text(c) for c in edit.before]
     back = Edit.from_json(obj)
     assert back == edit
     assert back.apply(formula) == edit.apply(formula)

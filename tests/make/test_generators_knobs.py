@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tests.support.params import value_of
 from twosat_formal.errors import ConfigError
 from twosat_formal.make.generators.knobs import (
     KNOB_GRIDS,
@@ -105,11 +106,11 @@ def test_bad_values_name_parameter_and_range(params: dict[str, object], paramete
 
 def test_text_knobs_accept_fractions() -> None:
     spec = SPECS[0]
-    assert spec.coerce("1/3") == 1 / 3
-    assert spec.coerce("0.8") == 0.8
-    assert spec.coerce(1) == 1.0
+    assert value_of(spec, "1/3") == 1 / 3
+    assert value_of(spec, "0.8") == 0.8
+    assert value_of(spec, 1) == 1.0
     with pytest.raises(ConfigError):
-        spec.coerce("1/0")
+        value_of(spec, "1/0")
 
 
 def test_parse_settings() -> None:

@@ -37,7 +37,7 @@ def test_chain_records_every_step_in_order() -> None:
         "bridge-move",
         "flip",
     ]
-    assert chain.relations[2] == "conservative-extension"
+    assert chain.steps[2].relation == "conservative-extension"
     assert chain.rebuild(BASE) == new
     assert replay(BASE, chain.steps) == new
     assert chain.proof_seconds > 0

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.support.params import value_of
 from twosat_formal.core.formula import Formula
 from twosat_formal.errors import ConfigError, UnknownNameError
 from twosat_formal.make.perturb import OPERATORS
@@ -270,7 +271,7 @@ def test_parameters_are_checked_and_converted() -> None:
     ],
 )
 def test_param_kinds(kind: str, text: object, value: object) -> None:
-    assert Param("p", kind, None, "help").coerce(text) == value
+    assert value_of(Param("p", kind, None, "help"), text) == value
 
 
 @pytest.mark.parametrize(
@@ -279,12 +280,12 @@ def test_param_kinds(kind: str, text: object, value: object) -> None:
 )
 def test_param_kinds_reject(kind: str, text: object) -> None:
     with pytest.raises(ConfigError):
-        Param("p", kind, 0, "help").coerce(text)
+        value_of(Param("p", kind, 0, "help"), text)
 
 
 def test_a_parameter_without_a_none_default_refuses_none() -> None:
     with pytest.raises(ConfigError):
-        Param("copies", "int", 2, "help").coerce(None)
+        value_of(Param("copies", "int", 2, "help"), None)
 
 
 @settings(max_examples=40)

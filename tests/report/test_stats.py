@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Hashable
 
 import numpy as np
 import pytest
@@ -18,7 +17,6 @@ from twosat_formal.report.stats import (
     adjust_within_families,
     benjamini_hochberg,
     friedman,
-    friedman_from_table,
     independent_t,
     paired_t,
 )
@@ -108,17 +106,6 @@ def test_friedman_refuses_bad_shapes() -> None:
         friedman([[1, 2, 3]])  # one block
     with pytest.raises(ConfigError):
         friedman([[1, 2, float("nan")], [1, 2, 3]])
-
-
-def test_friedman_from_table_drops_incomplete_blocks() -> None:
-    values: dict[tuple[Hashable, Hashable], float] = {
-        (b, lvl): float(lvl == 2) for b in range(3) for lvl in (0, 1, 2)
-    }
-    values[("extra", 0)] = 1.0
-    result = friedman_from_table(values)
-    assert result.n == 3
-    assert "1 incomplete blocks dropped" in result.note
-    assert result.p_value == pytest.approx(math.exp(-3.0))
 
 
 def test_paired_t_sleep_data() -> None:

@@ -591,6 +591,14 @@ class Formula:
         """A literal as the DSL writes it: ``a`` or ``~a``."""
         return ("~" if lit < 0 else "") + self.name(abs(lit))
 
+    def clause_text(self, clause: Iterable[int]) -> str:
+        """A clause as the DSL writes it, with this formula's names.
+
+        >>> Formula.from_named([["p", "~q"]]).clause_text((1, -2))
+        'p | ~q'
+        """
+        return " | ".join(self.literal_name(lit) for lit in clause)
+
     def literal_names(self, lits: npt.ArrayLike) -> list[str]:
         """Many literals as the DSL writes them, built in bulk (no Python call per literal).
 
@@ -752,8 +760,6 @@ class Formula:
         )
 
     def __repr__(self) -> str:
-        shown = " & ".join(
-            "(" + " | ".join(self.literal_name(lit) for lit in c) + ")" for c in self.clauses[:6]
-        )
+        shown = " & ".join(f"({self.clause_text(c)})" for c in self.clauses[:6])
         more = " & ..." if self.num_clauses > 6 else ""
         return f"<Formula {self.num_vars} vars, {self.num_clauses} clauses: {shown}{more}>"

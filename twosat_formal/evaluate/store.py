@@ -30,8 +30,8 @@ Examples
 >>> path = pathlib.Path(tempfile.mkdtemp()) / "runs.sqlite"
 >>> with RunStore(path) as store:
 ...     key = request_key("ref/oracle", "local", prompt_hash("Hi"), "{}", 0)
-...     store.has(key)
-False
+...     store.stored_among([key])
+set()
 """
 
 from __future__ import annotations
@@ -487,12 +487,15 @@ class RunStore(Closing):
     >>> result = ResultRow("ref/coin", "local", prompt_hash("Hi"), "p1", "{}", 0,
     ...                    error_judgement("SAT", "HTTP 503"), attempts=6)
     >>> with RunStore(path) as store:
-    ...     store.put(result), store.put(result), store.count(), store.has(result.key)
-    (True, False, 1, True)
+    ...     store.put(result), store.put(result), store.count()
+    (True, False, 1)
+    >>> with RunStore(path) as store:
+    ...     store.stored_among([result.key, "other"]) == {result.key}
+    True
     >>> with RunStore(path, readonly=True) as store:
     ...     row = next(store.export_rows())
-    ...     row["prompt_id"], row["failure"], store.failure_counts()
-    ('p1', 'error', {'error': 1})
+    ...     row["prompt_id"], row["failure"]
+    ('p1', 'error')
     """
 
     def __init__(self, path: str | os.PathLike[str], *, readonly: bool = False) -> None:
@@ -571,11 +574,6 @@ class RunStore(Closing):
         if not self.readonly:
             self._db.commit()
         self._db.close()
-
-    @property
-    def journal_mode(self) -> str:
-        """SQLite's journal mode (``wal`` for a writable store)."""
-        return str(self._db.execute("PRAGMA journal_mode").fetchone()[0])
 
     # -- prompts and instances -------------------------------------------------------------
 
@@ -717,11 +715,6 @@ class RunStore(Closing):
         """Commit the results stored with ``put(..., commit=False)``."""
         self._db.commit()
 
-    def has(self, key: str) -> bool:
-        """Whether a result is stored under ``key``."""
-        row = self._db.execute("SELECT 1 FROM results WHERE key = ?", (key,)).fetchone()
-        return row is not None
-
     def stored_among(self, keys: Sequence[str]) -> set[str]:
         """The keys among ``keys`` that are stored (one indexed query per 500 keys).
 
@@ -797,10 +790,6 @@ class RunStore(Closing):
         with self._db:
             self._db.execute("DELETE FROM leases WHERE run_id = ?", (run_id,))
 
-    def stored_keys(self) -> set[str]:
-        """Every stored key."""
-        return {row[0] for row in self._db.execute("SELECT key FROM results")}
-
     def delete_errors(self, keys: Iterable[str]) -> int:
         """Forget the ``error`` results among ``keys`` so they are asked again."""
         with self._db:
@@ -834,11 +823,6 @@ class RunStore(Closing):
         for model, budget in self._db.execute(query):
             out.setdefault(str(model), []).append(int(budget))
         return out
-
-    def failure_counts(self) -> dict[str, int]:
-        """How many stored results fall in each failure kind."""
-        query = "SELECT failure, count(*) FROM results GROUP BY failure ORDER BY failure"
-        return {kind: int(n) for kind, n in self._db.execute(query)}
 
     def results(self, columns: Collection[str] | None = None) -> Iterator[dict[str, Any]]:
         """Every stored result as a dict of its columns, in a stable order.

@@ -55,7 +55,6 @@ from twosat_formal.integrations.rows import judge_row  # noqa: E402
 from twosat_formal.io.jsonl import read_json_lines  # noqa: E402
 
 __all__ = [
-    "GROUPS",
     "family",
     "read_samples",
     "template",
@@ -65,10 +64,6 @@ __all__ = [
 ]
 
 _TRUNCATED = {"max_tokens", "model_length"}
-
-
-#: The sample metadata that the metrics are grouped by.
-GROUPS = ("family", "template")
 
 
 def read_samples(path: str | Path) -> list[Sample]:

@@ -30,14 +30,10 @@ import matplotlib.pyplot as plt
 from matplotlib.ticker import FuncFormatter, NullFormatter
 
 from twosat_formal.report.metrics import Estimate
-from twosat_formal.report.plots import FONT_LABEL, FONT_TICK, finish_figure, style_for
+from twosat_formal.report.plots import FONT_LABEL, FONT_TICK, finish_figure, percent, style_for
 from twosat_formal.report.style import Styles
 
 __all__ = ["box_groups", "count_grids", "heatmap", "interval_dots"]
-
-
-def _pct(value: float | None) -> float:
-    return float("nan") if value is None else 100.0 * value
 
 
 def interval_dots(
@@ -75,9 +71,9 @@ def interval_dots(
                 if estimate is None or estimate.mean is None:
                     continue
                 y = i + (j - (len(metrics) - 1) / 2) * step
-                mean = _pct(estimate.mean)
-                low = mean if estimate.low is None else _pct(estimate.low)
-                high = mean if estimate.high is None else _pct(estimate.high)
+                mean = percent(estimate.mean)
+                low = mean if estimate.low is None else percent(estimate.low)
+                high = mean if estimate.high is None else percent(estimate.high)
                 # a bound may pass its mean by a rounding error (Wilson at 0 or 100 %)
                 below, above = max(0.0, mean - low), max(0.0, high - mean)
                 container = ax.errorbar(
@@ -96,10 +92,9 @@ def interval_dots(
         ax.set_xlabel(xlabel, fontsize=FONT_LABEL)
         ax.tick_params(labelsize=FONT_TICK)
         ax.grid(axis="x", alpha=0.3)
-        finish_figure(fig, path, list(handles.values()), list(handles), title, ax)
+        return finish_figure(fig, path, list(handles.values()), list(handles), title, ax)
     finally:
         plt.close(fig)
-    return path.with_suffix(".svg")
 
 
 def heatmap(
@@ -118,7 +113,7 @@ def heatmap(
     names = list(grid)
     values = [
         [
-            _pct(e.mean) if (e := grid[name].get(column)) is not None else math.nan
+            percent(e.mean) if (e := grid[name].get(column)) is not None else math.nan
             for column in columns
         ]
         for name in names
@@ -133,7 +128,7 @@ def heatmap(
                 if estimate is None or estimate.mean is None:
                     ax.text(j, i, "–", ha="center", va="center", fontsize=FONT_TICK)
                     continue
-                value = _pct(estimate.mean)
+                value = percent(estimate.mean)
                 ax.text(
                     j, i, f"{value:.0f}\nn={estimate.n}", ha="center", va="center",
                     fontsize=FONT_TICK - 1, color="white" if value < 60 else "black",
@@ -145,10 +140,9 @@ def heatmap(
         bar = fig.colorbar(image, ax=ax, fraction=0.05)
         bar.set_label(label, fontsize=FONT_LABEL)
         bar.ax.tick_params(labelsize=FONT_TICK)
-        finish_figure(fig, path, [], [], title, ax)
+        return finish_figure(fig, path, [], [], title, ax)
     finally:
         plt.close(fig)
-    return path.with_suffix(".svg")
 
 
 def count_grids(
@@ -206,10 +200,9 @@ def count_grids(
             ax.set_xlabel(xlabel, fontsize=FONT_TICK)
             if index % cols == 0:
                 ax.set_ylabel(ylabel, fontsize=FONT_TICK)
-        finish_figure(fig, path, [], [], title)
+        return finish_figure(fig, path, [], [], title)
     finally:
         plt.close(fig)
-    return path.with_suffix(".svg")
 
 
 def _box(ax: Any, values: list[float], x: float, width: float, color: str) -> Any:
@@ -273,7 +266,6 @@ def box_groups(
         ax.set_ylabel(ylabel, fontsize=FONT_LABEL)
         ax.tick_params(labelsize=FONT_TICK)
         ax.grid(axis="y", alpha=0.3)
-        finish_figure(fig, path, list(handles.values()), list(handles), title, ax)
+        return finish_figure(fig, path, list(handles.values()), list(handles), title, ax)
     finally:
         plt.close(fig)
-    return path.with_suffix(".svg")

@@ -28,7 +28,7 @@ Examples
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -99,25 +99,23 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
     Raises :class:`RecordError` with the line number on a line that is not a JSON
     object.
     """
-    records = []
+    return [record for _, record in _objects(path)]
+
+
+def _objects(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Each line's number and JSON object (:class:`RecordError` on any other value)."""
     for line in read_json_lines(path):
         if not isinstance(line.value, dict):
             raise RecordError("a record must be a JSON object", line=line.number, source=str(path))
-        records.append(line.value)
-    return records
+        yield line.number, line.value
 
 
 def read_design(path: Path) -> dict[str, dict[str, Any]]:
     """Design records by instance id."""
     design = {}
-    for line in read_json_lines(path):
-        record = line.value
-        if not isinstance(record, dict):
-            raise RecordError("a record must be a JSON object", line=line.number, source=str(path))
+    for number, record in _objects(path):
         if "instance_id" not in record:
-            raise RecordError(
-                "design record without instance_id", line=line.number, source=str(path)
-            )
+            raise RecordError("design record without instance_id", line=number, source=str(path))
         design[str(record["instance_id"])] = record
     return design
 

@@ -59,6 +59,7 @@ __all__ = [
     "curve_panels",
     "finish_figure",
     "panel_grid",
+    "percent",
     "save_figure",
     "stacked_shares",
     "style_for",
@@ -105,7 +106,12 @@ class Figure:
     caption: str
 
 
-def _pct(value: float | None) -> float:
+def percent(value: float | None) -> float:
+    """A share as a percentage for an axis (NaN, drawn as a gap, when undefined).
+
+    >>> percent(0.25), percent(None)
+    (25.0, nan)
+    """
     return float("nan") if value is None else 100.0 * value
 
 
@@ -199,15 +205,16 @@ def panel_grid(
 
 def finish_figure(
     fig: Any, path: Path, handles: list[Any], labels: list[str], title: str | None, ax: Any = None
-) -> None:
-    """The legend under the panels, the title (over ``ax``, else the figure), and the files."""
+) -> Path:
+    """The legend under the panels, the title (over ``ax``, else the figure), and the file;
+    returns the path written (``path`` as an ``.svg``)."""
     _legend_below(fig, handles, labels)
     if title:
         if ax is not None:
             ax.set_title(title, fontsize=FONT_TITLE)
         else:
             fig.suptitle(title, fontsize=FONT_TITLE)
-    save_figure(fig, path)
+    return save_figure(fig, path)
 
 
 def curve_panels(
@@ -259,10 +266,9 @@ def curve_panels(
                 continue
             xs, log = _draw_curves(ax, drawn[names[index]], styles, legend)
             dress(ax, index, names[index], xs, log)
-        finish_figure(fig, path, list(legend.values()), list(legend), title)
+        return finish_figure(fig, path, list(legend.values()), list(legend), title)
     finally:
         plt.close(fig)
-    return path.with_suffix(".svg")
 
 
 def _with_points(
@@ -299,7 +305,7 @@ def _draw_curves(
         shown = _dodged(points, _dodge(xs, k - (len(panel) - 1) / 2, log))
         (line,) = ax.plot(
             [x for x, _ in shown],
-            [_pct(e.mean) for _, e in shown],
+            [percent(e.mean) for _, e in shown],
             color=color,
             marker=marker,
             linestyle=linestyle,
@@ -329,8 +335,8 @@ def _draw_interval(
     if alone:
         ax.fill_between(
             [x for x, _ in band],
-            [max(0.0, _pct(e.low)) for _, e in band],
-            [min(100.0, _pct(e.high)) for _, e in band],
+            [max(0.0, percent(e.low)) for _, e in band],
+            [min(100.0, percent(e.high)) for _, e in band],
             color=color,
             alpha=0.18,
             linewidth=0,
@@ -338,10 +344,10 @@ def _draw_interval(
         return
     ax.errorbar(
         [x for x, _ in band],
-        [_pct(e.mean) for _, e in band],
+        [percent(e.mean) for _, e in band],
         yerr=[
-            [max(0.0, _pct(e.mean) - _pct(e.low)) for _, e in band],
-            [max(0.0, _pct(e.high) - _pct(e.mean)) for _, e in band],
+            [max(0.0, percent(e.mean) - percent(e.low)) for _, e in band],
+            [max(0.0, percent(e.high) - percent(e.mean)) for _, e in band],
         ],
         fmt="none",
         ecolor=color,
@@ -455,11 +461,11 @@ def _bar_series(
         if estimate is None or estimate.mean is None:
             continue
         xs.append(i + offset)
-        heights.append(_pct(estimate.mean))
+        heights.append(percent(estimate.mean))
         low = estimate.low if estimate.low is not None else estimate.mean
         high = estimate.high if estimate.high is not None else estimate.mean
-        lower.append(max(0.0, _pct(estimate.mean) - max(0.0, _pct(low))))
-        upper.append(max(0.0, min(100.0, _pct(high)) - _pct(estimate.mean)))
+        lower.append(max(0.0, percent(estimate.mean) - max(0.0, percent(low))))
+        upper.append(max(0.0, min(100.0, percent(high)) - percent(estimate.mean)))
     return xs, heights, lower, upper
 
 
@@ -521,10 +527,9 @@ def bar_groups(
         handles, labels = _draw_bars(ax, groups, styles)
         ax.set_ylabel(ylabel, fontsize=FONT_LABEL)
         ax.set_ylim(*ylim)
-        finish_figure(fig, path, handles, labels, title, ax)
+        return finish_figure(fig, path, handles, labels, title, ax)
     finally:
         plt.close(fig)
-    return path.with_suffix(".svg")
 
 
 def bar_panels(
@@ -569,10 +574,9 @@ def bar_panels(
             for label in ax.get_xticklabels():
                 label.set_rotation(20)
                 label.set_horizontalalignment("right")
-        finish_figure(fig, path, list(legend.values()), list(legend), title)
+        return finish_figure(fig, path, list(legend.values()), list(legend), title)
     finally:
         plt.close(fig)
-    return path.with_suffix(".svg")
 
 
 def _kinds(counts: Mapping[str, Mapping[str, int]], colors: Mapping[str, str]) -> list[str]:
@@ -632,7 +636,6 @@ def stacked_shares(
         ax.tick_params(labelsize=FONT_TICK)
         if not names:
             ax.text(0.5, 0.5, "no data", ha="center", va="center", transform=ax.transAxes)
-        finish_figure(fig, path, handles, labels, title, ax)
+        return finish_figure(fig, path, handles, labels, title, ax)
     finally:
         plt.close(fig)
-    return path.with_suffix(".svg")

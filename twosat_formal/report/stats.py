@@ -45,7 +45,6 @@ __all__ = [
     "adjust_within_families",
     "benjamini_hochberg",
     "friedman",
-    "friedman_from_table",
     "independent_t",
     "paired_t",
     "permutation_levels",
@@ -186,43 +185,6 @@ def friedman(table: Sequence[Sequence[float]], *, label: str = "", family: str =
         note=note,
         extra=(("levels", k), ("blocks", arr.shape[0])),
     )
-
-
-def _check_table(values: Mapping[tuple[Hashable, Hashable], float]) -> None:
-    """Refuse a value, or a numeric level, that is not finite (:class:`ConfigError`)."""
-    for key, value in values.items():
-        if not math.isfinite(value):
-            raise ConfigError(f"value {value} of {key!r} is not finite", parameter="values")
-        if isinstance(key[1], float | int) and not math.isfinite(key[1]):
-            raise ConfigError(f"level {key[1]} is not finite", parameter="values")
-
-
-def friedman_from_table(
-    values: Mapping[tuple[Hashable, Hashable], float],
-    *,
-    label: str = "",
-    family: str = "",
-) -> TestResult:
-    """Friedman's test on ``{(block, level): value}``, keeping complete blocks only.
-
-    Blocks missing a level are dropped; the result's ``note`` says how many.
-
-    >>> data = {(b, lvl): float(lvl == 2) for b in range(3) for lvl in (0, 1, 2)}
-    >>> r = friedman_from_table(data)
-    >>> r.n, round(r.p_value, 4)
-    (3, 0.0498)
-    """
-    _check_table(values)
-    levels = _sorted({level for _, level in values})
-    blocks = _sorted({block for block, _ in values})
-    complete = [b for b in blocks if all((b, lvl) in values for lvl in levels)]
-    table = [[values[(b, lvl)] for lvl in levels] for b in complete]
-    result = friedman(table, label=label, family=family)
-    dropped = len(blocks) - len(complete)
-    if dropped:
-        note = f"{dropped} incomplete blocks dropped"
-        result = replace(result, note=f"{result.note}; {note}" if result.note else note)
-    return result
 
 
 def _sorted(items: set[Any]) -> list[Any]:

@@ -298,8 +298,8 @@ def _require_same_clauses(
         pairs = zip(_clauses(mapped), formula.clauses, strict=True)
         i, (got, want) = next((i, pair) for i, pair in enumerate(pairs) if pair[0] != pair[1])
         raise CertificateError(
-            f"clause {i + 1} reads back as {_show(formula, got)} instead of "
-            f"{_show(formula, want)} (line {lines[i]})"
+            f"clause {i + 1} reads back as ({formula.clause_text(got)}) instead of "
+            f"({formula.clause_text(want)}) (line {lines[i]})"
         )
 
 
@@ -369,10 +369,6 @@ def prove_roundtrip(
         "z3": _Z3_VERSION,
         "time_s": round(time.perf_counter() - start, 6),
     }
-
-
-def _show(formula: Formula, clause: Sequence[int]) -> str:
-    return "(" + " | ".join(formula.literal_name(lit) for lit in clause) + ")"
 
 
 def check_roundtrip(record: PromptRecord, formula: Formula) -> dict[str, Any]:

@@ -44,7 +44,7 @@ Examples
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -63,7 +63,6 @@ __all__ = [
     "TwinRun",
     "check_twin",
     "choose_change",
-    "iter_pairs",
     "one_clause_apart",
     "twin_instance",
     "twins",
@@ -133,7 +132,7 @@ class Change:
         """One line for people, with the formula's names."""
 
         def show(clause: ClauseT) -> str:
-            return "(" + " | ".join(formula.literal_name(lit) for lit in clause) + ")"
+            return f"({formula.clause_text(clause)})"
 
         if self.kind == "add":
             return f"add clause {self.position + 1}: {show(self.after)}"
@@ -395,8 +394,8 @@ def twin_instance(source: Instance, *, seed: int = 0) -> Instance:
         "position": change.position,
         "before": [list(change.before)] if change.before else [],
         "after": [list(change.after)] if change.after else [],
-        "before_text": [_clause_text(source.formula, change.before)] if change.before else [],
-        "after_text": [_clause_text(source.formula, change.after)] if change.after else [],
+        "before_text": [source.formula.clause_text(change.before)] if change.before else [],
+        "after_text": [source.formula.clause_text(change.after)] if change.after else [],
         "label_before": source.label,
         "label_after": result.status,
         "class": "changing",
@@ -426,10 +425,6 @@ def twin_instance(source: Instance, *, seed: int = 0) -> Instance:
         change=change.to_json(source.formula),
         measures=instance_measures(formula),
     )
-
-
-def _clause_text(formula: Formula, clause: Sequence[int]) -> str:
-    return " | ".join(formula.literal_name(lit) for lit in clause)
 
 
 @dataclass
@@ -567,15 +562,3 @@ def _check_labels(twin: Instance, source: Instance) -> None:
         labels[name] = status
     if labels["source"] == labels["twin"]:
         raise ConfigError(f"the twin and its source are both {labels['twin']}")
-
-
-def iter_pairs(records: Iterable[Mapping[str, Any]]) -> Iterator[tuple[str, str]]:
-    """``(source id, twin id)`` for every twin record among ``records``.
-
-    >>> list(iter_pairs([{"id": "a"}, {"id": "b", "twin_of": "a"}]))
-    [('a', 'b')]
-    """
-    for record in records:
-        source = record.get("twin_of")
-        if isinstance(source, str) and isinstance(record.get("id"), str):
-            yield source, record["id"]

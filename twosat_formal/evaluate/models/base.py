@@ -47,6 +47,7 @@ __all__ = [
     "Response",
     "SamplingParams",
     "TransientModelError",
+    "WrappedModel",
     "option_error",
     "sampling_for",
     "sampling_options",
@@ -211,3 +212,23 @@ class OnePathModel(ClosingModel):
         self, prompt: str | list[Turn], params: SamplingParams, sample: int
     ) -> Response:
         raise NotImplementedError
+
+
+class WrappedModel(OnePathModel):
+    """A :class:`OnePathModel` around another ``model``: it answers as that model (its
+    ``spec`` and ``endpoint``), takes a conversation where that model does, and closes
+    it; a subclass defines ``_answer``, which asks it by :func:`send`."""
+
+    def __init__(self, model: Model) -> None:
+        self.model = model
+        self.spec = model.spec
+        self.endpoint = model.endpoint
+
+    @property
+    def chat(self) -> bool:
+        """Whether the wrapped model takes conversations as messages."""
+        return takes_messages(self.model)
+
+    async def aclose(self) -> None:
+        """Close the wrapped model."""
+        await self.model.aclose()

@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -53,10 +52,9 @@ from twosat_formal.core.model import (
     Turn,
     conversation_key,
     public_endpoint,
-    takes_messages,
 )
 from twosat_formal.errors import RecordError
-from twosat_formal.evaluate.models.base import ClosingModel, send
+from twosat_formal.evaluate.models.base import WrappedModel, send
 from twosat_formal.evaluate.store import prompt_hash, request_key
 
 __all__ = ["CachedModel", "ResponseCache"]
@@ -167,40 +165,25 @@ class ResponseCache(Closing):
         self._db.close()
 
 
-class CachedModel(ClosingModel):
+class CachedModel(WrappedModel):
     """``model`` answered from ``cache`` where it can, its new answers stored there.
 
     ``made`` counts the calls that reached the model and were stored, ``reused`` the
-    calls answered from the cache.
+    calls answered from the cache. Closing it closes the model; the cache stays open
+    (its owner closes it).
     """
 
     def __init__(self, model: Model, cache: ResponseCache) -> None:
-        self.model = model
+        super().__init__(model)
         self.cache = cache
-        self.spec = model.spec
-        self.endpoint = model.endpoint
         self.made = 0
         self.reused = 0
 
-    @property
-    def chat(self) -> bool:
-        """Whether the wrapped model takes conversations as messages."""
-        return takes_messages(self.model)
-
-    async def generate(self, prompt: str, params: SamplingParams, sample: int = 0) -> Response:
-        """The cached response of this call, or the model's (stored before it is returned)."""
-        return await self._answer(prompt, prompt_hash(prompt), params, sample)
-
-    async def converse(
-        self, turns: Sequence[Turn], params: SamplingParams, sample: int = 0
-    ) -> Response:
-        """:meth:`generate` for a conversation, sent as messages."""
-        turns = list(turns)
-        return await self._answer(turns, prompt_hash(conversation_key(turns)), params, sample)
-
     async def _answer(
-        self, prompt: str | list[Turn], sha: str, params: SamplingParams, sample: int
+        self, prompt: str | list[Turn], params: SamplingParams, sample: int
     ) -> Response:
+        """The cached response of this call, or the model's (stored before it is returned)."""
+        sha = prompt_hash(prompt if isinstance(prompt, str) else conversation_key(prompt))
         params_key = params.key()
         key = request_key(self.spec, self.endpoint, sha, params_key, sample)
         cached = self.cache.get(key)
@@ -219,7 +202,3 @@ class CachedModel(ClosingModel):
         )
         self.made += 1
         return response
-
-    async def aclose(self) -> None:
-        """Close the wrapped model (the cache stays open: its owner closes it)."""
-        await self.model.aclose()

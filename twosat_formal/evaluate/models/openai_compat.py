@@ -78,7 +78,7 @@ from twosat_formal.errors import (
 )
 from twosat_formal.evaluate.models.base import (
     DEFAULT_TIMEOUT_S,
-    ClosingModel,
+    OnePathModel,
     Response,
     SamplingParams,
 )
@@ -522,7 +522,7 @@ def _request_base(url: str, parts: SplitResult, key: str | None) -> str:
     return urlunsplit((parts.scheme, host, parts.path, parts.query, parts.fragment))
 
 
-class OpenAICompatModel(ClosingModel):
+class OpenAICompatModel(OnePathModel):
     """A model behind an OpenAI-compatible HTTP API.
 
     Parameters
@@ -616,28 +616,17 @@ class OpenAICompatModel(ClosingModel):
         """Whether :meth:`converse` sends messages (chat mode)."""
         return self.mode == "chat"
 
-    async def generate(self, prompt: str, params: SamplingParams, sample: int = 0) -> Response:
-        """Send ``prompt`` and return the server's answer.
-
-        Raises :class:`TransientModelError` for failures worth retrying and
-        :class:`~twosat_formal.errors.EvaluationError` for the others; their messages
-        never hold the base URL's user information or query.
-        """
-        return await self._ask(prompt, params, sample)
-
-    async def converse(
-        self, turns: Sequence[Turn], params: SamplingParams, sample: int = 0
+    async def _answer(
+        self, prompt: str | list[Turn], params: SamplingParams, sample: int
     ) -> Response:
-        """Send a conversation as messages (chat mode only) and return the answer.
+        """Send a prompt text, or a conversation as messages (chat mode only), and return
+        the server's answer.
 
-        Raises :class:`~twosat_formal.errors.ConfigError` in completion mode, and
-        otherwise as :meth:`generate`.
+        Raises :class:`TransientModelError` for failures worth retrying,
+        :class:`~twosat_formal.errors.ConfigError` for a conversation in completion mode
+        and :class:`~twosat_formal.errors.EvaluationError` for the others; their
+        messages never hold the base URL's user information or query.
         """
-        return await self._ask(list(turns), params, sample)
-
-    async def _ask(
-        self, prompt: str | Sequence[Turn], params: SamplingParams, sample: int
-    ) -> Response:
         try:
             response = await self._generate(prompt, params, sample)
         except EvaluationError as exc:

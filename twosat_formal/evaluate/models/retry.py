@@ -39,14 +39,14 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from twosat_formal.core.model import Model, Response, SamplingParams, Turn, takes_messages
+from twosat_formal.core.model import Model, Response, SamplingParams, Turn
 from twosat_formal.errors import (
     ConfigError,
     EndpointError,
     TransientModelError,
     TwoSatFormalError,
 )
-from twosat_formal.evaluate.models.base import OnePathModel, send
+from twosat_formal.evaluate.models.base import WrappedModel, send
 
 __all__ = ["Outcome", "RetryPolicy", "RetryingModel"]
 
@@ -102,7 +102,7 @@ class Outcome:
     error: TwoSatFormalError | None = None
 
 
-class RetryingModel(OnePathModel):
+class RetryingModel(WrappedModel):
     """``model`` with its transient failures retried (see the module docstring).
 
     Parameters
@@ -133,9 +133,7 @@ class RetryingModel(OnePathModel):
         timeout_s: float | None = None,
         on_retry: Callable[[], None] | None = None,
     ) -> None:
-        self.model = model
-        self.spec = model.spec
-        self.endpoint = model.endpoint
+        super().__init__(model)
         self.policy = policy or RetryPolicy()
         self.rng = rng if rng is not None else random.Random(seed)
         if timeout_s is not None and not (timeout_s > 0 and math.isfinite(timeout_s)):
@@ -148,11 +146,6 @@ class RetryingModel(OnePathModel):
         self.on_retry = on_retry
         #: Attempts that failed transiently and were retried.
         self.retries = 0
-
-    @property
-    def chat(self) -> bool:
-        """Whether the wrapped model takes conversations as messages."""
-        return takes_messages(self.model)
 
     async def attempt(
         self, prompt: str | Sequence[Turn], params: SamplingParams, sample: int = 0
@@ -202,7 +195,3 @@ class RetryingModel(OnePathModel):
             assert outcome.error is not None
             raise outcome.error
         return outcome.response
-
-    async def aclose(self) -> None:
-        """Close the wrapped model."""
-        await self.model.aclose()

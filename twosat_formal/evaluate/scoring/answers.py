@@ -961,7 +961,7 @@ def _check_mapped(
     assignment = {formula.name(v): values[v] for v in sorted(values)}
     for index, clause in enumerate(formula.clauses):
         if not any(values.get(abs(lit)) == (lit > 0) for lit in clause):
-            shown = " | ".join(formula.literal_name(lit) for lit in clause) or "empty clause"
+            shown = formula.clause_text(clause) or "empty clause"
             return WitnessCheck(False, assignment, f"clause {index + 1} ({shown}) is false")
     return WitnessCheck(True, assignment)
 

@@ -429,7 +429,7 @@ def apply_edit(
     op = EDITS.get(operator)
     edit = op.draw(origin.formula, position, random.Random(seed))
     if edit is None:
-        shown = " | ".join(origin.formula.literal_name(x) for x in origin.formula.clauses[position])
+        shown = origin.formula.clause_text(origin.formula.clauses[position])
         raise ConfigError(
             f"edit {operator} cannot change clause {position + 1} ({shown})",
             parameter="position",

@@ -75,7 +75,6 @@ __all__ = [
     "Split",
     "Substitute",
     "category_of",
-    "clause_text",
     "default_operators",
 ]
 
@@ -88,15 +87,6 @@ CATEGORIES = (OPERATOR, PREMISE)
 
 #: A clause as a tuple of DIMACS literals.
 ClauseT = tuple[int, ...]
-
-
-def clause_text(formula: Formula, clause: Sequence[int]) -> str:
-    """A clause in the DSL's notation, with the formula's names.
-
-    >>> clause_text(Formula.from_named([["p", "~q"]]), (1, -2))
-    'p | ~q'
-    """
-    return " | ".join(formula.literal_name(lit) for lit in clause)
 
 
 def _is_tautology(clause: Sequence[int]) -> bool:
@@ -140,11 +130,6 @@ class Edit:
     after: tuple[ClauseT, ...]
     params: Mapping[str, Any] = field(default_factory=dict)
 
-    @property
-    def delta(self) -> int:
-        """How many clauses the edit adds (negative when it takes some out)."""
-        return len(self.after) - len(self.before)
-
     def check(self, formula: Formula) -> None:
         """Raise :class:`ConfigError` unless ``before`` sits at ``position`` of ``formula``."""
         end = self.position + len(self.before)
@@ -186,7 +171,7 @@ class Edit:
         def show(clauses: tuple[ClauseT, ...]) -> str:
             if not clauses:
                 return "nothing"
-            return " & ".join(f"({clause_text(formula, c)})" for c in clauses)
+            return " & ".join(f"({formula.clause_text(c)})" for c in clauses)
 
         return (
             f"{self.operator} at clause {self.position + 1}: "
@@ -207,8 +192,8 @@ class Edit:
             "after": [list(c) for c in self.after],
         }
         if formula is not None:
-            obj["before_text"] = [clause_text(formula, c) for c in self.before]
-            obj["after_text"] = [clause_text(formula, c) for c in self.after]
+            obj["before_text"] = [formula.clause_text(c) for c in self.before]
+            obj["after_text"] = [formula.clause_text(c) for c in self.after]
         return obj
 
     @classmethod

@@ -12,8 +12,8 @@ the CLI passes them.
 Examples
 --------
 >>> spec = ParamSpec("split", "knob", 0.5, "twist position")
->>> spec.coerce("1/3")
-0.3333333333333333
+>>> validate_params("demo", [spec], {"split": "1/3"})[0]
+{'split': 0.3333333333333333}
 >>> knob_to_int(0.5, 1, 10)
 6
 >>> knob_grid("paper-3")
@@ -23,10 +23,9 @@ Examples
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import cached_property
 from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, Field
@@ -50,7 +49,6 @@ __all__ = [
     "parse_settings",
     "round_half_up",
     "share_count",
-    "used_knobs",
     "validate_params",
 ]
 
@@ -103,8 +101,8 @@ class ParamSpec:
     --------
     >>> ParamSpec("k", "int", None, "twist", low=1).valid()
     'an integer in [1, 10000000]'
-    >>> ParamSpec("shuffle", "bool", False, "order").coerce("yes")
-    True
+    >>> validate_params("demo", [ParamSpec("shuffle", "bool", False, "order")], {"shuffle": "yes"})
+    ({'shuffle': True}, frozenset({'shuffle'}))
     """
 
     name: str
@@ -167,11 +165,6 @@ class ParamSpec:
             "drives": self.drives,
         }
 
-    @cached_property
-    def alone(self) -> tuple[Any, ...]:
-        """This parameter as a table of its own (for checking one value)."""
-        return (self,)
-
     @property
     def annotation(self) -> Any:
         """The value's type for the family's parameter table (:mod:`twosat_formal.core.params`).
@@ -198,16 +191,6 @@ class ParamSpec:
             parameter=self.name,
             valid=self.valid(),
         )
-
-    def coerce(self, value: object) -> ParamValue:
-        """Check ``value`` (a Python value or CLI text) and return it in canonical form."""
-        if value is None:
-            return None
-        checked = validate(
-            table_of(self.name, self.alone), {self.name: value}, lambda key, _: self._error(value)
-        )
-        result: ParamValue = checked[self.name]
-        return result
 
 
 #: An integral float (``3.0``) counts as its integer.
@@ -266,17 +249,6 @@ def validate_params(
     checked = validate(table_of(family, specs), given, problem)
     values = {spec.name: checked.get(spec.name, spec.default) for spec in specs}
     return values, frozenset(checked)
-
-
-def used_knobs(
-    values: Mapping[str, ParamValue], used: Collection[str], names: Iterable[str]
-) -> dict[str, ParamValue]:
-    """Each knob of ``names`` with its value where it drove the draw, else ``None``.
-
-    >>> used_knobs({"beta": 0.5, "pi": 0.2}, {"beta"}, ["beta", "pi"])
-    {'beta': 0.5, 'pi': None}
-    """
-    return {name: values[name] if name in used else None for name in names}
 
 
 def optional_int(value: ParamValue) -> int | None:

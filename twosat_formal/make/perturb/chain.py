@@ -71,11 +71,6 @@ class Chain:
         return cls(tuple(Transform.from_json(item) for item in items))
 
     @property
-    def relations(self) -> tuple[str, ...]:
-        """The relation of each step."""
-        return tuple(t.relation for t in self.steps)
-
-    @property
     def proof_seconds(self) -> float:
         """Total seconds the steps' proofs took."""
         return sum(t.proof.seconds for t in self.steps if t.proof is not None)

@@ -51,7 +51,6 @@ __all__ = [
     "derived_instance",
     "instance_seed",
     "perturb_document",
-    "perturb_file",
     "perturb_instance",
     "perturb_lines",
 ]
@@ -285,20 +284,3 @@ def _dataset_pairs(
     if keep_base:
         yield from runner.map(_base_line, raw_lines(file, source=source))
     yield from runner.map(partial(_derived_line, steps, seed), raw_lines(file, source=source))
-
-
-def perturb_file(
-    path: str | Path, steps: Sequence[StepSpec], *, seed: int = 0, keep_base: bool = True
-) -> str:
-    """:func:`perturb_lines` as one text (each line ends with ``\\n``).
-
-    >>> import tempfile, os
-    >>> with tempfile.TemporaryDirectory() as tmp:
-    ...     path = os.path.join(tmp, "f.cnf")
-    ...     _ = open(path, "w").write("p cnf 2 2\\n1 2 0\\n-1 2 0\\n")
-    ...     text = perturb_file(path, ["reorder"], seed=1)
-    >>> sorted(json.loads(text))[:3]
-    ['base_dimacs', 'dimacs', 'num_clauses']
-    """
-    lines = perturb_lines(path, steps, seed=seed, keep_base=keep_base)
-    return "".join(line + "\n" for line in lines)

@@ -26,7 +26,6 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
-from functools import cached_property
 from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, Field
@@ -63,12 +62,11 @@ class Param:
     also be given as comma-separated text. ``None`` is accepted when the default is
     ``None``.
 
-    >>> Param("count", "int", 3, "how many", minimum=0).coerce("5")
-    5
-    >>> Param("vars", "strs", None, "names").coerce("a, b")
-    ['a', 'b']
-    >>> Param("perm", "ints", None, "order").coerce("[2, 0, 1]")
-    [2, 0, 1]
+    >>> params = (Param("count", "int", 3, "how many", minimum=0),
+    ...           Param("vars", "strs", None, "names"), Param("perm", "ints", None, "order"))
+    >>> Operator("demo", "equivalent", "", params, planner=None).resolve(
+    ...     {"count": "5", "vars": "a, b", "perm": "[2, 0, 1]"})
+    {'count': 5, 'vars': ['a', 'b'], 'perm': [2, 0, 1]}
     """
 
     name: str
@@ -112,11 +110,6 @@ class Param:
             f"invalid value {value!r} for parameter {self.name!r}", parameter=self.name, valid=valid
         )
 
-    @cached_property
-    def alone(self) -> tuple[Any, ...]:
-        """This parameter as a table of its own (for checking one value)."""
-        return (self,)
-
     @property
     def annotation(self) -> Any:
         """The value's type for the operator's parameter table (:mod:`twosat_formal.core.params`).
@@ -135,14 +128,6 @@ class Param:
             base = Annotated[base, Field(ge=low, le=high, allow_inf_nan=False)]
         read = from_text(_reader(_READERS.get(self.kind, _items)))
         return Annotated[base | None if self.default is None else base, read]
-
-    def coerce(self, value: object) -> JsonValue:
-        """``value`` converted to this parameter's kind; :class:`ConfigError` if invalid."""
-        problem: Problem = lambda *_: self._bad(value)  # noqa: E731
-        result: JsonValue = validate(table_of(self.name, self.alone), {self.name: value}, problem)[
-            self.name
-        ]
-        return result
 
 
 _NONE = ("none", "null")
