@@ -33,6 +33,7 @@ from twosat_formal.cli.options import (
     ApiKeyEnvOption,
     BaseUrlOption,
     RunnerOptions,
+    input_argument,
     json_option,
     model_option,
     option_groups,
@@ -85,11 +86,10 @@ def _summary(report: CertifyReport, cached: bool = False) -> Table:
 def certify(
     datasets: Annotated[
         list[Path],
-        typer.Argument(
-            metavar="DATASET",
-            help="JSON Lines files, checked as one dataset (prompts may refer to "
+        input_argument(
+            "JSON Lines files, checked as one dataset (prompts may refer to "
             "instances in another file).",
-            show_default=False,
+            "DATASET",
         ),
     ],
     as_json: Annotated[

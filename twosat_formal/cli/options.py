@@ -64,6 +64,7 @@ __all__ = [
     "TpmOption",
     "dataset_option",
     "executor_option",
+    "input_argument",
     "jobs_option",
     "json_option",
     "model_option",
@@ -277,6 +278,11 @@ TimeoutOption = Annotated[
     float,
     typer.Option("--timeout", min=1.0, metavar="SECONDS", help="Seconds one request may take."),
 ]
+
+
+def input_argument(help: str, metavar: str = "INPUT") -> Any:
+    """The command's positional input, ``metavar``: what it reads (no default shown)."""
+    return typer.Argument(metavar=metavar, help=help, show_default=False)
 
 
 def out_option(help: str, show_default: bool | str = True) -> Any:
