@@ -39,9 +39,9 @@ import tempfile
 from collections.abc import Collection, Iterator, Sequence
 from functools import lru_cache
 from pathlib import Path
-from types import TracebackType
 from typing import Any, NamedTuple
 
+from twosat_formal._util.closing import Closing
 from twosat_formal._util.executors import Executor, LocalExecutor
 from twosat_formal._util.recent import Recent
 from twosat_formal.certify.checker import Task
@@ -227,7 +227,7 @@ def task_of(item: Item) -> Task:
     )
 
 
-class Index:
+class Index(Closing):
     """Where the entry of each id is: ``id -> (file, place in the spill file, line)``.
 
     Built by one pass over the files (see the module); an id used again is a failure
@@ -393,14 +393,3 @@ class Index:
     def close(self) -> None:
         """Remove the spill file."""
         self._spill.close()
-
-    def __enter__(self) -> Index:
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        trace: TracebackType | None,
-    ) -> None:
-        self.close()

@@ -43,6 +43,7 @@ from typing import IO, Any
 from urllib.parse import quote
 from xml.sax.saxutils import escape, quoteattr
 
+from twosat_formal._util.closing import Closing
 from twosat_formal.certify.results import CertifyReport, CheckFailure, RecordResult
 
 __all__ = [
@@ -193,12 +194,13 @@ def sarif_log(report: CertifyReport) -> dict[str, Any]:
 # -- JUnit XML -------------------------------------------------------------------------------
 
 
-class JunitLog:
+class JunitLog(Closing):
     """The records of a run, kept on disk as they come, for a JUnit report.
 
     A :class:`~twosat_formal.certify.RecordLog`: each result is one short line of a
     temporary file (its file, line, id, kind, seconds, whether from the cache), so
-    memory does not grow with the records; :meth:`write` reads them back.
+    memory does not grow with the records; :meth:`write` reads them back. A with-block
+    (or :meth:`close`) removes the file.
     """
 
     def __init__(self) -> None:

@@ -14,6 +14,7 @@ from twosat_formal.cli.options import (
     RequestModeOption,
     SamplingOptions,
     dataset_option,
+    input_argument,
     model_option,
     option_groups,
     out_option,
@@ -34,11 +35,7 @@ batch_app = sub_app("batch", "Batch API request files; their output goes to `sco
 def prepare_command(
     prompts: Annotated[
         Path,
-        typer.Argument(
-            metavar="PROMPTS",
-            help="Prompt (or story) records, as `verbalize` writes them.",
-            show_default=False,
-        ),
+        input_argument("Prompt (or story) records, as `verbalize` writes them.", "PROMPTS"),
     ],
     model: Annotated[
         str,

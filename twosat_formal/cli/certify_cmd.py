@@ -17,7 +17,7 @@ file instead (the text summary still printed, the exit code the same), and
 from __future__ import annotations
 
 import sys
-from contextlib import ExitStack, closing
+from contextlib import ExitStack
 from enum import StrEnum
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Annotated
@@ -33,6 +33,7 @@ from twosat_formal.cli.options import (
     ApiKeyEnvOption,
     BaseUrlOption,
     RunnerOptions,
+    input_argument,
     json_option,
     model_option,
     option_groups,
@@ -85,11 +86,10 @@ def _summary(report: CertifyReport, cached: bool = False) -> Table:
 def certify(
     datasets: Annotated[
         list[Path],
-        typer.Argument(
-            metavar="DATASET",
-            help="JSON Lines files, checked as one dataset (prompts may refer to "
+        input_argument(
+            "JSON Lines files, checked as one dataset (prompts may refer to "
             "instances in another file).",
-            show_default=False,
+            "DATASET",
         ),
     ],
     as_json: Annotated[
@@ -153,7 +153,7 @@ def certify(
         raise ConfigError(f"--output {output}: a folder, not a file", parameter="output")
     cache_in = None if no_cache or cache is None else _open_cache(cache)
     with ExitStack() as stack:
-        records = stack.enter_context(closing(JunitLog())) if form == "junit" else None
+        records = stack.enter_context(JunitLog()) if form == "junit" else None
         _run(datasets, form, output, cache_in, records, running, model, base_url, api_key_env)
 
 

@@ -21,6 +21,7 @@ import typer
 from twosat_formal.cli.app import app, err_console
 from twosat_formal.cli.options import (
     RunnerOptions,
+    input_argument,
     option_groups,
     out_option,
     seed_option,
@@ -106,10 +107,8 @@ class EditChoice:
 def edit(
     input_path: Annotated[
         str,
-        typer.Argument(
-            metavar="INPUT",
-            help='Dataset of instances (JSON Lines) or formula file (DIMACS or DSL); "-" is stdin.',
-            show_default=False,
+        input_argument(
+            'Dataset of instances (JSON Lines) or formula file (DIMACS or DSL); "-" is stdin.'
         ),
     ],
     mode: Annotated[

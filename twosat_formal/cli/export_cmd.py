@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from twosat_formal.cli.app import app, err_console, out_console
-from twosat_formal.cli.options import out_option
+from twosat_formal.cli.options import input_argument, out_option
 from twosat_formal.core.model import DEFAULT_MAX_TOKENS
 from twosat_formal.integrations.exports import DEFAULT_LICENSE, DEFAULT_MAX_GEN_TOKS
 
@@ -21,10 +21,8 @@ _FORMATS = "hf, dimacs, inspect, lm-eval"
 def export_command(
     inputs: Annotated[
         list[Path],
-        typer.Argument(
-            metavar="INPUT...",
-            help="Dataset and prompt (or story) files together, as for `certify`.",
-            show_default=False,
+        input_argument(
+            "Dataset and prompt (or story) files together, as for `certify`.", "INPUT..."
         ),
     ],
     to: Annotated[

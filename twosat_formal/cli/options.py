@@ -3,7 +3,8 @@
 Options that are the same everywhere are Typer ``Annotated`` aliases
 (:data:`ProgressOption`, ...); options that only differ by their help text, one
 command to the next, come from small factories returning the ``typer.Option``
-(:func:`out_option`, :func:`model_option`, ...). Options that several commands take
+(:func:`out_option`, :func:`model_option`, ...), and so does a command's positional
+input (:func:`input_argument`). Options that several commands take
 together are one option group (:class:`RunnerOptions`, :class:`SamplingOptions`, ...),
 a dataclass of aliases that a command declares as one parameter (:func:`option_groups`).
 
@@ -64,6 +65,7 @@ __all__ = [
     "TpmOption",
     "dataset_option",
     "executor_option",
+    "input_argument",
     "jobs_option",
     "json_option",
     "model_option",
@@ -277,6 +279,16 @@ TimeoutOption = Annotated[
     float,
     typer.Option("--timeout", min=1.0, metavar="SECONDS", help="Seconds one request may take."),
 ]
+
+
+def input_argument(help: str, metavar: str = "INPUT") -> Any:
+    """The command's positional input, ``metavar``: what it reads (no default shown).
+
+    >>> argument = input_argument("Run stores to merge.", "STORE.sqlite...")
+    >>> argument.metavar, argument.help, argument.show_default
+    ('STORE.sqlite...', 'Run stores to merge.', False)
+    """
+    return typer.Argument(metavar=metavar, help=help, show_default=False)
 
 
 def out_option(help: str, show_default: bool | str = True) -> Any:

@@ -14,10 +14,8 @@ import sys
 from pathlib import Path
 from typing import Annotated
 
-import typer
-
 from twosat_formal.cli.app import app, err_console
-from twosat_formal.cli.options import ProgressOption, out_option, seed_option
+from twosat_formal.cli.options import ProgressOption, input_argument, out_option, seed_option
 from twosat_formal.cli.progress import progress_callback
 from twosat_formal.evaluate.diagnostics.twins import twins
 from twosat_formal.io.instance import Instance, read_instances, write_instances
@@ -29,11 +27,7 @@ __all__ = ["pairs"]
 def pairs(
     input_path: Annotated[
         str,
-        typer.Argument(
-            metavar="INPUT",
-            help='Dataset of instances (JSON Lines); "-" is stdin.',
-            show_default=False,
-        ),
+        input_argument('Dataset of instances (JSON Lines); "-" is stdin.'),
     ],
     out: Annotated[Path | None, out_option("Write the dataset here.", "stdout")] = None,
     seed: Annotated[int, seed_option("Picks among equally good one-clause changes.")] = 0,

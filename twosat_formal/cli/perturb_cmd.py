@@ -17,6 +17,7 @@ from twosat_formal.cli.app import app, err_console
 from twosat_formal.cli.listing import default_text, print_catalogue
 from twosat_formal.cli.options import (
     RunnerOptions,
+    input_argument,
     json_option,
     option_groups,
     out_option,
@@ -35,11 +36,7 @@ __all__ = ["operators", "perturb"]
 def perturb(
     input_path: Annotated[
         str,
-        typer.Argument(
-            metavar="INPUT",
-            help='Formula file (DIMACS or DSL) or JSON Lines dataset ("-" reads stdin).',
-            show_default=False,
-        ),
+        input_argument('Formula file (DIMACS or DSL) or JSON Lines dataset ("-" reads stdin).'),
     ],
     ops: Annotated[
         list[str],

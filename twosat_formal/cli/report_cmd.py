@@ -22,6 +22,7 @@ from twosat_formal.cli.options import (
     TemperatureOption,
     TemplatesOption,
     TimeoutOption,
+    input_argument,
     model_option,
     option_groups,
     out_option,
@@ -129,12 +130,12 @@ def _print_result(result: ExperimentResult, as_json: bool = False) -> None:
 def report_command(
     sources: Annotated[
         list[Path],
-        typer.Argument(
-            metavar="STORE_OR_DIR...",
-            help="A run store (SQLite, from `eval`), an experiment folder "
+        input_argument(
+            "A run store (SQLite, from `eval`), an experiment folder "
             "(from `run-experiment` or `bench`), or its results.jsonl (read with the "
             "dataset.jsonl beside it). Several: a comparison of the runs, a leaderboard "
             "across stores.",
+            "STORE_OR_DIR...",
         ),
     ],
     out: Annotated[Path, out_option("Folder for report.md, report.html and figures/.")],

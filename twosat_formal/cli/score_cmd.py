@@ -13,6 +13,7 @@ from twosat_formal.cli.options import (
     ProgressOption,
     SummaryJsonOption,
     dataset_option,
+    input_argument,
     model_option,
     out_option,
     store_option,
@@ -31,11 +32,10 @@ __all__ = ["score_command"]
 def score_command(
     responses: Annotated[
         Path,
-        typer.Argument(
-            metavar="RESPONSES",
-            help="Answers: plain rows (prompt_id, response, finish_reason, model, sample), "
+        input_argument(
+            "Answers: plain rows (prompt_id, response, finish_reason, model, sample), "
             "an OpenAI Batch API output file, or lm-eval --log_samples output.",
-            show_default=False,
+            "RESPONSES",
         ),
     ],
     prompts: Annotated[

@@ -10,10 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
-import typer
-
 from twosat_formal.cli.app import err_console, sub_app
-from twosat_formal.cli.options import out_option
+from twosat_formal.cli.options import input_argument, out_option
 
 __all__ = ["merge_command", "store_app"]
 
@@ -24,7 +22,7 @@ store_app = sub_app("store", "Run store tools: merge the stores of shards or mac
 def merge_command(
     stores: Annotated[
         list[Path],
-        typer.Argument(metavar="STORE.sqlite...", help="Run stores to merge.", show_default=False),
+        input_argument("Run stores to merge.", "STORE.sqlite..."),
     ],
     out: Annotated[Path, out_option("The merged store (a new file).", False)],
 ) -> None:

@@ -19,7 +19,7 @@ from typing import Annotated
 import typer
 
 from twosat_formal.cli.app import app, err_console, out_console
-from twosat_formal.cli.options import json_option
+from twosat_formal.cli.options import input_argument, json_option
 from twosat_formal.cli.output import print_json
 from twosat_formal.errors import ConfigError
 
@@ -90,9 +90,7 @@ def verbalize_story(
 
 @app.command("story-stats")
 def story_stats_command(
-    stories: Annotated[
-        str, typer.Argument(metavar="FILE", help="Story records (JSON Lines, - for stdin).")
-    ],
+    stories: Annotated[str, input_argument("Story records (JSON Lines, - for stdin).", "FILE")],
     as_json: Annotated[bool, json_option("Print the statistics as one JSON object.")] = False,
 ) -> None:
     """First-attempt validation rate and fallback rate of story records, beside the paper's."""

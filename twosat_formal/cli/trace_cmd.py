@@ -21,6 +21,7 @@ from twosat_formal.cli.options import (
     BaseUrlOption,
     ConcurrencyOption,
     ProgressOption,
+    input_argument,
     out_option,
 )
 from twosat_formal.cli.progress import progress_callback
@@ -32,9 +33,7 @@ __all__ = ["trace"]
 def trace(
     store: Annotated[
         Path,
-        typer.Argument(
-            metavar="STORE", help="Run store (SQLite) written by eval.", show_default=False
-        ),
+        input_argument("Run store (SQLite) written by eval.", "STORE"),
     ],
     out: Annotated[Path | None, out_option("Write the rows here.", "stdout")] = None,
     progress: ProgressOption = True,

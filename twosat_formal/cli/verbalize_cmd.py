@@ -31,6 +31,7 @@ from twosat_formal.cli.options import (
     FormulaFormat,
     RunnerOptions,
     ShardOption,
+    input_argument,
     json_option,
     model_option,
     option_groups,
@@ -87,9 +88,8 @@ def _templates(choice: str) -> list[str]:
 def verbalize_command(
     input_path: Annotated[
         str,
-        typer.Argument(
-            metavar="INPUT",
-            help="Formula file (DIMACS or DSL, - for stdin) or dataset of instances (.jsonl).",
+        input_argument(
+            "Formula file (DIMACS or DSL, - for stdin) or dataset of instances (.jsonl)."
         ),
     ],
     template: Annotated[
@@ -243,7 +243,7 @@ def _verbalize_dataset(
 def backparse_command(
     text_file: Annotated[
         str,
-        typer.Argument(metavar="TEXT_FILE", help="A verbalization or a full prompt (- for stdin)."),
+        input_argument("A verbalization or a full prompt (- for stdin).", "TEXT_FILE"),
     ],
     template: Annotated[
         str | None,

@@ -142,7 +142,6 @@ def analyze(formula: Formula) -> Structure:
     formula.require_2cnf("structure analysis")
     graph = implication_graph(formula)
     components = strong_components(graph)
-    sizes = components.sizes()
     conflicts = conflicting_variables(components)
     satisfiable = conflicts.size == 0
     backbone = backbone_literals(graph, components) if satisfiable else np.zeros(0, np.int64)
@@ -165,9 +164,7 @@ def analyze(formula: Formula) -> Structure:
         num_vars=n,
         num_clauses=formula.num_clauses,
         satisfiable=satisfiable,
-        scc_count=components.count,
-        largest_scc=int(sizes.max()) if sizes.size else 0,
-        nontrivial_sccs=int(np.count_nonzero(sizes > 1)),
+        **components.size_facts(),
         conflicting_variables=tuple(conflicts.tolist()),
         backbone=tuple(backbone.tolist()),
         pure_literals=tuple(index_literal(pure_nodes).tolist()),

@@ -127,15 +127,12 @@ def structural_measures(formula: Formula) -> dict[str, int | None]:
     formula.require_2cnf("structural measures")
     graph = implication_graph(formula)
     components = strong_components(graph)
-    sizes = components.sizes()
     conflicts = conflicting_variables(components)
     levels = dag_levels(condensation(graph, components.labels, components.count))
     measures: dict[str, int | None] = {
         "shortest_cycle": None,
         "longest_path": int(levels.max()) if levels.size else 0,
-        "scc_count": int(components.count),
-        "largest_scc": int(sizes.max()) if sizes.size else 0,
-        "nontrivial_sccs": int(np.count_nonzero(sizes > 1)),
+        **components.size_facts(),
         "backbone": None,
         "forced_depth": None,
         "proof_length": None,

@@ -95,6 +95,19 @@ class Components:
         """Number of nodes (literals) in each component."""
         return np.bincount(self.labels, minlength=self.count)
 
+    def size_facts(self) -> dict[str, int]:
+        """``scc_count``, ``largest_scc`` and ``nontrivial_sccs`` (components of 2+ nodes).
+
+        >>> Components(2, np.array([0, 1, 1, 1])).size_facts()
+        {'scc_count': 2, 'largest_scc': 3, 'nontrivial_sccs': 1}
+        """
+        sizes = self.sizes()
+        return {
+            "scc_count": int(self.count),
+            "largest_scc": int(sizes.max()) if sizes.size else 0,
+            "nontrivial_sccs": int(np.count_nonzero(sizes > 1)),
+        }
+
 
 def strong_components(graph: ImplicationGraph) -> Components:
     """Strong components of ``graph``, numbered in the order Tarjan's search completes them.

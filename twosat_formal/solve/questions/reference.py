@@ -74,61 +74,42 @@ def entails(formula: Formula, a: int, b: int) -> bool:
     return solve(extended, check=False).status == "UNSAT"
 
 
-class _Graph:
-    """Breadth-first search over the implication graph of
-    :func:`~twosat_formal.solve.graph.implication_graph` (clause ``(a | b)`` gives
-    ``~a -> b`` and ``~b -> a``; a unit clause ``(a)`` gives ``~a -> a``).
+def _reached(formula: Formula, free: list[int]) -> dict[int, set[int]]:
+    """The literals each of ``free`` reaches in the implication graph of
+    :func:`~twosat_formal.solve.graph.implication_graph`, itself included.
 
-    >>> g = _Graph(Formula([[-1, 2], [-2, 3], [4]]))
-    >>> sorted(g.reachable(1)), g.walk(1, 3), g.walk(3, 1), g.walk(-4, 4)
-    ([2, 3], [1, 2, 3], None, [-4, 4])
+    >>> _reached(Formula([[-1, 2], [-2, 3], [4]]), [1, 3]) == {1: {1, 2, 3}, 3: {3}}
+    True
     """
+    from twosat_formal.solve.graph import implication_graph, index_literal, literal_index
 
-    def __init__(self, formula: Formula) -> None:
-        from twosat_formal.solve.graph import implication_graph
-
-        graph = implication_graph(formula)
-        self._indptr = graph.indptr.tolist()
-        self._indices = graph.indices.tolist()
-
-    @staticmethod
-    def _node(lit: int) -> int:
-        return 2 * (abs(lit) - 1) + (lit < 0)
-
-    @staticmethod
-    def _lit(node: int) -> int:
-        return -(node // 2 + 1) if node & 1 else node // 2 + 1
-
-    def _search(self, start: int, goal: int | None) -> tuple[dict[int, int], bool]:
-        parent: dict[int, int] = {}
-        queue = [self._node(start)]
-        seen = set(queue)
-        target = None if goal is None else self._node(goal)
+    graph = implication_graph(formula)
+    indptr, indices = graph.indptr.tolist(), graph.indices.tolist()
+    reached: dict[int, set[int]] = {}
+    for lit, start in zip(free, literal_index(free).tolist(), strict=True):
+        queue, seen = [start], {start}
         for node in queue:
-            for nxt in self._indices[self._indptr[node] : self._indptr[node + 1]]:
-                if nxt in seen:
-                    continue
-                seen.add(nxt)
-                parent[nxt] = node
-                if nxt == target:
-                    return parent, True
-                queue.append(nxt)
-        return parent, False
+            for nxt in indices[indptr[node] : indptr[node + 1]]:
+                if nxt not in seen:
+                    seen.add(nxt)
+                    queue.append(nxt)
+        reached[lit] = set(index_literal(queue).tolist())
+    return reached
 
-    def reachable(self, start: int) -> set[int]:
-        """The literals ``start`` reaches in one step or more, ``start`` itself left out."""
-        parent, _ = self._search(start, None)
-        return {self._lit(node) for node in parent}
 
-    def walk(self, start: int, goal: int) -> list[int] | None:
-        """A shortest walk ``start ~> goal`` (distinct literals), or ``None``."""
-        parent, found = self._search(start, goal)
-        if not found:
-            return None
-        path = [self._node(goal)]
-        while path[-1] != self._node(start):
-            path.append(parent[path[-1]])
-        return [self._lit(node) for node in reversed(path)]
+def _walk(formula: Formula, a: int, b: int) -> list[int]:
+    """The shortest walk ``a ~> b`` that :func:`~twosat_formal.solve.scc.shortest_paths`
+    finds (``[]`` when there is none).
+
+    >>> _walk(Formula([[-1, 2], [-2, 3], [-1, 3]]), 1, 3)
+    [1, 3]
+    """
+    from twosat_formal.solve.graph import implication_graph, index_literal, literal_index
+    from twosat_formal.solve.scc import shortest_paths
+
+    ends = literal_index([a, b]).tolist()
+    (path,) = shortest_paths(implication_graph(formula), [(ends[0], ends[1])])
+    return [] if path is None else index_literal(path).tolist()
 
 
 def _free_literals(formula: Formula) -> list[int]:
@@ -141,10 +122,10 @@ def _free_literals(formula: Formula) -> list[int]:
 def _implied(formula: Formula, free: list[int]) -> dict[int, list[int]]:
     """The literals of ``free`` that each one reaches in the implication graph, over
     another variable, by variable."""
-    graph = _Graph(formula)
+    reached = _reached(formula, free)
     candidates = set(free)
     return {
-        a: [b for b in sorted(graph.reachable(a), key=abs) if b in candidates and abs(b) != abs(a)]
+        a: [b for b in sorted(reached[a], key=abs) if b in candidates and abs(b) != abs(a)]
         for a in free
     }
 
@@ -253,7 +234,7 @@ def _entails_reference(formula: Formula, words: _Words, seed: int) -> dict[str, 
     yes = entails(formula, a, b)
     out: dict[str, Any] = {"if": words(a), "then": words(b), "answer": "Yes" if yes else "No"}
     if yes:
-        out["chain"] = [words(lit) for lit in _Graph(formula).walk(a, b) or []]
+        out["chain"] = [words(lit) for lit in _walk(formula, a, b)]
     return out
 
 
