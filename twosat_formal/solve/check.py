@@ -36,7 +36,7 @@ __all__ = ["check_certificate_json", "check_cycle", "check_model", "check_result
 
 
 def _clause_text(formula: Formula, lits: Sequence[int]) -> str:
-    return "(" + " | ".join(formula.literal_name(lit) for lit in lits) + ")"
+    return f"({formula.clause_text(lits)})"
 
 
 def _is_bool(value: object) -> bool:

@@ -131,7 +131,7 @@ def _add_edges(
         steps.setdefault(edge, step)  # a walk may pass an edge twice: its first step
 
     def shown(index: int) -> str:
-        return " | ".join(formula.literal_name(lit) for lit in formula.clause(index))
+        return formula.clause_text(formula.clause(index))
 
     for source, target in edges:
         indices = givers[(source, target)]
