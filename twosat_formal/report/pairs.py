@@ -39,13 +39,18 @@ from twosat_formal.report.sections.format import format_ci, plain_cells
 if TYPE_CHECKING:
     from twosat_formal.report.content import ReportContent
 
-import math
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from twosat_formal.core.jsonfields import fields_json
-from twosat_formal.report.metrics import CONFIDENCE, Estimate, mean_ci, model_order
+from twosat_formal.report.metrics import (
+    CONFIDENCE,
+    Estimate,
+    mean_ci,
+    model_order,
+    wilson_bounds,
+)
 
 __all__ = [
     "PairSummary",
@@ -71,17 +76,10 @@ def wilson(successes: int, n: int, *, confidence: float = CONFIDENCE) -> Estimat
     >>> wilson(0, 3).low, wilson(3, 3).high
     (0.0, 1.0)
     """
-    from scipy.stats import norm
-
     if n == 0:
         return Estimate(None, None, None, 0, 0, "wilson", confidence)
-    z = float(norm.ppf(0.5 + confidence / 2.0))
     p = successes / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    # the interval holds its share: at 0 or n a rounding error must not lift the
-    # bound past it (5.6e-17 at 0 of 3)
-    low, high = min(p, max(0.0, centre - half)), max(p, min(1.0, centre + half))
+    low, high = wilson_bounds(p, n, confidence)
     return Estimate(p, low, high, n, n, "wilson", confidence)
 
 
