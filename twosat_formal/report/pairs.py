@@ -49,6 +49,7 @@ from twosat_formal.report.metrics import (
     Estimate,
     mean_ci,
     model_order,
+    per_formula,
     wilson_bounds,
 )
 
@@ -99,11 +100,8 @@ def clustered(
     >>> e.mean, e.n, e.n_obs
     (0.5, 2, 10)
     """
-    shares: dict[Any, list[float]] = {}
-    for item in items:
-        shares.setdefault(item.get(cluster), []).append(1.0 if item[field] else 0.0)
-    values = [sum(v) / len(v) for v in shares.values()]
-    return mean_ci(values, confidence=confidence, n_obs=len(items))
+    shares = per_formula(items, lambda item: 1.0 if item[field] else 0.0, key=(cluster,))
+    return mean_ci(list(shares.values()), confidence=confidence, n_obs=len(items))
 
 
 def _key(row: Row, instance_id: object) -> tuple[Hashable, ...]:
