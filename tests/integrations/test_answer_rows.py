@@ -72,7 +72,8 @@ def _json_type(value: Any) -> str:
         return "null" if value is None else "boolean"
     if isinstance(value, int | float):
         return "number"
-    return {str: "string", list: "array", dict: "object"}[type(value)]
+    names: dict[type, str] = {str: "string", list: "array", dict: "object"}
+    return names[type(value)]
 
 
 def _fits(value: Any, kind: str) -> bool:
@@ -86,7 +87,7 @@ def _expected_error(row: dict[str, Any]) -> str | None:
     if "prompt_id" not in row:
         return "missing field 'prompt_id'"
     for name, kind in CHECKED:
-        value = row.get(name)
+        value: Any = row.get(name)
         if value is None and name != "prompt_id":
             continue
         if not _fits(value, kind):
