@@ -37,13 +37,13 @@ import os
 import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import IO, Annotated, Any, Literal, NamedTuple, Protocol
+from typing import IO, Annotated, Any, Literal, Protocol
 
 from pydantic import Field
 
 from twosat_formal._util.atomic import atomic_output, stream_target, write_target
 from twosat_formal.core.model import DEFAULT_MODE
-from twosat_formal.core.params import table, validate
+from twosat_formal.core.params import Rule, check, rules_table
 from twosat_formal.errors import ConfigError
 from twosat_formal.evaluate.models import MODELS, parse_spec
 from twosat_formal.evaluate.models.base import SamplingParams, sampling_for
@@ -56,7 +56,6 @@ __all__ = [
     "MAX_BYTES",
     "MAX_REQUESTS",
     "OPTION_RULES",
-    "OptionRule",
     "batch_model",
     "batch_requests",
     "part_paths",
@@ -75,24 +74,15 @@ _BAD_ID = re.compile(r"[\s\x00-\x1f\x7f?#\"\\]")
 _OPENAI = "openai"
 
 
-class OptionRule(NamedTuple):
-    """What an option may be: its annotated type, the error's ``valid`` and its message
-    (formatted with ``key``, ``value`` and ``valid``)."""
-
-    type: Any
-    valid: str
-    message: str = "{key} must be {valid}, got {value!r}"
-
-
-_COUNT = OptionRule(Annotated[int, Field(ge=1)], "an integer >= 1")
+_COUNT = Rule(Annotated[int, Field(ge=1)], "an integer >= 1")
 #: The rules of the options of :func:`batch_requests` and :func:`write_batch`.
-OPTION_RULES: dict[str, OptionRule] = {
+OPTION_RULES: dict[str, Rule] = {
     "samples": _COUNT,
-    "mode": OptionRule(Literal[MODES], " or ".join(MODES), "unknown mode {value!r}"),
+    "mode": Rule(Literal[MODES], " or ".join(MODES), "unknown mode {value!r}"),
     "max_requests": _COUNT,
     "max_bytes": _COUNT,
 }
-_OPTIONS = table("batch options", {name: rule.type for name, rule in OPTION_RULES.items()})
+_OPTIONS = rules_table("batch options", OPTION_RULES)
 
 
 def _check_options(**given: object) -> None:
@@ -104,13 +94,7 @@ def _check_options(**given: object) -> None:
     ...
     twosat_formal.errors.ConfigError: max_bytes must be an integer >= 1, got 0
     """
-
-    def problem(key: str, unknown: bool) -> ConfigError:
-        rule = OPTION_RULES[key]
-        message = rule.message.format(key=key, value=given[key], valid=rule.valid)
-        return ConfigError(message, parameter=key, valid=rule.valid)
-
-    validate(_OPTIONS, given, problem)
+    check(_OPTIONS, OPTION_RULES, given)
 
 
 def batch_model(spec: str, params: SamplingParams, mode: str) -> tuple[str, SamplingParams, str]:

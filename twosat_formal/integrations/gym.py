@@ -61,12 +61,12 @@ import random
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Annotated, Any, ClassVar, Literal, NamedTuple, overload
+from typing import Annotated, Any, ClassVar, Literal, overload
 
 from pydantic import Field
 
 from twosat_formal.core.formula import Formula
-from twosat_formal.core.params import table, validate
+from twosat_formal.core.params import Rule, check, rules_table
 from twosat_formal.core.seeds import seeded_rng
 from twosat_formal.errors import ConfigError, TwoSatFormalError, UnknownNameError
 from twosat_formal.evaluate.diagnostics.chains import chain_object, closed_walk
@@ -86,7 +86,6 @@ __all__ = [
     "DEFAULT_SIZE",
     "Curriculum",
     "CurriculumLevel",
-    "FieldRule",
     "TwoSatConfig",
     "TwoSatDataset",
     "config_class",
@@ -193,8 +192,7 @@ class TwoSatConfig:
         ...
         twosat_formal.errors.ConfigError: knob_spread must be a number in [0, 0.5], got 0.9
         """
-        given = {name: getattr(self, name) for name in CONFIG_RULES}
-        validate(_CONFIG_TABLE, given, lambda key, _: _field_error(key, given[key]))
+        check(_CONFIG_TABLE, CONFIG_RULES, {name: getattr(self, name) for name in CONFIG_RULES})
         for family in self.families:
             FAMILIES.get(family)
         for template in self.templates:
@@ -202,35 +200,23 @@ class TwoSatConfig:
         _check_across(self)
 
 
-class FieldRule(NamedTuple):
-    """What a config field may be: its annotated type, the words of its message
-    (``<field> must be <says>, got <value>``) and the error's ``valid``."""
-
-    type: Any
-    says: str
-    valid: str
-
-
-def _unit(high: float) -> FieldRule:
-    """A number in ``[0, high]``."""
+def _unit(high: float) -> Rule:
+    """A finite number in ``[0, high]``."""
     number = Annotated[float, Field(ge=0, le=high, allow_inf_nan=False)]
-    return FieldRule(number, f"a number in [0, {high:g}]", f"[0, {high:g}]")
+    says = f"{{key}} must be a number in [0, {high:g}], got {{value!r}}"
+    return Rule(number, f"[0, {high:g}]", says)
 
 
-def _count(low: int) -> FieldRule:
-    """An integer ``>= low``."""
-    return FieldRule(Annotated[int, Field(ge=low)], f"an integer >= {low}", f"an integer >= {low}")
-
-
-_FLAG = FieldRule(bool, "true or false", "true or false")
-_NAMES = FieldRule(tuple[str, ...], "a sequence of names", "a sequence of names")
+_COUNT = {low: Rule(Annotated[int, Field(ge=low)], f"an integer >= {low}") for low in (0, 1)}
+_FLAG = Rule(bool, "true or false")
+_NAMES = Rule(tuple[str, ...], "a sequence of names")
 _QUESTION_TYPES = ("decision", *ASKED)
-#: Every field's rule, in field order (the names of families and templates are then
-#: looked up in their registries).
-CONFIG_RULES: dict[str, FieldRule] = {
+#: Every field's rule (:class:`~twosat_formal.core.params.Rule`), in field order (the
+#: names of families and templates are then looked up in their registries).
+CONFIG_RULES: dict[str, Rule] = {
     "families": _NAMES,
-    "min_clauses": _count(1),
-    "max_clauses": _count(1),
+    "min_clauses": _COUNT[1],
+    "max_clauses": _COUNT[1],
     "knob_spread": _unit(0.5),
     "min_filler_share": _unit(1.0),
     "max_filler_share": _unit(1.0),
@@ -239,21 +225,15 @@ CONFIG_RULES: dict[str, FieldRule] = {
     "require_chain": _FLAG,
     "lenient": _FLAG,
     "partial_credit": _unit(1.0),
-    "seed": FieldRule(int | None, "an integer", "an integer"),
-    "size": _count(0),
-    "types": FieldRule(
+    "seed": Rule(int | None, "an integer"),
+    "size": _COUNT[0],
+    "types": Rule(
         tuple[Literal[_QUESTION_TYPES], ...],  # type: ignore[valid-type]
-        "question types among " + ", ".join(_QUESTION_TYPES),
         ", ".join(_QUESTION_TYPES),
+        "{key} must be question types among {valid}, got {value!r}",
     ),
 }
-_CONFIG_TABLE = table("TwoSatConfig", {name: rule.type for name, rule in CONFIG_RULES.items()})
-
-
-def _field_error(key: str, value: object) -> ConfigError:
-    """The error of config field ``key`` whose ``value`` breaks its rule."""
-    rule = CONFIG_RULES[key]
-    return ConfigError(f"{key} must be {rule.says}, got {value!r}", parameter=key, valid=rule.valid)
+_CONFIG_TABLE = rules_table("TwoSatConfig", CONFIG_RULES)
 
 
 def _check_across(config: TwoSatConfig) -> None:
@@ -707,10 +687,15 @@ CURRICULUM_LEVELS: tuple[CurriculumLevel, ...] = (
 )
 
 
-#: The table of :meth:`Curriculum.set_level`'s one parameter.
-_LEVEL_TABLE = table(
-    "curriculum", {"level": Annotated[int, Field(ge=0, le=len(CURRICULUM_LEVELS) - 1)]}
-)
+#: The rule of :meth:`Curriculum.set_level`'s one parameter.
+_LEVEL_RULES = {
+    "level": Rule(
+        Annotated[int, Field(ge=0, le=len(CURRICULUM_LEVELS) - 1)],
+        f"0..{len(CURRICULUM_LEVELS) - 1}",
+        "{key} must be an integer in {valid}, got {value!r}",
+    )
+}
+_LEVEL_TABLE = rules_table("curriculum", _LEVEL_RULES)
 
 
 class Curriculum:
@@ -746,11 +731,7 @@ class Curriculum:
         ...
         twosat_formal.errors.ConfigError: level must be an integer in 0..4, got 9
         """
-        valid = f"0..{len(CURRICULUM_LEVELS) - 1}"
-        error = ConfigError(
-            f"level must be an integer in {valid}, got {level!r}", parameter="level", valid=valid
-        )
-        validate(_LEVEL_TABLE, {"level": level}, lambda key, _: error)
+        check(_LEVEL_TABLE, _LEVEL_RULES, {"level": level})
         self.level = level
 
     def increment(self) -> bool:
