@@ -163,3 +163,34 @@ def test_a_batch_line_names_its_custom_id() -> None:
     with pytest.raises(RecordError) as caught:
         list(read_answer_stream(lines, "b.jsonl"))
     assert str(caught.value) == "b.jsonl:2: field 'custom_id' must be a string, not number"
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ({"doc": "p", "resps": [["a"]]}, "field 'doc' must be an object, not string"),
+        ({"doc": {}, "resps": [["a"]]}, "missing field 'doc.id'"),
+        ({"doc": {"id": 3}, "resps": [["a"]]}, "field 'doc.id' must be a string, not number"),
+        ({"doc": {"id": "p"}, "resps": []}, "field 'resps' must not be empty"),
+        ({"doc": {"id": "p"}, "resps": ["a"]}, "field 'resps[0]' must be a list, not string"),
+        (
+            {"doc": {"id": "p"}, "resps": [["a", None]]},
+            "field 'resps[0][1]' must be a string, not null",
+        ),
+    ],
+)
+def test_a_bad_lm_eval_line_names_its_field(line: dict[str, Any], expected: str) -> None:
+    lines = io.StringIO(json.dumps(line) + "\n")
+    with pytest.raises(RecordError) as caught:
+        list(read_answer_stream(lines, "s.jsonl"))
+    assert str(caught.value) == f"s.jsonl:1: {expected}"
+
+
+@given(st.lists(st.text(max_size=5), min_size=1, max_size=4), st.text(min_size=1, max_size=4))
+def test_an_lm_eval_line_gives_one_answer_per_repeat(texts: list[str], prompt_id: str) -> None:
+    line = {"doc": {"id": prompt_id, "x": 1}, "resps": [texts], "filter": "none"}
+    answers = list(read_answer_stream(io.StringIO(json.dumps(line) + "\n"), "s.jsonl"))
+    assert [(a.prompt_id, a.sample, a.form) for a in answers] == [
+        (prompt_id, k, "lm-eval") for k in range(len(texts))
+    ]
+    assert [a.response.text for a in answers if a.response is not None] == texts

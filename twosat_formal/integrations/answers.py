@@ -61,6 +61,7 @@ __all__ = [
     "SAMPLE_SEPARATOR",
     "BatchAnswerLine",
     "ExternalAnswer",
+    "LmEvalSample",
     "PlainAnswerRow",
     "custom_id",
     "lm_eval_model_name",
@@ -246,21 +247,27 @@ def _batch(obj: Mapping[str, Any], model: str | None, at: _At) -> Iterator[Exter
     yield ExternalAnswer(prompt_id, sample, name, None, error, "openai-batch")
 
 
+class _LmEvalDoc(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    id: str
+
+
+class LmEvalSample(BaseModel):
+    """An lm-eval ``--log_samples`` line, as read: ``doc`` the exported row (its ``id``
+    the prompt id), ``resps`` a non-empty list of lists of answers (the first one's
+    answers are the samples)."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    doc: _LmEvalDoc
+    resps: Annotated[list[list[str]], Field(min_length=1)]
+
+
 def _lm_eval(obj: Mapping[str, Any], model: str | None, at: _At) -> Iterator[ExternalAnswer]:
-    doc = obj.get("doc")
-    prompt_id = doc.get("id") if isinstance(doc, Mapping) else None
-    if not isinstance(prompt_id, str):
-        raise at.error("an lm-eval sample must carry the exported row as 'doc' (with its 'id')")
-    resps = obj.get("resps")
-    if (
-        not isinstance(resps, list)
-        or not resps
-        or not isinstance(resps[0], list)
-        or not all(isinstance(text, str) for text in resps[0])
-    ):
-        raise at.error("field 'resps' must be a list holding a list of answer strings")
-    for sample, text in enumerate(resps[0]):
-        yield ExternalAnswer(prompt_id, sample, model or DEFAULT_MODEL, Response(text), None)
+    line = at.read(LmEvalSample, obj)
+    for sample, text in enumerate(line.resps[0]):
+        yield ExternalAnswer(line.doc.id, sample, model or DEFAULT_MODEL, Response(text), None)
 
 
 def _form(obj: Mapping[str, Any]) -> str:
