@@ -6,7 +6,10 @@ pydantic ``TypedDict`` adapter (:func:`table`) that refuses unknown keys and che
 each value strictly (``true`` is no integer) against its type, bounds and choices.
 Command-line text is read first by the field's reader (:func:`from_text`).
 :func:`validate` returns the typed values, or raises the owner's error for the first
-fault, which names the parameter.
+fault, which names the parameter. An owner whose parameters each have their own words
+(a config's fields, a writer's options) declares a :class:`Rule` per parameter (type,
+what is valid, message) and checks them with :func:`check`, whose
+:class:`~twosat_formal.errors.ConfigError` carries the rule's message and ``valid``.
 
 Examples
 --------
