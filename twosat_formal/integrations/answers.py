@@ -20,6 +20,12 @@ Three JSON Lines forms are read, one decided per line, so a file may mix them:
   (``results_<date>.json`` beside it, :func:`lm_eval_model_name`), else the name of
   the folder lm-eval wrote the file into.
 
+Each form's fields are read through its pydantic model (:class:`PlainAnswerRow`,
+:class:`BatchAnswerLine`, :class:`LmEvalSample`) by
+:func:`~twosat_formal.core.records.read_record`, strictly, as records are: an error
+names the file, the line and the field (``a.jsonl:3: field 'sample' must be an
+integer, not string``).
+
 Examples
 --------
 >>> import io
