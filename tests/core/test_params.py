@@ -9,16 +9,17 @@ from __future__ import annotations
 
 import re
 from fractions import Fraction
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 from urllib.parse import quote
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from pydantic import Field
 
 from tests.support.params import value_of
 from twosat_formal.core.formula import MAX_SIZE
-from twosat_formal.core.params import table, validate
+from twosat_formal.core.params import Rule, check, rules_table, table, validate
 from twosat_formal.errors import ConfigError
 from twosat_formal.make.generators.knobs import ParamSpec, validate_params
 from twosat_formal.make.perturb.operator import Param
@@ -228,13 +229,7 @@ def test_families_and_operators_stay_picklable_once_their_tables_are_used() -> N
         assert pickle.loads(pickle.dumps(declared)) == declared
 
 
-def _rules() -> dict[str, Any]:
-    from typing import Annotated
-
-    from pydantic import Field
-
-    from twosat_formal.core.params import Rule
-
+def _rules() -> dict[str, Rule]:
     return {
         "count": Rule(Annotated[int, Field(ge=1)], "an integer >= 1"),
         "mode": Rule(Literal["a", "b"], "a or b", "unknown mode {value!r}"),
@@ -250,8 +245,6 @@ def _rules() -> dict[str, Any]:
 def test_a_rule_table_names_the_first_bad_parameter_with_its_rules_message(
     given_values: dict[str, object],
 ) -> None:
-    from twosat_formal.core.params import check, rules_table
-
     rules = _rules()
     adapter = rules_table("demo", rules)
     count, mode = given_values.get("count", 1), given_values.get("mode", "a")
