@@ -9,16 +9,17 @@ from __future__ import annotations
 
 import re
 from fractions import Fraction
-from typing import Any
+from typing import Annotated, Any, Literal
 from urllib.parse import quote
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from pydantic import Field
 
 from tests.support.params import value_of
 from twosat_formal.core.formula import MAX_SIZE
-from twosat_formal.core.params import table, validate
+from twosat_formal.core.params import Rule, check, rules_table, table, validate
 from twosat_formal.errors import ConfigError
 from twosat_formal.make.generators.knobs import ParamSpec, validate_params
 from twosat_formal.make.perturb.operator import Param
@@ -226,3 +227,37 @@ def test_families_and_operators_stay_picklable_once_their_tables_are_used() -> N
     OPERATORS.get("filler").apply(Formula([[1, 2]]), seed=1, count="2")
     for declared in (FAMILIES.get("backbone"), OPERATORS.get("filler")):
         assert pickle.loads(pickle.dumps(declared)) == declared
+
+
+def _rules() -> dict[str, Rule]:
+    return {
+        "count": Rule(Annotated[int, Field(ge=1)], "an integer >= 1"),
+        "mode": Rule(Literal["a", "b"], "a or b", "unknown mode {value!r}"),
+    }
+
+
+@given(
+    st.dictionaries(
+        st.sampled_from(["count", "mode", "other"]),
+        st.one_of(st.integers(-2, 3), st.booleans(), st.sampled_from(["a", "b", "c"])),
+    )
+)
+def test_a_rule_table_names_the_first_bad_parameter_with_its_rules_message(
+    given_values: dict[str, object],
+) -> None:
+    rules = _rules()
+    adapter = rules_table("demo", rules)
+    count, mode = given_values.get("count", 1), given_values.get("mode", "a")
+    count_ok = type(count) is int and count >= 1
+    if "other" in given_values:  # an unknown key first
+        expected = ("other", "unknown parameter 'other'", "count, mode")
+    elif not count_ok:
+        expected = ("count", f"count must be an integer >= 1, got {count!r}", "an integer >= 1")
+    elif mode not in ("a", "b"):
+        expected = ("mode", f"unknown mode {mode!r}", "a or b")
+    else:
+        assert check(adapter, rules, given_values) == given_values
+        return
+    with pytest.raises(ConfigError) as info:
+        check(adapter, rules, given_values)
+    assert (info.value.parameter, str(info.value), info.value.valid) == expected

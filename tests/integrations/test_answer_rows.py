@@ -51,29 +51,51 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+#: The fields of a row in the order they are checked, with their JSON type (each may
+#: be null or left out but ``prompt_id``).
+CHECKED = (
+    ("prompt_id", "a string"),
+    ("response", "a string"),
+    ("finish_reason", "a string"),
+    ("prompt_tokens", "an integer"),
+    ("completion_tokens", "an integer"),
+    ("latency_s", "a number"),
+    ("reasoning", "a string"),
+    ("model", "a string"),
+    ("sample", "an integer"),
+)
+
+
+def _json_type(value: Any) -> str:
+    """The JSON type of a value of :data:`ANY`."""
+    if value is None or isinstance(value, bool):
+        return "null" if value is None else "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    names: dict[type, str] = {str: "string", list: "array", dict: "object"}
+    return names[type(value)]
+
+
+def _fits(value: Any, kind: str) -> bool:
+    if kind == "a string":
+        return isinstance(value, str)
+    return _is_int(value) or (kind == "a number" and isinstance(value, float))
+
+
 def _expected_error(row: dict[str, Any]) -> str | None:
     """The error of the first bad field of ``row`` (``None`` when it is read)."""
-    if not isinstance(row.get("prompt_id"), str):
-        return "field 'prompt_id' must be a string"
-    response = row.get("response")
-    if isinstance(response, str):
-        if row.get("finish_reason") is not None and not isinstance(row["finish_reason"], str):
-            return "field 'finish_reason' must be a string or null"
-        tokens = [row.get("prompt_tokens"), row.get("completion_tokens")]
-        if any(value is not None and not _is_int(value) for value in tokens):
-            return "fields 'prompt_tokens' and 'completion_tokens' must be integers or null"
-        latency = row.get("latency_s")
-        if latency is not None and not (_is_int(latency) or isinstance(latency, float)):
-            return "field 'latency_s' must be a number or null"
-        if row.get("reasoning") is not None and not isinstance(row["reasoning"], str):
-            return "field 'reasoning' must be a string or null"
-    elif response is not None or not isinstance(row.get("error"), str):
+    if "prompt_id" not in row:
+        return "missing field 'prompt_id'"
+    for name, kind in CHECKED:
+        value: Any = row.get(name)
+        if value is None and name != "prompt_id":
+            continue
+        if not _fits(value, kind):
+            return f"field {name!r} must be {kind}, not {_json_type(value)}"
+        if name == "sample" and value < 0:
+            return f"field 'sample' must be >= 0, not {value!r}"
+    if not isinstance(row.get("response"), str) and not isinstance(row.get("error"), str):
         return "field 'response' must be a string (or null with an 'error' string)"
-    if row.get("model") is not None and not isinstance(row["model"], str):
-        return "field 'model' must be a string"
-    sample = row.get("sample")
-    if sample is not None and not (_is_int(sample) and sample >= 0):
-        return "field 'sample' must be an integer >= 0"
     return None
 
 
@@ -109,3 +131,66 @@ def test_a_plain_row_is_read_as_it_is_or_refused_at_its_first_bad_field(
         )
     else:
         assert answer.response is None and answer.error == row.get("error")
+
+
+@pytest.mark.parametrize(
+    ("row", "expected"),
+    [
+        ({"response": "Yes"}, "missing field 'prompt_id'"),
+        ({"prompt_id": None, "response": "Yes"}, "field 'prompt_id' must be a string, not null"),
+        ({"prompt_id": "p", "response": 5}, "field 'response' must be a string, not number"),
+        ({"prompt_id": "p"}, "field 'response' must be a string (or null with an 'error' string)"),
+        (  # a failed request's fields are checked too
+            {"prompt_id": "p", "response": None, "error": "x", "finish_reason": 1},
+            "field 'finish_reason' must be a string, not number",
+        ),
+        ({"prompt_id": "p", "error": "x", "sample": -2}, "field 'sample' must be >= 0, not -2"),
+        (
+            {"prompt_id": "p", "error": "x", "sample": 1.0},
+            "field 'sample' must be an integer, not number",
+        ),
+    ],
+)
+def test_a_bad_row_is_named_at_its_line(row: dict[str, Any], expected: str) -> None:
+    lines = io.StringIO(json.dumps(row) + "\n")
+    with pytest.raises(RecordError) as caught:
+        list(read_answer_stream(lines, "a.jsonl"))
+    assert str(caught.value) == f"a.jsonl:1: {expected}" and caught.value.line == 1
+
+
+def test_a_batch_line_names_its_custom_id() -> None:
+    lines = io.StringIO('{"prompt_id": "p", "response": "No"}\n{"custom_id": 7}\n')
+    with pytest.raises(RecordError) as caught:
+        list(read_answer_stream(lines, "b.jsonl"))
+    assert str(caught.value) == "b.jsonl:2: field 'custom_id' must be a string, not number"
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ({"doc": "p", "resps": [["a"]]}, "field 'doc' must be an object, not string"),
+        ({"doc": {}, "resps": [["a"]]}, "missing field 'doc.id'"),
+        ({"doc": {"id": 3}, "resps": [["a"]]}, "field 'doc.id' must be a string, not number"),
+        ({"doc": {"id": "p"}, "resps": []}, "field 'resps' must not be empty"),
+        ({"doc": {"id": "p"}, "resps": ["a"]}, "field 'resps[0]' must be a list, not string"),
+        (
+            {"doc": {"id": "p"}, "resps": [["a", None]]},
+            "field 'resps[0][1]' must be a string, not null",
+        ),
+    ],
+)
+def test_a_bad_lm_eval_line_names_its_field(line: dict[str, Any], expected: str) -> None:
+    lines = io.StringIO(json.dumps(line) + "\n")
+    with pytest.raises(RecordError) as caught:
+        list(read_answer_stream(lines, "s.jsonl"))
+    assert str(caught.value) == f"s.jsonl:1: {expected}"
+
+
+@given(st.lists(st.text(max_size=5), min_size=1, max_size=4), st.text(min_size=1, max_size=4))
+def test_an_lm_eval_line_gives_one_answer_per_repeat(texts: list[str], prompt_id: str) -> None:
+    line = {"doc": {"id": prompt_id, "x": 1}, "resps": [texts], "filter": "none"}
+    answers = list(read_answer_stream(io.StringIO(json.dumps(line) + "\n"), "s.jsonl"))
+    assert [(a.prompt_id, a.sample, a.form) for a in answers] == [
+        (prompt_id, k, "lm-eval") for k in range(len(texts))
+    ]
+    assert [a.response.text for a in answers if a.response is not None] == texts

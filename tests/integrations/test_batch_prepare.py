@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 from hypothesis import given, settings
@@ -16,7 +16,7 @@ from tests.support.faultserver import FaultServer
 from tests.support.integrations import cli, make_dataset
 from twosat_formal.core.model import SamplingParams
 from twosat_formal.errors import ConfigError
-from twosat_formal.integrations.batch import part_paths, write_batch
+from twosat_formal.integrations.batch import batch_requests, part_paths, write_batch
 
 #: What the OpenAI API takes as a model id (its own ids, fine-tunes, vLLM repo names).
 API_MODEL_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/@+-]*")
@@ -227,3 +227,52 @@ def test_an_experiment_spec_sends_the_reasoning_fields_it_names() -> None:
     assert (params.max_completion_tokens, params.reasoning_effort) == (900, "high")
     with pytest.raises(RecordError, match="reasoning_effort='huge' is not one of"):
         parse_spec({**good, "sampling": {"reasoning_effort": "huge"}})
+
+
+class Prompt(NamedTuple):
+    """A prompt as a request line needs it."""
+
+    id: str
+    text: str
+
+
+#: Values that are no count: flags, fractions, text, nothing, lists.
+NOT_COUNTS = st.one_of(st.booleans(), st.floats(), st.text(max_size=3), st.none(), st.just([1]))
+
+
+@given(
+    name=st.sampled_from(["samples", "max_requests", "max_bytes"]),
+    value=st.one_of(st.integers(-3, 3), NOT_COUNTS),
+)
+def test_counts_are_integers_of_at_least_one_refused_before_anything_is_made(
+    tmp_path_factory: pytest.TempPathFactory, name: str, value: object
+) -> None:
+    out = tmp_path_factory.mktemp("limits") / "r.jsonl"
+    prompts = [Prompt("p1", "Is A true?")]
+
+    def run() -> object:
+        if name == "samples":
+            return list(batch_requests(prompts, "m", SamplingParams(), samples=value))  # type: ignore[arg-type]
+        rows = batch_requests(prompts, "m", SamplingParams())
+        return write_batch(rows, out, **{name: value})  # type: ignore[arg-type]
+
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 1:
+        if name == "max_bytes":
+            value *= 1000  # room for the one request
+        assert run()
+        return
+    with pytest.raises(ConfigError) as info:
+        run()
+    assert str(info.value) == f"{name} must be an integer >= 1, got {value!r}"
+    assert (info.value.parameter, info.value.valid) == (name, "an integer >= 1")
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("mode", ["fax", "", "Chat", None])
+def test_a_mode_is_chat_or_completion(mode: object) -> None:
+    with pytest.raises(ConfigError) as info:
+        batch_requests([Prompt("p", "T")], "m", SamplingParams(), mode=mode)  # type: ignore[arg-type]
+    assert str(info.value) == f"unknown mode {mode!r}"
+    assert (info.value.parameter, info.value.valid) == ("mode", "chat or completion")
+    for good in ("chat", "completion"):
+        assert list(batch_requests([Prompt("p", "T")], "m", SamplingParams(), mode=good))

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tests.support.integrations import cli, make_dataset
-from twosat_formal.errors import MissingExtraError
-from twosat_formal.integrations.exports import EXPORT_FORMATS, export_dataset
+from twosat_formal.errors import ConfigError, MissingExtraError
+from twosat_formal.integrations.exports import EXPORT_FORMATS, ExportOptions, export_dataset
 from twosat_formal.integrations.rows import judge_row, row_formula
 from twosat_formal.io.instance import read_instances
 from twosat_formal.solve import solve
@@ -272,3 +275,36 @@ def test_story_prompts_export_with_their_own_columns(tmp_path: Path) -> None:
             expected = score(Response(answer), item.prompt, item.formula, item.label)
             assert judge_row(row, answer) == expected
         assert judge_row(row, text).correct
+
+
+#: A Hub license identifier as the docs state it: lowercase letters and digits first,
+#: then those, dots, pluses and dashes.
+HUB_LICENSE = re.compile(r"[a-z0-9][a-z0-9.+-]*")
+
+
+@given(
+    st.one_of(st.text(alphabet="aZ09.+- \n_", max_size=6), st.sampled_from(["mit", "cc-by-4.0"]))
+)
+def test_a_license_is_a_hub_identifier(license: str) -> None:
+    if HUB_LICENSE.fullmatch(license):
+        assert ExportOptions(license=license).license == license
+        return
+    with pytest.raises(ConfigError) as info:
+        ExportOptions(license=license)
+    assert str(info.value) == f"license {license!r} is not a Hub license identifier"
+    assert info.value.parameter == "license" and "cc-by-4.0" in (info.value.valid or "")
+
+
+@given(
+    st.sampled_from(["max_tokens", "max_gen_toks"]),
+    st.one_of(st.integers(-2, 3), st.booleans(), st.floats(0, 3), st.text(max_size=2)),
+)
+def test_a_generation_budget_is_an_integer_of_at_least_one(name: str, value: object) -> None:
+    if type(value) is int and value >= 1:
+        fields: dict[str, Any] = {name: value}
+        assert getattr(ExportOptions(**fields), name) == value
+        return
+    with pytest.raises(ConfigError) as info:
+        ExportOptions(**{name: value})  # type: ignore[arg-type]
+    assert str(info.value) == f"{name} must be an integer >= 1, got {value!r}"
+    assert (info.value.parameter, info.value.valid) == (name, "an integer >= 1")

@@ -195,7 +195,7 @@ def test_the_curriculum_raises_size_fillers_and_spread() -> None:
         assert easier.max_filler_share <= harder.max_filler_share
         assert easier.knob_spread < harder.knob_spread
     assert curriculum.decrement() and curriculum.level == len(seen) - 2
-    with pytest.raises(ConfigError, match="level 9 is out of range"):
+    with pytest.raises(ConfigError, match=r"level must be an integer in 0\.\.4, got 9"):
         curriculum.set_level(9)
 
 

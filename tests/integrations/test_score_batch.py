@@ -214,6 +214,33 @@ def test_a_file_that_is_not_json_lines_still_exits_2(
     assert code == 2 and "give the model with --model" in err and not out.exists()
 
 
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ({"custom_id": 7}, "field 'custom_id' must be a string, not number"),
+        (
+            {"prompt_id": "p", "response": "No", "sample": "1"},
+            "field 'sample' must be an integer, not string",
+        ),
+        ({"doc": {"id": None}, "resps": [["No"]]}, "field 'doc.id' must be a string, not null"),
+    ],
+)
+def test_a_bad_answer_field_exits_2_with_its_file_and_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], line: dict[str, Any], message: str
+) -> None:
+    items = make_items(1)
+    prompts, dataset = write_inputs(tmp_path, items)
+    good = {"prompt_id": items[0].prompt.id, "response": "The answer is: Yes"}
+    answers = write_jsonl(tmp_path / "answers.jsonl", [good, line])
+    out = tmp_path / "scored.jsonl"
+    code, _, err = run(
+        capsys, "score", str(answers), "--prompts", str(prompts), "--dataset", str(dataset),
+        "--out", str(out),
+    )  # fmt: skip
+    assert code == 2 and f"answers.jsonl:2: {message}" in err and "Traceback" not in err
+    assert not out.exists()
+
+
 @settings(max_examples=50, deadline=None)
 @given(
     parts=st.lists(st.text(max_size=20), min_size=1, max_size=3),

@@ -420,29 +420,21 @@ def rederive_prompt(
     from the one that wrote it. ``transforms``
     are the instance's: an edited instance's example JSON shows the entities of the
     formula its edits started from (:func:`~twosat_formal.verbalize.example_formula`).
+    ``record`` is one that :meth:`~twosat_formal.verbalize.prompts.PromptRecord.from_record`
+    has read (as ``certify`` reads it first): its fields' types are the model's
+    (:class:`~twosat_formal.core.records.PromptRecordModel`), checked there once.
     """
     from twosat_formal.verbalize import example_formula, prompt_record
 
-    for key in ("instance_id", "template"):
-        if not isinstance(record.get(key), str):
-            raise RecordError(f"field {key!r} must be a string")
-    seed = record.get("seed")
-    if not isinstance(seed, int) or isinstance(seed, bool):
-        raise RecordError("field 'seed' must be an integer")
-    ask_cycle = record.get("ask_cycle", False)
-    if not isinstance(ask_cycle, bool):
-        raise RecordError("field 'ask_cycle' must be true or false")
     if transforms is not None and not isinstance(transforms, list | tuple):
         raise RecordError("its instance's transforms must be a list")
     ask = record.get("ask", "decision")
-    if not isinstance(ask, str):
-        raise RecordError("field 'ask' must be a string")
     again = prompt_record(
         formula,
         record["template"],
         instance_id=record["instance_id"],
-        seed=seed,
-        ask_cycle=ask_cycle,
+        seed=record["seed"],
+        ask_cycle=record.get("ask_cycle", False),
         example_from=example_formula(formula, transforms),
         ask=ask,
     ).to_record()

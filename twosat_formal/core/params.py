@@ -6,7 +6,10 @@ pydantic ``TypedDict`` adapter (:func:`table`) that refuses unknown keys and che
 each value strictly (``true`` is no integer) against its type, bounds and choices.
 Command-line text is read first by the field's reader (:func:`from_text`).
 :func:`validate` returns the typed values, or raises the owner's error for the first
-fault, which names the parameter.
+fault, which names the parameter. An owner whose parameters each have their own words
+(a config's fields, a writer's options) declares a :class:`Rule` per parameter (type,
+what is valid, message) and checks them with :func:`check`, whose
+:class:`~twosat_formal.errors.ConfigError` carries the rule's message and ``valid``.
 
 Examples
 --------
@@ -25,7 +28,7 @@ ValueError: bad count
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from pydantic import BeforeValidator, ConfigDict, TypeAdapter, ValidationError, with_config
 from typing_extensions import TypedDict
@@ -33,7 +36,18 @@ from typing_extensions import TypedDict
 from twosat_formal._util.recent import Recent
 from twosat_formal.errors import ConfigError
 
-__all__ = ["Declared", "Problem", "from_text", "must", "table", "table_of", "validate"]
+__all__ = [
+    "Declared",
+    "Problem",
+    "Rule",
+    "check",
+    "from_text",
+    "must",
+    "rules_table",
+    "table",
+    "table_of",
+    "validate",
+]
 
 #: ``TypedDict``'s functional form, with field names known only at run time.
 _TYPED_DICT: Any = TypedDict
@@ -133,3 +147,42 @@ def must(key: str, value: object, valid: str) -> ConfigError:
     top_p must be a number in (0, 1], not 2.0
     """
     return ConfigError(f"{key} must be {valid}, not {value!r}", parameter=key, valid=valid)
+
+
+class Rule(NamedTuple):
+    """A parameter's rule: its annotated type, what is valid (the error's ``valid``) and
+    its error's message, formatted with ``key``, ``value`` and ``valid``."""
+
+    type: Any
+    valid: str
+    message: str = "{key} must be {valid}, got {value!r}"
+
+
+def rules_table(name: str, rules: Mapping[str, Rule]) -> TypeAdapter[dict[str, Any]]:
+    """The table of ``rules`` (:func:`table` of their types)."""
+    return table(name, {key: rule.type for key, rule in rules.items()})
+
+
+def check(
+    adapter: TypeAdapter[dict[str, Any]], rules: Mapping[str, Rule], given: Mapping[str, object]
+) -> dict[str, Any]:
+    """``given`` checked by ``adapter``, the table of ``rules``; the first fault is a
+    :class:`ConfigError` with its rule's message, ``parameter`` and ``valid``.
+
+    >>> from typing import Annotated
+    >>> from pydantic import Field
+    >>> rules = {"size": Rule(Annotated[int, Field(ge=1)], "an integer >= 1")}
+    >>> check(rules_table("demo", rules), rules, {"size": 0})
+    Traceback (most recent call last):
+    ...
+    twosat_formal.errors.ConfigError: size must be an integer >= 1, got 0
+    """
+
+    def problem(key: str, unknown: bool) -> ConfigError:
+        if unknown:
+            return ConfigError(f"unknown parameter {key!r}", parameter=key, valid=", ".join(rules))
+        rule = rules[key]
+        message = rule.message.format(key=key, value=given[key], valid=rule.valid)
+        return ConfigError(message, parameter=key, valid=rule.valid)
+
+    return validate(adapter, given, problem)

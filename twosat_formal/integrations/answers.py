@@ -20,6 +20,12 @@ Three JSON Lines forms are read, one decided per line, so a file may mix them:
   (``results_<date>.json`` beside it, :func:`lm_eval_model_name`), else the name of
   the folder lm-eval wrote the file into.
 
+Each form's fields are read through its pydantic model (:class:`PlainAnswerRow`,
+:class:`BatchAnswerLine`, :class:`LmEvalSample`) by
+:func:`~twosat_formal.core.records.read_record`, strictly, as records are: an error
+names the file, the line and the field (``a.jsonl:3: field 'sample' must be an
+integer, not string``).
+
 Examples
 --------
 >>> import io
@@ -45,8 +51,11 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Annotated, Any, Self, TypeVar
 
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from twosat_formal.core.records import read_record
 from twosat_formal.errors import EvaluationError, RecordError
 from twosat_formal.evaluate.models.base import Response
 from twosat_formal.evaluate.models.openai_compat import parse_reply, parse_responses_reply
@@ -56,13 +65,18 @@ __all__ = [
     "DEFAULT_MODEL",
     "FORMS",
     "SAMPLE_SEPARATOR",
+    "BatchAnswerLine",
     "ExternalAnswer",
+    "LmEvalSample",
+    "PlainAnswerRow",
     "custom_id",
     "lm_eval_model_name",
     "read_answer_stream",
     "read_answers",
     "split_custom_id",
 ]
+
+M = TypeVar("M", bound=BaseModel)
 
 #: The forms of answer lines, by the name :attr:`ExternalAnswer.form` gives them.
 FORMS: tuple[str, ...] = ("jsonl", "openai-batch", "lm-eval")
@@ -111,62 +125,78 @@ def split_custom_id(value: str) -> tuple[str, int]:
     return value, 0
 
 
-def _sample(value: Any, bad: Any) -> int:
-    if value is None:
-        return 0
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise bad("field 'sample' must be an integer >= 0")
-    return value
+@dataclass(frozen=True)
+class _At:
+    """Where an answer line was read: its errors name the file and the line."""
+
+    source: str
+    number: int
+
+    def error(self, message: str) -> RecordError:
+        """The error of this line."""
+        return RecordError(message, line=self.number, source=self.source)
+
+    def read(self, model: type[M], obj: Mapping[str, Any]) -> M:
+        """``obj`` read through ``model`` (strictly; the error names the field)."""
+        return read_record(model, obj, what="an answer line", line=self.number, source=self.source)
 
 
-#: The optional fields of a plain row's answer, in :class:`Response`'s order after the
-#: text: the fields, the types they may have (or null) and the error when they do not.
-_RESPONSE_FIELDS: tuple[tuple[tuple[str, ...], type | tuple[type, ...], str], ...] = (
-    (("finish_reason",), str, "field 'finish_reason' must be a string or null"),
-    (
-        ("prompt_tokens", "completion_tokens"),
-        int,
-        "fields 'prompt_tokens' and 'completion_tokens' must be integers or null",
-    ),
-    (("latency_s",), (int, float), "field 'latency_s' must be a number or null"),
-    (("reasoning",), str, "field 'reasoning' must be a string or null"),
-)
+class PlainAnswerRow(BaseModel):
+    """A plain answer row, as read: each field is checked in this order, then the rule
+    that a row without a response string has an ``error`` string (the failed request).
+
+    >>> PlainAnswerRow.model_validate({"prompt_id": "p", "response": "Yes"}).answer("m")
+    ExternalAnswer(prompt_id='p', sample=0, model='m', response=Response(text='Yes', \
+finish_reason=None, prompt_tokens=None, completion_tokens=None, latency_s=None, \
+reasoning=None), error=None, form='jsonl', source=None, line=None)
+    """
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    prompt_id: str
+    response: str | None = None
+    error: Any = None
+    finish_reason: str | None = None
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    latency_s: float | None = None
+    reasoning: str | None = None
+    model: str | None = None
+    sample: Annotated[int, Field(ge=0)] | None = None
+
+    @model_validator(mode="after")
+    def _answer_or_error(self) -> Self:
+        if self.response is None and not isinstance(self.error, str):
+            raise ValueError("field 'response' must be a string (or null with an 'error' string)")
+        return self
+
+    def answer(self, model: str | None) -> ExternalAnswer:
+        """The answer of this row (``model``, when given, names its model)."""
+        name = model or self.model or DEFAULT_MODEL
+        if self.response is None:
+            return ExternalAnswer(self.prompt_id, self.sample or 0, name, None, self.error)
+        response = Response(
+            self.response,
+            self.finish_reason,
+            self.prompt_tokens,
+            self.completion_tokens,
+            self.latency_s,
+            self.reasoning,
+        )
+        return ExternalAnswer(self.prompt_id, self.sample or 0, name, response)
 
 
-def _typed(value: Any, kinds: type | tuple[type, ...]) -> bool:
-    """Whether ``value`` is null or of ``kinds`` (a bool is no number)."""
-    return value is None or (not isinstance(value, bool) and isinstance(value, kinds))
+class BatchAnswerLine(BaseModel):
+    """An OpenAI Batch API output line, as read: its ``custom_id`` (the rest of the line
+    is read as the API's shapes, a failed request where it is not one)."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    custom_id: str
 
 
-def _plain_response(obj: Mapping[str, Any], text: str, bad: Any) -> Response:
-    values: list[Any] = []
-    for fields, kinds, message in _RESPONSE_FIELDS:
-        found = [obj.get(field) for field in fields]
-        if not all(_typed(value, kinds) for value in found):
-            raise bad(message)
-        values += found
-    return Response(text, *values)
-
-
-def _plain(
-    obj: Mapping[str, Any], model: str | None, bad: Any, number: int
-) -> Iterator[ExternalAnswer]:
-    prompt_id = obj.get("prompt_id")
-    if not isinstance(prompt_id, str):
-        raise bad("field 'prompt_id' must be a string")
-    text, error = obj.get("response"), obj.get("error")
-    if isinstance(text, str):
-        response, error = _plain_response(obj, text, bad), None
-    elif text is not None or not isinstance(error, str):
-        raise bad("field 'response' must be a string (or null with an 'error' string)")
-    else:
-        response = None
-    name = obj.get("model")
-    if not _typed(name, str):
-        raise bad("field 'model' must be a string")
-    yield ExternalAnswer(
-        prompt_id, _sample(obj.get("sample"), bad), model or name or DEFAULT_MODEL, response, error
-    )
+def _plain(obj: Mapping[str, Any], model: str | None, at: _At) -> Iterator[ExternalAnswer]:
+    yield at.read(PlainAnswerRow, obj).answer(model)
 
 
 def _batch_error(obj: Mapping[str, Any]) -> str | None:
@@ -203,16 +233,11 @@ def _parse_body(body: Any) -> Response:
     return parse_reply(mode, body)
 
 
-def _batch(
-    obj: Mapping[str, Any], model: str | None, bad: Any, number: int
-) -> Iterator[ExternalAnswer]:
+def _batch(obj: Mapping[str, Any], model: str | None, at: _At) -> Iterator[ExternalAnswer]:
     """The answer of a Batch API output line; its model is ``""`` when neither ``model``
     nor the line names one (a failed request: :func:`read_answer_stream` gives it the
     batch's model)."""
-    cid = obj.get("custom_id")
-    if not isinstance(cid, str):
-        raise bad("field 'custom_id' must be a string")
-    prompt_id, sample = split_custom_id(cid)
+    prompt_id, sample = split_custom_id(at.read(BatchAnswerLine, obj).custom_id)
     error = _batch_error(obj)
     body = obj.get("response", {}).get("body") if isinstance(obj.get("response"), Mapping) else None
     served = body.get("model") if isinstance(body, Mapping) else None
@@ -221,30 +246,34 @@ def _batch(
         try:
             response = _parse_body(body)
         except EvaluationError as exc:
-            error = f"line {number}: {exc}"
+            error = f"line {at.number}: {exc}"
         else:
             yield ExternalAnswer(prompt_id, sample, name, response, None, "openai-batch")
             return
     yield ExternalAnswer(prompt_id, sample, name, None, error, "openai-batch")
 
 
-def _lm_eval(
-    obj: Mapping[str, Any], model: str | None, bad: Any, number: int
-) -> Iterator[ExternalAnswer]:
-    doc = obj.get("doc")
-    prompt_id = doc.get("id") if isinstance(doc, Mapping) else None
-    if not isinstance(prompt_id, str):
-        raise bad("an lm-eval sample must carry the exported row as 'doc' (with its 'id')")
-    resps = obj.get("resps")
-    if (
-        not isinstance(resps, list)
-        or not resps
-        or not isinstance(resps[0], list)
-        or not all(isinstance(text, str) for text in resps[0])
-    ):
-        raise bad("field 'resps' must be a list holding a list of answer strings")
-    for sample, text in enumerate(resps[0]):
-        yield ExternalAnswer(prompt_id, sample, model or DEFAULT_MODEL, Response(text), None)
+class _LmEvalDoc(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    id: str
+
+
+class LmEvalSample(BaseModel):
+    """An lm-eval ``--log_samples`` line, as read: ``doc`` the exported row (its ``id``
+    the prompt id), ``resps`` a non-empty list of lists of answers (the first one's
+    answers are the samples)."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    doc: _LmEvalDoc
+    resps: Annotated[list[list[str]], Field(min_length=1)]
+
+
+def _lm_eval(obj: Mapping[str, Any], model: str | None, at: _At) -> Iterator[ExternalAnswer]:
+    line = at.read(LmEvalSample, obj)
+    for sample, text in enumerate(line.resps[0]):
+        yield ExternalAnswer(line.doc.id, sample, model or DEFAULT_MODEL, Response(text), None)
 
 
 def _form(obj: Mapping[str, Any]) -> str:
@@ -305,13 +334,9 @@ def _read_lines(
     lm-eval lines of the first filter only (lm-eval writes one line per doc and filter)."""
     seen_filter: str | None = None
     for line in read_stream(stream, source):
-        obj = line.value
-
-        def bad(message: str, number: int = line.number) -> RecordError:
-            return RecordError(message, line=number, source=source)
-
+        obj, at = line.value, _At(source, line.number)
         if not isinstance(obj, Mapping):
-            raise bad("an answer line must be a JSON object")
+            raise at.error("an answer line must be a JSON object")
         form = _form(obj)
         if form == "lm-eval":
             key = str(obj.get("filter"))
@@ -319,7 +344,7 @@ def _read_lines(
             if key != seen_filter:
                 continue
         named = model if form != "lm-eval" else (model or lm_eval_model)
-        for answer in _READERS[form](obj, named, bad, line.number):
+        for answer in _READERS[form](obj, named, at):
             yield dataclasses.replace(answer, form=form, source=source, line=line.number)
 
 

@@ -37,10 +37,13 @@ import os
 import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import IO, Any, Protocol
+from typing import IO, Annotated, Any, Literal, Protocol
+
+from pydantic import Field
 
 from twosat_formal._util.atomic import atomic_output, stream_target, write_target
 from twosat_formal.core.model import DEFAULT_MODE
+from twosat_formal.core.params import Rule, check, rules_table
 from twosat_formal.errors import ConfigError
 from twosat_formal.evaluate.models import MODELS, parse_spec
 from twosat_formal.evaluate.models.base import SamplingParams, sampling_for
@@ -52,6 +55,7 @@ __all__ = [
     "ENDPOINTS",
     "MAX_BYTES",
     "MAX_REQUESTS",
+    "OPTION_RULES",
     "batch_model",
     "batch_requests",
     "part_paths",
@@ -68,6 +72,29 @@ MAX_BYTES = 200 * 1024 * 1024
 _BAD_ID = re.compile(r"[\s\x00-\x1f\x7f?#\"\\]")
 #: The spec prefix of OpenAI-compatible APIs.
 _OPENAI = "openai"
+
+
+_COUNT = Rule(Annotated[int, Field(ge=1)], "an integer >= 1")
+#: The rules of the options of :func:`batch_requests` and :func:`write_batch`.
+OPTION_RULES: dict[str, Rule] = {
+    "samples": _COUNT,
+    "mode": Rule(Literal[MODES], " or ".join(MODES), "unknown mode {value!r}"),
+    "max_requests": _COUNT,
+    "max_bytes": _COUNT,
+}
+_OPTIONS = rules_table("batch options", OPTION_RULES)
+
+
+def _check_options(**given: object) -> None:
+    """Refuse the first option of ``given`` that breaks its rule (:class:`ConfigError`).
+
+    >>> _check_options(samples=2, mode="chat")
+    >>> _check_options(max_bytes=0)
+    Traceback (most recent call last):
+    ...
+    twosat_formal.errors.ConfigError: max_bytes must be an integer >= 1, got 0
+    """
+    check(_OPTIONS, OPTION_RULES, given)
 
 
 def batch_model(spec: str, params: SamplingParams, mode: str) -> tuple[str, SamplingParams, str]:
@@ -160,11 +187,9 @@ def batch_requests(
     mode:
         ``"chat"`` (messages) or ``"completion"`` (raw prompt).
     """
-    if isinstance(samples, bool) or not isinstance(samples, int) or samples < 1:
-        raise ConfigError(f"samples must be >= 1, got {samples!r}", parameter="samples")
+    _check_options(samples=samples)
     model_id, params, mode = batch_model(model, params, mode)
-    if mode not in MODES:
-        raise ConfigError(f"unknown mode {mode!r}", parameter="mode", valid=" or ".join(MODES))
+    _check_options(mode=mode)
     return _rows(prompts, model_id, params, samples, mode)
 
 
@@ -238,9 +263,7 @@ def write_batch(
     ConfigError
         A limit below 1, or a single request longer than ``max_bytes``.
     """
-    for name, value in (("max_requests", max_requests), ("max_bytes", max_bytes)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ConfigError(f"{name} must be an integer >= 1, got {value!r}", parameter=name)
+    _check_options(max_requests=max_requests, max_bytes=max_bytes)
     if stream_target(out):  # a device, pipe or descriptor: one stream, written in place
         return [(Path(out), _write_stream(rows, out, max_bytes))]
     out = write_target(out)  # a symbolic link is written through, never replaced

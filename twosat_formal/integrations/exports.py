@@ -21,18 +21,20 @@ Examples
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from importlib import import_module
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
+
+from pydantic import Field
 
 from twosat_formal._util.atomic import write_target
 from twosat_formal._util.registry import Registry
 from twosat_formal.core.model import DEFAULT_MAX_TOKENS
+from twosat_formal.core.params import Rule, check, rules_table
 from twosat_formal.errors import ConfigError, RecordError
 
 if TYPE_CHECKING:
@@ -44,6 +46,7 @@ __all__ = [
     "DEFAULT_LICENSE",
     "DEFAULT_MAX_GEN_TOKS",
     "EXPORT_FORMATS",
+    "OPTION_RULES",
     "Bundle",
     "ExportFormat",
     "ExportOptions",
@@ -129,12 +132,22 @@ class ExportOptions:
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        if not re.fullmatch(r"[a-z0-9][a-z0-9.+-]*", self.license):
-            raise ConfigError(
-                f"license {self.license!r} is not a Hub license identifier",
-                parameter="license",
-                valid="lowercase, like cc-by-4.0, apache-2.0, mit, other or unknown",
-            )
+        check(_OPTIONS, OPTION_RULES, {name: getattr(self, name) for name in OPTION_RULES})
+
+
+_BUDGET = Rule(Annotated[int, Field(ge=1)], "an integer >= 1")
+#: The rules of :class:`ExportOptions`' fields.
+OPTION_RULES: dict[str, Rule] = {
+    "name": Rule(str, "a string"),
+    "max_tokens": _BUDGET,
+    "max_gen_toks": _BUDGET,
+    "license": Rule(
+        Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9.+-]*$")],
+        "lowercase, like cc-by-4.0, apache-2.0, mit, other or unknown",
+        "license {value!r} is not a Hub license identifier",
+    ),
+}
+_OPTIONS = rules_table("export options", OPTION_RULES)
 
 
 @dataclass(frozen=True)

@@ -61,9 +61,12 @@ import random
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, overload
+from typing import Annotated, Any, ClassVar, Literal, overload
+
+from pydantic import Field
 
 from twosat_formal.core.formula import Formula
+from twosat_formal.core.params import Rule, check, rules_table
 from twosat_formal.core.seeds import seeded_rng
 from twosat_formal.errors import ConfigError, TwoSatFormalError, UnknownNameError
 from twosat_formal.evaluate.diagnostics.chains import chain_object, closed_walk
@@ -73,9 +76,11 @@ from twosat_formal.io import parse_dimacs
 from twosat_formal.io.instance import LABELS
 from twosat_formal.make.generators import FAMILIES, generate
 from twosat_formal.solve import solve
+from twosat_formal.solve.questions import ASKED
 from twosat_formal.verbalize import TEMPLATES, Prompt, verbalize
 
 __all__ = [
+    "CONFIG_RULES",
     "CURRICULUM_LEVELS",
     "DATASET_NAMES",
     "DEFAULT_SIZE",
@@ -174,65 +179,73 @@ class TwoSatConfig:
     def validate(self) -> None:
         """Raise :class:`ConfigError` (or :class:`UnknownNameError`) for a bad config.
 
+        Each field's type and range is checked first (:data:`CONFIG_RULES`, one
+        :mod:`~twosat_formal.core.params` table; the first faulty field in field order
+        is reported), then the family and template names, then the rules across fields.
+
         >>> TwoSatConfig(min_clauses=9, max_clauses=3).validate()
         Traceback (most recent call last):
         ...
         twosat_formal.errors.ConfigError: min_clauses 9 is above max_clauses 3
+        >>> TwoSatConfig(knob_spread=0.9).validate()
+        Traceback (most recent call last):
+        ...
+        twosat_formal.errors.ConfigError: knob_spread must be a number in [0, 0.5], got 0.9
         """
-        for step in (_check_names, _check_numbers, _check_types, _check_flags, _check_balance):
-            step(self)
+        check(_CONFIG_TABLE, CONFIG_RULES, {name: getattr(self, name) for name in CONFIG_RULES})
+        for family in self.families:
+            FAMILIES.get(family)
+        for template in self.templates:
+            TEMPLATES.get(template)
+        _check_across(self)
 
 
-def _check_names(config: TwoSatConfig) -> None:
-    for family in config.families:
-        FAMILIES.get(family)
-    for template in config.templates:
-        TEMPLATES.get(template)
+def _unit(high: float) -> Rule:
+    """A finite number in ``[0, high]``."""
+    number = Annotated[float, Field(ge=0, le=high, allow_inf_nan=False)]
+    says = f"{{key}} must be a number in [0, {high:g}], got {{value!r}}"
+    return Rule(number, f"[0, {high:g}]", says)
 
 
-def _check_numbers(config: TwoSatConfig) -> None:
-    _check_int("min_clauses", config.min_clauses, 1)
-    _check_int("max_clauses", config.max_clauses, 1)
-    _check_int("size", config.size, 0)
-    if config.seed is not None:
-        _check_int("seed", config.seed, None)
+_COUNT = {low: Rule(Annotated[int, Field(ge=low)], f"an integer >= {low}") for low in (0, 1)}
+_FLAG = Rule(bool, "true or false")
+_NAMES = Rule(tuple[str, ...], "a sequence of names")
+_QUESTION_TYPES = ("decision", *ASKED)
+#: Every field's rule (:class:`~twosat_formal.core.params.Rule`), in field order (the
+#: names of families and templates are then looked up in their registries).
+CONFIG_RULES: dict[str, Rule] = {
+    "families": _NAMES,
+    "min_clauses": _COUNT[1],
+    "max_clauses": _COUNT[1],
+    "knob_spread": _unit(0.5),
+    "min_filler_share": _unit(1.0),
+    "max_filler_share": _unit(1.0),
+    "templates": _NAMES,
+    "balance": _FLAG,
+    "require_chain": _FLAG,
+    "lenient": _FLAG,
+    "partial_credit": _unit(1.0),
+    "seed": Rule(int | None, "an integer"),
+    "size": _COUNT[0],
+    "types": Rule(
+        tuple[Literal[_QUESTION_TYPES], ...],  # type: ignore[valid-type]
+        ", ".join(_QUESTION_TYPES),
+        "{key} must be question types among {valid}, got {value!r}",
+    ),
+}
+_CONFIG_TABLE = rules_table("TwoSatConfig", CONFIG_RULES)
+
+
+def _check_across(config: TwoSatConfig) -> None:
+    """The rules that tie fields together (each field is valid on its own)."""
     if config.min_clauses > config.max_clauses:
         raise ConfigError(
             f"min_clauses {config.min_clauses} is above max_clauses {config.max_clauses}",
             parameter="min_clauses",
             valid=f"<= {config.max_clauses}",
         )
-    _check_unit("knob_spread", config.knob_spread, 0.5)
-    _check_unit("min_filler_share", config.min_filler_share, 1.0)
-    _check_unit("max_filler_share", config.max_filler_share, 1.0)
-    _check_unit("partial_credit", config.partial_credit, 1.0)
-
-
-def _check_types(config: TwoSatConfig) -> None:
-    from twosat_formal.solve.questions import ASKED
-
-    for kind in config.types:
-        if kind != "decision" and kind not in ASKED:
-            raise ConfigError(
-                f"unknown question type {kind!r} in types",
-                parameter="types",
-                valid="decision, " + ", ".join(ASKED),
-            )
     if config.types and config.require_chain:
         raise ConfigError("types and require_chain do not mix", parameter="types")
-
-
-def _check_flags(config: TwoSatConfig) -> None:
-    for flag in ("balance", "require_chain", "lenient"):
-        if not isinstance(getattr(config, flag), bool):
-            raise ConfigError(
-                f"{flag} must be true or false, got {getattr(config, flag)!r}",
-                parameter=flag,
-                valid="true or false",
-            )
-
-
-def _check_balance(config: TwoSatConfig) -> None:
     if config.balance:
         for label in LABELS:
             if not _families_giving(config.families, label):
@@ -245,25 +258,6 @@ def _check_balance(config: TwoSatConfig) -> None:
     if config.min_filler_share > config.max_filler_share:
         raise ConfigError(
             "min_filler_share is above max_filler_share", parameter="min_filler_share"
-        )
-
-
-def _check_int(name: str, value: object, low: int | None) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or (low is not None and value < low):
-        valid = "an integer" if low is None else f"an integer >= {low}"
-        raise ConfigError(f"{name} must be {valid}, got {value!r}", parameter=name, valid=valid)
-
-
-def _check_unit(name: str, value: object, high: float) -> None:
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, int | float)
-        or not 0.0 <= float(value) <= high
-    ):
-        raise ConfigError(
-            f"{name} must be a number in [0, {high:g}], got {value!r}",
-            parameter=name,
-            valid=f"[0, {high:g}]",
         )
 
 
@@ -693,6 +687,17 @@ CURRICULUM_LEVELS: tuple[CurriculumLevel, ...] = (
 )
 
 
+#: The rule of :meth:`Curriculum.set_level`'s one parameter.
+_LEVEL_RULES = {
+    "level": Rule(
+        Annotated[int, Field(ge=0, le=len(CURRICULUM_LEVELS) - 1)],
+        f"0..{len(CURRICULUM_LEVELS) - 1}",
+        "{key} must be an integer in {valid}, got {value!r}",
+    )
+}
+_LEVEL_TABLE = rules_table("curriculum", _LEVEL_RULES)
+
+
 class Curriculum:
     """Difficulty that rises level by level along size, fillers and knob spread.
 
@@ -719,15 +724,14 @@ class Curriculum:
         return CURRICULUM_LEVELS
 
     def set_level(self, level: int) -> None:
-        """Go to ``level`` (0 is the easiest)."""
-        if isinstance(level, bool) or not isinstance(level, int):
-            raise ConfigError(f"level must be an integer, got {level!r}", parameter="level")
-        if not 0 <= level < len(CURRICULUM_LEVELS):
-            raise ConfigError(
-                f"level {level} is out of range",
-                parameter="level",
-                valid=f"0..{len(CURRICULUM_LEVELS) - 1}",
-            )
+        """Go to ``level`` (0 is the easiest).
+
+        >>> Curriculum().set_level(9)
+        Traceback (most recent call last):
+        ...
+        twosat_formal.errors.ConfigError: level must be an integer in 0..4, got 9
+        """
+        check(_LEVEL_TABLE, _LEVEL_RULES, {"level": level})
         self.level = level
 
     def increment(self) -> bool:
