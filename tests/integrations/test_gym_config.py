@@ -112,9 +112,9 @@ def test_question_types_are_the_documented_ones() -> None:
     assert _fine(types=documented).types == documented
     error = _refusal(types=("forced", "why"))
     assert error.parameter == "types" and error.valid == ", ".join(documented)
-    assert str(error) == (
-        "types must be question types among " + ", ".join(documented) + ", got ('forced', 'why')"
-    )
+    assert str(error) == "unknown question type 'why' in types"
+    assert _refusal(types=("chain",)).parameter == "types"  # require_chain asks for chains
+    assert _refusal(types=["forced", 3]).parameter == "types"  # names are strings
     assert "types and require_chain do not mix" in str(
         _refusal(types=("core",), require_chain=True)
     )
