@@ -128,6 +128,15 @@ def test_names_are_sequences_of_registered_names() -> None:
         _fine(families=("nothing",))
 
 
+@pytest.mark.parametrize("name", ["families", "templates", "types"])
+@pytest.mark.parametrize("value", ["backbone", "math", "forced", 7])
+def test_a_single_name_is_no_sequence_of_names(name: str, value: object) -> None:
+    """A string is refused whole, not split into one-letter names."""
+    error = _refusal(**{name: value})
+    assert str(error) == f"{name} must be a sequence of names, got {value!r}"
+    assert error.parameter == name
+
+
 def test_the_first_faulty_field_is_reported_and_cross_rules_come_last() -> None:
     # fields are reported in their order; each field's rule before the rules across fields
     assert _refusal(min_clauses=0, size=-1).parameter == "min_clauses"

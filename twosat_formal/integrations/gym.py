@@ -59,7 +59,7 @@ import importlib.util
 import json
 import random
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Annotated, Any, ClassVar, overload
 
@@ -173,8 +173,8 @@ class TwoSatConfig:
             self.families = tuple(FAMILIES.names())
         if not self.templates:
             self.templates = tuple(TEMPLATES.names())
-        self.families, self.templates = tuple(self.families), tuple(self.templates)
-        self.types = tuple(self.types)
+        self.families, self.templates = _names(self.families), _names(self.templates)
+        self.types = _names(self.types)
 
     def validate(self) -> None:
         """Raise :class:`ConfigError` (or :class:`UnknownNameError`) for a bad config.
@@ -205,6 +205,12 @@ class TwoSatConfig:
                     valid=", ".join(_QUESTION_TYPES),
                 )
         _check_across(self)
+
+
+def _names(value: Any) -> Any:
+    """A collection of names as a tuple; a single string (or a non-collection) stays as it
+    is, for the table to refuse, rather than being split into letters."""
+    return value if isinstance(value, str) or not isinstance(value, Iterable) else tuple(value)
 
 
 def _unit(high: float) -> Rule:
