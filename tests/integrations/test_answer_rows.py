@@ -66,6 +66,10 @@ CHECKED = (
 )
 
 
+#: The fields that are never negative, with their lowest value as a message shows it.
+LOWEST = {"prompt_tokens": "0", "completion_tokens": "0", "latency_s": "0.0", "sample": "0"}
+
+
 def _json_type(value: Any) -> str:
     """The JSON type of a value of :data:`ANY`."""
     if value is None or isinstance(value, bool):
@@ -92,8 +96,8 @@ def _expected_error(row: dict[str, Any]) -> str | None:
             continue
         if not _fits(value, kind):
             return f"field {name!r} must be {kind}, not {_json_type(value)}"
-        if name == "sample" and value < 0:
-            return f"field 'sample' must be >= 0, not {value!r}"
+        if name in LOWEST and value < 0:
+            return f"field {name!r} must be >= {LOWEST[name]}, not {value!r}"
     if not isinstance(row.get("response"), str) and not isinstance(row.get("error"), str):
         return "field 'response' must be a string (or null with an 'error' string)"
     return None
@@ -148,6 +152,18 @@ def test_a_plain_row_is_read_as_it_is_or_refused_at_its_first_bad_field(
         (
             {"prompt_id": "p", "error": "x", "sample": 1.0},
             "field 'sample' must be an integer, not number",
+        ),
+        (  # counts and times are never negative
+            {"prompt_id": "p", "response": "Yes", "prompt_tokens": -3},
+            "field 'prompt_tokens' must be >= 0, not -3",
+        ),
+        (
+            {"prompt_id": "p", "response": "Yes", "completion_tokens": -1},
+            "field 'completion_tokens' must be >= 0, not -1",
+        ),
+        (
+            {"prompt_id": "p", "response": "Yes", "latency_s": -0.5},
+            "field 'latency_s' must be >= 0.0, not -0.5",
         ),
     ],
 )

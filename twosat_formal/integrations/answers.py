@@ -157,9 +157,9 @@ reasoning=None), error=None, form='jsonl', source=None, line=None)
     response: str | None = None
     error: Any = None
     finish_reason: str | None = None
-    prompt_tokens: int | None = None
-    completion_tokens: int | None = None
-    latency_s: float | None = None
+    prompt_tokens: Annotated[int, Field(ge=0)] | None = None
+    completion_tokens: Annotated[int, Field(ge=0)] | None = None
+    latency_s: Annotated[float, Field(ge=0)] | None = None
     reasoning: str | None = None
     model: str | None = None
     sample: Annotated[int, Field(ge=0)] | None = None
