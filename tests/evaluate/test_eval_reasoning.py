@@ -6,13 +6,12 @@ from __future__ import annotations
 import json
 import sqlite3
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from tests.evaluate.test_evaluate import answers_for, make_items, write_inputs
 from tests.support.faultserver import FaultServer
-from tests.support.jsonl import write_jsonl
+from tests.support.jsonl import read_jsonl, write_jsonl
 from twosat_formal.cli import main
 from twosat_formal.evaluate.store import RunStore
 from twosat_formal.evaluate.store_merge import merge_stores
@@ -24,10 +23,6 @@ def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
         main(list(args))
     out, err = capsys.readouterr()
     return int(info.value.code or 0), out, err
-
-
-def read_rows(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
 def thought_of(prompt: str) -> str:
@@ -54,7 +49,7 @@ def test_reasoning_content_is_stored_exported_and_traced(
     assert json.loads(out)["failures"] == {"correct": len(items)}  # the reasoning is not scored
     results = tmp_path / "results.jsonl"
     assert run(capsys, "results", str(store), "--out", str(results))[0] == 0
-    rows = {row["prompt_id"]: row for row in read_rows(results)}
+    rows = {row["prompt_id"]: row for row in read_jsonl(results)}
     for item in items:
         row = rows[item.prompt.id]
         expected = thought_of(item.prompt.text) if item.prompt.text in with_reasoning else None
@@ -63,7 +58,7 @@ def test_reasoning_content_is_stored_exported_and_traced(
     traces = tmp_path / "traces.jsonl"
     code, _, err = run(capsys, "trace", str(store), "--out", str(traces), "--no-progress")
     assert code == 0, err
-    traced = {row["prompt_id"]: row for row in read_rows(traces)}
+    traced = {row["prompt_id"]: row for row in read_jsonl(traces)}
     assert traced.keys() == rows.keys()
     for item in items:
         reasoning = traced[item.prompt.id]["reasoning"]
@@ -89,7 +84,7 @@ def test_reasoning_content_is_stored_exported_and_traced(
     scored = tmp_path / "scored.jsonl"
     argv = ["--prompts", str(prompts), "--dataset", str(dataset), "--out", str(scored)]
     assert run(capsys, "score", str(results), *argv)[0] == 0
-    assert read_rows(scored) == read_rows(results)
+    assert read_jsonl(scored) == read_jsonl(results)
 
 
 def test_a_store_without_the_reasoning_column_reads_merges_and_gains_it(tmp_path: Path) -> None:

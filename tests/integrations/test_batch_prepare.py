@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import pytest
 from hypothesis import given, settings
@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from tests.evaluate.test_evaluate import answers_for, make_items, write_inputs
 from tests.support.faultserver import FaultServer
 from tests.support.integrations import cli, make_dataset
+from tests.support.jsonl import read_jsonl
 from twosat_formal.core.model import SamplingParams
 from twosat_formal.errors import ConfigError
 from twosat_formal.integrations.batch import batch_requests, part_paths, write_batch
@@ -33,10 +34,6 @@ CHAT_FIELDS = {
 }
 
 
-def read_rows(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-
-
 def prepare(capsys: pytest.CaptureFixture[str], prompts: Path, *args: str) -> tuple[int, str]:
     code, _, err = cli(capsys, "batch", "prepare", str(prompts), *args)
     return code, err
@@ -50,7 +47,7 @@ def test_a_spec_writes_the_provider_id_and_its_options_into_the_body(
     spec = "openai/gpt-4o-mini?max_tokens=100&temperature=0"
     code, err = prepare(capsys, prompts, "--model", spec, "--out", str(out), "--seed", "3")
     assert code == 0, err
-    rows = read_rows(out)
+    rows = read_jsonl(out)
     assert len(rows) == len(records)
     for row in rows:
         body = row["body"]
@@ -58,10 +55,10 @@ def test_a_spec_writes_the_provider_id_and_its_options_into_the_body(
         assert (body["max_tokens"], body["temperature"], body["seed"]) == (100, 0.0, 3)
         assert set(body) <= CHAT_FIELDS
     code, err = prepare(capsys, prompts, "-m", "openai/m?mode=completion", "--out", str(out))
-    assert code == 0 and {r["url"] for r in read_rows(out)} == {"/v1/completions"}
+    assert code == 0 and {r["url"] for r in read_jsonl(out)} == {"/v1/completions"}
     # a vLLM repo id is an id too
     code, err = prepare(capsys, prompts, "-m", "Qwen/Qwen3-0.6B", "--out", str(out))
-    assert code == 0 and read_rows(out)[0]["body"]["model"] == "Qwen/Qwen3-0.6B"
+    assert code == 0 and read_jsonl(out)[0]["body"]["model"] == "Qwen/Qwen3-0.6B"
 
 
 @pytest.mark.parametrize(
@@ -97,14 +94,14 @@ def test_reasoning_fields_and_extra_body_fields(
     fields += ["--body", "top_k=20", "--body", 'chat_template_kwargs={"enable_thinking": false}']
     code, err = prepare(capsys, prompts, "-m", "o3-mini", "--out", str(out), *fields)
     assert code == 0, err
-    body = read_rows(out)[0]["body"]
+    body = read_jsonl(out)[0]["body"]
     assert "max_tokens" not in body  # reasoning models refuse it
     assert body["max_completion_tokens"] == 900 and body["reasoning_effort"] == "high"
     assert body["top_k"] == 20 and body["chat_template_kwargs"] == {"enable_thinking": False}
     spec = "openai/o3-mini?reasoning_effort=low&max_completion_tokens=50"
     code, err = prepare(capsys, prompts, "-m", spec, "--out", str(out))
     assert code == 0, err
-    body = read_rows(out)[0]["body"]
+    body = read_jsonl(out)[0]["body"]
     assert (body["reasoning_effort"], body["max_completion_tokens"]) == ("low", 50)
     for bad, message in [
         (["--body", "model=x"], "the body field 'model' is set by its own option"),
@@ -141,7 +138,7 @@ def test_eval_sends_the_same_reasoning_fields(
     out = tmp_path / "requests.jsonl"
     code, err = prepare(capsys, prompts, "-m", "m", "--out", str(out), *fields)
     assert code == 0, err
-    written = {json.dumps(r["body"], sort_keys=True) for r in read_rows(out)}
+    written = {json.dumps(r["body"], sort_keys=True) for r in read_jsonl(out)}
     assert written == {json.dumps(b, sort_keys=True) for b in bodies}
 
 

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.support.integrations import cli, make_dataset
-from tests.support.jsonl import write_jsonl
+from tests.support.jsonl import read_jsonl, write_jsonl
 from twosat_formal.evaluate.columns import export_columns
 from twosat_formal.evaluate.models.base import Response, SamplingParams
 from twosat_formal.evaluate.models.openai_compat import request_body
@@ -51,10 +51,6 @@ def verdicts(rows: Iterable[Mapping[str, Any]]) -> dict[tuple[str, str, int], tu
     return out
 
 
-def read_rows(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-
-
 @pytest.fixture(scope="module")
 def evaluated(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path, Path]:
     """A dataset, its prompts, and a run store of eval with four reference models."""
@@ -88,9 +84,9 @@ def test_score_of_results_rows_reproduces_the_stored_judgements(
     assert code == 0, err
     with RunStore(store, readonly=True) as original:
         expected = verdicts(original.results())
-    scored = read_rows(out)
+    scored = read_jsonl(out)
     assert list(scored[0]) == list(export_columns())
-    assert scored == read_rows(results)  # the rows of `results`, byte for byte
+    assert scored == read_jsonl(results)  # the rows of `results`, byte for byte
     assert len(expected) == len(prompts.read_text().splitlines()) * len(MODELS) * 2
     assert verdicts(scored) == expected
     kinds = {row["failure"] for row in scored}
@@ -140,7 +136,7 @@ def test_batch_output_file_scores_like_eval(
     tmp_path: Path, evaluated: tuple[Path, Path, Path, Path]
 ) -> None:
     dataset, prompts, store, results = evaluated
-    rows = [r for r in read_rows(results) if r["model"] == "ref/coin"]
+    rows = [r for r in read_jsonl(results) if r["model"] == "ref/coin"]
     path = write_jsonl(tmp_path / "batch_output.jsonl", batch_output(rows))
     items = load_items(prompts, dataset=dataset)
     scored = list(score_answers(read_answers(path, model="ref/coin"), items))
@@ -180,7 +176,7 @@ def test_batch_prepare_writes_one_request_per_prompt_and_sample(
     argv = ["batch", "prepare", str(prompts), "--model", "gpt-x", "--out", str(out)]
     code, _, err = cli(capsys, *argv, "--samples", "2", "--seed", "7", "--max-tokens", "99")
     assert code == 0, err
-    rows = read_rows(out)
+    rows = read_jsonl(out)
     assert len(rows) == 2 * len(records)
     assert len({r["custom_id"] for r in rows}) == len(rows)
     params = SamplingParams(max_tokens=99, seed=7)
@@ -192,7 +188,7 @@ def test_batch_prepare_writes_one_request_per_prompt_and_sample(
     assert rows[1]["body"]["seed"] == 8
     code, _, err = cli(capsys, "batch", "prepare", str(prompts), "-m", "m", "--out", str(out),
                        "--mode", "completion")  # fmt: skip
-    assert code == 0 and read_rows(out)[0]["url"] == "/v1/completions"
+    assert code == 0 and read_jsonl(out)[0]["url"] == "/v1/completions"
     code, _, err = cli(capsys, "batch", "prepare", str(prompts), "-m", "m", "--out",
                        str(tmp_path / "x.jsonl"), "--mode", "fax")  # fmt: skip
     assert code == 2 and "unknown mode 'fax'" in err and not (tmp_path / "x.jsonl").exists()

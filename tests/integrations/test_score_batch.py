@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from tests.evaluate.test_evaluate import make_items, oracle_answer, write_inputs
 from tests.support.faultserver import FaultServer
-from tests.support.jsonl import write_jsonl
+from tests.support.jsonl import read_jsonl, write_jsonl
 from twosat_formal.cli import main
 from twosat_formal.errors import RecordError
 from twosat_formal.integrations.answers import custom_id, read_answer_stream, read_answers
@@ -50,10 +50,6 @@ def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
         main(list(args))
     out, err = capsys.readouterr()
     return int(info.value.code or 0), out, err
-
-
-def read_rows(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
 def keyed(rows: list[dict[str, Any]]) -> dict[tuple[str, str, int], dict[str, Any]]:
@@ -121,7 +117,7 @@ def test_a_batch_output_scores_exactly_as_eval(
     eval_summary = json.loads(out)
     code, _, err = run(capsys, "results", str(store), "--out", str(tmp_path / "eval.jsonl"))
     assert code == 0, err
-    expected = keyed(read_rows(tmp_path / "eval.jsonl"))
+    expected = keyed(read_jsonl(tmp_path / "eval.jsonl"))
     by_prompt = {item.prompt.id: kind for item, kind in zip(items, PLAN, strict=True)}
     lines = [
         batch_line(index, by_prompt[row["prompt_id"]], row)
@@ -137,7 +133,7 @@ def test_a_batch_output_scores_exactly_as_eval(
     )  # fmt: skip
     assert code == 0, err
     score_summary = json.loads(out)
-    scored = keyed(read_rows(scored_path))
+    scored = keyed(read_jsonl(scored_path))
     assert scored.keys() == expected.keys()  # one model, openai/m: no phantom model
     assert {key[0] for key in scored} == {"openai/m"}
     for key, row in expected.items():

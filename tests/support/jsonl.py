@@ -1,4 +1,4 @@
-"""Writing JSON Lines inputs for tests: one record per line, a string as it is."""
+"""JSON Lines in tests: writing inputs (a string line as it is) and reading outputs."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["write_jsonl"]
+__all__ = ["read_jsonl", "write_jsonl"]
 
 
 def write_jsonl(path: Path, records: Iterable[Any]) -> Path:
@@ -22,3 +22,14 @@ def write_jsonl(path: Path, records: Iterable[Any]) -> Path:
     lines = (r if isinstance(r, str) else json.dumps(r) for r in records)
     path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
     return path
+
+
+def read_jsonl(path: Path) -> list[Any]:
+    """The JSON value of each line of ``path``.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     read_jsonl(write_jsonl(Path(tmp) / "d.jsonl", [{"a": 1}, [2]]))
+    [{'a': 1}, [2]]
+    """
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
