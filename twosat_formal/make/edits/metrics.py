@@ -78,6 +78,7 @@ __all__ = [
     "NormalizedAccuracy",
     "Retention",
     "Row",
+    "decision_of",
     "edit_categories",
     "edit_info",
     "edit_operators",
@@ -86,6 +87,7 @@ __all__ = [
     "level_pairs",
     "max_level",
     "normalized_accuracy",
+    "question_key",
     "retention",
 ]
 
@@ -204,12 +206,14 @@ def _correct(row: Row) -> bool:
     return value is True or (isinstance(value, int) and not isinstance(value, bool) and value == 1)
 
 
-def _decision(row: Row) -> str | None:
+def decision_of(row: Row) -> str | None:
+    """A row's decision in capitals (``None`` without one)."""
     value = row.get("decision")
     return None if value is None else str(value).upper()
 
 
-def _key(row: Row, instance_id: object) -> tuple[Hashable, ...]:
+def question_key(row: Row, instance_id: object) -> tuple[Hashable, ...]:
+    """The question a row answers: ``instance_id``, model, template and sample."""
     return (instance_id, row.get("model"), row.get("template"), row.get("sample"))
 
 
@@ -262,7 +266,7 @@ def level_pairs(
     pairs: list[tuple[Row, Row, bool]] = []
     used = set()
     for base in baselines:
-        key = _key(base, base.get("instance_id"))
+        key = question_key(base, base.get("instance_id"))
         variant = at_level.get(key)
         if variant is not None:
             used.add(key)
@@ -276,7 +280,7 @@ def _add_at_level(
     at_level: dict[tuple[Hashable, ...], Row], row: Row, origin: str, level: int
 ) -> None:
     """File a level-``level`` row under its key; refuse a second row for the same key."""
-    key = _key(row, origin)
+    key = question_key(row, origin)
     if key in at_level:
         raise RecordError(
             f"two level-{level} rows for origin {origin!r} (model {key[1]!r}, "
@@ -347,7 +351,7 @@ def normalized_accuracy(
         return NormalizedAccuracy(level, 0, 0, None, None, None, unpaired)
     accuracy = sum(_correct(v) for _, v, _ in pairs) / n
     baseline = sum(_correct(b) for b, _, _ in pairs) / n
-    agreement = sum(_decision(b) == _decision(v) for b, v, _ in pairs) / n
+    agreement = sum(decision_of(b) == decision_of(v) for b, v, _ in pairs) / n
     edited = sum(e for _, _, e in pairs)
     return NormalizedAccuracy(level, n, edited, accuracy, baseline, agreement, unpaired)
 
@@ -470,7 +474,7 @@ def retention(
         if not info.matches(operator, category):
             continue
         total += 1
-        retained += _decision(row) == info.origin_label
+        retained += decision_of(row) == info.origin_label
         correct += _correct(row)
     return Retention(total, retained, correct)
 
@@ -533,7 +537,7 @@ def individual_accuracy(
             continue
         if not info.matches(operator, category):
             continue
-        questions.setdefault(_key(row, info.origin), []).append(_correct(row))
+        questions.setdefault(question_key(row, info.origin), []).append(_correct(row))
     total = sum(len(v) for v in questions.values())
     if not questions:
         return IndividualAccuracy(kind, operator, 0, 0, None, None)

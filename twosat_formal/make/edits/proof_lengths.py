@@ -29,12 +29,12 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from twosat_formal.core.jsonfields import fields_json
-from twosat_formal.make.edits.metrics import Row, edit_info
+from twosat_formal.make.edits.metrics import Row, decision_of, edit_info, question_key
 
 __all__ = ["ProofLengthFlips", "changed_proof_lengths", "proof_length_flips", "proof_length_of"]
 
@@ -72,20 +72,11 @@ class ProofLengthFlips:
         return fields_json(self, then=("rate",))
 
 
-def _key(row: Row, instance_id: object) -> tuple[Hashable, ...]:
-    return (instance_id, row.get("model"), row.get("template"), row.get("sample"))
-
-
-def _decision(row: Row) -> str | None:
-    value = row.get("decision")
-    return None if value is None else str(value).upper()
-
-
 def _pairs(rows: Iterable[Row], category: str | None) -> list[tuple[Row, Row]]:
     """Each edited row (of ``category``) with its origin's row, both with a proof length."""
     rows = list(rows)
     baselines = {
-        _key(row, row.get("instance_id")): row
+        question_key(row, row.get("instance_id")): row
         for row in rows
         if edit_info(row) is None and proof_length_of(row) is not None
     }
@@ -94,7 +85,7 @@ def _pairs(rows: Iterable[Row], category: str | None) -> list[tuple[Row, Row]]:
         info = edit_info(row)
         if info is None or not info.matches(None, category) or proof_length_of(row) is None:
             continue
-        base = baselines.get(_key(row, info.origin))
+        base = baselines.get(question_key(row, info.origin))
         if base is not None:
             pairs.append((base, row))
     return pairs
@@ -113,7 +104,7 @@ def proof_length_flips(
         change = int(proof_length_of(edited) or 0) - int(proof_length_of(base) or 0)
         tally = counts.setdefault(change, [0, 0])
         tally[0] += 1
-        tally[1] += _decision(base) != _decision(edited)
+        tally[1] += decision_of(base) != decision_of(edited)
     return [ProofLengthFlips(c, *counts[c]) for c in sorted(counts)]
 
 
