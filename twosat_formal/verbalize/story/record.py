@@ -15,11 +15,12 @@ Schema is published as ``docs/schema/story.json``: a :class:`StoryRecord` is a
 ``StoryRecordModel`` with how it is made, written and read added, a
 :class:`ClueRecord` is the model ``Clue`` and an :class:`Attempt` the model
 ``Attempt``, so the fields are declared once; sequences are tuples. All are frozen.
-:meth:`StoryRecord.from_record` validates a record once, strictly (no coercion), and
-then checks what types do not say: a registered theme, a known outcome and mode, each
-clue's outcome, the theme's descriptions and the id's hash. A problem is one
+:meth:`StoryRecord.from_record` validates a record once, strictly, with
+:func:`~twosat_formal.core.records.read_record` (as every record of the package is
+read), and then checks what types do not say: a registered theme, a known outcome and
+mode, each clue's outcome, the theme's descriptions and the id's hash. A problem is one
 :class:`~twosat_formal.errors.RecordError` naming the field by its path
-(``clues.0.fallback``).
+(``clues[0].fallback``).
 
 What a model wrote is attested, not re-derived: :func:`attested_digest` hashes it and
 the record's id (:func:`story_id`) binds that digest (:func:`bind_id`). The proof of a
@@ -42,10 +43,8 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
-from pydantic import ValidationError
-
 from twosat_formal.core import records
-from twosat_formal.core.records import clue_outcome
+from twosat_formal.core.records import clue_outcome, read_record
 from twosat_formal.errors import ConfigError, RecordError
 from twosat_formal.io.jsonl import json_line
 from twosat_formal.verbalize.story.replies import ATTEMPT_OUTCOMES
@@ -269,13 +268,10 @@ class StoryRecord(records.StoryRecordModel):
 
     @classmethod
     def _read(cls, record: object) -> StoryRecord:
-        data = _mapping(record, "story record")
-        version = data.get("schema_version")
-        if version != SCHEMA_VERSION:
+        if isinstance(record, Mapping) and record.get("schema_version") != SCHEMA_VERSION:
+            version = record.get("schema_version")
             raise RecordError(f"unsupported schema_version {version!r} (expected {SCHEMA_VERSION})")
-        if data.get("kind") != KIND:
-            raise RecordError(f"field 'kind' must be {KIND!r}")
-        out = _validated(data, cls)
+        out = read_record(cls, record, what="a story record")
         if out.theme not in THEMES:
             raise RecordError(f"unknown story theme {out.theme!r}")
         _check_clues(out)
@@ -290,15 +286,15 @@ def _check_clues(record: StoryRecord) -> None:
     """Every clue's mode and attempt outcomes known, its outcome the one its
     ``accepted`` and ``fallback`` say."""
     for i, clue in enumerate(record.clues):
-        _choice(clue.mode, f"clues.{i}.mode", _CLAUSE_MODES)
+        _choice(clue.mode, f"clues[{i}].mode", _CLAUSE_MODES)
         outcome = clue_outcome(clue.accepted, clue.fallback)
         if clue.outcome != outcome:
             raise RecordError(
-                f"field 'clues.{i}.outcome' must be {outcome!r} (accepted "
+                f"field 'clues[{i}].outcome' must be {outcome!r} (accepted "
                 f"{clue.accepted!r}, fallback {clue.fallback!r}), got {clue.outcome!r}"
             )
         for k, attempt in enumerate(clue.attempts):
-            _choice(attempt.outcome, f"clues.{i}.attempts.{k}.outcome", ATTEMPT_OUTCOMES)
+            _choice(attempt.outcome, f"clues[{i}].attempts[{k}].outcome", ATTEMPT_OUTCOMES)
 
 
 def _check_descriptions(record: StoryRecord) -> None:
@@ -322,51 +318,6 @@ def is_story_record(record: object) -> bool:
     (True, False)
     """
     return isinstance(record, Mapping) and record.get("kind") == KIND
-
-
-# -- field readers --------------------------------------------------------------------------
-
-#: What a field must be, by the type of a typed-layer error (``string_type``...).
-_EXPECTED = {
-    "string_type": "a string",
-    "int_type": "an integer",
-    "bool_type": "a boolean",
-    "list_type": "a list",
-    "tuple_type": "a list",
-    "dict_type": "an object",
-    "none_required": "null",
-    "greater_than_equal": "at least 1",
-}
-
-
-def _validated(data: Mapping[str, Any], model: type[StoryRecord]) -> StoryRecord:
-    """``data`` read by its typed model, strictly (no coercion), in one validation.
-
-    The first problem becomes one :class:`RecordError` naming the field by its path
-    (``clues.0.fallback``).
-
-    >>> _validated({"schema_version": 1}, StoryRecord)
-    Traceback (most recent call last):
-    ...
-    twosat_formal.errors.RecordError: missing field 'kind'
-    """
-    try:
-        return model.model_validate(data, strict=True)
-    except ValidationError as exc:
-        error = exc.errors(include_url=False)[0]
-        where = ".".join(str(part) for part in error["loc"])
-        if error["type"] == "missing":
-            raise RecordError(f"missing field {where!r}") from None
-        expected = _EXPECTED.get(error["type"])
-        if expected is None:
-            raise RecordError(f"field {where!r}: {error['msg']}") from None
-        raise RecordError(f"field {where!r} must be {expected}") from None
-
-
-def _mapping(obj: object, what: str) -> Mapping[str, Any]:
-    if not isinstance(obj, Mapping):
-        raise RecordError(f"a {what} must be a JSON object")
-    return obj
 
 
 def _choice(value: str, where: str, choices: Sequence[str]) -> None:
