@@ -228,12 +228,18 @@ def test_json_round_trip(record: StoryRecord, tmp_path: Any) -> None:
         (lambda r: r.update(seed=True), "field 'seed' must be an integer, not boolean"),
         (lambda r: r.update(intro=None), "field 'intro' must be a string, not null"),
         (lambda r: r.pop("provenance"), "missing field 'provenance'"),
-        (lambda r: r["clues"][1].update(fallback=1), r"field 'clues\[1\]\.fallback' must be true or false, not number"),
+        (
+            lambda r: r["clues"][1].update(fallback=1),
+            r"field 'clues\[1\]\.fallback' must be true or false, not number",
+        ),
         (
             lambda r: r["clues"][0]["attempts"][0].update(states=[True, False]),
             r"field 'clues\[0\]\.attempts\[0\]\.states\[0\]' must be a string, not boolean",
         ),
-        (lambda r: r["clues"][0]["attempts"][0].pop("error"), r"missing field 'clues\[0\]\.attempts\[0\]\.error'"),
+        (
+            lambda r: r["clues"][0]["attempts"][0].pop("error"),
+            r"missing field 'clues\[0\]\.attempts\[0\]\.error'",
+        ),
         (lambda r: r["clues"][0]["attempts"][0].update(recovered=[["a"]]), "recovered"),
         (lambda r: r["clues"][0].update(outcome="fallback"), r"'clues\[0\]\.outcome' must be"),
         (lambda r: r["clues"][2].update(outcome="validated"), r"'clues\[2\]\.outcome' must be"),
