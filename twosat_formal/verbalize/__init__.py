@@ -464,7 +464,8 @@ def prompt_record(
     example_from: Formula | None = None,
     ask: str = "decision",
 ) -> PromptRecord:
-    """Verbalize, prove the round trip, and return the prompt record.
+    """Verbalize, prove the round trip, and return the prompt record
+    (:meth:`Prompt.record` of :func:`verbalize`).
 
     Raises
     ------
@@ -486,8 +487,4 @@ def prompt_record(
         example_from=example_from,
         ask=ask,
     )
-    # the entity of each variable: the record's map (a formula's names are distinct)
-    proof = prove_roundtrip(
-        formula, prompt.text, prompt.template, prompt.entities, numbered=prompt.numbered
-    )
-    return prompt.record(instance_id, proof)
+    return prompt.record(instance_id)

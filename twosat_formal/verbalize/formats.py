@@ -212,15 +212,6 @@ class Format(Scheme):
     def _read_clause(self, text: str) -> list[tuple[str, bool]]:
         raise NotImplementedError
 
-    def example(self) -> str:
-        """The paper's example clauses ``(¬A ∨ B), (A ∨ ¬C)`` in this format.
-
-        >>> print(FORMATS["math-latex"].example())
-        (\\neg x_{1} \\lor x_{2}) \\land
-        (x_{1} \\lor \\neg x_{3})
-        """
-        return "\n".join(self.sentences([[-1, 2], [1, -3]], self.entities.canonical(3)))
-
     def read_lines(self, lines: Sequence[str]) -> list[list[tuple[str, bool]]]:
         """The clauses of the body lines, each as ``(entity, positive)`` pairs.
 

@@ -311,16 +311,17 @@ class Scheme:
                     yield parts
 
     def example(self) -> str:
-        """The paper's G.1 example clauses ``(¬A ∨ B), (A ∨ ¬C)`` in this scheme's words.
+        """The paper's G.1 example clauses ``(¬A ∨ B), (A ∨ ¬C)`` in this scheme's words
+        (its :meth:`sentences`, so a format's lines).
 
         >>> print(TEMPLATES.get("logic").example())
         Either A is false or B is true (or both).
         Either A is true or C is false (or both).
+        >>> print(TEMPLATES.get("math-latex").example())
+        (\\neg x_{1} \\lor x_{2}) \\land
+        (x_{1} \\lor \\neg x_{3})
         """
-        a, b, c = self.entities.canonical(3)
-        return "\n".join(
-            [self.sentence([(a, False), (b, True)]), self.sentence([(a, True), (c, False)])]
-        )
+        return "\n".join(self.sentences([[-1, 2], [1, -3]], self.entities.canonical(3)))
 
 
 def _scheme(
