@@ -481,11 +481,28 @@ def _edit_one(
     return origin + [(e.instance, e.kind) for e in made], reached
 
 
-def _edit_line(settings: _EditSettings, line: RawLine) -> _Edited:
-    instance = Instance.from_record(parse_raw(line).value, line=line.number, source=line.source)
-    refuse_edited(instance, "edit", modes=("twin",), line=line.number, source=line.source)
+def _edited(settings: _EditSettings, instance: Instance) -> _Edited:
+    """:func:`_edit_one` of ``instance`` as its share of the output lines."""
     records, reached = _edit_one(settings, instance)
     return _Edited([(record.id, (record.to_json(), kind)) for record, kind in records], reached)
+
+
+def _edit_line(settings: _EditSettings, line: RawLine) -> _Edited:
+    return _edited(settings, _line_origin(line))
+
+
+def _line_origin(line: RawLine) -> Instance:
+    """The instance of a dataset line (an edited one refused: it is edited from its origin)."""
+    instance = Instance.from_record(parse_raw(line).value, line=line.number, source=line.source)
+    return refuse_edited(instance, "edit", modes=("twin",), line=line.number, source=line.source)
+
+
+def _file_origin(file: Path, source: str) -> Instance:
+    """The one :func:`root_instance` of a formula file (DIMACS or DSL)."""
+    from twosat_formal.io import parse_reading
+
+    formula, conversions = parse_reading(read_text(file, source=source), source=source)
+    return root_instance(formula, source=source, conversions=conversions)
 
 
 def edit_instances(
@@ -562,22 +579,14 @@ def edit_lines(
     >>> len(lines), run.bases, run.preserving
     (3, 1, 2)
     """
-    from twosat_formal.io import parse_reading
-
     settings = _settings(run.mode, keep, run.max_edits, seed, operators, order, keep_base)
     runner = executor or LocalExecutor()
     with rereadable(path) as (file, source):
-        if not is_dataset(file, source=source):
-            text = read_text(file, source=source)
-            formula, conversions = parse_reading(text, source=source)
-            instance = root_instance(formula, source=source, conversions=conversions)
-            records, reached = _edit_one(settings, instance)
-            run.origin(reached)
-            for record, kind in records:
-                run.count(kind)
-                yield record.to_json()
-            return
-        made = runner.map(partial(_edit_line, settings), raw_lines(file, source=source))
+        made: Iterable[_Edited]
+        if is_dataset(file, source=source):
+            made = runner.map(partial(_edit_line, settings), raw_lines(file, source=source))
+        else:
+            made = [_edited(settings, _file_origin(file, source))]
         for line, kind in first_of_each_id(_shares(run, made)):
             run.count(kind)
             yield line
@@ -611,17 +620,8 @@ def edit_file(
 
 def _origins(path: str | Path) -> Iterator[Instance]:
     """The instances of a dataset, or the one :func:`root_instance` of a formula file."""
-    from twosat_formal.io import parse_reading
-
     with rereadable(path) as (file, source):
         if not is_dataset(file, source=source):
-            text = read_text(file, source=source)
-            formula, conversions = parse_reading(text, source=source)
-            yield root_instance(formula, source=source, conversions=conversions)
+            yield _file_origin(file, source)
             return
-        for line in raw_lines(file, source=source):
-            value = parse_raw(line).value
-            instance = Instance.from_record(value, line=line.number, source=line.source)
-            yield refuse_edited(
-                instance, "edit", modes=("twin",), line=line.number, source=line.source
-            )
+        yield from map(_line_origin, raw_lines(file, source=source))
