@@ -1,10 +1,11 @@
 """Reading the validator's replies (App. G.3, Steps 3a and 3b) and judging one attempt.
 
 :func:`read_entities` reads the two entities of a Step 3a reply, :func:`read_state`
-the ``A``/``B`` of a Step 3b reply; :func:`assess` turns the replies of one attempt
-into its :class:`Assessment`: the entities, the states, the recovered literals and one
-outcome of :data:`ATTEMPT_OUTCOMES`. The story verbalizer judges each attempt with
-them, and the proof of a stored record re-reads the stored replies with the same
+the ``A``/``B`` of a Step 3b reply (:func:`read_letter` of ``AB``, as ``certify
+--revalidate`` reads a relation's ``A``/``B``/``C``); :func:`assess` turns the replies of
+one attempt into its :class:`Assessment`: the entities, the states, the recovered
+literals and one outcome of :data:`ATTEMPT_OUTCOMES`. The story verbalizer judges each
+attempt with them, and the proof of a stored record re-reads the stored replies with the same
 readers.
 
 Examples
@@ -28,6 +29,7 @@ __all__ = [
     "assess",
     "needs_states",
     "read_entities",
+    "read_letter",
     "read_state",
 ]
 
@@ -44,7 +46,6 @@ ATTEMPT_OUTCOMES: tuple[str, ...] = (
 
 _ARRAY = re.compile(r"\[[^\[\]]*\]")
 _QUOTED = re.compile(r"\"([^\"]*)\"|'([^']*)'")
-_STATE = re.compile(r"\b([AB])\b")
 _TRIM = " \t\r\n\"'`*.,;:!?"
 
 
@@ -100,8 +101,17 @@ def read_state(reply: str) -> str | None:
     >>> read_state('"A"'), read_state("Answer: B) is innocent"), read_state("I cannot tell")
     ('A', 'B', None)
     """
-    letters = set(_STATE.findall(reply))
-    return letters.pop() if len(letters) == 1 else None
+    return read_letter(reply, "AB")
+
+
+def read_letter(reply: str, letters: str) -> str | None:
+    """The one capital letter of ``letters`` a reply names as a word, else ``None``.
+
+    >>> read_letter("Answer: C", "ABC"), read_letter("A or B", "ABC")
+    ('C', None)
+    """
+    found = set(re.findall(rf"\b([{letters}])\b", reply))
+    return found.pop() if len(found) == 1 else None
 
 
 # -- one attempt ----------------------------------------------------------------------------

@@ -17,8 +17,6 @@ Examples
 --------
 >>> print(intro_prompt("Night fell.", ["the maid", "the cook"]).splitlines()[0])
 Does this introduction state any rule, constraint or relationship about what
->>> read_letter("Answer: C", "ABC"), read_letter("A or B", "ABC")
-('C', None)
 """
 
 from __future__ import annotations
@@ -32,12 +30,11 @@ from twosat_formal.core.model import Model, SamplingParams
 from twosat_formal.errors import EvaluationError
 from twosat_formal.verbalize.story.generator import entities_prompt, state_prompt
 from twosat_formal.verbalize.story.record import StoryRecord
-from twosat_formal.verbalize.story.replies import assess, read_entities
+from twosat_formal.verbalize.story.replies import assess, read_entities, read_letter
 
 __all__ = [
     "RELATION_ANSWER",
     "intro_prompt",
-    "read_letter",
     "read_yes_no",
     "relation_prompt",
     "revalidate_story",
@@ -74,12 +71,6 @@ def relation_prompt(clue: str, first: str, second: str) -> str:
         "C) if statement 1 is true, then statement 2 is true\n\n"
         'Answer with ONLY "A", "B" or "C".'
     )
-
-
-def read_letter(reply: str, letters: str) -> str | None:
-    """The one capital letter of ``letters`` a reply names as a word, else ``None``."""
-    found = set(re.findall(rf"\b([{letters}])\b", reply))
-    return found.pop() if len(found) == 1 else None
 
 
 def read_yes_no(reply: str) -> str | None:
