@@ -40,7 +40,7 @@ from operator import itemgetter
 from twosat_formal.core.formula import Formula
 from twosat_formal.errors import ParseError, SentenceError
 from twosat_formal.verbalize.entities import EntityNumbers
-from twosat_formal.verbalize.formats import Format, Read, read_format
+from twosat_formal.verbalize.formats import Format, Read
 from twosat_formal.verbalize.schemes import (
     TEMPLATES,
     Scheme,
@@ -276,7 +276,7 @@ def read_clauses(
     """
     scheme = TEMPLATES.get(template) if template is not None else _opening(text)
     if isinstance(scheme, Format):
-        return read_format(scheme, text, entities, source, numbered)
+        return scheme.read(text, entities, source, numbered)
     if scheme is not None:
         found = _read_lines(text, scheme, entities, numbered)
         if found is not None:

@@ -50,9 +50,9 @@ from twosat_formal.errors import ConfigError, ParseError, SentenceError
 from twosat_formal.verbalize.entities import EntityNumbers
 from twosat_formal.verbalize.schemes import TEMPLATES, Scheme, rule_head
 
-__all__ = ["FORMATS", "Format", "read_format"]
+__all__ = ["FORMATS", "Format"]
 
-#: What :func:`read_format` returns: scheme name, clauses, entities in order, lines.
+#: What :meth:`Format.read` returns: scheme name, clauses, entities in order, lines.
 Read = tuple[str, list[list[int]], list[str], list[int]]
 
 _SUBSCRIPTS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
@@ -254,8 +254,26 @@ class Format(Scheme):
         ParseError
             A missing preamble or question, a line that is not a clause of this format,
             a rule without its number (or out of order) where the rules are numbered,
-            an entity outside the naming or ``entities``; the error names the line.
+            an entity outside the naming or ``entities``; the error names the line,
+            and ``source`` when given.
+
+        >>> lines = ["Consider this propositional formula:", "(¬x₂ ∨ x₁) ∧", "(x₂)", ""]
+        >>> FORMATS["math"].read("\\n".join([*lines, _MATH_QUESTION]), None, None)
+        ('math', [[-1, 2], [1]], ['x2', 'x1'], [2, 3])
         """
+        try:
+            return self._read(text, entities, source, numbered)
+        except ParseError as err:
+            if err.source is None and source is not None:
+                line, column, context = err.line, err.column, err.context
+                raise ParseError(
+                    err.message, line=line, column=column, source=source, context=context
+                ) from None
+            raise
+
+    def _read(
+        self, text: str, entities: Sequence[str] | None, source: str | None, numbered: bool | None
+    ) -> Read:
         lines = text.split("\n")
         body = self._body(lines, source)
         numbered = self._numbered(body, numbered, lines, source)
@@ -694,26 +712,3 @@ FORMATS: dict[str, Format] = {
 
 for _name, _format in FORMATS.items():
     TEMPLATES.add(_name, _format)
-
-
-def read_format(
-    scheme: Format,
-    text: str,
-    entities: Sequence[str] | None,
-    source: str | None,
-    numbered: bool | None = None,
-) -> Read:
-    """:meth:`Format.read` with the source named in every error.
-
-    >>> text = "Consider this propositional formula:\\n(¬x₂ ∨ x₁) ∧\\n(x₂)\\n\\n" + _MATH_QUESTION
-    >>> read_format(FORMATS["math"], text, None, None)
-    ('math', [[-1, 2], [1]], ['x2', 'x1'], [2, 3])
-    """
-    try:
-        return scheme.read(text, entities, source, numbered)
-    except ParseError as err:
-        if err.source is None and source is not None:
-            raise ParseError(
-                err.message, line=err.line, column=err.column, source=source, context=err.context
-            ) from None
-        raise
