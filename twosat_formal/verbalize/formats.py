@@ -219,15 +219,20 @@ class Format(Scheme):
         """
         found = []
         for i, line in enumerate(lines):
-            closing = " " + self.join if self.join and i < len(lines) - 1 else ""
-            if closing and not line.endswith(closing):
-                raise _LineError(i, f"a clause line but the last ends with {self.join!r}")
-            text = line[: len(line) - len(closing)]
+            text = self._clause_text(i, line, last=i == len(lines) - 1)
             try:
                 found.append(list(_strict_clause(self, text)))
             except SentenceError as err:
                 raise _LineError(i, str(err)) from None
         return found
+
+    def _clause_text(self, i: int, line: str, *, last: bool) -> str:
+        """The clause written on body line ``i``: the line without the :attr:`join` that
+        closes every line but the last (:class:`_LineError` where it is missing)."""
+        closing = " " + self.join if self.join and not last else ""
+        if closing and not line.endswith(closing):
+            raise _LineError(i, f"a clause line but the last ends with {self.join!r}")
+        return line[: len(line) - len(closing)]
 
     @property
     def join(self) -> str:
@@ -613,7 +618,11 @@ class DualStoryFormat(Format):
 
     def sentences(self, clauses: Sequence[Sequence[int]], entities: Sequence[str]) -> list[str]:
         lines = super().sentences(clauses, entities)
-        return [f"{self.prefix}{i} dislikes: {line}" for i, line in enumerate(lines, 1)]
+        return [self._head(i) + line for i, line in enumerate(lines, 1)]
+
+    def _head(self, number: int) -> str:
+        """What opens the line of taster ``number``."""
+        return f"{self.prefix}{number} dislikes: "
 
     def _read_clause(self, text: str) -> list[tuple[str, bool]]:
         if not text.endswith("."):
@@ -628,17 +637,11 @@ class DualStoryFormat(Format):
             found.append((entity, value == self.false_value))
         return found
 
-    def read_lines(self, lines: Sequence[str]) -> list[list[tuple[str, bool]]]:
-        found = []
-        for i, line in enumerate(lines, 1):
-            head = f"{self.prefix}{i} dislikes: "
-            if not line.startswith(head):
-                raise _LineError(i - 1, f"line {i} of the rules opens with {head!r}")
-            try:
-                found.append(list(_strict_clause(self, line[len(head) :])))
-            except SentenceError as err:
-                raise _LineError(i - 1, str(err)) from None
-        return found
+    def _clause_text(self, i: int, line: str, *, last: bool) -> str:
+        head = self._head(i + 1)
+        if not line.startswith(head):
+            raise _LineError(i, f"line {i + 1} of the rules opens with {head!r}")
+        return line[len(head) :]
 
 
 def _fields(name: str, values: tuple[str, str], naming: str, preamble: str, question: str) -> dict:
