@@ -42,6 +42,10 @@ class DatasetConfig:
         params = {k: v for k, v in self.params.items() if k != "achieved_clauses"}
         FAMILIES.get(self.family).resolve(self.clauses, params)
 
+    def draw(self, seed: int) -> Instance:
+        """The instance this config draws with ``seed`` (:func:`generate`)."""
+        return generate(self.family, clauses=self.clauses, seed=seed, **dict(self.params))
+
 
 class Dataset(Sequence[Instance]):
     """``size`` instances of a config; item ``i`` uses seed ``derive_seed(seed, i)``.
@@ -84,12 +88,7 @@ class Dataset(Sequence[Instance]):
         if not -self.size <= index < self.size:
             raise IndexError(f"item {index} of a dataset of {self.size}")
         index %= self.size
-        return generate(
-            self.config.family,
-            clauses=self.config.clauses,
-            seed=self.item_seed(index),
-            **dict(self.config.params),
-        )
+        return self.config.draw(self.item_seed(index))
 
     def __iter__(self) -> Iterator[Instance]:
         return (self[i] for i in range(self.size))

@@ -21,7 +21,6 @@ from collections.abc import Iterator, Sequence
 
 from twosat_formal._util.executors import Executor, LocalExecutor, shard_range
 from twosat_formal.make.generators.dataset import Dataset, DatasetConfig
-from twosat_formal.make.generators.draw import generate
 
 __all__ = ["dataset_lines", "instance_line", "shard_size"]
 
@@ -29,8 +28,7 @@ __all__ = ["dataset_lines", "instance_line", "shard_size"]
 def instance_line(task: tuple[DatasetConfig, int]) -> str:
     """The JSON line of the instance that ``(config, item seed)`` draws."""
     config, seed = task
-    params = dict(config.params)
-    return generate(config.family, clauses=config.clauses, seed=seed, **params).to_json()
+    return config.draw(seed).to_json()
 
 
 def _tasks(datasets: Sequence[Dataset], positions: range) -> Iterator[tuple[DatasetConfig, int]]:
