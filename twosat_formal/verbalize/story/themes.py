@@ -51,22 +51,13 @@ _SUFFIX = re.compile(r"(.+) #([1-9][0-9]*)\Z")
 class StoryEntity:
     """One entity of a theme: its name and the two states it can be in.
 
-    >>> e = StoryEntity("the letter", "is forged", "is genuine")
-    >>> e.statement(True), e.statement(False)
-    ('the letter is forged', 'the letter is genuine')
+    >>> StoryEntity("the letter", "is forged", "is genuine").false_description
+    'is genuine'
     """
 
     name: str
     true_description: str
     false_description: str
-
-    def description(self, value: bool) -> str:
-        """The description of the state ``value`` (true or false)."""
-        return self.true_description if value else self.false_description
-
-    def statement(self, value: bool) -> str:
-        """``"<name> <description>"``: the literal as a sentence."""
-        return f"{self.name} {self.description(value)}"
 
 
 @dataclass(frozen=True)
