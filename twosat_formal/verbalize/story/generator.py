@@ -90,18 +90,19 @@ from twosat_formal.errors import (
     TwoSatFormalError,
 )
 from twosat_formal.io.jsonl import is_dataset
-from twosat_formal.verbalize.prompts import formula_id, story_prompt
-from twosat_formal.verbalize.story.proof import seal_story
+from twosat_formal.verbalize.prompts import formula_id
+from twosat_formal.verbalize.story.proof import seal_story, told_record
 from twosat_formal.verbalize.story.record import (
     MAX_ATTEMPTS,
     Attempt,
     ClueRecord,
     StoryRecord,
+    clause_mode,
     clue_record,
     story_id,
 )
 from twosat_formal.verbalize.story.replies import assess, needs_states, read_entities
-from twosat_formal.verbalize.story.sentences import assemble_story, fallback_sentence
+from twosat_formal.verbalize.story.sentences import clause_statements, fallback_sentence
 from twosat_formal.verbalize.story.themes import THEMES, Theme
 
 __all__ = [
@@ -516,11 +517,10 @@ class _Story:
         exchanges: list[tuple[str, str]] = []
         clues: list[ClueRecord] = []
         for index, clause in enumerate(formula.clauses, 1):
-            source = [(self.names[abs(lit) - 1], lit > 0) for lit in clause]
-            statements = [(e, self.descriptions[e][0 if v else 1]) for e, v in source]
+            source, statements = clause_statements(clause, self.names, self.descriptions)
             sentence = fallback_sentence(statements)
             literals = tuple(formula.literal_name(lit) for lit in clause)
-            if len(clause) != 2 or abs(clause[0]) == abs(clause[1]):
+            if clause_mode(clause) == "direct":
                 # one entity: nothing to ask, the fixed sentence is the clue
                 clues.append(clue_record(index, literals, sentence))
                 continue
@@ -625,19 +625,16 @@ def _assemble(
 ) -> StoryRecord:
     """The story record (before its proof): the text, the clues and how they were made."""
     model, settings = story.model, story.settings
-    body = assemble_story(intro, [c.text for c in clues])
-    return StoryRecord.create(
-        id=story.sid,
+    return told_record(
+        sid=story.sid,
         instance_id=instance_id,
-        theme=story.theme.name,
+        theme=story.theme,
         model=model.spec,
-        seed=int(seed),
-        entities=dict(zip(story.names, formula.names, strict=True)),
+        seed=seed,
+        names=story.names,
+        formula=formula,
         intro=intro,
-        clues=tuple(clues),
-        story=body,
-        text=story_prompt(body, [(e, *story.descriptions[e]) for e in story.names]),
-        recovered=tuple(c.recovered for c in clues),
+        clues=clues,
         provenance={
             "tool_version": tool_version(),
             "endpoint": public_endpoint(model.endpoint),

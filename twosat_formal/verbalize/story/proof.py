@@ -29,18 +29,27 @@ from twosat_formal.verbalize.story.record import (
     StoryRecord,
     attested_digest,
     bind_id,
+    clause_mode,
     clue_record,
     story_id,
 )
 from twosat_formal.verbalize.story.replies import Assessment, assess
 from twosat_formal.verbalize.story.sentences import (
     assemble_story,
+    clause_statements,
     fallback_sentence,
     parse_fallback,
 )
-from twosat_formal.verbalize.story.themes import THEMES
+from twosat_formal.verbalize.story.themes import THEMES, Theme
 
-__all__ = ["METHOD", "check_story_record", "prove_story", "rebuild_story", "seal_story"]
+__all__ = [
+    "METHOD",
+    "check_story_record",
+    "prove_story",
+    "rebuild_story",
+    "seal_story",
+    "told_record",
+]
 
 #: The Z3 version that proofs name (asked once: it cannot change in a process).
 _Z3_VERSION = z3.get_version_string()
@@ -76,22 +85,56 @@ def rebuild_story(record: StoryRecord, formula: Formula) -> StoryRecord:
         _rebuilt_clue(record, index, clause, formula, names, descriptions)
         for index, clause in enumerate(formula.clauses, 1)
     ]
-    body = assemble_story(record.intro, [c.text for c in clues])
-    again_record = StoryRecord.create(
-        id=record.id,
+    again = told_record(
+        sid=record.id,
         instance_id=record.instance_id,
-        theme=theme.name,
+        theme=theme,
         model=record.model,
         seed=record.seed,
-        entities=dict(zip(names, formula.names, strict=True)),
+        names=names,
+        formula=formula,
         intro=record.intro,
+        clues=clues,
+        provenance=record.provenance,
+    )
+    return seal_story(again, formula)
+
+
+def told_record(
+    *,
+    sid: str,
+    instance_id: str,
+    theme: Theme,
+    model: str,
+    seed: int,
+    names: Sequence[str],
+    formula: Formula,
+    intro: str,
+    clues: Sequence[ClueRecord],
+    provenance: Mapping[str, Any],
+) -> StoryRecord:
+    """The record of a story told of ``formula`` (before :func:`seal_story`), as the story
+    verbalizer writes it and :func:`rebuild_story` re-derives it.
+
+    Entity ``names[v - 1]`` tells variable ``v``; the story is the introduction and the
+    clues (:func:`assemble_story`), the text its App. G.2 story prompt, the recovered
+    formula the clues' recovered clauses.
+    """
+    body = assemble_story(intro, [c.text for c in clues])
+    return StoryRecord.create(
+        id=sid,
+        instance_id=instance_id,
+        theme=theme.name,
+        model=model,
+        seed=int(seed),
+        entities=dict(zip(names, formula.names, strict=True)),
+        intro=intro,
         clues=tuple(clues),
         story=body,
-        text=story_prompt(body, [(e, *descriptions[e]) for e in names]),
+        text=story_prompt(body, [(e, *theme.describe(e)) for e in names]),
         recovered=tuple(c.recovered for c in clues),
-        provenance=dict(record.provenance),
+        provenance=dict(provenance),
     )
-    return seal_story(again_record, formula)
 
 
 def _rebuilt_clue(
@@ -105,10 +148,10 @@ def _rebuilt_clue(
     """Clue ``index`` (of ``clause``) re-derived from the attempts ``record`` stores for
     it: the accepted clue or the fallback sentence, and the clause it recovers. A
     clause of one entity is its fixed sentence."""
-    source = _literals(clause, names)
-    sentence = fallback_sentence([(e, descriptions[e][0 if v else 1]) for e, v in source])
+    source, statements = clause_statements(clause, names, descriptions)
+    sentence = fallback_sentence(statements)
     literal_names = tuple(formula.literal_name(lit) for lit in clause)
-    if not _is_llm_clause(clause):
+    if clause_mode(clause) == "direct":
         return clue_record(index, literal_names, sentence)
     stored = record.clues[index - 1].attempts if index <= len(record.clues) else ()
     attempts = _reassessed(stored, source, names)
@@ -162,10 +205,6 @@ def _reassessed(
     return attempts
 
 
-def _literals(clause: Sequence[int], entity_of: Sequence[str]) -> list[tuple[str, bool]]:
-    return [(entity_of[abs(lit) - 1], lit > 0) for lit in clause]
-
-
 def _as_ints(pairs: Sequence[tuple[str, bool]], entity_of: Sequence[str]) -> list[int]:
     """``(entity, value)`` literals as DIMACS ints, the variables numbered in ``entity_of``.
 
@@ -174,10 +213,6 @@ def _as_ints(pairs: Sequence[tuple[str, bool]], entity_of: Sequence[str]) -> lis
     """
     variable = {entity: v for v, entity in enumerate(entity_of, 1)}
     return [variable[e] if value else -variable[e] for e, value in pairs]
-
-
-def _is_llm_clause(clause: Sequence[int]) -> bool:
-    return len(clause) == 2 and abs(clause[0]) != abs(clause[1])
 
 
 def _in_source_order(
@@ -196,9 +231,9 @@ def _check_clue(
 ) -> list[int]:
     """Check one clue against its source clause; its recovered clause as DIMACS ints."""
     where = f"clue {clue.index}"
-    source = _literals(clause, entity_of)
+    source, statements = clause_statements(clause, entity_of, descriptions)
     _check_clue_kind(clue, clause, formula, where)
-    sentence = fallback_sentence([(e, descriptions[e][0 if v else 1]) for e, v in source])
+    sentence = fallback_sentence(statements)
     recovered: list[tuple[str, bool]]
     if clue.mode == "direct":
         recovered = _direct_recovered(clue, sentence, descriptions, where)
@@ -218,7 +253,7 @@ def _check_clue_kind(clue: ClueRecord, clause: Sequence[int], formula: Formula, 
     names = tuple(formula.literal_name(lit) for lit in clause)
     if clue.clause != names:
         raise CertificateError(f"{where} names clause {list(clue.clause)}, the source is {names}")
-    expected_mode = "llm" if _is_llm_clause(clause) else "direct"
+    expected_mode = clause_mode(clause)
     if clue.mode != expected_mode:
         raise CertificateError(f"{where} has mode {clue.mode!r}, expected {expected_mode!r}")
     outcome = clue_outcome(clue.accepted, clue.fallback)

@@ -59,6 +59,7 @@ __all__ = [
     "StoryRecord",
     "attested_digest",
     "bind_id",
+    "clause_mode",
     "clue_record",
     "is_story_record",
     "story_id",
@@ -80,6 +81,16 @@ Attempt = records.Attempt
 #: What became of one clause: the typed model :class:`twosat_formal.core.records.Clue`
 #: (:func:`clue_record` makes one).
 ClueRecord = records.Clue
+
+
+def clause_mode(clause: Sequence[int]) -> str:
+    """How a clause is told: ``"llm"`` (two distinct variables, through the validation
+    loop) or ``"direct"`` (one entity: its programmatic sentence, no model call).
+
+    >>> clause_mode([1, -2]), clause_mode([3]), clause_mode([2, 2])
+    ('llm', 'direct', 'direct')
+    """
+    return "llm" if len(clause) == 2 and abs(clause[0]) != abs(clause[1]) else "direct"
 
 
 def clue_record(

@@ -31,6 +31,7 @@ from twosat_formal.errors import EvaluationError
 from twosat_formal.verbalize.story.generator import entities_prompt, state_prompt
 from twosat_formal.verbalize.story.record import StoryRecord
 from twosat_formal.verbalize.story.replies import assess, read_entities, read_letter
+from twosat_formal.verbalize.story.sentences import clause_statements
 
 __all__ = [
     "RELATION_ANSWER",
@@ -101,8 +102,8 @@ async def revalidate_story(record: StoryRecord, formula: Formula, model: Model) 
     for clue, clause in zip(record.clues, formula.clauses, strict=False):
         if clue.accepted is None:
             continue  # a programmatic sentence, read back by parsing
-        source = [(entities[abs(lit) - 1], lit > 0) for lit in clause]
-        problem = await _clue_problem(clue.text, source, record, model)
+        source, statements = clause_statements(clause, entities, record.descriptions)
+        problem = await _clue_problem(clue.text, source, statements, record, model)
         if problem is not None:
             problems.append(f"clue {clue.index}: {problem}")
     return problems
@@ -120,7 +121,11 @@ async def _intro_problem(intro: str, entities: list[str], model: Model) -> str |
 
 
 async def _clue_problem(
-    text: str, source: list[tuple[str, bool]], record: StoryRecord, model: Model
+    text: str,
+    source: list[tuple[str, bool]],
+    statements: list[tuple[str, str]],
+    record: StoryRecord,
+    model: Model,
 ) -> str | None:
     """The problem of an accepted clue the validator now reads otherwise, or ``None``:
     Steps 3a and 3b asked again (:func:`assess`), then the relation."""
@@ -135,8 +140,8 @@ async def _clue_problem(
     outcome = assess(text, found, states, source, entities).outcome
     if outcome != "valid":
         return f"the validator now reads it as {outcome!r}"
-    statements = [f"{e} {descriptions[e][0 if v else 1]}" for e, v in source]
-    relation = await _ask(model, relation_prompt(text, *statements[:2]))
+    first, second = (" ".join(statement) for statement in statements[:2])
+    relation = await _ask(model, relation_prompt(text, first, second))
     letter = read_letter(relation, "ABC") if relation is not None else None
     if letter == RELATION_ANSWER:
         return None

@@ -25,10 +25,23 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from twosat_formal.errors import CertificateError, ConfigError
 
-__all__ = ["assemble_story", "fallback_sentence", "parse_fallback"]
+__all__ = ["assemble_story", "clause_statements", "fallback_sentence", "parse_fallback"]
 
 _EITHER, _OR, _BOTH = "Either ", ", or ", " (or both)."
 _CERTAIN, _PERIOD = "It is certain that ", "."
+
+
+def clause_statements(
+    clause: Sequence[int], names: Sequence[str], descriptions: Mapping[str, tuple[str, str]]
+) -> tuple[list[tuple[str, bool]], list[tuple[str, str]]]:
+    """A clause's literals as ``(entity, value)`` pairs (variable ``v`` is ``names[v - 1]``)
+    and as ``(entity, description)`` statements, in clause order.
+
+    >>> clause_statements([-1], ["the vault"], {"the vault": ("is open", "is sealed")})
+    ([('the vault', False)], [('the vault', 'is sealed')])
+    """
+    source = [(names[abs(lit) - 1], lit > 0) for lit in clause]
+    return source, [(e, descriptions[e][0 if v else 1]) for e, v in source]
 
 
 def fallback_sentence(statements: Sequence[tuple[str, str]]) -> str:
