@@ -626,15 +626,15 @@ def _assemble(
     """The story record (before its proof): the text, the clues and how they were made."""
     model, settings = story.model, story.settings
     return told_record(
-        sid=story.sid,
+        formula,
+        story.theme,
+        story.names,
+        intro,
+        clues,
+        id=story.sid,
         instance_id=instance_id,
-        theme=story.theme,
         model=model.spec,
-        seed=seed,
-        names=story.names,
-        formula=formula,
-        intro=intro,
-        clues=clues,
+        seed=int(seed),
         provenance={
             "tool_version": tool_version(),
             "endpoint": public_endpoint(model.endpoint),

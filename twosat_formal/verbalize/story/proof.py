@@ -85,55 +85,35 @@ def rebuild_story(record: StoryRecord, formula: Formula) -> StoryRecord:
         _rebuilt_clue(record, index, clause, formula, names, descriptions)
         for index, clause in enumerate(formula.clauses, 1)
     ]
-    again = told_record(
-        sid=record.id,
-        instance_id=record.instance_id,
-        theme=theme,
-        model=record.model,
-        seed=record.seed,
-        names=names,
-        formula=formula,
-        intro=record.intro,
-        clues=clues,
-        provenance=record.provenance,
-    )
-    return seal_story(again, formula)
+    fields = record.model_dump(include={"id", "instance_id", "model", "seed", "provenance"})
+    return seal_story(told_record(formula, theme, names, record.intro, clues, **fields), formula)
 
 
 def told_record(
-    *,
-    sid: str,
-    instance_id: str,
-    theme: Theme,
-    model: str,
-    seed: int,
-    names: Sequence[str],
     formula: Formula,
+    theme: Theme,
+    names: Sequence[str],
     intro: str,
     clues: Sequence[ClueRecord],
-    provenance: Mapping[str, Any],
+    **fields: Any,
 ) -> StoryRecord:
-    """The record of a story told of ``formula`` (before :func:`seal_story`), as the story
-    verbalizer writes it and :func:`rebuild_story` re-derives it.
+    """The record of a story told of ``formula`` (``names[v - 1]`` tells variable ``v``),
+    before :func:`seal_story`: the story verbalizer's, and :func:`rebuild_story`'s.
 
-    Entity ``names[v - 1]`` tells variable ``v``; the story is the introduction and the
-    clues (:func:`assemble_story`), the text its App. G.2 story prompt, the recovered
-    formula the clues' recovered clauses.
+    ``fields`` are the record's ``id``, ``instance_id``, ``model``, ``seed`` and
+    ``provenance``; the story, its prompt and the recovered formula follow from the
+    introduction and the clues.
     """
     body = assemble_story(intro, [c.text for c in clues])
     return StoryRecord.create(
-        id=sid,
-        instance_id=instance_id,
         theme=theme.name,
-        model=model,
-        seed=int(seed),
         entities=dict(zip(names, formula.names, strict=True)),
         intro=intro,
         clues=tuple(clues),
         story=body,
         text=story_prompt(body, [(e, *theme.describe(e)) for e in names]),
         recovered=tuple(c.recovered for c in clues),
-        provenance=dict(provenance),
+        **fields,
     )
 
 
