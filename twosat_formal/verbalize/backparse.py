@@ -163,9 +163,9 @@ def _phrase(text: str) -> list[str]:
 
 
 def _detect(words: _Words, source: str | None) -> Scheme:
-    for _, scheme in TEMPLATES.items():
-        if words.starts_with(0, _phrase(scheme.preamble)):
-            return scheme
+    scheme = _opening(words.text)
+    if scheme is not None:
+        return scheme
     raise words.error(
         "the text does not open with the preamble of a template scheme ("
         + ", ".join(TEMPLATES)
@@ -285,7 +285,8 @@ def read_clauses(
 
 
 def _opening(text: str) -> Scheme | None:
-    """The scheme whose preamble opens ``text``, as :func:`_detect` finds it, or ``None``.
+    """The scheme whose preamble opens ``text`` (:func:`_detect`'s, which names none with
+    its position), or ``None``.
 
     Only the first words of the text are split off (as many as the longest preamble).
 
