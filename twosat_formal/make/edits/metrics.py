@@ -60,7 +60,7 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -192,6 +192,24 @@ def _step_category(row: Row, step: Mapping[str, Any]) -> str:
             f"{', '.join(CATEGORIES)}, got {value!r}"
         )
     return str(value)
+
+
+def _edited_rows(
+    rows: Iterable[Row],
+    *,
+    mode: str | None = None,
+    kind: str | None = None,
+    operator: str | None = None,
+    category: str | None = None,
+) -> Iterator[tuple[Row, EditInfo]]:
+    """The edited rows of ``mode`` and ``kind`` that pass the ``operator`` and ``category``
+    filters (``None``: any), each with its :class:`EditInfo`."""
+    for row in rows:
+        info = edit_info(row)
+        if info is None or (mode is not None and info.mode != mode):
+            continue
+        if (kind is None or info.kind == kind) and info.matches(operator, category):
+            yield row, info
 
 
 def _check_filters(operator: str | None, category: str | None) -> None:
@@ -467,12 +485,8 @@ def retention(
     """
     _check_filters(operator, category)
     total = retained = correct = 0
-    for row in rows:
-        info = edit_info(row)
-        if info is None or info.kind != CHANGING or (mode is not None and info.mode != mode):
-            continue
-        if not info.matches(operator, category):
-            continue
+    edited = _edited_rows(rows, mode=mode, kind=CHANGING, operator=operator, category=category)
+    for row, info in edited:
         total += 1
         retained += decision_of(row) == info.origin_label
         correct += _correct(row)
@@ -531,12 +545,8 @@ def individual_accuracy(
     check_choice(kind, (PRESERVING, CHANGING), what="edit class", parameter="kind")
     _check_filters(operator, category)
     questions: dict[tuple[Hashable, ...], list[bool]] = {}
-    for row in rows:
-        info = edit_info(row)
-        if info is None or info.mode != "individual" or info.kind != kind:
-            continue
-        if not info.matches(operator, category):
-            continue
+    edited = _edited_rows(rows, mode="individual", kind=kind, operator=operator, category=category)
+    for row, info in edited:
         questions.setdefault(question_key(row, info.origin), []).append(_correct(row))
     total = sum(len(v) for v in questions.values())
     if not questions:
@@ -559,14 +569,7 @@ def edit_operators(
     >>> edit_operators([row]), edit_operators([row], mode=None, category="premise")
     ([], ['insert'])
     """
-    found = set()
-    for row in rows:
-        info = edit_info(row)
-        if info is None or (mode is not None and info.mode != mode):
-            continue
-        if info.matches(None, category):
-            found.add(info.operator)
-    return sorted(found)
+    return sorted({info.operator for _, info in _edited_rows(rows, mode=mode, category=category)})
 
 
 def edit_categories(rows: Iterable[Row]) -> list[str]:
@@ -577,7 +580,7 @@ def edit_categories(rows: Iterable[Row]) -> list[str]:
     >>> edit_categories([{"instance_id": "e", "transforms": [step]}, {"instance_id": "a"}])
     ['premise']
     """
-    found = {info.category for info in (edit_info(row) for row in rows) if info is not None}
+    found = {info.category for _, info in _edited_rows(rows)}
     return [c for c in CATEGORIES if c in found]
 
 
@@ -587,9 +590,4 @@ def max_level(rows: Iterable[Row]) -> int:
     >>> max_level([{"instance_id": "a"}])
     0
     """
-    levels = [
-        info.level
-        for info in (edit_info(row) for row in rows)
-        if info is not None and info.mode == "cumulative"
-    ]
-    return max(levels, default=0)
+    return max((info.level for _, info in _edited_rows(rows, mode="cumulative")), default=0)
