@@ -10,10 +10,10 @@ from hypothesis import strategies as st
 
 from tests.support.params import value_of
 from twosat_formal.errors import ConfigError
+from twosat_formal.make.generators.grids import grid_cells
 from twosat_formal.make.generators.knobs import (
     KNOB_GRIDS,
     ParamSpec,
-    knob_grid,
     knob_to_int,
     parse_settings,
     round_half_up,
@@ -31,11 +31,11 @@ SPECS = (
 
 
 def test_grids_are_the_papers() -> None:
-    assert knob_grid("paper-3") == (0.2, 0.5, 0.8)
-    assert knob_grid("paper-7") == (0.0, 0.2, 1 / 3, 0.5, 2 / 3, 0.8, 1.0)
+    assert KNOB_GRIDS["paper-3"] == (0.2, 0.5, 0.8)
+    assert KNOB_GRIDS["paper-7"] == (0.0, 0.2, 1 / 3, 0.5, 2 / 3, 0.8, 1.0)
     assert set(KNOB_GRIDS) == {"paper-3", "paper-7"}
     with pytest.raises(ConfigError) as info:
-        knob_grid("paper-5")
+        grid_cells("paper-5", family="backbone")
     assert info.value.parameter == "grid"
 
 

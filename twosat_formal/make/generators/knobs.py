@@ -16,7 +16,7 @@ Examples
 {'split': 0.3333333333333333}
 >>> knob_to_int(0.5, 1, 10)
 6
->>> knob_grid("paper-3")
+>>> KNOB_GRIDS["paper-3"]
 (0.2, 0.5, 0.8)
 """
 
@@ -43,7 +43,6 @@ __all__ = [
     "ParamKind",
     "ParamSpec",
     "ParamValue",
-    "knob_grid",
     "knob_to_int",
     "optional_int",
     "parse_settings",
@@ -287,22 +286,6 @@ def share_count(knob: float, total: int, most: int) -> int:
     (10, 17, 0)
     """
     return max(0, min(most, round_half_up(knob * total)))
-
-
-def knob_grid(name: str) -> tuple[float, ...]:
-    """The knob values of a named grid (``paper-3`` or ``paper-7``).
-
-    >>> len(knob_grid("paper-7"))
-    7
-    """
-    try:
-        return KNOB_GRIDS[name]
-    except KeyError:
-        raise ConfigError(
-            f"unknown knob grid {name!r}",
-            parameter="grid",
-            valid="one of " + ", ".join(KNOB_GRIDS),
-        ) from None
 
 
 def parse_settings(items: Sequence[str]) -> dict[str, str]:
