@@ -20,9 +20,10 @@ from twosat_formal.io.instance import Instance, write_instances
 from twosat_formal.make.edits import (
     CHANGING,
     PRESERVING,
+    EditRun,
     cumulative_edits,
-    edit_file,
     edit_instances,
+    edit_lines,
     edit_steps,
     individual_edits,
     replay_edits,
@@ -225,16 +226,19 @@ def test_edit_instances_orders_records_and_counts() -> None:
     )
 
 
-def test_edit_file_reads_datasets_and_formula_files(tmp_path: Path) -> None:
+def test_edit_lines_reads_datasets_and_formula_files(tmp_path: Path) -> None:
     dsl = tmp_path / "f.dsl"
     dsl.write_text("a | b\n~a | b\nb | c\n", encoding="utf-8")
-    run = edit_file(dsl, mode="cumulative", max_edits=2, seed=1)
-    root = run.records[0]
+    run = EditRun("cumulative", 2)
+    lines = list(edit_lines(dsl, run, seed=1))
+    records = [Instance.from_record(json.loads(line)) for line in lines]
+    root = records[0]
     assert root.family == "file" and root.formula.names == ("a", "b", "c")
     assert root.provenance["source"] == str(dsl)
     data = tmp_path / "d.jsonl"
-    write_instances(run.records, data)
-    again = edit_file(data, mode="individual", max_edits=1, seed=1, keep="preserving")
-    assert again.bases == len(run.records)
-    for record in again.records:
-        assert Instance.from_record(json.loads(record.to_json())) == record
+    write_instances(records, data)
+    again = EditRun("individual", 1)
+    edited = list(edit_lines(data, again, seed=1, keep="preserving"))
+    assert again.bases == len(records)
+    for line in edited:
+        assert Instance.from_record(json.loads(line)).to_json() == line

@@ -75,7 +75,6 @@ __all__ = [
     "EditRun",
     "IndividualEdits",
     "cumulative_edits",
-    "edit_file",
     "edit_instances",
     "edit_lines",
     "edit_seed",
@@ -597,31 +596,3 @@ def _shares(run: EditRun, made: Iterable[_Edited]) -> Iterator[tuple[str, tuple[
     for share in made:
         run.origin(share.reached)
         yield from share.lines
-
-
-def edit_file(
-    path: str | Path,
-    *,
-    mode: str,
-    keep: str = DEFAULT_KEEP,
-    max_edits: int = MAX_EDITS,
-    seed: int = 0,
-    operators: Sequence[str] | None = None,
-    order: str = DEFAULT_ORDER,
-    keep_base: bool = True,
-) -> EditRun:
-    """:func:`edit_instances` over a dataset (JSON Lines) or a formula file (``"-"``: stdin).
-
-    A formula file (DIMACS or DSL) becomes one :func:`root_instance` first.
-    """
-    settings = _settings(mode, keep, max_edits, seed, operators, order, keep_base)
-    return _edit_all(settings, _origins(path))
-
-
-def _origins(path: str | Path) -> Iterator[Instance]:
-    """The instances of a dataset, or the one :func:`root_instance` of a formula file."""
-    with rereadable(path) as (file, source):
-        if not is_dataset(file, source=source):
-            yield _file_origin(file, source)
-            return
-        yield from map(_line_origin, raw_lines(file, source=source))
