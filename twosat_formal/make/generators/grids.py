@@ -23,11 +23,10 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from twosat_formal.errors import ConfigError
-from twosat_formal.io.instance import Instance
 from twosat_formal.make.generators.dataset import Dataset, DatasetConfig
 from twosat_formal.make.generators.draw import derive_seed
 from twosat_formal.make.generators.family import FAMILIES
@@ -39,7 +38,6 @@ __all__ = [
     "TABLE1_CLAUSES",
     "GridCell",
     "grid_cells",
-    "grid_instances",
 ]
 
 #: Clause counts of Table 1, per family.
@@ -173,14 +171,3 @@ def _knob_cells(
                 )
             )
     return cells
-
-
-def grid_instances(cells: list[GridCell], seed: int) -> Iterator[Instance]:
-    """Every instance of every cell, cell by cell.
-
-    >>> cells = grid_cells("table1", count=1)[:2]
-    >>> [inst.formula.num_clauses for inst in grid_instances(cells, 0)]
-    [5, 10]
-    """
-    for cell in cells:
-        yield from cell.dataset(seed)
