@@ -191,13 +191,6 @@ class Format(Scheme):
         except SentenceError:
             raise first from None
 
-    def strict_clause(self, text: str) -> tuple[tuple[str, bool], ...]:
-        """The clause written ``text``, which must be exactly :meth:`sentence` of it."""
-        literals = self._read_clause(text)
-        if self.sentence(literals) != text:
-            raise SentenceError(f"the clause is not written as the {self.name} format writes it")
-        return tuple(literals)
-
     def parse_literal(self, phrase: str) -> tuple[str, bool]:
         """The inverse of :meth:`literal`: ``X is <value>`` unless a format says otherwise.
 
@@ -420,8 +413,12 @@ class _LineError(Exception):
 
 @lru_cache(maxsize=TEXTS)  # keyed by clause texts: bounded small
 def _strict_clause(scheme: Format, text: str) -> tuple[tuple[str, bool], ...]:
-    """:meth:`Format.strict_clause`, remembered (a pure function of format and text)."""
-    return scheme.strict_clause(text)
+    """The clause written ``text``, which must be exactly ``scheme``'s :meth:`~Format.sentence`
+    of it; remembered (a pure function of format and text)."""
+    literals = scheme._read_clause(text)
+    if scheme.sentence(literals) != text:
+        raise SentenceError(f"the clause is not written as the {scheme.name} format writes it")
+    return tuple(literals)
 
 
 @dataclass(frozen=True)
