@@ -40,15 +40,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from functools import lru_cache
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from twosat_formal._util.recent import TEXTS
 from twosat_formal.core.formula import Formula
 from twosat_formal.errors import ConfigError, ParseError, SentenceError
 from twosat_formal.verbalize.entities import EntityNumbers
-from twosat_formal.verbalize.schemes import TEMPLATES, Scheme, rule_head
+from twosat_formal.verbalize.schemes import TEMPLATES, Scheme, _scheme, rule_head
 
 __all__ = ["FORMATS", "Format"]
 
@@ -641,20 +641,12 @@ class DualStoryFormat(Format):
         return line[len(head) :]
 
 
-def _fields(name: str, values: tuple[str, str], naming: str, preamble: str, question: str) -> dict:
-    return {
-        "name": name,
-        "true_value": values[0],
-        "false_value": values[1],
-        "naming": naming,
-        "preamble": preamble,
-        "question": question,
-        "true_phrase": "{e} is " + values[0],
-        "false_phrase": "{e} is " + values[1],
-        "prefix": "",
-        "both": "",
-        "several": "",
-    }
+def _fields(
+    name: str, values: tuple[str, str], naming: str, preamble: str, question: str, prefix: str = ""
+) -> dict[str, Any]:
+    """A format's scheme fields: literals ``X is <value>``, no sentence remarks."""
+    phrases = ("{e} is " + values[0], "{e} is " + values[1])
+    return asdict(_scheme(name, values, naming, preamble, question, phrases, prefix, ""))
 
 
 _MATH_QUESTION = (
@@ -694,18 +686,16 @@ FORMATS: dict[str, Format] = {
         )
     ),
     "dual-story": DualStoryFormat(
-        **{
-            **_fields(
-                "dual-story",
-                ("crunchy", "chewy"),
-                "letters",
-                "A baker makes every cookie either crunchy or chewy. Each taster dislikes "
-                "one combination, and no taster may be served it:",
-                "Can the baker make the cookies so that no taster is served a combination "
-                "they dislike?",
-            ),
-            "prefix": "Taster ",
-        }
+        **_fields(
+            "dual-story",
+            ("crunchy", "chewy"),
+            "letters",
+            "A baker makes every cookie either crunchy or chewy. Each taster dislikes "
+            "one combination, and no taster may be served it:",
+            "Can the baker make the cookies so that no taster is served a combination "
+            "they dislike?",
+            prefix="Taster ",
+        )
     ),
 }
 
