@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from twosat_formal.core.formula import Formula
@@ -110,14 +111,9 @@ def _plan_existing(
             parameter="over",
         )
     added = tuple(tuple(_random_pair(pool, rng)) for _ in range(count))
-    n = formula.num_vars
-    return Plan(
-        literal_map=(tuple(range(1, n + 1)),),
-        clause_permutation=_placement(formula.num_clauses, count, params["placement"], rng),
-        num_vars=n,
-        names=None if formula.has_default_names else formula.names,
-        added_clauses=added,
-        relation="label-preserving-monotone",
+    placed = _placement(formula.num_clauses, count, params["placement"], rng)
+    return replace(
+        Plan.keep(formula, placed), added_clauses=added, relation="label-preserving-monotone"
     )
 
 
@@ -137,9 +133,8 @@ def _plan_fresh(
         names = formula.names + fresh_names(
             set(formula.names), k, params["prefix"], FILLER_PREFIXES
         )
-    return Plan(
-        literal_map=(tuple(range(1, n + 1)),),
-        clause_permutation=_placement(formula.num_clauses, count, params["placement"], rng),
+    return replace(
+        Plan.keep(formula, _placement(formula.num_clauses, count, params["placement"], rng)),
         num_vars=n + k,
         names=names,
         added_clauses=added,

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from twosat_formal.core.formula import Formula
@@ -33,14 +34,8 @@ def _plan(formula: Formula, rng: random.Random, params: Mapping[str, Any]) -> Pl
         chosen = {formula.var(name) for name in params["variables"]}
     else:
         chosen = set(rng.sample(range(1, n + 1), round(params["fraction"] * n)))
-    keep = Plan.keep(formula)
     lmap = tuple(-v if v in chosen else v for v in range(1, n + 1))
-    return Plan(
-        literal_map=(lmap,),
-        clause_permutation=keep.clause_permutation,
-        num_vars=n,
-        names=keep.names,
-    )
+    return replace(Plan.keep(formula), literal_map=(lmap,))
 
 
 OPERATOR = Operator(

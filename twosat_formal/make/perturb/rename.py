@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from twosat_formal.core.formula import Formula
@@ -42,12 +43,7 @@ def _plan(formula: Formula, rng: random.Random, params: Mapping[str, Any]) -> Pl
         names = fresh_names(set(formula.names), n, params["prefix"])
     else:
         names = formula.names
-    return Plan(
-        literal_map=(lmap,),
-        clause_permutation=tuple(range(formula.num_clauses)),
-        num_vars=n,
-        names=names_or_none(names),
-    )
+    return replace(Plan.keep(formula), literal_map=(lmap,), names=names_or_none(names))
 
 
 OPERATOR = Operator(
