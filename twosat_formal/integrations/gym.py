@@ -71,8 +71,8 @@ from twosat_formal.core.seeds import seeded_rng
 from twosat_formal.errors import ConfigError, TwoSatFormalError, UnknownNameError
 from twosat_formal.evaluate.diagnostics.chains import chain_object, closed_walk
 from twosat_formal.evaluate.models.base import Response
-from twosat_formal.evaluate.scoring import PromptView, score
-from twosat_formal.io import parse_dimacs
+from twosat_formal.evaluate.scoring import AnyPrompt, PromptView, score
+from twosat_formal.integrations.rows import row_formula, row_prompt
 from twosat_formal.io.instance import LABELS
 from twosat_formal.make.generators import FAMILIES, generate
 from twosat_formal.solve import solve
@@ -600,8 +600,9 @@ def score_answer(
     ``partial_credit`` for a right decision whose certificate is missing or invalid;
     0.0 otherwise (no or conflicting answer line, wrong decision, empty answer). The
     answer is read by :func:`read_answer` (``<answer>`` tags, a bare final Yes or No),
-    then judged by :func:`twosat_formal.evaluate.scoring.score`, strict or lenient; the chain as
-    ``eval`` judges ``cycle_valid``. ``entry["answer"]`` always earns 1.0.
+    then judged by :func:`twosat_formal.evaluate.scoring.score`, strict or lenient, the metadata
+    read as an exported row is (:func:`~twosat_formal.integrations.rows.row_prompt`); the
+    chain as ``eval`` judges ``cycle_valid``. ``entry["answer"]`` always earns 1.0.
 
     Examples
     --------
@@ -622,34 +623,15 @@ def score_answer(
     if not isinstance(answer, str) or not answer:
         return 0.0
     meta = entry["metadata"]
-    if meta.get("question_type", "decision") != "decision":
-        return _question_reward(read_answer(answer), meta, lenient)
-    return _decision_reward(read_answer(answer), meta, lenient, partial_credit)
-
-
-def _question_reward(text: str, meta: Mapping[str, Any], lenient: bool) -> float:
-    """The reward of another question type: right or not, as ``eval`` judges it."""
-    question = PromptView(
-        dict(meta["entities"]),
-        meta["true_value"],
-        meta["false_value"],
-        ask=meta["question_type"],
-        reference=meta.get("reference"),
-    )
-    judged = score(Response(text), question, parse_dimacs(meta["dimacs"]), meta["label"])
-    right = judged.lenient_failure == "correct" if lenient else judged.correct
-    return 1.0 if right else 0.0
-
-
-def _decision_reward(
-    text: str, meta: Mapping[str, Any], lenient: bool, partial_credit: float
-) -> float:
-    """The reward of a decision: 1.0 with its certificate, ``partial_credit`` without."""
     require_chain = bool(meta.get("require_chain", False))
-    view = _RewardView(
-        dict(meta["entities"]), meta["true_value"], meta["false_value"], ask_cycle=require_chain
-    )
-    judgement = score(Response(text), view, parse_dimacs(meta["dimacs"]), meta["label"])
+    view: AnyPrompt = row_prompt(meta)  # the view every exported row is judged through
+    if require_chain:
+        entities, true, false = dict(meta["entities"]), meta["true_value"], meta["false_value"]
+        view = _RewardView(entities, true, false, ask_cycle=True)
+    judgement = score(Response(read_answer(answer)), view, row_formula(meta), meta["label"])
+    if meta.get("question_type", "decision") != "decision":  # right or not, as eval judges it
+        right = judgement.lenient_failure == "correct" if lenient else judgement.correct
+        return 1.0 if right else 0.0
     if lenient:
         decision, witness = judgement.lenient_decision_correct, judgement.lenient_witness_valid
     else:
