@@ -702,9 +702,15 @@ class Formula:
         >>> Formula.from_named([["a", "~b"], ["b"]]).to_sympy()
         b & (a | ~b)
         """
-        from twosat_formal.core.two_cnf import formula_to_sympy
+        import sympy
 
-        return formula_to_sympy(self)
+        symbols = [sympy.Symbol(name) for name in self.names]
+        return sympy.And(
+            *(
+                sympy.Or(*(symbols[lit - 1] if lit > 0 else ~symbols[-lit - 1] for lit in clause))
+                for clause in self.clauses
+            )
+        )
 
     @classmethod
     def from_sympy(cls, expr: Any, variables: Iterable[str] = ()) -> Formula:

@@ -26,21 +26,17 @@ twosat_formal.errors.NotTwoCNFError: not 2-SAT: it needs the clause a | b | c of
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from twosat_formal._util.per_process import PerProcess
 from twosat_formal.core.propositional import Expr
 from twosat_formal.errors import ConfigError, NotTwoCNFError, ProofError
-
-if TYPE_CHECKING:
-    from twosat_formal.core.formula import Formula
 
 __all__ = [
     "MAX_VARIABLES",
     "NamedClause",
     "clauses_from_sympy",
     "convert",
-    "formula_to_sympy",
     "from_sympy",
     "prove_equivalent",
     "simplest_cnf",
@@ -273,19 +269,6 @@ def prove_equivalent(expr: Expr, clauses: Sequence[NamedClause]) -> str:
         solver.pop()
     raise ProofError(
         "the clauses are not equivalent to the expression", counterexample=counterexample
-    )
-
-
-def formula_to_sympy(formula: Formula) -> Any:
-    """:meth:`Formula.to_sympy <twosat_formal.core.formula.Formula.to_sympy>`."""
-    import sympy
-
-    symbols = [sympy.Symbol(name) for name in formula.names]
-    return sympy.And(
-        *(
-            sympy.Or(*(symbols[lit - 1] if lit > 0 else ~symbols[-lit - 1] for lit in clause))
-            for clause in formula.clauses
-        )
     )
 
 
