@@ -35,8 +35,8 @@ from twosat_formal.errors import ConfigError, NotTwoCNFError, ProofError
 __all__ = [
     "MAX_VARIABLES",
     "NamedClause",
-    "clauses_from_sympy",
     "convert",
+    "direct_clauses",
     "from_sympy",
     "prove_equivalent",
     "simplest_cnf",
@@ -272,8 +272,13 @@ def prove_equivalent(expr: Expr, clauses: Sequence[NamedClause]) -> str:
     )
 
 
-def _direct(expr: Expr) -> tuple[NamedClause, ...] | None:
-    """The clauses of an expression that is already a 2-CNF (else ``None``)."""
+def direct_clauses(expr: Expr) -> tuple[NamedClause, ...] | None:
+    """The clauses of an expression that is already a 2-CNF, as they stand (else ``None``).
+
+    >>> from twosat_formal.core.propositional import parse_expression
+    >>> direct_clauses(parse_expression("(b | ~a) & c")), direct_clauses(parse_expression("a -> b"))
+    ((('b', '~a'), ('c',)), None)
+    """
 
     def literal(node: Expr) -> str | None:
         if node.op == "var":
@@ -297,22 +302,3 @@ def _direct(expr: Expr) -> tuple[NamedClause, ...] | None:
     if any(c is None for c in found):
         return None
     return tuple(c for c in found if c is not None)
-
-
-def clauses_from_sympy(
-    value: Any, variables: Sequence[str] = ()
-) -> tuple[Sequence[Sequence[str]], list[str]]:
-    """The named clauses of :meth:`Formula.from_sympy
-    <twosat_formal.core.formula.Formula.from_sympy>`, and its variables in order.
-
-    >>> import sympy
-    >>> a, b = sympy.symbols("a b")
-    >>> clauses_from_sympy(sympy.Implies(a, b))
-    ((('~a', 'b'),), ['a', 'b'])
-    """
-    expr = from_sympy(value)
-    clauses = _direct(expr)
-    if clauses is None:
-        clauses = convert(expr)
-        prove_equivalent(expr, clauses)
-    return clauses, [*variables, *expr.variables()]
