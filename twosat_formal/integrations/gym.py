@@ -656,17 +656,14 @@ class _RewardView(PromptView):
 
 @dataclass(frozen=True)
 class CurriculumLevel:
-    """One difficulty level: clause range, filler share range and knob spread."""
+    """One difficulty level: clause range, filler share range and knob spread (each a
+    :class:`TwoSatConfig` field of the same name)."""
 
     min_clauses: int
     max_clauses: int
     min_filler_share: float
     max_filler_share: float
     knob_spread: float
-
-    def config_fields(self) -> dict[str, Any]:
-        """The :class:`TwoSatConfig` fields this level sets."""
-        return dataclasses.asdict(self)
 
 
 #: The levels of :class:`Curriculum`, easiest first.
@@ -710,11 +707,6 @@ class Curriculum:
         self.level = 0
         self.set_level(level)
 
-    @property
-    def levels(self) -> tuple[CurriculumLevel, ...]:
-        """Every level, easiest first."""
-        return CURRICULUM_LEVELS
-
     def set_level(self, level: int) -> None:
         """Go to ``level`` (0 is the easiest).
 
@@ -742,7 +734,8 @@ class Curriculum:
 
     def config(self, **overrides: Any) -> TwoSatConfig:
         """The config of the current level (``overrides`` win)."""
-        return self.config_cls(**{**CURRICULUM_LEVELS[self.level].config_fields(), **overrides})
+        level = dataclasses.asdict(CURRICULUM_LEVELS[self.level])
+        return self.config_cls(**{**level, **overrides})
 
     def dataset(
         self, *, seed: int | None = 0, size: int = DEFAULT_SIZE, **overrides: Any
