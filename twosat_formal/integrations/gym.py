@@ -71,7 +71,7 @@ from twosat_formal.core.seeds import seeded_rng
 from twosat_formal.errors import ConfigError, TwoSatFormalError, UnknownNameError
 from twosat_formal.evaluate.diagnostics.chains import chain_object, closed_walk
 from twosat_formal.evaluate.models.base import Response
-from twosat_formal.evaluate.scoring import AnyPrompt, PromptView, score
+from twosat_formal.evaluate.scoring import AnyPrompt, Judgement, PromptView, score
 from twosat_formal.integrations.rows import row_formula, row_prompt
 from twosat_formal.io.instance import LABELS
 from twosat_formal.make.generators import FAMILIES, generate
@@ -632,16 +632,22 @@ def score_answer(
     if meta.get("question_type", "decision") != "decision":  # right or not, as eval judges it
         right = judgement.lenient_failure == "correct" if lenient else judgement.correct
         return 1.0 if right else 0.0
+    chain_missing = require_chain and meta["label"] == "UNSAT" and judgement.cycle_valid is not True
+    return _decision_reward(judgement, lenient, chain_missing, partial_credit)
+
+
+def _decision_reward(
+    judgement: Judgement, lenient: bool, chain_missing: bool, partial_credit: float
+) -> float:
+    """The reward of a judged decision: 1.0 with its certificate, ``partial_credit`` with
+    a right decision whose witness is invalid or whose asked chain is missing."""
     if lenient:
         decision, witness = judgement.lenient_decision_correct, judgement.lenient_witness_valid
     else:
         decision, witness = judgement.decision_correct, judgement.witness_valid
     if not decision:
         return 0.0
-    chain_missing = require_chain and meta["label"] == "UNSAT" and judgement.cycle_valid is not True
-    if witness is False or chain_missing:
-        return float(partial_credit)
-    return 1.0
+    return float(partial_credit) if witness is False or chain_missing else 1.0
 
 
 @dataclass(frozen=True)
