@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from twosat_formal.cli.app import app, err_console
-from twosat_formal.cli.listing import default_text, print_catalogue
 from twosat_formal.cli.options import (
     RunnerOptions,
     ShardOption,
@@ -23,6 +22,7 @@ from twosat_formal.cli.options import (
     out_option,
     seed_option,
 )
+from twosat_formal.cli.output import default_text, print_catalogue
 from twosat_formal.cli.progress import write_with_progress
 from twosat_formal.errors import ConfigError
 

@@ -1,4 +1,9 @@
-"""What commands print on stdout: one JSON object, or lines of plain text (never markup).
+"""What commands print on stdout: one JSON object, lines of plain text, or a catalogue.
+
+Text is printed as it is, never as markup. A registry's catalogue (``families``,
+``operators``) prints each entry as its name and a bracketed note, its one-line
+summary, then one aligned line per parameter; with ``--json``, the list of the
+entries' ``to_json()``.
 
 Examples
 --------
@@ -7,17 +12,26 @@ Examples
 >>> print_lines(["accuracy   [50.0%]", "store      runs.sqlite"])
 accuracy   [50.0%]
 store      runs.sqlite
+>>> from types import SimpleNamespace
+>>> entry = SimpleNamespace(summary="Swap two clauses.", to_json=lambda: {"name": "swap"})
+>>> print_catalogue([("swap", entry)], False, lambda e: "equivalent",
+...                 lambda e: [("i", "int; default 0"), ("seed", "int; default 1")])
+swap  [equivalent]
+  Swap two clauses.
+    i     int; default 0
+    seed  int; default 1
+<BLANKLINE>
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from twosat_formal.cli.app import out_console
 
-__all__ = ["print_json", "print_lines"]
+__all__ = ["default_text", "print_catalogue", "print_json", "print_lines"]
 
 
 def print_json(value: Any) -> None:
@@ -29,3 +43,36 @@ def print_lines(lines: Iterable[str]) -> None:
     """Print each line as it is (``[`` and ``]`` are text, not markup)."""
     for line in lines:
         out_console.print(line, markup=False)
+
+
+def default_text(value: object, missing: str) -> str:
+    """A parameter's default as JSON text, ``missing`` for ``None``.
+
+    >>> default_text([1, 2], "none"), default_text(None, "derived")
+    ('[1, 2]', 'derived')
+    """
+    return missing if value is None else json.dumps(value)
+
+
+def print_catalogue(
+    entries: Iterable[tuple[str, Any]],
+    as_json: bool,
+    note: Callable[[Any], str],
+    params: Callable[[Any], Sequence[tuple[str, str]]],
+) -> None:
+    """Print ``(name, entry)`` pairs: ``note(entry)`` in brackets, ``params(entry)`` rows."""
+    entries = list(entries)
+    if as_json:
+        print_lines([json.dumps([entry.to_json() for _, entry in entries], indent=2)])
+        return
+    for name, entry in entries:
+        rows = params(entry)
+        width = max((len(key) for key, _ in rows), default=0)
+        print_lines(
+            [
+                f"{name}  [{note(entry)}]",
+                f"  {entry.summary}",
+                *(f"    {key:<{width}}  {text}" for key, text in rows),
+                "",
+            ]
+        )

@@ -52,21 +52,24 @@ def _bar(label: str) -> Progress:
 def with_progress(
     items: Iterable[T], total: int | None, label: str, *, enabled: bool = True
 ) -> Iterator[T]:
-    """Yield ``items`` unchanged, advancing a bar of ``total`` steps (``None``: unknown)."""
-    from twosat_formal.cli.app import err_console
+    """Yield ``items`` unchanged, advancing a bar of ``total`` steps (``None``: unknown).
 
-    if not enabled or total == 0 or total == 1 or not err_console.is_terminal:
+    The bar is :func:`progress_callback`'s: it starts with the first item, so that the
+    worker processes the items need are forked from a single thread.
+    """
+    if total == 0 or total == 1:
         yield from items
         return
-    with _bar(label) as bar:
-        task = bar.add_task(label, total=total)
-        for item in items:
+    with progress_callback(label, enabled=enabled) as advance:
+        for done, item in enumerate(items, 1):
             yield item
-            bar.advance(task)
+            advance(done, total)
 
 
 @contextmanager
-def progress_callback(label: str, *, enabled: bool = True) -> Iterator[Callable[[int, int], None]]:
+def progress_callback(
+    label: str, *, enabled: bool = True
+) -> Iterator[Callable[[int, int | None], None]]:
     """A bar driven by a ``(done, total)`` callback, for library loops that report progress.
 
     The bar (and rich's thread that redraws it) starts at the first call, so work that
@@ -84,7 +87,7 @@ def progress_callback(label: str, *, enabled: bool = True) -> Iterator[Callable[
     with ExitStack() as stack:
         shown: list[tuple[Progress, TaskID]] = []
 
-        def advance(done: int, total: int) -> None:
+        def advance(done: int, total: int | None) -> None:
             if not shown:
                 bar = stack.enter_context(_bar(label))
                 shown.append((bar, bar.add_task(label, total=None)))

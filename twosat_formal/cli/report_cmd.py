@@ -29,12 +29,12 @@ from twosat_formal.cli.options import (
     seed_option,
 )
 from twosat_formal.cli.output import print_json, print_lines
+from twosat_formal.cli.story_cmd import story_rates
 from twosat_formal.core.jsonread import read_json_file
 from twosat_formal.errors import ConfigError
 from twosat_formal.evaluate.models.base import DEFAULT_MAX_TOKENS, DEFAULT_TIMEOUT_S
 from twosat_formal.study.bench import BENCH_MODELS, DEFAULT_OUT
 from twosat_formal.study.experiments.spec import load_spec, spec_names
-from twosat_formal.verbalize.story.statistics import PAPER_FALLBACK_RATE, PAPER_FIRST_ATTEMPT_RATE
 
 if TYPE_CHECKING:
     from twosat_formal.study.experiments.runner import ExperimentResult
@@ -82,15 +82,10 @@ def _story_lines(story: dict[str, Any] | None) -> list[str]:
     if not story:
         return []
     stats = story.get("statistics") or {}
-
-    def pct(value: object) -> str:
-        return f"{value:.1%}" if isinstance(value, float) else "-"
-
+    rates = story_rates(stats.get("first_attempt_rate"), stats.get("fallback_rate"))
     return [
         f"stories    {story.get('stories')} by {story.get('model')} ({story.get('calls_made')} "
-        f"calls, {story.get('calls_reused')} from the store): first-attempt validation "
-        f"{pct(stats.get('first_attempt_rate'))} (paper {PAPER_FIRST_ATTEMPT_RATE:.1%}), "
-        f"fallback {pct(stats.get('fallback_rate'))} (paper {PAPER_FALLBACK_RATE:.1%})"
+        f"calls, {story.get('calls_reused')} from the store): {rates}"
     ]
 
 

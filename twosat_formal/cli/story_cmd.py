@@ -26,6 +26,7 @@ from twosat_formal.errors import ConfigError
 __all__ = [
     "DEFAULT_STORE",
     "require_template",
+    "story_rates",
     "story_stats_command",
     "verbalize_story",
 ]
@@ -43,6 +44,24 @@ def require_template(template: str | None) -> str:
             valid="a template name, 'all', or --story THEME --model SPEC",
         )
     return template
+
+
+def story_rates(first_attempt: float | None, fallback: float | None) -> str:
+    """The validation rates of stories beside the paper's (``-`` for a rate not known).
+
+    >>> story_rates(0.8, None)
+    'first-attempt validation 80.0% (paper 95.4%), fallback - (paper 3.3%)'
+    """
+    from twosat_formal.verbalize.story.statistics import (
+        PAPER_FALLBACK_RATE as FALLBACK,
+    )
+    from twosat_formal.verbalize.story.statistics import (
+        PAPER_FIRST_ATTEMPT_RATE as FIRST,
+    )
+
+    shown = ["-" if rate is None else f"{rate:.1%}" for rate in (first_attempt, fallback)]
+    first, fall = f"(paper {FIRST:.1%})", f"(paper {FALLBACK:.1%})"
+    return f"first-attempt validation {shown[0]} {first}, fallback {shown[1]} {fall}"
 
 
 def verbalize_story(
@@ -78,12 +97,10 @@ def verbalize_story(
     else:
         typer.echo(run.records[0].text)
     stats = run.statistics()
-    rate = "-" if stats.first_attempt_rate is None else f"{stats.first_attempt_rate:.1%}"
-    fallback = "-" if stats.fallback_rate is None else f"{stats.fallback_rate:.1%}"
     err_console.print(
-        f"{stats.llm_clauses} clauses through validation: first-attempt validation {rate} "
-        f"(paper 95.4%), fallback {fallback} (paper 3.3%); {run.calls_made} model calls "
-        f"made, {run.calls_reused} reused from {store_path}",
+        f"{stats.llm_clauses} clauses through validation: "
+        f"{story_rates(stats.first_attempt_rate, stats.fallback_rate)}; {run.calls_made} "
+        f"model calls made, {run.calls_reused} reused from {store_path}",
         markup=False,
     )
 

@@ -702,9 +702,15 @@ class Formula:
         >>> Formula.from_named([["a", "~b"], ["b"]]).to_sympy()
         b & (a | ~b)
         """
-        from twosat_formal.core.two_cnf import formula_to_sympy
+        import sympy
 
-        return formula_to_sympy(self)
+        symbols = [sympy.Symbol(name) for name in self.names]
+        return sympy.And(
+            *(
+                sympy.Or(*(symbols[lit - 1] if lit > 0 else ~symbols[-lit - 1] for lit in clause))
+                for clause in self.clauses
+            )
+        )
 
     @classmethod
     def from_sympy(cls, expr: Any, variables: Iterable[str] = ()) -> Formula:
@@ -726,10 +732,19 @@ class Formula:
         ...
         twosat_formal.errors.NotTwoCNFError: not 2-SAT: it needs the clause a | b | c of 3 literals
         """
-        from twosat_formal.core.two_cnf import clauses_from_sympy
+        from twosat_formal.core.two_cnf import (
+            convert,
+            direct_clauses,
+            from_sympy,
+            prove_equivalent,
+        )
 
-        clauses, names = clauses_from_sympy(expr, tuple(variables))
-        return cls.from_named(clauses, variables=names)
+        parsed = from_sympy(expr)
+        clauses = direct_clauses(parsed)
+        if clauses is None:
+            clauses = convert(parsed)
+            prove_equivalent(parsed, clauses)
+        return cls.from_named(clauses, variables=[*variables, *parsed.variables()])
 
     # -- comparison and display -----------------------------------------------------------
 

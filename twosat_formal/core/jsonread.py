@@ -33,7 +33,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -51,8 +51,6 @@ _STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 #: A ``\\u`` escape of a surrogate (perhaps escaped itself: then the walk finds nothing).
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
-#: The tokens that tell where keys are: strings, brackets, colons.
-_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}:]', re.DOTALL)
 
 #: Every token of a JSON text: strings, brackets, colons, commas and other scalars.
 _PART = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}:,]|[^\s\[\]{}:,"]+', re.DOTALL)
@@ -92,24 +90,16 @@ def _too_deep(value: Any) -> bool:
 
 
 def _first_duplicate(text: str) -> tuple[str, int]:
-    """The first key (in text order) that its object already holds, and where it starts."""
-    stack: list[set[str] | None] = []
-    last: re.Match[str] | None = None
-    for token in _TOKEN.finditer(text):
-        mark = token.group()
-        if mark in "[{":
-            stack.append(set() if mark == "{" else None)
-        elif mark in "]}":
-            if stack:
-                stack.pop()
-        elif mark == ":" and last is not None and last.group().startswith('"') and stack:
-            keys = stack[-1]
-            if keys is not None:
-                key = json.loads(last.group())
-                if key in keys:
-                    return key, last.start()
-                keys.add(key)
-        last = token
+    """The first key (in text order) that its object already holds, and where it starts.
+
+    Two members of one object with one key are two keys at one path (every other pair
+    of members differs in some key or index of their paths, and that comes earlier).
+    """
+    seen: set[tuple[Any, ...]] = set()
+    for path, at, key in _paths(text):
+        if key and tuple(path) in seen:
+            return path[-1], at
+        seen.add(tuple(path))
     return "?", 0  # not reached for a text the decoder refused for a duplicate
 
 
@@ -188,19 +178,26 @@ def line_of_path(text: str, path: Sequence[str | int]) -> int | None:
     True
     """
     want = list(path)
+    return next(
+        (_line_at(text, at, None) for at_path, at, _ in _paths(text) if at_path == want), None
+    )
+
+
+def _paths(text: str) -> Iterator[tuple[list[Any], int, bool]]:
+    """Each value of the JSON ``text`` in text order (an object's member first at its key):
+    its path of keys and list indexes, where it starts, and whether it is the key."""
     open_: list[list[Any]] = []  # per open container: [is an object, its key or index]
     for token in _PART.finditer(text):
         mark = token.group()
         if mark in ",:]}":
             _past(open_, mark)
             continue
-        if open_ and open_[-1][0] and open_[-1][1] is None:  # a key
+        key = bool(open_) and open_[-1][0] and open_[-1][1] is None
+        if key:
             open_[-1][1] = json.loads(mark)
-        if [entry[1] for entry in open_] == want:
-            return _line_at(text, token.start(), None)
+        yield [entry[1] for entry in open_], token.start(), key
         if mark in "[{":
             open_.append([mark == "{", None if mark == "{" else 0])
-    return None
 
 
 def _past(open_: list[list[Any]], mark: str) -> None:

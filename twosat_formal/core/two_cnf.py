@@ -26,21 +26,17 @@ twosat_formal.errors.NotTwoCNFError: not 2-SAT: it needs the clause a | b | c of
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from twosat_formal._util.per_process import PerProcess
 from twosat_formal.core.propositional import Expr
 from twosat_formal.errors import ConfigError, NotTwoCNFError, ProofError
 
-if TYPE_CHECKING:
-    from twosat_formal.core.formula import Formula
-
 __all__ = [
     "MAX_VARIABLES",
     "NamedClause",
-    "clauses_from_sympy",
     "convert",
-    "formula_to_sympy",
+    "direct_clauses",
     "from_sympy",
     "prove_equivalent",
     "simplest_cnf",
@@ -276,21 +272,13 @@ def prove_equivalent(expr: Expr, clauses: Sequence[NamedClause]) -> str:
     )
 
 
-def formula_to_sympy(formula: Formula) -> Any:
-    """:meth:`Formula.to_sympy <twosat_formal.core.formula.Formula.to_sympy>`."""
-    import sympy
+def direct_clauses(expr: Expr) -> tuple[NamedClause, ...] | None:
+    """The clauses of an expression that is already a 2-CNF, as they stand (else ``None``).
 
-    symbols = [sympy.Symbol(name) for name in formula.names]
-    return sympy.And(
-        *(
-            sympy.Or(*(symbols[lit - 1] if lit > 0 else ~symbols[-lit - 1] for lit in clause))
-            for clause in formula.clauses
-        )
-    )
-
-
-def _direct(expr: Expr) -> tuple[NamedClause, ...] | None:
-    """The clauses of an expression that is already a 2-CNF (else ``None``)."""
+    >>> from twosat_formal.core.propositional import parse_expression
+    >>> direct_clauses(parse_expression("(b | ~a) & c")), direct_clauses(parse_expression("a -> b"))
+    ((('b', '~a'), ('c',)), None)
+    """
 
     def literal(node: Expr) -> str | None:
         if node.op == "var":
@@ -314,22 +302,3 @@ def _direct(expr: Expr) -> tuple[NamedClause, ...] | None:
     if any(c is None for c in found):
         return None
     return tuple(c for c in found if c is not None)
-
-
-def clauses_from_sympy(
-    value: Any, variables: Sequence[str] = ()
-) -> tuple[Sequence[Sequence[str]], list[str]]:
-    """The named clauses of :meth:`Formula.from_sympy
-    <twosat_formal.core.formula.Formula.from_sympy>`, and its variables in order.
-
-    >>> import sympy
-    >>> a, b = sympy.symbols("a b")
-    >>> clauses_from_sympy(sympy.Implies(a, b))
-    ((('~a', 'b'),), ['a', 'b'])
-    """
-    expr = from_sympy(value)
-    clauses = _direct(expr)
-    if clauses is None:
-        clauses = convert(expr)
-        prove_equivalent(expr, clauses)
-    return clauses, [*variables, *expr.variables()]

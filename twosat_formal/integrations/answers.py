@@ -141,6 +141,10 @@ class _At:
         return read_record(model, obj, what="an answer line", line=self.number, source=self.source)
 
 
+#: The fields of a plain row that a :class:`Response` holds besides the answer text.
+_DETAILS = {"finish_reason", "prompt_tokens", "completion_tokens", "latency_s", "reasoning"}
+
+
 class PlainAnswerRow(BaseModel):
     """A plain answer row, as read: each field is checked in this order, then the rule
     that a row without a response string has an ``error`` string (the failed request).
@@ -175,14 +179,8 @@ reasoning=None), error=None, form='jsonl', source=None, line=None)
         name = model or self.model or DEFAULT_MODEL
         if self.response is None:
             return ExternalAnswer(self.prompt_id, self.sample or 0, name, None, self.error)
-        response = Response(
-            self.response,
-            self.finish_reason,
-            self.prompt_tokens,
-            self.completion_tokens,
-            self.latency_s,
-            self.reasoning,
-        )
+        details = self.model_dump(include=_DETAILS)  # the fields named as Response names them
+        response = Response(self.response, **details)
         return ExternalAnswer(self.prompt_id, self.sample or 0, name, response)
 
 

@@ -85,18 +85,6 @@ OPTION_RULES: dict[str, Rule] = {
 _OPTIONS = rules_table("batch options", OPTION_RULES)
 
 
-def _check_options(**given: object) -> None:
-    """Refuse the first option of ``given`` that breaks its rule (:class:`ConfigError`).
-
-    >>> _check_options(samples=2, mode="chat")
-    >>> _check_options(max_bytes=0)
-    Traceback (most recent call last):
-    ...
-    twosat_formal.errors.ConfigError: max_bytes must be an integer >= 1, got 0
-    """
-    check(_OPTIONS, OPTION_RULES, given)
-
-
 def batch_model(spec: str, params: SamplingParams, mode: str) -> tuple[str, SamplingParams, str]:
     """The model id, sampling parameters and mode of the requests for ``spec``.
 
@@ -187,9 +175,9 @@ def batch_requests(
     mode:
         ``"chat"`` (messages) or ``"completion"`` (raw prompt).
     """
-    _check_options(samples=samples)
+    check(_OPTIONS, OPTION_RULES, {"samples": samples})
     model_id, params, mode = batch_model(model, params, mode)
-    _check_options(mode=mode)
+    check(_OPTIONS, OPTION_RULES, {"mode": mode})
     return _rows(prompts, model_id, params, samples, mode)
 
 
@@ -263,7 +251,7 @@ def write_batch(
     ConfigError
         A limit below 1, or a single request longer than ``max_bytes``.
     """
-    _check_options(max_requests=max_requests, max_bytes=max_bytes)
+    check(_OPTIONS, OPTION_RULES, {"max_requests": max_requests, "max_bytes": max_bytes})
     if stream_target(out):  # a device, pipe or descriptor: one stream, written in place
         return [(Path(out), _write_stream(rows, out, max_bytes))]
     out = write_target(out)  # a symbolic link is written through, never replaced

@@ -71,8 +71,8 @@ from twosat_formal.core.seeds import seeded_rng
 from twosat_formal.errors import ConfigError, TwoSatFormalError, UnknownNameError
 from twosat_formal.evaluate.diagnostics.chains import chain_object, closed_walk
 from twosat_formal.evaluate.models.base import Response
-from twosat_formal.evaluate.scoring import PromptView, score
-from twosat_formal.io import parse_dimacs
+from twosat_formal.evaluate.scoring import AnyPrompt, Judgement, PromptView, score
+from twosat_formal.integrations.rows import row_formula, row_prompt
 from twosat_formal.io.instance import LABELS
 from twosat_formal.make.generators import FAMILIES, generate
 from twosat_formal.solve import solve
@@ -600,8 +600,9 @@ def score_answer(
     ``partial_credit`` for a right decision whose certificate is missing or invalid;
     0.0 otherwise (no or conflicting answer line, wrong decision, empty answer). The
     answer is read by :func:`read_answer` (``<answer>`` tags, a bare final Yes or No),
-    then judged by :func:`twosat_formal.evaluate.scoring.score`, strict or lenient; the chain as
-    ``eval`` judges ``cycle_valid``. ``entry["answer"]`` always earns 1.0.
+    then judged by :func:`twosat_formal.evaluate.scoring.score`, strict or lenient, the metadata
+    read as an exported row is (:func:`~twosat_formal.integrations.rows.row_prompt`); the
+    chain as ``eval`` judges ``cycle_valid``. ``entry["answer"]`` always earns 1.0.
 
     Examples
     --------
@@ -622,44 +623,31 @@ def score_answer(
     if not isinstance(answer, str) or not answer:
         return 0.0
     meta = entry["metadata"]
-    if meta.get("question_type", "decision") != "decision":
-        return _question_reward(read_answer(answer), meta, lenient)
-    return _decision_reward(read_answer(answer), meta, lenient, partial_credit)
-
-
-def _question_reward(text: str, meta: Mapping[str, Any], lenient: bool) -> float:
-    """The reward of another question type: right or not, as ``eval`` judges it."""
-    question = PromptView(
-        dict(meta["entities"]),
-        meta["true_value"],
-        meta["false_value"],
-        ask=meta["question_type"],
-        reference=meta.get("reference"),
-    )
-    judged = score(Response(text), question, parse_dimacs(meta["dimacs"]), meta["label"])
-    right = judged.lenient_failure == "correct" if lenient else judged.correct
-    return 1.0 if right else 0.0
+    require_chain = bool(meta.get("require_chain", False))
+    view: AnyPrompt = row_prompt(meta)  # the view every exported row is judged through
+    if require_chain:
+        entities, true, false = dict(meta["entities"]), meta["true_value"], meta["false_value"]
+        view = _RewardView(entities, true, false, ask_cycle=True)
+    judgement = score(Response(read_answer(answer)), view, row_formula(meta), meta["label"])
+    if meta.get("question_type", "decision") != "decision":  # right or not, as eval judges it
+        right = judgement.lenient_failure == "correct" if lenient else judgement.correct
+        return 1.0 if right else 0.0
+    chain_missing = require_chain and meta["label"] == "UNSAT" and judgement.cycle_valid is not True
+    return _decision_reward(judgement, lenient, chain_missing, partial_credit)
 
 
 def _decision_reward(
-    text: str, meta: Mapping[str, Any], lenient: bool, partial_credit: float
+    judgement: Judgement, lenient: bool, chain_missing: bool, partial_credit: float
 ) -> float:
-    """The reward of a decision: 1.0 with its certificate, ``partial_credit`` without."""
-    require_chain = bool(meta.get("require_chain", False))
-    view = _RewardView(
-        dict(meta["entities"]), meta["true_value"], meta["false_value"], ask_cycle=require_chain
-    )
-    judgement = score(Response(text), view, parse_dimacs(meta["dimacs"]), meta["label"])
+    """The reward of a judged decision: 1.0 with its certificate, ``partial_credit`` with
+    a right decision whose witness is invalid or whose asked chain is missing."""
     if lenient:
         decision, witness = judgement.lenient_decision_correct, judgement.lenient_witness_valid
     else:
         decision, witness = judgement.decision_correct, judgement.witness_valid
     if not decision:
         return 0.0
-    chain_missing = require_chain and meta["label"] == "UNSAT" and judgement.cycle_valid is not True
-    if witness is False or chain_missing:
-        return float(partial_credit)
-    return 1.0
+    return float(partial_credit) if witness is False or chain_missing else 1.0
 
 
 @dataclass(frozen=True)
@@ -674,17 +662,14 @@ class _RewardView(PromptView):
 
 @dataclass(frozen=True)
 class CurriculumLevel:
-    """One difficulty level: clause range, filler share range and knob spread."""
+    """One difficulty level: clause range, filler share range and knob spread (each a
+    :class:`TwoSatConfig` field of the same name)."""
 
     min_clauses: int
     max_clauses: int
     min_filler_share: float
     max_filler_share: float
     knob_spread: float
-
-    def config_fields(self) -> dict[str, Any]:
-        """The :class:`TwoSatConfig` fields this level sets."""
-        return dataclasses.asdict(self)
 
 
 #: The levels of :class:`Curriculum`, easiest first.
@@ -728,11 +713,6 @@ class Curriculum:
         self.level = 0
         self.set_level(level)
 
-    @property
-    def levels(self) -> tuple[CurriculumLevel, ...]:
-        """Every level, easiest first."""
-        return CURRICULUM_LEVELS
-
     def set_level(self, level: int) -> None:
         """Go to ``level`` (0 is the easiest).
 
@@ -760,7 +740,8 @@ class Curriculum:
 
     def config(self, **overrides: Any) -> TwoSatConfig:
         """The config of the current level (``overrides`` win)."""
-        return self.config_cls(**{**CURRICULUM_LEVELS[self.level].config_fields(), **overrides})
+        level = dataclasses.asdict(CURRICULUM_LEVELS[self.level])
+        return self.config_cls(**{**level, **overrides})
 
     def dataset(
         self, *, seed: int | None = 0, size: int = DEFAULT_SIZE, **overrides: Any

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from twosat_formal.integrations.exports import Bundle, ExportOptions
-from twosat_formal.integrations.rows import item_row
+from twosat_formal.integrations.rows import COLUMN_DOCS, item_row
 
 if TYPE_CHECKING:
     from twosat_formal.evaluate.run import EvalItem
@@ -44,41 +44,6 @@ __all__ = [
     "typed_row",
     "write",
 ]
-
-#: Column → its meaning, in order (the card's table).
-COLUMN_DOCS: dict[str, str] = {
-    "id": "the prompt's id (SHA-256 of instance id, template and seed; a story's own id)",
-    "kind": "`template` (a template verbalizer: six schemes, four formats) or `story` (LLM story)",
-    "prompt": "the full text a model receives (App. G.2 evaluation prompt)",
-    "messages": "the chat form: the prompt as the user turn, a reference answer as the "
-    "assistant turn (the gold solution in the answer format; the scorer judges it correct)",
-    "answer": "the expected final word: `Yes` (SAT) or `No` (UNSAT); for another question "
-    'type, what its closing line carries (docs/verbalization.md, "Question types")',
-    "label": "`SAT` or `UNSAT`, from the solver, checked by three solvers",
-    "satisfiable": "the label as a boolean",
-    "solution": "the gold certificate: `assignment` (entity, variable, value) for SAT, "
-    "`cycle` (the literals of a contradiction cycle x ⇝ ¬x ⇝ x, variables of `dimacs`) "
-    "for UNSAT",
-    "family": "the generator family of the instance",
-    "clauses": "clauses in the formula",
-    "num_vars": "variables in the formula",
-    "params": "the family's knobs and structural parameters (null where a family has none)",
-    "template": "the verbalization template (`story:<theme>` for stories)",
-    "instance_id": "the instance's id",
-    "seed": "the seed of the entity mapping (template) or of the story",
-    "entities": "entity → variable name of `dimacs`, in variable order",
-    "true_value": "the word for true in the answer's JSON (template prompts)",
-    "false_value": "the word for false (template prompts)",
-    "entity_values": "entity → its true and false descriptions (story prompts)",
-    "dimacs": "the formula in DIMACS, with `c var` name lines and provenance comments",
-    "base_id": "for a derived instance, the instance it was derived from",
-    "transforms": "operators applied to the base, in order (`edit:` marks edits)",
-    "story_theme": "the story's theme (story prompts)",
-    "story_model": "the model that wrote the story (story prompts)",
-    "question_type": "the question asked: `decision` (with or without a chain), `forced`, "
-    "`entails`, `core`, `repair` or `maxsat`",
-    "reference": "the reference answer of a question type (JSON text; null for the decision)",
-}
 
 #: The upper bounds of the Hub's size categories (``datasets``' list), smallest first.
 _SIZES = ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"),

@@ -64,6 +64,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ANSWERS",
+    "COLUMN_DOCS",
     "ROW_COLUMNS",
     "item_row",
     "judge_row",
@@ -75,32 +76,47 @@ __all__ = [
 #: The expected final word of an answer, by label.
 ANSWERS: dict[str, str] = {"SAT": "Yes", "UNSAT": "No"}
 
+#: Column → its meaning, in order: the columns of a typed Hugging Face row
+#: (:func:`~twosat_formal.integrations.hf.typed_row`, the dataset card's table), which are
+#: those of a row (:data:`ROW_COLUMNS`) and :data:`_TYPED`.
+COLUMN_DOCS: dict[str, str] = {
+    "id": "the prompt's id (SHA-256 of instance id, template and seed; a story's own id)",
+    "kind": "`template` (a template verbalizer: six schemes, four formats) or `story` (LLM story)",
+    "prompt": "the full text a model receives (App. G.2 evaluation prompt)",
+    "messages": "the chat form: the prompt as the user turn, a reference answer as the "
+    "assistant turn (the gold solution in the answer format; the scorer judges it correct)",
+    "answer": "the expected final word: `Yes` (SAT) or `No` (UNSAT); for another question "
+    'type, what its closing line carries (docs/verbalization.md, "Question types")',
+    "label": "`SAT` or `UNSAT`, from the solver, checked by three solvers",
+    "satisfiable": "the label as a boolean",
+    "solution": "the gold certificate: `assignment` (entity, variable, value) for SAT, "
+    "`cycle` (the literals of a contradiction cycle x ⇝ ¬x ⇝ x, variables of `dimacs`) "
+    "for UNSAT",
+    "family": "the generator family of the instance",
+    "clauses": "clauses in the formula",
+    "num_vars": "variables in the formula",
+    "params": "the family's knobs and structural parameters (null where a family has none)",
+    "template": "the verbalization template (`story:<theme>` for stories)",
+    "instance_id": "the instance's id",
+    "seed": "the seed of the entity mapping (template) or of the story",
+    "entities": "entity → variable name of `dimacs`, in variable order",
+    "true_value": "the word for true in the answer's JSON (template prompts)",
+    "false_value": "the word for false (template prompts)",
+    "entity_values": "entity → its true and false descriptions (story prompts)",
+    "dimacs": "the formula in DIMACS, with `c var` name lines and provenance comments",
+    "base_id": "for a derived instance, the instance it was derived from",
+    "transforms": "operators applied to the base, in order (`edit:` marks edits)",
+    "story_theme": "the story's theme (story prompts)",
+    "story_model": "the model that wrote the story (story prompts)",
+    "question_type": "the question asked: `decision` (with or without a chain), `forced`, "
+    "`entails`, `core`, `repair` or `maxsat`",
+    "reference": "the reference answer of a question type (JSON text; null for the decision)",
+}
+
+#: The columns a typed row adds to a row.
+_TYPED = ("messages", "satisfiable", "solution")
 #: The columns of a row, in order.
-ROW_COLUMNS: tuple[str, ...] = (
-    "id",
-    "kind",
-    "prompt",
-    "answer",
-    "label",
-    "family",
-    "clauses",
-    "num_vars",
-    "params",
-    "template",
-    "instance_id",
-    "seed",
-    "entities",
-    "true_value",
-    "false_value",
-    "entity_values",
-    "dimacs",
-    "base_id",
-    "transforms",
-    "story_theme",
-    "story_model",
-    "question_type",
-    "reference",
-)
+ROW_COLUMNS: tuple[str, ...] = tuple(c for c in COLUMN_DOCS if c not in _TYPED)
 
 
 def question_answer_line(ask: str, reference: Mapping[str, Any]) -> str:

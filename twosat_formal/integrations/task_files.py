@@ -28,6 +28,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 from twosat_formal.integrations.exports import Bundle, ExportOptions
 from twosat_formal.integrations.rows import ROW_COLUMNS, item_row
@@ -42,7 +43,8 @@ def task_identifier(name: str) -> str:
     return ident if ident and not ident[0].isdigit() else f"task_{ident}"
 
 
-def _rows(bundle: Bundle, folder: Path, name: str) -> Path:
+def _rows(bundle: Bundle, folder: Path, name: str) -> tuple[Path, list[dict[str, Any]]]:
+    """Write the rows of the prompts to ``<name>.jsonl``; the file and the rows."""
     if not bundle.items:
         from twosat_formal.errors import ConfigError
 
@@ -52,9 +54,9 @@ def _rows(bundle: Bundle, folder: Path, name: str) -> Path:
             parameter="inputs",
         )
     path = folder / f"{name}.jsonl"
-    rows = (item_row(item) for item in bundle.items)
+    rows = [item_row(item) for item in bundle.items]
     write_lines((json_line({c: row[c] for c in ROW_COLUMNS}) for row in rows), path)
-    return path
+    return path, rows
 
 
 _INSPECT = '''"""inspect task {name!r}: certified 2-SAT prompts exported by twosat-formal.
@@ -81,7 +83,7 @@ def {ident}(max_tokens: int = {max_tokens}) -> Task:
 def write_inspect(bundle: Bundle, folder: Path, options: ExportOptions) -> list[Path]:
     """Write ``<name>.jsonl`` and the task file ``<name>.py`` into ``folder``."""
     ident = task_identifier(options.name)
-    data = _rows(bundle, folder, ident)
+    data, _ = _rows(bundle, folder, ident)
     task = folder / f"{ident}.py"
     text = _INSPECT.format(
         name=options.name,
@@ -209,8 +211,7 @@ def write_lm_eval(bundle: Bundle, folder: Path, options: ExportOptions) -> list[
     """Write ``<name>.jsonl``, the group ``<name>.yaml``, one ``<name>_<family>.yaml``
     subtask per family and ``utils.py`` into ``folder``."""
     group = task_identifier(options.name)
-    data = _rows(bundle, folder, group)
-    rows = list(map(item_row, bundle.items))
+    data, rows = _rows(bundle, folder, group)
     families = sorted({str(row["family"]) for row in rows})
     kinds = sorted({str(row["question_type"]) for row in rows} - {"decision"})
     files = [data]
