@@ -41,15 +41,22 @@ __all__ = [
 
 Kind = Literal["string", "int", "float", "bool"]
 
-#: Names a joined row carries besides the ``results`` table's own columns.
+#: Names a joined row carries besides the ``results`` table's own columns: what each is,
+#: and the SQL over the run store's ``prompts p`` and ``instances i`` that reads it.
 JOINED = {
-    "prompt_instance_id": "the id of the instance the prompt verbalizes",
-    "prompt_template": "the prompt's template",
-    "stored_prompt_id": "the stored prompt's id (null when the prompt is not stored)",
-    "instance_family": "the instance's generator family",
-    "instance_num_clauses": "the instance's clause count",
-    "instance_num_vars": "the instance's variable count",
-    "instance_params": "the instance's generator knobs, canonical JSON text",
+    "prompt_instance_id": ("the id of the instance the prompt verbalizes", "p.instance_id"),
+    "prompt_template": ("the prompt's template", "p.template"),
+    "stored_prompt_id": (
+        "the stored prompt's id (null when the prompt is not stored)",
+        "p.prompt_id",
+    ),
+    "instance_family": ("the instance's generator family", "i.family"),
+    "instance_num_clauses": ("the instance's clause count", "i.num_clauses"),
+    "instance_num_vars": ("the instance's variable count", "i.num_vars"),
+    "instance_params": (
+        "the instance's generator knobs, canonical JSON text",
+        "json_extract(i.record, '$.params')",
+    ),
 }
 
 
