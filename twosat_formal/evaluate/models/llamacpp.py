@@ -55,7 +55,11 @@ from typing import IO, Self
 from twosat_formal.core.model import DEFAULT_MODE, Turn
 from twosat_formal.errors import ConfigError, EvaluationError
 from twosat_formal.evaluate.models.base import OnePathModel, Response, SamplingParams
-from twosat_formal.evaluate.models.openai_compat import DEFAULT_TIMEOUT_S, MODES, OpenAICompatModel
+from twosat_formal.evaluate.models.openai_compat import (
+    DEFAULT_TIMEOUT_S,
+    OpenAICompatModel,
+    check_mode,
+)
 
 __all__ = [
     "DEFAULT_N_CTX",
@@ -446,10 +450,7 @@ class LlamaCppModel(OnePathModel):
         startup_timeout_s: float = DEFAULT_STARTUP_TIMEOUT_S,
         extra_args: Sequence[str] = (),
     ) -> None:
-        if mode not in MODES:
-            raise ConfigError(
-                f"unknown request mode {mode!r}", parameter="mode", valid=" or ".join(MODES)
-            )
+        check_mode(mode)
         if n_ctx < 1:
             raise ConfigError(
                 f"n_ctx must be positive, got {n_ctx}", parameter="n_ctx", valid=">= 1"

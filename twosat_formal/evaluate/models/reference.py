@@ -84,6 +84,7 @@ __all__ = [
     "ReadPrompt",
     "ReferenceModel",
     "SatBiasedModel",
+    "answer_text",
     "asks_for_chain",
     "read_prompt",
     "render_answer",
@@ -120,6 +121,13 @@ class ReadPrompt:
             entity: pairs[i][1] if values[i] is False else pairs[i][0]
             for i, entity in enumerate(self.entities)
         }
+
+    def chain(self, walk: Sequence[int]) -> dict[str, list[dict[str, str]]]:
+        """The JSON object of a chain of literals (``walk``) in the scheme's words
+        (:func:`~twosat_formal.evaluate.diagnostics.chains.chain_object`)."""
+        from twosat_formal.evaluate.diagnostics.chains import chain_object
+
+        return chain_object(walk, self.entities, self.true_value, self.false_value)
 
 
 def read_prompt(prompt: str) -> ReadPrompt:
@@ -223,19 +231,22 @@ def render_answer(
     >>> render_answer(["Stuck."], None).splitlines()[-1]
     'The answer is: No'
     """
-    parts = ["\n".join(reasoning)]
-    if witness is not None:
-        parts.append(json.dumps(witness, indent=2, ensure_ascii=False))
+    blocks = [] if witness is None else [json.dumps(witness, indent=2, ensure_ascii=False)]
     if chain is not None:
-        parts.append(json.dumps(chain, ensure_ascii=False))
-    parts.append("The answer is: " + ("Yes" if witness is not None else "No"))
-    return "\n\n".join(parts)
+        blocks.append(json.dumps(chain, ensure_ascii=False))
+    return answer_text("\n".join(reasoning), "Yes" if witness is not None else "No", *blocks)
 
 
-def _chain(read: ReadPrompt, walk: Sequence[int]) -> dict[str, list[dict[str, str]]]:
-    from twosat_formal.evaluate.diagnostics.chains import chain_object
+def answer_text(reasoning: str, answer: str, *blocks: str) -> str:
+    """An answer as every reference reasoner writes one: the reasoning, the ``blocks``
+    (JSON), then ``The answer is: <answer>``, separated by blank lines.
 
-    return chain_object(walk, read.entities, read.true_value, read.false_value)
+    >>> print(answer_text("I guess.", "[1, 2]"))
+    I guess.
+    <BLANKLINE>
+    The answer is: [1, 2]
+    """
+    return "\n\n".join([reasoning, *blocks, f"The answer is: {answer}"])
 
 
 class ReferenceModel(ClosingModel):
@@ -333,7 +344,7 @@ class OracleModel(ReferenceModel):
                 "This chain leads from a claim to its opposite and back, so no assignment works."
             )
             if asks_for_chain(prompt):
-                chain = _chain(read, walk)
+                chain = read.chain(walk)
         else:
             reasoning.append("The statements contradict each other, so no assignment works.")
         return render_answer(reasoning, None, chain)
@@ -455,7 +466,7 @@ class BoundedModel(ReferenceModel):
             )
         else:
             lines.append(f"I ran out of checks after {spent} more while tracing the chain.")
-        return _chain(read, walk)
+        return read.chain(walk)
 
 
 #: The reference reasoners without options, by name (``bounded`` takes a budget).
