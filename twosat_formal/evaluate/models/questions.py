@@ -42,8 +42,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from twosat_formal.evaluate.models.procedures import bounded_search, coin_rng
-from twosat_formal.evaluate.models.reference import answer_text
+from twosat_formal.evaluate.models.procedures import answer_text, bounded_search, coin_rng
 from twosat_formal.verbalize.questions import (
     CORE_QUESTION,
     FORCED_QUESTION,

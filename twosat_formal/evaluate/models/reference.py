@@ -70,6 +70,7 @@ from twosat_formal.errors import ConfigError, EvaluationError, ParseError
 from twosat_formal.evaluate.models.base import ClosingModel, Response, SamplingParams
 from twosat_formal.evaluate.models.procedures import (
     BoundedRun,
+    answer_text,
     bounded_chain,
     bounded_search,
     coin_rng,
@@ -84,7 +85,6 @@ __all__ = [
     "ReadPrompt",
     "ReferenceModel",
     "SatBiasedModel",
-    "answer_text",
     "asks_for_chain",
     "read_prompt",
     "render_answer",
@@ -235,18 +235,6 @@ def render_answer(
     if chain is not None:
         blocks.append(json.dumps(chain, ensure_ascii=False))
     return answer_text("\n".join(reasoning), "Yes" if witness is not None else "No", *blocks)
-
-
-def answer_text(reasoning: str, answer: str, *blocks: str) -> str:
-    """An answer as every reference reasoner writes one: the reasoning, the ``blocks``
-    (JSON), then ``The answer is: <answer>``, separated by blank lines.
-
-    >>> print(answer_text("I guess.", "[1, 2]"))
-    I guess.
-    <BLANKLINE>
-    The answer is: [1, 2]
-    """
-    return "\n\n".join([reasoning, *blocks, f"The answer is: {answer}"])
 
 
 class ReferenceModel(ClosingModel):
