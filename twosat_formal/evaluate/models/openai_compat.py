@@ -50,7 +50,6 @@ import asyncio
 import dataclasses
 import email.utils
 import json
-import math
 import os
 import time
 from collections.abc import Callable, Sequence
@@ -81,6 +80,7 @@ from twosat_formal.evaluate.models.base import (
     OnePathModel,
     Response,
     SamplingParams,
+    check_timeout,
 )
 from twosat_formal.evaluate.models.bounded import (
     ACCEPT_ENCODING,
@@ -466,12 +466,7 @@ def _check_settings(model_id: str, mode: str, timeout_s: float) -> None:
     if not model_id:
         raise ConfigError("the model id is empty", parameter="model", valid="openai/<model-id>")
     check_mode(mode)
-    if not (timeout_s > 0 and math.isfinite(timeout_s)):
-        raise ConfigError(
-            f"timeout must be a finite positive number of seconds, got {timeout_s}",
-            parameter="timeout_s",
-            valid="a finite number > 0",
-        )
+    check_timeout(timeout_s)
 
 
 def _http_url(url: str) -> SplitResult:
