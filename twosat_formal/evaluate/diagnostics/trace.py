@@ -93,6 +93,7 @@ from twosat_formal.evaluate.diagnostics.formula_claims import (
     renamed,
 )
 from twosat_formal.evaluate.diagnostics.implications import Implications
+from twosat_formal.evaluate.scoring.answers import entity_variables
 
 if TYPE_CHECKING:
     from twosat_formal.evaluate.store import RunStore
@@ -441,12 +442,12 @@ def check_trace(
     """Read the claims of an answer and judge each against ``formula``.
 
     ``entities`` maps each entity of the prompt to its variable (a name of ``formula``
-    or a 1-based int). ``judge`` reuses the verdicts already reached on ``formula``.
+    or a 1-based int), read as scoring reads it
+    (:func:`~twosat_formal.evaluate.scoring.entity_variables`: a map that does not fit
+    ``formula`` is a :class:`~twosat_formal.errors.ConfigError`). ``judge`` reuses the
+    verdicts already reached on ``formula``.
     """
-    variables = {
-        entity: (var if isinstance(var, int) else formula.names.index(str(var)) + 1)
-        for entity, var in entities.items()
-    }
+    variables = entity_variables(entities, formula)
     found, sentences, read, forms = read_claims(text, template, variables)
     judge = judge if judge is not None and judge.formula is formula else _Judge(formula)
     named = {_norm(entity): formula.name(var) for entity, var in variables.items()}
