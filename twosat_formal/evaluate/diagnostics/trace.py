@@ -93,7 +93,7 @@ from twosat_formal.evaluate.diagnostics.formula_claims import (
     renamed,
 )
 from twosat_formal.evaluate.diagnostics.implications import Implications
-from twosat_formal.evaluate.scoring.answers import entity_variables
+from twosat_formal.evaluate.scoring.answers import casefolded, entity_variables
 
 if TYPE_CHECKING:
     from twosat_formal.evaluate.store import RunStore
@@ -160,8 +160,7 @@ class _Vocabulary:
 
 
 def _norm(text: str) -> str:
-    text = text.replace("\u2019", "'")
-    return " ".join(text.split()).casefold()
+    return casefolded(text.replace("\u2019", "'"))
 
 
 #: What one sentence claims: its form, the clauses it claims, and for a ``formula``

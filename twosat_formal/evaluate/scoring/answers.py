@@ -38,6 +38,7 @@ __all__ = [
     "StoryPromptView",
     "WitnessCheck",
     "WitnessText",
+    "casefolded",
     "check_label",
     "check_witness",
     "entity_variables",
@@ -755,6 +756,12 @@ def _is_mapping(obj: Mapping[str, Any]) -> bool:
 def _fold(name: str) -> str:
     """``name`` with its spacing collapsed, in lower case (what a lenient reading compares)."""
     return " ".join(str(name).split()).lower()
+
+
+def casefolded(text: str) -> str:
+    """``text`` with its spacing collapsed, case-folded: how a contradiction chain, a
+    lenient ``forced`` answer and a trace's sentences are compared with the prompt."""
+    return " ".join(text.split()).casefold()
 
 
 def extract_witness(
