@@ -272,10 +272,6 @@ def _flag(value: bool | None) -> int | None:
     return None if value is None else int(bool(value))
 
 
-def _bool(value: Any) -> bool | None:
-    return None if value is None else bool(value)
-
-
 #: The ``results`` table of the first release, column by column in table order: name
 #: and SQL type.
 _FIRST_COLUMNS: tuple[tuple[str, str], ...] = (
@@ -413,7 +409,7 @@ _RESULT_READERS: dict[str, Callable[[RunStore, Any], Any]] = {
         ("decision_correct", "truncated", "lenient_decision_correct"),
         lambda _, value: bool(value),
     ),
-    **dict.fromkeys(_OPTIONAL_FLAGS, lambda _, value: _bool(value)),
+    **dict.fromkeys(_OPTIONAL_FLAGS, lambda _, value: None if value is None else bool(value)),
     "strategy": lambda _, value: value or "direct",
     "formalization": _stored_json,
     "question_type": lambda _, value: "decision" if value is None else value,

@@ -653,22 +653,17 @@ def _objects(text: str, *, lenient: bool) -> tuple[list[dict[str, Any] | str], s
     strict_items, strict_tried = _strict_objects(text)
     if not lenient or strict_tried is None:
         return list(strict_items), strict_tried
-    return _scan_objects(text, lenient=True)
+    return _ObjectScan(text, lenient=True).run()
 
 
 @lru_cache(maxsize=8)
 def _strict_objects(text: str) -> tuple[tuple[dict[str, Any] | str, ...], str | None]:
-    items, tried = _scan_objects(text, lenient=False)
+    items, tried = _ObjectScan(text, lenient=False).run()
     return tuple(items), tried
 
 
-def _scan_objects(text: str, *, lenient: bool) -> tuple[list[dict[str, Any] | str], str | None]:
-    """The objects of ``text`` and the last attempt that did not parse (see :func:`_objects`)."""
-    return _ObjectScan(text, lenient).run()
-
-
 class _ObjectScan:
-    """One scan of an answer for its JSON objects, brace by brace.
+    """One scan of an answer for its JSON objects, brace by brace (see :func:`_objects`).
 
     ``items`` are the objects read (a ``str`` for an object with a key given two
     values); ``tried``: the last attempt at one that did not parse (``None`` when a
