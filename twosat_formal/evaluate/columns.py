@@ -77,29 +77,15 @@ class ExportColumn:
     reads: frozenset[str] | None = None
 
     def sources(self) -> frozenset[str] | None:
-        """The entries of the joined row the value reads (``None``: not known, so all).
-
-        They are ``reads`` when given, else those of a built-in reader.
+        """The entries of the joined row the value reads: ``reads`` (``None``: not
+        declared, so all).
 
         >>> sorted(COLUMNS.get("prompt_id").sources())
         ['prompt_id', 'stored_prompt_id']
         >>> ExportColumn("n", "int", lambda row: 1, "one").sources() is None
         True
         """
-        if self.reads is not None:
-            return self.reads
-        return self.value.keys if isinstance(self.value, _Reader) else None
-
-
-@dataclass(frozen=True)
-class _Reader:
-    """A column value that reads the entries ``keys`` of a joined row."""
-
-    keys: frozenset[str]
-    read: Callable[[Mapping[str, Any]], Any]
-
-    def __call__(self, row: Mapping[str, Any]) -> Any:
-        return self.read(row)
+        return self.reads
 
 
 def _stored(
@@ -107,11 +93,14 @@ def _stored(
 ) -> ExportColumn:
     """The column ``name`` that is an entry of the joined row: the first of ``keys``
     (by default ``name``) that is not null; a ``bool`` column reads it as a flag, and a
-    ``default`` stands for a null or empty entry."""
-    return ExportColumn(name, kind, _reader(keys or (name,), kind, default), doc)
+    ``default`` stands for a null or empty entry; the column reads those ``keys``."""
+    keys = keys or (name,)
+    return ExportColumn(name, kind, _reader(keys, kind, default), doc, frozenset(keys))
 
 
-def _reader(keys: tuple[str, ...], kind: Kind, default: str | None) -> _Reader:
+def _reader(
+    keys: tuple[str, ...], kind: Kind, default: str | None
+) -> Callable[[Mapping[str, Any]], Any]:
     """The reader of :func:`_stored`, made once per column (it runs once per row)."""
     key = keys[0]
     read: Callable[[Mapping[str, Any]], Any]
@@ -136,7 +125,7 @@ def _reader(keys: tuple[str, ...], kind: Kind, default: str | None) -> _Reader:
         def read(row: Mapping[str, Any]) -> Any:
             return row.get(key)
 
-    return _Reader(frozenset(keys), read)
+    return read
 
 
 #: The built-in columns, in export order: name, kind, what docs/evaluation.md says of
