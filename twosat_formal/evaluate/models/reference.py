@@ -244,6 +244,9 @@ class ReferenceModel(ClosingModel):
     """
 
     name: ClassVar[str] = ""
+    #: What ``twosat-formal`` says of the reasoner, and the spec options it takes.
+    summary: ClassVar[str] = ""
+    options: ClassVar[tuple[str, ...]] = ()
     endpoint = "local"
 
     def __init__(self, *, spec: str | None = None) -> None:
@@ -303,6 +306,7 @@ class OracleModel(ReferenceModel):
     """
 
     name = "oracle"
+    summary = "exact: solves the formula read from the prompt"
 
     def answer(self, read: ReadPrompt, prompt: str, sample: int) -> str:
         from twosat_formal.solve import solve
@@ -356,6 +360,7 @@ class SatBiasedModel(ReferenceModel):
     """
 
     name = "sat-biased"
+    summary = 'always "Yes" with the all-true assignment'
 
     def answer(self, read: ReadPrompt, prompt: str, sample: int) -> str:
         return render_answer(
@@ -371,6 +376,7 @@ class CoinModel(ReferenceModel):
     """
 
     name = "coin"
+    summary = "seeded coin flip: random decision and assignment"
 
     def answer(self, read: ReadPrompt, prompt: str, sample: int) -> str:
         rng = coin_rng(prompt, sample)
@@ -414,6 +420,8 @@ class BoundedModel(ReferenceModel):
     """
 
     name = "bounded"
+    summary = "clause-by-clause propagation under a step budget"
+    options = ("budget",)
 
     def __init__(self, *, budget: int = DEFAULT_BUDGET, spec: str | None = None) -> None:
         if budget < 1:
