@@ -328,11 +328,7 @@ def _build_llamacpp(
     llamacpp.require_local_extra()
     mode = options.get("mode", load.mode)
     n_ctx = options.get("n_ctx", llamacpp.DEFAULT_N_CTX)
-    bundled = {
-        llamacpp.GEMMA3_270M: llamacpp.gemma3_270m_path,
-        llamacpp.SMOLLM2: llamacpp.smollm2_path,
-    }
-    path: Path | Callable[[], Path] = bundled.get(rest) or Path(rest).expanduser()
+    path: Path | Callable[[], Path] = llamacpp.BUNDLED.get(rest) or Path(rest).expanduser()
     if isinstance(path, Path) and not path.is_file():
         raise ConfigError(
             f"model spec {spec!r}: no GGUF file at {rest!r}",
@@ -360,7 +356,7 @@ MODELS.add(
 MODELS.add(
     "llamacpp",
     ModelKind(
-        ("llamacpp/<path.gguf>", "llamacpp/gemma3-270m", "llamacpp/smollm2-135m-instruct"),
+        ("llamacpp/<path.gguf>", *(f"llamacpp/{name}" for name in llamacpp.BUNDLED)),
         "a local GGUF model behind llama.cpp's server ([local] extra)",
         ("mode", "n_ctx"),
         _build_llamacpp,

@@ -62,6 +62,7 @@ from twosat_formal.evaluate.models.openai_compat import (
 )
 
 __all__ = [
+    "BUNDLED",
     "DEFAULT_N_CTX",
     "DEFAULT_STARTUP_TIMEOUT_S",
     "GEMMA3_270M",
@@ -186,6 +187,10 @@ def gemma3_270m_path() -> Path:
         with contextlib.suppress(FileNotFoundError):
             partial.unlink()
     return target
+
+
+#: The bundled models by name (``llamacpp/<name>``): where each one's GGUF file is.
+BUNDLED: dict[str, Callable[[], Path]] = {GEMMA3_270M: gemma3_270m_path, SMOLLM2: smollm2_path}
 
 
 def free_port(host: str = "127.0.0.1") -> int:
