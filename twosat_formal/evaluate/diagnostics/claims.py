@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from twosat_formal.core.formula import Formula
@@ -50,15 +50,12 @@ class Claim:
 
     def to_json(self, formula: Formula) -> dict[str, Any]:
         """The claim as a JSON object, literals as the formula names them."""
-        found: dict[str, Any] = {
-            "text": self.text,
-            "form": self.form,
-            "kind": self.kind,
-            "literals": [formula.literal_name(lit) for lit in self.literals],
-            "span": list(self.span),
-        }
-        if self.expression is not None:
-            found["expression"] = self.expression
+        found = asdict(self)  # in field order; an expression only when there is one
+        found.update(
+            literals=[formula.literal_name(x) for x in self.literals], span=list(self.span)
+        )
+        if self.expression is None:
+            del found["expression"]
         return found
 
 
