@@ -342,7 +342,7 @@ def test_every_result_is_committed_with_or_after_its_prompt(
 def test_a_run_without_models_stores_its_prompts(tmp_path: Path) -> None:
     with RunStore(tmp_path / "runs.sqlite") as store:
         summary = run([], ITEMS, store)
-        assert summary.done == 0 and len(list(store.prompts_by_hash())) == len(ITEMS)
+        assert summary.done == 0 and len(list(store.prompts())) == len(ITEMS)
 
 
 def test_an_instance_shared_by_prompts_is_stored_once(tmp_path: Path) -> None:

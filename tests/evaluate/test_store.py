@@ -268,7 +268,7 @@ def test_export_rows_join_prompts_and_keep_every_column(tmp_path: Path) -> None:
         assert failed["failure"] == "error" and failed["response"] is None
         orphan = by_prompt[("p-T-orphan", 0)]  # a result whose prompt was never stored
         assert orphan["instance_id"] is None
-        assert [p.prompt_id for _, p in store.prompts_by_hash()] == ["p1"]
+        assert [p.prompt_id for p in store.prompts()] == ["p1"]
         assert [i["family"] for i in store.instances()] == ["backbone"]
         assert Counter(r["failure"] for r in store.results(["failure"])) == {
             "correct": 2,

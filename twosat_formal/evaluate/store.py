@@ -610,6 +610,11 @@ class RunStore(Closing):
         for (record,) in self._db.execute("SELECT record FROM instances ORDER BY instance_id"):
             yield self._json(record, "instances")
 
+    def prompts(self) -> Iterator[PromptRow]:
+        """The stored prompt rows, by id."""
+        for _, row in self.prompts_by_hash():
+            yield row
+
     def prompts_by_hash(self, *, text: bool = True) -> Iterator[tuple[str, PromptRow]]:
         """The stored prompt rows, by id, each with its stored :func:`prompt_hash`.
 
