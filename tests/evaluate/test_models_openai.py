@@ -21,6 +21,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from twosat_formal.core.model import public_endpoint
 from twosat_formal.errors import ConfigError, EndpointError, EvaluationError, UnknownNameError
 from twosat_formal.evaluate.models import ManagedModel, load_model
 from twosat_formal.evaluate.models.base import Response, SamplingParams, TransientModelError
@@ -29,7 +30,6 @@ from twosat_formal.evaluate.models.openai_compat import (
     OpenAICompatModel,
     parse_reply,
     parse_retry_after,
-    public_url,
     request_body,
 )
 
@@ -433,8 +433,8 @@ def test_retry_after_edge_cases() -> None:
         ("http://[::1]:9/v1", "http://[::1]:9/v1"),
     ],
 )
-def test_public_url(url: str, public: str) -> None:
-    assert public_url(url) == public
+def test_public_endpoint(url: str, public: str) -> None:
+    assert public_endpoint(url) == public
 
 
 # --- the shared fault server ----------------------------------------------------------

@@ -41,15 +41,22 @@ __all__ = [
 
 Kind = Literal["string", "int", "float", "bool"]
 
-#: Names a joined row carries besides the ``results`` table's own columns.
+#: Names a joined row carries besides the ``results`` table's own columns: what each is,
+#: and the SQL over the run store's ``prompts p`` and ``instances i`` that reads it.
 JOINED = {
-    "prompt_instance_id": "the id of the instance the prompt verbalizes",
-    "prompt_template": "the prompt's template",
-    "stored_prompt_id": "the stored prompt's id (null when the prompt is not stored)",
-    "instance_family": "the instance's generator family",
-    "instance_num_clauses": "the instance's clause count",
-    "instance_num_vars": "the instance's variable count",
-    "instance_params": "the instance's generator knobs, canonical JSON text",
+    "prompt_instance_id": ("the id of the instance the prompt verbalizes", "p.instance_id"),
+    "prompt_template": ("the prompt's template", "p.template"),
+    "stored_prompt_id": (
+        "the stored prompt's id (null when the prompt is not stored)",
+        "p.prompt_id",
+    ),
+    "instance_family": ("the instance's generator family", "i.family"),
+    "instance_num_clauses": ("the instance's clause count", "i.num_clauses"),
+    "instance_num_vars": ("the instance's variable count", "i.num_vars"),
+    "instance_params": (
+        "the instance's generator knobs, canonical JSON text",
+        "json_extract(i.record, '$.params')",
+    ),
 }
 
 
@@ -70,29 +77,15 @@ class ExportColumn:
     reads: frozenset[str] | None = None
 
     def sources(self) -> frozenset[str] | None:
-        """The entries of the joined row the value reads (``None``: not known, so all).
-
-        They are ``reads`` when given, else those of a built-in reader.
+        """The entries of the joined row the value reads: ``reads`` (``None``: not
+        declared, so all).
 
         >>> sorted(COLUMNS.get("prompt_id").sources())
         ['prompt_id', 'stored_prompt_id']
         >>> ExportColumn("n", "int", lambda row: 1, "one").sources() is None
         True
         """
-        if self.reads is not None:
-            return self.reads
-        return self.value.keys if isinstance(self.value, _Reader) else None
-
-
-@dataclass(frozen=True)
-class _Reader:
-    """A column value that reads the entries ``keys`` of a joined row."""
-
-    keys: frozenset[str]
-    read: Callable[[Mapping[str, Any]], Any]
-
-    def __call__(self, row: Mapping[str, Any]) -> Any:
-        return self.read(row)
+        return self.reads
 
 
 def _stored(
@@ -100,11 +93,14 @@ def _stored(
 ) -> ExportColumn:
     """The column ``name`` that is an entry of the joined row: the first of ``keys``
     (by default ``name``) that is not null; a ``bool`` column reads it as a flag, and a
-    ``default`` stands for a null or empty entry."""
-    return ExportColumn(name, kind, _reader(keys or (name,), kind, default), doc)
+    ``default`` stands for a null or empty entry; the column reads those ``keys``."""
+    keys = keys or (name,)
+    return ExportColumn(name, kind, _reader(keys, kind, default), doc, frozenset(keys))
 
 
-def _reader(keys: tuple[str, ...], kind: Kind, default: str | None) -> _Reader:
+def _reader(
+    keys: tuple[str, ...], kind: Kind, default: str | None
+) -> Callable[[Mapping[str, Any]], Any]:
     """The reader of :func:`_stored`, made once per column (it runs once per row)."""
     key = keys[0]
     read: Callable[[Mapping[str, Any]], Any]
@@ -129,7 +125,7 @@ def _reader(keys: tuple[str, ...], kind: Kind, default: str | None) -> _Reader:
         def read(row: Mapping[str, Any]) -> Any:
             return row.get(key)
 
-    return _Reader(frozenset(keys), read)
+    return read
 
 
 #: The built-in columns, in export order: name, kind, what docs/evaluation.md says of

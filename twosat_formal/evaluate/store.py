@@ -55,7 +55,13 @@ from twosat_formal._util.closing import Closing
 from twosat_formal.core.jsonread import loads
 from twosat_formal.core.model import Response, public_endpoint
 from twosat_formal.errors import EXIT_USAGE, RecordError, TwoSatFormalError
-from twosat_formal.evaluate.columns import BUILTIN_COLUMNS, COLUMNS, pick_columns, sources_of
+from twosat_formal.evaluate.columns import (
+    BUILTIN_COLUMNS,
+    COLUMNS,
+    JOINED,
+    pick_columns,
+    sources_of,
+)
 from twosat_formal.evaluate.scoring import Judgement
 from twosat_formal.io.inputs import special_kind
 
@@ -82,36 +88,7 @@ BUSY_TIMEOUT_MS = 10000
 #: list is :func:`twosat_formal.evaluate.columns.export_columns`).
 EXPORT_COLUMNS: tuple[str, ...] = tuple(column.name for column in BUILTIN_COLUMNS)
 
-#: Results columns added after the first release of the store, with their SQL types:
-#: an older store gains them when opened for writing (reading one, they are null).
-ADDED_RESULT_COLUMNS: tuple[tuple[str, str], ...] = (
-    ("cycle_valid", "INTEGER"),
-    ("cycle_reason", "TEXT"),
-    ("reasoning", "TEXT"),
-    ("strategy", "TEXT"),
-    ("formalization", "TEXT"),
-    ("question_type", "TEXT"),
-    ("precision", "REAL"),
-    ("recall", "REAL"),
-    ("chain_valid", "INTEGER"),
-    ("chain_reason", "TEXT"),
-    ("core_reason", "TEXT"),
-    ("size_ratio", "REAL"),
-)
-
-#: The entries of a joined export row that come from the prompt and its instance
-#: (:data:`twosat_formal.evaluate.columns.JOINED`), as SQL over ``prompts p`` and ``instances i``.
-_JOINED_SQL: dict[str, str] = {
-    "prompt_instance_id": "p.instance_id",
-    "prompt_template": "p.template",
-    "stored_prompt_id": "p.prompt_id",
-    "instance_family": "i.family",
-    "instance_num_clauses": "i.num_clauses",
-    "instance_num_vars": "i.num_vars",
-    "instance_params": "json_extract(i.record, '$.params')",
-}
-
-_SCHEMA = """
+_SCHEMA_TEMPLATE = """
 CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS instances (
     instance_id TEXT PRIMARY KEY,
@@ -136,48 +113,7 @@ CREATE TABLE IF NOT EXISTS prompts (
     PRIMARY KEY (prompt_id, prompt_hash)
 );
 CREATE INDEX IF NOT EXISTS prompts_by_hash ON prompts (prompt_hash);
-CREATE TABLE IF NOT EXISTS results (
-    key TEXT PRIMARY KEY,
-    model TEXT NOT NULL,
-    endpoint TEXT NOT NULL,
-    prompt_hash TEXT NOT NULL,
-    prompt_id TEXT NOT NULL,
-    params TEXT NOT NULL,
-    sample INTEGER NOT NULL,
-    run_id INTEGER,
-    label TEXT NOT NULL,
-    response TEXT,
-    finish_reason TEXT,
-    prompt_tokens INTEGER,
-    completion_tokens INTEGER,
-    latency_s REAL,
-    attempts INTEGER NOT NULL,
-    error TEXT,
-    failure TEXT NOT NULL,
-    decision TEXT,
-    decision_correct INTEGER NOT NULL,
-    witness_valid INTEGER,
-    witness_reason TEXT,
-    witness TEXT,
-    truncated INTEGER NOT NULL,
-    lenient_failure TEXT NOT NULL,
-    lenient_decision TEXT,
-    lenient_decision_correct INTEGER NOT NULL,
-    lenient_witness_valid INTEGER,
-    created_at TEXT NOT NULL,
-    cycle_valid INTEGER,
-    cycle_reason TEXT,
-    reasoning TEXT,
-    strategy TEXT,
-    formalization TEXT,
-    question_type TEXT,
-    precision REAL,
-    recall REAL,
-    chain_valid INTEGER,
-    chain_reason TEXT,
-    core_reason TEXT,
-    size_ratio REAL
-);
+{results}
 CREATE INDEX IF NOT EXISTS results_by_model ON results (model, prompt_hash);
 CREATE TABLE IF NOT EXISTS runs (
     run_id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -336,26 +272,71 @@ def _flag(value: bool | None) -> int | None:
     return None if value is None else int(bool(value))
 
 
-def _bool(value: Any) -> bool | None:
-    return None if value is None else bool(value)
+#: The ``results`` table of the first release, column by column in table order: name
+#: and SQL type.
+_FIRST_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("key", "TEXT PRIMARY KEY"),
+    ("model", "TEXT NOT NULL"),
+    ("endpoint", "TEXT NOT NULL"),
+    ("prompt_hash", "TEXT NOT NULL"),
+    ("prompt_id", "TEXT NOT NULL"),
+    ("params", "TEXT NOT NULL"),
+    ("sample", "INTEGER NOT NULL"),
+    ("run_id", "INTEGER"),
+    ("label", "TEXT NOT NULL"),
+    ("response", "TEXT"),
+    ("finish_reason", "TEXT"),
+    ("prompt_tokens", "INTEGER"),
+    ("completion_tokens", "INTEGER"),
+    ("latency_s", "REAL"),
+    ("attempts", "INTEGER NOT NULL"),
+    ("error", "TEXT"),
+    ("failure", "TEXT NOT NULL"),
+    ("decision", "TEXT"),
+    ("decision_correct", "INTEGER NOT NULL"),
+    ("witness_valid", "INTEGER"),
+    ("witness_reason", "TEXT"),
+    ("witness", "TEXT"),
+    ("truncated", "INTEGER NOT NULL"),
+    ("lenient_failure", "TEXT NOT NULL"),
+    ("lenient_decision", "TEXT"),
+    ("lenient_decision_correct", "INTEGER NOT NULL"),
+    ("lenient_witness_valid", "INTEGER"),
+    ("created_at", "TEXT NOT NULL"),
+)
+#: The ``results`` columns added after the first release, with their SQL types, in table
+#: order: an older store gains them when opened for writing (reading one, they are null).
+ADDED_RESULT_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("cycle_valid", "INTEGER"),
+    ("cycle_reason", "TEXT"),
+    ("reasoning", "TEXT"),
+    ("strategy", "TEXT"),
+    ("formalization", "TEXT"),
+    ("question_type", "TEXT"),
+    ("precision", "REAL"),
+    ("recall", "REAL"),
+    ("chain_valid", "INTEGER"),
+    ("chain_reason", "TEXT"),
+    ("core_reason", "TEXT"),
+    ("size_ratio", "REAL"),
+)
+_RESULT_COLUMNS = (*_FIRST_COLUMNS, *ADDED_RESULT_COLUMNS)
 
-
+_SCHEMA = _SCHEMA_TEMPLATE.replace(
+    "{results}",
+    "CREATE TABLE IF NOT EXISTS results (\n"
+    + ",\n".join(f"    {name} {kind}" for name, kind in _RESULT_COLUMNS)
+    + "\n);",
+)
 _INSERT_RESULT = (
-    "INSERT INTO results (key, model, endpoint, prompt_hash, prompt_id, params, "
-    "sample, run_id, label, response, finish_reason, prompt_tokens, "
-    "completion_tokens, latency_s, attempts, error, failure, decision, "
-    "decision_correct, witness_valid, witness_reason, witness, truncated, "
-    "lenient_failure, lenient_decision, lenient_decision_correct, "
-    "lenient_witness_valid, created_at, cycle_valid, cycle_reason, reasoning, "
-    "strategy, formalization, "
-    "question_type, precision, recall, chain_valid, chain_reason, core_reason, size_ratio) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-    "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING"
+    f"INSERT INTO results ({', '.join(name for name, _ in _RESULT_COLUMNS)}) "
+    f"VALUES ({', '.join('?' * len(_RESULT_COLUMNS))}) ON CONFLICT (key) DO NOTHING"
 )
 
 
 def _result_values(result: ResultRow, key: str | None) -> tuple[Any, ...]:
-    """The values of :data:`_INSERT_RESULT` for ``result`` (stored under ``key``)."""
+    """The values of :data:`_INSERT_RESULT` for ``result`` (stored under ``key``), in
+    the order of :data:`_RESULT_COLUMNS`."""
     j = result.judgement
     r = result.response
     text, finish, prompt_tokens, completion_tokens, latency_s, reasoning = (
@@ -414,19 +395,6 @@ def _result_values(result: ResultRow, key: str | None) -> tuple[Any, ...]:
     )
 
 
-#: Columns added after the first release that a full read of an older store gives as null.
-_LATER_COLUMNS = (
-    "formalization",
-    "cycle_reason",
-    "reasoning",
-    "precision",
-    "recall",
-    "chain_reason",
-    "core_reason",
-    "size_ratio",
-)
-
-
 def _stored_json(store: RunStore, value: Any) -> Any:
     return None if value is None else store._json(value, "results")
 
@@ -441,14 +409,14 @@ _RESULT_READERS: dict[str, Callable[[RunStore, Any], Any]] = {
         ("decision_correct", "truncated", "lenient_decision_correct"),
         lambda _, value: bool(value),
     ),
-    **dict.fromkeys(_OPTIONAL_FLAGS, lambda _, value: _bool(value)),
+    **dict.fromkeys(_OPTIONAL_FLAGS, lambda _, value: None if value is None else bool(value)),
     "strategy": lambda _, value: value or "direct",
     "formalization": _stored_json,
     "question_type": lambda _, value: "decision" if value is None else value,
     "witness": _stored_json,
 }
 #: The columns a full read of an older store gives as null (then read as above).
-_FULL_READ_DEFAULTS = (*_OPTIONAL_FLAGS, *_LATER_COLUMNS, "question_type", "strategy")
+_FULL_READ_DEFAULTS = (*_OPTIONAL_FLAGS, *(name for name, _ in ADDED_RESULT_COLUMNS))
 
 
 @dataclass(frozen=True)
@@ -883,7 +851,7 @@ class RunStore(Closing):
 
     def _export_query(self, wanted: Container[str]) -> str:
         """The query of :meth:`export_rows` reading the ``wanted`` columns."""
-        joined_sql = {name: sql for name, sql in _JOINED_SQL.items() if name in wanted}
+        joined_sql = {name: sql for name, (_, sql) in JOINED.items() if name in wanted}
         selected = [self._present(wanted, prefix="r.")]
         selected += [f"{sql} AS {name}" for name, sql in joined_sql.items()]
         join_instances = any(name.startswith("instance_") for name in joined_sql)

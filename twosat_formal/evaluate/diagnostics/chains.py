@@ -59,7 +59,7 @@ from typing import Any
 
 from twosat_formal.core.formula import Formula
 from twosat_formal.evaluate.diagnostics.implications import Implications
-from twosat_formal.evaluate.scoring.answers import entity_variables, value_words
+from twosat_formal.evaluate.scoring.answers import casefolded, entity_variables, value_words
 
 __all__ = [
     "MAX_CHAIN_ATTEMPTS",
@@ -123,10 +123,6 @@ class ChainCheck:
     literals: tuple[int, ...] = ()
 
 
-def _fold(text: str) -> str:
-    return " ".join(text.split()).casefold()
-
-
 def check_chain(
     chain: Any,
     entities: Mapping[str, int],
@@ -186,7 +182,7 @@ def _read_chain(
     reason it cannot be read (``malformed``, ``unknown-entity``, ``unknown-value``)."""
     if not isinstance(chain, list) or not chain:
         return "malformed: 'chain' is not a non-empty list"
-    by_name = {_fold(name): name for name in entities}
+    by_name = {casefolded(name): name for name in entities}
     literals: list[int] = []
     shown: list[str] = []
     for number, step in enumerate(chain, 1):
@@ -212,12 +208,12 @@ def _read_step(
     ((raw_entity, raw_value),) = step.items()
     if not isinstance(raw_value, str):
         return f"malformed: the value at step {number} is not a string"
-    name = by_name.get(_fold(raw_entity))
+    name = by_name.get(casefolded(raw_entity))
     if name is None:
         return f"unknown-entity: step {number} names {raw_entity!r}"
     words = values[name]
-    value = _fold(raw_value)
-    polarity = next((i for i, word in enumerate(words) if value == _fold(word)), None)
+    value = casefolded(raw_value)
+    polarity = next((i for i, word in enumerate(words) if value == casefolded(word)), None)
     if polarity is None:
         return f"unknown-value: step {number} gives {raw_value!r} to {name}"
     return (entities[name] if polarity == 0 else -entities[name]), f"{name} {words[polarity]}"

@@ -12,13 +12,14 @@ True
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from twosat_formal.core.formula import Formula
 
-__all__ = ["FORMS", "KINDS", "MAX_SENTENCE", "Claim", "Trace"]
+__all__ = ["ANSWER_LINE", "FORMS", "KINDS", "MAX_SENTENCE", "SENTENCE_END", "Claim", "Trace"]
 
 #: The kinds of claim, in order of precedence.
 KINDS = ("clause", "entailed", "contradicted", "unsupported")
@@ -26,6 +27,10 @@ KINDS = ("clause", "entailed", "contradicted", "unsupported")
 FORMS = ("clause", "assignment", "conditional", "chain", "formula")
 #: Sentences longer than this (characters) are never claims: they are counted, not read.
 MAX_SENTENCE = 2000
+#: Where one sentence of an answer ends, and the answer line that closes its reasoning
+#: (the trace checker and the quality coder split an answer alike).
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+ANSWER_LINE = re.compile(r"the\s+answer\s+is\s*:", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -45,15 +50,12 @@ class Claim:
 
     def to_json(self, formula: Formula) -> dict[str, Any]:
         """The claim as a JSON object, literals as the formula names them."""
-        found: dict[str, Any] = {
-            "text": self.text,
-            "form": self.form,
-            "kind": self.kind,
-            "literals": [formula.literal_name(lit) for lit in self.literals],
-            "span": list(self.span),
-        }
-        if self.expression is not None:
-            found["expression"] = self.expression
+        found = asdict(self)  # in field order; an expression only when there is one
+        found.update(
+            literals=[formula.literal_name(x) for x in self.literals], span=list(self.span)
+        )
+        if self.expression is None:
+            del found["expression"]
         return found
 
 

@@ -39,6 +39,7 @@ from collections.abc import Callable, Mapping
 
 from twosat_formal.core.propositional import Expr, parse_expression
 from twosat_formal.errors import ConfigError, ParseError
+from twosat_formal.evaluate.scoring.answers import casefolded
 
 __all__ = ["claim_clauses", "from_latex", "read_formula_claim", "renamed"]
 
@@ -169,7 +170,7 @@ def _assignments(text: str, entities: Mapping[str, int], values: Mapping[str, bo
         match = _ASSIGNMENT.match(part)
         if match is None:
             return None
-        name, word = match.group("e").casefold(), " ".join(match.group("v").split()).casefold()
+        name, word = match.group("e").casefold(), casefolded(match.group("v"))
         value = _VALUES.get(word, values.get(word))
         if name not in entities or value is None:
             return None

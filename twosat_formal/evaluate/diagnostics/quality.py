@@ -45,7 +45,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from twosat_formal.evaluate.diagnostics.claims import Trace
+from twosat_formal.evaluate.diagnostics.claims import ANSWER_LINE, SENTENCE_END, Trace
 
 __all__ = ["DIMENSIONS", "INCOMPLETE", "code_quality", "concluded"]
 
@@ -58,7 +58,6 @@ INCOMPLETE = frozenset(
     {"no-answer", "ambiguous-answer", "bad-json", "missing-witness", "truncated", "error"}
 )
 
-_ANSWER_LINE = re.compile(r"the\s+answer\s+is\s*:", re.IGNORECASE)
 #: Conclusions, tried in order on each sentence: a negated contradiction first, then
 #: the statements of "No", then those of "Yes".
 _CONCLUSIONS: tuple[tuple[re.Pattern[str], str], ...] = (
@@ -88,7 +87,6 @@ _CONCLUSIONS: tuple[tuple[re.Pattern[str], str], ...] = (
         "SAT",
     ),
 )
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
 def _sentence_conclusion(sentence: str) -> str | None:
@@ -114,12 +112,12 @@ def concluded(text: str) -> str | None:
     True
     """
     lines = text.split("\n")
-    answer_at = max((i for i, line in enumerate(lines) if _ANSWER_LINE.search(line)), default=None)
+    answer_at = max((i for i, line in enumerate(lines) if ANSWER_LINE.search(line)), default=None)
     if answer_at is not None:
         lines = lines[:answer_at]
     found = None
     for line in lines:
-        for sentence in _SENTENCE_END.split(line):
+        for sentence in SENTENCE_END.split(line):
             decision = _sentence_conclusion(sentence)
             if decision is not None:
                 found = decision

@@ -80,13 +80,20 @@ from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
 from twosat_formal.core.formula import Formula
 from twosat_formal.core.propositional import Expr
-from twosat_formal.evaluate.diagnostics.claims import MAX_SENTENCE, Claim, Trace
+from twosat_formal.evaluate.diagnostics.claims import (
+    ANSWER_LINE,
+    MAX_SENTENCE,
+    SENTENCE_END,
+    Claim,
+    Trace,
+)
 from twosat_formal.evaluate.diagnostics.formula_claims import (
     claim_clauses,
     read_formula_claim,
     renamed,
 )
 from twosat_formal.evaluate.diagnostics.implications import Implications
+from twosat_formal.evaluate.scoring.answers import casefolded, entity_variables
 
 if TYPE_CHECKING:
     from twosat_formal.evaluate.store import RunStore
@@ -98,7 +105,6 @@ __all__ = [
     "trace_store",
 ]
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _ARROWS = re.compile(r"\s*(?:→|->|=>|⇒|\\(?:long)?rightarrow\b|\\to\b|\\implies\b)\s*")
 _LEAD_WORDS = re.compile(r"^(?:so|thus|therefore|hence|then|and|but)\b,?\s*", re.IGNORECASE)
 #: A sentence that is nothing but a list item's number (``3.``, ``3)``).
@@ -112,7 +118,6 @@ _MATH = re.compile(r"\$+|\\[()\[\]]")
 #: What opens a LaTeX group rather than a JSON object: a subscript, a superscript, a
 #: command or a group just closed (``x_{1}``, ``\neg{x}``, ``\neg{}{x}``).
 _LATEX_GROUP = re.compile(r"(?:[_^}]|\\[A-Za-z]+ *)\Z")
-_ANSWER_LINE = re.compile(r"the\s+answer\s+is\s*:", re.IGNORECASE)
 
 
 class _Vocabulary:
@@ -155,8 +160,7 @@ class _Vocabulary:
 
 
 def _norm(text: str) -> str:
-    text = text.replace("\u2019", "'")
-    return " ".join(text.split()).casefold()
+    return casefolded(text.replace("\u2019", "'"))
 
 
 #: What one sentence claims: its form, the clauses it claims, and for a ``formula``
@@ -288,7 +292,7 @@ def _line_sentences(line: str, offset: int) -> list[tuple[str, int]]:
     """The sentences of one line that starts at ``offset``, each with its start offset."""
     out: list[tuple[str, int]] = []
     position = 0
-    pieces = _SENTENCE_END.split(line)
+    pieces = SENTENCE_END.split(line)
     if len(pieces) > 1 and _LIST_NUMBER.fullmatch(pieces[0].strip()):
         # a numbered list item (``3. Either A is true ...``, as a prompt whose
         # rules are numbered shows them): the number opens its sentence
@@ -311,7 +315,7 @@ def _reasoning(text: str) -> list[tuple[str, int]]:
         stripped = line.strip()
         if stripped.startswith(("```", "~~~")):
             fenced = not fenced
-        elif stripped and not fenced and not _ANSWER_LINE.search(line):
+        elif stripped and not fenced and not ANSWER_LINE.search(line):
             out.extend(_line_sentences(line, offset))
         offset += len(line) + 1
     return out
@@ -437,12 +441,12 @@ def check_trace(
     """Read the claims of an answer and judge each against ``formula``.
 
     ``entities`` maps each entity of the prompt to its variable (a name of ``formula``
-    or a 1-based int). ``judge`` reuses the verdicts already reached on ``formula``.
+    or a 1-based int), read as scoring reads it
+    (:func:`~twosat_formal.evaluate.scoring.entity_variables`: a map that does not fit
+    ``formula`` is a :class:`~twosat_formal.errors.ConfigError`). ``judge`` reuses the
+    verdicts already reached on ``formula``.
     """
-    variables = {
-        entity: (var if isinstance(var, int) else formula.names.index(str(var)) + 1)
-        for entity, var in entities.items()
-    }
+    variables = entity_variables(entities, formula)
     found, sentences, read, forms = read_claims(text, template, variables)
     judge = judge if judge is not None and judge.formula is formula else _Judge(formula)
     named = {_norm(entity): formula.name(var) for entity, var in variables.items()}

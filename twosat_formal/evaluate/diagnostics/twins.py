@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from twosat_formal.core.formula import Formula
@@ -147,15 +147,8 @@ class Change:
 
     def to_json(self, formula: Formula | None = None) -> dict[str, Any]:
         """The change as a JSON object; with ``formula``, clauses and cycle also as text."""
-        obj: dict[str, Any] = {
-            "kind": self.kind,
-            "position": self.position,
-            "before": list(self.before),
-            "after": list(self.after),
-            "reason": self.reason,
-            "cycle": list(self.cycle),
-            "seed": self.seed,
-        }
+        obj: dict[str, Any] = asdict(self)  # in field order, the clauses as lists
+        obj.update(before=list(self.before), after=list(self.after), cycle=list(self.cycle))
         if formula is not None:
             obj["description"] = self.describe(formula)
             obj["cycle_text"] = self.cycle_text(formula)

@@ -74,7 +74,7 @@ from twosat_formal.evaluate.models.base import (
     sampling_for,
 )
 from twosat_formal.evaluate.models.openai_compat import DEFAULT_TIMEOUT_S, MODES, OpenAICompatModel
-from twosat_formal.evaluate.models.reference import DEFAULT_BUDGET, REFERENCE_MODELS, BoundedModel
+from twosat_formal.evaluate.models.reference import REFERENCE_MODELS, ReferenceModel
 
 __all__ = [
     "MODELS",
@@ -302,11 +302,9 @@ def _options_table(allowed: tuple[str, ...]) -> TypeAdapter[dict[str, Any]]:
     return table("model options", {key: _RULES[key][0] for key in allowed})
 
 
-def _build_reference(name: str) -> Builder:
+def _build_reference(cls: type[ReferenceModel]) -> Builder:
     def build(spec: str, rest: str, options: Mapping[str, Any], load: LoadOptions) -> ManagedModel:
-        if name == "bounded":
-            return BoundedModel(budget=options.get("budget", DEFAULT_BUDGET), spec=spec)
-        return REFERENCE_MODELS[name](spec=spec)
+        return cls(spec=spec, **{key: options[key] for key in cls.options if key in options})
 
     return build
 
@@ -330,11 +328,7 @@ def _build_llamacpp(
     llamacpp.require_local_extra()
     mode = options.get("mode", load.mode)
     n_ctx = options.get("n_ctx", llamacpp.DEFAULT_N_CTX)
-    bundled = {
-        llamacpp.GEMMA3_270M: llamacpp.gemma3_270m_path,
-        llamacpp.SMOLLM2: llamacpp.smollm2_path,
-    }
-    path: Path | Callable[[], Path] = bundled.get(rest) or Path(rest).expanduser()
+    path: Path | Callable[[], Path] = llamacpp.BUNDLED.get(rest) or Path(rest).expanduser()
     if isinstance(path, Path) and not path.is_file():
         raise ConfigError(
             f"model spec {spec!r}: no GGUF file at {rest!r}",
@@ -344,23 +338,11 @@ def _build_llamacpp(
     return llamacpp.LlamaCppModel(path, spec=spec, mode=mode, n_ctx=n_ctx, timeout_s=load.timeout_s)
 
 
-#: The reference reasoners without options: name and summary.
-_REFERENCE_KINDS = (
-    ("oracle", "exact: solves the formula read from the prompt"),
-    ("sat-biased", 'always "Yes" with the all-true assignment'),
-    ("coin", "seeded coin flip: random decision and assignment"),
-)
-for _name, _summary in _REFERENCE_KINDS:
-    MODELS.add(f"ref/{_name}", ModelKind((f"ref/{_name}",), _summary, (), _build_reference(_name)))
-MODELS.add(
-    "ref/bounded",
-    ModelKind(
-        ("ref/bounded?budget=N",),
-        "clause-by-clause propagation under a step budget",
-        ("budget",),
-        _build_reference("bounded"),
-    ),
-)
+for _name, _cls in REFERENCE_MODELS.items():  # ref/bounded?budget=N takes its budget
+    _form = f"ref/{_name}" + "".join(f"?{option}=N" for option in _cls.options)
+    MODELS.add(
+        f"ref/{_name}", ModelKind((_form,), _cls.summary, _cls.options, _build_reference(_cls))
+    )
 MODELS.add(
     "openai",
     ModelKind(
@@ -374,7 +356,7 @@ MODELS.add(
 MODELS.add(
     "llamacpp",
     ModelKind(
-        ("llamacpp/<path.gguf>", "llamacpp/gemma3-270m", "llamacpp/smollm2-135m-instruct"),
+        ("llamacpp/<path.gguf>", *(f"llamacpp/{name}" for name in llamacpp.BUNDLED)),
         "a local GGUF model behind llama.cpp's server ([local] extra)",
         ("mode", "n_ctx"),
         _build_llamacpp,

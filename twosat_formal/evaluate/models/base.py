@@ -16,6 +16,7 @@ max_completion_tokens=None, reasoning_effort=None, extra_body=())
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from types import TracebackType
@@ -48,6 +49,7 @@ __all__ = [
     "SamplingParams",
     "TransientModelError",
     "WrappedModel",
+    "check_timeout",
     "option_error",
     "sampling_for",
     "sampling_options",
@@ -95,6 +97,17 @@ def option_error(key: str, raw: object, valid: str) -> ConfigError:
     option budget='x' is not an integer >= 1
     """
     return ConfigError(f"option {key}={raw!r} is not {valid}", parameter=key, valid=valid)
+
+
+def check_timeout(timeout_s: float) -> None:
+    """Refuse (:class:`ConfigError`) a request time-out that is not a finite positive number
+    of seconds."""
+    if not (timeout_s > 0 and math.isfinite(timeout_s)):
+        raise ConfigError(
+            f"timeout must be a finite positive number of seconds, got {timeout_s}",
+            parameter="timeout_s",
+            valid="a finite number > 0",
+        )
 
 
 def sampling_options(options: Mapping[str, object]) -> dict[str, Any]:

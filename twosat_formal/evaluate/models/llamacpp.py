@@ -55,9 +55,14 @@ from typing import IO, Self
 from twosat_formal.core.model import DEFAULT_MODE, Turn
 from twosat_formal.errors import ConfigError, EvaluationError
 from twosat_formal.evaluate.models.base import OnePathModel, Response, SamplingParams
-from twosat_formal.evaluate.models.openai_compat import DEFAULT_TIMEOUT_S, MODES, OpenAICompatModel
+from twosat_formal.evaluate.models.openai_compat import (
+    DEFAULT_TIMEOUT_S,
+    OpenAICompatModel,
+    check_mode,
+)
 
 __all__ = [
+    "BUNDLED",
     "DEFAULT_N_CTX",
     "DEFAULT_STARTUP_TIMEOUT_S",
     "GEMMA3_270M",
@@ -182,6 +187,10 @@ def gemma3_270m_path() -> Path:
         with contextlib.suppress(FileNotFoundError):
             partial.unlink()
     return target
+
+
+#: The bundled models by name (``llamacpp/<name>``): where each one's GGUF file is.
+BUNDLED: dict[str, Callable[[], Path]] = {GEMMA3_270M: gemma3_270m_path, SMOLLM2: smollm2_path}
 
 
 def free_port(host: str = "127.0.0.1") -> int:
@@ -446,10 +455,7 @@ class LlamaCppModel(OnePathModel):
         startup_timeout_s: float = DEFAULT_STARTUP_TIMEOUT_S,
         extra_args: Sequence[str] = (),
     ) -> None:
-        if mode not in MODES:
-            raise ConfigError(
-                f"unknown request mode {mode!r}", parameter="mode", valid=" or ".join(MODES)
-            )
+        check_mode(mode)
         if n_ctx < 1:
             raise ConfigError(
                 f"n_ctx must be positive, got {n_ctx}", parameter="n_ctx", valid=">= 1"

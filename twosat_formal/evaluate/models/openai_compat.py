@@ -50,7 +50,6 @@ import asyncio
 import dataclasses
 import email.utils
 import json
-import math
 import os
 import time
 from collections.abc import Callable, Sequence
@@ -81,6 +80,7 @@ from twosat_formal.evaluate.models.base import (
     OnePathModel,
     Response,
     SamplingParams,
+    check_timeout,
 )
 from twosat_formal.evaluate.models.bounded import (
     ACCEPT_ENCODING,
@@ -100,10 +100,10 @@ __all__ = [
     "ModelHTTPError",
     "OpenAICompatModel",
     "RefusedRequestError",
+    "check_mode",
     "parse_reply",
     "parse_responses_reply",
     "parse_retry_after",
-    "public_url",
     "request_body",
 ]
 
@@ -122,17 +122,6 @@ _PROMPT_SLOT_JSON = json.dumps(_PROMPT_SLOT)
 _MAX_TEMPLATES = 256
 _LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
 _DETAIL_CHARS = 300
-
-
-def public_url(url: str) -> str:
-    """``url`` as it may be printed or stored: :func:`~twosat_formal.core.model.public_endpoint`.
-
-    Examples
-    --------
-    >>> public_url("https://user:secret@example.org/v1/?key=secret#x")
-    'https://example.org/v1'
-    """
-    return public_endpoint(url)
 
 
 def request_body(
@@ -165,7 +154,7 @@ def request_body(
     {'model': 'o3-mini', 'prompt': 'Hi', 'max_completion_tokens': 900, \
 'reasoning_effort': 'low', 'top_k': 20}
     """
-    _check_mode(mode)
+    check_mode(mode)
     body: dict[str, Any] = {"model": model_id}
     if mode == "chat":
         turns = _turns(prompt)
@@ -194,7 +183,7 @@ def request_body(
     return body
 
 
-def _check_mode(mode: str) -> None:
+def check_mode(mode: str) -> None:
     """Raise :class:`~twosat_formal.errors.ConfigError` for a mode not in :data:`MODES`."""
     if mode not in MODES:
         raise ConfigError(
@@ -476,13 +465,8 @@ def _check_settings(model_id: str, mode: str, timeout_s: float) -> None:
     mode or a time-out that is not a finite positive number."""
     if not model_id:
         raise ConfigError("the model id is empty", parameter="model", valid="openai/<model-id>")
-    _check_mode(mode)
-    if not (timeout_s > 0 and math.isfinite(timeout_s)):
-        raise ConfigError(
-            f"timeout must be a finite positive number of seconds, got {timeout_s}",
-            parameter="timeout_s",
-            valid="a finite number > 0",
-        )
+    check_mode(mode)
+    check_timeout(timeout_s)
 
 
 def _http_url(url: str) -> SplitResult:
@@ -494,7 +478,7 @@ def _http_url(url: str) -> SplitResult:
         port_ok = False
     if parts.scheme not in ("http", "https") or not parts.hostname or not port_ok:
         raise ConfigError(
-            f"base URL {public_url(url)!r} is not an http(s) URL with a port in 1-65535",
+            f"base URL {public_endpoint(url)!r} is not an http(s) URL with a port in 1-65535",
             parameter="base_url",
             valid="http(s)://HOST[:PORT]/PATH",
         )
@@ -575,7 +559,7 @@ class OpenAICompatModel(OnePathModel):
         self.model_id = model_id
         self.mode: Mode = "chat" if mode == "chat" else "completion"
         self.timeout_s = float(timeout_s)
-        self.base_url = public_url(raw_url)
+        self.base_url = public_endpoint(raw_url)
         self.spec = spec if spec is not None else f"openai/{model_id}"
         self.endpoint = endpoint if endpoint is not None else self.base_url
         key = _api_key(api_key_env) if send_key else None

@@ -3,6 +3,8 @@ resource-bounded search of ``ref/bounded`` (:mod:`~twosat_formal.evaluate.models
 which answer both the decision prompts and the question types
 (:mod:`~twosat_formal.evaluate.models.questions`).
 
+:func:`answer_text` writes the text of every answer of theirs.
+
 Examples
 --------
 >>> from twosat_formal.core.formula import Formula
@@ -21,7 +23,7 @@ from twosat_formal.core.formula import Formula
 from twosat_formal.core.seeds import seeded_rng
 from twosat_formal.errors import ConfigError
 
-__all__ = ["BoundedRun", "bounded_chain", "bounded_search", "coin_rng"]
+__all__ = ["BoundedRun", "answer_text", "bounded_chain", "bounded_search", "coin_rng"]
 
 Status = Literal["SAT", "UNSAT", "EXHAUSTED"]
 
@@ -35,6 +37,18 @@ def coin_rng(prompt: str, sample: int) -> random.Random:
     True
     """
     return seeded_rng("ref/coin", sample, prompt, sep="\x00", bits=256)
+
+
+def answer_text(reasoning: str, answer: str, *blocks: str) -> str:
+    """An answer as every reference reasoner writes one: the reasoning, the ``blocks``
+    (JSON), then ``The answer is: <answer>``, separated by blank lines.
+
+    >>> print(answer_text("I guess.", "[1, 2]"))
+    I guess.
+    <BLANKLINE>
+    The answer is: [1, 2]
+    """
+    return "\n\n".join([reasoning, *blocks, f"The answer is: {answer}"])
 
 
 def bounded_chain(formula: Formula, var: int, budget: int) -> tuple[list[int], bool, int]:

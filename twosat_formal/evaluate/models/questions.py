@@ -42,7 +42,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from twosat_formal.evaluate.models.procedures import bounded_search, coin_rng
+from twosat_formal.evaluate.models.procedures import answer_text, bounded_search, coin_rng
 from twosat_formal.verbalize.questions import (
     CORE_QUESTION,
     FORCED_QUESTION,
@@ -92,23 +92,17 @@ def _lit(read: Any, pair: tuple[str, str]) -> int:
     return var if value == read.true_value else -var
 
 
-def _word(read: Any, lit: int) -> dict[str, str]:
-    return {read.entities[abs(lit) - 1]: read.true_value if lit > 0 else read.false_value}
-
-
 def _forced_text(read: Any, literals: list[int], reasoning: str) -> str:
-    obj: dict[str, str] = {}
-    for lit in sorted(literals, key=abs):
-        obj.update(_word(read, lit))
-    return f"{reasoning}\n\nThe answer is: {json.dumps(obj, ensure_ascii=False)}"
+    obj = {
+        read.entities[abs(lit) - 1]: read.true_value if lit > 0 else read.false_value
+        for lit in sorted(literals, key=abs)
+    }
+    return answer_text(reasoning, json.dumps(obj, ensure_ascii=False))
 
 
 def _entails_text(read: Any, reasoning: str, chain: list[int] | None, yes: bool) -> str:
-    parts = [reasoning]
-    if chain is not None:
-        parts.append(json.dumps({"chain": [_word(read, lit) for lit in chain]}, ensure_ascii=False))
-    parts.append("The answer is: " + ("Yes" if yes else "No"))
-    return "\n\n".join(parts)
+    blocks = [] if chain is None else [json.dumps(read.chain(chain), ensure_ascii=False)]
+    return answer_text(reasoning, "Yes" if yes else "No", *blocks)
 
 
 def _propagated(read: Any, budget: int) -> list[int]:
@@ -157,7 +151,7 @@ class _Ask:
 
 
 def _rules_text(reasoning: str, numbers: list[int]) -> str:
-    return f"{reasoning}\n\nThe answer is: {json.dumps(numbers)}"
+    return answer_text(reasoning, json.dumps(numbers))
 
 
 def _coin_rules(ask: _Ask) -> str:

@@ -70,6 +70,7 @@ from twosat_formal.errors import ConfigError, EvaluationError, ParseError
 from twosat_formal.evaluate.models.base import ClosingModel, Response, SamplingParams
 from twosat_formal.evaluate.models.procedures import (
     BoundedRun,
+    answer_text,
     bounded_chain,
     bounded_search,
     coin_rng,
@@ -120,6 +121,13 @@ class ReadPrompt:
             entity: pairs[i][1] if values[i] is False else pairs[i][0]
             for i, entity in enumerate(self.entities)
         }
+
+    def chain(self, walk: Sequence[int]) -> dict[str, list[dict[str, str]]]:
+        """The JSON object of a chain of literals (``walk``) in the scheme's words
+        (:func:`~twosat_formal.evaluate.diagnostics.chains.chain_object`)."""
+        from twosat_formal.evaluate.diagnostics.chains import chain_object
+
+        return chain_object(walk, self.entities, self.true_value, self.false_value)
 
 
 def read_prompt(prompt: str) -> ReadPrompt:
@@ -223,19 +231,10 @@ def render_answer(
     >>> render_answer(["Stuck."], None).splitlines()[-1]
     'The answer is: No'
     """
-    parts = ["\n".join(reasoning)]
-    if witness is not None:
-        parts.append(json.dumps(witness, indent=2, ensure_ascii=False))
+    blocks = [] if witness is None else [json.dumps(witness, indent=2, ensure_ascii=False)]
     if chain is not None:
-        parts.append(json.dumps(chain, ensure_ascii=False))
-    parts.append("The answer is: " + ("Yes" if witness is not None else "No"))
-    return "\n\n".join(parts)
-
-
-def _chain(read: ReadPrompt, walk: Sequence[int]) -> dict[str, list[dict[str, str]]]:
-    from twosat_formal.evaluate.diagnostics.chains import chain_object
-
-    return chain_object(walk, read.entities, read.true_value, read.false_value)
+        blocks.append(json.dumps(chain, ensure_ascii=False))
+    return answer_text("\n".join(reasoning), "Yes" if witness is not None else "No", *blocks)
 
 
 class ReferenceModel(ClosingModel):
@@ -245,6 +244,9 @@ class ReferenceModel(ClosingModel):
     """
 
     name: ClassVar[str] = ""
+    #: What ``twosat-formal`` says of the reasoner, and the spec options it takes.
+    summary: ClassVar[str] = ""
+    options: ClassVar[tuple[str, ...]] = ()
     endpoint = "local"
 
     def __init__(self, *, spec: str | None = None) -> None:
@@ -304,6 +306,7 @@ class OracleModel(ReferenceModel):
     """
 
     name = "oracle"
+    summary = "exact: solves the formula read from the prompt"
 
     def answer(self, read: ReadPrompt, prompt: str, sample: int) -> str:
         from twosat_formal.solve import solve
@@ -333,7 +336,7 @@ class OracleModel(ReferenceModel):
                 "This chain leads from a claim to its opposite and back, so no assignment works."
             )
             if asks_for_chain(prompt):
-                chain = _chain(read, walk)
+                chain = read.chain(walk)
         else:
             reasoning.append("The statements contradict each other, so no assignment works.")
         return render_answer(reasoning, None, chain)
@@ -357,6 +360,7 @@ class SatBiasedModel(ReferenceModel):
     """
 
     name = "sat-biased"
+    summary = 'always "Yes" with the all-true assignment'
 
     def answer(self, read: ReadPrompt, prompt: str, sample: int) -> str:
         return render_answer(
@@ -372,6 +376,7 @@ class CoinModel(ReferenceModel):
     """
 
     name = "coin"
+    summary = "seeded coin flip: random decision and assignment"
 
     def answer(self, read: ReadPrompt, prompt: str, sample: int) -> str:
         rng = coin_rng(prompt, sample)
@@ -415,6 +420,8 @@ class BoundedModel(ReferenceModel):
     """
 
     name = "bounded"
+    summary = "clause-by-clause propagation under a step budget"
+    options = ("budget",)
 
     def __init__(self, *, budget: int = DEFAULT_BUDGET, spec: str | None = None) -> None:
         if budget < 1:
@@ -455,7 +462,7 @@ class BoundedModel(ReferenceModel):
             )
         else:
             lines.append(f"I ran out of checks after {spent} more while tracing the chain.")
-        return _chain(read, walk)
+        return read.chain(walk)
 
 
 #: The reference reasoners without options, by name (``bounded`` takes a budget).

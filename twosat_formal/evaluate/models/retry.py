@@ -34,7 +34,6 @@ Examples
 from __future__ import annotations
 
 import asyncio
-import math
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -46,7 +45,7 @@ from twosat_formal.errors import (
     TransientModelError,
     TwoSatFormalError,
 )
-from twosat_formal.evaluate.models.base import WrappedModel, send
+from twosat_formal.evaluate.models.base import WrappedModel, check_timeout, send
 
 __all__ = ["Outcome", "RetryPolicy", "RetryingModel"]
 
@@ -136,12 +135,8 @@ class RetryingModel(WrappedModel):
         super().__init__(model)
         self.policy = policy or RetryPolicy()
         self.rng = rng if rng is not None else random.Random(seed)
-        if timeout_s is not None and not (timeout_s > 0 and math.isfinite(timeout_s)):
-            raise ConfigError(
-                f"timeout must be a finite positive number of seconds, got {timeout_s}",
-                parameter="timeout_s",
-                valid="a finite number > 0",
-            )
+        if timeout_s is not None:
+            check_timeout(timeout_s)
         self.timeout_s = timeout_s
         self.on_retry = on_retry
         #: Attempts that failed transiently and were retried.

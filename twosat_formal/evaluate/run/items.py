@@ -10,11 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from twosat_formal.core.formula import Formula
 from twosat_formal.errors import ConfigError, RecordError
-from twosat_formal.evaluate.scoring import PromptLike
 from twosat_formal.evaluate.store import PromptRow
 from twosat_formal.io.jsonl import read_json_lines
 from twosat_formal.verbalize.prompts import PromptRecord
@@ -36,33 +35,11 @@ __all__ = [
 STORY_TEMPLATE_PREFIX = "story:"
 
 
-class PromptRecordLike(PromptLike, Protocol):
-    """What the runner reads from a prompt record: scoring's view plus its identity."""
-
-    @property
-    def id(self) -> str:
-        """The prompt's id."""
-        ...
-
-    @property
-    def instance_id(self) -> str:
-        """The id of the instance it verbalizes."""
-        ...
-
-    @property
-    def template(self) -> str:
-        """The verbalization scheme."""
-        ...
-
-    @property
-    def text(self) -> str:
-        """The full prompt, exactly as the model reads it."""
-        ...
-
-
 @dataclass(frozen=True)
 class EvalPrompt:
-    """A plain :class:`PromptRecordLike` (tests, notebooks).
+    """A plain template prompt (tests, notebooks): its identity, template and full text
+    (exactly as the model reads it), and what scoring reads, its entity map and value
+    words.
 
     >>> EvalPrompt("p", "i", "logic", "text", {"A": 1}, "true", "false").template
     'logic'
@@ -76,6 +53,11 @@ class EvalPrompt:
     true_value: str
     false_value: str
     seed: int | None = None
+
+
+#: A template prompt the runner asks: a prompt record (as ``prompts`` and ``verbalize``
+#: write them) or a plain :class:`EvalPrompt`.
+PromptRecordLike = PromptRecord | EvalPrompt
 
 
 @dataclass(frozen=True)

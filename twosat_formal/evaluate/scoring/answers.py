@@ -38,6 +38,7 @@ __all__ = [
     "StoryPromptView",
     "WitnessCheck",
     "WitnessText",
+    "casefolded",
     "check_label",
     "check_witness",
     "entity_variables",
@@ -652,22 +653,17 @@ def _objects(text: str, *, lenient: bool) -> tuple[list[dict[str, Any] | str], s
     strict_items, strict_tried = _strict_objects(text)
     if not lenient or strict_tried is None:
         return list(strict_items), strict_tried
-    return _scan_objects(text, lenient=True)
+    return _ObjectScan(text, lenient=True).run()
 
 
 @lru_cache(maxsize=8)
 def _strict_objects(text: str) -> tuple[tuple[dict[str, Any] | str, ...], str | None]:
-    items, tried = _scan_objects(text, lenient=False)
+    items, tried = _ObjectScan(text, lenient=False).run()
     return tuple(items), tried
 
 
-def _scan_objects(text: str, *, lenient: bool) -> tuple[list[dict[str, Any] | str], str | None]:
-    """The objects of ``text`` and the last attempt that did not parse (see :func:`_objects`)."""
-    return _ObjectScan(text, lenient).run()
-
-
 class _ObjectScan:
-    """One scan of an answer for its JSON objects, brace by brace.
+    """One scan of an answer for its JSON objects, brace by brace (see :func:`_objects`).
 
     ``items`` are the objects read (a ``str`` for an object with a key given two
     values); ``tried``: the last attempt at one that did not parse (``None`` when a
@@ -753,7 +749,14 @@ def _is_mapping(obj: Mapping[str, Any]) -> bool:
 
 
 def _fold(name: str) -> str:
+    """``name`` with its spacing collapsed, in lower case (what a lenient reading compares)."""
     return " ".join(str(name).split()).lower()
+
+
+def casefolded(text: str) -> str:
+    """``text`` with its spacing collapsed, case-folded: how a contradiction chain, a
+    lenient ``forced`` answer and a trace's sentences are compared with the prompt."""
+    return " ".join(text.split()).casefold()
 
 
 def extract_witness(
@@ -892,7 +895,7 @@ def _value_of(raw: Any, true_value: str, false_value: str, *, lenient: bool) -> 
         if _same_word(raw, false_value):
             return False
         if lenient:
-            word = " ".join(raw.split()).lower()
+            word = _fold(raw)
             if _same_word(word, true_value.lower()):
                 return True
             if _same_word(word, false_value.lower()):
@@ -975,12 +978,12 @@ def _witness_values(
 ) -> dict[int, bool] | str:
     """The value the witness gives each variable it names; else why it cannot be read
     (an unknown entity, a value that is neither word, a variable given two values)."""
-    folded = {" ".join(e.split()).lower(): e for e in to_var} if lenient else {}
+    folded = {_fold(e): e for e in to_var} if lenient else {}
     values: dict[int, bool] = {}
     for key, raw in obj.items():
         entity: str | None = key if key in to_var else None
         if entity is None and lenient:
-            entity = folded.get(" ".join(str(key).split()).lower())
+            entity = folded.get(_fold(key))
         if entity is None:
             return f"unknown entity {key!r}"
         var = to_var[entity]
@@ -1001,11 +1004,7 @@ class _Verdict(NamedTuple):
     failure: str
     decision: str | None
     decision_correct: bool
-    witness_valid: bool | None
-    witness_reason: str | None
-    witness: dict[str, bool] | None
-    #: The witness object and its check, when the check found it valid.
-    valid_check: tuple[Mapping[str, Any], WitnessCheck] | None
+    witness: _Witness
 
 
 def _judge(
@@ -1027,13 +1026,7 @@ def _judge(
         witness = _read_witness(response.text, prompt, formula, mapped, lenient, known)
     correct = decision.value == label and not response.truncated
     return _Verdict(
-        _failure(response, decision, label, witness.kind),
-        decision.value,
-        correct,
-        witness.valid,
-        witness.reason,
-        witness.assignment,
-        witness.valid_check,
+        _failure(response, decision, label, witness.kind), decision.value, correct, witness
     )
 
 
@@ -1101,11 +1094,11 @@ def _lenient_finds_strict(text: str, strict: _Verdict) -> bool:
     decision found by the closing answer lines, which the lenient reading starts
     from, both readings come to the same verdict.
     """
-    if strict.valid_check is None:
+    if strict.witness.valid_check is None:
         return False
     window = text[-MAX_JSON_CHARS:] if len(text) > MAX_JSON_CHARS else text
     objects, tried = _strict_objects(window)
-    return tried is None and bool(objects) and objects[-1] is strict.valid_check[0]
+    return tried is None and bool(objects) and objects[-1] is strict.witness.valid_check[0]
 
 
 def check_label(label: str) -> None:
@@ -1139,7 +1132,7 @@ def readings(
         lenient_decision,
         mapped,
         lenient=True,
-        known=strict.valid_check,
+        known=strict.witness.valid_check,
     )
     return strict, loose
 

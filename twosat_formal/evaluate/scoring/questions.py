@@ -71,6 +71,7 @@ from twosat_formal.core.formula import Formula
 from twosat_formal.core.model import Response
 from twosat_formal.evaluate.scoring.answers import (
     Judgement,
+    casefolded,
     entity_variables,
     extract_decision,
     extract_witness,
@@ -202,7 +203,7 @@ def read_forced(
         return failed
     if not isinstance(obj, dict):
         return ForcedRead("bad", reason="the answer is not a JSON object")
-    fold = (lambda word: " ".join(word.split()).casefold()) if lenient else (lambda word: word)
+    fold = casefolded if lenient else (lambda word: word)
     names = {fold(name): name for name in entities}
     literals: set[int] = set()
     for raw_name, raw_value in obj.items():
