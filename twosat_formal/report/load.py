@@ -59,6 +59,7 @@ __all__ = [
     "load_report_data",
     "read_design",
     "read_jsonl",
+    "read_manifest",
 ]
 
 
@@ -85,8 +86,11 @@ class ReportData:
     instances: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
-def _manifest(path: Path) -> dict[str, Any]:
-    """An experiment's manifest (read by the one JSON reader); it must be an object."""
+def read_manifest(path: Path) -> dict[str, Any] | None:
+    """The manifest at ``path`` (read by the one JSON reader), or ``None`` if there is
+    none; :class:`RecordError` if it is not a JSON object."""
+    if not path.is_file():
+        return None
     data = read_json_file(path)
     if not isinstance(data, dict):
         raise RecordError("a manifest is a JSON object", source=str(path))
@@ -166,7 +170,7 @@ def _load_jsonl_results(path: Path) -> ReportData:
     rows = read_jsonl(path)
     instances = {str(r.get("id")): r for r in read_jsonl(dataset_path)}
     design = _optional(path.parent / DESIGN_FILE, read_design)
-    manifest = _optional(path.parent / MANIFEST_FILE, _manifest)
+    manifest = read_manifest(path.parent / MANIFEST_FILE)
     joined, notes = _joined(rows, instances, design)
     return ReportData(path, joined, manifest, notes, instances=instances)
 
@@ -180,7 +184,7 @@ def _folder_records(
     dict[str, dict[str, Any]],
 ]:
     """The manifest, design, dataset and story counts an experiment folder holds."""
-    manifest = _optional(folder / MANIFEST_FILE, _manifest)
+    manifest = read_manifest(folder / MANIFEST_FILE)
     design = _optional(folder / DESIGN_FILE, read_design)
     dataset = _optional(folder / DATASET_FILE, read_jsonl) or []
     stories = _optional(folder / STORIES_FILE, lambda p: story_counts(read_stories(p))) or {}
