@@ -33,7 +33,7 @@ from twosat_formal.report.figplans import measures_of
 from twosat_formal.report.figspecs import FigureInput, render_figures
 from twosat_formal.report.files import REPORT_JSON
 from twosat_formal.report.items import browser_data, load_items
-from twosat_formal.report.load import ReportData, load_report_data
+from twosat_formal.report.load import ReportData, load_report_data, manifest_models
 from twosat_formal.report.metrics import CI_METHOD
 from twosat_formal.report.plots import Figure
 from twosat_formal.report.render import write_report
@@ -258,12 +258,6 @@ def _report_title(manifest: Mapping[str, Any] | None) -> str:
     return f"twosat-formal report: {experiment}" if experiment else "twosat-formal report"
 
 
-def _model_order(manifest: Mapping[str, Any] | None) -> list[str]:
-    """The models in the manifest's order (none without a list of models)."""
-    models = (manifest or {}).get("models") or []
-    return [str(m) for m in models] if isinstance(models, list) else []
-
-
 def _add_diagnostics(
     content: ReportContent, diagnostics: str | os.PathLike[str]
 ) -> list[dict[str, Any]] | None:
@@ -318,7 +312,7 @@ def build_report(
         manifest=manifest,
         method=method,
         seed=seed,
-        model_order=_model_order(manifest),
+        model_order=manifest_models(manifest),
         stories=data.stories,
         traces=data.traces,
         budgets=data.budgets,

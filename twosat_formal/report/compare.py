@@ -30,7 +30,7 @@ from twosat_formal.report import charts
 from twosat_formal.report.blocks import Block, Heading, Image, Paragraph, Table
 from twosat_formal.report.content import compute_content
 from twosat_formal.report.files import FIGURES_DIR, REPORT_HTML, REPORT_JSON, REPORT_MD
-from twosat_formal.report.load import ReportData, load_report_data
+from twosat_formal.report.load import ReportData, load_report_data, manifest_models
 from twosat_formal.report.metrics import CI_METHOD, Estimate
 from twosat_formal.report.page import render_html
 from twosat_formal.report.plots import title_svg
@@ -85,17 +85,15 @@ def run_labels(sources: Sequence[Path]) -> list[str]:
 
 
 def _entry(label: str, data: ReportData, method: str, seed: int) -> RunEntry:
-    manifest = data.manifest or {}
-    models = manifest.get("models") or []
     content = compute_content(
         data.rows,
         manifest=data.manifest,
         method=method,
         seed=seed,
-        model_order=[str(m) for m in models] if isinstance(models, list) else [],
+        model_order=manifest_models(data.manifest),
     )
     prompts = frozenset(str(r.get("prompt_id")) for r in data.rows)
-    experiment = manifest.get("experiment")
+    experiment = (data.manifest or {}).get("experiment")
     return RunEntry(label, data.source, prompts, content.summaries, experiment)
 
 

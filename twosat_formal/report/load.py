@@ -28,7 +28,7 @@ Examples
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -57,6 +57,7 @@ __all__ = [
     "STORIES_FILE",
     "ReportData",
     "load_report_data",
+    "manifest_models",
     "read_design",
     "read_jsonl",
     "read_manifest",
@@ -112,6 +113,16 @@ def _objects(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
         if not isinstance(line.value, dict):
             raise RecordError("a record must be a JSON object", line=line.number, source=str(path))
         yield line.number, line.value
+
+
+def manifest_models(manifest: Mapping[str, Any] | None) -> list[str]:
+    """The models in the manifest's order (none without a list of models).
+
+    >>> manifest_models({"models": ["b", "a"]}), manifest_models(None)
+    (['b', 'a'], [])
+    """
+    models = (manifest or {}).get("models") or []
+    return [str(m) for m in models] if isinstance(models, list) else []
 
 
 def read_design(path: Path) -> dict[str, dict[str, Any]]:
