@@ -99,6 +99,7 @@ __all__ = [
     "metric_value",
     "model_order",
     "per_formula",
+    "rows_by_model",
     "summarize",
     "verbalization_flip_rate",
     "wilson_bounds",
@@ -457,6 +458,17 @@ def model_order(rows: Iterable[Row], models: Sequence[str] = ()) -> list[str]:
     """
     present = list(dict.fromkeys(str(row.get("model")) for row in rows))
     return [m for m in models if m in present] + [m for m in present if m not in models]
+
+
+def rows_by_model(rows: Iterable[Row], models: Sequence[str] = ()) -> list[tuple[str, list[Row]]]:
+    """Each model of ``rows``, in :func:`model_order`, with its rows.
+
+    >>> rows = [{"model": "b"}, {"model": "a"}, {"model": "b"}]
+    >>> [(model, len(mine)) for model, mine in rows_by_model(rows, ["a"])]
+    [('a', 1), ('b', 2)]
+    """
+    data = list(rows)
+    return [(m, [r for r in data if str(r.get("model")) == m]) for m in model_order(data, models)]
 
 
 def failure_breakdown(rows: Iterable[Row]) -> dict[str, int]:

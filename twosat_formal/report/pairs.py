@@ -48,8 +48,8 @@ from twosat_formal.report.metrics import (
     CONFIDENCE,
     Estimate,
     mean_ci,
-    model_order,
     per_formula,
+    rows_by_model,
     wilson_bounds,
 )
 
@@ -181,15 +181,14 @@ def pair_summaries(
     """Per model (in ``models`` order, then by appearance): all pairs, per family, per template."""
     pairs, _ = pair_rows(rows)
     out: list[PairSummary] = []
-    for model in model_order(pairs, models):
-        mine = [p for p in pairs if str(p["model"]) == model]
-        groups: list[tuple[str, str, list[dict[str, Any]]]] = [("all", "all", mine)]
+    for model, mine in rows_by_model(pairs, models):
+        groups: list[tuple[str, str, list[Row]]] = [("all", "all", mine)]
         for by in ("family", "template"):
             for name in dict.fromkeys(str(p[by]) for p in mine):
                 groups.append((by, name, [p for p in mine if str(p[by]) == name]))
         for by, name, members in groups:
 
-            def est(field: str, members: list[dict[str, Any]] = members) -> Estimate:
+            def est(field: str, members: list[Row] = members) -> Estimate:
                 return clustered(members, field, "source_id", confidence=confidence)
 
             out.append(
