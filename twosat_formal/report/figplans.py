@@ -23,7 +23,8 @@ from typing import Any
 from twosat_formal.report import charts, plots
 from twosat_formal.report.figinput import OUTCOMES, Drawing, FigureInput, single, slug
 from twosat_formal.report.metrics import Estimate, Row, aggregate, group_rows, metric_value
-from twosat_formal.report.sections.common import estimate_curve, family_key, is_plain
+from twosat_formal.report.sections.common import family_key
+from twosat_formal.report.sections.curves import template_curves as per_family_templates
 
 __all__ = [
     "binned_accuracy",
@@ -384,14 +385,10 @@ def pair_consistency(inp: FigureInput, folder: Path) -> list[Drawing]:
 def _template_panels(inp: FigureInput) -> dict[str, dict[str, list[tuple[float, Estimate]]]]:
     """Per model and family of the plain grid, each template's success against |C|
     (those with two templates or more)."""
-    groups = group_rows([r for r in inp.rows if is_plain(r)], ["model", "family"])
     panels = {}
     for model in inp.models:
-        for family in sorted({str(f) for m, f in groups if m == model}, key=family_key):
-            curves = {
-                str(template): estimate_curve(mine, "clauses", method=inp.method, seed=inp.seed)
-                for (template,), mine in group_rows(groups[(model, family)], ["template"]).items()
-            }
+        mine = [r for r in inp.rows if str(r.get("model")) == model]
+        for family, curves in per_family_templates(mine, method=inp.method, seed=inp.seed).items():
             if len(curves) > 1:
                 panels[f"{model} · {family}"] = curves
     return panels
