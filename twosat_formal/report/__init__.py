@@ -214,10 +214,7 @@ def write_content(
         inputs = FigureInput(content, method=method, seed=seed)
     else:
         measures = measures_of(data.instances.values())
-        hardness = {key: int(m["largest_scc"] or 0) for key, m in measures.items()}
-        inputs = FigureInput(
-            content, data.rows, hardness, method=method, seed=seed, measures=measures
-        )
+        inputs = FigureInput(content, data.rows, method=method, seed=seed, measures=measures)
         families = {key: record.get("family") for key, record in data.instances.items()}
         answers, prompts = load_items(data.source)
         browser = browser_data(answers, prompts, families=families, traces=data.traces)

@@ -34,7 +34,6 @@ __all__ = [
     "failures",
     "grouped",
     "hardness",
-    "hardness_of",
     "knobs",
     "leaderboard",
     "measures_of",
@@ -210,24 +209,6 @@ def measures_of(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, int
         if formula.is_2cnf:
             out[str(record.get("id"))] = structural_measures(formula)
     return out
-
-
-def hardness_of(records: Iterable[Mapping[str, Any]]) -> dict[str, int]:
-    """The structural hardness of each readable instance record, by id: the size (in
-    literals) of the largest strong component of its implication graph (its measure
-    ``largest_scc``, :func:`measures_of`), how much of the formula one chain of
-    implications ties together. Records that do not read as instances are left out.
-
-    >>> from twosat_formal.core.formula import Formula
-    >>> from twosat_formal.io.instance import Instance
-    >>> chain = Instance(id="a", family="demo", params={}, seed=0, label="UNSAT",
-    ...     formula=Formula([[1, 2], [-1, 2], [1, -2], [-1, -2], [3, 4]]),
-    ...     certificate={"status": "UNSAT", "backend": "scc", "checked": True,
-    ...                  "cycle": ["x1", "~x1"]}, structure={}, provenance={})
-    >>> hardness_of([chain.to_record(), {"id": "unreadable"}])
-    {'a': 4}
-    """
-    return {key: int(m["largest_scc"] or 0) for key, m in measures_of(records).items()}
 
 
 def _bins(values: Sequence[int]) -> list[tuple[int, int]]:

@@ -33,7 +33,6 @@ from twosat_formal.report import figplans as plans
 from twosat_formal.report import measureplans
 from twosat_formal.report.content import ReportContent
 from twosat_formal.report.figinput import Drawing, FigureInput
-from twosat_formal.report.figplans import hardness_of
 from twosat_formal.report.metrics import Row
 from twosat_formal.report.plots import Figure, title_svg
 
@@ -43,7 +42,6 @@ __all__ = [
     "FigureInput",
     "FigureSpec",
     "draw_figures",
-    "hardness_of",
     "render_figures",
 ]
 
