@@ -1,4 +1,4 @@
-"""The report's figures as a table of specs, and :func:`draw_figures`, which draws them.
+"""The report's figures as a table of specs, and :func:`render_figures`, which draws them.
 
 Each :class:`FigureSpec` of :data:`FIGURES` names a figure (or a family of figures,
 such as one per swept knob), says what it shows, and plans its drawings from a
@@ -24,16 +24,14 @@ from __future__ import annotations
 import multiprocessing
 import os
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 from twosat_formal.report import figplans as plans
 from twosat_formal.report import measureplans
-from twosat_formal.report.content import ReportContent
 from twosat_formal.report.figinput import Drawing, FigureInput
-from twosat_formal.report.metrics import Row
 from twosat_formal.report.plots import Figure, title_svg
 
 __all__ = [
@@ -41,7 +39,6 @@ __all__ = [
     "Drawing",
     "FigureInput",
     "FigureSpec",
-    "draw_figures",
     "render_figures",
 ]
 
@@ -150,16 +147,3 @@ def render_figures(
     _draw_all(planned, folder, min(len(planned), workers or os.cpu_count() or 1))
     figures = [Figure(d.name, Path("figures") / d.name, d.title, d.caption) for d in planned]
     return figures, absent
-
-
-def draw_figures(content: ReportContent, out_dir: Path, rows: Sequence[Row] = ()) -> list[Figure]:
-    """Draw every figure ``content`` (and its result ``rows``) has data for under
-    ``out_dir/figures``; see :func:`render_figures`.
-
-    >>> from twosat_formal.report.content import compute_content
-    >>> import tempfile, pathlib
-    >>> with tempfile.TemporaryDirectory() as tmp:
-    ...     draw_figures(compute_content([]), pathlib.Path(tmp))
-    []
-    """
-    return render_figures(FigureInput(content, rows), out_dir)[0]
