@@ -11,7 +11,6 @@ Examples
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, partial
@@ -20,6 +19,7 @@ from typing import Any
 
 from twosat_formal.report.content import ReportContent
 from twosat_formal.report.metrics import CI_METHOD, Row
+from twosat_formal.report.page import slug
 from twosat_formal.report.plots import FAILURE_COLORS
 from twosat_formal.report.style import SeriesStyle, Styles, assign_styles
 
@@ -123,11 +123,6 @@ def _values(data: object) -> int:
     if isinstance(data, list | tuple):
         return sum(_values(v) for v in data)
     return 1
-
-
-def slug(text: str) -> str:
-    """``text`` in lower case, runs of other characters as one ``-``."""
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
 
 
 def figure_file(name: str) -> str:

@@ -31,7 +31,7 @@ from typing import Any
 
 from twosat_formal.report.blocks import Block, Browser, Heading, Paragraph, Table
 
-__all__ = ["BROWSER_ID", "anchor_ids", "render_html"]
+__all__ = ["BROWSER_ID", "anchor_ids", "render_html", "slug"]
 
 #: The ``id`` of the item browser's section.
 BROWSER_ID = "answers"
@@ -174,8 +174,13 @@ _SCRIPT = """
 """
 
 
-def _slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "section"
+def slug(text: str) -> str:
+    """``text`` in lower case, runs of other characters as one ``-``.
+
+    >>> slug("Table 1: decision accuracy")
+    'table-1-decision-accuracy'
+    """
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
 
 
 def anchor_ids(titles: Sequence[str]) -> list[str]:
@@ -187,7 +192,7 @@ def anchor_ids(titles: Sequence[str]) -> list[str]:
     seen: dict[str, int] = {BROWSER_ID: 1}
     out = []
     for title in titles:
-        base = _slug(title)
+        base = slug(title) or "section"
         count = seen.get(base, 0) + 1
         seen[base] = count
         out.append(base if count == 1 else f"{base}-{count}")
