@@ -42,7 +42,7 @@ def rows_at(level: float, *, knob: str | None = None) -> list[dict[str, Any]]:
 def test_a_grid_at_0_8_is_captioned_at_0_8(tmp_path: Path) -> None:
     content = compute_content(rows_at(0.8))
     assert content.grid_knobs == "every difficulty knob at 0.8"
-    figures = {f.name: f for f in render_figures(FigureInput(content), tmp_path)[0]}
+    figures = {f.path.name: f for f in render_figures(FigureInput(content), tmp_path)[0]}
     caption = figures["accuracy-vs-clauses.svg"].caption
     assert "0.8" in caption and "0.5" not in caption and "Table 1" not in caption
     assert "Every difficulty knob at 0.8 (experiment mine)" in caption
@@ -64,7 +64,7 @@ def test_sweep_captions_name_the_knobs_not_swept(tmp_path: Path) -> None:
     content = compute_content(rows_at(0.8, knob="split"))
     assert content.sweep_knobs == "every difficulty knob at 0.8"
     figures = render_figures(FigureInput(content), tmp_path)[0]
-    knob_figures = [f for f in figures if f.name.startswith("knobs-")]
+    knob_figures = [f for f in figures if f.path.name.startswith("knobs-")]
     assert knob_figures
     for figure in knob_figures:
         assert "not swept: every difficulty knob at 0.8" in figure.caption

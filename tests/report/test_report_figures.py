@@ -195,7 +195,7 @@ def test_the_order_figure_has_one_panel_per_family_and_a_group_per_model(
         for arm in ("construction", "shuffled")
     ]  # fmt: skip
     figures = render_figures(FigureInput(compute_content(rows)), tmp_path)[0]
-    assert "order.svg" in [f.name for f in figures]
+    assert "order.svg" in [f.path.name for f in figures]
     svg = ET.parse(tmp_path / "figures" / "order.svg").getroot()
     titles = [t.text for t in svg.iter(f"{SVG}text")]
     assert "backbone" in titles and "mono-bridge" in titles

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from twosat_formal.core.jsonfields import fields_json
+from twosat_formal.report.blocks import Image
 from twosat_formal.report.content import ReportContent, compute_content
 from twosat_formal.report.figplans import measures_of
 from twosat_formal.report.figspecs import FigureInput, render_figures
@@ -35,7 +36,6 @@ from twosat_formal.report.files import REPORT_JSON
 from twosat_formal.report.items import browser_data, load_items
 from twosat_formal.report.load import ReportData, load_report_data, manifest_models
 from twosat_formal.report.metrics import CI_METHOD
-from twosat_formal.report.plots import Figure
 from twosat_formal.report.render import write_report
 from twosat_formal.report.sections.common import Curves
 from twosat_formal.report.sections.summary import ModelSummary
@@ -150,7 +150,7 @@ def _optional_json(content: ReportContent) -> dict[str, Any]:
 _TESTS = ("knob_tests", "order_tests", "filler_tests", "duplication_tests")
 
 
-def content_to_json(content: ReportContent, figures: list[Figure]) -> dict[str, Any]:
+def content_to_json(content: ReportContent, figures: list[Image]) -> dict[str, Any]:
     """The machine-readable part of a report (``report.json``).
 
     >>> from twosat_formal.report.content import compute_content

@@ -31,8 +31,9 @@ from pathlib import Path
 
 from twosat_formal.report import figplans as plans
 from twosat_formal.report import measureplans
+from twosat_formal.report.blocks import Image
 from twosat_formal.report.figinput import Drawing, FigureInput
-from twosat_formal.report.plots import Figure, title_svg
+from twosat_formal.report.plots import title_svg
 
 __all__ = [
     "FIGURES",
@@ -126,7 +127,7 @@ def _draw_all(planned: list[Drawing], folder: Path, count: int) -> None:
 
 def render_figures(
     inp: FigureInput, out_dir: Path, *, workers: int | None = None
-) -> tuple[list[Figure], list[str]]:
+) -> tuple[list[Image], list[str]]:
     """Draw every figure of :data:`FIGURES` that ``inp`` has data for under
     ``out_dir/figures``; return the figures and, for each spec without data, the one
     line that says so (``"Leaderboard: no answers in this run."``).
@@ -145,5 +146,5 @@ def render_figures(
             absent.append(f"{spec.label}: {spec.missing}.")
         planned.extend(drawings)
     _draw_all(planned, folder, min(len(planned), workers or os.cpu_count() or 1))
-    figures = [Figure(d.name, Path("figures") / d.name, d.title, d.caption) for d in planned]
+    figures = [Image(Path("figures") / d.name, d.title, d.caption) for d in planned]
     return figures, absent
