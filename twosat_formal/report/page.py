@@ -204,17 +204,6 @@ def _svg_uri(path: Path) -> str:
     return f"data:image/svg+xml;base64,{data}"
 
 
-def _figure(block: Any, base: Path | None) -> str:
-    src = block.path.as_posix()
-    if base is not None and (base / block.path).is_file():
-        src = _svg_uri(base / block.path)
-    title = html.escape(block.title)
-    return (
-        f'<figure><img src="{html.escape(src)}" alt="{title}" title="{title}">'
-        f"<figcaption><strong>{title}.</strong> {html.escape(block.caption)}</figcaption></figure>"
-    )
-
-
 def _table(block: Any) -> str:
     out = ["<table><thead><tr>"]
     out.extend(f"<th>{html.escape(h)}</th>" for h in block.headers)
@@ -287,7 +276,14 @@ def _browser_html(block: Browser, page: _Page) -> str:
 
 
 def _figure_html(block: Any, page: _Page) -> str:
-    return _figure(block, page.base)
+    src = block.path.as_posix()
+    if page.base is not None and (page.base / block.path).is_file():
+        src = _svg_uri(page.base / block.path)
+    title = html.escape(block.title)
+    return (
+        f'<figure><img src="{html.escape(src)}" alt="{title}" title="{title}">'
+        f"<figcaption><strong>{title}.</strong> {html.escape(block.caption)}</figcaption></figure>"
+    )
 
 
 def _contents(blocks: Sequence[Block]) -> tuple[dict[int, str], str]:
