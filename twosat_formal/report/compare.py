@@ -35,7 +35,7 @@ from twosat_formal.report.metrics import CI_METHOD, Estimate
 from twosat_formal.report.page import render_html
 from twosat_formal.report.plots import title_svg
 from twosat_formal.report.render import render_markdown
-from twosat_formal.report.sections.format import format_ci
+from twosat_formal.report.sections.format import format_ci, plain_cells
 from twosat_formal.report.sections.summary import ModelSummary
 
 __all__ = ["RunEntry", "compare_runs", "dataset_key", "run_labels"]
@@ -204,15 +204,15 @@ def _layout(
     runs = Table(
         ["run", "source", "experiment", "models", "answers", "prompts", "dataset"],
         [
-            [
-                (e.label, ""),
-                (e.source.as_posix(), ""),
-                (e.experiment or "—", ""),
-                (str(len(e.summaries)), ""),
-                (str(sum(s.rows for s in e.summaries)), ""),
-                (str(len(e.prompts)), ""),
-                (e.digest, ""),
-            ]
+            plain_cells(
+                e.label,
+                e.source.as_posix(),
+                e.experiment or "—",
+                str(len(e.summaries)),
+                str(sum(s.rows for s in e.summaries)),
+                str(len(e.prompts)),
+                e.digest,
+            )
             for e in entries
         ],
     )
@@ -247,14 +247,11 @@ def _layout(
             ],
             [
                 [
-                    (str(rank), ""),
-                    (e.label, ""),
-                    (s.model, ""),
-                    (str(s.rows), ""),
+                    *plain_cells(str(rank), e.label, s.model, str(s.rows)),
                     (format_ci(s.success), "b" if rank == 1 else ""),
-                    (format_ci(s.lenient_success), ""),
-                    (format_ci(s.accuracy), ""),
-                    (format_ci(s.witness), ""),
+                    *plain_cells(
+                        format_ci(s.lenient_success), format_ci(s.accuracy), format_ci(s.witness)
+                    ),
                 ]
                 for rank, (e, s) in enumerate(board, start=1)
             ],

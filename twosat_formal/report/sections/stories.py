@@ -311,16 +311,13 @@ def _story_rates(section: StorySection) -> list[Block]:
         Table(
             ["statistic", "ours (%)", "paper (%)"],
             [
-                [
-                    ("first-attempt validation rate", ""),
-                    (
-                        format_count_rate(
-                            stats.first_attempt, stats.llm_clauses, stats.first_attempt_rate
-                        ),
-                        "",
+                plain_cells(
+                    "first-attempt validation rate",
+                    format_count_rate(
+                        stats.first_attempt, stats.llm_clauses, stats.first_attempt_rate
                     ),
-                    (format_pct(PAPER_FIRST_ATTEMPT_RATE), ""),
-                ],
+                    format_pct(PAPER_FIRST_ATTEMPT_RATE),
+                ),
                 plain_cells(
                     "fallback rate",
                     format_count_rate(stats.fallbacks, stats.llm_clauses, stats.fallback_rate),
@@ -400,17 +397,13 @@ def _story_versus_blocks(section: StorySection) -> list[Block]:
     for model, versus in section.versus.items():
         drop = versus.drop
         rows.append(
-            [
-                *plain_cells(
-                    model,
-                    format_ci(versus.template),
-                ),
-                *((format_ci(versus.themes[t]) if t in versus.themes else "—", "") for t in themes),
-                *plain_cells(
-                    format_ci(versus.story),
-                    "—" if drop is None else f"{100 * drop:+.1f}",
-                ),
-            ]
+            plain_cells(
+                model,
+                format_ci(versus.template),
+                *(format_ci(versus.themes[t]) if t in versus.themes else "—" for t in themes),
+                format_ci(versus.story),
+                "—" if drop is None else f"{100 * drop:+.1f}",
+            )
         )
     return captioned(
         "Stories against templates (Figure 9 beside Figure 8): success (the decision on "

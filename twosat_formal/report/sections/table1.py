@@ -17,7 +17,7 @@ from twosat_formal.report.sections.common import (
     is_plain,
     label_of,
 )
-from twosat_formal.report.sections.format import NO_DATA, captioned, format_pct, ranked
+from twosat_formal.report.sections.format import NO_DATA, captioned, format_pct, plain_cells, ranked
 
 if TYPE_CHECKING:
     from twosat_formal.report.content import ReportContent
@@ -111,7 +111,7 @@ def _table1_cells(
     """One Table 1 row: its generator and size, then each model's parts, ranked."""
     means = [_table1_means(row, models, part) for part in parts]
     styles = [ranked(values) for values in means]
-    cells: list[tuple[str, str]] = [(row.family, ""), (str(row.clauses), "")]
+    cells = plain_cells(row.family, str(row.clauses))
     for i, model in enumerate(models):
         cells.extend(
             (_table1_cell(row, model, values[i]), ranks[i])
