@@ -22,7 +22,7 @@ from typing import Any
 
 from twosat_formal.report import charts, plots
 from twosat_formal.report.figinput import OUTCOMES, Drawing, FigureInput, single, slug
-from twosat_formal.report.metrics import Estimate, Row, aggregate, group_rows, metric_value
+from twosat_formal.report.metrics import METRICS, Estimate, Row, aggregate, group_rows
 from twosat_formal.report.sections.common import family_key
 from twosat_formal.report.sections.curves import template_curves as per_family_templates
 
@@ -57,10 +57,6 @@ _GROUP_BARS_CAPTION = (
     "(model, base formula) units."
 )
 _SUCCESS = "Success (decision on UNSAT, valid witness on SAT)"
-
-
-def _success_metric(row: Row) -> float | None:
-    return metric_value("success")(row)
 
 
 # -- the figures researchers ask for ----------------------------------------------------------
@@ -308,7 +304,7 @@ def response_length(inp: FigureInput, folder: Path) -> list[Drawing]:
     groups: dict[str, dict[str, list[float]]] = {}
     for row in inp.rows:
         tokens = row.get("completion_tokens")
-        success = _success_metric(row)
+        success = METRICS["success"](row)
         if not isinstance(tokens, int | float) or isinstance(tokens, bool) or success is None:
             continue
         outcome = OUTCOMES[0] if success == 1.0 else OUTCOMES[1]
