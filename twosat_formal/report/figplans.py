@@ -23,7 +23,7 @@ from typing import Any
 from twosat_formal.report import charts, plots
 from twosat_formal.report.figinput import OUTCOMES, Drawing, FigureInput, single, slug
 from twosat_formal.report.metrics import METRICS, Estimate, Row, aggregate, group_rows
-from twosat_formal.report.sections.common import family_key
+from twosat_formal.report.sections.common import by_family, family_key
 from twosat_formal.report.sections.curves import template_curves as per_family_templates
 
 __all__ = [
@@ -269,12 +269,9 @@ def binned_accuracy(
 
 def hardness(inp: FigureInput, folder: Path) -> list[Drawing]:
     rated = [r for r in inp.rows if str(r.get("instance_id")) in inp.hardness]
-    families = sorted(
-        group_rows(rated, ["family"]).items(), key=lambda kv: family_key(str(kv[0][0]))
-    )
     panels = {
-        str(family): panel
-        for (family,), members in families
+        family: panel
+        for family, members in by_family(rated)
         if (
             panel := binned_accuracy(
                 [(r, inp.hardness[str(r["instance_id"])]) for r in members], inp

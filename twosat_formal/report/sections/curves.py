@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from twosat_formal.report.metrics import Row, group_rows
 from twosat_formal.report.sections.common import (
     Curves,
+    by_family,
     clauses_of,
     estimate_curve,
     family_key,
@@ -29,16 +30,12 @@ def _plain_curves(
 ) -> dict[str, Curves]:
     """Family → each value of the column ``series`` → ``metric`` against |C| (the grid
     rows), families in the report's order, series in order of appearance."""
-    plain = [r for r in rows if is_plain(r)]
-    families = sorted(
-        group_rows(plain, ["family"]).items(), key=lambda kv: family_key(str(kv[0][0]))
-    )
     return {
-        str(family): {
+        family: {
             str(name): estimate_curve(mine, "clauses", method=method, seed=seed, metric=metric)
             for (name,), mine in group_rows(members, [series]).items()
         }
-        for (family,), members in families
+        for family, members in by_family(r for r in rows if is_plain(r))
     }
 
 

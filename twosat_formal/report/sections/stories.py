@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 from twosat_formal.core.jsonfields import fields_json
 from twosat_formal.evaluate.run import STORY_TEMPLATE_PREFIX
 from twosat_formal.report.blocks import Block, Paragraph, Table
-from twosat_formal.report.metrics import Estimate, Row, aggregate, group_rows
-from twosat_formal.report.sections.common import Curves, estimate_curve, family_key, story_theme
+from twosat_formal.report.metrics import Estimate, Row, aggregate
+from twosat_formal.report.sections.common import Curves, by_family, estimate_curve, story_theme
 from twosat_formal.report.sections.format import (
     NO_DATA,
     captioned,
@@ -196,10 +196,8 @@ def _story_curves(
 ) -> dict[str, Curves]:
     """Family → one success curve over the size per story theme (``story:THEME``)."""
     curves: dict[str, Curves] = {}
-    groups = group_rows([r for r in story_rows if r.get("family")], ["family"])
-    for (family,) in sorted(groups, key=lambda k: family_key(str(k[0]))):
-        members = groups[(family,)]
-        curves[str(family)] = {
+    for family, members in by_family(r for r in story_rows if r.get("family")):
+        curves[family] = {
             f"{STORY_TEMPLATE_PREFIX}{theme}": estimate_curve(
                 [r for r in members if story_theme(r) == theme],
                 "clauses",
