@@ -50,11 +50,6 @@ from twosat_formal.report.metrics import join_instances
 from twosat_formal.verbalize.story.files import read_stories
 
 __all__ = [
-    "DATASET_FILE",
-    "DESIGN_FILE",
-    "MANIFEST_FILE",
-    "STORE_FILE",
-    "STORIES_FILE",
     "ReportData",
     "load_report_data",
     "manifest_models",

@@ -92,8 +92,6 @@ from twosat_formal.verbalize.prompts import PromptRecord, write_prompts
 from twosat_formal.verbalize.strategies import parse_strategy
 
 __all__ = [
-    "PROMPTS_FILE",
-    "RESULTS_FILE",
     "ExperimentConfig",
     "ExperimentResult",
     "Reporter",
