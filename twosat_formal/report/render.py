@@ -94,7 +94,6 @@ __all__ = [
     "STRATEGIES_SECTION",
     "TRACES_SECTION",
     "layout",
-    "render_html",
     "render_markdown",
     "write_report",
 ]
