@@ -332,9 +332,9 @@ def wilson_bounds(share: float, n: int, confidence: float) -> tuple[float, float
     """The Wilson score interval of a proportion ``share`` over ``n`` units (``n`` ≥ 1).
 
     The one computation of the interval in the package: the metrics' ``wilson``
-    method and :func:`twosat_formal.report.pairs.wilson` both use it. The interval
-    holds its share, and is exact at the edges (a rounding error must not lift the
-    lower bound of ``0`` above it, 5.6e-17 at 0 of 3).
+    method uses it, and so :func:`twosat_formal.report.pairs.wilson` through
+    :func:`mean_ci`. The interval holds its share, and is exact at the edges (a
+    rounding error must not lift the lower bound of ``0`` above it, 5.6e-17 at 0 of 3).
 
     >>> low, high = wilson_bounds(0.8, 10, 0.95)
     >>> round(low, 4), round(high, 4)

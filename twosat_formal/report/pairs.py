@@ -50,7 +50,6 @@ from twosat_formal.report.metrics import (
     mean_ci,
     per_formula,
     rows_by_model,
-    wilson_bounds,
 )
 
 __all__ = [
@@ -67,7 +66,8 @@ Row = Mapping[str, Any]
 
 
 def wilson(successes: int, n: int, *, confidence: float = CONFIDENCE) -> Estimate:
-    """The share ``successes / n`` with its Wilson score interval.
+    """The share ``successes / n`` with its Wilson score interval (:func:`mean_ci` of
+    ``successes`` ones and ``n - successes`` zeros).
 
     >>> e = wilson(8, 10)
     >>> e.mean, round(e.low, 4), round(e.high, 4)
@@ -77,11 +77,7 @@ def wilson(successes: int, n: int, *, confidence: float = CONFIDENCE) -> Estimat
     >>> wilson(0, 3).low, wilson(3, 3).high
     (0.0, 1.0)
     """
-    if n == 0:
-        return Estimate(None, None, None, 0, 0, "wilson", confidence)
-    p = successes / n
-    low, high = wilson_bounds(p, n, confidence)
-    return Estimate(p, low, high, n, n, "wilson", confidence)
+    return mean_ci([1.0] * successes + [0.0] * (n - successes), confidence=confidence)
 
 
 def clustered(
