@@ -7,7 +7,7 @@ from typing import Any
 
 from twosat_formal.make.generators import FAMILIES
 from twosat_formal.report.content import compute_content
-from twosat_formal.report.figspecs import draw_figures
+from twosat_formal.report.figspecs import FigureInput, render_figures
 from twosat_formal.report.sections.captions import knob_settings
 
 
@@ -42,7 +42,7 @@ def rows_at(level: float, *, knob: str | None = None) -> list[dict[str, Any]]:
 def test_a_grid_at_0_8_is_captioned_at_0_8(tmp_path: Path) -> None:
     content = compute_content(rows_at(0.8))
     assert content.grid_knobs == "every difficulty knob at 0.8"
-    figures = {f.name: f for f in draw_figures(content, tmp_path)}
+    figures = {f.path.name: f for f in render_figures(FigureInput(content), tmp_path)[0]}
     caption = figures["accuracy-vs-clauses.svg"].caption
     assert "0.8" in caption and "0.5" not in caption and "Table 1" not in caption
     assert "Every difficulty knob at 0.8 (experiment mine)" in caption
@@ -63,8 +63,8 @@ def test_accuracy_means_decision_accuracy_and_witness_validity_is_apart() -> Non
 def test_sweep_captions_name_the_knobs_not_swept(tmp_path: Path) -> None:
     content = compute_content(rows_at(0.8, knob="split"))
     assert content.sweep_knobs == "every difficulty knob at 0.8"
-    figures = draw_figures(content, tmp_path)
-    knob_figures = [f for f in figures if f.name.startswith("knobs-")]
+    figures = render_figures(FigureInput(content), tmp_path)[0]
+    knob_figures = [f for f in figures if f.path.name.startswith("knobs-")]
     assert knob_figures
     for figure in knob_figures:
         assert "not swept: every difficulty knob at 0.8" in figure.caption

@@ -176,7 +176,7 @@ def test_every_planned_figure_is_drawn_titled_and_the_rest_said_absent(tmp_path:
     ]  # fmt: skip
     content = compute_content(rows)
     figures, absent = render_figures(FigureInput(content, rows), tmp_path)
-    names = [f.name for f in figures]
+    names = [f.path.name for f in figures]
     assert len(names) == len(set(names))
     for wanted in ("leaderboard", "model-family", "decision-confusion", "response-length",
                    "accuracy-vs-clauses", "accuracy-by-template"):  # fmt: skip
@@ -273,5 +273,7 @@ def test_figures_drawn_in_parallel_are_the_bytes_drawn_one_by_one(tmp_path: Path
     files = {}
     for workers in (1, 3):
         figures, _ = render_figures(inp, tmp_path / str(workers), workers=workers)
-        files[workers] = {f.name: (tmp_path / str(workers) / f.path).read_bytes() for f in figures}
+        files[workers] = {
+            f.path.name: (tmp_path / str(workers) / f.path).read_bytes() for f in figures
+        }
     assert len(files[1]) >= 5 and files[1] == files[3]

@@ -180,7 +180,7 @@ def test_the_order_figure_has_one_panel_per_family_and_a_group_per_model(
     tmp_path: Path,
 ) -> None:
     from twosat_formal.report.content import compute_content
-    from twosat_formal.report.figspecs import draw_figures
+    from twosat_formal.report.figspecs import FigureInput, render_figures
 
     rows = [
         {"instance_id": f"{family}-{base}-{arm}", "base_id": f"{family}-{base}",
@@ -194,8 +194,8 @@ def test_the_order_figure_has_one_panel_per_family_and_a_group_per_model(
         for base in range(3)
         for arm in ("construction", "shuffled")
     ]  # fmt: skip
-    figures = draw_figures(compute_content(rows), tmp_path)
-    assert "order.svg" in [f.name for f in figures]
+    figures = render_figures(FigureInput(compute_content(rows)), tmp_path)[0]
+    assert "order.svg" in [f.path.name for f in figures]
     svg = ET.parse(tmp_path / "figures" / "order.svg").getroot()
     titles = [t.text for t in svg.iter(f"{SVG}text")]
     assert "backbone" in titles and "mono-bridge" in titles

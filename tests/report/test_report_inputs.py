@@ -7,11 +7,14 @@ import shutil
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tests.support.report import result_row as row
 from twosat_formal.cli import main
 from twosat_formal.errors import RecordError
 from twosat_formal.report import build_report
+from twosat_formal.report.content import compute_content
 from twosat_formal.report.metrics import check_row, join_instances
 from twosat_formal.study.bench import run_bench
 
@@ -90,3 +93,18 @@ def test_json_lines_without_their_dataset_are_refused_in_one_line(
     assert info.value.code == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "dataset.jsonl" in err and "run store" in err
+
+
+@given(
+    st.lists(st.sampled_from(["m1", "m2", "m3", None]), min_size=1, max_size=8),
+    st.lists(st.sampled_from(["m1", "m2", "m4"]), unique=True, max_size=3),
+)
+def test_the_report_orders_models_as_asked_then_by_appearance(
+    models: list[str | None], asked: list[str]
+) -> None:
+    rows = [row(model=m, family="backbone", num_clauses=3) for m in models]
+    content = compute_content(rows, model_order=asked)
+    seen = list(dict.fromkeys(m for m in models if m is not None))
+    expected = [m for m in asked if m in seen] + [m for m in seen if m not in asked]
+    assert content.models == expected
+    assert [s.model for s in content.summaries] == expected

@@ -23,21 +23,21 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from twosat_formal.core.jsonfields import fields_json
+from twosat_formal.report.blocks import Image
 from twosat_formal.report.content import ReportContent, compute_content
 from twosat_formal.report.figplans import measures_of
 from twosat_formal.report.figspecs import FigureInput, render_figures
 from twosat_formal.report.files import REPORT_JSON
 from twosat_formal.report.items import browser_data, load_items
-from twosat_formal.report.load import ReportData, load_report_data
-from twosat_formal.report.metrics import CI_METHOD, Estimate
-from twosat_formal.report.plots import Figure
+from twosat_formal.report.load import ReportData, load_report_data, manifest_models
+from twosat_formal.report.metrics import CI_METHOD
 from twosat_formal.report.render import write_report
-from twosat_formal.report.sections.common import Bars, Curves
+from twosat_formal.report.sections.common import Curves
 from twosat_formal.report.sections.summary import ModelSummary
 from twosat_formal.report.sections.table1 import Table1Row
 
@@ -53,6 +53,11 @@ __all__ = [
 
 
 def _clean(value: Any) -> Any:
+    """``value`` as JSON: a value with a ``to_json`` method as its result, NaN as
+    ``None``, dicts (keys as text), lists and tuples item by item."""
+    to_json = getattr(value, "to_json", None)
+    if callable(to_json):
+        value = to_json()
     if isinstance(value, float) and math.isnan(value):
         return None
     if isinstance(value, dict):
@@ -67,11 +72,6 @@ def _curves(curves: Curves) -> dict[str, list[dict[str, Any]]]:
     return {name: [{"x": x, **e.to_json()} for x, e in points] for name, points in curves.items()}
 
 
-def _bars(bars: Bars) -> dict[str, dict[str, Any]]:
-    """Group → bar → estimate."""
-    return {group: {name: e.to_json() for name, e in by.items()} for group, by in bars.items()}
-
-
 def figure_data(content: ReportContent) -> dict[str, Any]:
     """The series every figure draws, by figure kind (``report.json``'s
     ``figure_data``): curves as points ``{"x", "mean", "low", "high", "n", ...}``, bars
@@ -81,28 +81,25 @@ def figure_data(content: ReportContent) -> dict[str, Any]:
     >>> sorted(figure_data(compute_content([])))[:3]
     ['duplication_bars', 'edit_curves', 'filler_bars']
     """
-    return {
-        "size_curves": {f: _curves(c) for f, c in content.size_curves.items()},
-        "size_metric_curves": {
-            metric: {f: _curves(c) for f, c in by_family.items()}
-            for metric, by_family in content.size_metric_curves.items()
-        },
-        "template_curves": {f: _curves(c) for f, c in content.template_curves.items()},
-        "knob_curves": {
-            panel: {knob: _curves(c) for knob, c in by_knob.items()}
-            for panel, by_knob in content.knob_curves.items()
-        },
-        "order_bars": _bars(content.order_bars),
-        "order_model_bars": {f: _bars(b) for f, b in content.order_model_bars.items()},
-        "filler_bars": _bars(content.filler_bars),
-        "duplication_bars": _bars(content.duplication_bars),
-        "edit_curves": _curves(content.edit_curves),
-    }
-
-
-def _est(e: Estimate | None) -> dict[str, Any] | None:
-    """The JSON of an estimate, ``None`` for none."""
-    return None if e is None else e.to_json()
+    return _clean(
+        {
+            "size_curves": {f: _curves(c) for f, c in content.size_curves.items()},
+            "size_metric_curves": {
+                metric: {f: _curves(c) for f, c in by_family.items()}
+                for metric, by_family in content.size_metric_curves.items()
+            },
+            "template_curves": {f: _curves(c) for f, c in content.template_curves.items()},
+            "knob_curves": {
+                panel: {knob: _curves(c) for knob, c in by_knob.items()}
+                for panel, by_knob in content.knob_curves.items()
+            },
+            "order_bars": content.order_bars,
+            "order_model_bars": content.order_model_bars,
+            "filler_bars": content.filler_bars,
+            "duplication_bars": content.duplication_bars,
+            "edit_curves": _curves(content.edit_curves),
+        }
+    )
 
 
 def _summary_json(s: ModelSummary) -> dict[str, Any]:
@@ -112,51 +109,40 @@ def _summary_json(s: ModelSummary) -> dict[str, Any]:
 
 
 def _table1_json(r: Table1Row) -> dict[str, Any]:
-    """The JSON of one row of Table 1: its family, size, label and per-model cells."""
+    """One row of Table 1: its family, size, label and per-model cells (for :func:`_clean`)."""
     return {
         "family": r.family,
         "clauses": r.clauses,
         "label": r.label,
         "cells": {
             m: {
-                "sat": _est(c.sat),
-                "wit": _est(c.wit),
+                "sat": c.sat,
+                "wit": c.wit,
                 "templates": c.templates,
                 "samples": c.samples,
                 "partial": r.partial(m),
             }
-            | ({"wit_unsat": _est(c.cyc)} if c.cyc is not None else {})
+            | ({"wit_unsat": c.cyc} if c.cyc is not None else {})
             for m, c in r.cells.items()
         },
     }
 
 
 def _optional_json(content: ReportContent) -> dict[str, Any]:
-    """The sections a run has only with their records: edits, stories, pairs and the rest.
-
-    In this order: ``edits``, ``stories``, ``pairs``, ``traces``, ``strategies``,
-    ``diagnostics``, ``questions``; each only where the content has it.
+    """The sections a run has only with their records (for :func:`_clean`): ``edits``,
+    ``stories``, ``pairs``, ``traces``, ``strategies``, ``diagnostics``, ``questions``;
+    each only where the content has it.
     """
     out: dict[str, Any] = {}
     if content.edits is not None:
         edited, changed = content.edit_proof_lengths
         out["edits"] = {
-            "models": [s.to_json() for s in content.edits],
+            "models": content.edits,
             "proof_length_records": {"edited": edited, "changed": changed},
         }
-    if content.stories is not None:
-        out["stories"] = content.stories.to_json()
-    if content.pairs is not None:
-        out["pairs"] = [s.to_json() for s in content.pairs]
-    listed: dict[str, Sequence[Any] | None] = {
-        "traces": content.traces,
-        "strategies": content.strategies,
-        "diagnostics": content.diagnostics,
-        "questions": content.questions,
-    }
-    for key, rows in listed.items():
-        if rows is not None:
-            out[key] = [row.to_json() for row in rows]
+    for key in ("stories", "pairs", "traces", "strategies", "diagnostics", "questions"):
+        if getattr(content, key) is not None:
+            out[key] = getattr(content, key)
     return out
 
 
@@ -164,12 +150,7 @@ def _optional_json(content: ReportContent) -> dict[str, Any]:
 _TESTS = ("knob_tests", "order_tests", "filler_tests", "duplication_tests")
 
 
-def _table_json(table: Mapping[str, Mapping[str, Estimate]]) -> dict[str, dict[str, Any]]:
-    """A table of estimates (row → column → estimate) as JSON."""
-    return {row: {col: _est(e) for col, e in cells.items()} for row, cells in table.items()}
-
-
-def content_to_json(content: ReportContent, figures: list[Figure]) -> dict[str, Any]:
+def content_to_json(content: ReportContent, figures: list[Image]) -> dict[str, Any]:
     """The machine-readable part of a report (``report.json``).
 
     >>> from twosat_formal.report.content import compute_content
@@ -187,8 +168,8 @@ def content_to_json(content: ReportContent, figures: list[Figure]) -> dict[str, 
             "failures": {s.model: s.failures for s in content.summaries},
             "failure_kinds": content.failure_kinds,
             "budgets": content.budgets,
-            "sat_bias_by_family": _table_json(content.sat_bias_by_family),
-            "template_table": _table_json(content.template_table),
+            "sat_bias_by_family": content.sat_bias_by_family,
+            "template_table": content.template_table,
             "captions": {
                 "grid_knobs": content.grid_knobs,
                 "sweep_knobs": content.sweep_knobs,
@@ -196,7 +177,7 @@ def content_to_json(content: ReportContent, figures: list[Figure]) -> dict[str, 
             },
             "figure_data": figure_data(content),
             "table1": [_table1_json(r) for r in content.table1],
-            **{key: [r.to_json() for r in getattr(content, key)] for key in _TESTS},
+            **{key: getattr(content, key) for key in _TESTS},
             "figures": [f.path.as_posix() for f in figures],
             "notes": content.notes,
             **_optional_json(content),
@@ -233,10 +214,7 @@ def write_content(
         inputs = FigureInput(content, method=method, seed=seed)
     else:
         measures = measures_of(data.instances.values())
-        hardness = {key: int(m["largest_scc"] or 0) for key, m in measures.items()}
-        inputs = FigureInput(
-            content, data.rows, hardness, method=method, seed=seed, measures=measures
-        )
+        inputs = FigureInput(content, data.rows, method=method, seed=seed, measures=measures)
         families = {key: record.get("family") for key, record in data.instances.items()}
         answers, prompts = load_items(data.source)
         browser = browser_data(answers, prompts, families=families, traces=data.traces)
@@ -275,12 +253,6 @@ def _report_title(manifest: Mapping[str, Any] | None) -> str:
     """The default title: the experiment's name, when the manifest gives one."""
     experiment = (manifest or {}).get("experiment")
     return f"twosat-formal report: {experiment}" if experiment else "twosat-formal report"
-
-
-def _model_order(manifest: Mapping[str, Any] | None) -> list[str]:
-    """The models in the manifest's order (none without a list of models)."""
-    models = (manifest or {}).get("models") or []
-    return [str(m) for m in models] if isinstance(models, list) else []
 
 
 def _add_diagnostics(
@@ -337,7 +309,7 @@ def build_report(
         manifest=manifest,
         method=method,
         seed=seed,
-        model_order=_model_order(manifest),
+        model_order=manifest_models(manifest),
         stories=data.stories,
         traces=data.traces,
         budgets=data.budgets,

@@ -30,12 +30,12 @@ from twosat_formal.report import charts
 from twosat_formal.report.blocks import Block, Heading, Image, Paragraph, Table
 from twosat_formal.report.content import compute_content
 from twosat_formal.report.files import FIGURES_DIR, REPORT_HTML, REPORT_JSON, REPORT_MD
-from twosat_formal.report.load import ReportData, load_report_data
+from twosat_formal.report.load import ReportData, load_report_data, manifest_models
 from twosat_formal.report.metrics import CI_METHOD, Estimate
 from twosat_formal.report.page import render_html
 from twosat_formal.report.plots import title_svg
 from twosat_formal.report.render import render_markdown
-from twosat_formal.report.sections.format import format_ci
+from twosat_formal.report.sections.format import format_ci, plain_cells
 from twosat_formal.report.sections.summary import ModelSummary
 
 __all__ = ["RunEntry", "compare_runs", "dataset_key", "run_labels"]
@@ -85,17 +85,15 @@ def run_labels(sources: Sequence[Path]) -> list[str]:
 
 
 def _entry(label: str, data: ReportData, method: str, seed: int) -> RunEntry:
-    manifest = data.manifest or {}
-    models = manifest.get("models") or []
     content = compute_content(
         data.rows,
         manifest=data.manifest,
         method=method,
         seed=seed,
-        model_order=[str(m) for m in models] if isinstance(models, list) else [],
+        model_order=manifest_models(data.manifest),
     )
     prompts = frozenset(str(r.get("prompt_id")) for r in data.rows)
-    experiment = manifest.get("experiment")
+    experiment = (data.manifest or {}).get("experiment")
     return RunEntry(label, data.source, prompts, content.summaries, experiment)
 
 
@@ -206,15 +204,15 @@ def _layout(
     runs = Table(
         ["run", "source", "experiment", "models", "answers", "prompts", "dataset"],
         [
-            [
-                (e.label, ""),
-                (e.source.as_posix(), ""),
-                (e.experiment or "—", ""),
-                (str(len(e.summaries)), ""),
-                (str(sum(s.rows for s in e.summaries)), ""),
-                (str(len(e.prompts)), ""),
-                (e.digest, ""),
-            ]
+            plain_cells(
+                e.label,
+                e.source.as_posix(),
+                e.experiment or "—",
+                str(len(e.summaries)),
+                str(sum(s.rows for s in e.summaries)),
+                str(len(e.prompts)),
+                e.digest,
+            )
             for e in entries
         ],
     )
@@ -249,14 +247,11 @@ def _layout(
             ],
             [
                 [
-                    (str(rank), ""),
-                    (e.label, ""),
-                    (s.model, ""),
-                    (str(s.rows), ""),
+                    *plain_cells(str(rank), e.label, s.model, str(s.rows)),
                     (format_ci(s.success), "b" if rank == 1 else ""),
-                    (format_ci(s.lenient_success), ""),
-                    (format_ci(s.accuracy), ""),
-                    (format_ci(s.witness), ""),
+                    *plain_cells(
+                        format_ci(s.lenient_success), format_ci(s.accuracy), format_ci(s.witness)
+                    ),
                 ]
                 for rank, (e, s) in enumerate(board, start=1)
             ],

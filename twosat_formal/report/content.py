@@ -57,6 +57,7 @@ from typing import Any
 from twosat_formal.make.edits.proof_lengths import changed_proof_lengths
 from twosat_formal.report.diagnostics import DiagnosticRow
 from twosat_formal.report.metrics import CI_METHOD, Estimate, Row, group_rows
+from twosat_formal.report.metrics import model_order as ordered_models
 from twosat_formal.report.pairs import PairSummary, has_twins, pair_summaries
 from twosat_formal.report.questions import QuestionRow
 from twosat_formal.report.sections.captions import captions
@@ -160,13 +161,6 @@ def report_tests(
     }
 
 
-def _ordered_models(data: Sequence[Row], model_order: Sequence[str]) -> list[str]:
-    """The models of ``data``: those ``model_order`` names in its order, then the rest
-    in order of appearance."""
-    present = [str(m) for m in first_seen(r.get("model") for r in data)]
-    return [m for m in model_order if m in present] + [m for m in present if m not in model_order]
-
-
 def _families(data: Sequence[Row]) -> list[str]:
     """The families of the rows, in the report's order."""
     return sorted({str(r.get("family")) for r in data if r.get("family")}, key=family_key)
@@ -209,7 +203,7 @@ def compute_content(
     0
     """
     data = list(rows)
-    models = _ordered_models(data, model_order)
+    models = ordered_models((r for r in data if r.get("model") is not None), model_order)
     templates = [str(t) for t in first_seen(r.get("template") for r in data)]
     by_model = group_rows(data, ["model"])
     summaries = [model_summary(m, by_model[(m,)], method=method, seed=seed) for m in models]

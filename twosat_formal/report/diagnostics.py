@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from twosat_formal.core.jsonfields import fields_json
-from twosat_formal.report.metrics import METRICS, Estimate, aggregate, model_order
+from twosat_formal.report.metrics import METRICS, Estimate, aggregate, rows_by_model
 from twosat_formal.report.pairs import PairSummary, pair_summaries, wilson
 
 __all__ = ["DiagnosticRow", "diagnostic_rows", "write_diagnostics"]
@@ -72,12 +72,12 @@ def diagnostic_rows(
 ) -> list[DiagnosticRow]:
     """One :class:`DiagnosticRow` per model (``models`` first, then by appearance)."""
     data = list(rows)
-    order = model_order(data, models)
+    by_model = rows_by_model(data, models)
+    order = [model for model, _ in by_model]
     overall = {s.model: s for s in pair_summaries(data, order) if s.by == "all"}
     chain = METRICS["chain_witness"]
     out = []
-    for model in order:
-        mine = [r for r in data if str(r.get("model")) == model]
+    for model, mine in by_model:
         asked = [v for v in (chain(r) for r in mine) if v is not None]
         out.append(
             DiagnosticRow(

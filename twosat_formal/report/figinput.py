@@ -11,7 +11,6 @@ Examples
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, partial
@@ -20,6 +19,7 @@ from typing import Any
 
 from twosat_formal.report.content import ReportContent
 from twosat_formal.report.metrics import CI_METHOD, Row
+from twosat_formal.report.page import slug
 from twosat_formal.report.plots import FAILURE_COLORS
 from twosat_formal.report.style import SeriesStyle, Styles, assign_styles
 
@@ -35,15 +35,14 @@ OUTCOMES = ("succeeded", "failed")
 class FigureInput:
     """What the figures are drawn from.
 
-    ``rows`` are the report's joined result rows (one per answer); ``hardness`` maps
-    an instance id to its structural hardness (:func:`hardness_of`) and ``measures``
-    to its structural measures (:func:`measures_of`); ``method`` and ``seed`` pick the
-    intervals, as for the report's tables.
+    ``rows`` are the report's joined result rows (one per answer); ``measures`` maps
+    an instance id to its structural measures
+    (:func:`~twosat_formal.report.figplans.measures_of`); ``method`` and ``seed`` pick
+    the intervals, as for the report's tables.
     """
 
     content: ReportContent
     rows: Sequence[Row] = ()
-    hardness: Mapping[str, int] = field(default_factory=dict)
     method: str = CI_METHOD
     seed: int = 0
     measures: Mapping[str, Mapping[str, int | None]] = field(default_factory=dict)
@@ -64,6 +63,18 @@ class FigureInput:
         for outcome, kind in zip(OUTCOMES, ("correct", "wrong-decision"), strict=True):
             styles.setdefault(outcome, SeriesStyle(FAILURE_COLORS[kind], "o", "-"))
         return styles
+
+    @cached_property
+    def hardness(self) -> dict[str, int]:
+        """The structural hardness of each instance with measures, by id: the size (in
+        literals) of the largest strong component of its implication graph (its measure
+        ``largest_scc``), how much of the formula one chain of implications ties together.
+
+        >>> from twosat_formal.report.content import compute_content
+        >>> FigureInput(compute_content([]), measures={"a": {"largest_scc": 4}}).hardness
+        {'a': 4}
+        """
+        return {key: int(m["largest_scc"] or 0) for key, m in self.measures.items()}
 
     @cached_property
     def grid(self) -> str:
@@ -112,11 +123,6 @@ def _values(data: object) -> int:
     if isinstance(data, list | tuple):
         return sum(_values(v) for v in data)
     return 1
-
-
-def slug(text: str) -> str:
-    """``text`` in lower case, runs of other characters as one ``-``."""
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
 
 
 def figure_file(name: str) -> str:

@@ -22,8 +22,9 @@ from typing import Any
 
 from twosat_formal.report import charts, plots
 from twosat_formal.report.figinput import OUTCOMES, Drawing, FigureInput, single, slug
-from twosat_formal.report.metrics import Estimate, Row, aggregate, group_rows, metric_value
-from twosat_formal.report.sections.common import estimate_curve, family_key, is_plain
+from twosat_formal.report.metrics import METRICS, Estimate, Row, aggregate, group_rows
+from twosat_formal.report.sections.common import by_family, family_key
+from twosat_formal.report.sections.curves import template_curves as per_family_templates
 
 __all__ = [
     "binned_accuracy",
@@ -33,7 +34,6 @@ __all__ = [
     "failures",
     "grouped",
     "hardness",
-    "hardness_of",
     "knobs",
     "leaderboard",
     "measures_of",
@@ -57,10 +57,6 @@ _GROUP_BARS_CAPTION = (
     "(model, base formula) units."
 )
 _SUCCESS = "Success (decision on UNSAT, valid witness on SAT)"
-
-
-def _success_metric(row: Row) -> float | None:
-    return metric_value("success")(row)
 
 
 # -- the figures researchers ask for ----------------------------------------------------------
@@ -211,24 +207,6 @@ def measures_of(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, int
     return out
 
 
-def hardness_of(records: Iterable[Mapping[str, Any]]) -> dict[str, int]:
-    """The structural hardness of each readable instance record, by id: the size (in
-    literals) of the largest strong component of its implication graph (its measure
-    ``largest_scc``, :func:`measures_of`), how much of the formula one chain of
-    implications ties together. Records that do not read as instances are left out.
-
-    >>> from twosat_formal.core.formula import Formula
-    >>> from twosat_formal.io.instance import Instance
-    >>> chain = Instance(id="a", family="demo", params={}, seed=0, label="UNSAT",
-    ...     formula=Formula([[1, 2], [-1, 2], [1, -2], [-1, -2], [3, 4]]),
-    ...     certificate={"status": "UNSAT", "backend": "scc", "checked": True,
-    ...                  "cycle": ["x1", "~x1"]}, structure={}, provenance={})
-    >>> hardness_of([chain.to_record(), {"id": "unreadable"}])
-    {'a': 4}
-    """
-    return {key: int(m["largest_scc"] or 0) for key, m in measures_of(records).items()}
-
-
 def _bins(values: Sequence[int]) -> list[tuple[int, int]]:
     """Up to :data:`_HARDNESS_BINS` ranges ``(low, high)`` of ``values`` with about as
     many values each (one per distinct value when there are few).
@@ -291,12 +269,9 @@ def binned_accuracy(
 
 def hardness(inp: FigureInput, folder: Path) -> list[Drawing]:
     rated = [r for r in inp.rows if str(r.get("instance_id")) in inp.hardness]
-    families = sorted(
-        group_rows(rated, ["family"]).items(), key=lambda kv: family_key(str(kv[0][0]))
-    )
     panels = {
-        str(family): panel
-        for (family,), members in families
+        family: panel
+        for family, members in by_family(rated)
         if (
             panel := binned_accuracy(
                 [(r, inp.hardness[str(r["instance_id"])]) for r in members], inp
@@ -326,7 +301,7 @@ def response_length(inp: FigureInput, folder: Path) -> list[Drawing]:
     groups: dict[str, dict[str, list[float]]] = {}
     for row in inp.rows:
         tokens = row.get("completion_tokens")
-        success = _success_metric(row)
+        success = METRICS["success"](row)
         if not isinstance(tokens, int | float) or isinstance(tokens, bool) or success is None:
             continue
         outcome = OUTCOMES[0] if success == 1.0 else OUTCOMES[1]
@@ -384,14 +359,10 @@ def pair_consistency(inp: FigureInput, folder: Path) -> list[Drawing]:
 def _template_panels(inp: FigureInput) -> dict[str, dict[str, list[tuple[float, Estimate]]]]:
     """Per model and family of the plain grid, each template's success against |C|
     (those with two templates or more)."""
-    groups = group_rows([r for r in inp.rows if is_plain(r)], ["model", "family"])
     panels = {}
     for model in inp.models:
-        for family in sorted({str(f) for m, f in groups if m == model}, key=family_key):
-            curves = {
-                str(template): estimate_curve(mine, "clauses", method=inp.method, seed=inp.seed)
-                for (template,), mine in group_rows(groups[(model, family)], ["template"]).items()
-            }
+        mine = [r for r in inp.rows if str(r.get("model")) == model]
+        for family, curves in per_family_templates(mine, method=inp.method, seed=inp.seed).items():
             if len(curves) > 1:
                 panels[f"{model} · {family}"] = curves
     return panels

@@ -1,4 +1,4 @@
-"""The report's figures as a table of specs, and :func:`draw_figures`, which draws them.
+"""The report's figures as a table of specs, and :func:`render_figures`, which draws them.
 
 Each :class:`FigureSpec` of :data:`FIGURES` names a figure (or a family of figures,
 such as one per swept knob), says what it shows, and plans its drawings from a
@@ -24,26 +24,22 @@ from __future__ import annotations
 import multiprocessing
 import os
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 from twosat_formal.report import figplans as plans
 from twosat_formal.report import measureplans
-from twosat_formal.report.content import ReportContent
+from twosat_formal.report.blocks import Image
 from twosat_formal.report.figinput import Drawing, FigureInput
-from twosat_formal.report.figplans import hardness_of
-from twosat_formal.report.metrics import Row
-from twosat_formal.report.plots import Figure, title_svg
+from twosat_formal.report.plots import title_svg
 
 __all__ = [
     "FIGURES",
     "Drawing",
     "FigureInput",
     "FigureSpec",
-    "draw_figures",
-    "hardness_of",
     "render_figures",
 ]
 
@@ -131,7 +127,7 @@ def _draw_all(planned: list[Drawing], folder: Path, count: int) -> None:
 
 def render_figures(
     inp: FigureInput, out_dir: Path, *, workers: int | None = None
-) -> tuple[list[Figure], list[str]]:
+) -> tuple[list[Image], list[str]]:
     """Draw every figure of :data:`FIGURES` that ``inp`` has data for under
     ``out_dir/figures``; return the figures and, for each spec without data, the one
     line that says so (``"Leaderboard: no answers in this run."``).
@@ -150,18 +146,5 @@ def render_figures(
             absent.append(f"{spec.label}: {spec.missing}.")
         planned.extend(drawings)
     _draw_all(planned, folder, min(len(planned), workers or os.cpu_count() or 1))
-    figures = [Figure(d.name, Path("figures") / d.name, d.title, d.caption) for d in planned]
+    figures = [Image(Path("figures") / d.name, d.title, d.caption) for d in planned]
     return figures, absent
-
-
-def draw_figures(content: ReportContent, out_dir: Path, rows: Sequence[Row] = ()) -> list[Figure]:
-    """Draw every figure ``content`` (and its result ``rows``) has data for under
-    ``out_dir/figures``; see :func:`render_figures`.
-
-    >>> from twosat_formal.report.content import compute_content
-    >>> import tempfile, pathlib
-    >>> with tempfile.TemporaryDirectory() as tmp:
-    ...     draw_figures(compute_content([]), pathlib.Path(tmp))
-    []
-    """
-    return render_figures(FigureInput(content, rows), out_dir)[0]

@@ -28,7 +28,7 @@ Examples
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -50,15 +50,12 @@ from twosat_formal.report.metrics import join_instances
 from twosat_formal.verbalize.story.files import read_stories
 
 __all__ = [
-    "DATASET_FILE",
-    "DESIGN_FILE",
-    "MANIFEST_FILE",
-    "STORE_FILE",
-    "STORIES_FILE",
     "ReportData",
     "load_report_data",
+    "manifest_models",
     "read_design",
     "read_jsonl",
+    "read_manifest",
 ]
 
 
@@ -85,8 +82,11 @@ class ReportData:
     instances: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
-def _manifest(path: Path) -> dict[str, Any]:
-    """An experiment's manifest (read by the one JSON reader); it must be an object."""
+def read_manifest(path: Path) -> dict[str, Any] | None:
+    """The manifest at ``path`` (read by the one JSON reader), or ``None`` if there is
+    none; :class:`RecordError` if it is not a JSON object."""
+    if not path.is_file():
+        return None
     data = read_json_file(path)
     if not isinstance(data, dict):
         raise RecordError("a manifest is a JSON object", source=str(path))
@@ -108,6 +108,16 @@ def _objects(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
         if not isinstance(line.value, dict):
             raise RecordError("a record must be a JSON object", line=line.number, source=str(path))
         yield line.number, line.value
+
+
+def manifest_models(manifest: Mapping[str, Any] | None) -> list[str]:
+    """The models in the manifest's order (none without a list of models).
+
+    >>> manifest_models({"models": ["b", "a"]}), manifest_models(None)
+    (['b', 'a'], [])
+    """
+    models = (manifest or {}).get("models") or []
+    return [str(m) for m in models] if isinstance(models, list) else []
 
 
 def read_design(path: Path) -> dict[str, dict[str, Any]]:
@@ -166,7 +176,7 @@ def _load_jsonl_results(path: Path) -> ReportData:
     rows = read_jsonl(path)
     instances = {str(r.get("id")): r for r in read_jsonl(dataset_path)}
     design = _optional(path.parent / DESIGN_FILE, read_design)
-    manifest = _optional(path.parent / MANIFEST_FILE, _manifest)
+    manifest = read_manifest(path.parent / MANIFEST_FILE)
     joined, notes = _joined(rows, instances, design)
     return ReportData(path, joined, manifest, notes, instances=instances)
 
@@ -180,7 +190,7 @@ def _folder_records(
     dict[str, dict[str, Any]],
 ]:
     """The manifest, design, dataset and story counts an experiment folder holds."""
-    manifest = _optional(folder / MANIFEST_FILE, _manifest)
+    manifest = read_manifest(folder / MANIFEST_FILE)
     design = _optional(folder / DESIGN_FILE, read_design)
     dataset = _optional(folder / DATASET_FILE, read_jsonl) or []
     stories = _optional(folder / STORIES_FILE, lambda p: story_counts(read_stories(p))) or {}

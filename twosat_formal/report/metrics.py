@@ -99,6 +99,7 @@ __all__ = [
     "metric_value",
     "model_order",
     "per_formula",
+    "rows_by_model",
     "summarize",
     "verbalization_flip_rate",
     "wilson_bounds",
@@ -331,9 +332,9 @@ def wilson_bounds(share: float, n: int, confidence: float) -> tuple[float, float
     """The Wilson score interval of a proportion ``share`` over ``n`` units (``n`` ≥ 1).
 
     The one computation of the interval in the package: the metrics' ``wilson``
-    method and :func:`twosat_formal.report.pairs.wilson` both use it. The interval
-    holds its share, and is exact at the edges (a rounding error must not lift the
-    lower bound of ``0`` above it, 5.6e-17 at 0 of 3).
+    method uses it, and so :func:`twosat_formal.report.pairs.wilson` through
+    :func:`mean_ci`. The interval holds its share, and is exact at the edges (a
+    rounding error must not lift the lower bound of ``0`` above it, 5.6e-17 at 0 of 3).
 
     >>> low, high = wilson_bounds(0.8, 10, 0.95)
     >>> round(low, 4), round(high, 4)
@@ -457,6 +458,17 @@ def model_order(rows: Iterable[Row], models: Sequence[str] = ()) -> list[str]:
     """
     present = list(dict.fromkeys(str(row.get("model")) for row in rows))
     return [m for m in models if m in present] + [m for m in present if m not in models]
+
+
+def rows_by_model(rows: Iterable[Row], models: Sequence[str] = ()) -> list[tuple[str, list[Row]]]:
+    """Each model of ``rows``, in :func:`model_order`, with its rows.
+
+    >>> rows = [{"model": "b"}, {"model": "a"}, {"model": "b"}]
+    >>> [(model, len(mine)) for model, mine in rows_by_model(rows, ["a"])]
+    [('a', 1), ('b', 2)]
+    """
+    data = list(rows)
+    return [(m, [r for r in data if str(r.get("model")) == m]) for m in model_order(data, models)]
 
 
 def failure_breakdown(rows: Iterable[Row]) -> dict[str, int]:

@@ -31,7 +31,7 @@ from typing import Any
 
 from twosat_formal.report.blocks import Block, Browser, Heading, Paragraph, Table
 
-__all__ = ["BROWSER_ID", "anchor_ids", "render_html"]
+__all__ = ["BROWSER_ID", "anchor_ids", "render_html", "slug"]
 
 #: The ``id`` of the item browser's section.
 BROWSER_ID = "answers"
@@ -174,8 +174,13 @@ _SCRIPT = """
 """
 
 
-def _slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "section"
+def slug(text: str) -> str:
+    """``text`` in lower case, runs of other characters as one ``-``.
+
+    >>> slug("Table 1: decision accuracy")
+    'table-1-decision-accuracy'
+    """
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
 
 
 def anchor_ids(titles: Sequence[str]) -> list[str]:
@@ -187,7 +192,7 @@ def anchor_ids(titles: Sequence[str]) -> list[str]:
     seen: dict[str, int] = {BROWSER_ID: 1}
     out = []
     for title in titles:
-        base = _slug(title)
+        base = slug(title) or "section"
         count = seen.get(base, 0) + 1
         seen[base] = count
         out.append(base if count == 1 else f"{base}-{count}")
@@ -197,17 +202,6 @@ def anchor_ids(titles: Sequence[str]) -> list[str]:
 def _svg_uri(path: Path) -> str:
     data = base64.b64encode(path.read_bytes()).decode("ascii")
     return f"data:image/svg+xml;base64,{data}"
-
-
-def _figure(block: Any, base: Path | None) -> str:
-    src = block.path.as_posix()
-    if base is not None and (base / block.path).is_file():
-        src = _svg_uri(base / block.path)
-    title = html.escape(block.title)
-    return (
-        f'<figure><img src="{html.escape(src)}" alt="{title}" title="{title}">'
-        f"<figcaption><strong>{title}.</strong> {html.escape(block.caption)}</figcaption></figure>"
-    )
 
 
 def _table(block: Any) -> str:
@@ -282,7 +276,14 @@ def _browser_html(block: Browser, page: _Page) -> str:
 
 
 def _figure_html(block: Any, page: _Page) -> str:
-    return _figure(block, page.base)
+    src = block.path.as_posix()
+    if page.base is not None and (page.base / block.path).is_file():
+        src = _svg_uri(page.base / block.path)
+    title = html.escape(block.title)
+    return (
+        f'<figure><img src="{html.escape(src)}" alt="{title}" title="{title}">'
+        f"<figcaption><strong>{title}.</strong> {html.escape(block.caption)}</figcaption></figure>"
+    )
 
 
 def _contents(blocks: Sequence[Block]) -> tuple[dict[int, str], str]:

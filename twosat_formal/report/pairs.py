@@ -48,9 +48,8 @@ from twosat_formal.report.metrics import (
     CONFIDENCE,
     Estimate,
     mean_ci,
-    model_order,
     per_formula,
-    wilson_bounds,
+    rows_by_model,
 )
 
 __all__ = [
@@ -67,7 +66,8 @@ Row = Mapping[str, Any]
 
 
 def wilson(successes: int, n: int, *, confidence: float = CONFIDENCE) -> Estimate:
-    """The share ``successes / n`` with its Wilson score interval.
+    """The share ``successes / n`` with its Wilson score interval (:func:`mean_ci` of
+    ``successes`` ones and ``n - successes`` zeros).
 
     >>> e = wilson(8, 10)
     >>> e.mean, round(e.low, 4), round(e.high, 4)
@@ -77,11 +77,7 @@ def wilson(successes: int, n: int, *, confidence: float = CONFIDENCE) -> Estimat
     >>> wilson(0, 3).low, wilson(3, 3).high
     (0.0, 1.0)
     """
-    if n == 0:
-        return Estimate(None, None, None, 0, 0, "wilson", confidence)
-    p = successes / n
-    low, high = wilson_bounds(p, n, confidence)
-    return Estimate(p, low, high, n, n, "wilson", confidence)
+    return mean_ci([1.0] * successes + [0.0] * (n - successes), confidence=confidence)
 
 
 def clustered(
@@ -181,15 +177,14 @@ def pair_summaries(
     """Per model (in ``models`` order, then by appearance): all pairs, per family, per template."""
     pairs, _ = pair_rows(rows)
     out: list[PairSummary] = []
-    for model in model_order(pairs, models):
-        mine = [p for p in pairs if str(p["model"]) == model]
-        groups: list[tuple[str, str, list[dict[str, Any]]]] = [("all", "all", mine)]
+    for model, mine in rows_by_model(pairs, models):
+        groups: list[tuple[str, str, list[Row]]] = [("all", "all", mine)]
         for by in ("family", "template"):
             for name in dict.fromkeys(str(p[by]) for p in mine):
                 groups.append((by, name, [p for p in mine if str(p[by]) == name]))
         for by, name, members in groups:
 
-            def est(field: str, members: list[dict[str, Any]] = members) -> Estimate:
+            def est(field: str, members: list[Row] = members) -> Estimate:
                 return clustered(members, field, "source_id", confidence=confidence)
 
             out.append(

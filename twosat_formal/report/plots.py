@@ -53,7 +53,6 @@ __all__ = [
     "FONT_TICK",
     "FONT_TITLE",
     "LOG_SPAN",
-    "Figure",
     "bar_groups",
     "bar_panels",
     "curve_panels",
@@ -94,16 +93,6 @@ _LEGEND_COLUMNS = 4
 _DODGE = 0.008
 #: SVG settings: fixed element ids (same content, same bytes) and text kept as text.
 _SVG_RC: dict[Any, Any] = {"svg.hashsalt": "twosat-formal", "svg.fonttype": "none"}
-
-
-@dataclass(frozen=True)
-class Figure:
-    """A drawn figure: its file (relative to the report folder) and its caption."""
-
-    name: str
-    path: Path
-    title: str
-    caption: str
 
 
 def percent(value: float | None) -> float:

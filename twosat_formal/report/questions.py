@@ -35,12 +35,12 @@ from twosat_formal.report.sections.format import captioned, format_ci, plain_cel
 if TYPE_CHECKING:
     from twosat_formal.report.content import ReportContent
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from twosat_formal.core.jsonfields import fields_json
-from twosat_formal.report.metrics import Estimate, model_order
+from twosat_formal.report.metrics import Estimate, rows_by_model
 from twosat_formal.report.pairs import wilson
 
 __all__ = [
@@ -105,15 +105,6 @@ def _share(rows: Sequence[Mapping[str, Any]], column: str) -> Estimate:
     return wilson(sum(flags), len(flags))
 
 
-def _by_model(
-    rows: Iterable[Mapping[str, Any]], models: Sequence[str]
-) -> Iterator[tuple[str, list[Mapping[str, Any]]]]:
-    """Each model (``models`` order first, then by appearance) with its rows."""
-    data = list(rows)
-    for model in model_order(data, models):
-        yield model, [r for r in data if str(r.get("model")) == model]
-
-
 def _question_row(
     model: str,
     kind: str,
@@ -144,7 +135,7 @@ def question_rows(
     """One :class:`QuestionRow` per model, asked type and family (models in ``models``
     order first, then by appearance; types in their order; families sorted)."""
     out = []
-    for model, mine in _by_model(rows, models):
+    for model, mine in rows_by_model(rows, models):
         for kind in asked_types(mine):
             asked = [r for r in mine if _type(r) == kind]
             for family in sorted({str(r.get("family")) for r in asked}):
@@ -168,7 +159,7 @@ def question_board(
     from twosat_formal.solve.questions import QUESTION_TYPES
 
     out: dict[str, dict[str, Estimate]] = {}
-    for model, mine in _by_model(rows, models):
+    for model, mine in rows_by_model(rows, models):
         present = {_type(r) for r in mine}
         for kind in (t for t in QUESTION_TYPES if t in present):
             these = [r for r in mine if _type(r) == kind]

@@ -54,7 +54,6 @@ from twosat_formal.report.diagnostics import write_diagnostics
 from twosat_formal.report.files import REPORT_HTML, REPORT_MD
 from twosat_formal.report.page import render_html
 from twosat_formal.report.pairs import write_pairs
-from twosat_formal.report.plots import Figure
 from twosat_formal.report.questions import write_questions
 from twosat_formal.report.sections.duplication import write_duplication_tests
 from twosat_formal.report.sections.edits import (
@@ -95,7 +94,6 @@ __all__ = [
     "STRATEGIES_SECTION",
     "TRACES_SECTION",
     "layout",
-    "render_html",
     "render_markdown",
     "write_report",
 ]
@@ -208,7 +206,7 @@ def _insert(
 
 def layout(
     content: ReportContent,
-    figures: Sequence[Figure],
+    figures: Sequence[Image],
     *,
     absent: Sequence[str] = (),
     answers: int | None = None,
@@ -304,7 +302,7 @@ def render_markdown(blocks: Sequence[Block]) -> str:
 
 def write_report(
     content: ReportContent,
-    figures: Sequence[Figure],
+    figures: Sequence[Image],
     out_dir: Path,
     *,
     absent: Sequence[str] = (),

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from twosat_formal.core.jsonfields import fields_json
-from twosat_formal.report.metrics import Estimate, formula_unit, mean_ci, model_order
+from twosat_formal.report.metrics import Estimate, formula_unit, mean_ci, rows_by_model
 
 __all__ = ["TraceSummary", "trace_summaries", "write_traces"]
 
@@ -98,8 +98,7 @@ def trace_summaries(
     """Per model (``models`` first, then by appearance): every family, then each family."""
     data = list(rows)
     out: list[TraceSummary] = []
-    for model in model_order(data, models):
-        mine = [r for r in data if str(r["model"]) == model]
+    for model, mine in rows_by_model(data, models):
         families = list(dict.fromkeys(str(r.get("family")) for r in mine))
         groups = [("all", mine)] if len(families) > 1 else []
         groups += [(f, [r for r in mine if str(r.get("family")) == f]) for f in families]

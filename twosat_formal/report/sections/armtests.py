@@ -8,8 +8,8 @@ from dataclasses import replace
 from typing import Any
 
 from twosat_formal.errors import ConfigError
-from twosat_formal.report.metrics import Estimate, Row, aggregate, group_rows, per_formula
-from twosat_formal.report.sections.common import UNIT_KEY, family_key
+from twosat_formal.report.metrics import Estimate, Row, aggregate, per_formula
+from twosat_formal.report.sections.common import UNIT_KEY, by_family
 from twosat_formal.report.stats import TestResult, independent_t, paired_t
 
 __all__ = [
@@ -126,9 +126,7 @@ def untestable(test: str, n: int, label: str, family: str, exc: ConfigError) -> 
 
 def rows_by_family(rows: Sequence[Row], kind: str) -> list[tuple[str, list[Row]]]:
     """Rows of experiments of ``kind`` (design field ``kind``, else ``experiment``)."""
-    chosen = [r for r in rows if (r.get("kind") or r.get("experiment")) == kind]
-    groups = group_rows(chosen, ["family"])
-    return [(str(k[0]), groups[k]) for k in sorted(groups, key=lambda k: family_key(str(k[0])))]
+    return by_family(r for r in rows if (r.get("kind") or r.get("experiment")) == kind)
 
 
 def arm_names(rows: Sequence[Row], arms: Sequence[str]) -> dict[str, str]:

@@ -11,7 +11,7 @@ from typing import Any
 from twosat_formal.errors import ConfigError
 from twosat_formal.evaluate.run import STORY_TEMPLATE_PREFIX
 from twosat_formal.make.edits import metrics as edit_metrics
-from twosat_formal.report.metrics import Estimate, Row, aggregate
+from twosat_formal.report.metrics import Estimate, Row, aggregate, group_rows
 
 __all__ = [
     "FAMILY_ORDER",
@@ -19,6 +19,7 @@ __all__ = [
     "Bars",
     "Cell",
     "Curves",
+    "by_family",
     "cell_of",
     "clauses_of",
     "estimate_curve",
@@ -65,6 +66,16 @@ class Cell:
 def family_key(name: str) -> tuple[int, str]:
     """The sort key of a family: the paper's order (:data:`FAMILY_ORDER`), then by name."""
     return (FAMILY_ORDER.index(name), "") if name in FAMILY_ORDER else (len(FAMILY_ORDER), name)
+
+
+def by_family(rows: Iterable[Row]) -> list[tuple[str, list[Row]]]:
+    """The rows of each family (its name as text), families in the report's order.
+
+    >>> [(f, len(r)) for f, r in by_family([{"family": "zeta"}, {"family": "backbone"}])]
+    [('backbone', 1), ('zeta', 1)]
+    """
+    groups = group_rows(rows, ["family"])
+    return [(str(k[0]), groups[k]) for k in sorted(groups, key=lambda k: family_key(str(k[0])))]
 
 
 def first_seen(values: Iterable[Any]) -> list[Any]:

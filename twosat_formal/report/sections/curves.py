@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from twosat_formal.report.metrics import Row, group_rows
 from twosat_formal.report.sections.common import (
     Curves,
+    by_family,
     clauses_of,
     estimate_curve,
     family_key,
@@ -24,6 +25,20 @@ def _in_order(curves: Curves, order: Sequence[str]) -> Curves:
     return dict(sorted(curves.items(), key=lambda kv: rank.get(kv[0], len(rank))))
 
 
+def _plain_curves(
+    rows: Sequence[Row], series: str, *, method: str, seed: int, metric: str = "success"
+) -> dict[str, Curves]:
+    """Family → each value of the column ``series`` → ``metric`` against |C| (the grid
+    rows), families in the report's order, series in order of appearance."""
+    return {
+        family: {
+            str(name): estimate_curve(mine, "clauses", method=method, seed=seed, metric=metric)
+            for (name,), mine in group_rows(members, [series]).items()
+        }
+        for family, members in by_family(r for r in rows if is_plain(r))
+    }
+
+
 def size_curves(
     rows: Sequence[Row],
     models: Sequence[str],
@@ -33,22 +48,17 @@ def size_curves(
     metric: str = "success",
 ) -> dict[str, Curves]:
     """Family → model → an estimate against |C| (the grid rows)."""
-    plain = [r for r in rows if is_plain(r)]
     out: dict[str, Curves] = {}
-    for (family,), members in sorted(
-        group_rows(plain, ["family"]).items(), key=lambda kv: family_key(str(kv[0][0]))
-    ):
-        curves = {
-            str(model): estimate_curve(mine, "clauses", method=method, seed=seed, metric=metric)
-            for (model,), mine in group_rows(members, ["model"]).items()
-        }
+    for family, by_model in _plain_curves(
+        rows, "model", method=method, seed=seed, metric=metric
+    ).items():
         curves = {  # a metric that applies to no row of a family draws nothing there
             name: points
-            for name, points in curves.items()
+            for name, points in by_model.items()
             if any(estimate.mean is not None for _, estimate in points)
         }
         if curves:
-            out[str(family)] = _in_order(curves, models)
+            out[family] = _in_order(curves, models)
     return out
 
 
@@ -59,16 +69,7 @@ SIZE_METRICS = ("accuracy", "witness")
 
 def template_curves(rows: Sequence[Row], *, method: str, seed: int) -> dict[str, Curves]:
     """Family → template → success against |C| (the grid rows, pooled over models)."""
-    plain = [r for r in rows if is_plain(r)]
-    out: dict[str, Curves] = {}
-    for (family,), members in sorted(
-        group_rows(plain, ["family"]).items(), key=lambda kv: family_key(str(kv[0][0]))
-    ):
-        out[str(family)] = {
-            str(template): estimate_curve(mine, "clauses", method=method, seed=seed)
-            for (template,), mine in group_rows(members, ["template"]).items()
-        }
-    return out
+    return _plain_curves(rows, "template", method=method, seed=seed)
 
 
 def knob_curves(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from twosat_formal.report.blocks import Block, Paragraph
-from twosat_formal.report.sections.format import NO_DATA, captioned
+from twosat_formal.report.sections.format import NO_DATA, captioned, plain_cells
 
 if TYPE_CHECKING:
     from twosat_formal.report.content import ReportContent
@@ -19,7 +19,7 @@ def write_failures(content: ReportContent) -> list[Block]:
         return [Paragraph(NO_DATA)]
     kinds = content.failure_kinds
     rows = [
-        [(s.model, "")] + [(str(s.failures.get(k, 0)), "") for k in kinds] + [(str(s.rows), "")]
+        plain_cells(s.model, *(str(s.failures.get(k, 0)) for k in kinds), str(s.rows))
         for s in content.summaries
     ]
     return captioned(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from twosat_formal.report.blocks import Block, Paragraph, Table
+from twosat_formal.report.sections.format import plain_cells
 
 if TYPE_CHECKING:
     from twosat_formal.report.content import ReportContent
@@ -30,7 +31,7 @@ def write_provenance(content: ReportContent) -> list[Block]:
         "solver_versions",
     ):
         if key in manifest:
-            rows.append([(key, ""), (_compact(manifest[key]), "")])
+            rows.append(plain_cells(key, _compact(manifest[key])))
     return [Table(["field", "value"], rows)]
 
 

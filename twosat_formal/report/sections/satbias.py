@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from twosat_formal.report.blocks import Block, Paragraph
 from twosat_formal.report.metrics import Estimate, Row, aggregate, group_rows
 from twosat_formal.report.sections.common import family_key
-from twosat_formal.report.sections.format import captioned, format_ci
+from twosat_formal.report.sections.format import captioned, format_ci, plain_cells
 
 if TYPE_CHECKING:
     from twosat_formal.report.content import ReportContent
@@ -35,14 +35,11 @@ def write_sat_bias(content: ReportContent) -> list[Block]:
     if not content.sat_bias_by_family:
         return [Paragraph("No UNSAT instances in this run.")]
     models = content.models
-    rows = []
-    for family, by_model in content.sat_bias_by_family.items():
-        rows.append(
-            [(family, "")]
-            + [(format_ci(by_model[m]) if m in by_model else "—", "") for m in models]
-        )
-    overall = [("all UNSAT", "")] + [(format_ci(s.sat_prediction), "") for s in content.summaries]
-    rows.append(overall)
+    rows = [
+        plain_cells(family, *(format_ci(by_model[m]) if m in by_model else "—" for m in models))
+        for family, by_model in content.sat_bias_by_family.items()
+    ]
+    rows.append(plain_cells("all UNSAT", *(format_ci(s.sat_prediction) for s in content.summaries)))
     return captioned(
         "Share of samples on UNSAT instances where the model answered SAT (%).",
         ["generator", *models],

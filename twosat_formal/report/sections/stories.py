@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 from twosat_formal.core.jsonfields import fields_json
 from twosat_formal.evaluate.run import STORY_TEMPLATE_PREFIX
 from twosat_formal.report.blocks import Block, Paragraph, Table
-from twosat_formal.report.metrics import Estimate, Row, aggregate, group_rows
-from twosat_formal.report.sections.common import Curves, estimate_curve, family_key, story_theme
+from twosat_formal.report.metrics import Estimate, Row, aggregate
+from twosat_formal.report.sections.common import Curves, by_family, estimate_curve, story_theme
 from twosat_formal.report.sections.format import (
     NO_DATA,
     captioned,
@@ -196,10 +196,8 @@ def _story_curves(
 ) -> dict[str, Curves]:
     """Family → one success curve over the size per story theme (``story:THEME``)."""
     curves: dict[str, Curves] = {}
-    groups = group_rows([r for r in story_rows if r.get("family")], ["family"])
-    for (family,) in sorted(groups, key=lambda k: family_key(str(k[0]))):
-        members = groups[(family,)]
-        curves[str(family)] = {
+    for family, members in by_family(r for r in story_rows if r.get("family")):
+        curves[family] = {
             f"{STORY_TEMPLATE_PREFIX}{theme}": estimate_curve(
                 [r for r in members if story_theme(r) == theme],
                 "clauses",
@@ -311,16 +309,13 @@ def _story_rates(section: StorySection) -> list[Block]:
         Table(
             ["statistic", "ours (%)", "paper (%)"],
             [
-                [
-                    ("first-attempt validation rate", ""),
-                    (
-                        format_count_rate(
-                            stats.first_attempt, stats.llm_clauses, stats.first_attempt_rate
-                        ),
-                        "",
+                plain_cells(
+                    "first-attempt validation rate",
+                    format_count_rate(
+                        stats.first_attempt, stats.llm_clauses, stats.first_attempt_rate
                     ),
-                    (format_pct(PAPER_FIRST_ATTEMPT_RATE), ""),
-                ],
+                    format_pct(PAPER_FIRST_ATTEMPT_RATE),
+                ),
                 plain_cells(
                     "fallback rate",
                     format_count_rate(stats.fallbacks, stats.llm_clauses, stats.fallback_rate),
@@ -400,17 +395,13 @@ def _story_versus_blocks(section: StorySection) -> list[Block]:
     for model, versus in section.versus.items():
         drop = versus.drop
         rows.append(
-            [
-                *plain_cells(
-                    model,
-                    format_ci(versus.template),
-                ),
-                *((format_ci(versus.themes[t]) if t in versus.themes else "—", "") for t in themes),
-                *plain_cells(
-                    format_ci(versus.story),
-                    "—" if drop is None else f"{100 * drop:+.1f}",
-                ),
-            ]
+            plain_cells(
+                model,
+                format_ci(versus.template),
+                *(format_ci(versus.themes[t]) if t in versus.themes else "—" for t in themes),
+                format_ci(versus.story),
+                "—" if drop is None else f"{100 * drop:+.1f}",
+            )
         )
     return captioned(
         "Stories against templates (Figure 9 beside Figure 8): success (the decision on "

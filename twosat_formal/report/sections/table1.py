@@ -8,16 +8,16 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from twosat_formal.report.blocks import Block, Paragraph
-from twosat_formal.report.metrics import Row, group_rows
+from twosat_formal.report.metrics import Row
 from twosat_formal.report.sections.common import (
     Cell,
+    by_family,
     cell_of,
     clauses_of,
-    family_key,
     is_plain,
     label_of,
 )
-from twosat_formal.report.sections.format import NO_DATA, captioned, format_pct, ranked
+from twosat_formal.report.sections.format import NO_DATA, captioned, format_pct, plain_cells, ranked
 
 if TYPE_CHECKING:
     from twosat_formal.report.content import ReportContent
@@ -67,14 +67,13 @@ def table1_rows(
     rows: Sequence[Row], models: Sequence[str], *, method: str, seed: int
 ) -> list[Table1Row]:
     """The Table 1 grid: a row per family and clause count of the grid rows."""
-    groups = group_rows([r for r in rows if is_plain(r)], ["family"])
     out: list[Table1Row] = []
-    for (family,) in sorted(groups, key=lambda k: family_key(str(k[0]))):
+    for family, members in by_family(r for r in rows if is_plain(r)):
         by_size: dict[int, list[Row]] = {}
-        for row in groups[(family,)]:
+        for row in members:
             by_size.setdefault(clauses_of(row), []).append(row)
         out.extend(
-            _table1_row(str(family), clauses, by_size[clauses], models, method=method, seed=seed)
+            _table1_row(family, clauses, by_size[clauses], models, method=method, seed=seed)
             for clauses in sorted(by_size)
         )
     return out
@@ -111,7 +110,7 @@ def _table1_cells(
     """One Table 1 row: its generator and size, then each model's parts, ranked."""
     means = [_table1_means(row, models, part) for part in parts]
     styles = [ranked(values) for values in means]
-    cells: list[tuple[str, str]] = [(row.family, ""), (str(row.clauses), "")]
+    cells = plain_cells(row.family, str(row.clauses))
     for i, model in enumerate(models):
         cells.extend(
             (_table1_cell(row, model, values[i]), ranks[i])

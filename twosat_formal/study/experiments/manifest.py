@@ -24,10 +24,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from twosat_formal.core.jsonread import read_json_file
 from twosat_formal.core.provenance import tool_version, tool_versions
-from twosat_formal.errors import RecordError
 from twosat_formal.io.jsonl import read_json_lines
+from twosat_formal.report.load import read_manifest
 
 #: How long a ``git`` query for the commit of the code may take, in seconds.
 _GIT_TIMEOUT_S = 10
@@ -152,13 +151,3 @@ def write_manifest(path: Path, manifest: dict[str, Any]) -> Path:
     with atomic_output(path) as stream:
         stream.write(json.dumps(manifest, indent=2, sort_keys=True, default=str) + "\n")
     return path
-
-
-def read_manifest(path: Path) -> dict[str, Any] | None:
-    """The manifest at ``path``, or ``None`` if there is none; :class:`RecordError` if broken."""
-    if not path.is_file():
-        return None
-    data = read_json_file(path)
-    if not isinstance(data, dict):
-        raise RecordError("a manifest is a JSON object", source=str(path))
-    return data

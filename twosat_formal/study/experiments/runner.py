@@ -51,7 +51,14 @@ from twosat_formal.core.model import DEFAULT_MODE, Model, SamplingParams
 from twosat_formal.errors import ConfigError
 from twosat_formal.evaluate.export import export_results
 from twosat_formal.evaluate.models import parse_spec as parse_model_spec
-from twosat_formal.evaluate.run import EvalItem, EvalSummary, Verification, evaluate, verify_items
+from twosat_formal.evaluate.run import (
+    EvalItem,
+    EvalSummary,
+    StoryPrompt,
+    Verification,
+    evaluate,
+    verify_items,
+)
 from twosat_formal.evaluate.run.runner import DEFAULT_CONCURRENCY
 from twosat_formal.evaluate.store import RunStore
 from twosat_formal.io.instance import Instance, write_instances
@@ -78,7 +85,6 @@ from twosat_formal.study.experiments.manifest import (
 from twosat_formal.study.experiments.spec import ExperimentSpec, load_spec
 from twosat_formal.study.experiments.stories import (
     check_story_model,
-    story_items,
     tell_experiment_stories,
 )
 from twosat_formal.verbalize.lines import instance_prompts
@@ -86,8 +92,6 @@ from twosat_formal.verbalize.prompts import PromptRecord, write_prompts
 from twosat_formal.verbalize.strategies import parse_strategy
 
 __all__ = [
-    "PROMPTS_FILE",
-    "RESULTS_FILE",
     "ExperimentConfig",
     "ExperimentResult",
     "Reporter",
@@ -631,16 +635,18 @@ def _evaluate_stage(
 ) -> EvalSummary:
     """Verify the prompts, ask every model, store and export the answers."""
     with clock.stage("evaluate"):
-        formulas_by_id = {inst.id: inst for inst in built.instances}
+        by_id = {inst.id: inst for inst in built.instances}
+        stories = [StoryPrompt.from_story(record) for record in built.stories]
+        prompts: list[PromptRecord | StoryPrompt] = [*built.prompts, *stories]
         items = [
             EvalItem(
-                record,
-                formulas_by_id[record.instance_id].formula,
-                formulas_by_id[record.instance_id].label,
-                formulas_by_id[record.instance_id].to_record(),
+                prompt,
+                by_id[prompt.instance_id].formula,
+                by_id[prompt.instance_id].label,
+                by_id[prompt.instance_id].to_record(),
             )
-            for record in built.prompts
-        ] + story_items(built.stories, built.instances)
+            for prompt in prompts
+        ]
         verification = verify_items(items) if config.verify else Verification(0, skipped=True)
         manifest["verification"] = verification.to_json()
         write_manifest(folder / MANIFEST_FILE, manifest)

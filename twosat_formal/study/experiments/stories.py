@@ -23,7 +23,6 @@ from typing import Any
 from twosat_formal.core.model import DEFAULT_MODE, Model
 from twosat_formal.errors import ConfigError
 from twosat_formal.evaluate.models import parse_spec as parse_model_spec
-from twosat_formal.evaluate.run import EvalItem, StoryPrompt
 from twosat_formal.evaluate.run.stories import generate_stories
 from twosat_formal.evaluate.store import RunStore
 from twosat_formal.io.instance import Instance
@@ -34,7 +33,7 @@ from twosat_formal.verbalize.story.generator import StoryItem
 from twosat_formal.verbalize.story.record import StoryRecord
 from twosat_formal.verbalize.story.statistics import story_statistics
 
-__all__ = ["check_story_model", "story_items", "tell_experiment_stories"]
+__all__ = ["check_story_model", "tell_experiment_stories"]
 
 
 def check_story_model(spec: ExperimentSpec, story_model: str | Model | None) -> None:
@@ -108,17 +107,3 @@ def tell_experiment_stories(
         "statistics": story_statistics(run.records).to_json(),
     }
     return run.records, info
-
-
-def story_items(records: Sequence[StoryRecord], instances: Sequence[Instance]) -> list[EvalItem]:
-    """The story prompts to ask, each with its instance's formula, label and record."""
-    by_id = {i.id: i for i in instances}
-    return [
-        EvalItem(
-            StoryPrompt.from_story(record),
-            by_id[record.instance_id].formula,
-            by_id[record.instance_id].label,
-            by_id[record.instance_id].to_record(),
-        )
-        for record in records
-    ]
