@@ -207,14 +207,14 @@ def _same_by_text(stored: object, expected: object, rules: tuple) -> dict[str, i
     """``_same`` as it compared before the marshal bytes: the two JSON texts alone."""
     timings: list[object] = []
     try:
-        left, right = fieldclass._blanked(stored, expected, rules, 0, timings)
-        if fieldclass._exact(left) != fieldclass._exact(right):
+        right = fieldclass._with_timings(stored, expected, rules, 0, timings)
+        if fieldclass._exact(stored) != fieldclass._exact(right):
             return None
     except (fieldclass._Walk, TypeError, ValueError):
         return None
     if not all(map(fieldclass._timing, timings)):
         return None
-    fields = fieldclass._leaves(left)
+    fields = fieldclass._leaves(stored)
     return {"re-derived": fields - len(timings), "measured": len(timings), "attested": 0}
 
 

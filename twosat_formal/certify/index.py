@@ -125,9 +125,12 @@ def references(record: Any) -> tuple[str | None, ...]:
     (None, 'i-1', None)
     """
     if not isinstance(record, dict):
-        return (None,) * len(REFERENCES)
-    values = (record.get(key) for key in REFERENCES)
-    return tuple(value if isinstance(value, str) else None for value in values)
+        return _NO_REFERENCES
+    values = [record.get(key) for key in REFERENCES]
+    return tuple([value if isinstance(value, str) else None for value in values])
+
+
+_NO_REFERENCES = (None,) * len(REFERENCES)
 
 
 def pack(value: Any) -> bytes:

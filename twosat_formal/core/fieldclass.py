@@ -204,8 +204,9 @@ class _Walk(Exception):
 def _same(stored: Any, expected: Any, rules: _Rules) -> dict[str, int] | None:
     """The counts of two records that are the same but for their valid timings, else ``None``.
 
-    Most records re-derive exactly, so they are compared whole: both are copied with
-    their measured fields blanked (only along the rules' paths) and written once in
+    Most records re-derive exactly, so they are compared whole: the re-derived record
+    is copied with the stored record's value in each measured field (only along the
+    rules' paths; the stored record is not copied), and both are written once in
     ``marshal`` format 2; the same bytes of plain JSON values (:func:`_marshalled`) are
     the same JSON text, and otherwise the two JSON texts are compared. The leaves are
     counted without recursion.
@@ -217,20 +218,20 @@ def _same(stored: Any, expected: Any, rules: _Rules) -> dict[str, int] | None:
         return None
     timings: list[Any] = []
     try:
-        left, right = _blanked(stored, expected, rules, 0, timings)
+        right = _with_timings(stored, expected, rules, 0, timings)
     except _Walk:
         return None
     for value in timings:
         if not _timing(value):
             return None
-    fields = _plain_fields(left) if _marshalled(left) == _marshalled(right) else None
+    fields = _plain_fields(stored) if _marshalled(stored) == _marshalled(right) else None
     if fields is None:  # not the same bytes, or not plain JSON: compare the JSON texts
         try:
-            if _exact(left) != _exact(right):
+            if _exact(stored) != _exact(right):
                 return None
         except (TypeError, ValueError):
             return None
-        fields = _leaves(left)
+        fields = _leaves(stored)
     return {RE_DERIVED: fields - len(timings), MEASURED: len(timings), ATTESTED: 0}
 
 
@@ -296,28 +297,26 @@ def _plain_leaf(value: Any) -> bool:
     return kind in _LEAF_TYPES or (kind is float and math.isfinite(value))
 
 
-def _blanked(
-    stored: Any, expected: Any, rules: _Rules, depth: int, timings: list[Any]
-) -> tuple[Any, Any]:
-    """Both values with every field a rule reaches in full set to ``None``.
+def _with_timings(stored: Any, expected: Any, rules: _Rules, depth: int, timings: list[Any]) -> Any:
+    """``expected`` with every field a rule reaches in full set to the stored value.
 
-    The stored values set aside are appended to ``timings``; :class:`_Walk` is raised
+    The stored values so taken are appended to ``timings``; :class:`_Walk` is raised
     where the two differ in type, keys or length along the rules' paths, or in the type
     of a field just off them (the walk compares that field's type, then its text).
     """
     if any(len(pattern) == depth for pattern, _ in rules):
         timings.append(stored)
-        return None, None
+        return stored
     kind = _container(stored, expected)
     if kind is None:  # a leaf, or a value JSON cannot encode exactly (then the walk runs)
-        return stored, expected
-    left, right = kind(stored), kind(expected)
+        return expected
+    right = kind(expected)
     for key in _reached(stored, rules, depth):
         below = _descend(rules, depth, key)
-        left[key], right[key] = _blanked(stored[key], expected[key], below, depth + 1, timings)
-    if list(map(type, _values(left))) != list(map(type, _values(right))):
+        right[key] = _with_timings(stored[key], expected[key], below, depth + 1, timings)
+    if list(map(type, _values(stored))) != list(map(type, _values(right))):
         raise _Walk
-    return left, right
+    return right
 
 
 def _container(stored: Any, expected: Any) -> type[dict[Any, Any]] | type[list[Any]] | None:

@@ -199,7 +199,10 @@ class EditRecord(_Record):
 
 
 def _transform_kind(value: Any) -> str:
-    kind = value.get("kind") if isinstance(value, Mapping) else getattr(value, "kind", None)
+    if type(value) is dict:  # a record's JSON object: no abstract-class test needed
+        kind = value.get("kind")
+    else:
+        kind = value.get("kind") if isinstance(value, Mapping) else getattr(value, "kind", None)
     return "edit" if kind == "edit" else "perturbation"
 
 

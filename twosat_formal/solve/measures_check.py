@@ -29,7 +29,7 @@ missing largest_scc, missing nontrivial_sccs, missing forced_depth, missing proo
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from twosat_formal.core.formula import Formula
 from twosat_formal.core.jsonread import json_type_name
@@ -53,9 +53,13 @@ def _adjacency(formula: Formula) -> list[list[int]]:
     # node[x] for a literal x of 1..n and (counted from the end) of -n..-1
     node = [0, *range(0, 2 * n, 2), *range(2 * n - 1, 0, -2)]
     out: list[list[int]] = [[] for _ in range(2 * n)]
-    for clause in formula.clauses:
-        a = node[clause[0]]
-        b = node[clause[1]] if len(clause) > 1 else a
+    literals = formula.literals.tolist()
+    if formula.is_2cnf and len(literals) == 2 * formula.num_clauses:  # pairs only
+        ends = iter([node[x] for x in literals])
+        pairs: Iterable[tuple[int, int]] = zip(ends, ends, strict=True)
+    else:  # a unit clause (a) gives ~a -> a
+        pairs = ((node[c[0]], node[c[1] if len(c) > 1 else c[0]]) for c in formula.clauses)
+    for a, b in pairs:
         out[a ^ 1].append(b)
         out[b ^ 1].append(a)
     return out
