@@ -7,6 +7,11 @@ the package and rewrites the asserts of some 330 test modules again: about 6 s o
 of each xdist worker's collection (15.5 s -> 9 s for ``--collect-only -m "not slow"``).
 The Python subprocesses the tests start inherit the setting: they read the cache and
 do not write it.
+
+Scheduling: with ``-n`` and no ``--dist``, the workers share the tests by work
+stealing. Each starts on a contiguous half of the collection (a module's fixtures and
+imports stay on one worker) and an idle worker takes half of the other's queue, so the
+run does not end waiting on one worker's tail. A plain run is not distributed.
 """
 
 from __future__ import annotations
@@ -14,9 +19,18 @@ from __future__ import annotations
 import os
 import sys
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 sys.dont_write_bytecode = False
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """``-n N`` without ``--dist`` distributes by work stealing (xdist's own is ``load``)."""
+    if getattr(config.option, "numprocesses", None) and config.option.dist == "no":
+        config.option.dist = "worksteal"
+
 
 settings.register_profile(
     "default", deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True
