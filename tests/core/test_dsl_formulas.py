@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import sympy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -314,8 +315,6 @@ def full_plain(tree: Tree) -> str:
 
 def sympy_of(tree: Tree) -> Any:
     """The tests' own sympy expression of ``tree``."""
-    import sympy  # here, not at the top: collecting the module does not load sympy
-
     op, *args = tree
     if op == "var":
         return sympy.Symbol(args[0])
@@ -363,8 +362,6 @@ def test_from_sympy_accepts_exactly_the_2cnf_functions(tree: Tree) -> None:
     st.lists(st.lists(st.sampled_from([1, -1, 2, -2, 3, -3, 4, -4, 5, -5]), max_size=2), max_size=8)
 )
 def test_to_sympy_and_back_keep_the_truth_table(clauses: list[list[int]]) -> None:
-    import sympy
-
     f = Formula(clauses, num_vars=5, names=["p", "q", "r", "s", "t"])
     expr = f.to_sympy()
     for row in rows(list(f.names)):
@@ -378,8 +375,6 @@ def test_to_sympy_and_back_keep_the_truth_table(clauses: list[list[int]]) -> Non
 
 
 def test_from_sympy_reads_a_large_2cnf_as_it_stands_and_refuses_other_objects() -> None:
-    import sympy
-
     symbols = sympy.symbols("v0:40")
     expr = sympy.And(*(sympy.Or(~symbols[i], symbols[i + 1]) for i in range(39)))
     f = Formula.from_sympy(expr)
