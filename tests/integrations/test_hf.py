@@ -11,14 +11,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.support.integrations import cli, make_dataset, run_installed
-
-pytest.importorskip("datasets")
-
+from tests.support.integrations import cli, make_dataset, needs_module, run_installed
 from twosat_formal.integrations.rows import judge_row
 from twosat_formal.io.instance import read_instances
 from twosat_formal.make.generators import FAMILIES
 from twosat_formal.verbalize import TEMPLATES
+
+pytestmark = needs_module("datasets")
 
 LOAD = """
 import json, sys

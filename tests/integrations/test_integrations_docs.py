@@ -15,11 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.integrations import run_installed
+from tests.support.integrations import needs_module, run_installed
 
-pytest.importorskip("inspect_ai")
-pytest.importorskip("lm_eval")
-pytest.importorskip("datasets")
+pytestmark = [needs_module(name) for name in ("inspect_ai", "lm_eval", "datasets")]
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "integrations.md"
 
@@ -50,7 +48,7 @@ def batch_output(folder: Path) -> None:
     from twosat_formal.evaluate.models.reference import OracleModel
 
     oracle = OracleModel()
-    lines = []
+    lines: list[str] = []
     for line in (folder / "requests.jsonl").read_text(encoding="utf-8").splitlines():
         request = json.loads(line)
         prompt = request["body"]["messages"][-1]["content"]

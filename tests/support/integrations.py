@@ -7,7 +7,10 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from importlib.util import find_spec
 from pathlib import Path
+
+import pytest
 
 from tests.support.cli import cli
 from twosat_formal.io.instance import Instance, write_instances
@@ -15,7 +18,25 @@ from twosat_formal.make.generators import FAMILIES, generate
 from twosat_formal.verbalize import TEMPLATES, prompt_record
 from twosat_formal.verbalize.prompts import PromptRecord, write_prompts
 
-__all__ = ["OFFLINE", "cli", "installed", "make_dataset", "run_installed", "small_instances"]
+__all__ = [
+    "OFFLINE",
+    "cli",
+    "installed",
+    "make_dataset",
+    "needs_module",
+    "run_installed",
+    "small_instances",
+]
+
+
+def needs_module(name: str) -> pytest.MarkDecorator:
+    """Skip where module ``name`` is not installed, without importing it to collect.
+
+    ``pytest.importorskip`` at a module's top imports the library in every process
+    that collects the tests (``datasets`` takes seconds, with pandas and pyarrow);
+    this mark only looks the module up, and the tests that need it import it.
+    """
+    return pytest.mark.skipif(find_spec(name) is None, reason=f"could not import {name!r}")
 
 
 def small_instances(per_family: int = 1, clauses: int = 8) -> list[Instance]:
