@@ -228,3 +228,34 @@ def test_reading_dimacs_loads_no_lark(tmp_path: Path) -> None:
     )
     assert "twosat_formal.io._dimacs" in loaded
     assert "lark" not in {top(m) for m in loaded}
+
+
+def test_the_root_group_is_built_once_and_again_for_a_new_command(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Running the CLI again in one process reuses the root group, with the same help;
+    a command registered afterwards builds it again, and it answers."""
+    cli_app = importlib.import_module("twosat_formal.cli.app")
+
+    def run(*args: str) -> str:
+        with pytest.raises(SystemExit):
+            main(list(args))
+        return capsys.readouterr().out
+
+    first = run("version", "--help")
+    root = cli_app._root_command()
+    assert run("version", "--help") == first
+    assert cli_app._root_command() is root
+
+    def probe_once() -> None:
+        """A command added after the root group was built."""
+        print("probe ran")
+
+    try:
+        app.command("probe-once")(probe_once)
+        assert cli_app._root_command() is not root
+        assert run("probe-once") == "probe ran\n"
+        assert run("version", "--help") == first
+    finally:
+        app.registered_commands.pop()
+    assert "probe-once" not in run("--help")
