@@ -177,6 +177,14 @@ def _optional_parts(
     }
 
 
+def _models_and_templates(
+    data: Sequence[Row], model_order: Sequence[str]
+) -> tuple[list[str], list[str]]:
+    """The report's models (``model_order`` first) and templates, in order of appearance."""
+    models = ordered_models((r for r in data if r.get("model") is not None), model_order)
+    return models, [str(t) for t in first_seen(r.get("template") for r in data)]
+
+
 def compute_content(
     rows: Iterable[Row],
     *,
@@ -203,8 +211,7 @@ def compute_content(
     0
     """
     data = list(rows)
-    models = ordered_models((r for r in data if r.get("model") is not None), model_order)
-    templates = [str(t) for t in first_seen(r.get("template") for r in data)]
+    models, templates = _models_and_templates(data, model_order)
     by_model = group_rows(data, ["model"])
     summaries = [model_summary(m, by_model[(m,)], method=method, seed=seed) for m in models]
     order_tests, order_bars = arm_comparison(data, "order", method=method, seed=seed)
