@@ -37,7 +37,7 @@ from bench_certify_mixed import cli_certify
 
 from twosat_formal.certify import RecordResult, certify_files
 from twosat_formal.io.instance import Instance
-from twosat_formal.make.generators.grids import grid_cells, grid_instances
+from twosat_formal.make.generators.grids import grid_cells
 from twosat_formal.make.perturb.chain import StepSpec
 from twosat_formal.make.perturb.instances import instance_seed, perturb_instance
 
@@ -63,7 +63,8 @@ def records(small: bool, seed: int, count: int = 10) -> Iterator[Instance]:
     cells = grid_cells("table1", count=1 if small else count)
     if small:
         cells = [cell for cell in cells if cell.clauses is not None and cell.clauses <= 20]
-    for inst in grid_instances(cells, seed):
+    instances = (inst for cell in cells for inst in cell.dataset(seed))
+    for inst in instances:
         yield inst
         for k, steps in enumerate(chains(inst.family)):
             yield perturb_instance(inst, steps, seed=instance_seed(seed + k, inst.id))

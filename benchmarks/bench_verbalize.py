@@ -75,7 +75,7 @@ def write_grid(package: str, path: Path, small: bool, count: int) -> int:
     if small:
         cells = [cell for cell in cells if cell.clauses is not None and cell.clauses <= 20]
     written: int = module_of(package, "io.instance", "instance").write_instances(
-        grids.grid_instances(cells, 0), path
+        (inst for cell in cells for inst in cell.dataset(0)), path
     )
     return written
 
