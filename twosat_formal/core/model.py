@@ -360,7 +360,7 @@ class SecretMask:
     only when it holds a secret as it is (a substring test per secret).
 
     >>> mask = SecretMask(["sk-a/b c"])
-    >>> mask("key=sk-a%2Fb%20c or sk-a/b+c or sk-a%2fb c or sk-a\\/b c; sk-a fine")
+    >>> mask("key=sk-a%2Fb%20c or sk-a/b+c or sk-a%2fb c or sk-a\\\\/b c; sk-a fine")
     'key=*** or *** or *** or ***; sk-a fine'
     >>> SecretMask([])("nothing to hide")
     'nothing to hide'
