@@ -53,3 +53,29 @@ def test_pairs_writes_the_same_with_and_without_a_bar(
     assert run(["pairs", str(data), "--out", str(outs[0])], capsys)[0] == 0
     assert run(["pairs", str(data), "--out", str(outs[1]), "--no-progress"], capsys)[0] == 0
     assert outs[0].read_bytes() == outs[1].read_bytes()
+
+
+def test_the_bar_starts_with_the_total_it_is_given(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bar's task is created with the known total and the first item done, so no
+    frame shows an unknown total (``0/?``) for work whose size is known."""
+    import importlib
+    import io
+
+    from rich.console import Console
+    from rich.progress import Progress
+
+    from twosat_formal.cli.progress import with_progress
+
+    cli_app = importlib.import_module("twosat_formal.cli.app")
+    terminal = Console(file=io.StringIO(), force_terminal=True, width=100)
+    monkeypatch.setattr(cli_app, "err_console", terminal)
+    added: list[tuple[object, object]] = []
+    add_task = Progress.add_task
+
+    def spy(self: Progress, description: str, *args: object, **kwargs: object) -> object:
+        added.append((kwargs.get("total"), kwargs.get("completed")))
+        return add_task(self, description, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Progress, "add_task", spy)
+    assert list(with_progress(iter("abc"), 3, "counting")) == ["a", "b", "c"]
+    assert added == [(3, 1)]

@@ -90,7 +90,7 @@ def progress_callback(
         def advance(done: int, total: int | None) -> None:
             if not shown:
                 bar = stack.enter_context(_bar(label))
-                shown.append((bar, bar.add_task(label, total=None)))
+                shown.append((bar, bar.add_task(label, total=total, completed=done)))
             bar, task = shown[0]
             bar.update(task, completed=done, total=total)
 
