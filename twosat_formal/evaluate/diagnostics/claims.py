@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 from twosat_formal.core.formula import Formula
+from twosat_formal.core.jsonfields import fields_json
 
 __all__ = ["ANSWER_LINE", "FORMS", "KINDS", "MAX_SENTENCE", "SENTENCE_END", "Claim", "Trace"]
 
@@ -50,12 +51,9 @@ class Claim:
 
     def to_json(self, formula: Formula) -> dict[str, Any]:
         """The claim as a JSON object, literals as the formula names them."""
-        found = asdict(self)  # in field order; an expression only when there is one
-        found.update(
-            literals=[formula.literal_name(x) for x in self.literals], span=list(self.span)
-        )
-        if self.expression is None:
-            del found["expression"]
+        # in field order; an expression only when there is one
+        found = fields_json(self, skip=() if self.expression is not None else ("expression",))
+        found["literals"] = [formula.literal_name(x) for x in self.literals]
         return found
 
 

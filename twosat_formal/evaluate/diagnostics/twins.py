@@ -45,10 +45,11 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 from twosat_formal.core.formula import Formula
+from twosat_formal.core.jsonfields import fields_json
 from twosat_formal.core.provenance import tool_version
 from twosat_formal.core.records import ChangeRecord, read_record
 from twosat_formal.errors import ConfigError, NotTwoCNFError, NoTwinError
@@ -147,8 +148,7 @@ class Change:
 
     def to_json(self, formula: Formula | None = None) -> dict[str, Any]:
         """The change as a JSON object; with ``formula``, clauses and cycle also as text."""
-        obj: dict[str, Any] = asdict(self)  # in field order, the clauses as lists
-        obj.update(before=list(self.before), after=list(self.after), cycle=list(self.cycle))
+        obj = fields_json(self)  # in field order, the clauses and the cycle as lists
         if formula is not None:
             obj["description"] = self.describe(formula)
             obj["cycle_text"] = self.cycle_text(formula)
