@@ -415,8 +415,13 @@ _RESULT_READERS: dict[str, Callable[[RunStore, Any], Any]] = {
     "question_type": lambda _, value: "decision" if value is None else value,
     "witness": _stored_json,
 }
-#: The columns a full read of an older store gives as null (then read as above).
-_FULL_READ_DEFAULTS = (*_OPTIONAL_FLAGS, *(name for name, _ in ADDED_RESULT_COLUMNS))
+#: The columns a full read of an older store gives as null (then read as above): the
+#: added ones, each once, the optional flags first.
+_FULL_READ_DEFAULTS = tuple(
+    name
+    for name in dict.fromkeys((*_OPTIONAL_FLAGS, *(name for name, _ in ADDED_RESULT_COLUMNS)))
+    if name not in dict(_FIRST_COLUMNS)
+)
 
 
 @dataclass(frozen=True)
