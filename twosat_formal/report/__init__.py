@@ -81,25 +81,28 @@ def figure_data(content: ReportContent) -> dict[str, Any]:
     >>> sorted(figure_data(compute_content([])))[:3]
     ['duplication_bars', 'edit_curves', 'filler_bars']
     """
-    return _clean(
-        {
-            "size_curves": {f: _curves(c) for f, c in content.size_curves.items()},
-            "size_metric_curves": {
-                metric: {f: _curves(c) for f, c in by_family.items()}
-                for metric, by_family in content.size_metric_curves.items()
-            },
-            "template_curves": {f: _curves(c) for f, c in content.template_curves.items()},
-            "knob_curves": {
-                panel: {knob: _curves(c) for knob, c in by_knob.items()}
-                for panel, by_knob in content.knob_curves.items()
-            },
-            "order_bars": content.order_bars,
-            "order_model_bars": content.order_model_bars,
-            "filler_bars": content.filler_bars,
-            "duplication_bars": content.duplication_bars,
-            "edit_curves": _curves(content.edit_curves),
-        }
-    )
+    return _clean(_figure_series(content))
+
+
+def _figure_series(content: ReportContent) -> dict[str, Any]:
+    """:func:`figure_data` before it is made JSON (``report.json`` cleans it whole)."""
+    return {
+        "size_curves": {f: _curves(c) for f, c in content.size_curves.items()},
+        "size_metric_curves": {
+            metric: {f: _curves(c) for f, c in by_family.items()}
+            for metric, by_family in content.size_metric_curves.items()
+        },
+        "template_curves": {f: _curves(c) for f, c in content.template_curves.items()},
+        "knob_curves": {
+            panel: {knob: _curves(c) for knob, c in by_knob.items()}
+            for panel, by_knob in content.knob_curves.items()
+        },
+        "order_bars": content.order_bars,
+        "order_model_bars": content.order_model_bars,
+        "filler_bars": content.filler_bars,
+        "duplication_bars": content.duplication_bars,
+        "edit_curves": _curves(content.edit_curves),
+    }
 
 
 def _summary_json(s: ModelSummary) -> dict[str, Any]:
@@ -175,7 +178,7 @@ def content_to_json(content: ReportContent, figures: list[Image]) -> dict[str, A
                 "sweep_knobs": content.sweep_knobs,
                 "grid_experiments": content.grid_experiments,
             },
-            "figure_data": figure_data(content),
+            "figure_data": _figure_series(content),
             "table1": [_table1_json(r) for r in content.table1],
             **{key: getattr(content, key) for key in _TESTS},
             "figures": [f.path.as_posix() for f in figures],
