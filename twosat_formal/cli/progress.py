@@ -91,6 +91,7 @@ def progress_callback(
             if not shown:
                 bar = stack.enter_context(_bar(label))
                 shown.append((bar, bar.add_task(label, total=total, completed=done)))
+                return
             bar, task = shown[0]
             bar.update(task, completed=done, total=total)
 

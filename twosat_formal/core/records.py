@@ -199,10 +199,9 @@ class EditRecord(_Record):
 
 
 def _transform_kind(value: Any) -> str:
-    if type(value) is dict:  # a record's JSON object: no abstract-class test needed
-        kind = value.get("kind")
-    else:
-        kind = value.get("kind") if isinstance(value, Mapping) else getattr(value, "kind", None)
+    # a record's JSON object is a dict: no abstract-class test needed
+    is_mapping = type(value) is dict or isinstance(value, Mapping)
+    kind = value.get("kind") if is_mapping else getattr(value, "kind", None)
     return "edit" if kind == "edit" else "perturbation"
 
 

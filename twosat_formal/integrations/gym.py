@@ -624,10 +624,12 @@ def score_answer(
         return 0.0
     meta = entry["metadata"]
     require_chain = bool(meta.get("require_chain", False))
-    view: AnyPrompt = row_prompt(meta)  # the view every exported row is judged through
+    view: AnyPrompt
     if require_chain:
         entities, true, false = dict(meta["entities"]), meta["true_value"], meta["false_value"]
         view = _RewardView(entities, true, false, ask_cycle=True)
+    else:
+        view = row_prompt(meta)  # the view every exported row is judged through
     judgement = score(Response(read_answer(answer)), view, row_formula(meta), meta["label"])
     if meta.get("question_type", "decision") != "decision":  # right or not, as eval judges it
         right = judgement.lenient_failure == "correct" if lenient else judgement.correct

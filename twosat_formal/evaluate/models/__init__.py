@@ -339,7 +339,8 @@ def _build_llamacpp(
 
 
 for _name, _cls in REFERENCE_MODELS.items():  # ref/bounded?budget=N takes its budget
-    _form = f"ref/{_name}" + "".join(f"?{option}=N" for option in _cls.options)
+    _query = "&".join(f"{option}=N" for option in _cls.options)
+    _form = f"ref/{_name}" + (f"?{_query}" if _query else "")
     MODELS.add(
         f"ref/{_name}", ModelKind((_form,), _cls.summary, _cls.options, _build_reference(_cls))
     )

@@ -465,7 +465,8 @@ class BoundedModel(ReferenceModel):
         return read.chain(walk)
 
 
-#: The reference reasoners without options, by name (``bounded`` takes a budget).
+#: The reference reasoners by name (each class has its summary and spec options;
+#: ``bounded`` takes a budget).
 REFERENCE_MODELS: dict[str, type[ReferenceModel]] = {
     cls.name: cls for cls in (OracleModel, SatBiasedModel, CoinModel, BoundedModel)
 }
