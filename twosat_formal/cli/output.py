@@ -3,7 +3,8 @@
 Text is printed as it is, never as markup. A registry's catalogue (``families``,
 ``operators``) prints each entry as its name and a bracketed note, its one-line
 summary, then one aligned line per parameter; with ``--json``, the list of the
-entries' ``to_json()``.
+entries' ``to_json()``. :func:`story_rates` writes the story validation rates beside
+the paper's, as ``verbalize --story``, ``story-stats`` and ``report`` print them.
 
 Examples
 --------
@@ -31,7 +32,7 @@ from typing import Any
 
 from twosat_formal.cli.app import out_console
 
-__all__ = ["default_text", "print_catalogue", "print_json", "print_lines"]
+__all__ = ["default_text", "print_catalogue", "print_json", "print_lines", "story_rates"]
 
 
 def print_json(value: Any) -> None:
@@ -76,3 +77,21 @@ def print_catalogue(
                 "",
             ]
         )
+
+
+def story_rates(first_attempt: float | None, fallback: float | None) -> str:
+    """The validation rates of stories beside the paper's (``-`` for a rate not known).
+
+    >>> story_rates(0.8, None)
+    'first-attempt validation 80.0% (paper 95.4%), fallback - (paper 3.3%)'
+    """
+    from twosat_formal.verbalize.story.statistics import (
+        PAPER_FALLBACK_RATE as FALLBACK,
+    )
+    from twosat_formal.verbalize.story.statistics import (
+        PAPER_FIRST_ATTEMPT_RATE as FIRST,
+    )
+
+    shown = ["-" if rate is None else f"{rate:.1%}" for rate in (first_attempt, fallback)]
+    first, fall = f"(paper {FIRST:.1%})", f"(paper {FALLBACK:.1%})"
+    return f"first-attempt validation {shown[0]} {first}, fallback {shown[1]} {fall}"

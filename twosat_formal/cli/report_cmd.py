@@ -28,8 +28,7 @@ from twosat_formal.cli.options import (
     out_option,
     seed_option,
 )
-from twosat_formal.cli.output import print_json, print_lines
-from twosat_formal.cli.story_cmd import story_rates
+from twosat_formal.cli.output import print_json, print_lines, story_rates
 from twosat_formal.core.jsonread import read_json_file
 from twosat_formal.errors import ConfigError
 from twosat_formal.evaluate.models.base import DEFAULT_MAX_TOKENS, DEFAULT_TIMEOUT_S

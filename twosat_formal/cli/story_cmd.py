@@ -20,13 +20,12 @@ import typer
 
 from twosat_formal.cli.app import app, err_console, out_console
 from twosat_formal.cli.options import input_argument, json_option
-from twosat_formal.cli.output import print_json
+from twosat_formal.cli.output import print_json, story_rates
 from twosat_formal.errors import ConfigError
 
 __all__ = [
     "DEFAULT_STORE",
     "require_template",
-    "story_rates",
     "story_stats_command",
     "verbalize_story",
 ]
@@ -44,24 +43,6 @@ def require_template(template: str | None) -> str:
             valid="a template name, 'all', or --story THEME --model SPEC",
         )
     return template
-
-
-def story_rates(first_attempt: float | None, fallback: float | None) -> str:
-    """The validation rates of stories beside the paper's (``-`` for a rate not known).
-
-    >>> story_rates(0.8, None)
-    'first-attempt validation 80.0% (paper 95.4%), fallback - (paper 3.3%)'
-    """
-    from twosat_formal.verbalize.story.statistics import (
-        PAPER_FALLBACK_RATE as FALLBACK,
-    )
-    from twosat_formal.verbalize.story.statistics import (
-        PAPER_FIRST_ATTEMPT_RATE as FIRST,
-    )
-
-    shown = ["-" if rate is None else f"{rate:.1%}" for rate in (first_attempt, fallback)]
-    first, fall = f"(paper {FIRST:.1%})", f"(paper {FALLBACK:.1%})"
-    return f"first-attempt validation {shown[0]} {first}, fallback {shown[1]} {fall}"
 
 
 def verbalize_story(
