@@ -22,7 +22,14 @@ from typing import Any
 
 from twosat_formal.report import charts, plots
 from twosat_formal.report.figinput import OUTCOMES, Drawing, FigureInput, single, slug
-from twosat_formal.report.metrics import METRICS, Estimate, Row, aggregate, group_rows
+from twosat_formal.report.metrics import (
+    METRICS,
+    Estimate,
+    Row,
+    aggregate,
+    group_rows,
+    rows_by_model,
+)
 from twosat_formal.report.sections.common import by_family, family_key
 from twosat_formal.report.sections.curves import template_curves as per_family_templates
 
@@ -360,8 +367,7 @@ def _template_panels(inp: FigureInput) -> dict[str, dict[str, list[tuple[float, 
     """Per model and family of the plain grid, each template's success against |C|
     (those with two templates or more)."""
     panels = {}
-    for model in inp.models:
-        mine = [r for r in inp.rows if str(r.get("model")) == model]
+    for model, mine in rows_by_model(inp.rows, inp.models):  # inp.models: every model
         for family, curves in per_family_templates(mine, method=inp.method, seed=inp.seed).items():
             if len(curves) > 1:
                 panels[f"{model} · {family}"] = curves

@@ -468,7 +468,10 @@ def rows_by_model(rows: Iterable[Row], models: Sequence[str] = ()) -> list[tuple
     [('a', 1), ('b', 2)]
     """
     data = list(rows)
-    return [(m, [r for r in data if str(r.get("model")) == m]) for m in model_order(data, models)]
+    groups: dict[str, list[Row]] = {}
+    for row in data:
+        groups.setdefault(str(row.get("model")), []).append(row)
+    return [(m, groups[m]) for m in model_order(data, models)]
 
 
 def failure_breakdown(rows: Iterable[Row]) -> dict[str, int]:
