@@ -628,7 +628,7 @@ def _assemble(
     return told_record(
         formula,
         story.theme,
-        story.names,
+        story.descriptions,
         intro,
         clues,
         id=story.sid,

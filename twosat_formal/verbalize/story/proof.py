@@ -86,19 +86,21 @@ def rebuild_story(record: StoryRecord, formula: Formula) -> StoryRecord:
         for index, clause in enumerate(formula.clauses, 1)
     ]
     fields = record.model_dump(include={"id", "instance_id", "model", "seed", "provenance"})
-    return seal_story(told_record(formula, theme, names, record.intro, clues, **fields), formula)
+    story = told_record(formula, theme, descriptions, record.intro, clues, **fields)
+    return seal_story(story, formula)
 
 
 def told_record(
     formula: Formula,
     theme: Theme,
-    names: Sequence[str],
+    descriptions: Mapping[str, tuple[str, str]],
     intro: str,
     clues: Sequence[ClueRecord],
     **fields: Any,
 ) -> StoryRecord:
-    """The record of a story told of ``formula`` (``names[v - 1]`` tells variable ``v``),
-    before :func:`seal_story`: the story verbalizer's, and :func:`rebuild_story`'s.
+    """The record of a story told of ``formula`` (the ``v``-th entity of ``descriptions``
+    tells variable ``v``; each with the theme's description of its two values), before
+    :func:`seal_story`: the story verbalizer's, and :func:`rebuild_story`'s.
 
     ``fields`` are the record's ``id``, ``instance_id``, ``model``, ``seed`` and
     ``provenance``; the story, its prompt and the recovered formula follow from the
@@ -107,11 +109,11 @@ def told_record(
     body = assemble_story(intro, [c.text for c in clues])
     return StoryRecord.create(
         theme=theme.name,
-        entities=dict(zip(names, formula.names, strict=True)),
+        entities=dict(zip(descriptions, formula.names, strict=True)),
         intro=intro,
         clues=tuple(clues),
         story=body,
-        text=story_prompt(body, [(e, *theme.describe(e)) for e in names]),
+        text=story_prompt(body, [(e, *values) for e, values in descriptions.items()]),
         recovered=tuple(c.recovered for c in clues),
         **fields,
     )
