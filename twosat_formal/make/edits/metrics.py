@@ -82,6 +82,7 @@ __all__ = [
     "edit_categories",
     "edit_info",
     "edit_operators",
+    "edited_rows",
     "flip_rate",
     "individual_accuracy",
     "level_pairs",
@@ -194,7 +195,7 @@ def _step_category(row: Row, step: Mapping[str, Any]) -> str:
     return str(value)
 
 
-def _edited_rows(
+def edited_rows(
     rows: Iterable[Row],
     *,
     mode: str | None = None,
@@ -485,7 +486,7 @@ def retention(
     """
     _check_filters(operator, category)
     total = retained = correct = 0
-    edited = _edited_rows(rows, mode=mode, kind=CHANGING, operator=operator, category=category)
+    edited = edited_rows(rows, mode=mode, kind=CHANGING, operator=operator, category=category)
     for row, info in edited:
         total += 1
         retained += decision_of(row) == info.origin_label
@@ -545,7 +546,7 @@ def individual_accuracy(
     check_choice(kind, (PRESERVING, CHANGING), what="edit class", parameter="kind")
     _check_filters(operator, category)
     questions: dict[tuple[Hashable, ...], list[bool]] = {}
-    edited = _edited_rows(rows, mode="individual", kind=kind, operator=operator, category=category)
+    edited = edited_rows(rows, mode="individual", kind=kind, operator=operator, category=category)
     for row, info in edited:
         questions.setdefault(question_key(row, info.origin), []).append(_correct(row))
     total = sum(len(v) for v in questions.values())
@@ -569,7 +570,7 @@ def edit_operators(
     >>> edit_operators([row]), edit_operators([row], mode=None, category="premise")
     ([], ['insert'])
     """
-    return sorted({info.operator for _, info in _edited_rows(rows, mode=mode, category=category)})
+    return sorted({info.operator for _, info in edited_rows(rows, mode=mode, category=category)})
 
 
 def edit_categories(rows: Iterable[Row]) -> list[str]:
@@ -580,7 +581,7 @@ def edit_categories(rows: Iterable[Row]) -> list[str]:
     >>> edit_categories([{"instance_id": "e", "transforms": [step]}, {"instance_id": "a"}])
     ['premise']
     """
-    found = {info.category for _, info in _edited_rows(rows)}
+    found = {info.category for _, info in edited_rows(rows)}
     return [c for c in CATEGORIES if c in found]
 
 
@@ -590,4 +591,4 @@ def max_level(rows: Iterable[Row]) -> int:
     >>> max_level([{"instance_id": "a"}])
     0
     """
-    return max((info.level for _, info in _edited_rows(rows, mode="cumulative")), default=0)
+    return max((info.level for _, info in edited_rows(rows, mode="cumulative")), default=0)

@@ -34,7 +34,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from twosat_formal.core.jsonfields import fields_json
-from twosat_formal.make.edits.metrics import Row, decision_of, edit_info, question_key
+from twosat_formal.make.edits.metrics import (
+    Row,
+    decision_of,
+    edit_info,
+    edited_rows,
+    question_key,
+)
 
 __all__ = ["ProofLengthFlips", "changed_proof_lengths", "proof_length_flips", "proof_length_of"]
 
@@ -81,9 +87,8 @@ def _pairs(rows: Iterable[Row], category: str | None) -> list[tuple[Row, Row]]:
         if edit_info(row) is None and proof_length_of(row) is not None
     }
     pairs = []
-    for row in rows:
-        info = edit_info(row)
-        if info is None or not info.matches(None, category) or proof_length_of(row) is None:
+    for row, info in edited_rows(rows, category=category):
+        if proof_length_of(row) is None:
             continue
         base = baselines.get(question_key(row, info.origin))
         if base is not None:
