@@ -58,7 +58,7 @@ def test_a_batch_mode_and_a_model_mode_follow_one_rule(mode: object) -> None:
 
     if mode in ("chat", "completion"):
         batch()
-        assert LoadOptions(mode=mode).mode == mode  # type: ignore[arg-type]
+        assert LoadOptions(mode=mode).mode == mode
         return
     with pytest.raises(ConfigError) as batch_error:
         batch()

@@ -9,7 +9,10 @@ Command-line text is read first by the field's reader (:func:`from_text`).
 fault, which names the parameter. An owner whose parameters each have their own words
 (a config's fields, a writer's options) declares a :class:`Rule` per parameter (type,
 what is valid, message) and checks them with :func:`check`, whose
-:class:`~twosat_formal.errors.ConfigError` carries the rule's message and ``valid``.
+:class:`~twosat_formal.errors.ConfigError` carries the rule's message and ``valid``;
+an owner with its own words for an unknown key passes them to :func:`check`. A rule
+used by several owners is defined once (:data:`COUNT`; a spec option's form of a rule:
+:func:`twosat_formal.evaluate.models.base.spec_option`).
 
 Examples
 --------
