@@ -19,7 +19,7 @@ from pydantic import Field
 
 from tests.support.params import value_of
 from twosat_formal.core.formula import MAX_SIZE
-from twosat_formal.core.params import Rule, check, rules_table, table, validate
+from twosat_formal.core.params import COUNT, MUST, Rule, check, rules_table, table, validate
 from twosat_formal.errors import ConfigError
 from twosat_formal.make.generators.knobs import ParamSpec, validate_params
 from twosat_formal.make.perturb.operator import Param
@@ -261,3 +261,26 @@ def test_a_rule_table_names_the_first_bad_parameter_with_its_rules_message(
     with pytest.raises(ConfigError) as info:
         check(adapter, rules, given_values)
     assert (info.value.parameter, str(info.value), info.value.valid) == expected
+
+
+@given(
+    st.sampled_from(["size", "sise"]),
+    st.one_of(st.integers(-3, 5), st.booleans(), st.floats(-2, 5), st.text(max_size=2)),
+)
+def test_check_hands_an_unknown_key_to_its_owner_and_formats_the_rules_message(
+    key: str, value: object
+) -> None:
+    rules = {"size": COUNT._replace(message=MUST)}
+    adapter = rules_table("demo", rules)
+    is_count = type(value) is int and value >= 1
+    if key == "size" and is_count:
+        assert check(adapter, rules, {key: value}, LookupError) == {key: value}
+        return
+    expected: type[Exception] = LookupError if key == "sise" else ConfigError
+    with pytest.raises(expected) as info:
+        check(adapter, rules, {key: value}, LookupError)
+    if isinstance(info.value, ConfigError):
+        assert str(info.value) == f"size must be an integer >= 1, not {value!r}"
+        assert (info.value.parameter, info.value.valid) == ("size", "an integer >= 1")
+    else:
+        assert info.value.args == ("sise",)

@@ -38,12 +38,12 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from functools import lru_cache
-from typing import Annotated, Any, Literal, Protocol, runtime_checkable
+from typing import Annotated, Literal, Protocol, runtime_checkable
 from urllib.parse import parse_qsl, unquote, unquote_plus, urlsplit, urlunsplit
 
 from pydantic import Field
 
-from twosat_formal.core.params import must, table, validate
+from twosat_formal.core.params import MUST, Rule, check, rules_table
 from twosat_formal.errors import ConfigError, TransientModelError
 
 __all__ = [
@@ -85,23 +85,30 @@ MAX_TOKENS = 2**31 - 1
 
 #: The values of ``reasoning_effort`` (OpenAI's reasoning models; vLLM passes it on).
 REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high")
-#: What each sampling parameter may be: ``name -> (type, description)``, the type a
-#: pydantic one with its bounds; the one rule for :class:`SamplingParams`,
+#: What each sampling parameter may be: ``name ->`` :class:`~twosat_formal.core.params.Rule`,
+#: the type a pydantic one with its bounds; the one rule for :class:`SamplingParams`,
 #: ``--temperature``/``--top-p``/``--seed``/``--max-tokens`` and a model spec's
 #: ``?temperature=...`` options (:data:`SAMPLING`).
-SAMPLING_RULES: dict[str, tuple[Any, str]] = {
-    "max_tokens": (Annotated[int, Field(ge=1, le=MAX_TOKENS)], f"an integer in [1, {MAX_TOKENS}]"),
-    "max_completion_tokens": (
-        Annotated[int, Field(ge=1, le=MAX_TOKENS)],
-        f"an integer in [1, {MAX_TOKENS}]",
+SAMPLING_RULES: dict[str, Rule] = {
+    "max_tokens": Rule(
+        Annotated[int, Field(ge=1, le=MAX_TOKENS)], f"an integer in [1, {MAX_TOKENS}]", MUST
     ),
-    "temperature": (Annotated[float, Field(ge=0, allow_inf_nan=False)], "a finite number >= 0"),
-    "top_p": (Annotated[float, Field(gt=0, le=1, allow_inf_nan=False)], "a number in (0, 1]"),
-    "seed": (Annotated[int, Field(ge=0, le=MAX_SEED)], f"an integer in [0, {MAX_SEED}]"),
-    "reasoning_effort": (Literal[REASONING_EFFORTS], "one of " + ", ".join(REASONING_EFFORTS)),
+    "max_completion_tokens": Rule(
+        Annotated[int, Field(ge=1, le=MAX_TOKENS)], f"an integer in [1, {MAX_TOKENS}]", MUST
+    ),
+    "temperature": Rule(
+        Annotated[float, Field(ge=0, allow_inf_nan=False)], "a finite number >= 0", MUST
+    ),
+    "top_p": Rule(
+        Annotated[float, Field(gt=0, le=1, allow_inf_nan=False)], "a number in (0, 1]", MUST
+    ),
+    "seed": Rule(Annotated[int, Field(ge=0, le=MAX_SEED)], f"an integer in [0, {MAX_SEED}]", MUST),
+    "reasoning_effort": Rule(
+        Literal[REASONING_EFFORTS], "one of " + ", ".join(REASONING_EFFORTS), MUST
+    ),
 }
 #: The table of :data:`SAMPLING_RULES` (:mod:`twosat_formal.core.params`).
-SAMPLING = table("sampling", {name: rule for name, (rule, _) in SAMPLING_RULES.items()})
+SAMPLING = rules_table("sampling", SAMPLING_RULES)
 
 
 @dataclass(frozen=True)
@@ -126,7 +133,7 @@ class SamplingParams:
     def __post_init__(self) -> None:
         given = {name: getattr(self, name) for name in SAMPLING_RULES}
         given = {name: value for name, value in given.items() if value is not None}
-        validate(SAMPLING, given, lambda key, _: must(key, given[key], SAMPLING_RULES[key][1]))
+        check(SAMPLING, SAMPLING_RULES, given)
         for key, _ in self.extra_body:
             if key in BODY_FIELDS:
                 raise ConfigError(

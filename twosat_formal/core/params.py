@@ -9,7 +9,10 @@ Command-line text is read first by the field's reader (:func:`from_text`).
 fault, which names the parameter. An owner whose parameters each have their own words
 (a config's fields, a writer's options) declares a :class:`Rule` per parameter (type,
 what is valid, message) and checks them with :func:`check`, whose
-:class:`~twosat_formal.errors.ConfigError` carries the rule's message and ``valid``.
+:class:`~twosat_formal.errors.ConfigError` carries the rule's message and ``valid``;
+an owner with its own words for an unknown key passes them to :func:`check`. A rule
+used by several owners is defined once (:data:`COUNT`; a spec option's form of a rule:
+:func:`twosat_formal.evaluate.models.base.spec_option`).
 
 Examples
 --------
@@ -28,21 +31,29 @@ ValueError: bad count
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, NamedTuple, Protocol
+from typing import Annotated, Any, NamedTuple, Protocol
 
-from pydantic import BeforeValidator, ConfigDict, TypeAdapter, ValidationError, with_config
+from pydantic import (
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    ValidationError,
+    with_config,
+)
 from typing_extensions import TypedDict
 
 from twosat_formal._util.recent import Recent
 from twosat_formal.errors import ConfigError
 
 __all__ = [
+    "COUNT",
+    "MUST",
     "Declared",
     "Problem",
     "Rule",
     "check",
     "from_text",
-    "must",
     "rules_table",
     "table",
     "table_of",
@@ -140,15 +151,6 @@ def validate(
         raise problem(str(first["loc"][0]), first["type"] == "extra_forbidden") from None
 
 
-def must(key: str, value: object, valid: str) -> ConfigError:
-    """The error of parameter ``key`` whose ``value`` is not ``valid``.
-
-    >>> print(must("top_p", 2.0, "a number in (0, 1]"))
-    top_p must be a number in (0, 1], not 2.0
-    """
-    return ConfigError(f"{key} must be {valid}, not {value!r}", parameter=key, valid=valid)
-
-
 class Rule(NamedTuple):
     """A parameter's rule: its annotated type, what is valid (the error's ``valid``) and
     its error's message, formatted with ``key``, ``value`` and ``valid``."""
@@ -158,16 +160,28 @@ class Rule(NamedTuple):
     message: str = "{key} must be {valid}, got {value!r}"
 
 
+#: The message of a rule whose error reads ``top_p must be a number in (0, 1], not 2.0``.
+MUST = "{key} must be {valid}, not {value!r}"
+#: A count: an integer >= 1 (``true`` is none).
+COUNT = Rule(Annotated[int, Field(ge=1)], "an integer >= 1")
+
+
 def rules_table(name: str, rules: Mapping[str, Rule]) -> TypeAdapter[dict[str, Any]]:
     """The table of ``rules`` (:func:`table` of their types)."""
     return table(name, {key: rule.type for key, rule in rules.items()})
 
 
 def check(
-    adapter: TypeAdapter[dict[str, Any]], rules: Mapping[str, Rule], given: Mapping[str, object]
+    adapter: TypeAdapter[dict[str, Any]],
+    rules: Mapping[str, Rule],
+    given: Mapping[str, object],
+    unknown: Callable[[str], Exception] | None = None,
 ) -> dict[str, Any]:
     """``given`` checked by ``adapter``, the table of ``rules``; the first fault is a
     :class:`ConfigError` with its rule's message, ``parameter`` and ``valid``.
+
+    A key that is not in ``adapter``'s table is ``unknown(key)``, by default a
+    :class:`ConfigError` that lists the keys of ``rules``.
 
     >>> from typing import Annotated
     >>> from pydantic import Field
@@ -176,10 +190,21 @@ def check(
     Traceback (most recent call last):
     ...
     twosat_formal.errors.ConfigError: size must be an integer >= 1, got 0
+    >>> rules = {"size": COUNT._replace(message=MUST)}
+    >>> check(rules_table("demo", rules), rules, {"size": 2.0})
+    Traceback (most recent call last):
+    ...
+    twosat_formal.errors.ConfigError: size must be an integer >= 1, not 2.0
+    >>> check(rules_table("demo", rules), rules, {"sise": 2}, lambda key: KeyError(key))
+    Traceback (most recent call last):
+    ...
+    KeyError: 'sise'
     """
 
-    def problem(key: str, unknown: bool) -> ConfigError:
-        if unknown:
+    def problem(key: str, stranger: bool) -> Exception:
+        if stranger:
+            if unknown is not None:
+                return unknown(key)
             return ConfigError(f"unknown parameter {key!r}", parameter=key, valid=", ".join(rules))
         rule = rules[key]
         message = rule.message.format(key=key, value=given[key], valid=rule.valid)

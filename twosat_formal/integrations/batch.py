@@ -37,17 +37,15 @@ import os
 import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import IO, Annotated, Any, Literal, Protocol
-
-from pydantic import Field
+from typing import IO, Any, Protocol
 
 from twosat_formal._util.atomic import atomic_output, stream_target, write_target
 from twosat_formal.core.model import DEFAULT_MODE
-from twosat_formal.core.params import Rule, check, rules_table
+from twosat_formal.core.params import COUNT, Rule, check, rules_table
 from twosat_formal.errors import ConfigError
 from twosat_formal.evaluate.models import MODELS, parse_spec
 from twosat_formal.evaluate.models.base import SamplingParams, sampling_for
-from twosat_formal.evaluate.models.openai_compat import MODES, request_body
+from twosat_formal.evaluate.models.openai_compat import MODE_RULE, request_body
 from twosat_formal.integrations.answers import custom_id
 from twosat_formal.io.jsonl import json_line
 
@@ -74,13 +72,12 @@ _BAD_ID = re.compile(r"[\s\x00-\x1f\x7f?#\"\\]")
 _OPENAI = "openai"
 
 
-_COUNT = Rule(Annotated[int, Field(ge=1)], "an integer >= 1")
 #: The rules of the options of :func:`batch_requests` and :func:`write_batch`.
 OPTION_RULES: dict[str, Rule] = {
-    "samples": _COUNT,
-    "mode": Rule(Literal[MODES], " or ".join(MODES), "unknown mode {value!r}"),
-    "max_requests": _COUNT,
-    "max_bytes": _COUNT,
+    "samples": COUNT,
+    "mode": MODE_RULE._replace(message="unknown mode {value!r}"),
+    "max_requests": COUNT,
+    "max_bytes": COUNT,
 }
 _OPTIONS = rules_table("batch options", OPTION_RULES)
 

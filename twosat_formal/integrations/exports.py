@@ -34,7 +34,7 @@ from pydantic import Field
 from twosat_formal._util.atomic import write_target
 from twosat_formal._util.registry import Registry
 from twosat_formal.core.model import DEFAULT_MAX_TOKENS
-from twosat_formal.core.params import Rule, check, rules_table
+from twosat_formal.core.params import COUNT, Rule, check, rules_table
 from twosat_formal.errors import ConfigError, RecordError
 
 if TYPE_CHECKING:
@@ -135,12 +135,11 @@ class ExportOptions:
         check(_OPTIONS, OPTION_RULES, {name: getattr(self, name) for name in OPTION_RULES})
 
 
-_BUDGET = Rule(Annotated[int, Field(ge=1)], "an integer >= 1")
 #: The rules of :class:`ExportOptions`' fields.
 OPTION_RULES: dict[str, Rule] = {
     "name": Rule(str, "a string"),
-    "max_tokens": _BUDGET,
-    "max_gen_toks": _BUDGET,
+    "max_tokens": COUNT,
+    "max_gen_toks": COUNT,
     "license": Rule(
         Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9.+-]*$")],
         "lowercase, like cc-by-4.0, apache-2.0, mit, other or unknown",

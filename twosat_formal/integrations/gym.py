@@ -66,7 +66,7 @@ from typing import Annotated, Any, ClassVar, overload
 from pydantic import Field
 
 from twosat_formal.core.formula import Formula
-from twosat_formal.core.params import Rule, check, rules_table
+from twosat_formal.core.params import COUNT, Rule, check, rules_table
 from twosat_formal.core.seeds import seeded_rng
 from twosat_formal.errors import ConfigError, TwoSatFormalError, UnknownNameError
 from twosat_formal.evaluate.diagnostics.chains import chain_object, closed_walk
@@ -220,7 +220,7 @@ def _unit(high: float) -> Rule:
     return Rule(number, f"[0, {high:g}]", says)
 
 
-_COUNT = {low: Rule(Annotated[int, Field(ge=low)], f"an integer >= {low}") for low in (0, 1)}
+_SIZE = Rule(Annotated[int, Field(ge=0)], "an integer >= 0")
 _FLAG = Rule(bool, "true or false")
 _NAMES = Rule(tuple[str, ...], "a sequence of names")
 #: The question types an item may ask (``chain`` is ``require_chain``'s).
@@ -229,8 +229,8 @@ _QUESTION_TYPES = ("decision", *ASKED)
 #: names of families, templates and question types are then looked up).
 CONFIG_RULES: dict[str, Rule] = {
     "families": _NAMES,
-    "min_clauses": _COUNT[1],
-    "max_clauses": _COUNT[1],
+    "min_clauses": COUNT,
+    "max_clauses": COUNT,
     "knob_spread": _unit(0.5),
     "min_filler_share": _unit(1.0),
     "max_filler_share": _unit(1.0),
@@ -240,7 +240,7 @@ CONFIG_RULES: dict[str, Rule] = {
     "lenient": _FLAG,
     "partial_credit": _unit(1.0),
     "seed": Rule(int | None, "an integer"),
-    "size": _COUNT[0],
+    "size": _SIZE,
     "types": _NAMES,
 }
 _CONFIG_TABLE = rules_table("TwoSatConfig", CONFIG_RULES)

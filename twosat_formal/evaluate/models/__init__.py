@@ -53,27 +53,32 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Annotated, Any, Literal, Protocol
+from typing import Annotated, Any, Protocol
 from urllib.parse import parse_qsl
 
 from pydantic import Field, TypeAdapter
 
 from twosat_formal._util.registry import Registry
 from twosat_formal.core.model import DEFAULT_MODE
-from twosat_formal.core.params import from_text, must, table, validate
+from twosat_formal.core.params import COUNT, MUST, Rule, check, rules_table
 from twosat_formal.errors import ConfigError, UnknownNameError
 from twosat_formal.evaluate.models import llamacpp
 from twosat_formal.evaluate.models.base import (
+    OPTION_MESSAGE,
     OPTION_RULES,
     SAMPLING_OPTIONS,
     Model,
     Response,
     SamplingParams,
     TransientModelError,
-    option_error,
     sampling_for,
+    spec_option,
 )
-from twosat_formal.evaluate.models.openai_compat import DEFAULT_TIMEOUT_S, MODES, OpenAICompatModel
+from twosat_formal.evaluate.models.openai_compat import (
+    DEFAULT_TIMEOUT_S,
+    MODE_RULE,
+    OpenAICompatModel,
+)
 from twosat_formal.evaluate.models.reference import REFERENCE_MODELS, ReferenceModel
 
 __all__ = [
@@ -112,24 +117,27 @@ class LoadOptions:
 
     def __post_init__(self) -> None:
         given = {"mode": self.mode, "timeout_s": self.timeout_s}
-        validate(_LOAD, given, lambda key, _: must(key, given[key], _LOAD_RULES[key][1]))
+        check(_LOAD, _LOAD_RULES, given)
 
 
 #: What :class:`LoadOptions` checks (the other two are names).
-_LOAD_RULES: dict[str, tuple[Any, str]] = {
-    "mode": (Literal[MODES], " or ".join(MODES)),
-    "timeout_s": (Annotated[float, Field(gt=0, allow_inf_nan=False)], "a finite number > 0"),
+_LOAD_RULES: dict[str, Rule] = {
+    "mode": MODE_RULE,
+    "timeout_s": Rule(
+        Annotated[float, Field(gt=0, allow_inf_nan=False)], "a finite number > 0", MUST
+    ),
 }
-_LOAD = table("load options", {key: rule for key, (rule, _) in _LOAD_RULES.items()})
+_LOAD = rules_table("load options", _LOAD_RULES)
 
 
-#: The options a kind of model may take: ``name -> (type, description)``, the sampling
-#: ones (:data:`~twosat_formal.evaluate.models.base.OPTION_RULES`) and the kinds' own.
-_RULES: dict[str, tuple[Any, str]] = {
+#: The options a kind of model may take: ``name ->`` :class:`~twosat_formal.core.params.Rule`,
+#: the sampling ones (:data:`~twosat_formal.evaluate.models.base.OPTION_RULES`) and the
+#: kinds' own.
+_RULES: dict[str, Rule] = {
     **OPTION_RULES,
-    "budget": (Annotated[int, Field(ge=1), from_text(int)], "an integer >= 1"),
-    "n_ctx": (Annotated[int, Field(ge=1), from_text(int)], "an integer >= 1"),
-    "mode": _LOAD_RULES["mode"],
+    "budget": spec_option(COUNT, int),
+    "n_ctx": spec_option(COUNT, int),
+    "mode": MODE_RULE._replace(message=OPTION_MESSAGE),
 }
 
 
@@ -238,16 +246,14 @@ def _checked_options(name: str, spec: str, options: Mapping[str, str]) -> dict[s
     """``options`` checked by the table of kind ``name``: its own options and sampling's."""
     allowed = (*MODELS.get(name).options, *SAMPLING_OPTIONS)
 
-    def problem(key: str, unknown: bool) -> ConfigError:
-        if not unknown:
-            return option_error(key, options[key], _RULES[key][1])
+    def unknown(key: str) -> ConfigError:
         return ConfigError(
             f"model spec {shown_spec(spec)!r}: unknown option {key!r}",
             parameter=key,
             valid=", ".join(allowed) if allowed else "no options",
         )
 
-    return validate(_options_table(allowed), options, problem)
+    return check(_options_table(allowed), _RULES, options, unknown)
 
 
 def load_model(
@@ -299,7 +305,7 @@ def load_model(
 
 @cache
 def _options_table(allowed: tuple[str, ...]) -> TypeAdapter[dict[str, Any]]:
-    return table("model options", {key: _RULES[key][0] for key in allowed})
+    return rules_table("model options", {key: _RULES[key] for key in allowed})
 
 
 def _build_reference(cls: type[ReferenceModel]) -> Builder:

@@ -33,12 +33,13 @@ from twosat_formal.core.model import (
     Turn,
     takes_messages,
 )
-from twosat_formal.core.params import from_text, table, validate
+from twosat_formal.core.params import Rule, check, from_text, rules_table
 from twosat_formal.errors import ConfigError, TransientModelError
 
 __all__ = [
     "DEFAULT_MAX_TOKENS",
     "DEFAULT_TIMEOUT_S",
+    "OPTION_MESSAGE",
     "OPTION_RULES",
     "SAMPLING_OPTIONS",
     "SAMPLING_TEXT",
@@ -50,10 +51,10 @@ __all__ = [
     "TransientModelError",
     "WrappedModel",
     "check_timeout",
-    "option_error",
     "sampling_for",
     "sampling_options",
     "send",
+    "spec_option",
 ]
 
 #: Seconds one request may take (connect, send, wait, read) before it is retried
@@ -80,23 +81,27 @@ _READ: dict[str, Callable[[str], object]] = {
     "top_p": float,
     "reasoning_effort": str,
 }
+#: The message of a spec option's rule: ``option budget='x' is not an integer >= 1``.
+OPTION_MESSAGE = "option {key}={value!r} is not {valid}"
+
+
+def spec_option(rule: Rule, read: Callable[[str], object]) -> Rule:
+    """``rule`` over a spec's text, read by ``read`` first, with :data:`OPTION_MESSAGE`.
+
+    >>> from twosat_formal.core.params import COUNT
+    >>> spec_option(COUNT, int).message
+    'option {key}={value!r} is not {valid}'
+    """
+    return Rule(Annotated[rule.type, from_text(read)], rule.valid, OPTION_MESSAGE)
+
+
 #: :data:`~twosat_formal.core.model.SAMPLING_RULES` over a spec's text (``?max_tokens=16384``):
-#: ``name -> (type, description)``; a kind of model adds its own options' rules.
-OPTION_RULES: dict[str, tuple[Any, str]] = {
-    name: (Annotated[rule, from_text(_READ[name])], valid)
-    for name, (rule, valid) in SAMPLING_RULES.items()
+#: ``name ->`` :class:`~twosat_formal.core.params.Rule`; a kind of model adds its own.
+OPTION_RULES: dict[str, Rule] = {
+    name: spec_option(rule, _READ[name]) for name, rule in SAMPLING_RULES.items()
 }
 #: The table of :data:`OPTION_RULES`: a spec's sampling options, read from text.
-SAMPLING_TEXT = table("sampling options", {name: rule for name, (rule, _) in OPTION_RULES.items()})
-
-
-def option_error(key: str, raw: object, valid: str) -> ConfigError:
-    """The error of a spec option ``key=raw`` that is not ``valid``.
-
-    >>> print(option_error("budget", "x", "an integer >= 1"))
-    option budget='x' is not an integer >= 1
-    """
-    return ConfigError(f"option {key}={raw!r} is not {valid}", parameter=key, valid=valid)
+SAMPLING_TEXT = rules_table("sampling options", OPTION_RULES)
 
 
 def check_timeout(timeout_s: float) -> None:
@@ -121,9 +126,7 @@ def sampling_options(options: Mapping[str, object]) -> dict[str, Any]:
     twosat_formal.errors.ConfigError: option temperature='hot' is not a finite number >= 0
     """
     given = {key: options[key] for key in SAMPLING_OPTIONS if key in options}
-    return validate(
-        SAMPLING_TEXT, given, lambda key, _: option_error(key, given[key], OPTION_RULES[key][1])
-    )
+    return check(SAMPLING_TEXT, OPTION_RULES, given)
 
 
 def sampling_for(spec: str, base: SamplingParams) -> SamplingParams:

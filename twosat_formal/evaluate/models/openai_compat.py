@@ -66,6 +66,7 @@ from twosat_formal.core.model import (
     public_endpoint,
     url_secrets,
 )
+from twosat_formal.core.params import MUST, Rule
 from twosat_formal.errors import (
     FINAL_STATUS,
     ConfigError,
@@ -97,6 +98,7 @@ __all__ = [
     "DEFAULT_BASE_URL",
     "DEFAULT_TIMEOUT_S",
     "MODES",
+    "MODE_RULE",
     "ModelHTTPError",
     "OpenAICompatModel",
     "RefusedRequestError",
@@ -111,6 +113,9 @@ __all__ = [
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 #: The two request dialects.
 MODES = (DEFAULT_MODE, "completion")
+#: The rule of a ``mode`` option (:class:`~twosat_formal.core.params.Rule`): one of
+#: :data:`MODES`; an owner with its own words replaces the message.
+MODE_RULE = Rule(Literal[MODES], " or ".join(MODES), MUST)
 
 Mode = Literal["chat", "completion"]
 

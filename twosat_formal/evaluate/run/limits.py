@@ -26,12 +26,12 @@ from __future__ import annotations
 import asyncio
 import math
 from dataclasses import dataclass, replace
-from typing import Annotated, Any
+from typing import Annotated
 from urllib.parse import parse_qsl, urlencode
 
 from pydantic import BeforeValidator, Field
 
-from twosat_formal.core.params import from_text, must, table, validate
+from twosat_formal.core.params import COUNT, MUST, Rule, check, from_text, rules_table, validate
 from twosat_formal.errors import ConfigError
 
 __all__ = [
@@ -61,19 +61,20 @@ class ModelLimits:
     def __post_init__(self) -> None:
         given = {name: getattr(self, name) for name in LIMIT_OPTIONS}
         given = {name: value for name, value in given.items() if value is not None}
-        validate(_LIMITS, given, lambda key, _: must(key, given[key], LIMIT_RULES[key][1]))
+        check(_LIMITS, LIMIT_RULES, given)
 
 
 #: A whole float (``2.0``) counts as its integer.
 _WHOLE = BeforeValidator(lambda v: int(v) if isinstance(v, float) and v.is_integer() else v)
 _RATE = Annotated[float, Field(gt=0, allow_inf_nan=False), from_text(float)]
-#: What each limit may be: ``name -> (type, description)`` (a spec's text read as a number).
-LIMIT_RULES: dict[str, tuple[Any, str]] = {
-    "concurrency": (Annotated[int, Field(ge=1), _WHOLE, from_text(float)], "an integer >= 1"),
-    "rpm": (_RATE, "a finite number > 0"),
-    "tpm": (_RATE, "a finite number > 0"),
+#: What each limit may be: ``name ->`` :class:`~twosat_formal.core.params.Rule` (a spec's
+#: text read as a number).
+LIMIT_RULES: dict[str, Rule] = {
+    "concurrency": Rule(Annotated[COUNT.type, _WHOLE, from_text(float)], COUNT.valid, MUST),
+    "rpm": Rule(_RATE, "a finite number > 0", MUST),
+    "tpm": Rule(_RATE, "a finite number > 0", MUST),
 }
-_LIMITS = table("limits", {name: rule for name, (rule, _) in LIMIT_RULES.items()})
+_LIMITS = rules_table("limits", LIMIT_RULES)
 
 
 def split_limits(spec: str, defaults: ModelLimits | None = None) -> tuple[str, ModelLimits]:
@@ -85,7 +86,7 @@ def split_limits(spec: str, defaults: ModelLimits | None = None) -> tuple[str, M
     given = {key: raw for key, raw in pairs if key in LIMIT_OPTIONS}
 
     def problem(key: str, unknown: bool) -> ConfigError:
-        valid = LIMIT_RULES[key][1]
+        valid = LIMIT_RULES[key].valid
         return ConfigError(
             f"model spec {spec!r}: option {key}={given[key]!r} is not {valid}",
             parameter=key,

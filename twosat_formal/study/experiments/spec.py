@@ -68,14 +68,13 @@ from pydantic import (
 )
 
 from twosat_formal.core.jsonread import loads
-from twosat_formal.core.params import validate
+from twosat_formal.core.params import check
 from twosat_formal.core.records import read_record
 from twosat_formal.errors import ConfigError, UnknownNameError
 from twosat_formal.evaluate.models.base import (
     OPTION_RULES,
     SAMPLING_OPTIONS,
     SAMPLING_TEXT,
-    option_error,
 )
 from twosat_formal.io.jsonl import read_text
 from twosat_formal.solve.questions import parse_ask
@@ -109,13 +108,14 @@ def _sampling(sampling: dict[str, Any]) -> dict[str, Any]:
 
 
 def _sampling_options(where: str, options: dict[str, Any]) -> None:
-    def problem(key: str, unknown: bool) -> ValueError:
-        if unknown:
-            known = ", ".join(SAMPLING_OPTIONS)
-            return ValueError(f"{where}unknown sampling parameter {key!r} (known: {known})")
-        return ValueError(f"{where}{option_error(key, options[key], OPTION_RULES[key][1])}")
+    def unknown(key: str) -> ValueError:
+        known = ", ".join(SAMPLING_OPTIONS)
+        return ValueError(f"{where}unknown sampling parameter {key!r} (known: {known})")
 
-    validate(SAMPLING_TEXT, options, problem)
+    try:
+        check(SAMPLING_TEXT, OPTION_RULES, options, unknown)
+    except ConfigError as exc:
+        raise ValueError(f"{where}{exc}") from None
 
 
 def _questions(questions: tuple[str, ...]) -> tuple[str, ...]:
