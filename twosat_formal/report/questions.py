@@ -3,7 +3,9 @@
 A run whose prompts ask more than the decision (``verbalize --ask``, the ``questions``
 experiment) has rows of several ``question_type`` values. The report's other sections
 read the decision rows alone; this section gives, per model, question type and family,
-the answers, the strict and lenient accuracy (95 % Wilson intervals over the answers),
+the answers, the strict and lenient accuracy (each formula's share of right answers
+over its renderings and samples, averaged over the formulas, with the 95 % Wilson
+interval over the formulas, as every other metric of the report),
 the mean partial credit (a ``forced`` answer's recall; a ``core`` or ``repair``
 answer's size ratio, over the minimal ones; a ``maxsat`` answer's share of the
 optimum), and the decision accuracy of the same
@@ -40,8 +42,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from twosat_formal.core.jsonfields import fields_json
-from twosat_formal.report.metrics import Estimate, rows_by_model
-from twosat_formal.report.pairs import wilson
+from twosat_formal.report.metrics import Estimate, mean_ci, per_formula, rows_by_model
 
 __all__ = [
     "QUESTIONS_FIGURE",
@@ -60,7 +61,7 @@ QUESTIONS_FIGURE = "figures/question-types.svg"
 FIGURE_TITLE = "Accuracy per question type and model"
 FIGURE_CAPTION = (
     "Strict and lenient accuracy of each model on each question type, over every family "
-    "(the decision among them); bars: 95% Wilson intervals over the answers."
+    "(the decision among them); bars: 95% Wilson intervals across base formulas."
 )
 
 
@@ -100,9 +101,18 @@ class QuestionRow:
 
 
 def _share(rows: Sequence[Mapping[str, Any]], column: str) -> Estimate:
-    """The Wilson estimate of the share of ``rows`` whose ``column`` is true."""
-    flags = [bool(r.get(column)) for r in rows]
-    return wilson(sum(flags), len(flags))
+    """The share of ``rows`` whose ``column`` is true, computed per base formula first
+    (:func:`~twosat_formal.report.metrics.formula_unit`: its renderings, samples and
+    twin are one unit) and averaged over the formulas, with the Wilson interval over the
+    formulas (``n``: formulas, ``n_obs``: answers).
+
+    >>> rows = [{"instance_id": "a", "ok": True}] * 5 + [{"instance_id": "b", "ok": False}]
+    >>> e = _share(rows, "ok")
+    >>> e.mean, e.n, e.n_obs
+    (0.5, 2, 6)
+    """
+    shares = per_formula(rows, lambda r: 1.0 if r.get(column) else 0.0)
+    return mean_ci(list(shares.values()), n_obs=len(rows))
 
 
 def _question_row(
@@ -203,8 +213,10 @@ def write_questions(content: ReportContent) -> list[Block]:
     blocks = captioned(
         "Each formula asked more than its decision (`verbalize --ask`; see "
         'docs/verbalization.md, "Question types"): per model, question type and family, '
-        "the share of right answers (strict and lenient readings, 95% Wilson intervals "
-        "over the answers), the mean partial credit (a `forced` answer's recall; a `core` "
+        "the share of right answers (strict and lenient readings; each formula's share "
+        "over its renderings and samples, averaged over the base formulas, with 95% Wilson "
+        "intervals across them: n counts formulas), the mean partial credit (a `forced` "
+        "answer's recall; a `core` "
         "or `repair` answer's smallest size over its size, among minimal ones; a `maxsat` "
         "answer's rules satisfied over the optimum), and the decision accuracy of the same "
         "formulas. The other sections read the decision prompts alone.",
