@@ -141,3 +141,34 @@ def test_the_dataset_digest_tells_sets_apart(one: set[str], two: set[str]) -> No
     if len(assume_distinct) == 2 and not any("\n" in x for x in one | two):
         assert dataset_key(one) != dataset_key(two)
     assert dataset_key(one) == dataset_key(set(sorted(one, reverse=True)))
+
+
+def _bold_rows(md: str) -> list[str]:
+    board = md.split("## Leaderboard", 1)[1]
+    return [line for line in board.splitlines() if line.startswith("| ") and "**" in line]
+
+
+def test_the_best_success_is_bold_only_when_no_other_row_shares_it(
+    stores: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The rule of every table of the report (a tie is not a best): a model alone at the
+    top is bold; the same store under a second name ties it, and then nothing is."""
+    folder = stores["a"].parent
+    coin = tmp_path / "coin.sqlite"
+    run("eval", str(folder / "data-prompts.jsonl"), "--dataset", str(folder / "data.jsonl"),
+        "-m", "ref/coin", "--store", str(coin), "--no-progress")  # fmt: skip
+    code, _, _ = cli(capsys, "report", str(coin), str(stores["b"]), "-o", str(tmp_path / "one"))
+    assert code == 0
+    data = json.loads((tmp_path / "one" / "report.json").read_text())
+    first, second = (r["success"]["mean"] for r in data["leaderboard"])
+    assert first > second
+    (line,) = _bold_rows((tmp_path / "one" / "report.md").read_text())
+    assert line.startswith("| 1 | b | ref/bounded |")
+    copy = tmp_path / "again.sqlite"
+    copy.write_bytes(stores["a"].read_bytes())
+    code, _, _ = cli(capsys, "report", str(stores["a"]), str(copy), "-o", str(tmp_path / "tie"))
+    assert code == 0
+    data = json.loads((tmp_path / "tie" / "report.json").read_text())
+    means = [r["success"]["mean"] for r in data["leaderboard"]]
+    assert means[0] == means[1]
+    assert _bold_rows((tmp_path / "tie" / "report.md").read_text()) == []

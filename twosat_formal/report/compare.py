@@ -35,7 +35,7 @@ from twosat_formal.report.metrics import CI_METHOD, Estimate
 from twosat_formal.report.page import render_html
 from twosat_formal.report.plots import title_svg
 from twosat_formal.report.render import render_markdown
-from twosat_formal.report.sections.format import format_ci, plain_cells
+from twosat_formal.report.sections.format import format_ci, plain_cells, ranked
 from twosat_formal.report.sections.summary import ModelSummary
 
 __all__ = ["RunEntry", "compare_runs", "dataset_key", "run_labels"]
@@ -228,38 +228,43 @@ def _layout(
         return blocks
     blocks.append(
         Paragraph(
-            "Per run and model, best strict success first. Success: the decision on UNSAT, "
+            "Per run and model, best strict success first (in bold when no other run and "
+            "model shares it). Success: the decision on UNSAT, "
             "a valid witness on SAT; lenient: the same under the lenient reading of the "
             "answer. 95% CIs across base formulas; n is the number of formulas."
         )
     )
-    blocks.append(
-        Table(
-            [
-                "rank",
-                "run",
-                "model",
-                "answers",
-                "success",
-                "lenient success",
-                "decision accuracy",
-                "witness validity (SAT)",
-            ],
-            [
-                [
-                    *plain_cells(str(rank), e.label, s.model, str(s.rows)),
-                    (format_ci(s.success), "b" if rank == 1 else ""),
-                    *plain_cells(
-                        format_ci(s.lenient_success), format_ci(s.accuracy), format_ci(s.witness)
-                    ),
-                ]
-                for rank, (e, s) in enumerate(board, start=1)
-            ],
-        )
-    )
+    blocks.append(_leaderboard_table(board))
     if figure:
         blocks.append(Image(Path(FIGURES_DIR) / "leaderboard.svg", _FIGURE_TITLE, _FIGURE_CAPTION))
     return blocks
+
+
+def _leaderboard_table(board: Sequence[tuple[RunEntry, ModelSummary]]) -> Table:
+    """The leaderboard's table: the best strict success in bold, unless it is shared."""
+    best = ["b" if style == "b" else "" for style in ranked([s.success.mean for _, s in board])]
+    return Table(
+        [
+            "rank",
+            "run",
+            "model",
+            "answers",
+            "success",
+            "lenient success",
+            "decision accuracy",
+            "witness validity (SAT)",
+        ],
+        [
+            [
+                *plain_cells(str(rank), e.label, s.model, str(s.rows)),
+                (format_ci(s.success), style),
+                *plain_cells(
+                    format_ci(s.lenient_success), format_ci(s.accuracy), format_ci(s.witness)
+                ),
+            ]
+            for rank, ((e, s), style) in enumerate(zip(board, best, strict=True), start=1)
+        ],
+    )
 
 
 def _json(
