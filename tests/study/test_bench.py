@@ -194,3 +194,22 @@ def test_bench_reports_twins_and_chains_of_the_reference_reasoners(
     assert {r["model"] for r in questions} == set(BENCH_MODELS)
     assert all(r["accuracy"]["mean"] == 1.0 for r in questions if r["model"] == "ref/oracle")
     assert "## Question types" in (bench.out_dir / "report.md").read_text()
+
+
+def test_report_of_a_bench_folder_is_the_report_bench_wrote(
+    bench: ExperimentResult, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`report bench-report --out DIR` reads the side run in `diagnostics/` as `bench`
+    did: the same report, the same report.json and the same figures, byte for byte."""
+    with pytest.raises(SystemExit) as info:
+        main(["report", str(bench.out_dir), "--out", str(tmp_path / "again")])
+    assert info.value.code == 0
+    capsys.readouterr()
+    for name in ("report.md", "report.json"):
+        assert (tmp_path / "again" / name).read_bytes() == (bench.out_dir / name).read_bytes()
+    figures = sorted(p.name for p in (bench.out_dir / "figures").iterdir())
+    assert figures == sorted(p.name for p in (tmp_path / "again" / "figures").iterdir())
+    assert "question-types.svg" in figures and "pair-consistency.svg" in figures
+    for name in figures:
+        again = (tmp_path / "again" / "figures" / name).read_bytes()
+        assert again == (bench.out_dir / "figures" / name).read_bytes()

@@ -32,7 +32,7 @@ from twosat_formal.report.blocks import Image
 from twosat_formal.report.content import ReportContent, compute_content
 from twosat_formal.report.figplans import measures_of
 from twosat_formal.report.figspecs import FigureInput, render_figures
-from twosat_formal.report.files import REPORT_JSON
+from twosat_formal.report.files import DIAGNOSTICS_DIR, MANIFEST_FILE, REPORT_JSON
 from twosat_formal.report.items import browser_data, load_items
 from twosat_formal.report.load import ReportData, load_report_data, manifest_models
 from twosat_formal.report.metrics import CI_METHOD
@@ -48,6 +48,7 @@ __all__ = [
     "content_to_json",
     "inert_knob_notes",
     "load_report_data",
+    "side_run",
     "write_content",
 ]
 
@@ -275,6 +276,22 @@ def _add_diagnostics(
     return None
 
 
+def side_run(store_or_dir: str | os.PathLike[str]) -> Path | None:
+    """The side run a ``bench`` folder holds (its
+    :data:`~twosat_formal.report.files.DIAGNOSTICS_DIR`, with a manifest), else ``None``.
+
+    >>> import tempfile, pathlib
+    >>> tmp = pathlib.Path(tempfile.mkdtemp())
+    >>> side_run(tmp) is None
+    True
+    >>> (tmp / "diagnostics").mkdir(); _ = (tmp / "diagnostics" / "manifest.json").write_text("{}")
+    >>> side_run(tmp) == tmp / "diagnostics"
+    True
+    """
+    folder = Path(store_or_dir) / DIAGNOSTICS_DIR
+    return folder if (folder / MANIFEST_FILE).is_file() else None
+
+
 def build_report(
     store_or_dir: str | os.PathLike[str],
     out_dir: str | os.PathLike[str],
@@ -287,7 +304,10 @@ def build_report(
     """Build the report of a run store or experiment folder into ``out_dir``.
 
     ``diagnostics``: a run store or experiment folder of a small twins-and-chains run
-    (what ``bench`` writes in ``diagnostics/``), summarised in its own section.
+    (what ``bench`` writes in ``diagnostics/``), summarised in its own section. Without
+    it, a folder's own :data:`~twosat_formal.report.files.DIAGNOSTICS_DIR` is that run
+    when it holds one (:func:`side_run`): the report of a ``bench`` folder is the one
+    ``bench`` wrote.
 
     ``method`` picks the confidence intervals (``"wilson"``, ``"t"``, or
     ``"bootstrap"`` drawn with ``seed``; all within [0, 1]). Returns the path of
@@ -322,6 +342,8 @@ def build_report(
     question_source = data.rows if asked else None
     if asked:
         content.questions = question_rows(data.rows, content.models)
+    if diagnostics is None:
+        diagnostics = side_run(store_or_dir)
     side = None if diagnostics is None else _add_diagnostics(content, diagnostics)
     if side is not None:  # the questions come from the side run
         question_source = side

@@ -10,6 +10,7 @@
 :data:`MANIFEST_FILE`  versions, seeds, spec, models, sampling, digests
 :data:`REPORT_MD`      the report, with :data:`REPORT_HTML`, :data:`REPORT_JSON`
                        and the figures in :data:`FIGURES_DIR`
+:data:`DIAGNOSTICS_DIR`  ``bench``'s side run (an experiment folder of its own)
 =====================  =========================================================
 """
 
@@ -18,6 +19,7 @@ from __future__ import annotations
 __all__ = [
     "DATASET_FILE",
     "DESIGN_FILE",
+    "DIAGNOSTICS_DIR",
     "FIGURES_DIR",
     "MANIFEST_FILE",
     "PROMPTS_FILE",
@@ -40,3 +42,4 @@ REPORT_MD = "report.md"
 REPORT_HTML = "report.html"
 REPORT_JSON = "report.json"
 FIGURES_DIR = "figures"
+DIAGNOSTICS_DIR = "diagnostics"

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 from rich.table import Table
 
 from twosat_formal.core.jsonread import read_json_file
+from twosat_formal.report.files import DIAGNOSTICS_DIR
 from twosat_formal.study.experiments.spec import ExperimentSpec, load_spec
 
 if TYPE_CHECKING:
@@ -65,8 +66,6 @@ BENCH_FORMULAS = 3
 DEFAULT_OUT = "bench-report"
 #: Formulas per setting of the bench's twins-and-chains side run.
 DIAGNOSTIC_FORMULAS = 2
-#: The folder of that side run, inside the bench's folder.
-DIAGNOSTICS_DIR = "diagnostics"
 
 
 def bench_spec(
