@@ -167,12 +167,16 @@ def _families(data: Sequence[Row]) -> list[str]:
 
 
 def _optional_parts(
-    data: Sequence[Row], models: Sequence[str], traces: Sequence[Mapping[str, Any]] | None
+    data: Sequence[Row],
+    models: Sequence[str],
+    traces: Sequence[Mapping[str, Any]] | None,
+    interval: Mapping[str, Any],
 ) -> dict[str, Any]:
-    """The parts a run has only with twins, trace rows or strategies (else ``None``)."""
+    """The parts a run has only with twins, trace rows or strategies (else ``None``);
+    ``interval``: the ``method`` and ``seed`` of their intervals."""
     return {
-        "pairs": pair_summaries(data, models) if has_twins(data) else None,
-        "traces": trace_summaries(traces, models) if traces else None,
+        "pairs": pair_summaries(data, models, **interval) if has_twins(data) else None,
+        "traces": trace_summaries(traces, models, **interval) if traces else None,
         "strategies": strategy_summaries(data, traces or []) if has_strategies(data) else None,
     }
 
@@ -249,7 +253,7 @@ def compute_content(
         edit_curves=edit_curves,
         edit_proof_lengths=changed_proof_lengths(r for r in data if not r.get("twin_of")),
         stories=story_section(data, stories or {}, models, method=method, seed=seed),
-        **_optional_parts(data, models, traces),
+        **_optional_parts(data, models, traces, {"method": method, "seed": seed}),
         grid_knobs=grid_knobs,
         sweep_knobs=sweep_knobs,
         grid_experiments=grid_experiments,

@@ -28,7 +28,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from twosat_formal.report.blocks import Block
-from twosat_formal.report.sections.format import captioned, format_ci, plain_cells
+from twosat_formal.report.sections.format import captioned, format_ci, interval_name, plain_cells
 
 if TYPE_CHECKING:
     from twosat_formal.report.content import ReportContent
@@ -38,8 +38,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from twosat_formal.core.jsonfields import fields_json
-from twosat_formal.report.metrics import METRICS, Estimate, aggregate, rows_by_model
-from twosat_formal.report.pairs import PairSummary, pair_summaries, wilson
+from twosat_formal.report.metrics import (
+    CI_METHOD,
+    METRICS,
+    Estimate,
+    aggregate,
+    mean_ci,
+    rows_by_model,
+)
+from twosat_formal.report.pairs import PairSummary, pair_summaries
 
 __all__ = ["DiagnosticRow", "diagnostic_rows", "write_diagnostics"]
 
@@ -60,21 +67,28 @@ class DiagnosticRow:
         return fields_json(self, rename={"chain_witness": "wit_unsat"})
 
 
-def _pair_columns(pairs: PairSummary | None) -> tuple[int, Estimate, Estimate]:
+def _pair_columns(pairs: PairSummary | None, method: str) -> tuple[int, Estimate, Estimate]:
     """Pairs, pair accuracy and pair consistency of a model (none without twins)."""
     if pairs is None:
-        return 0, wilson(0, 0), wilson(0, 0)
+        return 0, mean_ci([], method=method), mean_ci([], method=method)
     return pairs.pairs, pairs.accuracy, pairs.consistency
 
 
 def diagnostic_rows(
-    rows: Iterable[Mapping[str, Any]], models: Sequence[str] = ()
+    rows: Iterable[Mapping[str, Any]],
+    models: Sequence[str] = (),
+    *,
+    method: str = CI_METHOD,
+    seed: int = 0,
 ) -> list[DiagnosticRow]:
-    """One :class:`DiagnosticRow` per model (``models`` first, then by appearance)."""
+    """One :class:`DiagnosticRow` per model (``models`` first, then by appearance);
+    intervals by ``method`` (:func:`~twosat_formal.report.metrics.mean_ci`, drawn with
+    ``seed``)."""
     data = list(rows)
     by_model = rows_by_model(data, models)
     order = [model for model, _ in by_model]
-    overall = {s.model: s for s in pair_summaries(data, order) if s.by == "all"}
+    summaries = pair_summaries(data, order, method=method, seed=seed)
+    overall = {s.model: s for s in summaries if s.by == "all"}
     chain = METRICS["chain_witness"]
     out = []
     for model, mine in by_model:
@@ -82,9 +96,9 @@ def diagnostic_rows(
         out.append(
             DiagnosticRow(
                 model,
-                *_pair_columns(overall.get(model)),
+                *_pair_columns(overall.get(model), method),
                 len(asked),
-                aggregate(mine, "chain_witness"),
+                aggregate(mine, "chain_witness", method=method, seed=seed),
             )
         )
     return out
@@ -107,7 +121,8 @@ def write_diagnostics(content: ReportContent) -> list[Block]:
         "prompts that ask for a contradiction chain). Twins: each formula and its twin, "
         "one clause apart with the opposite label; pair accuracy: both decisions right; "
         "pair consistency: the decision changes. Wit. (UNSAT): the answer is No and its "
-        "contradiction chain is valid, over the UNSAT answers. 95% Wilson intervals; "
+        "contradiction chain is valid, over the UNSAT answers. 95% "
+        f"{interval_name([r.pair_accuracy for r in content.diagnostics or []])} intervals; "
         "see docs/diagnostics.md.",
         [
             "model",

@@ -354,7 +354,7 @@ def pair_consistency(inp: FigureInput, folder: Path) -> list[Drawing]:
         "Minimal twins: pair accuracy and pair consistency, per model",
         f"Over {source} (a formula and its one-clause twin of the opposite label): "
         "pair accuracy, both decisions right; pair consistency, the two decisions "
-        "differ as the labels do. Error bars: 95% CI across pairs.",
+        "differ as the labels do. Error bars: 95% CI across source formulas.",
         plots.bar_groups,
         bars,
         folder,

@@ -34,7 +34,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from twosat_formal.report.blocks import Block, Paragraph, Table
-from twosat_formal.report.sections.format import format_ci, plain_cells
+from twosat_formal.report.sections.format import format_ci, interval_name, plain_cells
 
 if TYPE_CHECKING:
     from twosat_formal.report.content import ReportContent
@@ -45,6 +45,7 @@ from typing import Any
 
 from twosat_formal.core.jsonfields import fields_json
 from twosat_formal.report.metrics import (
+    CI_METHOD,
     CONFIDENCE,
     Estimate,
     mean_ci,
@@ -86,10 +87,13 @@ def clustered(
     cluster: str,
     *,
     confidence: float = CONFIDENCE,
+    method: str = CI_METHOD,
+    seed: int = 0,
 ) -> Estimate:
     """The share of ``items`` whose ``field`` is true, computed per ``cluster`` (a
     formula) first and averaged over the clusters, with the Wilson interval over the
-    clusters (``n``: clusters, ``n_obs``: items).
+    clusters (``n``: clusters, ``n_obs``: items), or the ``method`` interval of
+    :func:`mean_ci` drawn with ``seed``.
 
     >>> items = [{"f": "a", "ok": True}] * 9 + [{"f": "b", "ok": False}]
     >>> e = clustered(items, "ok", "f")
@@ -97,7 +101,9 @@ def clustered(
     (0.5, 2, 10)
     """
     shares = per_formula(items, lambda item: 1.0 if item[field] else 0.0, key=(cluster,))
-    return mean_ci(list(shares.values()), confidence=confidence, n_obs=len(items))
+    return mean_ci(
+        list(shares.values()), confidence=confidence, n_obs=len(items), method=method, seed=seed
+    )
 
 
 def _key(row: Row, instance_id: object) -> tuple[Hashable, ...]:
@@ -173,8 +179,11 @@ def pair_summaries(
     models: Sequence[str] = (),
     *,
     confidence: float = CONFIDENCE,
+    method: str = CI_METHOD,
+    seed: int = 0,
 ) -> list[PairSummary]:
-    """Per model (in ``models`` order, then by appearance): all pairs, per family, per template."""
+    """Per model (in ``models`` order, then by appearance): all pairs, per family, per
+    template; intervals by ``method`` (:func:`mean_ci`, drawn with ``seed``)."""
     pairs, _ = pair_rows(rows)
     out: list[PairSummary] = []
     for model, mine in rows_by_model(pairs, models):
@@ -185,7 +194,9 @@ def pair_summaries(
         for by, name, members in groups:
 
             def est(field: str, members: list[Row] = members) -> Estimate:
-                return clustered(members, field, "source_id", confidence=confidence)
+                return clustered(
+                    members, field, "source_id", confidence=confidence, method=method, seed=seed
+                )
 
             out.append(
                 PairSummary(model, by, name, len(members), est("accurate"), est("consistent"))
@@ -211,8 +222,9 @@ def write_pairs(content: ReportContent) -> list[Block]:
         Paragraph(
             "Each twin differs from its source in one clause and has the opposite label. "
             "Pair accuracy: both decisions right. Pair consistency: the decision changes "
-            "between source and twin. Shares of pairs (model, template, sample) with "
-            "95% Wilson intervals."
+            "between source and twin. Shares of pairs (model, template, sample), per source "
+            "formula first, then averaged over the formulas, with 95% "
+            f"{interval_name([s.accuracy for s in summaries])} intervals across them."
         ),
         Table(["model", "group", "pairs", "pair accuracy (%)", "pair consistency (%)"], rows),
     ]

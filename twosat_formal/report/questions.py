@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from twosat_formal.report.blocks import Block, Image
-from twosat_formal.report.sections.format import captioned, format_ci, plain_cells
+from twosat_formal.report.sections.format import captioned, format_ci, interval_name, plain_cells
 
 if TYPE_CHECKING:
     from twosat_formal.report.content import ReportContent
@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from twosat_formal.core.jsonfields import fields_json
-from twosat_formal.report.metrics import Estimate, mean_ci, per_formula, rows_by_model
+from twosat_formal.report.metrics import CI_METHOD, Estimate, mean_ci, per_formula, rows_by_model
 
 __all__ = [
     "QUESTIONS_FIGURE",
@@ -57,12 +57,16 @@ __all__ = [
 
 #: The figure of accuracy per question type and model, relative to the report folder.
 QUESTIONS_FIGURE = "figures/question-types.svg"
-#: Its title and caption.
+#: Its title.
 FIGURE_TITLE = "Accuracy per question type and model"
-FIGURE_CAPTION = (
-    "Strict and lenient accuracy of each model on each question type, over every family "
-    "(the decision among them); bars: 95% Wilson intervals across base formulas."
-)
+
+
+def figure_caption(interval: str = "Wilson") -> str:
+    """The caption of :data:`QUESTIONS_FIGURE`, its intervals named ``interval``."""
+    return (
+        "Strict and lenient accuracy of each model on each question type, over every family "
+        f"(the decision among them); bars: 95% {interval} intervals across base formulas."
+    )
 
 
 def _type(row: Mapping[str, Any]) -> str:
@@ -100,11 +104,14 @@ class QuestionRow:
         return fields_json(self)
 
 
-def _share(rows: Sequence[Mapping[str, Any]], column: str) -> Estimate:
+def _share(
+    rows: Sequence[Mapping[str, Any]], column: str, method: str = CI_METHOD, seed: int = 0
+) -> Estimate:
     """The share of ``rows`` whose ``column`` is true, computed per base formula first
     (:func:`~twosat_formal.report.metrics.formula_unit`: its renderings, samples and
     twin are one unit) and averaged over the formulas, with the Wilson interval over the
-    formulas (``n``: formulas, ``n_obs``: answers).
+    formulas (``n``: formulas, ``n_obs``: answers), or the ``method`` interval of
+    :func:`~twosat_formal.report.metrics.mean_ci` drawn with ``seed``.
 
     >>> rows = [{"instance_id": "a", "ok": True}] * 5 + [{"instance_id": "b", "ok": False}]
     >>> e = _share(rows, "ok")
@@ -112,7 +119,7 @@ def _share(rows: Sequence[Mapping[str, Any]], column: str) -> Estimate:
     (0.5, 2, 6)
     """
     shares = per_formula(rows, lambda r: 1.0 if r.get(column) else 0.0)
-    return mean_ci(list(shares.values()), n_obs=len(rows))
+    return mean_ci(list(shares.values()), n_obs=len(rows), method=method, seed=seed)
 
 
 def _question_row(
@@ -121,6 +128,7 @@ def _question_row(
     family: str,
     these: list[Mapping[str, Any]],
     mine: list[Mapping[str, Any]],
+    interval: tuple[str, int],
 ) -> QuestionRow:
     """The row of ``these`` answers (one type, one family) among all of a model's."""
     ids = {r.get("instance_id") for r in these}
@@ -132,30 +140,39 @@ def _question_row(
         question_type=kind,
         family=family,
         answers=len(these),
-        accuracy=_share(these, "decision_correct"),
-        lenient_accuracy=_share(these, "lenient_decision_correct"),
+        accuracy=_share(these, "decision_correct", *interval),
+        lenient_accuracy=_share(these, "lenient_decision_correct", *interval),
         partial_credit=sum(credits) / len(credits) if credits else None,
-        decision_accuracy=_share(decided, "decision_correct"),
+        decision_accuracy=_share(decided, "decision_correct", *interval),
     )
 
 
 def question_rows(
-    rows: Iterable[Mapping[str, Any]], models: Sequence[str] = ()
+    rows: Iterable[Mapping[str, Any]],
+    models: Sequence[str] = (),
+    *,
+    method: str = CI_METHOD,
+    seed: int = 0,
 ) -> list[QuestionRow]:
     """One :class:`QuestionRow` per model, asked type and family (models in ``models``
-    order first, then by appearance; types in their order; families sorted)."""
+    order first, then by appearance; types in their order; families sorted); intervals
+    by ``method`` (:func:`~twosat_formal.report.metrics.mean_ci`, drawn with ``seed``)."""
     out = []
     for model, mine in rows_by_model(rows, models):
         for kind in asked_types(mine):
             asked = [r for r in mine if _type(r) == kind]
             for family in sorted({str(r.get("family")) for r in asked}):
                 these = [r for r in asked if str(r.get("family")) == family]
-                out.append(_question_row(model, kind, family, these, mine))
+                out.append(_question_row(model, kind, family, these, mine, (method, seed)))
     return out
 
 
 def question_board(
-    rows: Iterable[Mapping[str, Any]], models: Sequence[str] = ()
+    rows: Iterable[Mapping[str, Any]],
+    models: Sequence[str] = (),
+    *,
+    method: str = CI_METHOD,
+    seed: int = 0,
 ) -> dict[str, dict[str, Estimate]]:
     """Strict and lenient accuracy per model and question type (over every family), the
     decision among them: the rows of :data:`QUESTIONS_FIGURE`.
@@ -174,16 +191,22 @@ def question_board(
         for kind in (t for t in QUESTION_TYPES if t in present):
             these = [r for r in mine if _type(r) == kind]
             out[f"{model} · {kind}"] = {
-                "strict": _share(these, "decision_correct"),
-                "lenient": _share(these, "lenient_decision_correct"),
+                "strict": _share(these, "decision_correct", method, seed),
+                "lenient": _share(these, "lenient_decision_correct", method, seed),
             }
     return out
 
 
 def draw_questions_figure(
-    rows: Iterable[Mapping[str, Any]], out_dir: Any, models: Sequence[str] = ()
+    rows: Iterable[Mapping[str, Any]],
+    out_dir: Any,
+    models: Sequence[str] = (),
+    *,
+    method: str = CI_METHOD,
+    seed: int = 0,
 ) -> str:
-    """Draw :data:`QUESTIONS_FIGURE` under ``out_dir``; return its relative path."""
+    """Draw :data:`QUESTIONS_FIGURE` under ``out_dir`` (intervals by ``method``); return
+    its relative path."""
     from pathlib import Path
 
     from twosat_formal.report import charts
@@ -191,12 +214,15 @@ def draw_questions_figure(
 
     path = Path(out_dir) / QUESTIONS_FIGURE
     path.parent.mkdir(parents=True, exist_ok=True)
-    charts.interval_dots(question_board(rows, models), path, xlabel="accuracy (%)")
-    title_svg(path, FIGURE_TITLE, FIGURE_CAPTION)
+    board = question_board(rows, models, method=method, seed=seed)
+    charts.interval_dots(board, path, xlabel="accuracy (%)")
+    estimates = [e for pair in board.values() for e in pair.values()]
+    title_svg(path, FIGURE_TITLE, figure_caption(interval_name(estimates)))
     return QUESTIONS_FIGURE
 
 
 def write_questions(content: ReportContent) -> list[Block]:
+    interval = interval_name([r.accuracy for r in content.questions or []])
     rows = [
         plain_cells(
             r.model,
@@ -214,8 +240,9 @@ def write_questions(content: ReportContent) -> list[Block]:
         "Each formula asked more than its decision (`verbalize --ask`; see "
         'docs/verbalization.md, "Question types"): per model, question type and family, '
         "the share of right answers (strict and lenient readings; each formula's share "
-        "over its renderings and samples, averaged over the base formulas, with 95% Wilson "
-        "intervals across them: n counts formulas), the mean partial credit (a `forced` "
+        "over its renderings and samples, averaged over the base formulas, with 95% "
+        f"{interval} intervals across them: n counts formulas), the mean partial credit "
+        "(a `forced` "
         "answer's recall; a `core` "
         "or `repair` answer's smallest size over its size, among minimal ones; a `maxsat` "
         "answer's rules satisfied over the optimum), and the decision accuracy of the same "
@@ -233,5 +260,6 @@ def write_questions(content: ReportContent) -> list[Block]:
         rows,
     )
     if content.questions_figure is not None:
-        blocks.append(Image(Path(content.questions_figure), FIGURE_TITLE, FIGURE_CAPTION))
+        caption = figure_caption(interval)
+        blocks.append(Image(Path(content.questions_figure), FIGURE_TITLE, caption))
     return blocks

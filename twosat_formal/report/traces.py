@@ -31,7 +31,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from twosat_formal.report.blocks import Block
-from twosat_formal.report.sections.format import captioned, format_ci, format_pct, plain_cells
+from twosat_formal.report.sections.format import (
+    captioned,
+    format_ci,
+    format_pct,
+    interval_name,
+    plain_cells,
+)
 
 if TYPE_CHECKING:
     from twosat_formal.report.content import ReportContent
@@ -41,7 +47,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from twosat_formal.core.jsonfields import fields_json
-from twosat_formal.report.metrics import Estimate, formula_unit, mean_ci, rows_by_model
+from twosat_formal.report.metrics import CI_METHOD, Estimate, formula_unit, mean_ci, rows_by_model
 
 __all__ = ["TraceSummary", "trace_summaries", "write_traces"]
 
@@ -71,7 +77,9 @@ class TraceSummary:
         )
 
 
-def _rate(rows: Sequence[Mapping[str, Any]]) -> tuple[Estimate, int]:
+def _rate(
+    rows: Sequence[Mapping[str, Any]], interval: tuple[str, int] = (CI_METHOD, 0)
+) -> tuple[Estimate, int]:
     per: dict[Any, list[int]] = {}
     for row in rows:
         counts = per.setdefault(formula_unit(row), [0, 0])
@@ -79,30 +87,40 @@ def _rate(rows: Sequence[Mapping[str, Any]]) -> tuple[Estimate, int]:
         counts[1] += int(sum(row["counts"].values()))
     claims = sum(c for _, c in per.values())
     shares = [u / c for u, c in per.values() if c]
-    return mean_ci(shares, n_obs=claims), claims
+    return mean_ci(shares, n_obs=claims, method=interval[0], seed=interval[1]), claims
 
 
-def _trace_summary(model: str, family: str, members: list[Mapping[str, Any]]) -> TraceSummary:
+def _trace_summary(
+    model: str, family: str, members: list[Mapping[str, Any]], interval: tuple[str, int]
+) -> TraceSummary:
     """The summary of one model's trace rows on one family (or ``all``)."""
-    rate, claims = _rate(members)
-    correct, _ = _rate([r for r in members if r.get("failure") == "correct"])
-    wrong, _ = _rate([r for r in members if r.get("failure") != "correct"])
+    rate, claims = _rate(members, interval)
+    correct, _ = _rate([r for r in members if r.get("failure") == "correct"], interval)
+    wrong, _ = _rate([r for r in members if r.get("failure") != "correct"], interval)
     covered = [float(r["coverage"]) for r in members if r.get("coverage") is not None]
     coverage = sum(covered) / len(covered) if covered else None
     return TraceSummary(model, family, len(members), claims, rate, correct, wrong, coverage)
 
 
 def trace_summaries(
-    rows: Iterable[Mapping[str, Any]], models: Sequence[str] = ()
+    rows: Iterable[Mapping[str, Any]],
+    models: Sequence[str] = (),
+    *,
+    method: str = CI_METHOD,
+    seed: int = 0,
 ) -> list[TraceSummary]:
-    """Per model (``models`` first, then by appearance): every family, then each family."""
+    """Per model (``models`` first, then by appearance): every family, then each family;
+    intervals by ``method`` (:func:`~twosat_formal.report.metrics.mean_ci`, drawn with
+    ``seed``)."""
     data = list(rows)
     out: list[TraceSummary] = []
     for model, mine in rows_by_model(data, models):
         families = list(dict.fromkeys(str(r.get("family")) for r in mine))
         groups = [("all", mine)] if len(families) > 1 else []
         groups += [(f, [r for r in mine if str(r.get("family")) == f]) for f in families]
-        out.extend(_trace_summary(model, family, members) for family, members in groups)
+        out.extend(
+            _trace_summary(model, family, members, (method, seed)) for family, members in groups
+        )
     return out
 
 
@@ -125,7 +143,9 @@ def write_traces(content: ReportContent) -> list[Block]:
         "Claims read from each answer's reasoning (template clause sentences, "
         "conditionals, assignments; `twosat-formal trace`) and checked against the "
         "formula. Unsupported: a claim that neither follows from the formula nor is "
-        "refuted by it. Rates pooled over claims with 95% Wilson intervals, for all "
+        "refuted by it. Rates per formula (unsupported claims over the claims of its "
+        "answers), averaged over the formulas with claims, with 95% "
+        f"{interval_name([s.unsupported for s in summaries])} intervals across them, for all "
         "answers, the correct ones and the wrong ones; coverage: the mean share of an "
         "answer's sentences read as claims.",
         [

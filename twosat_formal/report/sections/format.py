@@ -20,12 +20,24 @@ __all__ = [
     "format_flips",
     "format_p",
     "format_pct",
+    "interval_name",
     "plain_cells",
     "ranked",
     "test_table",
 ]
 
 NO_DATA = "No data for this section in this run."
+
+
+def interval_name(estimates: Sequence[Estimate]) -> str:
+    """The name a caption gives the intervals of ``estimates`` (their method; Wilson
+    when there are none).
+
+    >>> interval_name([]), interval_name([Estimate(0.5, 0.2, 0.8, 4, method="bootstrap")])
+    ('Wilson', 'percentile-bootstrap')
+    """
+    method = estimates[0].method if estimates else "wilson"
+    return {"wilson": "Wilson", "t": "t", "bootstrap": "percentile-bootstrap"}.get(method, method)
 
 
 def plain_cells(*texts: str) -> list[tuple[str, str]]:
