@@ -108,3 +108,40 @@ def test_the_report_orders_models_as_asked_then_by_appearance(
     expected = [m for m in asked if m in seen] + [m for m in seen if m not in asked]
     assert content.models == expected
     assert [s.model for s in content.summaries] == expected
+
+
+def _bad_results(bench_dir: Path, folder: Path, line: int, **change: object) -> Path:
+    """The bench's results.jsonl beside its dataset, with a blank first line (so line
+    numbers and row numbers differ) and ``change`` made to the row on ``line``."""
+    folder.mkdir()
+    shutil.copy(bench_dir / "dataset.jsonl", folder / "dataset.jsonl")
+    rows = [json.loads(text) for text in (bench_dir / "results.jsonl").read_text().splitlines()]
+    rows[line - 2].update(change)
+    path = folder / "results.jsonl"
+    path.write_text("\n" + "".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("change", "says"),
+    [
+        ({"decision_correct": "yes"}, "decision_correct is 'yes'"),
+        ({"question_type": "foo"}, "question_type is 'foo', not one of decision, chain"),
+        ({"question_type": 3}, "question_type is 3"),
+        ({"failure": "correct", "decision_correct": False}, "failure 'correct' disagrees"),
+    ],
+)
+def test_a_bad_result_row_is_named_by_its_file_and_line(
+    bench_dir: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    change: dict[str, object],
+    says: str,
+) -> None:
+    path = _bad_results(bench_dir, tmp_path / "run", 4, **change)
+    with pytest.raises(SystemExit) as info:
+        main(["report", str(path), "--out", str(tmp_path / "r")])
+    assert info.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
+    assert err.startswith(f"error: {path}:4: ") and says in err

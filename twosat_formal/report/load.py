@@ -150,9 +150,15 @@ def _joined(
     rows: list[dict[str, Any]],
     instances: dict[str, dict[str, Any]],
     design: dict[str, dict[str, Any]] | None,
+    source: Path,
+    lines: list[int] | None = None,
 ) -> tuple[list[dict[str, Any]], list[str]]:
-    """The rows joined with their instances and arms, and the note on rows left out."""
-    joined = join_instances(rows, instances, design=design, strict=False)
+    """The rows joined with their instances and arms, and the note on rows left out; a
+    refused row is named by ``source`` and its line (``lines``, else its number among
+    the rows: the line `twosat-formal results` writes it on)."""
+    joined = join_instances(
+        rows, instances, design=design, strict=False, lines=lines, source=str(source)
+    )
     notes = []
     if len(joined) < len(rows):
         notes.append(
@@ -173,11 +179,12 @@ def _load_jsonl_results(path: Path) -> ReportData:
             "the run store)",
             source=str(path),
         )
-    rows = read_jsonl(path)
+    numbered = list(_objects(path))
+    rows = [row for _, row in numbered]
     instances = {str(r.get("id")): r for r in read_jsonl(dataset_path)}
     design = _optional(path.parent / DESIGN_FILE, read_design)
     manifest = read_manifest(path.parent / MANIFEST_FILE)
-    joined, notes = _joined(rows, instances, design)
+    joined, notes = _joined(rows, instances, design, path, [number for number, _ in numbered])
     return ReportData(path, joined, manifest, notes, instances=instances)
 
 
@@ -271,7 +278,7 @@ def load_report_data(store_or_dir: str | os.PathLike[str]) -> ReportData:
         stories.setdefault(key, counts)
     for record in dataset:
         instances.setdefault(str(record.get("id")), record)
-    joined, notes = _joined(rows, instances, design)
+    joined, notes = _joined(rows, instances, design, store_path)
     _arm_budgets(joined, budgets)
     traces = _traces(store_path, instances)
     return ReportData(source, joined, manifest, notes, stories, traces, budgets, instances)

@@ -662,6 +662,16 @@ def _fits(row: Row, failure: object, decided: bool, witness: object) -> bool:
     return not decided
 
 
+def _check_question_type(kind: object, number: int | None) -> None:
+    """Refuse a ``question_type`` that is not a question type (``None`` is the decision)."""
+    from twosat_formal.solve.questions import QUESTION_TYPES
+
+    if kind is not None and kind not in QUESTION_TYPES:
+        raise RecordError(
+            f"question_type is {kind!r}, not one of {', '.join(QUESTION_TYPES)}", line=number
+        )
+
+
 def check_row(row: Row, number: int | None = None) -> None:
     """Refuse a result row whose flags are not 0/1 or disagree with its failure kind.
 
@@ -671,7 +681,7 @@ def check_row(row: Row, number: int | None = None) -> None:
     valid witness; a witness failure means a right decision and an invalid witness;
     every other kind means a wrong decision. A row of another question type
     (``question_type`` ``forced`` or ``entails``) has no witness: ``correct`` alone
-    means a right answer.
+    means a right answer. ``question_type`` is one of the question types, or absent.
 
     >>> check_row({"failure": "correct", "label": "UNSAT", "decision_correct": True})
     >>> check_row({"failure": "correct", "label": "SAT", "decision_correct": True,
@@ -684,6 +694,7 @@ def check_row(row: Row, number: int | None = None) -> None:
     for name in (*_FLAGS, *_OPTIONAL_FLAGS):
         if name in row and not _is_flag(row[name], optional=name in _OPTIONAL_FLAGS):
             raise RecordError(f"{name} is {row[name]!r}, not true/false or 0/1", line=number)
+    _check_question_type(row.get("question_type"), number)
     failure = row.get("failure")
     if failure is None or "decision_correct" not in row:
         return
@@ -696,15 +707,12 @@ def check_row(row: Row, number: int | None = None) -> None:
         )
 
 
-def _joined_row(
-    row: Row, record: Mapping[str, Any], instance_id: str, number: int
-) -> dict[str, Any]:
+def _joined_row(row: Row, record: Mapping[str, Any], instance_id: str) -> dict[str, Any]:
     """The row with its instance record's metadata (the labels must agree)."""
     if row.get("label") is not None and record.get("label") not in (None, row.get("label")):
         raise RecordError(
             f"result row of instance {instance_id!r} has label {row.get('label')!r}, "
-            f"but the certified dataset says {record.get('label')!r}",
-            line=number,
+            f"but the certified dataset says {record.get('label')!r}"
         )
     out = dict(row)
     out.setdefault("label", record.get("label"))
@@ -719,9 +727,7 @@ def _joined_row(
     return out
 
 
-def _add_design(
-    out: dict[str, Any], design: Mapping[str, Any], instance_id: str, number: int
-) -> None:
+def _add_design(out: dict[str, Any], design: Mapping[str, Any], instance_id: str) -> None:
     """Add the instance's design fields the row lacks; its level must be a finite number."""
     for field, value in design.items():
         out.setdefault(field, value)
@@ -730,8 +736,7 @@ def _add_design(
         isinstance(level, bool) or not isinstance(level, int | float) or not math.isfinite(level)
     ):
         raise RecordError(
-            f"design of instance {instance_id!r} has level {level!r}, not a finite number",
-            line=number,
+            f"design of instance {instance_id!r} has level {level!r}, not a finite number"
         )
 
 
@@ -741,6 +746,8 @@ def join_instances(
     *,
     design: Mapping[str, Mapping[str, Any]] | None = None,
     strict: bool = True,
+    lines: Sequence[int] | None = None,
+    source: str | None = None,
 ) -> list[dict[str, Any]]:
     """Rows joined with their instance's metadata (and experiment design, if given).
 
@@ -751,6 +758,10 @@ def join_instances(
     adds its fields (``experiment``, ``clauses``, ``knob``, ``level``, ``arm``,
     ``replicate``...) without overwriting the row's own columns. A row whose instance
     is unknown raises :class:`RecordError` when ``strict``, and is dropped otherwise.
+
+    A refused row is named by ``source`` (the file the rows come from) and its line:
+    ``lines[i]`` for the ``i``-th row (the rows' lines in that file), else its number
+    among the rows, from 1.
 
     >>> joined = join_instances(
     ...     [{"instance_id": "a", "decision_correct": True}],
@@ -763,16 +774,20 @@ def join_instances(
     else:
         table = {str(record["id"]): record for record in instances}
     joined: list[dict[str, Any]] = []
-    for number, row in enumerate(rows, start=1):
+    for index, row in enumerate(rows):
+        number = lines[index] if lines is not None else index + 1
         instance_id = str(row.get("instance_id"))
         record = table.get(instance_id)
-        if record is None:
-            if strict:
-                raise RecordError(f"result row for unknown instance {instance_id!r}", line=number)
-            continue
-        check_row(row, number)
-        out = _joined_row(row, record, instance_id, number)
-        if design is not None and instance_id in design:
-            _add_design(out, design[instance_id], instance_id, number)
+        try:
+            if record is None:
+                if strict:
+                    raise RecordError(f"result row for unknown instance {instance_id!r}")
+                continue
+            check_row(row)
+            out = _joined_row(row, record, instance_id)
+            if design is not None and instance_id in design:
+                _add_design(out, design[instance_id], instance_id)
+        except RecordError as exc:
+            raise RecordError(exc.args[0], line=number, source=source) from None
         joined.append(out)
     return joined
