@@ -139,16 +139,18 @@ def test_independent_t_sleep_data() -> None:
 
 
 def test_t_tests_on_constant_data() -> None:
-    # 100 % against 0 % on every unit: the strongest effect, not a missing one
+    # 100 % against 0 % on every unit: the strongest effect, not a missing one; its p
+    # is exact: 2 of the 2**3 sign flips are as extreme
     strongest = paired_t([1.0, 1.0, 1.0], [0.0, 0.0, 0.0])
-    assert (strongest.statistic, strongest.p_value) == (math.inf, 0.0)
+    assert (strongest.statistic, strongest.p_value) == (math.inf, 0.25)
     assert "constant non-zero difference" in strongest.note
-    assert strongest.to_json()["statistic"] is None and strongest.to_json()["p_value"] == 0.0
+    assert strongest.to_json()["statistic"] is None and strongest.to_json()["p_value"] == 0.25
     assert paired_t([0.0, 1.0], [1.0, 2.0]).statistic == -math.inf
     none = paired_t([1.0, 0.0], [1.0, 0.0])
     assert (none.statistic, none.p_value, none.note) == (0.0, 1.0, "no variation")
-    apart = independent_t([1.0, 1.0], [0.0, 0.0])
-    assert (apart.p_value, apart.df) == (0.0, 2.0)
+    apart = independent_t([1.0, 1.0], [0.0, 0.0])  # 2 of the C(4, 2) splits
+    assert (apart.p_value, apart.df) == (pytest.approx(2 / 6), 2.0)
+    assert independent_t([1.0] * 3, [0.0] * 2).p_value == pytest.approx(1 / 10)
     assert independent_t([1.0, 1.0], [1.0, 1.0], equal_var=False).p_value == 1.0
     with pytest.raises(ConfigError):
         paired_t([1.0, 2.0], [1.0])
@@ -203,3 +205,35 @@ def test_adjust_within_families_keeps_families_apart() -> None:
     assert adjusted[3].p_adjusted == pytest.approx(0.04)
     assert adjusted[0].to_json()["p_adjusted"] == pytest.approx(0.02)
     assert adjusted[2].to_json()["p_value"] is None
+
+
+@pytest.mark.parametrize("n", range(2, 9))
+@pytest.mark.parametrize("q", [0.1, 0.25, 0.4, 0.5])
+def test_the_paired_t_test_on_constant_differences_keeps_its_level(n: int, q: float) -> None:
+    """Under a true null, differences of discrete successes are symmetric: +d and -d
+    each with probability q, 0 otherwise. Every outcome is enumerated; the outcomes with
+    a constant non-zero difference must reject at .05 with probability at most .05 (a p
+    of 0 made three pairs reject a quarter of the time at q = 1/2)."""
+    rejected = 0.0
+    for signs in itertools.product((-1.0, 1.0), repeat=n):
+        result = paired_t(list(signs), [0.0] * n) if len(set(signs)) == 1 else None
+        if result is not None and result.p_value <= 0.05:
+            rejected += q**n
+    assert rejected <= 0.05
+
+
+@pytest.mark.parametrize(("n_a", "n_b"), [(2, 2), (2, 3), (3, 3), (2, 5), (4, 4), (5, 5)])
+@pytest.mark.parametrize("p", [0.2, 0.5, 0.8])
+def test_the_independent_t_test_on_constant_groups_keeps_its_level(
+    n_a: int, n_b: int, p: float
+) -> None:
+    """Both groups draw 0/1 successes with one rate under the null; the outcomes where
+    each group is constant and the two differ must reject with probability at most .05."""
+    rejected = 0.0
+    for a_value, b_value in ((1.0, 0.0), (0.0, 1.0)):
+        result = independent_t([a_value] * n_a, [b_value] * n_b)
+        if result.p_value <= 0.05:
+            chance = (p if a_value else 1 - p) ** n_a * (p if b_value else 1 - p) ** n_b
+            rejected += chance
+    assert rejected <= 0.05
+    assert result.statistic in (math.inf, -math.inf) and "constant non-zero" in result.note

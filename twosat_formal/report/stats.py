@@ -9,9 +9,13 @@ statistic, its degrees of freedom and the p-value.
 Data without variation is a test that found nothing, not a missing test: every block
 tied, or every difference zero, gives statistic 0 and p = 1 (with a ``note``), and
 it counts in the Benjamini–Hochberg family like any other test. A constant non-zero
-difference (every pair 100 % against 0 %) is the strongest effect there is: the
-statistic is infinite and p = 0. Only a test that could not be run at all (too few
-blocks or pairs) has ``nan``, and :func:`benjamini_hochberg` leaves it out.
+difference (every pair 100 % against 0 %) is the strongest effect the data can show:
+the statistic is infinite, and p is the exact randomization p-value of that extreme
+(the share of sign flips of the pairs, or of splits of the units into the two groups,
+that are as extreme: ``2 / 2**n`` for ``n`` pairs), which keeps the test's level where
+a p of 0 would not (three pairs of discrete successes reject a true null a quarter of
+the time at p = 0). Only a test that could not be run at all (too few blocks or pairs)
+has ``nan``, and :func:`benjamini_hochberg` leaves it out.
 
 Examples
 --------
@@ -21,7 +25,7 @@ Examples
 >>> [round(p, 6) for p in benjamini_hochberg([0.01, 0.04, 0.03, 0.005])]
 [0.02, 0.04, 0.04, 0.02]
 >>> paired_t([1.0, 1.0, 1.0], [0.0, 0.0, 0.0]).p_value
-0.0
+0.25
 """
 
 from __future__ import annotations
@@ -222,7 +226,7 @@ def paired_t(
     diff = x - y
     extra = (("mean_a", float(x.mean())), ("mean_b", float(y.mean())))
     if np.all(diff == diff[0]):
-        stat, p, note = _constant(float(diff[0]))
+        stat, p, note = _constant(float(diff[0]), 2.0 / 2.0**n, "sign flips")
         return TestResult(
             "paired t-test", n, stat, p, float(n - 1), label, family, note=note, extra=extra
         )
@@ -239,12 +243,21 @@ def paired_t(
     )
 
 
-def _constant(difference: float) -> tuple[float, float, str]:
+def _constant(difference: float, extreme: float, exact: str) -> tuple[float, float, str]:
     """Statistic, p and note of a t-test whose data has no spread: no difference is
-    no effect (p = 1), a constant non-zero difference the strongest one (p = 0)."""
+    no effect (p = 1); a constant non-zero difference is the most extreme arrangement,
+    and its p is ``extreme``, the share of the ``exact`` randomizations (sign flips of
+    the pairs, splits of the units) as extreme as it, which keeps the level.
+
+    >>> _constant(0.0, 0.25, "sign flips")
+    (0.0, 1.0, 'no variation')
+    >>> _constant(-0.5, 0.25, "sign flips")
+    (-inf, 0.25, 'constant non-zero difference; exact p over its sign flips')
+    """
     if difference == 0.0:
         return 0.0, 1.0, "no variation"
-    return math.copysign(math.inf, difference), 0.0, "constant non-zero difference"
+    note = f"constant non-zero difference; exact p over its {exact}"
+    return math.copysign(math.inf, difference), min(1.0, extreme), note
 
 
 def independent_t(
@@ -289,7 +302,10 @@ def independent_t(
         df = (qa + qb) ** 2 / denom if denom > 0 else NAN
     n = len(x) + len(y)
     if va == 0.0 and vb == 0.0:
-        stat, p, note = _constant(float(x.mean() - y.mean()))
+        # the observed split, and its mirror when the groups are as large, are the
+        # only ones of all C(n, len(x)) whose difference of means is as large
+        extreme = (1 + (len(x) == len(y))) / math.comb(n, len(x))
+        stat, p, note = _constant(float(x.mean() - y.mean()), extreme, "splits")
         df = float(len(x) + len(y) - 2) if math.isnan(df) else df
         return TestResult(name, n, stat, p, df, label, family, note=note, extra=extra)
     res = _stats.ttest_ind(x, y, equal_var=equal_var)
