@@ -484,3 +484,21 @@ def test_bold_and_italics_only_for_a_place_held_alone(values: list[float | None]
             assert present.count(value) == 1
     if len(present) > 1 and present[0] > present[1]:
         assert styles.count("b") == 1
+
+
+def test_a_model_without_answers_on_an_unsat_row_has_no_witness_to_miss(tmp_path: Path) -> None:
+    """Witness validity does not apply to an UNSAT row, answered or not: a model with
+    no answers there shows `—` for its decision and `n/a` for its witness, as the
+    models that answered it do."""
+    rng = random.Random(1)
+    rows = [make_row(rng, "u0", "backbone", "UNSAT", "ref/good", "logic", 1.0)]
+    rows += [
+        make_row(rng, "s0", "mono-bridge", "SAT", model, "logic", 1.0)
+        for model in ("ref/good", "ref/poor")
+    ]
+    write_content(compute_content(rows, title="t"), tmp_path)
+    table = (tmp_path / "report.md").read_text().split("## Table 1")[1].split("## Strict")[0]
+    (unsat,) = [x for x in table.splitlines() if x.startswith("| backbone |")]
+    (sat,) = [x for x in table.splitlines() if x.startswith("| mono-bridge |")]
+    assert [c.strip() for c in unsat.strip("|").split("|")][2:6] == ["100.0", "n/a", "—", "n/a"]
+    assert "n/a" not in sat

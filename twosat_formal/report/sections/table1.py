@@ -94,9 +94,13 @@ def _table1_means(row: Table1Row, models: Sequence[str], part: str) -> list[floa
     return [None if e is None else e.mean for e in estimates]
 
 
-def _table1_cell(row: Table1Row, model: str, value: float | None) -> str:
-    """A Table 1 value: ``—`` with no answers, n/a where it does not apply, else a
-    percentage (marked when the cell averages fewer templates or samples)."""
+def _table1_cell(row: Table1Row, model: str, value: float | None, applies: bool) -> str:
+    """A Table 1 value: n/a where it does not apply (to this model's answers, or to the
+    row's when no answered cell of the row has it: witness validity on an UNSAT row),
+    ``—`` with no answers, else a percentage (marked when the cell averages fewer
+    templates or samples)."""
+    if value is None and not applies:
+        return NOT_APPLICABLE
     if model not in row.cells:
         return "—"
     if value is None:
@@ -113,7 +117,7 @@ def _table1_cells(
     cells = plain_cells(row.family, str(row.clauses))
     for i, model in enumerate(models):
         cells.extend(
-            (_table1_cell(row, model, values[i]), ranks[i])
+            (_table1_cell(row, model, values[i], any(v is not None for v in values)), ranks[i])
             for values, ranks in zip(means, styles, strict=True)
         )
     return cells
