@@ -172,3 +172,15 @@ def test_the_best_success_is_bold_only_when_no_other_row_shares_it(
     means = [r["success"]["mean"] for r in data["leaderboard"]]
     assert means[0] == means[1]
     assert _bold_rows((tmp_path / "tie" / "report.md").read_text()) == []
+
+
+def test_a_folder_and_its_own_store_are_one_run(
+    stores: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "run"
+    folder.mkdir()
+    (folder / "results.sqlite").write_bytes(stores["a"].read_bytes())
+    code, _, err = cli(capsys, "report", str(folder), str(folder / "results.sqlite"),
+                       "-o", str(tmp_path / "o"))  # fmt: skip
+    assert code == 2 and "given twice" in err and "Traceback" not in err
+    assert not (tmp_path / "o").exists()

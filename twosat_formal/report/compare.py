@@ -29,7 +29,13 @@ from twosat_formal.errors import ConfigError
 from twosat_formal.report import charts
 from twosat_formal.report.blocks import Block, Heading, Image, Paragraph, Table
 from twosat_formal.report.content import compute_content
-from twosat_formal.report.files import FIGURES_DIR, REPORT_HTML, REPORT_JSON, REPORT_MD
+from twosat_formal.report.files import (
+    FIGURES_DIR,
+    REPORT_HTML,
+    REPORT_JSON,
+    REPORT_MD,
+    STORE_FILE,
+)
 from twosat_formal.report.load import ReportData, load_report_data, manifest_models
 from twosat_formal.report.metrics import CI_METHOD, Estimate
 from twosat_formal.report.page import render_html
@@ -115,13 +121,15 @@ def _board(entries: Sequence[RunEntry]) -> list[tuple[RunEntry, ModelSummary]]:
 
 
 def _distinct_runs(sources: Sequence[str | os.PathLike[str]]) -> list[Path]:
-    """The runs' paths: two or more, none given twice."""
+    """The runs' paths: two or more, none given twice (an experiment folder is the run
+    of the store it holds, so a folder and its own store are one run)."""
     paths = [Path(s) for s in sources]
     if len(paths) < 2:
         raise ConfigError("a comparison needs two runs or more", parameter="sources")
     seen: dict[Path, Path] = {}
     for path in paths:
-        first = seen.setdefault(path.resolve(), path)
+        store = path / STORE_FILE if path.is_dir() else path
+        first = seen.setdefault(store.resolve(), path)
         if first is not path:
             raise ConfigError(
                 f"run {path} is given twice (as {first} too); name each run once",
