@@ -8,7 +8,7 @@ from collections import defaultdict
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from twosat_formal.errors import ConfigError, RecordError
@@ -378,3 +378,39 @@ def test_variants_of_one_formula_are_one_formula() -> None:
     assert (estimate.n, estimate.n_obs, estimate.mean) == (2, 8, 0.5)
     assert formula_unit(rows[1]) == "a" and formula_unit(rows[3]) == "a"
     assert aggregate(rows, "accuracy", key="instance_id").n == 8
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["m1", "m2"]),
+            st.integers(0, 2),  # base formula
+            st.sampled_from(["", "~shuffled", "~twin"]),  # the base, a variant, a twin
+            st.sampled_from(["SAT", "UNSAT", None]),
+        ),
+        min_size=1,
+        max_size=30,
+    )
+)
+def test_decision_consistency_counts_base_formulas(answers) -> None:
+    """The variants and the twin of a formula are decided on their own (their share is
+    theirs) but are the same formula as their base: n counts (model, base formula)."""
+    rows = []
+    for model, base, kind, decision in answers:
+        iid = f"f{base}{kind}"
+        extra = {"base_id": f"f{base}"} if kind == "~shuffled" else {}
+        extra |= {"twin_of": f"f{base}"} if kind == "~twin" else {}
+        rows.append({"instance_id": iid, "model": model, "decision": decision, **extra})
+    by_instance: dict[tuple[str, str], list[str | None]] = {}
+    for model, base, kind, decision in answers:
+        by_instance.setdefault((model, f"f{base}{kind}"), []).append(decision)
+    by_base: dict[tuple[str, str], list[float]] = {}
+    for (model, iid), decisions in by_instance.items():
+        known = [d for d in decisions if d is not None]
+        top = max((known.count(d) for d in set(known)), default=0)
+        by_base.setdefault((model, iid.split("~")[0]), []).append(top / len(decisions))
+    shares = [sum(v) / len(v) for v in by_base.values()]
+    estimate = decision_consistency(rows)
+    assert estimate.n == len(by_base) and estimate.n_obs == len(rows)
+    assert estimate.mean == pytest.approx(sum(shares) / len(shares))

@@ -599,10 +599,12 @@ def decision_consistency(
 ) -> Estimate:
     """How consistently a model decides the same formula across its verbalizations.
 
-    For each (model, formula), the share of its rows that give its most common decision;
-    a row without a decision gives none, so it counts against the share and never makes
-    a majority (a model that never answers is 0 % consistent, not 100 %). Averaged
-    across (model, formula) pairs with a confidence interval.
+    For each (model, instance), the share of its rows that give its most common
+    decision; a row without a decision gives none, so it counts against the share and
+    never makes a majority (a model that never answers is 0 % consistent, not 100 %).
+    The instances of one base formula (:func:`formula_unit`: its perturbed variants,
+    edits and twin, each decided on its own) are averaged first, as every metric is:
+    the interval is across (model, base formula) units, ``n`` of them.
 
     >>> rows = [{"instance_id": "a", "model": "m", "decision": d}
     ...         for d in ["SAT", "SAT", "UNSAT", None]]
@@ -610,12 +612,19 @@ def decision_consistency(
     0.5
     >>> decision_consistency([{"instance_id": "a", "model": "m", "decision": None}] * 3).mean
     0.0
+    >>> variant = {"instance_id": "a~1", "base_id": "a", "model": "m", "decision": "SAT"}
+    >>> decision_consistency([*rows, variant, variant]).n
+    1
     """
     groups = group_rows(rows, ["model", "instance_id"])
-    shares = []
-    for members in groups.values():
+    per_formula_shares: dict[tuple[Hashable, Hashable], list[float]] = {}
+    for (model, _), members in groups.items():
         counts = Counter(row.get("decision") for row in members if row.get("decision") is not None)
-        shares.append(max(counts.values(), default=0) / len(members))
+        unit = (model, formula_unit(members[0]))
+        per_formula_shares.setdefault(unit, []).append(
+            max(counts.values(), default=0) / len(members)
+        )
+    shares = [math.fsum(v) / len(v) for v in per_formula_shares.values()]
     return mean_ci(shares, method=method, seed=seed, n_obs=sum(len(m) for m in groups.values()))
 
 
