@@ -414,3 +414,9 @@ def test_decision_consistency_counts_base_formulas(answers) -> None:
     estimate = decision_consistency(rows)
     assert estimate.n == len(by_base) and estimate.n_obs == len(rows)
     assert estimate.mean == pytest.approx(sum(shares) / len(shares))
+
+
+def test_summarize_counts_base_formulas_as_its_metrics_do() -> None:
+    rows = [*FIXTURE, row("s1~shuffled", "SAT", "SAT", witness=True, base_id="s1")]
+    summary = summarize(rows)
+    assert summary["formulas"] == 3 == summary["metrics"]["accuracy"].n

@@ -629,7 +629,8 @@ def decision_consistency(
 
 
 def summarize(rows: Iterable[Row], *, method: str = CI_METHOD, seed: int = 0) -> dict[str, Any]:
-    """Every metric of :data:`METRICS`, the failure breakdown and the row count.
+    """Every metric of :data:`METRICS`, the failure breakdown, the row count and the
+    number of base formulas (:func:`formula_unit`, the ``n`` of the metrics).
 
     >>> summary = summarize([{"instance_id": "a", "label": "UNSAT", "decision": "UNSAT",
     ...                       "decision_correct": True, "failure": "correct"}])
@@ -639,7 +640,7 @@ def summarize(rows: Iterable[Row], *, method: str = CI_METHOD, seed: int = 0) ->
     materialized = list(rows)
     return {
         "rows": len(materialized),
-        "formulas": len({row.get("instance_id") for row in materialized}),
+        "formulas": len({formula_unit(row) for row in materialized}),
         "metrics": {
             name: aggregate(materialized, fn, method=method, seed=seed)
             for name, fn in METRICS.items()
