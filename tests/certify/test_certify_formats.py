@@ -339,3 +339,33 @@ def test_output_that_is_a_folder_is_a_clear_error(
 ) -> None:
     code, _, err = certify_cli(capsys, str(files["good"]), "--format", "sarif", output=tmp_path)
     assert code == 2 and "Traceback" not in err and "a folder" in err
+
+
+@pytest.mark.parametrize("form", ["junit", "sarif", "github", "json", "text"])
+@pytest.mark.parametrize("how", ["same", "dot", "symlink", "hardlink"])
+def test_an_output_that_is_a_dataset_file_is_refused_and_the_file_kept(
+    files: dict[str, Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    form: str,
+    how: str,
+) -> None:
+    """``--output`` naming one of the files certified (the second one, through a
+    ``./``, a symlink or a hard link) stops with exit 2 before any check; no byte of
+    the file changes."""
+    import os
+
+    first = write_jsonl(tmp_path / "first.jsonl", DATASET)
+    second = tmp_path / "second.jsonl"
+    second.write_bytes(files["good"].read_bytes())
+    before = second.read_bytes()
+    out = {"same": second, "dot": tmp_path / "." / "second.jsonl"}.get(how, tmp_path / "alias")
+    if how == "symlink":
+        out.symlink_to(second)
+    elif how == "hardlink":
+        os.link(second, out)
+    code, stdout, err = certify_cli(capsys, str(first), str(second), "--format", form, output=out)
+    assert code == 2, (code, stdout, err)
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert len(lines) == 1 and "--output" in lines[0] and "write to another file" in lines[0]
+    assert second.read_bytes() == before
