@@ -369,3 +369,41 @@ def test_an_output_that_is_a_dataset_file_is_refused_and_the_file_kept(
     lines = [line for line in err.splitlines() if line.strip()]
     assert len(lines) == 1 and "--output" in lines[0] and "write to another file" in lines[0]
     assert second.read_bytes() == before
+
+
+@pytest.mark.parametrize("form", ["junit", "sarif", "github", "json", "text"])
+def test_a_file_name_that_is_not_utf8_gives_a_utf8_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, form: str
+) -> None:
+    """A dataset file whose name is not UTF-8 (bytes ``\\xff``, held as a lone surrogate)
+    is reported in every form: the report is valid UTF-8 with U+FFFD in the name, and
+    a SARIF URI percent-encodes the name's own bytes."""
+    import os
+    from urllib.parse import unquote_to_bytes
+
+    from twosat_formal.core.jsonread import loads
+
+    name = os.fsdecode(b"bad\xff data.jsonl")
+    write_jsonl(tmp_path / name, tampered())
+    monkeypatch.chdir(tmp_path)  # named relative to the working directory, as in CI
+    out = tmp_path / "report.out"
+    code, stdout, err = certify_cli(capsys, name, "--format", form, output=out)
+    assert code == 1 and "Traceback" not in stdout + err, err
+    text = out.read_bytes().decode("utf-8")  # strict: no byte of the name left raw
+    shown = "bad\ufffd data.jsonl"
+    if form == "junit":
+        suite = next(iter(JUnitXml.fromfile(str(out))))
+        assert suite.name.endswith(shown) and suite.failures == 3
+    elif form == "sarif":
+        log = loads(text, source="report")
+        jsonschema.validate(log, SARIF_SCHEMA)
+        (artifact,) = log["runs"][0]["artifacts"]
+        uri = artifact["location"]["uri"]
+        assert unquote_to_bytes(uri) == os.fsencode(name) and "%SRCROOT%" in text
+    elif form == "github":
+        errors = [a for a in parse_annotations(text) if a[0] == "error"]
+        assert errors and all(a[1]["file"].endswith(shown) for a in errors)
+    elif form == "json":
+        assert shown in "".join(loads(text, source="report")["sources"])
+    else:
+        assert f"{shown}:" in text and "FAIL" in text

@@ -19,6 +19,10 @@
 
 The text report (a table and ``FAIL`` lines) is the command line's own.
 
+Every report is UTF-8 text: the bytes of a file name that is not UTF-8 (held as lone
+surrogates, as Python reads such names) are written as U+FFFD in names and messages
+(:func:`printable`), and as their percent-encoded bytes in a SARIF log's URIs.
+
 Examples
 --------
 >>> from twosat_formal.certify import CertifyReport, CheckFailure
@@ -50,6 +54,7 @@ __all__ = [
     "FORMATS",
     "JunitLog",
     "github_annotations",
+    "printable",
     "sarif_log",
     "write_report",
 ]
@@ -75,6 +80,28 @@ _RULES = {
 }
 
 
+def printable(text: str) -> str:
+    r"""``text`` as UTF-8 can hold it: each lone surrogate (a byte of a file name that is
+    not UTF-8) becomes U+FFFD.
+
+    >>> import os
+    >>> printable(os.fsdecode(b"data\xff.jsonl")) == "data\ufffd.jsonl"
+    True
+    """
+    return re.sub(r"[\ud800-\udfff]", "\ufffd", text)
+
+
+def _printable_json(value: Any) -> Any:
+    """``value`` (JSON data) with :func:`printable` strings, keys too."""
+    if isinstance(value, str):
+        return printable(value)
+    if isinstance(value, dict):
+        return {printable(key): _printable_json(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_printable_json(item) for item in value]
+    return value
+
+
 def _rule(check: str) -> str:
     """The rule of a check: its name without a step number (``transform[2]:flip``)."""
     return re.sub(r"\[\d+\]", "", check)
@@ -88,7 +115,7 @@ def _family(check: str) -> str:
 
 
 def _data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return printable(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def _property(text: str) -> str:
@@ -124,7 +151,9 @@ def _artifact(source: str) -> dict[str, Any]:
     path = Path(source)
     if path.is_absolute():
         return {"uri": path.as_uri()}
-    return {"uri": quote(_posix(os.path.normpath(source))), "uriBaseId": "%SRCROOT%"}
+    # the name's own bytes, percent-encoded (a name that is not UTF-8 included)
+    uri = quote(os.fsencode(_posix(os.path.normpath(source))))
+    return {"uri": uri, "uriBaseId": "%SRCROOT%"}
 
 
 def _sarif_result(failure: CheckFailure, rules: dict[str, int]) -> dict[str, Any]:
@@ -358,9 +387,9 @@ def write_report(
         If ``format`` is not a machine format, or ``junit`` has no ``records``.
     """
     if format == "json":
-        stream.write(json.dumps(report.to_json(), indent=2) + "\n")
+        stream.write(json.dumps(_printable_json(report.to_json()), indent=2) + "\n")
     elif format == "sarif":
-        stream.write(json.dumps(sarif_log(report), indent=2) + "\n")
+        stream.write(json.dumps(_printable_json(sarif_log(report)), indent=2) + "\n")
     elif format == "github":
         stream.write(github_annotations(report) + "\n")
     elif format == "junit":

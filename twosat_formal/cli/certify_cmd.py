@@ -258,7 +258,9 @@ def _write(report: CertifyReport, form: str, stream: IO[str], records: JunitLog 
         return
     from rich.console import Console
 
+    from twosat_formal.certify.report import printable
+
     console = Console(file=stream, width=100, no_color=True, highlight=False, soft_wrap=True)
     console.print(_summary(report, report.cached > 0))
     for failure in report.failures:
-        console.print(f"FAIL {failure}", markup=False)
+        console.print(printable(f"FAIL {failure}"), markup=False)
