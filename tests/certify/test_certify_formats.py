@@ -407,3 +407,22 @@ def test_a_file_name_that_is_not_utf8_gives_a_utf8_report(
         assert shown in "".join(loads(text, source="report")["sources"])
     else:
         assert f"{shown}:" in text and "FAIL" in text
+
+
+@pytest.mark.parametrize("form", ["junit", "sarif", "github", "json", "text"])
+def test_output_dash_is_standard_output(
+    files: dict[str, Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    form: str,
+) -> None:
+    """``--output -`` prints the report as without the option (``-`` is stdout for every
+    output of the command line) and leaves no file named ``-``."""
+    monkeypatch.chdir(tmp_path)
+    bad = str(files["bad"])
+    code, dashed, _ = certify_cli(capsys, bad, "--format", form, output=Path("-"))
+    assert code == 1 and not (tmp_path / "-").exists()
+    code, plain, _ = certify_cli(capsys, bad, "--format", form)
+    timing = re.compile(r'(time="|"seconds": |"z3_seconds": )[0-9.]+|.*│ time.*')
+    assert timing.sub("", dashed) == timing.sub("", plain)

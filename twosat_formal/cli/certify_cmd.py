@@ -109,7 +109,7 @@ def certify(
         typer.Option(
             "--output",
             help="Write the report to this file (the text summary still goes to stdout; "
-            "the exit code still gates).",
+            'the exit code still gates). "-" is stdout, as without the option.',
             show_default="stdout",
         ),
     ] = None,
@@ -147,6 +147,8 @@ def certify(
     if revalidate != (model is not None):
         raise ConfigError("--revalidate and --model go together", parameter="model")
     form = _format(report_format, as_json)
+    if output is not None and str(output) == "-":  # standard output, as every --out takes it
+        output = None
     if output is not None and not output.resolve().parent.is_dir():
         raise ConfigError(f"--output {output}: its folder does not exist", parameter="output")
     if output is not None and output.is_dir():
