@@ -426,3 +426,28 @@ def test_output_dash_is_standard_output(
     code, plain, _ = certify_cli(capsys, bad, "--format", form)
     timing = re.compile(r'(time="|"seconds": |"z3_seconds": )[0-9.]+|.*│ time.*')
     assert timing.sub("", dashed) == timing.sub("", plain)
+
+
+def test_a_failure_of_the_whole_dataset_names_its_files_not_a_made_up_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Files of blank lines hold no record: the dataset's failure belongs to every file,
+    so SARIF locates it in each (never at a URI of their joined names) and GitHub
+    annotates the run (no ``file=``); one file alone is still named."""
+    monkeypatch.chdir(tmp_path)
+    for name in ("a.jsonl", "b.jsonl"):
+        (tmp_path / name).write_text("\n\n", encoding="utf-8")
+    code, stdout, _ = certify_cli(capsys, "a.jsonl", "b.jsonl", "--format", "sarif")
+    assert code == 1
+    log = json.loads(stdout)
+    jsonschema.validate(log, SARIF_SCHEMA)
+    (result,) = log["runs"][0]["results"]
+    uris = [place["physicalLocation"]["artifactLocation"]["uri"] for place in result["locations"]]
+    artifacts = [artifact["location"]["uri"] for artifact in log["runs"][0]["artifacts"]]
+    assert uris == artifacts == ["a.jsonl", "b.jsonl"]
+    code, stdout, _ = certify_cli(capsys, "a.jsonl", "b.jsonl", "--format", "github")
+    (error,) = [a for a in parse_annotations(stdout) if a[0] == "error"]
+    assert code == 1 and "file" not in error[1] and "no record" in error[2]
+    code, stdout, _ = certify_cli(capsys, "a.jsonl", "--format", "github")
+    (error,) = [a for a in parse_annotations(stdout) if a[0] == "error"]
+    assert error[1]["file"] == "a.jsonl"

@@ -122,13 +122,28 @@ def _property(text: str) -> str:
     return _data(text).replace(":", "%3A").replace(",", "%2C")
 
 
+def _files(failure: CheckFailure, report: CertifyReport) -> list[str]:
+    """The files a failure is located in: its own, or every file of the dataset for a
+    failure of the whole dataset (an empty one, an id asked for that no record has),
+    whose source names the files together (``a.jsonl, b.jsonl``), no file of its own."""
+    if failure.source is None:
+        return []
+    if len(report.sources) > 1 and failure.source == ", ".join(report.sources):
+        return list(report.sources)
+    return [failure.source]
+
+
 def github_annotations(report: CertifyReport) -> str:
-    """The report as GitHub workflow commands: an ``::error`` per failure, then totals."""
+    """The report as GitHub workflow commands: an ``::error`` per failure, then totals.
+
+    A failure of the whole dataset of several files is an annotation of the run (no
+    ``file``)."""
     lines = []
     for failure in report.failures:
         where = []
-        if failure.source is not None:
-            where.append(f"file={_property(_posix(failure.source))}")
+        files = _files(failure, report)
+        if len(files) == 1:
+            where.append(f"file={_property(_posix(files[0]))}")
         if failure.line is not None:
             where.append(f"line={failure.line}")
         who = failure.id if failure.id is not None else "no id"
@@ -156,7 +171,8 @@ def _artifact(source: str) -> dict[str, Any]:
     return {"uri": uri, "uriBaseId": "%SRCROOT%"}
 
 
-def _sarif_result(failure: CheckFailure, rules: dict[str, int]) -> dict[str, Any]:
+def _sarif_result(failure: CheckFailure, rules: dict[str, int], files: list[str]) -> dict[str, Any]:
+    """The result of a failure, located in ``files`` (:func:`_files`)."""
     rule = _rule(failure.check)
     text = failure.message if rule == failure.check else f"[{failure.check}] {failure.message}"
     if failure.id is not None:
@@ -167,11 +183,14 @@ def _sarif_result(failure: CheckFailure, rules: dict[str, int]) -> dict[str, Any
         "level": "error",
         "message": {"text": text},
     }
-    if failure.source is not None:
-        location: dict[str, Any] = {"artifactLocation": _artifact(failure.source)}
+    locations = []
+    for file in files:
+        location: dict[str, Any] = {"artifactLocation": _artifact(file)}
         if failure.line is not None:
             location["region"] = {"startLine": failure.line}
-        result["locations"] = [{"physicalLocation": location}]
+        locations.append({"physicalLocation": location})
+    if locations:
+        result["locations"] = locations
     if failure.id is not None:
         result["partialFingerprints"] = {"recordId/v1": failure.id}
     return result
@@ -212,7 +231,9 @@ def sarif_log(report: CertifyReport) -> dict[str, Any]:
             }
         ],
         "artifacts": [{"location": _artifact(source)} for source in report.sources],
-        "results": [_sarif_result(failure, rules) for failure in report.failures],
+        "results": [
+            _sarif_result(failure, rules, _files(failure, report)) for failure in report.failures
+        ],
     }
     if any(not Path(source).is_absolute() for source in report.sources):
         root = Path.cwd().as_uri().rstrip("/") + "/"
