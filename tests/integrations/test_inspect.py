@@ -177,3 +177,17 @@ def test_a_line_that_is_no_row_is_named_before_any_sample(
     path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
     with pytest.raises(ConfigError, match=rf"rows\.jsonl:2: not a row of .*{re.escape(message)}"):
         twosat(str(path))
+
+
+@pytest.mark.parametrize("budget", [0, -5, "abc", True, 2.5])
+def test_a_budget_that_is_no_count_is_refused_as_export_refuses_it(
+    folder: Path, budget: object
+) -> None:
+    """``-T max_tokens=0`` (or a negative, a word, a flag) is refused by the rule of
+    ``export --max-tokens``, naming the option, before any sample is asked."""
+    from twosat_formal.errors import ConfigError
+    from twosat_formal.integrations.inspect import twosat
+
+    with pytest.raises(ConfigError, match="max_tokens must be an integer >= 1"):
+        twosat(str(folder / "inspect" / "twosat.jsonl"), max_tokens=budget)  # type: ignore[arg-type]
+    assert twosat(str(folder / "inspect" / "twosat.jsonl"), max_tokens=1).config.max_tokens == 1

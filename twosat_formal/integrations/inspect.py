@@ -176,7 +176,18 @@ def twosat_scorer() -> Any:
 def twosat_task(
     path: str | Path, *, max_tokens: int = DEFAULT_MAX_TOKENS, name: str | None = None
 ) -> Task:
-    """The task over the rows of ``path``: generate once, score with :func:`twosat_scorer`."""
+    """The task over the rows of ``path``: generate once, score with :func:`twosat_scorer`.
+
+    Raises
+    ------
+    ConfigError
+        ``max_tokens`` is no integer >= 1 (the rule of ``export --max-tokens``:
+        ``-T max_tokens=0`` is refused, not sent), or ``path`` holds no rows
+        (:func:`read_samples`).
+    """
+    from twosat_formal.integrations.exports import ExportOptions
+
+    ExportOptions(max_tokens=max_tokens)  # the budget's one rule (OPTION_RULES)
     return Task(
         dataset=MemoryDataset(read_samples(path), name=name or Path(path).stem),
         solver=generate(),
