@@ -249,17 +249,27 @@ class JunitLog(Closing):
 
     A :class:`~twosat_formal.certify.RecordLog`: each result is one short line of a
     temporary file (its file, line, id, kind, seconds, whether from the cache), so
-    memory does not grow with the records; :meth:`write` reads them back. A with-block
-    (or :meth:`close`) removes the file.
+    memory does not grow with the records; :meth:`write` reads them back. Where the
+    records of one dataset file start in the log is kept too (one entry each time the
+    file changes: once per file when they come file by file), so that each suite reads
+    its own lines only and the report takes one reading of the log, however many files.
+    A with-block (or :meth:`close`) removes the file.
     """
 
     def __init__(self) -> None:
         self._file: IO[str] = tempfile.TemporaryFile("w+", encoding="utf-8")  # noqa: SIM115
         self._sources: dict[str, int] = {}
+        #: per file (its number), its runs of lines: [where the run starts, lines]
+        self._runs: dict[int, list[list[int]]] = {}
+        self._last: int | None = None
 
     def add(self, result: RecordResult) -> None:
         """Keep one record's result."""
         source = self._sources.setdefault(result.source or "", len(self._sources))
+        if source != self._last:
+            self._runs.setdefault(source, []).append([self._file.tell(), 0])
+            self._last = source
+        self._runs[source][-1][1] += 1
         row = [source, result.line, result.id, result.kind, result.seconds, result.cached]
         self._file.write(json.dumps(row) + "\n")
 
@@ -326,12 +336,16 @@ class JunitLog(Closing):
         suite: str,
         failing: Mapping[tuple[str, int | None], list[CheckFailure]],
     ) -> None:
-        """Write the test case of each record of ``suite``, with the failures of its place."""
-        for source, line, key, kind, seconds, cached in self.rows():
-            if source == suite:
+        """Write the test case of each record of ``suite``, with the failures of its place
+        (its runs of lines only, read in order)."""
+        for start, count in self._runs.get(self._sources.get(suite, -1), []):
+            self._file.seek(start)
+            for _ in range(count):
+                _, line, key, kind, seconds, cached = json.loads(self._file.readline())
                 name = f"{key} (line {line})" if key is not None else f"line {line}"
-                failures = failing.get((source, line), [])
-                stream.write(_testcase(source, name, kind, seconds, line, failures, cached))
+                failures = failing.get((suite, line), [])
+                stream.write(_testcase(suite, name, kind, seconds, line, failures, cached))
+        self._file.seek(0, os.SEEK_END)
 
 
 def _orphans(
