@@ -451,6 +451,10 @@ def test_a_failure_of_the_whole_dataset_names_its_files_not_a_made_up_one(
     code, stdout, _ = certify_cli(capsys, "a.jsonl", "--format", "github")
     (error,) = [a for a in parse_annotations(stdout) if a[0] == "error"]
     assert error[1]["file"] == "a.jsonl"
+    for files in (["a.jsonl", "b.jsonl"], ["a.jsonl"]):
+        code, stdout, _ = certify_cli(capsys, *files, "--format", "junit")
+        (case,) = ET.fromstring(stdout).iter("testcase")
+        assert case.get("file") == (files[0] if len(files) == 1 else None)
 
 
 @settings(max_examples=60, deadline=None)

@@ -296,7 +296,7 @@ class JunitLog(Closing):
         for failure in report.failures:
             by_place.setdefault((failure.source or "", failure.line), []).append(failure)
         counts, matched = self._tally(by_place)
-        orphans = _orphans(by_place, matched, counts)
+        orphans = _orphans(by_place, matched, counts, report)
         total = [sum(c[0] for c in counts.values()), sum(c[1] for c in counts.values())]
         stream.write('<?xml version="1.0" encoding="UTF-8"?>\n')
         stream.write(
@@ -352,15 +352,18 @@ def _orphans(
     by_place: Mapping[tuple[str, int | None], list[CheckFailure]],
     matched: set[tuple[str, int | None]],
     counts: dict[str, list[float]],
+    report: CertifyReport,
 ) -> dict[str, list[str]]:
-    """The test cases of the failures of no record, by suite, each counted in ``counts``."""
+    """The test cases of the failures of no record, by suite, each counted in ``counts``
+    (one of the whole dataset of several files names no ``file``: :func:`_files`)."""
     orphans: dict[str, list[str]] = {}
     for (source, line), failures in by_place.items():
         if (source, line) in matched:
             continue
         name = failures[0].check if line is None else f"line {line}"
+        located = len(_files(failures[0], report)) == 1
         orphans.setdefault(source, []).append(
-            _testcase(source, name, "dataset", 0.0, line, failures, False)
+            _testcase(source, name, "dataset", 0.0, line, failures, False, located=located)
         )
         tally = counts.setdefault(source, [0, 0, 0.0])
         tally[0] += 1
@@ -382,12 +385,16 @@ def _testcase(
     line: int | None,
     failures: Sequence[CheckFailure],
     cached: bool,
+    *,
+    located: bool = True,
 ) -> str:
+    """The ``<testcase>`` of a record (``located``: its ``file`` is ``source``)."""
     attributes = [
         f"classname={quoteattr(_clean(f'{source}:{kind}'))}",
         f"name={quoteattr(_clean(name))}",
-        f"file={quoteattr(_clean(source))}",
     ]
+    if located:
+        attributes.append(f"file={quoteattr(_clean(source))}")
     if line is not None:
         attributes.append(f'line="{line}"')
     attributes.append(f'time="{seconds:.6f}"')
