@@ -339,3 +339,189 @@ def test_output_that_is_a_folder_is_a_clear_error(
 ) -> None:
     code, _, err = certify_cli(capsys, str(files["good"]), "--format", "sarif", output=tmp_path)
     assert code == 2 and "Traceback" not in err and "a folder" in err
+
+
+@pytest.mark.parametrize("form", ["junit", "sarif", "github", "json", "text"])
+@pytest.mark.parametrize("how", ["same", "dot", "symlink", "hardlink"])
+def test_an_output_that_is_a_dataset_file_is_refused_and_the_file_kept(
+    files: dict[str, Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    form: str,
+    how: str,
+) -> None:
+    """``--output`` naming one of the files certified (the second one, through a
+    ``./``, a symlink or a hard link) stops with exit 2 before any check; no byte of
+    the file changes."""
+    import os
+
+    first = write_jsonl(tmp_path / "first.jsonl", DATASET)
+    second = tmp_path / "second.jsonl"
+    second.write_bytes(files["good"].read_bytes())
+    before = second.read_bytes()
+    out = {"same": second, "dot": tmp_path / "." / "second.jsonl"}.get(how, tmp_path / "alias")
+    if how == "symlink":
+        out.symlink_to(second)
+    elif how == "hardlink":
+        os.link(second, out)
+    code, stdout, err = certify_cli(capsys, str(first), str(second), "--format", form, output=out)
+    assert code == 2, (code, stdout, err)
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert len(lines) == 1 and "--output" in lines[0] and "write to another file" in lines[0]
+    assert second.read_bytes() == before
+
+
+@pytest.mark.parametrize("form", ["junit", "sarif", "github", "json", "text"])
+def test_a_file_name_that_is_not_utf8_gives_a_utf8_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, form: str
+) -> None:
+    """A dataset file whose name is not UTF-8 (bytes ``\\xff``, held as a lone surrogate)
+    is reported in every form: the report is valid UTF-8 with U+FFFD in the name, and
+    a SARIF URI percent-encodes the name's own bytes."""
+    import os
+    from urllib.parse import unquote_to_bytes
+
+    from twosat_formal.core.jsonread import loads
+
+    name = os.fsdecode(b"bad\xff data.jsonl")
+    write_jsonl(tmp_path / name, tampered())
+    monkeypatch.chdir(tmp_path)  # named relative to the working directory, as in CI
+    out = tmp_path / "report.out"
+    code, stdout, err = certify_cli(capsys, name, "--format", form, output=out)
+    assert code == 1 and "Traceback" not in stdout + err, err
+    text = out.read_bytes().decode("utf-8")  # strict: no byte of the name left raw
+    shown = "bad\ufffd data.jsonl"
+    if form == "junit":
+        suite = next(iter(JUnitXml.fromfile(str(out))))
+        assert suite.name.endswith(shown) and suite.failures == 3
+    elif form == "sarif":
+        log = loads(text, source="report")
+        jsonschema.validate(log, SARIF_SCHEMA)
+        (artifact,) = log["runs"][0]["artifacts"]
+        uri = artifact["location"]["uri"]
+        assert unquote_to_bytes(uri) == os.fsencode(name) and "%SRCROOT%" in text
+    elif form == "github":
+        errors = [a for a in parse_annotations(text) if a[0] == "error"]
+        assert errors and all(a[1]["file"].endswith(shown) for a in errors)
+    elif form == "json":
+        assert shown in "".join(loads(text, source="report")["sources"])
+    else:
+        assert f"{shown}:" in text and "FAIL" in text
+
+
+@pytest.mark.parametrize("form", ["junit", "sarif", "github", "json", "text"])
+def test_output_dash_is_standard_output(
+    files: dict[str, Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    form: str,
+) -> None:
+    """``--output -`` prints the report as without the option (``-`` is stdout for every
+    output of the command line) and leaves no file named ``-``."""
+    monkeypatch.chdir(tmp_path)
+    bad = str(files["bad"])
+    code, dashed, _ = certify_cli(capsys, bad, "--format", form, output=Path("-"))
+    assert code == 1 and not (tmp_path / "-").exists()
+    code, plain, _ = certify_cli(capsys, bad, "--format", form)
+    timing = re.compile(r'(time="|"seconds": |"z3_seconds": )[0-9.]+|.*│ time.*')
+    assert timing.sub("", dashed) == timing.sub("", plain)
+
+
+def test_a_failure_of_the_whole_dataset_names_its_files_not_a_made_up_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Files of blank lines hold no record: the dataset's failure belongs to every file,
+    so SARIF locates it in each (never at a URI of their joined names) and GitHub
+    annotates the run (no ``file=``); one file alone is still named."""
+    monkeypatch.chdir(tmp_path)
+    for name in ("a.jsonl", "b.jsonl"):
+        (tmp_path / name).write_text("\n\n", encoding="utf-8")
+    code, stdout, _ = certify_cli(capsys, "a.jsonl", "b.jsonl", "--format", "sarif")
+    assert code == 1
+    log = json.loads(stdout)
+    jsonschema.validate(log, SARIF_SCHEMA)
+    (result,) = log["runs"][0]["results"]
+    uris = [place["physicalLocation"]["artifactLocation"]["uri"] for place in result["locations"]]
+    artifacts = [artifact["location"]["uri"] for artifact in log["runs"][0]["artifacts"]]
+    assert uris == artifacts == ["a.jsonl", "b.jsonl"]
+    code, stdout, _ = certify_cli(capsys, "a.jsonl", "b.jsonl", "--format", "github")
+    (error,) = [a for a in parse_annotations(stdout) if a[0] == "error"]
+    assert code == 1 and "file" not in error[1] and "no record" in error[2]
+    code, stdout, _ = certify_cli(capsys, "a.jsonl", "--format", "github")
+    (error,) = [a for a in parse_annotations(stdout) if a[0] == "error"]
+    assert error[1]["file"] == "a.jsonl"
+    for files in (["a.jsonl", "b.jsonl"], ["a.jsonl"]):
+        code, stdout, _ = certify_cli(capsys, *files, "--format", "junit")
+        (case,) = ET.fromstring(stdout).iter("testcase")
+        assert case.get("file") == (files[0] if len(files) == 1 else None)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    order=st.lists(st.sampled_from(["a.jsonl", "b.jsonl", "c/d.jsonl"]), min_size=1, max_size=30),
+    failing=st.sets(st.integers(min_value=0, max_value=29)),
+)
+def test_junit_suites_hold_their_records_in_order_whatever_order_they_come_in(
+    order: list[str], failing: set[int]
+) -> None:
+    """Records logged file by file or interleaved (as workers may return them): each
+    file's suite lists exactly its records, in the order they came, with its failures
+    and counts; the suites come in the order their files first came."""
+    import io
+
+    from twosat_formal.certify.results import RecordResult
+
+    lines: dict[str, int] = {}
+    expected: dict[str, list[tuple[str, bool]]] = {}
+    failures = []
+    with JunitLog() as log:
+        for index, source in enumerate(order):
+            line = lines[source] = lines.get(source, 0) + 1
+            key = f"{source}#{line}"
+            bad = index in failing
+            found = (CheckFailure(key, line, "solve:z3", "no", source),) if bad else ()
+            failures.extend(found)
+            log.add(RecordResult(key, line, source, "instance", 1, found, 0.5, 0.0))
+            expected.setdefault(source, []).append((f"{key} (line {line})", bad))
+        report = CertifyReport(tuple(expected), len(order), len(order), tuple(failures), 1.0, 0.0)
+        stream = io.StringIO()
+        log.write(report, stream)
+    root = ET.fromstring(stream.getvalue())
+    assert [suite.get("name") for suite in root] == list(expected)
+    for suite in root:
+        cases = [(c.get("name"), c.find("failure") is not None) for c in suite]
+        assert cases == expected[suite.get("name") or ""]
+        assert suite.get("tests") == str(len(cases))
+        assert suite.get("failures") == str(sum(bad for _, bad in cases))
+    assert root.get("tests") == str(len(order)) and root.get("failures") == str(len(failures))
+
+
+def test_junit_reads_each_logged_record_twice_however_many_files(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Writing the JUnit report reads the log once to count and once to write: twice per
+    record for 40 files as for one, not once per file and record (which made a report
+    of 20,000 records in 400 files take 30 s instead of 0.6 s)."""
+    import io
+    import types
+
+    from twosat_formal.certify import report as module
+    from twosat_formal.certify.results import RecordResult
+
+    reads = []
+
+    def loads(text: str) -> Any:
+        reads.append(text)
+        return json.loads(text)
+
+    monkeypatch.setattr(module, "json", types.SimpleNamespace(loads=loads, dumps=json.dumps))
+    files, per = 40, 5
+    sources = tuple(f"s{f}.jsonl" for f in range(files))
+    with JunitLog() as log:
+        for source in sources:
+            for line in range(1, per + 1):
+                log.add(RecordResult(f"{source}:{line}", line, source, "instance", 1, (), 0.1, 0))
+        report = CertifyReport(sources, files * per, files * per, (), 1.0, 0.0)
+        log.write(report, io.StringIO())
+    assert len(reads) == 2 * files * per

@@ -134,6 +134,10 @@ MORE_CASES: dict[str, tuple[Argv, str]] = {
         lambda f, d, o: ["certify", str(d / "dataset.jsonl"), f],
         "dataset",
     ),
+    "certify --output": (
+        lambda f, d, o: ["certify", f, "--output", str(o)],
+        "dataset",
+    ),
     "inspect --graph": (
         lambda f, d, o: ["inspect", f, "--graph", str(o), "--graph-format", "graphml"],
         "formula",
@@ -207,13 +211,13 @@ def test_a_bad_file_is_one_line_naming_it_exit_2_and_no_output(
     assert "Traceback" not in err + stdout
     if command.startswith(tuple(REPORTS_RECORDS)) and how in ("binary", "malformed"):
         assert code == 1, (code, stdout, err)
-        assert f"{path.name}:1" in stdout
+        assert f"{path.name}:1" in stdout + _report(out)
     else:
         assert code == 2, (code, stdout, err)
         lines = [line for line in err.splitlines() if line.strip()]
         assert len(lines) == 1 and lines[0].startswith("error: "), err
         assert path.name in lines[0], lines[0]
-    assert list(out.parent.iterdir()) == []
+        assert list(out.parent.iterdir()) == []
     assert [p.name for p in work.iterdir()] == ([] if how == "missing" else [path.name])
 
 
@@ -221,6 +225,14 @@ def _output_of(argv: Argv) -> str | None:
     """The option (``--out``, ``--store``) under which a case's command writes ``O``."""
     words = argv("F", Path("D"), Path("O"))
     return next((w for w, v in pairwise(words) if v == "O"), None)
+
+
+def _report(out: Path) -> str:
+    """The report a command that reports records (certify) wrote to ``out``, if any:
+    the only file it may leave there, as the output it was asked for."""
+    files = list(out.parent.iterdir())
+    assert files in ([], [out]), files
+    return out.read_text(encoding="utf-8") if files else ""
 
 
 #: The cases whose command writes an output file or folder.
@@ -426,11 +438,11 @@ def test_hostile_input_is_one_located_line_exit_2_and_no_output(
     where = f"{path.name}:{line}"
     if command.startswith(tuple(REPORTS_RECORDS)):
         assert code == 1, (code, stdout, err)
-        assert where in stdout
+        assert where in stdout + _report(out)
     else:
         assert code == 2, (code, stdout, err)
         lines = [line for line in err.splitlines() if line.strip()]
         assert len(lines) == 1 and lines[0].startswith("error: "), err
         assert where in lines[0], lines[0]
-    assert list(out.parent.iterdir()) == []
+        assert list(out.parent.iterdir()) == []
     assert [p.name for p in work.iterdir()] == [path.name]

@@ -308,3 +308,34 @@ def test_a_generation_budget_is_an_integer_of_at_least_one(name: str, value: obj
         ExportOptions(**{name: value})  # type: ignore[arg-type]
     assert str(info.value) == f"{name} must be an integer >= 1, got {value!r}"
     assert (info.value.parameter, info.value.valid) == (name, "an integer >= 1")
+
+
+def test_dimacs_ids_that_give_one_file_name_each_keep_their_own_file(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, inputs: tuple[Path, Path, list[Any]]
+) -> None:
+    """With ``--no-certify`` ids are any strings: ``x/y``, ``x_y`` and ``X~Y`` all make
+    the name ``x_y.cnf`` (case aside). Each instance still gets its own file,
+    ``index.csv`` maps each to it, and every file reads back as its instance."""
+    from pysat.formula import CNF
+
+    dataset, _, _ = inputs
+    records = [json.loads(line) for line in dataset.read_text(encoding="utf-8").splitlines()]
+    ids = ["x_y", "x/y", "X~Y", "x_y.2"]
+    chosen = [dict(record, id=key) for record, key in zip(records, ids, strict=False)]
+    assert len(chosen) == len(ids)
+    path = tmp_path / "ids.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in chosen), encoding="utf-8")
+    out = tmp_path / "cnf"
+    code, _, err = cli(
+        capsys, "export", str(path), "--to", "dimacs", "-o", str(out), "--no-certify"
+    )
+    assert code == 0, err
+    with open(out / "index.csv", encoding="utf-8", newline="") as handle:
+        index = list(csv.DictReader(handle))
+    assert [row["instance_id"] for row in index] == ids
+    names = [row["file"] for row in index]
+    assert len({name.lower() for name in names}) == len(ids)  # none replaced another
+    assert sorted(p.name for p in out.iterdir()) == sorted([*names, "index.csv"])
+    for row, record in zip(index, chosen, strict=True):
+        cnf = CNF(from_file=str(out / row["file"]))
+        assert (cnf.nv, len(cnf.clauses)) == (record["num_vars"], record["num_clauses"])

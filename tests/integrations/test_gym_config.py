@@ -171,3 +171,23 @@ def test_a_level_is_an_integer_among_the_levels(level: object) -> None:
     assert curriculum.level == 0
     with pytest.raises(ConfigError, match="level must be"):
         Curriculum(level=level)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("dataset", "clauses"),
+    [("twosat", 1), ("twosat", 4), ("twosat-symmetry", 3), ("twosat-implication-cycle", 2)],
+)
+def test_a_clause_range_no_family_can_fill_names_the_item_and_the_range(
+    dataset: str, clauses: int
+) -> None:
+    """A range valid on its own but too narrow for a family drawn (a symmetry item of an
+    UNSAT base needs more than 4 clauses) fails when that item is drawn, naming the
+    item, the fields to change and the family's own reason."""
+    data = create_dataset(dataset, seed=0, size=40, min_clauses=clauses, max_clauses=clauses)
+    with pytest.raises(ConfigError) as caught:
+        for index in range(len(data)):
+            data[index]
+    message = str(caught.value)
+    assert message.startswith(f"item {index}: ")
+    assert f"min_clauses={clauses}, max_clauses={clauses}" in message
+    assert "needs at least" in message and caught.value.parameter == "min_clauses"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -140,3 +141,53 @@ def test_a_missing_rows_file_is_named(tmp_path: Path, monkeypatch: pytest.Monkey
     monkeypatch.chdir(tmp_path)
     with pytest.raises(ConfigError, match=f"no rows file {tmp_path / 'rows.jsonl'}"):
         twosat("rows.jsonl")
+
+
+#: Rows that are not the exported rows the scorer reads: (how, the message's end).
+NOT_ROWS = {
+    "a dataset record (no prompt)": (lambda row: row.pop("prompt"), "'prompt' must be a string"),
+    "an id that is a number": (lambda row: row.update(id=7), "'id' must be a string"),
+    "a label that is no label": (lambda row: row.update(label="MAYBE"), "'label' must be SAT"),
+    "a formula that is not DIMACS": (lambda row: row.update(dimacs="p cnf x"), "p cnf"),
+    "entities that are no map": (lambda row: row.update(entities="[1]"), "'entities' must map"),
+    "not an object": (lambda row: row.clear(), "a JSON object, not list"),
+}
+
+
+@pytest.mark.parametrize("how", sorted(NOT_ROWS))
+def test_a_line_that_is_no_row_is_named_before_any_sample(
+    folder: Path, tmp_path: Path, how: str
+) -> None:
+    """``-T path=`` naming another file (a dataset, a hand-edited rows file) stops the
+    task with its line and the fault, not a ``KeyError`` nor a failed score per sample."""
+    from twosat_formal.errors import ConfigError
+    from twosat_formal.integrations.inspect import read_samples, twosat
+
+    rows = [
+        json.loads(line)
+        for line in (folder / "inspect" / "twosat.jsonl").read_text("utf-8").splitlines()
+    ]
+    assert len(read_samples(folder / "inspect" / "twosat.jsonl")) == len(rows)
+    change, message = NOT_ROWS[how]
+    change(rows[1])
+    lines = [json.dumps(row) for row in rows]
+    if not rows[1]:
+        lines[1] = "[1, 2]"
+    path = tmp_path / "rows.jsonl"
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    with pytest.raises(ConfigError, match=rf"rows\.jsonl:2: not a row of .*{re.escape(message)}"):
+        twosat(str(path))
+
+
+@pytest.mark.parametrize("budget", [0, -5, "abc", True, 2.5])
+def test_a_budget_that_is_no_count_is_refused_as_export_refuses_it(
+    folder: Path, budget: object
+) -> None:
+    """``-T max_tokens=0`` (or a negative, a word, a flag) is refused by the rule of
+    ``export --max-tokens``, naming the option, before any sample is asked."""
+    from twosat_formal.errors import ConfigError
+    from twosat_formal.integrations.inspect import twosat
+
+    with pytest.raises(ConfigError, match="max_tokens must be an integer >= 1"):
+        twosat(str(folder / "inspect" / "twosat.jsonl"), max_tokens=budget)  # type: ignore[arg-type]
+    assert twosat(str(folder / "inspect" / "twosat.jsonl"), max_tokens=1).config.max_tokens == 1

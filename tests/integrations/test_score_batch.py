@@ -214,6 +214,13 @@ def test_a_file_that_is_not_json_lines_still_exits_2(
     ("line", "message"),
     [
         ({"custom_id": 7}, "field 'custom_id' must be a string, not number"),
+        # another service's batch results (Anthropic's ``result``): no Batch API line
+        (
+            {"custom_id": "p", "result": {"type": "succeeded", "message": {"content": []}}},
+            "field 'response' must be an object (or null with an 'error')",
+        ),
+        ({"custom_id": "p", "response": None, "error": None}, "field 'response' must be"),
+        ({"custom_id": "p", "response": "No"}, "field 'response' must be an object"),
         (
             {"prompt_id": "p", "response": "No", "sample": "1"},
             "field 'sample' must be an integer, not string",

@@ -19,6 +19,7 @@ import re
 import shutil
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
@@ -138,6 +139,22 @@ def test_the_action_certifies_its_globs_and_writes_the_report(
     assert log["runs"][0]["results"] == []
     assert (data / ".twosat-certify-cache" / "certify.cache").is_file()
     assert "report=twosat-certify.sarif" in (data / "github-output.txt").read_text()
+
+
+def test_a_file_that_two_globs_match_is_certified_once(
+    action: Any, shim: Path, tmp_path: Path
+) -> None:
+    """Overlapping globs (and a file named again through ``./``) name each file once:
+    given twice, every record of it would fail as a repeated id."""
+    (tmp_path / "sets" / "deep").mkdir(parents=True)
+    write_jsonl(tmp_path / "sets" / "a.jsonl", DATASET[:4])
+    write_jsonl(tmp_path / "sets" / "deep" / "b.jsonl", DATASET[4:])
+    paths = "sets/*.jsonl sets/**/*.jsonl\n./sets/a.jsonl"
+    done = run_step(action, shim, tmp_path, paths=paths, jobs="1", format="junit", output="r.xml")
+    assert done.returncode == 0, done.stderr + done.stdout
+    suites = ET.parse(tmp_path / "r.xml").getroot()
+    assert [s.get("name") for s in suites] == ["sets/a.jsonl", "sets/deep/b.jsonl"]
+    assert suites.get("tests") == str(len(DATASET)) and suites.get("failures") == "0"
 
 
 def test_the_action_fails_on_a_tampered_dataset_and_still_writes_the_report(

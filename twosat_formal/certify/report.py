@@ -19,6 +19,10 @@
 
 The text report (a table and ``FAIL`` lines) is the command line's own.
 
+Every report is UTF-8 text: the bytes of a file name that is not UTF-8 (held as lone
+surrogates, as Python reads such names) are written as U+FFFD in names and messages
+(:func:`printable`), and as their percent-encoded bytes in a SARIF log's URIs.
+
 Examples
 --------
 >>> from twosat_formal.certify import CertifyReport, CheckFailure
@@ -50,6 +54,7 @@ __all__ = [
     "FORMATS",
     "JunitLog",
     "github_annotations",
+    "printable",
     "sarif_log",
     "write_report",
 ]
@@ -75,6 +80,28 @@ _RULES = {
 }
 
 
+def printable(text: str) -> str:
+    r"""``text`` as UTF-8 can hold it: each lone surrogate (a byte of a file name that is
+    not UTF-8) becomes U+FFFD.
+
+    >>> import os
+    >>> printable(os.fsdecode(b"data\xff.jsonl")) == "data\ufffd.jsonl"
+    True
+    """
+    return re.sub(r"[\ud800-\udfff]", "\ufffd", text)
+
+
+def _printable_json(value: Any) -> Any:
+    """``value`` (JSON data) with :func:`printable` strings, keys too."""
+    if isinstance(value, str):
+        return printable(value)
+    if isinstance(value, dict):
+        return {printable(key): _printable_json(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_printable_json(item) for item in value]
+    return value
+
+
 def _rule(check: str) -> str:
     """The rule of a check: its name without a step number (``transform[2]:flip``)."""
     return re.sub(r"\[\d+\]", "", check)
@@ -88,20 +115,35 @@ def _family(check: str) -> str:
 
 
 def _data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return printable(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def _property(text: str) -> str:
     return _data(text).replace(":", "%3A").replace(",", "%2C")
 
 
+def _files(failure: CheckFailure, report: CertifyReport) -> list[str]:
+    """The files a failure is located in: its own, or every file of the dataset for a
+    failure of the whole dataset (an empty one, an id asked for that no record has),
+    whose source names the files together (``a.jsonl, b.jsonl``), no file of its own."""
+    if failure.source is None:
+        return []
+    if len(report.sources) > 1 and failure.source == ", ".join(report.sources):
+        return list(report.sources)
+    return [failure.source]
+
+
 def github_annotations(report: CertifyReport) -> str:
-    """The report as GitHub workflow commands: an ``::error`` per failure, then totals."""
+    """The report as GitHub workflow commands: an ``::error`` per failure, then totals.
+
+    A failure of the whole dataset of several files is an annotation of the run (no
+    ``file``)."""
     lines = []
     for failure in report.failures:
         where = []
-        if failure.source is not None:
-            where.append(f"file={_property(_posix(failure.source))}")
+        files = _files(failure, report)
+        if len(files) == 1:
+            where.append(f"file={_property(_posix(files[0]))}")
         if failure.line is not None:
             where.append(f"line={failure.line}")
         who = failure.id if failure.id is not None else "no id"
@@ -124,10 +166,13 @@ def _artifact(source: str) -> dict[str, Any]:
     path = Path(source)
     if path.is_absolute():
         return {"uri": path.as_uri()}
-    return {"uri": quote(_posix(os.path.normpath(source))), "uriBaseId": "%SRCROOT%"}
+    # the name's own bytes, percent-encoded (a name that is not UTF-8 included)
+    uri = quote(os.fsencode(_posix(os.path.normpath(source))))
+    return {"uri": uri, "uriBaseId": "%SRCROOT%"}
 
 
-def _sarif_result(failure: CheckFailure, rules: dict[str, int]) -> dict[str, Any]:
+def _sarif_result(failure: CheckFailure, rules: dict[str, int], files: list[str]) -> dict[str, Any]:
+    """The result of a failure, located in ``files`` (:func:`_files`)."""
     rule = _rule(failure.check)
     text = failure.message if rule == failure.check else f"[{failure.check}] {failure.message}"
     if failure.id is not None:
@@ -138,11 +183,14 @@ def _sarif_result(failure: CheckFailure, rules: dict[str, int]) -> dict[str, Any
         "level": "error",
         "message": {"text": text},
     }
-    if failure.source is not None:
-        location: dict[str, Any] = {"artifactLocation": _artifact(failure.source)}
+    locations = []
+    for file in files:
+        location: dict[str, Any] = {"artifactLocation": _artifact(file)}
         if failure.line is not None:
             location["region"] = {"startLine": failure.line}
-        result["locations"] = [{"physicalLocation": location}]
+        locations.append({"physicalLocation": location})
+    if locations:
+        result["locations"] = locations
     if failure.id is not None:
         result["partialFingerprints"] = {"recordId/v1": failure.id}
     return result
@@ -183,7 +231,9 @@ def sarif_log(report: CertifyReport) -> dict[str, Any]:
             }
         ],
         "artifacts": [{"location": _artifact(source)} for source in report.sources],
-        "results": [_sarif_result(failure, rules) for failure in report.failures],
+        "results": [
+            _sarif_result(failure, rules, _files(failure, report)) for failure in report.failures
+        ],
     }
     if any(not Path(source).is_absolute() for source in report.sources):
         root = Path.cwd().as_uri().rstrip("/") + "/"
@@ -199,17 +249,27 @@ class JunitLog(Closing):
 
     A :class:`~twosat_formal.certify.RecordLog`: each result is one short line of a
     temporary file (its file, line, id, kind, seconds, whether from the cache), so
-    memory does not grow with the records; :meth:`write` reads them back. A with-block
-    (or :meth:`close`) removes the file.
+    memory does not grow with the records; :meth:`write` reads them back. Where the
+    records of one dataset file start in the log is kept too (one entry each time the
+    file changes: once per file when they come file by file), so that each suite reads
+    its own lines only and the report takes one reading of the log, however many files.
+    A with-block (or :meth:`close`) removes the file.
     """
 
     def __init__(self) -> None:
         self._file: IO[str] = tempfile.TemporaryFile("w+", encoding="utf-8")  # noqa: SIM115
         self._sources: dict[str, int] = {}
+        #: per file (its number), its runs of lines: [where the run starts, lines]
+        self._runs: dict[int, list[list[int]]] = {}
+        self._last: int | None = None
 
     def add(self, result: RecordResult) -> None:
         """Keep one record's result."""
         source = self._sources.setdefault(result.source or "", len(self._sources))
+        if source != self._last:
+            self._runs.setdefault(source, []).append([self._file.tell(), 0])
+            self._last = source
+        self._runs[source][-1][1] += 1
         row = [source, result.line, result.id, result.kind, result.seconds, result.cached]
         self._file.write(json.dumps(row) + "\n")
 
@@ -236,7 +296,7 @@ class JunitLog(Closing):
         for failure in report.failures:
             by_place.setdefault((failure.source or "", failure.line), []).append(failure)
         counts, matched = self._tally(by_place)
-        orphans = _orphans(by_place, matched, counts)
+        orphans = _orphans(by_place, matched, counts, report)
         total = [sum(c[0] for c in counts.values()), sum(c[1] for c in counts.values())]
         stream.write('<?xml version="1.0" encoding="UTF-8"?>\n')
         stream.write(
@@ -276,27 +336,34 @@ class JunitLog(Closing):
         suite: str,
         failing: Mapping[tuple[str, int | None], list[CheckFailure]],
     ) -> None:
-        """Write the test case of each record of ``suite``, with the failures of its place."""
-        for source, line, key, kind, seconds, cached in self.rows():
-            if source == suite:
+        """Write the test case of each record of ``suite``, with the failures of its place
+        (its runs of lines only, read in order)."""
+        for start, count in self._runs.get(self._sources.get(suite, -1), []):
+            self._file.seek(start)
+            for _ in range(count):
+                _, line, key, kind, seconds, cached = json.loads(self._file.readline())
                 name = f"{key} (line {line})" if key is not None else f"line {line}"
-                failures = failing.get((source, line), [])
-                stream.write(_testcase(source, name, kind, seconds, line, failures, cached))
+                failures = failing.get((suite, line), [])
+                stream.write(_testcase(suite, name, kind, seconds, line, failures, cached))
+        self._file.seek(0, os.SEEK_END)
 
 
 def _orphans(
     by_place: Mapping[tuple[str, int | None], list[CheckFailure]],
     matched: set[tuple[str, int | None]],
     counts: dict[str, list[float]],
+    report: CertifyReport,
 ) -> dict[str, list[str]]:
-    """The test cases of the failures of no record, by suite, each counted in ``counts``."""
+    """The test cases of the failures of no record, by suite, each counted in ``counts``
+    (one of the whole dataset of several files names no ``file``: :func:`_files`)."""
     orphans: dict[str, list[str]] = {}
     for (source, line), failures in by_place.items():
         if (source, line) in matched:
             continue
         name = failures[0].check if line is None else f"line {line}"
+        located = len(_files(failures[0], report)) == 1
         orphans.setdefault(source, []).append(
-            _testcase(source, name, "dataset", 0.0, line, failures, False)
+            _testcase(source, name, "dataset", 0.0, line, failures, False, located=located)
         )
         tally = counts.setdefault(source, [0, 0, 0.0])
         tally[0] += 1
@@ -318,12 +385,16 @@ def _testcase(
     line: int | None,
     failures: Sequence[CheckFailure],
     cached: bool,
+    *,
+    located: bool = True,
 ) -> str:
+    """The ``<testcase>`` of a record (``located``: its ``file`` is ``source``)."""
     attributes = [
         f"classname={quoteattr(_clean(f'{source}:{kind}'))}",
         f"name={quoteattr(_clean(name))}",
-        f"file={quoteattr(_clean(source))}",
     ]
+    if located:
+        attributes.append(f"file={quoteattr(_clean(source))}")
     if line is not None:
         attributes.append(f'line="{line}"')
     attributes.append(f'time="{seconds:.6f}"')
@@ -358,9 +429,9 @@ def write_report(
         If ``format`` is not a machine format, or ``junit`` has no ``records``.
     """
     if format == "json":
-        stream.write(json.dumps(report.to_json(), indent=2) + "\n")
+        stream.write(json.dumps(_printable_json(report.to_json()), indent=2) + "\n")
     elif format == "sarif":
-        stream.write(json.dumps(sarif_log(report), indent=2) + "\n")
+        stream.write(json.dumps(_printable_json(sarif_log(report)), indent=2) + "\n")
     elif format == "github":
         stream.write(github_annotations(report) + "\n")
     elif format == "junit":

@@ -109,7 +109,7 @@ def certify(
         typer.Option(
             "--output",
             help="Write the report to this file (the text summary still goes to stdout; "
-            "the exit code still gates).",
+            'the exit code still gates). "-" is stdout, as without the option.',
             show_default="stdout",
         ),
     ] = None,
@@ -147,6 +147,8 @@ def certify(
     if revalidate != (model is not None):
         raise ConfigError("--revalidate and --model go together", parameter="model")
     form = _format(report_format, as_json)
+    if output is not None and str(output) == "-":  # standard output, as every --out takes it
+        output = None
     if output is not None and not output.resolve().parent.is_dir():
         raise ConfigError(f"--output {output}: its folder does not exist", parameter="output")
     if output is not None and output.is_dir():
@@ -258,7 +260,9 @@ def _write(report: CertifyReport, form: str, stream: IO[str], records: JunitLog 
         return
     from rich.console import Console
 
+    from twosat_formal.certify.report import printable
+
     console = Console(file=stream, width=100, no_color=True, highlight=False, soft_wrap=True)
     console.print(_summary(report, report.cached > 0))
     for failure in report.failures:
-        console.print(f"FAIL {failure}", markup=False)
+        console.print(printable(f"FAIL {failure}"), markup=False)

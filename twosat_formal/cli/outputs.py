@@ -1,6 +1,7 @@
 """Every command refuses an output that is one of its inputs, before it runs.
 
-A command's outputs are its ``--out``, ``--store`` and ``--graph`` options; its inputs are every
+A command's outputs are its ``--out``, ``--store``, ``--graph`` and ``--output`` (``certify``'s
+report) options; its inputs are every
 other parameter whose value is a path (or a list of paths), and every argument that
 names an existing file or is ``-`` (standard input: ``pairs - --out d.jsonl <
 d.jsonl`` is refused too), but for
@@ -40,7 +41,7 @@ from typing import Any
 __all__ = ["NAMES", "OUTPUT_OPTIONS", "guard_outputs"]
 
 #: The options whose path a command writes.
-OUTPUT_OPTIONS = frozenset({"--out", "--store", "--graph"})
+OUTPUT_OPTIONS = frozenset({"--out", "--store", "--graph", "--output"})
 #: Arguments that are registry names, never files (``generate FAMILY``).
 NAMES = frozenset({"family"})
 

@@ -185,12 +185,30 @@ reasoning=None), error=None, form='jsonl', source=None, line=None)
 
 
 class BatchAnswerLine(BaseModel):
-    """An OpenAI Batch API output line, as read: its ``custom_id`` (the rest of the line
-    is read as the API's shapes, a failed request where it is not one)."""
+    """An OpenAI Batch API output line, as read: its ``custom_id``, then the rule that a
+    line holds a ``response`` object or an ``error`` (the API writes one of them on
+    every line; a line with neither is no Batch API output, such as another service's
+    batch results). The reply itself is read as the API's shapes, a failed request
+    where it is not one.
+
+    >>> BatchAnswerLine.model_validate({"custom_id": "p", "result": {}})
+    Traceback (most recent call last):
+    ...
+    pydantic_core._pydantic_core.ValidationError: 1 validation error for BatchAnswerLine
+      Value error, field 'response' must be an object (or null with an 'error') ...
+    """
 
     model_config = ConfigDict(extra="ignore", frozen=True)
 
     custom_id: str
+    response: Any = None
+    error: Any = None
+
+    @model_validator(mode="after")
+    def _response_or_error(self) -> Self:
+        if not isinstance(self.response, Mapping) and not self.error:
+            raise ValueError("field 'response' must be an object (or null with an 'error')")
+        return self
 
 
 def _plain(obj: Mapping[str, Any], model: str | None, at: _At) -> Iterator[ExternalAnswer]:
@@ -205,9 +223,7 @@ def _batch_error(obj: Mapping[str, Any]) -> str | None:
             code, message = error.get("code"), error.get("message")
             return ": ".join(str(part) for part in (code, message) if part) or "request failed"
         return str(error)
-    reply = obj.get("response")
-    if not isinstance(reply, Mapping):
-        return "the line has neither a response nor an error"
+    reply = obj["response"]  # an object: BatchAnswerLine holds a line to it
     status = reply.get("status_code", 200)
     return None if status == 200 else _status_error(status, reply.get("body"))
 

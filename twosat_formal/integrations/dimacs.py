@@ -52,20 +52,36 @@ def cnf_text(instance: Instance) -> str:
     return f"{head}\n{extra}p cnf {body}"
 
 
-def _file_name(instance_id: str) -> str:
+def _file_name(instance_id: str, taken: set[str]) -> str:
+    """The file of an instance: its id with each character but letters, digits, ``-``,
+    ``_`` and ``.`` as ``_``; an id that gives a name already ``taken`` (``x/y`` after
+    ``x_y``, or ``X_Y`` where a file system ignores case) gets ``.2``, ``.3``... before
+    ``.cnf``, so that no instance's file replaces another's. The name is added to
+    ``taken`` (in lower case).
+
+    >>> taken = set()
+    >>> [_file_name(key, taken) for key in ("x_y", "x/y", "X~Y", "x_y.2")]
+    ['x_y.cnf', 'x_y.2.cnf', 'X_Y.3.cnf', 'x_y.2.2.cnf']
+    """
     safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in instance_id)
-    return f"{safe}.cnf"
+    name, number = f"{safe}.cnf", 1
+    while name.lower() in taken:
+        number += 1
+        name = f"{safe}.{number}.cnf"
+    taken.add(name.lower())
+    return name
 
 
 def write(bundle: Bundle, folder: Path, options: ExportOptions) -> list[Path]:
     """Write one ``.cnf`` per instance of ``bundle`` and ``index.csv`` into ``folder``."""
     files: list[Path] = []
+    taken: set[str] = set()
     index = folder / "index.csv"
     with open(index, "w", encoding="utf-8", newline="") as handle:
         table = csv.writer(handle, lineterminator="\n")
         table.writerow(INDEX_COLUMNS)
         for instance in bundle.instances:
-            path = folder / _file_name(instance.id)
+            path = folder / _file_name(instance.id, taken)
             path.write_text(cnf_text(instance), encoding="utf-8")
             files.append(path)
             table.writerow(

@@ -438,7 +438,12 @@ def make_item(config: TwoSatConfig, seed: int, index: int) -> dict[str, Any]:
         except ConfigError as exc:  # a combination the family cannot build: draw again
             error = exc
     else:
-        raise ConfigError(f"{family} could not be drawn with this config: {error}")
+        raise ConfigError(
+            f"item {index}: {family} could not be drawn in {_ATTEMPTS} tries with "
+            f"min_clauses={config.min_clauses}, max_clauses={config.max_clauses} "
+            f"(widen the range or raise it): {error}",
+            parameter="min_clauses",
+        )
     prompt_seed = rng.getrandbits(31)
     kind = "decision"
     if config.types:  # drawn only then, so that a dataset without types draws as before

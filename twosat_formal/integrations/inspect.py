@@ -51,6 +51,7 @@ from inspect_ai.scorer import (  # noqa: E402
 from inspect_ai.solver import TaskState, generate  # noqa: E402
 
 from twosat_formal.core.model import DEFAULT_MAX_TOKENS  # noqa: E402
+from twosat_formal.errors import ConfigError, TwoSatFormalError  # noqa: E402
 from twosat_formal.integrations.rows import judge_row  # noqa: E402
 from twosat_formal.io.jsonl import read_json_lines  # noqa: E402
 
@@ -69,15 +70,19 @@ _TRUNCATED = {"max_tokens", "model_length"}
 def read_samples(path: str | Path) -> list[Sample]:
     """One sample per row of an exported JSON Lines file.
 
+    Each row is checked as the scorer will read it (an object with the string columns
+    ``id``, ``prompt`` and ``answer``, its label, formula and entity map) before any
+    sample is made, so a file of other records fails here, naming its line, rather
+    than in every sample's score.
+
     Raises
     ------
     ConfigError
-        ``path`` is not a file (a relative path is read from the working directory).
+        ``path`` is not a file (a relative path is read from the working directory),
+        or a line is not such a row (``FILE:LINE: ...``).
     """
     file = Path(path).expanduser()
     if not file.is_file():
-        from twosat_formal.errors import ConfigError
-
         raise ConfigError(
             f"no rows file {file.resolve()}: give the <name>.jsonl that "
             "`twosat-formal export --to inspect` wrote (relative to the working directory)",
@@ -85,11 +90,33 @@ def read_samples(path: str | Path) -> list[Sample]:
         )
     samples = []
     for line in read_json_lines(file):
-        row = line.value
+        row = _checked_row(line.value, f"{line.source}:{line.number}")
         samples.append(
             Sample(input=row["prompt"], target=row["answer"], id=row["id"], metadata=row)
         )
     return samples
+
+
+def _checked_row(row: Any, where: str) -> dict[str, Any]:
+    """``row`` if the scorer can judge answers to it, else a :class:`ConfigError` at ``where``."""
+    problem = None
+    if not isinstance(row, dict):
+        problem = f"a JSON object, not {type(row).__name__}"
+    else:
+        missing = [c for c in ("id", "prompt", "answer") if not isinstance(row.get(c), str)]
+        if missing:
+            problem = f"field {missing[0]!r} must be a string"
+    if problem is None:
+        try:
+            judge_row(row, "")  # its label, formula and entity map, as the scorer reads them
+        except TwoSatFormalError as error:
+            problem = str(error)
+    if problem is not None:
+        raise ConfigError(
+            f"{where}: not a row of `twosat-formal export --to inspect`: {problem}",
+            parameter="path",
+        )
+    return row
 
 
 @metric
@@ -149,7 +176,18 @@ def twosat_scorer() -> Any:
 def twosat_task(
     path: str | Path, *, max_tokens: int = DEFAULT_MAX_TOKENS, name: str | None = None
 ) -> Task:
-    """The task over the rows of ``path``: generate once, score with :func:`twosat_scorer`."""
+    """The task over the rows of ``path``: generate once, score with :func:`twosat_scorer`.
+
+    Raises
+    ------
+    ConfigError
+        ``max_tokens`` is no integer >= 1 (the rule of ``export --max-tokens``:
+        ``-T max_tokens=0`` is refused, not sent), or ``path`` holds no rows
+        (:func:`read_samples`).
+    """
+    from twosat_formal.integrations.exports import ExportOptions
+
+    ExportOptions(max_tokens=max_tokens)  # the budget's one rule (OPTION_RULES)
     return Task(
         dataset=MemoryDataset(read_samples(path), name=name or Path(path).stem),
         solver=generate(),

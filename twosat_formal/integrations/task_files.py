@@ -26,7 +26,9 @@ Examples
 from __future__ import annotations
 
 import json
+import keyword
 import re
+import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -38,9 +40,34 @@ __all__ = ["GROUP_METRICS", "LM_EVAL_METRICS", "task_identifier", "write_inspect
 
 
 def task_identifier(name: str) -> str:
-    """``name`` as a Python identifier (the inspect task's function name)."""
-    ident = re.sub(r"\W", "_", name)
-    return ident if ident and not ident[0].isdigit() else f"task_{ident}"
+    """``name`` as a Python identifier (the inspect task's function name).
+
+    Each character that cannot be part of an identifier, or that Python would read
+    as another (``ﬁ`` is ``fi`` once normalised), becomes ``_``; a name that then
+    starts with a digit, or is empty or a keyword (``class``), gets ``task_`` before it.
+
+    >>> task_identifier("class"), task_identifier("2sat²"), task_identifier("ümlaut")
+    ('task_class', 'task_2sat_', 'ümlaut')
+    """
+    ident = "".join(c if _identifier_char(c) else "_" for c in name)
+    if not ident or ident[0].isdigit() or keyword.iskeyword(ident):
+        return f"task_{ident}"
+    return ident
+
+
+def _identifier_char(char: str) -> bool:
+    """Whether ``char`` may stand after the first character of an identifier, as itself."""
+    return (
+        re.fullmatch(r"\w", char) is not None
+        and f"a{char}".isidentifier()
+        and unicodedata.normalize("NFKC", char) == char
+    )
+
+
+def _quoted(name: str) -> str:
+    """``name`` quoted for a generated module's docstring: its ``repr``, each ``"``
+    escaped, so that no name can end the docstring."""
+    return repr(name).replace('"', '\\"')
 
 
 def _rows(bundle: Bundle, folder: Path, name: str) -> tuple[Path, list[dict[str, Any]]]:
@@ -59,7 +86,7 @@ def _rows(bundle: Bundle, folder: Path, name: str) -> tuple[Path, list[dict[str,
     return path, rows
 
 
-_INSPECT = '''"""inspect task {name!r}: certified 2-SAT prompts exported by twosat-formal.
+_INSPECT = '''"""inspect task {shown}: certified 2-SAT prompts exported by twosat-formal.
 
 Run: inspect eval {file} --model MODEL [--limit N]
 Each sample's metadata is its row of {data}; the scorer is twosat-formal's (decision
@@ -87,6 +114,7 @@ def write_inspect(bundle: Bundle, folder: Path, options: ExportOptions) -> list[
     task = folder / f"{ident}.py"
     text = _INSPECT.format(
         name=options.name,
+        shown=_quoted(options.name),
         ident=ident,
         file=f"DIR/{task.name}",
         data=data.name,
@@ -96,7 +124,7 @@ def write_inspect(bundle: Bundle, folder: Path, options: ExportOptions) -> list[
     return [data, task]
 
 
-_UTILS = '''"""lm-eval task {name!r}: certified 2-SAT prompts exported by twosat-formal.
+_UTILS = '''"""lm-eval task {shown}: certified 2-SAT prompts exported by twosat-formal.
 
 The documents are the rows of {data}, read from this folder (one subtask per family:
 the rows of that family); process_results is twosat-formal's scorer (strict and
@@ -227,5 +255,5 @@ def write_lm_eval(bundle: Bundle, folder: Path, options: ExportOptions) -> list[
     config = folder / f"{group}.yaml"
     config.write_text(_group_yaml(group, tasks, options), encoding="utf-8")
     utils = folder / "utils.py"
-    utils.write_text(_UTILS.format(name=options.name, data=data.name), encoding="utf-8")
+    utils.write_text(_UTILS.format(shown=_quoted(options.name), data=data.name), encoding="utf-8")
     return [data, config, *files[1:], utils]
