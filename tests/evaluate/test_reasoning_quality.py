@@ -23,6 +23,7 @@ from twosat_formal.core.formula import Formula
 from twosat_formal.evaluate.diagnostics.judge import JUDGE_PROMPT, agreement, read_judgement
 from twosat_formal.evaluate.diagnostics.quality import code_quality, concluded
 from twosat_formal.evaluate.diagnostics.trace import check_trace
+from twosat_formal.evaluate.models.reference import BoundedModel
 from twosat_formal.verbalize import FORMATS, TEMPLATES, verbalize
 from twosat_formal.verbalize.strategies import COT_INSTRUCTION
 
@@ -113,6 +114,10 @@ def test_answer_completion(row: dict[str, Any], complete: bool) -> None:
             "SAT",
         ),
         ("There is no contradiction, so the rules are satisfiable.", "SAT"),
+        ("That forces 0 more values without a contradiction.\nThe answer is: Yes", "SAT"),
+        ("It doesn't lead to any contradiction.\nThe answer is: Yes", "SAT"),
+        ("This did not result in a contradiction.", "SAT"),
+        ("There is no way to avoid a contradiction.\nThe answer is: No", "UNSAT"),
         ("The formula is unsatisfiable.\nThe answer is: No", "UNSAT"),
         ("No valid assignment exists.", "UNSAT"),
         ("A is true. B is false.\nThe answer is: Yes", None),
@@ -121,6 +126,22 @@ def test_answer_completion(row: dict[str, Any], complete: bool) -> None:
 )
 def test_what_the_reasoning_concluded(text: str, conclusion: str | None) -> None:
     assert concluded(text) == conclusion
+
+
+@settings(max_examples=40, deadline=None)
+@given(formula=small_2cnf(), budget=st.integers(1, 12), template=st.sampled_from(["logic"]))
+def test_the_bounded_reasoner_concludes_what_it_answers(
+    formula: Formula, budget: int, template: str
+) -> None:
+    # the reference reasoner states each step of its own search: whatever it answers,
+    # the reading of its reasoning must not contradict it (its "Yes" after a step
+    # "without a contradiction" was read as a concluded UNSAT)
+    prompt = verbalize(formula, template).record("i")
+    text = BoundedModel(budget=budget).respond(prompt.text).text
+    answer = re.findall(r"The answer is: (Yes|No)", text)
+    assume(answer)
+    decision = "SAT" if answer[-1] == "Yes" else "UNSAT"
+    assert concluded(text) in (None, decision), text
 
 
 def test_answer_alignment_compares_the_conclusion_with_the_answer() -> None:

@@ -63,7 +63,10 @@ INCOMPLETE = frozenset(
 _CONCLUSIONS: tuple[tuple[re.Pattern[str], str], ...] = (
     (
         re.compile(
-            r"\bno\s+contradiction|\bnot\s+unsatisfiable|\b(?:is|are)\s+consistent\b",
+            r"\b(?:no|without|never)\s+(?:(?:a|an|any)\s+)?contradiction"
+            r"|(?:\bnot|\bnever|n't)\s+(?:lead|leads|led|result|results|resulted)\s+"
+            r"(?:to|in)\s+(?:(?:a|an|any)\s+)?contradiction"
+            r"|\bnot\s+unsatisfiable|\b(?:is|are)\s+consistent\b",
             re.IGNORECASE,
         ),
         "SAT",
@@ -100,8 +103,9 @@ def concluded(text: str) -> str | None:
     """What the reasoning concluded: ``SAT``, ``UNSAT`` or ``None`` (no conclusion).
 
     The last sentence before the (last) answer line that states whether an assignment
-    exists decides: "a valid assignment exists", "satisfiable", "no contradiction" read
-    ``SAT``; "no valid assignment", "unsatisfiable", "contradiction", "impossible" read
+    exists decides: "a valid assignment exists", "satisfiable", a negated contradiction
+    ("no contradiction", "without a contradiction", "does not lead to a contradiction")
+    read ``SAT``; "no valid assignment", "unsatisfiable", "contradiction", "impossible" read
     ``UNSAT``.
 
     >>> concluded("A must be true. This is a contradiction.\\nThe answer is: Yes")
