@@ -8,6 +8,7 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import twosat_formal as tf
-from twosat_formal.errors import ConfigError
+from twosat_formal.errors import ArgumentTypeError, ConfigError
 from twosat_formal.make.generators import FAMILIES
 from twosat_formal.verbalize import TEMPLATES
 
@@ -251,3 +252,28 @@ def test_a_misspelled_option_or_a_wrong_access_is_refused_before_any_model_loads
     with pytest.raises(TypeError, match="access must be a ModelAccess, not str"):
         tf.evaluate(["ref/oracle"], [prompt], tmp_path / "r.sqlite", instances=[inst], access="x")
     assert loaded == []
+
+
+@pytest.mark.parametrize(
+    ("call", "parameter"),
+    [
+        (lambda: tf.parse(b"a | b"), "text"),
+        (lambda: tf.solve(123), "formula"),
+        (lambda: tf.solve(None), "formula"),
+        (lambda: tf.generate(5), "family"),
+        (lambda: tf.perturb("a | b", "reorder"), "instance"),
+        (lambda: tf.verbalize({"formula": "a | b"}), "instance"),
+        (lambda: tf.verbalize(tf.parse("a | b"), 3), "template"),
+        (lambda: tf.certify(3), "records"),
+        (lambda: tf.score(123, None), "answer"),
+        (lambda: tf.score(None, None), "answer"),
+        (lambda: tf.score(b"The answer is: Yes", None), "answer"),
+    ],
+)
+def test_an_argument_of_the_wrong_type_is_a_type_error_naming_it(
+    call: Callable[[], object], parameter: str
+) -> None:
+    with pytest.raises(ArgumentTypeError) as caught:
+        call()
+    assert isinstance(caught.value, TypeError) and isinstance(caught.value, ConfigError)
+    assert caught.value.parameter == parameter and caught.value.valid

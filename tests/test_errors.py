@@ -17,7 +17,7 @@ from twosat_formal.errors import (
     request_error,
 )
 
-BUILTINS = (ValueError, KeyError, RuntimeError, ImportError)
+BUILTINS = (ValueError, KeyError, RuntimeError, ImportError, TypeError)
 
 
 def _public_error_classes() -> list[type[BaseException]]:

@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from twosat_formal import _API
-from twosat_formal.errors import ConfigError
+from twosat_formal.errors import ArgumentTypeError, ConfigError
 
 if TYPE_CHECKING:
     from twosat_formal.certify import CertifyReport
@@ -63,6 +63,17 @@ __all__ = ["NAMES", *NAMES]
 PathLike = str | Path
 
 
+def _expect(value: Any, types: type | tuple[type, ...], parameter: str, valid: str) -> None:
+    """Refuse ``value`` unless it is one of ``types``: an :class:`ArgumentTypeError`
+    (a ``TypeError``) naming ``parameter`` and what it takes (``valid``)."""
+    if not isinstance(value, types):
+        raise ArgumentTypeError(
+            f"{parameter} must be {valid}, not {type(value).__name__}",
+            parameter=parameter,
+            valid=valid,
+        )
+
+
 def parse(text: str, *, format: str | None = None) -> Formula:
     """A formula from DIMACS or DSL text (the format detected unless ``format`` is given).
 
@@ -76,6 +87,7 @@ def parse(text: str, *, format: str | None = None) -> Formula:
     """
     from twosat_formal.io import parse_formula
 
+    _expect(text, str, "text", "formula text (a str)")
     return parse_formula(text, format=format)
 
 
@@ -88,9 +100,10 @@ def _formula(source: Formula | Instance | str) -> Formula:
         return parse(source)
     formula = getattr(source, "formula", None)
     if not isinstance(formula, Formula):
-        raise ConfigError(
+        raise ArgumentTypeError(
             f"expected a formula, an instance or formula text, not {type(source).__name__}",
             parameter="formula",
+            valid="a Formula, an Instance or formula text",
         )
     return formula
 
@@ -114,6 +127,7 @@ def generate(family: str, *, clauses: int | None = None, seed: int = 0, **params
     """
     from twosat_formal.make.generators import generate as draw
 
+    _expect(family, str, "family", "a family name (a str)")
     return draw(family, clauses=clauses, seed=seed, **params)
 
 
@@ -129,9 +143,11 @@ def perturb(instance: Instance | Formula, *operators: StepSpec, seed: int = 0) -
     (True, True)
     """
     from twosat_formal.core.formula import Formula
+    from twosat_formal.io.instance import Instance
     from twosat_formal.make.edits import root_instance
     from twosat_formal.make.perturb.instances import perturb_instance
 
+    _expect(instance, (Instance, Formula), "instance", "an Instance or a Formula")
     if not operators:
         raise ConfigError("give at least one operator", parameter="operators")
     root = root_instance(instance) if isinstance(instance, Formula) else instance
@@ -147,8 +163,12 @@ def verbalize(
     with its round trip proven, which :func:`certify` accepts. ``options`` are those of
     :func:`twosat_formal.verbalize.verbalize`.
     """
+    from twosat_formal.core.formula import Formula
+    from twosat_formal.io.instance import Instance
     from twosat_formal.verbalize import verbalize as render
 
+    _expect(instance, (Instance, Formula), "instance", "an Instance or a Formula")
+    _expect(template, str, "template", "a template name (a str)")
     return render(instance, template, seed=seed, **options)
 
 
@@ -161,10 +181,11 @@ def _record(item: Any) -> Mapping[str, Any]:
         return item
     to_record = getattr(item, "to_record", None)
     if to_record is None:
-        raise ConfigError(
+        raise ArgumentTypeError(
             f"certify takes records (instances, prompt records, dicts) or file paths, "
             f"not {type(item).__name__}",
             parameter="records",
+            valid="instances, prompt records, dicts or file paths",
         )
     record: Mapping[str, Any] = to_record()
     return record
@@ -355,7 +376,8 @@ def score(
     from twosat_formal.evaluate.models.base import Response
     from twosat_formal.evaluate.scoring import score as judge
 
-    response = answer if isinstance(answer, Response) else Response(str(answer), finish_reason)
+    _expect(answer, (str, Response), "answer", "the answer text (a str) or a Response")
+    response = answer if isinstance(answer, Response) else Response(answer, finish_reason)
     view, formula, label = _scored_prompt(prompt, label)
     if isinstance(instance, Formula):
         formula = instance

@@ -11,7 +11,8 @@ only inside the message. The hierarchy::
     ├── SentenceError (ValueError)          a sentence no verbalizer pattern reads back
     ├── NotTwoCNFError (ValueError)         an empty clause or one wider than two
     ├── ConfigError (ValueError)            a parameter out of range, an impossible request
-    │   └── NoTwinError                     no one-clause change flips the label
+    │   ├── NoTwinError                     no one-clause change flips the label
+    │   └── ArgumentTypeError (TypeError)   a Python argument of a type the call does not take
     ├── UnknownNameError (KeyError)         a name no registry knows
     ├── CertificateError (ValueError)       a model or cycle that does not certify a label
     ├── UnverifiedPromptError (ValueError)  a prompt its instance does not re-derive
@@ -54,6 +55,7 @@ __all__ = [
     "EXIT_REQUESTS_FAILED",
     "EXIT_TERMINATED",
     "EXIT_USAGE",
+    "ArgumentTypeError",
     "CertificateError",
     "ConfigError",
     "EndpointError",
@@ -218,6 +220,11 @@ class ConfigError(TwoSatFormalError, ValueError):
 
 class NoTwinError(ConfigError):
     """No one-clause change gives the formula the opposite label (the message says why)."""
+
+
+class ArgumentTypeError(ConfigError, TypeError):
+    """A Python argument of a type the call does not take (``parameter`` names it,
+    ``valid`` the types it takes); also a :class:`TypeError`, as Python's own calls raise."""
 
 
 class UnknownNameError(TwoSatFormalError, KeyError):
