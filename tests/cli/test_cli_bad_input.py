@@ -134,6 +134,7 @@ MORE_CASES: dict[str, tuple[Argv, str]] = {
         lambda f, d, o: ["certify", str(d / "dataset.jsonl"), f],
         "dataset",
     ),
+    "certify --output": (lambda f, d, o: ["certify", f, "--output", str(o)], "dataset"),
     "inspect --graph": (
         lambda f, d, o: ["inspect", f, "--graph", str(o), "--graph-format", "graphml"],
         "formula",
@@ -158,8 +159,24 @@ SUFFIX = {
 }
 
 #: Where a command may answer a bad *record* as certify does: a failed check (exit 1)
-#: naming ``FILE:LINE``, not a usage error. certify's report is its output.
+#: naming ``FILE:LINE``, not a usage error. certify's report is its output: written
+#: (to ``--output``) for a failed check too, since the exit code is what gates.
 REPORTS_RECORDS = {"certify"}
+
+
+def _report(out: Path, stdout: str) -> str:
+    """certify's report: on stdout, or in ``--output`` (then stdout has its summary)."""
+    return stdout + (out.read_text(encoding="utf-8") if out.is_file() else "")
+
+
+def _left(out: Path, command: str, code: int) -> list[Path]:
+    """What a case left beside its output ``out``: nothing, but the report of a check
+    that failed (exit 1), which certify writes to ``--output`` as it does on a pass."""
+    left = list(out.parent.iterdir())
+    if command.startswith(tuple(REPORTS_RECORDS)) and code == 1 and "--output" in command:
+        assert left == [out], left
+        return []
+    return left
 
 
 def test_every_command_is_either_fed_bad_files_or_listed_with_a_reason() -> None:
@@ -207,13 +224,13 @@ def test_a_bad_file_is_one_line_naming_it_exit_2_and_no_output(
     assert "Traceback" not in err + stdout
     if command.startswith(tuple(REPORTS_RECORDS)) and how in ("binary", "malformed"):
         assert code == 1, (code, stdout, err)
-        assert f"{path.name}:1" in stdout
+        assert f"{path.name}:1" in _report(out, stdout)
     else:
         assert code == 2, (code, stdout, err)
         lines = [line for line in err.splitlines() if line.strip()]
         assert len(lines) == 1 and lines[0].startswith("error: "), err
         assert path.name in lines[0], lines[0]
-    assert list(out.parent.iterdir()) == []
+    assert _left(out, command, code) == []
     assert [p.name for p in work.iterdir()] == ([] if how == "missing" else [path.name])
 
 
@@ -426,11 +443,11 @@ def test_hostile_input_is_one_located_line_exit_2_and_no_output(
     where = f"{path.name}:{line}"
     if command.startswith(tuple(REPORTS_RECORDS)):
         assert code == 1, (code, stdout, err)
-        assert where in stdout
+        assert where in _report(out, stdout)
     else:
         assert code == 2, (code, stdout, err)
         lines = [line for line in err.splitlines() if line.strip()]
         assert len(lines) == 1 and lines[0].startswith("error: "), err
         assert where in lines[0], lines[0]
-    assert list(out.parent.iterdir()) == []
+    assert _left(out, command, code) == []
     assert [p.name for p in work.iterdir()] == [path.name]
