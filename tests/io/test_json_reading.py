@@ -1,8 +1,9 @@
 """JSON is read one way, whole and bounded, by every reader of the project's JSON.
 
 Each hazard (a key twice in one object, nesting deeper than the bound, a number of
-more than 4,300 digits, a ``\\u`` escape of half a surrogate pair, ``NaN``, a raw carriage
-return inside a record line) is written into a real file and given to every reader:
+more than 4,300 digits, a number beyond the range of a double (``1e999``, which reads as
+infinity, which no writer writes back), a ``\\u`` escape of half a surrogate pair, ``NaN``, a
+raw carriage return inside a record line) is written into a real file and given to every reader:
 each refuses it with the file and the line (``certify`` as a failed ``record`` check on
 that line), never a crash and never a value.
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
+from decimal import Context, Decimal
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +74,8 @@ HAZARDS: dict[str, str] = {
     "a lone surrogate": '{"id": "x", "text": "a\\ud800b"}',
     "a lone low surrogate": '{"id": "x", "text": "\\udc00"}',
     "NaN": '{"id": "x", "seed": NaN}',
+    "a number beyond a double": '{"id": "x", "params": {"beta": 1e999}}',
+    "a negative number beyond a double": '{"id": "x", "w": [0.5, -1' + "0" * 400 + ".0]}",
     "a raw carriage return": '{"id": "x",\r "seed": 1}',
 }
 
@@ -85,6 +89,8 @@ SAYS = {
     "a lone surrogate": "surrogate",
     "a lone low surrogate": "surrogate",
     "NaN": "NaN",
+    "a number beyond a double": "1e999 is beyond the range of a double",
+    "a negative number beyond a double": "beyond the range of a double",
     "a raw carriage return": "carriage return",
 }
 
@@ -212,6 +218,35 @@ def test_a_duplicated_key_anywhere_is_refused_by_every_reader(
 def test_a_record_without_a_duplicate_reads_as_json_reads_it(record: dict[str, Any]) -> None:
     text = json.dumps(record, ensure_ascii=False)
     assert loads(text, source="r.jsonl", line=1) == json.loads(text)
+
+
+#: The least magnitude that reads as infinity: the largest double plus half its last
+#: place (a tie rounds to even, and the largest double's last bit is odd), in exact
+#: decimal arithmetic, apart from Python's float parsing.
+_EXACT = Context(prec=1_000)
+_OVERFLOW = _EXACT.add(Decimal(sys.float_info.max), _EXACT.power(2, 970))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    sign=st.sampled_from(["", "-"]),
+    digits=st.text("0123456789", min_size=1, max_size=30).map(lambda d: d.lstrip("0") or "0"),
+    fraction=st.text("0123456789", max_size=30),
+    exponent=st.integers(-400, 400),
+)
+def test_a_number_is_read_when_a_double_holds_it_and_refused_beyond(
+    sign: str, digits: str, fraction: str, exponent: int
+) -> None:
+    """Refused exactly when its exact value rounds past the largest double, at its line."""
+    number = f"{sign}{digits}{'.' + fraction if fraction else ''}e{exponent}"
+    text = '{"id": "x",\n "w": [1, ' + number + "]}"
+    if Decimal(number).copy_abs() >= _OVERFLOW:
+        with pytest.raises(RecordError) as info:
+            loads(text, source="d.json")
+        assert info.value.line == 2
+        assert "beyond the range of a double" in str(info.value)
+    else:
+        assert loads(text, source="d.json") == json.loads(text)
 
 
 NESTINGS = st.lists(st.sampled_from(["[", "{"]), min_size=1, max_size=10_000)
