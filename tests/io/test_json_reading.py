@@ -26,7 +26,7 @@ from twosat_formal.core.jsonread import MAX_DEPTH, loads, read_json_file
 from twosat_formal.errors import RecordError
 from twosat_formal.integrations.answers import read_answers
 from twosat_formal.io.instance import read_instances
-from twosat_formal.io.jsonl import parse_raw, raw_lines, read_json_lines
+from twosat_formal.io.jsonl import parse_raw, raw_lines, read_json_lines, rereadable, source_name
 from twosat_formal.make.generators import generate
 from twosat_formal.report.load import read_jsonl
 from twosat_formal.study.experiments.manifest import content_digest, read_manifest
@@ -320,3 +320,22 @@ def test_deep_nesting_is_refused_the_same_whatever_the_recursion_limit(
     finally:
         sys.setrecursionlimit(old)
     assert str(info.value) == f"d.jsonl:4: arrays and objects nested deeper than {MAX_DEPTH}"
+
+
+@pytest.mark.parametrize(
+    "reader", ["read_json_lines", "raw_lines + parse_raw", "read_instances", "read_prompts"]
+)
+def test_a_copy_of_standard_input_is_named_stdin_by_every_reader(
+    monkeypatch: pytest.MonkeyPatch, reader: str
+) -> None:
+    """Whoever passes the copy's path on, its errors say ``<stdin>``, while it exists."""
+    import io
+
+    data = (GOOD + "\n" + HAZARDS["NaN"] + "\n").encode("utf-8")
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"))
+    with rereadable("-") as (copy, name):
+        assert name == "<stdin>" and source_name(copy) == "<stdin>"
+        error = refusal(LINE_READERS[reader], copy)
+        assert error.source == "<stdin>", str(error)  # read_prompts refuses line 1
+        assert str(error).startswith(f"<stdin>:{error.line}: ") and error.line in (1, 2)
+    assert source_name(copy) == str(copy)  # the copy is gone, and so is its name
