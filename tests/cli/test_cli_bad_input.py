@@ -330,6 +330,43 @@ def test_dev_null_as_output_is_written_as_a_stream_never_replaced(
     )
 
 
+#: Writing cases whose output is a folder, which standard output cannot be: ``-`` names
+#: a folder there as any other name does.
+FOLDER_OUTPUTS = {"export", "report", "run-experiment"}
+
+
+@pytest.mark.parametrize("command", [c for c in WRITERS if not c.startswith(tuple(FOLDER_OUTPUTS))])
+def test_dash_as_output_is_standard_output_never_a_file_named_dash(
+    tmp_path: Path,
+    good: Path,
+    stored: Path,
+    capfd: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    command: str,
+) -> None:
+    """``--out -`` (``--output``, ``--store``, ``--graph``): exit 0 having written to
+    standard output, or one line saying it cannot be written there (a store); never a
+    file named ``-`` (certify, batch prepare and inspect made one)."""
+    argv, kind = {**CASES, **MORE_CASES}[command]
+    if kind == "formula":
+        path = tmp_path / "input.cnf"
+        path.write_text(GOOD["formula"], encoding="utf-8")
+    elif kind == "store":
+        path = stored
+    else:
+        path = good / GOOD_JSONL.get(command, "dataset.jsonl")
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    code, stdout, err = cli(capfd, *argv(str(path), good, Path("-")))
+    assert "Traceback" not in err + stdout
+    assert code in (0, 2), (code, err)
+    if code == 2:
+        lines = [line for line in err.splitlines() if line.strip()]
+        assert len(lines) == 1 and lines[0].startswith("error: ") and "-" in lines[0], err
+    assert list(work.iterdir()) == []
+
+
 @pytest.fixture(scope="module")
 def stored(good: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A run store of the good prompts, answered by the oracle."""

@@ -16,6 +16,7 @@ file instead (the text summary still printed, the exit code the same), and
 
 from __future__ import annotations
 
+import os
 import sys
 from contextlib import ExitStack
 from enum import StrEnum
@@ -109,7 +110,7 @@ def certify(
         typer.Option(
             "--output",
             help="Write the report to this file (the text summary still goes to stdout; "
-            "the exit code still gates).",
+            "the exit code still gates); - writes the report alone to stdout.",
             show_default="stdout",
         ),
     ] = None,
@@ -234,8 +235,9 @@ def _show(
     cached: bool,
     records: JunitLog | None,
 ) -> None:
-    """Write the report in ``form`` to ``output`` (then the summary on stdout), or on stdout."""
-    if output is not None:
+    """Write the report in ``form`` to ``output`` (then the summary on stdout), or on stdout
+    (also for ``--output -``: the report alone, as a pipe wants it)."""
+    if output is not None and os.fspath(output) != "-":
         with atomic_output(output) as stream:
             _write(report, form, stream, records)
         out_console.print(_summary(report, cached))

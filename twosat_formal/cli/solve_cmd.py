@@ -224,7 +224,7 @@ def inspect(
         typer.Option(
             "--graph-format",
             metavar="graphml|gexf|dot|json",
-            help="The format of --graph when its name does not say it (/dev/stdout, say).",
+            help="The format of --graph when its name does not say it (- or /dev/stdout, say).",
             show_default="the suffix of OUT",
         ),
     ] = None,
@@ -268,7 +268,9 @@ def inspect(
 
 
 def _is_stdout(path: Path) -> bool:
-    """Whether ``path`` is this process's standard output (``/dev/stdout``, ``/dev/fd/1``)."""
+    """Whether ``path`` is standard output: ``-``, ``/dev/stdout``, ``/dev/fd/1``."""
+    if os.fspath(path) == "-":
+        return True
     try:
         return os.path.samestat(os.stat(path), os.fstat(sys.stdout.fileno()))
     except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
