@@ -95,3 +95,35 @@ def test_an_error_in_standard_input_names_stdin_and_its_line(
     assert len(lines) == 1 and lines[0].startswith(f"error: <stdin>{where}"), err
     assert "twosat-stdin" not in err + out and "Traceback" not in err
     assert list(tmp_path.iterdir()) == []
+
+
+#: Inputs that are files only (datasets certify reads by path, folders, SQLite stores).
+FILE_ONLY: dict[str, list[str]] = {
+    "certify": ["certify", "-"],
+    "export": ["export", "-", "--to", "hf", "--out", "T/ex"],
+    "report": ["report", "-", "--out", "T/r"],
+    "results": ["results", "-"],
+    "trace": ["trace", "-"],
+    "store merge": ["store", "merge", "-", "--out", "T/m.sqlite"],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", sorted(FILE_ONLY))
+def test_dash_where_a_file_is_needed_says_so_not_no_such_file(
+    case: str,
+    good: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The message of a special file offers ``-`` where the command reads stdin; where it
+    does not, ``-`` is told so (it said ``-: no such file``) and nothing is written."""
+    argv = [w.replace("D/", f"{good}/").replace("T/", f"{tmp_path}/") for w in FILE_ONLY[case]]
+    monkeypatch.chdir(tmp_path)
+    stdin = io.TextIOWrapper(io.BytesIO(b"{}\n"), encoding="utf-8")
+    monkeypatch.setattr(sys, "stdin", stdin)
+    code, out, err = cli(capsys, *argv)
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert code == 2, (code, out, err)
+    assert lines == ["error: -: this input is not read from standard input: give a file"], err
+    assert list(tmp_path.iterdir()) == []

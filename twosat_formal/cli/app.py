@@ -340,6 +340,8 @@ def _usage_error(exc: Exception) -> NoReturn:
 def _describe_os_error(exc: BaseException) -> str:
     if isinstance(exc, IsADirectoryError):
         return f"{exc.filename}: is a directory, not a file"
+    if isinstance(exc, FileNotFoundError) and exc.filename == "-":
+        return "-: this input is not read from standard input: give a file"
     if isinstance(exc, FileNotFoundError):
         return f"{exc.filename}: no such file"
     if isinstance(exc, PermissionError):

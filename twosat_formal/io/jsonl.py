@@ -134,13 +134,13 @@ def refuse_empty(path: str | Path, name: str) -> None:
     One rule for every command: a zero-byte formula file, dataset or answer file is
     an error, never an empty input; a named pipe, a device (``/dev/zero``), a socket
     or a directory is refused before it is opened (an input may be read twice, and a
-    device never ends): give a file, or ``-`` to read stdin.
+    device never ends): give a file, or ``-`` where the command reads stdin.
 
     >>> refuse_empty("/dev/zero", "/dev/zero")
     Traceback (most recent call last):
     ...
     twosat_formal.errors.RecordError: /dev/zero: is a character device, not a regular file: \
-give a file, or '-' to read stdin
+give a file, or '-' where the command reads stdin
     """
     if check_input(path, name, RecordError).st_size == 0:
         raise RecordError(EMPTY_INPUT, source=name)
