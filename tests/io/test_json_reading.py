@@ -77,6 +77,7 @@ HAZARDS: dict[str, str] = {
     "a number beyond a double": '{"id": "x", "params": {"beta": 1e999}}',
     "a negative number beyond a double": '{"id": "x", "w": [0.5, -1' + "0" * 400 + ".0]}",
     "a raw carriage return": '{"id": "x",\r "seed": 1}',
+    "a byte-order mark": '\ufeff{"id": "x"}',
 }
 
 #: What each refusal says (a word of it).
@@ -92,6 +93,7 @@ SAYS = {
     "a number beyond a double": "1e999 is beyond the range of a double",
     "a negative number beyond a double": "beyond the range of a double",
     "a raw carriage return": "carriage return",
+    "a byte-order mark": "invalid JSON at column 1: a byte-order mark",
 }
 
 
@@ -339,3 +341,21 @@ def test_a_copy_of_standard_input_is_named_stdin_by_every_reader(
         assert error.source == "<stdin>", str(error)  # read_prompts refuses line 1
         assert str(error).startswith(f"<stdin>:{error.line}: ") and error.line in (1, 2)
     assert source_name(copy) == str(copy)  # the copy is gone, and so is its name
+
+
+@pytest.mark.parametrize(
+    ("text", "column", "expected"),
+    [
+        ('{"a": }', 7, "Expecting value"),
+        ('{"a": 1} x', 10, "Extra data"),
+        ('  {"a" 1}', 8, "Expecting ':' delimiter"),
+        ('{"a": "é",, "b": 2}', 11, "Expecting property name enclosed in double quotes"),
+    ],
+)
+def test_invalid_json_says_what_was_expected_and_at_which_column(
+    text: str, column: int, expected: str
+) -> None:
+    """The column counts characters from 1 (``é`` is one), as the DIMACS and DSL errors do."""
+    with pytest.raises(RecordError) as info:
+        loads(text, source="d.jsonl", line=4)
+    assert str(info.value) == f"d.jsonl:4: invalid JSON at column {column}: {expected}"

@@ -239,6 +239,21 @@ def _past(open_: list[list[Any]], mark: str) -> None:
         open_.pop()
 
 
+def _invalid(text: str, exc: json.JSONDecodeError) -> str:
+    """What the decoder expected, and the column where (in characters, 1-based).
+
+    >>> try:
+    ...     _DECODER.decode('{"a": }')
+    ... except json.JSONDecodeError as exc:
+    ...     print(_invalid('{"a": }', exc))
+    invalid JSON at column 7: Expecting value
+    """
+    where = f"invalid JSON at column {exc.colno}"
+    if text[exc.pos : exc.pos + 1] == "\ufeff":  # JSON has no byte-order mark
+        return f"{where}: a byte-order mark (U+FEFF); write UTF-8 without one"
+    return f"{where}: {exc.msg}"
+
+
 def _decode(text: str, source: str, line: int | None) -> Any:
     """The decoder's value of ``text``; what it refuses, a located :class:`RecordError`."""
     try:
@@ -252,7 +267,7 @@ def _decode(text: str, source: str, line: int | None) -> Any:
         ) from None
     except json.JSONDecodeError as exc:
         where = line if line is not None else exc.lineno
-        raise RecordError(f"invalid JSON: {exc.msg}", line=where, source=source) from None
+        raise RecordError(_invalid(text, exc), line=where, source=source) from None
     except RecursionError:  # far deeper than MAX_DEPTH: refused as any deep text is
         raise _deep(text, line, source) from None
     except _OutOfRange as exc:
