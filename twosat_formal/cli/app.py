@@ -331,6 +331,8 @@ def _usage_error(exc: Exception) -> NoReturn:
         raise SystemExit(getattr(exc, "exit_code", 2)) from None
     format_message = getattr(exc, "format_message", None)
     message = format_message() if callable(format_message) else str(exc)
+    # Typer checks choices through pydantic, whose message leads with its error class
+    message = message.replace(": Value error, ", ": ", 1)
     context = getattr(exc, "ctx", None)
     hint = f" (see '{context.command_path} --help')" if context is not None else ""
     console("err_console").print(f"error: {message}{hint}", markup=False)
