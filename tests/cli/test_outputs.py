@@ -538,3 +538,21 @@ def test_certify_output_over_its_dataset_is_refused_and_the_dataset_kept(
         assert err.startswith("error: --output ") and "Traceback" not in err
         assert f"is the input {dataset} (DATASET)" in err
         assert digest(dataset) == before
+
+
+def test_an_output_in_a_missing_folder_names_the_folder_as_a_folder(
+    tmp_path: Path, inputs: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Not "no such file" for a folder; nothing is made."""
+    dataset = str(inputs / "dataset.jsonl")
+    missing = tmp_path / "out" / "no" / "such"
+    (tmp_path / "out").mkdir()
+    for argv in (
+        ["pairs", dataset, "--out", str(missing / "x.jsonl")],
+        ["generate", "backbone", "--no-progress", "--out", str(missing / "x.jsonl")],
+        ["inspect", str(inputs / "f.cnf"), "--graph", str(missing / "g.dot")],
+    ):
+        (inputs / "f.cnf").write_text("p cnf 1 1\n1 0\n", encoding="utf-8")
+        code, _, err = cli(capsys, *argv)
+        assert (code, err) == (2, f"error: {missing}: no such folder\n")
+    assert list((tmp_path / "out").iterdir()) == []

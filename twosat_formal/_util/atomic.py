@@ -52,6 +52,7 @@ from twosat_formal.errors import ConfigError
 
 __all__ = [
     "STDOUT",
+    "MissingFolderError",
     "atomic_output",
     "atomic_path",
     "refuse_aliases",
@@ -124,6 +125,10 @@ def write_target(target: str | os.PathLike[str]) -> Path:
     return Path(os.path.realpath(path)) if path.is_symlink() else path
 
 
+class MissingFolderError(FileNotFoundError):
+    """The folder an output would be written in does not exist (``filename``: the folder)."""
+
+
 @contextmanager
 def atomic_path(target: str | os.PathLike[str]) -> Iterator[Path]:
     """A temporary path beside ``target`` that replaces it when the block succeeds.
@@ -135,10 +140,8 @@ def atomic_path(target: str | os.PathLike[str]) -> Iterator[Path]:
     would truncate a file the shell sent it to); a symbolic link is written through.
     """
     if os.fspath(target) == STDOUT:
-        with tempfile.TemporaryDirectory(prefix="twosat-stdout-") as folder:
-            written = Path(folder) / "stdout"
+        with _through_stdout() as written:
             yield written
-            _to_stdout(written)
         return
     if stream_target(target):
         yield Path(target)
@@ -148,20 +151,46 @@ def atomic_path(target: str | os.PathLike[str]) -> Iterator[Path]:
         raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), os.fspath(target))
     partial: Path | None = None
     try:  # from the moment the file exists: removed on any way out (Ctrl-C, SIGTERM)
-        try:
-            handle, name = tempfile.mkstemp(
-                prefix=f".{final.name}.", suffix=".partial", dir=final.parent or "."
-            )
-        except OSError as error:  # named by the folder asked for, not the temporary file
-            raise type(error)(error.errno, error.strerror, os.fspath(final.parent)) from None
-        partial = Path(name)
-        os.close(handle)
-        os.chmod(partial, _mode_for(final))
+        partial = _partial_beside(final)
         yield partial
         os.replace(partial, final)
     finally:
         if partial is not None and partial.exists():
             partial.unlink()
+
+
+def _partial_beside(final: Path) -> Path:
+    """A new empty temporary file beside ``final``, with the permissions ``final`` gets.
+
+    A folder that cannot hold it is named as asked for, not the temporary file; a
+    missing one is a :class:`MissingFolderError`.
+    """
+    try:
+        handle, name = tempfile.mkstemp(
+            prefix=f".{final.name}.", suffix=".partial", dir=final.parent or "."
+        )
+    except OSError as error:
+        folder = os.fspath(final.parent)
+        if isinstance(error, FileNotFoundError) and not os.path.isdir(final.parent or "."):
+            raise MissingFolderError(error.errno, "no such folder", folder) from None
+        raise type(error)(error.errno, error.strerror, folder) from None
+    partial = Path(name)
+    try:
+        os.close(handle)
+        os.chmod(partial, _mode_for(final))
+    except BaseException:  # Ctrl-C, SIGTERM: nothing left behind
+        partial.unlink(missing_ok=True)
+        raise
+    return partial
+
+
+@contextmanager
+def _through_stdout() -> Iterator[Path]:
+    """A temporary file whose bytes go to standard output when the block succeeds."""
+    with tempfile.TemporaryDirectory(prefix="twosat-stdout-") as folder:
+        written = Path(folder) / "stdout"
+        yield written
+        _to_stdout(written)
 
 
 def _to_stdout(written: Path) -> None:
