@@ -230,7 +230,6 @@ def inspect(
     ] = None,
 ) -> None:
     """Print the implication-graph structure of a 2-CNF in FILE."""
-    from twosat_formal.solve.analysis import analyze
     from twosat_formal.solve.measures import structural_measures
 
     suffix = None
@@ -239,7 +238,7 @@ def inspect(
 
         suffix = graph_format(graph, graph_as)  # refused before anything is read
     formula = read_formula(file, format=format.value if format else None)
-    structure = analyze(formula)
+    structure = _analyzed(formula, file)
     if graph is not None:
         from twosat_formal._util.atomic import atomic_path
         from twosat_formal.solve.graphs import implication_digraph, write_graph
@@ -265,6 +264,26 @@ def inspect(
         value = measures[key]
         table.add_row(label, "-" if value is None else str(value))
     console(shown).print(table)
+
+
+def _analyzed(formula: Formula, file: str) -> Structure:
+    """The structure of ``formula``; a formula that is no 2-CNF names ``file`` and the clause.
+
+    >>> from twosat_formal.core.formula import Formula
+    >>> _analyzed(Formula([[1, 2, 3]]), "f.cnf")
+    Traceback (most recent call last):
+    ...
+    twosat_formal.errors.NotTwoCNFError: f.cnf: structure analysis needs a 2-CNF, but \
+clause 1 has 3 literals
+    """
+    from twosat_formal.errors import NotTwoCNFError
+    from twosat_formal.solve.analysis import analyze
+
+    try:
+        return analyze(formula)
+    except NotTwoCNFError as exc:
+        name = "<stdin>" if file == "-" else file
+        raise NotTwoCNFError(f"{name}: {exc}", clause_index=exc.clause_index) from None
 
 
 def _is_stdout(path: Path) -> bool:
