@@ -134,10 +134,7 @@ MORE_CASES: dict[str, tuple[Argv, str]] = {
         lambda f, d, o: ["certify", str(d / "dataset.jsonl"), f],
         "dataset",
     ),
-    "certify --output": (
-        lambda f, d, o: ["certify", f, "--output", str(o)],
-        "dataset",
-    ),
+    "certify --output": (lambda f, d, o: ["certify", f, "--output", str(o)], "dataset"),
     "inspect --graph": (
         lambda f, d, o: ["inspect", f, "--graph", str(o), "--graph-format", "graphml"],
         "formula",
@@ -162,8 +159,24 @@ SUFFIX = {
 }
 
 #: Where a command may answer a bad *record* as certify does: a failed check (exit 1)
-#: naming ``FILE:LINE``, not a usage error. certify's report is its output.
+#: naming ``FILE:LINE``, not a usage error. certify's report is its output: written
+#: (to ``--output``) for a failed check too, since the exit code is what gates.
 REPORTS_RECORDS = {"certify"}
+
+
+def _report(out: Path, stdout: str) -> str:
+    """certify's report: on stdout, or in ``--output`` (then stdout has its summary)."""
+    return stdout + (out.read_text(encoding="utf-8") if out.is_file() else "")
+
+
+def _left(out: Path, command: str, code: int) -> list[Path]:
+    """What a case left beside its output ``out``: nothing, but the report of a check
+    that failed (exit 1), which certify writes to ``--output`` as it does on a pass."""
+    left = list(out.parent.iterdir())
+    if command.startswith(tuple(REPORTS_RECORDS)) and code == 1 and "--output" in command:
+        assert left == [out], left
+        return []
+    return left
 
 
 def test_every_command_is_either_fed_bad_files_or_listed_with_a_reason() -> None:
@@ -211,13 +224,13 @@ def test_a_bad_file_is_one_line_naming_it_exit_2_and_no_output(
     assert "Traceback" not in err + stdout
     if command.startswith(tuple(REPORTS_RECORDS)) and how in ("binary", "malformed"):
         assert code == 1, (code, stdout, err)
-        assert f"{path.name}:1" in stdout + _report(out)
+        assert f"{path.name}:1" in _report(out, stdout)
     else:
         assert code == 2, (code, stdout, err)
         lines = [line for line in err.splitlines() if line.strip()]
         assert len(lines) == 1 and lines[0].startswith("error: "), err
         assert path.name in lines[0], lines[0]
-        assert list(out.parent.iterdir()) == []
+    assert _left(out, command, code) == []
     assert [p.name for p in work.iterdir()] == ([] if how == "missing" else [path.name])
 
 
@@ -225,14 +238,6 @@ def _output_of(argv: Argv) -> str | None:
     """The option (``--out``, ``--store``) under which a case's command writes ``O``."""
     words = argv("F", Path("D"), Path("O"))
     return next((w for w, v in pairwise(words) if v == "O"), None)
-
-
-def _report(out: Path) -> str:
-    """The report a command that reports records (certify) wrote to ``out``, if any:
-    the only file it may leave there, as the output it was asked for."""
-    files = list(out.parent.iterdir())
-    assert files in ([], [out]), files
-    return out.read_text(encoding="utf-8") if files else ""
 
 
 #: The cases whose command writes an output file or folder.
@@ -323,6 +328,43 @@ def test_dev_null_as_output_is_written_as_a_stream_never_replaced(
         before.st_ino,
         before.st_rdev,
     )
+
+
+#: Writing cases whose output is a folder, which standard output cannot be: ``-`` names
+#: a folder there as any other name does.
+FOLDER_OUTPUTS = {"export", "report", "run-experiment"}
+
+
+@pytest.mark.parametrize("command", [c for c in WRITERS if not c.startswith(tuple(FOLDER_OUTPUTS))])
+def test_dash_as_output_is_standard_output_never_a_file_named_dash(
+    tmp_path: Path,
+    good: Path,
+    stored: Path,
+    capfd: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    command: str,
+) -> None:
+    """``--out -`` (``--output``, ``--store``, ``--graph``): exit 0 having written to
+    standard output, or one line saying it cannot be written there (a store); never a
+    file named ``-`` (certify, batch prepare and inspect made one)."""
+    argv, kind = {**CASES, **MORE_CASES}[command]
+    if kind == "formula":
+        path = tmp_path / "input.cnf"
+        path.write_text(GOOD["formula"], encoding="utf-8")
+    elif kind == "store":
+        path = stored
+    else:
+        path = good / GOOD_JSONL.get(command, "dataset.jsonl")
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    code, stdout, err = cli(capfd, *argv(str(path), good, Path("-")))
+    assert "Traceback" not in err + stdout
+    assert code in (0, 2), (code, err)
+    if code == 2:
+        lines = [line for line in err.splitlines() if line.strip()]
+        assert len(lines) == 1 and lines[0].startswith("error: ") and "-" in lines[0], err
+    assert list(work.iterdir()) == []
 
 
 @pytest.fixture(scope="module")
@@ -438,11 +480,11 @@ def test_hostile_input_is_one_located_line_exit_2_and_no_output(
     where = f"{path.name}:{line}"
     if command.startswith(tuple(REPORTS_RECORDS)):
         assert code == 1, (code, stdout, err)
-        assert where in stdout + _report(out)
+        assert where in _report(out, stdout)
     else:
         assert code == 2, (code, stdout, err)
         lines = [line for line in err.splitlines() if line.strip()]
         assert len(lines) == 1 and lines[0].startswith("error: "), err
         assert where in lines[0], lines[0]
-        assert list(out.parent.iterdir()) == []
+    assert _left(out, command, code) == []
     assert [p.name for p in work.iterdir()] == [path.name]

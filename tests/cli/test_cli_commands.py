@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.cli import cli
 from twosat_formal.cli import app, main
 from twosat_formal.cli.commands import COMMANDS
 
@@ -90,7 +91,7 @@ def test_the_package_names_still_resolve() -> None:
     assert twosat_formal.Formula.__name__ == "Formula"
     assert {"Clause", "Formula", "Literal"} <= set(twosat_formal.__all__)
     with pytest.raises(AttributeError):
-        _ = twosat_formal.NoSuchThing  # type: ignore[attr-defined]
+        _ = twosat_formal.NoSuchThing
 
 
 def _first_paragraph(text: str) -> str:
@@ -108,7 +109,7 @@ def test_every_row_names_a_module_that_registers_it_with_that_help() -> None:
     for group in app.registered_groups:  # commands with subcommands: help from the group
         sub = group.typer_instance
         assert sub is not None and group.name is not None
-        module = sub.registered_commands[0].callback.__module__  # type: ignore[union-attr]
+        module = sub.registered_commands[0].callback.__module__
         registered[group.name] = (module, _first_paragraph(sub.info.help or ""))
     # A command some module registers but the table lacks would be unreachable.
     assert set(registered) == set(COMMANDS)
@@ -259,3 +260,19 @@ def test_the_root_group_is_built_once_and_again_for_a_new_command(
     finally:
         app.registered_commands.pop()
     assert "probe-once" not in run("--help")
+
+
+def test_a_choice_option_given_another_value_names_the_choices_plainly(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Typer's check through pydantic said "Value error, 'xyz' is not one of ..."."""
+    for argv, option, choices in (
+        (["parse", "-", "--to", "xyz"], "'--to'", "'dsl', 'dimacs'"),
+        (["edit", "-", "--mode", "xyz"], "'--mode'", "'cumulative', 'individual'"),
+        (["solve", "-", "--format", "xyz"], "'--format'", "'dimacs', 'dsl'"),
+    ):
+        code, _, err = cli(capsys, *argv)
+        assert code == 2
+        assert err.startswith(
+            f"error: Invalid value for {option}: 'xyz' is not one of {choices}. (see "
+        ), err

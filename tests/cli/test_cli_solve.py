@@ -302,3 +302,33 @@ def test_a_closed_output_pipe_ends_quietly_with_exit_code_1(extra: list[str]) ->
     _, err = process.communicate(b"p cnf 3 3\n1 -2 0\n2 3 0\n-1 0\n")
     assert process.returncode == 1, err
     assert err == b""
+
+
+@pytest.mark.parametrize(
+    ("text", "clause", "width"),
+    [("p cnf 3 2\n1 2 0\n1 2 3 0\n", 2, 3), ("a | b\n()\n", 2, 0), ("a | b | c\n", 1, 3)],
+)
+@pytest.mark.parametrize("graph", [False, True])
+def test_inspect_of_a_formula_that_is_no_2cnf_names_the_file_and_the_clause(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    text: str,
+    clause: int,
+    width: int,
+    graph: bool,
+) -> None:
+    """One located line, exit 2, no graph written (it named neither the file nor stdin)."""
+    path = tmp_path / "wide.txt"
+    path.write_text(text, encoding="utf-8")
+    extra = ["--graph", str(tmp_path / "g.dot")] if graph else []
+    code, out, err = cli(capsys, "inspect", str(path), *extra)
+    says = f"structure analysis needs a 2-CNF, but clause {clause} has {width} literals"
+    assert (code, out, err) == (2, "", f"error: {path}: {says}\n")
+    monkey = pytest.MonkeyPatch()
+    monkey.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(text.encode()), encoding="utf-8"))
+    try:
+        code, out, err = cli(capsys, "inspect", "-", *extra)
+    finally:
+        monkey.undo()
+    assert (code, err) == (2, f"error: <stdin>: {says}\n")
+    assert [p.name for p in tmp_path.iterdir()] == ["wide.txt"]

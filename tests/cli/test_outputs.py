@@ -491,3 +491,68 @@ def test_export_writes_through_a_link_to_an_empty_folder(
     code, _, err = cli(capsys, *argv)
     assert code == 0, err
     assert link.is_symlink() and any(real.iterdir())
+
+
+# -- every output is guarded -----------------------------------------------------------------
+
+#: Path options that a command only reads (``--cache``: a folder of the tool's own
+#: files, which it reads and writes inside, never a path it replaces).
+READ_OPTIONS = frozenset({"--dataset", "--prompts", "--cache"})
+#: The metavars of options that take a path.
+PATH_METAVARS = frozenset({"FILE", "DIR", "OUT", "FOLDER", "PATH"})
+
+
+def _options(command: object, path: str) -> list[tuple[str, object]]:
+    subs = getattr(command, "commands", {})
+    if subs:
+        return [pair for name, sub in subs.items() for pair in _options(sub, f"{path} {name}")]
+    return [(path, p) for p in getattr(command, "params", ()) if p.param_type_name == "option"]
+
+
+def test_every_path_option_is_read_or_guarded_as_an_output() -> None:
+    """An option that takes a path is an input or an output that the guard checks: a
+    writing option missing from OUTPUT_OPTIONS (certify's ``--output`` was) replaced
+    the dataset it was given with exit 0."""
+    from twosat_formal.cli.app import _load
+    from twosat_formal.cli.commands import COMMANDS
+    from twosat_formal.cli.outputs import OUTPUT_OPTIONS
+
+    unplaced = [
+        (path, param.opts)  # type: ignore[attr-defined]
+        for name in COMMANDS
+        for path, param in _options(_load(name), name)
+        if param.metavar in PATH_METAVARS  # type: ignore[attr-defined]
+        and not (OUTPUT_OPTIONS | READ_OPTIONS) & set(param.opts)  # type: ignore[attr-defined]
+    ]
+    assert unplaced == []
+
+
+def test_certify_output_over_its_dataset_is_refused_and_the_dataset_kept(
+    inputs: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dataset = inputs / "dataset.jsonl"
+    before = digest(dataset)
+    for spelled in (str(dataset), f"{inputs}/./dataset.jsonl"):
+        code, _, err = cli(capsys, "certify", str(dataset), "--output", spelled, "--no-progress")
+        assert code == 2, err
+        assert err.startswith("error: --output ") and "Traceback" not in err
+        assert f"is the input {dataset} (DATASET)" in err
+        assert digest(dataset) == before
+
+
+def test_an_output_in_a_missing_folder_names_the_folder_as_a_folder(
+    tmp_path: Path, inputs: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Not "no such file" for a folder; nothing is made."""
+    dataset = str(inputs / "dataset.jsonl")
+    missing = tmp_path / "out" / "no" / "such"
+    (tmp_path / "out").mkdir()
+    for argv in (
+        ["pairs", dataset, "--out", str(missing / "x.jsonl")],
+        ["generate", "backbone", "--no-progress", "--out", str(missing / "x.jsonl")],
+        ["inspect", str(inputs / "f.cnf"), "--graph", str(missing / "g.dot")],
+    ):
+        (inputs / "f.cnf").write_text("p cnf 1 1\n1 0\n", encoding="utf-8")
+        code, _, err = cli(capsys, *argv)
+        assert (code, err) == (2, f"error: {missing}: no such folder\n")
+    assert list((tmp_path / "out").iterdir()) == []

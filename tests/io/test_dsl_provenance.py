@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.support.cli import run
 from twosat_formal.certify import certify_file
@@ -73,7 +75,7 @@ def test_edited_records_carry_the_conversions_and_certify(
     report = certify_file(out)
     assert report.ok, [str(f) for f in report.failures]
 
-    def tampered(change: Any) -> list[str]:
+    def tampered(change: Any) -> list[str | None]:
         again = json.loads(json.dumps(records))
         change(again[0]["provenance"]["formula_lines"])
         path = tmp_path / "tampered.jsonl"
@@ -158,3 +160,29 @@ def test_check_conversions_names_the_shape_of_a_malformed_entry(change: Any) -> 
         "each of provenance 'formula_lines' must be {line, text, clauses: [start, stop] "
         "within the formula's 2 clauses, proof}"
     )
+
+
+#: Lines of a DSL file: plain clauses, formula lines, comments and blank lines.
+_LINES = [
+    "~(a & b)",
+    "a -> b",
+    "(b -> c) & (c -> d)",
+    "a ^ d   # two clauses",
+    "vars: a, b, c, d, e",
+    "nand(c, e)",
+    "",
+    "  e | ~a  ",
+]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.sampled_from(_LINES), min_size=1, max_size=6), st.booleans())
+def test_a_crlf_file_reads_as_its_lf_twin_texts_included(lines: list[str], last: bool) -> None:
+    """The recorded text of a formula line holds no line end: ``\\r\\n`` is one, as
+    ``\\n`` is (it kept the ``\\r``, so one file gave two records for one id)."""
+    lf = "\n".join(lines) + ("\n" if last else "")
+    crlf = lf.replace("\n", "\r\n")
+    (one, ones), (two, twos) = parse_reading(lf), parse_reading(crlf)
+    assert one == two and one.names == two.names
+    assert [c.to_json() for c in ones] == [c.to_json() for c in twos]
+    assert all("\r" not in c.text for c in twos)

@@ -6,6 +6,7 @@ import io
 import os
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -250,3 +251,32 @@ def test_any_file_gives_a_formula_or_a_parse_error(data: bytes) -> None:
             assert err.source == str(path) and err.message
         else:
             assert isinstance(f, Formula)
+
+
+@pytest.mark.parametrize("value", [None, 3, 2.5, ["a | b"], b"a | b"])
+@pytest.mark.parametrize("reader", ["parse_dsl", "parse_dimacs", "parse_formula", "detect_format"])
+def test_a_value_that_is_not_text_is_a_type_error_naming_its_type(
+    reader: str, value: object
+) -> None:
+    """Not "binary data (a NUL character)" for ``parse_dimacs(3)`` (``bytes(3)`` is three
+    NULs), nor an AttributeError from inside; ``parse_dimacs`` alone also takes bytes."""
+    readers: dict[str, Callable[..., object]] = {
+        "parse_dsl": parse_dsl,
+        "parse_dimacs": parse_dimacs,
+        "parse_formula": parse_formula,
+        "detect_format": detect_format,
+    }
+    read = readers[reader]
+    if reader == "parse_dimacs" and isinstance(value, bytes):
+        with pytest.raises(ParseError, match="expected"):  # read as UTF-8 DIMACS
+            read(value)
+        return
+    with pytest.raises(TypeError, match=f"must be a str.*not {type(value).__name__}$"):
+        read(value)
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), {"w": [1.0, float("-inf")]}])
+def test_provenance_that_is_not_json_is_refused_not_written(value: object) -> None:
+    """``NaN`` and infinities are not JSON: written, no JSON reader takes them back."""
+    with pytest.raises(ConfigError, match="not JSON-serialisable"):
+        write_dimacs(Formula([[1]]), provenance={"k": value})

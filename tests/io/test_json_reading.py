@@ -1,8 +1,9 @@
 """JSON is read one way, whole and bounded, by every reader of the project's JSON.
 
 Each hazard (a key twice in one object, nesting deeper than the bound, a number of
-more than 4,300 digits, a ``\\u`` escape of half a surrogate pair, ``NaN``, a raw carriage
-return inside a record line) is written into a real file and given to every reader:
+more than 4,300 digits, a number beyond the range of a double (``1e999``, which reads as
+infinity, which no writer writes back), a ``\\u`` escape of half a surrogate pair, ``NaN``, a
+raw carriage return inside a record line) is written into a real file and given to every reader:
 each refuses it with the file and the line (``certify`` as a failed ``record`` check on
 that line), never a crash and never a value.
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
+from decimal import Context, Decimal
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +26,7 @@ from twosat_formal.core.jsonread import MAX_DEPTH, loads, read_json_file
 from twosat_formal.errors import RecordError
 from twosat_formal.integrations.answers import read_answers
 from twosat_formal.io.instance import read_instances
-from twosat_formal.io.jsonl import parse_raw, raw_lines, read_json_lines
+from twosat_formal.io.jsonl import parse_raw, raw_lines, read_json_lines, rereadable, source_name
 from twosat_formal.make.generators import generate
 from twosat_formal.report.load import read_jsonl
 from twosat_formal.study.experiments.manifest import content_digest, read_manifest
@@ -72,7 +74,10 @@ HAZARDS: dict[str, str] = {
     "a lone surrogate": '{"id": "x", "text": "a\\ud800b"}',
     "a lone low surrogate": '{"id": "x", "text": "\\udc00"}',
     "NaN": '{"id": "x", "seed": NaN}',
+    "a number beyond a double": '{"id": "x", "params": {"beta": 1e999}}',
+    "a negative number beyond a double": '{"id": "x", "w": [0.5, -1' + "0" * 400 + ".0]}",
     "a raw carriage return": '{"id": "x",\r "seed": 1}',
+    "a byte-order mark": '\ufeff{"id": "x"}',
 }
 
 #: What each refusal says (a word of it).
@@ -85,7 +90,10 @@ SAYS = {
     "a lone surrogate": "surrogate",
     "a lone low surrogate": "surrogate",
     "NaN": "NaN",
+    "a number beyond a double": "1e999 is beyond the range of a double",
+    "a negative number beyond a double": "beyond the range of a double",
     "a raw carriage return": "carriage return",
+    "a byte-order mark": "invalid JSON at column 1: a byte-order mark",
 }
 
 
@@ -214,6 +222,35 @@ def test_a_record_without_a_duplicate_reads_as_json_reads_it(record: dict[str, A
     assert loads(text, source="r.jsonl", line=1) == json.loads(text)
 
 
+#: The least magnitude that reads as infinity: the largest double plus half its last
+#: place (a tie rounds to even, and the largest double's last bit is odd), in exact
+#: decimal arithmetic, apart from Python's float parsing.
+_EXACT = Context(prec=1_000)
+_OVERFLOW = _EXACT.add(Decimal(sys.float_info.max), _EXACT.power(2, 970))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    sign=st.sampled_from(["", "-"]),
+    digits=st.text("0123456789", min_size=1, max_size=30).map(lambda d: d.lstrip("0") or "0"),
+    fraction=st.text("0123456789", max_size=30),
+    exponent=st.integers(-400, 400),
+)
+def test_a_number_is_read_when_a_double_holds_it_and_refused_beyond(
+    sign: str, digits: str, fraction: str, exponent: int
+) -> None:
+    """Refused exactly when its exact value rounds past the largest double, at its line."""
+    number = f"{sign}{digits}{'.' + fraction if fraction else ''}e{exponent}"
+    text = '{"id": "x",\n "w": [1, ' + number + "]}"
+    if Decimal(number).copy_abs() >= _OVERFLOW:
+        with pytest.raises(RecordError) as info:
+            loads(text, source="d.json")
+        assert info.value.line == 2
+        assert "beyond the range of a double" in str(info.value)
+    else:
+        assert loads(text, source="d.json") == json.loads(text)
+
+
 NESTINGS = st.lists(st.sampled_from(["[", "{"]), min_size=1, max_size=10_000)
 
 
@@ -285,3 +322,40 @@ def test_deep_nesting_is_refused_the_same_whatever_the_recursion_limit(
     finally:
         sys.setrecursionlimit(old)
     assert str(info.value) == f"d.jsonl:4: arrays and objects nested deeper than {MAX_DEPTH}"
+
+
+@pytest.mark.parametrize(
+    "reader", ["read_json_lines", "raw_lines + parse_raw", "read_instances", "read_prompts"]
+)
+def test_a_copy_of_standard_input_is_named_stdin_by_every_reader(
+    monkeypatch: pytest.MonkeyPatch, reader: str
+) -> None:
+    """Whoever passes the copy's path on, its errors say ``<stdin>``, while it exists."""
+    import io
+
+    data = (GOOD + "\n" + HAZARDS["NaN"] + "\n").encode("utf-8")
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"))
+    with rereadable("-") as (copy, name):
+        assert name == "<stdin>" and source_name(copy) == "<stdin>"
+        error = refusal(LINE_READERS[reader], copy)
+        assert error.source == "<stdin>", str(error)  # read_prompts refuses line 1
+        assert str(error).startswith(f"<stdin>:{error.line}: ") and error.line in (1, 2)
+    assert source_name(copy) == str(copy)  # the copy is gone, and so is its name
+
+
+@pytest.mark.parametrize(
+    ("text", "column", "expected"),
+    [
+        ('{"a": }', 7, "Expecting value"),
+        ('{"a": 1} x', 10, "Extra data"),
+        ('  {"a" 1}', 8, "Expecting ':' delimiter"),
+        ('{"a": "é",, "b": 2}', 11, "Expecting property name enclosed in double quotes"),
+    ],
+)
+def test_invalid_json_says_what_was_expected_and_at_which_column(
+    text: str, column: int, expected: str
+) -> None:
+    """The column counts characters from 1 (``é`` is one), as the DIMACS and DSL errors do."""
+    with pytest.raises(RecordError) as info:
+        loads(text, source="d.jsonl", line=4)
+    assert str(info.value) == f"d.jsonl:4: invalid JSON at column {column}: {expected}"

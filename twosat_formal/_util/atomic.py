@@ -7,7 +7,8 @@ writing finished.
 
 What is not a regular file is never replaced: a device, a pipe or a socket
 (``/dev/null``, a FIFO) and a path naming an open descriptor (``/dev/stdout``,
-``/dev/fd/N``, anything under ``/proc``) are written in place as streams; a symbolic
+``/dev/fd/N``, anything under ``/proc``) are written in place as streams, and so is
+``-``, standard output (never a file named ``-``); a symbolic
 link is written through (the file it names is replaced, the link stays). Nothing is
 deleted that this module did not create. :func:`refuse_aliases` refuses an output
 that is one of the command's inputs, before anything is written.
@@ -38,7 +39,9 @@ from __future__ import annotations
 
 import errno
 import os
+import shutil
 import stat
+import sys
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -47,10 +50,20 @@ from typing import IO
 
 from twosat_formal.errors import ConfigError
 
-__all__ = ["atomic_output", "atomic_path", "refuse_aliases", "stream_target", "write_target"]
+__all__ = [
+    "STDOUT",
+    "MissingFolderError",
+    "atomic_output",
+    "atomic_path",
+    "refuse_aliases",
+    "stream_target",
+    "write_target",
+]
 
 #: Symbolic links followed at most, as the kernel does (ELOOP beyond).
 _MAX_LINKS = 40
+#: The output name of standard output.
+STDOUT = "-"
 
 
 def _hops(path: Path) -> Iterator[Path]:
@@ -78,13 +91,17 @@ def _descriptor(path: Path) -> int | None:
 def stream_target(target: str | os.PathLike[str]) -> bool:
     """Whether ``target`` is written in place: not a regular file, or a ``/proc`` path.
 
-    Devices, pipes, sockets and terminals, and any path that leads into ``/proc``
-    (``/dev/stdout``, ``/dev/fd/1``), are streams; a missing path, a regular file, or
-    a link to either is not.
+    ``-`` (standard output), devices, pipes, sockets and terminals, and any path that
+    leads into ``/proc`` (``/dev/stdout``, ``/dev/fd/1``), are streams; a missing path,
+    a regular file, or a link to either is not.
 
     >>> stream_target("/dev/null"), stream_target("/dev/stdout"), stream_target("out.jsonl")
     (True, True, False)
+    >>> stream_target("-"), stream_target("./-")
+    (True, False)
     """
+    if os.fspath(target) == STDOUT:
+        return True
     path = Path(target)
     if any(os.path.realpath(hop.parent).startswith("/proc/") for hop in _hops(path)):
         return True
@@ -108,14 +125,24 @@ def write_target(target: str | os.PathLike[str]) -> Path:
     return Path(os.path.realpath(path)) if path.is_symlink() else path
 
 
+class MissingFolderError(FileNotFoundError):
+    """The folder an output would be written in does not exist (``filename``: the folder)."""
+
+
 @contextmanager
 def atomic_path(target: str | os.PathLike[str]) -> Iterator[Path]:
     """A temporary path beside ``target`` that replaces it when the block succeeds.
 
     For writers that want a path (Parquet, SQLite exports); the temporary file is
     removed when the block raises. A stream target (:func:`stream_target`) is given
-    as it is, to be written in place; a symbolic link is written through.
+    as it is, to be written in place; ``-`` gets a temporary file whose bytes go to
+    standard output when the block succeeds (a writer that opened ``/dev/stdout``
+    would truncate a file the shell sent it to); a symbolic link is written through.
     """
+    if os.fspath(target) == STDOUT:
+        with _through_stdout() as written:
+            yield written
+        return
     if stream_target(target):
         yield Path(target)
         return
@@ -124,20 +151,58 @@ def atomic_path(target: str | os.PathLike[str]) -> Iterator[Path]:
         raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), os.fspath(target))
     partial: Path | None = None
     try:  # from the moment the file exists: removed on any way out (Ctrl-C, SIGTERM)
-        try:
-            handle, name = tempfile.mkstemp(
-                prefix=f".{final.name}.", suffix=".partial", dir=final.parent or "."
-            )
-        except OSError as error:  # named by the folder asked for, not the temporary file
-            raise type(error)(error.errno, error.strerror, os.fspath(final.parent)) from None
-        partial = Path(name)
-        os.close(handle)
-        os.chmod(partial, _mode_for(final))
+        partial = _partial_beside(final)
         yield partial
         os.replace(partial, final)
     finally:
         if partial is not None and partial.exists():
             partial.unlink()
+
+
+def _partial_beside(final: Path) -> Path:
+    """A new empty temporary file beside ``final``, with the permissions ``final`` gets.
+
+    A folder that cannot hold it is named as asked for, not the temporary file; a
+    missing one is a :class:`MissingFolderError`.
+    """
+    try:
+        handle, name = tempfile.mkstemp(
+            prefix=f".{final.name}.", suffix=".partial", dir=final.parent or "."
+        )
+    except OSError as error:
+        folder = os.fspath(final.parent)
+        if isinstance(error, FileNotFoundError) and not os.path.isdir(final.parent or "."):
+            raise MissingFolderError(error.errno, "no such folder", folder) from None
+        raise type(error)(error.errno, error.strerror, folder) from None
+    partial = Path(name)
+    try:
+        os.close(handle)
+        os.chmod(partial, _mode_for(final))
+    except BaseException:  # Ctrl-C, SIGTERM: nothing left behind
+        partial.unlink(missing_ok=True)
+        raise
+    return partial
+
+
+@contextmanager
+def _through_stdout() -> Iterator[Path]:
+    """A temporary file whose bytes go to standard output when the block succeeds."""
+    with tempfile.TemporaryDirectory(prefix="twosat-stdout-") as folder:
+        written = Path(folder) / "stdout"
+        yield written
+        _to_stdout(written)
+
+
+def _to_stdout(written: Path) -> None:
+    """Copy the file ``written`` to standard output, after what is buffered for it."""
+    sys.stdout.flush()
+    buffer = getattr(sys.stdout, "buffer", None)
+    with open(written, "rb") as source:
+        if buffer is not None:
+            shutil.copyfileobj(source, buffer)
+        else:  # a replaced sys.stdout without bytes
+            sys.stdout.write(source.read().decode("utf-8", errors="replace"))
+    sys.stdout.flush()
 
 
 def _mode_for(final: Path) -> int:
@@ -158,8 +223,13 @@ def atomic_output(
 
     A stream target (``/dev/null``, a FIFO, ``/dev/stdout``) is written in place; a
     descriptor of this process (``/dev/stdout``, ``/dev/fd/N``) is written through a
-    copy of it, so that its position and append mode hold.
+    copy of it, so that its position and append mode hold; ``-`` is :data:`sys.stdout`
+    itself (left open).
     """
+    if os.fspath(target) == STDOUT:
+        yield sys.stdout
+        sys.stdout.flush()
+        return
     if stream_target(target):
         fd = _descriptor(Path(target))
         opened = open(  # noqa: SIM115 - closed by the with below

@@ -331,21 +331,39 @@ def _usage_error(exc: Exception) -> NoReturn:
         raise SystemExit(getattr(exc, "exit_code", 2)) from None
     format_message = getattr(exc, "format_message", None)
     message = format_message() if callable(format_message) else str(exc)
+    # Typer checks choices through pydantic, whose message leads with its error class
+    message = message.replace(": Value error, ", ": ", 1)
     context = getattr(exc, "ctx", None)
     hint = f" (see '{context.command_path} --help')" if context is not None else ""
     console("err_console").print(f"error: {message}{hint}", markup=False)
     raise SystemExit(getattr(exc, "exit_code", 2)) from None
 
 
+#: What an error of the file system says after the file's name.
+_OS_ERRORS: tuple[tuple[type[OSError], str], ...] = (
+    (IsADirectoryError, "is a directory, not a file"),
+    (PermissionError, "permission denied"),
+)
+
+
 def _describe_os_error(exc: BaseException) -> str:
-    if isinstance(exc, IsADirectoryError):
-        return f"{exc.filename}: is a directory, not a file"
-    if isinstance(exc, FileNotFoundError):
-        return f"{exc.filename}: no such file"
-    if isinstance(exc, PermissionError):
-        return f"{exc.filename}: permission denied"
     if isinstance(exc, UnicodeDecodeError):
         return f"input is not UTF-8 text (byte {exc.start})"
+    if isinstance(exc, FileNotFoundError):
+        return _describe_missing(exc)
+    for kind, says in _OS_ERRORS:
+        if isinstance(exc, kind):
+            return f"{exc.filename}: {says}"
     if isinstance(exc, OSError) and exc.filename:
         return f"{exc.filename}: {exc.strerror or exc}"
     return str(exc)
+
+
+def _describe_missing(exc: FileNotFoundError) -> str:
+    """A missing input file, a missing folder of an output, or ``-`` where no input takes it."""
+    if exc.filename == "-":
+        return "-: this input is not read from standard input: give a file"
+    from twosat_formal._util.atomic import MissingFolderError
+
+    missing = "folder" if isinstance(exc, MissingFolderError) else "file"
+    return f"{exc.filename}: no such {missing}"

@@ -109,7 +109,7 @@ def certify(
         typer.Option(
             "--output",
             help="Write the report to this file (the text summary still goes to stdout; "
-            'the exit code still gates). "-" is stdout, as without the option.',
+            "the exit code still gates); - writes the report alone to stdout.",
             show_default="stdout",
         ),
     ] = None,
@@ -236,7 +236,8 @@ def _show(
     cached: bool,
     records: JunitLog | None,
 ) -> None:
-    """Write the report in ``form`` to ``output`` (then the summary on stdout), or on stdout."""
+    """Write the report in ``form`` to ``output`` (then the summary on stdout), or on stdout
+    (also for ``--output -``, which the command reads as no ``--output``)."""
     if output is not None:
         with atomic_output(output) as stream:
             _write(report, form, stream, records)

@@ -1,12 +1,13 @@
 """Every command refuses an output that is one of its inputs, before it runs.
 
-A command's outputs are its ``--out``, ``--store``, ``--graph`` and ``--output`` (``certify``'s
-report) options; its inputs are every
+A command's outputs are its ``--out``, ``--output``, ``--store`` and ``--graph`` options
+(:data:`OUTPUT_OPTIONS`); its inputs are every
 other parameter whose value is a path (or a list of paths), and every argument that
 names an existing file or is ``-`` (standard input: ``pairs - --out d.jsonl <
 d.jsonl`` is refused too), but for
 the registry names of :data:`NAMES`. :func:`guard_outputs` wraps a loaded command so
-that ``trace runs.sqlite --out runs.sqlite`` or ``eval d.jsonl --store d.jsonl`` stop
+that ``trace runs.sqlite --out runs.sqlite``, ``eval d.jsonl --store d.jsonl`` or
+``certify d.jsonl --output d.jsonl`` stop
 with exit code 2 and one line naming both, and nothing is read or written
 (:func:`twosat_formal._util.atomic.refuse_aliases` says when two paths alias).
 
@@ -40,8 +41,9 @@ from typing import Any
 
 __all__ = ["NAMES", "OUTPUT_OPTIONS", "guard_outputs"]
 
-#: The options whose path a command writes.
-OUTPUT_OPTIONS = frozenset({"--out", "--store", "--graph", "--output"})
+#: The options whose path a command writes (every one: an option that writes a path
+#: and is missing here would replace an input unchecked).
+OUTPUT_OPTIONS = frozenset({"--out", "--output", "--store", "--graph"})
 #: Arguments that are registry names, never files (``generate FAMILY``).
 NAMES = frozenset({"family"})
 

@@ -224,13 +224,12 @@ def inspect(
         typer.Option(
             "--graph-format",
             metavar="graphml|gexf|dot|json",
-            help="The format of --graph when its name does not say it (/dev/stdout, say).",
+            help="The format of --graph when its name does not say it (- or /dev/stdout, say).",
             show_default="the suffix of OUT",
         ),
     ] = None,
 ) -> None:
     """Print the implication-graph structure of a 2-CNF in FILE."""
-    from twosat_formal.solve.analysis import analyze
     from twosat_formal.solve.measures import structural_measures
 
     suffix = None
@@ -239,7 +238,7 @@ def inspect(
 
         suffix = graph_format(graph, graph_as)  # refused before anything is read
     formula = read_formula(file, format=format.value if format else None)
-    structure = analyze(formula)
+    structure = _analyzed(formula, file)
     if graph is not None:
         from twosat_formal._util.atomic import atomic_path
         from twosat_formal.solve.graphs import implication_digraph, write_graph
@@ -267,8 +266,30 @@ def inspect(
     console(shown).print(table)
 
 
+def _analyzed(formula: Formula, file: str) -> Structure:
+    """The structure of ``formula``; a formula that is no 2-CNF names ``file`` and the clause.
+
+    >>> from twosat_formal.core.formula import Formula
+    >>> _analyzed(Formula([[1, 2, 3]]), "f.cnf")
+    Traceback (most recent call last):
+    ...
+    twosat_formal.errors.NotTwoCNFError: f.cnf: structure analysis needs a 2-CNF, but \
+clause 1 has 3 literals
+    """
+    from twosat_formal.errors import NotTwoCNFError
+    from twosat_formal.solve.analysis import analyze
+
+    try:
+        return analyze(formula)
+    except NotTwoCNFError as exc:
+        name = "<stdin>" if file == "-" else file
+        raise NotTwoCNFError(f"{name}: {exc}", clause_index=exc.clause_index) from None
+
+
 def _is_stdout(path: Path) -> bool:
-    """Whether ``path`` is this process's standard output (``/dev/stdout``, ``/dev/fd/1``)."""
+    """Whether ``path`` is standard output: ``-``, ``/dev/stdout``, ``/dev/fd/1``."""
+    if os.fspath(path) == "-":
+        return True
     try:
         return os.path.samestat(os.stat(path), os.fstat(sys.stdout.fileno()))
     except (OSError, ValueError, AttributeError, io.UnsupportedOperation):

@@ -8,6 +8,8 @@ either read the same way everywhere or refused everywhere, with its place:
   keep either copy, so no copy is trusted;
 - nesting of arrays and objects deeper than :data:`MAX_DEPTH`;
 - a number Python will not convert (an integer of more than 4,300 digits);
+- a number beyond the range of a double (``1e999``, ``-1`` and 400 zeros ``.0``): it
+  would read as infinity, which no JSON writer writes back;
 - ``NaN``, ``Infinity`` and ``-Infinity``, which are not JSON;
 - a ``\\u`` escape of half a surrogate pair, which no UTF-8 text can hold.
 
@@ -31,6 +33,7 @@ twosat_formal.errors.RecordError: d.jsonl:7: arrays and objects nested deeper th
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 from collections.abc import Iterator, Sequence
@@ -71,7 +74,34 @@ def _constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
 
 
-_DECODER = json.JSONDecoder(object_pairs_hook=_object, parse_constant=_constant)
+class _OutOfRange(ValueError):
+    """Raised by the decoder's float hook; :func:`loads` locates the number."""
+
+    def __init__(self, number: str) -> None:
+        super().__init__(number)
+        self.number = number
+
+
+def _float(number: str) -> float:
+    """The double of a JSON number with a fraction or exponent; finite, or refused."""
+    value = float(number)
+    if math.isinf(value):
+        raise _OutOfRange(number)
+    return value
+
+
+_DECODER = json.JSONDecoder(object_pairs_hook=_object, parse_constant=_constant, parse_float=_float)
+
+
+def _shown_number(number: str) -> str:
+    """A number as an error shows it: whole up to 24 characters, else its ends.
+
+    >>> _shown_number("1e999"), _shown_number("-1" + "0" * 400 + ".0")
+    ('1e999', '-10000000000...000.0 (404 characters)')
+    """
+    if len(number) <= 24:
+        return number
+    return f"{number[:12]}...{number[-5:]} ({len(number)} characters)"
 
 
 def _too_deep(value: Any) -> bool:
@@ -209,6 +239,21 @@ def _past(open_: list[list[Any]], mark: str) -> None:
         open_.pop()
 
 
+def _invalid(text: str, exc: json.JSONDecodeError) -> str:
+    """What the decoder expected, and the column where (in characters, 1-based).
+
+    >>> try:
+    ...     _DECODER.decode('{"a": }')
+    ... except json.JSONDecodeError as exc:
+    ...     print(_invalid('{"a": }', exc))
+    invalid JSON at column 7: Expecting value
+    """
+    where = f"invalid JSON at column {exc.colno}"
+    if text[exc.pos : exc.pos + 1] == "\ufeff":  # JSON has no byte-order mark
+        return f"{where}: a byte-order mark (U+FEFF); write UTF-8 without one"
+    return f"{where}: {exc.msg}"
+
+
 def _decode(text: str, source: str, line: int | None) -> Any:
     """The decoder's value of ``text``; what it refuses, a located :class:`RecordError`."""
     try:
@@ -222,9 +267,16 @@ def _decode(text: str, source: str, line: int | None) -> Any:
         ) from None
     except json.JSONDecodeError as exc:
         where = line if line is not None else exc.lineno
-        raise RecordError(f"invalid JSON: {exc.msg}", line=where, source=source) from None
+        raise RecordError(_invalid(text, exc), line=where, source=source) from None
     except RecursionError:  # far deeper than MAX_DEPTH: refused as any deep text is
         raise _deep(text, line, source) from None
+    except _OutOfRange as exc:
+        number = re.compile(rf"(?<![0-9.eE+-]){re.escape(exc.number)}(?![0-9.eE+-])")
+        raise RecordError(
+            f"the number {_shown_number(exc.number)} is beyond the range of a double",
+            line=_line_of(text, line, number),
+            source=source,
+        ) from None
     except ValueError as exc:
         message, find = str(exc), _CONSTANT
         if "digits" in message:

@@ -121,7 +121,16 @@ def check_text(text: str, *, source: str | None = None) -> None:
     Traceback (most recent call last):
     ...
     twosat_formal.errors.ParseError: 1:6: binary data (a NUL character) where text was expected
+
+    Anything but a ``str`` is a :class:`TypeError` that says what was given:
+
+    >>> check_text(None)
+    Traceback (most recent call last):
+    ...
+    TypeError: formula text must be a str, not NoneType
     """
+    if not isinstance(text, str):
+        raise TypeError(f"formula text must be a str, not {type(text).__name__}")
     nul = text.find("\0")
     if nul >= 0:
         raise error_at(

@@ -60,6 +60,8 @@ def detect_format(text: str) -> Format:
     >>> detect_format("")
     'dsl'
     """
+    if not isinstance(text, str):
+        raise TypeError(f"formula text must be a str, not {type(text).__name__}")
     line = _first_significant_line(text)
     return "dimacs" if line is not None and _DIMACS_START.match(line) else "dsl"
 

@@ -369,6 +369,8 @@ def _utf8(text: str | bytes, source: str | None) -> bytes:
     if isinstance(text, str):
         check_text(text, source=source)
         return text.encode("utf-8")
+    if not isinstance(text, bytes | bytearray | memoryview):  # bytes(3) would be 3 NULs
+        raise TypeError(f"DIMACS text must be a str or bytes, not {type(text).__name__}")
     data = bytes(text)
     if not data.isascii() or b"\0" in data:
         data = decode(data, source=source).encode("utf-8")
@@ -419,8 +421,10 @@ def _failure(data: bytes, failure: tuple[int, int, int, int], source: str | None
     return error_at(f"{expected}, found {found}", text, offset, source=source)
 
 
-#: ``json.dumps(value, sort_keys=True, ensure_ascii=True)``, its encoder made once.
-_provenance_json = json.JSONEncoder(sort_keys=True, ensure_ascii=True).encode
+#: ``json.dumps(value, sort_keys=True, ensure_ascii=True, allow_nan=False)``, its
+#: encoder made once: NaN and infinities are not JSON (they would be written as
+#: ``NaN``/``Infinity``, which no JSON reader of the project takes back).
+_provenance_json = json.JSONEncoder(sort_keys=True, ensure_ascii=True, allow_nan=False).encode
 
 
 def write_dimacs(formula: Formula, *, provenance: Mapping[str, object] | None = None) -> str:

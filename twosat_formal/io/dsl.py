@@ -138,7 +138,8 @@ class Conversion:
     line:
         Its 1-based line number.
     text:
-        The line as written (without its newline).
+        The line as written, without its line end (``\n`` or ``\r\n``): a file
+        gives the same record whichever line ends it has.
     start, stop:
         Its clauses are ``formula.clauses[start:stop]``.
     proof:
@@ -197,7 +198,7 @@ def read_dsl(text: str, *, source: str | None = None) -> DslReading:
             row = error.line or 1
             begin = _line_start(chunk, row)
             end = chunk.find("\n", begin)
-            line_text = chunk[begin:end]
+            line_text = chunk[begin:end].removesuffix("\r")  # a \r\n line end is no text
             try:
                 expr = parse_expression(line_text, line=before + row, source=source)
             except ParseError as other:

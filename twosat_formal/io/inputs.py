@@ -15,7 +15,7 @@ Examples
 Traceback (most recent call last):
 ...
 twosat_formal.errors.RecordError: /dev/zero: is a character device, not a regular file: \
-give a file, or '-' to read stdin
+give a file, or '-' where the command reads stdin
 """
 
 from __future__ import annotations
@@ -79,7 +79,8 @@ def check_input(path: str | os.PathLike[str], name: str, error: ErrorType) -> os
         raise error("is a directory, not a file", source=name)
     if kind is not None:
         raise error(
-            f"is {kind}, not a regular file: give a file, or '-' to read stdin", source=name
+            f"is {kind}, not a regular file: give a file, or '-' where the command reads stdin",
+            source=name,
         )
     return info
 

@@ -20,6 +20,7 @@ Examples
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sys
 import tempfile
@@ -46,11 +47,27 @@ __all__ = [
     "read_text",
     "refuse_empty",
     "rereadable",
+    "source_name",
     "write_lines",
 ]
 
 #: Characters that some readers take for line breaks; escaped inside JSON strings.
 _LINE_BREAKS = {0x85: "\\u0085", 0x2028: "\\u2028", 0x2029: "\\u2029"}
+
+
+#: The copies of standard input that :func:`rereadable` holds, and the name their
+#: errors give (``<stdin>``, never the temporary path).
+_COPIES: dict[str, str] = {}
+
+
+def source_name(path: str | os.PathLike[str]) -> str:
+    """The name a reader's errors give for ``path``: ``<stdin>`` for a copy of standard
+    input that :func:`rereadable` made, else the path as given.
+
+    >>> source_name("data.jsonl")
+    'data.jsonl'
+    """
+    return _COPIES.get(os.fspath(path), os.fspath(path))
 
 
 class JsonLine(NamedTuple):
@@ -117,13 +134,13 @@ def refuse_empty(path: str | Path, name: str) -> None:
     One rule for every command: a zero-byte formula file, dataset or answer file is
     an error, never an empty input; a named pipe, a device (``/dev/zero``), a socket
     or a directory is refused before it is opened (an input may be read twice, and a
-    device never ends): give a file, or ``-`` to read stdin.
+    device never ends): give a file, or ``-`` where the command reads stdin.
 
     >>> refuse_empty("/dev/zero", "/dev/zero")
     Traceback (most recent call last):
     ...
     twosat_formal.errors.RecordError: /dev/zero: is a character device, not a regular file: \
-give a file, or '-' to read stdin
+give a file, or '-' where the command reads stdin
     """
     if check_input(path, name, RecordError).st_size == 0:
         raise RecordError(EMPTY_INPUT, source=name)
@@ -173,7 +190,7 @@ def raw_lines(path: str | Path, *, source: str | None = None) -> Iterator[RawLin
     ``source`` is the name errors give (default: the path). A zero-byte file and bytes
     that are not UTF-8 text are :class:`RecordError`\\ s naming the file.
     """
-    name = source if source is not None else str(path)
+    name = source if source is not None else source_name(path)
     refuse_empty(path, name)
     with open(path, "rb") as stream:
         for number, text in _lines(stream, name):
@@ -188,7 +205,7 @@ def first_char(path: str | Path, *, source: str | None = None) -> str:
     file or one that is not UTF-8 text is a :class:`RecordError` naming ``source``
     (default: the path).
     """
-    name = source if source is not None else str(path)
+    name = source if source is not None else source_name(path)
     refuse_empty(path, name)
     with open(path, encoding="utf-8") as stream:
         try:
@@ -218,7 +235,7 @@ def is_dataset(path: str | Path, *, source: str | None = None) -> bool:
     ...     is_dataset(cnf), is_dataset(data), is_dataset(cnf, source="x.jsonl")
     (False, True, True)
     """
-    name = source if source is not None else str(path)
+    name = source if source is not None else source_name(path)
     return name.endswith(".jsonl") or first_char(path, source=name) == "{"
 
 
@@ -239,7 +256,7 @@ def read_text(path: str | Path, *, source: str | None = None) -> str:
     """
     from twosat_formal.io._parsing import decode
 
-    name = source if source is not None else str(path)
+    name = source if source is not None else source_name(path)
     refuse_empty(path, name)
     data = read_bounded(path, name, RecordError)
     return decode(data, source=name)
@@ -256,7 +273,9 @@ def rereadable(path: str | Path) -> Iterator[tuple[Path, str]]:
     """A path that can be read more than once, and the name errors should give.
 
     A file is itself; ``"-"`` (stdin) is copied to a temporary file, in chunks, which
-    is deleted afterwards: a stream is read twice without holding it in memory.
+    is deleted afterwards: a stream is read twice without holding it in memory. While
+    the copy exists, every reader of this module names it ``<stdin>`` in its errors
+    (:func:`source_name`), whoever passes the path on.
     """
     if str(path) != "-":
         yield Path(path), str(path)
@@ -270,7 +289,11 @@ def rereadable(path: str | Path) -> Iterator[tuple[Path, str]]:
         else:
             with open(copy, "wb") as stream:  # the bytes as they came: no line end translated
                 shutil.copyfileobj(buffer, stream)
-        yield copy, "<stdin>"
+        _COPIES[os.fspath(copy)] = "<stdin>"
+        try:
+            yield copy, "<stdin>"
+        finally:
+            del _COPIES[os.fspath(copy)]
 
 
 def json_line(obj: Any) -> str:
@@ -316,9 +339,10 @@ def read_json_lines(path: str | Path, *, strict: bool = True) -> Iterator[JsonLi
     if str(path) == "-":
         yield from read_stream(_stdin(), "<stdin>", strict=strict)
         return
-    refuse_empty(path, str(path))
+    name = source_name(path)
+    refuse_empty(path, name)
     with open(path, "rb") as stream:
-        yield from read_stream(stream, str(path), strict=strict)
+        yield from read_stream(stream, name, strict=strict)
 
 
 def write_lines(lines: Iterable[str], path_or_stream: str | Path | IO[str]) -> int:

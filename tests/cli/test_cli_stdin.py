@@ -1,0 +1,129 @@
+"""Standard input (``-``) where a command takes it: its errors name ``<stdin>``.
+
+A command that reads its input more than once copies standard input to a temporary
+file first (:func:`twosat_formal.io.jsonl.rereadable`); whatever reads that copy, an
+error in it is located at ``<stdin>:LINE``, as for a file, never at the temporary path.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.support.cli import cli
+from twosat_formal.make.generators import generate
+from twosat_formal.verbalize import prompt_record
+
+#: A JSON Lines record that no reader takes (no schema_version, no id).
+BAD_RECORD = '{"instance_id": 1}\n'
+#: A DIMACS file broken on line 2, column 3.
+BAD_FORMULA = "p cnf 1 1\n1 x 0\n"
+
+#: Every command that reads ``-`` (D: a folder of good inputs), with what it is fed.
+STDIN_CASES: dict[str, tuple[list[str], str, str]] = {
+    "eval": (["eval", "-", "-m", "ref/oracle", "--store", "D/s.sqlite"], BAD_RECORD, ":1"),
+    "eval --no-verify": (
+        ["eval", "-", "-m", "ref/oracle", "--store", "D/s.sqlite", "--no-verify"],
+        BAD_RECORD,
+        ":1",
+    ),
+    "score --prompts": (
+        ["score", "D/answers.jsonl", "--prompts", "-", "--out", "D/o.jsonl"],
+        BAD_RECORD,
+        ":1",
+    ),
+    "score": (
+        ["score", "-", "--prompts", "D/prompts.jsonl", "--out", "D/o.jsonl"],
+        BAD_RECORD,
+        ":1",
+    ),
+    "batch prepare": (
+        ["batch", "prepare", "-", "-m", "openai/m", "--out", "D/b.jsonl"],
+        BAD_RECORD,
+        ":1",
+    ),
+    "verbalize": (["verbalize", "-", "-t", "logic"], BAD_RECORD, ":1"),
+    "verbalize a formula": (["verbalize", "-", "-t", "logic"], BAD_FORMULA, ":2:3"),
+    "perturb": (["perturb", "-", "--op", "reorder"], BAD_RECORD, ":1"),
+    "perturb a formula": (["perturb", "-", "--op", "reorder"], BAD_FORMULA, ":2:3"),
+    "edit": (["edit", "-", "--mode", "individual"], BAD_RECORD, ":1"),
+    "edit a formula": (["edit", "-", "--mode", "individual"], BAD_FORMULA, ":2:3"),
+    "pairs": (["pairs", "-"], BAD_RECORD, ":1"),
+    "story-stats": (["story-stats", "-"], BAD_RECORD, ":1"),
+    "parse": (["parse", "-"], BAD_FORMULA, ":2:3"),
+    "solve": (["solve", "-"], BAD_FORMULA, ":2:3"),
+    "inspect": (["inspect", "-"], BAD_FORMULA, ":2:3"),
+}
+
+
+@pytest.fixture(scope="module")
+def good(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder with the good prompts and answers the stdin input is given beside."""
+    folder = tmp_path_factory.mktemp("good")
+    inst = generate("backbone", clauses=8, seed=1)
+    made = prompt_record(inst.formula, "logic", instance_id=inst.id, seed=1)
+    (folder / "prompts.jsonl").write_text(json.dumps(made.to_record()) + "\n", "utf-8")
+    answer = {"prompt_id": made.id, "response": "The answer is: Yes"}
+    (folder / "answers.jsonl").write_text(json.dumps(answer) + "\n", encoding="utf-8")
+    return folder
+
+
+@pytest.mark.parametrize("case", sorted(STDIN_CASES))
+def test_an_error_in_standard_input_names_stdin_and_its_line(
+    case: str,
+    good: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    words, text, where = STDIN_CASES[case]
+    argv = [w.replace("D/", f"{good}/") for w in words]
+    argv = [w.replace(f"{good}/s.sqlite", str(tmp_path / "s.sqlite")) for w in argv]
+    argv = [w.replace(f"{good}/o.jsonl", str(tmp_path / "o.jsonl")) for w in argv]
+    argv = [w.replace(f"{good}/b.jsonl", str(tmp_path / "b.jsonl")) for w in argv]
+    if argv[0] in ("eval", "verbalize", "perturb", "edit", "pairs"):
+        argv.append("--no-progress")
+    stdin = io.TextIOWrapper(io.BytesIO(text.encode("utf-8")), encoding="utf-8")
+    monkeypatch.setattr(sys, "stdin", stdin)
+    code, out, err = cli(capsys, *argv)
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert code == 2, (code, out, err)
+    assert len(lines) == 1 and lines[0].startswith(f"error: <stdin>{where}"), err
+    assert "twosat-stdin" not in err + out and "Traceback" not in err
+    assert list(tmp_path.iterdir()) == []
+
+
+#: Inputs that are files only (datasets certify reads by path, folders, SQLite stores).
+FILE_ONLY: dict[str, list[str]] = {
+    "certify": ["certify", "-"],
+    "export": ["export", "-", "--to", "hf", "--out", "T/ex"],
+    "report": ["report", "-", "--out", "T/r"],
+    "results": ["results", "-"],
+    "trace": ["trace", "-"],
+    "store merge": ["store", "merge", "-", "--out", "T/m.sqlite"],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", sorted(FILE_ONLY))
+def test_dash_where_a_file_is_needed_says_so_not_no_such_file(
+    case: str,
+    good: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The message of a special file offers ``-`` where the command reads stdin; where it
+    does not, ``-`` is told so (it said ``-: no such file``) and nothing is written."""
+    argv = [w.replace("D/", f"{good}/").replace("T/", f"{tmp_path}/") for w in FILE_ONLY[case]]
+    monkeypatch.chdir(tmp_path)
+    stdin = io.TextIOWrapper(io.BytesIO(b"{}\n"), encoding="utf-8")
+    monkeypatch.setattr(sys, "stdin", stdin)
+    code, out, err = cli(capsys, *argv)
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert code == 2, (code, out, err)
+    assert lines == ["error: -: this input is not read from standard input: give a file"], err
+    assert list(tmp_path.iterdir()) == []
