@@ -11,7 +11,11 @@ import asyncio
 import tracemalloc
 from pathlib import Path
 
-from tests.evaluate.test_evaluate import make_items
+import pytest
+
+from tests.evaluate.test_evaluate import make_items, write_inputs
+from tests.support.cli import cli
+from twosat_formal.core.formula import MAX_SIZE
 from twosat_formal.evaluate.models import load_model
 from twosat_formal.evaluate.models.base import SamplingParams
 from twosat_formal.evaluate.run import EvalItem, run_eval
@@ -78,3 +82,26 @@ def test_only_the_requests_not_stored_are_asked(tmp_path: Path) -> None:
         assert store.count() == 3 * samples
         again = asyncio.run(run_eval([load_model(SPEC)], items, store, samples=samples))
     assert (again.skipped, again.done) == (3 * samples, 0)
+
+
+@pytest.mark.parametrize(
+    ("samples", "k"),
+    [(1, 10**20), (1, MAX_SIZE + 1), (MAX_SIZE // 2 + 1, 2), (4_000_000, 3)],
+)
+def test_a_plan_of_more_samples_per_prompt_than_the_bound_is_refused_before_anything(
+    samples: int, k: int, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--samples`` is bounded, and so is what ``sample-k:K`` multiplies it into: a plan
+    of ``samples x K`` samples per prompt above the bound is one line and exit code 2,
+    with no store made (it would otherwise plan for ever)."""
+    prompts, dataset = write_inputs(tmp_path, make_items(2, seed=6))
+    store = tmp_path / "runs.sqlite"
+    code, out, err = cli(
+        capsys, "eval", str(prompts), "--dataset", str(dataset), "--store", str(store),
+        "--samples", str(samples), "--strategy", f"sample-k:{k}", "--no-progress",
+        # a model that cannot be reached: a plan that were not refused ends at once
+        "-m", "openai/m", "--base-url", "http://127.0.0.1:9/v1",
+    )  # fmt: skip
+    assert code == 2 and "Traceback" not in err, (out, err)
+    assert f"must be at most {MAX_SIZE} per prompt and model, got {samples} x {k}" in err
+    assert not store.exists()

@@ -381,14 +381,19 @@ class _Runner:
         self.summary.skipped += sum(1 for r in batch if r.key in stored)
         return [r for r in batch if r.key not in stored]
 
-    def count_todo(
+    async def count_todo(
         self, models: Sequence[RetryingModel], items: Sequence[EvalItem], samples: int
     ) -> int:
-        """How many requests :meth:`todo` will yield (a counting pass, for the bar)."""
-        return sum(
-            len(batch) - len(self.store.stored_among([r.key for r in batch]))
-            for batch in self.plan(models, items, samples)
-        )
+        """How many requests :meth:`todo` will yield (a counting pass, for the bar).
+
+        The event loop gets a turn after each plan batch, so that Ctrl-C or ``SIGTERM``
+        stops a run at once however long its plan (ten million samples) makes the pass.
+        """
+        total = 0
+        for batch in self.plan(models, items, samples):
+            total += len(batch) - len(self.store.stored_among([r.key for r in batch]))
+            await asyncio.sleep(0)
+        return total
 
     async def run(
         self,
@@ -411,7 +416,7 @@ class _Runner:
         per_item = sum(samples * s.samples_per_vote for s in self.strategies)
         self.summary.planned = len(items) * len(models) * per_item
         if self.progress is not None:
-            total = self.count_todo(retrying, items, samples)
+            total = await self.count_todo(retrying, items, samples)
             self.task = self.progress.add_task("eval", total=total, accuracy=self._accuracy_text())
         semaphore = asyncio.Semaphore(concurrency)
         self._backlog = SCORE_BACKLOG * concurrency
@@ -550,6 +555,14 @@ def _checked_run(
         s if isinstance(s, Strategy) else parse_strategies([s])[0] for s in (strategies or [DIRECT])
     )
     _check_strategies(items, chosen)
+    widest = max(chosen, key=lambda s: s.samples_per_vote)
+    if samples * widest.samples_per_vote > MAX_SIZE:  # the samples asked of each prompt
+        raise ConfigError(
+            f"samples x K of {widest.key} must be at most {MAX_SIZE} per prompt and model, "
+            f"got {samples} x {widest.samples_per_vote}",
+            parameter="strategy",
+            valid=f"samples x K in [1, {MAX_SIZE}]",
+        )
     return chosen
 
 
