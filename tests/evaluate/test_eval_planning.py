@@ -8,13 +8,16 @@ grows tenfold. Measured with tracemalloc around the real runner.
 from __future__ import annotations
 
 import asyncio
+import json
 import tracemalloc
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from tests.evaluate.test_evaluate import make_items, write_inputs
 from tests.support.cli import cli
+from tests.support.faultserver import FaultServer
 from twosat_formal.core.formula import MAX_SIZE
 from twosat_formal.evaluate.models import load_model
 from twosat_formal.evaluate.models.base import SamplingParams
@@ -105,3 +108,41 @@ def test_a_plan_of_more_samples_per_prompt_than_the_bound_is_refused_before_anyt
     assert code == 2 and "Traceback" not in err, (out, err)
     assert f"must be at most {MAX_SIZE} per prompt and model, got {samples} x {k}" in err
     assert not store.exists()
+
+
+def test_prompts_of_one_text_are_one_request_asked_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Tiny instances are often one formula, so their prompts are one text: one request
+    (one key) per model and sample. The server is asked each text once per sample, the
+    summary's counts add up (nothing left, nothing said to be another run's), and every
+    prompt has its row in the export."""
+    data, prompts, store = tmp_path / "d.jsonl", tmp_path / "p.jsonl", tmp_path / "runs.sqlite"
+    for make in (
+        ("generate", "implication-cycle", "--clauses", "3", "--count", "30", "-o", str(data)),
+        ("verbalize", str(data), "-t", "logic", "-o", str(prompts)),
+    ):
+        assert cli(capsys, *make, "--no-progress")[0] == 0
+    texts = [json.loads(line)["text"] for line in prompts.read_text().splitlines()]
+    assert len(set(texts)) < len(texts)  # the case at hand: texts repeat
+    args = [
+        "eval", str(prompts), "--dataset", str(data), "-m", "openai/m", "--store", str(store),
+        "--samples", "2", "--no-progress", "--json",
+    ]  # fmt: skip
+    with FaultServer(default_answer="The answer is: No") as server:
+        for run in range(2):  # the first run asks, the second finds it all stored
+            code, out, err = cli(capsys, *args, "--base-url", server.url)
+            assert code == 0, (out, err)
+            summary = json.loads(out)
+            done = 0 if run else 2 * len(set(texts))
+            assert (summary["planned"], summary["done"]) == (2 * len(texts), done)
+            assert summary["skipped"] == 2 * len(texts) - done
+            assert summary["remaining"] == summary["leased"] == 0
+        assert Counter(server.prompts()) == {text: 2 for text in set(texts)}
+    with RunStore(store, readonly=True) as stored:
+        rows = list(stored.export_rows())
+    assert sorted((r["prompt_id"], r["sample"]) for r in rows) == sorted(
+        (json.loads(line)["id"], sample)
+        for line in prompts.read_text().splitlines()
+        for sample in (0, 1)
+    )

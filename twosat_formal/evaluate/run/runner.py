@@ -319,12 +319,21 @@ class _Runner:
     def plan(
         self, models: Sequence[RetryingModel], items: Sequence[EvalItem], samples: int
     ) -> Iterator[list[_Request]]:
-        """Every request of the run, lazily, :data:`PLAN_BATCH` at a time."""
+        """Every request of the run, lazily, :data:`PLAN_BATCH` at a time.
+
+        A prompt with the text of an earlier one (two instances that are one formula)
+        makes the same requests, keyed alike: they are planned once, under the first
+        (:func:`_repeated_texts` counts the others).
+        """
         batch: list[_Request] = []
+        seen: set[str] = set()
         for index, item in enumerate(items):
             if index == self._inputs_stored:  # the inputs a plan batch ahead, in one go
                 self.store_inputs(items, index + PLAN_BATCH)
             sha = prompt_hash(item.prompt.text)
+            if sha in seen:
+                continue
+            seen.add(sha)
             for model in models:
                 params_key = self.params_of(model)[1]
                 for strategy in self.strategies:
@@ -415,6 +424,9 @@ class _Runner:
         ]
         per_item = sum(samples * s.samples_per_vote for s in self.strategies)
         self.summary.planned = len(items) * len(models) * per_item
+        # a prompt that repeats an earlier one's text is that prompt's requests: counted
+        # with those already stored, never asked twice
+        self.summary.skipped += _repeated_texts(items) * len(models) * per_item
         if self.progress is not None:
             total = await self.count_todo(retrying, items, samples)
             self.task = self.progress.add_task("eval", total=total, accuracy=self._accuracy_text())
@@ -444,6 +456,19 @@ class _Runner:
             for model in retrying:
                 group.create_task(feed(model, group))
         self.store_inputs(items, len(items))  # a run with no model stores them too
+
+
+def _repeated_texts(items: Sequence[EvalItem]) -> int:
+    """How many of ``items`` have the prompt text of an earlier one.
+
+    >>> from twosat_formal.core.formula import Formula
+    >>> from twosat_formal.verbalize import verbalize
+    >>> formula = Formula.from_named([["p", "q"]])
+    >>> record = verbalize(formula, "team").record("i1")
+    >>> _repeated_texts([EvalItem(record, formula, "SAT")] * 3)
+    2
+    """
+    return len(items) - len({prompt_hash(item.prompt.text) for item in items})
 
 
 def check_run(samples: int, concurrency: int) -> None:
