@@ -147,3 +147,27 @@ def test_several_base_urls_share_the_requests_and_one_key(
         )
         assert code == 0, err
         assert json.loads(out)["skipped"] == 30 and len(a.log) + len(b.log) == 30
+
+
+@pytest.mark.parametrize("rpm", [0.001, 0.5, 0.999])
+def test_under_one_request_a_minute_the_first_goes_and_the_next_waits(rpm: float) -> None:
+    """``--rpm`` takes any finite number > 0: below 1 the bucket is one request per
+    ``60 / rpm`` seconds (a bucket of capacity ``rpm`` could hold no request at all)."""
+
+    async def check() -> list[bool]:
+        limiter = ModelLimiter(ModelLimits(rpm=rpm))
+        return [await held_back(limiter, "p", None) for _ in range(2)]
+
+    assert asyncio.run(check()) == [False, True]
+
+
+def test_eval_with_a_rate_under_one_request_a_minute_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The smallest rate the option takes (0.001 a minute) asks its first request."""
+    prompts, dataset = write_inputs(tmp_path, make_items(1, seed=8))
+    code, out, err = cli(
+        capsys, "eval", str(prompts), "--dataset", str(dataset), "-m", "ref/oracle",
+        "--store", str(tmp_path / "runs.sqlite"), "--rpm", "0.001", "--no-progress",
+    )  # fmt: skip
+    assert code == 0 and "1 done now" in out and "Traceback" not in err, (code, out, err)

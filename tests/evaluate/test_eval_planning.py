@@ -8,10 +8,17 @@ grows tenfold. Measured with tracemalloc around the real runner.
 from __future__ import annotations
 
 import asyncio
+import json
 import tracemalloc
+from collections import Counter
 from pathlib import Path
 
-from tests.evaluate.test_evaluate import make_items
+import pytest
+
+from tests.evaluate.test_evaluate import make_items, write_inputs
+from tests.support.cli import cli
+from tests.support.faultserver import FaultServer
+from twosat_formal.core.formula import MAX_SIZE
 from twosat_formal.evaluate.models import load_model
 from twosat_formal.evaluate.models.base import SamplingParams
 from twosat_formal.evaluate.run import EvalItem, run_eval
@@ -78,3 +85,64 @@ def test_only_the_requests_not_stored_are_asked(tmp_path: Path) -> None:
         assert store.count() == 3 * samples
         again = asyncio.run(run_eval([load_model(SPEC)], items, store, samples=samples))
     assert (again.skipped, again.done) == (3 * samples, 0)
+
+
+@pytest.mark.parametrize(
+    ("samples", "k"),
+    [(1, 10**20), (1, MAX_SIZE + 1), (MAX_SIZE // 2 + 1, 2), (4_000_000, 3)],
+)
+def test_a_plan_of_more_samples_per_prompt_than_the_bound_is_refused_before_anything(
+    samples: int, k: int, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--samples`` is bounded, and so is what ``sample-k:K`` multiplies it into: a plan
+    of ``samples x K`` samples per prompt above the bound is one line and exit code 2,
+    with no store made (it would otherwise plan for ever)."""
+    prompts, dataset = write_inputs(tmp_path, make_items(2, seed=6))
+    store = tmp_path / "runs.sqlite"
+    code, out, err = cli(
+        capsys, "eval", str(prompts), "--dataset", str(dataset), "--store", str(store),
+        "--samples", str(samples), "--strategy", f"sample-k:{k}", "--no-progress",
+        # a model that cannot be reached: a plan that were not refused ends at once
+        "-m", "openai/m", "--base-url", "http://127.0.0.1:9/v1",
+    )  # fmt: skip
+    assert code == 2 and "Traceback" not in err, (out, err)
+    assert f"must be at most {MAX_SIZE} per prompt and model, got {samples} x {k}" in err
+    assert not store.exists()
+
+
+def test_prompts_of_one_text_are_one_request_asked_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Tiny instances are often one formula, so their prompts are one text: one request
+    (one key) per model and sample. The server is asked each text once per sample, the
+    summary's counts add up (nothing left, nothing said to be another run's), and every
+    prompt has its row in the export."""
+    data, prompts, store = tmp_path / "d.jsonl", tmp_path / "p.jsonl", tmp_path / "runs.sqlite"
+    for make in (
+        ("generate", "implication-cycle", "--clauses", "3", "--count", "30", "-o", str(data)),
+        ("verbalize", str(data), "-t", "logic", "-o", str(prompts)),
+    ):
+        assert cli(capsys, *make, "--no-progress")[0] == 0
+    texts = [json.loads(line)["text"] for line in prompts.read_text().splitlines()]
+    assert len(set(texts)) < len(texts)  # the case at hand: texts repeat
+    args = [
+        "eval", str(prompts), "--dataset", str(data), "-m", "openai/m", "--store", str(store),
+        "--samples", "2", "--no-progress", "--json",
+    ]  # fmt: skip
+    with FaultServer(default_answer="The answer is: No") as server:
+        for run in range(2):  # the first run asks, the second finds it all stored
+            code, out, err = cli(capsys, *args, "--base-url", server.url)
+            assert code == 0, (out, err)
+            summary = json.loads(out)
+            done = 0 if run else 2 * len(set(texts))
+            assert (summary["planned"], summary["done"]) == (2 * len(texts), done)
+            assert summary["skipped"] == 2 * len(texts) - done
+            assert summary["remaining"] == summary["leased"] == 0
+        assert Counter(server.prompts()) == {text: 2 for text in set(texts)}
+    with RunStore(store, readonly=True) as stored:
+        rows = list(stored.export_rows())
+    assert sorted((r["prompt_id"], r["sample"]) for r in rows) == sorted(
+        (json.loads(line)["id"], sample)
+        for line in prompts.read_text().splitlines()
+        for sample in (0, 1)
+    )

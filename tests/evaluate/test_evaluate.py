@@ -14,6 +14,7 @@ import json
 import os
 import random
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -520,6 +521,57 @@ def test_ctrl_c_flushes_the_store_and_exits_cleanly(
     with RunStore(store_path, readonly=True) as store:
         assert store.count() == len(items)
         assert [r["status"] for r in store.runs()] == ["interrupted", "finished"]
+
+
+@pytest.mark.parametrize(
+    ("stop", "code", "said"),
+    [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")],
+    ids=["sigint", "sigterm"],
+)
+def test_one_signal_stops_a_run_while_the_progress_bar_counts_a_huge_plan(
+    tmp_path: Path, stop: signal.Signals, code: int, said: str
+) -> None:
+    """With the progress bar on, a run first counts its plan for the bar's total; a plan
+    of 80 million requests takes that pass hours, and one Ctrl-C (or SIGTERM) during it
+    stops the command as at any other moment: the run is marked interrupted."""
+    store_path, command = eval_command(
+        tmp_path, make_items(8, seed=5), "http://127.0.0.1:9/v1", "ref/oracle",
+        "--samples", "10000000", "--progress",
+    )  # fmt: skip
+    proc = subprocess.Popen(
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=default_signals,
+    )
+    try:
+        for _ in range(6000):  # until the run is recorded: the pass has begun
+            if proc.poll() is not None or _run_started(store_path):
+                break
+            time.sleep(0.01)
+        assert proc.poll() is None, proc.communicate()
+        proc.send_signal(stop)
+        out, err = proc.communicate(timeout=120)  # a hang guard: before, it counted on
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == code and "Traceback" not in err, (out, err)
+    assert err.strip().splitlines()[-1] == said and "80000000 planned" in out, (out, err)
+    with RunStore(store_path, readonly=True) as store:
+        assert [r["status"] for r in store.runs()] == ["interrupted"]
+
+
+def _run_started(path: Path) -> bool:
+    """Whether the store at ``path`` records a run (read without locking it)."""
+    if not path.exists():
+        return False
+    try:
+        with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
+            return bool(db.execute("SELECT count(*) FROM runs").fetchone()[0])
+    except sqlite3.Error:  # not created yet
+        return False
 
 
 def test_the_fault_server_is_bounded_and_stops_by_itself() -> None:

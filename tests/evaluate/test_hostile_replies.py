@@ -34,7 +34,7 @@ from twosat_formal.evaluate.models.bounded import (
     json_depth,
     load_reply,
 )
-from twosat_formal.evaluate.models.openai_compat import OpenAICompatModel
+from twosat_formal.evaluate.models.openai_compat import OpenAICompatModel, parse_reply
 
 DEEP = 1_001  # deeper than Python's own recursion limit
 
@@ -65,6 +65,12 @@ def surrogate() -> Raw:
     return Raw(
         200, b'{"choices": [{"message": {"content": "Yes \\ud800"}, "finish_reason": "stop"}]}'
     )
+
+
+def surrogate_reasoning() -> Raw:
+    """A right answer whose reasoning (sent beside it) holds a lone surrogate."""
+    message = b'{"content": "The answer is: Yes", "reasoning_content": "A, so \\ud800"}'
+    return Raw(200, b'{"choices": [{"message": ' + message + b', "finish_reason": "stop"}]}')
 
 
 def surrogate_error() -> Raw:
@@ -120,6 +126,7 @@ HOSTILE = {
     "deep usage": (deep_usage, "levels deep (at most 64)"),
     "deep error body": (deep_error, "HTTP 500"),
     "lone surrogate": (surrogate, "lone surrogate"),
+    "surrogate in the reasoning": (surrogate_reasoning, "the reasoning holds a lone surrogate"),
     "surrogate in an error": (surrogate_error, "bad \\udfff request"),
     "1 GB answer": (huge_answer, "reply too large"),
 }
@@ -269,3 +276,60 @@ def test_a_bomb_of_two_gib_of_zeros_stops_at_the_bound() -> None:
         pytest.raises(EvaluationError, match="reply too large: more than 16 MiB decompressed"),
     ):
         generate(server.url)
+
+
+#: SQLite's INTEGER is a signed 64-bit number: the largest token count a store holds.
+LARGEST_COUNT = 2**63 - 1
+
+
+def with_usage(usage: object) -> dict[str, Any]:
+    return chat_reply("The answer is: Yes", usage=usage)
+
+
+@given(
+    value=st.one_of(
+        st.integers(),
+        st.sampled_from([-1, 0, LARGEST_COUNT, LARGEST_COUNT + 1, 10**30]),
+        st.floats(allow_nan=False),
+        st.booleans(),
+        st.text(max_size=4),
+        st.none(),
+    )
+)
+def test_a_usage_figure_is_read_as_a_count_the_store_holds_or_as_unreported(
+    value: object,
+) -> None:
+    usage = {"prompt_tokens": value, "completion_tokens": value}
+    response = parse_reply("chat", json.loads(json.dumps(with_usage(usage))))
+    is_count = isinstance(value, int) and not isinstance(value, bool)
+    expected = value if is_count and 0 <= value <= LARGEST_COUNT else None  # type: ignore[operator]
+    assert response.prompt_tokens == expected and response.completion_tokens == expected
+    assert response.text == "The answer is: Yes"
+
+
+@pytest.mark.parametrize(
+    "count",
+    [-5, LARGEST_COUNT + 1, 10**30, 10**4000],
+    ids=["negative", "2^63", "10^30", "4001 digits"],
+)
+def test_eval_stores_an_answer_whose_usage_is_no_count_without_its_counts(
+    count: int, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A usage figure outside what a store holds is no count: the answer is stored, its
+    counts null, and the run (and a resume) ends normally."""
+    prompts, dataset = write_inputs(tmp_path, make_items(2, seed=3))
+    store = tmp_path / "runs.sqlite"
+    usage = b'{"prompt_tokens": %d, "completion_tokens": 7}' % count
+    reply = json.dumps(chat_reply("The answer is: No")).encode()
+    body = reply[:-1] + b', "usage": ' + usage + b"}"
+    args = [
+        "eval", str(prompts), "--dataset", str(dataset), "-m", "openai/m", "--store", str(store),
+        "--no-progress", "--max-attempts", "1",
+    ]  # fmt: skip
+    with RawServer(always(Raw(200, body))) as server:
+        for done in ("2 done now", "2 already stored"):
+            code, out, err = cli(capsys, *args, "--base-url", server.url)
+            assert code == 0 and done in out and "Traceback" not in err, (code, out, err)
+    with sqlite3.connect(store) as db:
+        rows = list(db.execute("SELECT prompt_tokens, completion_tokens, response FROM results"))
+    assert rows == [(None, 7, "The answer is: No")] * 2

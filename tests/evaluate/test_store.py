@@ -148,6 +148,43 @@ def test_insert_once_keeps_one_row_per_key(puts: list[tuple[str, int, str]]) -> 
     assert stored == first
 
 
+#: The integers SQLite's INTEGER holds, and one past each end.
+LOWEST, HIGHEST = -(2**63), 2**63 - 1
+
+
+def with_field(name: str, value: int) -> ResultRow:
+    """A result whose integer field ``name`` (of the row or of its response) is ``value``."""
+    fields: dict[str, Any] = {name: value}
+    if name in ("sample", "attempts"):
+        return row(**fields)
+    return row(response=Response("The answer is: No", "stop", **fields))
+
+
+@settings(max_examples=40)
+@given(
+    name=st.sampled_from(["sample", "attempts", "prompt_tokens", "completion_tokens"]),
+    value=st.one_of(
+        st.integers(),
+        st.sampled_from([LOWEST - 1, LOWEST, HIGHEST, HIGHEST + 1, 10**4000]),
+    ),
+)
+def test_an_integer_a_store_cannot_hold_is_refused_by_name_and_nothing_is_stored(
+    name: str, value: int
+) -> None:
+    """Whoever writes a result (``eval``, ``score``, Python), an integer outside SQLite's
+    64-bit range is a clear error naming the field, never an ``OverflowError``."""
+    result = with_field(name, value)
+    with tempfile.TemporaryDirectory() as tmp, RunStore(Path(tmp) / "s.sqlite") as store:
+        if LOWEST <= value <= HIGHEST:
+            assert store.put_many([(result, None)]) == 1
+            assert [r[name] for r in store.results([name])] == [value]
+            return
+        for put in (store.put, lambda r: store.put_many([(r, None)])):
+            with pytest.raises(RecordError, match=f": {name} .* outside the integers"):
+                put(result)
+            assert store.count() == 0
+
+
 def test_each_result_is_committed_on_its_own(tmp_path: Path) -> None:
     path = tmp_path / "s.sqlite"
     store = RunStore(path)

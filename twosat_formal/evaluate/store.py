@@ -334,9 +334,41 @@ _INSERT_RESULT = (
 )
 
 
+#: The integers an SQLite INTEGER holds (signed 64-bit).
+_STORABLE_INTS = range(-(2**63), 2**63)
+
+
+def _storable(result: ResultRow, name: str, value: int | None) -> int | None:
+    """``value`` of ``result``'s field ``name`` when a store can hold it.
+
+    Raises :class:`~twosat_formal.errors.RecordError` naming the result and the field
+    for an integer SQLite cannot hold (no traceback, nothing stored).
+
+    >>> from twosat_formal.evaluate.scoring import error_judgement
+    >>> row = ResultRow("m", "local", "ab", "p1", "{}", 2**63, error_judgement("SAT", "x"))
+    >>> _storable(row, "sample", row.sample)
+    Traceback (most recent call last):
+    ...
+    twosat_formal.errors.RecordError: the result of model 'm' for prompt 'p1': sample \
+9223372036854775808 is outside the integers a run store holds (-2^63 .. 2^63 - 1)
+    """
+    if value is None:
+        return None
+    value = int(value)
+    if value in _STORABLE_INTS:
+        return value
+    # str() of an integer of thousands of digits is refused by Python itself
+    shown = str(value) if abs(value) < 10**40 else f"of {value.bit_length()} bits"
+    raise RecordError(
+        f"the result of model {result.model!r} for prompt {result.prompt_id!r}: {name} "
+        f"{shown} is outside the integers a run store holds (-2^63 .. 2^63 - 1)"
+    )
+
+
 def _result_values(result: ResultRow, key: str | None) -> tuple[Any, ...]:
     """The values of :data:`_INSERT_RESULT` for ``result`` (stored under ``key``), in
-    the order of :data:`_RESULT_COLUMNS`."""
+    the order of :data:`_RESULT_COLUMNS`; an integer no store holds is refused
+    (:func:`_storable`)."""
     j = result.judgement
     r = result.response
     text, finish, prompt_tokens, completion_tokens, latency_s, reasoning = (
@@ -345,8 +377,8 @@ def _result_values(result: ResultRow, key: str | None) -> tuple[Any, ...]:
         else (
             r.text,
             r.finish_reason,
-            r.prompt_tokens,
-            r.completion_tokens,
+            _storable(result, "prompt_tokens", r.prompt_tokens),
+            _storable(result, "completion_tokens", r.completion_tokens),
             r.latency_s,
             r.reasoning,
         )
@@ -358,7 +390,7 @@ def _result_values(result: ResultRow, key: str | None) -> tuple[Any, ...]:
         result.prompt_hash,
         result.prompt_id,
         result.params,
-        int(result.sample),
+        _storable(result, "sample", result.sample),
         result.run_id,
         j.label,
         text,
@@ -366,7 +398,7 @@ def _result_values(result: ResultRow, key: str | None) -> tuple[Any, ...]:
         prompt_tokens,
         completion_tokens,
         latency_s,
-        int(result.attempts),
+        _storable(result, "attempts", result.attempts),
         j.error,
         j.failure,
         j.decision,

@@ -272,8 +272,6 @@ latency_s=None, reasoning=None)
             raise EvaluationError("malformed reply: the choice has no message object")
     text = _text_field(part.get("content" if mode == "chat" else "text"))
     finish = choice.get("finish_reason")
-    if isinstance(finish, str):
-        check_text(finish, "the finish reason")
     return _response(
         body,
         text,
@@ -300,12 +298,12 @@ def _first_choice(payload: dict[str, Any]) -> dict[str, Any]:
 
 
 def _text_field(text: object) -> str:
-    """The answer text of a reply field (missing is empty), checked."""
+    """The answer text of a reply field (missing is empty), a string."""
     if text is None:
         text = ""
     if not isinstance(text, str):
         raise EvaluationError("malformed reply: the answer text is not a string")
-    return check_text(text, "the answer text")
+    return text
 
 
 def _response(
@@ -316,16 +314,20 @@ def _response(
     latency_s: float | None,
     reasoning: str | None,
 ) -> Response:
-    """The :class:`Response` of a reply, its token counts read from ``usage``."""
+    """The :class:`Response` of a reply, its token counts read from ``usage``.
+
+    Every text it keeps (the answer, the finish reason and the reasoning) must encode
+    as UTF-8: a lone surrogate, which no store holds, fails the request.
+    """
     usage = payload.get("usage")
     usage = usage if isinstance(usage, dict) else {}
     return Response(
-        text=text,
-        finish_reason=finish,
+        text=check_text(text, "the answer text"),
+        finish_reason=None if finish is None else check_text(finish, "the finish reason"),
         prompt_tokens=_count(usage.get(usage_fields[0])),
         completion_tokens=_count(usage.get(usage_fields[1])),
         latency_s=latency_s,
-        reasoning=reasoning,
+        reasoning=None if reasoning is None else check_text(reasoning, "the reasoning"),
     )
 
 
@@ -431,8 +433,21 @@ def _responses_finish(payload: dict[str, Any]) -> str | None:
     return _INCOMPLETE.get(reason, reason) if isinstance(reason, str) else "incomplete"
 
 
+#: The largest token count a reply's ``usage`` may give: SQLite's INTEGER is a signed
+#: 64-bit number, and a store holds every count it reads.
+MAX_COUNT = 2**63 - 1
+
+
 def _count(value: object) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+    """A ``usage`` figure as a token count: a whole number in [0, :data:`MAX_COUNT`],
+    anything else (a negative, a float, a string, a number no store holds) unreported.
+
+    >>> _count(12), _count(-1), _count(2**63), _count(True), _count("12")
+    (12, None, None, None, None)
+    """
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_COUNT:
+        return value
+    return None
 
 
 def _error_detail(body: bytes, mask: Callable[[str], str] = str) -> str:

@@ -26,7 +26,7 @@ from __future__ import annotations
 import asyncio
 import math
 from dataclasses import dataclass, replace
-from typing import Annotated
+from typing import Annotated, Any
 from urllib.parse import parse_qsl, urlencode
 
 from pydantic import BeforeValidator, Field
@@ -104,6 +104,21 @@ def estimated_tokens(prompt: str, max_tokens: int | None) -> int:
     return math.ceil(len(prompt) / 4) + (max_tokens or 0)
 
 
+def _per_minute(rpm: float) -> Any:
+    """A leaky bucket of ``rpm`` requests a minute that holds at least one request.
+
+    Under one request a minute (``--rpm 0.5``) it is one request per ``60 / rpm``
+    seconds: a bucket of capacity ``rpm`` could never hold the request.
+
+    >>> bucket = _per_minute(0.5)
+    >>> bucket.max_rate, bucket.time_period
+    (1, 120.0)
+    """
+    from aiolimiter import AsyncLimiter
+
+    return AsyncLimiter(rpm, 60) if rpm >= 1 else AsyncLimiter(1, 60 / rpm)
+
+
 class ModelLimiter:
     """The limits of one model at run time.
 
@@ -117,7 +132,7 @@ class ModelLimiter:
         self.limits = limits
         concurrency = limits.concurrency
         self._slots = asyncio.Semaphore(int(concurrency)) if concurrency is not None else None
-        self._requests = AsyncLimiter(limits.rpm, 60) if limits.rpm is not None else None
+        self._requests = _per_minute(limits.rpm) if limits.rpm is not None else None
         self._tokens = AsyncLimiter(limits.tpm, 60) if limits.tpm is not None else None
         #: Whether any limit is set (without one, :meth:`acquire` never waits).
         self.limited = any(x is not None for x in (self._slots, self._requests, self._tokens))

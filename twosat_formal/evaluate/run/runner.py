@@ -319,12 +319,21 @@ class _Runner:
     def plan(
         self, models: Sequence[RetryingModel], items: Sequence[EvalItem], samples: int
     ) -> Iterator[list[_Request]]:
-        """Every request of the run, lazily, :data:`PLAN_BATCH` at a time."""
+        """Every request of the run, lazily, :data:`PLAN_BATCH` at a time.
+
+        A prompt with the text of an earlier one (two instances that are one formula)
+        makes the same requests, keyed alike: they are planned once, under the first
+        (:func:`_repeated_texts` counts the others).
+        """
         batch: list[_Request] = []
+        seen: set[str] = set()
         for index, item in enumerate(items):
             if index == self._inputs_stored:  # the inputs a plan batch ahead, in one go
                 self.store_inputs(items, index + PLAN_BATCH)
             sha = prompt_hash(item.prompt.text)
+            if sha in seen:
+                continue
+            seen.add(sha)
             for model in models:
                 params_key = self.params_of(model)[1]
                 for strategy in self.strategies:
@@ -381,14 +390,19 @@ class _Runner:
         self.summary.skipped += sum(1 for r in batch if r.key in stored)
         return [r for r in batch if r.key not in stored]
 
-    def count_todo(
+    async def count_todo(
         self, models: Sequence[RetryingModel], items: Sequence[EvalItem], samples: int
     ) -> int:
-        """How many requests :meth:`todo` will yield (a counting pass, for the bar)."""
-        return sum(
-            len(batch) - len(self.store.stored_among([r.key for r in batch]))
-            for batch in self.plan(models, items, samples)
-        )
+        """How many requests :meth:`todo` will yield (a counting pass, for the bar).
+
+        The event loop gets a turn after each plan batch, so that Ctrl-C or ``SIGTERM``
+        stops a run at once however long its plan (ten million samples) makes the pass.
+        """
+        total = 0
+        for batch in self.plan(models, items, samples):
+            total += len(batch) - len(self.store.stored_among([r.key for r in batch]))
+            await asyncio.sleep(0)
+        return total
 
     async def run(
         self,
@@ -410,8 +424,11 @@ class _Runner:
         ]
         per_item = sum(samples * s.samples_per_vote for s in self.strategies)
         self.summary.planned = len(items) * len(models) * per_item
+        # a prompt that repeats an earlier one's text is that prompt's requests: counted
+        # with those already stored, never asked twice
+        self.summary.skipped += _repeated_texts(items) * len(models) * per_item
         if self.progress is not None:
-            total = self.count_todo(retrying, items, samples)
+            total = await self.count_todo(retrying, items, samples)
             self.task = self.progress.add_task("eval", total=total, accuracy=self._accuracy_text())
         semaphore = asyncio.Semaphore(concurrency)
         self._backlog = SCORE_BACKLOG * concurrency
@@ -439,6 +456,19 @@ class _Runner:
             for model in retrying:
                 group.create_task(feed(model, group))
         self.store_inputs(items, len(items))  # a run with no model stores them too
+
+
+def _repeated_texts(items: Sequence[EvalItem]) -> int:
+    """How many of ``items`` have the prompt text of an earlier one.
+
+    >>> from twosat_formal.core.formula import Formula
+    >>> from twosat_formal.verbalize import verbalize
+    >>> formula = Formula.from_named([["p", "q"]])
+    >>> record = verbalize(formula, "team").record("i1")
+    >>> _repeated_texts([EvalItem(record, formula, "SAT")] * 3)
+    2
+    """
+    return len(items) - len({prompt_hash(item.prompt.text) for item in items})
 
 
 def check_run(samples: int, concurrency: int) -> None:
@@ -550,6 +580,14 @@ def _checked_run(
         s if isinstance(s, Strategy) else parse_strategies([s])[0] for s in (strategies or [DIRECT])
     )
     _check_strategies(items, chosen)
+    widest = max(chosen, key=lambda s: s.samples_per_vote)
+    if samples * widest.samples_per_vote > MAX_SIZE:  # the samples asked of each prompt
+        raise ConfigError(
+            f"samples x K of {widest.key} must be at most {MAX_SIZE} per prompt and model, "
+            f"got {samples} x {widest.samples_per_vote}",
+            parameter="strategy",
+            valid=f"samples x K in [1, {MAX_SIZE}]",
+        )
     return chosen
 
 
