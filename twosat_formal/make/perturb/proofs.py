@@ -54,7 +54,8 @@ twosat_formal.errors.ProofError: reorder: base and result are not equivalent: ..
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from itertools import chain
 from typing import TypeVar
 
@@ -161,13 +162,60 @@ class Z3Session:
         self.unsat: Recent[str, None] = Recent(UNSAT_KEPT)
         #: The SMT-LIB variables ``v1..v{declared}`` declared in the solver so far.
         self.declared = 0
+        #: Inside :meth:`deferred`: the queries kept to be asked as one at its end.
+        self.pending: list[str] | None = None
 
     def satisfiable(self, clauses: Clauses, num_vars: int) -> dict[int, bool] | None:
         """``None`` if the CNF is unsat, else a model of it (variables ``1..num_vars``).
 
         Raises :class:`ProofError` when Z3 answers ``unknown``.
         """
+        if self.pending is not None:  # asked with the others at the end of the block
+            self._declare(num_vars)
+            self.pending.append(smt_cnf(clauses))
+            return None
         return self._decide(_dimacs(clauses, num_vars), num_vars)
+
+    def _declare(self, num_vars: int) -> None:
+        """Declare the SMT-LIB variables up to ``v{num_vars}`` (those not declared yet)."""
+        if num_vars > self.declared:
+            self.solver.from_string(declarations(self.declared, num_vars))
+            self.declared = num_vars
+
+    @contextmanager
+    def deferred(self) -> Iterator[None]:
+        """Ask the queries of a block as one query at its end.
+
+        Inside the block every query is taken to come back unsat, as a proof that holds
+        needs (an equivalence holds, an entailment has no counterexample, a formula has
+        no model), and is kept; at the end they are asked together as the SMT-LIB
+        disjunction ``(or Q1 Q2 …)`` of their CNFs (an equivalence, its ``xor``), which
+        is unsat exactly when each of them is: one check of Z3 instead of one a query.
+        Raises :class:`ProofError` when it is not (or Z3 cannot decide): then ask the
+        block's work again outside this block, query by query, for the failing proof
+        and its counterexample. A block inside another joins the outer one.
+
+        >>> s = Z3Session()
+        >>> with s.deferred():
+        ...     s.equivalent([[1, 2]], [[2, 1]]), s.entails([[1], [-1, 2]], [[2]])
+        (True, None)
+        >>> with s.deferred():
+        ...     s.entails([[1, 2]], [[2]])  # kept: taken as proven until the end
+        Traceback (most recent call last):
+        ...
+        twosat_formal.errors.ProofError: the queries asked as one do not all come back unsat
+        """
+        if self.pending is not None:
+            yield
+            return
+        self.pending = []
+        try:
+            yield
+            pending = self.pending
+        finally:
+            self.pending = None
+        if pending and self._ask(f"(assert (or {' '.join(pending)}))", _differ) is not None:
+            raise ProofError("the queries asked as one do not all come back unsat")
 
     def _decide(self, text: str, num_vars: int) -> dict[int, bool] | None:
         """:meth:`satisfiable` of a problem already written as DIMACS ``text``."""
@@ -223,13 +271,13 @@ class Z3Session:
         >>> s.equivalent([[1, 2], [-1, 2]], [[2]]), s.equivalent([[1, 2]], [[2]])
         (True, False)
         """
-        top = _top(left, right)
-        if top > self.declared:
-            self.solver.from_string(declarations(self.declared, top))
-            self.declared = top
+        self._declare(_top(left, right))
         term = smt_cnf(left)
-        other = term if right == left else smt_cnf(right)
-        return self._ask(f"(assert (xor {term} {other}))", _differ) is None
+        claim = f"(xor {term} {term if right == left else smt_cnf(right)})"
+        if self.pending is not None:  # asked with the others at the end of the block
+            self.pending.append(claim)
+            return True
+        return self._ask(f"(assert {claim})", _differ) is None
 
     def model_of(self, clauses: Clauses) -> dict[int, bool] | None:
         """``None`` if the clauses are unsat, else a model of them."""
