@@ -41,12 +41,16 @@ def smt_cnf(clauses: Sequence[Sequence[int]]) -> str:
     """
     if not clauses:
         return "true"
+    literal = smt_literal
     terms = []
     for c in clauses:
-        if len(c) > 1:
-            terms.append("(or " + " ".join(map(smt_literal, c)) + ")")
+        if len(c) == 2:  # most clauses: one f-string, faster than the join
+            first, second = c
+            terms.append(f"(or {literal(first)} {literal(second)})")
+        elif len(c) > 2:
+            terms.append("(or " + " ".join(map(literal, c)) + ")")
         else:
-            terms.append(smt_literal(c[0]) if c else "false")
+            terms.append(literal(c[0]) if c else "false")
     return "(and " + " ".join(terms) + " true)"
 
 
