@@ -34,7 +34,8 @@ Write ``σ(base)`` for the base with each variable ``v`` replaced by the literal
 One Z3 context and solver serve a whole process; every query runs inside
 ``push``/``pop`` (see :class:`Z3Session` for how a query is encoded). An equivalence
 is one query (:meth:`Z3Session.equivalent`); only when it fails are its two
-directions asked apart, to name the failing one with its counterexample.
+directions asked apart, to name the failing one with its counterexample. ``certify``
+asks the queries of all the steps of a record as one (:meth:`Z3Session.deferred`).
 
 Examples
 --------
