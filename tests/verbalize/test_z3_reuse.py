@@ -196,16 +196,17 @@ def test_the_remembered_unsat_queries_are_bounded(monkeypatch: pytest.MonkeyPatc
 
 
 def test_the_equivalence_query_text_is_pinned(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The one-query equivalence as DIMACS: the remembered texts are these bytes."""
+    """The one-query equivalence in SMT-LIB: the remembered texts are these bytes."""
     session = proofs_module.Z3Session()
     asked: list[str] = []
-    real = session._decide
-    monkeypatch.setattr(session, "_decide", lambda text, n: asked.append(text) or real(text, n))
+    real = session._ask
+    monkeypatch.setattr(session, "_ask", lambda text, read: asked.append(text) or real(text, read))
     assert session.equivalent([[1, 2]], [[2, 1]])
-    switch, right_selector, left_selector = 3, 4, 5
+    assert session.equivalent([[1, -2]], [[1, -2]])
+    assert not session.equivalent([[1]], [[1, 3]])
     assert asked == [
-        f"p cnf 5 8\n-{switch} 1 2 0\n{switch} 2 1 0\n"
-        f"-{right_selector} -2 0\n-{right_selector} -1 0\n-{switch} {right_selector} 0\n"
-        f"-{left_selector} -1 0\n-{left_selector} -2 0\n{switch} {left_selector} 0\n"
+        "(assert (xor (and (or v1 v2) true) (and (or v2 v1) true)))",
+        "(assert (xor (and (or v1 (not v2)) true) (and (or v1 (not v2)) true)))",
+        "(assert (xor (and v1 true) (and (or v1 v3) true)))",
     ]
-    assert list(session.unsat) == asked
+    assert list(session.unsat) == asked[:2] and session.declared == 3

@@ -5,8 +5,10 @@ results into one :class:`~twosat_formal.certify.results.CertifyReport`.
 
 from __future__ import annotations
 
+import gc
 import time
 from collections.abc import Callable, Collection, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -152,6 +154,26 @@ def _report(paths: Sequence[str | Path], tally: _Tally, start: float) -> Certify
     )
 
 
+@contextmanager
+def _frozen_heap() -> Iterator[None]:
+    """Keep the objects alive before a run out of the garbage collector's passes while
+    it runs (:func:`gc.freeze`), and give them back after (:func:`gc.unfreeze`).
+
+    A run allocates many short-lived objects, so the collector runs often, and each of
+    its full passes would walk every module, cache and solver object alive before the
+    run, which the run never frees (about 2 % of a long run's time). Nothing is frozen
+    when something else froze objects already (their owner unfreezes them).
+    """
+    if gc.get_freeze_count():
+        yield
+        return
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+
+
 def certify_files(
     paths: Sequence[str | Path],
     *,
@@ -196,9 +218,10 @@ def certify_files(
         parallel = jobs > 1 and count_records([str(p) for p in paths]) >= SMALL_DATASET
         executor = ProcessExecutor(jobs) if parallel else LocalExecutor()
     try:
-        executor.start(_preload)  # the workers start up while the index is read
-        with Index(paths, only=only, runner=executor) as index:
-            tally = _tally(index, executor, progress, cache, records)
+        with _frozen_heap():
+            executor.start(_preload)  # the workers start up while the index is read
+            with Index(paths, only=only, runner=executor) as index:
+                tally = _tally(index, executor, progress, cache, records)
     finally:
         if owned:
             executor.close()

@@ -192,6 +192,32 @@ def _chain_seed(provenance: Mapping[str, Any], transforms: Sequence[Any]) -> int
 def _replay_perturbations(
     root: Formula, steps: Sequence[Mapping[str, Any]]
 ) -> tuple[Formula, list[Any]]:
+    """The formula and the transforms of ``steps`` replayed from ``root``, each proven.
+
+    The steps' Z3 queries are asked as one at the end
+    (:meth:`~twosat_formal.make.perturb.proofs.Z3Session.deferred`: unsat exactly when
+    each is), and the Z3 time of that query is the last step's; when that query, or
+    any step, fails, the steps are replayed again query by query, so that the failure
+    is the first failing step's, with its message and counterexample, as always.
+    """
+    from twosat_formal.make.perturb.proofs import session
+
+    z3 = session()
+    start = z3.seconds
+    try:
+        with z3.deferred():
+            current, replayed = _replay_steps(root, steps)
+    except Exception:  # replayed again below, query by query: the first failure is raised
+        return _replay_steps(root, steps)
+    if replayed and replayed[-1].proof is not None:  # the one query's time, with the last step
+        proof = replayed[-1].proof
+        asked = replace(proof, seconds=proof.seconds + z3.seconds - start)
+        replayed[-1] = replayed[-1].with_proof(asked)
+    return current, replayed
+
+
+def _replay_steps(root: Formula, steps: Sequence[Mapping[str, Any]]) -> tuple[Formula, list[Any]]:
+    """:func:`_replay_perturbations`, each step's proof asked as its prover asks it."""
     from twosat_formal.errors import ProofError
     from twosat_formal.make.perturb import Transform, replay_step
 

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from functools import lru_cache
 from itertools import chain
 from typing import Any
 
@@ -36,6 +35,7 @@ import z3
 from twosat_formal._util.per_process import Z3_USES, PerProcess
 from twosat_formal._util.recent import Recent
 from twosat_formal.core.formula import Formula
+from twosat_formal.core.smt import declarations, smt_cnf
 from twosat_formal.errors import CertificateError, ParseError, ProofError
 from twosat_formal.verbalize.backparse import read_clauses
 from twosat_formal.verbalize.prompts import PromptRecord
@@ -48,29 +48,6 @@ _Z3_VERSION = z3.get_version_string()
 
 #: The ``method`` of every round-trip proof this module writes.
 METHOD = "backparse+clause-equality+z3-equivalence"
-
-
-@lru_cache(maxsize=1 << 16)
-def _smt_literal(x: int) -> str:
-    """A literal as an SMT-LIB 2 term over ``v1..vn`` (remembered: formulas repeat them)."""
-    return f"v{x}" if x > 0 else f"(not v{-x})"
-
-
-def _smt_cnf(clauses: Sequence[Sequence[int]]) -> str:
-    """A clause list as an SMT-LIB 2 term over ``v1..vn`` (parsed by Z3 in C++, fast).
-
-    >>> _smt_cnf([[1, -2], [3], []])
-    '(and (or v1 (not v2)) v3 false true)'
-    """
-    if not clauses:
-        return "true"
-    terms = []
-    for c in clauses:
-        if len(c) > 1:
-            terms.append("(or " + " ".join(map(_smt_literal, c)) + ")")
-        else:
-            terms.append(_smt_literal(c[0]) if c else "false")
-    return "(and " + " ".join(terms) + " true)"
 
 
 def z3_equivalent(
@@ -155,8 +132,8 @@ def _prove(
         return
     _check_range(left[0] + right[0], num_vars)
     # the same clauses are the same term: written once (Z3 still proves the pair)
-    term = _smt_cnf(_clauses(left))
-    claim = f"(assert (xor {term} {term if right == left else _smt_cnf(_clauses(right))}))"
+    term = smt_cnf(_clauses(left))
+    claim = f"(assert (xor {term} {term if right == left else smt_cnf(_clauses(right))}))"
     session.declare(num_vars)
     ctx, solver = session.ctx, session.solver
     session.time_limit(int(timeout_ms) if timeout_ms is not None else _NO_TIMEOUT)
@@ -234,11 +211,7 @@ class _Session:
     def declare(self, num_vars: int) -> None:
         """Declare ``v1..v{num_vars}`` (those not declared yet)."""
         if num_vars > self.declared:
-            self.solver.from_string(
-                "".join(
-                    f"(declare-const v{v} Bool)" for v in range(self.declared + 1, num_vars + 1)
-                )
-            )
+            self.solver.from_string(declarations(self.declared, num_vars))
             self.declared = num_vars
 
 

@@ -34,7 +34,8 @@ Write ``σ(base)`` for the base with each variable ``v`` replaced by the literal
 One Z3 context and solver serve a whole process; every query runs inside
 ``push``/``pop`` (see :class:`Z3Session` for how a query is encoded). An equivalence
 is one query (:meth:`Z3Session.equivalent`); only when it fails are its two
-directions asked apart, to name the failing one with its counterexample.
+directions asked apart, to name the failing one with its counterexample. ``certify``
+asks the queries of all the steps of a record as one (:meth:`Z3Session.deferred`).
 
 Examples
 --------
@@ -54,14 +55,17 @@ twosat_formal.errors.ProofError: reorder: base and result are not equivalent: ..
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from itertools import chain
+from typing import TypeVar
 
 import z3
 
 from twosat_formal._util.per_process import Z3_USES, PerProcess
 from twosat_formal._util.recent import Recent
 from twosat_formal.core.formula import Formula
+from twosat_formal.core.smt import declarations, smt_cnf
 from twosat_formal.errors import ConfigError, ProofError
 from twosat_formal.make.perturb.transform import Proof, Transform
 
@@ -74,6 +78,8 @@ TIMEOUT_MS = 300_000
 UNSAT_KEPT = 256
 
 Clauses = Sequence[Sequence[int]]
+
+T = TypeVar("T")
 
 
 def _line(clause: Sequence[int]) -> str:
@@ -102,6 +108,24 @@ def _top(*parts: Clauses) -> int:
     return max(map(abs, chain.from_iterable(chain.from_iterable(parts))), default=0)
 
 
+def _dimacs_model(model: z3.ModelRef, num_vars: int) -> dict[int, bool]:
+    """The values of variables ``1..num_vars`` in Z3's model of a DIMACS problem."""
+    value = {v: False for v in range(1, num_vars + 1)}
+    for decl in model.decls():
+        name = decl.name()
+        # Z3 names DIMACS variable v "k!v"; the tests pin the variables read back
+        known = name.startswith("k!") and name[2:].isdigit()  # no-mutate
+        if known and int(name[2:]) in value:  # no-mutate
+            value[int(name[2:])] = bool(z3.is_true(model[decl]))
+    return value
+
+
+def _differ(model: z3.ModelRef) -> bool:
+    """What a satisfiable equivalence query gives: the two sides differ (the directions
+    are asked apart for the counterexample)."""
+    return True
+
+
 class Z3Session:
     """A Z3 context with one solver; every query runs between ``push`` and ``pop``.
 
@@ -111,10 +135,11 @@ class Z3Session:
     definitional form: one fresh selector ``d_j`` per clause ``C_j`` of ``B``, clauses
     ``¬d_j ∨ ¬l`` for each literal ``l`` of ``C_j`` (``d_j`` falsifies ``C_j``) and one
     clause ``d_1 ∨ … ∨ d_k`` (some clause of ``B`` is false). That CNF is satisfiable
-    exactly when ``A ∧ ¬B`` is, and its models restrict to counterexamples.
+    exactly when ``A ∧ ¬B`` is, and its models restrict to counterexamples. An
+    equivalence is one SMT-LIB query instead (:meth:`equivalent`).
 
     The session remembers the last :data:`UNSAT_KEPT` query texts Z3 found unsat and
-    answers such a text again without asking (the very same CNF, byte for byte: the
+    answers such a text again without asking (the very same query, byte for byte: the
     steps of a chain ask it when a step's result is the next step's base and both
     relations hold clause for clause, as ``flip`` then ``duplicate`` do). A query that
     is satisfiable or ``unknown`` is never remembered.
@@ -136,17 +161,72 @@ class Z3Session:
         self.seconds = 0.0
         #: The last query texts Z3 found unsat, least recently asked first.
         self.unsat: Recent[str, None] = Recent(UNSAT_KEPT)
+        #: The SMT-LIB variables ``v1..v{declared}`` declared in the solver so far.
+        self.declared = 0
+        #: Inside :meth:`deferred`: the queries kept to be asked as one at its end.
+        self.pending: list[str] | None = None
 
     def satisfiable(self, clauses: Clauses, num_vars: int) -> dict[int, bool] | None:
         """``None`` if the CNF is unsat, else a model of it (variables ``1..num_vars``).
 
         Raises :class:`ProofError` when Z3 answers ``unknown``.
         """
+        if self.pending is not None:  # asked with the others at the end of the block
+            self._declare(num_vars)
+            self.pending.append(smt_cnf(clauses))
+            return None
         return self._decide(_dimacs(clauses, num_vars), num_vars)
+
+    def _declare(self, num_vars: int) -> None:
+        """Declare the SMT-LIB variables up to ``v{num_vars}`` (those not declared yet)."""
+        if num_vars > self.declared:
+            self.solver.from_string(declarations(self.declared, num_vars))
+            self.declared = num_vars
+
+    @contextmanager
+    def deferred(self) -> Iterator[None]:
+        """Ask the queries of a block as one query at its end.
+
+        Inside the block every query is taken to come back unsat, as a proof that holds
+        needs (an equivalence holds, an entailment has no counterexample, a formula has
+        no model), and is kept; at the end they are asked together as the SMT-LIB
+        disjunction ``(or Q1 Q2 …)`` of their CNFs (an equivalence, its ``xor``), which
+        is unsat exactly when each of them is: one check of Z3 instead of one a query.
+        Raises :class:`ProofError` when it is not (or Z3 cannot decide): then ask the
+        block's work again outside this block, query by query, for the failing proof
+        and its counterexample. A block inside another joins the outer one.
+
+        >>> s = Z3Session()
+        >>> with s.deferred():
+        ...     s.equivalent([[1, 2]], [[2, 1]]), s.entails([[1], [-1, 2]], [[2]])
+        (True, None)
+        >>> with s.deferred():
+        ...     s.entails([[1, 2]], [[2]])  # kept: taken as proven until the end
+        Traceback (most recent call last):
+        ...
+        twosat_formal.errors.ProofError: the queries asked as one do not all come back unsat
+        """
+        if self.pending is not None:
+            yield
+            return
+        self.pending = []
+        try:
+            yield
+            pending = self.pending
+        finally:
+            self.pending = None
+        if pending and self._ask(f"(assert (or {' '.join(pending)}))", _differ) is not None:
+            raise ProofError("the queries asked as one do not all come back unsat")
 
     def _decide(self, text: str, num_vars: int) -> dict[int, bool] | None:
         """:meth:`satisfiable` of a problem already written as DIMACS ``text``."""
-        if self.unsat.seen(text):  # this very CNF was found unsat by Z3 in this session
+        return self._ask(text, lambda model: _dimacs_model(model, num_vars))
+
+    def _ask(self, text: str, read: Callable[[z3.ModelRef], T]) -> T | None:
+        """``None`` if the query ``text`` (DIMACS, or SMT-LIB over the declared ``v1..vn``)
+        is unsat, else ``read`` of Z3's model of it; :class:`ProofError` when Z3 answers
+        ``unknown``."""
+        if self.unsat.seen(text):  # this very query was found unsat by Z3 in this session
             return None
         start = time.perf_counter()
         solver = self.solver
@@ -159,15 +239,7 @@ class Z3Session:
                 return None
             if answer != z3.sat:
                 raise ProofError(f"Z3 answered unknown ({solver.reason_unknown()})")
-            model = solver.model()
-            value = {v: False for v in range(1, num_vars + 1)}
-            for decl in model.decls():
-                name = decl.name()
-                # Z3 names DIMACS variable v "k!v"; the tests pin the variables read back
-                known = name.startswith("k!") and name[2:].isdigit()  # no-mutate
-                if known and int(name[2:]) in value:  # no-mutate
-                    value[int(name[2:])] = bool(z3.is_true(model[decl]))
-            return value
+            return read(solver.model())
         finally:
             solver.pop()
             self.seconds += time.perf_counter() - start
@@ -188,30 +260,25 @@ class Z3Session:
         return {v: model[v] for v in range(1, top + 1)}
 
     def equivalent(self, left: Clauses, right: Clauses) -> bool:
-        """Whether ``left ⇔ right``, asked as one query instead of two entailments.
+        """Whether ``left ⇔ right``: one SMT-LIB query, ``(xor L R)`` must be unsat.
 
-        A switch variable ``s`` picks the direction: ``s`` asserts ``left`` and that
-        some clause of ``right`` is false, ``¬s`` asserts ``right`` and that some
-        clause of ``left`` is false (each ``¬B`` in the definitional form of
-        :meth:`entails`). The CNF is unsat exactly when both entailments hold.
+        ``L`` and ``R`` are the two clause lists as terms over ``v1..vn``
+        (:func:`~twosat_formal.core.smt.smt_cnf`), declared once per session, outside
+        ``push``/``pop``. Z3 shares equal terms, so a pair of equal clause lists (a
+        renaming or a copy written clause for clause) is proven at once; the query is
+        about half as long to answer as the two entailments in one CNF.
 
         >>> s = Z3Session()
         >>> s.equivalent([[1, 2], [-1, 2]], [[2]]), s.equivalent([[1, 2]], [[2]])
         (True, False)
         """
-        switch = _top(left, right) + 1
-        # written as DIMACS lines directly: the same CNF, without a tuple per clause
-        lines = [f"{-switch} {_line(c)}" for c in left]
-        lines.extend(f"{switch} {_line(c)}" for c in right)
-        fresh = switch
-        for guard, conclusion in ((-switch, right), (switch, left)):
-            first = fresh + 1
-            lines += [
-                f"{-d} {-lit} 0" for d, clause in enumerate(conclusion, first) for lit in clause
-            ]
-            fresh += len(conclusion)
-            lines.append(_line((guard, *range(first, fresh + 1))))
-        return self._decide(_text(lines, fresh), fresh) is None
+        self._declare(_top(left, right))
+        term = smt_cnf(left)
+        claim = f"(xor {term} {term if right == left else smt_cnf(right)})"
+        if self.pending is not None:  # asked with the others at the end of the block
+            self.pending.append(claim)
+            return True
+        return self._ask(f"(assert {claim})", _differ) is None
 
     def model_of(self, clauses: Clauses) -> dict[int, bool] | None:
         """``None`` if the clauses are unsat, else a model of them."""
