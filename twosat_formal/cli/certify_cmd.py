@@ -73,7 +73,7 @@ def _summary(report: CertifyReport, cached: bool = False) -> Table:
     )
     if report.story_attested:
         table.add_row("attested", report.attested_line)
-    table.add_row("failed records", str(len(report.failing_ids)))
+    table.add_row("failed records", str(report.failed_records))
     table.add_row("failed checks", str(len(report.failures)))
     table.add_row("time", f"{report.seconds:.2f} s")
     table.add_row("time in Z3", f"{report.z3_seconds:.2f} s")
@@ -204,10 +204,7 @@ def _run(
     _show(report, form, output, cache is not None, records)
     if not report.ok:
         if form != "text" or output is not None:
-            err_console.print(
-                f"certify: {len(report.failing_ids)} of {report.records} records failed",
-                markup=False,
-            )
+            err_console.print(f"certify: {report.verdict}", markup=False)
         raise typer.Exit(code=1)
 
 
