@@ -41,6 +41,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from twosat_formal._util.atomic import refuse_repeats
 from twosat_formal._util.closing import Closing
 from twosat_formal._util.executors import Executor, LocalExecutor
 from twosat_formal._util.recent import Recent
@@ -244,7 +245,7 @@ class Index(Closing):
     RecordError
         If a line is longer than a record may be.
     ConfigError
-        If a file is empty, or the dataset is too large to index.
+        If a file is empty or given twice, or the dataset is too large to index.
     """
 
     def __init__(
@@ -254,6 +255,7 @@ class Index(Closing):
         only: Collection[str] | None = None,
         runner: Executor | None = None,
     ):
+        refuse_repeats(paths, noun="dataset", parameter="datasets")  # each record once
         self.paths = [str(p) for p in paths]
         #: Where each id's entry is, packed in one int (:meth:`place`): an int costs
         #: less than a tuple of three, and this dict is what grows with the records.
