@@ -154,6 +154,8 @@ def certify(
     if output is not None and output.is_dir():
         raise ConfigError(f"--output {output}: a folder, not a file", parameter="output")
     cache_in = None if no_cache or cache is None else _open_cache(cache)
+    if cache_in is not None:  # the cache's file is an output too
+        cache_in.refuse_inputs(datasets, output)
     with ExitStack() as stack:
         records = stack.enter_context(JunitLog()) if form == "junit" else None
         _run(datasets, form, output, cache_in, records, running, model, base_url, api_key_env)
