@@ -153,9 +153,7 @@ def certify(
         raise ConfigError(f"--output {output}: its folder does not exist", parameter="output")
     if output is not None and output.is_dir():
         raise ConfigError(f"--output {output}: a folder, not a file", parameter="output")
-    cache_in = None if no_cache or cache is None else _open_cache(cache)
-    if cache_in is not None:  # the cache's file is an output too
-        cache_in.refuse_inputs(datasets, output)
+    cache_in = None if no_cache or cache is None else _open_cache(cache, datasets, output)
     with ExitStack() as stack:
         records = stack.enter_context(JunitLog()) if form == "junit" else None
         _run(datasets, form, output, cache_in, records, running, model, base_url, api_key_env)
@@ -169,10 +167,13 @@ def _format(report_format: ReportFormat | None, as_json: bool) -> str:
     return "json" if as_json else (report_format or ReportFormat.text).value
 
 
-def _open_cache(folder: Path) -> CertifyCache:
+def _open_cache(folder: Path, datasets: list[Path], output: Path | None) -> CertifyCache:
+    """The cache of ``folder``, whose file (an output too) is none of ``datasets`` nor
+    ``output``."""
     from twosat_formal.certify.cache import CertifyCache
 
     cache = CertifyCache(folder)
+    cache.refuse_inputs(datasets, output)
     if cache.note is not None:
         err_console.print(f"certify: {cache.note}", markup=False)
     return cache
