@@ -52,6 +52,7 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     }.items():  # fmt: skip
         text = "".join(json.dumps(row) + "\n" for row in rows)
         (folder / f"{name}.jsonl").write_text(text, encoding="utf-8")
+    (folder / "blank.jsonl").write_text("\n\n", encoding="utf-8")  # no record
     return folder
 
 
@@ -153,3 +154,32 @@ def test_standard_input_for_two_inputs_is_refused(
     lines = [line for line in err.splitlines() if line.strip()]
     assert len(lines) == 1 and "both read standard input (-)" in lines[0], err
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("case", sorted(COMMANDS))
+@pytest.mark.parametrize("which", ["dataset", "prompts"])
+def test_a_prompt_whose_instance_is_missing_names_stdin(
+    case: str,
+    which: str,
+    folder: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A dataset of blank lines lacks every instance: the error names ``<stdin>`` for
+    the input read from it (the dataset, or the prompts beside an empty dataset file)."""
+    blank = tmp_path / "blank.jsonl"
+    blank.write_text("\n\n", encoding="utf-8")
+    out = tmp_path / "out"
+    out.mkdir()
+    prompts = "-" if which == "prompts" else str(folder / "prompts.jsonl")
+    dataset = "-" if which == "dataset" else str(blank)
+    stdin = "prompts.jsonl" if which == "prompts" else "blank.jsonl"
+    code, _, err = run_with_stdin(case, folder, out, prompts, dataset, stdin, capsys, monkeypatch)
+    assert code == 2, err
+    assert "verbalizes instance" in err and "twosat-stdin" not in err, err
+    if which == "dataset":
+        assert "which is not in <stdin>" in err
+    else:
+        assert err.startswith("error: <stdin>: prompt ")
+    assert list(out.iterdir()) == []
