@@ -7,12 +7,16 @@ Written through the process's real standard output (``capfd``), and no file name
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.support.cli import cli
-from twosat_formal._util.atomic import atomic_output, atomic_path, stream_target
+from twosat_formal._util.atomic import atomic_output, atomic_path, refuse_repeats, stream_target
+from twosat_formal.errors import ConfigError
 
 
 def test_dash_is_a_stream_and_dot_slash_dash_a_file() -> None:
@@ -75,3 +79,46 @@ def test_inspect_graph_dash_is_the_graph_alone_on_stdout(
     graph = json.loads(out)
     assert len(graph["nodes"]) == 4 and "structure" in err
     assert list(tmp_path.iterdir()) == []
+
+
+# -- refuse_repeats --------------------------------------------------------------------------
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    picks=st.lists(
+        st.tuples(st.integers(0, 3), st.sampled_from(["same", "dot", "symlink", "hardlink"])),
+        max_size=6,
+    )
+)
+def test_refuse_repeats_refuses_exactly_a_file_named_twice(
+    tmp_path_factory: pytest.TempPathFactory, picks: list[tuple[int, str]]
+) -> None:
+    """Four files, each named by its path, through ``./``, a link or a hard link: the
+    list is refused exactly when one file is in it twice, naming that name."""
+    folder = tmp_path_factory.mktemp("repeats")
+    files = [folder / f"f{n}.jsonl" for n in range(4)]
+    for n, file in enumerate(files):
+        file.write_text(f"{n}\n")  # distinct files, never one inode
+    names = []
+    for place, (number, how) in enumerate(picks):
+        file = files[number]
+        if how == "same":
+            names.append(str(file))
+        elif how == "dot":
+            names.append(str(file.parent / "." / file.name))
+        else:
+            other = folder / f"name{place}-{file.name}"
+            if how == "symlink":
+                other.symlink_to(file)
+            else:
+                os.link(file, other)
+            names.append(str(other))
+    numbers = [number for number, _ in picks]
+    twice = next((i for i, n in enumerate(numbers) if n in numbers[:i]), None)
+    if twice is None:
+        refuse_repeats(names)
+    else:
+        with pytest.raises(ConfigError, match="is given twice") as info:
+            refuse_repeats(names)
+        assert str(info.value).startswith(f"file {names[twice]} is given twice")

@@ -31,6 +31,7 @@ from twosat_formal._util.executors import ProcessExecutor
 from twosat_formal.certify import CertifyReport, RecordResult, certify_files
 from twosat_formal.certify import cache as certify_cache
 from twosat_formal.certify.cache import CACHE_KEY_ENV, CertifyCache
+from twosat_formal.errors import ConfigError
 from twosat_formal.make.generators import generate
 
 REFERENCES = ("base_id", "instance_id", "twin_of")
@@ -455,3 +456,45 @@ def test_any_layout_of_the_json_is_skipped_with_its_id_and_kind(tmp_path: Path) 
     assert again.ok and log.checked() == set() and again.cached == len(DATASET)
     assert [r.id for r in log.results] == [r.get("id") for r in DATASET]
     assert [r.kind for r in log.results] == [r.kind for r in checked.results]
+
+
+# -- the cache's file is an output -----------------------------------------------------------
+
+
+def cached_folder(tmp_path: Path) -> tuple[Path, Path, bytes]:
+    """A dataset certified into a cache folder: the dataset, the cache file, its bytes."""
+    data = write_jsonl(tmp_path / "data.jsonl", DATASET[:3])
+    folder = tmp_path / "cache"
+    certify_files([data], cache=CertifyCache(folder))
+    path = folder / certify_cache.CACHE_FILE
+    return data, path, path.read_bytes()
+
+
+@pytest.mark.parametrize("how", ["same", "dot", "symlink", "hardlink"])
+def test_a_dataset_that_is_the_cache_file_is_refused_and_kept(
+    how: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``certify DIR/certify.cache --cache DIR`` replaced the dataset with the cache."""
+    data, path, before = cached_folder(tmp_path)
+    given = {"same": path, "dot": path.parent / "." / path.name}.get(how, tmp_path / "alias")
+    if how == "symlink":
+        given.symlink_to(path)
+    elif how == "hardlink":
+        given.hardlink_to(path)
+    code, _, err = run(["certify", str(data), str(given), "--cache", str(path.parent)], capsys)
+    assert code == 2 and err.startswith("error: --cache ") and "Traceback" not in err
+    assert f"is the input {given}" in err and len(err.strip().splitlines()) == 1
+    assert path.read_bytes() == before
+    with pytest.raises(ConfigError, match=r"--cache .* is the input"):  # the library too
+        certify_files([data, given], cache=CertifyCache(path.parent))
+    assert path.read_bytes() == before
+
+
+def test_a_report_written_to_the_cache_file_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data, path, before = cached_folder(tmp_path)
+    argv = ["certify", str(data), "--cache", str(path.parent), "--output", str(path)]
+    code, _, err = run([*argv, "--format", "json"], capsys)
+    assert code == 2 and "is the output" in err and "(--cache)" in err
+    assert path.read_bytes() == before

@@ -181,3 +181,15 @@ def test_the_index_packs_file_place_and_line_into_one_int_and_back(
     assert index.spot(packed) == index.spot(index._pack(number, offset, other)) == offset
     with pytest.raises(ConfigError, match="too large"):
         index._pack(number, OFFSETS + data.draw(st.integers(0, 1 << 20)), line)
+
+
+def test_a_file_given_twice_is_refused_not_read_twice(tmp_path: Path) -> None:
+    """Read twice, each record of the file would fail as a repeated id (the library's
+    ``certify_files`` and ``tf.certify`` too, not only the command line)."""
+    path = tmp_path / "d.jsonl"
+    path.write_text(json_line({"id": "i"}) + "\n", encoding="utf-8")
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(path)
+    for other in (path, tmp_path / "." / "d.jsonl", link):
+        with pytest.raises(ConfigError, match=r"dataset .* is given twice \(as .*d.jsonl too\)"):
+            Index([path, other])

@@ -64,9 +64,12 @@ def test_shards_merged_equal_one_run(capsys: pytest.CaptureFixture[str], tmp_pat
             sum(1 for r in run_store.results() if by_run[r["run_id"]] == f"{i}/3") for i in range(3)
         ]
     assert counts == sizes
-    # merging a store with itself adds nothing: identical results are duplicates
+    # merging a store with a copy of it adds no result: identical results are duplicates
+    # (the store itself given twice is refused: tests/cli/test_inputs_twice.py)
+    copy = tmp_path / "copy.sqlite"
+    copy.write_bytes(whole.read_bytes())
     again = tmp_path / "again.sqlite"
-    code, _, err = cli(capsys, "store", "merge", str(whole), str(whole), "--out", str(again))
+    code, _, err = cli(capsys, "store", "merge", str(whole), str(copy), "--out", str(again))
     assert code == 0 and "44 results (44 identical duplicates)" in err
     assert results(again) == results(whole)
 
@@ -146,3 +149,13 @@ def test_bad_inputs_are_refused(tmp_path: Path) -> None:
     assert not (tmp_path / "out.sqlite").exists()
     with pytest.raises(ConfigError):
         merge_stores([], tmp_path / "out.sqlite")
+
+
+def test_a_store_given_twice_is_refused(tmp_path: Path) -> None:
+    """Merged with itself, a store's runs would count twice: refused, nothing written."""
+    a = tmp_path / "a.sqlite"
+    write_result(a, "x")
+    out = tmp_path / "out.sqlite"
+    with pytest.raises(ConfigError, match=r"store .*a.sqlite is given twice"):
+        merge_stores([a, tmp_path / "." / "a.sqlite"], out)
+    assert not out.exists()

@@ -43,7 +43,7 @@ import shutil
 import stat
 import sys
 import tempfile
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
@@ -56,6 +56,7 @@ __all__ = [
     "atomic_output",
     "atomic_path",
     "refuse_aliases",
+    "refuse_repeats",
     "stream_target",
     "write_target",
 ]
@@ -309,6 +310,54 @@ def refuse_aliases(
                     parameter=name,
                     valid="a path that is none of the command's inputs",
                 )
+
+
+def _file_keys(path: Path) -> list[Hashable]:
+    """What names the file of ``path``: its resolved path, and its device and inode
+    when it is a regular file (a hard link names it too)."""
+    keys: list[Hashable] = [os.path.realpath(path)]
+    try:
+        found = path.stat()
+    except OSError:
+        return keys
+    if stat.S_ISREG(found.st_mode):
+        keys.append((found.st_dev, found.st_ino))
+    return keys
+
+
+def refuse_repeats(
+    paths: Sequence[str | os.PathLike[str]], *, noun: str = "file", parameter: str | None = None
+) -> None:
+    """Refuse input files that name one file twice (one path twice, ``d.jsonl`` and
+    ``./d.jsonl``, a link and what it names, two hard links): its records would count
+    twice.
+
+    Raises
+    ------
+    ConfigError
+        Naming the ``noun`` given twice and how it was given first.
+
+    Examples
+    --------
+    >>> refuse_repeats(["a.jsonl", "b.jsonl"])
+    >>> try:
+    ...     refuse_repeats(["a.jsonl", "b.jsonl", "./a.jsonl"], noun="dataset")
+    ... except ConfigError as error:
+    ...     print(error)
+    dataset ./a.jsonl is given twice (as a.jsonl too); name each dataset once
+    """
+    seen: dict[Hashable, str] = {}
+    for path in paths:
+        keys = _file_keys(Path(path))
+        first = next((seen[key] for key in keys if key in seen), None)
+        if first is not None:
+            raise ConfigError(
+                f"{noun} {os.fspath(path)} is given twice (as {first} too); name each {noun} once",
+                parameter=parameter,
+                valid=f"each {noun} once",
+            )
+        for key in keys:
+            seen[key] = os.fspath(path)
 
 
 def _written_paths(

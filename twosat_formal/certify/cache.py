@@ -26,6 +26,8 @@ The entries are kept per dataset file (by the digest of its path as given): a ru
 replaces the entries of the files it certified with the keys of their records that
 passed, and keeps those of other files, so certifying two datasets into one cache
 folder keeps both, and the cache holds no more than the datasets' passing records.
+The cache's file is an output: a dataset file that is it (or a link to it) is refused
+(:meth:`CertifyCache.refuse_inputs`), never replaced.
 
 Examples
 --------
@@ -54,7 +56,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
-from twosat_formal._util.atomic import atomic_path
+from twosat_formal._util.atomic import atomic_path, refuse_aliases
 from twosat_formal.certify.results import RecordResult
 from twosat_formal.errors import ConfigError
 
@@ -197,6 +199,8 @@ class CertifyCache:
         #: The key of every record that passed, with its kind.
         self.passed: dict[bytes, str] = {}
         self._run: dict[str, dict[bytes, str]] = {}
+        #: The dataset files of this run, with the digests of their paths.
+        self._sources: dict[str, str] = {}
         self._load()
 
     # -- reading -----------------------------------------------------------------------------
@@ -277,12 +281,13 @@ class CertifyCache:
         passing result (``check`` answers a result as it is); keeps the key of each item
         whose answer is a passing result."""
         self._run = {}
+        self._sources = {}
         pending: deque[tuple[str, bytes]] = deque()
 
         def marked() -> Iterator[Item | RecordResult]:
             for item in items:
                 key = self.key(item.key, (None if e is None else e.key for e in item.found))
-                source = _path_digest(item.source)
+                source = self._sources.setdefault(item.source, _path_digest(item.source))
                 self._run.setdefault(source, {})  # its entries are replaced by this run's
                 pending.append((source, key))
                 kind = self.passed.get(key)
@@ -296,10 +301,31 @@ class CertifyCache:
 
     # -- writing -----------------------------------------------------------------------------
 
+    def refuse_inputs(
+        self, paths: Iterable[str | os.PathLike[str]], output: str | os.PathLike[str] | None = None
+    ) -> None:
+        """Refuse dataset files ``paths``, or a report ``output``, that are the cache's
+        file: the cache is an output, which would replace it.
+
+        Raises
+        ------
+        ConfigError
+            Naming the cache's file and the input (or output) it is.
+        """
+        refuse_aliases({"output": output, "cache": self.path}, {"DATASET": list(paths)})
+
     def save(self) -> None:
         """Write the cache: this run's passes for the files it certified, the entries
         of other files as they were; sealed, and atomically (a run cut short leaves the
-        file it found)."""
+        file it found).
+
+        Raises
+        ------
+        ConfigError
+            If a dataset file of the run is the cache's file (a link to it included):
+            nothing is written (:meth:`refuse_inputs`).
+        """
+        self.refuse_inputs(list(self._sources))
         files = {**self.files, **self._run}
         mac = hmac.new(self._key, digestmod=hashlib.sha256)
         self.folder.mkdir(parents=True, exist_ok=True)

@@ -41,6 +41,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from twosat_formal._util.atomic import refuse_repeats
 from twosat_formal._util.closing import Closing
 from twosat_formal._util.executors import Executor, LocalExecutor
 from twosat_formal._util.recent import Recent
@@ -48,7 +49,7 @@ from twosat_formal.certify.checker import Task
 from twosat_formal.certify.results import CheckFailure
 from twosat_formal.errors import ConfigError, RecordError
 from twosat_formal.io.inputs import bounded_lines
-from twosat_formal.io.jsonl import parse_line, refuse_empty
+from twosat_formal.io.jsonl import parse_line, refuse_empty, source_name
 
 __all__ = [
     "REFERENCES",
@@ -187,10 +188,12 @@ def read_line(item: Line) -> tuple[int, int, str | None, str | None, bytes]:
     return item.number, item.line, record_id, refs[1], data
 
 
-def raw_lines(path: str) -> Iterator[tuple[int, bytes]]:
-    """``(line number, bytes)`` of each non-blank line (bounded in length)."""
+def raw_lines(path: str, name: str | None = None) -> Iterator[tuple[int, bytes]]:
+    """``(line number, bytes)`` of each non-blank line (bounded in length); errors name
+    the file ``name`` (default: :func:`~twosat_formal.io.jsonl.source_name`)."""
     with open(path, "rb") as stream:
-        for number, raw in enumerate(bounded_lines(stream, path, RecordError), 1):
+        lines = bounded_lines(stream, name or source_name(path), RecordError)
+        for number, raw in enumerate(lines, 1):
             if raw.strip():
                 yield number, raw
 
@@ -198,7 +201,7 @@ def raw_lines(path: str) -> Iterator[tuple[int, bytes]]:
 def refuse_empties(paths: Sequence[str]) -> None:
     """Refuse a file of zero bytes (one rule for every command)."""
     for path in paths:
-        refuse_empty(path, path)
+        refuse_empty(path, source_name(path))
 
 
 def count_records(paths: Sequence[str]) -> int:
@@ -244,7 +247,7 @@ class Index(Closing):
     RecordError
         If a line is longer than a record may be.
     ConfigError
-        If a file is empty, or the dataset is too large to index.
+        If a file is empty or given twice, or the dataset is too large to index.
     """
 
     def __init__(
@@ -254,7 +257,11 @@ class Index(Closing):
         only: Collection[str] | None = None,
         runner: Executor | None = None,
     ):
-        self.paths = [str(p) for p in paths]
+        refuse_repeats(paths, noun="dataset", parameter="datasets")  # each record once
+        #: The files read; :attr:`paths` are the names every message and result gives
+        #: them (``<stdin>`` for a copy of standard input: :func:`source_name`).
+        self.files = [str(p) for p in paths]
+        self.paths = [source_name(p) for p in paths]
         #: Where each id's entry is, packed in one int (:meth:`place`): an int costs
         #: less than a tuple of three, and this dict is what grows with the records.
         self.where: dict[str, int] = {}
@@ -276,11 +283,11 @@ class Index(Closing):
     def _read(self, runner: Executor) -> int:
         """Read every line into the spill file, each parsed on ``runner``; the end of
         the spill file."""
-        refuse_empties(self.paths)
+        refuse_empties(self.files)
         lines = (
-            Line(number, line, raw, path)
-            for number, path in enumerate(self.paths)
-            for line, raw in raw_lines(path)
+            Line(number, line, raw, self.paths[number])
+            for number, path in enumerate(self.files)
+            for line, raw in raw_lines(path, self.paths[number])
         )
         instances: set[str] = set()  # the ids that prompts and stories name as instance
         offset = 0

@@ -149,7 +149,7 @@ def github_annotations(report: CertifyReport) -> str:
         who = failure.id if failure.id is not None else "no id"
         where.append(f"title={_property(f'certify {failure.check} ({who})')}")
         lines.append(f"::error {','.join(where)}::{_data(failure.message)}")
-    failed = len(report.failing_ids)
+    failed = report.failed_records
     summary = f"{report.records} records, {failed} failed ({report.cached} from the cache)"
     lines.append(f"::notice title=certify::{_data(summary)}")
     return "\n".join(lines)
@@ -226,7 +226,7 @@ def sarif_log(report: CertifyReport) -> dict[str, Any]:
                     "records": report.records,
                     "checks": report.checks,
                     "cached": report.cached,
-                    "failedRecords": len(report.failing_ids),
+                    "failedRecords": report.failed_records,
                 },
             }
         ],

@@ -102,11 +102,43 @@ class CertifyReport:
 
     @property
     def failing_ids(self) -> list[str | None]:
-        """The ids of the failing records, in file order, each once."""
-        seen: dict[str | None, None] = {}
+        """The id of each failing record, in file order, ``None`` for one with no readable
+        id: a record is its place (file and line), counted once however many of its
+        checks fail and whatever its id (two records of one id are two); a failure of
+        the whole dataset (no line: an empty dataset, an id asked for that no record has)
+        is no record.
+
+        >>> bad = [CheckFailure(None, n, "record", "invalid JSON", "d.jsonl") for n in (2, 3)]
+        >>> empty = CheckFailure(None, None, "dataset", "no record", "d.jsonl")
+        >>> CertifyReport(("d.jsonl",), 3, 0, (*bad, bad[0], empty), 0.0, 0.0).failing_ids
+        [None, None]
+        """
+        seen: dict[tuple[str | None, int], str | None] = {}
         for failure in self.failures:
-            seen.setdefault(failure.id, None)
-        return list(seen)
+            if failure.line is not None:
+                seen.setdefault((failure.source, failure.line), failure.id)
+        return list(seen.values())
+
+    @property
+    def failed_records(self) -> int:
+        """How many records failed (:attr:`failing_ids`), the count every report gives."""
+        return len(self.failing_ids)
+
+    @property
+    def verdict(self) -> str:
+        """One line on what failed: the failed records, then each failure of the whole
+        dataset.
+
+        >>> empty = CheckFailure(None, None, "dataset", "the dataset holds no record", "d")
+        >>> CertifyReport(("d",), 0, 0, (empty,), 0.0, 0.0).verdict
+        '0 of 0 records failed; the dataset holds no record'
+        """
+        whole = [
+            f.message if f.id is None else f"{f.id}: {f.message}"
+            for f in self.failures
+            if f.line is None
+        ]
+        return "; ".join([f"{self.failed_records} of {self.records} records failed", *whole])
 
     def to_json(self) -> dict[str, Any]:
         """The report as a JSON object (``certify --json``)."""
@@ -119,7 +151,7 @@ class CertifyReport:
             "story_fields_attested": self.story_attested,
             "checks": self.checks,
             "cached": self.cached,
-            "failed_records": len(self.failing_ids),
+            "failed_records": self.failed_records,
             "failures": [f.to_json() for f in self.failures],
             "seconds": round(self.seconds, 6),
             "z3_seconds": round(self.z3_seconds, 6),

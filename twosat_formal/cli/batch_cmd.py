@@ -105,13 +105,15 @@ def _gated_records(
     checked on them (nothing with ``no_verify``: no formula is read back from them)."""
     from twosat_formal.evaluate.gate import gate_items
     from twosat_formal.evaluate.run import Verification, load_items, read_eval_prompts
-    from twosat_formal.io.jsonl import rereadable
+    from twosat_formal.io.jsonl import refuse_shared_stdin, rereadable, rereadable_or_none
 
-    with rereadable(prompts) as (prompt_file, _):  # every line is read before anything is written
+    refuse_shared_stdin({"PROMPTS": prompts, "--dataset": dataset})
+    # every line is read before anything is written; a dataset from stdin twice too
+    with rereadable(prompts) as (prompt_file, _), rereadable_or_none(dataset) as data:
         if no_verify:
             return list(read_eval_prompts(prompt_file)), Verification(0, skipped=True)
-        items = load_items(prompt_file, dataset=dataset)
+        items = load_items(prompt_file, dataset=data)
         verification = gate_items(
-            items, prompts=prompt_file, dataset=dataset, action="nothing was written"
+            items, prompts=prompt_file, dataset=data, action="nothing was written"
         )
     return [item.prompt for item in items], verification

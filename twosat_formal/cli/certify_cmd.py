@@ -73,7 +73,7 @@ def _summary(report: CertifyReport, cached: bool = False) -> Table:
     )
     if report.story_attested:
         table.add_row("attested", report.attested_line)
-    table.add_row("failed records", str(len(report.failing_ids)))
+    table.add_row("failed records", str(report.failed_records))
     table.add_row("failed checks", str(len(report.failures)))
     table.add_row("time", f"{report.seconds:.2f} s")
     table.add_row("time in Z3", f"{report.z3_seconds:.2f} s")
@@ -153,7 +153,7 @@ def certify(
         raise ConfigError(f"--output {output}: its folder does not exist", parameter="output")
     if output is not None and output.is_dir():
         raise ConfigError(f"--output {output}: a folder, not a file", parameter="output")
-    cache_in = None if no_cache or cache is None else _open_cache(cache)
+    cache_in = None if no_cache or cache is None else _open_cache(cache, datasets, output)
     with ExitStack() as stack:
         records = stack.enter_context(JunitLog()) if form == "junit" else None
         _run(datasets, form, output, cache_in, records, running, model, base_url, api_key_env)
@@ -167,10 +167,13 @@ def _format(report_format: ReportFormat | None, as_json: bool) -> str:
     return "json" if as_json else (report_format or ReportFormat.text).value
 
 
-def _open_cache(folder: Path) -> CertifyCache:
+def _open_cache(folder: Path, datasets: list[Path], output: Path | None) -> CertifyCache:
+    """The cache of ``folder``, whose file (an output too) is none of ``datasets`` nor
+    ``output``."""
     from twosat_formal.certify.cache import CertifyCache
 
     cache = CertifyCache(folder)
+    cache.refuse_inputs(datasets, output)
     if cache.note is not None:
         err_console.print(f"certify: {cache.note}", markup=False)
     return cache
@@ -204,10 +207,7 @@ def _run(
     _show(report, form, output, cache is not None, records)
     if not report.ok:
         if form != "text" or output is not None:
-            err_console.print(
-                f"certify: {len(report.failing_ids)} of {report.records} records failed",
-                markup=False,
-            )
+            err_console.print(f"certify: {report.verdict}", markup=False)
         raise typer.Exit(code=1)
 
 

@@ -9,7 +9,11 @@ the registry names of :data:`NAMES`. :func:`guard_outputs` wraps a loaded comman
 that ``trace runs.sqlite --out runs.sqlite``, ``eval d.jsonl --store d.jsonl`` or
 ``certify d.jsonl --output d.jsonl`` stop
 with exit code 2 and one line naming both, and nothing is read or written
-(:func:`twosat_formal._util.atomic.refuse_aliases` says when two paths alias).
+(:func:`twosat_formal._util.atomic.refuse_aliases` says when two paths alias). A
+parameter of several paths (``certify DATASET...``, ``export INPUT...``, ``store merge
+STORE...``, ``report STORE_OR_DIR...``) refuses one file given twice the same way
+(``certify d.jsonl ./d.jsonl``, a link and what it names), since its records would
+count twice (:func:`twosat_formal._util.atomic.refuse_repeats`).
 
 Examples
 --------
@@ -46,6 +50,8 @@ __all__ = ["NAMES", "OUTPUT_OPTIONS", "guard_outputs"]
 OUTPUT_OPTIONS = frozenset({"--out", "--output", "--store", "--graph"})
 #: Arguments that are registry names, never files (``generate FAMILY``).
 NAMES = frozenset({"family"})
+#: What a parameter of several paths names, in messages (else its name, singular).
+_NOUNS = {"sources": "run"}
 
 
 def _paths(value: Any) -> list[PurePath] | None:
@@ -91,14 +97,33 @@ def guard_outputs(command: Any) -> Any:
     return command
 
 
+def _repeated(kwargs: dict[str, Any], lists: list[str]) -> None:
+    """Refuse a file given twice to a parameter that takes several (``certify d.jsonl
+    ./d.jsonl``): each is named once (:func:`~twosat_formal._util.atomic.refuse_repeats`)."""
+    from twosat_formal._util.atomic import refuse_repeats
+
+    for name in lists:
+        paths = _paths(kwargs.get(name))
+        if paths is not None:
+            refuse_repeats(paths, noun=_NOUNS.get(name, name.removesuffix("s")), parameter=name)
+
+
+def _parameters(command: Any) -> tuple[list[str], list[str], set[str]]:
+    """The names of a command's output options, of its parameters of several values,
+    and of its arguments (but registry names)."""
+    params = command.params
+    outputs = [p.name for p in params if OUTPUT_OPTIONS & set(p.opts)]
+    lists = [p.name for p in params if getattr(p, "multiple", False) or p.nargs == -1]
+    arguments = {p.name for p in params if p.param_type_name == "argument" and p.name not in NAMES}
+    return outputs, lists, arguments
+
+
 def _guard(command: Any, callback: Callable[..., Any]) -> None:
-    """Wrap the ``callback`` of a command that has an output option in the check."""
-    outputs = [p.name for p in command.params if OUTPUT_OPTIONS & set(p.opts)]
-    if not outputs:
+    """Wrap the ``callback`` of a command that has an output option, or a parameter of
+    several paths, in the checks."""
+    outputs, lists, arguments = _parameters(command)
+    if not outputs and not lists:
         return
-    arguments = {
-        p.name for p in command.params if p.param_type_name == "argument" and p.name not in NAMES
-    }
     shown = {p.name: _shown(p) for p in command.params}
 
     @functools.wraps(callback)
@@ -106,6 +131,7 @@ def _guard(command: Any, callback: Callable[..., Any]) -> None:
         # imported here: a command without an output (``solve``) starts without it
         from twosat_formal._util.atomic import refuse_aliases
 
+        _repeated(kwargs, lists)
         inputs = _inputs(kwargs, outputs, arguments, shown)
         refuse_aliases({name: kwargs.get(name) for name in outputs}, inputs)
         return callback(*args, **kwargs)

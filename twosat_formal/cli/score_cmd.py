@@ -78,14 +78,15 @@ def score_command(
     from twosat_formal.evaluate.store import filled_store
     from twosat_formal.integrations.answers import read_answers
     from twosat_formal.integrations.rescore import score_to_file
-    from twosat_formal.io.jsonl import rereadable
+    from twosat_formal.io.jsonl import refuse_shared_stdin, rereadable, rereadable_or_none
 
-    with rereadable(prompts) as (prompt_file, _):
-        items = load_items(prompt_file, dataset=dataset)
+    refuse_shared_stdin({"RESPONSES": responses, "--prompts": prompts, "--dataset": dataset})
+    with rereadable(prompts) as (prompt_file, _), rereadable_or_none(dataset) as data:
+        items = load_items(prompt_file, dataset=data)
         verification = gate_items(
             items,
             prompts=prompt_file,
-            dataset=dataset,
+            dataset=data,
             skip=no_verify,
             action="nothing was written",
         )

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from twosat_formal._util.atomic import write_target
+from twosat_formal._util.atomic import refuse_repeats, write_target
 from twosat_formal.core.jsonread import loads
 from twosat_formal.errors import ConfigError, RecordError
 from twosat_formal.evaluate.store import ADDED_RESULT_COLUMNS, BUSY_TIMEOUT_MS, RunStore
@@ -148,15 +148,17 @@ def merge_stores(
     Raises
     ------
     ConfigError
-        Fewer than one source, ``out`` (or a ``-wal``, ``-shm`` or ``-journal`` file
-        of it) exists already, or two sources hold different results (or instances)
-        under one key, or one prompt id with two texts (or entity maps); ``out`` is
-        not left behind, and nothing the merge did not make is removed.
+        Fewer than one source, or one given twice, ``out`` (or a ``-wal``, ``-shm``
+        or ``-journal`` file of it) exists already, or two sources hold different
+        results (or instances) under one key, or one prompt id with two texts (or
+        entity maps); ``out`` is not left behind, and nothing the merge did not make
+        is removed.
     RecordError
         A source that is not a run store.
     """
     if not sources:
         raise ConfigError("name at least one store to merge", parameter="stores")
+    refuse_repeats(sources, noun="store", parameter="stores")  # its runs would count twice
     target = write_target(out)  # a link: the store is made where it points, the link stays
     if target.exists():
         raise ConfigError(f"{target} exists; merge into a new file", parameter="out")

@@ -24,13 +24,13 @@ import os
 import shutil
 import sys
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, NamedTuple
 
 from twosat_formal.core.jsonread import loads
-from twosat_formal.errors import RecordError
+from twosat_formal.errors import ConfigError, RecordError
 from twosat_formal.io.inputs import bounded_lines, check_input, read_bounded
 
 __all__ = [
@@ -46,7 +46,9 @@ __all__ = [
     "read_stream",
     "read_text",
     "refuse_empty",
+    "refuse_shared_stdin",
     "rereadable",
+    "rereadable_or_none",
     "source_name",
     "write_lines",
 ]
@@ -294,6 +296,46 @@ def rereadable(path: str | Path) -> Iterator[tuple[Path, str]]:
             yield copy, "<stdin>"
         finally:
             del _COPIES[os.fspath(copy)]
+
+
+@contextmanager
+def rereadable_or_none(path: str | Path | None) -> Iterator[Path | None]:
+    """:func:`rereadable`'s path for ``path`` (``"-"``: a copy of standard input), or
+    ``None`` for none: an optional input (``--dataset``) that is read more than once."""
+    if path is None:
+        yield None
+        return
+    with rereadable(path) as (file, _):
+        yield file
+
+
+def refuse_shared_stdin(inputs: Mapping[str, str | os.PathLike[str] | None]) -> None:
+    """Refuse ``"-"`` (standard input) given to more than one of a command's inputs
+    (``inputs``: each parameter as its help names it, with its path or ``None``): the
+    stream can be read once, so the second would read nothing.
+
+    Raises
+    ------
+    ConfigError
+        Naming the inputs that both read it.
+
+    Examples
+    --------
+    >>> refuse_shared_stdin({"PROMPTS": "-", "--dataset": "d.jsonl"})
+    >>> try:
+    ...     refuse_shared_stdin({"PROMPTS": "-", "--dataset": "-"})
+    ... except ConfigError as error:
+    ...     print(error)
+    PROMPTS and --dataset both read standard input (-): it is read once; give all but one a file
+    """
+    readers = [name for name, path in inputs.items() if path is not None and os.fspath(path) == "-"]
+    if len(readers) > 1:
+        raise ConfigError(
+            f"{', '.join(readers[:-1])} and {readers[-1]} both read standard input (-): "
+            "it is read once; give all but one a file",
+            parameter=readers[-1].lstrip("-").lower(),
+            valid="standard input for one input at most",
+        )
 
 
 def json_line(obj: Any) -> str:

@@ -15,7 +15,7 @@ from typing import Any
 from twosat_formal.core.formula import Formula
 from twosat_formal.errors import ConfigError, RecordError
 from twosat_formal.evaluate.store import PromptRow
-from twosat_formal.io.jsonl import read_json_lines
+from twosat_formal.io.jsonl import read_json_lines, source_name
 from twosat_formal.verbalize.prompts import PromptRecord
 from twosat_formal.verbalize.story.record import StoryRecord, is_story_record
 
@@ -316,8 +316,8 @@ def _dataset_items(
         if instance is None:
             raise RecordError(
                 f"prompt {record.id} verbalizes instance {record.instance_id!r}, "
-                f"which is not in {dataset}",
-                source=str(prompts),
+                f"which is not in {source_name(dataset)}",
+                source=source_name(prompts),
             )
         items.append(EvalItem(record, instance.formula, instance.label, instance.to_record()))
     return items
