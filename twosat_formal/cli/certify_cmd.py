@@ -147,16 +147,23 @@ def certify(
     if revalidate != (model is not None):
         raise ConfigError("--revalidate and --model go together", parameter="model")
     form = _format(report_format, as_json)
-    if output is not None and str(output) == "-":  # standard output, as every --out takes it
-        output = None
-    if output is not None and not output.resolve().parent.is_dir():
-        raise ConfigError(f"--output {output}: its folder does not exist", parameter="output")
-    if output is not None and output.is_dir():
-        raise ConfigError(f"--output {output}: a folder, not a file", parameter="output")
+    output = _report_file(output)
     cache_in = None if no_cache or cache is None else _open_cache(cache, datasets, output)
     with ExitStack() as stack:
         records = stack.enter_context(JunitLog()) if form == "junit" else None
         _run(datasets, form, output, cache_in, records, running, model, base_url, api_key_env)
+
+
+def _report_file(output: Path | None) -> Path | None:
+    """The file ``--output`` names, checked; ``None`` for standard output (no option, or
+    ``-`` as every ``--out`` takes it)."""
+    if output is None or str(output) == "-":
+        return None
+    if not output.resolve().parent.is_dir():
+        raise ConfigError(f"--output {output}: its folder does not exist", parameter="output")
+    if output.is_dir():
+        raise ConfigError(f"--output {output}: a folder, not a file", parameter="output")
+    return output
 
 
 def _format(report_format: ReportFormat | None, as_json: bool) -> str:
