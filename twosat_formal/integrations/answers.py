@@ -46,7 +46,6 @@ p3 1 hf Yes None
 from __future__ import annotations
 
 import dataclasses
-import json
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -55,6 +54,7 @@ from typing import IO, Annotated, Any, Self, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from twosat_formal.core.jsonread import read_json_file
 from twosat_formal.core.records import read_record
 from twosat_formal.errors import EvaluationError, RecordError
 from twosat_formal.evaluate.models.base import Response
@@ -388,7 +388,8 @@ def lm_eval_model_name(path: str | Path) -> str | None:
     lm-eval writes ``samples_<task>_<date>.jsonl`` and ``results_<date>.json`` side by
     side under ``OUTPUT/<model, sanitized>/``; the results hold the model's own name
     (``model_name``: ``org/model``, where the folder says ``org__model``). Without a
-    results file, the folder's name.
+    results file, the folder's name. The results file is read by the project's one
+    JSON reader: one it refuses (a key twice) is a :class:`RecordError` naming it.
 
     >>> import json, tempfile, pathlib
     >>> folder = pathlib.Path(tempfile.mkdtemp()) / "org__model"
@@ -406,9 +407,10 @@ def lm_eval_model_name(path: str | Path) -> str | None:
     if match is not None:
         results = file.with_name(f"results_{match['date']}.json")
         try:
-            name = json.loads(results.read_text(encoding="utf-8")).get("model_name")
-        except (OSError, ValueError, AttributeError):
-            name = None
+            document = read_json_file(results)
+        except OSError:  # no results file (or none readable): the folder names it
+            document = None
+        name = document.get("model_name") if isinstance(document, dict) else None
         if isinstance(name, str) and name:
             return name
     return file.parent.name or None
