@@ -58,7 +58,7 @@ from urllib.parse import parse_qsl
 
 from pydantic import Field, TypeAdapter
 
-from twosat_formal._util.registry import Registry
+from twosat_formal._util.registry import Registry, set_twice
 from twosat_formal.core.model import DEFAULT_MODE
 from twosat_formal.core.params import COUNT, MUST, Rule, check, rules_table
 from twosat_formal.errors import ConfigError, UnknownNameError
@@ -235,9 +235,7 @@ def parse_spec(spec: str) -> tuple[str, str, dict[str, Any]]:
             ) from None
         for key, value in pairs:
             if key in options:
-                raise ConfigError(
-                    f"model spec {shown_spec(spec)!r} sets option {key!r} twice", parameter=key
-                )
+                raise set_twice(key, where=f"in model spec {shown_spec(spec)!r}")
             options[key] = value
     return name, rest, _checked_options(name, spec, options)
 
