@@ -55,6 +55,7 @@ from typing import IO, Annotated, Any, Self, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from twosat_formal.core.jsonread import read_json_file
+from twosat_formal.core.params import MAX_STORED, STORED_COUNT
 from twosat_formal.core.records import read_record
 from twosat_formal.errors import EvaluationError, RecordError
 from twosat_formal.evaluate.models.base import Response
@@ -120,7 +121,7 @@ def split_custom_id(value: str) -> tuple[str, int]:
     (('abc', 2), ('abc', 0))
     """
     head, separator, tail = value.rpartition(SAMPLE_SEPARATOR)
-    if separator and tail.isdigit() and head:
+    if separator and tail.isascii() and tail.isdigit() and head:
         return head, int(tail)
     return value, 0
 
@@ -161,12 +162,12 @@ reasoning=None), error=None, form='jsonl', source=None, line=None)
     response: str | None = None
     error: Any = None
     finish_reason: str | None = None
-    prompt_tokens: Annotated[int, Field(ge=0)] | None = None
-    completion_tokens: Annotated[int, Field(ge=0)] | None = None
+    prompt_tokens: STORED_COUNT | None = None
+    completion_tokens: STORED_COUNT | None = None
     latency_s: Annotated[float, Field(ge=0)] | None = None
     reasoning: str | None = None
     model: str | None = None
-    sample: Annotated[int, Field(ge=0)] | None = None
+    sample: STORED_COUNT | None = None
 
     @model_validator(mode="after")
     def _answer_or_error(self) -> Self:
@@ -252,6 +253,11 @@ def _batch(obj: Mapping[str, Any], model: str | None, at: _At) -> Iterator[Exter
     nor the line names one (a failed request: :func:`read_answer_stream` gives it the
     batch's model)."""
     prompt_id, sample = split_custom_id(at.read(BatchAnswerLine, obj).custom_id)
+    if sample > MAX_STORED:
+        raise at.error(
+            f"field 'custom_id' names sample {sample}, beyond {MAX_STORED} (the largest "
+            "integer a store holds)"
+        )
     error = _batch_error(obj)
     body = obj.get("response", {}).get("body") if isinstance(obj.get("response"), Mapping) else None
     served = body.get("model") if isinstance(body, Mapping) else None
