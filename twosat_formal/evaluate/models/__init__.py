@@ -18,7 +18,11 @@ spec                                model
 ==================================  ==========================================================
 
 Options after ``?`` are part of the spec, so they are part of a stored request's
-key; ``mode`` given there wins over the ``mode`` argument of :func:`load_model`. Every
+key. A spec is named by its canonical form (:func:`canonical_spec`: each option read
+by its rule and written back in one spelling, the options in alphabetical order), so
+``ref/bounded?budget=03`` and ``ref/bounded?budget=3``, or ``?a=1&b=2`` and
+``?b=2&a=1``, are one model in the store and in reports; ``mode`` given there wins
+over the ``mode`` argument of :func:`load_model`. Every
 kind also takes the sampling options ``max_tokens``, ``temperature``, ``top_p`` and
 ``seed`` (``openai/phi-4-reasoning?max_tokens=16384&temperature=0.8``): they override
 the run's sampling parameters for that model alone (:func:`sampling_for`).
@@ -54,7 +58,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Annotated, Any, Protocol
-from urllib.parse import parse_qsl
+from urllib.parse import parse_qsl, quote
 
 from pydantic import Field, TypeAdapter
 
@@ -90,6 +94,7 @@ __all__ = [
     "Response",
     "SamplingParams",
     "TransientModelError",
+    "canonical_spec",
     "load_model",
     "parse_spec",
     "sampling_for",
@@ -240,6 +245,43 @@ def parse_spec(spec: str) -> tuple[str, str, dict[str, Any]]:
     return name, rest, _checked_options(name, spec, options)
 
 
+def canonical_spec(spec: str) -> str:
+    """The one spelling of ``spec``: each option read by its rule and written back in
+    one spelling (an integer in decimal without leading zeros, a number as Python
+    writes it, ``.0`` left off), the options in alphabetical order, no empty ``?``.
+
+    The model a spec builds is named by this form (its ``spec``), so that two
+    spellings of one model are one model in the store and in reports.
+
+    Raises
+    ------
+    UnknownNameError, ConfigError
+        As :func:`parse_spec`.
+
+    Examples
+    --------
+    >>> canonical_spec("ref/bounded?budget=03")
+    'ref/bounded?budget=3'
+    >>> canonical_spec("openai/m?temperature=0.50&max_tokens=0100&mode=chat")
+    'openai/m?max_tokens=100&mode=chat&temperature=0.5'
+    >>> canonical_spec("ref/oracle?")
+    'ref/oracle'
+    """
+    body = spec.partition("?")[0]
+    _, _, options = parse_spec(spec)
+    if not options:
+        return body
+    return body + "?" + "&".join(f"{key}={_spelled(options[key])}" for key in sorted(options))
+
+
+def _spelled(value: object) -> str:
+    """An option's typed value as the canonical spec writes it."""
+    if isinstance(value, float):
+        text = repr(value)
+        return text[:-2] if text.endswith(".0") else text
+    return quote(str(value), safe="/:")
+
+
 def _checked_options(name: str, spec: str, options: Mapping[str, str]) -> dict[str, Any]:
     """``options`` checked by the table of kind ``name``: its own options and sampling's."""
     allowed = (*MODELS.get(name).options, *SAMPLING_OPTIONS)
@@ -297,6 +339,7 @@ def load_model(
     twosat_formal.errors.ConfigError: model spec 'ref/oracle?budget=3': unknown option 'budget'
     """
     name, rest, options = parse_spec(spec)
+    spec = canonical_spec(spec)
     load = LoadOptions(base_url=base_url, api_key_env=api_key_env, mode=mode, timeout_s=timeout_s)
     return MODELS.get(name).build(spec, rest, options, load)
 
