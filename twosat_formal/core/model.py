@@ -45,7 +45,8 @@ from pydantic import Field
 
 from twosat_formal._util.registry import set_twice
 from twosat_formal.core.params import MUST, Rule, check, rules_table
-from twosat_formal.errors import ConfigError, TransientModelError
+from twosat_formal.core.jsonread import loads
+from twosat_formal.errors import ConfigError, RecordError, TransientModelError
 
 __all__ = [
     "BODY_FIELDS",
@@ -200,6 +201,25 @@ def _honoured(key: str, value: object) -> None:
         )
 
 
+def _body_value(key: str, raw: str) -> object:
+    """The value of ``--body KEY=RAW``: the JSON ``raw`` is, else the string ``raw``.
+
+    JSON is read by the project's one reader (:mod:`twosat_formal.core.jsonread`): a
+    text Python reads as JSON that the reader refuses (an object with a key twice,
+    ``NaN``, a number beyond a double) is an error naming the field, never sent as
+    one copy or as a value that is not JSON.
+    """
+    try:
+        json.loads(raw)
+    except ValueError:
+        return raw
+    try:
+        return loads(raw, source="--body")
+    except RecordError as exc:
+        reason = str(exc).partition(": ")[2]
+        raise ConfigError(f"body field {key!r}: {reason}", parameter="body") from None
+
+
 def extra_body(pairs: Sequence[str]) -> tuple[tuple[str, str], ...]:
     """``KEY=VALUE`` texts as :attr:`SamplingParams.extra_body`: a value that is JSON is
     that JSON value, any other is a string.
@@ -210,6 +230,11 @@ def extra_body(pairs: Sequence[str]) -> tuple[tuple[str, str], ...]:
     Traceback (most recent call last):
     ...
     twosat_formal.errors.ConfigError: body field 'top_k' is not KEY=VALUE
+    >>> extra_body(['logit_bias={"1": 1, "1": 2}'])
+    Traceback (most recent call last):
+    ...
+    twosat_formal.errors.ConfigError: body field 'logit_bias': the key '1' appears twice in \
+one object
     >>> extra_body(["n=3"])
     Traceback (most recent call last):
     ...
@@ -224,10 +249,7 @@ choice is scored; ask for more samples with --samples
             raise ConfigError(f"body field {pair!r} is not KEY=VALUE", parameter="body")
         if key in found:
             raise set_twice(key, where="in --body", parameter="body")
-        try:
-            value = json.loads(raw)
-        except ValueError:
-            value = raw
+        value = _body_value(key, raw)
         _honoured(key, value)
         found[key] = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return tuple(sorted(found.items()))
