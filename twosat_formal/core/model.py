@@ -44,8 +44,8 @@ from urllib.parse import parse_qsl, unquote, unquote_plus, urlsplit, urlunsplit
 from pydantic import Field
 
 from twosat_formal._util.registry import set_twice
-from twosat_formal.core.params import MUST, Rule, check, rules_table
 from twosat_formal.core.jsonread import loads
+from twosat_formal.core.params import MUST, Rule, check, rules_table
 from twosat_formal.errors import ConfigError, RecordError, TransientModelError
 
 __all__ = [
