@@ -145,3 +145,23 @@ def test_equal_answers_to_one_text_are_one_answer(
     assert all(r["response"] == answer[p.text] for r, p in
                zip(sorted(result, key=lambda r: r["prompt_id"]),
                    sorted(prompts, key=lambda p: p.id), strict=True))  # fmt: skip
+
+
+def test_a_second_answer_to_one_prompt_names_that_prompts_first_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    dataset, prompt_file, prompts = shared_dataset(tmp_path)
+    by_text: dict[str, list[str]] = {}
+    for p in prompts:
+        by_text.setdefault(p.text, []).append(p.id)
+    first, second = next(ids for ids in by_text.values() if len(ids) > 1)[:2]
+    same = "The answer is: Yes"
+    lines = [reply(first, same), reply(second, same), reply(second, same)]
+    output = write_jsonl(tmp_path / "out.jsonl", lines)
+    code, _, err = cli(
+        capsys, "score", str(output), "--prompts", str(prompt_file), "--dataset", str(dataset),
+        "--out", str(tmp_path / "scored.jsonl"),
+    )  # fmt: skip
+    assert code == 2, err
+    assert f"out.jsonl:3: model 'openai/m' answered prompt {second!r} sample 0 twice" in err
+    assert "(first at " in err and err.rstrip().endswith("out.jsonl:2)")

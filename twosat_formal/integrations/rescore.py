@@ -105,7 +105,7 @@ class _Once:
 
     def __init__(self) -> None:
         self._seen: dict[tuple[str, str, int], tuple[str, str, tuple[object, ...]]] = {}
-        self._ids: set[tuple[str, str, int]] = set()
+        self._ids: dict[tuple[str, str, int], str] = {}
 
     def first(self, answer: ExternalAnswer, text_hash: str) -> bool:
         """Whether ``answer`` is the first to its text (else an equal copy)."""
@@ -113,14 +113,14 @@ class _Once:
         where = where or "an earlier answer"
         key = (answer.model, text_hash, answer.sample)
         known = self._seen.get(key)
-        if (answer.model, answer.prompt_id, answer.sample) in self._ids:
-            assert known is not None
+        asked = (answer.model, answer.prompt_id, answer.sample)
+        if asked in self._ids:
             raise self._error(
                 answer,
                 f"model {answer.model!r} answered prompt {answer.prompt_id!r} sample "
-                f"{answer.sample} twice (first at {known[0]})",
+                f"{answer.sample} twice (first at {self._ids[asked]})",
             )
-        self._ids.add((answer.model, answer.prompt_id, answer.sample))
+        self._ids[asked] = where
         if known is None:
             self._seen[key] = (where, answer.prompt_id, _what(answer))
             return True
