@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from tests.evaluate.test_evaluate import make_items, write_inputs
 from tests.support.cli import cli
 from tests.support.jsonl import read_jsonl
+from twosat_formal.errors import ConfigError
 from twosat_formal.evaluate.models import canonical_spec, load_model, parse_spec
 from twosat_formal.evaluate.run.limits import split_limits
 
@@ -93,3 +94,22 @@ def test_a_resume_with_another_spelling_asks_nothing_again(
     assert len(rows) == len(items)
     assert (asked[0]["done"], asked[0]["skipped"]) == (len(items), 0)
     assert (asked[1]["done"], asked[1]["skipped"]) == (0, len(items))  # all stored
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "openai/m?rpm=1&rpm=2",
+        "openai/m?concurrency=2&mode=chat&concurrency=2",
+        "ref/coin?seed=1&seed=1",
+    ],
+)
+def test_an_option_or_limit_given_twice_is_refused(spec: str) -> None:
+    with pytest.raises(ConfigError, match=r"parameter '\w+' is set twice in model spec"):
+        split_limits(spec)
+
+
+def test_a_limit_given_twice_never_shows_a_credential() -> None:
+    with pytest.raises(ConfigError) as info:
+        split_limits("openai/m?api_key=sk-secret&rpm=1&rpm=2")
+    assert "sk-secret" not in str(info.value)

@@ -31,9 +31,10 @@ from urllib.parse import parse_qsl, urlencode
 
 from pydantic import BeforeValidator, Field
 
+from twosat_formal._util.registry import set_twice
 from twosat_formal.core.params import COUNT, MUST, Rule, check, from_text, rules_table, validate
 from twosat_formal.errors import ConfigError
-from twosat_formal.evaluate.models import canonical_spec
+from twosat_formal.evaluate.models import canonical_spec, shown_spec
 
 __all__ = [
     "LIMIT_OPTIONS",
@@ -86,7 +87,12 @@ def split_limits(spec: str, defaults: ModelLimits | None = None) -> tuple[str, M
     if not mark:
         return spec, defaults or ModelLimits()
     pairs = parse_qsl(query, keep_blank_values=True)
-    given = {key: raw for key, raw in pairs if key in LIMIT_OPTIONS}
+    given: dict[str, str] = {}
+    for key, raw in pairs:
+        if key in given:
+            raise set_twice(key, where=f"in model spec {shown_spec(spec)!r}")
+        if key in LIMIT_OPTIONS:
+            given[key] = raw
 
     def problem(key: str, unknown: bool) -> ConfigError:
         valid = LIMIT_RULES[key].valid
