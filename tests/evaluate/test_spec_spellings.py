@@ -22,6 +22,7 @@ from tests.support.cli import cli
 from tests.support.jsonl import read_jsonl
 from twosat_formal.errors import ConfigError
 from twosat_formal.evaluate.models import canonical_spec, load_model, parse_spec
+from twosat_formal.evaluate.models.reference import DEFAULT_BUDGET, BoundedModel
 from twosat_formal.evaluate.run.limits import split_limits
 
 
@@ -113,3 +114,15 @@ def test_a_limit_given_twice_never_shows_a_credential() -> None:
     with pytest.raises(ConfigError) as info:
         split_limits("openai/m?api_key=sk-secret&rpm=1&rpm=2")
     assert "sk-secret" not in str(info.value)
+
+
+@given(st.one_of(st.just(DEFAULT_BUDGET), st.integers(1, 10**7)), st.sampled_from(["", "0"]))
+def test_a_budget_at_its_default_is_the_bare_spec(budget: int, zeros: str) -> None:
+    spec = f"ref/bounded?budget={zeros}{budget}"
+    canonical = canonical_spec(spec)
+    assert canonical == (
+        "ref/bounded" if budget == DEFAULT_BUDGET else f"ref/bounded?budget={budget}"
+    )
+    model = load_model(spec)
+    assert (model.spec, model.budget) == (canonical, budget)  # type: ignore[attr-defined]
+    assert BoundedModel(budget=budget).spec == canonical  # built directly: the same name

@@ -19,7 +19,8 @@ spec                                model
 
 Options after ``?`` are part of the spec, so they are part of a stored request's
 key. A spec is named by its canonical form (:func:`canonical_spec`: each option read
-by its rule and written back in one spelling, the options in alphabetical order), so
+by its rule and written back in one spelling, the options in alphabetical order, an
+option at the value its absence builds left out), so
 ``ref/bounded?budget=03`` and ``ref/bounded?budget=3``, or ``?a=1&b=2`` and
 ``?b=2&a=1``, are one model in the store and in reports; ``mode`` given there wins
 over the ``mode`` argument of :func:`load_model`. Every
@@ -52,9 +53,10 @@ llamacpp/<path.gguf>, llamacpp/gemma3-270m, llamacpp/smollm2-135m-instruct
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Mapping
 from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Annotated, Any, Protocol
@@ -162,6 +164,9 @@ class ModelKind:
     build: Builder
     #: Whether the prefix takes a ``/<rest>`` (model id or path) after its name.
     takes_rest: bool = False
+    #: The value of each of its own options that a spec without the option builds
+    #: (``ref/bounded``: ``budget`` 1000): the canonical spec leaves them out.
+    defaults: Mapping[str, Any] = field(default_factory=dict)
 
 
 #: Spec prefixes (``ref/oracle``..., ``openai``, ``llamacpp``) → :class:`ModelKind`.
@@ -248,7 +253,9 @@ def parse_spec(spec: str) -> tuple[str, str, dict[str, Any]]:
 def canonical_spec(spec: str) -> str:
     """The one spelling of ``spec``: each option read by its rule and written back in
     one spelling (an integer in decimal without leading zeros, a number as Python
-    writes it, ``.0`` left off), the options in alphabetical order, no empty ``?``.
+    writes it, ``.0`` left off), the options in alphabetical order, no empty ``?``,
+    and an option of the kind's own at the value a spec without it builds
+    (:attr:`ModelKind.defaults`) left out.
 
     The model a spec builds is named by this form (its ``spec``), so that two
     spellings of one model are one model in the store and in reports.
@@ -266,12 +273,21 @@ def canonical_spec(spec: str) -> str:
     'openai/m?max_tokens=100&mode=chat&temperature=0.5'
     >>> canonical_spec("ref/oracle?")
     'ref/oracle'
+    >>> canonical_spec("ref/bounded?budget=1000")  # the budget ref/bounded has
+    'ref/bounded'
     """
     body = spec.partition("?")[0]
-    _, _, options = parse_spec(spec)
-    if not options:
+    name, _, options = parse_spec(spec)
+    defaults = MODELS.get(name).defaults
+    kept = sorted(key for key, value in options.items() if not _same(defaults, key, value))
+    if not kept:
         return body
-    return body + "?" + "&".join(f"{key}={_spelled(options[key])}" for key in sorted(options))
+    return body + "?" + "&".join(f"{key}={_spelled(options[key])}" for key in kept)
+
+
+def _same(defaults: Mapping[str, Any], key: str, value: object) -> bool:
+    """Whether ``value`` of option ``key`` is the value a spec without it builds."""
+    return key in defaults and type(defaults[key]) is type(value) and defaults[key] == value
 
 
 def _spelled(value: object) -> str:
@@ -388,8 +404,12 @@ def _build_llamacpp(
 for _name, _cls in REFERENCE_MODELS.items():  # ref/bounded?budget=N takes its budget
     _query = "&".join(f"{option}=N" for option in _cls.options)
     _form = f"ref/{_name}" + (f"?{_query}" if _query else "")
+    _defaults = {
+        option: inspect.signature(_cls).parameters[option].default for option in _cls.options
+    }
     MODELS.add(
-        f"ref/{_name}", ModelKind((_form,), _cls.summary, _cls.options, _build_reference(_cls))
+        f"ref/{_name}",
+        ModelKind((_form,), _cls.summary, _cls.options, _build_reference(_cls), defaults=_defaults),
     )
 MODELS.add(
     "openai",
@@ -409,5 +429,6 @@ MODELS.add(
         ("mode", "n_ctx"),
         _build_llamacpp,
         takes_rest=True,
+        defaults={"n_ctx": llamacpp.DEFAULT_N_CTX},  # mode: the run's, no fixed default
     ),
 )
