@@ -70,7 +70,7 @@ def test_batch_prepare_writes_one_request_per_text_and_sample(
     asked = [(row["body"]["messages"][0]["content"], split_custom_id(row["custom_id"])[1])
              for row in rows]  # fmt: skip
     assert sorted(asked) == sorted((text, k) for text in texts for k in (0, 1))
-    first = {}
+    first: dict[str, str] = {}
     for p in prompts:
         first.setdefault(p.text, p.id)
     assert {split_custom_id(row["custom_id"])[0] for row in rows} == set(first.values())
