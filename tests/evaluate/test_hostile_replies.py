@@ -77,6 +77,17 @@ def surrogate_error() -> Raw:
     return Raw(400, b'{"error": {"message": "bad \\udfff request"}}')
 
 
+def content_twice() -> Raw:
+    """A reply whose message holds ``content`` twice: which copy is the answer?"""
+    message = b'{"content": "The answer is: Yes", "content": "The answer is: No"}'
+    return Raw(200, b'{"choices": [{"message": ' + message + b', "finish_reason": "stop"}]}')
+
+
+def choices_twice() -> Raw:
+    reply = json.dumps(chat_reply("The answer is: Yes"))
+    return Raw(200, (reply[:-1] + ', "choices": []}').encode())
+
+
 def huge_answer() -> Raw:
     """An answer of 1 GiB, declared and streamed (the server holds 1 MiB of it)."""
     head = b'{"choices": [{"message": {"content": "'
@@ -125,8 +136,10 @@ HOSTILE = {
     "deep answer": (deep_answer, "levels deep (at most 64)"),
     "deep usage": (deep_usage, "levels deep (at most 64)"),
     "deep error body": (deep_error, "HTTP 500"),
-    "lone surrogate": (surrogate, "lone surrogate"),
-    "surrogate in the reasoning": (surrogate_reasoning, "the reasoning holds a lone surrogate"),
+    "lone surrogate": (surrogate, "half a surrogate pair"),
+    "surrogate in the reasoning": (surrogate_reasoning, "half a surrogate pair"),
+    "content twice": (content_twice, "malformed reply: the key 'content' appears twice"),
+    "choices twice": (choices_twice, "malformed reply: the key 'choices' appears twice"),
     "surrogate in an error": (surrogate_error, "bad \\udfff request"),
     "1 GB answer": (huge_answer, "reply too large"),
 }

@@ -162,7 +162,7 @@ def test_an_empty_column_list_is_one_clear_error(
 ) -> None:
     code, out, err = cli(capsys, "results", str(store), "--columns", names)
     assert code == 2 and out == ""
-    assert "no export column named" in err and "Traceback" not in err
+    assert "--columns names no column: give one or more" in err and "Traceback" not in err
 
 
 def test_every_builtin_column_declares_what_it_reads(store: Path) -> None:

@@ -33,8 +33,11 @@ GOOD: dict[str, list[Any]] = {
     "model": ["m", "", None, MISSING],
     "sample": [0, 2, None, MISSING],
 }
-#: Values of every JSON type: right for some fields, wrong for others.
-ANY = [None, True, False, 0, 3, -1, 2.5, "", "stop", [1], {"a": 1}]
+#: The largest integer SQLite's INTEGER holds (a signed 64-bit number).
+TOP = 9_223_372_036_854_775_807
+#: Values of every JSON type: right for some fields, wrong for others (an integer a
+#: store holds at the edge, and one just past it).
+ANY = [None, True, False, 0, 3, -1, 2.5, "", "stop", [1], {"a": 1}, TOP, TOP + 1, 10**30]
 
 
 def _field(name: str) -> st.SearchStrategy[Any]:
@@ -98,6 +101,8 @@ def _expected_error(row: dict[str, Any]) -> str | None:
             return f"field {name!r} must be {kind}, not {_json_type(value)}"
         if name in LOWEST and value < 0:
             return f"field {name!r} must be >= {LOWEST[name]}, not {value!r}"
+        if kind == "an integer" and value > TOP:
+            return f"field {name!r} must be <= {TOP}, not {value!r}"
     if not isinstance(row.get("response"), str) and not isinstance(row.get("error"), str):
         return "field 'response' must be a string (or null with an 'error' string)"
     return None
@@ -131,7 +136,7 @@ def test_a_plain_row_is_read_as_it_is_or_refused_at_its_first_bad_field(
         assert (got.prompt_tokens, got.completion_tokens, got.latency_s) == (
             row.get("prompt_tokens"),
             row.get("completion_tokens"),
-            row.get("latency_s"),
+            None if row.get("latency_s") is None else float(row["latency_s"]),
         )
     else:
         assert answer.response is None and answer.error == row.get("error")
@@ -172,6 +177,29 @@ def test_a_bad_row_is_named_at_its_line(row: dict[str, Any], expected: str) -> N
     with pytest.raises(RecordError) as caught:
         list(read_answer_stream(lines, "a.jsonl"))
     assert str(caught.value) == f"a.jsonl:1: {expected}" and caught.value.line == 1
+
+
+@pytest.mark.parametrize(
+    ("suffix", "sample"), [("", 0), ("#7", 7), (f"#{TOP}", TOP), ("#\u00b2", None)]
+)
+def test_a_batch_custom_id_gives_a_sample_a_store_holds(suffix: str, sample: int | None) -> None:
+    body = {"model": "m", "choices": [{"message": {"content": "Yes"}}]}
+    line = {"custom_id": "p" + suffix, "response": {"status_code": 200, "body": body}}
+    (answer,) = read_answer_stream(io.StringIO(json.dumps(line) + "\n"), "b.jsonl")
+    # a suffix that is no ASCII number is part of the prompt id
+    assert (answer.prompt_id, answer.sample) == (
+        ("p", sample) if sample is not None else (line["custom_id"], 0)
+    )
+
+
+@pytest.mark.parametrize("sample", [TOP + 1, 10**40])
+def test_a_custom_id_past_the_largest_stored_integer_is_refused_at_its_line(sample: int) -> None:
+    body = {"model": "m", "choices": [{"message": {"content": "Yes"}}]}
+    good = {"custom_id": "q", "response": {"status_code": 200, "body": body}}
+    line = {**good, "custom_id": f"p#{sample}"}
+    lines = io.StringIO(json.dumps(good) + "\n" + json.dumps(line) + "\n")
+    with pytest.raises(RecordError, match=rf"^b.jsonl:2: field 'custom_id' names sample {sample}"):
+        list(read_answer_stream(lines, "b.jsonl"))
 
 
 def test_a_batch_line_names_its_custom_id() -> None:

@@ -106,7 +106,7 @@ def test_reasoning_fields_and_extra_body_fields(
     for bad, message in [
         (["--body", "model=x"], "the body field 'model' is set by its own option"),
         (["--body", "top_k"], "body field 'top_k' is not KEY=VALUE"),
-        (["--body", "a=1", "--body", "a=2"], "body field 'a' is given twice"),
+        (["--body", "a=1", "--body", "a=2"], "parameter 'a' is set twice in --body"),
         (["--reasoning-effort", "extreme"], "reasoning_effort must be one of"),
     ]:
         code, err = prepare(capsys, prompts, "-m", "m", "--out", str(tmp_path / "x.jsonl"), *bad)
@@ -273,3 +273,38 @@ def test_a_mode_is_chat_or_completion(mode: object) -> None:
     assert (info.value.parameter, info.value.valid) == ("mode", "chat or completion")
     for good in ("chat", "completion"):
         assert list(batch_requests([Prompt("p", "T")], "m", SamplingParams(), mode=good))
+
+
+@pytest.mark.parametrize(
+    ("field", "message"),
+    [
+        ("n=3", "body field 'n' = 3 cannot be honoured: only the first choice is scored"),
+        ("n=0", "body field 'n' = 0 cannot be honoured"),
+        ("n=1.0", "body field 'n' = 1.0 cannot be honoured"),
+        ("stream=true", "body field 'stream' = true cannot be honoured"),
+        ("stream=yes", "body field 'stream' = \"yes\" cannot be honoured"),
+        ('stream_options={"include_usage": true}', "body field 'stream_options'"),
+        ("echo=true", "body field 'echo' = true cannot be honoured"),
+    ],
+)
+def test_body_fields_the_pipeline_cannot_honour_are_refused(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, field: str, message: str
+) -> None:
+    """``n`` other than 1 (only the first choice is scored), a stream, an echo."""
+    _, prompts, _ = make_dataset(tmp_path)
+    out = tmp_path / "x.jsonl"
+    code, err = prepare(capsys, prompts, "-m", "m", "--out", str(out), "--body", field)
+    assert code == 2 and message in err and "Traceback" not in err, err
+    assert not out.exists()
+
+
+def test_body_fields_at_the_value_the_pipeline_reads_are_sent(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    _, prompts, _ = make_dataset(tmp_path)
+    out = tmp_path / "x.jsonl"
+    fields = ["--body", "n=1", "--body", "stream=false", "--body", "echo=false"]
+    code, err = prepare(capsys, prompts, "-m", "m", "--out", str(out), *fields)
+    assert code == 0, err
+    body = read_jsonl(out)[0]["body"]
+    assert (body["n"], body["stream"], body["echo"]) == (1, False, False)

@@ -280,3 +280,27 @@ def test_a_responses_api_line_reads_as_the_chat_completion_line(
     assert first.response is not None and first.response == second.response
     assert first.response.text == text and first.response.reasoning == reasoning
     assert first.response.truncated == (finish == "length")
+
+
+def test_a_key_twice_in_a_batch_line_is_refused_with_its_line(tmp_path: Path) -> None:
+    """A reply whose ``content`` comes twice has no one answer: the line is refused."""
+    good = json.dumps(_answer_line("a", "m"))
+    twice = good.replace('"content": ', '"content": "The answer is: Yes", "content": ', 1)
+    path = tmp_path / "batch.jsonl"
+    path.write_text(good + "\n" + twice + "\n", encoding="utf-8")
+    with pytest.raises(RecordError, match=r"batch.jsonl:2: the key 'content' appears twice"):
+        list(read_answers(path))
+
+
+def test_an_lm_eval_results_file_with_a_key_twice_is_refused(tmp_path: Path) -> None:
+    from twosat_formal.integrations.answers import lm_eval_model_name
+
+    folder = tmp_path / "org__model"
+    folder.mkdir()
+    samples = folder / "samples_twosat_2026-01-02T03-04-05.678901.jsonl"
+    results = folder / "results_2026-01-02T03-04-05.678901.json"
+    results.write_text('{"model_name": "org/a",\n "model_name": "org/b"}', encoding="utf-8")
+    with pytest.raises(RecordError, match=r"results_.*\.json:2: the key 'model_name'"):
+        lm_eval_model_name(samples)
+    results.write_text('{"model_name": "org/a"}', encoding="utf-8")
+    assert lm_eval_model_name(samples) == "org/a"

@@ -1,7 +1,10 @@
 """One small registry class; each kind of plug-in keeps one instance of it.
 
 A plug-in's parameters are set on the command line as ``--set KEY=VALUE``;
-:func:`split_setting` reads one such setting, for every kind of plug-in alike. A
+:func:`split_setting` reads one such setting, for every kind of plug-in alike, and
+:func:`set_twice` is the one error of a key given twice, wherever ``KEY=VALUE``
+parameters are read (``--set`` of ``generate`` and ``perturb``, ``--body``, a model
+spec's ``?key=value`` options): the last copy never silently wins. A
 fixed table of names that is not a registry (modes, orders, metrics...) refuses an
 unknown name through :func:`check_choice`, with the same kind of message.
 
@@ -28,7 +31,7 @@ from typing import Generic, TypeVar
 
 from twosat_formal.errors import ConfigError, TwoSatFormalError, UnknownNameError
 
-__all__ = ["Registry", "check_choice", "split_setting"]
+__all__ = ["Registry", "check_choice", "set_twice", "split_setting"]
 
 T = TypeVar("T")
 
@@ -102,6 +105,24 @@ def split_setting(item: str) -> tuple[str, str]:
     if not sep or not key:
         raise ConfigError(f"setting {item!r} is not KEY=VALUE", parameter="set", valid="KEY=VALUE")
     return key, value
+
+
+def set_twice(key: str, *, where: str = "", parameter: str | None = None) -> ConfigError:
+    """The error of parameter ``key`` given twice, in one wording for every command.
+
+    ``where`` says where, when the key alone does not (``in model spec 'x'``,
+    ``for step 2 (filler)``); ``parameter`` is :attr:`ConfigError.parameter` (``key``
+    unless given).
+
+    >>> str(set_twice("count", where="for step 1 (filler)"))
+    "parameter 'count' is set twice for step 1 (filler)"
+    """
+    place = f" {where}" if where else ""
+    return ConfigError(
+        f"parameter {key!r} is set twice{place}",
+        parameter=parameter if parameter is not None else key,
+        valid="one value per key",
+    )
 
 
 def check_choice(value: object, choices: Iterable[str], *, what: str, parameter: str) -> None:

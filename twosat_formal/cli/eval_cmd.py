@@ -31,7 +31,7 @@ from twosat_formal.cli.options import (
 )
 from twosat_formal.cli.output import print_json, print_lines
 from twosat_formal.errors import EXIT_REQUESTS_FAILED, ConfigError
-from twosat_formal.evaluate.columns import pick_columns
+from twosat_formal.evaluate.columns import column_list, pick_columns
 from twosat_formal.evaluate.export import export_results, format_of
 from twosat_formal.evaluate.models import spec_forms
 from twosat_formal.evaluate.models.base import DEFAULT_MAX_TOKENS, DEFAULT_TIMEOUT_S
@@ -291,7 +291,7 @@ def results_command(
         format_of(out)  # refuse an unknown suffix before reading anything
     names = None
     if columns is not None:
-        names = pick_columns([name.strip() for name in columns.split(",") if name.strip()])
+        names = pick_columns(column_list(columns))
     with RunStore(store, readonly=True) as run_store:
         if out is None:
             count = export_results(run_store, stream=out_console.file, columns=names)

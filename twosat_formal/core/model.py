@@ -43,8 +43,10 @@ from urllib.parse import parse_qsl, unquote, unquote_plus, urlsplit, urlunsplit
 
 from pydantic import Field
 
+from twosat_formal._util.registry import set_twice
+from twosat_formal.core.jsonread import loads
 from twosat_formal.core.params import MUST, Rule, check, rules_table
-from twosat_formal.errors import ConfigError, TransientModelError
+from twosat_formal.errors import ConfigError, RecordError, TransientModelError
 
 __all__ = [
     "BODY_FIELDS",
@@ -172,6 +174,52 @@ BODY_FIELDS = (
 )
 
 
+#: Body fields whose other values no request of the pipeline honours: the value it
+#: reads (``None``: any value is refused) and why. ``n`` above 1 asks for choices of
+#: which only the first would be scored (``--samples`` asks for more); a stream is
+#: not one JSON reply (and no Batch API streams); ``echo`` puts the prompt before the
+#: answer, which would be scored as the answer; ``stream_options`` is for a stream.
+HONOURED_ONLY: dict[str, tuple[object, str]] = {
+    "n": (1, "only the first choice is scored; ask for more samples with --samples"),
+    "stream": (False, "a streamed reply is not one JSON reply, and a batch cannot stream"),
+    "stream_options": (None, "replies are not streamed"),
+    "echo": (False, "the echoed prompt would be scored as the answer"),
+}
+
+
+def _honoured(key: str, value: object) -> None:
+    """Refuse body field ``key`` = ``value`` where the pipeline cannot honour it."""
+    if key not in HONOURED_ONLY:
+        return
+    read, why = HONOURED_ONLY[key]
+    if read is None or type(value) is not type(read) or value != read:
+        shown = json.dumps(value, ensure_ascii=False)
+        raise ConfigError(
+            f"body field {key!r} = {shown} cannot be honoured: {why}",
+            parameter="body",
+            valid="leave it out" if read is None else f"{key}={json.dumps(read)} or leave it out",
+        )
+
+
+def _body_value(key: str, raw: str) -> object:
+    """The value of ``--body KEY=RAW``: the JSON ``raw`` is, else the string ``raw``.
+
+    JSON is read by the project's one reader (:mod:`twosat_formal.core.jsonread`): a
+    text Python reads as JSON that the reader refuses (an object with a key twice,
+    ``NaN``, a number beyond a double) is an error naming the field, never sent as
+    one copy or as a value that is not JSON.
+    """
+    try:
+        json.loads(raw)
+    except ValueError:
+        return raw
+    try:
+        return loads(raw, source="--body")
+    except RecordError as exc:
+        reason = str(exc).partition(": ")[2]
+        raise ConfigError(f"body field {key!r}: {reason}", parameter="body") from None
+
+
 def extra_body(pairs: Sequence[str]) -> tuple[tuple[str, str], ...]:
     """``KEY=VALUE`` texts as :attr:`SamplingParams.extra_body`: a value that is JSON is
     that JSON value, any other is a string.
@@ -182,6 +230,16 @@ def extra_body(pairs: Sequence[str]) -> tuple[tuple[str, str], ...]:
     Traceback (most recent call last):
     ...
     twosat_formal.errors.ConfigError: body field 'top_k' is not KEY=VALUE
+    >>> extra_body(['logit_bias={"1": 1, "1": 2}'])
+    Traceback (most recent call last):
+    ...
+    twosat_formal.errors.ConfigError: body field 'logit_bias': the key '1' appears twice in \
+one object
+    >>> extra_body(["n=3"])
+    Traceback (most recent call last):
+    ...
+    twosat_formal.errors.ConfigError: body field 'n' = 3 cannot be honoured: only the first \
+choice is scored; ask for more samples with --samples
     """
     found: dict[str, str] = {}
     for pair in pairs:
@@ -190,11 +248,9 @@ def extra_body(pairs: Sequence[str]) -> tuple[tuple[str, str], ...]:
         if not equals or not key:
             raise ConfigError(f"body field {pair!r} is not KEY=VALUE", parameter="body")
         if key in found:
-            raise ConfigError(f"body field {key!r} is given twice", parameter="body")
-        try:
-            value = json.loads(raw)
-        except ValueError:
-            value = raw
+            raise set_twice(key, where="in --body", parameter="body")
+        value = _body_value(key, raw)
+        _honoured(key, value)
         found[key] = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return tuple(sorted(found.items()))
 

@@ -48,7 +48,9 @@ from twosat_formal.errors import ConfigError
 
 __all__ = [
     "COUNT",
+    "MAX_STORED",
     "MUST",
+    "STORED_COUNT",
     "Declared",
     "Problem",
     "Rule",
@@ -164,6 +166,11 @@ class Rule(NamedTuple):
 MUST = "{key} must be {valid}, not {value!r}"
 #: A count: an integer >= 1 (``true`` is none).
 COUNT = Rule(Annotated[int, Field(ge=1)], "an integer >= 1")
+#: The largest integer a run store holds (SQLite's INTEGER is a signed 64-bit number):
+#: a count or index read to be stored is refused beyond it when it is read.
+MAX_STORED = 2**63 - 1
+#: A count or index that a store holds: an integer in [0, :data:`MAX_STORED`].
+STORED_COUNT = Annotated[int, Field(ge=0, le=MAX_STORED)]
 
 
 def rules_table(name: str, rules: Mapping[str, Rule]) -> TypeAdapter[dict[str, Any]]:

@@ -34,6 +34,7 @@ __all__ = [
     "JOINED",
     "ExportColumn",
     "add_column",
+    "column_list",
     "export_columns",
     "pick_columns",
     "sources_of",
@@ -230,11 +231,51 @@ def export_columns() -> tuple[str, ...]:
     return tuple(COLUMNS.names())
 
 
+def column_list(text: str) -> list[str]:
+    """The column names of a comma-separated list (``--columns``), each stripped.
+
+    Raises :class:`~twosat_formal.errors.ConfigError` on a list that names no column
+    (``''``, ``' , '``), on an empty name between commas and on a name given twice;
+    :func:`pick_columns` then checks each name.
+
+    >>> column_list(" model , decision")
+    ['model', 'decision']
+    >>> column_list("")
+    Traceback (most recent call last):
+    ...
+    twosat_formal.errors.ConfigError: --columns names no column: give one or more export \
+column names, separated by commas
+    >>> column_list("model,,decision")
+    Traceback (most recent call last):
+    ...
+    twosat_formal.errors.ConfigError: --columns 'model,,decision' has an empty column \
+name (name 2 of 3)
+    """
+    names = [name.strip() for name in text.split(",")]
+    if not any(names):
+        raise _columns_error(
+            "--columns names no column: give one or more export column names, separated by commas"
+        )
+    for index, name in enumerate(names, 1):
+        if not name:
+            raise _columns_error(
+                f"--columns {text!r} has an empty column name (name {index} of {len(names)})"
+            )
+        if name in names[: index - 1]:
+            raise _columns_error(f"--columns {text!r} names column {name!r} twice")
+    return names
+
+
+def _columns_error(message: str) -> ConfigError:
+    return ConfigError(message, parameter="columns", valid=", ".join(export_columns()))
+
+
 def pick_columns(names: Sequence[str] | None) -> tuple[str, ...]:
     """The export columns named in ``names`` (all of them for ``None``), in export order.
 
-    Raises :class:`~twosat_formal.errors.ConfigError` on a name that is not a column,
-    and on an empty selection (a file of empty rows is never what was meant).
+    Raises :class:`~twosat_formal.errors.ConfigError` on a name that is not a column
+    (an empty name among them), and on an empty selection (a file of empty rows is
+    never what was meant).
 
     >>> pick_columns(["decision", "model"])
     ('model', 'decision')
@@ -245,15 +286,19 @@ def pick_columns(names: Sequence[str] | None) -> tuple[str, ...]:
     >>> pick_columns([])
     Traceback (most recent call last):
     ...
-    twosat_formal.errors.ConfigError: no export column named
+    twosat_formal.errors.ConfigError: no export column is named: give one or more
+    >>> pick_columns(["model", ""])
+    Traceback (most recent call last):
+    ...
+    twosat_formal.errors.ConfigError: an export column name is empty
     """
     if names is None:
         return export_columns()
     if not names:
-        raise ConfigError(
-            "no export column named", parameter="columns", valid=", ".join(export_columns())
-        )
+        raise _columns_error("no export column is named: give one or more")
     for name in names:
+        if not isinstance(name, str) or not name.strip():
+            raise _columns_error("an export column name is empty")
         if name not in COLUMNS:
             raise ConfigError(
                 f"no export column {name!r} (see `twosat-formal results --help`)",

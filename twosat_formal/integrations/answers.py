@@ -46,7 +46,6 @@ p3 1 hf Yes None
 from __future__ import annotations
 
 import dataclasses
-import json
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -55,6 +54,8 @@ from typing import IO, Annotated, Any, Self, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from twosat_formal.core.jsonread import read_json_file
+from twosat_formal.core.params import MAX_STORED, STORED_COUNT
 from twosat_formal.core.records import read_record
 from twosat_formal.errors import EvaluationError, RecordError
 from twosat_formal.evaluate.models.base import Response
@@ -120,7 +121,7 @@ def split_custom_id(value: str) -> tuple[str, int]:
     (('abc', 2), ('abc', 0))
     """
     head, separator, tail = value.rpartition(SAMPLE_SEPARATOR)
-    if separator and tail.isdigit() and head:
+    if separator and tail.isascii() and tail.isdigit() and head:
         return head, int(tail)
     return value, 0
 
@@ -161,12 +162,12 @@ reasoning=None), error=None, form='jsonl', source=None, line=None)
     response: str | None = None
     error: Any = None
     finish_reason: str | None = None
-    prompt_tokens: Annotated[int, Field(ge=0)] | None = None
-    completion_tokens: Annotated[int, Field(ge=0)] | None = None
+    prompt_tokens: STORED_COUNT | None = None
+    completion_tokens: STORED_COUNT | None = None
     latency_s: Annotated[float, Field(ge=0)] | None = None
     reasoning: str | None = None
     model: str | None = None
-    sample: Annotated[int, Field(ge=0)] | None = None
+    sample: STORED_COUNT | None = None
 
     @model_validator(mode="after")
     def _answer_or_error(self) -> Self:
@@ -252,6 +253,11 @@ def _batch(obj: Mapping[str, Any], model: str | None, at: _At) -> Iterator[Exter
     nor the line names one (a failed request: :func:`read_answer_stream` gives it the
     batch's model)."""
     prompt_id, sample = split_custom_id(at.read(BatchAnswerLine, obj).custom_id)
+    if sample > MAX_STORED:
+        raise at.error(
+            f"field 'custom_id' names sample {sample}, beyond {MAX_STORED} (the largest "
+            "integer a store holds)"
+        )
     error = _batch_error(obj)
     body = obj.get("response", {}).get("body") if isinstance(obj.get("response"), Mapping) else None
     served = body.get("model") if isinstance(body, Mapping) else None
@@ -388,7 +394,8 @@ def lm_eval_model_name(path: str | Path) -> str | None:
     lm-eval writes ``samples_<task>_<date>.jsonl`` and ``results_<date>.json`` side by
     side under ``OUTPUT/<model, sanitized>/``; the results hold the model's own name
     (``model_name``: ``org/model``, where the folder says ``org__model``). Without a
-    results file, the folder's name.
+    results file, the folder's name. The results file is read by the project's one
+    JSON reader: one it refuses (a key twice) is a :class:`RecordError` naming it.
 
     >>> import json, tempfile, pathlib
     >>> folder = pathlib.Path(tempfile.mkdtemp()) / "org__model"
@@ -406,9 +413,10 @@ def lm_eval_model_name(path: str | Path) -> str | None:
     if match is not None:
         results = file.with_name(f"results_{match['date']}.json")
         try:
-            name = json.loads(results.read_text(encoding="utf-8")).get("model_name")
-        except (OSError, ValueError, AttributeError):
-            name = None
+            document = read_json_file(results)
+        except OSError:  # no results file (or none readable): the folder names it
+            document = None
+        name = document.get("model_name") if isinstance(document, dict) else None
         if isinstance(name, str) and name:
             return name
     return file.parent.name or None

@@ -1,6 +1,7 @@
 """OpenAI Batch API request files: ask every prompt through a batch job.
 
-Each line is one request: ``custom_id`` (the prompt id, ``PROMPT_ID#K`` for sample
+Each line is one request, one per prompt text (prompts with one text are one request,
+as ``eval`` asks them): ``custom_id`` (the first such prompt's id, ``PROMPT_ID#K`` for sample
 ``K > 0``), ``method`` ``POST``, ``url`` ``/v1/chat/completions`` (or
 ``/v1/completions``) and ``body``, the same JSON body ``eval`` posts (messages, token
 budget and the sampling parameters that are set; a set seed is sent as ``seed + K``).
@@ -154,7 +155,11 @@ def batch_requests(
     samples: int = 1,
     mode: str = DEFAULT_MODE,
 ) -> Iterator[dict[str, Any]]:
-    """One Batch API request line per prompt and sample, in prompt order (lazily).
+    """One Batch API request line per prompt text and sample, in prompt order (lazily).
+
+    Prompts with one text (small instances verbalized alike) are one request, as
+    ``eval`` asks them once: its ``custom_id`` is the first such prompt's id, and
+    ``score`` gives its answer to every prompt with that text.
 
     The arguments are checked at once, before any line is made.
 
@@ -181,7 +186,11 @@ def batch_requests(
 def _rows(
     prompts: Iterable[_Prompt], model: str, params: SamplingParams, samples: int, mode: str
 ) -> Iterator[dict[str, Any]]:
+    asked: set[str] = set()
     for prompt in prompts:
+        if prompt.text in asked:  # one text is one request, as eval asks it
+            continue
+        asked.add(prompt.text)
         for sample in range(samples):
             yield {
                 "custom_id": custom_id(prompt.id, sample),

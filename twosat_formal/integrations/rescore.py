@@ -87,13 +87,67 @@ class ScoreSummary:
         }
 
 
+def _what(answer: ExternalAnswer) -> tuple[object, ...]:
+    """What an answer says: two answers to one text that say the same are one answer."""
+    response = answer.response
+    if response is None:
+        return (None, answer.error)
+    return (response.text, response.finish_reason, response.reasoning)
+
+
+class _Once:
+    """One answer per model, prompt text and sample, as ``eval`` asks a text once.
+
+    A second answer to one prompt is refused; an answer to another prompt with the
+    same text is the same request's: refused where it says something else, else
+    skipped (the store gives the first to every prompt with that text).
+    """
+
+    def __init__(self) -> None:
+        self._seen: dict[tuple[str, str, int], tuple[str, str, tuple[object, ...]]] = {}
+        self._ids: dict[tuple[str, str, int], str] = {}
+
+    def first(self, answer: ExternalAnswer, text_hash: str) -> bool:
+        """Whether ``answer`` is the first to its text (else an equal copy)."""
+        where = ":".join(str(p) for p in (answer.source, answer.line) if p is not None)
+        where = where or "an earlier answer"
+        key = (answer.model, text_hash, answer.sample)
+        known = self._seen.get(key)
+        asked = (answer.model, answer.prompt_id, answer.sample)
+        if asked in self._ids:
+            raise self._error(
+                answer,
+                f"model {answer.model!r} answered prompt {answer.prompt_id!r} sample "
+                f"{answer.sample} twice (first at {self._ids[asked]})",
+            )
+        self._ids[asked] = where
+        if known is None:
+            self._seen[key] = (where, answer.prompt_id, _what(answer))
+            return True
+        if known[2] != _what(answer):
+            raise self._error(
+                answer,
+                f"model {answer.model!r} gave prompts {known[1]!r} and "
+                f"{answer.prompt_id!r}, which have one text (one request), different "
+                f"answers to sample {answer.sample} (the first at {known[0]})",
+            )
+        return False
+
+    @staticmethod
+    def _error(answer: ExternalAnswer, message: str) -> RecordError:
+        return RecordError(message, line=answer.line, source=answer.source)
+
+
 def _results(
     answers: Iterable[ExternalAnswer], items: Sequence[EvalItem], run_id: int | None
-) -> Iterator[ResultRow]:
+) -> Iterator[tuple[ResultRow, int]]:
+    """Each answer judged as a result, with the number of prompts with its text (the
+    rows it makes); an equal answer to another prompt with the same text is skipped."""
     by_id = {item.prompt.id: item for item in items}
-    seen: dict[tuple[str, str, int], str] = {}
+    hashes = {item.prompt.id: prompt_hash(item.prompt.text) for item in items}
+    copies = Counter(hashes.values())
+    once = _Once()
     for answer in answers:
-        where = ":".join(str(p) for p in (answer.source, answer.line) if p is not None)
         item = by_id.get(answer.prompt_id)
         if item is None:
             raise RecordError(
@@ -101,23 +155,17 @@ def _results(
                 line=answer.line,
                 source=answer.source,
             )
-        key = (answer.model, answer.prompt_id, answer.sample)
-        if key in seen:
-            raise RecordError(
-                f"model {answer.model!r} answered prompt {answer.prompt_id!r} sample "
-                f"{answer.sample} twice (first at {seen[key]})",
-                line=answer.line,
-                source=answer.source,
-            )
-        seen[key] = where or "an earlier answer"
+        text_hash = hashes[answer.prompt_id]
+        if not once.first(answer, text_hash):
+            continue
         if answer.response is None:
             judgement = error_judgement(item.label, answer.error or "request failed")
         else:
             judgement = score(answer.response, item.prompt, item.formula, item.label)
-        yield ResultRow(
+        result = ResultRow(
             model=answer.model,
             endpoint=ENDPOINT,
-            prompt_hash=prompt_hash(item.prompt.text),
+            prompt_hash=text_hash,
             prompt_id=item.prompt.id,
             params=PARAMS,
             sample=answer.sample,
@@ -125,6 +173,7 @@ def _results(
             response=answer.response,
             run_id=run_id,
         )
+        yield result, copies[text_hash]
 
 
 def _open(store: RunStore, items: Sequence[EvalItem], info: Mapping[str, Any]) -> int:
@@ -146,14 +195,14 @@ def _score_into(
     runs = [_open(store, items, info) for store in stores]
     status = "failed"
     try:
-        for result in _results(answers, items, runs[0]):
+        for result, rows in _results(answers, items, runs[0]):
             for index, (store, run_id) in enumerate(zip(stores, runs, strict=True)):
                 added = store.put(dataclasses.replace(result, run_id=run_id), commit=False)
                 if index == 1:
                     summary.stored += added
-            summary.scored += 1
-            summary.correct += result.judgement.correct
-            summary.failures[result.judgement.failure] += 1
+            summary.scored += rows  # one row per prompt with the answer's text
+            summary.correct += rows * result.judgement.correct
+            summary.failures[result.judgement.failure] += rows
         status = "finished"
     finally:
         for store, run_id in zip(stores, runs, strict=True):

@@ -18,7 +18,12 @@ spec                                model
 ==================================  ==========================================================
 
 Options after ``?`` are part of the spec, so they are part of a stored request's
-key; ``mode`` given there wins over the ``mode`` argument of :func:`load_model`. Every
+key. A spec is named by its canonical form (:func:`canonical_spec`: each option read
+by its rule and written back in one spelling, the options in alphabetical order, an
+option at the value its absence builds left out), so
+``ref/bounded?budget=03`` and ``ref/bounded?budget=3``, or ``?a=1&b=2`` and
+``?b=2&a=1``, are one model in the store and in reports; ``mode`` given there wins
+over the ``mode`` argument of :func:`load_model`. Every
 kind also takes the sampling options ``max_tokens``, ``temperature``, ``top_p`` and
 ``seed`` (``openai/phi-4-reasoning?max_tokens=16384&temperature=0.8``): they override
 the run's sampling parameters for that model alone (:func:`sampling_for`).
@@ -48,17 +53,18 @@ llamacpp/<path.gguf>, llamacpp/gemma3-270m, llamacpp/smollm2-135m-instruct
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Mapping
 from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Annotated, Any, Protocol
-from urllib.parse import parse_qsl
+from urllib.parse import parse_qsl, quote
 
 from pydantic import Field, TypeAdapter
 
-from twosat_formal._util.registry import Registry
+from twosat_formal._util.registry import Registry, set_twice
 from twosat_formal.core.model import DEFAULT_MODE
 from twosat_formal.core.params import COUNT, MUST, Rule, check, rules_table
 from twosat_formal.errors import ConfigError, UnknownNameError
@@ -90,6 +96,7 @@ __all__ = [
     "Response",
     "SamplingParams",
     "TransientModelError",
+    "canonical_spec",
     "load_model",
     "parse_spec",
     "sampling_for",
@@ -157,6 +164,9 @@ class ModelKind:
     build: Builder
     #: Whether the prefix takes a ``/<rest>`` (model id or path) after its name.
     takes_rest: bool = False
+    #: The value of each of its own options that a spec without the option builds
+    #: (``ref/bounded``: ``budget`` 1000): the canonical spec leaves them out.
+    defaults: Mapping[str, Any] = field(default_factory=dict)
 
 
 #: Spec prefixes (``ref/oracle``..., ``openai``, ``llamacpp``) → :class:`ModelKind`.
@@ -235,11 +245,57 @@ def parse_spec(spec: str) -> tuple[str, str, dict[str, Any]]:
             ) from None
         for key, value in pairs:
             if key in options:
-                raise ConfigError(
-                    f"model spec {shown_spec(spec)!r} sets option {key!r} twice", parameter=key
-                )
+                raise set_twice(key, where=f"in model spec {shown_spec(spec)!r}")
             options[key] = value
     return name, rest, _checked_options(name, spec, options)
+
+
+def canonical_spec(spec: str) -> str:
+    """The one spelling of ``spec``: each option read by its rule and written back in
+    one spelling (an integer in decimal without leading zeros, a number as Python
+    writes it, ``.0`` left off), the options in alphabetical order, no empty ``?``,
+    and an option of the kind's own at the value a spec without it builds
+    (:attr:`ModelKind.defaults`) left out.
+
+    The model a spec builds is named by this form (its ``spec``), so that two
+    spellings of one model are one model in the store and in reports.
+
+    Raises
+    ------
+    UnknownNameError, ConfigError
+        As :func:`parse_spec`.
+
+    Examples
+    --------
+    >>> canonical_spec("ref/bounded?budget=03")
+    'ref/bounded?budget=3'
+    >>> canonical_spec("openai/m?temperature=0.50&max_tokens=0100&mode=chat")
+    'openai/m?max_tokens=100&mode=chat&temperature=0.5'
+    >>> canonical_spec("ref/oracle?")
+    'ref/oracle'
+    >>> canonical_spec("ref/bounded?budget=1000")  # the budget ref/bounded has
+    'ref/bounded'
+    """
+    body = spec.partition("?")[0]
+    name, _, options = parse_spec(spec)
+    defaults = MODELS.get(name).defaults
+    kept = sorted(key for key, value in options.items() if not _same(defaults, key, value))
+    if not kept:
+        return body
+    return body + "?" + "&".join(f"{key}={_spelled(options[key])}" for key in kept)
+
+
+def _same(defaults: Mapping[str, Any], key: str, value: object) -> bool:
+    """Whether ``value`` of option ``key`` is the value a spec without it builds."""
+    return key in defaults and type(defaults[key]) is type(value) and defaults[key] == value
+
+
+def _spelled(value: object) -> str:
+    """An option's typed value as the canonical spec writes it."""
+    if isinstance(value, float):
+        text = repr(value)
+        return text[:-2] if text.endswith(".0") else text
+    return quote(str(value), safe="/:")
 
 
 def _checked_options(name: str, spec: str, options: Mapping[str, str]) -> dict[str, Any]:
@@ -299,6 +355,7 @@ def load_model(
     twosat_formal.errors.ConfigError: model spec 'ref/oracle?budget=3': unknown option 'budget'
     """
     name, rest, options = parse_spec(spec)
+    spec = canonical_spec(spec)
     load = LoadOptions(base_url=base_url, api_key_env=api_key_env, mode=mode, timeout_s=timeout_s)
     return MODELS.get(name).build(spec, rest, options, load)
 
@@ -347,8 +404,12 @@ def _build_llamacpp(
 for _name, _cls in REFERENCE_MODELS.items():  # ref/bounded?budget=N takes its budget
     _query = "&".join(f"{option}=N" for option in _cls.options)
     _form = f"ref/{_name}" + (f"?{_query}" if _query else "")
+    _defaults = {
+        option: inspect.signature(_cls).parameters[option].default for option in _cls.options
+    }
     MODELS.add(
-        f"ref/{_name}", ModelKind((_form,), _cls.summary, _cls.options, _build_reference(_cls))
+        f"ref/{_name}",
+        ModelKind((_form,), _cls.summary, _cls.options, _build_reference(_cls), defaults=_defaults),
     )
 MODELS.add(
     "openai",
@@ -368,5 +429,6 @@ MODELS.add(
         ("mode", "n_ctx"),
         _build_llamacpp,
         takes_rest=True,
+        defaults={"n_ctx": llamacpp.DEFAULT_N_CTX},  # mode: the run's, no fixed default
     ),
 )

@@ -9,7 +9,10 @@ What a server sends is read by rules that no reply can stretch:
 * JSON nested at most :data:`MAX_REPLY_DEPTH` levels deep, checked on the bytes
   before they are decoded (Python's decoder would otherwise recurse to its limit);
 * text without lone surrogates (``"\\ud800"`` decodes to a Python string that no
-  UTF-8 store, file or terminal can hold).
+  UTF-8 store, file or terminal can hold);
+* JSON as the project's one JSON reader (:func:`twosat_formal.core.jsonread.loads`)
+  reads it: an object with a key twice (``"content"`` twice: which copy is the
+  answer?), ``NaN`` or a number beyond a double is a malformed reply, not a guess.
 
 Each rule that a reply breaks raises :class:`~twosat_formal.errors.EvaluationError`,
 the failure of that one request (stored as such by ``eval``), never a crash.
@@ -29,14 +32,14 @@ twosat_formal.errors.EvaluationError: malformed reply: JSON nested 100 levels de
 
 from __future__ import annotations
 
-import json
 import re
 import zlib
 from collections.abc import AsyncIterator, Iterable
 
 import numpy as np
 
-from twosat_formal.errors import EvaluationError
+from twosat_formal.core.jsonread import loads
+from twosat_formal.errors import EvaluationError, RecordError
 
 __all__ = [
     "ACCEPT_ENCODING",
@@ -56,6 +59,8 @@ MAX_REPLY_BYTES = 16 * 1024 * 1024
 MAX_REPLY_DEPTH = 64
 #: The content encodings asked for (``Accept-Encoding``), the ones :func:`inflate` reads.
 ACCEPT_ENCODING = "gzip, deflate"
+#: The source :func:`load_reply` names to the JSON reader (its errors drop it).
+_REPLY = "reply"
 
 _STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 _KEEP = frozenset(b"[]{}")
@@ -87,10 +92,12 @@ def json_depth(raw: bytes) -> int:
 
 
 def load_reply(raw: bytes, max_depth: int = MAX_REPLY_DEPTH) -> object:
-    """``raw`` decoded as JSON, refused when it is not JSON or nests too deep.
+    """``raw`` decoded as JSON by the project's one reader, refused when it is not JSON,
+    nests too deep or breaks that reader's rules (a key twice in one object).
 
     Raises :class:`~twosat_formal.errors.EvaluationError` for a body that is not UTF-8
-    JSON or nests deeper than ``max_depth``.
+    JSON, nests deeper than ``max_depth`` or is refused by
+    :func:`twosat_formal.core.jsonread.loads`.
 
     >>> load_reply(b'{"choices": []}')
     {'choices': []}
@@ -98,17 +105,30 @@ def load_reply(raw: bytes, max_depth: int = MAX_REPLY_DEPTH) -> object:
     Traceback (most recent call last):
     ...
     twosat_formal.errors.EvaluationError: malformed reply: the body is not JSON ('<html>')
+    >>> load_reply(b'{"content": "Yes", "content": "No"}')
+    Traceback (most recent call last):
+    ...
+    twosat_formal.errors.EvaluationError: malformed reply: the key 'content' appears twice \
+in one object
     """
     depth = json_depth(raw)
     if depth > max_depth:
         raise EvaluationError(
             f"malformed reply: JSON nested {depth} levels deep (at most {max_depth})"
         )
+    preview = check_text(raw[:80].decode("utf-8", "replace"), "", strict=False)
     try:
-        return json.loads(raw)
-    except (ValueError, RecursionError):
-        preview = check_text(raw[:80].decode("utf-8", "replace"), "", strict=False)
+        text = raw.decode("utf-8")
+        text.encode("utf-8")  # no lone surrogate
+    except UnicodeError:
         raise EvaluationError(f"malformed reply: the body is not JSON ({preview!r})") from None
+    try:
+        return loads(text, source=_REPLY)
+    except RecordError as exc:
+        reason = str(exc).partition(": ")[2]
+        if reason.startswith("invalid JSON"):
+            reason = f"the body is not JSON ({preview!r})"
+        raise EvaluationError(f"malformed reply: {reason}") from None
 
 
 def check_text(text: str, what: str, *, strict: bool = True) -> str:

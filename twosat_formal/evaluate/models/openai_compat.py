@@ -66,7 +66,7 @@ from twosat_formal.core.model import (
     public_endpoint,
     url_secrets,
 )
-from twosat_formal.core.params import MUST, Rule
+from twosat_formal.core.params import MAX_STORED, MUST, Rule
 from twosat_formal.errors import (
     FINAL_STATUS,
     ConfigError,
@@ -433,9 +433,9 @@ def _responses_finish(payload: dict[str, Any]) -> str | None:
     return _INCOMPLETE.get(reason, reason) if isinstance(reason, str) else "incomplete"
 
 
-#: The largest token count a reply's ``usage`` may give: SQLite's INTEGER is a signed
-#: 64-bit number, and a store holds every count it reads.
-MAX_COUNT = 2**63 - 1
+#: The largest token count a reply's ``usage`` may give: a store holds every count it
+#: reads (:data:`twosat_formal.core.params.MAX_STORED`).
+MAX_COUNT = MAX_STORED
 
 
 def _count(value: object) -> int | None:

@@ -428,7 +428,9 @@ class BoundedModel(ReferenceModel):
             raise ConfigError(
                 f"budget must be >= 1, got {budget}", parameter="budget", valid=">= 1"
             )
-        super().__init__(spec=spec if spec is not None else f"ref/bounded?budget={budget}")
+        if spec is None:  # the canonical spec: the default budget is left out
+            spec = "ref/bounded" + ("" if budget == DEFAULT_BUDGET else f"?budget={budget}")
+        super().__init__(spec=spec)
         self.budget = budget
 
     def answer(self, read: ReadPrompt, prompt: str, sample: int) -> str:

@@ -31,8 +31,10 @@ from urllib.parse import parse_qsl, urlencode
 
 from pydantic import BeforeValidator, Field
 
+from twosat_formal._util.registry import set_twice
 from twosat_formal.core.params import COUNT, MUST, Rule, check, from_text, rules_table, validate
 from twosat_formal.errors import ConfigError
+from twosat_formal.evaluate.models import canonical_spec, shown_spec
 
 __all__ = [
     "LIMIT_OPTIONS",
@@ -78,12 +80,19 @@ _LIMITS = rules_table("limits", LIMIT_RULES)
 
 
 def split_limits(spec: str, defaults: ModelLimits | None = None) -> tuple[str, ModelLimits]:
-    """The spec without its limit options, and the limits (the spec's over ``defaults``)."""
+    """The spec without its limit options, in its canonical form
+    (:func:`~twosat_formal.evaluate.models.canonical_spec`, the name of the model it
+    builds), and the limits (the spec's over ``defaults``)."""
     body, mark, query = spec.partition("?")
     if not mark:
         return spec, defaults or ModelLimits()
     pairs = parse_qsl(query, keep_blank_values=True)
-    given = {key: raw for key, raw in pairs if key in LIMIT_OPTIONS}
+    given: dict[str, str] = {}
+    for key, raw in pairs:
+        if key in given:
+            raise set_twice(key, where=f"in model spec {shown_spec(spec)!r}")
+        if key in LIMIT_OPTIONS:
+            given[key] = raw
 
     def problem(key: str, unknown: bool) -> ConfigError:
         valid = LIMIT_RULES[key].valid
@@ -95,7 +104,7 @@ def split_limits(spec: str, defaults: ModelLimits | None = None) -> tuple[str, M
 
     limits = replace(defaults or ModelLimits(), **validate(_LIMITS, given, problem))
     rest = urlencode([(key, raw) for key, raw in pairs if key not in LIMIT_OPTIONS], safe="/:")
-    return (f"{body}?{rest}" if rest else body), limits
+    return canonical_spec(f"{body}?{rest}" if rest else body), limits
 
 
 def estimated_tokens(prompt: str, max_tokens: int | None) -> int:

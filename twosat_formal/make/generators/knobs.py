@@ -30,7 +30,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, Field
 
-from twosat_formal._util.registry import split_setting
+from twosat_formal._util.registry import set_twice, split_setting
 from twosat_formal.core.formula import MAX_SIZE
 from twosat_formal.core.params import from_text, table_of, validate
 from twosat_formal.errors import ConfigError
@@ -305,8 +305,6 @@ def parse_settings(items: Sequence[str]) -> dict[str, str]:
     for item in items:
         key, value = split_setting(item)
         if key in settings:
-            raise ConfigError(
-                f"parameter {key!r} is set twice", parameter=key, valid="one value per key"
-            )
+            raise set_twice(key)
         settings[key] = value.strip()
     return settings

@@ -23,7 +23,7 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from twosat_formal._util.registry import split_setting
+from twosat_formal._util.registry import set_twice, split_setting
 from twosat_formal.core.formula import Formula
 from twosat_formal.errors import ConfigError, ProofError, RecordError
 from twosat_formal.make.perturb.operator import OPERATORS, Operator
@@ -227,7 +227,9 @@ def parse_steps(operators: Sequence[str], settings: Sequence[str] = ()) -> list[
 
     A setting ``KEY=VALUE`` goes to every step whose operator has the parameter
     ``KEY``; ``OP.KEY=VALUE`` to every ``OP`` step; ``N.KEY=VALUE`` to step ``N``
-    (1-based). Values stay text here; each operator converts and checks its own.
+    (1-based). Values stay text here; each operator converts and checks its own. A
+    step's parameter set twice (``count=1`` and ``count=2``, or ``count=1`` and
+    ``filler.count=2``) is refused, as ``generate`` refuses a key given twice.
 
     >>> parse_steps(["reorder", "filler"], ["count=3", "1.order=reversed"])
     [('reorder', {'order': 'reversed'}), ('filler', {'count': '3'})]
@@ -235,6 +237,10 @@ def parse_steps(operators: Sequence[str], settings: Sequence[str] = ()) -> list[
     Traceback (most recent call last):
     ...
     twosat_formal.errors.ConfigError: setting 'flip' is not KEY=VALUE
+    >>> parse_steps(["filler"], ["count=1", "count=2"])
+    Traceback (most recent call last):
+    ...
+    twosat_formal.errors.ConfigError: parameter 'count' is set twice for step 1 (filler)
     """
     ops = [OPERATORS.get(name) for name in operators]
     params: list[dict[str, object]] = [{} for _ in ops]
@@ -243,5 +249,7 @@ def parse_steps(operators: Sequence[str], settings: Sequence[str] = ()) -> list[
         target, dot, name = key.rpartition(".")
         for i in _steps_of(setting, ops, target if dot else None, name):
             ops[i].param(name)
+            if name in params[i]:
+                raise set_twice(name, where=f"for step {i + 1} ({ops[i].name})")
             params[i][name] = value
     return [(op.name, p) if p else op.name for op, p in zip(ops, params, strict=True)]
