@@ -313,6 +313,21 @@ def test_table6_runs_end_to_end_with_overall_rows(tmp_path: Path) -> None:
     assert {t["family"] for t in data["knob_tests"]} == {"knob levels (all of Table 6)"}
 
 
+def test_the_manifest_names_each_model_as_the_store_and_report_do(tmp_path: Path) -> None:
+    """A spec spelled otherwise than its canonical form (a leading zero, its default
+    option) is named in the manifest by the name its answers are stored under."""
+    from twosat_formal.evaluate.store import RunStore
+    from twosat_formal.study.experiments.runner import run_experiment
+
+    spec = small_spec("table1", [{"family": "backbone", "clauses": [6]}], formulas=1)
+    run_experiment(spec, ["ref/bounded?budget=0050", "ref/bounded?budget=1000"], out_dir=tmp_path)
+    manifest = json.loads((tmp_path / "manifest.json").read_text())
+    with RunStore(tmp_path / "results.sqlite", readonly=True) as store:
+        stored = set(store.budgets())
+    assert manifest["models"] == ["ref/bounded?budget=50", "ref/bounded"]
+    assert set(manifest["models"]) == stored
+
+
 def test_table4_budget_is_each_models_own(tmp_path: Path) -> None:
     """A model whose spec sets its own budget shows that budget, not the run's."""
     from twosat_formal.evaluate.store import RunStore

@@ -50,7 +50,7 @@ from rich.console import Console
 from twosat_formal.core.model import DEFAULT_MODE, Model, SamplingParams
 from twosat_formal.errors import ConfigError
 from twosat_formal.evaluate.export import export_results
-from twosat_formal.evaluate.models import parse_spec as parse_model_spec
+from twosat_formal.evaluate.models import canonical_spec
 from twosat_formal.evaluate.run import (
     EvalItem,
     EvalSummary,
@@ -511,7 +511,8 @@ def _report_stage(folder: Path, config: ExperimentConfig, clock: _Clock) -> Path
 def _plan(
     name: str | ExperimentSpec, models: Sequence[str], config: ExperimentConfig
 ) -> tuple[ExperimentSpec, list[str]]:
-    """The spec with the run's overrides, and the model specs with the spec's own budgets.
+    """The spec with the run's overrides, and the model specs with the spec's own budgets,
+    each in its canonical form (the name the run store and the report give it).
 
     Everything is checked here, before anything is generated.
     """
@@ -519,10 +520,7 @@ def _plan(
     check_story_model(spec, config.story_model)
     if not models:
         raise ConfigError("give at least one model", parameter="models", valid="a model spec")
-    specs = [spec.model_spec(model) for model in models]
-    for model in specs:
-        parse_model_spec(model)
-    return spec, specs
+    return spec, [canonical_spec(spec.model_spec(model)) for model in models]
 
 
 def _build(spec: ExperimentSpec, folder: Path, config: ExperimentConfig, clock: _Clock) -> _Built:
