@@ -52,6 +52,7 @@ from twosat_formal.io.jsonl import (
     read_text,
     rereadable,
 )
+from twosat_formal.make.checks import check_seed
 from twosat_formal.make.edits.classify import (
     CHANGING,
     CLASSES,
@@ -212,7 +213,7 @@ def cumulative_edits(
     check_choice(order, ORDERS, what="order", parameter="order")
     ops = _operators(operators)
     instance.formula.require_2cnf("symbolic edits")
-    rng = random.Random(seed)
+    rng = random.Random(check_seed(seed))
     scan = list(range(instance.formula.num_clauses))
     if order == "shuffled":
         rng.shuffle(scan)
@@ -327,7 +328,7 @@ def individual_edits(
     ops = _operators(operators)
     formula = instance.formula
     formula.require_2cnf("symbolic edits")
-    rng = random.Random(seed)
+    rng = random.Random(check_seed(seed))
     pairs = _shuffled_pairs(ops, formula.num_clauses, rng)
     kept: dict[str, list[EditedInstance]] = {PRESERVING: [], CHANGING: []}
     seen = {formula}
