@@ -162,7 +162,13 @@ def _split_target(
 
 #: How a request becomes sizes: the budget splits the clauses into definitions (two per
 #: bound variable) and fillers; ``free_ratio`` sizes the free variables.
-SIZING = Sizing(FAMILY, PARAMS, min_clauses=MIN_CLAUSES, budget=_budget)
+SIZING = Sizing(
+    FAMILY,
+    PARAMS,
+    min_clauses=MIN_CLAUSES,
+    budget=_budget,
+    count=lambda p: 2 * (int(p["n"]) - int(p["f"])) + int(p["r"]),
+)
 
 
 def resolve(clauses: int | None, params: Mapping[str, object]) -> Checked:
