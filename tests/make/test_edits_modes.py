@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import tracemalloc
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -21,6 +22,7 @@ from twosat_formal.make.edits import (
     CHANGING,
     PRESERVING,
     EditRun,
+    apply_edit,
     cumulative_edits,
     edit_instances,
     edit_lines,
@@ -242,3 +244,34 @@ def test_edit_lines_reads_datasets_and_formula_files(tmp_path: Path) -> None:
     assert again.bases == len(records)
     for line in edited:
         assert Instance.from_record(json.loads(line)).to_json() == line
+
+
+def test_individual_edits_hold_edits_not_formulas() -> None:
+    """Trying every (edit, clause) pair of a large formula keeps memory to a few formulas.
+
+    On disjoint clauses no single edit changes the label, so asking for a label-changing
+    edit tries every pair; the run used to keep each edited formula it tried (memory
+    growing with clauses times tries, 38 formulas' worth at 300 clauses, 75 at 600).
+    """
+    base = root_instance(Formula([[2 * i + 1, 2 * i + 2] for i in range(300)]))
+    tracemalloc.start()
+    apply_edit(base, "split", position=150)
+    one = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    tracemalloc.start()
+    found = individual_edits(base, count=1, keep="changing", seed=0)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert found.changing == () and found.preserving == ()
+    assert peak < 10 * one, (peak, one)
+
+
+@settings(max_examples=60, deadline=None)
+@given(small_2cnf(max_clauses=6), st.integers(0, 2**31))
+def test_individual_edits_are_distinct_formulas(formula: Formula, seed: int) -> None:
+    """Every kept edit gives its own formula, and none gives the origin back."""
+    ops = ["negate-literal", "negate-both", "converse", "substitute", "drop", "insert", "split"]
+    found = individual_edits(root_instance(formula), count=50, seed=seed, operators=ops)
+    formulas = [tuple(map(tuple, e.instance.formula.clauses)) for e in found.all()]
+    assert len(set(formulas)) == len(formulas)
+    assert tuple(map(tuple, formula.clauses)) not in formulas

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 from typing import Any
 
@@ -13,6 +14,7 @@ from pysat.solvers import Minisat22
 
 from tests.support.generators import assert_rejects
 from twosat_formal.core.formula import Formula
+from twosat_formal.errors import ConfigError
 from twosat_formal.make.generators.equivalence_core import equivalence_core
 from twosat_formal.make.generators.equivalence_core import resolve as resolve_params
 
@@ -138,3 +140,42 @@ def test_impossible_requests(
     clauses: int | None, params: dict[str, object], parameter: str
 ) -> None:
     assert_rejects(equivalence_core, clauses, params, parameter)
+
+
+# The largest f whose model count 2^f has at most 4300 digits, found by counting.
+def _largest_writable_f() -> int:
+    f = 0
+    while 2 ** (f + 1) < 10**4300:
+        f += 1
+    return f
+
+
+LARGEST_WRITABLE_F = _largest_writable_f()
+
+
+@pytest.mark.parametrize(
+    ("clauses", "params"),
+    [
+        (None, {"f": LARGEST_WRITABLE_F + 1}),
+        (None, {"f": 100_000}),
+        (None, {"n": LARGEST_WRITABLE_F + 2, "f": LARGEST_WRITABLE_F + 1}),
+        (4 * (LARGEST_WRITABLE_F + 1), {"free_ratio": 1.0}),
+    ],
+)
+def test_a_model_count_no_record_can_hold_is_refused_by_name(
+    clauses: int | None, params: dict[str, Any]
+) -> None:
+    """``core_model_count`` is ``2^f``; past 4300 digits no JSON record (and no Python
+    ``str``) holds it, and such a request used to end in a traceback while writing."""
+    with pytest.raises(ConfigError) as caught:
+        resolve_params(clauses, params)
+    assert caught.value.parameter == "f"
+    assert caught.value.valid == f"0..{LARGEST_WRITABLE_F}"
+
+
+def test_the_largest_writable_model_count_is_drawn_and_written() -> None:
+    p = resolve_params(None, {"f": LARGEST_WRITABLE_F})
+    formula, structure = equivalence_core(random.Random(0), f=LARGEST_WRITABLE_F)
+    assert p["f"] == structure["f"] == LARGEST_WRITABLE_F
+    assert formula.num_clauses == 2 * (structure["n"] - LARGEST_WRITABLE_F)
+    assert len(json.dumps(structure["core_model_count"])) == 4300

@@ -133,6 +133,24 @@ def test_dataset_items_stand_alone() -> None:
         Dataset(config, size=-1)
 
 
+@settings(max_examples=25, deadline=None)
+@given(size=st.integers(1, 4), seed=st.integers(-(2**40), 2**40), data=st.data())
+def test_dataset_index_is_a_sequence_index(size: int, seed: int, data: st.DataObject) -> None:
+    """Item ``i`` is item ``i - size`` and ``True`` is item 1; a float or text index is a
+    TypeError, not an instance drawn under a seed of its own (``1.0`` used to be one)."""
+    dataset = Dataset(DatasetConfig("mono-bridge", clauses=4), seed=seed, size=size)
+    i = data.draw(st.integers(0, size - 1))
+    assert dataset[i].id == dataset[i - size].id == dataset[i : i + 1][0].id
+    assert dataset.item_seed(i) == derive_seed(seed, i) == dataset[i].seed
+    if size > 1:
+        assert dataset[True].id == dataset[1].id and dataset.item_seed(True) == dataset.item_seed(1)
+    for bad in (float(i), str(i), None):
+        with pytest.raises(TypeError):
+            dataset[bad]  # type: ignore[call-overload]
+        with pytest.raises(TypeError):
+            dataset.item_seed(bad)  # type: ignore[arg-type]
+
+
 def test_request_errors() -> None:
     with pytest.raises(UnknownNameError):
         generate("triangle", seed=0)

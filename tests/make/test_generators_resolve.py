@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from twosat_formal.errors import ConfigError
-from twosat_formal.make.generators import FAMILIES
+from twosat_formal.make.generators import FAMILIES, generate
 from twosat_formal.make.generators.knobs import ParamSpec, knob_to_int
 from twosat_formal.make.generators.resolve import KnobRule, Request, Sizing, resolve_sizes
 
@@ -80,3 +80,46 @@ def test_a_given_size_is_checked_by_its_rule() -> None:
     with pytest.raises(ConfigError, match="k=4 exceeds L"):
         resolve_sizes(DEMO, 3, {"k": 4})
     assert list(resolve_sizes(DEMO, None, {})) == ["clauses", "split", "L", "k"]
+
+
+@pytest.mark.parametrize(
+    ("family", "sizes"),
+    [
+        ("backbone", {"n": 100_000}),
+        ("backbone", {"n": 10_000, "mono_density": 1.0}),
+        ("implication-cycle", {"L": 9_999_999, "r": 5}),
+        ("equivalence-core", {"n": 5_000_005, "f": 1, "r": 2}),
+        ("mono-bridge", {"m_pos": 9_999_999, "m_neg": 5}),
+    ],
+)
+def test_sizes_past_the_formula_limit_are_refused_before_drawing(
+    family: str, sizes: dict[str, object]
+) -> None:
+    """Structural sizes given without a target used to be drawn clause by clause (a
+    backbone with n=100000 asks for 625 million monotone clauses) until memory ran out."""
+    with pytest.raises(ConfigError) as caught:
+        FAMILIES.get(family).resolve(None, sizes)
+    assert caught.value.parameter == "clauses"
+    assert caught.value.valid == "<= 10000000"
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    family=st.sampled_from(SIZED),
+    clauses=st.one_of(st.none(), st.integers(4, 40)),
+    knob=st.floats(0.0, 1.0),
+    seed=st.integers(0, 2**20),
+)
+def test_count_is_the_drawn_clause_count(
+    family: str, clauses: int | None, knob: float, seed: int
+) -> None:
+    """A sizing's ``count`` is checked against the formula drawn, not the construction."""
+    spec = FAMILIES.get(family)
+    knobs = {p.name: knob for p in spec.params if p.kind == "knob" and p.name != "filler_share"}
+    try:
+        inst = generate(family, clauses=clauses, seed=seed, **knobs)
+    except ConfigError:
+        return
+    count = _sizing(family).count
+    assert count is not None
+    assert count(inst.params) == inst.formula.num_clauses

@@ -15,7 +15,7 @@ from pysat.solvers import Minisat22
 from tests.support.generators import assert_rejects, knob_settings
 from twosat_formal.core.formula import Formula
 from twosat_formal.errors import ConfigError
-from twosat_formal.make.generators import FAMILIES
+from twosat_formal.make.generators import FAMILIES, generate
 from twosat_formal.make.generators.symmetry import resolve, symmetry
 
 
@@ -169,3 +169,11 @@ def test_impossible_requests(
     clauses: int | None, params: dict[str, object], parameter: str
 ) -> None:
     assert_rejects(symmetry, clauses, params, parameter)
+
+
+def test_copies_past_the_formula_limit_are_refused_before_copying() -> None:
+    """Five million copies of a 3-clause base used to be laid out until memory ran out."""
+    with pytest.raises(ConfigError) as caught:
+        generate("symmetry", seed=0, base="implication-cycle", base_clauses=3, copies=5_000_000)
+    assert caught.value.parameter == "copies"
+    assert caught.value.valid == "2..3333333 with this base"

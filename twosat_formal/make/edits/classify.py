@@ -46,6 +46,7 @@ from twosat_formal.core.formula import Formula
 from twosat_formal.core.provenance import tool_version
 from twosat_formal.errors import ConfigError, RecordError
 from twosat_formal.io.instance import Instance, canonical_digest
+from twosat_formal.make.checks import check_seed
 from twosat_formal.make.edits.operators import EDITS, Edit, category_of
 
 if TYPE_CHECKING:
@@ -427,7 +428,7 @@ def apply_edit(
     origin = instance if isinstance(instance, Instance) else root_instance(instance)
     origin.formula.require_2cnf("symbolic edits")
     op = EDITS.get(operator)
-    edit = op.draw(origin.formula, position, random.Random(seed))
+    edit = op.draw(origin.formula, position, random.Random(check_seed(seed)))
     if edit is None:
         shown = origin.formula.clause_text(origin.formula.clauses[position])
         raise ConfigError(

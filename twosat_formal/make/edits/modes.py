@@ -52,6 +52,7 @@ from twosat_formal.io.jsonl import (
     read_text,
     rereadable,
 )
+from twosat_formal.make.checks import check_seed
 from twosat_formal.make.edits.classify import (
     CHANGING,
     CLASSES,
@@ -212,7 +213,7 @@ def cumulative_edits(
     check_choice(order, ORDERS, what="order", parameter="order")
     ops = _operators(operators)
     instance.formula.require_2cnf("symbolic edits")
-    rng = random.Random(seed)
+    rng = random.Random(check_seed(seed))
     scan = list(range(instance.formula.num_clauses))
     if order == "shuffled":
         rng.shuffle(scan)
@@ -273,14 +274,24 @@ def _shuffled_pairs(
     return pairs
 
 
-def _new_edit(edit: Edit | None, formula: Formula, seen: set[Formula]) -> Edit | None:
-    """``edit`` when it gives a formula not ``seen`` yet (then seen), else ``None``."""
+def _new_edit(edit: Edit | None, formula: Formula, seen: dict[int, list[Edit]]) -> Edit | None:
+    """``edit`` when it gives a formula that is not ``formula`` and that no edit ``seen``
+    gave yet (then it is seen), else ``None``.
+
+    ``seen`` keeps the edits, by the hash of the formula each gives, not the formulas: a
+    run may try an edit at every clause of a large formula, and a formula per try would
+    hold the whole formula that many times. Edits whose formulas hash alike are applied
+    again and compared, so two edits are one only when their formulas are equal.
+    """
     if edit is None:
         return None
     edited = edit.apply(formula)
-    if edited in seen:
+    if edited == formula:
         return None
-    seen.add(edited)
+    bucket = seen.setdefault(hash(edited), [])
+    if any(other.apply(formula) == edited for other in bucket):
+        return None
+    bucket.append(edit)
     return edit
 
 
@@ -327,10 +338,10 @@ def individual_edits(
     ops = _operators(operators)
     formula = instance.formula
     formula.require_2cnf("symbolic edits")
-    rng = random.Random(seed)
+    rng = random.Random(check_seed(seed))
     pairs = _shuffled_pairs(ops, formula.num_clauses, rng)
     kept: dict[str, list[EditedInstance]] = {PRESERVING: [], CHANGING: []}
-    seen = {formula}
+    seen: dict[int, list[Edit]] = {}
     tries, most = 0, len(pairs) if max_tries is None else max_tries
     for op, index in pairs:
         if tries >= most or all(len(kept[k]) >= count for k in wanted):

@@ -59,6 +59,7 @@ from twosat_formal._util.registry import Registry
 from twosat_formal.core.formula import Formula
 from twosat_formal.core.records import EditSplice, read_record
 from twosat_formal.errors import ConfigError
+from twosat_formal.make.checks import check_int
 
 __all__ = [
     "CATEGORIES",
@@ -253,7 +254,7 @@ class EditOperator:
         return rng.choice(choices) if choices else None
 
     def _clause(self, formula: Formula, index: int) -> ClauseT:
-        if not 0 <= index < formula.num_clauses:
+        if not 0 <= check_int(index, "position") < formula.num_clauses:
             raise ConfigError(
                 f"clause index {index} is outside the {formula.num_clauses} clauses",
                 parameter="position",

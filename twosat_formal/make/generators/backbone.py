@@ -203,6 +203,7 @@ SIZING = Sizing(
     min_clauses=MIN_CLAUSES,
     budget=_budget,
     rules=(KnobRule("orientation", "pi", lambda t, s: None),),
+    count=lambda p: 2 * int(p["B"]) + int(p["m_mono"]) + int(p["r"]),
 )
 
 

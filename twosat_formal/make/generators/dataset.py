@@ -12,6 +12,7 @@ Examples
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import overload
@@ -70,8 +71,13 @@ class Dataset(Sequence[Instance]):
         self.size = size
 
     def item_seed(self, index: int) -> int:
-        """The seed of item ``index`` (``sha256(f"{seed}:{index}")``, 63 bits)."""
-        return derive_seed(self.seed, index)
+        """The seed of item ``index`` (``sha256(f"{seed}:{index}")``, 63 bits).
+
+        ``index`` is read as Python reads a sequence index (:func:`operator.index`): a
+        ``bool`` is 0 or 1, and a float or text is a :class:`TypeError`, never an item
+        of its own.
+        """
+        return derive_seed(self.seed, operator.index(index))
 
     def __len__(self) -> int:
         return self.size
@@ -85,6 +91,7 @@ class Dataset(Sequence[Instance]):
     def __getitem__(self, index: int | slice) -> Instance | list[Instance]:
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(self.size))]
+        index = operator.index(index)
         if not -self.size <= index < self.size:
             raise IndexError(f"item {index} of a dataset of {self.size}")
         index %= self.size

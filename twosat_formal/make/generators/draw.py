@@ -16,19 +16,12 @@ from twosat_formal.core.provenance import tool_version
 from twosat_formal.core.seeds import derive_seed
 from twosat_formal.errors import ConfigError, TwoSatFormalError
 from twosat_formal.io.instance import Instance, instance_id
+from twosat_formal.make.checks import check_seed
 from twosat_formal.make.generators.family import FAMILIES
 from twosat_formal.solve import solve
 from twosat_formal.solve.measures import instance_measures
 
 __all__ = ["check_seed", "derive_seed", "generate"]
-
-
-def check_seed(seed: object) -> int:
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise ConfigError(
-            f"seed must be an integer, got {seed!r}", parameter="seed", valid="an int"
-        )
-    return seed
 
 
 def generate(family: str, *, clauses: int | None = None, seed: int, **params: Any) -> Instance:

@@ -56,6 +56,14 @@ PARAMS: tuple[ParamSpec, ...] = (
 )
 
 
+#: The most digits of an integer that a record may hold (the limit of every JSON reader
+#: of the package and of Python's ``int`` to text).
+JSON_DIGITS = 4300
+#: The most free variables: ``core_model_count`` = ``2^f`` must have at most
+#: :data:`JSON_DIGITS` digits, i.e. ``2^f < 10^JSON_DIGITS``.
+MAX_FREE = (10**JSON_DIGITS).bit_length() - 1
+
+
 def _budget(request: Request) -> None:
     """``n``, ``f`` and ``r`` with ``2(n − f) + r`` clauses, from the sizes given or the knobs."""
     clauses = request.clauses
@@ -73,6 +81,13 @@ def _budget(request: Request) -> None:
             f"{n} variables with none free leave the bound ones without a parent",
             parameter="f",
             valid=f"1..{n}",
+        )
+    if f > MAX_FREE:
+        raise ConfigError(
+            f"f={f} free variables make 2^{f} models, a number of more than "
+            f"{JSON_DIGITS} digits that a record's core_model_count cannot hold",
+            parameter="f",
+            valid=f"0..{MAX_FREE}",
         )
     request.sizes.update(n=n, f=f, r=r)
 
@@ -147,7 +162,13 @@ def _split_target(
 
 #: How a request becomes sizes: the budget splits the clauses into definitions (two per
 #: bound variable) and fillers; ``free_ratio`` sizes the free variables.
-SIZING = Sizing(FAMILY, PARAMS, min_clauses=MIN_CLAUSES, budget=_budget)
+SIZING = Sizing(
+    FAMILY,
+    PARAMS,
+    min_clauses=MIN_CLAUSES,
+    budget=_budget,
+    count=lambda p: 2 * (int(p["n"]) - int(p["f"])) + int(p["r"]),
+)
 
 
 def resolve(clauses: int | None, params: Mapping[str, object]) -> Checked:

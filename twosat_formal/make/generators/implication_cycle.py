@@ -139,6 +139,7 @@ SIZING = Sizing(
             _check_n,
         ),
     ),
+    count=lambda p: int(p["L"]) + 1 + int(p["r"]),
 )
 
 

@@ -172,6 +172,7 @@ SIZING = Sizing(
     rules=(
         KnobRule("s", "bridge_position", lambda t, s: knob_to_int(t, 1, s.size("total")), _check_s),
     ),
+    count=lambda p: int(p["m_pos"]) + int(p["m_neg"]) + 1 + int(p["r"]),
 )
 
 

@@ -190,6 +190,9 @@ class Sizing:
         The clause count used when neither a target nor the sizes are given.
     rules:
         The knob rules applied after the budget, in order.
+    count:
+        ``(resolved sizes) -> clauses``: the number of clauses the sizes make, checked
+        against the most a formula may have before anything is drawn.
     """
 
     family: str
@@ -198,6 +201,7 @@ class Sizing:
     budget: Callable[[Request], None]
     default_clauses: int = DEFAULT_CLAUSES
     rules: tuple[KnobRule, ...] = ()
+    count: Callable[[Checked], int] | None = None
 
 
 def resolve_sizes(sizing: Sizing, clauses: int | None, params: Mapping[str, object]) -> Checked:
@@ -232,4 +236,17 @@ def resolve_sizes(sizing: Sizing, clauses: int | None, params: Mapping[str, obje
             record[spec.name] = values[spec.name] if spec.name in request.used else None
         else:
             record[spec.name] = request.sizes.get(spec.name, values[spec.name])
+    _check_total(sizing, record)
     return record
+
+
+def _check_total(sizing: Sizing, record: Checked) -> None:
+    """Refuse sizes that make more clauses than a formula may have, before any is drawn."""
+    total = None if sizing.count is None else sizing.count(record)
+    if total is not None and total > MAX_SIZE:
+        raise ConfigError(
+            f"{sizing.family}: these sizes make {total} clauses, more than the {MAX_SIZE} "
+            "a formula may have",
+            parameter="clauses",
+            valid=f"<= {MAX_SIZE}",
+        )

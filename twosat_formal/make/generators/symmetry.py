@@ -30,7 +30,7 @@ from contextvars import ContextVar
 from pathlib import Path, PurePath
 from typing import Any
 
-from twosat_formal.core.formula import Formula
+from twosat_formal.core.formula import MAX_SIZE, Formula
 from twosat_formal.errors import ConfigError
 from twosat_formal.io import read_formula
 from twosat_formal.make.generators.draw import generate
@@ -254,6 +254,24 @@ def _resolve_family_base(
     return copies, base_clauses, base_resolved
 
 
+def _check_copies(clauses: int | None, copies: int, m: int) -> None:
+    """Refuse ``copies`` of an ``m``-clause base that miss the target by more than one
+    clause, or that make more clauses than a formula may have (before any is copied)."""
+    if clauses is not None and abs(copies * m - clauses) > 1:
+        raise ConfigError(
+            f"{copies} copies of a {m}-clause base make {copies * m} clauses, not {clauses} (±1)",
+            parameter="clauses",
+            valid=f"{copies * m - 1}..{copies * m + 1} with this base",
+        )
+    if copies * m > MAX_SIZE:
+        raise ConfigError(
+            f"{copies} copies of a {m}-clause base make {copies * m} clauses, more than the "
+            f"{MAX_SIZE} a formula may have",
+            parameter="copies",
+            valid=f"2..{max(2, MAX_SIZE // m)} with this base",
+        )
+
+
 def build(rng: random.Random, p: Checked) -> tuple[Formula, dict[str, Any]]:
     """Draw the copies for resolved parameters ``p`` (:func:`resolve`'s result) from ``rng``.
 
@@ -276,12 +294,7 @@ def build(rng: random.Random, p: Checked) -> tuple[Formula, dict[str, Any]]:
     copies = int(p["copies"])
     base_formula, base_structure, base_info = _draw_base(rng, p)
     m, nb = base_formula.num_clauses, base_formula.num_vars
-    if clauses is not None and abs(copies * m - clauses) > 1:
-        raise ConfigError(
-            f"{copies} copies of a {m}-clause base make {copies * m} clauses, not {clauses} (±1)",
-            parameter="clauses",
-            valid=f"{copies * m - 1}..{copies * m + 1} with this base",
-        )
+    _check_copies(clauses, copies, m)
     trigger = p["trigger"]
     t = _trigger_clause(p, base_structure, m)
     orders, maps = _copy_orders_and_maps(rng, p, copies, m, nb, t)

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from twosat_formal._util.registry import set_twice, split_setting
 from twosat_formal.core.formula import Formula
 from twosat_formal.errors import ConfigError, ProofError, RecordError
+from twosat_formal.make.checks import check_seed
 from twosat_formal.make.perturb.operator import OPERATORS, Operator
 from twosat_formal.make.perturb.transform import JsonValue, Transform
 
@@ -139,7 +140,7 @@ def apply_chain(
     (Clause(3, 1), 2)
     """
     specs = [_spec(step) for step in steps]
-    seeds = step_seeds(seed, len(specs))
+    seeds = step_seeds(check_seed(seed), len(specs))
     current = formula
     done: list[Transform] = []
     for (name, params), step_seed in zip(specs, seeds, strict=True):

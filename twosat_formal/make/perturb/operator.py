@@ -36,6 +36,7 @@ from twosat_formal.core.jsonfields import fields_json
 from twosat_formal.core.jsonread import loads
 from twosat_formal.core.params import Problem, from_text, table_of, validate
 from twosat_formal.errors import ConfigError
+from twosat_formal.make.checks import check_seed
 from twosat_formal.make.perturb.proofs import prove
 from twosat_formal.make.perturb.transform import JsonValue, Transform
 
@@ -282,8 +283,7 @@ class Operator:
             If the relation cannot be proven (never expected for a correct operator,
             except for ``filler`` over existing variables of a satisfiable base).
         """
-        if not isinstance(seed, int) or isinstance(seed, bool):
-            raise ConfigError(f"seed must be an int, not {seed!r}", parameter="seed")
+        check_seed(seed)
         resolved = self.resolve(params)
         plan = self.planner(formula, random.Random(seed), resolved)
         transform = Transform(

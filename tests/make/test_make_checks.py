@@ -1,0 +1,92 @@
+"""The builders' Python API refuses a seed or clause position that is not an integer.
+
+A seed is written into every record and read back by ``certify`` as an integer, so a
+seed that is text, a float, a boolean or ``None`` used to make records that failed
+``certify``; every builder now refuses it with a ``ConfigError`` naming ``seed``, and an
+integer seed of any size or sign makes records that certify.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.support.jsonl import write_jsonl
+from twosat_formal.certify import certify_file
+from twosat_formal.core.formula import Formula
+from twosat_formal.errors import ConfigError
+from twosat_formal.io.instance import Instance
+from twosat_formal.make.checks import check_int, check_seed
+from twosat_formal.make.edits import (
+    apply_edit,
+    cumulative_edits,
+    individual_edits,
+    root_instance,
+)
+from twosat_formal.make.generators import generate
+from twosat_formal.make.perturb.chain import apply_chain
+from twosat_formal.make.perturb.instances import perturb_document, perturb_instance
+
+BASE = root_instance(Formula([[1, 2], [-1, 2], [-2, 3], [3, 1]]))
+BRIDGED = generate("mono-bridge", clauses=8, seed=0)
+
+
+def _edited(seed: Any) -> list[Instance]:
+    chain = cumulative_edits(BASE, max_edits=2, seed=seed)
+    found = individual_edits(BASE, count=1, seed=seed)
+    single = apply_edit(BASE, "split", position=0, seed=seed)
+    return [e.instance for e in (*chain.levels, *found.all(), single)]
+
+
+BUILDERS: dict[str, Callable[[Any], object]] = {
+    "generate": lambda s: generate("backbone", clauses=6, seed=s),
+    "cumulative_edits": lambda s: cumulative_edits(BASE, seed=s),
+    "individual_edits": lambda s: individual_edits(BASE, seed=s),
+    "apply_edit": lambda s: apply_edit(BASE, "split", position=0, seed=s),
+    "apply_chain": lambda s: apply_chain(BASE.formula, ["reorder"], seed=s),
+    "perturb_instance": lambda s: perturb_instance(BRIDGED, ["reorder"], seed=s),
+    "perturb_document": lambda s: perturb_document(BASE.formula, ["rename"], seed=s),
+}
+
+NOT_INTEGERS = st.one_of(
+    st.booleans(),
+    st.none(),
+    st.floats(allow_nan=False),
+    st.text(max_size=4),
+    st.lists(st.integers(), max_size=2),
+)
+
+
+@pytest.mark.parametrize("builder", sorted(BUILDERS))
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=NOT_INTEGERS)
+def test_a_seed_that_is_not_an_integer_is_refused_by_name(builder: str, seed: object) -> None:
+    with pytest.raises(ConfigError) as caught:
+        BUILDERS[builder](seed)
+    assert caught.value.parameter == "seed"
+    assert repr(seed) in str(caught.value)
+
+
+@pytest.mark.parametrize("position", [True, False, 0.0, 1.0, "0", None])
+def test_a_clause_position_that_is_not_an_integer_is_refused(position: object) -> None:
+    with pytest.raises(ConfigError) as caught:
+        apply_edit(BASE, "negate-literal", position=position)  # type: ignore[arg-type]
+    assert caught.value.parameter == "position"
+
+
+@pytest.mark.parametrize("seed", [-(2**70), -1, 0, 2**31, 2**64 + 3])
+def test_an_integer_seed_of_any_size_makes_records_that_certify(tmp_path: Path, seed: int) -> None:
+    records = [BASE, *_edited(seed), BRIDGED, perturb_instance(BRIDGED, ["reorder"], seed=seed)]
+    assert all(r.transforms[-1]["seed"] == seed for r in _edited(seed))
+    report = certify_file(write_jsonl(tmp_path / "d.jsonl", [r.to_record() for r in records]))
+    assert report.ok, [str(f) for f in report.failures]
+
+
+@given(value=st.integers())
+def test_check_int_returns_every_integer(value: int) -> None:
+    assert check_int(value, "x") == value == check_seed(value)
