@@ -126,7 +126,7 @@ ExecutorOption = Annotated[
     executor_option(
         "local|process|ray",
         "Where the per-record work runs (default: local, or process with --jobs > 1); "
-        "the output is the same bytes on each.",
+        "the output is the same on each, but for measured times (proof seconds).",
         show_default=False,
     ),
 ]
