@@ -17,7 +17,7 @@ from twosat_formal.errors import (
     request_error,
 )
 
-BUILTINS = (ValueError, KeyError, RuntimeError, ImportError, TypeError)
+BUILTINS = (ValueError, KeyError, RuntimeError, ImportError, TypeError, OSError)
 
 
 def _public_error_classes() -> list[type[BaseException]]:

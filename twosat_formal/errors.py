@@ -20,6 +20,7 @@ only inside the message. The hierarchy::
     ├── SolverDisagreementError (RuntimeError)  two backends, two labels
     ├── ProofError (RuntimeError)           a Z3 proof that failed or came back unknown
     ├── MissingExtraError (ImportError)     an optional dependency; names the extra
+    ├── MissingFolderError (FileNotFoundError)  the folder an output would be written in
     └── EvaluationError (RuntimeError)      a model request that failed for good
         ├── TransientModelError             worth retrying: HTTP 408/429/5xx, time-out, drop
         ├── ModelHTTPError                  refused for good: any other HTTP 4xx
@@ -62,6 +63,7 @@ __all__ = [
     "EvaluationError",
     "LineLimitError",
     "MissingExtraError",
+    "MissingFolderError",
     "ModelHTTPError",
     "NoTwinError",
     "NotTwoCNFError",
@@ -336,6 +338,17 @@ def request_error(exc: BaseException, where: str) -> TransientModelError | Endpo
 
 class MissingExtraError(TwoSatFormalError, ImportError):
     """An optional dependency is not installed; the message names the extra to install."""
+
+
+class MissingFolderError(TwoSatFormalError, FileNotFoundError):
+    """The folder an output would be written in does not exist (``filename``: the folder).
+
+    >>> print(MissingFolderError(2, "no such folder", "out/sub"))
+    out/sub: no such folder
+    """
+
+    def __str__(self) -> str:
+        return f"{self.filename}: no such folder"
 
 
 class EndpointError(EvaluationError):

@@ -48,11 +48,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
 
-from twosat_formal.errors import ConfigError
+from twosat_formal.errors import ConfigError, MissingFolderError
 
 __all__ = [
     "STDOUT",
-    "MissingFolderError",
     "atomic_output",
     "atomic_path",
     "refuse_aliases",
@@ -126,10 +125,6 @@ def write_target(target: str | os.PathLike[str]) -> Path:
     return Path(os.path.realpath(path)) if path.is_symlink() else path
 
 
-class MissingFolderError(FileNotFoundError):
-    """The folder an output would be written in does not exist (``filename``: the folder)."""
-
-
 @contextmanager
 def atomic_path(target: str | os.PathLike[str]) -> Iterator[Path]:
     """A temporary path beside ``target`` that replaces it when the block succeeds.
@@ -164,7 +159,7 @@ def _partial_beside(final: Path) -> Path:
     """A new empty temporary file beside ``final``, with the permissions ``final`` gets.
 
     A folder that cannot hold it is named as asked for, not the temporary file; a
-    missing one is a :class:`MissingFolderError`.
+    missing one is a :class:`~twosat_formal.errors.MissingFolderError`.
     """
     try:
         handle, name = tempfile.mkstemp(

@@ -360,10 +360,8 @@ def _describe_os_error(exc: BaseException) -> str:
 
 
 def _describe_missing(exc: FileNotFoundError) -> str:
-    """A missing input file, a missing folder of an output, or ``-`` where no input takes it."""
+    """A missing input file, or ``-`` where no input takes it (a missing folder of an
+    output is a :class:`~twosat_formal.errors.MissingFolderError`, which says so)."""
     if exc.filename == "-":
         return "-: this input is not read from standard input: give a file"
-    from twosat_formal._util.atomic import MissingFolderError
-
-    missing = "folder" if isinstance(exc, MissingFolderError) else "file"
-    return f"{exc.filename}: no such {missing}"
+    return f"{exc.filename}: no such file"
