@@ -42,6 +42,16 @@ def edit_steps(record: dict[str, Any]) -> list[dict[str, Any]]:
 def recount() -> tuple[dict[str, Counter[tuple[int, bool]]], dict[str, bool]]:
     """Per model, (change, flip) counts; per edited record, whether its length changed;
     the proof lengths by the networkx oracle from each record's DIMACS text."""
+    expected, edited, _ = recount_by_origin()
+    return expected, edited
+
+
+def recount_by_origin() -> tuple[
+    dict[str, Counter[tuple[int, bool]]],
+    dict[str, bool],
+    dict[tuple[str, int], dict[str, list[int]]],
+]:
+    """:func:`recount`, and per model and change each origin formula's pairs and flips."""
     dataset = {r["id"]: r for r in read("dataset.jsonl")}
     lengths = {
         key: oracle(Instance.from_record(record).formula)["proof_length"]
@@ -52,6 +62,7 @@ def recount() -> tuple[dict[str, Counter[tuple[int, bool]]], dict[str, bool]]:
     answers = {(r["instance_id"], r["model"], r["template"], r["sample"]): r for r in results}
     expected: dict[str, Counter[tuple[int, bool]]] = {}
     edited: dict[str, bool] = {}
+    origins: dict[tuple[str, int], dict[str, list[int]]] = {}
     for row in results:
         steps = edit_steps(dataset[row["instance_id"]])
         if not steps:
@@ -62,7 +73,10 @@ def recount() -> tuple[dict[str, Counter[tuple[int, bool]]], dict[str, bool]]:
         edited[row["instance_id"]] = change != 0
         flip = base["decision"] != row["decision"]
         expected.setdefault(row["model"], Counter())[(change, flip)] += 1
-    return expected, edited
+        tally = origins.setdefault((row["model"], change), {}).setdefault(origin, [0, 0])
+        tally[0] += 1
+        tally[1] += flip
+    return expected, edited, origins
 
 
 def test_the_edits_report_counts_flips_per_proof_length_change_as_a_recount() -> None:
@@ -82,6 +96,53 @@ def test_the_edits_report_counts_flips_per_proof_length_change_as_a_recount() ->
         assert +got == +tally, model
         assert f"figures/proof-length-flips-{slug(model)}.svg" in report["figures"]
     assert "figures/accuracy-vs-measures.svg" in report["figures"]
+
+
+def test_the_flip_rate_of_a_change_averages_the_origin_formulas(tmp_path: Path) -> None:
+    """The rate shown is each origin's share of flips averaged over the origins (the pairs
+    of one origin, over templates and samples, are one unit), n counting the origins."""
+    expected, _, origins = recount_by_origin()
+    md = build_report(GOLDEN / "results.jsonl", tmp_path).read_text()
+    section = md.split("## Symbolic edits: proof length and prediction flips")[1]
+    section = section.split("\n## ")[0]
+    assert "averaged over the origins, with its 95% Wilson interval across them" in section
+    for (model, change), by_origin in origins.items():
+        shares = [flips / pairs for pairs, flips in by_origin.values()]
+        mean = 100 * sum(shares) / len(shares)
+        flips = sum(f for _, f in by_origin.values())
+        pairs = sum(p for p, _ in by_origin.values())
+        cell = rf"\| {re.escape(f'{change:+d}')} \| {pairs} \| {flips} \| {mean:.1f} \["
+        assert re.search(rf"\| {re.escape(model)} \| operator {cell}", section), (model, change)
+        assert f"(n={len(shares)})" in section
+    assert expected  # the golden run has edited answers
+
+
+def test_an_origin_with_many_pairs_weighs_as_one_formula() -> None:
+    """Two origins, one with three flipped pairs (three templates), one with one pair
+    kept: the rate is (1 + 0) / 2, not 3 / 4, and n counts two formulas."""
+    from twosat_formal.report.sections.edits import origin_estimate
+
+    def edit(origin: str) -> dict[str, Any]:
+        step = {"kind": "edit", "mode": "cumulative", "level": 1, "origin": origin}
+        return {"transforms": [{**step, "label_before": "SAT", "label_after": "SAT"}]}
+
+    rows: list[dict[str, Any]] = []
+    for origin, templates, flipped in (("a", ("t1", "t2", "t3"), True), ("b", ("t1",), False)):
+        for template in templates:
+            key = {"model": "m", "template": template, "sample": 0}
+            rows.append({**key, "instance_id": origin, "decision": "SAT", **lengths(2)})
+            after = {"decision": "UNSAT" if flipped else "SAT", **edit(origin), **lengths(3)}
+            rows.append({**key, "instance_id": f"{origin}1", **after})
+    (flips,) = proof_length_flips(rows)
+    assert (flips.change, flips.pairs, flips.flips, flips.rate) == (1, 4, 3, 0.75)
+    assert sorted(flips.shares) == [0.0, 1.0]
+    estimate = origin_estimate(flips)
+    assert (estimate.mean, estimate.n, estimate.n_obs) == (0.5, 2, 4)
+    assert "shares" not in flips.to_json()
+
+
+def lengths(proof_length: int) -> dict[str, Any]:
+    return {"measures": {"proof_length": proof_length}}
 
 
 def test_the_report_shows_the_section_and_draws_the_figures(tmp_path: Path) -> None:

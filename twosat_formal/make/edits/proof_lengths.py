@@ -7,7 +7,9 @@ paired with the row of its origin (the chain's first record) under the same mode
 template and sample, as :mod:`twosat_formal.make.edits.metrics` pairs them; the *change*
 is the edited record's proof length minus the origin's, and the pair is a
 *prediction flip* when the two decisions differ (a missing decision is a decision of
-its own). :func:`proof_length_flips` counts pairs and flips per change;
+its own). :func:`proof_length_flips` counts pairs and flips per change, and each
+origin formula's share of flips among its pairs (the pairs of one origin, over
+templates, samples and edits, are one unit: the report's interval counts origins);
 :func:`changed_proof_lengths` counts the edited records whose proof length changed.
 Rows whose instance has no proof length (records written before it existed) are left
 out.
@@ -23,6 +25,8 @@ Examples
 ... ]
 >>> [f.to_json() for f in proof_length_flips(rows)]
 [{'change': 2, 'pairs': 1, 'flips': 1, 'rate': 1.0}]
+>>> proof_length_flips(rows)[0].shares
+(1.0,)
 >>> changed_proof_lengths(rows)
 (1, 1)
 """
@@ -30,7 +34,7 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from twosat_formal.core.jsonfields import fields_json
@@ -67,6 +71,9 @@ class ProofLengthFlips:
     change: int
     pairs: int
     flips: int
+    #: Each origin formula's share of flips among its pairs, in the order first met
+    #: (the units of an interval; not written to JSON).
+    shares: tuple[float, ...] = field(default=(), repr=False)
 
     @property
     def rate(self) -> float | None:
@@ -75,11 +82,12 @@ class ProofLengthFlips:
 
     def to_json(self) -> dict[str, Any]:
         """The counts as a JSON-ready dict."""
-        return fields_json(self, then=("rate",))
+        return fields_json(self, then=("rate",), skip=("shares",))
 
 
 def _pairs(rows: Iterable[Row], category: str | None) -> list[tuple[Row, Row]]:
-    """Each edited row (of ``category``) with its origin's row, both with a proof length."""
+    """Each edited row (of ``category``) with its origin's row, both with a proof length
+    (the origin's row first: its ``instance_id`` is the origin formula)."""
     rows = list(rows)
     baselines = {
         question_key(row, row.get("instance_id")): row
@@ -104,13 +112,24 @@ def proof_length_flips(
     ``category`` (``"operator"`` or ``"premise"``) keeps the edited rows of that
     category, as in :mod:`twosat_formal.make.edits.metrics`.
     """
-    counts: dict[int, list[int]] = {}
+    counts: dict[int, dict[object, list[int]]] = {}
     for base, edited in _pairs(rows, category):
         change = int(proof_length_of(edited) or 0) - int(proof_length_of(base) or 0)
-        tally = counts.setdefault(change, [0, 0])
+        tally = counts.setdefault(change, {}).setdefault(base.get("instance_id"), [0, 0])
         tally[0] += 1
         tally[1] += decision_of(base) != decision_of(edited)
-    return [ProofLengthFlips(c, *counts[c]) for c in sorted(counts)]
+    return [_flips(change, counts[change]) for change in sorted(counts)]
+
+
+def _flips(change: int, by_origin: Mapping[object, list[int]]) -> ProofLengthFlips:
+    """The pairs and flips of one change, summed over the origins, with each origin's share."""
+    tallies = list(by_origin.values())
+    return ProofLengthFlips(
+        change,
+        pairs=sum(pairs for pairs, _ in tallies),
+        flips=sum(flips for _, flips in tallies),
+        shares=tuple(flips / pairs for pairs, flips in tallies),
+    )
 
 
 def changed_proof_lengths(rows: Iterable[Row]) -> tuple[int, int]:

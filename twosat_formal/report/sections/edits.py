@@ -14,7 +14,7 @@ from twosat_formal.make.edits.metrics import FlipRate as EditFlipRate
 from twosat_formal.make.edits.metrics import IndividualAccuracy, NormalizedAccuracy, Retention
 from twosat_formal.make.edits.proof_lengths import ProofLengthFlips, proof_length_flips
 from twosat_formal.report.blocks import Block, Paragraph, Table
-from twosat_formal.report.metrics import Estimate, Row, group_rows
+from twosat_formal.report.metrics import Estimate, Row, group_rows, mean_ci
 from twosat_formal.report.sections.common import Curves, is_edited
 from twosat_formal.report.sections.format import (
     captioned,
@@ -31,6 +31,7 @@ __all__ = [
     "EditSummary",
     "OperatorEdits",
     "edit_summaries",
+    "origin_estimate",
     "write_edit_flips",
     "write_edit_individual",
     "write_edit_normalized",
@@ -292,10 +293,20 @@ def write_edit_flips(content: ReportContent) -> list[Block]:
     )
 
 
+def origin_estimate(flips: ProofLengthFlips) -> Estimate:
+    """The flip rate of one change in proof length: each origin formula's share of flips
+    averaged over the origins, with the Wilson interval across them (``n``: origins,
+    ``n_obs``: pairs).
+
+    >>> e = origin_estimate(ProofLengthFlips(1, pairs=4, flips=3, shares=(1.0, 0.5)))
+    >>> e.mean, e.n, e.n_obs
+    (0.75, 2, 4)
+    """
+    return mean_ci(list(flips.shares), n_obs=flips.pairs)
+
+
 def write_edit_proof_lengths(content: ReportContent) -> list[Block]:
     """The section of prediction flips per change in proof length."""
-    from twosat_formal.report.pairs import wilson
-
     edited, changed = content.edit_proof_lengths
     count = Paragraph(
         f"{changed} of {edited} edited records have a proof length that differs from "
@@ -309,7 +320,7 @@ def write_edit_proof_lengths(content: ReportContent) -> list[Block]:
             f"{p.change:+d}",
             str(p.pairs),
             str(p.flips),
-            format_ci(wilson(p.flips, p.pairs)),
+            format_ci(origin_estimate(p)),
         )
         for s in content.edits or []
         for p in s.proof_lengths
@@ -322,7 +333,8 @@ def write_edit_proof_lengths(content: ReportContent) -> list[Block]:
             "Each edited answer paired with the answer to its origin (same model, template "
             "and sample), by the change in proof length from the origin to the edited "
             "record (LogicEdit, Appendix F); a prediction flip is a pair whose two "
-            "decisions differ. Flip rate with its 95% Wilson interval.",
+            "decisions differ. Flip rate: each origin formula's share of flips among its "
+            "pairs, averaged over the origins, with its 95% Wilson interval across them.",
             ["model", "edits", "proof length change", "pairs", "flips", "flip rate (%)"],
             rows,
         ),
