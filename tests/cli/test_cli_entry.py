@@ -66,3 +66,30 @@ def test_a_caller_that_goes_on_runs_the_end_once_at_its_exit() -> None:
     lines = done.stderr.splitlines()
     assert "before exit: ends=0 frozen=False" in lines
     assert lines[-2:] == ["ends=1", "frozen=False"]  # the stand-in froze nothing
+
+
+def test_a_ctrl_c_in_the_teardown_of_a_finished_command_is_ignored() -> None:
+    """A SIGINT once the command is done (in a finalizer of the teardown) neither prints
+    "Exception ignored ..." nor changes the exit code; a handler of the caller's own is
+    left in place."""
+    code = (
+        "import os, signal\n"
+        "try:\n    entry.main(['--version'])\nexcept SystemExit:\n    pass\n"
+        "gc.disable()\n"
+        "class Late:\n"
+        "    def __del__(self):\n"
+        "        os.kill(os.getpid(), signal.SIGINT)\n"
+        "        sys.stderr.write('after the signal\\n')\n"
+        "late = Late()\nlate.me = late\ndel late\n"
+    )
+    done = probe(code)
+    assert done.returncode == 0, done.stderr
+    assert "Exception ignored" not in done.stderr and "KeyboardInterrupt" not in done.stderr
+    assert done.stderr.splitlines()[-2:] == ["after the signal", "frozen=True"]
+    own = probe(
+        "import signal\nsignal.signal(signal.SIGINT, lambda *a: None)\n"
+        "try:\n    entry.main(['--version'])\nexcept SystemExit:\n    pass\n"
+        "entry.end_of_process()\n"
+        "sys.stderr.write(f'kept={signal.getsignal(signal.SIGINT) is not signal.SIG_IGN}\\n')\n"
+    )
+    assert own.returncode == 0 and "kept=True" in own.stderr, own.stderr

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import atexit
 import gc
+import signal
 from collections.abc import Sequence
 
 __all__ = ["end_of_process", "main"]
@@ -44,6 +45,13 @@ def end_of_process() -> None:
     "It is not guaranteed that ``__del__()`` methods are called for objects that still
     exist when the interpreter exits"). Handlers registered after :func:`main` started
     (logging's flush, say) run before this one.
+
+    A Ctrl-C from here on is ignored (when SIGINT still has Python's own handler): the
+    command's work is done and its exit code stands; a ``KeyboardInterrupt`` raised in
+    a finalizer of the teardown was printed as "Exception ignored in ..." after a run
+    that had finished.
     """
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
     gc.collect()
     gc.freeze()
