@@ -13,7 +13,7 @@ import math
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from twosat_formal.errors import ConfigError, UnknownNameError
@@ -190,4 +190,23 @@ def test_a_clause_range_no_family_can_fill_names_the_item_and_the_range(
     message = str(caught.value)
     assert message.startswith(f"item {index}: ")
     assert f"min_clauses={clauses}, max_clauses={clauses}" in message
-    assert "needs at least" in message and caught.value.parameter == "min_clauses"
+    # the family's reason: the clauses it needs, or the count it gives for the target
+    reason = "needs at least" in message or f"clauses for a target of {clauses}" in message
+    assert reason and caught.value.parameter == "min_clauses"
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    low=st.integers(5, 24),
+    width=st.integers(2, 8),
+    dataset=st.sampled_from(["twosat", "twosat-symmetry", "twosat-equivalence-core"]),
+    seed=st.integers(0, 1_000),
+)
+def test_every_item_has_a_clause_count_in_the_range(
+    low: int, width: int, dataset: str, seed: int
+) -> None:
+    """A family meets its clause target within one clause; the item's formula is still in
+    ``[min_clauses, max_clauses]`` (a symmetry item at an odd target of 5 gave 4 or 6)."""
+    data = create_dataset(dataset, seed=seed, size=12, min_clauses=low, max_clauses=low + width)
+    for item in data:
+        assert low <= item["metadata"]["clauses"] <= low + width, item["metadata"]

@@ -114,7 +114,9 @@ class TwoSatConfig:
     families:
         The families to draw from, uniformly (default: every family).
     min_clauses, max_clauses:
-        The clause target is drawn uniformly from this range.
+        The clause target is drawn uniformly from this range; every item's formula has
+        a clause count in it (a family meets its target within one clause: a formula
+        outside the range is drawn again).
     knob_spread:
         Every difficulty knob but the filler share is drawn uniformly from
         ``[0.5 - knob_spread, 0.5 + knob_spread]`` (``0.5``: all of ``[0, 1]``).
@@ -428,20 +430,26 @@ def make_item(config: TwoSatConfig, seed: int, index: int) -> dict[str, Any]:
     rng = seeded_rng(seed, index)
     family, fixed = _draw_family(rng, config, index)
     template = rng.choice(config.templates)
-    error: TwoSatFormalError | None = None
+    # the family's own reason for refusing a draw, else the clause count it gave
+    why: TwoSatFormalError | str = ""
     for _ in range(_ATTEMPTS):
         clauses, knobs = _draw_params(rng, family, config)
         instance_seed = rng.getrandbits(62)
         try:
             instance = generate(family, clauses=clauses, seed=instance_seed, **knobs, **fixed)
-            break
         except ConfigError as exc:  # a combination the family cannot build: draw again
-            error = exc
+            why = exc
+            continue
+        if config.min_clauses <= instance.formula.num_clauses <= config.max_clauses:
+            break
+        # a family meets its clause target within one clause: outside the range, draw again
+        if not isinstance(why, ConfigError):
+            why = f"it gave {instance.formula.num_clauses} clauses for a target of {clauses}"
     else:
         raise ConfigError(
             f"item {index}: {family} could not be drawn in {_ATTEMPTS} tries with "
             f"min_clauses={config.min_clauses}, max_clauses={config.max_clauses} "
-            f"(widen the range or raise it): {error}",
+            f"(widen the range or raise it): {why}",
             parameter="min_clauses",
         )
     prompt_seed = rng.getrandbits(31)
