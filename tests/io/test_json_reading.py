@@ -11,6 +11,7 @@ that line), never a crash and never a value.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Callable
 from decimal import Context, Decimal
@@ -22,11 +23,19 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from twosat_formal.certify import certify_files
-from twosat_formal.core.jsonread import MAX_DEPTH, loads, read_json_file
+from twosat_formal.core.jsonread import MAX_DEPTH, loads
 from twosat_formal.errors import RecordError
 from twosat_formal.integrations.answers import read_answers
+from twosat_formal.io.inputs import MAX_TEXT_BYTES
 from twosat_formal.io.instance import read_instances
-from twosat_formal.io.jsonl import parse_raw, raw_lines, read_json_lines, rereadable, source_name
+from twosat_formal.io.jsonl import (
+    parse_raw,
+    raw_lines,
+    read_json_file,
+    read_json_lines,
+    rereadable,
+    source_name,
+)
 from twosat_formal.make.generators import generate
 from twosat_formal.report.load import read_jsonl
 from twosat_formal.study.experiments.manifest import content_digest, read_manifest
@@ -146,6 +155,26 @@ def test_every_document_reader_names_the_line_of_a_duplicated_key(
     error = refusal(DOCUMENT_READERS[reader], path)
     assert (error.line, error.source) == (4, str(path))
     assert "'name' appears twice" in str(error)
+
+
+@pytest.mark.parametrize("reader", sorted(DOCUMENT_READERS))
+def test_every_document_reader_reads_within_the_bounds_of_every_input(
+    tmp_path: Path, reader: str
+) -> None:
+    """A named pipe, a device or a directory is refused before it is opened (a pipe would
+    hang, /dev/zero never ends), and a file larger than MAX_TEXT_BYTES before it is read
+    (a sparse file: its size costs no disk)."""
+    fifo, zero, folder = tmp_path / "pipe.json", tmp_path / "zero.json", tmp_path / "dir.json"
+    os.mkfifo(fifo)
+    zero.symlink_to("/dev/zero")
+    folder.mkdir()
+    assert "named pipe" in str(refusal(DOCUMENT_READERS[reader], fifo))
+    assert "character device" in str(refusal(DOCUMENT_READERS[reader], zero))
+    assert "directory" in str(refusal(DOCUMENT_READERS[reader], folder))
+    huge = tmp_path / "huge.json"
+    with huge.open("wb") as stream:
+        stream.truncate(MAX_TEXT_BYTES + 1)
+    assert f"larger than {MAX_TEXT_BYTES} bytes" in str(refusal(DOCUMENT_READERS[reader], huge))
 
 
 @pytest.mark.parametrize("reader", sorted(DOCUMENT_READERS))

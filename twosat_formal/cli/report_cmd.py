@@ -29,9 +29,9 @@ from twosat_formal.cli.options import (
     seed_option,
 )
 from twosat_formal.cli.output import print_json, print_lines, story_rates
-from twosat_formal.core.jsonread import read_json_file
 from twosat_formal.errors import ConfigError
 from twosat_formal.evaluate.models.base import DEFAULT_MAX_TOKENS, DEFAULT_TIMEOUT_S
+from twosat_formal.io.jsonl import read_json_file
 from twosat_formal.study.bench import BENCH_MODELS, DEFAULT_OUT
 from twosat_formal.study.experiments.spec import load_spec, spec_names
 

@@ -34,15 +34,13 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
 from collections.abc import Iterator, Sequence
-from pathlib import Path
 from typing import Any
 
 from twosat_formal.errors import RecordError
 
-__all__ = ["MAX_DEPTH", "json_type_name", "line_of_path", "loads", "read_json_file"]
+__all__ = ["MAX_DEPTH", "json_type_name", "line_of_path", "loads"]
 
 #: The deepest nesting of arrays and objects a JSON text may have (records need < 10).
 MAX_DEPTH = 100
@@ -321,20 +319,6 @@ def loads(text: str, *, source: str, line: int | None = None) -> Any:
             source=source,
         )
     return value
-
-
-def read_json_file(path: str | os.PathLike[str], *, source: str | None = None) -> Any:
-    """The JSON value of a whole file (UTF-8), read by :func:`loads`.
-
-    A file that is not UTF-8 text is a :class:`RecordError` naming it.
-    """
-    name = source if source is not None else os.fspath(path)
-    data = Path(path).read_bytes()
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise RecordError(f"not UTF-8 text (byte {exc.start})", source=name) from None
-    return loads(text, source=name)
 
 
 #: The JSON name of each type a JSON value parses to (``bool`` before ``int``: a bool is an int).

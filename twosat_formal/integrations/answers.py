@@ -54,13 +54,12 @@ from typing import IO, Annotated, Any, Self, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from twosat_formal.core.jsonread import read_json_file
 from twosat_formal.core.params import MAX_STORED, STORED_COUNT
 from twosat_formal.core.records import read_record
 from twosat_formal.errors import EvaluationError, RecordError
 from twosat_formal.evaluate.models.base import Response
 from twosat_formal.evaluate.models.openai_compat import parse_reply, parse_responses_reply
-from twosat_formal.io.jsonl import read_stream, refuse_empty
+from twosat_formal.io.jsonl import read_json_file, read_stream, refuse_empty
 
 __all__ = [
     "DEFAULT_MODEL",

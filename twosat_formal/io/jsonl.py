@@ -42,6 +42,7 @@ __all__ = [
     "parse_line",
     "parse_raw",
     "raw_lines",
+    "read_json_file",
     "read_json_lines",
     "read_stream",
     "read_text",
@@ -239,6 +240,24 @@ def is_dataset(path: str | Path, *, source: str | None = None) -> bool:
     """
     name = source if source is not None else source_name(path)
     return name.endswith(".jsonl") or first_char(path, source=name) == "{"
+
+
+def read_json_file(path: str | os.PathLike[str], *, source: str | None = None) -> Any:
+    """The JSON value of a whole file (UTF-8), read by
+    :func:`~twosat_formal.core.jsonread.loads` within the bounds of every input
+    (:func:`~twosat_formal.io.inputs.read_bounded`: a regular file of at most
+    :data:`~twosat_formal.io.inputs.MAX_TEXT_BYTES`, its size checked before it is read).
+
+    A file that is not UTF-8 text is a :class:`RecordError` naming it, and so is a named
+    pipe, a device or a directory.
+    """
+    name = source if source is not None else os.fspath(path)
+    data = read_bounded(path, name, RecordError)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise RecordError(f"not UTF-8 text (byte {exc.start})", source=name) from None
+    return loads(text, source=name)
 
 
 def read_text(path: str | Path, *, source: str | None = None) -> str:

@@ -33,11 +33,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from twosat_formal.core.jsonread import read_json_file
 from twosat_formal.errors import RecordError
 from twosat_formal.evaluate.run import story_counts
 from twosat_formal.evaluate.store import RunStore
-from twosat_formal.io.jsonl import read_json_lines
+from twosat_formal.io.jsonl import read_json_file, read_json_lines
 from twosat_formal.report.arms import strategy_arms
 from twosat_formal.report.files import (
     DATASET_FILE,
@@ -84,8 +83,8 @@ class ReportData:
 
 def read_manifest(path: Path) -> dict[str, Any] | None:
     """The manifest at ``path`` (read by the one JSON reader), or ``None`` if there is
-    none; :class:`RecordError` if it is not a JSON object."""
-    if not path.is_file():
+    none; :class:`RecordError` if it is not a JSON object, or not a regular file."""
+    if not path.exists():
         return None
     data = read_json_file(path)
     if not isinstance(data, dict):

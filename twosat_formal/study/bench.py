@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.table import Table
 
-from twosat_formal.core.jsonread import read_json_file
+from twosat_formal.io.jsonl import read_json_file
 from twosat_formal.report.files import DIAGNOSTICS_DIR
 from twosat_formal.study.experiments.spec import ExperimentSpec, load_spec
 
