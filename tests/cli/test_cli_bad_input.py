@@ -234,6 +234,18 @@ def test_a_bad_file_is_one_line_naming_it_exit_2_and_no_output(
     assert [p.name for p in work.iterdir()] == ([] if how == "missing" else [path.name])
 
 
+def _good_input(command: str, kind: str, tmp_path: Path, good: Path, stored: Path) -> Path:
+    """A valid input of ``kind`` for ``command``: a formula file written in ``tmp_path``,
+    the run store, or the command's good JSON Lines file."""
+    if kind == "formula":
+        path = tmp_path / "input.cnf"
+        path.write_text(GOOD["formula"], encoding="utf-8")
+        return path
+    if kind == "store":
+        return stored
+    return good / GOOD_JSONL.get(command, "dataset.jsonl")
+
+
 def _output_of(argv: Argv) -> str | None:
     """The option (``--out``, ``--store``) under which a case's command writes ``O``."""
     words = argv("F", Path("D"), Path("O"))
@@ -308,13 +320,7 @@ def test_dev_null_as_output_is_written_as_a_stream_never_replaced(
     """``--out /dev/null`` (or ``--store``): exit 0 having written to the device, or one
     line saying the device is no folder or store; the device stays the device."""
     argv, kind = {**CASES, **MORE_CASES}[command]
-    if kind == "formula":
-        path = tmp_path / "input.cnf"
-        path.write_text(GOOD["formula"], encoding="utf-8")
-    elif kind == "store":
-        path = stored
-    else:
-        path = good / GOOD_JSONL.get(command, "dataset.jsonl")
+    path = _good_input(command, kind, tmp_path, good, stored)
     before = os.stat("/dev/null")
     code, stdout, err = cli(capsys, *argv(str(path), good, Path("/dev/null")))
     assert "Traceback" not in err + stdout
@@ -348,13 +354,7 @@ def test_dash_as_output_is_standard_output_never_a_file_named_dash(
     standard output, or one line saying it cannot be written there (a store); never a
     file named ``-`` (certify, batch prepare and inspect made one)."""
     argv, kind = {**CASES, **MORE_CASES}[command]
-    if kind == "formula":
-        path = tmp_path / "input.cnf"
-        path.write_text(GOOD["formula"], encoding="utf-8")
-    elif kind == "store":
-        path = stored
-    else:
-        path = good / GOOD_JSONL.get(command, "dataset.jsonl")
+    path = _good_input(command, kind, tmp_path, good, stored)
     work = tmp_path / "work"
     work.mkdir()
     monkeypatch.chdir(work)
@@ -406,13 +406,7 @@ def test_sigterm_as_the_output_is_put_in_place_leaves_nothing(
     its finished output into place): exit 143, ``terminated``, and neither the output
     nor a partial file is left."""
     argv, kind = {**CASES, **MORE_CASES}[command]
-    if kind == "formula":
-        path = tmp_path / "input.cnf"
-        path.write_text(GOOD["formula"], encoding="utf-8")
-    elif kind == "store":
-        path = stored
-    else:
-        path = good / GOOD_JSONL.get(command, "dataset.jsonl")
+    path = _good_input(command, kind, tmp_path, good, stored)
     work = tmp_path / "out"
     work.mkdir()
     out = work / ("result.csv" if command.startswith(("results", "score")) else "result")
