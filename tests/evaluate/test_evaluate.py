@@ -588,3 +588,24 @@ def test_the_fault_server_is_bounded_and_stops_by_itself() -> None:
         assert server.wait_stopped(timeout=30)
         with pytest.raises(httpx.TransportError):
             httpx.post(server.url + "/completions", json={"prompt": "Hi"}, trust_env=False)
+
+
+def test_an_interrupt_left_in_a_task_is_not_printed_again(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The loop :func:`evaluate` runs does not print the ``KeyboardInterrupt`` a request's
+    task may keep as the run stops (Ctrl-C or SIGTERM: the run says it was
+    interrupted); any other error no task retrieved is printed as asyncio prints it."""
+    import asyncio
+
+    from twosat_formal.evaluate.run.runner import _quiet_interrupts
+
+    loop = asyncio.new_event_loop()
+    try:
+        with caplog.at_level("ERROR", logger="asyncio"):
+            _quiet_interrupts(loop, {"message": "stopped", "exception": KeyboardInterrupt()})
+            assert caplog.records == []
+            _quiet_interrupts(loop, {"message": "broken", "exception": ValueError("x")})
+        assert [r.getMessage() for r in caplog.records] == ["broken"]
+    finally:
+        loop.close()

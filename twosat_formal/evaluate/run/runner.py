@@ -940,7 +940,25 @@ def evaluate(
     refuse_running_loop()
     summary: EvalSummary = options.pop("summary", None) or EvalSummary()
     try:
-        asyncio.run(evaluate_async(specs, items, store, access=access, summary=summary, **options))
+        run = evaluate_async(specs, items, store, access=access, summary=summary, **options)
+        with asyncio.Runner() as runner:
+            runner.get_loop().set_exception_handler(_quiet_interrupts)
+            runner.run(run)
     except KeyboardInterrupt:
         summary.interrupted = True
     return summary
+
+
+def _quiet_interrupts(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+    """The handler of the errors no task retrieved, on the loop :func:`evaluate` runs: a
+    ``KeyboardInterrupt`` (Ctrl-C, or SIGTERM, which the run reports as interrupted)
+    left in a request's task as the run stops is not printed again as a traceback;
+    every other error is printed as asyncio prints it.
+
+    >>> loop = asyncio.new_event_loop()
+    >>> _quiet_interrupts(loop, {"message": "stopped", "exception": KeyboardInterrupt()})
+    >>> loop.close()
+    """
+    if isinstance(context.get("exception"), KeyboardInterrupt):
+        return
+    loop.default_exception_handler(context)
