@@ -73,7 +73,7 @@ from twosat_formal.evaluate.diagnostics.chains import chain_object, closed_walk
 from twosat_formal.evaluate.models.base import Response
 from twosat_formal.evaluate.scoring import AnyPrompt, Judgement, PromptView, score
 from twosat_formal.integrations.rows import row_formula, row_prompt
-from twosat_formal.io.instance import LABELS
+from twosat_formal.io.instance import LABELS, Instance
 from twosat_formal.make.generators import FAMILIES, generate
 from twosat_formal.solve import solve
 from twosat_formal.solve.questions import ASKED
@@ -425,11 +425,12 @@ def gold_answer(prompt: Prompt, formula: Formula) -> str:
     return json.dumps(chain, ensure_ascii=False) + "\nThe answer is: No"
 
 
-def make_item(config: TwoSatConfig, seed: int, index: int) -> dict[str, Any]:
-    """Item ``index`` of a dataset with ``config`` and ``seed`` (see the module docstring)."""
-    rng = seeded_rng(seed, index)
-    family, fixed = _draw_family(rng, config, index)
-    template = rng.choice(config.templates)
+def _draw_instance(
+    rng: random.Random, family: str, fixed: Mapping[str, Any], config: TwoSatConfig, index: int
+) -> tuple[int, dict[str, Any], int, Instance]:
+    """The clause target, knobs and seed drawn for item ``index``'s ``family``, and the
+    instance they make: drawn again while the family refuses them or its formula's clause
+    count is outside the config's range (a family meets its target within one clause)."""
     # the family's own reason for refusing a draw, else the clause count it gave
     why: TwoSatFormalError | str = ""
     for _ in range(_ATTEMPTS):
@@ -441,17 +442,23 @@ def make_item(config: TwoSatConfig, seed: int, index: int) -> dict[str, Any]:
             why = exc
             continue
         if config.min_clauses <= instance.formula.num_clauses <= config.max_clauses:
-            break
-        # a family meets its clause target within one clause: outside the range, draw again
+            return clauses, knobs, instance_seed, instance
         if not isinstance(why, ConfigError):
             why = f"it gave {instance.formula.num_clauses} clauses for a target of {clauses}"
-    else:
-        raise ConfigError(
-            f"item {index}: {family} could not be drawn in {_ATTEMPTS} tries with "
-            f"min_clauses={config.min_clauses}, max_clauses={config.max_clauses} "
-            f"(widen the range or raise it): {why}",
-            parameter="min_clauses",
-        )
+    raise ConfigError(
+        f"item {index}: {family} could not be drawn in {_ATTEMPTS} tries with "
+        f"min_clauses={config.min_clauses}, max_clauses={config.max_clauses} "
+        f"(widen the range or raise it): {why}",
+        parameter="min_clauses",
+    )
+
+
+def make_item(config: TwoSatConfig, seed: int, index: int) -> dict[str, Any]:
+    """Item ``index`` of a dataset with ``config`` and ``seed`` (see the module docstring)."""
+    rng = seeded_rng(seed, index)
+    family, fixed = _draw_family(rng, config, index)
+    template = rng.choice(config.templates)
+    clauses, knobs, instance_seed, instance = _draw_instance(rng, family, fixed, config, index)
     prompt_seed = rng.getrandbits(31)
     kind = "decision"
     if config.types:  # drawn only then, so that a dataset without types draws as before
