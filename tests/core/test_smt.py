@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 
+import pytest
 import z3
 from hypothesis import given, settings
 
@@ -21,6 +22,7 @@ def _z3_value(clauses: list[list[int]], bits: tuple[bool, ...]) -> bool:
     return solver.check() == z3.sat
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(TRUTH_TABLE_CNFS)
 def test_the_text_has_the_clauses_truth_table(clauses: list[list[int]]) -> None:
