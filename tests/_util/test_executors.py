@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from tests.support.cli import run
-from tests.support.signals import default_signals
+from tests.support.signals import spawn
 from twosat_formal._util import executors
 from twosat_formal._util.executors import (
     DEFAULT_CHUNK,
@@ -171,19 +171,10 @@ def test_ctrl_c_stops_the_workers_and_the_command_at_once(tmp_path: Path) -> Non
     on with the items queued for them or printing tracebacks, and the map raises
     KeyboardInterrupt in the command."""
     import signal
-    import subprocess
 
     log = tmp_path / "items.log"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    command = subprocess.Popen(
-        [sys.executable, "-c", INTERRUPTED, str(log)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-        start_new_session=True,
-        preexec_fn=default_signals,  # launched from a background job, Ctrl-C is ignored
-    )
+    command = spawn([sys.executable, "-c", INTERRUPTED, str(log)], env=env, new_session=True)
     try:
         assert command.stdout is not None and command.stdout.readline() == "running\n"
         with open(log, "a") as stream:
@@ -320,6 +311,7 @@ def outputs(
     return found
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "options", [["--jobs", "1", "--executor", "process"], ["--jobs", "2"]], ids=["p1", "p2"]
 )

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.signals import default_signals
+from tests.support.signals import default_signals, spawn
 
 _MAIN = "from twosat_formal.cli import main; main()"
 
@@ -52,6 +52,7 @@ def _ctrl_c_ignored() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("stop", "start"),
     [
@@ -73,14 +74,7 @@ def test_a_signal_to_the_command_alone_stops_it_and_its_workers(
         words = ["certify", str(many)]
     command = [sys.executable, "-c", _MAIN, *words, "--jobs", "2", "--no-progress"]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    proc = subprocess.Popen(
-        command,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-        preexec_fn=start,
-    )
+    proc = spawn(command, start=start, env=env)
     try:
         workers: set[int] = set()
         for _ in range(6000):  # until both workers run, however slow the host

@@ -70,6 +70,7 @@ def counts(report: CertifyReport, records: JunitLog) -> dict[str, int]:
     return found
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     inserts=st.lists(

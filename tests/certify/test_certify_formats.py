@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from junitparser import Failure, JUnitXml
 
 from tests.certify.test_certify_tamper import DATASET
-from tests.support.cli import run
+from tests.support.cli import error_lines, run
 from tests.support.jsonl import write_jsonl
 from twosat_formal.certify import CertifyReport, CheckFailure, certify_files
 from twosat_formal.certify.report import JunitLog, github_annotations, sarif_log
@@ -125,6 +125,7 @@ def test_junit_holds_a_failure_that_belongs_to_no_record(bad_report: CertifyRepo
     assert case.result[0].message == "the dataset holds no record"
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     message=st.text(min_size=1, max_size=40),
@@ -366,7 +367,7 @@ def test_an_output_that_is_a_dataset_file_is_refused_and_the_file_kept(
         os.link(second, out)
     code, stdout, err = certify_cli(capsys, str(first), str(second), "--format", form, output=out)
     assert code == 2, (code, stdout, err)
-    lines = [line for line in err.splitlines() if line.strip()]
+    lines = error_lines(err)
     assert len(lines) == 1 and "--output" in lines[0] and "write to another file" in lines[0]
     assert second.read_bytes() == before
 

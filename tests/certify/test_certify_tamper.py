@@ -134,6 +134,7 @@ def _measured(kind: str, path: Path_) -> bool:
     return any(field_class(kind, path[:n]) == MEASURED for n in range(1, len(path) + 1))
 
 
+@pytest.mark.slow
 @settings(
     max_examples=400,
     deadline=None,

@@ -179,6 +179,7 @@ def test_a_tricky_line_gives_the_report_of_the_independent_reading(
             assert short_summary(certify_files([path], executor=pool)) == expected
 
 
+@pytest.mark.slow
 @given(
     st.lists(
         st.one_of(

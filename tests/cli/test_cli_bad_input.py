@@ -31,7 +31,7 @@ from typing import Any
 import pytest
 
 from tests.io.test_json_reading import HAZARDS
-from tests.support.cli import cli
+from tests.support.cli import cli, error_lines
 from twosat_formal.cli.commands import COMMANDS
 from twosat_formal.make.generators import generate
 from twosat_formal.verbalize import prompt_record
@@ -227,7 +227,7 @@ def test_a_bad_file_is_one_line_naming_it_exit_2_and_no_output(
         assert f"{path.name}:1" in _report(out, stdout)
     else:
         assert code == 2, (code, stdout, err)
-        lines = [line for line in err.splitlines() if line.strip()]
+        lines = error_lines(err)
         assert len(lines) == 1 and lines[0].startswith("error: "), err
         assert path.name in lines[0], lines[0]
     assert _left(out, command, code) == []
@@ -293,7 +293,7 @@ def test_an_output_that_is_the_input_is_refused_and_the_input_kept(
     listing = sorted(p.name for p in work.iterdir())
     code, stdout, err = cli(capsys, *argv(str(path), good, out))
     assert code == 2, (code, stdout, err)
-    lines = [line for line in err.splitlines() if line.strip()]
+    lines = error_lines(err)
     assert len(lines) == 1 and lines[0].startswith("error: ") and "Traceback" not in err, err
     assert f"{_output_of(argv)} {out}" in lines[0] and "write to another file" in lines[0]
     assert path.read_text(encoding="utf-8") == MALFORMED[kind]
@@ -326,7 +326,7 @@ def test_dev_null_as_output_is_written_as_a_stream_never_replaced(
     assert "Traceback" not in err + stdout
     assert code in (0, 2), (code, err)
     if code == 2:
-        lines = [line for line in err.splitlines() if line.strip()]
+        lines = error_lines(err)
         assert len(lines) == 1 and lines[0].startswith("error: ") and "/dev/null" in lines[0]
     assert not list(Path("/dev").glob("null?*"))  # no journal, no partial file beside it
     after = os.stat("/dev/null")
@@ -362,7 +362,7 @@ def test_dash_as_output_is_standard_output_never_a_file_named_dash(
     assert "Traceback" not in err + stdout
     assert code in (0, 2), (code, err)
     if code == 2:
-        lines = [line for line in err.splitlines() if line.strip()]
+        lines = error_lines(err)
         assert len(lines) == 1 and lines[0].startswith("error: ") and "-" in lines[0], err
     assert list(work.iterdir()) == []
 
@@ -477,7 +477,7 @@ def test_hostile_input_is_one_located_line_exit_2_and_no_output(
         assert where in _report(out, stdout)
     else:
         assert code == 2, (code, stdout, err)
-        lines = [line for line in err.splitlines() if line.strip()]
+        lines = error_lines(err)
         assert len(lines) == 1 and lines[0].startswith("error: "), err
         assert where in lines[0], lines[0]
     assert _left(out, command, code) == []

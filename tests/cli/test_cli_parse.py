@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import io
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.support.cli import run
+from tests.support.cli import feed_stdin, run
 from twosat_formal import __version__
 from twosat_formal.core.formula import Formula
 from twosat_formal.io import parse_dimacs, parse_dsl
@@ -50,7 +48,7 @@ def test_dsl_to_dimacs_and_back(tmp_path: Path, capsys: pytest.CaptureFixture[st
 def test_standard_input(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"p cnf 2 1\n1 -2 0\n")))
+    feed_stdin(monkeypatch, b"p cnf 2 1\n1 -2 0\n")
     code, out, _ = run(["parse", "-"], capsys)
     assert (code, out) == (0, "x1 | ~x2\n")
 

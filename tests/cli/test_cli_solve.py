@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.support.cli import cli, python_stdout, run
+from tests.support.cli import cli, feed_stdin, python_stdout, run
 from tests.support.formula_strategies import formulas
 from twosat_formal.cli.solve_cmd import describe, solve_file
 from twosat_formal.core.formula import Formula, is_valid_name
@@ -171,7 +171,7 @@ def test_stdin_and_format_override(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     data = b"p cnf 2 2\n1 0\n-1 2 0\n"
-    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+    feed_stdin(monkeypatch, data)
     code, out, _ = run(["solve", "-", "--json", "--format", "dimacs"], capsys)
     assert code == 0 and json.loads(out)["model"] == {"x1": True, "x2": True}
 
@@ -255,6 +255,7 @@ def _process(argv: list[str], cwd: Path, stdin: bytes = b"") -> subprocess.Compl
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("name", "words", "code"),
     [("sat", ["--json"], 0), ("unsat", ["--json", "--exit-codes"], 20), ("wide", [], 0)],
@@ -325,7 +326,7 @@ def test_inspect_of_a_formula_that_is_no_2cnf_names_the_file_and_the_clause(
     says = f"structure analysis needs a 2-CNF, but clause {clause} has {width} literals"
     assert (code, out, err) == (2, "", f"error: {path}: {says}\n")
     monkey = pytest.MonkeyPatch()
-    monkey.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(text.encode()), encoding="utf-8"))
+    feed_stdin(monkey, text.encode())
     try:
         code, out, err = cli(capsys, "inspect", "-", *extra)
     finally:

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli.test_cli_bad_input import CASES, MORE_CASES, SUFFIX, good  # noqa: F401  (a fixture)
-from tests.support.cli import cli
+from tests.support.cli import cli, error_lines
 from twosat_formal.io.inputs import MAX_LINE_CHARS
 
 #: Kinds of input that are read a line at a time (the others are read whole).
@@ -137,7 +137,7 @@ def test_a_special_file_is_one_line_naming_it_exit_2(
     assert not opened, f"{command} opened the named pipe"
     assert "Traceback" not in err + stdout
     assert code == 2, (code, stdout, err)
-    lines = [line for line in err.splitlines() if line.strip()]
+    lines = error_lines(err)
     assert len(lines) == 1 and lines[0].startswith("error: "), err
     assert path.name in lines[0], lines[0]
     what = {"dev-zero": "is a character device", "fifo": "is a named pipe"}.get(how, "")

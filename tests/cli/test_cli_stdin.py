@@ -7,14 +7,12 @@ error in it is located at ``<stdin>:LINE``, as for a file, never at the temporar
 
 from __future__ import annotations
 
-import io
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.support.cli import cli
+from tests.support.cli import cli, error_lines, feed_stdin
 from twosat_formal.make.generators import generate
 from twosat_formal.verbalize import prompt_record
 
@@ -87,10 +85,9 @@ def test_an_error_in_standard_input_names_stdin_and_its_line(
     argv = [w.replace(f"{good}/b.jsonl", str(tmp_path / "b.jsonl")) for w in argv]
     if argv[0] in ("eval", "verbalize", "perturb", "edit", "pairs"):
         argv.append("--no-progress")
-    stdin = io.TextIOWrapper(io.BytesIO(text.encode("utf-8")), encoding="utf-8")
-    monkeypatch.setattr(sys, "stdin", stdin)
+    feed_stdin(monkeypatch, text)
     code, out, err = cli(capsys, *argv)
-    lines = [line for line in err.splitlines() if line.strip()]
+    lines = error_lines(err)
     assert code == 2, (code, out, err)
     assert len(lines) == 1 and lines[0].startswith(f"error: <stdin>{where}"), err
     assert "twosat-stdin" not in err + out and "Traceback" not in err
@@ -120,10 +117,9 @@ def test_dash_where_a_file_is_needed_says_so_not_no_such_file(
     does not, ``-`` is told so (it said ``-: no such file``) and nothing is written."""
     argv = [w.replace("D/", f"{good}/").replace("T/", f"{tmp_path}/") for w in FILE_ONLY[case]]
     monkeypatch.chdir(tmp_path)
-    stdin = io.TextIOWrapper(io.BytesIO(b"{}\n"), encoding="utf-8")
-    monkeypatch.setattr(sys, "stdin", stdin)
+    feed_stdin(monkeypatch, b"{}\n")
     code, out, err = cli(capsys, *argv)
-    lines = [line for line in err.splitlines() if line.strip()]
+    lines = error_lines(err)
     assert code == 2, (code, out, err)
     assert lines == ["error: -: this input is not read from standard input: give a file"], err
     assert list(tmp_path.iterdir()) == []

@@ -9,15 +9,13 @@ Standard input given to two inputs at once is refused: it can be read once.
 
 from __future__ import annotations
 
-import io
 import json
 import re
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.support.cli import cli
+from tests.support.cli import cli, error_lines, feed_stdin
 from twosat_formal.make.generators import generate
 from twosat_formal.verbalize import prompt_record
 
@@ -72,7 +70,7 @@ def run_with_stdin(
         named.get(w, w).replace("D/", f"{folder}/").replace("O/", f"{out}/") for w in COMMANDS[case]
     ]
     data = (folder / stdin).read_bytes() if stdin else b""
-    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"))
+    feed_stdin(monkeypatch, data)
     return cli(capsys, *argv)
 
 
@@ -148,10 +146,10 @@ def test_standard_input_for_two_inputs_is_refused(
 ) -> None:
     argv = [w.replace("D/", f"{folder}/").replace("O/", f"{tmp_path}/") for w in TWICE[case]]
     data = (folder / "prompts.jsonl").read_bytes()
-    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"))
+    feed_stdin(monkeypatch, data)
     code, out, err = cli(capsys, *argv)
     assert code == 2, (out, err)
-    lines = [line for line in err.splitlines() if line.strip()]
+    lines = error_lines(err)
     assert len(lines) == 1 and "both read standard input (-)" in lines[0], err
     assert list(tmp_path.iterdir()) == []
 

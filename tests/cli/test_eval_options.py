@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.cli import cli
+from tests.support.cli import cli, error_lines
 from twosat_formal.cli.edit_cmd import EditChoice
 from twosat_formal.cli.eval_options import EndpointOptions, RetryOptions
 from twosat_formal.cli.options import SamplingOptions
@@ -60,7 +60,7 @@ def test_a_bad_mode_or_executor_is_one_line_before_the_store(
     store = tmp_path / "runs.sqlite"
     code, out, err = cli(capsys, *eval_argv(inputs, store, *options))
     assert code == 2, (code, out, err)
-    lines = [line for line in err.splitlines() if line.strip()]
+    lines = error_lines(err)
     assert len(lines) == 1 and lines[0].startswith("error: "), err
     assert "Traceback" not in out + err
     for word in words:

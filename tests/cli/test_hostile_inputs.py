@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.cli import cli, input_file
+from tests.support.cli import cli, error_lines, input_file
 from twosat_formal.core.formula import Formula
 from twosat_formal.core.model import SamplingParams
 from twosat_formal.errors import ConfigError, NotTwoCNFError, ParseError
@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def one_line_error(code: int, out: str, err: str, *words: str) -> str:
     assert code == 2, (code, out, err)
-    lines = [line for line in err.splitlines() if line.strip()]
+    lines = error_lines(err)
     assert len(lines) == 1 and lines[0].startswith("error: "), err
     assert "Traceback" not in err
     for word in words:

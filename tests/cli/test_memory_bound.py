@@ -125,6 +125,7 @@ def index_bytes(path: Path) -> int:
     return held
 
 
+@pytest.mark.slow
 def test_certify_index_holds_an_id_and_one_int_per_record(tmp_path: Path) -> None:
     """What certify keeps for every record is its id's place in the index: the id, one
     int and the dict's slot, under 200 bytes a record for ids of 33 characters (a tuple

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.support.cli import cli
+from tests.support.cli import cli, error_lines
 from twosat_formal._util.executors import MAX_JOBS
 from twosat_formal.core.formula import MAX_SIZE
 from twosat_formal.core.model import MAX_SEED, MAX_TOKENS, SamplingParams
@@ -73,7 +73,7 @@ EVAL = {
 def one_line(code: int, out: str, err: str) -> None:
     assert code == 2, (code, out, err)
     assert "Traceback" not in out + err
-    lines = [line for line in err.splitlines() if line.strip()]
+    lines = error_lines(err)
     assert len(lines) == 1 and lines[0].startswith("error: "), err
 
 

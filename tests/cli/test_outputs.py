@@ -427,6 +427,7 @@ def test_a_bad_answers_file_leaves_no_new_store(
     assert not any(p.name.startswith(("scored.sqlite", "s.jsonl")) for p in inputs.iterdir())
 
 
+@pytest.mark.slow
 def test_standard_input_redirected_from_the_output_is_refused(inputs: Path) -> None:
     dataset = inputs / "dataset.jsonl"
     before = digest(dataset)
@@ -448,6 +449,7 @@ def test_standard_input_redirected_from_the_output_is_refused(inputs: Path) -> N
     assert piped.returncode == 0, piped.stderr  # a pipe is no file: the output is written
 
 
+@pytest.mark.slow
 def test_dev_stdout_appended_to_an_input_is_refused(inputs: Path) -> None:
     """``--out /dev/stdout >> dataset.jsonl`` would read its own output as it grows."""
     dataset = inputs / "dataset.jsonl"

@@ -21,7 +21,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests._util.test_executors import comparable
-from tests.support.cli import cli
+from tests.support.cli import cli, error_lines
 from twosat_formal.io.instance import first_of_each_id
 from twosat_formal.make.generators import generate
 
@@ -80,7 +80,7 @@ def test_a_record_the_reader_cannot_go_on_from_is_refused_at_its_line(
     code, stdout, err = cli(capsys, reader, str(data), *READERS[reader], "--out", str(out))
     assert code == 2, (code, stdout, err)
     assert "Traceback" not in err
-    lines = [line for line in err.splitlines() if line.strip()]
+    lines = error_lines(err)
     assert len(lines) == 1 and lines[0].startswith(f"error: {data}:{first}: "), err
     assert "does not take it" in lines[0] and records[first - 1]["id"] in lines[0]
     assert not out.exists()

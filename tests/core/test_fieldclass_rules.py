@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -171,6 +172,7 @@ def _recursive_count(value: object) -> int:
     return 1
 
 
+@pytest.mark.slow
 @given(
     st.recursive(
         _JSON,
@@ -218,6 +220,7 @@ def _same_by_text(stored: object, expected: object, rules: tuple) -> dict[str, i
     return {"re-derived": fields - len(timings), "measured": len(timings), "attested": 0}
 
 
+@pytest.mark.slow
 @given(kind=st.sampled_from(["instance", "prompt"]), pair=_pairs(), value=_VALUES)
 def test_the_marshal_bytes_decide_as_the_json_texts(kind: str, pair: tuple, value: object) -> None:
     stored, expected = pair

@@ -26,6 +26,7 @@ from twosat_formal.evaluate.store import RunStore
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.slow
 def test_two_runs_on_one_store_ask_each_request_once(tmp_path: Path) -> None:
     items = make_items(24, seed=8)
     prompts, dataset = write_inputs(tmp_path, items)

@@ -65,6 +65,7 @@ def resume_peak(tmp_path: Path, items: list[EvalItem], samples: int) -> tuple[in
     return summary.skipped, peak
 
 
+@pytest.mark.slow
 def test_planning_memory_does_not_grow_with_the_plan(tmp_path: Path) -> None:
     items = make_items(4, seed=2)
     small, big = 500, 5_000  # 2,000 and 20,000 requests

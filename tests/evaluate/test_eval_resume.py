@@ -284,6 +284,7 @@ def killed_then_resumed(tmp_path: Path, answered: int, interval: float) -> tuple
     return kept, second.read_text().splitlines()
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")
 def test_a_killed_run_keeps_what_was_committed_and_resumes_with_the_rest(tmp_path: Path) -> None:
     kept, asked = killed_then_resumed(tmp_path, 7, 0.05)
@@ -291,6 +292,7 @@ def test_a_killed_run_keeps_what_was_committed_and_resumes_with_the_rest(tmp_pat
     assert sorted(asked) == sorted(f"Prompt {i}: A or B." for i in range(7, 20))
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")
 def test_a_killed_run_loses_at_most_what_was_not_committed(tmp_path: Path) -> None:
     # nothing is committed within the hour: the kill loses all seven answers, and the

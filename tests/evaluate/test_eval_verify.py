@@ -10,7 +10,7 @@ import pytest
 from tests.certify.test_certify_story import INSTANCES as STORY_INSTANCES
 from tests.certify.test_certify_story import STORIES
 from tests.evaluate.test_evaluate import make_items, write_inputs
-from tests.support.cli import cli
+from tests.support.cli import cli, error_lines
 from twosat_formal.errors import UnverifiedPromptError
 from twosat_formal.evaluate.run import load_items, verify_items
 from twosat_formal.evaluate.store import RunStore
@@ -64,7 +64,7 @@ def test_eval_refuses_a_changed_prompt_before_anything_is_sent(
         args += ["--dataset", str(dataset)]
     code, out, err = cli(capsys, *args)
     assert code == 2, (out, err)
-    lines = [line for line in err.splitlines() if line.strip()]
+    lines = error_lines(err)
     assert len(lines) == 1 and pid in lines[0] and "nothing was sent" in lines[0], err
     assert "Traceback" not in err
     assert not store.exists()

@@ -30,7 +30,7 @@ from rich.console import Console
 
 from tests.support.brute import first_model
 from tests.support.faultserver import FaultServer
-from tests.support.signals import default_signals
+from tests.support.signals import default_signals, spawn
 from twosat_formal.cli import main
 from twosat_formal.core.formula import Formula
 from twosat_formal.errors import EvaluationError
@@ -306,6 +306,7 @@ def fault_plan(prompt: str, attempt: int) -> str:
     return kinds[int(prompt_hash(prompt), 16) % len(kinds)]
 
 
+@pytest.mark.slow
 def test_faults_over_http_end_with_exactly_one_result_per_prompt(tmp_path: Path) -> None:
     items = make_items(40, seed=1)
     answers = answers_for(items)
@@ -430,6 +431,7 @@ def test_a_run_killed_with_sigkill_resumes_without_loss_or_repeats(tmp_path: Pat
     assert {r["failure"] for r in after.values()} == {"correct"}
 
 
+@pytest.mark.slow
 def test_api_keys_never_reach_the_store_the_logs_or_the_exports(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -475,6 +477,7 @@ def _ctrl_c_ignored() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("stop", "code", "said", "start"),
     [
@@ -496,13 +499,7 @@ def test_ctrl_c_flushes_the_store_and_exits_cleanly(
             tmp_path, items, server.url, "openai/interrupt-test", "--concurrency", "2",
             "--no-progress",
         )  # fmt: skip
-        proc = subprocess.Popen(
-            command,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            preexec_fn=start,  # whatever this test's own process ignores
-        )
+        proc = spawn(command, start=start)  # whatever this test's own process ignores
         for _ in range(3000):
             if proc.poll() is not None or server.faults().total() >= 6:
                 break
@@ -523,6 +520,7 @@ def test_ctrl_c_flushes_the_store_and_exits_cleanly(
         assert [r["status"] for r in store.runs()] == ["interrupted", "finished"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("stop", "code", "said"),
     [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")],
@@ -538,13 +536,7 @@ def test_one_signal_stops_a_run_while_the_progress_bar_counts_a_huge_plan(
         tmp_path, make_items(8, seed=5), "http://127.0.0.1:9/v1", "ref/oracle",
         "--samples", "10000000", "--progress",
     )  # fmt: skip
-    proc = subprocess.Popen(
-        command,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=default_signals,
-    )
+    proc = spawn(command)
     try:
         for _ in range(6000):  # until the run is recorded: the pass has begun
             if proc.poll() is not None or _run_started(store_path):

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.certify.test_certify_tamper import DATASET, _measured, tamper, tamperable
-from tests.support.cli import cli
+from tests.support.cli import cli, error_lines
 from tests.support.jsonl import write_jsonl
 from twosat_formal.certify import certify_files
 from twosat_formal.io.instance import Instance
@@ -70,7 +70,7 @@ def assert_refused(
     code: int, out: str, err: str, store: Path, *words: str, by_certify: bool = True
 ) -> None:
     assert code == 2, (code, out, err)
-    lines = [line for line in err.splitlines() if line.strip()]
+    lines = error_lines(err)
     assert len(lines) == 1 and lines[0].startswith("error: "), err
     assert "Traceback" not in err + out
     if by_certify:

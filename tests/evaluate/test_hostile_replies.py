@@ -163,6 +163,7 @@ def test_a_deep_error_body_is_a_transient_failure_shown_as_text() -> None:
     assert "[[[[" in str(info.value) and len(str(info.value)) < 500
 
 
+@pytest.mark.slow
 def test_a_gzip_bomb_stops_at_the_bound(bomb: bytes) -> None:
     too_large = "reply too large: more than 16 MiB decompressed"
     reply = Raw(200, bomb, {"Content-Encoding": "gzip"})

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import subprocess
 import sys
 import textwrap
 import time
@@ -19,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.llama import NEEDS_LLAMA
-from tests.support.signals import default_signals
+from tests.support.signals import spawn
 from twosat_formal.errors import EvaluationError
 from twosat_formal.evaluate.models import load_model
 from twosat_formal.evaluate.models.base import SamplingParams
@@ -61,6 +60,7 @@ def _server_pid(model: object) -> int:
     return pid
 
 
+@pytest.mark.slow
 def test_completion_mode_end_to_end_and_stop_on_error() -> None:
     pids: list[int] = []
 
@@ -83,6 +83,7 @@ def test_completion_mode_end_to_end_and_stop_on_error() -> None:
     assert pids and _wait_gone(pids[0])
 
 
+@pytest.mark.slow
 def test_chat_mode_round_trip() -> None:
     async def run() -> tuple[int, str | None, int | None]:
         model = load_model("llamacpp/gemma3-270m?n_ctx=1024&mode=chat")
@@ -98,6 +99,7 @@ def test_chat_mode_round_trip() -> None:
     assert _wait_gone(pid)
 
 
+@pytest.mark.slow
 def test_cancelled_task_stops_the_server() -> None:
     pids: list[int] = []
 
@@ -138,16 +140,11 @@ _CHILD = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how", ["sigint", "sigkill", "atexit"])
 def test_server_dies_with_its_owner(how: str) -> None:
     """Ctrl-C, a killed parent and a plain exit without closing all stop the server."""
-    child = subprocess.Popen(
-        [sys.executable, "-c", _CHILD, how],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=default_signals,  # launched from a background job, Ctrl-C is ignored
-    )
+    child = spawn([sys.executable, "-c", _CHILD, how])
     try:
         assert child.stdout is not None
         line = child.stdout.readline()
@@ -167,6 +164,7 @@ def test_server_dies_with_its_owner(how: str) -> None:
             child.wait()
 
 
+@pytest.mark.slow
 def test_broken_model_file_reports_the_server_output(tmp_path: Path) -> None:
     broken = tmp_path / "broken.gguf"
     broken.write_bytes(b"this is not a GGUF file\n" * 64)

@@ -64,6 +64,7 @@ def test_a_process_that_exits_early_is_reported_with_its_output(tmp_path: Path) 
         _ready(server)
 
 
+@pytest.mark.slow
 def test_a_server_that_never_answers_200_times_out(tmp_path: Path) -> None:
     server = StandIn(SERVE, tmp_path, startup_timeout_s=1.5)  # no v1/models file: 404
     with pytest.raises(EvaluationError, match="did not answer"):

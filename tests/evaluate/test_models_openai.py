@@ -513,6 +513,7 @@ def test_one_model_serves_several_event_loops_and_reopens_after_close(loopback: 
     ]
 
 
+@pytest.mark.slow
 @given(prompts=st.lists(st.text(st.characters(codec="utf-8"), max_size=30), max_size=40))
 def test_concurrent_requests_get_their_own_answers(prompts: list[str]) -> None:
     from tests.support.faultserver import FaultServer  # tests/support/faultserver.py

@@ -3,6 +3,7 @@ what the public extractors and checker give on their own."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -50,6 +51,7 @@ def _reading(text: str, label: str, *, lenient: bool) -> tuple[str | None, bool 
     return decision, check_witness(found.obj, PROMPT, FORMULA, lenient=lenient).valid
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.lists(LINES, max_size=6), st.sampled_from(["SAT", "UNSAT"]))
 def test_both_readings_match_the_public_functions(lines: list[str], label: str) -> None:
@@ -89,6 +91,7 @@ def _failure(text: str, label: str, *, lenient: bool, truncated: bool) -> str:
     return "correct" if valid else "invalid-witness"
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.lists(LINES, max_size=6), st.sampled_from(["SAT", "UNSAT"]), st.booleans())
 def test_both_readings_fail_as_the_public_functions_say(

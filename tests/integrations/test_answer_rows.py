@@ -108,6 +108,7 @@ def _expected_error(row: dict[str, Any]) -> str | None:
     return None
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(row=ROWS)
 def test_a_plain_row_is_read_as_it_is_or_refused_at_its_first_bad_field(

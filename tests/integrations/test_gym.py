@@ -155,6 +155,7 @@ def digest(name: str, seed: int, indices: list[int], size: int) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
+@pytest.mark.slow
 def test_items_are_the_same_in_another_process_and_any_order() -> None:
     here = digest("twosat", 11, [7, 0, 3], 20)
     code = (

@@ -45,6 +45,14 @@ def reply(custom_id: str, content: str) -> dict[str, Any]:
     return {"custom_id": custom_id, "response": {"status_code": 200, "body": body}, "error": None}
 
 
+def sharing_one_text(prompts: list[PromptRecord]) -> list[str]:
+    """The ids of the first group of prompts that share one text (at least two)."""
+    by_text: dict[str, list[str]] = {}
+    for p in prompts:
+        by_text.setdefault(p.text, []).append(p.id)
+    return next(ids for ids in by_text.values() if len(ids) > 1)
+
+
 def yes_no(index: int) -> str:
     return "The answer is: " + ("Yes" if index % 2 == 0 else "No")
 
@@ -107,10 +115,7 @@ def test_different_answers_to_one_text_are_refused_naming_both_prompts(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     dataset, prompt_file, prompts = shared_dataset(tmp_path)
-    by_text: dict[str, list[str]] = {}
-    for p in prompts:
-        by_text.setdefault(p.text, []).append(p.id)
-    group = next(ids for ids in by_text.values() if len(ids) > 1)
+    group = sharing_one_text(prompts)
     first, second = group[:2]
     answer = {p.text: yes_no(i) for i, p in enumerate(prompts)}
     lines = [reply(p.id, answer[p.text]) for p in prompts]
@@ -151,10 +156,7 @@ def test_a_second_answer_to_one_prompt_names_that_prompts_first_line(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     dataset, prompt_file, prompts = shared_dataset(tmp_path)
-    by_text: dict[str, list[str]] = {}
-    for p in prompts:
-        by_text.setdefault(p.text, []).append(p.id)
-    first, second = next(ids for ids in by_text.values() if len(ids) > 1)[:2]
+    first, second = sharing_one_text(prompts)[:2]
     same = "The answer is: Yes"
     lines = [reply(first, same), reply(second, same), reply(second, same)]
     output = write_jsonl(tmp_path / "out.jsonl", lines)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 import numpy as np
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -44,6 +45,7 @@ def test_a_number_s_value_is_python_s_clamped(value: int, zeros: int, minus_zero
         assert literals.tolist() == [expected] and offsets.tolist() == [0, 1]
 
 
+@pytest.mark.slow
 @settings(max_examples=200)
 @given(layouts())
 def test_positions_point_at_each_literal_and_each_clause_s_first_token(text: str) -> None:

@@ -301,6 +301,7 @@ def token_soups(draw: st.DrawFn) -> str:
     return head + "".join(token + sep for token, sep in parts)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, suppress_health_check=[HealthCheck.too_slow])
 @given(layouts())
 def test_reader_equals_lark_on_layouts(text: str) -> None:
@@ -309,6 +310,7 @@ def test_reader_equals_lark_on_layouts(text: str) -> None:
     assert outcome(parse_dimacs, text.encode()) == lark
 
 
+@pytest.mark.slow
 @settings(max_examples=500, suppress_health_check=[HealthCheck.too_slow])
 @given(token_soups())
 @example("cnf\nü ")
@@ -351,6 +353,7 @@ def mutants(draw: st.DrawFn) -> bytes:
     return bytes(data)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
 @given(mutants())
 def test_mutated_files_read_as_lark_reads_them(data: bytes) -> None:
@@ -396,6 +399,7 @@ def test_what_an_error_found_is_the_token_or_the_word_there(text: str, error: st
         assert str(info.value) == error, read
 
 
+@pytest.mark.slow
 def test_a_large_random_file() -> None:
     rng = random.Random(5)
     n = 3000

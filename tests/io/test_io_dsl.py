@@ -168,6 +168,7 @@ def test_print_parse_is_identity(f: Formula) -> None:
     assert all(line.strip() for line in text.splitlines())
 
 
+@pytest.mark.slow
 @given(formulas())
 def test_dsl_dimacs_dsl_keeps_names(f: Formula) -> None:
     text = write_dsl(f)
@@ -181,6 +182,7 @@ EDITS = st.sampled_from(
 ) | st.binary(min_size=1, max_size=2)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, suppress_health_check=[HealthCheck.too_slow])
 @given(formulas(), st.data())
 def test_mutated_bytes_give_a_formula_or_a_parse_error(f: Formula, data: st.DataObject) -> None:

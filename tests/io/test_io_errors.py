@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import io
 import os
-import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -13,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.support.cli import feed_stdin
 from tests.support.lark_dimacs import lark_dimacs
 from twosat_formal.core.formula import Formula
 from twosat_formal.errors import ConfigError, ParseError, TwoSatFormalError
@@ -151,9 +150,9 @@ def test_absurd_numbers_are_parse_errors(tmp_path: Path) -> None:
 
 
 def test_standard_input(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"a -> b\n")))
+    feed_stdin(monkeypatch, b"a -> b\n")
     assert read_formula("-") == Formula([[-1, 2]], names=["a", "b"])
-    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"p cnf 1 1\n2 0\n")))
+    feed_stdin(monkeypatch, b"p cnf 1 1\n2 0\n")
     with pytest.raises(ParseError) as info:
         read_formula("-")
     assert str(info.value).startswith("<stdin>:2:1: literal 2")

@@ -22,6 +22,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.support.cli import feed_stdin
 from twosat_formal.certify import certify_files
 from twosat_formal.core.jsonread import MAX_DEPTH, loads
 from twosat_formal.errors import RecordError
@@ -129,10 +130,9 @@ def test_every_line_reader_refuses_each_hazard_at_its_line(
 def test_the_hazards_are_refused_the_same_on_stdin(
     monkeypatch: pytest.MonkeyPatch, hazard: str
 ) -> None:
-    import io
 
     data = (GOOD + "\n" + HAZARDS[hazard] + "\n").encode("utf-8")
-    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"))
+    feed_stdin(monkeypatch, data)
     with pytest.raises(RecordError) as info:
         list(read_json_lines("-"))
     assert (info.value.line, info.value.source) == (2, "<stdin>")
@@ -223,6 +223,7 @@ def _dump(value: Any, target: list[int], extra: str, found: list[str]) -> str:
     return json.dumps(value)
 
 
+@pytest.mark.slow
 @settings(
     max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
@@ -360,10 +361,9 @@ def test_a_copy_of_standard_input_is_named_stdin_by_every_reader(
     monkeypatch: pytest.MonkeyPatch, reader: str
 ) -> None:
     """Whoever passes the copy's path on, its errors say ``<stdin>``, while it exists."""
-    import io
 
     data = (GOOD + "\n" + HAZARDS["NaN"] + "\n").encode("utf-8")
-    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"))
+    feed_stdin(monkeypatch, data)
     with rereadable("-") as (copy, name):
         assert name == "<stdin>" and source_name(copy) == "<stdin>"
         error = refusal(LINE_READERS[reader], copy)

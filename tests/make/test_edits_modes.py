@@ -246,6 +246,7 @@ def test_edit_lines_reads_datasets_and_formula_files(tmp_path: Path) -> None:
         assert Instance.from_record(json.loads(line)).to_json() == line
 
 
+@pytest.mark.slow
 def test_individual_edits_hold_edits_not_formulas() -> None:
     """Trying every (edit, clause) pair of a large formula keeps memory to a few formulas.
 

@@ -113,6 +113,7 @@ def test_the_report_is_read_from_its_durations_section_only() -> None:
     }  # test_quick: 10.00 s is not over 10
 
 
+@pytest.mark.slow
 def test_the_unmarked_tests_over_the_threshold_are_listed(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -257,6 +257,7 @@ def test_a_zero_height_bar_is_drawn_as_a_labelled_stub(tmp_path: Path) -> None:
     assert sum(i.startswith("line2d") for i in ids) >= 1  # the stub
 
 
+@pytest.mark.slow
 def test_figures_drawn_in_parallel_are_the_bytes_drawn_one_by_one(tmp_path: Path) -> None:
     rows = [
         {"instance_id": f"i{k}", "prompt_id": f"p{k}", "model": model, "family": "backbone",

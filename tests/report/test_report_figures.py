@@ -240,6 +240,7 @@ def test_no_legend_is_clipped(tmp_path: Path) -> None:
         assert _legend_overflow(svg) == []
 
 
+@pytest.mark.slow
 def test_every_bar_of_a_figure_has_its_own_colour(tmp_path: Path) -> None:
     from tests.report.test_report_render import synthetic_rows
     from twosat_formal.report import write_content

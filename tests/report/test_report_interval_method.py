@@ -37,6 +37,7 @@ def estimates(value: Any, where: str = "") -> Iterator[tuple[str, dict[str, Any]
             yield from estimates(item, where)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("method", "name"), [("bootstrap", "percentile-bootstrap"), ("t", "t")])
 def test_every_interval_follows_the_method_asked(
     side_run: Path, tmp_path: Path, method: str, name: str
@@ -57,6 +58,7 @@ def test_every_interval_follows_the_method_asked(
     assert f"95% {name} intervals" in svg and "Wilson" not in svg
 
 
+@pytest.mark.slow
 def test_the_wilson_default_is_unchanged(side_run: Path, tmp_path: Path) -> None:
     build_report(side_run, tmp_path / "a", diagnostics=side_run)
     data = json.loads((tmp_path / "a" / "report.json").read_text())

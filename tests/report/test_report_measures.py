@@ -98,6 +98,7 @@ def test_the_edits_report_counts_flips_per_proof_length_change_as_a_recount() ->
     assert "figures/accuracy-vs-measures.svg" in report["figures"]
 
 
+@pytest.mark.slow
 def test_the_flip_rate_of_a_change_averages_the_origin_formulas(tmp_path: Path) -> None:
     """The rate shown is each origin's share of flips averaged over the origins (the pairs
     of one origin, over templates and samples, are one unit), n counting the origins."""
@@ -145,6 +146,7 @@ def lengths(proof_length: int) -> dict[str, Any]:
     return {"measures": {"proof_length": proof_length}}
 
 
+@pytest.mark.slow
 def test_the_report_shows_the_section_and_draws_the_figures(tmp_path: Path) -> None:
     expected, edited = recount()
     md = build_report(GOLDEN / "results.jsonl", tmp_path).read_text()

@@ -187,6 +187,7 @@ def report_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+@pytest.mark.slow
 def test_every_section_in_both_formats(report_dir: Path) -> None:
     md = (report_dir / "report.md").read_text()
     page = (report_dir / "report.html").read_text()

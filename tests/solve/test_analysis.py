@@ -59,6 +59,7 @@ def networkx_graph(formula: Formula) -> nx.DiGraph:
     return graph
 
 
+@pytest.mark.slow
 @settings(max_examples=300)
 @given(two_cnfs())
 def test_structure_matches_brute_force_pysat_and_networkx(formula: Formula) -> None:

@@ -128,6 +128,7 @@ def test_model_shape_and_types() -> None:
 # -- cycles --------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @settings(max_examples=150)
 @given(unsat_formulas(), st.data())
 def test_tampered_cycles_are_judged_like_the_definition(

@@ -152,6 +152,7 @@ def test_an_unknown_graph_format_is_one_line_before_anything_is_read(
     assert not out.exists()
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(clause_lists(max_var=5, min_size=0, max_size=10), st.sampled_from(SUFFIXES))
 def test_every_format_round_trips_drawn_formulas(clauses: list[list[int]], suffix: str) -> None:
@@ -183,6 +184,7 @@ def test_bad_graph_targets_are_one_line_errors(
         write_graph(nx.DiGraph(), tmp_path / "g.svg")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("as_json", [False, True])
 def test_a_graph_on_standard_output_is_all_it_holds(tmp_path: Path, as_json: bool) -> None:
     """``--graph /dev/stdout --graph-format dot`` pipes into Graphviz: the structure goes

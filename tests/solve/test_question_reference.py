@@ -7,6 +7,7 @@ from __future__ import annotations
 from itertools import pairwise
 
 import networkx as nx
+import pytest
 from hypothesis import given, settings
 
 from tests.support.formula_strategies import small_2cnf
@@ -63,6 +64,7 @@ def test_reached_is_every_descendant_and_the_literal_itself(formula: Formula) ->
     assert _reached(formula, lits) == {lit: nx.descendants(graph, lit) | {lit} for lit in lits}
 
 
+@pytest.mark.slow
 @settings(max_examples=200)
 @given(small_2cnf(max_vars=6, max_clauses=10))
 def test_walk_is_the_ascending_breadth_first_walk(formula: Formula) -> None:

@@ -99,6 +99,7 @@ def any_cnfs(draw: st.DrawFn) -> Formula:
     return Formula(clauses, num_vars=n)
 
 
+@pytest.mark.slow
 @settings(max_examples=200)
 @given(any_cnfs())
 def test_decide_gives_the_label_of_solve(formula: Formula) -> None:

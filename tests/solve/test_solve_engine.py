@@ -197,6 +197,7 @@ def minisat_label(formula: Formula) -> str:
 # -- properties --------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(shaped())
 def test_the_certificate_is_the_documented_rule(formula: Formula) -> None:
@@ -208,6 +209,7 @@ def test_the_certificate_is_the_documented_rule(formula: Formula) -> None:
     assert (result.model if status == "SAT" else result.cycle) == certificate
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(shaped())
 def test_the_components_are_networkx_and_scipys_in_reverse_topological_order(
@@ -297,6 +299,7 @@ def test_the_graph_builder_refuses_a_node_outside_the_graph() -> None:
         _kernel.implication_csr(np.array([[0, 1], [2, 4]], dtype=np.int64), 4)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(shaped())
 def test_the_graph_builder_gives_each_row_sorted_and_without_repeats_in_both_widths(

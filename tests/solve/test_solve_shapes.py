@@ -107,6 +107,7 @@ def shapes(draw: st.DrawFn) -> tuple[str, int, Formula]:
 # -- properties ------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @settings(max_examples=150)
 @given(shapes())
 def test_shapes_agree_with_pysat_and_z3_and_certify(shape: tuple[str, int, Formula]) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -141,6 +142,7 @@ def test_solver_models_pass(f: Formula, data: st.DataObject) -> None:
         assert reference_model(f, list(result.model)) is None
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(ANY_FORMULA | small_2cnf(max_clauses=12), st.data())
 def test_cycle_check_is_the_reference(f: Formula, data: st.DataObject) -> None:

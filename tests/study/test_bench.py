@@ -29,6 +29,7 @@ def bench(tmp_path_factory: pytest.TempPathFactory) -> ExperimentResult:
     return run_bench(out_dir=tmp_path_factory.mktemp("bench") / "bench-report", **TINY)
 
 
+@pytest.mark.slow
 def test_bench_writes_every_artefact(bench: ExperimentResult) -> None:
     folder = bench.out_dir
     for name in (
@@ -112,6 +113,7 @@ def test_bench_manifest(bench: ExperimentResult) -> None:
     assert evaluation["done"] + evaluation["skipped"] == evaluation["planned"]
 
 
+@pytest.mark.slow
 def test_bench_resumes_without_asking_again(bench: ExperimentResult) -> None:
     before = (bench.out_dir / "dataset.jsonl").read_bytes()
     again = run_bench(out_dir=bench.out_dir, **TINY)
@@ -131,6 +133,7 @@ def test_headline_table(bench: ExperimentResult) -> None:
     assert table.row_count == sum(len(c["clauses"]) for c in bench_spec(**TINY).cells)
 
 
+@pytest.mark.slow
 def test_bench_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "b"
     with pytest.raises(SystemExit) as exit_info:
@@ -199,6 +202,7 @@ def test_bench_reports_twins_and_chains_of_the_reference_reasoners(
     assert "## Question types" in (bench.out_dir / "report.md").read_text()
 
 
+@pytest.mark.slow
 def test_report_of_a_bench_folder_is_the_report_bench_wrote(
     bench: ExperimentResult, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -207,6 +207,7 @@ def read(folder: Path, name: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in (folder / name).read_text().splitlines() if line]
 
 
+@pytest.mark.slow
 def test_run_is_certified_and_reports_the_edit_sections(run_dir: Path) -> None:
     manifest = json.loads((run_dir / "manifest.json").read_text())
     assert manifest["certified"]["ok"] and manifest["spec"]["kind"] == "edits"

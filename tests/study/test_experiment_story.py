@@ -90,6 +90,7 @@ def story_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, ScriptedS
     return folder, writer, story_experiment(folder, writer)
 
 
+@pytest.mark.slow
 def test_every_base_is_told_in_every_theme(story_run: tuple[Path, Any, Any]) -> None:
     folder, writer, result = story_run
     bases = lines(folder / "dataset.jsonl")
@@ -210,6 +211,7 @@ def test_story_model_is_required_and_only_for_stories(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.slow
 def test_cli_runs_a_story_spec_with_a_story_server(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -226,6 +226,7 @@ def test_sweep_run_gives_knob_tests_over_formulas(tmp_path: Path) -> None:
     assert any("knobs-equivalence-core" in f for f in data["figures"])
 
 
+@pytest.mark.slow
 def test_fillers_run_pairs_filler_with_core(tmp_path: Path) -> None:
     data = run_small(
         tmp_path,
@@ -344,6 +345,7 @@ def test_table4_budget_is_each_models_own(tmp_path: Path) -> None:
     assert "| ref/oracle | 32768 |" in table
 
 
+@pytest.mark.slow
 def test_inert_knob_is_not_swept_and_the_report_says_so(tmp_path: Path) -> None:
     """implication-cycle's core_ratio sizes the variables of generator fillers; the
     fillers protocol adds its fillers by the filler operator, so it moves nothing."""

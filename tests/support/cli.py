@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import subprocess
 import sys
 from collections.abc import Mapping
@@ -11,7 +12,7 @@ import pytest
 
 from twosat_formal.cli import main
 
-__all__ = ["cli", "input_file", "python_stdout", "run"]
+__all__ = ["cli", "error_lines", "feed_stdin", "input_file", "python_stdout", "run"]
 
 
 def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -32,6 +33,17 @@ def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, 
     out, err = capsys.readouterr()
     code = info.value.code
     return (0 if code is None else code if isinstance(code, int) else 1), out, err
+
+
+def feed_stdin(monkeypatch: pytest.MonkeyPatch, data: bytes | str) -> None:
+    """Make ``data`` (``str``: encoded as UTF-8) the standard input the CLI reads."""
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(raw), encoding="utf-8"))
+
+
+def error_lines(err: str) -> list[str]:
+    """The lines of ``err`` that are not blank (a refusal is exactly one)."""
+    return [line for line in err.splitlines() if line.strip()]
 
 
 def input_file(tmp_path: Path, name: str, text: str) -> Path:

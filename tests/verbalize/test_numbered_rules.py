@@ -90,6 +90,7 @@ def test_core_and_repair_number_each_rule_and_the_rest_do_not(template: str) -> 
         assert not any(re.match(r"(\d+\. |c rule )", line) for line in rule_block(text))
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(
     small_2cnf(max_vars=5, max_clauses=12),

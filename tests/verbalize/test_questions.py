@@ -281,6 +281,7 @@ def _tampered(reference: dict[str, Any], how: int) -> dict[str, Any] | None:
     return None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how", [0, 1, 2])
 def test_a_tampered_reference_fails_certify(tmp_path: Path, how: int) -> None:
     records, _ = dataset(tmp_path)

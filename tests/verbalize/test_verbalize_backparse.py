@@ -241,6 +241,7 @@ EDITS = st.sampled_from(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=300)
 @given(
     formulas(max_vars=30, max_clauses=20),
