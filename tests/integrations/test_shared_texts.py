@@ -45,6 +45,19 @@ def reply(custom_id: str, content: str) -> dict[str, Any]:
     return {"custom_id": custom_id, "response": {"status_code": 200, "body": body}, "error": None}
 
 
+def score(
+    capsys: pytest.CaptureFixture[str], folder: Path, lines: list[dict[str, Any]], *extra: str
+) -> tuple[int, str, str]:
+    """``score`` the reply ``lines`` (written to ``out.jsonl``) against the prompts and the
+    dataset :func:`shared_dataset` wrote in ``folder``, into ``scored.jsonl``."""
+    output = write_jsonl(folder / "out.jsonl", lines)
+    return cli(
+        capsys, "score", str(output), "--prompts", str(folder / "prompts.jsonl"),
+        "--dataset", str(folder / "dataset.jsonl"), "--out", str(folder / "scored.jsonl"),
+        *extra,
+    )  # fmt: skip
+
+
 def sharing_one_text(prompts: list[PromptRecord]) -> list[str]:
     """The ids of the first group of prompts that share one text (at least two)."""
     by_text: dict[str, list[str]] = {}
@@ -88,17 +101,13 @@ def test_a_batch_round_trip_gives_each_prompt_its_texts_answer(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     rows = prepare(capsys, tmp_path)
-    _, prompt_file, prompts = shared_dataset(tmp_path)
+    *_, prompts = shared_dataset(tmp_path)
     answers = {row["body"]["messages"][0]["content"]: yes_no(i) for i, row in enumerate(rows)}
-    output = write_jsonl(
-        tmp_path / "out.jsonl",
-        [reply(row["custom_id"], answers[row["body"]["messages"][0]["content"]]) for row in rows],
-    )
+    lines = [
+        reply(row["custom_id"], answers[row["body"]["messages"][0]["content"]]) for row in rows
+    ]
+    code, out, err = score(capsys, tmp_path, lines, "--json")
     scored = tmp_path / "scored.jsonl"
-    code, out, err = cli(
-        capsys, "score", str(output), "--prompts", str(prompt_file),
-        "--dataset", str(tmp_path / "dataset.jsonl"), "--out", str(scored), "--json",
-    )  # fmt: skip
     assert code == 0, err
     result = read_jsonl(scored)
     text_of = {p.id: p.text for p in prompts}
@@ -114,18 +123,14 @@ def test_a_batch_round_trip_gives_each_prompt_its_texts_answer(
 def test_different_answers_to_one_text_are_refused_naming_both_prompts(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    dataset, prompt_file, prompts = shared_dataset(tmp_path)
+    *_, prompts = shared_dataset(tmp_path)
     group = sharing_one_text(prompts)
     first, second = group[:2]
     answer = {p.text: yes_no(i) for i, p in enumerate(prompts)}
     lines = [reply(p.id, answer[p.text]) for p in prompts]
     lines = [line for line in lines if line["custom_id"] not in group]
     lines += [reply(first, "The answer is: Yes"), reply(second, "The answer is: No")]
-    output = write_jsonl(tmp_path / "out.jsonl", lines)
-    code, _, err = cli(
-        capsys, "score", str(output), "--prompts", str(prompt_file), "--dataset", str(dataset),
-        "--out", str(tmp_path / "scored.jsonl"),
-    )  # fmt: skip
+    code, _, err = score(capsys, tmp_path, lines)
     assert code == 2, err
     assert f"out.jsonl:{len(lines)}:" in err
     assert repr(first) in err and repr(second) in err
@@ -136,14 +141,12 @@ def test_different_answers_to_one_text_are_refused_naming_both_prompts(
 def test_equal_answers_to_one_text_are_one_answer(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    dataset, prompt_file, prompts = shared_dataset(tmp_path)
+    *_, prompts = shared_dataset(tmp_path)
     answer = {p.text: yes_no(i) for i, p in enumerate(prompts)}
-    output = write_jsonl(tmp_path / "out.jsonl", [reply(p.id, answer[p.text]) for p in prompts])
+    code, out, err = score(
+        capsys, tmp_path, [reply(p.id, answer[p.text]) for p in prompts], "--json"
+    )
     scored = tmp_path / "scored.jsonl"
-    code, out, err = cli(
-        capsys, "score", str(output), "--prompts", str(prompt_file), "--dataset", str(dataset),
-        "--out", str(scored), "--json",
-    )  # fmt: skip
     assert code == 0, err
     result = read_jsonl(scored)
     assert len(result) == len(prompts) == json.loads(out)["scored"]
@@ -155,15 +158,11 @@ def test_equal_answers_to_one_text_are_one_answer(
 def test_a_second_answer_to_one_prompt_names_that_prompts_first_line(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    dataset, prompt_file, prompts = shared_dataset(tmp_path)
+    *_, prompts = shared_dataset(tmp_path)
     first, second = sharing_one_text(prompts)[:2]
     same = "The answer is: Yes"
     lines = [reply(first, same), reply(second, same), reply(second, same)]
-    output = write_jsonl(tmp_path / "out.jsonl", lines)
-    code, _, err = cli(
-        capsys, "score", str(output), "--prompts", str(prompt_file), "--dataset", str(dataset),
-        "--out", str(tmp_path / "scored.jsonl"),
-    )  # fmt: skip
+    code, _, err = score(capsys, tmp_path, lines)
     assert code == 2, err
     assert f"out.jsonl:3: model 'openai/m' answered prompt {second!r} sample 0 twice" in err
     assert "(first at " in err and err.rstrip().endswith("out.jsonl:2)")
