@@ -225,7 +225,7 @@ def parse_spec(spec: str) -> tuple[str, str, dict[str, Any]]:
     if prefix in MODELS and MODELS.get(prefix).takes_rest:
         if not slash or not rest:
             raise ConfigError(
-                f"model spec {spec!r} names no model after {prefix + '/'!r}",
+                f"model spec {shown_spec(spec)!r} names no model after {prefix + '/'!r}",
                 parameter="model",
                 valid=", ".join(MODELS.get(prefix).forms),
             )
