@@ -433,19 +433,15 @@ def _responses_finish(payload: dict[str, Any]) -> str | None:
     return _INCOMPLETE.get(reason, reason) if isinstance(reason, str) else "incomplete"
 
 
-#: The largest token count a reply's ``usage`` may give: a store holds every count it
-#: reads (:data:`twosat_formal.core.params.MAX_STORED`).
-MAX_COUNT = MAX_STORED
-
-
 def _count(value: object) -> int | None:
-    """A ``usage`` figure as a token count: a whole number in [0, :data:`MAX_COUNT`],
-    anything else (a negative, a float, a string, a number no store holds) unreported.
+    """A ``usage`` figure as a token count: a whole number in
+    [0, :data:`~twosat_formal.core.params.MAX_STORED`], anything else (a negative, a
+    float, a string, a number no store holds) unreported.
 
     >>> _count(12), _count(-1), _count(2**63), _count(True), _count("12")
     (12, None, None, None, None)
     """
-    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_COUNT:
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_STORED:
         return value
     return None
 
