@@ -786,7 +786,7 @@ class RunStore(Closing):
         dead = []
         for (owner,) in self._db.execute(query, (run_id, *keys)):
             where, _, pid = str(owner).rpartition(":")
-            if where == host and pid.isdigit() and not _alive(int(pid)):
+            if where == host and pid.isdecimal() and not _alive(int(pid)):
                 dead.append((owner,))
         self._db.executemany("DELETE FROM leases WHERE owner = ?", dead)
         return bool(dead)
