@@ -219,8 +219,11 @@ def score_answers(
     Raises
     ------
     RecordError
-        An answer to a prompt that is not among ``items``, or a second answer of a
-        model to the same prompt and sample.
+        An answer to a prompt that is not among ``items``, a second answer of a model
+        to the same prompt and sample, or answers of a model to two prompts with one
+        text (one request) that differ for one sample. An answer equal to one given
+        already to another prompt with the same text is that request's, and skipped:
+        the rows give the first to every prompt with that text.
     """
     with tempfile.TemporaryDirectory() as tmp, RunStore(Path(tmp) / "score.sqlite") as scratch:
         _score_into(answers, items, [scratch], _INFO, ScoreSummary())
