@@ -428,10 +428,8 @@ class BoundedModel(ReferenceModel):
             raise ConfigError(
                 f"budget must be >= 1, got {budget}", parameter="budget", valid=">= 1"
             )
-        if spec is None:  # named as its spec is (the default budget left out)
-            from twosat_formal.evaluate.models import canonical_spec
-
-            spec = canonical_spec(f"ref/{self.name}?budget={budget}")
+        if spec is None:  # the canonical spec: the default budget is left out
+            spec = "ref/bounded" + ("" if budget == DEFAULT_BUDGET else f"?budget={budget}")
         super().__init__(spec=spec)
         self.budget = budget
 
