@@ -607,7 +607,8 @@ class _LoopWitness:
     """A model that notes the exception handler of the loop each call runs in."""
 
     def __init__(self) -> None:
-        self.spec, self.endpoint, self.handlers = "witness", "local", []  # type: ignore[var-annotated]
+        self.spec, self.endpoint = "witness", "local"
+        self.handlers: list[object] = []
 
     def _note(self) -> None:
         self.handlers.append(asyncio.get_running_loop().get_exception_handler())
@@ -640,6 +641,6 @@ def test_every_run_of_requests_has_the_quiet_interrupt_handler(tmp_path: Path) -
         )
     with RunStore(tmp_path / "runs.sqlite"):
         pass
-    judge_store(tmp_path / "runs.sqlite", io.StringIO(), judge_model)  # type: ignore[arg-type]
+    judge_store(tmp_path / "runs.sqlite", io.StringIO(), judge_model)
     for model in (story_model, judge_model):
         assert model.handlers and set(model.handlers) == {_quiet_interrupts}, model.handlers
