@@ -77,6 +77,7 @@ __all__ = [
     "TwoSatFormalError",
     "UnknownNameError",
     "UnverifiedPromptError",
+    "location",
     "raises",
     "request_error",
     "unreachable",
@@ -271,13 +272,22 @@ class ProofError(TwoSatFormalError, RuntimeError):
         super().__init__(message)
 
 
+def location(source: object, line: object) -> str:
+    """Where a record is, as messages name it: ``FILE:LINE``, the part known, or ``''``.
+
+    >>> location("data.jsonl", 3), location(None, 3), location(None, None)
+    ('data.jsonl:3', '3', '')
+    """
+    return ":".join(str(part) for part in (source, line) if part is not None)
+
+
 class RecordError(TwoSatFormalError, ValueError):
     """A malformed JSON Lines record (bad JSON, missing field, unknown schema version)."""
 
     def __init__(self, message: str, *, line: int | None = None, source: str | None = None):
         self.line = line
         self.source = source
-        where = ":".join(str(p) for p in (source, line) if p is not None)
+        where = location(source, line)
         super().__init__(f"{where}: {message}" if where else message)
 
 

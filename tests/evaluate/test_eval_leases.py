@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -89,3 +90,19 @@ def test_the_leases_of_a_killed_run_are_taken_over(tmp_path: Path) -> None:
         assert store.runs()[0]["status"] == "running"  # never finished
         after = store.start_run({})
         assert store.lease(["a", "b", "c"], after) == {"a", "b", "c"}
+
+
+@pytest.mark.parametrize("pid", ["\u00b2", "x", ""])
+def test_a_lease_whose_owner_names_no_process_id_is_held_until_it_expires(
+    tmp_path: Path, pid: str
+) -> None:
+    """A lease owner written elsewhere (``host:²``: ``str.isdigit`` passes ``²``, which
+    ``int`` refuses) names no process to find gone: its lease holds, no error."""
+    with RunStore(tmp_path / "runs.sqlite") as store:
+        other, mine = store.start_run({}), store.start_run({})
+        assert store.lease(["a"], other, now=0.0, lease_s=10.0) == {"a"}
+    with sqlite3.connect(tmp_path / "runs.sqlite") as db:
+        db.execute("UPDATE leases SET owner = ?", (f"{socket.gethostname()}:{pid}",))
+    with RunStore(tmp_path / "runs.sqlite") as store:
+        assert store.lease(["a"], mine, now=5.0, lease_s=10.0) == set()
+        assert store.lease(["a"], mine, now=11.0, lease_s=10.0) == {"a"}  # expired

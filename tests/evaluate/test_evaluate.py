@@ -590,7 +590,7 @@ def test_an_interrupt_left_in_a_task_is_not_printed_again(
     interrupted); any other error no task retrieved is printed as asyncio prints it."""
     import asyncio
 
-    from twosat_formal.evaluate.run.runner import _quiet_interrupts
+    from twosat_formal.evaluate.models.base import _quiet_interrupts
 
     loop = asyncio.new_event_loop()
     try:
@@ -601,3 +601,46 @@ def test_an_interrupt_left_in_a_task_is_not_printed_again(
         assert [r.getMessage() for r in caplog.records] == ["broken"]
     finally:
         loop.close()
+
+
+class _LoopWitness:
+    """A model that notes the exception handler of the loop each call runs in."""
+
+    def __init__(self) -> None:
+        self.spec, self.endpoint = "witness", "local"
+        self.handlers: list[object] = []
+
+    def _note(self) -> None:
+        self.handlers.append(asyncio.get_running_loop().get_exception_handler())
+
+    async def __aenter__(self) -> _LoopWitness:
+        self._note()
+        return self
+
+    async def generate(self, prompt: str, params: SamplingParams, sample: int = 0) -> Response:
+        self._note()
+        return Response("I cannot tell stories.")
+
+    async def aclose(self) -> None:
+        self._note()
+
+
+def test_every_run_of_requests_has_the_quiet_interrupt_handler(tmp_path: Path) -> None:
+    """Stories and a judge run their requests as ``eval`` does (:func:`run_requests`):
+    an interrupt a task keeps as they stop is not printed again."""
+    from twosat_formal.evaluate.diagnostics.judge import judge_store
+    from twosat_formal.evaluate.models.base import _quiet_interrupts
+    from twosat_formal.evaluate.run.stories import generate_stories
+    from twosat_formal.verbalize.story.generator import StoryItem
+
+    story_model, judge_model = _LoopWitness(), _LoopWitness()
+    formula = Formula.from_named([["a", "~b"], ["b"]])
+    with contextlib.suppress(EvaluationError):  # its story is no story: the run fails
+        generate_stories(
+            [StoryItem("demo", formula, "SAT")], "spy", story_model, tmp_path / "calls.sqlite"
+        )
+    with RunStore(tmp_path / "runs.sqlite"):
+        pass
+    judge_store(tmp_path / "runs.sqlite", io.StringIO(), judge_model)
+    for model in (story_model, judge_model):
+        assert model.handlers and set(model.handlers) == {_quiet_interrupts}, model.handlers

@@ -254,6 +254,27 @@ def test_the_depth_scan_agrees_with_the_decoded_value(value: object, ascii: bool
     assert json_depth(raw) == reference_depth(value)
 
 
+@given(st.one_of(st.binary(max_size=40), JSON.map(lambda v: json.dumps(v).encode("utf-8"))))
+def test_any_body_is_read_as_json_or_refused_as_a_malformed_reply(raw: bytes) -> None:
+    """Bytes that are no UTF-8 (a surrogate's three bytes among them) or no JSON are a
+    malformed reply, with a preview of the body; JSON is read as Python reads it."""
+    try:
+        value = load_reply(raw)
+    except EvaluationError as error:
+        assert str(error).startswith("malformed reply: "), error
+        try:
+            json.loads(raw.decode("utf-8"))
+        except ValueError:  # UnicodeDecodeError among them
+            assert "the body is not JSON (" in str(error), error
+        return
+    assert value == json.loads(raw)
+
+
+def test_the_bytes_of_a_lone_surrogate_are_no_json() -> None:
+    with pytest.raises(EvaluationError, match=r"the body is not JSON \('\{"):
+        load_reply(b'{"a": "\xed\xa0\x80"}')
+
+
 def store_rows(path: Path) -> list[tuple[Any, ...]]:
     with sqlite3.connect(path) as db:
         return list(db.execute("SELECT failure, error FROM results"))

@@ -7,15 +7,17 @@ and a refused option names what is valid in the field's words.
 
 from __future__ import annotations
 
+import json
 from urllib.parse import quote
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from twosat_formal.core.model import SamplingParams
+from twosat_formal.core.model import HONOURED_ONLY, SamplingParams, extra_body
 from twosat_formal.errors import ConfigError
 from twosat_formal.evaluate.models import LoadOptions, parse_spec
+from twosat_formal.evaluate.models.openai_compat import request_body
 
 #: How the documentation says a spec's text is read, per sampling option.
 READ = {
@@ -74,3 +76,25 @@ def test_a_spec_mode_and_a_load_mode_follow_one_rule(mode: str) -> None:
     assert str(spec_error.value) == f"option mode={mode!r} is not chat or completion"
     assert str(load_error.value) == f"mode must be chat or completion, not {mode!r}"
     assert spec_error.value.valid == load_error.value.valid == "chat or completion"
+
+
+@given(
+    st.sampled_from(sorted(HONOURED_ONLY)),
+    st.one_of(st.integers(-1, 3), st.booleans(), st.none(), st.sampled_from(["x", {}, []])),
+)
+def test_a_body_field_no_request_honours_is_refused_however_the_params_are_made(
+    key: str, value: object
+) -> None:
+    """``--body`` (:func:`extra_body`) and parameters built in Python, as the batch and
+    eval APIs take them, refuse the same fields with the same words: ``n=3`` is never
+    sent."""
+    text = json.dumps(value)
+    try:
+        pairs = extra_body([f"{key}={text}"])
+    except ConfigError as error:
+        with pytest.raises(ConfigError) as direct:
+            SamplingParams(extra_body=((key, text),))
+        assert str(direct.value) == str(error)
+        return
+    body = request_body("chat", "m", "Hi", SamplingParams(extra_body=pairs))
+    assert body[key] == value

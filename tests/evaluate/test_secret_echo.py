@@ -23,6 +23,9 @@ from tests.evaluate.test_evaluate import make_items, write_inputs
 from tests.support.cli import cli
 from tests.support.rawserver import Raw, RawServer, chat_reply
 from twosat_formal.core.model import SecretMask
+from twosat_formal.errors import ConfigError
+from twosat_formal.evaluate.models import parse_spec
+from twosat_formal.evaluate.run.limits import split_limits
 
 KEY = "sk-live/Abc+123=xyz"
 URL_KEY = "qk/987+654=uvw"
@@ -79,10 +82,31 @@ def test_eval_masks_a_key_the_server_echoes(
 
 
 def test_a_secret_in_a_spec_option_is_not_echoed(capsys: pytest.CaptureFixture[str]) -> None:
-    for spec in (f"openai/m?api_key={KEY}", f"openai/m?{KEY}", f"gpt-4o?api_key={KEY}"):
+    for spec in (
+        f"openai/m?api_key={KEY}",
+        f"openai/m?{KEY}",
+        f"gpt-4o?api_key={KEY}",
+        f"openai?api_key={KEY}",  # no model after openai/
+        f"llamacpp?{KEY}",
+        f"openai/m?api_key={KEY}&rpm=x",  # a bad limit beside the secret
+        f"openai/m?api_key={KEY}&rpm=1&rpm=2",
+    ):
         code, out, err = cli(capsys, "eval", "-", "-m", spec)
         assert code == 2 and not leaks(out + err), (spec, out, err)
         assert err.startswith("error:") and err.count("\n") == 1, err
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [f"openai?api_key={KEY}", f"llamacpp/?{KEY}", f"openai/m?api_key={KEY}&concurrency=0"],
+)
+def test_the_spec_readers_mask_a_secret_in_their_errors(spec: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        split_limits(spec)  # then parse_spec (canonical_spec), as evaluate reads a spec
+    assert "***" in str(caught.value) and not leaks(str(caught.value)), caught.value
+    with pytest.raises(ConfigError) as caught:
+        parse_spec(spec)
+    assert not leaks(str(caught.value)), caught.value
 
 
 def test_every_form_of_a_secret_is_masked() -> None:

@@ -8,6 +8,7 @@ import json
 import sqlite3
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -92,10 +93,49 @@ def test_strategy_names(spec: str, key: str) -> None:
     assert parse_strategy(spec).key == key
 
 
-@pytest.mark.parametrize("spec", ["cott", "sample-k:1", "sample-k:x", "cot:2", ""])
+@pytest.mark.parametrize(
+    "spec", ["cott", "sample-k:1", "sample-k:x", "cot:2", "", "sample-k:\u00b2", "sample-k:-3"]
+)
 def test_a_bad_strategy_is_refused(spec: str) -> None:
     with pytest.raises(ConfigError, match=r"strateg|sample-k"):
         parse_strategy(spec)
+
+
+@given(st.text(max_size=4))
+def test_sample_k_takes_every_whole_k_of_two_or_more_and_refuses_any_other_text(
+    count: str,
+) -> None:
+    """Any text after ``sample-k:`` is a K >= 2 in decimal digits or a ConfigError that
+    quotes it (a superscript digit, which ``str.isdigit`` accepts, among them)."""
+    spec = f"sample-k:{count}"
+    written = spec.strip().partition(":")[2]  # the spec is read stripped
+    if written.isdecimal() and int(written) >= 2:
+        assert parse_strategy(spec) == Strategy("sample-k", int(written))
+        return
+    with pytest.raises(ConfigError) as caught:
+        parse_strategy(spec)
+    assert str(caught.value) == f"sample-k needs K >= 2 samples per vote, got {written!r}"
+
+
+@pytest.mark.parametrize(
+    ("fields", "words"),
+    [
+        (("sample-k", 0), "sample-k needs K >= 2 samples per vote, got 0"),
+        (("sample-k", -2), "sample-k needs K >= 2 samples per vote, got -2"),
+        (("sample-k", True), "sample-k needs K >= 2 samples per vote, got True"),
+        (("bogus",), "unknown strategy 'bogus'"),
+        (("cot", 3), "unknown strategy 'cot:3'"),
+    ],
+)
+def test_a_strategy_built_directly_follows_the_rules_of_a_parsed_one(
+    fields: tuple[Any, ...], words: str, tmp_path: Path
+) -> None:
+    """``evaluate(strategies=[Strategy(...)])`` takes built strategies: one that no
+    ``--strategy`` names (no K, a negative K: requests planned below zero) is refused
+    as it is built, before anything is stored or sent."""
+    with RunStore(tmp_path / "runs.sqlite") as store, pytest.raises(ConfigError) as caught:
+        evaluate(["ref/oracle"], make_items(1), store, strategies=[Strategy(*fields)])
+    assert (str(caught.value), caught.value.parameter) == (words, "strategy")
 
 
 def legacy_key(model: str, endpoint: str, sha: str, params: str, sample: int) -> str:

@@ -15,6 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from twosat_formal.errors import location
+
 __all__ = ["CertifyReport", "CheckFailure", "RecordLog", "RecordResult"]
 
 
@@ -39,7 +41,7 @@ class CheckFailure:
         }
 
     def __str__(self) -> str:
-        where = ":".join(str(p) for p in (self.source, self.line) if p is not None)
+        where = location(self.source, self.line)
         who = self.id if self.id is not None else "(no id)"
         return f"{where} {who} [{self.check}] {self.message}".strip()
 

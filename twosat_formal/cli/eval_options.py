@@ -27,16 +27,12 @@ from twosat_formal.cli.options import (
     RpmOption,
     TpmOption,
 )
-from twosat_formal.errors import ConfigError
 
 if TYPE_CHECKING:  # the runner is imported when ``eval`` runs, not for --help
     from twosat_formal.evaluate.models.retry import RetryPolicy
     from twosat_formal.evaluate.run.limits import ModelLimits
 
 __all__ = ["EndpointOptions", "RetryOptions"]
-
-#: The request dialects of ``--mode``.
-MODES = ("chat", "completion")
 
 BaseUrlsOption = Annotated[
     list[str] | None,
@@ -74,10 +70,9 @@ class EndpointOptions:
     mode: RequestModeOption = "chat"
 
     def __post_init__(self) -> None:
-        if self.mode not in MODES:
-            raise ConfigError(
-                f"unknown mode {self.mode!r}", parameter="mode", valid="chat or completion"
-            )
+        from twosat_formal.evaluate.models.openai_compat import check_mode
+
+        check_mode(self.mode)
 
     def limits(self) -> ModelLimits:
         """The limits every model gets (a spec's own win over them)."""

@@ -136,13 +136,15 @@ class SamplingParams:
         given = {name: getattr(self, name) for name in SAMPLING_RULES}
         given = {name: value for name, value in given.items() if value is not None}
         check(SAMPLING, SAMPLING_RULES, given)
-        for key, _ in self.extra_body:
+        for key, text in self.extra_body:
             if key in BODY_FIELDS:
                 raise ConfigError(
                     f"the body field {key!r} is set by its own option, not as an extra field",
                     parameter="body",
                     valid=f"a field other than {', '.join(BODY_FIELDS)}",
                 )
+            if key in HONOURED_ONLY:  # as extra_body refuses it, for pairs given here
+                _honoured(key, _body_value(key, text))
 
     def key(self) -> str:
         """Canonical JSON of the parameters: part of a request's store key.

@@ -300,11 +300,7 @@ def pick_columns(names: Sequence[str] | None) -> tuple[str, ...]:
         if not isinstance(name, str) or not name.strip():
             raise _columns_error("an export column name is empty")
         if name not in COLUMNS:
-            raise ConfigError(
-                f"no export column {name!r} (see `twosat-formal results --help`)",
-                parameter="columns",
-                valid=", ".join(export_columns()),
-            )
+            raise _columns_error(f"no export column {name!r} (see `twosat-formal results --help`)")
     wanted = set(names)
     return tuple(name for name in export_columns() if name in wanted)
 

@@ -54,6 +54,7 @@ from twosat_formal._util.atomic import stream_target
 from twosat_formal._util.closing import Closing
 from twosat_formal.core.jsonread import loads
 from twosat_formal.core.model import Response, public_endpoint
+from twosat_formal.core.params import MAX_STORED
 from twosat_formal.errors import EXIT_USAGE, RecordError, TwoSatFormalError
 from twosat_formal.evaluate.columns import (
     BUILTIN_COLUMNS,
@@ -335,7 +336,7 @@ _INSERT_RESULT = (
 
 
 #: The integers an SQLite INTEGER holds (signed 64-bit).
-_STORABLE_INTS = range(-(2**63), 2**63)
+_STORABLE_INTS = range(-MAX_STORED - 1, MAX_STORED + 1)
 
 
 def _storable(result: ResultRow, name: str, value: int | None) -> int | None:
@@ -785,7 +786,7 @@ class RunStore(Closing):
         dead = []
         for (owner,) in self._db.execute(query, (run_id, *keys)):
             where, _, pid = str(owner).rpartition(":")
-            if where == host and pid.isdigit() and not _alive(int(pid)):
+            if where == host and pid.isdecimal() and not _alive(int(pid)):
                 dead.append((owner,))
         self._db.executemany("DELETE FROM leases WHERE owner = ?", dead)
         return bool(dead)

@@ -215,15 +215,15 @@ def _plain(obj: Mapping[str, Any], model: str | None, at: _At) -> Iterator[Exter
     yield at.read(PlainAnswerRow, obj).answer(model)
 
 
-def _batch_error(obj: Mapping[str, Any]) -> str | None:
+def _batch_error(line: BatchAnswerLine) -> str | None:
     """Why a Batch API request failed (``None`` when it did not)."""
-    error = obj.get("error")
+    error = line.error
     if error:
         if isinstance(error, Mapping):
             code, message = error.get("code"), error.get("message")
             return ": ".join(str(part) for part in (code, message) if part) or "request failed"
         return str(error)
-    reply = obj["response"]  # an object: BatchAnswerLine holds a line to it
+    reply = line.response  # an object: BatchAnswerLine holds a line to it
     status = reply.get("status_code", 200)
     return None if status == 200 else _status_error(status, reply.get("body"))
 
@@ -251,14 +251,15 @@ def _batch(obj: Mapping[str, Any], model: str | None, at: _At) -> Iterator[Exter
     """The answer of a Batch API output line; its model is ``""`` when neither ``model``
     nor the line names one (a failed request: :func:`read_answer_stream` gives it the
     batch's model)."""
-    prompt_id, sample = split_custom_id(at.read(BatchAnswerLine, obj).custom_id)
+    line = at.read(BatchAnswerLine, obj)
+    prompt_id, sample = split_custom_id(line.custom_id)
     if sample > MAX_STORED:
         raise at.error(
             f"field 'custom_id' names sample {sample}, beyond {MAX_STORED} (the largest "
             "integer a store holds)"
         )
-    error = _batch_error(obj)
-    body = obj.get("response", {}).get("body") if isinstance(obj.get("response"), Mapping) else None
+    error = _batch_error(line)
+    body = line.response.get("body") if isinstance(line.response, Mapping) else None
     served = body.get("model") if isinstance(body, Mapping) else None
     name = model or (f"openai/{served}" if isinstance(served, str) and served else "")
     if error is None:

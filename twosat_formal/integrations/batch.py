@@ -46,7 +46,7 @@ from twosat_formal.core.params import COUNT, Rule, check, rules_table
 from twosat_formal.errors import ConfigError
 from twosat_formal.evaluate.models import MODELS, parse_spec
 from twosat_formal.evaluate.models.base import SamplingParams, sampling_for
-from twosat_formal.evaluate.models.openai_compat import MODE_RULE, request_body
+from twosat_formal.evaluate.models.openai_compat import UNKNOWN_MODE_RULE, request_body
 from twosat_formal.integrations.answers import custom_id
 from twosat_formal.io.jsonl import json_line
 
@@ -76,7 +76,7 @@ _OPENAI = "openai"
 #: The rules of the options of :func:`batch_requests` and :func:`write_batch`.
 OPTION_RULES: dict[str, Rule] = {
     "samples": COUNT,
-    "mode": MODE_RULE._replace(message="unknown mode {value!r}"),
+    "mode": UNKNOWN_MODE_RULE,
     "max_requests": COUNT,
     "max_bytes": COUNT,
 }

@@ -461,7 +461,7 @@ def make_item(config: TwoSatConfig, seed: int, index: int) -> dict[str, Any]:
     clauses, knobs, instance_seed, instance = _draw_instance(rng, family, fixed, config, index)
     prompt_seed = rng.getrandbits(31)
     kind = "decision"
-    if config.types:  # drawn only then, so that a dataset without types draws as before
+    if config.types:  # drawn only then: without types no number is drawn for a type
         from twosat_formal.solve.questions.reference import applies
 
         allowed = [t for t in config.types if applies(t, instance.formula, instance.label)]

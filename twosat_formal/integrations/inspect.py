@@ -51,7 +51,7 @@ from inspect_ai.scorer import (  # noqa: E402
 from inspect_ai.solver import TaskState, generate  # noqa: E402
 
 from twosat_formal.core.model import DEFAULT_MAX_TOKENS  # noqa: E402
-from twosat_formal.errors import ConfigError, TwoSatFormalError  # noqa: E402
+from twosat_formal.errors import ConfigError, TwoSatFormalError, location  # noqa: E402
 from twosat_formal.integrations.rows import judge_row  # noqa: E402
 from twosat_formal.io.jsonl import read_json_lines  # noqa: E402
 
@@ -90,7 +90,7 @@ def read_samples(path: str | Path) -> list[Sample]:
         )
     samples = []
     for line in read_json_lines(file):
-        row = _checked_row(line.value, f"{line.source}:{line.number}")
+        row = _checked_row(line.value, location(line.source, line.number))
         samples.append(
             Sample(input=row["prompt"], target=row["answer"], id=row["id"], metadata=row)
         )

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from twosat_formal.core.provenance import tool_version
-from twosat_formal.errors import RecordError
+from twosat_formal.errors import RecordError, location
 from twosat_formal.evaluate.export import export_results, format_of
 from twosat_formal.evaluate.scoring import error_judgement, score
 from twosat_formal.evaluate.store import ResultRow, RunStore, prompt_hash
@@ -109,8 +109,7 @@ class _Once:
 
     def first(self, answer: ExternalAnswer, text_hash: str) -> bool:
         """Whether ``answer`` is the first to its text (else an equal copy)."""
-        where = ":".join(str(p) for p in (answer.source, answer.line) if p is not None)
-        where = where or "an earlier answer"
+        where = location(answer.source, answer.line) or "an earlier answer"
         key = (answer.model, text_hash, answer.sample)
         known = self._seen.get(key)
         asked = (answer.model, answer.prompt_id, answer.sample)
@@ -219,8 +218,11 @@ def score_answers(
     Raises
     ------
     RecordError
-        An answer to a prompt that is not among ``items``, or a second answer of a
-        model to the same prompt and sample.
+        An answer to a prompt that is not among ``items``, a second answer of a model
+        to the same prompt and sample, or answers of a model to two prompts with one
+        text (one request) that differ for one sample. An answer equal to one given
+        already to another prompt with the same text is that request's, and skipped:
+        the rows give the first to every prompt with that text.
     """
     with tempfile.TemporaryDirectory() as tmp, RunStore(Path(tmp) / "score.sqlite") as scratch:
         _score_into(answers, items, [scratch], _INFO, ScoreSummary())

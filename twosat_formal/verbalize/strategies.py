@@ -64,6 +64,8 @@ STRATEGY_NAMES = ("direct", "cot", "symbolic-cot", "sample-k")
 
 #: Samples per vote of ``sample-k`` when no ``:K`` is given.
 DEFAULT_K = 5
+#: What a strategy may be (the ``valid`` of its refusals).
+_VALID = "direct, cot, symbolic-cot, sample-k or sample-k:K (K >= 2)"
 
 #: The text ``cot`` inserts before the answer instructions.
 COT_INSTRUCTION = (
@@ -97,6 +99,21 @@ class Strategy:
 
     name: str
     k: int = 1
+
+    def __post_init__(self) -> None:
+        """Refuse a strategy :func:`parse_strategy` would not give: an unknown name, a
+        ``sample-k`` of fewer than two samples per vote, or a ``K`` on another strategy.
+
+        >>> Strategy("sample-k", 0)
+        Traceback (most recent call last):
+        ...
+        twosat_formal.errors.ConfigError: sample-k needs K >= 2 samples per vote, got 0
+        """
+        if self.name not in STRATEGY_NAMES or (self.name != "sample-k" and self.k != 1):
+            shown = self.name if self.k == 1 else f"{self.name}:{self.k}"
+            raise ConfigError(f"unknown strategy {shown!r}", parameter="strategy", valid=_VALID)
+        if self.name == "sample-k" and (type(self.k) is not int or self.k < 2):
+            raise _too_few(self.k)
 
     @property
     def key(self) -> str:
@@ -147,20 +164,21 @@ def parse_strategy(spec: str) -> Strategy:
     (Strategy(name='sample-k', k=5), Strategy(name='cot', k=1))
     """
     name, sep, count = str(spec).strip().partition(":")
-    valid = "direct, cot, symbolic-cot, sample-k or sample-k:K (K >= 2)"
     if name not in STRATEGY_NAMES or (sep and name != "sample-k"):
-        raise ConfigError(f"unknown strategy {spec!r}", parameter="strategy", valid=valid)
-    if name != "sample-k":
-        return Strategy(name)
+        raise ConfigError(f"unknown strategy {spec!r}", parameter="strategy", valid=_VALID)
     if not sep:
-        return Strategy(name, DEFAULT_K)
-    if not count.isdigit() or int(count) < 2:
-        raise ConfigError(
-            f"sample-k needs K >= 2 samples per vote, got {count!r}",
-            parameter="strategy",
-            valid=valid,
-        )
-    return Strategy(name, int(count))
+        return Strategy(name, DEFAULT_K if name == "sample-k" else 1)
+    try:  # K as written: a text that is no count (``x``, ``²``) is none
+        return Strategy(name, int(count) if count.isdecimal() else 0)
+    except ConfigError:
+        raise _too_few(count) from None
+
+
+def _too_few(k: object) -> ConfigError:
+    """The refusal of a ``sample-k`` with ``k`` (as given) samples per vote."""
+    return ConfigError(
+        f"sample-k needs K >= 2 samples per vote, got {k!r}", parameter="strategy", valid=_VALID
+    )
 
 
 def parse_strategies(specs: Iterable[str] | None) -> tuple[Strategy, ...]:

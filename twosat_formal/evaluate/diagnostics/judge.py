@@ -34,6 +34,7 @@ from typing import IO, Any
 
 from twosat_formal.core.model import Model, SamplingParams
 from twosat_formal.evaluate.diagnostics.quality import DIMENSIONS
+from twosat_formal.evaluate.models.base import run_requests
 from twosat_formal.evaluate.models.retry import RetryingModel, RetryPolicy
 
 __all__ = [
@@ -223,7 +224,7 @@ def judge_store(
         finally:
             await model.aclose()
 
-    asyncio.run(run())
+    run_requests(run())
     for row in rows:
         del row["prompt_text"], row["response"]
     written = write_lines((json_line(row) for row in rows), out)

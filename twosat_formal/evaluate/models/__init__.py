@@ -225,7 +225,7 @@ def parse_spec(spec: str) -> tuple[str, str, dict[str, Any]]:
     if prefix in MODELS and MODELS.get(prefix).takes_rest:
         if not slash or not rest:
             raise ConfigError(
-                f"model spec {spec!r} names no model after {prefix + '/'!r}",
+                f"model spec {shown_spec(spec)!r} names no model after {prefix + '/'!r}",
                 parameter="model",
                 valid=", ".join(MODELS.get(prefix).forms),
             )
@@ -276,8 +276,13 @@ def canonical_spec(spec: str) -> str:
     >>> canonical_spec("ref/bounded?budget=1000")  # the budget ref/bounded has
     'ref/bounded'
     """
-    body = spec.partition("?")[0]
     name, _, options = parse_spec(spec)
+    return _canonical(spec, name, options)
+
+
+def _canonical(spec: str, name: str, options: Mapping[str, Any]) -> str:
+    """:func:`canonical_spec` of ``spec``, parsed already (kind ``name``, ``options``)."""
+    body = spec.partition("?")[0]
     defaults = MODELS.get(name).defaults
     kept = sorted(key for key, value in options.items() if not _same(defaults, key, value))
     if not kept:
@@ -320,7 +325,9 @@ def load_model(
     mode: str = DEFAULT_MODE,
     timeout_s: float = DEFAULT_TIMEOUT_S,
 ) -> ManagedModel:
-    """Build the model that ``spec`` names (nothing is started or contacted yet).
+    """Build the model that ``spec`` names (nothing is started or contacted yet); its
+    ``spec`` is the canonical form (:func:`canonical_spec`), the name the store and
+    reports give it.
 
     Parameters
     ----------
@@ -347,17 +354,16 @@ def load_model(
 
     Examples
     --------
-    >>> load_model("ref/coin").spec
-    'ref/coin'
+    >>> load_model("ref/coin").spec, load_model("ref/bounded?budget=0030").spec
+    ('ref/coin', 'ref/bounded?budget=30')
     >>> load_model("ref/oracle?budget=3")
     Traceback (most recent call last):
     ...
     twosat_formal.errors.ConfigError: model spec 'ref/oracle?budget=3': unknown option 'budget'
     """
     name, rest, options = parse_spec(spec)
-    spec = canonical_spec(spec)
     load = LoadOptions(base_url=base_url, api_key_env=api_key_env, mode=mode, timeout_s=timeout_s)
-    return MODELS.get(name).build(spec, rest, options, load)
+    return MODELS.get(name).build(_canonical(spec, name, options), rest, options, load)
 
 
 @cache

@@ -4,7 +4,8 @@ The protocol itself (:class:`Model`, :class:`Response`, :class:`SamplingParams`)
 the core module :mod:`twosat_formal.core.model`; its names and
 :class:`~twosat_formal.errors.TransientModelError` are importable from here too.
 :func:`sampling_for` is the one place a spec's ``?max_tokens=...&temperature=...``
-becomes sampling parameters.
+becomes sampling parameters; :func:`run_requests` is the one way a run of requests gets
+its own event loop.
 
 Examples
 --------
@@ -16,11 +17,12 @@ max_completion_tokens=None, reasoning_effort=None, extra_body=())
 
 from __future__ import annotations
 
+import asyncio
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import replace
 from types import TracebackType
-from typing import Annotated, Any, Self
+from typing import Annotated, Any, Self, TypeVar
 from urllib.parse import parse_qsl
 
 from twosat_formal.core.model import (
@@ -51,6 +53,7 @@ __all__ = [
     "TransientModelError",
     "WrappedModel",
     "check_timeout",
+    "run_requests",
     "sampling_for",
     "sampling_options",
     "send",
@@ -102,6 +105,39 @@ OPTION_RULES: dict[str, Rule] = {
 }
 #: The table of :data:`OPTION_RULES`: a spec's sampling options, read from text.
 SAMPLING_TEXT = rules_table("sampling options", OPTION_RULES)
+
+
+_T = TypeVar("_T")
+
+
+def run_requests(run: Coroutine[Any, Any, _T]) -> _T:
+    """``run`` (a run of model requests: ``eval``, stories, a judge) to its end in an
+    event loop of its own, as :func:`asyncio.run` runs it, whose handler of the errors
+    no task retrieved is :func:`_quiet_interrupts`.
+
+    >>> async def answer() -> int:
+    ...     return 42
+    >>> run_requests(answer())
+    42
+    """
+    with asyncio.Runner() as runner:
+        runner.get_loop().set_exception_handler(_quiet_interrupts)
+        return runner.run(run)
+
+
+def _quiet_interrupts(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+    """The handler of the errors no task retrieved, on the loop :func:`run_requests`
+    runs: a ``KeyboardInterrupt`` (Ctrl-C, or SIGTERM, which a run reports as
+    interrupted) left in a request's task as the run stops is not printed again as a
+    traceback; every other error is printed as asyncio prints it.
+
+    >>> loop = asyncio.new_event_loop()
+    >>> _quiet_interrupts(loop, {"message": "stopped", "exception": KeyboardInterrupt()})
+    >>> loop.close()
+    """
+    if isinstance(context.get("exception"), KeyboardInterrupt):
+        return
+    loop.default_exception_handler(context)
 
 
 def check_timeout(timeout_s: float) -> None:

@@ -116,19 +116,16 @@ in one object
         raise EvaluationError(
             f"malformed reply: JSON nested {depth} levels deep (at most {max_depth})"
         )
-    preview = check_text(raw[:80].decode("utf-8", "replace"), "", strict=False)
     try:
-        text = raw.decode("utf-8")
-        text.encode("utf-8")  # no lone surrogate
-    except UnicodeError:
-        raise EvaluationError(f"malformed reply: the body is not JSON ({preview!r})") from None
-    try:
-        return loads(text, source=_REPLY)
+        return loads(raw.decode("utf-8"), source=_REPLY)
+    except UnicodeError:  # strict UTF-8 holds no surrogate: none reaches the reader
+        reason = "invalid JSON"
     except RecordError as exc:
         reason = str(exc).partition(": ")[2]
-        if reason.startswith("invalid JSON"):
-            reason = f"the body is not JSON ({preview!r})"
-        raise EvaluationError(f"malformed reply: {reason}") from None
+    if reason.startswith("invalid JSON"):
+        preview = check_text(raw[:80].decode("utf-8", "replace"), "", strict=False)
+        reason = f"the body is not JSON ({preview!r})"
+    raise EvaluationError(f"malformed reply: {reason}")
 
 
 def check_text(text: str, what: str, *, strict: bool = True) -> str:

@@ -66,7 +66,7 @@ from twosat_formal.core.model import (
     public_endpoint,
     url_secrets,
 )
-from twosat_formal.core.params import MAX_STORED, MUST, Rule
+from twosat_formal.core.params import MAX_STORED, MUST, Rule, check, rules_table
 from twosat_formal.errors import (
     FINAL_STATUS,
     ConfigError,
@@ -99,6 +99,7 @@ __all__ = [
     "DEFAULT_TIMEOUT_S",
     "MODES",
     "MODE_RULE",
+    "UNKNOWN_MODE_RULE",
     "ModelHTTPError",
     "OpenAICompatModel",
     "RefusedRequestError",
@@ -116,6 +117,11 @@ MODES = (DEFAULT_MODE, "completion")
 #: The rule of a ``mode`` option (:class:`~twosat_formal.core.params.Rule`): one of
 #: :data:`MODES`; an owner with its own words replaces the message.
 MODE_RULE = Rule(Literal[MODES], " or ".join(MODES), MUST)
+#: :data:`MODE_RULE` in the words of a mode named alone (:func:`check_mode`, a model's
+#: ``mode``, ``eval --mode``, a batch's ``mode``): ``unknown mode 'fax'``.
+UNKNOWN_MODE_RULE = MODE_RULE._replace(message="unknown mode {value!r}")
+_MODE = {"mode": UNKNOWN_MODE_RULE}
+_MODE_TABLE = rules_table("mode", _MODE)
 
 Mode = Literal["chat", "completion"]
 
@@ -189,11 +195,15 @@ def request_body(
 
 
 def check_mode(mode: str) -> None:
-    """Raise :class:`~twosat_formal.errors.ConfigError` for a mode not in :data:`MODES`."""
-    if mode not in MODES:
-        raise ConfigError(
-            f"unknown request mode {mode!r}", parameter="mode", valid=" or ".join(MODES)
-        )
+    """Raise :class:`~twosat_formal.errors.ConfigError` for a mode not in :data:`MODES`
+    (:data:`UNKNOWN_MODE_RULE`).
+
+    >>> check_mode("fax")
+    Traceback (most recent call last):
+    ...
+    twosat_formal.errors.ConfigError: unknown mode 'fax'
+    """
+    check(_MODE_TABLE, _MODE, {"mode": mode})
 
 
 def _turns(prompt: str | Sequence[Turn]) -> Sequence[Turn]:
@@ -433,19 +443,15 @@ def _responses_finish(payload: dict[str, Any]) -> str | None:
     return _INCOMPLETE.get(reason, reason) if isinstance(reason, str) else "incomplete"
 
 
-#: The largest token count a reply's ``usage`` may give: a store holds every count it
-#: reads (:data:`twosat_formal.core.params.MAX_STORED`).
-MAX_COUNT = MAX_STORED
-
-
 def _count(value: object) -> int | None:
-    """A ``usage`` figure as a token count: a whole number in [0, :data:`MAX_COUNT`],
-    anything else (a negative, a float, a string, a number no store holds) unreported.
+    """A ``usage`` figure as a token count: a whole number in
+    [0, :data:`~twosat_formal.core.params.MAX_STORED`], anything else (a negative, a
+    float, a string, a number no store holds) unreported.
 
     >>> _count(12), _count(-1), _count(2**63), _count(True), _count("12")
     (12, None, None, None, None)
     """
-    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_COUNT:
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_STORED:
         return value
     return None
 

@@ -97,7 +97,7 @@ def split_limits(spec: str, defaults: ModelLimits | None = None) -> tuple[str, M
     def problem(key: str, unknown: bool) -> ConfigError:
         valid = LIMIT_RULES[key].valid
         return ConfigError(
-            f"model spec {spec!r}: option {key}={given[key]!r} is not {valid}",
+            f"model spec {shown_spec(spec)!r}: option {key}={given[key]!r} is not {valid}",
             parameter=key,
             valid=valid,
         )

@@ -64,7 +64,7 @@ from twosat_formal.core.formula import MAX_SIZE
 from twosat_formal.core.model import DEFAULT_MODE, Model, SamplingParams
 from twosat_formal.core.provenance import tool_version
 from twosat_formal.errors import ConfigError, ParseError
-from twosat_formal.evaluate.models.base import sampling_for
+from twosat_formal.evaluate.models.base import run_requests, sampling_for
 from twosat_formal.evaluate.models.retry import Outcome, RetryingModel, RetryPolicy
 from twosat_formal.evaluate.run.items import EvalItem, StoryPrompt
 from twosat_formal.evaluate.run.limits import ModelLimiter, ModelLimits, split_limits
@@ -940,25 +940,7 @@ def evaluate(
     refuse_running_loop()
     summary: EvalSummary = options.pop("summary", None) or EvalSummary()
     try:
-        run = evaluate_async(specs, items, store, access=access, summary=summary, **options)
-        with asyncio.Runner() as runner:
-            runner.get_loop().set_exception_handler(_quiet_interrupts)
-            runner.run(run)
+        run_requests(evaluate_async(specs, items, store, access=access, summary=summary, **options))
     except KeyboardInterrupt:
         summary.interrupted = True
     return summary
-
-
-def _quiet_interrupts(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
-    """The handler of the errors no task retrieved, on the loop :func:`evaluate` runs: a
-    ``KeyboardInterrupt`` (Ctrl-C, or SIGTERM, which the run reports as interrupted)
-    left in a request's task as the run stops is not printed again as a traceback;
-    every other error is printed as asyncio prints it.
-
-    >>> loop = asyncio.new_event_loop()
-    >>> _quiet_interrupts(loop, {"message": "stopped", "exception": KeyboardInterrupt()})
-    >>> loop.close()
-    """
-    if isinstance(context.get("exception"), KeyboardInterrupt):
-        return
-    loop.default_exception_handler(context)

@@ -11,12 +11,12 @@ the model protocol only) and closes it.
 
 from __future__ import annotations
 
-import asyncio
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from twosat_formal.core.model import DEFAULT_MODE, Model
+from twosat_formal.evaluate.models.base import run_requests
 from twosat_formal.evaluate.models.cache import CachedModel, ResponseCache
 from twosat_formal.evaluate.models.retry import RetryingModel, RetryPolicy
 from twosat_formal.verbalize.story.generator import StoryItem, StorySettings, tell_stories
@@ -111,7 +111,7 @@ reasoners read template verbalizations only; ...
         cached = CachedModel(RetryingModel(loaded, retry, seed=seed), cache)
         try:
             told = _tell(items, themes, cached, seed, settings, concurrency)
-            run.records = asyncio.run(told)
+            run.records = run_requests(told)
         finally:
             run.calls_made, run.calls_reused = cached.made, cached.reused
     return run

@@ -45,7 +45,7 @@ def sample_k(strategy: object) -> int | None:
     if not isinstance(strategy, str) or not strategy.startswith("sample-k:"):
         return None
     count = strategy.partition(":")[2]
-    return int(count) if count.isdigit() and int(count) >= 1 else None
+    return int(count) if count.isdecimal() and int(count) >= 1 else None
 
 
 def _group(row: Row, k: int) -> tuple[Hashable, ...]:
