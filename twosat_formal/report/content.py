@@ -223,7 +223,7 @@ def compute_content(
     duplication_tests, duplication_bars = arm_comparison(
         data, "duplication", method=method, seed=seed
     )
-    edits, edit_curves = edit_summaries(data, models)
+    edits, edit_curves = edit_summaries(data, models, method=method, seed=seed)
     grid_knobs, sweep_knobs, grid_experiments = captions(data)
     return ReportContent(
         title=title,
