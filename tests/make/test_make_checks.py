@@ -1,8 +1,9 @@
-"""The builders' Python API refuses a seed or clause position that is not an integer.
+"""The builders' Python API refuses a seed, clause count or clause position that is
+not an integer.
 
 A seed is written into every record and read back by ``certify`` as an integer, so a
-seed that is text, a float, a boolean or ``None`` used to make records that failed
-``certify``; every builder now refuses it with a ``ConfigError`` naming ``seed``, and an
+seed that is text, a float, a boolean or ``None`` would make records that fail
+``certify``; every builder refuses it with a ``ConfigError`` naming ``seed``, and an
 integer seed of any size or sign makes records that certify.
 """
 
@@ -77,6 +78,13 @@ def test_a_clause_position_that_is_not_an_integer_is_refused(position: object) -
     with pytest.raises(ConfigError) as caught:
         apply_edit(BASE, "negate-literal", position=position)  # type: ignore[arg-type]
     assert caught.value.parameter == "position"
+
+
+@pytest.mark.parametrize("clauses", [True, 10.0, "10", [10]])
+def test_a_clause_count_that_is_not_an_integer_is_refused(clauses: object) -> None:
+    with pytest.raises(ConfigError, match=r"^clauses must be an integer, got ") as caught:
+        generate("backbone", clauses=clauses, seed=0)  # type: ignore[arg-type]
+    assert caught.value.parameter == "clauses" and repr(clauses) in str(caught.value)
 
 
 @pytest.mark.parametrize("seed", [-(2**70), -1, 0, 2**31, 2**64 + 3])
