@@ -372,9 +372,9 @@ def _orphans(
 
 
 def _clean(text: str) -> str:
-    """``text`` without the characters XML 1.0 cannot hold (control characters, lone
-    surrogates: a file name that is not UTF-8)."""
-    return re.sub(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]", "\ufffd", text)
+    """``text`` without the characters XML 1.0 cannot hold: :func:`printable` (lone
+    surrogates: a file name that is not UTF-8), and control characters as U+FFFD too."""
+    return re.sub(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]", "\ufffd", printable(text))
 
 
 def _testcase(
