@@ -128,7 +128,9 @@ def _question_row(
     family: str,
     these: list[Mapping[str, Any]],
     mine: list[Mapping[str, Any]],
-    interval: tuple[str, int],
+    *,
+    method: str,
+    seed: int,
 ) -> QuestionRow:
     """The row of ``these`` answers (one type, one family) among all of a model's."""
     ids = {r.get("instance_id") for r in these}
@@ -140,10 +142,10 @@ def _question_row(
         question_type=kind,
         family=family,
         answers=len(these),
-        accuracy=_share(these, "decision_correct", *interval),
-        lenient_accuracy=_share(these, "lenient_decision_correct", *interval),
+        accuracy=_share(these, "decision_correct", method, seed),
+        lenient_accuracy=_share(these, "lenient_decision_correct", method, seed),
         partial_credit=sum(credits) / len(credits) if credits else None,
-        decision_accuracy=_share(decided, "decision_correct", *interval),
+        decision_accuracy=_share(decided, "decision_correct", method, seed),
     )
 
 
@@ -163,7 +165,9 @@ def question_rows(
             asked = [r for r in mine if _type(r) == kind]
             for family in sorted({str(r.get("family")) for r in asked}):
                 these = [r for r in asked if str(r.get("family")) == family]
-                out.append(_question_row(model, kind, family, these, mine, (method, seed)))
+                out.append(
+                    _question_row(model, kind, family, these, mine, method=method, seed=seed)
+                )
     return out
 
 

@@ -115,11 +115,13 @@ def _edit_summary(
     category: str,
     normalized: list[edit_metrics.NormalizedAccuracy],
     top: int,
-    interval: tuple[str, int],
+    *,
+    method: str,
+    seed: int,
 ) -> EditSummary:
     """The edit metrics of ``model``'s rows ``mine`` of one category, levels 1..``top``
-    (``normalized``: its normalized accuracy at levels 0..``top``; ``interval``: the
-    method and seed of the flip rates' intervals)."""
+    (``normalized``: its normalized accuracy at levels 0..``top``; the flip rates'
+    intervals by ``method``, drawn with ``seed``)."""
     flips = [edit_metrics.flip_rate(mine, k, category=category) for k in range(1, top + 1)]
     names = edit_metrics.edit_operators(mine, mode="individual", category=category)
     individual = [
@@ -129,7 +131,6 @@ def _edit_summary(
     ]
     every = edit_metrics.edit_operators(mine, mode=None, category=category)
     lengths = proof_length_flips(mine, category=category)
-    method, seed = interval
     return EditSummary(
         model,
         normalized[1:],
@@ -168,7 +169,9 @@ def edit_summaries(
             normalized = [
                 edit_metrics.normalized_accuracy(mine, k, category=category) for k in range(top + 1)
             ]
-            summaries.append(_edit_summary(model, mine, category, normalized, top, (method, seed)))
+            summaries.append(
+                _edit_summary(model, mine, category, normalized, top, method=method, seed=seed)
+            )
             name = model if category == categories[0] else f"{model} ({category} edits)"
             curves[name] = [
                 (float(n.level), Estimate(n.value, None, None, n.records, n.records))
