@@ -48,8 +48,8 @@ from twosat_formal.report.metrics import (
     CI_METHOD,
     CONFIDENCE,
     Estimate,
+    aggregate,
     mean_ci,
-    per_formula,
     rows_by_model,
 )
 
@@ -93,16 +93,20 @@ def clustered(
     """The share of ``items`` whose ``field`` is true, computed per ``cluster`` (a
     formula) first and averaged over the clusters, with the Wilson interval over the
     clusters (``n``: clusters, ``n_obs``: items), or the ``method`` interval of
-    :func:`mean_ci` drawn with ``seed``.
+    :func:`mean_ci` drawn with ``seed`` (:func:`~twosat_formal.report.metrics.aggregate`).
 
     >>> items = [{"f": "a", "ok": True}] * 9 + [{"f": "b", "ok": False}]
     >>> e = clustered(items, "ok", "f")
     >>> e.mean, e.n, e.n_obs
     (0.5, 2, 10)
     """
-    shares = per_formula(items, lambda item: 1.0 if item[field] else 0.0, key=(cluster,))
-    return mean_ci(
-        list(shares.values()), confidence=confidence, n_obs=len(items), method=method, seed=seed
+    return aggregate(
+        items,
+        lambda item: 1.0 if item[field] else 0.0,
+        key=cluster,
+        confidence=confidence,
+        method=method,
+        seed=seed,
     )
 
 

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from twosat_formal.core.jsonfields import fields_json
-from twosat_formal.report.metrics import CI_METHOD, Estimate, mean_ci, per_formula, rows_by_model
+from twosat_formal.report.metrics import CI_METHOD, Estimate, aggregate, rows_by_model
 
 __all__ = [
     "QUESTIONS_FIGURE",
@@ -111,15 +111,15 @@ def _share(
     (:func:`~twosat_formal.report.metrics.formula_unit`: its renderings, samples and
     twin are one unit) and averaged over the formulas, with the Wilson interval over the
     formulas (``n``: formulas, ``n_obs``: answers), or the ``method`` interval of
-    :func:`~twosat_formal.report.metrics.mean_ci` drawn with ``seed``.
+    :func:`~twosat_formal.report.metrics.mean_ci` drawn with ``seed``
+    (:func:`~twosat_formal.report.metrics.aggregate`).
 
     >>> rows = [{"instance_id": "a", "ok": True}] * 5 + [{"instance_id": "b", "ok": False}]
     >>> e = _share(rows, "ok")
     >>> e.mean, e.n, e.n_obs
     (0.5, 2, 6)
     """
-    shares = per_formula(rows, lambda r: 1.0 if r.get(column) else 0.0)
-    return mean_ci(list(shares.values()), n_obs=len(rows), method=method, seed=seed)
+    return aggregate(rows, lambda r: 1.0 if r.get(column) else 0.0, method=method, seed=seed)
 
 
 def _question_row(
