@@ -246,8 +246,7 @@ def write_questions(content: ReportContent) -> list[Block]:
         "the share of right answers (strict and lenient readings; each formula's share "
         "over its renderings and samples, averaged over the base formulas, with 95% "
         f"{interval} intervals across them: n counts formulas), the mean partial credit "
-        "(a `forced` "
-        "answer's recall; a `core` "
+        "(a `forced` answer's recall; a `core` "
         "or `repair` answer's smallest size over its size, among minimal ones; a `maxsat` "
         "answer's rules satisfied over the optimum), and the decision accuracy of the same "
         "formulas. The other sections read the decision prompts alone.",
