@@ -11,8 +11,9 @@ the same model, template and sample. Over the pairs:
 Both are given per model, overall, per family and per template. The renderings and
 samples of one formula are not independent trials: each share is computed per source
 formula first (over its pairs), then averaged over the formulas, with the Wilson score
-interval over the ``n`` formulas (:func:`~twosat_formal.report.metrics.mean_ci`; the
-pairs are its ``n_obs``), as every other metric of the report is.
+interval (or the interval the report asks for: ``method``) over the ``n`` formulas
+(:func:`~twosat_formal.report.metrics.mean_ci`; the pairs are its ``n_obs``), as every
+other metric of the report is.
 
 Examples
 --------

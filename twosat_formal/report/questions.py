@@ -5,7 +5,8 @@ experiment) has rows of several ``question_type`` values. The report's other sec
 read the decision rows alone; this section gives, per model, question type and family,
 the answers, the strict and lenient accuracy (each formula's share of right answers
 over its renderings and samples, averaged over the formulas, with the 95 % Wilson
-interval over the formulas, as every other metric of the report),
+interval over the formulas, or the interval the report asks for, as every other metric
+of the report),
 the mean partial credit (a ``forced`` answer's recall; a ``core`` or ``repair``
 answer's size ratio, over the minimal ones; a ``maxsat`` answer's share of the
 optimum), and the decision accuracy of the same

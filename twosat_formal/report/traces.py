@@ -6,7 +6,8 @@ answer to a template prompt), with the instance's ``family``. Per model and fami
 * the **unsupported-claim rate**: per formula, unsupported claims over the claims read
   in its answers; averaged over the formulas (the claims of one answer, and the answers
   to one formula's renderings, are not independent trials), with the Wilson interval
-  over the formulas that have claims (``n``; ``n_obs`` counts the claims);
+  (or the interval the report asks for: ``method``) over the formulas that have claims
+  (``n``; ``n_obs`` counts the claims);
 * the same rate among the *correct* answers (failure kind ``correct``) and among the
   wrong ones, which shows whether wrong answers rest on hallucinated rules;
 * the mean coverage (share of sentences read as claims).
