@@ -98,3 +98,30 @@ def test_an_integer_seed_of_any_size_makes_records_that_certify(tmp_path: Path, 
 @given(value=st.integers())
 def test_check_int_returns_every_integer(value: int) -> None:
     assert check_int(value, "x") == value == check_seed(value)
+
+
+@given(value=st.integers(), minimum=st.integers(-5, 5))
+def test_check_int_with_a_minimum_takes_exactly_the_integers_from_it(
+    value: int, minimum: int
+) -> None:
+    if value >= minimum:
+        assert check_int(value, "x", minimum=minimum) == value
+    else:
+        with pytest.raises(ConfigError, match=rf"^x must be an integer >= {minimum}, got "):
+            check_int(value, "x", minimum=minimum)
+
+
+@pytest.mark.parametrize("level", [-1, -(2**40), 1.0, True, "1", None])
+def test_an_edit_level_is_refused_in_one_wording_by_the_chain_and_the_metrics(
+    level: object,
+) -> None:
+    """``EditChain.at_level`` and the edit metrics refuse a level that is not an integer
+    >= 0 with one message naming ``level``."""
+    from twosat_formal.make.edits.metrics import level_pairs
+
+    chain = cumulative_edits(BASE, max_edits=1, seed=0)
+    for call in (lambda: chain.at_level(level), lambda: level_pairs([], level)):  # type: ignore[arg-type]
+        with pytest.raises(ConfigError) as caught:
+            call()
+        assert str(caught.value) == f"level must be an integer >= 0, got {level!r}"
+        assert caught.value.parameter == "level"
