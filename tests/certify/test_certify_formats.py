@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from junitparser import Failure, JUnitXml
 
 from tests.certify.test_certify_tamper import DATASET
-from tests.support.cli import error_lines, run
+from tests.support.cli import error_lines, feed_stdin, run
 from tests.support.jsonl import write_jsonl
 from twosat_formal.certify import CertifyReport, CheckFailure, certify_files
 from twosat_formal.certify.report import JunitLog, github_annotations, sarif_log
@@ -456,6 +456,31 @@ def test_a_failure_of_the_whole_dataset_names_its_files_not_a_made_up_one(
         code, stdout, _ = certify_cli(capsys, *files, "--format", "junit")
         (case,) = ET.fromstring(stdout).iter("testcase")
         assert case.get("file") == (files[0] if len(files) == 1 else None)
+
+
+def test_a_copy_of_standard_input_is_stdin_in_the_report_and_every_failure(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A dataset read from a copy of standard input (``eval --dataset -``'s gate) is
+    ``<stdin>`` in the report's sources and in the failures of the whole dataset, as in
+    every record's: one name per file, so a failure of the whole dataset of several
+    files is still located at each file, never at a file of the joined names."""
+    from twosat_formal.io.jsonl import rereadable
+
+    feed_stdin(monkeypatch, "\n\n")
+    other = tmp_path / "b.jsonl"
+    other.write_text("\n", encoding="utf-8")
+    with rereadable("-") as (copy, _):
+        alone = certify_files([copy])
+        both = certify_files([copy, other], only=["x"])
+    assert alone.sources == ("<stdin>",)
+    assert [f.source for f in alone.failures] == ["<stdin>"]
+    assert both.sources == ("<stdin>", str(other))
+    assert {f.source for f in both.failures} == {f"<stdin>, {other}"}
+    errors = [a for a in parse_annotations(github_annotations(both)) if a[0] == "error"]
+    assert len(errors) == 2 and all("file" not in where for _, where, _ in errors)
+    for result in sarif_log(both)["runs"][0]["results"]:
+        assert len(result["locations"]) == 2
 
 
 @settings(max_examples=60, deadline=None)

@@ -251,8 +251,8 @@ def test_individual_edits_hold_edits_not_formulas() -> None:
     """Trying every (edit, clause) pair of a large formula keeps memory to a few formulas.
 
     On disjoint clauses no single edit changes the label, so asking for a label-changing
-    edit tries every pair; the run used to keep each edited formula it tried (memory
-    growing with clauses times tries, 38 formulas' worth at 300 clauses, 75 at 600).
+    edit tries every pair; a run that kept each edited formula it tried would grow with
+    clauses times tries (38 formulas' worth at 300 clauses, 75 at 600).
     """
     base = root_instance(Formula([[2 * i + 1, 2 * i + 2] for i in range(300)]))
     tracemalloc.start()

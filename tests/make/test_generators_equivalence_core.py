@@ -166,7 +166,8 @@ def test_a_model_count_no_record_can_hold_is_refused_by_name(
     clauses: int | None, params: dict[str, Any]
 ) -> None:
     """``core_model_count`` is ``2^f``; past 4300 digits no JSON record (and no Python
-    ``str``) holds it, and such a request used to end in a traceback while writing."""
+    ``str``) holds it, so such a request is refused by name before anything is drawn,
+    never a traceback while writing."""
     with pytest.raises(ConfigError) as caught:
         resolve_params(clauses, params)
     assert caught.value.parameter == "f"

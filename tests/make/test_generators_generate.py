@@ -137,7 +137,7 @@ def test_dataset_items_stand_alone() -> None:
 @given(size=st.integers(1, 4), seed=st.integers(-(2**40), 2**40), data=st.data())
 def test_dataset_index_is_a_sequence_index(size: int, seed: int, data: st.DataObject) -> None:
     """Item ``i`` is item ``i - size`` and ``True`` is item 1; a float or text index is a
-    TypeError, not an instance drawn under a seed of its own (``1.0`` used to be one)."""
+    TypeError, never an instance drawn under a seed of its own (as ``1.0`` would be)."""
     dataset = Dataset(DatasetConfig("mono-bridge", clauses=4), seed=seed, size=size)
     i = data.draw(st.integers(0, size - 1))
     assert dataset[i].id == dataset[i - size].id == dataset[i : i + 1][0].id

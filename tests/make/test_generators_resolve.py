@@ -95,8 +95,9 @@ def test_a_given_size_is_checked_by_its_rule() -> None:
 def test_sizes_past_the_formula_limit_are_refused_before_drawing(
     family: str, sizes: dict[str, object]
 ) -> None:
-    """Structural sizes given without a target used to be drawn clause by clause (a
-    backbone with n=100000 asks for 625 million monotone clauses) until memory ran out."""
+    """Structural sizes given without a target that make more clauses than a formula may
+    have are refused before drawing (a backbone with n=100000 asks for 625 million
+    monotone clauses, which would be drawn until memory runs out)."""
     with pytest.raises(ConfigError) as caught:
         FAMILIES.get(family).resolve(None, sizes)
     assert caught.value.parameter == "clauses"

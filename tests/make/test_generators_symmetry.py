@@ -172,7 +172,8 @@ def test_impossible_requests(
 
 
 def test_copies_past_the_formula_limit_are_refused_before_copying() -> None:
-    """Five million copies of a 3-clause base used to be laid out until memory ran out."""
+    """Five million copies of a 3-clause base (15 million clauses) are refused by name
+    before any copy is laid out, not drawn until memory runs out."""
     with pytest.raises(ConfigError) as caught:
         generate("symmetry", seed=0, base="implication-cycle", base_clauses=3, copies=5_000_000)
     assert caught.value.parameter == "copies"

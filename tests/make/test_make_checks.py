@@ -1,8 +1,9 @@
-"""The builders' Python API refuses a seed or clause position that is not an integer.
+"""The builders' Python API refuses a seed, clause count or clause position that is
+not an integer.
 
 A seed is written into every record and read back by ``certify`` as an integer, so a
-seed that is text, a float, a boolean or ``None`` used to make records that failed
-``certify``; every builder now refuses it with a ``ConfigError`` naming ``seed``, and an
+seed that is text, a float, a boolean or ``None`` would make records that fail
+``certify``; every builder refuses it with a ``ConfigError`` naming ``seed``, and an
 integer seed of any size or sign makes records that certify.
 """
 
@@ -79,6 +80,13 @@ def test_a_clause_position_that_is_not_an_integer_is_refused(position: object) -
     assert caught.value.parameter == "position"
 
 
+@pytest.mark.parametrize("clauses", [True, 10.0, "10", [10]])
+def test_a_clause_count_that_is_not_an_integer_is_refused(clauses: object) -> None:
+    with pytest.raises(ConfigError, match=r"^clauses must be an integer, got ") as caught:
+        generate("backbone", clauses=clauses, seed=0)  # type: ignore[arg-type]
+    assert caught.value.parameter == "clauses" and repr(clauses) in str(caught.value)
+
+
 @pytest.mark.parametrize("seed", [-(2**70), -1, 0, 2**31, 2**64 + 3])
 def test_an_integer_seed_of_any_size_makes_records_that_certify(tmp_path: Path, seed: int) -> None:
     records = [BASE, *_edited(seed), BRIDGED, perturb_instance(BRIDGED, ["reorder"], seed=seed)]
@@ -90,3 +98,30 @@ def test_an_integer_seed_of_any_size_makes_records_that_certify(tmp_path: Path, 
 @given(value=st.integers())
 def test_check_int_returns_every_integer(value: int) -> None:
     assert check_int(value, "x") == value == check_seed(value)
+
+
+@given(value=st.integers(), minimum=st.integers(-5, 5))
+def test_check_int_with_a_minimum_takes_exactly_the_integers_from_it(
+    value: int, minimum: int
+) -> None:
+    if value >= minimum:
+        assert check_int(value, "x", minimum=minimum) == value
+    else:
+        with pytest.raises(ConfigError, match=rf"^x must be an integer >= {minimum}, got "):
+            check_int(value, "x", minimum=minimum)
+
+
+@pytest.mark.parametrize("level", [-1, -(2**40), 1.0, True, "1", None])
+def test_an_edit_level_is_refused_in_one_wording_by_the_chain_and_the_metrics(
+    level: object,
+) -> None:
+    """``EditChain.at_level`` and the edit metrics refuse a level that is not an integer
+    >= 0 with one message naming ``level``."""
+    from twosat_formal.make.edits.metrics import level_pairs
+
+    chain = cumulative_edits(BASE, max_edits=1, seed=0)
+    for call in (lambda: chain.at_level(level), lambda: level_pairs([], level)):  # type: ignore[arg-type]
+        with pytest.raises(ConfigError) as caught:
+            call()
+        assert str(caught.value) == f"level must be an integer >= 0, got {level!r}"
+        assert caught.value.parameter == "level"

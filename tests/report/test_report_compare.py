@@ -184,3 +184,24 @@ def test_a_folder_and_its_own_store_are_one_run(
                        "-o", str(tmp_path / "o"))  # fmt: skip
     assert code == 2 and "given twice" in err and "Traceback" not in err
     assert not (tmp_path / "o").exists()
+
+
+def test_compare_runs_refuses_one_store_under_two_names(
+    stores: dict[str, Path], tmp_path: Path
+) -> None:
+    """The library refuses what the command refuses: a hard link to a store, and a
+    folder beside its own store, are the store given twice (the Python API has no
+    command line to check the paths first)."""
+    from twosat_formal.errors import ConfigError
+    from twosat_formal.report.compare import compare_runs
+
+    link = tmp_path / "link.sqlite"
+    link.hardlink_to(stores["a"])
+    folder = tmp_path / "run"
+    folder.mkdir()
+    (folder / "results.sqlite").hardlink_to(stores["b"])
+    for runs in ([stores["a"], link], [stores["b"], folder]):
+        with pytest.raises(ConfigError, match="is given twice") as info:
+            compare_runs(runs, tmp_path / "o")
+        assert info.value.parameter == "sources" and str(runs[1]) in str(info.value)
+        assert not (tmp_path / "o").exists()

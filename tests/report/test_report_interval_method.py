@@ -64,3 +64,30 @@ def test_the_wilson_default_is_unchanged(side_run: Path, tmp_path: Path) -> None
     data = json.loads((tmp_path / "a" / "report.json").read_text())
     assert {e["method"] for _, e in estimates(data)} == {"wilson"}
     assert "percentile-bootstrap" not in (tmp_path / "a" / "report.md").read_text()
+
+
+@pytest.mark.parametrize(
+    ("method", "full", "short"),
+    [("wilson", "Wilson score", "Wilson"), ("t", "t-based", "t"),
+     ("bootstrap", "percentile-bootstrap", "percentile-bootstrap")],
+)  # fmt: skip
+def test_the_summary_and_the_captions_name_the_method_from_one_table(
+    method: str, full: str, short: str
+) -> None:
+    """The summary names the method in full, the other captions short, both from the
+    method the estimates carry."""
+    from twosat_formal.report.content import compute_content
+    from twosat_formal.report.render import render_markdown
+    from twosat_formal.report.sections.format import interval_name
+    from twosat_formal.report.sections.summary import write_summary
+
+    rows = [
+        {"instance_id": f"i{i}", "model": "m", "label": "UNSAT", "decision": "UNSAT",
+         "decision_correct": i % 2 == 0, "failure": "correct" if i % 2 == 0 else
+         "wrong-decision", "family": "backbone", "template": "logic", "num_clauses": 10}
+        for i in range(4)
+    ]  # fmt: skip
+    content = compute_content(rows, method=method, seed=1)
+    assert f"with 95% {full} confidence intervals" in render_markdown(write_summary(content))
+    estimates = [content.summaries[0].accuracy]
+    assert interval_name(estimates) == short and interval_name(estimates, full=True) == full

@@ -209,3 +209,38 @@ def test_a_flip_is_a_changed_decision(decisions: tuple[str | None, str | None]) 
     (entry,) = proof_length_flips(rows)
     assert (entry.change, entry.pairs) == (6, 1)
     assert entry.flips == (decisions[0] != decisions[1])
+
+
+def test_the_flip_rates_follow_the_interval_method_asked(tmp_path: Path) -> None:
+    """``method="bootstrap"`` reaches the flip rates per change in proof length, in the
+    table and in the figure, and their captions name it; the rates are the recount's
+    origin averages whatever the method."""
+    from twosat_formal.report.load import load_report_data
+    from twosat_formal.report.measureplans import proof_length_flips as flip_figures
+    from twosat_formal.report.render import render_markdown
+    from twosat_formal.report.sections.edits import write_edit_proof_lengths
+
+    _, _, origins = recount_by_origin()
+    rows = load_report_data(GOLDEN / "results.jsonl").rows
+    content = compute_content(rows, method="bootstrap", seed=4)
+    rates = {
+        (s.model, p.change): rate
+        for s in content.edits or []
+        for p, rate in zip(s.proof_lengths, s.proof_length_rates, strict=True)
+    }
+    assert rates.keys() == origins.keys()
+    for key, by_origin in origins.items():
+        shares = [flips / pairs for pairs, flips in by_origin.values()]
+        rate = rates[key]
+        assert rate.method == "bootstrap" and rate.n == len(shares)
+        assert rate.mean == pytest.approx(sum(shares) / len(shares))
+        if rate.low is not None and rate.high is not None:  # a bootstrap of one unit has none
+            assert 0.0 <= rate.low <= rate.mean <= rate.high <= 1.0
+        assert (rate.low is None) == (len(shares) < 2)
+    text = render_markdown(write_edit_proof_lengths(content))
+    assert "95% percentile-bootstrap interval across them" in text and "Wilson" not in text
+    drawings = flip_figures(FigureInput(content, rows, "bootstrap", 4), tmp_path)
+    assert drawings
+    for drawing in drawings:
+        assert "95% percentile-bootstrap interval" in drawing.caption
+        assert "Wilson" not in drawing.caption

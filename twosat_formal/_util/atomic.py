@@ -43,7 +43,7 @@ import shutil
 import stat
 import sys
 import tempfile
-from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
@@ -321,11 +321,16 @@ def _file_keys(path: Path) -> list[Hashable]:
 
 
 def refuse_repeats(
-    paths: Sequence[str | os.PathLike[str]], *, noun: str = "file", parameter: str | None = None
+    paths: Sequence[str | os.PathLike[str]],
+    *,
+    noun: str = "file",
+    parameter: str | None = None,
+    of: Callable[[Path], Path] | None = None,
 ) -> None:
     """Refuse input files that name one file twice (one path twice, ``d.jsonl`` and
     ``./d.jsonl``, a link and what it names, two hard links): its records would count
-    twice.
+    twice. ``of`` gives the file a path stands for, compared in its place (a run's
+    folder stands for the store it holds); the message names the paths as given.
 
     Raises
     ------
@@ -343,7 +348,7 @@ def refuse_repeats(
     """
     seen: dict[Hashable, str] = {}
     for path in paths:
-        keys = _file_keys(Path(path))
+        keys = _file_keys(Path(path) if of is None else of(Path(path)))
         first = next((seen[key] for key in keys if key in seen), None)
         if first is not None:
             raise ConfigError(

@@ -287,7 +287,9 @@ class CertifyCache:
         def marked() -> Iterator[Item | RecordResult]:
             for item in items:
                 key = self.key(item.key, (None if e is None else e.key for e in item.found))
-                source = self._sources.setdefault(item.source, _path_digest(item.source))
+                source = self._sources.get(item.source)
+                if source is None:  # the file's first record: its digest, once
+                    source = self._sources[item.source] = _path_digest(item.source)
                 self._run.setdefault(source, {})  # its entries are replaced by this run's
                 pending.append((source, key))
                 kind = self.passed.get(key)

@@ -16,7 +16,13 @@ from typing import TYPE_CHECKING, Any
 from twosat_formal._util.executors import Executor, LocalExecutor, ProcessExecutor
 from twosat_formal.certify.checks import certify_task
 from twosat_formal.certify.index import Index, Item, count_records, task_of
-from twosat_formal.certify.results import CertifyReport, CheckFailure, RecordLog, RecordResult
+from twosat_formal.certify.results import (
+    CertifyReport,
+    CheckFailure,
+    RecordLog,
+    RecordResult,
+    dataset_source,
+)
 from twosat_formal.core.fieldclass import ATTESTED, CLASSES
 from twosat_formal.errors import ConfigError, TwoSatFormalError
 
@@ -127,7 +133,8 @@ def _tally(
     return tally
 
 
-def _report(paths: Sequence[str | Path], tally: _Tally, start: float) -> CertifyReport:
+def _report(sources: Sequence[str], tally: _Tally, start: float) -> CertifyReport:
+    """The report of the run that read the files named ``sources`` (:attr:`Index.paths`)."""
     failures = tally.failures
     failures.sort(key=lambda f: (f.source or "", f.line or 0))
     if not tally.records:
@@ -137,11 +144,11 @@ def _report(paths: Sequence[str | Path], tally: _Tally, start: float) -> Certify
                 None,
                 "dataset",
                 "the dataset holds no record: an empty dataset certifies nothing",
-                ", ".join(str(p) for p in paths),
+                dataset_source(sources),
             )
         )
     return CertifyReport(
-        sources=tuple(str(p) for p in paths),
+        sources=tuple(sources),
         records=tally.records,
         checks=tally.checks,
         failures=tuple(failures),
@@ -222,10 +229,11 @@ def certify_files(
             executor.start(_preload)  # the workers start up while the index is read
             with Index(paths, only=only, runner=executor) as index:
                 tally = _tally(index, executor, progress, cache, records)
+                names = index.paths  # a copy of standard input is <stdin>
     finally:
         if owned:
             executor.close()
-    report = _report(paths, tally, start)
+    report = _report(names, tally, start)
     if cache is not None:
         cache.save()
     return report

@@ -46,7 +46,7 @@ from twosat_formal._util.closing import Closing
 from twosat_formal._util.executors import Executor, LocalExecutor
 from twosat_formal._util.recent import Recent
 from twosat_formal.certify.checker import Task
-from twosat_formal.certify.results import CheckFailure
+from twosat_formal.certify.results import CheckFailure, dataset_source
 from twosat_formal.errors import ConfigError, RecordError
 from twosat_formal.io.inputs import bounded_lines
 from twosat_formal.io.jsonl import parse_line, refuse_empty, source_name
@@ -318,7 +318,7 @@ class Index(Closing):
     def _only(self, only: Collection[str]) -> None:
         wanted = self.wanted = self._named(only)
         self.duplicates = [d for d in self.duplicates if d.id in wanted]
-        where = ", ".join(self.paths)
+        where = dataset_source(self.paths)
         self.duplicates += [  # an id asked for that no record has
             CheckFailure(key, None, "record", "no record has this id", where)
             for key in sorted(set(only) - set(self.where))

@@ -48,7 +48,7 @@ from urllib.parse import quote
 from xml.sax.saxutils import escape, quoteattr
 
 from twosat_formal._util.closing import Closing
-from twosat_formal.certify.results import CertifyReport, CheckFailure, RecordResult
+from twosat_formal.certify.results import CertifyReport, CheckFailure, RecordResult, dataset_source
 
 __all__ = [
     "FORMATS",
@@ -125,10 +125,10 @@ def _property(text: str) -> str:
 def _files(failure: CheckFailure, report: CertifyReport) -> list[str]:
     """The files a failure is located in: its own, or every file of the dataset for a
     failure of the whole dataset (an empty one, an id asked for that no record has),
-    whose source names the files together (``a.jsonl, b.jsonl``), no file of its own."""
+    whose source names the files together (:func:`dataset_source`), no file of its own."""
     if failure.source is None:
         return []
-    if len(report.sources) > 1 and failure.source == ", ".join(report.sources):
+    if len(report.sources) > 1 and failure.source == dataset_source(report.sources):
         return list(report.sources)
     return [failure.source]
 
@@ -372,9 +372,9 @@ def _orphans(
 
 
 def _clean(text: str) -> str:
-    """``text`` without the characters XML 1.0 cannot hold (control characters, lone
-    surrogates: a file name that is not UTF-8)."""
-    return re.sub(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]", "\ufffd", text)
+    """``text`` without the characters XML 1.0 cannot hold: :func:`printable` (lone
+    surrogates: a file name that is not UTF-8), and control characters as U+FFFD too."""
+    return re.sub(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]", "\ufffd", printable(text))
 
 
 def _testcase(

@@ -11,13 +11,24 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from twosat_formal.errors import location
 
-__all__ = ["CertifyReport", "CheckFailure", "RecordLog", "RecordResult"]
+__all__ = ["CertifyReport", "CheckFailure", "RecordLog", "RecordResult", "dataset_source"]
+
+
+def dataset_source(sources: Sequence[str]) -> str:
+    """The ``source`` of a failure of the whole dataset of the files ``sources`` (an
+    empty dataset, an id asked for that no record has): their names together, which
+    the reports locate at every file, or at none (no file of that name exists).
+
+    >>> dataset_source(["a.jsonl", "b.jsonl"])
+    'a.jsonl, b.jsonl'
+    """
+    return ", ".join(sources)
 
 
 @dataclass(frozen=True)

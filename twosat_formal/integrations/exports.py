@@ -240,7 +240,7 @@ def certify_inputs(paths: Sequence[str | Path], *, jobs: int = 1) -> int:
     if not report.ok:
         first = report.failures[0]
         raise RecordError(
-            f"{len(report.failing_ids)} of {report.records} records failed certification "
+            f"{report.failed_records} of {report.records} records failed certification "
             f"(first: {first}); run `twosat-formal certify` on the inputs, or pass "
             "--no-certify to export them anyway"
         )

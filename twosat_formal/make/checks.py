@@ -4,7 +4,8 @@ Every record a builder writes names the seed it was made with, and ``certify`` r
 that seed back as an integer; a seed that is not one (text, a float, a boolean) would
 make a record that cannot certify. The generators, the perturbation chains and the
 symbolic edits therefore refuse it here, with a :class:`ConfigError` naming the
-parameter, before any work is done. A clause position is checked the same way.
+parameter, before any work is done. A clause position, a clause count and an edit
+level are checked the same way.
 
 Examples
 --------
@@ -18,6 +19,10 @@ twosat_formal.errors.ConfigError: seed must be an integer, got True
 Traceback (most recent call last):
 ...
 twosat_formal.errors.ConfigError: position must be an integer, got 1.0
+>>> check_int(-1, "level", minimum=0)
+Traceback (most recent call last):
+...
+twosat_formal.errors.ConfigError: level must be an integer >= 0, got -1
 """
 
 from __future__ import annotations
@@ -27,8 +32,9 @@ from twosat_formal.errors import ConfigError
 __all__ = ["check_int", "check_seed"]
 
 
-def check_int(value: object, parameter: str) -> int:
-    """``value`` if it is an integer (a ``bool`` is not one), else :class:`ConfigError`.
+def check_int(value: object, parameter: str, *, minimum: int | None = None) -> int:
+    """``value`` if it is an integer (a ``bool`` is not one), at least ``minimum`` when
+    given, else :class:`ConfigError`.
 
     Parameters
     ----------
@@ -36,17 +42,21 @@ def check_int(value: object, parameter: str) -> int:
         The value given.
     parameter:
         Its name, for the error (``parameter`` of the :class:`ConfigError`).
+    minimum:
+        The smallest value taken (none: any integer).
 
     Returns
     -------
     int
         ``value`` itself.
     """
-    if isinstance(value, bool) or not isinstance(value, int):
+    below = minimum is not None and isinstance(value, int) and value < minimum
+    if isinstance(value, bool) or not isinstance(value, int) or below:
+        floor = "" if minimum is None else f" >= {minimum}"
         raise ConfigError(
-            f"{parameter} must be an integer, got {value!r}",
+            f"{parameter} must be an integer{floor}, got {value!r}",
             parameter=parameter,
-            valid="an int",
+            valid="an int" if minimum is None else f">= {minimum}",
         )
     return value
 

@@ -260,19 +260,21 @@ def _report_title(manifest: Mapping[str, Any] | None) -> str:
 
 
 def _add_diagnostics(
-    content: ReportContent, diagnostics: str | os.PathLike[str], interval: Mapping[str, Any]
+    content: ReportContent, diagnostics: str | os.PathLike[str], *, method: str, seed: int
 ) -> list[dict[str, Any]] | None:
     """Add the diagnostics section of the side run ``diagnostics`` to ``content``, and its
     question section when ``content`` has none and the side run asks question types;
     return the side run's rows in that case (the questions figure is drawn from them).
-    ``interval``: the ``method`` and ``seed`` of the intervals."""
+    Intervals by ``method``, drawn with ``seed``."""
     from twosat_formal.report.diagnostics import diagnostic_rows
     from twosat_formal.report.questions import asked_types, decision_rows, question_rows
 
     side = load_report_data(diagnostics).rows
-    content.diagnostics = diagnostic_rows(decision_rows(side), content.models, **interval)
+    content.diagnostics = diagnostic_rows(
+        decision_rows(side), content.models, method=method, seed=seed
+    )
     if content.questions is None and asked_types(side):  # the side run asks them
-        content.questions = question_rows(side, content.models, **interval)
+        content.questions = question_rows(side, content.models, method=method, seed=seed)
         return side
     return None
 
@@ -341,18 +343,21 @@ def build_report(
     content.notes.extend(data.notes)
     content.notes.extend(inert_knob_notes(manifest))
     question_source = data.rows if asked else None
-    interval: dict[str, Any] = {"method": method, "seed": seed}
     if asked:
-        content.questions = question_rows(data.rows, content.models, **interval)
+        content.questions = question_rows(data.rows, content.models, method=method, seed=seed)
     if diagnostics is None:
         diagnostics = side_run(store_or_dir)
-    side = None if diagnostics is None else _add_diagnostics(content, diagnostics, interval)
+    side = (
+        None
+        if diagnostics is None
+        else _add_diagnostics(content, diagnostics, method=method, seed=seed)
+    )
     if side is not None:  # the questions come from the side run
         question_source = side
     if question_source is not None:
         from twosat_formal.report.questions import draw_questions_figure
 
         content.questions_figure = draw_questions_figure(
-            question_source, out_dir, content.models, **interval
+            question_source, out_dir, content.models, method=method, seed=seed
         )
     return write_content(content, out_dir, data=data, method=method, seed=seed)

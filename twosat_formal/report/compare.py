@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from twosat_formal._util.atomic import refuse_repeats
 from twosat_formal.errors import ConfigError
 from twosat_formal.report import charts
 from twosat_formal.report.blocks import Block, Heading, Image, Paragraph, Table
@@ -121,21 +122,19 @@ def _board(entries: Sequence[RunEntry]) -> list[tuple[RunEntry, ModelSummary]]:
 
 
 def _distinct_runs(sources: Sequence[str | os.PathLike[str]]) -> list[Path]:
-    """The runs' paths: two or more, none given twice (an experiment folder is the run
-    of the store it holds, so a folder and its own store are one run)."""
+    """The runs' paths: two or more, none given twice (a link or hard link to a store
+    included; an experiment folder is the run of the store it holds, so a folder and
+    its own store are one run: :func:`~twosat_formal._util.atomic.refuse_repeats`)."""
     paths = [Path(s) for s in sources]
     if len(paths) < 2:
         raise ConfigError("a comparison needs two runs or more", parameter="sources")
-    seen: dict[Path, Path] = {}
-    for path in paths:
-        store = path / STORE_FILE if path.is_dir() else path
-        first = seen.setdefault(store.resolve(), path)
-        if first is not path:
-            raise ConfigError(
-                f"run {path} is given twice (as {first} too); name each run once",
-                parameter="sources",
-            )
+    refuse_repeats(paths, noun="run", parameter="sources", of=_store_of)
     return paths
+
+
+def _store_of(path: Path) -> Path:
+    """The file a run's path names: an experiment folder's store, else the path itself."""
+    return path / STORE_FILE if path.is_dir() else path
 
 
 def _draw_leaderboard(board: list[tuple[RunEntry, ModelSummary]], figure: Path) -> None:

@@ -170,13 +170,17 @@ def _optional_parts(
     data: Sequence[Row],
     models: Sequence[str],
     traces: Sequence[Mapping[str, Any]] | None,
-    interval: Mapping[str, Any],
+    *,
+    method: str,
+    seed: int,
 ) -> dict[str, Any]:
     """The parts a run has only with twins, trace rows or strategies (else ``None``);
-    ``interval``: the ``method`` and ``seed`` of their intervals."""
+    intervals by ``method``, drawn with ``seed``."""
     return {
-        "pairs": pair_summaries(data, models, **interval) if has_twins(data) else None,
-        "traces": trace_summaries(traces, models, **interval) if traces else None,
+        "pairs": pair_summaries(data, models, method=method, seed=seed)
+        if has_twins(data)
+        else None,
+        "traces": trace_summaries(traces, models, method=method, seed=seed) if traces else None,
         "strategies": strategy_summaries(data, traces or []) if has_strategies(data) else None,
     }
 
@@ -223,7 +227,7 @@ def compute_content(
     duplication_tests, duplication_bars = arm_comparison(
         data, "duplication", method=method, seed=seed
     )
-    edits, edit_curves = edit_summaries(data, models)
+    edits, edit_curves = edit_summaries(data, models, method=method, seed=seed)
     grid_knobs, sweep_knobs, grid_experiments = captions(data)
     return ReportContent(
         title=title,
@@ -253,7 +257,7 @@ def compute_content(
         edit_curves=edit_curves,
         edit_proof_lengths=changed_proof_lengths(r for r in data if not r.get("twin_of")),
         stories=story_section(data, stories or {}, models, method=method, seed=seed),
-        **_optional_parts(data, models, traces, {"method": method, "seed": seed}),
+        **_optional_parts(data, models, traces, method=method, seed=seed),
         grid_knobs=grid_knobs,
         sweep_knobs=sweep_knobs,
         grid_experiments=grid_experiments,

@@ -6,7 +6,8 @@ The bench runs a small ``pairs`` experiment whose prompts ask for contradiction 
 * the twin pairs, pair accuracy and pair consistency (:mod:`twosat_formal.report.pairs`);
 * the UNSAT answers whose prompt asked for a chain, and **Wit. (UNSAT)**: the share of
   them that say No with a valid chain (``cycle_valid``), per formula first and then over
-  the formulas, with the Wilson interval over the formulas.
+  the formulas, with the Wilson interval over the formulas (or the interval the report
+  asks for: ``method``).
 
 Examples
 --------

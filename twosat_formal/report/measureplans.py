@@ -28,7 +28,7 @@ from twosat_formal.report import plots
 from twosat_formal.report.figinput import Drawing, FigureInput, single, slug
 from twosat_formal.report.figplans import binned_accuracy
 from twosat_formal.report.metrics import Estimate
-from twosat_formal.report.sections.edits import origin_estimate
+from twosat_formal.report.sections.format import interval_name
 from twosat_formal.solve.measures import MEASURES
 
 __all__ = ["MEASURE_LABELS", "measure_curves", "proof_length_flips"]
@@ -83,8 +83,12 @@ def measure_curves(inp: FigureInput, folder: Path) -> list[Drawing]:
 def proof_length_flips(inp: FigureInput, folder: Path) -> list[Drawing]:
     """Per model: prediction-flip rate against the change in proof length."""
     by_model: dict[str, dict[str, list[tuple[float, Estimate]]]] = {}
-    for summary in inp.content.edits or []:
-        points = [(float(p.change), origin_estimate(p)) for p in summary.proof_lengths if p.pairs]
+    summaries = inp.content.edits or []
+    for summary in summaries:
+        points = [
+            (float(p.change), rate)
+            for p, rate in zip(summary.proof_lengths, summary.proof_length_rates, strict=True)
+        ]
         if points:
             by_model.setdefault(summary.model, {})[f"{summary.category} edits"] = points
     return [
@@ -96,8 +100,9 @@ def proof_length_flips(inp: FigureInput, folder: Path) -> list[Drawing]:
             "Each edited answer paired with the answer to its origin (same template and "
             "sample); x: the edited record's proof length minus the origin's, y: the "
             "share of pairs whose decisions differ, per origin formula averaged over the "
-            "origins (LogicEdit, Appendix F). Error bars: 95% Wilson interval across the "
-            "origin formulas.",
+            "origins (LogicEdit, Appendix F). Error bars: 95% "
+            f"{interval_name([r for s in summaries for r in s.proof_length_rates])} interval "
+            "across the origin formulas.",
             plots.curve_panels,
             {model: series},
             folder,

@@ -11,8 +11,9 @@ the same model, template and sample. Over the pairs:
 Both are given per model, overall, per family and per template. The renderings and
 samples of one formula are not independent trials: each share is computed per source
 formula first (over its pairs), then averaged over the formulas, with the Wilson score
-interval over the ``n`` formulas (:func:`~twosat_formal.report.metrics.mean_ci`; the
-pairs are its ``n_obs``), as every other metric of the report is.
+interval (or the interval the report asks for: ``method``) over the ``n`` formulas
+(:func:`~twosat_formal.report.metrics.mean_ci`; the pairs are its ``n_obs``), as every
+other metric of the report is.
 
 Examples
 --------
@@ -48,8 +49,8 @@ from twosat_formal.report.metrics import (
     CI_METHOD,
     CONFIDENCE,
     Estimate,
+    aggregate,
     mean_ci,
-    per_formula,
     rows_by_model,
 )
 
@@ -93,16 +94,20 @@ def clustered(
     """The share of ``items`` whose ``field`` is true, computed per ``cluster`` (a
     formula) first and averaged over the clusters, with the Wilson interval over the
     clusters (``n``: clusters, ``n_obs``: items), or the ``method`` interval of
-    :func:`mean_ci` drawn with ``seed``.
+    :func:`mean_ci` drawn with ``seed`` (:func:`~twosat_formal.report.metrics.aggregate`).
 
     >>> items = [{"f": "a", "ok": True}] * 9 + [{"f": "b", "ok": False}]
     >>> e = clustered(items, "ok", "f")
     >>> e.mean, e.n, e.n_obs
     (0.5, 2, 10)
     """
-    shares = per_formula(items, lambda item: 1.0 if item[field] else 0.0, key=(cluster,))
-    return mean_ci(
-        list(shares.values()), confidence=confidence, n_obs=len(items), method=method, seed=seed
+    return aggregate(
+        items,
+        lambda item: 1.0 if item[field] else 0.0,
+        key=cluster,
+        confidence=confidence,
+        method=method,
+        seed=seed,
     )
 
 

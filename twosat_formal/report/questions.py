@@ -5,7 +5,8 @@ experiment) has rows of several ``question_type`` values. The report's other sec
 read the decision rows alone; this section gives, per model, question type and family,
 the answers, the strict and lenient accuracy (each formula's share of right answers
 over its renderings and samples, averaged over the formulas, with the 95 % Wilson
-interval over the formulas, as every other metric of the report),
+interval over the formulas, or the interval the report asks for, as every other metric
+of the report),
 the mean partial credit (a ``forced`` answer's recall; a ``core`` or ``repair``
 answer's size ratio, over the minimal ones; a ``maxsat`` answer's share of the
 optimum), and the decision accuracy of the same
@@ -42,7 +43,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from twosat_formal.core.jsonfields import fields_json
-from twosat_formal.report.metrics import CI_METHOD, Estimate, mean_ci, per_formula, rows_by_model
+from twosat_formal.report.metrics import CI_METHOD, Estimate, aggregate, rows_by_model
 
 __all__ = [
     "QUESTIONS_FIGURE",
@@ -111,15 +112,15 @@ def _share(
     (:func:`~twosat_formal.report.metrics.formula_unit`: its renderings, samples and
     twin are one unit) and averaged over the formulas, with the Wilson interval over the
     formulas (``n``: formulas, ``n_obs``: answers), or the ``method`` interval of
-    :func:`~twosat_formal.report.metrics.mean_ci` drawn with ``seed``.
+    :func:`~twosat_formal.report.metrics.mean_ci` drawn with ``seed``
+    (:func:`~twosat_formal.report.metrics.aggregate`).
 
     >>> rows = [{"instance_id": "a", "ok": True}] * 5 + [{"instance_id": "b", "ok": False}]
     >>> e = _share(rows, "ok")
     >>> e.mean, e.n, e.n_obs
     (0.5, 2, 6)
     """
-    shares = per_formula(rows, lambda r: 1.0 if r.get(column) else 0.0)
-    return mean_ci(list(shares.values()), n_obs=len(rows), method=method, seed=seed)
+    return aggregate(rows, lambda r: 1.0 if r.get(column) else 0.0, method=method, seed=seed)
 
 
 def _question_row(
@@ -128,7 +129,9 @@ def _question_row(
     family: str,
     these: list[Mapping[str, Any]],
     mine: list[Mapping[str, Any]],
-    interval: tuple[str, int],
+    *,
+    method: str,
+    seed: int,
 ) -> QuestionRow:
     """The row of ``these`` answers (one type, one family) among all of a model's."""
     ids = {r.get("instance_id") for r in these}
@@ -140,10 +143,10 @@ def _question_row(
         question_type=kind,
         family=family,
         answers=len(these),
-        accuracy=_share(these, "decision_correct", *interval),
-        lenient_accuracy=_share(these, "lenient_decision_correct", *interval),
+        accuracy=_share(these, "decision_correct", method, seed),
+        lenient_accuracy=_share(these, "lenient_decision_correct", method, seed),
         partial_credit=sum(credits) / len(credits) if credits else None,
-        decision_accuracy=_share(decided, "decision_correct", *interval),
+        decision_accuracy=_share(decided, "decision_correct", method, seed),
     )
 
 
@@ -163,7 +166,9 @@ def question_rows(
             asked = [r for r in mine if _type(r) == kind]
             for family in sorted({str(r.get("family")) for r in asked}):
                 these = [r for r in asked if str(r.get("family")) == family]
-                out.append(_question_row(model, kind, family, these, mine, (method, seed)))
+                out.append(
+                    _question_row(model, kind, family, these, mine, method=method, seed=seed)
+                )
     return out
 
 
@@ -242,8 +247,7 @@ def write_questions(content: ReportContent) -> list[Block]:
         "the share of right answers (strict and lenient readings; each formula's share "
         "over its renderings and samples, averaged over the base formulas, with 95% "
         f"{interval} intervals across them: n counts formulas), the mean partial credit "
-        "(a `forced` "
-        "answer's recall; a `core` "
+        "(a `forced` answer's recall; a `core` "
         "or `repair` answer's smallest size over its size, among minimal ones; a `maxsat` "
         "answer's rules satisfied over the optimum), and the decision accuracy of the same "
         "formulas. The other sections read the decision prompts alone.",

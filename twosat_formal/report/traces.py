@@ -6,7 +6,8 @@ answer to a template prompt), with the instance's ``family``. Per model and fami
 * the **unsupported-claim rate**: per formula, unsupported claims over the claims read
   in its answers; averaged over the formulas (the claims of one answer, and the answers
   to one formula's renderings, are not independent trials), with the Wilson interval
-  over the formulas that have claims (``n``; ``n_obs`` counts the claims);
+  (or the interval the report asks for: ``method``) over the formulas that have claims
+  (``n``; ``n_obs`` counts the claims);
 * the same rate among the *correct* answers (failure kind ``correct``) and among the
   wrong ones, which shows whether wrong answers rest on hallucinated rules;
 * the mean coverage (share of sentences read as claims).
@@ -77,9 +78,7 @@ class TraceSummary:
         )
 
 
-def _rate(
-    rows: Sequence[Mapping[str, Any]], interval: tuple[str, int] = (CI_METHOD, 0)
-) -> tuple[Estimate, int]:
+def _rate(rows: Sequence[Mapping[str, Any]], *, method: str, seed: int) -> tuple[Estimate, int]:
     per: dict[Any, list[int]] = {}
     for row in rows:
         counts = per.setdefault(formula_unit(row), [0, 0])
@@ -87,16 +86,20 @@ def _rate(
         counts[1] += int(sum(row["counts"].values()))
     claims = sum(c for _, c in per.values())
     shares = [u / c for u, c in per.values() if c]
-    return mean_ci(shares, n_obs=claims, method=interval[0], seed=interval[1]), claims
+    return mean_ci(shares, n_obs=claims, method=method, seed=seed), claims
 
 
 def _trace_summary(
-    model: str, family: str, members: list[Mapping[str, Any]], interval: tuple[str, int]
+    model: str, family: str, members: list[Mapping[str, Any]], *, method: str, seed: int
 ) -> TraceSummary:
     """The summary of one model's trace rows on one family (or ``all``)."""
-    rate, claims = _rate(members, interval)
-    correct, _ = _rate([r for r in members if r.get("failure") == "correct"], interval)
-    wrong, _ = _rate([r for r in members if r.get("failure") != "correct"], interval)
+    rate, claims = _rate(members, method=method, seed=seed)
+    correct, _ = _rate(
+        [r for r in members if r.get("failure") == "correct"], method=method, seed=seed
+    )
+    wrong, _ = _rate(
+        [r for r in members if r.get("failure") != "correct"], method=method, seed=seed
+    )
     covered = [float(r["coverage"]) for r in members if r.get("coverage") is not None]
     coverage = sum(covered) / len(covered) if covered else None
     return TraceSummary(model, family, len(members), claims, rate, correct, wrong, coverage)
@@ -119,7 +122,8 @@ def trace_summaries(
         groups = [("all", mine)] if len(families) > 1 else []
         groups += [(f, [r for r in mine if str(r.get("family")) == f]) for f in families]
         out.extend(
-            _trace_summary(model, family, members, (method, seed)) for family, members in groups
+            _trace_summary(model, family, members, method=method, seed=seed)
+            for family, members in groups
         )
     return out
 

@@ -68,6 +68,7 @@ from twosat_formal._util.registry import check_choice
 from twosat_formal.core.jsonfields import fields_json
 from twosat_formal.core.jsonread import loads
 from twosat_formal.errors import ConfigError, RecordError
+from twosat_formal.make.checks import check_int
 from twosat_formal.make.edits.classify import CHANGING, EDIT_KIND, PRESERVING
 from twosat_formal.make.edits.operators import CATEGORIES, OPERATOR, PREMISE, category_of
 
@@ -236,11 +237,6 @@ def question_key(row: Row, instance_id: object) -> tuple[Hashable, ...]:
     return (instance_id, row.get("model"), row.get("template"), row.get("sample"))
 
 
-def _check_level(level: int) -> None:
-    if isinstance(level, bool) or not isinstance(level, int) or level < 0:
-        raise ConfigError(f"level must be an integer >= 0, got {level!r}", parameter="level")
-
-
 def level_pairs(
     rows: Iterable[Row],
     level: int,
@@ -272,7 +268,7 @@ def level_pairs(
     >>> [(b["instance_id"], v["instance_id"], e) for b, v, e in pairs], unpaired
     ([('a', 'a', False)], 0)
     """
-    _check_level(level)
+    check_int(level, "level", minimum=0)
     _check_filters(operator, category)
     baselines: list[Row] = []
     at_level: dict[tuple[Hashable, ...], Row] = {}

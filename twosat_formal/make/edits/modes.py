@@ -52,7 +52,7 @@ from twosat_formal.io.jsonl import (
     read_text,
     rereadable,
 )
-from twosat_formal.make.checks import check_seed
+from twosat_formal.make.checks import check_int, check_seed
 from twosat_formal.make.edits.classify import (
     CHANGING,
     CLASSES,
@@ -161,8 +161,7 @@ class CumulativeChain:
 
         Level 0 is the baseline.
         """
-        if isinstance(level, bool) or not isinstance(level, int) or level < 0:
-            raise ConfigError(f"level must be >= 0, got {level!r}", parameter="level")
+        check_int(level, "level", minimum=0)
         if level == 0 or self.is_fallback(level):
             return self.base
         return self.levels[level - 1].instance

@@ -16,7 +16,7 @@ from twosat_formal.core.provenance import tool_version
 from twosat_formal.core.seeds import derive_seed
 from twosat_formal.errors import ConfigError, TwoSatFormalError
 from twosat_formal.io.instance import Instance, instance_id
-from twosat_formal.make.checks import check_seed
+from twosat_formal.make.checks import check_int, check_seed
 from twosat_formal.make.generators.family import FAMILIES
 from twosat_formal.solve import solve
 from twosat_formal.solve.measures import instance_measures
@@ -62,10 +62,8 @@ def generate(family: str, *, clauses: int | None = None, seed: int, **params: An
     """
     spec = FAMILIES.get(family)
     seed = check_seed(seed)
-    if clauses is not None and (isinstance(clauses, bool) or not isinstance(clauses, int)):
-        raise ConfigError(
-            f"clauses must be an integer, got {clauses!r}", parameter="clauses", valid="an int"
-        )
+    if clauses is not None:
+        check_int(clauses, "clauses")
     request = dict(params)
     achieved = request.pop("achieved_clauses", None)
     resolved = spec.resolve(clauses, request)

@@ -95,11 +95,8 @@ def _line(clause: Sequence[int]) -> str:
 
 
 def _dimacs(clauses: Clauses, num_vars: int) -> str:
-    return _text(list(map(_line, clauses)), num_vars)
-
-
-def _text(lines: list[str], num_vars: int) -> str:
-    """A DIMACS problem of the clause ``lines``."""
+    """The clauses as a DIMACS problem over variables ``1..num_vars``."""
+    lines = list(map(_line, clauses))
     return f"p cnf {num_vars} {len(lines)}\n" + "\n".join(lines) + "\n"
 
 

@@ -14,13 +14,14 @@ from twosat_formal.make.edits.metrics import FlipRate as EditFlipRate
 from twosat_formal.make.edits.metrics import IndividualAccuracy, NormalizedAccuracy, Retention
 from twosat_formal.make.edits.proof_lengths import ProofLengthFlips, proof_length_flips
 from twosat_formal.report.blocks import Block, Paragraph, Table
-from twosat_formal.report.metrics import Estimate, Row, group_rows, mean_ci
+from twosat_formal.report.metrics import CI_METHOD, Estimate, Row, group_rows, mean_ci
 from twosat_formal.report.sections.common import Curves, is_edited
 from twosat_formal.report.sections.format import (
     captioned,
     format_ci,
     format_count_rate,
     format_pct,
+    interval_name,
     plain_cells,
 )
 
@@ -88,6 +89,9 @@ class EditSummary:
     operators: list[OperatorEdits] = field(default_factory=list)
     #: Pairs and prediction flips per change in proof length from the origin, by change.
     proof_lengths: list[ProofLengthFlips] = field(default_factory=list)
+    #: The flip rate of each of :attr:`proof_lengths` with its interval
+    #: (:func:`origin_estimate`; not written to JSON).
+    proof_length_rates: list[Estimate] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         """The metrics as a JSON-ready dict.
@@ -95,7 +99,7 @@ class EditSummary:
         >>> EditSummary("m", [], [], edit_metrics.Retention(0, 0, 0)).to_json()["retention"]
         {'rows': 0, 'retained': 0, 'correct': 0, 'rate': None, 'accuracy': None}
         """
-        return fields_json(self, rename=_EDIT_KEYS)
+        return fields_json(self, rename=_EDIT_KEYS, skip=("proof_length_rates",))
 
 
 def _operator_edits(mine: Sequence[Row], operator: str, category: str, top: int) -> OperatorEdits:
@@ -111,9 +115,13 @@ def _edit_summary(
     category: str,
     normalized: list[edit_metrics.NormalizedAccuracy],
     top: int,
+    *,
+    method: str,
+    seed: int,
 ) -> EditSummary:
     """The edit metrics of ``model``'s rows ``mine`` of one category, levels 1..``top``
-    (``normalized``: its normalized accuracy at levels 0..``top``)."""
+    (``normalized``: its normalized accuracy at levels 0..``top``; the flip rates'
+    intervals by ``method``, drawn with ``seed``)."""
     flips = [edit_metrics.flip_rate(mine, k, category=category) for k in range(1, top + 1)]
     names = edit_metrics.edit_operators(mine, mode="individual", category=category)
     individual = [
@@ -122,6 +130,7 @@ def _edit_summary(
         for kind in ("preserving", "changing")
     ]
     every = edit_metrics.edit_operators(mine, mode=None, category=category)
+    lengths = proof_length_flips(mine, category=category)
     return EditSummary(
         model,
         normalized[1:],
@@ -130,19 +139,21 @@ def _edit_summary(
         [i for i in individual if i.rows],
         category,
         [_operator_edits(mine, name, category, top) for name in every],
-        proof_length_flips(mine, category=category),
+        lengths,
+        [origin_estimate(p, method=method, seed=seed) for p in lengths],
     )
 
 
 def edit_summaries(
-    rows: Sequence[Row], models: Sequence[str]
+    rows: Sequence[Row], models: Sequence[str], *, method: str = CI_METHOD, seed: int = 0
 ) -> tuple[list[EditSummary] | None, Curves]:
     """Edit metrics per model and category (levels 1..K, K the deepest level), and the curves.
 
     Operator edits and premise edits (chains with ``drop`` or ``insert``) are summarized
     apart, operator edits first. The curves hold each model's normalized accuracy at
     ``k = 0..K`` (``n``: the records of the level), premise chains as a curve of their
-    own. ``(None, {})`` when no row is edited.
+    own. The flip rates per change in proof length have intervals by ``method``
+    (:func:`origin_estimate`, drawn with ``seed``). ``(None, {})`` when no row is edited.
     """
     rows = [r for r in rows if not r.get("twin_of")]  # twins have their own section
     if not any(is_edited(r) for r in rows):
@@ -158,7 +169,9 @@ def edit_summaries(
             normalized = [
                 edit_metrics.normalized_accuracy(mine, k, category=category) for k in range(top + 1)
             ]
-            summaries.append(_edit_summary(model, mine, category, normalized, top))
+            summaries.append(
+                _edit_summary(model, mine, category, normalized, top, method=method, seed=seed)
+            )
             name = model if category == categories[0] else f"{model} ({category} edits)"
             curves[name] = [
                 (float(n.level), Estimate(n.value, None, None, n.records, n.records))
@@ -293,16 +306,17 @@ def write_edit_flips(content: ReportContent) -> list[Block]:
     )
 
 
-def origin_estimate(flips: ProofLengthFlips) -> Estimate:
+def origin_estimate(flips: ProofLengthFlips, *, method: str = CI_METHOD, seed: int = 0) -> Estimate:
     """The flip rate of one change in proof length: each origin formula's share of flips
     averaged over the origins, with the Wilson interval across them (``n``: origins,
-    ``n_obs``: pairs).
+    ``n_obs``: pairs), or the ``method`` interval of
+    :func:`~twosat_formal.report.metrics.mean_ci` drawn with ``seed``.
 
     >>> e = origin_estimate(ProofLengthFlips(1, pairs=4, flips=3, shares=(1.0, 0.5)))
     >>> e.mean, e.n, e.n_obs
     (0.75, 2, 4)
     """
-    return mean_ci(list(flips.shares), n_obs=flips.pairs)
+    return mean_ci(list(flips.shares), n_obs=flips.pairs, method=method, seed=seed)
 
 
 def write_edit_proof_lengths(content: ReportContent) -> list[Block]:
@@ -320,11 +334,12 @@ def write_edit_proof_lengths(content: ReportContent) -> list[Block]:
             f"{p.change:+d}",
             str(p.pairs),
             str(p.flips),
-            format_ci(origin_estimate(p)),
+            format_ci(rate),
         )
         for s in content.edits or []
-        for p in s.proof_lengths
+        for p, rate in zip(s.proof_lengths, s.proof_length_rates, strict=True)
     ]
+    interval = interval_name([rate for s in content.edits or [] for rate in s.proof_length_rates])
     if not rows:
         return [count, Paragraph("No edited answers whose records carry proof lengths.")]
     return [
@@ -334,7 +349,7 @@ def write_edit_proof_lengths(content: ReportContent) -> list[Block]:
             "and sample), by the change in proof length from the origin to the edited "
             "record (LogicEdit, Appendix F); a prediction flip is a pair whose two "
             "decisions differ. Flip rate: each origin formula's share of flips among its "
-            "pairs, averaged over the origins, with its 95% Wilson interval across them.",
+            f"pairs, averaged over the origins, with its 95% {interval} interval across them.",
             ["model", "edits", "proof length change", "pairs", "flips", "flip rate (%)"],
             rows,
         ),

@@ -29,15 +29,26 @@ __all__ = [
 NO_DATA = "No data for this section in this run."
 
 
-def interval_name(estimates: Sequence[Estimate]) -> str:
+#: Each interval method's name in a caption: short, and in full (the summary's).
+_METHOD_NAMES = {
+    "wilson": ("Wilson", "Wilson score"),
+    "t": ("t", "t-based"),
+    "bootstrap": ("percentile-bootstrap", "percentile-bootstrap"),
+}
+
+
+def interval_name(estimates: Sequence[Estimate], *, full: bool = False) -> str:
     """The name a caption gives the intervals of ``estimates`` (their method; Wilson
-    when there are none).
+    when there are none), in ``full`` (``Wilson score``, ``t-based``) or short.
 
     >>> interval_name([]), interval_name([Estimate(0.5, 0.2, 0.8, 4, method="bootstrap")])
     ('Wilson', 'percentile-bootstrap')
+    >>> interval_name([], full=True), interval_name([Estimate(0.5, 0.2, 0.8, 4, method="t")])
+    ('Wilson score', 't')
     """
     method = estimates[0].method if estimates else "wilson"
-    return {"wilson": "Wilson", "t": "t", "bootstrap": "percentile-bootstrap"}.get(method, method)
+    names = _METHOD_NAMES.get(method)
+    return method if names is None else names[full]
 
 
 def plain_cells(*texts: str) -> list[tuple[str, str]]:

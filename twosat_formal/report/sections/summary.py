@@ -19,7 +19,13 @@ from twosat_formal.report.metrics import (
     verbalization_flip_rate,
 )
 from twosat_formal.report.sections.common import is_edited, reference_template
-from twosat_formal.report.sections.format import NO_DATA, format_ci, format_flips, plain_cells
+from twosat_formal.report.sections.format import (
+    NO_DATA,
+    format_ci,
+    format_flips,
+    interval_name,
+    plain_cells,
+)
 
 if TYPE_CHECKING:
     from twosat_formal.report.content import ReportContent
@@ -83,15 +89,6 @@ def model_summary(model: str, rows: Sequence[Row], *, method: str, seed: int) ->
     )
 
 
-def _method(content: ReportContent) -> str:
-    """The name of the interval method the content's estimates use."""
-    for summary in content.summaries:
-        return {"wilson": "Wilson score", "t": "t-based", "bootstrap": "percentile-bootstrap"}.get(
-            summary.accuracy.method, summary.accuracy.method
-        )
-    return "Wilson score"
-
-
 def write_summary(content: ReportContent) -> list[Block]:
     """The "Summary" section."""
     notes: list[Block] = [Paragraph(f"Note: {note}.") for note in content.notes]
@@ -126,15 +123,15 @@ def write_summary(content: ReportContent) -> list[Block]:
         )
         for s in content.summaries
     ]
+    method = interval_name([s.accuracy for s in content.summaries], full=True)
     return [
         Paragraph(
             f"{content.rows} scored samples over {len(content.families)} generator families, "
             f"{len(content.models)} models and {len(content.templates)} templates. Percentages "
             "are averaged per base formula first (its perturbed variants, twins and edits "
-            f"count as the same formula), then across formulas, with 95% {_method(content)} "
+            f"count as the same formula), then across formulas, with 95% {method} "
             "confidence intervals within [0, 100]; n is the number of formulas. Truncated "
-            "and unparsable "
-            "answers count as incorrect."
+            "and unparsable answers count as incorrect."
         ),
         Table(headers, rows),
         *notes,
