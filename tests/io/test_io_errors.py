@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from tests.support.cli import feed_stdin
 from tests.support.lark_dimacs import lark_dimacs
 from twosat_formal.core.formula import Formula
-from twosat_formal.errors import ConfigError, ParseError, TwoSatFormalError
+from twosat_formal.errors import ArgumentTypeError, ConfigError, ParseError, TwoSatFormalError
 from twosat_formal.io import (
     detect_format,
     parse_dimacs,
@@ -270,8 +270,11 @@ def test_a_value_that_is_not_text_is_a_type_error_naming_its_type(
         with pytest.raises(ParseError, match="expected"):  # read as UTF-8 DIMACS
             read(value)
         return
-    with pytest.raises(TypeError, match=f"must be a str.*not {type(value).__name__}$"):
+    with pytest.raises(TypeError, match=f"must be a str.*not {type(value).__name__}$") as caught:
         read(value)
+    # every reader refuses it the one way: the project's error of a Python argument's type
+    assert isinstance(caught.value, ArgumentTypeError)
+    assert caught.value.parameter == "text" and caught.value.valid in ("a str", "a str or bytes")
 
 
 @pytest.mark.parametrize("value", [float("nan"), float("inf"), {"w": [1.0, float("-inf")]}])

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Literal
 
 from twosat_formal.core.formula import Formula
 from twosat_formal.errors import ConfigError, ParseError
-from twosat_formal.io._parsing import BLANKS, decode
+from twosat_formal.io._parsing import BLANKS, decode, refuse_non_text
 from twosat_formal.io.dimacs import parse_dimacs
 from twosat_formal.io.inputs import read_bounded, read_stream_bounded
 
@@ -60,8 +60,7 @@ def detect_format(text: str) -> Format:
     >>> detect_format("")
     'dsl'
     """
-    if not isinstance(text, str):
-        raise TypeError(f"formula text must be a str, not {type(text).__name__}")
+    refuse_non_text(text)
     line = _first_significant_line(text)
     return "dimacs" if line is not None and _DIMACS_START.match(line) else "dsl"
 
