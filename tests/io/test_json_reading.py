@@ -25,15 +25,18 @@ from hypothesis import strategies as st
 from tests.support.cli import feed_stdin
 from twosat_formal.certify import certify_files
 from twosat_formal.core.jsonread import MAX_DEPTH, loads
-from twosat_formal.errors import RecordError
+from twosat_formal.errors import ParseError, RecordError
 from twosat_formal.integrations.answers import read_answers
 from twosat_formal.io.inputs import MAX_TEXT_BYTES
 from twosat_formal.io.instance import read_instances
 from twosat_formal.io.jsonl import (
+    first_char,
+    is_dataset,
     parse_raw,
     raw_lines,
     read_json_file,
     read_json_lines,
+    read_text,
     rereadable,
     source_name,
 )
@@ -370,6 +373,19 @@ def test_a_copy_of_standard_input_is_named_stdin_by_every_reader(
         assert error.source == "<stdin>", str(error)  # read_prompts refuses line 1
         assert str(error).startswith(f"<stdin>:{error.line}: ") and error.line in (1, 2)
     assert source_name(copy) == str(copy)  # the copy is gone, and so is its name
+
+
+@pytest.mark.parametrize("reader", [read_json_file, read_text, first_char, is_dataset])
+def test_a_copy_of_standard_input_is_named_stdin_by_every_whole_file_reader(
+    monkeypatch: pytest.MonkeyPatch, reader: Callable[[Path], object]
+) -> None:
+    """The readers of a whole file name the copy as the line readers do (``read_json_file``
+    gave the temporary path)."""
+    feed_stdin(monkeypatch, b'{"a": "\xff"}\n')
+    with rereadable("-") as (copy, _), pytest.raises((RecordError, ParseError)) as info:
+        reader(copy)
+    assert info.value.source == "<stdin>", str(info.value)
+    assert str(copy) not in str(info.value)
 
 
 @pytest.mark.parametrize(

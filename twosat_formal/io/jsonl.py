@@ -73,6 +73,11 @@ def source_name(path: str | os.PathLike[str]) -> str:
     return _COPIES.get(os.fspath(path), os.fspath(path))
 
 
+def _named(path: str | os.PathLike[str], source: str | None) -> str:
+    """The name a reader's errors give: ``source`` when given, else :func:`source_name`."""
+    return source if source is not None else source_name(path)
+
+
 class JsonLine(NamedTuple):
     """One parsed line: where it came from and its JSON value.
 
@@ -193,7 +198,7 @@ def raw_lines(path: str | Path, *, source: str | None = None) -> Iterator[RawLin
     ``source`` is the name errors give (default: the path). A zero-byte file and bytes
     that are not UTF-8 text are :class:`RecordError`\\ s naming the file.
     """
-    name = source if source is not None else source_name(path)
+    name = _named(path, source)
     refuse_empty(path, name)
     with open(path, "rb") as stream:
         for number, text in _lines(stream, name):
@@ -208,7 +213,7 @@ def first_char(path: str | Path, *, source: str | None = None) -> str:
     file or one that is not UTF-8 text is a :class:`RecordError` naming ``source``
     (default: the path).
     """
-    name = source if source is not None else source_name(path)
+    name = _named(path, source)
     refuse_empty(path, name)
     with open(path, encoding="utf-8") as stream:
         try:
@@ -238,7 +243,7 @@ def is_dataset(path: str | Path, *, source: str | None = None) -> bool:
     ...     is_dataset(cnf), is_dataset(data), is_dataset(cnf, source="x.jsonl")
     (False, True, True)
     """
-    name = source if source is not None else source_name(path)
+    name = _named(path, source)
     return name.endswith(".jsonl") or first_char(path, source=name) == "{"
 
 
@@ -251,7 +256,7 @@ def read_json_file(path: str | os.PathLike[str], *, source: str | None = None) -
     A file that is not UTF-8 text is a :class:`RecordError` naming it, and so is a named
     pipe, a device or a directory.
     """
-    name = source if source is not None else os.fspath(path)
+    name = _named(path, source)
     data = read_bounded(path, name, RecordError)
     try:
         text = data.decode("utf-8")
@@ -277,7 +282,7 @@ def read_text(path: str | Path, *, source: str | None = None) -> str:
     """
     from twosat_formal.io._parsing import decode
 
-    name = source if source is not None else source_name(path)
+    name = _named(path, source)
     refuse_empty(path, name)
     data = read_bounded(path, name, RecordError)
     return decode(data, source=name)
