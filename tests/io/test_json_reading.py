@@ -32,6 +32,7 @@ from twosat_formal.io.instance import read_instances
 from twosat_formal.io.jsonl import (
     first_char,
     is_dataset,
+    json_line,
     parse_raw,
     raw_lines,
     read_json_file,
@@ -39,6 +40,7 @@ from twosat_formal.io.jsonl import (
     read_text,
     rereadable,
     source_name,
+    write_lines,
 )
 from twosat_formal.make.generators import generate
 from twosat_formal.report.load import read_jsonl
@@ -404,3 +406,15 @@ def test_invalid_json_says_what_was_expected_and_at_which_column(
     with pytest.raises(RecordError) as info:
         loads(text, source="d.jsonl", line=4)
     assert str(info.value) == f"d.jsonl:4: invalid JSON at column {column}: {expected}"
+
+
+@pytest.mark.parametrize("target", ["-", Path("-")])
+def test_write_lines_to_dash_writes_standard_output_and_no_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], target: Any
+) -> None:
+    """``-`` is standard output (never a file named ``-``), as for every output path."""
+    monkeypatch.chdir(tmp_path)
+    lines = [json_line({"id": "a"}), json_line({"id": "b\u2028"})]
+    assert write_lines(lines, target) == 2
+    assert capsys.readouterr().out == "".join(line + "\n" for line in lines)
+    assert list(tmp_path.iterdir()) == []

@@ -414,11 +414,10 @@ def read_json_lines(path: str | Path, *, strict: bool = True) -> Iterator[JsonLi
 def write_lines(lines: Iterable[str], path_or_stream: str | Path | IO[str]) -> int:
     """Write JSON lines to a path (``"-"``: stdout) or a text stream; returns how many."""
     if isinstance(path_or_stream, str | Path):
-        if str(path_or_stream) == "-":
-            return write_lines(lines, sys.stdout)
         from twosat_formal._util.atomic import atomic_output
 
-        with atomic_output(path_or_stream) as stream:  # no partial file on failure
+        # no partial file on failure; "-" is sys.stdout itself (atomic_output)
+        with atomic_output(path_or_stream) as stream:
             return write_lines(lines, stream)
     count = 0
     for line in lines:
