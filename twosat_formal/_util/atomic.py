@@ -249,18 +249,22 @@ def _regular(path: str | os.PathLike[str]) -> bool:
         return False
 
 
+def _file_keys(path: Path) -> list[Hashable]:
+    """What names the file of ``path``: its resolved path, and its device and inode
+    when it is a regular file (a hard link names it too)."""
+    keys: list[Hashable] = [os.path.realpath(path)]
+    try:
+        found = path.stat()
+    except OSError:
+        return keys
+    if stat.S_ISREG(found.st_mode):
+        keys.append((found.st_dev, found.st_ino))
+    return keys
+
+
 def _same(one: Path, two: Path) -> bool:
     """Whether the paths name one regular file (or one path, once resolved)."""
-    if os.path.realpath(one) == os.path.realpath(two):
-        return True
-    try:
-        first, second = one.stat(), two.stat()
-    except OSError:
-        return False
-    return stat.S_ISREG(first.st_mode) and (first.st_dev, first.st_ino) == (
-        second.st_dev,
-        second.st_ino,
-    )
+    return not set(_file_keys(one)).isdisjoint(_file_keys(two))
 
 
 def refuse_aliases(
@@ -305,19 +309,6 @@ def refuse_aliases(
                     parameter=name,
                     valid="a path that is none of the command's inputs",
                 )
-
-
-def _file_keys(path: Path) -> list[Hashable]:
-    """What names the file of ``path``: its resolved path, and its device and inode
-    when it is a regular file (a hard link names it too)."""
-    keys: list[Hashable] = [os.path.realpath(path)]
-    try:
-        found = path.stat()
-    except OSError:
-        return keys
-    if stat.S_ISREG(found.st_mode):
-        keys.append((found.st_dev, found.st_ino))
-    return keys
 
 
 def refuse_repeats(
