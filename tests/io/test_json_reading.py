@@ -381,8 +381,8 @@ def test_a_copy_of_standard_input_is_named_stdin_by_every_reader(
 def test_a_copy_of_standard_input_is_named_stdin_by_every_whole_file_reader(
     monkeypatch: pytest.MonkeyPatch, reader: Callable[[Path], object]
 ) -> None:
-    """The readers of a whole file name the copy as the line readers do (``read_json_file``
-    gave the temporary path)."""
+    """The readers of a whole file name the copy as the line readers do, never by its
+    temporary path."""
     feed_stdin(monkeypatch, b'{"a": "\xff"}\n')
     with rereadable("-") as (copy, _), pytest.raises((RecordError, ParseError)) as info:
         reader(copy)
