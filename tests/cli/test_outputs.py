@@ -17,6 +17,7 @@ import sys
 import threading
 from pathlib import Path
 
+import click
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -24,6 +25,7 @@ from hypothesis import strategies as st
 from tests.evaluate.test_store_merge import write_result
 from tests.support.cli import cli
 from twosat_formal._util.atomic import atomic_output, atomic_path, refuse_aliases, stream_target
+from twosat_formal.cli.outputs import guard_outputs
 from twosat_formal.errors import ConfigError
 from twosat_formal.evaluate.store import RunStore
 from twosat_formal.evaluate.store_merge import merge_stores
@@ -558,3 +560,42 @@ def test_an_output_in_a_missing_folder_names_the_folder_as_a_folder(
         code, _, err = cli(capsys, *argv)
         assert (code, err) == (2, f"error: {missing}: no such folder\n")
     assert list((tmp_path / "out").iterdir()) == []
+
+
+def _two_inputs() -> click.Command:
+    """A command of two inputs and an output that leaves standard input to the guard."""
+
+    @click.command()
+    @click.argument("source", type=click.Path(path_type=Path))
+    @click.option("--extra", type=click.Path(path_type=Path))
+    @click.option("--out", type=click.Path(path_type=Path))
+    def merge(source: Path, extra: Path | None, out: Path | None) -> None:
+        print("merged")
+
+    return guard_outputs(merge)
+
+
+@pytest.mark.parametrize(
+    ("argv", "refused"),
+    [
+        (["-", "--extra", "-", "--out", "o.jsonl"], True),
+        (["--extra", "-", "-"], True),  # named in the order of the parameters all the same
+        (["-", "--extra", "e.jsonl"], False),
+        (["s.jsonl", "--extra", "-"], False),
+    ],
+)
+def test_every_guarded_command_refuses_standard_input_for_two_inputs(
+    argv: list[str], refused: bool, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The guard refuses it for any command, not only those that ask (eval, score, batch)."""
+    command = _two_inputs()
+    if not refused:
+        command.main(argv, standalone_mode=False)
+        assert capsys.readouterr().out == "merged\n"
+        return
+    with pytest.raises(ConfigError) as info:
+        command.main(argv, standalone_mode=False)
+    assert str(info.value) == (
+        "SOURCE and --extra both read standard input (-): it is read once; give all but one a file"
+    )
+    assert info.value.parameter == "extra" and capsys.readouterr().out == ""
