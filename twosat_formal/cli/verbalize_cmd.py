@@ -42,7 +42,7 @@ from twosat_formal.cli.options import (
 from twosat_formal.cli.progress import write_with_progress
 from twosat_formal.core.formula import Formula
 from twosat_formal.errors import ConfigError
-from twosat_formal.io import parse_formula, read_formula, write_dimacs, write_dsl
+from twosat_formal.io import read_formula, write_dimacs, write_dsl
 from twosat_formal.io.jsonl import is_dataset, read_text, rereadable
 from twosat_formal.solve import solve
 from twosat_formal.solve.questions import parse_ask
@@ -148,15 +148,8 @@ def verbalize_command(
             return
         if part is not None:
             raise ConfigError("--shard needs a dataset (JSON Lines), not one formula")
-        formula = _read_one(input_path, file, source)
+        formula = read_formula(file)  # a copy of stdin is named <stdin>
     _verbalize_formula(formula, names, seed, out, asks)
-
-
-def _read_one(input_path: str, file: Path, source: str) -> Formula:
-    """Read the one formula of ``input_path`` (DIMACS or DSL; ``-`` is stdin, ``file``)."""
-    if input_path == "-":
-        return parse_formula(read_text(file, source=source), source=source)
-    return read_formula(input_path)
 
 
 def _require_applies(asks: tuple[str, ...], formula: Formula) -> None:

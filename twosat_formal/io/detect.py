@@ -24,6 +24,7 @@ from twosat_formal.errors import ConfigError, ParseError
 from twosat_formal.io._parsing import BLANKS, decode, refuse_non_text
 from twosat_formal.io.dimacs import parse_dimacs
 from twosat_formal.io.inputs import read_bounded, read_stream_bounded
+from twosat_formal.io.jsonl import source_name
 
 if TYPE_CHECKING:
     from twosat_formal.io.dsl import Conversion
@@ -150,6 +151,9 @@ def parse_reading(
 def read_formula(path: str | os.PathLike[str], *, format: str | None = None) -> Formula:
     """Read a formula file (``"-"`` reads standard input), DIMACS or DSL.
 
+    Errors name the file as given, and a copy of standard input
+    (:func:`~twosat_formal.io.jsonl.rereadable`) as ``<stdin>``.
+
     An empty file (no bytes at all), binary data, a directory or a missing file is a
     :class:`ParseError` naming the file, like any malformed text; so are a file larger
     than :data:`~twosat_formal.io.inputs.MAX_TEXT_BYTES` and a pipe or a device
@@ -173,7 +177,7 @@ def read_formula(path: str | os.PathLike[str], *, format: str | None = None) -> 
         source = "<stdin>"
         data = read_stream_bounded(sys.stdin.buffer, source, ParseError)
     else:
-        source = os.fspath(path)
+        source = source_name(path)  # <stdin> for a copy of it (rereadable)
         data = _read_bytes(Path(path), source)
     if not data:
         raise ParseError(
