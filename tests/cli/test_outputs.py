@@ -555,6 +555,7 @@ def test_an_output_in_a_missing_folder_names_the_folder_as_a_folder(
         ["pairs", dataset, "--out", str(missing / "x.jsonl")],
         ["generate", "backbone", "--no-progress", "--out", str(missing / "x.jsonl")],
         ["inspect", str(inputs / "f.cnf"), "--graph", str(missing / "g.dot")],
+        ["certify", dataset, "--no-progress", "--output", str(missing / "r.json")],
     ):
         (inputs / "f.cnf").write_text("p cnf 1 1\n1 0\n", encoding="utf-8")
         code, _, err = cli(capsys, *argv)
@@ -599,3 +600,19 @@ def test_every_guarded_command_refuses_standard_input_for_two_inputs(
         "SOURCE and --extra both read standard input (-): it is read once; give all but one a file"
     )
     assert info.value.parameter == "extra" and capsys.readouterr().out == ""
+
+
+def test_an_output_that_is_a_folder_is_refused_in_one_wording(
+    tmp_path: Path, inputs: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``certify --output`` refuses it before its run as every writer refuses it."""
+    dataset = str(inputs / "dataset.jsonl")
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    for argv in (
+        ["pairs", dataset, "--out", str(folder)],
+        ["certify", dataset, "--no-progress", "--output", str(folder)],
+    ):
+        code, out, err = cli(capsys, *argv)
+        assert (code, err) == (2, f"error: {folder}: is a directory, not a file\n"), out
+    assert list(folder.iterdir()) == []

@@ -56,6 +56,7 @@ __all__ = [
     "atomic_path",
     "refuse_aliases",
     "refuse_repeats",
+    "refuse_unwritable",
     "stream_target",
     "write_target",
 ]
@@ -125,6 +126,40 @@ def write_target(target: str | os.PathLike[str]) -> Path:
     return Path(os.path.realpath(path)) if path.is_symlink() else path
 
 
+def refuse_unwritable(target: str | os.PathLike[str]) -> Path:
+    """The file a write to ``target`` replaces (:func:`write_target`), refused when it
+    cannot be: a folder, or a file in a folder that does not exist.
+
+    :func:`atomic_path` and :func:`atomic_output` check it when they start; a command
+    checks it before its work to refuse a bad output at once. ``-`` and stream targets
+    pass, as they are.
+
+    Raises
+    ------
+    IsADirectoryError
+        ``target`` is a folder (named as given).
+    MissingFolderError
+        The folder of the file does not exist (named).
+
+    Examples
+    --------
+    >>> refuse_unwritable("-"), refuse_unwritable("out.jsonl")
+    (PosixPath('-'), PosixPath('out.jsonl'))
+    >>> refuse_unwritable("/nonexistent/sub/out.jsonl")
+    Traceback (most recent call last):
+    ...
+    twosat_formal.errors.MissingFolderError: /nonexistent/sub: no such folder
+    """
+    if os.fspath(target) == STDOUT or stream_target(target):
+        return Path(target)
+    final = write_target(target)
+    if final.is_dir():
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), os.fspath(target))
+    if not os.path.isdir(final.parent):
+        raise MissingFolderError(errno.ENOENT, "no such folder", os.fspath(final.parent))
+    return final
+
+
 @contextmanager
 def atomic_path(target: str | os.PathLike[str]) -> Iterator[Path]:
     """A temporary path beside ``target`` that replaces it when the block succeeds.
@@ -142,9 +177,7 @@ def atomic_path(target: str | os.PathLike[str]) -> Iterator[Path]:
     if stream_target(target):
         yield Path(target)
         return
-    final = write_target(target)
-    if final.is_dir():
-        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), os.fspath(target))
+    final = refuse_unwritable(target)
     partial: Path | None = None
     try:  # from the moment the file exists: removed on any way out (Ctrl-C, SIGTERM)
         partial = _partial_beside(final)
