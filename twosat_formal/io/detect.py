@@ -23,7 +23,7 @@ from twosat_formal.core.formula import Formula
 from twosat_formal.errors import ConfigError, ParseError
 from twosat_formal.io._parsing import BLANKS, decode, refuse_non_text
 from twosat_formal.io.dimacs import parse_dimacs
-from twosat_formal.io.inputs import read_bounded, read_stream_bounded
+from twosat_formal.io.inputs import os_error_reason, read_bounded, read_stream_bounded
 from twosat_formal.io.jsonl import source_name
 
 if TYPE_CHECKING:
@@ -202,11 +202,6 @@ def read_formula(path: str | os.PathLike[str], *, format: str | None = None) -> 
 def _read_bytes(path: Path, source: str) -> bytes:
     try:
         return read_bounded(path, source, ParseError)
-    except IsADirectoryError:
-        raise ParseError("is a directory, not a file", source=source) from None
-    except FileNotFoundError:
-        raise ParseError("no such file", source=source) from None
-    except PermissionError:
-        raise ParseError("permission denied", source=source) from None
     except OSError as exc:
-        raise ParseError(f"cannot be read ({exc.strerror or exc})", source=source) from None
+        reason = os_error_reason(exc) or f"cannot be read ({exc.strerror or exc})"
+        raise ParseError(reason, source=source) from None
