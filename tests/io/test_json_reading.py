@@ -418,3 +418,17 @@ def test_write_lines_to_dash_writes_standard_output_and_no_file(
     assert write_lines(lines, target) == 2
     assert capsys.readouterr().out == "".join(line + "\n" for line in lines)
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("reader", [read_json_file, first_char, lambda p: list(raw_lines(p))])
+def test_bytes_that_are_not_utf8_are_worded_alike_by_every_reader(
+    tmp_path: Path, reader: Callable[[Path], object]
+) -> None:
+    """One wording, as the CLI's for any input: the byte, and the line where there is one."""
+    path = tmp_path / "d.jsonl"
+    path.write_bytes(b'  {"a": "\xff"}\n')
+    with pytest.raises(RecordError) as info:
+        reader(path)
+    where = "" if info.value.line is None else ":1"
+    of = "" if info.value.line is None else " of the line"
+    assert str(info.value) == f"{path}{where}: input is not UTF-8 text (byte 9{of})"

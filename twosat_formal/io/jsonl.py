@@ -155,9 +155,9 @@ give a file, or '-' where the command reads stdin
 
 
 def _not_text(exc: UnicodeDecodeError, name: str, line: int | None) -> RecordError:
-    return RecordError(
-        f"input is not UTF-8 text (byte {exc.start} of the line)", line=line, source=name
-    )
+    """The error of bytes that are not UTF-8: at a byte of line ``line``, or of the file."""
+    where = f"byte {exc.start}" if line is None else f"byte {exc.start} of the line"
+    return RecordError(f"input is not UTF-8 text ({where})", line=line, source=name)
 
 
 def _lines(stream: IO[str] | IO[bytes], name: str) -> Iterator[tuple[int, str]]:
@@ -261,7 +261,7 @@ def read_json_file(path: str | os.PathLike[str], *, source: str | None = None) -
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise RecordError(f"not UTF-8 text (byte {exc.start})", source=name) from None
+        raise _not_text(exc, name, None) from None
     return loads(text, source=name)
 
 
