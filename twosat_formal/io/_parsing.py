@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # Lark is imported when a parser is built or an error transla
     from lark import Lark, Token
     from lark.exceptions import LarkError, UnexpectedInput
 
-from twosat_formal.errors import ArgumentTypeError, ParseError
+from twosat_formal.errors import ParseError, expect_type
 from twosat_formal.resources import grammar_text
 
 __all__ = [
@@ -123,10 +123,9 @@ def refuse_non_text(
 ) -> None:
     """Refuse a ``value`` given as ``what`` that is none of ``types`` (``valid`` in words).
 
-    The one type check of every formula reader: an
-    :class:`~twosat_formal.errors.ArgumentTypeError` (a :class:`TypeError`) of parameter
-    ``text`` that names the type given, never a failure from inside the reader
-    (``bytes(3)`` is three NULs, ``None`` has no ``find``).
+    The type check of every formula reader (:func:`~twosat_formal.errors.expect_type`,
+    parameter ``text``), never a failure from inside the reader (``bytes(3)`` is three
+    NULs, ``None`` has no ``find``).
 
     Raises
     ------
@@ -141,10 +140,7 @@ def refuse_non_text(
     ...
     twosat_formal.errors.ArgumentTypeError: formula text must be a str, not NoneType
     """
-    if not isinstance(value, types):
-        raise ArgumentTypeError(
-            f"{what} must be {valid}, not {type(value).__name__}", parameter="text", valid=valid
-        )
+    expect_type(value, types, parameter="text", valid=valid, what=what)
 
 
 def check_text(text: str, *, source: str | None = None) -> None:
