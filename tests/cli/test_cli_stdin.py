@@ -114,7 +114,7 @@ def test_dash_where_a_file_is_needed_says_so_not_no_such_file(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The message of a special file offers ``-`` where the command reads stdin; where it
-    does not, ``-`` is told so (it said ``-: no such file``) and nothing is written."""
+    does not, ``-`` is told so (never ``-: no such file``) and nothing is written."""
     argv = [w.replace("D/", f"{good}/").replace("T/", f"{tmp_path}/") for w in FILE_ONLY[case]]
     monkeypatch.chdir(tmp_path)
     feed_stdin(monkeypatch, b"{}\n")

@@ -515,8 +515,8 @@ def _options(command: object, path: str) -> list[tuple[str, object]]:
 
 def test_every_path_option_is_read_or_guarded_as_an_output() -> None:
     """An option that takes a path is an input or an output that the guard checks: a
-    writing option missing from OUTPUT_OPTIONS (certify's ``--output`` was) replaced
-    the dataset it was given with exit 0."""
+    writing option missing from OUTPUT_OPTIONS would replace the dataset it is given,
+    with exit 0."""
     from twosat_formal.cli.app import _load
     from twosat_formal.cli.commands import COMMANDS
     from twosat_formal.cli.outputs import OUTPUT_OPTIONS
