@@ -22,7 +22,7 @@ BAD_RECORD = '{"instance_id": 1}\n'
 BAD_FORMULA = "p cnf 1 1\n1 x 0\n"
 
 #: Every command that reads ``-`` (D: a folder of good inputs), with what it is fed.
-STDIN_CASES: dict[str, tuple[list[str], str, str]] = {
+STDIN_CASES: dict[str, tuple[list[str], str | bytes, str]] = {
     "eval": (["eval", "-", "-m", "ref/oracle", "--store", "D/s.sqlite"], BAD_RECORD, ":1"),
     "eval --no-verify": (
         ["eval", "-", "-m", "ref/oracle", "--store", "D/s.sqlite", "--no-verify"],
@@ -53,6 +53,8 @@ STDIN_CASES: dict[str, tuple[list[str], str, str]] = {
     "pairs": (["pairs", "-"], BAD_RECORD, ":1"),
     "story-stats": (["story-stats", "-"], BAD_RECORD, ":1"),
     "parse": (["parse", "-"], BAD_FORMULA, ":2:3"),
+    "backparse": (["backparse", "-"], b"You are given\n\xff\n", ":2:1: binary data"),
+    "backparse empty": (["backparse", "-"], b"", ": the file is empty"),
     "solve": (["solve", "-"], BAD_FORMULA, ":2:3"),
     "inspect": (["inspect", "-"], BAD_FORMULA, ":2:3"),
 }

@@ -18,7 +18,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -253,10 +252,8 @@ def backparse_command(
     ] = FormulaFormat.dsl,
 ) -> None:
     """Read a template verbalization back into a formula (variables named after entities)."""
-    if text_file == "-":
-        text, source = sys.stdin.read(), "<stdin>"
-    else:
-        text, source = read_text(text_file, source=text_file), text_file
+    with rereadable(text_file) as (file, source):  # stdin within the bounds of a file
+        text = read_text(file, source=source)
     parsed = backparse(text, template, source=source)
     if to is FormulaFormat.dimacs:
         output = write_dimacs(parsed.formula, provenance={"template": parsed.template})
