@@ -616,3 +616,43 @@ def test_an_output_that_is_a_folder_is_refused_in_one_wording(
         code, out, err = cli(capsys, *argv)
         assert (code, err) == (2, f"error: {folder}: is a directory, not a file\n"), out
     assert list(folder.iterdir()) == []
+
+
+def _leaves(command: object, path: str) -> list[tuple[str, object]]:
+    subs = getattr(command, "commands", {})
+    if subs:
+        return [pair for name, sub in subs.items() for pair in _leaves(sub, f"{path} {name}")]
+    return [(path, command)]
+
+
+def _inputs_of(command: object) -> list[str]:
+    """The parameters of ``command`` that may name an input file (or ``-``)."""
+    from twosat_formal.cli.outputs import NAMES, OUTPUT_OPTIONS
+
+    return [
+        p.name
+        for p in getattr(command, "params", ())
+        if (p.param_type_name == "argument" and p.name not in NAMES)
+        or (
+            p.param_type_name == "option"
+            and (p.metavar in PATH_METAVARS or READ_OPTIONS & set(p.opts))
+            and not OUTPUT_OPTIONS & set(p.opts)
+        )
+    ]
+
+
+def test_every_command_that_reads_two_inputs_is_guarded() -> None:
+    """The guard refuses standard input for two inputs, so every command that may read
+    two has it (a command without an output or a list would not be wrapped)."""
+    from twosat_formal.cli.app import _load
+    from twosat_formal.cli.commands import COMMANDS
+
+    two = [
+        (path, command)
+        for name in COMMANDS
+        for path, command in _leaves(_load(name), name)
+        if len(_inputs_of(command)) > 1
+    ]
+    assert {path for path, _ in two} >= {"eval", "score", "batch prepare"}
+    unguarded = [path for path, cmd in two if not getattr(cmd.callback, "_guarded", False)]
+    assert unguarded == []

@@ -14,8 +14,9 @@ parameter of several paths (``certify DATASET...``, ``export INPUT...``, ``store
 STORE...``, ``report STORE_OR_DIR...``) refuses one file given twice the same way
 (``certify d.jsonl ./d.jsonl``, a link and what it names), since its records would
 count twice (:func:`twosat_formal._util.atomic.refuse_repeats`). And ``-`` given to two
-inputs (``eval - --dataset -``) is refused for every command, since standard input is
-read once (:func:`twosat_formal.io.jsonl.refuse_shared_stdin`).
+inputs (``eval - --dataset -``) is refused, since standard input is read once
+(:func:`twosat_formal.io.jsonl.refuse_shared_stdin`): every command that reads two
+inputs has an output, so the guard wraps it.
 
 Examples
 --------
