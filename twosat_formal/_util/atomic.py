@@ -11,7 +11,9 @@ What is not a regular file is never replaced: a device, a pipe or a socket
 ``-``, standard output (never a file named ``-``); a symbolic
 link is written through (the file it names is replaced, the link stays). Nothing is
 deleted that this module did not create. :func:`refuse_aliases` refuses an output
-that is one of the command's inputs, before anything is written.
+that is one of the command's inputs, before anything is written, and
+:func:`refuse_unwritable` one that is a folder or lies in a missing folder, which every
+writer checks as it starts.
 
 Examples
 --------
