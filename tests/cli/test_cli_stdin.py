@@ -96,6 +96,29 @@ def test_an_error_in_standard_input_names_stdin_and_its_line(
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("case", sorted(STDIN_CASES))
+def test_empty_standard_input_is_refused_as_an_empty_file(
+    case: str,
+    good: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Zero bytes are an error, never an empty input, whichever reader takes ``-``."""
+    words, _, _ = STDIN_CASES[case]
+    argv = [w.replace("D/", f"{good}/").replace(f"{good}/s", f"{tmp_path}/s") for w in words]
+    argv = [
+        w.replace(f"{good}/o.", f"{tmp_path}/o.").replace(f"{good}/b.", f"{tmp_path}/b.")
+        for w in argv
+    ]
+    feed_stdin(monkeypatch, b"")
+    code, out, err = cli(capsys, *argv)
+    lines = error_lines(err)
+    assert code == 2, (code, out, err)
+    assert len(lines) == 1 and lines[0].startswith("error: <stdin>: the file is empty"), err
+    assert list(tmp_path.iterdir()) == []
+
+
 #: Inputs that are files only (datasets certify reads by path, folders, SQLite stores).
 FILE_ONLY: dict[str, list[str]] = {
     "certify": ["certify", "-"],

@@ -10,6 +10,7 @@ that line), never a crash and never a value.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import sys
@@ -30,6 +31,7 @@ from twosat_formal.integrations.answers import read_answers
 from twosat_formal.io.inputs import MAX_TEXT_BYTES
 from twosat_formal.io.instance import read_instances
 from twosat_formal.io.jsonl import (
+    EMPTY_INPUT,
     first_char,
     is_dataset,
     json_line,
@@ -432,3 +434,23 @@ def test_bytes_that_are_not_utf8_are_worded_alike_by_every_reader(
     where = "" if info.value.line is None else ":1"
     of = "" if info.value.line is None else " of the line"
     assert str(info.value) == f"{path}{where}: input is not UTF-8 text (byte 9{of})"
+
+
+@pytest.mark.parametrize("as_text", [False, True])
+@pytest.mark.parametrize("data", [b"", b"\n", b'{"a": 1}\n{"b": 2}'])
+def test_standard_input_of_zero_bytes_is_refused_and_any_other_read_whole(
+    monkeypatch: pytest.MonkeyPatch, data: bytes, as_text: bool
+) -> None:
+    """As a zero-byte file is (refuse_empty); looking for a first byte consumes none,
+    whether stdin has bytes or is a replaced text stream."""
+    if as_text:
+        monkeypatch.setattr(sys, "stdin", io.StringIO(data.decode("utf-8")))
+    else:
+        feed_stdin(monkeypatch, data)
+    if not data:
+        with pytest.raises(RecordError) as info:
+            list(read_json_lines("-"))
+        assert str(info.value) == f"<stdin>: {EMPTY_INPUT}"
+        return
+    values = [line.value for line in read_json_lines("-")]
+    assert values == [json.loads(line) for line in data.decode().splitlines() if line.strip()]

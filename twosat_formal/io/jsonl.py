@@ -51,6 +51,7 @@ __all__ = [
     "rereadable",
     "rereadable_or_none",
     "source_name",
+    "stdin_input",
     "write_lines",
 ]
 
@@ -288,10 +289,40 @@ def read_text(path: str | Path, *, source: str | None = None) -> str:
     return decode(data, source=name)
 
 
+def stdin_input() -> IO[bytes] | IO[str]:
+    """Standard input as a reader takes it: as bytes where it has them (a replaced
+    ``sys.stdin`` may not), zero bytes refused as a zero-byte file is (:func:`refuse_empty`).
+
+    Raises
+    ------
+    RecordError
+        Naming ``<stdin>``, when it holds no byte at all.
+    """
+    stream = _stdin()
+    if _at_end(stream):
+        raise RecordError(EMPTY_INPUT, source="<stdin>")
+    return stream
+
+
 def _stdin() -> IO[bytes] | IO[str]:
     """Standard input as bytes where it has them (a replaced ``sys.stdin`` may not)."""
     buffer = getattr(sys.stdin, "buffer", None)
     return buffer if buffer is not None else sys.stdin
+
+
+def _at_end(stream: IO[bytes] | IO[str]) -> bool:
+    """Whether ``stream`` has nothing left to read, without consuming it: a buffered
+    stream is peeked at (a pipe waits for its first byte or its end), a seekable one is
+    read and sought back; another is taken to hold something."""
+    peek = getattr(stream, "peek", None)
+    if callable(peek):
+        return not peek(1)
+    if stream.seekable():
+        where = stream.tell()
+        ended = not stream.read(1)
+        stream.seek(where)
+        return ended
+    return False
 
 
 @contextmanager
@@ -401,9 +432,12 @@ def read_stream(
 
 
 def read_json_lines(path: str | Path, *, strict: bool = True) -> Iterator[JsonLine]:
-    """:func:`read_stream` over a file (``"-"``: stdin), lazily, read as bytes."""
+    """:func:`read_stream` over a file (``"-"``: stdin), lazily, read as bytes.
+
+    A zero-byte input is refused (:func:`refuse_empty`), standard input too.
+    """
     if str(path) == "-":
-        yield from read_stream(_stdin(), "<stdin>", strict=strict)
+        yield from read_stream(stdin_input(), "<stdin>", strict=strict)
         return
     name = source_name(path)
     refuse_empty(path, name)
