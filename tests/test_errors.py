@@ -5,15 +5,19 @@ from __future__ import annotations
 import inspect
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import twosat_formal
 from twosat_formal import errors
 from twosat_formal.errors import (
+    ArgumentTypeError,
     EvaluationError,
     ModelHTTPError,
     SentenceError,
     TransientModelError,
     TwoSatFormalError,
+    expect_type,
     request_error,
 )
 
@@ -124,3 +128,24 @@ def test_raises_needs_an_examples_heading_and_passes_over_a_stripped_docstring()
         errors.raises(errors.ParseError)(bare)
     bare.__doc__ = None  # as under python -OO
     assert errors.raises(errors.ParseError)(bare).__doc__ is None
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    value=st.one_of(
+        st.none(), st.integers(), st.floats(), st.text(), st.binary(), st.lists(st.integers())
+    ),
+    types=st.sampled_from([str, (str, bytes), int, (list, tuple)]),
+)
+def test_expect_type_refuses_exactly_a_value_of_none_of_the_types(
+    value: object, types: type | tuple[type, ...]
+) -> None:
+    """An ArgumentTypeError (ConfigError and TypeError) naming the type given, or nothing."""
+    if isinstance(value, types):
+        expect_type(value, types, parameter="x", valid="V")
+        return
+    with pytest.raises(ArgumentTypeError) as info:
+        expect_type(value, types, parameter="x", valid="V", what="the x")
+    assert isinstance(info.value, TypeError) and isinstance(info.value, errors.ConfigError)
+    assert str(info.value) == f"the x must be V, not {type(value).__name__}"
+    assert (info.value.parameter, info.value.valid) == ("x", "V")

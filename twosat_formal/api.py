@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from twosat_formal import _API
-from twosat_formal.errors import ArgumentTypeError, ConfigError
+from twosat_formal.errors import ArgumentTypeError, ConfigError, expect_type
 
 if TYPE_CHECKING:
     from twosat_formal.certify import CertifyReport
@@ -63,17 +63,6 @@ __all__ = ["NAMES", *NAMES]
 PathLike = str | Path
 
 
-def _expect(value: Any, types: type | tuple[type, ...], parameter: str, valid: str) -> None:
-    """Refuse ``value`` unless it is one of ``types``: an :class:`ArgumentTypeError`
-    (a ``TypeError``) naming ``parameter`` and what it takes (``valid``)."""
-    if not isinstance(value, types):
-        raise ArgumentTypeError(
-            f"{parameter} must be {valid}, not {type(value).__name__}",
-            parameter=parameter,
-            valid=valid,
-        )
-
-
 def parse(text: str, *, format: str | None = None) -> Formula:
     """A formula from DIMACS or DSL text (the format detected unless ``format`` is given).
 
@@ -87,7 +76,7 @@ def parse(text: str, *, format: str | None = None) -> Formula:
     """
     from twosat_formal.io import parse_formula
 
-    _expect(text, str, "text", "formula text (a str)")
+    expect_type(text, str, parameter="text", valid="formula text (a str)")
     return parse_formula(text, format=format)
 
 
@@ -127,7 +116,7 @@ def generate(family: str, *, clauses: int | None = None, seed: int = 0, **params
     """
     from twosat_formal.make.generators import generate as draw
 
-    _expect(family, str, "family", "a family name (a str)")
+    expect_type(family, str, parameter="family", valid="a family name (a str)")
     return draw(family, clauses=clauses, seed=seed, **params)
 
 
@@ -147,7 +136,9 @@ def perturb(instance: Instance | Formula, *operators: StepSpec, seed: int = 0) -
     from twosat_formal.make.edits import root_instance
     from twosat_formal.make.perturb.instances import perturb_instance
 
-    _expect(instance, (Instance, Formula), "instance", "an Instance or a Formula")
+    expect_type(
+        instance, (Instance, Formula), parameter="instance", valid="an Instance or a Formula"
+    )
     if not operators:
         raise ConfigError("give at least one operator", parameter="operators")
     root = root_instance(instance) if isinstance(instance, Formula) else instance
@@ -167,8 +158,10 @@ def verbalize(
     from twosat_formal.io.instance import Instance
     from twosat_formal.verbalize import verbalize as render
 
-    _expect(instance, (Instance, Formula), "instance", "an Instance or a Formula")
-    _expect(template, str, "template", "a template name (a str)")
+    expect_type(
+        instance, (Instance, Formula), parameter="instance", valid="an Instance or a Formula"
+    )
+    expect_type(template, str, parameter="template", valid="a template name (a str)")
     return render(instance, template, seed=seed, **options)
 
 
@@ -376,7 +369,9 @@ def score(
     from twosat_formal.evaluate.models.base import Response
     from twosat_formal.evaluate.scoring import score as judge
 
-    _expect(answer, (str, Response), "answer", "the answer text (a str) or a Response")
+    expect_type(
+        answer, (str, Response), parameter="answer", valid="the answer text (a str) or a Response"
+    )
     response = answer if isinstance(answer, Response) else Response(answer, finish_reason)
     view, formula, label = _scored_prompt(prompt, label)
     if isinstance(instance, Formula):

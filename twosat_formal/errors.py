@@ -77,6 +77,7 @@ __all__ = [
     "TwoSatFormalError",
     "UnknownNameError",
     "UnverifiedPromptError",
+    "expect_type",
     "location",
     "raises",
     "request_error",
@@ -428,6 +429,41 @@ def unreachable(exc: BaseException) -> str | None:
 
 
 _Documented = TypeVar("_Documented", bound=Callable[..., object])
+
+
+def expect_type(
+    value: object,
+    types: type | tuple[type, ...],
+    *,
+    parameter: str,
+    valid: str,
+    what: str | None = None,
+) -> None:
+    """Refuse a Python argument ``value`` unless it is one of ``types``: the one type check
+    of the package's functions.
+
+    ``parameter`` names the argument, ``valid`` says what it takes, ``what`` how the
+    message calls it (``parameter`` unless given).
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``value`` is of none of ``types``; a :class:`TypeError` too.
+
+    Examples
+    --------
+    >>> expect_type("a | b", str, parameter="text", valid="a str")
+    >>> expect_type(3, str, parameter="text", valid="a str", what="formula text")
+    Traceback (most recent call last):
+    ...
+    twosat_formal.errors.ArgumentTypeError: formula text must be a str, not int
+    """
+    if not isinstance(value, types):
+        raise ArgumentTypeError(
+            f"{what or parameter} must be {valid}, not {type(value).__name__}",
+            parameter=parameter,
+            valid=valid,
+        )
 
 
 def raises(*errors: type[Exception]) -> Callable[[_Documented], _Documented]:

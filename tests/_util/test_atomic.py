@@ -15,7 +15,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.support.cli import cli
-from twosat_formal._util.atomic import atomic_output, atomic_path, refuse_repeats, stream_target
+from twosat_formal._util.atomic import (
+    atomic_output,
+    atomic_path,
+    refuse_aliases,
+    refuse_repeats,
+    stream_target,
+)
 from twosat_formal.errors import ConfigError
 
 
@@ -84,19 +90,9 @@ def test_inspect_graph_dash_is_the_graph_alone_on_stdout(
 # -- refuse_repeats --------------------------------------------------------------------------
 
 
-@settings(max_examples=40, deadline=None)
-@given(
-    picks=st.lists(
-        st.tuples(st.integers(0, 3), st.sampled_from(["same", "dot", "symlink", "hardlink"])),
-        max_size=6,
-    )
-)
-def test_refuse_repeats_refuses_exactly_a_file_named_twice(
-    tmp_path_factory: pytest.TempPathFactory, picks: list[tuple[int, str]]
-) -> None:
-    """Four files, each named by its path, through ``./``, a link or a hard link: the
-    list is refused exactly when one file is in it twice, naming that name."""
-    folder = tmp_path_factory.mktemp("repeats")
+def _names(folder: Path, picks: list[tuple[int, str]]) -> list[str]:
+    """Four distinct files in ``folder``, each pick naming one by its path, through ``./``,
+    a link or a hard link."""
     files = [folder / f"f{n}.jsonl" for n in range(4)]
     for n, file in enumerate(files):
         file.write_text(f"{n}\n")  # distinct files, never one inode
@@ -114,6 +110,23 @@ def test_refuse_repeats_refuses_exactly_a_file_named_twice(
             else:
                 os.link(file, other)
             names.append(str(other))
+    return names
+
+
+PICKS = st.lists(
+    st.tuples(st.integers(0, 3), st.sampled_from(["same", "dot", "symlink", "hardlink"])),
+    max_size=6,
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(picks=PICKS)
+def test_refuse_repeats_refuses_exactly_a_file_named_twice(
+    tmp_path_factory: pytest.TempPathFactory, picks: list[tuple[int, str]]
+) -> None:
+    """Four files, each named by its path, through ``./``, a link or a hard link: the
+    list is refused exactly when one file is in it twice, naming that name."""
+    names = _names(tmp_path_factory.mktemp("repeats"), picks)
     numbers = [number for number, _ in picks]
     twice = next((i for i, n in enumerate(numbers) if n in numbers[:i]), None)
     if twice is None:
@@ -122,3 +135,20 @@ def test_refuse_repeats_refuses_exactly_a_file_named_twice(
         with pytest.raises(ConfigError, match="is given twice") as info:
             refuse_repeats(names)
         assert str(info.value).startswith(f"file {names[twice]} is given twice")
+
+
+@settings(max_examples=40, deadline=None)
+@given(picks=PICKS.filter(bool))
+def test_refuse_aliases_refuses_exactly_an_output_that_is_an_input(
+    tmp_path_factory: pytest.TempPathFactory, picks: list[tuple[int, str]]
+) -> None:
+    """The first name is the output, the others inputs: refused exactly when the output's
+    file is among them, however it is named (the same-file test of :func:`refuse_repeats`)."""
+    names = _names(tmp_path_factory.mktemp("aliases"), picks)
+    numbers = [number for number, _ in picks]
+    if numbers[0] not in numbers[1:]:
+        refuse_aliases({"out": names[0]}, {"dataset": names[1:]})
+        return
+    with pytest.raises(ConfigError, match="write to another file") as info:
+        refuse_aliases({"out": names[0]}, {"dataset": names[1:]})
+    assert str(info.value).startswith(f"--out {names[0]} is the input ")

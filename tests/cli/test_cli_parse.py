@@ -8,6 +8,7 @@ import pytest
 
 from tests.support.cli import feed_stdin, run
 from twosat_formal import __version__
+from twosat_formal.cli.app import _describe_os_error
 from twosat_formal.core.formula import Formula
 from twosat_formal.io import parse_dimacs, parse_dsl
 
@@ -87,6 +88,33 @@ def test_directory_and_missing_file(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert (code, err) == (2, f"error: {tmp_path}: is a directory, not a file\n")
     code, _, err = run(["parse", str(tmp_path / "missing.cnf")], capsys)
     assert (code, err) == (2, f"error: {tmp_path / 'missing.cnf'}: no such file\n")
+
+
+@pytest.mark.parametrize("command", ["parse", "pairs", "edit"])
+def test_a_directory_or_a_missing_file_is_worded_alike_by_every_reader(
+    command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """read_formula words its own error; a JSON Lines reader lets the file system's
+    error reach the CLI, which words it the same (io.inputs.os_error_reason)."""
+    out = [] if command == "parse" else ["--out", str(tmp_path / "o.jsonl")]
+    out += ["--mode", "individual"] if command == "edit" else []
+    for path, says in ((tmp_path, "is a directory, not a file"), (tmp_path / "no", "no such file")):
+        code, printed, err = run([command, str(path), *out], capsys)
+        assert (code, err) == (2, f"error: {path}: {says}\n"), printed
+
+
+@pytest.mark.parametrize(
+    ("error", "line"),
+    [
+        (PermissionError(13, "Permission denied", "f.cnf"), "f.cnf: permission denied"),
+        (FileNotFoundError(2, "No such file or directory", "-"), "-: this input is not read"),
+        (OSError(5, "Input/output error", "f.cnf"), "f.cnf: Input/output error"),
+        (FileNotFoundError(2, "No such file or directory"), "[Errno 2] No such file"),
+    ],
+)
+def test_an_os_error_is_one_line_naming_its_file_when_it_has_one(error: OSError, line: str) -> None:
+    """Never ``None: no such file`` for an error that names no file."""
+    assert _describe_os_error(error).startswith(line)
 
 
 def test_bad_option_value(dimacs_file: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -22,7 +22,7 @@ BAD_RECORD = '{"instance_id": 1}\n'
 BAD_FORMULA = "p cnf 1 1\n1 x 0\n"
 
 #: Every command that reads ``-`` (D: a folder of good inputs), with what it is fed.
-STDIN_CASES: dict[str, tuple[list[str], str, str]] = {
+STDIN_CASES: dict[str, tuple[list[str], str | bytes, str]] = {
     "eval": (["eval", "-", "-m", "ref/oracle", "--store", "D/s.sqlite"], BAD_RECORD, ":1"),
     "eval --no-verify": (
         ["eval", "-", "-m", "ref/oracle", "--store", "D/s.sqlite", "--no-verify"],
@@ -53,6 +53,8 @@ STDIN_CASES: dict[str, tuple[list[str], str, str]] = {
     "pairs": (["pairs", "-"], BAD_RECORD, ":1"),
     "story-stats": (["story-stats", "-"], BAD_RECORD, ":1"),
     "parse": (["parse", "-"], BAD_FORMULA, ":2:3"),
+    "backparse": (["backparse", "-"], b"You are given\n\xff\n", ":2:1: binary data"),
+    "backparse empty": (["backparse", "-"], b"", ": the file is empty"),
     "solve": (["solve", "-"], BAD_FORMULA, ":2:3"),
     "inspect": (["inspect", "-"], BAD_FORMULA, ":2:3"),
 }
@@ -94,6 +96,29 @@ def test_an_error_in_standard_input_names_stdin_and_its_line(
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("case", sorted(STDIN_CASES))
+def test_empty_standard_input_is_refused_as_an_empty_file(
+    case: str,
+    good: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Zero bytes are an error, never an empty input, whichever reader takes ``-``."""
+    words, _, _ = STDIN_CASES[case]
+    argv = [w.replace("D/", f"{good}/").replace(f"{good}/s", f"{tmp_path}/s") for w in words]
+    argv = [
+        w.replace(f"{good}/o.", f"{tmp_path}/o.").replace(f"{good}/b.", f"{tmp_path}/b.")
+        for w in argv
+    ]
+    feed_stdin(monkeypatch, b"")
+    code, out, err = cli(capsys, *argv)
+    lines = error_lines(err)
+    assert code == 2, (code, out, err)
+    assert len(lines) == 1 and lines[0].startswith("error: <stdin>: the file is empty"), err
+    assert list(tmp_path.iterdir()) == []
+
+
 #: Inputs that are files only (datasets certify reads by path, folders, SQLite stores).
 FILE_ONLY: dict[str, list[str]] = {
     "certify": ["certify", "-"],
@@ -114,7 +139,7 @@ def test_dash_where_a_file_is_needed_says_so_not_no_such_file(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The message of a special file offers ``-`` where the command reads stdin; where it
-    does not, ``-`` is told so (it said ``-: no such file``) and nothing is written."""
+    does not, ``-`` is told so (never ``-: no such file``) and nothing is written."""
     argv = [w.replace("D/", f"{good}/").replace("T/", f"{tmp_path}/") for w in FILE_ONLY[case]]
     monkeypatch.chdir(tmp_path)
     feed_stdin(monkeypatch, b"{}\n")

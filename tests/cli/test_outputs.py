@@ -17,6 +17,7 @@ import sys
 import threading
 from pathlib import Path
 
+import click
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -24,6 +25,7 @@ from hypothesis import strategies as st
 from tests.evaluate.test_store_merge import write_result
 from tests.support.cli import cli
 from twosat_formal._util.atomic import atomic_output, atomic_path, refuse_aliases, stream_target
+from twosat_formal.cli.outputs import guard_outputs
 from twosat_formal.errors import ConfigError
 from twosat_formal.evaluate.store import RunStore
 from twosat_formal.evaluate.store_merge import merge_stores
@@ -513,8 +515,8 @@ def _options(command: object, path: str) -> list[tuple[str, object]]:
 
 def test_every_path_option_is_read_or_guarded_as_an_output() -> None:
     """An option that takes a path is an input or an output that the guard checks: a
-    writing option missing from OUTPUT_OPTIONS (certify's ``--output`` was) replaced
-    the dataset it was given with exit 0."""
+    writing option missing from OUTPUT_OPTIONS would replace the dataset it is given,
+    with exit 0."""
     from twosat_formal.cli.app import _load
     from twosat_formal.cli.commands import COMMANDS
     from twosat_formal.cli.outputs import OUTPUT_OPTIONS
@@ -553,8 +555,104 @@ def test_an_output_in_a_missing_folder_names_the_folder_as_a_folder(
         ["pairs", dataset, "--out", str(missing / "x.jsonl")],
         ["generate", "backbone", "--no-progress", "--out", str(missing / "x.jsonl")],
         ["inspect", str(inputs / "f.cnf"), "--graph", str(missing / "g.dot")],
+        ["certify", dataset, "--no-progress", "--output", str(missing / "r.json")],
     ):
         (inputs / "f.cnf").write_text("p cnf 1 1\n1 0\n", encoding="utf-8")
         code, _, err = cli(capsys, *argv)
         assert (code, err) == (2, f"error: {missing}: no such folder\n")
     assert list((tmp_path / "out").iterdir()) == []
+
+
+def _two_inputs() -> click.Command:
+    """A command of two inputs and an output that leaves standard input to the guard."""
+
+    @click.command()
+    @click.argument("source", type=click.Path(path_type=Path))
+    @click.option("--extra", type=click.Path(path_type=Path))
+    @click.option("--out", type=click.Path(path_type=Path))
+    def merge(source: Path, extra: Path | None, out: Path | None) -> None:
+        print("merged")
+
+    return guard_outputs(merge)
+
+
+@pytest.mark.parametrize(
+    ("argv", "refused"),
+    [
+        (["-", "--extra", "-", "--out", "o.jsonl"], True),
+        (["--extra", "-", "-"], True),  # named in the order of the parameters all the same
+        (["-", "--extra", "e.jsonl"], False),
+        (["s.jsonl", "--extra", "-"], False),
+    ],
+)
+def test_every_guarded_command_refuses_standard_input_for_two_inputs(
+    argv: list[str], refused: bool, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The guard refuses it for any command, not only those that ask (eval, score, batch)."""
+    command = _two_inputs()
+    if not refused:
+        command.main(argv, standalone_mode=False)
+        assert capsys.readouterr().out == "merged\n"
+        return
+    with pytest.raises(ConfigError) as info:
+        command.main(argv, standalone_mode=False)
+    assert str(info.value) == (
+        "SOURCE and --extra both read standard input (-): it is read once; give all but one a file"
+    )
+    assert info.value.parameter == "extra" and capsys.readouterr().out == ""
+
+
+def test_an_output_that_is_a_folder_is_refused_in_one_wording(
+    tmp_path: Path, inputs: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``certify --output`` refuses it before its run as every writer refuses it."""
+    dataset = str(inputs / "dataset.jsonl")
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    for argv in (
+        ["pairs", dataset, "--out", str(folder)],
+        ["certify", dataset, "--no-progress", "--output", str(folder)],
+    ):
+        code, out, err = cli(capsys, *argv)
+        assert (code, err) == (2, f"error: {folder}: is a directory, not a file\n"), out
+    assert list(folder.iterdir()) == []
+
+
+def _leaves(command: object, path: str) -> list[tuple[str, object]]:
+    subs = getattr(command, "commands", {})
+    if subs:
+        return [pair for name, sub in subs.items() for pair in _leaves(sub, f"{path} {name}")]
+    return [(path, command)]
+
+
+def _inputs_of(command: object) -> list[str]:
+    """The parameters of ``command`` that may name an input file (or ``-``)."""
+    from twosat_formal.cli.outputs import NAMES, OUTPUT_OPTIONS
+
+    return [
+        p.name
+        for p in getattr(command, "params", ())
+        if (p.param_type_name == "argument" and p.name not in NAMES)
+        or (
+            p.param_type_name == "option"
+            and (p.metavar in PATH_METAVARS or READ_OPTIONS & set(p.opts))
+            and not OUTPUT_OPTIONS & set(p.opts)
+        )
+    ]
+
+
+def test_every_command_that_reads_two_inputs_is_guarded() -> None:
+    """The guard refuses standard input for two inputs, so every command that may read
+    two has it (a command without an output or a list would not be wrapped)."""
+    from twosat_formal.cli.app import _load
+    from twosat_formal.cli.commands import COMMANDS
+
+    two = [
+        (path, command)
+        for name in COMMANDS
+        for path, command in _leaves(_load(name), name)
+        if len(_inputs_of(command)) > 1
+    ]
+    assert {path for path, _ in two} >= {"eval", "score", "batch prepare"}
+    unguarded = [path for path, cmd in two if not getattr(cmd.callback, "_guarded", False)]
+    assert unguarded == []

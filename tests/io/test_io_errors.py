@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from tests.support.cli import feed_stdin
 from tests.support.lark_dimacs import lark_dimacs
 from twosat_formal.core.formula import Formula
-from twosat_formal.errors import ConfigError, ParseError, TwoSatFormalError
+from twosat_formal.errors import ArgumentTypeError, ConfigError, ParseError, TwoSatFormalError
 from twosat_formal.io import (
     detect_format,
     parse_dimacs,
@@ -24,6 +24,7 @@ from twosat_formal.io import (
     write_dimacs,
     write_dsl,
 )
+from twosat_formal.io.jsonl import rereadable
 
 
 def write(tmp_path: Path, name: str, data: bytes) -> Path:
@@ -270,8 +271,11 @@ def test_a_value_that_is_not_text_is_a_type_error_naming_its_type(
         with pytest.raises(ParseError, match="expected"):  # read as UTF-8 DIMACS
             read(value)
         return
-    with pytest.raises(TypeError, match=f"must be a str.*not {type(value).__name__}$"):
+    with pytest.raises(TypeError, match=f"must be a str.*not {type(value).__name__}$") as caught:
         read(value)
+    # every reader refuses it the one way: the project's error of a Python argument's type
+    assert isinstance(caught.value, ArgumentTypeError)
+    assert caught.value.parameter == "text" and caught.value.valid in ("a str", "a str or bytes")
 
 
 @pytest.mark.parametrize("value", [float("nan"), float("inf"), {"w": [1.0, float("-inf")]}])
@@ -279,3 +283,23 @@ def test_provenance_that_is_not_json_is_refused_not_written(value: object) -> No
     """``NaN`` and infinities are not JSON: written, no JSON reader takes them back."""
     with pytest.raises(ConfigError, match="not JSON-serialisable"):
         write_dimacs(Formula([[1]]), provenance={"k": value})
+
+
+@pytest.mark.parametrize("text", [b"a | b\nc d\n", b"p cnf 2 1\n1 x 0\n", b"a\xff\n", b"\n \n"])
+def test_read_formula_names_a_copy_of_standard_input_stdin(
+    monkeypatch: pytest.MonkeyPatch, text: bytes
+) -> None:
+    """As every reader of :mod:`twosat_formal.io.jsonl` names it: ``<stdin>``, never the
+    temporary path; and the formula read is the one read from the text itself."""
+    feed_stdin(monkeypatch, text)
+    with rereadable("-") as (copy, _):
+        try:
+            expected: Formula | str = parse_formula(text.decode("utf-8"))
+        except (ParseError, UnicodeDecodeError):
+            expected = "refused"
+        try:
+            read: Formula | str = read_formula(copy)
+        except ParseError as err:
+            assert err.source == "<stdin>" and str(copy) not in str(err), str(err)
+            read = "refused"
+    assert read == expected

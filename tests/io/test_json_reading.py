@@ -10,6 +10,7 @@ that line), never a crash and never a value.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import sys
@@ -25,17 +26,23 @@ from hypothesis import strategies as st
 from tests.support.cli import feed_stdin
 from twosat_formal.certify import certify_files
 from twosat_formal.core.jsonread import MAX_DEPTH, loads
-from twosat_formal.errors import RecordError
+from twosat_formal.errors import ParseError, RecordError
 from twosat_formal.integrations.answers import read_answers
 from twosat_formal.io.inputs import MAX_TEXT_BYTES
 from twosat_formal.io.instance import read_instances
 from twosat_formal.io.jsonl import (
+    EMPTY_INPUT,
+    first_char,
+    is_dataset,
+    json_line,
     parse_raw,
     raw_lines,
     read_json_file,
     read_json_lines,
+    read_text,
     rereadable,
     source_name,
+    write_lines,
 )
 from twosat_formal.make.generators import generate
 from twosat_formal.report.load import read_jsonl
@@ -372,6 +379,19 @@ def test_a_copy_of_standard_input_is_named_stdin_by_every_reader(
     assert source_name(copy) == str(copy)  # the copy is gone, and so is its name
 
 
+@pytest.mark.parametrize("reader", [read_json_file, read_text, first_char, is_dataset])
+def test_a_copy_of_standard_input_is_named_stdin_by_every_whole_file_reader(
+    monkeypatch: pytest.MonkeyPatch, reader: Callable[[Path], object]
+) -> None:
+    """The readers of a whole file name the copy as the line readers do, never by its
+    temporary path."""
+    feed_stdin(monkeypatch, b'{"a": "\xff"}\n')
+    with rereadable("-") as (copy, _), pytest.raises((RecordError, ParseError)) as info:
+        reader(copy)
+    assert info.value.source == "<stdin>", str(info.value)
+    assert str(copy) not in str(info.value)
+
+
 @pytest.mark.parametrize(
     ("text", "column", "expected"),
     [
@@ -388,3 +408,49 @@ def test_invalid_json_says_what_was_expected_and_at_which_column(
     with pytest.raises(RecordError) as info:
         loads(text, source="d.jsonl", line=4)
     assert str(info.value) == f"d.jsonl:4: invalid JSON at column {column}: {expected}"
+
+
+@pytest.mark.parametrize("target", ["-", Path("-")])
+def test_write_lines_to_dash_writes_standard_output_and_no_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], target: Any
+) -> None:
+    """``-`` is standard output (never a file named ``-``), as for every output path."""
+    monkeypatch.chdir(tmp_path)
+    lines = [json_line({"id": "a"}), json_line({"id": "b\u2028"})]
+    assert write_lines(lines, target) == 2
+    assert capsys.readouterr().out == "".join(line + "\n" for line in lines)
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("reader", [read_json_file, first_char, lambda p: list(raw_lines(p))])
+def test_bytes_that_are_not_utf8_are_worded_alike_by_every_reader(
+    tmp_path: Path, reader: Callable[[Path], object]
+) -> None:
+    """One wording, as the CLI's for any input: the byte, and the line where there is one."""
+    path = tmp_path / "d.jsonl"
+    path.write_bytes(b'  {"a": "\xff"}\n')
+    with pytest.raises(RecordError) as info:
+        reader(path)
+    where = "" if info.value.line is None else ":1"
+    of = "" if info.value.line is None else " of the line"
+    assert str(info.value) == f"{path}{where}: input is not UTF-8 text (byte 9{of})"
+
+
+@pytest.mark.parametrize("as_text", [False, True])
+@pytest.mark.parametrize("data", [b"", b"\n", b'{"a": 1}\n{"b": 2}'])
+def test_standard_input_of_zero_bytes_is_refused_and_any_other_read_whole(
+    monkeypatch: pytest.MonkeyPatch, data: bytes, as_text: bool
+) -> None:
+    """As a zero-byte file is (refuse_empty); looking for a first byte consumes none,
+    whether stdin has bytes or is a replaced text stream."""
+    if as_text:
+        monkeypatch.setattr(sys, "stdin", io.StringIO(data.decode("utf-8")))
+    else:
+        feed_stdin(monkeypatch, data)
+    if not data:
+        with pytest.raises(RecordError) as info:
+            list(read_json_lines("-"))
+        assert str(info.value) == f"<stdin>: {EMPTY_INPUT}"
+        return
+    values = [line.value for line in read_json_lines("-")]
+    assert values == [json.loads(line) for line in data.decode().splitlines() if line.strip()]

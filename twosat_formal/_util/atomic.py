@@ -11,7 +11,9 @@ What is not a regular file is never replaced: a device, a pipe or a socket
 ``-``, standard output (never a file named ``-``); a symbolic
 link is written through (the file it names is replaced, the link stays). Nothing is
 deleted that this module did not create. :func:`refuse_aliases` refuses an output
-that is one of the command's inputs, before anything is written.
+that is one of the command's inputs, before anything is written, and
+:func:`refuse_unwritable` one that is a folder or lies in a missing folder, which every
+writer checks as it starts.
 
 Examples
 --------
@@ -56,6 +58,7 @@ __all__ = [
     "atomic_path",
     "refuse_aliases",
     "refuse_repeats",
+    "refuse_unwritable",
     "stream_target",
     "write_target",
 ]
@@ -125,6 +128,40 @@ def write_target(target: str | os.PathLike[str]) -> Path:
     return Path(os.path.realpath(path)) if path.is_symlink() else path
 
 
+def refuse_unwritable(target: str | os.PathLike[str]) -> Path:
+    """The file a write to ``target`` replaces (:func:`write_target`), refused when it
+    cannot be: a folder, or a file in a folder that does not exist.
+
+    :func:`atomic_path` and :func:`atomic_output` check it when they start; a command
+    checks it before its work to refuse a bad output at once. ``-`` and stream targets
+    pass, as they are.
+
+    Raises
+    ------
+    IsADirectoryError
+        ``target`` is a folder (named as given).
+    MissingFolderError
+        The folder of the file does not exist (named).
+
+    Examples
+    --------
+    >>> refuse_unwritable("-"), refuse_unwritable("out.jsonl")
+    (PosixPath('-'), PosixPath('out.jsonl'))
+    >>> refuse_unwritable("/nonexistent/sub/out.jsonl")
+    Traceback (most recent call last):
+    ...
+    twosat_formal.errors.MissingFolderError: /nonexistent/sub: no such folder
+    """
+    if os.fspath(target) == STDOUT or stream_target(target):
+        return Path(target)
+    final = write_target(target)
+    if final.is_dir():
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), os.fspath(target))
+    if not os.path.isdir(final.parent):
+        raise MissingFolderError(errno.ENOENT, "no such folder", os.fspath(final.parent))
+    return final
+
+
 @contextmanager
 def atomic_path(target: str | os.PathLike[str]) -> Iterator[Path]:
     """A temporary path beside ``target`` that replaces it when the block succeeds.
@@ -142,9 +179,7 @@ def atomic_path(target: str | os.PathLike[str]) -> Iterator[Path]:
     if stream_target(target):
         yield Path(target)
         return
-    final = write_target(target)
-    if final.is_dir():
-        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), os.fspath(target))
+    final = refuse_unwritable(target)
     partial: Path | None = None
     try:  # from the moment the file exists: removed on any way out (Ctrl-C, SIGTERM)
         partial = _partial_beside(final)
@@ -249,18 +284,22 @@ def _regular(path: str | os.PathLike[str]) -> bool:
         return False
 
 
+def _file_keys(path: Path) -> list[Hashable]:
+    """What names the file of ``path``: its resolved path, and its device and inode
+    when it is a regular file (a hard link names it too)."""
+    keys: list[Hashable] = [os.path.realpath(path)]
+    try:
+        found = path.stat()
+    except OSError:
+        return keys
+    if stat.S_ISREG(found.st_mode):
+        keys.append((found.st_dev, found.st_ino))
+    return keys
+
+
 def _same(one: Path, two: Path) -> bool:
     """Whether the paths name one regular file (or one path, once resolved)."""
-    if os.path.realpath(one) == os.path.realpath(two):
-        return True
-    try:
-        first, second = one.stat(), two.stat()
-    except OSError:
-        return False
-    return stat.S_ISREG(first.st_mode) and (first.st_dev, first.st_ino) == (
-        second.st_dev,
-        second.st_ino,
-    )
+    return not set(_file_keys(one)).isdisjoint(_file_keys(two))
 
 
 def refuse_aliases(
@@ -305,19 +344,6 @@ def refuse_aliases(
                     parameter=name,
                     valid="a path that is none of the command's inputs",
                 )
-
-
-def _file_keys(path: Path) -> list[Hashable]:
-    """What names the file of ``path``: its resolved path, and its device and inode
-    when it is a regular file (a hard link names it too)."""
-    keys: list[Hashable] = [os.path.realpath(path)]
-    try:
-        found = path.stat()
-    except OSError:
-        return keys
-    if stat.S_ISREG(found.st_mode):
-        keys.append((found.st_dev, found.st_ino))
-    return keys
 
 
 def refuse_repeats(

@@ -339,29 +339,18 @@ def _usage_error(exc: Exception) -> NoReturn:
     raise SystemExit(getattr(exc, "exit_code", 2)) from None
 
 
-#: What an error of the file system says after the file's name.
-_OS_ERRORS: tuple[tuple[type[OSError], str], ...] = (
-    (IsADirectoryError, "is a directory, not a file"),
-    (PermissionError, "permission denied"),
-)
-
-
 def _describe_os_error(exc: BaseException) -> str:
+    """One line for an error of the file system or of decoding: the file's name and what
+    went wrong, worded as the readers word it
+    (:func:`~twosat_formal.io.inputs.os_error_reason`); ``-`` missing is ``-`` given
+    where no input takes it (a missing folder of an output is a
+    :class:`~twosat_formal.errors.MissingFolderError`, which says so)."""
+    from twosat_formal.io.inputs import os_error_reason
+
     if isinstance(exc, UnicodeDecodeError):
         return f"input is not UTF-8 text (byte {exc.start})"
-    if isinstance(exc, FileNotFoundError):
-        return _describe_missing(exc)
-    for kind, says in _OS_ERRORS:
-        if isinstance(exc, kind):
-            return f"{exc.filename}: {says}"
-    if isinstance(exc, OSError) and exc.filename:
-        return f"{exc.filename}: {exc.strerror or exc}"
-    return str(exc)
-
-
-def _describe_missing(exc: FileNotFoundError) -> str:
-    """A missing input file, or ``-`` where no input takes it (a missing folder of an
-    output is a :class:`~twosat_formal.errors.MissingFolderError`, which says so)."""
-    if exc.filename == "-":
+    if not isinstance(exc, OSError) or not exc.filename:
+        return str(exc)
+    if isinstance(exc, FileNotFoundError) and exc.filename == "-":
         return "-: this input is not read from standard input: give a file"
-    return f"{exc.filename}: no such file"
+    return f"{exc.filename}: {os_error_reason(exc) or exc.strerror or exc}"

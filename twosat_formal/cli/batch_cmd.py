@@ -105,9 +105,8 @@ def _gated_records(
     checked on them (nothing with ``no_verify``: no formula is read back from them)."""
     from twosat_formal.evaluate.gate import gate_items
     from twosat_formal.evaluate.run import Verification, load_items, read_eval_prompts
-    from twosat_formal.io.jsonl import refuse_shared_stdin, rereadable, rereadable_or_none
+    from twosat_formal.io.jsonl import rereadable, rereadable_or_none
 
-    refuse_shared_stdin({"PROMPTS": prompts, "--dataset": dataset})
     # every line is read before anything is written; a dataset from stdin twice too
     with rereadable(prompts) as (prompt_file, _), rereadable_or_none(dataset) as data:
         if no_verify:

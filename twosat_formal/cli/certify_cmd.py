@@ -25,7 +25,7 @@ from typing import IO, TYPE_CHECKING, Annotated
 import typer
 from rich.table import Table
 
-from twosat_formal._util.atomic import atomic_output
+from twosat_formal._util.atomic import STDOUT, atomic_output, refuse_unwritable
 from twosat_formal.certify import CertifyReport, certify_files
 from twosat_formal.certify.report import JunitLog
 from twosat_formal.cli.app import app, err_console, out_console
@@ -155,14 +155,12 @@ def certify(
 
 
 def _report_file(output: Path | None) -> Path | None:
-    """The file ``--output`` names, checked; ``None`` for standard output (no option, or
-    ``-`` as every ``--out`` takes it)."""
-    if output is None or str(output) == "-":
+    """The file ``--output`` names, refused before the run as its writer would refuse it
+    (:func:`~twosat_formal._util.atomic.refuse_unwritable`); ``None`` for standard
+    output (no option, or ``-`` as every ``--out`` takes it)."""
+    if output is None or str(output) == STDOUT:
         return None
-    if not output.resolve().parent.is_dir():
-        raise ConfigError(f"--output {output}: its folder does not exist", parameter="output")
-    if output.is_dir():
-        raise ConfigError(f"--output {output}: a folder, not a file", parameter="output")
+    refuse_unwritable(output)
     return output
 
 

@@ -47,9 +47,8 @@ def end_of_process() -> None:
     (logging's flush, say) run before this one.
 
     A Ctrl-C from here on is ignored (when SIGINT still has Python's own handler): the
-    command's work is done and its exit code stands; a ``KeyboardInterrupt`` raised in
-    a finalizer of the teardown was printed as "Exception ignored in ..." after a run
-    that had finished.
+    command's work is done and its exit code stands, and a ``KeyboardInterrupt`` raised
+    in a finalizer of the teardown would print "Exception ignored in ..." after it.
     """
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
         signal.signal(signal.SIGINT, signal.SIG_IGN)

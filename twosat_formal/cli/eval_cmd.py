@@ -36,7 +36,7 @@ from twosat_formal.evaluate.export import export_results, format_of
 from twosat_formal.evaluate.models import spec_forms
 from twosat_formal.evaluate.models.base import DEFAULT_MAX_TOKENS, DEFAULT_TIMEOUT_S
 from twosat_formal.evaluate.store import RunStore, filled_store
-from twosat_formal.io.jsonl import refuse_shared_stdin, rereadable, rereadable_or_none
+from twosat_formal.io.jsonl import rereadable, rereadable_or_none
 
 if TYPE_CHECKING:  # the runner is imported when ``eval`` runs, not for --help
     from twosat_formal.evaluate.run import EvalItem, EvalSummary, Verification
@@ -245,7 +245,6 @@ def _gated_items(
     from twosat_formal.evaluate.run import load_items
 
     part = parse_shard(shard) if shard is not None else None
-    refuse_shared_stdin({"PROMPTS": prompts, "--dataset": dataset})
     # a dataset from stdin is read twice too: by the items, then by the gate
     with rereadable(prompts) as (prompt_file, _), rereadable_or_none(dataset) as data:
         items = load_items(prompt_file, dataset=data, limit=limit, shard=part)

@@ -13,7 +13,10 @@ with exit code 2 and one line naming both, and nothing is read or written
 parameter of several paths (``certify DATASET...``, ``export INPUT...``, ``store merge
 STORE...``, ``report STORE_OR_DIR...``) refuses one file given twice the same way
 (``certify d.jsonl ./d.jsonl``, a link and what it names), since its records would
-count twice (:func:`twosat_formal._util.atomic.refuse_repeats`).
+count twice (:func:`twosat_formal._util.atomic.refuse_repeats`). And ``-`` given to two
+inputs (``eval - --dataset -``) is refused, since standard input is read once
+(:func:`twosat_formal.io.jsonl.refuse_shared_stdin`): every command that reads two
+inputs has an output, so the guard wraps it.
 
 Examples
 --------
@@ -87,8 +90,14 @@ def _inputs(
     return inputs
 
 
+def _stdin(paths: list[PurePath]) -> PurePath | None:
+    """The ``-`` among ``paths`` (standard input), if one is."""
+    return next((path for path in paths if os.fspath(path) == "-"), None)
+
+
 def guard_outputs(command: Any) -> Any:
-    """Make ``command`` (and its subcommands) refuse an output that aliases an input."""
+    """Make ``command`` (and its subcommands) refuse an output that aliases an input,
+    a file given twice to one parameter, and standard input given to two inputs."""
     for sub in getattr(command, "commands", {}).values():
         guard_outputs(sub)
     callback = getattr(command, "callback", None)
@@ -128,11 +137,16 @@ def _guard(command: Any, callback: Callable[..., Any]) -> None:
 
     @functools.wraps(callback)
     def checked(*args: Any, **kwargs: Any) -> Any:
-        # imported here: a command without an output (``solve``) starts without it
+        # imported here: a command without an output (``solve``) starts without them
         from twosat_formal._util.atomic import refuse_aliases
+        from twosat_formal.io.jsonl import refuse_shared_stdin
 
         _repeated(kwargs, lists)
         inputs = _inputs(kwargs, outputs, arguments, shown)
+        # in the order of the command's parameters, as its usage line shows them
+        refuse_shared_stdin(
+            {name: _stdin(inputs[name]) for name in shown.values() if name in inputs}
+        )
         refuse_aliases({name: kwargs.get(name) for name in outputs}, inputs)
         return callback(*args, **kwargs)
 

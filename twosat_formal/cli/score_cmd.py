@@ -78,9 +78,8 @@ def score_command(
     from twosat_formal.evaluate.store import filled_store
     from twosat_formal.integrations.answers import read_answers
     from twosat_formal.integrations.rescore import score_to_file
-    from twosat_formal.io.jsonl import refuse_shared_stdin, rereadable, rereadable_or_none
+    from twosat_formal.io.jsonl import rereadable, rereadable_or_none
 
-    refuse_shared_stdin({"RESPONSES": responses, "--prompts": prompts, "--dataset": dataset})
     with rereadable(prompts) as (prompt_file, _), rereadable_or_none(dataset) as data:
         items = load_items(prompt_file, dataset=data)
         verification = gate_items(

@@ -18,7 +18,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -42,7 +41,7 @@ from twosat_formal.cli.options import (
 from twosat_formal.cli.progress import write_with_progress
 from twosat_formal.core.formula import Formula
 from twosat_formal.errors import ConfigError
-from twosat_formal.io import parse_formula, read_formula, write_dimacs, write_dsl
+from twosat_formal.io import read_formula, write_dimacs, write_dsl
 from twosat_formal.io.jsonl import is_dataset, read_text, rereadable
 from twosat_formal.solve import solve
 from twosat_formal.solve.questions import parse_ask
@@ -148,15 +147,8 @@ def verbalize_command(
             return
         if part is not None:
             raise ConfigError("--shard needs a dataset (JSON Lines), not one formula")
-        formula = _read_one(input_path, file, source)
+        formula = read_formula(file)  # a copy of stdin is named <stdin>
     _verbalize_formula(formula, names, seed, out, asks)
-
-
-def _read_one(input_path: str, file: Path, source: str) -> Formula:
-    """Read the one formula of ``input_path`` (DIMACS or DSL; ``-`` is stdin, ``file``)."""
-    if input_path == "-":
-        return parse_formula(read_text(file, source=source), source=source)
-    return read_formula(input_path)
 
 
 def _require_applies(asks: tuple[str, ...], formula: Formula) -> None:
@@ -260,10 +252,8 @@ def backparse_command(
     ] = FormulaFormat.dsl,
 ) -> None:
     """Read a template verbalization back into a formula (variables named after entities)."""
-    if text_file == "-":
-        text, source = sys.stdin.read(), "<stdin>"
-    else:
-        text, source = read_text(text_file, source=text_file), text_file
+    with rereadable(text_file) as (file, source):  # stdin within the bounds of a file
+        text = read_text(file, source=source)
     parsed = backparse(text, template, source=source)
     if to is FormulaFormat.dimacs:
         output = write_dimacs(parsed.formula, provenance={"template": parsed.template})

@@ -87,17 +87,15 @@ MAX_TOKENS = 2**31 - 1
 
 #: The values of ``reasoning_effort`` (OpenAI's reasoning models; vLLM passes it on).
 REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high")
+#: A token limit (``max_tokens``, and ``max_completion_tokens``, its newer name).
+_TOKENS = Rule(Annotated[int, Field(ge=1, le=MAX_TOKENS)], f"an integer in [1, {MAX_TOKENS}]", MUST)
 #: What each sampling parameter may be: ``name ->`` :class:`~twosat_formal.core.params.Rule`,
 #: the type a pydantic one with its bounds; the one rule for :class:`SamplingParams`,
 #: ``--temperature``/``--top-p``/``--seed``/``--max-tokens`` and a model spec's
 #: ``?temperature=...`` options (:data:`SAMPLING`).
 SAMPLING_RULES: dict[str, Rule] = {
-    "max_tokens": Rule(
-        Annotated[int, Field(ge=1, le=MAX_TOKENS)], f"an integer in [1, {MAX_TOKENS}]", MUST
-    ),
-    "max_completion_tokens": Rule(
-        Annotated[int, Field(ge=1, le=MAX_TOKENS)], f"an integer in [1, {MAX_TOKENS}]", MUST
-    ),
+    "max_tokens": _TOKENS,
+    "max_completion_tokens": _TOKENS,
     "temperature": Rule(
         Annotated[float, Field(ge=0, allow_inf_nan=False)], "a finite number >= 0", MUST
     ),

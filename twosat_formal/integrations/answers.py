@@ -59,7 +59,7 @@ from twosat_formal.core.records import read_record
 from twosat_formal.errors import EvaluationError, RecordError
 from twosat_formal.evaluate.models.base import Response
 from twosat_formal.evaluate.models.openai_compat import parse_reply, parse_responses_reply
-from twosat_formal.io.jsonl import read_json_file, read_stream, refuse_empty
+from twosat_formal.io.jsonl import read_json_file, read_stream, refuse_empty, stdin_input
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -428,11 +428,8 @@ def read_answers(path: str | Path, *, model: str | None = None) -> Iterator[Exte
     lm-eval lines take the model named by the run's results file, else the name of
     the file's folder (:func:`lm_eval_model_name`), unless ``model`` is given.
     """
-    if str(path) == "-":
-        import sys
-
-        stdin = getattr(sys.stdin, "buffer", sys.stdin)  # bytes: lines end at \n only
-        yield from read_answer_stream(stdin, "<stdin>", model=model)
+    if str(path) == "-":  # bytes: lines end at \n only
+        yield from read_answer_stream(stdin_input(), "<stdin>", model=model)
         return
     refuse_empty(path, str(path))
     named = lm_eval_model_name(path)

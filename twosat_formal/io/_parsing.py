@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # Lark is imported when a parser is built or an error transla
     from lark import Lark, Token
     from lark.exceptions import LarkError, UnexpectedInput
 
-from twosat_formal.errors import ParseError
+from twosat_formal.errors import ParseError, expect_type
 from twosat_formal.resources import grammar_text
 
 __all__ = [
@@ -35,6 +35,7 @@ __all__ = [
     "found_word",
     "lark_parser",
     "locate",
+    "refuse_non_text",
     "translate",
 ]
 
@@ -113,6 +114,35 @@ def error_at(
     return ParseError(message, line=line, column=column, source=source, context=context)
 
 
+def refuse_non_text(
+    value: object,
+    *,
+    what: str = "formula text",
+    types: tuple[type, ...] = (str,),
+    valid: str = "a str",
+) -> None:
+    """Refuse a ``value`` given as ``what`` that is none of ``types`` (``valid`` in words).
+
+    The type check of every formula reader (:func:`~twosat_formal.errors.expect_type`,
+    parameter ``text``), never a failure from inside the reader (``bytes(3)`` is three
+    NULs, ``None`` has no ``find``).
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``value`` is of none of ``types``.
+
+    Examples
+    --------
+    >>> refuse_non_text("a | b")
+    >>> refuse_non_text(None)
+    Traceback (most recent call last):
+    ...
+    twosat_formal.errors.ArgumentTypeError: formula text must be a str, not NoneType
+    """
+    expect_type(value, types, parameter="text", valid=valid, what=what)
+
+
 def check_text(text: str, *, source: str | None = None) -> None:
     """Refuse text that holds binary data: a NUL character or a lone surrogate.
 
@@ -122,15 +152,9 @@ def check_text(text: str, *, source: str | None = None) -> None:
     ...
     twosat_formal.errors.ParseError: 1:6: binary data (a NUL character) where text was expected
 
-    Anything but a ``str`` is a :class:`TypeError` that says what was given:
-
-    >>> check_text(None)
-    Traceback (most recent call last):
-    ...
-    TypeError: formula text must be a str, not NoneType
+    Anything but a ``str`` is refused by :func:`refuse_non_text`.
     """
-    if not isinstance(text, str):
-        raise TypeError(f"formula text must be a str, not {type(text).__name__}")
+    refuse_non_text(text)
     nul = text.find("\0")
     if nul >= 0:
         raise error_at(

@@ -21,9 +21,10 @@ from typing import TYPE_CHECKING, Literal
 
 from twosat_formal.core.formula import Formula
 from twosat_formal.errors import ConfigError, ParseError
-from twosat_formal.io._parsing import BLANKS, decode
+from twosat_formal.io._parsing import BLANKS, decode, refuse_non_text
 from twosat_formal.io.dimacs import parse_dimacs
-from twosat_formal.io.inputs import read_bounded, read_stream_bounded
+from twosat_formal.io.inputs import os_error_reason, read_bounded, read_stream_bounded
+from twosat_formal.io.jsonl import source_name
 
 if TYPE_CHECKING:
     from twosat_formal.io.dsl import Conversion
@@ -60,8 +61,7 @@ def detect_format(text: str) -> Format:
     >>> detect_format("")
     'dsl'
     """
-    if not isinstance(text, str):
-        raise TypeError(f"formula text must be a str, not {type(text).__name__}")
+    refuse_non_text(text)
     line = _first_significant_line(text)
     return "dimacs" if line is not None and _DIMACS_START.match(line) else "dsl"
 
@@ -151,6 +151,9 @@ def parse_reading(
 def read_formula(path: str | os.PathLike[str], *, format: str | None = None) -> Formula:
     """Read a formula file (``"-"`` reads standard input), DIMACS or DSL.
 
+    Errors name the file as given, and a copy of standard input
+    (:func:`~twosat_formal.io.jsonl.rereadable`) as ``<stdin>``.
+
     An empty file (no bytes at all), binary data, a directory or a missing file is a
     :class:`ParseError` naming the file, like any malformed text; so are a file larger
     than :data:`~twosat_formal.io.inputs.MAX_TEXT_BYTES` and a pipe or a device
@@ -174,7 +177,7 @@ def read_formula(path: str | os.PathLike[str], *, format: str | None = None) -> 
         source = "<stdin>"
         data = read_stream_bounded(sys.stdin.buffer, source, ParseError)
     else:
-        source = os.fspath(path)
+        source = source_name(path)  # <stdin> for a copy of it (rereadable)
         data = _read_bytes(Path(path), source)
     if not data:
         raise ParseError(
@@ -199,11 +202,6 @@ def read_formula(path: str | os.PathLike[str], *, format: str | None = None) -> 
 def _read_bytes(path: Path, source: str) -> bytes:
     try:
         return read_bounded(path, source, ParseError)
-    except IsADirectoryError:
-        raise ParseError("is a directory, not a file", source=source) from None
-    except FileNotFoundError:
-        raise ParseError("no such file", source=source) from None
-    except PermissionError:
-        raise ParseError("permission denied", source=source) from None
     except OSError as exc:
-        raise ParseError(f"cannot be read ({exc.strerror or exc})", source=source) from None
+        reason = os_error_reason(exc) or f"cannot be read ({exc.strerror or exc})"
+        raise ParseError(reason, source=source) from None

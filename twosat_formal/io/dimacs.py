@@ -50,6 +50,7 @@ from twosat_formal.io._parsing import (
     describe_expected,
     error_at,
     found_word,
+    refuse_non_text,
 )
 
 __all__ = [
@@ -366,11 +367,12 @@ def parse_dimacs(text: str | bytes, *, source: str | None = None) -> Formula:
 
 def _utf8(text: str | bytes, source: str | None) -> bytes:
     """``text`` as UTF-8 bytes, binary data refused (:func:`check_text`, :func:`decode`)."""
+    refuse_non_text(
+        text, what="DIMACS text", types=(str, bytes, bytearray, memoryview), valid="a str or bytes"
+    )
     if isinstance(text, str):
         check_text(text, source=source)
         return text.encode("utf-8")
-    if not isinstance(text, bytes | bytearray | memoryview):  # bytes(3) would be 3 NULs
-        raise TypeError(f"DIMACS text must be a str or bytes, not {type(text).__name__}")
     data = bytes(text)
     if not data.isascii() or b"\0" in data:
         data = decode(data, source=source).encode("utf-8")

@@ -30,6 +30,7 @@ __all__ = [
     "MAX_TEXT_BYTES",
     "bounded_lines",
     "check_input",
+    "os_error_reason",
     "read_bounded",
     "read_stream_bounded",
     "special_kind",
@@ -51,6 +52,26 @@ _SPECIAL = (
     (stat.S_ISBLK, "a block device"),
     (stat.S_ISSOCK, "a socket"),
 )
+
+
+#: What a directory given as a file is told.
+_DIRECTORY = "is a directory, not a file"
+#: What an error of the file system says after the file's name, in every message.
+_OS_REASONS: tuple[tuple[type[OSError], str], ...] = (
+    (IsADirectoryError, _DIRECTORY),
+    (FileNotFoundError, "no such file"),
+    (PermissionError, "permission denied"),
+)
+
+
+def os_error_reason(exc: OSError) -> str | None:
+    """What ``exc`` says after the file's name, for the errors every reader and the CLI
+    word alike (a directory, a missing file, a permission); ``None`` for another.
+
+    >>> os_error_reason(IsADirectoryError(21, "Is a directory", "d")), os_error_reason(OSError())
+    ('is a directory, not a file', None)
+    """
+    return next((says for kind, says in _OS_REASONS if isinstance(exc, kind)), None)
 
 
 def special_kind(info: os.stat_result) -> str | None:
@@ -76,7 +97,7 @@ def check_input(path: str | os.PathLike[str], name: str, error: ErrorType) -> os
     info = os.stat(path)
     kind = special_kind(info)
     if kind == "a directory":
-        raise error("is a directory, not a file", source=name)
+        raise error(_DIRECTORY, source=name)
     if kind is not None:
         raise error(
             f"is {kind}, not a regular file: give a file, or '-' where the command reads stdin",

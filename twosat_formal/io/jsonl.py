@@ -51,6 +51,7 @@ __all__ = [
     "rereadable",
     "rereadable_or_none",
     "source_name",
+    "stdin_input",
     "write_lines",
 ]
 
@@ -71,6 +72,11 @@ def source_name(path: str | os.PathLike[str]) -> str:
     'data.jsonl'
     """
     return _COPIES.get(os.fspath(path), os.fspath(path))
+
+
+def _named(path: str | os.PathLike[str], source: str | None) -> str:
+    """The name a reader's errors give: ``source`` when given, else :func:`source_name`."""
+    return source if source is not None else source_name(path)
 
 
 class JsonLine(NamedTuple):
@@ -150,9 +156,9 @@ give a file, or '-' where the command reads stdin
 
 
 def _not_text(exc: UnicodeDecodeError, name: str, line: int | None) -> RecordError:
-    return RecordError(
-        f"input is not UTF-8 text (byte {exc.start} of the line)", line=line, source=name
-    )
+    """The error of bytes that are not UTF-8: at a byte of line ``line``, or of the file."""
+    where = f"byte {exc.start}" if line is None else f"byte {exc.start} of the line"
+    return RecordError(f"input is not UTF-8 text ({where})", line=line, source=name)
 
 
 def _lines(stream: IO[str] | IO[bytes], name: str) -> Iterator[tuple[int, str]]:
@@ -193,7 +199,7 @@ def raw_lines(path: str | Path, *, source: str | None = None) -> Iterator[RawLin
     ``source`` is the name errors give (default: the path). A zero-byte file and bytes
     that are not UTF-8 text are :class:`RecordError`\\ s naming the file.
     """
-    name = source if source is not None else source_name(path)
+    name = _named(path, source)
     refuse_empty(path, name)
     with open(path, "rb") as stream:
         for number, text in _lines(stream, name):
@@ -208,7 +214,7 @@ def first_char(path: str | Path, *, source: str | None = None) -> str:
     file or one that is not UTF-8 text is a :class:`RecordError` naming ``source``
     (default: the path).
     """
-    name = source if source is not None else source_name(path)
+    name = _named(path, source)
     refuse_empty(path, name)
     with open(path, encoding="utf-8") as stream:
         try:
@@ -238,7 +244,7 @@ def is_dataset(path: str | Path, *, source: str | None = None) -> bool:
     ...     is_dataset(cnf), is_dataset(data), is_dataset(cnf, source="x.jsonl")
     (False, True, True)
     """
-    name = source if source is not None else source_name(path)
+    name = _named(path, source)
     return name.endswith(".jsonl") or first_char(path, source=name) == "{"
 
 
@@ -251,12 +257,12 @@ def read_json_file(path: str | os.PathLike[str], *, source: str | None = None) -
     A file that is not UTF-8 text is a :class:`RecordError` naming it, and so is a named
     pipe, a device or a directory.
     """
-    name = source if source is not None else os.fspath(path)
+    name = _named(path, source)
     data = read_bounded(path, name, RecordError)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise RecordError(f"not UTF-8 text (byte {exc.start})", source=name) from None
+        raise _not_text(exc, name, None) from None
     return loads(text, source=name)
 
 
@@ -277,16 +283,46 @@ def read_text(path: str | Path, *, source: str | None = None) -> str:
     """
     from twosat_formal.io._parsing import decode
 
-    name = source if source is not None else source_name(path)
+    name = _named(path, source)
     refuse_empty(path, name)
     data = read_bounded(path, name, RecordError)
     return decode(data, source=name)
+
+
+def stdin_input() -> IO[bytes] | IO[str]:
+    """Standard input as a reader takes it: as bytes where it has them (a replaced
+    ``sys.stdin`` may not), zero bytes refused as a zero-byte file is (:func:`refuse_empty`).
+
+    Raises
+    ------
+    RecordError
+        Naming ``<stdin>``, when it holds no byte at all.
+    """
+    stream = _stdin()
+    if _at_end(stream):
+        raise RecordError(EMPTY_INPUT, source="<stdin>")
+    return stream
 
 
 def _stdin() -> IO[bytes] | IO[str]:
     """Standard input as bytes where it has them (a replaced ``sys.stdin`` may not)."""
     buffer = getattr(sys.stdin, "buffer", None)
     return buffer if buffer is not None else sys.stdin
+
+
+def _at_end(stream: IO[bytes] | IO[str]) -> bool:
+    """Whether ``stream`` has nothing left to read, without consuming it: a buffered
+    stream is peeked at (a pipe waits for its first byte or its end), a seekable one is
+    read and sought back; another is taken to hold something."""
+    peek = getattr(stream, "peek", None)
+    if callable(peek):
+        return not peek(1)
+    if stream.seekable():
+        where = stream.tell()
+        ended = not stream.read(1)
+        stream.seek(where)
+        return ended
+    return False
 
 
 @contextmanager
@@ -396,9 +432,12 @@ def read_stream(
 
 
 def read_json_lines(path: str | Path, *, strict: bool = True) -> Iterator[JsonLine]:
-    """:func:`read_stream` over a file (``"-"``: stdin), lazily, read as bytes."""
+    """:func:`read_stream` over a file (``"-"``: stdin), lazily, read as bytes.
+
+    A zero-byte input is refused (:func:`refuse_empty`), standard input too.
+    """
     if str(path) == "-":
-        yield from read_stream(_stdin(), "<stdin>", strict=strict)
+        yield from read_stream(stdin_input(), "<stdin>", strict=strict)
         return
     name = source_name(path)
     refuse_empty(path, name)
@@ -409,11 +448,10 @@ def read_json_lines(path: str | Path, *, strict: bool = True) -> Iterator[JsonLi
 def write_lines(lines: Iterable[str], path_or_stream: str | Path | IO[str]) -> int:
     """Write JSON lines to a path (``"-"``: stdout) or a text stream; returns how many."""
     if isinstance(path_or_stream, str | Path):
-        if str(path_or_stream) == "-":
-            return write_lines(lines, sys.stdout)
         from twosat_formal._util.atomic import atomic_output
 
-        with atomic_output(path_or_stream) as stream:  # no partial file on failure
+        # no partial file on failure; "-" is sys.stdout itself (atomic_output)
+        with atomic_output(path_or_stream) as stream:
             return write_lines(lines, stream)
     count = 0
     for line in lines:
