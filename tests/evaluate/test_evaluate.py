@@ -583,24 +583,27 @@ def test_the_fault_server_is_bounded_and_stops_by_itself() -> None:
 
 
 def test_an_interrupt_left_in_a_task_is_not_printed_again(
-    caplog: pytest.LogCaptureFixture,
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The loop :func:`evaluate` runs does not print the ``KeyboardInterrupt`` a request's
     task may keep as the run stops (Ctrl-C or SIGTERM: the run says it was
-    interrupted); any other error no task retrieved is printed as asyncio prints it."""
+    interrupted); any other error no task retrieved is printed as asyncio prints it.
+    Both reach the handler of the loop :func:`evaluate` itself runs."""
     import asyncio
+    import importlib
 
-    from twosat_formal.evaluate.models.base import _quiet_interrupts
+    runner = importlib.import_module("twosat_formal.evaluate.run.runner")
 
-    loop = asyncio.new_event_loop()
-    try:
-        with caplog.at_level("ERROR", logger="asyncio"):
-            _quiet_interrupts(loop, {"message": "stopped", "exception": KeyboardInterrupt()})
-            assert caplog.records == []
-            _quiet_interrupts(loop, {"message": "broken", "exception": ValueError("x")})
-        assert [r.getMessage() for r in caplog.records] == ["broken"]
-    finally:
-        loop.close()
+    async def leave_unretrieved(*args: object, **kwargs: object) -> None:
+        loop = asyncio.get_running_loop()
+        loop.call_exception_handler({"message": "stopped", "exception": KeyboardInterrupt()})
+        loop.call_exception_handler({"message": "broken", "exception": ValueError("x")})
+
+    monkeypatch.setattr(runner, "evaluate_async", leave_unretrieved)
+    with caplog.at_level("ERROR", logger="asyncio"):
+        summary = runner.evaluate([], [], None)
+    assert [r.getMessage() for r in caplog.records] == ["broken"]
+    assert not summary.interrupted
 
 
 class _LoopWitness:

@@ -88,6 +88,13 @@ def choices_twice() -> Raw:
     return Raw(200, (reply[:-1] + ', "choices": []}').encode())
 
 
+def with_field(text: str) -> Callable[[], Raw]:
+    """A good reply with one more field holding the JSON-like ``text`` (json.loads takes
+    ``NaN`` and ``1e999``, which no JSON writer writes)."""
+    reply = json.dumps(chat_reply("The answer is: Yes"))
+    return lambda: Raw(200, (reply[:-1] + f', "extra": [1, {text}]}}').encode())
+
+
 def huge_answer() -> Raw:
     """An answer of 1 GiB, declared and streamed (the server holds 1 MiB of it)."""
     head = b'{"choices": [{"message": {"content": "'
@@ -140,6 +147,11 @@ HOSTILE = {
     "surrogate in the reasoning": (surrogate_reasoning, "half a surrogate pair"),
     "content twice": (content_twice, "malformed reply: the key 'content' appears twice"),
     "choices twice": (choices_twice, "malformed reply: the key 'choices' appears twice"),
+    "NaN": (with_field("NaN"), "malformed reply: NaN is not a JSON number"),
+    "a number beyond a double": (
+        with_field("-1e999"),
+        "malformed reply: the number -1e999 is beyond the range of a double",
+    ),
     "surrogate in an error": (surrogate_error, "bad \\udfff request"),
     "1 GB answer": (huge_answer, "reply too large"),
 }
