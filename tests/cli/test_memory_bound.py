@@ -161,6 +161,7 @@ print(peak_after(1_500), peak_after(6_000))
 """
 
 
+@pytest.mark.slow
 def test_z3_answers_in_a_process_do_not_grow_its_memory() -> None:
     """A worker decides every record with Z3 on one process-wide solver, renewed every
     :data:`~twosat_formal._util.per_process.Z3_USES` queries: Z3 keeps about a kilobyte a

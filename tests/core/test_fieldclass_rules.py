@@ -132,6 +132,7 @@ def _pairs(draw: st.DrawFn) -> tuple[dict, object]:
     return record, again
 
 
+@pytest.mark.slow
 @given(kind=st.sampled_from(sorted(FIELD_CLASSES)), pair=_pairs())
 def test_the_one_text_comparison_decides_and_counts_as_the_walk(
     kind: str, pair: tuple[dict, object]

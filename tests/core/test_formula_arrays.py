@@ -94,6 +94,7 @@ def arrays(draw: st.DrawFn) -> tuple[list[int], list[int], int | None]:
     return lits, offsets, num_vars
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(arrays())
 def test_given_arrays_are_refused_as_the_lists_say(

@@ -176,6 +176,7 @@ def test_unreadable_prompt_is_an_evaluation_error() -> None:
 # --- ref/oracle ---------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @given(formula=small_formulas(), template=templates, seed=seeds)
 @settings(max_examples=150)
 def test_oracle_is_exact(formula: Formula, template: str, seed: int) -> None:

@@ -114,6 +114,7 @@ def test_eval_sends_each_models_own_budget(
     assert stored == {("openai/big", 32768), ("openai/phi?max_tokens=16384&temperature=0.8", 16384)}
 
 
+@pytest.mark.slow
 def test_eval_timeout_bounds_a_request(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     items = make_items(1, seed=3)
     with FaultServer(plan=["slow"] * 50, slow_s=5.0, lifetime_s=60) as server:

@@ -122,6 +122,7 @@ def test_no_answer_line_means_no_decision(noise: str) -> None:
     assert extract_decision(noise) == (None, False)
 
 
+@pytest.mark.slow
 @given(st.lists(st.sampled_from(["Yes", "No"]), min_size=1, max_size=5), NOISE, st.data())
 def test_the_last_answer_line_wins(words: list[str], noise: str, data: st.DataObject) -> None:
     lines = []

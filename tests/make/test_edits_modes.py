@@ -267,6 +267,7 @@ def test_individual_edits_hold_edits_not_formulas() -> None:
     assert peak < 10 * one, (peak, one)
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(small_2cnf(max_clauses=6), st.integers(0, 2**31))
 def test_individual_edits_are_distinct_formulas(formula: Formula, seed: int) -> None:

@@ -215,6 +215,7 @@ for family in ("implication-cycle", "equivalence-core", "backbone", "mono-bridge
 """
 
 
+@pytest.mark.slow
 def test_same_seed_same_bytes_across_processes() -> None:
     outputs = []
     for hash_seed in ("0", "4242"):

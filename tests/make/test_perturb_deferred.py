@@ -20,6 +20,7 @@ def _satisfiable(clauses: list[list[int]]) -> bool:
     return any(holds(clauses, bits) for bits in product((False, True), repeat=4))
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(
     st.lists(TRUTH_TABLE_CNFS, max_size=4),

@@ -83,6 +83,7 @@ def group_ids(svg: Path) -> list[str]:
     return [g.get("id", "") for g in ET.parse(svg).getroot().iter(f"{SVG}g")]
 
 
+@pytest.mark.slow
 @given(answer_rows())
 @settings(max_examples=40)
 def test_the_confusion_counts_every_labelled_answer_once(rows: list[dict[str, Any]]) -> None:
@@ -101,6 +102,7 @@ def test_the_confusion_counts_every_labelled_answer_once(rows: list[dict[str, An
                 assert panels[model].get(label, {}).get(answer, 0) == expected
 
 
+@pytest.mark.slow
 @given(answer_rows())
 @settings(max_examples=40)
 def test_the_model_family_grid_averages_per_formula_then_across(
@@ -158,6 +160,7 @@ def test_a_run_without_answers_draws_nothing_and_says_so_per_figure(tmp_path: Pa
     assert all(line.endswith(".") and ": " in line for line in absent)
 
 
+@pytest.mark.slow
 def test_every_planned_figure_is_drawn_titled_and_the_rest_said_absent(tmp_path: Path) -> None:
     rows = [
         {"instance_id": f"{family}-{size}-{k}", "prompt_id": f"{family}-{size}-{k}-{t}",

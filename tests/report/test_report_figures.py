@@ -176,6 +176,7 @@ def test_the_html_report_is_valid_and_self_contained(report: Path) -> None:
     assert parser.tags.count("img") >= len(NEW_FIGURES)
 
 
+@pytest.mark.slow
 def test_the_order_figure_has_one_panel_per_family_and_a_group_per_model(
     tmp_path: Path,
 ) -> None:
@@ -223,6 +224,7 @@ def _legend_overflow(svg: Path) -> list[str]:
     return out
 
 
+@pytest.mark.slow
 def test_no_legend_is_clipped(tmp_path: Path) -> None:
     """Eight long series names under narrow panels: the saved page holds the legend."""
     from twosat_formal.report.metrics import Estimate

@@ -281,6 +281,7 @@ def _judgement(label: str, right: bool) -> Judgement:
     )
 
 
+@pytest.mark.slow
 def test_build_report_from_a_run_store(tmp_path: Path) -> None:
     store_path = tmp_path / "runs.sqlite"
     with RunStore(store_path) as store:
@@ -375,6 +376,7 @@ def _table1_lines(rows: list[dict[str, Any]], tmp_path: Path) -> list[str]:
     return [x for x in table.splitlines() if x.startswith("| backbone |")]
 
 
+@pytest.mark.slow
 def test_ties_are_not_bolded(tmp_path: Path) -> None:
     rng = random.Random(0)
     rows = [

@@ -108,6 +108,7 @@ def test_structure_matches_brute_force_pysat_and_networkx(formula: Formula) -> N
     assert count_models(formula) == len(models)
 
 
+@pytest.mark.slow
 @settings(max_examples=150)
 @given(two_cnfs())
 def test_bit_mask_path_gives_the_same_backbone(formula: Formula) -> None:

@@ -88,6 +88,7 @@ def test_model_checker_matches_the_definition(formula: Formula, data: st.DataObj
     assert accepts(check_model, formula, model) == model_ok(formula, model)
 
 
+@pytest.mark.slow
 @settings(max_examples=200)
 @given(formulas(), st.data())
 def test_flipped_value_is_rejected_iff_a_clause_breaks(

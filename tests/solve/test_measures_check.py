@@ -43,6 +43,7 @@ from twosat_formal.solve.measures_check import check_measures, derive_measures
 FAMILIES = ("implication-cycle", "equivalence-core", "backbone", "mono-bridge")
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(clause_lists(max_var=7, min_size=0, max_size=14))
 def test_the_derivation_equals_the_oracles(clauses: list[list[int]]) -> None:

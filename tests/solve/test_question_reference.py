@@ -56,6 +56,7 @@ def _graph(formula: Formula) -> nx.DiGraph:
     return graph
 
 
+@pytest.mark.slow
 @settings(max_examples=200)
 @given(small_2cnf(max_vars=6, max_clauses=10))
 def test_reached_is_every_descendant_and_the_literal_itself(formula: Formula) -> None:

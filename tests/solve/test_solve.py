@@ -360,6 +360,7 @@ def _assert_graph_is_canonical(formula: Formula) -> None:
     assert graph.indices.dtype == graph.indptr.dtype == np.int32
 
 
+@pytest.mark.slow
 @settings(max_examples=200)
 @given(two_cnfs(max_vars=12), st.integers(1, 3))
 def test_graph_is_scipys_canonical_csr(formula: Formula, copies: int) -> None:

@@ -236,6 +236,7 @@ def test_the_components_are_networkx_and_scipys_in_reverse_topological_order(
     assert all(labels[u] >= labels[v] for u, v in zip(src.tolist(), dst.tolist(), strict=True))
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(shaped(), st.data())
 def test_the_path_search_inside_a_component_is_the_whole_graphs(

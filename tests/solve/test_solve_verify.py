@@ -122,6 +122,7 @@ def drawn_cycle(data: st.DataObject, formula: Formula) -> list[int]:
 ANY_FORMULA = formulas(NAMES, max_vars=6, max_width=3) | large_formulas()
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(ANY_FORMULA, st.data())
 def test_model_check_is_the_reference(f: Formula, data: st.DataObject) -> None:
@@ -131,6 +132,7 @@ def test_model_check_is_the_reference(f: Formula, data: st.DataObject) -> None:
     assert outcome(f, result) == reference_model(f, model)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(ANY_FORMULA, st.data())
 def test_solver_models_pass(f: Formula, data: st.DataObject) -> None:

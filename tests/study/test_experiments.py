@@ -204,6 +204,7 @@ def run_small(tmp_path: Path, name: str, cells: list[dict[str, Any]]) -> dict[st
     return data
 
 
+@pytest.mark.slow
 def test_sweep_run_gives_knob_tests_over_formulas(tmp_path: Path) -> None:
     data = run_small(
         tmp_path,
@@ -254,6 +255,7 @@ def test_fillers_run_pairs_filler_with_core(tmp_path: Path) -> None:
     assert all(r["transforms"][0]["operator"] == "filler" for r in fillers)
 
 
+@pytest.mark.slow
 def test_duplication_run_has_both_kinds_of_test(tmp_path: Path) -> None:
     data = run_small(
         tmp_path,
@@ -291,6 +293,7 @@ def test_table6_is_the_three_point_grid_across_sizes() -> None:
     assert by_knob[("mono-bridge", "pos_ratio")] == {50, 75, 100, 150, 200}
 
 
+@pytest.mark.slow
 def test_table6_runs_end_to_end_with_overall_rows(tmp_path: Path) -> None:
     data = run_small(
         tmp_path,
@@ -314,6 +317,7 @@ def test_table6_runs_end_to_end_with_overall_rows(tmp_path: Path) -> None:
     assert {t["family"] for t in data["knob_tests"]} == {"knob levels (all of Table 6)"}
 
 
+@pytest.mark.slow
 def test_the_manifest_names_each_model_as_the_store_and_report_do(tmp_path: Path) -> None:
     """A spec spelled otherwise than its canonical form (a leading zero, its default
     option) is named in the manifest by the name its answers are stored under."""
@@ -329,6 +333,7 @@ def test_the_manifest_names_each_model_as_the_store_and_report_do(tmp_path: Path
     assert set(manifest["models"]) == stored
 
 
+@pytest.mark.slow
 def test_table4_budget_is_each_models_own(tmp_path: Path) -> None:
     """A model whose spec sets its own budget shows that budget, not the run's."""
     from twosat_formal.evaluate.store import RunStore

@@ -579,6 +579,7 @@ def test_export_rows_carry_the_question_and_judge_it_as_eval_does() -> None:
     assert seen == {"forced", "entails", "core", "repair", "maxsat"}
 
 
+@pytest.mark.slow
 def test_lm_eval_export_has_one_subtask_per_family_and_question_type(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -303,6 +303,7 @@ def test_line_reading_reads_what_the_word_reading_reads(
         assert read_clauses(text, None, entities, None) == expected
 
 
+@pytest.mark.slow
 @settings(max_examples=150)
 @given(formulas(max_vars=30), st.sampled_from(SCHEMES), st.integers(0, 2**32))
 def test_sentences_are_those_of_sentence(formula: Formula, name: str, seed: int) -> None:

@@ -350,6 +350,7 @@ def test_any_line_is_read_or_refused_with_a_parse_error(name: str, line: str, ro
 # ---- edits ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @settings(max_examples=30, deadline=None)
 @given(clauses_2cnf, st.integers(0, 2**20), st.sampled_from(NAMES))
 def test_an_edit_that_keeps_the_clause_count_changes_only_its_lines(

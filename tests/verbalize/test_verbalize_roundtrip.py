@@ -93,6 +93,7 @@ def replaced(prompt: Prompt, row: int, spot: re.Match[str], text: str) -> str:
     return "\n".join(lines)
 
 
+@pytest.mark.slow
 @settings(max_examples=150)
 @given(clause_formulas(), st.sampled_from(SCHEMES), st.integers(0, 2**32))
 def test_proof_passes_for_every_scheme(formula: Formula, name: str, seed: int) -> None:
