@@ -96,6 +96,19 @@ def test_uncertified_input_is_refused(
     assert code == 2 and "unknown export format 'pdf'" in err
 
 
+@pytest.mark.parametrize("certify", [True, False])
+def test_a_file_given_twice_is_refused_certified_or_not(
+    inputs: tuple[Path, Path, list[Any]], tmp_path: Path, certify: bool
+) -> None:
+    """Unchecked, each prompt of a file given twice was exported twice."""
+    dataset, prompts, _ = inputs
+    again = prompts.parent / "." / prompts.name
+    with pytest.raises(ConfigError, match="is given twice") as info:
+        export_dataset([dataset, prompts, again], "hf", tmp_path / "out", certify=certify)
+    assert info.value.parameter == "paths"
+    assert not (tmp_path / "out").exists()
+
+
 def test_prompts_need_their_instances(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, inputs: tuple[Path, Path, list[Any]]
 ) -> None:

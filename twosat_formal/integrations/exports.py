@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Field
 
-from twosat_formal._util.atomic import write_target
+from twosat_formal._util.atomic import refuse_repeats, write_target
 from twosat_formal._util.registry import Registry
 from twosat_formal.core.model import DEFAULT_MAX_TOKENS
 from twosat_formal.core.params import COUNT, Rule, check, rules_table
@@ -313,7 +313,14 @@ def export_dataset(
     -------
     list of Path
         The files written, under ``out``.
+
+    Raises
+    ------
+    ConfigError
+        A file given twice in ``paths`` (as ``./d.jsonl``, a link or a hard link too):
+        its records would be exported twice, certified or not.
     """
+    refuse_repeats(paths, noun="input", parameter="paths")
     fmt = EXPORT_FORMATS.get(to)
     writer = fmt.writer()  # a missing extra fails here, before any work
     target = write_target(out)  # a link to a folder: the folder it names
