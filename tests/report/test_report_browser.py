@@ -20,19 +20,13 @@ import pytest
 
 from tests.support.browser import Browser, chromium_path
 from tests.support.brute import check_png
-from twosat_formal.cli import main
+from tests.support.cli import run_ok
 from twosat_formal.evaluate.diagnostics.trace import trace_rows
 from twosat_formal.report.render import SECTIONS
 
 MODELS = ("ref/oracle", "ref/coin", "ref/bounded")
 
 pytestmark = pytest.mark.slow
-
-
-def run(*argv: str) -> None:
-    with pytest.raises(SystemExit) as info:
-        main(list(argv))
-    assert info.value.code == 0
 
 
 @pytest.fixture(scope="module")
@@ -43,22 +37,22 @@ def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     parts = []
     for family, clauses in (("backbone", "8"), ("implication-cycle", "12")):
         part = folder / f"{family}.jsonl"
-        run("generate", family, "--clauses", clauses, "--count", "3", "-o", str(part))
+        run_ok("generate", family, "--clauses", clauses, "--count", "3", "-o", str(part))
         parts.append(part.read_text())
     data = folder / "data.jsonl"
     data.write_text("".join(parts))
     lines = []
     for template in ("logic", "letter"):
         part = folder / f"p-{template}.jsonl"
-        run("verbalize", str(data), "-t", template, "-o", str(part))
+        run_ok("verbalize", str(data), "-t", template, "-o", str(part))
         lines.append(part.read_text())
     (folder / "prompts.jsonl").write_text("".join(lines))
     store = folder / "runs.sqlite"
     models = [arg for model in MODELS for arg in ("-m", model)]
-    run("eval", str(folder / "prompts.jsonl"), "--dataset", str(data), *models,
+    run_ok("eval", str(folder / "prompts.jsonl"), "--dataset", str(data), *models,
         "--store", str(store), "--no-progress")  # fmt: skip
-    run("results", str(store), "-o", str(folder / "rows.jsonl"))
-    run("report", str(store), "-o", str(folder / "out"))
+    run_ok("results", str(store), "-o", str(folder / "rows.jsonl"))
+    run_ok("report", str(store), "-o", str(folder / "out"))
     return folder
 
 

@@ -16,15 +16,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.support.cli import cli
-from twosat_formal.cli import main
+from tests.support.cli import cli, run_ok
 from twosat_formal.report.compare import dataset_key, run_labels
-
-
-def run(*argv: str) -> None:
-    with pytest.raises(SystemExit) as info:
-        main(list(argv))
-    assert info.value.code == 0
 
 
 @pytest.fixture(scope="module")
@@ -34,8 +27,8 @@ def stores(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     out = {}
     for name, count in (("data", "3"), ("other", "2")):
         data = folder / f"{name}.jsonl"
-        run("generate", "backbone", "--clauses", "10", "--count", count, "-o", str(data))
-        run("verbalize", str(data), "-t", "logic", "-o", str(folder / f"{name}-prompts.jsonl"))
+        run_ok("generate", "backbone", "--clauses", "10", "--count", count, "-o", str(data))
+        run_ok("verbalize", str(data), "-t", "logic", "-o", str(folder / f"{name}-prompts.jsonl"))
     for store, data, models in (
         ("a", "data", ("ref/oracle", "ref/coin")),
         ("b", "data", ("ref/bounded",)),
@@ -44,9 +37,9 @@ def stores(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         path = folder / f"{store}.sqlite"
         chosen = [arg for model in models for arg in ("-m", model)]
         prompts, dataset = folder / f"{data}-prompts.jsonl", folder / f"{data}.jsonl"
-        run("eval", str(prompts), "--dataset", str(dataset), *chosen, "--store", str(path),
+        run_ok("eval", str(prompts), "--dataset", str(dataset), *chosen, "--store", str(path),
             "--no-progress")  # fmt: skip
-        run("results", str(path), "-o", str(folder / f"{store}-rows.jsonl"))
+        run_ok("results", str(path), "-o", str(folder / f"{store}-rows.jsonl"))
         out[store] = path
     return out
 
@@ -155,7 +148,7 @@ def test_the_best_success_is_bold_only_when_no_other_row_shares_it(
     top is bold; the same store under a second name ties it, and then nothing is."""
     folder = stores["a"].parent
     coin = tmp_path / "coin.sqlite"
-    run("eval", str(folder / "data-prompts.jsonl"), "--dataset", str(folder / "data.jsonl"),
+    run_ok("eval", str(folder / "data-prompts.jsonl"), "--dataset", str(folder / "data.jsonl"),
         "-m", "ref/coin", "--store", str(coin), "--no-progress")  # fmt: skip
     code, _, _ = cli(capsys, "report", str(coin), str(stores["b"]), "-o", str(tmp_path / "one"))
     assert code == 0

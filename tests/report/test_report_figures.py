@@ -15,17 +15,11 @@ from pathlib import Path
 import pytest
 
 from tests.support.brute import check_svg
-from twosat_formal.cli import main
+from tests.support.cli import run_ok
 
 SVG = "{http://www.w3.org/2000/svg}"
 MODELS = ("ref/oracle", "ref/sat-biased", "ref/coin")
 NEW_FIGURES = ("accuracy-vs-clauses", "sat_bias", "truncation", "failures")
-
-
-def run(*argv: str) -> None:
-    with pytest.raises(SystemExit) as info:
-        main(list(argv))
-    assert info.value.code == 0
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +30,7 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
     for family in ("backbone", "implication-cycle"):
         for clauses in ("8", "13"):
             part = folder / f"{family}-{clauses}.jsonl"
-            run("generate", family, "--clauses", clauses, "--count", "2", "-o", str(part))
+            run_ok("generate", family, "--clauses", clauses, "--count", "2", "-o", str(part))
             parts.append(part.read_text())
     data = folder / "data.jsonl"
     data.write_text("".join(parts))
@@ -44,14 +38,14 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
     prompt_lines = []
     for template in ("logic", "door"):
         part = folder / f"p-{template}.jsonl"
-        run("verbalize", str(data), "-t", template, "-o", str(part))
+        run_ok("verbalize", str(data), "-t", template, "-o", str(part))
         prompt_lines.append(part.read_text())
     prompts.write_text("".join(prompt_lines))
     store = folder / "runs.sqlite"
     models = [arg for model in MODELS for arg in ("-m", model)]
-    run("eval", str(prompts), "--dataset", str(data), *models, "--store", str(store),
+    run_ok("eval", str(prompts), "--dataset", str(data), *models, "--store", str(store),
         "--no-progress")  # fmt: skip
-    run("report", str(store), "-o", str(folder / "out"))
+    run_ok("report", str(store), "-o", str(folder / "out"))
     return folder / "out"
 
 

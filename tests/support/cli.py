@@ -12,7 +12,7 @@ import pytest
 
 from twosat_formal.cli import main
 
-__all__ = ["cli", "error_lines", "feed_stdin", "input_file", "python_stdout", "run"]
+__all__ = ["cli", "error_lines", "feed_stdin", "input_file", "python_stdout", "run", "run_ok"]
 
 
 def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -33,6 +33,13 @@ def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, 
     out, err = capsys.readouterr()
     code = info.value.code
     return (0 if code is None else code if isinstance(code, int) else 1), out, err
+
+
+def run_ok(*argv: str) -> None:
+    """Run the CLI, which must exit through ``SystemExit`` with code 0."""
+    with pytest.raises(SystemExit) as info:
+        main(list(argv))
+    assert info.value.code == 0
 
 
 def feed_stdin(monkeypatch: pytest.MonkeyPatch, data: bytes | str) -> None:
