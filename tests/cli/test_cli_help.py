@@ -103,6 +103,20 @@ def test_every_out_option_has_the_short_form(name: str, command: Any) -> None:
             assert "-o" in param.opts, name
 
 
+#: Commands whose ``--out`` is a folder: the report, an experiment, an export.
+FOLDER_COMMANDS = ("bench", "export", "report", "run-experiment")
+
+
+@pytest.mark.parametrize(("name", "command"), ALL, ids=[n for n, _ in ALL])
+def test_an_out_folder_is_dir_and_an_out_file_is_file(name: str, command: Any) -> None:
+    """``--out DIR`` where the command writes a folder (as the docs write it), ``--out
+    FILE`` where it writes a file."""
+    for param, shown, _ in help_records(command):
+        if isinstance(param, TyperOption) and "--out" in param.opts:
+            expected = "DIR" if name in FOLDER_COMMANDS else "FILE"
+            assert shown.split()[-1] == expected, f"{name}: {shown}"
+
+
 @pytest.mark.parametrize("name", JSON_COMMANDS)
 def test_listings_and_summaries_print_json(name: str) -> None:
     command = dict(ALL)[name]

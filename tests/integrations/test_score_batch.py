@@ -210,6 +210,31 @@ def test_a_file_that_is_not_json_lines_still_exits_2(
     assert code == 2 and "give the model with --model" in err and not out.exists()
 
 
+@pytest.mark.parametrize("kind", ["missing", "directory", "empty"])
+def test_an_answers_file_that_cannot_be_read_leaves_no_store(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], kind: str
+) -> None:
+    """A refused answers file (missing, a directory, empty) exits 2 naming it, and
+    ``--store`` leaves no store behind, as for a bad line (the store is made before
+    the answers are read)."""
+    items = make_items(2)
+    prompts, dataset = write_inputs(tmp_path, items)
+    answers = tmp_path / "batch_output.jsonl"
+    if kind == "directory":
+        answers.mkdir()
+    elif kind == "empty":
+        answers.write_bytes(b"")
+    store, out = tmp_path / "runs.sqlite", tmp_path / "scored.jsonl"
+    code, _, err = run(
+        capsys, "score", str(answers), "--prompts", str(prompts), "--dataset", str(dataset),
+        "--out", str(out), "--store", str(store),
+    )  # fmt: skip
+    assert code == 2 and f"{answers}:" in err and "Traceback" not in err
+    assert not out.exists()
+    left = sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("runs.sqlite"))
+    assert left == []
+
+
 @pytest.mark.parametrize(
     ("line", "message"),
     [

@@ -29,7 +29,9 @@ def export_command(
         str,
         typer.Option("--to", metavar="FORMAT", help=f"One of {_FORMATS}.", show_default=False),
     ],
-    out: Annotated[Path, out_option("The folder to write (missing or empty).", False)],
+    out: Annotated[
+        Path, out_option("The folder to write (missing or empty).", False, metavar="DIR")
+    ],
     certify: Annotated[
         bool,
         typer.Option(

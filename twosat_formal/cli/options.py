@@ -291,9 +291,10 @@ def input_argument(help: str, metavar: str = "INPUT") -> Any:
     return typer.Argument(metavar=metavar, help=help, show_default=False)
 
 
-def out_option(help: str, show_default: bool | str = True) -> Any:
-    """``--out/-o``: what the command writes there, and what it does without it."""
-    return typer.Option("--out", "-o", help=help, show_default=show_default)
+def out_option(help: str, show_default: bool | str = True, *, metavar: str | None = None) -> Any:
+    """``--out/-o``: what the command writes there, and what it does without it
+    (``metavar="DIR"`` where it is a folder; a path is ``FILE`` otherwise)."""
+    return typer.Option("--out", "-o", help=help, show_default=show_default, metavar=metavar)
 
 
 def model_option(help: str, *, metavar: str = "SPEC", show_default: bool | str = True) -> Any:

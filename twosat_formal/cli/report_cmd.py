@@ -132,7 +132,9 @@ def report_command(
             "STORE_OR_DIR...",
         ),
     ],
-    out: Annotated[Path, out_option("Folder for report.md, report.html and figures/.")],
+    out: Annotated[
+        Path, out_option("Folder for report.md, report.html and figures/.", metavar="DIR")
+    ],
     bootstrap: Annotated[
         bool,
         typer.Option("--bootstrap", help="Percentile-bootstrap CIs instead of Wilson score ones."),
@@ -197,7 +199,7 @@ def run_experiment_command(
         str, typer.Argument(help="An experiment of `experiments`, or a spec file (.json).")
     ],
     model: ModelSpecsOption,
-    out: Annotated[Path, out_option("The experiment folder.")],
+    out: Annotated[Path, out_option("The experiment folder.", metavar="DIR")],
     formulas: Annotated[
         int | None,
         typer.Option("--formulas", min=1, help="Formulas per setting (default: the spec's)."),
@@ -278,7 +280,7 @@ def bench_command(
     ] = False,
     out: Annotated[
         Path,
-        out_option("Folder for the report, dataset and results."),
+        out_option("Folder for the report, dataset and results.", metavar="DIR"),
     ] = Path(DEFAULT_OUT),
     formulas: Annotated[
         int | None,

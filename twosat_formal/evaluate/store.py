@@ -945,7 +945,8 @@ def filled_store(path: str | os.PathLike[str], *, keep_results: bool = True) -> 
     A store this call created (with its ``-wal``, ``-shm`` and ``-journal`` files) is
     removed again when the block raises a refusal (a
     :class:`~twosat_formal.errors.TwoSatFormalError` of exit code 2: a model spec
-    refused once the run starts, a bad line of the answers) and holds no result, or
+    refused once the run starts, a bad line of the answers; or an :class:`OSError`: an
+    answers file that is missing or unreadable) and holds no result, or
     whatever it holds unless ``keep_results`` (``score``: its results are
     scored again in a moment; ``eval`` keeps answers it paid for). An existing store,
     an interruption and failed requests (exit code 3: the run is stored as ``failed``)
@@ -965,9 +966,11 @@ def filled_store(path: str | os.PathLike[str], *, keep_results: bool = True) -> 
     store = RunStore(path)
     try:
         yield store
-    except TwoSatFormalError as error:
-        # a refusal, not a failed request (that run is kept), on a store left empty
-        discard = error.exit_code == EXIT_USAGE and (not keep_results or store.count() == 0)
+    except (TwoSatFormalError, OSError) as error:
+        # a refusal (an input that cannot be read is one: the command exits 2 naming
+        # it), not a failed request (that run is kept), on a store left empty
+        refused = isinstance(error, OSError) or error.exit_code == EXIT_USAGE
+        discard = refused and (not keep_results or store.count() == 0)
         store.close()
         if discard:
             for file in made:
