@@ -34,7 +34,7 @@ import numpy as np
 import numpy.typing as npt
 
 from twosat_formal._util.lazy import cached_property
-from twosat_formal.errors import ConfigError, NotTwoCNFError
+from twosat_formal.errors import ArgumentTypeError, ConfigError, NotTwoCNFError, expect_type
 
 __all__ = [
     "KEYWORDS",
@@ -102,6 +102,69 @@ def is_valid_name(name: str) -> bool:
     return bool(NAME_PATTERN.match(name)) and name not in KEYWORDS
 
 
+#: What a literal may be, as messages say it.
+_LITERAL = "an int (not a bool)"
+#: What a clause may be, as messages say it.
+_CLAUSE = "an iterable of int literals (not a str)"
+
+
+def _int_literal(value: object) -> int:
+    """``value`` as a literal's int: an int or NumPy integer, not a bool, a float or a str.
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``value`` is not an integer, or is a bool.
+    """
+    if isinstance(value, bool) or not hasattr(type(value), "__index__"):
+        raise ArgumentTypeError(
+            f"a literal must be {_LITERAL}, not {type(value).__name__}",
+            parameter="literal",
+            valid=_LITERAL,
+        )
+    return operator.index(value)  # type: ignore[arg-type]
+
+
+def _clause_items(clause: object, parameter: str, valid: str) -> tuple[object, ...]:
+    """The items of one clause (or of the clause list): an iterable that is no str,
+    bytes or mapping, whose items are read once.
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``clause`` is a str, bytes, a mapping or not iterable.
+    """
+    if isinstance(clause, str | bytes | Mapping) or not isinstance(clause, Iterable):
+        raise ArgumentTypeError(
+            f"{parameter} must be {valid}, not {type(clause).__name__}",
+            parameter=parameter,
+            valid=valid,
+        )
+    return tuple(clause)
+
+
+def _named(value: object, parameter: str, what: str) -> str:
+    """``value``, a name (or named literal) of :meth:`Formula.from_named`: a str."""
+    expect_type(value, str, parameter=parameter, valid="a str", what=what)
+    return value  # type: ignore[return-value]  # a str: expect_type refused the rest
+
+
+def _int_row(clause: object) -> tuple[int, ...]:
+    """One clause's literals as ints, each checked by :func:`_int_literal`.
+
+    The common case (every literal an int) costs two passes in C: the conversion
+    and a look for a bool; any other item is found again, to name it.
+    """
+    items = _clause_items(clause, "clause", _CLAUSE)
+    try:
+        row = tuple(map(operator.index, items))  # type: ignore[arg-type]
+    except TypeError:
+        row = tuple(map(_int_literal, items))  # raises, naming the item
+    if bool in map(type, items):
+        row = tuple(map(_int_literal, items))  # raises, naming the bool
+    return row
+
+
 class Literal(int):
     """A literal: a non-zero int, ``v`` for the variable ``v`` and ``-v`` for its negation.
 
@@ -113,6 +176,7 @@ class Literal(int):
     __slots__ = ()
 
     def __new__(cls, value: int) -> Literal:
+        value = _int_literal(value)
         if value == 0:
             raise ConfigError("a literal cannot be 0", parameter="literal", valid="non-zero int")
         return super().__new__(cls, value)
@@ -150,7 +214,7 @@ class Clause(tuple[int, ...]):
     __slots__ = ()
 
     def __new__(cls, literals: Iterable[int] = ()) -> Clause:
-        lits = tuple(int(lit) for lit in literals)
+        lits = _int_row(literals)
         if 0 in lits:
             raise ConfigError("a clause cannot contain the literal 0", parameter="literal")
         return super().__new__(cls, lits)
@@ -245,7 +309,19 @@ def _largest_var(lits: IntArray, offsets: IntArray) -> int:
         )
     if np.count_nonzero(lits) != len(lits):
         raise ConfigError("a clause cannot contain the literal 0", parameter="literal")
-    return int(np.abs(lits).max()) if len(lits) else 0
+    return _largest_magnitude(lits)
+
+
+def _largest_magnitude(lits: IntArray) -> int:
+    """The largest ``|literal|``; -2**63, whose absolute value wraps round, is refused."""
+    if not len(lits):
+        return 0
+    magnitudes = np.abs(lits)
+    if magnitudes.min() < 0:
+        raise ConfigError(
+            "a literal is beyond the 64-bit integers", parameter="literal", valid=_LITERAL
+        )
+    return int(magnitudes.max())
 
 
 def _name_table(
@@ -257,6 +333,12 @@ def _name_table(
     the sparse names are those of :func:`_sparse_names`, for a mapping alone.
     """
     sparse = None
+    if num_vars is not None and (isinstance(num_vars, bool) or not isinstance(num_vars, int)):
+        raise ArgumentTypeError(
+            f"num_vars must be an int (not a bool) or None, not {type(num_vars).__name__}",
+            parameter="num_vars",
+            valid="an int (not a bool) or None",
+        )
     if isinstance(names, Mapping):
         num_vars = max(used, max(names, default=0)) if num_vars is None else num_vars
         sparse = _sparse_names(names, num_vars)
@@ -346,10 +428,15 @@ class Formula:
         num_vars: int | None = None,
         names: Names = None,
     ) -> None:
-        rows = [tuple(map(int, clause)) for clause in clauses]
+        rows = list(map(_int_row, _clause_items(clauses, "clauses", "an iterable of clauses")))
         bounds = accumulate(map(len, rows), initial=0)
         offsets = np.fromiter(bounds, dtype=np.int64, count=len(rows) + 1)
-        lits = np.fromiter(chain.from_iterable(rows), dtype=np.int64, count=int(offsets[-1]))
+        try:
+            lits = np.fromiter(chain.from_iterable(rows), dtype=np.int64, count=int(offsets[-1]))
+        except OverflowError:
+            raise ConfigError(
+                "a literal is beyond the 64-bit integers", parameter="literal", valid=_LITERAL
+            ) from None
         self._setup(lits, offsets, num_vars, names)
 
     # -- construction -----------------------------------------------------------------
@@ -406,12 +493,13 @@ class Formula:
                 index[name] = len(index) + 1
             return index[name]
 
-        for name in variables:
-            var_of(name)
+        for name in _clause_items(variables, "variables", "an iterable of names"):
+            var_of(_named(name, "variables", "a name"))
         rows: list[list[int]] = []
-        for clause in clauses:
+        for clause in _clause_items(clauses, "clauses", "an iterable of clauses"):
             row = []
-            for text in clause:
+            for item in _clause_items(clause, "clause", "an iterable of named literals"):
+                text = _named(item, "literal", "a named literal")
                 negative = text[:1] in ("~", "-", "!", "¬")
                 name = text[1:] if negative else text
                 row.append(-var_of(name) if negative else var_of(name))
@@ -639,14 +727,14 @@ class Formula:
         table = np.full(self.num_vars + 1, -1, dtype=np.int8)
         if isinstance(assignment, Mapping):
             for key, value in assignment.items():
-                var = self.var(key) if isinstance(key, str) else int(key)
+                var = self.var(key) if isinstance(key, str) else _int_literal(key)
                 if not 1 <= var <= self.num_vars:
                     raise ConfigError(
                         f"variable {var} is not in 1..{self.num_vars}", parameter="assignment"
                     )
                 table[var] = 1 if value else 0
         else:
-            values = list(assignment)
+            values = _clause_items(assignment, "assignment", "a mapping or a sequence of bools")
             if len(values) > self.num_vars:
                 raise ConfigError(
                     f"{len(values)} values for {self.num_vars} variables", parameter="assignment"
