@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -61,6 +61,69 @@ NAMES: tuple[str, ...] = _API
 __all__ = ["NAMES", *NAMES]
 
 PathLike = str | Path
+
+#: What a path argument may be, as messages say it.
+_PATH = "a path (a str or os.PathLike)"
+
+
+def _path(value: object, parameter: str) -> Path:
+    """``value`` as a path: a str or :class:`os.PathLike`, not empty.
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``value`` is no str or path.
+    ConfigError
+        ``value`` is empty (``""`` would name the working folder).
+    """
+    expect_type(value, (str, os.PathLike), parameter=parameter, valid=_PATH)
+    path = os.fspath(value)  # type: ignore[call-overload]
+    expect_type(path, str, parameter=parameter, valid=_PATH)
+    if not path:
+        raise ConfigError(f"{parameter} is an empty path", parameter=parameter, valid=_PATH)
+    return Path(path)
+
+
+def _sequence(value: object, parameter: str, valid: str) -> list[Any]:
+    """The items of ``value``, an iterable that is no str, bytes or mapping (each of which
+    would be read as its characters, bytes or keys).
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``value`` is a str, bytes, a mapping or not iterable.
+    """
+    if isinstance(value, str | bytes | Mapping) or not isinstance(value, Iterable):
+        raise ArgumentTypeError(
+            f"{parameter} must be {valid}, not {type(value).__name__}",
+            parameter=parameter,
+            valid=valid,
+        )
+    return list(value)
+
+
+def _known_options(function: Any, options: Mapping[str, Any], given: int) -> None:
+    """Refuse an option ``function`` does not take, before any work; its first ``given``
+    parameters are those the calling function passes itself.
+
+    Raises
+    ------
+    ArgumentTypeError
+        An option ``function`` does not take (a :class:`TypeError`, as Python's is).
+    """
+    import inspect
+
+    parameters = list(inspect.signature(function).parameters.values())[given:]
+    if any(parameter.kind is parameter.VAR_KEYWORD for parameter in parameters):
+        return
+    known = [parameter.name for parameter in parameters]
+    for name in options:
+        if name not in known:
+            raise ArgumentTypeError(
+                f"{function.__name__}() got an unexpected keyword argument {name!r}",
+                parameter=name,
+                valid=", ".join(known),
+            )
 
 
 def parse(text: str, *, format: str | None = None) -> Formula:
@@ -162,6 +225,7 @@ def verbalize(
         instance, (Instance, Formula), parameter="instance", valid="an Instance or a Formula"
     )
     expect_type(template, str, parameter="template", valid="a template name (a str)")
+    _known_options(render, options, given=3)
     return render(instance, template, seed=seed, **options)
 
 
@@ -225,18 +289,25 @@ def _items(prompts: Any, instances: Any) -> list[EvalItem]:
     from twosat_formal.verbalize import Prompt
 
     if isinstance(prompts, str | os.PathLike):
-        dataset = Path(instances) if isinstance(instances, str | os.PathLike) else None
-        if dataset is None and instances is not None:
-            raise ConfigError(
-                "with a prompt file, give the dataset file as instances",
+        if instances is not None:
+            expect_type(
+                instances,
+                (str, os.PathLike),
                 parameter="instances",
+                valid="the dataset file, with a prompt file",
             )
-        return load_items(Path(prompts), dataset=dataset)
+        dataset = _path(instances, "instances") if instances is not None else None
+        return load_items(_path(prompts, "prompts"), dataset=dataset)
     known = _instances_by_id(instances)
     items: list[EvalItem] = []
-    for prompt in [prompts] if isinstance(prompts, Prompt) else prompts:
+    given = [prompts] if isinstance(prompts, Prompt) else _sequence(prompts, "prompts", _PROMPTS)
+    for prompt in given:
         items.append(prompt if isinstance(prompt, EvalItem) else _item(prompt, known))
     return items
+
+
+#: What ``prompts`` may be, as messages say it.
+_PROMPTS = "a prompt file, or a list of prompts, prompt records or evaluation items"
 
 
 def _instances_by_id(instances: Any) -> dict[str, Instance]:
@@ -244,10 +315,17 @@ def _instances_by_id(instances: Any) -> dict[str, Instance]:
     from twosat_formal.io.instance import Instance, read_instances
 
     if isinstance(instances, str | os.PathLike):
-        return {inst.id: inst for inst in read_instances(Path(instances))}
+        return {inst.id: inst for inst in read_instances(_path(instances, "instances"))}
+    valid = "instances (an Instance, a list of them or the dataset file)"
     found = (
-        [] if instances is None else [instances] if isinstance(instances, Instance) else instances
+        []
+        if instances is None
+        else [instances]
+        if isinstance(instances, Instance)
+        else _sequence(instances, "instances", valid)
     )
+    for inst in found:
+        expect_type(inst, Instance, parameter="instances", valid=valid, what="an instance")
     return {inst.id: inst for inst in found}
 
 
@@ -255,7 +333,16 @@ def _item(prompt: Any, known: Mapping[str, Instance]) -> EvalItem:
     """The evaluation item of a prompt (or prompt record) and its instance among ``known``."""
     from twosat_formal.evaluate.run import EvalItem
     from twosat_formal.verbalize import Prompt
+    from twosat_formal.verbalize.prompts import PromptRecord
+    from twosat_formal.verbalize.story.record import StoryRecord
 
+    expect_type(
+        prompt,
+        (Prompt, PromptRecord, StoryRecord),
+        parameter="prompts",
+        valid=_PROMPTS,
+        what="a prompt",
+    )
     record = prompt.record(roundtrip=None) if isinstance(prompt, Prompt) else prompt
     inst = known.get(record.instance_id)
     if inst is None:
@@ -325,7 +412,22 @@ def evaluate(
 
 
 def _specs(models: str | Sequence[str]) -> list[str]:
-    return [models] if isinstance(models, str) else list(models)
+    """The model specs: one spec, or a non-empty list of them.
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``models`` is no str nor a list of str.
+    ConfigError
+        ``models`` is empty.
+    """
+    valid = "a model spec (a str) or a list of them"
+    specs = [models] if isinstance(models, str) else _sequence(models, "models", valid)
+    for spec in specs:
+        expect_type(spec, str, parameter="models", valid=valid, what="a model spec")
+    if not specs:
+        raise ConfigError("give at least one model spec", parameter="models", valid=valid)
+    return specs
 
 
 @contextmanager
@@ -336,7 +438,7 @@ def _opened(store: PathLike | RunStore) -> Iterator[RunStore]:
     if isinstance(store, RunStore):
         yield store
         return
-    with RunStore(store) as opened:
+    with RunStore(_path(store, "store")) as opened:
         yield opened
 
 
@@ -368,10 +470,19 @@ def score(
     from twosat_formal.core.formula import Formula
     from twosat_formal.evaluate.models.base import Response
     from twosat_formal.evaluate.scoring import score as judge
+    from twosat_formal.io.instance import Instance
 
     expect_type(
         answer, (str, Response), parameter="answer", valid="the answer text (a str) or a Response"
     )
+    expect_type(
+        instance,
+        (Instance, Formula, type(None)),
+        parameter="instance",
+        valid="an Instance, a Formula or None",
+    )
+    if finish_reason is not None:
+        expect_type(finish_reason, str, parameter="finish_reason", valid="a str or None")
     response = answer if isinstance(answer, Response) else Response(answer, finish_reason)
     view, formula, label = _scored_prompt(prompt, label)
     if isinstance(instance, Formula):
@@ -398,6 +509,15 @@ def _scored_prompt(prompt: Any, label: str | None) -> tuple[Any, Formula | None,
         return prompt.prompt, prompt.formula, label or prompt.label
     if isinstance(prompt, Prompt):
         return prompt.record(prompt.instance_id or "(formula)", None), prompt.formula, label
+    from twosat_formal.verbalize.prompts import PromptRecord
+    from twosat_formal.verbalize.story.record import StoryRecord
+
+    expect_type(
+        prompt,
+        (PromptRecord, StoryRecord),
+        parameter="prompt",
+        valid="a Prompt, a prompt or story record, or an evaluation item",
+    )
     return prompt, None, label
 
 
@@ -409,4 +529,5 @@ def report(store: PathLike, out: PathLike, **options: Any) -> Path:
     """
     from twosat_formal.report import build_report
 
-    return build_report(store, out, **options)
+    _known_options(build_report, options, given=2)
+    return build_report(_path(store, "store"), _path(out, "out"), **options)

@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from twosat_formal.core.formula import Formula
 from twosat_formal.errors import ConfigError
+from twosat_formal.make.checks import check_seed
 from twosat_formal.make.edits.classify import undo_edits
 from twosat_formal.verbalize.backparse import BackParse, backparse, detect_template
 from twosat_formal.verbalize.entities import entity_map
@@ -422,7 +423,7 @@ def verbalize(
         first appearance in ``example_from`` (in the text, by default).
     """
     instance_id, formula, example_from = _instance_parts(formula, example_from)
-    scheme = TEMPLATES.get(template)
+    scheme, seed = TEMPLATES.get(template), check_seed(seed)
     names = _entity_names(scheme, formula.num_vars, seed, entities)
     verbalization = render(formula, scheme, names, numbered=_numbered(ask))
     shown = _example_entities(formula, example_from, names)
@@ -444,7 +445,7 @@ def verbalize(
         variables=formula.names,
         true_value=scheme.true_value,
         false_value=scheme.false_value,
-        seed=int(seed),
+        seed=seed,
         ask_cycle=ask_cycle,
         ask=ask,
         reference=reference,

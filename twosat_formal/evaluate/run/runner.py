@@ -63,7 +63,7 @@ from rich.progress import (
 from twosat_formal.core.formula import MAX_SIZE
 from twosat_formal.core.model import DEFAULT_MODE, Model, SamplingParams
 from twosat_formal.core.provenance import tool_version
-from twosat_formal.errors import ConfigError, ParseError
+from twosat_formal.errors import ArgumentTypeError, ConfigError, ParseError, expect_type
 from twosat_formal.evaluate.models.base import run_requests, sampling_for
 from twosat_formal.evaluate.models.retry import Outcome, RetryingModel, RetryPolicy
 from twosat_formal.evaluate.run.items import EvalItem, StoryPrompt
@@ -472,13 +472,21 @@ def _repeated_texts(items: Sequence[EvalItem]) -> int:
 
 
 def check_run(samples: int, concurrency: int) -> None:
-    """Refuse a number of samples or a concurrency out of range (:class:`ConfigError`).
+    """Refuse a number of samples or a concurrency out of range (:class:`ConfigError`)
+    or not an int (:class:`~twosat_formal.errors.ArgumentTypeError`; a bool is none).
 
     >>> check_run(10**12, 4)
     Traceback (most recent call last):
     ...
     twosat_formal.errors.ConfigError: samples must be in [1, 10000000], got 1000000000000
     """
+    for name, value in (("samples", samples), ("concurrency", concurrency)):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ArgumentTypeError(
+                f"{name} must be an int, not {type(value).__name__}",
+                parameter=name,
+                valid="an int (not a bool)",
+            )
     if not 1 <= samples <= MAX_SIZE:
         raise ConfigError(
             f"samples must be in [1, {MAX_SIZE}], got {samples}",
@@ -801,14 +809,18 @@ limits=None, executor='local', jobs=None, ray_address=None), {'samples': 2})
     ) -> tuple[ModelAccess, dict[str, Any]]:
         """The access named among keyword ``options`` (on top of ``access``), and the
         options left for :func:`run_eval`."""
-        if access is not None and not isinstance(access, cls):
-            raise TypeError(f"access must be a ModelAccess, not {type(access).__name__}")
+        if access is not None:
+            expect_type(access, cls, parameter="access", valid="a ModelAccess")
         names = {f.name for f in fields(cls)}
         mine = {key: value for key, value in options.items() if key in names}
         rest = {key: value for key, value in options.items() if key not in names}
         unknown = sorted(set(rest) - _RUN_OPTIONS)
         if unknown:  # before any model is loaded (a server started)
-            raise TypeError(f"evaluate() got an unexpected keyword argument {unknown[0]!r}")
+            raise ArgumentTypeError(
+                f"evaluate() got an unexpected keyword argument {unknown[0]!r}",
+                parameter=unknown[0],
+                valid=", ".join(sorted(names | _RUN_OPTIONS)),
+            )
         return replace(access or cls(), **mine), rest
 
     def urls(self) -> tuple[str | None, ...]:
