@@ -112,3 +112,56 @@ def test_evaluate_refuses_an_assignment_that_is_no_mapping_or_sequence(
 def test_evaluate_refuses_a_variable_key_that_is_no_int_or_name(key: object) -> None:
     with pytest.raises(ArgumentTypeError):
         Formula([[1, 2]]).evaluate({key: True})
+
+
+@pytest.mark.parametrize("num_vars", [-1, -5, -(2**40)])
+def test_a_negative_num_vars_is_refused(num_vars: int) -> None:
+    """-5 gave a message about a literal 0 beyond the -5 declared variables."""
+    with pytest.raises(ConfigError) as caught:
+        Formula([], num_vars=num_vars)
+    assert caught.value.parameter == "num_vars"
+    assert "literal" not in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    "names", [5, "ab", b"ab", [True], ["a", 3], {"a": 1}, {True: "a"}, {1: b"a"}, {1.0: "a"}]
+)
+def test_names_of_the_wrong_type_are_refused(names: object) -> None:
+    """``"ab"`` named the variables a and b; ``[True]`` named one ``True``."""
+    with pytest.raises(ArgumentTypeError) as caught:
+        Formula([[1]], names=names)
+    assert caught.value.parameter == "names"
+
+
+def test_names_of_the_right_types_are_kept() -> None:
+    assert Formula([[1, -2]], names=("a", "b")).names == ("a", "b")
+    assert Formula([[1, -2]], names={2: "b"}).names == ("x1", "b")
+
+
+@given(
+    st.one_of(
+        st.lists(st.floats(allow_nan=True), min_size=1, max_size=4),
+        st.lists(st.booleans(), min_size=1, max_size=4),
+        st.text(min_size=1, max_size=4),
+        st.none(),
+    )
+)
+def test_from_arrays_and_from_pairs_refuse_what_is_no_int_array(values: object) -> None:
+    """A float was truncated (1.5 -> 1); ``None`` and a str were bare TypeError/ValueError."""
+    with pytest.raises(ArgumentTypeError) as caught:
+        Formula.from_arrays(values, [0, 1])
+    assert caught.value.parameter == "lits"
+    with pytest.raises(ArgumentTypeError):
+        Formula.from_arrays([1], values)
+    with pytest.raises(ArgumentTypeError):
+        Formula.from_pairs(values)
+
+
+@given(st.lists(LITERALS, max_size=9))
+def test_from_pairs_takes_an_even_number_of_literals(literals: list[int]) -> None:
+    if len(literals) % 2:
+        with pytest.raises(ConfigError):
+            Formula.from_pairs(literals)
+    else:
+        pairs = Formula.from_pairs(literals).clauses
+        assert [lit for clause in pairs for lit in clause] == literals

@@ -333,12 +333,8 @@ def _name_table(
     the sparse names are those of :func:`_sparse_names`, for a mapping alone.
     """
     sparse = None
-    if num_vars is not None and (isinstance(num_vars, bool) or not isinstance(num_vars, int)):
-        raise ArgumentTypeError(
-            f"num_vars must be an int (not a bool) or None, not {type(num_vars).__name__}",
-            parameter="num_vars",
-            valid="an int (not a bool) or None",
-        )
+    _check_num_vars(num_vars)
+    names = _typed_names(names)
     if isinstance(names, Mapping):
         num_vars = max(used, max(names, default=0)) if num_vars is None else num_vars
         sparse = _sparse_names(names, num_vars)
@@ -353,6 +349,82 @@ def _name_table(
         )
     table = None if names is None else _dense_names(names, num_vars)
     return int(num_vars), table, sparse
+
+
+def _check_num_vars(num_vars: object) -> None:
+    """Refuse a declared variable count that is no int (a bool is none) or is negative.
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``num_vars`` is neither an int nor ``None``.
+    ConfigError
+        ``num_vars`` is negative.
+    """
+    if num_vars is None:
+        return
+    if isinstance(num_vars, bool) or not isinstance(num_vars, int):
+        raise ArgumentTypeError(
+            f"num_vars must be an int (not a bool) or None, not {type(num_vars).__name__}",
+            parameter="num_vars",
+            valid="an int (not a bool) or None",
+        )
+    if num_vars < 0:
+        raise ConfigError(
+            f"num_vars must be >= 0, not {num_vars}", parameter="num_vars", valid=">= 0"
+        )
+
+
+def _int_array(values: object, parameter: str) -> IntArray:
+    """``values`` as a new int64 array: integers only (a float, a bool or a str is refused,
+    not truncated or parsed); an empty sequence is an empty array.
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``values`` holds something other than integers, or is ragged.
+    ConfigError
+        An integer beyond the 64-bit integers.
+    """
+    valid = "an array or sequence of ints"
+    try:
+        array = np.asarray(values)
+    except ValueError:  # ragged nesting
+        array = np.asarray(None)
+    if array.size and array.dtype.kind not in "iu":
+        raise ArgumentTypeError(
+            f"{parameter} must be {valid}, not {type(values).__name__} of {array.dtype}",
+            parameter=parameter,
+            valid=valid,
+        )
+    if array.dtype.kind == "u" and array.size and array.max() > np.iinfo(np.int64).max:
+        raise ConfigError(f"{parameter} holds an integer beyond 64 bits", parameter=parameter)
+    return np.array(array, dtype=np.int64)
+
+
+def _typed_names(names: object) -> Names:
+    """``names`` with its types checked: ``None``, a sequence of str (a str is none), or a
+    mapping of int variables to str.
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``names`` is none of these, or holds a name that is no str or a variable that is
+        no int.
+    """
+    if names is None:
+        return None
+    valid = "None, a sequence of names (str) or a mapping of variables (int) to names"
+    if isinstance(names, Mapping):
+        for var, name in names.items():
+            if isinstance(var, bool) or not isinstance(var, int):
+                expect_type(var, (), parameter="names", valid="an int", what="a named variable")
+            expect_type(name, str, parameter="names", valid="a str", what="a name")
+        return names
+    table = _clause_items(names, "names", valid)
+    for name in table:
+        expect_type(name, str, parameter="names", valid="a str", what="a name")
+    return table  # type: ignore[return-value]  # of str: checked
 
 
 def _dense_names(names: Sequence[str], num_vars: int) -> tuple[str, ...] | None:
@@ -458,9 +530,7 @@ class Formula:
         (Clause(1, -2), Clause(2))
         """
         self = cls.__new__(cls)
-        self._setup(
-            np.array(lits, dtype=np.int64), np.array(offsets, dtype=np.int64), num_vars, names
-        )
+        self._setup(_int_array(lits, "lits"), _int_array(offsets, "offsets"), num_vars, names)
         return self
 
     @classmethod
@@ -472,7 +542,14 @@ class Formula:
         >>> Formula.from_pairs([[1, 2], [-1, -2]]).num_clauses
         2
         """
-        arr = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+        arr = _int_array(pairs, "pairs")
+        if arr.size % 2:
+            raise ConfigError(
+                f"pairs holds {arr.size} literals, an odd number",
+                parameter="pairs",
+                valid="an (m, 2) array of literals",
+            )
+        arr = arr.reshape(-1, 2)
         offsets = np.arange(0, 2 * len(arr) + 1, 2, dtype=np.int64)
         return cls.from_arrays(arr.reshape(-1), offsets, num_vars, names)
 
