@@ -170,3 +170,19 @@ def test_report_refuses_an_output_folder_that_is_a_file(tmp_path: Path) -> None:
         tf.report(store, store)
     assert caught.value.parameter == "out_dir"
     assert tf.report(store, tmp_path / "report").name == "report.md"
+
+
+@settings(max_examples=10)
+@given(st.integers(3, 50))
+def test_score_refuses_an_instance_the_prompt_does_not_verbalize(seed: int) -> None:
+    """The answer was judged against the other instance's formula and label."""
+    inst, prompt, _ = _pipeline()
+    other = tf.generate("backbone", clauses=6, seed=seed)
+    assert other.id != inst.id
+    for given in (prompt, prompt.record()):
+        assert tf.score("The answer is: Yes", given, inst).decision == "SAT"
+        with pytest.raises(ConfigError) as caught:
+            tf.score("The answer is: Yes", given, other)
+        assert caught.value.parameter == "instance"
+    with pytest.raises(ConfigError):
+        tf.score("The answer is: Yes", prompt, other.formula)

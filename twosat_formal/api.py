@@ -485,6 +485,7 @@ def score(
         expect_type(finish_reason, str, parameter="finish_reason", valid="a str or None")
     response = answer if isinstance(answer, Response) else Response(answer, finish_reason)
     view, formula, label = _scored_prompt(prompt, label)
+    _same_instance(view, formula, instance)
     if isinstance(instance, Formula):
         formula = instance
     elif instance is not None:
@@ -497,6 +498,32 @@ def score(
     if label is None:
         label = solve(formula).status
     return judge(response, view, formula, label)
+
+
+def _same_instance(view: Any, carried: Formula | None, instance: Instance | Formula | None) -> None:
+    """Refuse an instance (or formula) other than the one the prompt verbalizes: its
+    answer would be judged against another formula's label and entities.
+
+    Raises
+    ------
+    ConfigError
+        ``instance``'s id is not the prompt's ``instance_id``, or its formula is not the
+        one the prompt carries.
+    """
+    from twosat_formal.core.formula import Formula
+
+    if instance is None:
+        return
+    given = instance if isinstance(instance, Formula) else instance.formula
+    known = view.instance_id not in (None, "(formula)")
+    other_id = known and not isinstance(instance, Formula) and instance.id != view.instance_id
+    if other_id or (carried is not None and given != carried):
+        name = "that formula" if isinstance(instance, Formula) else f"instance {instance.id!r}"
+        raise ConfigError(
+            f"the prompt verbalizes {view.instance_id!r}, not {name}",
+            parameter="instance",
+            valid="the instance (or formula) the prompt verbalizes",
+        )
 
 
 def _scored_prompt(prompt: Any, label: str | None) -> tuple[Any, Formula | None, str | None]:
