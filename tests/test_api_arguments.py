@@ -179,10 +179,10 @@ def test_score_refuses_an_instance_the_prompt_does_not_verbalize(seed: int) -> N
     inst, prompt, _ = _pipeline()
     other = tf.generate("backbone", clauses=6, seed=seed)
     assert other.id != inst.id
-    for given in (prompt, prompt.record()):
-        assert tf.score("The answer is: Yes", given, inst).decision == "SAT"
+    for scored in (prompt, prompt.record()):
+        assert tf.score("The answer is: Yes", scored, inst).decision == "SAT"
         with pytest.raises(ConfigError) as caught:
-            tf.score("The answer is: Yes", given, other)
+            tf.score("The answer is: Yes", scored, other)
         assert caught.value.parameter == "instance"
     with pytest.raises(ConfigError):
         tf.score("The answer is: Yes", prompt, other.formula)
