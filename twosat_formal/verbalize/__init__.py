@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from twosat_formal.core.formula import Formula
-from twosat_formal.errors import ConfigError
+from twosat_formal.errors import ConfigError, expect_type
 from twosat_formal.make.checks import check_seed
 from twosat_formal.make.edits.classify import undo_edits
 from twosat_formal.verbalize.backparse import BackParse, backparse, detect_template
@@ -281,6 +281,7 @@ def _numbered(ask: str) -> bool:
     """Whether a question of type ``ask`` names rules by number, so numbers them."""
     from twosat_formal.solve.questions import NUMBERED
 
+    expect_type(ask, str, parameter="ask", valid="a question type (a str)")
     return ask in NUMBERED
 
 
@@ -293,6 +294,8 @@ def _instance_parts(
     formula is ``example_from`` when given, else the unedited formula of an edited
     instance (:func:`example_formula`).
     """
+    if example_from is not None:
+        expect_type(example_from, Formula, parameter="example_from", valid="a Formula or None")
     if isinstance(instance, Formula):
         return None, instance, example_from
     formula = instance.formula
@@ -307,6 +310,11 @@ def _entity_names(
     """Return the entities of variables ``1..num_vars``: seeded, or ``entities`` checked."""
     if entities is None:
         return entity_map(scheme.entities, num_vars, seed=seed)
+    valid = "a sequence of entity names (str), or None"
+    if isinstance(entities, str | bytes) or not isinstance(entities, Sequence):
+        expect_type(entities, (), parameter="entities", valid=valid)
+    for entity in entities:
+        expect_type(entity, str, parameter="entities", valid="a str", what="an entity")
     return scheme.entities.validate(entities, num_vars)
 
 
@@ -350,9 +358,12 @@ def _asked_question(
 
     Raises
     ------
+    ArgumentTypeError
+        If ``ask_cycle`` is no bool.
     ConfigError
         If ``ask`` is no question type, or a contradiction chain is asked with it.
     """
+    expect_type(ask_cycle, bool, parameter="ask_cycle", valid="a bool")
     if ask == "chain":
         return "decision", True, None, None
     if ask == "decision":

@@ -66,6 +66,7 @@ from twosat_formal.core.provenance import tool_version
 from twosat_formal.errors import ArgumentTypeError, ConfigError, ParseError, expect_type
 from twosat_formal.evaluate.models.base import run_requests, sampling_for
 from twosat_formal.evaluate.models.retry import Outcome, RetryingModel, RetryPolicy
+from twosat_formal.evaluate.run.arguments import check_access_types, check_run_types
 from twosat_formal.evaluate.run.items import EvalItem, StoryPrompt
 from twosat_formal.evaluate.run.limits import ModelLimiter, ModelLimits, split_limits
 from twosat_formal.evaluate.run.summary import EvalSummary, story_counts
@@ -733,14 +734,14 @@ async def run_eval(
         their store keys (a ``direct`` key is the key it always was); ``sample-k:K``
         asks ``samples * K`` samples, voted on ``K`` at a time when reported.
 
-    See the module's notes for when answers are scored, stored and committed, and
-    what a stopped run keeps.
+    The module's notes say when answers are scored, stored, committed, and what a stop keeps.
 
     Returns
     -------
     EvalSummary
         Counts of what was planned, skipped, done and how it was judged.
     """
+    check_run_types(params, retry, seed, request_timeout_s, retry_errors, strategies)
     chosen = _checked_run(items, strategies, samples, concurrency)
     summary = summary if summary is not None else EvalSummary()
     runner = _Runner(store, params, retry, seed, request_timeout_s, summary, chosen)
@@ -802,6 +803,11 @@ limits=None, executor='local', jobs=None, ray_address=None), {'samples': 2})
     executor: str = "local"
     jobs: int | None = None
     ray_address: str | None = None
+
+    def __post_init__(self) -> None:
+        check_access_types(
+            **{f.name: getattr(self, f.name) for f in fields(self) if f.name != "limits"}
+        )
 
     @classmethod
     def take(

@@ -106,10 +106,17 @@ def _spec(step: StepSpec) -> tuple[str, dict[str, object]]:
         and len(step) == 2
         and isinstance(step[0], str)
         and isinstance(step[1], Mapping)
+        and all(isinstance(key, str) for key in step[1])
     ):
+        if "seed" in step[1]:  # each step's seed is drawn from the chain's
+            raise ConfigError(
+                f"{step[0]}: 'seed' is no operator parameter; a step's seed is drawn "
+                "from the chain's seed",
+                parameter="seed",
+            )
         return step[0], dict(step[1])
     raise ArgumentTypeError(
-        f"a chain step must be a name or (name, params) with params a mapping, not {step!r}",
+        f"a chain step must be a name or (name, params) with params a mapping of str, not {step!r}",
         parameter="steps",
         valid="an operator name, or (name, params) with params a mapping",
     )
