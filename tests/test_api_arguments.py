@@ -186,3 +186,24 @@ def test_score_refuses_an_instance_the_prompt_does_not_verbalize(seed: int) -> N
         assert caught.value.parameter == "instance"
     with pytest.raises(ConfigError):
         tf.score("The answer is: Yes", prompt, other.formula)
+
+
+@given(SCALARS.filter(lambda value: value is not None))
+def test_parse_refuses_a_format_that_is_no_name(format: object) -> None:
+    _refused(lambda: tf.parse("a | b", format=format), "format")
+
+
+def test_each_public_function_names_what_it_raises() -> None:
+    """Every function of ``tf`` (:mod:`twosat_formal.api`'s; ``tf.certify`` and the others
+    named like a subpackage are that subpackage, made callable) has a numpydoc Raises
+    section."""
+    from twosat_formal import api
+
+    for name in api.NAMES:
+        doc = getattr(api, name).__doc__ or ""
+        if name == "evaluate_async":  # it raises evaluate's errors, as it says
+            assert ":func:`evaluate`" in doc and "raises its errors" in doc
+            continue
+        assert "\n    Raises\n    ------\n" in doc, name
+        section = doc.split("\n    Raises\n    ------\n", 1)[1]
+        assert "ArgumentTypeError" in section, name

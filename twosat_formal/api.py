@@ -134,12 +134,18 @@ def parse(text: str, *, format: str | None = None) -> Formula:
 
     Raises
     ------
+    ArgumentTypeError
+        ``text`` is no str, or ``format`` neither a str nor ``None``.
+    ConfigError
+        ``format`` is no format's name.
     ParseError
         With the line and column of the first problem.
     """
     from twosat_formal.io import parse_formula
 
     expect_type(text, str, parameter="text", valid="formula text (a str)")
+    if format is not None:
+        expect_type(format, str, parameter="format", valid="a format name (a str) or None")
     return parse_formula(text, format=format)
 
 
@@ -165,6 +171,15 @@ def solve(formula: Formula | Instance | str, *, backend: str = "scc") -> SolveRe
 
     >>> solve("a\\n~a").status
     'UNSAT'
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``formula`` is no formula, instance or text, or ``backend`` no str.
+    ParseError
+        Formula text that does not parse.
+    UnknownNameError
+        ``backend`` is no solver backend's name.
     """
     from twosat_formal.solve import solve as solve_formula
 
@@ -176,6 +191,16 @@ def generate(family: str, *, clauses: int | None = None, seed: int = 0, **params
 
     >>> generate("backbone", clauses=6, seed=2).family
     'backbone'
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``family`` is no str.
+    ConfigError
+        ``clauses``, ``seed`` or a knob that is no int (a bool is none) or is out of its
+        range, or a knob the family does not take.
+    UnknownNameError
+        ``family`` is no family's name.
     """
     from twosat_formal.make.generators import generate as draw
 
@@ -193,6 +218,19 @@ def perturb(instance: Instance | Formula, *operators: StepSpec, seed: int = 0) -
     >>> moved = perturb(inst, "reorder", "rename", seed=1)
     >>> moved.base_id == inst.id, moved.label == inst.label
     (True, True)
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``instance`` is no Instance or Formula, or a step is neither a name nor
+        ``(name, params)`` with params a mapping of str.
+    ConfigError
+        No operator, a ``seed`` that is no int, a parameter an operator does not take or
+        out of its range (a step's own ``seed`` among them).
+    UnknownNameError
+        An operator's name that no operator has.
+    ProofError
+        A step whose relation Z3 does not prove.
     """
     from twosat_formal.core.formula import Formula
     from twosat_formal.io.instance import Instance
@@ -216,6 +254,17 @@ def verbalize(
     ``prompt.text`` is what a model reads; ``prompt.record()`` is the prompt record
     with its round trip proven, which :func:`certify` accepts. ``options`` are those of
     :func:`twosat_formal.verbalize.verbalize`.
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``instance`` is no Instance or Formula, ``template`` no str, an option one
+        :func:`twosat_formal.verbalize.verbalize` does not take or of the wrong type.
+    ConfigError
+        A ``seed`` that is no int, entities the template's naming refuses, an unknown
+        question type.
+    UnknownNameError
+        ``template`` is no template's name.
     """
     from twosat_formal.core.formula import Formula
     from twosat_formal.io.instance import Instance
@@ -264,6 +313,17 @@ def certify(*records: Any, jobs: int = 1) -> CertifyReport:
     -------
     CertifyReport
         ``.ok``, ``.failures`` (each with its record, check and message).
+
+    Raises
+    ------
+    ArgumentTypeError
+        An item that is no record, prompt, dict or path.
+    ConfigError
+        ``jobs`` is no int of at least 1.
+    RecordError
+        A path that is a folder or no regular file, or a line that is no record.
+    FileNotFoundError
+        A path to no file (as :func:`open` raises it, naming the file).
     """
     from twosat_formal.certify import certify_files
     from twosat_formal.io.jsonl import json_line
@@ -362,7 +422,11 @@ async def evaluate_async(
     instances: Any = None,
     **options: Any,
 ) -> EvalSummary:
-    """:func:`evaluate` for code that runs in an event loop: ``await tf.evaluate_async(...)``."""
+    """:func:`evaluate` for code that runs in an event loop: ``await tf.evaluate_async(...)``.
+
+    It takes :func:`evaluate`'s arguments and raises its errors, except that it runs where
+    an event loop runs.
+    """
     from twosat_formal.evaluate.run import evaluate_async as run
 
     specs, items = _specs(models), _items(prompts, instances)
@@ -399,8 +463,21 @@ def evaluate(
 
     Raises
     ------
+    ArgumentTypeError
+        ``models``, ``prompts``, ``instances``, ``store`` or an option of the wrong type
+        (a str of several model specs is one spec; a bool is no count), or an option
+        :func:`twosat_formal.evaluate.run.evaluate` does not take.
     ConfigError
-        Called where an event loop runs (Jupyter): ``await evaluate_async(...)`` there.
+        Called where an event loop runs (Jupyter): ``await evaluate_async(...)`` there;
+        no model spec; a prompt whose instance is not among ``instances``; an empty
+        path; ``samples`` or another number out of range.
+    UnknownNameError
+        A model spec that names no model kind.
+    RecordError
+        A prompt or dataset file that is no file of records, a store that is no run
+        store.
+    EndpointError
+        A model endpoint that cannot be reached or refuses every request.
     """
     from twosat_formal.evaluate.run import evaluate as run
     from twosat_formal.evaluate.run.runner import refuse_running_loop
@@ -466,6 +543,15 @@ def score(
         ``"SAT"`` or ``"UNSAT"``, when ``instance`` is a bare formula.
     finish_reason:
         ``"length"`` marks the answer truncated.
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``answer``, ``prompt``, ``instance`` or ``finish_reason`` of the wrong type.
+    ConfigError
+        An ``instance`` (or formula) other than the one the prompt verbalizes, none
+        where the prompt carries no formula, or a ``label`` other than ``"SAT"`` and
+        ``"UNSAT"``.
     """
     from twosat_formal.core.formula import Formula
     from twosat_formal.evaluate.models.base import Response
@@ -553,6 +639,19 @@ def report(store: PathLike, out: PathLike, **options: Any) -> Path:
 
     ``options`` are those of :func:`twosat_formal.report.build_report` (``title``,
     ``method``, ``seed``, ``diagnostics``).
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``store`` or ``out`` that is no path, a ``title`` that is no str, or an option
+        :func:`twosat_formal.report.build_report` does not take.
+    ConfigError
+        An empty path, an ``out`` that is a file, a ``seed`` that is no int, an unknown
+        interval ``method``.
+    RecordError
+        A ``store`` that is no run store or experiment folder.
+    FileNotFoundError
+        A ``store`` that does not exist (naming it).
     """
     from twosat_formal.report import build_report
 

@@ -171,6 +171,13 @@ class Literal(int):
     >>> lit = Literal(-3)
     >>> lit.var, lit.positive, -lit
     (3, False, Literal(3))
+
+    Raises
+    ------
+    ArgumentTypeError
+        A value that is no int (a bool, a float or a str is none).
+    ConfigError
+        The value 0.
     """
 
     __slots__ = ()
@@ -209,6 +216,13 @@ class Clause(tuple[int, ...]):
     >>> c = Clause((-1, 2))
     >>> c.width, c.variables, c.is_tautology
     (2, (1, 2), False)
+
+    Raises
+    ------
+    ArgumentTypeError
+        Literals that are no iterable (a str is none), or a literal that is no int.
+    ConfigError
+        The literal 0.
     """
 
     __slots__ = ()
@@ -479,6 +493,15 @@ class Formula:
         or a mapping from some variables to their names (the others keep ``x<v>``):
         kept as given, so a formula with a few named variables among very many
         unused ones costs memory for the names it has, not for its variable count.
+
+    Raises
+    ------
+    ArgumentTypeError
+        Clauses that are no iterable of iterables of int literals (a str, a mapping, a
+        bool or a float is none), a ``num_vars`` that is no int, names of the wrong type.
+    ConfigError
+        The literal 0, a literal beyond 64 bits or beyond ``num_vars``, a negative
+        ``num_vars``, an invalid or repeated name.
 
     Notes
     -----
