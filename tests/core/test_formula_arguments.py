@@ -165,3 +165,13 @@ def test_from_pairs_takes_an_even_number_of_literals(literals: list[int]) -> Non
     else:
         pairs = Formula.from_pairs(literals).clauses
         assert [lit for clause in pairs for lit in clause] == literals
+
+
+@pytest.mark.parametrize("num_vars", [10**7 + 1, 2**40, 2**62])
+def test_require_size_refuses_a_formula_of_too_many_variables(num_vars: int) -> None:
+    """The formula itself may declare them (its names cost only those it has)."""
+    formula = Formula([[1]], num_vars=num_vars)
+    with pytest.raises(ConfigError) as caught:
+        formula.require_size("solve")
+    assert caught.value.parameter == "num_vars" and "solve" in str(caught.value)
+    Formula([[1]], num_vars=10**7).require_size()

@@ -58,3 +58,10 @@ def test_an_option_of_the_wrong_type_is_refused(option: str, value: object) -> N
 def test_options_of_the_right_types_are_taken() -> None:
     prompt = verbalize(FORMULA, "room", entities=["room 1", "room 2", "room 3"], ask_cycle=True)
     assert prompt.entities == ("room 1", "room 2", "room 3") and prompt.ask_cycle
+
+
+def test_a_formula_of_too_many_variables_is_refused_before_entities_are_drawn() -> None:
+    """2**40 variables made the entity draw a MemoryError."""
+    with pytest.raises(ConfigError) as caught:
+        verbalize(Formula([[1]], num_vars=2**40), "room")
+    assert caught.value.parameter == "num_vars"

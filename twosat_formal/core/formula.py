@@ -706,6 +706,29 @@ class Formula:
                 clause_index=i,
             )
 
+    def require_size(self, operation: str = "this operation") -> None:
+        """Raise :class:`ConfigError` if the formula has more than :data:`MAX_SIZE`
+        variables: an operation that sizes its work by the variable count (a solver's
+        graph, a verbalizer's entities) would ask for absurd memory.
+
+        A formula may declare very many unused variables (its names cost memory for
+        those it has); solving or verbalizing it is refused here, before anything is
+        sized.
+
+        >>> try:
+        ...     Formula([[1]], num_vars=10**12).require_size("solve")
+        ... except ConfigError as error:
+        ...     print(error.parameter, error.valid)
+        num_vars at most 10000000
+        """
+        if self.num_vars > MAX_SIZE:
+            raise ConfigError(
+                f"{operation}: {self.num_vars} variables is more than the {MAX_SIZE} "
+                "a formula may have",
+                parameter="num_vars",
+                valid=f"at most {MAX_SIZE}",
+            )
+
     def pairs(self) -> IntArray:
         """The clauses as an ``(m, 2)`` array; a unit clause ``(a)`` becomes ``(a, a)``.
 

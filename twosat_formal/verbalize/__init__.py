@@ -296,6 +296,7 @@ def _instance_parts(
     """
     if example_from is not None:
         expect_type(example_from, Formula, parameter="example_from", valid="a Formula or None")
+    (instance if isinstance(instance, Formula) else instance.formula).require_size("verbalize")
     if isinstance(instance, Formula):
         return None, instance, example_from
     formula = instance.formula
