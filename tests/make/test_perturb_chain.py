@@ -144,3 +144,11 @@ def test_a_step_may_not_set_its_own_seed() -> None:
     with pytest.raises(ConfigError) as caught:
         apply_chain(Formula([[1, 2], [-1, 2]]), [("rename", {"seed": 3})])
     assert caught.value.parameter == "seed"
+
+
+def test_a_formula_of_too_many_variables_is_refused_before_anything_is_sized() -> None:
+    """2**40 declared variables made the chain (and a root instance) a MemoryError."""
+    huge = Formula([[1, 2]], num_vars=2**40)
+    with pytest.raises(ConfigError) as caught:
+        apply_chain(huge, ["reorder"])
+    assert caught.value.parameter == "num_vars"

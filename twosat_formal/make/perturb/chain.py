@@ -158,6 +158,7 @@ def apply_chain(
     (Clause(3, 1), 2)
     """
     specs = [_spec(step) for step in steps]
+    formula.require_size("a perturbation chain")
     seeds = step_seeds(check_seed(seed), len(specs))
     current = formula
     done: list[Transform] = []
