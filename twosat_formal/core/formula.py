@@ -125,7 +125,7 @@ def _int_literal(value: object) -> int:
     return operator.index(value)  # type: ignore[arg-type]
 
 
-def _clause_items(clause: object, parameter: str, valid: str) -> tuple[object, ...]:
+def _clause_items(clause: object, parameter: str, valid: str) -> Sequence[object]:
     """The items of one clause (or of the clause list): an iterable that is no str,
     bytes or mapping, whose items are read once.
 
@@ -134,6 +134,8 @@ def _clause_items(clause: object, parameter: str, valid: str) -> tuple[object, .
     ArgumentTypeError
         ``clause`` is a str, bytes, a mapping or not iterable.
     """
+    if type(clause) in _PLAIN_SEQUENCES:  # the common case, at once
+        return clause  # type: ignore[return-value]  # a list or a tuple: read as it is
     if isinstance(clause, str | bytes | Mapping) or not isinstance(clause, Iterable):
         raise ArgumentTypeError(
             f"{parameter} must be {valid}, not {type(clause).__name__}",
@@ -141,6 +143,10 @@ def _clause_items(clause: object, parameter: str, valid: str) -> tuple[object, .
             valid=valid,
         )
     return tuple(clause)
+
+
+#: Sequences read as they are (any other iterable is read once, into a tuple).
+_PLAIN_SEQUENCES = (list, tuple)
 
 
 def _named(value: object, parameter: str, what: str) -> str:
@@ -163,6 +169,32 @@ def _int_row(clause: object) -> tuple[int, ...]:
     if bool in map(type, items):
         row = tuple(map(_int_literal, items))  # raises, naming the bool
     return row
+
+
+def _int_rows(clauses: object) -> Sequence[Sequence[int]]:
+    """Every clause's literals as ints, each clause checked as :func:`_int_row` does.
+
+    The common case (lists or tuples of Python ints) is checked by the types found,
+    in a few passes in C, and its clauses are kept as given; any other is checked
+    clause by clause, which names what is wrong.
+    """
+    listed = _clause_items(clauses, "clauses", "an iterable of clauses")
+    kinds = set(map(type, listed))
+    if kinds <= _PLAIN_ROWS or all(issubclass(kind, list | tuple) for kind in kinds):
+        kinds = set(map(type, chain.from_iterable(listed)))  # type: ignore[arg-type]
+        if kinds <= _PLAIN_INTS or all(_is_int_type(kind) for kind in kinds):
+            return listed  # type: ignore[return-value]  # lists or tuples of ints: checked
+    return list(map(_int_row, listed))
+
+
+#: The clause and literal types of the common case, checked at once.
+_PLAIN_ROWS = frozenset({list, tuple})
+_PLAIN_INTS = frozenset({int})
+
+
+def _is_int_type(kind: type) -> bool:
+    """Whether items of type ``kind`` are ints (a bool is none)."""
+    return issubclass(kind, int) and not issubclass(kind, bool)
 
 
 class Literal(int):
@@ -330,12 +362,12 @@ def _largest_magnitude(lits: IntArray) -> int:
     """The largest ``|literal|``; -2**63, whose absolute value wraps round, is refused."""
     if not len(lits):
         return 0
-    magnitudes = np.abs(lits)
-    if magnitudes.min() < 0:
+    largest = int(np.abs(lits).view(np.uint64).max())  # |-2**63| wraps round to 2**63
+    if largest >= 2**63:
         raise ConfigError(
             "a literal is beyond the 64-bit integers", parameter="literal", valid=_LITERAL
         )
-    return int(magnitudes.max())
+    return largest
 
 
 def _name_table(
@@ -523,7 +555,7 @@ class Formula:
         num_vars: int | None = None,
         names: Names = None,
     ) -> None:
-        rows = list(map(_int_row, _clause_items(clauses, "clauses", "an iterable of clauses")))
+        rows = _int_rows(clauses)
         bounds = accumulate(map(len, rows), initial=0)
         offsets = np.fromiter(bounds, dtype=np.int64, count=len(rows) + 1)
         try:
