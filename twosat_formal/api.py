@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -62,6 +62,69 @@ __all__ = ["NAMES", *NAMES]
 
 PathLike = str | Path
 
+#: What a path argument may be, as messages say it.
+_PATH = "a path (a str or os.PathLike)"
+
+
+def _path(value: object, parameter: str) -> Path:
+    """``value`` as a path: a str or :class:`os.PathLike`, not empty.
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``value`` is no str or path.
+    ConfigError
+        ``value`` is empty (``""`` would name the working folder).
+    """
+    expect_type(value, (str, os.PathLike), parameter=parameter, valid=_PATH)
+    path = os.fspath(value)  # type: ignore[call-overload]
+    expect_type(path, str, parameter=parameter, valid=_PATH)
+    if not path:
+        raise ConfigError(f"{parameter} is an empty path", parameter=parameter, valid=_PATH)
+    return Path(path)
+
+
+def _sequence(value: object, parameter: str, valid: str) -> list[Any]:
+    """The items of ``value``, an iterable that is no str, bytes or mapping (each of which
+    would be read as its characters, bytes or keys).
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``value`` is a str, bytes, a mapping or not iterable.
+    """
+    if isinstance(value, str | bytes | Mapping) or not isinstance(value, Iterable):
+        raise ArgumentTypeError(
+            f"{parameter} must be {valid}, not {type(value).__name__}",
+            parameter=parameter,
+            valid=valid,
+        )
+    return list(value)
+
+
+def _known_options(function: Any, options: Mapping[str, Any], given: int) -> None:
+    """Refuse an option ``function`` does not take, before any work; its first ``given``
+    parameters are those the calling function passes itself.
+
+    Raises
+    ------
+    ArgumentTypeError
+        An option ``function`` does not take (a :class:`TypeError`, as Python's is).
+    """
+    import inspect
+
+    parameters = list(inspect.signature(function).parameters.values())[given:]
+    if any(parameter.kind is parameter.VAR_KEYWORD for parameter in parameters):
+        return
+    known = [parameter.name for parameter in parameters]
+    for name in options:
+        if name not in known:
+            raise ArgumentTypeError(
+                f"{function.__name__}() got an unexpected keyword argument {name!r}",
+                parameter=name,
+                valid=", ".join(known),
+            )
+
 
 def parse(text: str, *, format: str | None = None) -> Formula:
     """A formula from DIMACS or DSL text (the format detected unless ``format`` is given).
@@ -71,12 +134,18 @@ def parse(text: str, *, format: str | None = None) -> Formula:
 
     Raises
     ------
+    ArgumentTypeError
+        ``text`` is no str, or ``format`` neither a str nor ``None``.
+    ConfigError
+        ``format`` is no format's name.
     ParseError
         With the line and column of the first problem.
     """
     from twosat_formal.io import parse_formula
 
     expect_type(text, str, parameter="text", valid="formula text (a str)")
+    if format is not None:
+        expect_type(format, str, parameter="format", valid="a format name (a str) or None")
     return parse_formula(text, format=format)
 
 
@@ -102,6 +171,15 @@ def solve(formula: Formula | Instance | str, *, backend: str = "scc") -> SolveRe
 
     >>> solve("a\\n~a").status
     'UNSAT'
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``formula`` is no formula, instance or text, or ``backend`` no str.
+    ParseError
+        Formula text that does not parse.
+    UnknownNameError
+        ``backend`` is no solver backend's name.
     """
     from twosat_formal.solve import solve as solve_formula
 
@@ -113,6 +191,16 @@ def generate(family: str, *, clauses: int | None = None, seed: int = 0, **params
 
     >>> generate("backbone", clauses=6, seed=2).family
     'backbone'
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``family`` is no str.
+    ConfigError
+        ``clauses``, ``seed`` or a knob that is no int (a bool is none) or is out of its
+        range, or a knob the family does not take.
+    UnknownNameError
+        ``family`` is no family's name.
     """
     from twosat_formal.make.generators import generate as draw
 
@@ -130,6 +218,19 @@ def perturb(instance: Instance | Formula, *operators: StepSpec, seed: int = 0) -
     >>> moved = perturb(inst, "reorder", "rename", seed=1)
     >>> moved.base_id == inst.id, moved.label == inst.label
     (True, True)
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``instance`` is no Instance or Formula, or a step is neither a name nor
+        ``(name, params)`` with params a mapping of str.
+    ConfigError
+        No operator, a ``seed`` that is no int, a parameter an operator does not take or
+        out of its range (a step's own ``seed`` among them).
+    UnknownNameError
+        An operator's name that no operator has.
+    ProofError
+        A step whose relation Z3 does not prove.
     """
     from twosat_formal.core.formula import Formula
     from twosat_formal.io.instance import Instance
@@ -153,6 +254,17 @@ def verbalize(
     ``prompt.text`` is what a model reads; ``prompt.record()`` is the prompt record
     with its round trip proven, which :func:`certify` accepts. ``options`` are those of
     :func:`twosat_formal.verbalize.verbalize`.
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``instance`` is no Instance or Formula, ``template`` no str, an option one
+        :func:`twosat_formal.verbalize.verbalize` does not take or of the wrong type.
+    ConfigError
+        A ``seed`` that is no int, entities the template's naming refuses, an unknown
+        question type.
+    UnknownNameError
+        ``template`` is no template's name.
     """
     from twosat_formal.core.formula import Formula
     from twosat_formal.io.instance import Instance
@@ -162,6 +274,7 @@ def verbalize(
         instance, (Instance, Formula), parameter="instance", valid="an Instance or a Formula"
     )
     expect_type(template, str, parameter="template", valid="a template name (a str)")
+    _known_options(render, options, given=3)
     return render(instance, template, seed=seed, **options)
 
 
@@ -200,6 +313,17 @@ def certify(*records: Any, jobs: int = 1) -> CertifyReport:
     -------
     CertifyReport
         ``.ok``, ``.failures`` (each with its record, check and message).
+
+    Raises
+    ------
+    ArgumentTypeError
+        An item that is no record, prompt, dict or path.
+    ConfigError
+        ``jobs`` is no int of at least 1.
+    RecordError
+        A path that is a folder or no regular file, or a line that is no record.
+    FileNotFoundError
+        A path to no file (as :func:`open` raises it, naming the file).
     """
     from twosat_formal.certify import certify_files
     from twosat_formal.io.jsonl import json_line
@@ -225,18 +349,25 @@ def _items(prompts: Any, instances: Any) -> list[EvalItem]:
     from twosat_formal.verbalize import Prompt
 
     if isinstance(prompts, str | os.PathLike):
-        dataset = Path(instances) if isinstance(instances, str | os.PathLike) else None
-        if dataset is None and instances is not None:
-            raise ConfigError(
-                "with a prompt file, give the dataset file as instances",
+        if instances is not None:
+            expect_type(
+                instances,
+                (str, os.PathLike),
                 parameter="instances",
+                valid="the dataset file, with a prompt file",
             )
-        return load_items(Path(prompts), dataset=dataset)
+        dataset = _path(instances, "instances") if instances is not None else None
+        return load_items(_path(prompts, "prompts"), dataset=dataset)
     known = _instances_by_id(instances)
     items: list[EvalItem] = []
-    for prompt in [prompts] if isinstance(prompts, Prompt) else prompts:
+    given = [prompts] if isinstance(prompts, Prompt) else _sequence(prompts, "prompts", _PROMPTS)
+    for prompt in given:
         items.append(prompt if isinstance(prompt, EvalItem) else _item(prompt, known))
     return items
+
+
+#: What ``prompts`` may be, as messages say it.
+_PROMPTS = "a prompt file, or a list of prompts, prompt records or evaluation items"
 
 
 def _instances_by_id(instances: Any) -> dict[str, Instance]:
@@ -244,10 +375,17 @@ def _instances_by_id(instances: Any) -> dict[str, Instance]:
     from twosat_formal.io.instance import Instance, read_instances
 
     if isinstance(instances, str | os.PathLike):
-        return {inst.id: inst for inst in read_instances(Path(instances))}
+        return {inst.id: inst for inst in read_instances(_path(instances, "instances"))}
+    valid = "instances (an Instance, a list of them or the dataset file)"
     found = (
-        [] if instances is None else [instances] if isinstance(instances, Instance) else instances
+        []
+        if instances is None
+        else [instances]
+        if isinstance(instances, Instance)
+        else _sequence(instances, "instances", valid)
     )
+    for inst in found:
+        expect_type(inst, Instance, parameter="instances", valid=valid, what="an instance")
     return {inst.id: inst for inst in found}
 
 
@@ -255,7 +393,16 @@ def _item(prompt: Any, known: Mapping[str, Instance]) -> EvalItem:
     """The evaluation item of a prompt (or prompt record) and its instance among ``known``."""
     from twosat_formal.evaluate.run import EvalItem
     from twosat_formal.verbalize import Prompt
+    from twosat_formal.verbalize.prompts import PromptRecord
+    from twosat_formal.verbalize.story.record import StoryRecord
 
+    expect_type(
+        prompt,
+        (Prompt, PromptRecord, StoryRecord),
+        parameter="prompts",
+        valid=_PROMPTS,
+        what="a prompt",
+    )
     record = prompt.record(roundtrip=None) if isinstance(prompt, Prompt) else prompt
     inst = known.get(record.instance_id)
     if inst is None:
@@ -275,7 +422,11 @@ async def evaluate_async(
     instances: Any = None,
     **options: Any,
 ) -> EvalSummary:
-    """:func:`evaluate` for code that runs in an event loop: ``await tf.evaluate_async(...)``."""
+    """:func:`evaluate` for code that runs in an event loop: ``await tf.evaluate_async(...)``.
+
+    It takes :func:`evaluate`'s arguments and raises its errors, except that it runs where
+    an event loop runs.
+    """
     from twosat_formal.evaluate.run import evaluate_async as run
 
     specs, items = _specs(models), _items(prompts, instances)
@@ -312,8 +463,21 @@ def evaluate(
 
     Raises
     ------
+    ArgumentTypeError
+        ``models``, ``prompts``, ``instances``, ``store`` or an option of the wrong type
+        (a str of several model specs is one spec; a bool is no count), or an option
+        :func:`twosat_formal.evaluate.run.evaluate` does not take.
     ConfigError
-        Called where an event loop runs (Jupyter): ``await evaluate_async(...)`` there.
+        Called where an event loop runs (Jupyter): ``await evaluate_async(...)`` there;
+        no model spec; a prompt whose instance is not among ``instances``; an empty
+        path; ``samples`` or another number out of range.
+    UnknownNameError
+        A model spec that names no model kind.
+    RecordError
+        A prompt or dataset file that is no file of records, a store that is no run
+        store.
+    EndpointError
+        A model endpoint that cannot be reached or refuses every request.
     """
     from twosat_formal.evaluate.run import evaluate as run
     from twosat_formal.evaluate.run.runner import refuse_running_loop
@@ -325,7 +489,22 @@ def evaluate(
 
 
 def _specs(models: str | Sequence[str]) -> list[str]:
-    return [models] if isinstance(models, str) else list(models)
+    """The model specs: one spec, or a non-empty list of them.
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``models`` is no str nor a list of str.
+    ConfigError
+        ``models`` is empty.
+    """
+    valid = "a model spec (a str) or a list of them"
+    specs = [models] if isinstance(models, str) else _sequence(models, "models", valid)
+    for spec in specs:
+        expect_type(spec, str, parameter="models", valid=valid, what="a model spec")
+    if not specs:
+        raise ConfigError("give at least one model spec", parameter="models", valid=valid)
+    return specs
 
 
 @contextmanager
@@ -336,7 +515,7 @@ def _opened(store: PathLike | RunStore) -> Iterator[RunStore]:
     if isinstance(store, RunStore):
         yield store
         return
-    with RunStore(store) as opened:
+    with RunStore(_path(store, "store")) as opened:
         yield opened
 
 
@@ -364,16 +543,35 @@ def score(
         ``"SAT"`` or ``"UNSAT"``, when ``instance`` is a bare formula.
     finish_reason:
         ``"length"`` marks the answer truncated.
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``answer``, ``prompt``, ``instance`` or ``finish_reason`` of the wrong type.
+    ConfigError
+        An ``instance`` (or formula) other than the one the prompt verbalizes, none
+        where the prompt carries no formula, or a ``label`` other than ``"SAT"`` and
+        ``"UNSAT"``.
     """
     from twosat_formal.core.formula import Formula
     from twosat_formal.evaluate.models.base import Response
     from twosat_formal.evaluate.scoring import score as judge
+    from twosat_formal.io.instance import Instance
 
     expect_type(
         answer, (str, Response), parameter="answer", valid="the answer text (a str) or a Response"
     )
+    expect_type(
+        instance,
+        (Instance, Formula, type(None)),
+        parameter="instance",
+        valid="an Instance, a Formula or None",
+    )
+    if finish_reason is not None:
+        expect_type(finish_reason, str, parameter="finish_reason", valid="a str or None")
     response = answer if isinstance(answer, Response) else Response(answer, finish_reason)
     view, formula, label = _scored_prompt(prompt, label)
+    _same_instance(view, formula, instance)
     if isinstance(instance, Formula):
         formula = instance
     elif instance is not None:
@@ -388,6 +586,32 @@ def score(
     return judge(response, view, formula, label)
 
 
+def _same_instance(view: Any, carried: Formula | None, instance: Instance | Formula | None) -> None:
+    """Refuse an instance (or formula) other than the one the prompt verbalizes: its
+    answer would be judged against another formula's label and entities.
+
+    Raises
+    ------
+    ConfigError
+        ``instance``'s id is not the prompt's ``instance_id``, or its formula is not the
+        one the prompt carries.
+    """
+    from twosat_formal.core.formula import Formula
+
+    if instance is None:
+        return
+    given = instance if isinstance(instance, Formula) else instance.formula
+    known = view.instance_id not in (None, "(formula)")
+    other_id = known and not isinstance(instance, Formula) and instance.id != view.instance_id
+    if other_id or (carried is not None and given != carried):
+        name = "that formula" if isinstance(instance, Formula) else f"instance {instance.id!r}"
+        raise ConfigError(
+            f"the prompt verbalizes {view.instance_id!r}, not {name}",
+            parameter="instance",
+            valid="the instance (or formula) the prompt verbalizes",
+        )
+
+
 def _scored_prompt(prompt: Any, label: str | None) -> tuple[Any, Formula | None, str | None]:
     """What :func:`score` reads of ``prompt``: the prompt record, and the formula and label
     an evaluation item or a prompt of :func:`verbalize` carries."""
@@ -398,6 +622,15 @@ def _scored_prompt(prompt: Any, label: str | None) -> tuple[Any, Formula | None,
         return prompt.prompt, prompt.formula, label or prompt.label
     if isinstance(prompt, Prompt):
         return prompt.record(prompt.instance_id or "(formula)", None), prompt.formula, label
+    from twosat_formal.verbalize.prompts import PromptRecord
+    from twosat_formal.verbalize.story.record import StoryRecord
+
+    expect_type(
+        prompt,
+        (PromptRecord, StoryRecord),
+        parameter="prompt",
+        valid="a Prompt, a prompt or story record, or an evaluation item",
+    )
     return prompt, None, label
 
 
@@ -406,7 +639,21 @@ def report(store: PathLike, out: PathLike, **options: Any) -> Path:
 
     ``options`` are those of :func:`twosat_formal.report.build_report` (``title``,
     ``method``, ``seed``, ``diagnostics``).
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``store`` or ``out`` that is no path, a ``title`` that is no str, or an option
+        :func:`twosat_formal.report.build_report` does not take.
+    ConfigError
+        An empty path, an ``out`` that is a file, a ``seed`` that is no int, an unknown
+        interval ``method``.
+    RecordError
+        A ``store`` that is no run store or experiment folder.
+    FileNotFoundError
+        A ``store`` that does not exist (naming it).
     """
     from twosat_formal.report import build_report
 
-    return build_report(store, out, **options)
+    _known_options(build_report, options, given=2)
+    return build_report(_path(store, "store"), _path(out, "out"), **options)

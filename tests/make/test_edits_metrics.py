@@ -225,3 +225,10 @@ def test_metrics_read_the_records_that_edits_write() -> None:
     assert flip_rate(rows, 1).flips == 0 and flip_rate(rows, 2).broken == 1
     assert normalized_accuracy(rows, 2).value == 0.0
     assert retention(rows).to_json()["retained"] == 1
+
+
+def test_root_instance_refuses_a_formula_of_too_many_variables() -> None:
+    """Its names were materialized for all 2**40 declared variables (MemoryError)."""
+    with pytest.raises(ConfigError) as caught:
+        root_instance(Formula([[1, 2]], num_vars=2**40))
+    assert caught.value.parameter == "num_vars"

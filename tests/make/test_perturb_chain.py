@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from tests.support.cli import python_stdout
 from twosat_formal.core.formula import Formula
-from twosat_formal.errors import ConfigError, ProofError, UnknownNameError
+from twosat_formal.errors import ArgumentTypeError, ConfigError, ProofError, UnknownNameError
 from twosat_formal.make.perturb import Chain, Transform, apply_chain, replay, replay_step
 from twosat_formal.make.perturb.chain import StepSpec
 
@@ -128,3 +128,27 @@ def test_replay_step_returns_the_fresh_transform() -> None:
     new, t = replay_step(BASE, apply_chain(BASE, ["duplicate"])[1].steps[0])
     assert isinstance(t, Transform) and t.proof is not None
     assert new.num_vars == 2 * BASE.num_vars
+
+
+@pytest.mark.parametrize("params", [None, "", [], "order=reversed", 3, {1: "reversed"}])
+def test_a_step_whose_params_are_no_mapping_of_names_is_refused(params: object) -> None:
+    """``dict("")`` and ``dict([])`` are empty: such a step ran with no parameters;
+    ``None`` or an int was a bare TypeError."""
+    with pytest.raises(ArgumentTypeError) as caught:
+        apply_chain(Formula([[1, 2], [-1, 2]]), [("reorder", params)])  # type: ignore[list-item]
+    assert caught.value.parameter == "steps"
+
+
+def test_a_step_may_not_set_its_own_seed() -> None:
+    """``seed`` among a step's params was a bare TypeError (two values for ``seed``)."""
+    with pytest.raises(ConfigError) as caught:
+        apply_chain(Formula([[1, 2], [-1, 2]]), [("rename", {"seed": 3})])
+    assert caught.value.parameter == "seed"
+
+
+def test_a_formula_of_too_many_variables_is_refused_before_anything_is_sized() -> None:
+    """2**40 declared variables made the chain (and a root instance) a MemoryError."""
+    huge = Formula([[1, 2]], num_vars=2**40)
+    with pytest.raises(ConfigError) as caught:
+        apply_chain(huge, ["reorder"])
+    assert caught.value.parameter == "num_vars"

@@ -19,6 +19,7 @@ from tests.support.brute import brute_sat
 from twosat_formal.core.formula import Formula
 from twosat_formal.errors import (
     CertificateError,
+    ConfigError,
     NotTwoCNFError,
     SolverDisagreementError,
     UnknownNameError,
@@ -424,3 +425,15 @@ def test_model_from_scc_satisfies_on_a_large_random_formula() -> None:
     assert result.status == minisat_label(formula)
     assert (result.model if result.is_sat else result.cycle) is not None
     check_result(formula, result)
+
+
+@pytest.mark.parametrize("formula", [Formula([[2**40]]), Formula([[1]], num_vars=2**40)])
+def test_a_formula_of_too_many_variables_is_refused_before_anything_is_sized(
+    formula: Formula,
+) -> None:
+    """2**40 variables asked the kernel for 16 TiB (MemoryError); a literal of 2**62 was
+    an OverflowError."""
+    for backend in ("scc", "pysat", "z3"):
+        with pytest.raises(ConfigError) as caught:
+            solve(formula, backend)
+        assert caught.value.parameter == "num_vars"

@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import Generic, TypeVar
 
-from twosat_formal.errors import ConfigError, TwoSatFormalError, UnknownNameError
+from twosat_formal.errors import ConfigError, TwoSatFormalError, UnknownNameError, expect_type
 
 __all__ = ["Registry", "check_choice", "set_twice", "split_setting"]
 
@@ -59,7 +59,9 @@ class Registry(Generic[T]):
         self._items[name] = item
 
     def get(self, name: str) -> T:
-        """The plug-in registered as ``name``; :class:`UnknownNameError` otherwise."""
+        """The plug-in registered as ``name``; :class:`UnknownNameError` otherwise, and
+        :class:`ArgumentTypeError` for a name that is no str (every name is one)."""
+        expect_type(name, str, parameter=self.kind, valid="a name (a str)", what=f"a {self.kind}")
         try:
             return self._items[name]
         except KeyError:

@@ -34,7 +34,7 @@ import numpy as np
 import numpy.typing as npt
 
 from twosat_formal._util.lazy import cached_property
-from twosat_formal.errors import ConfigError, NotTwoCNFError
+from twosat_formal.errors import ArgumentTypeError, ConfigError, NotTwoCNFError, expect_type
 
 __all__ = [
     "KEYWORDS",
@@ -102,17 +102,120 @@ def is_valid_name(name: str) -> bool:
     return bool(NAME_PATTERN.match(name)) and name not in KEYWORDS
 
 
+#: What a literal may be, as messages say it.
+_LITERAL = "an int (not a bool)"
+#: What a clause may be, as messages say it.
+_CLAUSE = "an iterable of int literals (not a str)"
+
+
+def _int_literal(value: object) -> int:
+    """``value`` as a literal's int: an int or NumPy integer, not a bool, a float or a str.
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``value`` is not an integer, or is a bool.
+    """
+    if isinstance(value, bool) or not hasattr(type(value), "__index__"):
+        raise ArgumentTypeError(
+            f"a literal must be {_LITERAL}, not {type(value).__name__}",
+            parameter="literal",
+            valid=_LITERAL,
+        )
+    return operator.index(value)  # type: ignore[arg-type]
+
+
+def _clause_items(clause: object, parameter: str, valid: str) -> Sequence[object]:
+    """The items of one clause (or of the clause list): an iterable that is no str,
+    bytes or mapping, whose items are read once.
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``clause`` is a str, bytes, a mapping or not iterable.
+    """
+    if type(clause) in _PLAIN_SEQUENCES:  # the common case, at once
+        return clause  # type: ignore[return-value]  # a list or a tuple: read as it is
+    if isinstance(clause, str | bytes | Mapping) or not isinstance(clause, Iterable):
+        raise ArgumentTypeError(
+            f"{parameter} must be {valid}, not {type(clause).__name__}",
+            parameter=parameter,
+            valid=valid,
+        )
+    return tuple(clause)
+
+
+#: Sequences read as they are (any other iterable is read once, into a tuple).
+_PLAIN_SEQUENCES = (list, tuple)
+
+
+def _named(value: object, parameter: str, what: str) -> str:
+    """``value``, a name (or named literal) of :meth:`Formula.from_named`: a str."""
+    expect_type(value, str, parameter=parameter, valid="a str", what=what)
+    return value  # type: ignore[return-value]  # a str: expect_type refused the rest
+
+
+def _int_row(clause: object) -> tuple[int, ...]:
+    """One clause's literals as ints, each checked by :func:`_int_literal`.
+
+    The common case (every literal an int) costs two passes in C: the conversion
+    and a look for a bool; any other item is found again, to name it.
+    """
+    items = _clause_items(clause, "clause", _CLAUSE)
+    try:
+        row = tuple(map(operator.index, items))  # type: ignore[arg-type]
+    except TypeError:
+        row = tuple(map(_int_literal, items))  # raises, naming the item
+    if bool in map(type, items):
+        row = tuple(map(_int_literal, items))  # raises, naming the bool
+    return row
+
+
+def _int_rows(clauses: object) -> Sequence[Sequence[int]]:
+    """Every clause's literals as ints, each clause checked as :func:`_int_row` does.
+
+    The common case (lists or tuples of Python ints) is checked by the types found,
+    in a few passes in C, and its clauses are kept as given; any other is checked
+    clause by clause, which names what is wrong.
+    """
+    listed = _clause_items(clauses, "clauses", "an iterable of clauses")
+    kinds = set(map(type, listed))
+    if kinds <= _PLAIN_ROWS or all(issubclass(kind, list | tuple) for kind in kinds):
+        kinds = set(map(type, chain.from_iterable(listed)))  # type: ignore[arg-type]
+        if kinds <= _PLAIN_INTS or all(_is_int_type(kind) for kind in kinds):
+            return listed  # type: ignore[return-value]  # lists or tuples of ints: checked
+    return list(map(_int_row, listed))
+
+
+#: The clause and literal types of the common case, checked at once.
+_PLAIN_ROWS = frozenset({list, tuple})
+_PLAIN_INTS = frozenset({int})
+
+
+def _is_int_type(kind: type) -> bool:
+    """Whether items of type ``kind`` are ints (a bool is none)."""
+    return issubclass(kind, int) and not issubclass(kind, bool)
+
+
 class Literal(int):
     """A literal: a non-zero int, ``v`` for the variable ``v`` and ``-v`` for its negation.
 
     >>> lit = Literal(-3)
     >>> lit.var, lit.positive, -lit
     (3, False, Literal(3))
+
+    Raises
+    ------
+    ArgumentTypeError
+        A value that is no int (a bool, a float or a str is none).
+    ConfigError
+        The value 0.
     """
 
     __slots__ = ()
 
     def __new__(cls, value: int) -> Literal:
+        value = _int_literal(value)
         if value == 0:
             raise ConfigError("a literal cannot be 0", parameter="literal", valid="non-zero int")
         return super().__new__(cls, value)
@@ -145,12 +248,19 @@ class Clause(tuple[int, ...]):
     >>> c = Clause((-1, 2))
     >>> c.width, c.variables, c.is_tautology
     (2, (1, 2), False)
+
+    Raises
+    ------
+    ArgumentTypeError
+        Literals that are no iterable (a str is none), or a literal that is no int.
+    ConfigError
+        The literal 0.
     """
 
     __slots__ = ()
 
     def __new__(cls, literals: Iterable[int] = ()) -> Clause:
-        lits = tuple(int(lit) for lit in literals)
+        lits = _int_row(literals)
         if 0 in lits:
             raise ConfigError("a clause cannot contain the literal 0", parameter="literal")
         return super().__new__(cls, lits)
@@ -245,7 +355,19 @@ def _largest_var(lits: IntArray, offsets: IntArray) -> int:
         )
     if np.count_nonzero(lits) != len(lits):
         raise ConfigError("a clause cannot contain the literal 0", parameter="literal")
-    return int(np.abs(lits).max()) if len(lits) else 0
+    return _largest_magnitude(lits)
+
+
+def _largest_magnitude(lits: IntArray) -> int:
+    """The largest ``|literal|``; -2**63, whose absolute value wraps round, is refused."""
+    if not len(lits):
+        return 0
+    largest = int(np.abs(lits).view(np.uint64).max())  # |-2**63| wraps round to 2**63
+    if largest >= 2**63:
+        raise ConfigError(
+            "a literal is beyond the 64-bit integers", parameter="literal", valid=_LITERAL
+        )
+    return largest
 
 
 def _name_table(
@@ -257,6 +379,8 @@ def _name_table(
     the sparse names are those of :func:`_sparse_names`, for a mapping alone.
     """
     sparse = None
+    _check_num_vars(num_vars)
+    names = _typed_names(names)
     if isinstance(names, Mapping):
         num_vars = max(used, max(names, default=0)) if num_vars is None else num_vars
         sparse = _sparse_names(names, num_vars)
@@ -271,6 +395,82 @@ def _name_table(
         )
     table = None if names is None else _dense_names(names, num_vars)
     return int(num_vars), table, sparse
+
+
+def _check_num_vars(num_vars: object) -> None:
+    """Refuse a declared variable count that is no int (a bool is none) or is negative.
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``num_vars`` is neither an int nor ``None``.
+    ConfigError
+        ``num_vars`` is negative.
+    """
+    if num_vars is None:
+        return
+    if isinstance(num_vars, bool) or not isinstance(num_vars, int):
+        raise ArgumentTypeError(
+            f"num_vars must be an int (not a bool) or None, not {type(num_vars).__name__}",
+            parameter="num_vars",
+            valid="an int (not a bool) or None",
+        )
+    if num_vars < 0:
+        raise ConfigError(
+            f"num_vars must be >= 0, not {num_vars}", parameter="num_vars", valid=">= 0"
+        )
+
+
+def _int_array(values: object, parameter: str) -> IntArray:
+    """``values`` as a new int64 array: integers only (a float, a bool or a str is refused,
+    not truncated or parsed); an empty sequence is an empty array.
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``values`` holds something other than integers, or is ragged.
+    ConfigError
+        An integer beyond the 64-bit integers.
+    """
+    valid = "an array or sequence of ints"
+    try:
+        array = np.asarray(values)
+    except ValueError:  # ragged nesting
+        array = np.asarray(None)
+    if array.size and array.dtype.kind not in "iu":
+        raise ArgumentTypeError(
+            f"{parameter} must be {valid}, not {type(values).__name__} of {array.dtype}",
+            parameter=parameter,
+            valid=valid,
+        )
+    if array.dtype.kind == "u" and array.size and array.max() > np.iinfo(np.int64).max:
+        raise ConfigError(f"{parameter} holds an integer beyond 64 bits", parameter=parameter)
+    return np.array(array, dtype=np.int64)
+
+
+def _typed_names(names: object) -> Names:
+    """``names`` with its types checked: ``None``, a sequence of str (a str is none), or a
+    mapping of int variables to str.
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``names`` is none of these, or holds a name that is no str or a variable that is
+        no int.
+    """
+    if names is None:
+        return None
+    valid = "None, a sequence of names (str) or a mapping of variables (int) to names"
+    if isinstance(names, Mapping):
+        for var, name in names.items():
+            if isinstance(var, bool) or not isinstance(var, int):
+                expect_type(var, (), parameter="names", valid="an int", what="a named variable")
+            expect_type(name, str, parameter="names", valid="a str", what="a name")
+        return names
+    table = _clause_items(names, "names", valid)
+    for name in table:
+        expect_type(name, str, parameter="names", valid="a str", what="a name")
+    return table  # type: ignore[return-value]  # of str: checked
 
 
 def _dense_names(names: Sequence[str], num_vars: int) -> tuple[str, ...] | None:
@@ -326,6 +526,15 @@ class Formula:
         kept as given, so a formula with a few named variables among very many
         unused ones costs memory for the names it has, not for its variable count.
 
+    Raises
+    ------
+    ArgumentTypeError
+        Clauses that are no iterable of iterables of int literals (a str, a mapping, a
+        bool or a float is none), a ``num_vars`` that is no int, names of the wrong type.
+    ConfigError
+        The literal 0, a literal beyond 64 bits or beyond ``num_vars``, a negative
+        ``num_vars``, an invalid or repeated name.
+
     Notes
     -----
     A clause may have any width (0 is the empty clause). 2-SAT-only operations
@@ -346,10 +555,15 @@ class Formula:
         num_vars: int | None = None,
         names: Names = None,
     ) -> None:
-        rows = [tuple(map(int, clause)) for clause in clauses]
+        rows = _int_rows(clauses)
         bounds = accumulate(map(len, rows), initial=0)
         offsets = np.fromiter(bounds, dtype=np.int64, count=len(rows) + 1)
-        lits = np.fromiter(chain.from_iterable(rows), dtype=np.int64, count=int(offsets[-1]))
+        try:
+            lits = np.fromiter(chain.from_iterable(rows), dtype=np.int64, count=int(offsets[-1]))
+        except OverflowError:
+            raise ConfigError(
+                "a literal is beyond the 64-bit integers", parameter="literal", valid=_LITERAL
+            ) from None
         self._setup(lits, offsets, num_vars, names)
 
     # -- construction -----------------------------------------------------------------
@@ -371,9 +585,7 @@ class Formula:
         (Clause(1, -2), Clause(2))
         """
         self = cls.__new__(cls)
-        self._setup(
-            np.array(lits, dtype=np.int64), np.array(offsets, dtype=np.int64), num_vars, names
-        )
+        self._setup(_int_array(lits, "lits"), _int_array(offsets, "offsets"), num_vars, names)
         return self
 
     @classmethod
@@ -385,7 +597,14 @@ class Formula:
         >>> Formula.from_pairs([[1, 2], [-1, -2]]).num_clauses
         2
         """
-        arr = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+        arr = _int_array(pairs, "pairs")
+        if arr.size % 2:
+            raise ConfigError(
+                f"pairs holds {arr.size} literals, an odd number",
+                parameter="pairs",
+                valid="an (m, 2) array of literals",
+            )
+        arr = arr.reshape(-1, 2)
         offsets = np.arange(0, 2 * len(arr) + 1, 2, dtype=np.int64)
         return cls.from_arrays(arr.reshape(-1), offsets, num_vars, names)
 
@@ -406,12 +625,13 @@ class Formula:
                 index[name] = len(index) + 1
             return index[name]
 
-        for name in variables:
-            var_of(name)
+        for name in _clause_items(variables, "variables", "an iterable of names"):
+            var_of(_named(name, "variables", "a name"))
         rows: list[list[int]] = []
-        for clause in clauses:
+        for clause in _clause_items(clauses, "clauses", "an iterable of clauses"):
             row = []
-            for text in clause:
+            for item in _clause_items(clause, "clause", "an iterable of named literals"):
+                text = _named(item, "literal", "a named literal")
                 negative = text[:1] in ("~", "-", "!", "¬")
                 name = text[1:] if negative else text
                 row.append(-var_of(name) if negative else var_of(name))
@@ -516,6 +736,29 @@ class Formula:
             raise NotTwoCNFError(
                 f"{operation} needs a 2-CNF, but clause {i + 1} has {int(self.widths[i])} literals",
                 clause_index=i,
+            )
+
+    def require_size(self, operation: str = "this operation") -> None:
+        """Raise :class:`ConfigError` if the formula has more than :data:`MAX_SIZE`
+        variables: an operation that sizes its work by the variable count (a solver's
+        graph, a verbalizer's entities) would ask for absurd memory.
+
+        A formula may declare very many unused variables (its names cost memory for
+        those it has); solving or verbalizing it is refused here, before anything is
+        sized.
+
+        >>> try:
+        ...     Formula([[1]], num_vars=10**12).require_size("solve")
+        ... except ConfigError as error:
+        ...     print(error.parameter, error.valid)
+        num_vars at most 10000000
+        """
+        if self.num_vars > MAX_SIZE:
+            raise ConfigError(
+                f"{operation}: {self.num_vars} variables is more than the {MAX_SIZE} "
+                "a formula may have",
+                parameter="num_vars",
+                valid=f"at most {MAX_SIZE}",
             )
 
     def pairs(self) -> IntArray:
@@ -639,14 +882,14 @@ class Formula:
         table = np.full(self.num_vars + 1, -1, dtype=np.int8)
         if isinstance(assignment, Mapping):
             for key, value in assignment.items():
-                var = self.var(key) if isinstance(key, str) else int(key)
+                var = self.var(key) if isinstance(key, str) else _int_literal(key)
                 if not 1 <= var <= self.num_vars:
                     raise ConfigError(
                         f"variable {var} is not in 1..{self.num_vars}", parameter="assignment"
                     )
                 table[var] = 1 if value else 0
         else:
-            values = list(assignment)
+            values = _clause_items(assignment, "assignment", "a mapping or a sequence of bools")
             if len(values) > self.num_vars:
                 raise ConfigError(
                     f"{len(values)} values for {self.num_vars} variables", parameter="assignment"

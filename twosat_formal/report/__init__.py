@@ -295,6 +295,39 @@ def side_run(store_or_dir: str | os.PathLike[str]) -> Path | None:
     return folder if (folder / MANIFEST_FILE).is_file() else None
 
 
+def _check_arguments(
+    store_or_dir: object, out_dir: object, *, title: object, seed: object, diagnostics: object
+) -> None:
+    """Refuse :func:`build_report`'s arguments of the wrong type before any work: a path
+    that is no str or path (or is empty), an output folder that is a file, a title that
+    is no str, a seed that is no int.
+
+    Raises
+    ------
+    ArgumentTypeError
+        An argument of a type :func:`build_report` does not take.
+    ConfigError
+        An empty path, or an output folder that is an existing file.
+    """
+    from twosat_formal.errors import ConfigError, expect_type
+    from twosat_formal.make.checks import check_seed
+
+    paths = {"store_or_dir": store_or_dir, "out_dir": out_dir, "diagnostics": diagnostics}
+    for name, value in paths.items():
+        if value is None and name == "diagnostics":
+            continue
+        expect_type(value, (str, os.PathLike), parameter=name, valid="a path (str or PathLike)")
+        if not os.fspath(value):  # type: ignore[call-overload]  # a str or PathLike: checked
+            raise ConfigError(f"{name} is an empty path", parameter=name, valid="a path")
+    if Path(out_dir).exists() and not Path(out_dir).is_dir():  # type: ignore[arg-type]
+        raise ConfigError(
+            f"{out_dir}: the report folder is a file", parameter="out_dir", valid="a folder"
+        )
+    if title is not None:
+        expect_type(title, str, parameter="title", valid="a str or None")
+    check_seed(seed)
+
+
 def build_report(
     store_or_dir: str | os.PathLike[str],
     out_dir: str | os.PathLike[str],
@@ -323,6 +356,7 @@ def build_report(
     >>> build_report(tmp / "runs.sqlite", tmp / "out").name
     'report.md'
     """
+    _check_arguments(store_or_dir, out_dir, title=title, seed=seed, diagnostics=diagnostics)
     data = load_report_data(store_or_dir)
     manifest = data.manifest
     from twosat_formal.report.questions import asked_types, decision_rows, question_rows

@@ -77,6 +77,8 @@ def solve(formula: Formula, backend: str = "scc", *, check: bool = True) -> Solv
     ------
     UnknownNameError
         For an unknown backend.
+    ConfigError
+        A formula of more variables than :data:`~twosat_formal.core.formula.MAX_SIZE`.
     CertificateError
         If the backend's certificate does not hold (a solver bug).
 
@@ -89,6 +91,7 @@ def solve(formula: Formula, backend: str = "scc", *, check: bool = True) -> Solv
     1
     """
     run = BACKENDS.get(backend)
+    formula.require_size("solve")
     if backend == "scc" and not formula.is_2cnf:
         run = BACKENDS.get("pysat")
     result = run(formula)

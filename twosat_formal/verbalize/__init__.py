@@ -44,7 +44,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from twosat_formal.core.formula import Formula
-from twosat_formal.errors import ConfigError
+from twosat_formal.errors import ConfigError, expect_type
+from twosat_formal.make.checks import check_seed
 from twosat_formal.make.edits.classify import undo_edits
 from twosat_formal.verbalize.backparse import BackParse, backparse, detect_template
 from twosat_formal.verbalize.entities import entity_map
@@ -280,6 +281,7 @@ def _numbered(ask: str) -> bool:
     """Whether a question of type ``ask`` names rules by number, so numbers them."""
     from twosat_formal.solve.questions import NUMBERED
 
+    expect_type(ask, str, parameter="ask", valid="a question type (a str)")
     return ask in NUMBERED
 
 
@@ -292,6 +294,9 @@ def _instance_parts(
     formula is ``example_from`` when given, else the unedited formula of an edited
     instance (:func:`example_formula`).
     """
+    if example_from is not None:
+        expect_type(example_from, Formula, parameter="example_from", valid="a Formula or None")
+    (instance if isinstance(instance, Formula) else instance.formula).require_size("verbalize")
     if isinstance(instance, Formula):
         return None, instance, example_from
     formula = instance.formula
@@ -306,6 +311,11 @@ def _entity_names(
     """Return the entities of variables ``1..num_vars``: seeded, or ``entities`` checked."""
     if entities is None:
         return entity_map(scheme.entities, num_vars, seed=seed)
+    valid = "a sequence of entity names (str), or None"
+    if isinstance(entities, str | bytes) or not isinstance(entities, Sequence):
+        expect_type(entities, (), parameter="entities", valid=valid)
+    for entity in entities:
+        expect_type(entity, str, parameter="entities", valid="a str", what="an entity")
     return scheme.entities.validate(entities, num_vars)
 
 
@@ -349,9 +359,12 @@ def _asked_question(
 
     Raises
     ------
+    ArgumentTypeError
+        If ``ask_cycle`` is no bool.
     ConfigError
         If ``ask`` is no question type, or a contradiction chain is asked with it.
     """
+    expect_type(ask_cycle, bool, parameter="ask_cycle", valid="a bool")
     if ask == "chain":
         return "decision", True, None, None
     if ask == "decision":
@@ -422,7 +435,7 @@ def verbalize(
         first appearance in ``example_from`` (in the text, by default).
     """
     instance_id, formula, example_from = _instance_parts(formula, example_from)
-    scheme = TEMPLATES.get(template)
+    scheme, seed = TEMPLATES.get(template), check_seed(seed)
     names = _entity_names(scheme, formula.num_vars, seed, entities)
     verbalization = render(formula, scheme, names, numbered=_numbered(ask))
     shown = _example_entities(formula, example_from, names)
@@ -444,7 +457,7 @@ def verbalize(
         variables=formula.names,
         true_value=scheme.true_value,
         false_value=scheme.false_value,
-        seed=int(seed),
+        seed=seed,
         ask_cycle=ask_cycle,
         ask=ask,
         reference=reference,

@@ -63,9 +63,10 @@ from rich.progress import (
 from twosat_formal.core.formula import MAX_SIZE
 from twosat_formal.core.model import DEFAULT_MODE, Model, SamplingParams
 from twosat_formal.core.provenance import tool_version
-from twosat_formal.errors import ConfigError, ParseError
+from twosat_formal.errors import ArgumentTypeError, ConfigError, ParseError, expect_type
 from twosat_formal.evaluate.models.base import run_requests, sampling_for
 from twosat_formal.evaluate.models.retry import Outcome, RetryingModel, RetryPolicy
+from twosat_formal.evaluate.run.arguments import check_access_types, check_run_types
 from twosat_formal.evaluate.run.items import EvalItem, StoryPrompt
 from twosat_formal.evaluate.run.limits import ModelLimiter, ModelLimits, split_limits
 from twosat_formal.evaluate.run.summary import EvalSummary, story_counts
@@ -472,13 +473,21 @@ def _repeated_texts(items: Sequence[EvalItem]) -> int:
 
 
 def check_run(samples: int, concurrency: int) -> None:
-    """Refuse a number of samples or a concurrency out of range (:class:`ConfigError`).
+    """Refuse a number of samples or a concurrency out of range (:class:`ConfigError`)
+    or not an int (:class:`~twosat_formal.errors.ArgumentTypeError`; a bool is none).
 
     >>> check_run(10**12, 4)
     Traceback (most recent call last):
     ...
     twosat_formal.errors.ConfigError: samples must be in [1, 10000000], got 1000000000000
     """
+    for name, value in (("samples", samples), ("concurrency", concurrency)):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ArgumentTypeError(
+                f"{name} must be an int, not {type(value).__name__}",
+                parameter=name,
+                valid="an int (not a bool)",
+            )
     if not 1 <= samples <= MAX_SIZE:
         raise ConfigError(
             f"samples must be in [1, {MAX_SIZE}], got {samples}",
@@ -725,14 +734,14 @@ async def run_eval(
         their store keys (a ``direct`` key is the key it always was); ``sample-k:K``
         asks ``samples * K`` samples, voted on ``K`` at a time when reported.
 
-    See the module's notes for when answers are scored, stored and committed, and
-    what a stopped run keeps.
+    The module's notes say when answers are scored, stored, committed, and what a stop keeps.
 
     Returns
     -------
     EvalSummary
         Counts of what was planned, skipped, done and how it was judged.
     """
+    check_run_types(params, retry, seed, request_timeout_s, retry_errors, strategies)
     chosen = _checked_run(items, strategies, samples, concurrency)
     summary = summary if summary is not None else EvalSummary()
     runner = _Runner(store, params, retry, seed, request_timeout_s, summary, chosen)
@@ -795,20 +804,29 @@ limits=None, executor='local', jobs=None, ray_address=None), {'samples': 2})
     jobs: int | None = None
     ray_address: str | None = None
 
+    def __post_init__(self) -> None:
+        check_access_types(
+            **{f.name: getattr(self, f.name) for f in fields(self) if f.name != "limits"}
+        )
+
     @classmethod
     def take(
         cls, options: Mapping[str, Any], access: ModelAccess | None = None
     ) -> tuple[ModelAccess, dict[str, Any]]:
         """The access named among keyword ``options`` (on top of ``access``), and the
         options left for :func:`run_eval`."""
-        if access is not None and not isinstance(access, cls):
-            raise TypeError(f"access must be a ModelAccess, not {type(access).__name__}")
+        if access is not None:
+            expect_type(access, cls, parameter="access", valid="a ModelAccess")
         names = {f.name for f in fields(cls)}
         mine = {key: value for key, value in options.items() if key in names}
         rest = {key: value for key, value in options.items() if key not in names}
         unknown = sorted(set(rest) - _RUN_OPTIONS)
         if unknown:  # before any model is loaded (a server started)
-            raise TypeError(f"evaluate() got an unexpected keyword argument {unknown[0]!r}")
+            raise ArgumentTypeError(
+                f"evaluate() got an unexpected keyword argument {unknown[0]!r}",
+                parameter=unknown[0],
+                valid=", ".join(sorted(names | _RUN_OPTIONS)),
+            )
         return replace(access or cls(), **mine), rest
 
     def urls(self) -> tuple[str | None, ...]:

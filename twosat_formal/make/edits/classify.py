@@ -148,6 +148,7 @@ def root_instance(
     from twosat_formal.solve.measures import instance_measures
 
     formula.require_2cnf("symbolic edits")
+    formula.require_size("an instance")
     key = {
         "names": list(formula.names),
         "lits": formula.literals.tolist(),

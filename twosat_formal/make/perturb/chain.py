@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from twosat_formal._util.registry import set_twice, split_setting
 from twosat_formal.core.formula import Formula
-from twosat_formal.errors import ConfigError, ProofError, RecordError
+from twosat_formal.errors import ArgumentTypeError, ConfigError, ProofError, RecordError
 from twosat_formal.make.checks import check_seed
 from twosat_formal.make.perturb.operator import OPERATORS, Operator
 from twosat_formal.make.perturb.transform import JsonValue, Transform
@@ -97,11 +97,29 @@ class Chain:
 
 
 def _spec(step: StepSpec) -> tuple[str, dict[str, object]]:
+    """A chain step's operator name and parameters: a name, or ``(name, params)`` whose
+    params are a mapping (a str, a list or ``None`` is none)."""
     if isinstance(step, str):
         return step, {}
-    if isinstance(step, tuple) and len(step) == 2 and isinstance(step[0], str):
+    if (
+        isinstance(step, tuple)
+        and len(step) == 2
+        and isinstance(step[0], str)
+        and isinstance(step[1], Mapping)
+        and all(isinstance(key, str) for key in step[1])
+    ):
+        if "seed" in step[1]:  # each step's seed is drawn from the chain's
+            raise ConfigError(
+                f"{step[0]}: 'seed' is no operator parameter; a step's seed is drawn "
+                "from the chain's seed",
+                parameter="seed",
+            )
         return step[0], dict(step[1])
-    raise ConfigError(f"a chain step must be a name or (name, params), not {step!r}")
+    raise ArgumentTypeError(
+        f"a chain step must be a name or (name, params) with params a mapping of str, not {step!r}",
+        parameter="steps",
+        valid="an operator name, or (name, params) with params a mapping",
+    )
 
 
 def apply_chain(
@@ -140,6 +158,7 @@ def apply_chain(
     (Clause(3, 1), 2)
     """
     specs = [_spec(step) for step in steps]
+    formula.require_size("a perturbation chain")
     seeds = step_seeds(check_seed(seed), len(specs))
     current = formula
     done: list[Transform] = []
