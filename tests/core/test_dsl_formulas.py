@@ -10,6 +10,7 @@ most two literals that it implies.
 
 from __future__ import annotations
 
+import re
 from itertools import combinations, product
 from pathlib import Path
 from typing import Any
@@ -154,8 +155,24 @@ def formula_value(formula: Formula, row: dict[str, bool]) -> bool:
     )
 
 
+#: A plain clause line as docs/dsl.md defines it, in the spacing :func:`minimal` prints:
+#: clauses (literals joined by ``|``, maybe in parentheses, or ``()``), at most one arrow
+#: between two clauses, joined by ``&``. The grammar of record reads it as written, a
+#: clause of any width (general CNF); every other line is a formula line.
+_LITERAL = r"~*\w+"
+_CLAUSE = rf"(?:\(\)|{_LITERAL}(?: \| {_LITERAL})*|\({_LITERAL}(?: \| {_LITERAL})*\))"
+_ITEM = rf"{_CLAUSE}(?: (?:->|<->) {_CLAUSE})?"
+PLAIN_LINE = re.compile(rf"{_ITEM}(?: & {_ITEM})*")
+
+
 def check_reading(tree: Tree, text: str) -> None:
     names = names_of(tree)
+    if PLAIN_LINE.fullmatch(text):  # read by the clause grammar, as written
+        formula = read_dsl(text).formula
+        assert read_dsl(text).conversions == ()
+        assert list(formula.names) == names
+        assert all(formula_value(formula, row) == value(tree, row) for row in rows(names))
+        return
     if not krom(tree, names):
         with pytest.raises(ParseError) as info:
             read_dsl(text)
@@ -185,6 +202,22 @@ def test_fully_parenthesised_lines_mean_their_truth_table(tree: Tree, pick: st.D
 @given(trees)
 def test_the_documented_precedence(tree: Tree) -> None:
     check_reading(tree, minimal(tree))
+
+
+@pytest.mark.parametrize(
+    ("tree", "widths"),
+    [
+        (("or", ("or", ("var", "a"), ("var", "a")), ("var", "a")), [3]),
+        (("or", ("or", ("var", "a"), ("var", "b")), ("var", "c")), [3]),
+        (("implies", ("or", ("var", "a"), ("var", "b")), ("not", ("var", "c"))), [2, 2]),
+    ],
+)
+def test_a_plain_clause_line_of_any_width_is_read_as_written(tree: Tree, widths: list[int]) -> None:
+    """``a | a | a`` is a plain line (a clause of three literals), not a formula line."""
+    text = minimal(tree)
+    assert PLAIN_LINE.fullmatch(text), text
+    check_reading(tree, text)
+    assert [len(clause) for clause in read_dsl(text).formula.clauses] == widths
 
 
 @pytest.mark.parametrize(
