@@ -156,12 +156,12 @@ def formula_value(formula: Formula, row: dict[str, bool]) -> bool:
 
 
 #: A plain clause line as docs/dsl.md defines it, in the spacing :func:`minimal` prints:
-#: clauses (literals joined by ``|``, maybe in parentheses, or ``()``), at most one arrow
-#: between two clauses, joined by ``&``. The grammar of record reads it as written, a
-#: clause of any width (general CNF); every other line is a formula line.
+#: clauses (literals joined by ``|``, maybe in parentheses, or ``()``) or one arrow
+#: between two bare clauses, joined by ``&``. The grammar of record reads it as written,
+#: a clause of any width (general CNF); every other line is a formula line.
 _LITERAL = r"~*\w+"
-_CLAUSE = rf"(?:\(\)|{_LITERAL}(?: \| {_LITERAL})*|\({_LITERAL}(?: \| {_LITERAL})*\))"
-_ITEM = rf"{_CLAUSE}(?: (?:->|<->) {_CLAUSE})?"
+_BARE = rf"{_LITERAL}(?: \| {_LITERAL})*"
+_ITEM = rf"(?:\(\)|{_BARE}|\({_BARE}\)|{_BARE} (?:->|<->) {_BARE})"
 PLAIN_LINE = re.compile(rf"{_ITEM}(?: & {_ITEM})*")
 
 
