@@ -36,13 +36,13 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from twosat_formal import _API
-from twosat_formal.errors import ArgumentTypeError, ConfigError, expect_type
+from twosat_formal.errors import ArgumentTypeError, ConfigError, expect_items, expect_type
 
 if TYPE_CHECKING:
     from twosat_formal.certify import CertifyReport
@@ -82,24 +82,6 @@ def _path(value: object, parameter: str) -> Path:
     if not path:
         raise ConfigError(f"{parameter} is an empty path", parameter=parameter, valid=_PATH)
     return Path(path)
-
-
-def _sequence(value: object, parameter: str, valid: str) -> list[Any]:
-    """The items of ``value``, an iterable that is no str, bytes or mapping (each of which
-    would be read as its characters, bytes or keys).
-
-    Raises
-    ------
-    ArgumentTypeError
-        ``value`` is a str, bytes, a mapping or not iterable.
-    """
-    if isinstance(value, str | bytes | Mapping) or not isinstance(value, Iterable):
-        raise ArgumentTypeError(
-            f"{parameter} must be {valid}, not {type(value).__name__}",
-            parameter=parameter,
-            valid=valid,
-        )
-    return list(value)
 
 
 def _known_options(function: Any, options: Mapping[str, Any], given: int) -> None:
@@ -360,7 +342,11 @@ def _items(prompts: Any, instances: Any) -> list[EvalItem]:
         return load_items(_path(prompts, "prompts"), dataset=dataset)
     known = _instances_by_id(instances)
     items: list[EvalItem] = []
-    given = [prompts] if isinstance(prompts, Prompt) else _sequence(prompts, "prompts", _PROMPTS)
+    given = (
+        [prompts]
+        if isinstance(prompts, Prompt)
+        else list(expect_items(prompts, parameter="prompts", valid=_PROMPTS))
+    )
     for prompt in given:
         items.append(prompt if isinstance(prompt, EvalItem) else _item(prompt, known))
     return items
@@ -382,7 +368,7 @@ def _instances_by_id(instances: Any) -> dict[str, Instance]:
         if instances is None
         else [instances]
         if isinstance(instances, Instance)
-        else _sequence(instances, "instances", valid)
+        else list(expect_items(instances, parameter="instances", valid=valid))
     )
     for inst in found:
         expect_type(inst, Instance, parameter="instances", valid=valid, what="an instance")
@@ -499,7 +485,11 @@ def _specs(models: str | Sequence[str]) -> list[str]:
         ``models`` is empty.
     """
     valid = "a model spec (a str) or a list of them"
-    specs = [models] if isinstance(models, str) else _sequence(models, "models", valid)
+    specs = (
+        [models]
+        if isinstance(models, str)
+        else list(expect_items(models, parameter="models", valid=valid))
+    )
     for spec in specs:
         expect_type(spec, str, parameter="models", valid=valid, what="a model spec")
     if not specs:

@@ -46,8 +46,8 @@ f.cnf:3:7: expected a literal
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from typing import TypeVar
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, TypeVar
 
 __all__ = [
     "EXIT_CHECK_FAILED",
@@ -77,6 +77,7 @@ __all__ = [
     "TwoSatFormalError",
     "UnknownNameError",
     "UnverifiedPromptError",
+    "expect_items",
     "expect_type",
     "location",
     "raises",
@@ -464,6 +465,36 @@ def expect_type(
             parameter=parameter,
             valid=valid,
         )
+
+
+def expect_items(value: object, *, parameter: str, valid: str) -> Sequence[Any]:
+    """The items of a Python argument ``value``: an iterable that is no str, bytes or
+    mapping (each of which would be read as its characters, bytes or keys), read once.
+    A list or a tuple is returned as it is, any other iterable as a tuple of its items.
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``value`` is a str, bytes, a mapping or not iterable; a :class:`TypeError` too.
+
+    Examples
+    --------
+    >>> expect_items(iter([1, 2]), parameter="clause", valid="an iterable of literals")
+    (1, 2)
+    >>> expect_items("ab", parameter="names", valid="an iterable of names")
+    Traceback (most recent call last):
+    ...
+    twosat_formal.errors.ArgumentTypeError: names must be an iterable of names, not str
+    """
+    if type(value) in (list, tuple):  # the common case, at once
+        return value  # type: ignore[return-value]  # a list or a tuple: read as it is
+    if isinstance(value, str | bytes | Mapping) or not isinstance(value, Iterable):
+        raise ArgumentTypeError(
+            f"{parameter} must be {valid}, not {type(value).__name__}",
+            parameter=parameter,
+            valid=valid,
+        )
+    return tuple(value)
 
 
 def raises(*errors: type[Exception]) -> Callable[[_Documented], _Documented]:

@@ -72,6 +72,19 @@ def good(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
+#: The outputs of the STDIN_CASES commands, written in the test's own folder.
+OUTPUTS = ("s.sqlite", "o.jsonl", "b.jsonl")
+
+
+def case_argv(words: list[str], good: Path, tmp_path: Path) -> list[str]:
+    """A STDIN_CASES command's words: its inputs ``D/...`` in ``good``, its outputs in
+    ``tmp_path`` (which must stay empty when the command refuses its input)."""
+    argv = list(words)
+    for name in OUTPUTS:
+        argv = [w.replace(f"D/{name}", str(tmp_path / name)) for w in argv]
+    return [w.replace("D/", f"{good}/") for w in argv]
+
+
 @pytest.mark.parametrize("case", sorted(STDIN_CASES))
 def test_an_error_in_standard_input_names_stdin_and_its_line(
     case: str,
@@ -81,10 +94,7 @@ def test_an_error_in_standard_input_names_stdin_and_its_line(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     words, text, where = STDIN_CASES[case]
-    argv = [w.replace("D/", f"{good}/") for w in words]
-    argv = [w.replace(f"{good}/s.sqlite", str(tmp_path / "s.sqlite")) for w in argv]
-    argv = [w.replace(f"{good}/o.jsonl", str(tmp_path / "o.jsonl")) for w in argv]
-    argv = [w.replace(f"{good}/b.jsonl", str(tmp_path / "b.jsonl")) for w in argv]
+    argv = case_argv(words, good, tmp_path)
     if argv[0] in ("eval", "verbalize", "perturb", "edit", "pairs"):
         argv.append("--no-progress")
     feed_stdin(monkeypatch, text)
@@ -105,12 +115,7 @@ def test_empty_standard_input_is_refused_as_an_empty_file(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Zero bytes are an error, never an empty input, whichever reader takes ``-``."""
-    words, _, _ = STDIN_CASES[case]
-    argv = [w.replace("D/", f"{good}/").replace(f"{good}/s", f"{tmp_path}/s") for w in words]
-    argv = [
-        w.replace(f"{good}/o.", f"{tmp_path}/o.").replace(f"{good}/b.", f"{tmp_path}/b.")
-        for w in argv
-    ]
+    argv = case_argv(STDIN_CASES[case][0], good, tmp_path)
     feed_stdin(monkeypatch, b"")
     code, out, err = cli(capsys, *argv)
     lines = error_lines(err)

@@ -34,7 +34,13 @@ import numpy as np
 import numpy.typing as npt
 
 from twosat_formal._util.lazy import cached_property
-from twosat_formal.errors import ArgumentTypeError, ConfigError, NotTwoCNFError, expect_type
+from twosat_formal.errors import (
+    ArgumentTypeError,
+    ConfigError,
+    NotTwoCNFError,
+    expect_items,
+    expect_type,
+)
 
 __all__ = [
     "KEYWORDS",
@@ -125,30 +131,6 @@ def _int_literal(value: object) -> int:
     return operator.index(value)  # type: ignore[arg-type]
 
 
-def _clause_items(clause: object, parameter: str, valid: str) -> Sequence[object]:
-    """The items of one clause (or of the clause list): an iterable that is no str,
-    bytes or mapping, whose items are read once.
-
-    Raises
-    ------
-    ArgumentTypeError
-        ``clause`` is a str, bytes, a mapping or not iterable.
-    """
-    if type(clause) in _PLAIN_SEQUENCES:  # the common case, at once
-        return clause  # type: ignore[return-value]  # a list or a tuple: read as it is
-    if isinstance(clause, str | bytes | Mapping) or not isinstance(clause, Iterable):
-        raise ArgumentTypeError(
-            f"{parameter} must be {valid}, not {type(clause).__name__}",
-            parameter=parameter,
-            valid=valid,
-        )
-    return tuple(clause)
-
-
-#: Sequences read as they are (any other iterable is read once, into a tuple).
-_PLAIN_SEQUENCES = (list, tuple)
-
-
 def _named(value: object, parameter: str, what: str) -> str:
     """``value``, a name (or named literal) of :meth:`Formula.from_named`: a str."""
     expect_type(value, str, parameter=parameter, valid="a str", what=what)
@@ -161,9 +143,9 @@ def _int_row(clause: object) -> tuple[int, ...]:
     The common case (every literal an int) costs two passes in C: the conversion
     and a look for a bool; any other item is found again, to name it.
     """
-    items = _clause_items(clause, "clause", _CLAUSE)
+    items = expect_items(clause, parameter="clause", valid=_CLAUSE)
     try:
-        row = tuple(map(operator.index, items))  # type: ignore[arg-type]
+        row = tuple(map(operator.index, items))
     except TypeError:
         row = tuple(map(_int_literal, items))  # raises, naming the item
     if bool in map(type, items):
@@ -178,12 +160,12 @@ def _int_rows(clauses: object) -> Sequence[Sequence[int]]:
     in a few passes in C, and its clauses are kept as given; any other is checked
     clause by clause, which names what is wrong.
     """
-    listed = _clause_items(clauses, "clauses", "an iterable of clauses")
+    listed = expect_items(clauses, parameter="clauses", valid="an iterable of clauses")
     kinds = set(map(type, listed))
     if kinds <= _PLAIN_ROWS or all(issubclass(kind, list | tuple) for kind in kinds):
-        kinds = set(map(type, chain.from_iterable(listed)))  # type: ignore[arg-type]
+        kinds = set(map(type, chain.from_iterable(listed)))
         if kinds <= _PLAIN_INTS or all(_is_int_type(kind) for kind in kinds):
-            return listed  # type: ignore[return-value]  # lists or tuples of ints: checked
+            return listed  # lists or tuples of ints: checked
     return list(map(_int_row, listed))
 
 
@@ -467,10 +449,10 @@ def _typed_names(names: object) -> Names:
                 expect_type(var, (), parameter="names", valid="an int", what="a named variable")
             expect_type(name, str, parameter="names", valid="a str", what="a name")
         return names
-    table = _clause_items(names, "names", valid)
+    table = expect_items(names, parameter="names", valid=valid)
     for name in table:
         expect_type(name, str, parameter="names", valid="a str", what="a name")
-    return table  # type: ignore[return-value]  # of str: checked
+    return table  # of str: checked
 
 
 def _dense_names(names: Sequence[str], num_vars: int) -> tuple[str, ...] | None:
@@ -625,12 +607,14 @@ class Formula:
                 index[name] = len(index) + 1
             return index[name]
 
-        for name in _clause_items(variables, "variables", "an iterable of names"):
+        for name in expect_items(variables, parameter="variables", valid="an iterable of names"):
             var_of(_named(name, "variables", "a name"))
         rows: list[list[int]] = []
-        for clause in _clause_items(clauses, "clauses", "an iterable of clauses"):
+        for clause in expect_items(clauses, parameter="clauses", valid="an iterable of clauses"):
             row = []
-            for item in _clause_items(clause, "clause", "an iterable of named literals"):
+            for item in expect_items(
+                clause, parameter="clause", valid="an iterable of named literals"
+            ):
                 text = _named(item, "literal", "a named literal")
                 negative = text[:1] in ("~", "-", "!", "¬")
                 name = text[1:] if negative else text
@@ -889,7 +873,9 @@ class Formula:
                     )
                 table[var] = 1 if value else 0
         else:
-            values = _clause_items(assignment, "assignment", "a mapping or a sequence of bools")
+            values = expect_items(
+                assignment, parameter="assignment", valid="a mapping or a sequence of bools"
+            )
             if len(values) > self.num_vars:
                 raise ConfigError(
                     f"{len(values)} values for {self.num_vars} variables", parameter="assignment"
