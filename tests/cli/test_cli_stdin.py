@@ -85,6 +85,22 @@ def case_argv(words: list[str], good: Path, tmp_path: Path) -> list[str]:
     return [w.replace("D/", f"{good}/") for w in argv]
 
 
+def refused(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    argv: list[str],
+    data: str | bytes,
+) -> tuple[str, str, str]:
+    """Run ``argv`` with ``data`` on standard input; it must exit 2 with one error line:
+    that line, then stdout and stderr."""
+    feed_stdin(monkeypatch, data)
+    code, out, err = cli(capsys, *argv)
+    lines = error_lines(err)
+    assert code == 2, (code, out, err)
+    assert len(lines) == 1, err
+    return lines[0], out, err
+
+
 @pytest.mark.parametrize("case", sorted(STDIN_CASES))
 def test_an_error_in_standard_input_names_stdin_and_its_line(
     case: str,
@@ -97,11 +113,8 @@ def test_an_error_in_standard_input_names_stdin_and_its_line(
     argv = case_argv(words, good, tmp_path)
     if argv[0] in ("eval", "verbalize", "perturb", "edit", "pairs"):
         argv.append("--no-progress")
-    feed_stdin(monkeypatch, text)
-    code, out, err = cli(capsys, *argv)
-    lines = error_lines(err)
-    assert code == 2, (code, out, err)
-    assert len(lines) == 1 and lines[0].startswith(f"error: <stdin>{where}"), err
+    line, out, err = refused(capsys, monkeypatch, argv, text)
+    assert line.startswith(f"error: <stdin>{where}"), err
     assert "twosat-stdin" not in err + out and "Traceback" not in err
     assert list(tmp_path.iterdir()) == []
 
@@ -116,11 +129,8 @@ def test_empty_standard_input_is_refused_as_an_empty_file(
 ) -> None:
     """Zero bytes are an error, never an empty input, whichever reader takes ``-``."""
     argv = case_argv(STDIN_CASES[case][0], good, tmp_path)
-    feed_stdin(monkeypatch, b"")
-    code, out, err = cli(capsys, *argv)
-    lines = error_lines(err)
-    assert code == 2, (code, out, err)
-    assert len(lines) == 1 and lines[0].startswith("error: <stdin>: the file is empty"), err
+    line, _, err = refused(capsys, monkeypatch, argv, b"")
+    assert line.startswith("error: <stdin>: the file is empty"), err
     assert list(tmp_path.iterdir()) == []
 
 
